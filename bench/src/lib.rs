@@ -1,0 +1,1 @@
+//! Benchmarks against peers live in benches/.

@@ -1,0 +1,24 @@
+//! `npuschema`: generate code from schemas, and check, inspect, pack and run container files.
+//!
+//! Exit status: 0 success, 1 a file is invalid (or a check found problems), 2 usage or I/O
+//! error.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
+#[derive(Parser)]
+#[command(name = "npuschema", version, about = "Schemas, validators and tooling for NPU model containers (NPU1 .npub, VPMN .nb)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {}
+}

@@ -1,0 +1,1 @@
+//! Checked-in generated readers, validators and writers for the shipped schemas

@@ -1,0 +1,1 @@
+//! no_std firmware runtime: arena binder, command-stream checker, Ethos-U55 driver

@@ -1,0 +1,1 @@
+//! Host-side simulated Ethos-U55 for testing the driver without silicon

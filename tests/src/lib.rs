@@ -1,0 +1,1 @@
+//! Integration and trybuild tests live in tests/.
