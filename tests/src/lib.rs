@@ -1,1 +1,3 @@
 //! Integration and trybuild tests live in tests/.
+
+pub mod refreader;
