@@ -1,0 +1,19 @@
+//! Ethos-U55 register command streams: decoding ([`decode`]), a Vela-style listing
+//! ([`Listing`]), the register state and memory accesses of each operation
+//! ([`StreamState`]), and a static checker of those accesses against region sizes
+//! ([`check`]).
+//!
+//! `no_std`, no allocation, no panics: everything works on a borrowed `&[u8]` stream and
+//! fixed-size state.
+
+mod check;
+mod decode;
+mod listing;
+mod opcode;
+mod state;
+
+pub use check::{CheckSummary, Finding, FindingCode, check};
+pub use decode::{Command, DecodeError, Decoder, decode};
+pub use listing::{Fields, Listing};
+pub use opcode::{CMD1_FLAG, OPCODE_MASK, Opcode};
+pub use state::{ADDRESS_LIMIT, Access, AccessKind, Layout, MAX_ACCESSES, Operation, StreamState};
