@@ -1,0 +1,43 @@
+//! FNV-1a over a byte slice: `npuschema_core::fnv1a32` against the plain byte loop and the C
+//! peer's loop, on the worked example's payload size (1,179,648 + 800 + table bytes).
+//!
+//! `cargo bench -p npuschema-bench --bench fnv`
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use npuschema_bench::{bare_fnv1a, doc_example_parts};
+use std::hint::black_box;
+
+fn fnv(c: &mut Criterion) {
+    let (weights, _) = doc_example_parts();
+    let mut g = c.benchmark_group("fnv1a");
+    g.throughput(Throughput::Bytes(weights.len() as u64));
+    let want = bare_fnv1a(&weights);
+    assert_eq!(
+        npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &weights),
+        want
+    );
+    g.bench_function(BenchmarkId::new("bare_loop", weights.len()), |b| {
+        b.iter(|| bare_fnv1a(black_box(&weights)))
+    });
+    g.bench_function(BenchmarkId::new("core_fnv1a32", weights.len()), |b| {
+        b.iter(|| {
+            npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, black_box(&weights))
+        })
+    });
+    #[cfg(c_peer)]
+    {
+        assert_eq!(npuschema_bench::peer::fnv1a(&weights), want);
+        g.bench_function(BenchmarkId::new("c_peer_loop", weights.len()), |b| {
+            b.iter(|| npuschema_bench::peer::fnv1a(black_box(&weights)))
+        });
+    }
+    #[cfg(not(c_peer))]
+    eprintln!("skipping fnv1a/c_peer_loop: C peer not compiled (NPUSCHEMA_CORPUS not set)");
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
+    targets = fnv
+}
+criterion_main!(benches);
