@@ -188,6 +188,46 @@ impl fmt::Display for Error {
 
 impl core::error::Error for Error {}
 
+/// Why a generated writer could not write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WriteError {
+    /// The output buffer is too small.
+    BufferTooSmall {
+        /// Bytes the file needs.
+        needed: u64,
+        /// Bytes the buffer has.
+        available: u64,
+    },
+    /// A value does not fit the field that must store it (a file over 4 GiB, say).
+    TooLarge {
+        /// The field.
+        field: &'static str,
+        /// The value.
+        value: u64,
+    },
+    /// The layout is impossible (a table placed before the end of what precedes it).
+    Layout {
+        /// What could not be placed.
+        item: &'static str,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            WriteError::BufferTooSmall { needed, available } => {
+                write!(f, "buffer-too-small: needs {needed} bytes, has {available}")
+            }
+            WriteError::TooLarge { field, value } => {
+                write!(f, "value-too-large: {field} cannot hold {value:#x}")
+            }
+            WriteError::Layout { item } => write!(f, "impossible-layout: {item}"),
+        }
+    }
+}
+
+impl core::error::Error for WriteError {}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

@@ -10,7 +10,7 @@ mod checksum;
 mod error;
 
 pub use checksum::{Crc32, crc32, crc32_combine, fnv1a32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME};
-pub use error::{Detail, Error, Field};
+pub use error::{Detail, Error, Field, WriteError};
 
 /// The `N` bytes of `buf` at byte offset `at`, as a fixed-size array, or `None` when they
 /// do not all lie inside `buf` (offsets are 64-bit so a file's value is never truncated).
@@ -42,5 +42,35 @@ pub const fn align_up(v: u64, align: u64) -> Option<u64> {
     match v.checked_add(align - 1) {
         Some(x) => Some(x & !(align - 1)),
         None => None,
+    }
+}
+
+/// Copy `bytes` into `out` at `at` (used by generated writers).
+///
+/// # Errors
+/// [`WriteError::BufferTooSmall`] when the bytes do not fit.
+#[inline]
+pub fn put(out: &mut [u8], at: u64, bytes: &[u8]) -> Result<(), WriteError> {
+    let available = out.len() as u64;
+    let needed = at.checked_add(bytes.len() as u64).unwrap_or(u64::MAX);
+    let dst = usize::try_from(at)
+        .ok()
+        .and_then(|s| out.get_mut(s..))
+        .and_then(|t| t.get_mut(..bytes.len()));
+    match dst {
+        Some(d) => {
+            d.copy_from_slice(bytes);
+            Ok(())
+        }
+        None => Err(WriteError::BufferTooSmall { needed, available }),
+    }
+}
+
+/// Store `bytes` at constant position `at` of a fixed-size record being built. The generator
+/// only emits positions inside the record, so nothing is ever skipped.
+#[inline(always)]
+pub fn set<const N: usize, const W: usize>(rec: &mut [u8; N], at: usize, bytes: [u8; W]) {
+    if let Some(d) = rec.get_mut(at..).and_then(|t| t.first_chunk_mut::<W>()) {
+        *d = bytes;
     }
 }

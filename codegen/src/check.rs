@@ -1,0 +1,504 @@
+//! Semantic checks over the typed schema, and name resolution shared with the emitter.
+
+use std::collections::HashMap;
+
+use crate::diag::Diags;
+use crate::expr::{Expr, ExprAt};
+use crate::schema::{Enum, FieldDef, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef};
+use crate::yaml::Pos;
+
+/// What a field's type turned out to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Integer.
+    Int(IntTy),
+    /// Raw bytes.
+    Bytes(u64),
+    /// NUL-padded string.
+    Str(u64),
+    /// Enum (index into `Schema::enums`).
+    Enum(usize),
+    /// Flags (index into `Schema::flags`).
+    Flags(usize),
+}
+
+/// A struct's computed layout.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Size in bytes.
+    pub size: u64,
+    /// Each field's offset and kind, in order.
+    pub fields: Vec<(u64, FieldKind)>,
+}
+
+/// Whose field an expression names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// The file header.
+    Header,
+    /// The current record of a table (in `for_each` and per-record ranges).
+    Record,
+}
+
+/// What a reference in an expression resolves to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// The buffer's length.
+    Len,
+    /// A constant (index).
+    Const(usize),
+    /// A field (index within its struct).
+    Field(Owner, usize),
+    /// One bit of a flags field: a truth value.
+    FlagBit(Owner, usize, usize),
+}
+
+/// Where an expression is evaluated.
+#[derive(Clone, Copy, Debug)]
+pub enum Scope<'a> {
+    /// File level: `len`, constants, `header.*`.
+    Top,
+    /// Inside a table's record: also the record's own fields, bare.
+    Record(&'a Table),
+    /// Inside a record view's accessor: only the record's fields, constants and nothing else.
+    RecordOnly(&'a Table),
+}
+
+/// A schema that passed every check, with layouts computed.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// The schema.
+    pub schema: Schema,
+    /// Layouts by struct name.
+    pub layouts: HashMap<String, Layout>,
+    /// SHA-256 of the schema text, hex.
+    pub sha256: String,
+}
+
+impl Checked {
+    /// The struct named `name`.
+    pub fn strukt(&self, name: &str) -> Option<&Struct> {
+        self.schema.structs.iter().find(|s| s.name.text == name)
+    }
+    /// The header struct.
+    pub fn header(&self) -> Option<&Struct> {
+        self.strukt(&self.schema.file.header.text)
+    }
+    /// The table named `name`.
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.schema.file.tables.iter().find(|t| t.name.text == name)
+    }
+    /// Resolve a reference.
+    pub fn resolve(&self, path: &[String], scope: Scope<'_>) -> Result<Resolved, String> {
+        resolve(&self.schema, &self.layouts, path, scope)
+    }
+}
+
+fn field_kind(schema: &Schema, f: &FieldDef) -> Option<FieldKind> {
+    Some(match &f.ty {
+        TypeRef::Int(t) => FieldKind::Int(*t),
+        TypeRef::Bytes(n) => FieldKind::Bytes(*n),
+        TypeRef::Str(n) => FieldKind::Str(*n),
+        TypeRef::Named(n) => {
+            if let Some(i) = schema.enums.iter().position(|e| &e.name.text == n) {
+                FieldKind::Enum(i)
+            } else if let Some(i) = schema.flags.iter().position(|e| &e.name.text == n) {
+                FieldKind::Flags(i)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+impl FieldKind {
+    /// Width in bytes.
+    pub fn width(self, schema: &Schema) -> u64 {
+        match self {
+            FieldKind::Int(t) => t.bytes(),
+            FieldKind::Bytes(n) | FieldKind::Str(n) => n,
+            FieldKind::Enum(i) => schema.enums.get(i).map_or(0, |e| e.repr.bytes()),
+            FieldKind::Flags(i) => schema.flags.get(i).map_or(0, |f| f.repr.bytes()),
+        }
+    }
+    /// Whether it can be used as a number in expressions.
+    pub fn numeric(self) -> bool {
+        !matches!(self, FieldKind::Bytes(_) | FieldKind::Str(_))
+    }
+}
+
+fn resolve(
+    schema: &Schema,
+    layouts: &HashMap<String, Layout>,
+    path: &[String],
+    scope: Scope<'_>,
+) -> Result<Resolved, String> {
+    let field_in = |owner: Owner, sname: &str, rest: &[String]| -> Result<Resolved, String> {
+        let st = schema.structs.iter().find(|s| s.name.text == sname).ok_or_else(|| format!("struct `{sname}` is not defined"))?;
+        let Some((fname, bit)) = rest.split_first() else {
+            return Err("a reference needs a field name".to_string());
+        };
+        let Some(fi) = st.fields.iter().position(|f| &f.name.text == fname) else {
+            let known: Vec<&str> = st.fields.iter().map(|f| f.name.text.as_str()).collect();
+            return Err(format!("`{sname}` has no field `{fname}` (fields: {})", known.join(", ")));
+        };
+        let kind = layouts.get(sname).and_then(|l| l.fields.get(fi)).map(|f| f.1);
+        match bit {
+            [] => {
+                if kind.is_some_and(|k| !k.numeric()) {
+                    return Err(format!("field `{fname}` holds bytes, not a number"));
+                }
+                Ok(Resolved::Field(owner, fi))
+            }
+            [b] => match kind {
+                Some(FieldKind::Flags(i)) => {
+                    let fl = &schema.flags[i];
+                    let bi = fl.bits.iter().position(|x| &x.name.text == b).ok_or_else(|| {
+                        format!("flags `{}` has no bit `{b}`", fl.name.text)
+                    })?;
+                    Ok(Resolved::FlagBit(owner, fi, bi))
+                }
+                _ => Err(format!("`{fname}.{b}`: only a flags field has named bits")),
+            },
+            _ => Err(format!("`{}` has too many parts", path.join("."))),
+        }
+    };
+    match path {
+        [one] if one == "len" && !matches!(scope, Scope::RecordOnly(_)) => return Ok(Resolved::Len),
+        [one] => {
+            if let Some(i) = schema.constants.iter().position(|c| &c.name.text == one) {
+                return Ok(Resolved::Const(i));
+            }
+        }
+        _ => {}
+    }
+    if let Some((first, rest)) = path.split_first() {
+        if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
+            return field_in(Owner::Header, &schema.file.header.text, rest);
+        }
+    }
+    match scope {
+        Scope::Record(t) | Scope::RecordOnly(t) => field_in(Owner::Record, &t.record.text, path),
+        Scope::Top => Err(format!(
+            "unknown field reference `{}` (use `len`, a constant, or `header.<field>`)",
+            path.join(".")
+        )),
+    }
+}
+
+/// Whether an expression is a truth value (a comparison, logic, or a flag bit).
+pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
+    match e {
+        Expr::Num(_) => false,
+        Expr::Ref(p) => matches!(c.resolve(p, scope), Ok(Resolved::FlagBit(..))),
+        Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
+        Expr::Not(_) => true,
+    }
+}
+
+fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
+    let mut cursor = 0u64;
+    let mut fields = Vec::new();
+    let mut spans: Vec<(u64, u64, &str)> = Vec::new();
+    for f in &st.fields {
+        let kind = field_kind(schema, f);
+        if kind.is_none() {
+            if let TypeRef::Named(n) = &f.ty {
+                d.error(f.ty_pos, format!("undefined enum or flags type `{n}` for field `{}`", f.name.text));
+            }
+        }
+        let kind = kind.unwrap_or(FieldKind::Bytes(0));
+        let width = kind.width(schema);
+        let at = match f.offset {
+            Some((stated, pos)) => {
+                if stated < cursor {
+                    let other = spans.iter().find(|s| stated < s.1 && stated + width > s.0).map(|s| s.2).unwrap_or("the previous field");
+                    d.error(
+                        pos,
+                        format!(
+                            "field `{}` at offset {stated:#x} overlaps field `{other}` (the layout reaches {cursor:#x})",
+                            f.name.text
+                        ),
+                    );
+                } else if stated != cursor {
+                    d.error(
+                        pos,
+                        format!(
+                            "field `{}` states offset {stated:#x} but the layout puts it at {cursor:#x} (declare the {} bytes between as a reserved field)",
+                            f.name.text,
+                            stated - cursor
+                        ),
+                    );
+                }
+                stated
+            }
+            None => cursor,
+        };
+        spans.push((at, at.saturating_add(width), f.name.text.as_str()));
+        fields.push((at, kind));
+        cursor = cursor.max(at.saturating_add(width));
+    }
+    if let Some((stated, pos)) = st.size {
+        if stated != cursor {
+            d.error(pos, format!("struct `{}` states size {stated} but its fields take {cursor} bytes", st.name.text));
+        }
+    }
+    Layout { size: cursor, fields }
+}
+
+fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut Diags) {
+    let mut seen: HashMap<&str, Pos> = HashMap::new();
+    for n in names {
+        if let Some(first) = seen.get(n.text.as_str()) {
+            d.error(n.pos, format!("duplicate {what} name `{}` (first defined at line {})", n.text, first.line));
+        } else {
+            seen.insert(&n.text, n.pos);
+        }
+    }
+}
+
+fn check_enum(e: &Enum, d: &mut Diags) {
+    dup_check(e.values.iter().map(|v| &v.name), &format!("value in enum `{}`", e.name.text), d);
+    let mut seen: HashMap<u64, &str> = HashMap::new();
+    for v in &e.values {
+        if e.repr.signed() || v.value > e.repr.max_unsigned() {
+            if v.value > e.repr.max_unsigned() {
+                d.error(v.value_pos, format!("value {} of `{}` does not fit the enum's repr {}", v.value, v.name.text, e.repr.rust()));
+            }
+        }
+        if let Some(other) = seen.insert(v.value, &v.name.text) {
+            d.error(v.value_pos, format!("value {} of `{}` is already used by `{other}`", v.value, v.name.text));
+        }
+    }
+}
+
+fn check_flags(f: &Flags, d: &mut Diags) {
+    dup_check(f.bits.iter().map(|b| &b.name), &format!("bit in flags `{}`", f.name.text), d);
+    for b in &f.bits {
+        if b.bit >= 8 * f.repr.bytes() {
+            d.error(b.bit_pos, format!("bit {} of `{}` does not fit the flags' repr {}", b.bit, b.name.text, f.repr.rust()));
+        }
+    }
+}
+
+fn check_expr(c: &Checked, e: &ExprAt, scope: Scope<'_>, want_bool: bool, what: &str, d: &mut Diags) {
+    let mut ok = true;
+    for p in e.expr.refs() {
+        if let Err(msg) = c.resolve(p, scope) {
+            d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
+            ok = false;
+        }
+    }
+    if ok && is_bool(c, &e.expr, scope) != want_bool {
+        let want = if want_bool { "a condition (a comparison or a flag bit)" } else { "a number" };
+        d.error(e.pos, format!("{what} `{}` must be {want}", e.text));
+    }
+}
+
+/// Whether `e` is a single field reference.
+pub fn single_field(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, usize)> {
+    match e {
+        Expr::Ref(p) => match c.resolve(p, scope) {
+            Ok(Resolved::Field(o, i)) => Some((o, i)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+struct StepState {
+    tables_fitted: Vec<String>,
+}
+
+fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState, d: &mut Diags) {
+    let file = &c.schema.file;
+    for s in steps {
+        match s {
+            Step::MinLen { min, .. } => check_expr(c, min, scope, false, "min_len", d),
+            Step::Expect { field, equals, .. } => {
+                check_expr(c, field, scope, false, "expect", d);
+                check_expr(c, equals, scope, false, "equals", d);
+                if single_field(c, &field.expr, scope).is_none() {
+                    d.error(field.pos, format!("expect `{}` must name one field", field.text));
+                }
+            }
+            Step::Assert { expr, field, .. } => {
+                check_expr(c, expr, scope, true, "assert", d);
+                if !matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison()) {
+                    d.error(expr.pos, format!("assert `{}` must be one comparison", expr.text));
+                }
+                if single_field(c, &field.expr, scope).is_none() {
+                    d.error(field.pos, format!("field `{}` must name one field", field.text));
+                }
+            }
+            Step::TableFits { table, within, .. } => {
+                check_expr(c, within, scope, false, "within", d);
+                if c.table(&table.text).is_none() {
+                    d.error(table.pos, format!("table_fits names `{}`, which is not a table", table.text));
+                }
+                st.tables_fitted.push(table.text.clone());
+            }
+            Step::RangeFits { range, within, .. } => {
+                check_expr(c, within, scope, false, "within", d);
+                match file.ranges.iter().find(|r| r.name.text == range.text) {
+                    None => d.error(range.pos, format!("range_fits names `{}`, which is not a range", range.text)),
+                    Some(r) => {
+                        let here = match scope {
+                            Scope::Record(t) => Some(t.name.text.as_str()),
+                            _ => None,
+                        };
+                        if r.table.as_ref().map(|t| t.text.as_str()) != here {
+                            d.error(
+                                range.pos,
+                                format!(
+                                    "range `{}` belongs to {}; check it {}",
+                                    range.text,
+                                    r.table.as_ref().map_or("the file".to_string(), |t| format!("table `{}`", t.text)),
+                                    if r.table.is_some() { "inside that table's for_each" } else { "at file level" }
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            Step::Checksum { checksum, .. } => {
+                if !file.checksums.iter().any(|x| x.name.text == checksum.text) {
+                    d.error(checksum.pos, format!("checksum `{}` is not defined", checksum.text));
+                }
+            }
+            Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => {
+                let want_flags = matches!(s, Step::FlagsKnown { .. });
+                check_expr(c, field, scope, false, "field", d);
+                let kind = single_field(c, &field.expr, scope).and_then(|(o, i)| field_kind_of(c, o, i, scope));
+                let ok = match kind {
+                    Some(FieldKind::Flags(_)) => want_flags,
+                    Some(FieldKind::Enum(e)) => !want_flags && !c.schema.enums[e].open,
+                    _ => false,
+                };
+                if !ok {
+                    let want = if want_flags { "a flags field" } else { "a field of a closed enum" };
+                    d.error(field.pos, format!("`{}` must be {want}", field.text));
+                }
+            }
+            Step::ForEach { table, steps } => match c.table(&table.text) {
+                None => d.error(table.pos, format!("for_each names `{}`, which is not a table", table.text)),
+                Some(t) => {
+                    if !st.tables_fitted.contains(&table.text) {
+                        d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
+                    }
+                    check_steps(c, steps, Scope::Record(t), st, d);
+                }
+            },
+        }
+    }
+}
+
+/// The kind of a resolved field.
+pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) -> Option<FieldKind> {
+    let sname = match (owner, scope) {
+        (Owner::Header, _) => c.schema.file.header.text.clone(),
+        (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
+        (Owner::Record, Scope::Top) => return None,
+    };
+    c.layouts.get(&sname).and_then(|l| l.fields.get(idx)).map(|f| f.1)
+}
+
+/// Check a schema; on success the layouts are attached.
+pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
+    dup_check(schema.constants.iter().map(|c| &c.name), "constant", d);
+    let types = schema.enums.iter().map(|e| &e.name).chain(schema.flags.iter().map(|f| &f.name)).chain(schema.structs.iter().map(|s| &s.name));
+    dup_check(types, "type", d);
+    for c in &schema.constants {
+        if c.value > c.ty.max_unsigned() {
+            d.error(c.value_pos, format!("constant `{}` = {} does not fit its type {}", c.name.text, c.value, c.ty.rust()));
+        }
+    }
+    schema.enums.iter().for_each(|e| check_enum(e, d));
+    schema.flags.iter().for_each(|f| check_flags(f, d));
+    let mut layouts = HashMap::new();
+    for st in &schema.structs {
+        dup_check(st.fields.iter().map(|f| &f.name), &format!("field in struct `{}`", st.name.text), d);
+        layouts.insert(st.name.text.clone(), layout_of(&schema, st, d));
+    }
+    let file = &schema.file;
+    let accessors = file.tables.iter().map(|t| &t.name).chain(file.ranges.iter().map(|r| &r.name)).chain(file.checksums.iter().map(|c| &c.name));
+    dup_check(accessors, "table, range or checksum", d);
+    if !layouts.contains_key(&file.header.text) {
+        d.error(file.header.pos, format!("header struct `{}` is not defined", file.header.text));
+    }
+    let c = Checked { schema: schema.clone(), layouts, sha256 };
+    for t in &file.tables {
+        if !c.layouts.contains_key(&t.record.text) {
+            d.error(t.record.pos, format!("record struct `{}` of table `{}` is not defined", t.record.text, t.name.text));
+        }
+        for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
+            check_expr(&c, e, Scope::Top, false, w, d);
+        }
+    }
+    for r in &file.ranges {
+        match &r.table {
+            Some(tn) => match c.table(&tn.text) {
+                None => d.error(tn.pos, format!("range `{}` names table `{}`, which is not defined", r.name.text, tn.text)),
+                Some(t) => {
+                    check_expr(&c, &r.offset, Scope::RecordOnly(t), false, "offset", d);
+                    check_expr(&c, &r.length, Scope::RecordOnly(t), false, "length", d);
+                    if let Some(w) = &r.when {
+                        check_expr(&c, w, Scope::RecordOnly(t), true, "when", d);
+                    }
+                }
+            },
+            None => {
+                check_expr(&c, &r.offset, Scope::Top, false, "offset", d);
+                check_expr(&c, &r.length, Scope::Top, false, "length", d);
+                if let Some(w) = &r.when {
+                    d.error(w.pos, "`when` applies only to a per-record range (one with `table`)");
+                }
+            }
+        }
+    }
+    for k in &file.checksums {
+        check_expr(&c, &k.from, Scope::Top, false, "from", d);
+        check_expr(&c, &k.to, Scope::Top, false, "to", d);
+        check_expr(&c, &k.stored, Scope::Top, false, "stored", d);
+        if single_field(&c, &k.stored.expr, Scope::Top).is_none() {
+            d.error(k.stored.pos, format!("stored `{}` must name one header field", k.stored.text));
+        }
+    }
+    let mut st = StepState { tables_fitted: Vec::new() };
+    check_steps(&c, &file.validate, Scope::Top, &mut st, d);
+    for t in &file.tables {
+        if !st.tables_fitted.contains(&t.name.text) {
+            d.error(t.name.pos, format!("table `{}` is never checked by a table_fits step, so its view cannot be built", t.name.text));
+        }
+    }
+    let fitted = collect_range_fits(&file.validate);
+    for r in &file.ranges {
+        if !fitted.contains(&r.name.text) {
+            d.error(r.name.pos, format!("range `{}` is never checked by a range_fits step, so its bytes cannot be handed out", r.name.text));
+        }
+    }
+    if let Some(w) = &file.writer {
+        if !w.align.is_power_of_two() {
+            d.error(w.align_pos, format!("writer align {} is not a power of two", w.align));
+        }
+        for item in &w.order {
+            let known = file.tables.iter().any(|t| t.name.text == item.text) || file.ranges.iter().any(|r| r.name.text == item.text);
+            if !known {
+                d.error(item.pos, format!("writer order names `{}`, which is not a table or range", item.text));
+            }
+        }
+    }
+    if d.is_empty() { Some(c) } else { None }
+}
+
+fn collect_range_fits(steps: &[Step]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in steps {
+        match s {
+            Step::RangeFits { range, .. } => out.push(range.text.clone()),
+            Step::ForEach { steps, .. } => out.extend(collect_range_fits(steps)),
+            _ => {}
+        }
+    }
+    out
+}

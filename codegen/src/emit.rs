@@ -1,0 +1,874 @@
+//! Rust emission: checked schema to tokens (for the macro) and to formatted source (for
+//! build.rs, the CLI and the checked-in `generated/` crate).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
+use crate::expr::{BinOp, Expr, ExprAt};
+use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table};
+
+fn camel(s: &str) -> String {
+    let mut out = String::new();
+    let mut up = true;
+    for c in s.chars() {
+        if c == '_' || c == '-' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn lit_u64(v: u64) -> Literal {
+    Literal::u64_unsuffixed(v)
+}
+
+fn lit_usize(v: u64) -> Literal {
+    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
+}
+
+fn doc_attr(doc: &str) -> TokenStream {
+    let lines: Vec<TokenStream> = doc
+        .lines()
+        .map(|l| {
+            let l = format!(" {l}");
+            quote!(#[doc = #l])
+        })
+        .collect();
+    quote!(#(#lines)*)
+}
+
+fn int_ident(t: IntTy) -> proc_macro2::Ident {
+    format_ident!("{}", t.rust())
+}
+
+/// How expressions reach the header and the current record.
+struct Env {
+    header: TokenStream,
+    record: TokenStream,
+}
+
+struct Em<'a> {
+    c: &'a Checked,
+}
+
+impl<'a> Em<'a> {
+    fn schema(&self) -> &crate::schema::Schema {
+        &self.c.schema
+    }
+
+    fn struct_of(&self, owner: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
+        match (owner, scope) {
+            (Owner::Header, _) => self.c.header(),
+            (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => self.c.strukt(&t.record.text),
+            _ => None,
+        }
+    }
+
+    /// Tokens of type `u64` for a leaf; `?` may appear (in an `Option` context).
+    fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
+        match self.c.resolve(path, scope) {
+            Ok(Resolved::Len) => quote!(len),
+            Ok(Resolved::Const(i)) => {
+                let k = &self.schema().constants[i];
+                let id = format_ident!("{}", k.name.text);
+                if k.ty.signed() { quote!(u64::try_from(#id).ok()?) } else { quote!(u64::from(#id)) }
+            }
+            Ok(Resolved::Field(owner, fi)) => {
+                let st = self.struct_of(owner, scope);
+                let f = st.and_then(|s| s.fields.get(fi));
+                let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
+                let name = format_ident!("{}", f.map_or("missing", |f| f.name.text.as_str()));
+                let base = if owner == Owner::Header { &env.header } else { &env.record };
+                match kind {
+                    Some(FieldKind::Int(t)) if t.signed() => quote!(u64::try_from(#base.#name()).ok()?),
+                    Some(FieldKind::Int(_)) => quote!(u64::from(#base.#name())),
+                    Some(FieldKind::Enum(_)) => quote!(u64::from(#base.#name().raw())),
+                    Some(FieldKind::Flags(_)) => quote!(u64::from(#base.#name().bits())),
+                    _ => quote!(0u64),
+                }
+            }
+            _ => quote!(0u64),
+        }
+    }
+
+    /// Tokens of type `u64` using `?` for every checked operation.
+    fn inner(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+        match e {
+            Expr::Num(v) => {
+                let l = Literal::u64_suffixed(*v);
+                quote!(#l)
+            }
+            Expr::Ref(p) => self.leaf(p, scope, env),
+            Expr::Bin(op, l, r) => {
+                let l = self.inner(l, scope, env);
+                let r = self.inner(r, scope, env);
+                match op {
+                    BinOp::Add => quote!(#l.checked_add(#r)?),
+                    BinOp::Sub => quote!(#l.checked_sub(#r)?),
+                    BinOp::Mul => quote!(#l.checked_mul(#r)?),
+                    BinOp::Div => quote!(#l.checked_div(#r)?),
+                    BinOp::And => quote!((#l & #r)),
+                    BinOp::Or => quote!((#l | #r)),
+                    BinOp::Shl => quote!(#l.checked_shl(u32::try_from(#r).ok()?)?),
+                    BinOp::Shr => quote!(#l.checked_shr(u32::try_from(#r).ok()?)?),
+                    _ => quote!(0u64),
+                }
+            }
+            Expr::Not(_) => quote!(0u64),
+        }
+    }
+
+    /// Tokens of type `Option<u64>`: `None` when any step overflowed.
+    fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+        let inner = self.inner(e, scope, env);
+        let simple = match e {
+            Expr::Num(_) => true,
+            Expr::Ref(p) => !inner.to_string().contains('?') && !p.is_empty(),
+            _ => false,
+        };
+        if simple { quote!(Some(#inner)) } else { quote!((|| -> Option<u64> { Some(#inner) })()) }
+    }
+
+    /// Tokens of type `bool`.
+    fn cond(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+        match e {
+            Expr::Ref(p) => match self.c.resolve(p, scope) {
+                Ok(Resolved::FlagBit(owner, fi, bi)) => {
+                    let st = self.struct_of(owner, scope);
+                    let f = st.and_then(|s| s.fields.get(fi));
+                    let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
+                    let Some(FieldKind::Flags(fl)) = kind else { return quote!(false) };
+                    let flags = &self.schema().flags[fl];
+                    let ty = format_ident!("{}", flags.name.text);
+                    let bit = format_ident!("{}", flags.bits[bi].name.text);
+                    let name = format_ident!("{}", f.map_or("missing", |f| f.name.text.as_str()));
+                    let base = if owner == Owner::Header { &env.header } else { &env.record };
+                    quote!(#base.#name().contains(#ty::#bit))
+                }
+                _ => quote!(false),
+            },
+            Expr::Bin(op, l, r) if op.is_logical() => {
+                let l = self.cond(l, scope, env);
+                let r = self.cond(r, scope, env);
+                if *op == BinOp::LogAnd { quote!((#l && #r)) } else { quote!((#l || #r)) }
+            }
+            Expr::Bin(op, l, r) => {
+                let l = self.value(l, scope, env);
+                let r = self.value(r, scope, env);
+                let o: TokenStream = op.symbol().parse().unwrap_or_default();
+                quote!(matches!((#l, #r), (Some(a), Some(b)) if a #o b))
+            }
+            Expr::Not(x) => {
+                let x = self.cond(x, scope, env);
+                quote!(!#x)
+            }
+            Expr::Num(_) => quote!(false),
+        }
+    }
+
+    /// A short display name for a value expression: the last part of a single reference.
+    fn short_name(e: &ExprAt) -> String {
+        match &e.expr {
+            Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+
+    /// `(Field tokens, offset tokens)` for a single field reference in an error.
+    fn blame(&self, e: &Expr, scope: Scope<'_>) -> (TokenStream, TokenStream) {
+        let Some((owner, fi)) = single_field(self.c, e, scope) else {
+            return (quote!(__rt::Field::plain("header")), quote!(0u64));
+        };
+        let st = self.struct_of(owner, scope);
+        let fname = st.and_then(|s| s.fields.get(fi)).map_or(String::new(), |f| f.name.text.clone());
+        let off = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map_or(0, |x| x.0);
+        let off = lit_u64(off);
+        match (owner, scope) {
+            (Owner::Record, Scope::Record(t)) => {
+                let tn = &t.name.text;
+                (quote!(__rt::Field::indexed(#tn, index, #fname)), quote!(rec_at.saturating_add(#off)))
+            }
+            _ => {
+                let path = format!("header.{fname}");
+                (quote!(__rt::Field::plain(#path)), quote!(#off))
+            }
+        }
+    }
+
+    // ----- items -------------------------------------------------------------------------
+
+    fn constants(&self) -> TokenStream {
+        let items = self.schema().constants.iter().map(|k| {
+            let id = format_ident!("{}", k.name.text);
+            let ty = int_ident(k.ty);
+            let doc = doc_attr(&k.doc);
+            let v: TokenStream = format!("{:#x}", k.value).parse().unwrap_or_default();
+            quote!(#doc pub const #id: #ty = #v;)
+        });
+        quote!(#(#items)*)
+    }
+
+    fn enums(&self) -> TokenStream {
+        let items = self.schema().enums.iter().map(|e| {
+            let id = format_ident!("{}", e.name.text);
+            let ty = int_ident(e.repr);
+            let doc = doc_attr(&e.doc);
+            let variants: Vec<_> = e.values.iter().map(|v| format_ident!("{}", camel(&v.name.text))).collect();
+            let docs = e.values.iter().map(|v| doc_attr(&v.doc));
+            let nums: Vec<TokenStream> = e.values.iter().map(|v| lit_u64(v.value).into_token_stream_typed()).collect();
+            let names: Vec<&str> = e.values.iter().map(|v| v.name.text.as_str()).collect();
+            if e.open {
+                quote! {
+                    #doc
+                    ///
+                    /// Open: a value this schema does not name is kept as `Unknown`.
+                    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+                    pub enum #id {
+                        #( #docs #variants, )*
+                        /// A value this schema does not name.
+                        Unknown(#ty),
+                    }
+                    impl #id {
+                        /// The value for a raw number.
+                        #[must_use]
+                        pub const fn from_raw(raw: #ty) -> Self {
+                            match raw { #( #nums => Self::#variants, )* other => Self::Unknown(other) }
+                        }
+                        /// The raw number.
+                        #[must_use]
+                        pub const fn raw(self) -> #ty {
+                            match self { #( Self::#variants => #nums, )* Self::Unknown(v) => v }
+                        }
+                        /// The schema's name for the value, `None` when unknown.
+                        #[must_use]
+                        pub const fn name(self) -> Option<&'static str> {
+                            match self { #( Self::#variants => Some(#names), )* Self::Unknown(_) => None }
+                        }
+                    }
+                }
+            } else {
+                quote! {
+                    #doc
+                    ///
+                    /// Closed: any other value is rejected by validation.
+                    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+                    pub enum #id { #( #docs #variants, )* }
+                    impl #id {
+                        /// The value for a raw number, `None` when the schema does not define it.
+                        #[must_use]
+                        pub const fn from_raw(raw: #ty) -> Option<Self> {
+                            match raw { #( #nums => Some(Self::#variants), )* _ => None }
+                        }
+                        /// The raw number.
+                        #[must_use]
+                        pub const fn raw(self) -> #ty {
+                            match self { #( Self::#variants => #nums, )* }
+                        }
+                        /// The schema's name for the value.
+                        #[must_use]
+                        pub const fn name(self) -> Option<&'static str> {
+                            match self { #( Self::#variants => Some(#names), )* }
+                        }
+                    }
+                }
+            }
+        });
+        quote!(#(#items)*)
+    }
+
+    fn flags(&self) -> TokenStream {
+        let items = self.schema().flags.iter().map(|f| {
+            let id = format_ident!("{}", f.name.text);
+            let ty = int_ident(f.repr);
+            let doc = doc_attr(&f.doc);
+            let bits: Vec<_> = f.bits.iter().map(|b| format_ident!("{}", b.name.text)).collect();
+            let docs = f.bits.iter().map(|b| doc_attr(&b.doc));
+            let shifts = f.bits.iter().map(|b| lit_u64(b.bit));
+            let known: u64 = f.bits.iter().fold(0, |a, b| a | (1u64 << b.bit));
+            let known: TokenStream = format!("{known:#x}").parse().unwrap_or_default();
+            quote! {
+                #doc
+                ///
+                /// Bits the schema does not name must be clear (a `flags_known` step checks it).
+                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+                pub struct #id(#ty);
+                impl #id {
+                    #( #docs pub const #bits: Self = Self(1 << #shifts); )*
+                    /// Every bit the schema names.
+                    pub const KNOWN: #ty = #known;
+                    /// No bit set.
+                    #[must_use]
+                    pub const fn empty() -> Self { Self(0) }
+                    /// From a raw word, keeping every bit.
+                    #[must_use]
+                    pub const fn from_bits_retain(bits: #ty) -> Self { Self(bits) }
+                    /// The raw word.
+                    #[must_use]
+                    pub const fn bits(self) -> #ty { self.0 }
+                    /// Whether every bit of `other` is set.
+                    #[must_use]
+                    pub const fn contains(self, other: Self) -> bool { self.0 & other.0 == other.0 }
+                    /// Both sets of bits.
+                    #[must_use]
+                    pub const fn union(self, other: Self) -> Self { Self(self.0 | other.0) }
+                    /// The bits set that the schema does not name.
+                    #[must_use]
+                    pub const fn unknown_bits(self) -> #ty { self.0 & !Self::KNOWN }
+                }
+            }
+        });
+        quote!(#(#items)*)
+    }
+
+    fn is_record(&self, sname: &str) -> bool {
+        self.schema().file.tables.iter().any(|t| t.record.text == sname)
+    }
+
+    fn views(&self) -> TokenStream {
+        let items = self.schema().structs.iter().map(|st| {
+            let id = format_ident!("{}", st.name.text);
+            let layout = &self.c.layouts[&st.name.text];
+            let size = lit_usize(layout.size);
+            let doc = doc_attr(&st.doc);
+            let mut accessors = Vec::new();
+            let mut debug_fields = Vec::new();
+            for (f, (off, kind)) in st.fields.iter().zip(&layout.fields) {
+                let name = format_ident!("{}", f.name.text);
+                let fname = f.name.text.as_str();
+                let fdoc = doc_attr(&format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start().to_string());
+                let read = |t: IntTy| {
+                    let ty = int_ident(t);
+                    let idx = (0..t.bytes()).map(|i| lit_usize(off + i));
+                    quote!(#ty::from_le_bytes([#(self.raw[#idx]),*]))
+                };
+                let (ret, body) = match *kind {
+                    FieldKind::Int(t) => {
+                        let ty = int_ident(t);
+                        (quote!(#ty), read(t))
+                    }
+                    FieldKind::Enum(i) => {
+                        let e = &self.schema().enums[i];
+                        let ety = format_ident!("{}", e.name.text);
+                        let r = read(e.repr);
+                        if e.open {
+                            (quote!(#ety), quote!(#ety::from_raw(#r)))
+                        } else {
+                            let first = format_ident!("{}", camel(&e.values.first().map_or("missing".into(), |v| v.name.text.clone())));
+                            (quote!(#ety), quote! {
+                                // Validation rejected every value the enum does not define
+                                // (an `enum_known` step), so the fallback is never taken.
+                                match #ety::from_raw(#r) { Some(v) => v, None => #ety::#first }
+                            })
+                        }
+                    }
+                    FieldKind::Flags(i) => {
+                        let fl = &self.schema().flags[i];
+                        let fty = format_ident!("{}", fl.name.text);
+                        let r = read(fl.repr);
+                        (quote!(#fty), quote!(#fty::from_bits_retain(#r)))
+                    }
+                    FieldKind::Bytes(n) => {
+                        let o = lit_usize(*off);
+                        let n = lit_usize(n);
+                        (quote!(&'a [u8; #n]), quote! {
+                            match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => b, None => &[0u8; #n] }
+                        })
+                    }
+                    FieldKind::Str(n) => {
+                        let o = lit_usize(*off);
+                        let n = lit_usize(n);
+                        (quote!(&'a [u8]), quote! {
+                            let bytes: &'a [u8] = match self.raw.get(#o..).and_then(|s| s.get(..#n)) { Some(b) => b, None => &[] };
+                            let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
+                            bytes.get(..end).unwrap_or(&[])
+                        })
+                    }
+                };
+                accessors.push(quote! {
+                    #fdoc
+                    #[inline]
+                    #[must_use]
+                    pub fn #name(&self) -> #ret { #body }
+                });
+                if let FieldKind::Str(_) = kind {
+                    let sname = format_ident!("{}_str", f.name.text);
+                    accessors.push(quote! {
+                        /// The same string as UTF-8, `None` when it is not valid UTF-8.
+                        #[must_use]
+                        pub fn #sname(&self) -> Option<&'a str> { core::str::from_utf8(self.#name()).ok() }
+                    });
+                }
+                debug_fields.push(quote!(.field(#fname, &self.#name())));
+            }
+            let mut extra = Vec::new();
+            if self.is_record(&st.name.text) {
+                extra.push(quote! {
+                    /// This record's index in its table.
+                    #[must_use]
+                    pub fn index(&self) -> u32 { self.index }
+                });
+                for r in self.schema().file.ranges.iter().filter(|r| r.table.is_some()) {
+                    let t = self.c.table(&r.table.as_ref().map_or(String::new(), |t| t.text.clone()));
+                    let Some(t) = t else { continue };
+                    if t.record.text != st.name.text { continue; }
+                    extra.push(self.record_range_accessor(r, t));
+                }
+            }
+            let sname = st.name.text.as_str();
+            quote! {
+                #doc
+                #[derive(Clone, Copy)]
+                pub struct #id<'a> {
+                    raw: &'a [u8; #size],
+                    #[allow(dead_code)]
+                    buf: &'a [u8],
+                    #[allow(dead_code)]
+                    index: u32,
+                }
+                impl<'a> #id<'a> {
+                    /// Size in bytes.
+                    pub const SIZE: usize = #size;
+                    #(#accessors)*
+                    #(#extra)*
+                    /// The raw bytes, borrowed from the buffer.
+                    #[must_use]
+                    pub fn as_bytes(&self) -> &'a [u8; #size] { self.raw }
+                }
+                impl core::fmt::Debug for #id<'_> {
+                    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                        f.debug_struct(#sname) #(#debug_fields)* .finish()
+                    }
+                }
+            }
+        });
+        quote!(#(#items)*)
+    }
+
+    fn record_range_accessor(&self, r: &Range, t: &Table) -> TokenStream {
+        let scope = Scope::RecordOnly(t);
+        let env = Env { header: quote!(self), record: quote!(self) };
+        let name = format_ident!("{}", r.name.text);
+        let doc = doc_attr(&r.doc);
+        let guard = r.when.as_ref().map(|w| {
+            let c = self.cond(&w.expr, scope, &env);
+            quote!(if !#c { return None; })
+        });
+        let start = self.value(&r.offset.expr, scope, &env);
+        let length = self.value(&r.length.expr, scope, &env);
+        quote! {
+            #doc
+            ///
+            /// Borrowed from the validated buffer, never copied. `None` when this record has no
+            /// such bytes.
+            #[must_use]
+            pub fn #name(&self) -> Option<&'a [u8]> {
+                #guard
+                __rt::range_at(self.buf, #start?, #length?)
+            }
+        }
+    }
+
+    // ----- validation --------------------------------------------------------------------
+
+    fn steps(&self, steps: &[Step], scope: Scope<'_>) -> TokenStream {
+        let env = Env { header: quote!(header), record: quote!(rec) };
+        let out = steps.iter().map(|s| self.step(s, scope, &env));
+        quote!(#(#out)*)
+    }
+
+    fn step(&self, s: &Step, scope: Scope<'_>, env: &Env) -> TokenStream {
+        let file = &self.schema().file;
+        match s {
+            Step::MinLen { code, min, field } => {
+                let code = &code.text;
+                let min = self.value(&min.expr, scope, env);
+                let fname = field.as_ref().map_or("header".to_string(), |f| f.text.clone());
+                let comment = format!("@step {code}: the buffer must hold at least the needed bytes.");
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let needed = #min;
+                        if !matches!(needed, Some(n) if len >= n) {
+                            return Err(__rt::Error::new(#code, __rt::Field::plain(#fname), 0,
+                                __rt::Detail::Short { needed: needed.unwrap_or(u64::MAX), available: len }));
+                        }
+                    }
+                }
+            }
+            Step::Expect { code, field, equals } => {
+                let codes = &code.text;
+                let found = self.value(&field.expr, scope, env);
+                let expected = self.value(&equals.expr, scope, env);
+                let (f, off) = self.blame(&field.expr, scope);
+                let comment = format!("@step {codes}: `{}` must equal `{}`.", field.text, equals.text);
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let found = #found.unwrap_or(u64::MAX);
+                        let expected = #expected;
+                        if expected != Some(found) {
+                            return Err(__rt::Error::new(#codes, #f, #off,
+                                __rt::Detail::Mismatch { found, expected: expected.unwrap_or(u64::MAX) }));
+                        }
+                    }
+                }
+            }
+            Step::Assert { code, expr, field } => {
+                let codes = &code.text;
+                let Expr::Bin(op, l, r) = &expr.expr else { return quote!() };
+                let lv = self.value(l, scope, env);
+                let rv = self.value(r, scope, env);
+                let o: TokenStream = op.symbol().parse().unwrap_or_default();
+                let neg = op.negated().symbol();
+                let name_of = |e: &Expr| match e { Expr::Ref(p) => p.last().cloned().unwrap_or_default(), _ => String::new() };
+                let (ln, rn) = (name_of(l), name_of(r));
+                let (f, off) = self.blame(&field.expr, scope);
+                let comment = format!("@step {codes}: `{}`.", expr.text);
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let lhs = #lv;
+                        let rhs = #rv;
+                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a #o b) {
+                            return Err(__rt::Error::new(#codes, #f, #off,
+                                __rt::Detail::Compare { lhs_name: #ln, lhs, op: #neg, rhs_name: #rn, rhs }));
+                        }
+                    }
+                }
+            }
+            Step::TableFits { code, table, within } => {
+                let codes = &code.text;
+                let Some(t) = self.c.table(&table.text) else { return quote!() };
+                let rec_size = self.c.layouts.get(&t.record.text).map_or(0, |l| l.size);
+                let n = lit_usize(rec_size);
+                let n64 = Literal::u64_suffixed(rec_size);
+                let at = self.value(&t.at.expr, scope, env);
+                let count = self.value(&t.count.expr, scope, env);
+                let stride = self.value(&t.stride.expr, scope, env);
+                let w = self.value(&within.expr, scope, env);
+                let wname = Self::short_name(within);
+                let blame_e = if single_field(self.c, &t.count.expr, scope).is_some() { &t.count.expr } else { &t.at.expr };
+                let (f, off) = self.blame(blame_e, scope);
+                let var = format_ident!("{}", t.name.text);
+                let var_at = format_ident!("{}_at", t.name.text);
+                let comment = format!("@step {codes}: table `{}` ({} x {} bytes at {}) must lie within `{}`.", t.name.text, t.count.text, t.stride.text, t.at.text, within.text);
+                quote! {
+                    #[doc = #comment]
+                    let (#var, #var_at): (&'a [[u8; #n]], u64) = {
+                        let at = #at;
+                        let count = #count;
+                        let stride = #stride;
+                        let within = #w;
+                        let end = (|| -> Option<u64> { at?.checked_add(count?.checked_mul(stride?)?) })();
+                        let fits = stride == Some(#n64) && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                        let bytes = match (fits, at, end) {
+                            (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+                            _ => None,
+                        };
+                        match (bytes, at) {
+                            (Some(b), Some(a)) => (b.as_chunks::<#n>().0, a),
+                            _ => return Err(__rt::Error::new(#codes, #f, #off,
+                                __rt::Detail::Compare { lhs_name: "table end", lhs: end, op: ">", rhs_name: #wname, rhs: within })),
+                        }
+                    };
+                }
+            }
+            Step::RangeFits { code, range, within } => {
+                let codes = &code.text;
+                let Some(r) = file.ranges.iter().find(|r| r.name.text == range.text) else { return quote!() };
+                let start = self.value(&r.offset.expr, scope, env);
+                let length = self.value(&r.length.expr, scope, env);
+                let w = self.value(&within.expr, scope, env);
+                let wname = Self::short_name(within);
+                let (f, off) = self.blame(&r.offset.expr, scope);
+                let comment = format!("@step {codes}: range `{}` ({} + {}) must lie within `{}`.", r.name.text, r.offset.text, r.length.text, within.text);
+                let check = quote! {
+                    let start = #start;
+                    let length = #length;
+                    let within = #w;
+                    let bytes = match (start, length, within) {
+                        (Some(s), Some(l), Some(w)) if s.checked_add(l).is_some_and(|e| e <= w) => __rt::range_at(buf, s, l),
+                        _ => None,
+                    };
+                    let Some(bytes) = bytes else {
+                        return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::Range {
+                            start: start.unwrap_or(u64::MAX), len: length.unwrap_or(u64::MAX),
+                            limit_name: #wname, limit: within.unwrap_or(0) }));
+                    };
+                };
+                if r.table.is_some() {
+                    let guard = r.when.as_ref().map_or(quote!(true), |w| self.cond(&w.expr, scope, env));
+                    quote! {
+                        #[doc = #comment]
+                        if #guard {
+                            #check
+                            let _ = bytes;
+                        }
+                    }
+                } else {
+                    let var = format_ident!("{}", r.name.text);
+                    quote! {
+                        #[doc = #comment]
+                        let #var: &'a [u8] = { #check bytes };
+                    }
+                }
+            }
+            Step::Checksum { code, checksum } => {
+                let codes = &code.text;
+                let Some(k) = file.checksums.iter().find(|k| k.name.text == checksum.text) else { return quote!() };
+                let from = self.value(&k.from.expr, scope, env);
+                let to = self.value(&k.to.expr, scope, env);
+                let stored = self.value(&k.stored.expr, scope, env);
+                let (f, off) = self.blame(&k.stored.expr, scope);
+                let compute = match k.algorithm {
+                    Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
+                    Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
+                };
+                let comment = format!("@step {codes}: {:?} over `{}`..`{}` must equal `{}`.", k.algorithm, k.from.text, k.to.text, k.stored.text);
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let data = match (#from, #to) {
+                            (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
+                            _ => None,
+                        };
+                        let stored = #stored.unwrap_or(u64::MAX);
+                        let computed = data.map(|d| u64::from(#compute));
+                        if computed != Some(stored) {
+                            return Err(__rt::Error::new(#codes, #f, #off,
+                                __rt::Detail::Mismatch { found: stored, expected: computed.unwrap_or(0) }));
+                        }
+                    }
+                }
+            }
+            Step::FlagsKnown { code, field } => {
+                let codes = &code.text;
+                let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else { return quote!() };
+                let st = self.struct_of(owner, scope);
+                let name = format_ident!("{}", st.and_then(|s| s.fields.get(fi)).map_or("missing", |f| f.name.text.as_str()));
+                let base = if owner == Owner::Header { &env.header } else { &env.record };
+                let (f, off) = self.blame(&field.expr, scope);
+                let comment = format!("@step {codes}: `{}` may have only the bits the schema names.", field.text);
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let v = #base.#name();
+                        if v.unknown_bits() != 0 {
+                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::UnknownBits {
+                                value: u64::from(v.bits()), unknown: u64::from(v.unknown_bits()) }));
+                        }
+                    }
+                }
+            }
+            Step::EnumKnown { code, field } => {
+                let codes = &code.text;
+                let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else { return quote!() };
+                let st = self.struct_of(owner, scope);
+                let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
+                let Some(FieldKind::Enum(ei)) = kind else { return quote!() };
+                let e = &self.schema().enums[ei];
+                let ety = format_ident!("{}", e.name.text);
+                let (f, off) = self.blame(&field.expr, scope);
+                let off_in = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map_or(0, |x| x.0);
+                let idx = (0..e.repr.bytes()).map(|i| lit_usize(off_in + i));
+                let ty = int_ident(e.repr);
+                let base = if owner == Owner::Header { &env.header } else { &env.record };
+                let comment = format!("@step {codes}: `{}` must be a value enum `{}` defines.", field.text, e.name.text);
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let raw = #ty::from_le_bytes([#(#base.as_bytes()[#idx]),*]);
+                        if #ety::from_raw(raw).is_none() {
+                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::UnknownValue { value: u64::from(raw) }));
+                        }
+                    }
+                }
+            }
+            Step::ForEach { table, steps } => {
+                let Some(t) = self.c.table(&table.text) else { return quote!() };
+                let rec_ty = format_ident!("{}", t.record.text);
+                let var = format_ident!("{}", t.name.text);
+                let var_at = format_ident!("{}_at", t.name.text);
+                let size = Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                let body = self.steps(steps, Scope::Record(t));
+                let comment = format!("@step For every record of `{}`:", t.name.text);
+                quote! {
+                    #[doc = #comment]
+                    for (i, raw) in #var.iter().enumerate() {
+                        let index = u64::try_from(i).unwrap_or(u64::MAX);
+                        let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                        let rec_at = #var_at.saturating_add(index.saturating_mul(#size));
+                        let _ = (&rec, rec_at);
+                        #body
+                    }
+                }
+            }
+        }
+    }
+
+    fn file_view(&self) -> TokenStream {
+        let file = &self.schema().file;
+        let id = format_ident!("{}", file.name.text);
+        let doc = doc_attr(&file.doc);
+        let Some(hs) = self.c.header() else { return quote!() };
+        let hty = format_ident!("{}", hs.name.text);
+        let hsize = lit_usize(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
+        let hsize64 = Literal::u64_suffixed(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
+        let hcode = &file.header_code.text;
+        let body = self.steps(&file.validate, Scope::Top);
+
+        let mut fields = Vec::new();
+        let mut inits = Vec::new();
+        let mut accessors = Vec::new();
+        let mut iters = Vec::new();
+        for t in &file.tables {
+            let var = format_ident!("{}", t.name.text);
+            let n = lit_usize(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+            let rec_ty = format_ident!("{}", t.record.text);
+            let iter_ty = format_ident!("{}", camel(&t.name.text));
+            let tdoc = doc_attr(&t.doc);
+            fields.push(quote!(#var: &'a [[u8; #n]],));
+            inits.push(quote!(#var,));
+            let iter_doc = format!(" Iterator over the records of `{}`.", t.name.text);
+            accessors.push(quote! {
+                #tdoc
+                #[must_use]
+                pub fn #var(&self) -> #iter_ty<'a> { #iter_ty { iter: self.#var.iter().enumerate(), buf: self.buf } }
+            });
+            iters.push(quote! {
+                #[doc = #iter_doc]
+                #[derive(Clone)]
+                pub struct #iter_ty<'a> {
+                    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; #n]>>,
+                    buf: &'a [u8],
+                }
+                impl<'a> #iter_ty<'a> {
+                    fn view(&self, (i, raw): (usize, &'a [u8; #n])) -> #rec_ty<'a> {
+                        #rec_ty { raw, buf: self.buf, index: u32::try_from(i).unwrap_or(u32::MAX) }
+                    }
+                }
+                impl<'a> Iterator for #iter_ty<'a> {
+                    type Item = #rec_ty<'a>;
+                    fn next(&mut self) -> Option<#rec_ty<'a>> { let x = self.iter.next()?; Some(self.view(x)) }
+                    fn size_hint(&self) -> (usize, Option<usize>) { self.iter.size_hint() }
+                    fn nth(&mut self, n: usize) -> Option<#rec_ty<'a>> { let x = self.iter.nth(n)?; Some(self.view(x)) }
+                }
+                impl<'a> DoubleEndedIterator for #iter_ty<'a> {
+                    fn next_back(&mut self) -> Option<#rec_ty<'a>> { let x = self.iter.next_back()?; Some(self.view(x)) }
+                }
+                impl ExactSizeIterator for #iter_ty<'_> {}
+                impl core::iter::FusedIterator for #iter_ty<'_> {}
+            });
+        }
+        for r in file.ranges.iter().filter(|r| r.table.is_none()) {
+            let var = format_ident!("{}", r.name.text);
+            let rdoc = doc_attr(&r.doc);
+            fields.push(quote!(#var: &'a [u8],));
+            inits.push(quote!(#var,));
+            accessors.push(quote! {
+                #rdoc
+                ///
+                /// Borrowed from the validated buffer, never copied.
+                #[must_use]
+                pub fn #var(&self) -> &'a [u8] { self.#var }
+            });
+        }
+        let table_ats = file.tables.iter().map(|t| format_ident!("{}_at", t.name.text));
+        let fname = file.name.text.as_str();
+        let validate_doc = format!(
+            " Validate `buf` as a {} file: every step of the schema, in order; the first failure is returned.\n\n The view borrows `buf`; its accessors cannot fail.",
+            self.schema().name.text
+        );
+        quote! {
+            #doc
+            ///
+            /// A *validated* view: the only way to get one is [`Self::validate`], so holding one
+            /// proves every check passed. It borrows the buffer and copies nothing.
+            #[derive(Clone, Copy)]
+            pub struct #id<'a> {
+                buf: &'a [u8],
+                header: &'a [u8; #hsize],
+                #(#fields)*
+            }
+            impl<'a> #id<'a> {
+                #[doc = #validate_doc]
+                ///
+                /// # Errors
+                /// The first failed check, with its code, field and byte offset.
+                pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+                    let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+                    let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
+                        return Err(__rt::Error::new(#hcode, __rt::Field::plain("header"), 0,
+                            __rt::Detail::Short { needed: #hsize64, available: len }));
+                    };
+                    let header = #hty { raw: header_raw, buf, index: 0 };
+                    let _ = &header;
+                    #body
+                    #( let _ = #table_ats; )*
+                    Ok(Self { buf, header: header_raw, #(#inits)* })
+                }
+                /// The whole validated buffer.
+                #[must_use]
+                pub fn as_bytes(&self) -> &'a [u8] { self.buf }
+                /// The header.
+                #[must_use]
+                pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: 0 } }
+                #(#accessors)*
+            }
+            impl core::fmt::Debug for #id<'_> {
+                fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.debug_struct(#fname).field("header", &self.header()).finish_non_exhaustive()
+                }
+            }
+            #(#iters)*
+        }
+    }
+}
+
+trait IntoTyped {
+    fn into_token_stream_typed(self) -> TokenStream;
+}
+impl IntoTyped for Literal {
+    fn into_token_stream_typed(self) -> TokenStream {
+        quote!(#self)
+    }
+}
+
+/// Tokens of type `Option<u64>` for an expression (shared with the writer emitter).
+pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStream {
+    Em { c }.value(e, scope, &Env { header: quote!(header), record: quote!(rec) })
+}
+
+/// The generated module body as tokens.
+pub fn tokens(c: &Checked) -> TokenStream {
+    let em = Em { c };
+    let name = &c.schema.name.text;
+    let sha = &c.sha256;
+    let sdoc = format!(" Schema `{name}`: {}", c.schema.doc.lines().next().unwrap_or(""));
+    let constants = em.constants();
+    let enums = em.enums();
+    let flags = em.flags();
+    let views = em.views();
+    let file = em.file_view();
+    let writer = crate::writer::tokens(c);
+    quote! {
+        #[allow(unused_imports)]
+        use ::npuschema_core as __rt;
+        #[doc = #sdoc]
+        pub const SCHEMA_NAME: &str = #name;
+        /// SHA-256 of the schema text this code was generated from.
+        pub const SCHEMA_SHA256: &str = #sha;
+        #constants
+        #enums
+        #flags
+        #views
+        #file
+        #writer
+    }
+}

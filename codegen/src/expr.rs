@@ -1,0 +1,284 @@
+//! The constraint expression language: integers, field references, `len` (the buffer's
+//! length), constants, `+ - * / & | << >>`, comparisons, `&& || !` and parentheses.
+//! Values are 64-bit unsigned and every operation is checked: a sum that would wrap makes
+//! the whole constraint fail (fail closed) instead of wrapping.
+
+use crate::yaml::Pos;
+
+/// A binary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    And,
+    Or,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogAnd,
+    LogOr,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+
+    /// Whether the operator compares two values (yielding a truth value).
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+
+    /// Whether the operator combines truth values.
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::LogAnd | BinOp::LogOr)
+    }
+
+    /// For a comparison, the relation that holds when it fails (`<=` fails as `>`).
+    pub fn negated(self) -> BinOp {
+        match self {
+            BinOp::Eq => BinOp::Ne,
+            BinOp::Ne => BinOp::Eq,
+            BinOp::Lt => BinOp::Ge,
+            BinOp::Le => BinOp::Gt,
+            BinOp::Gt => BinOp::Le,
+            BinOp::Ge => BinOp::Lt,
+            other => other,
+        }
+    }
+
+    fn precedence(self) -> u8 {
+        match self {
+            BinOp::LogOr => 1,
+            BinOp::LogAnd => 2,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 3,
+            BinOp::Or => 4,
+            BinOp::And => 5,
+            BinOp::Shl | BinOp::Shr => 6,
+            BinOp::Add | BinOp::Sub => 7,
+            BinOp::Mul | BinOp::Div => 8,
+        }
+    }
+}
+
+/// An expression tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// An integer literal.
+    Num(u64),
+    /// A dotted name: `len`, a constant, `header.field`, a record's `field`, `flags.BIT`.
+    Ref(Vec<String>),
+    /// A binary operation.
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// Logical not.
+    Not(Box<Expr>),
+}
+
+/// An expression with the text it came from and where.
+#[derive(Clone, Debug)]
+pub struct ExprAt {
+    /// The tree.
+    pub expr: Expr,
+    /// The source text.
+    pub text: String,
+    /// Where the text starts in the schema.
+    pub pos: Pos,
+}
+
+impl Expr {
+    /// Every reference in the expression, in order.
+    pub fn refs(&self) -> Vec<&[String]> {
+        let mut out = Vec::new();
+        self.collect_refs(&mut out);
+        out
+    }
+
+    fn collect_refs<'a>(&'a self, out: &mut Vec<&'a [String]>) {
+        match self {
+            Expr::Num(_) => {}
+            Expr::Ref(p) => out.push(p),
+            Expr::Bin(_, l, r) => {
+                l.collect_refs(out);
+                r.collect_refs(out);
+            }
+            Expr::Not(e) => e.collect_refs(out),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Num(u64),
+    Ident(String),
+    Op(BinOp),
+    Not,
+    LParen,
+    RParen,
+}
+
+fn lex(text: &str) -> Result<Vec<Tok>, String> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut out = Vec::new();
+    while let Some(&c) = b.get(i) {
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let start = i;
+            while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                i += 1;
+            }
+            let lit = text.get(start..i).unwrap_or("").replace('_', "");
+            let v = if let Some(h) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) {
+                u64::from_str_radix(h, 16)
+            } else if let Some(bin) = lit.strip_prefix("0b") {
+                u64::from_str_radix(bin, 2)
+            } else {
+                lit.parse::<u64>()
+            }
+            .map_err(|_| format!("`{lit}` is not a 64-bit unsigned integer"))?;
+            out.push(Tok::Num(v));
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.') {
+                i += 1;
+            }
+            out.push(Tok::Ident(text.get(start..i).unwrap_or("").to_string()));
+            continue;
+        }
+        let two = text.get(i..i + 2).unwrap_or("");
+        let (tok, n) = match two {
+            "<<" => (Tok::Op(BinOp::Shl), 2),
+            ">>" => (Tok::Op(BinOp::Shr), 2),
+            "==" => (Tok::Op(BinOp::Eq), 2),
+            "!=" => (Tok::Op(BinOp::Ne), 2),
+            "<=" => (Tok::Op(BinOp::Le), 2),
+            ">=" => (Tok::Op(BinOp::Ge), 2),
+            "&&" => (Tok::Op(BinOp::LogAnd), 2),
+            "||" => (Tok::Op(BinOp::LogOr), 2),
+            _ => match c {
+                b'+' => (Tok::Op(BinOp::Add), 1),
+                b'-' => (Tok::Op(BinOp::Sub), 1),
+                b'*' => (Tok::Op(BinOp::Mul), 1),
+                b'/' => (Tok::Op(BinOp::Div), 1),
+                b'&' => (Tok::Op(BinOp::And), 1),
+                b'|' => (Tok::Op(BinOp::Or), 1),
+                b'<' => (Tok::Op(BinOp::Lt), 1),
+                b'>' => (Tok::Op(BinOp::Gt), 1),
+                b'!' => (Tok::Not, 1),
+                b'(' => (Tok::LParen, 1),
+                b')' => (Tok::RParen, 1),
+                other => return Err(format!("unexpected character `{}`", other as char)),
+            },
+        };
+        out.push(tok);
+        i += n;
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    i: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.i)
+    }
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.i).cloned();
+        self.i += 1;
+        t
+    }
+    fn expr(&mut self, min_prec: u8) -> Result<Expr, String> {
+        let mut lhs = self.unary()?;
+        while let Some(Tok::Op(op)) = self.peek().cloned() {
+            let p = op.precedence();
+            if p < min_prec {
+                break;
+            }
+            self.i += 1;
+            let rhs = self.expr(p + 1)?;
+            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+    fn unary(&mut self) -> Result<Expr, String> {
+        match self.next() {
+            Some(Tok::Num(v)) => Ok(Expr::Num(v)),
+            Some(Tok::Ident(s)) => Ok(Expr::Ref(s.split('.').map(str::to_string).collect())),
+            Some(Tok::Not) => Ok(Expr::Not(Box::new(self.unary()?))),
+            Some(Tok::LParen) => {
+                let e = self.expr(0)?;
+                match self.next() {
+                    Some(Tok::RParen) => Ok(e),
+                    _ => Err("missing `)`".to_string()),
+                }
+            }
+            Some(Tok::RParen) => Err("unexpected `)`".to_string()),
+            Some(Tok::Op(op)) => Err(format!("unexpected operator `{}`", op.symbol())),
+            None => Err("expression ends too early".to_string()),
+        }
+    }
+}
+
+/// Parse an expression.
+pub fn parse(text: &str) -> Result<Expr, String> {
+    let toks = lex(text)?;
+    if toks.is_empty() {
+        return Err("empty expression".to_string());
+    }
+    let mut p = Parser { toks, i: 0 };
+    let e = p.expr(0)?;
+    if p.i < p.toks.len() {
+        return Err("unexpected text after the expression".to_string());
+    }
+    Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_and_refs() {
+        let e = parse("32 + header.region_count * 16 <= header.total_bytes").expect("parses");
+        let Expr::Bin(BinOp::Le, l, _) = &e else { panic!("comparison at the top: {e:?}") };
+        assert!(matches!(**l, Expr::Bin(BinOp::Add, _, _)));
+        assert_eq!(e.refs().len(), 2);
+        assert!(parse("a +").is_err());
+        assert!(parse("(a").is_err());
+        assert!(parse("0x1_0000 == 65536").is_ok());
+    }
+}

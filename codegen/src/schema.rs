@@ -1,0 +1,885 @@
+//! The typed schema, built from the positioned YAML tree. Every structural mistake (unknown
+//! key, missing key, wrong kind of value, bad expression) is collected, not just the first.
+
+use crate::diag::Diags;
+use crate::expr::{self, ExprAt};
+use crate::yaml::{Kind, Node, Pos};
+
+/// A name with the position it was written at.
+#[derive(Clone, Debug)]
+pub struct Name {
+    /// The text.
+    pub text: String,
+    /// Where.
+    pub pos: Pos,
+}
+
+/// Fixed-width little-endian integer types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum IntTy {
+    U8,
+    U16,
+    U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
+}
+
+impl IntTy {
+    /// Parse `u32` and friends.
+    pub fn parse(s: &str) -> Option<IntTy> {
+        Some(match s {
+            "u8" => IntTy::U8,
+            "u16" => IntTy::U16,
+            "u32" => IntTy::U32,
+            "u64" => IntTy::U64,
+            "i8" => IntTy::I8,
+            "i16" => IntTy::I16,
+            "i32" => IntTy::I32,
+            "i64" => IntTy::I64,
+            _ => return None,
+        })
+    }
+    /// Width in bytes.
+    pub fn bytes(self) -> u64 {
+        match self {
+            IntTy::U8 | IntTy::I8 => 1,
+            IntTy::U16 | IntTy::I16 => 2,
+            IntTy::U32 | IntTy::I32 => 4,
+            IntTy::U64 | IntTy::I64 => 8,
+        }
+    }
+    /// Whether signed.
+    pub fn signed(self) -> bool {
+        matches!(self, IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64)
+    }
+    /// The Rust type name.
+    pub fn rust(self) -> &'static str {
+        match self {
+            IntTy::U8 => "u8",
+            IntTy::U16 => "u16",
+            IntTy::U32 => "u32",
+            IntTy::U64 => "u64",
+            IntTy::I8 => "i8",
+            IntTy::I16 => "i16",
+            IntTy::I32 => "i32",
+            IntTy::I64 => "i64",
+        }
+    }
+    /// The largest value the type holds, as u64 (for unsigned fit checks).
+    pub fn max_unsigned(self) -> u64 {
+        match self.bytes() {
+            8 => u64::MAX,
+            n => (1u64 << (8 * n)) - 1,
+        }
+    }
+}
+
+/// A named constant.
+#[derive(Clone, Debug)]
+pub struct Const {
+    /// Name (SCREAMING_CASE by convention).
+    pub name: Name,
+    /// Its type (default `u32`).
+    pub ty: IntTy,
+    /// Its value.
+    pub value: u64,
+    /// Where the value was written.
+    pub value_pos: Pos,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// One value of an enumeration.
+#[derive(Clone, Debug)]
+pub struct EnumValue {
+    /// Name (snake_case in the schema; the Rust variant is UpperCamel).
+    pub name: Name,
+    /// Its number.
+    pub value: u64,
+    /// Where the number was written.
+    pub value_pos: Pos,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// An enumeration. A closed one rejects unknown values; an open one keeps them.
+#[derive(Clone, Debug)]
+pub struct Enum {
+    /// Name (UpperCamel).
+    pub name: Name,
+    /// Storage type.
+    pub repr: IntTy,
+    /// Whether unknown values are kept (`true`) or an error (`false`).
+    pub open: bool,
+    /// Documentation.
+    pub doc: String,
+    /// The values.
+    pub values: Vec<EnumValue>,
+}
+
+/// One named bit of a flag set.
+#[derive(Clone, Debug)]
+pub struct FlagBit {
+    /// Name (SCREAMING_CASE).
+    pub name: Name,
+    /// Bit number.
+    pub bit: u64,
+    /// Where the bit number was written.
+    pub bit_pos: Pos,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// A flag set: named bits; every other bit must be clear (checked by a `flags_known` step).
+#[derive(Clone, Debug)]
+pub struct Flags {
+    /// Name (UpperCamel).
+    pub name: Name,
+    /// Storage type.
+    pub repr: IntTy,
+    /// Documentation.
+    pub doc: String,
+    /// The bits.
+    pub bits: Vec<FlagBit>,
+}
+
+/// A field's type as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeRef {
+    /// A fixed-width integer.
+    Int(IntTy),
+    /// `bytes[N]`: N raw bytes.
+    Bytes(u64),
+    /// `str[N]`: an N-byte NUL-padded string.
+    Str(u64),
+    /// An enum or flag set by name.
+    Named(String),
+}
+
+/// A struct field.
+#[derive(Clone, Debug)]
+pub struct FieldDef {
+    /// Name (snake_case).
+    pub name: Name,
+    /// Type.
+    pub ty: TypeRef,
+    /// Where the type was written.
+    pub ty_pos: Pos,
+    /// The offset the schema states, if it does (checked against the layout).
+    pub offset: Option<(u64, Pos)>,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// A fixed-layout struct.
+#[derive(Clone, Debug)]
+pub struct Struct {
+    /// Name (UpperCamel).
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// The size the schema states, if it does (checked against the layout).
+    pub size: Option<(u64, Pos)>,
+    /// Fields in layout order.
+    pub fields: Vec<FieldDef>,
+}
+
+/// A table of records located by other fields.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// Name (snake_case).
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// The record struct.
+    pub record: Name,
+    /// Byte offset of the first record.
+    pub at: ExprAt,
+    /// Number of records.
+    pub count: ExprAt,
+    /// Bytes from one record to the next (must equal the record's size).
+    pub stride: ExprAt,
+}
+
+/// A byte range located by other fields: of the file, or of each record of a table.
+#[derive(Clone, Debug)]
+pub struct Range {
+    /// Name (snake_case).
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// For a per-record range, the table.
+    pub table: Option<Name>,
+    /// For a per-record range, the condition under which the record has the range.
+    pub when: Option<ExprAt>,
+    /// Start offset.
+    pub offset: ExprAt,
+    /// Length in bytes.
+    pub length: ExprAt,
+    /// Writer: the variant name for a record that carries the bytes (`Baked`).
+    pub present: Option<Name>,
+    /// Writer: the variant name for a record that only states a size (`Runtime`).
+    pub absent: Option<Name>,
+}
+
+/// Checksum algorithms built in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// FNV-1a 32-bit (offset basis 0x811C9DC5, prime 0x01000193).
+    Fnv1a32,
+    /// CRC-32 (IEEE, reflected, as zlib).
+    Crc32,
+}
+
+/// A checksum: the range it covers and the field that stores it.
+#[derive(Clone, Debug)]
+pub struct Checksum {
+    /// Name.
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// First byte covered.
+    pub from: ExprAt,
+    /// One past the last byte covered.
+    pub to: ExprAt,
+    /// The field that stores the value (`header.checksum`).
+    pub stored: ExprAt,
+}
+
+/// A validation step. Steps run in the order written; the first failure is returned.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// The buffer is at least `min` bytes long.
+    MinLen {
+        /// Error code.
+        code: Name,
+        /// Minimum length.
+        min: ExprAt,
+        /// Field to blame.
+        field: Option<Name>,
+    },
+    /// A field equals a value.
+    Expect {
+        /// Error code.
+        code: Name,
+        /// The field.
+        field: ExprAt,
+        /// The value it must equal.
+        equals: ExprAt,
+    },
+    /// A comparison holds.
+    Assert {
+        /// Error code.
+        code: Name,
+        /// The comparison.
+        expr: ExprAt,
+        /// Field to blame.
+        field: ExprAt,
+    },
+    /// A table lies within a limit.
+    TableFits {
+        /// Error code.
+        code: Name,
+        /// The table.
+        table: Name,
+        /// The limit (usually `header.total_bytes` or `len`).
+        within: ExprAt,
+    },
+    /// A range lies within a limit (for a per-record range: each record's, when present).
+    RangeFits {
+        /// Error code.
+        code: Name,
+        /// The range.
+        range: Name,
+        /// The limit.
+        within: ExprAt,
+    },
+    /// A checksum matches.
+    Checksum {
+        /// Error code.
+        code: Name,
+        /// The checksum.
+        checksum: Name,
+    },
+    /// A flags field has no undefined bit set.
+    FlagsKnown {
+        /// Error code.
+        code: Name,
+        /// The field.
+        field: ExprAt,
+    },
+    /// A closed enum field holds a defined value.
+    EnumKnown {
+        /// Error code.
+        code: Name,
+        /// The field.
+        field: ExprAt,
+    },
+    /// Run steps for every record of a table.
+    ForEach {
+        /// The table.
+        table: Name,
+        /// The steps, in record context.
+        steps: Vec<Step>,
+    },
+}
+
+/// How the writer lays the file out.
+#[derive(Clone, Debug)]
+pub struct Writer {
+    /// Items in file order after the header: table and range names.
+    pub order: Vec<Name>,
+    /// Alignment of every range's start.
+    pub align: u64,
+    /// Where the `align` value was written.
+    pub align_pos: Pos,
+}
+
+/// The file: what sits where, and the validation steps.
+#[derive(Clone, Debug)]
+pub struct File {
+    /// Name of the validated view type (UpperCamel).
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// The header struct, at offset 0.
+    pub header: Name,
+    /// Error code when the buffer is shorter than the header.
+    pub header_code: Name,
+    /// Tables.
+    pub tables: Vec<Table>,
+    /// Ranges.
+    pub ranges: Vec<Range>,
+    /// Checksums.
+    pub checksums: Vec<Checksum>,
+    /// Validation steps, in order.
+    pub validate: Vec<Step>,
+    /// Writer layout, if the schema wants a writer.
+    pub writer: Option<Writer>,
+}
+
+/// A whole schema.
+#[derive(Clone, Debug)]
+pub struct Schema {
+    /// Schema name (used for the module and in the generated header).
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// Constants.
+    pub constants: Vec<Const>,
+    /// Enumerations.
+    pub enums: Vec<Enum>,
+    /// Flag sets.
+    pub flags: Vec<Flags>,
+    /// Structs.
+    pub structs: Vec<Struct>,
+    /// The file layout.
+    pub file: File,
+}
+
+/// Reads a mapping node's keys, remembering which were used, so that unknown keys can be
+/// reported once everything known was taken.
+struct MapReader<'a> {
+    what: String,
+    pos: Pos,
+    entries: Vec<(Pos, &'a str, &'a Node, bool)>,
+}
+
+impl<'a> MapReader<'a> {
+    fn new(node: &'a Node, what: &str, d: &mut Diags) -> Option<Self> {
+        match &node.kind {
+            Kind::Map(m) => Some(Self {
+                what: what.to_string(),
+                pos: node.pos,
+                entries: m.iter().map(|(p, k, v)| (*p, k.as_str(), v, false)).collect(),
+            }),
+            other => {
+                d.error(node.pos, format!("{what} must be a mapping, found {}", other.describe()));
+                None
+            }
+        }
+    }
+
+    fn opt(&mut self, key: &str) -> Option<&'a Node> {
+        let e = self.entries.iter_mut().find(|e| e.1 == key)?;
+        e.3 = true;
+        Some(e.2)
+    }
+
+    fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
+        let v = self.opt(key);
+        if v.is_none() {
+            d.error(self.pos, format!("{} is missing the key `{key}`", self.what));
+        }
+        v
+    }
+
+    fn finish(self, known: &[&str], d: &mut Diags) {
+        let mut seen: Vec<&str> = Vec::new();
+        for (pos, key, _, used) in &self.entries {
+            if seen.contains(key) {
+                d.error(*pos, format!("duplicate key `{key}` in {}", self.what));
+            }
+            seen.push(key);
+            if !used {
+                d.error(
+                    *pos,
+                    format!("unknown key `{key}` in {} (expected one of: {})", self.what, known.join(", ")),
+                );
+            }
+        }
+    }
+}
+
+fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
+    match &node.kind {
+        Kind::Str(s) => Some(s.clone()),
+        Kind::Int(i) => Some(i.to_string()),
+        other => {
+            d.error(node.pos, format!("{what} must be a string, found {}", other.describe()));
+            None
+        }
+    }
+}
+
+fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
+    let text = string(node, what, d)?;
+    let ok = !text.is_empty()
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !text.starts_with(|c: char| c.is_ascii_digit());
+    if !ok {
+        d.error(node.pos, format!("{what} `{text}` is not a valid name (letters, digits, `_`)"));
+        return None;
+    }
+    Some(Name { text, pos: node.pos })
+}
+
+fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
+    let v = match &node.kind {
+        Kind::Int(i) => u64::try_from(*i).ok(),
+        Kind::Str(s) => {
+            let s = s.trim().replace('_', "");
+            if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                u64::from_str_radix(h, 16).ok()
+            } else {
+                s.parse().ok()
+            }
+        }
+        _ => None,
+    };
+    if v.is_none() {
+        d.error(node.pos, format!("{what} must be an unsigned integer that fits 64 bits"));
+    }
+    v
+}
+
+fn boolean(node: &Node, what: &str, d: &mut Diags) -> Option<bool> {
+    match node.kind {
+        Kind::Bool(b) => Some(b),
+        _ => {
+            d.error(node.pos, format!("{what} must be true or false"));
+            None
+        }
+    }
+}
+
+fn doc(m: &mut MapReader<'_>, d: &mut Diags) -> String {
+    m.opt("doc").and_then(|n| string(n, "doc", d)).unwrap_or_default().trim().to_string()
+}
+
+fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
+    let text = match &node.kind {
+        Kind::Int(i) => i.to_string(),
+        Kind::Str(s) => s.clone(),
+        other => {
+            d.error(node.pos, format!("{what} must be an expression, found {}", other.describe()));
+            return None;
+        }
+    };
+    match expr::parse(&text) {
+        Ok(expr) => Some(ExprAt { expr, text, pos: node.pos }),
+        Err(msg) => {
+            d.error(node.pos, format!("{what}: cannot parse `{text}`: {msg}"));
+            None
+        }
+    }
+}
+
+fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
+    match &node.kind {
+        Kind::Seq(items) => items,
+        Kind::Null => &[],
+        other => {
+            d.error(node.pos, format!("{what} must be a sequence, found {}", other.describe()));
+            &[]
+        }
+    }
+}
+
+/// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
+fn named_entries<'a>(node: &'a Node, what: &str, d: &mut Diags) -> Vec<(Name, &'a Node)> {
+    match &node.kind {
+        Kind::Map(m) => m
+            .iter()
+            .map(|(p, k, v)| (Name { text: k.clone(), pos: *p }, v))
+            .collect(),
+        Kind::Null => Vec::new(),
+        other => {
+            d.error(node.pos, format!("{what} must be a mapping of names, found {}", other.describe()));
+            Vec::new()
+        }
+    }
+}
+
+fn int_ty(node: &Node, what: &str, d: &mut Diags) -> Option<IntTy> {
+    let s = string(node, what, d)?;
+    let t = IntTy::parse(&s);
+    if t.is_none() {
+        d.error(node.pos, format!("{what} `{s}` is not an integer type (u8, u16, u32, u64, i8, i16, i32, i64)"));
+    }
+    t
+}
+
+fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
+    let s = string(node, "type", d)?;
+    if let Some(t) = IntTy::parse(&s) {
+        return Some(TypeRef::Int(t));
+    }
+    for (prefix, make) in [("bytes[", TypeRef::Bytes as fn(u64) -> TypeRef), ("str[", TypeRef::Str)] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            let n = rest.strip_suffix(']').and_then(|n| n.trim().parse::<u64>().ok());
+            return match n {
+                Some(n) if n > 0 => Some(make(n)),
+                _ => {
+                    d.error(node.pos, format!("type `{s}` needs a positive byte count, as `{prefix}16]`"));
+                    None
+                }
+            };
+        }
+    }
+    if s.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Some(TypeRef::Named(s));
+    }
+    d.error(
+        node.pos,
+        format!("type `{s}` is not a type (u8..u64, i8..i64, bytes[N], str[N], or an enum or flags name)"),
+    );
+    None
+}
+
+/// Build the typed schema from the tree. Returns `None` only when the root is unusable;
+/// otherwise whatever could be read, with every problem recorded in `d`.
+pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
+    let mut m = MapReader::new(root, "the schema", d)?;
+    let sname = m.req("schema", d).and_then(|n| name(n, "schema", d));
+    let sdoc = doc(&mut m, d);
+
+    let mut constants = Vec::new();
+    if let Some(n) = m.opt("constants") {
+        for (cname, v) in named_entries(n, "constants", d) {
+            let (value, value_pos, ty, cdoc) = match &v.kind {
+                Kind::Map(_) => {
+                    let Some(mut cm) = MapReader::new(v, &format!("constant `{}`", cname.text), d) else {
+                        continue;
+                    };
+                    let value = cm.req("value", d);
+                    let vp = value.map(|n| n.pos).unwrap_or(v.pos);
+                    let value = value.and_then(|n| uint(n, "value", d));
+                    let ty = cm.opt("type").and_then(|n| int_ty(n, "type", d)).unwrap_or(IntTy::U32);
+                    let cdoc = doc(&mut cm, d);
+                    cm.finish(&["value", "type", "doc"], d);
+                    (value, vp, ty, cdoc)
+                }
+                _ => (uint(v, "constant value", d), v.pos, IntTy::U32, String::new()),
+            };
+            if let Some(value) = value {
+                constants.push(Const { name: cname, ty, value, value_pos, doc: cdoc });
+            }
+        }
+    }
+
+    let mut enums = Vec::new();
+    if let Some(n) = m.opt("enums") {
+        for (ename, v) in named_entries(n, "enums", d) {
+            let Some(mut em) = MapReader::new(v, &format!("enum `{}`", ename.text), d) else { continue };
+            let repr = em.req("repr", d).and_then(|n| int_ty(n, "repr", d));
+            let open = em.opt("open").and_then(|n| boolean(n, "open", d)).unwrap_or(false);
+            let edoc = doc(&mut em, d);
+            let mut values = Vec::new();
+            if let Some(vs) = em.req("values", d) {
+                for (vname, vv) in named_entries(vs, "values", d) {
+                    let (value, vp, vdoc) = match &vv.kind {
+                        Kind::Map(_) => {
+                            let Some(mut vm) = MapReader::new(vv, &format!("value `{}`", vname.text), d) else {
+                                continue;
+                            };
+                            let value = vm.req("value", d);
+                            let vp = value.map(|n| n.pos).unwrap_or(vv.pos);
+                            let value = value.and_then(|n| uint(n, "value", d));
+                            let vdoc = doc(&mut vm, d);
+                            vm.finish(&["value", "doc"], d);
+                            (value, vp, vdoc)
+                        }
+                        _ => (uint(vv, "enum value", d), vv.pos, String::new()),
+                    };
+                    if let Some(value) = value {
+                        values.push(EnumValue { name: vname, value, value_pos: vp, doc: vdoc });
+                    }
+                }
+            }
+            em.finish(&["repr", "open", "doc", "values"], d);
+            if let Some(repr) = repr {
+                enums.push(Enum { name: ename, repr, open, doc: edoc, values });
+            }
+        }
+    }
+
+    let mut flags = Vec::new();
+    if let Some(n) = m.opt("flags") {
+        for (fname, v) in named_entries(n, "flags", d) {
+            let Some(mut fm) = MapReader::new(v, &format!("flags `{}`", fname.text), d) else { continue };
+            let repr = fm.req("repr", d).and_then(|n| int_ty(n, "repr", d));
+            let fdoc = doc(&mut fm, d);
+            let mut bits = Vec::new();
+            if let Some(bs) = fm.req("bits", d) {
+                for (bname, bv) in named_entries(bs, "bits", d) {
+                    let (bit, bp, bdoc) = match &bv.kind {
+                        Kind::Map(_) => {
+                            let Some(mut bm) = MapReader::new(bv, &format!("bit `{}`", bname.text), d) else {
+                                continue;
+                            };
+                            let bit = bm.req("bit", d);
+                            let bp = bit.map(|n| n.pos).unwrap_or(bv.pos);
+                            let bit = bit.and_then(|n| uint(n, "bit", d));
+                            let bdoc = doc(&mut bm, d);
+                            bm.finish(&["bit", "doc"], d);
+                            (bit, bp, bdoc)
+                        }
+                        _ => (uint(bv, "bit number", d), bv.pos, String::new()),
+                    };
+                    if let Some(bit) = bit {
+                        bits.push(FlagBit { name: bname, bit, bit_pos: bp, doc: bdoc });
+                    }
+                }
+            }
+            fm.finish(&["repr", "doc", "bits"], d);
+            if let Some(repr) = repr {
+                flags.push(Flags { name: fname, repr, doc: fdoc, bits });
+            }
+        }
+    }
+
+    let mut structs = Vec::new();
+    if let Some(n) = m.opt("structs") {
+        for (stname, v) in named_entries(n, "structs", d) {
+            let Some(mut sm) = MapReader::new(v, &format!("struct `{}`", stname.text), d) else { continue };
+            let sdoc = doc(&mut sm, d);
+            let size = sm.opt("size").and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
+            let mut fields = Vec::new();
+            if let Some(fs) = sm.req("fields", d) {
+                for f in seq(fs, "fields", d) {
+                    let Some(mut fm) = MapReader::new(f, "a field", d) else { continue };
+                    let fname = fm.req("name", d).and_then(|n| name(n, "field name", d));
+                    let ty_node = fm.req("type", d);
+                    let ty = ty_node.and_then(|n| type_ref(n, d));
+                    let offset = fm.opt("offset").and_then(|n| uint(n, "offset", d).map(|v| (v, n.pos)));
+                    let fdoc = doc(&mut fm, d);
+                    fm.finish(&["name", "type", "offset", "doc"], d);
+                    if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
+                        fields.push(FieldDef { name: fname, ty, ty_pos: tn.pos, offset, doc: fdoc });
+                    }
+                }
+            }
+            sm.finish(&["doc", "size", "fields"], d);
+            structs.push(Struct { name: stname, doc: sdoc, size, fields });
+        }
+    }
+
+    let file = m.req("file", d).and_then(|n| file_def(n, d));
+    m.finish(&["schema", "doc", "constants", "enums", "flags", "structs", "file"], d);
+    Some(Schema { name: sname?, doc: sdoc, constants, enums, flags, structs, file: file? })
+}
+
+fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
+    let mut m = MapReader::new(node, "`file`", d)?;
+    let fname = m.req("name", d).and_then(|n| name(n, "file name", d));
+    let fdoc = doc(&mut m, d);
+    let (header, header_code) = match m.req("header", d) {
+        Some(h) => {
+            let mut hm = MapReader::new(h, "`header`", d)?;
+            let s = hm.req("struct", d).and_then(|n| name(n, "header struct", d));
+            let c = hm.req("code", d).and_then(|n| name(n, "header code", d));
+            hm.finish(&["struct", "code"], d);
+            (s, c)
+        }
+        None => (None, None),
+    };
+    let mut tables = Vec::new();
+    if let Some(ts) = m.opt("tables") {
+        for (tname, v) in named_entries(ts, "tables", d) {
+            let Some(mut tm) = MapReader::new(v, &format!("table `{}`", tname.text), d) else { continue };
+            let tdoc = doc(&mut tm, d);
+            let record = tm.req("record", d).and_then(|n| name(n, "record", d));
+            let at = tm.req("at", d).and_then(|n| expr_at(n, "at", d));
+            let count = tm.req("count", d).and_then(|n| expr_at(n, "count", d));
+            let stride = tm.req("stride", d).and_then(|n| expr_at(n, "stride", d));
+            tm.finish(&["doc", "record", "at", "count", "stride"], d);
+            if let (Some(record), Some(at), Some(count), Some(stride)) = (record, at, count, stride) {
+                tables.push(Table { name: tname, doc: tdoc, record, at, count, stride });
+            }
+        }
+    }
+    let mut ranges = Vec::new();
+    if let Some(rs) = m.opt("ranges") {
+        for (rname, v) in named_entries(rs, "ranges", d) {
+            let Some(mut rm) = MapReader::new(v, &format!("range `{}`", rname.text), d) else { continue };
+            let rdoc = doc(&mut rm, d);
+            let table = rm.opt("table").and_then(|n| name(n, "table", d));
+            let when = rm.opt("when").and_then(|n| expr_at(n, "when", d));
+            let offset = rm.req("offset", d).and_then(|n| expr_at(n, "offset", d));
+            let length = rm.req("length", d).and_then(|n| expr_at(n, "length", d));
+            let present = rm.opt("present").and_then(|n| name(n, "present", d));
+            let absent = rm.opt("absent").and_then(|n| name(n, "absent", d));
+            rm.finish(&["doc", "table", "when", "offset", "length", "present", "absent"], d);
+            if let (Some(offset), Some(length)) = (offset, length) {
+                ranges.push(Range { name: rname, doc: rdoc, table, when, offset, length, present, absent });
+            }
+        }
+    }
+    let mut checksums = Vec::new();
+    if let Some(cs) = m.opt("checksums") {
+        for (cname, v) in named_entries(cs, "checksums", d) {
+            let Some(mut cm) = MapReader::new(v, &format!("checksum `{}`", cname.text), d) else { continue };
+            let cdoc = doc(&mut cm, d);
+            let algorithm = cm.req("algorithm", d).and_then(|n| {
+                let s = string(n, "algorithm", d)?;
+                match s.as_str() {
+                    "fnv1a32" => Some(Algorithm::Fnv1a32),
+                    "crc32" => Some(Algorithm::Crc32),
+                    _ => {
+                        d.error(n.pos, format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"));
+                        None
+                    }
+                }
+            });
+            let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
+            let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
+            let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
+            cm.finish(&["doc", "algorithm", "from", "to", "stored"], d);
+            if let (Some(algorithm), Some(from), Some(to), Some(stored)) = (algorithm, from, to, stored) {
+                checksums.push(Checksum { name: cname, doc: cdoc, algorithm, from, to, stored });
+            }
+        }
+    }
+    let validate = m.opt("validate").map(|n| steps(n, d)).unwrap_or_default();
+    let writer = m.opt("writer").and_then(|n| {
+        let mut wm = MapReader::new(n, "`writer`", d)?;
+        let order = wm
+            .req("order", d)
+            .map(|o| seq(o, "order", d).iter().filter_map(|n| name(n, "order item", d)).collect())
+            .unwrap_or_default();
+        let align_node = wm.req("align", d);
+        let align = align_node.and_then(|n| uint(n, "align", d));
+        wm.finish(&["order", "align"], d);
+        Some(Writer { order, align: align?, align_pos: align_node?.pos })
+    });
+    m.finish(&["name", "doc", "header", "tables", "ranges", "checksums", "validate", "writer"], d);
+    Some(File {
+        name: fname?,
+        doc: fdoc,
+        header: header?,
+        header_code: header_code?,
+        tables,
+        ranges,
+        checksums,
+        validate,
+        writer,
+    })
+}
+
+const STEP_KINDS: &[&str] =
+    &["min_len", "expect", "assert", "table_fits", "range_fits", "checksum", "flags_known", "enum_known", "for_each"];
+
+fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
+    let mut out = Vec::new();
+    for s in seq(node, "validate", d) {
+        let Some(mut sm) = MapReader::new(s, "a validation step", d) else { continue };
+        let kind = STEP_KINDS.iter().find(|k| sm.entries.iter().any(|e| e.1 == **k)).copied();
+        let Some(kind) = kind else {
+            d.error(s.pos, format!("a validation step needs one of: {}", STEP_KINDS.join(", ")));
+            continue;
+        };
+        let code = if kind == "for_each" { None } else { sm.req("code", d).and_then(|n| name(n, "code", d)) };
+        let step = match kind {
+            "min_len" => {
+                let min = sm.opt("min_len").and_then(|n| expr_at(n, "min_len", d));
+                let field = sm.opt("field").and_then(|n| name(n, "field", d));
+                min.zip(code).map(|(min, code)| Step::MinLen { code, min, field })
+            }
+            "expect" => {
+                let field = sm.opt("expect").and_then(|n| expr_at(n, "expect", d));
+                let equals = sm.req("equals", d).and_then(|n| expr_at(n, "equals", d));
+                match (code, field, equals) {
+                    (Some(code), Some(field), Some(equals)) => Some(Step::Expect { code, field, equals }),
+                    _ => None,
+                }
+            }
+            "assert" => {
+                let expr = sm.opt("assert").and_then(|n| expr_at(n, "assert", d));
+                let field = sm.req("field", d).and_then(|n| expr_at(n, "field", d));
+                match (code, expr, field) {
+                    (Some(code), Some(expr), Some(field)) => Some(Step::Assert { code, expr, field }),
+                    _ => None,
+                }
+            }
+            "table_fits" | "range_fits" => {
+                let target = sm.opt(kind).and_then(|n| name(n, kind, d));
+                let within = sm.req("within", d).and_then(|n| expr_at(n, "within", d));
+                match (code, target, within) {
+                    (Some(code), Some(t), Some(within)) if kind == "table_fits" => {
+                        Some(Step::TableFits { code, table: t, within })
+                    }
+                    (Some(code), Some(t), Some(within)) => Some(Step::RangeFits { code, range: t, within }),
+                    _ => None,
+                }
+            }
+            "checksum" => {
+                let c = sm.opt("checksum").and_then(|n| name(n, "checksum", d));
+                code.zip(c).map(|(code, checksum)| Step::Checksum { code, checksum })
+            }
+            "flags_known" | "enum_known" => {
+                let field = sm.opt(kind).and_then(|n| expr_at(n, kind, d));
+                code.zip(field).map(|(code, field)| {
+                    if kind == "flags_known" { Step::FlagsKnown { code, field } } else { Step::EnumKnown { code, field } }
+                })
+            }
+            _ => {
+                let table = sm.opt("for_each").and_then(|n| name(n, "for_each", d));
+                let inner = sm.req("validate", d).map(|n| steps(n, d)).unwrap_or_default();
+                table.map(|table| Step::ForEach { table, steps: inner })
+            }
+        };
+        let known: &[&str] = match kind {
+            "min_len" => &["min_len", "code", "field"],
+            "expect" => &["expect", "equals", "code"],
+            "assert" => &["assert", "field", "code"],
+            "table_fits" => &["table_fits", "within", "code"],
+            "range_fits" => &["range_fits", "within", "code"],
+            "checksum" => &["checksum", "code"],
+            "flags_known" => &["flags_known", "code"],
+            "enum_known" => &["enum_known", "code"],
+            _ => &["for_each", "validate"],
+        };
+        sm.finish(known, d);
+        if let Some(step) = step {
+            out.push(step);
+        }
+    }
+    out
+}

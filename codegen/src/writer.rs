@@ -1,0 +1,594 @@
+//! Writer emission. The writer is derived from the validation rules, so the two cannot
+//! disagree: a field that must equal a constant is written with it, a field that must equal
+//! `len` gets the file's length, a table's count field its number of records, a range's
+//! offset and length fields the place the writer chose, a checksum's field the checksum, and
+//! a flag bit that gates a per-record range is set when the record carries the bytes.
+//! Every other field is an input: a setter for header fields, a field of the record's
+//! `...Spec` struct for table records.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
+use crate::expr::Expr;
+use crate::schema::{Algorithm, Range, Step, Table};
+
+fn camel(s: &str) -> String {
+    s.split(['_', '-']).map(|p| {
+        let mut c = p.chars();
+        c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+    }).collect()
+}
+
+#[derive(Clone, Debug)]
+enum HeaderRule {
+    Value(Expr),
+    Count(String),
+    RangeOffset(String),
+    RangeLength(String),
+    Checksum,
+    Input,
+}
+
+#[derive(Clone, Debug)]
+enum RecordRule {
+    Offset(usize),
+    Length(usize),
+    Flag(usize),
+    Input,
+}
+
+fn expects(steps: &[Step], out: &mut Vec<(Expr, Expr)>) {
+    for s in steps {
+        if let Step::Expect { field, equals, .. } = s {
+            out.push((field.expr.clone(), equals.expr.clone()));
+        }
+    }
+}
+
+fn const_only(c: &Checked, e: &Expr) -> bool {
+    e.refs().iter().all(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Const(_) | Resolved::Len)))
+}
+
+/// Writer tokens, empty when the schema has no `writer` section.
+pub fn tokens(c: &Checked) -> TokenStream {
+    let file = &c.schema.file;
+    let Some(w) = &file.writer else { return quote!() };
+    let Some(hs) = c.header() else { return quote!() };
+    let hl = &c.layouts[&hs.name.text];
+    let id = format_ident!("{}Writer", file.name.text);
+    let plan_ty = format_ident!("{}Plan", file.name.text);
+    let hty = format_ident!("{}", hs.name.text);
+    let align = Literal::u64_suffixed(w.align);
+    let hsize = Literal::usize_unsuffixed(usize::try_from(hl.size).unwrap_or(0));
+    let hsize64 = Literal::u64_suffixed(hl.size);
+
+    // ---- header rules
+    let mut ex = Vec::new();
+    expects(&file.validate, &mut ex);
+    let mut hrules = vec![HeaderRule::Input; hs.fields.len()];
+    for (f, v) in &ex {
+        if let Some((Owner::Header, i)) = single_field(c, f, Scope::Top) {
+            if const_only(c, v) {
+                hrules[i] = HeaderRule::Value(v.clone());
+            }
+        }
+    }
+    for t in &file.tables {
+        if let Some((Owner::Header, i)) = single_field(c, &t.count.expr, Scope::Top) {
+            hrules[i] = HeaderRule::Count(t.name.text.clone());
+        }
+    }
+    let top_ranges: Vec<&Range> = file.ranges.iter().filter(|r| r.table.is_none()).collect();
+    for r in &top_ranges {
+        if let Some((Owner::Header, i)) = single_field(c, &r.offset.expr, Scope::Top) {
+            hrules[i] = HeaderRule::RangeOffset(r.name.text.clone());
+        }
+        if let Some((Owner::Header, i)) = single_field(c, &r.length.expr, Scope::Top) {
+            hrules[i] = HeaderRule::RangeLength(r.name.text.clone());
+        }
+    }
+    for k in &file.checksums {
+        if let Some((Owner::Header, i)) = single_field(c, &k.stored.expr, Scope::Top) {
+            hrules[i] = HeaderRule::Checksum;
+        }
+    }
+
+    // ---- inputs: header setters
+    let mut in_fields = Vec::new();
+    let mut in_defaults = Vec::new();
+    let mut setters = Vec::new();
+    let mut moves = Vec::new();
+    for (i, f) in hs.fields.iter().enumerate() {
+        if !matches!(hrules[i], HeaderRule::Input) { continue; }
+        let name = format_ident!("{}", f.name.text);
+        let (ty, default) = field_type(c, hl.fields[i].1);
+        let doc = format!(" Set `{}`: {}", f.name.text, f.doc.lines().next().unwrap_or(""));
+        in_fields.push(quote!(#name: #ty,));
+        in_defaults.push(quote!(#name: #default,));
+        moves.push(quote!(#name: self.#name,));
+        setters.push(quote! {
+            #[doc = #doc]
+            #[must_use]
+            pub fn #name(mut self, value: #ty) -> Self { self.#name = value; self }
+        });
+    }
+
+    // ---- tables: spec structs
+    let mut spec_items = Vec::new();
+    for t in &file.tables {
+        let name = format_ident!("{}", t.name.text);
+        let spec = format_ident!("{}Spec", t.record.text);
+        let doc = format!(" Set the records of `{}`.", t.name.text);
+        in_fields.push(quote!(#name: &'a [#spec<'a>],));
+        in_defaults.push(quote!(#name: &[],));
+        moves.push(quote!(#name: self.#name,));
+        setters.push(quote! {
+            #[doc = #doc]
+            #[must_use]
+            pub fn #name(mut self, value: &'a [#spec<'a>]) -> Self { self.#name = value; self }
+        });
+        spec_items.push(spec_struct(c, t));
+    }
+
+    // ---- required top-level ranges: typestate
+    let state_params: Vec<_> = top_ranges.iter().map(|r| format_ident!("{}State", camel(&r.name.text))).collect();
+    let mut range_setters = Vec::new();
+    for (k, r) in top_ranges.iter().enumerate() {
+        let name = format_ident!("{}", r.name.text);
+        in_fields.push(quote!(#name: &'a [u8],));
+        in_defaults.push(quote!(#name: &[],));
+        let out_params = state_params.iter().enumerate().map(|(j, p)| if j == k { quote!(Set) } else { quote!(#p) });
+        let out_params2 = out_params.clone();
+        let field_moves = top_ranges.iter().map(|o| {
+            let n = format_ident!("{}", o.name.text);
+            if o.name.text == r.name.text { quote!(#n: value,) } else { quote!(#n: self.#n,) }
+        });
+        let doc = format!(" Set `{}` (required): {}", r.name.text, r.doc.lines().next().unwrap_or(""));
+        let moves2 = moves.clone();
+        range_setters.push(quote! {
+            #[doc = #doc]
+            #[must_use]
+            pub fn #name(self, value: &'a [u8]) -> #id<'a, #(#out_params2),*> {
+                #id { #(#moves2)* #(#field_moves)* _state: core::marker::PhantomData }
+            }
+        });
+        let _ = out_params;
+    }
+    let unset_params = state_params.iter().map(|_| quote!(Unset));
+    let unset_params2 = unset_params.clone();
+    let set_params = state_params.iter().map(|_| quote!(Set));
+
+    // ---- plan: where everything goes
+    let mut plan_fields = Vec::new();
+    let mut plan_steps = Vec::new();
+    let mut plan_inits = Vec::new();
+    for item in &w.order {
+        if let Some(t) = c.table(&item.text) {
+            let at_var = format_ident!("{}_at", t.name.text);
+            let name = format_ident!("{}", t.name.text);
+            let size = Literal::u64_suffixed(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+            let at = top_value(c, &t.at.expr);
+            let item_name = t.name.text.as_str();
+            plan_fields.push(quote!(#at_var: u64,));
+            plan_inits.push(quote!(#at_var,));
+            plan_steps.push(quote! {
+                let #at_var: u64 = match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) };
+                cursor = (self.#name.len() as u64).checked_mul(#size).and_then(|n| n.checked_add(#at_var))
+                    .ok_or(__rt::WriteError::TooLarge { field: #item_name, value: u64::MAX })?;
+            });
+        } else if let Some(r) = file.ranges.iter().find(|r| r.name.text == item.text) {
+            let item_name = r.name.text.as_str();
+            match &r.table {
+                None => {
+                    let at_var = format_ident!("{}_at", r.name.text);
+                    let name = format_ident!("{}", r.name.text);
+                    plan_fields.push(quote!(#at_var: u64,));
+                    plan_inits.push(quote!(#at_var,));
+                    plan_steps.push(quote! {
+                        let #at_var = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                        cursor = #at_var.checked_add(self.#name.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: #at_var })?;
+                    });
+                }
+                Some(tn) => {
+                    let start_var = format_ident!("{}_start", r.name.text);
+                    let tname = format_ident!("{}", tn.text);
+                    let Some(t) = c.table(&tn.text) else { continue };
+                    let spec_enum = format_ident!("{}{}", t.record.text, camel(&r.name.text));
+                    let present = format_ident!("{}", r.present.as_ref().map_or("Present".to_string(), |n| camel(&n.text)));
+                    plan_fields.push(quote!(#start_var: u64,));
+                    plan_inits.push(quote!(#start_var,));
+                    let rn = format_ident!("{}", r.name.text);
+                    plan_steps.push(quote! {
+                        let #start_var = cursor;
+                        for spec in self.#tname {
+                            if let #spec_enum::#present(bytes) = spec.#rn {
+                                let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                                cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
+                            }
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    // ---- header bytes
+    let mut header_writes = Vec::new();
+    let mut checksum_patch = Vec::new();
+    for (i, f) in hs.fields.iter().enumerate() {
+        let (off, kind) = hl.fields[i];
+        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+        let path = format!("header.{}", f.name.text);
+        let name = format_ident!("{}", f.name.text);
+        let ity = match kind {
+            FieldKind::Int(t) => t,
+            FieldKind::Enum(e) => c.schema.enums[e].repr,
+            FieldKind::Flags(fl) => c.schema.flags[fl].repr,
+            FieldKind::Bytes(_) | FieldKind::Str(_) => {
+                if matches!(hrules[i], HeaderRule::Input) {
+                    header_writes.push(quote!(__rt::set(&mut h, #o, *self.#name);));
+                }
+                continue;
+            }
+        };
+        let ty = format_ident!("{}", ity.rust());
+        let value: TokenStream = match &hrules[i] {
+            HeaderRule::Value(e) => top_value(c, e),
+            HeaderRule::Count(t) => { let t = format_ident!("{}", t); quote!(Some(self.#t.len() as u64)) }
+            HeaderRule::RangeOffset(r) => { let v = format_ident!("{}_at", r); quote!(Some(plan.#v)) }
+            HeaderRule::RangeLength(r) => { let r = format_ident!("{}", r); quote!(Some(self.#r.len() as u64)) }
+            HeaderRule::Checksum => quote!(Some(0u64)),
+            HeaderRule::Input => match kind {
+                FieldKind::Enum(_) => quote!(Some(u64::from(self.#name.raw()))),
+                FieldKind::Flags(_) => quote!(Some(u64::from(self.#name.bits()))),
+                _ => quote!(Some(self.#name as u64)),
+            },
+        };
+        if matches!(hrules[i], HeaderRule::Input) {
+            let raw = match kind {
+                FieldKind::Enum(_) => quote!(self.#name.raw()),
+                FieldKind::Flags(_) => quote!(self.#name.bits()),
+                _ => quote!(self.#name),
+            };
+            header_writes.push(quote!(__rt::set(&mut h, #o, #raw.to_le_bytes());));
+        } else {
+            header_writes.push(quote! {
+                let v = #value;
+                let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
+                __rt::set(&mut h, #o, v.to_le_bytes());
+            });
+        }
+        if matches!(hrules[i], HeaderRule::Checksum) {
+            let k = file.checksums.iter().find(|k| single_field(c, &k.stored.expr, Scope::Top) == Some((Owner::Header, i)));
+            if let Some(k) = k {
+                let from = top_value(c, &k.from.expr);
+                let to = top_value(c, &k.to.expr);
+                let compute = match k.algorithm {
+                    Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
+                    Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+                };
+                let off64 = Literal::u64_suffixed(off);
+                checksum_patch.push(quote! {
+                    let sum = match (#from, #to) {
+                        (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                        _ => None,
+                    };
+                    let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
+                    __rt::put(out, #off64, &sum.to_le_bytes())?;
+                });
+            }
+        }
+    }
+
+    // ---- tables and their record ranges
+    let mut table_writes = Vec::new();
+    let mut data_writes = Vec::new();
+    for t in &file.tables {
+        let (rec_code, data_code) = table_code(c, t, w.align);
+        table_writes.push(rec_code);
+        data_writes.push(data_code);
+    }
+    let range_writes = top_ranges.iter().map(|r| {
+        let at = format_ident!("{}_at", r.name.text);
+        let n = format_ident!("{}", r.name.text);
+        quote!(__rt::put(out, plan.#at, self.#n)?;)
+    });
+
+    let doc = format!(
+        " Writes a {name} file in one forward pass into a caller's buffer: every offset computed, the\n ranges aligned to {a} bytes, the checksum patched in. Derived fields are not settable.",
+        name = c.schema.name.text,
+        a = w.align
+    );
+    let file_ty = format_ident!("{}", file.name.text);
+    quote! {
+        /// Writer typestate: a required part is not set yet.
+        #[derive(Clone, Copy, Debug)]
+        pub struct Unset;
+        /// Writer typestate: a required part is set.
+        #[derive(Clone, Copy, Debug)]
+        pub struct Set;
+        #(#spec_items)*
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug)]
+        #[must_use]
+        pub struct #id<'a, #(#state_params),*> {
+            #(#in_fields)*
+            _state: core::marker::PhantomData<(#(#state_params,)*)>,
+        }
+        #[derive(Clone, Copy, Debug)]
+        struct #plan_ty { total: u64, #(#plan_fields)* }
+        impl<'a> #id<'a, #(#unset_params),*> {
+            /// A writer with nothing set.
+            pub const fn new() -> Self {
+                Self { #(#in_defaults)* _state: core::marker::PhantomData }
+            }
+        }
+        impl Default for #id<'_, #(#unset_params2),*> {
+            fn default() -> Self { Self::new() }
+        }
+        impl<'a, #(#state_params),*> #id<'a, #(#state_params),*> {
+            #(#setters)*
+            #(#range_setters)*
+        }
+        impl<'a> #id<'a, #(#set_params),*> {
+            fn plan(&self) -> Result<#plan_ty, __rt::WriteError> {
+                let mut cursor: u64 = #hsize64;
+                #(#plan_steps)*
+                Ok(#plan_ty { total: cursor, #(#plan_inits)* })
+            }
+            /// How many bytes the file needs.
+            ///
+            /// # Errors
+            /// When a size does not fit the fields that must hold it.
+            pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+                let total = self.plan()?.total;
+                usize::try_from(total).map_err(|_| __rt::WriteError::TooLarge { field: "total", value: total })
+            }
+            /// Write the file into `out`; returns the bytes written (`encoded_len`).
+            ///
+            /// # Errors
+            /// When `out` is too small or a value does not fit its field.
+            pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+                let plan = self.plan()?;
+                let available = out.len() as u64;
+                let Some(out) = usize::try_from(plan.total).ok().and_then(|n| out.get_mut(..n)) else {
+                    return Err(__rt::WriteError::BufferTooSmall { needed: plan.total, available });
+                };
+                out.fill(0);
+                let len = plan.total;
+                let _ = len;
+                let mut h = [0u8; #hsize];
+                #(#header_writes)*
+                __rt::put(out, 0, &h)?;
+                // The header as written, for expressions that name its fields.
+                let header = #hty { raw: &h, buf: &h, index: 0 };
+                let _ = &header;
+                #(#table_writes)*
+                #(#range_writes)*
+                #(#data_writes)*
+                #(#checksum_patch)*
+                Ok(out.len())
+            }
+            /// Write the file into a new vector.
+            ///
+            /// # Errors
+            /// When a value does not fit its field.
+            #[cfg(feature = "alloc")]
+            pub fn to_vec(&self) -> Result<alloc::vec::Vec<u8>, __rt::WriteError> {
+                let mut v = alloc::vec![0u8; self.encoded_len()?];
+                self.write_into(&mut v)?;
+                Ok(v)
+            }
+        }
+        const _: fn() = || { let _ = #file_ty::validate; };
+    }
+}
+
+fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
+    match kind {
+        FieldKind::Int(t) => { let ty = format_ident!("{}", t.rust()); (quote!(#ty), quote!(0)) }
+        FieldKind::Enum(e) => {
+            let en = &c.schema.enums[e];
+            let ty = format_ident!("{}", en.name.text);
+            if en.open {
+                (quote!(#ty), quote!(#ty::from_raw(0)))
+            } else {
+                let first = format_ident!("{}", camel(&en.values.first().map_or("Missing".to_string(), |v| v.name.text.clone())));
+                (quote!(#ty), quote!(#ty::#first))
+            }
+        }
+        FieldKind::Flags(f) => { let ty = format_ident!("{}", c.schema.flags[f].name.text); (quote!(#ty), quote!(#ty::empty())) }
+        FieldKind::Bytes(n) | FieldKind::Str(n) => {
+            let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
+            (quote!(&'a [u8; #n]), quote!(&[0u8; #n]))
+        }
+    }
+}
+
+fn top_value(c: &Checked, e: &Expr) -> TokenStream {
+    crate::emit::value_tokens(c, e, Scope::Top)
+}
+
+/// The spec struct (and per-range data enum) for a table's records.
+fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
+    let file = &c.schema.file;
+    let Some(st) = c.strukt(&t.record.text) else { return quote!() };
+    let l = &c.layouts[&t.record.text];
+    let rules = record_rules(c, t);
+    let spec = format_ident!("{}Spec", t.record.text);
+    let mut fields = Vec::new();
+    let mut enums = Vec::new();
+    for (i, f) in st.fields.iter().enumerate() {
+        if matches!(rules[i], RecordRule::Input) {
+            let name = format_ident!("{}", f.name.text);
+            let (ty, _) = field_type(c, l.fields[i].1);
+            let doc = format!(" {}", f.doc.lines().next().unwrap_or(""));
+            fields.push(quote!(#[doc = #doc] pub #name: #ty,));
+        }
+    }
+    for r in file.ranges.iter().filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text)) {
+        let name = format_ident!("{}", r.name.text);
+        let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
+        let present = format_ident!("{}", r.present.as_ref().map_or("Present".to_string(), |n| camel(&n.text)));
+        let absent = format_ident!("{}", r.absent.as_ref().map_or("Absent".to_string(), |n| camel(&n.text)));
+        let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t)).and_then(|(_, i)| l.fields.get(i)).map(|f| f.1);
+        let len_ty = match len_kind { Some(FieldKind::Int(ti)) => format_ident!("{}", ti.rust()), _ => format_ident!("u64") };
+        let doc = format!(" Whether a record carries its `{}` bytes in the file.", r.name.text);
+        let pdoc = format!(" The bytes, stored in the file ({}).", r.doc.lines().next().unwrap_or(""));
+        fields.push(quote!(#[doc = #doc] pub #name: #en<'a>,));
+        enums.push(quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub enum #en<'a> {
+                #[doc = #pdoc]
+                #present(&'a [u8]),
+                /// Not stored in the file: only its length is recorded.
+                #absent(#len_ty),
+            }
+        });
+    }
+    let doc = format!(" One record of `{}` for the writer: the fields it cannot derive.", t.name.text);
+    quote! {
+        #(#enums)*
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct #spec<'a> { #(#fields)* }
+    }
+}
+
+fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
+    let file = &c.schema.file;
+    let st = c.strukt(&t.record.text);
+    let n = st.map_or(0, |s| s.fields.len());
+    let mut rules = vec![RecordRule::Input; n];
+    for (ri, r) in file.ranges.iter().enumerate() {
+        if r.table.as_ref().is_none_or(|x| x.text != t.name.text) { continue; }
+        let scope = Scope::RecordOnly(t);
+        if let Some((_, i)) = single_field(c, &r.offset.expr, scope) { rules[i] = RecordRule::Offset(ri); }
+        if let Some((_, i)) = single_field(c, &r.length.expr, scope) { rules[i] = RecordRule::Length(ri); }
+        if let Some(w) = &r.when {
+            if let Expr::Ref(p) = &w.expr {
+                if let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope) { rules[fi] = RecordRule::Flag(ri); }
+            }
+        }
+    }
+    rules
+}
+
+/// Code writing the table's records, and code writing its record ranges' bytes.
+fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) {
+    let file = &c.schema.file;
+    let Some(st) = c.strukt(&t.record.text) else { return (quote!(), quote!()) };
+    let l = &c.layouts[&t.record.text];
+    let rules = record_rules(c, t);
+    let size = Literal::usize_unsuffixed(usize::try_from(l.size).unwrap_or(0));
+    let size64 = Literal::u64_suffixed(l.size);
+    let align = Literal::u64_suffixed(align);
+    let tname = format_ident!("{}", t.name.text);
+    let at_var = format_ident!("{}_at", t.name.text);
+    let rranges: Vec<(usize, &Range)> = file.ranges.iter().enumerate().filter(|(_, r)| r.table.as_ref().is_some_and(|x| x.text == t.name.text)).collect();
+    let cursors = rranges.iter().map(|(_, r)| {
+        let cur = format_ident!("{}_cursor", r.name.text);
+        let start = format_ident!("{}_start", r.name.text);
+        quote!(let mut #cur = plan.#start;)
+    });
+    let cursors2 = cursors.clone();
+    let mut per_range = Vec::new();
+    let mut per_range_data = Vec::new();
+    for (ri, r) in &rranges {
+        let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
+        let present = format_ident!("{}", r.present.as_ref().map_or("Present".to_string(), |n| camel(&n.text)));
+        let absent = format_ident!("{}", r.absent.as_ref().map_or("Absent".to_string(), |n| camel(&n.text)));
+        let rn = format_ident!("{}", r.name.text);
+        let cur = format_ident!("{}_cursor", r.name.text);
+        let item = format!("{}[].{}", t.name.text, r.name.text);
+        let mut on_present = Vec::new();
+        let mut on_absent = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            let (off, kind) = l.fields[i];
+            let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+            let fname = &st.fields[i].name.text;
+            let path = format!("{}[].{}", t.name.text, fname);
+            let ity = match kind { FieldKind::Int(x) => x, FieldKind::Flags(f) => c.schema.flags[f].repr, FieldKind::Enum(e) => c.schema.enums[e].repr, _ => continue };
+            let ty = format_ident!("{}", ity.rust());
+            match rule {
+                RecordRule::Offset(x) if x == ri => {
+                    on_present.push(quote! {
+                        let v = #ty::try_from(at).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: at })?;
+                        __rt::set(&mut rec, #o, v.to_le_bytes());
+                    });
+                }
+                RecordRule::Length(x) if x == ri => {
+                    on_present.push(quote! {
+                        let v = #ty::try_from(bytes.len()).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: bytes.len() as u64 })?;
+                        __rt::set(&mut rec, #o, v.to_le_bytes());
+                    });
+                    on_absent.push(quote!(__rt::set(&mut rec, #o, n.to_le_bytes());));
+                }
+                RecordRule::Flag(x) if x == ri => {
+                    let Some(w) = &r.when else { continue };
+                    let Expr::Ref(p) = &w.expr else { continue };
+                    let Ok(Resolved::FlagBit(_, _, bi)) = c.resolve(p, Scope::RecordOnly(t)) else { continue };
+                    let FieldKind::Flags(fl) = kind else { continue };
+                    let fty = format_ident!("{}", c.schema.flags[fl].name.text);
+                    let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
+                    on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().to_le_bytes());));
+                }
+                _ => {}
+            }
+        }
+        per_range.push(quote! {
+            match spec.#rn {
+                #en::#present(bytes) => {
+                    let at = __rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?;
+                    #cur = at.saturating_add(bytes.len() as u64);
+                    #(#on_present)*
+                }
+                #en::#absent(n) => { #(#on_absent)* let _ = n; }
+            }
+        });
+        per_range_data.push(quote! {
+            if let #en::#present(bytes) = spec.#rn {
+                let at = __rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?;
+                __rt::put(out, at, bytes)?;
+                #cur = at.saturating_add(bytes.len() as u64);
+            }
+        });
+    }
+    let mut inputs = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        if !matches!(rule, RecordRule::Input) { continue; }
+        let (off, kind) = l.fields[i];
+        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+        let name = format_ident!("{}", st.fields[i].name.text);
+        inputs.push(match kind {
+            FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().to_le_bytes());),
+            FieldKind::Flags(_) => quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());),
+            FieldKind::Int(_) => quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());),
+            FieldKind::Bytes(_) | FieldKind::Str(_) => quote!(__rt::set(&mut rec, #o, *spec.#name);),
+        });
+    }
+    let records = quote! {
+        {
+            #(#cursors)*
+            for (i, spec) in self.#tname.iter().enumerate() {
+                let mut rec = [0u8; #size];
+                #(#inputs)*
+                #(#per_range)*
+                __rt::put(out, plan.#at_var.saturating_add((i as u64).saturating_mul(#size64)), &rec)?;
+            }
+        }
+    };
+    let data = if per_range_data.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            {
+                #(#cursors2)*
+                for spec in self.#tname { #(#per_range_data)* }
+            }
+        }
+    };
+    (records, data)
+}

@@ -1,0 +1,214 @@
+//! The one schema-loading function: YAML text to a tree whose every node knows its line and
+//! column. Built on `serde-saphyr` (a maintained YAML crate; not the archived `serde_yaml`).
+//!
+//! The tree is deliberately untyped: the typed schema is built from it by `load.rs`, which
+//! can then report *every* unknown key, missing key and wrong type at once instead of
+//! stopping at the first like a derived `Deserialize` would.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::Spanned;
+
+/// A position in the schema file (1-based line and column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    /// Line, from 1.
+    pub line: u64,
+    /// Column, from 1.
+    pub col: u64,
+}
+
+/// A YAML node with its position.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Where the node starts.
+    pub pos: Pos,
+    /// What it holds.
+    pub kind: Kind,
+}
+
+/// The kinds of node.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// A mapping, in file order, each key with its own position.
+    Map(Vec<(Pos, String, Node)>),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A string scalar (also what unquoted non-numbers are).
+    Str(String),
+    /// An integer scalar.
+    Int(i128),
+    /// A boolean scalar.
+    Bool(bool),
+    /// A float scalar.
+    Float(f64),
+    /// `~` or an empty value.
+    Null,
+}
+
+impl Kind {
+    /// A short name of the kind, for messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Kind::Map(_) => "a mapping",
+            Kind::Seq(_) => "a sequence",
+            Kind::Str(_) => "a string",
+            Kind::Int(_) => "an integer",
+            Kind::Bool(_) => "a boolean",
+            Kind::Float(_) => "a float",
+            Kind::Null => "nothing",
+        }
+    }
+}
+
+fn pos_of(loc: &serde_saphyr::Location) -> Pos {
+    Pos { line: loc.line(), col: loc.column() }
+}
+
+/// What a YAML syntax error looks like: a message and where.
+#[derive(Clone, Debug)]
+pub struct SyntaxError {
+    /// Where the parser stopped (line 0 when the parser did not say).
+    pub pos: Pos,
+    /// The parser's message.
+    pub message: String,
+}
+
+/// Parse YAML text into a positioned tree. This is the only place the project parses YAML.
+pub fn parse(text: &str) -> Result<Node, SyntaxError> {
+    match serde_saphyr::from_str::<Spanned<Inner>>(text) {
+        Ok(s) => Ok(s.value.into_node(pos_of(&s.referenced))),
+        Err(e) => {
+            let pos = e.location().map(|l| pos_of(&l)).unwrap_or_default();
+            let message = e.to_string();
+            // serde-saphyr's message may repeat the location; keep the first line only.
+            let message = message.lines().next().unwrap_or("invalid YAML").to_string();
+            Err(SyntaxError { pos, message })
+        }
+    }
+}
+
+/// Deserialization target: each child is wrapped in `Spanned` so the position survives.
+enum Inner {
+    Map(Vec<(Spanned<String>, Spanned<Inner>)>),
+    Seq(Vec<Spanned<Inner>>),
+    Str(String),
+    Int(i128),
+    Bool(bool),
+    Float(f64),
+    Null,
+}
+
+impl Inner {
+    fn into_node(self, pos: Pos) -> Node {
+        let kind = match self {
+            Inner::Map(entries) => Kind::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let vpos = pos_of(&v.referenced);
+                        (pos_of(&k.referenced), k.value, v.value.into_node(vpos))
+                    })
+                    .collect(),
+            ),
+            Inner::Seq(items) => Kind::Seq(
+                items
+                    .into_iter()
+                    .map(|v| {
+                        let p = pos_of(&v.referenced);
+                        v.value.into_node(p)
+                    })
+                    .collect(),
+            ),
+            Inner::Str(s) => Kind::Str(s),
+            Inner::Int(i) => Kind::Int(i),
+            Inner::Bool(b) => Kind::Bool(b),
+            Inner::Float(f) => Kind::Float(f),
+            Inner::Null => Kind::Null,
+        };
+        Node { pos, kind }
+    }
+}
+
+impl<'de> Deserialize<'de> for Inner {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(InnerVisitor)
+    }
+}
+
+struct InnerVisitor;
+
+impl<'de> Visitor<'de> for InnerVisitor {
+    type Value = Inner;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Inner, E> {
+        Ok(Inner::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Inner, E> {
+        Ok(Inner::Int(i128::from(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Inner, E> {
+        Ok(Inner::Int(i128::from(v)))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Inner, E> {
+        Ok(Inner::Int(v))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Inner, E> {
+        i128::try_from(v).map(Inner::Int).map_err(|_| E::custom("integer too large"))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Inner, E> {
+        Ok(Inner::Float(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Inner, E> {
+        Ok(Inner::Str(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Inner, E> {
+        Ok(Inner::Str(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Inner, E> {
+        Ok(Inner::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Inner, E> {
+        Ok(Inner::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Inner, D::Error> {
+        Inner::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Inner, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element::<Spanned<Inner>>()? {
+            items.push(v);
+        }
+        Ok(Inner::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Inner, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(k) = map.next_key::<Spanned<String>>()? {
+            let v = map.next_value::<Spanned<Inner>>()?;
+            entries.push((k, v));
+        }
+        Ok(Inner::Map(entries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_survive() {
+        let n = parse("a: 1\nb:\n  - x\n  - {c: 0x10}\n").expect("parses");
+        let Kind::Map(m) = n.kind else { panic!("map") };
+        assert_eq!(m[0].1, "a");
+        assert_eq!(m[1].0, Pos { line: 2, col: 1 });
+        let Kind::Seq(items) = &m[1].2.kind else { panic!("seq") };
+        assert_eq!(items[1].pos.line, 4);
+        let Kind::Map(inner) = &items[1].kind else { panic!("map") };
+        assert!(matches!(inner[0].2.kind, Kind::Int(16) | Kind::Str(_)));
+    }
+}
