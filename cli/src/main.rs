@@ -3,6 +3,9 @@
 //! Exit status: 0 success, 1 a file is invalid (or a check found problems), 2 usage or I/O
 //! error.
 
+mod disasm;
+mod verify;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -16,9 +19,17 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Cmd {}
+enum Cmd {
+    /// List a model's Ethos-U55 register command stream (Vela-style text, or --json).
+    Disasm(disasm::Args),
+    /// Statically check a model's command stream against its region sizes.
+    Verify(verify::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.cmd {}
+    match cli.cmd {
+        Cmd::Disasm(a) => disasm::run(a),
+        Cmd::Verify(a) => verify::run(a),
+    }
 }
