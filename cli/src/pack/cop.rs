@@ -1,0 +1,629 @@
+//! Vela's driver-actions payload around the register command stream: COP1 (the default) and
+//! COP2 (`--cop-format COP2`, required by `--separate-io-regions`).
+//!
+//! COP1, as `ethosu/vela/driver_actions.py` (Vela 5.2.0) writes it: little-endian 32-bit
+//! words, "COP1" (0x31504F43), then actions, each a tag word `id | reserved << 8 | param << 16`:
+//!
+//! | id | action | words |
+//! |---|---|---|
+//! | 0x01 | OPTIMIZER_CONFIG, param = patch << 4 \| rel | tag, CONFIG, ID |
+//! | 0x02 | COMMAND_STREAM, length in words = reserved << 16 \| param | tag, then the stream |
+//! | 0x03 | READ_APB (register read-back, debug) | tag |
+//! | 0x04 | DUMP_SHRAM (debug) | tag |
+//! | 0x05 | NOP (pads the stream start to 16 bytes) | tag |
+//!
+//! Vela emits "COP1", CONFIG, three NOPs and COMMAND_STREAM, so the stream starts at byte 32.
+//!
+//! COP2 is written by Vela's C++ back end (regor) and has no Python source; its layout here
+//! is read off Vela 5.2.0's output for both sample models, both accelerators, with and
+//! without `--separate-io-regions`:
+//!
+//! ```text
+//!  0  "COP2"   4  u16 major = 1   6  u16 minor = 0   8  u64 length of the actions that follow
+//! 16  action: u32 type (1 = command stream), u32 length of its body
+//! 24  body:   u32 metadata size (36), "VEUM", u32 version (1), u32 n = bytes of words (20),
+//!             n bytes of words: CONFIG, ID, then feature words (seen: 1 or 2, the scratch
+//!             size, 0 -- 2 with --separate-io-regions, 1 without)
+//! 60          0xFF padding up to the next 16-byte boundary
+//! 64          the register command stream, to the end of the body
+//! ```
+//!
+//! Anything else (unknown magic, version, action, truncation, a stream that is not whole
+//! words) is an error with a code and the byte offset in the payload.
+
+use serde::Serialize;
+
+use super::model::{PackError, le_u32};
+
+const COP1_MAGIC: u32 = u32::from_le_bytes(*b"COP1");
+const COP2_MAGIC: u32 = u32::from_le_bytes(*b"COP2");
+const VEUM_MAGIC: u32 = u32::from_le_bytes(*b"VEUM");
+
+const DA_RESERVED: u32 = 0x00;
+const DA_CONFIG: u32 = 0x01;
+const DA_CMD_STREAM: u32 = 0x02;
+const DA_READ_APB: u32 = 0x03;
+const DA_DUMP_SHRAM: u32 = 0x04;
+const DA_NOP: u32 = 0x05;
+
+const COP2_ACTION_CMD_STREAM: u32 = 1;
+
+/// Which driver-actions format the payload uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "format")]
+pub enum CopFormat {
+    /// "COP1": a word stream of tagged actions.
+    #[serde(rename = "COP1")]
+    Cop1 {
+        /// OPTIMIZER_CONFIG's `rel` (param bits [3:0]).
+        rel: u8,
+        /// OPTIMIZER_CONFIG's `patch` (param bits [15:4]).
+        patch: u16,
+    },
+    /// "COP2": a versioned header with typed, length-prefixed actions.
+    #[serde(rename = "COP2")]
+    Cop2 {
+        /// Major version (1).
+        major: u16,
+        /// Minor version (0).
+        minor: u16,
+        /// Version of the "VEUM" metadata block (1).
+        veum_version: u32,
+    },
+}
+
+impl CopFormat {
+    /// "COP1" or "COP2".
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            CopFormat::Cop1 { .. } => "COP1",
+            CopFormat::Cop2 { .. } => "COP2",
+        }
+    }
+}
+
+/// The decoded header of a COP1/COP2 payload. The stream itself is `payload[stream_offset ..
+/// stream_offset + stream_len]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CopPayload {
+    /// Format and version.
+    pub format: CopFormat,
+    /// The NPU CONFIG register value the stream was compiled for.
+    pub config: u32,
+    /// The NPU ID register value the stream was compiled for.
+    pub id: u32,
+    /// COP2's feature words after CONFIG and ID (empty for COP1).
+    pub features: Vec<u32>,
+    /// Byte offset of the register command stream in the payload.
+    pub stream_offset: u64,
+    /// Length of the register command stream in bytes.
+    pub stream_len: u64,
+    /// Length of the whole payload in bytes.
+    pub payload_len: u64,
+}
+
+impl CopPayload {
+    /// CONFIG bits [3:0]: log2 of the MACs per cycle.
+    #[must_use]
+    pub fn macs_per_cc_log2(&self) -> u32 {
+        self.config & 0xF
+    }
+
+    /// CONFIG bits [7:4]: command-stream version.
+    #[must_use]
+    pub fn cmd_stream_version(&self) -> u32 {
+        (self.config >> 4) & 0xF
+    }
+
+    /// CONFIG bits [15:8]: SHRAM size in KiB.
+    #[must_use]
+    pub fn shram_kib(&self) -> u32 {
+        (self.config >> 8) & 0xFF
+    }
+
+    /// CONFIG bits [31:28]: product (0 = Ethos-U55, 1 = Ethos-U65).
+    #[must_use]
+    pub fn product(&self) -> u32 {
+        self.config >> 28
+    }
+
+    /// MACs per cycle, `1 << macs_per_cc`.
+    #[must_use]
+    pub fn macs(&self) -> u64 {
+        1u64 << self.macs_per_cc_log2()
+    }
+
+    /// The register command stream inside `payload` (the buffer this was parsed from).
+    #[must_use]
+    pub fn stream<'a>(&self, payload: &'a [u8]) -> Option<&'a [u8]> {
+        npuschema_core::range_at(payload, self.stream_offset, self.stream_len)
+    }
+}
+
+/// Decode a COP1 or COP2 payload.
+pub fn parse(payload: &[u8]) -> Result<CopPayload, PackError> {
+    let magic = le_u32(payload, 0, "COP payload magic")?;
+    match magic {
+        COP1_MAGIC => parse_cop1(payload),
+        COP2_MAGIC => parse_cop2(payload),
+        other => Err(PackError::at(
+            "cop-bad-magic",
+            "COP payload magic",
+            0,
+            format!(
+                "found {other:#010x} ({:?}), expected \"COP1\" ({COP1_MAGIC:#010x}) or \"COP2\" ({COP2_MAGIC:#010x})",
+                String::from_utf8_lossy(&other.to_le_bytes())
+            ),
+        )),
+    }
+}
+
+fn total(payload: &[u8]) -> u64 {
+    payload.len() as u64
+}
+
+/// True when every byte of `payload` from `at` on is zero.
+fn zero_from(payload: &[u8], at: u64) -> bool {
+    usize::try_from(at)
+        .ok()
+        .and_then(|a| payload.get(a..))
+        .is_none_or(|rest| rest.iter().all(|&b| b == 0))
+}
+
+fn parse_cop1(payload: &[u8]) -> Result<CopPayload, PackError> {
+    let len = total(payload);
+    let mut pos: u64 = 4;
+    let mut config: Option<(u32, u32, u8, u16)> = None;
+    let mut stream: Option<(u64, u64)> = None;
+    while pos < len {
+        if len - pos < 4 {
+            if zero_from(payload, pos) {
+                break;
+            }
+            return Err(PackError::at(
+                "cop-truncated",
+                "COP1 action",
+                pos,
+                format!("{} trailing bytes that are not a whole word", len - pos),
+            ));
+        }
+        let tag = le_u32(payload, pos, "COP1 action")?;
+        let id = tag & 0xFF;
+        let reserved = (tag >> 8) & 0xFF;
+        let param = tag >> 16;
+        match id {
+            DA_RESERVED if tag == 0 && zero_from(payload, pos) => break,
+            DA_CONFIG => {
+                if config.is_some() {
+                    return Err(PackError::at(
+                        "cop-duplicate-action",
+                        "COP1 OPTIMIZER_CONFIG action",
+                        pos,
+                        "a second OPTIMIZER_CONFIG action",
+                    ));
+                }
+                let cfg = le_u32(payload, pos + 4, "COP1 OPTIMIZER_CONFIG CONFIG word")?;
+                let idw = le_u32(payload, pos + 8, "COP1 OPTIMIZER_CONFIG ID word")?;
+                // rel is 4 bits, patch the 12 bits above it: both fit their types.
+                let rel = u8::try_from(param & 0xF).unwrap_or(0);
+                let patch = u16::try_from(param >> 4).unwrap_or(0);
+                config = Some((cfg, idw, rel, patch));
+                pos += 12;
+            }
+            DA_CMD_STREAM => {
+                if stream.is_some() {
+                    return Err(PackError::at(
+                        "cop-duplicate-action",
+                        "COP1 COMMAND_STREAM action",
+                        pos,
+                        "a second COMMAND_STREAM action (NPU1 holds one stream)",
+                    ));
+                }
+                let words = (u64::from(reserved) << 16) | u64::from(param);
+                let start = pos + 4;
+                let bytes = words * 4;
+                if start + bytes > len {
+                    return Err(PackError::at(
+                        "cop-stream-out-of-bounds",
+                        "COP1 COMMAND_STREAM action",
+                        pos,
+                        format!(
+                            "{words} words ({bytes:#x} bytes) from byte {start:#x} end at {:#x}, past the payload's {len:#x} bytes",
+                            start + bytes
+                        ),
+                    ));
+                }
+                stream = Some((start, bytes));
+                pos = start + bytes;
+            }
+            DA_READ_APB | DA_DUMP_SHRAM | DA_NOP => pos += 4,
+            _ => {
+                return Err(PackError::at(
+                    "cop-unknown-action",
+                    "COP1 action",
+                    pos,
+                    format!("tag word {tag:#010x} has action id {id:#04x}, not one Vela defines"),
+                ));
+            }
+        }
+    }
+    let Some((config, id, rel, patch)) = config else {
+        return Err(PackError::at(
+            "cop-missing-config",
+            "COP1 payload",
+            4,
+            "no OPTIMIZER_CONFIG action: the accelerator configuration is unknown",
+        ));
+    };
+    let Some((stream_offset, stream_len)) = stream else {
+        return Err(PackError::at(
+            "cop-missing-stream",
+            "COP1 payload",
+            4,
+            "no COMMAND_STREAM action",
+        ));
+    };
+    if stream_len == 0 {
+        return Err(PackError::at(
+            "cop-empty-stream",
+            "COP1 COMMAND_STREAM action",
+            stream_offset.saturating_sub(4),
+            "the command stream has length 0",
+        ));
+    }
+    Ok(CopPayload {
+        format: CopFormat::Cop1 { rel, patch },
+        config,
+        id,
+        features: Vec::new(),
+        stream_offset,
+        stream_len,
+        payload_len: len,
+    })
+}
+
+fn parse_cop2(payload: &[u8]) -> Result<CopPayload, PackError> {
+    let len = total(payload);
+    let version = le_u32(payload, 4, "COP2 version")?;
+    let major = u16::try_from(version & 0xFFFF).unwrap_or(u16::MAX);
+    let minor = u16::try_from(version >> 16).unwrap_or(u16::MAX);
+    if major != 1 {
+        return Err(PackError::at(
+            "cop2-unsupported-version",
+            "COP2 major version",
+            4,
+            format!("found {major}.{minor}, this reader knows 1.x"),
+        ));
+    }
+    let lo = le_u32(payload, 8, "COP2 actions length")?;
+    let hi = le_u32(payload, 12, "COP2 actions length")?;
+    let actions_len = u64::from(lo) | (u64::from(hi) << 32);
+    let actions_end = 16u64
+        .checked_add(actions_len)
+        .filter(|&e| e <= len)
+        .ok_or_else(|| {
+            PackError::at(
+                "cop2-actions-out-of-bounds",
+                "COP2 actions length",
+                8,
+                format!("16 + {actions_len:#x} > payload length {len:#x}"),
+            )
+        })?;
+    if !zero_from(payload, actions_end) {
+        return Err(PackError::at(
+            "cop-trailing-data",
+            "COP2 payload",
+            actions_end,
+            format!("non-zero bytes after the {actions_len:#x} bytes of actions"),
+        ));
+    }
+
+    let mut pos = 16u64;
+    let mut found: Option<(u32, u32, u32, Vec<u32>, u64, u64)> = None;
+    while pos < actions_end {
+        if actions_end - pos < 8 {
+            return Err(PackError::at(
+                "cop-truncated",
+                "COP2 action header",
+                pos,
+                format!("{} bytes left, an action header needs 8", actions_end - pos),
+            ));
+        }
+        let kind = le_u32(payload, pos, "COP2 action type")?;
+        let body_len = u64::from(le_u32(payload, pos + 4, "COP2 action length")?);
+        let body = pos + 8;
+        let body_end = body + body_len;
+        if body_end > actions_end {
+            return Err(PackError::at(
+                "cop2-action-out-of-bounds",
+                "COP2 action length",
+                pos + 4,
+                format!("body {body:#x} + {body_len:#x} > end of actions {actions_end:#x}"),
+            ));
+        }
+        if kind != COP2_ACTION_CMD_STREAM {
+            return Err(PackError::at(
+                "cop-unknown-action",
+                "COP2 action type",
+                pos,
+                format!("action type {kind} (only 1, command stream, is known)"),
+            ));
+        }
+        if found.is_some() {
+            return Err(PackError::at(
+                "cop-duplicate-action",
+                "COP2 command-stream action",
+                pos,
+                "a second command-stream action (NPU1 holds one stream)",
+            ));
+        }
+        found = Some(parse_cop2_stream_action(payload, body, body_end)?);
+        pos = body_end;
+    }
+    let Some((veum_version, config, id, features, stream_offset, stream_len)) = found else {
+        return Err(PackError::at(
+            "cop-missing-stream",
+            "COP2 payload",
+            16,
+            "no command-stream action",
+        ));
+    };
+    Ok(CopPayload {
+        format: CopFormat::Cop2 {
+            major,
+            minor,
+            veum_version,
+        },
+        config,
+        id,
+        features,
+        stream_offset,
+        stream_len,
+        payload_len: len,
+    })
+}
+
+type Cop2Stream = (u32, u32, u32, Vec<u32>, u64, u64);
+
+fn parse_cop2_stream_action(
+    payload: &[u8],
+    body: u64,
+    body_end: u64,
+) -> Result<Cop2Stream, PackError> {
+    let meta_size = u64::from(le_u32(payload, body, "COP2 metadata size")?);
+    let magic = le_u32(payload, body + 4, "COP2 metadata magic")?;
+    if magic != VEUM_MAGIC {
+        return Err(PackError::at(
+            "cop2-bad-metadata",
+            "COP2 metadata magic",
+            body + 4,
+            format!("found {magic:#010x}, expected \"VEUM\" ({VEUM_MAGIC:#010x})"),
+        ));
+    }
+    let veum_version = le_u32(payload, body + 8, "COP2 metadata version")?;
+    if veum_version != 1 {
+        return Err(PackError::at(
+            "cop2-bad-metadata",
+            "COP2 metadata version",
+            body + 8,
+            format!("found {veum_version}, this reader knows 1"),
+        ));
+    }
+    let words_len = u64::from(le_u32(payload, body + 12, "COP2 metadata words length")?);
+    if words_len < 8 || !words_len.is_multiple_of(4) || 16 + words_len > meta_size {
+        return Err(PackError::at(
+            "cop2-bad-metadata",
+            "COP2 metadata words length",
+            body + 12,
+            format!(
+                "{words_len:#x} bytes of words in a {meta_size:#x}-byte block: needs CONFIG and ID (8 bytes), whole words, inside the block"
+            ),
+        ));
+    }
+    let meta_end = body + meta_size;
+    if meta_end > body_end {
+        return Err(PackError::at(
+            "cop2-bad-metadata",
+            "COP2 metadata size",
+            body,
+            format!("block {body:#x} + {meta_size:#x} runs past the action's end {body_end:#x}"),
+        ));
+    }
+    let config = le_u32(payload, body + 16, "COP2 CONFIG word")?;
+    let id = le_u32(payload, body + 20, "COP2 ID word")?;
+    let mut features = Vec::new();
+    let mut at = body + 24;
+    while at < body + 16 + words_len {
+        features.push(le_u32(payload, at, "COP2 feature word")?);
+        at += 4;
+    }
+    // The stream starts at the first 16-byte boundary after the metadata; what lies between
+    // is 0xFF padding.
+    let stream_offset = meta_end.div_ceil(16) * 16;
+    if stream_offset > body_end {
+        return Err(PackError::at(
+            "cop-missing-stream",
+            "COP2 command-stream action",
+            body,
+            "the action ends inside the metadata padding",
+        ));
+    }
+    for p in meta_end..stream_offset {
+        let b = usize::try_from(p)
+            .ok()
+            .and_then(|i| payload.get(i))
+            .copied();
+        if b != Some(0xFF) {
+            return Err(PackError::at(
+                "cop2-bad-padding",
+                "COP2 metadata padding",
+                p,
+                format!(
+                    "byte {:#04x} where 0xff padding to the 16-byte stream start was expected",
+                    b.unwrap_or(0)
+                ),
+            ));
+        }
+    }
+    let stream_len = body_end - stream_offset;
+    if stream_len == 0 {
+        return Err(PackError::at(
+            "cop-empty-stream",
+            "COP2 command-stream action",
+            stream_offset,
+            "the command stream has length 0",
+        ));
+    }
+    if !stream_len.is_multiple_of(4) {
+        return Err(PackError::at(
+            "cop-stream-not-words",
+            "COP2 command-stream action",
+            stream_offset,
+            format!("{stream_len:#x} bytes is not a whole number of 32-bit words"),
+        ));
+    }
+    Ok((
+        veum_version,
+        config,
+        id,
+        features,
+        stream_offset,
+        stream_len,
+    ))
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code"
+)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[u32]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn cop1(stream: &[u32]) -> Vec<u8> {
+        let n = u32::try_from(stream.len()).unwrap_or(0);
+        let mut w = vec![
+            COP1_MAGIC,
+            0x0010_0001,
+            0x0000_1807,
+            0x1006_6001,
+            5,
+            5,
+            5,
+            2 | (n << 16),
+        ];
+        w.extend_from_slice(stream);
+        words(&w)
+    }
+
+    fn cop2(stream: &[u32], pad: u32) -> Vec<u8> {
+        let body = 40 + 4 * stream.len();
+        let mut w = vec![COP2_MAGIC, 1, u32::try_from(body + 8).unwrap_or(0), 0, 1];
+        w.push(u32::try_from(body).unwrap_or(0));
+        w.extend_from_slice(&[36, VEUM_MAGIC, 1, 20, 0x3008, 0x1006_6001, 2, 0x20, 0, pad]);
+        w.extend_from_slice(stream);
+        words(&w)
+    }
+
+    #[test]
+    fn cop1_stream_starts_at_32() {
+        let p = cop1(&[0x0001_010f, 0xffff_0000]);
+        let c = parse(&p).unwrap();
+        assert_eq!((c.stream_offset, c.stream_len), (32, 8));
+        assert_eq!(c.config, 0x1807);
+        assert_eq!(c.macs(), 128);
+        assert_eq!(c.format, CopFormat::Cop1 { rel: 0, patch: 1 });
+        assert_eq!(c.stream(&p).unwrap(), &p[32..]);
+    }
+
+    #[test]
+    fn cop1_length_uses_the_reserved_byte_as_high_bits() {
+        // reserved = 1 -> 65536 + 2 words: far more than the payload holds.
+        let mut p = cop1(&[0, 0]);
+        p[29] = 1;
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(28)));
+    }
+
+    #[test]
+    fn cop1_trailing_zeros_are_accepted_and_other_bytes_are_not() {
+        let base = cop1(&[0xffff_0000]);
+        let mut p = base.clone();
+        p.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        assert_eq!(parse(&p).unwrap().stream_len, 4);
+
+        let mut p = base.clone();
+        p.push(7);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-truncated", Some(36)));
+
+        let mut p = base;
+        p.extend_from_slice(&[0, 0, 0, 0, 9, 0, 0, 0]);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-unknown-action", Some(36)));
+    }
+
+    #[test]
+    fn cop1_without_config_or_stream_is_rejected() {
+        let e = parse(&words(&[COP1_MAGIC, 2 | (1 << 16), 0xffff_0000])).unwrap_err();
+        assert_eq!(e.code, "cop-missing-config");
+        let e = parse(&words(&[COP1_MAGIC, 0x0010_0001, 0x1807, 0])).unwrap_err();
+        assert_eq!(e.code, "cop-missing-stream");
+    }
+
+    #[test]
+    fn bad_magic_is_rejected_at_offset_0() {
+        let e = parse(b"COP3\0\0\0\0").unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-bad-magic", Some(0)));
+        let e = parse(b"CO").unwrap_err();
+        assert_eq!(e.code, "truncated");
+    }
+
+    #[test]
+    fn cop2_stream_starts_at_64() {
+        let p = cop2(&[0x0001_010f, 0xffff_0000], 0xffff_ffff);
+        let c = parse(&p).unwrap();
+        assert_eq!((c.stream_offset, c.stream_len), (64, 8));
+        assert_eq!(c.config, 0x3008);
+        assert_eq!(c.macs(), 256);
+        assert_eq!(c.features, vec![2, 0x20, 0]);
+        assert_eq!(
+            c.format,
+            CopFormat::Cop2 {
+                major: 1,
+                minor: 0,
+                veum_version: 1
+            }
+        );
+    }
+
+    #[test]
+    fn cop2_checks_padding_version_and_lengths() {
+        let e = parse(&cop2(&[0xffff_0000], 0)).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop2-bad-padding", Some(60)));
+
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p[4] = 2;
+        assert_eq!(parse(&p).unwrap_err().code, "cop2-unsupported-version");
+
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p[8] = 0xff;
+        assert_eq!(parse(&p).unwrap_err().code, "cop2-actions-out-of-bounds");
+
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p[16] = 9;
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-unknown-action", Some(16)));
+
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p[28] = b'X';
+        assert_eq!(parse(&p).unwrap_err().code, "cop2-bad-metadata");
+    }
+}

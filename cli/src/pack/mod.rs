@@ -1,0 +1,74 @@
+//! `npuschema pack`: Vela's output (`*_vela.npz` or `*_vela.tflite`) to an NPU1 `.npub`.
+//!
+//! Reading is split by source ([`npz`], [`tflite`]), both producing one format-independent
+//! [`VelaModel`]; [`cop`] decodes the COP1/COP2 payload around the command stream;
+//! [`layout`] assigns regions.
+//!
+//! Host code. Arithmetic on offsets is done in `u64` on values bounded by the length of an
+//! in-memory buffer or read as `u32` from it, so a handful of additions cannot overflow;
+//! hence the module-wide allowance below.
+#![allow(clippy::arithmetic_side_effects)]
+
+pub mod cop;
+pub mod layout;
+pub mod model;
+pub mod npz;
+pub mod tflite;
+#[allow(
+    unsafe_code,
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    unused_imports,
+    dead_code,
+    non_camel_case_types,
+    deprecated,
+    reason = "flatc-generated FlatBuffers accessors (see the file's header); the unsafe is the flatbuffers crate's API, used on verified buffers only"
+)]
+#[rustfmt::skip]
+mod tflite_generated;
+
+use std::path::Path;
+
+pub use model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
+
+/// Read a Vela output file, telling npz from TFLite by content (zip signature or the
+/// FlatBuffer identifier "TFL3"), not by name.
+pub fn load(path: &Path) -> Result<VelaModel, PackError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        PackError::new(
+            "io-error",
+            path.display().to_string(),
+            None,
+            format!("cannot read: {e}"),
+        )
+    })?;
+    parse(&bytes).map_err(|e| PackError {
+        field: format!("{}: {}", path.display(), e.field),
+        ..e
+    })
+}
+
+/// Parse the bytes of a Vela output (see [`load`]).
+pub fn parse(bytes: &[u8]) -> Result<VelaModel, PackError> {
+    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+        npz::read(bytes)
+    } else if bytes.get(4..8) == Some(b"TFL3") {
+        tflite::read(bytes)
+    } else {
+        let head = bytes.get(..8).unwrap_or(bytes);
+        Err(PackError::at(
+            "unknown-input-format",
+            "input",
+            0,
+            format!(
+                "first bytes {head:02x?}: neither a zip (.npz from vela --output-format raw) nor a TFLite FlatBuffer (\"TFL3\" at byte 4)"
+            ),
+        ))
+    }
+}

@@ -1,0 +1,599 @@
+//! Vela's raw output (`--output-format raw`): `<model>_vela.npz`, a zip of `.npy` members.
+//!
+//! Members, as `ethosu/vela/rawdata_writer.py` (Vela 5.2.0) writes them:
+//!
+//! | member | numpy value |
+//! |---|---|
+//! | `cmd_data` | the COP1/COP2 payload as a 0-d `bytes` value (`|S<n>`) |
+//! | `weight_data` | the read-only region (0-d `|S<n>`, or a 1-d `uint8` array) |
+//! | `weight_region`, `scratch_region`, `scratch_fast_region` | region slots (0-d int) |
+//! | `scratch_size`, `scratch_fast_size` | byte sizes (0-d int) |
+//! | `input_shape`, `output_shape` | one row per tensor (Vela pads to 6 dimensions) |
+//! | `input_elem_size`, `_region`, `_offset` (and `output_*`) | one value per tensor |
+//! | `input_quantization`, `output_quantization` | object arrays (pickled) of dicts |
+//!
+//! Headers are parsed by `npyz`. Two values need more than its typed readers:
+//!
+//! * `|S<n>` blobs: `npyz` reads `|S` into `Vec<u8>` with trailing NUL bytes stripped, which
+//!   would cut a payload or weight blob that ends in zeros. So `npyz` parses the header and
+//!   the `n` data bytes that follow it are read whole.
+//! * Quantisation: object arrays are pickles. `serde-pickle` decodes them as plain data (it
+//!   runs nothing); the ndarray state it yields for each `scale` / `zero_point` is
+//!   `(1, shape, dtype state, fortran, raw bytes)`, which is read as float32 / int32 as
+//!   `rawdata_writer.py` creates them, after checking the byte count and byte order. A
+//!   quantisation entry that does not have that form is reported as unknown (with a note),
+//!   not guessed.
+
+use std::io::{Cursor, Read};
+
+use npyz::{DType, NpyFile, TypeChar};
+use serde_pickle::{HashableValue, Value};
+
+use super::cop;
+use super::model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
+
+/// Members larger than this are refused (a zip bomb guard; real payloads are megabytes).
+const MAX_MEMBER_BYTES: u64 = 1 << 31;
+
+/// The zip file, with its name for messages.
+struct Npz<'a> {
+    zip: zip::ZipArchive<Cursor<&'a [u8]>>,
+}
+
+impl Npz<'_> {
+    fn has(&self, member: &str) -> bool {
+        self.zip.index_for_name(&format!("{member}.npy")).is_some()
+    }
+
+    /// The bytes of `<member>.npy`.
+    fn member(&mut self, member: &str) -> Result<Vec<u8>, PackError> {
+        let name = format!("{member}.npy");
+        let mut f = self.zip.by_name(&name).map_err(|e| {
+            PackError::new(
+                "npz-missing-member",
+                name.clone(),
+                None,
+                format!("not readable in the npz: {e}"),
+            )
+        })?;
+        if f.size() > MAX_MEMBER_BYTES {
+            return Err(PackError::new(
+                "npz-member-too-large",
+                name,
+                None,
+                format!("{} bytes uncompressed (limit {MAX_MEMBER_BYTES})", f.size()),
+            ));
+        }
+        let mut out = Vec::new();
+        f.by_ref()
+            .take(MAX_MEMBER_BYTES)
+            .read_to_end(&mut out)
+            .map_err(|e| {
+                PackError::new("npz-bad-member", name, None, format!("cannot be read: {e}"))
+            })?;
+        Ok(out)
+    }
+
+    fn npy<'b>(&mut self, member: &str, bytes: &'b [u8]) -> Result<NpyFile<&'b [u8]>, PackError> {
+        let _ = self;
+        NpyFile::new(bytes).map_err(|e| {
+            PackError::at(
+                "npz-bad-npy-header",
+                format!("{member}.npy"),
+                0,
+                format!("not a .npy file: {e}"),
+            )
+        })
+    }
+
+    /// A byte blob: a 0-d `|S<n>` value read whole (trailing zeros included), or a 1-d
+    /// `uint8` array.
+    fn blob(&mut self, member: &str) -> Result<Vec<u8>, PackError> {
+        let bytes = self.member(member)?;
+        let npy = self.npy(member, &bytes)?;
+        let name = format!("{member}.npy");
+        let dtype = npy.dtype();
+        let shape = npy.shape().to_vec();
+        match &dtype {
+            DType::Plain(ts) if ts.type_char() == TypeChar::ByteStr && shape.is_empty() => {
+                let n = ts.size_field();
+                let data = npy.into_inner();
+                let data_at = (bytes.len() - data.len()) as u64;
+                let avail = data.len() as u64;
+                usize::try_from(n)
+                    .ok()
+                    .and_then(|n| data.get(..n))
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| {
+                        PackError::at(
+                            "npz-truncated-member",
+                            name,
+                            data_at,
+                            format!("|S{n} value needs {n} bytes, {avail} follow the header"),
+                        )
+                    })
+            }
+            DType::Plain(ts)
+                if ts.type_char() == TypeChar::Uint && ts.size_field() == 1 && shape.len() == 1 =>
+            {
+                npy.into_vec::<u8>()
+                    .map_err(|e| PackError::new("npz-truncated-member", name, None, e.to_string()))
+            }
+            other => Err(PackError::at(
+                "npz-unexpected-dtype",
+                name,
+                0,
+                format!(
+                    "dtype {} with shape {shape:?}; expected a 0-d byte string (|S<n>) or 1-d uint8",
+                    other.descr()
+                ),
+            )),
+        }
+    }
+
+    /// All values of an integer array of any integer dtype, flattened, with its shape. An
+    /// empty array of any dtype (numpy saves `[]` as float64) reads as no values.
+    fn ints(&mut self, member: &str) -> Result<(Vec<i64>, Vec<u64>), PackError> {
+        let bytes = self.member(member)?;
+        let npy = self.npy(member, &bytes)?;
+        let name = format!("{member}.npy");
+        let shape = npy.shape().to_vec();
+        if npy.len() == 0 {
+            return Ok((Vec::new(), shape));
+        }
+        let bad = |e: std::io::Error| {
+            PackError::at("npz-truncated-member", name.clone(), 0, e.to_string())
+        };
+        let DType::Plain(ts) = npy.dtype() else {
+            return Err(PackError::at(
+                "npz-unexpected-dtype",
+                name.clone(),
+                0,
+                "a structured dtype; expected integers",
+            ));
+        };
+        let values: Vec<i64> = match (ts.type_char(), ts.size_field()) {
+            (TypeChar::Int, 8) => npy.into_vec::<i64>().map_err(bad)?,
+            (TypeChar::Int, 4) => npy
+                .into_vec::<i32>()
+                .map_err(bad)?
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            (TypeChar::Int, 2) => npy
+                .into_vec::<i16>()
+                .map_err(bad)?
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            (TypeChar::Int, 1) => npy
+                .into_vec::<i8>()
+                .map_err(bad)?
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            (TypeChar::Uint, 4) => npy
+                .into_vec::<u32>()
+                .map_err(bad)?
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            (TypeChar::Uint, 2) => npy
+                .into_vec::<u16>()
+                .map_err(bad)?
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            (TypeChar::Uint, 1) => npy
+                .into_vec::<u8>()
+                .map_err(bad)?
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            (TypeChar::Uint, 8) => npy
+                .into_vec::<u64>()
+                .map_err(bad)?
+                .into_iter()
+                .map(|v| i64::try_from(v).unwrap_or(i64::MAX))
+                .collect(),
+            _ => {
+                return Err(PackError::at(
+                    "npz-unexpected-dtype",
+                    name.clone(),
+                    0,
+                    format!("dtype {}; expected integers", ts),
+                ));
+            }
+        };
+        Ok((values, shape))
+    }
+
+    /// A 0-d (or one-element) integer as u64.
+    fn scalar(&mut self, member: &str) -> Result<u64, PackError> {
+        let (v, shape) = self.ints(member)?;
+        match v.as_slice() {
+            [x] => u64::try_from(*x).map_err(|_| {
+                PackError::new(
+                    "npz-bad-value",
+                    format!("{member}.npy"),
+                    None,
+                    format!("{x} is negative"),
+                )
+            }),
+            _ => Err(PackError::new(
+                "npz-bad-value",
+                format!("{member}.npy"),
+                None,
+                format!("shape {shape:?}: expected a single integer"),
+            )),
+        }
+    }
+
+    /// Non-negative integers, one per tensor.
+    fn per_tensor(&mut self, member: &str, n: usize) -> Result<Vec<u64>, PackError> {
+        let (v, shape) = self.ints(member)?;
+        if v.len() != n {
+            return Err(PackError::new(
+                "npz-inconsistent-tensors",
+                format!("{member}.npy"),
+                None,
+                format!("{} values (shape {shape:?}) for {n} tensors", v.len()),
+            ));
+        }
+        v.into_iter()
+            .map(|x| {
+                u64::try_from(x).map_err(|_| {
+                    PackError::new(
+                        "npz-bad-value",
+                        format!("{member}.npy"),
+                        None,
+                        format!("{x} is negative"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Shapes, one row per tensor: returns the number of tensors and their shapes.
+    fn shapes(&mut self, member: &str) -> Result<Vec<Vec<u64>>, PackError> {
+        let (v, shape) = self.ints(member)?;
+        let name = format!("{member}.npy");
+        if v.is_empty() {
+            return Ok(Vec::new());
+        }
+        let [rows, cols] = shape.as_slice() else {
+            return Err(PackError::new(
+                "npz-bad-value",
+                name,
+                None,
+                format!("shape {shape:?}: expected (tensors, dims)"),
+            ));
+        };
+        let (rows, cols) = (
+            usize::try_from(*rows).unwrap_or(0),
+            usize::try_from(*cols).unwrap_or(0),
+        );
+        if cols == 0 || rows.checked_mul(cols) != Some(v.len()) {
+            return Err(PackError::new(
+                "npz-bad-value",
+                name,
+                None,
+                format!("shape {shape:?} does not match {} values", v.len()),
+            ));
+        }
+        v.chunks(cols)
+            .map(|row| {
+                row.iter()
+                    .map(|&d| {
+                        u64::try_from(d).map_err(|_| {
+                            PackError::new(
+                                "npz-bad-value",
+                                name.clone(),
+                                None,
+                                format!("dimension {d} is negative"),
+                            )
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Quantisation per tensor (`None` entries when unknown), plus notes on why.
+    fn quantization(
+        &mut self,
+        member: &str,
+        n: usize,
+        notes: &mut Vec<String>,
+    ) -> Vec<Option<Quantization>> {
+        let unknown = vec![None; n];
+        if !self.has(member) {
+            notes.push(format!("{member}.npy is absent: quantisation unknown"));
+            return unknown;
+        }
+        let bytes = match self.member(member) {
+            Ok(b) => b,
+            Err(e) => {
+                notes.push(format!("quantisation unknown: {e}"));
+                return unknown;
+            }
+        };
+        let npy = match self.npy(member, &bytes) {
+            Ok(n) => n,
+            Err(e) => {
+                notes.push(format!("quantisation unknown: {e}"));
+                return unknown;
+            }
+        };
+        if !npy.uses_pickled_array() {
+            notes.push(format!(
+                "{member}.npy is not an object array: quantisation unknown"
+            ));
+            return unknown;
+        }
+        let pickle = npy.into_inner();
+        let value = match serde_pickle::value_from_reader(pickle, serde_pickle::DeOptions::new()) {
+            Ok(v) => v,
+            Err(e) => {
+                notes.push(format!(
+                    "{member}.npy: pickle not decodable ({e}): quantisation unknown"
+                ));
+                return unknown;
+            }
+        };
+        let Some(items) = ndarray_state(&value).and_then(|(_, data)| match data {
+            Value::List(items) => Some(items),
+            _ => None,
+        }) else {
+            notes.push(format!(
+                "{member}.npy: not a pickled object array: quantisation unknown"
+            ));
+            return unknown;
+        };
+        if items.len() != n {
+            notes.push(format!(
+                "{member}.npy: {} entries for {n} tensors: quantisation unknown",
+                items.len()
+            ));
+            return unknown;
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match quant_entry(item) {
+                Ok(q) => q,
+                Err(why) => {
+                    notes.push(format!("{member}[{i}]: {why}: quantisation unknown"));
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+/// An ndarray's pickled state, `(version, shape, dtype state, fortran, data)`: returns the
+/// shape and the data.
+fn ndarray_state(v: &Value) -> Option<(Vec<i64>, &Value)> {
+    let Value::Tuple(t) = v else { return None };
+    let [_, Value::Tuple(shape), _, _, data] = t.as_slice() else {
+        return None;
+    };
+    let shape = shape
+        .iter()
+        .map(|d| match d {
+            Value::I64(x) => Some(*x),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((shape, data))
+}
+
+/// The byte-order character of a pickled dtype state `(3, '<', ...)`.
+fn dtype_order(v: &Value) -> Option<&str> {
+    let Value::Tuple(t) = v else { return None };
+    match t.get(1) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// Raw little-endian element bytes of a pickled ndarray of `elem`-byte elements.
+fn ndarray_le_bytes(v: &Value, elem: usize) -> Result<Vec<u8>, String> {
+    let Value::Tuple(t) = v else {
+        return Err("array is not a pickled ndarray".into());
+    };
+    let [_, Value::Tuple(shape), dtype, _, Value::Bytes(raw)] = t.as_slice() else {
+        return Err("array is not a pickled ndarray with raw data".into());
+    };
+    if !matches!(dtype_order(dtype), Some("<" | "=" | "|")) {
+        return Err(format!(
+            "array byte order {:?} is not little-endian",
+            dtype_order(dtype)
+        ));
+    }
+    let count = shape.iter().try_fold(1usize, |acc, d| match d {
+        Value::I64(x) => usize::try_from(*x).ok().and_then(|x| acc.checked_mul(x)),
+        _ => None,
+    });
+    match count.and_then(|c| c.checked_mul(elem)) {
+        Some(b) if b == raw.len() => Ok(raw.clone()),
+        _ => Err(format!(
+            "{} data bytes do not match shape {shape:?} of {elem}-byte elements",
+            raw.len()
+        )),
+    }
+}
+
+/// One `{"quant_type", "scale", "zero_point"}` dict.
+fn quant_entry(item: &Value) -> Result<Option<Quantization>, String> {
+    let Value::Dict(d) = item else {
+        return Err("entry is not a dict".into());
+    };
+    let get = |k: &str| d.get(&HashableValue::String(k.to_string()));
+    match get("quant_type") {
+        Some(Value::String(t)) if t == "none" => return Ok(None),
+        Some(Value::String(_)) => {}
+        _ => return Err("no quant_type".into()),
+    }
+    let (Some(scale), Some(zp)) = (get("scale"), get("zero_point")) else {
+        return Err("no scale or zero_point".into());
+    };
+    // rawdata_writer.py makes these float32 and int32 arrays.
+    let scale = ndarray_le_bytes(scale, 4)?
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|c| f32::from_le_bytes(*c))
+        .collect::<Vec<_>>();
+    let zero_point = ndarray_le_bytes(zp, 4)?
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .map(|c| i64::from(i32::from_le_bytes(*c)))
+        .collect::<Vec<_>>();
+    Ok(Some(Quantization { scale, zero_point }))
+}
+
+/// Read a Vela `.npz`.
+pub fn read(bytes: &[u8]) -> Result<VelaModel, PackError> {
+    let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
+        PackError::new(
+            "npz-bad-zip",
+            "npz archive",
+            None,
+            format!("not a readable zip file: {e}"),
+        )
+    })?;
+    let mut z = Npz { zip };
+    let mut notes = Vec::new();
+
+    let payload = z.blob("cmd_data")?;
+    let cop = cop::parse(&payload).map_err(|e| PackError {
+        field: format!("cmd_data.npy payload: {}", e.field),
+        ..e
+    })?;
+    let cmd_stream = cop
+        .stream(&payload)
+        .ok_or_else(|| {
+            PackError::new("cop-stream-out-of-bounds", "cmd_data.npy payload", None, "")
+        })?
+        .to_vec();
+    let readonly = z.blob("weight_data")?;
+
+    let weight_region = z.scalar("weight_region")?;
+    let scratch_region = z.scalar("scratch_region")?;
+    let scratch_size = z.scalar("scratch_size")?;
+    let fast_region = z.scalar("scratch_fast_region")?;
+    let fast_size = z.scalar("scratch_fast_size")?;
+    if weight_region != 0 {
+        return Err(layout_error(
+            "weight_region.npy",
+            format!("read-only data in region {weight_region}, expected 0"),
+        ));
+    }
+    if scratch_region != 1 {
+        return Err(layout_error(
+            "scratch_region.npy",
+            format!("scratch in region {scratch_region}, expected 1"),
+        ));
+    }
+    let fast_scratch_size = match (fast_size, fast_region) {
+        (0, _) => None,
+        (n, 2) => Some(n),
+        (n, r) => {
+            return Err(layout_error(
+                "scratch_fast_region.npy",
+                format!(
+                    "{n}-byte fast scratch in region {r}; only a separate region 2 is supported"
+                ),
+            ));
+        }
+    };
+
+    let mut inputs = tensors(&mut z, "input", &mut notes)?;
+    let mut outputs = tensors(&mut z, "output", &mut notes)?;
+    let separate_io = inputs.iter().any(|t| t.region == 3) || outputs.iter().any(|t| t.region == 4);
+    for (list, kind, io_region) in [(&mut inputs, "input", 3), (&mut outputs, "output", 4)] {
+        for t in list.iter() {
+            let ok = if separate_io {
+                t.region == io_region
+            } else {
+                t.region == 1 || (t.region == 2 && fast_scratch_size.is_some())
+            };
+            if !ok {
+                return Err(layout_error(
+                    &format!("{kind}_region.npy"),
+                    format!(
+                        "{} in region {}: expected {}",
+                        t.name,
+                        t.region,
+                        if separate_io {
+                            format!("{io_region} (separate IO regions)")
+                        } else {
+                            "1 (the scratch arena)".to_string()
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+
+    Ok(VelaModel {
+        source: SourceKind::Npz,
+        cop,
+        cmd_stream,
+        readonly,
+        scratch_size,
+        fast_scratch_size,
+        separate_io,
+        inputs,
+        outputs,
+        notes,
+    })
+}
+
+fn layout_error(field: &str, detail: String) -> PackError {
+    PackError::new("unsupported-region-layout", field, None, detail)
+}
+
+fn tensors(
+    z: &mut Npz<'_>,
+    kind: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<TensorPlacement>, PackError> {
+    let shapes = z.shapes(&format!("{kind}_shape"))?;
+    let n = shapes.len();
+    let elem = z.per_tensor(&format!("{kind}_elem_size"), n)?;
+    let region = z.per_tensor(&format!("{kind}_region"), n)?;
+    let offset = z.per_tensor(&format!("{kind}_offset"), n)?;
+    let quant = z.quantization(&format!("{kind}_quantization"), n, notes);
+    shapes
+        .into_iter()
+        .zip(elem)
+        .zip(region)
+        .zip(offset)
+        .zip(quant)
+        .enumerate()
+        .map(
+            |(i, ((((shape, elem_size), region), offset), quantization))| {
+                let region = u32::try_from(region)
+                    .ok()
+                    .filter(|&r| r < 8)
+                    .ok_or_else(|| {
+                        layout_error(
+                            &format!("{kind}_region.npy"),
+                            format!("{kind}[{i}] in region {region}, not a BASEP slot 0..7"),
+                        )
+                    })?;
+                Ok(TensorPlacement {
+                    name: format!("{kind}[{i}]"),
+                    region,
+                    offset,
+                    shape,
+                    elem_size,
+                    quantization,
+                })
+            },
+        )
+        .collect()
+}
