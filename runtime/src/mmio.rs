@@ -74,3 +74,31 @@ impl Registers for Mmio {
         unsafe { ptr.write_volatile(value) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_and_stores_hit_the_right_word_and_stay_in_the_block() {
+        let mut block = [0u32; 1024];
+        let base = block.as_mut_ptr().expose_provenance();
+        {
+            // SAFETY: `block` is a 4-byte aligned 4 KiB array that outlives `m` and is
+            // accessed only through `m` while `m` is in use.
+            let mut m = unsafe { Mmio::new(base) };
+            m.write(0x010, 0xDEAD_BEEF);
+            m.write(0xFFC, 7);
+            assert_eq!(m.read(0x010), 0xDEAD_BEEF);
+            // Outside the block or misaligned: not dereferenced.
+            m.write(0x1000, 1);
+            m.write(0x011, 2);
+            assert_eq!(m.read(0x1000), 0);
+            assert_eq!(m.read(0x013), 0);
+            assert_eq!(m.base(), base);
+        }
+        assert_eq!(block.get(4), Some(&0xDEAD_BEEF));
+        assert_eq!(block.get(1023), Some(&7));
+        assert_eq!(block.iter().filter(|&&w| w != 0).count(), 2);
+    }
+}

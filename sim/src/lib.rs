@@ -1,1 +1,259 @@
 //! Host-side simulated Ethos-U55 for testing the driver without silicon
+//!
+//! [`Sim`] is a cheap, cloneable handle on one simulated NPU. It is both the driver's
+//! register block ([`Registers`]) and its platform ([`Platform`]):
+//!
+//! * **Registers.** `ID`, `CONFIG`, `STATUS`, `CMD`, `RESET`, `QBASE`/`QBASE_HI`, `QSIZE`,
+//!   `QCONFIG`, `QREAD`, `PROT`, `REGIONCFG`, `AXI_LIMIT0..3`, `BASEP[0..8]`. A soft reset
+//!   takes [`SimConfig::reset_latency`] `STATUS` reads, clears the registers and sets
+//!   `PROT` to the level asked for. `CMD` bit 0 starts a run, bit 1 clears the IRQ.
+//! * **Memory.** The simulator never dereferences an address. It holds its own copy of the
+//!   memory the NPU may touch, as windows at NPU bus addresses; the driver's cache hooks
+//!   are what move bytes in and out, exactly as a non-coherent cache would: `clean` copies
+//!   the CPU's bytes into the simulated memory at the bus address the driver gave, and
+//!   `invalidate` copies the simulated memory back into the CPU's buffer. A driver that
+//!   forgets either gets stale data, as on hardware. [`Sim::map`] adds memory directly.
+//! * **Regions.** Hardware does not know region sizes; the simulator is told them
+//!   ([`Sim::set_region_size`], [`Sim::bind_job`]) so that any access outside its bound
+//!   region raises `bus_status`, with `QREAD` at the faulting command.
+//! * **Execution.** At `CMD` run the stream at `QBASE` (`QSIZE` bytes) is decoded with
+//!   [`npuschema_runtime::cmd`]; every memory-touching operation's accesses are checked;
+//!   `NPU_OP_DMA_START` copies bytes (DMA to or from SHRAM is checked on its external side
+//!   only); compute operations produce no tensor values. The run completes
+//!   [`SimConfig::run_latency`] ticks later (a tick is a `STATUS` read or a
+//!   [`Platform::idle`] call) with `cmd_end_reached` (when `NPU_OP_STOP` is the stream's
+//!   last command, or the stream runs out) and `irq_raised`, and calls the handler set with
+//!   [`Sim::set_irq_handler`], so the driver's interrupt path runs. A malformed stream sets
+//!   `cmd_parse_error`; a bad access sets `bus_status` and the faulting channel/interface.
+//!   After a fault, runs are ignored until a soft reset.
+//! * **Faults** to inject: [`Faults`].
+
+mod memory;
+mod model;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub use memory::Memory;
+pub use model::{
+    BusFault, CONFIG_U55_128, CONFIG_U55_256, DEFAULT_ID, Faults, RunRecord, SimConfig, SimStats,
+    channel, register_name,
+};
+
+use npuschema_runtime::binder::Job;
+use npuschema_runtime::driver::regs::STATUS;
+use npuschema_runtime::driver::{Platform, Registers};
+
+use model::Core;
+
+type IrqHandler = Box<dyn FnMut(&mut Sim)>;
+
+/// A handle on one simulated NPU; clones share it.
+#[derive(Clone)]
+pub struct Sim {
+    core: Rc<RefCell<Core>>,
+    irq: Rc<RefCell<Option<IrqHandler>>>,
+}
+
+impl std::fmt::Debug for Sim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sim")
+            .field("core", &self.core)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Sim {
+    fn default() -> Self {
+        Self::new(SimConfig::default())
+    }
+}
+
+impl Sim {
+    /// A simulated NPU, powered up (no reset needed before the first run, as after a
+    /// hardware reset).
+    #[must_use]
+    pub fn new(cfg: SimConfig) -> Self {
+        Self {
+            core: Rc::new(RefCell::new(Core::new(cfg))),
+            irq: Rc::new(RefCell::new(None)),
+        }
+    }
+
+    /// The configuration (faults included).
+    #[must_use]
+    pub fn config(&self) -> SimConfig {
+        self.core.borrow().cfg
+    }
+
+    /// Change the injected faults.
+    pub fn set_faults(&self, faults: Faults) {
+        self.core.borrow_mut().cfg.faults = faults;
+    }
+
+    /// Change the run latency in ticks.
+    pub fn set_run_latency(&self, ticks: u32) {
+        self.core.borrow_mut().cfg.run_latency = ticks;
+    }
+
+    /// Tell the simulator the size of region `index` (`None`: unbound, any access faults).
+    pub fn set_region_size(&self, index: usize, size: Option<u64>) {
+        if let Some(slot) = self.core.borrow_mut().region_sizes.get_mut(index) {
+            *slot = size;
+        }
+    }
+
+    /// Region sizes from a bound job (regions past its last are unbound).
+    pub fn bind_job(&self, job: &Job<'_, '_>) {
+        let mut core = self.core.borrow_mut();
+        core.region_sizes = [None; 8];
+        for r in job.regions() {
+            if let Some(slot) = core.region_sizes.get_mut(usize::from(r.index)) {
+                *slot = Some(r.size);
+            }
+        }
+    }
+
+    /// Make `data` visible to the NPU at bus address `npu`.
+    pub fn map(&self, npu: u64, data: &[u8]) -> bool {
+        self.core.borrow_mut().memory.store(npu, data)
+    }
+
+    /// A copy of simulated memory `npu .. npu + len`, if it is all in one window.
+    #[must_use]
+    pub fn memory(&self, npu: u64, len: u64) -> Option<Vec<u8>> {
+        self.core.borrow().memory.read(npu, len).map(<[u8]>::to_vec)
+    }
+
+    /// Every window of simulated memory as `(bus address, length)`.
+    #[must_use]
+    pub fn windows(&self) -> Vec<(u64, u64)> {
+        self.core.borrow().memory.windows().collect()
+    }
+
+    /// Counters.
+    #[must_use]
+    pub fn stats(&self) -> SimStats {
+        self.core.borrow().stats
+    }
+
+    /// What the last run did.
+    #[must_use]
+    pub fn last_run(&self) -> Option<RunRecord> {
+        self.core.borrow().last_run.clone()
+    }
+
+    /// Every register write so far, as `(offset, value)`, in order.
+    #[must_use]
+    pub fn write_log(&self) -> Vec<(u32, u32)> {
+        self.core.borrow().writes.clone()
+    }
+
+    /// `BASEP[n]` as programmed.
+    #[must_use]
+    pub fn basep(&self, n: usize) -> u64 {
+        self.core.borrow().basep(n)
+    }
+
+    /// `AXI_LIMIT0..3` as programmed.
+    #[must_use]
+    pub fn axi_limits(&self) -> [u32; 4] {
+        self.core.borrow().axi_limits()
+    }
+
+    /// `REGIONCFG` as programmed.
+    #[must_use]
+    pub fn regioncfg(&self) -> u32 {
+        self.core.borrow().regioncfg()
+    }
+
+    /// `QCONFIG` as programmed.
+    #[must_use]
+    pub fn qconfig(&self) -> u32 {
+        self.core.borrow().qconfig()
+    }
+
+    /// `STATUS` without side effects (no tick).
+    #[must_use]
+    pub fn peek_status(&self) -> u32 {
+        self.core.borrow().read(STATUS)
+    }
+
+    /// Call `handler` whenever the NPU raises its interrupt (the "interrupt controller").
+    /// It gets the simulator as its register block, as an ISR gets the NPU's registers.
+    pub fn set_irq_handler(&self, handler: impl FnMut(&mut Sim) + 'static) {
+        *self.irq.borrow_mut() = Some(Box::new(handler));
+    }
+
+    /// Remove the interrupt handler.
+    pub fn clear_irq_handler(&self) {
+        *self.irq.borrow_mut() = None;
+    }
+
+    /// Advance simulated time by one tick.
+    pub fn tick(&self) {
+        self.core.borrow_mut().tick();
+        self.deliver_irq();
+    }
+
+    /// If an IRQ was raised since the last delivery and a handler is registered (and not
+    /// already running: interrupts do not nest), call it.
+    fn deliver_irq(&self) {
+        if !self.core.borrow_mut().take_irq_event() {
+            return;
+        }
+        // Take the handler out while it runs, so a nested delivery finds none.
+        let Some(mut handler) = self.irq.borrow_mut().take() else {
+            return;
+        };
+        {
+            let mut core = self.core.borrow_mut();
+            core.stats.irqs_delivered = core.stats.irqs_delivered.saturating_add(1);
+        }
+        let mut regs = self.clone();
+        handler(&mut regs);
+        let mut slot = self.irq.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(handler);
+        }
+    }
+}
+
+impl Registers for Sim {
+    fn read(&mut self, offset: u32) -> u32 {
+        if offset == STATUS {
+            self.core.borrow_mut().tick();
+            self.deliver_irq();
+        }
+        self.core.borrow().read(offset)
+    }
+
+    fn write(&mut self, offset: u32, value: u32) {
+        self.core.borrow_mut().write(offset, value);
+        self.deliver_irq();
+    }
+}
+
+impl Platform for Sim {
+    fn clean(&mut self, bytes: &[u8], npu: u64) {
+        let mut core = self.core.borrow_mut();
+        core.stats.cleans = core.stats.cleans.saturating_add(1);
+        core.memory.store(npu, bytes);
+    }
+
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64) {
+        let mut core = self.core.borrow_mut();
+        core.stats.invalidates = core.stats.invalidates.saturating_add(1);
+        if let Some(src) = core.memory.read(npu, bytes.len() as u64) {
+            bytes.copy_from_slice(src);
+        }
+    }
+
+    fn idle(&mut self) {
+        {
+            let mut core = self.core.borrow_mut();
+            core.stats.idles = core.stats.idles.saturating_add(1);
+        }
+        self.tick();
+    }
+}

@@ -1,0 +1,647 @@
+//! The register model and the command-stream executor.
+
+use npuschema_runtime::cmd::{self, AccessKind, Opcode, StreamState};
+use npuschema_runtime::driver::Status;
+use npuschema_runtime::driver::regs::{
+    self, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RUN, CONFIG, ID, PROT, QBASE, QBASE_HI,
+    QCONFIG, QREAD, QSIZE, REGIONCFG, RESET, STATUS,
+};
+use npuschema_runtime::driver::regs::{AXI_LIMIT0, BASEP0};
+
+/// Index of the 32-bit word at `offset` in an array of `count` registers starting at
+/// `base`.
+fn word_index(offset: u32, base: u32, count: usize) -> Option<usize> {
+    let rel = offset.checked_sub(base)?;
+    if !rel.is_multiple_of(4) {
+        return None;
+    }
+    usize::try_from(rel / 4).ok().filter(|&i| i < count)
+}
+
+use crate::memory::Memory;
+
+/// Faults the simulator can be told to inject.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Report this `CONFIG.product` instead of 0 (U55).
+    pub product: Option<u32>,
+    /// A soft reset never completes (`STATUS.reset_status` stays set).
+    pub reset_hangs: bool,
+    /// After a reset, `PROT` reads the opposite privilege level to the one asked for.
+    pub prot_mismatch: bool,
+    /// The run stops with `ecc_fault` at its first memory-touching operation.
+    pub ecc_fault: bool,
+    /// The run stops with `wd_fault` at its first memory-touching operation.
+    pub watchdog_fault: bool,
+    /// A started run never finishes (no IRQ, `STATUS.state` stays running).
+    pub hang: bool,
+}
+
+/// The simulated NPU's identity, timing and faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimConfig {
+    /// The `ID` word.
+    pub id: u32,
+    /// The `CONFIG` word (product 0 = U55; bits 0..4 log2 MACs/cycle).
+    pub config: u32,
+    /// `STATUS` reads (or idle ticks) a soft reset takes; 0 completes it at once.
+    pub reset_latency: u32,
+    /// Ticks (`STATUS` reads, or [`npuschema_runtime::driver::Platform::idle`] calls) from
+    /// start to completion; 0 completes the run inside the `CMD` write that starts it.
+    pub run_latency: u32,
+    /// Injected faults.
+    pub faults: Faults,
+}
+
+/// `ID` word the simulator reports by default: arch 1.1.0, product major 0, version 1.0.0.
+pub const DEFAULT_ID: u32 = 0x1010_0100;
+
+/// Vela's U55-128 `CONFIG` word: 128 MACs/cycle, command-stream version 0, 24 KiB SHRAM.
+pub const CONFIG_U55_128: u32 = 0x0000_1807;
+
+/// Vela's U55-256 `CONFIG` word: 256 MACs/cycle, 48 KiB SHRAM.
+pub const CONFIG_U55_256: u32 = 0x0000_3008;
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            id: DEFAULT_ID,
+            config: CONFIG_U55_128,
+            reset_latency: 2,
+            run_latency: 3,
+            faults: Faults::default(),
+        }
+    }
+}
+
+impl SimConfig {
+    /// A U55 with `macs` MACs/cycle (32, 64, 128 or 256; anything else is rounded down to
+    /// a power of two), SHRAM as Vela assumes for it.
+    #[must_use]
+    pub fn u55(macs: u32) -> Self {
+        let log2 = 31u32.saturating_sub(macs.max(1).leading_zeros());
+        let shram_kib: u32 = match log2 {
+            0..=6 => 16,
+            7 => 24,
+            _ => 48,
+        };
+        Self {
+            config: (shram_kib << 8) | (log2 & 0xF),
+            ..Self::default()
+        }
+    }
+}
+
+/// `STATUS.faulting_channel` values the simulator reports for a bus fault (its own
+/// numbering; real hardware documents its channel numbers in the TRM).
+pub mod channel {
+    /// Command fetch.
+    pub const CMD: u32 = 0;
+    /// IFM / IFM2 read.
+    pub const IFM: u32 = 1;
+    /// Weight read.
+    pub const WEIGHTS: u32 = 2;
+    /// Scale read.
+    pub const SCALES: u32 = 3;
+    /// OFM write.
+    pub const OFM: u32 = 4;
+    /// DMA source read.
+    pub const DMA_SRC: u32 = 5;
+    /// DMA destination write.
+    pub const DMA_DST: u32 = 6;
+}
+
+fn channel_of(kind: AccessKind) -> u32 {
+    match kind {
+        AccessKind::Ifm | AccessKind::Ifm2 => channel::IFM,
+        AccessKind::Weights => channel::WEIGHTS,
+        AccessKind::Scales => channel::SCALES,
+        AccessKind::Ofm => channel::OFM,
+        AccessKind::DmaSrc => channel::DMA_SRC,
+        AccessKind::DmaDst => channel::DMA_DST,
+    }
+}
+
+/// Why the simulator raised `bus_status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusFault {
+    /// The command stream `QBASE .. QBASE + QSIZE` is not in simulated memory.
+    CommandFetch {
+        /// `QBASE`.
+        address: u64,
+        /// `QSIZE`.
+        len: u64,
+    },
+    /// An access to a region the harness gave no size for.
+    UnboundRegion {
+        /// What the access was for.
+        kind: AccessKind,
+        /// Region index.
+        region: u8,
+    },
+    /// An access past the end of its region.
+    OutsideRegion {
+        /// What the access was for.
+        kind: AccessKind,
+        /// Region index.
+        region: u8,
+        /// Offset of the first byte in the region.
+        start: u64,
+        /// Length.
+        len: u64,
+        /// The region's size.
+        size: u64,
+    },
+    /// The address range (`BASEP + offset`) is not in simulated memory.
+    Unmapped {
+        /// What the access was for.
+        kind: AccessKind,
+        /// Region index.
+        region: u8,
+        /// Bus address.
+        address: u64,
+        /// Length.
+        len: u64,
+    },
+    /// The access computation overflowed the 32-bit address range.
+    AddressOverflow {
+        /// What the access was for.
+        kind: AccessKind,
+    },
+}
+
+/// What one run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunRecord {
+    /// Commands executed (the faulting one included).
+    pub commands: u64,
+    /// Memory-touching operations executed.
+    pub operations: u64,
+    /// `NPU_OP_DMA_START`s that copied bytes between regions.
+    pub dma_copies: u64,
+    /// Bytes those copies moved.
+    pub dma_bytes: u64,
+    /// DMA transfers to or from SHRAM (not modelled beyond the external side's check).
+    pub shram_transfers: u64,
+    /// `NPU_OP_IRQ` commands seen (not modelled: the run goes on).
+    pub irq_ops: u64,
+    /// Per region: one past the highest byte offset read.
+    pub read_extent: [u64; 8],
+    /// Per region: one past the highest byte offset written.
+    pub write_extent: [u64; 8],
+    /// The bus fault, if the run raised one.
+    pub bus_fault: Option<BusFault>,
+    /// The decode error, if the run raised `cmd_parse_error`.
+    pub parse_error: Option<cmd::DecodeError>,
+    /// `STATUS` when the run completed (`None` while running or if it never completed).
+    pub final_status: Option<u32>,
+    /// `QREAD` when the run stopped.
+    pub qread: u32,
+}
+
+/// Counters over the simulator's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimStats {
+    /// Runs started.
+    pub runs: u32,
+    /// Soft resets started.
+    pub resets: u32,
+    /// `CMD` run requests ignored (NPU busy, resetting, or needing a reset after a fault).
+    pub ignored_starts: u32,
+    /// IRQs raised.
+    pub irqs: u32,
+    /// IRQs delivered to a registered handler.
+    pub irqs_delivered: u32,
+    /// Cache-clean calls received (as the platform).
+    pub cleans: u32,
+    /// Cache-invalidate calls received (as the platform).
+    pub invalidates: u32,
+    /// Idle calls received (as the platform).
+    pub idles: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    Idle,
+    /// Running; completes with `status` bits after `remaining` more ticks.
+    Running {
+        remaining: u32,
+        status: u32,
+    },
+    /// Never completes.
+    Hung,
+}
+
+/// The whole simulated NPU.
+#[derive(Debug)]
+pub(crate) struct Core {
+    pub(crate) cfg: SimConfig,
+    pub(crate) memory: Memory,
+    pub(crate) region_sizes: [Option<u64>; 8],
+    pub(crate) stats: SimStats,
+    pub(crate) last_run: Option<RunRecord>,
+    pub(crate) writes: Vec<(u32, u32)>,
+    qbase: u32,
+    qbase_hi: u32,
+    qsize: u32,
+    qconfig: u32,
+    regioncfg: u32,
+    axi_limits: [u32; 4],
+    basep: [u32; 16],
+    cmd_q: u32,
+    prot: u32,
+    pending_prot: u32,
+    status: u32,
+    qread: u32,
+    reset_remaining: Option<u32>,
+    run: Run,
+    needs_reset: bool,
+    irq_event: bool,
+}
+
+impl Core {
+    pub(crate) fn new(cfg: SimConfig) -> Self {
+        Self {
+            cfg,
+            memory: Memory::new(),
+            region_sizes: [None; 8],
+            stats: SimStats::default(),
+            last_run: None,
+            writes: Vec::new(),
+            qbase: 0,
+            qbase_hi: 0,
+            qsize: 0,
+            qconfig: 0,
+            regioncfg: 0,
+            axi_limits: [0; 4],
+            basep: [0; 16],
+            cmd_q: 0,
+            prot: 0,
+            pending_prot: 0,
+            status: 0,
+            qread: 0,
+            reset_remaining: None,
+            run: Run::Idle,
+            needs_reset: false,
+            irq_event: false,
+        }
+    }
+
+    fn config_word(&self) -> u32 {
+        match self.cfg.faults.product {
+            Some(p) => (self.cfg.config & 0x0FFF_FFFF) | ((p & 0xF) << 28),
+            None => self.cfg.config,
+        }
+    }
+
+    /// `BASEP[n]` as a 64-bit address.
+    pub(crate) fn basep(&self, n: usize) -> u64 {
+        let word = |i: Option<usize>| i.and_then(|i| self.basep.get(i)).copied().unwrap_or(0);
+        let lo = word(n.checked_mul(2));
+        let hi = word(n.checked_mul(2).and_then(|i| i.checked_add(1)));
+        (u64::from(hi) << 32) | u64::from(lo)
+    }
+
+    pub(crate) fn axi_limits(&self) -> [u32; 4] {
+        self.axi_limits
+    }
+
+    pub(crate) fn regioncfg(&self) -> u32 {
+        self.regioncfg
+    }
+
+    pub(crate) fn qconfig(&self) -> u32 {
+        self.qconfig
+    }
+
+    pub(crate) fn take_irq_event(&mut self) -> bool {
+        std::mem::take(&mut self.irq_event)
+    }
+
+    pub(crate) fn read(&self, offset: u32) -> u32 {
+        match offset {
+            ID => self.cfg.id,
+            STATUS => self.status,
+            CMD => self.cmd_q,
+            QBASE => self.qbase,
+            QBASE_HI => self.qbase_hi,
+            QREAD => self.qread,
+            QCONFIG => self.qconfig,
+            QSIZE => self.qsize,
+            PROT => self.prot,
+            CONFIG => self.config_word(),
+            REGIONCFG => self.regioncfg,
+            _ => {
+                if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
+                    self.axi_limits.get(i).copied().unwrap_or(0)
+                } else if let Some(i) = word_index(offset, BASEP0, 16) {
+                    self.basep.get(i).copied().unwrap_or(0)
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    pub(crate) fn write(&mut self, offset: u32, value: u32) {
+        self.writes.push((offset, value));
+        match offset {
+            CMD => self.command(value),
+            RESET => self.start_reset(value),
+            QBASE => self.qbase = value,
+            QBASE_HI => self.qbase_hi = value,
+            QCONFIG => self.qconfig = value,
+            QSIZE => self.qsize = value,
+            REGIONCFG => self.regioncfg = value,
+            // ID, STATUS, QREAD, PROT, CONFIG are read-only; other offsets are not modelled.
+            _ => {
+                let slot = if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
+                    self.axi_limits.get_mut(i)
+                } else if let Some(i) = word_index(offset, BASEP0, 16) {
+                    self.basep.get_mut(i)
+                } else {
+                    None
+                };
+                if let Some(r) = slot {
+                    *r = value;
+                }
+            }
+        }
+    }
+
+    /// One unit of simulated time.
+    pub(crate) fn tick(&mut self) {
+        if let Some(left) = self.reset_remaining {
+            if left <= 1 {
+                if !self.cfg.faults.reset_hangs {
+                    self.finish_reset();
+                }
+            } else {
+                self.reset_remaining = Some(left.saturating_sub(1));
+            }
+        }
+        if let Run::Running { remaining, status } = self.run {
+            if remaining <= 1 {
+                self.complete(status);
+            } else {
+                self.run = Run::Running {
+                    remaining: remaining.saturating_sub(1),
+                    status,
+                };
+            }
+        }
+    }
+
+    fn command(&mut self, value: u32) {
+        self.cmd_q = value & CMD_PWR_CLK_MASK;
+        if value & CMD_CLEAR_IRQ != 0 {
+            self.status &= !Status::IRQ_RAISED;
+        }
+        // clear_irq_history: bits 16..32 clear the matching history bits.
+        self.status &= !(value & 0xFFFF_0000);
+        if value & CMD_RUN != 0 {
+            self.start_run();
+        }
+    }
+
+    fn start_reset(&mut self, value: u32) {
+        self.stats.resets = self.stats.resets.saturating_add(1);
+        self.pending_prot = value & 3;
+        self.run = Run::Idle;
+        self.status = Status::RESET_STATUS;
+        if self.cfg.reset_latency == 0 && !self.cfg.faults.reset_hangs {
+            self.finish_reset();
+        } else {
+            self.reset_remaining = Some(self.cfg.reset_latency.max(1));
+        }
+    }
+
+    fn finish_reset(&mut self) {
+        self.reset_remaining = None;
+        self.status = 0;
+        self.qread = 0;
+        self.qbase = 0;
+        self.qbase_hi = 0;
+        self.qsize = 0;
+        self.qconfig = 0;
+        self.regioncfg = 0;
+        self.axi_limits = [0; 4];
+        self.basep = [0; 16];
+        self.cmd_q = 0;
+        self.needs_reset = false;
+        self.run = Run::Idle;
+        self.prot = if self.cfg.faults.prot_mismatch {
+            self.pending_prot ^ 1
+        } else {
+            self.pending_prot
+        };
+    }
+
+    fn start_run(&mut self) {
+        if self.reset_remaining.is_some() || self.needs_reset || self.run != Run::Idle {
+            self.stats.ignored_starts = self.stats.ignored_starts.saturating_add(1);
+            return;
+        }
+        self.stats.runs = self.stats.runs.saturating_add(1);
+        self.status &= !(Status::FAULTS
+            | Status::CMD_END_REACHED
+            | Status::FAULTING_INTERFACE
+            | (0xF << Status::FAULTING_CHANNEL_SHIFT));
+        self.status |= Status::STATE;
+        if self.cfg.faults.hang {
+            self.last_run = Some(RunRecord::default());
+            self.run = Run::Hung;
+            return;
+        }
+        let (record, bits) = self.execute();
+        self.qread = record.qread;
+        self.last_run = Some(record);
+        if self.cfg.run_latency == 0 {
+            self.complete(bits);
+        } else {
+            self.run = Run::Running {
+                remaining: self.cfg.run_latency,
+                status: bits,
+            };
+        }
+    }
+
+    fn complete(&mut self, bits: u32) {
+        self.run = Run::Idle;
+        self.status &= !Status::STATE;
+        self.status |= bits | Status::IRQ_RAISED | (1 << 16);
+        if bits & Status::FAULTS != 0 {
+            self.needs_reset = true;
+        }
+        if let Some(r) = self.last_run.as_mut() {
+            r.final_status = Some(self.status);
+        }
+        self.stats.irqs = self.stats.irqs.saturating_add(1);
+        self.irq_event = true;
+    }
+
+    /// The AXI interface a region's accesses use: attributes 2 and 3 are AXI1.
+    fn interface_of_attr(attr: u32) -> u32 {
+        u32::from(attr & 3 >= 2)
+    }
+
+    fn bus_fault_bits(channel: u32, interface: u32) -> u32 {
+        Status::BUS_STATUS | ((channel & 0xF) << Status::FAULTING_CHANNEL_SHIFT) | (interface << 11)
+    }
+
+    /// The injected ECC or watchdog fault, raised at the first memory-touching operation
+    /// (or at `NPU_OP_STOP` in a stream without one).
+    fn injected_fault(&self) -> Option<u32> {
+        if self.cfg.faults.ecc_fault {
+            Some(Status::ECC_FAULT)
+        } else if self.cfg.faults.watchdog_fault {
+            Some(Status::WD_FAULT)
+        } else {
+            None
+        }
+    }
+
+    /// Run the stream now; returns what happened and the `STATUS` bits to raise at
+    /// completion.
+    fn execute(&mut self) -> (RunRecord, u32) {
+        let mut rec = RunRecord::default();
+        let qbase = (u64::from(self.qbase_hi) << 32) | u64::from(self.qbase);
+        let qsize = u64::from(self.qsize);
+        let Some(stream) = self.memory.read(qbase, qsize).map(<[u8]>::to_vec) else {
+            rec.bus_fault = Some(BusFault::CommandFetch {
+                address: qbase,
+                len: qsize,
+            });
+            return (
+                rec,
+                Self::bus_fault_bits(channel::CMD, Self::interface_of_attr(self.qconfig)),
+            );
+        };
+        let mut state = StreamState::new();
+        for item in cmd::decode(&stream) {
+            let command = match item {
+                Ok(c) => c,
+                Err(e) => {
+                    rec.qread = e.offset;
+                    rec.parse_error = Some(e);
+                    return (rec, Status::CMD_PARSE_ERROR);
+                }
+            };
+            rec.qread = command.offset;
+            rec.commands = rec.commands.saturating_add(1);
+            match command.opcode() {
+                Opcode::OpStop => {
+                    if let Some(bits) = self.injected_fault() {
+                        return (rec, bits);
+                    }
+                    let next = u64::from(command.offset).saturating_add(u64::from(command.size()));
+                    let end = if next >= qsize {
+                        Status::CMD_END_REACHED
+                    } else {
+                        0
+                    };
+                    return (rec, end);
+                }
+                Opcode::OpIrq => rec.irq_ops = rec.irq_ops.saturating_add(1),
+                _ => {}
+            }
+            let Some(op) = state.apply(&command) else {
+                continue;
+            };
+            rec.operations = rec.operations.saturating_add(1);
+            if let Some(bits) = self.injected_fault() {
+                return (rec, bits);
+            }
+            if let Some(kind) = op.overflowed().next() {
+                rec.bus_fault = Some(BusFault::AddressOverflow { kind });
+                return (rec, Self::bus_fault_bits(channel_of(kind), 0));
+            }
+            // Check every access first (the NPU stops at the first bad one).
+            let mut dma: [Option<u64>; 2] = [None, None];
+            for a in op.accesses() {
+                if a.shram {
+                    continue;
+                }
+                let region = usize::from(a.region & 7);
+                let attr = self
+                    .regioncfg
+                    .checked_shr(u32::from(a.region & 7) << 1)
+                    .unwrap_or(0)
+                    & 3;
+                let fault = |f: BusFault| {
+                    (
+                        f,
+                        Self::bus_fault_bits(channel_of(a.kind), Self::interface_of_attr(attr)),
+                    )
+                };
+                let Some(size) = self.region_sizes.get(region).copied().flatten() else {
+                    let (f, bits) = fault(BusFault::UnboundRegion {
+                        kind: a.kind,
+                        region: a.region,
+                    });
+                    rec.bus_fault = Some(f);
+                    return (rec, bits);
+                };
+                if a.end() > size {
+                    let (f, bits) = fault(BusFault::OutsideRegion {
+                        kind: a.kind,
+                        region: a.region,
+                        start: a.start,
+                        len: a.len,
+                        size,
+                    });
+                    rec.bus_fault = Some(f);
+                    return (rec, bits);
+                }
+                let address = self.basep(region).checked_add(a.start);
+                let Some(address) = address.filter(|&addr| self.memory.contains(addr, a.len))
+                else {
+                    let (f, bits) = fault(BusFault::Unmapped {
+                        kind: a.kind,
+                        region: a.region,
+                        address: self.basep(region).saturating_add(a.start),
+                        len: a.len,
+                    });
+                    rec.bus_fault = Some(f);
+                    return (rec, bits);
+                };
+                let extents = if a.write {
+                    &mut rec.write_extent
+                } else {
+                    &mut rec.read_extent
+                };
+                if let Some(e) = extents.get_mut(region) {
+                    *e = (*e).max(a.end());
+                }
+                match a.kind {
+                    AccessKind::DmaSrc => dma[0] = Some(address),
+                    AccessKind::DmaDst => dma[1] = Some(address),
+                    _ => {}
+                }
+            }
+            if op.opcode == Opcode::OpDmaStart {
+                let len = u64::from(state.payload(Opcode::SetDma0Len));
+                match dma {
+                    [Some(src), Some(dst)]
+                        if len > 0 && self.memory.copy(src, dst, len).is_some() =>
+                    {
+                        rec.dma_copies = rec.dma_copies.saturating_add(1);
+                        rec.dma_bytes = rec.dma_bytes.saturating_add(len);
+                    }
+                    _ if op.accesses().iter().any(|a| a.shram) => {
+                        rec.shram_transfers = rec.shram_transfers.saturating_add(1);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // The stream ran out without NPU_OP_STOP: the end of the stream is reached.
+        (rec, Status::CMD_END_REACHED)
+    }
+}
+
+/// Name of a register for the write log.
+#[must_use]
+pub fn register_name(offset: u32) -> &'static str {
+    regs::name(offset)
+}
