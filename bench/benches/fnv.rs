@@ -2,6 +2,13 @@
 //! peer's loop, on the worked example's payload size (1,179,648 + 800 + table bytes).
 //!
 //! `cargo bench -p npuschema-bench --bench fnv`
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)]
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use npuschema_bench::{bare_fnv1a, doc_example_parts};
 use std::hint::black_box;

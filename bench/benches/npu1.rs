@@ -2,6 +2,13 @@
 //! same payload bytes and against the C peer's `npu1_load`; per-call costs on a small blob.
 //!
 //! `cargo bench -p npuschema-bench --bench npu1`
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)]
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use npuschema_bench::{DOC_SCRATCH_BYTES, bare_fnv1a, doc_example_parts};
 use npuschema_tests::refreader::npu1::{self as refnpu1, BuildRegion};

@@ -2,6 +2,13 @@
 //! (the least work any checksum-verifying validator must do).
 //!
 //! `cargo bench -p npuschema-bench --bench vpmn` (needs NPUSCHEMA_CORPUS or ../shared).
+#![allow(
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    missing_docs
+)]
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 
