@@ -9,6 +9,7 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use npuschema_cli::pack;
 
 /// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
 #[derive(Parser)]
@@ -24,6 +25,8 @@ enum Cmd {
     Disasm(disasm::Args),
     /// Statically check a model's command stream against its region sizes.
     Verify(verify::Args),
+    /// Pack Vela's output (*_vela.tflite or *_vela.npz) into an NPU1 .npub.
+    Pack(pack::Args),
 }
 
 fn main() -> ExitCode {
@@ -31,5 +34,6 @@ fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Disasm(a) => disasm::run(a),
         Cmd::Verify(a) => verify::run(a),
+        Cmd::Pack(a) => pack::run(a),
     }
 }

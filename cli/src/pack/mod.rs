@@ -2,7 +2,10 @@
 //!
 //! Reading is split by source ([`npz`], [`tflite`]), both producing one format-independent
 //! [`VelaModel`]; [`cop`] decodes the COP1/COP2 payload around the command stream;
-//! [`layout`] assigns regions.
+//! [`layout`] assigns regions; [`pack_model`] writes the NPU1 blob with the generated writer
+//! and proves it (re-validated with the generated validator, command stream checked against
+//! the region sizes); [`pack_file`] does that through a temporary file that is renamed only
+//! when everything passed; [`report`] describes the result as text or JSON.
 //!
 //! Host code. Arithmetic on offsets is done in `u64` on values bounded by the length of an
 //! in-memory buffer or read as `u32` from it, so a handful of additions cannot overflow;
@@ -33,8 +36,14 @@ pub mod tflite;
 #[rustfmt::skip]
 mod tflite_generated;
 
+mod blob;
+mod cli;
+pub mod report;
+
 use std::path::Path;
 
+pub use blob::{AccelChoice, Packed, pack_file, pack_model};
+pub use cli::{Args, run};
 pub use model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
 
 /// Read a Vela output file, telling npz from TFLite by content (zip signature or the

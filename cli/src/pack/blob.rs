@@ -1,0 +1,299 @@
+//! Writing the NPU1 blob and proving it: the generated writer lays it out, the generated
+//! validator re-reads it, and the runtime's static checker runs the command stream against
+//! the region sizes the blob declares.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
+use npuschema_runtime::cmd::check;
+
+use super::layout::{PlanRole, PlannedRegion, plan};
+use super::model::{PackError, VelaModel};
+use super::report::{CheckReport, PackReport, RegionReport};
+
+/// `--accel`: take the configuration from the payload's CONFIG word, or insist on one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccelChoice {
+    /// MACs per cycle = `1 << CONFIG.macs_per_cc`.
+    Auto,
+    /// 32, 64, 128 or 256; must agree with CONFIG.
+    Macs(u32),
+}
+
+impl FromStr for AccelChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "32" | "64" | "128" | "256" => s.parse().map(Self::Macs).map_err(|e| format!("{e}")),
+            other => Err(format!("{other:?}: expected auto, 32, 64, 128 or 256")),
+        }
+    }
+}
+
+fn accel_from_macs(macs: u64) -> Option<Accel> {
+    match macs {
+        32 => Some(Accel::Macs32),
+        64 => Some(Accel::Macs64),
+        128 => Some(Accel::Macs128),
+        256 => Some(Accel::Macs256),
+        _ => None,
+    }
+}
+
+/// The accelerator word for the blob: from CONFIG, checked against `--accel`.
+fn choose_accel(m: &VelaModel, choice: AccelChoice) -> Result<Accel, PackError> {
+    let field = format!("{} CONFIG word", m.cop.format.name());
+    if m.cop.product() != 0 {
+        return Err(PackError::new(
+            "not-ethos-u55",
+            field,
+            None,
+            format!(
+                "CONFIG {:#010x} names product {} (0 = Ethos-U55, 1 = Ethos-U65): the stream is not for this NPU",
+                m.cop.config,
+                m.cop.product()
+            ),
+        ));
+    }
+    let macs = m.cop.macs();
+    let from_config = accel_from_macs(macs).ok_or_else(|| {
+        PackError::new(
+            "unsupported-accel",
+            field.clone(),
+            None,
+            format!(
+                "CONFIG {:#010x}: macs_per_cc {} = {macs} MACs/cycle, not an Ethos-U55 configuration (32..256)",
+                m.cop.config,
+                m.cop.macs_per_cc_log2()
+            ),
+        )
+    })?;
+    match choice {
+        AccelChoice::Auto => Ok(from_config),
+        AccelChoice::Macs(n) if u64::from(n) == macs => Ok(from_config),
+        AccelChoice::Macs(n) => Err(PackError::new(
+            "accel-mismatch",
+            field,
+            None,
+            format!(
+                "--accel {n}, but the stream was compiled for {macs} MACs/cycle (CONFIG {:#010x}); recompile with vela --accelerator-config ethos-u55-{n}",
+                m.cop.config
+            ),
+        )),
+    }
+}
+
+fn role(r: PlanRole) -> Role {
+    match r {
+        PlanRole::Weights => Role::Weights,
+        PlanRole::Scratch => Role::Scratch,
+        PlanRole::Input => Role::Input,
+        PlanRole::Output => Role::Output,
+        PlanRole::Other => Role::Other,
+    }
+}
+
+/// A packed model: the blob and what was proved about it.
+#[derive(Clone, Debug)]
+pub struct Packed {
+    /// The NPU1 file.
+    pub bytes: Vec<u8>,
+    /// Its description (without input and output file names).
+    pub report: PackReport,
+}
+
+/// Write `m` as an NPU1 blob, then validate it and check its stream; any failure is an error.
+pub fn pack_model(m: &VelaModel, accel: AccelChoice) -> Result<Packed, PackError> {
+    let accel = choose_accel(m, accel)?;
+    let regions = plan(m)?;
+    let specs: Vec<RegionSpec<'_>> = regions
+        .iter()
+        .map(|r| RegionSpec {
+            role: role(r.role),
+            data: if r.baked {
+                RegionData::Baked(&m.readonly)
+            } else {
+                RegionData::Runtime(r.size)
+            },
+        })
+        .collect();
+    let bytes = Npu1Writer::new()
+        .accel(accel)
+        .regions(&specs)
+        .cmd_stream(&m.cmd_stream)
+        .to_vec()
+        .map_err(|e| PackError::new("npu1-write-failed", "NPU1 writer", None, e.to_string()))?;
+    let report = prove(&bytes, m, &regions)?;
+    Ok(Packed { bytes, report })
+}
+
+/// Validate `bytes` with the generated validator, compare it with what was meant to be
+/// written, and run the static command-stream checker against its region sizes.
+fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackReport, PackError> {
+    let blob = Npu1::validate(bytes).map_err(|e| {
+        PackError::at(
+            e.code,
+            format!("written blob: {}", e.field),
+            e.offset,
+            e.detail.to_string(),
+        )
+    })?;
+    let mismatch = |what: &str| {
+        PackError::new(
+            "npu1-roundtrip-mismatch",
+            "written blob",
+            None,
+            what.to_string(),
+        )
+    };
+    if blob.cmd_stream() != m.cmd_stream.as_slice() {
+        return Err(mismatch("the stored command stream differs from Vela's"));
+    }
+    if blob.regions().len() != regions.len() {
+        return Err(mismatch("region count differs from the plan"));
+    }
+    let mut region_reports = Vec::new();
+    for (r, p) in blob.regions().zip(regions) {
+        let data = r.data();
+        let baked_ok = if p.baked {
+            data == Some(m.readonly.as_slice())
+        } else {
+            data.is_none()
+        };
+        if r.size() != p.size || r.role() != role(p.role) || !baked_ok {
+            return Err(mismatch(&format!(
+                "region {} differs from the plan",
+                r.index()
+            )));
+        }
+        region_reports.push(RegionReport {
+            slot: r.index(),
+            role: p.role,
+            baked: p.baked,
+            size: r.size(),
+            data_offset: p.baked.then(|| r.data_offset()),
+            what: p.what,
+        });
+    }
+
+    let sizes: Vec<u64> = blob.regions().map(|r| u64::from(r.size())).collect();
+    let mut findings = Vec::new();
+    let summary = check(blob.cmd_stream(), &sizes, &mut |f| {
+        findings.push(f.to_string())
+    })
+    .map_err(|e| {
+        PackError::at(
+            e.code,
+            "command stream (static check)",
+            u64::from(e.offset),
+            e.to_string(),
+        )
+    })?;
+    if !findings.is_empty() {
+        let shown: Vec<&str> = findings.iter().take(8).map(String::as_str).collect();
+        return Err(PackError::new(
+            "cmd-check-failed",
+            "command stream (static check against the region sizes)",
+            None,
+            format!(
+                "{} finding(s): {}{}",
+                findings.len(),
+                shown.join("; "),
+                if findings.len() > shown.len() {
+                    "; ..."
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    let h = blob.header();
+    Ok(PackReport {
+        input: String::new(),
+        output: String::new(),
+        source: m.source,
+        cop: m.cop.clone(),
+        accel_macs: h.accel().raw(),
+        blob_bytes: h.total_bytes(),
+        checksum: h.checksum(),
+        cmd_offset: h.cmd_offset(),
+        cmd_bytes: h.cmd_bytes(),
+        separate_io: m.separate_io,
+        regions: region_reports,
+        inputs: m.inputs.clone(),
+        outputs: m.outputs.clone(),
+        check: CheckReport {
+            commands: summary.commands,
+            operations: summary.operations,
+            findings: summary.findings,
+            extents: summary.touched().map(|(r, e)| (u32::from(r), e)).collect(),
+        },
+        notes: m.notes.clone(),
+    })
+}
+
+/// Removes the temporary file unless disarmed.
+struct TempFile {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// `npuschema pack`: read `input`, write `output`. The blob goes to `<output>.tmp` in the
+/// same directory, is read back, validated and checked, and only then renamed to `output`;
+/// on any failure nothing is left behind.
+pub fn pack_file(input: &Path, output: &Path, accel: AccelChoice) -> Result<PackReport, PackError> {
+    let m = super::load(input)?;
+    let packed = pack_model(&m, accel)?;
+    let io = |what: &str, p: &Path, e: std::io::Error| {
+        PackError::new(
+            "io-error",
+            p.display().to_string(),
+            None,
+            format!("{what}: {e}"),
+        )
+    };
+    let mut tmp_name = output
+        .file_name()
+        .map(|n| n.to_os_string())
+        .ok_or_else(|| {
+            PackError::new(
+                "io-error",
+                output.display().to_string(),
+                None,
+                "not a file name",
+            )
+        })?;
+    tmp_name.push(".tmp");
+    let tmp = TempFile {
+        path: output.with_file_name(tmp_name),
+        armed: true,
+    };
+    let mut f = fs::File::create(&tmp.path).map_err(|e| io("cannot create", &tmp.path, e))?;
+    f.write_all(&packed.bytes)
+        .map_err(|e| io("cannot write", &tmp.path, e))?;
+    f.sync_all().map_err(|e| io("cannot sync", &tmp.path, e))?;
+    drop(f);
+    // What is on disk is what gets proved.
+    let written = fs::read(&tmp.path).map_err(|e| io("cannot read back", &tmp.path, e))?;
+    let regions = plan(&m)?;
+    let mut report = prove(&written, &m, &regions)?;
+    fs::rename(&tmp.path, output).map_err(|e| io("cannot rename into place", output, e))?;
+    let mut tmp = tmp;
+    tmp.armed = false;
+    report.input = input.display().to_string();
+    report.output = output.display().to_string();
+    Ok(report)
+}

@@ -1,0 +1,87 @@
+//! `npuschema pack INPUT -o OUT.npub [--accel auto|32|64|128|256] [--json]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use super::blob::{AccelChoice, pack_file};
+use super::model::PackError;
+
+/// Arguments of `npuschema pack`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Vela's output: `<model>_vela.tflite` (default output) or `<model>_vela.npz`
+    /// (`--output-format raw`); COP1 or COP2 payloads.
+    pub input: PathBuf,
+    /// The NPU1 file to write. Written only when it validates and its command stream passes
+    /// the static check.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Accelerator configuration: `auto` takes it from the payload's CONFIG word; a number
+    /// must agree with it.
+    #[arg(long, default_value = "auto", value_parser = clap::value_parser!(AccelChoice))]
+    pub accel: AccelChoice,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl clap::builder::ValueParserFactory for AccelChoice {
+    type Parser = clap::builder::ValueParser;
+    fn value_parser() -> Self::Parser {
+        clap::builder::ValueParser::new(|s: &str| s.parse::<AccelChoice>())
+    }
+}
+
+#[derive(Serialize)]
+struct JsonError<'a> {
+    code: &'a str,
+    field: &'a str,
+    offset: Option<u64>,
+    detail: &'a str,
+}
+
+/// Exit status for a failure: 2 for I/O trouble, 1 for an input that cannot be packed.
+fn status(e: &PackError) -> ExitCode {
+    if e.code == "io-error" {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Run `npuschema pack`.
+pub fn run(args: Args) -> ExitCode {
+    match pack_file(&args.input, &args.output, args.accel) {
+        Ok(report) => {
+            if args.json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.to_text());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            if args.json {
+                let j = JsonError {
+                    code: e.code,
+                    field: &e.field,
+                    offset: e.offset,
+                    detail: &e.detail,
+                };
+                let body = serde_json::json!({ "error": j });
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&body).unwrap_or_default()
+                );
+            }
+            eprintln!("npuschema pack: {e}");
+            eprintln!(
+                "npuschema pack: nothing written to {}",
+                args.output.display()
+            );
+            status(&e)
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! `npuschema pack` end to end on real Vela 5.2.0 outputs (`<repo>/vela-out/`, made by
+//! `scripts/setup-vela`): every output of both models, both accelerators, default, raw and
+//! COP2 + separate IO regions, packed through `pack_file` (the function behind the
+//! subcommand), then read back by both the generated validator and the independent binrw
+//! reference reader (`npuschema_tests::refreader`).
+//!
+//! The stored command stream is compared with one rebuilt from Vela's own listing
+//! (`--verbose-register-command-stream`, saved next to each output), word by word.
+//! When `vela-out/` is missing each test prints "skipping: ..." and returns.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+#![allow(clippy::arithmetic_side_effects, missing_docs)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use npuschema_cli::pack::layout::PlanRole;
+use npuschema_cli::pack::{AccelChoice, load, pack_file, pack_model};
+use npuschema_generated::npu1::{Accel, Npu1, Role};
+use npuschema_tests::refreader::npu1 as refnpu1;
+
+fn vela_out() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
+    if dir.join(".stamp").is_file() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping: run scripts/setup-vela ({} not found)",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn outputs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.to_string_lossy().to_string();
+            if p.is_dir() {
+                stack.push(p);
+            } else if name.ends_with("_vela.npz") || name.ends_with("_vela.tflite") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A fresh directory for this test's files.
+fn scratch_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The register command stream rebuilt from Vela's listing lines
+/// `0x000004: 00000010 0000 4000 - NPU_SET_IFM_BASE0 ...` (offset, payload, param, code).
+fn stream_from_listing(output: &Path) -> Vec<u8> {
+    let listing = fs::read_to_string(format!("{}.txt", output.display())).unwrap();
+    let mut out = Vec::new();
+    for line in listing.lines() {
+        let Some((off, rest)) = line.trim_start().split_once(": ") else {
+            continue;
+        };
+        let Some(off) = off.strip_prefix("0x") else {
+            continue;
+        };
+        let Ok(off) = u64::from_str_radix(off, 16) else {
+            continue;
+        };
+        let Some((fields, _name)) = rest.split_once(" - ") else {
+            continue;
+        };
+        let f: Vec<&str> = fields.split_whitespace().collect();
+        let (payload, param, code) = match f.as_slice() {
+            [payload, param, code] => (Some(*payload), *param, *code),
+            [param, code] => (None, *param, *code),
+            _ => panic!("unexpected listing line {line:?}"),
+        };
+        assert_eq!(
+            off,
+            out.len() as u64,
+            "listing offsets are contiguous: {line:?}"
+        );
+        let word = u32::from_str_radix(code, 16).unwrap()
+            | (u32::from_str_radix(param, 16).unwrap() << 16);
+        out.extend_from_slice(&word.to_le_bytes());
+        if let Some(p) = payload {
+            out.extend_from_slice(&u32::from_str_radix(p, 16).unwrap().to_le_bytes());
+        }
+    }
+    assert!(
+        !out.is_empty(),
+        "no command lines in the listing of {}",
+        output.display()
+    );
+    out
+}
+
+#[test]
+fn every_vela_output_packs_validates_and_matches_vela() {
+    let Some(dir) = vela_out() else { return };
+    let tmp = scratch_dir("pack_blob_all");
+    let outs = outputs(&dir);
+    assert_eq!(outs.len(), 16);
+    for (i, input) in outs.iter().enumerate() {
+        let what = input.display();
+        let out = tmp.join(format!("{i}.npub"));
+        let report =
+            pack_file(input, &out, AccelChoice::Auto).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            !tmp.join(format!("{i}.npub.tmp")).exists(),
+            "{what}: temporary file left behind"
+        );
+        let bytes = fs::read(&out).unwrap();
+        let model = load(input).unwrap();
+
+        // The generated validator accepts it, and it says what the report says.
+        let blob = Npu1::validate(&bytes).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let h = blob.header();
+        assert_eq!(h.total_bytes() as usize, bytes.len(), "{what}");
+        assert_eq!(report.blob_bytes as usize, bytes.len(), "{what}");
+        let macs = if input.to_string_lossy().contains("ethos-u55-128") {
+            128
+        } else {
+            256
+        };
+        assert_eq!(
+            h.accel(),
+            if macs == 128 {
+                Accel::Macs128
+            } else {
+                Accel::Macs256
+            },
+            "{what}"
+        );
+
+        // The stream, byte for byte, as Vela listed it.
+        assert_eq!(
+            blob.cmd_stream(),
+            stream_from_listing(input).as_slice(),
+            "{what}: stream vs Vela's listing"
+        );
+
+        // The independent reference reader agrees on everything.
+        let r = refnpu1::read(&bytes).unwrap_or_else(|e| panic!("{what}: reference reader: {e:?}"));
+        assert_eq!(r.header.checksum, refnpu1::fnv1a(&bytes[32..]), "{what}");
+        assert_eq!(r.cmd_stream(&bytes).unwrap(), blob.cmd_stream(), "{what}");
+        assert_eq!(r.regions.len(), blob.regions().len(), "{what}");
+        for (i, (rr, gr)) in r.regions.iter().zip(blob.regions()).enumerate() {
+            assert_eq!(
+                (rr.role, rr.size, rr.baked()),
+                (gr.role().raw(), gr.size(), gr.data().is_some()),
+                "{what}"
+            );
+            if rr.baked() {
+                assert_eq!(
+                    r.region_data(&bytes, i).unwrap(),
+                    model.readonly.as_slice(),
+                    "{what}"
+                );
+                assert_eq!(rr.data_offset % 16, 0, "{what}: baked data 16-byte aligned");
+            }
+        }
+        assert_eq!(h.cmd_offset() % 16, 0, "{what}: stream 16-byte aligned");
+
+        // Regions: Vela's sizes, in BASEP order.
+        let roles: Vec<(Role, u32)> = blob.regions().map(|r| (r.role(), r.size())).collect();
+        let ro = model.readonly.len() as u32;
+        let scratch = model.scratch_size as u32;
+        if model.separate_io {
+            let i = model.inputs[0].bytes().unwrap() as u32;
+            let o = model.outputs[0].bytes().unwrap() as u32;
+            assert_eq!(
+                roles,
+                vec![
+                    (Role::Weights, ro),
+                    (Role::Scratch, scratch),
+                    (Role::Other, 0),
+                    (Role::Input, i),
+                    (Role::Output, o)
+                ],
+                "{what}"
+            );
+        } else {
+            assert_eq!(
+                roles,
+                vec![(Role::Weights, ro), (Role::Scratch, scratch)],
+                "{what}"
+            );
+        }
+        // SOURCES.md: hello_world 768 / 32, micro_speech 20272 / 5968 (default layout).
+        let (ro_md, scratch_md) = if input.to_string_lossy().contains("hello_world") {
+            (768, 32)
+        } else {
+            (20272, 5968)
+        };
+        assert_eq!(ro, ro_md, "{what}");
+        if !model.separate_io {
+            assert_eq!(scratch, scratch_md, "{what}");
+        }
+
+        // The checker found nothing and the stream touches every region it declares, up to
+        // (not past) its size.
+        assert_eq!(report.check.findings, 0, "{what}");
+        for (slot, extent) in &report.check.extents {
+            let size = blob.regions().nth(*slot as usize).unwrap().size();
+            assert!(
+                *extent <= u64::from(size),
+                "{what}: region {slot} touched to {extent} > {size}"
+            );
+        }
+        // The report says where the IO lives.
+        assert_eq!(report.inputs, model.inputs, "{what}");
+        assert_eq!(report.outputs, model.outputs, "{what}");
+        assert!(
+            report
+                .to_json()
+                .contains(&format!("\"blob_bytes\": {}", bytes.len())),
+            "{what}"
+        );
+        assert!(
+            report.to_text().contains(&format!(
+                "region {} offset {:#x}",
+                model.inputs[0].region, model.inputs[0].offset
+            )),
+            "{what}"
+        );
+    }
+}
+
+/// The same compilation in its two file formats packs to the same blob.
+#[test]
+fn npz_and_tflite_pack_to_identical_blobs() {
+    let Some(dir) = vela_out() else { return };
+    for accel in ["ethos-u55-128", "ethos-u55-256"] {
+        for model in ["hello_world_int8", "micro_speech_quantized"] {
+            let base = dir.join(model).join(accel);
+            let pairs = [
+                (
+                    base.join(format!("raw/{model}_vela.npz")),
+                    base.join(format!("tflite/{model}_vela.tflite")),
+                ),
+                (
+                    base.join(format!("cop2io/{model}_vela.npz")),
+                    base.join(format!("cop2io/{model}_vela.tflite")),
+                ),
+            ];
+            for (a, b) in pairs {
+                let pa = pack_model(&load(&a).unwrap(), AccelChoice::Auto).unwrap();
+                let pb = pack_model(&load(&b).unwrap(), AccelChoice::Auto).unwrap();
+                assert_eq!(pa.bytes, pb.bytes, "{} vs {}", a.display(), b.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn explicit_accel_must_agree_with_the_payload() {
+    let Some(dir) = vela_out() else { return };
+    let m =
+        load(&dir.join("hello_world_int8/ethos-u55-256/raw/hello_world_int8_vela.npz")).unwrap();
+    let ok = pack_model(&m, AccelChoice::Macs(256)).unwrap();
+    assert_eq!(
+        Npu1::validate(&ok.bytes).unwrap().header().accel(),
+        Accel::Macs256
+    );
+    let e = pack_model(&m, AccelChoice::Macs(128)).unwrap_err();
+    assert_eq!(e.code, "accel-mismatch", "{e}");
+    assert!("512".parse::<AccelChoice>().is_err());
+    assert_eq!("auto".parse::<AccelChoice>(), Ok(AccelChoice::Auto));
+}
+
+/// A scratch arena smaller than what the stream touches is caught by the static checker, and
+/// an input placed past its region by the layout check.
+#[test]
+fn undersized_regions_are_refused() {
+    let Some(dir) = vela_out() else { return };
+    let mut m =
+        load(&dir.join("hello_world_int8/ethos-u55-128/tflite/hello_world_int8_vela.tflite"))
+            .unwrap();
+    assert_eq!((m.scratch_size, m.inputs[0].offset), (32, 16));
+    m.scratch_size = 24; // the input (16..17) still fits, the stream's OFM/IFM accesses do not
+    let e = pack_model(&m, AccelChoice::Auto).unwrap_err();
+    assert_eq!(e.code, "cmd-check-failed", "{e}");
+    assert!(e.detail.contains("region-overflow"), "{e}");
+    m.scratch_size = 16;
+    let e = pack_model(&m, AccelChoice::Auto).unwrap_err();
+    assert_eq!(e.code, "io-tensor-outside-region", "{e}");
+}
+
+/// On any failure nothing is written: no output, no temporary file, and an existing output
+/// is left as it was.
+#[test]
+fn failures_leave_nothing_behind() {
+    let Some(dir) = vela_out() else { return };
+    let tmp = scratch_dir("pack_blob_fail");
+    let input =
+        dir.join("micro_speech_quantized/ethos-u55-128/raw/micro_speech_quantized_vela.npz");
+    let out = tmp.join("m.npub");
+    let e = pack_file(&input, &out, AccelChoice::Macs(64)).unwrap_err();
+    assert_eq!(e.code, "accel-mismatch");
+    assert!(
+        fs::read_dir(&tmp).unwrap().next().is_none(),
+        "files left behind after a failure"
+    );
+
+    // A damaged input (payload magic broken) fails the same way and keeps an old output.
+    fs::write(&out, b"previous").unwrap();
+    let mut bytes = fs::read(
+        dir.join("micro_speech_quantized/ethos-u55-128/tflite/micro_speech_quantized_vela.tflite"),
+    )
+    .unwrap();
+    let at = bytes.windows(4).position(|w| w == b"COP1").unwrap();
+    bytes[at] = b'X';
+    let damaged = tmp.join("damaged_vela.tflite");
+    fs::write(&damaged, &bytes).unwrap();
+    let e = pack_file(&damaged, &out, AccelChoice::Auto).unwrap_err();
+    assert_eq!(e.code, "cop-bad-magic", "{e}");
+    assert_eq!(fs::read(&out).unwrap(), b"previous");
+    assert!(!tmp.join("m.npub.tmp").exists());
+}
+
+/// Region roles in the plan follow the NPU1 role numbers the generated code uses.
+#[test]
+fn plan_roles_map_to_npu1_roles() {
+    let Some(dir) = vela_out() else { return };
+    let m =
+        load(&dir.join("hello_world_int8/ethos-u55-128/cop2io/hello_world_int8_vela.npz")).unwrap();
+    let p = pack_model(&m, AccelChoice::Auto).unwrap();
+    let roles: Vec<PlanRole> = p.report.regions.iter().map(|r| r.role).collect();
+    assert_eq!(
+        roles,
+        [
+            PlanRole::Weights,
+            PlanRole::Scratch,
+            PlanRole::Other,
+            PlanRole::Input,
+            PlanRole::Output
+        ]
+    );
+    let blob = Npu1::validate(&p.bytes).unwrap();
+    let raw: Vec<u32> = blob.regions().map(|r| r.role().raw()).collect();
+    assert_eq!(raw, [0, 1, 4, 2, 3]);
+}
