@@ -20,15 +20,22 @@
 //!
 //! # Arena size
 //!
-//! Let `s_0 .. s_{k-1}` be the runtime regions' sizes in index order and
-//! `F = align16(s_0) + ... + align16(s_{k-2}) + s_{k-1}` (0 when `k = 0`). Then, for an arena
-//! whose NPU start address is `A`, binding needs exactly `F + ((16 - A % 16) % 16)` bytes
-//! (when `k > 0`). [`ArenaSize::aligned_start`] is `F` (exact when `A % 16 == 0`) and
-//! [`ArenaSize::any_start`] is `F + 15` when `k > 0`: it suffices for *every* start address
-//! and is tight (an arena at `A % 16 == 1` needs all of it). [`arena_bytes_at`] gives the
-//! exact figure for a known start address.
+//! Let `s_0 .. s_{k-1}` be the sizes of the runtime regions with a non-zero size, in index
+//! order, and `F = align16(s_0) + ... + align16(s_{k-2}) + s_{k-1}` (0 when `k = 0`). For an
+//! arena whose NPU start address is `A`, binding needs exactly
+//! `F + ((16 - A % 16) % 16)` bytes when `k > 0`, and 0 bytes when `k = 0`:
+//!
+//! * [`ArenaSize::aligned_start`] is `F`: exact when `A % 16 == 0`;
+//! * [`ArenaSize::any_start`] is `F + 15` when `k > 0`: enough for *every* start address,
+//!   and tight (an arena at `A % 16 == 1` needs all of it);
+//! * [`arena_size_at`] / [`arena_bytes_at`] give the exact figure for a known `A`.
+//!
+//! A zero-size runtime region takes no room: it is given the next 16-byte aligned address
+//! (which may lie up to 15 bytes past the arena's end; the NPU never dereferences it) and
+//! [`Job::region_bytes`] returns an empty slice for it.
 
 use npuschema_core::{Detail, Error, Field, align_up};
+use npuschema_generated::npu1::{Npu1, Region, RegionFlags};
 
 /// Alignment of every address handed to the NPU (command stream, baked and runtime regions).
 pub const ARENA_ALIGN: u64 = 16;
@@ -112,7 +119,8 @@ pub struct ArenaSize {
     /// Bytes needed when the arena's NPU start address is 16-byte aligned (exact).
     pub aligned_start: u64,
     /// Bytes that suffice for any start address (`aligned_start + 15` when there is at
-    /// least one runtime region, else 0). Tight: a start at `16k + 1` needs all of it.
+    /// least one non-empty runtime region, else 0). Tight: a start at `16k + 1` needs all
+    /// of it.
     pub any_start: u64,
 }
 
@@ -125,7 +133,7 @@ where
     let mut cursor: u64 = 0;
     let mut any_runtime = false;
     for r in regions {
-        if let RegionSource::Runtime(size) = r.source {
+        if let RegionSource::Runtime(size @ 1..) = r.source {
             any_runtime = true;
             cursor = align_up(cursor, ARENA_ALIGN)?.checked_add(size)?;
         }
@@ -150,11 +158,42 @@ where
 {
     let mut cursor = start;
     for r in regions {
-        if let RegionSource::Runtime(size) = r.source {
+        if let RegionSource::Runtime(size @ 1..) = r.source {
             cursor = align_up(cursor, ARENA_ALIGN)?.checked_add(size)?;
         }
     }
     cursor.checked_sub(start)
+}
+
+/// The [`RegionSpec`] of an NPU1 region descriptor; `None` for a BAKED region whose bytes
+/// are not in the blob (which [`Npu1::validate`] rules out).
+fn spec_of<'b>(r: &Region<'b>) -> Option<RegionSpec<'b>> {
+    let source = if r.flags().contains(RegionFlags::BAKED) {
+        RegionSource::Baked(r.data()?)
+    } else {
+        RegionSource::Runtime(u64::from(r.size()))
+    };
+    Some(RegionSpec {
+        role: r.role().raw(),
+        source,
+    })
+}
+
+/// The arena size a validated blob needs (see the [module docs](self)). Saturates at
+/// `u64::MAX`, which no blob under 4 GiB can reach.
+#[must_use]
+pub fn arena_size(blob: &Npu1<'_>) -> ArenaSize {
+    arena_size_for(blob.regions().filter_map(|r| spec_of(&r))).unwrap_or(ArenaSize {
+        aligned_start: u64::MAX,
+        any_start: u64::MAX,
+    })
+}
+
+/// Exact arena bytes a validated blob needs when the arena's NPU start address is `start`
+/// (saturating at `u64::MAX`).
+#[must_use]
+pub fn arena_size_at(blob: &Npu1<'_>, start: u64) -> u64 {
+    arena_bytes_at(blob.regions().filter_map(|r| spec_of(&r)), start).unwrap_or(u64::MAX)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -195,7 +234,6 @@ pub struct Job<'b, 'a> {
 }
 
 fn desc_offset(index: usize, field: u64) -> u64 {
-    // index < MAX_REGIONS here, so this cannot overflow.
     REGION_TABLE
         .saturating_add(REGION_DESC_BYTES.saturating_mul(index as u64))
         .saturating_add(field)
@@ -212,6 +250,65 @@ fn misaligned(address: u64) -> Detail {
 }
 
 impl<'b, 'a> Job<'b, 'a> {
+    /// Bind a validated NPU1 blob into `arena`, with the identity address map.
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::bind_parts`].
+    #[allow(
+        clippy::result_large_err,
+        reason = "npuschema_core::Error is the project-wide, Copy error type"
+    )]
+    pub fn bind(blob: Npu1<'b>, arena: &'a mut [u8]) -> Result<Self, Error> {
+        Self::bind_with(blob, arena, &Identity)
+    }
+
+    /// Bind a validated NPU1 blob into `arena`, mapping CPU to NPU addresses with `map`:
+    /// baked regions are the blob's bytes in place, runtime regions are carved from the
+    /// arena in index order at 16-byte aligned NPU addresses.
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::bind_parts`], plus `baked-region-out-of-bounds` for a BAKED region whose
+    /// bytes are not in the blob (only reachable with an unvalidated view, so never).
+    #[allow(
+        clippy::result_large_err,
+        reason = "npuschema_core::Error is the project-wide, Copy error type"
+    )]
+    pub fn bind_with<M: AddressMap + ?Sized>(
+        blob: Npu1<'b>,
+        arena: &'a mut [u8],
+        map: &M,
+    ) -> Result<Self, Error> {
+        if let Some(bad) = blob.regions().find(|r| spec_of(r).is_none()) {
+            let index = bad.index() as usize;
+            return Err(Error::new(
+                "baked-region-out-of-bounds",
+                Field::indexed("regions", u64::from(bad.index()), "data_offset"),
+                desc_offset(index, DESC_DATA_OFFSET),
+                Detail::Range {
+                    start: u64::from(bad.data_offset()),
+                    len: u64::from(bad.size()),
+                    limit_name: "total_bytes",
+                    limit: blob.as_bytes().len() as u64,
+                },
+            ));
+        }
+        let specs = blob.regions().map(|r| {
+            spec_of(&r).unwrap_or(RegionSpec {
+                role: 0,
+                source: RegionSource::Runtime(0),
+            })
+        });
+        Self::bind_parts(
+            blob.cmd_stream(),
+            blob.header().accel().raw(),
+            specs,
+            arena,
+            map,
+        )
+    }
+
     /// Bind a command stream and a list of regions (index order = `BASEP` slot) into
     /// `arena`, mapping CPU addresses to NPU addresses with `map`.
     ///
@@ -315,9 +412,12 @@ impl<'b, 'a> Job<'b, 'a> {
                     if size > available {
                         return Err(overflow(available));
                     }
-                    // offset + size <= arena_len, which is a usize.
-                    let end = offset.saturating_add(size);
-                    cursor = end;
+                    // A zero-size region takes no room: it gets the next aligned address
+                    // (at most 15 bytes past the arena's end, never dereferenced) and leaves
+                    // the cursor alone. Otherwise offset + size <= arena_len, a usize.
+                    if size > 0 {
+                        cursor = offset.saturating_add(size);
+                    }
                     let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(size))
                     else {
                         return Err(overflow(available));
@@ -417,6 +517,7 @@ impl<'b, 'a> Job<'b, 'a> {
     pub fn region_bytes(&self, index: usize) -> Option<&[u8]> {
         match self.slot(index)?.place {
             Place::Baked(d) => Some(d),
+            Place::Runtime { len: 0, .. } => Some(&[]),
             Place::Runtime { offset, len } => self.arena.get(offset..offset.checked_add(len)?),
         }
     }
@@ -427,6 +528,7 @@ impl<'b, 'a> Job<'b, 'a> {
     pub fn region_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
         match self.slot(index)?.place {
             Place::Baked(_) => None,
+            Place::Runtime { len: 0, .. } => Some(&mut []),
             Place::Runtime { offset, len } => self.arena.get_mut(offset..offset.checked_add(len)?),
         }
     }
