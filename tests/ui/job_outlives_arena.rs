@@ -1,8 +1,7 @@
 // A bound Job borrows the arena mutably and the blob shared: while the job lives, the
 // arena cannot be written, read or freed behind its back, and the blob cannot be freed.
-// Expected: E0499 (write the arena: a second mutable borrow), E0502 (read it while mutably
-// borrowed),
-// E0505 twice (move the arena and the blob out while borrowed).
+// Expected: E0499 (write the arena: a second mutable borrow), E0502 (read it while
+// mutably borrowed), E0505 twice (move the arena and the blob out while borrowed).
 use npuschema_generated::npu1::Npu1;
 use npuschema_runtime::binder::Job;
 
