@@ -9,7 +9,7 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use npuschema_cli::pack;
+use npuschema_cli::{explain, pack};
 
 /// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
 #[derive(Parser)]
@@ -27,6 +27,9 @@ enum Cmd {
     Verify(verify::Args),
     /// Pack Vela's output (*_vela.tflite or *_vela.npz) into an NPU1 .npub.
     Pack(pack::Args),
+    /// Annotated hexdump of a container: every header and region field named and decoded,
+    /// the layout, and the load cross-checks with their numbers.
+    Explain(explain::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,5 +38,6 @@ fn main() -> ExitCode {
         Cmd::Disasm(a) => disasm::run(a),
         Cmd::Verify(a) => verify::run(a),
         Cmd::Pack(a) => pack::run(a),
+        Cmd::Explain(a) => explain::run(a),
     }
 }

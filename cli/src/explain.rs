@@ -1,0 +1,609 @@
+//! `npuschema explain FILE`: an annotated hexdump of a container, in the manner of section 6
+//! of the NPU1 document: the header bytes with every field named and decoded, the region
+//! table likewise, then the layout (which byte range is what) and the load cross-checks with
+//! their numbers.
+//!
+//! Field values come only from the generated validated view (`npuschema_generated::npu1`);
+//! the raw bytes shown are the view's own `as_bytes()` slices. A file that does not validate
+//! is not decoded: the validator's error is shown with the bytes around its offset.
+//!
+//! Formats are told apart by their magic ([`Format`]); NPU1 is the one explained so far, and
+//! another container (VPMN) is added as one more variant and arm.
+//!
+//! Colour when stdout is a terminal (and `NO_COLOR` is unset), plain when piped.
+//!
+//! Host code: offsets are header and descriptor `u32` values widened to `u64`, so the few
+//! sums below cannot overflow.
+#![allow(clippy::arithmetic_side_effects)]
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npuschema_generated::npu1::{self, Accel, Npu1, RegionFlags, Role};
+
+/// Arguments of `npuschema explain`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The container to explain (.npub).
+    pub file: PathBuf,
+    /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always or never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub color: String,
+}
+
+/// ANSI styling, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// Emit ANSI colour codes.
+    pub color: bool,
+}
+
+impl Style {
+    /// No colour.
+    pub const PLAIN: Self = Self { color: false };
+
+    fn paint(self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn heading(self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn field(self, s: &str) -> String {
+        self.paint("36", s)
+    }
+    fn value(self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    fn dim(self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    fn ok(self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    fn bad(self, s: &str) -> String {
+        self.paint("1;31", s)
+    }
+}
+
+/// The container formats `explain` recognises, by magic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// NPU1 (`.npub`), magic "NPU1".
+    Npu1,
+}
+
+impl Format {
+    /// The format whose magic `bytes` starts with.
+    #[must_use]
+    pub fn detect(bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(&npu1::MAGIC.to_le_bytes()) {
+            Some(Self::Npu1)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a file cannot be explained.
+#[derive(Debug)]
+pub enum ExplainError {
+    /// Not a format `explain` knows.
+    UnknownFormat,
+    /// The format's validator rejected it; the text shows the error and the bytes around it.
+    Invalid(String),
+}
+
+/// One line of hexdump: offset, 16 bytes (or fewer), ASCII column.
+fn hex_row(st: Style, offset: u64, bytes: &[u8]) -> String {
+    let mut hex = String::new();
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            hex.push(' ');
+        }
+        let _ = write!(hex, "{b:02X}");
+    }
+    let ascii: String = bytes
+        .iter()
+        .map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                char::from(b)
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    format!("{}  {hex:<47}  |{ascii}|", st.dim(&format!("{offset:08x}")))
+}
+
+/// A 16-byte row of four words with carets and a label under each word.
+fn word_row(
+    st: Style,
+    out: &mut String,
+    offset: u64,
+    bytes: &[u8],
+    labels: &[String; 4],
+    values: &[String; 4],
+) {
+    let _ = writeln!(out, "{}", hex_row(st, offset, bytes));
+    let carets = ["^^^^^^^^^^^"; 4].join(" ");
+    let _ = writeln!(out, "          {}", st.dim(&carets));
+    let pad = |s: &String| format!("{s:<11}");
+    let names: Vec<String> = labels.iter().map(|l| st.field(&pad(l))).collect();
+    let vals: Vec<String> = values.iter().map(|v| st.value(&pad(v))).collect();
+    let _ = writeln!(out, "          {}", names.join(" ").trim_end());
+    let _ = writeln!(out, "          {}", vals.join(" ").trim_end());
+}
+
+fn hex_bytes(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02X}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn role_name(r: Role) -> String {
+    r.name()
+        .map_or_else(|| format!("unknown ({})", r.raw()), str::to_string)
+}
+
+fn accel_text(a: Accel) -> String {
+    match a {
+        Accel::Unspecified => "unspecified".to_string(),
+        Accel::Unknown(v) => format!("unknown value {v}"),
+        other => format!(
+            "{} = ethos-u55-{} ({} MACs/cycle)",
+            other.raw(),
+            other.raw(),
+            other.raw()
+        ),
+    }
+}
+
+fn flags_text(f: RegionFlags) -> String {
+    let mut parts = Vec::new();
+    if f.contains(RegionFlags::BAKED) {
+        parts.push("BAKED".to_string());
+    } else {
+        parts.push("RUNTIME".to_string());
+    }
+    if f.unknown_bits() != 0 {
+        parts.push(format!("unknown bits {:#x}", f.unknown_bits()));
+    }
+    parts.join(", ")
+}
+
+/// A row of the "bytes / hex / field / decoded" tables.
+fn table_row(st: Style, out: &mut String, at: u64, raw: &[u8], field: &str, decoded: &str) {
+    let end = at + raw.len() as u64 - 1;
+    let _ = writeln!(
+        out,
+        "  {:<9} {:<13} {} {}",
+        format!("{at}-{end}"),
+        hex_bytes(raw),
+        st.field(&format!("{field:<14}")),
+        decoded
+    );
+}
+
+fn check_line(st: Style, out: &mut String, expr: String, holds: bool) {
+    let verdict = if holds { st.ok("ok") } else { st.bad("FAILS") };
+    let _ = writeln!(out, "  {expr:<64} {verdict}");
+}
+
+/// The explanation of a validated NPU1 blob.
+fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
+    let bytes = blob.as_bytes();
+    let h = blob.header();
+    let total = u64::from(h.total_bytes());
+    let n = u64::from(h.region_count());
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}",
+        st.heading(&format!("{name}: NPU1 blob, {} bytes, valid", bytes.len()))
+    );
+    let _ = writeln!(o);
+
+    // Header.
+    let _ = writeln!(o, "{}", st.heading("Header (32 bytes at offset 0)"));
+    let raw = h.as_bytes();
+    word_row(
+        st,
+        &mut o,
+        0,
+        &raw[..16],
+        &["magic", "version", "total_bytes", "region_count"].map(String::from),
+        &[
+            "NPU1".to_string(),
+            format!("{}", h.version()),
+            format!("{:#x}", h.total_bytes()),
+            format!("{}", h.region_count()),
+        ],
+    );
+    word_row(
+        st,
+        &mut o,
+        16,
+        &raw[16..],
+        &["cmd_offset", "cmd_bytes", "accel", "checksum"].map(String::from),
+        &[
+            format!("{:#x}", h.cmd_offset()),
+            format!("{:#x}", h.cmd_bytes()),
+            format!("{}", h.accel().raw()),
+            format!("{:#010x}", h.checksum()),
+        ],
+    );
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "  {}",
+        st.dim("Bytes     Hex           Field          Decoded")
+    );
+    let words = raw.as_chunks::<4>().0;
+    let fnv = npuschema_core::fnv1a32(
+        npuschema_core::FNV1A32_OFFSET_BASIS,
+        bytes.get(32..).unwrap_or(&[]),
+    );
+    let rows: [(&str, String); 8] = [
+        (
+            "magic",
+            format!("{:#010x}: bytes read \"NPU1\" forwards", h.magic()),
+        ),
+        ("version", format!("{}", h.version())),
+        (
+            "total_bytes",
+            format!(
+                "{:#x} = {} bytes (the file has {})",
+                h.total_bytes(),
+                h.total_bytes(),
+                bytes.len()
+            ),
+        ),
+        ("region_count", format!("{}", h.region_count())),
+        (
+            "cmd_offset",
+            format!("{:#x} = {}", h.cmd_offset(), h.cmd_offset()),
+        ),
+        (
+            "cmd_bytes",
+            format!(
+                "{:#x} = {} ({} words)",
+                h.cmd_bytes(),
+                h.cmd_bytes(),
+                h.cmd_bytes() / 4
+            ),
+        ),
+        (
+            "accel",
+            format!("{} (informational)", accel_text(h.accel())),
+        ),
+        (
+            "checksum",
+            format!("{:#010x}: FNV-1a over bytes 32..{total}", h.checksum()),
+        ),
+    ];
+    for (i, ((field, decoded), w)) in rows.iter().zip(words).enumerate() {
+        table_row(st, &mut o, i as u64 * 4, w, field, decoded);
+    }
+    let _ = writeln!(o);
+
+    // Region table.
+    let _ = writeln!(
+        o,
+        "{}",
+        st.heading(&format!(
+            "Region table ({n} x 16 bytes at offset 32; index = BASEP slot)"
+        ))
+    );
+    for r in blob.regions() {
+        let at = 32 + u64::from(r.index()) * 16;
+        let baked = r.flags().contains(RegionFlags::BAKED);
+        word_row(
+            st,
+            &mut o,
+            at,
+            r.as_bytes(),
+            &["role", "flags", "size", "data_offset"].map(String::from),
+            &[
+                role_name(r.role()),
+                if baked {
+                    "BAKED".to_string()
+                } else {
+                    "RUNTIME".to_string()
+                },
+                format!("{:#x}", r.size()),
+                if baked {
+                    format!("{:#x}", r.data_offset())
+                } else {
+                    "unused".to_string()
+                },
+            ],
+        );
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(
+        o,
+        "  {}",
+        st.dim("Bytes     Hex           Field          Decoded")
+    );
+    for r in blob.regions() {
+        let at = 32 + u64::from(r.index()) * 16;
+        let raw = r.as_bytes();
+        let baked = r.flags().contains(RegionFlags::BAKED);
+        let _ = writeln!(
+            o,
+            "  {}",
+            st.heading(&format!("region {} (BASEP{})", r.index(), r.index()))
+        );
+        table_row(
+            st,
+            &mut o,
+            at,
+            &raw[0..4],
+            "role",
+            &format!("{} = {}", r.role().raw(), role_name(r.role())),
+        );
+        table_row(
+            st,
+            &mut o,
+            at + 4,
+            &raw[4..8],
+            "flags",
+            &format!("{:#x} = {}", r.flags().bits(), flags_text(r.flags())),
+        );
+        table_row(
+            st,
+            &mut o,
+            at + 8,
+            &raw[8..12],
+            "size",
+            &format!("{:#x} = {} bytes", r.size(), r.size()),
+        );
+        let off = if baked {
+            format!(
+                "{:#x} = {}: the bytes are in the blob, used in place",
+                r.data_offset(),
+                r.data_offset()
+            )
+        } else {
+            format!(
+                "{:#x}: unused, the region is carved from the caller's arena",
+                r.data_offset()
+            )
+        };
+        table_row(st, &mut o, at + 12, &raw[12..16], "data_offset", &off);
+    }
+    let _ = writeln!(o);
+
+    // Layout.
+    let _ = writeln!(o, "{}", st.heading("Layout"));
+    let mut ranges: Vec<(u64, u64, String)> = vec![
+        (0, 32, "header".to_string()),
+        (32, 32 + n * 16, format!("region table, {n} x 16")),
+        (
+            u64::from(h.cmd_offset()),
+            u64::from(h.cmd_offset()) + u64::from(h.cmd_bytes()),
+            format!(
+                "command stream, {} words (npuschema disasm lists it)",
+                h.cmd_bytes() / 4
+            ),
+        ),
+    ];
+    for r in blob
+        .regions()
+        .filter(|r| r.flags().contains(RegionFlags::BAKED))
+    {
+        let start = u64::from(r.data_offset());
+        ranges.push((
+            start,
+            start + u64::from(r.size()),
+            format!("region {} data ({})", r.index(), role_name(r.role())),
+        ));
+    }
+    ranges.sort();
+    let mut cursor = 0u64;
+    for (start, end, what) in &ranges {
+        if *start > cursor {
+            let _ = writeln!(
+                o,
+                "  {:#08x} .. {:#08x}  {:>8} bytes  {}",
+                cursor,
+                start,
+                start - cursor,
+                st.dim("padding")
+            );
+        }
+        let _ = writeln!(
+            o,
+            "  {start:#08x} .. {end:#08x}  {:>8} bytes  {what}",
+            end - start
+        );
+        cursor = cursor.max(*end);
+    }
+    if cursor < total {
+        let _ = writeln!(
+            o,
+            "  {:#08x} .. {:#08x}  {:>8} bytes  {}",
+            cursor,
+            total,
+            total - cursor,
+            st.dim("unreferenced")
+        );
+    }
+    let mut arena = 0u64;
+    let mut runtime = Vec::new();
+    for r in blob
+        .regions()
+        .filter(|r| !r.flags().contains(RegionFlags::BAKED))
+    {
+        let at = arena.div_ceil(u64::from(npu1::ARENA_ALIGN)) * u64::from(npu1::ARENA_ALIGN);
+        arena = at + u64::from(r.size());
+        runtime.push(format!(
+            "region {} {} {} bytes at arena +{at:#x}",
+            r.index(),
+            role_name(r.role()),
+            r.size()
+        ));
+    }
+    if runtime.is_empty() {
+        let _ = writeln!(o, "  no runtime regions: the blob needs no arena");
+    } else {
+        let _ = writeln!(
+            o,
+            "  runtime regions, from the caller's arena (each base aligned to {}):",
+            npu1::ARENA_ALIGN
+        );
+        for line in runtime {
+            let _ = writeln!(o, "    {line}");
+        }
+        let _ = writeln!(
+            o,
+            "  arena needed: {arena} bytes (from a 16-byte aligned arena base)"
+        );
+    }
+    let _ = writeln!(o);
+
+    // Cross-checks.
+    let _ = writeln!(o, "{}", st.heading("Load cross-checks"));
+    let table_end = 32 + n * 16;
+    check_line(
+        st,
+        &mut o,
+        format!("total_bytes {total} == file length {}", bytes.len()),
+        total == bytes.len() as u64,
+    );
+    check_line(
+        st,
+        &mut o,
+        format!("32 + {n}*16 = {table_end} <= total {total}"),
+        table_end <= total,
+    );
+    let cmd_end = u64::from(h.cmd_offset()) + u64::from(h.cmd_bytes());
+    check_line(
+        st,
+        &mut o,
+        format!(
+            "cmd_offset {} + cmd_bytes {} = {cmd_end} <= total {total}",
+            h.cmd_offset(),
+            h.cmd_bytes()
+        ),
+        cmd_end <= total,
+    );
+    check_line(
+        st,
+        &mut o,
+        format!("cmd_bytes {} > 0", h.cmd_bytes()),
+        h.cmd_bytes() > 0,
+    );
+    for r in blob
+        .regions()
+        .filter(|r| r.flags().contains(RegionFlags::BAKED))
+    {
+        let end = u64::from(r.data_offset()) + u64::from(r.size());
+        check_line(
+            st,
+            &mut o,
+            format!(
+                "region {}: data_offset {} + size {} = {end} <= total {total}",
+                r.index(),
+                r.data_offset(),
+                r.size()
+            ),
+            end <= total,
+        );
+    }
+    check_line(
+        st,
+        &mut o,
+        format!(
+            "FNV-1a(bytes 32..{total}) = {fnv:#010x} == checksum {:#010x}",
+            h.checksum()
+        ),
+        fnv == h.checksum(),
+    );
+    o
+}
+
+/// The bytes around `offset`, as hexdump rows (the row holding it and its neighbours).
+fn context_rows(st: Style, bytes: &[u8], offset: u64) -> String {
+    let row = offset / 16 * 16;
+    let first = row.saturating_sub(16);
+    let mut o = String::new();
+    let mut at = first;
+    while at <= row + 16 {
+        let Some(chunk) = usize::try_from(at)
+            .ok()
+            .and_then(|a| bytes.get(a..))
+            .filter(|c| !c.is_empty())
+        else {
+            break;
+        };
+        let _ = writeln!(o, "{}", hex_row(st, at, chunk.get(..16).unwrap_or(chunk)));
+        at += 16;
+    }
+    o
+}
+
+/// Explain `bytes` (named `name` in the output).
+///
+/// # Errors
+/// [`ExplainError::UnknownFormat`] for a file without a known magic;
+/// [`ExplainError::Invalid`] (with the validator's error and the bytes around it) for a
+/// file its format's validator rejects.
+pub fn explain(bytes: &[u8], name: &str, st: Style) -> Result<String, ExplainError> {
+    match Format::detect(bytes) {
+        Some(Format::Npu1) => match Npu1::validate(bytes) {
+            Ok(blob) => Ok(explain_npu1(st, name, &blob)),
+            Err(e) => {
+                let mut o = format!(
+                    "{}\n",
+                    st.bad(&format!("{name}: not a valid NPU1 blob: {e}"))
+                );
+                let _ = writeln!(o, "bytes around offset {:#x}:", e.offset);
+                o.push_str(&context_rows(st, bytes, e.offset));
+                Err(ExplainError::Invalid(o))
+            }
+        },
+        None => Err(ExplainError::UnknownFormat),
+    }
+}
+
+/// Run `npuschema explain`.
+pub fn run(args: Args) -> ExitCode {
+    let bytes = match std::fs::read(&args.file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("npuschema explain: io-error: {}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let color = match args.color.as_str() {
+        "always" => true,
+        "never" => false,
+        _ => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let name = args.file.display().to_string();
+    match explain(&bytes, &name, Style { color }) {
+        Ok(text) => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(ExplainError::Invalid(text)) => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            ExitCode::from(1)
+        }
+        Err(ExplainError::UnknownFormat) => {
+            let head = bytes.get(..4).unwrap_or(&bytes);
+            eprintln!(
+                "npuschema explain: unknown-format: {name}: magic {head:02x?} is not a known container (NPU1 \"NPU1\")"
+            );
+            ExitCode::from(1)
+        }
+    }
+}
