@@ -10,11 +10,11 @@
 )]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use npuschema_bench::{bare_fnv1a, doc_example_parts};
+use npuschema_bench::{DOC_WEIGHT_BYTES, bare_fnv1a, noise};
 use std::hint::black_box;
 
 fn fnv(c: &mut Criterion) {
-    let (weights, _) = doc_example_parts();
+    let weights = noise(DOC_WEIGHT_BYTES, 0x2545_F491_4F6C_DD1D);
     let mut g = c.benchmark_group("fnv1a");
     g.throughput(Throughput::Bytes(weights.len() as u64));
     let want = bare_fnv1a(&weights);

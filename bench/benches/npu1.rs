@@ -1,5 +1,6 @@
-//! NPU1: validation of the worked-example-shaped blob against the bare FNV-1a loop over the
-//! same payload bytes and against the C peer's `npu1_load`; per-call costs on a small blob.
+//! NPU1: validation of the worked-example-shaped blob (made by the generated writer)
+//! against the bare FNV-1a loop over the same payload bytes and against the C peer's
+//! `npu1_load`; per-call costs (header access, binding) on a small eight-region blob.
 //!
 //! `cargo bench -p npuschema-bench --bench npu1`
 #![allow(
@@ -10,48 +11,107 @@
 )]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use npuschema_bench::{DOC_SCRATCH_BYTES, bare_fnv1a, doc_example_parts};
-use npuschema_tests::refreader::npu1::{self as refnpu1, BuildRegion};
+use npuschema_bench::{
+    DOC_SCRATCH_BYTES, SMALL_ARENA_BYTES, bare_fnv1a, doc_example_blob, small_blob,
+};
+use npuschema_generated::npu1::Npu1;
+use npuschema_runtime::binder::Job;
+use npuschema_tests::refreader::npu1 as refnpu1;
 use std::hint::black_box;
 
-fn doc_blob() -> Vec<u8> {
-    let (weights, cmd) = doc_example_parts();
-    let regions = [
-        BuildRegion::Baked(0, &weights),
-        BuildRegion::Runtime(1, DOC_SCRATCH_BYTES),
-    ];
-    refnpu1::build(0, &regions, &cmd, None).expect("example fits")
-}
-
 fn validate(c: &mut Criterion) {
-    let blob = doc_blob();
+    let fixture = doc_example_blob();
+    let blob = fixture.bytes();
     let payload = &blob[32..];
     let mut arena = vec![0u8; DOC_SCRATCH_BYTES as usize + 16];
+    assert!(Job::bind(Npu1::validate(blob).expect("valid"), &mut arena).is_ok());
     let mut g = c.benchmark_group("npu1_validate");
     g.throughput(Throughput::Bytes(payload.len() as u64));
     g.bench_function("bare_fnv_loop", |b| {
         b.iter(|| bare_fnv1a(black_box(payload)))
     });
+    g.bench_function("rust_validate", |b| {
+        b.iter(|| Npu1::validate(black_box(blob)).is_ok())
+    });
+    g.bench_function("rust_validate_bind", |b| {
+        b.iter(|| {
+            Npu1::validate(black_box(blob))
+                .ok()
+                .and_then(|v| Job::bind(v, &mut arena).ok())
+                .map(|j| j.region_count())
+        })
+    });
     g.bench_function("refreader_binrw", |b| {
-        b.iter(|| refnpu1::read(black_box(&blob)).is_ok())
+        b.iter(|| refnpu1::read(black_box(blob)).is_ok())
     });
     #[cfg(c_peer)]
     {
         let mut job = npuschema_bench::peer::Job::default();
-        assert_eq!(npuschema_bench::peer::load(&blob, &mut arena, &mut job), 0);
+        assert_eq!(npuschema_bench::peer::load(blob, &mut arena, &mut job), 0);
         g.bench_function("c_npu1_load", |b| {
-            b.iter(|| npuschema_bench::peer::load(black_box(&blob), &mut arena, &mut job))
+            b.iter(|| npuschema_bench::peer::load(black_box(blob), &mut arena, &mut job))
         });
     }
     #[cfg(not(c_peer))]
     eprintln!("skipping npu1_validate/c_npu1_load: C peer not compiled (NPUSCHEMA_CORPUS not set)");
-    let _ = &mut arena;
+    g.finish();
+}
+
+fn per_call(c: &mut Criterion) {
+    let fixture = small_blob();
+    let blob = fixture.bytes();
+    let mut arena = vec![0u8; SMALL_ARENA_BYTES];
+    let view = Npu1::validate(blob).expect("valid");
+    assert_eq!(
+        Job::bind(view, &mut arena).expect("binds").region_count(),
+        8
+    );
+    let mut g = c.benchmark_group("npu1_per_call");
+    g.bench_function("rust_header_fields", |b| {
+        b.iter(|| {
+            let h = black_box(&view).header();
+            h.magic()
+                ^ h.version()
+                ^ h.total_bytes()
+                ^ h.region_count()
+                ^ h.cmd_offset()
+                ^ h.cmd_bytes()
+                ^ h.accel().raw()
+                ^ h.checksum()
+        })
+    });
+    g.bench_function("rust_bind", |b| {
+        b.iter(|| {
+            Job::bind(black_box(view), &mut arena)
+                .map(|j| j.arena_used())
+                .ok()
+        })
+    });
+    g.bench_function("rust_validate", |b| {
+        b.iter(|| Npu1::validate(black_box(blob)).is_ok())
+    });
+    g.bench_function("rust_validate_bind", |b| {
+        b.iter(|| {
+            Npu1::validate(black_box(blob))
+                .ok()
+                .and_then(|v| Job::bind(v, &mut arena).ok())
+                .map(|j| j.arena_used())
+        })
+    });
+    #[cfg(c_peer)]
+    {
+        let mut job = npuschema_bench::peer::Job::default();
+        assert_eq!(npuschema_bench::peer::load(blob, &mut arena, &mut job), 0);
+        g.bench_function("c_npu1_load", |b| {
+            b.iter(|| npuschema_bench::peer::load(black_box(blob), &mut arena, &mut job))
+        });
+    }
     g.finish();
 }
 
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(3));
-    targets = validate
+    targets = validate, per_call
 }
 criterion_main!(benches);
