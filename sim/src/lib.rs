@@ -30,6 +30,7 @@
 
 mod memory;
 mod model;
+pub mod run;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -39,6 +40,7 @@ pub use model::{
     BusFault, CONFIG_U55_128, CONFIG_U55_256, DEFAULT_ID, Faults, RunRecord, SimConfig, SimStats,
     channel, register_name,
 };
+pub use run::{RegionReport, RunError, RunOptions, RunReport, run_blob};
 
 use npuschema_runtime::binder::Job;
 use npuschema_runtime::driver::regs::STATUS;

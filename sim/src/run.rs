@@ -1,0 +1,343 @@
+//! [`run_blob`]: validate an NPU1 blob, bind it into an arena of the size it needs, run it
+//! on the simulated NPU through the real driver, and report.
+
+use std::fmt::{self, Write as _};
+use std::rc::Rc;
+
+use npuschema_core::{Error, FNV1A32_OFFSET_BASIS, fnv1a32};
+use npuschema_generated::npu1::{Npu1, Role};
+use npuschema_runtime::binder::{ArenaSize, BoundRegion, Job, RegionKind, arena_size};
+use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, IrqLatch, RunInfo};
+
+use crate::{Faults, RunRecord, Sim, SimConfig, SimStats};
+
+/// How to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Wait through the interrupt path (the simulator's IRQ calls
+    /// [`IrqLatch::on_irq`]) instead of polling `STATUS`.
+    pub interrupt: bool,
+    /// MACs/cycle of the simulated NPU; `None`: the blob's accel, or 128 when it is
+    /// unspecified.
+    pub macs: Option<u32>,
+    /// Place the arena at an address `== arena_misalign (mod 16)` (taken mod 16), to
+    /// exercise the binder's alignment.
+    pub arena_misalign: usize,
+    /// Bytes written at the start of runtime regions before the run: `(region index, bytes)`.
+    pub inputs: Vec<(usize, Vec<u8>)>,
+    /// Faults to inject.
+    pub faults: Faults,
+    /// Simulated run time in ticks.
+    pub run_latency: u32,
+    /// Completion checks before `npu-timeout`.
+    pub run_polls: u32,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            interrupt: false,
+            macs: None,
+            arena_misalign: 0,
+            inputs: Vec::new(),
+            faults: Faults::default(),
+            run_latency: SimConfig::default().run_latency,
+            run_polls: 100_000,
+        }
+    }
+}
+
+/// Why a blob could not be run at all (a run that faults is a [`RunReport`] whose
+/// `outcome` is an error).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The blob is not a valid NPU1 file.
+    Invalid(Error),
+    /// The blob is valid but cannot be bound (too many regions, misaligned, ...).
+    Bind(Error),
+    /// An input names a region that is not a runtime region, or is too long for it.
+    Input {
+        /// The region index given.
+        region: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The driver could not bring the simulated NPU up.
+    Init(DriverError),
+}
+
+impl RunError {
+    /// The stable code of the underlying error (`bad-input` for an input problem).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Invalid(e) | Self::Bind(e) => e.code,
+            Self::Input { .. } => "bad-input",
+            Self::Init(e) => e.code,
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Invalid(e) => write!(f, "invalid NPU1 blob: {e}"),
+            Self::Bind(e) => write!(f, "cannot bind: {e}"),
+            Self::Input { region, reason } => write!(f, "bad-input: region {region}: {reason}"),
+            Self::Init(e) => write!(f, "NPU init failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// One region after the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionReport {
+    /// The binding (index, role, kind, addresses, size).
+    pub bound: BoundRegion,
+    /// The role's name (`"weights"`, ...), or `None` for an unknown role.
+    pub role_name: Option<&'static str>,
+    /// FNV-1a of the region's bytes as the CPU sees them after the run.
+    pub fnv1a: u32,
+    /// One past the highest byte the run read (0: not read).
+    pub read_extent: u64,
+    /// One past the highest byte the run wrote (0: not written).
+    pub write_extent: u64,
+}
+
+/// What [`run_blob`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunReport {
+    /// Blob length.
+    pub blob_bytes: usize,
+    /// MACs/cycle the blob was compiled for (0 = unspecified).
+    pub accel_macs: u32,
+    /// `ID` and `CONFIG` of the simulated NPU.
+    pub hw: HwInfo,
+    /// Completion came through the interrupt path.
+    pub interrupt: bool,
+    /// What the binder says the blob needs.
+    pub arena_needed: ArenaSize,
+    /// Bytes of arena given to the binder.
+    pub arena_bytes: usize,
+    /// Bytes of it in use (alignment padding included).
+    pub arena_used: usize,
+    /// Every region, in index order.
+    pub regions: Vec<RegionReport>,
+    /// The driver's result.
+    pub outcome: Result<RunInfo, DriverError>,
+    /// What the simulator executed (`None` if the run never started).
+    pub record: Option<RunRecord>,
+    /// Simulator counters.
+    pub stats: SimStats,
+    /// The bytes of every runtime region after the run, `(index, bytes)`.
+    pub outputs: Vec<(usize, Vec<u8>)>,
+}
+
+impl RunReport {
+    /// The run succeeded.
+    #[must_use]
+    pub fn succeeded(&self) -> bool {
+        self.outcome.is_ok()
+    }
+
+    /// A human-readable report.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let accel = match self.accel_macs {
+            0 => "unspecified".to_string(),
+            m => format!("{m} MACs/cycle"),
+        };
+        let _ = writeln!(s, "blob: {} bytes, compiled for {accel}", self.blob_bytes);
+        let c = self.hw.config;
+        let _ = writeln!(
+            s,
+            "npu: simulated Ethos-U55, ID {:#010x}, CONFIG {:#010x} ({} MACs/cycle, {} KiB SHRAM)",
+            self.hw.id.0,
+            c.0,
+            c.macs(),
+            c.shram_kib()
+        );
+        let _ = writeln!(
+            s,
+            "arena: {} bytes given (needs {} at a 16-aligned start, {} at any), {} used",
+            self.arena_bytes,
+            self.arena_needed.aligned_start,
+            self.arena_needed.any_start,
+            self.arena_used
+        );
+        let _ = writeln!(s, "regions:");
+        for r in &self.regions {
+            let b = &r.bound;
+            let kind = match b.kind {
+                RegionKind::Baked => "baked",
+                RegionKind::Runtime => "runtime",
+            };
+            let role = r
+                .role_name
+                .map_or_else(|| format!("role {}", b.role), str::to_string);
+            let _ = writeln!(
+                s,
+                "  {} {role:<8} {kind:<7} npu {:#012x} size {:#9x}  read {:#9x}  written {:#9x}  fnv1a {:#010x}",
+                b.index, b.npu_address, b.size, r.read_extent, r.write_extent, r.fnv1a
+            );
+        }
+        let mode = if self.interrupt {
+            "interrupt"
+        } else {
+            "polling"
+        };
+        if let Some(rec) = &self.record {
+            let _ = writeln!(
+                s,
+                "executed: {} commands, {} operations, {} DMA copies ({} bytes), {} SHRAM transfers",
+                rec.commands, rec.operations, rec.dma_copies, rec.dma_bytes, rec.shram_transfers
+            );
+            if let Some(f) = &rec.bus_fault {
+                let _ = writeln!(s, "bus fault: {f:?}");
+            }
+            if let Some(e) = &rec.parse_error {
+                let _ = writeln!(s, "parse error: {e}");
+            }
+        }
+        match &self.outcome {
+            Ok(info) => {
+                let _ = writeln!(
+                    s,
+                    "result: ok ({mode}, {} checks): STATUS {}, QREAD {:#x}",
+                    info.polls, info.status, info.qread
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(s, "result: FAILED ({mode}): {e}");
+            }
+        }
+        s
+    }
+}
+
+/// MACs/cycle for a `CONFIG` that matches the blob.
+fn sim_macs(accel: u32) -> u32 {
+    if accel == 0 { 128 } else { accel }
+}
+
+/// Validate `blob`, bind it into a fresh arena of [`ArenaSize::any_start`] bytes, run it on a
+/// simulated U55 through [`Driver`] (polling or interrupt), and report what happened.
+///
+/// # Errors
+///
+/// [`RunError`] when the blob cannot be run at all; a run that fails (a bus fault, a
+/// configuration mismatch, a timeout, ...) is reported in [`RunReport::outcome`].
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
+    let view = Npu1::validate(blob).map_err(RunError::Invalid)?;
+    let accel_macs = view.header().accel().raw();
+    let roles: Vec<Role> = view.regions().map(|r| r.role()).collect();
+    let needed = arena_size(&view);
+    let arena_bytes = usize::try_from(needed.any_start).map_err(|_| {
+        RunError::Bind(Error::new(
+            "arena-overflow",
+            npuschema_core::Field::plain("regions"),
+            32,
+            npuschema_core::Detail::Short {
+                needed: needed.any_start,
+                available: usize::MAX as u64,
+            },
+        ))
+    })?;
+    let mut storage = vec![0u8; arena_bytes.saturating_add(16)];
+    let base = storage.as_ptr().addr();
+    // base + at == arena_misalign (mod 16).
+    let at = opts.arena_misalign.wrapping_sub(base) & 15;
+    let arena = storage
+        .get_mut(at..at.saturating_add(arena_bytes))
+        .unwrap_or_default();
+    let mut job = Job::bind(view, arena).map_err(RunError::Bind)?;
+
+    for (region, bytes) in &opts.inputs {
+        let Some(dst) = job.region_bytes_mut(*region) else {
+            return Err(RunError::Input {
+                region: *region,
+                reason: "not a runtime region of this blob",
+            });
+        };
+        let Some(dst) = dst.get_mut(..bytes.len()) else {
+            return Err(RunError::Input {
+                region: *region,
+                reason: "input longer than the region",
+            });
+        };
+        dst.copy_from_slice(bytes);
+    }
+
+    let macs = opts.macs.unwrap_or_else(|| sim_macs(accel_macs));
+    let cfg = SimConfig {
+        run_latency: opts.run_latency,
+        faults: opts.faults,
+        ..SimConfig::u55(macs)
+    };
+    let sim = Sim::new(cfg);
+    sim.bind_job(&job);
+    let dopts = DriverOptions {
+        run_polls: opts.run_polls,
+        ..DriverOptions::default()
+    };
+    let mut driver = Driver::new(sim.clone(), sim.clone(), dopts);
+    let hw = driver.init().map_err(RunError::Init)?;
+
+    let outcome = if opts.interrupt {
+        let latch = Rc::new(IrqLatch::new());
+        let isr = Rc::clone(&latch);
+        sim.set_irq_handler(move |regs| {
+            isr.on_irq(regs);
+        });
+        let outcome = driver.start_irq(&mut job, &latch).and_then(|r| r.wait());
+        sim.clear_irq_handler();
+        outcome
+    } else {
+        driver.start(&mut job).and_then(|r| r.wait())
+    };
+
+    let record = sim.last_run();
+    let mut regions = Vec::new();
+    let mut outputs = Vec::new();
+    for bound in job.regions() {
+        let i = usize::from(bound.index);
+        let bytes = job.region_bytes(i).unwrap_or_default();
+        let (read_extent, write_extent) = record.as_ref().map_or((0, 0), |r| {
+            (
+                r.read_extent.get(i).copied().unwrap_or(0),
+                r.write_extent.get(i).copied().unwrap_or(0),
+            )
+        });
+        regions.push(RegionReport {
+            bound,
+            role_name: roles.get(i).and_then(|r| r.name()),
+            fnv1a: fnv1a32(FNV1A32_OFFSET_BASIS, bytes),
+            read_extent,
+            write_extent,
+        });
+        if bound.kind == RegionKind::Runtime {
+            outputs.push((i, bytes.to_vec()));
+        }
+    }
+    Ok(RunReport {
+        blob_bytes: blob.len(),
+        accel_macs,
+        hw,
+        interrupt: opts.interrupt,
+        arena_needed: needed,
+        arena_bytes,
+        arena_used: job.arena_used(),
+        regions,
+        outcome,
+        record,
+        stats: sim.stats(),
+        outputs,
+    })
+}
