@@ -7,12 +7,41 @@
 
 use core::panic::PanicInfo;
 
+use npuschema_core::Error;
+use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
+use npuschema_runtime::binder::Job;
+
 /// Status codes returned by the exports.
 pub mod status {
     /// Success.
     pub const OK: i32 = 0;
     /// A null pointer was passed.
     pub const NULL: i32 = -1;
+    /// The writer could not write (buffer too small, or a size over 32 bits).
+    pub const WRITE: i32 = -2;
+}
+
+/// Up to eight bound regions, laid out like the C peer's `npu1_job_t`.
+#[repr(C)]
+pub struct Npu1Job {
+    /// The command stream (in the blob).
+    pub cmd: *const u8,
+    /// Its length.
+    pub cmd_bytes: u32,
+    /// Each region's NPU address (`BASEP[n]`).
+    pub base: [usize; 8],
+    /// Each region's size.
+    pub size: [u32; 8],
+    /// Number of regions.
+    pub count: u32,
+}
+
+/// An error as a positive status: 1 + the byte offset of the field that failed (capped),
+/// so a C caller learns where without the error's strings being linked in.
+fn error_status(e: &Error) -> i32 {
+    i32::try_from(e.offset)
+        .unwrap_or(i32::MAX - 1)
+        .saturating_add(1)
 }
 
 /// Builds a byte slice from a C pointer and length; `None` for a null pointer.
@@ -45,6 +74,124 @@ pub unsafe extern "C" fn npuschema_fnv1a32(data: *const u8, len: usize, out: *mu
     // SAFETY: `out` is non-null and writable by contract.
     unsafe { out.write(h) };
     status::OK
+}
+
+/// Validate an NPU1 blob (load steps 1-7 and the per-descriptor checks).
+/// Returns 0, [`status::NULL`], or 1 + the offset of the failing field.
+///
+/// # Safety
+/// `blob` must point to `len` readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_validate(blob: *const u8, len: usize) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    let Some(blob) = (unsafe { bytes(blob, len) }) else {
+        return status::NULL;
+    };
+    match Npu1::validate(blob) {
+        Ok(_) => status::OK,
+        Err(e) => error_status(&e),
+    }
+}
+
+/// Validate an NPU1 blob and bind its regions (step 8) into `arena`: the equivalent of the
+/// C peer's `npu1_load`. Fills `*out` on success. Returns 0, [`status::NULL`], or 1 + the
+/// offset of the failing field.
+///
+/// # Safety
+/// `blob` must point to `len` readable bytes and `arena` to `arena_len` writable bytes,
+/// neither aliasing the other nor `*out`; `out` must be writable. The arena is not written,
+/// only carved up: the NPU will write it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_validate_bind(
+    blob: *const u8,
+    len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    out: *mut Npu1Job,
+) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    let Some(blob) = (unsafe { bytes(blob, len) }) else {
+        return status::NULL;
+    };
+    if arena.is_null() || out.is_null() {
+        return status::NULL;
+    }
+    // SAFETY: non-null; the caller guarantees `arena_len` writable, unaliased bytes.
+    let arena = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
+    let job = match Npu1::validate(blob).and_then(|v| Job::bind(v, arena)) {
+        Ok(j) => j,
+        Err(e) => return error_status(&e),
+    };
+    let mut o = Npu1Job {
+        cmd: job.cmd_stream().as_ptr(),
+        cmd_bytes: 0,
+        base: [0; 8],
+        size: [0; 8],
+        count: 0,
+    };
+    o.cmd_bytes = u32::try_from(job.cmd_stream().len()).unwrap_or(u32::MAX);
+    for (r, (base, size)) in job.regions().zip(o.base.iter_mut().zip(o.size.iter_mut())) {
+        *base = usize::try_from(r.npu_address).unwrap_or(usize::MAX);
+        *size = u32::try_from(r.size).unwrap_or(u32::MAX);
+        o.count = o.count.saturating_add(1);
+    }
+    // SAFETY: `out` is non-null and writable by contract.
+    unsafe { out.write(o) };
+    status::OK
+}
+
+/// Write a two-region NPU1 blob (baked `weights`, a runtime scratch region of
+/// `scratch_bytes`, the command stream `cmd`) into `out` with the generated writer; the
+/// length written goes to `*written`. Returns 0, [`status::NULL`] or [`status::WRITE`].
+///
+/// # Safety
+/// `cmd` and `weights` must point to `cmd_len` / `weights_len` readable bytes, `out` to
+/// `out_len` writable bytes not aliasing them, and `written` must be writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_write(
+    cmd: *const u8,
+    cmd_len: usize,
+    weights: *const u8,
+    weights_len: usize,
+    scratch_bytes: u32,
+    out: *mut u8,
+    out_len: usize,
+    written: *mut usize,
+) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    let (Some(cmd), Some(weights)) = (unsafe { bytes(cmd, cmd_len) }, unsafe {
+        bytes(weights, weights_len)
+    }) else {
+        return status::NULL;
+    };
+    if out.is_null() || written.is_null() {
+        return status::NULL;
+    }
+    // SAFETY: non-null; the caller guarantees `out_len` writable, unaliased bytes.
+    let out = unsafe { core::slice::from_raw_parts_mut(out, out_len) };
+    let specs = [
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(weights),
+        },
+        RegionSpec {
+            role: Role::Scratch,
+            data: RegionData::Runtime(scratch_bytes),
+        },
+    ];
+    match Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(cmd)
+        .write_into(out)
+    {
+        Ok(n) => {
+            // SAFETY: `written` is non-null and writable by contract.
+            unsafe { written.write(n) };
+            status::OK
+        }
+        Err(_) => status::WRITE,
+    }
 }
 
 /// Deliberately reachable panic (an out-of-bounds index): the positive control that shows
