@@ -56,11 +56,10 @@ fn arena_at(buf: &mut [u8], misalign: usize, len: usize) -> &mut [u8] {
 fn sizes_blob() -> Vec<u8> {
     // Weights (baked 48 bytes), then runtime regions of awkward sizes.
     let w: Vec<u8> = (0..48).collect();
-    let w: &'static [u8] = Box::leak(w.into_boxed_slice());
     blob(&[
         WSpec {
             role: Role::Weights,
-            data: RegionData::Baked(w),
+            data: RegionData::Baked(&w),
         },
         runtime(10),
         WSpec {
