@@ -343,3 +343,22 @@ fn vpmn_corruption_is_caught_by_the_right_rule() {
     b[0x38..0x3c].copy_from_slice(&0x0100_0000u32.to_le_bytes());
     assert_eq!(vpmn::read(&b).unwrap_err().rule(), "directory-bounds");
 }
+
+#[test]
+fn vpmn_reseal_restores_checksums_after_an_edit() {
+    let Some(files) = corpus() else { return };
+    let (_, good) = files
+        .iter()
+        .find(|(n, _)| n == "a733_face_detector_int16.nb")
+        .unwrap();
+    let f = vpmn::read(good).unwrap();
+    let mut b = good.clone();
+    assert!(vpmn::reseal(&mut b));
+    assert_eq!(&b, good, "resealing an intact file changes nothing");
+    let nn = f.section(section::NN).unwrap();
+    b[nn.offset() as usize + 9] ^= 0x40;
+    assert_eq!(vpmn::read(&b).unwrap_err().rule(), "section-checksum");
+    assert!(vpmn::reseal(&mut b));
+    let g = vpmn::read(&b).unwrap();
+    assert_ne!(g.header.crc_sum, f.header.crc_sum);
+}

@@ -607,3 +607,55 @@ fn check_dynio(
     }
     Ok(())
 }
+
+/// Recompute the checksums of a (possibly edited) v2 file in place, the way a producer
+/// would: every CHECKSUM record's value from its section's payload, then the header's
+/// `crc_sum`. For mutation tests and fuzzing, so that edits reach the rules behind the
+/// checksums. Returns `false` (leaving `buf` untouched past what was already fixed) when
+/// the directory cannot be read or a referenced range is out of bounds.
+pub fn reseal(buf: &mut [u8]) -> bool {
+    let Ok(header) = read_at::<FormatHeader>(buf, 0) else {
+        return false;
+    };
+    let Ok(sub) = read_at::<SubHeader>(buf, u64::from(header.sub_header_offset)) else {
+        return false;
+    };
+    let mut cur = Cursor::new(&*buf);
+    cur.set_position(u64::from(sub.sh_offset));
+    let mut sections = Vec::new();
+    for _ in 0..sub.sh_count.min(4096) {
+        let Ok(s) = SectionHeader::read_le(&mut cur) else {
+            return false;
+        };
+        let end = u128::from(s.offset()) + u128::from(s.size());
+        if end > buf.len() as u128 {
+            return false;
+        }
+        sections.push(s);
+    }
+    for s in sections.iter().filter(|s| s.sd_type == section::CHECKSUM) {
+        for rec in 0..s.size() / 8 {
+            let at = (s.offset() + rec * 8) as usize;
+            let Some(ty) = buf
+                .get(at..at + 4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            else {
+                return false;
+            };
+            if let Some(target) = sections.iter().find(|t| t.sd_type == ty) {
+                let crc = crc32fast::hash(payload(buf, target));
+                if let Some(dst) = buf.get_mut(at + 4..at + 8) {
+                    dst.copy_from_slice(&crc.to_le_bytes());
+                }
+            }
+        }
+    }
+    let crc = file_crc(buf, &sections);
+    match buf.get_mut(12..16) {
+        Some(dst) => {
+            dst.copy_from_slice(&crc.to_le_bytes());
+            true
+        }
+        None => false,
+    }
+}
