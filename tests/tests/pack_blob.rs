@@ -352,3 +352,78 @@ fn plan_roles_map_to_npu1_roles() {
     let raw: Vec<u32> = blob.regions().map(|r| r.role().raw()).collect();
     assert_eq!(raw, [0, 1, 4, 2, 3]);
 }
+
+/// Vela with a dedicated SRAM puts a fast scratch in a separate memory: region 2. Not among
+/// setup-vela's outputs, so this compiles micro_speech here with the pinned Vela venv
+/// (`.venv-vela`, from `scripts/setup-vela`) and the model from `$NPUSCHEMA_CORPUS/models`.
+#[test]
+fn dedicated_sram_fast_scratch_becomes_region_2() {
+    let vela = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
+    let Some(corpus) = std::env::var_os("NPUSCHEMA_CORPUS") else {
+        eprintln!("skipping: NPUSCHEMA_CORPUS not set");
+        return;
+    };
+    if !vela.is_file() {
+        eprintln!(
+            "skipping: run scripts/setup-vela ({} not found)",
+            vela.display()
+        );
+        return;
+    }
+    let model = Path::new(&corpus).join("models/micro_speech_quantized.tflite");
+    let tmp = scratch_dir("pack_blob_dedicated");
+    let mut blobs = Vec::new();
+    for format in ["raw", "tflite"] {
+        let status = std::process::Command::new(&vela)
+            .arg(&model)
+            .args([
+                "--config",
+                "Arm/vela.ini",
+                "--system-config",
+                "Ethos_U65_High_End",
+            ])
+            .args([
+                "--memory-mode",
+                "Dedicated_Sram_384KB",
+                "--accelerator-config",
+                "ethos-u55-128",
+            ])
+            .args(["--output-format", format, "--output-dir"])
+            .arg(&tmp)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "vela failed for {format}");
+        let ext = if format == "raw" { "npz" } else { "tflite" };
+        let m = load(&tmp.join(format!("micro_speech_quantized_vela.{ext}"))).unwrap();
+        let fast = m.fast_scratch_size.expect("a separate fast scratch");
+        assert!(fast > 0 && !m.separate_io);
+        let p = pack_model(&m, AccelChoice::Auto).unwrap();
+        let blob = Npu1::validate(&p.bytes).unwrap();
+        let regions: Vec<(Role, u32)> = blob.regions().map(|r| (r.role(), r.size())).collect();
+        assert_eq!(
+            regions,
+            vec![
+                (Role::Weights, 20272),
+                (Role::Scratch, m.scratch_size as u32),
+                (Role::Scratch, fast as u32)
+            ],
+            "{format}"
+        );
+        // The stream really uses region 2, up to its size.
+        let e = p
+            .report
+            .check
+            .extents
+            .iter()
+            .find(|(slot, _)| *slot == 2)
+            .unwrap()
+            .1;
+        assert!(
+            e > 0 && e <= fast,
+            "{format}: region 2 touched to {e} of {fast}"
+        );
+        blobs.push(p.bytes);
+    }
+    assert_eq!(blobs[0], blobs[1], "npz and tflite of the same compilation");
+}
