@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
-use crate::schema::{Enum, FieldDef, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef};
+use crate::schema::{Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef};
 use crate::yaml::Pos;
 
 /// What a field's type turned out to be.
@@ -20,6 +20,10 @@ pub enum FieldKind {
     Enum(usize),
     /// Flags (index into `Schema::flags`).
     Flags(usize),
+    /// A fixed number of integers.
+    Array(IntTy, u64),
+    /// A bit-field word (index into `Schema::bitfields`).
+    Bits(usize),
 }
 
 /// A struct's computed layout.
@@ -38,6 +42,8 @@ pub enum Owner {
     Header,
     /// The current record of a table (in `for_each` and per-record ranges).
     Record,
+    /// A located record (index into the file's `records`).
+    Located(usize),
 }
 
 /// What a reference in an expression resolves to.
@@ -51,6 +57,10 @@ pub enum Resolved {
     Field(Owner, usize),
     /// One bit of a flags field: a truth value.
     FlagBit(Owner, usize, usize),
+    /// A composed value (index into the struct's `composed`).
+    Composed(Owner, usize),
+    /// A bit range of a bit-field word: field index, range index.
+    BitField(Owner, usize, usize),
 }
 
 /// Where an expression is evaluated.
@@ -73,6 +83,10 @@ pub struct Checked {
     pub layouts: HashMap<String, Layout>,
     /// SHA-256 of the schema text, hex.
     pub sha256: String,
+    /// The file's collections (one per directory layout), as tables for `for_each` scopes.
+    pub collections: Vec<Table>,
+    /// One checked copy per variant, whose `schema.file` is the variant's layout.
+    pub variants: Vec<Checked>,
 }
 
 impl Checked {
@@ -84,9 +98,15 @@ impl Checked {
     pub fn header(&self) -> Option<&Struct> {
         self.strukt(&self.schema.file.header.text)
     }
-    /// The table named `name`.
+    /// The table (or collection) named `name`.
     pub fn table(&self, name: &str) -> Option<&Table> {
-        self.schema.file.tables.iter().find(|t| t.name.text == name)
+        self.schema.file.tables.iter().find(|t| t.name.text == name).or_else(|| self.collections.iter().find(|t| t.name.text == name))
+    }
+    /// The file's layouts: the file itself and each variant's.
+    pub fn files(&self) -> Vec<&File> {
+        let mut v = vec![&self.schema.file];
+        v.extend(self.variants.iter().map(|c| &c.schema.file));
+        v
     }
     /// Resolve a reference.
     pub fn resolve(&self, path: &[String], scope: Scope<'_>) -> Result<Resolved, String> {
@@ -99,11 +119,14 @@ fn field_kind(schema: &Schema, f: &FieldDef) -> Option<FieldKind> {
         TypeRef::Int(t) => FieldKind::Int(*t),
         TypeRef::Bytes(n) => FieldKind::Bytes(*n),
         TypeRef::Str(n) => FieldKind::Str(*n),
+        TypeRef::Array(t, n) => FieldKind::Array(*t, *n),
         TypeRef::Named(n) => {
             if let Some(i) = schema.enums.iter().position(|e| &e.name.text == n) {
                 FieldKind::Enum(i)
             } else if let Some(i) = schema.flags.iter().position(|e| &e.name.text == n) {
                 FieldKind::Flags(i)
+            } else if let Some(i) = schema.bitfields.iter().position(|e| &e.name.text == n) {
+                FieldKind::Bits(i)
             } else {
                 return None;
             }
@@ -119,11 +142,23 @@ impl FieldKind {
             FieldKind::Bytes(n) | FieldKind::Str(n) => n,
             FieldKind::Enum(i) => schema.enums.get(i).map_or(0, |e| e.repr.bytes()),
             FieldKind::Flags(i) => schema.flags.get(i).map_or(0, |f| f.repr.bytes()),
+            FieldKind::Array(t, n) => t.bytes().saturating_mul(n),
+            FieldKind::Bits(i) => schema.bitfields.get(i).map_or(0, |f| f.repr.bytes()),
         }
     }
     /// Whether it can be used as a number in expressions.
     pub fn numeric(self) -> bool {
-        !matches!(self, FieldKind::Bytes(_) | FieldKind::Str(_))
+        !matches!(self, FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..))
+    }
+    /// The integer type it is stored as, when it is one word.
+    pub fn int_ty(self, schema: &Schema) -> Option<IntTy> {
+        match self {
+            FieldKind::Int(t) => Some(t),
+            FieldKind::Enum(i) => schema.enums.get(i).map(|e| e.repr),
+            FieldKind::Flags(i) => schema.flags.get(i).map(|f| f.repr),
+            FieldKind::Bits(i) => schema.bitfields.get(i).map(|f| f.repr),
+            FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..) => None,
+        }
     }
 }
 
@@ -139,7 +174,10 @@ fn resolve(
             return Err("a reference needs a field name".to_string());
         };
         let Some(fi) = st.fields.iter().position(|f| &f.name.text == fname) else {
-            let known: Vec<&str> = st.fields.iter().map(|f| f.name.text.as_str()).collect();
+            if let (Some(ci), []) = (st.composed.iter().position(|c| &c.name.text == fname), bit) {
+                return Ok(Resolved::Composed(owner, ci));
+            }
+            let known: Vec<&str> = st.fields.iter().map(|f| f.name.text.as_str()).chain(st.composed.iter().map(|c| c.name.text.as_str())).collect();
             return Err(format!("`{sname}` has no field `{fname}` (fields: {})", known.join(", ")));
         };
         let kind = layouts.get(sname).and_then(|l| l.fields.get(fi)).map(|f| f.1);
@@ -158,7 +196,14 @@ fn resolve(
                     })?;
                     Ok(Resolved::FlagBit(owner, fi, bi))
                 }
-                _ => Err(format!("`{fname}.{b}`: only a flags field has named bits")),
+                Some(FieldKind::Bits(i)) => {
+                    let bf = &schema.bitfields[i];
+                    let bi = bf.fields.iter().position(|x| &x.name.text == b).ok_or_else(|| {
+                        format!("bitfields `{}` has no range `{b}`", bf.name.text)
+                    })?;
+                    Ok(Resolved::BitField(owner, fi, bi))
+                }
+                _ => Err(format!("`{fname}.{b}`: only a flags or bitfields field has named parts")),
             },
             _ => Err(format!("`{}` has too many parts", path.join("."))),
         }
@@ -176,11 +221,16 @@ fn resolve(
         if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
             return field_in(Owner::Header, &schema.file.header.text, rest);
         }
+        if let Some(ri) = schema.file.ext.records.iter().position(|r| &r.name.text == first) {
+            if matches!(scope, Scope::Top | Scope::Record(_)) {
+                return field_in(Owner::Located(ri), &schema.file.ext.records[ri].strukt.text, rest);
+            }
+        }
     }
     match scope {
         Scope::Record(t) | Scope::RecordOnly(t) => field_in(Owner::Record, &t.record.text, path),
         Scope::Top => Err(format!(
-            "unknown field reference `{}` (use `len`, a constant, or `header.<field>`)",
+            "unknown field reference `{}` (use `len`, a constant, `header.<field>` or `<record>.<field>`)",
             path.join(".")
         )),
     }
@@ -193,15 +243,24 @@ pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
         Expr::Ref(p) => matches!(c.resolve(p, scope), Ok(Resolved::FlagBit(..))),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
         Expr::Not(_) => true,
+        Expr::Call(..) => false,
     }
 }
 
+/// Whether every reference in `e` resolves (so that a shape complaint is not piled on top
+/// of an unknown-reference one).
+fn resolves(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
+    e.refs().iter().all(|p| c.resolve(p, scope).is_ok())
+}
+
 fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
+    let mut unresolved = false;
     let mut cursor = 0u64;
     let mut fields = Vec::new();
     let mut spans: Vec<(u64, u64, &str)> = Vec::new();
     for f in &st.fields {
         let kind = field_kind(schema, f);
+        unresolved |= kind.is_none();
         if kind.is_none() {
             if let TypeRef::Named(n) = &f.ty {
                 d.error(f.ty_pos, format!("undefined enum or flags type `{n}` for field `{}`", f.name.text));
@@ -239,7 +298,8 @@ fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
         cursor = cursor.max(at.saturating_add(width));
     }
     if let Some((stated, pos)) = st.size {
-        if stated != cursor {
+        // With an undefined type the layout is unknown: the size would be a follow-on error.
+        if stated != cursor && !unresolved {
             d.error(pos, format!("struct `{}` states size {stated} but its fields take {cursor} bytes", st.name.text));
         }
     }
@@ -250,7 +310,7 @@ fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut 
     let mut seen: HashMap<&str, Pos> = HashMap::new();
     for n in names {
         if let Some(first) = seen.get(n.text.as_str()) {
-            d.error(n.pos, format!("duplicate {what} name `{}` (first defined at line {})", n.text, first.line));
+            d.error(n.pos, format!("duplicate name `{}`: {what} (first defined at line {})", n.text, first.line));
         } else {
             seen.insert(&n.text, n.pos);
         }
@@ -258,7 +318,7 @@ fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut 
 }
 
 fn check_enum(e: &Enum, d: &mut Diags) {
-    dup_check(e.values.iter().map(|v| &v.name), &format!("value in enum `{}`", e.name.text), d);
+    dup_check(e.values.iter().map(|v| &v.name), &format!("a value of enum `{}`", e.name.text), d);
     let mut seen: HashMap<u64, &str> = HashMap::new();
     for v in &e.values {
         if e.repr.signed() || v.value > e.repr.max_unsigned() {
@@ -273,7 +333,7 @@ fn check_enum(e: &Enum, d: &mut Diags) {
 }
 
 fn check_flags(f: &Flags, d: &mut Diags) {
-    dup_check(f.bits.iter().map(|b| &b.name), &format!("bit in flags `{}`", f.name.text), d);
+    dup_check(f.bits.iter().map(|b| &b.name), &format!("a bit of flags `{}`", f.name.text), d);
     for b in &f.bits {
         if b.bit >= 8 * f.repr.bytes() {
             d.error(b.bit_pos, format!("bit {} of `{}` does not fit the flags' repr {}", b.bit, b.name.text, f.repr.rust()));
@@ -281,8 +341,35 @@ fn check_flags(f: &Flags, d: &mut Diags) {
     }
 }
 
-fn check_expr(c: &Checked, e: &ExprAt, scope: Scope<'_>, want_bool: bool, what: &str, d: &mut Diags) {
-    let mut ok = true;
+fn check_calls(c: &Checked, e: &Expr, scope: Scope<'_>, what: &str, at: &ExprAt, d: &mut Diags) -> bool {
+    match e {
+        Expr::Num(_) | Expr::Ref(_) => true,
+        Expr::Not(x) => check_calls(c, x, scope, what, at, d),
+        Expr::Bin(_, l, r) => check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d),
+        Expr::Call(f, args) => match (f.as_str(), args.as_slice()) {
+            ("count", [Expr::Ref(p)]) if p.len() == 1 && c.collections.iter().any(|t| t.name.text == p[0]) => true,
+            ("count", _) => {
+                d.error(at.pos, format!("{what} `{}`: count() takes one collection name", at.text));
+                false
+            }
+            ("if", [cond, a, b]) => {
+                let ok = check_calls(c, cond, scope, what, at, d) & check_calls(c, a, scope, what, at, d) & check_calls(c, b, scope, what, at, d);
+                if ok && (!is_bool(c, cond, scope) || is_bool(c, a, scope) || is_bool(c, b, scope)) {
+                    d.error(at.pos, format!("{what} `{}`: if(condition, number, number)", at.text));
+                    return false;
+                }
+                ok
+            }
+            _ => {
+                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), if(c, a, b))", at.text, args.len()));
+                false
+            }
+        },
+    }
+}
+
+pub(crate) fn check_expr(c: &Checked, e: &ExprAt, scope: Scope<'_>, want_bool: bool, what: &str, d: &mut Diags) {
+    let mut ok = check_calls(c, &e.expr, scope, what, e, d);
     for p in e.expr.refs() {
         if let Err(msg) = c.resolve(p, scope) {
             d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
@@ -306,19 +393,41 @@ pub fn single_field(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, u
     }
 }
 
-struct StepState {
-    tables_fitted: Vec<String>,
+/// What earlier steps made safe to use.
+pub(crate) struct StepState {
+    /// Tables (and collections) whose records can be read.
+    pub tables_fitted: Vec<String>,
+    /// Located records bound.
+    pub records_bound: Vec<String>,
+    /// Ranges checked so far.
+    pub ranges_fitted: Vec<String>,
 }
 
-fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState, d: &mut Diags) {
+/// Located records named by an expression that no earlier `record_fits` bound.
+pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &StepState, d: &mut Diags) {
+    for p in e.expr.refs() {
+        if let Ok(Resolved::Field(Owner::Located(i), _) | Resolved::Composed(Owner::Located(i), _) | Resolved::BitField(Owner::Located(i), _, _) | Resolved::FlagBit(Owner::Located(i), _, _)) = c.resolve(p, scope) {
+            let r = &c.schema.file.ext.records[i];
+            if !st.records_bound.contains(&r.name.text) {
+                d.error(e.pos, format!("`{}` reads record `{}` before the record_fits step that makes it safe to read", e.text, r.name.text));
+            }
+        }
+    }
+}
+
+pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState, d: &mut Diags) {
     let file = &c.schema.file;
     for s in steps {
+        for e in step_exprs(c, s) {
+            unbound_records(c, e, scope, st, d);
+        }
         match s {
             Step::MinLen { min, .. } => check_expr(c, min, scope, false, "min_len", d),
             Step::Expect { field, equals, .. } => {
                 check_expr(c, field, scope, false, "expect", d);
                 check_expr(c, equals, scope, false, "equals", d);
-                if single_field(c, &field.expr, scope).is_none() {
+                let composed = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Composed(..))));
+                if single_field(c, &field.expr, scope).is_none() && !composed && resolves(c, &field.expr, scope) {
                     d.error(field.pos, format!("expect `{}` must name one field", field.text));
                 }
             }
@@ -327,19 +436,20 @@ fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState
                 if !matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison()) {
                     d.error(expr.pos, format!("assert `{}` must be one comparison", expr.text));
                 }
-                if single_field(c, &field.expr, scope).is_none() {
+                if single_field(c, &field.expr, scope).is_none() && resolves(c, &field.expr, scope) {
                     d.error(field.pos, format!("field `{}` must name one field", field.text));
                 }
             }
             Step::TableFits { table, within, .. } => {
                 check_expr(c, within, scope, false, "within", d);
-                if c.table(&table.text).is_none() {
+                if !file.tables.iter().any(|t| t.name.text == table.text) {
                     d.error(table.pos, format!("table_fits names `{}`, which is not a table", table.text));
                 }
                 st.tables_fitted.push(table.text.clone());
             }
             Step::RangeFits { range, within, .. } => {
                 check_expr(c, within, scope, false, "within", d);
+                st.ranges_fitted.push(range.text.clone());
                 match file.ranges.iter().find(|r| r.name.text == range.text) {
                     None => d.error(range.pos, format!("range_fits names `{}`, which is not a range", range.text)),
                     Some(r) => {
@@ -389,7 +499,41 @@ fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState
                     check_steps(c, steps, Scope::Record(t), st, d);
                 }
             },
+            Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
         }
+    }
+}
+
+/// The expressions a step evaluates, including those of the table or range it checks.
+fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
+    let file = &c.schema.file;
+    match s {
+        Step::MinLen { min, .. } => vec![min],
+        Step::Expect { field, equals, .. } => vec![field, equals],
+        Step::Assert { expr, field, .. } => vec![expr, field],
+        Step::TableFits { table, within, .. } => {
+            let mut v = vec![within];
+            if let Some(t) = file.tables.iter().find(|t| t.name.text == table.text) {
+                v.extend([&t.at, &t.count, &t.stride]);
+            }
+            v
+        }
+        Step::RangeFits { range, within, .. } => {
+            let mut v = vec![within];
+            if let Some(r) = file.ranges.iter().find(|r| r.name.text == range.text && r.table.is_none()) {
+                v.extend([&r.offset, &r.length]);
+            }
+            v
+        }
+        Step::Checksum { checksum, .. } => file
+            .checksums
+            .iter()
+            .find(|k| k.name.text == checksum.text)
+            .map(|k| vec![&k.from, &k.to, &k.stored])
+            .unwrap_or_default(),
+        Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
+        Step::ForEach { .. } => Vec::new(),
+        Step::Ext(x) => crate::ext::step_exprs(c, x),
     }
 }
 
@@ -397,6 +541,7 @@ fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState
 pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) -> Option<FieldKind> {
     let sname = match (owner, scope) {
         (Owner::Header, _) => c.schema.file.header.text.clone(),
+        (Owner::Located(i), _) => c.schema.file.ext.records.get(i)?.strukt.text.clone(),
         (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
         (Owner::Record, Scope::Top) => return None,
     };
@@ -405,9 +550,9 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
-    dup_check(schema.constants.iter().map(|c| &c.name), "constant", d);
-    let types = schema.enums.iter().map(|e| &e.name).chain(schema.flags.iter().map(|f| &f.name)).chain(schema.structs.iter().map(|s| &s.name));
-    dup_check(types, "type", d);
+    dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
+    let types = schema.enums.iter().map(|e| &e.name).chain(schema.flags.iter().map(|f| &f.name)).chain(schema.bitfields.iter().map(|f| &f.name)).chain(schema.structs.iter().map(|s| &s.name));
+    dup_check(types, "a type", d);
     for c in &schema.constants {
         if c.value > c.ty.max_unsigned() {
             d.error(c.value_pos, format!("constant `{}` = {} does not fit its type {}", c.name.text, c.value, c.ty.rust()));
@@ -415,18 +560,57 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     }
     schema.enums.iter().for_each(|e| check_enum(e, d));
     schema.flags.iter().for_each(|f| check_flags(f, d));
+    schema.bitfields.iter().for_each(|b| crate::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
     for st in &schema.structs {
-        dup_check(st.fields.iter().map(|f| &f.name), &format!("field in struct `{}`", st.name.text), d);
-        layouts.insert(st.name.text.clone(), layout_of(&schema, st, d));
+        dup_check(st.fields.iter().map(|f| &f.name).chain(st.composed.iter().map(|c| &c.name)), &format!("a field of struct `{}`", st.name.text), d);
+        let l = layout_of(&schema, st, d);
+        crate::ext::check_struct(&schema, st, &l, d);
+        layouts.insert(st.name.text.clone(), l);
     }
-    let file = &schema.file;
-    let accessors = file.tables.iter().map(|t| &t.name).chain(file.ranges.iter().map(|r| &r.name)).chain(file.checksums.iter().map(|c| &c.name));
-    dup_check(accessors, "table, range or checksum", d);
-    if !layouts.contains_key(&file.header.text) {
+    let mut c = Checked { collections: crate::ext::collections(&schema.file), schema, layouts, sha256, variants: Vec::new() };
+    check_file(&c, d);
+    if let Some(vs) = c.schema.file.ext.variants.clone() {
+        if !c.schema.file.tables.is_empty() || !c.schema.file.ranges.is_empty() || !c.schema.file.checksums.is_empty() || c.schema.file.writer.is_some() {
+            d.error(c.schema.file.name.pos, "a file with variants keeps its tables, ranges, checksums and writer in the variants");
+        }
+        dup_check(vs.list.iter().map(|v| &v.key), "a variant", d);
+        for v in &vs.list {
+            let mut file = v.file.clone();
+            let mut steps = c.schema.file.validate.clone();
+            steps.push(Step::Assert { code: vs.code.clone(), expr: v.when.clone(), field: vs.field.clone() });
+            steps.append(&mut file.validate);
+            file.validate = steps;
+            let schema = Schema { file, ..c.schema.clone() };
+            let vc = Checked { collections: crate::ext::collections(&schema.file), schema, layouts: c.layouts.clone(), sha256: c.sha256.clone(), variants: Vec::new() };
+            check_expr(&vc, &vs.field, Scope::Top, false, "field", d);
+            if single_field(&vc, &vs.field.expr, Scope::Top).is_none() {
+                d.error(vs.field.pos, format!("field `{}` must name one header field", vs.field.text));
+            }
+            check_file(&vc, d);
+            c.variants.push(vc);
+        }
+    }
+    if d.is_empty() { Some(c) } else { None }
+}
+
+/// Check one file layout (the top-level file, or a variant's).
+fn check_file(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    let accessors = file
+        .tables
+        .iter()
+        .map(|t| &t.name)
+        .chain(file.ranges.iter().map(|r| &r.name))
+        .chain(file.checksums.iter().map(|c| &c.name))
+        .chain(file.ext.records.iter().map(|r| &r.name))
+        .chain(c.collections.iter().map(|t| &t.name));
+    dup_check(accessors, "a table, range, checksum, record or collection", d);
+    if !c.layouts.contains_key(&file.header.text) {
         d.error(file.header.pos, format!("header struct `{}` is not defined", file.header.text));
     }
-    let c = Checked { schema: schema.clone(), layouts, sha256 };
+    let c = c;
+    crate::ext::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(t.record.pos, format!("record struct `{}` of table `{}` is not defined", t.record.text, t.name.text));
@@ -464,11 +648,21 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
             d.error(k.stored.pos, format!("stored `{}` must name one header field", k.stored.text));
         }
     }
-    let mut st = StepState { tables_fitted: Vec::new() };
-    check_steps(&c, &file.validate, Scope::Top, &mut st, d);
+    let mut st = StepState { tables_fitted: Vec::new(), records_bound: Vec::new(), ranges_fitted: Vec::new() };
+    check_steps(c, &file.validate, Scope::Top, &mut st, d);
+    for r in &file.ext.records {
+        if !st.records_bound.contains(&r.name.text) {
+            d.error(r.name.pos, format!("record `{}` is never checked by a record_fits step, so its view cannot be built", r.name.text));
+        }
+    }
     for t in &file.tables {
         if !st.tables_fitted.contains(&t.name.text) {
             d.error(t.name.pos, format!("table `{}` is never checked by a table_fits step, so its view cannot be built", t.name.text));
+        }
+    }
+    for t in &c.collections {
+        if !st.tables_fitted.contains(&t.name.text) {
+            d.error(t.name.pos, format!("collection `{}` is never made readable by its directory's entry_size step", t.name.text));
         }
     }
     let fitted = collect_range_fits(&file.validate);
@@ -488,7 +682,6 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
             }
         }
     }
-    if d.is_empty() { Some(c) } else { None }
 }
 
 fn collect_range_fits(steps: &[Step]) -> Vec<String> {

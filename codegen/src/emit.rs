@@ -48,13 +48,13 @@ fn int_ident(t: IntTy) -> proc_macro2::Ident {
 }
 
 /// How expressions reach the header and the current record.
-struct Env {
-    header: TokenStream,
-    record: TokenStream,
+pub(crate) struct Env {
+    pub(crate) header: TokenStream,
+    pub(crate) record: TokenStream,
 }
 
-struct Em<'a> {
-    c: &'a Checked,
+pub(crate) struct Em<'a> {
+    pub(crate) c: &'a Checked,
 }
 
 impl<'a> Em<'a> {
@@ -62,15 +62,29 @@ impl<'a> Em<'a> {
         &self.c.schema
     }
 
-    fn struct_of(&self, owner: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
+    pub(crate) fn struct_of(&self, owner: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
         match (owner, scope) {
             (Owner::Header, _) => self.c.header(),
+            (Owner::Located(i), _) => self.c.schema.file.ext.records.get(i).and_then(|r| self.c.strukt(&r.strukt.text)),
             (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => self.c.strukt(&t.record.text),
             _ => None,
         }
     }
 
     /// Tokens of type `u64` for a leaf; `?` may appear (in an `Option` context).
+    /// Tokens reaching the view that owns a field.
+    pub(crate) fn base(&self, owner: Owner, env: &Env) -> TokenStream {
+        match owner {
+            Owner::Header => env.header.clone(),
+            Owner::Record => env.record.clone(),
+            Owner::Located(i) => {
+                let r = self.c.schema.file.ext.records.get(i).map_or("missing", |r| r.name.text.as_str());
+                let id = format_ident!("{}", r);
+                quote!(#id)
+            }
+        }
+    }
+
     fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
@@ -79,20 +93,22 @@ impl<'a> Em<'a> {
                 let id = format_ident!("{}", k.name.text);
                 if k.ty.signed() { quote!(u64::try_from(#id).ok()?) } else { quote!(u64::from(#id)) }
             }
+            Ok(r @ Resolved::Field(owner, _)) if crate::sections::gated_owner(self, owner, scope) => crate::sections::leaf(self, r, scope, env),
             Ok(Resolved::Field(owner, fi)) => {
                 let st = self.struct_of(owner, scope);
                 let f = st.and_then(|s| s.fields.get(fi));
                 let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
                 let name = format_ident!("{}", f.map_or("missing", |f| f.name.text.as_str()));
-                let base = if owner == Owner::Header { &env.header } else { &env.record };
+                let base = self.base(owner, env);
                 match kind {
                     Some(FieldKind::Int(t)) if t.signed() => quote!(u64::try_from(#base.#name()).ok()?),
                     Some(FieldKind::Int(_)) => quote!(u64::from(#base.#name())),
                     Some(FieldKind::Enum(_)) => quote!(u64::from(#base.#name().raw())),
-                    Some(FieldKind::Flags(_)) => quote!(u64::from(#base.#name().bits())),
+                    Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => quote!(u64::from(#base.#name().bits())),
                     _ => quote!(0u64),
                 }
             }
+            Ok(r @ (Resolved::Composed(..) | Resolved::BitField(..))) => crate::sections::leaf(self, r, scope, env),
             _ => quote!(0u64),
         }
     }
@@ -113,6 +129,7 @@ impl<'a> Em<'a> {
                     BinOp::Sub => quote!(#l.checked_sub(#r)?),
                     BinOp::Mul => quote!(#l.checked_mul(#r)?),
                     BinOp::Div => quote!(#l.checked_div(#r)?),
+                    BinOp::Rem => quote!(#l.checked_rem(#r)?),
                     BinOp::And => quote!((#l & #r)),
                     BinOp::Or => quote!((#l | #r)),
                     BinOp::Shl => quote!(#l.checked_shl(u32::try_from(#r).ok()?)?),
@@ -121,11 +138,12 @@ impl<'a> Em<'a> {
                 }
             }
             Expr::Not(_) => quote!(0u64),
+            Expr::Call(f, args) => crate::sections::call(self, f, args, scope, env),
         }
     }
 
     /// Tokens of type `Option<u64>`: `None` when any step overflowed.
-    fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+    pub(crate) fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         let inner = self.inner(e, scope, env);
         let simple = match e {
             Expr::Num(_) => true,
@@ -136,7 +154,7 @@ impl<'a> Em<'a> {
     }
 
     /// Tokens of type `bool`.
-    fn cond(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+    pub(crate) fn cond(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         match e {
             Expr::Ref(p) => match self.c.resolve(p, scope) {
                 Ok(Resolved::FlagBit(owner, fi, bi)) => {
@@ -148,7 +166,7 @@ impl<'a> Em<'a> {
                     let ty = format_ident!("{}", flags.name.text);
                     let bit = format_ident!("{}", flags.bits[bi].name.text);
                     let name = format_ident!("{}", f.map_or("missing", |f| f.name.text.as_str()));
-                    let base = if owner == Owner::Header { &env.header } else { &env.record };
+                    let base = self.base(owner, env);
                     quote!(#base.#name().contains(#ty::#bit))
                 }
                 _ => quote!(false),
@@ -168,12 +186,12 @@ impl<'a> Em<'a> {
                 let x = self.cond(x, scope, env);
                 quote!(!#x)
             }
-            Expr::Num(_) => quote!(false),
+            Expr::Num(_) | Expr::Call(..) => quote!(false),
         }
     }
 
     /// A short display name for a value expression: the last part of a single reference.
-    fn short_name(e: &ExprAt) -> String {
+    pub(crate) fn short_name(e: &ExprAt) -> String {
         match &e.expr {
             Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
             _ => String::new(),
@@ -181,7 +199,10 @@ impl<'a> Em<'a> {
     }
 
     /// `(Field tokens, offset tokens)` for a single field reference in an error.
-    fn blame(&self, e: &Expr, scope: Scope<'_>) -> (TokenStream, TokenStream) {
+    pub(crate) fn blame(&self, e: &Expr, scope: Scope<'_>) -> (TokenStream, TokenStream) {
+        if let Some(b) = crate::sections::blame(self, e, scope) {
+            return b;
+        }
         let Some((owner, fi)) = single_field(self.c, e, scope) else {
             return (quote!(__rt::Field::plain("header")), quote!(0u64));
         };
@@ -327,11 +348,14 @@ impl<'a> Em<'a> {
     }
 
     fn is_record(&self, sname: &str) -> bool {
-        self.schema().file.tables.iter().any(|t| t.record.text == sname)
+        self.c.files().iter().any(|f| f.tables.iter().any(|t| t.record.text == sname)) || crate::sections::is_collection_record(self.c, sname)
     }
 
     fn views(&self) -> TokenStream {
         let items = self.schema().structs.iter().map(|st| {
+            if crate::ext::is_gated(st) {
+                return crate::sections::gated_view(self, st);
+            }
             let id = format_ident!("{}", st.name.text);
             let layout = &self.c.layouts[&st.name.text];
             let size = lit_usize(layout.size);
@@ -380,6 +404,7 @@ impl<'a> Em<'a> {
                             match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => b, None => &[0u8; #n] }
                         })
                     }
+                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off),
                     FieldKind::Str(n) => {
                         let o = lit_usize(*off);
                         let n = lit_usize(n);
@@ -406,6 +431,11 @@ impl<'a> Em<'a> {
                 }
                 debug_fields.push(quote!(.field(#fname, &self.#name())));
             }
+            for (name, acc) in crate::sections::composed_accessors(self, st) {
+                let n = format_ident!("{}", name);
+                accessors.push(acc);
+                debug_fields.push(quote!(.field(#name, &self.#n())));
+            }
             let mut extra = Vec::new();
             if self.is_record(&st.name.text) {
                 extra.push(quote! {
@@ -413,9 +443,10 @@ impl<'a> Em<'a> {
                     #[must_use]
                     pub fn index(&self) -> u32 { self.index }
                 });
-                for r in self.schema().file.ranges.iter().filter(|r| r.table.is_some()) {
-                    let t = self.c.table(&r.table.as_ref().map_or(String::new(), |t| t.text.clone()));
-                    let Some(t) = t else { continue };
+                let files = self.c.files();
+                for (file, r) in files.iter().flat_map(|f| f.ranges.iter().filter(|r| r.table.is_some()).map(move |r| (*f, r))) {
+                    let tn = r.table.as_ref().map_or(String::new(), |t| t.text.clone());
+                    let Some(t) = file.tables.iter().find(|t| t.name.text == tn) else { continue };
                     if t.record.text != st.name.text { continue; }
                     extra.push(self.record_range_accessor(r, t));
                 }
@@ -476,9 +507,22 @@ impl<'a> Em<'a> {
 
     // ----- validation --------------------------------------------------------------------
 
-    fn steps(&self, steps: &[Step], scope: Scope<'_>) -> TokenStream {
+    pub(crate) fn steps(&self, steps: &[Step], scope: Scope<'_>) -> TokenStream {
         let env = Env { header: quote!(header), record: quote!(rec) };
-        let out = steps.iter().map(|s| self.step(s, scope, &env));
+        let mut out = Vec::new();
+        for (i, s) in steps.iter().enumerate() {
+            if matches!(scope, Scope::Top) {
+                out.push(crate::sections::count_bindings(self, s));
+            }
+            let prev = i.checked_sub(1).and_then(|p| steps.get(p));
+            out.push(match s {
+                Step::Ext(x) => crate::sections::step(self, x, prev, steps.get(i + 1), scope, &env),
+                Step::ForEach { table, steps } if crate::ext::collection_of(&self.schema().file, &table.text).is_some() => {
+                    crate::sections::for_each_collection(self, &table.text, steps)
+                }
+                _ => self.step(s, scope, &env),
+            });
+        }
         quote!(#(#out)*)
     }
 
@@ -652,7 +696,7 @@ impl<'a> Em<'a> {
                 let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else { return quote!() };
                 let st = self.struct_of(owner, scope);
                 let name = format_ident!("{}", st.and_then(|s| s.fields.get(fi)).map_or("missing", |f| f.name.text.as_str()));
-                let base = if owner == Owner::Header { &env.header } else { &env.record };
+                let base = self.base(owner, env);
                 let (f, off) = self.blame(&field.expr, scope);
                 let comment = format!("@step {codes}: `{}` may have only the bits the schema names.", field.text);
                 quote! {
@@ -678,7 +722,7 @@ impl<'a> Em<'a> {
                 let off_in = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map_or(0, |x| x.0);
                 let idx = (0..e.repr.bytes()).map(|i| lit_usize(off_in + i));
                 let ty = int_ident(e.repr);
-                let base = if owner == Owner::Header { &env.header } else { &env.record };
+                let base = self.base(owner, env);
                 let comment = format!("@step {codes}: `{}` must be a value enum `{}` defines.", field.text, e.name.text);
                 quote! {
                     #[doc = #comment]
@@ -709,10 +753,12 @@ impl<'a> Em<'a> {
                     }
                 }
             }
+            // Emitted by `steps`, which sees the neighbouring steps.
+            Step::Ext(_) => quote!(),
         }
     }
 
-    fn file_view(&self) -> TokenStream {
+    pub(crate) fn file_view(&self) -> TokenStream {
         let file = &self.schema().file;
         let id = format_ident!("{}", file.name.text);
         let doc = doc_attr(&file.doc);
@@ -779,6 +825,11 @@ impl<'a> Em<'a> {
                 pub fn #var(&self) -> &'a [u8] { self.#var }
             });
         }
+        let ext = crate::sections::file_items(self);
+        fields.extend(ext.fields);
+        inits.extend(ext.inits);
+        accessors.extend(ext.accessors);
+        iters.extend(ext.items);
         let table_ats = file.tables.iter().map(|t| format_ident!("{}_at", t.name.text));
         let fname = file.name.text.as_str();
         let validate_doc = format!(
@@ -854,8 +905,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let constants = em.constants();
     let enums = em.enums();
     let flags = em.flags();
+    let bitfields = crate::sections::bitfields(c);
     let views = em.views();
-    let file = em.file_view();
+    let file = if c.schema.file.ext.variants.is_some() { crate::sections::variants(c) } else { em.file_view() };
     let writer = crate::writer::tokens(c);
     quote! {
         #[allow(unused_imports)]
@@ -867,6 +919,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         #constants
         #enums
         #flags
+        #bitfields
         #views
         #file
         #writer

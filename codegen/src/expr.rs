@@ -13,6 +13,7 @@ pub enum BinOp {
     Sub,
     Mul,
     Div,
+    Rem,
     And,
     Or,
     Shl,
@@ -35,6 +36,7 @@ impl BinOp {
             BinOp::Sub => "-",
             BinOp::Mul => "*",
             BinOp::Div => "/",
+            BinOp::Rem => "%",
             BinOp::And => "&",
             BinOp::Or => "|",
             BinOp::Shl => "<<",
@@ -82,7 +84,7 @@ impl BinOp {
             BinOp::And => 5,
             BinOp::Shl | BinOp::Shr => 6,
             BinOp::Add | BinOp::Sub => 7,
-            BinOp::Mul | BinOp::Div => 8,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 8,
         }
     }
 }
@@ -98,6 +100,8 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Logical not.
     Not(Box<Expr>),
+    /// A built-in function: `count(collection)`, `if(condition, then, else)`.
+    Call(String, Vec<Expr>),
 }
 
 /// An expression with the text it came from and where.
@@ -128,6 +132,9 @@ impl Expr {
                 r.collect_refs(out);
             }
             Expr::Not(e) => e.collect_refs(out),
+            // `count(x)` names a collection, not a value: its argument is not a reference.
+            Expr::Call(f, _) if f == "count" => {}
+            Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
         }
     }
 }
@@ -140,6 +147,7 @@ enum Tok {
     Not,
     LParen,
     RParen,
+    Comma,
 }
 
 fn lex(text: &str) -> Result<Vec<Tok>, String> {
@@ -191,6 +199,8 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
                 b'-' => (Tok::Op(BinOp::Sub), 1),
                 b'*' => (Tok::Op(BinOp::Mul), 1),
                 b'/' => (Tok::Op(BinOp::Div), 1),
+                b'%' => (Tok::Op(BinOp::Rem), 1),
+                b',' => (Tok::Comma, 1),
                 b'&' => (Tok::Op(BinOp::And), 1),
                 b'|' => (Tok::Op(BinOp::Or), 1),
                 b'<' => (Tok::Op(BinOp::Lt), 1),
@@ -237,6 +247,23 @@ impl Parser {
     fn unary(&mut self) -> Result<Expr, String> {
         match self.next() {
             Some(Tok::Num(v)) => Ok(Expr::Num(v)),
+            Some(Tok::Ident(s)) if self.peek() == Some(&Tok::LParen) => {
+                self.i += 1;
+                let mut args = Vec::new();
+                if self.peek() == Some(&Tok::RParen) {
+                    self.i += 1;
+                } else {
+                    loop {
+                        args.push(self.expr(0)?);
+                        match self.next() {
+                            Some(Tok::Comma) => {}
+                            Some(Tok::RParen) => break,
+                            _ => return Err(format!("missing `)` after the arguments of `{s}`")),
+                        }
+                    }
+                }
+                Ok(Expr::Call(s, args))
+            }
             Some(Tok::Ident(s)) => Ok(Expr::Ref(s.split('.').map(str::to_string).collect())),
             Some(Tok::Not) => Ok(Expr::Not(Box::new(self.unary()?))),
             Some(Tok::LParen) => {
@@ -247,6 +274,7 @@ impl Parser {
                 }
             }
             Some(Tok::RParen) => Err("unexpected `)`".to_string()),
+            Some(Tok::Comma) => Err("unexpected `,`".to_string()),
             Some(Tok::Op(op)) => Err(format!("unexpected operator `{}`", op.symbol())),
             None => Err("expression ends too early".to_string()),
         }
@@ -280,5 +308,20 @@ mod tests {
         assert!(parse("a +").is_err());
         assert!(parse("(a").is_err());
         assert!(parse("0x1_0000 == 65536").is_ok());
+    }
+
+    #[test]
+    fn calls_and_remainder() {
+        let e = parse("count(inputs) == a % 4").expect("parses");
+        let Expr::Bin(BinOp::Eq, l, r) = &e else { panic!("comparison at the top: {e:?}") };
+        assert_eq!(**l, Expr::Call("count".into(), vec![Expr::Ref(vec!["inputs".into()])]));
+        assert!(matches!(**r, Expr::Bin(BinOp::Rem, _, _)));
+        // `count`'s argument names a collection, so it is not a field reference.
+        assert_eq!(e.refs().len(), 1);
+        let e = parse("if(header.version >= 3, 256, 0) + 92").expect("parses");
+        assert!(matches!(&e, Expr::Bin(BinOp::Add, l, _) if matches!(**l, Expr::Call(ref f, ref a) if f == "if" && a.len() == 3)));
+        assert_eq!(e.refs().len(), 1);
+        assert!(parse("f(a,").is_err());
+        assert!(parse("f(a b)").is_err());
     }
 }

@@ -8,8 +8,10 @@
 mod check;
 mod diag;
 mod emit;
+mod ext;
 mod expr;
 mod schema;
+mod sections;
 mod writer;
 mod yaml;
 
@@ -49,7 +51,9 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
     let sha = sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
     let schema = schema::from_tree(&tree, &mut d);
     let checked = match schema {
-        Some(s) if d.is_empty() => check::check(s, sha, &mut d),
+        // Semantic checks run even after structural mistakes, so that every mistake is
+        // reported at once; what could not be read is simply absent from the schema.
+        Some(s) => check::check(s, sha, &mut d),
         _ => None,
     };
     match checked {

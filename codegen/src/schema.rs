@@ -2,6 +2,7 @@
 //! key, missing key, wrong kind of value, bad expression) is collected, not just the first.
 
 use crate::diag::Diags;
+use crate::ext;
 use crate::expr::{self, ExprAt};
 use crate::yaml::{Kind, Node, Pos};
 
@@ -156,8 +157,10 @@ pub enum TypeRef {
     Bytes(u64),
     /// `str[N]`: an N-byte NUL-padded string.
     Str(u64),
-    /// An enum or flag set by name.
+    /// An enum, flag set or bit-field word by name.
     Named(String),
+    /// `u32[6]`: a fixed number of integers, stored back to back.
+    Array(IntTy, u64),
 }
 
 /// A struct field.
@@ -171,6 +174,8 @@ pub struct FieldDef {
     pub ty_pos: Pos,
     /// The offset the schema states, if it does (checked against the layout).
     pub offset: Option<(u64, Pos)>,
+    /// Version gate: the field is present only when the struct's gate value is at least this.
+    pub since: Option<(u64, Pos)>,
     /// Documentation.
     pub doc: String,
 }
@@ -186,6 +191,8 @@ pub struct Struct {
     pub size: Option<(u64, Pos)>,
     /// Fields in layout order.
     pub fields: Vec<FieldDef>,
+    /// Values composed from two stored words (`u64` from a low and a high `u32`).
+    pub composed: Vec<ext::Composed>,
 }
 
 /// A table of records located by other fields.
@@ -328,6 +335,8 @@ pub enum Step {
         /// The steps, in record context.
         steps: Vec<Step>,
     },
+    /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
+    Ext(ext::ExtStep),
 }
 
 /// How the writer lays the file out.
@@ -362,6 +371,8 @@ pub struct File {
     pub validate: Vec<Step>,
     /// Writer layout, if the schema wants a writer.
     pub writer: Option<Writer>,
+    /// Located records, section directories, slot regions, variants (`ext.rs`).
+    pub ext: ext::FileExt,
 }
 
 /// A whole schema.
@@ -377,6 +388,8 @@ pub struct Schema {
     pub enums: Vec<Enum>,
     /// Flag sets.
     pub flags: Vec<Flags>,
+    /// Bit-field words.
+    pub bitfields: Vec<ext::Bitfield>,
     /// Structs.
     pub structs: Vec<Struct>,
     /// The file layout.
@@ -385,14 +398,14 @@ pub struct Schema {
 
 /// Reads a mapping node's keys, remembering which were used, so that unknown keys can be
 /// reported once everything known was taken.
-struct MapReader<'a> {
+pub(crate) struct MapReader<'a> {
     what: String,
     pos: Pos,
-    entries: Vec<(Pos, &'a str, &'a Node, bool)>,
+    pub(crate) entries: Vec<(Pos, &'a str, &'a Node, bool)>,
 }
 
 impl<'a> MapReader<'a> {
-    fn new(node: &'a Node, what: &str, d: &mut Diags) -> Option<Self> {
+    pub(crate) fn new(node: &'a Node, what: &str, d: &mut Diags) -> Option<Self> {
         match &node.kind {
             Kind::Map(m) => Some(Self {
                 what: what.to_string(),
@@ -406,13 +419,13 @@ impl<'a> MapReader<'a> {
         }
     }
 
-    fn opt(&mut self, key: &str) -> Option<&'a Node> {
+    pub(crate) fn opt(&mut self, key: &str) -> Option<&'a Node> {
         let e = self.entries.iter_mut().find(|e| e.1 == key)?;
         e.3 = true;
         Some(e.2)
     }
 
-    fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
+    pub(crate) fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
         let v = self.opt(key);
         if v.is_none() {
             d.error(self.pos, format!("{} is missing the key `{key}`", self.what));
@@ -420,7 +433,7 @@ impl<'a> MapReader<'a> {
         v
     }
 
-    fn finish(self, known: &[&str], d: &mut Diags) {
+    pub(crate) fn finish(self, known: &[&str], d: &mut Diags) {
         let mut seen: Vec<&str> = Vec::new();
         for (pos, key, _, used) in &self.entries {
             if seen.contains(key) {
@@ -437,7 +450,7 @@ impl<'a> MapReader<'a> {
     }
 }
 
-fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
+pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
     match &node.kind {
         Kind::Str(s) => Some(s.clone()),
         Kind::Int(i) => Some(i.to_string()),
@@ -448,7 +461,7 @@ fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
     }
 }
 
-fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
+pub(crate) fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
     let text = string(node, what, d)?;
     let ok = !text.is_empty()
         && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -460,7 +473,7 @@ fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
     Some(Name { text, pos: node.pos })
 }
 
-fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
+pub(crate) fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
     let v = match &node.kind {
         Kind::Int(i) => u64::try_from(*i).ok(),
         Kind::Str(s) => {
@@ -479,7 +492,7 @@ fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
     v
 }
 
-fn boolean(node: &Node, what: &str, d: &mut Diags) -> Option<bool> {
+pub(crate) fn boolean(node: &Node, what: &str, d: &mut Diags) -> Option<bool> {
     match node.kind {
         Kind::Bool(b) => Some(b),
         _ => {
@@ -489,11 +502,11 @@ fn boolean(node: &Node, what: &str, d: &mut Diags) -> Option<bool> {
     }
 }
 
-fn doc(m: &mut MapReader<'_>, d: &mut Diags) -> String {
+pub(crate) fn doc(m: &mut MapReader<'_>, d: &mut Diags) -> String {
     m.opt("doc").and_then(|n| string(n, "doc", d)).unwrap_or_default().trim().to_string()
 }
 
-fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
+pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
     let text = match &node.kind {
         Kind::Int(i) => i.to_string(),
         Kind::Str(s) => s.clone(),
@@ -511,7 +524,7 @@ fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
     }
 }
 
-fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
+pub(crate) fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
     match &node.kind {
         Kind::Seq(items) => items,
         Kind::Null => &[],
@@ -523,7 +536,7 @@ fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
 }
 
 /// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
-fn named_entries<'a>(node: &'a Node, what: &str, d: &mut Diags) -> Vec<(Name, &'a Node)> {
+pub(crate) fn named_entries<'a>(node: &'a Node, what: &str, d: &mut Diags) -> Vec<(Name, &'a Node)> {
     match &node.kind {
         Kind::Map(m) => m
             .iter()
@@ -537,7 +550,7 @@ fn named_entries<'a>(node: &'a Node, what: &str, d: &mut Diags) -> Vec<(Name, &'
     }
 }
 
-fn int_ty(node: &Node, what: &str, d: &mut Diags) -> Option<IntTy> {
+pub(crate) fn int_ty(node: &Node, what: &str, d: &mut Diags) -> Option<IntTy> {
     let s = string(node, what, d)?;
     let t = IntTy::parse(&s);
     if t.is_none() {
@@ -546,7 +559,7 @@ fn int_ty(node: &Node, what: &str, d: &mut Diags) -> Option<IntTy> {
     t
 }
 
-fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
+pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
     let s = string(node, "type", d)?;
     if let Some(t) = IntTy::parse(&s) {
         return Some(TypeRef::Int(t));
@@ -563,12 +576,23 @@ fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
             };
         }
     }
+    if let Some((elem, n)) = s.strip_suffix(']').and_then(|x| x.split_once('[')) {
+        if let Some(t) = IntTy::parse(elem) {
+            return match n.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Some(TypeRef::Array(t, n)),
+                _ => {
+                    d.error(node.pos, format!("type `{s}` needs a positive element count, as `{elem}[4]`"));
+                    None
+                }
+            };
+        }
+    }
     if s.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Some(TypeRef::Named(s));
     }
     d.error(
         node.pos,
-        format!("type `{s}` is not a type (u8..u64, i8..i64, bytes[N], str[N], or an enum or flags name)"),
+        format!("type `{s}` is not a type (u8..u64, i8..i64, bytes[N], str[N], u32[N], or an enum, flags or bitfields name)"),
     );
     None
 }
@@ -675,6 +699,8 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         }
     }
 
+    let bitfields = m.opt("bitfields").map(|n| ext::bitfields(n, d)).unwrap_or_default();
+
     let mut structs = Vec::new();
     if let Some(n) = m.opt("structs") {
         for (stname, v) in named_entries(n, "structs", d) {
@@ -689,25 +715,33 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                     let ty_node = fm.req("type", d);
                     let ty = ty_node.and_then(|n| type_ref(n, d));
                     let offset = fm.opt("offset").and_then(|n| uint(n, "offset", d).map(|v| (v, n.pos)));
+                    let since = fm.opt("since").and_then(|n| uint(n, "since", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
-                    fm.finish(&["name", "type", "offset", "doc"], d);
+                    fm.finish(&["name", "type", "offset", "since", "doc"], d);
                     if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
-                        fields.push(FieldDef { name: fname, ty, ty_pos: tn.pos, offset, doc: fdoc });
+                        fields.push(FieldDef { name: fname, ty, ty_pos: tn.pos, offset, since, doc: fdoc });
                     }
                 }
             }
-            sm.finish(&["doc", "size", "fields"], d);
-            structs.push(Struct { name: stname, doc: sdoc, size, fields });
+            let composed = sm.opt("composed").map(|n| ext::composed(n, d)).unwrap_or_default();
+            sm.finish(&["doc", "size", "fields", "composed"], d);
+            structs.push(Struct { name: stname, doc: sdoc, size, fields, composed });
         }
     }
 
     let file = m.req("file", d).and_then(|n| file_def(n, d));
-    m.finish(&["schema", "doc", "constants", "enums", "flags", "structs", "file"], d);
-    Some(Schema { name: sname?, doc: sdoc, constants, enums, flags, structs, file: file? })
+    m.finish(&["schema", "doc", "constants", "enums", "flags", "bitfields", "structs", "file"], d);
+    Some(Schema { name: sname?, doc: sdoc, constants, enums, flags, bitfields, structs, file: file? })
 }
 
 fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
-    let mut m = MapReader::new(node, "`file`", d)?;
+    file_body(node, "`file`", false, d)
+}
+
+/// A file layout: the top-level `file`, or (`variant` true) one of its `variants`, which
+/// may also have `when`.
+pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -> Option<File> {
+    let mut m = MapReader::new(node, what, d)?;
     let fname = m.req("name", d).and_then(|n| name(n, "file name", d));
     let fdoc = doc(&mut m, d);
     let (header, header_code) = match m.req("header", d) {
@@ -789,7 +823,13 @@ fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
         wm.finish(&["order", "align"], d);
         Some(Writer { order, align: align?, align_pos: align_node?.pos })
     });
-    m.finish(&["name", "doc", "header", "tables", "ranges", "checksums", "validate", "writer"], d);
+    let ext = ext::file_ext(&mut m, variant, d);
+    let mut known = vec!["name", "doc", "header", "tables", "ranges", "checksums", "validate", "writer"];
+    known.extend(ext::FILE_KEYS);
+    if variant {
+        known.push("when");
+    }
+    m.finish(&known, d);
     Some(File {
         name: fname?,
         doc: fdoc,
@@ -800,19 +840,28 @@ fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
         checksums,
         validate,
         writer,
+        ext,
     })
 }
 
 const STEP_KINDS: &[&str] =
     &["min_len", "expect", "assert", "table_fits", "range_fits", "checksum", "flags_known", "enum_known", "for_each"];
 
-fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
+pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
     let mut out = Vec::new();
     for s in seq(node, "validate", d) {
         let Some(mut sm) = MapReader::new(s, "a validation step", d) else { continue };
         let kind = STEP_KINDS.iter().find(|k| sm.entries.iter().any(|e| e.1 == **k)).copied();
         let Some(kind) = kind else {
-            d.error(s.pos, format!("a validation step needs one of: {}", STEP_KINDS.join(", ")));
+            if let Some(ek) = ext::STEP_KINDS.iter().find(|k| sm.entries.iter().any(|e| e.1 == **k)).copied() {
+                if let Some(step) = ext::step(ek, sm, d) {
+                    out.push(Step::Ext(step));
+                }
+                continue;
+            }
+            let mut all = STEP_KINDS.to_vec();
+            all.extend(ext::STEP_KINDS);
+            d.error(s.pos, format!("a validation step needs one of: {}", all.join(", ")));
             continue;
         };
         let code = if kind == "for_each" { None } else { sm.req("code", d).and_then(|n| name(n, "code", d)) };

@@ -225,6 +225,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
             FieldKind::Int(t) => t,
             FieldKind::Enum(e) => c.schema.enums[e].repr,
             FieldKind::Flags(fl) => c.schema.flags[fl].repr,
+            FieldKind::Bits(b) => c.schema.bitfields[b].repr,
+            FieldKind::Array(t, _) => {
+                if matches!(hrules[i], HeaderRule::Input) {
+                    let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
+                    header_writes.push(quote! {
+                        for (k, v) in self.#name.iter().enumerate() {
+                            __rt::set(&mut h, #o + k * #w, v.to_le_bytes());
+                        }
+                    });
+                }
+                continue;
+            }
             FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 if matches!(hrules[i], HeaderRule::Input) {
                     header_writes.push(quote!(__rt::set(&mut h, #o, *self.#name);));
@@ -241,14 +253,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
             HeaderRule::Checksum => quote!(Some(0u64)),
             HeaderRule::Input => match kind {
                 FieldKind::Enum(_) => quote!(Some(u64::from(self.#name.raw()))),
-                FieldKind::Flags(_) => quote!(Some(u64::from(self.#name.bits()))),
+                FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(Some(u64::from(self.#name.bits()))),
                 _ => quote!(Some(self.#name as u64)),
             },
         };
         if matches!(hrules[i], HeaderRule::Input) {
             let raw = match kind {
                 FieldKind::Enum(_) => quote!(self.#name.raw()),
-                FieldKind::Flags(_) => quote!(self.#name.bits()),
+                FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(self.#name.bits()),
                 _ => quote!(self.#name),
             };
             header_writes.push(quote!(__rt::set(&mut h, #o, #raw.to_le_bytes());));
@@ -399,6 +411,12 @@ fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
             }
         }
         FieldKind::Flags(f) => { let ty = format_ident!("{}", c.schema.flags[f].name.text); (quote!(#ty), quote!(#ty::empty())) }
+        FieldKind::Bits(b) => { let ty = format_ident!("{}", c.schema.bitfields[b].name.text); (quote!(#ty), quote!(#ty::from_bits(0))) }
+        FieldKind::Array(t, n) => {
+            let ty = format_ident!("{}", t.rust());
+            let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
+            (quote!([#ty; #n]), quote!([0; #n]))
+        }
         FieldKind::Bytes(n) | FieldKind::Str(n) => {
             let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
             (quote!(&'a [u8; #n]), quote!(&[0u8; #n]))
@@ -510,7 +528,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
             let fname = &st.fields[i].name.text;
             let path = format!("{}[].{}", t.name.text, fname);
-            let ity = match kind { FieldKind::Int(x) => x, FieldKind::Flags(f) => c.schema.flags[f].repr, FieldKind::Enum(e) => c.schema.enums[e].repr, _ => continue };
+            let Some(ity) = kind.int_ty(&c.schema) else { continue };
             let ty = format_ident!("{}", ity.rust());
             match rule {
                 RecordRule::Offset(x) if x == ri => {
@@ -564,7 +582,15 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
         let name = format_ident!("{}", st.fields[i].name.text);
         inputs.push(match kind {
             FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().to_le_bytes());),
-            FieldKind::Flags(_) => quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());),
+            FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());),
+            FieldKind::Array(t, _) => {
+                let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
+                quote! {
+                    for (k, v) in spec.#name.iter().enumerate() {
+                        __rt::set(&mut rec, #o + k * #w, v.to_le_bytes());
+                    }
+                }
+            }
             FieldKind::Int(_) => quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());),
             FieldKind::Bytes(_) | FieldKind::Str(_) => quote!(__rt::set(&mut rec, #o, *spec.#name);),
         });

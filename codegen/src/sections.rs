@@ -1,0 +1,1762 @@
+//! Emission for the constructs of `ext.rs`: bit-field words, composed values, arrays,
+//! version-gated structs, located records, section directories and their collections,
+//! directory checksums (one pass, each byte hashed once, combined with `crc32_combine`),
+//! slot regions, and the variant dispatch.
+//!
+//! Everything emitted is `no_std`, allocation-free and panic-free: records are read through
+//! fixed-size arrays with constant indices, file values go through checked arithmetic, and
+//! per-section-type bookkeeping lives in stack arrays sized by the section-type enum.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
+use crate::emit::{Em, Env};
+use crate::expr::{Expr, ExprAt};
+use crate::ext::{
+    self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots, collection_of, field_of,
+    is_gated, type_value,
+};
+use crate::schema::{IntTy, Step, Struct, Table};
+
+fn lit_usize(v: u64) -> Literal {
+    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
+}
+
+fn lit_u64(v: u64) -> Literal {
+    Literal::u64_suffixed(v)
+}
+
+fn ident(s: &str) -> proc_macro2::Ident {
+    format_ident!("{}", s)
+}
+
+fn camel(s: &str) -> String {
+    s.split(['_', '-'])
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn doc_attr(doc: &str) -> TokenStream {
+    let lines = doc.lines().map(|l| {
+        let l = format!(" {l}");
+        quote!(#[doc = #l])
+    });
+    quote!(#(#lines)*)
+}
+
+/// `T::from_le_bytes([v[o], v[o+1], ...])` over a fixed-size array `v`.
+fn read_at(var: &TokenStream, t: IntTy, off: u64) -> TokenStream {
+    let ty = ident(t.rust());
+    let idx = (0..t.bytes()).map(|i| lit_usize(off.saturating_add(i)));
+    quote!(#ty::from_le_bytes([#(#var[#idx]),*]))
+}
+
+/// `u64` tokens for a stored word of type `t` (signed words sign-extend, as the numbers they are).
+fn widen(t: IntTy, v: TokenStream) -> TokenStream {
+    if t.signed() {
+        quote!((#v as i64 as u64))
+    } else {
+        quote!(u64::from(#v))
+    }
+}
+
+// ----- types and struct views ------------------------------------------------------------
+
+/// The bit-field word types.
+pub fn bitfields(c: &Checked) -> TokenStream {
+    let items = c.schema.bitfields.iter().map(|b| {
+        let id = ident(&b.name.text);
+        let ty = ident(b.repr.rust());
+        let doc = doc_attr(&b.doc);
+        let getters = b.fields.iter().map(|f| {
+            let name = ident(&f.name.text);
+            let width = f.hi - f.lo + 1;
+            let mask: u64 = if width >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            let mask: TokenStream = format!("{mask:#x}").parse().unwrap_or_default();
+            let lo = lit_u64(f.lo);
+            let d = doc_attr(
+                &format!("{}\n\nBits {}..={} of the word.", f.doc, f.lo, f.hi)
+                    .trim_start()
+                    .to_string(),
+            );
+            quote! {
+                #d
+                #[must_use]
+                pub const fn #name(self) -> #ty { ((self.0 as u64 >> #lo) & #mask) as #ty }
+            }
+        });
+        quote! {
+            #doc
+            ///
+            /// A word cut into bit ranges; every bit is kept.
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+            pub struct #id(#ty);
+            impl #id {
+                /// From the raw word.
+                #[must_use]
+                pub const fn from_bits(bits: #ty) -> Self { Self(bits) }
+                /// The raw word.
+                #[must_use]
+                pub const fn bits(self) -> #ty { self.0 }
+                #(#getters)*
+            }
+        }
+    });
+    quote!(#(#items)*)
+}
+
+/// `(return type, body)` of a fixed-offset accessor for an array or bit-field word.
+pub fn field_read(em: &Em<'_>, kind: FieldKind, off: u64) -> (TokenStream, TokenStream) {
+    let raw = quote!(self.raw);
+    match kind {
+        FieldKind::Array(t, n) => {
+            let ty = ident(t.rust());
+            let items =
+                (0..n).map(|k| read_at(&raw, t, off.saturating_add(k.saturating_mul(t.bytes()))));
+            let n = lit_usize(n);
+            (quote!([#ty; #n]), quote!([#(#items),*]))
+        }
+        FieldKind::Bits(i) => {
+            let b = &em.c.schema.bitfields[i];
+            let ty = ident(&b.name.text);
+            let r = read_at(&raw, b.repr, off);
+            (quote!(#ty), quote!(#ty::from_bits(#r)))
+        }
+        _ => (quote!(u8), quote!(0)),
+    }
+}
+
+/// Accessors of a struct's composed values: `(name, tokens)`.
+pub fn composed_accessors(em: &Em<'_>, st: &Struct) -> Vec<(String, TokenStream)> {
+    let _ = em;
+    st.composed
+        .iter()
+        .map(|c| {
+            let name = ident(&c.name.text);
+            let low = ident(&c.low.text);
+            let high = ident(&c.high.text);
+            let d = doc_attr(&format!("{}\n\n`{}` (bits 0-31) and `{}` (bits 32-63) as one value.", c.doc, c.low.text, c.high.text).trim_start().to_string());
+            (
+                c.name.text.clone(),
+                quote! {
+                    #d
+                    #[inline]
+                    #[must_use]
+                    pub fn #name(&self) -> u64 { u64::from(self.#low()) | (u64::from(self.#high()) << 32) }
+                },
+            )
+        })
+        .collect()
+}
+
+/// Whether `sname` is the record of a collection (so its view gets `index()`).
+pub fn is_collection_record(c: &Checked, sname: &str) -> bool {
+    c.files().iter().any(|f| {
+        f.ext
+            .directories
+            .iter()
+            .any(|d| d.layouts.iter().any(|l| l.record.text == sname))
+    })
+}
+
+/// Offset expression of field `k` of a gated struct for gate value `gate` (tokens, `u64`).
+fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
+    let l = &c.layouts[&st.name.text];
+    let parts = st
+        .fields
+        .iter()
+        .zip(&l.fields)
+        .take(k)
+        .map(|(f, (_, kind))| {
+            let w = lit_u64(kind.width(&c.schema));
+            match f.since {
+                Some((s, _)) => {
+                    let s = lit_u64(s);
+                    quote!(+ if #gate >= #s { #w } else { 0 })
+                }
+                None => quote!(+ #w),
+            }
+        });
+    quote!((0u64 #(#parts)*))
+}
+
+/// The view of a struct with `since` fields: its layout depends on a gate value (a version),
+/// which the view carries.
+pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
+    let c = em.c;
+    let id = ident(&st.name.text);
+    let l = &c.layouts[&st.name.text];
+    let doc = doc_attr(&st.doc);
+    let all = gated_offset(c, st, st.fields.len(), &quote!(gate));
+    let mut accessors = Vec::new();
+    let mut debug_fields = Vec::new();
+    for (k, (f, (_, kind))) in st.fields.iter().zip(&l.fields).enumerate() {
+        let name = ident(&f.name.text);
+        let fname = f.name.text.as_str();
+        let at = gated_offset(c, st, k, &quote!(self.gate));
+        let w = kind.width(&c.schema);
+        let wl = lit_usize(w);
+        let (ty, conv): (TokenStream, TokenStream) = match *kind {
+            FieldKind::Int(t) => {
+                let ty = ident(t.rust());
+                (quote!(#ty), quote!(#ty::from_le_bytes(*b)))
+            }
+            FieldKind::Enum(i) => {
+                let e = &c.schema.enums[i];
+                let ety = ident(&e.name.text);
+                let r = ident(e.repr.rust());
+                if e.open {
+                    (quote!(#ety), quote!(#ety::from_raw(#r::from_le_bytes(*b))))
+                } else {
+                    let first = ident(&camel(
+                        &e.values
+                            .first()
+                            .map_or("missing".into(), |v| v.name.text.clone()),
+                    ));
+                    (
+                        quote!(#ety),
+                        quote!(match #ety::from_raw(#r::from_le_bytes(*b)) { Some(v) => v, None => #ety::#first }),
+                    )
+                }
+            }
+            FieldKind::Flags(i) => {
+                let fl = &c.schema.flags[i];
+                let fty = ident(&fl.name.text);
+                let r = ident(fl.repr.rust());
+                (
+                    quote!(#fty),
+                    quote!(#fty::from_bits_retain(#r::from_le_bytes(*b))),
+                )
+            }
+            FieldKind::Bits(i) => {
+                let bf = &c.schema.bitfields[i];
+                let bty = ident(&bf.name.text);
+                let r = ident(bf.repr.rust());
+                (quote!(#bty), quote!(#bty::from_bits(#r::from_le_bytes(*b))))
+            }
+            FieldKind::Array(t, n) => {
+                let ety = ident(t.rust());
+                let nl = lit_usize(n);
+                let items = (0..n).map(|j| read_at(&quote!(b), t, j.saturating_mul(t.bytes())));
+                (quote!([#ety; #nl]), quote!([#(#items),*]))
+            }
+            FieldKind::Bytes(_) => (quote!(&'a [u8; #wl]), quote!(b)),
+            FieldKind::Str(_) => (
+                quote!(&'a [u8]),
+                quote!({
+                    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                    b.get(..end).unwrap_or(&[])
+                }),
+            ),
+        };
+        let gate_doc = match f.since {
+            Some((s, _)) => format!("Present when the gate is at least {s:#x} (`None` otherwise)."),
+            None => "Present in every layout.".to_string(),
+        };
+        let d = doc_attr(&format!("{}\n\n{gate_doc}", f.doc).trim_start().to_string());
+        let read = quote! {
+            let at = #at;
+            let b: &'a [u8; #wl] = __rt::chunk_at::<#wl>(self.raw, at)?;
+            Some(#conv)
+        };
+        if f.since.is_some() {
+            let s = lit_u64(f.since.map_or(0, |x| x.0));
+            accessors.push(quote! {
+                #d
+                #[must_use]
+                pub fn #name(&self) -> Option<#ty> {
+                    if self.gate < #s { return None; }
+                    #read
+                }
+            });
+        } else {
+            // Validation proved the whole layout is inside `raw`, so the read cannot miss;
+            // the fallback keeps the accessor total.
+            let fallback = match *kind {
+                FieldKind::Bytes(_) => quote!(&[0u8; #wl]),
+                FieldKind::Str(_) => quote!(&[]),
+                _ => quote!(Default::default()),
+            };
+            let opt = format_ident!("{}_checked", f.name.text);
+            accessors.push(quote! {
+                #[inline]
+                fn #opt(&self) -> Option<#ty> { #read }
+                #d
+                #[must_use]
+                pub fn #name(&self) -> #ty { self.#opt().unwrap_or(#fallback) }
+            });
+        }
+        debug_fields.push(quote!(.field(#fname, &self.#name())));
+    }
+    let sname = st.name.text.as_str();
+    quote! {
+        #doc
+        ///
+        /// Its layout depends on a gate value (fields marked `since` exist only from that
+        /// value on), so the view carries the gate.
+        #[derive(Clone, Copy)]
+        pub struct #id<'a> {
+            raw: &'a [u8],
+            #[allow(dead_code)]
+            buf: &'a [u8],
+            #[allow(dead_code)]
+            index: u32,
+            gate: u64,
+        }
+        impl<'a> #id<'a> {
+            /// Size in bytes of the layout for gate value `gate`.
+            #[must_use]
+            pub const fn size_for(gate: u64) -> u64 { #all }
+            /// The gate value the layout was chosen by.
+            #[must_use]
+            pub fn gate(&self) -> u64 { self.gate }
+            #(#accessors)*
+            /// The raw bytes, borrowed from the buffer.
+            #[must_use]
+            pub fn as_bytes(&self) -> &'a [u8] { self.raw }
+        }
+        impl core::fmt::Debug for #id<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(#sname) #(#debug_fields)* .finish()
+            }
+        }
+    }
+}
+
+// ----- expressions -----------------------------------------------------------------------
+
+fn struct_of<'a>(em: &Em<'a>, owner: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
+    em.struct_of(owner, scope)
+}
+
+/// Whether a field of `owner` lives in a gated struct (its accessor may return `Option`).
+pub fn gated_owner(em: &Em<'_>, owner: Owner, scope: Scope<'_>) -> bool {
+    struct_of(em, owner, scope).is_some_and(is_gated)
+}
+
+/// `u64` tokens (with `?`) for composed values, bit ranges and fields of gated structs.
+pub fn leaf(em: &Em<'_>, r: Resolved, scope: Scope<'_>, env: &Env) -> TokenStream {
+    match r {
+        Resolved::Composed(owner, ci) => {
+            let base = em.base(owner, env);
+            let name = struct_of(em, owner, scope)
+                .and_then(|s| s.composed.get(ci))
+                .map_or("missing".to_string(), |c| c.name.text.clone());
+            let name = ident(&name);
+            quote!(#base.#name())
+        }
+        Resolved::BitField(owner, fi, bi) => {
+            let base = em.base(owner, env);
+            let st = struct_of(em, owner, scope);
+            let f = st
+                .and_then(|s| s.fields.get(fi))
+                .map_or("missing".to_string(), |f| f.name.text.clone());
+            let kind = st
+                .and_then(|s| em.c.layouts.get(&s.name.text))
+                .and_then(|l| l.fields.get(fi))
+                .map(|x| x.1);
+            let Some(FieldKind::Bits(b)) = kind else {
+                return quote!(0u64);
+            };
+            let bf = &em.c.schema.bitfields[b];
+            let sub = ident(&bf.fields[bi].name.text);
+            let f = ident(&f);
+            let get = if gated_owner(em, owner, scope) {
+                quote!(#base.#f()?)
+            } else {
+                quote!(#base.#f())
+            };
+            quote!(u64::from(#get.#sub()))
+        }
+        Resolved::Field(owner, fi) => {
+            let base = em.base(owner, env);
+            let st = struct_of(em, owner, scope);
+            let f = st.and_then(|s| s.fields.get(fi));
+            let kind = st
+                .and_then(|s| em.c.layouts.get(&s.name.text))
+                .and_then(|l| l.fields.get(fi))
+                .map(|x| x.1);
+            let name = ident(f.map_or("missing", |f| f.name.text.as_str()));
+            let get = if f.is_some_and(|f| f.since.is_some()) {
+                quote!(#base.#name()?)
+            } else {
+                quote!(#base.#name())
+            };
+            match kind {
+                Some(FieldKind::Int(t)) if t.signed() => quote!(u64::try_from(#get).ok()?),
+                Some(FieldKind::Int(_)) => quote!(u64::from(#get)),
+                Some(FieldKind::Enum(_)) => quote!(u64::from(#get.raw())),
+                Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => quote!(u64::from(#get.bits())),
+                _ => quote!(0u64),
+            }
+        }
+        _ => quote!(0u64),
+    }
+}
+
+/// Built-in functions: `count(collection)`, `if(c, a, b)`, `end(record)`.
+pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) -> TokenStream {
+    match (f, args) {
+        ("count", [Expr::Ref(p)]) => {
+            let v = format_ident!("__count_{}", p.first().map_or("missing", |s| s.as_str()));
+            quote!(#v)
+        }
+        ("end", [Expr::Ref(p)]) => {
+            let rname = p.first().map_or("missing", |s| s.as_str());
+            let Some(r) =
+                em.c.schema
+                    .file
+                    .ext
+                    .records
+                    .iter()
+                    .find(|r| r.name.text == rname)
+            else {
+                return quote!(0u64);
+            };
+            let var = ident(rname);
+            let at = format_ident!("{}_at", rname);
+            let size = match em.c.strukt(&r.strukt.text) {
+                Some(st) if is_gated(st) => quote!(#var.raw.len() as u64),
+                _ => lit_u64(em.c.layouts.get(&r.strukt.text).map_or(0, |l| l.size))
+                    .into_token_stream_quiet(),
+            };
+            quote!(#at.checked_add(#size)?)
+        }
+        ("if", [c, a, b]) => {
+            let c = em.cond(c, scope, env);
+            let a = em.value(a, scope, env);
+            let b = em.value(b, scope, env);
+            quote!((if #c { #a? } else { #b? }))
+        }
+        _ => quote!(0u64),
+    }
+}
+
+trait Quiet {
+    fn into_token_stream_quiet(self) -> TokenStream;
+}
+impl Quiet for Literal {
+    fn into_token_stream_quiet(self) -> TokenStream {
+        quote!(#self)
+    }
+}
+
+/// Where an error about a located record's field, a composed value or a bit range points.
+pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<(TokenStream, TokenStream)> {
+    let Expr::Ref(p) = e else { return None };
+    let r = em.c.resolve(p, scope).ok()?;
+    let (owner, name, off) = match r {
+        Resolved::Composed(owner, ci) => {
+            let st = struct_of(em, owner, scope)?;
+            let c = st.composed.get(ci)?;
+            let (_, off, _) = field_of(em.c, &st.name.text, &c.low.text)?;
+            (owner, c.name.text.clone(), off)
+        }
+        Resolved::BitField(owner, fi, _) | Resolved::Field(owner, fi)
+            if matches!(owner, Owner::Located(_)) || matches!(r, Resolved::BitField(..)) =>
+        {
+            let st = struct_of(em, owner, scope)?;
+            let l = em.c.layouts.get(&st.name.text)?;
+            let name = st.fields.get(fi)?.name.text.clone();
+            let off = if is_gated(st) { 0 } else { l.fields.get(fi)?.0 };
+            (owner, name, off)
+        }
+        _ => return None,
+    };
+    let offl = lit_u64(off);
+    Some(match (owner, scope) {
+        (Owner::Record, Scope::Record(t)) => {
+            let tn = &t.name.text;
+            (
+                quote!(__rt::Field::indexed(#tn, index, #name)),
+                quote!(rec_at.saturating_add(#offl)),
+            )
+        }
+        (Owner::Located(i), _) => {
+            let r = em.c.schema.file.ext.records.get(i)?;
+            let path = format!("{}.{}", r.name.text, name);
+            let at = format_ident!("{}_at", r.name.text);
+            // A gated record's field offset depends on the gate: blame the record's start.
+            (
+                quote!(__rt::Field::plain(#path)),
+                quote!(#at.saturating_add(#offl)),
+            )
+        }
+        _ => {
+            let path = format!("header.{name}");
+            (quote!(__rt::Field::plain(#path)), quote!(#offl))
+        }
+    })
+}
+
+// ----- count bindings --------------------------------------------------------------------
+
+fn expr_counts(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Num(_) | Expr::Ref(_) => {}
+        Expr::Not(x) => expr_counts(x, out),
+        Expr::Bin(_, l, r) => {
+            expr_counts(l, out);
+            expr_counts(r, out);
+        }
+        Expr::Call(f, args) => {
+            if let (true, [Expr::Ref(p)]) = (f == "count", args.as_slice()) {
+                if let Some(n) = p.first() {
+                    if !out.contains(n) {
+                        out.push(n.clone());
+                    }
+                }
+            }
+            args.iter().for_each(|a| expr_counts(a, out));
+        }
+    }
+}
+
+fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
+    let file = &c.schema.file;
+    let mut es: Vec<&ExprAt> = Vec::new();
+    match s {
+        Step::MinLen { min, .. } => es.push(min),
+        Step::Expect { field, equals, .. } => es.extend([field, equals]),
+        Step::Assert { expr, .. } => es.push(expr),
+        Step::TableFits { table, within, .. } => {
+            es.push(within);
+            if let Some(t) = file.tables.iter().find(|t| t.name.text == table.text) {
+                es.extend([&t.at, &t.count, &t.stride]);
+            }
+        }
+        Step::RangeFits { range, within, .. } => {
+            es.push(within);
+            if let Some(r) = file.ranges.iter().find(|r| r.name.text == range.text) {
+                es.extend([&r.offset, &r.length]);
+            }
+        }
+        Step::ForEach { steps, .. } => steps.iter().for_each(|x| step_counts(c, x, out)),
+        Step::Ext(ExtStep::Items { first, check, .. }) => {
+            es.extend(first.iter());
+            es.push(check);
+        }
+        Step::Ext(ExtStep::RecordFits { within, record, .. }) => {
+            es.push(within);
+            if let Some(r) = file.ext.records.iter().find(|r| r.name.text == record.text) {
+                es.push(&r.at);
+            }
+        }
+        _ => {}
+    }
+    for e in es {
+        expr_counts(&e.expr, out);
+    }
+}
+
+/// `let __count_<collection>: u64 = ...;` for every `count()` a top-level step uses (also
+/// inside its `for_each` bodies, so loops do not recount).
+pub fn count_bindings(em: &Em<'_>, s: &Step) -> TokenStream {
+    let mut names = Vec::new();
+    step_counts(em.c, s, &mut names);
+    let lets = names.iter().filter_map(|n| {
+        let (dir, layout) = collection_of(&em.c.schema.file, n)?;
+        let size = lit_u64(
+            em.c.layouts
+                .get(&layout.record.text)
+                .map_or(1, |l| l.size.max(1)),
+        );
+        let value = type_value(em.c, dir, &layout.value.text)?;
+        let length = payload_expr(em, dir, false);
+        let var = format_ident!("__count_{}", n);
+        let body = quote! {
+            let length: u64 = #length.unwrap_or(0);
+            n = n.saturating_add(length / #size);
+        };
+        let lp = dir_loop(em, dir, Some(value), body);
+        Some(quote! {
+            let #var: u64 = {
+                let mut n: u64 = 0;
+                #lp
+                n
+            };
+        })
+    });
+    quote!(#(#lets)*)
+}
+
+// ----- directory loops -------------------------------------------------------------------
+
+struct DirInfo<'a> {
+    table: &'a Table,
+    var: proc_macro2::Ident,
+    var_at: proc_macro2::Ident,
+    rec_ty: proc_macro2::Ident,
+    size: u64,
+    type_off: u64,
+    type_ty: IntTy,
+    type_name: String,
+}
+
+fn dir_info<'a>(c: &'a Checked, dir: &Directory) -> Option<DirInfo<'a>> {
+    let table = c
+        .schema
+        .file
+        .tables
+        .iter()
+        .find(|t| t.name.text == dir.table.text)?;
+    let (_, type_off, kind) = field_of(c, &table.record.text, &dir.type_field.text)?;
+    Some(DirInfo {
+        table,
+        var: ident(&table.name.text),
+        var_at: format_ident!("{}_at", table.name.text),
+        rec_ty: ident(&table.record.text),
+        size: c.layouts.get(&table.record.text)?.size,
+        type_off,
+        type_ty: kind.int_ty(&c.schema)?,
+        type_name: dir.type_field.text.clone(),
+    })
+}
+
+/// `Option<u64>` tokens for the payload offset (`offset` true) or length of `__srec`.
+fn payload_expr(em: &Em<'_>, dir: &Directory, offset: bool) -> TokenStream {
+    let file = &em.c.schema.file;
+    let Some(t) = file.tables.iter().find(|t| t.name.text == dir.table.text) else {
+        return quote!(None::<u64>);
+    };
+    let Some(r) = file.ranges.iter().find(|r| r.name.text == dir.payload.text) else {
+        return quote!(None::<u64>);
+    };
+    let env = Env {
+        header: quote!(header),
+        record: quote!(__srec),
+    };
+    let e = if offset {
+        &r.offset.expr
+    } else {
+        &r.length.expr
+    };
+    em.value(e, Scope::RecordOnly(t), &env)
+}
+
+/// A loop over the directory's records (optionally only those of one type), binding
+/// `__si` (index), `__srec` (the view), `__stype` (the raw type) and `__sat` (its offset).
+fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) -> TokenStream {
+    let Some(di) = dir_info(em.c, dir) else {
+        return quote!();
+    };
+    let DirInfo {
+        var,
+        var_at,
+        rec_ty,
+        size,
+        type_off,
+        type_ty,
+        ..
+    } = di;
+    let size = lit_u64(size);
+    let ty = widen(type_ty, read_at(&quote!(__sraw), type_ty, type_off));
+    let filter = only.map(|v| {
+        let v = lit_u64(v);
+        quote!(if __stype != #v { continue; })
+    });
+    quote! {
+        for (__si, __sraw) in #var.iter().enumerate() {
+            let __stype: u64 = #ty;
+            #filter
+            let __srec = #rec_ty { raw: __sraw, buf, index: u32::try_from(__si).unwrap_or(u32::MAX) };
+            let __sat: u64 = #var_at.saturating_add(u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(#size));
+            let _ = (&__srec, __sat);
+            #body
+        }
+    }
+}
+
+/// A loop over every record of a collection, binding `rec`, `rec_at` and `index` as a
+/// table's `for_each` does (the index runs across the sections).
+fn collection_loop(em: &Em<'_>, name: &str, body: TokenStream) -> TokenStream {
+    let file = &em.c.schema.file;
+    let Some((dir, layout)) = collection_of(file, name) else {
+        return quote!();
+    };
+    let Some(value) = type_value(em.c, dir, &layout.value.text) else {
+        return quote!();
+    };
+    let rec_ty = ident(&layout.record.text);
+    let size = em.c.layouts.get(&layout.record.text).map_or(0, |l| l.size);
+    let n = lit_usize(size);
+    let n64 = lit_u64(size);
+    let payload = ident(&dir.payload.text);
+    let pat = payload_expr(em, dir, true);
+    let inner = quote! {
+        let Some(__p) = __srec.#payload() else { continue; };
+        let __pat: u64 = #pat.unwrap_or(0);
+        for (__j, raw) in __p.as_chunks::<#n>().0.iter().enumerate() {
+            let index = __ci;
+            __ci = __ci.saturating_add(1);
+            let rec = #rec_ty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) };
+            let rec_at = __pat.saturating_add(u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(#n64));
+            let _ = (&rec, rec_at, index);
+            #body
+        }
+    };
+    let lp = dir_loop(em, dir, Some(value), inner);
+    quote! {
+        {
+            let mut __ci: u64 = 0;
+            #lp
+        }
+    }
+}
+
+/// `for_each` over a collection.
+pub fn for_each_collection(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
+    let Some(t) = em.c.collections.iter().find(|t| t.name.text == name) else {
+        return quote!();
+    };
+    let body = em.steps(steps, Scope::Record(t));
+    let comment =
+        format!("@step For every record of collection `{name}` (every section of its type):");
+    let lp = collection_loop(em, name, body);
+    quote! {
+        #[doc = #comment]
+        #lp
+    }
+}
+
+// ----- steps -----------------------------------------------------------------------------
+
+fn err(code: &str, field: TokenStream, off: TokenStream, detail: TokenStream) -> TokenStream {
+    quote!(return Err(__rt::Error::new(#code, #field, #off, #detail));)
+}
+
+fn dir_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Directory> {
+    c.schema
+        .file
+        .ext
+        .directories
+        .iter()
+        .find(|d| d.name.text == name)
+}
+
+fn slots_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Slots> {
+    c.schema.file.ext.slots.iter().find(|s| s.name.text == name)
+}
+
+/// Number of per-type slots: the type enum's largest value + 1.
+fn type_slots(c: &Checked, dir: &Directory) -> u64 {
+    let Some(t) = c
+        .schema
+        .file
+        .tables
+        .iter()
+        .find(|t| t.name.text == dir.table.text)
+    else {
+        return 1;
+    };
+    match field_of(c, &t.record.text, &dir.type_field.text) {
+        Some((_, _, FieldKind::Enum(e))) => c.schema.enums[e]
+            .values
+            .iter()
+            .map(|v| v.value)
+            .max()
+            .map_or(1, |m| m.saturating_add(1)),
+        _ => 1,
+    }
+}
+
+/// A record field of a collection's record, read as `u64`: `(tokens, offset in record)`.
+fn rec_field(c: &Checked, rec: &str, field: &str, var: TokenStream) -> (TokenStream, u64) {
+    match field_of(c, rec, field) {
+        Some((_, off, kind)) => match kind.int_ty(&c.schema) {
+            Some(t) => (widen(t, read_at(&quote!(#var.as_bytes()), t, off)), off),
+            None => (quote!(0u64), off),
+        },
+        None => (quote!(0u64), 0),
+    }
+}
+
+/// Emit one step of this module. `prev`/`next` are the neighbouring steps (for fusion).
+pub fn step(
+    em: &Em<'_>,
+    x: &ExtStep,
+    prev: Option<&Step>,
+    next: Option<&Step>,
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let c = em.c;
+    let file = &c.schema.file;
+    match x {
+        ExtStep::RecordFits {
+            code,
+            record,
+            within,
+        } => {
+            let codes = &code.text;
+            let Some(r) = file.ext.records.iter().find(|r| r.name.text == record.text) else {
+                return quote!();
+            };
+            let Some(st) = c.strukt(&r.strukt.text) else {
+                return quote!();
+            };
+            let var = ident(&r.name.text);
+            let var_at = format_ident!("{}_at", r.name.text);
+            let ty = ident(&st.name.text);
+            let at = em.value(&r.at.expr, scope, env);
+            let w = em.value(&within.expr, scope, env);
+            let wname = Em::short_name(within);
+            let (f, off) = em.blame(&r.at.expr, scope);
+            let comment = format!(
+                "@step {codes}: record `{}` ({} at {}) must lie within `{}`.",
+                r.name.text, st.name.text, r.at.text, within.text
+            );
+            let fail = err(
+                codes,
+                f,
+                off,
+                quote!(__rt::Detail::Range { start: at.unwrap_or(u64::MAX), len: size.unwrap_or(u64::MAX), limit_name: #wname, limit: within.unwrap_or(0) }),
+            );
+            if let Some(g) = &r.gate {
+                let gate = em.value(&g.expr, scope, env);
+                quote! {
+                    #[doc = #comment]
+                    let (#var, #var_at): (#ty<'a>, u64) = {
+                        let at = #at;
+                        let within = #w;
+                        let gate = #gate;
+                        let size = gate.map(#ty::size_for);
+                        let raw = match (at, size, within) {
+                            (Some(a), Some(n), Some(w)) if a.checked_add(n).is_some_and(|e| e <= w) => __rt::range_at(buf, a, n),
+                            _ => None,
+                        };
+                        match (raw, at, gate) {
+                            (Some(raw), Some(a), Some(gate)) => (#ty { raw, buf, index: 0, gate }, a),
+                            _ => { #fail }
+                        }
+                    };
+                }
+            } else {
+                let size = c.layouts.get(&st.name.text).map_or(0, |l| l.size);
+                let n = lit_usize(size);
+                let n64 = lit_u64(size);
+                quote! {
+                    #[doc = #comment]
+                    let (#var, #var_at): (#ty<'a>, u64) = {
+                        let at = #at;
+                        let within = #w;
+                        let size = Some(#n64);
+                        let raw = match (at, within) {
+                            (Some(a), Some(w)) if a.checked_add(#n64).is_some_and(|e| e <= w) => __rt::chunk_at::<#n>(buf, a),
+                            _ => None,
+                        };
+                        match (raw, at) {
+                            (Some(raw), Some(a)) => (#ty { raw, buf, index: 0 }, a),
+                            _ => { #fail }
+                        }
+                    };
+                }
+            }
+        }
+        ExtStep::EntrySize { code, directory } => {
+            let codes = &code.text;
+            let Some(dir) = dir_of(c, &directory.text) else {
+                return quote!();
+            };
+            let Some(di) = dir_info(c, dir) else {
+                return quote!();
+            };
+            let tn = di.table.name.text.as_str();
+            let Scope::Record(t) = scope else {
+                return quote!();
+            };
+            let es_name = dir.entry_size.text.as_str();
+            let (es, es_off) = rec_field(c, &t.record.text, es_name, quote!(rec));
+            let es_off = lit_u64(es_off);
+            let type_read = widen(
+                di.type_ty,
+                read_at(&quote!(rec.as_bytes()), di.type_ty, di.type_off),
+            );
+            let Some(r) = file.ranges.iter().find(|r| r.name.text == dir.payload.text) else {
+                return quote!();
+            };
+            let length = em.value(
+                &r.length.expr,
+                Scope::RecordOnly(t),
+                &Env {
+                    header: quote!(header),
+                    record: quote!(rec),
+                },
+            );
+            let arms = dir.layouts.iter().filter_map(|l| {
+                let v = lit_u64(type_value(c, dir, &l.value.text)?);
+                let size = lit_u64(c.layouts.get(&l.record.text)?.size);
+                Some(quote!(#v => Some(#size),))
+            });
+            let field = quote!(__rt::Field::indexed(#tn, index, #es_name));
+            let at = quote!(rec_at.saturating_add(#es_off));
+            let e1 = err(
+                codes,
+                field.clone(),
+                at.clone(),
+                quote!(__rt::Detail::Compare {
+                    lhs_name: "section size",
+                    lhs: Some(size),
+                    op: "is not a multiple of",
+                    rhs_name: "entry size",
+                    rhs: Some(es)
+                }),
+            );
+            let e2 = err(
+                codes,
+                field,
+                at,
+                quote!(__rt::Detail::Mismatch {
+                    found: es,
+                    expected: want
+                }),
+            );
+            let comment = format!(
+                "@step {codes}: the payload of every section of `{}` is a whole number of `{es_name}` entries; a section type with a record layout has entries of exactly that record's size.",
+                dir.name.text
+            );
+            quote! {
+                #[doc = #comment]
+                {
+                    let es: u64 = #es;
+                    let size: u64 = #length.unwrap_or(u64::MAX);
+                    if es != 0 && size.checked_rem(es) != Some(0) { #e1 }
+                    let want: Option<u64> = match #type_read { #(#arms)* _ => None };
+                    if let Some(want) = want {
+                        if es != want { #e2 }
+                    }
+                }
+            }
+        }
+        ExtStep::Items {
+            code,
+            array,
+            first,
+            check,
+        } => {
+            let codes = &code.text;
+            let Scope::Record(t) = scope else {
+                return quote!();
+            };
+            let Some((_, off, FieldKind::Array(ity, n))) = field_of(c, &t.record.text, &array.text)
+            else {
+                return quote!();
+            };
+            let Expr::Bin(op, _, rhs) = &check.expr else {
+                return quote!();
+            };
+            let rhs_v = em.value(rhs, scope, env);
+            let o: TokenStream = op.symbol().parse().unwrap_or_default();
+            let neg = op.negated().symbol();
+            let rhs_name = match &**rhs {
+                Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                _ => String::new(),
+            };
+            let name = ident(&array.text);
+            let an = array.text.as_str();
+            let tn = t.name.text.as_str();
+            let first_v = match first {
+                Some(f) => em.value(&f.expr, scope, env),
+                None => {
+                    let n = lit_u64(n);
+                    quote!(Some(#n))
+                }
+            };
+            let w = lit_u64(ity.bytes());
+            let off = lit_u64(off);
+            let item = widen(ity, quote!(*v));
+            let comment = format!(
+                "@step {codes}: the first `{}` items of `{}` must satisfy `{}`.",
+                first.as_ref().map_or("all", |f| f.text.as_str()),
+                array.text,
+                check.text
+            );
+            let fail = err(
+                codes,
+                quote!(__rt::Field::indexed(#tn, index, #an)),
+                quote!(rec_at.saturating_add(#off).saturating_add(k.saturating_mul(#w))),
+                quote!(__rt::Detail::Compare { lhs_name: "item", lhs: Some(item), op: #neg, rhs_name: #rhs_name, rhs }),
+            );
+            quote! {
+                #[doc = #comment]
+                {
+                    let items = rec.#name();
+                    let first: u64 = #first_v.unwrap_or(u64::MAX);
+                    for (k, v) in items.iter().enumerate() {
+                        let k = u64::try_from(k).unwrap_or(u64::MAX);
+                        if k >= first { break; }
+                        let item: u64 = #item;
+                        let rhs: Option<u64> = #rhs_v;
+                        if !matches!(rhs, Some(b) if item #o b) { #fail }
+                    }
+                }
+            }
+        }
+        ExtStep::RecordChecksums {
+            code,
+            missing,
+            duplicate,
+            checksum,
+        } => record_checksums(em, code, missing, duplicate, checksum, next),
+        ExtStep::PayloadChecksum { code, checksum } => {
+            payload_checksum(em, code, checksum, prev, scope, env)
+        }
+        ExtStep::SlotsPaired { code, slots } => {
+            slots_paired(em, &code.text, slots_of(c, &slots.text))
+        }
+        ExtStep::SlotsValid { code, slots } => {
+            slots_valid(em, &code.text, slots_of(c, &slots.text))
+        }
+        ExtStep::SlotsPaddingZero { code, slots } => {
+            slots_padding(em, &code.text, slots_of(c, &slots.text))
+        }
+    }
+}
+
+/// The `record_checksums` step it fuses with, when `step` is a `payload_checksum` over the
+/// same directory right after one.
+fn fused_with<'a>(
+    c: &'a Checked,
+    prev: Option<&'a Step>,
+    dir: &Directory,
+) -> Option<(&'a crate::schema::Name, &'a DirChecksum)> {
+    let Some(Step::Ext(ExtStep::RecordChecksums { code, checksum, .. })) = prev else {
+        return None;
+    };
+    let (d, k) = ext::dir_checksum(&c.schema.file, &checksum.text)?;
+    (d.name.text == dir.name.text).then_some((code, k))
+}
+
+fn want_var(name: &str) -> proc_macro2::Ident {
+    format_ident!("__want_{}", name)
+}
+
+fn record_checksums(
+    em: &Em<'_>,
+    code: &crate::schema::Name,
+    missing: &crate::schema::Name,
+    duplicate: &crate::schema::Name,
+    checksum: &crate::schema::Name,
+    next: Option<&Step>,
+) -> TokenStream {
+    let c = em.c;
+    let Some((dir, k)) = ext::dir_checksum(&c.schema.file, &checksum.text) else {
+        return quote!();
+    };
+    let DirChecksumKind::Records {
+        records,
+        target,
+        stored,
+    } = &k.kind
+    else {
+        return quote!();
+    };
+    let Some((_, layout)) = collection_of(&c.schema.file, &records.text) else {
+        return quote!();
+    };
+    let rec_name = layout.record.text.as_str();
+    let m = lit_usize(type_slots(c, dir));
+    let (tval, toff) = rec_field(c, rec_name, &target.text, quote!(rec));
+    let (sval, soff) = rec_field(c, rec_name, &stored.text, quote!(rec));
+    let (toff, soff) = (lit_u64(toff), lit_u64(soff));
+    let col = records.text.as_str();
+    let (tn, sn) = (target.text.as_str(), stored.text.as_str());
+    let want = want_var(&k.name.text);
+    let count_loop = dir_loop(
+        em,
+        dir,
+        None,
+        quote! {
+            if let Some(n) = usize::try_from(__stype).ok().and_then(|i| __sec_count.get_mut(i)) {
+                *n = n.saturating_add(1);
+            }
+        },
+    );
+    let miss = err(
+        &missing.text,
+        quote!(__rt::Field::indexed(#col, index, #tn)),
+        quote!(rec_at.saturating_add(#toff)),
+        quote!(__rt::Detail::Compare {
+            lhs_name: "sections of this type",
+            lhs: Some(found),
+            op: "!=",
+            rhs_name: "",
+            rhs: Some(1)
+        }),
+    );
+    let miss_loop = collection_loop(
+        em,
+        col,
+        quote! {
+            let t: u64 = #tval;
+            let found = usize::try_from(t).ok().and_then(|i| __sec_count.get(i)).map_or(0, |n| u64::from(*n));
+            if found != 1 { #miss }
+        },
+    );
+    let dup = err(
+        &duplicate.text,
+        quote!(__rt::Field::indexed(#col, index, #tn)),
+        quote!(rec_at.saturating_add(#toff)),
+        quote!(__rt::Detail::Compare {
+            lhs_name: "section type",
+            lhs: Some(t),
+            op: "already named by record",
+            rhs_name: "",
+            rhs: Some(first)
+        }),
+    );
+    let dup_loop = collection_loop(
+        em,
+        col,
+        quote! {
+            let t: u64 = #tval;
+            if let Some(slot) = usize::try_from(t).ok().and_then(|i| #want.get_mut(i)) {
+                if let Some((_, first, _)) = *slot { #dup }
+                *slot = Some((#sval, index, rec_at.saturating_add(#soff)));
+            }
+        },
+    );
+    // Right before a payload checksum over the same directory, the sums are checked in its
+    // pass; otherwise here, in a pass of their own.
+    let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. })) if ext::dir_checksum(&c.schema.file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+    let verify = if fused {
+        quote!()
+    } else {
+        let mism = err(
+            &code.text,
+            quote!(__rt::Field::indexed(#col, k, #sn)),
+            quote!(at),
+            quote!(__rt::Detail::Mismatch {
+                found: v,
+                expected: u64::from(computed)
+            }),
+        );
+        let payload = ident(&dir.payload.text);
+        dir_loop(
+            em,
+            dir,
+            None,
+            quote! {
+                if let Some(Some((v, k, at))) = usize::try_from(__stype).ok().and_then(|i| #want.get(i)).copied() {
+                    let computed = __srec.#payload().map_or(0, |p| __rt::crc32(0, p));
+                    if u64::from(computed) != v { #mism }
+                }
+            },
+        )
+    };
+    let comment = format!(
+        "@step {}, {}, {}: every record of `{col}` names (by `{tn}`) a section present exactly once, no section twice, and `{sn}` is the CRC-32 of that section's payload{}.",
+        missing.text,
+        duplicate.text,
+        code.text,
+        if fused {
+            " (checked in the next step's pass)"
+        } else {
+            ""
+        }
+    );
+    quote! {
+        #[doc = #comment]
+        let mut __sec_count = [0u32; #m];
+        #count_loop
+        #miss_loop
+        let mut #want: [Option<(u64, u64, u64)>; #m] = [None; #m];
+        #dup_loop
+        #verify
+    }
+}
+
+fn payload_checksum(
+    em: &Em<'_>,
+    code: &crate::schema::Name,
+    checksum: &crate::schema::Name,
+    prev: Option<&Step>,
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let c = em.c;
+    let file = &c.schema.file;
+    let Some((dir, k)) = ext::dir_checksum(file, &checksum.text) else {
+        return quote!();
+    };
+    let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
+        return quote!();
+    };
+    let Some(di) = dir_info(c, dir) else {
+        return quote!();
+    };
+    let payload = ident(&dir.payload.text);
+    let codes = &code.text;
+    let tn = di.table.name.text.as_str();
+    let pn = dir.payload.text.as_str();
+    // Sections whose records have fields hashed as zero.
+    let mut zero_arms = Vec::new();
+    for l in &dir.layouts {
+        let fields: Vec<&crate::schema::Name> = zero
+            .iter()
+            .filter(|(col, _)| col.text == l.collection.text)
+            .map(|(_, f)| f)
+            .collect();
+        if fields.is_empty() {
+            continue;
+        }
+        let Some(v) = type_value(c, dir, &l.value.text) else {
+            continue;
+        };
+        let size = c.layouts.get(&l.record.text).map_or(0, |x| x.size);
+        let n = lit_usize(size);
+        let clears = fields.iter().filter_map(|f| {
+            let (_, off, kind) = field_of(c, &l.record.text, &f.text)?;
+            let w = lit_usize(kind.width(&c.schema));
+            let o = lit_usize(off);
+            Some(quote!(__rt::set(d, #o, [0u8; #w]);))
+        });
+        let v = lit_u64(v);
+        zero_arms.push(quote! {
+            if __stype == #v {
+                // Hashed as if the listed fields were zero, in batches on the stack.
+                let (recs, rest) = __p.as_chunks::<#n>();
+                for batch in recs.chunks(32) {
+                    let mut tmp = [[0u8; #n]; 32];
+                    for (d, s) in tmp.iter_mut().zip(batch) {
+                        *d = *s;
+                        #(#clears)*
+                    }
+                    let used = batch.len().saturating_mul(#n);
+                    __crc = __rt::crc32(__crc, tmp.as_flattened().get(..used).unwrap_or(&[]));
+                }
+                __crc = __rt::crc32(__crc, rest);
+                continue;
+            }
+        });
+    }
+    let fused = fused_with(c, prev, dir).map(|(rcode, rk)| {
+        let DirChecksumKind::Records { records, stored: sfield, .. } = &rk.kind else { return quote!() };
+        let want = want_var(&rk.name.text);
+        let col = records.text.as_str();
+        let sn = sfield.text.as_str();
+        let mism = err(&rcode.text, quote!(__rt::Field::indexed(#col, k, #sn)), quote!(at), quote!(__rt::Detail::Mismatch { found: v, expected: u64::from(own) }));
+        let zero_types: Vec<Literal> = dir
+            .layouts
+            .iter()
+            .filter(|l| zero.iter().any(|(col, _)| col.text == l.collection.text))
+            .filter_map(|l| type_value(c, dir, &l.value.text).map(lit_u64))
+            .collect();
+        quote! {
+            if let Some(Some((v, k, at))) = usize::try_from(__stype).ok().and_then(|i| #want.get(i)).copied() {
+                let own = __rt::crc32(0, __p);
+                if u64::from(own) != v { #mism }
+                if !matches!(__stype, #(#zero_types)|* ) {
+                    // Hashed once: the section's own CRC is combined into the file's.
+                    __crc = __rt::crc32_combine(__crc, own, u64::try_from(__p.len()).unwrap_or(u64::MAX));
+                    continue;
+                }
+            }
+        }
+    });
+    let gone = err(
+        codes,
+        quote!(__rt::Field::indexed(#tn, u64::try_from(__si).unwrap_or(u64::MAX), #pn)),
+        quote!(__sat),
+        quote!(__rt::Detail::None),
+    );
+    let lp = dir_loop(
+        em,
+        dir,
+        None,
+        quote! {
+            // In bounds: every payload passed its range check.
+            let Some(__p) = __srec.#payload() else { #gone };
+            #fused
+            #(#zero_arms)*
+            __crc = __rt::crc32(__crc, __p);
+        },
+    );
+    let sv = em.value(&stored.expr, scope, env);
+    let (f, off) = em.blame(&stored.expr, scope);
+    let mism = err(
+        codes,
+        f,
+        off,
+        quote!(__rt::Detail::Mismatch {
+            found: stored.unwrap_or(u64::MAX),
+            expected: u64::from(__crc)
+        }),
+    );
+    let comment = format!(
+        "@step {codes}: CRC-32 over every payload of `{}` in directory order (gaps excluded; {}) must equal `{}`.",
+        dir.name.text,
+        if zero.is_empty() {
+            "nothing normalised".to_string()
+        } else {
+            format!(
+                "{} hashed as zero",
+                zero.iter()
+                    .map(|(a, b)| format!("{}.{}", a.text, b.text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        stored.text
+    );
+    quote! {
+        #[doc = #comment]
+        {
+            let mut __crc: u32 = 0;
+            #lp
+            let stored: Option<u64> = #sv;
+            if stored != Some(u64::from(__crc)) { #mism }
+        }
+    }
+}
+
+/// The region of a slots definition: `Option<(payload, directory index, payload offset)>`.
+fn region_binding(em: &Em<'_>, s: &Slots) -> TokenStream {
+    let c = em.c;
+    let Some(dir) = dir_of(c, &s.directory.text) else {
+        return quote!(let __region: Option<(&[u8], u64, u64)> = None;);
+    };
+    let Some(v) = type_value(c, dir, &s.region.text) else {
+        return quote!(let __region: Option<(&[u8], u64, u64)> = None;);
+    };
+    let payload = ident(&dir.payload.text);
+    let pat = payload_expr(em, dir, true);
+    let lp = dir_loop(
+        em,
+        dir,
+        Some(v),
+        quote! {
+            if __region.is_none() {
+                if let Some(p) = __srec.#payload() {
+                    __region = Some((p, u64::try_from(__si).unwrap_or(u64::MAX), #pat.unwrap_or(0)));
+                }
+            }
+        },
+    );
+    quote! {
+        let mut __region: Option<(&'a [u8], u64, u64)> = None;
+        #lp
+    }
+}
+
+fn slot_fields(c: &Checked, s: &Slots) -> Option<(String, u64, u64, TokenStream, TokenStream)> {
+    let (_, layout) = collection_of(&c.schema.file, &s.entries.text)?;
+    let r = layout.record.text.clone();
+    let (ov, oo) = rec_field(c, &r, &s.offset.text, quote!(rec));
+    let (sv, so) = rec_field(c, &r, &s.size.text, quote!(rec));
+    Some((r, oo, so, ov, sv))
+}
+
+fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
+    let c = em.c;
+    let Some(s) = s else { return quote!() };
+    let Some(dir) = dir_of(c, &s.directory.text) else {
+        return quote!();
+    };
+    let Some(di) = dir_info(c, dir) else {
+        return quote!();
+    };
+    let Some((_, layout)) = collection_of(&c.schema.file, &s.entries.text) else {
+        return quote!();
+    };
+    let (Some(rv), Some(ev)) = (
+        type_value(c, dir, &s.region.text),
+        type_value(c, dir, &layout.value.text),
+    ) else {
+        return quote!();
+    };
+    let (rv, ev) = (lit_u64(rv), lit_u64(ev));
+    let tn = di.table.name.text.as_str();
+    let tyn = di.type_name.as_str();
+    let toff = lit_u64(di.type_off);
+    let rname = format!("{} sections", s.region.text);
+    let ename = format!("{} sections", layout.value.text);
+    let lp = dir_loop(
+        em,
+        dir,
+        None,
+        quote! {
+            if __stype == #rv || __stype == #ev {
+                if __stype == #rv { nr = nr.saturating_add(1); } else { ne = ne.saturating_add(1); }
+                if first.is_none() { first = Some((u64::try_from(__si).unwrap_or(u64::MAX), __sat)); }
+            }
+        },
+    );
+    let fail = err(
+        code,
+        quote!(__rt::Field::indexed(#tn, fi, #tyn)),
+        quote!(fat.saturating_add(#toff)),
+        quote!(__rt::Detail::Compare { lhs_name: #rname, lhs: Some(nr), op: "unpaired with", rhs_name: #ename, rhs: Some(ne) }),
+    );
+    let comment = format!(
+        "@step {code}: sections `{}` and `{}` are both present once, or both absent.",
+        s.region.text, layout.value.text
+    );
+    quote! {
+        #[doc = #comment]
+        {
+            let (mut nr, mut ne) = (0u64, 0u64);
+            let mut first: Option<(u64, u64)> = None;
+            #lp
+            if !((nr == 0 && ne == 0) || (nr == 1 && ne == 1)) {
+                let (fi, fat) = first.unwrap_or((0, 0));
+                #fail
+            }
+        }
+    }
+}
+
+fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
+    let c = em.c;
+    let Some(s) = s else { return quote!() };
+    let Some((_, oo, so, ov, sv)) = slot_fields(c, s) else {
+        return quote!();
+    };
+    let col = s.entries.text.as_str();
+    let (on, sn) = (s.offset.text.as_str(), s.size.text.as_str());
+    let (oo, so) = (lit_u64(oo), lit_u64(so));
+    let align = lit_u64(s.align);
+    let region = region_binding(em, s);
+    let rname = format!("{} region", s.region.text);
+    let fo = quote!(__rt::Field::indexed(#col, index, #on));
+    let fs = quote!(__rt::Field::indexed(#col, index, #sn));
+    let ao = quote!(rec_at.saturating_add(#oo));
+    let as_ = quote!(rec_at.saturating_add(#so));
+    let e_zero = err(
+        code,
+        fs.clone(),
+        as_.clone(),
+        quote!(__rt::Detail::Compare {
+            lhs_name: "size",
+            lhs: Some(size),
+            op: "==",
+            rhs_name: "",
+            rhs: Some(0)
+        }),
+    );
+    let e_align = err(
+        code,
+        fo.clone(),
+        ao.clone(),
+        quote!(__rt::Detail::Compare { lhs_name: "offset", lhs: Some(off), op: "is not a multiple of", rhs_name: "", rhs: Some(#align) }),
+    );
+    let e_order = err(
+        code,
+        fo.clone(),
+        ao.clone(),
+        quote!(__rt::Detail::Compare {
+            lhs_name: "offset",
+            lhs: Some(off),
+            op: "<",
+            rhs_name: "end of the previous slot",
+            rhs: Some(cursor)
+        }),
+    );
+    let e_past = err(
+        code,
+        fs,
+        as_,
+        quote!(__rt::Detail::Range { start: off, len: size, limit_name: #rname, limit: rlen }),
+    );
+    let lp = collection_loop(
+        em,
+        col,
+        quote! {
+            let off: u64 = #ov;
+            let size: u64 = #sv;
+            if size == 0 { #e_zero }
+            if off.checked_rem(#align) != Some(0) { #e_align }
+            if off < cursor { #e_order }
+            let end = off.checked_add(size);
+            let Some(end) = end.filter(|e| *e <= rlen) else { #e_past };
+            cursor = end;
+        },
+    );
+    let comment = format!(
+        "@step {code}: every `{col}` entry has a nonzero size, a {}-aligned offset, lies inside the `{}` region, and starts at or after the previous one's end.",
+        s.align, s.region.text
+    );
+    quote! {
+        #[doc = #comment]
+        {
+            #region
+            let rlen: u64 = __region.map_or(0, |r| u64::try_from(r.0.len()).unwrap_or(u64::MAX));
+            let mut cursor: u64 = 0;
+            #lp
+        }
+    }
+}
+
+fn slots_padding(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
+    let c = em.c;
+    let Some(s) = s else { return quote!() };
+    let Some(dir) = dir_of(c, &s.directory.text) else {
+        return quote!();
+    };
+    let Some(di) = dir_info(c, dir) else {
+        return quote!();
+    };
+    let Some((_, _, _, ov, sv)) = slot_fields(c, s) else {
+        return quote!();
+    };
+    let col = s.entries.text.as_str();
+    let region = region_binding(em, s);
+    let tn = di.table.name.text.as_str();
+    let pn = dir.payload.text.as_str();
+    let fail = err(
+        code,
+        quote!(__rt::Field::indexed(#tn, rsi, #pn)),
+        quote!(rat.saturating_add(at)),
+        quote!(__rt::Detail::Mismatch {
+            found: u64::from(byte),
+            expected: 0
+        }),
+    );
+    let lp = collection_loop(
+        em,
+        col,
+        quote! {
+            let off: u64 = #ov;
+            let size: u64 = #sv;
+            if off > cursor {
+                if let Some((at, byte)) = first_nonzero(cursor, off) { #fail }
+            }
+            cursor = cursor.max(off.saturating_add(size));
+        },
+    );
+    let comment = format!(
+        "@step {code}: every byte of the `{}` region outside the `{col}` slots is zero.",
+        s.region.text
+    );
+    quote! {
+        #[doc = #comment]
+        {
+            #region
+            if let Some((r, rsi, rat)) = __region {
+                let first_nonzero = |from: u64, to: u64| -> Option<(u64, u8)> {
+                    let (f, t) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
+                    let gap = r.get(f..t.min(r.len()))?;
+                    let i = gap.iter().position(|&b| b != 0)?;
+                    Some((from.saturating_add(u64::try_from(i).unwrap_or(u64::MAX)), gap.get(i).copied().unwrap_or(0)))
+                };
+                let mut cursor: u64 = 0;
+                #lp
+                let rlen = u64::try_from(r.len()).unwrap_or(u64::MAX);
+                if let Some((at, byte)) = first_nonzero(cursor, rlen) { #fail }
+            }
+        }
+    }
+}
+
+// ----- file view items -------------------------------------------------------------------
+
+/// Extra parts of a file view: struct fields, their initialisers in `validate`, accessors,
+/// and items after the view (iterator types).
+#[derive(Default)]
+pub struct FileItems {
+    /// `name: type,`
+    pub fields: Vec<TokenStream>,
+    /// `name: value,`
+    pub inits: Vec<TokenStream>,
+    /// Methods of the view.
+    pub accessors: Vec<TokenStream>,
+    /// Items beside the view.
+    pub items: Vec<TokenStream>,
+}
+
+/// Located records and collections of the file being emitted.
+pub fn file_items(em: &Em<'_>) -> FileItems {
+    let c = em.c;
+    let file = &c.schema.file;
+    let mut out = FileItems::default();
+    for r in &file.ext.records {
+        let Some(st) = c.strukt(&r.strukt.text) else {
+            continue;
+        };
+        let var = ident(&r.name.text);
+        let ty = ident(&st.name.text);
+        let d = doc_attr(&r.doc);
+        if is_gated(st) {
+            let gv = format_ident!("{}_gate", r.name.text);
+            out.fields.push(quote!(#var: &'a [u8], #gv: u64,));
+            out.inits.push(quote!(#var: #var.raw, #gv: #var.gate,));
+            out.accessors.push(quote! {
+                #d
+                #[must_use]
+                pub fn #var(&self) -> #ty<'a> { #ty { raw: self.#var, buf: self.buf, index: 0, gate: self.#gv } }
+            });
+        } else {
+            let n = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
+            out.fields.push(quote!(#var: &'a [u8; #n],));
+            out.inits.push(quote!(#var: #var.raw,));
+            out.accessors.push(quote! {
+                #d
+                #[must_use]
+                pub fn #var(&self) -> #ty<'a> { #ty { raw: self.#var, buf: self.buf, index: 0 } }
+            });
+        }
+    }
+    for dir in &file.ext.directories {
+        let Some(di) = dir_info(c, dir) else { continue };
+        let dsize = lit_usize(di.size);
+        let dvar = &di.var;
+        let drec = &di.rec_ty;
+        let type_read = widen(di.type_ty, read_at(&quote!(raw), di.type_ty, di.type_off));
+        let payload = ident(&dir.payload.text);
+        for l in &dir.layouts {
+            let Some(v) = type_value(c, dir, &l.value.text) else {
+                continue;
+            };
+            let v = lit_u64(v);
+            let name = ident(&l.collection.text);
+            let it = format_ident!("{}Iter", camel(&l.collection.text));
+            let rec = ident(&l.record.text);
+            let n = lit_usize(c.layouts.get(&l.record.text).map_or(0, |x| x.size));
+            let d = doc_attr(&l.doc);
+            let idoc = format!(
+                " Iterator over collection `{}`: the records of every section of type `{}`, in directory order.",
+                l.collection.text, l.value.text
+            );
+            out.accessors.push(quote! {
+                #d
+                ///
+                /// The records of every section of this type, in directory order.
+                #[must_use]
+                pub fn #name(&self) -> #it<'a> {
+                    #it { dir: self.#dvar.iter(), dir_index: 0, cur: Default::default(), buf: self.buf, next: 0 }
+                }
+            });
+            out.items.push(quote! {
+                #[doc = #idoc]
+                #[derive(Clone)]
+                pub struct #it<'a> {
+                    dir: core::slice::Iter<'a, [u8; #dsize]>,
+                    dir_index: u32,
+                    cur: core::slice::Iter<'a, [u8; #n]>,
+                    buf: &'a [u8],
+                    next: u32,
+                }
+                impl<'a> Iterator for #it<'a> {
+                    type Item = #rec<'a>;
+                    fn next(&mut self) -> Option<#rec<'a>> {
+                        loop {
+                            if let Some(raw) = self.cur.next() {
+                                let index = self.next;
+                                self.next = self.next.saturating_add(1);
+                                return Some(#rec { raw, buf: self.buf, index });
+                            }
+                            let raw = self.dir.next()?;
+                            let s = #drec { raw, buf: self.buf, index: self.dir_index };
+                            self.dir_index = self.dir_index.saturating_add(1);
+                            if #type_read == #v {
+                                if let Some(p) = s.#payload() {
+                                    self.cur = p.as_chunks::<#n>().0.iter();
+                                }
+                            }
+                        }
+                    }
+                }
+                impl core::iter::FusedIterator for #it<'_> {}
+            });
+        }
+    }
+    out
+}
+
+// ----- variants --------------------------------------------------------------------------
+
+/// The dispatch enum over the variants, and each variant's view.
+pub fn variants(c: &Checked) -> TokenStream {
+    let Some(vs) = &c.schema.file.ext.variants else {
+        return quote!();
+    };
+    let file = &c.schema.file;
+    let em = Em { c };
+    let id = ident(&file.name.text);
+    let doc = doc_attr(&file.doc);
+    let Some(hs) = c.header() else {
+        return quote!();
+    };
+    let hty = ident(&hs.name.text);
+    let hsize = c.layouts.get(&hs.name.text).map_or(0, |l| l.size);
+    let (hs_l, hs64) = (lit_usize(hsize), lit_u64(hsize));
+    let hcode = &file.header_code.text;
+    let common = em.steps(&file.validate, Scope::Top);
+    let env = Env {
+        header: quote!(header),
+        record: quote!(rec),
+    };
+    let mut arms = Vec::new();
+    let mut variants = Vec::new();
+    let mut views = Vec::new();
+    let mut bytes_arms = Vec::new();
+    for (v, vc) in vs.list.iter().zip(&c.variants) {
+        let key = ident(&camel(&v.key.text));
+        let vty = ident(&v.file.name.text);
+        let cond = em.cond(&v.when.expr, Scope::Top, &env);
+        let vd = doc_attr(&format!(
+            "Selected when `{}`. {}",
+            v.when.text,
+            v.file.doc.lines().next().unwrap_or("")
+        ));
+        arms.push(quote!(if #cond { return #vty::validate(buf).map(Self::#key); }));
+        variants.push(quote!(#vd #key(#vty<'a>),));
+        bytes_arms.push(quote!(Self::#key(v) => v.as_bytes(),));
+        views.push(Em { c: vc }.file_view());
+    }
+    let fv = em.value(&vs.field.expr, Scope::Top, &env);
+    let (f, off) = em.blame(&vs.field.expr, Scope::Top);
+    let fail = err(
+        &vs.code.text,
+        f,
+        off,
+        quote!(__rt::Detail::UnknownValue { value: #fv.unwrap_or(u64::MAX) }),
+    );
+    let vdoc = format!(
+        " Validate `buf`: the common header (`{}`), its steps, then the layout its `{}` selects, validated in full.",
+        hs.name.text, vs.field.text
+    );
+    quote! {
+        #doc
+        ///
+        /// One validated view per layout; [`Self::validate`] picks the layout.
+        #[derive(Clone, Copy, Debug)]
+        pub enum #id<'a> {
+            #(#variants)*
+        }
+        impl<'a> #id<'a> {
+            #[doc = #vdoc]
+            ///
+            /// # Errors
+            /// The first failed check, with its code, field and byte offset.
+            pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+                let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+                let Some(header_raw) = __rt::chunk_at::<#hs_l>(buf, 0) else {
+                    return Err(__rt::Error::new(#hcode, __rt::Field::plain("header"), 0,
+                        __rt::Detail::Short { needed: #hs64, available: len }));
+                };
+                let header = #hty { raw: header_raw, buf, index: 0 };
+                let _ = (&header, len);
+                #common
+                #(#arms)*
+                #fail
+            }
+            /// The whole validated buffer.
+            #[must_use]
+            pub fn as_bytes(&self) -> &'a [u8] {
+                match self { #(#bytes_arms)* }
+            }
+        }
+        #(#views)*
+    }
+}
