@@ -13,3 +13,6 @@ extern crate alloc;
 
 /// NPU1 (`.npub`): see `schema/npu1.yaml`.
 pub mod npu1;
+
+/// VPMN / NBG (`.nb`): see `schema/vpmn.yaml`.
+pub mod vpmn;
