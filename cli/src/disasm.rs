@@ -5,9 +5,9 @@
 //! prints one object per line:
 //! `{"offset": int, "code": int, "name": "NPU_SET_IFM_REGION", "param": int, "payload": int|null}`.
 //!
-//! The listing itself ([`write_listing`]) works on the raw stream bytes. Reading the stream
-//! out of an `.npub` needs the NPU1 reader; until that is wired in, FILE must be a raw
-//! stream and the hidden `--raw-stream` flag says so.
+//! FILE is validated as NPU1 first (a file that does not validate is not listed); offsets
+//! are relative to the stream's start. The hidden `--raw-stream` flag lists a raw stream
+//! file instead (used by tests on Vela's own outputs).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -91,22 +91,23 @@ pub fn write_listing(
 
 /// Run `npuschema disasm`.
 pub fn run(args: Args) -> ExitCode {
-    if !args.raw_stream {
-        eprintln!(
-            "npuschema disasm: {}: reading the command stream out of an .npub needs the NPU1 reader, \
-             which is not wired into the CLI yet; pass --raw-stream for a raw stream file",
-            args.file.display()
-        );
-        return ExitCode::from(2);
-    }
-    let stream = match std::fs::read(&args.file) {
+    let bytes = match std::fs::read(&args.file) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("npuschema disasm: {}: {e}", args.file.display());
             return ExitCode::from(2);
         }
     };
-    disasm_stream(&stream, &args)
+    if args.raw_stream {
+        return disasm_stream(&bytes, &args);
+    }
+    match npuschema_generated::npu1::Npu1::validate(&bytes) {
+        Ok(v) => disasm_stream(v.cmd_stream(), &args),
+        Err(e) => {
+            eprintln!("npuschema disasm: {}: {e}", args.file.display());
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// The listing of a stream already read, to stdout; exit 1 on a decode error.

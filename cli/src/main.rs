@@ -9,7 +9,7 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use npuschema_cli::{explain, pack};
+use npuschema_cli::{check, explain, generate, inspect, pack};
 
 /// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
 #[derive(Parser)]
@@ -21,6 +21,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Generate Rust readers, validators and writers from a schema.
+    Gen(generate::Args),
+    /// Validate container files (NPU1, VPMN), choosing the format by magic.
+    Check(check::Args),
+    /// Decode a container file: header, regions or sections, checksums, layout.
+    Inspect(inspect::Args),
     /// List a model's Ethos-U55 register command stream (Vela-style text, or --json).
     Disasm(disasm::Args),
     /// Statically check a model's command stream against its region sizes.
@@ -35,6 +41,9 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::Gen(a) => generate::run(a),
+        Cmd::Check(a) => check::run(a),
+        Cmd::Inspect(a) => inspect::run(a),
         Cmd::Disasm(a) => disasm::run(a),
         Cmd::Verify(a) => verify::run(a),
         Cmd::Pack(a) => pack::run(a),

@@ -2,10 +2,9 @@
 //! ([`npuschema_runtime::cmd::check`]) over a model's stream against its region sizes.
 //! Exit 0 when clean, 1 on findings or an undecodable stream, 2 on usage or I/O errors.
 //!
-//! The report ([`write_report`]) works on a raw stream and a list of region sizes. Taking
-//! both out of an `.npub` needs the NPU1 reader; until that is wired in, the hidden
-//! `--raw-stream` flag reads a raw stream file and `--region-size` gives the sizes of
-//! regions 0, 1, ... in order.
+//! FILE is validated as NPU1 first; the stream is checked against its regions' sizes (region
+//! n is BASEPn). The hidden `--raw-stream` flag reads a raw stream file instead, with
+//! `--region-size` giving the sizes of regions 0, 1, ... in order.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -105,22 +104,26 @@ pub fn write_report(
 
 /// Run `npuschema verify`.
 pub fn run(args: Args) -> ExitCode {
-    if !args.raw_stream {
-        eprintln!(
-            "npuschema verify: {}: reading the command stream and regions out of an .npub needs the \
-             NPU1 reader, which is not wired into the CLI yet; pass --raw-stream and --region-size",
-            args.file.display()
-        );
-        return ExitCode::from(2);
-    }
-    let stream = match std::fs::read(&args.file) {
+    let bytes = match std::fs::read(&args.file) {
         Ok(b) => b,
         Err(e) => {
             eprintln!("npuschema verify: {}: {e}", args.file.display());
             return ExitCode::from(2);
         }
     };
-    verify_stream(&stream, &args.region_sizes)
+    if args.raw_stream {
+        return verify_stream(&bytes, &args.region_sizes);
+    }
+    match npuschema_generated::npu1::Npu1::validate(&bytes) {
+        Ok(v) => {
+            let sizes: Vec<u64> = v.regions().map(|r| u64::from(r.size())).collect();
+            verify_stream(v.cmd_stream(), &sizes)
+        }
+        Err(e) => {
+            eprintln!("npuschema verify: {}: {e}", args.file.display());
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// Verify a stream already read, reporting to stdout.

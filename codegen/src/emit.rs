@@ -674,7 +674,7 @@ impl<'a> Em<'a> {
                     Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
                     Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
                 };
-                let comment = format!("@step {codes}: {:?} over `{}`..`{}` must equal `{}`.", k.algorithm, k.from.text, k.to.text, k.stored.text);
+                let comment = format!("@step {codes}: {:?} over `{}`..`{}` must equal `{}`. {}", k.algorithm, k.from.text, k.to.text, k.stored.text, k.doc.lines().next().unwrap_or(""));
                 quote! {
                     #[doc = #comment]
                     {
@@ -823,6 +823,32 @@ impl<'a> Em<'a> {
                 /// Borrowed from the validated buffer, never copied.
                 #[must_use]
                 pub fn #var(&self) -> &'a [u8] { self.#var }
+            });
+        }
+        for k in &file.checksums {
+            let name = format_ident!("{}_computed", k.name.text);
+            let env = Env { header: quote!(header), record: quote!(rec) };
+            let from = self.value(&k.from.expr, Scope::Top, &env);
+            let to = self.value(&k.to.expr, Scope::Top, &env);
+            let compute = match k.algorithm {
+                Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
+                Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
+            };
+            let doc = format!(" Recompute checksum `{}` ({:?} over `{}`..`{}`); validation proved it equals the stored value.", k.name.text, k.algorithm, k.from.text, k.to.text);
+            accessors.push(quote! {
+                #[doc = #doc]
+                #[must_use]
+                pub fn #name(&self) -> u32 {
+                    let header = self.header();
+                    let buf = self.buf;
+                    let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+                    let _ = (&header, len);
+                    let data = match (#from, #to) {
+                        (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
+                        _ => None,
+                    };
+                    data.map_or(0, |d| #compute)
+                }
             });
         }
         let ext = crate::sections::file_items(self);

@@ -42,7 +42,7 @@ pub enum Kind {
     /// A boolean scalar.
     Bool(bool),
     /// A float scalar.
-    Float(f64),
+    Float,
     /// `~` or an empty value.
     Null,
 }
@@ -56,7 +56,7 @@ impl Kind {
             Kind::Str(_) => "a string",
             Kind::Int(_) => "an integer",
             Kind::Bool(_) => "a boolean",
-            Kind::Float(_) => "a float",
+            Kind::Float => "a float",
             Kind::Null => "nothing",
         }
     }
@@ -83,7 +83,14 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             let pos = e.location().map(|l| pos_of(&l)).unwrap_or_default();
             let message = e.to_string();
             // serde-saphyr's message may repeat the location; keep the first line only.
-            let message = message.lines().next().unwrap_or("invalid YAML").to_string();
+            let message = message.lines().next().unwrap_or("invalid YAML");
+            // Drop a leading "error: line L column C: ": the diagnostic carries the position.
+            let message = message.strip_prefix("error: ").unwrap_or(message);
+            let message = match message.find(": ") {
+                Some(i) if message.starts_with("line ") => &message[i + 2..],
+                _ => message,
+            };
+            let message = message.to_string();
             Err(SyntaxError { pos, message })
         }
     }
@@ -96,7 +103,7 @@ enum Inner {
     Str(String),
     Int(i128),
     Bool(bool),
-    Float(f64),
+    Float,
     Null,
 }
 
@@ -124,7 +131,7 @@ impl Inner {
             Inner::Str(s) => Kind::Str(s),
             Inner::Int(i) => Kind::Int(i),
             Inner::Bool(b) => Kind::Bool(b),
-            Inner::Float(f) => Kind::Float(f),
+            Inner::Float => Kind::Float,
             Inner::Null => Kind::Null,
         };
         Node { pos, kind }
@@ -162,7 +169,8 @@ impl<'de> Visitor<'de> for InnerVisitor {
         i128::try_from(v).map(Inner::Int).map_err(|_| E::custom("integer too large"))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Inner, E> {
-        Ok(Inner::Float(v))
+        let _ = v;
+        Ok(Inner::Float)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Inner, E> {
         Ok(Inner::Str(v.to_string()))

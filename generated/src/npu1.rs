@@ -537,7 +537,7 @@ impl<'a> Npu1<'a> {
             };
             bytes
         };
-        // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`.
+        // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over the payload (the header holds the checksum, so it is excluded).
         {
             let data = match (
                 Some(u64::from(HEADER_BYTES)),
@@ -661,6 +661,24 @@ impl<'a> Npu1<'a> {
     #[must_use]
     pub fn cmd_stream(&self) -> &'a [u8] {
         self.cmd_stream
+    }
+    /// Recompute checksum `payload` (Fnv1a32 over `HEADER_BYTES`..`header.total_bytes`); validation proved it equals the stored value.
+    #[must_use]
+    pub fn payload_computed(&self) -> u32 {
+        let header = self.header();
+        let buf = self.buf;
+        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        let _ = (&header, len);
+        let data = match (
+            Some(u64::from(HEADER_BYTES)),
+            Some(u64::from(header.total_bytes())),
+        ) {
+            (Some(f), Some(t)) => {
+                t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
+            }
+            _ => None,
+        };
+        data.map_or(0, |d| __rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
     }
 }
 impl core::fmt::Debug for Npu1<'_> {

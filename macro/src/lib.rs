@@ -1,1 +1,37 @@
-//! Proc-macro entry point.
+//! `include_schema!("path/to/schema.yaml")`: expands, in place, to the same code that
+//! `npuschema gen` and `npuschema_codegen::Builder` write for that schema. The path is
+//! relative to the invoking crate's `CARGO_MANIFEST_DIR`.
+//!
+//! ```ignore
+//! mod npu1 { npuschema_macro::include_schema!("../schema/npu1.yaml"); }
+//! ```
+//!
+//! Schema mistakes become compile errors, each with the schema's file:line:column.
+
+use proc_macro::TokenStream;
+use quote::quote;
+
+/// Expand a schema file to its generated readers, validators and writers.
+#[proc_macro]
+pub fn include_schema(input: TokenStream) -> TokenStream {
+    let lit = syn::parse_macro_input!(input as syn::LitStr);
+    let rel = lit.value();
+    let base = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_default();
+    let path = base.join(&rel);
+    match npuschema_codegen::load(&path) {
+        Ok(checked) => {
+            let code = npuschema_codegen::generate_tokens(&checked);
+            // Make the compiler rebuild when the schema changes.
+            let shown = path.display().to_string();
+            quote! {
+                const _: &[u8] = include_bytes!(#shown);
+                #code
+            }
+            .into()
+        }
+        Err(diags) => {
+            let msg = diags.to_string();
+            syn::Error::new(lit.span(), msg).to_compile_error().into()
+        }
+    }
+}

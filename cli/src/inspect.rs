@@ -1,0 +1,192 @@
+//! `npuschema inspect [--json] FILE`: every header field decoded and named, the checksum
+//! stored and computed, each region, the arena a caller must provide, and a layout map.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npuschema_generated::npu1::{self, Npu1};
+use serde_json::{Value, json};
+
+use crate::format::{self, Format};
+
+/// Arguments.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also print the VPMN byte-ownership ledger.
+    #[arg(long)]
+    pub ledger: bool,
+    /// The file.
+    pub file: PathBuf,
+}
+
+/// One span of the file and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// What the bytes are (`header`, `region-table`, `command-stream`, `region[0]`, `padding`).
+    pub what: String,
+}
+
+/// The layout of a validated NPU1 file: every byte range named, gaps as `padding`; baked
+/// regions that overlap others (legal) are listed where they start.
+pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
+    let h = v.header();
+    let mut spans = vec![
+        Span { start: 0, end: u64::from(npu1::HEADER_BYTES), what: "header".into() },
+        Span {
+            start: u64::from(npu1::HEADER_BYTES),
+            end: u64::from(npu1::HEADER_BYTES) + u64::from(h.region_count()) * u64::from(npu1::REGION_DESC_BYTES),
+            what: "region-table".into(),
+        },
+        Span {
+            start: u64::from(h.cmd_offset()),
+            end: u64::from(h.cmd_offset()) + u64::from(h.cmd_bytes()),
+            what: "command-stream".into(),
+        },
+    ];
+    for r in v.regions() {
+        if r.data().is_some() {
+            let s = u64::from(r.data_offset());
+            spans.push(Span { start: s, end: s + u64::from(r.size()), what: format!("region[{}]", r.index()) });
+        }
+    }
+    spans.retain(|s| s.end > s.start);
+    spans.sort_by_key(|s| (s.start, s.end));
+    let mut out = Vec::new();
+    let mut cursor = 0u64;
+    for s in spans {
+        if s.start > cursor {
+            out.push(Span { start: cursor, end: s.start, what: "padding".into() });
+        }
+        cursor = cursor.max(s.end);
+        out.push(s);
+    }
+    let total = u64::from(h.total_bytes());
+    if cursor < total {
+        out.push(Span { start: cursor, end: total, what: "padding".into() });
+    }
+    out
+}
+
+/// The `inspect --json` object for a validated NPU1 file.
+pub fn npu1_json(v: &Npu1<'_>) -> Value {
+    let h = v.header();
+    let regions: Vec<Value> = v
+        .regions()
+        .map(|r| {
+            let baked = r.data().is_some();
+            json!({
+                "index": r.index(),
+                "role": r.role().raw(),
+                "role_name": r.role().name(),
+                "baked": baked,
+                "size": r.size(),
+                "data_offset": r.data_offset(),
+                "data_range": if baked {
+                    json!([r.data_offset(), u64::from(r.data_offset()) + u64::from(r.size())])
+                } else {
+                    Value::Null
+                },
+            })
+        })
+        .collect();
+    let layout: Vec<Value> = npu1_layout(v).into_iter().map(|s| json!({"start": s.start, "end": s.end, "what": s.what})).collect();
+    json!({
+        "format": "npu1",
+        "magic": h.magic(),
+        "version": h.version(),
+        "total_bytes": h.total_bytes(),
+        "region_count": h.region_count(),
+        "cmd_offset": h.cmd_offset(),
+        "cmd_bytes": h.cmd_bytes(),
+        "accel": h.accel().raw(),
+        "accel_name": h.accel().name(),
+        "checksum": { "stored": h.checksum(), "computed": v.payload_computed() },
+        "regions": regions,
+        "arena_bytes": npuschema_runtime::binder::arena_size(v).aligned_start,
+        "layout": layout,
+    })
+}
+
+fn npu1_text(v: &Npu1<'_>) -> String {
+    use std::fmt::Write;
+    let h = v.header();
+    let mut s = String::new();
+    let _ = writeln!(s, "format        npu1");
+    let _ = writeln!(s, "magic         {:#010x} (NPU1)", h.magic());
+    let _ = writeln!(s, "version       {}", h.version());
+    let _ = writeln!(s, "total_bytes   {}", h.total_bytes());
+    let _ = writeln!(s, "region_count  {}", h.region_count());
+    let _ = writeln!(s, "cmd_offset    {} ({:#x})", h.cmd_offset(), h.cmd_offset());
+    let _ = writeln!(s, "cmd_bytes     {}", h.cmd_bytes());
+    let _ = writeln!(s, "accel         {} ({})", h.accel().raw(), h.accel().name().unwrap_or("unknown"));
+    let _ = writeln!(s, "checksum      stored {:#010x}, computed {:#010x}", h.checksum(), v.payload_computed());
+    let _ = writeln!(s, "regions:");
+    for r in v.regions() {
+        let role = r.role().name().map_or_else(|| format!("unknown({})", r.role().raw()), str::to_string);
+        match r.data() {
+            Some(_) => {
+                let _ = writeln!(
+                    s,
+                    "  [{}] {role:<8} baked    size {:>10}  data {:#x}..{:#x}",
+                    r.index(),
+                    r.size(),
+                    r.data_offset(),
+                    u64::from(r.data_offset()) + u64::from(r.size())
+                );
+            }
+            None => {
+                let _ = writeln!(s, "  [{}] {role:<8} runtime  size {:>10}", r.index(), r.size());
+            }
+        }
+    }
+    let arena = npuschema_runtime::binder::arena_size(v);
+    let _ = writeln!(
+        s,
+        "arena_bytes   {} (arena start 16-aligned; {} for any start address)",
+        arena.aligned_start, arena.any_start
+    );
+    let _ = writeln!(s, "layout:");
+    for sp in npu1_layout(v) {
+        let _ = writeln!(s, "  {:#010x}..{:#010x}  {:>10} B  {}", sp.start, sp.end, sp.end - sp.start, sp.what);
+    }
+    s
+}
+
+/// Run the subcommand.
+pub fn run(args: Args) -> ExitCode {
+    let bytes = match std::fs::read(&args.file) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{}: {e}", args.file.display());
+            return ExitCode::from(2);
+        }
+    };
+    match format::detect(&bytes) {
+        Some(Format::Npu1) => match Npu1::validate(&bytes) {
+            Ok(v) => {
+                if args.json {
+                    println!("{}", npu1_json(&v));
+                } else {
+                    print!("{}", npu1_text(&v));
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", args.file.display());
+                ExitCode::from(1)
+            }
+        },
+        Some(Format::Vpmn) => crate::vpmn_inspect(&bytes, &args),
+        None => {
+            eprintln!("{}: {}", args.file.display(), format::unknown_format(&bytes));
+            ExitCode::from(1)
+        }
+    }
+}

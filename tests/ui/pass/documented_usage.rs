@@ -1,0 +1,24 @@
+// The documented usage: write, validate, then read through infallible accessors.
+use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
+
+fn main() {
+    let weights = [1u8; 32];
+    let stream = [0u8, 0, 0xff, 0xff];
+    let specs = [
+        RegionSpec { role: Role::Weights, data: RegionData::Baked(&weights) },
+        RegionSpec { role: Role::Scratch, data: RegionData::Runtime(256) },
+    ];
+    let writer = Npu1Writer::new().accel(Accel::Macs256).regions(&specs).cmd_stream(&stream);
+    let mut out = [0u8; 256];
+    let n = writer.write_into(&mut out).expect("fits");
+    let blob = &out[..n];
+    let view = Npu1::validate(blob).expect("valid");
+    let total: u32 = view.header().total_bytes();
+    assert_eq!(total as usize, n);
+    for region in view.regions() {
+        let _index: u32 = region.index();
+        let _bytes: Option<&[u8]> = region.data();
+    }
+    let _stream: &[u8] = view.cmd_stream();
+    assert_eq!(view.regions().len(), 2);
+}
