@@ -15,8 +15,8 @@ use npuschema_bench::{
     DOC_SCRATCH_BYTES, SMALL_ARENA_BYTES, bare_fnv1a, doc_example_blob, small_blob,
 };
 use npuschema_generated::npu1::Npu1;
+use npuschema_refreader::npu1 as refnpu1;
 use npuschema_runtime::binder::Job;
-use npuschema_tests::refreader::npu1 as refnpu1;
 use std::hint::black_box;
 
 fn validate(c: &mut Criterion) {

@@ -253,5 +253,5 @@ pub const VPMN_VALIDATOR: &str = "binrw reference reader";
 /// Validate one VPMN file with [`VPMN_VALIDATOR`]; `true` when accepted.
 #[must_use]
 pub fn vpmn_validate(bytes: &[u8]) -> bool {
-    npuschema_tests::refreader::vpmn::read(bytes).is_ok()
+    npuschema_refreader::vpmn::read(bytes).is_ok()
 }

@@ -1,21 +1,21 @@
 //! Two independent NPU1 loaders written from the document, held against each other on
-//! arbitrary input: the binrw reference reader (`npuschema_tests::refreader::npu1`) and
+//! arbitrary input: the binrw reference reader (`npuschema_refreader::npu1`) and
 //! the C peer (`peers/npu1_ref.c`). Same verdict (the same failed rule, allowing for the
 //! C peer's extra 8-region limit and its per-descriptor interleaving of the BAKED and
 //! RUNTIME checks), and on success the same bindings.
 //!
-//! Input: 2 bytes LE arena length (x16), then the blob.
+//! Input: `npuschema_fuzz::Npu1Input` (the same seeds as the other NPU1 targets).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use npuschema_tests::refreader::npu1::{self, Binding};
+use npuschema_refreader::npu1::{self, Binding};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((len, blob)) = data.split_first_chunk::<2>() else {
+    let Some(mut input) = npuschema_fuzz::Npu1Input::parse(data) else {
         return;
     };
-    let arena_len = usize::from(u16::from_le_bytes(*len)) * 16;
-    let mut arena = vec![0u8; arena_len];
+    let (blob, arena) = input.parts();
+    let arena_len = arena.len();
     let arena_addr = arena.as_ptr() as u64;
 
     let read = npu1::read(blob);
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
     {
         use npuschema_fuzz::peer;
         let mut job = peer::Job::default();
-        let rc = peer::load(blob, &mut arena, &mut job);
+        let rc = peer::load(blob, arena, &mut job);
         let c_rule = peer::rule(rc);
         let count = blob
             .get(12..16)

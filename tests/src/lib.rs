@@ -1,3 +1,4 @@
 //! Integration and trybuild tests live in tests/.
 
-pub mod refreader;
+/// The binrw reference readers (crate `npuschema-refreader`, in `tests/refreader/`).
+pub use npuschema_refreader as refreader;

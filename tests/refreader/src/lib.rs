@@ -5,6 +5,9 @@
 //!
 //! Host-only: allocates, uses `std`, and reports errors as strings. Arithmetic on offsets
 //! read from a file is done in `u64`/`u128`, so it cannot wrap.
+//!
+//! Its own small crate (binrw and crc32fast only) so that benches and fuzz targets can use
+//! it without the integration-test crate's build; `npuschema_tests::refreader` re-exports it.
 
 // The reader is test infrastructure: its arithmetic is on widened values that cannot
 // overflow, and indexing goes through `get`.

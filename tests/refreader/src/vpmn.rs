@@ -637,8 +637,9 @@ pub fn reseal(buf: &mut [u8]) -> bool {
         for rec in 0..s.size() / 8 {
             let at = (s.offset() + rec * 8) as usize;
             let Some(ty) = buf
-                .get(at..at + 4)
-                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .get(at..)
+                .and_then(|b| b.first_chunk::<4>())
+                .map(|w| u32::from_le_bytes(*w))
             else {
                 return false;
             };

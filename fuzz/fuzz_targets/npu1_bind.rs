@@ -1,0 +1,167 @@
+//! The arena binder (`npuschema_runtime::binder::Job::bind`) on validated blobs with
+//! arbitrary arenas (any length, any alignment) and blob alignments: never panics; on
+//! success every region is where the document says (baked = blob + data_offset, runtime =
+//! next 16-aligned address in the arena, in index order, inside the arena, disjoint) and
+//! matches the reference reader's binding and the C peer's `npu1_load`; on failure the
+//! reason is real.
+//!
+//! One deliberate difference from the document and the C peer is modelled: the binder gives
+//! a zero-size runtime region the next aligned address without requiring that address to
+//! lie inside the arena (it takes no room and is never dereferenced), where the document's
+//! loader fails when the aligned cursor is past the end. Where that case occurs, the
+//! binder's placements are checked against the document's rule with zero-size regions
+//! exempted, instead of against the reference binding and the C peer.
+//!
+//! Input: `npuschema_fuzz::Npu1Input`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use npuschema_fuzz::Npu1Input;
+use npuschema_generated::npu1::Npu1;
+use npuschema_refreader::npu1::{self as refnpu1, Binding};
+use npuschema_runtime::binder::{Job, RegionKind};
+
+fuzz_target!(|data: &[u8]| {
+    let Some(mut input) = Npu1Input::parse(data) else {
+        return;
+    };
+    let (blob, arena) = input.parts();
+    let Ok(view) = Npu1::validate(blob) else {
+        return;
+    };
+    let blob_addr = blob.as_ptr() as u64;
+    let arena_addr = arena.as_ptr() as u64;
+    let arena_len = arena.len();
+    let reference = refnpu1::read(blob).expect("generated accepts, so the reference reader must");
+    let ref_bind = refnpu1::bind(&reference, arena_addr, arena_len as u64);
+    let count = reference.regions.len();
+
+    #[cfg(c_peer)]
+    let (c_rc, c_job) = {
+        let mut job = npuschema_fuzz::peer::Job::default();
+        (npuschema_fuzz::peer::load(blob, arena, &mut job), job)
+    };
+
+    match Job::bind(view, arena) {
+        Ok(mut job) => {
+            assert!(count <= 8);
+            assert_eq!(job.region_count(), count);
+            assert_eq!(
+                job.cmd_npu_address(),
+                blob_addr + u64::from(reference.header.cmd_offset)
+            );
+            assert_eq!(job.cmd_npu_address() % 16, 0);
+            // The document's placement, zero-size runtime regions exempt from the fit test.
+            let mut cursor = arena_addr;
+            let mut zero_past_end = false;
+            let expected: Vec<Binding> = reference
+                .regions
+                .iter()
+                .map(|d| {
+                    let size = u64::from(d.size);
+                    if d.baked() {
+                        return Binding::Blob {
+                            offset: u64::from(d.data_offset),
+                            size,
+                        };
+                    }
+                    let a = cursor.div_ceil(16) * 16;
+                    if size == 0 {
+                        zero_past_end |= a > arena_addr + arena_len as u64;
+                    } else {
+                        assert!(
+                            a + size <= arena_addr + arena_len as u64,
+                            "binder placed a region past the arena"
+                        );
+                        cursor = a + size;
+                    }
+                    Binding::Arena {
+                        offset: a - arena_addr,
+                        size,
+                    }
+                })
+                .collect();
+            match &ref_bind {
+                Ok(b) => assert_eq!(b, &expected, "document placement"),
+                Err(_) => assert!(
+                    zero_past_end,
+                    "binder succeeds, reference fails, and no zero-size region explains it"
+                ),
+            }
+            let mut arena_end = 0u64;
+            for (i, b) in expected.iter().enumerate() {
+                let r = job.region(i).expect("bound region");
+                assert_eq!(r.index as usize, i);
+                assert_eq!(r.npu_address % 16, 0, "regions[{i}] NPU address aligned");
+                match *b {
+                    Binding::Blob { offset, size } => {
+                        assert_eq!(r.kind, RegionKind::Baked);
+                        assert_eq!((r.npu_address, r.size), (blob_addr + offset, size));
+                    }
+                    Binding::Arena { offset, size } => {
+                        assert_eq!(r.kind, RegionKind::Runtime);
+                        assert_eq!((r.npu_address, r.size), (arena_addr + offset, size));
+                        assert_eq!(r.arena_offset, Some(offset as usize));
+                        if size > 0 {
+                            assert!(offset >= arena_end, "runtime regions in order and disjoint");
+                            arena_end = offset + size;
+                            assert!(arena_end <= arena_len as u64);
+                            let bytes = job.region_bytes_mut(i).expect("runtime bytes");
+                            assert_eq!(bytes.len() as u64, size);
+                            bytes.fill(0xA5);
+                        }
+                    }
+                }
+            }
+            assert_eq!(job.arena_used() as u64, arena_end);
+            #[cfg(c_peer)]
+            if !zero_past_end {
+                assert_eq!(
+                    c_rc,
+                    npuschema_fuzz::peer::OK,
+                    "binder succeeds, C peer fails"
+                );
+                assert_eq!(c_job.count as usize, count);
+                for i in 0..count {
+                    let r = job.region(i).expect("bound region");
+                    assert_eq!(
+                        (c_job.base[i] as u64, u64::from(c_job.size[i])),
+                        (r.npu_address, r.size)
+                    );
+                }
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+            match e.code {
+                "too-many-regions" => {
+                    assert!(count > 8);
+                    #[cfg(c_peer)]
+                    assert_eq!(c_rc, npuschema_fuzz::peer::E_TOO_MANY);
+                }
+                "misaligned-command-stream" => {
+                    assert!(count <= 8);
+                    assert_ne!((blob_addr + u64::from(reference.header.cmd_offset)) % 16, 0);
+                }
+                "misaligned-baked-region" => {
+                    let d = reference.regions[e.field.index as usize];
+                    assert!(d.baked());
+                    assert_ne!((blob_addr + u64::from(d.data_offset)) % 16, 0);
+                }
+                "arena-overflow" => {
+                    // The reference binding fails at the same region, and not before it.
+                    let i = e.field.index as usize;
+                    assert!(!reference.regions[i].baked());
+                    let mut upto = reference.clone();
+                    upto.regions.truncate(i + 1);
+                    assert!(refnpu1::bind(&upto, arena_addr, arena_len as u64).is_err());
+                    upto.regions.truncate(i);
+                    assert!(refnpu1::bind(&upto, arena_addr, arena_len as u64).is_ok());
+                    #[cfg(c_peer)]
+                    assert_eq!(c_rc, npuschema_fuzz::peer::E_ARENA);
+                }
+                other => panic!("unexpected binder error {other}: {e}"),
+            }
+        }
+    }
+});

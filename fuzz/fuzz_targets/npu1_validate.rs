@@ -1,0 +1,37 @@
+//! `Npu1::validate` on arbitrary input: never panics, its error names a field inside the
+//! header or the region table, and its verdict and every field agree with the binrw
+//! reference reader (`npuschema_fuzz::npu1_differential`).
+//!
+//! Input: `npuschema_fuzz::Npu1Input` (4-byte prefix: reseal flag, alignment), then the blob.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use npuschema_fuzz::{Npu1Input, npu1_differential};
+use npuschema_generated::npu1::Npu1;
+
+fuzz_target!(|data: &[u8]| {
+    let Some(input) = Npu1Input::parse(data) else {
+        return;
+    };
+    let blob = input.blob();
+    npu1_differential(blob);
+    match Npu1::validate(blob) {
+        Ok(v) => {
+            assert_eq!(v.as_bytes().len(), blob.len());
+            for r in v.regions() {
+                if let Some(d) = r.data() {
+                    assert_eq!(d.len(), r.size() as usize);
+                }
+            }
+        }
+        Err(e) => {
+            let _ = e.to_string();
+            let in_table = e.field.table == "regions" && e.offset < 32 + 16 * (e.field.index + 1);
+            assert!(
+                e.offset < 32 || in_table,
+                "error offset {} outside header and table: {e}",
+                e.offset
+            );
+        }
+    }
+});
