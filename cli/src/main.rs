@@ -4,6 +4,7 @@
 //! error.
 
 mod disasm;
+mod run;
 mod verify;
 
 use std::process::ExitCode;
@@ -36,6 +37,8 @@ enum Cmd {
     /// Annotated hexdump of a container: every header and region field named and decoded,
     /// the layout, and the load cross-checks with their numbers.
     Explain(explain::Args),
+    /// Run an NPU1 .npub on the simulated Ethos-U55 through the firmware driver (--sim).
+    Run(run::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,5 +51,6 @@ fn main() -> ExitCode {
         Cmd::Verify(a) => verify::run(a),
         Cmd::Pack(a) => pack::run(a),
         Cmd::Explain(a) => explain::run(a),
+        Cmd::Run(a) => run::run(a),
     }
 }

@@ -1,0 +1,401 @@
+//! `npuschema run --sim FILE.npub`: validate an NPU1 blob, bind it into an arena of the size
+//! it needs, and run it on the simulated Ethos-U55 through the firmware driver
+//! ([`npuschema_sim::run_blob`]). Prints the bindings, what the simulated NPU executed and the
+//! driver's result (text, or `--json`).
+//!
+//! Exit 0 when the run succeeded, 1 when the file is invalid, cannot be bound, or the run
+//! failed (a fault, a configuration mismatch, a timeout), 2 on usage or I/O errors.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use npuschema_runtime::binder::RegionKind;
+use npuschema_sim::{Faults, RunError, RunOptions, RunReport, run_blob};
+use serde_json::{Value, json};
+
+/// Arguments of `npuschema run`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Run on the simulated NPU (the only backend on a host).
+    #[arg(long)]
+    pub sim: bool,
+    /// Wait for completion through the interrupt path instead of polling STATUS.
+    #[arg(long)]
+    pub irq: bool,
+    /// MACs/cycle of the simulated NPU (default: the blob's accel, 128 when unspecified).
+    #[arg(long)]
+    pub macs: Option<u32>,
+    /// Place the arena at an address == K (mod 16).
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub arena_misalign: usize,
+    /// Write a file's bytes at the start of runtime region N before the run (repeatable).
+    #[arg(long, value_name = "N=PATH", value_parser = parse_region_path)]
+    pub input: Vec<(usize, PathBuf)>,
+    /// Write runtime region N's bytes after the run to PATH (repeatable).
+    #[arg(long, value_name = "N=PATH", value_parser = parse_region_path)]
+    pub output: Vec<(usize, PathBuf)>,
+    /// Inject a fault into the simulated NPU.
+    #[arg(long, value_enum)]
+    pub fault: Vec<Fault>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The NPU1 blob.
+    pub file: PathBuf,
+}
+
+/// A fault `--fault` can inject.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// CONFIG reports a product other than U55.
+    NotU55,
+    /// A soft reset never completes.
+    ResetHang,
+    /// PROT reads back the wrong privilege level.
+    Prot,
+    /// ECC fault at the first operation.
+    Ecc,
+    /// Watchdog fault at the first operation.
+    Watchdog,
+    /// The run never finishes.
+    Hang,
+}
+
+fn parse_region_path(s: &str) -> Result<(usize, PathBuf), String> {
+    let (n, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s}: expected N=PATH"))?;
+    let n = n
+        .parse()
+        .map_err(|e| format!("{n}: not a region index: {e}"))?;
+    Ok((n, PathBuf::from(path)))
+}
+
+fn faults(list: &[Fault]) -> Faults {
+    let mut f = Faults::default();
+    for fault in list {
+        match fault {
+            Fault::NotU55 => f.product = Some(1),
+            Fault::ResetHang => f.reset_hangs = true,
+            Fault::Prot => f.prot_mismatch = true,
+            Fault::Ecc => f.ecc_fault = true,
+            Fault::Watchdog => f.watchdog_fault = true,
+            Fault::Hang => f.hang = true,
+        }
+    }
+    f
+}
+
+/// The report as JSON.
+#[must_use]
+pub fn report_json(r: &RunReport) -> Value {
+    let regions: Vec<Value> = r
+        .regions
+        .iter()
+        .map(|x| {
+            json!({
+                "index": x.bound.index,
+                "role": x.bound.role,
+                "role_name": x.role_name,
+                "kind": match x.bound.kind { RegionKind::Baked => "baked", RegionKind::Runtime => "runtime" },
+                "npu_address": x.bound.npu_address,
+                "size": x.bound.size,
+                "arena_offset": x.bound.arena_offset,
+                "read_extent": x.read_extent,
+                "write_extent": x.write_extent,
+                "fnv1a": x.fnv1a,
+            })
+        })
+        .collect();
+    let result = match &r.outcome {
+        Ok(info) => json!({
+            "ok": true,
+            "status": info.status.0,
+            "qread": info.qread,
+            "checks": info.polls,
+        }),
+        Err(e) => {
+            let (status, qread) = e
+                .run_status()
+                .map_or((None, None), |(s, q)| (Some(s.0), Some(q)));
+            json!({
+                "ok": false,
+                "code": e.code,
+                "register": e.register,
+                "offset": e.offset,
+                "message": e.to_string(),
+                "status": status,
+                "qread": qread,
+            })
+        }
+    };
+    let executed = r.record.as_ref().map(|rec| {
+        json!({
+            "commands": rec.commands,
+            "operations": rec.operations,
+            "dma_copies": rec.dma_copies,
+            "dma_bytes": rec.dma_bytes,
+            "shram_transfers": rec.shram_transfers,
+            "bus_fault": rec.bus_fault.map(|f| format!("{f:?}")),
+            "parse_error": rec.parse_error.map(|e| e.to_string()),
+        })
+    });
+    json!({
+        "blob_bytes": r.blob_bytes,
+        "accel_macs": r.accel_macs,
+        "npu": { "id": r.hw.id.0, "config": r.hw.config.0, "macs": r.hw.config.macs() },
+        "mode": if r.interrupt { "interrupt" } else { "polling" },
+        "arena": {
+            "given": r.arena_bytes,
+            "used": r.arena_used,
+            "needed_aligned_start": r.arena_needed.aligned_start,
+            "needed_any_start": r.arena_needed.any_start,
+        },
+        "regions": regions,
+        "executed": executed,
+        "result": result,
+        "sim": {
+            "resets": r.stats.resets,
+            "irqs": r.stats.irqs,
+            "irqs_delivered": r.stats.irqs_delivered,
+            "cleans": r.stats.cleans,
+            "invalidates": r.stats.invalidates,
+        },
+    })
+}
+
+/// Run with `args`, writing the report to `out` and diagnostics to `err`.
+///
+/// # Errors
+///
+/// Only I/O errors writing `out`/`err`.
+pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
+    if !args.sim {
+        writeln!(
+            err,
+            "npuschema run: there is no NPU on this host; use --sim to run on the simulated Ethos-U55"
+        )?;
+        return Ok(ExitCode::from(2));
+    }
+    let blob = match fs::read(&args.file) {
+        Ok(b) => b,
+        Err(e) => {
+            writeln!(err, "npuschema run: {}: {e}", args.file.display())?;
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let mut inputs = Vec::new();
+    for (region, path) in &args.input {
+        match fs::read(path) {
+            Ok(bytes) => inputs.push((*region, bytes)),
+            Err(e) => {
+                writeln!(err, "npuschema run: {}: {e}", path.display())?;
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
+    let opts = RunOptions {
+        interrupt: args.irq,
+        macs: args.macs,
+        arena_misalign: args.arena_misalign,
+        inputs,
+        faults: faults(&args.fault),
+        ..RunOptions::default()
+    };
+    let report = match run_blob(&blob, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            if args.json {
+                let v = json!({ "ok": false, "code": e.code(), "message": e.to_string(), "stage": stage(&e) });
+                writeln!(out, "{v:#}")?;
+            } else {
+                writeln!(err, "npuschema run: {}: {e}", args.file.display())?;
+            }
+            return Ok(ExitCode::from(if matches!(e, RunError::Input { .. }) {
+                2
+            } else {
+                1
+            }));
+        }
+    };
+    for (region, path) in &args.output {
+        let Some((_, bytes)) = report.outputs.iter().find(|(i, _)| i == region) else {
+            writeln!(
+                err,
+                "npuschema run: --output {region}: not a runtime region of this blob"
+            )?;
+            return Ok(ExitCode::from(2));
+        };
+        if let Err(e) = fs::write(path, bytes) {
+            writeln!(err, "npuschema run: {}: {e}", path.display())?;
+            return Ok(ExitCode::from(2));
+        }
+    }
+    if args.json {
+        writeln!(out, "{:#}", report_json(&report))?;
+    } else {
+        write!(out, "{}", report.to_text())?;
+    }
+    Ok(if report.succeeded() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn stage(e: &RunError) -> &'static str {
+    match e {
+        RunError::Invalid(_) => "validate",
+        RunError::Bind(_) => "bind",
+        RunError::Input { .. } => "input",
+        RunError::Init(_) => "init",
+    }
+}
+
+/// The subcommand.
+pub fn run(args: Args) -> ExitCode {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    match execute(&args, &mut stdout.lock(), &mut stderr.lock()) {
+        Ok(code) => code,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+    use super::*;
+    use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
+
+    fn word(code: u16, param: u16) -> [u8; 4] {
+        (u32::from(code) | (u32::from(param) << 16)).to_le_bytes()
+    }
+
+    /// Baked 32 bytes in region 0, runtime 64 in region 1; DMA `len` bytes 0 -> 1.
+    fn blob(len: u32) -> Vec<u8> {
+        let mut s = Vec::new();
+        s.extend(word(0x130, 0));
+        s.extend(word(0x131, 1));
+        for (code, payload) in [(0x4030u16, 0u32), (0x4031, 0), (0x4032, len)] {
+            s.extend(word(code, 0));
+            s.extend(payload.to_le_bytes());
+        }
+        s.extend(word(0x010, 0));
+        s.extend(word(0x000, 0xFFFF));
+        let w: Vec<u8> = (1..=32).collect();
+        let regions = [
+            RegionSpec {
+                role: Role::Weights,
+                data: RegionData::Baked(&w),
+            },
+            RegionSpec {
+                role: Role::Output,
+                data: RegionData::Runtime(64),
+            },
+        ];
+        Npu1Writer::new()
+            .accel(Accel::Macs128)
+            .regions(&regions)
+            .cmd_stream(&s)
+            .to_vec()
+            .unwrap()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("npuschema-run-{}-{name}", std::process::id()));
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn args(file: PathBuf) -> Args {
+        Args {
+            sim: true,
+            irq: false,
+            macs: None,
+            arena_misalign: 0,
+            input: Vec::new(),
+            output: Vec::new(),
+            fault: Vec::new(),
+            json: false,
+            file,
+        }
+    }
+
+    fn exec(a: &Args) -> (ExitCode, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = execute(a, &mut out, &mut err).unwrap();
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    #[test]
+    fn runs_a_blob_and_writes_the_output_region() {
+        let d = scratch("ok");
+        let file = d.join("m.npub");
+        fs::write(&file, blob(32)).unwrap();
+        let mut a = args(file);
+        a.irq = true;
+        a.output = vec![(1, d.join("out.bin"))];
+        let (code, out, err) = exec(&a);
+        assert_eq!(code, ExitCode::SUCCESS, "{out}{err}");
+        assert!(out.contains("result: ok (interrupt"), "{out}");
+        let written = fs::read(d.join("out.bin")).unwrap();
+        assert_eq!(&written[..32], &(1..=32).collect::<Vec<u8>>()[..]);
+        assert!(written[32..].iter().all(|&b| b == 0));
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn json_report_of_a_bus_fault_exits_1() {
+        let d = scratch("fault");
+        let file = d.join("m.npub");
+        fs::write(&file, blob(200)).unwrap();
+        let mut a = args(file);
+        a.json = true;
+        let (code, out, _) = exec(&a);
+        assert_eq!(code, ExitCode::from(1));
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["result"]["ok"], false);
+        assert_eq!(v["result"]["code"], "bus-fault");
+        assert_eq!(v["regions"][0]["kind"], "baked");
+        assert_eq!(v["regions"][1]["size"], 64);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn injected_fault_and_invalid_file_and_missing_sim() {
+        let d = scratch("misc");
+        let file = d.join("m.npub");
+        fs::write(&file, blob(16)).unwrap();
+        let mut a = args(file.clone());
+        a.fault = vec![Fault::Watchdog];
+        let (code, out, _) = exec(&a);
+        assert_eq!(code, ExitCode::from(1));
+        assert!(
+            out.contains("result: FAILED (polling): watchdog-fault"),
+            "{out}"
+        );
+
+        let mut bad = blob(16);
+        bad[8] ^= 1; // total_bytes
+        fs::write(&file, bad).unwrap();
+        let (code, _, err) = exec(&args(file.clone()));
+        assert_eq!(code, ExitCode::from(1));
+        assert!(
+            err.contains("invalid NPU1 blob: total-bytes-mismatch"),
+            "{err}"
+        );
+
+        let mut a = args(file);
+        a.sim = false;
+        assert_eq!(exec(&a).0, ExitCode::from(2));
+        fs::remove_dir_all(d).unwrap();
+    }
+}
