@@ -44,6 +44,8 @@ pub enum Owner {
     Record,
     /// A located record (index into the file's `records`).
     Located(usize),
+    /// Record `.1` of a table (index into the file's `tables`): `entries.0.offset`.
+    Element(usize, u64),
 }
 
 /// What a reference in an expression resolves to.
@@ -221,6 +223,11 @@ fn resolve(
         if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
             return field_in(Owner::Header, &schema.file.header.text, rest);
         }
+        if let (Some(ti), Some((k, rest))) = (schema.file.tables.iter().position(|t| &t.name.text == first), rest.split_first()) {
+            if let (Ok(k), true) = (k.parse::<u64>(), matches!(scope, Scope::Top | Scope::Record(_))) {
+                return field_in(Owner::Element(ti, k), &schema.file.tables[ti].record.text, rest);
+            }
+        }
         if let Some(ri) = schema.file.ext.records.iter().position(|r| &r.name.text == first) {
             if matches!(scope, Scope::Top | Scope::Record(_)) {
                 return field_in(Owner::Located(ri), &schema.file.ext.records[ri].strukt.text, rest);
@@ -352,6 +359,11 @@ fn check_calls(c: &Checked, e: &Expr, scope: Scope<'_>, what: &str, at: &ExprAt,
                 d.error(at.pos, format!("{what} `{}`: count() takes one collection name", at.text));
                 false
             }
+            ("end", [Expr::Ref(p)]) if p.len() == 1 && c.schema.file.ext.records.iter().any(|r| r.name.text == p[0]) => true,
+            ("end", _) => {
+                d.error(at.pos, format!("{what} `{}`: end() takes one located record name", at.text));
+                false
+            }
             ("if", [cond, a, b]) => {
                 let ok = check_calls(c, cond, scope, what, at, d) & check_calls(c, a, scope, what, at, d) & check_calls(c, b, scope, what, at, d);
                 if ok && (!is_bool(c, cond, scope) || is_bool(c, a, scope) || is_bool(c, b, scope)) {
@@ -361,7 +373,7 @@ fn check_calls(c: &Checked, e: &Expr, scope: Scope<'_>, what: &str, at: &ExprAt,
                 ok
             }
             _ => {
-                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), if(c, a, b))", at.text, args.len()));
+                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), end(record), if(c, a, b))", at.text, args.len()));
                 false
             }
         },
@@ -403,9 +415,45 @@ pub(crate) struct StepState {
     pub ranges_fitted: Vec<String>,
 }
 
-/// Located records named by an expression that no earlier `record_fits` bound.
+/// Located records named by an expression that no earlier `record_fits` bound, and table
+/// elements read before their `table_fits` or tested as flag bits.
 pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &StepState, d: &mut Diags) {
+    fn ends<'a>(e: &'a Expr, out: &mut Vec<&'a str>) {
+        match e {
+            Expr::Call(f, args) => {
+                if let (true, [Expr::Ref(p)]) = (f == "end", args.as_slice()) {
+                    out.extend(p.first().map(String::as_str));
+                }
+                args.iter().for_each(|a| ends(a, out));
+            }
+            Expr::Bin(_, l, r) => {
+                ends(l, out);
+                ends(r, out);
+            }
+            Expr::Not(x) => ends(x, out),
+            Expr::Num(_) | Expr::Ref(_) => {}
+        }
+    }
+    let mut names = Vec::new();
+    ends(&e.expr, &mut names);
+    for n in names {
+        if !st.records_bound.iter().any(|r| r == n) {
+            d.error(e.pos, format!("`{}` reads the end of record `{n}` before the record_fits step that places it", e.text));
+        }
+    }
     for p in e.expr.refs() {
+        match c.resolve(p, scope) {
+            Ok(Resolved::FlagBit(Owner::Element(..), _, _)) => {
+                d.error(e.pos, format!("`{}`: a table element's flag bits cannot be tested (compare its value instead)", e.text));
+            }
+            Ok(Resolved::Field(Owner::Element(ti, _), _) | Resolved::Composed(Owner::Element(ti, _), _) | Resolved::BitField(Owner::Element(ti, _), _, _)) => {
+                let t = &c.schema.file.tables[ti];
+                if !st.tables_fitted.contains(&t.name.text) {
+                    d.error(e.pos, format!("`{}` reads table `{}` before the table_fits step that makes it safe to read", e.text, t.name.text));
+                }
+            }
+            _ => {}
+        }
         if let Ok(Resolved::Field(Owner::Located(i), _) | Resolved::Composed(Owner::Located(i), _) | Resolved::BitField(Owner::Located(i), _, _) | Resolved::FlagBit(Owner::Located(i), _, _)) = c.resolve(p, scope) {
             let r = &c.schema.file.ext.records[i];
             if !st.records_bound.contains(&r.name.text) {
@@ -478,6 +526,9 @@ pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mu
             }
             Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => {
                 let want_flags = matches!(s, Step::FlagsKnown { .. });
+                if matches!(single_field(c, &field.expr, scope), Some((Owner::Element(..), _))) {
+                    d.error(field.pos, format!("`{}`: check a table element's field inside the table's for_each", field.text));
+                }
                 check_expr(c, field, scope, false, "field", d);
                 let kind = single_field(c, &field.expr, scope).and_then(|(o, i)| field_kind_of(c, o, i, scope));
                 let ok = match kind {
@@ -542,6 +593,7 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
     let sname = match (owner, scope) {
         (Owner::Header, _) => c.schema.file.header.text.clone(),
         (Owner::Located(i), _) => c.schema.file.ext.records.get(i)?.strukt.text.clone(),
+        (Owner::Element(t, _), _) => c.schema.file.tables.get(t)?.record.text.clone(),
         (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
         (Owner::Record, Scope::Top) => return None,
     };

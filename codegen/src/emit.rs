@@ -66,6 +66,7 @@ impl<'a> Em<'a> {
         match (owner, scope) {
             (Owner::Header, _) => self.c.header(),
             (Owner::Located(i), _) => self.c.schema.file.ext.records.get(i).and_then(|r| self.c.strukt(&r.strukt.text)),
+            (Owner::Element(t, _), _) => self.c.schema.file.tables.get(t).and_then(|t| self.c.strukt(&t.record.text)),
             (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => self.c.strukt(&t.record.text),
             _ => None,
         }
@@ -82,6 +83,8 @@ impl<'a> Em<'a> {
                 let id = format_ident!("{}", r);
                 quote!(#id)
             }
+            // Only in value positions (inside `Option` closures): a missing record fails.
+            Owner::Element(t, k) => crate::sections::element_base(self, t, k),
         }
     }
 

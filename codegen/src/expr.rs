@@ -100,7 +100,7 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Logical not.
     Not(Box<Expr>),
-    /// A built-in function: `count(collection)`, `if(condition, then, else)`.
+    /// A built-in function: `count(collection)`, `end(record)`, `if(condition, then, else)`.
     Call(String, Vec<Expr>),
 }
 
@@ -132,8 +132,8 @@ impl Expr {
                 r.collect_refs(out);
             }
             Expr::Not(e) => e.collect_refs(out),
-            // `count(x)` names a collection, not a value: its argument is not a reference.
-            Expr::Call(f, _) if f == "count" => {}
+            // `count(collection)` and `end(record)` name things, not values: not references.
+            Expr::Call(f, _) if f == "count" || f == "end" => {}
             Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
         }
     }

@@ -182,12 +182,12 @@ fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> Token
             match f.since {
                 Some((s, _)) => {
                     let s = lit_u64(s);
-                    quote!(+ if #gate >= #s { #w } else { 0 })
+                    quote!(+ (if #gate >= #s { #w } else { 0 }))
                 }
                 None => quote!(+ #w),
             }
         });
-    quote!((0u64 #(#parts)*))
+    quote!(0u64 #(#parts)*)
 }
 
 /// The view of a struct with `since` fields: its layout depends on a gate value (a version),
@@ -404,6 +404,18 @@ pub fn leaf(em: &Em<'_>, r: Resolved, scope: Scope<'_>, env: &Env) -> TokenStrea
     }
 }
 
+/// The view of record `k` of table `t`, with `?` when the table has fewer records.
+pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
+    let Some(t) = em.c.schema.file.tables.get(t) else {
+        return quote!(missing);
+    };
+    let var = ident(&t.name.text);
+    let rec = ident(&t.record.text);
+    let kl = lit_usize(k);
+    let k32 = Literal::u32_suffixed(u32::try_from(k).unwrap_or(u32::MAX));
+    quote!((#rec { raw: #var.get(#kl)?, buf, index: #k32 }))
+}
+
 /// Built-in functions: `count(collection)`, `if(c, a, b)`, `end(record)`.
 pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) -> TokenStream {
     match (f, args) {
@@ -436,7 +448,7 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             let c = em.cond(c, scope, env);
             let a = em.value(a, scope, env);
             let b = em.value(b, scope, env);
-            quote!((if #c { #a? } else { #b? }))
+            quote!(if #c { #a? } else { #b? })
         }
         _ => quote!(0u64),
     }
@@ -463,7 +475,8 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<(TokenStream, To
             (owner, c.name.text.clone(), off)
         }
         Resolved::BitField(owner, fi, _) | Resolved::Field(owner, fi)
-            if matches!(owner, Owner::Located(_)) || matches!(r, Resolved::BitField(..)) =>
+            if matches!(owner, Owner::Located(_) | Owner::Element(..))
+                || matches!(r, Resolved::BitField(..)) =>
         {
             let st = struct_of(em, owner, scope)?;
             let l = em.c.layouts.get(&st.name.text)?;
@@ -480,6 +493,17 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<(TokenStream, To
             (
                 quote!(__rt::Field::indexed(#tn, index, #name)),
                 quote!(rec_at.saturating_add(#offl)),
+            )
+        }
+        (Owner::Element(ti, k), _) => {
+            let t = em.c.schema.file.tables.get(ti)?;
+            let tn = t.name.text.as_str();
+            let at = format_ident!("{}_at", t.name.text);
+            let size = em.c.layouts.get(&t.record.text)?.size;
+            let start = lit_u64(k.saturating_mul(size).saturating_add(off));
+            (
+                quote!(__rt::Field::indexed(#tn, #k, #name)),
+                quote!(#at.saturating_add(#start)),
             )
         }
         (Owner::Located(i), _) => {
@@ -720,8 +744,12 @@ pub fn for_each_collection(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStre
         return quote!();
     };
     let body = em.steps(steps, Scope::Record(t));
-    let comment =
-        format!("@step For every record of collection `{name}` (every section of its type):");
+    let dir_doc = collection_of(&em.c.schema.file, name).map_or(String::new(), |(d, _)| {
+        d.doc.lines().next().unwrap_or("").to_string()
+    });
+    let comment = format!(
+        "@step For every record of collection `{name}` (every section of its type): {dir_doc}"
+    );
     let lp = collection_loop(em, name, body);
     quote! {
         #[doc = #comment]
@@ -1155,15 +1183,17 @@ fn record_checksums(
         )
     };
     let comment = format!(
-        "@step {}, {}, {}: every record of `{col}` names (by `{tn}`) a section present exactly once, no section twice, and `{sn}` is the CRC-32 of that section's payload{}.",
+        "@step {}, {}, {}: every record of `{col}` names (by `{tn}`) a section present exactly once, no section twice, and `{sn}` is the {:?} of that section's payload{}. {}",
         missing.text,
         duplicate.text,
         code.text,
+        k.algorithm,
         if fused {
             " (checked in the next step's pass)"
         } else {
             ""
-        }
+        },
+        k.doc.lines().next().unwrap_or("")
     );
     quote! {
         #[doc = #comment]
@@ -1294,7 +1324,8 @@ fn payload_checksum(
         }),
     );
     let comment = format!(
-        "@step {codes}: CRC-32 over every payload of `{}` in directory order (gaps excluded; {}) must equal `{}`.",
+        "@step {codes}: {:?} over every payload of `{}` in directory order (gaps excluded; {}) must equal `{}`. {}",
+        k.algorithm,
         dir.name.text,
         if zero.is_empty() {
             "nothing normalised".to_string()
@@ -1307,7 +1338,8 @@ fn payload_checksum(
                     .join(", ")
             )
         },
-        stored.text
+        stored.text,
+        k.doc.lines().next().unwrap_or("")
     );
     quote! {
         #[doc = #comment]
@@ -1399,8 +1431,10 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         quote!(__rt::Detail::Compare { lhs_name: #rname, lhs: Some(nr), op: "unpaired with", rhs_name: #ename, rhs: Some(ne) }),
     );
     let comment = format!(
-        "@step {code}: sections `{}` and `{}` are both present once, or both absent.",
-        s.region.text, layout.value.text
+        "@step {code}: sections `{}` and `{}` are both present once, or both absent. {}",
+        s.region.text,
+        layout.value.text,
+        s.doc.lines().next().unwrap_or("")
     );
     quote! {
         #[doc = #comment]
@@ -1483,8 +1517,10 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         },
     );
     let comment = format!(
-        "@step {code}: every `{col}` entry has a nonzero size, a {}-aligned offset, lies inside the `{}` region, and starts at or after the previous one's end.",
-        s.align, s.region.text
+        "@step {code}: every `{col}` entry has a nonzero size, a {}-aligned offset, lies inside the `{}` region, and starts at or after the previous one's end. {}",
+        s.align,
+        s.region.text,
+        s.doc.lines().next().unwrap_or("")
     );
     quote! {
         #[doc = #comment]
@@ -1535,8 +1571,9 @@ fn slots_padding(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         },
     );
     let comment = format!(
-        "@step {code}: every byte of the `{}` region outside the `{col}` slots is zero.",
-        s.region.text
+        "@step {code}: every byte of the `{}` region outside the `{col}` slots is zero. {}",
+        s.region.text,
+        s.doc.lines().next().unwrap_or("")
     );
     quote! {
         #[doc = #comment]
