@@ -146,6 +146,18 @@ impl<'a> Em<'a> {
     }
 
     /// Tokens of type `Option<u64>`: `None` when any step overflowed.
+    /// Tokens of type `u64` when the expression cannot fail (a literal, a constant, `len`,
+    /// an unsigned field), so that generated code reads plainly; `None` otherwise.
+    pub(crate) fn plain(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> Option<TokenStream> {
+        match e {
+            Expr::Num(_) | Expr::Ref(_) => {
+                let inner = self.inner(e, scope, env);
+                (!inner.to_string().contains('?')).then_some(inner)
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         let inner = self.inner(e, scope, env);
         let simple = match e {
@@ -493,8 +505,14 @@ impl<'a> Em<'a> {
             let c = self.cond(&w.expr, scope, &env);
             quote!(if !#c { return None; })
         });
-        let start = self.value(&r.offset.expr, scope, &env);
-        let length = self.value(&r.length.expr, scope, &env);
+        let start = self.plain(&r.offset.expr, scope, &env).unwrap_or_else(|| {
+            let v = self.value(&r.offset.expr, scope, &env);
+            quote!(#v?)
+        });
+        let length = self.plain(&r.length.expr, scope, &env).unwrap_or_else(|| {
+            let v = self.value(&r.length.expr, scope, &env);
+            quote!(#v?)
+        });
         quote! {
             #doc
             ///
@@ -503,7 +521,7 @@ impl<'a> Em<'a> {
             #[must_use]
             pub fn #name(&self) -> Option<&'a [u8]> {
                 #guard
-                __rt::range_at(self.buf, #start?, #length?)
+                __rt::range_at(self.buf, #start, #length)
             }
         }
     }
@@ -550,10 +568,25 @@ impl<'a> Em<'a> {
             }
             Step::Expect { code, field, equals } => {
                 let codes = &code.text;
-                let found = self.value(&field.expr, scope, env);
-                let expected = self.value(&equals.expr, scope, env);
                 let (f, off) = self.blame(&field.expr, scope);
                 let comment = format!("@step {codes}: `{}` must equal `{}`.", field.text, equals.text);
+                if let (Some(found), Some(expected)) =
+                    (self.plain(&field.expr, scope, env), self.plain(&equals.expr, scope, env))
+                {
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            let found = #found;
+                            let expected = #expected;
+                            if found != expected {
+                                return Err(__rt::Error::new(#codes, #f, #off,
+                                    __rt::Detail::Mismatch { found, expected }));
+                            }
+                        }
+                    };
+                }
+                let found = self.value(&field.expr, scope, env);
+                let expected = self.value(&equals.expr, scope, env);
                 quote! {
                     #[doc = #comment]
                     {
@@ -862,7 +895,7 @@ impl<'a> Em<'a> {
         let table_ats = file.tables.iter().map(|t| format_ident!("{}_at", t.name.text));
         let fname = file.name.text.as_str();
         let validate_doc = format!(
-            " Validate `buf` as a {} file: every step of the schema, in order; the first failure is returned.\n\n The view borrows `buf`; its accessors cannot fail.",
+            " Validate `buf` as a {} file: every step of the schema, in order; the first failure is returned.",
             self.schema().name.text
         );
         quote! {
@@ -878,6 +911,8 @@ impl<'a> Em<'a> {
             }
             impl<'a> #id<'a> {
                 #[doc = #validate_doc]
+                ///
+                /// The view borrows `buf`; its accessors cannot fail.
                 ///
                 /// # Errors
                 /// The first failed check, with its code, field and byte offset.

@@ -333,11 +333,7 @@ impl<'a> Region<'a> {
         if !self.flags().contains(RegionFlags::BAKED) {
             return None;
         }
-        __rt::range_at(
-            self.buf,
-            Some(u64::from(self.data_offset()))?,
-            Some(u64::from(self.size()))?,
-        )
+        __rt::range_at(self.buf, u64::from(self.data_offset()), u64::from(self.size()))
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
@@ -368,9 +364,9 @@ pub struct Npu1<'a> {
     cmd_stream: &'a [u8],
 }
 impl<'a> Npu1<'a> {
-    /** Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
-
- The view borrows `buf`; its accessors cannot fail.*/
+    /// Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
+    ///
+    /// The view borrows `buf`; its accessors cannot fail.
     ///
     /// # Errors
     /// The first failed check, with its code, field and byte offset.
@@ -397,9 +393,9 @@ impl<'a> Npu1<'a> {
         let _ = &header;
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
-            let found = Some(u64::from(header.magic())).unwrap_or(u64::MAX);
-            let expected = Some(u64::from(MAGIC));
-            if expected != Some(found) {
+            let found = u64::from(header.magic());
+            let expected = u64::from(MAGIC);
+            if found != expected {
                 return Err(
                     __rt::Error::new(
                         "bad-magic",
@@ -407,7 +403,7 @@ impl<'a> Npu1<'a> {
                         0,
                         __rt::Detail::Mismatch {
                             found,
-                            expected: expected.unwrap_or(u64::MAX),
+                            expected,
                         },
                     ),
                 );
@@ -415,9 +411,9 @@ impl<'a> Npu1<'a> {
         }
         // unsupported-version: `header.version` must equal `VERSION`.
         {
-            let found = Some(u64::from(header.version())).unwrap_or(u64::MAX);
-            let expected = Some(u64::from(VERSION));
-            if expected != Some(found) {
+            let found = u64::from(header.version());
+            let expected = u64::from(VERSION);
+            if found != expected {
                 return Err(
                     __rt::Error::new(
                         "unsupported-version",
@@ -425,7 +421,7 @@ impl<'a> Npu1<'a> {
                         4,
                         __rt::Detail::Mismatch {
                             found,
-                            expected: expected.unwrap_or(u64::MAX),
+                            expected,
                         },
                     ),
                 );
@@ -433,9 +429,9 @@ impl<'a> Npu1<'a> {
         }
         // total-bytes-mismatch: `header.total_bytes` must equal `len`.
         {
-            let found = Some(u64::from(header.total_bytes())).unwrap_or(u64::MAX);
-            let expected = Some(len);
-            if expected != Some(found) {
+            let found = u64::from(header.total_bytes());
+            let expected = len;
+            if found != expected {
                 return Err(
                     __rt::Error::new(
                         "total-bytes-mismatch",
@@ -443,7 +439,7 @@ impl<'a> Npu1<'a> {
                         8,
                         __rt::Detail::Mismatch {
                             found,
-                            expected: expected.unwrap_or(u64::MAX),
+                            expected,
                         },
                     ),
                 );
