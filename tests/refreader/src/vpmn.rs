@@ -283,6 +283,18 @@ impl VpmnV2 {
     }
 }
 
+/// The record size of a section type that has a record layout (the public structs).
+#[must_use]
+pub fn record_size(sd_type: u32) -> Option<u64> {
+    match sd_type {
+        section::INPUT | section::OUTPUT => Some(IO_RECORD_BYTES),
+        section::NETWORK_INFO => Some(NETWORK_INFO_BYTES),
+        section::MEMORY_POOL | section::CHECKSUM | section::DYNAIO_TABLE => Some(8),
+        section::VIP_SRAM | section::AXI_SRAM => Some(4),
+        _ => None,
+    }
+}
+
 fn fail(rule: &'static str, detail: String) -> RefError {
     RefError::Check { rule, detail }
 }
@@ -406,6 +418,19 @@ pub fn read(buf: &[u8]) -> Result<VpmnV2, RefError> {
                 format!("sections[{i}]: {} + {} > {len}", s.offset(), s.size()),
             ));
         }
+        // A section with a record layout has entries of exactly that record's size (the
+        // public structs are fixed-size); any other section a whole number of entries.
+        if let Some(rs) = record_size(s.sd_type)
+            && u64::from(s.sd_entsize) != rs
+        {
+            return Err(fail(
+                "section-entsize",
+                format!(
+                    "sections[{i}]: entry size {} for a {rs}-byte record",
+                    s.sd_entsize
+                ),
+            ));
+        }
         if s.sd_entsize != 0 && s.size() % u64::from(s.sd_entsize) != 0 {
             return Err(fail(
                 "section-entsize",
@@ -416,123 +441,102 @@ pub fn read(buf: &[u8]) -> Result<VpmnV2, RefError> {
 
     let mut inputs = Vec::new();
     let mut outputs = Vec::new();
-    let mut network_info = None;
+    let mut network_infos: Vec<NetworkInfo> = Vec::new();
     let mut memory_pool_bytes = None;
     let mut vip_sram_bytes = None;
     let mut axi_sram_bytes = None;
     let mut checksums = Vec::new();
     let mut dynio_table = Vec::new();
-    for (i, s) in sections.iter().enumerate() {
+    for s in &sections {
         match s.sd_type {
-            section::INPUT | section::OUTPUT => {
-                if s.size() % IO_RECORD_BYTES != 0 {
-                    return Err(fail(
-                        "io-record-size",
-                        format!("sections[{i}]: {}", s.size()),
-                    ));
-                }
-                let recs: Vec<IoRecord> = read_table(buf, s, IO_RECORD_BYTES)?;
-                for (j, r) in recs.iter().enumerate() {
-                    if !(1..=6).contains(&r.dim_count) {
-                        return Err(fail(
-                            "io-dim-count",
-                            format!("sections[{i}][{j}]: {}", r.dim_count),
-                        ));
-                    }
-                    if r.dims().contains(&0) {
-                        return Err(fail(
-                            "io-dim-zero",
-                            format!("sections[{i}][{j}]: {:?}", r.dims()),
-                        ));
-                    }
-                }
-                if s.sd_type == section::INPUT {
-                    inputs.extend(recs)
-                } else {
-                    outputs.extend(recs)
-                }
-            }
+            section::INPUT => inputs.extend(read_table::<IoRecord>(buf, s, IO_RECORD_BYTES)?),
+            section::OUTPUT => outputs.extend(read_table::<IoRecord>(buf, s, IO_RECORD_BYTES)?),
             section::NETWORK_INFO => {
-                if s.size() != NETWORK_INFO_BYTES {
-                    return Err(fail("network-info-size", format!("{}", s.size())));
-                }
-                network_info = Some(read_at::<NetworkInfo>(buf, s.offset())?);
+                network_infos.extend(read_table::<NetworkInfo>(buf, s, NETWORK_INFO_BYTES)?)
             }
             section::MEMORY_POOL => {
-                if s.size() < 8 {
-                    return Err(fail("memory-pool-size", format!("{}", s.size())));
-                }
-                let w: [u32; 2] = read_at(buf, s.offset())?;
-                memory_pool_bytes = Some(u64::from(w[0]) | (u64::from(w[1]) << 32));
-            }
-            section::VIP_SRAM | section::AXI_SRAM => {
-                if s.size() < 4 {
-                    return Err(fail("sram-size", format!("sections[{i}]: {}", s.size())));
-                }
-                let v: u32 = read_at(buf, s.offset())?;
-                if s.sd_type == section::VIP_SRAM {
-                    vip_sram_bytes = Some(v)
-                } else {
-                    axi_sram_bytes = Some(v)
+                if let Some(w) = read_table::<[u32; 2]>(buf, s, 8)?.first() {
+                    memory_pool_bytes.get_or_insert(u64::from(w[0]) | (u64::from(w[1]) << 32));
                 }
             }
-            section::CHECKSUM => {
-                if s.size() % 8 != 0 {
-                    return Err(fail("checksum-size", format!("{}", s.size())));
+            section::VIP_SRAM => {
+                if let Some(&v) = read_table::<u32>(buf, s, 4)?.first() {
+                    vip_sram_bytes.get_or_insert(v);
                 }
-                checksums.extend(read_table::<ChecksumRecord>(buf, s, 8)?);
             }
-            section::DYNAIO_TABLE => {
-                if s.size() % 8 != 0 {
-                    return Err(fail("dynio-table-size", format!("{}", s.size())));
+            section::AXI_SRAM => {
+                if let Some(&v) = read_table::<u32>(buf, s, 4)?.first() {
+                    axi_sram_bytes.get_or_insert(v);
                 }
-                dynio_table.extend(read_table::<DynIoEntry>(buf, s, 8)?);
             }
+            section::CHECKSUM => checksums.extend(read_table::<ChecksumRecord>(buf, s, 8)?),
+            section::DYNAIO_TABLE => dynio_table.extend(read_table::<DynIoEntry>(buf, s, 8)?),
             _ => {}
         }
     }
-
-    if let Some(ni) = &network_info
-        && (u64::from(ni.input_count) != inputs.len() as u64
-            || u64::from(ni.output_count) != outputs.len() as u64)
-    {
-        return Err(fail(
-            "metadata-count",
-            format!(
-                "network_info {}/{} vs records {}/{}",
-                ni.input_count,
-                ni.output_count,
-                inputs.len(),
-                outputs.len()
-            ),
-        ));
+    // I/O records: 1 to 6 dimensions, each selected one positive.
+    for (which, recs) in [("inputs", &inputs), ("outputs", &outputs)] {
+        for (j, r) in recs.iter().enumerate() {
+            if !(1..=6).contains(&r.dim_count) {
+                return Err(fail(
+                    "io-dim-count",
+                    format!("{which}[{j}]: {}", r.dim_count),
+                ));
+            }
+            if r.dims().contains(&0) {
+                return Err(fail("io-dim-zero", format!("{which}[{j}]: {:?}", r.dims())));
+            }
+        }
+    }
+    // NETWORK_INFO's counts equal the records actually present.
+    for ni in &network_infos {
+        if u64::from(ni.input_count) != inputs.len() as u64
+            || u64::from(ni.output_count) != outputs.len() as u64
+        {
+            return Err(fail(
+                "metadata-count",
+                format!(
+                    "network_info {}/{} vs records {}/{}",
+                    ni.input_count,
+                    ni.output_count,
+                    inputs.len(),
+                    outputs.len()
+                ),
+            ));
+        }
     }
 
-    // Each CHECKSUM record names exactly one section, whose CRC-32 it must equal.
+    // Each CHECKSUM record names exactly one section (all records checked for that first),
+    // whose CRC-32 it must equal.
     for (j, c) in checksums.iter().enumerate() {
-        let mut hits = sections.iter().filter(|s| s.sd_type == c.sd_type);
-        let (Some(target), None) = (hits.next(), hits.next()) else {
+        let hits = sections.iter().filter(|s| s.sd_type == c.sd_type).count();
+        if hits != 1 {
             return Err(fail(
                 "checksum-target",
-                format!("checksums[{j}]: type {} not exactly once", c.sd_type),
+                format!(
+                    "checksums[{j}]: type {} in {hits} sections, not exactly one",
+                    c.sd_type
+                ),
             ));
-        };
+        }
         if checksums.iter().filter(|o| o.sd_type == c.sd_type).count() != 1 {
             return Err(fail(
                 "checksum-duplicate",
                 format!("checksums[{j}]: type {}", c.sd_type),
             ));
         }
-        let crc = crc32fast::hash(payload(buf, target));
-        if crc != c.value {
-            return Err(fail(
-                "section-checksum",
-                format!("type {}: {crc:#x} != {:#x}", c.sd_type, c.value),
-            ));
+    }
+    for c in &checksums {
+        if let Some(target) = sections.iter().find(|s| s.sd_type == c.sd_type) {
+            let crc = crc32fast::hash(payload(buf, target));
+            if crc != c.value {
+                return Err(fail(
+                    "section-checksum",
+                    format!("type {}: {crc:#x} != {:#x}", c.sd_type, c.value),
+                ));
+            }
         }
     }
-
-    check_dynio(buf, &sections, &dynio_table)?;
 
     let computed_crc = file_crc(buf, &sections);
     if computed_crc != header.crc_sum {
@@ -542,6 +546,9 @@ pub fn read(buf: &[u8]) -> Result<VpmnV2, RefError> {
         ));
     }
 
+    check_dynio(buf, &sections, &dynio_table)?;
+
+    let network_info = network_infos.first().copied();
     Ok(VpmnV2 {
         header,
         sub_header,
@@ -581,7 +588,7 @@ fn check_dynio(
     if data.size() % 64 != 0 {
         return Err(fail("dynio-size", format!("{}", data.size())));
     }
-    let bytes = payload(buf, data);
+    // The geometry of every entry first, then the padding between and after them.
     let mut cursor = 0u64;
     for (j, e) in table.iter().enumerate() {
         let (off, size) = (u64::from(e.offset), u64::from(e.size));
@@ -591,11 +598,18 @@ fn check_dynio(
                 format!("[{j}] ({off}, {size}) after {cursor} in {}", data.size()),
             ));
         }
-        let gap = bytes.get(cursor as usize..off as usize).unwrap_or_default();
+        cursor = off + size;
+    }
+    let bytes = payload(buf, data);
+    let mut cursor = 0u64;
+    for (j, e) in table.iter().enumerate() {
+        let gap = bytes
+            .get(cursor as usize..e.offset as usize)
+            .unwrap_or_default();
         if gap.iter().any(|&b| b != 0) {
             return Err(fail("dynio-padding", format!("nonzero gap before [{j}]")));
         }
-        cursor = off + size;
+        cursor = u64::from(e.offset) + u64::from(e.size);
     }
     if bytes
         .get(cursor as usize..)
