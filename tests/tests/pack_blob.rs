@@ -427,3 +427,59 @@ fn dedicated_sram_fast_scratch_becomes_region_2() {
     }
     assert_eq!(blobs[0], blobs[1], "npz and tflite of the same compilation");
 }
+
+/// End to end, as `pack` then `run --sim`: every packed file runs on the simulated Ethos-U55
+/// through the firmware driver, and the NPU reads the inputs and writes the outputs where
+/// the pack report says they are.
+#[test]
+fn packed_files_run_on_the_simulator_with_io_where_reported() {
+    let Some(dir) = vela_out() else { return };
+    let tmp = scratch_dir("pack_blob_sim");
+    for (i, input) in outputs(&dir).iter().enumerate() {
+        let what = input.display();
+        let out = tmp.join(format!("{i}.npub"));
+        let report = pack_file(input, &out, AccelChoice::Auto).unwrap();
+        let bytes = fs::read(&out).unwrap();
+        let run = npuschema_sim::run_blob(&bytes, &npuschema_sim::RunOptions::default())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(run.succeeded(), "{what}: {:?}", run.outcome);
+        assert_eq!(run.accel_macs, report.accel_macs, "{what}");
+        for t in &report.inputs {
+            let r = &run.regions[t.region as usize];
+            assert!(
+                r.read_extent >= t.end().unwrap(),
+                "{what}: {} not read up to its end",
+                t.name
+            );
+            assert!(
+                r.read_extent <= u64::from(report.regions[t.region as usize].size),
+                "{what}"
+            );
+        }
+        for t in &report.outputs {
+            let r = &run.regions[t.region as usize];
+            assert!(
+                r.write_extent >= t.end().unwrap(),
+                "{what}: {} not written up to its end",
+                t.name
+            );
+        }
+        if report.separate_io {
+            // Regions 3 and 4 hold exactly the IO: read and written to the byte.
+            assert_eq!(
+                run.regions[3].read_extent,
+                report.inputs[0].end().unwrap(),
+                "{what}"
+            );
+            assert_eq!(
+                run.regions[3].write_extent, 0,
+                "{what}: inputs are not written"
+            );
+            assert_eq!(
+                run.regions[4].write_extent,
+                report.outputs[0].end().unwrap(),
+                "{what}"
+            );
+        }
+    }
+}
