@@ -458,9 +458,7 @@ mod tests {
 
     #[test]
     fn touched_extents_follow_the_stream_and_report_decode_errors() {
-        // OFM_REGION 4, OFM_BASE0 0x10, OFM 1x1x1 int8 NHWC, strides 1, then DMA? No: a
-        // minimal elementwise-free check is enough: only region selection without an
-        // operation touches nothing.
+        // Selecting region 4 and setting a base touches nothing without an operation.
         let s = words(&[0x0004_011F, 0x0000_4010, 0x10, 0xFFFF_0000]);
         assert_eq!(touched_extents(&s).unwrap(), [0; 8]);
         let e = touched_extents(&words(&[0x0000_4010])).unwrap_err();
