@@ -296,6 +296,19 @@ fn main() {
                     Some(bytes.len()),
                     "(info)",
                 );
+                let o = compare(
+                    || u64::from(npuschema_refreader::vpmn::read(black_box(bytes)).is_ok()),
+                    || u64::from(crc32fast::hash(black_box(bytes))),
+                    rounds,
+                );
+                row(
+                    &format!("VPMN binrw reference reader {name}"),
+                    "refreader::vpmn::read",
+                    "one crc32fast pass",
+                    &o,
+                    Some(bytes.len()),
+                    "(info)",
+                );
             }
         }
         None => println!("| VPMN | skipped: NPUSCHEMA_CORPUS not set | | | |"),

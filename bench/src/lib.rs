@@ -245,13 +245,12 @@ pub const fn have_c_peer() -> bool {
     cfg!(c_peer)
 }
 
-/// Which VPMN validator [`vpmn_validate`] runs. Until the generated VPMN validator lands it
-/// is the binrw reference reader (a full read with every checksum), and the tables say so;
-/// switching is this constant and [`vpmn_validate`]'s body.
-pub const VPMN_VALIDATOR: &str = "binrw reference reader";
+/// Which VPMN validator [`vpmn_validate`] runs (the one place to switch).
+pub const VPMN_VALIDATOR: &str = "Vpmn::validate";
 
-/// Validate one VPMN file with [`VPMN_VALIDATOR`]; `true` when accepted.
+/// Validate one VPMN file with [`VPMN_VALIDATOR`] (the generated validator: every bound,
+/// record rule, section CRC and the file CRC); `true` when accepted.
 #[must_use]
 pub fn vpmn_validate(bytes: &[u8]) -> bool {
-    npuschema_refreader::vpmn::read(bytes).is_ok()
+    npuschema_generated::vpmn::Vpmn::validate(bytes).is_ok()
 }

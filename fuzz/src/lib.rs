@@ -234,3 +234,32 @@ pub fn npu1_differential(blob: &[u8]) {
         }
     }
 }
+
+/// The generated VPMN validator's codes for a reference-reader rule.
+#[must_use]
+pub fn vpmn_generated_codes(rule: &str) -> &'static [&'static str] {
+    match rule {
+        "short" => &["truncated-header"],
+        "magic" => &["bad-magic"],
+        "version" => &["unsupported-version"],
+        "total-size" => &["file-size-mismatch"],
+        "sub-header-count" => &["sub-header-count"],
+        "sub-header-size" => &["sub-header-size"],
+        "sub-header-bounds" => &["sub-header-out-of-bounds"],
+        "section-header-size" => &["section-header-size"],
+        "directory-bounds" => &["section-table-out-of-bounds"],
+        "section-type" => &["unknown-section-type"],
+        "section-bounds" => &["section-out-of-bounds"],
+        "section-entsize" => &["section-entry-size"],
+        "io-dim-count" | "io-dim-zero" => &["bad-io-record"],
+        "metadata-count" => &["metadata-count-mismatch"],
+        "checksum-target" => &["section-checksum-missing", "section-checksum-duplicate"],
+        "checksum-duplicate" => &["section-checksum-duplicate"],
+        "section-checksum" => &["section-checksum-mismatch"],
+        "file-checksum" => &["file-checksum-mismatch"],
+        "dynio-pair" => &["dynaio-unpaired"],
+        "dynio-size" | "dynio-entry" => &["dynaio-entry-invalid"],
+        "dynio-padding" => &["dynaio-padding-nonzero"],
+        _ => &[],
+    }
+}

@@ -30,8 +30,12 @@ fn noise(n: usize, seed: u64) -> Vec<u8> {
 fn stream_from_listing(text: &str) -> Vec<u8> {
     let mut out = Vec::new();
     for line in text.lines() {
-        let Some((head, _)) = line.split_once(" - ") else { continue };
-        let Some((off, words)) = head.split_once(':') else { continue };
+        let Some((head, _)) = line.split_once(" - ") else {
+            continue;
+        };
+        let Some((off, words)) = head.split_once(':') else {
+            continue;
+        };
         if !off.starts_with("0x") {
             continue;
         }
@@ -67,7 +71,11 @@ fn listings(dir: &Path) -> Vec<(String, Vec<u8>)> {
             } else if p.extension().is_some_and(|x| x == "txt") {
                 let s = stream_from_listing(&fs::read_to_string(&p).unwrap_or_default());
                 if !s.is_empty() {
-                    let rel = p.strip_prefix(dir).unwrap_or(&p).to_string_lossy().replace('/', "_");
+                    let rel = p
+                        .strip_prefix(dir)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .replace('/', "_");
                     out.push((rel, s));
                 }
             }
@@ -78,7 +86,9 @@ fn listings(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn npu1_prefix(blob: &[u8], arena: usize) -> Vec<u8> {
-    let n = u16::try_from(arena.div_ceil(16)).unwrap_or(u16::MAX).to_le_bytes();
+    let n = u16::try_from(arena.div_ceil(16))
+        .unwrap_or(u16::MAX)
+        .to_le_bytes();
     let mut out = vec![0, n[0], n[1], 0];
     out.extend_from_slice(blob);
     out
@@ -91,8 +101,14 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let out = PathBuf::from(args.next().expect("usage: npuschema-fuzz-seeds OUT_DIR REPO_DIR"));
-    let repo = PathBuf::from(args.next().expect("usage: npuschema-fuzz-seeds OUT_DIR REPO_DIR"));
+    let out = PathBuf::from(
+        args.next()
+            .expect("usage: npuschema-fuzz-seeds OUT_DIR REPO_DIR"),
+    );
+    let repo = PathBuf::from(
+        args.next()
+            .expect("usage: npuschema-fuzz-seeds OUT_DIR REPO_DIR"),
+    );
 
     let mut streams = listings(&repo.join("vela-out"));
     // Keep one stream per distinct content, and cap the count: seeds, not a benchmark.
@@ -101,19 +117,30 @@ fn main() {
     if streams.is_empty() {
         eprintln!("fuzz-seeds: no vela-out/ listings; NPU1 seeds use synthetic command streams");
     }
-    streams.push(("synthetic8".into(), vec![0x0f, 0x01, 0x01, 0x00, 0x00, 0x40, 0x00, 0x00]));
+    streams.push((
+        "synthetic8".into(),
+        vec![0x0f, 0x01, 0x01, 0x00, 0x00, 0x40, 0x00, 0x00],
+    ));
     streams.push(("synthetic4".into(), vec![0x00, 0x00, 0x00, 0x00]));
 
     let mut n_npu1 = 0;
     for (si, (sname, cmd)) in streams.iter().enumerate() {
         for shape in 0..6u32 {
-            let baked: Vec<Vec<u8>> = (0..9).map(|i| noise(16 + 24 * i, u64::from(shape) * 31 + i as u64)).collect();
+            let baked: Vec<Vec<u8>> = (0..9)
+                .map(|i| noise(16 + 24 * i, u64::from(shape) * 31 + i as u64))
+                .collect();
             let specs: Vec<RegionSpec<'_>> = (0..[0usize, 1, 2, 3, 8, 9][shape as usize])
                 .map(|i| {
                     if (i + shape as usize) % 3 == 0 {
-                        RegionSpec { role: Role::from_raw(i as u32 % 6), data: RegionData::Runtime(40 + 33 * i as u32) }
+                        RegionSpec {
+                            role: Role::from_raw(i as u32 % 6),
+                            data: RegionData::Runtime(40 + 33 * i as u32),
+                        }
                     } else {
-                        RegionSpec { role: Role::from_raw(i as u32 % 6), data: RegionData::Baked(&baked[i]) }
+                        RegionSpec {
+                            role: Role::from_raw(i as u32 % 6),
+                            data: RegionData::Baked(&baked[i]),
+                        }
                     }
                 })
                 .collect();
@@ -125,11 +152,23 @@ fn main() {
                 })
                 .sum();
             let accel = [0u32, 32, 64, 128, 256, 7][shape as usize];
-            let blob = Npu1Writer::new().accel(Accel::from_raw(accel)).regions(&specs).cmd_stream(cmd).to_vec().expect("seed blob");
-            for (k, arena) in [runtime, runtime.saturating_sub(1), runtime + 4096].into_iter().enumerate() {
+            let blob = Npu1Writer::new()
+                .accel(Accel::from_raw(accel))
+                .regions(&specs)
+                .cmd_stream(cmd)
+                .to_vec()
+                .expect("seed blob");
+            for (k, arena) in [runtime, runtime.saturating_sub(1), runtime + 4096]
+                .into_iter()
+                .enumerate()
+            {
                 let seed = npu1_prefix(&blob, arena);
                 for target in ["npu1_validate", "npu1_bind", "npu1_ref_vs_c"] {
-                    write(&out.join(target), &format!("{si:02}-{sname}-shape{shape}-arena{k}"), &seed);
+                    write(
+                        &out.join(target),
+                        &format!("{si:02}-{sname}-shape{shape}-arena{k}"),
+                        &seed,
+                    );
                 }
                 n_npu1 += 1;
             }
@@ -141,7 +180,11 @@ fn main() {
                 seed.extend_from_slice(&size.to_le_bytes());
             }
             seed.extend_from_slice(cmd);
-            write(&out.join("cmd_decode_check"), &format!("{si:02}-{sname}-{k}"), &seed);
+            write(
+                &out.join("cmd_decode_check"),
+                &format!("{si:02}-{sname}-{k}"),
+                &seed,
+            );
         }
     }
 
@@ -149,9 +192,15 @@ fn main() {
     match std::env::var_os("NPUSCHEMA_CORPUS").filter(|v| !v.is_empty()) {
         Some(c) => {
             let dir = PathBuf::from(c).join("corpus").join("vpmn");
-            for e in fs::read_dir(&dir).expect("NPUSCHEMA_CORPUS/corpus/vpmn").flatten() {
+            for e in fs::read_dir(&dir)
+                .expect("NPUSCHEMA_CORPUS/corpus/vpmn")
+                .flatten()
+            {
                 let p = e.path();
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 if !(name.ends_with(".nb") || name.ends_with(".nbg")) {
                     continue;
                 }
@@ -159,12 +208,17 @@ fn main() {
                 for flag in [0u8, 1] {
                     let mut seed = vec![flag];
                     seed.extend_from_slice(&bytes);
-                    write(&out.join("vpmn_refreader"), &format!("{name}-{flag}"), &seed);
+                    for target in ["vpmn_refreader", "vpmn_validate"] {
+                        write(&out.join(target), &format!("{name}-{flag}"), &seed);
+                    }
                     n_vpmn += 1;
                 }
             }
         }
         None => eprintln!("fuzz-seeds: skipping VPMN seeds: NPUSCHEMA_CORPUS not set"),
     }
-    println!("fuzz-seeds: {n_npu1} NPU1 seeds x3 targets, {} stream seeds, {n_vpmn} VPMN seeds", streams.len() * 2);
+    println!(
+        "fuzz-seeds: {n_npu1} NPU1 seeds x3 targets, {} stream seeds, {n_vpmn} VPMN seeds",
+        streams.len() * 2
+    );
 }
