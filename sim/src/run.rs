@@ -223,7 +223,8 @@ fn sim_macs(accel: u32) -> u32 {
     if accel == 0 { 128 } else { accel }
 }
 
-/// Validate `blob`, bind it into a fresh arena of [`ArenaSize::any_start`] bytes, run it on a
+/// Validate `blob` (copied first to a 16-byte aligned address, as a firmware image would
+/// place it), bind it into a fresh arena of [`ArenaSize::any_start`] bytes, run it on a
 /// simulated U55 through [`Driver`] (polling or interrupt), and report what happened.
 ///
 /// # Errors
@@ -235,6 +236,15 @@ fn sim_macs(accel: u32) -> u32 {
     reason = "carries npuschema_core::Error, the project-wide Copy error"
 )]
 pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
+    // A firmware image places the blob at a 16-byte aligned address; a `Vec<u8>` or a file
+    // read promises no alignment, so run a copy that sits at one.
+    let mut placed = vec![0u8; blob.len().saturating_add(15)];
+    let skew = 0usize.wrapping_sub(placed.as_ptr().addr()) & 15;
+    let copy = placed
+        .get_mut(skew..skew.saturating_add(blob.len()))
+        .unwrap_or_default();
+    copy.copy_from_slice(blob);
+    let blob: &[u8] = copy;
     let view = Npu1::validate(blob).map_err(RunError::Invalid)?;
     let accel_macs = view.header().accel().raw();
     let roles: Vec<Role> = view.regions().map(|r| r.role()).collect();
