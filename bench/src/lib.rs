@@ -8,6 +8,8 @@
 // Host-side fixture code on small constant sizes.
 #![allow(clippy::arithmetic_side_effects)]
 
+pub mod fnv;
+
 use std::path::PathBuf;
 
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role, Set};
