@@ -199,7 +199,7 @@ fn resolve(
                     Ok(Resolved::FlagBit(owner, fi, bi))
                 }
                 Some(FieldKind::Bits(i)) => {
-                    let bf = &schema.bitfields[i];
+                    let bf = schema.bitfields.get(i).ok_or("undefined bitfields type")?;
                     let bi = bf.fields.iter().position(|x| &x.name.text == b).ok_or_else(|| {
                         format!("bitfields `{}` has no range `{b}`", bf.name.text)
                     })?;
@@ -225,12 +225,14 @@ fn resolve(
         }
         if let (Some(ti), Some((k, rest))) = (schema.file.tables.iter().position(|t| &t.name.text == first), rest.split_first()) {
             if let (Ok(k), true) = (k.parse::<u64>(), matches!(scope, Scope::Top | Scope::Record(_))) {
-                return field_in(Owner::Element(ti, k), &schema.file.tables[ti].record.text, rest);
+                let rec = schema.file.tables.get(ti).map_or("", |t| t.record.text.as_str());
+                return field_in(Owner::Element(ti, k), rec, rest);
             }
         }
         if let Some(ri) = schema.file.ext.records.iter().position(|r| &r.name.text == first) {
             if matches!(scope, Scope::Top | Scope::Record(_)) {
-                return field_in(Owner::Located(ri), &schema.file.ext.records[ri].strukt.text, rest);
+                let st = schema.file.ext.records.get(ri).map_or("", |r| r.strukt.text.as_str());
+                return field_in(Owner::Located(ri), st, rest);
             }
         }
     }
@@ -354,12 +356,12 @@ fn check_calls(c: &Checked, e: &Expr, scope: Scope<'_>, what: &str, at: &ExprAt,
         Expr::Not(x) => check_calls(c, x, scope, what, at, d),
         Expr::Bin(_, l, r) => check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d),
         Expr::Call(f, args) => match (f.as_str(), args.as_slice()) {
-            ("count", [Expr::Ref(p)]) if p.len() == 1 && c.collections.iter().any(|t| t.name.text == p[0]) => true,
+            ("count", [Expr::Ref(p)]) if p.len() == 1 && c.collections.iter().any(|t| p.first() == Some(&t.name.text)) => true,
             ("count", _) => {
                 d.error(at.pos, format!("{what} `{}`: count() takes one collection name", at.text));
                 false
             }
-            ("end", [Expr::Ref(p)]) if p.len() == 1 && c.schema.file.ext.records.iter().any(|r| r.name.text == p[0]) => true,
+            ("end", [Expr::Ref(p)]) if p.len() == 1 && c.schema.file.ext.records.iter().any(|r| p.first() == Some(&r.name.text)) => true,
             ("end", _) => {
                 d.error(at.pos, format!("{what} `{}`: end() takes one located record name", at.text));
                 false
@@ -447,7 +449,7 @@ pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &St
                 d.error(e.pos, format!("`{}`: a table element's flag bits cannot be tested (compare its value instead)", e.text));
             }
             Ok(Resolved::Field(Owner::Element(ti, _), _) | Resolved::Composed(Owner::Element(ti, _), _) | Resolved::BitField(Owner::Element(ti, _), _, _)) => {
-                let t = &c.schema.file.tables[ti];
+                let Some(t) = c.schema.file.tables.get(ti) else { continue };
                 if !st.tables_fitted.contains(&t.name.text) {
                     d.error(e.pos, format!("`{}` reads table `{}` before the table_fits step that makes it safe to read", e.text, t.name.text));
                 }
@@ -455,7 +457,7 @@ pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &St
             _ => {}
         }
         if let Ok(Resolved::Field(Owner::Located(i), _) | Resolved::Composed(Owner::Located(i), _) | Resolved::BitField(Owner::Located(i), _, _) | Resolved::FlagBit(Owner::Located(i), _, _)) = c.resolve(p, scope) {
-            let r = &c.schema.file.ext.records[i];
+            let Some(r) = c.schema.file.ext.records.get(i) else { continue };
             if !st.records_bound.contains(&r.name.text) {
                 d.error(e.pos, format!("`{}` reads record `{}` before the record_fits step that makes it safe to read", e.text, r.name.text));
             }

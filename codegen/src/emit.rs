@@ -537,7 +537,7 @@ impl<'a> Em<'a> {
             }
             let prev = i.checked_sub(1).and_then(|p| steps.get(p));
             out.push(match s {
-                Step::Ext(x) => crate::sections::step(self, x, prev, steps.get(i + 1), scope, &env),
+                Step::Ext(x) => crate::sections::step(self, x, prev, steps.get(i.saturating_add(1)), scope, &env),
                 Step::ForEach { table, steps } if crate::ext::collection_of(&self.schema().file, &table.text).is_some() => {
                     crate::sections::for_each_collection(self, &table.text, steps)
                 }

@@ -614,10 +614,10 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
             if let Some(l) = vm.req("list", d) {
                 for (key, v) in named_entries(l, "list", d) {
                     let what = format!("variant `{}`", key.text);
-                    if let Some(file) = file_body(v, &what, true, d) {
-                        if let Some(when) = file.ext.when.clone() {
-                            list.push(Variant { key, when, file });
-                        }
+                    if let Some(file) = file_body(v, &what, true, d)
+                        && let Some(when) = file.ext.when.clone()
+                    {
+                        list.push(Variant { key, when, file });
                     }
                 }
             }
@@ -708,9 +708,24 @@ use crate::schema::{Schema, Struct, Table};
 /// counter per value on the stack.
 pub const MAX_SECTION_TYPES: u64 = 255;
 
+/// The mask of bits `lo..=hi` (`hi` < 64, `lo` <= `hi`).
+pub fn range_mask(lo: u64, hi: u64) -> u64 {
+    let top = if hi >= 63 {
+        u64::MAX
+    } else {
+        (1u64 << hi.saturating_add(1)).wrapping_sub(1)
+    };
+    let bottom = if lo >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << lo).wrapping_sub(1)
+    };
+    top & !bottom
+}
+
 /// Ranges inside the word, no overlap, unique names.
 pub fn check_bitfield(b: &Bitfield, d: &mut Diags) {
-    let bits = 8 * b.repr.bytes();
+    let bits = b.repr.bytes().saturating_mul(8);
     let mut used = 0u64;
     let mut names: Vec<&str> = Vec::new();
     for f in &b.fields {
@@ -737,12 +752,7 @@ pub fn check_bitfield(b: &Bitfield, d: &mut Diags) {
             );
             continue;
         }
-        let width = f.hi - f.lo + 1;
-        let mask = if width == 64 {
-            u64::MAX
-        } else {
-            ((1u64 << width) - 1) << f.lo
-        };
+        let mask = range_mask(f.lo, f.hi);
         if used & mask != 0 {
             d.error(
                 f.pos,
@@ -949,8 +959,12 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         };
         let rec = t.record.text.as_str();
         match field_of(c, rec, &dir.type_field.text) {
-            Some((_, _, FieldKind::Enum(e))) if !c.schema.enums[e].open => {
-                let en = &c.schema.enums[e];
+            Some((_, _, FieldKind::Enum(e)))
+                if c.schema.enums.get(e).is_some_and(|en| !en.open) =>
+            {
+                let Some(en) = c.schema.enums.get(e) else {
+                    continue;
+                };
                 if en.values.iter().any(|v| v.value > MAX_SECTION_TYPES) {
                     d.error(dir.type_field.pos, format!("enum `{}` has a value above {MAX_SECTION_TYPES}: too many section types", en.name.text));
                 }
@@ -1232,7 +1246,7 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
             match &check.expr {
                 Expr::Bin(op, l, r)
                     if op.is_comparison()
-                        && matches!(&**l, Expr::Ref(p) if p.len() == 1 && p[0] == "item") =>
+                        && matches!(&**l, Expr::Ref(p) if p.len() == 1 && p.first().is_some_and(|x| x == "item")) =>
                 {
                     let rhs = ExprAt {
                         expr: (**r).clone(),

@@ -76,18 +76,11 @@ pub fn bitfields(c: &Checked) -> TokenStream {
         let doc = doc_attr(&b.doc);
         let getters = b.fields.iter().map(|f| {
             let name = ident(&f.name.text);
-            let width = f.hi - f.lo + 1;
-            let mask: u64 = if width >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << width) - 1
-            };
+            let mask = ext::range_mask(f.lo, f.hi) >> f.lo;
             let mask: TokenStream = format!("{mask:#x}").parse().unwrap_or_default();
             let lo = lit_u64(f.lo);
             let d = doc_attr(
-                &format!("{}\n\nBits {}..={} of the word.", f.doc, f.lo, f.hi)
-                    .trim_start()
-                    .to_string(),
+                format!("{}\n\nBits {}..={} of the word.", f.doc, f.lo, f.hi).trim_start(),
             );
             quote! {
                 #d
@@ -127,7 +120,9 @@ pub fn field_read(em: &Em<'_>, kind: FieldKind, off: u64) -> (TokenStream, Token
             (quote!([#ty; #n]), quote!([#(#items),*]))
         }
         FieldKind::Bits(i) => {
-            let b = &em.c.schema.bitfields[i];
+            let Some(b) = em.c.schema.bitfields.get(i) else {
+                return (quote!(u8), quote!(0));
+            };
             let ty = ident(&b.name.text);
             let r = read_at(&raw, b.repr, off);
             (quote!(#ty), quote!(#ty::from_bits(#r)))
@@ -145,7 +140,7 @@ pub fn composed_accessors(em: &Em<'_>, st: &Struct) -> Vec<(String, TokenStream)
             let name = ident(&c.name.text);
             let low = ident(&c.low.text);
             let high = ident(&c.high.text);
-            let d = doc_attr(&format!("{}\n\n`{}` (bits 0-31) and `{}` (bits 32-63) as one value.", c.doc, c.low.text, c.high.text).trim_start().to_string());
+            let d = doc_attr(format!("{}\n\n`{}` (bits 0-31) and `{}` (bits 32-63) as one value.", c.doc, c.low.text, c.high.text).trim_start());
             (
                 c.name.text.clone(),
                 quote! {
@@ -171,7 +166,9 @@ pub fn is_collection_record(c: &Checked, sname: &str) -> bool {
 
 /// Offset expression of field `k` of a gated struct for gate value `gate` (tokens, `u64`).
 fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
-    let l = &c.layouts[&st.name.text];
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return quote!(0u64);
+    };
     let parts = st
         .fields
         .iter()
@@ -195,7 +192,9 @@ fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> Token
 pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
     let c = em.c;
     let id = ident(&st.name.text);
-    let l = &c.layouts[&st.name.text];
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return quote!();
+    };
     let doc = doc_attr(&st.doc);
     let all = gated_offset(c, st, st.fields.len(), &quote!(gate));
     let mut accessors = Vec::new();
@@ -212,7 +211,9 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 (quote!(#ty), quote!(#ty::from_le_bytes(*b)))
             }
             FieldKind::Enum(i) => {
-                let e = &c.schema.enums[i];
+                let Some(e) = c.schema.enums.get(i) else {
+                    continue;
+                };
                 let ety = ident(&e.name.text);
                 let r = ident(e.repr.rust());
                 if e.open {
@@ -230,7 +231,9 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 }
             }
             FieldKind::Flags(i) => {
-                let fl = &c.schema.flags[i];
+                let Some(fl) = c.schema.flags.get(i) else {
+                    continue;
+                };
                 let fty = ident(&fl.name.text);
                 let r = ident(fl.repr.rust());
                 (
@@ -239,7 +242,9 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 )
             }
             FieldKind::Bits(i) => {
-                let bf = &c.schema.bitfields[i];
+                let Some(bf) = c.schema.bitfields.get(i) else {
+                    continue;
+                };
                 let bty = ident(&bf.name.text);
                 let r = ident(bf.repr.rust());
                 (quote!(#bty), quote!(#bty::from_bits(#r::from_le_bytes(*b))))
@@ -263,7 +268,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
             Some((s, _)) => format!("Present when the gate is at least {s:#x} (`None` otherwise)."),
             None => "Present in every layout.".to_string(),
         };
-        let d = doc_attr(&format!("{}\n\n{gate_doc}", f.doc).trim_start().to_string());
+        let d = doc_attr(format!("{}\n\n{gate_doc}", f.doc).trim_start());
         let read = quote! {
             let at = #at;
             let b: &'a [u8; #wl] = __rt::chunk_at::<#wl>(self.raw, at)?;
@@ -368,8 +373,15 @@ pub fn leaf(em: &Em<'_>, r: Resolved, scope: Scope<'_>, env: &Env) -> TokenStrea
             let Some(FieldKind::Bits(b)) = kind else {
                 return quote!(0u64);
             };
-            let bf = &em.c.schema.bitfields[b];
-            let sub = ident(&bf.fields[bi].name.text);
+            let Some(sub) =
+                em.c.schema
+                    .bitfields
+                    .get(b)
+                    .and_then(|bf| bf.fields.get(bi))
+            else {
+                return quote!(0u64);
+            };
+            let sub = ident(&sub.name.text);
             let f = ident(&f);
             let get = if gated_owner(em, owner, scope) {
                 quote!(#base.#f()?)
@@ -534,12 +546,11 @@ fn expr_counts(e: &Expr, out: &mut Vec<String>) {
             expr_counts(r, out);
         }
         Expr::Call(f, args) => {
-            if let (true, [Expr::Ref(p)]) = (f == "count", args.as_slice()) {
-                if let Some(n) = p.first() {
-                    if !out.contains(n) {
-                        out.push(n.clone());
-                    }
-                }
+            if let (true, [Expr::Ref(p)]) = (f == "count", args.as_slice())
+                && let Some(n) = p.first()
+                && !out.contains(n)
+            {
+                out.push(n.clone());
             }
             args.iter().for_each(|a| expr_counts(a, out));
         }
@@ -583,9 +594,37 @@ fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
     }
 }
 
-/// `let __count_<collection>: u64 = ...;` for every `count()` a top-level step uses (also
-/// inside its `for_each` bodies, so loops do not recount).
+/// The per-type section count and first-index arrays of a directory.
+fn index_vars(dir: &Directory) -> (proc_macro2::Ident, proc_macro2::Ident) {
+    (
+        format_ident!("__dcount_{}", dir.name.text),
+        format_ident!("__dfirst_{}", dir.name.text),
+    )
+}
+
+/// The directory whose `entry_size` step a `for_each` runs, if any.
+fn entry_size_dir<'a>(c: &'a Checked, s: &Step) -> Option<&'a Directory> {
+    let Step::ForEach { steps, .. } = s else {
+        return None;
+    };
+    steps.iter().find_map(|x| match x {
+        Step::Ext(ExtStep::EntrySize { directory, .. }) => dir_of(c, &directory.text),
+        _ => None,
+    })
+}
+
+/// Declarations a top-level step needs before it: `let __count_<collection>: u64 = ...;`
+/// for every `count()` it uses (also inside its `for_each` bodies, so loops do not
+/// recount), and the per-type index a directory's `entry_size` step fills in.
 pub fn count_bindings(em: &Em<'_>, s: &Step) -> TokenStream {
+    let index = entry_size_dir(em.c, s).map(|dir| {
+        let (cnt, first) = index_vars(dir);
+        let m = lit_usize(type_slots(em.c, dir));
+        quote! {
+            let mut #cnt = [0u32; #m];
+            let mut #first = [u32::MAX; #m];
+        }
+    });
     let mut names = Vec::new();
     step_counts(em.c, s, &mut names);
     let lets = names.iter().filter_map(|n| {
@@ -611,7 +650,7 @@ pub fn count_bindings(em: &Em<'_>, s: &Step) -> TokenStream {
             };
         })
     });
-    quote!(#(#lets)*)
+    quote!(#index #(#lets)*)
 }
 
 // ----- directory loops -------------------------------------------------------------------
@@ -689,8 +728,21 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
         let v = lit_u64(v);
         quote!(if __stype != #v { continue; })
     });
+    // A loop over one type starts at that type's first section (from the index the
+    // `entry_size` step built) and, when there is only one, stops after it.
+    let range = match only {
+        Some(v) => {
+            let (cnt, first) = index_vars(dir);
+            let v = lit_usize(v);
+            quote! {
+                .skip(#first.get(#v).map_or(usize::MAX, |f| usize::try_from(*f).unwrap_or(usize::MAX)))
+                .take(if #cnt.get(#v) == Some(&1) { 1 } else { usize::MAX })
+            }
+        }
+        None => quote!(),
+    };
     quote! {
-        for (__si, __sraw) in #var.iter().enumerate() {
+        for (__si, __sraw) in #var.iter().enumerate() #range {
             let __stype: u64 = #ty;
             #filter
             let __srec = #rec_ty { raw: __sraw, buf, index: u32::try_from(__si).unwrap_or(u32::MAX) };
@@ -788,11 +840,11 @@ fn type_slots(c: &Checked, dir: &Directory) -> u64 {
         return 1;
     };
     match field_of(c, &t.record.text, &dir.type_field.text) {
-        Some((_, _, FieldKind::Enum(e))) => c.schema.enums[e]
-            .values
-            .iter()
-            .map(|v| v.value)
-            .max()
+        Some((_, _, FieldKind::Enum(e))) => c
+            .schema
+            .enums
+            .get(e)
+            .and_then(|en| en.values.iter().map(|v| v.value).max())
             .map_or(1, |m| m.saturating_add(1)),
         _ => 1,
     }
@@ -900,6 +952,7 @@ pub fn step(
                 return quote!();
             };
             let tn = di.table.name.text.as_str();
+            let (cnt, first) = index_vars(dir);
             let Scope::Record(t) = scope else {
                 return quote!();
             };
@@ -959,9 +1012,19 @@ pub fn step(
                     let es: u64 = #es;
                     let size: u64 = #length.unwrap_or(u64::MAX);
                     if es != 0 && size.checked_rem(es) != Some(0) { #e1 }
-                    let want: Option<u64> = match #type_read { #(#arms)* _ => None };
+                    let ty: u64 = #type_read;
+                    let want: Option<u64> = match ty { #(#arms)* _ => None };
                     if let Some(want) = want {
                         if es != want { #e2 }
+                    }
+                    // The per-type index later steps use to find a type's sections.
+                    if let Some(n) = usize::try_from(ty).ok().and_then(|i| #cnt.get_mut(i)) {
+                        if *n == 0 {
+                            if let Some(f) = usize::try_from(ty).ok().and_then(|i| #first.get_mut(i)) {
+                                *f = u32::try_from(index).unwrap_or(u32::MAX);
+                            }
+                        }
+                        *n = n.saturating_add(1);
                     }
                 }
             }
@@ -1100,16 +1163,7 @@ fn record_checksums(
     let col = records.text.as_str();
     let (tn, sn) = (target.text.as_str(), stored.text.as_str());
     let want = want_var(&k.name.text);
-    let count_loop = dir_loop(
-        em,
-        dir,
-        None,
-        quote! {
-            if let Some(n) = usize::try_from(__stype).ok().and_then(|i| __sec_count.get_mut(i)) {
-                *n = n.saturating_add(1);
-            }
-        },
-    );
+    let (dcount, _) = index_vars(dir);
     let miss = err(
         &missing.text,
         quote!(__rt::Field::indexed(#col, index, #tn)),
@@ -1197,8 +1251,7 @@ fn record_checksums(
     );
     quote! {
         #[doc = #comment]
-        let mut __sec_count = [0u32; #m];
-        #count_loop
+        let __sec_count = #dcount;
         #miss_loop
         let mut #want: [Option<(u64, u64, u64)>; #m] = [None; #m];
         #dup_loop
@@ -1294,6 +1347,33 @@ fn payload_checksum(
             }
         }
     });
+    let pat = payload_expr(em, dir, true);
+    let flush = quote! {
+        if let Some((s, e)) = __pend.take() {
+            __crc = __rt::crc32(__crc, __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]));
+        }
+    };
+    let zero_values: Vec<Literal> = dir
+        .layouts
+        .iter()
+        .filter(|l| zero.iter().any(|(col, _)| col.text == l.collection.text))
+        .filter_map(|l| type_value(c, dir, &l.value.text).map(lit_u64))
+        .collect();
+    let mut specials: Vec<TokenStream> = Vec::new();
+    if !zero_values.is_empty() {
+        specials.push(quote!(matches!(__stype, #(#zero_values)|*)));
+    }
+    if let Some((_, rk)) = fused_with(c, prev, dir) {
+        let want = want_var(&rk.name.text);
+        specials.push(quote!(
+            matches!(usize::try_from(__stype).ok().and_then(|i| #want.get(i)), Some(Some(_)))
+        ));
+    }
+    let special = if specials.is_empty() {
+        quote!(false)
+    } else {
+        quote!(#(#specials)||*)
+    };
     let gone = err(
         codes,
         quote!(__rt::Field::indexed(#tn, u64::try_from(__si).unwrap_or(u64::MAX), #pn)),
@@ -1307,6 +1387,20 @@ fn payload_checksum(
         quote! {
             // In bounds: every payload passed its range check.
             let Some(__p) = __srec.#payload() else { #gone };
+            let __ps: u64 = #pat.unwrap_or(0);
+            let __pe: u64 = __ps.saturating_add(u64::try_from(__p.len()).unwrap_or(u64::MAX));
+            if !(#special) {
+                // An ordinary payload: hashed with any payloads right before it in one update.
+                match __pend {
+                    Some((s, e)) if e == __ps => __pend = Some((s, __pe)),
+                    _ => {
+                        #flush
+                        __pend = Some((__ps, __pe));
+                    }
+                }
+                continue;
+            }
+            #flush
             #fused
             #(#zero_arms)*
             __crc = __rt::crc32(__crc, __p);
@@ -1345,7 +1439,9 @@ fn payload_checksum(
         #[doc = #comment]
         {
             let mut __crc: u32 = 0;
+            let mut __pend: Option<(u64, u64)> = None;
             #lp
+            #flush
             let stored: Option<u64> = #sv;
             if stored != Some(u64::from(__crc)) { #mism }
         }

@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
 use crate::expr::Expr;
-use crate::schema::{Algorithm, Range, Step, Table};
+use crate::schema::{Algorithm, IntTy, Range, Step, Table};
 
 fn camel(s: &str) -> String {
     s.split(['_', '-']).map(|p| {
@@ -225,7 +225,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             FieldKind::Int(t) => t,
             FieldKind::Enum(e) => c.schema.enums[e].repr,
             FieldKind::Flags(fl) => c.schema.flags[fl].repr,
-            FieldKind::Bits(b) => c.schema.bitfields[b].repr,
+            FieldKind::Bits(b) => c.schema.bitfields.get(b).map_or(IntTy::U32, |x| x.repr),
             FieldKind::Array(t, _) => {
                 if matches!(hrules[i], HeaderRule::Input) {
                     let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
@@ -411,7 +411,7 @@ fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
             }
         }
         FieldKind::Flags(f) => { let ty = format_ident!("{}", c.schema.flags[f].name.text); (quote!(#ty), quote!(#ty::empty())) }
-        FieldKind::Bits(b) => { let ty = format_ident!("{}", c.schema.bitfields[b].name.text); (quote!(#ty), quote!(#ty::from_bits(0))) }
+        FieldKind::Bits(b) => { let ty = format_ident!("{}", c.schema.bitfields.get(b).map_or("Missing", |x| x.name.text.as_str())); (quote!(#ty), quote!(#ty::from_bits(0))) }
         FieldKind::Array(t, n) => {
             let ty = format_ident!("{}", t.rust());
             let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
