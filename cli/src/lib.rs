@@ -9,20 +9,14 @@ pub mod format;
 pub mod generate;
 pub mod inspect;
 
-/// VPMN validation for `check`. The VPMN schema's generated validator plugs in here.
+pub mod vpmn;
+
+/// VPMN validation for `check`: the generated validator.
 pub(crate) fn vpmn_check(bytes: &[u8]) -> Result<(), npuschema_core::Error> {
-    let _ = bytes;
-    Err(npuschema_core::Error::new(
-        "unsupported-format",
-        npuschema_core::Field::plain("magic"),
-        0,
-        npuschema_core::Detail::None,
-    ))
+    vpmn::check(bytes)
 }
 
-/// VPMN `inspect`. The VPMN schema's generated view plugs in here.
+/// VPMN `inspect`: the field map's keys, the ledger with `--ledger`.
 pub(crate) fn vpmn_inspect(bytes: &[u8], args: &inspect::Args) -> std::process::ExitCode {
-    let _ = bytes;
-    eprintln!("{}: VPMN inspection is not available in this build", args.file.display());
-    std::process::ExitCode::from(2)
+    vpmn::inspect::run(bytes, &args.file, args.json, args.ledger)
 }

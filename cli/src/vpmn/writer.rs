@@ -1,0 +1,375 @@
+//! The VPMN version 2 writer: lay a file out from its sections (format header, sub-header,
+//! directory, payloads in directory order each at its alignment), compute every CHECKSUM
+//! record and the header's file checksum, and validate the result with the generated
+//! validator before handing it back.
+//!
+//! [`reseal`] recomputes the checksums of an existing image (any bytes: it reads
+//! defensively), which is how tests make files with exactly one fault. [`edit_dynaio_entry`]
+//! is the field map's controlled A/B edit: one DYNAIO slot's bytes replaced in place, every
+//! checksum recomputed, the result validated.
+
+use std::fmt;
+
+use npuschema_core::Error;
+use npuschema_generated::vpmn::{self, FormatHeader, SectionHeader, SubHeader, Vpmn};
+
+/// Section type of CHECKSUM.
+pub const CHECKSUM: u32 = 40;
+/// Section type of DYNAIO.
+pub const DYNAIO: u32 = 20;
+/// Section type of DYNAIO_TABLE.
+pub const DYNAIO_TABLE: u32 = 26;
+
+/// One section to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// `sd_type`.
+    pub sd_type: u32,
+    /// `sd_alignsize`: the payload's file offset is a multiple of it (0 and 1: none).
+    pub alignment: u32,
+    /// `sd_entsize`.
+    pub entry_size: u32,
+    /// `sd_addr_low/high`.
+    pub load_address: u64,
+    /// `reserved1`, `reserved2`.
+    pub reserved: [u32; 2],
+    /// The payload. For CHECKSUM, the records' value words are computed by the writer.
+    pub payload: Vec<u8>,
+}
+
+impl Section {
+    /// A section with no alignment, load address or reserved words.
+    #[must_use]
+    pub fn new(sd_type: u32, entry_size: u32, payload: Vec<u8>) -> Self {
+        Self {
+            sd_type,
+            alignment: 0,
+            entry_size,
+            load_address: 0,
+            reserved: [0; 2],
+            payload,
+        }
+    }
+
+    /// The same section aligned to `alignment`.
+    #[must_use]
+    pub fn aligned(mut self, alignment: u32) -> Self {
+        self.alignment = alignment;
+        self
+    }
+}
+
+/// A whole version 2 file to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct V2Spec {
+    /// Header `target`.
+    pub target: u32,
+    /// Header word 0x24 (`class` and reserved bits).
+    pub class_word: u32,
+    /// Header `reserved2`, `reserved3`.
+    pub reserved: [u32; 2],
+    /// The sections, in directory (and file) order.
+    pub sections: Vec<Section>,
+}
+
+/// Why the writer could not produce a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// A size or offset does not fit the field that stores it.
+    TooLarge(&'static str),
+    /// The bytes written do not validate (the spec breaks a format rule).
+    Invalid(Error),
+    /// The input is not a version 2 file.
+    NotV2,
+    /// The file has no DYNAIO region, or no such entry.
+    NoSuchEntry(usize),
+    /// The new bytes are not the entry's size (the edit is in place).
+    SizeMismatch {
+        /// The entry's size.
+        entry: u64,
+        /// The new bytes' length.
+        given: u64,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::TooLarge(what) => write!(f, "value-too-large: {what}"),
+            WriteError::Invalid(e) => write!(f, "writer output does not validate: {e}"),
+            WriteError::NotV2 => f.write_str("not-v2: the writer edits version 2 files only"),
+            WriteError::NoSuchEntry(k) => write!(f, "no-such-entry: no DYNAIO entry {k}"),
+            WriteError::SizeMismatch { entry, given } => {
+                write!(
+                    f,
+                    "size-mismatch: entry holds {entry} bytes, {given} given (edits are in place)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+fn put_u32(out: &mut [u8], at: usize, v: u32) {
+    if let Some(d) = out.get_mut(at..).and_then(|t| t.first_chunk_mut::<4>()) {
+        *d = v.to_le_bytes();
+    }
+}
+
+fn get_u32(b: &[u8], at: u64) -> Option<u32> {
+    let at = usize::try_from(at).ok()?;
+    b.get(at..)?
+        .first_chunk::<4>()
+        .map(|w| u32::from_le_bytes(*w))
+}
+
+fn align_up(v: u64, a: u32) -> Option<u64> {
+    if a <= 1 {
+        return Some(v);
+    }
+    let a = u64::from(a);
+    v.checked_add(a - 1).map(|x| x / a * a)
+}
+
+/// Lay the file out and fill in every derived field and checksum, without validating.
+///
+/// # Errors
+/// A size that does not fit its field.
+pub fn assemble(spec: &V2Spec) -> Result<Vec<u8>, WriteError> {
+    let header = FormatHeader::SIZE as u64;
+    let sub = SubHeader::SIZE as u64;
+    let dir_at = header + sub;
+    let count = u32::try_from(spec.sections.len())
+        .map_err(|_| WriteError::TooLarge("sub_header.sh_count"))?;
+    let mut cursor = dir_at
+        .checked_add(u64::from(count) * SectionHeader::SIZE as u64)
+        .ok_or(WriteError::TooLarge("section directory"))?;
+    let mut places = Vec::with_capacity(spec.sections.len());
+    for s in &spec.sections {
+        let at = align_up(cursor, s.alignment).ok_or(WriteError::TooLarge("section offset"))?;
+        places.push(at);
+        cursor = at
+            .checked_add(s.payload.len() as u64)
+            .ok_or(WriteError::TooLarge("section size"))?;
+    }
+    let total = usize::try_from(cursor).map_err(|_| WriteError::TooLarge("file size"))?;
+    let mut out = vec![0u8; total];
+    put_u32(&mut out, 0, vpmn::MAGIC);
+    put_u32(&mut out, 4, vpmn::VERSION_V2);
+    put_u32(&mut out, 8, spec.target);
+    put_u32(&mut out, 0x10, cursor as u32);
+    put_u32(&mut out, 0x14, (cursor >> 32) as u32);
+    put_u32(&mut out, 0x18, header as u32);
+    put_u32(&mut out, 0x1c, vpmn::SUB_HEADER_BYTES);
+    put_u32(&mut out, 0x20, vpmn::SUB_HEADER_COUNT);
+    put_u32(&mut out, 0x24, spec.class_word);
+    put_u32(&mut out, 0x28, spec.reserved[0]);
+    put_u32(&mut out, 0x2c, spec.reserved[1]);
+    let h = header as usize;
+    put_u32(&mut out, h, dir_at as u32);
+    put_u32(&mut out, h + 4, vpmn::SECTION_HEADER_BYTES);
+    put_u32(&mut out, h + 8, count);
+    for (i, (s, at)) in spec.sections.iter().zip(&places).enumerate() {
+        let r = dir_at as usize + i * SectionHeader::SIZE;
+        let size = s.payload.len() as u64;
+        let words = [
+            s.sd_type,
+            *at as u32,
+            (*at >> 32) as u32,
+            size as u32,
+            (size >> 32) as u32,
+            s.load_address as u32,
+            (s.load_address >> 32) as u32,
+            s.alignment,
+            s.entry_size,
+            s.reserved[0],
+            s.reserved[1],
+        ];
+        for (k, w) in words.iter().enumerate() {
+            put_u32(&mut out, r + 4 * k, *w);
+        }
+        let start = *at as usize;
+        if let Some(d) = out.get_mut(start..start + s.payload.len()) {
+            d.copy_from_slice(&s.payload);
+        }
+    }
+    reseal(&mut out);
+    Ok(out)
+}
+
+/// Lay the file out, compute every checksum, and validate the result.
+///
+/// # Errors
+/// A size that does not fit, or a spec that breaks a format rule (the validator's error).
+pub fn build_v2(spec: &V2Spec) -> Result<Vec<u8>, WriteError> {
+    let out = assemble(spec)?;
+    match Vpmn::validate(&out) {
+        Ok(Vpmn::V2(_)) => Ok(out),
+        Ok(Vpmn::V1(_)) => Err(WriteError::NotV2),
+        Err(e) => Err(WriteError::Invalid(e)),
+    }
+}
+
+/// The spec of a validated version 2 file: writing it back reproduces the file when its
+/// payloads follow the directory in order at their alignments (as producers write them).
+///
+/// # Errors
+/// [`WriteError::NotV2`] for anything but a valid version 2 file.
+pub fn spec_of(bytes: &[u8]) -> Result<V2Spec, WriteError> {
+    let Ok(Vpmn::V2(v)) = Vpmn::validate(bytes) else {
+        return Err(WriteError::NotV2);
+    };
+    let h = v.header();
+    let sections = v
+        .sections()
+        .map(|s| Section {
+            sd_type: s.sd_type().raw(),
+            alignment: s.sd_alignsize(),
+            entry_size: s.sd_entsize(),
+            load_address: s.load_address(),
+            reserved: [s.reserved1(), s.reserved2()],
+            payload: s.payload().unwrap_or_default().to_vec(),
+        })
+        .collect();
+    Ok(V2Spec {
+        target: h.target(),
+        class_word: h.class_word().bits(),
+        reserved: [h.reserved2(), h.reserved3()],
+        sections,
+    })
+}
+
+/// A directory record read defensively: `(type, offset, size)`.
+fn raw_sections(b: &[u8]) -> Vec<(u32, u64, u64)> {
+    let Some(sh) = get_u32(b, 0x18) else {
+        return Vec::new();
+    };
+    let (Some(dir), Some(count)) = (get_u32(b, u64::from(sh)), get_u32(b, u64::from(sh) + 8))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for i in 0..u64::from(count) {
+        let r = u64::from(dir) + i * SectionHeader::SIZE as u64;
+        let w = |k: u64| get_u32(b, r + 4 * k);
+        let (Some(t), Some(ol), Some(oh), Some(sl), Some(shi)) = (w(0), w(1), w(2), w(3), w(4))
+        else {
+            break;
+        };
+        out.push((
+            t,
+            u64::from(ol) | u64::from(oh) << 32,
+            u64::from(sl) | u64::from(shi) << 32,
+        ));
+    }
+    out
+}
+
+fn payload(b: &[u8], offset: u64, size: u64) -> Option<&[u8]> {
+    let end = offset.checked_add(size)?;
+    b.get(usize::try_from(offset).ok()?..usize::try_from(end).ok()?)
+}
+
+/// Recompute, in place, every CHECKSUM record value (CRC-32 of the payload of the one
+/// section of the type it names; records naming no single section are left alone) and then
+/// the header's `crc_sum` (the field map's rule). Reads defensively: any bytes are accepted.
+pub fn reseal(b: &mut [u8]) {
+    let sections = raw_sections(b);
+    let mut values = Vec::new();
+    for (t, off, size) in &sections {
+        if *t != CHECKSUM {
+            continue;
+        }
+        let Some(p) = payload(b, *off, *size) else {
+            continue;
+        };
+        for (k, rec) in p.chunks_exact(8).enumerate() {
+            let target = u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
+            let mut hits = sections.iter().filter(|s| s.0 == target);
+            if let (Some(s), None) = (hits.next(), hits.next())
+                && let Some(tp) = payload(b, s.1, s.2)
+            {
+                values.push((*off + 8 * k as u64 + 4, crc32fast::hash(tp)));
+            }
+        }
+    }
+    for (at, v) in values {
+        if let Ok(at) = usize::try_from(at) {
+            put_u32(b, at, v);
+        }
+    }
+    let crc = file_crc(b, &sections);
+    put_u32(b, 0x0c, crc);
+}
+
+/// The field map's file checksum over `sections` (in directory order): CRC-32 over each
+/// payload, gaps excluded, CHECKSUM payloads with their value words taken as zero.
+/// Computed here with `crc32fast` directly, independently of the generated validator.
+#[must_use]
+pub fn file_crc(b: &[u8], sections: &[(u32, u64, u64)]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    for (t, off, size) in sections {
+        let Some(p) = payload(b, *off, *size) else {
+            continue;
+        };
+        if *t == CHECKSUM {
+            let (recs, rest) = p.as_chunks::<8>();
+            for r in recs {
+                h.update(&r[..4]);
+                h.update(&[0; 4]);
+            }
+            h.update(rest);
+        } else {
+            h.update(p);
+        }
+    }
+    h.finalize()
+}
+
+/// The directory of a file as `(type, offset, size)`, read defensively.
+#[must_use]
+pub fn directory(b: &[u8]) -> Vec<(u32, u64, u64)> {
+    raw_sections(b)
+}
+
+/// The controlled A/B edit: replace the bytes of DYNAIO slot `entry` (same length), then
+/// recompute every checksum and validate.
+///
+/// # Errors
+/// Not a valid version 2 file, no such slot, a length change, or an invalid result.
+pub fn edit_dynaio_entry(file: &[u8], entry: usize, bytes: &[u8]) -> Result<Vec<u8>, WriteError> {
+    let Ok(Vpmn::V2(v)) = Vpmn::validate(file) else {
+        return Err(WriteError::NotV2);
+    };
+    let region = v
+        .sections()
+        .find(|s| s.sd_type().raw() == DYNAIO)
+        .ok_or(WriteError::NoSuchEntry(entry))?;
+    let slot = v
+        .dynaio_table()
+        .nth(entry)
+        .ok_or(WriteError::NoSuchEntry(entry))?;
+    let size = u64::from(slot.size());
+    if size != bytes.len() as u64 {
+        return Err(WriteError::SizeMismatch {
+            entry: size,
+            given: bytes.len() as u64,
+        });
+    }
+    let at = region
+        .offset()
+        .checked_add(u64::from(slot.offset()))
+        .ok_or(WriteError::NoSuchEntry(entry))?;
+    let at = usize::try_from(at).map_err(|_| WriteError::NoSuchEntry(entry))?;
+    let mut out = file.to_vec();
+    out.get_mut(at..at + bytes.len())
+        .ok_or(WriteError::NoSuchEntry(entry))?
+        .copy_from_slice(bytes);
+    reseal(&mut out);
+    match Vpmn::validate(&out) {
+        Ok(Vpmn::V2(_)) => Ok(out),
+        Ok(Vpmn::V1(_)) => Err(WriteError::NotV2),
+        Err(e) => Err(WriteError::Invalid(e)),
+    }
+}
