@@ -30,6 +30,20 @@ fn fnv(c: &mut Criterion) {
             npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, black_box(&weights))
         })
     });
+    #[cfg(target_arch = "x86_64")]
+    {
+        use npuschema_bench::fnv::{fnv1a32_bitsliced, imul_chain};
+        assert_eq!(
+            fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, &weights),
+            want
+        );
+        g.bench_function(BenchmarkId::new("bitsliced", weights.len()), |b| {
+            b.iter(|| fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, black_box(&weights)))
+        });
+        g.bench_function(BenchmarkId::new("imul_chain_only", weights.len()), |b| {
+            b.iter(|| imul_chain(black_box(weights.len())))
+        });
+    }
     #[cfg(c_peer)]
     {
         assert_eq!(npuschema_bench::peer::fnv1a(&weights), want);

@@ -135,6 +135,11 @@ fn main() {
     let fixture = doc_example_blob();
     let blob = fixture.bytes();
     let payload = &blob[32..];
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(
+        npuschema_bench::fnv::fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, payload),
+        bare_fnv1a(payload)
+    );
     let mut arena = vec![0u8; DOC_SCRATCH_BYTES as usize + 16];
     assert!(Job::bind(Npu1::validate(blob).expect("valid"), &mut arena).is_ok());
     let n = Some(payload.len());
@@ -170,6 +175,27 @@ fn main() {
         n,
         "(info)",
     );
+    #[cfg(target_arch = "x86_64")]
+    {
+        let o = compare(
+            || {
+                u64::from(npuschema_bench::fnv::fnv1a32_bitsliced(
+                    npuschema_core::FNV1A32_OFFSET_BASIS,
+                    black_box(payload),
+                ))
+            },
+            || u64::from(bare_fnv1a(black_box(payload))),
+            rounds,
+        );
+        row(
+            "FNV-1a, same result, no byte-serial chain",
+            "bench::fnv::fnv1a32_bitsliced",
+            "bare FNV-1a loop",
+            &o,
+            n,
+            "(info)",
+        );
+    }
     #[cfg(target_arch = "x86_64")]
     {
         let o = compare(

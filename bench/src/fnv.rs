@@ -43,3 +43,187 @@ pub fn imul_chain(n: usize) -> u32 {
     }
     h
 }
+
+const P: u32 = 0x0100_0193;
+
+/// `p^e` (mod 2^32).
+const fn pow_p(e: u32) -> u32 {
+    let mut r = 1u32;
+    let mut i = 0;
+    while i < e {
+        r = r.wrapping_mul(P);
+        i += 1;
+    }
+    r
+}
+
+/// `p^64`: the multiplier that carries a state across one 64-byte block.
+const P64: u32 = pow_p(64);
+
+/// `WEIGHT[j][v]` = sum of `p^(64 - (8j + i))` over the set bits `i` of `v`: the weight of
+/// the positions `8j..8j+8` of a 64-byte block that a byte of a position mask selects.
+static WEIGHT: [[u32; 256]; 8] = {
+    let mut t = [[0u32; 256]; 8];
+    let mut j = 0;
+    while j < 8 {
+        let mut v = 0;
+        while v < 256 {
+            let mut s = 0u32;
+            let mut i = 0;
+            while i < 8 {
+                if v >> i & 1 == 1 {
+                    s = s.wrapping_add(pow_p(64 - (8 * j as u32 + i)));
+                }
+                i += 1;
+            }
+            t[j][v] = s;
+            v += 1;
+        }
+        j += 1;
+    }
+    t
+};
+
+/// Sum of `p^(64 - n)` over the positions `n` set in `mask`.
+#[inline(always)]
+fn weight(mask: u64) -> u32 {
+    let b = mask.to_le_bytes();
+    let mut s = 0u32;
+    for (t, &v) in WEIGHT.iter().zip(&b) {
+        s = s.wrapping_add(t[usize::from(v)]);
+    }
+    s
+}
+
+/// Inclusive prefix XOR over bit positions: bit `n` of the result is the XOR of bits `0..=n`.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+#[inline(always)]
+fn maj(a: u64, b: u64, c: u64) -> u64 {
+    (a & b) | (c & (a ^ b))
+}
+
+/// The 8 bit planes of a 64-byte block: bit `n` of `planes[k]` is bit `k` of byte `n`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(unsafe_code)]
+fn bit_planes(block: &[u8; 64]) -> [u64; 8] {
+    use core::arch::x86_64::{__m128i, _mm_add_epi8, _mm_movemask_epi8, _mm_set_epi64x};
+    let (words, _) = block.as_chunks::<8>();
+    let w = |i: usize| words.get(i).map_or(0, |c| i64::from_le_bytes(*c));
+    let mut planes = [0u64; 8];
+    // SAFETY: SSE2 is part of the x86-64 baseline (every x86_64 target enables it); the
+    // intrinsics used are register-only.
+    unsafe {
+        let mut v: [__m128i; 4] = [
+            _mm_set_epi64x(w(1), w(0)),
+            _mm_set_epi64x(w(3), w(2)),
+            _mm_set_epi64x(w(5), w(4)),
+            _mm_set_epi64x(w(7), w(6)),
+        ];
+        for k in (0..8).rev() {
+            let mut m = 0u64;
+            for (i, x) in v.iter_mut().enumerate() {
+                m |= u64::from(_mm_movemask_epi8(*x) as u16) << (16 * i);
+                *x = _mm_add_epi8(*x, *x);
+            }
+            planes[k] = m;
+        }
+    }
+    planes
+}
+
+/// FNV-1a 32 over `bytes` from `state`, exactly, computed 64 bytes at a time without the
+/// byte-serial dependency chain (x86-64; the SSE2 it uses is part of the baseline).
+///
+/// For `b` a byte, `h ^ b = h + e` with `e = b - 2 (b & l)`, `l` the low byte of `h`; so
+/// `h_{n+1} = (h_n + e_n) p` and over a block `h_64 = h_0 p^64 + sum e_n p^(64 - n)`, a
+/// sum that needs only the 64 low bytes `l_n`. Those follow `l_{n+1} = ((l_n ^ b_n) * 0x93)
+/// mod 256`; because the multiplier is odd, bit `k` of `l_{n+1}` is bit `k` of `l_n ^ b_n`
+/// xored with a function of its lower bits (the adder's sum and carry), so bit plane `k`
+/// of all 64 `l_n` is one prefix XOR over positions once the planes below it are known.
+/// The planes are computed bit-sliced (8 planes x 64 positions in `u64`s), and the sum by
+/// table lookups over the planes of `b` and `b & l`.
+#[cfg(target_arch = "x86_64")]
+#[must_use]
+pub fn fnv1a32_bitsliced(mut h: u32, bytes: &[u8]) -> u32 {
+    let (blocks, rest) = bytes.as_chunks::<64>();
+    for block in blocks {
+        let b = bit_planes(block);
+        let l0 = h & 0xff;
+        let mut y = [0u64; 8];
+        let (mut c1, mut c2) = (0u64, 0u64);
+        let mut sum_b = 0u32;
+        let mut sum_bl = 0u32;
+        let mut l_next = 0u32;
+        for k in 0..8 {
+            // z = (y << 1) + (y << 4) + (y << 7) mod 256, bit k; then l' = y + z.
+            let a = if k >= 1 { y[k - 1] } else { 0 };
+            let bb = if k >= 4 { y[k - 4] } else { 0 };
+            let s = a ^ bb ^ c1;
+            c1 = maj(a, bb, c1);
+            let z = if k == 7 { s ^ y[0] } else { s };
+            let f = z ^ c2;
+            let g = b[k] ^ f;
+            let seed = if l0 >> k & 1 == 1 { u64::MAX } else { 0 };
+            let l = (prefix_xor(g) << 1) ^ seed;
+            y[k] = l ^ b[k];
+            c2 = maj(y[k], z, c2);
+            l_next |= (((g.count_ones() & 1) as u32) ^ (l0 >> k & 1)) << k;
+            sum_b = sum_b.wrapping_add(weight(b[k]) << k);
+            sum_bl = sum_bl.wrapping_add(weight(b[k] & l) << k);
+        }
+        let e_sum = sum_b.wrapping_sub(sum_bl.wrapping_mul(2));
+        h = h.wrapping_mul(P64).wrapping_add(e_sum);
+        debug_assert_eq!(h & 0xff, l_next);
+    }
+    for &b in rest {
+        h = (h ^ u32::from(b)).wrapping_mul(P);
+    }
+    h
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitsliced_equals_the_byte_loop() {
+        let naive = |h: u32, b: &[u8]| b.iter().fold(h, |h, &x| (h ^ u32::from(x)).wrapping_mul(P));
+        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut data = vec![0u8; 5000];
+        for v in &mut data {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *v = (x >> 24) as u8;
+        }
+        for len in (0..300).chain([511, 512, 513, 4096, 5000]) {
+            for start in [0x811C_9DC5, 0, 0xffff_ffff, 0x1234_5678] {
+                assert_eq!(
+                    fnv1a32_bitsliced(start, &data[..len]),
+                    naive(start, &data[..len]),
+                    "len {len}"
+                );
+            }
+        }
+        assert_eq!(
+            fnv1a32_bitsliced(0x811C_9DC5, &[0u8; 4096]),
+            naive(0x811C_9DC5, &[0u8; 4096])
+        );
+        assert_eq!(
+            fnv1a32_bitsliced(0x811C_9DC5, &[0xffu8; 4096]),
+            naive(0x811C_9DC5, &[0xffu8; 4096])
+        );
+        assert_eq!(fnv1a32_bitsliced(0x811C_9DC5, b"foobar"), 0xbf9c_f968);
+    }
+}

@@ -42,6 +42,8 @@ fuzz_target!(|data: &[u8]| {
         (npuschema_fuzz::peer::load(blob, arena, &mut job), job)
     };
 
+    let exempt = exempt_placement(&reference, arena_addr, arena_len as u64);
+
     match Job::bind(view, arena) {
         Ok(mut job) => {
             assert!(count <= 8);
@@ -51,36 +53,8 @@ fuzz_target!(|data: &[u8]| {
                 blob_addr + u64::from(reference.header.cmd_offset)
             );
             assert_eq!(job.cmd_npu_address() % 16, 0);
-            // The document's placement, zero-size runtime regions exempt from the fit test.
-            let mut cursor = arena_addr;
-            let mut zero_past_end = false;
-            let expected: Vec<Binding> = reference
-                .regions
-                .iter()
-                .map(|d| {
-                    let size = u64::from(d.size);
-                    if d.baked() {
-                        return Binding::Blob {
-                            offset: u64::from(d.data_offset),
-                            size,
-                        };
-                    }
-                    let a = cursor.div_ceil(16) * 16;
-                    if size == 0 {
-                        zero_past_end |= a > arena_addr + arena_len as u64;
-                    } else {
-                        assert!(
-                            a + size <= arena_addr + arena_len as u64,
-                            "binder placed a region past the arena"
-                        );
-                        cursor = a + size;
-                    }
-                    Binding::Arena {
-                        offset: a - arena_addr,
-                        size,
-                    }
-                })
-                .collect();
+            let (expected, zero_past_end) =
+                exempt.expect("binder succeeds, so the exempt placement must");
             match &ref_bind {
                 Ok(b) => assert_eq!(b, &expected, "document placement"),
                 Err(_) => assert!(
@@ -149,14 +123,16 @@ fuzz_target!(|data: &[u8]| {
                     assert_ne!((blob_addr + u64::from(d.data_offset)) % 16, 0);
                 }
                 "arena-overflow" => {
-                    // The reference binding fails at the same region, and not before it.
+                    // The document's placement (zero-size regions exempt) fails at the same
+                    // region; without the exemption the document fails there or earlier.
                     let i = e.field.index as usize;
                     assert!(!reference.regions[i].baked());
-                    let mut upto = reference.clone();
-                    upto.regions.truncate(i + 1);
-                    assert!(refnpu1::bind(&upto, arena_addr, arena_len as u64).is_err());
-                    upto.regions.truncate(i);
-                    assert!(refnpu1::bind(&upto, arena_addr, arena_len as u64).is_ok());
+                    assert_eq!(
+                        exempt.err(),
+                        Some(i),
+                        "binder and exempt placement fail at the same region"
+                    );
+                    assert!(ref_bind.is_err());
                     #[cfg(c_peer)]
                     assert_eq!(c_rc, npuschema_fuzz::peer::E_ARENA);
                 }
@@ -165,3 +141,41 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// The document's step-8 placement with the binder's one exemption (a zero-size runtime
+/// region is placed at the aligned cursor even past the arena's end, and takes no room):
+/// the bindings and whether the exemption was used, or the index of the first region that
+/// does not fit.
+fn exempt_placement(
+    reference: &refnpu1::Npu1,
+    arena_addr: u64,
+    arena_len: u64,
+) -> Result<(Vec<Binding>, bool), usize> {
+    let end = arena_addr + arena_len;
+    let mut cursor = arena_addr;
+    let mut zero_past_end = false;
+    let mut out = Vec::new();
+    for (i, d) in reference.regions.iter().enumerate() {
+        let size = u64::from(d.size);
+        if d.baked() {
+            out.push(Binding::Blob {
+                offset: u64::from(d.data_offset),
+                size,
+            });
+            continue;
+        }
+        let a = cursor.div_ceil(16) * 16;
+        if size == 0 {
+            zero_past_end |= a > end;
+        } else if a > end || end - a < size {
+            return Err(i);
+        } else {
+            cursor = a + size;
+        }
+        out.push(Binding::Arena {
+            offset: a - arena_addr,
+            size,
+        });
+    }
+    Ok((out, zero_past_end))
+}

@@ -195,3 +195,40 @@ fn zero_size_runtime_region_past_the_end_of_a_short_arena() {
     assert_eq!(job.arena_used(), 0);
     assert!(compare(&blob, 0, 4));
 }
+
+/// fuzz/regressions/npu1_bind/zero-size-region-past-end-then-overflow: with the same empty,
+/// misaligned arena, a zero-size runtime region followed by a non-empty one. The document's
+/// loader fails at region 0; the binder passes region 0 (no room taken) and reports the
+/// overflow at region 1, the first region that needs bytes.
+#[test]
+fn overflow_after_a_zero_size_region_is_reported_at_the_region_that_needs_bytes() {
+    let blob = write(
+        &[
+            RegionSpec {
+                role: Role::Scratch,
+                data: RegionData::Runtime(0),
+            },
+            RegionSpec {
+                role: Role::Scratch,
+                data: RegionData::Runtime(1),
+            },
+        ],
+        &[0u8; 8],
+    );
+    let mut bbuf = Vec::new();
+    let b = at_alignment(&mut bbuf, blob.len(), 0);
+    b.copy_from_slice(&blob);
+    let b: &[u8] = b;
+    let mut abuf = Vec::new();
+    let arena = at_alignment(&mut abuf, 0, 4);
+    let arena_addr = arena.as_ptr() as u64;
+    let reference = refnpu1::read(b).unwrap();
+    let mut first = reference.clone();
+    first.regions.truncate(1);
+    assert!(
+        refnpu1::bind(&first, arena_addr, 0).is_err(),
+        "the document fails at region 0"
+    );
+    let e = Job::bind(Npu1::validate(b).unwrap(), arena).unwrap_err();
+    assert_eq!((e.code, e.field.index), ("arena-overflow", 1));
+}
