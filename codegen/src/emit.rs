@@ -668,19 +668,41 @@ impl<'a> Em<'a> {
                 let wname = Self::short_name(within);
                 let (f, off) = self.blame(&r.offset.expr, scope);
                 let comment = format!("@step {codes}: range `{}` ({} + {}) must lie within `{}`.", r.name.text, r.offset.text, r.length.text, within.text);
-                let check = quote! {
-                    let start = #start;
-                    let length = #length;
-                    let within = #w;
-                    let bytes = match (start, length, within) {
-                        (Some(s), Some(l), Some(w)) if s.checked_add(l).is_some_and(|e| e <= w) => __rt::range_at(buf, s, l),
-                        _ => None,
-                    };
-                    let Some(bytes) = bytes else {
-                        return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::Range {
-                            start: start.unwrap_or(u64::MAX), len: length.unwrap_or(u64::MAX),
-                            limit_name: #wname, limit: within.unwrap_or(0) }));
-                    };
+                let plain = (
+                    self.plain(&r.offset.expr, scope, env),
+                    self.plain(&r.length.expr, scope, env),
+                    self.plain(&within.expr, scope, env),
+                );
+                let check = if let (Some(start), Some(length), Some(w)) = plain {
+                    // Every operand is a plain field or constant: only the sum can overflow.
+                    quote! {
+                        let start = #start;
+                        let length = #length;
+                        let within = #w;
+                        let bytes = match start.checked_add(length) {
+                            Some(end) if end <= within => __rt::range_at(buf, start, length),
+                            _ => None,
+                        };
+                        let Some(bytes) = bytes else {
+                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::Range {
+                                start, len: length, limit_name: #wname, limit: within }));
+                        };
+                    }
+                } else {
+                    quote! {
+                        let start = #start;
+                        let length = #length;
+                        let within = #w;
+                        let bytes = match (start, length, within) {
+                            (Some(s), Some(l), Some(w)) if s.checked_add(l).is_some_and(|e| e <= w) => __rt::range_at(buf, s, l),
+                            _ => None,
+                        };
+                        let Some(bytes) = bytes else {
+                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::Range {
+                                start: start.unwrap_or(u64::MAX), len: length.unwrap_or(u64::MAX),
+                                limit_name: #wname, limit: within.unwrap_or(0) }));
+                        };
+                    }
                 };
                 if r.table.is_some() {
                     let guard = r.when.as_ref().map_or(quote!(true), |w| self.cond(&w.expr, scope, env));
@@ -704,7 +726,13 @@ impl<'a> Em<'a> {
                 let Some(k) = file.checksums.iter().find(|k| k.name.text == checksum.text) else { return quote!() };
                 let from = self.value(&k.from.expr, scope, env);
                 let to = self.value(&k.to.expr, scope, env);
-                let stored = self.value(&k.stored.expr, scope, env);
+                let stored = match self.plain(&k.stored.expr, scope, env) {
+                    Some(v) => v,
+                    None => {
+                        let v = self.value(&k.stored.expr, scope, env);
+                        quote!(#v.unwrap_or(u64::MAX))
+                    }
+                };
                 let (f, off) = self.blame(&k.stored.expr, scope);
                 let compute = match k.algorithm {
                     Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
@@ -718,7 +746,7 @@ impl<'a> Em<'a> {
                             (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
                             _ => None,
                         };
-                        let stored = #stored.unwrap_or(u64::MAX);
+                        let stored = #stored;
                         let computed = data.map(|d| u64::from(#compute));
                         if computed != Some(stored) {
                             return Err(__rt::Error::new(#codes, #f, #off,
@@ -953,6 +981,12 @@ impl IntoTyped for Literal {
     fn into_token_stream_typed(self) -> TokenStream {
         quote!(#self)
     }
+}
+
+/// Tokens of type `u64` for an expression that cannot fail, else `None` (shared with the
+/// writer emitter).
+pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<TokenStream> {
+    Em { c }.plain(e, scope, &Env { header: quote!(header), record: quote!(rec) })
 }
 
 /// Tokens of type `Option<u64>` for an expression (shared with the writer emitter).

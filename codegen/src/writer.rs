@@ -109,7 +109,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
-            #[must_use]
             pub fn #name(mut self, value: #ty) -> Self { self.#name = value; self }
         });
     }
@@ -125,7 +124,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
-            #[must_use]
             pub fn #name(mut self, value: &'a [#spec<'a>]) -> Self { self.#name = value; self }
         });
         spec_items.push(spec_struct(c, t));
@@ -148,7 +146,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let moves2 = moves.clone();
         range_setters.push(quote! {
             #[doc = #doc]
-            #[must_use]
             pub fn #name(self, value: &'a [u8]) -> #id<'a, #(#out_params2),*> {
                 #id { #(#moves2)* #(#field_moves)* _state: core::marker::PhantomData }
             }
@@ -245,17 +242,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
             }
         };
         let ty = format_ident!("{}", ity.rust());
-        let value: TokenStream = match &hrules[i] {
-            HeaderRule::Value(e) => top_value(c, e),
-            HeaderRule::Count(t) => { let t = format_ident!("{}", t); quote!(Some(self.#t.len() as u64)) }
-            HeaderRule::RangeOffset(r) => { let v = format_ident!("{}_at", r); quote!(Some(plan.#v)) }
-            HeaderRule::RangeLength(r) => { let r = format_ident!("{}", r); quote!(Some(self.#r.len() as u64)) }
-            HeaderRule::Checksum => quote!(Some(0u64)),
-            HeaderRule::Input => match kind {
-                FieldKind::Enum(_) => quote!(Some(u64::from(self.#name.raw()))),
-                FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(Some(u64::from(self.#name.bits()))),
-                _ => quote!(Some(self.#name as u64)),
+        // The value as plain u64 tokens, or (for an expression that can overflow) as an
+        // Option<u64>.
+        let (value, fallible): (TokenStream, bool) = match &hrules[i] {
+            HeaderRule::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
+                Some(t) => (t, false),
+                None => (top_value(c, e), true),
             },
+            HeaderRule::Count(t) => { let t = format_ident!("{}", t); (quote!(self.#t.len() as u64), false) }
+            HeaderRule::RangeOffset(r) => { let v = format_ident!("{}_at", r); (quote!(plan.#v), false) }
+            HeaderRule::RangeLength(r) => { let r = format_ident!("{}", r); (quote!(self.#r.len() as u64), false) }
+            HeaderRule::Checksum => (quote!(0u64), false),
+            HeaderRule::Input => (quote!(0u64), false),
         };
         if matches!(hrules[i], HeaderRule::Input) {
             let raw = match kind {
@@ -264,10 +262,16 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 _ => quote!(self.#name),
             };
             header_writes.push(quote!(__rt::set(&mut h, #o, #raw.to_le_bytes());));
-        } else {
+        } else if fallible {
             header_writes.push(quote! {
                 let v = #value;
                 let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
+                __rt::set(&mut h, #o, v.to_le_bytes());
+            });
+        } else {
+            header_writes.push(quote! {
+                let v: u64 = #value;
+                let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
                 __rt::set(&mut h, #o, v.to_le_bytes());
             });
         }

@@ -503,17 +503,11 @@ impl<'a> Npu1<'a> {
         }
         // command-stream-out-of-bounds: range `cmd_stream` (header.cmd_offset + header.cmd_bytes) must lie within `header.total_bytes`.
         let cmd_stream: &'a [u8] = {
-            let start = Some(u64::from(header.cmd_offset()));
-            let length = Some(u64::from(header.cmd_bytes()));
-            let within = Some(u64::from(header.total_bytes()));
-            let bytes = match (start, length, within) {
-                (
-                    Some(s),
-                    Some(l),
-                    Some(w),
-                ) if s.checked_add(l).is_some_and(|e| e <= w) => {
-                    __rt::range_at(buf, s, l)
-                }
+            let start = u64::from(header.cmd_offset());
+            let length = u64::from(header.cmd_bytes());
+            let within = u64::from(header.total_bytes());
+            let bytes = match start.checked_add(length) {
+                Some(end) if end <= within => __rt::range_at(buf, start, length),
                 _ => None,
             };
             let Some(bytes) = bytes else {
@@ -523,10 +517,10 @@ impl<'a> Npu1<'a> {
                         __rt::Field::plain("header.cmd_offset"),
                         16,
                         __rt::Detail::Range {
-                            start: start.unwrap_or(u64::MAX),
-                            len: length.unwrap_or(u64::MAX),
+                            start,
+                            len: length,
                             limit_name: "total_bytes",
-                            limit: within.unwrap_or(0),
+                            limit: within,
                         },
                     ),
                 );
@@ -544,7 +538,7 @@ impl<'a> Npu1<'a> {
                 }
                 _ => None,
             };
-            let stored = Some(u64::from(header.checksum())).unwrap_or(u64::MAX);
+            let stored = u64::from(header.checksum());
             let computed = data
                 .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)));
             if computed != Some(stored) {
@@ -590,17 +584,11 @@ impl<'a> Npu1<'a> {
             }
             // baked-region-out-of-bounds: range `data` (data_offset + size) must lie within `header.total_bytes`.
             if rec.flags().contains(RegionFlags::BAKED) {
-                let start = Some(u64::from(rec.data_offset()));
-                let length = Some(u64::from(rec.size()));
-                let within = Some(u64::from(header.total_bytes()));
-                let bytes = match (start, length, within) {
-                    (
-                        Some(s),
-                        Some(l),
-                        Some(w),
-                    ) if s.checked_add(l).is_some_and(|e| e <= w) => {
-                        __rt::range_at(buf, s, l)
-                    }
+                let start = u64::from(rec.data_offset());
+                let length = u64::from(rec.size());
+                let within = u64::from(header.total_bytes());
+                let bytes = match start.checked_add(length) {
+                    Some(end) if end <= within => __rt::range_at(buf, start, length),
                     _ => None,
                 };
                 let Some(bytes) = bytes else {
@@ -610,10 +598,10 @@ impl<'a> Npu1<'a> {
                             __rt::Field::indexed("regions", index, "data_offset"),
                             rec_at.saturating_add(12),
                             __rt::Detail::Range {
-                                start: start.unwrap_or(u64::MAX),
-                                len: length.unwrap_or(u64::MAX),
+                                start,
+                                len: length,
                                 limit_name: "total_bytes",
-                                limit: within.unwrap_or(0),
+                                limit: within,
                             },
                         ),
                     );
@@ -776,19 +764,16 @@ impl Default for Npu1Writer<'_, Unset> {
 }
 impl<'a, CmdStreamState> Npu1Writer<'a, CmdStreamState> {
     /// Set `accel`: Vela accelerator configuration (MACs per cycle).
-    #[must_use]
     pub fn accel(mut self, value: Accel) -> Self {
         self.accel = value;
         self
     }
     /// Set the records of `regions`.
-    #[must_use]
     pub fn regions(mut self, value: &'a [RegionSpec<'a>]) -> Self {
         self.regions = value;
         self
     }
     /// Set `cmd_stream` (required): The Vela register command stream (what QBASE points at).
-    #[must_use]
     pub fn cmd_stream(self, value: &'a [u8]) -> Npu1Writer<'a, Set> {
         Npu1Writer {
             accel: self.accel,
@@ -880,61 +865,54 @@ impl<'a> Npu1Writer<'a, Set> {
         let len = plan.total;
         let _ = len;
         let mut h = [0u8; 32];
-        let v = Some(u64::from(MAGIC));
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = u64::from(MAGIC);
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.magic",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 0, v.to_le_bytes());
-        let v = Some(u64::from(VERSION));
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = u64::from(VERSION);
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.version",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 4, v.to_le_bytes());
-        let v = Some(len);
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = len;
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.total_bytes",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 8, v.to_le_bytes());
-        let v = Some(self.regions.len() as u64);
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = self.regions.len() as u64;
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.region_count",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 12, v.to_le_bytes());
-        let v = Some(plan.cmd_stream_at);
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = plan.cmd_stream_at;
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.cmd_offset",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 16, v.to_le_bytes());
-        let v = Some(self.cmd_stream.len() as u64);
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = self.cmd_stream.len() as u64;
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.cmd_bytes",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 20, v.to_le_bytes());
         __rt::set(&mut h, 24, self.accel.raw().to_le_bytes());
-        let v = Some(0u64);
-        let v = v
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::TooLarge {
+        let v: u64 = 0u64;
+        let v = u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
                 field: "header.checksum",
-                value: v.unwrap_or(u64::MAX),
+                value: v,
             })?;
         __rt::set(&mut h, 28, v.to_le_bytes());
         __rt::put(out, 0, &h)?;
