@@ -39,8 +39,10 @@ pub const fn align_up(v: u64, align: u64) -> Option<u64> {
     if align == 0 || !align.is_power_of_two() {
         return None;
     }
-    match v.checked_add(align - 1) {
-        Some(x) => Some(x & !(align - 1)),
+    // `align` is a non-zero power of two here, so `align.wrapping_sub(1)` is its mask.
+    let mask = align.wrapping_sub(1);
+    match v.checked_add(mask) {
+        Some(x) => Some(x & !mask),
         None => None,
     }
 }
@@ -52,7 +54,7 @@ pub const fn align_up(v: u64, align: u64) -> Option<u64> {
 #[inline]
 pub fn put(out: &mut [u8], at: u64, bytes: &[u8]) -> Result<(), WriteError> {
     let available = out.len() as u64;
-    let needed = at.checked_add(bytes.len() as u64).unwrap_or(u64::MAX);
+    let needed = at.saturating_add(bytes.len() as u64);
     let dst = usize::try_from(at)
         .ok()
         .and_then(|s| out.get_mut(s..))
