@@ -131,7 +131,7 @@ fn main() {
                 .collect();
             let specs: Vec<RegionSpec<'_>> = (0..[0usize, 1, 2, 3, 8, 9][shape as usize])
                 .map(|i| {
-                    if (i + shape as usize) % 3 == 0 {
+                    if (i + shape as usize).is_multiple_of(3) {
                         RegionSpec {
                             role: Role::from_raw(i as u32 % 6),
                             data: RegionData::Runtime(40 + 33 * i as u32),
