@@ -216,3 +216,91 @@ fn panic(_: &PanicInfo<'_>) -> ! {
         core::hint::spin_loop();
     }
 }
+
+/// A line-by-line Rust port of the C peer's `npu1_load` (integer error codes, the job
+/// written in place), measured by `scripts/code-size` as a reference point: it shows how
+/// much of the generated validator's and the binder's size is their richer error values
+/// and by-value `Job`, rather than the language. Not used by anything else.
+///
+/// # Safety
+/// As [`npu1_validate_bind`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_load_port(
+    blob: *const u8,
+    len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    job: *mut Npu1Job,
+) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    let Some(b) = (unsafe { bytes(blob, len) }) else {
+        return status::NULL;
+    };
+    if job.is_null() {
+        return status::NULL;
+    }
+    let rd = |at: usize| {
+        b.get(at..)
+            .and_then(|s| s.first_chunk::<4>())
+            .map_or(0, |w| u32::from_le_bytes(*w))
+    };
+    if b.len() < 32 {
+        return 1;
+    }
+    if rd(0) != 0x3155_504E {
+        return 2;
+    }
+    if rd(4) != 1 {
+        return 3;
+    }
+    let total = rd(8);
+    if total as usize != b.len() {
+        return 4;
+    }
+    let count = rd(12);
+    if 32 + u64::from(count) * 16 > u64::from(total) {
+        return 5;
+    }
+    if count > 8 {
+        return 10;
+    }
+    let (cmd_off, cmd_bytes) = (rd(16), rd(20));
+    if cmd_bytes == 0 || u64::from(cmd_off) + u64::from(cmd_bytes) > u64::from(total) {
+        return 6;
+    }
+    if npuschema_core::fnv1a32(
+        npuschema_core::FNV1A32_OFFSET_BASIS,
+        b.get(32..).unwrap_or_default(),
+    ) != rd(28)
+    {
+        return 7;
+    }
+    // SAFETY: non-null and writable by contract.
+    let job = unsafe { &mut *job };
+    let (mut cursor, end) = (arena as usize, (arena as usize).wrapping_add(arena_len));
+    for i in 0..count as usize {
+        let d = 32 + i * 16;
+        let (flags, size, off) = (rd(d + 4), rd(d + 8), rd(d + 12));
+        let (Some(base), Some(sz)) = (job.base.get_mut(i), job.size.get_mut(i)) else {
+            return 10;
+        };
+        if flags & 1 != 0 {
+            if u64::from(off) + u64::from(size) > u64::from(total) {
+                return 8;
+            }
+            *base = (blob as usize).wrapping_add(off as usize);
+        } else {
+            let a = cursor.wrapping_add(15) & !15;
+            if a < cursor || a > end || end - a < size as usize {
+                return 9;
+            }
+            *base = a;
+            cursor = a + size as usize;
+        }
+        *sz = size;
+    }
+    job.count = count;
+    job.cmd = (blob as usize).wrapping_add(cmd_off as usize) as *const u8;
+    job.cmd_bytes = cmd_bytes;
+    status::OK
+}
