@@ -891,7 +891,13 @@ pub fn step(
             let at = em.value(&r.at.expr, scope, env);
             let w = em.value(&within.expr, scope, env);
             let wname = Em::short_name(within);
-            let (f, off) = em.blame(&r.at.expr, scope);
+            // Blame the field that locates the record, or else the record itself.
+            let rn = r.name.text.as_str();
+            let (f, off) = if crate::check::single_field(c, &r.at.expr, scope).is_some() {
+                em.blame(&r.at.expr, scope)
+            } else {
+                (quote!(__rt::Field::plain(#rn)), quote!(at.unwrap_or(0)))
+            };
             let comment = format!(
                 "@step {codes}: record `{}` ({} at {}) must lie within `{}`.",
                 r.name.text, st.name.text, r.at.text, within.text

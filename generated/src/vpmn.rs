@@ -2360,17 +2360,11 @@ impl<'a> VpmnV2<'a> {
             }
             // section-out-of-bounds: range `payload` (offset + size) must lie within `len`.
             if true {
-                let start = Some(rec.offset());
-                let length = Some(rec.size());
-                let within = Some(len);
-                let bytes = match (start, length, within) {
-                    (
-                        Some(s),
-                        Some(l),
-                        Some(w),
-                    ) if s.checked_add(l).is_some_and(|e| e <= w) => {
-                        __rt::range_at(buf, s, l)
-                    }
+                let start = rec.offset();
+                let length = rec.size();
+                let within = len;
+                let bytes = match start.checked_add(length) {
+                    Some(end) if end <= within => __rt::range_at(buf, start, length),
                     _ => None,
                 };
                 let Some(bytes) = bytes else {
@@ -2380,10 +2374,10 @@ impl<'a> VpmnV2<'a> {
                             __rt::Field::indexed("sections", index, "offset"),
                             rec_at.saturating_add(4u64),
                             __rt::Detail::Range {
-                                start: start.unwrap_or(u64::MAX),
-                                len: length.unwrap_or(u64::MAX),
+                                start,
+                                len: length,
                                 limit_name: "len",
-                                limit: within.unwrap_or(0),
+                                limit: within,
                             },
                         ),
                     );
@@ -4196,8 +4190,8 @@ impl<'a> VpmnV1<'a> {
                     return Err(
                         __rt::Error::new(
                             "truncated-header",
-                            __rt::Field::plain("header"),
-                            0u64,
+                            __rt::Field::plain("fixed"),
+                            at.unwrap_or(0),
                             __rt::Detail::Range {
                                 start: at.unwrap_or(u64::MAX),
                                 len: size.unwrap_or(u64::MAX),
@@ -4282,17 +4276,11 @@ impl<'a> VpmnV1<'a> {
             let _ = (&rec, rec_at);
             // section-out-of-bounds: range `bytes` (offset + size) must lie within `len`.
             if true {
-                let start = Some(u64::from(rec.offset()));
-                let length = Some(u64::from(rec.size()));
-                let within = Some(len);
-                let bytes = match (start, length, within) {
-                    (
-                        Some(s),
-                        Some(l),
-                        Some(w),
-                    ) if s.checked_add(l).is_some_and(|e| e <= w) => {
-                        __rt::range_at(buf, s, l)
-                    }
+                let start = u64::from(rec.offset());
+                let length = u64::from(rec.size());
+                let within = len;
+                let bytes = match start.checked_add(length) {
+                    Some(end) if end <= within => __rt::range_at(buf, start, length),
                     _ => None,
                 };
                 let Some(bytes) = bytes else {
@@ -4302,10 +4290,10 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("entries", index, "offset"),
                             rec_at.saturating_add(0),
                             __rt::Detail::Range {
-                                start: start.unwrap_or(u64::MAX),
-                                len: length.unwrap_or(u64::MAX),
+                                start,
+                                len: length,
                                 limit_name: "len",
-                                limit: within.unwrap_or(0),
+                                limit: within,
                             },
                         ),
                     );
