@@ -436,11 +436,34 @@ pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &St
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
+    fn counts<'a>(e: &'a Expr, out: &mut Vec<&'a str>) {
+        match e {
+            Expr::Call(f, args) => {
+                if let (true, [Expr::Ref(p)]) = (f == "count", args.as_slice()) {
+                    out.extend(p.first().map(String::as_str));
+                }
+                args.iter().for_each(|a| counts(a, out));
+            }
+            Expr::Bin(_, l, r) => {
+                counts(l, out);
+                counts(r, out);
+            }
+            Expr::Not(x) => counts(x, out),
+            Expr::Num(_) | Expr::Ref(_) => {}
+        }
+    }
     let mut names = Vec::new();
     ends(&e.expr, &mut names);
     for n in names {
         if !st.records_bound.iter().any(|r| r == n) {
             d.error(e.pos, format!("`{}` reads the end of record `{n}` before the record_fits step that places it", e.text));
+        }
+    }
+    let mut names = Vec::new();
+    counts(&e.expr, &mut names);
+    for n in names {
+        if !st.tables_fitted.iter().any(|r| r == n) {
+            d.error(e.pos, format!("`{}` counts collection `{n}` before its directory's entry_size step makes it readable", e.text));
         }
     }
     for p in e.expr.refs() {

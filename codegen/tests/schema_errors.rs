@@ -71,3 +71,7 @@ fn the_shipped_schemas_load() {
         }
     }
 }
+#[test]
+fn directory_constructs() {
+    golden("directories");
+}
