@@ -394,7 +394,7 @@ impl Ledger {
             if align > 1 {
                 let a = u64::from(align);
                 let aligned = from.div_ceil(a) * a;
-                if aligned > from && aligned <= to && to % a == 0 {
+                if aligned > from && aligned <= to && to.is_multiple_of(a) {
                     owners.push(Owner {
                         start: from,
                         end: aligned,
