@@ -117,7 +117,7 @@ impl<'a> Em<'a> {
     }
 
     /// Tokens of type `u64` using `?` for every checked operation.
-    fn inner(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+    pub(crate) fn inner(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         match e {
             Expr::Num(v) => {
                 let l = Literal::u64_suffixed(*v);
@@ -150,6 +150,8 @@ impl<'a> Em<'a> {
     /// an unsigned field), so that generated code reads plainly; `None` otherwise.
     pub(crate) fn plain(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> Option<TokenStream> {
         match e {
+            // A collection's count is a `u64` computed before the step.
+            Expr::Call(f, _) if f == "count" => Some(self.inner(e, scope, env)),
             Expr::Num(_) | Expr::Ref(_) => {
                 let inner = self.inner(e, scope, env);
                 (!inner.to_string().contains('?')).then_some(inner)
@@ -159,13 +161,22 @@ impl<'a> Em<'a> {
     }
 
     pub(crate) fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+        if let Some(p) = self.plain(e, scope, env) {
+            return quote!(Some(#p));
+        }
         let inner = self.inner(e, scope, env);
-        let simple = match e {
-            Expr::Num(_) => true,
-            Expr::Ref(p) => !inner.to_string().contains('?') && !p.is_empty(),
-            _ => false,
-        };
-        if simple { quote!(Some(#inner)) } else { quote!((|| -> Option<u64> { Some(#inner) })()) }
+        // `Some(x?)` is `x` when `x` is already an `Option` (a checked operation).
+        let mut toks: Vec<proc_macro2::TokenTree> = inner.clone().into_iter().collect();
+        if matches!(toks.last(), Some(proc_macro2::TokenTree::Punct(q)) if q.as_char() == '?') {
+            toks.pop();
+            let body: TokenStream = toks.into_iter().collect();
+            if !body.to_string().contains('?') {
+                // One checked operation on plain values: already an `Option`.
+                return body;
+            }
+            return quote!((|| -> Option<u64> { #body })());
+        }
+        quote!((|| -> Option<u64> { Some(#inner) })())
     }
 
     /// Tokens of type `bool`.

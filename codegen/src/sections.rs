@@ -77,15 +77,26 @@ pub fn bitfields(c: &Checked) -> TokenStream {
         let getters = b.fields.iter().map(|f| {
             let name = ident(&f.name.text);
             let mask = ext::range_mask(f.lo, f.hi) >> f.lo;
-            let mask: TokenStream = format!("{mask:#x}").parse().unwrap_or_default();
-            let lo = lit_u64(f.lo);
+            let full = ext::range_mask(0, b.repr.bytes().saturating_mul(8).saturating_sub(1));
+            let shifted = if f.lo == 0 {
+                quote!(self.0)
+            } else {
+                let lo = Literal::u32_unsuffixed(u32::try_from(f.lo).unwrap_or(0));
+                quote!((self.0 >> #lo))
+            };
+            let body = if mask == full {
+                shifted
+            } else {
+                let m: TokenStream = format!("{mask:#x}").parse().unwrap_or_default();
+                quote!(#shifted & #m)
+            };
             let d = doc_attr(
                 format!("{}\n\nBits {}..={} of the word.", f.doc, f.lo, f.hi).trim_start(),
             );
             quote! {
                 #d
                 #[must_use]
-                pub const fn #name(self) -> #ty { ((self.0 as u64 >> #lo) & #mask) as #ty }
+                pub const fn #name(self) -> #ty { #body }
             }
         });
         quote! {
@@ -169,22 +180,37 @@ fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> Token
     let Some(l) = c.layouts.get(&st.name.text) else {
         return quote!(0u64);
     };
-    let parts = st
+    // One constant offset per layout: the layouts change only at the `since` values, so
+    // the offset is chosen by comparisons and computed here, with no arithmetic at run time.
+    let mut gates: Vec<u64> = st
         .fields
         .iter()
-        .zip(&l.fields)
-        .take(k)
-        .map(|(f, (_, kind))| {
-            let w = lit_u64(kind.width(&c.schema));
-            match f.since {
-                Some((s, _)) => {
-                    let s = lit_u64(s);
-                    quote!(+ (if #gate >= #s { #w } else { 0 }))
-                }
-                None => quote!(+ #w),
-            }
-        });
-    quote!(0u64 #(#parts)*)
+        .filter_map(|f| f.since.map(|x| x.0))
+        .collect();
+    gates.sort_unstable();
+    gates.dedup();
+    let offset_at = |g: u64| -> u64 {
+        st.fields
+            .iter()
+            .zip(&l.fields)
+            .take(k)
+            .filter(|(f, _)| f.since.is_none_or(|(s, _)| g >= s))
+            .map(|(_, (_, kind))| kind.width(&c.schema))
+            .fold(0u64, u64::saturating_add)
+    };
+    let mut last = offset_at(0);
+    let base = lit_u64(last);
+    let mut out = quote!(#base);
+    for g in gates {
+        let v = offset_at(g);
+        if v == last {
+            continue;
+        }
+        last = v;
+        let (gl, v) = (lit_u64(g), lit_u64(v));
+        out = quote!(if #gate >= #gl { #v } else { #out });
+    }
+    out
 }
 
 /// The view of a struct with `since` fields: its layout depends on a gate value (a version),
@@ -290,15 +316,20 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
             let fallback = match *kind {
                 FieldKind::Bytes(_) => quote!(&[0u8; #wl]),
                 FieldKind::Str(_) => quote!(&[]),
-                _ => quote!(Default::default()),
+                _ => quote!(),
             };
             let opt = format_ident!("{}_checked", f.name.text);
+            let unwrap = if fallback.is_empty() {
+                quote!(self.#opt().unwrap_or_default())
+            } else {
+                quote!(self.#opt().unwrap_or(#fallback))
+            };
             accessors.push(quote! {
                 #[inline]
                 fn #opt(&self) -> Option<#ty> { #read }
                 #d
                 #[must_use]
-                pub fn #name(&self) -> #ty { self.#opt().unwrap_or(#fallback) }
+                pub fn #name(&self) -> #ty { #unwrap }
             });
         }
         debug_fields.push(quote!(.field(#fname, &self.#name())));
@@ -425,7 +456,12 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     let rec = ident(&t.record.text);
     let kl = lit_usize(k);
     let k32 = Literal::u32_suffixed(u32::try_from(k).unwrap_or(u32::MAX));
-    quote!((#rec { raw: #var.get(#kl)?, buf, index: #k32 }))
+    let get = if k == 0 {
+        quote!(#var.first()?)
+    } else {
+        quote!(#var.get(#kl)?)
+    };
+    quote!((#rec { raw: #get, buf, index: #k32 }))
 }
 
 /// Built-in functions: `count(collection)`, `if(c, a, b)`, `end(record)`.
@@ -458,9 +494,9 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
         }
         ("if", [c, a, b]) => {
             let c = em.cond(c, scope, env);
-            let a = em.value(a, scope, env);
-            let b = em.value(b, scope, env);
-            quote!(if #c { #a? } else { #b? })
+            let a = em.inner(a, scope, env);
+            let b = em.inner(b, scope, env);
+            quote!(if #c { #a } else { #b })
         }
         _ => quote!(0u64),
     }
@@ -635,10 +671,10 @@ pub fn count_bindings(em: &Em<'_>, s: &Step) -> TokenStream {
                 .map_or(1, |l| l.size.max(1)),
         );
         let value = type_value(em.c, dir, &layout.value.text)?;
-        let length = payload_expr(em, dir, false);
+        let length = payload_expr(em, dir, false, quote!(0));
         let var = format_ident!("__count_{}", n);
         let body = quote! {
-            let length: u64 = #length.unwrap_or(0);
+            let length: u64 = #length;
             n = n.saturating_add(length / #size);
         };
         let lp = dir_loop(em, dir, Some(value), body);
@@ -686,14 +722,15 @@ fn dir_info<'a>(c: &'a Checked, dir: &Directory) -> Option<DirInfo<'a>> {
     })
 }
 
-/// `Option<u64>` tokens for the payload offset (`offset` true) or length of `__srec`.
-fn payload_expr(em: &Em<'_>, dir: &Directory, offset: bool) -> TokenStream {
+/// `u64` tokens for the payload offset (`offset` true) or length of `__srec`, `default`
+/// when the expression fails (it cannot, once the payload passed its range check).
+fn payload_expr(em: &Em<'_>, dir: &Directory, offset: bool, default: TokenStream) -> TokenStream {
     let file = &em.c.schema.file;
     let Some(t) = file.tables.iter().find(|t| t.name.text == dir.table.text) else {
-        return quote!(None::<u64>);
+        return default;
     };
     let Some(r) = file.ranges.iter().find(|r| r.name.text == dir.payload.text) else {
-        return quote!(None::<u64>);
+        return default;
     };
     let env = Env {
         header: quote!(header),
@@ -704,7 +741,13 @@ fn payload_expr(em: &Em<'_>, dir: &Directory, offset: bool) -> TokenStream {
     } else {
         &r.length.expr
     };
-    em.value(e, Scope::RecordOnly(t), &env)
+    match em.plain(e, Scope::RecordOnly(t), &env) {
+        Some(p) => p,
+        None => {
+            let v = em.value(e, Scope::RecordOnly(t), &env);
+            quote!(#v.unwrap_or(#default))
+        }
+    }
 }
 
 /// A loop over the directory's records (optionally only those of one type), binding
@@ -768,10 +811,10 @@ fn collection_loop(em: &Em<'_>, name: &str, body: TokenStream) -> TokenStream {
     let n = lit_usize(size);
     let n64 = lit_u64(size);
     let payload = ident(&dir.payload.text);
-    let pat = payload_expr(em, dir, true);
+    let pat = payload_expr(em, dir, true, quote!(0));
     let inner = quote! {
         let Some(__p) = __srec.#payload() else { continue; };
-        let __pat: u64 = #pat.unwrap_or(0);
+        let __pat: u64 = #pat;
         for (__j, raw) in __p.as_chunks::<#n>().0.iter().enumerate() {
             let index = __ci;
             __ci = __ci.saturating_add(1);
@@ -811,8 +854,53 @@ pub fn for_each_collection(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStre
 
 // ----- steps -----------------------------------------------------------------------------
 
+/// A value bound to `name`: `(binding, as Option<u64>, as u64 with `default` on failure)`.
+/// A value that cannot fail is bound as a plain `u64`, so no literal `Some` is unwrapped.
+fn bind_value(
+    em: &Em<'_>,
+    e: &Expr,
+    scope: Scope<'_>,
+    env: &Env,
+    name: &str,
+) -> (
+    TokenStream,
+    TokenStream,
+    impl Fn(TokenStream) -> TokenStream,
+) {
+    let id = ident(name);
+    match em.plain(e, scope, env) {
+        Some(p) => {
+            let bind = quote!(let #id: u64 = #p;);
+            let opt = quote!(Some(#id));
+            let id2 = id.clone();
+            (
+                bind,
+                opt,
+                Box::new(move |_d: TokenStream| quote!(#id2))
+                    as Box<dyn Fn(TokenStream) -> TokenStream>,
+            )
+        }
+        None => {
+            let v = em.value(e, scope, env);
+            let bind = quote!(let #id: Option<u64> = #v;);
+            let opt = quote!(#id);
+            let id2 = id.clone();
+            (
+                bind,
+                opt,
+                Box::new(move |d: TokenStream| quote!(#id2.unwrap_or(#d)))
+                    as Box<dyn Fn(TokenStream) -> TokenStream>,
+            )
+        }
+    }
+}
+
 fn err(code: &str, field: TokenStream, off: TokenStream, detail: TokenStream) -> TokenStream {
     quote!(return Err(__rt::Error::new(#code, #field, #off, #detail));)
+}
+
+fn err_expr(code: &str, field: TokenStream, off: TokenStream, detail: TokenStream) -> TokenStream {
+    quote!(Err(__rt::Error::new(#code, #field, #off, #detail)))
 }
 
 fn dir_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Directory> {
@@ -888,42 +976,52 @@ pub fn step(
             let var = ident(&r.name.text);
             let var_at = format_ident!("{}_at", r.name.text);
             let ty = ident(&st.name.text);
-            let at = em.value(&r.at.expr, scope, env);
-            let w = em.value(&within.expr, scope, env);
+            let (bind_at, at_opt, at_or) = bind_value(em, &r.at.expr, scope, env, "at");
+            let (bind_w, w_opt, w_or) = bind_value(em, &within.expr, scope, env, "within");
             let wname = Em::short_name(within);
             // Blame the field that locates the record, or else the record itself.
             let rn = r.name.text.as_str();
             let (f, off) = if crate::check::single_field(c, &r.at.expr, scope).is_some() {
                 em.blame(&r.at.expr, scope)
             } else {
-                (quote!(__rt::Field::plain(#rn)), quote!(at.unwrap_or(0)))
+                (quote!(__rt::Field::plain(#rn)), at_or(quote!(0)))
             };
             let comment = format!(
                 "@step {codes}: record `{}` ({} at {}) must lie within `{}`.",
                 r.name.text, st.name.text, r.at.text, within.text
             );
-            let fail = err(
-                codes,
-                f,
-                off,
-                quote!(__rt::Detail::Range { start: at.unwrap_or(u64::MAX), len: size.unwrap_or(u64::MAX), limit_name: #wname, limit: within.unwrap_or(0) }),
-            );
+            let (start, limit) = (at_or(quote!(u64::MAX)), w_or(quote!(0)));
+            let fail = |len: TokenStream| {
+                err(
+                    codes,
+                    f.clone(),
+                    off.clone(),
+                    quote!(__rt::Detail::Range { start: #start, len: #len, limit_name: #wname, limit: #limit }),
+                )
+            };
             if let Some(g) = &r.gate {
-                let gate = em.value(&g.expr, scope, env);
+                let (bind_g, g_opt, g_or) = bind_value(em, &g.expr, scope, env, "gate");
+                let glen = g_or(quote!(0));
+                let fail = fail(quote!(#ty::size_for(#glen)));
                 quote! {
                     #[doc = #comment]
                     let (#var, #var_at): (#ty<'a>, u64) = {
-                        let at = #at;
-                        let within = #w;
-                        let gate = #gate;
-                        let size = gate.map(#ty::size_for);
-                        let raw = match (at, size, within) {
-                            (Some(a), Some(n), Some(w)) if a.checked_add(n).is_some_and(|e| e <= w) => __rt::range_at(buf, a, n),
+                        #bind_at
+                        #bind_w
+                        #bind_g
+                        let parts = match (#at_opt, #g_opt, #w_opt) {
+                            (Some(a), Some(g), Some(w)) => {
+                                let n = #ty::size_for(g);
+                                match a.checked_add(n) {
+                                    Some(e) if e <= w => __rt::range_at(buf, a, n).map(|raw| (raw, a, g)),
+                                    _ => None,
+                                }
+                            }
                             _ => None,
                         };
-                        match (raw, at, gate) {
-                            (Some(raw), Some(a), Some(gate)) => (#ty { raw, buf, index: 0, gate }, a),
-                            _ => { #fail }
+                        match parts {
+                            Some((raw, a, gate)) => (#ty { raw, buf, index: 0, gate }, a),
+                            None => { #fail }
                         }
                     };
                 }
@@ -931,19 +1029,21 @@ pub fn step(
                 let size = c.layouts.get(&st.name.text).map_or(0, |l| l.size);
                 let n = lit_usize(size);
                 let n64 = lit_u64(size);
+                let fail = fail(quote!(#n64));
                 quote! {
                     #[doc = #comment]
                     let (#var, #var_at): (#ty<'a>, u64) = {
-                        let at = #at;
-                        let within = #w;
-                        let size = Some(#n64);
-                        let raw = match (at, within) {
-                            (Some(a), Some(w)) if a.checked_add(#n64).is_some_and(|e| e <= w) => __rt::chunk_at::<#n>(buf, a),
+                        #bind_at
+                        #bind_w
+                        let parts = match (#at_opt, #w_opt) {
+                            (Some(a), Some(w)) if a.checked_add(#n64).is_some_and(|e| e <= w) => {
+                                __rt::chunk_at::<#n>(buf, a).map(|raw| (raw, a))
+                            }
                             _ => None,
                         };
-                        match (raw, at) {
-                            (Some(raw), Some(a)) => (#ty { raw, buf, index: 0 }, a),
-                            _ => { #fail }
+                        match parts {
+                            Some((raw, a)) => (#ty { raw, buf, index: 0 }, a),
+                            None => { #fail }
                         }
                     };
                 }
@@ -972,14 +1072,17 @@ pub fn step(
             let Some(r) = file.ranges.iter().find(|r| r.name.text == dir.payload.text) else {
                 return quote!();
             };
-            let length = em.value(
-                &r.length.expr,
-                Scope::RecordOnly(t),
-                &Env {
-                    header: quote!(header),
-                    record: quote!(rec),
-                },
-            );
+            let renv = Env {
+                header: quote!(header),
+                record: quote!(rec),
+            };
+            let length = match em.plain(&r.length.expr, Scope::RecordOnly(t), &renv) {
+                Some(p) => p,
+                None => {
+                    let v = em.value(&r.length.expr, Scope::RecordOnly(t), &renv);
+                    quote!(#v.unwrap_or(u64::MAX))
+                }
+            };
             let arms = dir.layouts.iter().filter_map(|l| {
                 let v = lit_u64(type_value(c, dir, &l.value.text)?);
                 let size = lit_u64(c.layouts.get(&l.record.text)?.size);
@@ -1016,19 +1119,21 @@ pub fn step(
                 #[doc = #comment]
                 {
                     let es: u64 = #es;
-                    let size: u64 = #length.unwrap_or(u64::MAX);
+                    let size: u64 = #length;
                     if es != 0 && size.checked_rem(es) != Some(0) { #e1 }
                     let ty: u64 = #type_read;
                     let want: Option<u64> = match ty { #(#arms)* _ => None };
-                    if let Some(want) = want {
-                        if es != want { #e2 }
+                    if let Some(want) = want
+                        && es != want
+                    {
+                        #e2
                     }
                     // The per-type index later steps use to find a type's sections.
                     if let Some(n) = usize::try_from(ty).ok().and_then(|i| #cnt.get_mut(i)) {
-                        if *n == 0 {
-                            if let Some(f) = usize::try_from(ty).ok().and_then(|i| #first.get_mut(i)) {
-                                *f = u32::try_from(index).unwrap_or(u32::MAX);
-                            }
+                        if *n == 0
+                            && let Some(f) = usize::try_from(ty).ok().and_then(|i| #first.get_mut(i))
+                        {
+                            *f = u32::try_from(index).unwrap_or(u32::MAX);
                         }
                         *n = n.saturating_add(1);
                     }
@@ -1063,11 +1168,14 @@ pub fn step(
             let an = array.text.as_str();
             let tn = t.name.text.as_str();
             let first_v = match first {
-                Some(f) => em.value(&f.expr, scope, env),
-                None => {
-                    let n = lit_u64(n);
-                    quote!(Some(#n))
-                }
+                Some(f) => match em.plain(&f.expr, scope, env) {
+                    Some(p) => p,
+                    None => {
+                        let v = em.value(&f.expr, scope, env);
+                        quote!(#v.unwrap_or(u64::MAX))
+                    }
+                },
+                None => lit_u64(n).into_token_stream_quiet(),
             };
             let w = lit_u64(ity.bytes());
             let off = lit_u64(off);
@@ -1088,7 +1196,7 @@ pub fn step(
                 #[doc = #comment]
                 {
                     let items = rec.#name();
-                    let first: u64 = #first_v.unwrap_or(u64::MAX);
+                    let first: u64 = #first_v;
                     for (k, v) in items.iter().enumerate() {
                         let k = u64::try_from(k).unwrap_or(u64::MAX);
                         if k >= first { break; }
@@ -1353,7 +1461,7 @@ fn payload_checksum(
             }
         }
     });
-    let pat = payload_expr(em, dir, true);
+    let pat = payload_expr(em, dir, true, quote!(0));
     let flush = quote! {
         if let Some((s, e)) = __pend.take() {
             __crc = __rt::crc32(__crc, __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]));
@@ -1393,7 +1501,7 @@ fn payload_checksum(
         quote! {
             // In bounds: every payload passed its range check.
             let Some(__p) = __srec.#payload() else { #gone };
-            let __ps: u64 = #pat.unwrap_or(0);
+            let __ps: u64 = #pat;
             let __pe: u64 = __ps.saturating_add(u64::try_from(__p.len()).unwrap_or(u64::MAX));
             if !(#special) {
                 // An ordinary payload: hashed with any payloads right before it in one update.
@@ -1412,14 +1520,15 @@ fn payload_checksum(
             __crc = __rt::crc32(__crc, __p);
         },
     );
-    let sv = em.value(&stored.expr, scope, env);
+    let (bind_stored, stored_opt, stored_or) = bind_value(em, &stored.expr, scope, env, "stored");
+    let found = stored_or(quote!(u64::MAX));
     let (f, off) = em.blame(&stored.expr, scope);
     let mism = err(
         codes,
         f,
         off,
         quote!(__rt::Detail::Mismatch {
-            found: stored.unwrap_or(u64::MAX),
+            found: #found,
             expected: u64::from(__crc)
         }),
     );
@@ -1448,8 +1557,8 @@ fn payload_checksum(
             let mut __pend: Option<(u64, u64)> = None;
             #lp
             #flush
-            let stored: Option<u64> = #sv;
-            if stored != Some(u64::from(__crc)) { #mism }
+            #bind_stored
+            if #stored_opt != Some(u64::from(__crc)) { #mism }
         }
     }
 }
@@ -1464,16 +1573,16 @@ fn region_binding(em: &Em<'_>, s: &Slots) -> TokenStream {
         return quote!(let __region: Option<(&[u8], u64, u64)> = None;);
     };
     let payload = ident(&dir.payload.text);
-    let pat = payload_expr(em, dir, true);
+    let pat = payload_expr(em, dir, true, quote!(0));
     let lp = dir_loop(
         em,
         dir,
         Some(v),
         quote! {
-            if __region.is_none() {
-                if let Some(p) = __srec.#payload() {
-                    __region = Some((p, u64::try_from(__si).unwrap_or(u64::MAX), #pat.unwrap_or(0)));
-                }
+            if __region.is_none()
+                && let Some(p) = __srec.#payload()
+            {
+                __region = Some((p, u64::try_from(__si).unwrap_or(u64::MAX), #pat));
             }
         },
     );
@@ -1666,8 +1775,10 @@ fn slots_padding(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         quote! {
             let off: u64 = #ov;
             let size: u64 = #sv;
-            if off > cursor {
-                if let Some((at, byte)) = first_nonzero(cursor, off) { #fail }
+            if off > cursor
+                && let Some((at, byte)) = first_nonzero(cursor, off)
+            {
+                #fail
             }
             cursor = cursor.max(off.saturating_add(size));
         },
@@ -1797,10 +1908,10 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                             let raw = self.dir.next()?;
                             let s = #drec { raw, buf: self.buf, index: self.dir_index };
                             self.dir_index = self.dir_index.saturating_add(1);
-                            if #type_read == #v {
-                                if let Some(p) = s.#payload() {
-                                    self.cur = p.as_chunks::<#n>().0.iter();
-                                }
+                            if #type_read == #v
+                                && let Some(p) = s.#payload()
+                            {
+                                self.cur = p.as_chunks::<#n>().0.iter();
                             }
                         }
                     }
@@ -1853,13 +1964,19 @@ pub fn variants(c: &Checked) -> TokenStream {
         bytes_arms.push(quote!(Self::#key(v) => v.as_bytes(),));
         views.push(Em { c: vc }.file_view());
     }
-    let fv = em.value(&vs.field.expr, Scope::Top, &env);
+    let fv = match em.plain(&vs.field.expr, Scope::Top, &env) {
+        Some(p) => p,
+        None => {
+            let v = em.value(&vs.field.expr, Scope::Top, &env);
+            quote!(#v.unwrap_or(u64::MAX))
+        }
+    };
     let (f, off) = em.blame(&vs.field.expr, Scope::Top);
-    let fail = err(
+    let fail = err_expr(
         &vs.code.text,
         f,
         off,
-        quote!(__rt::Detail::UnknownValue { value: #fv.unwrap_or(u64::MAX) }),
+        quote!(__rt::Detail::UnknownValue { value: #fv }),
     );
     let vdoc = format!(
         " Validate `buf`: the common header (`{}`), its steps, then the layout its `{}` selects, validated in full.",

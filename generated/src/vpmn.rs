@@ -496,14 +496,14 @@ impl ClassWord {
     /// Bits 0..=0 of the word.
     #[must_use]
     pub const fn class(self) -> u32 {
-        ((self.0 as u64 >> 0u64) & 0x1) as u32
+        self.0 & 0x1
     }
     /// `reserved1` (zero in the corpus; not enforced).
     ///
     /// Bits 1..=31 of the word.
     #[must_use]
     pub const fn reserved(self) -> u32 {
-        ((self.0 as u64 >> 1u64) & 0x7fffffff) as u32
+        (self.0 >> 1) & 0x7fffffff
     }
 }
 /// NETWORK_INFO `attribute`.
@@ -527,35 +527,35 @@ impl NetworkAttribute {
     /// Bits 0..=0 of the word.
     #[must_use]
     pub const fn change_ppu_param(self) -> u32 {
-        ((self.0 as u64 >> 0u64) & 0x1) as u32
+        self.0 & 0x1
     }
     /// NN command size code (1: 192-byte commands).
     ///
     /// Bits 1..=2 of the word.
     #[must_use]
     pub const fn nn_command_size(self) -> u32 {
-        ((self.0 as u64 >> 1u64) & 0x3) as u32
+        (self.0 >> 1) & 0x3
     }
     /// TP command size code (1: 192-byte commands).
     ///
     /// Bits 3..=4 of the word.
     #[must_use]
     pub const fn tp_command_size(self) -> u32 {
-        ((self.0 as u64 >> 3u64) & 0x3) as u32
+        (self.0 >> 3) & 0x3
     }
     /// DMA support code.
     ///
     /// Bits 5..=6 of the word.
     #[must_use]
     pub const fn dma_support(self) -> u32 {
-        ((self.0 as u64 >> 5u64) & 0x3) as u32
+        (self.0 >> 5) & 0x3
     }
     /// Reserved.
     ///
     /// Bits 7..=31 of the word.
     #[must_use]
     pub const fn reserved(self) -> u32 {
-        ((self.0 as u64 >> 7u64) & 0x1ffffff) as u32
+        (self.0 >> 7) & 0x1ffffff
     }
 }
 /// v1 feature database, word 0.
@@ -579,35 +579,35 @@ impl V1Features {
     /// Bits 0..=0 of the word.
     #[must_use]
     pub const fn hi_reorder_fix(self) -> u32 {
-        ((self.0 as u64 >> 0u64) & 0x1) as u32
+        self.0 & 0x1
     }
     /// OCB counter.
     ///
     /// Bits 1..=1 of the word.
     #[must_use]
     pub const fn ocb_counter(self) -> u32 {
-        ((self.0 as u64 >> 1u64) & 0x1) as u32
+        (self.0 >> 1) & 0x1
     }
     /// NN command size code.
     ///
     /// Bits 2..=3 of the word.
     #[must_use]
     pub const fn nn_command_size(self) -> u32 {
-        ((self.0 as u64 >> 2u64) & 0x3) as u32
+        (self.0 >> 2) & 0x3
     }
     /// Change PPU parameter.
     ///
     /// Bits 4..=4 of the word.
     #[must_use]
     pub const fn change_ppu_param(self) -> u32 {
-        ((self.0 as u64 >> 4u64) & 0x1) as u32
+        (self.0 >> 4) & 0x1
     }
     /// Not mapped by a public reader.
     ///
     /// Bits 5..=31 of the word.
     #[must_use]
     pub const fn reserved(self) -> u32 {
-        ((self.0 as u64 >> 5u64) & 0x7ffffff) as u32
+        (self.0 >> 5) & 0x7ffffff
     }
 }
 /// The 12 bytes every version starts with.
@@ -1586,14 +1586,11 @@ impl<'a> V1Fixed<'a> {
     /// Size in bytes of the layout for gate value `gate`.
     #[must_use]
     pub const fn size_for(gate: u64) -> u64 {
-        0u64 + (if gate >= 65539u64 { 4u64 } else { 0 })
-            + (if gate >= 65539u64 { 4u64 } else { 0 })
-            + (if gate >= 65539u64 { 1u64 } else { 0 })
-            + (if gate >= 65539u64 { 7u64 } else { 0 })
-            + (if gate >= 65539u64 { 4u64 } else { 0 })
-            + (if gate >= 65539u64 { 236u64 } else { 0 }) + 4u64 + 4u64 + 4u64 + 4u64
-            + 4u64 + (if gate >= 65544u64 { 4u64 } else { 0 })
-            + (if gate >= 65544u64 { 4u64 } else { 0 })
+        if gate >= 65544u64 {
+            284u64
+        } else {
+            if gate >= 65539u64 { 276u64 } else { 20u64 }
+        }
     }
     /// The gate value the layout was chosen by.
     #[must_use]
@@ -1620,7 +1617,7 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65539u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 });
+        let at = if self.gate >= 65539u64 { 4u64 } else { 0u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1632,8 +1629,7 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65539u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 });
+        let at = if self.gate >= 65539u64 { 8u64 } else { 0u64 };
         let b: &'a [u8; 1] = __rt::chunk_at::<1>(self.raw, at)?;
         Some(u8::from_le_bytes(*b))
     }
@@ -1645,9 +1641,7 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65539u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 });
+        let at = if self.gate >= 65539u64 { 9u64 } else { 0u64 };
         let b: &'a [u8; 7] = __rt::chunk_at::<7>(self.raw, at)?;
         Some(b)
     }
@@ -1659,10 +1653,7 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65539u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 });
+        let at = if self.gate >= 65539u64 { 16u64 } else { 0u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1674,22 +1665,13 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65539u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 });
+        let at = if self.gate >= 65539u64 { 20u64 } else { 0u64 };
         let b: &'a [u8; 236] = __rt::chunk_at::<236>(self.raw, at)?;
         Some(b)
     }
     #[inline]
     fn pool_size_checked(&self) -> Option<u32> {
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 });
+        let at = if self.gate >= 65539u64 { 256u64 } else { 0u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1698,16 +1680,11 @@ impl<'a> V1Fixed<'a> {
     /// Present in every layout.
     #[must_use]
     pub fn pool_size(&self) -> u32 {
-        self.pool_size_checked().unwrap_or(Default::default())
+        self.pool_size_checked().unwrap_or_default()
     }
     #[inline]
     fn pool_alignment_checked(&self) -> Option<u32> {
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 }) + 4u64;
+        let at = if self.gate >= 65539u64 { 260u64 } else { 4u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1716,16 +1693,11 @@ impl<'a> V1Fixed<'a> {
     /// Present in every layout.
     #[must_use]
     pub fn pool_alignment(&self) -> u32 {
-        self.pool_alignment_checked().unwrap_or(Default::default())
+        self.pool_alignment_checked().unwrap_or_default()
     }
     #[inline]
     fn pool_base_checked(&self) -> Option<u32> {
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 }) + 4u64 + 4u64;
+        let at = if self.gate >= 65539u64 { 264u64 } else { 8u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1734,16 +1706,11 @@ impl<'a> V1Fixed<'a> {
     /// Present in every layout.
     #[must_use]
     pub fn pool_base(&self) -> u32 {
-        self.pool_base_checked().unwrap_or(Default::default())
+        self.pool_base_checked().unwrap_or_default()
     }
     #[inline]
     fn axi_sram_base_checked(&self) -> Option<u32> {
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 }) + 4u64 + 4u64 + 4u64;
+        let at = if self.gate >= 65539u64 { 268u64 } else { 12u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1752,17 +1719,11 @@ impl<'a> V1Fixed<'a> {
     /// Present in every layout.
     #[must_use]
     pub fn axi_sram_base(&self) -> u32 {
-        self.axi_sram_base_checked().unwrap_or(Default::default())
+        self.axi_sram_base_checked().unwrap_or_default()
     }
     #[inline]
     fn axi_sram_size_checked(&self) -> Option<u32> {
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 }) + 4u64 + 4u64 + 4u64
-            + 4u64;
+        let at = if self.gate >= 65539u64 { 272u64 } else { 16u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1771,7 +1732,7 @@ impl<'a> V1Fixed<'a> {
     /// Present in every layout.
     #[must_use]
     pub fn axi_sram_size(&self) -> u32 {
-        self.axi_sram_size_checked().unwrap_or(Default::default())
+        self.axi_sram_size_checked().unwrap_or_default()
     }
     /// VIP SRAM base.
     ///
@@ -1781,13 +1742,7 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65544u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 }) + 4u64 + 4u64 + 4u64
-            + 4u64 + 4u64;
+        let at = if self.gate >= 65539u64 { 276u64 } else { 20u64 };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -1799,13 +1754,11 @@ impl<'a> V1Fixed<'a> {
         if self.gate < 65544u64 {
             return None;
         }
-        let at = 0u64 + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 1u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 7u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 4u64 } else { 0 })
-            + (if self.gate >= 65539u64 { 236u64 } else { 0 }) + 4u64 + 4u64 + 4u64
-            + 4u64 + 4u64 + (if self.gate >= 65544u64 { 4u64 } else { 0 });
+        let at = if self.gate >= 65544u64 {
+            280u64
+        } else {
+            if self.gate >= 65539u64 { 276u64 } else { 20u64 }
+        };
         let b: &'a [u8; 4] = __rt::chunk_at::<4>(self.raw, at)?;
         Some(u32::from_le_bytes(*b))
     }
@@ -2083,22 +2036,22 @@ impl<'a> Vpmn<'a> {
             return VpmnV2::validate(buf).map(Self::V2);
         }
         if matches!(
-            ((|| -> Option < u64 > { Some(u64::from(header.version())
-            .checked_shr(u32::try_from(16u64).ok() ?) ?) }) (),
-            Some(u64::from(V1_FAMILY))), (Some(a), Some(b)) if a == b
+            ((|| -> Option < u64 > { u64::from(header.version())
+            .checked_shr(u32::try_from(16u64).ok() ?) }) (), Some(u64::from(V1_FAMILY))),
+            (Some(a), Some(b)) if a == b
         ) {
             return VpmnV1::validate(buf).map(Self::V1);
         }
-        return Err(
+        Err(
             __rt::Error::new(
                 "unsupported-version",
                 __rt::Field::plain("header.version"),
                 4,
                 __rt::Detail::UnknownValue {
-                    value: Some(u64::from(header.version())).unwrap_or(u64::MAX),
+                    value: u64::from(header.version()),
                 },
             ),
-        );
+        )
     }
     /// The whole validated buffer.
     #[must_use]
@@ -2244,28 +2197,27 @@ impl<'a> VpmnV2<'a> {
         }
         // sub-header-out-of-bounds: record `sub_header` (SubHeader at header.sub_header_offset) must lie within `len`.
         let (sub_header, sub_header_at): (SubHeader<'a>, u64) = {
-            let at = Some(u64::from(header.sub_header_offset()));
-            let within = Some(len);
-            let size = Some(12u64);
-            let raw = match (at, within) {
+            let at: u64 = u64::from(header.sub_header_offset());
+            let within: u64 = len;
+            let parts = match (Some(at), Some(within)) {
                 (Some(a), Some(w)) if a.checked_add(12u64).is_some_and(|e| e <= w) => {
-                    __rt::chunk_at::<12>(buf, a)
+                    __rt::chunk_at::<12>(buf, a).map(|raw| (raw, a))
                 }
                 _ => None,
             };
-            match (raw, at) {
-                (Some(raw), Some(a)) => (SubHeader { raw, buf, index: 0 }, a),
-                _ => {
+            match parts {
+                Some((raw, a)) => (SubHeader { raw, buf, index: 0 }, a),
+                None => {
                     return Err(
                         __rt::Error::new(
                             "sub-header-out-of-bounds",
                             __rt::Field::plain("header.sub_header_offset"),
                             24,
                             __rt::Detail::Range {
-                                start: at.unwrap_or(u64::MAX),
-                                len: size.unwrap_or(u64::MAX),
+                                start: at,
+                                len: 12u64,
                                 limit_name: "len",
-                                limit: within.unwrap_or(0),
+                                limit: within,
                             },
                         ),
                     );
@@ -2394,7 +2346,7 @@ impl<'a> VpmnV2<'a> {
                         rec.as_bytes()[35],
                     ]),
                 );
-                let size: u64 = Some(rec.size()).unwrap_or(u64::MAX);
+                let size: u64 = rec.size();
                 if es != 0 && size.checked_rem(es) != Some(0) {
                     return Err(
                         __rt::Error::new(
@@ -2430,32 +2382,29 @@ impl<'a> VpmnV2<'a> {
                     26u64 => Some(8u64),
                     _ => None,
                 };
-                if let Some(want) = want {
-                    if es != want {
-                        return Err(
-                            __rt::Error::new(
-                                "section-entry-size",
-                                __rt::Field::indexed("sections", index, "sd_entsize"),
-                                rec_at.saturating_add(32u64),
-                                __rt::Detail::Mismatch {
-                                    found: es,
-                                    expected: want,
-                                },
-                            ),
-                        );
-                    }
+                if let Some(want) = want && es != want {
+                    return Err(
+                        __rt::Error::new(
+                            "section-entry-size",
+                            __rt::Field::indexed("sections", index, "sd_entsize"),
+                            rec_at.saturating_add(32u64),
+                            __rt::Detail::Mismatch {
+                                found: es,
+                                expected: want,
+                            },
+                        ),
+                    );
                 }
                 if let Some(n) = usize::try_from(ty)
                     .ok()
                     .and_then(|i| __dcount_sections.get_mut(i))
                 {
-                    if *n == 0 {
-                        if let Some(f) = usize::try_from(ty)
+                    if *n == 0
+                        && let Some(f) = usize::try_from(ty)
                             .ok()
                             .and_then(|i| __dfirst_sections.get_mut(i))
-                        {
-                            *f = u32::try_from(index).unwrap_or(u32::MAX);
-                        }
+                    {
+                        *f = u32::try_from(index).unwrap_or(u32::MAX);
                     }
                     *n = n.saturating_add(1);
                 }
@@ -2496,7 +2445,7 @@ impl<'a> VpmnV2<'a> {
                 let Some(__p) = __srec.payload() else {
                     continue;
                 };
-                let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<112>().0.iter().enumerate() {
                     let index = __ci;
                     __ci = __ci.saturating_add(1);
@@ -2555,8 +2504,7 @@ impl<'a> VpmnV2<'a> {
                     // bad-io-record: the first `dim_count` items of `dim_size` must satisfy `item > 0`.
                     {
                         let items = rec.dim_size();
-                        let first: u64 = Some(u64::from(rec.dim_count()))
-                            .unwrap_or(u64::MAX);
+                        let first: u64 = u64::from(rec.dim_count());
                         for (k, v) in items.iter().enumerate() {
                             let k = u64::try_from(k).unwrap_or(u64::MAX);
                             if k >= first {
@@ -2622,7 +2570,7 @@ impl<'a> VpmnV2<'a> {
                 let Some(__p) = __srec.payload() else {
                     continue;
                 };
-                let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<112>().0.iter().enumerate() {
                     let index = __ci;
                     __ci = __ci.saturating_add(1);
@@ -2681,8 +2629,7 @@ impl<'a> VpmnV2<'a> {
                     // bad-io-record: the first `dim_count` items of `dim_size` must satisfy `item > 0`.
                     {
                         let items = rec.dim_size();
-                        let first: u64 = Some(u64::from(rec.dim_count()))
-                            .unwrap_or(u64::MAX);
+                        let first: u64 = u64::from(rec.dim_count());
                         for (k, v) in items.iter().enumerate() {
                             let k = u64::try_from(k).unwrap_or(u64::MAX);
                             if k >= first {
@@ -2744,7 +2691,7 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let length: u64 = Some(__srec.size()).unwrap_or(0);
+                let length: u64 = __srec.size();
                 n = n.saturating_add(length / 112u64);
             }
             n
@@ -2780,7 +2727,7 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let length: u64 = Some(__srec.size()).unwrap_or(0);
+                let length: u64 = __srec.size();
                 n = n.saturating_add(length / 112u64);
             }
             n
@@ -2820,7 +2767,7 @@ impl<'a> VpmnV2<'a> {
                 let Some(__p) = __srec.payload() else {
                     continue;
                 };
-                let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<220>().0.iter().enumerate() {
                     let index = __ci;
                     __ci = __ci.saturating_add(1);
@@ -2837,7 +2784,7 @@ impl<'a> VpmnV2<'a> {
                     // metadata-count-mismatch: `input_count == count(inputs)`.
                     {
                         let lhs = Some(u64::from(rec.input_count()));
-                        let rhs = (|| -> Option<u64> { Some(__count_inputs) })();
+                        let rhs = Some(__count_inputs);
                         if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
                             return Err(
                                 __rt::Error::new(
@@ -2858,7 +2805,7 @@ impl<'a> VpmnV2<'a> {
                     // metadata-count-mismatch: `output_count == count(outputs)`.
                     {
                         let lhs = Some(u64::from(rec.output_count()));
-                        let rhs = (|| -> Option<u64> { Some(__count_outputs) })();
+                        let rhs = Some(__count_outputs);
                         if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
                             return Err(
                                 __rt::Error::new(
@@ -2915,7 +2862,7 @@ impl<'a> VpmnV2<'a> {
                 let Some(__p) = __srec.payload() else {
                     continue;
                 };
-                let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
                     let index = __ci;
                     __ci = __ci.saturating_add(1);
@@ -2995,7 +2942,7 @@ impl<'a> VpmnV2<'a> {
                 let Some(__p) = __srec.payload() else {
                     continue;
                 };
-                let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
                     let index = __ci;
                     __ci = __ci.saturating_add(1);
@@ -3085,7 +3032,7 @@ impl<'a> VpmnV2<'a> {
                         ),
                     );
                 };
-                let __ps: u64 = Some(__srec.offset()).unwrap_or(0);
+                let __ps: u64 = __srec.offset();
                 let __pe: u64 = __ps
                     .saturating_add(u64::try_from(__p.len()).unwrap_or(u64::MAX));
                 if !(matches!(__stype, 40u64)
@@ -3167,15 +3114,15 @@ impl<'a> VpmnV2<'a> {
                     __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]),
                 );
             }
-            let stored: Option<u64> = Some(u64::from(header.crc_sum()));
-            if stored != Some(u64::from(__crc)) {
+            let stored: u64 = u64::from(header.crc_sum());
+            if Some(stored) != Some(u64::from(__crc)) {
                 return Err(
                     __rt::Error::new(
                         "file-checksum-mismatch",
                         __rt::Field::plain("header.crc_sum"),
                         12,
                         __rt::Detail::Mismatch {
-                            found: stored.unwrap_or(u64::MAX),
+                            found: stored,
                             expected: u64::from(__crc),
                         },
                     ),
@@ -3261,14 +3208,12 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                if __region.is_none() {
-                    if let Some(p) = __srec.payload() {
-                        __region = Some((
-                            p,
-                            u64::try_from(__si).unwrap_or(u64::MAX),
-                            Some(__srec.offset()).unwrap_or(0),
-                        ));
-                    }
+                if __region.is_none() && let Some(p) = __srec.payload() {
+                    __region = Some((
+                        p,
+                        u64::try_from(__si).unwrap_or(u64::MAX),
+                        __srec.offset(),
+                    ));
                 }
             }
             let rlen: u64 = __region
@@ -3314,7 +3259,7 @@ impl<'a> VpmnV2<'a> {
                     let Some(__p) = __srec.payload() else {
                         continue;
                     };
-                    let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                    let __pat: u64 = __srec.offset();
                     for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
                         let index = __ci;
                         __ci = __ci.saturating_add(1);
@@ -3445,14 +3390,12 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                if __region.is_none() {
-                    if let Some(p) = __srec.payload() {
-                        __region = Some((
-                            p,
-                            u64::try_from(__si).unwrap_or(u64::MAX),
-                            Some(__srec.offset()).unwrap_or(0),
-                        ));
-                    }
+                if __region.is_none() && let Some(p) = __srec.payload() {
+                    __region = Some((
+                        p,
+                        u64::try_from(__si).unwrap_or(u64::MAX),
+                        __srec.offset(),
+                    ));
                 }
             }
             if let Some((r, rsi, rat)) = __region {
@@ -3516,7 +3459,7 @@ impl<'a> VpmnV2<'a> {
                         let Some(__p) = __srec.payload() else {
                             continue;
                         };
-                        let __pat: u64 = Some(__srec.offset()).unwrap_or(0);
+                        let __pat: u64 = __srec.offset();
                         for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
                             let index = __ci;
                             __ci = __ci.saturating_add(1);
@@ -3546,20 +3489,20 @@ impl<'a> VpmnV2<'a> {
                                     rec.as_bytes()[7],
                                 ]),
                             );
-                            if off > cursor {
-                                if let Some((at, byte)) = first_nonzero(cursor, off) {
-                                    return Err(
-                                        __rt::Error::new(
-                                            "dynaio-padding-nonzero",
-                                            __rt::Field::indexed("sections", rsi, "payload"),
-                                            rat.saturating_add(at),
-                                            __rt::Detail::Mismatch {
-                                                found: u64::from(byte),
-                                                expected: 0,
-                                            },
-                                        ),
-                                    );
-                                }
+                            if off > cursor
+                                && let Some((at, byte)) = first_nonzero(cursor, off)
+                            {
+                                return Err(
+                                    __rt::Error::new(
+                                        "dynaio-padding-nonzero",
+                                        __rt::Field::indexed("sections", rsi, "payload"),
+                                        rat.saturating_add(at),
+                                        __rt::Detail::Mismatch {
+                                            found: u64::from(byte),
+                                            expected: 0,
+                                        },
+                                    ),
+                                );
                             }
                             cursor = cursor.max(off.saturating_add(size));
                         }
@@ -3796,10 +3739,10 @@ impl<'a> Iterator for InputsIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 1u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<112>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 1u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<112>().0.iter();
             }
         }
     }
@@ -3834,10 +3777,10 @@ impl<'a> Iterator for OutputsIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 2u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<112>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 2u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<112>().0.iter();
             }
         }
     }
@@ -3872,10 +3815,10 @@ impl<'a> Iterator for NetworkInfoIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 35u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<220>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 35u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<220>().0.iter();
             }
         }
     }
@@ -3910,10 +3853,10 @@ impl<'a> Iterator for MemoryPoolIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 37u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<8>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 37u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<8>().0.iter();
             }
         }
     }
@@ -3948,10 +3891,10 @@ impl<'a> Iterator for VipSramIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 38u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<4>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 38u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<4>().0.iter();
             }
         }
     }
@@ -3986,10 +3929,10 @@ impl<'a> Iterator for AxiSramIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 39u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<4>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 39u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<4>().0.iter();
             }
         }
     }
@@ -4024,10 +3967,10 @@ impl<'a> Iterator for ChecksumsIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 40u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<8>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 40u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<8>().0.iter();
             }
         }
     }
@@ -4062,10 +4005,10 @@ impl<'a> Iterator for DynaioTableIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 26u64 {
-                if let Some(p) = s.payload() {
-                    self.cur = p.as_chunks::<8>().0.iter();
-                }
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 26u64
+                && let Some(p) = s.payload()
+            {
+                self.cur = p.as_chunks::<8>().0.iter();
             }
         }
     }
@@ -4136,9 +4079,7 @@ impl<'a> VpmnV1<'a> {
         // unsupported-version: `header.version >> 16 == V1_FAMILY`.
         {
             let lhs = (|| -> Option<u64> {
-                Some(
-                    u64::from(header.version()).checked_shr(u32::try_from(16u64).ok()?)?,
-                )
+                u64::from(header.version()).checked_shr(u32::try_from(16u64).ok()?)
             })();
             let rhs = Some(u64::from(V1_FAMILY));
             if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
@@ -4160,22 +4101,23 @@ impl<'a> VpmnV1<'a> {
         }
         // truncated-header: record `fixed` (V1Fixed at V1_PREFIX_BYTES) must lie within `len`.
         let (fixed, fixed_at): (V1Fixed<'a>, u64) = {
-            let at = Some(u64::from(V1_PREFIX_BYTES));
-            let within = Some(len);
-            let gate = Some(u64::from(header.version()));
-            let size = gate.map(V1Fixed::size_for);
-            let raw = match (at, size, within) {
-                (
-                    Some(a),
-                    Some(n),
-                    Some(w),
-                ) if a.checked_add(n).is_some_and(|e| e <= w) => {
-                    __rt::range_at(buf, a, n)
+            let at: u64 = u64::from(V1_PREFIX_BYTES);
+            let within: u64 = len;
+            let gate: u64 = u64::from(header.version());
+            let parts = match (Some(at), Some(gate), Some(within)) {
+                (Some(a), Some(g), Some(w)) => {
+                    let n = V1Fixed::size_for(g);
+                    match a.checked_add(n) {
+                        Some(e) if e <= w => {
+                            __rt::range_at(buf, a, n).map(|raw| (raw, a, g))
+                        }
+                        _ => None,
+                    }
                 }
                 _ => None,
             };
-            match (raw, at, gate) {
-                (Some(raw), Some(a), Some(gate)) => {
+            match parts {
+                Some((raw, a, gate)) => {
                     (
                         V1Fixed {
                             raw,
@@ -4186,17 +4128,17 @@ impl<'a> VpmnV1<'a> {
                         a,
                     )
                 }
-                _ => {
+                None => {
                     return Err(
                         __rt::Error::new(
                             "truncated-header",
                             __rt::Field::plain("fixed"),
-                            at.unwrap_or(0),
+                            at,
                             __rt::Detail::Range {
-                                start: at.unwrap_or(u64::MAX),
-                                len: size.unwrap_or(u64::MAX),
+                                start: at,
+                                len: V1Fixed::size_for(gate),
                                 limit_name: "len",
-                                limit: within.unwrap_or(0),
+                                limit: within,
                             },
                         ),
                     );
@@ -4205,33 +4147,29 @@ impl<'a> VpmnV1<'a> {
         };
         // truncated-header: table `entries` (12 + if(header.version >= 0x0001000C, 3, 0) + if(header.version >= 0x0001000E, 1, 0) x 8 bytes at end(fixed)) must lie within `len`.
         let (entries, entries_at): (&'a [[u8; 8]], u64) = {
-            let at = (|| -> Option<u64> {
-                Some(fixed_at.checked_add(fixed.raw.len() as u64)?)
-            })();
+            let at = fixed_at.checked_add(fixed.raw.len() as u64);
             let count = (|| -> Option<u64> {
-                Some(
-                    12u64
-                        .checked_add(
-                            if matches!(
-                                (Some(u64::from(header.version())), Some(65548u64)),
-                                (Some(a), Some(b)) if a >= b
-                            ) {
-                                Some(3u64)?
-                            } else {
-                                Some(0u64)?
-                            },
-                        )?
-                        .checked_add(
-                            if matches!(
-                                (Some(u64::from(header.version())), Some(65550u64)),
-                                (Some(a), Some(b)) if a >= b
-                            ) {
-                                Some(1u64)?
-                            } else {
-                                Some(0u64)?
-                            },
-                        )?,
-                )
+                12u64
+                    .checked_add(
+                        if matches!(
+                            (Some(u64::from(header.version())), Some(65548u64)),
+                            (Some(a), Some(b)) if a >= b
+                        ) {
+                            3u64
+                        } else {
+                            0u64
+                        },
+                    )?
+                    .checked_add(
+                        if matches!(
+                            (Some(u64::from(header.version())), Some(65550u64)),
+                            (Some(a), Some(b)) if a >= b
+                        ) {
+                            1u64
+                        } else {
+                            0u64
+                        },
+                    )
             })();
             let stride = Some(8u64);
             let within = Some(len);
@@ -4304,37 +4242,31 @@ impl<'a> VpmnV1<'a> {
         // section-entry-size: `entries.0.size % if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES)) == 0`.
         {
             let lhs = (|| -> Option<u64> {
-                Some(
-                    u64::from(
-                            (V1Entry {
-                                raw: entries.get(0)?,
-                                buf,
-                                index: 0u32,
-                            })
-                                .size(),
-                        )
-                        .checked_rem(
+                u64::from(
+                        (V1Entry {
+                            raw: entries.first()?,
+                            buf,
+                            index: 0u32,
+                        })
+                            .size(),
+                    )
+                    .checked_rem(
+                        if matches!(
+                            (Some(u64::from(header.version())), Some(65540u64)),
+                            (Some(a), Some(b)) if a < b
+                        ) {
+                            u64::from(V1_IO_OLD_BYTES)
+                        } else {
                             if matches!(
-                                (Some(u64::from(header.version())), Some(65540u64)),
+                                (Some(u64::from(header.version())), Some(65547u64)),
                                 (Some(a), Some(b)) if a < b
                             ) {
-                                Some(u64::from(V1_IO_OLD_BYTES))?
+                                u64::from(V1_IO_NAMED_BYTES)
                             } else {
-                                (|| -> Option<u64> {
-                                    Some(
-                                        if matches!(
-                                            (Some(u64::from(header.version())), Some(65547u64)),
-                                            (Some(a), Some(b)) if a < b
-                                        ) {
-                                            Some(u64::from(V1_IO_NAMED_BYTES))?
-                                        } else {
-                                            Some(u64::from(V1_IO_RECORD_BYTES))?
-                                        },
-                                    )
-                                })()?
-                            },
-                        )?,
-                )
+                                u64::from(V1_IO_RECORD_BYTES)
+                            }
+                        },
+                    )
             })();
             let rhs = Some(0u64);
             if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
@@ -4357,37 +4289,31 @@ impl<'a> VpmnV1<'a> {
         // section-entry-size: `entries.1.size % if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES)) == 0`.
         {
             let lhs = (|| -> Option<u64> {
-                Some(
-                    u64::from(
-                            (V1Entry {
-                                raw: entries.get(1)?,
-                                buf,
-                                index: 1u32,
-                            })
-                                .size(),
-                        )
-                        .checked_rem(
+                u64::from(
+                        (V1Entry {
+                            raw: entries.get(1)?,
+                            buf,
+                            index: 1u32,
+                        })
+                            .size(),
+                    )
+                    .checked_rem(
+                        if matches!(
+                            (Some(u64::from(header.version())), Some(65540u64)),
+                            (Some(a), Some(b)) if a < b
+                        ) {
+                            u64::from(V1_IO_OLD_BYTES)
+                        } else {
                             if matches!(
-                                (Some(u64::from(header.version())), Some(65540u64)),
+                                (Some(u64::from(header.version())), Some(65547u64)),
                                 (Some(a), Some(b)) if a < b
                             ) {
-                                Some(u64::from(V1_IO_OLD_BYTES))?
+                                u64::from(V1_IO_NAMED_BYTES)
                             } else {
-                                (|| -> Option<u64> {
-                                    Some(
-                                        if matches!(
-                                            (Some(u64::from(header.version())), Some(65547u64)),
-                                            (Some(a), Some(b)) if a < b
-                                        ) {
-                                            Some(u64::from(V1_IO_NAMED_BYTES))?
-                                        } else {
-                                            Some(u64::from(V1_IO_RECORD_BYTES))?
-                                        },
-                                    )
-                                })()?
-                            },
-                        )?,
-                )
+                                u64::from(V1_IO_RECORD_BYTES)
+                            }
+                        },
+                    )
             })();
             let rhs = Some(0u64);
             if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
@@ -4413,7 +4339,7 @@ impl<'a> VpmnV1<'a> {
                 Some(
                     u64::from(
                         (V1Entry {
-                            raw: entries.get(0)?,
+                            raw: entries.first()?,
                             buf,
                             index: 0u32,
                         })
@@ -4427,21 +4353,17 @@ impl<'a> VpmnV1<'a> {
                         (Some(u64::from(header.version())), Some(65547u64)), (Some(a),
                         Some(b)) if a >= b
                     ) {
-                        (|| -> Option<u64> {
-                            Some(
-                                u64::from(
-                                        (V1Entry {
-                                            raw: entries.get(0)?,
-                                            buf,
-                                            index: 0u32,
-                                        })
-                                            .size(),
-                                    )
-                                    .checked_div(u64::from(V1_IO_RECORD_BYTES))?,
+                        u64::from(
+                                (V1Entry {
+                                    raw: entries.first()?,
+                                    buf,
+                                    index: 0u32,
+                                })
+                                    .size(),
                             )
-                        })()?
+                            .checked_div(u64::from(V1_IO_RECORD_BYTES))?
                     } else {
-                        Some(0u64)?
+                        0u64
                     },
                 )
             })();
@@ -4496,21 +4418,17 @@ impl<'a> VpmnV1<'a> {
                         (Some(u64::from(header.version())), Some(65547u64)), (Some(a),
                         Some(b)) if a >= b
                     ) {
-                        (|| -> Option<u64> {
-                            Some(
-                                u64::from(
-                                        (V1Entry {
-                                            raw: entries.get(1)?,
-                                            buf,
-                                            index: 1u32,
-                                        })
-                                            .size(),
-                                    )
-                                    .checked_div(u64::from(V1_IO_RECORD_BYTES))?,
+                        u64::from(
+                                (V1Entry {
+                                    raw: entries.get(1)?,
+                                    buf,
+                                    index: 1u32,
+                                })
+                                    .size(),
                             )
-                        })()?
+                            .checked_div(u64::from(V1_IO_RECORD_BYTES))?
                     } else {
-                        Some(0u64)?
+                        0u64
                     },
                 )
             })();
@@ -4600,7 +4518,7 @@ impl<'a> VpmnV1<'a> {
             // bad-io-record: the first `dim_count` items of `dim_size` must satisfy `item > 0`.
             {
                 let items = rec.dim_size();
-                let first: u64 = Some(u64::from(rec.dim_count())).unwrap_or(u64::MAX);
+                let first: u64 = u64::from(rec.dim_count());
                 for (k, v) in items.iter().enumerate() {
                     let k = u64::try_from(k).unwrap_or(u64::MAX);
                     if k >= first {
@@ -4684,7 +4602,7 @@ impl<'a> VpmnV1<'a> {
             // bad-io-record: the first `dim_count` items of `dim_size` must satisfy `item > 0`.
             {
                 let items = rec.dim_size();
-                let first: u64 = Some(u64::from(rec.dim_count())).unwrap_or(u64::MAX);
+                let first: u64 = u64::from(rec.dim_count());
                 for (k, v) in items.iter().enumerate() {
                     let k = u64::try_from(k).unwrap_or(u64::MAX);
                     if k >= first {
@@ -4717,37 +4635,31 @@ impl<'a> VpmnV1<'a> {
         {
             let lhs = Some(u64::from(header.input_count()));
             let rhs = (|| -> Option<u64> {
-                Some(
-                    u64::from(
-                            (V1Entry {
-                                raw: entries.get(0)?,
-                                buf,
-                                index: 0u32,
-                            })
-                                .size(),
-                        )
-                        .checked_div(
+                u64::from(
+                        (V1Entry {
+                            raw: entries.first()?,
+                            buf,
+                            index: 0u32,
+                        })
+                            .size(),
+                    )
+                    .checked_div(
+                        if matches!(
+                            (Some(u64::from(header.version())), Some(65540u64)),
+                            (Some(a), Some(b)) if a < b
+                        ) {
+                            u64::from(V1_IO_OLD_BYTES)
+                        } else {
                             if matches!(
-                                (Some(u64::from(header.version())), Some(65540u64)),
+                                (Some(u64::from(header.version())), Some(65547u64)),
                                 (Some(a), Some(b)) if a < b
                             ) {
-                                Some(u64::from(V1_IO_OLD_BYTES))?
+                                u64::from(V1_IO_NAMED_BYTES)
                             } else {
-                                (|| -> Option<u64> {
-                                    Some(
-                                        if matches!(
-                                            (Some(u64::from(header.version())), Some(65547u64)),
-                                            (Some(a), Some(b)) if a < b
-                                        ) {
-                                            Some(u64::from(V1_IO_NAMED_BYTES))?
-                                        } else {
-                                            Some(u64::from(V1_IO_RECORD_BYTES))?
-                                        },
-                                    )
-                                })()?
-                            },
-                        )?,
-                )
+                                u64::from(V1_IO_RECORD_BYTES)
+                            }
+                        },
+                    )
             })();
             if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
                 return Err(
@@ -4770,37 +4682,31 @@ impl<'a> VpmnV1<'a> {
         {
             let lhs = Some(u64::from(header.output_count()));
             let rhs = (|| -> Option<u64> {
-                Some(
-                    u64::from(
-                            (V1Entry {
-                                raw: entries.get(1)?,
-                                buf,
-                                index: 1u32,
-                            })
-                                .size(),
-                        )
-                        .checked_div(
+                u64::from(
+                        (V1Entry {
+                            raw: entries.get(1)?,
+                            buf,
+                            index: 1u32,
+                        })
+                            .size(),
+                    )
+                    .checked_div(
+                        if matches!(
+                            (Some(u64::from(header.version())), Some(65540u64)),
+                            (Some(a), Some(b)) if a < b
+                        ) {
+                            u64::from(V1_IO_OLD_BYTES)
+                        } else {
                             if matches!(
-                                (Some(u64::from(header.version())), Some(65540u64)),
+                                (Some(u64::from(header.version())), Some(65547u64)),
                                 (Some(a), Some(b)) if a < b
                             ) {
-                                Some(u64::from(V1_IO_OLD_BYTES))?
+                                u64::from(V1_IO_NAMED_BYTES)
                             } else {
-                                (|| -> Option<u64> {
-                                    Some(
-                                        if matches!(
-                                            (Some(u64::from(header.version())), Some(65547u64)),
-                                            (Some(a), Some(b)) if a < b
-                                        ) {
-                                            Some(u64::from(V1_IO_NAMED_BYTES))?
-                                        } else {
-                                            Some(u64::from(V1_IO_RECORD_BYTES))?
-                                        },
-                                    )
-                                })()?
-                            },
-                        )?,
-                )
+                                u64::from(V1_IO_RECORD_BYTES)
+                            }
+                        },
+                    )
             })();
             if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
                 return Err(
