@@ -628,7 +628,7 @@ impl<'a> Em<'a> {
                         let rhs = #rv;
                         if !matches!((lhs, rhs), (Some(a), Some(b)) if a #o b) {
                             return Err(__rt::Error::new(#codes, #f, #off,
-                                __rt::Detail::Compare { lhs_name: #ln, lhs, op: #neg, rhs_name: #rn, rhs }));
+                                __rt::Detail::Compare { lhs, rhs, names: &[#ln, #neg, #rn] }));
                         }
                     }
                 }
@@ -665,7 +665,7 @@ impl<'a> Em<'a> {
                         match (bytes, at) {
                             (Some(b), Some(a)) => (b.as_chunks::<#n>().0, a),
                             _ => return Err(__rt::Error::new(#codes, #f, #off,
-                                __rt::Detail::Compare { lhs_name: "table end", lhs: end, op: ">", rhs_name: #wname, rhs: within })),
+                                __rt::Detail::Compare { lhs: end, rhs: within, names: &["table end", ">", #wname] })),
                         }
                     };
                 }

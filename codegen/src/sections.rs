@@ -1094,13 +1094,7 @@ pub fn step(
                 codes,
                 field.clone(),
                 at.clone(),
-                quote!(__rt::Detail::Compare {
-                    lhs_name: "section size",
-                    lhs: Some(size),
-                    op: "is not a multiple of",
-                    rhs_name: "entry size",
-                    rhs: Some(es)
-                }),
+                quote!(__rt::Detail::Compare { lhs: Some(size), rhs: Some(es), names: &["section size", "is not a multiple of", "entry size"] }),
             );
             let e2 = err(
                 codes,
@@ -1190,7 +1184,7 @@ pub fn step(
                 codes,
                 quote!(__rt::Field::indexed(#tn, index, #an)),
                 quote!(rec_at.saturating_add(#off).saturating_add(k.saturating_mul(#w))),
-                quote!(__rt::Detail::Compare { lhs_name: "item", lhs: Some(item), op: #neg, rhs_name: #rhs_name, rhs }),
+                quote!(__rt::Detail::Compare { lhs: Some(item), rhs, names: &["item", #neg, #rhs_name] }),
             );
             quote! {
                 #[doc = #comment]
@@ -1282,13 +1276,7 @@ fn record_checksums(
         &missing.text,
         quote!(__rt::Field::indexed(#col, index, #tn)),
         quote!(rec_at.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare {
-            lhs_name: "sections of this type",
-            lhs: Some(found),
-            op: "!=",
-            rhs_name: "",
-            rhs: Some(1)
-        }),
+        quote!(__rt::Detail::Compare { lhs: Some(found), rhs: Some(1), names: &["sections of this type", "!=", ""] }),
     );
     let miss_loop = collection_loop(
         em,
@@ -1303,13 +1291,7 @@ fn record_checksums(
         &duplicate.text,
         quote!(__rt::Field::indexed(#col, index, #tn)),
         quote!(rec_at.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare {
-            lhs_name: "section type",
-            lhs: Some(t),
-            op: "already named by record",
-            rhs_name: "",
-            rhs: Some(first)
-        }),
+        quote!(__rt::Detail::Compare { lhs: Some(t), rhs: Some(first), names: &["section type", "already named by record", ""] }),
     );
     let dup_loop = collection_loop(
         em,
@@ -1639,7 +1621,7 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         code,
         quote!(__rt::Field::indexed(#tn, fi, #tyn)),
         quote!(fat.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare { lhs_name: #rname, lhs: Some(nr), op: "unpaired with", rhs_name: #ename, rhs: Some(ne) }),
+        quote!(__rt::Detail::Compare { lhs: Some(nr), rhs: Some(ne), names: &[#rname, "unpaired with", #ename] }),
     );
     let comment = format!(
         "@step {code}: sections `{}` and `{}` are both present once, or both absent. {}",
@@ -1681,31 +1663,19 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         code,
         fs.clone(),
         as_.clone(),
-        quote!(__rt::Detail::Compare {
-            lhs_name: "size",
-            lhs: Some(size),
-            op: "==",
-            rhs_name: "",
-            rhs: Some(0)
-        }),
+        quote!(__rt::Detail::Compare { lhs: Some(size), rhs: Some(0), names: &["size", "==", ""] }),
     );
     let e_align = err(
         code,
         fo.clone(),
         ao.clone(),
-        quote!(__rt::Detail::Compare { lhs_name: "offset", lhs: Some(off), op: "is not a multiple of", rhs_name: "", rhs: Some(#align) }),
+        quote!(__rt::Detail::Compare { lhs: Some(off), rhs: Some(#align), names: &["offset", "is not a multiple of", ""] }),
     );
     let e_order = err(
         code,
         fo.clone(),
         ao.clone(),
-        quote!(__rt::Detail::Compare {
-            lhs_name: "offset",
-            lhs: Some(off),
-            op: "<",
-            rhs_name: "end of the previous slot",
-            rhs: Some(cursor)
-        }),
+        quote!(__rt::Detail::Compare { lhs: Some(off), rhs: Some(cursor), names: &["offset", "<", "end of the previous slot"] }),
     );
     let e_past = err(
         code,

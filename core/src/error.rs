@@ -59,20 +59,17 @@ pub enum Detail {
         /// What it must hold.
         expected: u64,
     },
-    /// A relation between two values does not hold. `op` is the relation that *was* found
-    /// (the negation of the rule), such as `">"` for a failed `<=`. A `None` value is one
-    /// whose computation overflowed 64 bits.
+    /// A relation between two values does not hold. A `None` value is one whose computation
+    /// overflowed 64 bits.
     Compare {
-        /// Name of the left value, or `""`.
-        lhs_name: &'static str,
         /// The left value, `None` on overflow.
         lhs: Option<u64>,
-        /// The relation found.
-        op: &'static str,
-        /// Name of the right value, or `""`.
-        rhs_name: &'static str,
         /// The right value, `None` on overflow.
         rhs: Option<u64>,
+        /// `[left name, relation found, right name]`: the relation is the negation of the
+        /// rule (`">"` for a failed `<=`); a name may be `""`. One static reference, so the
+        /// error stays small.
+        names: &'static [&'static str; 3],
     },
     /// A byte range `start + len` does not lie within `limit`.
     Range {
@@ -151,7 +148,7 @@ impl fmt::Display for Detail {
             Detail::Mismatch { found, expected } => {
                 write!(f, "found {found:#x}, expected {expected:#x}")
             }
-            Detail::Compare { lhs_name, lhs, op, rhs_name, rhs } => {
+            Detail::Compare { lhs, rhs, names: &[lhs_name, op, rhs_name] } => {
                 if !lhs_name.is_empty() {
                     write!(f, "{lhs_name} ")?;
                 }
@@ -249,8 +246,15 @@ mod tests {
     }
 
     #[test]
+    fn the_error_stays_small() {
+        // Returned by value from every validator: keep it well under clippy's 128-byte
+        // `result_large_err` limit.
+        assert!(core::mem::size_of::<Error>() <= 112, "{}", core::mem::size_of::<Error>());
+    }
+
+    #[test]
     fn overflowed_values_say_so() {
-        let d = Detail::Compare { lhs_name: "", lhs: None, op: ">", rhs_name: "total_bytes", rhs: Some(64) };
+        let d = Detail::Compare { lhs: None, rhs: Some(64), names: &["", ">", "total_bytes"] };
         assert_eq!(d.to_string(), "overflow > total_bytes 0x40");
     }
 }

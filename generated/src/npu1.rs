@@ -469,11 +469,9 @@ impl<'a> Npu1<'a> {
                             __rt::Field::plain("header.region_count"),
                             12,
                             __rt::Detail::Compare {
-                                lhs_name: "table end",
                                 lhs: end,
-                                op: ">",
-                                rhs_name: "total_bytes",
                                 rhs: within,
+                                names: &["table end", ">", "total_bytes"],
                             },
                         ),
                     );
@@ -491,11 +489,9 @@ impl<'a> Npu1<'a> {
                         __rt::Field::plain("header.cmd_bytes"),
                         20,
                         __rt::Detail::Compare {
-                            lhs_name: "cmd_bytes",
                             lhs,
-                            op: "<=",
-                            rhs_name: "",
                             rhs,
+                            names: &["cmd_bytes", "<=", ""],
                         },
                     ),
                 );

@@ -2131,11 +2131,9 @@ impl<'a> VpmnV2<'a> {
                         __rt::Field::plain("header.version"),
                         4,
                         __rt::Detail::Compare {
-                            lhs_name: "version",
                             lhs,
-                            op: "!=",
-                            rhs_name: "VERSION_V2",
                             rhs,
+                            names: &["version", "!=", "VERSION_V2"],
                         },
                     ),
                 );
@@ -2266,11 +2264,9 @@ impl<'a> VpmnV2<'a> {
                             __rt::Field::plain("sub_header.sh_count"),
                             sub_header_at.saturating_add(8u64),
                             __rt::Detail::Compare {
-                                lhs_name: "table end",
                                 lhs: end,
-                                op: ">",
-                                rhs_name: "len",
                                 rhs: within,
+                                names: &["table end", ">", "len"],
                             },
                         ),
                     );
@@ -2354,11 +2350,13 @@ impl<'a> VpmnV2<'a> {
                             __rt::Field::indexed("sections", index, "sd_entsize"),
                             rec_at.saturating_add(32u64),
                             __rt::Detail::Compare {
-                                lhs_name: "section size",
                                 lhs: Some(size),
-                                op: "is not a multiple of",
-                                rhs_name: "entry size",
                                 rhs: Some(es),
+                                names: &[
+                                    "section size",
+                                    "is not a multiple of",
+                                    "entry size",
+                                ],
                             },
                         ),
                     );
@@ -2470,11 +2468,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("inputs", index, "dim_count"),
                                     rec_at.saturating_add(0),
                                     __rt::Detail::Compare {
-                                        lhs_name: "dim_count",
                                         lhs,
-                                        op: "<",
-                                        rhs_name: "",
                                         rhs,
+                                        names: &["dim_count", "<", ""],
                                     },
                                 ),
                             );
@@ -2491,11 +2487,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("inputs", index, "dim_count"),
                                     rec_at.saturating_add(0),
                                     __rt::Detail::Compare {
-                                        lhs_name: "dim_count",
                                         lhs,
-                                        op: ">",
-                                        rhs_name: "MAX_DIMENSIONS",
                                         rhs,
+                                        names: &["dim_count", ">", "MAX_DIMENSIONS"],
                                     },
                                 ),
                             );
@@ -2521,11 +2515,9 @@ impl<'a> VpmnV2<'a> {
                                             .saturating_add(4u64)
                                             .saturating_add(k.saturating_mul(4u64)),
                                         __rt::Detail::Compare {
-                                            lhs_name: "item",
                                             lhs: Some(item),
-                                            op: "<=",
-                                            rhs_name: "",
                                             rhs,
+                                            names: &["item", "<=", ""],
                                         },
                                     ),
                                 );
@@ -2595,11 +2587,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("outputs", index, "dim_count"),
                                     rec_at.saturating_add(0),
                                     __rt::Detail::Compare {
-                                        lhs_name: "dim_count",
                                         lhs,
-                                        op: "<",
-                                        rhs_name: "",
                                         rhs,
+                                        names: &["dim_count", "<", ""],
                                     },
                                 ),
                             );
@@ -2616,11 +2606,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("outputs", index, "dim_count"),
                                     rec_at.saturating_add(0),
                                     __rt::Detail::Compare {
-                                        lhs_name: "dim_count",
                                         lhs,
-                                        op: ">",
-                                        rhs_name: "MAX_DIMENSIONS",
                                         rhs,
+                                        names: &["dim_count", ">", "MAX_DIMENSIONS"],
                                     },
                                 ),
                             );
@@ -2646,11 +2634,9 @@ impl<'a> VpmnV2<'a> {
                                             .saturating_add(4u64)
                                             .saturating_add(k.saturating_mul(4u64)),
                                         __rt::Detail::Compare {
-                                            lhs_name: "item",
                                             lhs: Some(item),
-                                            op: "<=",
-                                            rhs_name: "",
                                             rhs,
+                                            names: &["item", "<=", ""],
                                         },
                                     ),
                                 );
@@ -2792,11 +2778,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("network_info", index, "input_count"),
                                     rec_at.saturating_add(64),
                                     __rt::Detail::Compare {
-                                        lhs_name: "input_count",
                                         lhs,
-                                        op: "!=",
-                                        rhs_name: "",
                                         rhs,
+                                        names: &["input_count", "!=", ""],
                                     },
                                 ),
                             );
@@ -2813,11 +2797,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("network_info", index, "output_count"),
                                     rec_at.saturating_add(68),
                                     __rt::Detail::Compare {
-                                        lhs_name: "output_count",
                                         lhs,
-                                        op: "!=",
-                                        rhs_name: "",
                                         rhs,
+                                        names: &["output_count", "!=", ""],
                                     },
                                 ),
                             );
@@ -2895,11 +2877,9 @@ impl<'a> VpmnV2<'a> {
                                 __rt::Field::indexed("checksums", index, "sd_type"),
                                 rec_at.saturating_add(0u64),
                                 __rt::Detail::Compare {
-                                    lhs_name: "sections of this type",
                                     lhs: Some(found),
-                                    op: "!=",
-                                    rhs_name: "",
                                     rhs: Some(1),
+                                    names: &["sections of this type", "!=", ""],
                                 },
                             ),
                         );
@@ -2975,11 +2955,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("checksums", index, "sd_type"),
                                     rec_at.saturating_add(0u64),
                                     __rt::Detail::Compare {
-                                        lhs_name: "section type",
                                         lhs: Some(t),
-                                        op: "already named by record",
-                                        rhs_name: "",
                                         rhs: Some(first),
+                                        names: &["section type", "already named by record", ""],
                                     },
                                 ),
                             );
@@ -3166,11 +3144,13 @@ impl<'a> VpmnV2<'a> {
                         __rt::Field::indexed("sections", fi, "sd_type"),
                         fat.saturating_add(0u64),
                         __rt::Detail::Compare {
-                            lhs_name: "dynaio sections",
                             lhs: Some(nr),
-                            op: "unpaired with",
-                            rhs_name: "dynaio_table sections",
                             rhs: Some(ne),
+                            names: &[
+                                "dynaio sections",
+                                "unpaired with",
+                                "dynaio_table sections",
+                            ],
                         },
                     ),
                 );
@@ -3296,11 +3276,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("dynaio_table", index, "size"),
                                     rec_at.saturating_add(4u64),
                                     __rt::Detail::Compare {
-                                        lhs_name: "size",
                                         lhs: Some(size),
-                                        op: "==",
-                                        rhs_name: "",
                                         rhs: Some(0),
+                                        names: &["size", "==", ""],
                                     },
                                 ),
                             );
@@ -3312,11 +3290,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("dynaio_table", index, "offset"),
                                     rec_at.saturating_add(0u64),
                                     __rt::Detail::Compare {
-                                        lhs_name: "offset",
                                         lhs: Some(off),
-                                        op: "is not a multiple of",
-                                        rhs_name: "",
                                         rhs: Some(64u64),
+                                        names: &["offset", "is not a multiple of", ""],
                                     },
                                 ),
                             );
@@ -3328,11 +3304,9 @@ impl<'a> VpmnV2<'a> {
                                     __rt::Field::indexed("dynaio_table", index, "offset"),
                                     rec_at.saturating_add(0u64),
                                     __rt::Detail::Compare {
-                                        lhs_name: "offset",
                                         lhs: Some(off),
-                                        op: "<",
-                                        rhs_name: "end of the previous slot",
                                         rhs: Some(cursor),
+                                        names: &["offset", "<", "end of the previous slot"],
                                     },
                                 ),
                             );
@@ -4089,11 +4063,9 @@ impl<'a> VpmnV1<'a> {
                         __rt::Field::plain("header.version"),
                         4,
                         __rt::Detail::Compare {
-                            lhs_name: "",
                             lhs,
-                            op: "!=",
-                            rhs_name: "V1_FAMILY",
                             rhs,
+                            names: &["", "!=", "V1_FAMILY"],
                         },
                     ),
                 );
@@ -4191,11 +4163,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::plain("header"),
                             0u64,
                             __rt::Detail::Compare {
-                                lhs_name: "table end",
                                 lhs: end,
-                                op: ">",
-                                rhs_name: "len",
                                 rhs: within,
+                                names: &["table end", ">", "len"],
                             },
                         ),
                     );
@@ -4276,11 +4246,9 @@ impl<'a> VpmnV1<'a> {
                         __rt::Field::indexed("entries", 0u64, "size"),
                         entries_at.saturating_add(4u64),
                         __rt::Detail::Compare {
-                            lhs_name: "",
                             lhs,
-                            op: "!=",
-                            rhs_name: "",
                             rhs,
+                            names: &["", "!=", ""],
                         },
                     ),
                 );
@@ -4323,11 +4291,9 @@ impl<'a> VpmnV1<'a> {
                         __rt::Field::indexed("entries", 1u64, "size"),
                         entries_at.saturating_add(12u64),
                         __rt::Detail::Compare {
-                            lhs_name: "",
                             lhs,
-                            op: "!=",
-                            rhs_name: "",
                             rhs,
+                            names: &["", "!=", ""],
                         },
                     ),
                 );
@@ -4387,11 +4353,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("entries", 0u64, "offset"),
                             entries_at.saturating_add(0u64),
                             __rt::Detail::Compare {
-                                lhs_name: "table end",
                                 lhs: end,
-                                op: ">",
-                                rhs_name: "len",
                                 rhs: within,
+                                names: &["table end", ">", "len"],
                             },
                         ),
                     );
@@ -4452,11 +4416,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("entries", 1u64, "offset"),
                             entries_at.saturating_add(8u64),
                             __rt::Detail::Compare {
-                                lhs_name: "table end",
                                 lhs: end,
-                                op: ">",
-                                rhs_name: "len",
                                 rhs: within,
+                                names: &["table end", ">", "len"],
                             },
                         ),
                     );
@@ -4484,11 +4446,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("inputs", index, "dim_count"),
                             rec_at.saturating_add(0),
                             __rt::Detail::Compare {
-                                lhs_name: "dim_count",
                                 lhs,
-                                op: "<",
-                                rhs_name: "",
                                 rhs,
+                                names: &["dim_count", "<", ""],
                             },
                         ),
                     );
@@ -4505,11 +4465,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("inputs", index, "dim_count"),
                             rec_at.saturating_add(0),
                             __rt::Detail::Compare {
-                                lhs_name: "dim_count",
                                 lhs,
-                                op: ">",
-                                rhs_name: "MAX_DIMENSIONS",
                                 rhs,
+                                names: &["dim_count", ">", "MAX_DIMENSIONS"],
                             },
                         ),
                     );
@@ -4535,11 +4493,9 @@ impl<'a> VpmnV1<'a> {
                                     .saturating_add(4u64)
                                     .saturating_add(k.saturating_mul(4u64)),
                                 __rt::Detail::Compare {
-                                    lhs_name: "item",
                                     lhs: Some(item),
-                                    op: "<=",
-                                    rhs_name: "",
                                     rhs,
+                                    names: &["item", "<=", ""],
                                 },
                             ),
                         );
@@ -4568,11 +4524,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("outputs", index, "dim_count"),
                             rec_at.saturating_add(0),
                             __rt::Detail::Compare {
-                                lhs_name: "dim_count",
                                 lhs,
-                                op: "<",
-                                rhs_name: "",
                                 rhs,
+                                names: &["dim_count", "<", ""],
                             },
                         ),
                     );
@@ -4589,11 +4543,9 @@ impl<'a> VpmnV1<'a> {
                             __rt::Field::indexed("outputs", index, "dim_count"),
                             rec_at.saturating_add(0),
                             __rt::Detail::Compare {
-                                lhs_name: "dim_count",
                                 lhs,
-                                op: ">",
-                                rhs_name: "MAX_DIMENSIONS",
                                 rhs,
+                                names: &["dim_count", ">", "MAX_DIMENSIONS"],
                             },
                         ),
                     );
@@ -4619,11 +4571,9 @@ impl<'a> VpmnV1<'a> {
                                     .saturating_add(4u64)
                                     .saturating_add(k.saturating_mul(4u64)),
                                 __rt::Detail::Compare {
-                                    lhs_name: "item",
                                     lhs: Some(item),
-                                    op: "<=",
-                                    rhs_name: "",
                                     rhs,
+                                    names: &["item", "<=", ""],
                                 },
                             ),
                         );
@@ -4668,11 +4618,9 @@ impl<'a> VpmnV1<'a> {
                         __rt::Field::plain("header.input_count"),
                         84,
                         __rt::Detail::Compare {
-                            lhs_name: "input_count",
                             lhs,
-                            op: "!=",
-                            rhs_name: "",
                             rhs,
+                            names: &["input_count", "!=", ""],
                         },
                     ),
                 );
@@ -4715,11 +4663,9 @@ impl<'a> VpmnV1<'a> {
                         __rt::Field::plain("header.output_count"),
                         88,
                         __rt::Detail::Compare {
-                            lhs_name: "output_count",
                             lhs,
-                            op: "!=",
-                            rhs_name: "",
                             rhs,
+                            names: &["output_count", "!=", ""],
                         },
                     ),
                 );

@@ -240,13 +240,7 @@ fn desc_offset(index: usize, field: u64) -> u64 {
 }
 
 fn misaligned(address: u64) -> Detail {
-    Detail::Compare {
-        lhs_name: "npu address",
-        lhs: Some(address),
-        op: "% 0x10 =",
-        rhs_name: "",
-        rhs: Some(address % ARENA_ALIGN),
-    }
+    Detail::Compare { lhs: Some(address), rhs: Some(address % ARENA_ALIGN), names: &["npu address", "% 0x10 =", ""] }
 }
 
 impl<'b, 'a> Job<'b, 'a> {
@@ -344,13 +338,7 @@ impl<'b, 'a> Job<'b, 'a> {
                 "too-many-regions",
                 Field::plain("header.region_count"),
                 HEADER_REGION_COUNT,
-                Detail::Compare {
-                    lhs_name: "region_count",
-                    lhs: Some(count as u64),
-                    op: ">",
-                    rhs_name: "BASEP slots",
-                    rhs: Some(MAX_REGIONS as u64),
-                },
+                Detail::Compare { lhs: Some(count as u64), rhs: Some(MAX_REGIONS as u64), names: &["region_count", ">", "BASEP slots"] },
             ));
         }
 

@@ -268,13 +268,7 @@ fn exactly_eight_regions_bind_and_nine_are_refused() {
     assert_eq!(e.offset, 12);
     assert_eq!(
         e.detail,
-        Detail::Compare {
-            lhs_name: "region_count",
-            lhs: Some(9),
-            op: ">",
-            rhs_name: "BASEP slots",
-            rhs: Some(8)
-        }
+        Detail::Compare { lhs: Some(9), rhs: Some(8), names: &["region_count", ">", "BASEP slots"] }
     );
 }
 
@@ -304,13 +298,7 @@ fn a_blob_placed_off_alignment_is_refused_at_its_actual_address() {
         assert_eq!(address % 16, k as u64);
         assert_eq!(
             e.detail,
-            Detail::Compare {
-                lhs_name: "npu address",
-                lhs: Some(address),
-                op: "% 0x10 =",
-                rhs_name: "",
-                rhs: Some(k as u64)
-            }
+            Detail::Compare { lhs: Some(address), rhs: Some(k as u64), names: &["npu address", "% 0x10 =", ""] }
         );
     }
 }
@@ -361,13 +349,7 @@ fn misaligned_baked_region_is_refused_by_its_address() {
     assert_eq!(e.offset, 32 + 16 + 12);
     assert_eq!(
         e.detail,
-        Detail::Compare {
-            lhs_name: "npu address",
-            lhs: Some(address),
-            op: "% 0x10 =",
-            rhs_name: "",
-            rhs: Some(8)
-        }
+        Detail::Compare { lhs: Some(address), rhs: Some(8), names: &["npu address", "% 0x10 =", ""] }
     );
 }
 
