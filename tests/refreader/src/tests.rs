@@ -362,3 +362,21 @@ fn vpmn_reseal_restores_checksums_after_an_edit() {
     let g = vpmn::read(&b).unwrap();
     assert_ne!(g.header.crc_sum, f.header.crc_sum);
 }
+
+/// fuzz/regressions/vpmn_validate/short-file-of-unknown-version: the 12-byte envelope
+/// decides the layout before the v2 header's 48 bytes are required.
+#[test]
+fn vpmn_short_files_are_judged_by_their_envelope_first() {
+    let mut b = b"VPMN".to_vec();
+    b.extend_from_slice(&0x000a_0026u32.to_le_bytes());
+    b.extend_from_slice(&[0u8; 35]);
+    assert_eq!(b.len(), 43);
+    assert_eq!(vpmn::read(&b).unwrap_err().rule(), "version");
+    b[4..8].copy_from_slice(&0x0002_0000u32.to_le_bytes());
+    assert_eq!(vpmn::read(&b).unwrap_err().rule(), "short");
+    assert_eq!(vpmn::read(&b[..11]).unwrap_err().rule(), "short");
+    assert_eq!(
+        vpmn::read(b"VPMX\0\0\x02\0\0\0\0\0").unwrap_err().rule(),
+        "magic"
+    );
+}

@@ -353,16 +353,22 @@ pub fn file_crc(buf: &[u8], sections: &[SectionHeader]) -> u32 {
 /// The first rule that fails (magic, version, sizes, bounds, records, checksums).
 pub fn read(buf: &[u8]) -> Result<VpmnV2, RefError> {
     let len = buf.len() as u64;
+    // The common envelope (magic, version, target: 12 bytes) decides the layout before the
+    // v2 header's 48 bytes are required: a short file of another version is that version's.
+    if len < 12 {
+        return Err(fail("short", format!("{len} < 12")));
+    }
+    let (magic, version): ([u8; 4], u32) = read_at(buf, 0)?;
+    if &magic != b"VPMN" {
+        return Err(fail("magic", format!("{magic:02x?}")));
+    }
+    if version != VERSION_V2 {
+        return Err(fail("version", format!("{version:#x}")));
+    }
     if len < FORMAT_HEADER_BYTES {
         return Err(fail("short", format!("{len} < 48")));
     }
     let header: FormatHeader = read_at(buf, 0)?;
-    if &header.magic != b"VPMN" {
-        return Err(fail("magic", format!("{:02x?}", header.magic)));
-    }
-    if header.version != VERSION_V2 {
-        return Err(fail("version", format!("{:#x}", header.version)));
-    }
     if header.total_size() != len {
         return Err(fail(
             "total-size",
