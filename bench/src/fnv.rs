@@ -178,7 +178,7 @@ pub fn fnv1a32_bitsliced(mut h: u32, bytes: &[u8]) -> u32 {
             let l = (prefix_xor(g) << 1) ^ seed;
             y[k] = l ^ b[k];
             c2 = maj(y[k], z, c2);
-            l_next |= (((g.count_ones() & 1) as u32) ^ (l0 >> k & 1)) << k;
+            l_next |= ((g.count_ones() & 1) ^ (l0 >> k & 1)) << k;
             sum_b = sum_b.wrapping_add(weight(b[k]) << k);
             sum_bl = sum_bl.wrapping_add(weight(b[k] & l) << k);
         }
