@@ -3,12 +3,13 @@
 //! table likewise, then the layout (which byte range is what) and the load cross-checks with
 //! their numbers.
 //!
-//! Field values come only from the generated validated view (`npuschema_generated::npu1`);
-//! the raw bytes shown are the view's own `as_bytes()` slices. A file that does not validate
-//! is not decoded: the validator's error is shown with the bytes around its offset.
+//! Field values come only from the generated validated views (`npuschema_generated::npu1`,
+//! `npuschema_generated::vpmn`); the raw bytes shown are the views' own `as_bytes()` slices.
+//! A file that does not validate is not decoded: the validator's error is shown with the
+//! bytes around its offset.
 //!
-//! Formats are told apart by their magic ([`Format`]); NPU1 is the one explained so far, and
-//! another container (VPMN) is added as one more variant and arm.
+//! Formats are told apart by their magic ([`Format`], from [`crate::format::detect`]): NPU1
+//! here, VPMN (both families) in the `vpmn` submodule.
 //!
 //! Colour when stdout is a terminal (and `NO_COLOR` is unset), plain when piped.
 //!
@@ -22,11 +23,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use npuschema_generated::npu1::{self, Accel, Npu1, RegionFlags, Role};
+use npuschema_generated::vpmn::Vpmn;
+
+mod vpmn;
 
 /// Arguments of `npuschema explain`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The container to explain (.npub).
+    /// The container to explain (.npub, .nb).
     pub file: PathBuf,
     /// Colour: auto (when stdout is a terminal and NO_COLOR is unset), always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
@@ -76,16 +80,17 @@ impl Style {
 pub enum Format {
     /// NPU1 (`.npub`), magic "NPU1".
     Npu1,
+    /// VPMN (`.nb`, versions 2 and 1), magic "VPMN".
+    Vpmn,
 }
 
 impl Format {
-    /// The format whose magic `bytes` starts with.
+    /// The format whose magic `bytes` starts with ([`crate::format::detect`]).
     #[must_use]
     pub fn detect(bytes: &[u8]) -> Option<Self> {
-        if bytes.starts_with(&npu1::MAGIC.to_le_bytes()) {
-            Some(Self::Npu1)
-        } else {
-            None
+        match crate::format::detect(bytes)? {
+            crate::format::Format::Npu1 => Some(Self::Npu1),
+            crate::format::Format::Vpmn => Some(Self::Vpmn),
         }
     }
 }
@@ -121,17 +126,17 @@ fn hex_row(st: Style, offset: u64, bytes: &[u8]) -> String {
     format!("{}  {hex:<47}  |{ascii}|", st.dim(&format!("{offset:08x}")))
 }
 
-/// A 16-byte row of four words with carets and a label under each word.
+/// A row of up to 16 bytes (up to four words) with carets and a label under each word.
 fn word_row(
     st: Style,
     out: &mut String,
     offset: u64,
     bytes: &[u8],
-    labels: &[String; 4],
-    values: &[String; 4],
+    labels: &[String],
+    values: &[String],
 ) {
     let _ = writeln!(out, "{}", hex_row(st, offset, bytes));
-    let carets = ["^^^^^^^^^^^"; 4].join(" ");
+    let carets = vec!["^^^^^^^^^^^"; labels.len()].join(" ");
     let _ = writeln!(out, "          {}", st.dim(&carets));
     let pad = |s: &String| format!("{s:<11}");
     let names: Vec<String> = labels.iter().map(|l| st.field(&pad(l))).collect();
@@ -180,20 +185,64 @@ fn flags_text(f: RegionFlags) -> String {
 
 /// A row of the "bytes / hex / field / decoded" tables.
 fn table_row(st: Style, out: &mut String, at: u64, raw: &[u8], field: &str, decoded: &str) {
-    let end = at + raw.len() as u64 - 1;
+    table_row_w(st, out, at, raw, field, 14, decoded);
+}
+
+/// [`table_row`] with a field column `width` wide; fields longer than four bytes show their
+/// first four bytes and `..` (the hexdump above the table has them all).
+fn table_row_w(
+    st: Style,
+    out: &mut String,
+    at: u64,
+    raw: &[u8],
+    field: &str,
+    width: usize,
+    decoded: &str,
+) {
+    let end = at + (raw.len() as u64).max(1) - 1;
+    let hex = match raw.get(..4) {
+        Some(head) if raw.len() > 4 => format!("{} ..", hex_bytes(head)),
+        _ => hex_bytes(raw),
+    };
     let _ = writeln!(
         out,
         "  {:<9} {:<13} {} {}",
         format!("{at}-{end}"),
-        hex_bytes(raw),
-        st.field(&format!("{field:<14}")),
+        hex,
+        st.field(&format!("{field:<width$}")),
         decoded
     );
 }
 
+/// Where `part` (a view's `as_bytes()` slice, borrowed from `buf`) starts inside `buf`.
+fn offset_in(buf: &[u8], part: &[u8]) -> u64 {
+    part.as_ptr().addr().wrapping_sub(buf.as_ptr().addr()) as u64
+}
+
+/// Hexdump rows of `raw`, which starts at file offset `at`.
+fn hex_rows(st: Style, out: &mut String, at: u64, raw: &[u8]) {
+    for (k, chunk) in raw.chunks(16).enumerate() {
+        let _ = writeln!(out, "{}", hex_row(st, at + 16 * k as u64, chunk));
+    }
+}
+
+/// One `start .. end  size bytes  what` line of a layout.
+fn layout_line(out: &mut String, start: u64, end: u64, what: &str) {
+    let _ = writeln!(
+        out,
+        "  {start:#08x} .. {end:#08x}  {:>8} bytes  {what}",
+        end - start
+    );
+}
+
 fn check_line(st: Style, out: &mut String, expr: String, holds: bool) {
+    check_line_w(st, out, expr, 64, holds);
+}
+
+/// [`check_line`] with the verdict after a column `width` wide.
+fn check_line_w(st: Style, out: &mut String, expr: String, width: usize, holds: bool) {
     let verdict = if holds { st.ok("ok") } else { st.bad("FAILS") };
-    let _ = writeln!(out, "  {expr:<64} {verdict}");
+    let _ = writeln!(out, "  {expr:<width$} {verdict}");
 }
 
 /// The explanation of a validated NPU1 blob.
@@ -560,18 +609,35 @@ pub fn explain(bytes: &[u8], name: &str, st: Style) -> Result<String, ExplainErr
     match Format::detect(bytes) {
         Some(Format::Npu1) => match Npu1::validate(bytes) {
             Ok(blob) => Ok(explain_npu1(st, name, &blob)),
-            Err(e) => {
-                let mut o = format!(
-                    "{}\n",
-                    st.bad(&format!("{name}: not a valid NPU1 blob: {e}"))
-                );
-                let _ = writeln!(o, "bytes around offset {:#x}:", e.offset);
-                o.push_str(&context_rows(st, bytes, e.offset));
-                Err(ExplainError::Invalid(o))
-            }
+            Err(e) => Err(ExplainError::Invalid(invalid(
+                st,
+                name,
+                "NPU1 blob",
+                bytes,
+                &e,
+            ))),
+        },
+        Some(Format::Vpmn) => match Vpmn::validate(bytes) {
+            Ok(Vpmn::V2(v)) => Ok(vpmn::explain_v2(st, name, &v)),
+            Ok(Vpmn::V1(v)) => Ok(vpmn::explain_v1(st, name, &v)),
+            Err(e) => Err(ExplainError::Invalid(invalid(
+                st,
+                name,
+                "VPMN file",
+                bytes,
+                &e,
+            ))),
         },
         None => Err(ExplainError::UnknownFormat),
     }
+}
+
+/// The text for a file its validator rejects: the error, then the bytes around its offset.
+fn invalid(st: Style, name: &str, what: &str, bytes: &[u8], e: &npuschema_core::Error) -> String {
+    let mut o = format!("{}\n", st.bad(&format!("{name}: not a valid {what}: {e}")));
+    let _ = writeln!(o, "bytes around offset {:#x}:", e.offset);
+    o.push_str(&context_rows(st, bytes, e.offset));
+    o
 }
 
 /// Run `npuschema explain`.
@@ -601,7 +667,7 @@ pub fn run(args: Args) -> ExitCode {
         Err(ExplainError::UnknownFormat) => {
             let head = bytes.get(..4).unwrap_or(&bytes);
             eprintln!(
-                "npuschema explain: unknown-format: {name}: magic {head:02x?} is not a known container (NPU1 \"NPU1\")"
+                "npuschema explain: unknown-format: {name}: magic {head:02x?} is not a known container (NPU1 \"NPU1\", VPMN \"VPMN\")"
             );
             ExitCode::from(1)
         }

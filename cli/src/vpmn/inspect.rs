@@ -8,8 +8,11 @@ use npuschema_generated::vpmn::{IoRecord, QuantFormat, V1IoRecord, Vpmn, VpmnV1,
 use serde_json::{Value, json};
 
 use super::ledger::{CONNECTION_TAIL_BYTES, Ledger, V1_TABLES};
-use super::writer::{CHECKSUM, DYNAIO, directory, file_crc};
-use super::{magic_text, section_type_name, sha256_hex, storage_bytes};
+use super::writer::{CHECKSUM, DYNAIO, directory};
+use super::{
+    computed_file_crc, magic_text, section_crc, section_type_name, sha256_hex, storage_bytes,
+    v1_io_record_bytes,
+};
 
 fn upper(name: Option<&'static str>) -> Value {
     name.map_or(Value::Null, |n| json!(n.to_uppercase()))
@@ -96,7 +99,10 @@ fn io_v1(r: &V1IoRecord<'_>) -> Value {
     )
 }
 
-fn handling(t: u32, covered: &[u32]) -> &'static str {
+/// How `inspect` treats a section of type `t`; `covered` lists the types the CHECKSUM
+/// records name.
+#[must_use]
+pub fn handling(t: u32, covered: &[u32]) -> &'static str {
     match t {
         1 | 2 => "decoded I/O records",
         26 => "decoded (offset, size) records",
@@ -151,15 +157,10 @@ pub fn v2_json(bytes: &[u8], v: &VpmnV2<'_>, ledger: &Ledger) -> Value {
             })
         })
         .collect();
-    let payload_of = |t: u32| {
-        v.sections()
-            .find(|s| s.sd_type().raw() == t)
-            .and_then(|s| s.payload())
-    };
     let section_checksums: Vec<Value> = v
         .checksums()
         .map(|c| {
-            let computed = payload_of(c.sd_type()).map(crc32fast::hash);
+            let computed = section_crc(v, c.sd_type());
             json!({
                 "type": c.sd_type(),
                 "type_name": section_type_name(c.sd_type()),
@@ -171,8 +172,7 @@ pub fn v2_json(bytes: &[u8], v: &VpmnV2<'_>, ledger: &Ledger) -> Value {
         .collect();
     // The file checksum, recomputed here with crc32fast (independently of the validator).
     let dir = directory(bytes);
-    let computed = file_crc(bytes, &dir);
-    let covered_bytes: u64 = dir.iter().map(|s| s.2).sum();
+    let (computed, covered_bytes) = computed_file_crc(bytes);
     let mut ranges: Vec<(u64, u64)> = dir
         .iter()
         .filter(|s| s.2 > 0)
@@ -293,13 +293,7 @@ pub fn v1_json(bytes: &[u8], v: &VpmnV1<'_>, ledger: &Ledger) -> Value {
     let h = v.header();
     let f = v.fixed();
     let version = h.version();
-    let io_size = if version < 0x0001_0004 {
-        44u64
-    } else if version < 0x0001_000B {
-        108
-    } else {
-        116
-    };
+    let io_size = u64::from(v1_io_record_bytes(version));
     let tables: Vec<Value> = v
         .entries()
         .map(|e| {

@@ -14,7 +14,9 @@ pub mod ledger;
 pub mod writer;
 
 use npuschema_core::Error;
-use npuschema_generated::vpmn::{BufferFormat, SectionType, Vpmn};
+use npuschema_generated::vpmn::{
+    BufferFormat, SectionType, V1_IO_NAMED_BYTES, V1_IO_OLD_BYTES, V1_IO_RECORD_BYTES, Vpmn, VpmnV2,
+};
 use sha2::{Digest, Sha256};
 
 /// Validate `bytes` as VPMN (either version).
@@ -40,6 +42,38 @@ pub fn section_type_name(t: u32) -> Option<String> {
     let v = SectionType::from_raw(t)?;
     v.name()
         .map(|n| format!("NBG_SECTION_{}", n.to_uppercase()))
+}
+
+/// The CRC-32 (`crc32fast`) of the payload of the first section of type `sd_type`: the value
+/// a CHECKSUM record naming that type must hold. `None` when there is no such section.
+#[must_use]
+pub fn section_crc(v: &VpmnV2<'_>, sd_type: u32) -> Option<u32> {
+    v.sections()
+        .find(|s| s.sd_type().raw() == sd_type)
+        .and_then(|s| s.payload())
+        .map(crc32fast::hash)
+}
+
+/// The header's file checksum recomputed with `crc32fast` by the field map's rule
+/// ([`writer::file_crc`] over the directory as read from `bytes`), independently of the
+/// validator, and the section payload bytes it covers.
+#[must_use]
+pub fn computed_file_crc(bytes: &[u8]) -> (u32, u64) {
+    let dir = writer::directory(bytes);
+    (writer::file_crc(bytes, &dir), dir.iter().map(|s| s.2).sum())
+}
+
+/// Size of a v1 I/O record for `version`: 44 before 0x00010004, 108 up to 0x0001000A, 116
+/// from 0x0001000B (the schema's record-size rule, the generated constants).
+#[must_use]
+pub fn v1_io_record_bytes(version: u32) -> u32 {
+    if version < 0x0001_0004 {
+        V1_IO_OLD_BYTES
+    } else if version < 0x0001_000B {
+        V1_IO_NAMED_BYTES
+    } else {
+        V1_IO_RECORD_BYTES
+    }
 }
 
 /// Element width in bits of a public buffer format, `None` for an unknown format.
