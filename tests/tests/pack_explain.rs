@@ -240,10 +240,12 @@ fn invalid_and_foreign_files_are_not_decoded() {
         Err(ExplainError::Invalid(text)) => assert!(text.contains("truncated-header"), "{text}"),
         other => panic!("expected Invalid, got {other:?}"),
     }
+    // VPMN is a known format now: eight bytes are a truncated VPMN header, not a foreign file.
     assert!(matches!(
         explain(b"VPMN....", "x.nb", Style::PLAIN),
-        Err(ExplainError::UnknownFormat)
+        Err(ExplainError::Invalid(t)) if t.contains("truncated-header")
     ));
+    assert!(matches!(explain(b"ABCD....", "x.bin", Style::PLAIN), Err(ExplainError::UnknownFormat)));
     assert_eq!(Format::detect(&sample_blob()), Some(Format::Npu1));
 }
 
