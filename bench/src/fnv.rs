@@ -15,16 +15,18 @@
 //!   the final state of lane 1);
 //! * reassociating: `(h ^ b) * p` does not distribute over xor.
 //!
-//! What could help in principle (not implemented): the multiply is by an odd constant, so
-//! bit `k` of the next state is bit `k` of `h ^ b` xored with a function of the lower
-//! bits only; and since `b` only touches the low byte, `h ^ b = h + e` with `e` a function
-//! of the low byte alone, which makes the upper 24 bits a *linear* recurrence
-//! (`h_N = p^N h_0 + sum e_n p^(N-n)`, parallel over `n`). Only the low byte's chain is
-//! serial, and each of its bit planes is a prefix-XOR over positions given the planes
-//! below it: a bit-sliced, throughput-bound formulation. It needs the bytes transposed to
-//! bit planes and back (about 10 or more vector operations per byte with AVX2), so its
-//! ceiling is perhaps 1.5x on a wide x86 core and a loss on a Cortex-M, where the
-//! multiply is single-cycle and the byte loop is already about 2 cycles per byte.
+//! What does help, a little ([`fnv1a32_bitsliced`], exact, equality-tested): the multiply
+//! is by an odd constant, so bit `k` of the next state is bit `k` of `h ^ b` xored with a
+//! function of the lower bits only; and since `b` only touches the low byte,
+//! `h ^ b = h + e` with `e = b - 2 (b & l)` a function of the low byte `l` alone, which
+//! makes the whole state a *linear* recurrence given the low bytes
+//! (`h_64 = p^64 h_0 + sum e_n p^(64-n)` over a 64-byte block, parallel over `n`). Only the
+//! low byte's chain is serial, and each of its 8 bit planes is one prefix XOR over the 64
+//! positions once the planes below it are known: a bit-sliced, throughput-bound
+//! formulation. On the x86-64 machine measured it runs about 1.1x the byte loop's
+//! throughput (the planes, the prefix XORs and the weighted sums cost nearly what the
+//! 4-cycle chain did); on a Cortex-M, where the multiply is single-cycle and the byte loop
+//! already about 2 cycles per byte, it would be a loss. `scripts/bench-summary` prints both.
 
 /// `n` dependent 32-bit multiplies by the FNV prime, each on the previous result, with
 /// nothing else in the chain (the multiply is in an `asm!` block so the compiler cannot
@@ -83,6 +85,68 @@ static WEIGHT: [[u32; 256]; 8] = {
     }
     t
 };
+
+/// `p^(64 - n)` split for `pmaddwd`: `p^(64-n) = hi * 65536 + lo` with `lo` read as a
+/// signed 16-bit value (and `hi` adjusted for it), so that byte * lo + (byte * hi) << 16
+/// is the product modulo 2^32. Index `[0]` holds the `lo` halves, `[1]` the `hi` halves.
+static SPLIT_POWERS: [[i16; 64]; 2] = {
+    let mut t = [[0i16; 64]; 2];
+    let mut n = 0;
+    while n < 64 {
+        let w = pow_p(64 - n as u32);
+        let lo = (w & 0xffff) as u16 as i16;
+        let hi = (w.wrapping_sub(lo as i32 as u32) >> 16) as u16 as i16;
+        t[0][n] = lo;
+        t[1][n] = hi;
+        n += 1;
+    }
+    t
+};
+
+/// Sum of `b_n p^(64 - n)` over the 64 bytes of a block, modulo 2^32, with SSE2
+/// multiply-adds on 16-bit halves of the weights (bytes are below 256, so no pair of
+/// products can overflow `pmaddwd`'s 32-bit sums).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(unsafe_code)]
+fn byte_weighted_sum(block: &[u8; 64]) -> u32 {
+    use core::arch::x86_64::{
+        _mm_add_epi32, _mm_cvtsi128_si32, _mm_madd_epi16, _mm_set_epi64x, _mm_setzero_si128,
+        _mm_shuffle_epi32, _mm_slli_epi32, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+    };
+    let (words, _) = block.as_chunks::<8>();
+    let w = |i: usize| words.get(i).map_or(0, |c| i64::from_le_bytes(*c));
+    let (lo_w, _) = SPLIT_POWERS[0].as_chunks::<4>();
+    let (hi_w, _) = SPLIT_POWERS[1].as_chunks::<4>();
+    let q = |t: &[[i16; 4]], i: usize| {
+        t.get(i).map_or(0, |c| {
+            i64::from(c[0] as u16)
+                | i64::from(c[1] as u16) << 16
+                | i64::from(c[2] as u16) << 32
+                | i64::from(c[3] as u16) << 48
+        })
+    };
+    // SAFETY: SSE2 is part of the x86-64 baseline; register-only intrinsics.
+    unsafe {
+        let zero = _mm_setzero_si128();
+        let (mut acc_lo, mut acc_hi) = (_mm_setzero_si128(), _mm_setzero_si128());
+        for i in 0..4 {
+            let v = _mm_set_epi64x(w(2 * i + 1), w(2 * i));
+            let halves = [_mm_unpacklo_epi8(v, zero), _mm_unpackhi_epi8(v, zero)];
+            for (j, x) in halves.into_iter().enumerate() {
+                let k = 4 * i + 2 * j;
+                let lo = _mm_set_epi64x(q(lo_w, k + 1), q(lo_w, k));
+                let hi = _mm_set_epi64x(q(hi_w, k + 1), q(hi_w, k));
+                acc_lo = _mm_add_epi32(acc_lo, _mm_madd_epi16(x, lo));
+                acc_hi = _mm_add_epi32(acc_hi, _mm_madd_epi16(x, hi));
+            }
+        }
+        let acc = _mm_add_epi32(acc_lo, _mm_slli_epi32(acc_hi, 16));
+        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0b01_00_11_10));
+        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0b10_11_00_01));
+        _mm_cvtsi128_si32(acc) as u32
+    }
+}
 
 /// Sum of `p^(64 - n)` over the positions `n` set in `mask`.
 #[inline(always)]
@@ -153,16 +217,50 @@ fn bit_planes(block: &[u8; 64]) -> [u64; 8] {
 /// of all 64 `l_n` is one prefix XOR over positions once the planes below it are known.
 /// The planes are computed bit-sliced (8 planes x 64 positions in `u64`s), and the sum by
 /// table lookups over the planes of `b` and `b & l`.
+///
+/// The prefix XOR is one carry-less multiply by all-ones where the CPU has PCLMULQDQ
+/// (checked at run time), else six shift-xor steps.
 #[cfg(target_arch = "x86_64")]
 #[must_use]
-pub fn fnv1a32_bitsliced(mut h: u32, bytes: &[u8]) -> u32 {
+#[allow(unsafe_code)]
+pub fn fnv1a32_bitsliced(h: u32, bytes: &[u8]) -> u32 {
+    if std::arch::is_x86_feature_detected!("pclmulqdq") {
+        // SAFETY: the CPU has PCLMULQDQ, checked just above.
+        unsafe { bitsliced_clmul(h, bytes) }
+    } else {
+        bitsliced_with(h, bytes, prefix_xor)
+    }
+}
+
+/// [`fnv1a32_bitsliced`] with the prefix XOR as a carry-less multiply.
+///
+/// # Safety
+/// The CPU must support PCLMULQDQ.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "pclmulqdq")]
+#[allow(unsafe_code)]
+unsafe fn bitsliced_clmul(h: u32, bytes: &[u8]) -> u32 {
+    use core::arch::x86_64::{_mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x};
+    // The closure inherits this function's target features, so the intrinsics are safe.
+    bitsliced_with(h, bytes, |x| {
+        _mm_cvtsi128_si64(_mm_clmulepi64_si128(
+            _mm_set_epi64x(0, x as i64),
+            _mm_set_epi64x(0, -1),
+            0,
+        )) as u64
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn bitsliced_with(mut h: u32, bytes: &[u8], prefix: impl Fn(u64) -> u64) -> u32 {
     let (blocks, rest) = bytes.as_chunks::<64>();
     for block in blocks {
         let b = bit_planes(block);
         let l0 = h & 0xff;
         let mut y = [0u64; 8];
         let (mut c1, mut c2) = (0u64, 0u64);
-        let mut sum_b = 0u32;
+        let sum_b = byte_weighted_sum(block);
         let mut sum_bl = 0u32;
         let mut l_next = 0u32;
         for k in 0..8 {
@@ -175,11 +273,10 @@ pub fn fnv1a32_bitsliced(mut h: u32, bytes: &[u8]) -> u32 {
             let f = z ^ c2;
             let g = b[k] ^ f;
             let seed = if l0 >> k & 1 == 1 { u64::MAX } else { 0 };
-            let l = (prefix_xor(g) << 1) ^ seed;
+            let l = (prefix(g) << 1) ^ seed;
             y[k] = l ^ b[k];
             c2 = maj(y[k], z, c2);
             l_next |= ((g.count_ones() & 1) ^ (l0 >> k & 1)) << k;
-            sum_b = sum_b.wrapping_add(weight(b[k]) << k);
             sum_bl = sum_bl.wrapping_add(weight(b[k] & l) << k);
         }
         let e_sum = sum_b.wrapping_sub(sum_bl.wrapping_mul(2));
