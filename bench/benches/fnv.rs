@@ -44,15 +44,14 @@ fn fnv(c: &mut Criterion) {
             b.iter(|| imul_chain(black_box(weights.len())))
         });
     }
-    #[cfg(c_peer)]
-    {
-        assert_eq!(npuschema_bench::peer::fnv1a(&weights), want);
+    if npuschema_cpeer::available() {
+        assert_eq!(npuschema_cpeer::fnv1a(&weights), Some(want));
         g.bench_function(BenchmarkId::new("c_peer_loop", weights.len()), |b| {
-            b.iter(|| npuschema_bench::peer::fnv1a(black_box(&weights)))
+            b.iter(|| npuschema_cpeer::fnv1a(black_box(&weights)))
         });
+    } else {
+        eprintln!("skipping fnv1a/c_peer_loop: C peer not compiled (NPUSCHEMA_CORPUS not set)");
     }
-    #[cfg(not(c_peer))]
-    eprintln!("skipping fnv1a/c_peer_loop: C peer not compiled (NPUSCHEMA_CORPUS not set)");
     g.finish();
 }
 

@@ -10,7 +10,8 @@
     missing_docs
 )]
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use npuschema_bench::{
     DOC_SCRATCH_BYTES, SMALL_ARENA_BYTES, bare_fnv1a, doc_example_blob, small_blob,
 };
@@ -44,16 +45,13 @@ fn validate(c: &mut Criterion) {
     g.bench_function("refreader_binrw", |b| {
         b.iter(|| refnpu1::read(black_box(blob)).is_ok())
     });
-    #[cfg(c_peer)]
-    {
-        let mut job = npuschema_bench::peer::Job::default();
-        assert_eq!(npuschema_bench::peer::load(blob, &mut arena, &mut job), 0);
-        g.bench_function("c_npu1_load", |b| {
-            b.iter(|| npuschema_bench::peer::load(black_box(blob), &mut arena, &mut job))
-        });
+    if npuschema_cpeer::available() {
+        c_load(&mut g, blob, &mut arena);
+    } else {
+        eprintln!(
+            "skipping npu1_validate/c_npu1_load: C peer not compiled (NPUSCHEMA_CORPUS not set)"
+        );
     }
-    #[cfg(not(c_peer))]
-    eprintln!("skipping npu1_validate/c_npu1_load: C peer not compiled (NPUSCHEMA_CORPUS not set)");
     g.finish();
 }
 
@@ -98,15 +96,22 @@ fn per_call(c: &mut Criterion) {
                 .map(|j| j.arena_used())
         })
     });
-    #[cfg(c_peer)]
-    {
-        let mut job = npuschema_bench::peer::Job::default();
-        assert_eq!(npuschema_bench::peer::load(blob, &mut arena, &mut job), 0);
-        g.bench_function("c_npu1_load", |b| {
-            b.iter(|| npuschema_bench::peer::load(black_box(blob), &mut arena, &mut job))
-        });
+    if npuschema_cpeer::available() {
+        c_load(&mut g, blob, &mut arena);
     }
     g.finish();
+}
+
+/// The C peer's `npu1_load` on `blob` (which it must accept), as `c_npu1_load` in `g`.
+fn c_load(g: &mut BenchmarkGroup<'_, WallTime>, blob: &[u8], arena: &mut [u8]) {
+    let mut job = npuschema_cpeer::Job::default();
+    assert_eq!(
+        npuschema_cpeer::load(blob, arena, &mut job),
+        Some(npuschema_cpeer::OK)
+    );
+    g.bench_function("c_npu1_load", |b| {
+        b.iter(|| npuschema_cpeer::load(black_box(blob), arena, &mut job))
+    });
 }
 
 criterion_group! {

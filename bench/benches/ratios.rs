@@ -226,15 +226,14 @@ fn main() {
         );
     }
 
-    #[cfg(c_peer)]
-    {
-        use npuschema_bench::peer;
+    if npuschema_cpeer::available() {
+        use npuschema_cpeer as peer;
         let mut job = peer::Job::default();
         let mut c_arena = vec![0u8; DOC_SCRATCH_BYTES as usize + 16];
-        assert_eq!(peer::load(blob, &mut c_arena, &mut job), 0);
+        assert_eq!(peer::load(blob, &mut c_arena, &mut job), Some(peer::OK));
         let o = compare(
             || u64::from(Npu1::validate(black_box(blob)).is_ok()),
-            || peer::load(black_box(blob), &mut c_arena, &mut job) as u64,
+            || u64::from(peer::load(black_box(blob), &mut c_arena, &mut job) == Some(peer::OK)),
             rounds,
         );
         row(
@@ -252,7 +251,7 @@ fn main() {
                     .and_then(|v| Job::bind(v, &mut arena).ok())
                     .map_or(0, |j| j.arena_used() as u64)
             },
-            || peer::load(black_box(blob), &mut c_arena, &mut job) as u64,
+            || u64::from(peer::load(black_box(blob), &mut c_arena, &mut job) == Some(peer::OK)),
             rounds,
         );
         row(
@@ -270,7 +269,7 @@ fn main() {
                     black_box(payload),
                 ))
             },
-            || u64::from(peer::fnv1a(black_box(payload))),
+            || peer::fnv1a(black_box(payload)).map_or(0, u64::from),
             rounds,
         );
         row(
@@ -286,7 +285,7 @@ fn main() {
         let sb = small.bytes();
         let mut sarena = vec![0u8; SMALL_ARENA_BYTES];
         let mut carena = vec![0u8; SMALL_ARENA_BYTES];
-        assert_eq!(peer::load(sb, &mut carena, &mut job), 0);
+        assert_eq!(peer::load(sb, &mut carena, &mut job), Some(peer::OK));
         let o = compare(
             || {
                 Npu1::validate(black_box(sb))
@@ -294,7 +293,7 @@ fn main() {
                     .and_then(|v| Job::bind(v, &mut sarena).ok())
                     .map_or(0, |j| j.arena_used() as u64)
             },
-            || peer::load(black_box(sb), &mut carena, &mut job) as u64,
+            || u64::from(peer::load(black_box(sb), &mut carena, &mut job) == Some(peer::OK)),
             rounds,
         );
         row(
@@ -308,7 +307,7 @@ fn main() {
         let view = Npu1::validate(sb).expect("valid");
         let o = compare(
             || Job::bind(black_box(view), &mut sarena).map_or(0, |j| j.arena_used() as u64),
-            || peer::load(black_box(sb), &mut carena, &mut job) as u64,
+            || u64::from(peer::load(black_box(sb), &mut carena, &mut job) == Some(peer::OK)),
             rounds,
         );
         row(
@@ -325,7 +324,7 @@ fn main() {
                 u64::from(h.magic() ^ h.version() ^ h.total_bytes() ^ h.region_count())
                     ^ u64::from(h.cmd_offset() ^ h.cmd_bytes() ^ h.accel().raw() ^ h.checksum())
             },
-            || peer::load(black_box(sb), &mut carena, &mut job) as u64,
+            || u64::from(peer::load(black_box(sb), &mut carena, &mut job) == Some(peer::OK)),
             rounds,
         );
         row(
@@ -336,11 +335,11 @@ fn main() {
             None,
             "(info)",
         );
+    } else {
+        println!(
+            "| C peer comparisons | skipped: C peer not compiled (NPUSCHEMA_CORPUS not set) | | | |"
+        );
     }
-    #[cfg(not(c_peer))]
-    println!(
-        "| C peer comparisons | skipped: C peer not compiled (NPUSCHEMA_CORPUS not set) | | | |"
-    );
 
     match npuschema_bench::vpmn_files() {
         Some(files) => {

@@ -1,6 +1,6 @@
-//! Shared pieces of the benchmarks in `benches/`: the fixtures, the bare loops the
-//! validators are held against, and the C peer (`peers/npu1_ref.c`, compiled by `build.rs`
-//! at -O2 when it is found).
+//! Shared pieces of the benchmarks in `benches/`: the fixtures and the bare loops the
+//! validators are held against. The C peer (`peers/npu1_ref.c` at -O2) is the
+//! `npuschema-cpeer` crate.
 //!
 //! Every comparison is a ratio between two functions measured in the same run;
 //! `scripts/bench-summary` prints them.
@@ -170,81 +170,6 @@ pub fn bare_fnv1a(bytes: &[u8]) -> u32 {
         h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
     }
     h
-}
-
-/// The C peer, when `build.rs` found and compiled it.
-#[cfg(c_peer)]
-#[allow(unsafe_code)]
-pub mod peer {
-    /// `MAX_REGIONS` of the C peer.
-    pub const MAX_REGIONS: usize = 8;
-
-    /// `npu1_job_t`.
-    #[repr(C)]
-    #[derive(Debug)]
-    pub struct Job {
-        /// Command stream.
-        pub cmd: *const u8,
-        /// Its length.
-        pub cmd_bytes: u32,
-        /// Region base addresses.
-        pub base: [usize; MAX_REGIONS],
-        /// Region sizes.
-        pub size: [u32; MAX_REGIONS],
-        /// Number of regions.
-        pub count: u32,
-    }
-
-    impl Default for Job {
-        fn default() -> Self {
-            Self {
-                cmd: core::ptr::null(),
-                cmd_bytes: 0,
-                base: [0; MAX_REGIONS],
-                size: [0; MAX_REGIONS],
-                count: 0,
-            }
-        }
-    }
-
-    unsafe extern "C" {
-        fn npu1_fnv1a(p: *const u8, n: usize) -> u32;
-        fn npu1_load(
-            blob: *const u8,
-            len: usize,
-            arena: *mut u8,
-            arena_len: usize,
-            job: *mut Job,
-        ) -> i32;
-    }
-
-    /// The C peer's FNV-1a loop.
-    #[must_use]
-    pub fn fnv1a(bytes: &[u8]) -> u32 {
-        // SAFETY: the pointer and length describe one live slice, read-only.
-        unsafe { npu1_fnv1a(bytes.as_ptr(), bytes.len()) }
-    }
-
-    /// The C peer's loader: validation (steps 1-7) and binding (step 8). 0 is success.
-    pub fn load(blob: &[u8], arena: &mut [u8], job: &mut Job) -> i32 {
-        // SAFETY: both slices are live for the call; the C code reads `blob` and writes
-        // only `*job` (it computes addresses in `arena` but never dereferences them).
-        unsafe {
-            npu1_load(
-                blob.as_ptr(),
-                blob.len(),
-                arena.as_mut_ptr(),
-                arena.len(),
-                job,
-            )
-        }
-    }
-}
-
-/// Whether the C peer was compiled in.
-#[must_use]
-pub const fn have_c_peer() -> bool {
-    cfg!(c_peer)
 }
 
 /// Which VPMN validator [`vpmn_validate`] runs (the one place to switch).

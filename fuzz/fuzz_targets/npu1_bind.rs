@@ -16,6 +16,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use npuschema_cpeer as cpeer;
 use npuschema_fuzz::Npu1Input;
 use npuschema_generated::npu1::Npu1;
 use npuschema_refreader::npu1::{self as refnpu1, Binding};
@@ -36,10 +37,10 @@ fuzz_target!(|data: &[u8]| {
     let ref_bind = refnpu1::bind(&reference, arena_addr, arena_len as u64);
     let count = reference.regions.len();
 
-    #[cfg(c_peer)]
-    let (c_rc, c_job) = {
-        let mut job = npuschema_fuzz::peer::Job::default();
-        (npuschema_fuzz::peer::load(blob, arena, &mut job), job)
+    // The C peer's code and job, when it was compiled.
+    let c_peer = {
+        let mut job = cpeer::Job::default();
+        cpeer::load(blob, arena, &mut job).map(|rc| (rc, job))
     };
 
     let exempt = exempt_placement(&reference, arena_addr, arena_len as u64);
@@ -88,13 +89,10 @@ fuzz_target!(|data: &[u8]| {
                 }
             }
             assert_eq!(job.arena_used() as u64, arena_end);
-            #[cfg(c_peer)]
-            if !zero_past_end {
-                assert_eq!(
-                    c_rc,
-                    npuschema_fuzz::peer::OK,
-                    "binder succeeds, C peer fails"
-                );
+            if let Some((c_rc, c_job)) = &c_peer
+                && !zero_past_end
+            {
+                assert_eq!(*c_rc, cpeer::OK, "binder succeeds, C peer fails");
                 assert_eq!(c_job.count as usize, count);
                 for i in 0..count {
                     let r = job.region(i).expect("bound region");
@@ -110,8 +108,9 @@ fuzz_target!(|data: &[u8]| {
             match e.code {
                 "too-many-regions" => {
                     assert!(count > 8);
-                    #[cfg(c_peer)]
-                    assert_eq!(c_rc, npuschema_fuzz::peer::E_TOO_MANY);
+                    if let Some((c_rc, _)) = c_peer {
+                        assert_eq!(c_rc, cpeer::E_TOO_MANY);
+                    }
                 }
                 "misaligned-command-stream" => {
                     assert!(count <= 8);
@@ -133,8 +132,9 @@ fuzz_target!(|data: &[u8]| {
                         "binder and exempt placement fail at the same region"
                     );
                     assert!(ref_bind.is_err());
-                    #[cfg(c_peer)]
-                    assert_eq!(c_rc, npuschema_fuzz::peer::E_ARENA);
+                    if let Some((c_rc, _)) = c_peer {
+                        assert_eq!(c_rc, cpeer::E_ARENA);
+                    }
                 }
                 other => panic!("unexpected binder error {other}: {e}"),
             }

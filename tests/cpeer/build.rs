@@ -1,24 +1,25 @@
 //! Compiles the C peer (`$NPUSCHEMA_CORPUS/peers/npu1_ref.c`, the reference NPU1 loader)
-//! with the `cc` crate at -O2, so benches measure it in the same run as the Rust code.
+//! with the `cc` crate at -O2 and sets the `c_peer` cfg.
 //!
-//! The peer is found through `NPUSCHEMA_CORPUS`, else `<workspace>/../shared`. When it is
-//! absent the `c_peer` cfg is not set and the C benches print a skip note instead.
+//! The peer is found through `NPUSCHEMA_CORPUS`, else `<repo>/../shared`. When it is absent
+//! the cfg is not set, a cargo warning says so, and the crate's functions return `None`.
 use std::env;
 use std::path::PathBuf;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(c_peer)");
     println!("cargo::rerun-if-env-changed=NPUSCHEMA_CORPUS");
-    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let shared = match env::var_os("NPUSCHEMA_CORPUS") {
         Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => manifest.join("..").join("..").join("shared"),
+        // This crate is `<repo>/tests/cpeer`.
+        _ => PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default())
+            .join("../../../shared"),
     };
     let peer = shared.join("peers").join("npu1_ref.c");
     println!("cargo::rerun-if-changed={}", peer.display());
     if !peer.is_file() {
         println!(
-            "cargo::warning=C peer not found at {} (set NPUSCHEMA_CORPUS): C peer benches skipped",
+            "cargo::warning=C peer not found at {} (set NPUSCHEMA_CORPUS): the C peer benches and fuzz comparisons are skipped",
             peer.display()
         );
         return;
