@@ -32,6 +32,9 @@ impl Default for Job {
     }
 }
 
+// SAFETY: the declarations match the definitions in `npu1_ref.c` (`size_t` is `usize`,
+// `int` is `i32` and `uint32_t` is `u32` on the hosts this builds for, and `Job` is
+// `npu1_job_t` field for field).
 #[cfg(c_peer)]
 unsafe extern "C" {
     fn npu1_fnv1a(p: *const u8, n: usize) -> u32;
