@@ -10,6 +10,7 @@
 )]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use npuschema_bench::fnv::{fnv1a32_bitsliced, imul_chain};
 use npuschema_bench::{DOC_WEIGHT_BYTES, bare_fnv1a, noise};
 use std::hint::black_box;
 
@@ -30,20 +31,16 @@ fn fnv(c: &mut Criterion) {
             npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, black_box(&weights))
         })
     });
-    #[cfg(target_arch = "x86_64")]
-    {
-        use npuschema_bench::fnv::{fnv1a32_bitsliced, imul_chain};
-        assert_eq!(
-            fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, &weights),
-            want
-        );
-        g.bench_function(BenchmarkId::new("bitsliced", weights.len()), |b| {
-            b.iter(|| fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, black_box(&weights)))
-        });
-        g.bench_function(BenchmarkId::new("imul_chain_only", weights.len()), |b| {
-            b.iter(|| imul_chain(black_box(weights.len())))
-        });
-    }
+    assert_eq!(
+        fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, &weights),
+        want
+    );
+    g.bench_function(BenchmarkId::new("bitsliced", weights.len()), |b| {
+        b.iter(|| fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, black_box(&weights)))
+    });
+    g.bench_function(BenchmarkId::new("imul_chain_only", weights.len()), |b| {
+        b.iter(|| imul_chain(black_box(weights.len())))
+    });
     if npuschema_cpeer::available() {
         assert_eq!(npuschema_cpeer::fnv1a(&weights), Some(want));
         g.bench_function(BenchmarkId::new("c_peer_loop", weights.len()), |b| {

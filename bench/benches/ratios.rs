@@ -148,7 +148,6 @@ fn main() {
     let fixture = doc_example_blob();
     let blob = fixture.bytes();
     let payload = &blob[32..];
-    #[cfg(target_arch = "x86_64")]
     assert_eq!(
         npuschema_bench::fnv::fnv1a32_bitsliced(npuschema_core::FNV1A32_OFFSET_BASIS, payload),
         bare_fnv1a(payload)
@@ -188,43 +187,37 @@ fn main() {
         n,
         "(info)",
     );
-    #[cfg(target_arch = "x86_64")]
-    {
-        let o = compare(
-            || {
-                u64::from(npuschema_bench::fnv::fnv1a32_bitsliced(
-                    npuschema_core::FNV1A32_OFFSET_BASIS,
-                    black_box(payload),
-                ))
-            },
-            || u64::from(bare_fnv1a(black_box(payload))),
-            rounds,
-        );
-        row(
-            "FNV-1a, same result, no byte-serial chain",
-            "bench::fnv::fnv1a32_bitsliced",
-            "bare FNV-1a loop",
-            &o,
-            n,
-            "(info)",
-        );
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        let o = compare(
-            || u64::from(npuschema_bench::fnv::imul_chain(black_box(payload.len()))),
-            || u64::from(bare_fnv1a(black_box(payload))),
-            rounds,
-        );
-        row(
-            "FNV-1a loop vs its multiplies alone (latency bound: 4/3 = 1.333x)",
-            "dependent imul chain, same length",
-            "bare FNV-1a loop",
-            &o,
-            n,
-            "(info)",
-        );
-    }
+    let o = compare(
+        || {
+            u64::from(npuschema_bench::fnv::fnv1a32_bitsliced(
+                npuschema_core::FNV1A32_OFFSET_BASIS,
+                black_box(payload),
+            ))
+        },
+        || u64::from(bare_fnv1a(black_box(payload))),
+        rounds,
+    );
+    row(
+        "FNV-1a, same result, no byte-serial chain",
+        "bench::fnv::fnv1a32_bitsliced",
+        "bare FNV-1a loop",
+        &o,
+        n,
+        "(info)",
+    );
+    let o = compare(
+        || u64::from(npuschema_bench::fnv::imul_chain(black_box(payload.len()))),
+        || u64::from(bare_fnv1a(black_box(payload))),
+        rounds,
+    );
+    row(
+        "FNV-1a loop vs its multiplies alone (latency bound: 4/3 = 1.333x)",
+        "dependent imul chain, same length",
+        "bare FNV-1a loop",
+        &o,
+        n,
+        "(info)",
+    );
 
     if npuschema_cpeer::available() {
         use npuschema_cpeer as peer;

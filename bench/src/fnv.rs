@@ -15,33 +15,36 @@
 //!   the final state of lane 1);
 //! * reassociating: `(h ^ b) * p` does not distribute over xor.
 //!
-//! What does help, a little ([`fnv1a32_bitsliced`], exact, equality-tested): the multiply
-//! is by an odd constant, so bit `k` of the next state is bit `k` of `h ^ b` xored with a
-//! function of the lower bits only; and since `b` only touches the low byte,
-//! `h ^ b = h + e` with `e = b - 2 (b & l)` a function of the low byte `l` alone, which
-//! makes the whole state a *linear* recurrence given the low bytes
-//! (`h_64 = p^64 h_0 + sum e_n p^(64-n)` over a 64-byte block, parallel over `n`). Only the
-//! low byte's chain is serial, and each of its 8 bit planes is one prefix XOR over the 64
-//! positions once the planes below it are known: a bit-sliced, throughput-bound
-//! formulation. On the x86-64 machine measured it runs about 1.1x the byte loop's
-//! throughput (the planes, the prefix XORs and the weighted sums cost nearly what the
-//! 4-cycle chain did); on a Cortex-M, where the multiply is single-cycle and the byte loop
-//! already about 2 cycles per byte, it would be a loss. `scripts/bench-summary` prints both.
+//! What removes the chain, but does not pay in safe portable code
+//! ([`fnv1a32_bitsliced`], exact, equality-tested): the multiply is by an odd constant, so
+//! bit `k` of the next state is bit `k` of `h ^ b` xored with a function of the lower bits
+//! only; and since `b` only touches the low byte, `h ^ b = h + e` with `e = b - 2 (b & l)`
+//! a function of the low byte `l` alone, which makes the whole state a *linear* recurrence
+//! given the low bytes (`h_64 = p^64 h_0 + sum e_n p^(64-n)` over a 64-byte block, parallel
+//! over `n`). Only the low byte's chain is serial, and each of its 8 bit planes is one
+//! prefix XOR over the 64 positions once the planes below it are known: a bit-sliced,
+//! throughput-bound formulation. Its cost is the work, not a chain: moving 64 bytes into
+//! bit planes, 8 prefix XORs of six shift-xor steps, and the weighted sums. With SSE2
+//! `movemask` planes and a PCLMULQDQ prefix XOR (unsafe intrinsics, since removed) it ran
+//! about 1.1x the byte loop on the x86-64 machine measured; in the safe integer code here
+//! (planes by delta-swap transposes, which the compiler vectorises) it runs below it, about
+//! 0.9x. On a Cortex-M, where the multiply is single-cycle and the byte loop already about
+//! 2 cycles per byte, it would be a larger loss. `scripts/bench-summary` prints both.
+
+use core::hint::black_box;
 
 /// `n` dependent 32-bit multiplies by the FNV prime, each on the previous result, with
-/// nothing else in the chain (the multiply is in an `asm!` block so the compiler cannot
-/// fold `(h * p) * p` into `h * p^2`). Returns the last product.
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
+/// nothing else in the chain. Returns the last product.
+///
+/// The multiplier goes through [`black_box`] on every step, so the compiler can neither fold
+/// `(h * p) * p` into `h * p^2` nor turn the loop into a vectorised product reduction. That
+/// costs a store and a load of the constant per step, off the chain (they do not depend on
+/// `h`), so the chain's speed is still the multiply's latency alone.
 #[must_use]
 pub fn imul_chain(n: usize) -> u32 {
     let mut h = 0x811C_9DC5_u32;
-    let p = 0x0100_0193_u32;
     for _ in 0..n {
-        // SAFETY: a register-only multiply; no memory, no stack, no flags relied on.
-        unsafe {
-            core::arch::asm!("imul {h:e}, {p:e}", h = inout(reg) h, p = in(reg) p, options(pure, nomem, nostack));
-        }
+        h = h.wrapping_mul(black_box(P));
     }
     h
 }
@@ -86,9 +89,9 @@ static WEIGHT: [[u32; 256]; 8] = {
     t
 };
 
-/// `p^(64 - n)` split for `pmaddwd`: `p^(64-n) = hi * 65536 + lo` with `lo` read as a
-/// signed 16-bit value (and `hi` adjusted for it), so that byte * lo + (byte * hi) << 16
-/// is the product modulo 2^32. Index `[0]` holds the `lo` halves, `[1]` the `hi` halves.
+/// `p^(64 - n)` split into 16-bit halves: `p^(64-n) = hi * 65536 + lo` with `lo` read as a
+/// signed 16-bit value (and `hi` adjusted for it), so that `b * lo + (b * hi) << 16` is the
+/// product modulo 2^32. Index `[0]` holds the `lo` halves, `[1]` the `hi` halves.
 static SPLIT_POWERS: [[i16; 64]; 2] = {
     let mut t = [[0i16; 64]; 2];
     let mut n = 0;
@@ -103,49 +106,18 @@ static SPLIT_POWERS: [[i16; 64]; 2] = {
     t
 };
 
-/// Sum of `b_n p^(64 - n)` over the 64 bytes of a block, modulo 2^32, with SSE2
-/// multiply-adds on 16-bit halves of the weights (bytes are below 256, so no pair of
-/// products can overflow `pmaddwd`'s 32-bit sums).
-#[cfg(target_arch = "x86_64")]
+/// Sum of `b_n p^(64 - n)` over the 64 bytes of a block, modulo 2^32, as two wrapping sums
+/// of 16-bit by 16-bit products in `i32` (a byte times a 16-bit half never overflows): the
+/// shape the compiler turns into SIMD multiply-adds (`pmaddwd` on x86-64).
 #[inline(always)]
-#[allow(unsafe_code)]
 fn byte_weighted_sum(block: &[u8; 64]) -> u32 {
-    use core::arch::x86_64::{
-        _mm_add_epi32, _mm_cvtsi128_si32, _mm_madd_epi16, _mm_set_epi64x, _mm_setzero_si128,
-        _mm_shuffle_epi32, _mm_slli_epi32, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
-    };
-    let (words, _) = block.as_chunks::<8>();
-    let w = |i: usize| words.get(i).map_or(0, |c| i64::from_le_bytes(*c));
-    let (lo_w, _) = SPLIT_POWERS[0].as_chunks::<4>();
-    let (hi_w, _) = SPLIT_POWERS[1].as_chunks::<4>();
-    let q = |t: &[[i16; 4]], i: usize| {
-        t.get(i).map_or(0, |c| {
-            i64::from(c[0] as u16)
-                | i64::from(c[1] as u16) << 16
-                | i64::from(c[2] as u16) << 32
-                | i64::from(c[3] as u16) << 48
+    let dot = |w: &[i16; 64]| {
+        block.iter().zip(w).fold(0i32, |s, (&b, &w)| {
+            s.wrapping_add(i32::from(i16::from(b)) * i32::from(w))
         })
     };
-    // SAFETY: SSE2 is part of the x86-64 baseline; register-only intrinsics.
-    unsafe {
-        let zero = _mm_setzero_si128();
-        let (mut acc_lo, mut acc_hi) = (_mm_setzero_si128(), _mm_setzero_si128());
-        for i in 0..4 {
-            let v = _mm_set_epi64x(w(2 * i + 1), w(2 * i));
-            let halves = [_mm_unpacklo_epi8(v, zero), _mm_unpackhi_epi8(v, zero)];
-            for (j, x) in halves.into_iter().enumerate() {
-                let k = 4 * i + 2 * j;
-                let lo = _mm_set_epi64x(q(lo_w, k + 1), q(lo_w, k));
-                let hi = _mm_set_epi64x(q(hi_w, k + 1), q(hi_w, k));
-                acc_lo = _mm_add_epi32(acc_lo, _mm_madd_epi16(x, lo));
-                acc_hi = _mm_add_epi32(acc_hi, _mm_madd_epi16(x, hi));
-            }
-        }
-        let acc = _mm_add_epi32(acc_lo, _mm_slli_epi32(acc_hi, 16));
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0b01_00_11_10));
-        let acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0b10_11_00_01));
-        _mm_cvtsi128_si32(acc) as u32
-    }
+    let [lo, hi] = &SPLIT_POWERS;
+    (dot(lo) as u32).wrapping_add((dot(hi) as u32) << 16)
 }
 
 /// Sum of `p^(64 - n)` over the positions `n` set in `mask`.
@@ -176,38 +148,57 @@ fn maj(a: u64, b: u64, c: u64) -> u64 {
     (a & b) | (c & (a ^ b))
 }
 
-/// The 8 bit planes of a 64-byte block: bit `n` of `planes[k]` is bit `k` of byte `n`.
-#[cfg(target_arch = "x86_64")]
+/// Swap the bits of `x` selected by `mask` with the bits `shift` places above them.
 #[inline(always)]
-#[allow(unsafe_code)]
+fn delta_swap(x: u64, mask: u64, shift: u32) -> u64 {
+    let t = (x ^ (x >> shift)) & mask;
+    x ^ t ^ (t << shift)
+}
+
+/// The 8 bit planes of a 64-byte block: bit `n` of `planes[k]` is bit `k` of byte `n`.
+///
+/// Each 8-byte word is an 8x8 bit matrix (row `i` = byte `i`, column `k` = bit `k`); three
+/// delta swaps transpose it, so byte `k` of the result holds bit `k` of the word's 8 bytes.
+/// Then the 8 words, as an 8x8 byte matrix, are transposed by swapping 4-, 2- and 1-byte
+/// blocks between words, so word `k` gathers byte `k` of every word: plane `k`. Both are
+/// written as the same operation on every word (or pair of words), which the compiler
+/// vectorises.
+#[inline(always)]
 fn bit_planes(block: &[u8; 64]) -> [u64; 8] {
-    use core::arch::x86_64::{__m128i, _mm_add_epi8, _mm_movemask_epi8, _mm_set_epi64x};
     let (words, _) = block.as_chunks::<8>();
-    let w = |i: usize| words.get(i).map_or(0, |c| i64::from_le_bytes(*c));
-    let mut planes = [0u64; 8];
-    // SAFETY: SSE2 is part of the x86-64 baseline (every x86_64 target enables it); the
-    // intrinsics used are register-only.
-    unsafe {
-        let mut v: [__m128i; 4] = [
-            _mm_set_epi64x(w(1), w(0)),
-            _mm_set_epi64x(w(3), w(2)),
-            _mm_set_epi64x(w(5), w(4)),
-            _mm_set_epi64x(w(7), w(6)),
-        ];
-        for k in (0..8).rev() {
-            let mut m = 0u64;
-            for (i, x) in v.iter_mut().enumerate() {
-                m |= u64::from(_mm_movemask_epi8(*x) as u16) << (16 * i);
-                *x = _mm_add_epi8(*x, *x);
-            }
-            planes[k] = m;
+    let mut p = [0u64; 8];
+    for (x, w) in p.iter_mut().zip(words) {
+        *x = u64::from_le_bytes(*w);
+    }
+    for (mask, shift) in [
+        (0x00AA_00AA_00AA_00AA_u64, 7),
+        (0x0000_CCCC_0000_CCCC, 14),
+        (0x0000_0000_F0F0_F0F0, 28),
+    ] {
+        for x in &mut p {
+            *x = delta_swap(*x, mask, shift);
         }
     }
-    planes
+    for (step, mask) in [
+        (4, 0x0000_0000_FFFF_FFFF_u64),
+        (2, 0x0000_FFFF_0000_FFFF),
+        (1, 0x00FF_00FF_00FF_00FF),
+    ] {
+        let shift = 8 * step as u32;
+        for group in p.chunks_exact_mut(2 * step) {
+            let (lo, hi) = group.split_at_mut(step);
+            for (a, b) in lo.iter_mut().zip(hi) {
+                let t = ((*a >> shift) ^ *b) & mask;
+                *b ^= t;
+                *a ^= t << shift;
+            }
+        }
+    }
+    p
 }
 
 /// FNV-1a 32 over `bytes` from `state`, exactly, computed 64 bytes at a time without the
-/// byte-serial dependency chain (x86-64; the SSE2 it uses is part of the baseline).
+/// byte-serial dependency chain, in portable integer code.
 ///
 /// For `b` a byte, `h ^ b = h + e` with `e = b - 2 (b & l)`, `l` the low byte of `h`; so
 /// `h_{n+1} = (h_n + e_n) p` and over a block `h_64 = h_0 p^64 + sum e_n p^(64 - n)`, a
@@ -215,45 +206,12 @@ fn bit_planes(block: &[u8; 64]) -> [u64; 8] {
 /// mod 256`; because the multiplier is odd, bit `k` of `l_{n+1}` is bit `k` of `l_n ^ b_n`
 /// xored with a function of its lower bits (the adder's sum and carry), so bit plane `k`
 /// of all 64 `l_n` is one prefix XOR over positions once the planes below it are known.
-/// The planes are computed bit-sliced (8 planes x 64 positions in `u64`s), and the sum by
-/// table lookups over the planes of `b` and `b & l`.
-///
-/// The prefix XOR is one carry-less multiply by all-ones where the CPU has PCLMULQDQ
-/// (checked at run time), else six shift-xor steps.
-#[cfg(target_arch = "x86_64")]
+/// The planes are computed bit-sliced (8 planes x 64 positions in `u64`s), `sum b_n p^(64-n)`
+/// by independent multiply-adds and `sum (b & l)_n p^(64-n)` by table lookups over the planes.
+/// Everything is safe, portable integer code; on x86-64 the compiler vectorises the
+/// transposes and the multiply-adds with the SSE2 baseline.
 #[must_use]
-#[allow(unsafe_code)]
-pub fn fnv1a32_bitsliced(h: u32, bytes: &[u8]) -> u32 {
-    if std::arch::is_x86_feature_detected!("pclmulqdq") {
-        // SAFETY: the CPU has PCLMULQDQ, checked just above.
-        unsafe { bitsliced_clmul(h, bytes) }
-    } else {
-        bitsliced_with(h, bytes, prefix_xor)
-    }
-}
-
-/// [`fnv1a32_bitsliced`] with the prefix XOR as a carry-less multiply.
-///
-/// # Safety
-/// The CPU must support PCLMULQDQ.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "pclmulqdq")]
-#[allow(unsafe_code)]
-unsafe fn bitsliced_clmul(h: u32, bytes: &[u8]) -> u32 {
-    use core::arch::x86_64::{_mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x};
-    // The closure inherits this function's target features, so the intrinsics are safe.
-    bitsliced_with(h, bytes, |x| {
-        _mm_cvtsi128_si64(_mm_clmulepi64_si128(
-            _mm_set_epi64x(0, x as i64),
-            _mm_set_epi64x(0, -1),
-            0,
-        )) as u64
-    })
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn bitsliced_with(mut h: u32, bytes: &[u8], prefix: impl Fn(u64) -> u64) -> u32 {
+pub fn fnv1a32_bitsliced(mut h: u32, bytes: &[u8]) -> u32 {
     let (blocks, rest) = bytes.as_chunks::<64>();
     for block in blocks {
         let b = bit_planes(block);
@@ -273,7 +231,7 @@ fn bitsliced_with(mut h: u32, bytes: &[u8], prefix: impl Fn(u64) -> u64) -> u32 
             let f = z ^ c2;
             let g = b[k] ^ f;
             let seed = if l0 >> k & 1 == 1 { u64::MAX } else { 0 };
-            let l = (prefix(g) << 1) ^ seed;
+            let l = (prefix_xor(g) << 1) ^ seed;
             y[k] = l ^ b[k];
             c2 = maj(y[k], z, c2);
             l_next |= ((g.count_ones() & 1) ^ (l0 >> k & 1)) << k;
@@ -289,9 +247,29 @@ fn bitsliced_with(mut h: u32, bytes: &[u8], prefix: impl Fn(u64) -> u64) -> u32 
     h
 }
 
-#[cfg(all(test, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bit_planes_are_the_bits_of_each_byte() {
+        let block: [u8; 64] = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x5A);
+        let planes = bit_planes(&block);
+        for (k, plane) in planes.iter().enumerate() {
+            for (n, &byte) in block.iter().enumerate() {
+                assert_eq!(
+                    plane >> n & 1,
+                    u64::from(byte >> k & 1),
+                    "plane {k} byte {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn imul_chain_is_the_power_of_p() {
+        assert_eq!(imul_chain(64), 0x811C_9DC5_u32.wrapping_mul(P64));
+    }
 
     #[test]
     fn bitsliced_equals_the_byte_loop() {
