@@ -3,22 +3,16 @@
 //! section inside the file, the header checksum recomputed equal, counts and records in
 //! agreement.
 //!
-//! Input: byte 0 bit 0 = recompute the section and file checksums after the fuzzer's
-//! edits (`refreader::vpmn::reseal`), so mutations reach the rules behind them; then the
-//! file.
+//! Input: `npuschema_fuzz::vpmn_input` (byte 0 bit 0: reseal the checksums; then the file).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use npuschema_refreader::vpmn;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&flags, file)) = data.split_first() else {
+    let Some(file) = npuschema_fuzz::vpmn_input(data) else {
         return;
     };
-    let mut file = file.to_vec();
-    if flags & 1 != 0 {
-        let _ = vpmn::reseal(&mut file);
-    }
     match vpmn::read(&file) {
         Ok(f) => {
             assert_eq!(f.header.total_size(), file.len() as u64);

@@ -1,6 +1,7 @@
 //! Helpers shared by the fuzz targets. The C peer is the `npuschema-cpeer` crate.
 
 use npuschema_generated::npu1::Npu1;
+use npuschema_refreader::generated_codes as refcodes;
 use npuschema_refreader::npu1 as refnpu1;
 
 /// The common input of the NPU1 targets: a 4-byte prefix, then the blob.
@@ -75,22 +76,6 @@ impl Npu1Input {
     }
 }
 
-/// The generated validator's codes for a reference-reader rule.
-#[must_use]
-pub fn generated_codes(rule: &str) -> &'static [&'static str] {
-    match rule {
-        "short" => &["truncated-header"],
-        "magic" => &["bad-magic"],
-        "version" => &["unsupported-version"],
-        "total-bytes" => &["total-bytes-mismatch"],
-        "region-table" => &["region-table-out-of-bounds"],
-        "cmd-stream" => &["empty-command-stream", "command-stream-out-of-bounds"],
-        "checksum" => &["checksum-mismatch"],
-        "baked-region" => &["baked-region-out-of-bounds"],
-        _ => &[],
-    }
-}
-
 /// Hold the generated validator against the binrw reference reader on `blob` (panics on
 /// any disagreement; the one modelled difference is the schema's `unknown-region-flags`,
 /// checked per descriptor before the baked bounds). On success every field is compared.
@@ -143,7 +128,7 @@ pub fn npu1_differential(blob: &[u8]) {
                 assert!(unknown_flags(g.field.index as usize));
             } else {
                 assert!(
-                    generated_codes(e.rule()).contains(&g.code),
+                    refcodes::npu1(e.rule()).contains(&g.code),
                     "generated {g} vs reference {e}"
                 );
             }
@@ -151,31 +136,15 @@ pub fn npu1_differential(blob: &[u8]) {
     }
 }
 
-/// The generated VPMN validator's codes for a reference-reader rule.
+/// The common input of the VPMN targets: byte 0 bit 0 = recompute the section and file
+/// checksums after the fuzzer's edits (`refreader::vpmn::reseal`), so mutations reach the
+/// rules behind them; then the file. `None` for an empty input.
 #[must_use]
-pub fn vpmn_generated_codes(rule: &str) -> &'static [&'static str] {
-    match rule {
-        "short" => &["truncated-header"],
-        "magic" => &["bad-magic"],
-        "version" => &["unsupported-version"],
-        "total-size" => &["file-size-mismatch"],
-        "sub-header-count" => &["sub-header-count"],
-        "sub-header-size" => &["sub-header-size"],
-        "sub-header-bounds" => &["sub-header-out-of-bounds"],
-        "section-header-size" => &["section-header-size"],
-        "directory-bounds" => &["section-table-out-of-bounds"],
-        "section-type" => &["unknown-section-type"],
-        "section-bounds" => &["section-out-of-bounds"],
-        "section-entsize" => &["section-entry-size"],
-        "io-dim-count" | "io-dim-zero" => &["bad-io-record"],
-        "metadata-count" => &["metadata-count-mismatch"],
-        "checksum-target" => &["section-checksum-missing", "section-checksum-duplicate"],
-        "checksum-duplicate" => &["section-checksum-duplicate"],
-        "section-checksum" => &["section-checksum-mismatch"],
-        "file-checksum" => &["file-checksum-mismatch"],
-        "dynio-pair" => &["dynaio-unpaired"],
-        "dynio-size" | "dynio-entry" => &["dynaio-entry-invalid"],
-        "dynio-padding" => &["dynaio-padding-nonzero"],
-        _ => &[],
+pub fn vpmn_input(data: &[u8]) -> Option<Vec<u8>> {
+    let (&flags, file) = data.split_first()?;
+    let mut file = file.to_vec();
+    if flags & 1 != 0 {
+        let _ = npuschema_refreader::vpmn::reseal(&mut file);
     }
+    Some(file)
 }

@@ -13,6 +13,7 @@
 // overflow, and indexing goes through `get`.
 #![allow(clippy::arithmetic_side_effects, clippy::cast_possible_truncation)]
 
+pub mod generated_codes;
 pub mod npu1;
 pub mod vpmn;
 
