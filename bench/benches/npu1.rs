@@ -31,17 +31,7 @@ fn validate(c: &mut Criterion) {
     g.bench_function("bare_fnv_loop", |b| {
         b.iter(|| bare_fnv1a(black_box(payload)))
     });
-    g.bench_function("rust_validate", |b| {
-        b.iter(|| Npu1::validate(black_box(blob)).is_ok())
-    });
-    g.bench_function("rust_validate_bind", |b| {
-        b.iter(|| {
-            Npu1::validate(black_box(blob))
-                .ok()
-                .and_then(|v| Job::bind(v, &mut arena).ok())
-                .map(|j| j.region_count())
-        })
-    });
+    rust_validate(&mut g, blob, &mut arena);
     g.bench_function("refreader_binrw", |b| {
         b.iter(|| refnpu1::read(black_box(blob)).is_ok())
     });
@@ -85,6 +75,16 @@ fn per_call(c: &mut Criterion) {
                 .ok()
         })
     });
+    rust_validate(&mut g, blob, &mut arena);
+    if npuschema_cpeer::available() {
+        c_load(&mut g, blob, &mut arena);
+    }
+    g.finish();
+}
+
+/// `Npu1::validate` alone and followed by `Job::bind` on `blob`, as `rust_validate` and
+/// `rust_validate_bind` in `g`.
+fn rust_validate(g: &mut BenchmarkGroup<'_, WallTime>, blob: &[u8], arena: &mut [u8]) {
     g.bench_function("rust_validate", |b| {
         b.iter(|| Npu1::validate(black_box(blob)).is_ok())
     });
@@ -92,14 +92,10 @@ fn per_call(c: &mut Criterion) {
         b.iter(|| {
             Npu1::validate(black_box(blob))
                 .ok()
-                .and_then(|v| Job::bind(v, &mut arena).ok())
+                .and_then(|v| Job::bind(v, arena).ok())
                 .map(|j| j.arena_used())
         })
     });
-    if npuschema_cpeer::available() {
-        c_load(&mut g, blob, &mut arena);
-    }
-    g.finish();
 }
 
 /// The C peer's `npu1_load` on `blob` (which it must accept), as `c_npu1_load` in `g`.
