@@ -4,10 +4,17 @@
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    for (schema, sub) in [("../schema/npu1.yaml", "v1"), ("schemas/npu1_v2.yaml", "v2")] {
+    for (schema, sub) in [
+        ("../schema/npu1.yaml", "v1"),
+        ("schemas/npu1_v2.yaml", "v2"),
+    ] {
         let dir = out.join(sub);
         std::fs::create_dir_all(&dir).expect("out dir");
-        if let Err(e) = npuschema_codegen::Builder::new().schema(schema).out_dir(&dir).build() {
+        if let Err(e) = npuschema_codegen::Builder::new()
+            .schema(schema)
+            .out_dir(&dir)
+            .build()
+        {
             panic!("{e}");
         }
     }

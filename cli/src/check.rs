@@ -54,7 +54,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, String)>)
         let p = entry.path();
         if p.is_dir() {
             walk(&p, out, errors);
-        } else if p.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e)) {
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e))
+        {
             out.push(p);
         }
     }

@@ -34,12 +34,19 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 
 /// The error for a file whose magic names no known format.
 pub fn unknown_format(bytes: &[u8]) -> Error {
-    let found = bytes.iter().take(4).enumerate().fold(0u64, |a, (i, b)| a | (u64::from(*b) << (8 * i)));
+    let found = bytes
+        .iter()
+        .take(4)
+        .enumerate()
+        .fold(0u64, |a, (i, b)| a | (u64::from(*b) << (8 * i)));
     Error::new(
         "unknown-format",
         npuschema_core::Field::plain("magic"),
         0,
-        npuschema_core::Detail::Mismatch { found, expected: u64::from(npuschema_generated::npu1::MAGIC) },
+        npuschema_core::Detail::Mismatch {
+            found,
+            expected: u64::from(npuschema_generated::npu1::MAGIC),
+        },
     )
 }
 

@@ -38,10 +38,15 @@ pub struct Span {
 pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
     let h = v.header();
     let mut spans = vec![
-        Span { start: 0, end: u64::from(npu1::HEADER_BYTES), what: "header".into() },
+        Span {
+            start: 0,
+            end: u64::from(npu1::HEADER_BYTES),
+            what: "header".into(),
+        },
         Span {
             start: u64::from(npu1::HEADER_BYTES),
-            end: u64::from(npu1::HEADER_BYTES) + u64::from(h.region_count()) * u64::from(npu1::REGION_DESC_BYTES),
+            end: u64::from(npu1::HEADER_BYTES)
+                + u64::from(h.region_count()) * u64::from(npu1::REGION_DESC_BYTES),
             what: "region-table".into(),
         },
         Span {
@@ -53,7 +58,11 @@ pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
     for r in v.regions() {
         if r.data().is_some() {
             let s = u64::from(r.data_offset());
-            spans.push(Span { start: s, end: s + u64::from(r.size()), what: format!("region[{}]", r.index()) });
+            spans.push(Span {
+                start: s,
+                end: s + u64::from(r.size()),
+                what: format!("region[{}]", r.index()),
+            });
         }
     }
     spans.retain(|s| s.end > s.start);
@@ -62,14 +71,22 @@ pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
     let mut cursor = 0u64;
     for s in spans {
         if s.start > cursor {
-            out.push(Span { start: cursor, end: s.start, what: "padding".into() });
+            out.push(Span {
+                start: cursor,
+                end: s.start,
+                what: "padding".into(),
+            });
         }
         cursor = cursor.max(s.end);
         out.push(s);
     }
     let total = u64::from(h.total_bytes());
     if cursor < total {
-        out.push(Span { start: cursor, end: total, what: "padding".into() });
+        out.push(Span {
+            start: cursor,
+            end: total,
+            what: "padding".into(),
+        });
     }
     out
 }
@@ -96,7 +113,10 @@ pub fn npu1_json(v: &Npu1<'_>) -> Value {
             })
         })
         .collect();
-    let layout: Vec<Value> = npu1_layout(v).into_iter().map(|s| json!({"start": s.start, "end": s.end, "what": s.what})).collect();
+    let layout: Vec<Value> = npu1_layout(v)
+        .into_iter()
+        .map(|s| json!({"start": s.start, "end": s.end, "what": s.what}))
+        .collect();
     json!({
         "format": "npu1",
         "magic": h.magic(),
@@ -123,13 +143,31 @@ fn npu1_text(v: &Npu1<'_>) -> String {
     let _ = writeln!(s, "version       {}", h.version());
     let _ = writeln!(s, "total_bytes   {}", h.total_bytes());
     let _ = writeln!(s, "region_count  {}", h.region_count());
-    let _ = writeln!(s, "cmd_offset    {} ({:#x})", h.cmd_offset(), h.cmd_offset());
+    let _ = writeln!(
+        s,
+        "cmd_offset    {} ({:#x})",
+        h.cmd_offset(),
+        h.cmd_offset()
+    );
     let _ = writeln!(s, "cmd_bytes     {}", h.cmd_bytes());
-    let _ = writeln!(s, "accel         {} ({})", h.accel().raw(), h.accel().name().unwrap_or("unknown"));
-    let _ = writeln!(s, "checksum      stored {:#010x}, computed {:#010x}", h.checksum(), v.payload_computed());
+    let _ = writeln!(
+        s,
+        "accel         {} ({})",
+        h.accel().raw(),
+        h.accel().name().unwrap_or("unknown")
+    );
+    let _ = writeln!(
+        s,
+        "checksum      stored {:#010x}, computed {:#010x}",
+        h.checksum(),
+        v.payload_computed()
+    );
     let _ = writeln!(s, "regions:");
     for r in v.regions() {
-        let role = r.role().name().map_or_else(|| format!("unknown({})", r.role().raw()), str::to_string);
+        let role = r
+            .role()
+            .name()
+            .map_or_else(|| format!("unknown({})", r.role().raw()), str::to_string);
         match r.data() {
             Some(_) => {
                 let _ = writeln!(
@@ -142,7 +180,12 @@ fn npu1_text(v: &Npu1<'_>) -> String {
                 );
             }
             None => {
-                let _ = writeln!(s, "  [{}] {role:<8} runtime  size {:>10}", r.index(), r.size());
+                let _ = writeln!(
+                    s,
+                    "  [{}] {role:<8} runtime  size {:>10}",
+                    r.index(),
+                    r.size()
+                );
             }
         }
     }
@@ -154,7 +197,14 @@ fn npu1_text(v: &Npu1<'_>) -> String {
     );
     let _ = writeln!(s, "layout:");
     for sp in npu1_layout(v) {
-        let _ = writeln!(s, "  {:#010x}..{:#010x}  {:>10} B  {}", sp.start, sp.end, sp.end - sp.start, sp.what);
+        let _ = writeln!(
+            s,
+            "  {:#010x}..{:#010x}  {:>10} B  {}",
+            sp.start,
+            sp.end,
+            sp.end - sp.start,
+            sp.what
+        );
     }
     s
 }
@@ -185,7 +235,11 @@ pub fn run(args: Args) -> ExitCode {
         },
         Some(Format::Vpmn) => crate::vpmn_inspect(&bytes, &args),
         None => {
-            eprintln!("{}: {}", args.file.display(), format::unknown_format(&bytes));
+            eprintln!(
+                "{}: {}",
+                args.file.display(),
+                format::unknown_format(&bytes)
+            );
             ExitCode::from(1)
         }
     }

@@ -2,12 +2,12 @@
 //! tests (the `npuschema-tests` crate) call directly, since a separate package cannot run a
 //! binary of this one through `CARGO_BIN_EXE_*`. `main.rs` uses them from here.
 
-pub mod explain;
-pub mod pack;
 pub mod check;
+pub mod explain;
 pub mod format;
 pub mod generate;
 pub mod inspect;
+pub mod pack;
 
 pub mod vpmn;
 

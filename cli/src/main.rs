@@ -14,7 +14,11 @@ use npuschema_cli::{check, explain, generate, inspect, pack};
 
 /// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
 #[derive(Parser)]
-#[command(name = "npuschema", version, about = "Schemas, validators and tooling for NPU model containers (NPU1 .npub, VPMN .nb)")]
+#[command(
+    name = "npuschema",
+    version,
+    about = "Schemas, validators and tooling for NPU model containers (NPU1 .npub, VPMN .nb)"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

@@ -26,14 +26,14 @@ fn blob() -> Vec<u8> {
     let weights = [7u8; 64];
     let mut stream = Vec::new();
     for (code, param, payload) in [
-        (0x0130u16, 0u16, None),         // NPU_SET_DMA0_SRC_REGION 0
-        (0x0131, 1, None),               // NPU_SET_DMA0_DST_REGION 1
-        (0x4030, 0, Some(0u32)),         // NPU_SET_DMA0_SRC 0
-        (0x4031, 0, Some(16)),           // NPU_SET_DMA0_DST 16
-        (0x4032, 0, Some(16)),           // NPU_SET_DMA0_LEN 16
-        (0x0010, 0, None),               // NPU_OP_DMA_START
-        (0x0011, 0, None),               // NPU_OP_DMA_WAIT
-        (0x0000, 0xFFFF, None),          // NPU_OP_STOP
+        (0x0130u16, 0u16, None), // NPU_SET_DMA0_SRC_REGION 0
+        (0x0131, 1, None),       // NPU_SET_DMA0_DST_REGION 1
+        (0x4030, 0, Some(0u32)), // NPU_SET_DMA0_SRC 0
+        (0x4031, 0, Some(16)),   // NPU_SET_DMA0_DST 16
+        (0x4032, 0, Some(16)),   // NPU_SET_DMA0_LEN 16
+        (0x0010, 0, None),       // NPU_OP_DMA_START
+        (0x0011, 0, None),       // NPU_OP_DMA_WAIT
+        (0x0000, 0xFFFF, None),  // NPU_OP_STOP
     ] {
         stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
         if let Some(p) = payload {
@@ -41,10 +41,21 @@ fn blob() -> Vec<u8> {
         }
     }
     let specs = [
-        RegionSpec { role: Role::Weights, data: RegionData::Baked(&weights) },
-        RegionSpec { role: Role::Scratch, data: RegionData::Runtime(48) },
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Scratch,
+            data: RegionData::Runtime(48),
+        },
     ];
-    Npu1Writer::new().accel(Accel::Macs128).regions(&specs).cmd_stream(&stream).to_vec().expect("writes")
+    Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
@@ -54,7 +65,10 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
 }
 
 fn json_lines(o: &Output) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect()
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
 }
 
 #[test]
@@ -67,12 +81,20 @@ fn check_exit_codes_and_lines() {
 
     let o = run(&["check", &good]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), format!("{good}: OK"));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        format!("{good}: OK")
+    );
 
     let o = run(&["check", &good, &bad]);
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains(&format!("{bad}: checksum-mismatch: header.checksum at 0x1c")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "{bad}: checksum-mismatch: header.checksum at 0x1c"
+        )),
+        "{text}"
+    );
 
     let o = run(&["check", "--json", &bad]);
     assert_eq!(o.status.code(), Some(1));
@@ -83,14 +105,25 @@ fn check_exit_codes_and_lines() {
     assert_eq!(v["error"]["code"], "checksum-mismatch");
     assert_eq!(v["error"]["field"], "header.checksum");
     assert_eq!(v["error"]["offset"], 28);
-    assert!(v["error"]["message"].as_str().is_some_and(|m| m.starts_with("checksum-mismatch: ")));
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("checksum-mismatch: "))
+    );
 
     let o = run(&["check", "--json", &good]);
     let v = &json_lines(&o)[0];
-    assert_eq!((v["valid"].as_bool(), v["error"].is_null()), (Some(true), true));
+    assert_eq!(
+        (v["valid"].as_bool(), v["error"].is_null()),
+        (Some(true), true)
+    );
 
     let missing = d.join("missing.npub").display().to_string();
-    assert_eq!(run(&["check", &missing]).status.code(), Some(2), "I/O error");
+    assert_eq!(
+        run(&["check", &missing]).status.code(),
+        Some(2),
+        "I/O error"
+    );
     assert_eq!(run(&["check"]).status.code(), Some(2), "usage error");
 }
 
@@ -104,8 +137,16 @@ fn check_walks_directories() {
     let o = run(&["check", "--json", &d.display().to_string()]);
     assert_eq!(o.status.code(), Some(0));
     let lines = json_lines(&o);
-    assert_eq!(lines.len(), 2, "only container files are picked up in directories");
-    assert!(lines[0]["file"].as_str().is_some_and(|f| f.ends_with("a/b/two.npub") || f.ends_with("a/one.npub")));
+    assert_eq!(
+        lines.len(),
+        2,
+        "only container files are picked up in directories"
+    );
+    assert!(
+        lines[0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("a/b/two.npub") || f.ends_with("a/one.npub"))
+    );
 }
 
 #[test]
@@ -123,9 +164,28 @@ fn inspect_json_has_the_documented_keys() {
     let b = blob();
     let f = write(&d, "m.npub", &b);
     let o = run(&["inspect", "--json", &f]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v = &json_lines(&o)[0];
-    for k in ["format", "magic", "version", "total_bytes", "region_count", "cmd_offset", "cmd_bytes", "accel", "accel_name", "checksum", "regions", "arena_bytes", "layout"] {
+    for k in [
+        "format",
+        "magic",
+        "version",
+        "total_bytes",
+        "region_count",
+        "cmd_offset",
+        "cmd_bytes",
+        "accel",
+        "accel_name",
+        "checksum",
+        "regions",
+        "arena_bytes",
+        "layout",
+    ] {
         assert!(v.get(k).is_some(), "missing key {k}");
     }
     assert_eq!(v["format"], "npu1");
@@ -143,7 +203,10 @@ fn inspect_json_has_the_documented_keys() {
     // The layout covers the file exactly, in order.
     let layout = v["layout"].as_array().expect("layout");
     assert_eq!(layout[0]["start"], 0);
-    assert_eq!(layout.last().map(|s| s["end"].clone()), Some(serde_json::json!(b.len())));
+    assert_eq!(
+        layout.last().map(|s| s["end"].clone()),
+        Some(serde_json::json!(b.len()))
+    );
     for w in layout.windows(2) {
         assert_eq!(w[0]["end"], w[1]["start"]);
     }
@@ -159,16 +222,32 @@ fn inspect_json_has_the_documented_keys() {
 fn gen_writes_what_the_generated_crate_holds() {
     let d = tmp("gen");
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/npu1.yaml");
-    let o = run(&["gen", &schema.display().to_string(), "-o", &d.display().to_string()]);
+    let o = run(&[
+        "gen",
+        &schema.display().to_string(),
+        "-o",
+        &d.display().to_string(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let written = std::fs::read_to_string(d.join("npu1.rs")).expect("written");
-    let checked_in = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/src/npu1.rs")).expect("checked in");
+    let checked_in = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/src/npu1.rs"),
+    )
+    .expect("checked in");
     assert_eq!(written, checked_in);
 
-    let bad = write(&d, "bad.yaml", b"schema: x\nfile: {name: X, header: {struct: Nope, code: c}}\n");
+    let bad = write(
+        &d,
+        "bad.yaml",
+        b"schema: x\nfile: {name: X, header: {struct: Nope, code: c}}\n",
+    );
     let o = run(&["gen", &bad, "-o", &d.display().to_string()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.yaml:2:"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("bad.yaml:2:"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -194,13 +273,28 @@ fn disasm_and_verify_read_npub_files() {
         let stream = v.cmd_stream().to_vec();
         let weights = [7u8; 64];
         let specs = [
-            RegionSpec { role: Role::Weights, data: RegionData::Baked(&weights) },
-            RegionSpec { role: Role::Scratch, data: RegionData::Runtime(24) },
+            RegionSpec {
+                role: Role::Weights,
+                data: RegionData::Baked(&weights),
+            },
+            RegionSpec {
+                role: Role::Scratch,
+                data: RegionData::Runtime(24),
+            },
         ];
-        Npu1Writer::new().regions(&specs).cmd_stream(&stream).to_vec().expect("writes")
+        Npu1Writer::new()
+            .regions(&specs)
+            .cmd_stream(&stream)
+            .to_vec()
+            .expect("writes")
     };
     let f = write(&d, "small.npub", &specs_small);
     let o = run(&["verify", &f]);
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     assert!(String::from_utf8_lossy(&o.stdout).contains("region-overflow"));
 }

@@ -16,7 +16,9 @@ use quote::quote;
 pub fn include_schema(input: TokenStream) -> TokenStream {
     let lit = syn::parse_macro_input!(input as syn::LitStr);
     let rel = lit.value();
-    let base = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from).unwrap_or_default();
+    let base = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
     let path = base.join(&rel);
     match npuschema_codegen::load(&path) {
         Ok(checked) => {

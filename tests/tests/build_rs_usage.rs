@@ -18,16 +18,29 @@ use npuschema_generated::npu1 as checked_in;
 fn the_three_entry_points_agree() {
     let weights = [9u8; 33];
     let stream = [0u8, 0, 0xff, 0xff];
-    let specs = [checked_in::RegionSpec { role: checked_in::Role::Weights, data: checked_in::RegionData::Baked(&weights) }];
-    let blob = checked_in::Npu1Writer::new().regions(&specs).cmd_stream(&stream).to_vec().expect("writes");
+    let specs = [checked_in::RegionSpec {
+        role: checked_in::Role::Weights,
+        data: checked_in::RegionData::Baked(&weights),
+    }];
+    let blob = checked_in::Npu1Writer::new()
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes");
 
     let a = checked_in::Npu1::validate(&blob).expect("valid");
     let b = from_build_rs::Npu1::validate(&blob).expect("valid");
     let c = from_macro::Npu1::validate(&blob).expect("valid");
     assert_eq!(a.header().checksum(), b.header().checksum());
     assert_eq!(a.header().checksum(), c.header().checksum());
-    assert_eq!(b.regions().next().and_then(|r| r.data()), Some(&weights[..]));
-    assert_eq!(c.regions().next().and_then(|r| r.data()), Some(&weights[..]));
+    assert_eq!(
+        b.regions().next().and_then(|r| r.data()),
+        Some(&weights[..])
+    );
+    assert_eq!(
+        c.regions().next().and_then(|r| r.data()),
+        Some(&weights[..])
+    );
     assert_eq!(from_build_rs::SCHEMA_SHA256, checked_in::SCHEMA_SHA256);
     assert_eq!(from_macro::SCHEMA_SHA256, checked_in::SCHEMA_SHA256);
 
@@ -36,5 +49,12 @@ fn the_three_entry_points_agree() {
     let ea = checked_in::Npu1::validate(&bad).expect_err("corrupt");
     let eb = from_build_rs::Npu1::validate(&bad).expect_err("corrupt");
     let ec = from_macro::Npu1::validate(&bad).expect_err("corrupt");
-    assert_eq!((ea.code, eb.code, ec.code), ("checksum-mismatch", "checksum-mismatch", "checksum-mismatch"));
+    assert_eq!(
+        (ea.code, eb.code, ec.code),
+        (
+            "checksum-mismatch",
+            "checksum-mismatch",
+            "checksum-mismatch"
+        )
+    );
 }

@@ -20,8 +20,14 @@ fn region() -> impl Strategy<Value = R> {
 fn specs(rs: &[R]) -> Vec<RegionSpec<'_>> {
     rs.iter()
         .map(|r| match r {
-            R::Baked(role, b) => RegionSpec { role: Role::from_raw(*role), data: RegionData::Baked(b) },
-            R::Runtime(role, n) => RegionSpec { role: Role::from_raw(*role), data: RegionData::Runtime(*n) },
+            R::Baked(role, b) => RegionSpec {
+                role: Role::from_raw(*role),
+                data: RegionData::Baked(b),
+            },
+            R::Runtime(role, n) => RegionSpec {
+                role: Role::from_raw(*role),
+                data: RegionData::Runtime(*n),
+            },
         })
         .collect()
 }

@@ -5,10 +5,21 @@ fn write_then_validate() {
     let weights = vec![7u8; 100];
     let stream = [0u8, 0, 0xff, 0xff];
     let specs = [
-        RegionSpec { role: Role::Weights, data: RegionData::Baked(&weights) },
-        RegionSpec { role: Role::Scratch, data: RegionData::Runtime(4096) },
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Scratch,
+            data: RegionData::Runtime(4096),
+        },
     ];
-    let blob = Npu1Writer::new().accel(Accel::Macs128).regions(&specs).cmd_stream(&stream).to_vec().unwrap();
+    let blob = Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .unwrap();
     let v = Npu1::validate(&blob).unwrap();
     assert_eq!(v.header().total_bytes() as usize, blob.len());
     assert_eq!(v.cmd_stream(), &stream);

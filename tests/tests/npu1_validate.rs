@@ -9,10 +9,21 @@ fn blob() -> Vec<u8> {
     let weights: Vec<u8> = (0..96u8).collect();
     let stream = [0x01u8, 0x01, 0x0f, 0x00, 0x00, 0x00, 0xff, 0xff];
     let specs = [
-        RegionSpec { role: Role::Weights, data: RegionData::Baked(&weights) },
-        RegionSpec { role: Role::Scratch, data: RegionData::Runtime(0x400) },
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Scratch,
+            data: RegionData::Runtime(0x400),
+        },
     ];
-    Npu1Writer::new().accel(Accel::Macs128).regions(&specs).cmd_stream(&stream).to_vec().expect("writes")
+    Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
 }
 
 fn put(b: &mut [u8], at: usize, v: u32) {
@@ -48,7 +59,13 @@ fn buffer_shorter_than_32_bytes() {
         assert_eq!(code(&b[..n]), "truncated-header", "length {n}");
     }
     let e = Npu1::validate(&b[..31]).unwrap_err();
-    assert_eq!(e.detail, Detail::Short { needed: 32, available: 31 });
+    assert_eq!(
+        e.detail,
+        Detail::Short {
+            needed: 32,
+            available: 31
+        }
+    );
 }
 
 #[test]
@@ -57,7 +74,10 @@ fn wrong_magic() {
     b[0] = b'X';
     assert_eq!(code(&b), "bad-magic");
     let e = Npu1::validate(&b).unwrap_err();
-    assert_eq!((e.field.to_string().as_str(), e.offset), ("header.magic", 0));
+    assert_eq!(
+        (e.field.to_string().as_str(), e.offset),
+        ("header.magic", 0)
+    );
 }
 
 #[test]
@@ -127,7 +147,12 @@ fn command_stream_whose_end_wraps_u32() {
     let e = Npu1::validate(&b).unwrap_err();
     assert_eq!(
         e.detail,
-        Detail::Range { start: 0xFFFF_FFF0, len: 0x20, limit_name: "total_bytes", limit: u64::from(get(&b, 8)) }
+        Detail::Range {
+            start: 0xFFFF_FFF0,
+            len: 0x20,
+            limit_name: "total_bytes",
+            limit: u64::from(get(&b, 8))
+        }
     );
 }
 
@@ -138,7 +163,10 @@ fn bit_rot_in_the_payload() {
     b[last] ^= 0x40;
     assert_eq!(code(&b), "checksum-mismatch");
     let e = Npu1::validate(&b).unwrap_err();
-    assert_eq!((e.field.to_string().as_str(), e.offset), ("header.checksum", 28));
+    assert_eq!(
+        (e.field.to_string().as_str(), e.offset),
+        ("header.checksum", 28)
+    );
 }
 
 #[test]
@@ -150,7 +178,13 @@ fn unknown_region_flag() {
     let e = Npu1::validate(&b).unwrap_err();
     assert_eq!(e.field.to_string(), "regions[1].flags");
     assert_eq!(e.offset, 0x34);
-    assert_eq!(e.detail, Detail::UnknownBits { value: 2, unknown: 2 });
+    assert_eq!(
+        e.detail,
+        Detail::UnknownBits {
+            value: 2,
+            unknown: 2
+        }
+    );
 }
 
 #[test]
@@ -174,7 +208,10 @@ fn baked_region_whose_end_wraps_u32_reads_as_documented() {
     assert_eq!(e.code, "baked-region-out-of-bounds");
     // The example prints `at 0x2c`, which is region 0's data_offset (32 + 12);
     // region 1's is at 32 + 16 + 12 = 0x3c.
-    let expected = format!("baked-region-out-of-bounds: regions[1].data_offset at 0x3c: 0xfffffff0 + 0x20 > total_bytes {:#x}", b.len());
+    let expected = format!(
+        "baked-region-out-of-bounds: regions[1].data_offset at 0x3c: 0xfffffff0 + 0x20 > total_bytes {:#x}",
+        b.len()
+    );
     assert_eq!(e.to_string(), expected);
 }
 
@@ -195,7 +232,10 @@ fn unknown_role_and_accel_are_kept() {
     put(&mut b, 24, 96);
     reseal(&mut b);
     let v = Npu1::validate(&b).expect("valid");
-    assert_eq!(v.regions().next().map(|r| r.role()), Some(Role::Unknown(99)));
+    assert_eq!(
+        v.regions().next().map(|r| r.role()),
+        Some(Role::Unknown(99))
+    );
     assert_eq!(v.header().accel(), Accel::Unknown(96));
     assert_eq!(Role::Unknown(99).name(), None);
 }
@@ -233,7 +273,10 @@ fn several_faults_report_the_first_in_check_order() {
     put(&mut b, 32 + 16 + 4, 0x8);
     reseal(&mut b);
     let e = Npu1::validate(&b).unwrap_err();
-    assert_eq!((e.code, e.field.to_string().as_str()), ("unknown-region-flags", "regions[0].flags"));
+    assert_eq!(
+        (e.code, e.field.to_string().as_str()),
+        ("unknown-region-flags", "regions[0].flags")
+    );
 }
 
 #[test]
@@ -242,7 +285,10 @@ fn views_borrow_the_blob() {
     let v = Npu1::validate(&b).expect("valid");
     let w = v.regions().next().and_then(|r| r.data()).expect("baked");
     let range = b.as_ptr_range();
-    assert!(range.contains(&w.as_ptr()), "baked bytes are in place, not copied");
+    assert!(
+        range.contains(&w.as_ptr()),
+        "baked bytes are in place, not copied"
+    );
     assert!(range.contains(&v.cmd_stream().as_ptr()));
     assert_eq!(v.regions().len(), 2);
 }

@@ -245,7 +245,10 @@ fn invalid_and_foreign_files_are_not_decoded() {
         explain(b"VPMN....", "x.nb", Style::PLAIN),
         Err(ExplainError::Invalid(t)) if t.contains("truncated-header")
     ));
-    assert!(matches!(explain(b"ABCD....", "x.bin", Style::PLAIN), Err(ExplainError::UnknownFormat)));
+    assert!(matches!(
+        explain(b"ABCD....", "x.bin", Style::PLAIN),
+        Err(ExplainError::UnknownFormat)
+    ));
     assert_eq!(Format::detect(&sample_blob()), Some(Format::Npu1));
 }
 

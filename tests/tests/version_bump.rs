@@ -14,10 +14,19 @@ fn v2_blob() -> Vec<u8> {
     let weights = [5u8; 40];
     let stream = [1u8, 2, 3, 4];
     let specs = [
-        v2::RegionSpec { role: v2::Role::Weights, data: v2::RegionData::Baked(&weights) },
-        v2::RegionSpec { role: v2::Role::Scratch, data: v2::RegionData::Runtime(64) },
+        v2::RegionSpec {
+            role: v2::Role::Weights,
+            data: v2::RegionData::Baked(&weights),
+        },
+        v2::RegionSpec {
+            role: v2::Role::Scratch,
+            data: v2::RegionData::Runtime(64),
+        },
     ];
-    let w = v2::Npu1Writer::new().model_id(0xC0FFEE).regions(&specs).cmd_stream(&stream);
+    let w = v2::Npu1Writer::new()
+        .model_id(0xC0FFEE)
+        .regions(&specs)
+        .cmd_stream(&stream);
     let mut out = vec![0u8; w.encoded_len().expect("fits")];
     w.write_into(&mut out).expect("writes");
     out
@@ -25,7 +34,10 @@ fn v2_blob() -> Vec<u8> {
 
 fn v1_blob() -> Vec<u8> {
     let stream = [1u8, 2, 3, 4];
-    v1::Npu1Writer::new().cmd_stream(&stream).to_vec().expect("writes")
+    v1::Npu1Writer::new()
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
 }
 
 #[test]
@@ -37,14 +49,24 @@ fn the_v2_reader_reads_v2_blobs() {
     assert_eq!(v2::Header::SIZE, 36);
     assert_eq!(v.regions().len(), 2);
     assert_eq!(v.cmd_stream(), &[1, 2, 3, 4]);
-    assert_eq!(u32::from_le_bytes(b[12..16].try_into().expect("4")), 2, "region_count");
+    assert_eq!(
+        u32::from_le_bytes(b[12..16].try_into().expect("4")),
+        2,
+        "region_count"
+    );
 }
 
 #[test]
 fn the_v2_reader_rejects_v1_blobs() {
     let e = v2::Npu1::validate(&v1_blob()).expect_err("v1 is not v2");
     assert_eq!(e.code, "unsupported-version");
-    assert_eq!(e.detail, npuschema_core::Detail::Mismatch { found: 1, expected: 2 });
+    assert_eq!(
+        e.detail,
+        npuschema_core::Detail::Mismatch {
+            found: 1,
+            expected: 2
+        }
+    );
 }
 
 #[test]
