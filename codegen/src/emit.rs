@@ -65,9 +65,24 @@ impl<'a> Em<'a> {
     pub(crate) fn struct_of(&self, owner: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
         match (owner, scope) {
             (Owner::Header, _) => self.c.header(),
-            (Owner::Located(i), _) => self.c.schema.file.ext.records.get(i).and_then(|r| self.c.strukt(&r.strukt.text)),
-            (Owner::Element(t, _), _) => self.c.schema.file.tables.get(t).and_then(|t| self.c.strukt(&t.record.text)),
-            (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => self.c.strukt(&t.record.text),
+            (Owner::Located(i), _) => self
+                .c
+                .schema
+                .file
+                .ext
+                .records
+                .get(i)
+                .and_then(|r| self.c.strukt(&r.strukt.text)),
+            (Owner::Element(t, _), _) => self
+                .c
+                .schema
+                .file
+                .tables
+                .get(t)
+                .and_then(|t| self.c.strukt(&t.record.text)),
+            (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => {
+                self.c.strukt(&t.record.text)
+            }
             _ => None,
         }
     }
@@ -79,7 +94,14 @@ impl<'a> Em<'a> {
             Owner::Header => env.header.clone(),
             Owner::Record => env.record.clone(),
             Owner::Located(i) => {
-                let r = self.c.schema.file.ext.records.get(i).map_or("missing", |r| r.name.text.as_str());
+                let r = self
+                    .c
+                    .schema
+                    .file
+                    .ext
+                    .records
+                    .get(i)
+                    .map_or("missing", |r| r.name.text.as_str());
                 let id = format_ident!("{}", r);
                 quote!(#id)
             }
@@ -94,24 +116,41 @@ impl<'a> Em<'a> {
             Ok(Resolved::Const(i)) => {
                 let k = &self.schema().constants[i];
                 let id = format_ident!("{}", k.name.text);
-                if k.ty.signed() { quote!(u64::try_from(#id).ok()?) } else { quote!(u64::from(#id)) }
+                if k.ty.signed() {
+                    quote!(u64::try_from(#id).ok()?)
+                } else {
+                    quote!(u64::from(#id))
+                }
             }
-            Ok(r @ Resolved::Field(owner, _)) if crate::sections::gated_owner(self, owner, scope) => crate::sections::leaf(self, r, scope, env),
+            Ok(r @ Resolved::Field(owner, _))
+                if crate::sections::gated_owner(self, owner, scope) =>
+            {
+                crate::sections::leaf(self, r, scope, env)
+            }
             Ok(Resolved::Field(owner, fi)) => {
                 let st = self.struct_of(owner, scope);
                 let f = st.and_then(|s| s.fields.get(fi));
-                let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
+                let kind = st
+                    .and_then(|s| self.c.layouts.get(&s.name.text))
+                    .and_then(|l| l.fields.get(fi))
+                    .map(|x| x.1);
                 let name = format_ident!("{}", f.map_or("missing", |f| f.name.text.as_str()));
                 let base = self.base(owner, env);
                 match kind {
-                    Some(FieldKind::Int(t)) if t.signed() => quote!(u64::try_from(#base.#name()).ok()?),
+                    Some(FieldKind::Int(t)) if t.signed() => {
+                        quote!(u64::try_from(#base.#name()).ok()?)
+                    }
                     Some(FieldKind::Int(_)) => quote!(u64::from(#base.#name())),
                     Some(FieldKind::Enum(_)) => quote!(u64::from(#base.#name().raw())),
-                    Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => quote!(u64::from(#base.#name().bits())),
+                    Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => {
+                        quote!(u64::from(#base.#name().bits()))
+                    }
                     _ => quote!(0u64),
                 }
             }
-            Ok(r @ (Resolved::Composed(..) | Resolved::BitField(..))) => crate::sections::leaf(self, r, scope, env),
+            Ok(r @ (Resolved::Composed(..) | Resolved::BitField(..))) => {
+                crate::sections::leaf(self, r, scope, env)
+            }
             _ => quote!(0u64),
         }
     }
@@ -186,8 +225,13 @@ impl<'a> Em<'a> {
                 Ok(Resolved::FlagBit(owner, fi, bi)) => {
                     let st = self.struct_of(owner, scope);
                     let f = st.and_then(|s| s.fields.get(fi));
-                    let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
-                    let Some(FieldKind::Flags(fl)) = kind else { return quote!(false) };
+                    let kind = st
+                        .and_then(|s| self.c.layouts.get(&s.name.text))
+                        .and_then(|l| l.fields.get(fi))
+                        .map(|x| x.1);
+                    let Some(FieldKind::Flags(fl)) = kind else {
+                        return quote!(false);
+                    };
                     let flags = &self.schema().flags[fl];
                     let ty = format_ident!("{}", flags.name.text);
                     let bit = format_ident!("{}", flags.bits[bi].name.text);
@@ -200,7 +244,11 @@ impl<'a> Em<'a> {
             Expr::Bin(op, l, r) if op.is_logical() => {
                 let l = self.cond(l, scope, env);
                 let r = self.cond(r, scope, env);
-                if *op == BinOp::LogAnd { quote!((#l && #r)) } else { quote!((#l || #r)) }
+                if *op == BinOp::LogAnd {
+                    quote!((#l && #r))
+                } else {
+                    quote!((#l || #r))
+                }
             }
             Expr::Bin(op, l, r) => {
                 let l = self.value(l, scope, env);
@@ -233,13 +281,21 @@ impl<'a> Em<'a> {
             return (quote!(__rt::Field::plain("header")), quote!(0u64));
         };
         let st = self.struct_of(owner, scope);
-        let fname = st.and_then(|s| s.fields.get(fi)).map_or(String::new(), |f| f.name.text.clone());
-        let off = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map_or(0, |x| x.0);
+        let fname = st
+            .and_then(|s| s.fields.get(fi))
+            .map_or(String::new(), |f| f.name.text.clone());
+        let off = st
+            .and_then(|s| self.c.layouts.get(&s.name.text))
+            .and_then(|l| l.fields.get(fi))
+            .map_or(0, |x| x.0);
         let off = lit_u64(off);
         match (owner, scope) {
             (Owner::Record, Scope::Record(t)) => {
                 let tn = &t.name.text;
-                (quote!(__rt::Field::indexed(#tn, index, #fname)), quote!(rec_at.saturating_add(#off)))
+                (
+                    quote!(__rt::Field::indexed(#tn, index, #fname)),
+                    quote!(rec_at.saturating_add(#off)),
+                )
             }
             _ => {
                 let path = format!("header.{fname}");
@@ -334,7 +390,11 @@ impl<'a> Em<'a> {
             let id = format_ident!("{}", f.name.text);
             let ty = int_ident(f.repr);
             let doc = doc_attr(&f.doc);
-            let bits: Vec<_> = f.bits.iter().map(|b| format_ident!("{}", b.name.text)).collect();
+            let bits: Vec<_> = f
+                .bits
+                .iter()
+                .map(|b| format_ident!("{}", b.name.text))
+                .collect();
             let docs = f.bits.iter().map(|b| doc_attr(&b.doc));
             let shifts = f.bits.iter().map(|b| lit_u64(b.bit));
             let known: u64 = f.bits.iter().fold(0, |a, b| a | (1u64 << b.bit));
@@ -374,7 +434,11 @@ impl<'a> Em<'a> {
     }
 
     fn is_record(&self, sname: &str) -> bool {
-        self.c.files().iter().any(|f| f.tables.iter().any(|t| t.record.text == sname)) || crate::sections::is_collection_record(self.c, sname)
+        self.c
+            .files()
+            .iter()
+            .any(|f| f.tables.iter().any(|t| t.record.text == sname))
+            || crate::sections::is_collection_record(self.c, sname)
     }
 
     fn views(&self) -> TokenStream {
@@ -509,7 +573,10 @@ impl<'a> Em<'a> {
 
     fn record_range_accessor(&self, r: &Range, t: &Table) -> TokenStream {
         let scope = Scope::RecordOnly(t);
-        let env = Env { header: quote!(self), record: quote!(self) };
+        let env = Env {
+            header: quote!(self),
+            record: quote!(self),
+        };
         let name = format_ident!("{}", r.name.text);
         let doc = doc_attr(&r.doc);
         let guard = r.when.as_ref().map(|w| {
@@ -540,7 +607,10 @@ impl<'a> Em<'a> {
     // ----- validation --------------------------------------------------------------------
 
     pub(crate) fn steps(&self, steps: &[Step], scope: Scope<'_>) -> TokenStream {
-        let env = Env { header: quote!(header), record: quote!(rec) };
+        let env = Env {
+            header: quote!(header),
+            record: quote!(rec),
+        };
         let mut out = Vec::new();
         for (i, s) in steps.iter().enumerate() {
             if matches!(scope, Scope::Top) {
@@ -548,8 +618,17 @@ impl<'a> Em<'a> {
             }
             let prev = i.checked_sub(1).and_then(|p| steps.get(p));
             out.push(match s {
-                Step::Ext(x) => crate::sections::step(self, x, prev, steps.get(i.saturating_add(1)), scope, &env),
-                Step::ForEach { table, steps } if crate::ext::collection_of(&self.schema().file, &table.text).is_some() => {
+                Step::Ext(x) => crate::sections::step(
+                    self,
+                    x,
+                    prev,
+                    steps.get(i.saturating_add(1)),
+                    scope,
+                    &env,
+                ),
+                Step::ForEach { table, steps }
+                    if crate::ext::collection_of(&self.schema().file, &table.text).is_some() =>
+                {
                     crate::sections::for_each_collection(self, &table.text, steps)
                 }
                 _ => self.step(s, scope, &env),
@@ -564,8 +643,11 @@ impl<'a> Em<'a> {
             Step::MinLen { code, min, field } => {
                 let code = &code.text;
                 let min = self.value(&min.expr, scope, env);
-                let fname = field.as_ref().map_or("header".to_string(), |f| f.text.clone());
-                let comment = format!("@step {code}: the buffer must hold at least the needed bytes.");
+                let fname = field
+                    .as_ref()
+                    .map_or("header".to_string(), |f| f.text.clone());
+                let comment =
+                    format!("@step {code}: the buffer must hold at least the needed bytes.");
                 quote! {
                     #[doc = #comment]
                     {
@@ -577,13 +659,21 @@ impl<'a> Em<'a> {
                     }
                 }
             }
-            Step::Expect { code, field, equals } => {
+            Step::Expect {
+                code,
+                field,
+                equals,
+            } => {
                 let codes = &code.text;
                 let (f, off) = self.blame(&field.expr, scope);
-                let comment = format!("@step {codes}: `{}` must equal `{}`.", field.text, equals.text);
-                if let (Some(found), Some(expected)) =
-                    (self.plain(&field.expr, scope, env), self.plain(&equals.expr, scope, env))
-                {
+                let comment = format!(
+                    "@step {codes}: `{}` must equal `{}`.",
+                    field.text, equals.text
+                );
+                if let (Some(found), Some(expected)) = (
+                    self.plain(&field.expr, scope, env),
+                    self.plain(&equals.expr, scope, env),
+                ) {
                     return quote! {
                         #[doc = #comment]
                         {
@@ -612,12 +702,17 @@ impl<'a> Em<'a> {
             }
             Step::Assert { code, expr, field } => {
                 let codes = &code.text;
-                let Expr::Bin(op, l, r) = &expr.expr else { return quote!() };
+                let Expr::Bin(op, l, r) = &expr.expr else {
+                    return quote!();
+                };
                 let lv = self.value(l, scope, env);
                 let rv = self.value(r, scope, env);
                 let o: TokenStream = op.symbol().parse().unwrap_or_default();
                 let neg = op.negated().symbol();
-                let name_of = |e: &Expr| match e { Expr::Ref(p) => p.last().cloned().unwrap_or_default(), _ => String::new() };
+                let name_of = |e: &Expr| match e {
+                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                    _ => String::new(),
+                };
                 let (ln, rn) = (name_of(l), name_of(r));
                 let (f, off) = self.blame(&field.expr, scope);
                 let comment = format!("@step {codes}: `{}`.", expr.text);
@@ -633,9 +728,15 @@ impl<'a> Em<'a> {
                     }
                 }
             }
-            Step::TableFits { code, table, within } => {
+            Step::TableFits {
+                code,
+                table,
+                within,
+            } => {
                 let codes = &code.text;
-                let Some(t) = self.c.table(&table.text) else { return quote!() };
+                let Some(t) = self.c.table(&table.text) else {
+                    return quote!();
+                };
                 let rec_size = self.c.layouts.get(&t.record.text).map_or(0, |l| l.size);
                 let n = lit_usize(rec_size);
                 let n64 = Literal::u64_suffixed(rec_size);
@@ -644,11 +745,18 @@ impl<'a> Em<'a> {
                 let stride = self.value(&t.stride.expr, scope, env);
                 let w = self.value(&within.expr, scope, env);
                 let wname = Self::short_name(within);
-                let blame_e = if single_field(self.c, &t.count.expr, scope).is_some() { &t.count.expr } else { &t.at.expr };
+                let blame_e = if single_field(self.c, &t.count.expr, scope).is_some() {
+                    &t.count.expr
+                } else {
+                    &t.at.expr
+                };
                 let (f, off) = self.blame(blame_e, scope);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
-                let comment = format!("@step {codes}: table `{}` ({} x {} bytes at {}) must lie within `{}`.", t.name.text, t.count.text, t.stride.text, t.at.text, within.text);
+                let comment = format!(
+                    "@step {codes}: table `{}` ({} x {} bytes at {}) must lie within `{}`.",
+                    t.name.text, t.count.text, t.stride.text, t.at.text, within.text
+                );
                 quote! {
                     #[doc = #comment]
                     let (#var, #var_at): (&'a [[u8; #n]], u64) = {
@@ -670,15 +778,24 @@ impl<'a> Em<'a> {
                     };
                 }
             }
-            Step::RangeFits { code, range, within } => {
+            Step::RangeFits {
+                code,
+                range,
+                within,
+            } => {
                 let codes = &code.text;
-                let Some(r) = file.ranges.iter().find(|r| r.name.text == range.text) else { return quote!() };
+                let Some(r) = file.ranges.iter().find(|r| r.name.text == range.text) else {
+                    return quote!();
+                };
                 let start = self.value(&r.offset.expr, scope, env);
                 let length = self.value(&r.length.expr, scope, env);
                 let w = self.value(&within.expr, scope, env);
                 let wname = Self::short_name(within);
                 let (f, off) = self.blame(&r.offset.expr, scope);
-                let comment = format!("@step {codes}: range `{}` ({} + {}) must lie within `{}`.", r.name.text, r.offset.text, r.length.text, within.text);
+                let comment = format!(
+                    "@step {codes}: range `{}` ({} + {}) must lie within `{}`.",
+                    r.name.text, r.offset.text, r.length.text, within.text
+                );
                 let plain = (
                     self.plain(&r.offset.expr, scope, env),
                     self.plain(&r.length.expr, scope, env),
@@ -716,7 +833,10 @@ impl<'a> Em<'a> {
                     }
                 };
                 if r.table.is_some() {
-                    let guard = r.when.as_ref().map_or(quote!(true), |w| self.cond(&w.expr, scope, env));
+                    let guard = r
+                        .when
+                        .as_ref()
+                        .map_or(quote!(true), |w| self.cond(&w.expr, scope, env));
                     quote! {
                         #[doc = #comment]
                         if #guard {
@@ -734,7 +854,9 @@ impl<'a> Em<'a> {
             }
             Step::Checksum { code, checksum } => {
                 let codes = &code.text;
-                let Some(k) = file.checksums.iter().find(|k| k.name.text == checksum.text) else { return quote!() };
+                let Some(k) = file.checksums.iter().find(|k| k.name.text == checksum.text) else {
+                    return quote!();
+                };
                 let from = self.value(&k.from.expr, scope, env);
                 let to = self.value(&k.to.expr, scope, env);
                 let stored = match self.plain(&k.stored.expr, scope, env) {
@@ -749,7 +871,14 @@ impl<'a> Em<'a> {
                     Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
                     Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
                 };
-                let comment = format!("@step {codes}: {:?} over `{}`..`{}` must equal `{}`. {}", k.algorithm, k.from.text, k.to.text, k.stored.text, k.doc.lines().next().unwrap_or(""));
+                let comment = format!(
+                    "@step {codes}: {:?} over `{}`..`{}` must equal `{}`. {}",
+                    k.algorithm,
+                    k.from.text,
+                    k.to.text,
+                    k.stored.text,
+                    k.doc.lines().next().unwrap_or("")
+                );
                 quote! {
                     #[doc = #comment]
                     {
@@ -768,12 +897,21 @@ impl<'a> Em<'a> {
             }
             Step::FlagsKnown { code, field } => {
                 let codes = &code.text;
-                let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else { return quote!() };
+                let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else {
+                    return quote!();
+                };
                 let st = self.struct_of(owner, scope);
-                let name = format_ident!("{}", st.and_then(|s| s.fields.get(fi)).map_or("missing", |f| f.name.text.as_str()));
+                let name = format_ident!(
+                    "{}",
+                    st.and_then(|s| s.fields.get(fi))
+                        .map_or("missing", |f| f.name.text.as_str())
+                );
                 let base = self.base(owner, env);
                 let (f, off) = self.blame(&field.expr, scope);
-                let comment = format!("@step {codes}: `{}` may have only the bits the schema names.", field.text);
+                let comment = format!(
+                    "@step {codes}: `{}` may have only the bits the schema names.",
+                    field.text
+                );
                 quote! {
                     #[doc = #comment]
                     {
@@ -787,18 +925,31 @@ impl<'a> Em<'a> {
             }
             Step::EnumKnown { code, field } => {
                 let codes = &code.text;
-                let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else { return quote!() };
+                let Some((owner, fi)) = single_field(self.c, &field.expr, scope) else {
+                    return quote!();
+                };
                 let st = self.struct_of(owner, scope);
-                let kind = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map(|x| x.1);
-                let Some(FieldKind::Enum(ei)) = kind else { return quote!() };
+                let kind = st
+                    .and_then(|s| self.c.layouts.get(&s.name.text))
+                    .and_then(|l| l.fields.get(fi))
+                    .map(|x| x.1);
+                let Some(FieldKind::Enum(ei)) = kind else {
+                    return quote!();
+                };
                 let e = &self.schema().enums[ei];
                 let ety = format_ident!("{}", e.name.text);
                 let (f, off) = self.blame(&field.expr, scope);
-                let off_in = st.and_then(|s| self.c.layouts.get(&s.name.text)).and_then(|l| l.fields.get(fi)).map_or(0, |x| x.0);
+                let off_in = st
+                    .and_then(|s| self.c.layouts.get(&s.name.text))
+                    .and_then(|l| l.fields.get(fi))
+                    .map_or(0, |x| x.0);
                 let idx = (0..e.repr.bytes()).map(|i| lit_usize(off_in + i));
                 let ty = int_ident(e.repr);
                 let base = self.base(owner, env);
-                let comment = format!("@step {codes}: `{}` must be a value enum `{}` defines.", field.text, e.name.text);
+                let comment = format!(
+                    "@step {codes}: `{}` must be a value enum `{}` defines.",
+                    field.text, e.name.text
+                );
                 quote! {
                     #[doc = #comment]
                     {
@@ -810,11 +961,14 @@ impl<'a> Em<'a> {
                 }
             }
             Step::ForEach { table, steps } => {
-                let Some(t) = self.c.table(&table.text) else { return quote!() };
+                let Some(t) = self.c.table(&table.text) else {
+                    return quote!();
+                };
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
-                let size = Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                let size =
+                    Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
                 let body = self.steps(steps, Scope::Record(t));
                 let comment = format!("@step For every record of `{}`:", t.name.text);
                 quote! {
@@ -837,10 +991,13 @@ impl<'a> Em<'a> {
         let file = &self.schema().file;
         let id = format_ident!("{}", file.name.text);
         let doc = doc_attr(&file.doc);
-        let Some(hs) = self.c.header() else { return quote!() };
+        let Some(hs) = self.c.header() else {
+            return quote!();
+        };
         let hty = format_ident!("{}", hs.name.text);
         let hsize = lit_usize(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
-        let hsize64 = Literal::u64_suffixed(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
+        let hsize64 =
+            Literal::u64_suffixed(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
         let hcode = &file.header_code.text;
         let body = self.steps(&file.validate, Scope::Top);
 
@@ -902,14 +1059,20 @@ impl<'a> Em<'a> {
         }
         for k in &file.checksums {
             let name = format_ident!("{}_computed", k.name.text);
-            let env = Env { header: quote!(header), record: quote!(rec) };
+            let env = Env {
+                header: quote!(header),
+                record: quote!(rec),
+            };
             let from = self.value(&k.from.expr, Scope::Top, &env);
             let to = self.value(&k.to.expr, Scope::Top, &env);
             let compute = match k.algorithm {
                 Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
                 Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
             };
-            let doc = format!(" Recompute checksum `{}` ({:?} over `{}`..`{}`); validation proved it equals the stored value.", k.name.text, k.algorithm, k.from.text, k.to.text);
+            let doc = format!(
+                " Recompute checksum `{}` ({:?} over `{}`..`{}`); validation proved it equals the stored value.",
+                k.name.text, k.algorithm, k.from.text, k.to.text
+            );
             accessors.push(quote! {
                 #[doc = #doc]
                 #[must_use]
@@ -931,7 +1094,10 @@ impl<'a> Em<'a> {
         inits.extend(ext.inits);
         accessors.extend(ext.accessors);
         iters.extend(ext.items);
-        let table_ats = file.tables.iter().map(|t| format_ident!("{}_at", t.name.text));
+        let table_ats = file
+            .tables
+            .iter()
+            .map(|t| format_ident!("{}_at", t.name.text));
         let fname = file.name.text.as_str();
         let validate_doc = format!(
             " Validate `buf` as a {} file: every step of the schema, in order; the first failure is returned.",
@@ -997,12 +1163,26 @@ impl IntoTyped for Literal {
 /// Tokens of type `u64` for an expression that cannot fail, else `None` (shared with the
 /// writer emitter).
 pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<TokenStream> {
-    Em { c }.plain(e, scope, &Env { header: quote!(header), record: quote!(rec) })
+    Em { c }.plain(
+        e,
+        scope,
+        &Env {
+            header: quote!(header),
+            record: quote!(rec),
+        },
+    )
 }
 
 /// Tokens of type `Option<u64>` for an expression (shared with the writer emitter).
 pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStream {
-    Em { c }.value(e, scope, &Env { header: quote!(header), record: quote!(rec) })
+    Em { c }.value(
+        e,
+        scope,
+        &Env {
+            header: quote!(header),
+            record: quote!(rec),
+        },
+    )
 }
 
 /// The generated module body as tokens.
@@ -1010,13 +1190,20 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let em = Em { c };
     let name = &c.schema.name.text;
     let sha = &c.sha256;
-    let sdoc = format!(" Schema `{name}`: {}", c.schema.doc.lines().next().unwrap_or(""));
+    let sdoc = format!(
+        " Schema `{name}`: {}",
+        c.schema.doc.lines().next().unwrap_or("")
+    );
     let constants = em.constants();
     let enums = em.enums();
     let flags = em.flags();
     let bitfields = crate::sections::bitfields(c);
     let views = em.views();
-    let file = if c.schema.file.ext.variants.is_some() { crate::sections::variants(c) } else { em.file_view() };
+    let file = if c.schema.file.ext.variants.is_some() {
+        crate::sections::variants(c)
+    } else {
+        em.file_view()
+    };
     let writer = crate::writer::tokens(c);
     quote! {
         #[allow(unused_imports)]

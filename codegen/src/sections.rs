@@ -1094,7 +1094,11 @@ pub fn step(
                 codes,
                 field.clone(),
                 at.clone(),
-                quote!(__rt::Detail::Compare { lhs: Some(size), rhs: Some(es), names: &["section size", "is not a multiple of", "entry size"] }),
+                quote!(__rt::Detail::Compare {
+                    lhs: Some(size),
+                    rhs: Some(es),
+                    names: &["section size", "is not a multiple of", "entry size"]
+                }),
             );
             let e2 = err(
                 codes,
@@ -1276,7 +1280,11 @@ fn record_checksums(
         &missing.text,
         quote!(__rt::Field::indexed(#col, index, #tn)),
         quote!(rec_at.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare { lhs: Some(found), rhs: Some(1), names: &["sections of this type", "!=", ""] }),
+        quote!(__rt::Detail::Compare {
+            lhs: Some(found),
+            rhs: Some(1),
+            names: &["sections of this type", "!=", ""]
+        }),
     );
     let miss_loop = collection_loop(
         em,
@@ -1291,7 +1299,11 @@ fn record_checksums(
         &duplicate.text,
         quote!(__rt::Field::indexed(#col, index, #tn)),
         quote!(rec_at.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare { lhs: Some(t), rhs: Some(first), names: &["section type", "already named by record", ""] }),
+        quote!(__rt::Detail::Compare {
+            lhs: Some(t),
+            rhs: Some(first),
+            names: &["section type", "already named by record", ""]
+        }),
     );
     let dup_loop = collection_loop(
         em,
@@ -1663,7 +1675,11 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         code,
         fs.clone(),
         as_.clone(),
-        quote!(__rt::Detail::Compare { lhs: Some(size), rhs: Some(0), names: &["size", "==", ""] }),
+        quote!(__rt::Detail::Compare {
+            lhs: Some(size),
+            rhs: Some(0),
+            names: &["size", "==", ""]
+        }),
     );
     let e_align = err(
         code,
@@ -1675,7 +1691,11 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         code,
         fo.clone(),
         ao.clone(),
-        quote!(__rt::Detail::Compare { lhs: Some(off), rhs: Some(cursor), names: &["offset", "<", "end of the previous slot"] }),
+        quote!(__rt::Detail::Compare {
+            lhs: Some(off),
+            rhs: Some(cursor),
+            names: &["offset", "<", "end of the previous slot"]
+        }),
     );
     let e_past = err(
         code,

@@ -58,8 +58,19 @@ pub fn crc32_combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
         let Some(t) = tables.next() else { break };
         if n & 1 != 0 {
             let [b0, b1, b2, b3] = p.to_be_bytes();
-            let nibbles = [b0 >> 4, b0 & 0xF, b1 >> 4, b1 & 0xF, b2 >> 4, b2 & 0xF, b3 >> 4, b3 & 0xF];
-            p = t.iter().zip(nibbles).fold(0, |acc, (row, v)| acc ^ row.get(usize::from(v)).copied().unwrap_or(0));
+            let nibbles = [
+                b0 >> 4,
+                b0 & 0xF,
+                b1 >> 4,
+                b1 & 0xF,
+                b2 >> 4,
+                b2 & 0xF,
+                b3 >> 4,
+                b3 & 0xF,
+            ];
+            p = t.iter().zip(nibbles).fold(0, |acc, (row, v)| {
+                acc ^ row.get(usize::from(v)).copied().unwrap_or(0)
+            });
         }
         n >>= 1;
     }
@@ -134,7 +145,21 @@ mod tests {
     #[test]
     fn crc32_combine_equals_crc32fast_for_many_lengths() {
         let mut x = 0x1234_5678u32;
-        for len in [0u64, 1, 2, 3, 7, 8, 63, 64, 65, 969_280, 1 << 20, (1 << 32) + 5, u64::MAX] {
+        for len in [
+            0u64,
+            1,
+            2,
+            3,
+            7,
+            8,
+            63,
+            64,
+            65,
+            969_280,
+            1 << 20,
+            (1 << 32) + 5,
+            u64::MAX,
+        ] {
             x = x.wrapping_mul(0x9E37_79B9).wrapping_add(1);
             let (a, b) = (x, x.rotate_left(13));
             let mut h = crc32fast::Hasher::new_with_initial_len(a, 0);

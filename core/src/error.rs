@@ -18,7 +18,11 @@ impl Field {
     /// A field outside any table.
     #[must_use]
     pub const fn plain(name: &'static str) -> Self {
-        Self { table: "", index: 0, name }
+        Self {
+            table: "",
+            index: 0,
+            name,
+        }
     }
 
     /// Field `name` of record `index` of `table`.
@@ -117,7 +121,12 @@ impl Error {
     /// An error with no detail.
     #[must_use]
     pub const fn new(code: &'static str, field: Field, offset: u64, detail: Detail) -> Self {
-        Self { code, field, offset, detail }
+        Self {
+            code,
+            field,
+            offset,
+            detail,
+        }
     }
 
     /// The stable code.
@@ -148,7 +157,11 @@ impl fmt::Display for Detail {
             Detail::Mismatch { found, expected } => {
                 write!(f, "found {found:#x}, expected {expected:#x}")
             }
-            Detail::Compare { lhs, rhs, names: &[lhs_name, op, rhs_name] } => {
+            Detail::Compare {
+                lhs,
+                rhs,
+                names: &[lhs_name, op, rhs_name],
+            } => {
                 if !lhs_name.is_empty() {
                     write!(f, "{lhs_name} ")?;
                 }
@@ -158,7 +171,12 @@ impl fmt::Display for Detail {
                 }
                 write!(f, "{}", Hex(rhs))
             }
-            Detail::Range { start, len, limit_name, limit } => {
+            Detail::Range {
+                start,
+                len,
+                limit_name,
+                limit,
+            } => {
                 write!(f, "{start:#x} + {len:#x} > ")?;
                 if !limit_name.is_empty() {
                     write!(f, "{limit_name} ")?;
@@ -237,7 +255,12 @@ mod tests {
             "baked-region-out-of-bounds",
             Field::indexed("regions", 1, "data_offset"),
             0x2c,
-            Detail::Range { start: 0xffff_fff0, len: 0x20, limit_name: "total_bytes", limit: 0x4a0 },
+            Detail::Range {
+                start: 0xffff_fff0,
+                len: 0x20,
+                limit_name: "total_bytes",
+                limit: 0x4a0,
+            },
         );
         assert_eq!(
             e.to_string(),
@@ -249,12 +272,20 @@ mod tests {
     fn the_error_stays_small() {
         // Returned by value from every validator: keep it well under clippy's 128-byte
         // `result_large_err` limit.
-        assert!(core::mem::size_of::<Error>() <= 112, "{}", core::mem::size_of::<Error>());
+        assert!(
+            core::mem::size_of::<Error>() <= 112,
+            "{}",
+            core::mem::size_of::<Error>()
+        );
     }
 
     #[test]
     fn overflowed_values_say_so() {
-        let d = Detail::Compare { lhs: None, rhs: Some(64), names: &["", ">", "total_bytes"] };
+        let d = Detail::Compare {
+            lhs: None,
+            rhs: Some(64),
+            names: &["", ">", "total_bytes"],
+        };
         assert_eq!(d.to_string(), "overflow > total_bytes 0x40");
     }
 }

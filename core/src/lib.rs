@@ -9,7 +9,7 @@
 mod checksum;
 mod error;
 
-pub use checksum::{Crc32, crc32, crc32_combine, fnv1a32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME};
+pub use checksum::{Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, fnv1a32};
 pub use error::{Detail, Error, Field, WriteError};
 
 /// The `N` bytes of `buf` at byte offset `at`, as a fixed-size array, or `None` when they

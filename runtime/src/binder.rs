@@ -240,7 +240,11 @@ fn desc_offset(index: usize, field: u64) -> u64 {
 }
 
 fn misaligned(address: u64) -> Detail {
-    Detail::Compare { lhs: Some(address), rhs: Some(address % ARENA_ALIGN), names: &["npu address", "% 0x10 =", ""] }
+    Detail::Compare {
+        lhs: Some(address),
+        rhs: Some(address % ARENA_ALIGN),
+        names: &["npu address", "% 0x10 =", ""],
+    }
 }
 
 impl<'b, 'a> Job<'b, 'a> {
@@ -338,7 +342,11 @@ impl<'b, 'a> Job<'b, 'a> {
                 "too-many-regions",
                 Field::plain("header.region_count"),
                 HEADER_REGION_COUNT,
-                Detail::Compare { lhs: Some(count as u64), rhs: Some(MAX_REGIONS as u64), names: &["region_count", ">", "BASEP slots"] },
+                Detail::Compare {
+                    lhs: Some(count as u64),
+                    rhs: Some(MAX_REGIONS as u64),
+                    names: &["region_count", ">", "BASEP slots"],
+                },
             ));
         }
 
