@@ -47,6 +47,148 @@ fn int_ident(t: IntTy) -> proc_macro2::Ident {
     format_ident!("{}", t.rust())
 }
 
+/// The field a generated error blames: its table (`""` outside one), the record index, its
+/// name or path, the run-time base of its struct and its constant offset there. The error's
+/// offset is `base + off`.
+#[derive(Clone)]
+pub(crate) struct Blame {
+    pub(crate) table: String,
+    pub(crate) index: Idx,
+    pub(crate) name: String,
+    pub(crate) base: TokenStream,
+    pub(crate) off: u64,
+}
+
+/// A record index in generated code.
+#[derive(Clone)]
+pub(crate) enum Idx {
+    /// Outside a table.
+    None,
+    /// A `usize` expression.
+    Usize(TokenStream),
+    /// A `u64` expression (converted at the error site).
+    U64(TokenStream),
+}
+
+impl Blame {
+    /// A field at a fixed offset.
+    pub(crate) fn plain(name: impl Into<String>, off: u64) -> Self {
+        Self {
+            table: String::new(),
+            index: Idx::None,
+            name: name.into(),
+            base: quote!(0),
+            off,
+        }
+    }
+
+    /// A field outside any table at a run-time offset (`u64` tokens).
+    pub(crate) fn at(name: impl Into<String>, base: TokenStream) -> Self {
+        Self {
+            table: String::new(),
+            index: Idx::None,
+            name: name.into(),
+            base,
+            off: 0,
+        }
+    }
+
+    /// Field `name` of record `index` of `table`, at `base + off`.
+    pub(crate) fn record(
+        table: impl Into<String>,
+        index: Idx,
+        name: impl Into<String>,
+        base: TokenStream,
+        off: u64,
+    ) -> Self {
+        Self {
+            table: table.into(),
+            index,
+            name: name.into(),
+            base,
+            off,
+        }
+    }
+}
+
+/// A value of a `Detail::Compare`: a plain `u64`, or an `Option<u64>` (`None` on overflow).
+pub(crate) enum Opd {
+    Val(TokenStream),
+    Opt(TokenStream),
+}
+
+/// The detail of a generated error: its shape, with the run-time values as `u64` tokens.
+pub(crate) enum Det {
+    None,
+    Short(TokenStream, TokenStream),
+    Mismatch(TokenStream, TokenStream),
+    Compare(Opd, Opd, [String; 3]),
+    Range(TokenStream, TokenStream, String, TokenStream),
+    UnknownBits(TokenStream, TokenStream),
+    UnknownValue(TokenStream),
+}
+
+/// An expression of type `Result<_, __rt::Error>` for a failed check: one call of
+/// `__rt::fail` with a promoted `&ErrorSite` (code, field, offset, detail shape) and the
+/// run-time numbers, so no `Error` is built inline.
+pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
+    let zero = quote!(0);
+    let (kind, a, bv, c) = match d {
+        Det::None => (quote!(None), zero.clone(), zero.clone(), zero),
+        Det::Short(x, y) => (quote!(Short), x, y, zero),
+        Det::Mismatch(x, y) => (quote!(Mismatch), x, y, zero),
+        Det::Compare(l, r, [ln, op, rn]) => {
+            let mut mask = Vec::new();
+            let mut val = |o: Opd, bit: u8| match o {
+                Opd::Val(v) => v,
+                Opd::Opt(v) => {
+                    mask.push(if bit == 0 {
+                        quote!(u64::from(#v.is_none()))
+                    } else {
+                        quote!(u64::from(#v.is_none()) << 1)
+                    });
+                    quote!(#v.unwrap_or(0))
+                }
+            };
+            let (l, r) = (val(l, 0), val(r, 1));
+            let c = if mask.is_empty() {
+                zero
+            } else {
+                quote!(#(#mask)|*)
+            };
+            (quote!(Compare(&[#ln, #op, #rn])), l, r, c)
+        }
+        Det::Range(start, len, limit_name, limit) => {
+            (quote!(Range(#limit_name)), start, len, limit)
+        }
+        Det::UnknownBits(v, u) => (quote!(UnknownBits), v, u, zero),
+        Det::UnknownValue(v) => (quote!(UnknownValue), v, zero.clone(), zero),
+    };
+    let (table, name) = (&b.table, &b.name);
+    // The site keeps a 32-bit offset; a larger constant is added at run time.
+    let (base, off) = match u32::try_from(b.off) {
+        Ok(o) => (b.base.clone(), Literal::u32_unsuffixed(o)),
+        Err(_) => {
+            let (base, off) = (&b.base, lit_u64(b.off));
+            (
+                quote!(#base.saturating_add(#off)),
+                Literal::u32_unsuffixed(0),
+            )
+        }
+    };
+    let index = match &b.index {
+        Idx::None => quote!(0),
+        Idx::Usize(i) => i.clone(),
+        Idx::U64(i) => quote!(usize::try_from(#i).unwrap_or(usize::MAX)),
+    };
+    quote! {
+        __rt::fail(
+            &__rt::ErrorSite { code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind },
+            #base, #a, #bv, #c, #index,
+        )
+    }
+}
+
 /// How expressions reach the header and the current record.
 pub(crate) struct Env {
     pub(crate) header: TokenStream,
@@ -272,13 +414,13 @@ impl<'a> Em<'a> {
         }
     }
 
-    /// `(Field tokens, offset tokens)` for a single field reference in an error.
-    pub(crate) fn blame(&self, e: &Expr, scope: Scope<'_>) -> (TokenStream, TokenStream) {
+    /// The field a single field reference blames in an error.
+    pub(crate) fn blame(&self, e: &Expr, scope: Scope<'_>) -> Blame {
         if let Some(b) = crate::sections::blame(self, e, scope) {
             return b;
         }
         let Some((owner, fi)) = single_field(self.c, e, scope) else {
-            return (quote!(__rt::Field::plain("header")), quote!(0u64));
+            return Blame::plain("header", 0);
         };
         let st = self.struct_of(owner, scope);
         let fname = st
@@ -288,19 +430,15 @@ impl<'a> Em<'a> {
             .and_then(|s| self.c.layouts.get(&s.name.text))
             .and_then(|l| l.fields.get(fi))
             .map_or(0, |x| x.0);
-        let off = lit_u64(off);
         match (owner, scope) {
-            (Owner::Record, Scope::Record(t)) => {
-                let tn = &t.name.text;
-                (
-                    quote!(__rt::Field::indexed(#tn, index, #fname)),
-                    quote!(rec_at.saturating_add(#off)),
-                )
-            }
-            _ => {
-                let path = format!("header.{fname}");
-                (quote!(__rt::Field::plain(#path)), quote!(#off))
-            }
+            (Owner::Record, Scope::Record(t)) => Blame::record(
+                &t.name.text,
+                Idx::U64(quote!(index)),
+                fname,
+                quote!(rec_at),
+                off,
+            ),
+            _ => Blame::plain(format!("header.{fname}"), off),
         }
     }
 
@@ -456,10 +594,14 @@ impl<'a> Em<'a> {
                 let name = format_ident!("{}", f.name.text);
                 let fname = f.name.text.as_str();
                 let fdoc = doc_attr(&format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start().to_string());
+                // One load of the field's bytes as an array (in bounds by construction, so
+                // the fallback is never taken), not one load per byte.
                 let read = |t: IntTy| {
                     let ty = int_ident(t);
-                    let idx = (0..t.bytes()).map(|i| lit_usize(off + i));
-                    quote!(#ty::from_le_bytes([#(self.raw[#idx]),*]))
+                    let (o, n) = (lit_usize(*off), lit_usize(t.bytes()));
+                    quote! {
+                        #ty::from_le_bytes(match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] })
+                    }
                 };
                 let (ret, body) = match *kind {
                     FieldKind::Int(t) => {
@@ -531,6 +673,7 @@ impl<'a> Em<'a> {
                 extra.push(quote! {
                     /// This record's index in its table.
                     #[must_use]
+                    #[inline]
                     pub fn index(&self) -> u32 { self.index }
                 });
                 let files = self.c.files();
@@ -559,6 +702,7 @@ impl<'a> Em<'a> {
                     #(#extra)*
                     /// The raw bytes, borrowed from the buffer.
                     #[must_use]
+                    #[inline]
                     pub fn as_bytes(&self) -> &'a [u8; #size] { self.raw }
                 }
                 impl core::fmt::Debug for #id<'_> {
@@ -597,6 +741,7 @@ impl<'a> Em<'a> {
             /// Borrowed from the validated buffer, never copied. `None` when this record has no
             /// such bytes.
             #[must_use]
+            #[inline]
             pub fn #name(&self) -> Option<&'a [u8]> {
                 #guard
                 __rt::range_at(self.buf, #start, #length)
@@ -646,6 +791,11 @@ impl<'a> Em<'a> {
                 let fname = field
                     .as_ref()
                     .map_or("header".to_string(), |f| f.text.clone());
+                let fail = fail(
+                    code,
+                    &Blame::plain(fname, 0),
+                    Det::Short(quote!(needed.unwrap_or(u64::MAX)), quote!(len)),
+                );
                 let comment =
                     format!("@step {code}: the buffer must hold at least the needed bytes.");
                 quote! {
@@ -653,8 +803,7 @@ impl<'a> Em<'a> {
                     {
                         let needed = #min;
                         if !matches!(needed, Some(n) if len >= n) {
-                            return Err(__rt::Error::new(#code, __rt::Field::plain(#fname), 0,
-                                __rt::Detail::Short { needed: needed.unwrap_or(u64::MAX), available: len }));
+                            return #fail;
                         }
                     }
                 }
@@ -665,7 +814,7 @@ impl<'a> Em<'a> {
                 equals,
             } => {
                 let codes = &code.text;
-                let (f, off) = self.blame(&field.expr, scope);
+                let b = self.blame(&field.expr, scope);
                 let comment = format!(
                     "@step {codes}: `{}` must equal `{}`.",
                     field.text, equals.text
@@ -674,28 +823,32 @@ impl<'a> Em<'a> {
                     self.plain(&field.expr, scope, env),
                     self.plain(&equals.expr, scope, env),
                 ) {
+                    let fail = fail(codes, &b, Det::Mismatch(quote!(found), quote!(expected)));
                     return quote! {
                         #[doc = #comment]
                         {
                             let found = #found;
                             let expected = #expected;
                             if found != expected {
-                                return Err(__rt::Error::new(#codes, #f, #off,
-                                    __rt::Detail::Mismatch { found, expected }));
+                                return #fail;
                             }
                         }
                     };
                 }
                 let found = self.value(&field.expr, scope, env);
                 let expected = self.value(&equals.expr, scope, env);
+                let fail = fail(
+                    codes,
+                    &b,
+                    Det::Mismatch(quote!(found), quote!(expected.unwrap_or(u64::MAX))),
+                );
                 quote! {
                     #[doc = #comment]
                     {
                         let found = #found.unwrap_or(u64::MAX);
                         let expected = #expected;
                         if expected != Some(found) {
-                            return Err(__rt::Error::new(#codes, #f, #off,
-                                __rt::Detail::Mismatch { found, expected: expected.unwrap_or(u64::MAX) }));
+                            return #fail;
                         }
                     }
                 }
@@ -714,16 +867,58 @@ impl<'a> Em<'a> {
                     _ => String::new(),
                 };
                 let (ln, rn) = (name_of(l), name_of(r));
-                let (f, off) = self.blame(&field.expr, scope);
+                let b = self.blame(&field.expr, scope);
                 let comment = format!("@step {codes}: `{}`.", expr.text);
+                let names = [ln, neg.to_string(), rn];
+                // Operands that cannot overflow are plain `u64`s.
+                let comparison = matches!(
+                    op,
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                );
+                if let (true, Some(lp), Some(rp)) = (
+                    comparison,
+                    self.plain(l, scope, env),
+                    self.plain(r, scope, env),
+                ) {
+                    let fail = fail(
+                        codes,
+                        &b,
+                        Det::Compare(Opd::Val(quote!(lhs)), Opd::Val(quote!(rhs)), names),
+                    );
+                    let not: TokenStream = neg.parse().unwrap_or_default();
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            let lhs: u64 = #lp;
+                            let rhs: u64 = #rp;
+                            if lhs #not rhs {
+                                return #fail;
+                            }
+                        }
+                    };
+                }
+                // A side that cannot overflow is bound as a plain `u64`.
+                let side = |e: &Expr, v: TokenStream, name: &str| {
+                    let id = format_ident!("{}", name);
+                    match self.plain(e, scope, env) {
+                        Some(p) => (
+                            quote!(let #id: u64 = #p;),
+                            quote!(Some(#id)),
+                            Opd::Val(quote!(#id)),
+                        ),
+                        None => (quote!(let #id = #v;), quote!(#id), Opd::Opt(quote!(#id))),
+                    }
+                };
+                let (lbind, lopt, lopd) = side(l, lv, "lhs");
+                let (rbind, ropt, ropd) = side(r, rv, "rhs");
+                let fail = fail(codes, &b, Det::Compare(lopd, ropd, names));
                 quote! {
                     #[doc = #comment]
                     {
-                        let lhs = #lv;
-                        let rhs = #rv;
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a #o b) {
-                            return Err(__rt::Error::new(#codes, #f, #off,
-                                __rt::Detail::Compare { lhs, rhs, names: &[#ln, #neg, #rn] }));
+                        #lbind
+                        #rbind
+                        if !matches!((#lopt, #ropt), (Some(a), Some(b)) if a #o b) {
+                            return #fail;
                         }
                     }
                 }
@@ -743,14 +938,37 @@ impl<'a> Em<'a> {
                 let at = self.value(&t.at.expr, scope, env);
                 let count = self.value(&t.count.expr, scope, env);
                 let stride = self.value(&t.stride.expr, scope, env);
-                let w = self.value(&within.expr, scope, env);
                 let wname = Self::short_name(within);
+                // The limit as an `Option<u64>` (`w`), bound plainly when it cannot overflow.
+                let (wbind, w, wopd) = match self.plain(&within.expr, scope, env) {
+                    Some(p) => (
+                        quote!(let within: u64 = #p;),
+                        quote!(Some(within)),
+                        Opd::Val(quote!(within)),
+                    ),
+                    None => {
+                        let v = self.value(&within.expr, scope, env);
+                        (
+                            quote!(let within = #v;),
+                            quote!(within),
+                            Opd::Opt(quote!(within)),
+                        )
+                    }
+                };
                 let blame_e = if single_field(self.c, &t.count.expr, scope).is_some() {
                     &t.count.expr
                 } else {
                     &t.at.expr
                 };
-                let (f, off) = self.blame(blame_e, scope);
+                let fail = fail(
+                    codes,
+                    &self.blame(blame_e, scope),
+                    Det::Compare(
+                        Opd::Opt(quote!(end)),
+                        wopd,
+                        ["table end".into(), ">".into(), wname],
+                    ),
+                );
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
                 let comment = format!(
@@ -763,17 +981,16 @@ impl<'a> Em<'a> {
                         let at = #at;
                         let count = #count;
                         let stride = #stride;
-                        let within = #w;
+                        #wbind
                         let end = (|| -> Option<u64> { at?.checked_add(count?.checked_mul(stride?)?) })();
-                        let fits = stride == Some(#n64) && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                        let fits = stride == Some(#n64) && matches!((end, #w), (Some(e), Some(w)) if e <= w);
                         let bytes = match (fits, at, end) {
                             (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
                             _ => None,
                         };
                         match (bytes, at) {
                             (Some(b), Some(a)) => (b.as_chunks::<#n>().0, a),
-                            _ => return Err(__rt::Error::new(#codes, #f, #off,
-                                __rt::Detail::Compare { lhs: end, rhs: within, names: &["table end", ">", #wname] })),
+                            _ => return #fail,
                         }
                     };
                 }
@@ -791,7 +1008,7 @@ impl<'a> Em<'a> {
                 let length = self.value(&r.length.expr, scope, env);
                 let w = self.value(&within.expr, scope, env);
                 let wname = Self::short_name(within);
-                let (f, off) = self.blame(&r.offset.expr, scope);
+                let b = self.blame(&r.offset.expr, scope);
                 let comment = format!(
                     "@step {codes}: range `{}` ({} + {}) must lie within `{}`.",
                     r.name.text, r.offset.text, r.length.text, within.text
@@ -803,6 +1020,11 @@ impl<'a> Em<'a> {
                 );
                 let check = if let (Some(start), Some(length), Some(w)) = plain {
                     // Every operand is a plain field or constant: only the sum can overflow.
+                    let fail = fail(
+                        codes,
+                        &b,
+                        Det::Range(quote!(start), quote!(length), wname, quote!(within)),
+                    );
                     quote! {
                         let start = #start;
                         let length = #length;
@@ -812,11 +1034,20 @@ impl<'a> Em<'a> {
                             _ => None,
                         };
                         let Some(bytes) = bytes else {
-                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::Range {
-                                start, len: length, limit_name: #wname, limit: within }));
+                            return #fail;
                         };
                     }
                 } else {
+                    let fail = fail(
+                        codes,
+                        &b,
+                        Det::Range(
+                            quote!(start.unwrap_or(u64::MAX)),
+                            quote!(length.unwrap_or(u64::MAX)),
+                            wname,
+                            quote!(within.unwrap_or(0)),
+                        ),
+                    );
                     quote! {
                         let start = #start;
                         let length = #length;
@@ -826,9 +1057,7 @@ impl<'a> Em<'a> {
                             _ => None,
                         };
                         let Some(bytes) = bytes else {
-                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::Range {
-                                start: start.unwrap_or(u64::MAX), len: length.unwrap_or(u64::MAX),
-                                limit_name: #wname, limit: within.unwrap_or(0) }));
+                            return #fail;
                         };
                     }
                 };
@@ -866,7 +1095,11 @@ impl<'a> Em<'a> {
                         quote!(#v.unwrap_or(u64::MAX))
                     }
                 };
-                let (f, off) = self.blame(&k.stored.expr, scope);
+                let fail = fail(
+                    codes,
+                    &self.blame(&k.stored.expr, scope),
+                    Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0))),
+                );
                 let compute = match k.algorithm {
                     Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
                     Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
@@ -889,8 +1122,7 @@ impl<'a> Em<'a> {
                         let stored = #stored;
                         let computed = data.map(|d| u64::from(#compute));
                         if computed != Some(stored) {
-                            return Err(__rt::Error::new(#codes, #f, #off,
-                                __rt::Detail::Mismatch { found: stored, expected: computed.unwrap_or(0) }));
+                            return #fail;
                         }
                     }
                 }
@@ -907,7 +1139,14 @@ impl<'a> Em<'a> {
                         .map_or("missing", |f| f.name.text.as_str())
                 );
                 let base = self.base(owner, env);
-                let (f, off) = self.blame(&field.expr, scope);
+                let fail = fail(
+                    codes,
+                    &self.blame(&field.expr, scope),
+                    Det::UnknownBits(
+                        quote!(u64::from(v.bits())),
+                        quote!(u64::from(v.unknown_bits())),
+                    ),
+                );
                 let comment = format!(
                     "@step {codes}: `{}` may have only the bits the schema names.",
                     field.text
@@ -917,8 +1156,7 @@ impl<'a> Em<'a> {
                     {
                         let v = #base.#name();
                         if v.unknown_bits() != 0 {
-                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::UnknownBits {
-                                value: u64::from(v.bits()), unknown: u64::from(v.unknown_bits()) }));
+                            return #fail;
                         }
                     }
                 }
@@ -938,7 +1176,11 @@ impl<'a> Em<'a> {
                 };
                 let e = &self.schema().enums[ei];
                 let ety = format_ident!("{}", e.name.text);
-                let (f, off) = self.blame(&field.expr, scope);
+                let fail = fail(
+                    codes,
+                    &self.blame(&field.expr, scope),
+                    Det::UnknownValue(quote!(u64::from(raw))),
+                );
                 let off_in = st
                     .and_then(|s| self.c.layouts.get(&s.name.text))
                     .and_then(|l| l.fields.get(fi))
@@ -955,7 +1197,7 @@ impl<'a> Em<'a> {
                     {
                         let raw = #ty::from_le_bytes([#(#base.as_bytes()[#idx]),*]);
                         if #ety::from_raw(raw).is_none() {
-                            return Err(__rt::Error::new(#codes, #f, #off, __rt::Detail::UnknownValue { value: u64::from(raw) }));
+                            return #fail;
                         }
                     }
                 }
@@ -998,7 +1240,11 @@ impl<'a> Em<'a> {
         let hsize = lit_usize(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
         let hsize64 =
             Literal::u64_suffixed(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
-        let hcode = &file.header_code.text;
+        let hfail = fail(
+            &file.header_code.text,
+            &Blame::plain("header", 0),
+            Det::Short(quote!(#hsize64), quote!(len)),
+        );
         let body = self.steps(&file.validate, Scope::Top);
 
         let mut fields = Vec::new();
@@ -1017,6 +1263,7 @@ impl<'a> Em<'a> {
             accessors.push(quote! {
                 #tdoc
                 #[must_use]
+                #[inline]
                 pub fn #var(&self) -> #iter_ty<'a> { #iter_ty { iter: self.#var.iter().enumerate(), buf: self.buf } }
             });
             iters.push(quote! {
@@ -1027,17 +1274,22 @@ impl<'a> Em<'a> {
                     buf: &'a [u8],
                 }
                 impl<'a> #iter_ty<'a> {
+                    #[inline]
                     fn view(&self, (i, raw): (usize, &'a [u8; #n])) -> #rec_ty<'a> {
                         #rec_ty { raw, buf: self.buf, index: u32::try_from(i).unwrap_or(u32::MAX) }
                     }
                 }
                 impl<'a> Iterator for #iter_ty<'a> {
                     type Item = #rec_ty<'a>;
+                    #[inline]
                     fn next(&mut self) -> Option<#rec_ty<'a>> { let x = self.iter.next()?; Some(self.view(x)) }
+                    #[inline]
                     fn size_hint(&self) -> (usize, Option<usize>) { self.iter.size_hint() }
+                    #[inline]
                     fn nth(&mut self, n: usize) -> Option<#rec_ty<'a>> { let x = self.iter.nth(n)?; Some(self.view(x)) }
                 }
                 impl<'a> DoubleEndedIterator for #iter_ty<'a> {
+                    #[inline]
                     fn next_back(&mut self) -> Option<#rec_ty<'a>> { let x = self.iter.next_back()?; Some(self.view(x)) }
                 }
                 impl ExactSizeIterator for #iter_ty<'_> {}
@@ -1054,6 +1306,7 @@ impl<'a> Em<'a> {
                 ///
                 /// Borrowed from the validated buffer, never copied.
                 #[must_use]
+                #[inline]
                 pub fn #var(&self) -> &'a [u8] { self.#var }
             });
         }
@@ -1124,8 +1377,7 @@ impl<'a> Em<'a> {
                 pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
                     let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
                     let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
-                        return Err(__rt::Error::new(#hcode, __rt::Field::plain("header"), 0,
-                            __rt::Detail::Short { needed: #hsize64, available: len }));
+                        return #hfail;
                     };
                     let header = #hty { raw: header_raw, buf, index: 0 };
                     let _ = &header;
@@ -1135,9 +1387,11 @@ impl<'a> Em<'a> {
                 }
                 /// The whole validated buffer.
                 #[must_use]
+                #[inline]
                 pub fn as_bytes(&self) -> &'a [u8] { self.buf }
                 /// The header.
                 #[must_use]
+                #[inline]
                 pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: 0 } }
                 #(#accessors)*
             }

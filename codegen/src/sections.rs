@@ -11,7 +11,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
-use crate::emit::{Em, Env};
+use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
 use crate::ext::{
     self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots, collection_of, field_of,
@@ -512,7 +512,7 @@ impl Quiet for Literal {
 }
 
 /// Where an error about a located record's field, a composed value or a bit range points.
-pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<(TokenStream, TokenStream)> {
+pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
     let Expr::Ref(p) = e else { return None };
     let r = em.c.resolve(p, scope).ok()?;
     let (owner, name, off) = match r {
@@ -534,40 +534,35 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<(TokenStream, To
         }
         _ => return None,
     };
-    let offl = lit_u64(off);
     Some(match (owner, scope) {
-        (Owner::Record, Scope::Record(t)) => {
-            let tn = &t.name.text;
-            (
-                quote!(__rt::Field::indexed(#tn, index, #name)),
-                quote!(rec_at.saturating_add(#offl)),
-            )
-        }
+        (Owner::Record, Scope::Record(t)) => Blame::record(
+            &t.name.text,
+            Idx::U64(quote!(index)),
+            name,
+            quote!(rec_at),
+            off,
+        ),
         (Owner::Element(ti, k), _) => {
             let t = em.c.schema.file.tables.get(ti)?;
-            let tn = t.name.text.as_str();
             let at = format_ident!("{}_at", t.name.text);
             let size = em.c.layouts.get(&t.record.text)?.size;
-            let start = lit_u64(k.saturating_mul(size).saturating_add(off));
-            (
-                quote!(__rt::Field::indexed(#tn, #k, #name)),
-                quote!(#at.saturating_add(#start)),
+            Blame::record(
+                &t.name.text,
+                Idx::Usize(lit_usize(k).into_token_stream_quiet()),
+                name,
+                quote!(#at),
+                k.saturating_mul(size).saturating_add(off),
             )
         }
         (Owner::Located(i), _) => {
             let r = em.c.schema.file.ext.records.get(i)?;
-            let path = format!("{}.{}", r.name.text, name);
             let at = format_ident!("{}_at", r.name.text);
             // A gated record's field offset depends on the gate: blame the record's start.
-            (
-                quote!(__rt::Field::plain(#path)),
-                quote!(#at.saturating_add(#offl)),
-            )
+            let mut b = Blame::at(format!("{}.{}", r.name.text, name), quote!(#at));
+            b.off = off;
+            b
         }
-        _ => {
-            let path = format!("header.{name}");
-            (quote!(__rt::Field::plain(#path)), quote!(#offl))
-        }
+        _ => Blame::plain(format!("header.{name}"), off),
     })
 }
 
@@ -895,12 +890,9 @@ fn bind_value(
     }
 }
 
-fn err(code: &str, field: TokenStream, off: TokenStream, detail: TokenStream) -> TokenStream {
-    quote!(return Err(__rt::Error::new(#code, #field, #off, #detail));)
-}
-
-fn err_expr(code: &str, field: TokenStream, off: TokenStream, detail: TokenStream) -> TokenStream {
-    quote!(Err(__rt::Error::new(#code, #field, #off, #detail)))
+fn err(code: &str, b: &Blame, d: Det) -> TokenStream {
+    let f = fail(code, b, d);
+    quote!(return #f;)
 }
 
 fn dir_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Directory> {
@@ -980,11 +972,10 @@ pub fn step(
             let (bind_w, w_opt, w_or) = bind_value(em, &within.expr, scope, env, "within");
             let wname = Em::short_name(within);
             // Blame the field that locates the record, or else the record itself.
-            let rn = r.name.text.as_str();
-            let (f, off) = if crate::check::single_field(c, &r.at.expr, scope).is_some() {
+            let blamed = if crate::check::single_field(c, &r.at.expr, scope).is_some() {
                 em.blame(&r.at.expr, scope)
             } else {
-                (quote!(__rt::Field::plain(#rn)), at_or(quote!(0)))
+                Blame::at(&r.name.text, at_or(quote!(0)))
             };
             let comment = format!(
                 "@step {codes}: record `{}` ({} at {}) must lie within `{}`.",
@@ -994,9 +985,8 @@ pub fn step(
             let fail = |len: TokenStream| {
                 err(
                     codes,
-                    f.clone(),
-                    off.clone(),
-                    quote!(__rt::Detail::Range { start: #start, len: #len, limit_name: #wname, limit: #limit }),
+                    &blamed,
+                    Det::Range(start.clone(), len, wname.clone(), limit.clone()),
                 )
             };
             if let Some(g) = &r.gate {
@@ -1064,7 +1054,6 @@ pub fn step(
             };
             let es_name = dir.entry_size.text.as_str();
             let (es, es_off) = rec_field(c, &t.record.text, es_name, quote!(rec));
-            let es_off = lit_u64(es_off);
             let type_read = widen(
                 di.type_ty,
                 read_at(&quote!(rec.as_bytes()), di.type_ty, di.type_off),
@@ -1088,27 +1077,21 @@ pub fn step(
                 let size = lit_u64(c.layouts.get(&l.record.text)?.size);
                 Some(quote!(#v => Some(#size),))
             });
-            let field = quote!(__rt::Field::indexed(#tn, index, #es_name));
-            let at = quote!(rec_at.saturating_add(#es_off));
+            let field = Blame::record(tn, Idx::U64(quote!(index)), es_name, quote!(rec_at), es_off);
             let e1 = err(
                 codes,
-                field.clone(),
-                at.clone(),
-                quote!(__rt::Detail::Compare {
-                    lhs: Some(size),
-                    rhs: Some(es),
-                    names: &["section size", "is not a multiple of", "entry size"]
-                }),
+                &field,
+                Det::Compare(
+                    Opd::Val(quote!(size)),
+                    Opd::Val(quote!(es)),
+                    [
+                        "section size".into(),
+                        "is not a multiple of".into(),
+                        "entry size".into(),
+                    ],
+                ),
             );
-            let e2 = err(
-                codes,
-                field,
-                at,
-                quote!(__rt::Detail::Mismatch {
-                    found: es,
-                    expected: want
-                }),
-            );
+            let e2 = err(codes, &field, Det::Mismatch(quote!(es), quote!(want)));
             let comment = format!(
                 "@step {codes}: the payload of every section of `{}` is a whole number of `{es_name}` entries; a section type with a record layout has entries of exactly that record's size.",
                 dir.name.text
@@ -1155,7 +1138,23 @@ pub fn step(
             let Expr::Bin(op, _, rhs) = &check.expr else {
                 return quote!();
             };
-            let rhs_v = em.value(rhs, scope, env);
+            // The right side as an `Option<u64>` (`rhs_opt`), bound plainly when it cannot
+            // overflow.
+            let (rhs_bind, rhs_opt, rhs_opd) = match em.plain(rhs, scope, env) {
+                Some(p) => (
+                    quote!(let rhs: u64 = #p;),
+                    quote!(Some(rhs)),
+                    Opd::Val(quote!(rhs)),
+                ),
+                None => {
+                    let v = em.value(rhs, scope, env);
+                    (
+                        quote!(let rhs: Option<u64> = #v;),
+                        quote!(rhs),
+                        Opd::Opt(quote!(rhs)),
+                    )
+                }
+            };
             let o: TokenStream = op.symbol().parse().unwrap_or_default();
             let neg = op.negated().symbol();
             let rhs_name = match &**rhs {
@@ -1176,7 +1175,6 @@ pub fn step(
                 None => lit_u64(n).into_token_stream_quiet(),
             };
             let w = lit_u64(ity.bytes());
-            let off = lit_u64(off);
             let item = widen(ity, quote!(*v));
             let comment = format!(
                 "@step {codes}: the first `{}` items of `{}` must satisfy `{}`.",
@@ -1186,9 +1184,18 @@ pub fn step(
             );
             let fail = err(
                 codes,
-                quote!(__rt::Field::indexed(#tn, index, #an)),
-                quote!(rec_at.saturating_add(#off).saturating_add(k.saturating_mul(#w))),
-                quote!(__rt::Detail::Compare { lhs: Some(item), rhs, names: &["item", #neg, #rhs_name] }),
+                &Blame::record(
+                    tn,
+                    Idx::U64(quote!(index)),
+                    an,
+                    quote!(rec_at.saturating_add(k.saturating_mul(#w))),
+                    off,
+                ),
+                Det::Compare(
+                    Opd::Val(quote!(item)),
+                    rhs_opd,
+                    ["item".into(), neg.to_string(), rhs_name.to_string()],
+                ),
             );
             quote! {
                 #[doc = #comment]
@@ -1199,8 +1206,8 @@ pub fn step(
                         let k = u64::try_from(k).unwrap_or(u64::MAX);
                         if k >= first { break; }
                         let item: u64 = #item;
-                        let rhs: Option<u64> = #rhs_v;
-                        if !matches!(rhs, Some(b) if item #o b) { #fail }
+                        #rhs_bind
+                        if !matches!(#rhs_opt, Some(b) if item #o b) { #fail }
                     }
                 }
             }
@@ -1271,20 +1278,20 @@ fn record_checksums(
     let m = lit_usize(type_slots(c, dir));
     let (tval, toff) = rec_field(c, rec_name, &target.text, quote!(rec));
     let (sval, soff) = rec_field(c, rec_name, &stored.text, quote!(rec));
-    let (toff, soff) = (lit_u64(toff), lit_u64(soff));
+    let soff = lit_u64(soff);
     let col = records.text.as_str();
     let (tn, sn) = (target.text.as_str(), stored.text.as_str());
     let want = want_var(&k.name.text);
     let (dcount, _) = index_vars(dir);
+    let target_field = Blame::record(col, Idx::U64(quote!(index)), tn, quote!(rec_at), toff);
     let miss = err(
         &missing.text,
-        quote!(__rt::Field::indexed(#col, index, #tn)),
-        quote!(rec_at.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare {
-            lhs: Some(found),
-            rhs: Some(1),
-            names: &["sections of this type", "!=", ""]
-        }),
+        &target_field,
+        Det::Compare(
+            Opd::Val(quote!(found)),
+            Opd::Val(quote!(1)),
+            ["sections of this type".into(), "!=".into(), String::new()],
+        ),
     );
     let miss_loop = collection_loop(
         em,
@@ -1297,13 +1304,16 @@ fn record_checksums(
     );
     let dup = err(
         &duplicate.text,
-        quote!(__rt::Field::indexed(#col, index, #tn)),
-        quote!(rec_at.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare {
-            lhs: Some(t),
-            rhs: Some(first),
-            names: &["section type", "already named by record", ""]
-        }),
+        &target_field,
+        Det::Compare(
+            Opd::Val(quote!(t)),
+            Opd::Val(quote!(first)),
+            [
+                "section type".into(),
+                "already named by record".into(),
+                String::new(),
+            ],
+        ),
     );
     let dup_loop = collection_loop(
         em,
@@ -1324,12 +1334,8 @@ fn record_checksums(
     } else {
         let mism = err(
             &code.text,
-            quote!(__rt::Field::indexed(#col, k, #sn)),
-            quote!(at),
-            quote!(__rt::Detail::Mismatch {
-                found: v,
-                expected: u64::from(computed)
-            }),
+            &Blame::record(col, Idx::U64(quote!(k)), sn, quote!(at), 0),
+            Det::Mismatch(quote!(v), quote!(u64::from(computed))),
         );
         let payload = ident(&dir.payload.text);
         dir_loop(
@@ -1436,7 +1442,11 @@ fn payload_checksum(
         let want = want_var(&rk.name.text);
         let col = records.text.as_str();
         let sn = sfield.text.as_str();
-        let mism = err(&rcode.text, quote!(__rt::Field::indexed(#col, k, #sn)), quote!(at), quote!(__rt::Detail::Mismatch { found: v, expected: u64::from(own) }));
+        let mism = err(
+            &rcode.text,
+            &Blame::record(col, Idx::U64(quote!(k)), sn, quote!(at), 0),
+            Det::Mismatch(quote!(v), quote!(u64::from(own))),
+        );
         let zero_types: Vec<Literal> = dir
             .layouts
             .iter()
@@ -1484,9 +1494,8 @@ fn payload_checksum(
     };
     let gone = err(
         codes,
-        quote!(__rt::Field::indexed(#tn, u64::try_from(__si).unwrap_or(u64::MAX), #pn)),
-        quote!(__sat),
-        quote!(__rt::Detail::None),
+        &Blame::record(tn, Idx::Usize(quote!(__si)), pn, quote!(__sat), 0),
+        Det::None,
     );
     let lp = dir_loop(
         em,
@@ -1516,15 +1525,10 @@ fn payload_checksum(
     );
     let (bind_stored, stored_opt, stored_or) = bind_value(em, &stored.expr, scope, env, "stored");
     let found = stored_or(quote!(u64::MAX));
-    let (f, off) = em.blame(&stored.expr, scope);
     let mism = err(
         codes,
-        f,
-        off,
-        quote!(__rt::Detail::Mismatch {
-            found: #found,
-            expected: u64::from(__crc)
-        }),
+        &em.blame(&stored.expr, scope),
+        Det::Mismatch(found, quote!(u64::from(__crc))),
     );
     let comment = format!(
         "@step {codes}: {:?} over every payload of `{}` in directory order (gaps excluded; {}) must equal `{}`. {}",
@@ -1615,7 +1619,6 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     let (rv, ev) = (lit_u64(rv), lit_u64(ev));
     let tn = di.table.name.text.as_str();
     let tyn = di.type_name.as_str();
-    let toff = lit_u64(di.type_off);
     let rname = format!("{} sections", s.region.text);
     let ename = format!("{} sections", layout.value.text);
     let lp = dir_loop(
@@ -1631,9 +1634,12 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     );
     let fail = err(
         code,
-        quote!(__rt::Field::indexed(#tn, fi, #tyn)),
-        quote!(fat.saturating_add(#toff)),
-        quote!(__rt::Detail::Compare { lhs: Some(nr), rhs: Some(ne), names: &[#rname, "unpaired with", #ename] }),
+        &Blame::record(tn, Idx::U64(quote!(fi)), tyn, quote!(fat), di.type_off),
+        Det::Compare(
+            Opd::Val(quote!(nr)),
+            Opd::Val(quote!(ne)),
+            [rname, "unpaired with".into(), ename],
+        ),
     );
     let comment = format!(
         "@step {code}: sections `{}` and `{}` are both present once, or both absent. {}",
@@ -1663,45 +1669,37 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     };
     let col = s.entries.text.as_str();
     let (on, sn) = (s.offset.text.as_str(), s.size.text.as_str());
-    let (oo, so) = (lit_u64(oo), lit_u64(so));
     let align = lit_u64(s.align);
     let region = region_binding(em, s);
     let rname = format!("{} region", s.region.text);
-    let fo = quote!(__rt::Field::indexed(#col, index, #on));
-    let fs = quote!(__rt::Field::indexed(#col, index, #sn));
-    let ao = quote!(rec_at.saturating_add(#oo));
-    let as_ = quote!(rec_at.saturating_add(#so));
-    let e_zero = err(
-        code,
-        fs.clone(),
-        as_.clone(),
-        quote!(__rt::Detail::Compare {
-            lhs: Some(size),
-            rhs: Some(0),
-            names: &["size", "==", ""]
-        }),
-    );
+    let fo = Blame::record(col, Idx::U64(quote!(index)), on, quote!(rec_at), oo);
+    let fs = Blame::record(col, Idx::U64(quote!(index)), sn, quote!(rec_at), so);
+    let cmp = |lhs: TokenStream, rhs: TokenStream, names: [&str; 3]| {
+        Det::Compare(Opd::Val(lhs), Opd::Val(rhs), names.map(String::from))
+    };
+    let e_zero = err(code, &fs, cmp(quote!(size), quote!(0), ["size", "==", ""]));
     let e_align = err(
         code,
-        fo.clone(),
-        ao.clone(),
-        quote!(__rt::Detail::Compare { lhs: Some(off), rhs: Some(#align), names: &["offset", "is not a multiple of", ""] }),
+        &fo,
+        cmp(
+            quote!(off),
+            quote!(#align),
+            ["offset", "is not a multiple of", ""],
+        ),
     );
     let e_order = err(
         code,
-        fo.clone(),
-        ao.clone(),
-        quote!(__rt::Detail::Compare {
-            lhs: Some(off),
-            rhs: Some(cursor),
-            names: &["offset", "<", "end of the previous slot"]
-        }),
+        &fo,
+        cmp(
+            quote!(off),
+            quote!(cursor),
+            ["offset", "<", "end of the previous slot"],
+        ),
     );
     let e_past = err(
         code,
-        fs,
-        as_,
-        quote!(__rt::Detail::Range { start: off, len: size, limit_name: #rname, limit: rlen }),
+        &fs,
+        Det::Range(quote!(off), quote!(size), rname, quote!(rlen)),
     );
     let lp = collection_loop(
         em,
@@ -1752,12 +1750,14 @@ fn slots_padding(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     let pn = dir.payload.text.as_str();
     let fail = err(
         code,
-        quote!(__rt::Field::indexed(#tn, rsi, #pn)),
-        quote!(rat.saturating_add(at)),
-        quote!(__rt::Detail::Mismatch {
-            found: u64::from(byte),
-            expected: 0
-        }),
+        &Blame::record(
+            tn,
+            Idx::U64(quote!(rsi)),
+            pn,
+            quote!(rat.saturating_add(at)),
+            0,
+        ),
+        Det::Mismatch(quote!(u64::from(byte)), quote!(0)),
     );
     let lp = collection_loop(
         em,
@@ -1930,7 +1930,11 @@ pub fn variants(c: &Checked) -> TokenStream {
     let hty = ident(&hs.name.text);
     let hsize = c.layouts.get(&hs.name.text).map_or(0, |l| l.size);
     let (hs_l, hs64) = (lit_usize(hsize), lit_u64(hsize));
-    let hcode = &file.header_code.text;
+    let hfail = fail(
+        &file.header_code.text,
+        &Blame::plain("header", 0),
+        Det::Short(quote!(#hs64), quote!(len)),
+    );
     let common = em.steps(&file.validate, Scope::Top);
     let env = Env {
         header: quote!(header),
@@ -1961,12 +1965,10 @@ pub fn variants(c: &Checked) -> TokenStream {
             quote!(#v.unwrap_or(u64::MAX))
         }
     };
-    let (f, off) = em.blame(&vs.field.expr, Scope::Top);
-    let fail = err_expr(
+    let fail = fail(
         &vs.code.text,
-        f,
-        off,
-        quote!(__rt::Detail::UnknownValue { value: #fv }),
+        &em.blame(&vs.field.expr, Scope::Top),
+        Det::UnknownValue(fv),
     );
     let vdoc = format!(
         " Validate `buf`: the common header (`{}`), its steps, then the layout its `{}` selects, validated in full.",
@@ -1988,8 +1990,7 @@ pub fn variants(c: &Checked) -> TokenStream {
             pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
                 let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
                 let Some(header_raw) = __rt::chunk_at::<#hs_l>(buf, 0) else {
-                    return Err(__rt::Error::new(#hcode, __rt::Field::plain("header"), 0,
-                        __rt::Detail::Short { needed: #hs64, available: len }));
+                    return #hfail;
                 };
                 let header = #hty { raw: header_raw, buf, index: 0 };
                 let _ = (&header, len);

@@ -136,6 +136,137 @@ impl Error {
     }
 }
 
+/// The shape of an error's [`Detail`] with its static parts (names); the numbers come at
+/// run time, as the `a`, `b`, `c` of [`ErrorSite::error`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DetailKind {
+    /// [`Detail::None`].
+    None,
+    /// [`Detail::Short`]: `needed`, `available`.
+    Short,
+    /// [`Detail::Mismatch`]: `found`, `expected`.
+    Mismatch,
+    /// [`Detail::Compare`] with these names: `lhs`, `rhs`, then a mask (bit 0: `lhs` is
+    /// `None`, bit 1: `rhs` is `None`).
+    Compare(&'static [&'static str; 3]),
+    /// [`Detail::Range`] with this limit name: `start`, `len`, `limit`.
+    Range(&'static str),
+    /// [`Detail::UnknownBits`]: `value`, `unknown`.
+    UnknownBits,
+    /// [`Detail::UnknownValue`]: `value`.
+    UnknownValue,
+}
+
+/// The static half of one place in a validator that can fail: its code, the field it
+/// blames, that field's offset and the shape of the detail. Generated code keeps one per
+/// error site in read-only memory and hands it to [`fail`] with the few numbers only known
+/// at run time, so a failing check costs a call with a few arguments, not an [`Error`]
+/// (112 bytes on 64-bit targets, 80 on 32-bit ones) built inline; every error is built by
+/// the one out-of-line [`ErrorSite::error`].
+///
+/// ```
+/// use npuschema_core::{Detail, DetailKind, ErrorSite, Field};
+///
+/// static BAKED: ErrorSite = ErrorSite {
+///     code: "baked-region-out-of-bounds",
+///     table: "regions",
+///     name: "data_offset",
+///     offset: 12,
+///     detail: DetailKind::Range("total_bytes"),
+/// };
+/// // Record 1 of the table, whose descriptor starts at 0x30.
+/// let e = BAKED.error(0x30, 0xffff_fff0, 0x20, 0x4a0, 1);
+/// assert_eq!(e.field, Field::indexed("regions", 1, "data_offset"));
+/// assert_eq!(e.offset, 0x3c);
+/// assert_eq!(
+///     e.detail,
+///     Detail::Range { start: 0xffff_fff0, len: 0x20, limit_name: "total_bytes", limit: 0x4a0 }
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ErrorSite {
+    /// The stable code ([`Error::code`]).
+    pub code: &'static str,
+    /// The table's name for a field of a table record, else `""` ([`Field::table`]).
+    pub table: &'static str,
+    /// The field's name or path ([`Field::name`]).
+    pub name: &'static str,
+    /// Added (saturating) to the run-time base to give [`Error::offset`]: the field's
+    /// offset in its struct, or its whole offset when the base is 0 (32 bits keep the site
+    /// small in read-only memory).
+    pub offset: u32,
+    /// The detail's shape.
+    pub detail: DetailKind,
+}
+
+impl ErrorSite {
+    /// The error this site reports, given the run-time `base` of the field's struct (0 for
+    /// a fixed offset), the detail's numbers `a`, `b`, `c` in the order [`DetailKind`] lists
+    /// them (unused ones are 0), and the record `index` (0 outside a table).
+    ///
+    /// Out of line and cold: the one place generated validators build an [`Error`].
+    #[cold]
+    #[inline(never)]
+    #[must_use]
+    pub fn error(&self, base: u64, a: u64, b: u64, c: u64, index: usize) -> Error {
+        let detail = match self.detail {
+            DetailKind::None => Detail::None,
+            DetailKind::Short => Detail::Short {
+                needed: a,
+                available: b,
+            },
+            DetailKind::Mismatch => Detail::Mismatch {
+                found: a,
+                expected: b,
+            },
+            DetailKind::Compare(names) => Detail::Compare {
+                lhs: if c & 1 == 0 { Some(a) } else { None },
+                rhs: if c & 2 == 0 { Some(b) } else { None },
+                names,
+            },
+            DetailKind::Range(limit_name) => Detail::Range {
+                start: a,
+                len: b,
+                limit_name,
+                limit: c,
+            },
+            DetailKind::UnknownBits => Detail::UnknownBits {
+                value: a,
+                unknown: b,
+            },
+            DetailKind::UnknownValue => Detail::UnknownValue { value: a },
+        };
+        Error {
+            code: self.code,
+            field: Field {
+                table: self.table,
+                index: index as u64,
+                name: self.name,
+            },
+            offset: base.saturating_add(u64::from(self.offset)),
+            detail,
+        }
+    }
+}
+
+/// `Err(site.error(base, a, b, c, index))`: each failing check in generated code is this
+/// call with a few numbers, the error being built by [`ErrorSite::error`] straight into the
+/// caller's result. `site` is usually a promoted constant (`&ErrorSite { .. }`).
+///
+/// # Errors
+/// Always: that is its purpose.
+#[inline(always)]
+pub fn fail<T>(
+    site: &'static ErrorSite,
+    base: u64,
+    a: u64,
+    b: u64,
+    c: u64,
+    index: usize,
+) -> Result<T, Error> {
+    Err(site.error(base, a, b, c, index))
+}
+
 struct Hex(Option<u64>);
 
 impl fmt::Display for Hex {
@@ -277,6 +408,101 @@ mod tests {
             "{}",
             core::mem::size_of::<Error>()
         );
+    }
+
+    #[test]
+    fn a_site_builds_each_detail_shape() {
+        const fn site(detail: DetailKind) -> ErrorSite {
+            ErrorSite {
+                code: "c",
+                table: "",
+                name: "header.f",
+                offset: 8,
+                detail,
+            }
+        }
+        static NONE: ErrorSite = site(DetailKind::None);
+        static SHORT: ErrorSite = site(DetailKind::Short);
+        static MISMATCH: ErrorSite = site(DetailKind::Mismatch);
+        static COMPARE: ErrorSite = site(DetailKind::Compare(&["a", ">", "b"]));
+        static RANGE: ErrorSite = site(DetailKind::Range("total_bytes"));
+        static BITS: ErrorSite = site(DetailKind::UnknownBits);
+        static VALUE: ErrorSite = site(DetailKind::UnknownValue);
+        let e = |s: &'static ErrorSite, c: u64| s.error(0, 5, 7, c, 0);
+        assert_eq!(e(&NONE, 0).detail, Detail::None);
+        assert_eq!(
+            e(&SHORT, 0).detail,
+            Detail::Short {
+                needed: 5,
+                available: 7
+            }
+        );
+        assert_eq!(
+            e(&MISMATCH, 0).detail,
+            Detail::Mismatch {
+                found: 5,
+                expected: 7
+            }
+        );
+        let names = &["a", ">", "b"];
+        assert_eq!(
+            e(&COMPARE, 0).detail,
+            Detail::Compare {
+                lhs: Some(5),
+                rhs: Some(7),
+                names
+            }
+        );
+        assert_eq!(
+            e(&COMPARE, 1).detail,
+            Detail::Compare {
+                lhs: None,
+                rhs: Some(7),
+                names
+            }
+        );
+        assert_eq!(
+            e(&COMPARE, 2).detail,
+            Detail::Compare {
+                lhs: Some(5),
+                rhs: None,
+                names
+            }
+        );
+        assert_eq!(
+            e(&COMPARE, 3).detail,
+            Detail::Compare {
+                lhs: None,
+                rhs: None,
+                names
+            }
+        );
+        assert_eq!(
+            e(&RANGE, 9).detail,
+            Detail::Range {
+                start: 5,
+                len: 7,
+                limit_name: "total_bytes",
+                limit: 9
+            }
+        );
+        assert_eq!(
+            e(&BITS, 0).detail,
+            Detail::UnknownBits {
+                value: 5,
+                unknown: 7
+            }
+        );
+        assert_eq!(e(&VALUE, 0).detail, Detail::UnknownValue { value: 5 });
+        // A fixed offset, a plain field; a saturating base.
+        let plain = NONE.error(0, 0, 0, 0, 0);
+        assert_eq!(
+            (plain.code, plain.field, plain.offset),
+            ("c", Field::plain("header.f"), 8)
+        );
+        assert_eq!(NONE.error(u64::MAX - 1, 0, 0, 0, 0).offset, u64::MAX);
+        let r: Result<(), Error> = fail(&SHORT, 0x100, 1, 2, 0, 0);
+        assert_eq!(r.map_err(|e| e.offset), Err(0x108));
     }
 
     #[test]

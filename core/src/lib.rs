@@ -10,7 +10,7 @@ mod checksum;
 mod error;
 
 pub use checksum::{Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, fnv1a32};
-pub use error::{Detail, Error, Field, WriteError};
+pub use error::{Detail, DetailKind, Error, ErrorSite, Field, WriteError, fail};
 
 /// The `N` bytes of `buf` at byte offset `at`, as a fixed-size array, or `None` when they
 /// do not all lie inside `buf` (offsets are 64-bit so a file's value is never truncated).
@@ -25,7 +25,7 @@ pub fn chunk_at<const N: usize>(buf: &[u8], at: u64) -> Option<&[u8; N]> {
 }
 
 /// The bytes `at .. at + len` of `buf`, or `None` when the range overflows or leaves `buf`.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub fn range_at(buf: &[u8], at: u64, len: u64) -> Option<&[u8]> {
     let end = at.checked_add(len)?;

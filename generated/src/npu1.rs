@@ -190,7 +190,12 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn magic(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Must be VERSION; checked before any offset is interpreted.
     ///
@@ -198,7 +203,12 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn version(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Whole blob length; must equal the real buffer length.
     ///
@@ -206,7 +216,12 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn total_bytes(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of region descriptors that follow the header.
     ///
@@ -214,7 +229,12 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn region_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[12], self.raw[13], self.raw[14], self.raw[15]])
+        u32::from_le_bytes(
+            match self.raw.get(12..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Byte offset of the Vela command stream.
     ///
@@ -222,7 +242,12 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn cmd_offset(&self) -> u32 {
-        u32::from_le_bytes([self.raw[16], self.raw[17], self.raw[18], self.raw[19]])
+        u32::from_le_bytes(
+            match self.raw.get(16..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Command-stream length in bytes; must be > 0.
     ///
@@ -230,7 +255,12 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn cmd_bytes(&self) -> u32 {
-        u32::from_le_bytes([self.raw[20], self.raw[21], self.raw[22], self.raw[23]])
+        u32::from_le_bytes(
+            match self.raw.get(20..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Vela accelerator configuration (MACs per cycle).
     ///
@@ -239,7 +269,12 @@ impl<'a> Header<'a> {
     #[must_use]
     pub fn accel(&self) -> Accel {
         Accel::from_raw(
-            u32::from_le_bytes([self.raw[24], self.raw[25], self.raw[26], self.raw[27]]),
+            u32::from_le_bytes(
+                match self.raw.get(24..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// FNV-1a 32 over every byte from offset 32 to total_bytes.
@@ -248,10 +283,16 @@ impl<'a> Header<'a> {
     #[inline]
     #[must_use]
     pub fn checksum(&self) -> u32 {
-        u32::from_le_bytes([self.raw[28], self.raw[29], self.raw[30], self.raw[31]])
+        u32::from_le_bytes(
+            match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 32] {
         self.raw
     }
@@ -290,7 +331,12 @@ impl<'a> Region<'a> {
     #[must_use]
     pub fn role(&self) -> Role {
         Role::from_raw(
-            u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]]),
+            u32::from_le_bytes(
+                match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// BAKED, or nothing for a runtime region.
@@ -300,7 +346,12 @@ impl<'a> Region<'a> {
     #[must_use]
     pub fn flags(&self) -> RegionFlags {
         RegionFlags::from_bits_retain(
-            u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]]),
+            u32::from_le_bytes(
+                match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Region size in bytes.
@@ -309,7 +360,12 @@ impl<'a> Region<'a> {
     #[inline]
     #[must_use]
     pub fn size(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Byte offset of the baked bytes when BAKED; unused otherwise.
     ///
@@ -317,10 +373,16 @@ impl<'a> Region<'a> {
     #[inline]
     #[must_use]
     pub fn data_offset(&self) -> u32 {
-        u32::from_le_bytes([self.raw[12], self.raw[13], self.raw[14], self.raw[15]])
+        u32::from_le_bytes(
+            match self.raw.get(12..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
@@ -329,6 +391,7 @@ impl<'a> Region<'a> {
     /// Borrowed from the validated buffer, never copied. `None` when this record has no
     /// such bytes.
     #[must_use]
+    #[inline]
     pub fn data(&self) -> Option<&'a [u8]> {
         if !self.flags().contains(RegionFlags::BAKED) {
             return None;
@@ -337,6 +400,7 @@ impl<'a> Region<'a> {
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 16] {
         self.raw
     }
@@ -373,16 +437,19 @@ impl<'a> Npu1<'a> {
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<32>(buf, 0) else {
-            return Err(
-                __rt::Error::new(
-                    "truncated-header",
-                    __rt::Field::plain("header"),
-                    0,
-                    __rt::Detail::Short {
-                        needed: 32u64,
-                        available: len,
-                    },
-                ),
+            return __rt::fail(
+                &__rt::ErrorSite {
+                    code: "truncated-header",
+                    table: "",
+                    name: "header",
+                    offset: 0,
+                    detail: __rt::DetailKind::Short,
+                },
+                0,
+                32u64,
+                len,
+                0,
+                0,
             );
         };
         let header = Header {
@@ -396,16 +463,19 @@ impl<'a> Npu1<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "bad-magic",
-                        __rt::Field::plain("header.magic"),
-                        0,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "bad-magic",
+                        table: "",
+                        name: "header.magic",
+                        offset: 0,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -414,16 +484,19 @@ impl<'a> Npu1<'a> {
             let found = u64::from(header.version());
             let expected = u64::from(VERSION);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "unsupported-version",
-                        __rt::Field::plain("header.version"),
-                        4,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "unsupported-version",
+                        table: "",
+                        name: "header.version",
+                        offset: 4,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -432,16 +505,19 @@ impl<'a> Npu1<'a> {
             let found = u64::from(header.total_bytes());
             let expected = len;
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "total-bytes-mismatch",
-                        __rt::Field::plain("header.total_bytes"),
-                        8,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "total-bytes-mismatch",
+                        table: "",
+                        name: "header.total_bytes",
+                        offset: 8,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -450,12 +526,12 @@ impl<'a> Npu1<'a> {
             let at = Some(u64::from(HEADER_BYTES));
             let count = Some(u64::from(header.region_count()));
             let stride = Some(u64::from(REGION_DESC_BYTES));
-            let within = Some(u64::from(header.total_bytes()));
+            let within: u64 = u64::from(header.total_bytes());
             let end = (|| -> Option<u64> {
                 at?.checked_add(count?.checked_mul(stride?)?)
             })();
             let fits = stride == Some(16u64)
-                && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
             let bytes = match (fits, at, end) {
                 (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
                 _ => None,
@@ -463,37 +539,43 @@ impl<'a> Npu1<'a> {
             match (bytes, at) {
                 (Some(b), Some(a)) => (b.as_chunks::<16>().0, a),
                 _ => {
-                    return Err(
-                        __rt::Error::new(
-                            "region-table-out-of-bounds",
-                            __rt::Field::plain("header.region_count"),
-                            12,
-                            __rt::Detail::Compare {
-                                lhs: end,
-                                rhs: within,
-                                names: &["table end", ">", "total_bytes"],
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "region-table-out-of-bounds",
+                            table: "",
+                            name: "header.region_count",
+                            offset: 12,
+                            detail: __rt::DetailKind::Compare(
+                                &["table end", ">", "total_bytes"],
+                            ),
+                        },
+                        0,
+                        end.unwrap_or(0),
+                        within,
+                        u64::from(end.is_none()),
+                        0,
                     );
                 }
             }
         };
         // empty-command-stream: `header.cmd_bytes > 0`.
         {
-            let lhs = Some(u64::from(header.cmd_bytes()));
-            let rhs = Some(0u64);
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a > b) {
-                return Err(
-                    __rt::Error::new(
-                        "empty-command-stream",
-                        __rt::Field::plain("header.cmd_bytes"),
-                        20,
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["cmd_bytes", "<=", ""],
-                        },
-                    ),
+            let lhs: u64 = u64::from(header.cmd_bytes());
+            let rhs: u64 = 0u64;
+            if lhs <= rhs {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "empty-command-stream",
+                        table: "",
+                        name: "header.cmd_bytes",
+                        offset: 20,
+                        detail: __rt::DetailKind::Compare(&["cmd_bytes", "<=", ""]),
+                    },
+                    0,
+                    lhs,
+                    rhs,
+                    0,
+                    0,
                 );
             }
         }
@@ -507,18 +589,19 @@ impl<'a> Npu1<'a> {
                 _ => None,
             };
             let Some(bytes) = bytes else {
-                return Err(
-                    __rt::Error::new(
-                        "command-stream-out-of-bounds",
-                        __rt::Field::plain("header.cmd_offset"),
-                        16,
-                        __rt::Detail::Range {
-                            start,
-                            len: length,
-                            limit_name: "total_bytes",
-                            limit: within,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "command-stream-out-of-bounds",
+                        table: "",
+                        name: "header.cmd_offset",
+                        offset: 16,
+                        detail: __rt::DetailKind::Range("total_bytes"),
+                    },
+                    0,
+                    start,
+                    length,
+                    within,
+                    0,
                 );
             };
             bytes
@@ -538,16 +621,19 @@ impl<'a> Npu1<'a> {
             let computed = data
                 .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)));
             if computed != Some(stored) {
-                return Err(
-                    __rt::Error::new(
-                        "checksum-mismatch",
-                        __rt::Field::plain("header.checksum"),
-                        28,
-                        __rt::Detail::Mismatch {
-                            found: stored,
-                            expected: computed.unwrap_or(0),
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "checksum-mismatch",
+                        table: "",
+                        name: "header.checksum",
+                        offset: 28,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    stored,
+                    computed.unwrap_or(0),
+                    0,
+                    0,
                 );
             }
         }
@@ -565,16 +651,19 @@ impl<'a> Npu1<'a> {
             {
                 let v = rec.flags();
                 if v.unknown_bits() != 0 {
-                    return Err(
-                        __rt::Error::new(
-                            "unknown-region-flags",
-                            __rt::Field::indexed("regions", index, "flags"),
-                            rec_at.saturating_add(4),
-                            __rt::Detail::UnknownBits {
-                                value: u64::from(v.bits()),
-                                unknown: u64::from(v.unknown_bits()),
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "unknown-region-flags",
+                            table: "regions",
+                            name: "flags",
+                            offset: 4,
+                            detail: __rt::DetailKind::UnknownBits,
+                        },
+                        rec_at,
+                        u64::from(v.bits()),
+                        u64::from(v.unknown_bits()),
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
             }
@@ -588,18 +677,19 @@ impl<'a> Npu1<'a> {
                     _ => None,
                 };
                 let Some(bytes) = bytes else {
-                    return Err(
-                        __rt::Error::new(
-                            "baked-region-out-of-bounds",
-                            __rt::Field::indexed("regions", index, "data_offset"),
-                            rec_at.saturating_add(12),
-                            __rt::Detail::Range {
-                                start,
-                                len: length,
-                                limit_name: "total_bytes",
-                                limit: within,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "baked-region-out-of-bounds",
+                            table: "regions",
+                            name: "data_offset",
+                            offset: 12,
+                            detail: __rt::DetailKind::Range("total_bytes"),
+                        },
+                        rec_at,
+                        start,
+                        length,
+                        within,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 };
                 let _ = bytes;
@@ -615,11 +705,13 @@ impl<'a> Npu1<'a> {
     }
     /// The whole validated buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.buf
     }
     /// The header.
     #[must_use]
+    #[inline]
     pub fn header(&self) -> Header<'a> {
         Header {
             raw: self.header,
@@ -629,6 +721,7 @@ impl<'a> Npu1<'a> {
     }
     /// The region descriptors, in BASEPn order.
     #[must_use]
+    #[inline]
     pub fn regions(&self) -> Regions<'a> {
         Regions {
             iter: self.regions.iter().enumerate(),
@@ -639,6 +732,7 @@ impl<'a> Npu1<'a> {
     ///
     /// Borrowed from the validated buffer, never copied.
     #[must_use]
+    #[inline]
     pub fn cmd_stream(&self) -> &'a [u8] {
         self.cmd_stream
     }
@@ -673,6 +767,7 @@ pub struct Regions<'a> {
     buf: &'a [u8],
 }
 impl<'a> Regions<'a> {
+    #[inline]
     fn view(&self, (i, raw): (usize, &'a [u8; 16])) -> Region<'a> {
         Region {
             raw,
@@ -683,19 +778,23 @@ impl<'a> Regions<'a> {
 }
 impl<'a> Iterator for Regions<'a> {
     type Item = Region<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Region<'a>> {
         let x = self.iter.next()?;
         Some(self.view(x))
     }
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<Region<'a>> {
         let x = self.iter.nth(n)?;
         Some(self.view(x))
     }
 }
 impl<'a> DoubleEndedIterator for Regions<'a> {
+    #[inline]
     fn next_back(&mut self) -> Option<Region<'a>> {
         let x = self.iter.next_back()?;
         Some(self.view(x))

@@ -628,7 +628,12 @@ impl<'a> Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn magic(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// NBG version: 0x00020000, or 0x0001xxxx.
     ///
@@ -636,7 +641,12 @@ impl<'a> Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn version(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Hardware target / CID (alias `product`). Recorded, not checked.
     ///
@@ -644,10 +654,16 @@ impl<'a> Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn target(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 12] {
         self.raw
     }
@@ -679,7 +695,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn magic(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// 0x00020000.
     ///
@@ -687,7 +708,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn version(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Hardware target / CID (alias `product`).
     ///
@@ -695,7 +721,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn target(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// File checksum: CRC-32 over the section payloads (see `file_crc`).
     ///
@@ -703,7 +734,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn crc_sum(&self) -> u32 {
-        u32::from_le_bytes([self.raw[12], self.raw[13], self.raw[14], self.raw[15]])
+        u32::from_le_bytes(
+            match self.raw.get(12..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Declared file size, low word.
     ///
@@ -711,7 +747,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn total_size_low(&self) -> u32 {
-        u32::from_le_bytes([self.raw[16], self.raw[17], self.raw[18], self.raw[19]])
+        u32::from_le_bytes(
+            match self.raw.get(16..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Declared file size, high word.
     ///
@@ -719,7 +760,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn total_size_high(&self) -> u32 {
-        u32::from_le_bytes([self.raw[20], self.raw[21], self.raw[22], self.raw[23]])
+        u32::from_le_bytes(
+            match self.raw.get(20..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Offset of the sub-header.
     ///
@@ -727,7 +773,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sub_header_offset(&self) -> u32 {
-        u32::from_le_bytes([self.raw[24], self.raw[25], self.raw[26], self.raw[27]])
+        u32::from_le_bytes(
+            match self.raw.get(24..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Size of one sub-header (12).
     ///
@@ -735,7 +786,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sub_header_size(&self) -> u32 {
-        u32::from_le_bytes([self.raw[28], self.raw[29], self.raw[30], self.raw[31]])
+        u32::from_le_bytes(
+            match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of sub-headers (1).
     ///
@@ -743,7 +799,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sub_header_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[32], self.raw[33], self.raw[34], self.raw[35]])
+        u32::from_le_bytes(
+            match self.raw.get(32..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Bit 0 `class`, bits 1-31 reserved.
     ///
@@ -761,7 +822,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn reserved2(&self) -> u32 {
-        u32::from_le_bytes([self.raw[40], self.raw[41], self.raw[42], self.raw[43]])
+        u32::from_le_bytes(
+            match self.raw.get(40..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Reserved (zero in the corpus).
     ///
@@ -769,7 +835,12 @@ impl<'a> FormatHeader<'a> {
     #[inline]
     #[must_use]
     pub fn reserved3(&self) -> u32 {
-        u32::from_le_bytes([self.raw[44], self.raw[45], self.raw[46], self.raw[47]])
+        u32::from_le_bytes(
+            match self.raw.get(44..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// The declared file size.
     ///
@@ -781,6 +852,7 @@ impl<'a> FormatHeader<'a> {
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 48] {
         self.raw
     }
@@ -822,7 +894,12 @@ impl<'a> SubHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sh_offset(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Size of one directory record (44).
     ///
@@ -830,7 +907,12 @@ impl<'a> SubHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sh_size(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of directory records.
     ///
@@ -838,10 +920,16 @@ impl<'a> SubHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sh_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 12] {
         self.raw
     }
@@ -874,7 +962,12 @@ impl<'a> SectionHeader<'a> {
     #[must_use]
     pub fn sd_type(&self) -> SectionType {
         match SectionType::from_raw(
-            u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]]),
+            u32::from_le_bytes(
+                match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         ) {
             Some(v) => v,
             None => SectionType::None,
@@ -886,7 +979,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_offset_low(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Payload offset, high word.
     ///
@@ -894,7 +992,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_offset_high(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Payload size, low word.
     ///
@@ -902,7 +1005,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_size_low(&self) -> u32 {
-        u32::from_le_bytes([self.raw[12], self.raw[13], self.raw[14], self.raw[15]])
+        u32::from_le_bytes(
+            match self.raw.get(12..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Payload size, high word.
     ///
@@ -910,7 +1018,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_size_high(&self) -> u32 {
-        u32::from_le_bytes([self.raw[16], self.raw[17], self.raw[18], self.raw[19]])
+        u32::from_le_bytes(
+            match self.raw.get(16..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Load address, low word (zero in serialized files).
     ///
@@ -918,7 +1031,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_addr_low(&self) -> u32 {
-        u32::from_le_bytes([self.raw[20], self.raw[21], self.raw[22], self.raw[23]])
+        u32::from_le_bytes(
+            match self.raw.get(20..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Load address, high word.
     ///
@@ -926,7 +1044,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_addr_high(&self) -> u32 {
-        u32::from_le_bytes([self.raw[24], self.raw[25], self.raw[26], self.raw[27]])
+        u32::from_le_bytes(
+            match self.raw.get(24..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Payload alignment (0, 64 or 256 in the corpus).
     ///
@@ -934,7 +1057,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_alignsize(&self) -> u32 {
-        u32::from_le_bytes([self.raw[28], self.raw[29], self.raw[30], self.raw[31]])
+        u32::from_le_bytes(
+            match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Size of one entry of the payload (alias `stride`).
     ///
@@ -942,7 +1070,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn sd_entsize(&self) -> u32 {
-        u32::from_le_bytes([self.raw[32], self.raw[33], self.raw[34], self.raw[35]])
+        u32::from_le_bytes(
+            match self.raw.get(32..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Reserved.
     ///
@@ -950,7 +1083,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn reserved1(&self) -> u32 {
-        u32::from_le_bytes([self.raw[36], self.raw[37], self.raw[38], self.raw[39]])
+        u32::from_le_bytes(
+            match self.raw.get(36..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Reserved.
     ///
@@ -958,7 +1096,12 @@ impl<'a> SectionHeader<'a> {
     #[inline]
     #[must_use]
     pub fn reserved2(&self) -> u32 {
-        u32::from_le_bytes([self.raw[40], self.raw[41], self.raw[42], self.raw[43]])
+        u32::from_le_bytes(
+            match self.raw.get(40..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Payload offset.
     ///
@@ -986,6 +1129,7 @@ impl<'a> SectionHeader<'a> {
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
@@ -994,11 +1138,13 @@ impl<'a> SectionHeader<'a> {
     /// Borrowed from the validated buffer, never copied. `None` when this record has no
     /// such bytes.
     #[must_use]
+    #[inline]
     pub fn payload(&self) -> Option<&'a [u8]> {
         __rt::range_at(self.buf, self.offset(), self.size())
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 44] {
         self.raw
     }
@@ -1041,7 +1187,12 @@ impl<'a> IoRecord<'a> {
     #[inline]
     #[must_use]
     pub fn dim_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Dimensions, fastest-varying first; the first `dim_count` are positive.
     ///
@@ -1065,7 +1216,12 @@ impl<'a> IoRecord<'a> {
     #[must_use]
     pub fn data_format(&self) -> BufferFormat {
         BufferFormat::from_raw(
-            u32::from_le_bytes([self.raw[28], self.raw[29], self.raw[30], self.raw[31]]),
+            u32::from_le_bytes(
+                match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Buffer type.
@@ -1075,7 +1231,12 @@ impl<'a> IoRecord<'a> {
     #[must_use]
     pub fn data_type(&self) -> BufferType {
         BufferType::from_raw(
-            u32::from_le_bytes([self.raw[32], self.raw[33], self.raw[34], self.raw[35]]),
+            u32::from_le_bytes(
+                match self.raw.get(32..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Quantisation format.
@@ -1085,7 +1246,12 @@ impl<'a> IoRecord<'a> {
     #[must_use]
     pub fn quant_format(&self) -> QuantFormat {
         QuantFormat::from_raw(
-            u32::from_le_bytes([self.raw[36], self.raw[37], self.raw[38], self.raw[39]]),
+            u32::from_le_bytes(
+                match self.raw.get(36..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Quantisation words (fixed-point position; or scale and zero point).
@@ -1119,11 +1285,13 @@ impl<'a> IoRecord<'a> {
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 112] {
         self.raw
     }
@@ -1177,7 +1345,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn input_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[64], self.raw[65], self.raw[66], self.raw[67]])
+        u32::from_le_bytes(
+            match self.raw.get(64..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of outputs; must equal the OUTPUT records.
     ///
@@ -1185,7 +1358,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn output_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[68], self.raw[69], self.raw[70], self.raw[71]])
+        u32::from_le_bytes(
+            match self.raw.get(68..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of layers.
     ///
@@ -1193,7 +1371,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn layer_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[72], self.raw[73], self.raw[74], self.raw[75]])
+        u32::from_le_bytes(
+            match self.raw.get(72..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Absolute operation count.
     ///
@@ -1201,7 +1384,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn abs_op_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[76], self.raw[77], self.raw[78], self.raw[79]])
+        u32::from_le_bytes(
+            match self.raw.get(76..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Operation count.
     ///
@@ -1209,7 +1397,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn operation_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[80], self.raw[81], self.raw[82], self.raw[83]])
+        u32::from_le_bytes(
+            match self.raw.get(80..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Core count.
     ///
@@ -1217,7 +1410,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn core_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[84], self.raw[85], self.raw[86], self.raw[87]])
+        u32::from_le_bytes(
+            match self.raw.get(84..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Address width.
     ///
@@ -1225,7 +1423,12 @@ impl<'a> NetworkInfo<'a> {
     #[inline]
     #[must_use]
     pub fn address_width(&self) -> u32 {
-        u32::from_le_bytes([self.raw[88], self.raw[89], self.raw[90], self.raw[91]])
+        u32::from_le_bytes(
+            match self.raw.get(88..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Attribute bit field.
     ///
@@ -1250,11 +1453,13 @@ impl<'a> NetworkInfo<'a> {
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 220] {
         self.raw
     }
@@ -1293,7 +1498,12 @@ impl<'a> MemoryPool<'a> {
     #[inline]
     #[must_use]
     pub fn used_low(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Used size, high word.
     ///
@@ -1301,7 +1511,12 @@ impl<'a> MemoryPool<'a> {
     #[inline]
     #[must_use]
     pub fn used_high(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Pool bytes the graph needs.
     ///
@@ -1313,11 +1528,13 @@ impl<'a> MemoryPool<'a> {
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 8] {
         self.raw
     }
@@ -1349,15 +1566,22 @@ impl<'a> SramSize<'a> {
     #[inline]
     #[must_use]
     pub fn used_bytes(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 4] {
         self.raw
     }
@@ -1385,7 +1609,12 @@ impl<'a> ChecksumRecord<'a> {
     #[inline]
     #[must_use]
     pub fn sd_type(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// CRC-32 of that section's payload.
     ///
@@ -1393,15 +1622,22 @@ impl<'a> ChecksumRecord<'a> {
     #[inline]
     #[must_use]
     pub fn checksum_value(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 8] {
         self.raw
     }
@@ -1432,7 +1668,12 @@ impl<'a> DynaioEntry<'a> {
     #[inline]
     #[must_use]
     pub fn offset(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Slot size.
     ///
@@ -1440,15 +1681,22 @@ impl<'a> DynaioEntry<'a> {
     #[inline]
     #[must_use]
     pub fn size(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 8] {
         self.raw
     }
@@ -1479,7 +1727,12 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn magic(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// 0x0001xxxx.
     ///
@@ -1487,7 +1740,12 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn version(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Hardware target.
     ///
@@ -1495,7 +1753,12 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn target(&self) -> u32 {
-        u32::from_le_bytes([self.raw[8], self.raw[9], self.raw[10], self.raw[11]])
+        u32::from_le_bytes(
+            match self.raw.get(8..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Network name.
     ///
@@ -1521,7 +1784,12 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn layer_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[76], self.raw[77], self.raw[78], self.raw[79]])
+        u32::from_le_bytes(
+            match self.raw.get(76..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of operations.
     ///
@@ -1529,7 +1797,12 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn operation_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[80], self.raw[81], self.raw[82], self.raw[83]])
+        u32::from_le_bytes(
+            match self.raw.get(80..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of inputs; must equal the INPUT table's records.
     ///
@@ -1537,7 +1810,12 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn input_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[84], self.raw[85], self.raw[86], self.raw[87]])
+        u32::from_le_bytes(
+            match self.raw.get(84..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Number of outputs; must equal the OUTPUT table's records.
     ///
@@ -1545,10 +1823,16 @@ impl<'a> V1Prefix<'a> {
     #[inline]
     #[must_use]
     pub fn output_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[88], self.raw[89], self.raw[90], self.raw[91]])
+        u32::from_le_bytes(
+            match self.raw.get(88..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 92] {
         self.raw
     }
@@ -1805,7 +2089,12 @@ impl<'a> V1Entry<'a> {
     #[inline]
     #[must_use]
     pub fn offset(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Table size in bytes.
     ///
@@ -1813,10 +2102,16 @@ impl<'a> V1Entry<'a> {
     #[inline]
     #[must_use]
     pub fn size(&self) -> u32 {
-        u32::from_le_bytes([self.raw[4], self.raw[5], self.raw[6], self.raw[7]])
+        u32::from_le_bytes(
+            match self.raw.get(4..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
@@ -1825,11 +2120,13 @@ impl<'a> V1Entry<'a> {
     /// Borrowed from the validated buffer, never copied. `None` when this record has no
     /// such bytes.
     #[must_use]
+    #[inline]
     pub fn bytes(&self) -> Option<&'a [u8]> {
         __rt::range_at(self.buf, u64::from(self.offset()), u64::from(self.size()))
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 8] {
         self.raw
     }
@@ -1860,7 +2157,12 @@ impl<'a> V1IoRecord<'a> {
     #[inline]
     #[must_use]
     pub fn dim_count(&self) -> u32 {
-        u32::from_le_bytes([self.raw[0], self.raw[1], self.raw[2], self.raw[3]])
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Dimensions, fastest-varying first.
     ///
@@ -1884,7 +2186,12 @@ impl<'a> V1IoRecord<'a> {
     #[must_use]
     pub fn data_format(&self) -> BufferFormat {
         BufferFormat::from_raw(
-            u32::from_le_bytes([self.raw[28], self.raw[29], self.raw[30], self.raw[31]]),
+            u32::from_le_bytes(
+                match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Buffer type.
@@ -1894,7 +2201,12 @@ impl<'a> V1IoRecord<'a> {
     #[must_use]
     pub fn data_type(&self) -> BufferType {
         BufferType::from_raw(
-            u32::from_le_bytes([self.raw[32], self.raw[33], self.raw[34], self.raw[35]]),
+            u32::from_le_bytes(
+                match self.raw.get(32..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Quantisation format.
@@ -1904,7 +2216,12 @@ impl<'a> V1IoRecord<'a> {
     #[must_use]
     pub fn quant_format(&self) -> QuantFormat {
         QuantFormat::from_raw(
-            u32::from_le_bytes([self.raw[36], self.raw[37], self.raw[38], self.raw[39]]),
+            u32::from_le_bytes(
+                match self.raw.get(36..).and_then(|s| s.first_chunk::<4>()) {
+                    Some(b) => *b,
+                    None => [0; 4],
+                },
+            ),
         )
     }
     /// Dynamic fixed point position.
@@ -1913,7 +2230,12 @@ impl<'a> V1IoRecord<'a> {
     #[inline]
     #[must_use]
     pub fn fixed_point_pos(&self) -> i32 {
-        i32::from_le_bytes([self.raw[40], self.raw[41], self.raw[42], self.raw[43]])
+        i32::from_le_bytes(
+            match self.raw.get(40..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Affine scale (IEEE-754 bits).
     ///
@@ -1921,7 +2243,12 @@ impl<'a> V1IoRecord<'a> {
     #[inline]
     #[must_use]
     pub fn tf_scale(&self) -> u32 {
-        u32::from_le_bytes([self.raw[44], self.raw[45], self.raw[46], self.raw[47]])
+        u32::from_le_bytes(
+            match self.raw.get(44..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Affine zero point.
     ///
@@ -1929,7 +2256,12 @@ impl<'a> V1IoRecord<'a> {
     #[inline]
     #[must_use]
     pub fn tf_zero_point(&self) -> i32 {
-        i32::from_le_bytes([self.raw[48], self.raw[49], self.raw[50], self.raw[51]])
+        i32::from_le_bytes(
+            match self.raw.get(48..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
     }
     /// Tensor name.
     ///
@@ -1951,11 +2283,13 @@ impl<'a> V1IoRecord<'a> {
     }
     /// This record's index in its table.
     #[must_use]
+    #[inline]
     pub fn index(&self) -> u32 {
         self.index
     }
     /// The raw bytes, borrowed from the buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8; 116] {
         self.raw
     }
@@ -1993,16 +2327,19 @@ impl<'a> Vpmn<'a> {
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<12>(buf, 0) else {
-            return Err(
-                __rt::Error::new(
-                    "truncated-header",
-                    __rt::Field::plain("header"),
-                    0,
-                    __rt::Detail::Short {
-                        needed: 12u64,
-                        available: len,
-                    },
-                ),
+            return __rt::fail(
+                &__rt::ErrorSite {
+                    code: "truncated-header",
+                    table: "",
+                    name: "header",
+                    offset: 0,
+                    detail: __rt::DetailKind::Short,
+                },
+                0,
+                12u64,
+                len,
+                0,
+                0,
             );
         };
         let header = Prefix {
@@ -2016,16 +2353,19 @@ impl<'a> Vpmn<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "bad-magic",
-                        __rt::Field::plain("header.magic"),
-                        0,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "bad-magic",
+                        table: "",
+                        name: "header.magic",
+                        offset: 0,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -2042,15 +2382,19 @@ impl<'a> Vpmn<'a> {
         ) {
             return VpmnV1::validate(buf).map(Self::V1);
         }
-        Err(
-            __rt::Error::new(
-                "unsupported-version",
-                __rt::Field::plain("header.version"),
-                4,
-                __rt::Detail::UnknownValue {
-                    value: u64::from(header.version()),
-                },
-            ),
+        __rt::fail(
+            &__rt::ErrorSite {
+                code: "unsupported-version",
+                table: "",
+                name: "header.version",
+                offset: 4,
+                detail: __rt::DetailKind::UnknownValue,
+            },
+            0,
+            u64::from(header.version()),
+            0,
+            0,
+            0,
         )
     }
     /// The whole validated buffer.
@@ -2084,16 +2428,19 @@ impl<'a> VpmnV2<'a> {
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<48>(buf, 0) else {
-            return Err(
-                __rt::Error::new(
-                    "truncated-header",
-                    __rt::Field::plain("header"),
-                    0,
-                    __rt::Detail::Short {
-                        needed: 48u64,
-                        available: len,
-                    },
-                ),
+            return __rt::fail(
+                &__rt::ErrorSite {
+                    code: "truncated-header",
+                    table: "",
+                    name: "header",
+                    offset: 0,
+                    detail: __rt::DetailKind::Short,
+                },
+                0,
+                48u64,
+                len,
+                0,
+                0,
             );
         };
         let header = FormatHeader {
@@ -2107,35 +2454,42 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "bad-magic",
-                        __rt::Field::plain("header.magic"),
-                        0,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "bad-magic",
+                        table: "",
+                        name: "header.magic",
+                        offset: 0,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
         // unsupported-version: `header.version == VERSION_V2`.
         {
-            let lhs = Some(u64::from(header.version()));
-            let rhs = Some(u64::from(VERSION_V2));
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                return Err(
-                    __rt::Error::new(
-                        "unsupported-version",
-                        __rt::Field::plain("header.version"),
-                        4,
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["version", "!=", "VERSION_V2"],
-                        },
-                    ),
+            let lhs: u64 = u64::from(header.version());
+            let rhs: u64 = u64::from(VERSION_V2);
+            if lhs != rhs {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "unsupported-version",
+                        table: "",
+                        name: "header.version",
+                        offset: 4,
+                        detail: __rt::DetailKind::Compare(
+                            &["version", "!=", "VERSION_V2"],
+                        ),
+                    },
+                    0,
+                    lhs,
+                    rhs,
+                    0,
+                    0,
                 );
             }
         }
@@ -2144,16 +2498,19 @@ impl<'a> VpmnV2<'a> {
             let found = header.total_size();
             let expected = len;
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "file-size-mismatch",
-                        __rt::Field::plain("header.total_size"),
-                        16u64,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "file-size-mismatch",
+                        table: "",
+                        name: "header.total_size",
+                        offset: 16,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -2162,16 +2519,19 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(header.sub_header_count());
             let expected = u64::from(SUB_HEADER_COUNT);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "sub-header-count",
-                        __rt::Field::plain("header.sub_header_count"),
-                        32,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "sub-header-count",
+                        table: "",
+                        name: "header.sub_header_count",
+                        offset: 32,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -2180,16 +2540,19 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(header.sub_header_size());
             let expected = u64::from(SUB_HEADER_BYTES);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "sub-header-size",
-                        __rt::Field::plain("header.sub_header_size"),
-                        28,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "sub-header-size",
+                        table: "",
+                        name: "header.sub_header_size",
+                        offset: 28,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -2206,18 +2569,19 @@ impl<'a> VpmnV2<'a> {
             match parts {
                 Some((raw, a)) => (SubHeader { raw, buf, index: 0 }, a),
                 None => {
-                    return Err(
-                        __rt::Error::new(
-                            "sub-header-out-of-bounds",
-                            __rt::Field::plain("header.sub_header_offset"),
-                            24,
-                            __rt::Detail::Range {
-                                start: at,
-                                len: 12u64,
-                                limit_name: "len",
-                                limit: within,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "sub-header-out-of-bounds",
+                            table: "",
+                            name: "header.sub_header_offset",
+                            offset: 24,
+                            detail: __rt::DetailKind::Range("len"),
+                        },
+                        0,
+                        at,
+                        12u64,
+                        within,
+                        0,
                     );
                 }
             }
@@ -2227,16 +2591,19 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(sub_header.sh_size());
             let expected = u64::from(SECTION_HEADER_BYTES);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "section-header-size",
-                        __rt::Field::plain("sub_header.sh_size"),
-                        sub_header_at.saturating_add(4u64),
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "section-header-size",
+                        table: "",
+                        name: "sub_header.sh_size",
+                        offset: 4,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    sub_header_at,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -2245,12 +2612,12 @@ impl<'a> VpmnV2<'a> {
             let at = Some(u64::from(sub_header.sh_offset()));
             let count = Some(u64::from(sub_header.sh_count()));
             let stride = Some(u64::from(sub_header.sh_size()));
-            let within = Some(len);
+            let within: u64 = len;
             let end = (|| -> Option<u64> {
                 at?.checked_add(count?.checked_mul(stride?)?)
             })();
             let fits = stride == Some(44u64)
-                && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
             let bytes = match (fits, at, end) {
                 (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
                 _ => None,
@@ -2258,17 +2625,19 @@ impl<'a> VpmnV2<'a> {
             match (bytes, at) {
                 (Some(b), Some(a)) => (b.as_chunks::<44>().0, a),
                 _ => {
-                    return Err(
-                        __rt::Error::new(
-                            "section-table-out-of-bounds",
-                            __rt::Field::plain("sub_header.sh_count"),
-                            sub_header_at.saturating_add(8u64),
-                            __rt::Detail::Compare {
-                                lhs: end,
-                                rhs: within,
-                                names: &["table end", ">", "len"],
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-table-out-of-bounds",
+                            table: "",
+                            name: "sub_header.sh_count",
+                            offset: 8,
+                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+                        },
+                        sub_header_at,
+                        end.unwrap_or(0),
+                        within,
+                        u64::from(end.is_none()),
+                        0,
                     );
                 }
             }
@@ -2294,15 +2663,19 @@ impl<'a> VpmnV2<'a> {
                     rec.as_bytes()[3],
                 ]);
                 if SectionType::from_raw(raw).is_none() {
-                    return Err(
-                        __rt::Error::new(
-                            "unknown-section-type",
-                            __rt::Field::indexed("sections", index, "sd_type"),
-                            rec_at.saturating_add(0),
-                            __rt::Detail::UnknownValue {
-                                value: u64::from(raw),
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "unknown-section-type",
+                            table: "sections",
+                            name: "sd_type",
+                            offset: 0,
+                            detail: __rt::DetailKind::UnknownValue,
+                        },
+                        rec_at,
+                        u64::from(raw),
+                        0,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
             }
@@ -2316,18 +2689,19 @@ impl<'a> VpmnV2<'a> {
                     _ => None,
                 };
                 let Some(bytes) = bytes else {
-                    return Err(
-                        __rt::Error::new(
-                            "section-out-of-bounds",
-                            __rt::Field::indexed("sections", index, "offset"),
-                            rec_at.saturating_add(4u64),
-                            __rt::Detail::Range {
-                                start,
-                                len: length,
-                                limit_name: "len",
-                                limit: within,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-out-of-bounds",
+                            table: "sections",
+                            name: "offset",
+                            offset: 4,
+                            detail: __rt::DetailKind::Range("len"),
+                        },
+                        rec_at,
+                        start,
+                        length,
+                        within,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 };
                 let _ = bytes;
@@ -2344,21 +2718,21 @@ impl<'a> VpmnV2<'a> {
                 );
                 let size: u64 = rec.size();
                 if es != 0 && size.checked_rem(es) != Some(0) {
-                    return Err(
-                        __rt::Error::new(
-                            "section-entry-size",
-                            __rt::Field::indexed("sections", index, "sd_entsize"),
-                            rec_at.saturating_add(32u64),
-                            __rt::Detail::Compare {
-                                lhs: Some(size),
-                                rhs: Some(es),
-                                names: &[
-                                    "section size",
-                                    "is not a multiple of",
-                                    "entry size",
-                                ],
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-entry-size",
+                            table: "sections",
+                            name: "sd_entsize",
+                            offset: 32,
+                            detail: __rt::DetailKind::Compare(
+                                &["section size", "is not a multiple of", "entry size"],
+                            ),
+                        },
+                        rec_at,
+                        size,
+                        es,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
                 let ty: u64 = u64::from(
@@ -2381,16 +2755,19 @@ impl<'a> VpmnV2<'a> {
                     _ => None,
                 };
                 if let Some(want) = want && es != want {
-                    return Err(
-                        __rt::Error::new(
-                            "section-entry-size",
-                            __rt::Field::indexed("sections", index, "sd_entsize"),
-                            rec_at.saturating_add(32u64),
-                            __rt::Detail::Mismatch {
-                                found: es,
-                                expected: want,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-entry-size",
+                            table: "sections",
+                            name: "sd_entsize",
+                            offset: 32,
+                            detail: __rt::DetailKind::Mismatch,
+                        },
+                        rec_at,
+                        es,
+                        want,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
                 if let Some(n) = usize::try_from(ty)
@@ -2459,39 +2836,45 @@ impl<'a> VpmnV2<'a> {
                     let _ = (&rec, rec_at, index);
                     // bad-io-record: `dim_count >= 1`.
                     {
-                        let lhs = Some(u64::from(rec.dim_count()));
-                        let rhs = Some(1u64);
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a >= b) {
-                            return Err(
-                                __rt::Error::new(
-                                    "bad-io-record",
-                                    __rt::Field::indexed("inputs", index, "dim_count"),
-                                    rec_at.saturating_add(0),
-                                    __rt::Detail::Compare {
-                                        lhs,
-                                        rhs,
-                                        names: &["dim_count", "<", ""],
-                                    },
-                                ),
+                        let lhs: u64 = u64::from(rec.dim_count());
+                        let rhs: u64 = 1u64;
+                        if lhs < rhs {
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "bad-io-record",
+                                    table: "inputs",
+                                    name: "dim_count",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
+                                },
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                     }
                     // bad-io-record: `dim_count <= MAX_DIMENSIONS`.
                     {
-                        let lhs = Some(u64::from(rec.dim_count()));
-                        let rhs = Some(u64::from(MAX_DIMENSIONS));
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a <= b) {
-                            return Err(
-                                __rt::Error::new(
-                                    "bad-io-record",
-                                    __rt::Field::indexed("inputs", index, "dim_count"),
-                                    rec_at.saturating_add(0),
-                                    __rt::Detail::Compare {
-                                        lhs,
-                                        rhs,
-                                        names: &["dim_count", ">", "MAX_DIMENSIONS"],
-                                    },
-                                ),
+                        let lhs: u64 = u64::from(rec.dim_count());
+                        let rhs: u64 = u64::from(MAX_DIMENSIONS);
+                        if lhs > rhs {
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "bad-io-record",
+                                    table: "inputs",
+                                    name: "dim_count",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["dim_count", ">", "MAX_DIMENSIONS"],
+                                    ),
+                                },
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                     }
@@ -2505,21 +2888,21 @@ impl<'a> VpmnV2<'a> {
                                 break;
                             }
                             let item: u64 = u64::from(*v);
-                            let rhs: Option<u64> = Some(0u64);
-                            if !matches!(rhs, Some(b) if item > b) {
-                                return Err(
-                                    __rt::Error::new(
-                                        "bad-io-record",
-                                        __rt::Field::indexed("inputs", index, "dim_size"),
-                                        rec_at
-                                            .saturating_add(4u64)
-                                            .saturating_add(k.saturating_mul(4u64)),
-                                        __rt::Detail::Compare {
-                                            lhs: Some(item),
-                                            rhs,
-                                            names: &["item", "<=", ""],
-                                        },
-                                    ),
+                            let rhs: u64 = 0u64;
+                            if !matches!(Some(rhs), Some(b) if item > b) {
+                                return __rt::fail(
+                                    &__rt::ErrorSite {
+                                        code: "bad-io-record",
+                                        table: "inputs",
+                                        name: "dim_size",
+                                        offset: 4,
+                                        detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
+                                    },
+                                    rec_at.saturating_add(k.saturating_mul(4u64)),
+                                    item,
+                                    rhs,
+                                    0,
+                                    usize::try_from(index).unwrap_or(usize::MAX),
                                 );
                             }
                         }
@@ -2578,39 +2961,45 @@ impl<'a> VpmnV2<'a> {
                     let _ = (&rec, rec_at, index);
                     // bad-io-record: `dim_count >= 1`.
                     {
-                        let lhs = Some(u64::from(rec.dim_count()));
-                        let rhs = Some(1u64);
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a >= b) {
-                            return Err(
-                                __rt::Error::new(
-                                    "bad-io-record",
-                                    __rt::Field::indexed("outputs", index, "dim_count"),
-                                    rec_at.saturating_add(0),
-                                    __rt::Detail::Compare {
-                                        lhs,
-                                        rhs,
-                                        names: &["dim_count", "<", ""],
-                                    },
-                                ),
+                        let lhs: u64 = u64::from(rec.dim_count());
+                        let rhs: u64 = 1u64;
+                        if lhs < rhs {
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "bad-io-record",
+                                    table: "outputs",
+                                    name: "dim_count",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
+                                },
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                     }
                     // bad-io-record: `dim_count <= MAX_DIMENSIONS`.
                     {
-                        let lhs = Some(u64::from(rec.dim_count()));
-                        let rhs = Some(u64::from(MAX_DIMENSIONS));
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a <= b) {
-                            return Err(
-                                __rt::Error::new(
-                                    "bad-io-record",
-                                    __rt::Field::indexed("outputs", index, "dim_count"),
-                                    rec_at.saturating_add(0),
-                                    __rt::Detail::Compare {
-                                        lhs,
-                                        rhs,
-                                        names: &["dim_count", ">", "MAX_DIMENSIONS"],
-                                    },
-                                ),
+                        let lhs: u64 = u64::from(rec.dim_count());
+                        let rhs: u64 = u64::from(MAX_DIMENSIONS);
+                        if lhs > rhs {
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "bad-io-record",
+                                    table: "outputs",
+                                    name: "dim_count",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["dim_count", ">", "MAX_DIMENSIONS"],
+                                    ),
+                                },
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                     }
@@ -2624,21 +3013,21 @@ impl<'a> VpmnV2<'a> {
                                 break;
                             }
                             let item: u64 = u64::from(*v);
-                            let rhs: Option<u64> = Some(0u64);
-                            if !matches!(rhs, Some(b) if item > b) {
-                                return Err(
-                                    __rt::Error::new(
-                                        "bad-io-record",
-                                        __rt::Field::indexed("outputs", index, "dim_size"),
-                                        rec_at
-                                            .saturating_add(4u64)
-                                            .saturating_add(k.saturating_mul(4u64)),
-                                        __rt::Detail::Compare {
-                                            lhs: Some(item),
-                                            rhs,
-                                            names: &["item", "<=", ""],
-                                        },
-                                    ),
+                            let rhs: u64 = 0u64;
+                            if !matches!(Some(rhs), Some(b) if item > b) {
+                                return __rt::fail(
+                                    &__rt::ErrorSite {
+                                        code: "bad-io-record",
+                                        table: "outputs",
+                                        name: "dim_size",
+                                        offset: 4,
+                                        detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
+                                    },
+                                    rec_at.saturating_add(k.saturating_mul(4u64)),
+                                    item,
+                                    rhs,
+                                    0,
+                                    usize::try_from(index).unwrap_or(usize::MAX),
                                 );
                             }
                         }
@@ -2769,39 +3158,47 @@ impl<'a> VpmnV2<'a> {
                     let _ = (&rec, rec_at, index);
                     // metadata-count-mismatch: `input_count == count(inputs)`.
                     {
-                        let lhs = Some(u64::from(rec.input_count()));
-                        let rhs = Some(__count_inputs);
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                            return Err(
-                                __rt::Error::new(
-                                    "metadata-count-mismatch",
-                                    __rt::Field::indexed("network_info", index, "input_count"),
-                                    rec_at.saturating_add(64),
-                                    __rt::Detail::Compare {
-                                        lhs,
-                                        rhs,
-                                        names: &["input_count", "!=", ""],
-                                    },
-                                ),
+                        let lhs: u64 = u64::from(rec.input_count());
+                        let rhs: u64 = __count_inputs;
+                        if lhs != rhs {
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "metadata-count-mismatch",
+                                    table: "network_info",
+                                    name: "input_count",
+                                    offset: 64,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["input_count", "!=", ""],
+                                    ),
+                                },
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                     }
                     // metadata-count-mismatch: `output_count == count(outputs)`.
                     {
-                        let lhs = Some(u64::from(rec.output_count()));
-                        let rhs = Some(__count_outputs);
-                        if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                            return Err(
-                                __rt::Error::new(
-                                    "metadata-count-mismatch",
-                                    __rt::Field::indexed("network_info", index, "output_count"),
-                                    rec_at.saturating_add(68),
-                                    __rt::Detail::Compare {
-                                        lhs,
-                                        rhs,
-                                        names: &["output_count", "!=", ""],
-                                    },
-                                ),
+                        let lhs: u64 = u64::from(rec.output_count());
+                        let rhs: u64 = __count_outputs;
+                        if lhs != rhs {
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "metadata-count-mismatch",
+                                    table: "network_info",
+                                    name: "output_count",
+                                    offset: 68,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["output_count", "!=", ""],
+                                    ),
+                                },
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                     }
@@ -2871,17 +3268,21 @@ impl<'a> VpmnV2<'a> {
                         .and_then(|i| __sec_count.get(i))
                         .map_or(0, |n| u64::from(*n));
                     if found != 1 {
-                        return Err(
-                            __rt::Error::new(
-                                "section-checksum-missing",
-                                __rt::Field::indexed("checksums", index, "sd_type"),
-                                rec_at.saturating_add(0u64),
-                                __rt::Detail::Compare {
-                                    lhs: Some(found),
-                                    rhs: Some(1),
-                                    names: &["sections of this type", "!=", ""],
-                                },
-                            ),
+                        return __rt::fail(
+                            &__rt::ErrorSite {
+                                code: "section-checksum-missing",
+                                table: "checksums",
+                                name: "sd_type",
+                                offset: 0,
+                                detail: __rt::DetailKind::Compare(
+                                    &["sections of this type", "!=", ""],
+                                ),
+                            },
+                            rec_at,
+                            found,
+                            1,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
                         );
                     }
                 }
@@ -2949,17 +3350,21 @@ impl<'a> VpmnV2<'a> {
                         .and_then(|i| __want_section_crcs.get_mut(i))
                     {
                         if let Some((_, first, _)) = *slot {
-                            return Err(
-                                __rt::Error::new(
-                                    "section-checksum-duplicate",
-                                    __rt::Field::indexed("checksums", index, "sd_type"),
-                                    rec_at.saturating_add(0u64),
-                                    __rt::Detail::Compare {
-                                        lhs: Some(t),
-                                        rhs: Some(first),
-                                        names: &["section type", "already named by record", ""],
-                                    },
-                                ),
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "section-checksum-duplicate",
+                                    table: "checksums",
+                                    name: "sd_type",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["section type", "already named by record", ""],
+                                    ),
+                                },
+                                rec_at,
+                                t,
+                                first,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                         *slot = Some((
@@ -2997,17 +3402,19 @@ impl<'a> VpmnV2<'a> {
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
-                    return Err(
-                        __rt::Error::new(
-                            "file-checksum-mismatch",
-                            __rt::Field::indexed(
-                                "sections",
-                                u64::try_from(__si).unwrap_or(u64::MAX),
-                                "payload",
-                            ),
-                            __sat,
-                            __rt::Detail::None,
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "file-checksum-mismatch",
+                            table: "sections",
+                            name: "payload",
+                            offset: 0,
+                            detail: __rt::DetailKind::None,
+                        },
+                        __sat,
+                        0,
+                        0,
+                        0,
+                        __si,
                     );
                 };
                 let __ps: u64 = __srec.offset();
@@ -3046,16 +3453,19 @@ impl<'a> VpmnV2<'a> {
                 {
                     let own = __rt::crc32(0, __p);
                     if u64::from(own) != v {
-                        return Err(
-                            __rt::Error::new(
-                                "section-checksum-mismatch",
-                                __rt::Field::indexed("checksums", k, "checksum_value"),
-                                at,
-                                __rt::Detail::Mismatch {
-                                    found: v,
-                                    expected: u64::from(own),
-                                },
-                            ),
+                        return __rt::fail(
+                            &__rt::ErrorSite {
+                                code: "section-checksum-mismatch",
+                                table: "checksums",
+                                name: "checksum_value",
+                                offset: 0,
+                                detail: __rt::DetailKind::Mismatch,
+                            },
+                            at,
+                            v,
+                            u64::from(own),
+                            0,
+                            usize::try_from(k).unwrap_or(usize::MAX),
                         );
                     }
                     if !matches!(__stype, 40u64) {
@@ -3094,16 +3504,19 @@ impl<'a> VpmnV2<'a> {
             }
             let stored: u64 = u64::from(header.crc_sum());
             if Some(stored) != Some(u64::from(__crc)) {
-                return Err(
-                    __rt::Error::new(
-                        "file-checksum-mismatch",
-                        __rt::Field::plain("header.crc_sum"),
-                        12,
-                        __rt::Detail::Mismatch {
-                            found: stored,
-                            expected: u64::from(__crc),
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "file-checksum-mismatch",
+                        table: "",
+                        name: "header.crc_sum",
+                        offset: 12,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    stored,
+                    u64::from(__crc),
+                    0,
+                    0,
                 );
             }
         }
@@ -3138,21 +3551,25 @@ impl<'a> VpmnV2<'a> {
             }
             if !((nr == 0 && ne == 0) || (nr == 1 && ne == 1)) {
                 let (fi, fat) = first.unwrap_or((0, 0));
-                return Err(
-                    __rt::Error::new(
-                        "dynaio-unpaired",
-                        __rt::Field::indexed("sections", fi, "sd_type"),
-                        fat.saturating_add(0u64),
-                        __rt::Detail::Compare {
-                            lhs: Some(nr),
-                            rhs: Some(ne),
-                            names: &[
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "dynaio-unpaired",
+                        table: "sections",
+                        name: "sd_type",
+                        offset: 0,
+                        detail: __rt::DetailKind::Compare(
+                            &[
                                 "dynaio sections",
                                 "unpaired with",
                                 "dynaio_table sections",
                             ],
-                        },
-                    ),
+                        ),
+                    },
+                    fat,
+                    nr,
+                    ne,
+                    0,
+                    usize::try_from(fi).unwrap_or(usize::MAX),
                 );
             }
         }
@@ -3270,61 +3687,72 @@ impl<'a> VpmnV2<'a> {
                             ]),
                         );
                         if size == 0 {
-                            return Err(
-                                __rt::Error::new(
-                                    "dynaio-entry-invalid",
-                                    __rt::Field::indexed("dynaio_table", index, "size"),
-                                    rec_at.saturating_add(4u64),
-                                    __rt::Detail::Compare {
-                                        lhs: Some(size),
-                                        rhs: Some(0),
-                                        names: &["size", "==", ""],
-                                    },
-                                ),
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "dynaio-entry-invalid",
+                                    table: "dynaio_table",
+                                    name: "size",
+                                    offset: 4,
+                                    detail: __rt::DetailKind::Compare(&["size", "==", ""]),
+                                },
+                                rec_at,
+                                size,
+                                0,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                         if off.checked_rem(64u64) != Some(0) {
-                            return Err(
-                                __rt::Error::new(
-                                    "dynaio-entry-invalid",
-                                    __rt::Field::indexed("dynaio_table", index, "offset"),
-                                    rec_at.saturating_add(0u64),
-                                    __rt::Detail::Compare {
-                                        lhs: Some(off),
-                                        rhs: Some(64u64),
-                                        names: &["offset", "is not a multiple of", ""],
-                                    },
-                                ),
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "dynaio-entry-invalid",
+                                    table: "dynaio_table",
+                                    name: "offset",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["offset", "is not a multiple of", ""],
+                                    ),
+                                },
+                                rec_at,
+                                off,
+                                64u64,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                         if off < cursor {
-                            return Err(
-                                __rt::Error::new(
-                                    "dynaio-entry-invalid",
-                                    __rt::Field::indexed("dynaio_table", index, "offset"),
-                                    rec_at.saturating_add(0u64),
-                                    __rt::Detail::Compare {
-                                        lhs: Some(off),
-                                        rhs: Some(cursor),
-                                        names: &["offset", "<", "end of the previous slot"],
-                                    },
-                                ),
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "dynaio-entry-invalid",
+                                    table: "dynaio_table",
+                                    name: "offset",
+                                    offset: 0,
+                                    detail: __rt::DetailKind::Compare(
+                                        &["offset", "<", "end of the previous slot"],
+                                    ),
+                                },
+                                rec_at,
+                                off,
+                                cursor,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         }
                         let end = off.checked_add(size);
                         let Some(end) = end.filter(|e| *e <= rlen) else {
-                            return Err(
-                                __rt::Error::new(
-                                    "dynaio-entry-invalid",
-                                    __rt::Field::indexed("dynaio_table", index, "size"),
-                                    rec_at.saturating_add(4u64),
-                                    __rt::Detail::Range {
-                                        start: off,
-                                        len: size,
-                                        limit_name: "dynaio region",
-                                        limit: rlen,
-                                    },
-                                ),
+                            return __rt::fail(
+                                &__rt::ErrorSite {
+                                    code: "dynaio-entry-invalid",
+                                    table: "dynaio_table",
+                                    name: "size",
+                                    offset: 4,
+                                    detail: __rt::DetailKind::Range("dynaio region"),
+                                },
+                                rec_at,
+                                off,
+                                size,
+                                rlen,
+                                usize::try_from(index).unwrap_or(usize::MAX),
                             );
                         };
                         cursor = end;
@@ -3466,16 +3894,19 @@ impl<'a> VpmnV2<'a> {
                             if off > cursor
                                 && let Some((at, byte)) = first_nonzero(cursor, off)
                             {
-                                return Err(
-                                    __rt::Error::new(
-                                        "dynaio-padding-nonzero",
-                                        __rt::Field::indexed("sections", rsi, "payload"),
-                                        rat.saturating_add(at),
-                                        __rt::Detail::Mismatch {
-                                            found: u64::from(byte),
-                                            expected: 0,
-                                        },
-                                    ),
+                                return __rt::fail(
+                                    &__rt::ErrorSite {
+                                        code: "dynaio-padding-nonzero",
+                                        table: "sections",
+                                        name: "payload",
+                                        offset: 0,
+                                        detail: __rt::DetailKind::Mismatch,
+                                    },
+                                    rat.saturating_add(at),
+                                    u64::from(byte),
+                                    0,
+                                    0,
+                                    usize::try_from(rsi).unwrap_or(usize::MAX),
                                 );
                             }
                             cursor = cursor.max(off.saturating_add(size));
@@ -3484,16 +3915,19 @@ impl<'a> VpmnV2<'a> {
                 }
                 let rlen = u64::try_from(r.len()).unwrap_or(u64::MAX);
                 if let Some((at, byte)) = first_nonzero(cursor, rlen) {
-                    return Err(
-                        __rt::Error::new(
-                            "dynaio-padding-nonzero",
-                            __rt::Field::indexed("sections", rsi, "payload"),
-                            rat.saturating_add(at),
-                            __rt::Detail::Mismatch {
-                                found: u64::from(byte),
-                                expected: 0,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "dynaio-padding-nonzero",
+                            table: "sections",
+                            name: "payload",
+                            offset: 0,
+                            detail: __rt::DetailKind::Mismatch,
+                        },
+                        rat.saturating_add(at),
+                        u64::from(byte),
+                        0,
+                        0,
+                        usize::try_from(rsi).unwrap_or(usize::MAX),
                     );
                 }
             }
@@ -3508,11 +3942,13 @@ impl<'a> VpmnV2<'a> {
     }
     /// The whole validated buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.buf
     }
     /// The header.
     #[must_use]
+    #[inline]
     pub fn header(&self) -> FormatHeader<'a> {
         FormatHeader {
             raw: self.header,
@@ -3522,6 +3958,7 @@ impl<'a> VpmnV2<'a> {
     }
     /// The section directory, in file order.
     #[must_use]
+    #[inline]
     pub fn sections(&self) -> Sections<'a> {
         Sections {
             iter: self.sections.iter().enumerate(),
@@ -3654,6 +4091,7 @@ pub struct Sections<'a> {
     buf: &'a [u8],
 }
 impl<'a> Sections<'a> {
+    #[inline]
     fn view(&self, (i, raw): (usize, &'a [u8; 44])) -> SectionHeader<'a> {
         SectionHeader {
             raw,
@@ -3664,19 +4102,23 @@ impl<'a> Sections<'a> {
 }
 impl<'a> Iterator for Sections<'a> {
     type Item = SectionHeader<'a>;
+    #[inline]
     fn next(&mut self) -> Option<SectionHeader<'a>> {
         let x = self.iter.next()?;
         Some(self.view(x))
     }
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<SectionHeader<'a>> {
         let x = self.iter.nth(n)?;
         Some(self.view(x))
     }
 }
 impl<'a> DoubleEndedIterator for Sections<'a> {
+    #[inline]
     fn next_back(&mut self) -> Option<SectionHeader<'a>> {
         let x = self.iter.next_back()?;
         Some(self.view(x))
@@ -4014,16 +4456,19 @@ impl<'a> VpmnV1<'a> {
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<92>(buf, 0) else {
-            return Err(
-                __rt::Error::new(
-                    "truncated-header",
-                    __rt::Field::plain("header"),
-                    0,
-                    __rt::Detail::Short {
-                        needed: 92u64,
-                        available: len,
-                    },
-                ),
+            return __rt::fail(
+                &__rt::ErrorSite {
+                    code: "truncated-header",
+                    table: "",
+                    name: "header",
+                    offset: 0,
+                    detail: __rt::DetailKind::Short,
+                },
+                0,
+                92u64,
+                len,
+                0,
+                0,
             );
         };
         let header = V1Prefix {
@@ -4037,16 +4482,19 @@ impl<'a> VpmnV1<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return Err(
-                    __rt::Error::new(
-                        "bad-magic",
-                        __rt::Field::plain("header.magic"),
-                        0,
-                        __rt::Detail::Mismatch {
-                            found,
-                            expected,
-                        },
-                    ),
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "bad-magic",
+                        table: "",
+                        name: "header.magic",
+                        offset: 0,
+                        detail: __rt::DetailKind::Mismatch,
+                    },
+                    0,
+                    found,
+                    expected,
+                    0,
+                    0,
                 );
             }
         }
@@ -4055,19 +4503,21 @@ impl<'a> VpmnV1<'a> {
             let lhs = (|| -> Option<u64> {
                 u64::from(header.version()).checked_shr(u32::try_from(16u64).ok()?)
             })();
-            let rhs = Some(u64::from(V1_FAMILY));
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                return Err(
-                    __rt::Error::new(
-                        "unsupported-version",
-                        __rt::Field::plain("header.version"),
-                        4,
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["", "!=", "V1_FAMILY"],
-                        },
-                    ),
+            let rhs: u64 = u64::from(V1_FAMILY);
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "unsupported-version",
+                        table: "",
+                        name: "header.version",
+                        offset: 4,
+                        detail: __rt::DetailKind::Compare(&["", "!=", "V1_FAMILY"]),
+                    },
+                    0,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    0,
                 );
             }
         }
@@ -4101,18 +4551,19 @@ impl<'a> VpmnV1<'a> {
                     )
                 }
                 None => {
-                    return Err(
-                        __rt::Error::new(
-                            "truncated-header",
-                            __rt::Field::plain("fixed"),
-                            at,
-                            __rt::Detail::Range {
-                                start: at,
-                                len: V1Fixed::size_for(gate),
-                                limit_name: "len",
-                                limit: within,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "truncated-header",
+                            table: "",
+                            name: "fixed",
+                            offset: 0,
+                            detail: __rt::DetailKind::Range("len"),
+                        },
+                        at,
+                        at,
+                        V1Fixed::size_for(gate),
+                        within,
+                        0,
                     );
                 }
             }
@@ -4144,12 +4595,12 @@ impl<'a> VpmnV1<'a> {
                     )
             })();
             let stride = Some(8u64);
-            let within = Some(len);
+            let within: u64 = len;
             let end = (|| -> Option<u64> {
                 at?.checked_add(count?.checked_mul(stride?)?)
             })();
             let fits = stride == Some(8u64)
-                && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
             let bytes = match (fits, at, end) {
                 (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
                 _ => None,
@@ -4157,17 +4608,19 @@ impl<'a> VpmnV1<'a> {
             match (bytes, at) {
                 (Some(b), Some(a)) => (b.as_chunks::<8>().0, a),
                 _ => {
-                    return Err(
-                        __rt::Error::new(
-                            "truncated-header",
-                            __rt::Field::plain("header"),
-                            0u64,
-                            __rt::Detail::Compare {
-                                lhs: end,
-                                rhs: within,
-                                names: &["table end", ">", "len"],
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "truncated-header",
+                            table: "",
+                            name: "header",
+                            offset: 0,
+                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+                        },
+                        0,
+                        end.unwrap_or(0),
+                        within,
+                        u64::from(end.is_none()),
+                        0,
                     );
                 }
             }
@@ -4192,18 +4645,19 @@ impl<'a> VpmnV1<'a> {
                     _ => None,
                 };
                 let Some(bytes) = bytes else {
-                    return Err(
-                        __rt::Error::new(
-                            "section-out-of-bounds",
-                            __rt::Field::indexed("entries", index, "offset"),
-                            rec_at.saturating_add(0),
-                            __rt::Detail::Range {
-                                start,
-                                len: length,
-                                limit_name: "len",
-                                limit: within,
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-out-of-bounds",
+                            table: "entries",
+                            name: "offset",
+                            offset: 0,
+                            detail: __rt::DetailKind::Range("len"),
+                        },
+                        rec_at,
+                        start,
+                        length,
+                        within,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 };
                 let _ = bytes;
@@ -4238,19 +4692,21 @@ impl<'a> VpmnV1<'a> {
                         },
                     )
             })();
-            let rhs = Some(0u64);
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                return Err(
-                    __rt::Error::new(
-                        "section-entry-size",
-                        __rt::Field::indexed("entries", 0u64, "size"),
-                        entries_at.saturating_add(4u64),
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["", "!=", ""],
-                        },
-                    ),
+            let rhs: u64 = 0u64;
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "section-entry-size",
+                        table: "entries",
+                        name: "size",
+                        offset: 4,
+                        detail: __rt::DetailKind::Compare(&["", "!=", ""]),
+                    },
+                    entries_at,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    0,
                 );
             }
         }
@@ -4283,19 +4739,21 @@ impl<'a> VpmnV1<'a> {
                         },
                     )
             })();
-            let rhs = Some(0u64);
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                return Err(
-                    __rt::Error::new(
-                        "section-entry-size",
-                        __rt::Field::indexed("entries", 1u64, "size"),
-                        entries_at.saturating_add(12u64),
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["", "!=", ""],
-                        },
-                    ),
+            let rhs: u64 = 0u64;
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "section-entry-size",
+                        table: "entries",
+                        name: "size",
+                        offset: 12,
+                        detail: __rt::DetailKind::Compare(&["", "!=", ""]),
+                    },
+                    entries_at,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    1,
                 );
             }
         }
@@ -4334,12 +4792,12 @@ impl<'a> VpmnV1<'a> {
                 )
             })();
             let stride = Some(u64::from(V1_IO_RECORD_BYTES));
-            let within = Some(len);
+            let within: u64 = len;
             let end = (|| -> Option<u64> {
                 at?.checked_add(count?.checked_mul(stride?)?)
             })();
             let fits = stride == Some(116u64)
-                && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
             let bytes = match (fits, at, end) {
                 (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
                 _ => None,
@@ -4347,17 +4805,19 @@ impl<'a> VpmnV1<'a> {
             match (bytes, at) {
                 (Some(b), Some(a)) => (b.as_chunks::<116>().0, a),
                 _ => {
-                    return Err(
-                        __rt::Error::new(
-                            "section-out-of-bounds",
-                            __rt::Field::indexed("entries", 0u64, "offset"),
-                            entries_at.saturating_add(0u64),
-                            __rt::Detail::Compare {
-                                lhs: end,
-                                rhs: within,
-                                names: &["table end", ">", "len"],
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-out-of-bounds",
+                            table: "entries",
+                            name: "offset",
+                            offset: 0,
+                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+                        },
+                        entries_at,
+                        end.unwrap_or(0),
+                        within,
+                        u64::from(end.is_none()),
+                        0,
                     );
                 }
             }
@@ -4397,12 +4857,12 @@ impl<'a> VpmnV1<'a> {
                 )
             })();
             let stride = Some(u64::from(V1_IO_RECORD_BYTES));
-            let within = Some(len);
+            let within: u64 = len;
             let end = (|| -> Option<u64> {
                 at?.checked_add(count?.checked_mul(stride?)?)
             })();
             let fits = stride == Some(116u64)
-                && matches!((end, within), (Some(e), Some(w)) if e <= w);
+                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
             let bytes = match (fits, at, end) {
                 (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
                 _ => None,
@@ -4410,17 +4870,19 @@ impl<'a> VpmnV1<'a> {
             match (bytes, at) {
                 (Some(b), Some(a)) => (b.as_chunks::<116>().0, a),
                 _ => {
-                    return Err(
-                        __rt::Error::new(
-                            "section-out-of-bounds",
-                            __rt::Field::indexed("entries", 1u64, "offset"),
-                            entries_at.saturating_add(8u64),
-                            __rt::Detail::Compare {
-                                lhs: end,
-                                rhs: within,
-                                names: &["table end", ">", "len"],
-                            },
-                        ),
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "section-out-of-bounds",
+                            table: "entries",
+                            name: "offset",
+                            offset: 8,
+                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+                        },
+                        entries_at,
+                        end.unwrap_or(0),
+                        within,
+                        u64::from(end.is_none()),
+                        1,
                     );
                 }
             }
@@ -4437,39 +4899,45 @@ impl<'a> VpmnV1<'a> {
             let _ = (&rec, rec_at);
             // bad-io-record: `dim_count >= 1`.
             {
-                let lhs = Some(u64::from(rec.dim_count()));
-                let rhs = Some(1u64);
-                if !matches!((lhs, rhs), (Some(a), Some(b)) if a >= b) {
-                    return Err(
-                        __rt::Error::new(
-                            "bad-io-record",
-                            __rt::Field::indexed("inputs", index, "dim_count"),
-                            rec_at.saturating_add(0),
-                            __rt::Detail::Compare {
-                                lhs,
-                                rhs,
-                                names: &["dim_count", "<", ""],
-                            },
-                        ),
+                let lhs: u64 = u64::from(rec.dim_count());
+                let rhs: u64 = 1u64;
+                if lhs < rhs {
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "bad-io-record",
+                            table: "inputs",
+                            name: "dim_count",
+                            offset: 0,
+                            detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
+                        },
+                        rec_at,
+                        lhs,
+                        rhs,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
             }
             // bad-io-record: `dim_count <= MAX_DIMENSIONS`.
             {
-                let lhs = Some(u64::from(rec.dim_count()));
-                let rhs = Some(u64::from(MAX_DIMENSIONS));
-                if !matches!((lhs, rhs), (Some(a), Some(b)) if a <= b) {
-                    return Err(
-                        __rt::Error::new(
-                            "bad-io-record",
-                            __rt::Field::indexed("inputs", index, "dim_count"),
-                            rec_at.saturating_add(0),
-                            __rt::Detail::Compare {
-                                lhs,
-                                rhs,
-                                names: &["dim_count", ">", "MAX_DIMENSIONS"],
-                            },
-                        ),
+                let lhs: u64 = u64::from(rec.dim_count());
+                let rhs: u64 = u64::from(MAX_DIMENSIONS);
+                if lhs > rhs {
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "bad-io-record",
+                            table: "inputs",
+                            name: "dim_count",
+                            offset: 0,
+                            detail: __rt::DetailKind::Compare(
+                                &["dim_count", ">", "MAX_DIMENSIONS"],
+                            ),
+                        },
+                        rec_at,
+                        lhs,
+                        rhs,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
             }
@@ -4483,21 +4951,21 @@ impl<'a> VpmnV1<'a> {
                         break;
                     }
                     let item: u64 = u64::from(*v);
-                    let rhs: Option<u64> = Some(0u64);
-                    if !matches!(rhs, Some(b) if item > b) {
-                        return Err(
-                            __rt::Error::new(
-                                "bad-io-record",
-                                __rt::Field::indexed("inputs", index, "dim_size"),
-                                rec_at
-                                    .saturating_add(4u64)
-                                    .saturating_add(k.saturating_mul(4u64)),
-                                __rt::Detail::Compare {
-                                    lhs: Some(item),
-                                    rhs,
-                                    names: &["item", "<=", ""],
-                                },
-                            ),
+                    let rhs: u64 = 0u64;
+                    if !matches!(Some(rhs), Some(b) if item > b) {
+                        return __rt::fail(
+                            &__rt::ErrorSite {
+                                code: "bad-io-record",
+                                table: "inputs",
+                                name: "dim_size",
+                                offset: 4,
+                                detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
+                            },
+                            rec_at.saturating_add(k.saturating_mul(4u64)),
+                            item,
+                            rhs,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
                         );
                     }
                 }
@@ -4515,39 +4983,45 @@ impl<'a> VpmnV1<'a> {
             let _ = (&rec, rec_at);
             // bad-io-record: `dim_count >= 1`.
             {
-                let lhs = Some(u64::from(rec.dim_count()));
-                let rhs = Some(1u64);
-                if !matches!((lhs, rhs), (Some(a), Some(b)) if a >= b) {
-                    return Err(
-                        __rt::Error::new(
-                            "bad-io-record",
-                            __rt::Field::indexed("outputs", index, "dim_count"),
-                            rec_at.saturating_add(0),
-                            __rt::Detail::Compare {
-                                lhs,
-                                rhs,
-                                names: &["dim_count", "<", ""],
-                            },
-                        ),
+                let lhs: u64 = u64::from(rec.dim_count());
+                let rhs: u64 = 1u64;
+                if lhs < rhs {
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "bad-io-record",
+                            table: "outputs",
+                            name: "dim_count",
+                            offset: 0,
+                            detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
+                        },
+                        rec_at,
+                        lhs,
+                        rhs,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
             }
             // bad-io-record: `dim_count <= MAX_DIMENSIONS`.
             {
-                let lhs = Some(u64::from(rec.dim_count()));
-                let rhs = Some(u64::from(MAX_DIMENSIONS));
-                if !matches!((lhs, rhs), (Some(a), Some(b)) if a <= b) {
-                    return Err(
-                        __rt::Error::new(
-                            "bad-io-record",
-                            __rt::Field::indexed("outputs", index, "dim_count"),
-                            rec_at.saturating_add(0),
-                            __rt::Detail::Compare {
-                                lhs,
-                                rhs,
-                                names: &["dim_count", ">", "MAX_DIMENSIONS"],
-                            },
-                        ),
+                let lhs: u64 = u64::from(rec.dim_count());
+                let rhs: u64 = u64::from(MAX_DIMENSIONS);
+                if lhs > rhs {
+                    return __rt::fail(
+                        &__rt::ErrorSite {
+                            code: "bad-io-record",
+                            table: "outputs",
+                            name: "dim_count",
+                            offset: 0,
+                            detail: __rt::DetailKind::Compare(
+                                &["dim_count", ">", "MAX_DIMENSIONS"],
+                            ),
+                        },
+                        rec_at,
+                        lhs,
+                        rhs,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
                     );
                 }
             }
@@ -4561,21 +5035,21 @@ impl<'a> VpmnV1<'a> {
                         break;
                     }
                     let item: u64 = u64::from(*v);
-                    let rhs: Option<u64> = Some(0u64);
-                    if !matches!(rhs, Some(b) if item > b) {
-                        return Err(
-                            __rt::Error::new(
-                                "bad-io-record",
-                                __rt::Field::indexed("outputs", index, "dim_size"),
-                                rec_at
-                                    .saturating_add(4u64)
-                                    .saturating_add(k.saturating_mul(4u64)),
-                                __rt::Detail::Compare {
-                                    lhs: Some(item),
-                                    rhs,
-                                    names: &["item", "<=", ""],
-                                },
-                            ),
+                    let rhs: u64 = 0u64;
+                    if !matches!(Some(rhs), Some(b) if item > b) {
+                        return __rt::fail(
+                            &__rt::ErrorSite {
+                                code: "bad-io-record",
+                                table: "outputs",
+                                name: "dim_size",
+                                offset: 4,
+                                detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
+                            },
+                            rec_at.saturating_add(k.saturating_mul(4u64)),
+                            item,
+                            rhs,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
                         );
                     }
                 }
@@ -4583,7 +5057,7 @@ impl<'a> VpmnV1<'a> {
         }
         // metadata-count-mismatch: `header.input_count == entries.0.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
-            let lhs = Some(u64::from(header.input_count()));
+            let lhs: u64 = u64::from(header.input_count());
             let rhs = (|| -> Option<u64> {
                 u64::from(
                         (V1Entry {
@@ -4611,24 +5085,26 @@ impl<'a> VpmnV1<'a> {
                         },
                     )
             })();
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                return Err(
-                    __rt::Error::new(
-                        "metadata-count-mismatch",
-                        __rt::Field::plain("header.input_count"),
-                        84,
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["input_count", "!=", ""],
-                        },
-                    ),
+            if !matches!((Some(lhs), rhs), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "metadata-count-mismatch",
+                        table: "",
+                        name: "header.input_count",
+                        offset: 84,
+                        detail: __rt::DetailKind::Compare(&["input_count", "!=", ""]),
+                    },
+                    0,
+                    lhs,
+                    rhs.unwrap_or(0),
+                    u64::from(rhs.is_none()) << 1,
+                    0,
                 );
             }
         }
         // metadata-count-mismatch: `header.output_count == entries.1.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
-            let lhs = Some(u64::from(header.output_count()));
+            let lhs: u64 = u64::from(header.output_count());
             let rhs = (|| -> Option<u64> {
                 u64::from(
                         (V1Entry {
@@ -4656,18 +5132,20 @@ impl<'a> VpmnV1<'a> {
                         },
                     )
             })();
-            if !matches!((lhs, rhs), (Some(a), Some(b)) if a == b) {
-                return Err(
-                    __rt::Error::new(
-                        "metadata-count-mismatch",
-                        __rt::Field::plain("header.output_count"),
-                        88,
-                        __rt::Detail::Compare {
-                            lhs,
-                            rhs,
-                            names: &["output_count", "!=", ""],
-                        },
-                    ),
+            if !matches!((Some(lhs), rhs), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    &__rt::ErrorSite {
+                        code: "metadata-count-mismatch",
+                        table: "",
+                        name: "header.output_count",
+                        offset: 88,
+                        detail: __rt::DetailKind::Compare(&["output_count", "!=", ""]),
+                    },
+                    0,
+                    lhs,
+                    rhs.unwrap_or(0),
+                    u64::from(rhs.is_none()) << 1,
+                    0,
                 );
             }
         }
@@ -4686,11 +5164,13 @@ impl<'a> VpmnV1<'a> {
     }
     /// The whole validated buffer.
     #[must_use]
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.buf
     }
     /// The header.
     #[must_use]
+    #[inline]
     pub fn header(&self) -> V1Prefix<'a> {
         V1Prefix {
             raw: self.header,
@@ -4703,6 +5183,7 @@ impl<'a> VpmnV1<'a> {
     /// ICD table, ICD; from 0x0001000E ppu_param. Later versions have further entries
     /// that no public reader maps: they stay opaque.
     #[must_use]
+    #[inline]
     pub fn entries(&self) -> Entries<'a> {
         Entries {
             iter: self.entries.iter().enumerate(),
@@ -4711,6 +5192,7 @@ impl<'a> VpmnV1<'a> {
     }
     /// The input records (decoded from 0x0001000B on; none before).
     #[must_use]
+    #[inline]
     pub fn inputs(&self) -> Inputs<'a> {
         Inputs {
             iter: self.inputs.iter().enumerate(),
@@ -4719,6 +5201,7 @@ impl<'a> VpmnV1<'a> {
     }
     /// The output records (decoded from 0x0001000B on; none before).
     #[must_use]
+    #[inline]
     pub fn outputs(&self) -> Outputs<'a> {
         Outputs {
             iter: self.outputs.iter().enumerate(),
@@ -4748,6 +5231,7 @@ pub struct Entries<'a> {
     buf: &'a [u8],
 }
 impl<'a> Entries<'a> {
+    #[inline]
     fn view(&self, (i, raw): (usize, &'a [u8; 8])) -> V1Entry<'a> {
         V1Entry {
             raw,
@@ -4758,19 +5242,23 @@ impl<'a> Entries<'a> {
 }
 impl<'a> Iterator for Entries<'a> {
     type Item = V1Entry<'a>;
+    #[inline]
     fn next(&mut self) -> Option<V1Entry<'a>> {
         let x = self.iter.next()?;
         Some(self.view(x))
     }
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<V1Entry<'a>> {
         let x = self.iter.nth(n)?;
         Some(self.view(x))
     }
 }
 impl<'a> DoubleEndedIterator for Entries<'a> {
+    #[inline]
     fn next_back(&mut self) -> Option<V1Entry<'a>> {
         let x = self.iter.next_back()?;
         Some(self.view(x))
@@ -4785,6 +5273,7 @@ pub struct Inputs<'a> {
     buf: &'a [u8],
 }
 impl<'a> Inputs<'a> {
+    #[inline]
     fn view(&self, (i, raw): (usize, &'a [u8; 116])) -> V1IoRecord<'a> {
         V1IoRecord {
             raw,
@@ -4795,19 +5284,23 @@ impl<'a> Inputs<'a> {
 }
 impl<'a> Iterator for Inputs<'a> {
     type Item = V1IoRecord<'a>;
+    #[inline]
     fn next(&mut self) -> Option<V1IoRecord<'a>> {
         let x = self.iter.next()?;
         Some(self.view(x))
     }
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<V1IoRecord<'a>> {
         let x = self.iter.nth(n)?;
         Some(self.view(x))
     }
 }
 impl<'a> DoubleEndedIterator for Inputs<'a> {
+    #[inline]
     fn next_back(&mut self) -> Option<V1IoRecord<'a>> {
         let x = self.iter.next_back()?;
         Some(self.view(x))
@@ -4822,6 +5315,7 @@ pub struct Outputs<'a> {
     buf: &'a [u8],
 }
 impl<'a> Outputs<'a> {
+    #[inline]
     fn view(&self, (i, raw): (usize, &'a [u8; 116])) -> V1IoRecord<'a> {
         V1IoRecord {
             raw,
@@ -4832,19 +5326,23 @@ impl<'a> Outputs<'a> {
 }
 impl<'a> Iterator for Outputs<'a> {
     type Item = V1IoRecord<'a>;
+    #[inline]
     fn next(&mut self) -> Option<V1IoRecord<'a>> {
         let x = self.iter.next()?;
         Some(self.view(x))
     }
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.iter.size_hint()
     }
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<V1IoRecord<'a>> {
         let x = self.iter.nth(n)?;
         Some(self.view(x))
     }
 }
 impl<'a> DoubleEndedIterator for Outputs<'a> {
+    #[inline]
     fn next_back(&mut self) -> Option<V1IoRecord<'a>> {
         let x = self.iter.next_back()?;
         Some(self.view(x))
