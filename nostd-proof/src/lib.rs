@@ -9,7 +9,7 @@ use core::panic::PanicInfo;
 
 use npuschema_core::Error;
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
-use npuschema_runtime::binder::Job;
+use npuschema_runtime::binder::{Identity, Job, MAX_REGIONS, bind_each};
 
 /// Status codes returned by the exports.
 pub mod status {
@@ -29,9 +29,9 @@ pub struct Npu1Job {
     /// Its length.
     pub cmd_bytes: u32,
     /// Each region's NPU address (`BASEP[n]`).
-    pub base: [usize; 8],
+    pub base: [usize; MAX_REGIONS],
     /// Each region's size.
-    pub size: [u32; 8],
+    pub size: [u32; MAX_REGIONS],
     /// Number of regions.
     pub count: u32,
 }
@@ -97,12 +97,75 @@ pub unsafe extern "C" fn npu1_validate(blob: *const u8, len: usize) -> i32 {
 /// C peer's `npu1_load`. Fills `*out` on success. Returns 0, [`status::NULL`], or 1 + the
 /// offset of the failing field.
 ///
+/// Binds with [`bind_each`], which writes each region into `*out` as it is placed, as the C
+/// loader does: no [`Job`] is built and copied into `*out` (see [`npu1_validate_job`]).
+///
 /// # Safety
 /// `blob` must point to `len` readable bytes and `arena` to `arena_len` writable bytes,
-/// neither aliasing the other nor `*out`; `out` must be writable. The arena is not written,
-/// only carved up: the NPU will write it.
+/// neither aliasing the other nor `*out`; `out` must be valid for writes (its contents may be
+/// uninitialised). The arena is not written, only carved up: the NPU will write it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_validate_bind(
+    blob: *const u8,
+    len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    out: *mut Npu1Job,
+) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    let Some(blob) = (unsafe { bytes(blob, len) }) else {
+        return status::NULL;
+    };
+    if arena.is_null() || out.is_null() {
+        return status::NULL;
+    }
+    // SAFETY: non-null; the caller guarantees `arena_len` writable, unaliased bytes.
+    let arena = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
+    let view = match Npu1::validate(blob) {
+        Ok(v) => v,
+        Err(e) => return error_status(&e),
+    };
+    let mut count = 0usize;
+    let bound = bind_each(view, arena, &Identity, |r| {
+        if count < MAX_REGIONS {
+            // SAFETY: `out` is valid for writes (contract) and `count` is inside both arrays;
+            // the fields are written through raw pointers, as `*out` may be uninitialised.
+            unsafe {
+                (&raw mut (*out).base)
+                    .cast::<usize>()
+                    .add(count)
+                    .write(usize::try_from(r.npu_address).unwrap_or(usize::MAX));
+                (&raw mut (*out).size)
+                    .cast::<u32>()
+                    .add(count)
+                    .write(u32::try_from(r.size).unwrap_or(u32::MAX));
+            }
+            count = count.wrapping_add(1);
+        }
+    });
+    let bound = match bound {
+        Ok(b) => b,
+        Err(e) => return error_status(&e),
+    };
+    // SAFETY: as above.
+    unsafe {
+        (&raw mut (*out).cmd).write(bound.cmd_stream.as_ptr());
+        (&raw mut (*out).cmd_bytes)
+            .write(u32::try_from(bound.cmd_stream.len()).unwrap_or(u32::MAX));
+        (&raw mut (*out).count).write(u32::try_from(bound.region_count).unwrap_or(u32::MAX));
+    }
+    status::OK
+}
+
+/// As [`npu1_validate_bind`], through [`Job::bind`] (the safe handle the driver takes): the
+/// job is built, then copied into `*out`. Not measured by `scripts/code-size`; kept so the
+/// cost of building and copying a [`Job`] on this target can be measured the same way
+/// (link it with `-e npu1_validate_job`).
+///
+/// # Safety
+/// As [`npu1_validate_bind`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_validate_job(
     blob: *const u8,
     len: usize,
     arena: *mut u8,
@@ -124,18 +187,17 @@ pub unsafe extern "C" fn npu1_validate_bind(
     };
     let mut o = Npu1Job {
         cmd: job.cmd_stream().as_ptr(),
-        cmd_bytes: 0,
-        base: [0; 8],
-        size: [0; 8],
+        cmd_bytes: u32::try_from(job.cmd_stream().len()).unwrap_or(u32::MAX),
+        base: [0; MAX_REGIONS],
+        size: [0; MAX_REGIONS],
         count: 0,
     };
-    o.cmd_bytes = u32::try_from(job.cmd_stream().len()).unwrap_or(u32::MAX);
     for (r, (base, size)) in job.regions().zip(o.base.iter_mut().zip(o.size.iter_mut())) {
         *base = usize::try_from(r.npu_address).unwrap_or(usize::MAX);
         *size = u32::try_from(r.size).unwrap_or(u32::MAX);
         o.count = o.count.saturating_add(1);
     }
-    // SAFETY: `out` is non-null and writable by contract.
+    // SAFETY: `out` is non-null and valid for writes by contract.
     unsafe { out.write(o) };
     status::OK
 }

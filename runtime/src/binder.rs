@@ -11,6 +11,13 @@
 //! A [`Job`] borrows both the blob (`'b`) and the arena (`'a`, mutably), so neither can be
 //! freed, moved or reused while the job lives; the runtime regions' bytes are reached only
 //! through the job ([`Job::region_bytes_mut`] hands out sub-slices of the arena borrow).
+//! [`bind_each`] runs the same binder but hands each region to the caller as it is placed
+//! and keeps nothing (for a C ABI or the caller's own table): the smallest code, at the
+//! price of that borrow.
+//!
+//! One pass: each descriptor is read, checked and placed once, and written once into its
+//! slot; every error is built by `npuschema_core`'s one out-of-line constructor from a
+//! static site, so the binder's own code has no inline `Error`s.
 //!
 //! Addresses: the binder works with the CPU address of each byte (`<*const u8>::addr`)
 //! and maps it to an NPU bus address with an [`AddressMap`] (identity by default). The
@@ -34,7 +41,7 @@
 //! (which may lie up to 15 bytes past the arena's end; the NPU never dereferences it) and
 //! [`Job::region_bytes`] returns an empty slice for it.
 
-use npuschema_core::{Detail, Error, Field, align_up};
+use npuschema_core::{DetailKind, Error, ErrorSite, align_up, fail};
 use npuschema_generated::npu1::{Npu1, Region, RegionFlags};
 
 /// Alignment of every address handed to the NPU (command stream, baked and runtime regions).
@@ -43,13 +50,14 @@ pub const ARENA_ALIGN: u64 = 16;
 /// Number of region slots the Ethos-U55 has (`BASEP[0..8]`).
 pub const MAX_REGIONS: usize = 8;
 
-/// NPU1 byte offsets used in error reports.
-const HEADER_REGION_COUNT: u64 = 12;
-const HEADER_CMD_OFFSET: u64 = 16;
+/// NPU1 byte offsets used in error reports: header fields, the region table and the fields
+/// of a descriptor.
+const HEADER_REGION_COUNT: u32 = 12;
+const HEADER_CMD_OFFSET: u32 = 16;
 const REGION_TABLE: u64 = 32;
 const REGION_DESC_BYTES: u64 = 16;
-const DESC_SIZE: u64 = 8;
-const DESC_DATA_OFFSET: u64 = 12;
+const DESC_SIZE: u32 = 8;
+const DESC_DATA_OFFSET: u32 = 12;
 
 /// Platform hook: the NPU bus address of a CPU address (for example when the NPU sees a
 /// TCM through an alias window). The default is the identity.
@@ -167,6 +175,7 @@ where
 
 /// The [`RegionSpec`] of an NPU1 region descriptor; `None` for a BAKED region whose bytes
 /// are not in the blob (which [`Npu1::validate`] rules out).
+#[inline]
 fn spec_of<'b>(r: &Region<'b>) -> Option<RegionSpec<'b>> {
     let source = if r.flags().contains(RegionFlags::BAKED) {
         RegionSource::Baked(r.data()?)
@@ -196,26 +205,22 @@ pub fn arena_size_at(blob: &Npu1<'_>, start: u64) -> u64 {
     arena_bytes_at(blob.regions().filter_map(|r| spec_of(&r)), start).unwrap_or(u64::MAX)
 }
 
+/// Where a bound region's bytes are: the blob's own (kept as the slice, so the job can hand
+/// it back), or a span of the arena.
 #[derive(Clone, Copy, Debug)]
 enum Place<'b> {
     Baked(&'b [u8]),
     Runtime { offset: usize, len: usize },
 }
 
+/// One bound region: its NPU address, where its bytes are and its role. The CPU address is
+/// derived (the baked slice's, or the arena's plus the offset), not stored.
 #[derive(Clone, Copy, Debug)]
 struct Slot<'b> {
-    role: u32,
-    place: Place<'b>,
     npu: u64,
-    cpu: usize,
+    place: Place<'b>,
+    role: u32,
 }
-
-const EMPTY_SLOT: Slot<'static> = Slot {
-    role: 0,
-    place: Place::Runtime { offset: 0, len: 0 },
-    npu: 0,
-    cpu: 0,
-};
 
 /// A bound job: the command stream and up to eight regions, each with an NPU address and a
 /// size, ready for [`crate::driver::Driver::start`].
@@ -226,24 +231,287 @@ const EMPTY_SLOT: Slot<'static> = Slot {
 pub struct Job<'b, 'a> {
     cmd: &'b [u8],
     cmd_npu: u64,
-    accel_macs: u32,
-    slots: [Slot<'b>; MAX_REGIONS],
-    count: usize,
     arena: &'a mut [u8],
+    arena_used: usize,
+    accel_macs: u32,
+    count: u8,
+    /// `Some` for the first `count` slots only: an unused slot is a tag, not zeroed bytes.
+    slots: [Option<Slot<'b>>; MAX_REGIONS],
+}
+
+static TOO_MANY_REGIONS: ErrorSite = ErrorSite {
+    code: "too-many-regions",
+    table: "",
+    name: "header.region_count",
+    offset: HEADER_REGION_COUNT,
+    detail: DetailKind::Compare(&["region_count", ">", "BASEP slots"]),
+};
+static MISALIGNED_COMMAND_STREAM: ErrorSite = ErrorSite {
+    code: "misaligned-command-stream",
+    table: "",
+    name: "header.cmd_offset",
+    offset: HEADER_CMD_OFFSET,
+    detail: MISALIGNED,
+};
+static MISALIGNED_BAKED_REGION: ErrorSite = ErrorSite {
+    code: "misaligned-baked-region",
+    table: "regions",
+    name: "data_offset",
+    offset: DESC_DATA_OFFSET,
+    detail: MISALIGNED,
+};
+static BAKED_REGION_OUT_OF_BOUNDS: ErrorSite = ErrorSite {
+    code: "baked-region-out-of-bounds",
+    table: "regions",
+    name: "data_offset",
+    offset: DESC_DATA_OFFSET,
+    detail: DetailKind::Range("total_bytes"),
+};
+static ARENA_OVERFLOW: ErrorSite = ErrorSite {
+    code: "arena-overflow",
+    table: "regions",
+    name: "size",
+    offset: DESC_SIZE,
+    detail: DetailKind::Short,
+};
+
+/// `Detail::Compare { lhs: address, rhs: address % 16 }`, read "npu address % 0x10 = k".
+const MISALIGNED: DetailKind = DetailKind::Compare(&["npu address", "% 0x10 =", ""]);
+
+/// The byte offset of descriptor `index` (< 8) in the region table (its fields' offsets are
+/// added by the error site).
+#[inline]
+fn desc_base(index: usize) -> u64 {
+    REGION_TABLE.wrapping_add(REGION_DESC_BYTES.wrapping_mul(index as u64))
+}
+
+/// [`ARENA_ALIGN`] as a usize.
+const ALIGN: usize = ARENA_ALIGN as usize;
+
+/// A region as the binder takes it: a [`RegionSpec`], or a descriptor of a validated NPU1
+/// blob (read where it lies, in the same pass that binds it).
+trait Bindable<'b> {
+    /// Its role and source; `None` for a BAKED descriptor whose bytes are not in the blob.
+    fn spec(&self) -> Option<RegionSpec<'b>>;
+    /// `(data_offset, size)`, for the error when [`Self::spec`] is `None`.
+    fn bounds(&self) -> (u64, u64);
+}
+
+impl<'b> Bindable<'b> for RegionSpec<'b> {
+    #[inline]
+    fn spec(&self) -> Option<RegionSpec<'b>> {
+        Some(*self)
+    }
+    #[inline]
+    fn bounds(&self) -> (u64, u64) {
+        (0, 0)
+    }
+}
+
+impl<'b> Bindable<'b> for Region<'b> {
+    #[inline]
+    fn spec(&self) -> Option<RegionSpec<'b>> {
+        spec_of(self)
+    }
+    #[inline]
+    fn bounds(&self) -> (u64, u64) {
+        (u64::from(self.data_offset()), u64::from(self.size()))
+    }
+}
+
+/// What binding found besides the regions: the stream's NPU address, the region count and
+/// the arena bytes used.
+#[derive(Clone, Copy, Debug)]
+struct Head {
+    cmd_npu: u64,
+    count: u8,
     arena_used: usize,
 }
 
-fn desc_offset(index: usize, field: u64) -> u64 {
-    REGION_TABLE
-        .saturating_add(REGION_DESC_BYTES.saturating_mul(index as u64))
-        .saturating_add(field)
+/// The binder: the region count and the stream first, then each region in index order,
+/// handed to `each` as soon as it is placed; `finish` makes the result from the [`Head`].
+/// Every error is built straight into the caller's `Result<R, Error>`, so nothing large is
+/// moved. `total` is the blob length, for a baked region outside it.
+#[allow(
+    clippy::result_large_err,
+    reason = "npuschema_core::Error is the project-wide, Copy error type"
+)]
+#[inline(always)]
+fn carve<'b, T, I, M, R>(
+    cmd_stream: &'b [u8],
+    items: I,
+    total: u64,
+    arena: &[u8],
+    map: &M,
+    mut each: impl FnMut(usize, Slot<'b>),
+    finish: impl FnOnce(Head) -> R,
+) -> Result<R, Error>
+where
+    T: Bindable<'b>,
+    I: ExactSizeIterator<Item = T>,
+    M: AddressMap + ?Sized,
+{
+    let count = items.len();
+    let Some(count8) = u8::try_from(count).ok().filter(|_| count <= MAX_REGIONS) else {
+        return fail(&TOO_MANY_REGIONS, 0, count as u64, MAX_REGIONS as u64, 0, 0);
+    };
+    let cmd_npu = map.npu_address(cmd_stream.as_ptr().addr());
+    if !cmd_npu.is_multiple_of(ARENA_ALIGN) {
+        return fail(
+            &MISALIGNED_COMMAND_STREAM,
+            0,
+            cmd_npu,
+            cmd_npu % ARENA_ALIGN,
+            0,
+            0,
+        );
+    }
+    let arena_npu = map.npu_address(arena.as_ptr().addr());
+    // Bytes from the arena's start to the end of the last non-empty runtime region: at most
+    // the arena's length, so a usize, as is every offset below (the padding is < 16).
+    let mut cursor: usize = 0;
+    for (index, item) in items.enumerate() {
+        let base = desc_base(index);
+        let Some(spec) = item.spec() else {
+            let (start, len) = item.bounds();
+            return fail(&BAKED_REGION_OUT_OF_BOUNDS, base, start, len, total, index);
+        };
+        let (npu, place) = match spec.source {
+            RegionSource::Baked(data) => {
+                let npu = map.npu_address(data.as_ptr().addr());
+                if !npu.is_multiple_of(ARENA_ALIGN) {
+                    let rem = npu % ARENA_ALIGN;
+                    return fail(&MISALIGNED_BAKED_REGION, base, npu, rem, 0, index);
+                }
+                (npu, Place::Baked(data))
+            }
+            RegionSource::Runtime(size) => {
+                // Pad the cursor so that its NPU address is aligned: the padding depends only
+                // on the address's low bits. The region's NPU address is then
+                // `align16(npu(arena) + cursor)`, which must not pass 2^64.
+                let pad = (arena_npu as usize).wrapping_add(cursor).wrapping_neg() % ALIGN;
+                let offset = cursor.wrapping_add(pad);
+                let available = arena.len().saturating_sub(offset);
+                let Some(npu) = arena_npu.checked_add(offset as u64) else {
+                    return fail(&ARENA_OVERFLOW, base, size, 0, 0, index);
+                };
+                // It fits when `offset + size <= arena.len()`.
+                let Some(len) = usize::try_from(size).ok().filter(|&l| l <= available) else {
+                    return fail(&ARENA_OVERFLOW, base, size, available as u64, 0, index);
+                };
+                // A zero-size region takes no room: it gets the next aligned address (at most
+                // 15 bytes past the arena's end, never dereferenced) and leaves the cursor
+                // alone.
+                if len > 0 {
+                    cursor = offset.wrapping_add(len);
+                }
+                (npu, Place::Runtime { offset, len })
+            }
+        };
+        each(
+            index,
+            Slot {
+                npu,
+                place,
+                role: spec.role,
+            },
+        );
+    }
+    Ok(finish(Head {
+        cmd_npu,
+        count: count8,
+        arena_used: cursor,
+    }))
 }
 
-fn misaligned(address: u64) -> Detail {
-    Detail::Compare {
-        lhs: Some(address),
-        rhs: Some(address % ARENA_ALIGN),
-        names: &["npu address", "% 0x10 =", ""],
+/// What [`bind_each`] returns besides the regions it handed out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound<'b> {
+    /// The command stream (in the blob).
+    pub cmd_stream: &'b [u8],
+    /// Its NPU address (`QBASE`).
+    pub cmd_npu_address: u64,
+    /// MACs per cycle the stream was compiled for; 0 = unspecified.
+    pub accel_macs: u32,
+    /// Number of regions bound (at most 8).
+    pub region_count: usize,
+    /// Bytes of the arena in use, as [`Job::arena_used`].
+    pub arena_used: usize,
+}
+
+/// Bind a validated NPU1 blob into `arena` exactly as [`Job::bind_with`] does (same checks,
+/// addresses and errors), handing each region to `each` as it is placed, in index order,
+/// instead of keeping it.
+///
+/// For callers that pass the addresses on themselves and keep no [`Job`] (a C ABI, a table
+/// in the caller's memory): nothing stays borrowed after the call, so keeping the blob and
+/// the arena alive and untouched while the NPU uses them is up to the caller. Otherwise use
+/// [`Job`], which makes the borrow checker do that. No job is built or copied, so this is
+/// also the smallest binder on a microcontroller.
+///
+/// # Errors
+///
+/// As [`Job::bind_with`]. Regions before the failing one have been handed to `each`.
+#[allow(
+    clippy::result_large_err,
+    reason = "npuschema_core::Error is the project-wide, Copy error type"
+)]
+pub fn bind_each<'b, M, F>(
+    blob: Npu1<'b>,
+    arena: &mut [u8],
+    map: &M,
+    mut each: F,
+) -> Result<Bound<'b>, Error>
+where
+    M: AddressMap + ?Sized,
+    F: FnMut(BoundRegion),
+{
+    let arena_cpu = arena.as_ptr().addr();
+    let cmd_stream = blob.cmd_stream();
+    carve(
+        cmd_stream,
+        blob.regions(),
+        blob.as_bytes().len() as u64,
+        arena,
+        map,
+        |index, slot| {
+            if let Some(r) = slot.bound(index, arena_cpu) {
+                each(r);
+            }
+        },
+        |head| Bound {
+            cmd_stream,
+            cmd_npu_address: head.cmd_npu,
+            accel_macs: blob.header().accel().raw(),
+            region_count: usize::from(head.count),
+            arena_used: head.arena_used,
+        },
+    )
+}
+
+impl Slot<'_> {
+    /// The public view of this slot as region `index` of an arena starting at CPU address
+    /// `arena_cpu`.
+    #[inline]
+    fn bound(&self, index: usize, arena_cpu: usize) -> Option<BoundRegion> {
+        let (kind, cpu_address, size, arena_offset) = match self.place {
+            Place::Baked(d) => (RegionKind::Baked, d.as_ptr().addr(), d.len(), None),
+            Place::Runtime { offset, len } => (
+                RegionKind::Runtime,
+                arena_cpu.saturating_add(offset),
+                len,
+                Some(offset),
+            ),
+        };
+        Some(BoundRegion {
+            index: u8::try_from(index).ok()?,
+            role: self.role,
+            kind,
+            npu_address: self.npu,
+            cpu_address,
+            size: size as u64,
+            arena_offset,
+        })
     }
 }
 
@@ -278,30 +546,11 @@ impl<'b, 'a> Job<'b, 'a> {
         arena: &'a mut [u8],
         map: &M,
     ) -> Result<Self, Error> {
-        if let Some(bad) = blob.regions().find(|r| spec_of(r).is_none()) {
-            let index = bad.index() as usize;
-            return Err(Error::new(
-                "baked-region-out-of-bounds",
-                Field::indexed("regions", u64::from(bad.index()), "data_offset"),
-                desc_offset(index, DESC_DATA_OFFSET),
-                Detail::Range {
-                    start: u64::from(bad.data_offset()),
-                    len: u64::from(bad.size()),
-                    limit_name: "total_bytes",
-                    limit: blob.as_bytes().len() as u64,
-                },
-            ));
-        }
-        let specs = blob.regions().map(|r| {
-            spec_of(&r).unwrap_or(RegionSpec {
-                role: 0,
-                source: RegionSource::Runtime(0),
-            })
-        });
-        Self::bind_parts(
+        Self::bind_items(
             blob.cmd_stream(),
             blob.header().accel().raw(),
-            specs,
+            blob.regions(),
+            blob.as_bytes().len() as u64,
             arena,
             map,
         )
@@ -335,107 +584,50 @@ impl<'b, 'a> Job<'b, 'a> {
         I::IntoIter: ExactSizeIterator,
         M: AddressMap + ?Sized,
     {
-        let regions = regions.into_iter();
-        let count = regions.len();
-        if count > MAX_REGIONS {
-            return Err(Error::new(
-                "too-many-regions",
-                Field::plain("header.region_count"),
-                HEADER_REGION_COUNT,
-                Detail::Compare {
-                    lhs: Some(count as u64),
-                    rhs: Some(MAX_REGIONS as u64),
-                    names: &["region_count", ">", "BASEP slots"],
-                },
-            ));
-        }
+        Self::bind_items(cmd_stream, accel_macs, regions.into_iter(), 0, arena, map)
+    }
 
-        let cmd_npu = map.npu_address(cmd_stream.as_ptr().addr());
-        if !cmd_npu.is_multiple_of(ARENA_ALIGN) {
-            return Err(Error::new(
-                "misaligned-command-stream",
-                Field::plain("header.cmd_offset"),
-                HEADER_CMD_OFFSET,
-                misaligned(cmd_npu),
-            ));
-        }
-
-        let arena_cpu = arena.as_ptr().addr();
-        let arena_npu = map.npu_address(arena_cpu);
-        let arena_len = arena.len() as u64;
-        let mut cursor: u64 = 0;
-        let mut slots = [EMPTY_SLOT; MAX_REGIONS];
-        for ((index, spec), slot) in regions.enumerate().zip(slots.iter_mut()) {
-            *slot = match spec.source {
-                RegionSource::Baked(data) => {
-                    let cpu = data.as_ptr().addr();
-                    let npu = map.npu_address(cpu);
-                    if !npu.is_multiple_of(ARENA_ALIGN) {
-                        return Err(Error::new(
-                            "misaligned-baked-region",
-                            Field::indexed("regions", index as u64, "data_offset"),
-                            desc_offset(index, DESC_DATA_OFFSET),
-                            misaligned(npu),
-                        ));
-                    }
-                    Slot {
-                        role: spec.role,
-                        place: Place::Baked(data),
-                        npu,
-                        cpu,
-                    }
-                }
-                RegionSource::Runtime(size) => {
-                    let overflow = |available: u64| {
-                        Error::new(
-                            "arena-overflow",
-                            Field::indexed("regions", index as u64, "size"),
-                            desc_offset(index, DESC_SIZE),
-                            Detail::Short {
-                                needed: size,
-                                available,
-                            },
-                        )
-                    };
-                    // The NPU address of the cursor, rounded up; the padding is added to
-                    // the offset so that the *address* is aligned.
-                    let here = arena_npu.checked_add(cursor).ok_or_else(|| overflow(0))?;
-                    let aligned = align_up(here, ARENA_ALIGN).ok_or_else(|| overflow(0))?;
-                    let offset = cursor
-                        .checked_add(aligned.wrapping_sub(here))
-                        .ok_or_else(|| overflow(0))?;
-                    let available = arena_len.saturating_sub(offset);
-                    if size > available {
-                        return Err(overflow(available));
-                    }
-                    // A zero-size region takes no room: it gets the next aligned address
-                    // (at most 15 bytes past the arena's end, never dereferenced) and leaves
-                    // the cursor alone. Otherwise offset + size <= arena_len, a usize.
-                    if size > 0 {
-                        cursor = offset.saturating_add(size);
-                    }
-                    let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(size))
-                    else {
-                        return Err(overflow(available));
-                    };
-                    Slot {
-                        role: spec.role,
-                        place: Place::Runtime { offset, len },
-                        npu: aligned,
-                        cpu: arena_cpu.saturating_add(offset),
-                    }
-                }
-            };
-        }
-        let arena_used = usize::try_from(cursor).unwrap_or(arena.len());
-        Ok(Self {
-            cmd: cmd_stream,
-            cmd_npu,
-            accel_macs,
-            slots,
-            count,
+    #[allow(
+        clippy::result_large_err,
+        reason = "npuschema_core::Error is the project-wide, Copy error type"
+    )]
+    #[inline]
+    fn bind_items<T, I, M>(
+        cmd: &'b [u8],
+        accel_macs: u32,
+        items: I,
+        total: u64,
+        arena: &'a mut [u8],
+        map: &M,
+    ) -> Result<Self, Error>
+    where
+        T: Bindable<'b>,
+        I: ExactSizeIterator<Item = T>,
+        M: AddressMap + ?Sized,
+    {
+        // Unused slots are only a tag: nothing else of them is written.
+        let mut slots = [None; MAX_REGIONS];
+        let head = carve(
+            cmd,
+            items,
+            total,
             arena,
-            arena_used,
+            map,
+            |index, slot| {
+                if let Some(s) = slots.get_mut(index) {
+                    *s = Some(slot);
+                }
+            },
+            |head| head,
+        )?;
+        Ok(Self {
+            cmd,
+            cmd_npu: head.cmd_npu,
+            arena,
+            arena_used: head.arena_used,
+            accel_macs,
+            count: head.count,
+            slots,
         })
     }
 
@@ -460,7 +652,7 @@ impl<'b, 'a> Job<'b, 'a> {
     /// Number of bound regions (at most 8).
     #[must_use]
     pub fn region_count(&self) -> usize {
-        self.count
+        usize::from(self.count)
     }
 
     /// Bytes of the arena in use, from its start to the end of the last runtime region
@@ -471,39 +663,26 @@ impl<'b, 'a> Job<'b, 'a> {
     }
 
     fn slot(&self, index: usize) -> Option<&Slot<'b>> {
-        self.slots.get(..self.count)?.get(index)
+        self.slots.get(index)?.as_ref()
     }
 
     /// Region `index` as bound, or `None` past the last region.
     #[must_use]
     pub fn region(&self, index: usize) -> Option<BoundRegion> {
-        let s = self.slot(index)?;
-        let (kind, size, arena_offset) = match s.place {
-            Place::Baked(d) => (RegionKind::Baked, d.len() as u64, None),
-            Place::Runtime { offset, len } => (RegionKind::Runtime, len as u64, Some(offset)),
-        };
-        Some(BoundRegion {
-            index: u8::try_from(index).ok()?,
-            role: s.role,
-            kind,
-            npu_address: s.npu,
-            cpu_address: s.cpu,
-            size,
-            arena_offset,
-        })
+        self.slot(index)?.bound(index, self.arena.as_ptr().addr())
     }
 
     /// Every bound region, in index order.
     pub fn regions(&self) -> impl Iterator<Item = BoundRegion> + '_ {
-        (0..self.count).filter_map(|i| self.region(i))
+        (0..self.region_count()).filter_map(|i| self.region(i))
     }
 
     /// The index of the first region with `role`.
     #[must_use]
     pub fn find_role(&self, role: u32) -> Option<usize> {
         self.slots
-            .get(..self.count)?
             .iter()
+            .map_while(Option::as_ref)
             .position(|s| s.role == role)
     }
 

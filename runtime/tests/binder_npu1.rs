@@ -13,8 +13,8 @@
 use npuschema_core::{Detail, FNV1A32_OFFSET_BASIS, Field, fnv1a32};
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec as WSpec, Role};
 use npuschema_runtime::binder::{
-    AddressMap, ArenaSize, Job, MAX_REGIONS, RegionKind, RegionSource, RegionSpec, arena_size,
-    arena_size_at, arena_size_for,
+    AddressMap, ArenaSize, Identity, Job, MAX_REGIONS, RegionKind, RegionSource, RegionSpec,
+    arena_size, arena_size_at, arena_size_for, bind_each,
 };
 
 /// NPU_OP_STOP 0xFFFF: the smallest valid stream.
@@ -448,5 +448,53 @@ fn arena_size_for_a_layout_without_runtime_regions_is_zero() {
         arena_size_for(specs),
         None,
         "overflow is reported, not wrapped"
+    );
+}
+
+/// `bind_each` is the same binder as `Job::bind_with`: the regions it hands out are the job's,
+/// in order, and so are the stream, the arena use and every error.
+#[test]
+fn bind_each_hands_out_what_the_job_keeps() {
+    let bytes = sizes_blob();
+    let (buf, at) = placed(&bytes, 0);
+    let view = Npu1::validate(&buf[at..at + bytes.len()]).unwrap();
+    let mut storage = vec![0u8; 512];
+    for k in [0, 1, 8, 15] {
+        let arena = arena_at(&mut storage, k, 200);
+        let mut seen = Vec::new();
+        let bound = bind_each(view, arena, &Identity, |r| seen.push(r)).unwrap();
+        let job = Job::bind(view, arena).unwrap();
+        assert_eq!(seen, job.regions().collect::<Vec<_>>(), "arena at +{k}");
+        assert_eq!(bound.region_count, job.region_count());
+        assert_eq!(bound.arena_used, job.arena_used());
+        assert_eq!(bound.cmd_stream.as_ptr(), job.cmd_stream().as_ptr());
+        assert_eq!(bound.cmd_npu_address, job.cmd_npu_address());
+        assert_eq!(bound.accel_macs, job.accel_macs());
+    }
+    // Too small an arena: the same error, after the regions that fit.
+    let arena = arena_at(&mut storage, 1, 40);
+    let mut seen = 0;
+    let e = bind_each(view, arena, &Identity, |_| seen += 1).unwrap_err();
+    assert_eq!(Job::bind(view, arena).unwrap_err(), e);
+    assert_eq!(e.code, "arena-overflow");
+    assert_eq!(e.field, Field::indexed("regions", 2, "size"));
+    assert_eq!(seen, 2, "regions 0 and 1 were placed");
+    // A misaligned blob: the same error, nothing handed out.
+    let (buf, at) = placed(&bytes, 4);
+    let view = Npu1::validate(&buf[at..at + bytes.len()]).unwrap();
+    let mut arena = vec![0u8; 256];
+    let e = bind_each(view, &mut arena, &Identity, |_| panic!("nothing is bound")).unwrap_err();
+    assert_eq!(e.code, "misaligned-command-stream");
+    assert_eq!(Job::bind(view, &mut arena).unwrap_err(), e);
+}
+
+/// A job is much smaller than the one it replaced (448 bytes on 64-bit targets): one slot
+/// per region, and nothing per slot that can be derived.
+#[test]
+fn a_job_stays_small() {
+    assert!(
+        std::mem::size_of::<Job<'_, '_>>() <= 384,
+        "{}",
+        std::mem::size_of::<Job<'_, '_>>()
     );
 }
