@@ -19,6 +19,8 @@ pub mod status {
     pub const NULL: i32 = -1;
     /// The writer could not write (buffer too small, or a size over 32 bits).
     pub const WRITE: i32 = -2;
+    /// The Ethos-U55 driver reported an error (probe, reset, configuration or the run).
+    pub const DRIVER: i32 = -3;
 }
 
 /// Up to eight bound regions, laid out like the C peer's `npu1_job_t`.
@@ -200,6 +202,48 @@ pub unsafe extern "C" fn npu1_validate_job(
     // SAFETY: `out` is non-null and valid for writes by contract.
     unsafe { out.write(o) };
     status::OK
+}
+
+/// One inference the way firmware does it: validate the blob, bind it into the arena
+/// ([`Job::bind`]), initialise the Ethos-U55 at `npu_base` (probe, soft reset, PROT, AXI
+/// limits) and run the job to completion by polling STATUS. Returns 0, a validation or
+/// binding status, or [`status::DRIVER`] when the driver reports an error. Measured by
+/// `scripts/code-size` as "npu1 validate+bind+driver".
+///
+/// # Safety
+/// As [`npu1_validate_bind`] for `blob` and `arena`; `npu_base` must satisfy the contract of
+/// [`npuschema_runtime::mmio::Mmio::new`] (the address of an Ethos-U55 register block).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_run(
+    blob: *const u8,
+    len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    npu_base: usize,
+) -> i32 {
+    use npuschema_runtime::driver::{Driver, DriverOptions, NoCache};
+    use npuschema_runtime::mmio::Mmio;
+    // SAFETY: forwarded from this function's contract.
+    let Some(blob) = (unsafe { bytes(blob, len) }) else {
+        return status::NULL;
+    };
+    if arena.is_null() {
+        return status::NULL;
+    }
+    // SAFETY: non-null; the caller guarantees `arena_len` writable, unaliased bytes.
+    let arena = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
+    let mut job = match Npu1::validate(blob).and_then(|v| Job::bind(v, arena)) {
+        Ok(j) => j,
+        Err(e) => return error_status(&e),
+    };
+    // SAFETY: `npu_base` is an Ethos-U55 register block by this function's contract, and
+    // this is the only `Mmio` driving it.
+    let regs = unsafe { Mmio::new(npu_base) };
+    let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
+    match npu.init().and_then(|_| npu.run(&mut job)) {
+        Ok(_) => status::OK,
+        Err(_) => status::DRIVER,
+    }
 }
 
 /// Write a two-region NPU1 blob (baked `weights`, a runtime scratch region of
