@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
-use crate::schema::{Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef};
+use crate::schema::{
+    Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef,
+};
 use crate::yaml::Pos;
 
 /// What a field's type turned out to be.
@@ -102,7 +104,12 @@ impl Checked {
     }
     /// The table (or collection) named `name`.
     pub fn table(&self, name: &str) -> Option<&Table> {
-        self.schema.file.tables.iter().find(|t| t.name.text == name).or_else(|| self.collections.iter().find(|t| t.name.text == name))
+        self.schema
+            .file
+            .tables
+            .iter()
+            .find(|t| t.name.text == name)
+            .or_else(|| self.collections.iter().find(|t| t.name.text == name))
     }
     /// The file's layouts: the file itself and each variant's.
     pub fn files(&self) -> Vec<&File> {
@@ -150,7 +157,10 @@ impl FieldKind {
     }
     /// Whether it can be used as a number in expressions.
     pub fn numeric(self) -> bool {
-        !matches!(self, FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..))
+        !matches!(
+            self,
+            FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..)
+        )
     }
     /// The integer type it is stored as, when it is one word.
     pub fn int_ty(self, schema: &Schema) -> Option<IntTy> {
@@ -171,7 +181,11 @@ fn resolve(
     scope: Scope<'_>,
 ) -> Result<Resolved, String> {
     let field_in = |owner: Owner, sname: &str, rest: &[String]| -> Result<Resolved, String> {
-        let st = schema.structs.iter().find(|s| s.name.text == sname).ok_or_else(|| format!("struct `{sname}` is not defined"))?;
+        let st = schema
+            .structs
+            .iter()
+            .find(|s| s.name.text == sname)
+            .ok_or_else(|| format!("struct `{sname}` is not defined"))?;
         let Some((fname, bit)) = rest.split_first() else {
             return Err("a reference needs a field name".to_string());
         };
@@ -179,10 +193,21 @@ fn resolve(
             if let (Some(ci), []) = (st.composed.iter().position(|c| &c.name.text == fname), bit) {
                 return Ok(Resolved::Composed(owner, ci));
             }
-            let known: Vec<&str> = st.fields.iter().map(|f| f.name.text.as_str()).chain(st.composed.iter().map(|c| c.name.text.as_str())).collect();
-            return Err(format!("`{sname}` has no field `{fname}` (fields: {})", known.join(", ")));
+            let known: Vec<&str> = st
+                .fields
+                .iter()
+                .map(|f| f.name.text.as_str())
+                .chain(st.composed.iter().map(|c| c.name.text.as_str()))
+                .collect();
+            return Err(format!(
+                "`{sname}` has no field `{fname}` (fields: {})",
+                known.join(", ")
+            ));
         };
-        let kind = layouts.get(sname).and_then(|l| l.fields.get(fi)).map(|f| f.1);
+        let kind = layouts
+            .get(sname)
+            .and_then(|l| l.fields.get(fi))
+            .map(|f| f.1);
         match bit {
             [] => {
                 if kind.is_some_and(|k| !k.numeric()) {
@@ -193,25 +218,35 @@ fn resolve(
             [b] => match kind {
                 Some(FieldKind::Flags(i)) => {
                     let fl = &schema.flags[i];
-                    let bi = fl.bits.iter().position(|x| &x.name.text == b).ok_or_else(|| {
-                        format!("flags `{}` has no bit `{b}`", fl.name.text)
-                    })?;
+                    let bi = fl
+                        .bits
+                        .iter()
+                        .position(|x| &x.name.text == b)
+                        .ok_or_else(|| format!("flags `{}` has no bit `{b}`", fl.name.text))?;
                     Ok(Resolved::FlagBit(owner, fi, bi))
                 }
                 Some(FieldKind::Bits(i)) => {
                     let bf = schema.bitfields.get(i).ok_or("undefined bitfields type")?;
-                    let bi = bf.fields.iter().position(|x| &x.name.text == b).ok_or_else(|| {
-                        format!("bitfields `{}` has no range `{b}`", bf.name.text)
-                    })?;
+                    let bi = bf
+                        .fields
+                        .iter()
+                        .position(|x| &x.name.text == b)
+                        .ok_or_else(|| {
+                            format!("bitfields `{}` has no range `{b}`", bf.name.text)
+                        })?;
                     Ok(Resolved::BitField(owner, fi, bi))
                 }
-                _ => Err(format!("`{fname}.{b}`: only a flags or bitfields field has named parts")),
+                _ => Err(format!(
+                    "`{fname}.{b}`: only a flags or bitfields field has named parts"
+                )),
             },
             _ => Err(format!("`{}` has too many parts", path.join("."))),
         }
     };
     match path {
-        [one] if one == "len" && !matches!(scope, Scope::RecordOnly(_)) => return Ok(Resolved::Len),
+        [one] if one == "len" && !matches!(scope, Scope::RecordOnly(_)) => {
+            return Ok(Resolved::Len);
+        }
         [one] => {
             if let Some(i) = schema.constants.iter().position(|c| &c.name.text == one) {
                 return Ok(Resolved::Const(i));
@@ -223,15 +258,40 @@ fn resolve(
         if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
             return field_in(Owner::Header, &schema.file.header.text, rest);
         }
-        if let (Some(ti), Some((k, rest))) = (schema.file.tables.iter().position(|t| &t.name.text == first), rest.split_first()) {
-            if let (Ok(k), true) = (k.parse::<u64>(), matches!(scope, Scope::Top | Scope::Record(_))) {
-                let rec = schema.file.tables.get(ti).map_or("", |t| t.record.text.as_str());
+        if let (Some(ti), Some((k, rest))) = (
+            schema
+                .file
+                .tables
+                .iter()
+                .position(|t| &t.name.text == first),
+            rest.split_first(),
+        ) {
+            if let (Ok(k), true) = (
+                k.parse::<u64>(),
+                matches!(scope, Scope::Top | Scope::Record(_)),
+            ) {
+                let rec = schema
+                    .file
+                    .tables
+                    .get(ti)
+                    .map_or("", |t| t.record.text.as_str());
                 return field_in(Owner::Element(ti, k), rec, rest);
             }
         }
-        if let Some(ri) = schema.file.ext.records.iter().position(|r| &r.name.text == first) {
+        if let Some(ri) = schema
+            .file
+            .ext
+            .records
+            .iter()
+            .position(|r| &r.name.text == first)
+        {
             if matches!(scope, Scope::Top | Scope::Record(_)) {
-                let st = schema.file.ext.records.get(ri).map_or("", |r| r.strukt.text.as_str());
+                let st = schema
+                    .file
+                    .ext
+                    .records
+                    .get(ri)
+                    .map_or("", |r| r.strukt.text.as_str());
                 return field_in(Owner::Located(ri), st, rest);
             }
         }
@@ -272,7 +332,13 @@ fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
         unresolved |= kind.is_none();
         if kind.is_none() {
             if let TypeRef::Named(n) = &f.ty {
-                d.error(f.ty_pos, format!("undefined enum or flags type `{n}` for field `{}`", f.name.text));
+                d.error(
+                    f.ty_pos,
+                    format!(
+                        "undefined enum or flags type `{n}` for field `{}`",
+                        f.name.text
+                    ),
+                );
             }
         }
         let kind = kind.unwrap_or(FieldKind::Bytes(0));
@@ -280,7 +346,11 @@ fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
         let at = match f.offset {
             Some((stated, pos)) => {
                 if stated < cursor {
-                    let other = spans.iter().find(|s| stated < s.1 && stated + width > s.0).map(|s| s.2).unwrap_or("the previous field");
+                    let other = spans
+                        .iter()
+                        .find(|s| stated < s.1 && stated + width > s.0)
+                        .map(|s| s.2)
+                        .unwrap_or("the previous field");
                     d.error(
                         pos,
                         format!(
@@ -309,17 +379,32 @@ fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
     if let Some((stated, pos)) = st.size {
         // With an undefined type the layout is unknown: the size would be a follow-on error.
         if stated != cursor && !unresolved {
-            d.error(pos, format!("struct `{}` states size {stated} but its fields take {cursor} bytes", st.name.text));
+            d.error(
+                pos,
+                format!(
+                    "struct `{}` states size {stated} but its fields take {cursor} bytes",
+                    st.name.text
+                ),
+            );
         }
     }
-    Layout { size: cursor, fields }
+    Layout {
+        size: cursor,
+        fields,
+    }
 }
 
 fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut Diags) {
     let mut seen: HashMap<&str, Pos> = HashMap::new();
     for n in names {
         if let Some(first) = seen.get(n.text.as_str()) {
-            d.error(n.pos, format!("duplicate name `{}`: {what} (first defined at line {})", n.text, first.line));
+            d.error(
+                n.pos,
+                format!(
+                    "duplicate name `{}`: {what} (first defined at line {})",
+                    n.text, first.line
+                ),
+            );
         } else {
             seen.insert(&n.text, n.pos);
         }
@@ -327,49 +412,117 @@ fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut 
 }
 
 fn check_enum(e: &Enum, d: &mut Diags) {
-    dup_check(e.values.iter().map(|v| &v.name), &format!("a value of enum `{}`", e.name.text), d);
+    dup_check(
+        e.values.iter().map(|v| &v.name),
+        &format!("a value of enum `{}`", e.name.text),
+        d,
+    );
     let mut seen: HashMap<u64, &str> = HashMap::new();
     for v in &e.values {
         if e.repr.signed() || v.value > e.repr.max_unsigned() {
             if v.value > e.repr.max_unsigned() {
-                d.error(v.value_pos, format!("value {} of `{}` does not fit the enum's repr {}", v.value, v.name.text, e.repr.rust()));
+                d.error(
+                    v.value_pos,
+                    format!(
+                        "value {} of `{}` does not fit the enum's repr {}",
+                        v.value,
+                        v.name.text,
+                        e.repr.rust()
+                    ),
+                );
             }
         }
         if let Some(other) = seen.insert(v.value, &v.name.text) {
-            d.error(v.value_pos, format!("value {} of `{}` is already used by `{other}`", v.value, v.name.text));
+            d.error(
+                v.value_pos,
+                format!(
+                    "value {} of `{}` is already used by `{other}`",
+                    v.value, v.name.text
+                ),
+            );
         }
     }
 }
 
 fn check_flags(f: &Flags, d: &mut Diags) {
-    dup_check(f.bits.iter().map(|b| &b.name), &format!("a bit of flags `{}`", f.name.text), d);
+    dup_check(
+        f.bits.iter().map(|b| &b.name),
+        &format!("a bit of flags `{}`", f.name.text),
+        d,
+    );
     for b in &f.bits {
         if b.bit >= 8 * f.repr.bytes() {
-            d.error(b.bit_pos, format!("bit {} of `{}` does not fit the flags' repr {}", b.bit, b.name.text, f.repr.rust()));
+            d.error(
+                b.bit_pos,
+                format!(
+                    "bit {} of `{}` does not fit the flags' repr {}",
+                    b.bit,
+                    b.name.text,
+                    f.repr.rust()
+                ),
+            );
         }
     }
 }
 
-fn check_calls(c: &Checked, e: &Expr, scope: Scope<'_>, what: &str, at: &ExprAt, d: &mut Diags) -> bool {
+fn check_calls(
+    c: &Checked,
+    e: &Expr,
+    scope: Scope<'_>,
+    what: &str,
+    at: &ExprAt,
+    d: &mut Diags,
+) -> bool {
     match e {
         Expr::Num(_) | Expr::Ref(_) => true,
         Expr::Not(x) => check_calls(c, x, scope, what, at, d),
-        Expr::Bin(_, l, r) => check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d),
+        Expr::Bin(_, l, r) => {
+            check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d)
+        }
         Expr::Call(f, args) => match (f.as_str(), args.as_slice()) {
-            ("count", [Expr::Ref(p)]) if p.len() == 1 && c.collections.iter().any(|t| p.first() == Some(&t.name.text)) => true,
+            ("count", [Expr::Ref(p)])
+                if p.len() == 1
+                    && c.collections
+                        .iter()
+                        .any(|t| p.first() == Some(&t.name.text)) =>
+            {
+                true
+            }
             ("count", _) => {
-                d.error(at.pos, format!("{what} `{}`: count() takes one collection name", at.text));
+                d.error(
+                    at.pos,
+                    format!("{what} `{}`: count() takes one collection name", at.text),
+                );
                 false
             }
-            ("end", [Expr::Ref(p)]) if p.len() == 1 && c.schema.file.ext.records.iter().any(|r| p.first() == Some(&r.name.text)) => true,
+            ("end", [Expr::Ref(p)])
+                if p.len() == 1
+                    && c.schema
+                        .file
+                        .ext
+                        .records
+                        .iter()
+                        .any(|r| p.first() == Some(&r.name.text)) =>
+            {
+                true
+            }
             ("end", _) => {
-                d.error(at.pos, format!("{what} `{}`: end() takes one located record name", at.text));
+                d.error(
+                    at.pos,
+                    format!("{what} `{}`: end() takes one located record name", at.text),
+                );
                 false
             }
             ("if", [cond, a, b]) => {
-                let ok = check_calls(c, cond, scope, what, at, d) & check_calls(c, a, scope, what, at, d) & check_calls(c, b, scope, what, at, d);
-                if ok && (!is_bool(c, cond, scope) || is_bool(c, a, scope) || is_bool(c, b, scope)) {
-                    d.error(at.pos, format!("{what} `{}`: if(condition, number, number)", at.text));
+                let ok = check_calls(c, cond, scope, what, at, d)
+                    & check_calls(c, a, scope, what, at, d)
+                    & check_calls(c, b, scope, what, at, d);
+                if ok && (!is_bool(c, cond, scope) || is_bool(c, a, scope) || is_bool(c, b, scope))
+                {
+                    d.error(
+                        at.pos,
+                        format!("{what} `{}`: if(condition, number, number)", at.text),
+                    );
                     return false;
                 }
                 ok
@@ -382,7 +535,14 @@ fn check_calls(c: &Checked, e: &Expr, scope: Scope<'_>, what: &str, at: &ExprAt,
     }
 }
 
-pub(crate) fn check_expr(c: &Checked, e: &ExprAt, scope: Scope<'_>, want_bool: bool, what: &str, d: &mut Diags) {
+pub(crate) fn check_expr(
+    c: &Checked,
+    e: &ExprAt,
+    scope: Scope<'_>,
+    want_bool: bool,
+    what: &str,
+    d: &mut Diags,
+) {
     let mut ok = check_calls(c, &e.expr, scope, what, e, d);
     for p in e.expr.refs() {
         if let Err(msg) = c.resolve(p, scope) {
@@ -391,7 +551,11 @@ pub(crate) fn check_expr(c: &Checked, e: &ExprAt, scope: Scope<'_>, want_bool: b
         }
     }
     if ok && is_bool(c, &e.expr, scope) != want_bool {
-        let want = if want_bool { "a condition (a comparison or a flag bit)" } else { "a number" };
+        let want = if want_bool {
+            "a condition (a comparison or a flag bit)"
+        } else {
+            "a number"
+        };
         d.error(e.pos, format!("{what} `{}` must be {want}", e.text));
     }
 }
@@ -419,7 +583,13 @@ pub(crate) struct StepState {
 
 /// Located records named by an expression that no earlier `record_fits` bound, and table
 /// elements read before their `table_fits` or tested as flag bits.
-pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &StepState, d: &mut Diags) {
+pub(crate) fn unbound_records(
+    c: &Checked,
+    e: &ExprAt,
+    scope: Scope<'_>,
+    st: &StepState,
+    d: &mut Diags,
+) {
     fn ends<'a>(e: &'a Expr, out: &mut Vec<&'a str>) {
         match e {
             Expr::Call(f, args) => {
@@ -456,7 +626,13 @@ pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &St
     ends(&e.expr, &mut names);
     for n in names {
         if !st.records_bound.iter().any(|r| r == n) {
-            d.error(e.pos, format!("`{}` reads the end of record `{n}` before the record_fits step that places it", e.text));
+            d.error(
+                e.pos,
+                format!(
+                    "`{}` reads the end of record `{n}` before the record_fits step that places it",
+                    e.text
+                ),
+            );
         }
     }
     let mut names = Vec::new();
@@ -471,16 +647,30 @@ pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &St
             Ok(Resolved::FlagBit(Owner::Element(..), _, _)) => {
                 d.error(e.pos, format!("`{}`: a table element's flag bits cannot be tested (compare its value instead)", e.text));
             }
-            Ok(Resolved::Field(Owner::Element(ti, _), _) | Resolved::Composed(Owner::Element(ti, _), _) | Resolved::BitField(Owner::Element(ti, _), _, _)) => {
-                let Some(t) = c.schema.file.tables.get(ti) else { continue };
+            Ok(
+                Resolved::Field(Owner::Element(ti, _), _)
+                | Resolved::Composed(Owner::Element(ti, _), _)
+                | Resolved::BitField(Owner::Element(ti, _), _, _),
+            ) => {
+                let Some(t) = c.schema.file.tables.get(ti) else {
+                    continue;
+                };
                 if !st.tables_fitted.contains(&t.name.text) {
                     d.error(e.pos, format!("`{}` reads table `{}` before the table_fits step that makes it safe to read", e.text, t.name.text));
                 }
             }
             _ => {}
         }
-        if let Ok(Resolved::Field(Owner::Located(i), _) | Resolved::Composed(Owner::Located(i), _) | Resolved::BitField(Owner::Located(i), _, _) | Resolved::FlagBit(Owner::Located(i), _, _)) = c.resolve(p, scope) {
-            let Some(r) = c.schema.file.ext.records.get(i) else { continue };
+        if let Ok(
+            Resolved::Field(Owner::Located(i), _)
+            | Resolved::Composed(Owner::Located(i), _)
+            | Resolved::BitField(Owner::Located(i), _, _)
+            | Resolved::FlagBit(Owner::Located(i), _, _),
+        ) = c.resolve(p, scope)
+        {
+            let Some(r) = c.schema.file.ext.records.get(i) else {
+                continue;
+            };
             if !st.records_bound.contains(&r.name.text) {
                 d.error(e.pos, format!("`{}` reads record `{}` before the record_fits step that makes it safe to read", e.text, r.name.text));
             }
@@ -488,7 +678,13 @@ pub(crate) fn unbound_records(c: &Checked, e: &ExprAt, scope: Scope<'_>, st: &St
     }
 }
 
-pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mut StepState, d: &mut Diags) {
+pub(crate) fn check_steps(
+    c: &Checked,
+    steps: &[Step],
+    scope: Scope<'_>,
+    st: &mut StepState,
+    d: &mut Diags,
+) {
     let file = &c.schema.file;
     for s in steps {
         for e in step_exprs(c, s) {
@@ -500,23 +696,39 @@ pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mu
                 check_expr(c, field, scope, false, "expect", d);
                 check_expr(c, equals, scope, false, "equals", d);
                 let composed = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Composed(..))));
-                if single_field(c, &field.expr, scope).is_none() && !composed && resolves(c, &field.expr, scope) {
-                    d.error(field.pos, format!("expect `{}` must name one field", field.text));
+                if single_field(c, &field.expr, scope).is_none()
+                    && !composed
+                    && resolves(c, &field.expr, scope)
+                {
+                    d.error(
+                        field.pos,
+                        format!("expect `{}` must name one field", field.text),
+                    );
                 }
             }
             Step::Assert { expr, field, .. } => {
                 check_expr(c, expr, scope, true, "assert", d);
                 if !matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison()) {
-                    d.error(expr.pos, format!("assert `{}` must be one comparison", expr.text));
+                    d.error(
+                        expr.pos,
+                        format!("assert `{}` must be one comparison", expr.text),
+                    );
                 }
-                if single_field(c, &field.expr, scope).is_none() && resolves(c, &field.expr, scope) {
-                    d.error(field.pos, format!("field `{}` must name one field", field.text));
+                if single_field(c, &field.expr, scope).is_none() && resolves(c, &field.expr, scope)
+                {
+                    d.error(
+                        field.pos,
+                        format!("field `{}` must name one field", field.text),
+                    );
                 }
             }
             Step::TableFits { table, within, .. } => {
                 check_expr(c, within, scope, false, "within", d);
                 if !file.tables.iter().any(|t| t.name.text == table.text) {
-                    d.error(table.pos, format!("table_fits names `{}`, which is not a table", table.text));
+                    d.error(
+                        table.pos,
+                        format!("table_fits names `{}`, which is not a table", table.text),
+                    );
                 }
                 st.tables_fitted.push(table.text.clone());
             }
@@ -524,7 +736,10 @@ pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mu
                 check_expr(c, within, scope, false, "within", d);
                 st.ranges_fitted.push(range.text.clone());
                 match file.ranges.iter().find(|r| r.name.text == range.text) {
-                    None => d.error(range.pos, format!("range_fits names `{}`, which is not a range", range.text)),
+                    None => d.error(
+                        range.pos,
+                        format!("range_fits names `{}`, which is not a range", range.text),
+                    ),
                     Some(r) => {
                         let here = match scope {
                             Scope::Record(t) => Some(t.name.text.as_str()),
@@ -536,8 +751,15 @@ pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mu
                                 format!(
                                     "range `{}` belongs to {}; check it {}",
                                     range.text,
-                                    r.table.as_ref().map_or("the file".to_string(), |t| format!("table `{}`", t.text)),
-                                    if r.table.is_some() { "inside that table's for_each" } else { "at file level" }
+                                    r.table.as_ref().map_or("the file".to_string(), |t| format!(
+                                        "table `{}`",
+                                        t.text
+                                    )),
+                                    if r.table.is_some() {
+                                        "inside that table's for_each"
+                                    } else {
+                                        "at file level"
+                                    }
                                 ),
                             );
                         }
@@ -546,28 +768,48 @@ pub(crate) fn check_steps(c: &Checked, steps: &[Step], scope: Scope<'_>, st: &mu
             }
             Step::Checksum { checksum, .. } => {
                 if !file.checksums.iter().any(|x| x.name.text == checksum.text) {
-                    d.error(checksum.pos, format!("checksum `{}` is not defined", checksum.text));
+                    d.error(
+                        checksum.pos,
+                        format!("checksum `{}` is not defined", checksum.text),
+                    );
                 }
             }
             Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => {
                 let want_flags = matches!(s, Step::FlagsKnown { .. });
-                if matches!(single_field(c, &field.expr, scope), Some((Owner::Element(..), _))) {
-                    d.error(field.pos, format!("`{}`: check a table element's field inside the table's for_each", field.text));
+                if matches!(
+                    single_field(c, &field.expr, scope),
+                    Some((Owner::Element(..), _))
+                ) {
+                    d.error(
+                        field.pos,
+                        format!(
+                            "`{}`: check a table element's field inside the table's for_each",
+                            field.text
+                        ),
+                    );
                 }
                 check_expr(c, field, scope, false, "field", d);
-                let kind = single_field(c, &field.expr, scope).and_then(|(o, i)| field_kind_of(c, o, i, scope));
+                let kind = single_field(c, &field.expr, scope)
+                    .and_then(|(o, i)| field_kind_of(c, o, i, scope));
                 let ok = match kind {
                     Some(FieldKind::Flags(_)) => want_flags,
                     Some(FieldKind::Enum(e)) => !want_flags && !c.schema.enums[e].open,
                     _ => false,
                 };
                 if !ok {
-                    let want = if want_flags { "a flags field" } else { "a field of a closed enum" };
+                    let want = if want_flags {
+                        "a flags field"
+                    } else {
+                        "a field of a closed enum"
+                    };
                     d.error(field.pos, format!("`{}` must be {want}", field.text));
                 }
             }
             Step::ForEach { table, steps } => match c.table(&table.text) {
-                None => d.error(table.pos, format!("for_each names `{}`, which is not a table", table.text)),
+                None => d.error(
+                    table.pos,
+                    format!("for_each names `{}`, which is not a table", table.text),
+                ),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
                         d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
@@ -596,7 +838,11 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         }
         Step::RangeFits { range, within, .. } => {
             let mut v = vec![within];
-            if let Some(r) = file.ranges.iter().find(|r| r.name.text == range.text && r.table.is_none()) {
+            if let Some(r) = file
+                .ranges
+                .iter()
+                .find(|r| r.name.text == range.text && r.table.is_none())
+            {
                 v.extend([&r.offset, &r.length]);
             }
             v
@@ -622,47 +868,100 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
         (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
         (Owner::Record, Scope::Top) => return None,
     };
-    c.layouts.get(&sname).and_then(|l| l.fields.get(idx)).map(|f| f.1)
+    c.layouts
+        .get(&sname)
+        .and_then(|l| l.fields.get(idx))
+        .map(|f| f.1)
 }
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
-    let types = schema.enums.iter().map(|e| &e.name).chain(schema.flags.iter().map(|f| &f.name)).chain(schema.bitfields.iter().map(|f| &f.name)).chain(schema.structs.iter().map(|s| &s.name));
+    let types = schema
+        .enums
+        .iter()
+        .map(|e| &e.name)
+        .chain(schema.flags.iter().map(|f| &f.name))
+        .chain(schema.bitfields.iter().map(|f| &f.name))
+        .chain(schema.structs.iter().map(|s| &s.name));
     dup_check(types, "a type", d);
     for c in &schema.constants {
         if c.value > c.ty.max_unsigned() {
-            d.error(c.value_pos, format!("constant `{}` = {} does not fit its type {}", c.name.text, c.value, c.ty.rust()));
+            d.error(
+                c.value_pos,
+                format!(
+                    "constant `{}` = {} does not fit its type {}",
+                    c.name.text,
+                    c.value,
+                    c.ty.rust()
+                ),
+            );
         }
     }
     schema.enums.iter().for_each(|e| check_enum(e, d));
     schema.flags.iter().for_each(|f| check_flags(f, d));
-    schema.bitfields.iter().for_each(|b| crate::ext::check_bitfield(b, d));
+    schema
+        .bitfields
+        .iter()
+        .for_each(|b| crate::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
     for st in &schema.structs {
-        dup_check(st.fields.iter().map(|f| &f.name).chain(st.composed.iter().map(|c| &c.name)), &format!("a field of struct `{}`", st.name.text), d);
+        dup_check(
+            st.fields
+                .iter()
+                .map(|f| &f.name)
+                .chain(st.composed.iter().map(|c| &c.name)),
+            &format!("a field of struct `{}`", st.name.text),
+            d,
+        );
         let l = layout_of(&schema, st, d);
         crate::ext::check_struct(&schema, st, &l, d);
         layouts.insert(st.name.text.clone(), l);
     }
-    let mut c = Checked { collections: crate::ext::collections(&schema.file), schema, layouts, sha256, variants: Vec::new() };
+    let mut c = Checked {
+        collections: crate::ext::collections(&schema.file),
+        schema,
+        layouts,
+        sha256,
+        variants: Vec::new(),
+    };
     check_file(&c, d);
     if let Some(vs) = c.schema.file.ext.variants.clone() {
-        if !c.schema.file.tables.is_empty() || !c.schema.file.ranges.is_empty() || !c.schema.file.checksums.is_empty() || c.schema.file.writer.is_some() {
+        if !c.schema.file.tables.is_empty()
+            || !c.schema.file.ranges.is_empty()
+            || !c.schema.file.checksums.is_empty()
+            || c.schema.file.writer.is_some()
+        {
             d.error(c.schema.file.name.pos, "a file with variants keeps its tables, ranges, checksums and writer in the variants");
         }
         dup_check(vs.list.iter().map(|v| &v.key), "a variant", d);
         for v in &vs.list {
             let mut file = v.file.clone();
             let mut steps = c.schema.file.validate.clone();
-            steps.push(Step::Assert { code: vs.code.clone(), expr: v.when.clone(), field: vs.field.clone() });
+            steps.push(Step::Assert {
+                code: vs.code.clone(),
+                expr: v.when.clone(),
+                field: vs.field.clone(),
+            });
             steps.append(&mut file.validate);
             file.validate = steps;
-            let schema = Schema { file, ..c.schema.clone() };
-            let vc = Checked { collections: crate::ext::collections(&schema.file), schema, layouts: c.layouts.clone(), sha256: c.sha256.clone(), variants: Vec::new() };
+            let schema = Schema {
+                file,
+                ..c.schema.clone()
+            };
+            let vc = Checked {
+                collections: crate::ext::collections(&schema.file),
+                schema,
+                layouts: c.layouts.clone(),
+                sha256: c.sha256.clone(),
+                variants: Vec::new(),
+            };
             check_expr(&vc, &vs.field, Scope::Top, false, "field", d);
             if single_field(&vc, &vs.field.expr, Scope::Top).is_none() {
-                d.error(vs.field.pos, format!("field `{}` must name one header field", vs.field.text));
+                d.error(
+                    vs.field.pos,
+                    format!("field `{}` must name one header field", vs.field.text),
+                );
             }
             check_file(&vc, d);
             c.variants.push(vc);
@@ -682,15 +981,28 @@ fn check_file(c: &Checked, d: &mut Diags) {
         .chain(file.checksums.iter().map(|c| &c.name))
         .chain(file.ext.records.iter().map(|r| &r.name))
         .chain(c.collections.iter().map(|t| &t.name));
-    dup_check(accessors, "a table, range, checksum, record or collection", d);
+    dup_check(
+        accessors,
+        "a table, range, checksum, record or collection",
+        d,
+    );
     if !c.layouts.contains_key(&file.header.text) {
-        d.error(file.header.pos, format!("header struct `{}` is not defined", file.header.text));
+        d.error(
+            file.header.pos,
+            format!("header struct `{}` is not defined", file.header.text),
+        );
     }
     let c = c;
     crate::ext::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
-            d.error(t.record.pos, format!("record struct `{}` of table `{}` is not defined", t.record.text, t.name.text));
+            d.error(
+                t.record.pos,
+                format!(
+                    "record struct `{}` of table `{}` is not defined",
+                    t.record.text, t.name.text
+                ),
+            );
         }
         for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
             check_expr(&c, e, Scope::Top, false, w, d);
@@ -699,7 +1011,13 @@ fn check_file(c: &Checked, d: &mut Diags) {
     for r in &file.ranges {
         match &r.table {
             Some(tn) => match c.table(&tn.text) {
-                None => d.error(tn.pos, format!("range `{}` names table `{}`, which is not defined", r.name.text, tn.text)),
+                None => d.error(
+                    tn.pos,
+                    format!(
+                        "range `{}` names table `{}`, which is not defined",
+                        r.name.text, tn.text
+                    ),
+                ),
                 Some(t) => {
                     check_expr(&c, &r.offset, Scope::RecordOnly(t), false, "offset", d);
                     check_expr(&c, &r.length, Scope::RecordOnly(t), false, "length", d);
@@ -712,7 +1030,10 @@ fn check_file(c: &Checked, d: &mut Diags) {
                 check_expr(&c, &r.offset, Scope::Top, false, "offset", d);
                 check_expr(&c, &r.length, Scope::Top, false, "length", d);
                 if let Some(w) = &r.when {
-                    d.error(w.pos, "`when` applies only to a per-record range (one with `table`)");
+                    d.error(
+                        w.pos,
+                        "`when` applies only to a per-record range (one with `table`)",
+                    );
                 }
             }
         }
@@ -722,10 +1043,17 @@ fn check_file(c: &Checked, d: &mut Diags) {
         check_expr(&c, &k.to, Scope::Top, false, "to", d);
         check_expr(&c, &k.stored, Scope::Top, false, "stored", d);
         if single_field(&c, &k.stored.expr, Scope::Top).is_none() {
-            d.error(k.stored.pos, format!("stored `{}` must name one header field", k.stored.text));
+            d.error(
+                k.stored.pos,
+                format!("stored `{}` must name one header field", k.stored.text),
+            );
         }
     }
-    let mut st = StepState { tables_fitted: Vec::new(), records_bound: Vec::new(), ranges_fitted: Vec::new() };
+    let mut st = StepState {
+        tables_fitted: Vec::new(),
+        records_bound: Vec::new(),
+        ranges_fitted: Vec::new(),
+    };
     check_steps(c, &file.validate, Scope::Top, &mut st, d);
     for r in &file.ext.records {
         if !st.records_bound.contains(&r.name.text) {
@@ -734,12 +1062,24 @@ fn check_file(c: &Checked, d: &mut Diags) {
     }
     for t in &file.tables {
         if !st.tables_fitted.contains(&t.name.text) {
-            d.error(t.name.pos, format!("table `{}` is never checked by a table_fits step, so its view cannot be built", t.name.text));
+            d.error(
+                t.name.pos,
+                format!(
+                    "table `{}` is never checked by a table_fits step, so its view cannot be built",
+                    t.name.text
+                ),
+            );
         }
     }
     for t in &c.collections {
         if !st.tables_fitted.contains(&t.name.text) {
-            d.error(t.name.pos, format!("collection `{}` is never made readable by its directory's entry_size step", t.name.text));
+            d.error(
+                t.name.pos,
+                format!(
+                    "collection `{}` is never made readable by its directory's entry_size step",
+                    t.name.text
+                ),
+            );
         }
     }
     let fitted = collect_range_fits(&file.validate);
@@ -750,12 +1090,22 @@ fn check_file(c: &Checked, d: &mut Diags) {
     }
     if let Some(w) = &file.writer {
         if !w.align.is_power_of_two() {
-            d.error(w.align_pos, format!("writer align {} is not a power of two", w.align));
+            d.error(
+                w.align_pos,
+                format!("writer align {} is not a power of two", w.align),
+            );
         }
         for item in &w.order {
-            let known = file.tables.iter().any(|t| t.name.text == item.text) || file.ranges.iter().any(|r| r.name.text == item.text);
+            let known = file.tables.iter().any(|t| t.name.text == item.text)
+                || file.ranges.iter().any(|r| r.name.text == item.text);
             if !known {
-                d.error(item.pos, format!("writer order names `{}`, which is not a table or range", item.text));
+                d.error(
+                    item.pos,
+                    format!(
+                        "writer order names `{}`, which is not a table or range",
+                        item.text
+                    ),
+                );
             }
         }
     }

@@ -25,12 +25,18 @@ pub struct Diags {
 impl Diags {
     /// Start collecting for `file`.
     pub fn new(file: impl Into<String>) -> Self {
-        Self { file: file.into(), items: Vec::new() }
+        Self {
+            file: file.into(),
+            items: Vec::new(),
+        }
     }
 
     /// Record a mistake.
     pub fn error(&mut self, pos: Pos, message: impl Into<String>) {
-        self.items.push(Diag { pos, message: message.into() });
+        self.items.push(Diag {
+            pos,
+            message: message.into(),
+        });
     }
 
     /// Whether anything was recorded.
@@ -39,7 +45,8 @@ impl Diags {
     }
 
     pub(crate) fn sort(&mut self) {
-        self.items.sort_by(|a, b| a.pos.cmp(&b.pos).then_with(|| a.message.cmp(&b.message)));
+        self.items
+            .sort_by(|a, b| a.pos.cmp(&b.pos).then_with(|| a.message.cmp(&b.message)));
         self.items.dedup();
     }
 }
@@ -47,10 +54,20 @@ impl Diags {
 impl fmt::Display for Diags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for d in &self.items {
-            writeln!(f, "{}:{}:{}: error: {}", self.file, d.pos.line, d.pos.col, d.message)?;
+            writeln!(
+                f,
+                "{}:{}:{}: error: {}",
+                self.file, d.pos.line, d.pos.col, d.message
+            )?;
         }
         let n = self.items.len();
-        write!(f, "{} error{} in {}", n, if n == 1 { "" } else { "s" }, self.file)
+        write!(
+            f,
+            "{} error{} in {}",
+            n,
+            if n == 1 { "" } else { "s" },
+            self.file
+        )
     }
 }
 

@@ -54,7 +54,10 @@ impl BinOp {
 
     /// Whether the operator compares two values (yielding a truth value).
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
     }
 
     /// Whether the operator combines truth values.
@@ -161,7 +164,10 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
         }
         if c.is_ascii_digit() {
             let start = i;
-            while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+            while b
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            {
                 i += 1;
             }
             let lit = text.get(start..i).unwrap_or("").replace('_', "");
@@ -178,7 +184,10 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
         }
         if c.is_ascii_alphabetic() || c == b'_' {
             let start = i;
-            while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.') {
+            while b
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+            {
                 i += 1;
             }
             out.push(Tok::Ident(text.get(start..i).unwrap_or("").to_string()));
@@ -302,7 +311,9 @@ mod tests {
     #[test]
     fn precedence_and_refs() {
         let e = parse("32 + header.region_count * 16 <= header.total_bytes").expect("parses");
-        let Expr::Bin(BinOp::Le, l, _) = &e else { panic!("comparison at the top: {e:?}") };
+        let Expr::Bin(BinOp::Le, l, _) = &e else {
+            panic!("comparison at the top: {e:?}")
+        };
         assert!(matches!(**l, Expr::Bin(BinOp::Add, _, _)));
         assert_eq!(e.refs().len(), 2);
         assert!(parse("a +").is_err());
@@ -313,13 +324,20 @@ mod tests {
     #[test]
     fn calls_and_remainder() {
         let e = parse("count(inputs) == a % 4").expect("parses");
-        let Expr::Bin(BinOp::Eq, l, r) = &e else { panic!("comparison at the top: {e:?}") };
-        assert_eq!(**l, Expr::Call("count".into(), vec![Expr::Ref(vec!["inputs".into()])]));
+        let Expr::Bin(BinOp::Eq, l, r) = &e else {
+            panic!("comparison at the top: {e:?}")
+        };
+        assert_eq!(
+            **l,
+            Expr::Call("count".into(), vec![Expr::Ref(vec!["inputs".into()])])
+        );
         assert!(matches!(**r, Expr::Bin(BinOp::Rem, _, _)));
         // `count`'s argument names a collection, so it is not a field reference.
         assert_eq!(e.refs().len(), 1);
         let e = parse("if(header.version >= 3, 256, 0) + 92").expect("parses");
-        assert!(matches!(&e, Expr::Bin(BinOp::Add, l, _) if matches!(**l, Expr::Call(ref f, ref a) if f == "if" && a.len() == 3)));
+        assert!(
+            matches!(&e, Expr::Bin(BinOp::Add, l, _) if matches!(**l, Expr::Call(ref f, ref a) if f == "if" && a.len() == 3))
+        );
         assert_eq!(e.refs().len(), 1);
         assert!(parse("f(a,").is_err());
         assert!(parse("f(a b)").is_err());

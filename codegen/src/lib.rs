@@ -8,8 +8,8 @@
 mod check;
 mod diag;
 mod emit;
-mod ext;
 mod expr;
+mod ext;
 mod schema;
 mod sections;
 mod writer;
@@ -48,7 +48,10 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
             return Err(d);
         }
     };
-    let sha = sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let sha = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>();
     let schema = schema::from_tree(&tree, &mut d);
     let checked = match schema {
         // Semantic checks run even after structural mistakes, so that every mistake is
@@ -188,7 +191,10 @@ impl Builder {
     /// # Errors
     /// A schema's mistakes (all of them), or an I/O error, as text.
     pub fn build(self) -> Result<Vec<PathBuf>, String> {
-        let out = match self.out_dir.or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
+        let out = match self
+            .out_dir
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+        {
             Some(o) => o,
             None => return Err("OUT_DIR is not set and no out_dir was given".to_string()),
         };

@@ -2,8 +2,8 @@
 //! key, missing key, wrong kind of value, bad expression) is collected, not just the first.
 
 use crate::diag::Diags;
-use crate::ext;
 use crate::expr::{self, ExprAt};
+use crate::ext;
 use crate::yaml::{Kind, Node, Pos};
 
 /// A name with the position it was written at.
@@ -410,10 +410,16 @@ impl<'a> MapReader<'a> {
             Kind::Map(m) => Some(Self {
                 what: what.to_string(),
                 pos: node.pos,
-                entries: m.iter().map(|(p, k, v)| (*p, k.as_str(), v, false)).collect(),
+                entries: m
+                    .iter()
+                    .map(|(p, k, v)| (*p, k.as_str(), v, false))
+                    .collect(),
             }),
             other => {
-                d.error(node.pos, format!("{what} must be a mapping, found {}", other.describe()));
+                d.error(
+                    node.pos,
+                    format!("{what} must be a mapping, found {}", other.describe()),
+                );
                 None
             }
         }
@@ -428,7 +434,10 @@ impl<'a> MapReader<'a> {
     pub(crate) fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
         let v = self.opt(key);
         if v.is_none() {
-            d.error(self.pos, format!("{} is missing the key `{key}`", self.what));
+            d.error(
+                self.pos,
+                format!("{} is missing the key `{key}`", self.what),
+            );
         }
         v
     }
@@ -443,7 +452,11 @@ impl<'a> MapReader<'a> {
             if !used {
                 d.error(
                     *pos,
-                    format!("unknown key `{key}` in {} (expected one of: {})", self.what, known.join(", ")),
+                    format!(
+                        "unknown key `{key}` in {} (expected one of: {})",
+                        self.what,
+                        known.join(", ")
+                    ),
                 );
             }
         }
@@ -455,7 +468,10 @@ pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
         Kind::Str(s) => Some(s.clone()),
         Kind::Int(i) => Some(i.to_string()),
         other => {
-            d.error(node.pos, format!("{what} must be a string, found {}", other.describe()));
+            d.error(
+                node.pos,
+                format!("{what} must be a string, found {}", other.describe()),
+            );
             None
         }
     }
@@ -464,13 +480,21 @@ pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
 pub(crate) fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
     let text = string(node, what, d)?;
     let ok = !text.is_empty()
-        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && !text.starts_with(|c: char| c.is_ascii_digit());
     if !ok {
-        d.error(node.pos, format!("{what} `{text}` is not a valid name (letters, digits, `_`)"));
+        d.error(
+            node.pos,
+            format!("{what} `{text}` is not a valid name (letters, digits, `_`)"),
+        );
         return None;
     }
-    Some(Name { text, pos: node.pos })
+    Some(Name {
+        text,
+        pos: node.pos,
+    })
 }
 
 pub(crate) fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
@@ -487,7 +511,10 @@ pub(crate) fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
         _ => None,
     };
     if v.is_none() {
-        d.error(node.pos, format!("{what} must be an unsigned integer that fits 64 bits"));
+        d.error(
+            node.pos,
+            format!("{what} must be an unsigned integer that fits 64 bits"),
+        );
     }
     v
 }
@@ -503,7 +530,11 @@ pub(crate) fn boolean(node: &Node, what: &str, d: &mut Diags) -> Option<bool> {
 }
 
 pub(crate) fn doc(m: &mut MapReader<'_>, d: &mut Diags) -> String {
-    m.opt("doc").and_then(|n| string(n, "doc", d)).unwrap_or_default().trim().to_string()
+    m.opt("doc")
+        .and_then(|n| string(n, "doc", d))
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
@@ -511,12 +542,19 @@ pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> 
         Kind::Int(i) => i.to_string(),
         Kind::Str(s) => s.clone(),
         other => {
-            d.error(node.pos, format!("{what} must be an expression, found {}", other.describe()));
+            d.error(
+                node.pos,
+                format!("{what} must be an expression, found {}", other.describe()),
+            );
             return None;
         }
     };
     match expr::parse(&text) {
-        Ok(expr) => Some(ExprAt { expr, text, pos: node.pos }),
+        Ok(expr) => Some(ExprAt {
+            expr,
+            text,
+            pos: node.pos,
+        }),
         Err(msg) => {
             d.error(node.pos, format!("{what}: cannot parse `{text}`: {msg}"));
             None
@@ -529,22 +567,43 @@ pub(crate) fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
         Kind::Seq(items) => items,
         Kind::Null => &[],
         other => {
-            d.error(node.pos, format!("{what} must be a sequence, found {}", other.describe()));
+            d.error(
+                node.pos,
+                format!("{what} must be a sequence, found {}", other.describe()),
+            );
             &[]
         }
     }
 }
 
 /// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
-pub(crate) fn named_entries<'a>(node: &'a Node, what: &str, d: &mut Diags) -> Vec<(Name, &'a Node)> {
+pub(crate) fn named_entries<'a>(
+    node: &'a Node,
+    what: &str,
+    d: &mut Diags,
+) -> Vec<(Name, &'a Node)> {
     match &node.kind {
         Kind::Map(m) => m
             .iter()
-            .map(|(p, k, v)| (Name { text: k.clone(), pos: *p }, v))
+            .map(|(p, k, v)| {
+                (
+                    Name {
+                        text: k.clone(),
+                        pos: *p,
+                    },
+                    v,
+                )
+            })
             .collect(),
         Kind::Null => Vec::new(),
         other => {
-            d.error(node.pos, format!("{what} must be a mapping of names, found {}", other.describe()));
+            d.error(
+                node.pos,
+                format!(
+                    "{what} must be a mapping of names, found {}",
+                    other.describe()
+                ),
+            );
             Vec::new()
         }
     }
@@ -554,7 +613,10 @@ pub(crate) fn int_ty(node: &Node, what: &str, d: &mut Diags) -> Option<IntTy> {
     let s = string(node, what, d)?;
     let t = IntTy::parse(&s);
     if t.is_none() {
-        d.error(node.pos, format!("{what} `{s}` is not an integer type (u8, u16, u32, u64, i8, i16, i32, i64)"));
+        d.error(
+            node.pos,
+            format!("{what} `{s}` is not an integer type (u8, u16, u32, u64, i8, i16, i32, i64)"),
+        );
     }
     t
 }
@@ -564,13 +626,21 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
     if let Some(t) = IntTy::parse(&s) {
         return Some(TypeRef::Int(t));
     }
-    for (prefix, make) in [("bytes[", TypeRef::Bytes as fn(u64) -> TypeRef), ("str[", TypeRef::Str)] {
+    for (prefix, make) in [
+        ("bytes[", TypeRef::Bytes as fn(u64) -> TypeRef),
+        ("str[", TypeRef::Str),
+    ] {
         if let Some(rest) = s.strip_prefix(prefix) {
-            let n = rest.strip_suffix(']').and_then(|n| n.trim().parse::<u64>().ok());
+            let n = rest
+                .strip_suffix(']')
+                .and_then(|n| n.trim().parse::<u64>().ok());
             return match n {
                 Some(n) if n > 0 => Some(make(n)),
                 _ => {
-                    d.error(node.pos, format!("type `{s}` needs a positive byte count, as `{prefix}16]`"));
+                    d.error(
+                        node.pos,
+                        format!("type `{s}` needs a positive byte count, as `{prefix}16]`"),
+                    );
                     None
                 }
             };
@@ -581,13 +651,18 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
             return match n.trim().parse::<u64>() {
                 Ok(n) if n > 0 => Some(TypeRef::Array(t, n)),
                 _ => {
-                    d.error(node.pos, format!("type `{s}` needs a positive element count, as `{elem}[4]`"));
+                    d.error(
+                        node.pos,
+                        format!("type `{s}` needs a positive element count, as `{elem}[4]`"),
+                    );
                     None
                 }
             };
         }
     }
-    if s.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric()) {
+    if s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && s.chars().all(|c| c.is_ascii_alphanumeric())
+    {
         return Some(TypeRef::Named(s));
     }
     d.error(
@@ -609,21 +684,36 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         for (cname, v) in named_entries(n, "constants", d) {
             let (value, value_pos, ty, cdoc) = match &v.kind {
                 Kind::Map(_) => {
-                    let Some(mut cm) = MapReader::new(v, &format!("constant `{}`", cname.text), d) else {
+                    let Some(mut cm) = MapReader::new(v, &format!("constant `{}`", cname.text), d)
+                    else {
                         continue;
                     };
                     let value = cm.req("value", d);
                     let vp = value.map(|n| n.pos).unwrap_or(v.pos);
                     let value = value.and_then(|n| uint(n, "value", d));
-                    let ty = cm.opt("type").and_then(|n| int_ty(n, "type", d)).unwrap_or(IntTy::U32);
+                    let ty = cm
+                        .opt("type")
+                        .and_then(|n| int_ty(n, "type", d))
+                        .unwrap_or(IntTy::U32);
                     let cdoc = doc(&mut cm, d);
                     cm.finish(&["value", "type", "doc"], d);
                     (value, vp, ty, cdoc)
                 }
-                _ => (uint(v, "constant value", d), v.pos, IntTy::U32, String::new()),
+                _ => (
+                    uint(v, "constant value", d),
+                    v.pos,
+                    IntTy::U32,
+                    String::new(),
+                ),
             };
             if let Some(value) = value {
-                constants.push(Const { name: cname, ty, value, value_pos, doc: cdoc });
+                constants.push(Const {
+                    name: cname,
+                    ty,
+                    value,
+                    value_pos,
+                    doc: cdoc,
+                });
             }
         }
     }
@@ -631,16 +721,23 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
     let mut enums = Vec::new();
     if let Some(n) = m.opt("enums") {
         for (ename, v) in named_entries(n, "enums", d) {
-            let Some(mut em) = MapReader::new(v, &format!("enum `{}`", ename.text), d) else { continue };
+            let Some(mut em) = MapReader::new(v, &format!("enum `{}`", ename.text), d) else {
+                continue;
+            };
             let repr = em.req("repr", d).and_then(|n| int_ty(n, "repr", d));
-            let open = em.opt("open").and_then(|n| boolean(n, "open", d)).unwrap_or(false);
+            let open = em
+                .opt("open")
+                .and_then(|n| boolean(n, "open", d))
+                .unwrap_or(false);
             let edoc = doc(&mut em, d);
             let mut values = Vec::new();
             if let Some(vs) = em.req("values", d) {
                 for (vname, vv) in named_entries(vs, "values", d) {
                     let (value, vp, vdoc) = match &vv.kind {
                         Kind::Map(_) => {
-                            let Some(mut vm) = MapReader::new(vv, &format!("value `{}`", vname.text), d) else {
+                            let Some(mut vm) =
+                                MapReader::new(vv, &format!("value `{}`", vname.text), d)
+                            else {
                                 continue;
                             };
                             let value = vm.req("value", d);
@@ -653,13 +750,24 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         _ => (uint(vv, "enum value", d), vv.pos, String::new()),
                     };
                     if let Some(value) = value {
-                        values.push(EnumValue { name: vname, value, value_pos: vp, doc: vdoc });
+                        values.push(EnumValue {
+                            name: vname,
+                            value,
+                            value_pos: vp,
+                            doc: vdoc,
+                        });
                     }
                 }
             }
             em.finish(&["repr", "open", "doc", "values"], d);
             if let Some(repr) = repr {
-                enums.push(Enum { name: ename, repr, open, doc: edoc, values });
+                enums.push(Enum {
+                    name: ename,
+                    repr,
+                    open,
+                    doc: edoc,
+                    values,
+                });
             }
         }
     }
@@ -667,7 +775,9 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
     let mut flags = Vec::new();
     if let Some(n) = m.opt("flags") {
         for (fname, v) in named_entries(n, "flags", d) {
-            let Some(mut fm) = MapReader::new(v, &format!("flags `{}`", fname.text), d) else { continue };
+            let Some(mut fm) = MapReader::new(v, &format!("flags `{}`", fname.text), d) else {
+                continue;
+            };
             let repr = fm.req("repr", d).and_then(|n| int_ty(n, "repr", d));
             let fdoc = doc(&mut fm, d);
             let mut bits = Vec::new();
@@ -675,7 +785,9 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 for (bname, bv) in named_entries(bs, "bits", d) {
                     let (bit, bp, bdoc) = match &bv.kind {
                         Kind::Map(_) => {
-                            let Some(mut bm) = MapReader::new(bv, &format!("bit `{}`", bname.text), d) else {
+                            let Some(mut bm) =
+                                MapReader::new(bv, &format!("bit `{}`", bname.text), d)
+                            else {
                                 continue;
                             };
                             let bit = bm.req("bit", d);
@@ -688,50 +800,110 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         _ => (uint(bv, "bit number", d), bv.pos, String::new()),
                     };
                     if let Some(bit) = bit {
-                        bits.push(FlagBit { name: bname, bit, bit_pos: bp, doc: bdoc });
+                        bits.push(FlagBit {
+                            name: bname,
+                            bit,
+                            bit_pos: bp,
+                            doc: bdoc,
+                        });
                     }
                 }
             }
             fm.finish(&["repr", "doc", "bits"], d);
             if let Some(repr) = repr {
-                flags.push(Flags { name: fname, repr, doc: fdoc, bits });
+                flags.push(Flags {
+                    name: fname,
+                    repr,
+                    doc: fdoc,
+                    bits,
+                });
             }
         }
     }
 
-    let bitfields = m.opt("bitfields").map(|n| ext::bitfields(n, d)).unwrap_or_default();
+    let bitfields = m
+        .opt("bitfields")
+        .map(|n| ext::bitfields(n, d))
+        .unwrap_or_default();
 
     let mut structs = Vec::new();
     if let Some(n) = m.opt("structs") {
         for (stname, v) in named_entries(n, "structs", d) {
-            let Some(mut sm) = MapReader::new(v, &format!("struct `{}`", stname.text), d) else { continue };
+            let Some(mut sm) = MapReader::new(v, &format!("struct `{}`", stname.text), d) else {
+                continue;
+            };
             let sdoc = doc(&mut sm, d);
-            let size = sm.opt("size").and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
+            let size = sm
+                .opt("size")
+                .and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
             let mut fields = Vec::new();
             if let Some(fs) = sm.req("fields", d) {
                 for f in seq(fs, "fields", d) {
-                    let Some(mut fm) = MapReader::new(f, "a field", d) else { continue };
+                    let Some(mut fm) = MapReader::new(f, "a field", d) else {
+                        continue;
+                    };
                     let fname = fm.req("name", d).and_then(|n| name(n, "field name", d));
                     let ty_node = fm.req("type", d);
                     let ty = ty_node.and_then(|n| type_ref(n, d));
-                    let offset = fm.opt("offset").and_then(|n| uint(n, "offset", d).map(|v| (v, n.pos)));
-                    let since = fm.opt("since").and_then(|n| uint(n, "since", d).map(|v| (v, n.pos)));
+                    let offset = fm
+                        .opt("offset")
+                        .and_then(|n| uint(n, "offset", d).map(|v| (v, n.pos)));
+                    let since = fm
+                        .opt("since")
+                        .and_then(|n| uint(n, "since", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
                     fm.finish(&["name", "type", "offset", "since", "doc"], d);
                     if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
-                        fields.push(FieldDef { name: fname, ty, ty_pos: tn.pos, offset, since, doc: fdoc });
+                        fields.push(FieldDef {
+                            name: fname,
+                            ty,
+                            ty_pos: tn.pos,
+                            offset,
+                            since,
+                            doc: fdoc,
+                        });
                     }
                 }
             }
-            let composed = sm.opt("composed").map(|n| ext::composed(n, d)).unwrap_or_default();
+            let composed = sm
+                .opt("composed")
+                .map(|n| ext::composed(n, d))
+                .unwrap_or_default();
             sm.finish(&["doc", "size", "fields", "composed"], d);
-            structs.push(Struct { name: stname, doc: sdoc, size, fields, composed });
+            structs.push(Struct {
+                name: stname,
+                doc: sdoc,
+                size,
+                fields,
+                composed,
+            });
         }
     }
 
     let file = m.req("file", d).and_then(|n| file_def(n, d));
-    m.finish(&["schema", "doc", "constants", "enums", "flags", "bitfields", "structs", "file"], d);
-    Some(Schema { name: sname?, doc: sdoc, constants, enums, flags, bitfields, structs, file: file? })
+    m.finish(
+        &[
+            "schema",
+            "doc",
+            "constants",
+            "enums",
+            "flags",
+            "bitfields",
+            "structs",
+            "file",
+        ],
+        d,
+    );
+    Some(Schema {
+        name: sname?,
+        doc: sdoc,
+        constants,
+        enums,
+        flags,
+        bitfields,
+        structs,
+        file: file?,
+    })
 }
 
 fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
@@ -747,7 +919,9 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
     let (header, header_code) = match m.req("header", d) {
         Some(h) => {
             let mut hm = MapReader::new(h, "`header`", d)?;
-            let s = hm.req("struct", d).and_then(|n| name(n, "header struct", d));
+            let s = hm
+                .req("struct", d)
+                .and_then(|n| name(n, "header struct", d));
             let c = hm.req("code", d).and_then(|n| name(n, "header code", d));
             hm.finish(&["struct", "code"], d);
             (s, c)
@@ -757,22 +931,34 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
     let mut tables = Vec::new();
     if let Some(ts) = m.opt("tables") {
         for (tname, v) in named_entries(ts, "tables", d) {
-            let Some(mut tm) = MapReader::new(v, &format!("table `{}`", tname.text), d) else { continue };
+            let Some(mut tm) = MapReader::new(v, &format!("table `{}`", tname.text), d) else {
+                continue;
+            };
             let tdoc = doc(&mut tm, d);
             let record = tm.req("record", d).and_then(|n| name(n, "record", d));
             let at = tm.req("at", d).and_then(|n| expr_at(n, "at", d));
             let count = tm.req("count", d).and_then(|n| expr_at(n, "count", d));
             let stride = tm.req("stride", d).and_then(|n| expr_at(n, "stride", d));
             tm.finish(&["doc", "record", "at", "count", "stride"], d);
-            if let (Some(record), Some(at), Some(count), Some(stride)) = (record, at, count, stride) {
-                tables.push(Table { name: tname, doc: tdoc, record, at, count, stride });
+            if let (Some(record), Some(at), Some(count), Some(stride)) = (record, at, count, stride)
+            {
+                tables.push(Table {
+                    name: tname,
+                    doc: tdoc,
+                    record,
+                    at,
+                    count,
+                    stride,
+                });
             }
         }
     }
     let mut ranges = Vec::new();
     if let Some(rs) = m.opt("ranges") {
         for (rname, v) in named_entries(rs, "ranges", d) {
-            let Some(mut rm) = MapReader::new(v, &format!("range `{}`", rname.text), d) else { continue };
+            let Some(mut rm) = MapReader::new(v, &format!("range `{}`", rname.text), d) else {
+                continue;
+            };
             let rdoc = doc(&mut rm, d);
             let table = rm.opt("table").and_then(|n| name(n, "table", d));
             let when = rm.opt("when").and_then(|n| expr_at(n, "when", d));
@@ -780,16 +966,32 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let length = rm.req("length", d).and_then(|n| expr_at(n, "length", d));
             let present = rm.opt("present").and_then(|n| name(n, "present", d));
             let absent = rm.opt("absent").and_then(|n| name(n, "absent", d));
-            rm.finish(&["doc", "table", "when", "offset", "length", "present", "absent"], d);
+            rm.finish(
+                &[
+                    "doc", "table", "when", "offset", "length", "present", "absent",
+                ],
+                d,
+            );
             if let (Some(offset), Some(length)) = (offset, length) {
-                ranges.push(Range { name: rname, doc: rdoc, table, when, offset, length, present, absent });
+                ranges.push(Range {
+                    name: rname,
+                    doc: rdoc,
+                    table,
+                    when,
+                    offset,
+                    length,
+                    present,
+                    absent,
+                });
             }
         }
     }
     let mut checksums = Vec::new();
     if let Some(cs) = m.opt("checksums") {
         for (cname, v) in named_entries(cs, "checksums", d) {
-            let Some(mut cm) = MapReader::new(v, &format!("checksum `{}`", cname.text), d) else { continue };
+            let Some(mut cm) = MapReader::new(v, &format!("checksum `{}`", cname.text), d) else {
+                continue;
+            };
             let cdoc = doc(&mut cm, d);
             let algorithm = cm.req("algorithm", d).and_then(|n| {
                 let s = string(n, "algorithm", d)?;
@@ -797,7 +999,10 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                     "fnv1a32" => Some(Algorithm::Fnv1a32),
                     "crc32" => Some(Algorithm::Crc32),
                     _ => {
-                        d.error(n.pos, format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"));
+                        d.error(
+                            n.pos,
+                            format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
+                        );
                         None
                     }
                 }
@@ -806,8 +1011,17 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
             cm.finish(&["doc", "algorithm", "from", "to", "stored"], d);
-            if let (Some(algorithm), Some(from), Some(to), Some(stored)) = (algorithm, from, to, stored) {
-                checksums.push(Checksum { name: cname, doc: cdoc, algorithm, from, to, stored });
+            if let (Some(algorithm), Some(from), Some(to), Some(stored)) =
+                (algorithm, from, to, stored)
+            {
+                checksums.push(Checksum {
+                    name: cname,
+                    doc: cdoc,
+                    algorithm,
+                    from,
+                    to,
+                    stored,
+                });
             }
         }
     }
@@ -816,15 +1030,33 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         let mut wm = MapReader::new(n, "`writer`", d)?;
         let order = wm
             .req("order", d)
-            .map(|o| seq(o, "order", d).iter().filter_map(|n| name(n, "order item", d)).collect())
+            .map(|o| {
+                seq(o, "order", d)
+                    .iter()
+                    .filter_map(|n| name(n, "order item", d))
+                    .collect()
+            })
             .unwrap_or_default();
         let align_node = wm.req("align", d);
         let align = align_node.and_then(|n| uint(n, "align", d));
         wm.finish(&["order", "align"], d);
-        Some(Writer { order, align: align?, align_pos: align_node?.pos })
+        Some(Writer {
+            order,
+            align: align?,
+            align_pos: align_node?.pos,
+        })
     });
     let ext = ext::file_ext(&mut m, variant, d);
-    let mut known = vec!["name", "doc", "header", "tables", "ranges", "checksums", "validate", "writer"];
+    let mut known = vec![
+        "name",
+        "doc",
+        "header",
+        "tables",
+        "ranges",
+        "checksums",
+        "validate",
+        "writer",
+    ];
     known.extend(ext::FILE_KEYS);
     if variant {
         known.push("when");
@@ -844,16 +1076,34 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
     })
 }
 
-const STEP_KINDS: &[&str] =
-    &["min_len", "expect", "assert", "table_fits", "range_fits", "checksum", "flags_known", "enum_known", "for_each"];
+const STEP_KINDS: &[&str] = &[
+    "min_len",
+    "expect",
+    "assert",
+    "table_fits",
+    "range_fits",
+    "checksum",
+    "flags_known",
+    "enum_known",
+    "for_each",
+];
 
 pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
     let mut out = Vec::new();
     for s in seq(node, "validate", d) {
-        let Some(mut sm) = MapReader::new(s, "a validation step", d) else { continue };
-        let kind = STEP_KINDS.iter().find(|k| sm.entries.iter().any(|e| e.1 == **k)).copied();
+        let Some(mut sm) = MapReader::new(s, "a validation step", d) else {
+            continue;
+        };
+        let kind = STEP_KINDS
+            .iter()
+            .find(|k| sm.entries.iter().any(|e| e.1 == **k))
+            .copied();
         let Some(kind) = kind else {
-            if let Some(ek) = ext::STEP_KINDS.iter().find(|k| sm.entries.iter().any(|e| e.1 == **k)).copied() {
+            if let Some(ek) = ext::STEP_KINDS
+                .iter()
+                .find(|k| sm.entries.iter().any(|e| e.1 == **k))
+                .copied()
+            {
                 if let Some(step) = ext::step(ek, sm, d) {
                     out.push(Step::Ext(step));
                 }
@@ -861,21 +1111,33 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             }
             let mut all = STEP_KINDS.to_vec();
             all.extend(ext::STEP_KINDS);
-            d.error(s.pos, format!("a validation step needs one of: {}", all.join(", ")));
+            d.error(
+                s.pos,
+                format!("a validation step needs one of: {}", all.join(", ")),
+            );
             continue;
         };
-        let code = if kind == "for_each" { None } else { sm.req("code", d).and_then(|n| name(n, "code", d)) };
+        let code = if kind == "for_each" {
+            None
+        } else {
+            sm.req("code", d).and_then(|n| name(n, "code", d))
+        };
         let step = match kind {
             "min_len" => {
                 let min = sm.opt("min_len").and_then(|n| expr_at(n, "min_len", d));
                 let field = sm.opt("field").and_then(|n| name(n, "field", d));
-                min.zip(code).map(|(min, code)| Step::MinLen { code, min, field })
+                min.zip(code)
+                    .map(|(min, code)| Step::MinLen { code, min, field })
             }
             "expect" => {
                 let field = sm.opt("expect").and_then(|n| expr_at(n, "expect", d));
                 let equals = sm.req("equals", d).and_then(|n| expr_at(n, "equals", d));
                 match (code, field, equals) {
-                    (Some(code), Some(field), Some(equals)) => Some(Step::Expect { code, field, equals }),
+                    (Some(code), Some(field), Some(equals)) => Some(Step::Expect {
+                        code,
+                        field,
+                        equals,
+                    }),
                     _ => None,
                 }
             }
@@ -883,7 +1145,9 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 let expr = sm.opt("assert").and_then(|n| expr_at(n, "assert", d));
                 let field = sm.req("field", d).and_then(|n| expr_at(n, "field", d));
                 match (code, expr, field) {
-                    (Some(code), Some(expr), Some(field)) => Some(Step::Assert { code, expr, field }),
+                    (Some(code), Some(expr), Some(field)) => {
+                        Some(Step::Assert { code, expr, field })
+                    }
                     _ => None,
                 }
             }
@@ -892,26 +1156,45 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 let within = sm.req("within", d).and_then(|n| expr_at(n, "within", d));
                 match (code, target, within) {
                     (Some(code), Some(t), Some(within)) if kind == "table_fits" => {
-                        Some(Step::TableFits { code, table: t, within })
+                        Some(Step::TableFits {
+                            code,
+                            table: t,
+                            within,
+                        })
                     }
-                    (Some(code), Some(t), Some(within)) => Some(Step::RangeFits { code, range: t, within }),
+                    (Some(code), Some(t), Some(within)) => Some(Step::RangeFits {
+                        code,
+                        range: t,
+                        within,
+                    }),
                     _ => None,
                 }
             }
             "checksum" => {
                 let c = sm.opt("checksum").and_then(|n| name(n, "checksum", d));
-                code.zip(c).map(|(code, checksum)| Step::Checksum { code, checksum })
+                code.zip(c)
+                    .map(|(code, checksum)| Step::Checksum { code, checksum })
             }
             "flags_known" | "enum_known" => {
                 let field = sm.opt(kind).and_then(|n| expr_at(n, kind, d));
                 code.zip(field).map(|(code, field)| {
-                    if kind == "flags_known" { Step::FlagsKnown { code, field } } else { Step::EnumKnown { code, field } }
+                    if kind == "flags_known" {
+                        Step::FlagsKnown { code, field }
+                    } else {
+                        Step::EnumKnown { code, field }
+                    }
                 })
             }
             _ => {
                 let table = sm.opt("for_each").and_then(|n| name(n, "for_each", d));
-                let inner = sm.req("validate", d).map(|n| steps(n, d)).unwrap_or_default();
-                table.map(|table| Step::ForEach { table, steps: inner })
+                let inner = sm
+                    .req("validate", d)
+                    .map(|n| steps(n, d))
+                    .unwrap_or_default();
+                table.map(|table| Step::ForEach {
+                    table,
+                    steps: inner,
+                })
             }
         };
         let known: &[&str] = match kind {

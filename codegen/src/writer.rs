@@ -14,10 +14,14 @@ use crate::expr::Expr;
 use crate::schema::{Algorithm, IntTy, Range, Step, Table};
 
 fn camel(s: &str) -> String {
-    s.split(['_', '-']).map(|p| {
-        let mut c = p.chars();
-        c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
-    }).collect()
+    s.split(['_', '-'])
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug)]
@@ -47,14 +51,23 @@ fn expects(steps: &[Step], out: &mut Vec<(Expr, Expr)>) {
 }
 
 fn const_only(c: &Checked, e: &Expr) -> bool {
-    e.refs().iter().all(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Const(_) | Resolved::Len)))
+    e.refs().iter().all(|p| {
+        matches!(
+            c.resolve(p, Scope::Top),
+            Ok(Resolved::Const(_) | Resolved::Len)
+        )
+    })
 }
 
 /// Writer tokens, empty when the schema has no `writer` section.
 pub fn tokens(c: &Checked) -> TokenStream {
     let file = &c.schema.file;
-    let Some(w) = &file.writer else { return quote!() };
-    let Some(hs) = c.header() else { return quote!() };
+    let Some(w) = &file.writer else {
+        return quote!();
+    };
+    let Some(hs) = c.header() else {
+        return quote!();
+    };
     let hl = &c.layouts[&hs.name.text];
     let id = format_ident!("{}Writer", file.name.text);
     let plan_ty = format_ident!("{}Plan", file.name.text);
@@ -100,10 +113,16 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut setters = Vec::new();
     let mut moves = Vec::new();
     for (i, f) in hs.fields.iter().enumerate() {
-        if !matches!(hrules[i], HeaderRule::Input) { continue; }
+        if !matches!(hrules[i], HeaderRule::Input) {
+            continue;
+        }
         let name = format_ident!("{}", f.name.text);
         let (ty, default) = field_type(c, hl.fields[i].1);
-        let doc = format!(" Set `{}`: {}", f.name.text, f.doc.lines().next().unwrap_or(""));
+        let doc = format!(
+            " Set `{}`: {}",
+            f.name.text,
+            f.doc.lines().next().unwrap_or("")
+        );
         in_fields.push(quote!(#name: #ty,));
         in_defaults.push(quote!(#name: #default,));
         moves.push(quote!(#name: self.#name,));
@@ -130,19 +149,33 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
 
     // ---- required top-level ranges: typestate
-    let state_params: Vec<_> = top_ranges.iter().map(|r| format_ident!("{}State", camel(&r.name.text))).collect();
+    let state_params: Vec<_> = top_ranges
+        .iter()
+        .map(|r| format_ident!("{}State", camel(&r.name.text)))
+        .collect();
     let mut range_setters = Vec::new();
     for (k, r) in top_ranges.iter().enumerate() {
         let name = format_ident!("{}", r.name.text);
         in_fields.push(quote!(#name: &'a [u8],));
         in_defaults.push(quote!(#name: &[],));
-        let out_params = state_params.iter().enumerate().map(|(j, p)| if j == k { quote!(Set) } else { quote!(#p) });
+        let out_params = state_params
+            .iter()
+            .enumerate()
+            .map(|(j, p)| if j == k { quote!(Set) } else { quote!(#p) });
         let out_params2 = out_params.clone();
         let field_moves = top_ranges.iter().map(|o| {
             let n = format_ident!("{}", o.name.text);
-            if o.name.text == r.name.text { quote!(#n: value,) } else { quote!(#n: self.#n,) }
+            if o.name.text == r.name.text {
+                quote!(#n: value,)
+            } else {
+                quote!(#n: self.#n,)
+            }
         });
-        let doc = format!(" Set `{}` (required): {}", r.name.text, r.doc.lines().next().unwrap_or(""));
+        let doc = format!(
+            " Set `{}` (required): {}",
+            r.name.text,
+            r.doc.lines().next().unwrap_or("")
+        );
         let moves2 = moves.clone();
         range_setters.push(quote! {
             #[doc = #doc]
@@ -192,7 +225,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     let tname = format_ident!("{}", tn.text);
                     let Some(t) = c.table(&tn.text) else { continue };
                     let spec_enum = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-                    let present = format_ident!("{}", r.present.as_ref().map_or("Present".to_string(), |n| camel(&n.text)));
+                    let present = format_ident!(
+                        "{}",
+                        r.present
+                            .as_ref()
+                            .map_or("Present".to_string(), |n| camel(&n.text))
+                    );
                     plan_fields.push(quote!(#start_var: u64,));
                     plan_inits.push(quote!(#start_var,));
                     let rn = format_ident!("{}", r.name.text);
@@ -249,9 +287,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 Some(t) => (t, false),
                 None => (top_value(c, e), true),
             },
-            HeaderRule::Count(t) => { let t = format_ident!("{}", t); (quote!(self.#t.len() as u64), false) }
-            HeaderRule::RangeOffset(r) => { let v = format_ident!("{}_at", r); (quote!(plan.#v), false) }
-            HeaderRule::RangeLength(r) => { let r = format_ident!("{}", r); (quote!(self.#r.len() as u64), false) }
+            HeaderRule::Count(t) => {
+                let t = format_ident!("{}", t);
+                (quote!(self.#t.len() as u64), false)
+            }
+            HeaderRule::RangeOffset(r) => {
+                let v = format_ident!("{}_at", r);
+                (quote!(plan.#v), false)
+            }
+            HeaderRule::RangeLength(r) => {
+                let r = format_ident!("{}", r);
+                (quote!(self.#r.len() as u64), false)
+            }
             HeaderRule::Checksum => (quote!(0u64), false),
             HeaderRule::Input => (quote!(0u64), false),
         };
@@ -276,12 +323,17 @@ pub fn tokens(c: &Checked) -> TokenStream {
             });
         }
         if matches!(hrules[i], HeaderRule::Checksum) {
-            let k = file.checksums.iter().find(|k| single_field(c, &k.stored.expr, Scope::Top) == Some((Owner::Header, i)));
+            let k = file
+                .checksums
+                .iter()
+                .find(|k| single_field(c, &k.stored.expr, Scope::Top) == Some((Owner::Header, i)));
             if let Some(k) = k {
                 let from = top_value(c, &k.from.expr);
                 let to = top_value(c, &k.to.expr);
                 let compute = match k.algorithm {
-                    Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
+                    Algorithm::Fnv1a32 => {
+                        quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
+                    }
                     Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
                 };
                 let off64 = Literal::u64_suffixed(off);
@@ -403,19 +455,41 @@ pub fn tokens(c: &Checked) -> TokenStream {
 
 fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
     match kind {
-        FieldKind::Int(t) => { let ty = format_ident!("{}", t.rust()); (quote!(#ty), quote!(0)) }
+        FieldKind::Int(t) => {
+            let ty = format_ident!("{}", t.rust());
+            (quote!(#ty), quote!(0))
+        }
         FieldKind::Enum(e) => {
             let en = &c.schema.enums[e];
             let ty = format_ident!("{}", en.name.text);
             if en.open {
                 (quote!(#ty), quote!(#ty::from_raw(0)))
             } else {
-                let first = format_ident!("{}", camel(&en.values.first().map_or("Missing".to_string(), |v| v.name.text.clone())));
+                let first = format_ident!(
+                    "{}",
+                    camel(
+                        &en.values
+                            .first()
+                            .map_or("Missing".to_string(), |v| v.name.text.clone())
+                    )
+                );
                 (quote!(#ty), quote!(#ty::#first))
             }
         }
-        FieldKind::Flags(f) => { let ty = format_ident!("{}", c.schema.flags[f].name.text); (quote!(#ty), quote!(#ty::empty())) }
-        FieldKind::Bits(b) => { let ty = format_ident!("{}", c.schema.bitfields.get(b).map_or("Missing", |x| x.name.text.as_str())); (quote!(#ty), quote!(#ty::from_bits(0))) }
+        FieldKind::Flags(f) => {
+            let ty = format_ident!("{}", c.schema.flags[f].name.text);
+            (quote!(#ty), quote!(#ty::empty()))
+        }
+        FieldKind::Bits(b) => {
+            let ty = format_ident!(
+                "{}",
+                c.schema
+                    .bitfields
+                    .get(b)
+                    .map_or("Missing", |x| x.name.text.as_str())
+            );
+            (quote!(#ty), quote!(#ty::from_bits(0)))
+        }
         FieldKind::Array(t, n) => {
             let ty = format_ident!("{}", t.rust());
             let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
@@ -435,7 +509,9 @@ fn top_value(c: &Checked, e: &Expr) -> TokenStream {
 /// The spec struct (and per-range data enum) for a table's records.
 fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     let file = &c.schema.file;
-    let Some(st) = c.strukt(&t.record.text) else { return quote!() };
+    let Some(st) = c.strukt(&t.record.text) else {
+        return quote!();
+    };
     let l = &c.layouts[&t.record.text];
     let rules = record_rules(c, t);
     let spec = format_ident!("{}Spec", t.record.text);
@@ -449,15 +525,40 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
         }
     }
-    for r in file.ranges.iter().filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text)) {
+    for r in file
+        .ranges
+        .iter()
+        .filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+    {
         let name = format_ident!("{}", r.name.text);
         let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-        let present = format_ident!("{}", r.present.as_ref().map_or("Present".to_string(), |n| camel(&n.text)));
-        let absent = format_ident!("{}", r.absent.as_ref().map_or("Absent".to_string(), |n| camel(&n.text)));
-        let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t)).and_then(|(_, i)| l.fields.get(i)).map(|f| f.1);
-        let len_ty = match len_kind { Some(FieldKind::Int(ti)) => format_ident!("{}", ti.rust()), _ => format_ident!("u64") };
-        let doc = format!(" Whether a record carries its `{}` bytes in the file.", r.name.text);
-        let pdoc = format!(" The bytes, stored in the file ({}).", r.doc.lines().next().unwrap_or(""));
+        let present = format_ident!(
+            "{}",
+            r.present
+                .as_ref()
+                .map_or("Present".to_string(), |n| camel(&n.text))
+        );
+        let absent = format_ident!(
+            "{}",
+            r.absent
+                .as_ref()
+                .map_or("Absent".to_string(), |n| camel(&n.text))
+        );
+        let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t))
+            .and_then(|(_, i)| l.fields.get(i))
+            .map(|f| f.1);
+        let len_ty = match len_kind {
+            Some(FieldKind::Int(ti)) => format_ident!("{}", ti.rust()),
+            _ => format_ident!("u64"),
+        };
+        let doc = format!(
+            " Whether a record carries its `{}` bytes in the file.",
+            r.name.text
+        );
+        let pdoc = format!(
+            " The bytes, stored in the file ({}).",
+            r.doc.lines().next().unwrap_or("")
+        );
         fields.push(quote!(#[doc = #doc] pub #name: #en<'a>,));
         enums.push(quote! {
             #[doc = #doc]
@@ -470,7 +571,10 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             }
         });
     }
-    let doc = format!(" One record of `{}` for the writer: the fields it cannot derive.", t.name.text);
+    let doc = format!(
+        " One record of `{}` for the writer: the fields it cannot derive.",
+        t.name.text
+    );
     quote! {
         #(#enums)*
         #[doc = #doc]
@@ -485,13 +589,21 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
     let n = st.map_or(0, |s| s.fields.len());
     let mut rules = vec![RecordRule::Input; n];
     for (ri, r) in file.ranges.iter().enumerate() {
-        if r.table.as_ref().is_none_or(|x| x.text != t.name.text) { continue; }
+        if r.table.as_ref().is_none_or(|x| x.text != t.name.text) {
+            continue;
+        }
         let scope = Scope::RecordOnly(t);
-        if let Some((_, i)) = single_field(c, &r.offset.expr, scope) { rules[i] = RecordRule::Offset(ri); }
-        if let Some((_, i)) = single_field(c, &r.length.expr, scope) { rules[i] = RecordRule::Length(ri); }
+        if let Some((_, i)) = single_field(c, &r.offset.expr, scope) {
+            rules[i] = RecordRule::Offset(ri);
+        }
+        if let Some((_, i)) = single_field(c, &r.length.expr, scope) {
+            rules[i] = RecordRule::Length(ri);
+        }
         if let Some(w) = &r.when {
             if let Expr::Ref(p) = &w.expr {
-                if let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope) { rules[fi] = RecordRule::Flag(ri); }
+                if let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope) {
+                    rules[fi] = RecordRule::Flag(ri);
+                }
             }
         }
     }
@@ -501,7 +613,9 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
 /// Code writing the table's records, and code writing its record ranges' bytes.
 fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) {
     let file = &c.schema.file;
-    let Some(st) = c.strukt(&t.record.text) else { return (quote!(), quote!()) };
+    let Some(st) = c.strukt(&t.record.text) else {
+        return (quote!(), quote!());
+    };
     let l = &c.layouts[&t.record.text];
     let rules = record_rules(c, t);
     let size = Literal::usize_unsuffixed(usize::try_from(l.size).unwrap_or(0));
@@ -509,7 +623,12 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
     let align = Literal::u64_suffixed(align);
     let tname = format_ident!("{}", t.name.text);
     let at_var = format_ident!("{}_at", t.name.text);
-    let rranges: Vec<(usize, &Range)> = file.ranges.iter().enumerate().filter(|(_, r)| r.table.as_ref().is_some_and(|x| x.text == t.name.text)).collect();
+    let rranges: Vec<(usize, &Range)> = file
+        .ranges
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+        .collect();
     let cursors = rranges.iter().map(|(_, r)| {
         let cur = format_ident!("{}_cursor", r.name.text);
         let start = format_ident!("{}_start", r.name.text);
@@ -520,8 +639,18 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
     let mut per_range_data = Vec::new();
     for (ri, r) in &rranges {
         let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-        let present = format_ident!("{}", r.present.as_ref().map_or("Present".to_string(), |n| camel(&n.text)));
-        let absent = format_ident!("{}", r.absent.as_ref().map_or("Absent".to_string(), |n| camel(&n.text)));
+        let present = format_ident!(
+            "{}",
+            r.present
+                .as_ref()
+                .map_or("Present".to_string(), |n| camel(&n.text))
+        );
+        let absent = format_ident!(
+            "{}",
+            r.absent
+                .as_ref()
+                .map_or("Absent".to_string(), |n| camel(&n.text))
+        );
         let rn = format_ident!("{}", r.name.text);
         let cur = format_ident!("{}_cursor", r.name.text);
         let item = format!("{}[].{}", t.name.text, r.name.text);
@@ -532,7 +661,9 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
             let fname = &st.fields[i].name.text;
             let path = format!("{}[].{}", t.name.text, fname);
-            let Some(ity) = kind.int_ty(&c.schema) else { continue };
+            let Some(ity) = kind.int_ty(&c.schema) else {
+                continue;
+            };
             let ty = format_ident!("{}", ity.rust());
             match rule {
                 RecordRule::Offset(x) if x == ri => {
@@ -551,11 +682,14 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                 RecordRule::Flag(x) if x == ri => {
                     let Some(w) = &r.when else { continue };
                     let Expr::Ref(p) = &w.expr else { continue };
-                    let Ok(Resolved::FlagBit(_, _, bi)) = c.resolve(p, Scope::RecordOnly(t)) else { continue };
+                    let Ok(Resolved::FlagBit(_, _, bi)) = c.resolve(p, Scope::RecordOnly(t)) else {
+                        continue;
+                    };
                     let FieldKind::Flags(fl) = kind else { continue };
                     let fty = format_ident!("{}", c.schema.flags[fl].name.text);
                     let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
-                    on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().to_le_bytes());));
+                    on_present
+                        .push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().to_le_bytes());));
                 }
                 _ => {}
             }
@@ -580,13 +714,17 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
     }
     let mut inputs = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
-        if !matches!(rule, RecordRule::Input) { continue; }
+        if !matches!(rule, RecordRule::Input) {
+            continue;
+        }
         let (off, kind) = l.fields[i];
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let name = format_ident!("{}", st.fields[i].name.text);
         inputs.push(match kind {
             FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().to_le_bytes());),
-            FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());),
+            FieldKind::Flags(_) | FieldKind::Bits(_) => {
+                quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());)
+            }
             FieldKind::Array(t, _) => {
                 let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
                 quote! {
@@ -596,7 +734,9 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                 }
             }
             FieldKind::Int(_) => quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());),
-            FieldKind::Bytes(_) | FieldKind::Str(_) => quote!(__rt::set(&mut rec, #o, *spec.#name);),
+            FieldKind::Bytes(_) | FieldKind::Str(_) => {
+                quote!(__rt::set(&mut rec, #o, *spec.#name);)
+            }
         });
     }
     let records = quote! {

@@ -63,7 +63,10 @@ impl Kind {
 }
 
 fn pos_of(loc: &serde_saphyr::Location) -> Pos {
-    Pos { line: loc.line(), col: loc.column() }
+    Pos {
+        line: loc.line(),
+        col: loc.column(),
+    }
 }
 
 /// What a YAML syntax error looks like: a message and where.
@@ -166,7 +169,9 @@ impl<'de> Visitor<'de> for InnerVisitor {
         Ok(Inner::Int(v))
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Inner, E> {
-        i128::try_from(v).map(Inner::Int).map_err(|_| E::custom("integer too large"))
+        i128::try_from(v)
+            .map(Inner::Int)
+            .map_err(|_| E::custom("integer too large"))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Inner, E> {
         let _ = v;
@@ -214,9 +219,13 @@ mod tests {
         let Kind::Map(m) = n.kind else { panic!("map") };
         assert_eq!(m[0].1, "a");
         assert_eq!(m[1].0, Pos { line: 2, col: 1 });
-        let Kind::Seq(items) = &m[1].2.kind else { panic!("seq") };
+        let Kind::Seq(items) = &m[1].2.kind else {
+            panic!("seq")
+        };
         assert_eq!(items[1].pos.line, 4);
-        let Kind::Map(inner) = &items[1].kind else { panic!("map") };
+        let Kind::Map(inner) = &items[1].kind else {
+            panic!("map")
+        };
         assert!(matches!(inner[0].2.kind, Kind::Int(16) | Kind::Str(_)));
     }
 }

@@ -19,7 +19,12 @@ fn golden(kind: &str) {
         std::fs::write(&expected_path, &diags).expect("bless");
     }
     let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-    assert_eq!(diags, expected, "diagnostics for {shown} differ from {}", expected_path.display());
+    assert_eq!(
+        diags,
+        expected,
+        "diagnostics for {shown} differ from {}",
+        expected_path.display()
+    );
 }
 
 #[test]

@@ -11,8 +11,13 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+// The modules are formatted by the generator (prettyplease), not rustfmt: the drift test
+// compares them byte for byte with the generator's output.
+
 /// NPU1 (`.npub`): see `schema/npu1.yaml`.
+#[rustfmt::skip]
 pub mod npu1;
 
 /// VPMN / NBG (`.nb`): see `schema/vpmn.yaml`.
+#[rustfmt::skip]
 pub mod vpmn;

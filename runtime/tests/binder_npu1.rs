@@ -268,7 +268,11 @@ fn exactly_eight_regions_bind_and_nine_are_refused() {
     assert_eq!(e.offset, 12);
     assert_eq!(
         e.detail,
-        Detail::Compare { lhs: Some(9), rhs: Some(8), names: &["region_count", ">", "BASEP slots"] }
+        Detail::Compare {
+            lhs: Some(9),
+            rhs: Some(8),
+            names: &["region_count", ">", "BASEP slots"]
+        }
     );
 }
 
@@ -298,7 +302,11 @@ fn a_blob_placed_off_alignment_is_refused_at_its_actual_address() {
         assert_eq!(address % 16, k as u64);
         assert_eq!(
             e.detail,
-            Detail::Compare { lhs: Some(address), rhs: Some(k as u64), names: &["npu address", "% 0x10 =", ""] }
+            Detail::Compare {
+                lhs: Some(address),
+                rhs: Some(k as u64),
+                names: &["npu address", "% 0x10 =", ""]
+            }
         );
     }
 }
@@ -349,7 +357,11 @@ fn misaligned_baked_region_is_refused_by_its_address() {
     assert_eq!(e.offset, 32 + 16 + 12);
     assert_eq!(
         e.detail,
-        Detail::Compare { lhs: Some(address), rhs: Some(8), names: &["npu address", "% 0x10 =", ""] }
+        Detail::Compare {
+            lhs: Some(address),
+            rhs: Some(8),
+            names: &["npu address", "% 0x10 =", ""]
+        }
     );
 }
 
