@@ -16,19 +16,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use npuschema_runtime::cmd::{Finding, FindingCode, Listing, check, decode};
-
-fn vela_out() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
-    if dir.join(".stamp").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: run scripts/setup-vela ({} not found)",
-            dir.display()
-        );
-        None
-    }
-}
+use npuschema_tests::vela::out_dir as vela_out;
 
 /// Number of models compiled (one directory each under vela-out/).
 fn model_count(dir: &Path) -> usize {

@@ -12,44 +12,11 @@
     clippy::arithmetic_side_effects
 )]
 
-use std::fs;
-use std::path::{Path, PathBuf};
-
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
 use npuschema_runtime::binder::RegionKind;
 use npuschema_runtime::cmd::{Opcode, decode};
 use npuschema_sim::{RunOptions, RunReport, run_blob};
-
-fn vela_out() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
-    if dir.join(".stamp").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: run scripts/setup-vela ({} not found)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn outputs(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.to_string_lossy().to_string();
-            if p.is_dir() {
-                stack.push(p);
-            } else if name.ends_with("_vela.npz") || name.ends_with("_vela.tflite") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use npuschema_tests::vela::{out_dir as vela_out, outputs};
 
 fn runtime_digests(r: &RunReport) -> Vec<(u8, u32)> {
     r.regions

@@ -2,3 +2,5 @@
 
 /// The binrw reference readers (crate `npuschema-refreader`, in `tests/refreader/`).
 pub use npuschema_refreader as refreader;
+
+pub mod vela;

@@ -22,37 +22,7 @@ use npuschema_cli::pack::layout::PlanRole;
 use npuschema_cli::pack::{AccelChoice, load, pack_file, pack_model};
 use npuschema_generated::npu1::{Accel, Npu1, Role};
 use npuschema_tests::refreader::npu1 as refnpu1;
-
-fn vela_out() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
-    if dir.join(".stamp").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: run scripts/setup-vela ({} not found)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn outputs(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.to_string_lossy().to_string();
-            if p.is_dir() {
-                stack.push(p);
-            } else if name.ends_with("_vela.npz") || name.ends_with("_vela.tflite") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use npuschema_tests::vela::{out_dir as vela_out, outputs};
 
 /// A fresh directory for this test's files.
 fn scratch_dir(name: &str) -> PathBuf {

@@ -10,12 +10,12 @@
 #![allow(clippy::arithmetic_side_effects, missing_docs)]
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use npuschema_cli::explain::{ExplainError, Format, Style, explain};
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 use npuschema_tests::refreader::npu1 as refnpu1;
+use npuschema_tests::vela::out_dir as vela_out;
 
 fn sample_blob() -> Vec<u8> {
     let weights: Vec<u8> = (0..40u8).collect();
@@ -250,19 +250,6 @@ fn invalid_and_foreign_files_are_not_decoded() {
         Err(ExplainError::UnknownFormat)
     ));
     assert_eq!(Format::detect(&sample_blob()), Some(Format::Npu1));
-}
-
-fn vela_out() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
-    if dir.join(".stamp").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: run scripts/setup-vela ({} not found)",
-            dir.display()
-        );
-        None
-    }
 }
 
 #[test]

@@ -20,19 +20,7 @@ use std::path::{Path, PathBuf};
 use npuschema_cli::pack::cop::CopFormat;
 use npuschema_cli::pack::layout::{PlanRole, plan};
 use npuschema_cli::pack::{SourceKind, VelaModel, load, parse};
-
-fn vela_out() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
-    if dir.join(".stamp").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: run scripts/setup-vela ({} not found)",
-            dir.display()
-        );
-        None
-    }
-}
+use npuschema_tests::vela::out_dir as vela_out;
 
 /// One Vela output with what its directory name says about it.
 struct Case {
