@@ -225,12 +225,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     let tname = format_ident!("{}", tn.text);
                     let Some(t) = c.table(&tn.text) else { continue };
                     let spec_enum = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-                    let present = format_ident!(
-                        "{}",
-                        r.present
-                            .as_ref()
-                            .map_or("Present".to_string(), |n| camel(&n.text))
-                    );
+                    let present = variant(r.present.as_ref(), "Present");
                     plan_fields.push(quote!(#start_var: u64,));
                     plan_inits.push(quote!(#start_var,));
                     let rn = format_ident!("{}", r.name.text);
@@ -502,6 +497,12 @@ fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
     }
 }
 
+/// The writer's variant name for a per-record range's `present` / `absent` case: the
+/// schema's name in UpperCamel, or `default`.
+fn variant(name: Option<&crate::schema::Name>, default: &str) -> proc_macro2::Ident {
+    format_ident!("{}", name.map_or(default.to_string(), |n| camel(&n.text)))
+}
+
 fn top_value(c: &Checked, e: &Expr) -> TokenStream {
     crate::emit::value_tokens(c, e, Scope::Top)
 }
@@ -532,18 +533,8 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     {
         let name = format_ident!("{}", r.name.text);
         let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-        let present = format_ident!(
-            "{}",
-            r.present
-                .as_ref()
-                .map_or("Present".to_string(), |n| camel(&n.text))
-        );
-        let absent = format_ident!(
-            "{}",
-            r.absent
-                .as_ref()
-                .map_or("Absent".to_string(), |n| camel(&n.text))
-        );
+        let present = variant(r.present.as_ref(), "Present");
+        let absent = variant(r.absent.as_ref(), "Absent");
         let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t))
             .and_then(|(_, i)| l.fields.get(i))
             .map(|f| f.1);
@@ -639,18 +630,8 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
     let mut per_range_data = Vec::new();
     for (ri, r) in &rranges {
         let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-        let present = format_ident!(
-            "{}",
-            r.present
-                .as_ref()
-                .map_or("Present".to_string(), |n| camel(&n.text))
-        );
-        let absent = format_ident!(
-            "{}",
-            r.absent
-                .as_ref()
-                .map_or("Absent".to_string(), |n| camel(&n.text))
-        );
+        let present = variant(r.present.as_ref(), "Present");
+        let absent = variant(r.absent.as_ref(), "Absent");
         let rn = format_ident!("{}", r.name.text);
         let cur = format_ident!("{}_cursor", r.name.text);
         let item = format!("{}[].{}", t.name.text, r.name.text);
