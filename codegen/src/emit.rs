@@ -1374,7 +1374,17 @@ impl<'a> Em<'a> {
                 ///
                 /// # Errors
                 /// The first failed check, with its code, field and byte offset.
+                #[inline]
                 pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+                    Self::validate_as(buf)
+                }
+                /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+                /// everything, [`__rt::Brief`] for only the failing check's code and field
+                /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+                ///
+                /// # Errors
+                /// The first failed check, as `E`.
+                pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
                     let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
                     let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
                         return #hfail;

@@ -1953,7 +1953,7 @@ pub fn variants(c: &Checked) -> TokenStream {
             v.when.text,
             v.file.doc.lines().next().unwrap_or("")
         ));
-        arms.push(quote!(if #cond { return #vty::validate(buf).map(Self::#key); }));
+        arms.push(quote!(if #cond { return #vty::validate_as(buf).map(Self::#key); }));
         variants.push(quote!(#vd #key(#vty<'a>),));
         bytes_arms.push(quote!(Self::#key(v) => v.as_bytes(),));
         views.push(Em { c: vc }.file_view());
@@ -1987,7 +1987,17 @@ pub fn variants(c: &Checked) -> TokenStream {
             ///
             /// # Errors
             /// The first failed check, with its code, field and byte offset.
+            #[inline]
             pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+                Self::validate_as(buf)
+            }
+            /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+            /// everything, [`__rt::Brief`] for only the failing check's code and field (the
+            /// smallest code on a microcontroller), or your own [`__rt::Report`].
+            ///
+            /// # Errors
+            /// The first failed check, as `E`.
+            pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
                 let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
                 let Some(header_raw) = __rt::chunk_at::<#hs_l>(buf, 0) else {
                     return #hfail;

@@ -249,22 +249,100 @@ impl ErrorSite {
     }
 }
 
-/// `Err(site.error(base, a, b, c, index))`: each failing check in generated code is this
-/// call with a few numbers, the error being built by [`ErrorSite::error`] straight into the
-/// caller's result. `site` is usually a promoted constant (`&ErrorSite { .. }`).
+/// What a generated validator (or the binder) returns when a check fails: the type is the
+/// caller's choice, through the `E` of `validate_as::<E>`.
+///
+/// * [`Error`]: everything (code, field path with the record index, absolute byte offset,
+///   the values involved), built by the one cold [`ErrorSite::error`]. The default of
+///   `validate`, and what the host tools print.
+/// * [`Brief`]: only the failing check's static site (code, field name, the field's offset
+///   in its struct), one pointer wide. Its [`Report::at`] ignores the run-time numbers, so
+///   the compiler drops their computation and each failing check costs a branch and an
+///   address: the size-first choice for firmware (`npuschema check` on the host tells the
+///   rest about the same file).
+///
+/// Implement it for your own type to keep what you need (for example a code and the
+/// absolute offset).
+pub trait Report: Sized {
+    /// The report for `site`, given the run-time `base` of the field's struct (0 for a
+    /// fixed offset), the detail's numbers `a`, `b`, `c` in the order [`DetailKind`] lists
+    /// them (unused ones are 0), and the record `index` (0 outside a table).
+    #[must_use]
+    fn at(site: &'static ErrorSite, base: u64, a: u64, b: u64, c: u64, index: usize) -> Self;
+}
+
+impl Report for Error {
+    #[inline(always)]
+    fn at(site: &'static ErrorSite, base: u64, a: u64, b: u64, c: u64, index: usize) -> Self {
+        site.error(base, a, b, c, index)
+    }
+}
+
+/// The smallest [`Report`]: which check failed, and nothing that is only known at run
+/// time (no record index, no absolute offset, no values). One pointer, `Copy`.
+///
+/// `Display` prints `code: field (+offset in its struct)`, for example
+/// `baked-region-out-of-bounds: regions[].data_offset (+0xc)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Brief {
+    site: &'static ErrorSite,
+}
+
+impl Brief {
+    /// The stable code (as [`Error::code`]).
+    #[must_use]
+    #[inline]
+    pub const fn code(&self) -> &'static str {
+        self.site.code
+    }
+
+    /// The failing check's static site: its code, table, field name, the field's offset in
+    /// its struct (or its whole offset for a fixed field) and the detail's shape.
+    #[must_use]
+    #[inline]
+    pub const fn site(&self) -> &'static ErrorSite {
+        self.site
+    }
+}
+
+impl Report for Brief {
+    #[inline(always)]
+    fn at(site: &'static ErrorSite, _: u64, _: u64, _: u64, _: u64, _: usize) -> Self {
+        Self { site }
+    }
+}
+
+impl fmt::Display for Brief {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.site;
+        f.write_str(s.code)?;
+        f.write_str(": ")?;
+        if !s.table.is_empty() {
+            write!(f, "{}[].", s.table)?;
+        }
+        write!(f, "{} (+{:#x})", s.name, s.offset)
+    }
+}
+
+impl core::error::Error for Brief {}
+
+/// `Err(E::at(site, base, a, b, c, index))`: each failing check in generated code is this
+/// call with a few numbers; for [`Error`] the error is built by [`ErrorSite::error`]
+/// straight into the caller's result, for [`Brief`] it is the site's address.
+/// `site` is usually a promoted constant (`&ErrorSite { .. }`).
 ///
 /// # Errors
 /// Always: that is its purpose.
 #[inline(always)]
-pub fn fail<T>(
+pub fn fail<T, E: Report>(
     site: &'static ErrorSite,
     base: u64,
     a: u64,
     b: u64,
     c: u64,
     index: usize,
-) -> Result<T, Error> {
-    Err(site.error(base, a, b, c, index))
+) -> Result<T, E> {
+    Err(E::at(site, base, a, b, c, index))
 }
 
 struct Hex(Option<u64>);
@@ -379,6 +457,41 @@ mod tests {
     extern crate std;
     use super::*;
     use std::string::ToString;
+
+    static BAKED: ErrorSite = ErrorSite {
+        code: "baked-region-out-of-bounds",
+        table: "regions",
+        name: "data_offset",
+        offset: 12,
+        detail: DetailKind::Range("total_bytes"),
+    };
+
+    #[test]
+    fn brief_keeps_the_site_and_error_builds_the_whole_error() {
+        let b: Result<(), Brief> = fail(&BAKED, 48, 0xffff_fff0, 0x20, 0x4a0, 1);
+        let b = b.unwrap_err();
+        assert_eq!(b.code(), "baked-region-out-of-bounds");
+        assert!(core::ptr::eq(b.site(), &BAKED));
+        assert_eq!(
+            b.to_string(),
+            "baked-region-out-of-bounds: regions[].data_offset (+0xc)"
+        );
+        let e: Result<(), Error> = fail(&BAKED, 48, 0xffff_fff0, 0x20, 0x4a0, 1);
+        let e = e.unwrap_err();
+        assert_eq!(
+            (e.code, e.field, e.offset),
+            (b.code(), Field::indexed("regions", 1, "data_offset"), 60)
+        );
+        assert_eq!(
+            e.detail,
+            Detail::Range {
+                start: 0xffff_fff0,
+                len: 0x20,
+                limit_name: "total_bytes",
+                limit: 0x4a0
+            }
+        );
+    }
 
     #[test]
     fn display_matches_the_documented_form() {

@@ -10,7 +10,7 @@ mod checksum;
 mod error;
 
 pub use checksum::{Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, fnv1a32};
-pub use error::{Detail, DetailKind, Error, ErrorSite, Field, WriteError, fail};
+pub use error::{Brief, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail};
 
 /// The `N` bytes of `buf` at byte offset `at`, as a fixed-size array, or `None` when they
 /// do not all lie inside `buf` (offsets are 64-bit so a file's value is never truncated).

@@ -1,11 +1,13 @@
 //! `Npu1::validate` on arbitrary input: never panics, its error names a field inside the
 //! header or the region table, and its verdict and every field agree with the binrw
-//! reference reader (`npuschema_fuzz::npu1_differential`).
+//! reference reader (`npuschema_fuzz::npu1_differential`); `validate_as::<Brief>` fails at
+//! the same check.
 //!
 //! Input: `npuschema_fuzz::Npu1Input` (4-byte prefix: reseal flag, alignment), then the blob.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use npuschema_core::Brief;
 use npuschema_fuzz::{Npu1Input, npu1_differential};
 use npuschema_generated::npu1::Npu1;
 
@@ -15,7 +17,18 @@ fuzz_target!(|data: &[u8]| {
     };
     let blob = input.blob();
     npu1_differential(blob);
-    match Npu1::validate(blob) {
+    // The size-first report fails at the same check (same code, table and field).
+    let brief = Npu1::validate_as::<Brief>(blob).map(|_| ()).map_err(|e| {
+        let s = e.site();
+        (s.code, s.table, s.name)
+    });
+    let full = Npu1::validate(blob);
+    assert_eq!(
+        brief,
+        full.map(|_| ())
+            .map_err(|e| (e.code, e.field.table, e.field.name))
+    );
+    match full {
         Ok(v) => {
             assert_eq!(v.as_bytes().len(), blob.len());
             for r in v.regions() {

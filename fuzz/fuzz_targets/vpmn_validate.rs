@@ -1,11 +1,13 @@
 //! `Vpmn::validate` (generated, v2 and v1) on arbitrary input: never panics, its error
 //! names an offset inside the file (or 0 for a short one), and on v2 files its verdict and
-//! every decoded field agree with the binrw reference reader.
+//! every decoded field agree with the binrw reference reader; `validate_as::<Brief>` fails at
+//! the same check.
 //!
 //! Input: `npuschema_fuzz::vpmn_input` (byte 0 bit 0: reseal the checksums; then the file).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use npuschema_core::Brief;
 use npuschema_generated::vpmn::Vpmn;
 use npuschema_refreader::vpmn as refvpmn;
 
@@ -14,6 +16,16 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let generated = Vpmn::validate(&file);
+    // The size-first report fails at the same check (same code, table and field).
+    let brief = Vpmn::validate_as::<Brief>(&file).map(|_| ()).map_err(|e| {
+        let s = e.site();
+        (s.code, s.table, s.name)
+    });
+    let full = generated
+        .as_ref()
+        .map(|_| ())
+        .map_err(|e| (e.code, e.field.table, e.field.name));
+    assert_eq!(brief, full);
     if let Err(e) = &generated {
         let _ = e.to_string();
         assert!(

@@ -2324,7 +2324,17 @@ impl<'a> Vpmn<'a> {
     ///
     /// # Errors
     /// The first failed check, with its code, field and byte offset.
+    #[inline]
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's code and field (the
+    /// smallest code on a microcontroller), or your own [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<12>(buf, 0) else {
             return __rt::fail(
@@ -2373,14 +2383,14 @@ impl<'a> Vpmn<'a> {
             (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
             Some(b)) if a == b
         ) {
-            return VpmnV2::validate(buf).map(Self::V2);
+            return VpmnV2::validate_as(buf).map(Self::V2);
         }
         if matches!(
             ((|| -> Option < u64 > { u64::from(header.version())
             .checked_shr(u32::try_from(16u64).ok() ?) }) (), Some(u64::from(V1_FAMILY))),
             (Some(a), Some(b)) if a == b
         ) {
-            return VpmnV1::validate(buf).map(Self::V1);
+            return VpmnV1::validate_as(buf).map(Self::V1);
         }
         __rt::fail(
             &__rt::ErrorSite {
@@ -2425,7 +2435,17 @@ impl<'a> VpmnV2<'a> {
     ///
     /// # Errors
     /// The first failed check, with its code, field and byte offset.
+    #[inline]
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's code and field
+    /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<48>(buf, 0) else {
             return __rt::fail(
@@ -4453,7 +4473,17 @@ impl<'a> VpmnV1<'a> {
     ///
     /// # Errors
     /// The first failed check, with its code, field and byte offset.
+    #[inline]
     pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's code and field
+    /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<92>(buf, 0) else {
             return __rt::fail(

@@ -41,7 +41,7 @@
 //! (which may lie up to 15 bytes past the arena's end; the NPU never dereferences it) and
 //! [`Job::region_bytes`] returns an empty slice for it.
 
-use npuschema_core::{DetailKind, Error, ErrorSite, align_up, fail};
+use npuschema_core::{DetailKind, Error, ErrorSite, Report, align_up, fail};
 use npuschema_generated::npu1::{Npu1, Region, RegionFlags};
 
 /// Alignment of every address handed to the NPU (command stream, baked and runtime regions).
@@ -175,7 +175,7 @@ where
 
 /// The [`RegionSpec`] of an NPU1 region descriptor; `None` for a BAKED region whose bytes
 /// are not in the blob (which [`Npu1::validate`] rules out).
-#[inline]
+#[inline(always)]
 fn spec_of<'b>(r: &Region<'b>) -> Option<RegionSpec<'b>> {
     let source = if r.flags().contains(RegionFlags::BAKED) {
         RegionSource::Baked(r.data()?)
@@ -309,7 +309,7 @@ impl<'b> Bindable<'b> for RegionSpec<'b> {
 }
 
 impl<'b> Bindable<'b> for Region<'b> {
-    #[inline]
+    #[inline(always)]
     fn spec(&self) -> Option<RegionSpec<'b>> {
         spec_of(self)
     }
@@ -337,7 +337,7 @@ struct Head {
     reason = "npuschema_core::Error is the project-wide, Copy error type"
 )]
 #[inline(always)]
-fn carve<'b, T, I, M, R>(
+fn carve<'b, E, T, I, M, R>(
     cmd_stream: &'b [u8],
     items: I,
     total: u64,
@@ -345,8 +345,9 @@ fn carve<'b, T, I, M, R>(
     map: &M,
     mut each: impl FnMut(usize, Slot<'b>),
     finish: impl FnOnce(Head) -> R,
-) -> Result<R, Error>
+) -> Result<R, E>
 where
+    E: Report,
     T: Bindable<'b>,
     I: ExactSizeIterator<Item = T>,
     M: AddressMap + ?Sized,
@@ -460,9 +461,29 @@ pub fn bind_each<'b, M, F>(
     blob: Npu1<'b>,
     arena: &mut [u8],
     map: &M,
-    mut each: F,
+    each: F,
 ) -> Result<Bound<'b>, Error>
 where
+    M: AddressMap + ?Sized,
+    F: FnMut(BoundRegion),
+{
+    bind_each_as(blob, arena, map, each)
+}
+
+/// As [`bind_each`], reporting a failure as `E` ([`npuschema_core::Brief`] for the smallest
+/// code; see [`Report`]).
+///
+/// # Errors
+///
+/// As [`bind_each`], as `E`.
+pub fn bind_each_as<'b, E, M, F>(
+    blob: Npu1<'b>,
+    arena: &mut [u8],
+    map: &M,
+    mut each: F,
+) -> Result<Bound<'b>, E>
+where
+    E: Report,
     M: AddressMap + ?Sized,
     F: FnMut(BoundRegion),
 {
@@ -546,6 +567,20 @@ impl<'b, 'a> Job<'b, 'a> {
         arena: &'a mut [u8],
         map: &M,
     ) -> Result<Self, Error> {
+        Self::bind_with_as(blob, arena, map)
+    }
+
+    /// As [`Job::bind_with`], reporting a failure as `E` ([`npuschema_core::Brief`] for the
+    /// smallest code; see [`Report`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::bind_with`], as `E`.
+    pub fn bind_with_as<E: Report, M: AddressMap + ?Sized>(
+        blob: Npu1<'b>,
+        arena: &'a mut [u8],
+        map: &M,
+    ) -> Result<Self, E> {
         Self::bind_items(
             blob.cmd_stream(),
             blob.header().accel().raw(),
@@ -592,15 +627,16 @@ impl<'b, 'a> Job<'b, 'a> {
         reason = "npuschema_core::Error is the project-wide, Copy error type"
     )]
     #[inline]
-    fn bind_items<T, I, M>(
+    fn bind_items<E, T, I, M>(
         cmd: &'b [u8],
         accel_macs: u32,
         items: I,
         total: u64,
         arena: &'a mut [u8],
         map: &M,
-    ) -> Result<Self, Error>
+    ) -> Result<Self, E>
     where
+        E: Report,
         T: Bindable<'b>,
         I: ExactSizeIterator<Item = T>,
         M: AddressMap + ?Sized,

@@ -15,8 +15,9 @@
     missing_docs
 )]
 
+use npuschema_core::Brief;
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
-use npuschema_runtime::binder::{Job, RegionKind};
+use npuschema_runtime::binder::{Identity, Job, RegionKind, bind_each_as};
 use npuschema_tests::refreader::npu1::{self as refnpu1, Binding};
 
 /// `len` bytes at an address `misalign` past a 16-byte boundary, inside `buf`.
@@ -50,7 +51,18 @@ fn compare(blob: &[u8], arena_len: usize, misalign: usize) -> bool {
     let reference = refnpu1::read(b).unwrap();
     let expected = refnpu1::bind(&reference, arena_addr, arena_len as u64);
     let zero_size_runtime = reference.regions.iter().any(|d| !d.baked() && d.size == 0);
-    match (Job::bind(view, arena), expected) {
+    // The size-first binder (`bind_each_as::<Brief>`) places the same regions, or fails at
+    // the same check.
+    let mut brief_regions = Vec::new();
+    let brief = bind_each_as::<Brief, _, _>(view, arena, &Identity, |r| brief_regions.push(r))
+        .map_err(|e| e.code());
+    let full = Job::bind(view, arena);
+    match (&full, &brief) {
+        (Ok(job), Ok(_)) => assert_eq!(job.regions().collect::<Vec<_>>(), brief_regions),
+        (Err(e), Err(code)) => assert_eq!(e.code, *code),
+        _ => panic!("Job::bind gives {full:?}, bind_each_as::<Brief> {brief:?}"),
+    }
+    match (full, expected) {
         (Ok(job), Ok(bindings)) => {
             assert_eq!(job.region_count(), bindings.len());
             for (i, want) in bindings.iter().enumerate() {

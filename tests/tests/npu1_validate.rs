@@ -1,7 +1,7 @@
 //! Every malformed-input row of the NPU1 document's section 7 table, the integer-overflow
 //! attacks a u32 C loader would let through, and the error's field, offset and Display.
 
-use npuschema_core::{Detail, FNV1A32_OFFSET_BASIS, fnv1a32};
+use npuschema_core::{Brief, Detail, FNV1A32_OFFSET_BASIS, fnv1a32};
 use npuschema_generated::npu1::*;
 
 /// A valid blob: baked weights (region 0) and a runtime scratch region (region 1).
@@ -40,10 +40,30 @@ fn reseal(b: &mut [u8]) {
     put(b, 28, sum);
 }
 
+/// The code `validate` reports, after checking that `validate_as::<Brief>` reports the same
+/// check: same code, same field, and the site's offset is where the full error points
+/// (relative to the descriptor for a field of the region table).
 fn code(b: &[u8]) -> &'static str {
+    let brief = Npu1::validate_as::<Brief>(b);
     match Npu1::validate(b) {
-        Ok(_) => "ok",
-        Err(e) => e.code,
+        Ok(_) => {
+            assert!(brief.is_ok(), "Brief rejects what Error accepts: {brief:?}");
+            "ok"
+        }
+        Err(e) => {
+            let s = brief.expect_err("Brief accepts what Error rejects").site();
+            assert_eq!(
+                (s.code, s.table, s.name),
+                (e.code, e.field.table, e.field.name)
+            );
+            let base = if s.table.is_empty() {
+                0
+            } else {
+                32 + 16 * e.field.index
+            };
+            assert_eq!(base + u64::from(s.offset), e.offset, "{e}");
+            e.code
+        }
     }
 }
 

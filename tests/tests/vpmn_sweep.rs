@@ -23,13 +23,23 @@
 mod vpmn_util;
 
 use npuschema_cli::vpmn::writer::{build_v2, directory};
+use npuschema_core::Brief;
 use npuschema_generated::vpmn::Vpmn;
 use vpmn_util::*;
 
 fn outcome(b: &[u8]) -> Result<(), &'static str> {
+    // `validate_as::<Brief>` must fail at the same check as `validate`.
+    let brief = Vpmn::validate_as::<Brief>(b).map(|_| ()).map_err(|e| {
+        let s = e.site();
+        (s.code, s.table, s.name)
+    });
     match Vpmn::validate(b) {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            assert_eq!(brief, Ok(()), "Brief rejects what Error accepts");
+            Ok(())
+        }
         Err(e) => {
+            assert_eq!(brief, Err((e.code, e.field.table, e.field.name)), "{e}");
             assert!(CODES.contains(&e.code), "undocumented code {e}");
             // The reported offset is inside or at the end of the buffer, or names the place
             // a value points at (never garbage past 64 bits).
