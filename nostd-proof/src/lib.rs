@@ -3,7 +3,13 @@
 //! `thumbv8m.main-none-eabihf`, links each export into a minimal ELF with
 //! `--gc-sections`, measures the reachable `.text` and fails if any panic entry point is
 //! reachable.
+//!
+//! Built with `--cfg measure_only --cfg measure="SYMBOL"`, the library exports only that entry point, so that
+//! the compiler's inlining decisions (made across the whole library by LTO) are those of a
+//! firmware image that calls just it: `scripts/code-size` builds it once per measured
+//! export.
 #![no_std]
+#![cfg_attr(measure_only, allow(dead_code, unused_imports))]
 
 use core::panic::PanicInfo;
 
@@ -63,6 +69,7 @@ unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
 ///
 /// # Safety
 /// `data` must point to `len` readable bytes; `out` must be null or writable.
+#[cfg(any(not(measure_only), measure = "npuschema_fnv1a32"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npuschema_fnv1a32(data: *const u8, len: usize, out: *mut u32) -> i32 {
     // SAFETY: forwarded from this function's contract.
@@ -78,20 +85,44 @@ pub unsafe extern "C" fn npuschema_fnv1a32(data: *const u8, len: usize, out: *mu
     status::OK
 }
 
-/// Validate an NPU1 blob (load steps 1-7 and the per-descriptor checks).
-/// Returns 0, [`status::NULL`], or 1 + the offset of the failing field.
+/// Validate an NPU1 blob (load steps 1-7 and the per-descriptor checks), failures reported
+/// as [`Brief`]. Returns 0, [`status::NULL`], or 1 + the offset of the failing field in its
+/// struct. Measured by `scripts/code-size` as "npu1 validate".
 ///
 /// # Safety
 /// `blob` must point to `len` readable bytes.
+#[cfg(any(not(measure_only), measure = "npu1_validate"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_validate(blob: *const u8, len: usize) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { validate::<Brief>(blob, len) }
+}
+
+/// As [`npu1_validate`], failures reported as the full [`Error`]: returns 1 + the failing
+/// field's byte offset in the blob. Measured as "npu1 validate, full Error".
+///
+/// # Safety
+/// `blob` must point to `len` readable bytes.
+#[cfg(any(not(measure_only), measure = "npu1_validate_full"))]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_validate_full(blob: *const u8, len: usize) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { validate::<Error>(blob, len) }
+}
+
+/// The body of [`npu1_validate`] and [`npu1_validate_full`].
+///
+/// # Safety
+/// `blob` must point to `len` readable bytes.
+#[inline(always)]
+unsafe fn validate<E: Status>(blob: *const u8, len: usize) -> i32 {
     // SAFETY: forwarded from this function's contract.
     let Some(blob) = (unsafe { bytes(blob, len) }) else {
         return status::NULL;
     };
-    match Npu1::validate(blob) {
+    match Npu1::validate_as::<E>(blob) {
         Ok(_) => status::OK,
-        Err(e) => error_status(&e),
+        Err(e) => e.status(),
     }
 }
 
@@ -109,6 +140,7 @@ pub unsafe extern "C" fn npu1_validate(blob: *const u8, len: usize) -> i32 {
 /// `blob` must point to `len` readable bytes and `arena` to `arena_len` writable bytes,
 /// neither aliasing the other nor `*out`; `out` must be valid for writes (its contents may be
 /// uninitialised). The arena is not written, only carved up: the NPU will write it.
+#[cfg(any(not(measure_only), measure = "npu1_validate_bind"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_validate_bind(
     blob: *const u8,
@@ -127,6 +159,7 @@ pub unsafe extern "C" fn npu1_validate_bind(
 ///
 /// # Safety
 /// As [`npu1_validate_bind`].
+#[cfg(any(not(measure_only), measure = "npu1_validate_bind_full"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_validate_bind_full(
     blob: *const u8,
@@ -223,6 +256,7 @@ unsafe fn validate_bind<E: Status>(
 ///
 /// # Safety
 /// As [`npu1_validate_bind`].
+#[cfg(any(not(measure_only), measure = "npu1_validate_job"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_validate_job(
     blob: *const u8,
@@ -270,6 +304,7 @@ pub unsafe extern "C" fn npu1_validate_job(
 /// # Safety
 /// As [`npu1_validate_bind`] for `blob` and `arena`; `npu_base` must satisfy the contract of
 /// [`npuschema_runtime::mmio::Mmio::new`] (the address of an Ethos-U55 register block).
+#[cfg(any(not(measure_only), measure = "npu1_run"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_run(
     blob: *const u8,
@@ -310,6 +345,7 @@ pub unsafe extern "C" fn npu1_run(
 /// # Safety
 /// `cmd` and `weights` must point to `cmd_len` / `weights_len` readable bytes, `out` to
 /// `out_len` writable bytes not aliasing them, and `written` must be writable.
+#[cfg(any(not(measure_only), measure = "npu1_write"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_write(
     cmd: *const u8,
@@ -363,6 +399,7 @@ pub unsafe extern "C" fn npu1_write(
 ///
 /// # Safety
 /// `data` must point to `len` readable bytes.
+#[cfg(any(not(measure_only), measure = "npuschema_panic_canary"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npuschema_panic_canary(data: *const u8, len: usize, at: usize) -> u8 {
     // SAFETY: forwarded from this function's contract.
@@ -387,6 +424,7 @@ fn panic(_: &PanicInfo<'_>) -> ! {
 ///
 /// # Safety
 /// As [`npu1_validate_bind`].
+#[cfg(any(not(measure_only), measure = "npu1_load_port"))]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn npu1_load_port(
     blob: *const u8,
