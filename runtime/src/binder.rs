@@ -550,6 +550,16 @@ impl<'b, 'a> Job<'b, 'a> {
         Self::bind_with(blob, arena, &Identity)
     }
 
+    /// As [`Job::bind`], reporting a failure as `E` ([`npuschema_core::Brief`] for the
+    /// smallest code; see [`Report`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::bind`], as `E`.
+    pub fn bind_as<E: Report>(blob: Npu1<'b>, arena: &'a mut [u8]) -> Result<Self, E> {
+        Self::bind_with_as(blob, arena, &Identity)
+    }
+
     /// Bind a validated NPU1 blob into `arena`, mapping CPU to NPU addresses with `map`:
     /// baked regions are the blob's bytes in place, runtime regions are carved from the
     /// arena in index order at 16-byte aligned NPU addresses.

@@ -10,7 +10,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use npuschema_core::{Detail, FNV1A32_OFFSET_BASIS, Field, fnv1a32};
+use npuschema_core::{Brief, Detail, FNV1A32_OFFSET_BASIS, Field, fnv1a32};
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec as WSpec, Role};
 use npuschema_runtime::binder::{
     AddressMap, ArenaSize, Identity, Job, MAX_REGIONS, RegionKind, RegionSource, RegionSpec,
@@ -188,6 +188,26 @@ fn arena_size_is_exact_for_every_start_alignment_and_the_worst_case_is_tight() {
         let short = arena_at(&mut storage, k, need as usize - 1);
         let e = Job::bind(view, short).unwrap_err();
         assert_eq!(e.code, "arena-overflow", "one byte short at {k}");
+        // The size-first report fails at the same check, and binds the same way.
+        let short = arena_at(&mut storage, k, need as usize - 1);
+        let b = Job::bind_as::<Brief>(view, short).unwrap_err();
+        assert_eq!(
+            (b.code(), b.site().name, b.site().offset),
+            ("arena-overflow", "size", 8)
+        );
+        let exact = arena_at(&mut storage, k, need as usize);
+        let addrs: Vec<u64> = Job::bind_as::<Brief>(view, exact)
+            .unwrap()
+            .regions()
+            .map(|r| r.npu_address)
+            .collect();
+        let exact = arena_at(&mut storage, k, need as usize);
+        let full: Vec<u64> = Job::bind(view, exact)
+            .unwrap()
+            .regions()
+            .map(|r| r.npu_address)
+            .collect();
+        assert_eq!(addrs, full);
     }
     assert_eq!(arena_size_at(&view, 0x2000_0000), size.aligned_start);
     assert_eq!(arena_size_at(&view, 0x2000_0001), size.any_start);

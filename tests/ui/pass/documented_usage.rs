@@ -21,4 +21,9 @@ fn main() {
     }
     let _stream: &[u8] = view.cmd_stream();
     assert_eq!(view.regions().len(), 2);
+    // The size-first error type: same checks, only the failing check's site.
+    let brief: Result<Npu1<'_>, npuschema_core::Brief> = Npu1::validate_as(blob);
+    assert!(brief.is_ok());
+    let e = Npu1::validate_as::<npuschema_core::Brief>(&blob[..31]).unwrap_err();
+    assert_eq!(e.code(), "truncated-header");
 }
