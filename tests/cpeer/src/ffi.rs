@@ -1,5 +1,5 @@
 //! The one place that calls C: `npu1_fnv1a` and `npu1_load`, each behind a safe function
-//! that returns `None` when the C peer was not compiled.
+//! that returns `None` when the C peer was not compiled, and `npu1_load_strict`.
 #![allow(unsafe_code)]
 
 use crate::MAX_REGIONS;
@@ -92,5 +92,37 @@ pub fn load(blob: &[u8], arena: &mut [u8], job: &mut Job) -> Option<i32> {
     {
         let _ = (blob, arena, job);
         None
+    }
+}
+
+// SAFETY: the declaration matches the definition in `nostd-proof/peer/npu1_strict.c`
+// (same types as `npu1_load`; its `npu1_job_t` is the peer's).
+unsafe extern "C" {
+    fn npu1_load_strict(
+        blob: *const u8,
+        len: usize,
+        arena: *mut u8,
+        arena_len: usize,
+        job: *mut Job,
+    ) -> i32;
+}
+
+/// `nostd-proof/peer/npu1_strict.c`: the C peer's loader extended with the checks the
+/// generated validator and the binder make and the peer does not (see the file). Returns
+/// [`crate::OK`] or one of the `S_*` codes of [`crate::strict`].
+#[inline]
+pub fn load_strict(blob: &[u8], arena: &mut [u8], job: &mut Job) -> i32 {
+    // SAFETY: as for [`load`]: both slices are live and described exactly, `job` is an
+    // exclusive reference to the `#[repr(C)]` `npu1_job_t`; the C code checks every offset
+    // against `total_bytes == len` before reading, writes only `*job` (at most
+    // `MAX_REGIONS` entries, after checking `count`) and never dereferences the arena.
+    unsafe {
+        npu1_load_strict(
+            blob.as_ptr(),
+            blob.len(),
+            arena.as_mut_ptr(),
+            arena.len(),
+            job,
+        )
     }
 }

@@ -12,7 +12,7 @@
 
 mod ffi;
 
-pub use ffi::{Job, fnv1a, load};
+pub use ffi::{Job, fnv1a, load, load_strict};
 
 /// `MAX_REGIONS`: the most regions the C loader binds (the NPU's limit too).
 pub const MAX_REGIONS: usize = 8;
@@ -64,6 +64,39 @@ pub fn rule(code: i32) -> &'static str {
         E_ARENA => "arena",
         E_TOO_MANY => "too-many",
         _ => "?",
+    }
+}
+
+/// The codes of [`load_strict`], and the generated validator's or binder's code for each.
+pub mod strict {
+    /// Each `npu1_strict.c` error code with the code the generated validator or the binder
+    /// reports for the same failure.
+    pub const CODES: [(i32, &str); 15] = [
+        (-1, "null"),
+        (1, "truncated-header"),
+        (2, "bad-magic"),
+        (3, "unsupported-version"),
+        (4, "total-bytes-mismatch"),
+        (5, "region-table-out-of-bounds"),
+        (6, "empty-command-stream"),
+        (7, "command-stream-out-of-bounds"),
+        (8, "checksum-mismatch"),
+        (9, "unknown-region-flags"),
+        (10, "baked-region-out-of-bounds"),
+        (11, "too-many-regions"),
+        (12, "misaligned-command-stream"),
+        (13, "misaligned-baked-region"),
+        (14, "arena-overflow"),
+    ];
+
+    /// The generated code for a [`load_strict`](crate::load_strict) result; `"ok"` for 0,
+    /// `"?"` for a value it never returns.
+    #[must_use]
+    pub fn code(rc: i32) -> &'static str {
+        if rc == 0 {
+            return "ok";
+        }
+        CODES.iter().find(|(c, _)| *c == rc).map_or("?", |(_, s)| s)
     }
 }
 
