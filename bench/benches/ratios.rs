@@ -19,8 +19,9 @@ use npuschema_bench::{
     DOC_SCRATCH_BYTES, SMALL_ARENA_BYTES, VPMN_VALIDATOR, bare_fnv1a, doc_example_blob, small_blob,
     vpmn_validate,
 };
+use npuschema_core::Brief;
 use npuschema_generated::npu1::Npu1;
-use npuschema_runtime::binder::Job;
+use npuschema_runtime::binder::{Identity, Job, MAX_REGIONS, bind_each_as};
 
 /// Time `iters` calls of `f`, per call.
 fn time<F: FnMut() -> u64>(f: &mut F, iters: u32) -> Duration {
@@ -296,6 +297,37 @@ fn main() {
             &o,
             None,
             ">= 1.0x",
+        );
+        // The C peer's shape: Brief errors, each region written into a caller's table as it
+        // is placed (no Job built).
+        let mut table = [(0u64, 0u64); MAX_REGIONS];
+        let o = compare(
+            || {
+                let Ok(v) = Npu1::validate_as::<Brief>(black_box(sb)) else {
+                    return 0;
+                };
+                let mut n = 0;
+                let bound = bind_each_as::<Brief, _, _>(v, &mut sarena, &Identity, |r| {
+                    if let Some(slot) = table.get_mut(n) {
+                        *slot = (r.npu_address, r.size);
+                    }
+                    n += 1;
+                });
+                bound.map_or(0, |b| b.arena_used as u64 ^ black_box(&table)[0].0)
+            },
+            || u64::from(peer::load(black_box(sb), &mut carena, &mut job) == Some(peer::OK)),
+            rounds,
+        );
+        row(
+            &format!(
+                "NPU1 validate+bind, 8 regions, {} B blob, C-style",
+                sb.len()
+            ),
+            "validate_as::<Brief> + bind_each_as",
+            "C npu1_load",
+            &o,
+            None,
+            "(info)",
         );
         let view = Npu1::validate(sb).expect("valid");
         let o = compare(
