@@ -50,3 +50,19 @@ pub fn vpmn(rule: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
+
+/// The generated VPMN validator's codes (its `VpmnV1` layout) for a
+/// [`vpmn_v1`](crate::vpmn_v1) reader rule.
+#[must_use]
+pub fn vpmn_v1(rule: &str) -> &'static [&'static str] {
+    match rule {
+        "short" | "fixed-short" => &["truncated-header"],
+        "magic" => &["bad-magic"],
+        "version" => &["unsupported-version"],
+        "entry-bounds" => &["section-out-of-bounds"],
+        "io-table-size" => &["section-entry-size"],
+        "io-dim-count" | "io-dim-zero" => &["bad-io-record"],
+        "io-count" => &["metadata-count-mismatch"],
+        _ => &[],
+    }
+}

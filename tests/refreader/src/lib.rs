@@ -1,7 +1,9 @@
 //! Independent reference readers, written with `binrw` straight from the format documents
 //! (`spec/npu1-format.txt`, `spec/nbg-field-map.txt`, `spec/nbg-notes.md`), never from the
-//! generated code. Differential tests and fuzz targets hold the generated validators
-//! against them field by field.
+//! generated code: [`npu1`] for NPU1 blobs, [`vpmn`] for VPMN v2 (0x00020000) and
+//! [`vpmn_v1`] for the VPMN v1 family (0x0001xxxx, the notes' version-gated layout).
+//! Differential tests and fuzz targets hold the generated validators against them field by
+//! field; [`generated_codes`] names the generated error codes each reader rule stands for.
 //!
 //! Host-only: allocates, uses `std`, and reports errors as strings. Arithmetic on offsets
 //! read from a file is done in `u64`/`u128`, so it cannot wrap.
@@ -16,6 +18,7 @@
 pub mod generated_codes;
 pub mod npu1;
 pub mod vpmn;
+pub mod vpmn_v1;
 
 use std::fmt;
 

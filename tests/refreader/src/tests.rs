@@ -1,6 +1,6 @@
 //! Tests of the reference readers themselves: NPU1 against the format document's worked
-//! example and its failure table, VPMN against the facts measured on the real corpus
-//! (`spec/nbg-notes.md`).
+//! example and its failure table, VPMN v2 and v1 against the facts measured on the real
+//! corpus and the v1 layout table (`spec/nbg-notes.md`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,6 +10,7 @@
 
 use super::npu1::{self, BuildRegion};
 use super::vpmn::{self, section};
+use super::vpmn_v1::{self, Build, BuildIo};
 
 /// The document's section 6 example: 1,179,648 bytes of weights baked at 0x380, a 256 KiB
 /// runtime scratch region, an 800-byte command stream at 0x60.
@@ -378,5 +379,381 @@ fn vpmn_short_files_are_judged_by_their_envelope_first() {
     assert_eq!(
         vpmn::read(b"VPMX\0\0\x02\0\0\0\0\0").unwrap_err().rule(),
         "magic"
+    );
+}
+
+#[test]
+fn vpmn_v1_layout_follows_the_notes_table() {
+    // Entries: 12, +3 from 0x0001000C, +1 from 0x0001000E.
+    assert_eq!(vpmn_v1::entry_count(0x0001_0000), 12);
+    assert_eq!(vpmn_v1::entry_count(0x0001_000B), 12);
+    assert_eq!(vpmn_v1::entry_count(0x0001_000C), 15);
+    assert_eq!(vpmn_v1::entry_count(0x0001_000D), 15);
+    assert_eq!(vpmn_v1::entry_count(0x0001_000E), 16);
+    assert_eq!(vpmn_v1::entry_count(0x0001_FFFF), 16);
+    // 92 prefix + 12 pool + 8 AXI + 96 entries; + 256 database from 0x00010003; + 8 VIP
+    // from 0x00010008.
+    assert_eq!(vpmn_v1::fixed_end(0x0001_0002), 208);
+    assert_eq!(vpmn_v1::fixed_end(0x0001_0003), 464);
+    assert_eq!(vpmn_v1::fixed_end(0x0001_0007), 464);
+    assert_eq!(vpmn_v1::fixed_end(0x0001_0008), 472);
+    // The notes' observed ends of the fixed part: exactly 472 for 0x00010009; later
+    // versions end further on (further, unmapped entries), never before the known part.
+    assert_eq!(vpmn_v1::fixed_end(0x0001_0009), 472);
+    for (version, observed) in [
+        (0x0001_000F, 512),
+        (0x0001_0014, 520),
+        (0x0001_0016, 520),
+        (0x0001_001E, 592),
+        (0x0001_0020, 920),
+    ] {
+        let known = vpmn_v1::fixed_end(version);
+        assert_eq!(known, 504, "{version:#x}");
+        assert!(known <= observed, "{version:#x}");
+        assert_eq!((observed - known) % 8, 0, "{version:#x}: whole entries");
+    }
+    // Record sizes by version.
+    assert_eq!(vpmn_v1::io_record_bytes(0x0001_0003), 44);
+    assert_eq!(vpmn_v1::io_record_bytes(0x0001_0004), 108);
+    assert_eq!(vpmn_v1::io_record_bytes(0x0001_000A), 108);
+    assert_eq!(vpmn_v1::io_record_bytes(0x0001_000B), 116);
+    assert_eq!(vpmn_v1::layer_record_bytes(0x0001_0007), 72);
+    assert_eq!(vpmn_v1::layer_record_bytes(0x0001_0008), 76);
+    assert_eq!(vpmn_v1::operation_record_bytes(0x0001_000F), Some(24));
+    assert_eq!(vpmn_v1::operation_record_bytes(0x0001_0010), None);
+    assert_eq!(vpmn_v1::operation_record_bytes(0x0001_0011), Some(28));
+    assert_eq!(vpmn_v1::operation_record_bytes(0x0001_0016), Some(28));
+    assert_eq!(vpmn_v1::operation_record_bytes(0x0001_0017), Some(32));
+    // The shared enums.
+    assert_eq!(vpmn_v1::buffer_format(2), Some("UINT8"));
+    assert_eq!(vpmn_v1::buffer_format(15), None);
+    assert_eq!(vpmn_v1::buffer_format(16), Some("BOOL8"));
+    assert_eq!(vpmn_v1::buffer_format(17), None);
+    assert_eq!(vpmn_v1::buffer_type(3), Some("SCALAR"));
+    assert_eq!(vpmn_v1::quant_format(2), Some("AFFINE_ASYMMETRIC"));
+    assert_eq!(vpmn_v1::quant_format(3), None);
+}
+
+#[test]
+fn vpmn_v1_corpus_matches_the_measured_facts() {
+    let Some(files) = corpus() else { return };
+    let get = |n: &str| &files.iter().find(|(f, _)| f == n).unwrap().1;
+    for (name, version, target, first_payload) in [
+        ("radxa_lenet_v10016.nb", 0x0001_0016, 0x1000_0016, 520),
+        (
+            "timvx_conv2d_relu_maxpool2d_fp32_v1001e.nbg",
+            0x0001_001E,
+            0xBA,
+            592,
+        ),
+    ] {
+        let bytes = get(name);
+        let f = vpmn_v1::read(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(&f.prefix.magic, b"VPMN");
+        assert_eq!(
+            (f.version(), f.prefix.hw_target),
+            (version, target),
+            "{name}"
+        );
+        let db = f.fixed.features.expect("feature database");
+        assert_eq!(db.num_pixel_pipes, 1, "{name}");
+        assert_eq!(db.core_count, 1, "{name}");
+        assert!(f.fixed.vip_sram.is_some(), "{name}");
+        assert_eq!(f.entries().len(), 16, "{name}");
+        // The input table starts where the notes observed the fixed part to end.
+        assert_eq!(
+            f.entries()[vpmn_v1::entry::INPUT].offset,
+            first_payload,
+            "{name}"
+        );
+        assert!(
+            f.entries()
+                .iter()
+                .filter(|e| e.size > 0)
+                .all(|e| u64::from(e.offset) >= u64::from(first_payload)),
+            "{name}: no payload inside the fixed part"
+        );
+        assert!(f.nbg_crc_sum().is_some(), "{name}: 0x00010016 and later");
+        // Measured, not checked by read(): the tables hold the prefix's counts at the
+        // notes' record sizes.
+        assert_eq!(
+            f.layer_records(),
+            Some(u64::from(f.prefix.layer_count)),
+            "{name}"
+        );
+        assert_eq!(
+            f.operation_records(),
+            Some(u64::from(f.prefix.operation_count)),
+            "{name}"
+        );
+        assert_eq!((f.inputs.len(), f.outputs.len()), (1, 1), "{name}");
+        for r in f.inputs.iter().chain(&f.outputs) {
+            assert!(vpmn_v1::buffer_format(r.data_format).is_some(), "{name}");
+            assert!(vpmn_v1::buffer_type(r.data_type).is_some(), "{name}");
+            assert!(vpmn_v1::quant_format(r.quant_format).is_some(), "{name}");
+            assert_eq!(r.tf_scale, 1.0, "{name}");
+        }
+        assert_eq!(f.inputs[0].name_bytes(), b"input[0]", "{name}");
+        // A v1 file is not v2, and the reverse.
+        assert_eq!(vpmn::read(bytes).unwrap_err().rule(), "version");
+    }
+    // The sample with nbg_crc_sum zero (the notes: "zero in the samples up to 0x00010016").
+    let lenet = vpmn_v1::read(get("radxa_lenet_v10016.nb")).unwrap();
+    assert_eq!(lenet.nbg_crc_sum(), Some(0));
+    assert_eq!(lenet.prefix.name_bytes(), b"lenet_20230410_NCHW");
+    let input = lenet.inputs[0];
+    assert_eq!(input.dims(), [28, 28, 1, 1]);
+    assert_eq!(
+        (
+            vpmn_v1::buffer_format(input.data_format),
+            vpmn_v1::buffer_type(input.data_type),
+            vpmn_v1::quant_format(input.quant_format)
+        ),
+        (Some("UINT8"), Some("TENSOR"), Some("AFFINE_ASYMMETRIC"))
+    );
+    assert_eq!(lenet.outputs[0].dims(), [10, 1]);
+    assert_eq!(lenet.outputs[0].name_bytes(), b"uid_8_sub_uid_1_out_0");
+    for (name, bytes) in files.iter().filter(|(n, _)| n.starts_with("a733_")) {
+        assert_eq!(
+            vpmn_v1::read(bytes).unwrap_err().rule(),
+            "version",
+            "{name}"
+        );
+    }
+}
+
+const IO_A: BuildIo<'static> = BuildIo {
+    dims: &[3, 32, 32, 1],
+    data_format: 2,
+    data_type: 0,
+    quant_format: 2,
+    fixed_pos: 0,
+    tf_scale: 0.5,
+    tf_zero_point: 128,
+    name: "input[0]",
+};
+const IO_B: BuildIo<'static> = BuildIo {
+    dims: &[7],
+    data_format: 5,
+    data_type: 2,
+    quant_format: 1,
+    fixed_pos: -3,
+    tf_scale: 0.0,
+    tf_zero_point: 0,
+    name: "aux",
+};
+const IO_C: BuildIo<'static> = BuildIo {
+    dims: &[10, 1, 1, 1, 1, 2],
+    data_format: 1,
+    data_type: 0,
+    quant_format: 0,
+    fixed_pos: 0,
+    tf_scale: 1.0,
+    tf_zero_point: 0,
+    name: "uid_1_out_0",
+};
+
+fn synthetic(version: u32) -> Vec<u8> {
+    vpmn_v1::build(&Build {
+        version,
+        hw_target: 0x1000_0016,
+        network_name: "synthetic",
+        inputs: &[IO_A, IO_B],
+        outputs: &[IO_C],
+        layers: 3,
+        operations: 4,
+        nn_op_bytes: 40,
+        further_entry_bytes: 0,
+    })
+}
+
+#[test]
+fn vpmn_v1_synthetic_files_read_back_by_version() {
+    for version in [
+        0x0001_0000,
+        0x0001_0002,
+        0x0001_0003,
+        0x0001_0004,
+        0x0001_0007,
+        0x0001_0008,
+        0x0001_000A,
+        0x0001_000B,
+        0x0001_000C,
+        0x0001_000E,
+        0x0001_0010,
+        0x0001_0016,
+        0x0001_FFFF,
+    ] {
+        let b = synthetic(version);
+        let f = vpmn_v1::read(&b).unwrap_or_else(|e| panic!("{version:#x}: {e}"));
+        assert_eq!(f.version(), version);
+        assert_eq!(f.prefix.name_bytes(), b"synthetic");
+        assert_eq!((f.prefix.input_count, f.prefix.output_count), (2, 1));
+        assert_eq!(f.fixed.features.is_some(), version >= 0x0001_0003);
+        assert_eq!(f.fixed.vip_sram.is_some(), version >= 0x0001_0008);
+        assert_eq!(f.entries().len(), vpmn_v1::entry_count(version));
+        let input = f.entries()[vpmn_v1::entry::INPUT];
+        assert_eq!(u64::from(input.offset), vpmn_v1::fixed_end(version));
+        assert_eq!(u64::from(input.size), 2 * vpmn_v1::io_record_bytes(version));
+        assert_eq!(f.layer_records(), Some(3));
+        assert_eq!(
+            f.operation_records(),
+            if version == 0x0001_0010 {
+                None
+            } else {
+                Some(4)
+            }
+        );
+        assert_eq!(
+            f.entries()[vpmn_v1::entry::NN_OP].bytes(&b).unwrap().len(),
+            40
+        );
+        assert_eq!(
+            f.nbg_crc_sum(),
+            if version >= 0x0001_0016 {
+                Some(0)
+            } else {
+                None
+            }
+        );
+        if version >= 0x0001_000B {
+            assert_eq!((f.inputs.len(), f.outputs.len()), (2, 1));
+            let a = f.inputs[0];
+            assert_eq!(a.dims(), IO_A.dims);
+            assert_eq!((a.tf_scale, a.tf_zero_point), (0.5, 128));
+            assert_eq!(a.name_bytes(), b"input[0]");
+            assert_eq!(f.inputs[1].fixed_pos, -3);
+            assert_eq!(f.outputs[0].dim_size, [10, 1, 1, 1, 1, 2]);
+        } else {
+            assert!(f.inputs.is_empty() && f.outputs.is_empty());
+        }
+    }
+    // Unmapped further entries between the known part and the first payload are skipped.
+    let b = vpmn_v1::build(&Build {
+        version: 0x0001_001E,
+        hw_target: 0,
+        network_name: "further",
+        inputs: &[IO_A],
+        outputs: &[IO_C],
+        layers: 0,
+        operations: 0,
+        nn_op_bytes: 0,
+        further_entry_bytes: 88,
+    });
+    let f = vpmn_v1::read(&b).unwrap();
+    assert_eq!(f.entries()[0].offset, 592, "as in the 0x0001001E sample");
+}
+
+#[test]
+fn vpmn_v1_rules_fire_one_by_one() {
+    let good = synthetic(0x0001_000B);
+    let f = vpmn_v1::read(&good).unwrap();
+    let end = vpmn_v1::fixed_end(0x0001_000B) as usize;
+    let entries_at = end - 8 * 12;
+    let input_at = f.entries()[0].offset as usize;
+    let output_at = f.entries()[1].offset as usize;
+    let set = |at: usize, v: u32| {
+        let mut b = good.clone();
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        b
+    };
+    let rule = |b: &[u8]| vpmn_v1::read(b).unwrap_err().rule();
+    assert_eq!(rule(&good[..11]), "short");
+    assert_eq!(rule(&good[..91]), "short");
+    assert_eq!(rule(&set(0, 0x4e4d_5057)), "magic");
+    assert_eq!(rule(&set(4, 0x0002_0000)), "version");
+    assert_eq!(rule(&set(4, 0x0000_FFFF)), "version");
+    assert_eq!(rule(&good[..92]), "fixed-short");
+    assert_eq!(rule(&good[..end - 1]), "fixed-short");
+    // Cut right after the fixed part: the tables are gone.
+    assert_eq!(rule(&good[..end]), "entry-bounds");
+    // An unused entry, empty but past the end.
+    let len = good.len() as u32;
+    assert!(vpmn_v1::read(&set(entries_at + 8 * 11, len)).is_ok());
+    assert_eq!(rule(&set(entries_at + 8 * 11, len + 1)), "entry-bounds");
+    assert_eq!(
+        rule(&set(entries_at + 8 * 11 + 4, u32::MAX)),
+        "entry-bounds"
+    );
+    assert_eq!(rule(&set(entries_at + 4, 116 * 2 - 1)), "io-table-size");
+    assert_eq!(rule(&set(entries_at + 12, 0)), "io-count");
+    assert_eq!(rule(&set(entries_at + 4, 116)), "io-count");
+    assert_eq!(rule(&set(input_at, 0)), "io-dim-count");
+    assert_eq!(rule(&set(output_at, 7)), "io-dim-count");
+    assert_eq!(rule(&set(input_at + 4 + 8, 0)), "io-dim-zero");
+    // A zero past dim_count is not selected.
+    assert!(vpmn_v1::read(&set(input_at + 116 + 8, 0)).is_ok());
+    assert_eq!(rule(&set(input_at + 116 + 4, 0)), "io-dim-zero");
+    assert_eq!(rule(&set(84, 3)), "io-count");
+    // Before 0x0001000B nothing is decoded, but tables are still sized and counted.
+    let old = synthetic(0x0001_0007);
+    let entries_at = vpmn_v1::fixed_end(0x0001_0007) as usize - 96;
+    let mut b = old.clone();
+    b[entries_at + 4..entries_at + 8].copy_from_slice(&108u32.to_le_bytes());
+    assert_eq!(rule(&b), "io-count");
+    b[entries_at + 4..entries_at + 8].copy_from_slice(&116u32.to_le_bytes());
+    assert_eq!(rule(&b), "io-table-size");
+    let io = u32::from_le_bytes(old[entries_at..entries_at + 4].try_into().unwrap()) as usize;
+    let mut b = old.clone();
+    b[io..io + 4].copy_from_slice(&0u32.to_le_bytes());
+    assert!(
+        vpmn_v1::read(&b).is_ok(),
+        "44/108-byte records are not decoded"
+    );
+    // Fields the notes record but no rule reads: layer/operation counts, nbg_crc_sum.
+    for at in [76, 80, 108] {
+        assert!(vpmn_v1::read(&set(at, 0xdead_beef)).is_ok(), "word at {at}");
+    }
+}
+
+#[test]
+fn vpmn_v1_never_panics() {
+    // Deterministic xorshift: words overwritten with random and boundary values, random
+    // truncations, random versions across the gates.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let bases: Vec<Vec<u8>> = [0x0001_0002, 0x0001_0007, 0x0001_000B, 0x0001_0016]
+        .into_iter()
+        .map(synthetic)
+        .collect();
+    let (mut ok, mut rejected) = (0u32, 0u32);
+    for i in 0..20_000u64 {
+        let mut b = bases[(i % 4) as usize].clone();
+        for _ in 0..1 + next() % 4 {
+            let at = (next() as usize % b.len()) & !3;
+            let v = match next() % 4 {
+                0 => next() as u32,
+                1 => b.len() as u32 + (next() % 3) as u32,
+                2 => 0x0001_0000 | (next() % 0x20) as u32,
+                _ => u32::MAX,
+            };
+            if let Some(w) = b.get_mut(at..at + 4) {
+                w.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        if next() % 4 == 0 {
+            b.truncate(next() as usize % (b.len() + 1));
+        }
+        match vpmn_v1::read(&b) {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert_ne!(e.rule(), "read", "binrw failed inside a checked range: {e}");
+                assert!(
+                    !crate::generated_codes::vpmn_v1(e.rule()).is_empty(),
+                    "rule {} unmapped",
+                    e.rule()
+                );
+                rejected += 1;
+            }
+        }
+    }
+    assert!(
+        ok > 100 && rejected > 100,
+        "{ok} accepted, {rejected} rejected"
     );
 }
