@@ -18,8 +18,8 @@
 use crate::diag::Diags;
 use crate::expr::ExprAt;
 use crate::schema::{
-    Algorithm, File, IntTy, MapReader, Name, doc, expr_at, file_body, int_ty, name, named_entries,
-    seq, string, uint,
+    Algorithm, FieldDef, File, IntTy, MapReader, Name, doc, expr_at, file_body, int_ty, name,
+    named_entries, seq, string, uint,
 };
 use crate::yaml::{Kind, Node, Pos};
 
@@ -799,22 +799,27 @@ pub fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Diags) {
     }
     let mut gated = false;
     for f in &st.fields {
-        match (f.since, f.offset) {
-            (Some(_), Some((_, pos))) => d.error(pos, format!("field `{}` has `since`, so its offset depends on the gate and cannot be stated", f.name.text)),
-            (Some(_), None) => gated = true,
-            (None, Some((_, pos))) if gated => d.error(pos, format!("field `{}` follows a `since` field, so its offset depends on the gate and cannot be stated", f.name.text)),
+        if let (Some((s, _)), Some((u, pos))) = (f.since, f.until)
+            && u <= s
+        {
+            d.error(pos, format!("field `{}`: `until` {u:#x} is not above `since` {s:#x}, so the field is never present", f.name.text));
+        }
+        match (f.is_gated(), f.offset) {
+            (true, Some((_, pos))) => d.error(pos, format!("field `{}` has `since` or `until`, so its offset depends on the gate and cannot be stated", f.name.text)),
+            (true, None) => gated = true,
+            (false, Some((_, pos))) if gated => d.error(pos, format!("field `{}` follows a `since` or `until` field, so its offset depends on the gate and cannot be stated", f.name.text)),
             _ => {}
         }
     }
     if gated {
         if let Some((_, pos)) = st.size {
-            d.error(pos, format!("struct `{}` has `since` fields, so its size depends on the gate and cannot be stated", st.name.text));
+            d.error(pos, format!("struct `{}` has `since` or `until` fields, so its size depends on the gate and cannot be stated", st.name.text));
         }
         if !st.composed.is_empty() {
             d.error(
                 st.name.pos,
                 format!(
-                    "struct `{}` has `since` fields and composed values: not supported together",
+                    "struct `{}` has `since` or `until` fields and composed values: not supported together",
                     st.name.text
                 ),
             );
@@ -824,7 +829,7 @@ pub fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Diags) {
 
 /// Whether a struct has version-gated fields.
 pub fn is_gated(st: &Struct) -> bool {
-    st.fields.iter().any(|f| f.since.is_some())
+    st.fields.iter().any(FieldDef::is_gated)
 }
 
 /// The file's collections as tables (for `for_each` scopes and resolution).
@@ -918,14 +923,14 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 (true, None) => d.error(
                     r.name.pos,
                     format!(
-                        "record `{}`: struct `{}` has `since` fields, so the record needs a `gate`",
+                        "record `{}`: struct `{}` has `since` or `until` fields, so the record needs a `gate`",
                         r.name.text, st.name.text
                     ),
                 ),
                 (false, Some(g)) => d.error(
                     g.pos,
                     format!(
-                        "record `{}`: struct `{}` has no `since` field to gate",
+                        "record `{}`: struct `{}` has no `since` or `until` field to gate",
                         r.name.text, st.name.text
                     ),
                 ),
@@ -943,7 +948,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
             || file.tables.iter().any(|t| t.record.text == st.name.text)
             || c.collections.iter().any(|t| t.record.text == st.name.text);
         if misuse {
-            d.error(st.name.pos, format!("struct `{}` has `since` fields: it can only be a located record (with a `gate`)", st.name.text));
+            d.error(st.name.pos, format!("struct `{}` has `since` or `until` fields: it can only be a located record (with a `gate`)", st.name.text));
         }
     }
     for dir in &file.ext.directories {

@@ -176,8 +176,24 @@ pub struct FieldDef {
     pub offset: Option<(u64, Pos)>,
     /// Version gate: the field is present only when the struct's gate value is at least this.
     pub since: Option<(u64, Pos)>,
+    /// Version gate: the field is present only when the struct's gate value is below this.
+    pub until: Option<(u64, Pos)>,
     /// Documentation.
     pub doc: String,
+}
+
+impl FieldDef {
+    /// Whether the field is version-gated (`since` or `until`).
+    #[must_use]
+    pub fn is_gated(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
+    }
+
+    /// Whether the field is present when the gate value is `g`.
+    #[must_use]
+    pub fn present_at(&self, g: u64) -> bool {
+        self.since.is_none_or(|(s, _)| g >= s) && self.until.is_none_or(|(u, _)| g < u)
+    }
 }
 
 /// A fixed-layout struct.
@@ -851,8 +867,11 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                     let since = fm
                         .opt("since")
                         .and_then(|n| uint(n, "since", d).map(|v| (v, n.pos)));
+                    let until = fm
+                        .opt("until")
+                        .and_then(|n| uint(n, "until", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
-                    fm.finish(&["name", "type", "offset", "since", "doc"], d);
+                    fm.finish(&["name", "type", "offset", "since", "until", "doc"], d);
                     if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
                         fields.push(FieldDef {
                             name: fname,
@@ -860,6 +879,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                             ty_pos: tn.pos,
                             offset,
                             since,
+                            until,
                             doc: fdoc,
                         });
                     }

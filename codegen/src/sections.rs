@@ -17,7 +17,7 @@ use crate::ext::{
     self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots, collection_of, field_of,
     is_gated, type_value,
 };
-use crate::schema::{IntTy, Step, Struct, Table};
+use crate::schema::{FieldDef, IntTy, Step, Struct, Table};
 
 fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
@@ -185,7 +185,8 @@ fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> Token
     let mut gates: Vec<u64> = st
         .fields
         .iter()
-        .filter_map(|f| f.since.map(|x| x.0))
+        .flat_map(|f| [f.since, f.until])
+        .filter_map(|x| x.map(|x| x.0))
         .collect();
     gates.sort_unstable();
     gates.dedup();
@@ -194,7 +195,7 @@ fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> Token
             .iter()
             .zip(&l.fields)
             .take(k)
-            .filter(|(f, _)| f.since.is_none_or(|(s, _)| g >= s))
+            .filter(|(f, _)| f.present_at(g))
             .map(|(_, (_, kind))| kind.width(&c.schema))
             .fold(0u64, u64::saturating_add)
     };
@@ -290,9 +291,17 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 }),
             ),
         };
-        let gate_doc = match f.since {
-            Some((s, _)) => format!("Present when the gate is at least {s:#x} (`None` otherwise)."),
-            None => "Present in every layout.".to_string(),
+        let gate_doc = match (f.since, f.until) {
+            (Some((s, _)), None) => {
+                format!("Present when the gate is at least {s:#x} (`None` otherwise).")
+            }
+            (None, Some((u, _))) => {
+                format!("Present when the gate is below {u:#x} (`None` otherwise).")
+            }
+            (Some((s, _)), Some((u, _))) => format!(
+                "Present when the gate is at least {s:#x} and below {u:#x} (`None` otherwise)."
+            ),
+            (None, None) => "Present in every layout.".to_string(),
         };
         let d = doc_attr(format!("{}\n\n{gate_doc}", f.doc).trim_start());
         let read = quote! {
@@ -300,13 +309,21 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
             let b: &'a [u8; #wl] = __rt::chunk_at::<#wl>(self.raw, at)?;
             Some(#conv)
         };
-        if f.since.is_some() {
-            let s = lit_u64(f.since.map_or(0, |x| x.0));
+        if f.is_gated() {
+            let mut absent = Vec::new();
+            if let Some((s, _)) = f.since {
+                let s = lit_u64(s);
+                absent.push(quote!(self.gate < #s));
+            }
+            if let Some((u, _)) = f.until {
+                let u = lit_u64(u);
+                absent.push(quote!(self.gate >= #u));
+            }
             accessors.push(quote! {
                 #d
                 #[must_use]
                 pub fn #name(&self) -> Option<#ty> {
-                    if self.gate < #s { return None; }
+                    if #(#absent)||* { return None; }
                     #read
                 }
             });
@@ -430,7 +447,7 @@ pub fn leaf(em: &Em<'_>, r: Resolved, scope: Scope<'_>, env: &Env) -> TokenStrea
                 .and_then(|l| l.fields.get(fi))
                 .map(|x| x.1);
             let name = ident(f.map_or("missing", |f| f.name.text.as_str()));
-            let get = if f.is_some_and(|f| f.since.is_some()) {
+            let get = if f.is_some_and(FieldDef::is_gated) {
                 quote!(#base.#name()?)
             } else {
                 quote!(#base.#name())

@@ -201,20 +201,19 @@ fn compare_fields(g: &VpmnV1<'_>, r: &refv1::V1File, file: &[u8]) -> u64 {
         x.feature_rest().map(|b| &b[..]),
         db.map(|d| &d.rest[11..]),
     );
-    // nbg_crc_sum: the notes place it at offset 108 from 0x00010016 (the reader's
-    // `nbg_crc_sum()`); the generated view shows that word from 0x00010003 on. Compared
-    // as named where both name it, as the raw word at 108 below 0x00010016 (see the ignored
-    // `nbg_crc_sum_is_absent_before_0x00010016`).
-    if version >= refv1::since::NBG_CRC_SUM {
-        f.eq("nbg_crc_sum", x.nbg_crc_sum(), r.nbg_crc_sum());
+    // The word at 108: `nbg_crc_sum` from 0x00010016 (the notes), an unmapped feature
+    // database word (`feature_word4`) from 0x00010003 to 0x00010015.
+    f.eq("nbg_crc_sum", x.nbg_crc_sum(), r.nbg_crc_sum());
+    let word4 = if version < refv1::since::NBG_CRC_SUM {
+        db.and_then(|d| d.word_at(refv1::NBG_CRC_SUM_AT))
     } else {
-        assert_eq!(r.nbg_crc_sum(), None);
-        f.eq(
-            "word at 108 (nbg_crc_sum in the generated view)",
-            x.nbg_crc_sum(),
-            db.and_then(|d| d.word_at(refv1::NBG_CRC_SUM_AT)),
-        );
-    }
+        None
+    };
+    f.eq(
+        "feature_word4",
+        x.feature_word4().map(|b| u32::from_le_bytes(*b)),
+        word4,
+    );
     let pool = &r.fixed.memory_pool;
     f.eq("pool_size", x.pool_size(), pool.size);
     f.eq("pool_alignment", x.pool_alignment(), pool.alignment);
@@ -520,8 +519,8 @@ fn real_v1_files_read_the_same_field_by_field() {
         let Verdict::Accepted(fields) = compare(bytes) else {
             panic!("{name}: not accepted by both");
         };
-        // 9 prefix + 19 fixed + 1 + 4 x 16 entries + 1 + 2 x (1 + 11) I/O.
-        assert_eq!(fields, 9 + 19 + 1 + 4 * 16 + 2 + 2 * 11, "{name}");
+        // 9 prefix + 20 fixed + 1 + 4 x 16 entries + 1 + 2 x (1 + 11) I/O.
+        assert_eq!(fields, 9 + 20 + 1 + 4 * 16 + 2 + 2 * 11, "{name}");
         eprintln!("{name}: accepted by both, {fields} fields equal");
     }
 }
@@ -572,7 +571,7 @@ fn synthetic_v1_files_read_the_same_and_mutate_the_same() {
             0
         };
         let entries = refv1::entry_count(version) as u64;
-        assert_eq!(fields, 9 + 19 + 1 + 4 * entries + 2 + 11 * io, "{name}");
+        assert_eq!(fields, 9 + 20 + 1 + 4 * entries + 2 + 11 * io, "{name}");
         let t = campaign(&name, &good);
         report(&name, &t);
         assert!(t.accepted > 1 && t.rejected > 0, "{name}");
@@ -692,16 +691,26 @@ fn known_mutants_get_the_expected_code() {
 }
 
 /// The notes place `nbg_crc_sum` at file offset 108 "in 0x00010016 and later"; below that
-/// the word is part of the feature database the notes do not map. The generated view names
-/// it `nbg_crc_sum` from 0x00010003 on (`since: 0x00010003` in schema/vpmn.yaml's V1Fixed).
+/// the word is part of the feature database the notes do not map. This test found the
+/// generated view naming it `nbg_crc_sum` from 0x00010003 on; the schema now gates it
+/// `since: 0x00010016` and calls the word before that `feature_word4` (`until:
+/// 0x00010016`).
 #[test]
-#[ignore = "generated V1Fixed::nbg_crc_sum() is Some from 0x00010003; nbg-notes.md places nbg_crc_sum at offset 108 only from 0x00010016 (schema V1Fixed.nbg_crc_sum `since:` gate; not a verdict difference)"]
 fn nbg_crc_sum_is_absent_before_0x00010016() {
+    let mut below = 0;
     for (name, good) in synthetic_files() {
         let r = refv1::read(&good).unwrap();
         let Ok(Vpmn::V1(g)) = Vpmn::validate(&good) else {
             panic!("{name}: generated rejects");
         };
         assert_eq!(g.fixed().nbg_crc_sum(), r.nbg_crc_sum(), "{name}");
+        if r.nbg_crc_sum().is_none() && g.fixed().feature_bits().is_some() {
+            assert!(g.fixed().feature_word4().is_some(), "{name}");
+            below += 1;
+        }
     }
+    assert!(
+        below > 0,
+        "a synthetic file below 0x00010016 with a feature database"
+    );
 }

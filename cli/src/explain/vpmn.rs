@@ -644,7 +644,7 @@ pub(super) fn explain_v1(st: Style, name: &str, v: &VpmnV1<'_>) -> String {
     let _ = writeln!(o);
     table_head(st, &mut o);
     let nonzero = |b: &[u8]| b.iter().filter(|&&x| x != 0).count();
-    let fields: [FixedField; 13] = [
+    let fields: [FixedField; 14] = [
         (
             "feature_bits",
             4,
@@ -677,11 +677,21 @@ pub(super) fn explain_v1(st: Style, name: &str, v: &VpmnV1<'_>) -> String {
             }),
         ),
         (
+            "feature_word4",
+            4,
+            f.feature_word4().map(|b| {
+                format!(
+                    "OPAQUE: 4 bytes no public reader maps before 0x00010016 ({} nonzero)",
+                    nonzero(b)
+                )
+            }),
+        ),
+        (
             "nbg_crc_sum",
             4,
             f.nbg_crc_sum().map(|x| {
                 format!(
-                    "{x:#010x}: recorded, not checked (meaningful from 0x00010016; its rule differs between producers)"
+                    "{x:#010x}: recorded, not checked (from 0x00010016; its rule differs between producers)"
                 )
             }),
         ),
