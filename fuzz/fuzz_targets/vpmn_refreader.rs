@@ -1,4 +1,4 @@
-//! The binrw VPMN v2 reference reader on arbitrary input: never panics (it is the oracle
+//! The binrw VPMN v2 and v1 reference readers on arbitrary input: never panic (it is the oracle
 //! the VPMN validator will be held against), and what it accepts is self-consistent: every
 //! section inside the file, the header checksum recomputed equal, counts and records in
 //! agreement.
@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use npuschema_refreader::vpmn;
+use npuschema_refreader::{vpmn, vpmn_v1};
 
 fuzz_target!(|data: &[u8]| {
     let Some(file) = npuschema_fuzz::vpmn_input(data) else {
@@ -29,6 +29,30 @@ fuzz_target!(|data: &[u8]| {
             }
             // Reading is deterministic.
             assert_eq!(vpmn::read(&file).ok(), Some(f));
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+    // The v1 reader likewise: never panics; what it accepts is self-consistent.
+    match vpmn_v1::read(&file) {
+        Ok(f) => {
+            assert_eq!(f.version() >> 16, 1);
+            assert_eq!(f.entries().len(), vpmn_v1::entry_count(f.version()));
+            for e in f.entries() {
+                assert!(e.end() <= file.len() as u64);
+                assert!(e.bytes(&file).is_some());
+            }
+            if f.version() >= vpmn_v1::since::IO_116 {
+                assert_eq!(f.prefix.input_count as usize, f.inputs.len());
+                assert_eq!(f.prefix.output_count as usize, f.outputs.len());
+            } else {
+                assert!(f.inputs.is_empty() && f.outputs.is_empty());
+            }
+            for r in f.inputs.iter().chain(&f.outputs) {
+                assert!((1..=6).contains(&r.dim_count) && !r.dims().contains(&0));
+            }
+            assert_eq!(vpmn_v1::read(&file).ok(), Some(f));
         }
         Err(e) => {
             let _ = e.to_string();
