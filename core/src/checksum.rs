@@ -36,7 +36,7 @@ pub fn crc32(state: u32, bytes: &[u8]) -> u32 {
 ///
 /// The same result as `crc32fast::Hasher::combine` (zlib's `crc32_combine`): `crc(a)` times
 /// `x^(8 len_b)` modulo the polynomial, then xor `crc(b)`. The multiplications by
-/// `x^(2^k)` go through [`X2N_NIBBLES`], so each costs eight table reads instead of 32
+/// `x^(2^k)` go through a table of `x^(2^k)` by nibble, so each costs eight table reads instead of 32
 /// dependent shift steps (the VPMN validator combines one CRC per checksummed section).
 #[inline]
 #[must_use]

@@ -17,7 +17,7 @@ pub enum FindingCode {
     /// `arithmetic-overflow`: computing an access's extent overflowed u64, or its end passes
     /// 2^32 (the U55's 32-bit `base + offset`).
     ArithmeticOverflow,
-    /// `unsupported-dma-mode`: a DMA with a 2D/3D stride mode (bits [10:9] of a DMA region
+    /// `unsupported-dma-mode`: a DMA with a 2D/3D stride mode (bits `[10:9]` of a DMA region
     /// param), which the U55 does not implement; its accesses are checked as 1D.
     UnsupportedDmaMode,
 }

@@ -172,7 +172,7 @@ pub struct Operation {
     count: u8,
     overflow_mask: u8,
     /// For `NPU_OP_DMA_START`: the stride mode of the source and destination region params
-    /// (bits [10:9]; 0 = 1D). Anything else is a 2D/3D transfer the U55 does not support; its
+    /// (bits `[10:9]`; 0 = 1D). Anything else is a 2D/3D transfer the U55 does not support; its
     /// accesses are still computed as 1D `DMA0_LEN` bytes. `(0, 0)` for other operations.
     pub dma_stride_mode: (u8, u8),
 }
