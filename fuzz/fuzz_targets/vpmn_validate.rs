@@ -128,15 +128,13 @@ fn compare_v1(g: &VpmnV1<'_>, r: &refv1::V1File, file: &[u8]) {
         db.map(|d| &d.rest[..7])
     );
     assert_eq!(x.feature_rest().map(|b| &b[..]), db.map(|d| &d.rest[11..]));
-    // The notes name the word at 108 nbg_crc_sum from 0x00010016; the generated view from
-    // 0x00010003 (see tests/tests/differential_vpmn_v1.rs): compared as the raw word.
-    assert_eq!(
-        x.nbg_crc_sum(),
-        db.and_then(|d| d.word_at(refv1::NBG_CRC_SUM_AT))
-    );
-    if p.version >= refv1::since::NBG_CRC_SUM {
-        assert_eq!(x.nbg_crc_sum(), r.nbg_crc_sum());
-    }
+    // The word at 108: nbg_crc_sum from 0x00010016 (the notes), the unmapped
+    // `feature_word4` from 0x00010003 to 0x00010015.
+    assert_eq!(x.nbg_crc_sum(), r.nbg_crc_sum());
+    let word4 = db
+        .and_then(|d| d.word_at(refv1::NBG_CRC_SUM_AT))
+        .filter(|_| p.version < refv1::since::NBG_CRC_SUM);
+    assert_eq!(x.feature_word4().map(|b| u32::from_le_bytes(*b)), word4);
     let m = &r.fixed.memory_pool;
     assert_eq!(
         (x.pool_size(), x.pool_alignment(), x.pool_base()),

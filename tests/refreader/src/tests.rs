@@ -757,3 +757,30 @@ fn vpmn_v1_never_panics() {
         "{ok} accepted, {rejected} rejected"
     );
 }
+
+/// fuzz/regressions/vpmn_refreader/v1-nan-tf-scale-determinism: a NaN scale must not make a
+/// record unequal to itself (`==` on the reader's output means "read the same bytes").
+#[test]
+fn vpmn_v1_records_with_a_nan_scale_equal_themselves() {
+    let nan = BuildIo {
+        tf_scale: f32::NAN,
+        ..IO_C
+    };
+    let file = vpmn_v1::build(&Build {
+        version: 0x0001_001E,
+        hw_target: 1,
+        network_name: "nan",
+        inputs: &[IO_A],
+        outputs: &[nan],
+        layers: 1,
+        operations: 1,
+        nn_op_bytes: 0,
+        further_entry_bytes: 0,
+    });
+    let a = vpmn_v1::read(&file).unwrap();
+    assert!(a.outputs[0].tf_scale.is_nan());
+    assert_eq!(vpmn_v1::read(&file).unwrap(), a);
+    let mut other = a.clone();
+    other.outputs[0].tf_scale = f32::from_bits(a.outputs[0].tf_scale.to_bits() ^ 1);
+    assert_ne!(other, a, "a different NaN payload is different bytes");
+}

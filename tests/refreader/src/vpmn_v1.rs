@@ -346,9 +346,13 @@ pub struct FixedPart {
 }
 
 /// The 116-byte I/O record (from 0x0001000B).
+///
+/// Equality is bitwise (`tf_scale` compared by its bits), so a record holding a NaN scale
+/// equals itself: the reader is an oracle and `==` must mean "read the same bytes" (the
+/// `vpmn_refreader` fuzz target's determinism check first met a NaN scale).
 #[binread]
 #[br(little)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct IoRecord {
     /// Number of dimensions.
     pub dim_count: u32,
@@ -368,6 +372,32 @@ pub struct IoRecord {
     pub tf_zero_point: i32,
     /// NUL-padded tensor name.
     pub name: [u8; 64],
+}
+
+impl PartialEq for IoRecord {
+    fn eq(&self, o: &Self) -> bool {
+        (
+            self.dim_count,
+            self.dim_size,
+            self.data_format,
+            self.data_type,
+            self.quant_format,
+            self.fixed_pos,
+            self.tf_scale.to_bits(),
+            self.tf_zero_point,
+            self.name,
+        ) == (
+            o.dim_count,
+            o.dim_size,
+            o.data_format,
+            o.data_type,
+            o.quant_format,
+            o.fixed_pos,
+            o.tf_scale.to_bits(),
+            o.tf_zero_point,
+            o.name,
+        )
+    }
 }
 
 impl IoRecord {
