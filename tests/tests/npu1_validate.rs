@@ -312,3 +312,46 @@ fn views_borrow_the_blob() {
     assert!(range.contains(&v.cmd_stream().as_ptr()));
     assert_eq!(v.regions().len(), 2);
 }
+
+/// A caller's own `Report`: just the code and the absolute byte offset (what a firmware log
+/// line might keep), built from the site and the run-time base the validator passes.
+#[derive(Debug, PartialEq, Eq)]
+struct CodeAt {
+    code: &'static str,
+    offset: u64,
+}
+
+impl npuschema_core::Report for CodeAt {
+    fn at(
+        site: &'static npuschema_core::ErrorSite,
+        base: u64,
+        _: u64,
+        _: u64,
+        _: u64,
+        _: usize,
+    ) -> Self {
+        Self {
+            code: site.code,
+            offset: base.saturating_add(u64::from(site.offset)),
+        }
+    }
+}
+
+#[test]
+fn a_callers_own_report_gets_the_code_and_the_absolute_offset() {
+    let mut b = blob();
+    put(&mut b, 32 + 16 + 4, 1);
+    put(&mut b, 32 + 16 + 8, 0x20);
+    put(&mut b, 32 + 16 + 12, 0xFFFF_FFF0);
+    reseal(&mut b);
+    let full = Npu1::validate(&b).unwrap_err();
+    let mine = Npu1::validate_as::<CodeAt>(&b).unwrap_err();
+    assert_eq!(
+        mine,
+        CodeAt {
+            code: full.code,
+            offset: full.offset
+        }
+    );
+    assert_eq!(mine.offset, 0x3c);
+}
