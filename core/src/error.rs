@@ -1,4 +1,5 @@
-//! The error every generated validator returns.
+//! The errors generated validators return: [`Error`] (everything), [`Brief`] (the failing
+//! check's site), or any [`Report`] the caller chooses.
 
 use core::fmt;
 
