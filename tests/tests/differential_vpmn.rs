@@ -435,3 +435,24 @@ fn record_fields_mutated_give_the_same_verdict() {
         );
     }
 }
+
+/// fuzz/regressions/vpmn_validate/v2-duplicate-checksum-before-missing-target: a CHECKSUM
+/// record repeating an earlier one's type, and a later record naming a type no section has.
+/// Both readers check every record's target before duplicates, so both report the missing
+/// target (the reference used to report the duplicate first).
+#[test]
+fn checksum_duplicate_then_missing_target_gives_the_same_verdict() {
+    let Some(files) = v2_files() else { return };
+    for (name, good) in &files {
+        let r = refvpmn::read(good).unwrap();
+        let cs = r.section(section::CHECKSUM).unwrap();
+        let rec = |k: usize| cs.offset() as usize + 8 * k;
+        let mut b = good.clone();
+        put(&mut b, rec(1), r.checksums[0].sd_type);
+        put(&mut b, rec(r.checksums.len() - 1), 33);
+        assert_eq!(compare(&b), "section-checksum-missing", "{name}");
+        let mut b = good.clone();
+        put(&mut b, rec(1), r.checksums[0].sd_type);
+        assert_eq!(compare(&b), "section-checksum-duplicate", "{name}");
+    }
+}

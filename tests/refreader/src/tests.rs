@@ -784,3 +784,31 @@ fn vpmn_v1_records_with_a_nan_scale_equal_themselves() {
     other.outputs[0].tf_scale = f32::from_bits(a.outputs[0].tf_scale.to_bits() ^ 1);
     assert_ne!(other, a, "a different NaN payload is different bytes");
 }
+
+/// fuzz/regressions/vpmn_validate/v2-duplicate-checksum-before-missing-target: every CHECKSUM
+/// record's target is checked before any duplicate, so a duplicate in an early record and a
+/// missing target in a later one is reported as the missing target (as the generated
+/// validator does; the reader used to check both per record).
+#[test]
+fn vpmn_checksum_targets_are_all_checked_before_duplicates() {
+    let Some(files) = corpus() else { return };
+    let (_, good) = files
+        .iter()
+        .find(|(n, _)| n == "a733_face_detector_int16.nb")
+        .unwrap();
+    let f = vpmn::read(good).unwrap();
+    let cs = f.section(section::CHECKSUM).unwrap();
+    assert!(f.checksums.len() >= 3);
+    let rec = |k: usize| cs.offset() as usize + 8 * k;
+    let first_type = f.checksums[0].sd_type.to_le_bytes();
+    // Record 1 names record 0's section again; the last record names a type no section has.
+    let mut b = good.clone();
+    b[rec(1)..rec(1) + 4].copy_from_slice(&first_type);
+    let last = rec(f.checksums.len() - 1);
+    b[last..last + 4].copy_from_slice(&33u32.to_le_bytes());
+    assert_eq!(vpmn::read(&b).unwrap_err().rule(), "checksum-target");
+    // With the duplicate alone, it is the duplicate.
+    let mut b = good.clone();
+    b[rec(1)..rec(1) + 4].copy_from_slice(&first_type);
+    assert_eq!(vpmn::read(&b).unwrap_err().rule(), "checksum-duplicate");
+}

@@ -512,8 +512,8 @@ pub fn read(buf: &[u8]) -> Result<VpmnV2, RefError> {
         }
     }
 
-    // Each CHECKSUM record names exactly one section (all records checked for that first),
-    // whose CRC-32 it must equal.
+    // Each CHECKSUM record names exactly one section (all records checked for that first,
+    // then that no two records name the same type), whose CRC-32 it must equal.
     for (j, c) in checksums.iter().enumerate() {
         let hits = sections.iter().filter(|s| s.sd_type == c.sd_type).count();
         if hits != 1 {
@@ -525,6 +525,8 @@ pub fn read(buf: &[u8]) -> Result<VpmnV2, RefError> {
                 ),
             ));
         }
+    }
+    for (j, c) in checksums.iter().enumerate() {
         if checksums.iter().filter(|o| o.sd_type == c.sd_type).count() != 1 {
             return Err(fail(
                 "checksum-duplicate",
