@@ -384,7 +384,7 @@ fn main() {
                     "one crc32fast pass",
                     &o,
                     Some(bytes.len()),
-                    "(info)",
+                    ">= 0.9x",
                 );
                 let o = compare(
                     || u64::from(npuschema_refreader::vpmn::read(black_box(bytes)).is_ok()),
