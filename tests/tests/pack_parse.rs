@@ -345,3 +345,40 @@ fn a_stream_length_past_the_payload_is_refused() {
         "{e}"
     );
 }
+
+/// The TFLite reader (`cli/src/pack/fb.rs`, safe code, every position checked) on damaged
+/// Vela files: every truncation of the first 4 KiB and a stride beyond, and every byte of
+/// the first 4 KiB (and a stride beyond) set to 0x00, 0x7f and 0xff. Never a panic; a
+/// refusal always carries a code.
+#[test]
+fn tflite_mutation_sweep_never_panics() {
+    let Some(dir) = vela_out() else { return };
+    let tfl = dir.join("hello_world_int8/ethos-u55-128/tflite/hello_world_int8_vela.tflite");
+    let good = fs::read(&tfl).unwrap();
+    let edges: Vec<usize> = (0..good.len().min(4096))
+        .chain((4096..good.len()).step_by(61))
+        .collect();
+    let (mut refused, mut parsed) = (0usize, 0usize);
+    let mut judge = |b: &[u8]| match parse(b) {
+        Ok(_) => parsed += 1,
+        Err(e) => {
+            assert!(!e.code.is_empty(), "{e}");
+            refused += 1;
+        }
+    };
+    for &n in &edges {
+        judge(&good[..n]);
+    }
+    for &at in &edges {
+        for v in [0x00u8, 0x7f, 0xff] {
+            let mut b = good.clone();
+            b[at] = v;
+            judge(&b);
+        }
+    }
+    println!("tflite sweep: {refused} refused, {parsed} parsed");
+    assert!(
+        refused > 1000 && parsed > 100,
+        "{refused} refused, {parsed} parsed"
+    );
+}

@@ -13,28 +13,11 @@
 #![allow(clippy::arithmetic_side_effects)]
 
 pub mod cop;
+mod fb;
 pub mod layout;
 pub mod model;
 pub mod npz;
 pub mod tflite;
-#[allow(
-    unsafe_code,
-    missing_docs,
-    clippy::all,
-    clippy::pedantic,
-    clippy::indexing_slicing,
-    clippy::arithmetic_side_effects,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    deprecated,
-    reason = "flatc-generated FlatBuffers accessors (see the file's header); the unsafe is the flatbuffers crate's API, used on verified buffers only"
-)]
-#[rustfmt::skip]
-mod tflite_generated;
 
 mod blob;
 mod cli;

@@ -1,9 +1,9 @@
 //! Vela's default output: `<model>_vela.tflite`, where the whole network is one CUSTOM
 //! operator "ethos-u".
 //!
-//! The file is read with the `flatbuffers` crate through code flatc generated from a subset
-//! of the TFLite schema (`tflite_subset.fbs`, `tflite_generated.rs`); the buffer is run
-//! through the FlatBuffers verifier before any field is read.
+//! The file is read with [`super::fb`], a small safe FlatBuffers reader, at the field slots
+//! of the TFLite schema subset in `tflite_subset.fbs`; every field is bounds-checked when it
+//! is read, and a malformed buffer is `tflite-invalid-flatbuffer`.
 //!
 //! The operator's inputs, as Vela 5.2.0 writes them (and TFLite Micro's Ethos-U kernel reads
 //! them): the COP payload (uint8 tensor with a buffer), the read-only data (region 0), the
@@ -22,8 +22,8 @@
 //!   slots otherwise), and require a COP2 payload.
 
 use super::cop;
+use super::fb::{Invalid, Table, Vector};
 use super::model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
-use super::tflite_generated::tflite::{self as fb, TensorType};
 
 /// TFLite's BuiltinOperator CUSTOM.
 const BUILTIN_CUSTOM: i32 = 32;
@@ -31,55 +31,157 @@ const BUILTIN_CUSTOM: i32 = 32;
 const ETHOS_U: &str = "ethos-u";
 const OFFLINE_ALLOC: &str = "OfflineMemoryAllocation";
 
-type FbVec<'a, T> = flatbuffers::Vector<'a, T>;
+/// Field slots of the TFLite tables read here (`tflite_subset.fbs`: field `k` is slot `k`).
+mod slot {
+    pub const MODEL_OPERATOR_CODES: usize = 1;
+    pub const MODEL_SUBGRAPHS: usize = 2;
+    pub const MODEL_BUFFERS: usize = 4;
+    pub const MODEL_METADATA: usize = 6;
+    pub const SUBGRAPH_TENSORS: usize = 0;
+    pub const SUBGRAPH_INPUTS: usize = 1;
+    pub const SUBGRAPH_OPERATORS: usize = 3;
+    pub const TENSOR_SHAPE: usize = 0;
+    pub const TENSOR_TYPE: usize = 1;
+    pub const TENSOR_BUFFER: usize = 2;
+    pub const TENSOR_NAME: usize = 3;
+    pub const TENSOR_QUANTIZATION: usize = 4;
+    pub const QUANT_SCALE: usize = 2;
+    pub const QUANT_ZERO_POINT: usize = 3;
+    pub const OPCODE_DEPRECATED_BUILTIN: usize = 0;
+    pub const OPCODE_CUSTOM_CODE: usize = 1;
+    pub const OPCODE_BUILTIN: usize = 3;
+    pub const OPERATOR_OPCODE_INDEX: usize = 0;
+    pub const OPERATOR_INPUTS: usize = 1;
+    pub const OPERATOR_OUTPUTS: usize = 2;
+    pub const BUFFER_DATA: usize = 0;
+    pub const BUFFER_OFFSET: usize = 1;
+    pub const BUFFER_SIZE: usize = 2;
+    pub const METADATA_NAME: usize = 0;
+    pub const METADATA_BUFFER: usize = 1;
+}
 
 fn err(code: &'static str, field: impl Into<String>, detail: impl Into<String>) -> PackError {
     PackError::new(code, field, None, detail)
 }
 
-/// Element `i` of a verified vector, or `None` when out of range (`Vector::get` would panic).
-fn vget<'a, T: flatbuffers::Follow<'a> + 'a>(v: &FbVec<'a, T>, i: usize) -> Option<T::Inner> {
-    (i < v.len()).then(|| v.get(i))
+impl From<Invalid> for PackError {
+    fn from(e: Invalid) -> Self {
+        PackError::at("tflite-invalid-flatbuffer", e.what, e.at, e.to_string())
+    }
 }
 
-/// Bytes per element of a tensor type, `None` for types without a fixed size.
-fn elem_size(t: TensorType) -> Option<u64> {
+/// Bytes per element of a TensorType (`tflite_subset.fbs`), `None` for types without a
+/// fixed size (STRING, RESOURCE, VARIANT, INT4, unknown).
+fn elem_size(t: i8) -> Option<u64> {
     Some(match t {
-        TensorType::UINT8 | TensorType::INT8 | TensorType::BOOL => 1,
-        TensorType::INT16 | TensorType::UINT16 | TensorType::FLOAT16 | TensorType::BFLOAT16 => 2,
-        TensorType::INT32 | TensorType::UINT32 | TensorType::FLOAT32 => 4,
-        TensorType::INT64 | TensorType::UINT64 | TensorType::FLOAT64 | TensorType::COMPLEX64 => 8,
-        TensorType::COMPLEX128 => 16,
+        3 | 9 | 6 => 1,       // UINT8, INT8, BOOL
+        7 | 16 | 1 | 18 => 2, // INT16, UINT16, FLOAT16, BFLOAT16
+        2 | 15 | 0 => 4,      // INT32, UINT32, FLOAT32
+        4 | 12 | 10 | 8 => 8, // INT64, UINT64, FLOAT64, COMPLEX64
+        11 => 16,             // COMPLEX128
         _ => return None,
     })
 }
 
+/// Check every field of every table of the schema subset, as the FlatBuffers verifier does
+/// before any field is used: a truncated or corrupted file fails here even where `pack`
+/// would not read the damaged field.
+fn verify(model: &Table<'_>) -> Result<(), Invalid> {
+    fn each<'a>(t: &Table<'a>, slot: usize, what: &'static str) -> Result<Vec<Table<'a>>, Invalid> {
+        t.vector(slot, what)?.map_or(Ok(Vec::new()), |v| v.tables())
+    }
+    fn ints_ok(t: &Table<'_>, slot: usize, what: &'static str) -> Result<(), Invalid> {
+        ints(t, slot, what).map(drop)
+    }
+    model.u32(0, 0, "model.version")?;
+    for c in each(model, slot::MODEL_OPERATOR_CODES, "model.operator_codes")? {
+        c.i8(0, 0, "operator_code.deprecated_builtin_code")?;
+        c.str(1, "operator_code.custom_code")?;
+        c.i32(2, 1, "operator_code.version")?;
+        c.i32(3, 0, "operator_code.builtin_code")?;
+    }
+    for sg in each(model, slot::MODEL_SUBGRAPHS, "model.subgraphs")? {
+        for t in each(&sg, 0, "subgraph.tensors")? {
+            ints_ok(&t, 0, "tensor.shape")?;
+            t.i8(1, 0, "tensor.type")?;
+            t.u32(2, 0, "tensor.buffer")?;
+            t.str(3, "tensor.name")?;
+            if let Some(q) = t.table(4, "tensor.quantization")? {
+                for (k, what) in [
+                    (0, "quantization.min"),
+                    (1, "quantization.max"),
+                    (2, "quantization.scale"),
+                ] {
+                    if let Some(v) = q.vector(k, what)? {
+                        v.f32s()?;
+                    }
+                }
+                if let Some(v) = q.vector(3, "quantization.zero_point")? {
+                    v.i64s()?;
+                }
+            }
+        }
+        ints_ok(&sg, 1, "subgraph.inputs")?;
+        ints_ok(&sg, 2, "subgraph.outputs")?;
+        for op in each(&sg, 3, "subgraph.operators")? {
+            op.u32(0, 0, "operator.opcode_index")?;
+            ints_ok(&op, 1, "operator.inputs")?;
+            ints_ok(&op, 2, "operator.outputs")?;
+        }
+        sg.str(4, "subgraph.name")?;
+    }
+    model.str(3, "model.description")?;
+    for b in each(model, slot::MODEL_BUFFERS, "model.buffers")? {
+        if let Some(d) = b.vector(0, "buffer.data")? {
+            d.bytes()?;
+        }
+        b.u64(1, 0, "buffer.offset")?;
+        b.u64(2, 0, "buffer.size")?;
+    }
+    ints_ok(model, 5, "model.metadata_buffer")?;
+    for m in each(model, slot::MODEL_METADATA, "model.metadata")? {
+        m.str(0, "metadata.name")?;
+        m.u32(1, 0, "metadata.buffer")?;
+    }
+    Ok(())
+}
+
+/// An `[int]` vector field, empty when absent.
+fn ints(t: &Table<'_>, slot: usize, what: &'static str) -> Result<Vec<i32>, Invalid> {
+    t.vector(slot, what)?.map_or(Ok(Vec::new()), |v| v.i32s())
+}
+
 struct Reader<'a> {
     file: &'a [u8],
-    model: fb::Model<'a>,
-    tensors: FbVec<'a, flatbuffers::ForwardsUOffset<fb::Tensor<'a>>>,
+    model: Table<'a>,
+    tensors: Vector<'a>,
 }
 
 impl<'a> Reader<'a> {
-    fn tensor(&self, index: i32, what: &str) -> Result<fb::Tensor<'a>, PackError> {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| vget(&self.tensors, i))
-            .ok_or_else(|| {
-                err(
-                    "tflite-bad-tensor-index",
-                    format!("ethos-u operator {what}"),
-                    format!(
-                        "tensor index {index}, subgraph has {} tensors",
-                        self.tensors.len()
-                    ),
-                )
-            })
+    fn tensor(&self, index: i32, what: &str) -> Result<Table<'a>, PackError> {
+        let t = match usize::try_from(index) {
+            Ok(i) => self.tensors.table(i)?,
+            Err(_) => None,
+        };
+        t.ok_or_else(|| {
+            err(
+                "tflite-bad-tensor-index",
+                format!("ethos-u operator {what}"),
+                format!(
+                    "tensor index {index}, subgraph has {} tensors",
+                    self.tensors.len()
+                ),
+            )
+        })
     }
 
-    fn tensor_name(t: &fb::Tensor<'_>, index: i32) -> String {
-        t.name()
-            .map_or_else(|| format!("tensor[{index}]"), str::to_string)
+    fn tensor_name(t: &Table<'_>, index: i32) -> Result<String, PackError> {
+        Ok(t.str(slot::TENSOR_NAME, "tensor.name")?
+            .map_or_else(|| format!("tensor[{index}]"), str::to_string))
+    }
+
+    fn tensor_buffer(t: &Table<'_>) -> Result<u32, PackError> {
+        Ok(t.u32(slot::TENSOR_BUFFER, 0, "tensor.buffer")?)
     }
 
     /// The data of buffer `index`: inline, or at `offset .. offset + size` of the file for
@@ -87,47 +189,42 @@ impl<'a> Reader<'a> {
     fn buffer(&self, index: u32, what: &str) -> Result<&'a [u8], PackError> {
         let buffers = self
             .model
-            .buffers()
+            .vector(slot::MODEL_BUFFERS, "model.buffers")?
             .ok_or_else(|| err("tflite-no-buffers", "model.buffers", "absent"))?;
-        let b = usize::try_from(index)
-            .ok()
-            .and_then(|i| vget(&buffers, i))
-            .ok_or_else(|| {
-                err(
-                    "tflite-bad-buffer-index",
-                    what,
-                    format!("buffer {index}, model has {}", buffers.len()),
-                )
-            })?;
-        if b.offset() > 1 {
-            return npuschema_core::range_at(self.file, b.offset(), b.size()).ok_or_else(|| {
+        let b = match usize::try_from(index) {
+            Ok(i) => buffers.table(i)?,
+            Err(_) => None,
+        }
+        .ok_or_else(|| {
+            err(
+                "tflite-bad-buffer-index",
+                what,
+                format!("buffer {index}, model has {}", buffers.len()),
+            )
+        })?;
+        let offset = b.u64(slot::BUFFER_OFFSET, 0, "buffer.offset")?;
+        if offset > 1 {
+            let size = b.u64(slot::BUFFER_SIZE, 0, "buffer.size")?;
+            return npuschema_core::range_at(self.file, offset, size).ok_or_else(|| {
                 PackError::at(
                     "tflite-buffer-out-of-bounds",
                     format!("{what} (buffer {index})"),
-                    b.offset(),
-                    format!(
-                        "{:#x} + {:#x} > file size {:#x}",
-                        b.offset(),
-                        b.size(),
-                        self.file.len()
-                    ),
+                    offset,
+                    format!("{offset:#x} + {size:#x} > file size {:#x}", self.file.len()),
                 )
             });
         }
-        Ok(b.data().map_or(&[][..], |d| d.bytes()))
+        Ok(b.vector(slot::BUFFER_DATA, "buffer.data")?
+            .map_or(Ok(&[][..]), |d| d.bytes())?)
     }
 
     /// Shape (all dimensions non-negative) and element size.
-    fn shape(&self, t: &fb::Tensor<'_>, index: i32) -> Result<(Vec<u64>, u64), PackError> {
-        let name = Self::tensor_name(t, index);
-        let shape = t
-            .shape()
-            .map(|s| {
-                s.iter()
-                    .map(|d| u64::try_from(d).ok())
-                    .collect::<Option<Vec<_>>>()
-            })
-            .unwrap_or(Some(Vec::new()))
+    fn shape(&self, t: &Table<'_>, index: i32) -> Result<(Vec<u64>, u64), PackError> {
+        let name = Self::tensor_name(t, index)?;
+        let shape = ints(t, slot::TENSOR_SHAPE, "tensor.shape")?
+            .into_iter()
+            .map(|d| u64::try_from(d).ok())
+            .collect::<Option<Vec<_>>>()
             .ok_or_else(|| {
                 err(
                     "tflite-dynamic-shape",
@@ -135,39 +232,38 @@ impl<'a> Reader<'a> {
                     "a negative (dynamic) dimension",
                 )
             })?;
-        let elem = elem_size(t.type_()).ok_or_else(|| {
+        let ty = t.i8(slot::TENSOR_TYPE, 0, "tensor.type")?;
+        let elem = elem_size(ty).ok_or_else(|| {
             err(
                 "tflite-unsupported-tensor-type",
                 name,
-                format!("type {:?} has no fixed element size", t.type_()),
+                format!("TensorType {ty} has no fixed element size"),
             )
         })?;
         Ok((shape, elem))
     }
 
-    fn bytes(&self, t: &fb::Tensor<'_>, index: i32) -> Result<u64, PackError> {
+    fn bytes(&self, t: &Table<'_>, index: i32) -> Result<u64, PackError> {
         let (shape, elem) = self.shape(t, index)?;
+        let name = Self::tensor_name(t, index)?;
         shape
             .iter()
             .try_fold(elem, |a, &d| a.checked_mul(d))
-            .ok_or_else(|| {
-                err(
-                    "tflite-tensor-too-large",
-                    Self::tensor_name(t, index),
-                    "size overflows 64 bits",
-                )
-            })
+            .ok_or_else(|| err("tflite-tensor-too-large", name, "size overflows 64 bits"))
     }
 
     /// The OfflineMemoryAllocation offsets of subgraph 0's tensors.
     fn offline_offsets(&self, n_tensors: usize) -> Result<Vec<i32>, PackError> {
         let field = format!("metadata \"{OFFLINE_ALLOC}\"");
-        let meta = self
-            .model
-            .metadata()
-            .into_iter()
-            .flatten()
-            .find(|m| m.name() == Some(OFFLINE_ALLOC));
+        let mut meta = None;
+        if let Some(v) = self.model.vector(slot::MODEL_METADATA, "model.metadata")? {
+            for m in v.tables()? {
+                if m.str(slot::METADATA_NAME, "metadata.name")? == Some(OFFLINE_ALLOC) {
+                    meta = Some(m);
+                    break;
+                }
+            }
+        }
         let Some(meta) = meta else {
             return Err(err(
                 "tflite-no-offline-allocation",
@@ -175,7 +271,10 @@ impl<'a> Reader<'a> {
                 "absent: the arena offsets of the inputs and outputs are unknown",
             ));
         };
-        let data = self.buffer(meta.buffer(), &field)?;
+        let data = self.buffer(
+            meta.u32(slot::METADATA_BUFFER, 0, "metadata.buffer")?,
+            &field,
+        )?;
         let words: Vec<i32> = data
             .as_chunks::<4>()
             .0
@@ -204,14 +303,18 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn quantization(t: &fb::Tensor<'_>) -> Option<Quantization> {
-    let q = t.quantization()?;
-    let scale: Vec<f32> = q.scale()?.iter().collect();
-    let zero_point: Vec<i64> = q
-        .zero_point()
-        .map(|z| z.iter().collect())
-        .unwrap_or_default();
-    (!scale.is_empty()).then_some(Quantization { scale, zero_point })
+fn quantization(t: &Table<'_>) -> Result<Option<Quantization>, Invalid> {
+    let Some(q) = t.table(slot::TENSOR_QUANTIZATION, "tensor.quantization")? else {
+        return Ok(None);
+    };
+    let Some(scale) = q.vector(slot::QUANT_SCALE, "quantization.scale")? else {
+        return Ok(None);
+    };
+    let scale = scale.f32s()?;
+    let zero_point = q
+        .vector(slot::QUANT_ZERO_POINT, "quantization.zero_point")?
+        .map_or(Ok(Vec::new()), |z| z.i64s())?;
+    Ok((!scale.is_empty()).then_some(Quantization { scale, zero_point }))
 }
 
 /// Which BASEP slots the stream's operations touch: one past the highest byte per slot,
@@ -224,7 +327,7 @@ pub fn touched_extents(stream: &[u8]) -> Result<[u64; 8], PackError> {
 
 /// Read a Vela `.tflite`.
 pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
-    if !fb::model_buffer_has_identifier(file) {
+    if file.get(4..8) != Some(b"TFL3".as_slice()) {
         let found = file
             .get(4..8)
             .map(|b| String::from_utf8_lossy(b).into_owned())
@@ -236,15 +339,10 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
             format!("found {found:?}, expected \"TFL3\""),
         ));
     }
-    let model = fb::root_as_model(file).map_err(|e| {
-        err(
-            "tflite-invalid-flatbuffer",
-            "model",
-            format!("FlatBuffers verifier: {e}"),
-        )
-    })?;
+    let model = Table::root(file)?;
+    verify(&model)?;
     let subgraphs = model
-        .subgraphs()
+        .vector(slot::MODEL_SUBGRAPHS, "model.subgraphs")?
         .ok_or_else(|| err("tflite-no-subgraph", "model.subgraphs", "absent"))?;
     if subgraphs.len() != 1 {
         return Err(err(
@@ -256,27 +354,41 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
             ),
         ));
     }
-    let sg = subgraphs.get(0);
+    let sg = subgraphs
+        .table(0)?
+        .ok_or_else(|| err("tflite-no-subgraph", "model.subgraphs", "empty"))?;
     let tensors = sg
-        .tensors()
+        .vector(slot::SUBGRAPH_TENSORS, "subgraph.tensors")?
         .ok_or_else(|| err("tflite-no-tensors", "subgraphs[0].tensors", "absent"))?;
     let operators = sg
-        .operators()
-        .ok_or_else(|| err("tflite-no-ethos-u-op", "subgraphs[0].operators", "absent"))?;
-    let codes = model.operator_codes();
-    let is_ethos_u = |op: &fb::Operator<'_>| {
-        let code = codes.as_ref().and_then(|c| {
-            usize::try_from(op.opcode_index())
-                .ok()
-                .and_then(|i| vget(c, i))
-        });
-        code.is_some_and(|c| {
-            (c.builtin_code() == BUILTIN_CUSTOM
-                || i32::from(c.deprecated_builtin_code()) == BUILTIN_CUSTOM)
-                && c.custom_code() == Some(ETHOS_U)
-        })
+        .vector(slot::SUBGRAPH_OPERATORS, "subgraph.operators")?
+        .ok_or_else(|| err("tflite-no-ethos-u-op", "subgraphs[0].operators", "absent"))?
+        .tables()?;
+    let codes = model.vector(slot::MODEL_OPERATOR_CODES, "model.operator_codes")?;
+    let is_ethos_u = |op: &Table<'_>| -> Result<bool, Invalid> {
+        let index = op.u32(slot::OPERATOR_OPCODE_INDEX, 0, "operator.opcode_index")?;
+        let code = match (codes, usize::try_from(index)) {
+            (Some(c), Ok(i)) => c.table(i)?,
+            _ => None,
+        };
+        let Some(c) = code else { return Ok(false) };
+        let builtin = c.i32(slot::OPCODE_BUILTIN, 0, "operator_code.builtin_code")?;
+        let deprecated = c.i8(
+            slot::OPCODE_DEPRECATED_BUILTIN,
+            0,
+            "operator_code.deprecated_builtin_code",
+        )?;
+        Ok(
+            (builtin == BUILTIN_CUSTOM || i32::from(deprecated) == BUILTIN_CUSTOM)
+                && c.str(slot::OPCODE_CUSTOM_CODE, "operator_code.custom_code")? == Some(ETHOS_U),
+        )
     };
-    let npu_ops = operators.iter().filter(|o| is_ethos_u(o)).count();
+    let mut npu_ops = 0usize;
+    for o in &operators {
+        if is_ethos_u(o)? {
+            npu_ops += 1;
+        }
+    }
     if npu_ops == 0 {
         return Err(err(
             "tflite-no-ethos-u-op",
@@ -284,7 +396,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
             "no \"ethos-u\" custom operator: not a Vela output, or nothing was mapped to the NPU",
         ));
     }
-    if operators.len() != 1 {
+    let [op] = operators.as_slice() else {
         return Err(err(
             "tflite-cpu-operators",
             "subgraphs[0].operators",
@@ -293,16 +405,15 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
                 operators.len()
             ),
         ));
-    }
-    let op = operators.get(0);
+    };
     let r = Reader {
         file,
         model,
         tensors,
     };
-    let inputs: Vec<i32> = op.inputs().map(|v| v.iter().collect()).unwrap_or_default();
-    let outputs: Vec<i32> = op.outputs().map(|v| v.iter().collect()).unwrap_or_default();
-    let model_inputs: Vec<i32> = sg.inputs().map(|v| v.iter().collect()).unwrap_or_default();
+    let inputs = ints(op, slot::OPERATOR_INPUTS, "operator.inputs")?;
+    let outputs = ints(op, slot::OPERATOR_OUTPUTS, "operator.outputs")?;
+    let model_inputs = ints(&sg, slot::SUBGRAPH_INPUTS, "subgraph.inputs")?;
     let [cmd_idx, ro_idx, scratch_idx, rest @ ..] = inputs.as_slice() else {
         return Err(err(
             "tflite-bad-ethos-u-op",
@@ -315,7 +426,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
     };
 
     let payload = r.buffer(
-        r.tensor(*cmd_idx, "input 0 (payload)")?.buffer(),
+        Reader::tensor_buffer(&r.tensor(*cmd_idx, "input 0 (payload)")?)?,
         "ethos-u payload",
     )?;
     if payload.is_empty() {
@@ -335,7 +446,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
         .to_vec();
     let readonly = r
         .buffer(
-            r.tensor(*ro_idx, "input 1 (read-only)")?.buffer(),
+            Reader::tensor_buffer(&r.tensor(*ro_idx, "input 1 (read-only)")?)?,
             "ethos-u read-only data",
         )?
         .to_vec();
@@ -395,7 +506,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
     let mut notes = Vec::new();
     let mut place = |idx: i32, region: u32, what: &str| -> Result<TensorPlacement, PackError> {
         let t = r.tensor(idx, what)?;
-        let name = Reader::tensor_name(&t, idx);
+        let name = Reader::tensor_name(&t, idx)?;
         let (shape, elem_size) = r.shape(&t, idx)?;
         let offset = u64::try_from(offset_of(idx, &name)? - arena_base).map_err(|_| {
             err(
@@ -404,7 +515,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
                 "arena offset lies before the scratch tensor",
             )
         })?;
-        let quantization = quantization(&t);
+        let quantization = quantization(&t)?;
         if quantization.is_none() {
             notes.push(format!("{name}: no quantisation parameters in the model"));
         }
