@@ -10,7 +10,7 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use npuschema_cli::{check, explain, generate, inspect, pack};
+use npuschema_cli::{check, explain, generate, inspect, pack, site};
 
 /// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
 #[derive(Parser)]
@@ -43,6 +43,8 @@ enum Cmd {
     Explain(explain::Args),
     /// Run an NPU1 .npub on the simulated Ethos-U55 through the firmware driver (--sim).
     Run(run::Args),
+    /// Name the check behind a `Brief` error number from firmware (--list: all of them).
+    Site(site::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,5 +58,6 @@ fn main() -> ExitCode {
         Cmd::Pack(a) => pack::run(a),
         Cmd::Explain(a) => explain::run(a),
         Cmd::Run(a) => run::run(a),
+        Cmd::Site(a) => site::run(a),
     }
 }

@@ -874,9 +874,23 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
         .map(|f| f.1)
 }
 
+/// Items every generated module defines at its top level, next to the schema's constants.
+const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES", "error_site"];
+
 /// Check a schema; on success the layouts are attached.
 pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
+    for c in &schema.constants {
+        if RESERVED_ITEMS.contains(&c.name.text.as_str()) {
+            d.error(
+                c.name.pos,
+                format!(
+                    "constant `{}`: the generated module defines an item of that name; rename the constant",
+                    c.name.text
+                ),
+            );
+        }
+    }
     let types = schema
         .enums
         .iter()

@@ -128,9 +128,78 @@ pub(crate) enum Det {
     UnknownValue(TokenStream),
 }
 
-/// An expression of type `Result<_, __rt::Error>` for a failed check: one call of
-/// `__rt::fail` with a promoted `&ErrorSite` (code, field, offset, detail shape) and the
-/// run-time numbers, so no `Error` is built inline.
+/// The error sites of the module being emitted, in the order their checks are emitted:
+/// site `k` of the list is `ERROR_SITES[k]`, with id `k + 1`. Identical sites (the same
+/// check emitted in two functions) share one entry. Filled by [`fail`] during one
+/// [`tokens`] call, which takes the list at the end to emit the table.
+struct Sites(Vec<String>);
+
+thread_local! {
+    static SITES: std::cell::RefCell<Option<Sites>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
+fn site_index(fields: &TokenStream) -> usize {
+    let key = fields.to_string();
+    SITES.with(|s| {
+        let mut s = s.borrow_mut();
+        let sites = s.get_or_insert_with(|| Sites(Vec::new()));
+        match sites.0.iter().position(|k| *k == key) {
+            Some(i) => i,
+            None => {
+                sites.0.push(key);
+                sites.0.len() - 1
+            }
+        }
+    })
+}
+
+/// Run `f` with an empty site list; returns its result and the sites it registered.
+fn with_sites<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let saved = SITES.with(|s| s.borrow_mut().replace(Sites(Vec::new())));
+    let out = f();
+    let sites = SITES.with(|s| {
+        let mut s = s.borrow_mut();
+        let mine = s.take().map(|x| x.0).unwrap_or_default();
+        *s = saved;
+        mine
+    });
+    (out, sites)
+}
+
+/// The `ERROR_SITES` table of a module and its `error_site` lookup.
+fn sites_table(sites: &[String]) -> TokenStream {
+    let n = sites.len();
+    let len = Literal::usize_unsuffixed(n);
+    if n > usize::from(u16::MAX) {
+        let msg = format!("npuschema: {n} error sites do not fit 16-bit site numbers");
+        return quote!(compile_error!(#msg););
+    }
+    let entries = sites.iter().enumerate().map(|(i, fields)| {
+        let id = Literal::u16_unsuffixed(u16::try_from(i + 1).unwrap_or(u16::MAX));
+        let fields: TokenStream = fields.parse().unwrap_or_default();
+        quote!(__rt::ErrorSite { id: #id, #fields })
+    });
+    quote! {
+        /// Every place this module's validators can fail, numbered from 1 in the order of
+        /// the schema's checks: entry `k` has id `k + 1`. A failing check hands its entry to
+        /// [`__rt::fail`]; a [`__rt::Brief`] keeps only the id, which [`error_site`] turns
+        /// back into the check (code, field, offset in its struct). Firmware that reports
+        /// [`__rt::Brief`]s does not link this table.
+        pub static ERROR_SITES: [__rt::ErrorSite; #len] = [#(#entries),*];
+
+        /// The site with this number ([`__rt::ErrorSite::id`], what a [`__rt::Brief`]
+        /// holds), if this module has it.
+        #[must_use]
+        pub fn error_site(id: u16) -> Option<&'static __rt::ErrorSite> {
+            ERROR_SITES.get(usize::from(id).checked_sub(1)?)
+        }
+    }
+}
+
+/// An expression of type `Result<_, E: __rt::Report>` for a failed check: one call of
+/// `__rt::fail` with the check's entry of `ERROR_SITES` (its number, code, field, offset,
+/// detail shape) and the run-time numbers, so no `Error` is built inline.
 pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
     let zero = quote!(0);
     let (kind, a, bv, c) = match d {
@@ -181,11 +250,13 @@ pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
         Idx::Usize(i) => i.clone(),
         Idx::U64(i) => quote!(usize::try_from(#i).unwrap_or(usize::MAX)),
     };
+    let k = site_index(&quote! {
+        code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind
+    });
+    let id = Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX));
+    let k = Literal::usize_unsuffixed(k);
     quote! {
-        __rt::fail(
-            &__rt::ErrorSite { code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind },
-            #base, #a, #bv, #c, #index,
-        )
+        __rt::fail(#id, &ERROR_SITES[#k], #base, #a, #bv, #c, #index)
     }
 }
 
@@ -1379,8 +1450,9 @@ impl<'a> Em<'a> {
                     Self::validate_as(buf)
                 }
                 /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-                /// everything, [`__rt::Brief`] for only the failing check's code and field
-                /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+                /// everything, [`__rt::Brief`] for only the failing check's number (the
+                /// smallest code on a microcontroller; [`error_site`] names it), or your own
+                /// [`__rt::Report`].
                 ///
                 /// # Errors
                 /// The first failed check, as `E`.
@@ -1451,6 +1523,16 @@ pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStre
 
 /// The generated module body as tokens.
 pub fn tokens(c: &Checked) -> TokenStream {
+    let (body, sites) = with_sites(|| module(c));
+    let table = sites_table(&sites);
+    quote! {
+        #body
+        #table
+    }
+}
+
+/// The module without its `ERROR_SITES` table (which [`tokens`] adds).
+fn module(c: &Checked) -> TokenStream {
     let em = Em { c };
     let name = &c.schema.name.text;
     let sha = &c.sha256;

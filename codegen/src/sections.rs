@@ -2009,8 +2009,9 @@ pub fn variants(c: &Checked) -> TokenStream {
                 Self::validate_as(buf)
             }
             /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-            /// everything, [`__rt::Brief`] for only the failing check's code and field (the
-            /// smallest code on a microcontroller), or your own [`__rt::Report`].
+            /// everything, [`__rt::Brief`] for only the failing check's number (the
+            /// smallest code on a microcontroller; [`error_site`] names it), or your own
+            /// [`__rt::Report`].
             ///
             /// # Errors
             /// The first failed check, as `E`.

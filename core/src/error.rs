@@ -158,17 +158,19 @@ pub enum DetailKind {
     UnknownValue,
 }
 
-/// The static half of one place in a validator that can fail: its code, the field it
-/// blames, that field's offset and the shape of the detail. Generated code keeps one per
-/// error site in read-only memory and hands it to [`fail`] with the few numbers only known
-/// at run time, so a failing check costs a call with a few arguments, not an [`Error`]
-/// (112 bytes on 64-bit targets, 80 on 32-bit ones) built inline; every error is built by
-/// the one out-of-line [`ErrorSite::error`].
+/// The static half of one place in a validator that can fail: its number, its code, the
+/// field it blames, that field's offset and the shape of the detail. Generated code keeps
+/// its sites in one table in read-only memory (`ERROR_SITES` in each generated module,
+/// indexed by `id - 1`) and hands a site to [`fail`] with the few numbers only known at run
+/// time, so a failing check costs a call with a few arguments, not an [`Error`] (112 bytes
+/// on 64-bit targets, 80 on 32-bit ones) built inline; every error is built by the one
+/// out-of-line [`ErrorSite::error`].
 ///
 /// ```
 /// use npuschema_core::{Detail, DetailKind, ErrorSite, Field};
 ///
 /// static BAKED: ErrorSite = ErrorSite {
+///     id: 10,
 ///     code: "baked-region-out-of-bounds",
 ///     table: "regions",
 ///     name: "data_offset",
@@ -186,6 +188,11 @@ pub enum DetailKind {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ErrorSite {
+    /// The site's number, what a [`Brief`] holds: unique among the sites one validator (or
+    /// the binder) can report, never 0. Generated code numbers its sites 1, 2, ... in the
+    /// order of the schema's checks, so the numbers are fixed by the schema file (its
+    /// SHA-256 heads the generated code); the NPU1 binder's sites are `0x101..`.
+    pub id: u16,
     /// The stable code ([`Error::code`]).
     pub code: &'static str,
     /// The table's name for a field of a table record, else `""` ([`Field::table`]).
@@ -256,86 +263,107 @@ impl ErrorSite {
 /// * [`Error`]: everything (code, field path with the record index, absolute byte offset,
 ///   the values involved), built by the one cold [`ErrorSite::error`]. The default of
 ///   `validate`, and what the host tools print.
-/// * [`Brief`]: only the failing check's static site (code, field name, the field's offset
-///   in its struct), one pointer wide. Its [`Report::at`] ignores the run-time numbers, so
-///   the compiler drops their computation and each failing check costs a branch and an
-///   address: the size-first choice for firmware (`npuschema check` on the host tells the
-///   rest about the same file).
+/// * [`Brief`]: only the failing check's number ([`ErrorSite::id`]), two bytes. Its
+///   [`Report::at`] ignores the run-time numbers and reads the id from a site the compiler
+///   knows, so each failing check costs a branch and a small constant, and no site, string
+///   or error constructor is linked: the size-first choice for firmware. The host decodes
+///   the number with the generated module's `error_site` (or
+///   `npuschema_runtime::binder::error_site` for a whole NPU1 load), and
+///   `npuschema check` tells the rest about the same file.
 ///
 /// Implement it for your own type to keep what you need (for example a code and the
 /// absolute offset).
 pub trait Report: Sized {
-    /// The report for `site`, given the run-time `base` of the field's struct (0 for a
-    /// fixed offset), the detail's numbers `a`, `b`, `c` in the order [`DetailKind`] lists
-    /// them (unused ones are 0), and the record `index` (0 outside a table).
+    /// The report for `site`, whose number `id` (always `site.id`) is also passed on its
+    /// own, as a constant: a report that keeps only the number then reads nothing from the
+    /// site table (the compiler merges the failing paths into one load before it would
+    /// fold a load from the table, which would keep the table and its strings linked).
+    /// Then the run-time `base` of the field's struct (0 for a fixed offset), the detail's
+    /// numbers `a`, `b`, `c` in the order [`DetailKind`] lists them (unused ones are 0), and
+    /// the record `index` (0 outside a table).
     #[must_use]
-    fn at(site: &'static ErrorSite, base: u64, a: u64, b: u64, c: u64, index: usize) -> Self;
+    fn at(
+        id: u16,
+        site: &'static ErrorSite,
+        base: u64,
+        a: u64,
+        b: u64,
+        c: u64,
+        index: usize,
+    ) -> Self;
 }
 
 impl Report for Error {
     #[inline(always)]
-    fn at(site: &'static ErrorSite, base: u64, a: u64, b: u64, c: u64, index: usize) -> Self {
+    fn at(
+        _: u16,
+        site: &'static ErrorSite,
+        base: u64,
+        a: u64,
+        b: u64,
+        c: u64,
+        index: usize,
+    ) -> Self {
         site.error(base, a, b, c, index)
     }
 }
 
-/// The smallest [`Report`]: which check failed, and nothing that is only known at run
-/// time (no record index, no absolute offset, no values). One pointer, `Copy`.
+/// The smallest [`Report`]: which check failed, as its site's number ([`ErrorSite::id`]),
+/// and nothing that is only known at run time (no record index, no absolute offset, no
+/// values). Two bytes, `Copy`; never 0, so firmware can pass it on as a non-zero status.
 ///
-/// `Display` prints `code: field (+offset in its struct)`, for example
-/// `baked-region-out-of-bounds: regions[].data_offset (+0xc)`.
+/// A firmware image that reports failures as `Brief` links no error site and no string:
+/// the number is a constant in the code. The host turns it back into the check with the
+/// generated module's `error_site(id)` (for NPU1 validation plus binding,
+/// `npuschema_runtime::binder::error_site`, whose numbers cover both).
+///
+/// `Display` prints `check #id`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Brief {
-    site: &'static ErrorSite,
+    id: u16,
 }
 
 impl Brief {
-    /// The stable code (as [`Error::code`]).
+    /// The failing check's number: the [`ErrorSite::id`] of its site.
     #[must_use]
     #[inline]
-    pub const fn code(&self) -> &'static str {
-        self.site.code
+    pub const fn id(&self) -> u16 {
+        self.id
     }
 
-    /// The failing check's static site: its code, table, field name, the field's offset in
-    /// its struct (or its whole offset for a fixed field) and the detail's shape.
+    /// The site in `sites` (a generated module's `ERROR_SITES`, or the binder's) that this
+    /// report names, if it is there.
     #[must_use]
-    #[inline]
-    pub const fn site(&self) -> &'static ErrorSite {
-        self.site
+    pub fn site_in(&self, sites: &'static [ErrorSite]) -> Option<&'static ErrorSite> {
+        sites.iter().find(|s| s.id == self.id)
     }
 }
 
 impl Report for Brief {
     #[inline(always)]
-    fn at(site: &'static ErrorSite, _: u64, _: u64, _: u64, _: u64, _: usize) -> Self {
-        Self { site }
+    fn at(id: u16, _: &'static ErrorSite, _: u64, _: u64, _: u64, _: u64, _: usize) -> Self {
+        Self { id }
     }
 }
 
 impl fmt::Display for Brief {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.site;
-        f.write_str(s.code)?;
-        f.write_str(": ")?;
-        if !s.table.is_empty() {
-            write!(f, "{}[].", s.table)?;
-        }
-        write!(f, "{} (+{:#x})", s.name, s.offset)
+        write!(f, "check #{}", self.id)
     }
 }
 
 impl core::error::Error for Brief {}
 
-/// `Err(E::at(site, base, a, b, c, index))`: each failing check in generated code is this
-/// call with a few numbers; for [`Error`] the error is built by [`ErrorSite::error`]
-/// straight into the caller's result, for [`Brief`] it is the site's address.
-/// `site` is usually a promoted constant (`&ErrorSite { .. }`).
+/// `Err(E::at(id, site, base, a, b, c, index))`: each failing check in generated code is
+/// this call with its site's number and entry (`fail(3, &ERROR_SITES[2], ..)`) and a few
+/// numbers; for [`Error`] the error is built by [`ErrorSite::error`] straight into the
+/// caller's result, for [`Brief`] it is the number `id`, which must be `site.id`.
 ///
 /// # Errors
 /// Always: that is its purpose.
 #[inline(always)]
 pub fn fail<T, E: Report>(
+    id: u16,
     site: &'static ErrorSite,
     base: u64,
     a: u64,
@@ -343,7 +371,7 @@ pub fn fail<T, E: Report>(
     c: u64,
     index: usize,
 ) -> Result<T, E> {
-    Err(E::at(site, base, a, b, c, index))
+    Err(E::at(id, site, base, a, b, c, index))
 }
 
 struct Hex(Option<u64>);
@@ -459,29 +487,43 @@ mod tests {
     use super::*;
     use std::string::ToString;
 
-    static BAKED: ErrorSite = ErrorSite {
-        code: "baked-region-out-of-bounds",
-        table: "regions",
-        name: "data_offset",
-        offset: 12,
-        detail: DetailKind::Range("total_bytes"),
-    };
+    static SITES: [ErrorSite; 2] = [
+        ErrorSite {
+            id: 1,
+            code: "bad-magic",
+            table: "",
+            name: "header.magic",
+            offset: 0,
+            detail: DetailKind::Mismatch,
+        },
+        ErrorSite {
+            id: 2,
+            code: "baked-region-out-of-bounds",
+            table: "regions",
+            name: "data_offset",
+            offset: 12,
+            detail: DetailKind::Range("total_bytes"),
+        },
+    ];
 
     #[test]
-    fn brief_keeps_the_site_and_error_builds_the_whole_error() {
-        let b: Result<(), Brief> = fail(&BAKED, 48, 0xffff_fff0, 0x20, 0x4a0, 1);
+    fn brief_keeps_the_site_number_and_error_builds_the_whole_error() {
+        let baked = &SITES[1];
+        let b: Result<(), Brief> = fail(2, baked, 48, 0xffff_fff0, 0x20, 0x4a0, 1);
         let b = b.unwrap_err();
-        assert_eq!(b.code(), "baked-region-out-of-bounds");
-        assert!(core::ptr::eq(b.site(), &BAKED));
-        assert_eq!(
-            b.to_string(),
-            "baked-region-out-of-bounds: regions[].data_offset (+0xc)"
-        );
-        let e: Result<(), Error> = fail(&BAKED, 48, 0xffff_fff0, 0x20, 0x4a0, 1);
+        assert_eq!(b.id(), 2);
+        assert!(core::ptr::eq(b.site_in(&SITES).unwrap(), baked));
+        assert_eq!(b.to_string(), "check #2");
+        assert_eq!(core::mem::size_of::<Brief>(), 2);
+        let e: Result<(), Error> = fail(2, baked, 48, 0xffff_fff0, 0x20, 0x4a0, 1);
         let e = e.unwrap_err();
         assert_eq!(
             (e.code, e.field, e.offset),
-            (b.code(), Field::indexed("regions", 1, "data_offset"), 60)
+            (
+                "baked-region-out-of-bounds",
+                Field::indexed("regions", 1, "data_offset"),
+                60
+            )
         );
         assert_eq!(
             e.detail,
@@ -492,6 +534,9 @@ mod tests {
                 limit: 0x4a0
             }
         );
+        // A number no site has is not found.
+        let m: Result<(), Brief> = fail(1, &SITES[0], 0, 0, 0, 0, 0);
+        assert_eq!(m.unwrap_err().site_in(&SITES[1..]), None);
     }
 
     #[test]
@@ -528,6 +573,7 @@ mod tests {
     fn a_site_builds_each_detail_shape() {
         const fn site(detail: DetailKind) -> ErrorSite {
             ErrorSite {
+                id: 1,
                 code: "c",
                 table: "",
                 name: "header.f",
@@ -615,7 +661,7 @@ mod tests {
             ("c", Field::plain("header.f"), 8)
         );
         assert_eq!(NONE.error(u64::MAX - 1, 0, 0, 0, 0).offset, u64::MAX);
-        let r: Result<(), Error> = fail(&SHORT, 0x100, 1, 2, 0, 0);
+        let r: Result<(), Error> = fail(1, &SHORT, 0x100, 1, 2, 0, 0);
         assert_eq!(r.map_err(|e| e.offset), Err(0x108));
     }
 

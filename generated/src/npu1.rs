@@ -439,28 +439,16 @@ impl<'a> Npu1<'a> {
         Self::validate_as(buf)
     }
     /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's code and field
-    /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
     ///
     /// # Errors
     /// The first failed check, as `E`.
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<32>(buf, 0) else {
-            return __rt::fail(
-                &__rt::ErrorSite {
-                    code: "truncated-header",
-                    table: "",
-                    name: "header",
-                    offset: 0,
-                    detail: __rt::DetailKind::Short,
-                },
-                0,
-                32u64,
-                len,
-                0,
-                0,
-            );
+            return __rt::fail(1, &ERROR_SITES[0], 0, 32u64, len, 0, 0);
         };
         let header = Header {
             raw: header_raw,
@@ -473,20 +461,7 @@ impl<'a> Npu1<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "bad-magic",
-                        table: "",
-                        name: "header.magic",
-                        offset: 0,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(2, &ERROR_SITES[1], 0, found, expected, 0, 0);
             }
         }
         // unsupported-version: `header.version` must equal `VERSION`.
@@ -494,20 +469,7 @@ impl<'a> Npu1<'a> {
             let found = u64::from(header.version());
             let expected = u64::from(VERSION);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "unsupported-version",
-                        table: "",
-                        name: "header.version",
-                        offset: 4,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(3, &ERROR_SITES[2], 0, found, expected, 0, 0);
             }
         }
         // total-bytes-mismatch: `header.total_bytes` must equal `len`.
@@ -515,20 +477,7 @@ impl<'a> Npu1<'a> {
             let found = u64::from(header.total_bytes());
             let expected = len;
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "total-bytes-mismatch",
-                        table: "",
-                        name: "header.total_bytes",
-                        offset: 8,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(4, &ERROR_SITES[3], 0, found, expected, 0, 0);
             }
         }
         // region-table-out-of-bounds: table `regions` (header.region_count x REGION_DESC_BYTES bytes at HEADER_BYTES) must lie within `header.total_bytes`.
@@ -550,15 +499,8 @@ impl<'a> Npu1<'a> {
                 (Some(b), Some(a)) => (b.as_chunks::<16>().0, a),
                 _ => {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "region-table-out-of-bounds",
-                            table: "",
-                            name: "header.region_count",
-                            offset: 12,
-                            detail: __rt::DetailKind::Compare(
-                                &["table end", ">", "total_bytes"],
-                            ),
-                        },
+                        5,
+                        &ERROR_SITES[4],
                         0,
                         end.unwrap_or(0),
                         within,
@@ -573,20 +515,7 @@ impl<'a> Npu1<'a> {
             let lhs: u64 = u64::from(header.cmd_bytes());
             let rhs: u64 = 0u64;
             if lhs <= rhs {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "empty-command-stream",
-                        table: "",
-                        name: "header.cmd_bytes",
-                        offset: 20,
-                        detail: __rt::DetailKind::Compare(&["cmd_bytes", "<=", ""]),
-                    },
-                    0,
-                    lhs,
-                    rhs,
-                    0,
-                    0,
-                );
+                return __rt::fail(6, &ERROR_SITES[5], 0, lhs, rhs, 0, 0);
             }
         }
         // command-stream-out-of-bounds: range `cmd_stream` (header.cmd_offset + header.cmd_bytes) must lie within `header.total_bytes`.
@@ -599,20 +528,7 @@ impl<'a> Npu1<'a> {
                 _ => None,
             };
             let Some(bytes) = bytes else {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "command-stream-out-of-bounds",
-                        table: "",
-                        name: "header.cmd_offset",
-                        offset: 16,
-                        detail: __rt::DetailKind::Range("total_bytes"),
-                    },
-                    0,
-                    start,
-                    length,
-                    within,
-                    0,
-                );
+                return __rt::fail(7, &ERROR_SITES[6], 0, start, length, within, 0);
             };
             bytes
         };
@@ -632,13 +548,8 @@ impl<'a> Npu1<'a> {
                 .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)));
             if computed != Some(stored) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "checksum-mismatch",
-                        table: "",
-                        name: "header.checksum",
-                        offset: 28,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
+                    8,
+                    &ERROR_SITES[7],
                     0,
                     stored,
                     computed.unwrap_or(0),
@@ -662,13 +573,8 @@ impl<'a> Npu1<'a> {
                 let v = rec.flags();
                 if v.unknown_bits() != 0 {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "unknown-region-flags",
-                            table: "regions",
-                            name: "flags",
-                            offset: 4,
-                            detail: __rt::DetailKind::UnknownBits,
-                        },
+                        9,
+                        &ERROR_SITES[8],
                         rec_at,
                         u64::from(v.bits()),
                         u64::from(v.unknown_bits()),
@@ -688,13 +594,8 @@ impl<'a> Npu1<'a> {
                 };
                 let Some(bytes) = bytes else {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "baked-region-out-of-bounds",
-                            table: "regions",
-                            name: "data_offset",
-                            offset: 12,
-                            detail: __rt::DetailKind::Range("total_bytes"),
-                        },
+                        10,
+                        &ERROR_SITES[9],
                         rec_at,
                         start,
                         length,
@@ -1114,3 +1015,96 @@ impl<'a> Npu1Writer<'a, Set> {
 const _: fn() = || {
     let _ = Npu1::validate;
 };
+/// Every place this module's validators can fail, numbered from 1 in the order of
+/// the schema's checks: entry `k` has id `k + 1`. A failing check hands its entry to
+/// [`__rt::fail`]; a [`__rt::Brief`] keeps only the id, which [`error_site`] turns
+/// back into the check (code, field, offset in its struct). Firmware that reports
+/// [`__rt::Brief`]s does not link this table.
+pub static ERROR_SITES: [__rt::ErrorSite; 10] = [
+    __rt::ErrorSite {
+        id: 1,
+        code: "truncated-header",
+        table: "",
+        name: "header",
+        offset: 0,
+        detail: __rt::DetailKind::Short,
+    },
+    __rt::ErrorSite {
+        id: 2,
+        code: "bad-magic",
+        table: "",
+        name: "header.magic",
+        offset: 0,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 3,
+        code: "unsupported-version",
+        table: "",
+        name: "header.version",
+        offset: 4,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 4,
+        code: "total-bytes-mismatch",
+        table: "",
+        name: "header.total_bytes",
+        offset: 8,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 5,
+        code: "region-table-out-of-bounds",
+        table: "",
+        name: "header.region_count",
+        offset: 12,
+        detail: __rt::DetailKind::Compare(&["table end", ">", "total_bytes"]),
+    },
+    __rt::ErrorSite {
+        id: 6,
+        code: "empty-command-stream",
+        table: "",
+        name: "header.cmd_bytes",
+        offset: 20,
+        detail: __rt::DetailKind::Compare(&["cmd_bytes", "<=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 7,
+        code: "command-stream-out-of-bounds",
+        table: "",
+        name: "header.cmd_offset",
+        offset: 16,
+        detail: __rt::DetailKind::Range("total_bytes"),
+    },
+    __rt::ErrorSite {
+        id: 8,
+        code: "checksum-mismatch",
+        table: "",
+        name: "header.checksum",
+        offset: 28,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 9,
+        code: "unknown-region-flags",
+        table: "regions",
+        name: "flags",
+        offset: 4,
+        detail: __rt::DetailKind::UnknownBits,
+    },
+    __rt::ErrorSite {
+        id: 10,
+        code: "baked-region-out-of-bounds",
+        table: "regions",
+        name: "data_offset",
+        offset: 12,
+        detail: __rt::DetailKind::Range("total_bytes"),
+    },
+];
+/// The site with this number ([`__rt::ErrorSite::id`], what a [`__rt::Brief`]
+/// holds), if this module has it.
+#[must_use]
+pub fn error_site(id: u16) -> Option<&'static __rt::ErrorSite> {
+    ERROR_SITES.get(usize::from(id).checked_sub(1)?)
+}

@@ -2346,28 +2346,16 @@ impl<'a> Vpmn<'a> {
         Self::validate_as(buf)
     }
     /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's code and field (the
-    /// smallest code on a microcontroller), or your own [`__rt::Report`].
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
     ///
     /// # Errors
     /// The first failed check, as `E`.
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<12>(buf, 0) else {
-            return __rt::fail(
-                &__rt::ErrorSite {
-                    code: "truncated-header",
-                    table: "",
-                    name: "header",
-                    offset: 0,
-                    detail: __rt::DetailKind::Short,
-                },
-                0,
-                12u64,
-                len,
-                0,
-                0,
-            );
+            return __rt::fail(1, &ERROR_SITES[0], 0, 12u64, len, 0, 0);
         };
         let header = Prefix {
             raw: header_raw,
@@ -2380,20 +2368,7 @@ impl<'a> Vpmn<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "bad-magic",
-                        table: "",
-                        name: "header.magic",
-                        offset: 0,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(2, &ERROR_SITES[1], 0, found, expected, 0, 0);
             }
         }
         if matches!(
@@ -2409,20 +2384,7 @@ impl<'a> Vpmn<'a> {
         ) {
             return VpmnV1::validate_as(buf).map(Self::V1);
         }
-        __rt::fail(
-            &__rt::ErrorSite {
-                code: "unsupported-version",
-                table: "",
-                name: "header.version",
-                offset: 4,
-                detail: __rt::DetailKind::UnknownValue,
-            },
-            0,
-            u64::from(header.version()),
-            0,
-            0,
-            0,
-        )
+        __rt::fail(43, &ERROR_SITES[42], 0, u64::from(header.version()), 0, 0, 0)
     }
     /// The whole validated buffer.
     #[must_use]
@@ -2457,28 +2419,16 @@ impl<'a> VpmnV2<'a> {
         Self::validate_as(buf)
     }
     /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's code and field
-    /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
     ///
     /// # Errors
     /// The first failed check, as `E`.
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<48>(buf, 0) else {
-            return __rt::fail(
-                &__rt::ErrorSite {
-                    code: "truncated-header",
-                    table: "",
-                    name: "header",
-                    offset: 0,
-                    detail: __rt::DetailKind::Short,
-                },
-                0,
-                48u64,
-                len,
-                0,
-                0,
-            );
+            return __rt::fail(1, &ERROR_SITES[0], 0, 48u64, len, 0, 0);
         };
         let header = FormatHeader {
             raw: header_raw,
@@ -2491,20 +2441,7 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "bad-magic",
-                        table: "",
-                        name: "header.magic",
-                        offset: 0,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(2, &ERROR_SITES[1], 0, found, expected, 0, 0);
             }
         }
         // unsupported-version: `header.version == VERSION_V2`.
@@ -2512,22 +2449,7 @@ impl<'a> VpmnV2<'a> {
             let lhs: u64 = u64::from(header.version());
             let rhs: u64 = u64::from(VERSION_V2);
             if lhs != rhs {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "unsupported-version",
-                        table: "",
-                        name: "header.version",
-                        offset: 4,
-                        detail: __rt::DetailKind::Compare(
-                            &["version", "!=", "VERSION_V2"],
-                        ),
-                    },
-                    0,
-                    lhs,
-                    rhs,
-                    0,
-                    0,
-                );
+                return __rt::fail(3, &ERROR_SITES[2], 0, lhs, rhs, 0, 0);
             }
         }
         // file-size-mismatch: `header.total_size` must equal `len`.
@@ -2535,20 +2457,7 @@ impl<'a> VpmnV2<'a> {
             let found = header.total_size();
             let expected = len;
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "file-size-mismatch",
-                        table: "",
-                        name: "header.total_size",
-                        offset: 16,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(4, &ERROR_SITES[3], 0, found, expected, 0, 0);
             }
         }
         // sub-header-count: `header.sub_header_count` must equal `SUB_HEADER_COUNT`.
@@ -2556,20 +2465,7 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(header.sub_header_count());
             let expected = u64::from(SUB_HEADER_COUNT);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "sub-header-count",
-                        table: "",
-                        name: "header.sub_header_count",
-                        offset: 32,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(5, &ERROR_SITES[4], 0, found, expected, 0, 0);
             }
         }
         // sub-header-size: `header.sub_header_size` must equal `SUB_HEADER_BYTES`.
@@ -2577,20 +2473,7 @@ impl<'a> VpmnV2<'a> {
             let found = u64::from(header.sub_header_size());
             let expected = u64::from(SUB_HEADER_BYTES);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "sub-header-size",
-                        table: "",
-                        name: "header.sub_header_size",
-                        offset: 28,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(6, &ERROR_SITES[5], 0, found, expected, 0, 0);
             }
         }
         // sub-header-out-of-bounds: record `sub_header` (SubHeader at header.sub_header_offset) must lie within `len`.
@@ -2606,20 +2489,7 @@ impl<'a> VpmnV2<'a> {
             match parts {
                 Some((raw, a)) => (SubHeader { raw, buf, index: 0 }, a),
                 None => {
-                    return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "sub-header-out-of-bounds",
-                            table: "",
-                            name: "header.sub_header_offset",
-                            offset: 24,
-                            detail: __rt::DetailKind::Range("len"),
-                        },
-                        0,
-                        at,
-                        12u64,
-                        within,
-                        0,
-                    );
+                    return __rt::fail(7, &ERROR_SITES[6], 0, at, 12u64, within, 0);
                 }
             }
         };
@@ -2629,13 +2499,8 @@ impl<'a> VpmnV2<'a> {
             let expected = u64::from(SECTION_HEADER_BYTES);
             if found != expected {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "section-header-size",
-                        table: "",
-                        name: "sub_header.sh_size",
-                        offset: 4,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
+                    8,
+                    &ERROR_SITES[7],
                     sub_header_at,
                     found,
                     expected,
@@ -2663,13 +2528,8 @@ impl<'a> VpmnV2<'a> {
                 (Some(b), Some(a)) => (b.as_chunks::<44>().0, a),
                 _ => {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-table-out-of-bounds",
-                            table: "",
-                            name: "sub_header.sh_count",
-                            offset: 8,
-                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
-                        },
+                        9,
+                        &ERROR_SITES[8],
                         sub_header_at,
                         end.unwrap_or(0),
                         within,
@@ -2701,13 +2561,8 @@ impl<'a> VpmnV2<'a> {
                 ]);
                 if SectionType::from_raw(raw).is_none() {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "unknown-section-type",
-                            table: "sections",
-                            name: "sd_type",
-                            offset: 0,
-                            detail: __rt::DetailKind::UnknownValue,
-                        },
+                        10,
+                        &ERROR_SITES[9],
                         rec_at,
                         u64::from(raw),
                         0,
@@ -2727,13 +2582,8 @@ impl<'a> VpmnV2<'a> {
                 };
                 let Some(bytes) = bytes else {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-out-of-bounds",
-                            table: "sections",
-                            name: "offset",
-                            offset: 4,
-                            detail: __rt::DetailKind::Range("len"),
-                        },
+                        11,
+                        &ERROR_SITES[10],
                         rec_at,
                         start,
                         length,
@@ -2756,15 +2606,8 @@ impl<'a> VpmnV2<'a> {
                 let size: u64 = rec.size();
                 if es != 0 && size.checked_rem(es) != Some(0) {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-entry-size",
-                            table: "sections",
-                            name: "sd_entsize",
-                            offset: 32,
-                            detail: __rt::DetailKind::Compare(
-                                &["section size", "is not a multiple of", "entry size"],
-                            ),
-                        },
+                        12,
+                        &ERROR_SITES[11],
                         rec_at,
                         size,
                         es,
@@ -2793,13 +2636,8 @@ impl<'a> VpmnV2<'a> {
                 };
                 if let Some(want) = want && es != want {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-entry-size",
-                            table: "sections",
-                            name: "sd_entsize",
-                            offset: 32,
-                            detail: __rt::DetailKind::Mismatch,
-                        },
+                        13,
+                        &ERROR_SITES[12],
                         rec_at,
                         es,
                         want,
@@ -2877,13 +2715,8 @@ impl<'a> VpmnV2<'a> {
                         let rhs: u64 = 1u64;
                         if lhs < rhs {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "bad-io-record",
-                                    table: "inputs",
-                                    name: "dim_count",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
-                                },
+                                14,
+                                &ERROR_SITES[13],
                                 rec_at,
                                 lhs,
                                 rhs,
@@ -2898,15 +2731,8 @@ impl<'a> VpmnV2<'a> {
                         let rhs: u64 = u64::from(MAX_DIMENSIONS);
                         if lhs > rhs {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "bad-io-record",
-                                    table: "inputs",
-                                    name: "dim_count",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["dim_count", ">", "MAX_DIMENSIONS"],
-                                    ),
-                                },
+                                15,
+                                &ERROR_SITES[14],
                                 rec_at,
                                 lhs,
                                 rhs,
@@ -2928,13 +2754,8 @@ impl<'a> VpmnV2<'a> {
                             let rhs: u64 = 0u64;
                             if !matches!(Some(rhs), Some(b) if item > b) {
                                 return __rt::fail(
-                                    &__rt::ErrorSite {
-                                        code: "bad-io-record",
-                                        table: "inputs",
-                                        name: "dim_size",
-                                        offset: 4,
-                                        detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
-                                    },
+                                    16,
+                                    &ERROR_SITES[15],
                                     rec_at.saturating_add(k.saturating_mul(4u64)),
                                     item,
                                     rhs,
@@ -3002,13 +2823,8 @@ impl<'a> VpmnV2<'a> {
                         let rhs: u64 = 1u64;
                         if lhs < rhs {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "bad-io-record",
-                                    table: "outputs",
-                                    name: "dim_count",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
-                                },
+                                17,
+                                &ERROR_SITES[16],
                                 rec_at,
                                 lhs,
                                 rhs,
@@ -3023,15 +2839,8 @@ impl<'a> VpmnV2<'a> {
                         let rhs: u64 = u64::from(MAX_DIMENSIONS);
                         if lhs > rhs {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "bad-io-record",
-                                    table: "outputs",
-                                    name: "dim_count",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["dim_count", ">", "MAX_DIMENSIONS"],
-                                    ),
-                                },
+                                18,
+                                &ERROR_SITES[17],
                                 rec_at,
                                 lhs,
                                 rhs,
@@ -3053,13 +2862,8 @@ impl<'a> VpmnV2<'a> {
                             let rhs: u64 = 0u64;
                             if !matches!(Some(rhs), Some(b) if item > b) {
                                 return __rt::fail(
-                                    &__rt::ErrorSite {
-                                        code: "bad-io-record",
-                                        table: "outputs",
-                                        name: "dim_size",
-                                        offset: 4,
-                                        detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
-                                    },
+                                    19,
+                                    &ERROR_SITES[18],
                                     rec_at.saturating_add(k.saturating_mul(4u64)),
                                     item,
                                     rhs,
@@ -3199,15 +3003,8 @@ impl<'a> VpmnV2<'a> {
                         let rhs: u64 = __count_inputs;
                         if lhs != rhs {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "metadata-count-mismatch",
-                                    table: "network_info",
-                                    name: "input_count",
-                                    offset: 64,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["input_count", "!=", ""],
-                                    ),
-                                },
+                                20,
+                                &ERROR_SITES[19],
                                 rec_at,
                                 lhs,
                                 rhs,
@@ -3222,15 +3019,8 @@ impl<'a> VpmnV2<'a> {
                         let rhs: u64 = __count_outputs;
                         if lhs != rhs {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "metadata-count-mismatch",
-                                    table: "network_info",
-                                    name: "output_count",
-                                    offset: 68,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["output_count", "!=", ""],
-                                    ),
-                                },
+                                21,
+                                &ERROR_SITES[20],
                                 rec_at,
                                 lhs,
                                 rhs,
@@ -3306,15 +3096,8 @@ impl<'a> VpmnV2<'a> {
                         .map_or(0, |n| u64::from(*n));
                     if found != 1 {
                         return __rt::fail(
-                            &__rt::ErrorSite {
-                                code: "section-checksum-missing",
-                                table: "checksums",
-                                name: "sd_type",
-                                offset: 0,
-                                detail: __rt::DetailKind::Compare(
-                                    &["sections of this type", "!=", ""],
-                                ),
-                            },
+                            22,
+                            &ERROR_SITES[21],
                             rec_at,
                             found,
                             1,
@@ -3388,15 +3171,8 @@ impl<'a> VpmnV2<'a> {
                     {
                         if let Some((_, first, _)) = *slot {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "section-checksum-duplicate",
-                                    table: "checksums",
-                                    name: "sd_type",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["section type", "already named by record", ""],
-                                    ),
-                                },
+                                23,
+                                &ERROR_SITES[22],
                                 rec_at,
                                 t,
                                 first,
@@ -3439,20 +3215,7 @@ impl<'a> VpmnV2<'a> {
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
-                    return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "file-checksum-mismatch",
-                            table: "sections",
-                            name: "payload",
-                            offset: 0,
-                            detail: __rt::DetailKind::None,
-                        },
-                        __sat,
-                        0,
-                        0,
-                        0,
-                        __si,
-                    );
+                    return __rt::fail(25, &ERROR_SITES[24], __sat, 0, 0, 0, __si);
                 };
                 let __ps: u64 = __srec.offset();
                 let __pe: u64 = __ps
@@ -3491,13 +3254,8 @@ impl<'a> VpmnV2<'a> {
                     let own = __rt::crc32(0, __p);
                     if u64::from(own) != v {
                         return __rt::fail(
-                            &__rt::ErrorSite {
-                                code: "section-checksum-mismatch",
-                                table: "checksums",
-                                name: "checksum_value",
-                                offset: 0,
-                                detail: __rt::DetailKind::Mismatch,
-                            },
+                            24,
+                            &ERROR_SITES[23],
                             at,
                             v,
                             u64::from(own),
@@ -3542,13 +3300,8 @@ impl<'a> VpmnV2<'a> {
             let stored: u64 = u64::from(header.crc_sum());
             if Some(stored) != Some(u64::from(__crc)) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "file-checksum-mismatch",
-                        table: "",
-                        name: "header.crc_sum",
-                        offset: 12,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
+                    26,
+                    &ERROR_SITES[25],
                     0,
                     stored,
                     u64::from(__crc),
@@ -3589,19 +3342,8 @@ impl<'a> VpmnV2<'a> {
             if !((nr == 0 && ne == 0) || (nr == 1 && ne == 1)) {
                 let (fi, fat) = first.unwrap_or((0, 0));
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "dynaio-unpaired",
-                        table: "sections",
-                        name: "sd_type",
-                        offset: 0,
-                        detail: __rt::DetailKind::Compare(
-                            &[
-                                "dynaio sections",
-                                "unpaired with",
-                                "dynaio_table sections",
-                            ],
-                        ),
-                    },
+                    27,
+                    &ERROR_SITES[26],
                     fat,
                     nr,
                     ne,
@@ -3725,13 +3467,8 @@ impl<'a> VpmnV2<'a> {
                         );
                         if size == 0 {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "dynaio-entry-invalid",
-                                    table: "dynaio_table",
-                                    name: "size",
-                                    offset: 4,
-                                    detail: __rt::DetailKind::Compare(&["size", "==", ""]),
-                                },
+                                28,
+                                &ERROR_SITES[27],
                                 rec_at,
                                 size,
                                 0,
@@ -3741,15 +3478,8 @@ impl<'a> VpmnV2<'a> {
                         }
                         if off.checked_rem(64u64) != Some(0) {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "dynaio-entry-invalid",
-                                    table: "dynaio_table",
-                                    name: "offset",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["offset", "is not a multiple of", ""],
-                                    ),
-                                },
+                                29,
+                                &ERROR_SITES[28],
                                 rec_at,
                                 off,
                                 64u64,
@@ -3759,15 +3489,8 @@ impl<'a> VpmnV2<'a> {
                         }
                         if off < cursor {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "dynaio-entry-invalid",
-                                    table: "dynaio_table",
-                                    name: "offset",
-                                    offset: 0,
-                                    detail: __rt::DetailKind::Compare(
-                                        &["offset", "<", "end of the previous slot"],
-                                    ),
-                                },
+                                30,
+                                &ERROR_SITES[29],
                                 rec_at,
                                 off,
                                 cursor,
@@ -3778,13 +3501,8 @@ impl<'a> VpmnV2<'a> {
                         let end = off.checked_add(size);
                         let Some(end) = end.filter(|e| *e <= rlen) else {
                             return __rt::fail(
-                                &__rt::ErrorSite {
-                                    code: "dynaio-entry-invalid",
-                                    table: "dynaio_table",
-                                    name: "size",
-                                    offset: 4,
-                                    detail: __rt::DetailKind::Range("dynaio region"),
-                                },
+                                31,
+                                &ERROR_SITES[30],
                                 rec_at,
                                 off,
                                 size,
@@ -3932,13 +3650,8 @@ impl<'a> VpmnV2<'a> {
                                 && let Some((at, byte)) = first_nonzero(cursor, off)
                             {
                                 return __rt::fail(
-                                    &__rt::ErrorSite {
-                                        code: "dynaio-padding-nonzero",
-                                        table: "sections",
-                                        name: "payload",
-                                        offset: 0,
-                                        detail: __rt::DetailKind::Mismatch,
-                                    },
+                                    32,
+                                    &ERROR_SITES[31],
                                     rat.saturating_add(at),
                                     u64::from(byte),
                                     0,
@@ -3953,13 +3666,8 @@ impl<'a> VpmnV2<'a> {
                 let rlen = u64::try_from(r.len()).unwrap_or(u64::MAX);
                 if let Some((at, byte)) = first_nonzero(cursor, rlen) {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "dynaio-padding-nonzero",
-                            table: "sections",
-                            name: "payload",
-                            offset: 0,
-                            detail: __rt::DetailKind::Mismatch,
-                        },
+                        32,
+                        &ERROR_SITES[31],
                         rat.saturating_add(at),
                         u64::from(byte),
                         0,
@@ -4495,28 +4203,16 @@ impl<'a> VpmnV1<'a> {
         Self::validate_as(buf)
     }
     /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's code and field
-    /// (the smallest code on a microcontroller), or your own [`__rt::Report`].
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
     ///
     /// # Errors
     /// The first failed check, as `E`.
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<92>(buf, 0) else {
-            return __rt::fail(
-                &__rt::ErrorSite {
-                    code: "truncated-header",
-                    table: "",
-                    name: "header",
-                    offset: 0,
-                    detail: __rt::DetailKind::Short,
-                },
-                0,
-                92u64,
-                len,
-                0,
-                0,
-            );
+            return __rt::fail(1, &ERROR_SITES[0], 0, 92u64, len, 0, 0);
         };
         let header = V1Prefix {
             raw: header_raw,
@@ -4529,20 +4225,7 @@ impl<'a> VpmnV1<'a> {
             let found = u64::from(header.magic());
             let expected = u64::from(MAGIC);
             if found != expected {
-                return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "bad-magic",
-                        table: "",
-                        name: "header.magic",
-                        offset: 0,
-                        detail: __rt::DetailKind::Mismatch,
-                    },
-                    0,
-                    found,
-                    expected,
-                    0,
-                    0,
-                );
+                return __rt::fail(2, &ERROR_SITES[1], 0, found, expected, 0, 0);
             }
         }
         // unsupported-version: `header.version >> 16 == V1_FAMILY`.
@@ -4553,13 +4236,8 @@ impl<'a> VpmnV1<'a> {
             let rhs: u64 = u64::from(V1_FAMILY);
             if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "unsupported-version",
-                        table: "",
-                        name: "header.version",
-                        offset: 4,
-                        detail: __rt::DetailKind::Compare(&["", "!=", "V1_FAMILY"]),
-                    },
+                    33,
+                    &ERROR_SITES[32],
                     0,
                     lhs.unwrap_or(0),
                     rhs,
@@ -4599,13 +4277,8 @@ impl<'a> VpmnV1<'a> {
                 }
                 None => {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "truncated-header",
-                            table: "",
-                            name: "fixed",
-                            offset: 0,
-                            detail: __rt::DetailKind::Range("len"),
-                        },
+                        34,
+                        &ERROR_SITES[33],
                         at,
                         at,
                         V1Fixed::size_for(gate),
@@ -4656,13 +4329,8 @@ impl<'a> VpmnV1<'a> {
                 (Some(b), Some(a)) => (b.as_chunks::<8>().0, a),
                 _ => {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "truncated-header",
-                            table: "",
-                            name: "header",
-                            offset: 0,
-                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
-                        },
+                        35,
+                        &ERROR_SITES[34],
                         0,
                         end.unwrap_or(0),
                         within,
@@ -4693,13 +4361,8 @@ impl<'a> VpmnV1<'a> {
                 };
                 let Some(bytes) = bytes else {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-out-of-bounds",
-                            table: "entries",
-                            name: "offset",
-                            offset: 0,
-                            detail: __rt::DetailKind::Range("len"),
-                        },
+                        36,
+                        &ERROR_SITES[35],
                         rec_at,
                         start,
                         length,
@@ -4742,13 +4405,8 @@ impl<'a> VpmnV1<'a> {
             let rhs: u64 = 0u64;
             if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "section-entry-size",
-                        table: "entries",
-                        name: "size",
-                        offset: 4,
-                        detail: __rt::DetailKind::Compare(&["", "!=", ""]),
-                    },
+                    37,
+                    &ERROR_SITES[36],
                     entries_at,
                     lhs.unwrap_or(0),
                     rhs,
@@ -4789,13 +4447,8 @@ impl<'a> VpmnV1<'a> {
             let rhs: u64 = 0u64;
             if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "section-entry-size",
-                        table: "entries",
-                        name: "size",
-                        offset: 12,
-                        detail: __rt::DetailKind::Compare(&["", "!=", ""]),
-                    },
+                    38,
+                    &ERROR_SITES[37],
                     entries_at,
                     lhs.unwrap_or(0),
                     rhs,
@@ -4853,13 +4506,8 @@ impl<'a> VpmnV1<'a> {
                 (Some(b), Some(a)) => (b.as_chunks::<116>().0, a),
                 _ => {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-out-of-bounds",
-                            table: "entries",
-                            name: "offset",
-                            offset: 0,
-                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
-                        },
+                        39,
+                        &ERROR_SITES[38],
                         entries_at,
                         end.unwrap_or(0),
                         within,
@@ -4918,13 +4566,8 @@ impl<'a> VpmnV1<'a> {
                 (Some(b), Some(a)) => (b.as_chunks::<116>().0, a),
                 _ => {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "section-out-of-bounds",
-                            table: "entries",
-                            name: "offset",
-                            offset: 8,
-                            detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
-                        },
+                        40,
+                        &ERROR_SITES[39],
                         entries_at,
                         end.unwrap_or(0),
                         within,
@@ -4950,13 +4593,8 @@ impl<'a> VpmnV1<'a> {
                 let rhs: u64 = 1u64;
                 if lhs < rhs {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "bad-io-record",
-                            table: "inputs",
-                            name: "dim_count",
-                            offset: 0,
-                            detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
-                        },
+                        14,
+                        &ERROR_SITES[13],
                         rec_at,
                         lhs,
                         rhs,
@@ -4971,15 +4609,8 @@ impl<'a> VpmnV1<'a> {
                 let rhs: u64 = u64::from(MAX_DIMENSIONS);
                 if lhs > rhs {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "bad-io-record",
-                            table: "inputs",
-                            name: "dim_count",
-                            offset: 0,
-                            detail: __rt::DetailKind::Compare(
-                                &["dim_count", ">", "MAX_DIMENSIONS"],
-                            ),
-                        },
+                        15,
+                        &ERROR_SITES[14],
                         rec_at,
                         lhs,
                         rhs,
@@ -5001,13 +4632,8 @@ impl<'a> VpmnV1<'a> {
                     let rhs: u64 = 0u64;
                     if !matches!(Some(rhs), Some(b) if item > b) {
                         return __rt::fail(
-                            &__rt::ErrorSite {
-                                code: "bad-io-record",
-                                table: "inputs",
-                                name: "dim_size",
-                                offset: 4,
-                                detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
-                            },
+                            16,
+                            &ERROR_SITES[15],
                             rec_at.saturating_add(k.saturating_mul(4u64)),
                             item,
                             rhs,
@@ -5034,13 +4660,8 @@ impl<'a> VpmnV1<'a> {
                 let rhs: u64 = 1u64;
                 if lhs < rhs {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "bad-io-record",
-                            table: "outputs",
-                            name: "dim_count",
-                            offset: 0,
-                            detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
-                        },
+                        17,
+                        &ERROR_SITES[16],
                         rec_at,
                         lhs,
                         rhs,
@@ -5055,15 +4676,8 @@ impl<'a> VpmnV1<'a> {
                 let rhs: u64 = u64::from(MAX_DIMENSIONS);
                 if lhs > rhs {
                     return __rt::fail(
-                        &__rt::ErrorSite {
-                            code: "bad-io-record",
-                            table: "outputs",
-                            name: "dim_count",
-                            offset: 0,
-                            detail: __rt::DetailKind::Compare(
-                                &["dim_count", ">", "MAX_DIMENSIONS"],
-                            ),
-                        },
+                        18,
+                        &ERROR_SITES[17],
                         rec_at,
                         lhs,
                         rhs,
@@ -5085,13 +4699,8 @@ impl<'a> VpmnV1<'a> {
                     let rhs: u64 = 0u64;
                     if !matches!(Some(rhs), Some(b) if item > b) {
                         return __rt::fail(
-                            &__rt::ErrorSite {
-                                code: "bad-io-record",
-                                table: "outputs",
-                                name: "dim_size",
-                                offset: 4,
-                                detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
-                            },
+                            19,
+                            &ERROR_SITES[18],
                             rec_at.saturating_add(k.saturating_mul(4u64)),
                             item,
                             rhs,
@@ -5134,13 +4743,8 @@ impl<'a> VpmnV1<'a> {
             })();
             if !matches!((Some(lhs), rhs), (Some(a), Some(b)) if a == b) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "metadata-count-mismatch",
-                        table: "",
-                        name: "header.input_count",
-                        offset: 84,
-                        detail: __rt::DetailKind::Compare(&["input_count", "!=", ""]),
-                    },
+                    41,
+                    &ERROR_SITES[40],
                     0,
                     lhs,
                     rhs.unwrap_or(0),
@@ -5181,13 +4785,8 @@ impl<'a> VpmnV1<'a> {
             })();
             if !matches!((Some(lhs), rhs), (Some(a), Some(b)) if a == b) {
                 return __rt::fail(
-                    &__rt::ErrorSite {
-                        code: "metadata-count-mismatch",
-                        table: "",
-                        name: "header.output_count",
-                        offset: 88,
-                        detail: __rt::DetailKind::Compare(&["output_count", "!=", ""]),
-                    },
+                    42,
+                    &ERROR_SITES[41],
                     0,
                     lhs,
                     rhs.unwrap_or(0),
@@ -5397,3 +4996,366 @@ impl<'a> DoubleEndedIterator for Outputs<'a> {
 }
 impl ExactSizeIterator for Outputs<'_> {}
 impl core::iter::FusedIterator for Outputs<'_> {}
+/// Every place this module's validators can fail, numbered from 1 in the order of
+/// the schema's checks: entry `k` has id `k + 1`. A failing check hands its entry to
+/// [`__rt::fail`]; a [`__rt::Brief`] keeps only the id, which [`error_site`] turns
+/// back into the check (code, field, offset in its struct). Firmware that reports
+/// [`__rt::Brief`]s does not link this table.
+pub static ERROR_SITES: [__rt::ErrorSite; 43] = [
+    __rt::ErrorSite {
+        id: 1,
+        code: "truncated-header",
+        table: "",
+        name: "header",
+        offset: 0,
+        detail: __rt::DetailKind::Short,
+    },
+    __rt::ErrorSite {
+        id: 2,
+        code: "bad-magic",
+        table: "",
+        name: "header.magic",
+        offset: 0,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 3,
+        code: "unsupported-version",
+        table: "",
+        name: "header.version",
+        offset: 4,
+        detail: __rt::DetailKind::Compare(&["version", "!=", "VERSION_V2"]),
+    },
+    __rt::ErrorSite {
+        id: 4,
+        code: "file-size-mismatch",
+        table: "",
+        name: "header.total_size",
+        offset: 16,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 5,
+        code: "sub-header-count",
+        table: "",
+        name: "header.sub_header_count",
+        offset: 32,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 6,
+        code: "sub-header-size",
+        table: "",
+        name: "header.sub_header_size",
+        offset: 28,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 7,
+        code: "sub-header-out-of-bounds",
+        table: "",
+        name: "header.sub_header_offset",
+        offset: 24,
+        detail: __rt::DetailKind::Range("len"),
+    },
+    __rt::ErrorSite {
+        id: 8,
+        code: "section-header-size",
+        table: "",
+        name: "sub_header.sh_size",
+        offset: 4,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 9,
+        code: "section-table-out-of-bounds",
+        table: "",
+        name: "sub_header.sh_count",
+        offset: 8,
+        detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+    },
+    __rt::ErrorSite {
+        id: 10,
+        code: "unknown-section-type",
+        table: "sections",
+        name: "sd_type",
+        offset: 0,
+        detail: __rt::DetailKind::UnknownValue,
+    },
+    __rt::ErrorSite {
+        id: 11,
+        code: "section-out-of-bounds",
+        table: "sections",
+        name: "offset",
+        offset: 4,
+        detail: __rt::DetailKind::Range("len"),
+    },
+    __rt::ErrorSite {
+        id: 12,
+        code: "section-entry-size",
+        table: "sections",
+        name: "sd_entsize",
+        offset: 32,
+        detail: __rt::DetailKind::Compare(
+            &["section size", "is not a multiple of", "entry size"],
+        ),
+    },
+    __rt::ErrorSite {
+        id: 13,
+        code: "section-entry-size",
+        table: "sections",
+        name: "sd_entsize",
+        offset: 32,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 14,
+        code: "bad-io-record",
+        table: "inputs",
+        name: "dim_count",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
+    },
+    __rt::ErrorSite {
+        id: 15,
+        code: "bad-io-record",
+        table: "inputs",
+        name: "dim_count",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["dim_count", ">", "MAX_DIMENSIONS"]),
+    },
+    __rt::ErrorSite {
+        id: 16,
+        code: "bad-io-record",
+        table: "inputs",
+        name: "dim_size",
+        offset: 4,
+        detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 17,
+        code: "bad-io-record",
+        table: "outputs",
+        name: "dim_count",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["dim_count", "<", ""]),
+    },
+    __rt::ErrorSite {
+        id: 18,
+        code: "bad-io-record",
+        table: "outputs",
+        name: "dim_count",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["dim_count", ">", "MAX_DIMENSIONS"]),
+    },
+    __rt::ErrorSite {
+        id: 19,
+        code: "bad-io-record",
+        table: "outputs",
+        name: "dim_size",
+        offset: 4,
+        detail: __rt::DetailKind::Compare(&["item", "<=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 20,
+        code: "metadata-count-mismatch",
+        table: "network_info",
+        name: "input_count",
+        offset: 64,
+        detail: __rt::DetailKind::Compare(&["input_count", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 21,
+        code: "metadata-count-mismatch",
+        table: "network_info",
+        name: "output_count",
+        offset: 68,
+        detail: __rt::DetailKind::Compare(&["output_count", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 22,
+        code: "section-checksum-missing",
+        table: "checksums",
+        name: "sd_type",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["sections of this type", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 23,
+        code: "section-checksum-duplicate",
+        table: "checksums",
+        name: "sd_type",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(
+            &["section type", "already named by record", ""],
+        ),
+    },
+    __rt::ErrorSite {
+        id: 24,
+        code: "section-checksum-mismatch",
+        table: "checksums",
+        name: "checksum_value",
+        offset: 0,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 25,
+        code: "file-checksum-mismatch",
+        table: "sections",
+        name: "payload",
+        offset: 0,
+        detail: __rt::DetailKind::None,
+    },
+    __rt::ErrorSite {
+        id: 26,
+        code: "file-checksum-mismatch",
+        table: "",
+        name: "header.crc_sum",
+        offset: 12,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 27,
+        code: "dynaio-unpaired",
+        table: "sections",
+        name: "sd_type",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(
+            &["dynaio sections", "unpaired with", "dynaio_table sections"],
+        ),
+    },
+    __rt::ErrorSite {
+        id: 28,
+        code: "dynaio-entry-invalid",
+        table: "dynaio_table",
+        name: "size",
+        offset: 4,
+        detail: __rt::DetailKind::Compare(&["size", "==", ""]),
+    },
+    __rt::ErrorSite {
+        id: 29,
+        code: "dynaio-entry-invalid",
+        table: "dynaio_table",
+        name: "offset",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["offset", "is not a multiple of", ""]),
+    },
+    __rt::ErrorSite {
+        id: 30,
+        code: "dynaio-entry-invalid",
+        table: "dynaio_table",
+        name: "offset",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["offset", "<", "end of the previous slot"]),
+    },
+    __rt::ErrorSite {
+        id: 31,
+        code: "dynaio-entry-invalid",
+        table: "dynaio_table",
+        name: "size",
+        offset: 4,
+        detail: __rt::DetailKind::Range("dynaio region"),
+    },
+    __rt::ErrorSite {
+        id: 32,
+        code: "dynaio-padding-nonzero",
+        table: "sections",
+        name: "payload",
+        offset: 0,
+        detail: __rt::DetailKind::Mismatch,
+    },
+    __rt::ErrorSite {
+        id: 33,
+        code: "unsupported-version",
+        table: "",
+        name: "header.version",
+        offset: 4,
+        detail: __rt::DetailKind::Compare(&["", "!=", "V1_FAMILY"]),
+    },
+    __rt::ErrorSite {
+        id: 34,
+        code: "truncated-header",
+        table: "",
+        name: "fixed",
+        offset: 0,
+        detail: __rt::DetailKind::Range("len"),
+    },
+    __rt::ErrorSite {
+        id: 35,
+        code: "truncated-header",
+        table: "",
+        name: "header",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+    },
+    __rt::ErrorSite {
+        id: 36,
+        code: "section-out-of-bounds",
+        table: "entries",
+        name: "offset",
+        offset: 0,
+        detail: __rt::DetailKind::Range("len"),
+    },
+    __rt::ErrorSite {
+        id: 37,
+        code: "section-entry-size",
+        table: "entries",
+        name: "size",
+        offset: 4,
+        detail: __rt::DetailKind::Compare(&["", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 38,
+        code: "section-entry-size",
+        table: "entries",
+        name: "size",
+        offset: 12,
+        detail: __rt::DetailKind::Compare(&["", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 39,
+        code: "section-out-of-bounds",
+        table: "entries",
+        name: "offset",
+        offset: 0,
+        detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+    },
+    __rt::ErrorSite {
+        id: 40,
+        code: "section-out-of-bounds",
+        table: "entries",
+        name: "offset",
+        offset: 8,
+        detail: __rt::DetailKind::Compare(&["table end", ">", "len"]),
+    },
+    __rt::ErrorSite {
+        id: 41,
+        code: "metadata-count-mismatch",
+        table: "",
+        name: "header.input_count",
+        offset: 84,
+        detail: __rt::DetailKind::Compare(&["input_count", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 42,
+        code: "metadata-count-mismatch",
+        table: "",
+        name: "header.output_count",
+        offset: 88,
+        detail: __rt::DetailKind::Compare(&["output_count", "!=", ""]),
+    },
+    __rt::ErrorSite {
+        id: 43,
+        code: "unsupported-version",
+        table: "",
+        name: "header.version",
+        offset: 4,
+        detail: __rt::DetailKind::UnknownValue,
+    },
+];
+/// The site with this number ([`__rt::ErrorSite::id`], what a [`__rt::Brief`]
+/// holds), if this module has it.
+#[must_use]
+pub fn error_site(id: u16) -> Option<&'static __rt::ErrorSite> {
+    ERROR_SITES.get(usize::from(id).checked_sub(1)?)
+}

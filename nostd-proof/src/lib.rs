@@ -86,8 +86,8 @@ pub unsafe extern "C" fn npuschema_fnv1a32(data: *const u8, len: usize, out: *mu
 }
 
 /// Validate an NPU1 blob (load steps 1-7 and the per-descriptor checks), failures reported
-/// as [`Brief`]. Returns 0, [`status::NULL`], or 1 + the offset of the failing field in its
-/// struct. Measured by `scripts/code-size` as "npu1 validate".
+/// as [`Brief`]. Returns 0, [`status::NULL`], or the failing check's number
+/// ([`Brief::id`]). Measured by `scripts/code-size` as "npu1 validate".
 ///
 /// # Safety
 /// `blob` must point to `len` readable bytes.
@@ -129,9 +129,9 @@ unsafe fn validate<E: Status>(blob: *const u8, len: usize) -> i32 {
 /// Validate an NPU1 blob and bind its regions (step 8) into `arena`: the equivalent of the
 /// C peer's `npu1_load`, with failures reported as [`Brief`] (which check failed, not its
 /// run-time values): the size-first configuration firmware would ship. Fills `*out` on
-/// success. Returns 0, [`status::NULL`], or 1 + the offset of the failing field in its
-/// struct (the header, or a region descriptor). Measured by `scripts/code-size` as
-/// "npu1 validate+bind".
+/// success. Returns 0, [`status::NULL`], or the failing check's number ([`Brief::id`], which
+/// `npuschema_runtime::binder::error_site` names on the host). Measured by
+/// `scripts/code-size` as "npu1 validate+bind".
 ///
 /// Binds with [`bind_each_as`], which writes each region into `*out` as it is placed, as the
 /// C loader does: no [`Job`] is built and copied into `*out` (see [`npu1_validate_job`]).
@@ -184,11 +184,10 @@ impl Status for Error {
 }
 
 impl Status for Brief {
-    /// 1 + the failing field's offset in its struct.
+    /// The failing check's number (never 0): `npuschema_runtime::binder::error_site` on
+    /// the host names the check.
     fn status(&self) -> i32 {
-        i32::try_from(self.site().offset)
-            .unwrap_or(i32::MAX - 1)
-            .saturating_add(1)
+        i32::from(self.id())
     }
 }
 

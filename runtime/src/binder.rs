@@ -239,41 +239,111 @@ pub struct Job<'b, 'a> {
     slots: [Option<Slot<'b>>; MAX_REGIONS],
 }
 
-static TOO_MANY_REGIONS: ErrorSite = ErrorSite {
-    code: "too-many-regions",
-    table: "",
-    name: "header.region_count",
-    offset: HEADER_REGION_COUNT,
-    detail: DetailKind::Compare(&["region_count", ">", "BASEP slots"]),
+/// The binder's own error sites, numbered from [`BINDER_SITE_BASE`]` + 1`: above every
+/// site of the generated NPU1 validator (`npuschema_generated::npu1::ERROR_SITES`, numbered
+/// from 1), so that one [`Brief`](npuschema_core::Brief) number names one check of a whole
+/// load (validation, then binding). [`error_site`] looks up both.
+pub static ERROR_SITES: [ErrorSite; 5] = [
+    ErrorSite {
+        id: BINDER_SITE_BASE + 1,
+        code: "too-many-regions",
+        table: "",
+        name: "header.region_count",
+        offset: HEADER_REGION_COUNT,
+        detail: DetailKind::Compare(&["region_count", ">", "BASEP slots"]),
+    },
+    ErrorSite {
+        id: BINDER_SITE_BASE + 2,
+        code: "misaligned-command-stream",
+        table: "",
+        name: "header.cmd_offset",
+        offset: HEADER_CMD_OFFSET,
+        detail: MISALIGNED,
+    },
+    ErrorSite {
+        id: BINDER_SITE_BASE + 3,
+        code: "misaligned-baked-region",
+        table: "regions",
+        name: "data_offset",
+        offset: DESC_DATA_OFFSET,
+        detail: MISALIGNED,
+    },
+    ErrorSite {
+        id: BINDER_SITE_BASE + 4,
+        code: "baked-region-out-of-bounds",
+        table: "regions",
+        name: "data_offset",
+        offset: DESC_DATA_OFFSET,
+        detail: DetailKind::Range("total_bytes"),
+    },
+    ErrorSite {
+        id: BINDER_SITE_BASE + 5,
+        code: "arena-overflow",
+        table: "regions",
+        name: "size",
+        offset: DESC_SIZE,
+        detail: DetailKind::Short,
+    },
+];
+
+/// The binder's site numbers start above this one ([`ERROR_SITES`]); the NPU1 validator's
+/// are all below it (a test holds it).
+pub const BINDER_SITE_BASE: u16 = 0x100;
+
+/// One of the binder's sites with its number, which [`fail_at`] passes to [`fail`] as a
+/// constant.
+#[derive(Clone, Copy)]
+struct Site {
+    id: u16,
+    site: &'static ErrorSite,
+}
+
+const TOO_MANY_REGIONS: Site = Site {
+    id: BINDER_SITE_BASE + 1,
+    site: &ERROR_SITES[0],
 };
-static MISALIGNED_COMMAND_STREAM: ErrorSite = ErrorSite {
-    code: "misaligned-command-stream",
-    table: "",
-    name: "header.cmd_offset",
-    offset: HEADER_CMD_OFFSET,
-    detail: MISALIGNED,
+const MISALIGNED_COMMAND_STREAM: Site = Site {
+    id: BINDER_SITE_BASE + 2,
+    site: &ERROR_SITES[1],
 };
-static MISALIGNED_BAKED_REGION: ErrorSite = ErrorSite {
-    code: "misaligned-baked-region",
-    table: "regions",
-    name: "data_offset",
-    offset: DESC_DATA_OFFSET,
-    detail: MISALIGNED,
+const MISALIGNED_BAKED_REGION: Site = Site {
+    id: BINDER_SITE_BASE + 3,
+    site: &ERROR_SITES[2],
 };
-static BAKED_REGION_OUT_OF_BOUNDS: ErrorSite = ErrorSite {
-    code: "baked-region-out-of-bounds",
-    table: "regions",
-    name: "data_offset",
-    offset: DESC_DATA_OFFSET,
-    detail: DetailKind::Range("total_bytes"),
+const BAKED_REGION_OUT_OF_BOUNDS: Site = Site {
+    id: BINDER_SITE_BASE + 4,
+    site: &ERROR_SITES[3],
 };
-static ARENA_OVERFLOW: ErrorSite = ErrorSite {
-    code: "arena-overflow",
-    table: "regions",
-    name: "size",
-    offset: DESC_SIZE,
-    detail: DetailKind::Short,
+const ARENA_OVERFLOW: Site = Site {
+    id: BINDER_SITE_BASE + 5,
+    site: &ERROR_SITES[4],
 };
+
+/// [`fail`] at one of the binder's sites.
+#[inline(always)]
+fn fail_at<T, E: Report>(s: Site, base: u64, a: u64, b: u64, c: u64, index: usize) -> Result<T, E> {
+    fail(s.id, s.site, base, a, b, c, index)
+}
+
+/// The site a [`Brief`](npuschema_core::Brief) number from an NPU1 load names: a check of
+/// the generated validator ([`Npu1::validate_as`]) or of the binder ([`Job::bind_as`],
+/// [`bind_each_as`]). `None` for a number neither has.
+///
+/// ```
+/// use npuschema_core::Brief;
+/// use npuschema_generated::npu1::Npu1;
+/// use npuschema_runtime::binder::error_site;
+///
+/// let e = Npu1::validate_as::<Brief>(&[0u8; 8]).unwrap_err();
+/// assert_eq!(error_site(e.id()).map(|s| s.code), Some("truncated-header"));
+/// ```
+#[must_use]
+pub fn error_site(id: u16) -> Option<&'static ErrorSite> {
+    match id.checked_sub(BINDER_SITE_BASE + 1) {
+        Some(k) => ERROR_SITES.get(usize::from(k)),
+        None => npuschema_generated::npu1::error_site(id),
+    }
+}
 
 /// `Detail::Compare { lhs: address, rhs: address % 16 }`, read "npu address % 0x10 = k".
 const MISALIGNED: DetailKind = DetailKind::Compare(&["npu address", "% 0x10 =", ""]);
@@ -354,12 +424,12 @@ where
 {
     let count = items.len();
     let Some(count8) = u8::try_from(count).ok().filter(|_| count <= MAX_REGIONS) else {
-        return fail(&TOO_MANY_REGIONS, 0, count as u64, MAX_REGIONS as u64, 0, 0);
+        return fail_at(TOO_MANY_REGIONS, 0, count as u64, MAX_REGIONS as u64, 0, 0);
     };
     let cmd_npu = map.npu_address(cmd_stream.as_ptr().addr());
     if !cmd_npu.is_multiple_of(ARENA_ALIGN) {
-        return fail(
-            &MISALIGNED_COMMAND_STREAM,
+        return fail_at(
+            MISALIGNED_COMMAND_STREAM,
             0,
             cmd_npu,
             cmd_npu % ARENA_ALIGN,
@@ -375,14 +445,14 @@ where
         let base = desc_base(index);
         let Some(spec) = item.spec() else {
             let (start, len) = item.bounds();
-            return fail(&BAKED_REGION_OUT_OF_BOUNDS, base, start, len, total, index);
+            return fail_at(BAKED_REGION_OUT_OF_BOUNDS, base, start, len, total, index);
         };
         let (npu, place) = match spec.source {
             RegionSource::Baked(data) => {
                 let npu = map.npu_address(data.as_ptr().addr());
                 if !npu.is_multiple_of(ARENA_ALIGN) {
                     let rem = npu % ARENA_ALIGN;
-                    return fail(&MISALIGNED_BAKED_REGION, base, npu, rem, 0, index);
+                    return fail_at(MISALIGNED_BAKED_REGION, base, npu, rem, 0, index);
                 }
                 (npu, Place::Baked(data))
             }
@@ -394,11 +464,11 @@ where
                 let offset = cursor.wrapping_add(pad);
                 let available = arena.len().saturating_sub(offset);
                 let Some(npu) = arena_npu.checked_add(offset as u64) else {
-                    return fail(&ARENA_OVERFLOW, base, size, 0, 0, index);
+                    return fail_at(ARENA_OVERFLOW, base, size, 0, 0, index);
                 };
                 // It fits when `offset + size <= arena.len()`.
                 let Some(len) = usize::try_from(size).ok().filter(|&l| l <= available) else {
-                    return fail(&ARENA_OVERFLOW, base, size, available as u64, 0, index);
+                    return fail_at(ARENA_OVERFLOW, base, size, available as u64, 0, index);
                 };
                 // A zero-size region takes no room: it gets the next aligned address (at most
                 // 15 bytes past the arena's end, never dereferenced) and leaves the cursor

@@ -13,8 +13,8 @@
 use npuschema_core::{Brief, Detail, FNV1A32_OFFSET_BASIS, Field, fnv1a32};
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec as WSpec, Role};
 use npuschema_runtime::binder::{
-    AddressMap, ArenaSize, Identity, Job, MAX_REGIONS, RegionKind, RegionSource, RegionSpec,
-    arena_size, arena_size_at, arena_size_for, bind_each,
+    AddressMap, ArenaSize, BINDER_SITE_BASE, Identity, Job, MAX_REGIONS, RegionKind, RegionSource,
+    RegionSpec, arena_size, arena_size_at, arena_size_for, bind_each, error_site,
 };
 
 /// NPU_OP_STOP 0xFFFF: the smallest valid stream.
@@ -191,10 +191,9 @@ fn arena_size_is_exact_for_every_start_alignment_and_the_worst_case_is_tight() {
         // The size-first report fails at the same check, and binds the same way.
         let short = arena_at(&mut storage, k, need as usize - 1);
         let b = Job::bind_as::<Brief>(view, short).unwrap_err();
-        assert_eq!(
-            (b.code(), b.site().name, b.site().offset),
-            ("arena-overflow", "size", 8)
-        );
+        let s = error_site(b.id()).expect("a binder site");
+        assert_eq!((s.code, s.name, s.offset), ("arena-overflow", "size", 8));
+        assert!(b.id() > BINDER_SITE_BASE);
         let exact = arena_at(&mut storage, k, need as usize);
         let addrs: Vec<u64> = Job::bind_as::<Brief>(view, exact)
             .unwrap()
@@ -529,4 +528,36 @@ fn a_job_stays_small() {
         "{}",
         std::mem::size_of::<Job<'_, '_>>()
     );
+}
+
+/// Site numbers: the generated tables are numbered 1, 2, ... in order, the binder's from
+/// `BINDER_SITE_BASE + 1`, and the two ranges are disjoint, so one `Brief` number from a
+/// whole load (validation, then binding) names one check.
+#[test]
+fn site_numbers_name_one_check_of_a_load() {
+    use npuschema_generated::{npu1, vpmn};
+    for (k, s) in npu1::ERROR_SITES.iter().enumerate() {
+        assert_eq!(usize::from(s.id), k + 1, "{}", s.code);
+        assert!(core::ptr::eq(npu1::error_site(s.id).unwrap(), s));
+        assert!(core::ptr::eq(error_site(s.id).unwrap(), s));
+        assert!(s.id < BINDER_SITE_BASE);
+    }
+    for (k, s) in vpmn::ERROR_SITES.iter().enumerate() {
+        assert_eq!(usize::from(s.id), k + 1, "{}", s.code);
+        assert!(core::ptr::eq(vpmn::error_site(s.id).unwrap(), s));
+    }
+    for (k, s) in npuschema_runtime::binder::ERROR_SITES.iter().enumerate() {
+        assert_eq!(
+            usize::from(s.id),
+            usize::from(BINDER_SITE_BASE) + k + 1,
+            "{}",
+            s.code
+        );
+        assert!(core::ptr::eq(error_site(s.id).unwrap(), s));
+    }
+    let n = u16::try_from(npu1::ERROR_SITES.len()).unwrap();
+    for unknown in [0, n + 1, BINDER_SITE_BASE, BINDER_SITE_BASE + 6, u16::MAX] {
+        assert!(error_site(unknown).is_none(), "{unknown:#x}");
+    }
+    assert!(npu1::error_site(0).is_none() && vpmn::error_site(0).is_none());
 }

@@ -24,13 +24,13 @@ mod vpmn_util;
 
 use npuschema_cli::vpmn::writer::{build_v2, directory};
 use npuschema_core::Brief;
-use npuschema_generated::vpmn::Vpmn;
+use npuschema_generated::vpmn::{self, Vpmn};
 use vpmn_util::*;
 
 fn outcome(b: &[u8]) -> Result<(), &'static str> {
     // `validate_as::<Brief>` must fail at the same check as `validate`.
     let brief = Vpmn::validate_as::<Brief>(b).map(|_| ()).map_err(|e| {
-        let s = e.site();
+        let s = vpmn::error_site(e.id()).expect("a Brief names a site of the module");
         (s.code, s.table, s.name)
     });
     match Vpmn::validate(b) {

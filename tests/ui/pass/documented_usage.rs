@@ -25,5 +25,6 @@ fn main() {
     let brief: Result<Npu1<'_>, npuschema_core::Brief> = Npu1::validate_as(blob);
     assert!(brief.is_ok());
     let e = Npu1::validate_as::<npuschema_core::Brief>(&blob[..31]).unwrap_err();
-    assert_eq!(e.code(), "truncated-header");
+    let site = npuschema_generated::npu1::error_site(e.id()).unwrap();
+    assert_eq!(site.code, "truncated-header");
 }
