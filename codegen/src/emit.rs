@@ -1284,6 +1284,17 @@ impl<'a> Em<'a> {
                     Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
                 let body = self.steps(steps, Scope::Record(t));
                 let comment = format!("@step For every record of `{}`:", t.name.text);
+                // The caller's hook for the table, after the last `for_each` over it.
+                let hook = self.visits(s).then(|| {
+                    let hc = format!(
+                        "@step The caller's `{}` hook sees the checked record.",
+                        t.name.text
+                    );
+                    quote! {
+                        #[doc = #hc]
+                        visit.#var(&header, i, &rec)?;
+                    }
+                });
                 quote! {
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
@@ -1292,12 +1303,41 @@ impl<'a> Em<'a> {
                         let rec_at = #var_at.saturating_add(index.saturating_mul(#size));
                         let _ = (&rec, rec_at);
                         #body
+                        #hook
                     }
                 }
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
         }
+    }
+
+    /// Whether the top-level step `s` is the last `for_each` over its table: the one after
+    /// whose checks `validate_with` calls the caller's hook for each record.
+    fn visits(&self, s: &Step) -> bool {
+        let Step::ForEach { table, .. } = s else {
+            return false;
+        };
+        self.schema()
+            .file
+            .validate
+            .iter()
+            .rfind(|x| matches!(x, Step::ForEach { table: t, .. } if t.text == table.text))
+            .is_some_and(|last| std::ptr::eq(last, s))
+    }
+
+    /// The tables the caller's hooks see (those with a top-level `for_each`), in schema
+    /// order.
+    fn visited_tables(&self) -> Vec<&'a Table> {
+        let file = &self.c.schema.file;
+        file.tables
+            .iter()
+            .filter(|t| {
+                file.validate
+                    .iter()
+                    .any(|x| matches!(x, Step::ForEach { table, .. } if table.text == t.name.text))
+            })
+            .collect()
     }
 
     pub(crate) fn file_view(&self) -> TokenStream {
@@ -1423,6 +1463,96 @@ impl<'a> Em<'a> {
             .iter()
             .map(|t| format_ident!("{}_at", t.name.text));
         let fname = file.name.text.as_str();
+        let as_doc = quote! {
+            /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+            /// everything, [`__rt::Brief`] for only the failing check's number (the
+            /// smallest code on a microcontroller; [`error_site`] names it), or your own
+            /// [`__rt::Report`].
+            ///
+            /// # Errors
+            /// The first failed check, as `E`.
+        };
+        let validate_body = quote! {
+            let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+            let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
+                return #hfail;
+            };
+            let header = #hty { raw: header_raw, buf, index: 0 };
+            let _ = &header;
+            #body
+            #( let _ = #table_ats; )*
+            Ok(Self { buf, header: header_raw, #(#inits)* })
+        };
+        let visited = self.visited_tables();
+        let (validate_as, validate_with, visit_trait) = if visited.is_empty() {
+            (
+                quote! {
+                    #as_doc
+                    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+                        #validate_body
+                    }
+                },
+                quote!(),
+                quote!(),
+            )
+        } else {
+            let vt = format_ident!("{}Visit", file.name.text);
+            let methods = visited.iter().map(|t| {
+                let var = format_ident!("{}", t.name.text);
+                let rec_ty = format_ident!("{}", t.record.text);
+                let mdoc = doc_attr(&format!(
+                    "Record `index` of `{}`, once its checks (and every check before the\n\
+                     table's) passed; an `Err` stops validation with it. Does nothing by\n\
+                     default.",
+                    t.name.text
+                ));
+                quote! {
+                    #mdoc
+                    #[inline(always)]
+                    fn #var(&mut self, header: &#hty<'a>, index: usize, record: &#rec_ty<'a>) -> Result<(), E> {
+                        let _ = (header, index, record);
+                        Ok(())
+                    }
+                }
+            });
+            let tdoc = doc_attr(&format!(
+                "The caller's hooks into [`{fname}::validate_with`]: one per table, called\n\
+                 with each record as soon as its checks pass, so that a consumer (the NPU1\n\
+                 arena binder, say) does its own work in the validator's one pass over the\n\
+                 records instead of a second one. `()` is the visitor that does nothing."
+            ));
+            (
+                quote! {
+                    #as_doc
+                    #[inline]
+                    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+                        Self::validate_with(buf, &mut ())
+                    }
+                },
+                quote! {
+                    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+                    /// table as soon as the record's checks pass (the checks of the file, then of
+                    /// the table, run in schema order as always). The view is returned only when
+                    /// every check passed and every hook returned `Ok`.
+                    ///
+                    /// # Errors
+                    /// The first failed check, or the first error a hook returned.
+                    pub fn validate_with<E: __rt::Report, V: #vt<'a, E> + ?Sized>(
+                        buf: &'a [u8],
+                        visit: &mut V,
+                    ) -> Result<Self, E> {
+                        #validate_body
+                    }
+                },
+                quote! {
+                    #tdoc
+                    pub trait #vt<'a, E> {
+                        #(#methods)*
+                    }
+                    impl<E> #vt<'_, E> for () {}
+                },
+            )
+        };
         let validate_doc = format!(
             " Validate `buf` as a {} file: every step of the schema, in order; the first failure is returned.",
             self.schema().name.text
@@ -1449,24 +1579,8 @@ impl<'a> Em<'a> {
                 pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
                     Self::validate_as(buf)
                 }
-                /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-                /// everything, [`__rt::Brief`] for only the failing check's number (the
-                /// smallest code on a microcontroller; [`error_site`] names it), or your own
-                /// [`__rt::Report`].
-                ///
-                /// # Errors
-                /// The first failed check, as `E`.
-                pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
-                    let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-                    let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
-                        return #hfail;
-                    };
-                    let header = #hty { raw: header_raw, buf, index: 0 };
-                    let _ = &header;
-                    #body
-                    #( let _ = #table_ats; )*
-                    Ok(Self { buf, header: header_raw, #(#inits)* })
-                }
+                #validate_as
+                #validate_with
                 /// The whole validated buffer.
                 #[must_use]
                 #[inline]
@@ -1482,6 +1596,7 @@ impl<'a> Em<'a> {
                     f.debug_struct(#fname).field("header", &self.header()).finish_non_exhaustive()
                 }
             }
+            #visit_trait
             #(#iters)*
         }
     }

@@ -12,6 +12,11 @@
 //! binder's placements are checked against the document's rule with zero-size regions
 //! exempted, instead of against the reference binding and the C peer.
 //!
+//! The one-pass loader (`Job::load`: validation and binding in one walk) is held to the two
+//! passes on every input, valid or not: the same verdict, the same binding, the same error
+//! for a fault of the file's own checks, and otherwise the same error or a binder fault it
+//! met first (tests/tests/load_one_pass.rs states the rule in full).
+//!
 //! Input: `npuschema_fuzz::Npu1Input`.
 #![no_main]
 
@@ -20,13 +25,14 @@ use npuschema_cpeer as cpeer;
 use npuschema_fuzz::Npu1Input;
 use npuschema_generated::npu1::Npu1;
 use npuschema_refreader::npu1::{self as refnpu1, Binding};
-use npuschema_runtime::binder::{Job, RegionKind};
+use npuschema_runtime::binder::{BoundRegion, Job, RegionKind};
 
 fuzz_target!(|data: &[u8]| {
     let Some(mut input) = Npu1Input::parse(data) else {
         return;
     };
     let (blob, arena) = input.parts();
+    one_pass_agrees(blob, arena);
     let Ok(view) = Npu1::validate(blob) else {
         return;
     };
@@ -178,4 +184,33 @@ fn exempt_placement(
         });
     }
     Ok((out, zero_past_end))
+}
+
+/// `Job::load` against `Npu1::validate` then `Job::bind`.
+fn one_pass_agrees(blob: &[u8], arena: &mut [u8]) {
+    type Seen = (u64, usize, Vec<BoundRegion>);
+    let seen =
+        |j: Job<'_, '_>| -> Seen { (j.cmd_npu_address(), j.arena_used(), j.regions().collect()) };
+    let two = Npu1::validate(blob)
+        .and_then(|v| Job::bind(v, &mut *arena))
+        .map(seen);
+    let one = Job::load(blob, &mut *arena).map(seen);
+    const BINDER: [&str; 4] = [
+        "too-many-regions",
+        "misaligned-command-stream",
+        "misaligned-baked-region",
+        "arena-overflow",
+    ];
+    match (&one, &two) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b),
+        (Err(a), Err(b)) if a == b => {}
+        (Err(a), Err(b)) => {
+            assert!(BINDER.contains(&a.code), "one pass {a}, two passes {b}");
+            assert!(
+                b.field.table == "regions" || BINDER.contains(&b.code),
+                "a file-level error must be the same: one pass {a}, two passes {b}"
+            );
+        }
+        _ => panic!("one pass {one:?}, two passes {two:?}"),
+    }
 }

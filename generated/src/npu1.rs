@@ -445,7 +445,21 @@ impl<'a> Npu1<'a> {
     ///
     /// # Errors
     /// The first failed check, as `E`.
+    #[inline]
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        Self::validate_with(buf, &mut ())
+    }
+    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+    /// table as soon as the record's checks pass (the checks of the file, then of
+    /// the table, run in schema order as always). The view is returned only when
+    /// every check passed and every hook returned `Ok`.
+    ///
+    /// # Errors
+    /// The first failed check, or the first error a hook returned.
+    pub fn validate_with<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+    ) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<32>(buf, 0) else {
             return __rt::fail(1, &ERROR_SITES[0], 0, 32u64, len, 0, 0);
@@ -605,6 +619,8 @@ impl<'a> Npu1<'a> {
                 };
                 let _ = bytes;
             }
+            // The caller's `regions` hook sees the checked record.
+            visit.regions(&header, i, &rec)?;
         }
         let _ = regions_at;
         Ok(Self {
@@ -671,6 +687,26 @@ impl core::fmt::Debug for Npu1<'_> {
         f.debug_struct("Npu1").field("header", &self.header()).finish_non_exhaustive()
     }
 }
+/// The caller's hooks into [`Npu1::validate_with`]: one per table, called
+/// with each record as soon as its checks pass, so that a consumer (the NPU1
+/// arena binder, say) does its own work in the validator's one pass over the
+/// records instead of a second one. `()` is the visitor that does nothing.
+pub trait Npu1Visit<'a, E> {
+    /// Record `index` of `regions`, once its checks (and every check before the
+    /// table's) passed; an `Err` stops validation with it. Does nothing by
+    /// default.
+    #[inline(always)]
+    fn regions(
+        &mut self,
+        header: &Header<'a>,
+        index: usize,
+        record: &Region<'a>,
+    ) -> Result<(), E> {
+        let _ = (header, index, record);
+        Ok(())
+    }
+}
+impl<E> Npu1Visit<'_, E> for () {}
 /// Iterator over the records of `regions`.
 #[derive(Clone)]
 pub struct Regions<'a> {

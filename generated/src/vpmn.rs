@@ -2425,7 +2425,21 @@ impl<'a> VpmnV2<'a> {
     ///
     /// # Errors
     /// The first failed check, as `E`.
+    #[inline]
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        Self::validate_with(buf, &mut ())
+    }
+    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+    /// table as soon as the record's checks pass (the checks of the file, then of
+    /// the table, run in schema order as always). The view is returned only when
+    /// every check passed and every hook returned `Ok`.
+    ///
+    /// # Errors
+    /// The first failed check, or the first error a hook returned.
+    pub fn validate_with<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+    ) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<48>(buf, 0) else {
             return __rt::fail(1, &ERROR_SITES[0], 0, 48u64, len, 0, 0);
@@ -2659,6 +2673,8 @@ impl<'a> VpmnV2<'a> {
                     *n = n.saturating_add(1);
                 }
             }
+            // The caller's `sections` hook sees the checked record.
+            visit.sections(&header, i, &rec)?;
         }
         // For every record of collection `inputs` (every section of its type): The sections by type.
         {
@@ -3829,6 +3845,26 @@ impl core::fmt::Debug for VpmnV2<'_> {
         f.debug_struct("VpmnV2").field("header", &self.header()).finish_non_exhaustive()
     }
 }
+/// The caller's hooks into [`VpmnV2::validate_with`]: one per table, called
+/// with each record as soon as its checks pass, so that a consumer (the NPU1
+/// arena binder, say) does its own work in the validator's one pass over the
+/// records instead of a second one. `()` is the visitor that does nothing.
+pub trait VpmnV2Visit<'a, E> {
+    /// Record `index` of `sections`, once its checks (and every check before the
+    /// table's) passed; an `Err` stops validation with it. Does nothing by
+    /// default.
+    #[inline(always)]
+    fn sections(
+        &mut self,
+        header: &FormatHeader<'a>,
+        index: usize,
+        record: &SectionHeader<'a>,
+    ) -> Result<(), E> {
+        let _ = (header, index, record);
+        Ok(())
+    }
+}
+impl<E> VpmnV2Visit<'_, E> for () {}
 /// Iterator over the records of `sections`.
 #[derive(Clone)]
 pub struct Sections<'a> {
@@ -4209,7 +4245,21 @@ impl<'a> VpmnV1<'a> {
     ///
     /// # Errors
     /// The first failed check, as `E`.
+    #[inline]
     pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        Self::validate_with(buf, &mut ())
+    }
+    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+    /// table as soon as the record's checks pass (the checks of the file, then of
+    /// the table, run in schema order as always). The view is returned only when
+    /// every check passed and every hook returned `Ok`.
+    ///
+    /// # Errors
+    /// The first failed check, or the first error a hook returned.
+    pub fn validate_with<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+    ) -> Result<Self, E> {
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let Some(header_raw) = __rt::chunk_at::<92>(buf, 0) else {
             return __rt::fail(1, &ERROR_SITES[0], 0, 92u64, len, 0, 0);
@@ -4372,6 +4422,8 @@ impl<'a> VpmnV1<'a> {
                 };
                 let _ = bytes;
             }
+            // The caller's `entries` hook sees the checked record.
+            visit.entries(&header, i, &rec)?;
         }
         // section-entry-size: `entries.0.size % if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES)) == 0`.
         {
@@ -4643,6 +4695,8 @@ impl<'a> VpmnV1<'a> {
                     }
                 }
             }
+            // The caller's `inputs` hook sees the checked record.
+            visit.inputs(&header, i, &rec)?;
         }
         // For every record of `outputs`:
         for (i, raw) in outputs.iter().enumerate() {
@@ -4710,6 +4764,8 @@ impl<'a> VpmnV1<'a> {
                     }
                 }
             }
+            // The caller's `outputs` hook sees the checked record.
+            visit.outputs(&header, i, &rec)?;
         }
         // metadata-count-mismatch: `header.input_count == entries.0.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
@@ -4870,6 +4926,52 @@ impl core::fmt::Debug for VpmnV1<'_> {
         f.debug_struct("VpmnV1").field("header", &self.header()).finish_non_exhaustive()
     }
 }
+/// The caller's hooks into [`VpmnV1::validate_with`]: one per table, called
+/// with each record as soon as its checks pass, so that a consumer (the NPU1
+/// arena binder, say) does its own work in the validator's one pass over the
+/// records instead of a second one. `()` is the visitor that does nothing.
+pub trait VpmnV1Visit<'a, E> {
+    /// Record `index` of `entries`, once its checks (and every check before the
+    /// table's) passed; an `Err` stops validation with it. Does nothing by
+    /// default.
+    #[inline(always)]
+    fn entries(
+        &mut self,
+        header: &V1Prefix<'a>,
+        index: usize,
+        record: &V1Entry<'a>,
+    ) -> Result<(), E> {
+        let _ = (header, index, record);
+        Ok(())
+    }
+    /// Record `index` of `inputs`, once its checks (and every check before the
+    /// table's) passed; an `Err` stops validation with it. Does nothing by
+    /// default.
+    #[inline(always)]
+    fn inputs(
+        &mut self,
+        header: &V1Prefix<'a>,
+        index: usize,
+        record: &V1IoRecord<'a>,
+    ) -> Result<(), E> {
+        let _ = (header, index, record);
+        Ok(())
+    }
+    /// Record `index` of `outputs`, once its checks (and every check before the
+    /// table's) passed; an `Err` stops validation with it. Does nothing by
+    /// default.
+    #[inline(always)]
+    fn outputs(
+        &mut self,
+        header: &V1Prefix<'a>,
+        index: usize,
+        record: &V1IoRecord<'a>,
+    ) -> Result<(), E> {
+        let _ = (header, index, record);
+        Ok(())
+    }
+}
+impl<E> VpmnV1Visit<'_, E> for () {}
 /// Iterator over the records of `entries`.
 #[derive(Clone)]
 pub struct Entries<'a> {

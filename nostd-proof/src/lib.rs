@@ -15,7 +15,9 @@ use core::panic::PanicInfo;
 
 use npuschema_core::{Brief, Error, Report};
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
-use npuschema_runtime::binder::{Identity, Job, MAX_REGIONS, bind_each_as};
+use npuschema_runtime::binder::{
+    BoundRegion, Identity, Job, MAX_REGIONS, bind_each_as, load_each_as,
+};
 
 /// Status codes returned by the exports.
 pub mod status {
@@ -150,12 +152,33 @@ pub unsafe extern "C" fn npu1_validate_bind(
     out: *mut Npu1Job,
 ) -> i32 {
     // SAFETY: forwarded from this function's contract.
-    unsafe { validate_bind::<Brief>(blob, len, arena, arena_len, out) }
+    unsafe { validate_bind::<Brief, true>(blob, len, arena, arena_len, out) }
+}
+
+/// As [`npu1_validate_bind`], in two passes: [`Npu1::validate_as`], then
+/// [`bind_each_as`] over the validated view. Measured by `scripts/code-size` as a reference
+/// point for what the one pass saves.
+///
+/// # Safety
+/// As [`npu1_validate_bind`].
+#[cfg(any(not(measure_only), measure = "npu1_validate_bind_2pass"))]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn npu1_validate_bind_2pass(
+    blob: *const u8,
+    len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    out: *mut Npu1Job,
+) -> i32 {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { validate_bind::<Brief, false>(blob, len, arena, arena_len, out) }
 }
 
 /// As [`npu1_validate_bind`], with failures reported as the full [`Error`] (code, field path
 /// with the record index, absolute offset, values): returns 1 + the failing field's byte
-/// offset in the blob. Measured by `scripts/code-size` as "npu1 validate+bind, full Error".
+/// offset in the blob. In two passes ([`Npu1::validate_as`], then [`bind_each_as`]): with
+/// `Error` that is smaller than the one pass, which moves each error out through the
+/// validator. Measured by `scripts/code-size` as "npu1 validate+bind, full Error".
 ///
 /// # Safety
 /// As [`npu1_validate_bind`].
@@ -169,7 +192,7 @@ pub unsafe extern "C" fn npu1_validate_bind_full(
     out: *mut Npu1Job,
 ) -> i32 {
     // SAFETY: forwarded from this function's contract.
-    unsafe { validate_bind::<Error>(blob, len, arena, arena_len, out) }
+    unsafe { validate_bind::<Error, false>(blob, len, arena, arena_len, out) }
 }
 
 /// A report as a positive status.
@@ -191,12 +214,13 @@ impl Status for Brief {
     }
 }
 
-/// The body of [`npu1_validate_bind`] and [`npu1_validate_bind_full`].
+/// The body of [`npu1_validate_bind`], [`npu1_validate_bind_2pass`] and
+/// [`npu1_validate_bind_full`]: one pass ([`load_each_as`]) or two.
 ///
 /// # Safety
 /// As [`npu1_validate_bind`].
 #[inline(always)]
-unsafe fn validate_bind<E: Status>(
+unsafe fn validate_bind<E: Status, const ONE_PASS: bool>(
     blob: *const u8,
     len: usize,
     arena: *mut u8,
@@ -212,31 +236,38 @@ unsafe fn validate_bind<E: Status>(
     }
     // SAFETY: non-null; the caller guarantees `arena_len` writable, unaliased bytes.
     let arena = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
-    let view = match Npu1::validate_as::<E>(blob) {
-        Ok(v) => v,
-        Err(e) => return e.status(),
-    };
-    let mut count = 0usize;
-    let bound = bind_each_as::<E, _, _>(view, arena, &Identity, |r| {
-        if count < MAX_REGIONS {
-            // SAFETY: `out` is valid for writes (contract) and `count` is inside both arrays;
+    let each = |r: BoundRegion| {
+        let i = usize::from(r.index);
+        if i < MAX_REGIONS {
+            // SAFETY: `out` is valid for writes (contract) and `i` is inside both arrays;
             // the fields are written through raw pointers, as `*out` may be uninitialised.
             unsafe {
                 (&raw mut (*out).base)
                     .cast::<usize>()
-                    .add(count)
+                    .add(i)
                     .write(usize::try_from(r.npu_address).unwrap_or(usize::MAX));
                 (&raw mut (*out).size)
                     .cast::<u32>()
-                    .add(count)
+                    .add(i)
                     .write(u32::try_from(r.size).unwrap_or(u32::MAX));
             }
-            count = count.wrapping_add(1);
         }
-    });
-    let bound = match bound {
-        Ok(b) => b,
-        Err(e) => return e.status(),
+    };
+    // Each result is matched where it is made, so that no error is moved.
+    let bound = if ONE_PASS {
+        match load_each_as::<E, _, _>(blob, arena, &Identity, each) {
+            Ok((_, b)) => b,
+            Err(e) => return e.status(),
+        }
+    } else {
+        let view = match Npu1::validate_as::<E>(blob) {
+            Ok(v) => v,
+            Err(e) => return e.status(),
+        };
+        match bind_each_as::<E, _, _>(view, arena, &Identity, each) {
+            Ok(b) => b,
+            Err(e) => return e.status(),
+        }
     };
     // SAFETY: as above.
     unsafe {
@@ -294,11 +325,12 @@ pub unsafe extern "C" fn npu1_validate_job(
     status::OK
 }
 
-/// One inference the way firmware does it: validate the blob, bind it into the arena
-/// ([`Job::bind`]), initialise the Ethos-U55 at `npu_base` (probe, soft reset, PROT, AXI
-/// limits) and run the job to completion by polling STATUS. Returns 0, a validation or
-/// binding status, or [`status::DRIVER`] when the driver reports an error. Measured by
-/// `scripts/code-size` as "npu1 validate+bind+driver".
+/// One inference the way firmware does it: validate the blob and bind it into the arena in
+/// one pass ([`Job::load_as`] with [`Brief`] errors), initialise the Ethos-U55 at
+/// `npu_base` (probe, soft reset, PROT, AXI limits) and run the job to completion by
+/// polling STATUS. Returns 0, the failing check's number ([`Brief::id`]), or
+/// [`status::DRIVER`] when the driver reports an error. Measured by `scripts/code-size` as
+/// "npu1 validate+bind+driver".
 ///
 /// # Safety
 /// As [`npu1_validate_bind`] for `blob` and `arena`; `npu_base` must satisfy the contract of
@@ -323,9 +355,9 @@ pub unsafe extern "C" fn npu1_run(
     }
     // SAFETY: non-null; the caller guarantees `arena_len` writable, unaliased bytes.
     let arena = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
-    let mut job = match Npu1::validate(blob).and_then(|v| Job::bind(v, arena)) {
+    let mut job = match Job::load_as::<Brief>(blob, arena) {
         Ok(j) => j,
-        Err(e) => return error_status(&e),
+        Err(e) => return e.status(),
     };
     // SAFETY: `npu_base` is an Ethos-U55 register block by this function's contract, and
     // this is the only `Mmio` driving it.

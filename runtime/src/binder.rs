@@ -42,7 +42,7 @@
 //! [`Job::region_bytes`] returns an empty slice for it.
 
 use npuschema_core::{DetailKind, Error, ErrorSite, Report, align_up, fail};
-use npuschema_generated::npu1::{Npu1, Region, RegionFlags};
+use npuschema_generated::npu1::{Header, Npu1, Npu1Visit, Region, RegionFlags};
 
 /// Alignment of every address handed to the NPU (command stream, baked and runtime regions).
 pub const ARENA_ALIGN: u64 = 16;
@@ -398,9 +398,165 @@ struct Head {
     arena_used: usize,
 }
 
+/// The region count checked against the eight `BASEP` slots.
+#[inline(always)]
+fn check_count<E: Report>(count: usize) -> Result<u8, E> {
+    match u8::try_from(count).ok().filter(|_| count <= MAX_REGIONS) {
+        Some(c) => Ok(c),
+        None => fail_at(TOO_MANY_REGIONS, 0, count as u64, MAX_REGIONS as u64, 0, 0),
+    }
+}
+
+/// The command stream's NPU address, checked for 16-byte alignment.
+#[inline(always)]
+fn check_cmd<E: Report, M: AddressMap + ?Sized>(cmd_stream: &[u8], map: &M) -> Result<u64, E> {
+    let cmd_npu = map.npu_address(cmd_stream.as_ptr().addr());
+    if cmd_npu.is_multiple_of(ARENA_ALIGN) {
+        Ok(cmd_npu)
+    } else {
+        fail_at(
+            MISALIGNED_COMMAND_STREAM,
+            0,
+            cmd_npu,
+            cmd_npu % ARENA_ALIGN,
+            0,
+            0,
+        )
+    }
+}
+
+/// Places regions one by one, in index order: baked ones where they lie, runtime ones at
+/// the arena's next 16-byte aligned NPU address.
+struct Carver<'m, M: ?Sized> {
+    map: &'m M,
+    arena_npu: u64,
+    arena_len: usize,
+    /// Bytes from the arena's start to the end of the last non-empty runtime region: at most
+    /// the arena's length, so a usize, as is every offset below (the padding is < 16).
+    cursor: usize,
+    /// The blob's length, for a baked region outside it.
+    total: u64,
+}
+
+impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
+    #[inline(always)]
+    fn new(arena: &[u8], map: &'m M, total: u64) -> Self {
+        Self {
+            map,
+            arena_npu: map.npu_address(arena.as_ptr().addr()),
+            arena_len: arena.len(),
+            cursor: 0,
+            total,
+        }
+    }
+
+    /// Place region `index`. A failure comes back as a [`Fault`], which the caller turns
+    /// into its error straight in its own result, so nothing large is moved.
+    #[inline(always)]
+    fn place<'b, T: Bindable<'b>>(&mut self, index: usize, item: &T) -> Result<Slot<'b>, Fault> {
+        let base = desc_base(index);
+        let Some(spec) = item.spec() else {
+            let (start, len) = item.bounds();
+            return Err(Fault::new(
+                BAKED_REGION_OUT_OF_BOUNDS,
+                base,
+                start,
+                len,
+                self.total,
+                index,
+            ));
+        };
+        let (npu, place) = match spec.source {
+            RegionSource::Baked(data) => {
+                let npu = self.map.npu_address(data.as_ptr().addr());
+                if !npu.is_multiple_of(ARENA_ALIGN) {
+                    let rem = npu % ARENA_ALIGN;
+                    return Err(Fault::new(
+                        MISALIGNED_BAKED_REGION,
+                        base,
+                        npu,
+                        rem,
+                        0,
+                        index,
+                    ));
+                }
+                (npu, Place::Baked(data))
+            }
+            RegionSource::Runtime(size) => {
+                // Pad the cursor so that its NPU address is aligned: the padding depends only
+                // on the address's low bits. The region's NPU address is then
+                // `align16(npu(arena) + cursor)`, which must not pass 2^64.
+                let pad = (self.arena_npu as usize)
+                    .wrapping_add(self.cursor)
+                    .wrapping_neg()
+                    % ALIGN;
+                let offset = self.cursor.wrapping_add(pad);
+                let available = self.arena_len.saturating_sub(offset);
+                let Some(npu) = self.arena_npu.checked_add(offset as u64) else {
+                    return Err(Fault::new(ARENA_OVERFLOW, base, size, 0, 0, index));
+                };
+                // It fits when `offset + size <= arena.len()`.
+                let Some(len) = usize::try_from(size).ok().filter(|&l| l <= available) else {
+                    return Err(Fault::new(
+                        ARENA_OVERFLOW,
+                        base,
+                        size,
+                        available as u64,
+                        0,
+                        index,
+                    ));
+                };
+                // A zero-size region takes no room: it gets the next aligned address (at most
+                // 15 bytes past the arena's end, never dereferenced) and leaves the cursor
+                // alone.
+                if len > 0 {
+                    self.cursor = offset.wrapping_add(len);
+                }
+                (npu, Place::Runtime { offset, len })
+            }
+        };
+        Ok(Slot {
+            npu,
+            place,
+            role: spec.role,
+        })
+    }
+}
+
+/// A failed placement: the site and the numbers [`fail_at`] takes.
+#[derive(Clone, Copy)]
+struct Fault {
+    site: Site,
+    base: u64,
+    a: u64,
+    b: u64,
+    c: u64,
+    index: usize,
+}
+
+impl Fault {
+    #[inline(always)]
+    fn new(site: Site, base: u64, a: u64, b: u64, c: u64, index: usize) -> Self {
+        Self {
+            site,
+            base,
+            a,
+            b,
+            c,
+            index,
+        }
+    }
+
+    /// The caller's error for this fault.
+    #[inline(always)]
+    fn fail<T, E: Report>(self) -> Result<T, E> {
+        fail_at(self.site, self.base, self.a, self.b, self.c, self.index)
+    }
+}
+
 /// The binder: the region count and the stream first, then each region in index order,
 /// handed to `each` as soon as it is placed; `finish` makes the result from the [`Head`].
-/// Every error is built straight into the caller's `Result<R, Error>`, so nothing large is
+/// Every error is built straight into the caller's `Result<R, E>`, so nothing large is
 /// moved. `total` is the blob length, for a baked region outside it.
 #[allow(
     clippy::result_large_err,
@@ -422,76 +578,19 @@ where
     I: ExactSizeIterator<Item = T>,
     M: AddressMap + ?Sized,
 {
-    let count = items.len();
-    let Some(count8) = u8::try_from(count).ok().filter(|_| count <= MAX_REGIONS) else {
-        return fail_at(TOO_MANY_REGIONS, 0, count as u64, MAX_REGIONS as u64, 0, 0);
-    };
-    let cmd_npu = map.npu_address(cmd_stream.as_ptr().addr());
-    if !cmd_npu.is_multiple_of(ARENA_ALIGN) {
-        return fail_at(
-            MISALIGNED_COMMAND_STREAM,
-            0,
-            cmd_npu,
-            cmd_npu % ARENA_ALIGN,
-            0,
-            0,
-        );
-    }
-    let arena_npu = map.npu_address(arena.as_ptr().addr());
-    // Bytes from the arena's start to the end of the last non-empty runtime region: at most
-    // the arena's length, so a usize, as is every offset below (the padding is < 16).
-    let mut cursor: usize = 0;
+    let count = check_count(items.len())?;
+    let cmd_npu = check_cmd(cmd_stream, map)?;
+    let mut carver = Carver::new(arena, map, total);
     for (index, item) in items.enumerate() {
-        let base = desc_base(index);
-        let Some(spec) = item.spec() else {
-            let (start, len) = item.bounds();
-            return fail_at(BAKED_REGION_OUT_OF_BOUNDS, base, start, len, total, index);
-        };
-        let (npu, place) = match spec.source {
-            RegionSource::Baked(data) => {
-                let npu = map.npu_address(data.as_ptr().addr());
-                if !npu.is_multiple_of(ARENA_ALIGN) {
-                    let rem = npu % ARENA_ALIGN;
-                    return fail_at(MISALIGNED_BAKED_REGION, base, npu, rem, 0, index);
-                }
-                (npu, Place::Baked(data))
-            }
-            RegionSource::Runtime(size) => {
-                // Pad the cursor so that its NPU address is aligned: the padding depends only
-                // on the address's low bits. The region's NPU address is then
-                // `align16(npu(arena) + cursor)`, which must not pass 2^64.
-                let pad = (arena_npu as usize).wrapping_add(cursor).wrapping_neg() % ALIGN;
-                let offset = cursor.wrapping_add(pad);
-                let available = arena.len().saturating_sub(offset);
-                let Some(npu) = arena_npu.checked_add(offset as u64) else {
-                    return fail_at(ARENA_OVERFLOW, base, size, 0, 0, index);
-                };
-                // It fits when `offset + size <= arena.len()`.
-                let Some(len) = usize::try_from(size).ok().filter(|&l| l <= available) else {
-                    return fail_at(ARENA_OVERFLOW, base, size, available as u64, 0, index);
-                };
-                // A zero-size region takes no room: it gets the next aligned address (at most
-                // 15 bytes past the arena's end, never dereferenced) and leaves the cursor
-                // alone.
-                if len > 0 {
-                    cursor = offset.wrapping_add(len);
-                }
-                (npu, Place::Runtime { offset, len })
-            }
-        };
-        each(
-            index,
-            Slot {
-                npu,
-                place,
-                role: spec.role,
-            },
-        );
+        match carver.place(index, &item) {
+            Ok(slot) => each(index, slot),
+            Err(f) => return f.fail(),
+        }
     }
     Ok(finish(Head {
         cmd_npu,
-        count: count8,
-        arena_used: cursor,
+        count,
+        arena_used: carver.cursor,
     }))
 }
 
@@ -578,6 +677,119 @@ where
             arena_used: head.arena_used,
         },
     )
+}
+
+/// Validate `blob` as NPU1 and bind it into `arena` in one pass, the loading algorithm of
+/// the format document step by step: the file's checks (steps 1-7), then for each
+/// descriptor its checks and its binding (step 8), handing each region to `each` as it is
+/// placed, then the command stream's alignment. The same checks, addresses and errors as
+/// [`Npu1::validate_as`] followed by [`bind_each_as`], which walk the descriptors twice;
+/// only a blob with several faults may be reported at a different one of them (a region
+/// that does not fit the arena, say, before a later descriptor's unknown flags). Returns
+/// the validated view with what binding found.
+///
+/// The smallest loader on a microcontroller with [`npuschema_core::Brief`] errors; with
+/// the full [`Error`], each error is moved out through the validator, which links
+/// `memcpy`. As with [`bind_each`], keeping the blob and the arena alive and untouched while
+/// the NPU uses them is up to the caller ([`Job::load_as`] makes the borrow checker do it).
+///
+/// # Errors
+///
+/// The first failed check, as `E`. Regions before the failing one have been handed to
+/// `each`.
+pub fn load_each_as<'b, E, M, F>(
+    blob: &'b [u8],
+    arena: &mut [u8],
+    map: &M,
+    mut each: F,
+) -> Result<(Npu1<'b>, Bound<'b>), E>
+where
+    E: Report,
+    M: AddressMap + ?Sized,
+    F: FnMut(BoundRegion),
+{
+    let arena_cpu = arena.as_ptr().addr();
+    let (view, loaded) = load(blob, arena, map, |index, slot| {
+        if let Some(r) = slot.bound(index, arena_cpu) {
+            each(r);
+        }
+    })?;
+    let bound = Bound {
+        cmd_stream: view.cmd_stream(),
+        cmd_npu_address: loaded.cmd_npu,
+        accel_macs: view.header().accel().raw(),
+        region_count: view.regions().len(),
+        arena_used: loaded.arena_used,
+    };
+    Ok((view, bound))
+}
+
+/// What the one-pass loader found besides the view (whose region count is at most
+/// [`MAX_REGIONS`]: the hook fails any record past the eighth).
+#[derive(Clone, Copy, Debug)]
+struct Loaded {
+    cmd_npu: u64,
+    arena_used: usize,
+}
+
+/// The one-pass loader behind [`load_each_as`] and [`Job::load_with_as`]: the generated
+/// validator walks the descriptors, and its `regions` hook places each one as soon as its
+/// checks pass and hands it to `each` (index < 8).
+#[inline(always)]
+fn load<'b, E, M>(
+    blob: &'b [u8],
+    arena: &[u8],
+    map: &M,
+    each: impl FnMut(usize, Slot<'b>),
+) -> Result<(Npu1<'b>, Loaded), E>
+where
+    E: Report,
+    M: AddressMap + ?Sized,
+{
+    /// The binder as the validator's `regions` hook.
+    struct Load<'m, M: ?Sized, F> {
+        carver: Carver<'m, M>,
+        each: F,
+    }
+    impl<'b, E, M, F> Npu1Visit<'b, E> for Load<'_, M, F>
+    where
+        E: Report,
+        M: AddressMap + ?Sized,
+        F: FnMut(usize, Slot<'b>),
+    {
+        #[inline(always)]
+        fn regions(
+            &mut self,
+            header: &Header<'b>,
+            index: usize,
+            record: &Region<'b>,
+        ) -> Result<(), E> {
+            if index >= MAX_REGIONS {
+                let count = u64::from(header.region_count());
+                return fail_at(TOO_MANY_REGIONS, 0, count, MAX_REGIONS as u64, 0, 0);
+            }
+            match self.carver.place(index, record) {
+                Ok(slot) => {
+                    (self.each)(index, slot);
+                    Ok(())
+                }
+                Err(f) => f.fail(),
+            }
+        }
+    }
+    let mut load = Load {
+        carver: Carver::new(arena, map, blob.len() as u64),
+        each,
+    };
+    let view = Npu1::validate_with(blob, &mut load)?;
+    let cmd_npu = check_cmd(view.cmd_stream(), map)?;
+    Ok((
+        view,
+        Loaded {
+            cmd_npu,
+            arena_used: load.carver.cursor,
+        },
+    ))
 }
 
 impl Slot<'_> {
@@ -669,6 +881,61 @@ impl<'b, 'a> Job<'b, 'a> {
             arena,
             map,
         )
+    }
+
+    /// Validate `blob` as NPU1 and bind it into `arena` in one pass, with the identity
+    /// address map: [`Npu1::validate`] then [`Job::bind`] in one walk over the descriptors
+    /// (see [`load_each_as`] for the order of the checks).
+    ///
+    /// # Errors
+    ///
+    /// The first failed check of validation or binding.
+    #[allow(
+        clippy::result_large_err,
+        reason = "npuschema_core::Error is the project-wide, Copy error type"
+    )]
+    pub fn load(blob: &'b [u8], arena: &'a mut [u8]) -> Result<Self, Error> {
+        Self::load_with_as(blob, arena, &Identity)
+    }
+
+    /// As [`Job::load`], reporting a failure as `E` ([`npuschema_core::Brief`] for the
+    /// smallest code: with it, this is the smallest loader that keeps a [`Job`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::load`], as `E`.
+    pub fn load_as<E: Report>(blob: &'b [u8], arena: &'a mut [u8]) -> Result<Self, E> {
+        Self::load_with_as(blob, arena, &Identity)
+    }
+
+    /// As [`Job::load_as`], mapping CPU to NPU addresses with `map` (see
+    /// [`Job::bind_with`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::load`], as `E`.
+    pub fn load_with_as<E: Report, M: AddressMap + ?Sized>(
+        blob: &'b [u8],
+        arena: &'a mut [u8],
+        map: &M,
+    ) -> Result<Self, E> {
+        // Unused slots are only a tag: nothing else of them is written.
+        let mut slots = [None; MAX_REGIONS];
+        let (view, loaded) = load(blob, arena, map, |index, slot| {
+            if let Some(s) = slots.get_mut(index) {
+                *s = Some(slot);
+            }
+        })?;
+        Ok(Self {
+            cmd: view.cmd_stream(),
+            cmd_npu: loaded.cmd_npu,
+            arena,
+            arena_used: loaded.arena_used,
+            accel_macs: view.header().accel().raw(),
+            // At most MAX_REGIONS: the hook failed any record past the eighth.
+            count: u8::try_from(view.regions().len()).unwrap_or(u8::MAX),
+            slots,
+        })
     }
 
     /// Bind a command stream and a list of regions (index order = `BASEP` slot) into

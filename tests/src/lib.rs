@@ -3,4 +3,5 @@
 /// The binrw reference readers (crate `npuschema-refreader`, in `tests/refreader/`).
 pub use npuschema_refreader as refreader;
 
+pub mod npu1_blobs;
 pub mod vela;

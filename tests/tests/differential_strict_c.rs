@@ -15,71 +15,11 @@
     missing_docs
 )]
 
-use npuschema_core::{Error, FNV1A32_OFFSET_BASIS, fnv1a32};
+use npuschema_core::Error;
 use npuschema_cpeer::{self as cpeer, strict};
-use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
+use npuschema_generated::npu1::Npu1;
 use npuschema_runtime::binder::{Identity, MAX_REGIONS, bind_each};
-
-/// A copy of `bytes` at an address `misalign` past a 16-byte boundary, inside `buf`.
-fn placed<'a>(buf: &'a mut Vec<u8>, bytes: &[u8], misalign: usize) -> &'a mut [u8] {
-    buf.clear();
-    buf.resize(bytes.len() + 32, 0);
-    let start = buf.as_ptr().align_offset(16) + misalign;
-    let out = &mut buf[start..start + bytes.len()];
-    out.copy_from_slice(bytes);
-    out
-}
-
-fn blob(regions: usize) -> Vec<u8> {
-    let weights: Vec<u8> = (0..64u8).collect();
-    let stream = [0u8, 0, 0xff, 0xff];
-    let mut specs = vec![
-        RegionSpec {
-            role: Role::Weights,
-            data: RegionData::Baked(&weights),
-        },
-        RegionSpec {
-            role: Role::Scratch,
-            data: RegionData::Runtime(100),
-        },
-        RegionSpec {
-            role: Role::Input,
-            data: RegionData::Runtime(0),
-        },
-        RegionSpec {
-            role: Role::Output,
-            data: RegionData::Runtime(40),
-        },
-    ];
-    while specs.len() < regions {
-        specs.push(RegionSpec {
-            role: Role::Other,
-            data: RegionData::Runtime(16),
-        });
-    }
-    specs.truncate(regions);
-    Npu1Writer::new()
-        .accel(Accel::Macs128)
-        .regions(&specs)
-        .cmd_stream(&stream)
-        .to_vec()
-        .unwrap()
-}
-
-fn put(b: &mut [u8], at: usize, v: u32) {
-    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-fn get(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-fn reseal(b: &mut [u8]) {
-    if b.len() >= 32 {
-        let sum = fnv1a32(FNV1A32_OFFSET_BASIS, &b[32..]);
-        put(b, 28, sum);
-    }
-}
+use npuschema_tests::npu1_blobs::{blob, get, placed, put, reseal, xorshift};
 
 /// What one loader did: a code, or the command stream and each region's (address, size).
 #[derive(Debug, PartialEq, Eq)]
@@ -237,14 +177,7 @@ fn arenas_of_every_alignment_and_many_lengths_bind_the_same() {
 fn resealed_mutations_reach_the_same_verdict() {
     let good = blob(4);
     let table_end = 32 + 16 * 4;
-    // A small deterministic PRNG (xorshift32): reproducible, no dependency.
-    let mut s: u32 = 0x1234_5678;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        s
-    };
+    let mut next = xorshift(0x1234_5678);
     let (mut same_ok, mut same_err, mut codes_differ) = (0, 0, 0);
     for _ in 0..20_000 {
         let mut b = good.clone();

@@ -1,5 +1,22 @@
 // The documented usage: write, validate, then read through infallible accessors.
-use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
+use npuschema_generated::npu1::{
+    Accel, Header, Npu1, Npu1Visit, Npu1Writer, Region, RegionData, RegionSpec, Role,
+};
+
+// A caller's hook: sees each region once its checks pass, in the validator's one pass, and
+// may keep the borrowed record's bytes for as long as the buffer lives.
+struct Baked<'a> {
+    found: Vec<&'a [u8]>,
+}
+
+impl<'a, E> Npu1Visit<'a, E> for Baked<'a> {
+    fn regions(&mut self, _: &Header<'a>, _: usize, record: &Region<'a>) -> Result<(), E> {
+        if let Some(bytes) = record.data() {
+            self.found.push(bytes);
+        }
+        Ok(())
+    }
+}
 
 fn main() {
     let weights = [1u8; 32];
@@ -27,4 +44,9 @@ fn main() {
     let e = Npu1::validate_as::<npuschema_core::Brief>(&blob[..31]).unwrap_err();
     let site = npuschema_generated::npu1::error_site(e.id()).unwrap();
     assert_eq!(site.code, "truncated-header");
+    // One pass with the caller's hook.
+    let mut baked = Baked { found: Vec::new() };
+    let view = Npu1::validate_with::<npuschema_core::Error, _>(blob, &mut baked).expect("valid");
+    assert_eq!(baked.found, [&weights[..]]);
+    assert_eq!(view.regions().len(), 2);
 }
