@@ -242,10 +242,12 @@ unsafe fn validate_bind<E: Status, const ONE_PASS: bool>(
             // SAFETY: `out` is valid for writes (contract) and `i` is inside both arrays;
             // the fields are written through raw pointers, as `*out` may be uninitialised.
             unsafe {
+                // With the identity map the NPU address is the CPU address, a pointer-sized
+                // value as in the C peer's job.
                 (&raw mut (*out).base)
                     .cast::<usize>()
                     .add(i)
-                    .write(usize::try_from(r.npu_address).unwrap_or(usize::MAX));
+                    .write(r.cpu_address);
                 (&raw mut (*out).size)
                     .cast::<u32>()
                     .add(i)

@@ -266,7 +266,7 @@ fn resealed_mutants_follow_the_rule() {
                 _ => next() as u8,
             };
         }
-        if next() % 4 != 0 {
+        if !next().is_multiple_of(4) {
             reseal(&mut b);
         }
         let arena_len = [0, 64, 160, 512, 4096][(next() % 5) as usize];
