@@ -14,7 +14,7 @@ use npuschema_core::{Brief, Detail, FNV1A32_OFFSET_BASIS, Field, fnv1a32};
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec as WSpec, Role};
 use npuschema_runtime::binder::{
     AddressMap, ArenaSize, BINDER_SITE_BASE, Identity, Job, MAX_REGIONS, RegionKind, RegionSource,
-    RegionSpec, arena_size, arena_size_at, arena_size_for, bind_each, error_site,
+    RegionSpec, arena_size, arena_size_at, arena_size_for, bind_each, error_site, load_each_as,
 };
 
 /// NPU_OP_STOP 0xFFFF: the smallest valid stream.
@@ -517,6 +517,49 @@ fn bind_each_hands_out_what_the_job_keeps() {
     let e = bind_each(view, &mut arena, &Identity, |_| panic!("nothing is bound")).unwrap_err();
     assert_eq!(e.code, "misaligned-command-stream");
     assert_eq!(Job::bind(view, &mut arena).unwrap_err(), e);
+}
+
+/// The one-pass loader binds as validate + bind does, for the job and the caller's table,
+/// and fails at the same check when there is one fault (run under Miri too).
+#[test]
+fn load_in_one_pass_binds_as_validate_then_bind() {
+    let bytes = sizes_blob();
+    let (buf, at) = placed(&bytes, 0);
+    let b = &buf[at..at + bytes.len()];
+    let view = Npu1::validate(b).unwrap();
+    let mut storage = vec![0u8; 512];
+    for k in [0, 1, 8, 15] {
+        let arena = arena_at(&mut storage, k, 200);
+        let two: Vec<_> = Job::bind(view, arena).unwrap().regions().collect();
+        let job = Job::load(b, arena).unwrap();
+        assert_eq!(job.regions().collect::<Vec<_>>(), two, "arena at +{k}");
+        assert_eq!(job.cmd_stream().as_ptr(), view.cmd_stream().as_ptr());
+        let arena = arena_at(&mut storage, k, 200);
+        let mut seen = Vec::new();
+        let (v, bound) =
+            load_each_as::<Brief, _, _>(b, arena, &Identity, |r| seen.push(r)).unwrap();
+        assert_eq!(seen, two);
+        assert_eq!((bound.region_count, v.regions().len()), (5, 5));
+    }
+    // One fault each: the same error.
+    let arena = arena_at(&mut storage, 1, 40);
+    let e = Job::load(b, arena).unwrap_err();
+    assert_eq!(Job::bind(view, arena).unwrap_err(), e);
+    assert_eq!(e.field, Field::indexed("regions", 2, "size"));
+    let brief = Job::load_as::<Brief>(b, arena).unwrap_err();
+    assert_eq!(
+        error_site(brief.id()).map(|s| s.code),
+        Some("arena-overflow")
+    );
+    let mut arena = vec![0u8; 256];
+    assert_eq!(
+        Job::load(&b[..b.len() - 1], &mut arena).unwrap_err().code,
+        "total-bytes-mismatch"
+    );
+    let (buf, at) = placed(&bytes, 4);
+    let e = Job::load(&buf[at..at + bytes.len()], &mut arena).unwrap_err();
+    // The blob's baked bytes sit off alignment too: the one pass meets them first.
+    assert_eq!((e.code, e.field.index), ("misaligned-baked-region", 0));
 }
 
 /// A job is much smaller than the one it replaced (448 bytes on 64-bit targets): one slot
