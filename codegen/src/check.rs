@@ -265,18 +265,16 @@ fn resolve(
                 .iter()
                 .position(|t| &t.name.text == first),
             rest.split_first(),
+        ) && let (Ok(k), true) = (
+            k.parse::<u64>(),
+            matches!(scope, Scope::Top | Scope::Record(_)),
         ) {
-            if let (Ok(k), true) = (
-                k.parse::<u64>(),
-                matches!(scope, Scope::Top | Scope::Record(_)),
-            ) {
-                let rec = schema
-                    .file
-                    .tables
-                    .get(ti)
-                    .map_or("", |t| t.record.text.as_str());
-                return field_in(Owner::Element(ti, k), rec, rest);
-            }
+            let rec = schema
+                .file
+                .tables
+                .get(ti)
+                .map_or("", |t| t.record.text.as_str());
+            return field_in(Owner::Element(ti, k), rec, rest);
         }
         if let Some(ri) = schema
             .file
@@ -284,16 +282,15 @@ fn resolve(
             .records
             .iter()
             .position(|r| &r.name.text == first)
+            && matches!(scope, Scope::Top | Scope::Record(_))
         {
-            if matches!(scope, Scope::Top | Scope::Record(_)) {
-                let st = schema
-                    .file
-                    .ext
-                    .records
-                    .get(ri)
-                    .map_or("", |r| r.strukt.text.as_str());
-                return field_in(Owner::Located(ri), st, rest);
-            }
+            let st = schema
+                .file
+                .ext
+                .records
+                .get(ri)
+                .map_or("", |r| r.strukt.text.as_str());
+            return field_in(Owner::Located(ri), st, rest);
         }
     }
     match scope {
@@ -330,16 +327,16 @@ fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
     for f in &st.fields {
         let kind = field_kind(schema, f);
         unresolved |= kind.is_none();
-        if kind.is_none() {
-            if let TypeRef::Named(n) = &f.ty {
-                d.error(
-                    f.ty_pos,
-                    format!(
-                        "undefined enum or flags type `{n}` for field `{}`",
-                        f.name.text
-                    ),
-                );
-            }
+        if kind.is_none()
+            && let TypeRef::Named(n) = &f.ty
+        {
+            d.error(
+                f.ty_pos,
+                format!(
+                    "undefined enum or flags type `{n}` for field `{}`",
+                    f.name.text
+                ),
+            );
         }
         let kind = kind.unwrap_or(FieldKind::Bytes(0));
         let width = kind.width(schema);
@@ -419,18 +416,16 @@ fn check_enum(e: &Enum, d: &mut Diags) {
     );
     let mut seen: HashMap<u64, &str> = HashMap::new();
     for v in &e.values {
-        if e.repr.signed() || v.value > e.repr.max_unsigned() {
-            if v.value > e.repr.max_unsigned() {
-                d.error(
-                    v.value_pos,
-                    format!(
-                        "value {} of `{}` does not fit the enum's repr {}",
-                        v.value,
-                        v.name.text,
-                        e.repr.rust()
-                    ),
-                );
-            }
+        if (e.repr.signed() || v.value > e.repr.max_unsigned()) && v.value > e.repr.max_unsigned() {
+            d.error(
+                v.value_pos,
+                format!(
+                    "value {} of `{}` does not fit the enum's repr {}",
+                    v.value,
+                    v.name.text,
+                    e.repr.rust()
+                ),
+            );
         }
         if let Some(other) = seen.insert(v.value, &v.name.text) {
             d.error(
@@ -1006,7 +1001,6 @@ fn check_file(c: &Checked, d: &mut Diags) {
             format!("header struct `{}` is not defined", file.header.text),
         );
     }
-    let c = c;
     crate::ext::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
@@ -1019,7 +1013,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
         for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
-            check_expr(&c, e, Scope::Top, false, w, d);
+            check_expr(c, e, Scope::Top, false, w, d);
         }
     }
     for r in &file.ranges {
@@ -1033,16 +1027,16 @@ fn check_file(c: &Checked, d: &mut Diags) {
                     ),
                 ),
                 Some(t) => {
-                    check_expr(&c, &r.offset, Scope::RecordOnly(t), false, "offset", d);
-                    check_expr(&c, &r.length, Scope::RecordOnly(t), false, "length", d);
+                    check_expr(c, &r.offset, Scope::RecordOnly(t), false, "offset", d);
+                    check_expr(c, &r.length, Scope::RecordOnly(t), false, "length", d);
                     if let Some(w) = &r.when {
-                        check_expr(&c, w, Scope::RecordOnly(t), true, "when", d);
+                        check_expr(c, w, Scope::RecordOnly(t), true, "when", d);
                     }
                 }
             },
             None => {
-                check_expr(&c, &r.offset, Scope::Top, false, "offset", d);
-                check_expr(&c, &r.length, Scope::Top, false, "length", d);
+                check_expr(c, &r.offset, Scope::Top, false, "offset", d);
+                check_expr(c, &r.length, Scope::Top, false, "length", d);
                 if let Some(w) = &r.when {
                     d.error(
                         w.pos,
@@ -1053,10 +1047,10 @@ fn check_file(c: &Checked, d: &mut Diags) {
         }
     }
     for k in &file.checksums {
-        check_expr(&c, &k.from, Scope::Top, false, "from", d);
-        check_expr(&c, &k.to, Scope::Top, false, "to", d);
-        check_expr(&c, &k.stored, Scope::Top, false, "stored", d);
-        if single_field(&c, &k.stored.expr, Scope::Top).is_none() {
+        check_expr(c, &k.from, Scope::Top, false, "from", d);
+        check_expr(c, &k.to, Scope::Top, false, "to", d);
+        check_expr(c, &k.stored, Scope::Top, false, "stored", d);
+        if single_field(c, &k.stored.expr, Scope::Top).is_none() {
             d.error(
                 k.stored.pos,
                 format!("stored `{}` must name one header field", k.stored.text),

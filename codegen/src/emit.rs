@@ -664,7 +664,7 @@ impl<'a> Em<'a> {
             for (f, (off, kind)) in st.fields.iter().zip(&layout.fields) {
                 let name = format_ident!("{}", f.name.text);
                 let fname = f.name.text.as_str();
-                let fdoc = doc_attr(&format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start().to_string());
+                let fdoc = doc_attr(format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start());
                 // One load of the field's bytes as an array (in bounds by construction, so
                 // the fallback is never taken), not one load per byte.
                 let read = |t: IntTy| {

@@ -126,15 +126,13 @@ fn strip_step_docs(ts: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let mut out = Vec::new();
     let mut iter = ts.into_iter().peekable();
     while let Some(tt) = iter.next() {
-        if let TokenTree::Punct(p) = &tt {
-            if p.as_char() == '#' {
-                if let Some(TokenTree::Group(g)) = iter.peek() {
-                    if g.to_string().contains("\"@step ") {
-                        iter.next();
-                        continue;
-                    }
-                }
-            }
+        if let TokenTree::Punct(p) = &tt
+            && p.as_char() == '#'
+            && let Some(TokenTree::Group(g)) = iter.peek()
+            && g.to_string().contains("\"@step ")
+        {
+            iter.next();
+            continue;
         }
         match tt {
             TokenTree::Group(g) => {

@@ -662,19 +662,19 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
             };
         }
     }
-    if let Some((elem, n)) = s.strip_suffix(']').and_then(|x| x.split_once('[')) {
-        if let Some(t) = IntTy::parse(elem) {
-            return match n.trim().parse::<u64>() {
-                Ok(n) if n > 0 => Some(TypeRef::Array(t, n)),
-                _ => {
-                    d.error(
-                        node.pos,
-                        format!("type `{s}` needs a positive element count, as `{elem}[4]`"),
-                    );
-                    None
-                }
-            };
-        }
+    if let Some((elem, n)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
+        && let Some(t) = IntTy::parse(elem)
+    {
+        return match n.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Some(TypeRef::Array(t, n)),
+            _ => {
+                d.error(
+                    node.pos,
+                    format!("type `{s}` needs a positive element count, as `{elem}[4]`"),
+                );
+                None
+            }
+        };
     }
     if s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && s.chars().all(|c| c.is_ascii_alphanumeric())

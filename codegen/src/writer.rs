@@ -81,10 +81,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
     expects(&file.validate, &mut ex);
     let mut hrules = vec![HeaderRule::Input; hs.fields.len()];
     for (f, v) in &ex {
-        if let Some((Owner::Header, i)) = single_field(c, f, Scope::Top) {
-            if const_only(c, v) {
-                hrules[i] = HeaderRule::Value(v.clone());
-            }
+        if let Some((Owner::Header, i)) = single_field(c, f, Scope::Top)
+            && const_only(c, v)
+        {
+            hrules[i] = HeaderRule::Value(v.clone());
         }
     }
     for t in &file.tables {
@@ -590,12 +590,11 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
         if let Some((_, i)) = single_field(c, &r.length.expr, scope) {
             rules[i] = RecordRule::Length(ri);
         }
-        if let Some(w) = &r.when {
-            if let Expr::Ref(p) = &w.expr {
-                if let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope) {
-                    rules[fi] = RecordRule::Flag(ri);
-                }
-            }
+        if let Some(w) = &r.when
+            && let Expr::Ref(p) = &w.expr
+            && let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope)
+        {
+            rules[fi] = RecordRule::Flag(ri);
         }
     }
     rules

@@ -69,10 +69,10 @@ fn the_shipped_schemas_load() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
     for entry in std::fs::read_dir(&root).expect("schema dir") {
         let p = entry.expect("entry").path();
-        if p.extension().is_some_and(|e| e == "yaml") {
-            if let Err(d) = npuschema_codegen::load(&p) {
-                panic!("{d}");
-            }
+        if p.extension().is_some_and(|e| e == "yaml")
+            && let Err(d) = npuschema_codegen::load(&p)
+        {
+            panic!("{d}");
         }
     }
 }

@@ -482,6 +482,7 @@ impl fmt::Display for WriteError {
 impl core::error::Error for WriteError {}
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests")]
 mod tests {
     extern crate std;
     use super::*;

@@ -190,7 +190,7 @@ fn resealed_mutations_reach_the_same_verdict() {
                 _ => next() as u8,
             };
         }
-        if next() % 4 != 0 {
+        if !next().is_multiple_of(4) {
             reseal(&mut b);
         }
         let (o, c) = both(&b, 0, 512, (next() % 16) as usize);

@@ -1,3 +1,4 @@
+//! The generated NPU1 module through the checked-in crate: write, then validate.
 use npuschema_generated::npu1::*;
 
 #[test]
