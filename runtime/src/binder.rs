@@ -12,12 +12,20 @@
 //! freed, moved or reused while the job lives; the runtime regions' bytes are reached only
 //! through the job ([`Job::region_bytes_mut`] hands out sub-slices of the arena borrow).
 //! [`bind_each`] runs the same binder but hands each region to the caller as it is placed
-//! and keeps nothing (for a C ABI or the caller's own table): the smallest code, at the
-//! price of that borrow.
+//! and keeps nothing (for a C ABI or the caller's own table), at the price of that borrow.
 //!
-//! One pass: each descriptor is read, checked and placed once, and written once into its
-//! slot; every error is built by `npuschema_core`'s one out-of-line constructor from a
-//! static site, so the binder's own code has no inline `Error`s.
+//! Two ways in, one placement (the private `Carver`):
+//!
+//! * [`Job::bind`] / [`bind_each`] take a validated [`Npu1`] view: validation has walked
+//!   the region table, and binding walks it again;
+//! * [`Job::load`] / [`load_each_as`] take the blob's bytes and bind each descriptor inside
+//!   the generated validator's own walk (its `regions` hook, [`Npu1Visit`]), as soon as the
+//!   descriptor's checks pass: the document's step 8, and the smallest code.
+//!
+//! Each descriptor is placed once and written once into its slot; every error is built by
+//! `npuschema_core`'s one out-of-line constructor from a static site (or, for
+//! [`npuschema_core::Brief`], is just the site's number), so the binder's own code has no
+//! inline `Error`s.
 //!
 //! Addresses: the binder works with the CPU address of each byte (`<*const u8>::addr`)
 //! and maps it to an NPU bus address with an [`AddressMap`] (identity by default). The
