@@ -5,7 +5,8 @@
     clippy::indexing_slicing,
     clippy::arithmetic_side_effects,
     clippy::missing_panics_doc,
-    clippy::unwrap_used
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation
 )]
 
 use npuschema_core::{FNV1A32_OFFSET_BASIS, fnv1a32};
@@ -75,6 +76,24 @@ pub fn reseal(b: &mut [u8]) {
     if b.len() >= 32 {
         let sum = fnv1a32(FNV1A32_OFFSET_BASIS, &b[32..]);
         put(b, 28, sum);
+    }
+}
+
+/// One to three bytes of the header and region table (`..table_end`) set to 0, 0xFF, one
+/// more, or a random value; then, three times in four, the checksum resealed (so most
+/// mutants get past it to the checks behind it).
+pub fn mutate(b: &mut [u8], table_end: usize, next: &mut impl FnMut() -> u32) {
+    for _ in 0..=(next() % 3) {
+        let at = (next() as usize) % table_end;
+        b[at] = match next() % 4 {
+            0 => 0,
+            1 => 0xFF,
+            2 => b[at].wrapping_add(1),
+            _ => next() as u8,
+        };
+    }
+    if !next().is_multiple_of(4) {
+        reseal(b);
     }
 }
 

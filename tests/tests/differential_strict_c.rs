@@ -19,7 +19,7 @@ use npuschema_core::Error;
 use npuschema_cpeer::{self as cpeer, strict};
 use npuschema_generated::npu1::Npu1;
 use npuschema_runtime::binder::{Identity, MAX_REGIONS, bind_each};
-use npuschema_tests::npu1_blobs::{blob, get, placed, put, reseal, xorshift};
+use npuschema_tests::npu1_blobs::{blob, get, mutate, placed, put, reseal, xorshift};
 
 /// What one loader did: a code, or the command stream and each region's (address, size).
 #[derive(Debug, PartialEq, Eq)]
@@ -181,18 +181,7 @@ fn resealed_mutations_reach_the_same_verdict() {
     let (mut same_ok, mut same_err, mut codes_differ) = (0, 0, 0);
     for _ in 0..20_000 {
         let mut b = good.clone();
-        for _ in 0..=(next() % 3) {
-            let at = (next() as usize) % table_end;
-            b[at] = match next() % 4 {
-                0 => 0,
-                1 => 0xFF,
-                2 => b[at].wrapping_add(1),
-                _ => next() as u8,
-            };
-        }
-        if !next().is_multiple_of(4) {
-            reseal(&mut b);
-        }
+        mutate(&mut b, table_end, &mut next);
         let (o, c) = both(&b, 0, 512, (next() % 16) as usize);
         match (&o, &c) {
             (Outcome::Bound { .. }, _) | (_, Outcome::Bound { .. }) => {

@@ -29,7 +29,7 @@ use npuschema_generated::npu1::Npu1;
 use npuschema_runtime::binder::{
     BoundRegion, Identity, Job, MAX_REGIONS, error_site, load_each_as,
 };
-use npuschema_tests::npu1_blobs::{blob, get, placed, put, reseal, xorshift};
+use npuschema_tests::npu1_blobs::{blob, get, mutate, placed, put, reseal, xorshift};
 
 /// The codes only the binder reports.
 const BINDER_CODES: [&str; 4] = [
@@ -256,19 +256,7 @@ fn resealed_mutants_follow_the_rule() {
     for n in 0..20_000 {
         let regions = [1, 4, MAX_REGIONS, MAX_REGIONS + 1][n % 4];
         let mut b = blob(regions);
-        let table_end = 32 + 16 * regions;
-        for _ in 0..=(next() % 3) {
-            let at = (next() as usize) % table_end;
-            b[at] = match next() % 4 {
-                0 => 0,
-                1 => 0xFF,
-                2 => b[at].wrapping_add(1),
-                _ => next() as u8,
-            };
-        }
-        if !next().is_multiple_of(4) {
-            reseal(&mut b);
-        }
+        mutate(&mut b, 32 + 16 * regions, &mut next);
         let arena_len = [0, 64, 160, 512, 4096][(next() % 5) as usize];
         let blob_misalign = [0, 0, 0, 4][(next() % 4) as usize];
         let agreement = check(&b, blob_misalign, arena_len, (next() % 16) as usize);
