@@ -2,13 +2,14 @@
  * peer) extended, as a careful C firmware engineer would, with the checks that the
  * generated validator and the binder make and the peer does not, so that the size of
  * "the same checks in C" can be read next to the Rust figure:
- *   - null pointers are refused (the Rust C-ABI exports refuse them);
  *   - region flags with bits other than BAKED are refused (unknown-region-flags);
  *   - the command stream and every baked region must sit at a 16-byte aligned address
  *     (misaligned-command-stream, misaligned-baked-region);
  *   - a zero-size runtime region takes no room and is not refused past the arena's end;
  *   - distinct codes for an empty and an out-of-bounds command stream.
- * Same job layout and FNV-1a as the peer. One pass over the descriptors, as C would. */
+ * Same contract as the peer (valid pointers: the Rust entry points take slices, which
+ * cannot be null), same job layout and FNV-1a. One pass over the descriptors, as C
+ * would. */
 #include <stdint.h>
 #include <stddef.h>
 
@@ -22,7 +23,7 @@
 typedef struct { const uint8_t *cmd; uint32_t cmd_bytes; uintptr_t base[MAX_REGIONS]; uint32_t size[MAX_REGIONS]; uint32_t count; } npu1_job_t;
 
 enum { OK = 0, E_SHORT, E_MAGIC, E_VERSION, E_TOTAL, E_TABLE, E_EMPTY, E_CMD, E_CHECKSUM,
-       E_FLAGS, E_BAKED, E_TOO_MANY, E_CMD_ALIGN, E_BAKED_ALIGN, E_ARENA, E_NULL = -1 };
+       E_FLAGS, E_BAKED, E_TOO_MANY, E_CMD_ALIGN, E_BAKED_ALIGN, E_ARENA };
 
 static inline uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24); }
 
@@ -33,7 +34,6 @@ static uint32_t fnv1a(const uint8_t *p, size_t n) {
 }
 
 int npu1_load_strict(const uint8_t *blob, size_t len, uint8_t *arena, size_t arena_len, npu1_job_t *job) {
-    if (!blob || !arena || !job) return E_NULL;
     if (len < HDR_BYTES) return E_SHORT;
     if (rd32(blob) != NPU1_MAGIC) return E_MAGIC;
     if (rd32(blob + 4) != 1u) return E_VERSION;

@@ -71,8 +71,7 @@ pub fn rule(code: i32) -> &'static str {
 pub mod strict {
     /// Each `npu1_strict.c` error code with the code the generated validator or the binder
     /// reports for the same failure.
-    pub const CODES: [(i32, &str); 15] = [
-        (-1, "null"),
+    pub const CODES: [(i32, &str); 14] = [
         (1, "truncated-header"),
         (2, "bad-magic"),
         (3, "unsupported-version"),
