@@ -306,26 +306,25 @@ struct Site {
     site: &'static ErrorSite,
 }
 
-const TOO_MANY_REGIONS: Site = Site {
-    id: BINDER_SITE_BASE + 1,
-    site: &ERROR_SITES[0],
-};
-const MISALIGNED_COMMAND_STREAM: Site = Site {
-    id: BINDER_SITE_BASE + 2,
-    site: &ERROR_SITES[1],
-};
-const MISALIGNED_BAKED_REGION: Site = Site {
-    id: BINDER_SITE_BASE + 3,
-    site: &ERROR_SITES[2],
-};
-const BAKED_REGION_OUT_OF_BOUNDS: Site = Site {
-    id: BINDER_SITE_BASE + 4,
-    site: &ERROR_SITES[3],
-};
-const ARENA_OVERFLOW: Site = Site {
-    id: BINDER_SITE_BASE + 5,
-    site: &ERROR_SITES[4],
-};
+impl Site {
+    /// Entry `k` of [`ERROR_SITES`], its number read at compile time.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "only called in const items: an index out of range fails the build"
+    )]
+    const fn at(k: usize) -> Self {
+        Self {
+            id: ERROR_SITES[k].id,
+            site: &ERROR_SITES[k],
+        }
+    }
+}
+
+const TOO_MANY_REGIONS: Site = Site::at(0);
+const MISALIGNED_COMMAND_STREAM: Site = Site::at(1);
+const MISALIGNED_BAKED_REGION: Site = Site::at(2);
+const BAKED_REGION_OUT_OF_BOUNDS: Site = Site::at(3);
+const ARENA_OVERFLOW: Site = Site::at(4);
 
 /// [`fail`] at one of the binder's sites.
 #[inline(always)]
