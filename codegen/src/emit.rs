@@ -1053,15 +1053,16 @@ impl<'a> Em<'a> {
                         let count = #count;
                         let stride = #stride;
                         #wbind
-                        let end = (|| -> Option<u64> { at?.checked_add(count?.checked_mul(stride?)?) })();
-                        let fits = stride == Some(#n64) && matches!((end, #w), (Some(e), Some(w)) if e <= w);
-                        let bytes = match (fits, at, end) {
-                            (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+                        let records = match (at, count, #w) {
+                            (Some(a), Some(c), Some(w)) if stride == Some(#n64) => __rt::table_within::<#n>(buf, a, c, w),
                             _ => None,
                         };
-                        match (bytes, at) {
-                            (Some(b), Some(a)) => (b.as_chunks::<#n>().0, a),
-                            _ => return #fail,
+                        match (records, at) {
+                            (Some(r), Some(a)) => (r, a),
+                            _ => {
+                                let end = (|| -> Option<u64> { at?.checked_add(count?.checked_mul(stride?)?) })();
+                                return #fail;
+                            }
                         }
                     };
                 }
@@ -1100,10 +1101,7 @@ impl<'a> Em<'a> {
                         let start = #start;
                         let length = #length;
                         let within = #w;
-                        let bytes = match start.checked_add(length) {
-                            Some(end) if end <= within => __rt::range_at(buf, start, length),
-                            _ => None,
-                        };
+                        let bytes = __rt::range_within(buf, start, length, within);
                         let Some(bytes) = bytes else {
                             return #fail;
                         };
@@ -1124,7 +1122,7 @@ impl<'a> Em<'a> {
                         let length = #length;
                         let within = #w;
                         let bytes = match (start, length, within) {
-                            (Some(s), Some(l), Some(w)) if s.checked_add(l).is_some_and(|e| e <= w) => __rt::range_at(buf, s, l),
+                            (Some(s), Some(l), Some(w)) => __rt::range_within(buf, s, l, w),
                             _ => None,
                         };
                         let Some(bytes) = bytes else {

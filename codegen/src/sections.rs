@@ -1019,10 +1019,7 @@ pub fn step(
                         let parts = match (#at_opt, #g_opt, #w_opt) {
                             (Some(a), Some(g), Some(w)) => {
                                 let n = #ty::size_for(g);
-                                match a.checked_add(n) {
-                                    Some(e) if e <= w => __rt::range_at(buf, a, n).map(|raw| (raw, a, g)),
-                                    _ => None,
-                                }
+                                __rt::range_within(buf, a, n, w).map(|raw| (raw, a, g))
                             }
                             _ => None,
                         };
@@ -1043,7 +1040,7 @@ pub fn step(
                         #bind_at
                         #bind_w
                         let parts = match (#at_opt, #w_opt) {
-                            (Some(a), Some(w)) if a.checked_add(#n64).is_some_and(|e| e <= w) => {
+                            (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= #n64) => {
                                 __rt::chunk_at::<#n>(buf, a).map(|raw| (raw, a))
                             }
                             _ => None,

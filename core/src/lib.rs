@@ -25,12 +25,58 @@ pub fn chunk_at<const N: usize>(buf: &[u8], at: u64) -> Option<&[u8; N]> {
     buf.get(start..)?.first_chunk::<N>()
 }
 
-/// The bytes `at .. at + len` of `buf`, or `None` when the range overflows or leaves `buf`.
+/// The bytes `at .. at + len` of `buf`, or `None` when they do not all lie inside `buf`.
+///
+/// Two slicing steps (`at` into `buf`, then `len` into what is left) rather than a sum:
+/// nothing can overflow, and on a 32-bit target the 64-bit operands of 32-bit fields fold
+/// to 32-bit compares.
 #[inline(always)]
 #[must_use]
 pub fn range_at(buf: &[u8], at: u64, len: u64) -> Option<&[u8]> {
-    let end = at.checked_add(len)?;
-    buf.get(usize::try_from(at).ok()?..usize::try_from(end).ok()?)
+    let start = usize::try_from(at).ok()?;
+    let len = usize::try_from(len).ok()?;
+    buf.get(start..)?.get(..len)
+}
+
+/// The bytes `start .. start + length` of `buf` when they also lie within the first
+/// `within` bytes (a limit a file states, such as its total size), else `None`.
+///
+/// The generated form of a `range ... within` check. `length <= within - start` instead
+/// of `start + length <= within`: the sum of two 32-bit fields needs 33 bits, so in 64-bit
+/// arithmetic it costs a carry chain on a 32-bit core, while the difference folds to one
+/// 32-bit compare.
+#[inline(always)]
+#[must_use]
+pub fn range_within(buf: &[u8], start: u64, length: u64, within: u64) -> Option<&[u8]> {
+    let room = within.checked_sub(start)?;
+    if length > room {
+        return None;
+    }
+    range_at(buf, start, length)
+}
+
+/// The first `count` `N`-byte records at byte offset `at` of `buf`, when they also lie
+/// within the first `within` bytes, else `None`.
+///
+/// The generated form of a table placement check. `count <= (within - at) / N` instead of
+/// `at + count * N <= within`: no intermediate can overflow, and for a constant `N` the
+/// division is a shift or a multiply.
+#[inline(always)]
+#[must_use]
+pub fn table_within<const N: usize>(
+    buf: &[u8],
+    at: u64,
+    count: u64,
+    within: u64,
+) -> Option<&[[u8; N]]> {
+    let room = within.checked_sub(at)?;
+    let stride = u64::try_from(N).ok()?;
+    if count > room.checked_div(stride)? {
+        return None;
+    }
+    let start = usize::try_from(at).ok()?;
+    let count = usize::try_from(count).ok()?;
+    buf.get(start..)?.as_chunks::<N>().0.get(..count)
 }
 
 /// Round `v` up to a multiple of `align` (a power of two), or `None` on overflow.
@@ -75,5 +121,91 @@ pub fn put(out: &mut [u8], at: u64, bytes: &[u8]) -> Result<(), WriteError> {
 pub fn set<const N: usize, const W: usize>(rec: &mut [u8; N], at: usize, bytes: [u8; W]) {
     if let Some(d) = rec.get_mut(at..).and_then(|t| t.first_chunk_mut::<W>()) {
         *d = bytes;
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "test code"
+)]
+mod tests {
+    use super::{range_at, range_within, table_within};
+
+    /// Offsets, lengths and limits around the edges: 0, the buffer's length, the 32-bit
+    /// and 64-bit limits, where a sum `start + length` would carry.
+    const EDGES: [u64; 14] = [
+        0,
+        1,
+        3,
+        4,
+        7,
+        8,
+        9,
+        16,
+        u32::MAX as u64 - 1,
+        u32::MAX as u64,
+        u32::MAX as u64 + 1,
+        u64::MAX - 8,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
+
+    /// The definition, in arithmetic that cannot overflow: `start + length` within both
+    /// the limit and the buffer.
+    fn fits(start: u64, length: u64, within: u64, len: usize) -> bool {
+        let end = u128::from(start) + u128::from(length);
+        end <= u128::from(within) && end <= len as u128
+    }
+
+    #[test]
+    fn range_within_is_the_sum_check_without_the_sum() {
+        let buf: [u8; 9] = core::array::from_fn(|i| i as u8);
+        for &start in &EDGES {
+            for &length in &EDGES {
+                assert_eq!(
+                    range_at(&buf, start, length).is_some(),
+                    fits(start, length, u64::MAX, buf.len()),
+                    "range_at {start:#x} + {length:#x}"
+                );
+                for &within in &EDGES {
+                    let got = range_within(&buf, start, length, within);
+                    assert_eq!(
+                        got.is_some(),
+                        fits(start, length, within, buf.len()),
+                        "{start:#x} + {length:#x} within {within:#x}"
+                    );
+                    if let Some(b) = got {
+                        assert_eq!(b, &buf[start as usize..(start + length) as usize]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn table_within_is_the_product_check_without_the_product() {
+        let buf: [u8; 19] = core::array::from_fn(|i| i as u8);
+        for &at in &EDGES {
+            for &count in &EDGES {
+                for &within in &EDGES {
+                    let bytes = u128::from(count) * 4;
+                    let want = bytes <= u128::from(u64::MAX)
+                        && fits(at, bytes as u64, within, buf.len());
+                    let got = table_within::<4>(&buf, at, count, within);
+                    assert_eq!(
+                        got.is_some(),
+                        want,
+                        "{count:#x} x 4 at {at:#x} within {within:#x}"
+                    );
+                    if let Some(t) = got {
+                        assert_eq!(t.len() as u64, count);
+                        assert_eq!(t.as_flattened(), &buf[at as usize..][..t.len() * 4]);
+                    }
+                }
+            }
+        }
     }
 }

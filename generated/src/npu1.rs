@@ -500,18 +500,18 @@ impl<'a> Npu1<'a> {
             let count = Some(u64::from(header.region_count()));
             let stride = Some(u64::from(REGION_DESC_BYTES));
             let within: u64 = u64::from(header.total_bytes());
-            let end = (|| -> Option<u64> {
-                at?.checked_add(count?.checked_mul(stride?)?)
-            })();
-            let fits = stride == Some(16u64)
-                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
-            let bytes = match (fits, at, end) {
-                (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+            let records = match (at, count, Some(within)) {
+                (Some(a), Some(c), Some(w)) if stride == Some(16u64) => {
+                    __rt::table_within::<16>(buf, a, c, w)
+                }
                 _ => None,
             };
-            match (bytes, at) {
-                (Some(b), Some(a)) => (b.as_chunks::<16>().0, a),
+            match (records, at) {
+                (Some(r), Some(a)) => (r, a),
                 _ => {
+                    let end = (|| -> Option<u64> {
+                        at?.checked_add(count?.checked_mul(stride?)?)
+                    })();
                     return __rt::fail(
                         5,
                         &ERROR_SITES[4],
@@ -537,10 +537,7 @@ impl<'a> Npu1<'a> {
             let start = u64::from(header.cmd_offset());
             let length = u64::from(header.cmd_bytes());
             let within = u64::from(header.total_bytes());
-            let bytes = match start.checked_add(length) {
-                Some(end) if end <= within => __rt::range_at(buf, start, length),
-                _ => None,
-            };
+            let bytes = __rt::range_within(buf, start, length, within);
             let Some(bytes) = bytes else {
                 return __rt::fail(7, &ERROR_SITES[6], 0, start, length, within, 0);
             };
@@ -602,10 +599,7 @@ impl<'a> Npu1<'a> {
                 let start = u64::from(rec.data_offset());
                 let length = u64::from(rec.size());
                 let within = u64::from(header.total_bytes());
-                let bytes = match start.checked_add(length) {
-                    Some(end) if end <= within => __rt::range_at(buf, start, length),
-                    _ => None,
-                };
+                let bytes = __rt::range_within(buf, start, length, within);
                 let Some(bytes) = bytes else {
                     return __rt::fail(
                         10,

@@ -2495,7 +2495,10 @@ impl<'a> VpmnV2<'a> {
             let at: u64 = u64::from(header.sub_header_offset());
             let within: u64 = len;
             let parts = match (Some(at), Some(within)) {
-                (Some(a), Some(w)) if a.checked_add(12u64).is_some_and(|e| e <= w) => {
+                (
+                    Some(a),
+                    Some(w),
+                ) if w.checked_sub(a).is_some_and(|room| room >= 12u64) => {
                     __rt::chunk_at::<12>(buf, a).map(|raw| (raw, a))
                 }
                 _ => None,
@@ -2529,18 +2532,18 @@ impl<'a> VpmnV2<'a> {
             let count = Some(u64::from(sub_header.sh_count()));
             let stride = Some(u64::from(sub_header.sh_size()));
             let within: u64 = len;
-            let end = (|| -> Option<u64> {
-                at?.checked_add(count?.checked_mul(stride?)?)
-            })();
-            let fits = stride == Some(44u64)
-                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
-            let bytes = match (fits, at, end) {
-                (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+            let records = match (at, count, Some(within)) {
+                (Some(a), Some(c), Some(w)) if stride == Some(44u64) => {
+                    __rt::table_within::<44>(buf, a, c, w)
+                }
                 _ => None,
             };
-            match (bytes, at) {
-                (Some(b), Some(a)) => (b.as_chunks::<44>().0, a),
+            match (records, at) {
+                (Some(r), Some(a)) => (r, a),
                 _ => {
+                    let end = (|| -> Option<u64> {
+                        at?.checked_add(count?.checked_mul(stride?)?)
+                    })();
                     return __rt::fail(
                         9,
                         &ERROR_SITES[8],
@@ -2590,10 +2593,7 @@ impl<'a> VpmnV2<'a> {
                 let start = rec.offset();
                 let length = rec.size();
                 let within = len;
-                let bytes = match start.checked_add(length) {
-                    Some(end) if end <= within => __rt::range_at(buf, start, length),
-                    _ => None,
-                };
+                let bytes = __rt::range_within(buf, start, length, within);
                 let Some(bytes) = bytes else {
                     return __rt::fail(
                         11,
@@ -4304,12 +4304,7 @@ impl<'a> VpmnV1<'a> {
             let parts = match (Some(at), Some(gate), Some(within)) {
                 (Some(a), Some(g), Some(w)) => {
                     let n = V1Fixed::size_for(g);
-                    match a.checked_add(n) {
-                        Some(e) if e <= w => {
-                            __rt::range_at(buf, a, n).map(|raw| (raw, a, g))
-                        }
-                        _ => None,
-                    }
+                    __rt::range_within(buf, a, n, w).map(|raw| (raw, a, g))
                 }
                 _ => None,
             };
@@ -4366,18 +4361,18 @@ impl<'a> VpmnV1<'a> {
             })();
             let stride = Some(8u64);
             let within: u64 = len;
-            let end = (|| -> Option<u64> {
-                at?.checked_add(count?.checked_mul(stride?)?)
-            })();
-            let fits = stride == Some(8u64)
-                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
-            let bytes = match (fits, at, end) {
-                (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+            let records = match (at, count, Some(within)) {
+                (Some(a), Some(c), Some(w)) if stride == Some(8u64) => {
+                    __rt::table_within::<8>(buf, a, c, w)
+                }
                 _ => None,
             };
-            match (bytes, at) {
-                (Some(b), Some(a)) => (b.as_chunks::<8>().0, a),
+            match (records, at) {
+                (Some(r), Some(a)) => (r, a),
                 _ => {
+                    let end = (|| -> Option<u64> {
+                        at?.checked_add(count?.checked_mul(stride?)?)
+                    })();
                     return __rt::fail(
                         35,
                         &ERROR_SITES[34],
@@ -4405,10 +4400,7 @@ impl<'a> VpmnV1<'a> {
                 let start = u64::from(rec.offset());
                 let length = u64::from(rec.size());
                 let within = len;
-                let bytes = match start.checked_add(length) {
-                    Some(end) if end <= within => __rt::range_at(buf, start, length),
-                    _ => None,
-                };
+                let bytes = __rt::range_within(buf, start, length, within);
                 let Some(bytes) = bytes else {
                     return __rt::fail(
                         36,
@@ -4545,18 +4537,18 @@ impl<'a> VpmnV1<'a> {
             })();
             let stride = Some(u64::from(V1_IO_RECORD_BYTES));
             let within: u64 = len;
-            let end = (|| -> Option<u64> {
-                at?.checked_add(count?.checked_mul(stride?)?)
-            })();
-            let fits = stride == Some(116u64)
-                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
-            let bytes = match (fits, at, end) {
-                (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+            let records = match (at, count, Some(within)) {
+                (Some(a), Some(c), Some(w)) if stride == Some(116u64) => {
+                    __rt::table_within::<116>(buf, a, c, w)
+                }
                 _ => None,
             };
-            match (bytes, at) {
-                (Some(b), Some(a)) => (b.as_chunks::<116>().0, a),
+            match (records, at) {
+                (Some(r), Some(a)) => (r, a),
                 _ => {
+                    let end = (|| -> Option<u64> {
+                        at?.checked_add(count?.checked_mul(stride?)?)
+                    })();
                     return __rt::fail(
                         39,
                         &ERROR_SITES[38],
@@ -4605,18 +4597,18 @@ impl<'a> VpmnV1<'a> {
             })();
             let stride = Some(u64::from(V1_IO_RECORD_BYTES));
             let within: u64 = len;
-            let end = (|| -> Option<u64> {
-                at?.checked_add(count?.checked_mul(stride?)?)
-            })();
-            let fits = stride == Some(116u64)
-                && matches!((end, Some(within)), (Some(e), Some(w)) if e <= w);
-            let bytes = match (fits, at, end) {
-                (true, Some(a), Some(e)) => __rt::range_at(buf, a, e.saturating_sub(a)),
+            let records = match (at, count, Some(within)) {
+                (Some(a), Some(c), Some(w)) if stride == Some(116u64) => {
+                    __rt::table_within::<116>(buf, a, c, w)
+                }
                 _ => None,
             };
-            match (bytes, at) {
-                (Some(b), Some(a)) => (b.as_chunks::<116>().0, a),
+            match (records, at) {
+                (Some(r), Some(a)) => (r, a),
                 _ => {
+                    let end = (|| -> Option<u64> {
+                        at?.checked_add(count?.checked_mul(stride?)?)
+                    })();
                     return __rt::fail(
                         40,
                         &ERROR_SITES[39],
