@@ -4,7 +4,7 @@
 //!
 //! For NPU1 the numbers cover a whole load: the generated validator's sites
 //! (`npuschema_generated::npu1::ERROR_SITES`, from 1) and the binder's
-//! (`npuschema_runtime::binder::ERROR_SITES`, from `0x101`). Numbers are fixed by the schema
+//! (`npuschema_runtime::binder::ERROR_SITES`, from `0x81`). Numbers are fixed by the schema
 //! file the firmware was built from; run the tool built from the same schema.
 
 use std::process::ExitCode;
@@ -47,7 +47,7 @@ pub fn lookup(format: &str, id: u16) -> Option<(&'static ErrorSite, &'static str
     sites(format).into_iter().find(|(s, _)| s.id == id)
 }
 
-/// One line for a site: `0x104: baked-region-out-of-bounds: regions[].data_offset (+0xc), binder`.
+/// One line for a site: `0x84: baked-region-out-of-bounds: regions[].data_offset (+0xc), binder`.
 #[must_use]
 pub fn describe(site: &ErrorSite, origin: &str) -> String {
     let table = if site.table.is_empty() {
@@ -101,15 +101,15 @@ mod tests {
     fn numbers_name_their_checks() {
         let (s, origin) = lookup("npu1", 2).unwrap();
         assert_eq!((s.code, origin), ("bad-magic", "validator"));
-        let (s, origin) = lookup("npu1", 0x104).unwrap();
+        let (s, origin) = lookup("npu1", 0x84).unwrap();
         assert_eq!(
             describe(s, origin),
-            "0x104: baked-region-out-of-bounds: regions[].data_offset (+0xc), binder"
+            "0x84: baked-region-out-of-bounds: regions[].data_offset (+0xc), binder"
         );
         assert!(lookup("npu1", 0).is_none());
-        assert!(lookup("vpmn", 0x104).is_none());
+        assert!(lookup("vpmn", 0x84).is_none());
         assert_eq!(lookup("vpmn", 1).map(|(s, _)| s.id), Some(1));
-        assert_eq!(parse("0x104"), Some(0x104));
+        assert_eq!(parse("0x84"), Some(0x84));
         assert_eq!(parse("260"), Some(260));
         assert_eq!(parse("0x10000"), None);
     }

@@ -597,6 +597,8 @@ fn site_numbers_name_one_check_of_a_load() {
             s.code
         );
         assert!(core::ptr::eq(error_site(s.id).unwrap(), s));
+        // Fits a Thumb `movs` immediate: the size the base was chosen for.
+        assert!(s.id <= 0xFF, "{:#x}", s.id);
     }
     let n = u16::try_from(npu1::ERROR_SITES.len()).unwrap();
     for unknown in [0, n + 1, BINDER_SITE_BASE, BINDER_SITE_BASE + 6, u16::MAX] {
