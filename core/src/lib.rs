@@ -192,8 +192,8 @@ mod tests {
             for &count in &EDGES {
                 for &within in &EDGES {
                     let bytes = u128::from(count) * 4;
-                    let want = bytes <= u128::from(u64::MAX)
-                        && fits(at, bytes as u64, within, buf.len());
+                    let want =
+                        bytes <= u128::from(u64::MAX) && fits(at, bytes as u64, within, buf.len());
                     let got = table_within::<4>(&buf, at, count, within);
                     assert_eq!(
                         got.is_some(),

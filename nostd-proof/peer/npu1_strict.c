@@ -9,7 +9,9 @@
  *   - distinct codes for an empty and an out-of-bounds command stream.
  * Same contract as the peer (valid pointers: the Rust entry points take slices, which
  * cannot be null), same job layout and FNV-1a. One pass over the descriptors, as C
- * would. */
+ * would. The placement checks are written by difference and quotient (`size > total - off`,
+ * `count > (total - HDR_BYTES) / DESC_BYTES`), as the generated code makes them, rather than
+ * as the peer's 64-bit sums: on a 32-bit core the sums cost a carry chain each. */
 #include <stdint.h>
 #include <stddef.h>
 
@@ -40,10 +42,10 @@ int npu1_load_strict(const uint8_t *blob, size_t len, uint8_t *arena, size_t are
     uint32_t total = rd32(blob + 8);
     if ((size_t)total != len) return E_TOTAL;
     uint32_t count = rd32(blob + 12);
-    if ((uint64_t)HDR_BYTES + (uint64_t)count * DESC_BYTES > total) return E_TABLE;
+    if (count > (total - HDR_BYTES) / DESC_BYTES) return E_TABLE; /* total == len >= HDR_BYTES */
     uint32_t cmd_off = rd32(blob + 16), cmd_bytes = rd32(blob + 20);
     if (cmd_bytes == 0) return E_EMPTY;
-    if ((uint64_t)cmd_off + cmd_bytes > total) return E_CMD;
+    if (cmd_off > total || cmd_bytes > total - cmd_off) return E_CMD;
     if (fnv1a(blob + HDR_BYTES, total - HDR_BYTES) != rd32(blob + 28)) return E_CHECKSUM;
     if (count > MAX_REGIONS) return E_TOO_MANY;
     if (((uintptr_t)blob + cmd_off) % ALIGN) return E_CMD_ALIGN;
@@ -53,7 +55,7 @@ int npu1_load_strict(const uint8_t *blob, size_t len, uint8_t *arena, size_t are
         uint32_t flags = rd32(d + 4), size = rd32(d + 8), off = rd32(d + 12);
         if (flags & ~FLAG_BAKED) return E_FLAGS;
         if (flags & FLAG_BAKED) {
-            if ((uint64_t)off + size > total) return E_BAKED;
+            if (off > total || size > total - off) return E_BAKED;
             if (((uintptr_t)blob + off) % ALIGN) return E_BAKED_ALIGN;
             job->base[i] = (uintptr_t)(blob + off);
         } else {
