@@ -48,11 +48,16 @@ pub fn range_at(buf: &[u8], at: u64, len: u64) -> Option<&[u8]> {
 #[inline(always)]
 #[must_use]
 pub fn range_within(buf: &[u8], start: u64, length: u64, within: u64) -> Option<&[u8]> {
+    // In `usize`, the width of the target: a limit past it is no limit (the bytes must lie
+    // in `buf` as well), and a start or length past it cannot lie in `buf`.
+    let within = usize::try_from(within).unwrap_or(usize::MAX);
+    let start = usize::try_from(start).ok()?;
+    let length = usize::try_from(length).ok()?;
     let room = within.checked_sub(start)?;
     if length > room {
         return None;
     }
-    range_at(buf, start, length)
+    buf.get(start..)?.get(..length)
 }
 
 /// The first `count` `N`-byte records at byte offset `at` of `buf`, when they also lie
@@ -69,14 +74,15 @@ pub fn table_within<const N: usize>(
     count: u64,
     within: u64,
 ) -> Option<&[[u8; N]]> {
+    // In `usize`, as in `range_within`.
+    let within = usize::try_from(within).unwrap_or(usize::MAX);
+    let at = usize::try_from(at).ok()?;
+    let count = usize::try_from(count).ok()?;
     let room = within.checked_sub(at)?;
-    let stride = u64::try_from(N).ok()?;
-    if count > room.checked_div(stride)? {
+    if count > room.checked_div(N)? {
         return None;
     }
-    let start = usize::try_from(at).ok()?;
-    let count = usize::try_from(count).ok()?;
-    buf.get(start..)?.as_chunks::<N>().0.get(..count)
+    buf.get(at..)?.as_chunks::<N>().0.get(..count)
 }
 
 /// Round `v` up to a multiple of `align` (a power of two), or `None` on overflow.
