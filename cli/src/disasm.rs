@@ -91,16 +91,22 @@ pub fn write_listing(
 
 /// Run `npuschema disasm`.
 pub fn run(args: Args) -> ExitCode {
-    let bytes = match std::fs::read(&args.file) {
+    if args.raw_stream {
+        return match npuschema_cli::io::read_all(&args.file, npuschema_cli::io::max_input_bytes()) {
+            Ok(bytes) => disasm_stream(&bytes, &args),
+            Err(e) => {
+                eprintln!("npuschema disasm: {}: {e}", args.file.display());
+                ExitCode::from(2)
+            }
+        };
+    }
+    let bytes = match npuschema_cli::format::load_npu1(&args.file, "disasm") {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("npuschema disasm: {}: {e}", args.file.display());
-            return ExitCode::from(2);
+        Err((code, msg)) => {
+            eprintln!("{msg}");
+            return ExitCode::from(code);
         }
     };
-    if args.raw_stream {
-        return disasm_stream(&bytes, &args);
-    }
     match npuschema_generated::npu1::Npu1::validate(&bytes) {
         Ok(v) => disasm_stream(v.cmd_stream(), &args),
         Err(e) => {

@@ -18,7 +18,7 @@
 #![allow(clippy::arithmetic_side_effects)]
 
 use std::fmt::Write as _;
-use std::io::{IsTerminal, Write as _};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -606,7 +606,20 @@ fn context_rows(st: Style, bytes: &[u8], offset: u64) -> String {
 /// [`ExplainError::Invalid`] (with the validator's error and the bytes around it) for a
 /// file its format's validator rejects.
 pub fn explain(bytes: &[u8], name: &str, st: Style) -> Result<String, ExplainError> {
-    match Format::detect(bytes) {
+    explain_as(Format::detect(bytes), bytes, name, st)
+}
+
+/// [`explain`] as `format` (chosen by [`crate::format::choose`]: magic, then extension).
+///
+/// # Errors
+/// As [`explain`].
+pub fn explain_as(
+    format: Option<Format>,
+    bytes: &[u8],
+    name: &str,
+    st: Style,
+) -> Result<String, ExplainError> {
+    match format {
         Some(Format::Npu1) => match Npu1::validate(bytes) {
             Ok(blob) => Ok(explain_npu1(st, name, &blob)),
             Err(e) => Err(ExplainError::Invalid(invalid(
@@ -642,30 +655,35 @@ fn invalid(st: Style, name: &str, what: &str, bytes: &[u8], e: &npuschema_core::
 
 /// Run `npuschema explain`.
 pub fn run(args: Args) -> ExitCode {
-    let bytes = match std::fs::read(&args.file) {
-        Ok(b) => b,
+    let loaded = match crate::format::load(&args.file, None, crate::io::max_input_bytes()) {
+        Ok(l) => l,
         Err(e) => {
-            eprintln!("npuschema explain: io-error: {}: {e}", args.file.display());
+            let code = match e {
+                crate::io::InputError::Io(_) => "io-error: ",
+                crate::io::InputError::TooLarge { .. } => "",
+            };
+            eprintln!("npuschema explain: {code}{}: {e}", args.file.display());
             return ExitCode::from(2);
         }
     };
+    let bytes = loaded.input.bytes();
+    let format = loaded.format.map(|f| match f {
+        crate::format::Format::Npu1 => Format::Npu1,
+        crate::format::Format::Vpmn => Format::Vpmn,
+    });
     let color = match args.color.as_str() {
         "always" => true,
         "never" => false,
         _ => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
     let name = args.file.display().to_string();
-    match explain(&bytes, &name, Style { color }) {
-        Ok(text) => {
-            let _ = std::io::stdout().write_all(text.as_bytes());
-            ExitCode::SUCCESS
-        }
+    match explain_as(format, bytes, &name, Style { color }) {
+        Ok(text) => crate::io::print_then("explain", text, ExitCode::SUCCESS),
         Err(ExplainError::Invalid(text)) => {
-            let _ = std::io::stdout().write_all(text.as_bytes());
-            ExitCode::from(1)
+            crate::io::print_then("explain", text, ExitCode::from(1))
         }
         Err(ExplainError::UnknownFormat) => {
-            let head = bytes.get(..4).unwrap_or(&bytes);
+            let head = bytes.get(..4).unwrap_or(bytes);
             eprintln!(
                 "npuschema explain: unknown-format: {name}: magic {head:02x?} is not a known container (NPU1 \"NPU1\", VPMN \"VPMN\")"
             );

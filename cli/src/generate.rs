@@ -29,13 +29,15 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(2);
     }
     let path = args.out.join(format!("{}.rs", checked.name()));
-    match std::fs::write(&path, npuschema_codegen::generate(&checked)) {
-        Ok(()) => {
-            println!("wrote {}", path.display());
-            ExitCode::SUCCESS
-        }
+    let code = npuschema_codegen::generate(&checked);
+    match crate::io::write_atomic(&path, code.as_bytes(), &[args.schema.as_path()]) {
+        Ok(()) => crate::io::print_then(
+            "gen",
+            format!("wrote {}\n", path.display()),
+            ExitCode::SUCCESS,
+        ),
         Err(e) => {
-            eprintln!("{}: {e}", path.display());
+            eprintln!("npuschema gen: {e}");
             ExitCode::from(2)
         }
     }

@@ -211,35 +211,50 @@ fn npu1_text(v: &Npu1<'_>) -> String {
 
 /// Run the subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let bytes = match std::fs::read(&args.file) {
-        Ok(b) => b,
+    let name = args.file.display();
+    let loaded = match format::load(&args.file, None, crate::io::max_input_bytes()) {
+        Ok(l) => l,
         Err(e) => {
-            eprintln!("{}: {e}", args.file.display());
+            eprintln!("{name}: {e}");
             return ExitCode::from(2);
         }
     };
-    match format::detect(&bytes) {
-        Some(Format::Npu1) => match Npu1::validate(&bytes) {
-            Ok(v) => {
-                if args.json {
-                    println!("{}", npu1_json(&v));
-                } else {
-                    print!("{}", npu1_text(&v));
+    let Some(bytes) = loaded.whole() else {
+        // Only the head was read because it decides: `unknown-format`, or the chosen
+        // format's `bad-magic`, the same verdict as `check`.
+        let e = loaded
+            .validate()
+            .err()
+            .unwrap_or_else(|| format::unknown_format(loaded.input.bytes()));
+        eprintln!("{name}: {e}");
+        return ExitCode::from(1);
+    };
+    match loaded.format {
+        Some(Format::Npu1) => {
+            if args.ledger {
+                eprintln!(
+                    "npuschema inspect: --ledger is the VPMN byte-ownership ledger; {name} is an NPU1 file (every NPU1 byte is in the layout map)"
+                );
+                return ExitCode::from(2);
+            }
+            match Npu1::validate(bytes) {
+                Ok(v) => {
+                    let out = if args.json {
+                        format!("{}\n", npu1_json(&v))
+                    } else {
+                        npu1_text(&v)
+                    };
+                    crate::io::print_then("inspect", out, ExitCode::SUCCESS)
                 }
-                ExitCode::SUCCESS
+                Err(e) => {
+                    eprintln!("{name}: {e}");
+                    ExitCode::from(1)
+                }
             }
-            Err(e) => {
-                eprintln!("{}: {e}", args.file.display());
-                ExitCode::from(1)
-            }
-        },
-        Some(Format::Vpmn) => crate::vpmn_inspect(&bytes, &args),
+        }
+        Some(Format::Vpmn) => crate::vpmn_inspect(bytes, &args),
         None => {
-            eprintln!(
-                "{}: {}",
-                args.file.display(),
-                format::unknown_format(&bytes)
-            );
+            eprintln!("{name}: {}", format::unknown_format(bytes));
             ExitCode::from(1)
         }
     }

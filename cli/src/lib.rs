@@ -7,6 +7,7 @@ pub mod explain;
 pub mod format;
 pub mod generate;
 pub mod inspect;
+pub mod io;
 pub mod pack;
 pub mod site;
 

@@ -6,7 +6,6 @@
 //! Exit 0 when the run succeeded, 1 when the file is invalid, cannot be bound, or the run
 //! failed (a fault, a configuration mismatch, a timeout), 2 on usage or I/O errors.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,6 +41,11 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The largest arena the simulator may allocate, in bytes (decimal or 0x hex); a blob
+    /// that needs more is refused (`arena-over-limit`) before anything is allocated.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes,
+          default_value_t = npuschema_sim::run::DEFAULT_MAX_ARENA)]
+    pub max_arena: u64,
     /// The NPU1 blob.
     pub file: PathBuf,
 }
@@ -71,6 +75,14 @@ fn parse_region_path(s: &str) -> Result<(usize, PathBuf), String> {
         .parse()
         .map_err(|e| format!("{n}: not a region index: {e}"))?;
     Ok((n, PathBuf::from(path)))
+}
+
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => s.parse(),
+    }
+    .map_err(|e| format!("{s}: not a byte count: {e}"))
 }
 
 fn faults(list: &[Fault]) -> Faults {
@@ -166,34 +178,69 @@ pub fn report_json(r: &RunReport) -> Value {
     })
 }
 
-/// Run with `args`, writing the report to `out` and diagnostics to `err`.
+/// Run with `args`, writing the report to `out` and diagnostics to `err` (under `--json`,
+/// every error is one JSON object on `out`: `{"ok": false, "code", "message", "stage"}`).
+///
+/// `--output` files are written only when the run succeeded, each through a temporary
+/// file renamed into place ([`npuschema_cli::io::AtomicOutput`]); an output that is the
+/// model file or an `--input` file is refused before the run.
 ///
 /// # Errors
 ///
 /// Only I/O errors writing `out`/`err`.
 pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<ExitCode> {
+    let mut fail = |stage: &str, code: &str, message: String, exit: u8| -> io::Result<ExitCode> {
+        if args.json {
+            let v = json!({ "ok": false, "code": code, "message": message, "stage": stage });
+            writeln!(out, "{v:#}")?;
+        } else {
+            writeln!(err, "npuschema run: {message}")?;
+        }
+        Ok(ExitCode::from(exit))
+    };
     if !args.sim {
-        writeln!(
-            err,
-            "npuschema run: there is no NPU on this host; use --sim to run on the simulated Ethos-U55"
-        )?;
-        return Ok(ExitCode::from(2));
+        return fail(
+            "usage",
+            "no-backend",
+            "there is no NPU on this host; use --sim to run on the simulated Ethos-U55".into(),
+            2,
+        );
     }
-    let blob = match fs::read(&args.file) {
+    let limit = npuschema_cli::io::max_input_bytes();
+    let blob = match npuschema_cli::format::load_npu1(&args.file, "run") {
         Ok(b) => b,
-        Err(e) => {
-            writeln!(err, "npuschema run: {}: {e}", args.file.display())?;
-            return Ok(ExitCode::from(2));
+        Err((exit, msg)) => {
+            let msg = msg.trim_start_matches("npuschema run: ").to_string();
+            let code = if exit == 2 { "io-error" } else { "invalid" };
+            return fail("read", code, msg, exit);
         }
     };
     let mut inputs = Vec::new();
     for (region, path) in &args.input {
-        match fs::read(path) {
+        match npuschema_cli::io::read_all(path, limit) {
             Ok(bytes) => inputs.push((*region, bytes)),
             Err(e) => {
-                writeln!(err, "npuschema run: {}: {e}", path.display())?;
-                return Ok(ExitCode::from(2));
+                return fail("input", e.code(), format!("{}: {e}", path.display()), 2);
             }
+        }
+    }
+    let mut sources: Vec<&std::path::Path> = vec![args.file.as_path()];
+    sources.extend(args.input.iter().map(|(_, p)| p.as_path()));
+    for (_, path) in &args.output {
+        if let Some(src) = sources
+            .iter()
+            .find(|s| npuschema_cli::io::same_file(s, path))
+        {
+            return fail(
+                "output",
+                "output-is-input",
+                format!(
+                    "output-is-input: --output {}: is the input {}: refusing to write over it",
+                    path.display(),
+                    src.display()
+                ),
+                2,
+            );
         }
     }
     let opts = RunOptions {
@@ -202,36 +249,61 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         arena_misalign: args.arena_misalign,
         inputs,
         faults: faults(&args.fault),
+        max_arena: args.max_arena,
         ..RunOptions::default()
     };
     let report = match run_blob(&blob, &opts) {
         Ok(r) => r,
         Err(e) => {
-            if args.json {
-                let v = json!({ "ok": false, "code": e.code(), "message": e.to_string(), "stage": stage(&e) });
-                writeln!(out, "{v:#}")?;
-            } else {
-                writeln!(err, "npuschema run: {}: {e}", args.file.display())?;
-            }
-            return Ok(ExitCode::from(if matches!(e, RunError::Input { .. }) {
+            let exit = if matches!(e, RunError::Input { .. } | RunError::OverLimit { .. }) {
                 2
             } else {
                 1
-            }));
+            };
+            return fail(
+                stage(&e),
+                e.code(),
+                format!("{}: {e}", args.file.display()),
+                exit,
+            );
         }
     };
+    let mut pending = Vec::new();
     for (region, path) in &args.output {
         let Some((_, bytes)) = report.outputs.iter().find(|(i, _)| i == region) else {
-            writeln!(
-                err,
-                "npuschema run: --output {region}: not a runtime region of this blob"
-            )?;
-            return Ok(ExitCode::from(2));
+            return fail(
+                "output",
+                "not-a-runtime-region",
+                format!("--output {region}: not a runtime region of this blob"),
+                2,
+            );
         };
-        if let Err(e) = fs::write(path, bytes) {
-            writeln!(err, "npuschema run: {}: {e}", path.display())?;
-            return Ok(ExitCode::from(2));
+        pending.push((path, bytes));
+    }
+    if report.succeeded() {
+        // Every output is complete in its temporary file before any is renamed.
+        let mut staged = Vec::new();
+        for (path, bytes) in pending {
+            let written =
+                npuschema_cli::io::AtomicOutput::create(path, &sources).and_then(|mut o| {
+                    o.write_all(bytes)?;
+                    Ok(o)
+                });
+            match written {
+                Ok(o) => staged.push(o),
+                Err(e) => return fail("output", e.code, e.to_string(), 2),
+            }
         }
+        for o in staged {
+            if let Err(e) = o.commit() {
+                return fail("output", e.code, e.to_string(), 2);
+            }
+        }
+    } else if !pending.is_empty() && !args.json {
+        writeln!(
+            err,
+            "npuschema run: the run failed: no --output file written"
+        )?;
     }
     if args.json {
         writeln!(out, "{:#}", report_json(&report))?;
@@ -251,15 +323,16 @@ fn stage(e: &RunError) -> &'static str {
         RunError::Bind(_) => "bind",
         RunError::Input { .. } => "input",
         RunError::Init(_) => "init",
+        RunError::OverLimit { .. } => "limit",
     }
 }
 
 /// The subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let stdout = io::stdout();
+    let mut text = Vec::new();
     let stderr = io::stderr();
-    match execute(&args, &mut stdout.lock(), &mut stderr.lock()) {
-        Ok(code) => code,
+    match execute(&args, &mut text, &mut stderr.lock()) {
+        Ok(code) => npuschema_cli::io::print_then("run", text, code),
         Err(_) => ExitCode::from(2),
     }
 }
@@ -269,6 +342,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
     use super::*;
+    use std::fs;
+
     use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 
     fn word(code: u16, param: u16) -> [u8; 4] {
@@ -321,6 +396,7 @@ mod tests {
             output: Vec::new(),
             fault: Vec::new(),
             json: false,
+            max_arena: npuschema_sim::run::DEFAULT_MAX_ARENA,
             file,
         }
     }

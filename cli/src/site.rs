@@ -72,10 +72,11 @@ fn parse(n: &str) -> Option<u16> {
 #[must_use]
 pub fn run(a: Args) -> ExitCode {
     if a.list {
-        for (s, origin) in sites(&a.format) {
-            println!("{}", describe(s, origin));
-        }
-        return ExitCode::SUCCESS;
+        let text: String = sites(&a.format)
+            .into_iter()
+            .map(|(s, origin)| describe(s, origin) + "\n")
+            .collect();
+        return crate::io::print_then("site", text, ExitCode::SUCCESS);
     }
     let Some(id) = a.number.as_deref().and_then(parse) else {
         eprintln!("npuschema site: give a number from 1 to 0xffff (decimal or 0x hex)");
@@ -83,8 +84,7 @@ pub fn run(a: Args) -> ExitCode {
     };
     match lookup(&a.format, id) {
         Some((s, origin)) => {
-            println!("{}", describe(s, origin));
-            ExitCode::SUCCESS
+            crate::io::print_then("site", describe(s, origin) + "\n", ExitCode::SUCCESS)
         }
         None => {
             eprintln!("npuschema site: {:#x} is not a {} check", id, a.format);

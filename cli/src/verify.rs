@@ -104,16 +104,22 @@ pub fn write_report(
 
 /// Run `npuschema verify`.
 pub fn run(args: Args) -> ExitCode {
-    let bytes = match std::fs::read(&args.file) {
+    if args.raw_stream {
+        return match npuschema_cli::io::read_all(&args.file, npuschema_cli::io::max_input_bytes()) {
+            Ok(bytes) => verify_stream(&bytes, &args.region_sizes),
+            Err(e) => {
+                eprintln!("npuschema verify: {}: {e}", args.file.display());
+                ExitCode::from(2)
+            }
+        };
+    }
+    let bytes = match npuschema_cli::format::load_npu1(&args.file, "verify") {
         Ok(b) => b,
-        Err(e) => {
-            eprintln!("npuschema verify: {}: {e}", args.file.display());
-            return ExitCode::from(2);
+        Err((code, msg)) => {
+            eprintln!("{msg}");
+            return ExitCode::from(code);
         }
     };
-    if args.raw_stream {
-        return verify_stream(&bytes, &args.region_sizes);
-    }
     match npuschema_generated::npu1::Npu1::validate(&bytes) {
         Ok(v) => {
             let sizes: Vec<u64> = v.regions().map(|r| u64::from(r.size())).collect();
@@ -128,14 +134,10 @@ pub fn run(args: Args) -> ExitCode {
 
 /// Verify a stream already read, reporting to stdout.
 pub fn verify_stream(stream: &[u8], region_sizes: &[u64]) -> ExitCode {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    match write_report(stream, region_sizes, &mut out) {
-        Ok(outcome) => outcome.exit_code(),
-        Err(e) => {
-            eprintln!("npuschema verify: writing output: {e}");
-            ExitCode::from(2)
-        }
+    let mut text = Vec::new();
+    match write_report(stream, region_sizes, &mut text) {
+        Ok(outcome) => npuschema_cli::io::print_then("verify", text, outcome.exit_code()),
+        Err(e) => npuschema_cli::io::stdout_error("verify", &e, ExitCode::from(2)),
     }
 }
 

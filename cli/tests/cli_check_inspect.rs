@@ -152,10 +152,16 @@ fn check_walks_directories() {
 #[test]
 fn check_rejects_unknown_magic() {
     let d = tmp("magic");
-    let f = write(&d, "x.npub", b"ABCD and more bytes");
+    // A name that no format claims: unknown-format.
+    let f = write(&d, "x.bin", b"ABCD and more bytes");
     let o = run(&["check", "--json", &f]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(json_lines(&o)[0]["error"]["code"], "unknown-format");
+    // Named .npub, the file gets NPU1's own verdict (shorter than its header here).
+    let f = write(&d, "x.npub", b"ABCD and more bytes");
+    let o = run(&["check", "--json", &f]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(json_lines(&o)[0]["error"]["code"], "truncated-header");
 }
 
 #[test]

@@ -3,10 +3,28 @@
 //! The simulator never dereferences an address. It sees only bytes that were put into a
 //! window: by the driver's cache-clean hook (the bytes the NPU is about to read, copied at
 //! the bus address the driver gave it) or by the test harness ([`crate::Sim::map`]).
+//!
+//! A window's memory grows with what is in it, not with its size: a new window starts
+//! zeroed by the allocator (pages the process has not touched), and only the pages whose
+//! bytes are not all zero are copied in. A runtime region of zeros costs address space, not
+//! memory, until the stream writes it.
 
 /// `a - b` as a `usize`, if `a >= b` and it fits.
 fn usize_diff(a: u64, b: u64) -> Option<usize> {
     usize::try_from(a.checked_sub(b)?).ok()
+}
+
+/// Bytes compared at a time by [`copy_touching`]: a page.
+const CHUNK: usize = 4096;
+
+/// `dst.copy_from_slice(src)`, but leaving alone every page-sized chunk where both are all
+/// zero, so that a zeroed destination's untouched pages stay untouched.
+fn copy_touching(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.chunks_mut(CHUNK).zip(src.chunks(CHUNK)) {
+        if s.iter().any(|&b| b != 0) || d.iter().any(|&b| b != 0) {
+            d.copy_from_slice(s);
+        }
+    }
 }
 
 /// One contiguous window.
@@ -59,17 +77,18 @@ impl Memory {
         let (Some(len), Some(at)) = (usize_diff(hi, lo), usize_diff(base, lo)) else {
             return false;
         };
+        // Zeroed by the allocator: untouched pages take no memory until written.
         let mut merged = vec![0u8; len];
         for w in self.windows.drain(first..last) {
             // Every merged window lies inside lo..hi.
             if let Some(dst) = usize_diff(w.base, lo)
                 .and_then(|off| merged.get_mut(off..off.checked_add(w.bytes.len())?))
             {
-                dst.copy_from_slice(&w.bytes);
+                copy_touching(dst, &w.bytes);
             }
         }
         if let Some(dst) = merged.get_mut(at..at.saturating_add(data.len())) {
-            dst.copy_from_slice(data);
+            copy_touching(dst, data);
         }
         self.windows.insert(
             first,
@@ -164,6 +183,21 @@ mod tests {
         assert!(m.read(u64::MAX, 2).is_none());
         assert!(m.write(20, &[1; 4]).is_some());
         assert!(m.write(22, &[1; 4]).is_none());
+    }
+
+    #[test]
+    fn zero_pages_are_skipped_but_zeros_still_overwrite() {
+        let mut m = Memory::new();
+        let mut data = vec![0u8; 3 * CHUNK + 5];
+        data[CHUNK + 7] = 9;
+        assert!(m.store(0x1000, &data));
+        assert_eq!(m.read(0x1000, data.len() as u64), Some(&data[..]));
+        // Zeros stored over non-zero bytes replace them.
+        assert!(m.store(0x1000 + CHUNK as u64, &[0u8; CHUNK]));
+        assert_eq!(m.read(0x1000 + CHUNK as u64 + 7, 1), Some(&[0u8][..]));
+        let mut d = [1u8; 10];
+        copy_touching(&mut d, &[0u8; 10]);
+        assert_eq!(d, [0u8; 10]);
     }
 
     #[test]

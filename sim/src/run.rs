@@ -31,7 +31,16 @@ pub struct RunOptions {
     pub run_latency: u32,
     /// Completion checks before `npu-timeout`.
     pub run_polls: u32,
+    /// The largest arena the run may allocate, in bytes ([`DEFAULT_MAX_ARENA`] by default):
+    /// a blob whose runtime regions need more is refused with `arena-over-limit` before
+    /// anything is allocated (the simulator holds a copy of what the NPU may touch, so a
+    /// blob declaring a 4 GiB region would otherwise take several times that).
+    pub max_arena: u64,
 }
+
+/// The default [`RunOptions::max_arena`]: 64 MiB, far above the arena of any model the
+/// shared Vela outputs hold (under 100 KiB) and of the microcontrollers an Ethos-U55 sits in.
+pub const DEFAULT_MAX_ARENA: u64 = 64 << 20;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -43,6 +52,7 @@ impl Default for RunOptions {
             faults: Faults::default(),
             run_latency: SimConfig::default().run_latency,
             run_polls: 100_000,
+            max_arena: DEFAULT_MAX_ARENA,
         }
     }
 }
@@ -64,6 +74,13 @@ pub enum RunError {
     },
     /// The driver could not bring the simulated NPU up.
     Init(DriverError),
+    /// The arena the blob needs is over [`RunOptions::max_arena`].
+    OverLimit {
+        /// Bytes the blob's regions need ([`ArenaSize::any_start`]).
+        needed: u64,
+        /// The limit in force.
+        limit: u64,
+    },
 }
 
 impl RunError {
@@ -74,6 +91,7 @@ impl RunError {
             Self::Invalid(e) | Self::Bind(e) => e.code,
             Self::Input { .. } => "bad-input",
             Self::Init(e) => e.code,
+            Self::OverLimit { .. } => "arena-over-limit",
         }
     }
 }
@@ -85,6 +103,10 @@ impl fmt::Display for RunError {
             Self::Bind(e) => write!(f, "cannot bind: {e}"),
             Self::Input { region, reason } => write!(f, "bad-input: region {region}: {reason}"),
             Self::Init(e) => write!(f, "NPU init failed: {e}"),
+            Self::OverLimit { needed, limit } => write!(
+                f,
+                "arena-over-limit: the blob's regions need a {needed}-byte arena, over the simulator's limit of {limit} bytes"
+            ),
         }
     }
 }
@@ -249,6 +271,12 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
     let accel_macs = view.header().accel().raw();
     let roles: Vec<Role> = view.regions().map(|r| r.role()).collect();
     let needed = arena_size(&view);
+    if needed.any_start > opts.max_arena {
+        return Err(RunError::OverLimit {
+            needed: needed.any_start,
+            limit: opts.max_arena,
+        });
+    }
     let arena_bytes = usize::try_from(needed.any_start).map_err(|_| {
         RunError::Bind(Error::new(
             "arena-overflow",

@@ -3,8 +3,7 @@
 //! the region sizes the blob declares.
 
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
@@ -237,62 +236,43 @@ fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackR
     })
 }
 
-/// Removes the temporary file unless disarmed.
-struct TempFile {
-    path: PathBuf,
-    armed: bool,
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if self.armed {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// `npuschema pack`: read `input`, write `output`. The blob goes to `<output>.tmp` in the
-/// same directory, is read back, validated and checked, and only then renamed to `output`;
-/// on any failure nothing is left behind.
+/// `npuschema pack`: read `input`, write `output`. The blob goes to a uniquely named
+/// temporary file created next to `output` ([`crate::io::AtomicOutput`]), is read back,
+/// validated and checked, and only then renamed to `output`; on any failure nothing is left
+/// behind and `output` is untouched. Writing over `input` is refused (`output-is-input`).
 pub fn pack_file(input: &Path, output: &Path, accel: AccelChoice) -> Result<PackReport, PackError> {
+    let out_err = |e: crate::io::OutputError| {
+        PackError::new(e.code, e.path.display().to_string(), None, e.message)
+    };
+    // Refuse before reading anything, and again when the temporary file is made.
+    if crate::io::same_file(input, output) {
+        return Err(PackError::new(
+            "output-is-input",
+            output.display().to_string(),
+            None,
+            format!(
+                "is the input {}: refusing to write over it",
+                input.display()
+            ),
+        ));
+    }
     let m = super::load(input)?;
     let packed = pack_model(&m, accel)?;
-    let io = |what: &str, p: &Path, e: std::io::Error| {
+    let mut out = crate::io::AtomicOutput::create(output, &[input]).map_err(out_err)?;
+    out.write_all(&packed.bytes).map_err(out_err)?;
+    // What is on disk is what gets proved.
+    let tmp = out.temp_path().to_path_buf();
+    let written = fs::read(&tmp).map_err(|e| {
         PackError::new(
             "io-error",
-            p.display().to_string(),
+            tmp.display().to_string(),
             None,
-            format!("{what}: {e}"),
+            format!("cannot read back: {e}"),
         )
-    };
-    let mut tmp_name = output
-        .file_name()
-        .map(|n| n.to_os_string())
-        .ok_or_else(|| {
-            PackError::new(
-                "io-error",
-                output.display().to_string(),
-                None,
-                "not a file name",
-            )
-        })?;
-    tmp_name.push(".tmp");
-    let tmp = TempFile {
-        path: output.with_file_name(tmp_name),
-        armed: true,
-    };
-    let mut f = fs::File::create(&tmp.path).map_err(|e| io("cannot create", &tmp.path, e))?;
-    f.write_all(&packed.bytes)
-        .map_err(|e| io("cannot write", &tmp.path, e))?;
-    f.sync_all().map_err(|e| io("cannot sync", &tmp.path, e))?;
-    drop(f);
-    // What is on disk is what gets proved.
-    let written = fs::read(&tmp.path).map_err(|e| io("cannot read back", &tmp.path, e))?;
+    })?;
     let regions = plan(&m)?;
     let mut report = prove(&written, &m, &regions)?;
-    fs::rename(&tmp.path, output).map_err(|e| io("cannot rename into place", output, e))?;
-    let mut tmp = tmp;
-    tmp.armed = false;
+    out.commit().map_err(out_err)?;
     report.input = input.display().to_string();
     report.output = output.display().to_string();
     Ok(report)

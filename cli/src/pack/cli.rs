@@ -44,7 +44,10 @@ struct JsonError<'a> {
 
 /// Exit status for a failure: 2 for I/O trouble, 1 for an input that cannot be packed.
 fn status(e: &PackError) -> ExitCode {
-    if e.code == "io-error" {
+    if matches!(
+        e.code,
+        "io-error" | "input-too-large" | "output-is-input" | "output-replaced"
+    ) {
         ExitCode::from(2)
     } else {
         ExitCode::from(1)
@@ -55,12 +58,12 @@ fn status(e: &PackError) -> ExitCode {
 pub fn run(args: Args) -> ExitCode {
     match pack_file(&args.input, &args.output, args.accel) {
         Ok(report) => {
-            if args.json {
-                println!("{}", report.to_json());
+            let text = if args.json {
+                format!("{}\n", report.to_json())
             } else {
-                print!("{}", report.to_text());
-            }
-            ExitCode::SUCCESS
+                report.to_text()
+            };
+            crate::io::print_then("pack", text, ExitCode::SUCCESS)
         }
         Err(e) => {
             if args.json {
@@ -71,10 +74,9 @@ pub fn run(args: Args) -> ExitCode {
                     detail: &e.detail,
                 };
                 let body = serde_json::json!({ "error": j });
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&body).unwrap_or_default()
-                );
+                let text = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
+                // The error is also on stderr; a closed stdout changes nothing here.
+                let _ = crate::io::print(text);
             }
             eprintln!("npuschema pack: {e}");
             eprintln!(

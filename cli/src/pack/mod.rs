@@ -32,9 +32,13 @@ pub use model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel}
 /// Read a Vela output file, telling npz from TFLite by content (zip signature or the
 /// FlatBuffer identifier "TFL3"), not by name.
 pub fn load(path: &Path) -> Result<VelaModel, PackError> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = crate::io::read_all(path, crate::io::max_input_bytes()).map_err(|e| {
         PackError::new(
-            "io-error",
+            if matches!(e, crate::io::InputError::TooLarge { .. }) {
+                "input-too-large"
+            } else {
+                "io-error"
+            },
             path.display().to_string(),
             None,
             format!("cannot read: {e}"),

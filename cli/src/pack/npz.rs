@@ -32,8 +32,154 @@ use serde_pickle::{HashableValue, Value};
 use super::cop;
 use super::model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
 
-/// Members larger than this are refused (a zip bomb guard; real payloads are megabytes).
-const MAX_MEMBER_BYTES: u64 = 1 << 31;
+/// Members whose declared (uncompressed) size is over the input limit
+/// ([`crate::io::max_input_bytes`], 256 MiB by default) are refused before they are
+/// inflated (a zip bomb guard; real payloads are megabytes), and no member is read past it.
+fn max_member_bytes() -> u64 {
+    crate::io::max_input_bytes()
+}
+
+/// The most containers (lists, tuples, dicts, objects) a quantisation pickle may create.
+/// A value cannot nest deeper than the containers it has (a container cannot hold itself:
+/// the decoder refuses recursive structures), so this bounds the depth to which decoding,
+/// and dropping, the value recurses. Vela's pickles create about 20 per tensor.
+pub const MAX_PICKLE_CONTAINERS: usize = 1000;
+
+/// The number of containers the pickle program `p` creates, read opcode by opcode without
+/// running it; `Err` for a program that is not well formed (the decoder would refuse it
+/// too) or that creates more than `limit` (then `Ok(limit + 1)`).
+pub fn pickle_containers(p: &[u8], limit: usize) -> Result<usize, String> {
+    let mut at = 0usize;
+    let mut containers = 0usize;
+    let le = |b: &[u8]| b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x));
+    while let Some(&op) = p.get(at) {
+        at += 1;
+        // Argument bytes: fixed, a length prefix (`n` bytes then that many), or lines.
+        let (fixed, prefixed, lines) = match op {
+            b'(' | b'.' | b'0' | b'1' | b'2' | b'N' | b'R' | b'a' | b'b' | b'd' | b'}' | b'e'
+            | b'l' | b']' | b'o' | b's' | b't' | b')' | b'u' | b'Q' | 0x81 | 0x85 | 0x86 | 0x87
+            | 0x88 | 0x89 | 0x8f | 0x90 | 0x91 | 0x92 | 0x93 | 0x94 | 0x97 | 0x98 => (0, 0, 0),
+            b'K' | b'h' | b'q' | 0x80 | 0x82 => (1, 0, 0),
+            b'M' | 0x83 => (2, 0, 0),
+            b'J' | b'j' | b'r' | 0x84 => (4, 0, 0),
+            b'G' | 0x95 => (8, 0, 0),
+            b'U' | b'C' | 0x8c | 0x8a => (0, 1, 0),
+            b'T' | b'X' | b'B' | 0x8b => (0, 4, 0),
+            0x8d | 0x8e | 0x96 => (0, 8, 0),
+            b'I' | b'L' | b'S' | b'V' | b'F' | b'g' | b'p' | b'P' => (0, 0, 1),
+            b'c' | b'i' => (0, 0, 2),
+            other => {
+                return Err(format!(
+                    "unknown pickle opcode {other:#04x} at byte {}",
+                    at - 1
+                ));
+            }
+        };
+        if matches!(
+            op,
+            b'd' | b'}'
+                | b'l'
+                | b']'
+                | b't'
+                | b')'
+                | b'o'
+                | b'R'
+                | b'b'
+                | b'i'
+                | 0x81
+                | 0x85
+                | 0x86
+                | 0x87
+                | 0x8f
+                | 0x91
+                | 0x92
+        ) {
+            containers += 1;
+            if containers > limit {
+                return Ok(containers);
+            }
+        }
+        let short = || format!("pickle ends inside the argument of opcode {op:#04x}");
+        if prefixed > 0 {
+            let n = p.get(at..at + prefixed).map(le).ok_or_else(short)?;
+            at += prefixed;
+            let n = usize::try_from(n).map_err(|_| short())?;
+            at = at
+                .checked_add(n)
+                .filter(|&e| e <= p.len())
+                .ok_or_else(short)?;
+        } else if lines > 0 {
+            for _ in 0..lines {
+                let nl = p.get(at..).and_then(|r| r.iter().position(|&b| b == b'\n'));
+                at += nl.ok_or_else(short)? + 1;
+            }
+        } else {
+            at = at
+                .checked_add(fixed)
+                .filter(|&e| e <= p.len())
+                .ok_or_else(short)?;
+        }
+        if op == b'.' {
+            break;
+        }
+    }
+    Ok(containers)
+}
+
+/// The bytes after a `.npy` header (whose header `NpyFile::new` already parsed): version 1
+/// has a 2-byte header length at byte 8, versions 2 and 3 a 4-byte one.
+fn npy_data_len(bytes: &[u8]) -> u64 {
+    let at = match bytes.get(6) {
+        Some(1) => bytes
+            .get(8..10)
+            .map(|b| 10 + u64::from(u16::from_le_bytes([b[0], b[1]]))),
+        Some(_) => bytes
+            .get(8..12)
+            .map(|b| 12 + u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+        None => None,
+    };
+    (bytes.len() as u64).saturating_sub(at.unwrap_or(bytes.len() as u64))
+}
+
+/// The shape a `.npy` header declares, read from its header text (`'shape': (a, b, ...)`)
+/// without trusting it; `None` when it is not found (the npy reader then says why).
+fn npy_declared_shape(bytes: &[u8]) -> Option<Vec<u64>> {
+    let text = bytes.get(..bytes.len().min(1 << 16))?;
+    let text = String::from_utf8_lossy(text);
+    let after = &text[text.find("'shape'")? + "'shape'".len()..];
+    let open = after.find('(')?;
+    let close = after[open..].find(')')? + open;
+    after[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.trim_end_matches('L').parse::<u64>().ok())
+        .collect()
+}
+
+/// The element count of an array of `shape`, if it does not overflow 64 bits.
+fn element_count(shape: &[u64]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d))
+}
+
+/// Check that an array's declared shape fits the bytes that follow its header: a count that
+/// overflows (`(2^62, 2^62)` must not wrap to 0) or needs more bytes than there are is
+/// refused before anything is allocated for it.
+fn check_shape(name: &str, shape: &[u64], elem: u64, avail: u64) -> Result<u64, PackError> {
+    let count = element_count(shape);
+    match count.and_then(|c| c.checked_mul(elem)) {
+        Some(need) if need <= avail => Ok(count.unwrap_or(0)),
+        need => Err(PackError::new(
+            "npz-bad-shape",
+            name.to_string(),
+            None,
+            match need {
+                Some(n) => format!("shape {shape:?} needs {n} bytes, {avail} follow the header"),
+                None => format!("shape {shape:?}: the element count overflows 64 bits"),
+            },
+        )),
+    }
+}
 
 /// The zip file, with its name for messages.
 struct Npz<'a> {
@@ -56,26 +202,60 @@ impl Npz<'_> {
                 format!("not readable in the npz: {e}"),
             )
         })?;
-        if f.size() > MAX_MEMBER_BYTES {
+        let limit = max_member_bytes();
+        if f.size() > limit {
             return Err(PackError::new(
                 "npz-member-too-large",
                 name,
                 None,
-                format!("{} bytes uncompressed (limit {MAX_MEMBER_BYTES})", f.size()),
+                format!(
+                    "{} bytes uncompressed (limit {limit}; set {} to raise it)",
+                    f.size(),
+                    crate::io::MAX_INPUT_ENV
+                ),
             ));
         }
         let mut out = Vec::new();
+        // One byte past the limit tells a member whose declared size lies.
         f.by_ref()
-            .take(MAX_MEMBER_BYTES)
+            .take(limit.saturating_add(1))
             .read_to_end(&mut out)
             .map_err(|e| {
-                PackError::new("npz-bad-member", name, None, format!("cannot be read: {e}"))
+                PackError::new(
+                    "npz-bad-member",
+                    name.clone(),
+                    None,
+                    format!("cannot be read: {e}"),
+                )
             })?;
+        if out.len() as u64 > limit {
+            return Err(PackError::new(
+                "npz-member-too-large",
+                name,
+                None,
+                format!("more than {limit} bytes uncompressed"),
+            ));
+        }
         Ok(out)
     }
 
     fn npy<'b>(&mut self, member: &str, bytes: &'b [u8]) -> Result<NpyFile<&'b [u8]>, PackError> {
         let _ = self;
+        // npyz multiplies the dimensions unchecked (a panic, or a wrapped length).
+        if let Some(shape) = npy_declared_shape(bytes)
+            && shape
+                .iter()
+                .filter(|&&d| d != 0)
+                .try_fold(1u64, |a, &d| a.checked_mul(d))
+                .is_none()
+        {
+            return Err(PackError::at(
+                "npz-bad-shape",
+                format!("{member}.npy"),
+                0,
+                format!("shape {shape:?}: the element count overflows 64 bits"),
+            ));
+        }
         NpyFile::new(bytes).map_err(|e| {
             PackError::at(
                 "npz-bad-npy-header",
@@ -116,6 +296,8 @@ impl Npz<'_> {
             DType::Plain(ts)
                 if ts.type_char() == TypeChar::Uint && ts.size_field() == 1 && shape.len() == 1 =>
             {
+                let avail = npy_data_len(&bytes);
+                check_shape(&name, &shape, 1, avail)?;
                 npy.into_vec::<u8>()
                     .map_err(|e| PackError::new("npz-truncated-member", name, None, e.to_string()))
             }
@@ -138,7 +320,12 @@ impl Npz<'_> {
         let npy = self.npy(member, &bytes)?;
         let name = format!("{member}.npy");
         let shape = npy.shape().to_vec();
-        if npy.len() == 0 {
+        let elem = match npy.dtype() {
+            DType::Plain(ts) => ts.size_field(),
+            _ => 1,
+        };
+        let avail = npy_data_len(&bytes);
+        if check_shape(&name, &shape, elem, avail)? == 0 {
             return Ok((Vec::new(), shape));
         }
         let bad = |e: std::io::Error| {
@@ -332,6 +519,21 @@ impl Npz<'_> {
             return unknown;
         }
         let pickle = npy.into_inner();
+        match pickle_containers(pickle, MAX_PICKLE_CONTAINERS) {
+            Ok(n) if n > MAX_PICKLE_CONTAINERS => {
+                notes.push(format!(
+                    "{member}.npy: the pickle creates more than {MAX_PICKLE_CONTAINERS} containers (it may nest that deep; not decoded): quantisation unknown"
+                ));
+                return unknown;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                notes.push(format!(
+                    "{member}.npy: pickle not decodable ({e}): quantisation unknown"
+                ));
+                return unknown;
+            }
+        }
         let value = match serde_pickle::value_from_reader(pickle, serde_pickle::DeOptions::new()) {
             Ok(v) => v,
             Err(e) => {

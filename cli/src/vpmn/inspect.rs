@@ -493,12 +493,12 @@ pub fn text(j: &Value, with_ledger: bool) -> String {
 pub fn run(bytes: &[u8], file: &std::path::Path, as_json: bool, with_ledger: bool) -> ExitCode {
     match json(bytes) {
         Ok(j) => {
-            if as_json {
-                println!("{j}");
+            let out = if as_json {
+                format!("{j}\n")
             } else {
-                print!("{}", text(&j, with_ledger));
-            }
-            ExitCode::SUCCESS
+                text(&j, with_ledger)
+            };
+            crate::io::print_then("inspect", out, ExitCode::SUCCESS)
         }
         Err(e) => {
             eprintln!("{}: {e}", file.display());
