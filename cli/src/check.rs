@@ -56,8 +56,8 @@ pub enum Outcome {
     Checked {
         /// The format it was validated as, if any.
         format: Option<format::Format>,
-        /// The validation result.
-        result: Result<(), npuschema_core::Error>,
+        /// The verdict ([`format::verdict`]).
+        result: Result<(), format::Refusal>,
     },
     /// Not read: `code` is `io-error` or `file-too-large`.
     Unread {
@@ -161,7 +161,7 @@ pub fn check_file_as(path: &Path, forced: Option<Format>) -> Outcome {
     match format::load(path, forced, crate::io::max_input_bytes()) {
         Ok(l) => Outcome::Checked {
             format: l.format,
-            result: l.validate(),
+            result: l.verdict(),
         },
         Err(e) => Outcome::unread(&e),
     }
@@ -215,9 +215,10 @@ pub fn json_line(path: &Path, outcome: &Outcome) -> Value {
                 Ok(()) => Value::Null,
                 Err(e) => json!({
                     "code": e.code,
-                    "field": e.field.to_string(),
+                    "field": e.field,
                     "offset": e.offset,
-                    "message": e.to_string(),
+                    "message": e.message,
+                    "stage": e.stage,
                 }),
             },
         ),

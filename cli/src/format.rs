@@ -90,11 +90,16 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The verdict: the chosen format's validator over what was read. When only the head
-    /// was read, the head decides it (`unknown-format`, `bad-magic`: every format checks
-    /// its magic before anything past its header), so the result is the whole file's.
+    /// The generated validator's result over what was read. When only the head was read,
+    /// the head decides it (`unknown-format`, `bad-magic`: every format checks its magic
+    /// before anything past its header), so the result is the whole file's.
     pub fn validate(&self) -> Result<(), Error> {
         validate_as(self.format, self.input.bytes())
+    }
+
+    /// `check`'s verdict ([`verdict`]) over what was read (the head decides as above).
+    pub fn verdict(&self) -> Result<(), Refusal> {
+        verdict(self.format, self.input.bytes())
     }
 
     /// The whole file, if it was read (the chosen format's magic matched).
@@ -165,7 +170,8 @@ fn validate_vpmn(bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// Read `path` for a command that takes NPU1 files only (`disasm`, `verify`, `run`): the
-/// whole file when its magic is NPU1, at most the input limit. Otherwise the refusal, as
+/// whole file when its magic is NPU1 (at most the input limit) and the firmware loader
+/// would take it ([`npu1_loadable`]). Otherwise the refusal, as
 /// `(exit status, message)`: a VPMN file is named as one; anything else gets NPU1's own
 /// verdict on its head (`bad-magic`, `truncated-header`), as `check --format npu1` gives.
 ///
@@ -178,7 +184,10 @@ pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, String)> {
     let loaded = load(path, Some(Format::Npu1), crate::io::max_input_bytes())
         .map_err(|e| (2, format!("npuschema {cmd}: {name}: {e}")))?;
     match loaded.input {
-        Input::Whole(b) if detect(&b) == Some(Format::Npu1) => Ok(b),
+        Input::Whole(b) if detect(&b) == Some(Format::Npu1) => match npu1_loadable(&b) {
+            Ok(_) => Ok(b),
+            Err(e) => Err((1, format!("npuschema {cmd}: {name}: {e}"))),
+        },
         input => {
             if detect(input.bytes()) == Some(Format::Vpmn) {
                 return Err((
@@ -193,5 +202,197 @@ pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, String)> {
                 .unwrap_or_else(|| unknown_format(input.bytes()));
             Err((1, format!("npuschema {cmd}: {name}: {e}")))
         }
+    }
+}
+
+/// Why a file is refused, by which check: the error the JSON of `check` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The stable code (`bad-magic`, `misaligned-baked-region`, `stop-before-end`, ...).
+    pub code: &'static str,
+    /// The field concerned (`regions[1].data_offset`, `cmd_stream`, ...).
+    pub field: String,
+    /// Its byte offset in the file.
+    pub offset: u64,
+    /// The whole message.
+    pub message: String,
+    /// Which check refused it: `validator` (the generated code of the schema), `binder`
+    /// (the firmware loader's placement rules), `host` (this tool's rules for a loadable
+    /// model), `stream-checker` (the static command-stream checker) or `ledger` (VPMN byte
+    /// ownership).
+    pub stage: &'static str,
+}
+
+impl Refusal {
+    /// A validator or binder error.
+    pub fn of(e: &Error, stage: &'static str) -> Self {
+        Self {
+            code: e.code,
+            field: e.field.to_string(),
+            offset: e.offset,
+            message: e.to_string(),
+            stage,
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// The accelerator values of real Ethos-U55 configurations (MACs per cycle), and 0 for
+/// unspecified. The schema keeps `accel` an open enum (an unknown value is read and
+/// reported, not an error in the generated validator); a loadable model must hold one of
+/// these, or the driver refuses it at run time (`config-mismatch`).
+pub const REAL_ACCELS: [u32; 5] = [0, 32, 64, 128, 256];
+
+/// The NPU address map of a blob placed at address 0 (16-byte aligned, as the format
+/// requires a firmware image to place it): the binder's alignment rules then see the
+/// blob's own offsets.
+struct BlobAtZero {
+    base: usize,
+    len: usize,
+}
+
+impl npuschema_runtime::binder::AddressMap for BlobAtZero {
+    fn npu_address(&self, cpu: usize) -> u64 {
+        match cpu.checked_sub(self.base) {
+            Some(off) if off <= self.len => off as u64,
+            _ => 0,
+        }
+    }
+}
+
+/// What the firmware loader accepts: the generated validator, then the binder's placement
+/// rules that do not depend on the arena (at most 8 regions, the command stream and every
+/// baked region 16-byte aligned, for a blob at a 16-byte aligned address), then an
+/// accelerator value that is a real configuration ([`REAL_ACCELS`]). `disasm`, `verify`,
+/// `run` and `check` all start here.
+///
+/// # Errors
+///
+/// The first check that fails.
+pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
+    use npuschema_runtime::binder::{Job, RegionSource, RegionSpec};
+    let v = Npu1::validate(bytes).map_err(|e| Refusal::of(&e, "validator"))?;
+    // Runtime regions as zero bytes: they take no arena, so only the placement rules run.
+    let specs: Vec<RegionSpec<'_>> = v
+        .regions()
+        .map(|r| RegionSpec {
+            role: r.role().raw(),
+            source: match r.data() {
+                Some(d) => RegionSource::Baked(d),
+                None => RegionSource::Runtime(0),
+            },
+        })
+        .collect();
+    let map = BlobAtZero {
+        base: bytes.as_ptr().addr(),
+        len: bytes.len(),
+    };
+    Job::bind_parts(
+        v.cmd_stream(),
+        v.header().accel().raw(),
+        specs,
+        &mut [],
+        &map,
+    )
+    .map_err(|e| Refusal::of(&e, "binder"))?;
+    let accel = v.header().accel().raw();
+    if !REAL_ACCELS.contains(&accel) {
+        let e = Error::new(
+            "unsupported-accel",
+            npuschema_core::Field::plain("header.accel"),
+            24,
+            npuschema_core::Detail::UnknownValue {
+                value: u64::from(accel),
+            },
+        );
+        let mut r = Refusal::of(&e, "host");
+        r.message = format!(
+            "{e}: not an Ethos-U55 configuration (0 unspecified, 32, 64, 128, 256 MACs/cycle); the driver would refuse it (config-mismatch)"
+        );
+        return Err(r);
+    }
+    Ok(v)
+}
+
+/// `check`'s verdict on an NPU1 file: [`npu1_loadable`], then the static command-stream
+/// checker (`verify`) over its regions, whose first finding or decode error refuses it.
+/// So a file `check` accepts is one `disasm`, `verify`, `inspect` and `run --sim` accept
+/// and the firmware loader binds.
+///
+/// # Errors
+///
+/// The first check that fails.
+pub fn npu1_verdict(bytes: &[u8]) -> Result<(), Refusal> {
+    let v = npu1_loadable(bytes)?;
+    let sizes: Vec<u64> = v.regions().map(|r| u64::from(r.size())).collect();
+    let base = u64::from(v.header().cmd_offset());
+    let mut first = None;
+    let checked = npuschema_runtime::cmd::check(v.cmd_stream(), &sizes, &mut |f| {
+        first.get_or_insert(f);
+    });
+    let at = |off: u32| base.saturating_add(u64::from(off));
+    match (checked, first) {
+        (Err(e), _) => Err(Refusal {
+            code: e.code,
+            field: "cmd_stream".into(),
+            offset: at(e.offset),
+            message: format!("{}: cmd_stream (stream byte {:#x}): {e}", e.code, e.offset),
+            stage: "stream-checker",
+        }),
+        (Ok(_), Some(f)) => Err(Refusal {
+            code: f.code.as_str(),
+            field: "cmd_stream".into(),
+            offset: at(f.offset),
+            message: format!("{f} (stream at {base:#x})"),
+            stage: "stream-checker",
+        }),
+        (Ok(_), None) => Ok(()),
+    }
+}
+
+/// `check`'s verdict on a VPMN file: the generated validator, then the field map's byte
+/// ownership (sections and tables may not overlap), which `inspect` needs.
+///
+/// # Errors
+///
+/// The first check that fails.
+pub fn vpmn_verdict(bytes: &[u8]) -> Result<(), Refusal> {
+    use crate::vpmn::ledger::{Ledger, LedgerError};
+    match Ledger::of(bytes) {
+        Ok(_) => Ok(()),
+        Err(LedgerError::Invalid(e)) => Err(Refusal::of(&e, "validator")),
+        Err(LedgerError::Overlap { first, second, at }) => Err(Refusal {
+            code: "ownership-overlap",
+            field: format!("{first} / {second}"),
+            offset: at,
+            message: format!("ownership-overlap: {first} and {second} both claim byte {at:#x}"),
+            stage: "ledger",
+        }),
+        Err(e) => Err(Refusal {
+            code: "ownership-overlap",
+            field: String::new(),
+            offset: 0,
+            message: e.to_string(),
+            stage: "ledger",
+        }),
+    }
+}
+
+/// `check`'s verdict: as `format` ([`npu1_verdict`], [`vpmn_verdict`]), `unknown-format`
+/// for none.
+///
+/// # Errors
+///
+/// The first check that fails.
+pub fn verdict(format: Option<Format>, bytes: &[u8]) -> Result<(), Refusal> {
+    match format {
+        Some(Format::Npu1) => npu1_verdict(bytes),
+        Some(Format::Vpmn) => vpmn_verdict(bytes),
+        None => Err(Refusal::of(&unknown_format(bytes), "validator")),
     }
 }

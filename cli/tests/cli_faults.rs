@@ -761,3 +761,84 @@ fn check_chooses_by_magic_then_extension_and_format_forces() {
     assert!(stderr(&o).contains("bad-magic"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(d);
 }
+
+/// Recompute the NPU1 checksum (FNV-1a over bytes 32..) after an edit.
+fn reseal(b: &mut [u8]) {
+    let sum = npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &b[32..]);
+    b[28..32].copy_from_slice(&sum.to_le_bytes());
+}
+
+fn put(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+#[test]
+fn check_verify_run_and_the_loader_give_one_verdict() {
+    let d = tmp("verdict");
+    // A baked region at a non-16-aligned offset: the binder's rule.
+    let mut misaligned = blob();
+    let at = 32 + 12; // regions[0].data_offset
+    let moved = get(&misaligned, at) - 4;
+    put(&mut misaligned, at, moved);
+    reseal(&mut misaligned);
+    // accel 100: not a configuration.
+    let mut accel = blob();
+    put(&mut accel, 24, 100);
+    reseal(&mut accel);
+    // A STOP before the end of the stream: the NPU ends early.
+    let mut early = blob();
+    let cmd_offset = get(&early, 16) as usize;
+    let cmd_bytes = get(&early, 20) as usize;
+    // The stream is 11 words; put a STOP over the DMA_START (word 8) so two commands follow.
+    put(&mut early, cmd_offset + 8 * 4, 0xFFFF_0000);
+    assert!(cmd_bytes > 9 * 4);
+    reseal(&mut early);
+    let firmware = |b: &[u8]| {
+        // Placed at a 16-byte aligned address, as a firmware image places it.
+        let mut buf = vec![0u8; b.len() + 16];
+        let skew = 0usize.wrapping_sub(buf.as_ptr().addr()) & 15;
+        buf[skew..skew + b.len()].copy_from_slice(b);
+        let mut arena = vec![0u8; 4096];
+        npuschema_runtime::binder::Job::load(&buf[skew..skew + b.len()], &mut arena[..])
+            .map(|_| ())
+            .map_err(|e| e.code)
+    };
+    assert_eq!(firmware(&blob()), Ok(()));
+    assert_eq!(firmware(&misaligned), Err("misaligned-baked-region"));
+    for (name, bytes, want, stage) in [
+        (
+            "misaligned.npub",
+            &misaligned,
+            "misaligned-baked-region",
+            "binder",
+        ),
+        ("accel.npub", &accel, "unsupported-accel", "host"),
+        ("early.npub", &early, "stop-before-end", "stream-checker"),
+    ] {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).expect("write");
+        let o = run(&[OsStr::new("check"), OsStr::new("--json"), p.as_os_str()]);
+        assert_eq!(code(&o), 1, "{name}");
+        let v = &json_lines(&o)[0];
+        assert_eq!(v["error"]["code"], want, "{name}: {v}");
+        assert_eq!(v["error"]["stage"], stage, "{name}: {v}");
+        let o = run(&[OsStr::new("verify"), p.as_os_str()]);
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+        assert_eq!(code(&o), 1, "verify {name}: {text}");
+        assert!(text.contains(want), "verify {name}: {text}");
+        let o = run(&[OsStr::new("run"), OsStr::new("--sim"), p.as_os_str()]);
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+        assert_eq!(code(&o), 1, "run {name}: {text}");
+        let run_code = if want == "stop-before-end" {
+            "cmd-end-not-reached"
+        } else {
+            want
+        };
+        assert!(text.contains(run_code), "run {name}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}

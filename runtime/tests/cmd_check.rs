@@ -612,3 +612,30 @@ fn cmd_check_returns_decode_error_after_reporting_earlier_findings() {
         "findings before the bad word are reported"
     );
 }
+
+#[test]
+fn cmd_check_reports_a_stop_before_the_end_and_stops_there() {
+    // STOP last: nothing to report.
+    let s = dma(0, 1, 0, 0, 0x20).c0(O::OpStop, 0xFFFF);
+    assert_eq!(s.findings(&[0x100, 0x100]), vec![]);
+    // STOP in the middle: the NPU ends there (cmd-end-not-reached at run time); what follows,
+    // an overflowing DMA here, never runs and is not reported.
+    let s = dma(0, 1, 0, 0, 0x20)
+        .c0(O::OpStop, 0xFFFF)
+        .c1(O::SetDma0Len, 0x1000)
+        .c0(O::OpDmaStart, 0);
+    let stop_at = 6 * 4 + 3 * 4;
+    let f = s.findings(&[0x100, 0x100]);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].code, f[0].offset, f[0].start, f[0].len),
+        (
+            FindingCode::StopBeforeEnd,
+            stop_at,
+            u64::from(stop_at) + 4,
+            12
+        )
+    );
+    assert_eq!(f[0].code.as_str(), "stop-before-end");
+    assert!(f[0].to_string().contains("cmd-end-not-reached"), "{}", f[0]);
+}

@@ -20,6 +20,10 @@ pub enum FindingCode {
     /// `unsupported-dma-mode`: a DMA with a 2D/3D stride mode (bits `[10:9]` of a DMA region
     /// param), which the U55 does not implement; its accesses are checked as 1D.
     UnsupportedDmaMode,
+    /// `stop-before-end`: an `NPU_OP_STOP` that is not the stream's last command. The NPU
+    /// stops there, so what follows never runs and the driver reports `cmd-end-not-reached`
+    /// (`QREAD` short of `QSIZE`); the checker stops there too.
+    StopBeforeEnd,
 }
 
 impl FindingCode {
@@ -31,6 +35,7 @@ impl FindingCode {
             FindingCode::RegionOverflow => "region-overflow",
             FindingCode::ArithmeticOverflow => "arithmetic-overflow",
             FindingCode::UnsupportedDmaMode => "unsupported-dma-mode",
+            FindingCode::StopBeforeEnd => "stop-before-end",
         }
     }
 }
@@ -50,14 +55,17 @@ pub struct Finding {
     pub offset: u32,
     /// The operation (`NPU_OP_CONV`, ...).
     pub operation: Opcode,
-    /// The access concerned.
+    /// The access concerned (for `stop-before-end`, which concerns no access: `dma-src`,
+    /// not meaningful).
     pub kind: AccessKind,
     /// Region index of the access (0 for `arithmetic-overflow`, whose access was not formed,
     /// and for `unsupported-dma-mode`).
     pub region: u8,
-    /// First byte of the access, relative to the region base (0 when not formed).
+    /// First byte of the access, relative to the region base (0 when not formed); for
+    /// `stop-before-end`, the stream offset just after the STOP.
     pub start: u64,
-    /// Length of the access in bytes (0 when not formed).
+    /// Length of the access in bytes (0 when not formed); for `stop-before-end`, the bytes
+    /// of stream after the STOP.
     pub len: u64,
     /// The region's size, for `region-overflow`.
     pub size: Option<u64>,
@@ -95,6 +103,11 @@ impl fmt::Display for Finding {
                 f,
                 "{} uses a 2D/3D DMA stride mode the U55 does not support; checked as 1D",
                 self.kind
+            ),
+            FindingCode::StopBeforeEnd => write!(
+                f,
+                "the stream stops here, {} bytes before its end: the rest never runs and the driver reports cmd-end-not-reached",
+                self.len
             ),
         }
     }
@@ -135,6 +148,25 @@ pub fn check(
     for cmd in decode(stream) {
         let cmd = cmd?;
         summary.commands = summary.commands.saturating_add(1);
+        if cmd.opcode() == Opcode::OpStop {
+            // The NPU stops at the first STOP; anything after it is never run (or parsed).
+            let next = u64::from(cmd.offset).saturating_add(u64::from(cmd.size()));
+            let rest = (stream.len() as u64).saturating_sub(next);
+            if rest > 0 {
+                summary.findings = summary.findings.saturating_add(1);
+                report(Finding {
+                    code: FindingCode::StopBeforeEnd,
+                    offset: cmd.offset,
+                    operation: Opcode::OpStop,
+                    kind: AccessKind::DmaSrc,
+                    region: 0,
+                    start: next,
+                    len: rest,
+                    size: None,
+                });
+            }
+            break;
+        }
         let Some(op) = state.apply(&cmd) else {
             continue;
         };
