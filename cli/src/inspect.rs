@@ -209,14 +209,48 @@ fn npu1_text(v: &Npu1<'_>) -> String {
     s
 }
 
+/// Report a refusal: text on stderr, and under `--json` also one JSON line on stdout,
+/// `{"file", "format", "error": {"code", "field", "offset", "message"}}`.
+pub(crate) fn refuse(
+    file: &std::path::Path,
+    json: bool,
+    format: Option<Format>,
+    error: (&str, &str, u64, &str),
+    exit: u8,
+) -> ExitCode {
+    let (code, field, offset, message) = error;
+    eprintln!("{}: {message}", file.display());
+    if json {
+        let line = json!({
+            "file": file.display().to_string(),
+            "format": format.map(Format::name),
+            "error": { "code": code, "field": field, "offset": offset, "message": message },
+        });
+        let _ = crate::io::print(format!("{line}\n"));
+    }
+    ExitCode::from(exit)
+}
+
+fn refuse_error(args: &Args, format: Option<Format>, e: &npuschema_core::Error) -> ExitCode {
+    let field = e.field.to_string();
+    let message = e.to_string();
+    refuse(
+        &args.file,
+        args.json,
+        format,
+        (e.code, &field, e.offset, &message),
+        1,
+    )
+}
+
 /// Run the subcommand.
 pub fn run(args: Args) -> ExitCode {
     let name = args.file.display();
     let loaded = match format::load(&args.file, None, crate::io::max_input_bytes()) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("{name}: {e}");
-            return ExitCode::from(2);
+            let message = e.to_string();
+            return refuse(&args.file, args.json, None, (e.code(), "", 0, &message), 2);
         }
     };
     let Some(bytes) = loaded.whole() else {
@@ -226,16 +260,21 @@ pub fn run(args: Args) -> ExitCode {
             .validate()
             .err()
             .unwrap_or_else(|| format::unknown_format(loaded.input.bytes()));
-        eprintln!("{name}: {e}");
-        return ExitCode::from(1);
+        return refuse_error(&args, loaded.format, &e);
     };
     match loaded.format {
         Some(Format::Npu1) => {
             if args.ledger {
-                eprintln!(
-                    "npuschema inspect: --ledger is the VPMN byte-ownership ledger; {name} is an NPU1 file (every NPU1 byte is in the layout map)"
+                let message = format!(
+                    "--ledger is the VPMN byte-ownership ledger; {name} is an NPU1 file (every NPU1 byte is in the layout map)"
                 );
-                return ExitCode::from(2);
+                return refuse(
+                    &args.file,
+                    args.json,
+                    loaded.format,
+                    ("option-not-applicable", "--ledger", 0, &message),
+                    2,
+                );
             }
             match Npu1::validate(bytes) {
                 Ok(v) => {
@@ -246,16 +285,10 @@ pub fn run(args: Args) -> ExitCode {
                     };
                     crate::io::print_then("inspect", out, ExitCode::SUCCESS)
                 }
-                Err(e) => {
-                    eprintln!("{name}: {e}");
-                    ExitCode::from(1)
-                }
+                Err(e) => refuse_error(&args, loaded.format, &e),
             }
         }
         Some(Format::Vpmn) => crate::vpmn_inspect(bytes, &args),
-        None => {
-            eprintln!("{name}: {}", format::unknown_format(bytes));
-            ExitCode::from(1)
-        }
+        None => refuse_error(&args, None, &format::unknown_format(bytes)),
     }
 }

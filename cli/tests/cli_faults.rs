@@ -755,10 +755,17 @@ fn check_chooses_by_magic_then_extension_and_format_forces() {
         (v["format"].as_str(), v["error"]["code"].as_str()),
         (Some("vpmn"), Some("bad-magic"))
     );
-    // inspect agrees with check on the damaged .npub.
+    // inspect agrees with check on the damaged .npub, and under --json says so in JSON.
     let o = run(&[OsStr::new("inspect"), bad.as_os_str()]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("bad-magic"), "{}", stderr(&o));
+    let o = run(&[OsStr::new("inspect"), OsStr::new("--json"), bad.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let v = &json_lines(&o)[0];
+    assert_eq!(
+        (v["format"].as_str(), v["error"]["code"].as_str()),
+        (Some("npu1"), Some("bad-magic"))
+    );
     let _ = std::fs::remove_dir_all(d);
 }
 

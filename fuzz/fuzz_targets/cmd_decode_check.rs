@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use npuschema_runtime::cmd::{check, decode};
+use npuschema_runtime::cmd::{FindingCode, Opcode, check, decode};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&n, rest)) = data.split_first() else {
@@ -26,6 +26,9 @@ fuzz_target!(|data: &[u8]| {
     let mut pos = 0usize;
     let mut ok = 0u32;
     let mut first_err = None;
+    // The checker's view ends at the first NPU_OP_STOP (the NPU stops there): the commands
+    // up to and including it, an error only before it, and whether bytes follow it.
+    let mut stop: Option<(u32, Option<npuschema_runtime::cmd::DecodeError>, bool)> = None;
     for item in decode(stream) {
         assert!(
             first_err.is_none(),
@@ -42,6 +45,9 @@ fuzz_target!(|data: &[u8]| {
                 }
                 pos += c.size() as usize;
                 ok += 1;
+                if stop.is_none() && c.opcode() == Opcode::OpStop {
+                    stop = Some((ok, None, pos < stream.len()));
+                }
             }
             Err(e) => {
                 assert_eq!(
@@ -56,12 +62,24 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(pos, stream.len(), "a clean decode consumes every byte");
     }
 
-    // Checker: same decode verdict; its counts match what it reported.
+    // Checker: same decode verdict up to the first STOP; its counts match what it
+    // reported; a STOP with bytes after it is reported, as the last finding.
+    let (ok, first_err, early_stop) = match stop {
+        Some(s) => s,
+        None => (ok, first_err, false),
+    };
     let mut reported = 0u32;
+    let mut last = None;
     let result = check(stream, &sizes, &mut |f| {
         reported += 1;
         let _ = f.to_string();
+        last = Some(f.code);
     });
+    assert_eq!(
+        early_stop,
+        last == Some(FindingCode::StopBeforeEnd),
+        "stop-before-end is reported exactly when bytes follow the first STOP"
+    );
     match (result, first_err) {
         (Ok(summary), None) => {
             assert_eq!(

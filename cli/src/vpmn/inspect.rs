@@ -501,8 +501,21 @@ pub fn run(bytes: &[u8], file: &std::path::Path, as_json: bool, with_ledger: boo
             crate::io::print_then("inspect", out, ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("{}: {e}", file.display());
-            ExitCode::from(1)
+            let message = e.to_string();
+            let (code, field, offset) = match &e {
+                super::ledger::LedgerError::Invalid(v) => (v.code, v.field.to_string(), v.offset),
+                super::ledger::LedgerError::Overlap { at, .. } => {
+                    ("ownership-overlap", String::new(), *at)
+                }
+                _ => ("ownership-overlap", String::new(), 0),
+            };
+            crate::inspect::refuse(
+                file,
+                as_json,
+                Some(crate::format::Format::Vpmn),
+                (code, &field, offset, &message),
+                1,
+            )
         }
     }
 }
