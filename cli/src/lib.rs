@@ -8,6 +8,7 @@ pub mod format;
 pub mod generate;
 pub mod inspect;
 pub mod pack;
+pub mod schema_cmd;
 pub mod site;
 
 pub mod vpmn;

@@ -69,7 +69,9 @@ fn record<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::RecordV
 fn raw(v: &View, path: &str, field: &str) -> u64 {
     let r = record(v, path);
     if let Some(f) = r.fields.iter().find(|f| f.name == field) {
-        return f.raw.unwrap_or_else(|| panic!("{path}.{field} has no raw word"));
+        return f
+            .raw
+            .unwrap_or_else(|| panic!("{path}.{field} has no raw word"));
     }
     if let Some((_, x)) = r.composed.iter().find(|(n, _)| n == field) {
         return *x;
@@ -126,7 +128,11 @@ fn text(v: &View, path: &str, field: &str) -> Vec<u8> {
 fn range(v: &View, path: &str) -> Option<(u64, u64)> {
     v.ranges
         .iter()
-        .chain(v.groups.iter().flat_map(|g| g.records.iter().flat_map(|r| r.ranges.iter())))
+        .chain(
+            v.groups
+                .iter()
+                .flat_map(|g| g.records.iter().flat_map(|r| r.ranges.iter())),
+        )
         .find(|r| r.path == path)
         .map(|r| (r.offset, r.length))
 }
@@ -159,21 +165,42 @@ macro_rules! same_fields {
 fn npu1_agree(b: &[u8]) -> &'static str {
     let it = interp(NPU1);
     let g = npu1::Npu1::validate(b);
-    let gb = npu1::Npu1::validate_as::<Brief>(b).map(|_| ()).map_err(|e| e.id());
+    let gb = npu1::Npu1::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
     let iv = it.validate(b);
     let ib = it.check::<Brief>(b).map_err(|e| e.id());
     assert_eq!(gb, ib, "Brief numbers differ on {b:02x?}");
     match (g, iv) {
         (Err(ge), Err(ie)) => {
-            assert_eq!(ge, ie, "errors differ: generated `{ge}`, interpreter `{ie}`");
+            assert_eq!(
+                ge, ie,
+                "errors differ: generated `{ge}`, interpreter `{ie}`"
+            );
             assert_eq!(ge.to_string(), ie.to_string());
             ge.code
         }
         (Ok(g), Ok(v)) => {
             let h = g.header();
-            same_fields!(&v, "header", h, [magic, version, total_bytes, region_count, cmd_offset, cmd_bytes, checksum]);
+            same_fields!(
+                &v,
+                "header",
+                h,
+                [
+                    magic,
+                    version,
+                    total_bytes,
+                    region_count,
+                    cmd_offset,
+                    cmd_bytes,
+                    checksum
+                ]
+            );
             assert_eq!(raw(&v, "header", "accel"), u64::from(h.accel().raw()));
-            assert_eq!(enum_name(&v, "header", "accel").as_deref(), h.accel().name());
+            assert_eq!(
+                enum_name(&v, "header", "accel").as_deref(),
+                h.accel().name()
+            );
             assert_eq!(g.regions().len(), record_count(&v, "regions"));
             for r in g.regions() {
                 let p = format!("regions[{}]", r.index());
@@ -181,7 +208,10 @@ fn npu1_agree(b: &[u8]) -> &'static str {
                 assert_eq!(raw(&v, &p, "role"), u64::from(r.role().raw()));
                 assert_eq!(enum_name(&v, &p, "role").as_deref(), r.role().name());
                 assert_eq!(raw(&v, &p, "flags"), u64::from(r.flags().bits()));
-                assert_eq!(range(&v, &format!("{p}.data")), r.data().map(|d| span(b, d)));
+                assert_eq!(
+                    range(&v, &format!("{p}.data")),
+                    r.data().map(|d| span(b, d))
+                );
             }
             assert_eq!(range(&v, "cmd_stream"), Some(span(b, g.cmd_stream())));
             assert_eq!(
@@ -205,7 +235,9 @@ fn record_count(v: &View, group: &str) -> usize {
 fn npu1_v2_agree(b: &[u8]) -> &'static str {
     let it = interp(NPU1_V2);
     let g = npu1_v2::Npu1::validate(b);
-    let gb = npu1_v2::Npu1::validate_as::<Brief>(b).map(|_| ()).map_err(|e| e.id());
+    let gb = npu1_v2::Npu1::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
     assert_eq!(gb, it.check::<Brief>(b).map_err(|e| e.id()));
     match (g, it.validate(b)) {
         (Err(ge), Err(ie)) => {
@@ -214,11 +246,28 @@ fn npu1_v2_agree(b: &[u8]) -> &'static str {
         }
         (Ok(g), Ok(v)) => {
             let h = g.header();
-            same_fields!(&v, "header", h, [magic, version, total_bytes, region_count, cmd_offset, cmd_bytes, model_id, checksum]);
+            same_fields!(
+                &v,
+                "header",
+                h,
+                [
+                    magic,
+                    version,
+                    total_bytes,
+                    region_count,
+                    cmd_offset,
+                    cmd_bytes,
+                    model_id,
+                    checksum
+                ]
+            );
             for r in g.regions() {
                 let p = format!("regions[{}]", r.index());
                 same_fields!(&v, &p, r, [size, data_offset]);
-                assert_eq!(range(&v, &format!("{p}.data")), r.data().map(|d| span(b, d)));
+                assert_eq!(
+                    range(&v, &format!("{p}.data")),
+                    r.data().map(|d| span(b, d))
+                );
             }
             assert_eq!(range(&v, "cmd_stream"), Some(span(b, g.cmd_stream())));
             "ok"
@@ -272,7 +321,10 @@ fn npu1_fixtures_and_their_mutants_agree() {
         npu1_agree(&longer);
     }
     eprintln!("npu1 verdicts: {verdicts:?}");
-    assert!(verdicts.len() > 6, "the sweep reaches many checks: {verdicts:?}");
+    assert!(
+        verdicts.len() > 6,
+        "the sweep reaches many checks: {verdicts:?}"
+    );
 }
 
 fn npu1_blobs_region_count(b: &[u8]) -> usize {
@@ -330,12 +382,17 @@ fn npu1_v2_test_schema_agrees() {
 fn vpmn_agree(b: &[u8]) -> &'static str {
     let it = interp(VPMN);
     let g = vpmn::Vpmn::validate(b);
-    let gb = vpmn::Vpmn::validate_as::<Brief>(b).map(|_| ()).map_err(|e| e.id());
+    let gb = vpmn::Vpmn::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
     let ib = it.check::<Brief>(b).map_err(|e| e.id());
     assert_eq!(gb, ib, "Brief numbers differ");
     match (g, it.validate(b)) {
         (Err(ge), Err(ie)) => {
-            assert_eq!(ge, ie, "errors differ: generated `{ge}`, interpreter `{ie}`");
+            assert_eq!(
+                ge, ie,
+                "errors differ: generated `{ge}`, interpreter `{ie}`"
+            );
             ge.code
         }
         (Ok(vpmn::Vpmn::V2(g)), Ok(v)) => {
@@ -358,19 +415,68 @@ fn vpmn_agree(b: &[u8]) -> &'static str {
 
 fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
     let h = g.header();
-    same_fields!(v, "header", h, [magic, version, target, crc_sum, total_size_low, total_size_high, sub_header_offset, sub_header_size, sub_header_count, reserved2, reserved3, total_size]);
-    assert_eq!(raw(v, "header", "class_word"), u64::from(h.class_word().bits()));
-    assert_eq!(bits(v, "header", "class_word", "class"), u64::from(h.class_word().class()));
-    assert_eq!(bits(v, "header", "class_word", "reserved"), u64::from(h.class_word().reserved()));
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            target,
+            crc_sum,
+            total_size_low,
+            total_size_high,
+            sub_header_offset,
+            sub_header_size,
+            sub_header_count,
+            reserved2,
+            reserved3,
+            total_size
+        ]
+    );
+    assert_eq!(
+        raw(v, "header", "class_word"),
+        u64::from(h.class_word().bits())
+    );
+    assert_eq!(
+        bits(v, "header", "class_word", "class"),
+        u64::from(h.class_word().class())
+    );
+    assert_eq!(
+        bits(v, "header", "class_word", "reserved"),
+        u64::from(h.class_word().reserved())
+    );
     let sh = g.sub_header();
     same_fields!(v, "sub_header", sh, [sh_offset, sh_size, sh_count]);
     assert_eq!(g.sections().len(), record_count(v, "sections"));
     for s in g.sections() {
         let p = format!("sections[{}]", s.index());
-        same_fields!(v, &p, s, [sd_offset_low, sd_offset_high, sd_size_low, sd_size_high, sd_addr_low, sd_addr_high, sd_alignsize, sd_entsize, reserved1, reserved2, offset, size, load_address]);
+        same_fields!(
+            v,
+            &p,
+            s,
+            [
+                sd_offset_low,
+                sd_offset_high,
+                sd_size_low,
+                sd_size_high,
+                sd_addr_low,
+                sd_addr_high,
+                sd_alignsize,
+                sd_entsize,
+                reserved1,
+                reserved2,
+                offset,
+                size,
+                load_address
+            ]
+        );
         assert_eq!(raw(v, &p, "sd_type"), u64::from(s.sd_type().raw()));
         assert_eq!(enum_name(v, &p, "sd_type").as_deref(), s.sd_type().name());
-        assert_eq!(range(v, &format!("{p}.payload")), s.payload().map(|d| span(b, d)));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
     }
     macro_rules! io {
         ($name:expr, $recs:expr) => {
@@ -381,9 +487,15 @@ fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
                 assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
                 assert_eq!(array(v, &p, "quant_data"), r.quant_data().map(u64::from));
                 assert_eq!(raw(v, &p, "data_format"), u64::from(r.data_format().raw()));
-                assert_eq!(enum_name(v, &p, "data_format").as_deref(), r.data_format().name());
+                assert_eq!(
+                    enum_name(v, &p, "data_format").as_deref(),
+                    r.data_format().name()
+                );
                 assert_eq!(raw(v, &p, "data_type"), u64::from(r.data_type().raw()));
-                assert_eq!(raw(v, &p, "quant_format"), u64::from(r.quant_format().raw()));
+                assert_eq!(
+                    raw(v, &p, "quant_format"),
+                    u64::from(r.quant_format().raw())
+                );
                 assert_eq!(text(v, &p, "name"), r.name());
                 assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
             }
@@ -394,9 +506,25 @@ fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
     assert_eq!(g.network_info().count(), record_count(v, "network_info"));
     for r in g.network_info() {
         let p = format!("network_info[{}]", r.index());
-        same_fields!(v, &p, r, [input_count, output_count, layer_count, abs_op_count, operation_count, core_count, address_width]);
+        same_fields!(
+            v,
+            &p,
+            r,
+            [
+                input_count,
+                output_count,
+                layer_count,
+                abs_op_count,
+                operation_count,
+                core_count,
+                address_width
+            ]
+        );
         assert_eq!(raw(v, &p, "attribute"), u64::from(r.attribute().bits()));
-        assert_eq!(bits(v, &p, "attribute", "nn_command_size"), u64::from(r.attribute().nn_command_size()));
+        assert_eq!(
+            bits(v, &p, "attribute", "nn_command_size"),
+            u64::from(r.attribute().nn_command_size())
+        );
         assert_eq!(text(v, &p, "name"), r.name());
         assert_eq!(text(v, &p, "vsi_reserved"), r.vsi_reserved());
     }
@@ -429,17 +557,48 @@ fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
         same_fields!(v, &p, r, [offset, size]);
     }
     let (stored, computed) = checksum(v, "file_crc");
-    assert_eq!((stored, computed), (u64::from(h.crc_sum()), u64::from(h.crc_sum())));
+    assert_eq!(
+        (stored, computed),
+        (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
+    );
 }
 
 fn vpmn_v1_fields(b: &[u8], g: &vpmn::VpmnV1<'_>, v: &View) {
     let h = g.header();
-    same_fields!(v, "header", h, [magic, version, target, layer_count, operation_count, input_count, output_count]);
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            target,
+            layer_count,
+            operation_count,
+            input_count,
+            output_count
+        ]
+    );
     assert_eq!(text(v, "header", "network_name"), h.network_name());
     let f = g.fixed();
-    same_fields!(v, "fixed", f, [pool_size, pool_alignment, pool_base, axi_sram_base, axi_sram_size]);
+    same_fields!(
+        v,
+        "fixed",
+        f,
+        [
+            pool_size,
+            pool_alignment,
+            pool_base,
+            axi_sram_base,
+            axi_sram_size
+        ]
+    );
     let gated = |name: &str, x: Option<u64>| {
-        let present = record(v, "fixed").fields.iter().find(|f| f.name == name).and_then(|f| f.raw);
+        let present = record(v, "fixed")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
         assert_eq!(present, x, "fixed.{name}");
     };
     gated("num_pixel_pipes", f.num_pixel_pipes().map(u64::from));
@@ -447,13 +606,19 @@ fn vpmn_v1_fields(b: &[u8], g: &vpmn::VpmnV1<'_>, v: &View) {
     gated("nbg_crc_sum", f.nbg_crc_sum().map(u64::from));
     gated("vip_sram_base", f.vip_sram_base().map(u64::from));
     gated("vip_sram_size", f.vip_sram_size().map(u64::from));
-    gated("feature_bits", f.feature_bits().map(|x| u64::from(x.bits())));
+    gated(
+        "feature_bits",
+        f.feature_bits().map(|x| u64::from(x.bits())),
+    );
     assert_eq!(record(v, "fixed").size, f.as_bytes().len() as u64);
     assert_eq!(g.entries().len(), record_count(v, "entries"));
     for e in g.entries() {
         let p = format!("entries[{}]", e.index());
         same_fields!(v, &p, e, [offset, size]);
-        assert_eq!(range(v, &format!("{p}.bytes")), e.bytes().map(|d| span(b, d)));
+        assert_eq!(
+            range(v, &format!("{p}.bytes")),
+            e.bytes().map(|d| span(b, d))
+        );
     }
     macro_rules! io1 {
         ($name:expr, $recs:expr) => {
@@ -462,8 +627,14 @@ fn vpmn_v1_fields(b: &[u8], g: &vpmn::VpmnV1<'_>, v: &View) {
                 let p = format!("{}[{}]", $name, r.index());
                 same_fields!(v, &p, r, [dim_count, tf_scale]);
                 assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
-                assert_eq!(value(v, &p, "fixed_point_pos"), &Value::Int(i64::from(r.fixed_point_pos())));
-                assert_eq!(value(v, &p, "tf_zero_point"), &Value::Int(i64::from(r.tf_zero_point())));
+                assert_eq!(
+                    value(v, &p, "fixed_point_pos"),
+                    &Value::Int(i64::from(r.fixed_point_pos()))
+                );
+                assert_eq!(
+                    value(v, &p, "tf_zero_point"),
+                    &Value::Int(i64::from(r.tf_zero_point()))
+                );
                 assert_eq!(text(v, &p, "name"), r.name());
             }
         };
