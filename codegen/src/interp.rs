@@ -450,7 +450,13 @@ impl Comp<'_> {
                 let FieldKind::Bits(b) = f.kind else {
                     return CE::Zero;
                 };
-                let Some(r) = self.c.schema.bitfields.get(b).and_then(|b| b.fields.get(bi)) else {
+                let Some(r) = self
+                    .c
+                    .schema
+                    .bitfields
+                    .get(b)
+                    .and_then(|b| b.fields.get(bi))
+                else {
                     return CE::Zero;
                 };
                 CE::BitRange(f, r.lo, ext::range_mask(r.lo, r.hi) >> r.lo)
@@ -463,7 +469,11 @@ impl Comp<'_> {
                     return CE::Zero;
                 };
                 let bit = self.c.schema.flags[fl].bits[bi].bit;
-                CE::FlagBit(f, 1u64.checked_shl(u32::try_from(bit).unwrap_or(64)).unwrap_or(0))
+                CE::FlagBit(
+                    f,
+                    1u64.checked_shl(u32::try_from(bit).unwrap_or(64))
+                        .unwrap_or(0),
+                )
             }
             Err(_) => CE::Zero,
         }
@@ -489,7 +499,13 @@ impl Comp<'_> {
                 }
                 ("end", [Expr::Ref(p)]) => {
                     let name = p.first().map_or("", |s| s.as_str());
-                    match self.file().ext.records.iter().position(|r| r.name.text == name) {
+                    match self
+                        .file()
+                        .ext
+                        .records
+                        .iter()
+                        .position(|r| r.name.text == name)
+                    {
                         Some(i) => CE::End(i),
                         None => CE::Zero,
                     }
@@ -637,7 +653,9 @@ impl Comp<'_> {
         let file = &c.schema.file;
         Some(match s {
             Step::MinLen { code, min, field } => {
-                let name = field.as_ref().map_or("header".to_string(), |f| f.text.clone());
+                let name = field
+                    .as_ref()
+                    .map_or("header".to_string(), |f| f.text.clone());
                 let f = self.fail(&code.text, CBlame::plain(name, 0), Shape::Short);
                 CStep::MinLen {
                     f,
@@ -725,7 +743,10 @@ impl Comp<'_> {
                 }
             }
             Step::Checksum { code, checksum } => {
-                let k = file.checksums.iter().find(|k| k.name.text == checksum.text)?;
+                let k = file
+                    .checksums
+                    .iter()
+                    .find(|k| k.name.text == checksum.text)?;
                 let b = self.blame(&k.stored.expr, scope);
                 let f = self.fail(&code.text, b, Shape::Mismatch);
                 CStep::Checksum {
@@ -741,10 +762,11 @@ impl Comp<'_> {
                 let FieldKind::Flags(fl) = fr.kind else {
                     return None;
                 };
-                let known = c.schema.flags[fl]
-                    .bits
-                    .iter()
-                    .fold(0u64, |a, b| a | 1u64.checked_shl(u32::try_from(b.bit).unwrap_or(64)).unwrap_or(0));
+                let known = c.schema.flags[fl].bits.iter().fold(0u64, |a, b| {
+                    a | 1u64
+                        .checked_shl(u32::try_from(b.bit).unwrap_or(64))
+                        .unwrap_or(0)
+                });
                 let b = self.blame(&field.expr, scope);
                 let f = self.fail(&code.text, b, Shape::UnknownBits);
                 CStep::FlagsKnown {
@@ -807,7 +829,11 @@ impl Comp<'_> {
                 record,
                 within,
             } => {
-                let ri = file.ext.records.iter().position(|r| r.name.text == record.text)?;
+                let ri = file
+                    .ext
+                    .records
+                    .iter()
+                    .position(|r| r.name.text == record.text)?;
                 let r = &file.ext.records[ri];
                 let st = c.strukt(&r.strukt.text)?;
                 let single = check::single_field(c, &r.at.expr, scope).is_some();
@@ -849,7 +875,10 @@ impl Comp<'_> {
                 ];
                 let f1 = self.fail(&code.text, blame.clone(), Shape::Compare(names));
                 let f2 = self.fail(&code.text, blame, Shape::Mismatch);
-                let r = file.ranges.iter().find(|r| r.name.text == dir.payload.text)?;
+                let r = file
+                    .ranges
+                    .iter()
+                    .find(|r| r.name.text == dir.payload.text)?;
                 let length = self.expr(&r.length.expr, Scope::RecordOnly(t));
                 let arms = dir
                     .layouts
@@ -891,7 +920,8 @@ impl Comp<'_> {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
                     _ => String::new(),
                 };
-                let blame = CBlame::record(&t.name.text, &array.text, off, BaseK::RecAt, IdxK::Index);
+                let blame =
+                    CBlame::record(&t.name.text, &array.text, off, BaseK::RecAt, IdxK::Index);
                 let names = [
                     "item".to_string(),
                     op.negated().symbol().to_string(),
@@ -934,11 +964,7 @@ impl Comp<'_> {
                 let miss = self.fail(
                     &missing.text,
                     tb.clone(),
-                    Shape::Compare([
-                        "sections of this type".into(),
-                        "!=".into(),
-                        String::new(),
-                    ]),
+                    Shape::Compare(["sections of this type".into(), "!=".into(), String::new()]),
                 );
                 let dup = self.fail(
                     &duplicate.text,
@@ -1026,7 +1052,13 @@ impl Comp<'_> {
                             };
                             let f = self.fail(
                                 &rcode.text,
-                                CBlame::record(&records.text, &sfield.text, 0, BaseK::Zero, IdxK::None),
+                                CBlame::record(
+                                    &records.text,
+                                    &sfield.text,
+                                    0,
+                                    BaseK::Zero,
+                                    IdxK::None,
+                                ),
                                 Shape::Mismatch,
                             );
                             let want = *self.wants.get(&rk.name.text)?;
@@ -1068,7 +1100,13 @@ impl Comp<'_> {
                 ];
                 let f = self.fail(
                     &code.text,
-                    CBlame::record(&t.name.text, &dir.type_field.text, type_off, BaseK::Zero, IdxK::None),
+                    CBlame::record(
+                        &t.name.text,
+                        &dir.type_field.text,
+                        type_off,
+                        BaseK::Zero,
+                        IdxK::None,
+                    ),
                     Shape::Compare(names),
                 );
                 CStep::SlotsPaired {
@@ -1132,7 +1170,13 @@ impl Comp<'_> {
                 let sf = self.rec_field(&rec, &s.size.text);
                 let f = self.fail(
                     &code.text,
-                    CBlame::record(&dir.table.text, &dir.payload.text, 0, BaseK::Zero, IdxK::None),
+                    CBlame::record(
+                        &dir.table.text,
+                        &dir.payload.text,
+                        0,
+                        BaseK::Zero,
+                        IdxK::None,
+                    ),
                     Shape::Mismatch,
                 );
                 CStep::SlotsPadding {
@@ -1161,7 +1205,10 @@ impl Comp<'_> {
     fn dir_info(&self, dir: &Directory) -> Option<DirInfo> {
         let c = self.c;
         let file = &c.schema.file;
-        let ti = file.tables.iter().position(|t| t.name.text == dir.table.text)?;
+        let ti = file
+            .tables
+            .iter()
+            .position(|t| t.name.text == dir.table.text)?;
         let t = &file.tables[ti];
         let (_, type_off, kind) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
         let type_slots = match kind {
@@ -1173,7 +1220,10 @@ impl Comp<'_> {
                 .map_or(1, |m| m.saturating_add(1)),
             _ => 1,
         };
-        let r = file.ranges.iter().find(|r| r.name.text == dir.payload.text)?;
+        let r = file
+            .ranges
+            .iter()
+            .find(|r| r.name.text == dir.payload.text)?;
         let scope = Scope::RecordOnly(t);
         Some(DirInfo {
             table: ti,
@@ -1243,7 +1293,10 @@ fn sign_extend(bits: u64, t: IntTy) -> i64 {
 }
 
 fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
-    let header_size = c.header().and_then(|h| c.layouts.get(&h.name.text)).map_or(0, |l| l.size);
+    let header_size = c
+        .header()
+        .and_then(|h| c.layouts.get(&h.name.text))
+        .map_or(0, |l| l.size);
     let mut comp = Comp {
         c,
         sites,
@@ -1487,7 +1540,12 @@ impl<'c> Interp<'c> {
     }
 
     #[allow(clippy::too_many_lines)]
-    fn exec<E: Report>(&self, p: &FileProg<'c>, steps: &[CStep], st: &mut State<'_>) -> Result<(), E> {
+    fn exec<E: Report>(
+        &self,
+        p: &FileProg<'c>,
+        steps: &[CStep],
+        st: &mut State<'_>,
+    ) -> Result<(), E> {
         for s in steps {
             match s {
                 CStep::MinLen { f, min } => {
@@ -1508,11 +1566,7 @@ impl<'c> Interp<'c> {
                     let ok = matches!((lv, rv), (Some(a), Some(b)) if compare(*op, a, b));
                     if !ok {
                         let mask = u64::from(lv.is_none()) | (u64::from(rv.is_none()) << 1);
-                        return Err(self.err(
-                            st,
-                            f,
-                            [lv.unwrap_or(0), rv.unwrap_or(0), mask],
-                        ));
+                        return Err(self.err(st, f, [lv.unwrap_or(0), rv.unwrap_or(0), mask]));
                     }
                 }
                 CStep::TableFits {
@@ -1541,11 +1595,7 @@ impl<'c> Interp<'c> {
                         _ => {
                             let end = (|| a?.checked_add(n?.checked_mul(s?)?))();
                             let mask = u64::from(end.is_none()) | (u64::from(w.is_none()) << 1);
-                            return Err(self.err(
-                                st,
-                                f,
-                                [end.unwrap_or(0), w.unwrap_or(0), mask],
-                            ));
+                            return Err(self.err(st, f, [end.unwrap_or(0), w.unwrap_or(0), mask]));
                         }
                     }
                 }
@@ -1558,7 +1608,10 @@ impl<'c> Interp<'c> {
                     length,
                     within,
                 } => {
-                    if *per_record && let Some(w) = when && !st.cond(p, w) {
+                    if *per_record
+                        && let Some(w) = when
+                        && !st.cond(p, w)
+                    {
                         continue;
                     }
                     let (s, l, w) = (st.val(p, start), st.val(p, length), st.val(p, within));
@@ -1572,11 +1625,7 @@ impl<'c> Interp<'c> {
                         return Err(self.err(
                             st,
                             f,
-                            [
-                                s.unwrap_or(u64::MAX),
-                                l.unwrap_or(u64::MAX),
-                                w.unwrap_or(0),
-                            ],
+                            [s.unwrap_or(u64::MAX), l.unwrap_or(u64::MAX), w.unwrap_or(0)],
                         ));
                     }
                     if !*per_record {
@@ -1671,7 +1720,9 @@ impl<'c> Interp<'c> {
                         (parts, n_err)
                     } else {
                         let parts = match (a, w) {
-                            (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= *size) => {
+                            (Some(a), Some(w))
+                                if w.checked_sub(a).is_some_and(|room| room >= *size) =>
+                            {
                                 npuschema_core::range_at(st.buf, a, *size).map(|_| (a, *size, 0))
                             }
                             _ => None,
@@ -1712,12 +1763,16 @@ impl<'c> Interp<'c> {
                     {
                         return Err(self.err(st, f2, [esv, *want, 0]));
                     }
-                    if let Some(n) = usize::try_from(ty).ok().and_then(|i| st.dcount[*dir].get_mut(i)) {
+                    if let Some(n) = usize::try_from(ty)
+                        .ok()
+                        .and_then(|i| st.dcount[*dir].get_mut(i))
+                    {
                         let first_now = *n == 0;
                         *n = n.saturating_add(1);
                         if first_now
-                            && let Some(fst) =
-                                usize::try_from(ty).ok().and_then(|i| st.dfirst[*dir].get_mut(i))
+                            && let Some(fst) = usize::try_from(ty)
+                                .ok()
+                                .and_then(|i| st.dfirst[*dir].get_mut(i))
                         {
                             *fst = u32::try_from(st.rec_index).unwrap_or(u32::MAX);
                         }
@@ -1742,7 +1797,11 @@ impl<'c> Interp<'c> {
                             break;
                         }
                         let item = widen(
-                            read_int(st.buf, st.rec_at.saturating_add(*off).saturating_add(k * w), *ity),
+                            read_int(
+                                st.buf,
+                                st.rec_at.saturating_add(*off).saturating_add(k * w),
+                                *ity,
+                            ),
                             *ity,
                         );
                         let r = st.val(p, rhs);
@@ -1843,7 +1902,11 @@ impl<'c> Interp<'c> {
                     let crc = self.payload_crc(p, st, d, fused.as_ref(), gone, zero)?;
                     let sv = st.val(p, stored);
                     if sv != Some(u64::from(crc)) {
-                        return Err(self.err(st, mism, [sv.unwrap_or(u64::MAX), u64::from(crc), 0]));
+                        return Err(self.err(
+                            st,
+                            mism,
+                            [sv.unwrap_or(u64::MAX), u64::from(crc), 0],
+                        ));
                     }
                 }
                 CStep::SlotsPaired {
@@ -2049,7 +2112,10 @@ impl<'c> Interp<'c> {
                 let mut tmp = pl.get(..whole).unwrap_or(&[]).to_vec();
                 for rec in tmp.chunks_mut(n) {
                     for (off, w) in clears {
-                        let (o, w) = (usize::try_from(*off).unwrap_or(0), usize::try_from(*w).unwrap_or(0));
+                        let (o, w) = (
+                            usize::try_from(*off).unwrap_or(0),
+                            usize::try_from(*w).unwrap_or(0),
+                        );
                         if let Some(x) = rec.get_mut(o..o.saturating_add(w)) {
                             x.fill(0);
                         }
@@ -2194,11 +2260,10 @@ impl<'b> State<'b> {
                 if k >= n {
                     return None;
                 }
-                let size = p
-                    .c
-                    .layouts
-                    .get(&p.c.schema.file.tables.get(t)?.record.text)?
-                    .size;
+                let size =
+                    p.c.layouts
+                        .get(&p.c.schema.file.tables.get(t)?.record.text)?
+                        .size;
                 at.saturating_add(k.saturating_mul(size))
             }
         };
@@ -2222,9 +2287,10 @@ impl<'b> State<'b> {
                 FieldKind::Int(t) if t.signed() => {
                     u64::try_from(sign_extend(self.raw(p, f)?, t)).ok()
                 }
-                FieldKind::Int(_) | FieldKind::Enum(_) | FieldKind::Flags(_) | FieldKind::Bits(_) => {
-                    self.raw(p, f)
-                }
+                FieldKind::Int(_)
+                | FieldKind::Enum(_)
+                | FieldKind::Flags(_)
+                | FieldKind::Bits(_) => self.raw(p, f),
                 _ => Some(0),
             },
             CE::Composed(l, h) => Some(self.raw(p, l)? | (self.raw(p, h)? << 32)),
@@ -2264,7 +2330,9 @@ impl<'b> State<'b> {
 
     fn cond(&self, p: &FileProg<'_>, e: &CE) -> bool {
         match e {
-            CE::FlagBit(f, mask) => self.raw(p, f).is_some_and(|v| v & mask == *mask && *mask != 0),
+            CE::FlagBit(f, mask) => self
+                .raw(p, f)
+                .is_some_and(|v| v & mask == *mask && *mask != 0),
             CE::Bin(BinOp::LogAnd, l, r) => self.cond(p, l) && self.cond(p, r),
             CE::Bin(BinOp::LogOr, l, r) => self.cond(p, l) || self.cond(p, r),
             CE::Bin(op, l, r) if op.is_comparison() => {
@@ -2294,10 +2362,18 @@ impl<'b> State<'b> {
         _p: &FileProg<'_>,
         d: &'s DirInfo,
     ) -> impl Iterator<Item = (u64, u64, u64, u64)> + 's {
-        let (at, n) = self.tables.get(d.table).copied().flatten().unwrap_or((0, 0));
+        let (at, n) = self
+            .tables
+            .get(d.table)
+            .copied()
+            .flatten()
+            .unwrap_or((0, 0));
         (0..n).map(move |i| {
             let rat = at.saturating_add(i.saturating_mul(d.rec_size));
-            let ty = widen(read_int(self.buf, rat.saturating_add(d.type_off), d.type_ty), d.type_ty);
+            let ty = widen(
+                read_int(self.buf, rat.saturating_add(d.type_off), d.type_ty),
+                d.type_ty,
+            );
             (i, ty, rat, rat)
         })
     }
@@ -2336,7 +2412,9 @@ impl<'b> State<'b> {
     /// The records of collection `ci` (`count()`).
     fn count(&self, p: &FileProg<'_>, ci: usize) -> u64 {
         let Some(ci) = p.colls.get(ci) else { return 0 };
-        let Some(d) = p.dirs.get(ci.dir) else { return 0 };
+        let Some(d) = p.dirs.get(ci.dir) else {
+            return 0;
+        };
         let size = ci.rec_size.max(1);
         let mut n = 0u64;
         for (_, ty, _, rat) in self.sections(p, d) {
@@ -2358,12 +2436,15 @@ impl<'b> State<'b> {
         mut f: impl FnMut(&mut State<'b>, u64, u64) -> bool,
     ) {
         let Some(coll) = p.colls.get(ci) else { return };
-        let Some(d) = p.dirs.get(coll.dir) else { return };
+        let Some(d) = p.dirs.get(coll.dir) else {
+            return;
+        };
         let n = usize::try_from(coll.rec_size).unwrap_or(0);
         if n == 0 {
             return;
         }
-        let secs: Vec<(u64, u64, u64, u64)> = self.sections(p, d).filter(|s| s.1 == coll.value).collect();
+        let secs: Vec<(u64, u64, u64, u64)> =
+            self.sections(p, d).filter(|s| s.1 == coll.value).collect();
         let mut index = 0u64;
         for (_, _, _, rat) in secs {
             let Some(pl) = self.payload_at(p, d, rat) else {

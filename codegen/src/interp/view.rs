@@ -256,7 +256,11 @@ fn record_json(o: &mut String, r: &RecordView) {
         }
         None => o.push_str(",\"index\":null"),
     }
-    let _ = write!(o, ",\"offset\":{},\"size\":{},\"fields\":[", r.offset, r.size);
+    let _ = write!(
+        o,
+        ",\"offset\":{},\"size\":{},\"fields\":[",
+        r.offset, r.size
+    );
     for (i, f) in r.fields.iter().enumerate() {
         if i > 0 {
             o.push(',');
@@ -405,7 +409,11 @@ fn int_value(raw: u64, t: IntTy) -> Value {
 fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64>, Value) {
     let schema = &p.c.schema;
     let width = kind.width(schema);
-    let bytes = || npuschema_core::range_at(buf, at, width).unwrap_or(&[]).to_vec();
+    let bytes = || {
+        npuschema_core::range_at(buf, at, width)
+            .unwrap_or(&[])
+            .to_vec()
+    };
     match kind {
         FieldKind::Int(t) => {
             let raw = read_int(buf, at, t);
@@ -427,7 +435,9 @@ fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64
             let mut known = 0u64;
             let mut names = Vec::new();
             for b in &fl.bits {
-                let m = 1u64.checked_shl(u32::try_from(b.bit).unwrap_or(64)).unwrap_or(0);
+                let m = 1u64
+                    .checked_shl(u32::try_from(b.bit).unwrap_or(64))
+                    .unwrap_or(0);
                 known |= m;
                 if m != 0 && raw & m == m {
                     names.push(b.name.text.clone());
@@ -509,13 +519,11 @@ fn record(
         .composed
         .iter()
         .filter_map(|cp| {
-            let get = |n: &str| {
-                fields
-                    .iter()
-                    .find(|f| f.name == n)
-                    .and_then(|f| f.raw)
-            };
-            Some((cp.name.text.clone(), get(&cp.low.text)? | (get(&cp.high.text)? << 32)))
+            let get = |n: &str| fields.iter().find(|f| f.name == n).and_then(|f| f.raw);
+            Some((
+                cp.name.text.clone(),
+                get(&cp.low.text)? | (get(&cp.high.text)? << 32),
+            ))
         })
         .collect();
     let size = if gated {
@@ -606,7 +614,8 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                 {
                     continue;
                 }
-                let (Some(o), Some(l)) = (st.eval_rec(p, off, rat), st.eval_rec(p, len, rat)) else {
+                let (Some(o), Some(l)) = (st.eval_rec(p, off, rat), st.eval_rec(p, len, rat))
+                else {
                     continue;
                 };
                 if npuschema_core::range_at(buf, o, l).is_some() {
@@ -670,7 +679,9 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
     for k in &file.checksums {
         let from = st.val(p, &comp.expr(&k.from.expr, Scope::Top));
         let to = st.val(p, &comp.expr(&k.to.expr, Scope::Top));
-        let stored = st.val(p, &comp.expr(&k.stored.expr, Scope::Top)).unwrap_or(0);
+        let stored = st
+            .val(p, &comp.expr(&k.stored.expr, Scope::Top))
+            .unwrap_or(0);
         let data = match (from, to) {
             (Some(f), Some(t)) => t
                 .checked_sub(f)
@@ -694,11 +705,16 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                     target,
                     stored,
                 } => {
-                    let Some(ci) = c.collections.iter().position(|t| t.name.text == records.text)
+                    let Some(ci) = c
+                        .collections
+                        .iter()
+                        .position(|t| t.name.text == records.text)
                     else {
                         continue;
                     };
-                    let Some(coll) = p.colls.get(ci) else { continue };
+                    let Some(coll) = p.colls.get(ci) else {
+                        continue;
+                    };
                     let Some(s) = c.schema.structs.get(coll.st) else {
                         continue;
                     };
