@@ -36,6 +36,13 @@ mod npu1_v2 {
     include!(concat!(env!("OUT_DIR"), "/v2/npu1.rs"));
 }
 
+// `unused_parens`: the generator's parentheses around `when` conditions and `|` sums
+// (issue 12 lists the generated-code warnings).
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod blobpack {
+    include!(concat!(env!("OUT_DIR"), "/blobpack/blobpack.rs"));
+}
+
 fn interp(schema: &'static str) -> &'static Interp<'static> {
     static CACHE: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Interp<'static>)>>> =
         OnceLock::new();
@@ -55,6 +62,7 @@ fn interp(schema: &'static str) -> &'static Interp<'static> {
 const NPU1: &str = "../schema/npu1.yaml";
 const VPMN: &str = "../schema/vpmn.yaml";
 const NPU1_V2: &str = "schemas/npu1_v2.yaml";
+const BLOBPACK: &str = "schemas/blobpack.yaml";
 
 // ----- view lookups --------------------------------------------------------------------------
 
@@ -281,6 +289,7 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(NPU1).sites(), &npu1::ERROR_SITES[..]);
     assert_eq!(interp(VPMN).sites(), &vpmn::ERROR_SITES[..]);
     assert_eq!(interp(NPU1_V2).sites(), &npu1_v2::ERROR_SITES[..]);
+    assert_eq!(interp(BLOBPACK).sites(), &blobpack::ERROR_SITES[..]);
 }
 
 fn npu1_fixtures() -> Vec<Vec<u8>> {
@@ -375,6 +384,166 @@ fn npu1_v2_test_schema_agrees() {
     }
     // A version-1 blob is refused by the v2 schema, by both engines alike.
     assert_eq!(npu1_v2_agree(&blob(2)), "unsupported-version");
+}
+
+// ----- blobpack: the constructs the shipped formats do not use --------------------------------
+
+/// A valid blobpack file: three entries (text, compressed image, inline empty).
+fn blobpack_file() -> Vec<u8> {
+    let entries: [(u16, u16, &[u8], i16, [u8; 6]); 3] = [
+        (1, 0, b"hello", 0, [1, 2, 3, 4, 5, 6]),
+        (2, 1, b"\x89PNG", 5, [0; 6]),
+        (3, 2, b"", 7, [9; 6]),
+    ];
+    let base = 44 + 24 * entries.len();
+    let (mut recs, mut data) = (Vec::new(), Vec::new());
+    for (kind, flags, blob, skew, w) in entries {
+        let off = (base + data.len()) as u32;
+        recs.extend_from_slice(&kind.to_le_bytes());
+        recs.extend_from_slice(&flags.to_le_bytes());
+        recs.extend_from_slice(&off.to_le_bytes());
+        recs.extend_from_slice(&(blob.len() as u32).to_le_bytes());
+        recs.extend_from_slice(&skew.to_le_bytes());
+        recs.extend_from_slice(&w);
+        recs.extend_from_slice(&off.to_le_bytes());
+        data.extend_from_slice(blob);
+    }
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x4B50_4C42u32.to_le_bytes());
+    b.extend_from_slice(&3u16.to_le_bytes());
+    b.extend_from_slice(&[9, 0]);
+    b.extend_from_slice(&((44 + recs.len() + data.len()) as u64).to_le_bytes());
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(&2i32.to_le_bytes());
+    b.extend_from_slice(b"pack\0\0\0\0");
+    for x in [1u16, 2, 3, 4] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(&[1, 2, 3, 4]);
+    assert_eq!(b.len(), 44);
+    b.extend_from_slice(&recs);
+    b.extend_from_slice(&data);
+    blobpack_reseal(&mut b);
+    b
+}
+
+fn blobpack_reseal(b: &mut [u8]) {
+    if b.len() >= 44 {
+        let crc = npuschema_core::crc32(0, &b[44..]);
+        b[16..20].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+fn blobpack_agree(b: &[u8]) -> &'static str {
+    let it = interp(BLOBPACK);
+    let g = blobpack::Blobpack::validate(b);
+    let gb = blobpack::Blobpack::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    assert_eq!(
+        gb,
+        it.check::<Brief>(b).map_err(|e| e.id()),
+        "Brief on {b:02x?}"
+    );
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(ge, ie, "generated `{ge}`, interpreter `{ie}`");
+            ge.code
+        }
+        (Ok(g), Ok(v)) => {
+            let h = g.header();
+            same_fields!(&v, "header", h, [magic, count, pad, total, crc]);
+            assert_eq!(raw(&v, "header", "level"), u64::from(h.level().raw()));
+            assert_eq!(
+                enum_name(&v, "header", "level").as_deref(),
+                h.level().name()
+            );
+            assert_eq!(
+                value(&v, "header", "delta"),
+                &Value::Int(i64::from(h.delta()))
+            );
+            assert_eq!(text(&v, "header", "label"), h.label());
+            assert_eq!(text(&v, "header", "stamp"), h.stamp());
+            assert_eq!(array(&v, "header", "scale"), h.scale().map(u64::from));
+            assert_eq!(g.entries().len(), record_count(&v, "entries"));
+            for e in g.entries() {
+                let p = format!("entries[{}]", e.index());
+                same_fields!(&v, &p, e, [offset, length, tag]);
+                assert_eq!(raw(&v, &p, "kind"), u64::from(e.kind().raw()));
+                assert_eq!(raw(&v, &p, "flags"), u64::from(e.flags().bits()));
+                assert_eq!(value(&v, &p, "skew"), &Value::Int(i64::from(e.skew())));
+                assert_eq!(array(&v, &p, "weights"), e.weights().map(u64::from));
+                assert_eq!(
+                    range(&v, &format!("{p}.data")),
+                    e.data().map(|d| span(b, d))
+                );
+            }
+            assert_eq!(
+                checksum(&v, "body"),
+                (u64::from(h.crc()), u64::from(g.body_computed()))
+            );
+            "ok"
+        }
+        (g, i) => panic!("verdicts differ: {:?} / {:?}", g.map(|_| ()), i.map(|_| ())),
+    }
+}
+
+#[test]
+fn blobpack_and_its_mutants_agree() {
+    let good = blobpack_file();
+    assert_eq!(blobpack_agree(&good), "ok");
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    // Every byte with several values, resealed, and every truncation.
+    let mut m = good.clone();
+    for at in 0..good.len() {
+        for x in [0x01u8, 0x02, 0x80, 0xFF, 0x7F] {
+            m[at] ^= x;
+            if at >= 20 || at < 16 {
+                blobpack_reseal(&mut m);
+            }
+            *verdicts.entry(blobpack_agree(&m)).or_default() += 1;
+            m.copy_from_slice(&good);
+        }
+    }
+    for len in 0..good.len() {
+        blobpack_agree(&good[..len]);
+    }
+    // Random multi-byte mutants.
+    let mut next = xorshift(0xB10B);
+    for _ in 0..20_000 {
+        let mut m = good.clone();
+        for _ in 0..=(next() % 4) {
+            let at = (next() as usize) % m.len();
+            m[at] = next() as u8;
+        }
+        if !next().is_multiple_of(4) {
+            blobpack_reseal(&mut m);
+        }
+        *verdicts.entry(blobpack_agree(&m)).or_default() += 1;
+    }
+    eprintln!("blobpack verdicts: {verdicts:?}");
+    for code in [
+        "bad-magic",
+        "size-mismatch",
+        "too-many",
+        "bad-delta",
+        "bad-pad",
+        "bad-level",
+        "table-out-of-bounds",
+        "bad-crc",
+        "unknown-kind",
+        "unknown-flags",
+        "entry-out-of-bounds",
+        "bad-weights",
+        "bad-skew",
+        "bad-tag",
+        "ok",
+    ] {
+        assert!(
+            verdicts.contains_key(code),
+            "no mutant reached {code}: {verdicts:?}"
+        );
+    }
 }
 
 // ----- VPMN ----------------------------------------------------------------------------------
