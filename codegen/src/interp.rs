@@ -58,6 +58,54 @@ struct FileProg<'c> {
     colls: Vec<CollInfo>,
     /// `want` arrays of record checksums: one per directory checksum of kind `Records`.
     want_slots: usize,
+    /// Record size of each table, by table index.
+    table_rec_size: Vec<u64>,
+    /// Each struct's layouts by gate value, by struct index (`None`: not gated).
+    gates: Vec<Option<GateTable>>,
+}
+
+/// The layouts of a gated struct: one per interval of gate values between its `since` and
+/// `until` thresholds (the layout changes only there), as the generated code chooses them.
+#[derive(Clone, Debug)]
+struct GateTable {
+    /// The first gate value of each interval, ascending (the first is 0).
+    starts: Vec<u64>,
+    /// Per interval: each field's offset, `None` when absent.
+    offs: Vec<Vec<Option<u64>>>,
+    /// Per interval: the struct's size.
+    sizes: Vec<u64>,
+}
+
+impl GateTable {
+    fn new(c: &check::Checked, s: &Struct) -> Self {
+        let mut starts: Vec<u64> = s
+            .fields
+            .iter()
+            .flat_map(|f| [f.since, f.until])
+            .filter_map(|x| x.map(|x| x.0))
+            .collect();
+        starts.push(0);
+        starts.sort_unstable();
+        starts.dedup();
+        let offs = starts
+            .iter()
+            .map(|&g| {
+                (0..s.fields.len())
+                    .map(|k| s.fields[k].present_at(g).then(|| gated_offset(c, s, k, g)))
+                    .collect()
+            })
+            .collect();
+        let sizes = starts.iter().map(|&g| size_for(c, s, g)).collect();
+        Self {
+            starts,
+            offs,
+            sizes,
+        }
+    }
+
+    fn pick(&self, g: u64) -> usize {
+        self.starts.iter().rposition(|&x| x <= g).unwrap_or(0)
+    }
 }
 
 // ----- compiled expressions ----------------------------------------------------------------
@@ -260,6 +308,7 @@ enum CStep {
     RecordFits {
         f: Fail,
         rec: usize,
+        sidx: usize,
         at: CE,
         within: CE,
         gate: Option<CE>,
@@ -847,6 +896,7 @@ impl Comp<'_> {
                 CStep::RecordFits {
                     f,
                     rec: ri,
+                    sidx: struct_index(c, &r.strukt.text).unwrap_or(usize::MAX),
                     at: self.expr(&r.at.expr, scope),
                     within: self.expr(&within.expr, scope),
                     gate: if gated {
@@ -1313,6 +1363,19 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
     let steps = comp.steps(&c.schema.file.validate, Scope::Top);
     let dirs = comp.dirs();
     let colls = comp.colls();
+    let table_rec_size = c
+        .schema
+        .file
+        .tables
+        .iter()
+        .map(|t| c.layouts.get(&t.record.text).map_or(0, |l| l.size))
+        .collect();
+    let gates = c
+        .schema
+        .structs
+        .iter()
+        .map(|s| ext::is_gated(s).then(|| GateTable::new(c, s)))
+        .collect();
     FileProg {
         c,
         header_size,
@@ -1321,6 +1384,8 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         dirs,
         colls,
         want_slots: comp.want_slots,
+        table_rec_size,
+        gates,
     }
 }
 
@@ -1698,6 +1763,7 @@ impl<'c> Interp<'c> {
                 CStep::RecordFits {
                     f,
                     rec,
+                    sidx,
                     at,
                     within,
                     gate,
@@ -1705,14 +1771,18 @@ impl<'c> Interp<'c> {
                     blame_at_value,
                 } => {
                     let (a, w) = (st.val(p, at), st.val(p, within));
-                    let sname = &p.c.schema.file.ext.records[*rec].strukt.text;
-                    let stc = p.c.strukt(sname);
+                    let table = p.gates.get(*sidx).and_then(Option::as_ref);
+                    let size_at = |g: u64| {
+                        table
+                            .and_then(|t| t.sizes.get(t.pick(g)).copied())
+                            .unwrap_or(0)
+                    };
                     let (parts, n_for_err) = if let Some(g) = gate {
                         let g = st.val(p, g);
-                        let n_err = stc.map_or(0, |s| size_for(p.c, s, g.unwrap_or(0)));
+                        let n_err = size_at(g.unwrap_or(0));
                         let parts = match (a, g, w) {
                             (Some(a), Some(g), Some(w)) => {
-                                let n = stc.map_or(0, |s| size_for(p.c, s, g));
+                                let n = size_at(g);
                                 npuschema_core::range_within(st.buf, a, n, w).map(|_| (a, n, g))
                             }
                             _ => None,
@@ -2175,15 +2245,21 @@ fn table_within(buf: &[u8], at: u64, count: u64, within: u64, n: u64) -> bool {
 }
 
 fn read_int(buf: &[u8], at: u64, t: IntTy) -> u64 {
-    let w = usize::try_from(t.bytes()).unwrap_or(8);
-    let Some(b) = npuschema_core::range_at(buf, at, t.bytes()) else {
+    let Some(rest) = usize::try_from(at).ok().and_then(|a| buf.get(a..)) else {
         return 0;
     };
-    let mut x = [0u8; 8];
-    if let Some(d) = x.get_mut(..w) {
-        d.copy_from_slice(b);
+    match t {
+        IntTy::U8 | IntTy::I8 => rest.first().map_or(0, |b| u64::from(*b)),
+        IntTy::U16 | IntTy::I16 => rest
+            .first_chunk::<2>()
+            .map_or(0, |b| u64::from(u16::from_le_bytes(*b))),
+        IntTy::U32 | IntTy::I32 => rest
+            .first_chunk::<4>()
+            .map_or(0, |b| u64::from(u32::from_le_bytes(*b))),
+        IntTy::U64 | IntTy::I64 => rest
+            .first_chunk::<8>()
+            .map_or(0, |b| u64::from_le_bytes(*b)),
     }
-    u64::from_le_bytes(x)
 }
 
 /// A stored word as the generated `widen` makes it: signed words sign-extend.
@@ -2246,12 +2322,9 @@ impl<'b> State<'b> {
             Own::Record => self.rec_at,
             Own::Located(i) => {
                 let (at, _, gate) = (*self.located.get(i)?)?;
-                let s = p.c.schema.structs.get(f.st)?;
-                if ext::is_gated(s) {
-                    if !s.fields.get(f.fi)?.present_at(gate) {
-                        return None;
-                    }
-                    return at.checked_add(gated_offset(p.c, s, f.fi, gate));
+                if let Some(Some(g)) = p.gates.get(f.st) {
+                    let off = (*g.offs.get(g.pick(gate))?.get(f.fi)?)?;
+                    return at.checked_add(off);
                 }
                 at
             }
@@ -2260,10 +2333,7 @@ impl<'b> State<'b> {
                 if k >= n {
                     return None;
                 }
-                let size =
-                    p.c.layouts
-                        .get(&p.c.schema.file.tables.get(t)?.record.text)?
-                        .size;
+                let size = *p.table_rec_size.get(t)?;
                 at.saturating_add(k.saturating_mul(size))
             }
         };
