@@ -349,7 +349,7 @@ enum CStep {
         dir: usize,
         /// Section types whose records are hashed with fields as zero: (type, record
         /// size, [(offset, width)]).
-        zero: Vec<(u64, u64, Vec<(u64, u64)>)>,
+        zero: Vec<ZeroArm>,
         stored: CE,
     },
     SlotsPaired {
@@ -376,6 +376,10 @@ enum CStep {
         size: (u64, IntTy),
     },
 }
+
+/// A section type whose records are hashed with some fields as zero: (type value, record
+/// size, [(field offset, width)]).
+type ZeroArm = (u64, u64, Vec<(u64, u64)>);
 
 /// A directory, resolved.
 #[derive(Clone, Debug)]
@@ -2123,7 +2127,7 @@ impl<'c> Interp<'c> {
         d: &DirInfo,
         fused: Option<&(Fail, usize)>,
         gone: &Fail,
-        zero: &[(u64, u64, Vec<(u64, u64)>)],
+        zero: &[ZeroArm],
     ) -> Result<u32, E> {
         let mut crc = 0u32;
         let mut pend: Option<(u64, u64)> = None;

@@ -18,6 +18,7 @@
     clippy::panic,
     clippy::arithmetic_side_effects,
     clippy::cast_possible_truncation,
+    clippy::type_complexity,
     missing_docs
 )]
 
@@ -498,7 +499,7 @@ fn blobpack_and_its_mutants_agree() {
     for at in 0..good.len() {
         for x in [0x01u8, 0x02, 0x80, 0xFF, 0x7F] {
             m[at] ^= x;
-            if at >= 20 || at < 16 {
+            if !(16..20).contains(&at) {
                 blobpack_reseal(&mut m);
             }
             *verdicts.entry(blobpack_agree(&m)).or_default() += 1;

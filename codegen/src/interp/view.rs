@@ -795,12 +795,7 @@ fn alg_name(a: Algorithm) -> &'static str {
 }
 
 /// The file CRC recomputed plainly: every payload in directory order, listed fields as zero.
-fn file_crc(
-    p: &FileProg<'_>,
-    st: &State<'_>,
-    d: &super::DirInfo,
-    zero: &[(u64, u64, Vec<(u64, u64)>)],
-) -> u32 {
+fn file_crc(p: &FileProg<'_>, st: &State<'_>, d: &super::DirInfo, zero: &[super::ZeroArm]) -> u32 {
     let mut crc = 0u32;
     for (_, ty, _, rat) in st.sections(p, d) {
         let Some(pl) = st.payload_at(p, d, rat) else {
