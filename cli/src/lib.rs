@@ -9,6 +9,7 @@ pub mod generate;
 pub mod inspect;
 pub mod io;
 pub mod pack;
+pub mod schema_cmd;
 pub mod site;
 
 pub mod vpmn;

@@ -10,7 +10,7 @@ mod verify;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use npuschema_cli::{check, explain, generate, inspect, pack, site};
+use npuschema_cli::{generate, pack, schema_cmd, site};
 
 /// Each subcommand lives in its own module with an `Args` type and a `run(Args) -> ExitCode`.
 #[derive(Parser)]
@@ -28,10 +28,12 @@ struct Cli {
 enum Cmd {
     /// Generate Rust readers, validators and writers from a schema.
     Gen(generate::Args),
-    /// Validate container files (NPU1, VPMN), choosing the format by magic.
-    Check(check::Args),
-    /// Decode a container file: header, regions or sections, checksums, layout.
-    Inspect(inspect::Args),
+    /// Validate container files (NPU1, VPMN), choosing the format by magic; or any format
+    /// with --schema S.yaml (the schema interpreter, no build).
+    Check(schema_cmd::CheckArgs),
+    /// Decode a container file: header, regions or sections, checksums, layout; or any
+    /// format with --schema S.yaml.
+    Inspect(schema_cmd::InspectArgs),
     /// List a model's Ethos-U55 register command stream (Vela-style text, or --json).
     Disasm(disasm::Args),
     /// Statically check a model's command stream against its region sizes.
@@ -39,8 +41,9 @@ enum Cmd {
     /// Pack Vela's output (*_vela.tflite or *_vela.npz) into an NPU1 .npub.
     Pack(pack::Args),
     /// Annotated hexdump of a container: every header and region field named and decoded,
-    /// the layout, and the load cross-checks with their numbers.
-    Explain(explain::Args),
+    /// the layout, and the load cross-checks with their numbers; or any format with
+    /// --schema S.yaml (every byte range named by its field path).
+    Explain(schema_cmd::ExplainArgs),
     /// Run an NPU1 .npub on the simulated Ethos-U55 through the firmware driver (--sim).
     Run(run::Args),
     /// Name the check behind a `Brief` error number from firmware (--list: all of them).
@@ -51,12 +54,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Gen(a) => generate::run(a),
-        Cmd::Check(a) => check::run(a),
-        Cmd::Inspect(a) => inspect::run(a),
+        Cmd::Check(a) => schema_cmd::check(a),
+        Cmd::Inspect(a) => schema_cmd::inspect(a),
         Cmd::Disasm(a) => disasm::run(a),
         Cmd::Verify(a) => verify::run(a),
         Cmd::Pack(a) => pack::run(a),
-        Cmd::Explain(a) => explain::run(a),
+        Cmd::Explain(a) => schema_cmd::explain(a),
         Cmd::Run(a) => run::run(a),
         Cmd::Site(a) => site::run(a),
     }

@@ -148,3 +148,24 @@ pub fn vpmn_input(data: &[u8]) -> Option<Vec<u8>> {
     }
     Some(file)
 }
+
+/// The schema interpreter over `schema/npu1.yaml`, built once (the interpreter targets).
+#[must_use]
+pub fn interp_npu1() -> &'static npuschema_codegen::interp::Interp<'static> {
+    static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
+        std::sync::OnceLock::new();
+    I.get_or_init(|| interp(include_str!("../../schema/npu1.yaml"), "schema/npu1.yaml"))
+}
+
+/// The schema interpreter over `schema/vpmn.yaml`, built once.
+#[must_use]
+pub fn interp_vpmn() -> &'static npuschema_codegen::interp::Interp<'static> {
+    static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
+        std::sync::OnceLock::new();
+    I.get_or_init(|| interp(include_str!("../../schema/vpmn.yaml"), "schema/vpmn.yaml"))
+}
+
+fn interp(text: &str, name: &str) -> npuschema_codegen::interp::Interp<'static> {
+    let c = npuschema_codegen::load_str(text, name).unwrap_or_else(|d| panic!("{d}"));
+    npuschema_codegen::interp::Interp::new(Box::leak(Box::new(c)))
+}

@@ -48,35 +48,9 @@ fn outcome(b: &[u8]) -> Result<(), &'static str> {
     }
 }
 
-/// Offsets to mutate: the first 4096, section boundaries, and a stride.
+/// Offsets to mutate (shared with the interpreter's differential test).
 fn offsets(b: &[u8], stride: usize) -> Vec<usize> {
-    let len = b.len();
-    let mut v: Vec<usize> = (0..len.min(4096)).collect();
-    let mut bounds: Vec<u64> = Vec::new();
-    if b[6] == 2 {
-        for (_, off, size) in directory(b) {
-            bounds.extend([off, off + size]);
-        }
-    } else {
-        for k in 0..16usize {
-            let e = 376 + 8 * k;
-            let (off, size) = (u64::from(word(b, e)), u64::from(word(b, e + 4)));
-            bounds.extend([off, off + size]);
-        }
-    }
-    for x in bounds {
-        for d in [-2i64, -1, 0, 1] {
-            let p = x as i64 + d;
-            if p >= 0 && (p as usize) < len {
-                v.push(p as usize);
-            }
-        }
-    }
-    v.extend((4096..len).step_by(stride));
-    v.push(len - 1);
-    v.sort_unstable();
-    v.dedup();
-    v
+    sweep_offsets(b, stride)
 }
 
 /// Whether byte `at` lies in a v2 section payload; whether it lies in a gap between

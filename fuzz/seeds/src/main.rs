@@ -163,7 +163,7 @@ fn main() {
                 .enumerate()
             {
                 let seed = npu1_prefix(&blob, arena);
-                for target in ["npu1_validate", "npu1_bind", "npu1_ref_vs_c"] {
+                for target in ["npu1_validate", "npu1_bind", "npu1_ref_vs_c", "interp_npu1"] {
                     write(
                         &out.join(target),
                         &format!("{si:02}-{sname}-shape{shape}-arena{k}"),
@@ -208,7 +208,7 @@ fn main() {
                 for flag in [0u8, 1] {
                     let mut seed = vec![flag];
                     seed.extend_from_slice(&bytes);
-                    for target in ["vpmn_refreader", "vpmn_validate"] {
+                    for target in ["vpmn_refreader", "vpmn_validate", "interp_vpmn"] {
                         write(&out.join(target), &format!("{name}-{flag}"), &seed);
                     }
                     n_vpmn += 1;

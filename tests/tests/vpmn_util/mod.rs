@@ -9,7 +9,7 @@
     clippy::arithmetic_side_effects
 )]
 
-use npuschema_cli::vpmn::writer::{Section, V2Spec};
+use npuschema_cli::vpmn::writer::{Section, V2Spec, directory};
 
 /// Every error code the VPMN validator may return.
 pub const CODES: &[&str] = &[
@@ -145,4 +145,36 @@ pub fn dir_rec(i: usize) -> usize {
 /// Payload offset of section `i` (reads the directory).
 pub fn payload_at(b: &[u8], i: usize) -> usize {
     word(b, dir_rec(i) + 4) as usize
+}
+
+/// Offsets to mutate in a sweep: the first 4096, both sides of every section (v2) or table
+/// (v1) boundary, and a stride through the rest.
+pub fn sweep_offsets(b: &[u8], stride: usize) -> Vec<usize> {
+    let len = b.len();
+    let mut v: Vec<usize> = (0..len.min(4096)).collect();
+    let mut bounds: Vec<u64> = Vec::new();
+    if b[6] == 2 {
+        for (_, off, size) in directory(b) {
+            bounds.extend([off, off + size]);
+        }
+    } else {
+        for k in 0..16usize {
+            let e = 376 + 8 * k;
+            let (off, size) = (u64::from(word(b, e)), u64::from(word(b, e + 4)));
+            bounds.extend([off, off + size]);
+        }
+    }
+    for x in bounds {
+        for d in [-2i64, -1, 0, 1] {
+            let p = x as i64 + d;
+            if p >= 0 && (p as usize) < len {
+                v.push(p as usize);
+            }
+        }
+    }
+    v.extend((4096..len).step_by(stride));
+    v.push(len - 1);
+    v.sort_unstable();
+    v.dedup();
+    v
 }

@@ -1,0 +1,516 @@
+//! `check`, `inspect` and `explain` over any schema: `--schema S.yaml` loads and checks the
+//! schema with the generator's frontend and runs the schema interpreter
+//! (`npuschema_codegen::interp`) on the files, so a schema for a new format can be tried
+//! on real files without building anything. The interpreter is held to the generated code
+//! by `tests/tests/interp_differential.rs`, so the verdicts are the generated validator's.
+//!
+//! A schema mistake prints the generator's diagnostics (`file:line:column: error: ...`) and
+//! exits 2. Otherwise the contracts are those of the built-in commands: exit 0 all valid, 1
+//! any invalid, 2 usage or I/O error; `check --json` prints one
+//! `{"file","format","valid","error":null|{"code","field","offset","message"}}` per line,
+//! `format` being the schema's name.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use npuschema_codegen::interp::{Interp, View};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::{check, explain, inspect};
+
+/// `check`, with `--schema` (and `--ext` for its directory walk).
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Validate with this schema (any format) instead of choosing NPU1 or VPMN by magic.
+    #[arg(long, value_name = "SCHEMA.yaml")]
+    pub schema: Option<PathBuf>,
+    /// With --schema: the file extensions a directory walk picks (repeatable; default:
+    /// every file).
+    #[arg(long, value_name = "EXT", requires = "schema")]
+    pub ext: Vec<String>,
+    /// The built-in command's arguments.
+    #[command(flatten)]
+    pub inner: check::Args,
+}
+
+/// `inspect`, with `--schema`.
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    /// Decode with this schema (any format): the interpreter's view of every field.
+    #[arg(long, value_name = "SCHEMA.yaml")]
+    pub schema: Option<PathBuf>,
+    /// The built-in command's arguments.
+    #[command(flatten)]
+    pub inner: inspect::Args,
+}
+
+/// `explain`, with `--schema`.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// Explain with this schema (any format): every byte range named by its field path.
+    #[arg(long, value_name = "SCHEMA.yaml")]
+    pub schema: Option<PathBuf>,
+    /// The built-in command's arguments.
+    #[command(flatten)]
+    pub inner: explain::Args,
+}
+
+/// What a command prints and its exit status: the library half, which tests call.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Exit status: 0 valid, 1 invalid, 2 usage, I/O or schema error.
+    pub code: u8,
+}
+
+impl Output {
+    fn fail(stderr: String, code: u8) -> Self {
+        Self {
+            stdout: String::new(),
+            stderr,
+            code,
+        }
+    }
+
+    /// Print it and give the exit status.
+    #[must_use]
+    pub fn emit(self) -> ExitCode {
+        let mut ok = std::io::stdout()
+            .lock()
+            .write_all(self.stdout.as_bytes())
+            .is_ok();
+        ok &= std::io::stderr()
+            .lock()
+            .write_all(self.stderr.as_bytes())
+            .is_ok();
+        if ok {
+            ExitCode::from(self.code)
+        } else {
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Load and check a schema; on a mistake, every diagnostic (file:line:column), exit 2.
+fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
+    npuschema_codegen::load(path).map_err(|d| {
+        let mut msg = d.to_string();
+        if !msg.ends_with('\n') {
+            msg.push('\n');
+        }
+        Output::fail(msg, 2)
+    })
+}
+
+fn walk(dir: &Path, ext: &[String], out: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, String)>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push((dir.to_path_buf(), e.to_string()));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            walk(&p, ext, out, errors);
+        } else if ext.is_empty()
+            || p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| ext.iter().any(|x| x.trim_start_matches('.') == e))
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// The outcome for one file: validated (or not), or unreadable.
+type Outcome = Result<Result<(), npuschema_core::Error>, String>;
+
+/// The JSON line for one file (the built-in `check --json` contract).
+#[must_use]
+pub fn json_line(path: &Path, format: &str, o: &Outcome) -> serde_json::Value {
+    match o {
+        Ok(result) => json!({
+            "file": path.display().to_string(),
+            "format": format,
+            "valid": result.is_ok(),
+            "error": match result {
+                Ok(()) => serde_json::Value::Null,
+                Err(e) => json!({
+                    "code": e.code,
+                    "field": e.field.to_string(),
+                    "offset": e.offset,
+                    "message": e.to_string(),
+                }),
+            },
+        }),
+        Err(msg) => json!({
+            "file": path.display().to_string(),
+            "format": null,
+            "valid": false,
+            "error": { "code": "io-error", "field": "", "offset": 0, "message": msg },
+        }),
+    }
+}
+
+/// `check` (with or without `--schema`).
+pub fn check(args: CheckArgs) -> ExitCode {
+    match &args.schema {
+        Some(schema) => check_output(schema, &args.inner.paths, &args.ext, args.inner.json).emit(),
+        None => check::run(args.inner),
+    }
+}
+
+/// `check --schema SCHEMA PATHS...`: every file (directories walked in parallel for the
+/// `ext` extensions, every file when none), in path order.
+#[must_use]
+pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool) -> Output {
+    let c = match load(schema) {
+        Ok(c) => c,
+        Err(o) => return o,
+    };
+    let it = Interp::new(&c);
+    let mut files = Vec::new();
+    let mut io_errors = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, ext, &mut files, &mut io_errors);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    files.sort();
+    let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files checked")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let outcomes: Vec<(PathBuf, Outcome)> = files
+        .into_par_iter()
+        .map(|p| {
+            let o = std::fs::read(&p)
+                .map(|b| it.check::<npuschema_core::Error>(&b))
+                .map_err(|e| e.to_string());
+            bar.inc(1);
+            (p, o)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut out = Output::default();
+    let mut any_invalid = false;
+    let mut any_io = !io_errors.is_empty();
+    for (p, msg) in &io_errors {
+        let _ = writeln!(out.stderr, "{}: {msg}", p.display());
+    }
+    for (p, o) in &outcomes {
+        let line = if json {
+            json_line(p, it.schema_name(), o).to_string()
+        } else {
+            match o {
+                Ok(Ok(())) => format!("{}: OK", p.display()),
+                Ok(Err(e)) => format!("{}: {e}", p.display()),
+                Err(msg) => format!("{}: cannot read: {msg}", p.display()),
+            }
+        };
+        match o {
+            Ok(Err(_)) => any_invalid = true,
+            Err(_) => any_io = true,
+            Ok(Ok(())) => {}
+        }
+        let _ = writeln!(out.stdout, "{line}");
+    }
+    out.code = if any_io { 2 } else { u8::from(any_invalid) };
+    out
+}
+
+/// Read the file and validate it with the schema: the view, or the exit code after the
+/// message.
+fn view_of(schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
+    let c = load(schema)?;
+    let it = Interp::new(&c);
+    let bytes =
+        std::fs::read(file).map_err(|e| Output::fail(format!("{}: {e}\n", file.display()), 2))?;
+    match it.validate(&bytes) {
+        Ok(v) => Ok((v, bytes)),
+        Err(e) => {
+            let mut msg = format!("{}: {e}\n", file.display());
+            if let Some(rows) = hex_rows(&bytes, e.offset.saturating_sub(e.offset % 16), 2) {
+                msg.push_str(&rows);
+            }
+            Err(Output::fail(msg, 1))
+        }
+    }
+}
+
+/// The view as text: every field with its offset, size and decoded value, every range and
+/// every checksum.
+#[must_use]
+pub fn view_text(v: &View) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}{}), {} bytes: valid",
+        v.file,
+        v.schema,
+        v.variant
+            .as_ref()
+            .map_or(String::new(), |k| format!(", variant {k}")),
+        v.len
+    );
+    for g in &v.groups {
+        let _ = writeln!(
+            o,
+            "\n{} {} ({}, {} record(s))",
+            g.kind,
+            g.name,
+            g.struct_name,
+            g.records.len()
+        );
+        for r in &g.records {
+            let _ = writeln!(o, "  {} @ {:#x} ({} bytes)", r.path, r.offset, r.size);
+            for f in &r.fields {
+                let _ = writeln!(
+                    o,
+                    "    {:<24} @ {:#08x} [{:>3}] = {}",
+                    f.name, f.offset, f.size, f.value
+                );
+            }
+            for (n, x) in &r.composed {
+                let _ = writeln!(o, "    {n:<24} (composed)       = {x:#x}");
+            }
+            for x in &r.ranges {
+                let _ = writeln!(
+                    o,
+                    "    {:<24} range {:#x} + {:#x}",
+                    x.name, x.offset, x.length
+                );
+            }
+        }
+    }
+    if !v.ranges.is_empty() {
+        let _ = writeln!(o, "\nranges");
+        for x in &v.ranges {
+            let _ = writeln!(o, "  {:<24} {:#x} + {:#x}", x.path, x.offset, x.length);
+        }
+    }
+    if !v.checksums.is_empty() {
+        let _ = writeln!(o, "\nchecksums");
+        for k in &v.checksums {
+            let _ = writeln!(
+                o,
+                "  {:<24} {} stored {:#010x} computed {:#010x} {}",
+                k.path,
+                k.algorithm,
+                k.stored,
+                k.computed,
+                if k.stored == k.computed {
+                    "ok"
+                } else {
+                    "MISMATCH"
+                }
+            );
+        }
+    }
+    o
+}
+
+/// `inspect` (with or without `--schema`).
+pub fn inspect(args: InspectArgs) -> ExitCode {
+    match &args.schema {
+        Some(schema) => inspect_output(schema, &args.inner.file, args.inner.json).emit(),
+        None => inspect::run(args.inner),
+    }
+}
+
+/// `inspect --schema SCHEMA [--json] FILE`: the interpreter's view, as text or one JSON
+/// object ([`View::to_json`]).
+#[must_use]
+pub fn inspect_output(schema: &Path, file: &Path, json: bool) -> Output {
+    match view_of(schema, file) {
+        Ok((v, _)) => Output {
+            stdout: if json {
+                format!("{}\n", v.to_json())
+            } else {
+                view_text(&v)
+            },
+            stderr: String::new(),
+            code: 0,
+        },
+        Err(o) => o,
+    }
+}
+
+/// `rows` hex rows of 16 bytes from `start`.
+fn hex_rows(b: &[u8], start: u64, rows: usize) -> Option<String> {
+    let start = usize::try_from(start).ok()?;
+    let mut o = String::new();
+    for (i, chunk) in b.get(start..)?.chunks(16).take(rows).enumerate() {
+        let hex: Vec<String> = chunk.iter().map(|x| format!("{x:02x}")).collect();
+        let _ = writeln!(o, "  {:08x}  {}", start + 16 * i, hex.join(" "));
+    }
+    Some(o)
+}
+
+/// One named byte range of the explained file.
+struct Span {
+    start: u64,
+    end: u64,
+    label: String,
+    /// A field's bytes are shown in full; a range's first row only.
+    field: bool,
+}
+
+/// The annotated hexdump: every field and range of the view, in file order, with the bytes
+/// no rule names marked as such.
+#[must_use]
+pub fn explain_text(v: &View, bytes: &[u8]) -> String {
+    let mut spans: Vec<Span> = Vec::new();
+    for g in &v.groups {
+        for r in &g.records {
+            for f in &r.fields {
+                spans.push(Span {
+                    start: f.offset,
+                    end: f.offset.saturating_add(f.size),
+                    label: format!("{} = {}", f.path, f.value),
+                    field: true,
+                });
+            }
+            for x in &r.ranges {
+                spans.push(Span {
+                    start: x.offset,
+                    end: x.offset.saturating_add(x.length),
+                    label: format!("{} ({} bytes)", x.path, x.length),
+                    field: false,
+                });
+            }
+        }
+    }
+    for x in &v.ranges {
+        spans.push(Span {
+            start: x.offset,
+            end: x.offset.saturating_add(x.length),
+            label: format!("{} ({} bytes)", x.path, x.length),
+            field: false,
+        });
+    }
+    spans.sort_by_key(|s| (s.start, !s.field, s.end));
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} ({}{}), {} bytes",
+        v.file,
+        v.schema,
+        v.variant
+            .as_ref()
+            .map_or(String::new(), |k| format!(", variant {k}")),
+        v.len
+    );
+    let mut covered = 0u64;
+    let len = bytes.len() as u64;
+    let show = |o: &mut String, start: u64, end: u64, label: &str, full: bool| {
+        let mut at = start;
+        let stop = if full {
+            end
+        } else {
+            end.min(start.saturating_add(16))
+        };
+        let mut first = true;
+        while at < stop.min(len) {
+            let row_end = stop.min(at.saturating_add(16)).min(len);
+            let hex: Vec<String> = bytes
+                .get(at as usize..row_end as usize)
+                .unwrap_or(&[])
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect();
+            let _ = writeln!(
+                o,
+                "{:08x}  {:<47}  {}",
+                at,
+                hex.join(" "),
+                if first { label } else { "" }
+            );
+            first = false;
+            at = row_end;
+        }
+        if first {
+            let _ = writeln!(o, "{start:08x}  {:<47}  {label}", "");
+        } else if !full && end > stop {
+            let _ = writeln!(o, "{:8}  {:<47}  ... to {end:#x}", "", "");
+        }
+    };
+    for s in &spans {
+        if s.start > covered {
+            show(
+                &mut o,
+                covered,
+                s.start,
+                &format!("(no rule names these {} bytes)", s.start - covered),
+                false,
+            );
+        }
+        show(&mut o, s.start, s.end, &s.label, s.field);
+        covered = covered.max(s.end);
+    }
+    if covered < len {
+        show(
+            &mut o,
+            covered,
+            len,
+            &format!("(no rule names these {} bytes)", len - covered),
+            false,
+        );
+    }
+    if !v.checksums.is_empty() {
+        let _ = writeln!(o, "\nchecksums");
+        for k in &v.checksums {
+            let _ = writeln!(
+                o,
+                "  {:<24} {} stored {:#010x} computed {:#010x} {}",
+                k.path,
+                k.algorithm,
+                k.stored,
+                k.computed,
+                if k.stored == k.computed {
+                    "ok"
+                } else {
+                    "MISMATCH"
+                }
+            );
+        }
+    }
+    o
+}
+
+/// `explain` (with or without `--schema`).
+pub fn explain(args: ExplainArgs) -> ExitCode {
+    match &args.schema {
+        Some(schema) => explain_output(schema, &args.inner.file).emit(),
+        None => explain::run(args.inner),
+    }
+}
+
+/// `explain --schema SCHEMA FILE`: the annotated hexdump of [`explain_text`].
+#[must_use]
+pub fn explain_output(schema: &Path, file: &Path) -> Output {
+    match view_of(schema, file) {
+        Ok((v, bytes)) => Output {
+            stdout: explain_text(&v, &bytes),
+            stderr: String::new(),
+            code: 0,
+        },
+        Err(o) => o,
+    }
+}

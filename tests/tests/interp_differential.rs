@@ -1,0 +1,878 @@
+//! One semantics, two engines: the schema interpreter (`npuschema_codegen::interp`) and the
+//! generated code must agree on every input, for every shipped schema and the test schema
+//! that has generated code here (`tests/schemas/npu1_v2.yaml`, built by build.rs).
+//!
+//! Agreement means: the same error site table (`ERROR_SITES`, entry for entry); accept or
+//! reject alike; the same `Error` (code, field path with index, byte offset, detail values);
+//! the same `Brief` number; and, on success, every field value the generated view exposes
+//! equal to the interpreter's view (raw words, enum names, composed values, bit ranges,
+//! strings, byte ranges, checksums).
+//!
+//! Inputs: the real VPMN files (`$NPUSCHEMA_CORPUS/corpus/vpmn`; skipped with a message when
+//! absent), the NPU1 fixtures and Vela-packed blobs, writer-built VPMN files, and mutation
+//! sweeps of all of them (`npu1_blobs::mutate`, the VPMN sweep's offsets), plus regressions.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::type_complexity,
+    missing_docs
+)]
+
+mod vpmn_util;
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use npuschema_codegen::interp::{Interp, Value, View};
+use npuschema_core::Brief;
+use npuschema_generated::{npu1, vpmn};
+use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
+
+#[allow(dead_code, missing_docs, clippy::all)]
+mod npu1_v2 {
+    include!(concat!(env!("OUT_DIR"), "/v2/npu1.rs"));
+}
+
+// `unused_parens`: the generator's parentheses around `when` conditions and `|` sums
+// (issue 12 lists the generated-code warnings).
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod blobpack {
+    include!(concat!(env!("OUT_DIR"), "/blobpack/blobpack.rs"));
+}
+
+fn interp(schema: &'static str) -> &'static Interp<'static> {
+    static CACHE: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Interp<'static>)>>> =
+        OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut g = cache.lock().unwrap();
+    if let Some((_, i)) = g.iter().find(|(s, _)| *s == schema) {
+        return i;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(schema);
+    let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
+    let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
+    let i: &'static Interp<'static> = Box::leak(Box::new(Interp::new(c)));
+    g.push((schema, i));
+    i
+}
+
+const NPU1: &str = "../schema/npu1.yaml";
+const VPMN: &str = "../schema/vpmn.yaml";
+const NPU1_V2: &str = "schemas/npu1_v2.yaml";
+const BLOBPACK: &str = "schemas/blobpack.yaml";
+
+// ----- view lookups --------------------------------------------------------------------------
+
+fn record<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::RecordView {
+    v.groups
+        .iter()
+        .flat_map(|g| g.records.iter())
+        .find(|r| r.path == path)
+        .unwrap_or_else(|| panic!("the interpreter's view has no record {path}"))
+}
+
+fn raw(v: &View, path: &str, field: &str) -> u64 {
+    let r = record(v, path);
+    if let Some(f) = r.fields.iter().find(|f| f.name == field) {
+        return f
+            .raw
+            .unwrap_or_else(|| panic!("{path}.{field} has no raw word"));
+    }
+    if let Some((_, x)) = r.composed.iter().find(|(n, _)| n == field) {
+        return *x;
+    }
+    panic!("{path} has no field {field}")
+}
+
+fn value<'v>(v: &'v View, path: &str, field: &str) -> &'v Value {
+    &record(v, path)
+        .fields
+        .iter()
+        .find(|f| f.name == field)
+        .unwrap_or_else(|| panic!("{path} has no field {field}"))
+        .value
+}
+
+fn enum_name(v: &View, path: &str, field: &str) -> Option<String> {
+    match value(v, path, field) {
+        Value::Enum(_, n) => n.clone(),
+        other => panic!("{path}.{field} is not an enum: {other:?}"),
+    }
+}
+
+fn bits(v: &View, path: &str, field: &str, part: &str) -> u64 {
+    match value(v, path, field) {
+        Value::Bits(parts) => parts.iter().find(|(n, _)| n == part).unwrap().1,
+        other => panic!("{path}.{field} is not a bit-field word: {other:?}"),
+    }
+}
+
+fn array(v: &View, path: &str, field: &str) -> Vec<u64> {
+    match value(v, path, field) {
+        Value::Array(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::Uint(u) => *u,
+                Value::Int(i) => *i as u64,
+                other => panic!("array item {other:?}"),
+            })
+            .collect(),
+        other => panic!("{path}.{field} is not an array: {other:?}"),
+    }
+}
+
+fn text(v: &View, path: &str, field: &str) -> Vec<u8> {
+    match value(v, path, field) {
+        Value::Str(b, _) => b.clone(),
+        Value::Bytes(b) => b.clone(),
+        other => panic!("{path}.{field} is not bytes: {other:?}"),
+    }
+}
+
+/// `(offset, length)` of a range the interpreter found (file-level, or of a record).
+fn range(v: &View, path: &str) -> Option<(u64, u64)> {
+    v.ranges
+        .iter()
+        .chain(
+            v.groups
+                .iter()
+                .flat_map(|g| g.records.iter().flat_map(|r| r.ranges.iter())),
+        )
+        .find(|r| r.path == path)
+        .map(|r| (r.offset, r.length))
+}
+
+fn span(buf: &[u8], s: &[u8]) -> (u64, u64) {
+    (
+        (s.as_ptr() as usize - buf.as_ptr() as usize) as u64,
+        s.len() as u64,
+    )
+}
+
+fn checksum(v: &View, path: &str) -> (u64, u64) {
+    let k = v
+        .checksums
+        .iter()
+        .find(|k| k.path == path)
+        .unwrap_or_else(|| panic!("no checksum {path}"));
+    (k.stored, k.computed)
+}
+
+macro_rules! same_fields {
+    ($view:expr, $path:expr, $rec:expr, [$($f:ident),* $(,)?]) => {
+        $(assert_eq!(raw($view, $path, stringify!($f)), u64::from($rec.$f()), "{}.{}", $path, stringify!($f));)*
+    };
+}
+
+// ----- NPU1 ----------------------------------------------------------------------------------
+
+/// Run both engines on `b`; panic on any disagreement. Returns the verdict's code (`ok`).
+fn npu1_agree(b: &[u8]) -> &'static str {
+    let it = interp(NPU1);
+    let g = npu1::Npu1::validate(b);
+    let gb = npu1::Npu1::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    let iv = it.validate(b);
+    let ib = it.check::<Brief>(b).map_err(|e| e.id());
+    assert_eq!(gb, ib, "Brief numbers differ on {b:02x?}");
+    match (g, iv) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(
+                ge, ie,
+                "errors differ: generated `{ge}`, interpreter `{ie}`"
+            );
+            assert_eq!(ge.to_string(), ie.to_string());
+            ge.code
+        }
+        (Ok(g), Ok(v)) => {
+            let h = g.header();
+            same_fields!(
+                &v,
+                "header",
+                h,
+                [
+                    magic,
+                    version,
+                    total_bytes,
+                    region_count,
+                    cmd_offset,
+                    cmd_bytes,
+                    checksum
+                ]
+            );
+            assert_eq!(raw(&v, "header", "accel"), u64::from(h.accel().raw()));
+            assert_eq!(
+                enum_name(&v, "header", "accel").as_deref(),
+                h.accel().name()
+            );
+            assert_eq!(g.regions().len(), record_count(&v, "regions"));
+            for r in g.regions() {
+                let p = format!("regions[{}]", r.index());
+                same_fields!(&v, &p, r, [size, data_offset]);
+                assert_eq!(raw(&v, &p, "role"), u64::from(r.role().raw()));
+                assert_eq!(enum_name(&v, &p, "role").as_deref(), r.role().name());
+                assert_eq!(raw(&v, &p, "flags"), u64::from(r.flags().bits()));
+                assert_eq!(
+                    range(&v, &format!("{p}.data")),
+                    r.data().map(|d| span(b, d))
+                );
+            }
+            assert_eq!(range(&v, "cmd_stream"), Some(span(b, g.cmd_stream())));
+            assert_eq!(
+                checksum(&v, "payload"),
+                (u64::from(h.checksum()), u64::from(g.payload_computed()))
+            );
+            "ok"
+        }
+        (g, i) => panic!(
+            "verdicts differ: generated {:?}, interpreter {:?}",
+            g.map(|_| ()),
+            i.map(|_| ())
+        ),
+    }
+}
+
+fn record_count(v: &View, group: &str) -> usize {
+    v.group(group).map_or(0, |g| g.records.len())
+}
+
+fn npu1_v2_agree(b: &[u8]) -> &'static str {
+    let it = interp(NPU1_V2);
+    let g = npu1_v2::Npu1::validate(b);
+    let gb = npu1_v2::Npu1::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    assert_eq!(gb, it.check::<Brief>(b).map_err(|e| e.id()));
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(ge, ie);
+            ge.code
+        }
+        (Ok(g), Ok(v)) => {
+            let h = g.header();
+            same_fields!(
+                &v,
+                "header",
+                h,
+                [
+                    magic,
+                    version,
+                    total_bytes,
+                    region_count,
+                    cmd_offset,
+                    cmd_bytes,
+                    model_id,
+                    checksum
+                ]
+            );
+            for r in g.regions() {
+                let p = format!("regions[{}]", r.index());
+                same_fields!(&v, &p, r, [size, data_offset]);
+                assert_eq!(
+                    range(&v, &format!("{p}.data")),
+                    r.data().map(|d| span(b, d))
+                );
+            }
+            assert_eq!(range(&v, "cmd_stream"), Some(span(b, g.cmd_stream())));
+            "ok"
+        }
+        (g, i) => panic!("verdicts differ: {:?} / {:?}", g.map(|_| ()), i.map(|_| ())),
+    }
+}
+
+#[test]
+fn the_site_tables_are_the_generated_ones() {
+    assert_eq!(interp(NPU1).sites(), &npu1::ERROR_SITES[..]);
+    assert_eq!(interp(VPMN).sites(), &vpmn::ERROR_SITES[..]);
+    assert_eq!(interp(NPU1_V2).sites(), &npu1_v2::ERROR_SITES[..]);
+    assert_eq!(interp(BLOBPACK).sites(), &blobpack::ERROR_SITES[..]);
+}
+
+fn npu1_fixtures() -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = (0..=6).map(blob).collect();
+    if let Some(dir) = npuschema_tests::vela::out_dir() {
+        for p in npuschema_tests::vela::outputs(&dir).into_iter().take(4) {
+            let Ok(m) = npuschema_cli::pack::load(&p) else {
+                continue;
+            };
+            if let Ok(packed) =
+                npuschema_cli::pack::pack_model(&m, npuschema_cli::pack::AccelChoice::Auto)
+            {
+                out.push(packed.bytes);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn npu1_fixtures_and_their_mutants_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (k, good) in npu1_fixtures().iter().enumerate() {
+        assert_eq!(npu1_agree(good), "ok", "fixture {k} is valid");
+        let table_end = (32 + 16 * npu1_blobs_region_count(good)).min(good.len());
+        let mut next = xorshift(0x9E37_79B9 ^ k as u32);
+        for _ in 0..3000 {
+            let mut m = good.clone();
+            mutate(&mut m, table_end, &mut next);
+            *verdicts.entry(npu1_agree(&m)).or_default() += 1;
+        }
+        // Every truncation, and every length past the end.
+        for len in 0..good.len().min(600) {
+            npu1_agree(&good[..len]);
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        npu1_agree(&longer);
+    }
+    eprintln!("npu1 verdicts: {verdicts:?}");
+    assert!(
+        verdicts.len() > 6,
+        "the sweep reaches many checks: {verdicts:?}"
+    );
+}
+
+fn npu1_blobs_region_count(b: &[u8]) -> usize {
+    npuschema_tests::npu1_blobs::get(b, 12) as usize
+}
+
+#[test]
+fn npu1_v2_test_schema_agrees() {
+    let it = interp(NPU1_V2);
+    let weights = [5u8; 40];
+    let stream = [1u8, 2, 3, 4];
+    let specs = [
+        npu1_v2::RegionSpec {
+            role: npu1_v2::Role::Weights,
+            data: npu1_v2::RegionData::Baked(&weights),
+        },
+        npu1_v2::RegionSpec {
+            role: npu1_v2::Role::Scratch,
+            data: npu1_v2::RegionData::Runtime(64),
+        },
+    ];
+    let good = npu1_v2::Npu1Writer::new()
+        .model_id(0xC0FFEE)
+        .regions(&specs)
+        .cmd_stream(&stream);
+    let mut good = vec![0u8; good.encoded_len().unwrap()];
+    npu1_v2::Npu1Writer::new()
+        .model_id(0xC0FFEE)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .write_into(&mut good)
+        .unwrap();
+    assert_eq!(npu1_v2_agree(&good), "ok");
+    assert!(it.validate(&good).is_ok());
+    let mut next = xorshift(7);
+    for _ in 0..3000 {
+        let mut m = good.clone();
+        // The v2 header is 36 bytes: mutate it and the two descriptors; reseal at 36.
+        for _ in 0..=(next() % 3) {
+            let at = (next() as usize) % (36 + 32);
+            m[at] = next() as u8;
+        }
+        if !next().is_multiple_of(4) && m.len() >= 36 {
+            let sum = npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &m[36..]);
+            m[32..36].copy_from_slice(&sum.to_le_bytes());
+        }
+        npu1_v2_agree(&m);
+    }
+    // A version-1 blob is refused by the v2 schema, by both engines alike.
+    assert_eq!(npu1_v2_agree(&blob(2)), "unsupported-version");
+}
+
+// ----- blobpack: the constructs the shipped formats do not use --------------------------------
+
+/// A valid blobpack file: three entries (text, compressed image, inline empty).
+fn blobpack_file() -> Vec<u8> {
+    let entries: [(u16, u16, &[u8], i16, [u8; 6]); 3] = [
+        (1, 0, b"hello", 0, [1, 2, 3, 4, 5, 6]),
+        (2, 1, b"\x89PNG", 5, [0; 6]),
+        (3, 2, b"", 7, [9; 6]),
+    ];
+    let base = 44 + 24 * entries.len();
+    let (mut recs, mut data) = (Vec::new(), Vec::new());
+    for (kind, flags, blob, skew, w) in entries {
+        let off = (base + data.len()) as u32;
+        recs.extend_from_slice(&kind.to_le_bytes());
+        recs.extend_from_slice(&flags.to_le_bytes());
+        recs.extend_from_slice(&off.to_le_bytes());
+        recs.extend_from_slice(&(blob.len() as u32).to_le_bytes());
+        recs.extend_from_slice(&skew.to_le_bytes());
+        recs.extend_from_slice(&w);
+        recs.extend_from_slice(&off.to_le_bytes());
+        data.extend_from_slice(blob);
+    }
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x4B50_4C42u32.to_le_bytes());
+    b.extend_from_slice(&3u16.to_le_bytes());
+    b.extend_from_slice(&[9, 0]);
+    b.extend_from_slice(&((44 + recs.len() + data.len()) as u64).to_le_bytes());
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(&2i32.to_le_bytes());
+    b.extend_from_slice(b"pack\0\0\0\0");
+    for x in [1u16, 2, 3, 4] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(&[1, 2, 3, 4]);
+    assert_eq!(b.len(), 44);
+    b.extend_from_slice(&recs);
+    b.extend_from_slice(&data);
+    blobpack_reseal(&mut b);
+    b
+}
+
+fn blobpack_reseal(b: &mut [u8]) {
+    if b.len() >= 44 {
+        let crc = npuschema_core::crc32(0, &b[44..]);
+        b[16..20].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+fn blobpack_agree(b: &[u8]) -> &'static str {
+    let it = interp(BLOBPACK);
+    let g = blobpack::Blobpack::validate(b);
+    let gb = blobpack::Blobpack::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    assert_eq!(
+        gb,
+        it.check::<Brief>(b).map_err(|e| e.id()),
+        "Brief on {b:02x?}"
+    );
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(ge, ie, "generated `{ge}`, interpreter `{ie}`");
+            ge.code
+        }
+        (Ok(g), Ok(v)) => {
+            let h = g.header();
+            same_fields!(&v, "header", h, [magic, count, pad, total, crc]);
+            assert_eq!(raw(&v, "header", "level"), u64::from(h.level().raw()));
+            assert_eq!(
+                enum_name(&v, "header", "level").as_deref(),
+                h.level().name()
+            );
+            assert_eq!(
+                value(&v, "header", "delta"),
+                &Value::Int(i64::from(h.delta()))
+            );
+            assert_eq!(text(&v, "header", "label"), h.label());
+            assert_eq!(text(&v, "header", "stamp"), h.stamp());
+            assert_eq!(array(&v, "header", "scale"), h.scale().map(u64::from));
+            assert_eq!(g.entries().len(), record_count(&v, "entries"));
+            for e in g.entries() {
+                let p = format!("entries[{}]", e.index());
+                same_fields!(&v, &p, e, [offset, length, tag]);
+                assert_eq!(raw(&v, &p, "kind"), u64::from(e.kind().raw()));
+                assert_eq!(raw(&v, &p, "flags"), u64::from(e.flags().bits()));
+                assert_eq!(value(&v, &p, "skew"), &Value::Int(i64::from(e.skew())));
+                assert_eq!(array(&v, &p, "weights"), e.weights().map(u64::from));
+                assert_eq!(
+                    range(&v, &format!("{p}.data")),
+                    e.data().map(|d| span(b, d))
+                );
+            }
+            assert_eq!(
+                checksum(&v, "body"),
+                (u64::from(h.crc()), u64::from(g.body_computed()))
+            );
+            "ok"
+        }
+        (g, i) => panic!("verdicts differ: {:?} / {:?}", g.map(|_| ()), i.map(|_| ())),
+    }
+}
+
+#[test]
+fn blobpack_and_its_mutants_agree() {
+    let good = blobpack_file();
+    assert_eq!(blobpack_agree(&good), "ok");
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    // Every byte with several values, resealed, and every truncation.
+    let mut m = good.clone();
+    for at in 0..good.len() {
+        for x in [0x01u8, 0x02, 0x80, 0xFF, 0x7F] {
+            m[at] ^= x;
+            if !(16..20).contains(&at) {
+                blobpack_reseal(&mut m);
+            }
+            *verdicts.entry(blobpack_agree(&m)).or_default() += 1;
+            m.copy_from_slice(&good);
+        }
+    }
+    for len in 0..good.len() {
+        blobpack_agree(&good[..len]);
+    }
+    // Random multi-byte mutants.
+    let mut next = xorshift(0xB10B);
+    for _ in 0..20_000 {
+        let mut m = good.clone();
+        for _ in 0..=(next() % 4) {
+            let at = (next() as usize) % m.len();
+            m[at] = next() as u8;
+        }
+        if !next().is_multiple_of(4) {
+            blobpack_reseal(&mut m);
+        }
+        *verdicts.entry(blobpack_agree(&m)).or_default() += 1;
+    }
+    eprintln!("blobpack verdicts: {verdicts:?}");
+    for code in [
+        "bad-magic",
+        "size-mismatch",
+        "too-many",
+        "bad-delta",
+        "bad-pad",
+        "bad-level",
+        "table-out-of-bounds",
+        "bad-crc",
+        "unknown-kind",
+        "unknown-flags",
+        "entry-out-of-bounds",
+        "bad-weights",
+        "bad-skew",
+        "bad-tag",
+        "ok",
+    ] {
+        assert!(
+            verdicts.contains_key(code),
+            "no mutant reached {code}: {verdicts:?}"
+        );
+    }
+}
+
+// ----- VPMN ----------------------------------------------------------------------------------
+
+fn vpmn_agree(b: &[u8]) -> &'static str {
+    let it = interp(VPMN);
+    let g = vpmn::Vpmn::validate(b);
+    let gb = vpmn::Vpmn::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    let ib = it.check::<Brief>(b).map_err(|e| e.id());
+    assert_eq!(gb, ib, "Brief numbers differ");
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(
+                ge, ie,
+                "errors differ: generated `{ge}`, interpreter `{ie}`"
+            );
+            ge.code
+        }
+        (Ok(vpmn::Vpmn::V2(g)), Ok(v)) => {
+            assert_eq!(v.variant.as_deref(), Some("v2"));
+            vpmn_v2_fields(b, &g, &v);
+            "ok"
+        }
+        (Ok(vpmn::Vpmn::V1(g)), Ok(v)) => {
+            assert_eq!(v.variant.as_deref(), Some("v1"));
+            vpmn_v1_fields(b, &g, &v);
+            "ok"
+        }
+        (g, i) => panic!(
+            "verdicts differ: generated {:?}, interpreter {:?}",
+            g.map(|_| ()),
+            i.map(|_| ())
+        ),
+    }
+}
+
+fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            target,
+            crc_sum,
+            total_size_low,
+            total_size_high,
+            sub_header_offset,
+            sub_header_size,
+            sub_header_count,
+            reserved2,
+            reserved3,
+            total_size
+        ]
+    );
+    assert_eq!(
+        raw(v, "header", "class_word"),
+        u64::from(h.class_word().bits())
+    );
+    assert_eq!(
+        bits(v, "header", "class_word", "class"),
+        u64::from(h.class_word().class())
+    );
+    assert_eq!(
+        bits(v, "header", "class_word", "reserved"),
+        u64::from(h.class_word().reserved())
+    );
+    let sh = g.sub_header();
+    same_fields!(v, "sub_header", sh, [sh_offset, sh_size, sh_count]);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(
+            v,
+            &p,
+            s,
+            [
+                sd_offset_low,
+                sd_offset_high,
+                sd_size_low,
+                sd_size_high,
+                sd_addr_low,
+                sd_addr_high,
+                sd_alignsize,
+                sd_entsize,
+                reserved1,
+                reserved2,
+                offset,
+                size,
+                load_address
+            ]
+        );
+        assert_eq!(raw(v, &p, "sd_type"), u64::from(s.sd_type().raw()));
+        assert_eq!(enum_name(v, &p, "sd_type").as_deref(), s.sd_type().name());
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
+    macro_rules! io {
+        ($name:expr, $recs:expr) => {
+            assert_eq!($recs.count(), record_count(v, $name));
+            for r in $recs {
+                let p = format!("{}[{}]", $name, r.index());
+                same_fields!(v, &p, r, [dim_count]);
+                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
+                assert_eq!(array(v, &p, "quant_data"), r.quant_data().map(u64::from));
+                assert_eq!(raw(v, &p, "data_format"), u64::from(r.data_format().raw()));
+                assert_eq!(
+                    enum_name(v, &p, "data_format").as_deref(),
+                    r.data_format().name()
+                );
+                assert_eq!(raw(v, &p, "data_type"), u64::from(r.data_type().raw()));
+                assert_eq!(
+                    raw(v, &p, "quant_format"),
+                    u64::from(r.quant_format().raw())
+                );
+                assert_eq!(text(v, &p, "name"), r.name());
+                assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
+            }
+        };
+    }
+    io!("inputs", g.inputs());
+    io!("outputs", g.outputs());
+    assert_eq!(g.network_info().count(), record_count(v, "network_info"));
+    for r in g.network_info() {
+        let p = format!("network_info[{}]", r.index());
+        same_fields!(
+            v,
+            &p,
+            r,
+            [
+                input_count,
+                output_count,
+                layer_count,
+                abs_op_count,
+                operation_count,
+                core_count,
+                address_width
+            ]
+        );
+        assert_eq!(raw(v, &p, "attribute"), u64::from(r.attribute().bits()));
+        assert_eq!(
+            bits(v, &p, "attribute", "nn_command_size"),
+            u64::from(r.attribute().nn_command_size())
+        );
+        assert_eq!(text(v, &p, "name"), r.name());
+        assert_eq!(text(v, &p, "vsi_reserved"), r.vsi_reserved());
+    }
+    for r in g.memory_pool() {
+        let p = format!("memory_pool[{}]", r.index());
+        same_fields!(v, &p, r, [used_low, used_high, used_bytes]);
+    }
+    macro_rules! sram {
+        ($name:expr, $recs:expr) => {
+            assert_eq!($recs.count(), record_count(v, $name));
+            for r in $recs {
+                let p = format!("{}[{}]", $name, r.index());
+                same_fields!(v, &p, r, [used_bytes]);
+            }
+        };
+    }
+    sram!("vip_sram", g.vip_sram());
+    sram!("axi_sram", g.axi_sram());
+    assert_eq!(g.checksums().count(), record_count(v, "checksums"));
+    for r in g.checksums() {
+        let p = format!("checksums[{}]", r.index());
+        same_fields!(v, &p, r, [sd_type, checksum_value]);
+        // Validation proved each stored CRC; the interpreter shows it computed.
+        let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
+        assert_eq!((stored, computed), (u64::from(r.checksum_value()), stored));
+    }
+    assert_eq!(g.dynaio_table().count(), record_count(v, "dynaio_table"));
+    for r in g.dynaio_table() {
+        let p = format!("dynaio_table[{}]", r.index());
+        same_fields!(v, &p, r, [offset, size]);
+    }
+    let (stored, computed) = checksum(v, "file_crc");
+    assert_eq!(
+        (stored, computed),
+        (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
+    );
+}
+
+fn vpmn_v1_fields(b: &[u8], g: &vpmn::VpmnV1<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            target,
+            layer_count,
+            operation_count,
+            input_count,
+            output_count
+        ]
+    );
+    assert_eq!(text(v, "header", "network_name"), h.network_name());
+    let f = g.fixed();
+    same_fields!(
+        v,
+        "fixed",
+        f,
+        [
+            pool_size,
+            pool_alignment,
+            pool_base,
+            axi_sram_base,
+            axi_sram_size
+        ]
+    );
+    let gated = |name: &str, x: Option<u64>| {
+        let present = record(v, "fixed")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, x, "fixed.{name}");
+    };
+    gated("num_pixel_pipes", f.num_pixel_pipes().map(u64::from));
+    gated("core_count", f.core_count().map(u64::from));
+    gated("nbg_crc_sum", f.nbg_crc_sum().map(u64::from));
+    gated("vip_sram_base", f.vip_sram_base().map(u64::from));
+    gated("vip_sram_size", f.vip_sram_size().map(u64::from));
+    gated(
+        "feature_bits",
+        f.feature_bits().map(|x| u64::from(x.bits())),
+    );
+    assert_eq!(record(v, "fixed").size, f.as_bytes().len() as u64);
+    assert_eq!(g.entries().len(), record_count(v, "entries"));
+    for e in g.entries() {
+        let p = format!("entries[{}]", e.index());
+        same_fields!(v, &p, e, [offset, size]);
+        assert_eq!(
+            range(v, &format!("{p}.bytes")),
+            e.bytes().map(|d| span(b, d))
+        );
+    }
+    macro_rules! io1 {
+        ($name:expr, $recs:expr) => {
+            assert_eq!($recs.count(), record_count(v, $name));
+            for r in $recs {
+                let p = format!("{}[{}]", $name, r.index());
+                same_fields!(v, &p, r, [dim_count, tf_scale]);
+                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
+                assert_eq!(
+                    value(v, &p, "fixed_point_pos"),
+                    &Value::Int(i64::from(r.fixed_point_pos()))
+                );
+                assert_eq!(
+                    value(v, &p, "tf_zero_point"),
+                    &Value::Int(i64::from(r.tf_zero_point()))
+                );
+                assert_eq!(text(v, &p, "name"), r.name());
+            }
+        };
+    }
+    io1!("inputs", g.inputs());
+    io1!("outputs", g.outputs());
+}
+
+/// The VPMN sweep's offsets: the first 4096 bytes, both sides of every directory boundary,
+/// and a stride through the rest.
+fn vpmn_offsets(b: &[u8], stride: usize) -> Vec<usize> {
+    vpmn_util::sweep_offsets(b, stride)
+}
+
+/// Mutate every `every`-th offset of the sweep with each of `values`, then truncate.
+fn vpmn_sweep(
+    name: &str,
+    b: &[u8],
+    stride: usize,
+    every: usize,
+    values: &[u8],
+) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut verdicts = std::collections::BTreeMap::new();
+    assert_eq!(vpmn_agree(b), "ok", "{name} is valid");
+    let mut m = b.to_vec();
+    for at in vpmn_offsets(b, stride).into_iter().step_by(every) {
+        for &x in values {
+            let old = m[at];
+            m[at] ^= x;
+            *verdicts.entry(vpmn_agree(&m)).or_default() += 1;
+            m[at] = old;
+        }
+    }
+    for len in (0..b.len().min(1024)).chain((1024..b.len()).step_by(stride)) {
+        vpmn_agree(&b[..len]);
+    }
+    verdicts
+}
+
+#[test]
+fn vpmn_writer_built_files_and_their_mutants_agree() {
+    let b = npuschema_cli::vpmn::writer::build_v2(&vpmn_util::small_spec()).unwrap();
+    let verdicts = vpmn_sweep("small", &b, 1, 1, &[0x01, 0x80, 0xFF]);
+    eprintln!("small: {verdicts:?}");
+    assert!(verdicts.len() > 8, "{verdicts:?}");
+}
+
+#[test]
+fn vpmn_real_files_and_their_mutants_agree() {
+    let Some(files) = npuschema_tests::refreader::vpmn_corpus("interpreter differential") else {
+        return;
+    };
+    assert!(!files.is_empty());
+    for (name, b) in &files {
+        // Each real file is validated once per mutant by both engines in a debug build:
+        // every fifth offset of the sweep, one value (the full sweep takes minutes).
+        let verdicts = vpmn_sweep(name, b, 4093, 5, &[0xFF]);
+        eprintln!("{name}: {verdicts:?}");
+    }
+}
+
+/// Inputs on which the two engines once disagreed, or that reach a corner: kept so that
+/// they stay agreed.
+#[test]
+fn regressions() {
+    // Empty and tiny buffers.
+    for b in [&[][..], b"NPU1", b"VPMN", &[0u8; 12][..]] {
+        npu1_agree(b);
+        vpmn_agree(b);
+    }
+}

@@ -1,0 +1,366 @@
+//! `check`, `inspect` and `explain --schema`: a schema written from scratch in a temporary
+//! directory (a small made-up archive format) is tried on files with no Rust build; a schema
+//! mistake gives the generator's diagnostics with file:line:column and exit 2; and for the
+//! shipped formats, `--schema schema/npu1.yaml` and `--schema schema/vpmn.yaml` give the
+//! same verdicts (the same JSON lines) as the built-in path.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+use std::path::{Path, PathBuf};
+
+use npuschema_cli::schema_cmd::{check_output, explain_output, inspect_output};
+use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
+
+/// A fresh temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let p =
+            std::env::temp_dir().join(format!("npuschema-{tag}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+    fn file(&self, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A made-up format: "BLPK", a 16-byte header, a table of 12-byte entries, each locating a
+/// typed, flagged blob; a CRC-32 over everything after the header.
+const BLOBPACK: &str = r#"schema: blobpack
+doc: A made-up archive of typed blobs.
+constants:
+  MAGIC: { value: 0x4B504C42, doc: "BLPK" }
+  HEADER_BYTES: 16
+  ENTRY_BYTES: 12
+enums:
+  Kind:
+    repr: u16
+    values: { text: 1, image: 2 }
+flags:
+  EntryFlags:
+    repr: u16
+    bits: { COMPRESSED: 0 }
+structs:
+  Header:
+    fields:
+      - { name: magic, type: u32 }
+      - { name: count, type: u32 }
+      - { name: total, type: u32 }
+      - { name: crc, type: u32 }
+  Entry:
+    fields:
+      - { name: kind, type: Kind }
+      - { name: flags, type: EntryFlags }
+      - { name: offset, type: u32 }
+      - { name: length, type: u32 }
+file:
+  name: Blobpack
+  header: { struct: Header, code: truncated-header }
+  tables:
+    entries: { record: Entry, at: HEADER_BYTES, count: header.count, stride: ENTRY_BYTES }
+  ranges:
+    data: { table: entries, offset: offset, length: length }
+  checksums:
+    body: { algorithm: crc32, from: HEADER_BYTES, to: header.total, stored: header.crc }
+  validate:
+    - { code: bad-magic, expect: header.magic, equals: MAGIC }
+    - { code: size-mismatch, expect: header.total, equals: len }
+    - { code: table-out-of-bounds, table_fits: entries, within: len }
+    - { code: bad-crc, checksum: body }
+    - for_each: entries
+      validate:
+        - { code: unknown-kind, enum_known: kind }
+        - { code: unknown-flags, flags_known: flags }
+        - { code: entry-out-of-bounds, range_fits: data, within: header.total }
+"#;
+
+fn blobpack(entries: &[(u16, u16, &[u8])]) -> Vec<u8> {
+    let mut b = vec![0u8; 16 + 12 * entries.len()];
+    let mut data = Vec::new();
+    for (i, (kind, flags, bytes)) in entries.iter().enumerate() {
+        let at = 16 + 12 * i;
+        let off = (b.len() + data.len()) as u32;
+        b[at..at + 2].copy_from_slice(&kind.to_le_bytes());
+        b[at + 2..at + 4].copy_from_slice(&flags.to_le_bytes());
+        b[at + 4..at + 8].copy_from_slice(&off.to_le_bytes());
+        b[at + 8..at + 12].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+        data.extend_from_slice(bytes);
+    }
+    b.extend_from_slice(&data);
+    let total = b.len() as u32;
+    b[0..4].copy_from_slice(b"BLPK");
+    b[4..8].copy_from_slice(&(entries.len() as u32).to_le_bytes());
+    b[8..12].copy_from_slice(&total.to_le_bytes());
+    let crc = npuschema_core::crc32(0, &b[16..]);
+    b[12..16].copy_from_slice(&crc.to_le_bytes());
+    b
+}
+
+fn reseal(b: &mut [u8]) {
+    let crc = npuschema_core::crc32(0, &b[16..]);
+    b[12..16].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn a_schema_written_from_scratch_checks_inspects_and_explains_files() {
+    let dir = TempDir::new("blobpack");
+    let schema = dir.file("blobpack.yaml", BLOBPACK.as_bytes());
+    let good = blobpack(&[(1, 0, b"hello"), (2, 1, b"\x89PNG")]);
+    let ok = dir.file("ok.blp", &good);
+    let mut bad = good.clone();
+    bad[16 + 12] = 9; // entries[1].kind
+    reseal(&mut bad);
+    let bad_kind = dir.file("bad_kind.blp", &bad);
+    let mut past = good.clone();
+    past[16 + 8] = 0xFF; // entries[0].length
+    reseal(&mut past);
+    let past_end = dir.file("past_end.blp", &past);
+    std::fs::write(dir.0.join("notes.txt"), b"not a blobpack").unwrap();
+
+    // check: one line per file, exit 1 when any is invalid; --ext picks the files a
+    // directory walk checks.
+    let o = check_output(&schema, std::slice::from_ref(&dir.0), &["blp".into()], true);
+    assert_eq!(o.code, 1, "{o:?}");
+    let lines: Vec<serde_json::Value> = o
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", o.stdout);
+    let by_file = |p: &Path| {
+        lines
+            .iter()
+            .find(|l| l["file"] == p.display().to_string())
+            .unwrap_or_else(|| panic!("no line for {}", p.display()))
+            .clone()
+    };
+    let l = by_file(&ok);
+    assert_eq!(l["valid"], true);
+    assert_eq!(l["format"], "blobpack");
+    assert!(l["error"].is_null());
+    let l = by_file(&bad_kind);
+    assert_eq!(l["valid"], false);
+    assert_eq!(l["error"]["code"], "unknown-kind");
+    assert_eq!(l["error"]["field"], "entries[1].kind");
+    assert_eq!(l["error"]["offset"], 28);
+    assert_eq!(
+        l["error"]["message"],
+        "unknown-kind: entries[1].kind at 0x1c: 0x9 is not a defined value"
+    );
+    let l = by_file(&past_end);
+    assert_eq!(l["error"]["code"], "entry-out-of-bounds");
+    assert_eq!(l["error"]["field"], "entries[0].offset");
+    let o = check_output(&schema, std::slice::from_ref(&ok), &[], false);
+    assert_eq!(
+        (o.code, o.stdout.trim_end()),
+        (0, format!("{}: OK", ok.display()).as_str())
+    );
+    // Without --ext every file of the directory is checked: the text file is not a blobpack.
+    let o = check_output(&schema, std::slice::from_ref(&dir.0), &[], false);
+    assert!(
+        o.stdout
+            .contains("notes.txt: truncated-header: header at 0x0"),
+        "{}",
+        o.stdout
+    );
+
+    // inspect: every field decoded, with stable JSON keys.
+    let o = inspect_output(&schema, &ok, true);
+    assert_eq!(o.code, 0, "{o:?}");
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    assert_eq!(v["schema"], "blobpack");
+    assert_eq!(v["file"], "Blobpack");
+    assert_eq!(v["len"], good.len());
+    let entries = &v["groups"][1];
+    assert_eq!(entries["kind"], "table");
+    assert_eq!(entries["name"], "entries");
+    let e1 = &entries["records"][1];
+    assert_eq!(e1["path"], "entries[1]");
+    assert_eq!(e1["fields"][0]["name"], "kind");
+    assert_eq!(e1["fields"][0]["value"]["enum"], "image");
+    assert_eq!(e1["fields"][1]["value"]["flags"][0], "COMPRESSED");
+    assert_eq!(e1["ranges"][0]["path"], "entries[1].data");
+    assert_eq!(e1["ranges"][0]["length"], 4);
+    let crc = &v["checksums"][0];
+    assert_eq!(
+        (crc["name"].as_str(), crc["ok"].as_bool()),
+        (Some("body"), Some(true))
+    );
+    let text = inspect_output(&schema, &ok, false).stdout;
+    assert!(
+        text.contains("kind") && text.contains("image (0x2)"),
+        "{text}"
+    );
+
+    // explain: the bytes named by their field paths, the blobs by their ranges.
+    let o = explain_output(&schema, &ok);
+    assert_eq!(o.code, 0);
+    for want in [
+        "42 4c 50 4b",
+        "header.magic = 0x4b504c42",
+        "entries[0].kind = text (0x1)",
+        "entries[1].flags = COMPRESSED",
+        "entries[0].data (5 bytes)",
+        "68 65 6c 6c 6f",
+        "body",
+    ] {
+        assert!(
+            o.stdout.contains(want),
+            "explain lacks {want:?}:\n{}",
+            o.stdout
+        );
+    }
+    // An invalid file: the error and the bytes at its offset, exit 1.
+    let o = explain_output(&schema, &bad_kind);
+    assert_eq!(o.code, 1);
+    assert!(
+        o.stderr.contains("unknown-kind: entries[1].kind at 0x1c"),
+        "{}",
+        o.stderr
+    );
+    let o = inspect_output(&schema, &bad_kind, true);
+    assert_eq!((o.code, o.stdout.as_str()), (1, ""));
+}
+
+#[test]
+fn a_schema_mistake_gives_the_generators_diagnostics_and_exit_2() {
+    let dir = TempDir::new("blobpack-bad");
+    let text = BLOBPACK
+        .replace("{ name: length, type: u32 }", "{ name: length, type: u23 }")
+        .replace("equals: MAGIC }", "equals: MAGIK }");
+    let schema = dir.file("bad.yaml", text.as_bytes());
+    let file = dir.file("x.blp", &blobpack(&[]));
+    let want = npuschema_codegen::load(&schema).err().unwrap().to_string();
+    for o in [
+        check_output(&schema, std::slice::from_ref(&file), &[], true),
+        inspect_output(&schema, &file, false),
+        explain_output(&schema, &file),
+    ] {
+        assert_eq!(o.code, 2);
+        assert!(o.stdout.is_empty());
+        assert_eq!(o.stderr.trim_end(), want.trim_end());
+        // Both mistakes, each at file:line:column.
+        let line = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        for (needle, what) in [("type: u23", "u23"), ("equals: MAGIK", "MAGIK")] {
+            let at = format!("{}:{}:", schema.display(), line(needle));
+            assert!(
+                o.stderr
+                    .lines()
+                    .any(|l| l.starts_with(&at) && l.contains(what)),
+                "no diagnostic for {what} at {at}:\n{}",
+                o.stderr
+            );
+        }
+    }
+    // An unreadable schema is a usage error too.
+    let o = check_output(&dir.0.join("missing.yaml"), &[file], &[], false);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("cannot read the schema"), "{}", o.stderr);
+}
+
+fn builtin_lines(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .map(|p| {
+            npuschema_cli::check::json_line(p, &npuschema_cli::check::check_file(p)).to_string()
+        })
+        .collect()
+}
+
+fn schema_lines(schema: &str, files: &[PathBuf]) -> Vec<String> {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join(schema);
+    let o = check_output(&schema, files, &[], true);
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+    let mut sorted = files.to_vec();
+    sorted.sort();
+    assert_eq!(sorted, files, "files are listed in path order");
+    o.stdout.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn shipped_schemas_give_the_built_in_verdicts() {
+    let dir = TempDir::new("parity");
+    let mut npu1_files = Vec::new();
+    let good = blob(4);
+    let mut next = xorshift(0xA5A5_5A5A);
+    for k in 0..300 {
+        let mut m = good.clone();
+        if k > 0 {
+            mutate(&mut m, 32 + 16 * 4, &mut next);
+        }
+        npu1_files.push(dir.file(&format!("n{k:04}.npub"), &m));
+    }
+    let built_in = builtin_lines(&npu1_files);
+    same_verdicts(&schema_lines("../schema/npu1.yaml", &npu1_files), &built_in);
+    assert!(built_in.iter().any(|l| l.contains("\"valid\":true")));
+    assert!(
+        built_in
+            .iter()
+            .filter(|l| l.contains("\"valid\":false"))
+            .count()
+            > 100
+    );
+
+    let Some(corpus) = npuschema_tests::refreader::vpmn_corpus("schema CLI parity") else {
+        return;
+    };
+    let mut vpmn_files = Vec::new();
+    for (i, (name, b)) in corpus.iter().enumerate() {
+        vpmn_files.push(dir.file(&format!("v{i}_{name}"), b));
+        for (j, at) in [5usize, 40, 70, 130, 300, 2000, b.len() / 2, b.len() - 1]
+            .into_iter()
+            .enumerate()
+        {
+            let mut m = b.clone();
+            m[at] ^= 0x41;
+            vpmn_files.push(dir.file(&format!("v{i}_m{j}_{name}"), &m));
+        }
+    }
+    vpmn_files.sort();
+    same_verdicts(
+        &schema_lines("../schema/vpmn.yaml", &vpmn_files),
+        &builtin_lines(&vpmn_files),
+    );
+}
+
+/// The same JSON line for every file, except where the built-in path found no known magic
+/// (`unknown-format`, format `null`): the schema names one format, so that is its
+/// `bad-magic`.
+fn same_verdicts(schema: &[String], built_in: &[String]) {
+    assert_eq!(schema.len(), built_in.len());
+    let mut unknown = 0;
+    for (s, b) in schema.iter().zip(built_in) {
+        let bv: serde_json::Value = serde_json::from_str(b).unwrap();
+        if bv["format"].is_null() {
+            let sv: serde_json::Value = serde_json::from_str(s).unwrap();
+            assert_eq!(bv["error"]["code"], "unknown-format");
+            assert_eq!(sv["error"]["code"], "bad-magic", "{s}");
+            assert_eq!(sv["file"], bv["file"]);
+            unknown += 1;
+        } else {
+            assert_eq!(s, b);
+        }
+    }
+    assert!(unknown < schema.len() / 4, "most mutants keep their magic");
+}
