@@ -99,7 +99,7 @@ pub fn report_json(r: &RunReport) -> Value {
                 "index": x.bound.index,
                 "role": x.bound.role,
                 "role_name": x.role_name,
-                "kind": match x.bound.kind { RegionKind::Baked => "baked", RegionKind::Runtime => "runtime" },
+                "kind": match x.bound.kind { RegionKind::Baked => "baked", RegionKind::Runtime => "runtime", RegionKind::Caller => "caller" },
                 "npu_address": x.bound.npu_address,
                 "size": x.bound.size,
                 "arena_offset": x.bound.arena_offset,

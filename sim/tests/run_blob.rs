@@ -209,7 +209,7 @@ fn injected_faults_surface_with_their_codes() {
             let opts = RunOptions {
                 faults,
                 interrupt,
-                run_polls: 500,
+                run_timeout: 500,
                 ..RunOptions::default()
             };
             let report = run_blob(&blob, &opts).unwrap();
