@@ -601,7 +601,9 @@ fn site_numbers_name_one_check_of_a_load() {
         assert!(s.id <= 0xFF, "{:#x}", s.id);
     }
     let n = u16::try_from(npu1::ERROR_SITES.len()).unwrap();
-    for unknown in [0, n + 1, BINDER_SITE_BASE, BINDER_SITE_BASE + 6, u16::MAX] {
+    let past =
+        BINDER_SITE_BASE + u16::try_from(npuschema_runtime::binder::ERROR_SITES.len()).unwrap() + 1;
+    for unknown in [0, n + 1, BINDER_SITE_BASE, past, u16::MAX] {
         assert!(error_site(unknown).is_none(), "{unknown:#x}");
     }
     assert!(npu1::error_site(0).is_none() && vpmn::error_site(0).is_none());

@@ -173,8 +173,8 @@ fn an_out_of_bounds_dma_is_reported_as_a_bus_fault() {
     ));
     assert_eq!(e.run_status().unwrap().1, 32, "QREAD at NPU_OP_DMA_START");
     assert_eq!(
-        report.stats.resets, 2,
-        "the driver reset the NPU after the fault"
+        report.stats.resets, 3,
+        "init, the run's power request, and the reset after the fault"
     );
 }
 
