@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use npuschema_runtime::binder::RegionKind;
+use npuschema_runtime::driver::{PmuConfig, PmuEvent};
 use npuschema_sim::{Faults, RunError, RunOptions, RunReport, run_blob};
 use serde_json::{Value, json};
 
@@ -39,12 +40,28 @@ pub struct Args {
     /// Inject a fault into the simulated NPU.
     #[arg(long, value_enum)]
     pub fault: Vec<Fault>,
+    /// Profile the run with the PMU: the cycle counter from NPU_ACTIVE to NPU_IDLE, and
+    /// the AXI0/AXI1 read and write data beats.
+    #[arg(long)]
+    pub pmu: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
     /// The NPU1 blob.
     pub file: PathBuf,
 }
+
+/// What `--pmu` counts.
+const PROFILE: PmuConfig = PmuConfig {
+    events: [
+        PmuEvent::AXI0_RD_DATA_BEAT_RECEIVED,
+        PmuEvent::AXI0_WR_DATA_BEAT_WRITTEN,
+        PmuEvent::AXI1_RD_DATA_BEAT_RECEIVED,
+        PmuEvent::AXI1_WR_DATA_BEAT_WRITTEN,
+    ],
+    cycle_start: PmuEvent::NPU_ACTIVE,
+    cycle_stop: PmuEvent::NPU_IDLE,
+};
 
 /// A fault `--fault` can inject.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +78,8 @@ pub enum Fault {
     Watchdog,
     /// The run never finishes.
     Hang,
+    /// A spurious interrupt (irq_raised clear) right after the start; the driver ignores it.
+    SpuriousIrq,
 }
 
 fn parse_region_path(s: &str) -> Result<(usize, PathBuf), String> {
@@ -83,6 +102,7 @@ fn faults(list: &[Fault]) -> Faults {
             Fault::Ecc => f.ecc_fault = true,
             Fault::Watchdog => f.watchdog_fault = true,
             Fault::Hang => f.hang = true,
+            Fault::SpuriousIrq => f.spurious_irq = true,
         }
     }
     f
@@ -156,6 +176,7 @@ pub fn report_json(r: &RunReport) -> Value {
         "regions": regions,
         "executed": executed,
         "result": result,
+        "pmu": r.pmu.map(|p| json!({ "cycles": p.cycles, "events": p.events, "overflow": p.overflow })),
         "sim": {
             "resets": r.stats.resets,
             "irqs": r.stats.irqs,
@@ -202,6 +223,7 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         arena_misalign: args.arena_misalign,
         inputs,
         faults: faults(&args.fault),
+        pmu: args.pmu.then_some(PROFILE),
         ..RunOptions::default()
     };
     let report = match run_blob(&blob, &opts) {
@@ -320,6 +342,7 @@ mod tests {
             input: Vec::new(),
             output: Vec::new(),
             fault: Vec::new(),
+            pmu: false,
             json: false,
             file,
         }
@@ -349,6 +372,26 @@ mod tests {
         let written = fs::read(d.join("out.bin")).unwrap();
         assert_eq!(&written[..32], &(1..=32).collect::<Vec<u8>>()[..]);
         assert!(written[32..].iter().all(|&b| b == 0));
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn pmu_profile_and_a_spurious_interrupt() {
+        let d = scratch("pmu");
+        let file = d.join("m.npub");
+        fs::write(&file, blob(32)).unwrap();
+        let mut a = args(file);
+        a.irq = true;
+        a.pmu = true;
+        a.fault = vec![Fault::SpuriousIrq];
+        a.json = true;
+        let (code, out, err) = exec(&a);
+        assert_eq!(code, ExitCode::SUCCESS, "{out}{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["result"]["ok"], true, "the spurious interrupt is ignored");
+        assert!(v["pmu"]["cycles"].as_u64().unwrap() > 0, "{out}");
+        // 32 bytes written to region 1 (attribute 0: AXI0) in 8-byte beats.
+        assert_eq!(v["pmu"]["events"][1], 4, "{out}");
         fs::remove_dir_all(d).unwrap();
     }
 

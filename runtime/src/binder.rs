@@ -374,7 +374,7 @@ pub struct Job<'b, 'a> {
 /// site of the generated NPU1 validator (`npuschema_generated::npu1::ERROR_SITES`, numbered
 /// from 1), so that one [`Brief`](npuschema_core::Brief) number names one check of a whole
 /// load (validation, then binding). [`error_site`] looks up both.
-pub static ERROR_SITES: [ErrorSite; 8] = [
+pub static ERROR_SITES: [ErrorSite; 5] = [
     ErrorSite {
         id: BINDER_SITE_BASE + 1,
         code: "too-many-regions",
@@ -415,6 +415,12 @@ pub static ERROR_SITES: [ErrorSite; 8] = [
         offset: DESC_SIZE,
         detail: DetailKind::Short,
     },
+];
+
+/// The error sites of [`Job::bind_with_buffers`] (caller-owned buffers), numbered on from
+/// [`ERROR_SITES`] (`BINDER_SITE_BASE + 6..`). A table of their own, so that a load that
+/// binds no buffer (and reports full [`Error`]s) links only [`ERROR_SITES`].
+pub static BUFFER_ERROR_SITES: [ErrorSite; 3] = [
     ErrorSite {
         id: BINDER_SITE_BASE + 6,
         code: "buffer-not-for-runtime-region",
@@ -467,6 +473,18 @@ impl Site {
             site: &ERROR_SITES[k],
         }
     }
+
+    /// Entry `k` of [`BUFFER_ERROR_SITES`].
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "only called in const items: an index out of range fails the build"
+    )]
+    const fn buffer_at(k: usize) -> Self {
+        Self {
+            id: BUFFER_ERROR_SITES[k].id,
+            site: &BUFFER_ERROR_SITES[k],
+        }
+    }
 }
 
 const TOO_MANY_REGIONS: Site = Site::at(0);
@@ -474,9 +492,9 @@ const MISALIGNED_COMMAND_STREAM: Site = Site::at(1);
 const MISALIGNED_BAKED_REGION: Site = Site::at(2);
 const BAKED_REGION_OUT_OF_BOUNDS: Site = Site::at(3);
 const ARENA_OVERFLOW: Site = Site::at(4);
-const BUFFER_NOT_FOR_RUNTIME_REGION: Site = Site::at(5);
-const BUFFER_TOO_SMALL: Site = Site::at(6);
-const MISALIGNED_BUFFER: Site = Site::at(7);
+const BUFFER_NOT_FOR_RUNTIME_REGION: Site = Site::buffer_at(0);
+const BUFFER_TOO_SMALL: Site = Site::buffer_at(1);
+const MISALIGNED_BUFFER: Site = Site::buffer_at(2);
 
 /// [`fail`] at one of the binder's sites.
 #[inline(always)]
@@ -499,7 +517,9 @@ fn fail_at<T, E: Report>(s: Site, base: u64, a: u64, b: u64, c: u64, index: usiz
 #[must_use]
 pub fn error_site(id: u16) -> Option<&'static ErrorSite> {
     match id.checked_sub(BINDER_SITE_BASE + 1) {
-        Some(k) => ERROR_SITES.get(usize::from(k)),
+        Some(k) => ERROR_SITES
+            .get(usize::from(k))
+            .or_else(|| BUFFER_ERROR_SITES.get(usize::from(k).checked_sub(ERROR_SITES.len())?)),
         None => npuschema_generated::npu1::error_site(id),
     }
 }

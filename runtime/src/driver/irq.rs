@@ -25,7 +25,7 @@ use super::regs::{CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, QREAD, Registers, STATUS
 /// it neither completes the run nor touches `CMD`.
 ///
 /// With the `async` feature the latch also wakes the task that awaits the run
-/// ([`super::Transfer::wait_async`]), through an allocation-free atomic waker.
+/// (`Transfer::wait_async`), through an allocation-free atomic waker.
 #[derive(Debug, Default)]
 pub struct IrqLatch {
     pending: AtomicBool,

@@ -31,7 +31,7 @@
 //!   leaked exists while the NPU runs, so the job can borrow any memory.
 //! * **Owned transfer, `'static` job** ([`Driver::start`], [`Driver::start_irq`]), the
 //!   `embedded-dma` approach: the job moves by value into the returned [`Transfer`], and
-//!   comes back only from [`Transfer::wait`] (or [`Transfer::wait_async`]), once the NPU
+//!   comes back only from [`Transfer::wait`] (or `Transfer::wait_async`, feature `async`), once the NPU
 //!   has stopped. Dropping an unfinished transfer soft-resets the NPU before the job is
 //!   dropped. Forgetting it forgets the job with it: because the job must be
 //!   `Job<'static, 'static>` (its blob `&'static [u8]`, its arena and buffers
