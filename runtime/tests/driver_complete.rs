@@ -907,3 +907,52 @@ fn bus_faults_report_arms_channel_numbers() {
         [0, 1, 2, 3, 8, 9]
     );
 }
+
+/// A platform whose `idle` panics once, when armed.
+struct Panicky {
+    sim: Sim,
+    armed: bool,
+}
+
+impl Platform for Panicky {
+    fn clean(&mut self, bytes: &[u8], npu: u64, target: CacheTarget) {
+        self.sim.clean(bytes, npu, target);
+    }
+    fn idle(&mut self) {
+        if std::mem::take(&mut self.armed) {
+            panic!("platform hook failed");
+        }
+        self.sim.tick();
+    }
+}
+
+#[test]
+fn a_panicking_platform_hook_does_not_leave_the_npu_running() {
+    let sim = Sim::new(SimConfig {
+        faults: Faults {
+            hang: true,
+            ..Faults::default()
+        },
+        ..SimConfig::default()
+    });
+    let platform = Panicky {
+        sim: sim.clone(),
+        armed: false,
+    };
+    let mut driver = Driver::new(sim.clone(), platform, host_opts());
+    driver.init().unwrap();
+    driver.request_power().unwrap();
+    let mut fx = Fixture::new();
+    let mut job = fx.job();
+    sim.bind_job(&job);
+    driver.platform_mut().armed = true;
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = driver.run(&mut job);
+    }));
+    assert!(unwound.is_err(), "the hook's panic unwound out of run");
+    assert!(
+        !npuschema_runtime::driver::Status(sim.peek_status()).running(),
+        "the guard reset the NPU before the job's borrow ended"
+    );
+    assert_eq!(sim.stats().runs, 1);
+}

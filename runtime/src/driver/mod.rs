@@ -28,7 +28,10 @@
 //! * **Blocking, borrowed job** ([`Driver::run`], [`Driver::run_irq`]): the run starts and
 //!   ends inside the call, which returns only once the NPU has stopped (completion, or a
 //!   timeout or fault followed by a soft reset, which stops it). No value that could be
-//!   leaked exists while the NPU runs, so the job can borrow any memory.
+//!   leaked exists while the NPU runs, so the job can borrow any memory. Should a
+//!   [`Platform`] hook panic during the wait, a guard soft-resets the NPU while the panic
+//!   unwinds, before the borrow ends (with `panic = "abort"`, as in firmware, nothing
+//!   unwinds at all).
 //! * **Owned transfer, `'static` job** ([`Driver::start`], [`Driver::start_irq`]), the
 //!   `embedded-dma` approach: the job moves by value into the returned [`Transfer`], and
 //!   comes back only from [`Transfer::wait`] (or `Transfer::wait_async`, feature `async`), once the NPU
@@ -515,8 +518,12 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     ///
     /// Those of [`Driver::start`] and [`Transfer::wait`].
     pub fn run(&mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
-        let mut w = self.launch(job, None)?;
-        self.block(&mut w, job)
+        let waiting = self.launch(job, None)?;
+        Active {
+            driver: self,
+            waiting,
+        }
+        .block(job)
     }
 
     /// Run `job` to completion through the interrupt: `latch` must be filled by this NPU's
@@ -531,8 +538,12 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         job: &mut Job<'_, '_>,
         latch: &IrqLatch,
     ) -> Result<RunInfo, DriverError> {
-        let mut w = self.launch(job, Some(latch))?;
-        self.block(&mut w, job)
+        let waiting = self.launch(job, Some(latch))?;
+        Active {
+            driver: self,
+            waiting,
+        }
+        .block(job)
     }
 
     /// Start `job` and return while the NPU runs; completion is found by polling `STATUS`
@@ -924,6 +935,15 @@ struct Active<'d, R: Registers, P: Platform> {
     waiting: Waiting<'d>,
 }
 
+impl<R: Registers, P: Platform> Active<'_, R, P> {
+    /// Wait for completion or the timeout. Should a platform hook panic and unwind out of
+    /// the wait, dropping `self` stops the NPU before the job's borrow ends.
+    fn block(mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
+        let Active { driver, waiting } = &mut self;
+        driver.block(waiting, job)
+    }
+}
+
 impl<R: Registers, P: Platform> Drop for Active<'_, R, P> {
     fn drop(&mut self) {
         if self.waiting.outcome.is_none() {
@@ -973,9 +993,8 @@ impl<R: Registers, P: Platform> Transfer<'_, R, P> {
     /// The result's errors: `npu-timeout` (the NPU is then soft-reset), `bus-fault`,
     /// `cmd-parse-error`, `watchdog-fault`, `ecc-fault`, `cmd-end-not-reached`.
     pub fn wait(self) -> (Job<'static, 'static>, Result<RunInfo, DriverError>) {
-        let Transfer { mut inner, mut job } = self;
-        let Active { driver, waiting } = &mut inner;
-        let result = driver.block(waiting, &mut job);
+        let Transfer { inner, mut job } = self;
+        let result = inner.block(&mut job);
         (job, result)
     }
 
