@@ -158,6 +158,7 @@ fn wire_irq(sim: &Sim) -> Rc<IrqLatch> {
 // ---- item 3: a sound API ---------------------------------------------------------------
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks its 'static job on purpose, which Miri reports")]
 fn forgotten_transfer_keeps_its_job_and_start_refuses_while_the_npu_runs() {
     let (sim, mut driver) = sim_driver(SimConfig {
         faults: Faults {
@@ -194,6 +195,7 @@ fn forgotten_transfer_keeps_its_job_and_start_refuses_while_the_npu_runs() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks its 'static job on purpose, which Miri reports")]
 fn refused_start_gives_the_job_back() {
     let (sim, mut driver) = sim_driver(SimConfig::default());
     let fx = Fixture::new().leak();
@@ -209,6 +211,7 @@ fn refused_start_gives_the_job_back() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks its 'static job on purpose, which Miri reports")]
 fn transfer_wait_gives_the_job_back_once_the_npu_stopped() {
     let (sim, mut driver) = sim_driver(SimConfig {
         run_latency: 4,

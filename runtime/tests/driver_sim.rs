@@ -233,6 +233,7 @@ fn interrupt_run_completes_through_the_latch() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks its 'static job on purpose, which Miri reports")]
 fn interrupt_raised_inside_the_start_write_is_not_lost() {
     let fx = Fixture::new(copy_stream()).leak();
     let (sim, mut driver) = sim_driver(SimConfig {
@@ -264,6 +265,7 @@ fn interrupt_raised_inside_the_start_write_is_not_lost() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks its 'static job on purpose, which Miri reports")]
 fn poll_done_reports_nothing_until_the_npu_finishes() {
     let fx = Fixture::new(copy_stream()).leak();
     let (sim, mut driver) = sim_driver(SimConfig {
@@ -682,6 +684,7 @@ fn never_finishing_run_times_out_on_the_interrupt_path() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks its 'static job on purpose, which Miri reports")]
 fn dropping_an_unfinished_run_resets_the_npu() {
     let faults = Faults {
         hang: true,
