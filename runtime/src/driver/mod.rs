@@ -31,7 +31,7 @@
 //!   leaked exists while the NPU runs, so the job can borrow any memory. Should a
 //!   [`Platform`] hook panic during the wait, a guard soft-resets the NPU while the panic
 //!   unwinds, before the borrow ends (with `panic = "abort"`, as in firmware, nothing
-//!   unwinds at all).
+//!   unwinds, and the guard is compiled out).
 //! * **Owned transfer, `'static` job** ([`Driver::start`], [`Driver::start_irq`]), the
 //!   `embedded-dma` approach: the job moves by value into the returned [`Transfer`], and
 //!   comes back only from [`Transfer::wait`] (or `Transfer::wait_async`, feature `async`), once the NPU
@@ -519,11 +519,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     /// Those of [`Driver::start`] and [`Transfer::wait`].
     pub fn run(&mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
         let waiting = self.launch(job, None)?;
-        Active {
-            driver: self,
-            waiting,
-        }
-        .block(job)
+        self.block_guarded(waiting, job)
     }
 
     /// Run `job` to completion through the interrupt: `latch` must be filled by this NPU's
@@ -539,11 +535,31 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         latch: &IrqLatch,
     ) -> Result<RunInfo, DriverError> {
         let waiting = self.launch(job, Some(latch))?;
-        Active {
-            driver: self,
-            waiting,
+        self.block_guarded(waiting, job)
+    }
+
+    /// Wait for a run started on a borrowed job. Where panics unwind, through the
+    /// [`Active`] guard: should a platform hook panic, the guard's drop stops the NPU
+    /// before the job's borrow ends. With `panic = "abort"` (firmware) nothing unwinds,
+    /// and the guard, whose drop would only repeat what the wait does, is left out.
+    fn block_guarded(
+        &mut self,
+        waiting: Waiting<'_>,
+        job: &mut Job<'_, '_>,
+    ) -> Result<RunInfo, DriverError> {
+        #[cfg(panic = "unwind")]
+        {
+            Active {
+                driver: self,
+                waiting,
+            }
+            .block(job)
         }
-        .block(job)
+        #[cfg(not(panic = "unwind"))]
+        {
+            let mut waiting = waiting;
+            self.block(&mut waiting, job)
+        }
     }
 
     /// Start `job` and return while the NPU runs; completion is found by polling `STATUS`
