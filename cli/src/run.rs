@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use npuschema_runtime::binder::RegionKind;
+use npuschema_runtime::driver::{PmuConfig, PmuEvent};
 use npuschema_sim::{Faults, RunError, RunOptions, RunReport, run_blob};
 use serde_json::{Value, json};
 
@@ -38,6 +39,10 @@ pub struct Args {
     /// Inject a fault into the simulated NPU.
     #[arg(long, value_enum)]
     pub fault: Vec<Fault>,
+    /// Profile the run with the PMU: the cycle counter from NPU_ACTIVE to NPU_IDLE, and
+    /// the AXI0/AXI1 read and write data beats.
+    #[arg(long)]
+    pub pmu: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -49,6 +54,18 @@ pub struct Args {
     /// The NPU1 blob.
     pub file: PathBuf,
 }
+
+/// What `--pmu` counts.
+const PROFILE: PmuConfig = PmuConfig {
+    events: [
+        PmuEvent::AXI0_RD_DATA_BEAT_RECEIVED,
+        PmuEvent::AXI0_WR_DATA_BEAT_WRITTEN,
+        PmuEvent::AXI1_RD_DATA_BEAT_RECEIVED,
+        PmuEvent::AXI1_WR_DATA_BEAT_WRITTEN,
+    ],
+    cycle_start: PmuEvent::NPU_ACTIVE,
+    cycle_stop: PmuEvent::NPU_IDLE,
+};
 
 /// A fault `--fault` can inject.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +82,8 @@ pub enum Fault {
     Watchdog,
     /// The run never finishes.
     Hang,
+    /// A spurious interrupt (irq_raised clear) right after the start; the driver ignores it.
+    SpuriousIrq,
 }
 
 fn parse_region_path(s: &str) -> Result<(usize, PathBuf), String> {
@@ -95,6 +114,7 @@ fn faults(list: &[Fault]) -> Faults {
             Fault::Ecc => f.ecc_fault = true,
             Fault::Watchdog => f.watchdog_fault = true,
             Fault::Hang => f.hang = true,
+            Fault::SpuriousIrq => f.spurious_irq = true,
         }
     }
     f
@@ -111,7 +131,7 @@ pub fn report_json(r: &RunReport) -> Value {
                 "index": x.bound.index,
                 "role": x.bound.role,
                 "role_name": x.role_name,
-                "kind": match x.bound.kind { RegionKind::Baked => "baked", RegionKind::Runtime => "runtime" },
+                "kind": match x.bound.kind { RegionKind::Baked => "baked", RegionKind::Runtime => "runtime", RegionKind::Caller => "caller" },
                 "npu_address": x.bound.npu_address,
                 "size": x.bound.size,
                 "arena_offset": x.bound.arena_offset,
@@ -168,6 +188,7 @@ pub fn report_json(r: &RunReport) -> Value {
         "regions": regions,
         "executed": executed,
         "result": result,
+        "pmu": r.pmu.map(|p| json!({ "cycles": p.cycles, "events": p.events, "overflow": p.overflow })),
         "sim": {
             "resets": r.stats.resets,
             "irqs": r.stats.irqs,
@@ -250,6 +271,7 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         inputs,
         faults: faults(&args.fault),
         max_arena: args.max_arena,
+        pmu: args.pmu.then_some(PROFILE),
         ..RunOptions::default()
     };
     let report = match run_blob(&blob, &opts) {
@@ -395,6 +417,7 @@ mod tests {
             input: Vec::new(),
             output: Vec::new(),
             fault: Vec::new(),
+            pmu: false,
             json: false,
             max_arena: npuschema_sim::run::DEFAULT_MAX_ARENA,
             file,
@@ -425,6 +448,26 @@ mod tests {
         let written = fs::read(d.join("out.bin")).unwrap();
         assert_eq!(&written[..32], &(1..=32).collect::<Vec<u8>>()[..]);
         assert!(written[32..].iter().all(|&b| b == 0));
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn pmu_profile_and_a_spurious_interrupt() {
+        let d = scratch("pmu");
+        let file = d.join("m.npub");
+        fs::write(&file, blob(32)).unwrap();
+        let mut a = args(file);
+        a.irq = true;
+        a.pmu = true;
+        a.fault = vec![Fault::SpuriousIrq];
+        a.json = true;
+        let (code, out, err) = exec(&a);
+        assert_eq!(code, ExitCode::SUCCESS, "{out}{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["result"]["ok"], true, "the spurious interrupt is ignored");
+        assert!(v["pmu"]["cycles"].as_u64().unwrap() > 0, "{out}");
+        // 32 bytes written to region 1 (attribute 0: AXI0) in 8-byte beats.
+        assert_eq!(v["pmu"]["events"][1], 4, "{out}");
         fs::remove_dir_all(d).unwrap();
     }
 

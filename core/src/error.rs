@@ -6,6 +6,7 @@ use core::fmt;
 /// Which field an error is about: a plain path (`header.magic`), or a field of one record of
 /// a table (`regions[1].data_offset`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Field {
     /// The table's name when the field belongs to a table record, else `""`.
     pub table: &'static str,
@@ -47,6 +48,7 @@ impl fmt::Display for Field {
 
 /// The values behind an error, for the message. Numbers print in hex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Detail {
     /// Nothing more to say than the code and the field.
     None,
@@ -107,6 +109,7 @@ pub enum Detail {
 /// `Display` reads like
 /// `baked-region-out-of-bounds: regions[1].data_offset at 0x2c: 0xfffffff0 + 0x20 > total_bytes 0x4a0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Error {
     /// Stable, kebab-case error code from the schema (such as `bad-magic`).
     pub code: &'static str,
@@ -319,6 +322,7 @@ impl Report for Error {
 ///
 /// `Display` prints `check #id`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Brief {
     id: u16,
 }
@@ -443,6 +447,7 @@ impl core::error::Error for Error {}
 
 /// Why a generated writer could not write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum WriteError {
     /// The output buffer is too small.
     BufferTooSmall {

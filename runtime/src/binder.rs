@@ -64,15 +64,64 @@ const HEADER_REGION_COUNT: u32 = 12;
 const HEADER_CMD_OFFSET: u32 = 16;
 const REGION_TABLE: u64 = 32;
 const REGION_DESC_BYTES: u64 = 16;
+const DESC_FLAGS: u32 = 4;
 const DESC_SIZE: u32 = 8;
 const DESC_DATA_OFFSET: u32 = 12;
 
 /// Platform hook: the NPU bus address of a CPU address (for example when the NPU sees a
-/// TCM through an alias window). The default is the identity.
+/// TCM through an alias window), and the alignment of runtime regions. The default is the
+/// identity with 16-byte alignment.
 pub trait AddressMap {
     /// The NPU bus address of the byte at CPU address `cpu`.
     fn npu_address(&self, cpu: usize) -> u64 {
         cpu as u64
+    }
+
+    /// Alignment of runtime regions' NPU addresses in the arena, and of caller-owned
+    /// buffers ([`Job::bind_with_buffers`]): a power of two from 16 to 4096 (anything
+    /// else is taken as 16). The default is [`ARENA_ALIGN`] (16, the NPU's requirement);
+    /// 32 puts every runtime region on D-cache lines of its own on a Cortex-M55 or M85
+    /// (32-byte lines), so cleaning or invalidating one region never touches a
+    /// neighbour's bytes. See [`CacheAligned`].
+    fn region_align(&self) -> u64 {
+        ARENA_ALIGN
+    }
+}
+
+/// [`AddressMap::region_align`] sanitised: a power of two in `16..=4096`, else 16.
+#[inline(always)]
+fn region_align_of<M: AddressMap + ?Sized>(map: &M) -> usize {
+    let a = map.region_align();
+    if a.is_power_of_two() && (ARENA_ALIGN..=4096).contains(&a) {
+        a as usize
+    } else {
+        ALIGN
+    }
+}
+
+/// An [`AddressMap`] with another runtime-region alignment: `CacheAligned::new(Identity,
+/// 32)` for 32-byte D-cache lines.
+#[derive(Clone, Copy, Debug)]
+pub struct CacheAligned<M = Identity> {
+    /// The address map.
+    pub map: M,
+    /// The alignment (see [`AddressMap::region_align`]).
+    pub align: u64,
+}
+
+impl<M> CacheAligned<M> {
+    /// `map` with runtime regions aligned to `align` bytes.
+    pub const fn new(map: M, align: u64) -> Self {
+        Self { map, align }
+    }
+}
+
+impl<M: AddressMap> AddressMap for CacheAligned<M> {
+    fn npu_address(&self, cpu: usize) -> u64 {
+        self.map.npu_address(cpu)
+    }
+    fn region_align(&self) -> u64 {
+        self.align
     }
 }
 
@@ -101,13 +150,17 @@ pub struct RegionSpec<'b> {
     pub source: RegionSource<'b>,
 }
 
-/// Whether a bound region lives in the blob or in the arena.
+/// Whether a bound region lives in the blob, in the arena, or in a caller's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum RegionKind {
     /// The blob's own bytes, read-only to the NPU.
     Baked,
     /// Carved from the arena; the NPU may write it.
     Runtime,
+    /// A runtime region bound to a caller-owned buffer ([`Job::bind_with_buffers`]): a
+    /// camera's or a microphone's DMA buffer used in place; the NPU may write it.
+    Caller,
 }
 
 /// One bound region, as the driver programs it.
@@ -125,7 +178,7 @@ pub struct BoundRegion {
     pub cpu_address: usize,
     /// Size in bytes.
     pub size: u64,
-    /// For a runtime region, its byte offset inside the arena.
+    /// For a runtime region carved from the arena, its byte offset inside the arena.
     pub arena_offset: Option<usize>,
 }
 
@@ -156,6 +209,34 @@ where
     }
     let any_start = if any_runtime {
         cursor.checked_add(ARENA_ALIGN - 1)?
+    } else {
+        0
+    };
+    Some(ArenaSize {
+        aligned_start: cursor,
+        any_start,
+    })
+}
+
+/// As [`arena_size_for`], with runtime regions aligned to `align` bytes (a power of two,
+/// at least 16, as [`AddressMap::region_align`]; anything else is taken as 16):
+/// `any_start` is then `aligned_start + align - 1`.
+#[must_use]
+pub fn arena_size_for_align<'b, I>(regions: I, align: u64) -> Option<ArenaSize>
+where
+    I: IntoIterator<Item = RegionSpec<'b>>,
+{
+    let align = region_align_of(&CacheAligned::new(Identity, align)) as u64;
+    let mut cursor: u64 = 0;
+    let mut any_runtime = false;
+    for r in regions {
+        if let RegionSource::Runtime(size @ 1..) = r.source {
+            any_runtime = true;
+            cursor = align_up(cursor, align)?.checked_add(size)?;
+        }
+    }
+    let any_start = if any_runtime {
+        cursor.checked_add(align.checked_sub(1)?)?
     } else {
         0
     };
@@ -206,6 +287,16 @@ pub fn arena_size(blob: &Npu1<'_>) -> ArenaSize {
     })
 }
 
+/// The arena size a validated blob needs with runtime regions aligned to `align`
+/// ([`arena_size_for_align`]); saturates at `u64::MAX`.
+#[must_use]
+pub fn arena_size_align(blob: &Npu1<'_>, align: u64) -> ArenaSize {
+    arena_size_for_align(blob.regions().filter_map(|r| spec_of(&r)), align).unwrap_or(ArenaSize {
+        aligned_start: u64::MAX,
+        any_start: u64::MAX,
+    })
+}
+
 /// Exact arena bytes a validated blob needs when the arena's NPU start address is `start`
 /// (saturating at `u64::MAX`).
 #[must_use]
@@ -230,11 +321,43 @@ struct Slot<'b> {
     role: u32,
 }
 
+/// Where a region of a [`Job`] is: as [`Place`], or a caller-owned buffer.
+#[derive(Debug)]
+enum JobPlace<'b, 'a> {
+    Baked(&'b [u8]),
+    Runtime { offset: usize, len: usize },
+    Caller(&'a mut [u8]),
+}
+
+/// A region of a [`Job`].
+#[derive(Debug)]
+struct JobSlot<'b, 'a> {
+    npu: u64,
+    place: JobPlace<'b, 'a>,
+    role: u32,
+}
+
+impl<'b> From<Slot<'b>> for JobSlot<'b, '_> {
+    #[inline(always)]
+    fn from(s: Slot<'b>) -> Self {
+        Self {
+            npu: s.npu,
+            place: match s.place {
+                Place::Baked(d) => JobPlace::Baked(d),
+                Place::Runtime { offset, len } => JobPlace::Runtime { offset, len },
+            },
+            role: s.role,
+        }
+    }
+}
+
 /// A bound job: the command stream and up to eight regions, each with an NPU address and a
-/// size, ready for [`crate::driver::Driver::start`].
+/// size, ready for [`crate::driver::Driver::run`].
 ///
-/// Borrows the blob for `'b` and the arena mutably for `'a`: while the job lives, the arena
-/// can be reached only through it, and neither buffer can be dropped.
+/// Borrows the blob for `'b` and the arena (and any caller-owned buffers) mutably for
+/// `'a`: while the job lives, they can be reached only through it, and none can be
+/// dropped. A `Job<'static, 'static>` can be handed to [`crate::driver::Driver::start`],
+/// which owns it while the NPU runs.
 #[derive(Debug)]
 pub struct Job<'b, 'a> {
     cmd: &'b [u8],
@@ -244,7 +367,7 @@ pub struct Job<'b, 'a> {
     accel_macs: u32,
     count: u8,
     /// `Some` for the first `count` slots only: an unused slot is a tag, not zeroed bytes.
-    slots: [Option<Slot<'b>>; MAX_REGIONS],
+    slots: [Option<JobSlot<'b, 'a>>; MAX_REGIONS],
 }
 
 /// The binder's own error sites, numbered from [`BINDER_SITE_BASE`]` + 1`: above every
@@ -294,6 +417,36 @@ pub static ERROR_SITES: [ErrorSite; 5] = [
     },
 ];
 
+/// The error sites of [`Job::bind_with_buffers`] (caller-owned buffers), numbered on from
+/// [`ERROR_SITES`] (`BINDER_SITE_BASE + 6..`). A table of their own, so that a load that
+/// binds no buffer (and reports full [`Error`]s) links only [`ERROR_SITES`].
+pub static BUFFER_ERROR_SITES: [ErrorSite; 3] = [
+    ErrorSite {
+        id: BINDER_SITE_BASE + 6,
+        code: "buffer-not-for-runtime-region",
+        table: "regions",
+        name: "flags",
+        offset: DESC_FLAGS,
+        detail: DetailKind::Compare(&["buffer for region", ">= runtime regions", ""]),
+    },
+    ErrorSite {
+        id: BINDER_SITE_BASE + 7,
+        code: "buffer-too-small",
+        table: "regions",
+        name: "size",
+        offset: DESC_SIZE,
+        detail: DetailKind::Short,
+    },
+    ErrorSite {
+        id: BINDER_SITE_BASE + 8,
+        code: "misaligned-buffer",
+        table: "regions",
+        name: "size",
+        offset: DESC_SIZE,
+        detail: DetailKind::Compare(&["buffer npu address", "% alignment =", ""]),
+    },
+];
+
 /// The binder's site numbers start above this one ([`ERROR_SITES`]); the NPU1 validator's
 /// are all below it (a test holds it). Every number of a load stays below 0x100, so that
 /// returning it takes one 2-byte Thumb `movs` on each failure path rather than a 4-byte
@@ -320,6 +473,18 @@ impl Site {
             site: &ERROR_SITES[k],
         }
     }
+
+    /// Entry `k` of [`BUFFER_ERROR_SITES`].
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "only called in const items: an index out of range fails the build"
+    )]
+    const fn buffer_at(k: usize) -> Self {
+        Self {
+            id: BUFFER_ERROR_SITES[k].id,
+            site: &BUFFER_ERROR_SITES[k],
+        }
+    }
 }
 
 const TOO_MANY_REGIONS: Site = Site::at(0);
@@ -327,6 +492,9 @@ const MISALIGNED_COMMAND_STREAM: Site = Site::at(1);
 const MISALIGNED_BAKED_REGION: Site = Site::at(2);
 const BAKED_REGION_OUT_OF_BOUNDS: Site = Site::at(3);
 const ARENA_OVERFLOW: Site = Site::at(4);
+const BUFFER_NOT_FOR_RUNTIME_REGION: Site = Site::buffer_at(0);
+const BUFFER_TOO_SMALL: Site = Site::buffer_at(1);
+const MISALIGNED_BUFFER: Site = Site::buffer_at(2);
 
 /// [`fail`] at one of the binder's sites.
 #[inline(always)]
@@ -349,7 +517,9 @@ fn fail_at<T, E: Report>(s: Site, base: u64, a: u64, b: u64, c: u64, index: usiz
 #[must_use]
 pub fn error_site(id: u16) -> Option<&'static ErrorSite> {
     match id.checked_sub(BINDER_SITE_BASE + 1) {
-        Some(k) => ERROR_SITES.get(usize::from(k)),
+        Some(k) => ERROR_SITES
+            .get(usize::from(k))
+            .or_else(|| BUFFER_ERROR_SITES.get(usize::from(k).checked_sub(ERROR_SITES.len())?)),
         None => npuschema_generated::npu1::error_site(id),
     }
 }
@@ -398,6 +568,34 @@ impl<'b> Bindable<'b> for Region<'b> {
     }
 }
 
+/// A descriptor whose runtime region is bound to a caller's buffer: it takes no arena room
+/// (it is placed as a zero-size runtime region, then given the buffer).
+struct Buffered<'b> {
+    region: Region<'b>,
+    caller: bool,
+}
+
+impl<'b> Bindable<'b> for Buffered<'b> {
+    #[inline]
+    fn spec(&self) -> Option<RegionSpec<'b>> {
+        let spec = spec_of(&self.region)?;
+        Some(match spec.source {
+            RegionSource::Runtime(_) if self.caller => RegionSpec {
+                source: RegionSource::Runtime(0),
+                ..spec
+            },
+            _ => spec,
+        })
+    }
+    #[inline]
+    fn bounds(&self) -> (u64, u64) {
+        self.region.bounds()
+    }
+}
+
+/// Caller-owned buffers for [`Job::bind_with_buffers`], by region index.
+pub type Buffers<'a> = [Option<&'a mut [u8]>; MAX_REGIONS];
+
 /// What binding found besides the regions: the stream's NPU address, the region count and
 /// the arena bytes used.
 #[derive(Clone, Copy, Debug)]
@@ -445,6 +643,8 @@ struct Carver<'m, M: ?Sized> {
     cursor: usize,
     /// The blob's length, for a baked region outside it.
     total: u64,
+    /// The runtime regions' alignment ([`AddressMap::region_align`], sanitised).
+    align: usize,
 }
 
 impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
@@ -456,6 +656,7 @@ impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
             arena_len: arena.len(),
             cursor: 0,
             total,
+            align: region_align_of(map),
         }
     }
 
@@ -498,7 +699,7 @@ impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
                 let pad = (self.arena_npu as usize)
                     .wrapping_add(self.cursor)
                     .wrapping_neg()
-                    % ALIGN;
+                    & self.align.wrapping_sub(1);
                 let offset = self.cursor.wrapping_add(pad);
                 let available = self.arena_len.saturating_sub(offset);
                 let Some(npu) = self.arena_npu.checked_add(offset as u64) else {
@@ -892,6 +1093,105 @@ impl<'b, 'a> Job<'b, 'a> {
         )
     }
 
+    /// As [`Job::bind_with`], binding each runtime region `i` for which `buffers[i]` is
+    /// `Some` to that caller-owned buffer, used in place, instead of carving it from the
+    /// arena: a camera's frame buffer as the input, say, or a DMA buffer an audio driver
+    /// reads as the output. Such a region is [`RegionKind::Caller`]; it takes no arena room,
+    /// so `arena` may be smaller than [`arena_size`] says by that region's share.
+    ///
+    /// The same checks as for a carved region: the buffer must hold the region's size
+    /// (its first `size` bytes are the region; the rest is not given to the NPU) and its NPU
+    /// address must be aligned to [`AddressMap::region_align`] (16 by default).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Job::bind_with`], and, at the region's descriptor,
+    /// `buffer-not-for-runtime-region` (a buffer for a baked region or past the last one),
+    /// `buffer-too-small` (`Detail::Short`: the region's size, the buffer's length),
+    /// `misaligned-buffer` (the buffer's NPU address and its remainder).
+    #[allow(
+        clippy::result_large_err,
+        reason = "npuschema_core::Error is the project-wide, Copy error type"
+    )]
+    pub fn bind_with_buffers<M: AddressMap + ?Sized>(
+        blob: Npu1<'b>,
+        arena: &'a mut [u8],
+        map: &M,
+        buffers: Buffers<'a>,
+    ) -> Result<Self, Error> {
+        Self::bind_with_buffers_as(blob, arena, map, buffers)
+    }
+
+    /// As [`Job::bind_with_buffers`], reporting a failure as `E`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Job::bind_with_buffers`], as `E`.
+    pub fn bind_with_buffers_as<E: Report, M: AddressMap + ?Sized>(
+        blob: Npu1<'b>,
+        arena: &'a mut [u8],
+        map: &M,
+        buffers: Buffers<'a>,
+    ) -> Result<Self, E> {
+        let count = blob.regions().len();
+        // A buffer past the last region has no descriptor to bind to.
+        if let Some(index) =
+            (count..MAX_REGIONS).find(|&i| buffers.get(i).is_some_and(Option::is_some))
+        {
+            return fail_at(
+                BUFFER_NOT_FOR_RUNTIME_REGION,
+                desc_base(index),
+                index as u64,
+                count as u64,
+                0,
+                index,
+            );
+        }
+        let items = blob.regions().enumerate().map(|(i, region)| Buffered {
+            region,
+            caller: buffers.get(i).is_some_and(Option::is_some),
+        });
+        let mut job: Self = Self::bind_items(
+            blob.cmd_stream(),
+            blob.header().accel().raw(),
+            items,
+            blob.as_bytes().len() as u64,
+            arena,
+            map,
+        )?;
+        let align = region_align_of(map);
+        for ((index, buffer), region) in buffers.into_iter().enumerate().zip(blob.regions()) {
+            let Some(buffer) = buffer else { continue };
+            let base = desc_base(index);
+            let Some(slot) = job.slots.get_mut(index).and_then(Option::as_mut) else {
+                continue;
+            };
+            if !matches!(slot.place, JobPlace::Runtime { .. }) {
+                return fail_at(
+                    BUFFER_NOT_FOR_RUNTIME_REGION,
+                    base,
+                    index as u64,
+                    count as u64,
+                    0,
+                    index,
+                );
+            }
+            let size = u64::from(region.size());
+            let available = buffer.len() as u64;
+            let Some(bytes) = usize::try_from(size).ok().and_then(|n| buffer.get_mut(..n)) else {
+                return fail_at(BUFFER_TOO_SMALL, base, size, available, 0, index);
+            };
+            let npu = map.npu_address(bytes.as_ptr().addr());
+            let rem = npu & (align as u64).wrapping_sub(1);
+            if rem != 0 {
+                return fail_at(MISALIGNED_BUFFER, base, npu, rem, 0, index);
+            }
+            slot.npu = npu;
+            slot.place = JobPlace::Caller(bytes);
+        }
+        Ok(job)
+    }
+
     /// Validate `blob` as NPU1 and bind it into `arena` in one pass, with the identity
     /// address map: [`Npu1::validate`] then [`Job::bind`] in one walk over the descriptors
     /// (see [`load_each_as`] for the order of the checks).
@@ -929,10 +1229,10 @@ impl<'b, 'a> Job<'b, 'a> {
         map: &M,
     ) -> Result<Self, E> {
         // Unused slots are only a tag: nothing else of them is written.
-        let mut slots = [None; MAX_REGIONS];
+        let mut slots = [const { None }; MAX_REGIONS];
         let (view, loaded) = load(blob, arena, map, |index, slot| {
             if let Some(s) = slots.get_mut(index) {
-                *s = Some(slot);
+                *s = Some(slot.into());
             }
         })?;
         Ok(Self {
@@ -998,7 +1298,7 @@ impl<'b, 'a> Job<'b, 'a> {
         M: AddressMap + ?Sized,
     {
         // Unused slots are only a tag: nothing else of them is written.
-        let mut slots = [None; MAX_REGIONS];
+        let mut slots = [const { None }; MAX_REGIONS];
         let head = carve(
             cmd,
             items,
@@ -1007,7 +1307,7 @@ impl<'b, 'a> Job<'b, 'a> {
             map,
             |index, slot| {
                 if let Some(s) = slots.get_mut(index) {
-                    *s = Some(slot);
+                    *s = Some(slot.into());
                 }
             },
             |head| head,
@@ -1054,14 +1354,33 @@ impl<'b, 'a> Job<'b, 'a> {
         self.arena_used
     }
 
-    fn slot(&self, index: usize) -> Option<&Slot<'b>> {
+    fn slot(&self, index: usize) -> Option<&JobSlot<'b, 'a>> {
         self.slots.get(index)?.as_ref()
     }
 
     /// Region `index` as bound, or `None` past the last region.
     #[must_use]
     pub fn region(&self, index: usize) -> Option<BoundRegion> {
-        self.slot(index)?.bound(index, self.arena.as_ptr().addr())
+        let s = self.slot(index)?;
+        let (kind, cpu_address, size, arena_offset) = match &s.place {
+            JobPlace::Baked(d) => (RegionKind::Baked, d.as_ptr().addr(), d.len(), None),
+            JobPlace::Runtime { offset, len } => (
+                RegionKind::Runtime,
+                self.arena.as_ptr().addr().saturating_add(*offset),
+                *len,
+                Some(*offset),
+            ),
+            JobPlace::Caller(b) => (RegionKind::Caller, b.as_ptr().addr(), b.len(), None),
+        };
+        Some(BoundRegion {
+            index: u8::try_from(index).ok()?,
+            role: s.role,
+            kind,
+            npu_address: s.npu,
+            cpu_address,
+            size: size as u64,
+            arena_offset,
+        })
     }
 
     /// Every bound region, in index order.
@@ -1082,21 +1401,27 @@ impl<'b, 'a> Job<'b, 'a> {
     /// runtime one.
     #[must_use]
     pub fn region_bytes(&self, index: usize) -> Option<&[u8]> {
-        match self.slot(index)?.place {
-            Place::Baked(d) => Some(d),
-            Place::Runtime { len: 0, .. } => Some(&[]),
-            Place::Runtime { offset, len } => self.arena.get(offset..offset.checked_add(len)?),
+        match &self.slot(index)?.place {
+            JobPlace::Baked(d) => Some(d),
+            JobPlace::Runtime { len: 0, .. } => Some(&[]),
+            &JobPlace::Runtime { offset, len } => self.arena.get(offset..offset.checked_add(len)?),
+            JobPlace::Caller(b) => Some(b),
         }
     }
 
-    /// The arena bytes of runtime region `index`, to write inputs or read outputs; `None`
-    /// for a baked region (read-only blob bytes) or an index past the last region.
+    /// The bytes of runtime or caller-owned region `index`, to write inputs or read
+    /// outputs; `None` for a baked region (read-only blob bytes) or an index past the last
+    /// region.
     #[must_use]
     pub fn region_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
-        match self.slot(index)?.place {
-            Place::Baked(_) => None,
-            Place::Runtime { len: 0, .. } => Some(&mut []),
-            Place::Runtime { offset, len } => self.arena.get_mut(offset..offset.checked_add(len)?),
+        let Self { slots, arena, .. } = self;
+        match &mut slots.get_mut(index)?.as_mut()?.place {
+            JobPlace::Baked(_) => None,
+            JobPlace::Runtime { len: 0, .. } => Some(&mut []),
+            &mut JobPlace::Runtime { offset, len } => {
+                arena.get_mut(offset..offset.checked_add(len)?)
+            }
+            JobPlace::Caller(b) => Some(b),
         }
     }
 }

@@ -25,14 +25,19 @@ impl Mmio {
     ///   4 KiB `base .. base + 0x1000` is mapped as device memory where 32-bit volatile loads
     ///   and stores are valid and have only the NPU's documented effects;
     /// * nothing else in the program treats that range as ordinary memory;
-    /// * at most one `Mmio` drives the NPU from thread context (the one owned by
-    ///   [`crate::driver::Driver`]); a second one may be created for the NPU's interrupt
-    ///   handler, which touches only `STATUS`, `QREAD` and `CMD` through
-    ///   [`crate::driver::IrqLatch::on_irq`].
+    /// * at most one `Mmio` drives the NPU from thread context, and it is used only as a
+    ///   [`crate::driver::Driver`]'s register block (moved, or lent as `&mut`, into
+    ///   [`crate::driver::Driver::new`]; the driver never gives it back); a second one may
+    ///   be created for the NPU's interrupt handler, and used only with
+    ///   [`crate::driver::IrqLatch::on_irq`] (which touches only `STATUS`, `QREAD` and
+    ///   `CMD`'s clear-IRQ bit);
+    /// * in particular, [`Registers::write`] is never called on it directly: a write to
+    ///   `QBASE`, `BASEPn` and `CMD` could start the NPU on any memory, which is what the
+    ///   driver's safe API rules out (see [`crate::driver`]).
     ///
     /// The NPU itself reads and writes the memory whose addresses the driver programs; the
-    /// driver only takes those addresses from a [`crate::binder::Job`], which borrows that
-    /// memory for the run.
+    /// driver only takes those addresses from a [`crate::binder::Job`], which it holds (or
+    /// borrows) until the NPU has stopped.
     #[must_use]
     pub const unsafe fn new(base: usize) -> Self {
         Self { base }

@@ -589,7 +589,10 @@ fn site_numbers_name_one_check_of_a_load() {
         assert_eq!(usize::from(s.id), k + 1, "{}", s.code);
         assert!(core::ptr::eq(vpmn::error_site(s.id).unwrap(), s));
     }
-    for (k, s) in npuschema_runtime::binder::ERROR_SITES.iter().enumerate() {
+    let binder_sites = npuschema_runtime::binder::ERROR_SITES
+        .iter()
+        .chain(npuschema_runtime::binder::BUFFER_ERROR_SITES.iter());
+    for (k, s) in binder_sites.enumerate() {
         assert_eq!(
             usize::from(s.id),
             usize::from(BINDER_SITE_BASE) + k + 1,
@@ -601,7 +604,14 @@ fn site_numbers_name_one_check_of_a_load() {
         assert!(s.id <= 0xFF, "{:#x}", s.id);
     }
     let n = u16::try_from(npu1::ERROR_SITES.len()).unwrap();
-    for unknown in [0, n + 1, BINDER_SITE_BASE, BINDER_SITE_BASE + 6, u16::MAX] {
+    let past = BINDER_SITE_BASE
+        + u16::try_from(
+            npuschema_runtime::binder::ERROR_SITES.len()
+                + npuschema_runtime::binder::BUFFER_ERROR_SITES.len(),
+        )
+        .unwrap()
+        + 1;
+    for unknown in [0, n + 1, BINDER_SITE_BASE, past, u16::MAX] {
         assert!(error_site(unknown).is_none(), "{unknown:#x}");
     }
     assert!(npu1::error_site(0).is_none() && vpmn::error_site(0).is_none());

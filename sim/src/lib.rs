@@ -4,9 +4,13 @@
 //! register block ([`Registers`]) and its platform ([`Platform`]):
 //!
 //! * **Registers.** `ID`, `CONFIG`, `STATUS`, `CMD`, `RESET`, `QBASE`/`QBASE_HI`, `QSIZE`,
-//!   `QCONFIG`, `QREAD`, `PROT`, `REGIONCFG`, `AXI_LIMIT0..3`, `BASEP[0..8]`. A soft reset
-//!   takes [`SimConfig::reset_latency`] `STATUS` reads, clears the registers and sets
-//!   `PROT` to the level asked for. `CMD` bit 0 starts a run, bit 1 clears the IRQ.
+//!   `QCONFIG`, `QREAD`, `PROT`, `REGIONCFG`, `AXI_LIMIT0..3`, `BASEP[0..8]`, and the PMU
+//!   (`PMCR` .. `PMCCNTR_CFG`, `PMEVCNTR[0..4]`, `PMEVTYPER[0..4]`: cycles from its ticks,
+//!   events from what it executes). A soft reset takes [`SimConfig::reset_latency`]
+//!   `STATUS` reads, clears the registers (`CMD` to its reset value `0xC`, both Q-channels
+//!   enabled) and sets `PROT` to the level asked for. `CMD` bit 0 starts a run, bit 1
+//!   clears the IRQ; the Q-channel bits at each start are recorded
+//!   ([`RunRecord::cmd_q_at_start`]).
 //! * **Memory.** The simulator never dereferences an address. It holds its own copy of the
 //!   memory the NPU may touch, as windows at NPU bus addresses; the driver's cache hooks
 //!   are what move bytes in and out, exactly as a non-coherent cache would: `clean` copies
@@ -20,8 +24,9 @@
 //!   [`npuschema_runtime::cmd`]; every memory-touching operation's accesses are checked;
 //!   `NPU_OP_DMA_START` copies bytes (DMA to or from SHRAM is checked on its external side
 //!   only); compute operations produce no tensor values. The run completes
-//!   [`SimConfig::run_latency`] ticks later (a tick is a `STATUS` read or a
-//!   [`Platform::idle`] call) with `cmd_end_reached` (when `NPU_OP_STOP` is the stream's
+//!   [`SimConfig::run_latency`] ticks later (a tick is a `STATUS` read, a
+//!   [`Platform::idle`] call, or a [`Platform::sleep`] call that finds the run not done;
+//!   the ticks are its clock, [`Platform::now`]) with `cmd_end_reached` (when `NPU_OP_STOP` is the stream's
 //!   last command, or the stream runs out) and `irq_raised`, and calls the handler set with
 //!   [`Sim::set_irq_handler`], so the driver's interrupt path runs. A malformed stream sets
 //!   `cmd_parse_error`; a bad access sets `bus_status` and the faulting channel/interface.
@@ -44,7 +49,7 @@ pub use run::{RegionReport, RunError, RunOptions, RunReport, run_blob};
 
 use npuschema_runtime::binder::Job;
 use npuschema_runtime::driver::regs::STATUS;
-use npuschema_runtime::driver::{Platform, Registers};
+use npuschema_runtime::driver::{CacheTarget, Platform, Registers};
 
 use model::Core;
 
@@ -192,6 +197,12 @@ impl Sim {
         *self.irq.borrow_mut() = None;
     }
 
+    /// The simulated clock: ticks so far (what [`Platform::now`] returns).
+    #[must_use]
+    pub fn now(&self) -> u64 {
+        self.core.borrow().now()
+    }
+
     /// Advance simulated time by one tick.
     pub fn tick(&self) {
         self.core.borrow_mut().tick();
@@ -237,18 +248,22 @@ impl Registers for Sim {
 }
 
 impl Platform for Sim {
-    fn clean(&mut self, bytes: &[u8], npu: u64) {
+    fn clean(&mut self, bytes: &[u8], npu: u64, _target: CacheTarget) {
         let mut core = self.core.borrow_mut();
         core.stats.cleans = core.stats.cleans.saturating_add(1);
         core.memory.store(npu, bytes);
     }
 
-    fn invalidate(&mut self, bytes: &mut [u8], npu: u64) {
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64, _target: CacheTarget) {
         let mut core = self.core.borrow_mut();
         core.stats.invalidates = core.stats.invalidates.saturating_add(1);
         if let Some(src) = core.memory.read(npu, bytes.len() as u64) {
             bytes.copy_from_slice(src);
         }
+    }
+
+    fn now(&mut self) -> Option<u64> {
+        Some(self.core.borrow().now())
     }
 
     fn idle(&mut self) {
@@ -257,5 +272,17 @@ impl Platform for Sim {
             core.stats.idles = core.stats.idles.saturating_add(1);
         }
         self.tick();
+    }
+
+    /// A tick, unless `ready()` already holds: the interrupt is delivered inside the tick,
+    /// so no wake-up is lost.
+    fn sleep(&mut self, ready: &dyn Fn() -> bool) {
+        {
+            let mut core = self.core.borrow_mut();
+            core.stats.sleeps = core.stats.sleeps.saturating_add(1);
+        }
+        if !ready() {
+            self.tick();
+        }
     }
 }

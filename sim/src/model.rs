@@ -1,10 +1,13 @@
 //! The register model and the command-stream executor.
 
 use npuschema_runtime::cmd::{self, AccessKind, Opcode, StreamState};
+use npuschema_runtime::driver::PmuEvent;
 use npuschema_runtime::driver::Status;
 use npuschema_runtime::driver::regs::{
-    self, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RUN, CONFIG, ID, PROT, QBASE, QBASE_HI,
-    QCONFIG, QREAD, QSIZE, REGIONCFG, RESET, STATUS,
+    self, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RESET_VALUE, CMD_RUN, CONFIG, ID, PMCCNTR,
+    PMCCNTR_CFG, PMCCNTR_HI, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_CNT_EN, PMCR_CYCLE_CNT_RST,
+    PMCR_EVENT_CNT_RST, PMEVCNTR0, PMEVTYPER0, PMINTCLR, PMINTSET, PMOVSCLR, PMOVSSET,
+    PMU_CYCLE_BIT, PROT, QBASE, QBASE_HI, QCONFIG, QREAD, QSIZE, REGIONCFG, RESET, STATUS,
 };
 use npuschema_runtime::driver::regs::{AXI_LIMIT0, BASEP0};
 
@@ -35,6 +38,9 @@ pub struct Faults {
     pub watchdog_fault: bool,
     /// A started run never finishes (no IRQ, `STATUS.state` stays running).
     pub hang: bool,
+    /// The interrupt line fires once right after every start, with `STATUS.irq_raised`
+    /// clear (a spurious interrupt), before the run completes.
+    pub spurious_irq: bool,
 }
 
 /// The simulated NPU's identity, timing and faults.
@@ -92,23 +98,28 @@ impl SimConfig {
     }
 }
 
-/// `STATUS.faulting_channel` values the simulator reports for a bus fault (its own
-/// numbering; real hardware documents its channel numbers in the TRM).
+/// `STATUS.faulting_channel` values the simulator reports for a bus fault: Arm's encoding
+/// (read channels 0 command, 1 IFM, 2 weights, 3 scale and bias, 4 memory-to-memory;
+/// write channels 8 OFM, 9 memory-to-memory).
 pub mod channel {
-    /// Command fetch.
+    /// Command fetch (read).
     pub const CMD: u32 = 0;
     /// IFM / IFM2 read.
     pub const IFM: u32 = 1;
     /// Weight read.
     pub const WEIGHTS: u32 = 2;
-    /// Scale read.
+    /// Scale and bias read.
     pub const SCALES: u32 = 3;
+    /// Memory-to-memory (DMA) read.
+    pub const MEM2MEM_READ: u32 = 4;
     /// OFM write.
-    pub const OFM: u32 = 4;
-    /// DMA source read.
-    pub const DMA_SRC: u32 = 5;
-    /// DMA destination write.
-    pub const DMA_DST: u32 = 6;
+    pub const OFM: u32 = 8;
+    /// Memory-to-memory (DMA) write.
+    pub const MEM2MEM_WRITE: u32 = 9;
+    /// DMA source read: [`MEM2MEM_READ`].
+    pub const DMA_SRC: u32 = MEM2MEM_READ;
+    /// DMA destination write: [`MEM2MEM_WRITE`].
+    pub const DMA_DST: u32 = MEM2MEM_WRITE;
 }
 
 fn channel_of(kind: AccessKind) -> u32 {
@@ -197,6 +208,9 @@ pub struct RunRecord {
     pub final_status: Option<u32>,
     /// `QREAD` when the run stopped.
     pub qread: u32,
+    /// `CMD[3:2]` (clock/power Q-channel enables) when the run started: 0 when the driver
+    /// had disabled gating for the run, as it must.
+    pub cmd_q_at_start: u32,
 }
 
 /// Counters over the simulator's life.
@@ -218,6 +232,177 @@ pub struct SimStats {
     pub invalidates: u32,
     /// Idle calls received (as the platform).
     pub idles: u32,
+    /// Sleep calls received (as the platform).
+    pub sleeps: u32,
+    /// Spurious interrupts raised (`Faults::spurious_irq`).
+    pub spurious_irqs: u32,
+}
+
+/// The PMU model: the cycle counter counts the simulator's ticks (between its start and
+/// stop events), the event counters count the events the simulator produces: `CYCLE`,
+/// `NPU_ACTIVE` and `NPU_IDLE` per tick, and per memory access of an executed operation
+/// (and the command fetch) one `AXIn_RD_TRANS_ACCEPTED` or `AXIn_WR_TRANS_ACCEPTED` and
+/// one `AXIn_RD_DATA_BEAT_RECEIVED` or `AXIn_WR_DATA_BEAT_WRITTEN` per 8 bytes (a 64-bit
+/// bus), on the AXI interface of the region's attribute. A soft reset clears it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Pmu {
+    pmcr: u32,
+    cnten: u32,
+    ovs: u32,
+    inten: u32,
+    ccnt: u64,
+    ccnt_cfg: u32,
+    counting: bool,
+    evtype: [u32; 4],
+    evcnt: [u32; 4],
+}
+
+/// The 48-bit cycle counter's range.
+const CYCLE_COUNTER_MASK: u64 = (1 << 48) - 1;
+
+impl Pmu {
+    fn enabled(&self) -> bool {
+        self.pmcr & PMCR_CNT_EN != 0
+    }
+
+    fn start_event(&self) -> u32 {
+        self.ccnt_cfg & 0x3FF
+    }
+
+    fn stop_event(&self) -> u32 {
+        (self.ccnt_cfg >> 16) & 0x3FF
+    }
+
+    /// `n` occurrences of `event`.
+    fn event(&mut self, event: PmuEvent, n: u64) {
+        if !self.enabled() || n == 0 || event == PmuEvent::NO_EVENT {
+            return;
+        }
+        let code = event.bits();
+        for (i, (ty, cnt)) in self.evtype.iter().zip(self.evcnt.iter_mut()).enumerate() {
+            if *ty == code && self.cnten & (1 << i) != 0 {
+                let sum = u64::from(*cnt).saturating_add(n);
+                if sum > u64::from(u32::MAX) {
+                    self.ovs |= 1 << i;
+                }
+                *cnt = sum as u32;
+            }
+        }
+        if code == self.start_event() {
+            self.counting = true;
+        }
+        if code == self.stop_event() {
+            self.counting = false;
+        }
+    }
+
+    /// One tick, the NPU running or not.
+    fn tick(&mut self, running: bool) {
+        self.event(PmuEvent::CYCLE, 1);
+        self.event(
+            if running {
+                PmuEvent::NPU_ACTIVE
+            } else {
+                PmuEvent::NPU_IDLE
+            },
+            1,
+        );
+        if self.enabled() && self.cnten & PMU_CYCLE_BIT != 0 && self.counting {
+            let next = self.ccnt.saturating_add(1);
+            if next > CYCLE_COUNTER_MASK {
+                self.ovs |= PMU_CYCLE_BIT;
+            }
+            self.ccnt = next & CYCLE_COUNTER_MASK;
+        }
+    }
+
+    /// One memory access of `len` bytes on AXI interface `interface`.
+    fn access(&mut self, interface: u32, write: bool, len: u64) {
+        let (trans, beats) = match (interface, write) {
+            (0, false) => (
+                PmuEvent::AXI0_RD_TRANS_ACCEPTED,
+                PmuEvent::AXI0_RD_DATA_BEAT_RECEIVED,
+            ),
+            (0, true) => (
+                PmuEvent::AXI0_WR_TRANS_ACCEPTED,
+                PmuEvent::AXI0_WR_DATA_BEAT_WRITTEN,
+            ),
+            (_, false) => (
+                PmuEvent::AXI1_RD_TRANS_ACCEPTED,
+                PmuEvent::AXI1_RD_DATA_BEAT_RECEIVED,
+            ),
+            (_, true) => (
+                PmuEvent::AXI1_WR_TRANS_ACCEPTED,
+                PmuEvent::AXI1_WR_DATA_BEAT_WRITTEN,
+            ),
+        };
+        self.event(trans, 1);
+        self.event(beats, len.div_ceil(8));
+    }
+
+    fn read(&self, offset: u32) -> Option<u32> {
+        Some(match offset {
+            // num_event_cnt = 4 in bits 11..16.
+            PMCR => self.pmcr | (4 << 11),
+            PMCNTENSET | PMCNTENCLR => self.cnten,
+            PMOVSSET | PMOVSCLR => self.ovs,
+            PMINTSET | PMINTCLR => self.inten,
+            PMCCNTR => self.ccnt as u32,
+            PMCCNTR_HI => (self.ccnt >> 32) as u32,
+            PMCCNTR_CFG => self.ccnt_cfg,
+            _ => {
+                if let Some(i) = word_index(offset, PMEVCNTR0, 4) {
+                    self.evcnt.get(i).copied().unwrap_or(0)
+                } else if let Some(i) = word_index(offset, PMEVTYPER0, 4) {
+                    self.evtype.get(i).copied().unwrap_or(0)
+                } else {
+                    return None;
+                }
+            }
+        })
+    }
+
+    fn write(&mut self, offset: u32, value: u32) -> bool {
+        match offset {
+            PMCR => {
+                self.pmcr = value & 0b1001;
+                if value & PMCR_EVENT_CNT_RST != 0 {
+                    self.evcnt = [0; 4];
+                }
+                if value & PMCR_CYCLE_CNT_RST != 0 {
+                    self.ccnt = 0;
+                }
+            }
+            PMCNTENSET => self.cnten |= value & (PMU_CYCLE_BIT | 0xF),
+            PMCNTENCLR => self.cnten &= !value,
+            PMOVSSET => self.ovs |= value & (PMU_CYCLE_BIT | 0xF),
+            PMOVSCLR => self.ovs &= !value,
+            PMINTSET => self.inten |= value & (PMU_CYCLE_BIT | 0xF),
+            PMINTCLR => self.inten &= !value,
+            PMCCNTR => self.ccnt = (self.ccnt & !0xFFFF_FFFF) | u64::from(value),
+            PMCCNTR_HI => {
+                self.ccnt = (self.ccnt & 0xFFFF_FFFF) | (u64::from(value & 0xFFFF) << 32);
+            }
+            PMCCNTR_CFG => {
+                self.ccnt_cfg = value & 0x03FF_03FF;
+                self.counting = self.start_event() == 0;
+            }
+            _ => {
+                if let Some(i) = word_index(offset, PMEVCNTR0, 4) {
+                    if let Some(c) = self.evcnt.get_mut(i) {
+                        *c = value;
+                    }
+                } else if let Some(i) = word_index(offset, PMEVTYPER0, 4) {
+                    if let Some(t) = self.evtype.get_mut(i) {
+                        *t = value & 0x3FF;
+                    }
+                } else {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,6 +442,8 @@ pub(crate) struct Core {
     run: Run,
     needs_reset: bool,
     irq_event: bool,
+    ticks: u64,
+    pmu: Pmu,
 }
 
 impl Core {
@@ -275,7 +462,7 @@ impl Core {
             regioncfg: 0,
             axi_limits: [0; 4],
             basep: [0; 16],
-            cmd_q: 0,
+            cmd_q: CMD_RESET_VALUE,
             prot: 0,
             pending_prot: 0,
             status: 0,
@@ -284,7 +471,14 @@ impl Core {
             run: Run::Idle,
             needs_reset: false,
             irq_event: false,
+            ticks: 0,
+            pmu: Pmu::default(),
         }
+    }
+
+    /// Ticks since the simulator was made: its clock.
+    pub(crate) fn now(&self) -> u64 {
+        self.ticks
     }
 
     fn config_word(&self) -> u32 {
@@ -332,7 +526,9 @@ impl Core {
             CONFIG => self.config_word(),
             REGIONCFG => self.regioncfg,
             _ => {
-                if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
+                if let Some(v) = self.pmu.read(offset) {
+                    v
+                } else if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
                     self.axi_limits.get(i).copied().unwrap_or(0)
                 } else if let Some(i) = word_index(offset, BASEP0, 16) {
                     self.basep.get(i).copied().unwrap_or(0)
@@ -354,6 +550,7 @@ impl Core {
             QSIZE => self.qsize = value,
             REGIONCFG => self.regioncfg = value,
             // ID, STATUS, QREAD, PROT, CONFIG are read-only; other offsets are not modelled.
+            _ if self.pmu.write(offset, value) => {}
             _ => {
                 let slot = if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
                     self.axi_limits.get_mut(i)
@@ -371,6 +568,9 @@ impl Core {
 
     /// One unit of simulated time.
     pub(crate) fn tick(&mut self) {
+        self.ticks = self.ticks.wrapping_add(1);
+        let running = self.run != Run::Idle;
+        self.pmu.tick(running);
         if let Some(left) = self.reset_remaining {
             if left <= 1 {
                 if !self.cfg.faults.reset_hangs {
@@ -427,7 +627,8 @@ impl Core {
         self.regioncfg = 0;
         self.axi_limits = [0; 4];
         self.basep = [0; 16];
-        self.cmd_q = 0;
+        self.cmd_q = CMD_RESET_VALUE;
+        self.pmu = Pmu::default();
         self.needs_reset = false;
         self.run = Run::Idle;
         self.prot = if self.cfg.faults.prot_mismatch {
@@ -448,12 +649,21 @@ impl Core {
             | Status::FAULTING_INTERFACE
             | (0xF << Status::FAULTING_CHANNEL_SHIFT));
         self.status |= Status::STATE;
+        if self.cfg.faults.spurious_irq {
+            self.stats.spurious_irqs = self.stats.spurious_irqs.saturating_add(1);
+            self.irq_event = true;
+        }
+        let cmd_q_at_start = self.cmd_q;
         if self.cfg.faults.hang {
-            self.last_run = Some(RunRecord::default());
+            self.last_run = Some(RunRecord {
+                cmd_q_at_start,
+                ..RunRecord::default()
+            });
             self.run = Run::Hung;
             return;
         }
-        let (record, bits) = self.execute();
+        let (mut record, bits) = self.execute();
+        record.cmd_q_at_start = cmd_q_at_start;
         self.qread = record.qread;
         self.last_run = Some(record);
         if self.cfg.run_latency == 0 {
@@ -517,6 +727,8 @@ impl Core {
                 Self::bus_fault_bits(channel::CMD, Self::interface_of_attr(self.qconfig)),
             );
         };
+        self.pmu
+            .access(Self::interface_of_attr(self.qconfig), false, qsize);
         let mut state = StreamState::new();
         for item in cmd::decode(&stream) {
             let command = match item {
@@ -613,6 +825,8 @@ impl Core {
                 if let Some(e) = extents.get_mut(region) {
                     *e = (*e).max(a.end());
                 }
+                self.pmu
+                    .access(Self::interface_of_attr(attr), a.write, a.len);
                 match a.kind {
                     AccessKind::DmaSrc => dma[0] = Some(address),
                     AccessKind::DmaDst => dma[1] = Some(address),

@@ -7,7 +7,9 @@ use std::rc::Rc;
 use npuschema_core::{Error, FNV1A32_OFFSET_BASIS, fnv1a32};
 use npuschema_generated::npu1::{Npu1, Role};
 use npuschema_runtime::binder::{ArenaSize, BoundRegion, Job, RegionKind, arena_size};
-use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, IrqLatch, RunInfo};
+use npuschema_runtime::driver::{
+    Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, RunInfo,
+};
 
 use crate::{Faults, RunRecord, Sim, SimConfig, SimStats};
 
@@ -29,8 +31,11 @@ pub struct RunOptions {
     pub faults: Faults,
     /// Simulated run time in ticks.
     pub run_latency: u32,
-    /// Completion checks before `npu-timeout`.
-    pub run_polls: u32,
+    /// Simulated ticks (the simulator's clock, [`crate::Sim::now`]) a run may take before
+    /// `npu-timeout`.
+    pub run_timeout: u64,
+    /// Enable the PMU with this configuration for the run and report its counters.
+    pub pmu: Option<PmuConfig>,
     /// The largest arena the run may allocate, in bytes ([`DEFAULT_MAX_ARENA`] by default):
     /// a blob whose runtime regions need more is refused with `arena-over-limit` before
     /// anything is allocated (the simulator holds a copy of what the NPU may touch, so a
@@ -51,7 +56,8 @@ impl Default for RunOptions {
             inputs: Vec::new(),
             faults: Faults::default(),
             run_latency: SimConfig::default().run_latency,
-            run_polls: 100_000,
+            run_timeout: 100_000,
+            pmu: None,
             max_arena: DEFAULT_MAX_ARENA,
         }
     }
@@ -155,6 +161,8 @@ pub struct RunReport {
     pub stats: SimStats,
     /// The bytes of every runtime region after the run, `(index, bytes)`.
     pub outputs: Vec<(usize, Vec<u8>)>,
+    /// The PMU's counters after the run, when [`RunOptions::pmu`] asked for them.
+    pub pmu: Option<PmuCounters>,
 }
 
 impl RunReport {
@@ -196,6 +204,7 @@ impl RunReport {
             let kind = match b.kind {
                 RegionKind::Baked => "baked",
                 RegionKind::Runtime => "runtime",
+                RegionKind::Caller => "caller",
             };
             let role = r
                 .role_name
@@ -223,6 +232,13 @@ impl RunReport {
             if let Some(e) = &rec.parse_error {
                 let _ = writeln!(s, "parse error: {e}");
             }
+        }
+        if let Some(p) = &self.pmu {
+            let _ = writeln!(
+                s,
+                "pmu: {} cycles, events {:?}, overflow {:#010x}",
+                p.cycles, p.events, p.overflow
+            );
         }
         match &self.outcome {
             Ok(info) => {
@@ -322,11 +338,16 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
     let sim = Sim::new(cfg);
     sim.bind_job(&job);
     let dopts = DriverOptions {
-        run_polls: opts.run_polls,
+        run_timeout: opts.run_timeout,
+        // The bus addresses are the host's (64-bit) addresses of the blob and the arena.
+        address_bits: 64,
         ..DriverOptions::default()
     };
     let mut driver = Driver::new(sim.clone(), sim.clone(), dopts);
     let hw = driver.init().map_err(RunError::Init)?;
+    if let Some(cfg) = &opts.pmu {
+        driver.pmu_enable(cfg).map_err(RunError::Init)?;
+    }
 
     let outcome = if opts.interrupt {
         let latch = Rc::new(IrqLatch::new());
@@ -334,12 +355,17 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         sim.set_irq_handler(move |regs| {
             isr.on_irq(regs);
         });
-        let outcome = driver.start_irq(&mut job, &latch).and_then(|r| r.wait());
+        let outcome = driver.run_irq(&mut job, &latch);
         sim.clear_irq_handler();
         outcome
     } else {
-        driver.start(&mut job).and_then(|r| r.wait())
+        driver.run(&mut job)
     };
+    let pmu = opts.pmu.map(|_| {
+        let counters = driver.pmu_read();
+        driver.pmu_disable();
+        counters
+    });
 
     let record = sim.last_run();
     let mut regions = Vec::new();
@@ -360,7 +386,7 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
             read_extent,
             write_extent,
         });
-        if bound.kind == RegionKind::Runtime {
+        if bound.kind != RegionKind::Baked {
             outputs.push((i, bytes.to_vec()));
         }
     }
@@ -377,5 +403,6 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         record,
         stats: sim.stats(),
         outputs,
+        pmu,
     })
 }

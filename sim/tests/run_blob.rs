@@ -173,8 +173,8 @@ fn an_out_of_bounds_dma_is_reported_as_a_bus_fault() {
     ));
     assert_eq!(e.run_status().unwrap().1, 32, "QREAD at NPU_OP_DMA_START");
     assert_eq!(
-        report.stats.resets, 2,
-        "the driver reset the NPU after the fault"
+        report.stats.resets, 3,
+        "init, the run's power request, and the reset after the fault"
     );
 }
 
@@ -209,7 +209,7 @@ fn injected_faults_surface_with_their_codes() {
             let opts = RunOptions {
                 faults,
                 interrupt,
-                run_polls: 500,
+                run_timeout: 500,
                 ..RunOptions::default()
             };
             let report = run_blob(&blob, &opts).unwrap();
@@ -257,4 +257,47 @@ fn invalid_and_unbindable_blobs_are_run_errors() {
         e.to_string()
             .starts_with("cannot bind: too-many-regions: header.region_count at 0xc")
     );
+}
+
+#[test]
+fn the_pmu_profiles_a_run_and_a_spurious_interrupt_is_ignored() {
+    use npuschema_runtime::driver::{PmuConfig, PmuEvent};
+    let blob = copy_blob(Accel::Macs128, 96);
+    let cfg = PmuConfig {
+        events: [
+            PmuEvent::NPU_ACTIVE,
+            PmuEvent::AXI1_RD_TRANS_ACCEPTED,
+            PmuEvent::NO_EVENT,
+            PmuEvent::NO_EVENT,
+        ],
+        cycle_start: PmuEvent::NPU_ACTIVE,
+        cycle_stop: PmuEvent::NPU_IDLE,
+    };
+    for interrupt in [false, true] {
+        let opts = RunOptions {
+            interrupt,
+            run_latency: 9,
+            pmu: Some(cfg),
+            faults: Faults {
+                spurious_irq: interrupt,
+                ..Faults::default()
+            },
+            ..RunOptions::default()
+        };
+        let report = run_blob(&blob, &opts).unwrap();
+        assert!(report.succeeded(), "{}", report.to_text());
+        let pmu = report.pmu.unwrap();
+        assert_eq!(pmu.cycles, 9, "the run's ticks");
+        assert_eq!(pmu.events[0], 9);
+        assert!(pmu.events[1] >= 1, "at least the command fetch");
+        assert!(
+            report.to_text().contains("pmu: 9 cycles"),
+            "{}",
+            report.to_text()
+        );
+        assert_eq!(
+            report.stats.resets, 2,
+            "init and the PMU's power request only"
+        );
+    }
 }

@@ -7,6 +7,7 @@ use super::regs::Status;
 
 /// The values behind a [`DriverError`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum DriverDetail {
     /// Nothing more than the code and the register.
     None,
@@ -21,6 +22,13 @@ pub enum DriverDetail {
     Misaligned {
         /// The NPU bus address.
         address: u64,
+    },
+    /// A buffer handed to the NPU does not lie below 4 GiB (the U55's addresses are 32-bit).
+    Address {
+        /// The NPU bus address.
+        address: u64,
+        /// The buffer's length in bytes.
+        len: u64,
     },
     /// A bounded wait ran out.
     Polls {
@@ -45,18 +53,24 @@ pub enum DriverDetail {
 /// | `not-u55` | `CONFIG` | `CONFIG.product` is not 0 |
 /// | `reset-timeout` | `STATUS` | `reset_status` did not clear within the poll bound |
 /// | `prot-mismatch` | `PROT` | after reset, the privilege/security level is not the one asked for |
+/// | `product-mismatch` | `CONFIG` | the stream was compiled for another product |
 /// | `config-mismatch` | `CONFIG` | the blob's MACs/cycle differ from `1 << CONFIG.macs_per_cc` |
+/// | `cmd-stream-version-mismatch` | `CONFIG` | `CONFIG.cmd_stream_version` is not the stream's |
+/// | `arch-mismatch` | `ID` | the NPU's architecture major revision differs from the stream's, or its minor revision is older |
+/// | `npu-busy` | `STATUS` | a start while `STATUS` says the NPU is running (a forgotten transfer) |
 /// | `misaligned-command-stream` | `QBASE` | command-stream address not 16-byte aligned |
 /// | `misaligned-region` | `BASEP` | a region address not 16-byte aligned |
+/// | `address-out-of-range` | `QBASE`/`BASEP` | the stream or a region does not lie below 4 GiB |
 /// | `command-stream-too-long` | `QSIZE` | the stream does not fit the 32-bit `QSIZE` |
 /// | `not-initialised` | `RESET` | [`super::Driver::init`] has not succeeded (or a reset after a fault failed) |
-/// | `npu-timeout` | `STATUS` | the run did not finish within the poll bound |
+/// | `npu-timeout` | `STATUS` | the run did not finish within `run_timeout` |
 /// | `bus-fault` | `STATUS` | `bus_status`: an AXI abort (see the faulting interface/channel) |
 /// | `cmd-parse-error` | `STATUS` | `cmd_parse_error` |
 /// | `watchdog-fault` | `STATUS` | `wd_fault` |
 /// | `ecc-fault` | `STATUS` | `ecc_fault` |
 /// | `cmd-end-not-reached` | `STATUS` | the IRQ came without `cmd_end_reached` |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct DriverError {
     /// Stable, kebab-case error code.
     pub code: &'static str,
@@ -142,6 +156,9 @@ impl fmt::Display for DriverError {
             }
             DriverDetail::Misaligned { address } => {
                 write!(f, ": address {address:#x} is not 16-byte aligned")
+            }
+            DriverDetail::Address { address, len } => {
+                write!(f, ": {len:#x} bytes at {address:#x} pass 4 GiB")
             }
             DriverDetail::Polls { status, polls } => {
                 write!(f, ": STATUS {status} after {polls} polls")

@@ -17,14 +17,24 @@ use super::regs::{CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, QREAD, Registers, STATUS
 ///     let mut regs = unsafe { Mmio::new(NPU_BASE) };
 ///     NPU_IRQ.on_irq(&mut regs);
 /// }
-/// // thread: driver.start_irq(&mut job, &NPU_IRQ)?.wait()
+/// // thread: driver.run_irq(&mut job, &NPU_IRQ)?, or driver.start_irq(job, &NPU_IRQ)
 /// ```
+///
+/// An entry with `STATUS.irq_raised` clear (a spurious interrupt: a shared line, a glitch,
+/// an interrupt left pending across a reset) is ignored and counted ([`IrqLatch::spurious`]):
+/// it neither completes the run nor touches `CMD`.
+///
+/// With the `async` feature the latch also wakes the task that awaits the run
+/// (`Transfer::wait_async`), through an allocation-free atomic waker.
 #[derive(Debug, Default)]
 pub struct IrqLatch {
     pending: AtomicBool,
     status: AtomicU32,
     qread: AtomicU32,
     count: AtomicU32,
+    spurious: AtomicU32,
+    #[cfg(feature = "async")]
+    waker: atomic_waker::AtomicWaker,
 }
 
 impl IrqLatch {
@@ -36,14 +46,26 @@ impl IrqLatch {
             status: AtomicU32::new(0),
             qread: AtomicU32::new(0),
             count: AtomicU32::new(0),
+            spurious: AtomicU32::new(0),
+            #[cfg(feature = "async")]
+            waker: atomic_waker::AtomicWaker::new(),
         }
     }
 
-    /// The interrupt handler's body: read `STATUS` and `QREAD`, clear the IRQ with
-    /// `CMD = (CMD & 0xC) | 2`, and record the outcome for the waiting thread. Returns the
-    /// `STATUS` read.
+    /// The interrupt handler's body: read `STATUS`; if `irq_raised` is clear, count a
+    /// spurious interrupt and return; otherwise read `QREAD`, clear the IRQ with
+    /// `CMD = (CMD & 0xC) | 2`, record the outcome for the waiting thread and wake it.
+    /// Returns the `STATUS` read.
     pub fn on_irq<R: Registers + ?Sized>(&self, regs: &mut R) -> Status {
         let status = Status(regs.read(STATUS));
+        if !status.irq_raised() {
+            // Only the handler writes `spurious`, so a load/store pair is enough.
+            self.spurious.store(
+                self.spurious.load(Ordering::Relaxed).wrapping_add(1),
+                Ordering::Relaxed,
+            );
+            return status;
+        }
         let qread = regs.read(QREAD);
         let cmd = regs.read(CMD);
         regs.write(CMD, (cmd & CMD_PWR_CLK_MASK) | CMD_CLEAR_IRQ);
@@ -55,6 +77,8 @@ impl IrqLatch {
             Ordering::Relaxed,
         );
         self.pending.store(true, Ordering::Release);
+        #[cfg(feature = "async")]
+        self.waker.wake();
         status
     }
 
@@ -64,10 +88,24 @@ impl IrqLatch {
         self.pending.load(Ordering::Acquire)
     }
 
-    /// Number of interrupts handled since the latch was created (wrapping).
+    /// Number of NPU interrupts recorded since the latch was created (wrapping); spurious
+    /// ones are not counted here but in [`IrqLatch::spurious`].
     #[must_use]
     pub fn count(&self) -> u32 {
         self.count.load(Ordering::Relaxed)
+    }
+
+    /// Number of spurious interrupts (`irq_raised` clear) ignored since the latch was
+    /// created (wrapping).
+    #[must_use]
+    pub fn spurious(&self) -> u32 {
+        self.spurious.load(Ordering::Relaxed)
+    }
+
+    /// Register the waker of the task awaiting the run.
+    #[cfg(feature = "async")]
+    pub(crate) fn register(&self, waker: &core::task::Waker) {
+        self.waker.register(waker);
     }
 
     /// Consume the recorded outcome: `STATUS` and `QREAD`.

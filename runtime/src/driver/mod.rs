@@ -1,37 +1,79 @@
 //! The Ethos-U55 driver: one inference, the way Arm's C driver does it.
 //!
 //! 1. [`Driver::init`]: probe `ID` and `CONFIG` (the product must be U55), soft reset with a
-//!    bounded wait, check `PROT`, write `AXI_LIMIT0..3`.
-//! 2. [`Driver::start`] / [`Driver::start_irq`]: check the job's MACs/cycle against
-//!    `1 << CONFIG.macs_per_cc` (0 = unspecified, skipped) and the 16-byte alignment of every
-//!    address; clean the data cache over everything the NPU reads; program `QBASE`,
-//!    `QSIZE`, `QCONFIG`, `BASEP[n]` and `REGIONCFG`; start with `CMD = (CMD & 0xC) | 1`.
-//! 3. Completion, through the returned [`Running`]: by polling `STATUS` (bounded), or from
-//!    the interrupt handler ([`IrqLatch::on_irq`]). Success needs `cmd_end_reached` and none
-//!    of `bus_status`, `cmd_parse_error`, `wd_fault`, `ecc_fault`; anything else is an error
-//!    carrying `STATUS` and `QREAD`, and the NPU is soft-reset. The data cache is then
-//!    invalidated over every runtime region.
+//!    bounded wait, check `PROT`, write `AXI_LIMIT0..3`, enable the clock and power
+//!    Q-channels (`CMD[3:2]`).
+//! 2. Start ([`Driver::run`], [`Driver::run_irq`], [`Driver::start`], [`Driver::start_irq`]):
+//!    check what the job was compiled for against `ID` and `CONFIG`
+//!    ([`Driver::check_compiled_for`]), that `STATUS` does not say the NPU is running, the
+//!    16-byte alignment of every address and that every buffer lies below 4 GiB (the U55's
+//!    addresses are 32-bit); request power ([`Driver::request_power`]: the first request
+//!    soft-resets the NPU and disables clock and power gating); clean the data cache over
+//!    everything the NPU reads; program `QBASE`, `QSIZE`, `QCONFIG`, `BASEP[n]` and
+//!    `REGIONCFG`; start with `CMD = (CMD & 0xC) | 1`.
+//! 3. Completion: by polling `STATUS`, or from the interrupt handler ([`IrqLatch::on_irq`]),
+//!    within [`DriverOptions::run_timeout`] of the platform's clock. Success needs
+//!    `cmd_end_reached` and none of `bus_status`, `cmd_parse_error`, `wd_fault`,
+//!    `ecc_fault`; anything else is an error carrying `STATUS` and `QREAD`, and the NPU is
+//!    soft-reset. The data cache is then invalidated over every region the NPU may write,
+//!    and the power request released (the last release enables gating again).
 //!
-//! The [`Running`] value borrows the driver and the job until the run is over, so the
-//! arena cannot be touched by the CPU while the NPU owns it; dropping it unfinished
-//! soft-resets the NPU (stopping it) before the borrow ends.
+//! # Soundness: the NPU never uses memory the program can touch
+//!
+//! The NPU reads and writes the job's memory (the blob's command stream and baked regions,
+//! the arena, caller-owned buffers) behind the compiler's back. Safe code must not be able
+//! to reach that memory while the NPU may still use it, even by leaking a value
+//! (`core::mem::forget` is safe). Two shapes of API guarantee it:
+//!
+//! * **Blocking, borrowed job** ([`Driver::run`], [`Driver::run_irq`]): the run starts and
+//!   ends inside the call, which returns only once the NPU has stopped (completion, or a
+//!   timeout or fault followed by a soft reset, which stops it). No value that could be
+//!   leaked exists while the NPU runs, so the job can borrow any memory. Should a
+//!   [`Platform`] hook panic during the wait, a guard soft-resets the NPU while the panic
+//!   unwinds, before the borrow ends (with `panic = "abort"`, as in firmware, nothing
+//!   unwinds, and the guard is compiled out).
+//! * **Owned transfer, `'static` job** ([`Driver::start`], [`Driver::start_irq`]), the
+//!   `embedded-dma` approach: the job moves by value into the returned [`Transfer`], and
+//!   comes back only from [`Transfer::wait`] (or `Transfer::wait_async`, feature `async`), once the NPU
+//!   has stopped. Dropping an unfinished transfer soft-resets the NPU before the job is
+//!   dropped. Forgetting it forgets the job with it: because the job must be
+//!   `Job<'static, 'static>` (its blob `&'static [u8]`, its arena and buffers
+//!   `&'static mut [u8]`), no borrow ends when the transfer is forgotten, and nothing else
+//!   can ever reach that memory again. The driver itself is free again after a forgotten
+//!   transfer; [`Driver::start`] then refuses with `npu-busy` while `STATUS` says the NPU
+//!   is running (a soft reset, [`Driver::soft_reset`], stops it).
+//!
+//! No safe path writes the NPU's registers except this driver: the driver does not hand out
+//! its register block, and [`crate::mmio::Mmio`], the real one, is made only by an `unsafe`
+//! constructor whose contract reserves it to a driver (and to [`IrqLatch::on_irq`], which
+//! writes only `CMD`'s clear-IRQ bit).
+//!
+//! What the NPU does with the addresses it is given is the command stream's business: the
+//! U55 has no region bounds, so a stream that accesses past its regions, or writes a baked
+//! region, reaches other memory. That is a property of the stream, which
+//! [`crate::cmd::check`] verifies statically against the bound region sizes; the driver
+//! does not run it (code size).
 
 mod error;
 mod irq;
 mod platform;
+pub mod pmu;
 pub mod regs;
 
 use core::sync::atomic::{Ordering, fence};
 
 pub use error::{DriverDetail, DriverError};
 pub use irq::IrqLatch;
-pub use platform::{NoCache, Platform};
+pub use platform::{CacheTarget, NoCache, Platform};
+pub use pmu::{PmuConfig, PmuCounters, PmuEvent};
 pub use regs::{Config, Id, Registers, Status};
 
 use crate::binder::{ARENA_ALIGN, Job, RegionKind};
 use regs::{
-    AXI_LIMIT_DEFAULT, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RUN, CONFIG, ID, PROT, QBASE,
-    QBASE_HI, QCONFIG, QREAD, QSIZE, REGION_SLOTS, REGIONCFG, RESET, STATUS,
+    AXI_LIMIT_DEFAULT, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RUN, CONFIG, ID, PMCCNTR,
+    PMCCNTR_CFG, PMCCNTR_HI, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_CNT_EN, PMCR_CYCLE_CNT_RST,
+    PMCR_EVENT_CNT_RST, PMOVSCLR, PMOVSSET, PMU_CYCLE_BIT, PROT, QBASE, QBASE_HI, QCONFIG, QREAD,
+    QSIZE, REGION_SLOTS, REGIONCFG, RESET, STATUS,
 };
 
 /// Driver settings. [`Default`] is Arm's driver defaults: privileged and secure,
@@ -50,9 +92,14 @@ pub struct DriverOptions {
     pub region_attrs: [u8; REGION_SLOTS],
     /// `STATUS` polls allowed for a soft reset to complete (Arm uses 100000).
     pub reset_polls: u32,
-    /// Checks (`STATUS` polls, or latch checks with [`Platform::idle`] between them)
-    /// allowed for a run to complete before `npu-timeout`.
-    pub run_polls: u32,
+    /// How long a run may take before `npu-timeout`, in the unit of [`Platform::now`]
+    /// (measured from the start). A platform without a clock (`now()` is `None`) counts
+    /// completion checks instead.
+    pub run_timeout: u64,
+    /// Width of the NPU's bus addresses: every buffer must lie below `2^address_bits`.
+    /// 32 for the Ethos-U55 (Arm's driver asserts it). A host-side simulation whose bus
+    /// addresses are the host's 64-bit addresses sets 64 (no limit).
+    pub address_bits: u32,
 }
 
 impl Default for DriverOptions {
@@ -64,7 +111,8 @@ impl Default for DriverOptions {
             qconfig: 2,
             region_attrs: [3, 0, 1, 1, 1, 1, 1, 1],
             reset_polls: 100_000,
-            run_polls: 10_000_000,
+            run_timeout: 10_000_000,
+            address_bits: 32,
         }
     }
 }
@@ -90,6 +138,7 @@ impl DriverOptions {
 
 /// What [`Driver::init`] read from the NPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct HwInfo {
     /// The `ID` register.
     pub id: Id,
@@ -97,8 +146,54 @@ pub struct HwInfo {
     pub config: Config,
 }
 
+/// What a command stream was compiled for, checked against `ID` and `CONFIG` before a run
+/// the way Arm's driver checks Vela's optimizer configuration.
+///
+/// An NPU1 v1 file carries only the MACs/cycle ([`CompiledFor::npu1_v1`]); the rest is what
+/// every NPU1 v1 stream is: Vela's Ethos-U55 output, command-stream version 0, register
+/// architecture 1.0.6 (Vela's `ARCH_VER`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CompiledFor {
+    /// MACs per cycle; 0 = unspecified (not checked).
+    pub macs: u32,
+    /// `CONFIG.product` (0 = Ethos-U55).
+    pub product: u32,
+    /// `CONFIG.cmd_stream_version`.
+    pub cmd_stream_version: u32,
+    /// `ID.arch_major_rev`: the NPU's must be equal.
+    pub arch_major: u32,
+    /// `ID.arch_minor_rev`: the NPU's must be at least this.
+    pub arch_minor: u32,
+    /// `ID.arch_patch_rev` (reported, not checked, as in Arm's driver).
+    pub arch_patch: u32,
+}
+
+impl CompiledFor {
+    /// An NPU1 v1 stream compiled for `macs` MACs/cycle (the header's `accel`).
+    #[must_use]
+    pub const fn npu1_v1(macs: u32) -> Self {
+        Self {
+            macs,
+            product: 0,
+            cmd_stream_version: 0,
+            arch_major: 1,
+            arch_minor: 0,
+            arch_patch: 6,
+        }
+    }
+
+    /// The architecture packed as `ID[31:16]` holds it: major `[15:12]`, minor `[11:4]`,
+    /// patch `[3:0]`.
+    #[must_use]
+    pub const fn arch_word(&self) -> u32 {
+        ((self.arch_major & 0xF) << 12) | ((self.arch_minor & 0xFF) << 4) | (self.arch_patch & 0xF)
+    }
+}
+
 /// A successful run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct RunInfo {
     /// `STATUS` at completion.
     pub status: Status,
@@ -106,6 +201,9 @@ pub struct RunInfo {
     pub qread: u32,
     /// Completion checks made (polls of `STATUS` or of the interrupt latch).
     pub polls: u32,
+    /// Time from the start to the check that saw completion, in [`Platform::now`]'s unit
+    /// (`None` without a clock).
+    pub elapsed: Option<u64>,
 }
 
 /// The Ethos-U55 driver over a register block `R` and platform hooks `P`.
@@ -116,11 +214,63 @@ pub struct Driver<R, P = NoCache> {
     opts: DriverOptions,
     hw: Option<HwInfo>,
     ready: bool,
+    power_requests: u32,
+    pmu_on: bool,
     last_reset_error: Option<DriverError>,
 }
 
 const fn err(code: &'static str, offset: u32, detail: DriverDetail) -> DriverError {
     DriverError::new(code, regs::name(offset), offset, detail)
+}
+
+/// Check that `address .. address + len` is 16-byte aligned and lies below
+/// `2^address_bits`.
+fn check_address(
+    address: u64,
+    len: u64,
+    address_bits: u32,
+    offset: u32,
+    misaligned: &'static str,
+) -> Result<(), DriverError> {
+    if !address.is_multiple_of(ARENA_ALIGN) {
+        return Err(err(
+            misaligned,
+            offset,
+            DriverDetail::Misaligned { address },
+        ));
+    }
+    let fits = match (address.checked_add(len), 1u64.checked_shl(address_bits)) {
+        (Some(end), Some(limit)) => end <= limit,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(err(
+            "address-out-of-range",
+            offset,
+            DriverDetail::Address { address, len },
+        ))
+    }
+}
+
+/// The state of a run being waited for.
+#[derive(Debug)]
+struct Waiting<'l> {
+    latch: Option<&'l IrqLatch>,
+    polls: u32,
+    started: Option<u64>,
+    outcome: Option<Result<RunInfo, DriverError>>,
+}
+
+/// A job refused by [`Driver::start`]: the error and the job, given back.
+#[derive(Debug)]
+pub struct Refused {
+    /// Why the run did not start (nothing was written to the NPU's run registers).
+    pub error: DriverError,
+    /// The job, untouched.
+    pub job: Job<'static, 'static>,
 }
 
 impl<R: Registers, P: Platform> Driver<R, P> {
@@ -132,6 +282,8 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             opts,
             hw: None,
             ready: false,
+            power_requests: 0,
+            pmu_on: false,
             last_reset_error: None,
         }
     }
@@ -161,9 +313,10 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         self.last_reset_error
     }
 
-    /// The register block.
-    pub fn registers_mut(&mut self) -> &mut R {
-        &mut self.regs
+    /// Read the register at `offset` (for diagnostics: reads start nothing). The driver
+    /// gives no write access to its registers: see the [module docs](self).
+    pub fn read_register(&mut self, offset: u32) -> u32 {
+        self.regs.read(offset)
     }
 
     /// The platform hooks.
@@ -171,9 +324,17 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         &mut self.platform
     }
 
-    /// Give back the register block and the platform.
-    pub fn into_parts(self) -> (R, P) {
-        (self.regs, self.platform)
+    /// Give back the platform (the register block stays with the driver, which is
+    /// dropped).
+    pub fn into_platform(self) -> P {
+        self.platform
+    }
+
+    /// Power requests held ([`Driver::request_power`]; a run and an enabled PMU hold one
+    /// each).
+    #[must_use]
+    pub fn power_requests(&self) -> u32 {
+        self.power_requests
     }
 
     /// Probe and reset: `CONFIG.product` must be 0 (U55), then a soft reset
@@ -204,7 +365,8 @@ impl<R: Registers, P: Platform> Driver<R, P> {
 
     /// Soft reset: write `RESET` with the privilege/security level asked for, poll
     /// `STATUS.reset_status` until clear (at most `reset_polls` times), check `PROT`, write
-    /// `AXI_LIMIT0..3`.
+    /// `AXI_LIMIT0..3`, and set the clock/power Q-channel enables (`CMD[3:2]`): cleared
+    /// while a power request is held, set otherwise. Stops a running NPU.
     ///
     /// # Errors
     ///
@@ -243,86 +405,238 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         for (n, &limit) in (0u32..).zip(self.opts.axi_limits.iter()) {
             self.regs.write(regs::axi_limit(n), limit);
         }
+        self.set_gating(self.power_requests == 0);
         self.ready = self.hw.is_some();
         Ok(())
     }
 
-    /// Check a stream compiled for `accel_macs` MACs/cycle (0 = unspecified: always fine)
-    /// against this NPU's `1 << CONFIG.macs_per_cc`.
+    /// `CMD[3:2]`: allow (`true`) or forbid clock and power gating.
+    fn set_gating(&mut self, allowed: bool) {
+        self.regs
+            .write(CMD, if allowed { CMD_PWR_CLK_MASK } else { 0 });
+    }
+
+    /// Keep the NPU powered and clocked: the first request soft-resets it (a known state
+    /// after a possible power-down, as Arm's driver does) and clears the clock and power
+    /// Q-channel enables (`CMD[3:2]`); later ones only count. Every run holds one while it
+    /// runs, the PMU one while enabled; hold one across runs to save the reset per run.
     ///
     /// # Errors
     ///
-    /// `config-mismatch`; `not-initialised` before [`Driver::init`].
-    pub fn check_config(&self, accel_macs: u32) -> Result<(), DriverError> {
-        let Some(hw) = self.hw else {
-            return Err(err("not-initialised", RESET, DriverDetail::None));
-        };
-        if accel_macs != 0 && accel_macs != hw.config.macs() {
-            return Err(err(
-                "config-mismatch",
-                CONFIG,
-                DriverDetail::Mismatch {
-                    found: u64::from(hw.config.macs()),
-                    expected: u64::from(accel_macs),
-                },
-            ));
+    /// Those of [`Driver::soft_reset`] (the request is then not held).
+    pub fn request_power(&mut self) -> Result<(), DriverError> {
+        if self.power_requests == 0 {
+            self.power_requests = 1;
+            if let Err(e) = self.soft_reset() {
+                self.power_requests = 0;
+                return Err(e);
+            }
+        } else {
+            self.power_requests = self.power_requests.saturating_add(1);
         }
         Ok(())
     }
 
-    /// Start `job`; completion is found by polling `STATUS`.
+    /// Release a power request; the last one sets the Q-channel enables again
+    /// (`CMD[3:2] = 0b11`), letting the NPU's clock and power be gated while it is idle.
+    /// Without a request held, does nothing.
+    pub fn release_power(&mut self) {
+        match self.power_requests {
+            0 => {}
+            1 => {
+                self.power_requests = 0;
+                self.set_gating(true);
+            }
+            n => self.power_requests = n.saturating_sub(1),
+        }
+    }
+
+    /// Check a stream compiled for `accel_macs` MACs/cycle (0 = unspecified) as an NPU1 v1
+    /// stream: [`Driver::check_compiled_for`] with [`CompiledFor::npu1_v1`].
     ///
     /// # Errors
     ///
-    /// `not-initialised`, `config-mismatch`, `misaligned-command-stream`,
-    /// `misaligned-region`, `command-stream-too-long`. Nothing is written to the NPU then.
-    pub fn start<'r, 'b, 'a>(
-        &'r mut self,
-        job: &'r mut Job<'b, 'a>,
-    ) -> Result<Running<'r, 'b, 'a, R, P>, DriverError> {
-        self.launch(job, None)
+    /// As [`Driver::check_compiled_for`].
+    pub fn check_config(&self, accel_macs: u32) -> Result<(), DriverError> {
+        self.check_compiled_for(&CompiledFor::npu1_v1(accel_macs))
     }
 
-    /// Start `job`; completion is reported by the interrupt handler through `latch`
+    /// Check what a stream was compiled for against this NPU, as Arm's driver does: the
+    /// product, the MACs/cycle (`1 << CONFIG.macs_per_cc`; 0 = unspecified, skipped), the
+    /// command-stream version, the architecture's major revision (equal) and minor
+    /// revision (the NPU's at least the stream's).
+    ///
+    /// # Errors
+    ///
+    /// `product-mismatch`, `config-mismatch` (MACs/cycle), `cmd-stream-version-mismatch`
+    /// (all at `CONFIG`), `arch-mismatch` (at `ID`, the values packed as `ID[31:16]`);
+    /// `not-initialised` before [`Driver::init`].
+    pub fn check_compiled_for(&self, want: &CompiledFor) -> Result<(), DriverError> {
+        let Some(hw) = self.hw else {
+            return Err(err("not-initialised", RESET, DriverDetail::None));
+        };
+        let mismatch = |code, offset, found: u32, expected: u32| {
+            err(
+                code,
+                offset,
+                DriverDetail::Mismatch {
+                    found: u64::from(found),
+                    expected: u64::from(expected),
+                },
+            )
+        };
+        let c = hw.config;
+        if c.product() != want.product {
+            return Err(mismatch(
+                "product-mismatch",
+                CONFIG,
+                c.product(),
+                want.product,
+            ));
+        }
+        if want.macs != 0 && want.macs != c.macs() {
+            return Err(mismatch("config-mismatch", CONFIG, c.macs(), want.macs));
+        }
+        if c.cmd_stream_version() != want.cmd_stream_version {
+            return Err(mismatch(
+                "cmd-stream-version-mismatch",
+                CONFIG,
+                c.cmd_stream_version(),
+                want.cmd_stream_version,
+            ));
+        }
+        let id = hw.id;
+        if id.arch_major() != want.arch_major || id.arch_minor() < want.arch_minor {
+            return Err(mismatch("arch-mismatch", ID, id.0 >> 16, want.arch_word()));
+        }
+        Ok(())
+    }
+
+    /// Run `job` to completion by polling `STATUS`. Returns once the NPU has stopped.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Driver::start`] and [`Transfer::wait`].
+    pub fn run(&mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
+        let waiting = self.launch(job, None)?;
+        self.block_guarded(waiting, job)
+    }
+
+    /// Run `job` to completion through the interrupt: `latch` must be filled by this NPU's
+    /// interrupt handler ([`IrqLatch::on_irq`]); the driver sleeps in [`Platform::sleep`]
+    /// between checks. Returns once the NPU has stopped.
+    ///
+    /// # Errors
+    ///
+    /// As [`Driver::run`].
+    pub fn run_irq(
+        &mut self,
+        job: &mut Job<'_, '_>,
+        latch: &IrqLatch,
+    ) -> Result<RunInfo, DriverError> {
+        let waiting = self.launch(job, Some(latch))?;
+        self.block_guarded(waiting, job)
+    }
+
+    /// Wait for a run started on a borrowed job. Where panics unwind, through the
+    /// [`Active`] guard: should a platform hook panic, the guard's drop stops the NPU
+    /// before the job's borrow ends. With `panic = "abort"` (firmware) nothing unwinds,
+    /// and the guard, whose drop would only repeat what the wait does, is left out.
+    fn block_guarded(
+        &mut self,
+        waiting: Waiting<'_>,
+        job: &mut Job<'_, '_>,
+    ) -> Result<RunInfo, DriverError> {
+        #[cfg(panic = "unwind")]
+        {
+            Active {
+                driver: self,
+                waiting,
+            }
+            .block(job)
+        }
+        #[cfg(not(panic = "unwind"))]
+        {
+            let mut waiting = waiting;
+            self.block(&mut waiting, job)
+        }
+    }
+
+    /// Start `job` and return while the NPU runs; completion is found by polling `STATUS`
+    /// ([`Transfer::poll_done`], [`Transfer::wait`]). The job moves into the transfer and
+    /// comes back once the NPU has stopped (see the [module docs](self) for why it must be
+    /// `'static`).
+    ///
+    /// # Errors
+    ///
+    /// The job comes back in [`Refused`] with `not-initialised`, `npu-busy` (`STATUS` says
+    /// the NPU is running), `product-mismatch`, `config-mismatch`,
+    /// `cmd-stream-version-mismatch`, `arch-mismatch`, `misaligned-command-stream`,
+    /// `misaligned-region`, `address-out-of-range`, `command-stream-too-long`, or the
+    /// errors of [`Driver::request_power`]. Nothing is written to the NPU's run registers
+    /// then.
+    #[allow(
+        clippy::result_large_err,
+        reason = "the refused job comes back by value, as it went in"
+    )]
+    pub fn start(&mut self, job: Job<'static, 'static>) -> Result<Transfer<'_, R, P>, Refused> {
+        self.start_with(job, None)
+    }
+
+    /// As [`Driver::start`], completion reported by the interrupt handler through `latch`
     /// ([`IrqLatch::on_irq`]), which must be wired to this NPU's interrupt.
     ///
     /// # Errors
     ///
     /// As [`Driver::start`].
-    pub fn start_irq<'r, 'b, 'a>(
-        &'r mut self,
-        job: &'r mut Job<'b, 'a>,
-        latch: &'r IrqLatch,
-    ) -> Result<Running<'r, 'b, 'a, R, P>, DriverError> {
-        self.launch(job, Some(latch))
+    #[allow(
+        clippy::result_large_err,
+        reason = "the refused job comes back by value, as it went in"
+    )]
+    pub fn start_irq<'d>(
+        &'d mut self,
+        job: Job<'static, 'static>,
+        latch: &'d IrqLatch,
+    ) -> Result<Transfer<'d, R, P>, Refused> {
+        self.start_with(job, Some(latch))
     }
 
-    /// Run `job` to completion by polling.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Driver::start`] and [`Running::wait`].
-    pub fn run(&mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
-        self.start(job)?.wait()
+    #[allow(
+        clippy::result_large_err,
+        reason = "the refused job comes back by value, as it went in"
+    )]
+    fn start_with<'d>(
+        &'d mut self,
+        mut job: Job<'static, 'static>,
+        latch: Option<&'d IrqLatch>,
+    ) -> Result<Transfer<'d, R, P>, Refused> {
+        match self.launch(&mut job, latch) {
+            Ok(waiting) => Ok(Transfer {
+                inner: Active {
+                    driver: self,
+                    waiting,
+                },
+                job,
+            }),
+            Err(error) => Err(Refused { error, job }),
+        }
     }
 
-    fn launch<'r, 'b, 'a>(
-        &'r mut self,
-        job: &'r mut Job<'b, 'a>,
-        latch: Option<&'r IrqLatch>,
-    ) -> Result<Running<'r, 'b, 'a, R, P>, DriverError> {
+    fn launch<'l>(
+        &mut self,
+        job: &mut Job<'_, '_>,
+        latch: Option<&'l IrqLatch>,
+    ) -> Result<Waiting<'l>, DriverError> {
         if !self.ready {
             return Err(err("not-initialised", RESET, DriverDetail::None));
         }
         self.check_config(job.accel_macs())?;
-        let qbase = job.cmd_npu_address();
-        if !qbase.is_multiple_of(ARENA_ALIGN) {
-            return Err(err(
-                "misaligned-command-stream",
-                QBASE,
-                DriverDetail::Misaligned { address: qbase },
-            ));
+        let status = Status(self.regs.read(STATUS));
+        if status.running() {
+            let qread = self.regs.read(QREAD);
+            return Err(err("npu-busy", STATUS, DriverDetail::Run { status, qread }));
         }
+        let qbase = job.cmd_npu_address();
         let cmd_len = job.cmd_stream().len();
         let Ok(qsize) = u32::try_from(cmd_len) else {
             return Err(err(
@@ -334,25 +648,37 @@ impl<R: Registers, P: Platform> Driver<R, P> {
                 },
             ));
         };
+        let bits = self.opts.address_bits;
+        check_address(
+            qbase,
+            u64::from(qsize),
+            bits,
+            QBASE,
+            "misaligned-command-stream",
+        )?;
         let mut basep = [0u64; REGION_SLOTS];
         for (r, slot) in job.regions().zip(basep.iter_mut()) {
-            if !r.npu_address.is_multiple_of(ARENA_ALIGN) {
-                return Err(err(
-                    "misaligned-region",
-                    regs::basep_lo(u32::from(r.index)),
-                    DriverDetail::Misaligned {
-                        address: r.npu_address,
-                    },
-                ));
-            }
+            check_address(
+                r.npu_address,
+                r.size,
+                bits,
+                regs::basep_lo(u32::from(r.index)),
+                "misaligned-region",
+            )?;
             *slot = r.npu_address;
         }
+        self.request_power()?;
 
         // Everything the NPU reads must be in memory, not only in the CPU's cache.
-        self.platform.clean(job.cmd_stream(), qbase);
+        self.platform
+            .clean(job.cmd_stream(), qbase, CacheTarget::CommandStream);
         for i in 0..job.region_count() {
             if let (Some(r), Some(bytes)) = (job.region(i), job.region_bytes(i)) {
-                self.platform.clean(bytes, r.npu_address);
+                let target = CacheTarget::Region {
+                    index: r.index,
+                    kind: r.kind,
+                };
+                self.platform.clean(bytes, r.npu_address, target);
             }
         }
         fence(Ordering::SeqCst);
@@ -370,13 +696,13 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             self.regs.write(regs::basep_hi(n), (addr >> 32) as u32);
         }
         self.regs.write(REGIONCFG, self.opts.regioncfg());
+        let started = self.platform.now();
         let cmd = self.regs.read(CMD);
         self.regs.write(CMD, (cmd & CMD_PWR_CLK_MASK) | CMD_RUN);
-        Ok(Running {
-            driver: self,
-            job,
+        Ok(Waiting {
             latch,
             polls: 0,
+            started,
             outcome: None,
         })
     }
@@ -389,27 +715,117 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         }
     }
 
-    /// Invalidate the data cache over every runtime region.
+    /// Invalidate the data cache over every region the NPU may have written.
     fn invalidate_outputs(&mut self, job: &mut Job<'_, '_>) {
         fence(Ordering::SeqCst);
         for i in 0..job.region_count() {
             let Some(r) = job.region(i) else { continue };
-            if r.kind != RegionKind::Runtime {
+            if r.kind == RegionKind::Baked {
                 continue;
             }
+            let target = CacheTarget::Region {
+                index: r.index,
+                kind: r.kind,
+            };
             if let Some(bytes) = job.region_bytes_mut(i) {
-                self.platform.invalidate(bytes, r.npu_address);
+                self.platform.invalidate(bytes, r.npu_address, target);
             }
         }
     }
 
-    /// Turn the final `STATUS`/`QREAD` into the run's result; reset after a failure.
+    /// Time since the run started, if the platform has a clock.
+    fn elapsed(&mut self, w: &Waiting<'_>) -> Option<u64> {
+        let start = w.started?;
+        Some(self.platform.now()?.saturating_sub(start))
+    }
+
+    /// Check once for completion; `None` while the NPU runs.
+    fn check(
+        &mut self,
+        w: &mut Waiting<'_>,
+        job: &mut Job<'_, '_>,
+    ) -> Option<Result<RunInfo, DriverError>> {
+        if let Some(outcome) = w.outcome {
+            return Some(outcome);
+        }
+        w.polls = w.polls.saturating_add(1);
+        let (status, qread) = match w.latch {
+            Some(latch) => latch.take()?,
+            None => {
+                let status = Status(self.regs.read(STATUS));
+                if !(status.irq_raised() || status.any_fault()) {
+                    return None;
+                }
+                let qread = self.regs.read(QREAD);
+                self.clear_irq();
+                (status, qread)
+            }
+        };
+        let elapsed = self.elapsed(w);
+        let outcome = self.finish(job, status, qread, w.polls, elapsed);
+        w.outcome = Some(outcome);
+        Some(outcome)
+    }
+
+    /// The run has had its time: by the platform's clock, or by the number of checks on a
+    /// platform without one.
+    fn timed_out(&mut self, w: &Waiting<'_>) -> bool {
+        let spent = match self.elapsed(w) {
+            Some(t) => t,
+            None => u64::from(w.polls),
+        };
+        spent >= self.opts.run_timeout
+    }
+
+    /// Wait between two checks: sleep until the interrupt on the interrupt path, spin when
+    /// polling.
+    fn pause(&mut self, w: &Waiting<'_>) {
+        match w.latch {
+            Some(latch) => self.platform.sleep(&|| latch.is_pending()),
+            None => self.platform.idle(),
+        }
+    }
+
+    /// Wait for completion or the timeout.
+    fn block(
+        &mut self,
+        w: &mut Waiting<'_>,
+        job: &mut Job<'_, '_>,
+    ) -> Result<RunInfo, DriverError> {
+        loop {
+            if let Some(outcome) = self.check(w, job) {
+                return outcome;
+            }
+            if self.timed_out(w) {
+                let e = self.give_up(w);
+                self.invalidate_outputs(job);
+                return Err(e);
+            }
+            self.pause(w);
+        }
+    }
+
+    /// Stop waiting: report `npu-timeout` with the current `STATUS` and `QREAD`, reset
+    /// (which stops the NPU), release the run's power request.
+    fn give_up(&mut self, w: &mut Waiting<'_>) -> DriverError {
+        let status = Status(self.regs.read(STATUS));
+        let qread = self.regs.read(QREAD);
+        let e = err("npu-timeout", STATUS, DriverDetail::Run { status, qread });
+        self.recover();
+        self.release_power();
+        w.outcome = Some(Err(e));
+        e
+    }
+
+    /// Turn the final `STATUS`/`QREAD` into the run's result; reset after a failure;
+    /// invalidate the outputs; release the run's power request.
     fn finish(
         &mut self,
         job: &mut Job<'_, '_>,
         status: Status,
         qread: u32,
         polls: u32,
+        elapsed: Option<u64>,
     ) -> Result<RunInfo, DriverError> {
         let code = if status.bus_status() {
             Some("bus-fault")
@@ -429,6 +845,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
                 status,
                 qread,
                 polls,
+                elapsed,
             }),
             Some(code) => {
                 self.recover();
@@ -436,6 +853,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             }
         };
         self.invalidate_outputs(job);
+        self.release_power();
         result
     }
 
@@ -444,87 +862,185 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         self.regs
             .write(CMD, (cmd & CMD_PWR_CLK_MASK) | CMD_CLEAR_IRQ);
     }
-}
 
-/// A job the NPU is running. Borrows the driver and the job until the run is over.
-///
-/// Dropping it before completion soft-resets the NPU so it stops touching the job's memory.
-#[derive(Debug)]
-#[must_use = "dropping a Running soft-resets the NPU; call wait() or poll_done()"]
-pub struct Running<'r, 'b, 'a, R: Registers, P: Platform> {
-    driver: &'r mut Driver<R, P>,
-    job: &'r mut Job<'b, 'a>,
-    latch: Option<&'r IrqLatch>,
-    polls: u32,
-    outcome: Option<Result<RunInfo, DriverError>>,
-}
-
-impl<R: Registers, P: Platform> Running<'_, '_, '_, R, P> {
-    /// Check once for completion, without waiting: `None` while the NPU runs, then the
-    /// run's result (the same one on every later call).
-    pub fn poll_done(&mut self) -> Option<Result<RunInfo, DriverError>> {
-        if let Some(outcome) = self.outcome {
-            return Some(outcome);
-        }
-        self.polls = self.polls.saturating_add(1);
-        let (status, qread) = match self.latch {
-            Some(latch) => latch.take()?,
-            None => {
-                let status = Status(self.driver.regs.read(STATUS));
-                if !(status.irq_raised() || status.any_fault()) {
-                    return None;
-                }
-                let qread = self.driver.regs.read(QREAD);
-                self.driver.clear_irq();
-                (status, qread)
-            }
-        };
-        let outcome = self.driver.finish(self.job, status, qread, self.polls);
-        self.outcome = Some(outcome);
-        Some(outcome)
-    }
-
-    /// Wait for completion: at most `run_polls` checks, calling [`Platform::idle`] between
-    /// two.
+    /// Enable the PMU (Arm's `ETHOSU_PMU_Enable` and set-up): request power (held until
+    /// [`Driver::pmu_disable`], so runs in between do not reset the NPU and its counters),
+    /// `PMCR` enable with both counter resets, `PMEVTYPER[0..4]` and `PMCCNTR_CFG` from
+    /// `cfg`, the overflow flags cleared and the five counters enabled. Enabling it again
+    /// reprograms it and resets the counters.
     ///
     /// # Errors
     ///
-    /// `npu-timeout` (the NPU is then soft-reset), `bus-fault`, `cmd-parse-error`,
-    /// `watchdog-fault`, `ecc-fault`, `cmd-end-not-reached`.
-    pub fn wait(mut self) -> Result<RunInfo, DriverError> {
-        loop {
-            if let Some(outcome) = self.poll_done() {
-                return outcome;
-            }
-            if self.polls >= self.driver.opts.run_polls {
-                return self.give_up();
-            }
-            self.driver.platform.idle();
+    /// `not-initialised`, and those of [`Driver::request_power`].
+    pub fn pmu_enable(&mut self, cfg: &PmuConfig) -> Result<(), DriverError> {
+        if !self.ready {
+            return Err(err("not-initialised", RESET, DriverDetail::None));
         }
+        if !self.pmu_on {
+            self.request_power()?;
+            self.pmu_on = true;
+        }
+        self.regs
+            .write(PMCR, PMCR_CNT_EN | PMCR_EVENT_CNT_RST | PMCR_CYCLE_CNT_RST);
+        for (n, e) in (0u32..).zip(cfg.events.iter()) {
+            self.regs.write(regs::pmevtyper(n), e.bits());
+        }
+        self.regs.write(
+            PMCCNTR_CFG,
+            cfg.cycle_start.bits() | (cfg.cycle_stop.bits() << 16),
+        );
+        self.regs.write(PMOVSCLR, PMU_ALL);
+        self.regs.write(PMCNTENSET, PMU_ALL);
+        Ok(())
+    }
+
+    /// Zero the cycle counter and the event counters (`PMCR` reset bits), counting on.
+    pub fn pmu_reset_counters(&mut self) {
+        let pmcr = self.regs.read(PMCR);
+        self.regs
+            .write(PMCR, pmcr | PMCR_EVENT_CNT_RST | PMCR_CYCLE_CNT_RST);
+    }
+
+    /// Set event counter `n` (`0..4`; others ignored), e.g. to `u32::MAX - k` to see an
+    /// overflow after `k + 1` events.
+    pub fn pmu_set_event_counter(&mut self, n: u32, value: u32) {
+        if n < 4 {
+            self.regs.write(regs::pmevcntr(n), value);
+        }
+    }
+
+    /// Read the counters and the overflow flags.
+    pub fn pmu_read(&mut self) -> PmuCounters {
+        let lo = self.regs.read(PMCCNTR);
+        let hi = self.regs.read(PMCCNTR_HI) & 0xFFFF;
+        let mut events = [0u32; 4];
+        for (n, e) in (0u32..).zip(events.iter_mut()) {
+            *e = self.regs.read(regs::pmevcntr(n));
+        }
+        PmuCounters {
+            cycles: (u64::from(hi) << 32) | u64::from(lo),
+            events,
+            overflow: self.regs.read(PMOVSSET),
+        }
+    }
+
+    /// Clear the overflow flags in `mask` (bit `n` event counter `n`, bit 31 cycles).
+    pub fn pmu_clear_overflow(&mut self, mask: u32) {
+        self.regs.write(PMOVSCLR, mask);
+    }
+
+    /// Disable the PMU (`PMCR = 0`, counters disabled) and release its power request.
+    pub fn pmu_disable(&mut self) {
+        self.regs.write(PMCR, 0);
+        self.regs.write(PMCNTENCLR, PMU_ALL);
+        if self.pmu_on {
+            self.pmu_on = false;
+            self.release_power();
+        }
+    }
+}
+
+/// The four event counters and the cycle counter, as `PMCNTENSET`/`PMOVSCLR` bits.
+const PMU_ALL: u32 = PMU_CYCLE_BIT | 0xF;
+
+/// The driver's half of a [`Transfer`]: dropped first, it stops an unfinished run before
+/// the job is dropped.
+#[derive(Debug)]
+struct Active<'d, R: Registers, P: Platform> {
+    driver: &'d mut Driver<R, P>,
+    waiting: Waiting<'d>,
+}
+
+impl<R: Registers, P: Platform> Active<'_, R, P> {
+    /// Wait for completion or the timeout. Should a platform hook panic and unwind out of
+    /// the wait, dropping `self` stops the NPU before the job's borrow ends.
+    fn block(mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
+        let Active { driver, waiting } = &mut self;
+        driver.block(waiting, job)
+    }
+}
+
+impl<R: Registers, P: Platform> Drop for Active<'_, R, P> {
+    fn drop(&mut self) {
+        if self.waiting.outcome.is_none() {
+            let _ = self.driver.give_up(&mut self.waiting);
+        }
+    }
+}
+
+/// A job the NPU is running, started by [`Driver::start`] or [`Driver::start_irq`]. Owns
+/// the job until the NPU has stopped: [`Transfer::wait`] gives it back.
+///
+/// Dropping it before completion soft-resets the NPU (stopping it) before the job is
+/// dropped. Forgetting it keeps the job, and its `'static` memory, away from the program
+/// for good (see the [module docs](self)).
+#[derive(Debug)]
+#[must_use = "dropping a Transfer soft-resets the NPU; call wait() or poll_done()"]
+pub struct Transfer<'d, R: Registers, P: Platform> {
+    // Field order matters: `inner` (which stops the NPU) is dropped before `job`.
+    inner: Active<'d, R, P>,
+    job: Job<'static, 'static>,
+}
+
+impl<R: Registers, P: Platform> Transfer<'_, R, P> {
+    /// Check once for completion, without waiting: `None` while the NPU runs, then the
+    /// run's result (the same one on every later call).
+    pub fn poll_done(&mut self) -> Option<Result<RunInfo, DriverError>> {
+        let Active { driver, waiting } = &mut self.inner;
+        driver.check(waiting, &mut self.job)
+    }
+
+    /// The run has finished (successfully or not).
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        self.inner.waiting.outcome.is_some()
     }
 
     /// Number of completion checks so far.
     #[must_use]
     pub fn polls(&self) -> u32 {
-        self.polls
+        self.inner.waiting.polls
     }
 
-    /// Stop waiting: report `npu-timeout` with the current `STATUS` and `QREAD`, reset.
-    fn give_up(&mut self) -> Result<RunInfo, DriverError> {
-        let status = Status(self.driver.regs.read(STATUS));
-        let qread = self.driver.regs.read(QREAD);
-        let e = err("npu-timeout", STATUS, DriverDetail::Run { status, qread });
-        self.driver.recover();
-        self.driver.invalidate_outputs(self.job);
-        self.outcome = Some(Err(e));
-        Err(e)
+    /// Wait for completion (within [`DriverOptions::run_timeout`]; checks separated by
+    /// [`Platform::idle`] when polling, [`Platform::sleep`] on the interrupt path), then give
+    /// back the job with the run's result.
+    ///
+    /// The result's errors: `npu-timeout` (the NPU is then soft-reset), `bus-fault`,
+    /// `cmd-parse-error`, `watchdog-fault`, `ecc-fault`, `cmd-end-not-reached`.
+    pub fn wait(self) -> (Job<'static, 'static>, Result<RunInfo, DriverError>) {
+        let Transfer { inner, mut job } = self;
+        let result = inner.block(&mut job);
+        (job, result)
     }
-}
 
-impl<R: Registers, P: Platform> Drop for Running<'_, '_, '_, R, P> {
-    fn drop(&mut self) {
-        if self.outcome.is_none() {
-            let _ = self.give_up();
-        }
+    /// As [`Transfer::wait`], as a future woken by the interrupt handler
+    /// ([`IrqLatch::on_irq`] wakes the task that registered last): for an executor such as
+    /// embassy's. Without a latch ([`Driver::start`]), the future polls `STATUS` each time
+    /// it is polled and asks to be polled again at once.
+    ///
+    /// No timeout of its own: race it against the executor's timer (dropping the future
+    /// drops the transfer, which stops the NPU). Forgetting the future forgets the job,
+    /// as forgetting the transfer does.
+    #[cfg(feature = "async")]
+    pub async fn wait_async(mut self) -> (Job<'static, 'static>, Result<RunInfo, DriverError>) {
+        let result = core::future::poll_fn(|cx| {
+            if let Some(latch) = self.inner.waiting.latch {
+                latch.register(cx.waker());
+            }
+            match self.poll_done() {
+                Some(r) => core::task::Poll::Ready(r),
+                None => {
+                    if self.inner.waiting.latch.is_none() {
+                        cx.waker().wake_by_ref();
+                    }
+                    core::task::Poll::Pending
+                }
+            }
+        })
+        .await;
+        let Transfer { inner, job } = self;
+        drop(inner);
+        (job, result)
     }
 }

@@ -1,45 +1,103 @@
-//! Platform hooks: data-cache maintenance and what to do while waiting.
+//! Platform hooks: data-cache maintenance, a clock, and what to do while waiting.
 
-/// What the platform does around a run. Every method has a no-op default, right for a
-/// system without a data cache in front of the NPU's memory.
+use crate::binder::RegionKind;
+
+/// What a buffer handed to a cache hook is, so that a platform can treat each kind its own
+/// way (skip the baked weights in a non-cacheable flash window, say, or invalidate a
+/// camera's DMA buffer differently).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CacheTarget {
+    /// The command stream (`QBASE`), read by the NPU.
+    CommandStream,
+    /// Region `index` (`BASEP[index]`) of the given kind.
+    Region {
+        /// The region index.
+        index: u8,
+        /// Baked (the blob's bytes), runtime (carved from the arena) or caller (a
+        /// caller-owned buffer bound in place).
+        kind: RegionKind,
+    },
+}
+
+/// What the platform does around a run. Every method has a default, right for a system
+/// without a data cache in front of the NPU's memory and without a clock.
 ///
-/// The driver hands the hooks the CPU's view of each buffer (`bytes`, whose
-/// `as_ptr_range()` is the CPU address range to maintain) and the NPU bus address it gave
-/// the NPU for it.
+/// The driver hands the cache hooks the CPU's view of each buffer (`bytes`, whose
+/// `as_ptr_range()` is the CPU address range to maintain), the NPU bus address it gave the
+/// NPU for it, and what the buffer is.
 pub trait Platform {
     /// Before the NPU starts: write back (clean) the data cache over `bytes`, which the NPU
     /// will read at bus address `npu`. Called for the command stream and every region.
-    fn clean(&mut self, bytes: &[u8], npu: u64) {
-        let _ = (bytes, npu);
+    fn clean(&mut self, bytes: &[u8], npu: u64, target: CacheTarget) {
+        let _ = (bytes, npu, target);
     }
 
     /// After the NPU stopped: invalidate the data cache over `bytes`, which the NPU may have
     /// written at bus address `npu`, so the CPU reads what the NPU wrote. Called for every
-    /// runtime region, after success and after failure.
-    fn invalidate(&mut self, bytes: &mut [u8], npu: u64) {
-        let _ = (bytes, npu);
+    /// region the NPU may write (runtime and caller-owned), after success and after failure.
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64, target: CacheTarget) {
+        let _ = (bytes, npu, target);
     }
 
-    /// Called between two checks of a bounded wait (for example `WFI` on a Cortex-M when
-    /// waiting for the NPU interrupt). The default is a spin-loop hint.
+    /// A monotonic clock in any unit the caller chooses (microseconds, SysTick ticks, ...):
+    /// the unit of [`super::DriverOptions::run_timeout`]. `None` (the default): no clock,
+    /// and the run timeout counts completion checks instead.
+    fn now(&mut self) -> Option<u64> {
+        None
+    }
+
+    /// Called between two `STATUS` polls of a busy wait (a soft reset, or a run waited for
+    /// by polling). Must return: the NPU raises no interrupt the core could wait for. The
+    /// default is a spin-loop hint.
     fn idle(&mut self) {
         core::hint::spin_loop();
+    }
+
+    /// Sleep until the NPU interrupt may have come, when waiting for a run through an
+    /// [`super::IrqLatch`]. `ready()` is true once the interrupt handler has recorded the
+    /// outcome.
+    ///
+    /// # Contract
+    ///
+    /// The implementation must not sleep past an interrupt that arrived after the driver's
+    /// last check and before the sleep (the lost wake-up of "check, then `WFI`"). Either:
+    ///
+    /// * mask interrupts, call `ready()`, execute `WFI` only if it is false, unmask (`WFI`
+    ///   wakes on a pending interrupt even while it is masked, and the handler runs at the
+    ///   unmask); or
+    /// * call `ready()` and, if it is false, execute `WFE`, when the NPU interrupt's entry
+    ///   or return sets the event register (it does on Armv7-M and Armv8-M; or have the
+    ///   handler execute `SEV`), so a `WFE` after it returns at once.
+    ///
+    /// Returning early is always allowed (the driver checks again and calls it again). The
+    /// default does not sleep: it calls [`Platform::idle`] if `ready()` is false.
+    fn sleep(&mut self, ready: &dyn Fn() -> bool) {
+        if !ready() {
+            self.idle();
+        }
     }
 }
 
 impl<T: Platform + ?Sized> Platform for &mut T {
-    fn clean(&mut self, bytes: &[u8], npu: u64) {
-        (**self).clean(bytes, npu);
+    fn clean(&mut self, bytes: &[u8], npu: u64, target: CacheTarget) {
+        (**self).clean(bytes, npu, target);
     }
-    fn invalidate(&mut self, bytes: &mut [u8], npu: u64) {
-        (**self).invalidate(bytes, npu);
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64, target: CacheTarget) {
+        (**self).invalidate(bytes, npu, target);
+    }
+    fn now(&mut self) -> Option<u64> {
+        (**self).now()
     }
     fn idle(&mut self) {
         (**self).idle();
     }
+    fn sleep(&mut self, ready: &dyn Fn() -> bool) {
+        (**self).sleep(ready);
+    }
 }
 
-/// The platform with no cache to maintain.
+/// The platform with no cache to maintain and no clock.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoCache;
 

@@ -80,14 +80,72 @@ pub const fn basep_hi(n: u32) -> u32 {
 pub const CMD_RUN: u32 = 1 << 0;
 /// `CMD` bit 1: clear the IRQ.
 pub const CMD_CLEAR_IRQ: u32 = 1 << 1;
-/// `CMD` bits 2 and 3: clock-Q and power-Q enable, preserved by every command write.
-pub const CMD_PWR_CLK_MASK: u32 = 0xC;
+/// `CMD` bit 2: clock Q-channel enable (the NPU's clock may be gated while it is idle).
+pub const CMD_CLOCK_Q_ENABLE: u32 = 1 << 2;
+/// `CMD` bit 3: power Q-channel enable (the NPU may be powered down while it is idle).
+pub const CMD_POWER_Q_ENABLE: u32 = 1 << 3;
+/// `CMD` bits 2 and 3: clock-Q and power-Q enable, preserved by every command write. Their
+/// reset value is `0xC` (both enabled); the driver clears them while it holds a power
+/// request (a run, or the PMU) and sets them when the last request is released, as Arm's
+/// driver does.
+pub const CMD_PWR_CLK_MASK: u32 = CMD_CLOCK_Q_ENABLE | CMD_POWER_Q_ENABLE;
+/// `CMD` after a reset: both Q-channels enabled.
+pub const CMD_RESET_VALUE: u32 = CMD_PWR_CLK_MASK;
+
+/// `PMCR`: PMU control. Bit 0 `cnt_en`, bit 1 `event_cnt_rst`, bit 2 `cycle_cnt_rst`,
+/// bits 11..16 `num_event_cnt` (read-only).
+pub const PMCR: u32 = 0x180;
+/// `PMCNTENSET`: write 1s to enable counters (bits 0..4 event counters, bit 31 cycles).
+pub const PMCNTENSET: u32 = 0x184;
+/// `PMCNTENCLR`: write 1s to disable counters.
+pub const PMCNTENCLR: u32 = 0x188;
+/// `PMOVSSET`: overflow flags (read), write 1s to set.
+pub const PMOVSSET: u32 = 0x18C;
+/// `PMOVSCLR`: write 1s to clear overflow flags.
+pub const PMOVSCLR: u32 = 0x190;
+/// `PMINTSET`: write 1s to enable the PMU interrupt on a counter's overflow.
+pub const PMINTSET: u32 = 0x194;
+/// `PMINTCLR`: write 1s to disable it.
+pub const PMINTCLR: u32 = 0x198;
+/// `PMCCNTR`: the 48-bit cycle counter, low word.
+pub const PMCCNTR: u32 = 0x1A0;
+/// `PMCCNTR_HI`: the cycle counter, bits 32..48.
+pub const PMCCNTR_HI: u32 = 0x1A4;
+/// `PMCCNTR_CFG`: bits 0..10 the cycle counter's start event, bits 16..26 its stop event.
+pub const PMCCNTR_CFG: u32 = 0x1A8;
+/// `PMEVCNTR[0]`; `PMEVCNTR[1..4]` follow at 4-byte steps.
+pub const PMEVCNTR0: u32 = 0x300;
+/// `PMEVTYPER[0]`; `PMEVTYPER[1..4]` follow at 4-byte steps.
+pub const PMEVTYPER0: u32 = 0x380;
+/// Number of PMU event counters on the Ethos-U55.
+pub const PMU_EVENT_COUNTERS: usize = 4;
+/// `PMCR.cnt_en`.
+pub const PMCR_CNT_EN: u32 = 1 << 0;
+/// `PMCR.event_cnt_rst`: a write of 1 zeroes the event counters.
+pub const PMCR_EVENT_CNT_RST: u32 = 1 << 1;
+/// `PMCR.cycle_cnt_rst`: a write of 1 zeroes the cycle counter.
+pub const PMCR_CYCLE_CNT_RST: u32 = 1 << 2;
+/// The cycle counter's bit in `PMCNTENSET`, `PMCNTENCLR`, `PMOVSSET`, `PMOVSCLR`.
+pub const PMU_CYCLE_BIT: u32 = 1 << 31;
+
+/// Offset of `PMEVCNTR[n]`, `n` in `0..4`.
+#[must_use]
+pub const fn pmevcntr(n: u32) -> u32 {
+    PMEVCNTR0 | ((n & 3) << 2)
+}
+
+/// Offset of `PMEVTYPER[n]`, `n` in `0..4`.
+#[must_use]
+pub const fn pmevtyper(n: u32) -> u32 {
+    PMEVTYPER0 | ((n & 3) << 2)
+}
 
 /// Arm's default `AXI_LIMITn` word: max_outstanding_write_m1 15, max_outstanding_read_m1 31.
 pub const AXI_LIMIT_DEFAULT: u32 = 0x0F1F_0000;
 
 /// A decoded `STATUS` word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Status(pub u32);
 
 impl Status {
@@ -189,6 +247,7 @@ impl Status {
 
 /// A decoded `CONFIG` word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Config(pub u32);
 
 impl Config {
@@ -226,6 +285,7 @@ impl Config {
 
 /// A decoded `ID` word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Id(pub u32);
 
 impl Id {
@@ -282,6 +342,18 @@ pub const fn name(offset: u32) -> &'static str {
         PROT => "PROT",
         CONFIG => "CONFIG",
         REGIONCFG => "REGIONCFG",
+        PMCR => "PMCR",
+        PMCNTENSET => "PMCNTENSET",
+        PMCNTENCLR => "PMCNTENCLR",
+        PMOVSSET => "PMOVSSET",
+        PMOVSCLR => "PMOVSCLR",
+        PMINTSET => "PMINTSET",
+        PMINTCLR => "PMINTCLR",
+        PMCCNTR => "PMCCNTR",
+        PMCCNTR_HI => "PMCCNTR_HI",
+        PMCCNTR_CFG => "PMCCNTR_CFG",
+        0x300..=0x30F => "PMEVCNTR",
+        0x380..=0x38F => "PMEVTYPER",
         0x040..=0x04F => "AXI_LIMIT",
         0x080..=0x0BF => {
             if offset & 4 == 0 {
