@@ -3,19 +3,29 @@
 //! The simulator never dereferences an address. It sees only bytes that were put into a
 //! window: by the driver's cache-clean hook (the bytes the NPU is about to read, copied at
 //! the bus address the driver gave it) or by the test harness ([`crate::Sim::map`]).
+//!
+//! With the `std` feature the windows grow as needed ([`Memory`], below). Without it the
+//! simulator cannot allocate: [`crate::StaticMemory`] keeps its windows in memory the
+//! caller gives it, and is `Memory` then.
 
+#[cfg(not(feature = "std"))]
+pub use crate::static_memory::StaticMemory as Memory;
+
+#[cfg(feature = "std")]
 /// `a - b` as a `usize`, if `a >= b` and it fits.
 fn usize_diff(a: u64, b: u64) -> Option<usize> {
     usize::try_from(a.checked_sub(b)?).ok()
 }
 
 /// One contiguous window.
+#[cfg(feature = "std")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Window {
     base: u64,
     bytes: Vec<u8>,
 }
 
+#[cfg(feature = "std")]
 impl Window {
     fn end(&self) -> u64 {
         self.base.saturating_add(self.bytes.len() as u64)
@@ -23,11 +33,13 @@ impl Window {
 }
 
 /// Sorted, disjoint, non-adjacent windows.
+#[cfg(feature = "std")]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
     windows: Vec<Window>,
 }
 
+#[cfg(feature = "std")]
 impl Memory {
     /// No memory at all.
     #[must_use]
@@ -100,6 +112,12 @@ impl Memory {
         self.windows.get(i)?.bytes.get(start..stop)
     }
 
+    /// A copy of the command stream `addr .. addr + len`, if it lies in one window (the
+    /// executor reads it while DMA commands write other windows).
+    pub(crate) fn stream(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
+        self.read(addr, len).map(<[u8]>::to_vec)
+    }
+
     /// Whether `addr .. addr + len` lies in one window.
     #[must_use]
     pub fn contains(&self, addr: u64, len: u64) -> bool {
@@ -135,7 +153,7 @@ impl Memory {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
 
