@@ -96,6 +96,11 @@ impl StaticMemory {
     /// Use `backing` for writable windows from now on (dropping every writable window made
     /// in the previous backing memory; read-only windows stay).
     pub fn give(&mut self, backing: &'static mut [u8]) {
+        self.drop_writable();
+        self.backing = backing;
+    }
+
+    fn drop_writable(&mut self) {
         for slot in &mut self.windows {
             if matches!(
                 slot,
@@ -107,8 +112,14 @@ impl StaticMemory {
                 *slot = None;
             }
         }
-        self.backing = backing;
         self.used = 0;
+    }
+
+    /// Take the backing memory back (dropping every writable window; read-only windows
+    /// stay), for the next simulated NPU.
+    pub fn take_backing(&mut self) -> &'static mut [u8] {
+        self.drop_writable();
+        core::mem::take(&mut self.backing)
     }
 
     /// Bytes of backing memory not yet used by a writable window.
@@ -333,6 +344,12 @@ mod tests {
         m.clear();
         assert_eq!(m.windows().count(), 0);
         assert_eq!(m.backing_free(), 32);
+        // Handed back whole, writable windows gone, read-only ones kept.
+        assert!(m.map_static(0x1000, &FLASH));
+        assert!(m.store(0x2000, &[7; 4]));
+        assert_eq!(m.take_backing().len(), 32);
+        assert_eq!(m.windows().collect::<Vec<_>>(), vec![(0x1000, 8)]);
+        assert_eq!(m.backing_free(), 0);
     }
 
     #[test]

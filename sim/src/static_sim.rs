@@ -53,6 +53,11 @@ impl StaticSim {
         }
     }
 
+    /// The backing memory, back for the next simulated NPU.
+    pub fn into_backing(self) -> &'static mut [u8] {
+        self.core.into_inner().memory.take_backing()
+    }
+
     /// The register block and platform for a driver.
     #[must_use]
     pub fn handle(&self) -> SimRef<'_> {
