@@ -29,7 +29,7 @@
 //! * **Faults** to inject: [`Faults`].
 //!
 //! **Without std.** With the default `std` feature off the crate is `no_std` and needs no
-//! allocator: [`StaticSim`] is the same register model and executor over memory the caller
+//! allocator: `StaticSim` is the same register model and executor over memory the caller
 //! gives ([`StaticMemory`]: the blob mapped in place, runtime regions copied into caller
 //! storage by the cache hooks), polled (no interrupt handler). Firmware links it to run the
 //! real driver on a simulated NPU (firmware/ runs it under QEMU).

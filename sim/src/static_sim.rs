@@ -1,7 +1,6 @@
 //! The simulated NPU without std: [`StaticSim`] owns the register model and executor, its
 //! memory is a [`crate::StaticMemory`] over caller-given storage, and [`SimRef`] (a `Copy`
-//! handle) is both the driver's register block and its platform, as [`crate::Sim`] is with
-//! std. Completion is found by polling `STATUS` (there is no interrupt handler to call).
+//! handle) is both the driver's register block and its platform, as `Sim` is with std. Completion is found by polling `STATUS` (there is no interrupt handler to call).
 
 use core::cell::RefCell;
 
