@@ -32,12 +32,25 @@
 //!   `cmd_parse_error`; a bad access sets `bus_status` and the faulting channel/interface.
 //!   After a fault, runs are ignored until a soft reset.
 //! * **Faults** to inject: [`Faults`].
+//!
+//! **Without std.** With the default `std` feature off the crate is `no_std` and needs no
+//! allocator: `StaticSim` is the same register model and executor over memory the caller
+//! gives ([`StaticMemory`]: the blob mapped in place, runtime regions copied into caller
+//! storage by the cache hooks), polled (no interrupt handler). Firmware links it to run the
+//! real driver on a simulated NPU (firmware/ runs it under QEMU).
+#![cfg_attr(not(feature = "std"), no_std)]
 
 mod memory;
 mod model;
+#[cfg(feature = "std")]
 pub mod run;
+mod static_memory;
+#[cfg(not(feature = "std"))]
+mod static_sim;
 
+#[cfg(feature = "std")]
 use std::cell::RefCell;
+#[cfg(feature = "std")]
 use std::rc::Rc;
 
 pub use memory::Memory;
@@ -45,23 +58,34 @@ pub use model::{
     BusFault, CONFIG_U55_128, CONFIG_U55_256, DEFAULT_ID, Faults, RunRecord, SimConfig, SimStats,
     channel, register_name,
 };
+#[cfg(feature = "std")]
 pub use run::{RegionReport, RunError, RunOptions, RunReport, run_blob};
+pub use static_memory::{MAX_WINDOWS, StaticMemory};
+#[cfg(not(feature = "std"))]
+pub use static_sim::{SimRef, StaticSim};
 
+#[cfg(feature = "std")]
 use npuschema_runtime::binder::Job;
+#[cfg(feature = "std")]
 use npuschema_runtime::driver::regs::STATUS;
+#[cfg(feature = "std")]
 use npuschema_runtime::driver::{CacheTarget, Platform, Registers};
 
+#[cfg(feature = "std")]
 use model::Core;
 
+#[cfg(feature = "std")]
 type IrqHandler = Box<dyn FnMut(&mut Sim)>;
 
 /// A handle on one simulated NPU; clones share it.
+#[cfg(feature = "std")]
 #[derive(Clone)]
 pub struct Sim {
     core: Rc<RefCell<Core>>,
     irq: Rc<RefCell<Option<IrqHandler>>>,
 }
 
+#[cfg(feature = "std")]
 impl std::fmt::Debug for Sim {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sim")
@@ -70,12 +94,14 @@ impl std::fmt::Debug for Sim {
     }
 }
 
+#[cfg(feature = "std")]
 impl Default for Sim {
     fn default() -> Self {
         Self::new(SimConfig::default())
     }
 }
 
+#[cfg(feature = "std")]
 impl Sim {
     /// A simulated NPU, powered up (no reset needed before the first run, as after a
     /// hardware reset).
@@ -232,6 +258,7 @@ impl Sim {
     }
 }
 
+#[cfg(feature = "std")]
 impl Registers for Sim {
     fn read(&mut self, offset: u32) -> u32 {
         if offset == STATUS {
@@ -247,6 +274,7 @@ impl Registers for Sim {
     }
 }
 
+#[cfg(feature = "std")]
 impl Platform for Sim {
     fn clean(&mut self, bytes: &[u8], npu: u64, _target: CacheTarget) {
         let mut core = self.core.borrow_mut();

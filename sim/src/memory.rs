@@ -8,17 +8,27 @@
 //! zeroed by the allocator (pages the process has not touched), and only the pages whose
 //! bytes are not all zero are copied in. A runtime region of zeros costs address space, not
 //! memory, until the stream writes it.
+//!
+//! With the `std` feature the windows grow as needed ([`Memory`], below). Without it the
+//! simulator cannot allocate: [`crate::StaticMemory`] keeps its windows in memory the
+//! caller gives it, and is `Memory` then.
 
+#[cfg(not(feature = "std"))]
+pub use crate::static_memory::StaticMemory as Memory;
+
+#[cfg(feature = "std")]
 /// `a - b` as a `usize`, if `a >= b` and it fits.
 fn usize_diff(a: u64, b: u64) -> Option<usize> {
     usize::try_from(a.checked_sub(b)?).ok()
 }
 
 /// Bytes compared at a time by [`copy_touching`]: a page.
+#[cfg(feature = "std")]
 const CHUNK: usize = 4096;
 
 /// `dst.copy_from_slice(src)`, but leaving alone every page-sized chunk where both are all
 /// zero, so that a zeroed destination's untouched pages stay untouched.
+#[cfg(feature = "std")]
 fn copy_touching(dst: &mut [u8], src: &[u8]) {
     for (d, s) in dst.chunks_mut(CHUNK).zip(src.chunks(CHUNK)) {
         if s.iter().any(|&b| b != 0) || d.iter().any(|&b| b != 0) {
@@ -28,12 +38,14 @@ fn copy_touching(dst: &mut [u8], src: &[u8]) {
 }
 
 /// One contiguous window.
+#[cfg(feature = "std")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Window {
     base: u64,
     bytes: Vec<u8>,
 }
 
+#[cfg(feature = "std")]
 impl Window {
     fn end(&self) -> u64 {
         self.base.saturating_add(self.bytes.len() as u64)
@@ -41,11 +53,13 @@ impl Window {
 }
 
 /// Sorted, disjoint, non-adjacent windows.
+#[cfg(feature = "std")]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
     windows: Vec<Window>,
 }
 
+#[cfg(feature = "std")]
 impl Memory {
     /// No memory at all.
     #[must_use]
@@ -119,6 +133,12 @@ impl Memory {
         self.windows.get(i)?.bytes.get(start..stop)
     }
 
+    /// A copy of the command stream `addr .. addr + len`, if it lies in one window (the
+    /// executor reads it while DMA commands write other windows).
+    pub(crate) fn stream(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
+        self.read(addr, len).map(<[u8]>::to_vec)
+    }
+
     /// Whether `addr .. addr + len` lies in one window.
     #[must_use]
     pub fn contains(&self, addr: u64, len: u64) -> bool {
@@ -154,7 +174,7 @@ impl Memory {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
 

@@ -425,6 +425,7 @@ pub(crate) struct Core {
     pub(crate) region_sizes: [Option<u64>; 8],
     pub(crate) stats: SimStats,
     pub(crate) last_run: Option<RunRecord>,
+    #[cfg(feature = "std")]
     pub(crate) writes: Vec<(u32, u32)>,
     qbase: u32,
     qbase_hi: u32,
@@ -454,6 +455,7 @@ impl Core {
             region_sizes: [None; 8],
             stats: SimStats::default(),
             last_run: None,
+            #[cfg(feature = "std")]
             writes: Vec::new(),
             qbase: 0,
             qbase_hi: 0,
@@ -509,7 +511,7 @@ impl Core {
     }
 
     pub(crate) fn take_irq_event(&mut self) -> bool {
-        std::mem::take(&mut self.irq_event)
+        core::mem::take(&mut self.irq_event)
     }
 
     pub(crate) fn read(&self, offset: u32) -> u32 {
@@ -540,6 +542,7 @@ impl Core {
     }
 
     pub(crate) fn write(&mut self, offset: u32, value: u32) {
+        #[cfg(feature = "std")]
         self.writes.push((offset, value));
         match offset {
             CMD => self.command(value),
@@ -717,7 +720,7 @@ impl Core {
         let mut rec = RunRecord::default();
         let qbase = (u64::from(self.qbase_hi) << 32) | u64::from(self.qbase);
         let qsize = u64::from(self.qsize);
-        let Some(stream) = self.memory.read(qbase, qsize).map(<[u8]>::to_vec) else {
+        let Some(stream) = self.memory.stream(qbase, qsize) else {
             rec.bus_fault = Some(BusFault::CommandFetch {
                 address: qbase,
                 len: qsize,

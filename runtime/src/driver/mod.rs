@@ -337,7 +337,8 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         self.power_requests
     }
 
-    /// Probe and reset: `CONFIG.product` must be 0 (U55), then a soft reset
+    /// Probe and reset: `ID`'s architecture major must not be 0 (nothing there) and
+    /// `CONFIG.product` must be 0 (U55), then a soft reset
     /// ([`Driver::soft_reset`]).
     ///
     /// # Errors
@@ -346,6 +347,18 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     pub fn init(&mut self) -> Result<HwInfo, DriverError> {
         self.ready = false;
         let id = Id(self.regs.read(ID));
+        // No Ethos-U has architecture major 0: an `ID` of that reads where there is no NPU
+        // (a block that reads as zero, as QEMU's MPS3 AN547 has at the U55's address).
+        if id.arch_major() == 0 {
+            return Err(err(
+                "not-u55",
+                ID,
+                DriverDetail::Mismatch {
+                    found: u64::from(id.arch_major()),
+                    expected: 1,
+                },
+            ));
+        }
         let config = Config(self.regs.read(CONFIG));
         if config.product() != 0 {
             return Err(err(

@@ -1,0 +1,578 @@
+//! npuschema on a Cortex-M55: an image for Arm's MPS3 AN547 (Corstone-300), run under
+//! `qemu-system-arm -machine mps3-an547` by `scripts/firmware`.
+//!
+//! 1. **Measured**: for every embedded blob, validate + bind with the generated validator
+//!    and the binder (`load_each_as::<Brief>`, the C peer's shape: regions written to a
+//!    table) and with the C peer's `npu1_load`, on the same bytes and the same arena:
+//!    instructions (SysTick; see [`instructions`]) and stack high-water mark (painting).
+//!    Both must accept and bind the regions at the same addresses.
+//! 2. **The board's NPU**: each Vela model is loaded and the driver brought up on the
+//!    Ethos-U55's register address. QEMU does not model the NPU (the block reads as zero),
+//!    so the probe must fail with `not-u55`, and a run must then be refused.
+//! 3. **The simulated NPU** linked into the image (`npuschema_sim::StaticSim`, no std, no
+//!    allocator): the same load and run as `npuschema run --sim` on the host, printed in
+//!    its format between `--- run --sim NAME` and `--- end`; `scripts/firmware` compares
+//!    the two. The run must succeed.
+//!
+//! Output goes through semihosting; the exit status (semihosting exit) is 0 when every
+//! check above holds.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+mod hw;
+
+use core::fmt::{self, Write as _};
+
+use cortex_m::peripheral::SYST;
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprint, hprintln};
+use npuschema_core::{Brief, FNV1A32_OFFSET_BASIS, fnv1a32};
+use npuschema_generated::npu1::{Npu1, Role};
+use npuschema_runtime::binder::{
+    ArenaSize, BoundRegion, Identity, Job, MAX_REGIONS, RegionKind, arena_size, load_each_as,
+};
+use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, NoCache, RunInfo};
+use npuschema_runtime::mmio::Mmio;
+use npuschema_sim::{RunRecord, SimConfig, StaticSim};
+
+use hw::{BLOBS, Blob, Npu1Job};
+
+/// SysTick ticks to instructions. Under `-icount shift=5` QEMU advances virtual time 32 ns
+/// per instruction, and SysTick (processor clock) counts the AN547's 32 MHz clock, a tick
+/// every 31.25 ns: 1.024 ticks per instruction.
+fn instructions(ticks: u32) -> u32 {
+    u32::try_from(u64::from(ticks) * 125 / 128).unwrap_or(u32::MAX)
+}
+
+/// SysTick ticks `f` takes (the 24-bit counter counts down; `f` must take less than 2^24).
+#[inline(never)]
+fn ticks<R>(f: impl FnOnce() -> R) -> (R, u32) {
+    let t0 = SYST::get_current();
+    let r = f();
+    let t1 = SYST::get_current();
+    (r, t0.wrapping_sub(t1) & 0x00FF_FFFF)
+}
+
+/// Rust's validate + bind in the C peer's shape (as `nostd-proof`'s `npu1_validate_bind`):
+/// one pass, failures as [`Brief`], each region written into `out` as it is placed.
+#[inline(never)]
+fn rust_load(blob: &[u8], arena: &mut [u8], out: &mut Npu1Job) -> i32 {
+    let each = |r: BoundRegion| {
+        let i = usize::from(r.index);
+        if let (Some(base), Some(size)) = (out.base.get_mut(i), out.size.get_mut(i)) {
+            *base = r.cpu_address;
+            *size = u32::try_from(r.size).unwrap_or(u32::MAX);
+        }
+    };
+    match load_each_as::<Brief, _, _>(blob, arena, &Identity, each) {
+        Ok((_, bound)) => {
+            out.cmd = bound.cmd_stream.as_ptr().addr();
+            out.cmd_bytes = u32::try_from(bound.cmd_stream.len()).unwrap_or(u32::MAX);
+            out.count = u32::try_from(bound.region_count).unwrap_or(u32::MAX);
+            0
+        }
+        Err(e) => i32::from(e.id()),
+    }
+}
+
+/// Nothing, called as the measured functions are: what measuring itself costs.
+#[inline(never)]
+fn nothing(blob: &[u8], arena: &mut [u8], out: &mut Npu1Job) -> i32 {
+    // No stack of its own: a leaf that reads its arguments' lengths.
+    i32::try_from(blob.len() ^ arena.len()).unwrap_or(0) ^ i32::from(out.count == 0)
+}
+
+/// What the harness itself costs (a call through [`ticks`] and [`hw::stack_peak`] to a
+/// function that does nothing), taken off every figure.
+#[derive(Clone, Copy)]
+struct Overhead {
+    ticks: u32,
+    stack: usize,
+}
+
+/// `Job::load_as::<Brief>`: validate + bind into a [`Job`] (what the driver takes).
+#[inline(never)]
+fn rust_job_load(blob: &[u8], arena: &mut [u8]) -> i32 {
+    match Job::load_as::<Brief>(blob, arena) {
+        Ok(job) => i32::try_from(job.region_count()).unwrap_or(-1),
+        Err(e) => -i32::from(e.id()),
+    }
+}
+
+/// `println!` over semihosting (with inline format arguments, which `hprintln!`'s
+/// `concat!` does not allow).
+macro_rules! say {
+    () => {
+        hprintln!("")
+    };
+    ($($t:tt)*) => {
+        hprintln!("{}", format_args!($($t)*))
+    };
+}
+
+/// A fixed-size string for a padded field (`role 7`).
+struct Small {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Small {
+    fn new() -> Self {
+        Self {
+            buf: [0; 24],
+            len: 0,
+        }
+    }
+    fn as_str(&self) -> &str {
+        self.buf
+            .get(..self.len)
+            .and_then(|b| core::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+}
+
+impl fmt::Write for Small {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len.checked_add(s.len()).ok_or(fmt::Error)?;
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// One blob's measurement.
+struct Measured {
+    rust: u32,
+    rust_stack: Option<usize>,
+    job: u32,
+    job_stack: Option<usize>,
+    peer: u32,
+    peer_stack: Option<usize>,
+}
+
+/// Measure validate + bind of `blob` three ways; `None` (after saying why) when Rust and
+/// the peer disagree or either rejects it.
+fn measure(blob: &Blob, arena: &mut [u8], overhead: Overhead) -> Option<Measured> {
+    let mut rj = Npu1Job::default();
+    let mut cj = Npu1Job::default();
+    let ((rs, rt), rust_stack) = hw::stack_peak(|| ticks(|| rust_load(blob.bytes, arena, &mut rj)));
+    let ((cs, ct), peer_stack) =
+        hw::stack_peak(|| ticks(|| hw::peer_load(blob.bytes, arena, &mut cj)));
+    let ((js, jt), job_stack) = hw::stack_peak(|| ticks(|| rust_job_load(blob.bytes, arena)));
+    if rs != 0 || cs != 0 || js < 0 {
+        say!(
+            "{}: rejected: Rust {rs}, C peer {cs}, Job::load_as {js}",
+            blob.name
+        );
+        return None;
+    }
+    if rj != cj {
+        say!(
+            "{}: Rust and the C peer bound differently: {rj:?} / {cj:?}",
+            blob.name
+        );
+        return None;
+    }
+    Some(Measured {
+        rust: instructions(rt.saturating_sub(overhead.ticks)),
+        rust_stack: rust_stack.map(|n| n.saturating_sub(overhead.stack)),
+        job: instructions(jt.saturating_sub(overhead.ticks)),
+        job_stack: job_stack.map(|n| n.saturating_sub(overhead.stack)),
+        peer: instructions(ct.saturating_sub(overhead.ticks)),
+        peer_stack: peer_stack.map(|n| n.saturating_sub(overhead.stack)),
+    })
+}
+
+/// `n` as `1,234,567`.
+struct Thousands(u32);
+
+impl fmt::Display for Thousands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        if n >= 1_000_000 {
+            write!(
+                f,
+                "{},{:03},{:03}",
+                n / 1_000_000,
+                n / 1000 % 1000,
+                n % 1000
+            )
+        } else if n >= 1000 {
+            write!(f, "{},{:03}", n / 1000, n % 1000)
+        } else {
+            write!(f, "{n}")
+        }
+    }
+}
+
+/// A stack figure, or `?` when painting could not tell.
+struct Stack(Option<usize>);
+
+impl fmt::Display for Stack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "{n} B"),
+            None => f.write_str("?"),
+        }
+    }
+}
+
+/// `rust / peer` as `1.00x`.
+struct Ratio(u32, u32);
+
+impl fmt::Display for Ratio {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 == 0 {
+            return f.write_str("-");
+        }
+        let hundredths = (u64::from(self.0) * 100 + u64::from(self.1) / 2) / u64::from(self.1);
+        write!(f, "{}.{:02}x", hundredths / 100, hundredths % 100)
+    }
+}
+
+/// Step 1: the measurement table. `false` if any blob failed.
+fn measurements(arena: &mut [u8]) -> bool {
+    let mut job = Npu1Job::default();
+    let blob = BLOBS.first().map_or(&[][..], |b| b.bytes);
+    let ((r, t), stack) = hw::stack_peak(|| ticks(|| nothing(blob, arena, &mut job)));
+    core::hint::black_box(r);
+    let overhead = Overhead {
+        ticks: t,
+        stack: stack.unwrap_or(0),
+    };
+    let (rust_opt, peer_opt) = hw::OPT_LEVELS;
+    say!(
+        "## validate + bind on the Cortex-M55 (QEMU mps3-an547, -icount shift=5): instructions; Rust opt-level {rust_opt}, C peer arm-none-eabi-gcc {peer_opt}"
+    );
+    say!("");
+    say!(
+        "| blob | bytes | Rust `load_each_as::<Brief>` | C peer `npu1_load` | Rust / C | Rust `Job::load_as::<Brief>` | stack: Rust / C / `Job::load_as` |"
+    );
+    say!("|---|---|---|---|---|---|---|");
+    let mut ok = true;
+    for blob in &BLOBS {
+        let Some(m) = measure(blob, arena, overhead) else {
+            ok = false;
+            continue;
+        };
+        say!(
+            "| {} | {} | {} | {} | {} | {} ({}) | {} / {} / {} |",
+            blob.name,
+            Thousands(u32::try_from(blob.bytes.len()).unwrap_or(u32::MAX)),
+            Thousands(m.rust),
+            Thousands(m.peer),
+            Ratio(m.rust, m.peer),
+            Thousands(m.job),
+            Ratio(m.job, m.peer),
+            Stack(m.rust_stack),
+            Stack(m.peer_stack),
+            Stack(m.job_stack),
+        );
+    }
+    say!("");
+    say!(
+        "Instructions and stack (painted: the deepest byte written below the caller's frame) less the harness's own ({} ticks, {} B: a call through it to a function that does nothing).",
+        overhead.ticks,
+        overhead.stack
+    );
+    hprint!("{}", format_args!("C peer -fstack-usage ({peer_opt}):"));
+    for (func, bytes, kind) in hw::PEER_STACK_USAGE {
+        hprint!("{}", format_args!(" {func} {bytes} B ({kind});"));
+    }
+    say!("");
+    ok
+}
+
+/// Step 2: the driver on the board's NPU address must fail the probe with `not-u55`, and
+/// then refuse to run.
+fn board_npu(blob: &Blob, arena: &mut [u8], regs: Mmio) -> (bool, Mmio) {
+    let mut job = match Job::load(blob.bytes, arena) {
+        Ok(j) => j,
+        Err(e) => {
+            say!("{}: cannot load: {e}", blob.name);
+            return (false, regs);
+        }
+    };
+    let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
+    let init = npu.init();
+    let run = npu.run(&mut job);
+    let (regs, NoCache) = npu.into_parts();
+    let ok = match (&init, &run) {
+        (Err(e), Err(r)) if e.code == "not-u55" && r.code == "not-initialised" => {
+            say!(
+                "{}: Ethos-U55 at {:#010x}: init: {e}; run: refused ({})",
+                blob.name,
+                hw::NPU_BASE,
+                r.code
+            );
+            true
+        }
+        _ => {
+            say!(
+                "{}: Ethos-U55 at {:#010x}: expected not-u55 then not-initialised, got init {init:?}, run {run:?}",
+                blob.name,
+                hw::NPU_BASE
+            );
+            false
+        }
+    };
+    (ok, regs)
+}
+
+/// What [`sim_run`] found, for printing.
+struct SimReport {
+    blob_bytes: usize,
+    accel_macs: u32,
+    hw: HwInfo,
+    needed: ArenaSize,
+    arena_bytes: usize,
+    arena_used: usize,
+    /// Per region: the binding, its role's name, FNV-1a of its bytes after the run.
+    regions: [Option<(BoundRegion, Option<&'static str>, u32)>; MAX_REGIONS],
+    outcome: Result<RunInfo, DriverError>,
+    record: Option<RunRecord>,
+}
+
+/// Step 3: `npuschema run --sim`'s load and run, on the simulated NPU in this image:
+/// validate, bind into an arena of `any_start` bytes at a 16-aligned address, a U55 with the
+/// blob's MACs/cycle (128 when unspecified), init, start, poll to completion.
+#[inline(never)]
+fn sim_run(
+    blob: &'static [u8],
+    arena: &mut [u8],
+    memory: &'static mut [u8],
+) -> (Result<SimReport, SimFail>, &'static mut [u8]) {
+    let view = match Npu1::validate(blob) {
+        Ok(v) => v,
+        Err(e) => return (Err(SimFail::Invalid(e)), memory),
+    };
+    let accel_macs = view.header().accel().raw();
+    let mut roles: [Option<Role>; MAX_REGIONS] = [None; MAX_REGIONS];
+    for (slot, r) in roles.iter_mut().zip(view.regions()) {
+        *slot = Some(r.role());
+    }
+    let needed = arena_size(&view);
+    let arena_bytes = usize::try_from(needed.any_start).unwrap_or(usize::MAX);
+    let Some(arena) = arena.get_mut(..arena_bytes) else {
+        return (Err(SimFail::ArenaTooSmall), memory);
+    };
+    let mut job = match Job::bind(view, arena) {
+        Ok(j) => j,
+        Err(e) => return (Err(SimFail::Bind(e)), memory),
+    };
+    let macs = if accel_macs == 0 { 128 } else { accel_macs };
+    let sim = StaticSim::new(SimConfig::u55(macs), memory);
+    let mapped = sim.map_static(blob.as_ptr().addr() as u64, blob);
+    sim.bind_job(&job);
+    let opts = DriverOptions {
+        run_polls: 100_000,
+        ..DriverOptions::default()
+    };
+    let mut npu = Driver::new(sim.handle(), sim.handle(), opts);
+    let result = match npu.init() {
+        Err(e) => Err(SimFail::Init(e)),
+        Ok(_) if !mapped => Err(SimFail::NotMapped),
+        Ok(hw) => {
+            let outcome = npu.start(&mut job).and_then(|r| r.wait());
+            let mut regions = [None; MAX_REGIONS];
+            for (slot, b) in regions.iter_mut().zip(job.regions()) {
+                let i = usize::from(b.index);
+                let bytes = job.region_bytes(i).unwrap_or_default();
+                let role = roles.get(i).copied().flatten().and_then(Role::name);
+                *slot = Some((b, role, fnv1a32(FNV1A32_OFFSET_BASIS, bytes)));
+            }
+            Ok(SimReport {
+                blob_bytes: blob.len(),
+                accel_macs,
+                hw,
+                needed,
+                arena_bytes,
+                arena_used: job.arena_used(),
+                regions,
+                outcome,
+                record: sim.last_run(),
+            })
+        }
+    };
+    // `npu` (which borrows `sim`) is not used past here.
+    (result, sim.into_backing())
+}
+
+/// Why [`sim_run`] could not run the blob (`npuschema_sim::RunError`'s cases).
+enum SimFail {
+    Invalid(npuschema_core::Error),
+    Bind(npuschema_core::Error),
+    ArenaTooSmall,
+    NotMapped,
+    Init(DriverError),
+}
+
+impl fmt::Display for SimFail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Invalid(e) => write!(f, "invalid NPU1 blob: {e}"),
+            Self::Bind(e) => write!(f, "cannot bind: {e}"),
+            Self::ArenaTooSmall => f.write_str("the image's arena is too small"),
+            Self::NotMapped => f.write_str("the blob could not be mapped into the simulator"),
+            Self::Init(e) => write!(f, "NPU init failed: {e}"),
+        }
+    }
+}
+
+/// `run --sim`'s text report (`npuschema_sim::RunReport::to_text`), line for line.
+fn print_report(r: &SimReport) {
+    let mut accel = Small::new();
+    let _ = match r.accel_macs {
+        0 => accel.write_str("unspecified"),
+        m => write!(accel, "{m} MACs/cycle"),
+    };
+    say!(
+        "blob: {} bytes, compiled for {}",
+        r.blob_bytes,
+        accel.as_str()
+    );
+    let c = r.hw.config;
+    say!(
+        "npu: simulated Ethos-U55, ID {:#010x}, CONFIG {:#010x} ({} MACs/cycle, {} KiB SHRAM)",
+        r.hw.id.0,
+        c.0,
+        c.macs(),
+        c.shram_kib()
+    );
+    say!(
+        "arena: {} bytes given (needs {} at a 16-aligned start, {} at any), {} used",
+        r.arena_bytes,
+        r.needed.aligned_start,
+        r.needed.any_start,
+        r.arena_used
+    );
+    say!("regions:");
+    for (b, name, fnv) in r.regions.iter().flatten() {
+        let kind = match b.kind {
+            RegionKind::Baked => "baked",
+            RegionKind::Runtime => "runtime",
+        };
+        let mut role = Small::new();
+        let _ = match name {
+            Some(n) => role.write_str(n),
+            None => write!(role, "role {}", b.role),
+        };
+        let (read, written) = r.record.as_ref().map_or((0, 0), |rec| {
+            let i = usize::from(b.index);
+            (
+                rec.read_extent.get(i).copied().unwrap_or(0),
+                rec.write_extent.get(i).copied().unwrap_or(0),
+            )
+        });
+        say!(
+            "  {} {:<8} {kind:<7} npu {:#012x} size {:#9x}  read {:#9x}  written {:#9x}  fnv1a {:#010x}",
+            b.index,
+            role.as_str(),
+            b.npu_address,
+            b.size,
+            read,
+            written,
+            fnv
+        );
+    }
+    if let Some(rec) = &r.record {
+        say!(
+            "executed: {} commands, {} operations, {} DMA copies ({} bytes), {} SHRAM transfers",
+            rec.commands,
+            rec.operations,
+            rec.dma_copies,
+            rec.dma_bytes,
+            rec.shram_transfers
+        );
+        if let Some(f) = &rec.bus_fault {
+            say!("bus fault: {f:?}");
+        }
+        if let Some(e) = &rec.parse_error {
+            say!("parse error: {e}");
+        }
+    }
+    match &r.outcome {
+        Ok(info) => say!(
+            "result: ok (polling, {} checks): STATUS {}, QREAD {:#x}",
+            info.polls,
+            info.status,
+            info.qread
+        ),
+        Err(e) => say!("result: FAILED (polling): {e}"),
+    }
+}
+
+#[entry]
+fn main() -> ! {
+    let ok = run();
+    debug::exit(if ok {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
+
+fn run() -> bool {
+    let Some(mut p) = cortex_m::Peripherals::take() else {
+        return false;
+    };
+    p.SYST.set_clock_source(SystClkSource::Core);
+    p.SYST.set_reload(0x00FF_FFFF);
+    p.SYST.clear_current();
+    p.SYST.enable_counter();
+    let (Some((arena, mut memory)), Some(mut regs)) = (hw::take_memory(), hw::take_npu()) else {
+        return false;
+    };
+    say!(
+        "npuschema firmware: MPS3 AN547, Cortex-M55; Ethos-U55 registers at {:#010x}, IRQ {}",
+        hw::NPU_BASE,
+        hw::NPU_IRQ
+    );
+    say!("");
+    let mut ok = measurements(arena);
+    say!("");
+    for blob in BLOBS.iter().filter(|b| b.model) {
+        let (board_ok, r) = board_npu(blob, arena, regs);
+        regs = r;
+        ok &= board_ok;
+        say!("--- run --sim {}", blob.name);
+        let ((result, back), stack) = hw::stack_peak(|| sim_run(blob.bytes, arena, memory));
+        memory = back;
+        match result {
+            Ok(report) => {
+                print_report(&report);
+                say!("--- end");
+                say!(
+                    "{}: whole run on the simulated NPU (validate, bind, init, run, simulator included): stack {}",
+                    blob.name,
+                    Stack(stack)
+                );
+                ok &= report.outcome.is_ok();
+            }
+            Err(e) => {
+                say!("cannot run: {e}");
+                say!("--- end");
+                ok = false;
+            }
+        }
+    }
+    say!("firmware: {}", if ok { "ok" } else { "FAILED" });
+    ok
+}
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    say!("panic: {info}");
+    debug::exit(debug::EXIT_FAILURE);
+    loop {
+        cortex_m::asm::wfi();
+    }
+}
