@@ -288,21 +288,23 @@ fn measurements(arena: &mut [u8]) -> bool {
     ok
 }
 
-/// Step 2: the driver on the board's NPU address must fail the probe with `not-u55`, and
-/// then refuse to run.
-fn board_npu(blob: &Blob, arena: &mut [u8], regs: Mmio) -> (bool, Mmio) {
+/// Step 2: the driver on the board's NPU address must fail the probe with `not-u55`
+/// (`init`, made once), and then refuse to run each blob.
+fn board_npu(
+    blob: &Blob,
+    arena: &mut [u8],
+    npu: &mut Driver<Mmio, NoCache>,
+    init: &Result<HwInfo, DriverError>,
+) -> bool {
     let mut job = match Job::load(blob.bytes, arena) {
         Ok(j) => j,
         Err(e) => {
             say!("{}: cannot load: {e}", blob.name);
-            return (false, regs);
+            return false;
         }
     };
-    let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
-    let init = npu.init();
     let run = npu.run(&mut job);
-    let (regs, NoCache) = npu.into_parts();
-    let ok = match (&init, &run) {
+    match (init, &run) {
         (Err(e), Err(r)) if e.code == "not-u55" && r.code == "not-initialised" => {
             say!(
                 "{}: Ethos-U55 at {:#010x}: init: {e}; run: refused ({})",
@@ -320,8 +322,7 @@ fn board_npu(blob: &Blob, arena: &mut [u8], regs: Mmio) -> (bool, Mmio) {
             );
             false
         }
-    };
-    (ok, regs)
+    }
 }
 
 /// What [`sim_run`] found, for printing.
@@ -370,7 +371,7 @@ fn sim_run(
     let mapped = sim.map_static(blob.as_ptr().addr() as u64, blob);
     sim.bind_job(&job);
     let opts = DriverOptions {
-        run_polls: 100_000,
+        run_timeout: 100_000,
         ..DriverOptions::default()
     };
     let mut npu = Driver::new(sim.handle(), sim.handle(), opts);
@@ -378,7 +379,7 @@ fn sim_run(
         Err(e) => Err(SimFail::Init(e)),
         Ok(_) if !mapped => Err(SimFail::NotMapped),
         Ok(hw) => {
-            let outcome = npu.start(&mut job).and_then(|r| r.wait());
+            let outcome = npu.run(&mut job);
             let mut regions = [None; MAX_REGIONS];
             for (slot, b) in regions.iter_mut().zip(job.regions()) {
                 let i = usize::from(b.index);
@@ -528,7 +529,7 @@ fn run() -> bool {
     p.SYST.set_reload(0x00FF_FFFF);
     p.SYST.clear_current();
     p.SYST.enable_counter();
-    let (Some((arena, mut memory)), Some(mut regs)) = (hw::take_memory(), hw::take_npu()) else {
+    let (Some((arena, mut memory)), Some(regs)) = (hw::take_memory(), hw::take_npu()) else {
         return false;
     };
     say!(
@@ -539,10 +540,10 @@ fn run() -> bool {
     say!("");
     let mut ok = measurements(arena);
     say!("");
+    let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
+    let init = npu.init();
     for blob in BLOBS.iter().filter(|b| b.model) {
-        let (board_ok, r) = board_npu(blob, arena, regs);
-        regs = r;
-        ok &= board_ok;
+        ok &= board_npu(blob, arena, &mut npu, &init);
         say!("--- run --sim {}", blob.name);
         let ((result, back), stack) = hw::stack_peak(|| sim_run(blob.bytes, arena, memory));
         memory = back;

@@ -6,7 +6,7 @@ use core::cell::RefCell;
 
 use npuschema_runtime::binder::Job;
 use npuschema_runtime::driver::regs::STATUS;
-use npuschema_runtime::driver::{Platform, Registers};
+use npuschema_runtime::driver::{CacheTarget, Platform, Registers};
 
 use crate::model::Core;
 use crate::{RunRecord, SimConfig, SimStats};
@@ -136,14 +136,14 @@ impl Registers for SimRef<'_> {
 }
 
 impl Platform for SimRef<'_> {
-    fn clean(&mut self, bytes: &[u8], npu: u64) {
+    fn clean(&mut self, bytes: &[u8], npu: u64, _target: CacheTarget) {
         if let Ok(mut core) = self.core.try_borrow_mut() {
             core.stats.cleans = core.stats.cleans.saturating_add(1);
             core.memory.store(npu, bytes);
         }
     }
 
-    fn invalidate(&mut self, bytes: &mut [u8], npu: u64) {
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64, _target: CacheTarget) {
         if let Ok(mut core) = self.core.try_borrow_mut() {
             core.stats.invalidates = core.stats.invalidates.saturating_add(1);
             if let Some(src) = core.memory.read(npu, bytes.len() as u64) {
@@ -152,10 +152,25 @@ impl Platform for SimRef<'_> {
         }
     }
 
+    fn now(&mut self) -> Option<u64> {
+        self.core.try_borrow().ok().map(|c| c.now())
+    }
+
     fn idle(&mut self) {
         if let Ok(mut core) = self.core.try_borrow_mut() {
             core.stats.idles = core.stats.idles.saturating_add(1);
         }
         self.tick();
+    }
+
+    /// A tick, unless `ready()` already holds: the interrupt is delivered inside the tick,
+    /// so no wake-up is lost.
+    fn sleep(&mut self, ready: &dyn Fn() -> bool) {
+        if let Ok(mut core) = self.core.try_borrow_mut() {
+            core.stats.sleeps = core.stats.sleeps.saturating_add(1);
+        }
+        if !ready() {
+            self.tick();
+        }
     }
 }
