@@ -976,7 +976,142 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
             c.variants.push(vc);
         }
     }
+    generated_names(&c, d);
     if d.is_empty() { Some(c) } else { None }
+}
+
+/// Every closed-enum field that the file hands out through a view must be checked by an
+/// `enum_known` step: a closed enum has no value for an undefined raw value, so an
+/// accessor over an unchecked field would have to invent one. (The alternative, an
+/// accessor returning `Option`, would make every checked field pay for the unchecked
+/// ones; the schema already says what an unknown value is: an error, or an open enum.)
+fn closed_enums_checked(c: &Checked, d: &mut Diags) {
+    /// Where a checked field lives: `None` for the header, `Some(("@", i))` for located
+    /// record `i`, `Some((table, 0))` for a table's records.
+    type Key = (Option<(String, usize)>, usize);
+    fn walk(c: &Checked, steps: &[Step], scope: Scope<'_>, out: &mut Vec<Key>) {
+        for s in steps {
+            match s {
+                Step::EnumKnown { field, .. } => match (single_field(c, &field.expr, scope), scope) {
+                    (Some((Owner::Header, i)), _) => out.push((None, i)),
+                    (Some((Owner::Located(r), i)), _) => out.push((Some(("@".into(), r)), i)),
+                    (Some((Owner::Record, i)), Scope::Record(t)) => {
+                        out.push((Some((t.name.text.clone(), 0)), i));
+                    }
+                    _ => {}
+                },
+                Step::ForEach { table, steps } => {
+                    if let Some(t) = c.table(&table.text) {
+                        walk(c, steps, Scope::Record(t), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let file = &c.schema.file;
+    let mut checked = Vec::new();
+    walk(c, &file.validate, Scope::Top, &mut checked);
+    let mut need = |key: Option<(String, usize)>, sname: &str, what: String, at: Pos, how: &dyn Fn(&str) -> String| {
+        let (Some(st), Some(l)) = (c.strukt(sname), c.layouts.get(sname)) else {
+            return;
+        };
+        for (i, (f, (_, kind))) in st.fields.iter().zip(&l.fields).enumerate() {
+            let FieldKind::Enum(e) = kind else { continue };
+            let Some(en) = c.schema.enums.get(*e) else { continue };
+            if en.open || checked.contains(&(key.clone(), i)) {
+                continue;
+            }
+            d.error(
+                at,
+                format!(
+                    "field `{}` of {what} has the closed enum `{}`, but no `enum_known` step checks it, so its view could not say what an undefined value is; add `{{ code: ..., enum_known: {} }}`{}, or make the enum `open: true`",
+                    f.name.text,
+                    en.name.text,
+                    how(&f.name.text),
+                    if key.as_ref().is_some_and(|k| k.0 != "@") { " to that table's for_each" } else { "" },
+                ),
+            );
+        }
+    };
+    need(None, &file.header.text, "the header".into(), file.header.pos, &|f| format!("header.{f}"));
+    for (r, rec) in file.ext.records.iter().enumerate() {
+        let n = rec.name.text.clone();
+        need(Some(("@".into(), r)), &rec.strukt.text, format!("record `{n}`"), rec.strukt.pos, &|f| format!("{n}.{f}"));
+    }
+    for t in file.tables.iter().chain(&c.collections) {
+        need(Some((t.name.text.clone(), 0)), &t.record.text, format!("the records of `{}`", t.name.text), t.record.pos, &|f| f.to_string());
+    }
+}
+
+/// The types a module defines at its top level, each with where the schema named it: two
+/// of one name would not compile (E0428), so they are refused here, both places named.
+/// Names are not made distinct silently: a variant's types would then change name when
+/// another variant is added.
+fn generated_names(c: &Checked, d: &mut Diags) {
+    let mut seen: Vec<(String, Pos, String)> = Vec::new();
+    let add = |seen: &mut Vec<(String, Pos, String)>, name: String, pos: Pos, what: String, d: &mut Diags| {
+        if let Some((_, p, w)) = seen.iter().find(|(n, _, _)| *n == name) {
+            d.error(
+                pos,
+                format!(
+                    "{what} generates the type `{name}`, which {w} (line {}) also generates; rename one",
+                    p.line
+                ),
+            );
+        } else {
+            seen.push((name, pos, what));
+        }
+    };
+    for (n, kind) in c
+        .schema
+        .enums
+        .iter()
+        .map(|e| (&e.name, "enum"))
+        .chain(c.schema.flags.iter().map(|f| (&f.name, "flags")))
+        .chain(c.schema.bitfields.iter().map(|f| (&f.name, "bitfields")))
+        .chain(c.schema.structs.iter().map(|s| (&s.name, "struct")))
+    {
+        // Duplicates among these are reported by `dup_check` already.
+        if !seen.iter().any(|(x, _, _)| *x == n.text) {
+            seen.push((n.text.clone(), n.pos, format!("{kind} `{}`", n.text)));
+        }
+    }
+    let top_name = &c.schema.file.name;
+    add(&mut seen, top_name.text.clone(), top_name.pos, format!("file `{}`", top_name.text), d);
+    let files: Vec<(&Checked, String)> = if c.variants.is_empty() {
+        vec![(c, String::new())]
+    } else {
+        c.variants
+            .iter()
+            .map(|v| (v, format!(" of variant `{}`", v.schema.file.name.text)))
+            .collect()
+    };
+    for (vc, of) in files {
+        let f = &vc.schema.file;
+        if !c.variants.is_empty() {
+            add(&mut seen, f.name.text.clone(), f.name.pos, format!("variant `{}`", f.name.text), d);
+        }
+        if !f.tables.is_empty() || !vc.collections.is_empty() {
+            add(&mut seen, format!("{}Visit", f.name.text), f.name.pos, format!("file `{}`", f.name.text), d);
+        }
+        for t in &f.tables {
+            add(&mut seen, crate::emit::camel(&t.name.text), t.name.pos, format!("table `{}`{of}", t.name.text), d);
+        }
+        for t in &vc.collections {
+            add(&mut seen, format!("{}Iter", crate::emit::camel(&t.name.text)), t.name.pos, format!("collection `{}`{of}", t.name.text), d);
+        }
+        if f.writer.is_some() {
+            add(&mut seen, format!("{}Writer", f.name.text), f.name.pos, format!("the writer of `{}`", f.name.text), d);
+            add(&mut seen, format!("{}Plan", f.name.text), f.name.pos, format!("the writer of `{}`", f.name.text), d);
+            for t in &f.tables {
+                add(&mut seen, format!("{}Spec", t.record.text), t.record.pos, format!("the writer's records of table `{}`{of}", t.name.text), d);
+                for r in f.ranges.iter().filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text)) {
+                    add(&mut seen, format!("{}{}", t.record.text, crate::emit::camel(&r.name.text)), r.name.pos, format!("the writer's data of range `{}`{of}", r.name.text), d);
+                }
+            }
+        }
+    }
 }
 
 /// Check one file layout (the top-level file, or a variant's).
@@ -1063,6 +1198,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
         ranges_fitted: Vec::new(),
     };
     check_steps(c, &file.validate, Scope::Top, &mut st, d);
+    closed_enums_checked(c, d);
     for r in &file.ext.records {
         if !st.records_bound.contains(&r.name.text) {
             d.error(r.name.pos, format!("record `{}` is never checked by a record_fits step, so its view cannot be built", r.name.text));

@@ -8,7 +8,7 @@ use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table};
 
-fn camel(s: &str) -> String {
+pub(crate) fn camel(s: &str) -> String {
     let mut out = String::new();
     let mut up = true;
     for c in s.chars() {
