@@ -992,7 +992,8 @@ fn closed_enums_checked(c: &Checked, d: &mut Diags) {
     fn walk(c: &Checked, steps: &[Step], scope: Scope<'_>, out: &mut Vec<Key>) {
         for s in steps {
             match s {
-                Step::EnumKnown { field, .. } => match (single_field(c, &field.expr, scope), scope) {
+                Step::EnumKnown { field, .. } => match (single_field(c, &field.expr, scope), scope)
+                {
                     (Some((Owner::Header, i)), _) => out.push((None, i)),
                     (Some((Owner::Located(r), i)), _) => out.push((Some(("@".into(), r)), i)),
                     (Some((Owner::Record, i)), Scope::Record(t)) => {
@@ -1012,13 +1013,19 @@ fn closed_enums_checked(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
     let mut checked = Vec::new();
     walk(c, &file.validate, Scope::Top, &mut checked);
-    let mut need = |key: Option<(String, usize)>, sname: &str, what: String, at: Pos, how: &dyn Fn(&str) -> String| {
+    let mut need = |key: Option<(String, usize)>,
+                    sname: &str,
+                    what: String,
+                    at: Pos,
+                    how: &dyn Fn(&str) -> String| {
         let (Some(st), Some(l)) = (c.strukt(sname), c.layouts.get(sname)) else {
             return;
         };
         for (i, (f, (_, kind))) in st.fields.iter().zip(&l.fields).enumerate() {
             let FieldKind::Enum(e) = kind else { continue };
-            let Some(en) = c.schema.enums.get(*e) else { continue };
+            let Some(en) = c.schema.enums.get(*e) else {
+                continue;
+            };
             if en.open || checked.contains(&(key.clone(), i)) {
                 continue;
             }
@@ -1034,13 +1041,31 @@ fn closed_enums_checked(c: &Checked, d: &mut Diags) {
             );
         }
     };
-    need(None, &file.header.text, "the header".into(), file.header.pos, &|f| format!("header.{f}"));
+    need(
+        None,
+        &file.header.text,
+        "the header".into(),
+        file.header.pos,
+        &|f| format!("header.{f}"),
+    );
     for (r, rec) in file.ext.records.iter().enumerate() {
         let n = rec.name.text.clone();
-        need(Some(("@".into(), r)), &rec.strukt.text, format!("record `{n}`"), rec.strukt.pos, &|f| format!("{n}.{f}"));
+        need(
+            Some(("@".into(), r)),
+            &rec.strukt.text,
+            format!("record `{n}`"),
+            rec.strukt.pos,
+            &|f| format!("{n}.{f}"),
+        );
     }
     for t in file.tables.iter().chain(&c.collections) {
-        need(Some((t.name.text.clone(), 0)), &t.record.text, format!("the records of `{}`", t.name.text), t.record.pos, &|f| f.to_string());
+        need(
+            Some((t.name.text.clone(), 0)),
+            &t.record.text,
+            format!("the records of `{}`", t.name.text),
+            t.record.pos,
+            &|f| f.to_string(),
+        );
     }
 }
 
@@ -1050,7 +1075,11 @@ fn closed_enums_checked(c: &Checked, d: &mut Diags) {
 /// another variant is added.
 fn generated_names(c: &Checked, d: &mut Diags) {
     let mut seen: Vec<(String, Pos, String)> = Vec::new();
-    let add = |seen: &mut Vec<(String, Pos, String)>, name: String, pos: Pos, what: String, d: &mut Diags| {
+    let add = |seen: &mut Vec<(String, Pos, String)>,
+               name: String,
+               pos: Pos,
+               what: String,
+               d: &mut Diags| {
         if let Some((_, p, w)) = seen.iter().find(|(n, _, _)| *n == name) {
             d.error(
                 pos,
@@ -1078,7 +1107,13 @@ fn generated_names(c: &Checked, d: &mut Diags) {
         }
     }
     let top_name = &c.schema.file.name;
-    add(&mut seen, top_name.text.clone(), top_name.pos, format!("file `{}`", top_name.text), d);
+    add(
+        &mut seen,
+        top_name.text.clone(),
+        top_name.pos,
+        format!("file `{}`", top_name.text),
+        d,
+    );
     let files: Vec<(&Checked, String)> = if c.variants.is_empty() {
         vec![(c, String::new())]
     } else {
@@ -1090,24 +1125,76 @@ fn generated_names(c: &Checked, d: &mut Diags) {
     for (vc, of) in files {
         let f = &vc.schema.file;
         if !c.variants.is_empty() {
-            add(&mut seen, f.name.text.clone(), f.name.pos, format!("variant `{}`", f.name.text), d);
+            add(
+                &mut seen,
+                f.name.text.clone(),
+                f.name.pos,
+                format!("variant `{}`", f.name.text),
+                d,
+            );
         }
         if !f.tables.is_empty() || !vc.collections.is_empty() {
-            add(&mut seen, format!("{}Visit", f.name.text), f.name.pos, format!("file `{}`", f.name.text), d);
+            add(
+                &mut seen,
+                format!("{}Visit", f.name.text),
+                f.name.pos,
+                format!("file `{}`", f.name.text),
+                d,
+            );
         }
         for t in &f.tables {
-            add(&mut seen, crate::emit::camel(&t.name.text), t.name.pos, format!("table `{}`{of}", t.name.text), d);
+            add(
+                &mut seen,
+                crate::emit::camel(&t.name.text),
+                t.name.pos,
+                format!("table `{}`{of}", t.name.text),
+                d,
+            );
         }
         for t in &vc.collections {
-            add(&mut seen, format!("{}Iter", crate::emit::camel(&t.name.text)), t.name.pos, format!("collection `{}`{of}", t.name.text), d);
+            add(
+                &mut seen,
+                format!("{}Iter", crate::emit::camel(&t.name.text)),
+                t.name.pos,
+                format!("collection `{}`{of}", t.name.text),
+                d,
+            );
         }
         if f.writer.is_some() {
-            add(&mut seen, format!("{}Writer", f.name.text), f.name.pos, format!("the writer of `{}`", f.name.text), d);
-            add(&mut seen, format!("{}Plan", f.name.text), f.name.pos, format!("the writer of `{}`", f.name.text), d);
+            add(
+                &mut seen,
+                format!("{}Writer", f.name.text),
+                f.name.pos,
+                format!("the writer of `{}`", f.name.text),
+                d,
+            );
+            add(
+                &mut seen,
+                format!("{}Plan", f.name.text),
+                f.name.pos,
+                format!("the writer of `{}`", f.name.text),
+                d,
+            );
             for t in &f.tables {
-                add(&mut seen, format!("{}Spec", t.record.text), t.record.pos, format!("the writer's records of table `{}`{of}", t.name.text), d);
-                for r in f.ranges.iter().filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text)) {
-                    add(&mut seen, format!("{}{}", t.record.text, crate::emit::camel(&r.name.text)), r.name.pos, format!("the writer's data of range `{}`{of}", r.name.text), d);
+                add(
+                    &mut seen,
+                    format!("{}Spec", t.record.text),
+                    t.record.pos,
+                    format!("the writer's records of table `{}`{of}", t.name.text),
+                    d,
+                );
+                for r in f
+                    .ranges
+                    .iter()
+                    .filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+                {
+                    add(
+                        &mut seen,
+                        format!("{}{}", t.record.text, crate::emit::camel(&r.name.text)),
+                        r.name.pos,
+                        format!("the writer's data of range `{}`{of}", r.name.text),
+                        d,
+                    );
                 }
             }
         }

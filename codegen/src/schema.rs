@@ -418,6 +418,131 @@ pub(crate) struct MapReader<'a> {
     what: String,
     pos: Pos,
     pub(crate) entries: Vec<(Pos, &'a str, &'a Node, bool)>,
+    /// Misspelt keys read as the key they are close to: (where, as written, read as).
+    guessed: Vec<(Pos, String, String)>,
+}
+
+/// Every key the language has. A key that is none of these but is close to a key being
+/// looked up (`recrod` for `record`) is read as that key and reported once, so that one
+/// typo gives one diagnostic, not a missing key and every reference to what it defined.
+const LANGUAGE_KEYS: &[&str] = &[
+    "absent",
+    "algorithm",
+    "align",
+    "assert",
+    "at",
+    "bit",
+    "bitfields",
+    "bits",
+    "check",
+    "checksum",
+    "checksums",
+    "code",
+    "collection",
+    "composed",
+    "constants",
+    "count",
+    "directories",
+    "directory",
+    "doc",
+    "duplicate",
+    "entries",
+    "entry_size",
+    "enum_known",
+    "enums",
+    "equals",
+    "expect",
+    "field",
+    "fields",
+    "file",
+    "first",
+    "flags",
+    "flags_known",
+    "for_each",
+    "from",
+    "gate",
+    "header",
+    "high",
+    "items",
+    "layouts",
+    "length",
+    "list",
+    "low",
+    "min_len",
+    "missing",
+    "name",
+    "offset",
+    "open",
+    "order",
+    "payload",
+    "payload_checksum",
+    "present",
+    "range_fits",
+    "ranges",
+    "record",
+    "record_checksums",
+    "record_fits",
+    "records",
+    "region",
+    "repr",
+    "schema",
+    "since",
+    "size",
+    "slots",
+    "slots_padding_zero",
+    "slots_paired",
+    "slots_valid",
+    "stored",
+    "stride",
+    "struct",
+    "structs",
+    "table",
+    "table_fits",
+    "tables",
+    "target",
+    "to",
+    "type",
+    "until",
+    "validate",
+    "value",
+    "values",
+    "variants",
+    "when",
+    "within",
+    "writer",
+    "zero",
+];
+
+/// Whether `typed` is a likely misspelling of `key`: at most one edit for short keys, two
+/// for longer ones (a swap of neighbours counts as one).
+fn near_miss(typed: &str, key: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (typed.chars().collect(), key.chars().collect());
+    if b.len() < 3 || a.len() < 2 {
+        return false;
+    }
+    let mut dist = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in dist.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    if let Some(first) = dist.first_mut() {
+        for (j, v) in first.iter_mut().enumerate() {
+            *v = j;
+        }
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (dist[i - 1][j] + 1)
+                .min(dist[i][j - 1] + 1)
+                .min(dist[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(dist[i - 2][j - 2] + 1);
+            }
+            dist[i][j] = v;
+        }
+    }
+    let limit = if b.len() <= 4 { 1 } else { 2 };
+    dist[a.len()][b.len()] <= limit
 }
 
 impl<'a> MapReader<'a> {
@@ -428,8 +553,9 @@ impl<'a> MapReader<'a> {
                 pos: node.pos,
                 entries: m
                     .iter()
-                    .map(|(p, k, v)| (*p, k.as_str(), v, false))
+                    .map(|(p, k, v)| (*p, null_key(*p, k, what, d), v, false))
                     .collect(),
+                guessed: Vec::new(),
             }),
             other => {
                 d.error(
@@ -442,9 +568,39 @@ impl<'a> MapReader<'a> {
     }
 
     pub(crate) fn opt(&mut self, key: &str) -> Option<&'a Node> {
-        let e = self.entries.iter_mut().find(|e| e.1 == key)?;
+        if let Some(e) = self.entries.iter_mut().find(|e| e.1 == key) {
+            e.3 = true;
+            return Some(e.2);
+        }
+        let e = self
+            .entries
+            .iter_mut()
+            .find(|e| !e.3 && !LANGUAGE_KEYS.contains(&e.1) && near_miss(e.1, key))?;
         e.3 = true;
+        self.guessed.push((e.0, e.1.to_string(), key.to_string()));
         Some(e.2)
+    }
+
+    /// The one of `kinds` this mapping has, or, when it has none, a misspelling of one
+    /// (then read as that kind and reported by `finish`).
+    pub(crate) fn kind_of(&mut self, kinds: &[&'static str]) -> Option<&'static str> {
+        if let Some(k) = kinds
+            .iter()
+            .find(|k| self.entries.iter().any(|e| e.1 == **k))
+        {
+            return Some(k);
+        }
+        for e in &mut self.entries {
+            if LANGUAGE_KEYS.contains(&e.1) {
+                continue;
+            }
+            if let Some(k) = kinds.iter().find(|k| near_miss(e.1, k)) {
+                self.guessed.push((e.0, e.1.to_string(), (*k).to_string()));
+                e.1 = *k;
+                return Some(*k);
+            }
+        }
+        None
     }
 
     pub(crate) fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
@@ -459,6 +615,15 @@ impl<'a> MapReader<'a> {
     }
 
     pub(crate) fn finish(self, known: &[&str], d: &mut Diags) {
+        for (pos, typed, key) in &self.guessed {
+            d.error(
+                *pos,
+                format!(
+                    "unknown key `{typed}` in {}: did you mean `{key}`? (read as `{key}` so that nothing else is reported for it)",
+                    self.what
+                ),
+            );
+        }
         let mut seen: Vec<&str> = Vec::new();
         for (pos, key, _, used) in &self.entries {
             if seen.contains(key) {
@@ -479,10 +644,31 @@ impl<'a> MapReader<'a> {
     }
 }
 
+/// A key YAML read as null: reported, then read as written (so nothing else is reported
+/// for it).
+fn null_key<'k>(pos: Pos, key: &'k str, what: &str, d: &mut Diags) -> &'k str {
+    let Some(raw) = key.strip_prefix(crate::yaml::NULL_KEY) else {
+        return key;
+    };
+    d.error(
+        pos,
+        format!("a key in {what}: `{raw}` is read by YAML as null (nothing), not a name; quote it: \"{raw}\""),
+    );
+    raw
+}
+
 pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
     match &node.kind {
         Kind::Str(s) => Some(s.clone()),
         Kind::Int(i) => Some(i.to_string()),
+        _ if node.trap().is_some() => {
+            // Reported, then read as written, so that nothing else is reported for it.
+            d.error(
+                node.pos,
+                format!("{what}: {}", node.trap().unwrap_or_default()),
+            );
+            Some(node.raw.clone())
+        }
         other => {
             d.error(
                 node.pos,
@@ -557,6 +743,13 @@ pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> 
     let text = match &node.kind {
         Kind::Int(i) => i.to_string(),
         Kind::Str(s) => s.clone(),
+        _ if node.trap().is_some() => {
+            d.error(
+                node.pos,
+                format!("{what}: {}", node.trap().unwrap_or_default()),
+            );
+            node.raw.clone()
+        }
         other => {
             d.error(
                 node.pos,
@@ -604,7 +797,7 @@ pub(crate) fn named_entries<'a>(
             .map(|(p, k, v)| {
                 (
                     Name {
-                        text: k.clone(),
+                        text: null_key(*p, k, what, d).to_string(),
                         pos: *p,
                     },
                     v,
@@ -1114,10 +1307,9 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let Some(mut sm) = MapReader::new(s, "a validation step", d) else {
             continue;
         };
-        let kind = STEP_KINDS
-            .iter()
-            .find(|k| sm.entries.iter().any(|e| e.1 == **k))
-            .copied();
+        let mut all_kinds = STEP_KINDS.to_vec();
+        all_kinds.extend(ext::STEP_KINDS);
+        let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
             if let Some(ek) = ext::STEP_KINDS
                 .iter()

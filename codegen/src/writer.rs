@@ -433,16 +433,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 #(#checksum_patch)*
                 Ok(out.len())
             }
-            /// Write the file into a new vector.
-            ///
-            /// # Errors
-            /// When a value does not fit its field.
-            #[cfg(feature = "alloc")]
-            pub fn to_vec(&self) -> Result<alloc::vec::Vec<u8>, __rt::WriteError> {
-                let mut v = alloc::vec![0u8; self.encoded_len()?];
-                self.write_into(&mut v)?;
-                Ok(v)
-            }
+            // `to_vec()` when `npuschema-core` has its `alloc` feature; nothing otherwise.
+            __rt::writer_alloc_methods!();
         }
         const _: fn() = || { let _ = #file_ty::validate; };
     }

@@ -98,3 +98,15 @@ fn closed_enum_without_enum_known() {
 fn generated_names_collide() {
     golden("variant_collision");
 }
+/// One mistake, one diagnostic: a misspelt key is read as the key it is close to and
+/// reported once (no missing key, no reference to what it defined).
+#[test]
+fn key_typo_gives_one_diagnostic() {
+    golden("key_typo");
+}
+/// `n`, `off`, `null` as names: YAML 1.1 reads them as a boolean or nothing; the message
+/// says so, with the word as written.
+#[test]
+fn yaml_1_1_traps() {
+    golden("yaml_traps");
+}

@@ -1031,16 +1031,7 @@ impl<'a> Npu1Writer<'a, Set> {
         __rt::put(out, 28u64, &sum.to_le_bytes())?;
         Ok(out.len())
     }
-    /// Write the file into a new vector.
-    ///
-    /// # Errors
-    /// When a value does not fit its field.
-    #[cfg(feature = "alloc")]
-    pub fn to_vec(&self) -> Result<alloc::vec::Vec<u8>, __rt::WriteError> {
-        let mut v = alloc::vec![0u8; self.encoded_len() ?];
-        self.write_into(&mut v)?;
-        Ok(v)
-    }
+    __rt::writer_alloc_methods!();
 }
 const _: fn() = || {
     let _ = Npu1::validate;
