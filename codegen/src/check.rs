@@ -915,11 +915,19 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         .for_each(|b| crate::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
     for st in &schema.structs {
+        // An enum field `x` also has the accessor `x_raw`.
+        let raws: Vec<Name> = st
+            .fields
+            .iter()
+            .filter(|f| matches!(&f.ty, TypeRef::Named(n) if schema.enums.iter().any(|e| &e.name.text == n)))
+            .map(|f| Name { text: format!("{}_raw", f.name.text), pos: f.name.pos })
+            .collect();
         dup_check(
             st.fields
                 .iter()
                 .map(|f| &f.name)
-                .chain(st.composed.iter().map(|c| &c.name)),
+                .chain(st.composed.iter().map(|c| &c.name))
+                .chain(raws.iter()),
             &format!("a field of struct `{}`", st.name.text),
             d,
         );

@@ -260,6 +260,19 @@ pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
     }
 }
 
+/// An expression without the parentheses that enclose all of it (`(a & b)` -> `a & b`).
+fn strip_parens(ts: TokenStream) -> TokenStream {
+    let mut it = ts.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            g.stream()
+        }
+        _ => ts,
+    }
+}
+
 /// How expressions reach the header and the current record.
 pub(crate) struct Env {
     pub(crate) header: TokenStream,
@@ -354,7 +367,12 @@ impl<'a> Em<'a> {
                         quote!(u64::try_from(#base.#name()).ok()?)
                     }
                     Some(FieldKind::Int(_)) => quote!(u64::from(#base.#name())),
-                    Some(FieldKind::Enum(_)) => quote!(u64::from(#base.#name().raw())),
+                    // The stored value (`<field>_raw()`): no `from_raw` + `raw` round trip.
+                    Some(FieldKind::Enum(_)) => {
+                        let raw =
+                            format_ident!("{}_raw", f.map_or("missing", |f| f.name.text.as_str()));
+                        quote!(u64::from(#base.#raw()))
+                    }
                     Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => {
                         quote!(u64::from(#base.#name().bits()))
                     }
@@ -427,6 +445,12 @@ impl<'a> Em<'a> {
                 return body;
             }
             return quote!((|| -> Option<u64> { #body })());
+        }
+        // Parentheses around the whole expression are redundant as an argument.
+        let inner = strip_parens(inner);
+        if !inner.to_string().contains('?') {
+            // Nothing can fail: a plain value, no closure.
+            return quote!(Some(#inner));
         }
         quote!((|| -> Option<u64> { Some(#inner) })())
     }
@@ -724,6 +748,19 @@ impl<'a> Em<'a> {
                     #[must_use]
                     pub fn #name(&self) -> #ret { #body }
                 });
+                if let FieldKind::Enum(i) = *kind {
+                    // The stored value, for conditions and comparisons: no enum round trip.
+                    let e = &self.schema().enums[i];
+                    let rname = format_ident!("{}_raw", f.name.text);
+                    let ty = int_ident(e.repr);
+                    let r = read(e.repr);
+                    accessors.push(quote! {
+                        /// The raw value of the field above, as stored.
+                        #[inline]
+                        #[must_use]
+                        pub fn #rname(&self) -> #ty { #r }
+                    });
+                }
                 if let FieldKind::Str(_) = kind {
                     let sname = format_ident!("{}_str", f.name.text);
                     accessors.push(quote! {
