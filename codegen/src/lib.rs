@@ -89,6 +89,21 @@ pub fn generate_tokens(c: &Checked) -> proc_macro2::TokenStream {
     strip_step_docs(emit::tokens(&c.0))
 }
 
+/// A schema's mistakes as compile errors at `span` (for the proc-macro): one
+/// `compile_error!` per mistake, reading `file:line:column: message` (the compiler adds the
+/// `error: ` itself, so it is not in the message, and there is no summary line).
+pub fn compile_errors(diags: &Diags, span: proc_macro2::Span) -> proc_macro2::TokenStream {
+    let mut out = proc_macro2::TokenStream::new();
+    for d in &diags.items {
+        let msg = format!("{}:{}:{}: {}", diags.file, d.pos.line, d.pos.col, d.message);
+        out.extend(syn::Error::new(span, msg).to_compile_error());
+    }
+    if out.is_empty() {
+        out = syn::Error::new(span, format!("{}: rejected", diags.file)).to_compile_error();
+    }
+    out
+}
+
 /// The generated code as formatted Rust source (prettyplease), headed with the schema's
 /// name and hash.
 pub fn generate(c: &Checked) -> String {

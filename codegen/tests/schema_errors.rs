@@ -110,3 +110,59 @@ fn key_typo_gives_one_diagnostic() {
 fn yaml_1_1_traps() {
     golden("yaml_traps");
 }
+
+/// `Builder::build`'s error prints one clean line per mistake, with `Display` and with
+/// `Debug` alike (so `build().unwrap()` shows real newlines, not `\n`).
+#[test]
+fn builder_error_prints_clean_lines() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_errors");
+    let out = std::env::temp_dir().join(format!("npuschema-builder-{}", std::process::id()));
+    std::fs::create_dir_all(&out).expect("out dir");
+    let err = npuschema_codegen::Builder::new()
+        .schema(dir.join("key_typo.yaml"))
+        .out_dir(&out)
+        .build()
+        .expect_err("the schema has mistakes");
+    let shown = err.to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 9, "8 mistakes and a summary:\n{shown}");
+    assert!(
+        lines[..8]
+            .iter()
+            .all(|l| l.contains("key_typo.yaml:") && l.contains(": error: "))
+    );
+    assert!(!shown.contains("\\n"));
+    let debug = format!("{err:?}");
+    assert!(debug.contains(&shown) && !debug.contains("\\n"), "{debug}");
+    // A good schema is written through a temp file, renamed into place.
+    let ok = npuschema_codegen::Builder::new()
+        .schema(Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/npu1.yaml"))
+        .out_dir(&out)
+        .build()
+        .expect("npu1 generates");
+    assert_eq!(ok, vec![out.join("npu1.rs")]);
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .expect("out")
+        .map(|e| e.expect("e").file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("npu1.rs")]);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The macro's errors: one `compile_error!` per mistake, no `error:` of its own (the
+/// compiler prints one), no summary line.
+#[test]
+fn macro_errors_one_per_mistake() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_errors");
+    let d = npuschema_codegen::load(&dir.join("key_typo.yaml"))
+        .err()
+        .expect("rejected");
+    let ts = npuschema_codegen::compile_errors(&d, proc_macro2::Span::call_site()).to_string();
+    assert_eq!(ts.matches("compile_error").count(), d.items.len());
+    assert_eq!(d.items.len(), 8);
+    assert!(!ts.contains("error:") && !ts.contains("errors in"), "{ts}");
+    assert!(
+        ts.contains("key_typo.yaml:24:16: unknown key `recrod`"),
+        "{ts}"
+    );
+}

@@ -36,21 +36,7 @@ pub fn include_schema(input: TokenStream) -> TokenStream {
             .into()
         }
         // One compile error per mistake, each printed once by the compiler as
-        // `error: file:line:column: message` (no `error:` of our own, no summary line).
-        Err(diags) => {
-            let mut errors = diags.items.iter().map(|d| {
-                syn::Error::new(
-                    lit.span(),
-                    format!("{}:{}:{}: {}", diags.file, d.pos.line, d.pos.col, d.message),
-                )
-            });
-            let Some(mut all) = errors.next() else {
-                return syn::Error::new(lit.span(), format!("{}: rejected", diags.file))
-                    .to_compile_error()
-                    .into();
-            };
-            all.extend(errors);
-            all.to_compile_error().into()
-        }
+        // `error: file:line:column: message`.
+        Err(diags) => npuschema_codegen::compile_errors(&diags, lit.span()).into(),
     }
 }
