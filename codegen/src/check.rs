@@ -552,6 +552,41 @@ pub(crate) fn check_expr(
             "a number"
         };
         d.error(e.pos, format!("{what} `{}` must be {want}", e.text));
+    } else if ok && let Some(msg) = mistyped(c, &e.expr, scope) {
+        d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
+    }
+}
+
+/// The first operand of the wrong kind inside `e`: `&&`, `||` and `!` take conditions,
+/// comparisons and arithmetic take numbers.
+fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
+    match e {
+        Expr::Bin(op, l, r) => {
+            let want_bool = op.is_logical();
+            for x in [l, r] {
+                if is_bool(c, x, scope) != want_bool {
+                    return Some(format!(
+                        "`{}` takes {} on both sides",
+                        op.symbol(),
+                        if want_bool {
+                            "conditions (comparisons or flag bits)"
+                        } else {
+                            "numbers"
+                        }
+                    ));
+                }
+            }
+            mistyped(c, l, scope).or_else(|| mistyped(c, r, scope))
+        }
+        Expr::Not(x) => {
+            if is_bool(c, x, scope) {
+                mistyped(c, x, scope)
+            } else {
+                Some("`!` takes a condition (a comparison or a flag bit)".to_string())
+            }
+        }
+        Expr::Call(_, args) => args.iter().find_map(|a| mistyped(c, a, scope)),
+        Expr::Num(_) | Expr::Ref(_) => None,
     }
 }
 
@@ -703,12 +738,6 @@ pub(crate) fn check_steps(
             }
             Step::Assert { expr, field, .. } => {
                 check_expr(c, expr, scope, true, "assert", d);
-                if !matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison()) {
-                    d.error(
-                        expr.pos,
-                        format!("assert `{}` must be one comparison", expr.text),
-                    );
-                }
                 if single_field(c, &field.expr, scope).is_none() && resolves(c, &field.expr, scope)
                 {
                     d.error(

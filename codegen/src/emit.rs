@@ -963,6 +963,24 @@ impl<'a> Em<'a> {
             }
             Step::Assert { code, expr, field } => {
                 let codes = &code.text;
+                let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
+                if !comparison {
+                    // A condition of several parts (`&&`, `||`, `!`, flag bits): the error
+                    // names the check and the field; there is no single pair of values.
+                    let b = self.blame(&field.expr, scope);
+                    let comment = format!("@step {codes}: `{}`.", expr.text);
+                    let cond = strip_parens(self.cond(&expr.expr, scope, env));
+                    let fail = fail(codes, &b, Det::None);
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            let holds: bool = #cond;
+                            if !holds {
+                                return #fail;
+                            }
+                        }
+                    };
+                }
                 let Expr::Bin(op, l, r) = &expr.expr else {
                     return quote!();
                 };

@@ -166,3 +166,8 @@ fn macro_errors_one_per_mistake() {
         "{ts}"
     );
 }
+/// Full boolean expressions in `assert`; operands of the wrong kind are refused.
+#[test]
+fn conditions() {
+    golden("conditions");
+}

@@ -1,0 +1,123 @@
+//! The schema language's constructs at run time, on `tests/schemas/objtab.yaml` (an
+//! ELF-like section table) expanded by the macro: conditions on enum fields read the stored
+//! value, a compound `assert` fails closed with its own code, and `Error` and `Brief` name
+//! the same check.
+
+use npuschema_core::{Brief, Detail};
+
+mod objtab {
+    npuschema_macro::include_schema!("schemas/objtab.yaml");
+}
+use objtab::{ObjTab, SectionKind};
+
+const SECTION: usize = 24;
+
+/// A file with `kinds.len()` sections at 16, their bytes after the table (a `nobits`
+/// section gets an offset past the end: it has no bytes in the file).
+fn blob(kinds: &[u32]) -> Vec<u8> {
+    let data_at = 16 + SECTION * kinds.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x4A42_4F7Fu32.to_le_bytes());
+    out.extend_from_slice(&40u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(kinds.len()).expect("small").to_le_bytes());
+    for (i, &kind) in kinds.iter().enumerate() {
+        let i = u32::try_from(i).expect("small");
+        let offset = if kind == 8 {
+            0xFFFF_FFF0
+        } else {
+            u32::try_from(data_at).expect("small") + 4 * i
+        };
+        for w in [i, kind, 0b010, offset, 4, 4] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    out.extend(std::iter::repeat_n(0xAB, 4 * kinds.len()));
+    out
+}
+
+fn set_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// The `Error` and the `Brief` for `b` name the same check; returns the `Error`.
+fn rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = ObjTab::validate(b).expect_err("rejected");
+    let brief = ObjTab::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = objtab::error_site(brief.id()).expect("a site");
+    assert_eq!((site.code, site.table), (e.code, e.field.table));
+    e
+}
+
+#[test]
+fn valid_file_and_raw_enum_values() {
+    let b = blob(&[1, 2, 8, 3]);
+    let v = ObjTab::validate(&b).expect("valid");
+    let kinds: Vec<SectionKind> = v.sections().map(|s| s.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            SectionKind::Progbits,
+            SectionKind::Symtab,
+            SectionKind::Nobits,
+            SectionKind::Strtab
+        ]
+    );
+    let raws: Vec<u32> = v.sections().map(|s| s.kind_raw()).collect();
+    assert_eq!(raws, [1, 2, 8, 3]);
+    // `when: kind != 8`: the nobits section has no bytes, whatever its offset says.
+    let present: Vec<bool> = v.sections().map(|s| s.data().is_some()).collect();
+    assert_eq!(present, [true, true, false, true]);
+    assert!(ObjTab::validate_as::<Brief>(&b).is_ok());
+}
+
+#[test]
+fn when_on_an_enum_field_gates_the_range_check() {
+    // The same out-of-file offset on a progbits section is an error.
+    let mut b = blob(&[1, 2, 8, 3]);
+    set_u32(&mut b, 16 + SECTION + 12, 0xFFFF_FFF0);
+    let e = rejected(&b);
+    assert_eq!((e.code, e.field.index), ("section-out-of-bounds", 1));
+}
+
+#[test]
+fn closed_enum_unknown_value_is_an_error() {
+    let mut b = blob(&[1, 2, 8, 3]);
+    set_u32(&mut b, 16 + 2 * SECTION + 4, 7);
+    let e = rejected(&b);
+    assert_eq!((e.code, e.field.index), ("bad-section-kind", 2));
+}
+
+#[test]
+fn compound_assert_fails_closed() {
+    // WRITE and EXEC together: `!(flags.WRITE && flags.EXEC)` does not hold.
+    let mut b = blob(&[1, 2, 8, 3]);
+    set_u32(&mut b, 16 + 3 * SECTION + 8, 0b101);
+    let e = rejected(&b);
+    assert_eq!(
+        (e.code, e.field.index, e.field.name),
+        ("writable-code", 3, "flags")
+    );
+    assert_eq!(e.detail, Detail::None);
+    // WRITE alone, or EXEC alone, is fine.
+    for flags in [0b001, 0b100] {
+        set_u32(&mut b, 16 + 3 * SECTION + 8, flags);
+        assert!(ObjTab::validate(&b).is_ok(), "flags {flags:#b}");
+    }
+}
+
+#[test]
+fn arithmetic_in_asserts_fails_closed() {
+    // align 0: `align - 1` would wrap; the check fails instead.
+    let mut b = blob(&[1]);
+    set_u32(&mut b, 16 + 20, 0);
+    assert_eq!(rejected(&b).code, "bad-align");
+    // align 3 is not a power of two.
+    set_u32(&mut b, 16 + 20, 3);
+    assert_eq!(rejected(&b).code, "bad-align");
+    // align 8 and an offset that is not a multiple of it.
+    set_u32(&mut b, 16 + 20, 8);
+    set_u32(&mut b, 16 + 12, 16 + 24 + 4);
+    assert_eq!(rejected(&b).code, "misaligned-section");
+}
