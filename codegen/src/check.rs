@@ -65,6 +65,8 @@ pub enum Resolved {
     Composed(Owner, usize),
     /// A bit range of a bit-field word: field index, range index.
     BitField(Owner, usize, usize),
+    /// An enum's value by name (`SectionKind.nobits`): enum index, value index.
+    EnumValue(usize, usize),
 }
 
 /// Where an expression is evaluated.
@@ -253,6 +255,27 @@ fn resolve(
             }
         }
         _ => {}
+    }
+    if let ([_, value], Some(ei)) = (
+        path,
+        schema
+            .enums
+            .iter()
+            .position(|e| path.first() == Some(&e.name.text)),
+    ) {
+        let e = &schema.enums[ei];
+        return match e.values.iter().position(|v| &v.name.text == value) {
+            Some(vi) => Ok(Resolved::EnumValue(ei, vi)),
+            None => Err(format!(
+                "enum `{}` has no value `{value}` (values: {})",
+                e.name.text,
+                e.values
+                    .iter()
+                    .map(|v| v.name.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
     }
     if let Some((first, rest)) = path.split_first() {
         if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {

@@ -339,6 +339,13 @@ impl<'a> Em<'a> {
     fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
+            // The value itself: comparing with it reads no enum.
+            Ok(Resolved::EnumValue(e, v)) => {
+                let l = Literal::u64_suffixed(
+                    self.schema().enums[e].values.get(v).map_or(0, |x| x.value),
+                );
+                quote!(#l)
+            }
             Ok(Resolved::Const(i)) => {
                 let k = &self.schema().constants[i];
                 let id = format_ident!("{}", k.name.text);

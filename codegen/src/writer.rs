@@ -54,7 +54,7 @@ fn const_only(c: &Checked, e: &Expr) -> bool {
     e.refs().iter().all(|p| {
         matches!(
             c.resolve(p, Scope::Top),
-            Ok(Resolved::Const(_) | Resolved::Len)
+            Ok(Resolved::Const(_) | Resolved::Len | Resolved::EnumValue(..))
         )
     })
 }
