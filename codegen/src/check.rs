@@ -865,6 +865,20 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::When { when, step } => {
+                check_expr(c, when, scope, true, "when", d);
+                if !matches!(
+                    **step,
+                    Step::MinLen { .. }
+                        | Step::Expect { .. }
+                        | Step::Assert { .. }
+                        | Step::Checksum { .. }
+                        | Step::FlagsKnown { .. }
+                ) {
+                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps: a step that makes something safe to read (table_fits, range_fits, enum_known, for_each) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                }
+                check_steps(c, std::slice::from_ref(&**step), scope, st, d);
+            }
         }
     }
 }
@@ -891,6 +905,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
                 .find(|r| r.name.text == range.text && r.table.is_none())
             {
                 v.extend([&r.offset, &r.length]);
+                v.extend(r.when.iter());
             }
             v
         }
@@ -903,6 +918,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
         Step::Ext(x) => crate::ext::step_exprs(c, x),
+        Step::When { when, .. } => vec![when],
     }
 }
 
@@ -1320,10 +1336,10 @@ fn check_file(c: &Checked, d: &mut Diags) {
                 check_expr(c, &r.offset, Scope::Top, false, "offset", d);
                 check_expr(c, &r.length, Scope::Top, false, "length", d);
                 if let Some(w) = &r.when {
-                    d.error(
-                        w.pos,
-                        "`when` applies only to a per-record range (one with `table`)",
-                    );
+                    check_expr(c, w, Scope::Top, true, "when", d);
+                    if file.writer.is_some() {
+                        d.error(w.pos, format!("range `{}`: the writer cannot write a file-level range with `when` (it would need to know when to leave it out); drop the `writer` or the `when`", r.name.text));
+                    }
                 }
             }
         }
@@ -1408,6 +1424,10 @@ fn collect_range_fits(steps: &[Step]) -> Vec<String> {
         match s {
             Step::RangeFits { range, .. } => out.push(range.text.clone()),
             Step::ForEach { steps, .. } => out.extend(collect_range_fits(steps)),
+            // Refused on its own; counted so that nothing else is reported for it.
+            Step::When { step, .. } => {
+                out.extend(collect_range_fits(std::slice::from_ref(&**step)))
+            }
             _ => {}
         }
     }

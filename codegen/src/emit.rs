@@ -950,7 +950,14 @@ impl<'a> Em<'a> {
                         }
                     };
                 }
-                let found = self.value(&field.expr, scope, env);
+                // A field that reads plainly is not wrapped in `Some` to be unwrapped.
+                let found = match self.plain(&field.expr, scope, env) {
+                    Some(p) => p,
+                    None => {
+                        let v = self.value(&field.expr, scope, env);
+                        quote!(#v.unwrap_or(u64::MAX))
+                    }
+                };
                 let expected = self.value(&equals.expr, scope, env);
                 let fail = fail(
                     codes,
@@ -960,7 +967,7 @@ impl<'a> Em<'a> {
                 quote! {
                     #[doc = #comment]
                     {
-                        let found = #found.unwrap_or(u64::MAX);
+                        let found = #found;
                         let expected = #expected;
                         if expected != Some(found) {
                             return #fail;
@@ -1206,9 +1213,20 @@ impl<'a> Em<'a> {
                     }
                 } else {
                     let var = format_ident!("{}", r.name.text);
-                    quote! {
-                        #[doc = #comment]
-                        let #var: &'a [u8] = { #check bytes };
+                    match &r.when {
+                        // A file-level range with a condition: checked, and there, only
+                        // when the condition holds.
+                        Some(w) => {
+                            let guard = strip_parens(self.cond(&w.expr, scope, env));
+                            quote! {
+                                #[doc = #comment]
+                                let #var: Option<&'a [u8]> = if #guard { Some({ #check bytes }) } else { None };
+                            }
+                        }
+                        None => quote! {
+                            #[doc = #comment]
+                            let #var: &'a [u8] = { #check bytes };
+                        },
                     }
                 }
             }
@@ -1369,6 +1387,17 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::When { when, step } => {
+                let cond = strip_parens(self.cond(&when.expr, scope, env));
+                let inner = self.step(step, scope, env);
+                let comment = format!("@step when `{}`:", when.text);
+                quote! {
+                    #[doc = #comment]
+                    if #cond {
+                        #inner
+                    }
+                }
+            }
         }
     }
 
@@ -1470,6 +1499,23 @@ impl<'a> Em<'a> {
         for r in file.ranges.iter().filter(|r| r.table.is_none()) {
             let var = format_ident!("{}", r.name.text);
             let rdoc = doc_attr(&r.doc);
+            if let Some(w) = &r.when {
+                let note = format!(
+                    " Borrowed from the validated buffer, never copied; `None` when `{}` does not hold.",
+                    w.text
+                );
+                fields.push(quote!(#var: Option<&'a [u8]>,));
+                inits.push(quote!(#var,));
+                accessors.push(quote! {
+                    #rdoc
+                    ///
+                    #[doc = #note]
+                    #[must_use]
+                    #[inline]
+                    pub fn #var(&self) -> Option<&'a [u8]> { self.#var }
+                });
+                continue;
+            }
             fields.push(quote!(#var: &'a [u8],));
             inits.push(quote!(#var,));
             accessors.push(quote! {

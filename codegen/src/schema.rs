@@ -353,6 +353,13 @@ pub enum Step {
     },
     /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
     Ext(ext::ExtStep),
+    /// A checking step that runs only when a condition holds (`when:` on the step).
+    When {
+        /// The condition, in the step's scope.
+        when: ExprAt,
+        /// The step.
+        step: Box<Step>,
+    },
 }
 
 /// How the writer lays the file out.
@@ -1307,6 +1314,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let Some(mut sm) = MapReader::new(s, "a validation step", d) else {
             continue;
         };
+        let when = sm.opt("when").and_then(|n| expr_at(n, "when", d));
         let mut all_kinds = STEP_KINDS.to_vec();
         all_kinds.extend(ext::STEP_KINDS);
         let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
@@ -1316,6 +1324,9 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
                 .copied()
             {
+                if let Some(w) = &when {
+                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {ek}"));
+                }
                 if let Some(step) = ext::step(ek, sm, d) {
                     out.push(Step::Ext(step));
                 }
@@ -1422,7 +1433,13 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         };
         sm.finish(known, d);
         if let Some(step) = step {
-            out.push(step);
+            out.push(match when {
+                Some(when) => Step::When {
+                    when,
+                    step: Box::new(step),
+                },
+                None => step,
+            });
         }
     }
     out

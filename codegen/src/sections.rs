@@ -625,6 +625,10 @@ fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
             }
         }
         Step::ForEach { steps, .. } => steps.iter().for_each(|x| step_counts(c, x, out)),
+        Step::When { when, step } => {
+            es.push(when);
+            step_counts(c, step, out);
+        }
         Step::Ext(ExtStep::Items { first, check, .. }) => {
             es.extend(first.iter());
             es.push(check);

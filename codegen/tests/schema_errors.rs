@@ -171,3 +171,9 @@ fn macro_errors_one_per_mistake() {
 fn conditions() {
     golden("conditions");
 }
+/// `when` on a step that binds something, a non-condition `when`, a writer over a
+/// conditional file-level range: refused.
+#[test]
+fn when_misplaced() {
+    golden("when_misplaced");
+}

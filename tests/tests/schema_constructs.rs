@@ -121,3 +121,58 @@ fn arithmetic_in_asserts_fails_closed() {
     set_u32(&mut b, 16 + 12, 16 + 24 + 4);
     assert_eq!(rejected(&b).code, "misaligned-section");
 }
+
+mod conditional {
+    npuschema_macro::include_schema!("schemas/conditional.yaml");
+}
+
+/// A `conditional.yaml` file: header, then `body` bytes.
+fn cond_blob(version: u32, flags: u32, notes: (u32, u32), count: u32, body: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for w in [0x444E_4F43, version, flags, notes.0, notes.1, count] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend(std::iter::repeat_n(0x11, body));
+    out
+}
+
+#[test]
+fn when_on_steps() {
+    use conditional::Conditional as C;
+    // Version 1: the count is not checked.
+    assert!(C::validate(&cond_blob(1, 0, (0, 0), 0, 4)).is_ok());
+    // Version 2: it is.
+    let b = cond_blob(2, 0, (0, 0), 0, 4);
+    let e = C::validate(&b).expect_err("count 0");
+    assert_eq!(e.code, "v2-needs-count");
+    let brief = C::validate_as::<Brief>(&b).expect_err("count 0");
+    assert_eq!(
+        conditional::error_site(brief.id()).map(|s| s.code),
+        Some("v2-needs-count")
+    );
+    // STRICT and version 2: the count must be the body's length; STRICT alone does nothing.
+    assert!(C::validate(&cond_blob(2, 0b10, (0, 0), 4, 4)).is_ok());
+    assert_eq!(
+        C::validate(&cond_blob(2, 0b10, (0, 0), 3, 4))
+            .map(|_| ())
+            .map_err(|e| e.code),
+        Err("strict-length")
+    );
+    assert!(C::validate(&cond_blob(1, 0b10, (0, 0), 3, 4)).is_ok());
+}
+
+#[test]
+fn when_on_a_file_level_range() {
+    use conditional::Conditional as C;
+    // No HAS_NOTES: no notes, whatever the offset fields say.
+    let b = cond_blob(1, 0, (0xFFFF_0000, 9), 0, 4);
+    assert_eq!(C::validate(&b).expect("valid").notes(), None);
+    // HAS_NOTES: the range is checked and handed out.
+    let b = cond_blob(1, 1, (24, 3), 0, 4);
+    assert_eq!(
+        C::validate(&b).expect("valid").notes(),
+        Some(&[0x11u8; 3][..])
+    );
+    let e = C::validate(&cond_blob(1, 1, (24, 5), 0, 4)).expect_err("past the end");
+    assert_eq!(e.code, "notes-out-of-bounds");
+}
