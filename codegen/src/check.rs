@@ -67,6 +67,19 @@ pub enum Resolved {
     BitField(Owner, usize, usize),
     /// An enum's value by name (`SectionKind.nobits`): enum index, value index.
     EnumValue(usize, usize),
+    /// A named value (`let`), by index among the file's top-level `let` steps.
+    Let(usize),
+}
+
+/// The file's named values: its top-level `let` steps, in order.
+pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
+    file.validate
+        .iter()
+        .filter_map(|s| match s {
+            Step::Let { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where an expression is evaluated.
@@ -252,6 +265,14 @@ fn resolve(
         [one] => {
             if let Some(i) = schema.constants.iter().position(|c| &c.name.text == one) {
                 return Ok(Resolved::Const(i));
+            }
+            if let Some(i) = lets(&schema.file).iter().position(|n| &n.text == one) {
+                if matches!(scope, Scope::RecordOnly(_)) {
+                    return Err(format!(
+                        "named value `{one}` exists only while validating, not in a record's view"
+                    ));
+                }
+                return Ok(Resolved::Let(i));
             }
         }
         _ => {}
@@ -626,6 +647,8 @@ pub fn single_field(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, u
 
 /// What earlier steps made safe to use.
 pub(crate) struct StepState {
+    /// Named values defined so far.
+    pub lets_bound: Vec<String>,
     /// Tables (and collections) whose records can be read.
     pub tables_fitted: Vec<String>,
     /// Located records bound.
@@ -697,6 +720,20 @@ pub(crate) fn unbound_records(
     }
     for p in e.expr.refs() {
         match c.resolve(p, scope) {
+            Ok(Resolved::Let(i)) => {
+                let names = lets(&c.schema.file);
+                if let Some(n) = names.get(i)
+                    && !st.lets_bound.contains(&n.text)
+                {
+                    d.error(
+                        e.pos,
+                        format!(
+                            "`{}` uses the named value `{}` before the `let` step that computes it",
+                            e.text, n.text
+                        ),
+                    );
+                }
+            }
             Ok(Resolved::FlagBit(Owner::Element(..), _, _)) => {
                 d.error(e.pos, format!("`{}`: a table element's flag bits cannot be tested (compare its value instead)", e.text));
             }
@@ -865,6 +902,24 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::Let { name, value } => {
+                check_expr(c, value, scope, false, "value", d);
+                if !matches!(scope, Scope::Top) {
+                    d.error(name.pos, format!("let `{}`: a named value is defined at the top level of `validate` (not inside a for_each)", name.text));
+                }
+                if c.schema.constants.iter().any(|k| k.name.text == name.text)
+                    || ["len", "header"].contains(&name.text.as_str())
+                {
+                    d.error(
+                        name.pos,
+                        format!(
+                            "let `{}`: the name is taken (a constant, `len` or `header`)",
+                            name.text
+                        ),
+                    );
+                }
+                st.lets_bound.push(name.text.clone());
+            }
             Step::When { when, step } => {
                 check_expr(c, when, scope, true, "when", d);
                 if !matches!(
@@ -919,6 +974,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::ForEach { .. } => Vec::new(),
         Step::Ext(x) => crate::ext::step_exprs(c, x),
         Step::When { when, .. } => vec![when],
+        Step::Let { value, .. } => vec![value],
     }
 }
 
@@ -1355,7 +1411,37 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    dup_check(lets(file), "a named value (let)", d);
+    let mut defs: Vec<(&ExprAt, String)> = Vec::new();
+    for t in &file.tables {
+        for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
+            defs.push((e, format!("table `{}`'s `{w}`", t.name.text)));
+        }
+    }
+    for r in &file.ranges {
+        for e in [&r.offset, &r.length].into_iter().chain(r.when.iter()) {
+            defs.push((e, format!("range `{}`", r.name.text)));
+        }
+    }
+    for k in &file.checksums {
+        for e in [&k.from, &k.to, &k.stored] {
+            defs.push((e, format!("checksum `{}`", k.name.text)));
+        }
+    }
+    for r in &file.ext.records {
+        defs.push((&r.at, format!("record `{}`", r.name.text)));
+    }
+    for (e, what) in defs {
+        if e.expr
+            .refs()
+            .iter()
+            .any(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Let(_))))
+        {
+            d.error(e.pos, format!("{what} `{}` uses a named value: named values are for validation steps (the views and the writer compute without them); write the expression out", e.text));
+        }
+    }
     let mut st = StepState {
+        lets_bound: Vec::new(),
         tables_fitted: Vec::new(),
         records_bound: Vec::new(),
         ranges_fitted: Vec::new(),

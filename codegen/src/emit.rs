@@ -339,6 +339,15 @@ impl<'a> Em<'a> {
     fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
+            // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
+            Ok(Resolved::Let(i)) => {
+                let lets = crate::check::lets(&self.schema().file);
+                let id = format_ident!(
+                    "__let_{}",
+                    lets.get(i).map_or("missing", |n| n.text.as_str())
+                );
+                quote!(#id?)
+            }
             // The value itself: comparing with it reads no enum.
             Ok(Resolved::EnumValue(e, v)) => {
                 let l = Literal::u64_suffixed(
@@ -1387,6 +1396,18 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::Let { name, value } => {
+                let id = format_ident!("__let_{}", name.text);
+                let v = self.value(&value.expr, scope, env);
+                let comment = format!(
+                    "@step let `{}` = `{}` (`None` if it overflows).",
+                    name.text, value.text
+                );
+                quote! {
+                    #[doc = #comment]
+                    let #id: Option<u64> = #v;
+                }
+            }
             Step::When { when, step } => {
                 let cond = strip_parens(self.cond(&when.expr, scope, env));
                 let inner = self.step(step, scope, env);

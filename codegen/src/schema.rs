@@ -353,6 +353,13 @@ pub enum Step {
     },
     /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
     Ext(ext::ExtStep),
+    /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
+    Let {
+        /// The name.
+        name: Name,
+        /// The value.
+        value: ExprAt,
+    },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
         /// The condition, in the step's scope.
@@ -473,6 +480,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "items",
     "layouts",
     "length",
+    "let",
     "list",
     "low",
     "min_len",
@@ -1297,6 +1305,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
 }
 
 const STEP_KINDS: &[&str] = &[
+    "let",
     "min_len",
     "expect",
     "assert",
@@ -1340,12 +1349,18 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             );
             continue;
         };
-        let code = if kind == "for_each" {
+        let code = if kind == "for_each" || kind == "let" {
             None
         } else {
             sm.req("code", d).and_then(|n| name(n, "code", d))
         };
         let step = match kind {
+            "let" => {
+                let name = sm.opt("let").and_then(|n| name(n, "let", d));
+                let value = sm.req("value", d).and_then(|n| expr_at(n, "value", d));
+                name.zip(value)
+                    .map(|(name, value)| Step::Let { name, value })
+            }
             "min_len" => {
                 let min = sm.opt("min_len").and_then(|n| expr_at(n, "min_len", d));
                 let field = sm.opt("field").and_then(|n| name(n, "field", d));
@@ -1421,6 +1436,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             }
         };
         let known: &[&str] = match kind {
+            "let" => &["let", "value"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
             "assert" => &["assert", "field", "code"],

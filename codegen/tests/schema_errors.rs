@@ -177,3 +177,8 @@ fn conditions() {
 fn when_misplaced() {
     golden("when_misplaced");
 }
+/// `let`: used before it, defined twice, a taken name, inside a for_each, in a definition.
+#[test]
+fn let_misused() {
+    golden("let_misused");
+}

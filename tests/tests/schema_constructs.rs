@@ -176,3 +176,20 @@ fn when_on_a_file_level_range() {
     let e = C::validate(&cond_blob(1, 1, (24, 5), 0, 4)).expect_err("past the end");
     assert_eq!(e.code, "notes-out-of-bounds");
 }
+
+#[test]
+fn named_values() {
+    use conditional::Conditional as C;
+    // `let body_bytes = len - HEADER_BYTES`, used by two steps.
+    assert!(C::validate(&cond_blob(1, 0, (0, 0), 4, 4)).is_ok());
+    let e = C::validate(&cond_blob(1, 0, (0, 0), 5, 4)).expect_err("count past the body");
+    assert_eq!(e.code, "count-too-large");
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(5),
+            rhs: Some(4),
+            names: &["count", ">", "body_bytes"]
+        }
+    );
+}
