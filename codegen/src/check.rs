@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::diag::Diags;
-use crate::expr::{Expr, ExprAt};
+use crate::expr::{BinOp, Expr, ExprAt};
 use crate::schema::{
     Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef,
 };
@@ -26,6 +26,8 @@ pub enum FieldKind {
     Array(IntTy, u64),
     /// A bit-field word (index into `Schema::bitfields`).
     Bits(usize),
+    /// `f32` (`false`) or `f64` (`true`); its value in expressions is its bits.
+    Float(bool),
 }
 
 /// A struct's computed layout.
@@ -144,6 +146,7 @@ fn field_kind(schema: &Schema, f: &FieldDef) -> Option<FieldKind> {
         TypeRef::Bytes(n) => FieldKind::Bytes(*n),
         TypeRef::Str(n) => FieldKind::Str(*n),
         TypeRef::Array(t, n) => FieldKind::Array(*t, *n),
+        TypeRef::Float(w) => FieldKind::Float(*w),
         TypeRef::Named(n) => {
             if let Some(i) = schema.enums.iter().position(|e| &e.name.text == n) {
                 FieldKind::Enum(i)
@@ -164,6 +167,7 @@ impl FieldKind {
         match self {
             FieldKind::Int(t) => t.bytes(),
             FieldKind::Bytes(n) | FieldKind::Str(n) => n,
+            FieldKind::Float(w) => 4 << u64::from(w),
             FieldKind::Enum(i) => schema.enums.get(i).map_or(0, |e| e.repr.bytes()),
             FieldKind::Flags(i) => schema.flags.get(i).map_or(0, |f| f.repr.bytes()),
             FieldKind::Array(t, n) => t.bytes().saturating_mul(n),
@@ -184,7 +188,10 @@ impl FieldKind {
             FieldKind::Enum(i) => schema.enums.get(i).map(|e| e.repr),
             FieldKind::Flags(i) => schema.flags.get(i).map(|f| f.repr),
             FieldKind::Bits(i) => schema.bitfields.get(i).map(|f| f.repr),
-            FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..) => None,
+            FieldKind::Bytes(_)
+            | FieldKind::Str(_)
+            | FieldKind::Array(..)
+            | FieldKind::Float(_) => None,
         }
     }
 }
@@ -606,6 +613,20 @@ pub(crate) fn check_expr(
 fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
     match e {
         Expr::Bin(op, l, r) => {
+            if !matches!(op, BinOp::Eq | BinOp::Ne) {
+                for x in [l, r] {
+                    if let Expr::Ref(p) = &**x
+                        && let Ok(Resolved::Field(o, i)) = c.resolve(p, scope)
+                        && let Some(FieldKind::Float(_)) = field_kind_of(c, o, i, scope)
+                    {
+                        return Some(format!(
+                            "`{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
+                            p.join("."),
+                            op.symbol()
+                        ));
+                    }
+                }
+            }
             let want_bool = op.is_logical();
             for x in [l, r] {
                 if is_bool(c, x, scope) != want_bool {

@@ -273,6 +273,15 @@ fn strip_parens(ts: TokenStream) -> TokenStream {
     }
 }
 
+/// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
+pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
+    if t == IntTy::U64 {
+        x
+    } else {
+        quote!(u64::from(#x))
+    }
+}
+
 /// How expressions reach the header and the current record.
 pub(crate) struct Env {
     pub(crate) header: TokenStream,
@@ -361,7 +370,7 @@ impl<'a> Em<'a> {
                 if k.ty.signed() {
                     quote!(u64::try_from(#id).ok()?)
                 } else {
-                    quote!(u64::from(#id))
+                    widen(k.ty, quote!(#id))
                 }
             }
             Ok(r @ Resolved::Field(owner, _))
@@ -382,16 +391,22 @@ impl<'a> Em<'a> {
                     Some(FieldKind::Int(t)) if t.signed() => {
                         quote!(u64::try_from(#base.#name()).ok()?)
                     }
-                    Some(FieldKind::Int(_)) => quote!(u64::from(#base.#name())),
+                    Some(FieldKind::Int(t)) => widen(t, quote!(#base.#name())),
+                    // A float is compared bitwise: its bits.
+                    Some(FieldKind::Float(w)) => widen(
+                        if w { IntTy::U64 } else { IntTy::U32 },
+                        quote!(#base.#name().to_bits()),
+                    ),
                     // The stored value (`<field>_raw()`): no `from_raw` + `raw` round trip.
-                    Some(FieldKind::Enum(_)) => {
+                    Some(FieldKind::Enum(e)) => {
                         let raw =
                             format_ident!("{}_raw", f.map_or("missing", |f| f.name.text.as_str()));
-                        quote!(u64::from(#base.#raw()))
+                        widen(self.schema().enums[e].repr, quote!(#base.#raw()))
                     }
-                    Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => {
-                        quote!(u64::from(#base.#name().bits()))
-                    }
+                    Some(k @ (FieldKind::Flags(_) | FieldKind::Bits(_))) => widen(
+                        k.int_ty(self.schema()).unwrap_or(IntTy::U32),
+                        quote!(#base.#name().bits()),
+                    ),
                     _ => quote!(0u64),
                 }
             }
@@ -718,6 +733,11 @@ impl<'a> Em<'a> {
                     FieldKind::Int(t) => {
                         let ty = int_ident(t);
                         (quote!(#ty), read(t))
+                    }
+                    FieldKind::Float(w) => {
+                        let (fty, bits) = if w { (format_ident!("f64"), IntTy::U64) } else { (format_ident!("f32"), IntTy::U32) };
+                        let r = read(bits);
+                        (quote!(#fty), quote!(#fty::from_bits(#r)))
                     }
                     FieldKind::Enum(i) => {
                         let e = &self.schema().enums[i];

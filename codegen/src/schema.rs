@@ -161,6 +161,8 @@ pub enum TypeRef {
     Named(String),
     /// `u32[6]`: a fixed number of integers, stored back to back.
     Array(IntTy, u64),
+    /// `f32` (`false`) or `f64` (`true`): IEEE 754, compared bitwise.
+    Float(bool),
 }
 
 /// A struct field.
@@ -849,6 +851,11 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
     let s = string(node, "type", d)?;
     if let Some(t) = IntTy::parse(&s) {
         return Some(TypeRef::Int(t));
+    }
+    match s.as_str() {
+        "f32" => return Some(TypeRef::Float(false)),
+        "f64" => return Some(TypeRef::Float(true)),
+        _ => {}
     }
     for (prefix, make) in [
         ("bytes[", TypeRef::Bytes as fn(u64) -> TypeRef),

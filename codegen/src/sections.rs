@@ -283,6 +283,10 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 (quote!([#ety; #nl]), quote!([#(#items),*]))
             }
             FieldKind::Bytes(_) => (quote!(&'a [u8; #wl]), quote!(b)),
+            FieldKind::Float(w) => {
+                let ty = ident(if w { "f64" } else { "f32" });
+                (quote!(#ty), quote!(#ty::from_le_bytes(*b)))
+            }
             FieldKind::Str(_) => (
                 quote!(&'a [u8]),
                 quote!({
@@ -455,6 +459,7 @@ pub fn leaf(em: &Em<'_>, r: Resolved, scope: Scope<'_>, env: &Env) -> TokenStrea
             match kind {
                 Some(FieldKind::Int(t)) if t.signed() => quote!(u64::try_from(#get).ok()?),
                 Some(FieldKind::Int(_)) => quote!(u64::from(#get)),
+                Some(FieldKind::Float(_)) => quote!(u64::from(#get.to_bits())),
                 Some(FieldKind::Enum(_)) => quote!(u64::from(#get.raw())),
                 Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => quote!(u64::from(#get.bits())),
                 _ => quote!(0u64),

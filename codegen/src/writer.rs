@@ -136,14 +136,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut spec_items = Vec::new();
     for t in &file.tables {
         let name = format_ident!("{}", t.name.text);
-        let spec = format_ident!("{}Spec", t.record.text);
+        let spec = spec_ty(c, t);
         let doc = format!(" Set the records of `{}`.", t.name.text);
-        in_fields.push(quote!(#name: &'a [#spec<'a>],));
+        in_fields.push(quote!(#name: &'a [#spec],));
         in_defaults.push(quote!(#name: &[],));
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
-            pub fn #name(mut self, value: &'a [#spec<'a>]) -> Self { self.#name = value; self }
+            pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
         });
         spec_items.push(spec_struct(c, t));
     }
@@ -253,6 +253,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let name = format_ident!("{}", f.name.text);
         let ity = match kind {
             FieldKind::Int(t) => t,
+            // A value the rules derive is written as the float's bits.
+            FieldKind::Float(w) => {
+                if w {
+                    IntTy::U64
+                } else {
+                    IntTy::U32
+                }
+            }
             FieldKind::Enum(e) => c.schema.enums[e].repr,
             FieldKind::Flags(fl) => c.schema.flags[fl].repr,
             FieldKind::Bits(b) => c.schema.bitfields.get(b).map_or(IntTy::U32, |x| x.repr),
@@ -442,6 +450,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
 
 fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
     match kind {
+        FieldKind::Float(w) => {
+            let ty = format_ident!("{}", if w { "f64" } else { "f32" });
+            (quote!(#ty), quote!(0.0))
+        }
         FieldKind::Int(t) => {
             let ty = format_ident!("{}", t.rust());
             (quote!(#ty), quote!(0))
@@ -499,6 +511,23 @@ fn top_value(c: &Checked, e: &Expr) -> TokenStream {
     crate::emit::value_tokens(c, e, Scope::Top)
 }
 
+/// The spec type of a table's records: `<Record>Spec<'a>` when a per-record range lends it
+/// bytes, `<Record>Spec` when it owns all its fields.
+fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
+    let spec = format_ident!("{}Spec", t.record.text);
+    let borrows = c
+        .schema
+        .file
+        .ranges
+        .iter()
+        .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text));
+    if borrows {
+        quote!(#spec<'a>)
+    } else {
+        quote!(#spec)
+    }
+}
+
 /// The spec struct (and per-range data enum) for a table's records.
 fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     let file = &c.schema.file;
@@ -507,7 +536,6 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     };
     let l = &c.layouts[&t.record.text];
     let rules = record_rules(c, t);
-    let spec = format_ident!("{}Spec", t.record.text);
     let mut fields = Vec::new();
     let mut enums = Vec::new();
     for (i, f) in st.fields.iter().enumerate() {
@@ -515,6 +543,11 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = field_type(c, l.fields[i].1);
             let doc = format!(" {}", f.doc.lines().next().unwrap_or(""));
+            let doc = if doc.trim().is_empty() {
+                format!(" `{}`.", f.name.text)
+            } else {
+                doc
+            };
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
         }
     }
@@ -558,11 +591,17 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         " One record of `{}` for the writer: the fields it cannot derive.",
         t.name.text
     );
+    // A float input has no `Eq`.
+    let floats = st.fields.iter().enumerate().any(|(i, _)| {
+        matches!(rules[i], RecordRule::Input) && matches!(l.fields[i].1, FieldKind::Float(_))
+    });
+    let eq = if floats { quote!() } else { quote!(, Eq) };
+    let spec_t = spec_ty(c, t);
     quote! {
         #(#enums)*
         #[doc = #doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct #spec<'a> { #(#fields)* }
+        #[derive(Clone, Copy, Debug, PartialEq #eq)]
+        pub struct #spec_t { #(#fields)* }
     }
 }
 
@@ -705,7 +744,9 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                     }
                 }
             }
-            FieldKind::Int(_) => quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());),
+            FieldKind::Int(_) | FieldKind::Float(_) => {
+                quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());)
+            }
             FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 quote!(__rt::set(&mut rec, #o, *spec.#name);)
             }

@@ -182,3 +182,8 @@ fn when_misplaced() {
 fn let_misused() {
     golden("let_misused");
 }
+/// A float in an ordering comparison or arithmetic: refused (bitwise values).
+#[test]
+fn float_compare() {
+    golden("float_compare");
+}

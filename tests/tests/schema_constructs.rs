@@ -193,3 +193,49 @@ fn named_values() {
         }
     );
 }
+
+mod floats {
+    npuschema_macro::include_schema!("schemas/floats.yaml");
+}
+
+#[test]
+fn floats_read_written_and_compared_bitwise() {
+    use floats::{Floats, FloatsWriter, SampleSpec};
+    let samples = [
+        SampleSpec {
+            value: 1.5,
+            weight: -0.25,
+        },
+        SampleSpec {
+            value: f32::MIN_POSITIVE,
+            weight: f64::INFINITY,
+        },
+    ];
+    let w = FloatsWriter::new()
+        .scale(-0.0)
+        .bias(1e300)
+        .samples(&samples);
+    let mut buf = [0u8; 64];
+    let n = w.write_into(&mut buf).expect("fits");
+    assert_eq!(n, 24 + 2 * 12);
+    let v = Floats::validate(&buf[..n]).expect("the writer's output validates");
+    // -0.0 is not +0.0 bitwise, so `scale != 0` holds.
+    assert_eq!(v.header().scale().to_bits(), (-0.0f32).to_bits());
+    assert_eq!(v.header().bias(), 1e300);
+    let read: Vec<(f32, f64)> = v.samples().map(|s| (s.value(), s.weight())).collect();
+    assert_eq!(read, [(1.5, -0.25), (f32::MIN_POSITIVE, f64::INFINITY)]);
+    // +0.0 scale: rejected.
+    let mut b = buf[..n].to_vec();
+    b[4..8].copy_from_slice(&0.0f32.to_le_bytes());
+    assert_eq!(
+        Floats::validate(&b).map(|_| ()).map_err(|e| e.code),
+        Err("zero-scale")
+    );
+    // The canonical NaN weight is rejected; another NaN (other bits) is a different value.
+    let mut b = buf[..n].to_vec();
+    b[24 + 12 + 4..24 + 24].copy_from_slice(&f64::from_bits(0x7FF8_0000_0000_0000).to_le_bytes());
+    let e = Floats::validate(&b).expect_err("canonical NaN");
+    assert_eq!((e.code, e.field.index), ("nan-weight", 1));
+    b[24 + 12 + 4..24 + 24].copy_from_slice(&f64::from_bits(0x7FF8_0000_0000_0001).to_le_bytes());
+    assert!(Floats::validate(&b).is_ok());
+}
