@@ -273,6 +273,23 @@ fn strip_parens(ts: TokenStream) -> TokenStream {
     }
 }
 
+/// `from_le_bytes`, or `from_be_bytes` for a big-endian field.
+pub(crate) fn from_bytes(big: bool) -> proc_macro2::Ident {
+    format_ident!(
+        "{}",
+        if big {
+            "from_be_bytes"
+        } else {
+            "from_le_bytes"
+        }
+    )
+}
+
+/// `to_le_bytes`, or `to_be_bytes` for a big-endian field.
+pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
+    format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
+}
+
 /// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
 pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
     if t == IntTy::U64 {
@@ -722,11 +739,12 @@ impl<'a> Em<'a> {
                 let fdoc = doc_attr(format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start());
                 // One load of the field's bytes as an array (in bounds by construction, so
                 // the fallback is never taken), not one load per byte.
+                let from = from_bytes(f.big);
                 let read = |t: IntTy| {
                     let ty = int_ident(t);
                     let (o, n) = (lit_usize(*off), lit_usize(t.bytes()));
                     quote! {
-                        #ty::from_le_bytes(match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] })
+                        #ty::#from(match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] })
                     }
                 };
                 let (ret, body) = match *kind {
@@ -767,7 +785,7 @@ impl<'a> Em<'a> {
                             match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => b, None => &[0u8; #n] }
                         })
                     }
-                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off),
+                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off, f.big),
                     FieldKind::Str(n) => {
                         let o = lit_usize(*off);
                         let n = lit_usize(n);
@@ -1365,6 +1383,7 @@ impl<'a> Em<'a> {
                     .map_or(0, |x| x.0);
                 let idx = (0..e.repr.bytes()).map(|i| lit_usize(off_in + i));
                 let ty = int_ident(e.repr);
+                let from = from_bytes(st.and_then(|s| s.fields.get(fi)).is_some_and(|f| f.big));
                 let base = self.base(owner, env);
                 let comment = format!(
                     "@step {codes}: `{}` must be a value enum `{}` defines.",
@@ -1373,7 +1392,7 @@ impl<'a> Em<'a> {
                 quote! {
                     #[doc = #comment]
                     {
-                        let raw = #ty::from_le_bytes([#(#base.as_bytes()[#idx]),*]);
+                        let raw = #ty::#from([#(#base.as_bytes()[#idx]),*]);
                         if #ety::from_raw(raw).is_none() {
                             return #fail;
                         }

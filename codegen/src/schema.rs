@@ -182,6 +182,8 @@ pub struct FieldDef {
     pub until: Option<(u64, Pos)>,
     /// Documentation.
     pub doc: String,
+    /// Stored big-endian (the field's `byte_order`, else its struct's, else the schema's).
+    pub big: bool,
 }
 
 impl FieldDef {
@@ -450,6 +452,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "bit",
     "bitfields",
     "bits",
+    "byte_order",
     "check",
     "checksum",
     "checksums",
@@ -672,6 +675,22 @@ fn null_key<'k>(pos: Pos, key: &'k str, what: &str, d: &mut Diags) -> &'k str {
         format!("a key in {what}: `{raw}` is read by YAML as null (nothing), not a name; quote it: \"{raw}\""),
     );
     raw
+}
+
+/// `byte_order: little | big`, when the mapping has one (`true`: big-endian).
+fn byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> Option<bool> {
+    let n = m.opt("byte_order")?;
+    match string(n, "byte_order", d)?.as_str() {
+        "little" => Some(false),
+        "big" => Some(true),
+        other => {
+            d.error(
+                n.pos,
+                format!("byte_order `{other}` is not `little` or `big`"),
+            );
+            None
+        }
+    }
 }
 
 pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
@@ -1057,6 +1076,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         .map(|n| ext::bitfields(n, d))
         .unwrap_or_default();
 
+    let schema_big = byte_order(&mut m, d).unwrap_or(false);
     let mut structs = Vec::new();
     if let Some(n) = m.opt("structs") {
         for (stname, v) in named_entries(n, "structs", d) {
@@ -1064,6 +1084,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 continue;
             };
             let sdoc = doc(&mut sm, d);
+            let struct_big = byte_order(&mut sm, d).unwrap_or(schema_big);
             let size = sm
                 .opt("size")
                 .and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
@@ -1086,7 +1107,19 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         .opt("until")
                         .and_then(|n| uint(n, "until", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
-                    fm.finish(&["name", "type", "offset", "since", "until", "doc"], d);
+                    let big = byte_order(&mut fm, d).unwrap_or(struct_big);
+                    fm.finish(
+                        &[
+                            "name",
+                            "type",
+                            "offset",
+                            "since",
+                            "until",
+                            "doc",
+                            "byte_order",
+                        ],
+                        d,
+                    );
                     if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
                         fields.push(FieldDef {
                             name: fname,
@@ -1096,6 +1129,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                             since,
                             until,
                             doc: fdoc,
+                            big,
                         });
                     }
                 }
@@ -1104,7 +1138,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 .opt("composed")
                 .map(|n| ext::composed(n, d))
                 .unwrap_or_default();
-            sm.finish(&["doc", "size", "fields", "composed"], d);
+            sm.finish(&["doc", "size", "fields", "composed", "byte_order"], d);
             structs.push(Struct {
                 name: stname,
                 doc: sdoc,
@@ -1126,6 +1160,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
             "bitfields",
             "structs",
             "file",
+            "byte_order",
         ],
         d,
     );

@@ -251,6 +251,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let path = format!("header.{}", f.name.text);
         let name = format_ident!("{}", f.name.text);
+        let tob = crate::emit::to_bytes(f.big);
         let ity = match kind {
             FieldKind::Int(t) => t,
             // A value the rules derive is written as the float's bits.
@@ -269,7 +270,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
                     header_writes.push(quote! {
                         for (k, v) in self.#name.iter().enumerate() {
-                            __rt::set(&mut h, #o + k * #w, v.to_le_bytes());
+                            __rt::set(&mut h, #o + k * #w, v.#tob());
                         }
                     });
                 }
@@ -311,18 +312,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(self.#name.bits()),
                 _ => quote!(self.#name),
             };
-            header_writes.push(quote!(__rt::set(&mut h, #o, #raw.to_le_bytes());));
+            header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
         } else if fallible {
             header_writes.push(quote! {
                 let v = #value;
                 let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
-                __rt::set(&mut h, #o, v.to_le_bytes());
+                __rt::set(&mut h, #o, v.#tob());
             });
         } else {
             header_writes.push(quote! {
                 let v: u64 = #value;
                 let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
-                __rt::set(&mut h, #o, v.to_le_bytes());
+                __rt::set(&mut h, #o, v.#tob());
             });
         }
         if matches!(hrules[i], HeaderRule::Checksum) {
@@ -346,7 +347,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                         _ => None,
                     };
                     let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
-                    __rt::put(out, #off64, &sum.to_le_bytes())?;
+                    __rt::put(out, #off64, &sum.#tob())?;
                 });
             }
         }
@@ -672,6 +673,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
             let fname = &st.fields[i].name.text;
             let path = format!("{}[].{}", t.name.text, fname);
+            let tob = crate::emit::to_bytes(st.fields[i].big);
             let Some(ity) = kind.int_ty(&c.schema) else {
                 continue;
             };
@@ -680,15 +682,15 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                 RecordRule::Offset(x) if x == ri => {
                     on_present.push(quote! {
                         let v = #ty::try_from(at).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: at })?;
-                        __rt::set(&mut rec, #o, v.to_le_bytes());
+                        __rt::set(&mut rec, #o, v.#tob());
                     });
                 }
                 RecordRule::Length(x) if x == ri => {
                     on_present.push(quote! {
                         let v = #ty::try_from(bytes.len()).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: bytes.len() as u64 })?;
-                        __rt::set(&mut rec, #o, v.to_le_bytes());
+                        __rt::set(&mut rec, #o, v.#tob());
                     });
-                    on_absent.push(quote!(__rt::set(&mut rec, #o, n.to_le_bytes());));
+                    on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
                 }
                 RecordRule::Flag(x) if x == ri => {
                     let Some(w) = &r.when else { continue };
@@ -699,8 +701,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                     let FieldKind::Flags(fl) = kind else { continue };
                     let fty = format_ident!("{}", c.schema.flags[fl].name.text);
                     let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
-                    on_present
-                        .push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().to_le_bytes());));
+                    on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().#tob());));
                 }
                 _ => {}
             }
@@ -731,21 +732,22 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
         let (off, kind) = l.fields[i];
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let name = format_ident!("{}", st.fields[i].name.text);
+        let tob = crate::emit::to_bytes(st.fields[i].big);
         inputs.push(match kind {
-            FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().to_le_bytes());),
+            FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().#tob());),
             FieldKind::Flags(_) | FieldKind::Bits(_) => {
-                quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());)
+                quote!(__rt::set(&mut rec, #o, spec.#name.bits().#tob());)
             }
             FieldKind::Array(t, _) => {
                 let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
                 quote! {
                     for (k, v) in spec.#name.iter().enumerate() {
-                        __rt::set(&mut rec, #o + k * #w, v.to_le_bytes());
+                        __rt::set(&mut rec, #o + k * #w, v.#tob());
                     }
                 }
             }
             FieldKind::Int(_) | FieldKind::Float(_) => {
-                quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());)
+                quote!(__rt::set(&mut rec, #o, spec.#name.#tob());)
             }
             FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 quote!(__rt::set(&mut rec, #o, *spec.#name);)

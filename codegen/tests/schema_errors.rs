@@ -187,3 +187,8 @@ fn let_misused() {
 fn float_compare() {
     golden("float_compare");
 }
+/// A byte order other than `little` or `big`.
+#[test]
+fn byte_order() {
+    golden("byte_order");
+}

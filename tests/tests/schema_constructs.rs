@@ -239,3 +239,70 @@ fn floats_read_written_and_compared_bitwise() {
     b[24 + 12 + 4..24 + 24].copy_from_slice(&f64::from_bits(0x7FF8_0000_0000_0001).to_le_bytes());
     assert!(Floats::validate(&b).is_ok());
 }
+
+mod bigend {
+    npuschema_macro::include_schema!("schemas/bigend.yaml");
+}
+
+#[test]
+fn byte_order_schema_struct_and_field() {
+    use bigend::{BigEnd, BigEndWriter, ChunkData, ChunkKind, ChunkSpec};
+    let text = b"hello";
+    let chunks = [
+        ChunkSpec {
+            kind: ChunkKind::Text,
+            tag: 0x0102_0304,
+            data: ChunkData::Stored(text),
+        },
+        ChunkSpec {
+            kind: ChunkKind::Blob,
+            tag: 0xA0B0_C0D0,
+            data: ChunkData::Reserved(9),
+        },
+    ];
+    let w = BigEndWriter::new()
+        .host_word(0x1234)
+        .gain(-2.5)
+        .chunks(&chunks);
+    let mut buf = [0u8; 128];
+    let n = w.write_into(&mut buf).expect("fits");
+    let b = &buf[..n];
+    // Header, big-endian by the schema: magic `BE01`, the chunk count, the gain.
+    assert_eq!(&b[0..4], b"BE01");
+    assert_eq!(&b[8..10], &[0, 2]);
+    assert_eq!(&b[16..24], &(-2.5f64).to_be_bytes());
+    // One field little-endian by its own `byte_order`.
+    assert_eq!(&b[10..12], &[0x34, 0x12]);
+    // The chunk struct is little-endian, but its `tag` field is big-endian.
+    assert_eq!(&b[24..26], &[1, 0]);
+    assert_eq!(&b[36..40], &[1, 2, 3, 4]);
+    // The views read every field in its order; the checksum (stored big-endian) holds.
+    let v = BigEnd::validate(b).expect("the writer's output validates");
+    assert_eq!(v.header().magic(), 0x4245_3031);
+    assert_eq!(v.header().host_word(), 0x1234);
+    assert_eq!(v.header().gain(), -2.5);
+    let read: Vec<(ChunkKind, u32, Option<&[u8]>)> =
+        v.chunks().map(|c| (c.kind(), c.tag(), c.data())).collect();
+    assert_eq!(
+        read,
+        [
+            (ChunkKind::Text, 0x0102_0304, Some(&text[..])),
+            (ChunkKind::Blob, 0xA0B0_C0D0, None)
+        ]
+    );
+    assert_eq!(v.chunks().nth(1).map(|c| c.size()), Some(9));
+    // The enum check reads the little-endian kind: 0x0100 is no kind.
+    let mut bad = b.to_vec();
+    bad[24..26].copy_from_slice(&[0, 1]);
+    assert_eq!(
+        BigEnd::validate(&bad).map(|_| ()).map_err(|e| e.code),
+        Err("bad-kind")
+    );
+    // A flipped byte in the body fails the big-endian stored CRC.
+    let mut bad = b.to_vec();
+    bad[n - 1] ^= 1;
+    assert_eq!(
+        BigEnd::validate(&bad).map(|_| ()).map_err(|e| e.code),
+        Err("bad-checksum")
+    );
+}
