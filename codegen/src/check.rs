@@ -923,6 +923,44 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::Order {
+                kind, target, by, ..
+            } => {
+                if !matches!(scope, Scope::Top) {
+                    d.error(target.pos, format!("`{}`: an order check stands at the top level of `validate` (it walks the table itself)", target.text));
+                }
+                let table = match kind {
+                    crate::schema::OrderKind::NoOverlap => {
+                        match file.ranges.iter().find(|r| r.name.text == target.text) {
+                            Some(r) if r.table.is_some() => {
+                                if !st.ranges_fitted.contains(&r.name.text) {
+                                    d.error(target.pos, format!("no_overlap `{}` comes before the range_fits step that checks the range", target.text));
+                                }
+                                r.table.as_ref().map(|t| t.text.clone())
+                            }
+                            _ => {
+                                d.error(target.pos, format!("no_overlap names `{}`, which is not a per-record range (one with `table`)", target.text));
+                                None
+                            }
+                        }
+                    }
+                    _ => Some(target.text.clone()),
+                };
+                if let Some(tn) = table {
+                    match file.tables.iter().find(|t| t.name.text == tn) {
+                        None => d.error(target.pos, format!("`{tn}` is not a table of the file (sorted and unique walk a table's records)")),
+                        Some(t) => {
+                            if !st.tables_fitted.contains(&tn) {
+                                d.error(target.pos, format!("`{}` comes before the table_fits step that makes `{tn}`'s records safe to read", target.text));
+                            }
+                            if let Some(by) = by {
+                                check_expr(c, by, Scope::Record(t), false, "by", d);
+                                unbound_records(c, by, Scope::Record(t), st, d);
+                            }
+                        }
+                    }
+                }
+            }
             Step::Let { name, value } => {
                 check_expr(c, value, scope, false, "value", d);
                 if !matches!(scope, Scope::Top) {
@@ -996,6 +1034,8 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::Ext(x) => crate::ext::step_exprs(c, x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
+        // Its key is in record scope; checked with that scope by `check_steps`.
+        Step::Order { .. } => Vec::new(),
     }
 }
 

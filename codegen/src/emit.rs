@@ -1435,6 +1435,152 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::Order {
+                code,
+                kind,
+                target,
+                by,
+            } => {
+                use crate::schema::OrderKind;
+                let codes = &code.text;
+                let range = file.ranges.iter().find(|r| r.name.text == target.text);
+                let tname = match kind {
+                    OrderKind::NoOverlap => range
+                        .and_then(|r| r.table.as_ref())
+                        .map_or(String::new(), |t| t.text.clone()),
+                    _ => target.text.clone(),
+                };
+                let Some(t) = file.tables.iter().find(|t| t.name.text == tname) else {
+                    return quote!();
+                };
+                let rscope = Scope::Record(t);
+                let renv = Env {
+                    header: quote!(header),
+                    record: quote!(rec),
+                };
+                let rec_ty = format_ident!("{}", t.record.text);
+                let var = format_ident!("{}", t.name.text);
+                let var_at = format_ident!("{}_at", t.name.text);
+                let size =
+                    Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                // A value bound as a plain `u64` `name`: directly when it cannot overflow,
+                // else through an `Option` whose `None` fails the check.
+                let bind =
+                    |name: &str, e: &Expr, det: &dyn Fn(Opd) -> TokenStream| -> TokenStream {
+                        let id = format_ident!("{}", name);
+                        match self.plain(e, rscope, &renv) {
+                            Some(p) => quote!(let #id: u64 = #p;),
+                            None => {
+                                let v = self.value(e, rscope, &renv);
+                                let o = format_ident!("{}_opt", name);
+                                let fail = det(Opd::Opt(quote!(#o)));
+                                quote! {
+                                    let #o: Option<u64> = #v;
+                                    let Some(#id) = #o else { return #fail; };
+                                }
+                            }
+                        }
+                    };
+                let (check, comment) = match (kind, by, range) {
+                    (OrderKind::NoOverlap, _, Some(r)) => {
+                        let b = self.blame(&r.offset.expr, rscope);
+                        let guard = r.when.as_ref().map_or(quote!(true), |w| {
+                            strip_parens(self.cond(&w.expr, rscope, &renv))
+                        });
+                        let names = [
+                            Self::short_name(&r.offset),
+                            "<".to_string(),
+                            "previous end".to_string(),
+                        ];
+                        let det = |o: Opd| {
+                            fail(
+                                codes,
+                                &b,
+                                Det::Compare(o, Opd::Val(quote!(p)), names.clone()),
+                            )
+                        };
+                        let sbind = bind("s", &r.offset.expr, &det);
+                        let lbind = bind("l", &r.length.expr, &|_| det(Opd::Val(quote!(s))));
+                        let fail_s = det(Opd::Val(quote!(s)));
+                        (
+                            quote! {
+                                if #guard {
+                                    let p = prev.unwrap_or(0);
+                                    #sbind
+                                    #lbind
+                                    if s < p {
+                                        return #fail_s;
+                                    }
+                                    let Some(e) = s.checked_add(l) else { return #fail_s; };
+                                    prev = Some(e);
+                                }
+                            },
+                            format!(
+                                "@step {codes}: the `{}` ranges of `{}` do not overlap, in table order.",
+                                r.name.text, t.name.text
+                            ),
+                        )
+                    }
+                    (_, Some(by), _) => {
+                        let strict = *kind == OrderKind::Unique;
+                        let b = self.blame(&by.expr, rscope);
+                        let neg = if strict { "<=" } else { "<" };
+                        let names = [
+                            Self::short_name(by),
+                            neg.to_string(),
+                            "previous".to_string(),
+                        ];
+                        let det = |o: Opd| {
+                            fail(
+                                codes,
+                                &b,
+                                Det::Compare(o, Opd::Val(quote!(p)), names.clone()),
+                            )
+                        };
+                        let kbind = bind("k", &by.expr, &det);
+                        let fail_k = det(Opd::Val(quote!(k)));
+                        let bad = if strict {
+                            quote!(k <= p)
+                        } else {
+                            quote!(k < p)
+                        };
+                        (
+                            quote! {
+                                let p = prev.unwrap_or(0);
+                                #kbind
+                                if prev.is_some() && #bad {
+                                    return #fail_k;
+                                }
+                                prev = Some(k);
+                            },
+                            format!(
+                                "@step {codes}: `{}` {} over the records of `{}`, in table order.",
+                                by.text,
+                                if strict {
+                                    "strictly increases (so is unique)"
+                                } else {
+                                    "never decreases"
+                                },
+                                t.name.text
+                            ),
+                        )
+                    }
+                    _ => return quote!(),
+                };
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let mut prev: Option<u64> = None;
+                        for (i, raw) in #var.iter().enumerate() {
+                            let index = u64::try_from(i).unwrap_or(u64::MAX);
+                            let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                            let rec_at = #var_at.saturating_add(index.saturating_mul(#size));
+                            let _ = (&rec, rec_at);
+                            #check
+                        }
+                    }
+                }
+            }
             Step::Let { name, value } => {
                 let id = format_ident!("__let_{}", name.text);
                 let v = self.value(&value.expr, scope, env);

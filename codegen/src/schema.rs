@@ -364,6 +364,18 @@ pub enum Step {
         /// The value.
         value: ExprAt,
     },
+    /// The records of a table in order of a key, or their ranges apart (`sorted`, `unique`,
+    /// `no_overlap`), checked in table order in one pass.
+    Order {
+        /// Error code.
+        code: Name,
+        /// Which relation.
+        kind: OrderKind,
+        /// The table (`sorted`, `unique`) or the per-record range (`no_overlap`).
+        target: Name,
+        /// The key, in record scope (`sorted`, `unique`).
+        by: Option<ExprAt>,
+    },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
         /// The condition, in the step's scope.
@@ -371,6 +383,17 @@ pub enum Step {
         /// The step.
         step: Box<Step>,
     },
+}
+
+/// The relation `Step::Order` checks between each record and the one before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderKind {
+    /// Keys never decrease.
+    Sorted,
+    /// Keys strictly increase (so no two are equal).
+    Unique,
+    /// Each present range starts at or after the previous present range's end.
+    NoOverlap,
 }
 
 /// How the writer lays the file out.
@@ -452,6 +475,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "bit",
     "bitfields",
     "bits",
+    "by",
     "byte_order",
     "check",
     "checksum",
@@ -490,6 +514,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "low",
     "min_len",
     "missing",
+    "no_overlap",
     "name",
     "offset",
     "open",
@@ -512,6 +537,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "slots_padding_zero",
     "slots_paired",
     "slots_valid",
+    "sorted",
     "stored",
     "stride",
     "struct",
@@ -522,6 +548,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "target",
     "to",
     "type",
+    "unique",
     "until",
     "validate",
     "value",
@@ -1348,6 +1375,9 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
 
 const STEP_KINDS: &[&str] = &[
     "let",
+    "sorted",
+    "unique",
+    "no_overlap",
     "min_len",
     "expect",
     "assert",
@@ -1397,6 +1427,30 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             sm.req("code", d).and_then(|n| name(n, "code", d))
         };
         let step = match kind {
+            "sorted" | "unique" | "no_overlap" => {
+                let target = sm.opt(kind).and_then(|n| name(n, kind, d));
+                let by = if kind == "no_overlap" {
+                    None
+                } else {
+                    sm.req("by", d).and_then(|n| expr_at(n, "by", d))
+                };
+                let okind = match kind {
+                    "sorted" => OrderKind::Sorted,
+                    "unique" => OrderKind::Unique,
+                    _ => OrderKind::NoOverlap,
+                };
+                match (code, target) {
+                    (Some(code), Some(target)) if kind == "no_overlap" || by.is_some() => {
+                        Some(Step::Order {
+                            code,
+                            kind: okind,
+                            target,
+                            by,
+                        })
+                    }
+                    _ => None,
+                }
+            }
             "let" => {
                 let name = sm.opt("let").and_then(|n| name(n, "let", d));
                 let value = sm.req("value", d).and_then(|n| expr_at(n, "value", d));
@@ -1479,6 +1533,9 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         };
         let known: &[&str] = match kind {
             "let" => &["let", "value"],
+            "sorted" => &["sorted", "by", "code"],
+            "unique" => &["unique", "by", "code"],
+            "no_overlap" => &["no_overlap", "code"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
             "assert" => &["assert", "field", "code"],

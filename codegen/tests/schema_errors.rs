@@ -192,3 +192,8 @@ fn float_compare() {
 fn byte_order() {
     golden("byte_order");
 }
+/// Order checks across records in the wrong place or over the wrong thing.
+#[test]
+fn order_misused() {
+    golden("order_misused");
+}

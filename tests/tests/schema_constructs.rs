@@ -306,3 +306,40 @@ fn byte_order_schema_struct_and_field() {
         Err("bad-checksum")
     );
 }
+
+#[test]
+fn order_across_records() {
+    // Names strictly increase (0, 1, 2, 3); sections lie one after another.
+    let b = blob(&[1, 2, 8, 3]);
+    assert!(ObjTab::validate(&b).is_ok());
+    // A repeated name: `unique` fails at the second of the two.
+    let mut bad = b.clone();
+    set_u32(&mut bad, 16 + 2 * SECTION, 1);
+    let e = rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.index, e.field.name),
+        ("names-not-unique", 2, "name_offset")
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(1),
+            rhs: Some(1),
+            names: &["name_offset", "<=", "previous"]
+        }
+    );
+    // Section 3's bytes start inside section 1's: overlap (section 2 is nobits, skipped).
+    let mut bad = b.clone();
+    let s1 = u32::from_le_bytes(
+        b[16 + SECTION + 12..16 + SECTION + 16]
+            .try_into()
+            .expect("4"),
+    );
+    set_u32(&mut bad, 16 + 3 * SECTION + 12, s1);
+    let e = rejected(&bad);
+    assert_eq!((e.code, e.field.index), ("sections-overlap", 3));
+    // Touching is not overlapping: section 3 right after section 1.
+    let mut ok = b.clone();
+    set_u32(&mut ok, 16 + 3 * SECTION + 12, s1 + 4);
+    assert!(ObjTab::validate(&ok).is_ok());
+}
