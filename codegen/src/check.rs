@@ -668,6 +668,8 @@ pub fn single_field(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, u
 
 /// What earlier steps made safe to use.
 pub(crate) struct StepState {
+    /// Codes of order checks inside for_each bodies (each needs its own state variable).
+    pub orders: Vec<String>,
     /// Named values defined so far.
     pub lets_bound: Vec<String>,
     /// Tables (and collections) whose records can be read.
@@ -924,10 +926,41 @@ pub(crate) fn check_steps(
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
             Step::Order {
-                kind, target, by, ..
+                code,
+                kind,
+                target,
+                by,
             } => {
-                if !matches!(scope, Scope::Top) {
-                    d.error(target.pos, format!("`{}`: an order check stands at the top level of `validate` (it walks the table itself)", target.text));
+                if let Scope::Record(t) = scope {
+                    // Inside a for_each: over that for_each's own table only.
+                    let own = match kind {
+                        crate::schema::OrderKind::NoOverlap => file.ranges.iter().any(|r| {
+                            r.name.text == target.text
+                                && r.table.as_ref().is_some_and(|x| x.text == t.name.text)
+                        }),
+                        _ => target.text == t.name.text,
+                    };
+                    // A target that is no such thing at all is reported below, once.
+                    let exists = match kind {
+                        crate::schema::OrderKind::NoOverlap => file
+                            .ranges
+                            .iter()
+                            .any(|r| r.name.text == target.text && r.table.is_some()),
+                        _ => file.tables.iter().any(|y| y.name.text == target.text),
+                    };
+                    if exists && (!own || !file.tables.iter().any(|y| y.name.text == t.name.text)) {
+                        d.error(target.pos, format!("`{}`: inside a for_each an order check is over that for_each's table `{}` (it compares each record with the one before)", target.text, t.name.text));
+                    }
+                    if st.orders.contains(&code.text) {
+                        d.error(
+                            code.pos,
+                            format!(
+                                "two order checks with the code `{}` in one for_each",
+                                code.text
+                            ),
+                        );
+                    }
+                    st.orders.push(code.text.clone());
                 }
                 let table = match kind {
                     crate::schema::OrderKind::NoOverlap => {
@@ -1502,6 +1535,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
         }
     }
     let mut st = StepState {
+        orders: Vec::new(),
         lets_bound: Vec::new(),
         tables_fitted: Vec::new(),
         records_bound: Vec::new(),

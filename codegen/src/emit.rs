@@ -290,6 +290,16 @@ pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
     format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
 }
 
+/// The variable holding the previous record's key for an order check inside a `for_each`.
+fn order_prev(code: &crate::schema::Name) -> proc_macro2::Ident {
+    let clean: String = code
+        .text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format_ident!("__prev_{}", clean)
+}
+
 /// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
 pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
     if t == IntTy::U64 {
@@ -1421,7 +1431,16 @@ impl<'a> Em<'a> {
                         visit.#var(&header, i, &rec)?;
                     }
                 });
+                // The previous record's key for each order check in the loop.
+                let prevs = steps.iter().filter_map(|x| match x {
+                    Step::Order { code, .. } => {
+                        let p = order_prev(code);
+                        Some(quote!(let mut #p: Option<u64> = None;))
+                    }
+                    _ => None,
+                });
                 quote! {
+                    #(#prevs)*
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
                         let index = u64::try_from(i).unwrap_or(u64::MAX);
@@ -1443,6 +1462,15 @@ impl<'a> Em<'a> {
             } => {
                 use crate::schema::OrderKind;
                 let codes = &code.text;
+                // Inside the table's `for_each` the check compares each record with the one
+                // before it in the same pass (`prev` declared before the loop); at top level
+                // it walks the table itself.
+                let in_loop = matches!(scope, Scope::Record(_));
+                let prev = if in_loop {
+                    order_prev(code)
+                } else {
+                    format_ident!("prev")
+                };
                 let range = file.ranges.iter().find(|r| r.name.text == target.text);
                 let tname = match kind {
                     OrderKind::NoOverlap => range
@@ -1505,14 +1533,14 @@ impl<'a> Em<'a> {
                         (
                             quote! {
                                 if #guard {
-                                    let p = prev.unwrap_or(0);
+                                    let p = #prev.unwrap_or(0);
                                     #sbind
                                     #lbind
                                     if s < p {
                                         return #fail_s;
                                     }
                                     let Some(e) = s.checked_add(l) else { return #fail_s; };
-                                    prev = Some(e);
+                                    #prev = Some(e);
                                 }
                             },
                             format!(
@@ -1546,12 +1574,12 @@ impl<'a> Em<'a> {
                         };
                         (
                             quote! {
-                                let p = prev.unwrap_or(0);
+                                let p = #prev.unwrap_or(0);
                                 #kbind
-                                if prev.is_some() && #bad {
+                                if #prev.is_some() && #bad {
                                     return #fail_k;
                                 }
-                                prev = Some(k);
+                                #prev = Some(k);
                             },
                             format!(
                                 "@step {codes}: `{}` {} over the records of `{}`, in table order.",
@@ -1567,6 +1595,14 @@ impl<'a> Em<'a> {
                     }
                     _ => return quote!(),
                 };
+                if in_loop {
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            #check
+                        }
+                    };
+                }
                 quote! {
                     #[doc = #comment]
                     {
