@@ -232,7 +232,9 @@ fn resolve(
             .map(|f| f.1);
         match bit {
             [] => {
-                if kind.is_some_and(|k| !k.numeric()) {
+                // `Bytes(0)` stands for a field whose type is undefined (reported at the
+                // field): nothing more is said about it.
+                if kind.is_some_and(|k| !k.numeric() && k != FieldKind::Bytes(0)) {
                     return Err(format!("field `{fname}` holds bytes, not a number"));
                 }
                 Ok(Resolved::Field(owner, fi))
@@ -901,6 +903,8 @@ pub(crate) fn check_steps(
                 let ok = match kind {
                     Some(FieldKind::Flags(_)) => want_flags,
                     Some(FieldKind::Enum(e)) => !want_flags && !c.schema.enums[e].open,
+                    // A field whose type is undefined is reported at the field alone.
+                    Some(FieldKind::Bytes(0)) => true,
                     _ => false,
                 };
                 if !ok {
