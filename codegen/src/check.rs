@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::diag::Diags;
-use crate::expr::{Expr, ExprAt};
+use crate::expr::{BinOp, Expr, ExprAt};
 use crate::schema::{
     Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef,
 };
@@ -26,6 +26,8 @@ pub enum FieldKind {
     Array(IntTy, u64),
     /// A bit-field word (index into `Schema::bitfields`).
     Bits(usize),
+    /// `f32` (`false`) or `f64` (`true`); its value in expressions is its bits.
+    Float(bool),
 }
 
 /// A struct's computed layout.
@@ -65,6 +67,21 @@ pub enum Resolved {
     Composed(Owner, usize),
     /// A bit range of a bit-field word: field index, range index.
     BitField(Owner, usize, usize),
+    /// An enum's value by name (`SectionKind.nobits`): enum index, value index.
+    EnumValue(usize, usize),
+    /// A named value (`let`), by index among the file's top-level `let` steps.
+    Let(usize),
+}
+
+/// The file's named values: its top-level `let` steps, in order.
+pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
+    file.validate
+        .iter()
+        .filter_map(|s| match s {
+            Step::Let { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Where an expression is evaluated.
@@ -129,6 +146,7 @@ fn field_kind(schema: &Schema, f: &FieldDef) -> Option<FieldKind> {
         TypeRef::Bytes(n) => FieldKind::Bytes(*n),
         TypeRef::Str(n) => FieldKind::Str(*n),
         TypeRef::Array(t, n) => FieldKind::Array(*t, *n),
+        TypeRef::Float(w) => FieldKind::Float(*w),
         TypeRef::Named(n) => {
             if let Some(i) = schema.enums.iter().position(|e| &e.name.text == n) {
                 FieldKind::Enum(i)
@@ -149,6 +167,7 @@ impl FieldKind {
         match self {
             FieldKind::Int(t) => t.bytes(),
             FieldKind::Bytes(n) | FieldKind::Str(n) => n,
+            FieldKind::Float(w) => 4 << u64::from(w),
             FieldKind::Enum(i) => schema.enums.get(i).map_or(0, |e| e.repr.bytes()),
             FieldKind::Flags(i) => schema.flags.get(i).map_or(0, |f| f.repr.bytes()),
             FieldKind::Array(t, n) => t.bytes().saturating_mul(n),
@@ -169,7 +188,10 @@ impl FieldKind {
             FieldKind::Enum(i) => schema.enums.get(i).map(|e| e.repr),
             FieldKind::Flags(i) => schema.flags.get(i).map(|f| f.repr),
             FieldKind::Bits(i) => schema.bitfields.get(i).map(|f| f.repr),
-            FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..) => None,
+            FieldKind::Bytes(_)
+            | FieldKind::Str(_)
+            | FieldKind::Array(..)
+            | FieldKind::Float(_) => None,
         }
     }
 }
@@ -210,7 +232,9 @@ fn resolve(
             .map(|f| f.1);
         match bit {
             [] => {
-                if kind.is_some_and(|k| !k.numeric()) {
+                // `Bytes(0)` stands for a field whose type is undefined (reported at the
+                // field): nothing more is said about it.
+                if kind.is_some_and(|k| !k.numeric() && k != FieldKind::Bytes(0)) {
                     return Err(format!("field `{fname}` holds bytes, not a number"));
                 }
                 Ok(Resolved::Field(owner, fi))
@@ -251,8 +275,37 @@ fn resolve(
             if let Some(i) = schema.constants.iter().position(|c| &c.name.text == one) {
                 return Ok(Resolved::Const(i));
             }
+            if let Some(i) = lets(&schema.file).iter().position(|n| &n.text == one) {
+                if matches!(scope, Scope::RecordOnly(_)) {
+                    return Err(format!(
+                        "named value `{one}` exists only while validating, not in a record's view"
+                    ));
+                }
+                return Ok(Resolved::Let(i));
+            }
         }
         _ => {}
+    }
+    if let ([_, value], Some(ei)) = (
+        path,
+        schema
+            .enums
+            .iter()
+            .position(|e| path.first() == Some(&e.name.text)),
+    ) {
+        let e = &schema.enums[ei];
+        return match e.values.iter().position(|v| &v.name.text == value) {
+            Some(vi) => Ok(Resolved::EnumValue(ei, vi)),
+            None => Err(format!(
+                "enum `{}` has no value `{value}` (values: {})",
+                e.name.text,
+                e.values
+                    .iter()
+                    .map(|v| v.name.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
     }
     if let Some((first, rest)) = path.split_first() {
         if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
@@ -552,6 +605,55 @@ pub(crate) fn check_expr(
             "a number"
         };
         d.error(e.pos, format!("{what} `{}` must be {want}", e.text));
+    } else if ok && let Some(msg) = mistyped(c, &e.expr, scope) {
+        d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
+    }
+}
+
+/// The first operand of the wrong kind inside `e`: `&&`, `||` and `!` take conditions,
+/// comparisons and arithmetic take numbers.
+fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
+    match e {
+        Expr::Bin(op, l, r) => {
+            if !matches!(op, BinOp::Eq | BinOp::Ne) {
+                for x in [l, r] {
+                    if let Expr::Ref(p) = &**x
+                        && let Ok(Resolved::Field(o, i)) = c.resolve(p, scope)
+                        && let Some(FieldKind::Float(_)) = field_kind_of(c, o, i, scope)
+                    {
+                        return Some(format!(
+                            "`{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
+                            p.join("."),
+                            op.symbol()
+                        ));
+                    }
+                }
+            }
+            let want_bool = op.is_logical();
+            for x in [l, r] {
+                if is_bool(c, x, scope) != want_bool {
+                    return Some(format!(
+                        "`{}` takes {} on both sides",
+                        op.symbol(),
+                        if want_bool {
+                            "conditions (comparisons or flag bits)"
+                        } else {
+                            "numbers"
+                        }
+                    ));
+                }
+            }
+            mistyped(c, l, scope).or_else(|| mistyped(c, r, scope))
+        }
+        Expr::Not(x) => {
+            if is_bool(c, x, scope) {
+                mistyped(c, x, scope)
+            } else {
+                Some("`!` takes a condition (a comparison or a flag bit)".to_string())
+            }
+        }
+        Expr::Call(_, args) => args.iter().find_map(|a| mistyped(c, a, scope)),
+        Expr::Num(_) | Expr::Ref(_) => None,
     }
 }
 
@@ -568,6 +670,10 @@ pub fn single_field(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, u
 
 /// What earlier steps made safe to use.
 pub(crate) struct StepState {
+    /// Codes of order checks inside for_each bodies (each needs its own state variable).
+    pub orders: Vec<String>,
+    /// Named values defined so far.
+    pub lets_bound: Vec<String>,
     /// Tables (and collections) whose records can be read.
     pub tables_fitted: Vec<String>,
     /// Located records bound.
@@ -639,6 +745,20 @@ pub(crate) fn unbound_records(
     }
     for p in e.expr.refs() {
         match c.resolve(p, scope) {
+            Ok(Resolved::Let(i)) => {
+                let names = lets(&c.schema.file);
+                if let Some(n) = names.get(i)
+                    && !st.lets_bound.contains(&n.text)
+                {
+                    d.error(
+                        e.pos,
+                        format!(
+                            "`{}` uses the named value `{}` before the `let` step that computes it",
+                            e.text, n.text
+                        ),
+                    );
+                }
+            }
             Ok(Resolved::FlagBit(Owner::Element(..), _, _)) => {
                 d.error(e.pos, format!("`{}`: a table element's flag bits cannot be tested (compare its value instead)", e.text));
             }
@@ -703,12 +823,6 @@ pub(crate) fn check_steps(
             }
             Step::Assert { expr, field, .. } => {
                 check_expr(c, expr, scope, true, "assert", d);
-                if !matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison()) {
-                    d.error(
-                        expr.pos,
-                        format!("assert `{}` must be one comparison", expr.text),
-                    );
-                }
                 if single_field(c, &field.expr, scope).is_none() && resolves(c, &field.expr, scope)
                 {
                     d.error(
@@ -789,6 +903,8 @@ pub(crate) fn check_steps(
                 let ok = match kind {
                     Some(FieldKind::Flags(_)) => want_flags,
                     Some(FieldKind::Enum(e)) => !want_flags && !c.schema.enums[e].open,
+                    // A field whose type is undefined is reported at the field alone.
+                    Some(FieldKind::Bytes(0)) => true,
                     _ => false,
                 };
                 if !ok {
@@ -813,6 +929,107 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::Order {
+                code,
+                kind,
+                target,
+                by,
+            } => {
+                if let Scope::Record(t) = scope {
+                    // Inside a for_each: over that for_each's own table only.
+                    let own = match kind {
+                        crate::schema::OrderKind::NoOverlap => file.ranges.iter().any(|r| {
+                            r.name.text == target.text
+                                && r.table.as_ref().is_some_and(|x| x.text == t.name.text)
+                        }),
+                        _ => target.text == t.name.text,
+                    };
+                    // A target that is no such thing at all is reported below, once.
+                    let exists = match kind {
+                        crate::schema::OrderKind::NoOverlap => file
+                            .ranges
+                            .iter()
+                            .any(|r| r.name.text == target.text && r.table.is_some()),
+                        _ => file.tables.iter().any(|y| y.name.text == target.text),
+                    };
+                    if exists && (!own || !file.tables.iter().any(|y| y.name.text == t.name.text)) {
+                        d.error(target.pos, format!("`{}`: inside a for_each an order check is over that for_each's table `{}` (it compares each record with the one before)", target.text, t.name.text));
+                    }
+                    if st.orders.contains(&code.text) {
+                        d.error(
+                            code.pos,
+                            format!(
+                                "two order checks with the code `{}` in one for_each",
+                                code.text
+                            ),
+                        );
+                    }
+                    st.orders.push(code.text.clone());
+                }
+                let table = match kind {
+                    crate::schema::OrderKind::NoOverlap => {
+                        match file.ranges.iter().find(|r| r.name.text == target.text) {
+                            Some(r) if r.table.is_some() => {
+                                if !st.ranges_fitted.contains(&r.name.text) {
+                                    d.error(target.pos, format!("no_overlap `{}` comes before the range_fits step that checks the range", target.text));
+                                }
+                                r.table.as_ref().map(|t| t.text.clone())
+                            }
+                            _ => {
+                                d.error(target.pos, format!("no_overlap names `{}`, which is not a per-record range (one with `table`)", target.text));
+                                None
+                            }
+                        }
+                    }
+                    _ => Some(target.text.clone()),
+                };
+                if let Some(tn) = table {
+                    match file.tables.iter().find(|t| t.name.text == tn) {
+                        None => d.error(target.pos, format!("`{tn}` is not a table of the file (sorted and unique walk a table's records)")),
+                        Some(t) => {
+                            if !st.tables_fitted.contains(&tn) {
+                                d.error(target.pos, format!("`{}` comes before the table_fits step that makes `{tn}`'s records safe to read", target.text));
+                            }
+                            if let Some(by) = by {
+                                check_expr(c, by, Scope::Record(t), false, "by", d);
+                                unbound_records(c, by, Scope::Record(t), st, d);
+                            }
+                        }
+                    }
+                }
+            }
+            Step::Let { name, value } => {
+                check_expr(c, value, scope, false, "value", d);
+                if !matches!(scope, Scope::Top) {
+                    d.error(name.pos, format!("let `{}`: a named value is defined at the top level of `validate` (not inside a for_each)", name.text));
+                }
+                if c.schema.constants.iter().any(|k| k.name.text == name.text)
+                    || ["len", "header"].contains(&name.text.as_str())
+                {
+                    d.error(
+                        name.pos,
+                        format!(
+                            "let `{}`: the name is taken (a constant, `len` or `header`)",
+                            name.text
+                        ),
+                    );
+                }
+                st.lets_bound.push(name.text.clone());
+            }
+            Step::When { when, step } => {
+                check_expr(c, when, scope, true, "when", d);
+                if !matches!(
+                    **step,
+                    Step::MinLen { .. }
+                        | Step::Expect { .. }
+                        | Step::Assert { .. }
+                        | Step::Checksum { .. }
+                        | Step::FlagsKnown { .. }
+                ) {
+                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps: a step that makes something safe to read (table_fits, range_fits, enum_known, for_each) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                }
+                check_steps(c, std::slice::from_ref(&**step), scope, st, d);
+            }
         }
     }
 }
@@ -839,6 +1056,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
                 .find(|r| r.name.text == range.text && r.table.is_none())
             {
                 v.extend([&r.offset, &r.length]);
+                v.extend(r.when.iter());
             }
             v
         }
@@ -851,6 +1069,10 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
         Step::Ext(x) => crate::ext::step_exprs(c, x),
+        Step::When { when, .. } => vec![when],
+        Step::Let { value, .. } => vec![value],
+        // Its key is in record scope; checked with that scope by `check_steps`.
+        Step::Order { .. } => Vec::new(),
     }
 }
 
@@ -915,11 +1137,19 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         .for_each(|b| crate::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
     for st in &schema.structs {
+        // An enum field `x` also has the accessor `x_raw`.
+        let raws: Vec<Name> = st
+            .fields
+            .iter()
+            .filter(|f| matches!(&f.ty, TypeRef::Named(n) if schema.enums.iter().any(|e| &e.name.text == n)))
+            .map(|f| Name { text: format!("{}_raw", f.name.text), pos: f.name.pos })
+            .collect();
         dup_check(
             st.fields
                 .iter()
                 .map(|f| &f.name)
-                .chain(st.composed.iter().map(|c| &c.name)),
+                .chain(st.composed.iter().map(|c| &c.name))
+                .chain(raws.iter()),
             &format!("a field of struct `{}`", st.name.text),
             d,
         );
@@ -976,7 +1206,229 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
             c.variants.push(vc);
         }
     }
+    generated_names(&c, d);
     if d.is_empty() { Some(c) } else { None }
+}
+
+/// Every closed-enum field that the file hands out through a view must be checked by an
+/// `enum_known` step: a closed enum has no value for an undefined raw value, so an
+/// accessor over an unchecked field would have to invent one. (The alternative, an
+/// accessor returning `Option`, would make every checked field pay for the unchecked
+/// ones; the schema already says what an unknown value is: an error, or an open enum.)
+fn closed_enums_checked(c: &Checked, d: &mut Diags) {
+    /// Where a checked field lives: `None` for the header, `Some(("@", i))` for located
+    /// record `i`, `Some((table, 0))` for a table's records.
+    type Key = (Option<(String, usize)>, usize);
+    fn walk(c: &Checked, steps: &[Step], scope: Scope<'_>, out: &mut Vec<Key>) {
+        for s in steps {
+            match s {
+                Step::EnumKnown { field, .. } => match (single_field(c, &field.expr, scope), scope)
+                {
+                    (Some((Owner::Header, i)), _) => out.push((None, i)),
+                    (Some((Owner::Located(r), i)), _) => out.push((Some(("@".into(), r)), i)),
+                    (Some((Owner::Record, i)), Scope::Record(t)) => {
+                        out.push((Some((t.name.text.clone(), 0)), i));
+                    }
+                    _ => {}
+                },
+                Step::ForEach { table, steps } => {
+                    if let Some(t) = c.table(&table.text) {
+                        walk(c, steps, Scope::Record(t), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let file = &c.schema.file;
+    let mut checked = Vec::new();
+    walk(c, &file.validate, Scope::Top, &mut checked);
+    let mut need = |key: Option<(String, usize)>,
+                    sname: &str,
+                    what: String,
+                    at: Pos,
+                    how: &dyn Fn(&str) -> String| {
+        let (Some(st), Some(l)) = (c.strukt(sname), c.layouts.get(sname)) else {
+            return;
+        };
+        for (i, (f, (_, kind))) in st.fields.iter().zip(&l.fields).enumerate() {
+            let FieldKind::Enum(e) = kind else { continue };
+            let Some(en) = c.schema.enums.get(*e) else {
+                continue;
+            };
+            if en.open || checked.contains(&(key.clone(), i)) {
+                continue;
+            }
+            d.error(
+                at,
+                format!(
+                    "field `{}` of {what} has the closed enum `{}`, but no `enum_known` step checks it, so its view could not say what an undefined value is; add `{{ code: ..., enum_known: {} }}`{}, or make the enum `open: true`",
+                    f.name.text,
+                    en.name.text,
+                    how(&f.name.text),
+                    if key.as_ref().is_some_and(|k| k.0 != "@") { " to that table's for_each" } else { "" },
+                ),
+            );
+        }
+    };
+    need(
+        None,
+        &file.header.text,
+        "the header".into(),
+        file.header.pos,
+        &|f| format!("header.{f}"),
+    );
+    for (r, rec) in file.ext.records.iter().enumerate() {
+        let n = rec.name.text.clone();
+        need(
+            Some(("@".into(), r)),
+            &rec.strukt.text,
+            format!("record `{n}`"),
+            rec.strukt.pos,
+            &|f| format!("{n}.{f}"),
+        );
+    }
+    for t in file.tables.iter().chain(&c.collections) {
+        need(
+            Some((t.name.text.clone(), 0)),
+            &t.record.text,
+            format!("the records of `{}`", t.name.text),
+            t.record.pos,
+            &|f| f.to_string(),
+        );
+    }
+}
+
+/// The types a module defines at its top level, each with where the schema named it: two
+/// of one name would not compile (E0428), so they are refused here, both places named.
+/// Names are not made distinct silently: a variant's types would then change name when
+/// another variant is added.
+fn generated_names(c: &Checked, d: &mut Diags) {
+    let mut seen: Vec<(String, Pos, String)> = Vec::new();
+    let add = |seen: &mut Vec<(String, Pos, String)>,
+               name: String,
+               pos: Pos,
+               what: String,
+               d: &mut Diags| {
+        if let Some((_, p, w)) = seen.iter().find(|(n, _, _)| *n == name) {
+            d.error(
+                pos,
+                format!(
+                    "{what} generates the type `{name}`, which {w} (line {}) also generates; rename one",
+                    p.line
+                ),
+            );
+        } else {
+            seen.push((name, pos, what));
+        }
+    };
+    for (n, kind) in c
+        .schema
+        .enums
+        .iter()
+        .map(|e| (&e.name, "enum"))
+        .chain(c.schema.flags.iter().map(|f| (&f.name, "flags")))
+        .chain(c.schema.bitfields.iter().map(|f| (&f.name, "bitfields")))
+        .chain(c.schema.structs.iter().map(|s| (&s.name, "struct")))
+    {
+        // Duplicates among these are reported by `dup_check` already.
+        if !seen.iter().any(|(x, _, _)| *x == n.text) {
+            seen.push((n.text.clone(), n.pos, format!("{kind} `{}`", n.text)));
+        }
+    }
+    let top_name = &c.schema.file.name;
+    add(
+        &mut seen,
+        top_name.text.clone(),
+        top_name.pos,
+        format!("file `{}`", top_name.text),
+        d,
+    );
+    let files: Vec<(&Checked, String)> = if c.variants.is_empty() {
+        vec![(c, String::new())]
+    } else {
+        c.variants
+            .iter()
+            .map(|v| (v, format!(" of variant `{}`", v.schema.file.name.text)))
+            .collect()
+    };
+    for (vc, of) in files {
+        let f = &vc.schema.file;
+        if !c.variants.is_empty() {
+            add(
+                &mut seen,
+                f.name.text.clone(),
+                f.name.pos,
+                format!("variant `{}`", f.name.text),
+                d,
+            );
+        }
+        if !f.tables.is_empty() || !vc.collections.is_empty() {
+            add(
+                &mut seen,
+                format!("{}Visit", f.name.text),
+                f.name.pos,
+                format!("file `{}`", f.name.text),
+                d,
+            );
+        }
+        for t in &f.tables {
+            add(
+                &mut seen,
+                crate::emit::camel(&t.name.text),
+                t.name.pos,
+                format!("table `{}`{of}", t.name.text),
+                d,
+            );
+        }
+        for t in &vc.collections {
+            add(
+                &mut seen,
+                format!("{}Iter", crate::emit::camel(&t.name.text)),
+                t.name.pos,
+                format!("collection `{}`{of}", t.name.text),
+                d,
+            );
+        }
+        if f.writer.is_some() {
+            add(
+                &mut seen,
+                format!("{}Writer", f.name.text),
+                f.name.pos,
+                format!("the writer of `{}`", f.name.text),
+                d,
+            );
+            add(
+                &mut seen,
+                format!("{}Plan", f.name.text),
+                f.name.pos,
+                format!("the writer of `{}`", f.name.text),
+                d,
+            );
+            for t in &f.tables {
+                add(
+                    &mut seen,
+                    format!("{}Spec", t.record.text),
+                    t.record.pos,
+                    format!("the writer's records of table `{}`{of}", t.name.text),
+                    d,
+                );
+                for r in f
+                    .ranges
+                    .iter()
+                    .filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+                {
+                    add(
+                        &mut seen,
+                        format!("{}{}", t.record.text, crate::emit::camel(&r.name.text)),
+                        r.name.pos,
+                        format!("the writer's data of range `{}`{of}", r.name.text),
+                        d,
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Check one file layout (the top-level file, or a variant's).
@@ -1038,10 +1490,10 @@ fn check_file(c: &Checked, d: &mut Diags) {
                 check_expr(c, &r.offset, Scope::Top, false, "offset", d);
                 check_expr(c, &r.length, Scope::Top, false, "length", d);
                 if let Some(w) = &r.when {
-                    d.error(
-                        w.pos,
-                        "`when` applies only to a per-record range (one with `table`)",
-                    );
+                    check_expr(c, w, Scope::Top, true, "when", d);
+                    if file.writer.is_some() {
+                        d.error(w.pos, format!("range `{}`: the writer cannot write a file-level range with `when` (it would need to know when to leave it out); drop the `writer` or the `when`", r.name.text));
+                    }
                 }
             }
         }
@@ -1057,12 +1509,44 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    dup_check(lets(file), "a named value (let)", d);
+    let mut defs: Vec<(&ExprAt, String)> = Vec::new();
+    for t in &file.tables {
+        for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
+            defs.push((e, format!("table `{}`'s `{w}`", t.name.text)));
+        }
+    }
+    for r in &file.ranges {
+        for e in [&r.offset, &r.length].into_iter().chain(r.when.iter()) {
+            defs.push((e, format!("range `{}`", r.name.text)));
+        }
+    }
+    for k in &file.checksums {
+        for e in [&k.from, &k.to, &k.stored] {
+            defs.push((e, format!("checksum `{}`", k.name.text)));
+        }
+    }
+    for r in &file.ext.records {
+        defs.push((&r.at, format!("record `{}`", r.name.text)));
+    }
+    for (e, what) in defs {
+        if e.expr
+            .refs()
+            .iter()
+            .any(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Let(_))))
+        {
+            d.error(e.pos, format!("{what} `{}` uses a named value: named values are for validation steps (the views and the writer compute without them); write the expression out", e.text));
+        }
+    }
     let mut st = StepState {
+        orders: Vec::new(),
+        lets_bound: Vec::new(),
         tables_fitted: Vec::new(),
         records_bound: Vec::new(),
         ranges_fitted: Vec::new(),
     };
     check_steps(c, &file.validate, Scope::Top, &mut st, d);
+    closed_enums_checked(c, d);
     for r in &file.ext.records {
         if !st.records_bound.contains(&r.name.text) {
             d.error(r.name.pos, format!("record `{}` is never checked by a record_fits step, so its view cannot be built", r.name.text));
@@ -1125,6 +1609,10 @@ fn collect_range_fits(steps: &[Step]) -> Vec<String> {
         match s {
             Step::RangeFits { range, .. } => out.push(range.text.clone()),
             Step::ForEach { steps, .. } => out.extend(collect_range_fits(steps)),
+            // Refused on its own; counted so that nothing else is reported for it.
+            Step::When { step, .. } => {
+                out.extend(collect_range_fits(std::slice::from_ref(&**step)))
+            }
             _ => {}
         }
     }

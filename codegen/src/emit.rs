@@ -8,7 +8,7 @@ use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table};
 
-fn camel(s: &str) -> String {
+pub(crate) fn camel(s: &str) -> String {
     let mut out = String::new();
     let mut up = true;
     for c in s.chars() {
@@ -260,6 +260,55 @@ pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
     }
 }
 
+/// An expression without the parentheses that enclose all of it (`(a & b)` -> `a & b`).
+fn strip_parens(ts: TokenStream) -> TokenStream {
+    let mut it = ts.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            g.stream()
+        }
+        _ => ts,
+    }
+}
+
+/// `from_le_bytes`, or `from_be_bytes` for a big-endian field.
+pub(crate) fn from_bytes(big: bool) -> proc_macro2::Ident {
+    format_ident!(
+        "{}",
+        if big {
+            "from_be_bytes"
+        } else {
+            "from_le_bytes"
+        }
+    )
+}
+
+/// `to_le_bytes`, or `to_be_bytes` for a big-endian field.
+pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
+    format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
+}
+
+/// The variable holding the previous record's key for an order check inside a `for_each`.
+fn order_prev(code: &crate::schema::Name) -> proc_macro2::Ident {
+    let clean: String = code
+        .text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format_ident!("__prev_{}", clean)
+}
+
+/// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
+pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
+    if t == IntTy::U64 {
+        x
+    } else {
+        quote!(u64::from(#x))
+    }
+}
+
 /// How expressions reach the header and the current record.
 pub(crate) struct Env {
     pub(crate) header: TokenStream,
@@ -326,13 +375,29 @@ impl<'a> Em<'a> {
     fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
+            // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
+            Ok(Resolved::Let(i)) => {
+                let lets = crate::check::lets(&self.schema().file);
+                let id = format_ident!(
+                    "__let_{}",
+                    lets.get(i).map_or("missing", |n| n.text.as_str())
+                );
+                quote!(#id?)
+            }
+            // The value itself: comparing with it reads no enum.
+            Ok(Resolved::EnumValue(e, v)) => {
+                let l = Literal::u64_suffixed(
+                    self.schema().enums[e].values.get(v).map_or(0, |x| x.value),
+                );
+                quote!(#l)
+            }
             Ok(Resolved::Const(i)) => {
                 let k = &self.schema().constants[i];
                 let id = format_ident!("{}", k.name.text);
                 if k.ty.signed() {
                     quote!(u64::try_from(#id).ok()?)
                 } else {
-                    quote!(u64::from(#id))
+                    widen(k.ty, quote!(#id))
                 }
             }
             Ok(r @ Resolved::Field(owner, _))
@@ -353,11 +418,22 @@ impl<'a> Em<'a> {
                     Some(FieldKind::Int(t)) if t.signed() => {
                         quote!(u64::try_from(#base.#name()).ok()?)
                     }
-                    Some(FieldKind::Int(_)) => quote!(u64::from(#base.#name())),
-                    Some(FieldKind::Enum(_)) => quote!(u64::from(#base.#name().raw())),
-                    Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => {
-                        quote!(u64::from(#base.#name().bits()))
+                    Some(FieldKind::Int(t)) => widen(t, quote!(#base.#name())),
+                    // A float is compared bitwise: its bits.
+                    Some(FieldKind::Float(w)) => widen(
+                        if w { IntTy::U64 } else { IntTy::U32 },
+                        quote!(#base.#name().to_bits()),
+                    ),
+                    // The stored value (`<field>_raw()`): no `from_raw` + `raw` round trip.
+                    Some(FieldKind::Enum(e)) => {
+                        let raw =
+                            format_ident!("{}_raw", f.map_or("missing", |f| f.name.text.as_str()));
+                        widen(self.schema().enums[e].repr, quote!(#base.#raw()))
                     }
+                    Some(k @ (FieldKind::Flags(_) | FieldKind::Bits(_))) => widen(
+                        k.int_ty(self.schema()).unwrap_or(IntTy::U32),
+                        quote!(#base.#name().bits()),
+                    ),
                     _ => quote!(0u64),
                 }
             }
@@ -427,6 +503,12 @@ impl<'a> Em<'a> {
                 return body;
             }
             return quote!((|| -> Option<u64> { #body })());
+        }
+        // Parentheses around the whole expression are redundant as an argument.
+        let inner = strip_parens(inner);
+        if !inner.to_string().contains('?') {
+            // Nothing can fail: a plain value, no closure.
+            return quote!(Some(#inner));
         }
         quote!((|| -> Option<u64> { Some(#inner) })())
     }
@@ -667,17 +749,23 @@ impl<'a> Em<'a> {
                 let fdoc = doc_attr(format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start());
                 // One load of the field's bytes as an array (in bounds by construction, so
                 // the fallback is never taken), not one load per byte.
+                let from = from_bytes(f.big);
                 let read = |t: IntTy| {
                     let ty = int_ident(t);
                     let (o, n) = (lit_usize(*off), lit_usize(t.bytes()));
                     quote! {
-                        #ty::from_le_bytes(match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] })
+                        #ty::#from(match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] })
                     }
                 };
                 let (ret, body) = match *kind {
                     FieldKind::Int(t) => {
                         let ty = int_ident(t);
                         (quote!(#ty), read(t))
+                    }
+                    FieldKind::Float(w) => {
+                        let (fty, bits) = if w { (format_ident!("f64"), IntTy::U64) } else { (format_ident!("f32"), IntTy::U32) };
+                        let r = read(bits);
+                        (quote!(#fty), quote!(#fty::from_bits(#r)))
                     }
                     FieldKind::Enum(i) => {
                         let e = &self.schema().enums[i];
@@ -707,7 +795,7 @@ impl<'a> Em<'a> {
                             match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => b, None => &[0u8; #n] }
                         })
                     }
-                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off),
+                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off, f.big),
                     FieldKind::Str(n) => {
                         let o = lit_usize(*off);
                         let n = lit_usize(n);
@@ -724,6 +812,19 @@ impl<'a> Em<'a> {
                     #[must_use]
                     pub fn #name(&self) -> #ret { #body }
                 });
+                if let FieldKind::Enum(i) = *kind {
+                    // The stored value, for conditions and comparisons: no enum round trip.
+                    let e = &self.schema().enums[i];
+                    let rname = format_ident!("{}_raw", f.name.text);
+                    let ty = int_ident(e.repr);
+                    let r = read(e.repr);
+                    accessors.push(quote! {
+                        /// The raw value of the field above, as stored.
+                        #[inline]
+                        #[must_use]
+                        pub fn #rname(&self) -> #ty { #r }
+                    });
+                }
                 if let FieldKind::Str(_) = kind {
                     let sname = format_ident!("{}_str", f.name.text);
                     accessors.push(quote! {
@@ -906,7 +1007,14 @@ impl<'a> Em<'a> {
                         }
                     };
                 }
-                let found = self.value(&field.expr, scope, env);
+                // A field that reads plainly is not wrapped in `Some` to be unwrapped.
+                let found = match self.plain(&field.expr, scope, env) {
+                    Some(p) => p,
+                    None => {
+                        let v = self.value(&field.expr, scope, env);
+                        quote!(#v.unwrap_or(u64::MAX))
+                    }
+                };
                 let expected = self.value(&equals.expr, scope, env);
                 let fail = fail(
                     codes,
@@ -916,7 +1024,7 @@ impl<'a> Em<'a> {
                 quote! {
                     #[doc = #comment]
                     {
-                        let found = #found.unwrap_or(u64::MAX);
+                        let found = #found;
                         let expected = #expected;
                         if expected != Some(found) {
                             return #fail;
@@ -926,6 +1034,24 @@ impl<'a> Em<'a> {
             }
             Step::Assert { code, expr, field } => {
                 let codes = &code.text;
+                let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
+                if !comparison {
+                    // A condition of several parts (`&&`, `||`, `!`, flag bits): the error
+                    // names the check and the field; there is no single pair of values.
+                    let b = self.blame(&field.expr, scope);
+                    let comment = format!("@step {codes}: `{}`.", expr.text);
+                    let cond = strip_parens(self.cond(&expr.expr, scope, env));
+                    let fail = fail(codes, &b, Det::None);
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            let holds: bool = #cond;
+                            if !holds {
+                                return #fail;
+                            }
+                        }
+                    };
+                }
                 let Expr::Bin(op, l, r) = &expr.expr else {
                     return quote!();
                 };
@@ -1144,9 +1270,20 @@ impl<'a> Em<'a> {
                     }
                 } else {
                     let var = format_ident!("{}", r.name.text);
-                    quote! {
-                        #[doc = #comment]
-                        let #var: &'a [u8] = { #check bytes };
+                    match &r.when {
+                        // A file-level range with a condition: checked, and there, only
+                        // when the condition holds.
+                        Some(w) => {
+                            let guard = strip_parens(self.cond(&w.expr, scope, env));
+                            quote! {
+                                #[doc = #comment]
+                                let #var: Option<&'a [u8]> = if #guard { Some({ #check bytes }) } else { None };
+                            }
+                        }
+                        None => quote! {
+                            #[doc = #comment]
+                            let #var: &'a [u8] = { #check bytes };
+                        },
                     }
                 }
             }
@@ -1256,6 +1393,7 @@ impl<'a> Em<'a> {
                     .map_or(0, |x| x.0);
                 let idx = (0..e.repr.bytes()).map(|i| lit_usize(off_in + i));
                 let ty = int_ident(e.repr);
+                let from = from_bytes(st.and_then(|s| s.fields.get(fi)).is_some_and(|f| f.big));
                 let base = self.base(owner, env);
                 let comment = format!(
                     "@step {codes}: `{}` must be a value enum `{}` defines.",
@@ -1264,7 +1402,7 @@ impl<'a> Em<'a> {
                 quote! {
                     #[doc = #comment]
                     {
-                        let raw = #ty::from_le_bytes([#(#base.as_bytes()[#idx]),*]);
+                        let raw = #ty::#from([#(#base.as_bytes()[#idx]),*]);
                         if #ety::from_raw(raw).is_none() {
                             return #fail;
                         }
@@ -1293,7 +1431,16 @@ impl<'a> Em<'a> {
                         visit.#var(&header, i, &rec)?;
                     }
                 });
+                // The previous record's key for each order check in the loop.
+                let prevs = steps.iter().filter_map(|x| match x {
+                    Step::Order { code, .. } => {
+                        let p = order_prev(code);
+                        Some(quote!(let mut #p: Option<u64> = None;))
+                    }
+                    _ => None,
+                });
                 quote! {
+                    #(#prevs)*
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
                         let index = u64::try_from(i).unwrap_or(u64::MAX);
@@ -1307,6 +1454,192 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::Order {
+                code,
+                kind,
+                target,
+                by,
+            } => {
+                use crate::schema::OrderKind;
+                let codes = &code.text;
+                // Inside the table's `for_each` the check compares each record with the one
+                // before it in the same pass (`prev` declared before the loop); at top level
+                // it walks the table itself.
+                let in_loop = matches!(scope, Scope::Record(_));
+                let prev = if in_loop {
+                    order_prev(code)
+                } else {
+                    format_ident!("prev")
+                };
+                let range = file.ranges.iter().find(|r| r.name.text == target.text);
+                let tname = match kind {
+                    OrderKind::NoOverlap => range
+                        .and_then(|r| r.table.as_ref())
+                        .map_or(String::new(), |t| t.text.clone()),
+                    _ => target.text.clone(),
+                };
+                let Some(t) = file.tables.iter().find(|t| t.name.text == tname) else {
+                    return quote!();
+                };
+                let rscope = Scope::Record(t);
+                let renv = Env {
+                    header: quote!(header),
+                    record: quote!(rec),
+                };
+                let rec_ty = format_ident!("{}", t.record.text);
+                let var = format_ident!("{}", t.name.text);
+                let var_at = format_ident!("{}_at", t.name.text);
+                let size =
+                    Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                // A value bound as a plain `u64` `name`: directly when it cannot overflow,
+                // else through an `Option` whose `None` fails the check.
+                let bind =
+                    |name: &str, e: &Expr, det: &dyn Fn(Opd) -> TokenStream| -> TokenStream {
+                        let id = format_ident!("{}", name);
+                        match self.plain(e, rscope, &renv) {
+                            Some(p) => quote!(let #id: u64 = #p;),
+                            None => {
+                                let v = self.value(e, rscope, &renv);
+                                let o = format_ident!("{}_opt", name);
+                                let fail = det(Opd::Opt(quote!(#o)));
+                                quote! {
+                                    let #o: Option<u64> = #v;
+                                    let Some(#id) = #o else { return #fail; };
+                                }
+                            }
+                        }
+                    };
+                let (check, comment) = match (kind, by, range) {
+                    (OrderKind::NoOverlap, _, Some(r)) => {
+                        let b = self.blame(&r.offset.expr, rscope);
+                        let guard = r.when.as_ref().map_or(quote!(true), |w| {
+                            strip_parens(self.cond(&w.expr, rscope, &renv))
+                        });
+                        let names = [
+                            Self::short_name(&r.offset),
+                            "<".to_string(),
+                            "previous end".to_string(),
+                        ];
+                        let det = |o: Opd| {
+                            fail(
+                                codes,
+                                &b,
+                                Det::Compare(o, Opd::Val(quote!(p)), names.clone()),
+                            )
+                        };
+                        let sbind = bind("s", &r.offset.expr, &det);
+                        let lbind = bind("l", &r.length.expr, &|_| det(Opd::Val(quote!(s))));
+                        let fail_s = det(Opd::Val(quote!(s)));
+                        (
+                            quote! {
+                                if #guard {
+                                    let p = #prev.unwrap_or(0);
+                                    #sbind
+                                    #lbind
+                                    if s < p {
+                                        return #fail_s;
+                                    }
+                                    let Some(e) = s.checked_add(l) else { return #fail_s; };
+                                    #prev = Some(e);
+                                }
+                            },
+                            format!(
+                                "@step {codes}: the `{}` ranges of `{}` do not overlap, in table order.",
+                                r.name.text, t.name.text
+                            ),
+                        )
+                    }
+                    (_, Some(by), _) => {
+                        let strict = *kind == OrderKind::Unique;
+                        let b = self.blame(&by.expr, rscope);
+                        let neg = if strict { "<=" } else { "<" };
+                        let names = [
+                            Self::short_name(by),
+                            neg.to_string(),
+                            "previous".to_string(),
+                        ];
+                        let det = |o: Opd| {
+                            fail(
+                                codes,
+                                &b,
+                                Det::Compare(o, Opd::Val(quote!(p)), names.clone()),
+                            )
+                        };
+                        let kbind = bind("k", &by.expr, &det);
+                        let fail_k = det(Opd::Val(quote!(k)));
+                        let bad = if strict {
+                            quote!(k <= p)
+                        } else {
+                            quote!(k < p)
+                        };
+                        (
+                            quote! {
+                                let p = #prev.unwrap_or(0);
+                                #kbind
+                                if #prev.is_some() && #bad {
+                                    return #fail_k;
+                                }
+                                #prev = Some(k);
+                            },
+                            format!(
+                                "@step {codes}: `{}` {} over the records of `{}`, in table order.",
+                                by.text,
+                                if strict {
+                                    "strictly increases (so is unique)"
+                                } else {
+                                    "never decreases"
+                                },
+                                t.name.text
+                            ),
+                        )
+                    }
+                    _ => return quote!(),
+                };
+                if in_loop {
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            #check
+                        }
+                    };
+                }
+                quote! {
+                    #[doc = #comment]
+                    {
+                        let mut prev: Option<u64> = None;
+                        for (i, raw) in #var.iter().enumerate() {
+                            let index = u64::try_from(i).unwrap_or(u64::MAX);
+                            let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                            let rec_at = #var_at.saturating_add(index.saturating_mul(#size));
+                            let _ = (&rec, rec_at);
+                            #check
+                        }
+                    }
+                }
+            }
+            Step::Let { name, value } => {
+                let id = format_ident!("__let_{}", name.text);
+                let v = self.value(&value.expr, scope, env);
+                let comment = format!(
+                    "@step let `{}` = `{}` (`None` if it overflows).",
+                    name.text, value.text
+                );
+                quote! {
+                    #[doc = #comment]
+                    let #id: Option<u64> = #v;
+                }
+            }
+            Step::When { when, step } => {
+                let cond = strip_parens(self.cond(&when.expr, scope, env));
+                let inner = self.step(step, scope, env);
+                let comment = format!("@step when `{}`:", when.text);
+                quote! {
+                    #[doc = #comment]
+                    if #cond {
+                        #inner
+                    }
+                }
+            }
         }
     }
 
@@ -1408,6 +1741,23 @@ impl<'a> Em<'a> {
         for r in file.ranges.iter().filter(|r| r.table.is_none()) {
             let var = format_ident!("{}", r.name.text);
             let rdoc = doc_attr(&r.doc);
+            if let Some(w) = &r.when {
+                let note = format!(
+                    " Borrowed from the validated buffer, never copied; `None` when `{}` does not hold.",
+                    w.text
+                );
+                fields.push(quote!(#var: Option<&'a [u8]>,));
+                inits.push(quote!(#var,));
+                accessors.push(quote! {
+                    #rdoc
+                    ///
+                    #[doc = #note]
+                    #[must_use]
+                    #[inline]
+                    pub fn #var(&self) -> Option<&'a [u8]> { self.#var }
+                });
+                continue;
+            }
             fields.push(quote!(#var: &'a [u8],));
             inits.push(quote!(#var,));
             accessors.push(quote! {

@@ -90,6 +90,21 @@ pub fn generate_tokens(c: &Checked) -> proc_macro2::TokenStream {
     strip_step_docs(emit::tokens(&c.0))
 }
 
+/// A schema's mistakes as compile errors at `span` (for the proc-macro): one
+/// `compile_error!` per mistake, reading `file:line:column: message` (the compiler adds the
+/// `error: ` itself, so it is not in the message, and there is no summary line).
+pub fn compile_errors(diags: &Diags, span: proc_macro2::Span) -> proc_macro2::TokenStream {
+    let mut out = proc_macro2::TokenStream::new();
+    for d in &diags.items {
+        let msg = format!("{}:{}:{}: {}", diags.file, d.pos.line, d.pos.col, d.message);
+        out.extend(syn::Error::new(span, msg).to_compile_error());
+    }
+    if out.is_empty() {
+        out = syn::Error::new(span, format!("{}: rejected", diags.file)).to_compile_error();
+    }
+    out
+}
+
 /// The generated code as formatted Rust source (prettyplease), headed with the schema's
 /// name and hash.
 pub fn generate(c: &Checked) -> String {
@@ -155,11 +170,52 @@ pub fn generate_file(path: &Path) -> Result<String, Diags> {
     load(path).map(|c| generate(&c))
 }
 
+/// Why [`Builder::build`] failed. `Display` (and `Debug`, so that `unwrap()` and `expect()`
+/// show the same) prints one line per diagnostic, `file:line:column: error: message`.
+pub enum BuildError {
+    /// A schema's mistakes, all of them.
+    Schema(Diags),
+    /// The generated file could not be written.
+    Write {
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// Neither `OUT_DIR` (set by cargo for build scripts) nor [`Builder::out_dir`].
+    NoOutDir,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Schema(d) => write!(f, "{d}"),
+            Self::Write { path, error } => write!(f, "{}: {error}", path.display()),
+            Self::NoOutDir => f.write_str("OUT_DIR is not set and no out_dir was given"),
+        }
+    }
+}
+
+impl std::fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The same clean lines as `Display`: `build().unwrap()` then prints real newlines.
+        write!(f, "\n{self}")
+    }
+}
+
+impl std::error::Error for BuildError {}
+
 /// For `build.rs`: generate each schema into `OUT_DIR/<schema name>.rs`.
 ///
+/// A schema path is relative to the build script's working directory, which cargo sets to
+/// the package's root (the directory of its `Cargo.toml`).
+///
 /// ```no_run
-/// // build.rs
-/// npuschema_codegen::Builder::new().schema("schema/npu1.yaml").build().unwrap();
+/// // build.rs, in `fn main()`:
+/// if let Err(e) = npuschema_codegen::Builder::new().schema("schema/npu1.yaml").build() {
+///     eprintln!("{e}"); // one `file:line:column: error: ...` line per mistake
+///     std::process::exit(1);
+/// }
 /// // lib.rs: mod npu1 { include!(concat!(env!("OUT_DIR"), "/npu1.rs")); }
 /// ```
 #[derive(Default)]
@@ -188,23 +244,40 @@ impl Builder {
     /// Generate every schema. Prints `cargo:rerun-if-changed` for each.
     ///
     /// # Errors
-    /// A schema's mistakes (all of them), or an I/O error, as text.
-    pub fn build(self) -> Result<Vec<PathBuf>, String> {
+    /// A schema's mistakes (all of them), or an I/O error.
+    pub fn build(self) -> Result<Vec<PathBuf>, BuildError> {
         let out = match self
             .out_dir
             .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
         {
             Some(o) => o,
-            None => return Err("OUT_DIR is not set and no out_dir was given".to_string()),
+            None => return Err(BuildError::NoOutDir),
         };
         let mut written = Vec::new();
         for s in &self.schemas {
             println!("cargo:rerun-if-changed={}", s.display());
-            let c = load(s).map_err(|d| d.to_string())?;
+            let c = load(s).map_err(BuildError::Schema)?;
             let path = out.join(format!("{}.rs", c.name()));
-            std::fs::write(&path, generate(&c)).map_err(|e| format!("{}: {e}", path.display()))?;
+            write_atomic(&path, generate(&c).as_bytes()).map_err(|error| BuildError::Write {
+                path: path.clone(),
+                error,
+            })?;
             written.push(path);
         }
         Ok(written)
     }
+}
+
+/// Write through a unique temporary file renamed into place, so a reader never sees half a
+/// file.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }

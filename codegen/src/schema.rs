@@ -161,6 +161,8 @@ pub enum TypeRef {
     Named(String),
     /// `u32[6]`: a fixed number of integers, stored back to back.
     Array(IntTy, u64),
+    /// `f32` (`false`) or `f64` (`true`): IEEE 754, compared bitwise.
+    Float(bool),
 }
 
 /// A struct field.
@@ -180,6 +182,8 @@ pub struct FieldDef {
     pub until: Option<(u64, Pos)>,
     /// Documentation.
     pub doc: String,
+    /// Stored big-endian (the field's `byte_order`, else its struct's, else the schema's).
+    pub big: bool,
 }
 
 impl FieldDef {
@@ -353,6 +357,43 @@ pub enum Step {
     },
     /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
     Ext(ext::ExtStep),
+    /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
+    Let {
+        /// The name.
+        name: Name,
+        /// The value.
+        value: ExprAt,
+    },
+    /// The records of a table in order of a key, or their ranges apart (`sorted`, `unique`,
+    /// `no_overlap`), checked in table order in one pass.
+    Order {
+        /// Error code.
+        code: Name,
+        /// Which relation.
+        kind: OrderKind,
+        /// The table (`sorted`, `unique`) or the per-record range (`no_overlap`).
+        target: Name,
+        /// The key, in record scope (`sorted`, `unique`).
+        by: Option<ExprAt>,
+    },
+    /// A checking step that runs only when a condition holds (`when:` on the step).
+    When {
+        /// The condition, in the step's scope.
+        when: ExprAt,
+        /// The step.
+        step: Box<Step>,
+    },
+}
+
+/// The relation `Step::Order` checks between each record and the one before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderKind {
+    /// Keys never decrease.
+    Sorted,
+    /// Keys strictly increase (so no two are equal).
+    Unique,
+    /// Each present range starts at or after the previous present range's end.
+    NoOverlap,
 }
 
 /// How the writer lays the file out.
@@ -418,6 +459,137 @@ pub(crate) struct MapReader<'a> {
     what: String,
     pos: Pos,
     pub(crate) entries: Vec<(Pos, &'a str, &'a Node, bool)>,
+    /// Misspelt keys read as the key they are close to: (where, as written, read as).
+    guessed: Vec<(Pos, String, String)>,
+}
+
+/// Every key the language has. A key that is none of these but is close to a key being
+/// looked up (`recrod` for `record`) is read as that key and reported once, so that one
+/// typo gives one diagnostic, not a missing key and every reference to what it defined.
+const LANGUAGE_KEYS: &[&str] = &[
+    "absent",
+    "algorithm",
+    "align",
+    "assert",
+    "at",
+    "bit",
+    "bitfields",
+    "bits",
+    "by",
+    "byte_order",
+    "check",
+    "checksum",
+    "checksums",
+    "code",
+    "collection",
+    "composed",
+    "constants",
+    "count",
+    "directories",
+    "directory",
+    "doc",
+    "duplicate",
+    "entries",
+    "entry_size",
+    "enum_known",
+    "enums",
+    "equals",
+    "expect",
+    "field",
+    "fields",
+    "file",
+    "first",
+    "flags",
+    "flags_known",
+    "for_each",
+    "from",
+    "gate",
+    "header",
+    "high",
+    "items",
+    "layouts",
+    "length",
+    "let",
+    "list",
+    "low",
+    "min_len",
+    "missing",
+    "no_overlap",
+    "name",
+    "offset",
+    "open",
+    "order",
+    "payload",
+    "payload_checksum",
+    "present",
+    "range_fits",
+    "ranges",
+    "record",
+    "record_checksums",
+    "record_fits",
+    "records",
+    "region",
+    "repr",
+    "schema",
+    "since",
+    "size",
+    "slots",
+    "slots_padding_zero",
+    "slots_paired",
+    "slots_valid",
+    "sorted",
+    "stored",
+    "stride",
+    "struct",
+    "structs",
+    "table",
+    "table_fits",
+    "tables",
+    "target",
+    "to",
+    "type",
+    "unique",
+    "until",
+    "validate",
+    "value",
+    "values",
+    "variants",
+    "when",
+    "within",
+    "writer",
+    "zero",
+];
+
+/// Whether `typed` is a likely misspelling of `key`: at most one edit for short keys, two
+/// for longer ones (a swap of neighbours counts as one).
+fn near_miss(typed: &str, key: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (typed.chars().collect(), key.chars().collect());
+    if b.len() < 3 || a.len() < 2 {
+        return false;
+    }
+    let mut dist = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in dist.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    if let Some(first) = dist.first_mut() {
+        for (j, v) in first.iter_mut().enumerate() {
+            *v = j;
+        }
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (dist[i - 1][j] + 1)
+                .min(dist[i][j - 1] + 1)
+                .min(dist[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(dist[i - 2][j - 2] + 1);
+            }
+            dist[i][j] = v;
+        }
+    }
+    let limit = if b.len() <= 4 { 1 } else { 2 };
+    dist[a.len()][b.len()] <= limit
 }
 
 impl<'a> MapReader<'a> {
@@ -428,8 +600,9 @@ impl<'a> MapReader<'a> {
                 pos: node.pos,
                 entries: m
                     .iter()
-                    .map(|(p, k, v)| (*p, k.as_str(), v, false))
+                    .map(|(p, k, v)| (*p, null_key(*p, k, what, d), v, false))
                     .collect(),
+                guessed: Vec::new(),
             }),
             other => {
                 d.error(
@@ -442,9 +615,39 @@ impl<'a> MapReader<'a> {
     }
 
     pub(crate) fn opt(&mut self, key: &str) -> Option<&'a Node> {
-        let e = self.entries.iter_mut().find(|e| e.1 == key)?;
+        if let Some(e) = self.entries.iter_mut().find(|e| e.1 == key) {
+            e.3 = true;
+            return Some(e.2);
+        }
+        let e = self
+            .entries
+            .iter_mut()
+            .find(|e| !e.3 && !LANGUAGE_KEYS.contains(&e.1) && near_miss(e.1, key))?;
         e.3 = true;
+        self.guessed.push((e.0, e.1.to_string(), key.to_string()));
         Some(e.2)
+    }
+
+    /// The one of `kinds` this mapping has, or, when it has none, a misspelling of one
+    /// (then read as that kind and reported by `finish`).
+    pub(crate) fn kind_of(&mut self, kinds: &[&'static str]) -> Option<&'static str> {
+        if let Some(k) = kinds
+            .iter()
+            .find(|k| self.entries.iter().any(|e| e.1 == **k))
+        {
+            return Some(k);
+        }
+        for e in &mut self.entries {
+            if LANGUAGE_KEYS.contains(&e.1) {
+                continue;
+            }
+            if let Some(k) = kinds.iter().find(|k| near_miss(e.1, k)) {
+                self.guessed.push((e.0, e.1.to_string(), (*k).to_string()));
+                e.1 = *k;
+                return Some(*k);
+            }
+        }
+        None
     }
 
     pub(crate) fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
@@ -459,6 +662,15 @@ impl<'a> MapReader<'a> {
     }
 
     pub(crate) fn finish(self, known: &[&str], d: &mut Diags) {
+        for (pos, typed, key) in &self.guessed {
+            d.error(
+                *pos,
+                format!(
+                    "unknown key `{typed}` in {}: did you mean `{key}`? (read as `{key}` so that nothing else is reported for it)",
+                    self.what
+                ),
+            );
+        }
         let mut seen: Vec<&str> = Vec::new();
         for (pos, key, _, used) in &self.entries {
             if seen.contains(key) {
@@ -479,10 +691,47 @@ impl<'a> MapReader<'a> {
     }
 }
 
+/// A key YAML read as null: reported, then read as written (so nothing else is reported
+/// for it).
+fn null_key<'k>(pos: Pos, key: &'k str, what: &str, d: &mut Diags) -> &'k str {
+    let Some(raw) = key.strip_prefix(crate::yaml::NULL_KEY) else {
+        return key;
+    };
+    d.error(
+        pos,
+        format!("a key in {what}: `{raw}` is read by YAML as null (nothing), not a name; quote it: \"{raw}\""),
+    );
+    raw
+}
+
+/// `byte_order: little | big`, when the mapping has one (`true`: big-endian).
+fn byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> Option<bool> {
+    let n = m.opt("byte_order")?;
+    match string(n, "byte_order", d)?.as_str() {
+        "little" => Some(false),
+        "big" => Some(true),
+        other => {
+            d.error(
+                n.pos,
+                format!("byte_order `{other}` is not `little` or `big`"),
+            );
+            None
+        }
+    }
+}
+
 pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
     match &node.kind {
         Kind::Str(s) => Some(s.clone()),
         Kind::Int(i) => Some(i.to_string()),
+        _ if node.trap().is_some() => {
+            // Reported, then read as written, so that nothing else is reported for it.
+            d.error(
+                node.pos,
+                format!("{what}: {}", node.trap().unwrap_or_default()),
+            );
+            Some(node.raw.clone())
+        }
         other => {
             d.error(
                 node.pos,
@@ -557,6 +806,13 @@ pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> 
     let text = match &node.kind {
         Kind::Int(i) => i.to_string(),
         Kind::Str(s) => s.clone(),
+        _ if node.trap().is_some() => {
+            d.error(
+                node.pos,
+                format!("{what}: {}", node.trap().unwrap_or_default()),
+            );
+            node.raw.clone()
+        }
         other => {
             d.error(
                 node.pos,
@@ -604,7 +860,7 @@ pub(crate) fn named_entries<'a>(
             .map(|(p, k, v)| {
                 (
                     Name {
-                        text: k.clone(),
+                        text: null_key(*p, k, what, d).to_string(),
                         pos: *p,
                     },
                     v,
@@ -641,6 +897,11 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
     let s = string(node, "type", d)?;
     if let Some(t) = IntTy::parse(&s) {
         return Some(TypeRef::Int(t));
+    }
+    match s.as_str() {
+        "f32" => return Some(TypeRef::Float(false)),
+        "f64" => return Some(TypeRef::Float(true)),
+        _ => {}
     }
     for (prefix, make) in [
         ("bytes[", TypeRef::Bytes as fn(u64) -> TypeRef),
@@ -842,6 +1103,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         .map(|n| ext::bitfields(n, d))
         .unwrap_or_default();
 
+    let schema_big = byte_order(&mut m, d).unwrap_or(false);
     let mut structs = Vec::new();
     if let Some(n) = m.opt("structs") {
         for (stname, v) in named_entries(n, "structs", d) {
@@ -849,6 +1111,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 continue;
             };
             let sdoc = doc(&mut sm, d);
+            let struct_big = byte_order(&mut sm, d).unwrap_or(schema_big);
             let size = sm
                 .opt("size")
                 .and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
@@ -871,7 +1134,19 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         .opt("until")
                         .and_then(|n| uint(n, "until", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
-                    fm.finish(&["name", "type", "offset", "since", "until", "doc"], d);
+                    let big = byte_order(&mut fm, d).unwrap_or(struct_big);
+                    fm.finish(
+                        &[
+                            "name",
+                            "type",
+                            "offset",
+                            "since",
+                            "until",
+                            "doc",
+                            "byte_order",
+                        ],
+                        d,
+                    );
                     if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
                         fields.push(FieldDef {
                             name: fname,
@@ -881,6 +1156,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                             since,
                             until,
                             doc: fdoc,
+                            big,
                         });
                     }
                 }
@@ -889,7 +1165,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 .opt("composed")
                 .map(|n| ext::composed(n, d))
                 .unwrap_or_default();
-            sm.finish(&["doc", "size", "fields", "composed"], d);
+            sm.finish(&["doc", "size", "fields", "composed", "byte_order"], d);
             structs.push(Struct {
                 name: stname,
                 doc: sdoc,
@@ -911,6 +1187,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
             "bitfields",
             "structs",
             "file",
+            "byte_order",
         ],
         d,
     );
@@ -1097,6 +1374,10 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
 }
 
 const STEP_KINDS: &[&str] = &[
+    "let",
+    "sorted",
+    "unique",
+    "no_overlap",
     "min_len",
     "expect",
     "assert",
@@ -1114,16 +1395,19 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let Some(mut sm) = MapReader::new(s, "a validation step", d) else {
             continue;
         };
-        let kind = STEP_KINDS
-            .iter()
-            .find(|k| sm.entries.iter().any(|e| e.1 == **k))
-            .copied();
+        let when = sm.opt("when").and_then(|n| expr_at(n, "when", d));
+        let mut all_kinds = STEP_KINDS.to_vec();
+        all_kinds.extend(ext::STEP_KINDS);
+        let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
             if let Some(ek) = ext::STEP_KINDS
                 .iter()
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
                 .copied()
             {
+                if let Some(w) = &when {
+                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {ek}"));
+                }
                 if let Some(step) = ext::step(ek, sm, d) {
                     out.push(Step::Ext(step));
                 }
@@ -1137,12 +1421,42 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             );
             continue;
         };
-        let code = if kind == "for_each" {
+        let code = if kind == "for_each" || kind == "let" {
             None
         } else {
             sm.req("code", d).and_then(|n| name(n, "code", d))
         };
         let step = match kind {
+            "sorted" | "unique" | "no_overlap" => {
+                let target = sm.opt(kind).and_then(|n| name(n, kind, d));
+                let by = if kind == "no_overlap" {
+                    None
+                } else {
+                    sm.req("by", d).and_then(|n| expr_at(n, "by", d))
+                };
+                let okind = match kind {
+                    "sorted" => OrderKind::Sorted,
+                    "unique" => OrderKind::Unique,
+                    _ => OrderKind::NoOverlap,
+                };
+                match (code, target) {
+                    (Some(code), Some(target)) if kind == "no_overlap" || by.is_some() => {
+                        Some(Step::Order {
+                            code,
+                            kind: okind,
+                            target,
+                            by,
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            "let" => {
+                let name = sm.opt("let").and_then(|n| name(n, "let", d));
+                let value = sm.req("value", d).and_then(|n| expr_at(n, "value", d));
+                name.zip(value)
+                    .map(|(name, value)| Step::Let { name, value })
+            }
             "min_len" => {
                 let min = sm.opt("min_len").and_then(|n| expr_at(n, "min_len", d));
                 let field = sm.opt("field").and_then(|n| name(n, "field", d));
@@ -1218,6 +1532,10 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             }
         };
         let known: &[&str] = match kind {
+            "let" => &["let", "value"],
+            "sorted" => &["sorted", "by", "code"],
+            "unique" => &["unique", "by", "code"],
+            "no_overlap" => &["no_overlap", "code"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
             "assert" => &["assert", "field", "code"],
@@ -1230,7 +1548,13 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         };
         sm.finish(known, d);
         if let Some(step) = step {
-            out.push(step);
+            out.push(match when {
+                Some(when) => Step::When {
+                    when,
+                    step: Box::new(step),
+                },
+                None => step,
+            });
         }
     }
     out

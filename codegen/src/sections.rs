@@ -50,11 +50,20 @@ fn doc_attr(doc: &str) -> TokenStream {
     quote!(#(#lines)*)
 }
 
-/// `T::from_le_bytes([v[o], v[o+1], ...])` over a fixed-size array `v`.
-fn read_at(var: &TokenStream, t: IntTy, off: u64) -> TokenStream {
+/// `T::from_le_bytes([v[o], v[o+1], ...])` over a fixed-size array `v` (`from_be_bytes`
+/// for a big-endian field).
+fn read_at(var: &TokenStream, t: IntTy, off: u64, big: bool) -> TokenStream {
     let ty = ident(t.rust());
     let idx = (0..t.bytes()).map(|i| lit_usize(off.saturating_add(i)));
-    quote!(#ty::from_le_bytes([#(#var[#idx]),*]))
+    let from = crate::emit::from_bytes(big);
+    quote!(#ty::#from([#(#var[#idx]),*]))
+}
+
+/// Whether field `i` of struct `sname` is stored big-endian.
+fn big_of(c: &Checked, sname: &str, i: usize) -> bool {
+    c.strukt(sname)
+        .and_then(|s| s.fields.get(i))
+        .is_some_and(|f| f.big)
 }
 
 /// `u64` tokens for a stored word of type `t` (signed words sign-extend, as the numbers they are).
@@ -120,13 +129,19 @@ pub fn bitfields(c: &Checked) -> TokenStream {
 }
 
 /// `(return type, body)` of a fixed-offset accessor for an array or bit-field word.
-pub fn field_read(em: &Em<'_>, kind: FieldKind, off: u64) -> (TokenStream, TokenStream) {
+pub fn field_read(em: &Em<'_>, kind: FieldKind, off: u64, big: bool) -> (TokenStream, TokenStream) {
     let raw = quote!(self.raw);
     match kind {
         FieldKind::Array(t, n) => {
             let ty = ident(t.rust());
-            let items =
-                (0..n).map(|k| read_at(&raw, t, off.saturating_add(k.saturating_mul(t.bytes()))));
+            let items = (0..n).map(|k| {
+                read_at(
+                    &raw,
+                    t,
+                    off.saturating_add(k.saturating_mul(t.bytes())),
+                    big,
+                )
+            });
             let n = lit_usize(n);
             (quote!([#ty; #n]), quote!([#(#items),*]))
         }
@@ -135,7 +150,7 @@ pub fn field_read(em: &Em<'_>, kind: FieldKind, off: u64) -> (TokenStream, Token
                 return (quote!(u8), quote!(0));
             };
             let ty = ident(&b.name.text);
-            let r = read_at(&raw, b.repr, off);
+            let r = read_at(&raw, b.repr, off, big);
             (quote!(#ty), quote!(#ty::from_bits(#r)))
         }
         _ => (quote!(u8), quote!(0)),
@@ -232,10 +247,11 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
         let at = gated_offset(c, st, k, &quote!(self.gate));
         let w = kind.width(&c.schema);
         let wl = lit_usize(w);
+        let from = crate::emit::from_bytes(f.big);
         let (ty, conv): (TokenStream, TokenStream) = match *kind {
             FieldKind::Int(t) => {
                 let ty = ident(t.rust());
-                (quote!(#ty), quote!(#ty::from_le_bytes(*b)))
+                (quote!(#ty), quote!(#ty::#from(*b)))
             }
             FieldKind::Enum(i) => {
                 let Some(e) = c.schema.enums.get(i) else {
@@ -244,7 +260,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 let ety = ident(&e.name.text);
                 let r = ident(e.repr.rust());
                 if e.open {
-                    (quote!(#ety), quote!(#ety::from_raw(#r::from_le_bytes(*b))))
+                    (quote!(#ety), quote!(#ety::from_raw(#r::#from(*b))))
                 } else {
                     let first = ident(&camel(
                         &e.values
@@ -253,7 +269,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                     ));
                     (
                         quote!(#ety),
-                        quote!(match #ety::from_raw(#r::from_le_bytes(*b)) { Some(v) => v, None => #ety::#first }),
+                        quote!(match #ety::from_raw(#r::#from(*b)) { Some(v) => v, None => #ety::#first }),
                     )
                 }
             }
@@ -263,10 +279,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 };
                 let fty = ident(&fl.name.text);
                 let r = ident(fl.repr.rust());
-                (
-                    quote!(#fty),
-                    quote!(#fty::from_bits_retain(#r::from_le_bytes(*b))),
-                )
+                (quote!(#fty), quote!(#fty::from_bits_retain(#r::#from(*b))))
             }
             FieldKind::Bits(i) => {
                 let Some(bf) = c.schema.bitfields.get(i) else {
@@ -274,15 +287,20 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 };
                 let bty = ident(&bf.name.text);
                 let r = ident(bf.repr.rust());
-                (quote!(#bty), quote!(#bty::from_bits(#r::from_le_bytes(*b))))
+                (quote!(#bty), quote!(#bty::from_bits(#r::#from(*b))))
             }
             FieldKind::Array(t, n) => {
                 let ety = ident(t.rust());
                 let nl = lit_usize(n);
-                let items = (0..n).map(|j| read_at(&quote!(b), t, j.saturating_mul(t.bytes())));
+                let items =
+                    (0..n).map(|j| read_at(&quote!(b), t, j.saturating_mul(t.bytes()), f.big));
                 (quote!([#ety; #nl]), quote!([#(#items),*]))
             }
             FieldKind::Bytes(_) => (quote!(&'a [u8; #wl]), quote!(b)),
+            FieldKind::Float(w) => {
+                let ty = ident(if w { "f64" } else { "f32" });
+                (quote!(#ty), quote!(#ty::#from(*b)))
+            }
             FieldKind::Str(_) => (
                 quote!(&'a [u8]),
                 quote!({
@@ -455,6 +473,7 @@ pub fn leaf(em: &Em<'_>, r: Resolved, scope: Scope<'_>, env: &Env) -> TokenStrea
             match kind {
                 Some(FieldKind::Int(t)) if t.signed() => quote!(u64::try_from(#get).ok()?),
                 Some(FieldKind::Int(_)) => quote!(u64::from(#get)),
+                Some(FieldKind::Float(_)) => quote!(u64::from(#get.to_bits())),
                 Some(FieldKind::Enum(_)) => quote!(u64::from(#get.raw())),
                 Some(FieldKind::Flags(_) | FieldKind::Bits(_)) => quote!(u64::from(#get.bits())),
                 _ => quote!(0u64),
@@ -625,6 +644,10 @@ fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
             }
         }
         Step::ForEach { steps, .. } => steps.iter().for_each(|x| step_counts(c, x, out)),
+        Step::When { when, step } => {
+            es.push(when);
+            step_counts(c, step, out);
+        }
         Step::Ext(ExtStep::Items { first, check, .. }) => {
             es.extend(first.iter());
             es.push(check);
@@ -711,6 +734,7 @@ struct DirInfo<'a> {
     size: u64,
     type_off: u64,
     type_ty: IntTy,
+    type_big: bool,
     type_name: String,
 }
 
@@ -721,7 +745,7 @@ fn dir_info<'a>(c: &'a Checked, dir: &Directory) -> Option<DirInfo<'a>> {
         .tables
         .iter()
         .find(|t| t.name.text == dir.table.text)?;
-    let (_, type_off, kind) = field_of(c, &table.record.text, &dir.type_field.text)?;
+    let (type_i, type_off, kind) = field_of(c, &table.record.text, &dir.type_field.text)?;
     Some(DirInfo {
         table,
         var: ident(&table.name.text),
@@ -730,6 +754,7 @@ fn dir_info<'a>(c: &'a Checked, dir: &Directory) -> Option<DirInfo<'a>> {
         size: c.layouts.get(&table.record.text)?.size,
         type_off,
         type_ty: kind.int_ty(&c.schema)?,
+        type_big: big_of(c, &table.record.text, type_i),
         type_name: dir.type_field.text.clone(),
     })
 }
@@ -778,7 +803,10 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
         ..
     } = di;
     let size = lit_u64(size);
-    let ty = widen(type_ty, read_at(&quote!(__sraw), type_ty, type_off));
+    let ty = widen(
+        type_ty,
+        read_at(&quote!(__sraw), type_ty, type_off, di.type_big),
+    );
     let filter = only.map(|v| {
         let v = lit_u64(v);
         quote!(if __stype != #v { continue; })
@@ -950,8 +978,14 @@ fn type_slots(c: &Checked, dir: &Directory) -> u64 {
 /// A record field of a collection's record, read as `u64`: `(tokens, offset in record)`.
 fn rec_field(c: &Checked, rec: &str, field: &str, var: TokenStream) -> (TokenStream, u64) {
     match field_of(c, rec, field) {
-        Some((_, off, kind)) => match kind.int_ty(&c.schema) {
-            Some(t) => (widen(t, read_at(&quote!(#var.as_bytes()), t, off)), off),
+        Some((i, off, kind)) => match kind.int_ty(&c.schema) {
+            Some(t) => (
+                widen(
+                    t,
+                    read_at(&quote!(#var.as_bytes()), t, off, big_of(c, rec, i)),
+                ),
+                off,
+            ),
             None => (quote!(0u64), off),
         },
         None => (quote!(0u64), 0),
@@ -1070,7 +1104,12 @@ pub fn step(
             let (es, es_off) = rec_field(c, &t.record.text, es_name, quote!(rec));
             let type_read = widen(
                 di.type_ty,
-                read_at(&quote!(rec.as_bytes()), di.type_ty, di.type_off),
+                read_at(
+                    &quote!(rec.as_bytes()),
+                    di.type_ty,
+                    di.type_off,
+                    di.type_big,
+                ),
             );
             let Some(r) = file.ranges.iter().find(|r| r.name.text == dir.payload.text) else {
                 return quote!();
@@ -1865,7 +1904,10 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let dsize = lit_usize(di.size);
         let dvar = &di.var;
         let drec = &di.rec_ty;
-        let type_read = widen(di.type_ty, read_at(&quote!(raw), di.type_ty, di.type_off));
+        let type_read = widen(
+            di.type_ty,
+            read_at(&quote!(raw), di.type_ty, di.type_off, di.type_big),
+        );
         let payload = ident(&dir.payload.text);
         for l in &dir.layouts {
             let Some(v) = type_value(c, dir, &l.value.text) else {

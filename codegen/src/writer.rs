@@ -54,7 +54,7 @@ fn const_only(c: &Checked, e: &Expr) -> bool {
     e.refs().iter().all(|p| {
         matches!(
             c.resolve(p, Scope::Top),
-            Ok(Resolved::Const(_) | Resolved::Len)
+            Ok(Resolved::Const(_) | Resolved::Len | Resolved::EnumValue(..))
         )
     })
 }
@@ -136,14 +136,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut spec_items = Vec::new();
     for t in &file.tables {
         let name = format_ident!("{}", t.name.text);
-        let spec = format_ident!("{}Spec", t.record.text);
+        let spec = spec_ty(c, t);
         let doc = format!(" Set the records of `{}`.", t.name.text);
-        in_fields.push(quote!(#name: &'a [#spec<'a>],));
+        in_fields.push(quote!(#name: &'a [#spec],));
         in_defaults.push(quote!(#name: &[],));
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
-            pub fn #name(mut self, value: &'a [#spec<'a>]) -> Self { self.#name = value; self }
+            pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
         });
         spec_items.push(spec_struct(c, t));
     }
@@ -251,8 +251,17 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let path = format!("header.{}", f.name.text);
         let name = format_ident!("{}", f.name.text);
+        let tob = crate::emit::to_bytes(f.big);
         let ity = match kind {
             FieldKind::Int(t) => t,
+            // A value the rules derive is written as the float's bits.
+            FieldKind::Float(w) => {
+                if w {
+                    IntTy::U64
+                } else {
+                    IntTy::U32
+                }
+            }
             FieldKind::Enum(e) => c.schema.enums[e].repr,
             FieldKind::Flags(fl) => c.schema.flags[fl].repr,
             FieldKind::Bits(b) => c.schema.bitfields.get(b).map_or(IntTy::U32, |x| x.repr),
@@ -261,7 +270,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
                     header_writes.push(quote! {
                         for (k, v) in self.#name.iter().enumerate() {
-                            __rt::set(&mut h, #o + k * #w, v.to_le_bytes());
+                            __rt::set(&mut h, #o + k * #w, v.#tob());
                         }
                     });
                 }
@@ -303,18 +312,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(self.#name.bits()),
                 _ => quote!(self.#name),
             };
-            header_writes.push(quote!(__rt::set(&mut h, #o, #raw.to_le_bytes());));
+            header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
         } else if fallible {
             header_writes.push(quote! {
                 let v = #value;
                 let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
-                __rt::set(&mut h, #o, v.to_le_bytes());
+                __rt::set(&mut h, #o, v.#tob());
             });
         } else {
             header_writes.push(quote! {
                 let v: u64 = #value;
                 let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
-                __rt::set(&mut h, #o, v.to_le_bytes());
+                __rt::set(&mut h, #o, v.#tob());
             });
         }
         if matches!(hrules[i], HeaderRule::Checksum) {
@@ -338,7 +347,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                         _ => None,
                     };
                     let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
-                    __rt::put(out, #off64, &sum.to_le_bytes())?;
+                    __rt::put(out, #off64, &sum.#tob())?;
                 });
             }
         }
@@ -433,16 +442,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 #(#checksum_patch)*
                 Ok(out.len())
             }
-            /// Write the file into a new vector.
-            ///
-            /// # Errors
-            /// When a value does not fit its field.
-            #[cfg(feature = "alloc")]
-            pub fn to_vec(&self) -> Result<alloc::vec::Vec<u8>, __rt::WriteError> {
-                let mut v = alloc::vec![0u8; self.encoded_len()?];
-                self.write_into(&mut v)?;
-                Ok(v)
-            }
+            // `to_vec()` when `npuschema-core` has its `alloc` feature; nothing otherwise.
+            __rt::writer_alloc_methods!();
         }
         const _: fn() = || { let _ = #file_ty::validate; };
     }
@@ -450,6 +451,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
 
 fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
     match kind {
+        FieldKind::Float(w) => {
+            let ty = format_ident!("{}", if w { "f64" } else { "f32" });
+            (quote!(#ty), quote!(0.0))
+        }
         FieldKind::Int(t) => {
             let ty = format_ident!("{}", t.rust());
             (quote!(#ty), quote!(0))
@@ -507,6 +512,23 @@ fn top_value(c: &Checked, e: &Expr) -> TokenStream {
     crate::emit::value_tokens(c, e, Scope::Top)
 }
 
+/// The spec type of a table's records: `<Record>Spec<'a>` when a per-record range lends it
+/// bytes, `<Record>Spec` when it owns all its fields.
+fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
+    let spec = format_ident!("{}Spec", t.record.text);
+    let borrows = c
+        .schema
+        .file
+        .ranges
+        .iter()
+        .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text));
+    if borrows {
+        quote!(#spec<'a>)
+    } else {
+        quote!(#spec)
+    }
+}
+
 /// The spec struct (and per-range data enum) for a table's records.
 fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     let file = &c.schema.file;
@@ -515,7 +537,6 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     };
     let l = &c.layouts[&t.record.text];
     let rules = record_rules(c, t);
-    let spec = format_ident!("{}Spec", t.record.text);
     let mut fields = Vec::new();
     let mut enums = Vec::new();
     for (i, f) in st.fields.iter().enumerate() {
@@ -523,6 +544,11 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = field_type(c, l.fields[i].1);
             let doc = format!(" {}", f.doc.lines().next().unwrap_or(""));
+            let doc = if doc.trim().is_empty() {
+                format!(" `{}`.", f.name.text)
+            } else {
+                doc
+            };
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
         }
     }
@@ -566,11 +592,17 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         " One record of `{}` for the writer: the fields it cannot derive.",
         t.name.text
     );
+    // A float input has no `Eq`.
+    let floats = st.fields.iter().enumerate().any(|(i, _)| {
+        matches!(rules[i], RecordRule::Input) && matches!(l.fields[i].1, FieldKind::Float(_))
+    });
+    let eq = if floats { quote!() } else { quote!(, Eq) };
+    let spec_t = spec_ty(c, t);
     quote! {
         #(#enums)*
         #[doc = #doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct #spec<'a> { #(#fields)* }
+        #[derive(Clone, Copy, Debug, PartialEq #eq)]
+        pub struct #spec_t { #(#fields)* }
     }
 }
 
@@ -641,6 +673,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
             let fname = &st.fields[i].name.text;
             let path = format!("{}[].{}", t.name.text, fname);
+            let tob = crate::emit::to_bytes(st.fields[i].big);
             let Some(ity) = kind.int_ty(&c.schema) else {
                 continue;
             };
@@ -649,15 +682,15 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                 RecordRule::Offset(x) if x == ri => {
                     on_present.push(quote! {
                         let v = #ty::try_from(at).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: at })?;
-                        __rt::set(&mut rec, #o, v.to_le_bytes());
+                        __rt::set(&mut rec, #o, v.#tob());
                     });
                 }
                 RecordRule::Length(x) if x == ri => {
                     on_present.push(quote! {
                         let v = #ty::try_from(bytes.len()).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: bytes.len() as u64 })?;
-                        __rt::set(&mut rec, #o, v.to_le_bytes());
+                        __rt::set(&mut rec, #o, v.#tob());
                     });
-                    on_absent.push(quote!(__rt::set(&mut rec, #o, n.to_le_bytes());));
+                    on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
                 }
                 RecordRule::Flag(x) if x == ri => {
                     let Some(w) = &r.when else { continue };
@@ -668,8 +701,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                     let FieldKind::Flags(fl) = kind else { continue };
                     let fty = format_ident!("{}", c.schema.flags[fl].name.text);
                     let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
-                    on_present
-                        .push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().to_le_bytes());));
+                    on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().#tob());));
                 }
                 _ => {}
             }
@@ -700,20 +732,23 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
         let (off, kind) = l.fields[i];
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let name = format_ident!("{}", st.fields[i].name.text);
+        let tob = crate::emit::to_bytes(st.fields[i].big);
         inputs.push(match kind {
-            FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().to_le_bytes());),
+            FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().#tob());),
             FieldKind::Flags(_) | FieldKind::Bits(_) => {
-                quote!(__rt::set(&mut rec, #o, spec.#name.bits().to_le_bytes());)
+                quote!(__rt::set(&mut rec, #o, spec.#name.bits().#tob());)
             }
             FieldKind::Array(t, _) => {
                 let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
                 quote! {
                     for (k, v) in spec.#name.iter().enumerate() {
-                        __rt::set(&mut rec, #o + k * #w, v.to_le_bytes());
+                        __rt::set(&mut rec, #o + k * #w, v.#tob());
                     }
                 }
             }
-            FieldKind::Int(_) => quote!(__rt::set(&mut rec, #o, spec.#name.to_le_bytes());),
+            FieldKind::Int(_) | FieldKind::Float(_) => {
+                quote!(__rt::set(&mut rec, #o, spec.#name.#tob());)
+            }
             FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 quote!(__rt::set(&mut rec, #o, *spec.#name);)
             }

@@ -26,6 +26,63 @@ pub struct Node {
     pub pos: Pos,
     /// What it holds.
     pub kind: Kind,
+    /// For a boolean or null scalar, its text as written (`off`, `n`, `null`, `~`; empty for
+    /// an empty value): YAML 1.1 reads some names as booleans or null, and a message about
+    /// one must show the word the schema's author wrote.
+    pub raw: String,
+}
+
+/// A mapping key that YAML reads as null (`null`, `~`): kept, as `NULL_KEY` followed by
+/// its text, so that the schema reader can report it with its position.
+pub const NULL_KEY: char = '\u{1}';
+
+impl Node {
+    /// How a scalar YAML did not read as a string reads, for messages: `` `off` is read by
+    /// YAML as a boolean``.
+    pub fn trap(&self) -> Option<String> {
+        let what = match self.kind {
+            Kind::Bool(_) => "a boolean",
+            Kind::Null if !self.raw.is_empty() => "null (nothing)",
+            _ => return None,
+        };
+        Some(format!(
+            "`{r}` is read by YAML as {what} (y, n, yes, no, on, off, true, false, null and ~ are not names to YAML 1.1); quote it: \"{r}\"",
+            r = self.raw
+        ))
+    }
+}
+
+/// The scalar token that starts at `pos` in `text` (up to a flow or comment delimiter).
+fn token_at(text: &str, pos: Pos) -> String {
+    let Some(line) = text.lines().nth(
+        usize::try_from(pos.line)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(1),
+    ) else {
+        return String::new();
+    };
+    let start = usize::try_from(pos.col)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(1);
+    let rest = line.get(start..).unwrap_or("");
+    let end = rest.find([',', '}', ']', '#', ':']).unwrap_or(rest.len());
+    rest[..end].trim().to_string()
+}
+
+fn fill_raw(n: &mut Node, text: &str) {
+    match &mut n.kind {
+        Kind::Bool(_) | Kind::Null => n.raw = token_at(text, n.pos),
+        Kind::Map(m) => {
+            for (p, k, v) in m.iter_mut() {
+                if k.starts_with(NULL_KEY) {
+                    *k = format!("{NULL_KEY}{}", token_at(text, *p));
+                }
+                fill_raw(v, text);
+            }
+        }
+        Kind::Seq(items) => items.iter_mut().for_each(|v| fill_raw(v, text)),
+        _ => {}
+    }
 }
 
 /// The kinds of node.
@@ -81,7 +138,11 @@ pub struct SyntaxError {
 /// Parse YAML text into a positioned tree. This is the only place the project parses YAML.
 pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     match serde_saphyr::from_str::<Spanned<Inner>>(text) {
-        Ok(s) => Ok(s.value.into_node(pos_of(&s.referenced))),
+        Ok(s) => {
+            let mut n = s.value.into_node(pos_of(&s.referenced));
+            fill_raw(&mut n, text);
+            Ok(n)
+        }
         Err(e) => {
             let pos = e.location().map(|l| pos_of(&l)).unwrap_or_default();
             let message = e.to_string();
@@ -101,7 +162,7 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
 
 /// Deserialization target: each child is wrapped in `Spanned` so the position survives.
 enum Inner {
-    Map(Vec<(Spanned<String>, Spanned<Inner>)>),
+    Map(Vec<(Spanned<Key>, Spanned<Inner>)>),
     Seq(Vec<Spanned<Inner>>),
     Str(String),
     Int(i128),
@@ -118,7 +179,7 @@ impl Inner {
                     .into_iter()
                     .map(|(k, v)| {
                         let vpos = pos_of(&v.referenced);
-                        (pos_of(&k.referenced), k.value, v.value.into_node(vpos))
+                        (pos_of(&k.referenced), k.value.0, v.value.into_node(vpos))
                     })
                     .collect(),
             ),
@@ -137,7 +198,11 @@ impl Inner {
             Inner::Float => Kind::Float,
             Inner::Null => Kind::Null,
         };
-        Node { pos, kind }
+        Node {
+            pos,
+            kind,
+            raw: String::new(),
+        }
     }
 }
 
@@ -201,11 +266,52 @@ impl<'de> Visitor<'de> for InnerVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Inner, A::Error> {
         let mut entries = Vec::new();
-        while let Some(k) = map.next_key::<Spanned<String>>()? {
+        while let Some(k) = map.next_key::<Spanned<Key>>()? {
             let v = map.next_value::<Spanned<Inner>>()?;
             entries.push((k, v));
         }
         Ok(Inner::Map(entries))
+    }
+}
+
+/// A mapping key: a string, or what YAML read some other way, as text (a null key becomes
+/// [`NULL_KEY`], reported by the schema reader).
+struct Key(String);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a mapping key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
+        Ok(Key(v))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Key, E> {
+        Ok(Key(NULL_KEY.to_string()))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Key, E> {
+        Ok(Key(NULL_KEY.to_string()))
     }
 }
 

@@ -66,17 +66,134 @@ fn every_mistake_is_reported_at_once() {
 
 #[test]
 fn the_shipped_schemas_load() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema");
-    for entry in std::fs::read_dir(&root).expect("schema dir") {
-        let p = entry.expect("entry").path();
-        if p.extension().is_some_and(|e| e == "yaml")
-            && let Err(d) = npuschema_codegen::load(&p)
-        {
-            panic!("{d}");
+    let mut n = 0;
+    for dir in ["../schema", "../tests/schemas"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        for entry in std::fs::read_dir(&root).expect("schema dir") {
+            let p = entry.expect("entry").path();
+            if p.extension().is_some_and(|e| e == "yaml") {
+                if let Err(d) = npuschema_codegen::load(&p) {
+                    panic!("{d}");
+                }
+                n += 1;
+            }
         }
     }
+    assert!(n >= 3, "the shipped and test schemas are found ({n})");
 }
 #[test]
 fn directory_constructs() {
     golden("directories");
+}
+/// A closed enum read without an `enum_known` step would have no value to return for an
+/// undefined raw value: the checker requires the step for every closed-enum field the file
+/// reads (header, table records, located records, collections).
+#[test]
+fn closed_enum_without_enum_known() {
+    golden("enum_unchecked");
+}
+/// Two variants with a table of the same name would emit two iterator types of one name
+/// (E0428); a table named like a struct likewise. Refused, with both places.
+#[test]
+fn generated_names_collide() {
+    golden("variant_collision");
+}
+/// One mistake, one diagnostic: a misspelt key is read as the key it is close to and
+/// reported once (no missing key, no reference to what it defined).
+#[test]
+fn key_typo_gives_one_diagnostic() {
+    golden("key_typo");
+}
+/// `n`, `off`, `null` as names: YAML 1.1 reads them as a boolean or nothing; the message
+/// says so, with the word as written.
+#[test]
+fn yaml_1_1_traps() {
+    golden("yaml_traps");
+}
+
+/// `Builder::build`'s error prints one clean line per mistake, with `Display` and with
+/// `Debug` alike (so `build().unwrap()` shows real newlines, not `\n`).
+#[test]
+fn builder_error_prints_clean_lines() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_errors");
+    let out = std::env::temp_dir().join(format!("npuschema-builder-{}", std::process::id()));
+    std::fs::create_dir_all(&out).expect("out dir");
+    let err = npuschema_codegen::Builder::new()
+        .schema(dir.join("key_typo.yaml"))
+        .out_dir(&out)
+        .build()
+        .expect_err("the schema has mistakes");
+    let shown = err.to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 9, "8 mistakes and a summary:\n{shown}");
+    assert!(
+        lines[..8]
+            .iter()
+            .all(|l| l.contains("key_typo.yaml:") && l.contains(": error: "))
+    );
+    assert!(!shown.contains("\\n"));
+    let debug = format!("{err:?}");
+    assert!(debug.contains(&shown) && !debug.contains("\\n"), "{debug}");
+    // A good schema is written through a temp file, renamed into place.
+    let ok = npuschema_codegen::Builder::new()
+        .schema(Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/npu1.yaml"))
+        .out_dir(&out)
+        .build()
+        .expect("npu1 generates");
+    assert_eq!(ok, vec![out.join("npu1.rs")]);
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .expect("out")
+        .map(|e| e.expect("e").file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("npu1.rs")]);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The macro's errors: one `compile_error!` per mistake, no `error:` of its own (the
+/// compiler prints one), no summary line.
+#[test]
+fn macro_errors_one_per_mistake() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_errors");
+    let d = npuschema_codegen::load(&dir.join("key_typo.yaml"))
+        .err()
+        .expect("rejected");
+    let ts = npuschema_codegen::compile_errors(&d, proc_macro2::Span::call_site()).to_string();
+    assert_eq!(ts.matches("compile_error").count(), d.items.len());
+    assert_eq!(d.items.len(), 8);
+    assert!(!ts.contains("error:") && !ts.contains("errors in"), "{ts}");
+    assert!(
+        ts.contains("key_typo.yaml:24:16: unknown key `recrod`"),
+        "{ts}"
+    );
+}
+/// Full boolean expressions in `assert`; operands of the wrong kind are refused.
+#[test]
+fn conditions() {
+    golden("conditions");
+}
+/// `when` on a step that binds something, a non-condition `when`, a writer over a
+/// conditional file-level range: refused.
+#[test]
+fn when_misplaced() {
+    golden("when_misplaced");
+}
+/// `let`: used before it, defined twice, a taken name, inside a for_each, in a definition.
+#[test]
+fn let_misused() {
+    golden("let_misused");
+}
+/// A float in an ordering comparison or arithmetic: refused (bitwise values).
+#[test]
+fn float_compare() {
+    golden("float_compare");
+}
+/// A byte order other than `little` or `big`.
+#[test]
+fn byte_order() {
+    golden("byte_order");
+}
+/// Order checks across records in the wrong place or over the wrong thing.
+#[test]
+fn order_misused() {
+    golden("order_misused");
 }

@@ -13,6 +13,41 @@ mod error;
 pub use checksum::{Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, fnv1a32};
 pub use error::{Brief, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail};
 
+/// The `alloc` crate, for [`writer_alloc_methods!`] (only with this crate's `alloc` feature).
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+pub extern crate alloc as __alloc;
+
+/// The allocating conveniences of a generated writer (`to_vec`), expanded inside its `impl`
+/// block. With this crate's `alloc` feature the method is there; without it the macro
+/// expands to nothing. The choice is made here, by this crate's feature, so that a crate
+/// including generated code declares no `cfg` of its own and needs no `extern crate alloc`.
+#[cfg(feature = "alloc")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! writer_alloc_methods {
+    () => {
+        /// Write the file into a new vector (`npuschema-core`'s `alloc` feature).
+        ///
+        /// # Errors
+        /// When a value does not fit its field.
+        pub fn to_vec(&self) -> Result<$crate::__alloc::vec::Vec<u8>, $crate::WriteError> {
+            let mut v = $crate::__alloc::vec::Vec::new();
+            v.resize(self.encoded_len()?, 0u8);
+            self.write_into(&mut v)?;
+            Ok(v)
+        }
+    };
+}
+
+/// Without the `alloc` feature a generated writer has no allocating method.
+#[cfg(not(feature = "alloc"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! writer_alloc_methods {
+    () => {};
+}
+
 /// The `N` bytes of `buf` at byte offset `at`, as a fixed-size array, or `None` when they
 /// do not all lie inside `buf` (offsets are 64-bit so a file's value is never truncated).
 ///

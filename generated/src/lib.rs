@@ -8,9 +8,6 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "alloc")]
-extern crate alloc;
-
 // The modules are formatted by the generator (prettyplease), not rustfmt: the drift test
 // compares them byte for byte with the generator's output.
 

@@ -277,6 +277,17 @@ impl<'a> Header<'a> {
             ),
         )
     }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn accel_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(24..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
+    }
     /// FNV-1a 32 over every byte from offset 32 to total_bytes.
     ///
     /// At byte 0x1c of the Header.
@@ -337,6 +348,17 @@ impl<'a> Region<'a> {
                     None => [0; 4],
                 },
             ),
+        )
+    }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn role_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
         )
     }
     /// BAKED, or nothing for a runtime region.
@@ -1031,16 +1053,7 @@ impl<'a> Npu1Writer<'a, Set> {
         __rt::put(out, 28u64, &sum.to_le_bytes())?;
         Ok(out.len())
     }
-    /// Write the file into a new vector.
-    ///
-    /// # Errors
-    /// When a value does not fit its field.
-    #[cfg(feature = "alloc")]
-    pub fn to_vec(&self) -> Result<alloc::vec::Vec<u8>, __rt::WriteError> {
-        let mut v = alloc::vec![0u8; self.encoded_len() ?];
-        self.write_into(&mut v)?;
-        Ok(v)
-    }
+    __rt::writer_alloc_methods!();
 }
 const _: fn() = || {
     let _ = Npu1::validate;

@@ -973,6 +973,17 @@ impl<'a> SectionHeader<'a> {
             None => SectionType::None,
         }
     }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn sd_type_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(0..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
+    }
     /// Payload offset, low word.
     ///
     /// At byte 0x4 of the SectionHeader.
@@ -1224,6 +1235,17 @@ impl<'a> IoRecord<'a> {
             ),
         )
     }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn data_format_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
+    }
     /// Buffer type.
     ///
     /// At byte 0x20 of the IoRecord.
@@ -1239,6 +1261,17 @@ impl<'a> IoRecord<'a> {
             ),
         )
     }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn data_type_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(32..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
+    }
     /// Quantisation format.
     ///
     /// At byte 0x24 of the IoRecord.
@@ -1252,6 +1285,17 @@ impl<'a> IoRecord<'a> {
                     None => [0; 4],
                 },
             ),
+        )
+    }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn quant_format_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(36..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
         )
     }
     /// Quantisation words (fixed-point position; or scale and zero point).
@@ -2211,6 +2255,17 @@ impl<'a> V1IoRecord<'a> {
             ),
         )
     }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn data_format_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(28..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
+    }
     /// Buffer type.
     ///
     /// At byte 0x20 of the V1IoRecord.
@@ -2226,6 +2281,17 @@ impl<'a> V1IoRecord<'a> {
             ),
         )
     }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn data_type_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(32..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
+        )
+    }
     /// Quantisation format.
     ///
     /// At byte 0x24 of the V1IoRecord.
@@ -2239,6 +2305,17 @@ impl<'a> V1IoRecord<'a> {
                     None => [0; 4],
                 },
             ),
+        )
+    }
+    /// The raw value of the field above, as stored.
+    #[inline]
+    #[must_use]
+    pub fn quant_format_raw(&self) -> u32 {
+        u32::from_le_bytes(
+            match self.raw.get(36..).and_then(|s| s.first_chunk::<4>()) {
+                Some(b) => *b,
+                None => [0; 4],
+            },
         )
     }
     /// Dynamic fixed point position.

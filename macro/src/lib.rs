@@ -1,12 +1,16 @@
 //! `include_schema!("path/to/schema.yaml")`: expands, in place, to the same code that
 //! `npuschema gen` and `npuschema_codegen::Builder` write for that schema. The path is
-//! relative to the invoking crate's `CARGO_MANIFEST_DIR`.
+//! relative to the invoking crate's root (`CARGO_MANIFEST_DIR`, the directory of its
+//! `Cargo.toml`), not to the source file.
 //!
 //! ```ignore
-//! mod npu1 { npuschema_macro::include_schema!("../schema/npu1.yaml"); }
+//! mod npu1 { npuschema_macro::include_schema!("schema/npu1.yaml"); }
 //! ```
 //!
-//! Schema mistakes become compile errors, each with the schema's file:line:column.
+//! The expanded code names `::npuschema_core`, so the invoking crate also depends on
+//! `npuschema-core` (a proc-macro crate can export nothing but macros, so it cannot
+//! re-export it). Schema mistakes become compile errors, one per mistake, each with the
+//! schema's file:line:column.
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -31,9 +35,8 @@ pub fn include_schema(input: TokenStream) -> TokenStream {
             }
             .into()
         }
-        Err(diags) => {
-            let msg = diags.to_string();
-            syn::Error::new(lit.span(), msg).to_compile_error().into()
-        }
+        // One compile error per mistake, each printed once by the compiler as
+        // `error: file:line:column: message`.
+        Err(diags) => npuschema_codegen::compile_errors(&diags, lit.span()).into(),
     }
 }
