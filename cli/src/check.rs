@@ -97,6 +97,17 @@ fn wanted(p: &Path) -> bool {
 /// every directory and every file once (by device and inode), and never opening anything
 /// that is not a regular file or a directory.
 pub fn walk(root: &Path, w: &mut Walk, seen_dirs: &mut HashSet<(u64, u64)>) {
+    walk_for(root, w, seen_dirs, &wanted);
+}
+
+/// [`walk`], taking the files `wanted` says (by path) instead of the formats' extensions:
+/// `check --schema` walks with it.
+pub fn walk_for(
+    root: &Path,
+    w: &mut Walk,
+    seen_dirs: &mut HashSet<(u64, u64)>,
+    wanted: &dyn Fn(&Path) -> bool,
+) {
     let mut seen_files: HashSet<(u64, u64)> = HashSet::new();
     if let Ok(m) = std::fs::metadata(root) {
         seen_dirs.insert((m.dev(), m.ino()));

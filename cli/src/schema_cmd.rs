@@ -108,30 +108,23 @@ fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
     })
 }
 
-fn walk(dir: &Path, ext: &[String], out: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, String)>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            errors.push((dir.to_path_buf(), e.to_string()));
-            return;
-        }
-    };
-    for entry in entries.flatten() {
-        let p = entry.path();
-        if p.is_dir() {
-            walk(&p, ext, out, errors);
-        } else if ext.is_empty()
-            || p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| ext.iter().any(|x| x.trim_start_matches('.') == e))
-        {
-            out.push(p);
-        }
-    }
+/// Whether a walked file is one `check --schema` takes: every file, or one whose
+/// extension (in any case) is among `ext`.
+fn wanted_ext(p: &Path, ext: &[String]) -> bool {
+    ext.is_empty()
+        || p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            ext.iter()
+                .any(|x| x.trim_start_matches('.').eq_ignore_ascii_case(e))
+        })
+}
+
+/// Read a file as `check` does: bounded by the input limit (`NPUSCHEMA_MAX_INPUT_BYTES`).
+fn read_bounded(p: &Path) -> Result<Vec<u8>, (&'static str, String)> {
+    crate::io::read_all(p, crate::io::max_input_bytes()).map_err(|e| (e.code(), e.to_string()))
 }
 
 /// The outcome for one file: validated (or not), or unreadable.
-type Outcome = Result<Result<(), npuschema_core::Error>, String>;
+type Outcome = Result<Result<(), npuschema_core::Error>, (&'static str, String)>;
 
 /// The JSON line for one file (the built-in `check --json` contract).
 #[must_use]
@@ -148,14 +141,15 @@ pub fn json_line(path: &Path, format: &str, o: &Outcome) -> serde_json::Value {
                     "field": e.field.to_string(),
                     "offset": e.offset,
                     "message": e.to_string(),
+                    "stage": "validator",
                 }),
             },
         }),
-        Err(msg) => json!({
+        Err((code, msg)) => json!({
             "file": path.display().to_string(),
             "format": null,
             "valid": false,
-            "error": { "code": "io-error", "field": "", "offset": 0, "message": msg },
+            "error": { "code": code, "field": "", "offset": 0, "message": msg },
         }),
     }
 }
@@ -177,15 +171,18 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
         Err(o) => return o,
     };
     let it = Interp::new(&c);
-    let mut files = Vec::new();
-    let mut io_errors = Vec::new();
+    let mut w = crate::check::Walk::default();
+    let mut seen_dirs = std::collections::HashSet::new();
+    let wanted = |p: &Path| wanted_ext(p, ext);
     for p in paths {
         if p.is_dir() {
-            walk(p, ext, &mut files, &mut io_errors);
+            crate::check::walk_for(p, &mut w, &mut seen_dirs, &wanted);
         } else {
-            files.push(p.clone());
+            w.files.push(p.clone());
         }
     }
+    let mut files = std::mem::take(&mut w.files);
+    let io_errors = std::mem::take(&mut w.errors);
     files.sort();
     let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
         let b = indicatif::ProgressBar::new(files.len() as u64);
@@ -200,9 +197,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
     let outcomes: Vec<(PathBuf, Outcome)> = files
         .into_par_iter()
         .map(|p| {
-            let o = std::fs::read(&p)
-                .map(|b| it.check::<npuschema_core::Error>(&b))
-                .map_err(|e| e.to_string());
+            let o = read_bounded(&p).map(|b| it.check::<npuschema_core::Error>(&b));
             bar.inc(1);
             (p, o)
         })
@@ -211,8 +206,42 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
     let mut out = Output::default();
     let mut any_invalid = false;
     let mut any_io = !io_errors.is_empty();
+    for (p, why) in &w.skipped {
+        let _ = writeln!(
+            out.stderr,
+            "npuschema check: skipped {}: {why}",
+            p.display()
+        );
+    }
     for (p, msg) in &io_errors {
-        let _ = writeln!(out.stderr, "{}: {msg}", p.display());
+        if json {
+            let o: Outcome = Err(("io-error", msg.clone()));
+            let _ = writeln!(out.stdout, "{}", json_line(p, it.schema_name(), &o));
+        } else {
+            let _ = writeln!(out.stderr, "{}: {msg}", p.display());
+        }
+    }
+    if outcomes.is_empty() {
+        any_io = true;
+        let msg = format!(
+            "nothing-checked: no file to check{}",
+            if w.skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} skipped)", w.skipped.len())
+            }
+        );
+        if json {
+            let line = json!({
+                "file": null,
+                "format": null,
+                "valid": false,
+                "error": { "code": "nothing-checked", "field": "", "offset": 0, "message": msg },
+            });
+            let _ = writeln!(out.stdout, "{line}");
+        } else {
+            let _ = writeln!(out.stderr, "npuschema check: {msg}");
+        }
     }
     for (p, o) in &outcomes {
         let line = if json {
@@ -221,7 +250,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             match o {
                 Ok(Ok(())) => format!("{}: OK", p.display()),
                 Ok(Err(e)) => format!("{}: {e}", p.display()),
-                Err(msg) => format!("{}: cannot read: {msg}", p.display()),
+                Err((_, msg)) => format!("{}: cannot read: {msg}", p.display()),
             }
         };
         match o {
@@ -240,8 +269,8 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
 fn view_of(schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
     let c = load(schema)?;
     let it = Interp::new(&c);
-    let bytes =
-        std::fs::read(file).map_err(|e| Output::fail(format!("{}: {e}\n", file.display()), 2))?;
+    let bytes = read_bounded(file)
+        .map_err(|(_, e)| Output::fail(format!("{}: {e}\n", file.display()), 2))?;
     match it.validate(&bytes) {
         Ok(v) => Ok((v, bytes)),
         Err(e) => {

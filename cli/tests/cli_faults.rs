@@ -321,6 +321,86 @@ fn the_walk_ends_link_loops_visits_each_file_once_and_skips_fifos() {
 }
 
 #[test]
+fn check_schema_walks_as_check_does_and_says_when_it_checked_nothing() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/npu1.yaml");
+    let d = tmp("schema-walk");
+    std::fs::write(d.join("a.npub"), blob()).expect("write");
+    std::os::unix::fs::symlink(".", d.join("self1")).expect("link");
+    std::os::unix::fs::symlink(".", d.join("self2")).expect("link");
+    std::os::unix::fs::symlink("a.npub", d.join("alias.npub")).expect("link");
+    let fifo = d.join("pipe.npub");
+    let have_fifo = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut child = bin()
+        .args([
+            OsStr::new("check"),
+            OsStr::new("--json"),
+            OsStr::new("--schema"),
+            schema.as_os_str(),
+            OsStr::new("--ext"),
+            OsStr::new("npub"),
+            d.as_os_str(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let t = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("check --schema DIR hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().expect("output");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let lines = json_lines(&o);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["valid"], true);
+    let err = stderr(&o);
+    assert!(err.contains("self1") && err.contains("self2"), "{err}");
+    assert!(err.contains("the same file"), "{err}");
+    if have_fifo {
+        assert!(
+            err.contains("pipe.npub: a FIFO, not a regular file"),
+            "{err}"
+        );
+    }
+    // An empty directory: nothing checked is exit 2 and a JSON line, as without --schema.
+    let empty = tmp("schema-empty");
+    let o = run(&[
+        "check",
+        "--json",
+        "--schema",
+        schema.to_str().expect("utf-8 path"),
+        empty.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code(&o), 2);
+    let lines = json_lines(&o);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["error"]["code"], "nothing-checked");
+    // Bounded input: /dev/zero is read only up to the limit.
+    let o = bin()
+        .env("NPUSCHEMA_MAX_INPUT_BYTES", "65536")
+        .args([
+            OsStr::new("check"),
+            OsStr::new("--json"),
+            OsStr::new("--schema"),
+            schema.as_os_str(),
+            OsStr::new("/dev/zero"),
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(json_lines(&o)[0]["error"]["code"], "file-too-large");
+    let _ = std::fs::remove_dir_all(d);
+    let _ = std::fs::remove_dir_all(empty);
+}
+
+#[test]
 fn endless_and_huge_inputs_are_refused_quickly() {
     let t = Instant::now();
     let o = run(&["check", "/dev/zero"]);
