@@ -457,6 +457,7 @@ fn print_report(r: &SimReport) {
         let kind = match b.kind {
             RegionKind::Baked => "baked",
             RegionKind::Runtime => "runtime",
+            RegionKind::Caller => "caller",
         };
         let mut role = Small::new();
         let _ = match name {
