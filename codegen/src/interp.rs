@@ -29,7 +29,7 @@ use npuschema_core::{DetailKind, ErrorSite, Report};
 use crate::check::{self, FieldKind, Owner, Resolved, Scope};
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::ext::{self, DirChecksumKind, Directory, ExtStep};
-use crate::schema::{Algorithm, IntTy, Step, Struct, Table};
+use crate::schema::{Algorithm, IntTy, OrderKind, Step, Struct, Table};
 
 pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, Value, View};
 
@@ -58,6 +58,10 @@ struct FileProg<'c> {
     colls: Vec<CollInfo>,
     /// `want` arrays of record checksums: one per directory checksum of kind `Records`.
     want_slots: usize,
+    /// Order checks' "previous" slots.
+    order_slots: usize,
+    /// Named values (top-level `let` steps).
+    lets: usize,
     /// Record size of each table, by table index.
     table_rec_size: Vec<u64>,
     /// Each struct's layouts by gate value, by struct index (`None`: not gated).
@@ -126,6 +130,8 @@ struct FRef {
     fi: usize,
     off: u64,
     kind: FieldKind,
+    /// Stored big-endian.
+    big: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -145,6 +151,8 @@ enum CE {
     Count(usize),
     End(usize),
     If(Box<CE>, Box<CE>, Box<CE>),
+    /// A named value (index among the file's `let` steps).
+    Let(usize),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -296,6 +304,30 @@ enum CStep {
         field: FRef,
         values: Vec<u64>,
     },
+    /// An `assert` that is no single comparison (`&&`, `||`, `!`, flag bits).
+    Cond {
+        f: Fail,
+        cond: CE,
+    },
+    Let {
+        i: usize,
+        value: CE,
+    },
+    When {
+        cond: CE,
+        step: Box<CStep>,
+    },
+    Order {
+        f: Fail,
+        slot: usize,
+        /// Inside the table's `for_each` (`None`), or walking table `.0` (record size `.1`).
+        walk: Option<(usize, u64)>,
+        /// `no_overlap`: the range's `when`, offset and length; else the key.
+        when: Option<CE>,
+        key: CE,
+        length: Option<CE>,
+        strict: bool,
+    },
     ForEachTable {
         table: usize,
         rec_size: u64,
@@ -319,7 +351,7 @@ enum CStep {
         f1: Fail,
         f2: Fail,
         dir: usize,
-        es: (u64, IntTy),
+        es: RecField,
         length: CE,
         arms: Vec<(u64, u64)>,
     },
@@ -327,6 +359,7 @@ enum CStep {
         f: Fail,
         off: u64,
         ity: IntTy,
+        big: bool,
         n: u64,
         first: Option<CE>,
         op: BinOp,
@@ -338,8 +371,8 @@ enum CStep {
         mism: Option<Fail>,
         dir: usize,
         coll: usize,
-        target: (u64, IntTy),
-        stored: (u64, IntTy),
+        target: RecField,
+        stored: RecField,
         want: usize,
     },
     PayloadChecksum {
@@ -363,8 +396,8 @@ enum CStep {
         dir: usize,
         region: u64,
         coll: usize,
-        offset: (u64, IntTy),
-        size: (u64, IntTy),
+        offset: RecField,
+        size: RecField,
         align: u64,
     },
     SlotsPadding {
@@ -372,10 +405,13 @@ enum CStep {
         dir: usize,
         region: u64,
         coll: usize,
-        offset: (u64, IntTy),
-        size: (u64, IntTy),
+        offset: RecField,
+        size: RecField,
     },
 }
+
+/// A field of a directory's record: (offset, type, stored big-endian).
+type RecField = (u64, IntTy, bool);
 
 /// A section type whose records are hashed with some fields as zero: (type value, record
 /// size, [(field offset, width)]).
@@ -388,6 +424,8 @@ struct DirInfo {
     rec_size: u64,
     type_off: u64,
     type_ty: IntTy,
+    /// Whether the type field is stored big-endian.
+    type_big: bool,
     type_slots: u64,
     /// The payload range: its `when`, offset and length, in the table's record-only scope.
     when: Option<CE>,
@@ -412,6 +450,8 @@ struct Comp<'a> {
     sites: &'a mut Sites,
     want_slots: usize,
     wants: HashMap<String, usize>,
+    /// The codes of the order checks: one "previous" slot each (the emitter's `order_prev`).
+    orders: Vec<String>,
 }
 
 fn short_name(e: &ExprAt) -> String {
@@ -460,12 +500,22 @@ impl Comp<'_> {
             fi,
             off,
             kind,
+            big: s.fields.get(fi)?.big,
         })
     }
 
     fn leaf(&self, path: &[String], scope: Scope<'_>) -> CE {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => CE::Len,
+            Ok(Resolved::Let(i)) => CE::Let(i),
+            Ok(Resolved::EnumValue(e, v)) => CE::Num(
+                self.c
+                    .schema
+                    .enums
+                    .get(e)
+                    .and_then(|en| en.values.get(v))
+                    .map_or(0, |x| x.value),
+            ),
             Ok(Resolved::Const(i)) => {
                 let k = &self.c.schema.constants[i];
                 if k.ty.signed() {
@@ -670,10 +720,17 @@ impl Comp<'_> {
         self.c.collections.iter().position(|t| t.name.text == name)
     }
 
-    fn rec_field(&self, rec: &str, field: &str) -> (u64, IntTy) {
+    fn rec_field(&self, rec: &str, field: &str) -> RecField {
         match ext::field_of(self.c, rec, field) {
-            Some((_, off, kind)) => (off, kind.int_ty(&self.c.schema).unwrap_or(IntTy::U8)),
-            None => (0, IntTy::U8),
+            Some((i, off, kind)) => (
+                off,
+                kind.int_ty(&self.c.schema).unwrap_or(IntTy::U8),
+                self.c
+                    .strukt(rec)
+                    .and_then(|s| s.fields.get(i))
+                    .is_some_and(|f| f.big),
+            ),
+            None => (0, IntTy::U8, false),
         }
     }
 
@@ -729,6 +786,15 @@ impl Comp<'_> {
                 }
             }
             Step::Assert { code, expr, field } => {
+                let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
+                if !comparison {
+                    let b = self.blame(&field.expr, scope);
+                    let f = self.fail(&code.text, b, Shape::None);
+                    return Some(CStep::Cond {
+                        f,
+                        cond: self.expr(&expr.expr, scope),
+                    });
+                }
                 let Expr::Bin(op, l, r) = &expr.expr else {
                     return None;
                 };
@@ -785,11 +851,7 @@ impl Comp<'_> {
                     f,
                     range: ri,
                     per_record: r.table.is_some(),
-                    when: if r.table.is_some() {
-                        r.when.as_ref().map(|w| self.expr(&w.expr, scope))
-                    } else {
-                        None
-                    },
+                    when: r.when.as_ref().map(|w| self.expr(&w.expr, scope)),
                     start: self.expr(&r.offset.expr, scope),
                     length: self.expr(&r.length.expr, scope),
                     within: self.expr(&within.expr, scope),
@@ -863,7 +925,106 @@ impl Comp<'_> {
                 }
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
+            Step::Let { name, value } => CStep::Let {
+                i: check::lets(file)
+                    .iter()
+                    .position(|n| n.text == name.text)?,
+                value: self.expr(&value.expr, scope),
+            },
+            Step::When { when, step } => {
+                let cond = self.expr(&when.expr, scope);
+                let inner = self.step(step, prev, next, scope)?;
+                CStep::When {
+                    cond,
+                    step: Box::new(inner),
+                }
+            }
+            Step::Order {
+                code,
+                kind,
+                target,
+                by,
+            } => return self.order_step(code, *kind, target, by.as_ref(), scope),
         })
+    }
+
+    /// An order check (the emitter's rule, restated): inside the table's `for_each` it
+    /// compares each record with the one before in the same pass; at top level it walks the
+    /// table itself.
+    fn order_step(
+        &mut self,
+        code: &crate::schema::Name,
+        kind: OrderKind,
+        target: &crate::schema::Name,
+        by: Option<&ExprAt>,
+        scope: Scope<'_>,
+    ) -> Option<CStep> {
+        let c = self.c;
+        let file = &c.schema.file;
+        let in_loop = matches!(scope, Scope::Record(_));
+        let range = file.ranges.iter().find(|r| r.name.text == target.text);
+        let tname = match kind {
+            OrderKind::NoOverlap => range
+                .and_then(|r| r.table.as_ref())
+                .map_or(String::new(), |t| t.text.clone()),
+            _ => target.text.clone(),
+        };
+        let ti = file.tables.iter().position(|t| t.name.text == tname)?;
+        let t = &file.tables[ti];
+        let rscope = Scope::Record(t);
+        let slot = match self.orders.iter().position(|x| *x == code.text) {
+            Some(i) => i,
+            None => {
+                self.orders.push(code.text.clone());
+                self.orders.len() - 1
+            }
+        };
+        let walk = (!in_loop).then(|| {
+            (
+                ti,
+                c.layouts.get(&t.record.text).map_or(0, |l| l.size),
+            )
+        });
+        match (kind, by, range) {
+            (OrderKind::NoOverlap, _, Some(r)) => {
+                let b = self.blame(&r.offset.expr, rscope);
+                let names = [
+                    short_name(&r.offset),
+                    "<".to_string(),
+                    "previous end".to_string(),
+                ];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                Some(CStep::Order {
+                    f,
+                    slot,
+                    walk,
+                    when: r.when.as_ref().map(|w| self.expr(&w.expr, rscope)),
+                    key: self.expr(&r.offset.expr, rscope),
+                    length: Some(self.expr(&r.length.expr, rscope)),
+                    strict: false,
+                })
+            }
+            (_, Some(by), _) => {
+                let strict = kind == OrderKind::Unique;
+                let b = self.blame(&by.expr, rscope);
+                let names = [
+                    short_name(by),
+                    if strict { "<=" } else { "<" }.to_string(),
+                    "previous".to_string(),
+                ];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                Some(CStep::Order {
+                    f,
+                    slot,
+                    walk,
+                    when: None,
+                    key: self.expr(&by.expr, rscope),
+                    length: None,
+                    strict,
+                })
+            }
+            _ => None,
+        }
     }
 
     #[allow(clippy::too_many_lines)]
@@ -962,11 +1123,15 @@ impl Comp<'_> {
                 let Scope::Record(t) = scope else {
                     return None;
                 };
-                let Some((_, off, FieldKind::Array(ity, n))) =
+                let Some((ai, off, FieldKind::Array(ity, n))) =
                     ext::field_of(c, &t.record.text, &array.text)
                 else {
                     return None;
                 };
+                let big = c
+                    .strukt(&t.record.text)
+                    .and_then(|s| s.fields.get(ai))
+                    .is_some_and(|f| f.big);
                 let Expr::Bin(op, _, rhs) = &check.expr else {
                     return None;
                 };
@@ -986,6 +1151,7 @@ impl Comp<'_> {
                     f,
                     off,
                     ity,
+                    big,
                     n,
                     first: first.as_ref().map(|e| self.expr(&e.expr, scope)),
                     op: *op,
@@ -1264,7 +1430,11 @@ impl Comp<'_> {
             .iter()
             .position(|t| t.name.text == dir.table.text)?;
         let t = &file.tables[ti];
-        let (_, type_off, kind) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+        let (type_i, type_off, kind) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+        let type_big = c
+            .strukt(&t.record.text)
+            .and_then(|s| s.fields.get(type_i))
+            .is_some_and(|f| f.big);
         let type_slots = match kind {
             FieldKind::Enum(e) => c
                 .schema
@@ -1284,6 +1454,7 @@ impl Comp<'_> {
             rec_size: c.layouts.get(&t.record.text)?.size,
             type_off,
             type_ty: kind.int_ty(&c.schema)?,
+            type_big,
             type_slots,
             when: r.when.as_ref().map(|w| self.expr(&w.expr, scope)),
             offset: self.expr(&r.offset.expr, scope),
@@ -1324,6 +1495,7 @@ fn empty_dir() -> DirInfo {
         rec_size: 0,
         type_off: 0,
         type_ty: IntTy::U8,
+        type_big: false,
         type_slots: 1,
         when: None,
         offset: CE::Zero,
@@ -1356,6 +1528,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         sites,
         want_slots: 0,
         wants: HashMap::new(),
+        orders: Vec::new(),
     };
     let header_site = comp
         .fail(
@@ -1388,6 +1561,8 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         dirs,
         colls,
         want_slots: comp.want_slots,
+        order_slots: comp.orders.len(),
+        lets: check::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
     }
@@ -1435,6 +1610,7 @@ impl<'c> Interp<'c> {
                 sites: &mut Sites::default(),
                 want_slots: 0,
                 wants: HashMap::new(),
+                orders: Vec::new(),
             };
             let conds: Vec<CE> = vs
                 .list
@@ -1534,6 +1710,56 @@ impl<'c> Interp<'c> {
         ))
     }
 
+    /// One record's order check, the state positioned on the record.
+    fn order<E: Report>(&self, p: &FileProg<'c>, s: &CStep, st: &mut State<'_>) -> Result<(), E> {
+        let CStep::Order {
+            f,
+            slot,
+            when,
+            key,
+            length,
+            strict,
+            ..
+        } = s
+        else {
+            return Ok(());
+        };
+        let prev = st.prev[*slot];
+        let pv = prev.unwrap_or(0);
+        match length {
+            // `no_overlap`: each present range starts at or after the previous one's end.
+            Some(length) => {
+                if when.as_ref().is_some_and(|w| !st.cond(p, w)) {
+                    return Ok(());
+                }
+                let Some(start) = st.val(p, key) else {
+                    return Err(self.err(st, f, [0, pv, 1]));
+                };
+                let Some(l) = st.val(p, length) else {
+                    return Err(self.err(st, f, [start, pv, 0]));
+                };
+                if start < pv {
+                    return Err(self.err(st, f, [start, pv, 0]));
+                }
+                let Some(end) = start.checked_add(l) else {
+                    return Err(self.err(st, f, [start, pv, 0]));
+                };
+                st.prev[*slot] = Some(end);
+            }
+            // `sorted` / `unique`: the key never decreases / strictly increases.
+            None => {
+                let Some(k) = st.val(p, key) else {
+                    return Err(self.err(st, f, [0, pv, 1]));
+                };
+                if prev.is_some() && (k < pv || (*strict && k == pv)) {
+                    return Err(self.err(st, f, [k, pv, 0]));
+                }
+                st.prev[*slot] = Some(k);
+            }
+        }
+        Ok(())
+    }
+
     fn err<E: Report>(&self, st: &State<'_>, f: &Fail, abc: [u64; 3]) -> E {
         self.err_at(st, f, abc, None, None)
     }
@@ -1596,6 +1822,8 @@ impl<'c> Interp<'c> {
             want: vec![Vec::new(); p.want_slots],
             rec_at: 0,
             rec_index: 0,
+            lets: vec![None; p.lets],
+            prev: vec![None; p.order_slots],
         };
         if buf.len() < usize::try_from(p.header_size).unwrap_or(usize::MAX) {
             let f = Fail {
@@ -1677,10 +1905,14 @@ impl<'c> Interp<'c> {
                     length,
                     within,
                 } => {
-                    if *per_record
-                        && let Some(w) = when
+                    // A range with a condition is checked (and, at file level, there) only
+                    // when it holds.
+                    if let Some(w) = when
                         && !st.cond(p, w)
                     {
+                        if !*per_record {
+                            st.ranges[*range] = None;
+                        }
                         continue;
                     }
                     let (s, l, w) = (st.val(p, start), st.val(p, length), st.val(p, within));
@@ -1733,11 +1965,51 @@ impl<'c> Interp<'c> {
                         return Err(self.err(st, f, [v, 0, 0]));
                     }
                 }
+                CStep::Cond { f, cond } => {
+                    if !st.cond(p, cond) {
+                        return Err(self.err(st, f, [0, 0, 0]));
+                    }
+                }
+                CStep::Let { i, value } => {
+                    let v = st.val(p, value);
+                    if let Some(x) = st.lets.get_mut(*i) {
+                        *x = v;
+                    }
+                }
+                CStep::When { cond, step } => {
+                    if st.cond(p, cond) {
+                        self.exec(p, std::slice::from_ref(&**step), st)?;
+                    }
+                }
+                CStep::Order { walk: None, .. } => self.order(p, s, st)?,
+                CStep::Order {
+                    slot,
+                    walk: Some((table, rec_size)),
+                    ..
+                } => {
+                    st.prev[*slot] = None;
+                    let Some((at, n)) = st.tables[*table] else {
+                        continue;
+                    };
+                    let saved = (st.rec_at, st.rec_index);
+                    for i in 0..n {
+                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_index = i;
+                        self.order(p, s, st)?;
+                    }
+                    (st.rec_at, st.rec_index) = saved;
+                }
                 CStep::ForEachTable {
                     table,
                     rec_size,
                     steps,
                 } => {
+                    // The order checks' "previous" start afresh before the loop.
+                    for x in steps {
+                        if let CStep::Order { slot, .. } = x {
+                            st.prev[*slot] = None;
+                        }
+                    }
                     let Some((at, n)) = st.tables[*table] else {
                         continue;
                     };
@@ -1826,12 +2098,12 @@ impl<'c> Interp<'c> {
                     arms,
                 } => {
                     let d = &p.dirs[*dir];
-                    let esv = st.read_rec(es.0, es.1);
+                    let esv = st.read_rec(*es);
                     let size = st.val(p, length).unwrap_or(u64::MAX);
                     if esv != 0 && size.checked_rem(esv) != Some(0) {
                         return Err(self.err(st, f1, [size, esv, 0]));
                     }
-                    let ty = st.read_rec(d.type_off, d.type_ty);
+                    let ty = st.read_rec((d.type_off, d.type_ty, d.type_big));
                     if let Some((_, want)) = arms.iter().find(|(v, _)| *v == ty)
                         && esv != *want
                     {
@@ -1856,6 +2128,7 @@ impl<'c> Interp<'c> {
                     f,
                     off,
                     ity,
+                    big,
                     n,
                     first,
                     op,
@@ -1875,6 +2148,7 @@ impl<'c> Interp<'c> {
                                 st.buf,
                                 st.rec_at.saturating_add(*off).saturating_add(k * w),
                                 *ity,
+                                *big,
                             ),
                             *ity,
                         );
@@ -1906,7 +2180,7 @@ impl<'c> Interp<'c> {
                     let mut err: Option<E> = None;
                     let saved = (st.rec_at, st.rec_index);
                     st.clone_for_each_record(p, *coll, |st2, _, _| {
-                        let t = st2.read_rec(target.0, target.1);
+                        let t = st2.read_rec(*target);
                         let found = usize::try_from(t)
                             .ok()
                             .and_then(|i| counts.get(i))
@@ -1923,14 +2197,14 @@ impl<'c> Interp<'c> {
                     let slots = usize::try_from(p.dirs[*dir].type_slots).unwrap_or(0);
                     let mut w: Vec<Option<(u64, u64, u64)>> = vec![None; slots];
                     st.clone_for_each_record(p, *coll, |st2, _, _| {
-                        let t = st2.read_rec(target.0, target.1);
+                        let t = st2.read_rec(*target);
                         if let Some(slot) = usize::try_from(t).ok().and_then(|i| w.get_mut(i)) {
                             if let Some((_, first, _)) = *slot {
                                 err = Some(self.err(st2, dup, [t, first, 0]));
                                 return false;
                             }
                             *slot = Some((
-                                st2.read_rec(stored.0, stored.1),
+                                st2.read_rec(*stored),
                                 st2.rec_index,
                                 st2.rec_at.saturating_add(stored.0),
                             ));
@@ -2026,8 +2300,8 @@ impl<'c> Interp<'c> {
                     let mut err: Option<E> = None;
                     let saved = (st.rec_at, st.rec_index);
                     st.clone_for_each_record(p, *coll, |st2, _, _| {
-                        let off = st2.read_rec(offset.0, offset.1);
-                        let sz = st2.read_rec(size.0, size.1);
+                        let off = st2.read_rec(*offset);
+                        let sz = st2.read_rec(*size);
                         let e = if sz == 0 {
                             Some(self.err(st2, &fs[0], [sz, 0, 0]))
                         } else if off.checked_rem(*align) != Some(0) {
@@ -2081,8 +2355,8 @@ impl<'c> Interp<'c> {
                     let mut err: Option<E> = None;
                     let saved = (st.rec_at, st.rec_index);
                     st.clone_for_each_record(p, *coll, |st2, _, _| {
-                        let off = st2.read_rec(offset.0, offset.1);
-                        let sz = st2.read_rec(size.0, size.1);
+                        let off = st2.read_rec(*offset);
+                        let sz = st2.read_rec(*size);
                         if off > cursor
                             && let Some((at, byte)) = first_nonzero(cursor, off)
                         {
@@ -2248,21 +2522,44 @@ fn table_within(buf: &[u8], at: u64, count: u64, within: u64, n: u64) -> bool {
     rest / n >= count
 }
 
-fn read_int(buf: &[u8], at: u64, t: IntTy) -> u64 {
+/// The word of type `t` stored at `at`, little-endian or (`big`) big-endian; 0 when the
+/// buffer ends first.
+fn read_int(buf: &[u8], at: u64, t: IntTy, big: bool) -> u64 {
     let Some(rest) = usize::try_from(at).ok().and_then(|a| buf.get(a..)) else {
         return 0;
     };
     match t {
         IntTy::U8 | IntTy::I8 => rest.first().map_or(0, |b| u64::from(*b)),
-        IntTy::U16 | IntTy::I16 => rest
-            .first_chunk::<2>()
-            .map_or(0, |b| u64::from(u16::from_le_bytes(*b))),
-        IntTy::U32 | IntTy::I32 => rest
-            .first_chunk::<4>()
-            .map_or(0, |b| u64::from(u32::from_le_bytes(*b))),
-        IntTy::U64 | IntTy::I64 => rest
-            .first_chunk::<8>()
-            .map_or(0, |b| u64::from_le_bytes(*b)),
+        IntTy::U16 | IntTy::I16 => rest.first_chunk::<2>().map_or(0, |b| {
+            u64::from(if big {
+                u16::from_be_bytes(*b)
+            } else {
+                u16::from_le_bytes(*b)
+            })
+        }),
+        IntTy::U32 | IntTy::I32 => rest.first_chunk::<4>().map_or(0, |b| {
+            u64::from(if big {
+                u32::from_be_bytes(*b)
+            } else {
+                u32::from_le_bytes(*b)
+            })
+        }),
+        IntTy::U64 | IntTy::I64 => rest.first_chunk::<8>().map_or(0, |b| {
+            if big {
+                u64::from_be_bytes(*b)
+            } else {
+                u64::from_le_bytes(*b)
+            }
+        }),
+    }
+}
+
+/// The stored word of a field kind: its integer type, or a float's bits.
+fn word_ty(kind: FieldKind, schema: &crate::schema::Schema) -> Option<IntTy> {
+    match kind {
+        FieldKind::Float(false) => Some(IntTy::U32),
+        FieldKind::Float(true) => Some(IntTy::U64),
+        k => k.int_ty(schema),
     }
 }
 
@@ -2311,11 +2608,15 @@ struct State<'b> {
     want: Vec<Vec<Option<(u64, u64, u64)>>>,
     rec_at: u64,
     rec_index: u64,
+    /// Named values, once their `let` ran.
+    lets: Vec<Option<u64>>,
+    /// Each order check's previous key or end.
+    prev: Vec<Option<u64>>,
 }
 
 impl<'b> State<'b> {
-    fn read_rec(&self, off: u64, t: IntTy) -> u64 {
-        widen(read_int(self.buf, self.rec_at.saturating_add(off), t), t)
+    fn read_rec(&self, (off, t, big): RecField) -> u64 {
+        widen(read_int(self.buf, self.rec_at.saturating_add(off), t, big), t)
     }
 
     /// Where a field's struct starts, and the field's offset in it (`None`: the record is
@@ -2347,8 +2648,8 @@ impl<'b> State<'b> {
     /// A field's raw word (unsigned bits).
     fn raw(&self, p: &FileProg<'_>, f: &FRef) -> Option<u64> {
         let at = self.locate(p, f)?;
-        let t = f.kind.int_ty(&p.c.schema)?;
-        Some(read_int(self.buf, at, t))
+        let t = word_ty(f.kind, &p.c.schema)?;
+        Some(read_int(self.buf, at, t, f.big))
     }
 
     fn val(&self, p: &FileProg<'_>, e: &CE) -> Option<u64> {
@@ -2364,7 +2665,8 @@ impl<'b> State<'b> {
                 FieldKind::Int(_)
                 | FieldKind::Enum(_)
                 | FieldKind::Flags(_)
-                | FieldKind::Bits(_) => self.raw(p, f),
+                | FieldKind::Bits(_)
+                | FieldKind::Float(_) => self.raw(p, f),
                 _ => Some(0),
             },
             CE::Composed(l, h) => Some(self.raw(p, l)? | (self.raw(p, h)? << 32)),
@@ -2387,6 +2689,7 @@ impl<'b> State<'b> {
                 }
             }
             CE::Not(_) => Some(0),
+            CE::Let(i) => self.lets.get(*i).copied().flatten(),
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;
@@ -2445,7 +2748,12 @@ impl<'b> State<'b> {
         (0..n).map(move |i| {
             let rat = at.saturating_add(i.saturating_mul(d.rec_size));
             let ty = widen(
-                read_int(self.buf, rat.saturating_add(d.type_off), d.type_ty),
+                read_int(
+                    self.buf,
+                    rat.saturating_add(d.type_off),
+                    d.type_ty,
+                    d.type_big,
+                ),
                 d.type_ty,
             );
             (i, ty, rat, rat)
@@ -2553,6 +2861,8 @@ impl<'b> State<'b> {
             want: Vec::new(),
             rec_at: self.rec_at,
             rec_index: self.rec_index,
+            lets: Vec::new(),
+            prev: Vec::new(),
         }
     }
 }

@@ -94,6 +94,22 @@ pub enum Value {
     Str(Vec<u8>, Option<String>),
     /// An array of integers.
     Array(Vec<Value>),
+    /// An IEEE 754 float: its bits, and whether it is an `f64` (`true`) or an `f32`.
+    Float(u64, bool),
+}
+
+impl Value {
+    /// A float's value (`None` for every other kind).
+    #[must_use]
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Float(bits, true) => Some(f64::from_bits(bits)),
+            Value::Float(bits, false) => {
+                Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?)))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// A byte range.
@@ -306,6 +322,12 @@ fn value_json(o: &mut String, v: &Value) {
         Value::Int(x) => {
             let _ = write!(o, "{x}");
         }
+        // JSON has no NaN or infinity: the value as text, and its bits.
+        Value::Float(bits, _) => {
+            o.push_str("{\"float\":");
+            str_json(o, &v.to_string());
+            let _ = write!(o, ",\"bits\":{bits}}}");
+        }
         Value::Enum(x, n) => {
             o.push_str("{\"enum\":");
             match n {
@@ -368,6 +390,7 @@ impl std::fmt::Display for Value {
         match self {
             Value::Uint(x) => write!(f, "{x:#x}"),
             Value::Int(x) => write!(f, "{x}"),
+            Value::Float(..) => write!(f, "{}", self.as_f64().unwrap_or(f64::NAN)),
             Value::Enum(x, Some(n)) => write!(f, "{n} ({x:#x})"),
             Value::Enum(x, None) => write!(f, "unknown ({x:#x})"),
             Value::Flags(names, unknown) => {
@@ -406,7 +429,13 @@ fn int_value(raw: u64, t: IntTy) -> Value {
     }
 }
 
-fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64>, Value) {
+fn decode(
+    p: &FileProg<'_>,
+    buf: &[u8],
+    at: u64,
+    kind: FieldKind,
+    big: bool,
+) -> (Option<u64>, Value) {
     let schema = &p.c.schema;
     let width = kind.width(schema);
     let bytes = || {
@@ -416,12 +445,12 @@ fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64
     };
     match kind {
         FieldKind::Int(t) => {
-            let raw = read_int(buf, at, t);
+            let raw = read_int(buf, at, t, big);
             (Some(raw), int_value(raw, t))
         }
         FieldKind::Enum(i) => {
             let e = &schema.enums[i];
-            let raw = read_int(buf, at, e.repr);
+            let raw = read_int(buf, at, e.repr, big);
             let name = e
                 .values
                 .iter()
@@ -431,7 +460,7 @@ fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64
         }
         FieldKind::Flags(i) => {
             let fl = &schema.flags[i];
-            let raw = read_int(buf, at, fl.repr);
+            let raw = read_int(buf, at, fl.repr, big);
             let mut known = 0u64;
             let mut names = Vec::new();
             for b in &fl.bits {
@@ -447,7 +476,7 @@ fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64
         }
         FieldKind::Bits(i) => {
             let bf = &schema.bitfields[i];
-            let raw = read_int(buf, at, bf.repr);
+            let raw = read_int(buf, at, bf.repr, big);
             let parts = bf
                 .fields
                 .iter()
@@ -462,9 +491,13 @@ fn decode(p: &FileProg<'_>, buf: &[u8], at: u64, kind: FieldKind) -> (Option<u64
         }
         FieldKind::Array(t, n) => {
             let items = (0..n)
-                .map(|k| int_value(read_int(buf, at.saturating_add(k * t.bytes()), t), t))
+                .map(|k| int_value(read_int(buf, at.saturating_add(k * t.bytes()), t, big), t))
                 .collect();
             (None, Value::Array(items))
+        }
+        FieldKind::Float(wide) => {
+            let raw = read_int(buf, at, if wide { IntTy::U64 } else { IntTy::U32 }, big);
+            (Some(raw), Value::Float(raw, wide))
         }
         FieldKind::Bytes(_) => (None, Value::Bytes(bytes())),
         FieldKind::Str(_) => {
@@ -505,7 +538,7 @@ fn record(
             off
         };
         let fat = at.saturating_add(off);
-        let (raw, value) = decode(p, st.buf, fat, kind);
+        let (raw, value) = decode(p, st.buf, fat, kind, f.big);
         fields.push(FieldView {
             name: f.name.text.clone(),
             path: format!("{path}.{}", f.name.text),
@@ -583,6 +616,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         sites: &mut sites,
         want_slots: 0,
         wants: std::collections::HashMap::new(),
+        orders: Vec::new(),
     };
     for (ti, t) in file.tables.iter().enumerate() {
         let (Some(Some((at, n))), Some(s)) = (st.tables.get(ti), c.strukt(&t.record.text)) else {
@@ -723,7 +757,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                     let mut st2 = st.clone();
                     let mut found = Vec::new();
                     st2.clone_for_each_record(p, ci, |x, index, _| {
-                        found.push((index, x.read_rec(tf.0, tf.1), x.read_rec(sf.0, sf.1)));
+                        found.push((index, x.read_rec(tf), x.read_rec(sf)));
                         true
                     });
                     for (index, ty, sv) in found {
