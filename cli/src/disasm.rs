@@ -89,30 +89,49 @@ pub fn write_listing(
     Ok(None)
 }
 
+/// Report a refusal: the message on stderr and, under `--json`, one JSON line on stdout
+/// (`{"file", "error": {"code", "offset", "message"}}`), as every command's `--json` does.
+fn refuse(args: &Args, code: &str, offset: u64, message: &str, status: u8) -> ExitCode {
+    eprintln!("{message}");
+    if args.json {
+        let line = serde_json::json!({
+            "file": args.file.display().to_string(),
+            "error": { "code": code, "offset": offset, "message": message },
+        });
+        if let Err(e) = npuschema_cli::io::print(format!("{line}\n")) {
+            return npuschema_cli::io::stdout_error("disasm", &e, ExitCode::from(status));
+        }
+    }
+    ExitCode::from(status)
+}
+
 /// Run `npuschema disasm`.
 pub fn run(args: Args) -> ExitCode {
     if args.raw_stream {
         return match npuschema_cli::io::read_all(&args.file, npuschema_cli::io::max_input_bytes()) {
             Ok(bytes) => disasm_stream(&bytes, &args),
-            Err(e) => {
-                eprintln!("npuschema disasm: {}: {e}", args.file.display());
-                ExitCode::from(2)
-            }
+            Err(e) => refuse(
+                &args,
+                e.code(),
+                0,
+                &format!("npuschema disasm: {}: {e}", args.file.display()),
+                2,
+            ),
         };
     }
     let bytes = match npuschema_cli::format::load_npu1(&args.file, "disasm") {
         Ok(b) => b,
-        Err((code, msg)) => {
-            eprintln!("{msg}");
-            return ExitCode::from(code);
-        }
+        Err((status, code, msg)) => return refuse(&args, code, 0, &msg, status),
     };
     match npuschema_generated::npu1::Npu1::validate(&bytes) {
         Ok(v) => disasm_stream(v.cmd_stream(), &args),
-        Err(e) => {
-            eprintln!("npuschema disasm: {}: {e}", args.file.display());
-            ExitCode::from(1)
-        }
+        Err(e) => refuse(
+            &args,
+            e.code,
+            e.offset,
+            &format!("npuschema disasm: {}: {e}", args.file.display()),
+            1,
+        ),
     }
 }
 
@@ -128,10 +147,13 @@ pub fn disasm_stream(stream: &[u8], args: &Args) -> ExitCode {
     let result = write_listing(stream, format, &mut out).and_then(|e| out.flush().map(|()| e));
     match result {
         Ok(None) => ExitCode::SUCCESS,
-        Ok(Some(e)) => {
-            eprintln!("npuschema disasm: {}: {e}", args.file.display());
-            ExitCode::from(1)
-        }
+        Ok(Some(e)) => refuse(
+            args,
+            e.code,
+            u64::from(e.offset),
+            &format!("npuschema disasm: {}: {e}", args.file.display()),
+            1,
+        ),
         // A closed pipe (`| head`) is not an error worth reporting.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {

@@ -177,21 +177,23 @@ fn validate_vpmn(bytes: &[u8]) -> Result<(), Error> {
 ///
 /// # Errors
 ///
-/// `(2, message)` for an I/O error or a file over the input limit, `(1, message)` for a
-/// file that is not NPU1.
-pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, String)> {
+/// `(2, code, message)` for an I/O error or a file over the input limit, `(1, code,
+/// message)` for a file that is not NPU1 (`code` is the failing check's, or
+/// `wrong-format` for a VPMN file).
+pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, &'static str, String)> {
     let name = path.display();
     let loaded = load(path, Some(Format::Npu1), crate::io::max_input_bytes())
-        .map_err(|e| (2, format!("npuschema {cmd}: {name}: {e}")))?;
+        .map_err(|e| (2, e.code(), format!("npuschema {cmd}: {name}: {e}")))?;
     match loaded.input {
         Input::Whole(b) if detect(&b) == Some(Format::Npu1) => match npu1_loadable(&b) {
             Ok(_) => Ok(b),
-            Err(e) => Err((1, format!("npuschema {cmd}: {name}: {e}"))),
+            Err(e) => Err((1, e.code, format!("npuschema {cmd}: {name}: {e}"))),
         },
         input => {
             if detect(input.bytes()) == Some(Format::Vpmn) {
                 return Err((
                     1,
+                    "wrong-format",
                     format!(
                         "npuschema {cmd}: {name}: this is a VPMN file; {cmd} takes NPU1 (.npub) files (check, inspect and explain read VPMN)"
                     ),
@@ -200,7 +202,7 @@ pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, String)> {
             let e = Npu1::validate(input.bytes())
                 .err()
                 .unwrap_or_else(|| unknown_format(input.bytes()));
-            Err((1, format!("npuschema {cmd}: {name}: {e}")))
+            Err((1, e.code, format!("npuschema {cmd}: {name}: {e}")))
         }
     }
 }

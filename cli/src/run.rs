@@ -230,9 +230,8 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     let limit = npuschema_cli::io::max_input_bytes();
     let blob = match npuschema_cli::format::load_npu1(&args.file, "run") {
         Ok(b) => b,
-        Err((exit, msg)) => {
+        Err((exit, code, msg)) => {
             let msg = msg.trim_start_matches("npuschema run: ").to_string();
-            let code = if exit == 2 { "io-error" } else { "invalid" };
             return fail("read", code, msg, exit);
         }
     };

@@ -115,9 +115,9 @@ pub fn run(args: Args) -> ExitCode {
     }
     let bytes = match npuschema_cli::format::load_npu1(&args.file, "verify") {
         Ok(b) => b,
-        Err((code, msg)) => {
+        Err((status, _, msg)) => {
             eprintln!("{msg}");
-            return ExitCode::from(code);
+            return ExitCode::from(status);
         }
     };
     match npuschema_generated::npu1::Npu1::validate(&bytes) {

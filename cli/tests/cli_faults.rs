@@ -726,6 +726,27 @@ fn single_format_commands_name_the_format_they_got_and_useless_options_are_refus
 }
 
 #[test]
+fn disasm_json_refusals_are_json_lines() {
+    let d = tmp("disasm-json");
+    let vpmn = d.join("x.nb");
+    let mut v = b"VPMN".to_vec();
+    v.extend([0u8; 60]);
+    std::fs::write(&vpmn, &v).expect("write");
+    let bad = d.join("bad.npub");
+    let mut b = blob();
+    b[0] ^= 0xff;
+    std::fs::write(&bad, &b).expect("write");
+    for (file, want) in [(&vpmn, "wrong-format"), (&bad, "bad-magic")] {
+        let o = run(&[OsStr::new("disasm"), OsStr::new("--json"), file.as_os_str()]);
+        assert_eq!(code(&o), 1, "{}", stderr(&o));
+        let lines = json_lines(&o);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0]["error"]["code"], want, "{lines:?}");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
 fn npy_shapes_that_overflow_and_oversized_members_are_refused() {
     let Some(vela) = vela_out() else { return };
     let Some(src) = find(&vela, "_vela.npz") else {

@@ -74,7 +74,8 @@ pub fn run(args: Args) -> ExitCode {
                     detail: &e.detail,
                 };
                 let body = serde_json::json!({ "error": j });
-                let text = serde_json::to_string_pretty(&body).unwrap_or_default() + "\n";
+                // One line, as every command's `--json` refusal.
+                let text = serde_json::to_string(&body).unwrap_or_default() + "\n";
                 // The error is also on stderr; a closed stdout changes nothing here.
                 let _ = crate::io::print(text);
             }
