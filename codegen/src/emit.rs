@@ -261,7 +261,7 @@ pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
 }
 
 /// An expression without the parentheses that enclose all of it (`(a & b)` -> `a & b`).
-fn strip_parens(ts: TokenStream) -> TokenStream {
+pub(crate) fn strip_parens(ts: TokenStream) -> TokenStream {
     let mut it = ts.clone().into_iter();
     match (it.next(), it.next()) {
         (Some(proc_macro2::TokenTree::Group(g)), None)
@@ -486,6 +486,16 @@ impl<'a> Em<'a> {
             }
             _ => None,
         }
+    }
+
+    /// `u64` tokens for an expression that cannot fail (no checked operation in it), with
+    /// no enclosing parentheses; `None` when some part of it can.
+    pub(crate) fn infallible(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> Option<TokenStream> {
+        if let Some(p) = self.plain(e, scope, env) {
+            return Some(p);
+        }
+        let inner = strip_parens(self.inner(e, scope, env));
+        (!inner.to_string().contains('?')).then_some(inner)
     }
 
     pub(crate) fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
@@ -992,8 +1002,8 @@ impl<'a> Em<'a> {
                     field.text, equals.text
                 );
                 if let (Some(found), Some(expected)) = (
-                    self.plain(&field.expr, scope, env),
-                    self.plain(&equals.expr, scope, env),
+                    self.infallible(&field.expr, scope, env),
+                    self.infallible(&equals.expr, scope, env),
                 ) {
                     let fail = fail(codes, &b, Det::Mismatch(quote!(found), quote!(expected)));
                     return quote! {
@@ -1257,10 +1267,9 @@ impl<'a> Em<'a> {
                     }
                 };
                 if r.table.is_some() {
-                    let guard = r
-                        .when
-                        .as_ref()
-                        .map_or(quote!(true), |w| self.cond(&w.expr, scope, env));
+                    let guard = r.when.as_ref().map_or(quote!(true), |w| {
+                        strip_parens(self.cond(&w.expr, scope, env))
+                    });
                     quote! {
                         #[doc = #comment]
                         if #guard {

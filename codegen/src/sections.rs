@@ -529,7 +529,7 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             quote!(#at.checked_add(#size)?)
         }
         ("if", [c, a, b]) => {
-            let c = em.cond(c, scope, env);
+            let c = crate::emit::strip_parens(em.cond(c, scope, env));
             let a = em.inner(a, scope, env);
             let b = em.inner(b, scope, env);
             quote!(if #c { #a } else { #b })

@@ -406,7 +406,7 @@ fn blobpack_file() -> Vec<u8> {
         recs.extend_from_slice(&(blob.len() as u32).to_le_bytes());
         recs.extend_from_slice(&skew.to_le_bytes());
         recs.extend_from_slice(&w);
-        recs.extend_from_slice(&off.to_le_bytes());
+        recs.extend_from_slice(&(off | 0x8000_0000).to_le_bytes());
         data.extend_from_slice(blob);
     }
     let mut b = Vec::new();
