@@ -926,9 +926,7 @@ impl Comp<'_> {
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
             Step::Let { name, value } => CStep::Let {
-                i: check::lets(file)
-                    .iter()
-                    .position(|n| n.text == name.text)?,
+                i: check::lets(file).iter().position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),
             },
             Step::When { when, step } => {
@@ -979,12 +977,7 @@ impl Comp<'_> {
                 self.orders.len() - 1
             }
         };
-        let walk = (!in_loop).then(|| {
-            (
-                ti,
-                c.layouts.get(&t.record.text).map_or(0, |l| l.size),
-            )
-        });
+        let walk = (!in_loop).then(|| (ti, c.layouts.get(&t.record.text).map_or(0, |l| l.size)));
         match (kind, by, range) {
             (OrderKind::NoOverlap, _, Some(r)) => {
                 let b = self.blame(&r.offset.expr, rscope);
@@ -2616,7 +2609,10 @@ struct State<'b> {
 
 impl<'b> State<'b> {
     fn read_rec(&self, (off, t, big): RecField) -> u64 {
-        widen(read_int(self.buf, self.rec_at.saturating_add(off), t, big), t)
+        widen(
+            read_int(self.buf, self.rec_at.saturating_add(off), t, big),
+            t,
+        )
     }
 
     /// Where a field's struct starts, and the field's offset in it (`None`: the record is

@@ -104,9 +104,7 @@ impl Value {
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::Float(bits, true) => Some(f64::from_bits(bits)),
-            Value::Float(bits, false) => {
-                Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?)))
-            }
+            Value::Float(bits, false) => Some(f64::from(f32::from_bits(u32::try_from(bits).ok()?))),
             _ => None,
         }
     }
