@@ -1257,10 +1257,9 @@ impl<'a> Em<'a> {
                     }
                 };
                 if r.table.is_some() {
-                    let guard = r
-                        .when
-                        .as_ref()
-                        .map_or(quote!(true), |w| self.cond(&w.expr, scope, env));
+                    let guard = r.when.as_ref().map_or(quote!(true), |w| {
+                        strip_parens(self.cond(&w.expr, scope, env))
+                    });
                     quote! {
                         #[doc = #comment]
                         if #guard {
