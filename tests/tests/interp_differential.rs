@@ -68,6 +68,7 @@ const OBJTAB: &str = "schemas/objtab.yaml";
 const CONDITIONAL: &str = "schemas/conditional.yaml";
 const FLOATS: &str = "schemas/floats.yaml";
 const BIGEND: &str = "schemas/bigend.yaml";
+const ORDERED: &str = "schemas/ordered.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro.
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
@@ -85,6 +86,10 @@ mod floats {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod bigend {
     npuschema_macro::include_schema!("schemas/bigend.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod ordered {
+    npuschema_macro::include_schema!("schemas/ordered.yaml");
 }
 
 // ----- view lookups --------------------------------------------------------------------------
@@ -317,6 +322,7 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(CONDITIONAL).sites(), &conditional::ERROR_SITES[..]);
     assert_eq!(interp(FLOATS).sites(), &floats::ERROR_SITES[..]);
     assert_eq!(interp(BIGEND).sites(), &bigend::ERROR_SITES[..]);
+    assert_eq!(interp(ORDERED).sites(), &ordered::ERROR_SITES[..]);
 }
 
 fn npu1_fixtures() -> Vec<Vec<u8>> {
@@ -1000,6 +1006,142 @@ fn bigend_and_its_mutants_agree() {
             "bad-kind",
             "bad-flags",
             "data-out-of-bounds",
+            "bad-checksum",
+            "ok",
+        ],
+    );
+}
+
+/// An `ordered.yaml` file: a big-endian header, little-endian spans `(kind, rank, offset,
+/// size)`, then `body` bytes; the FNV-1a checksum sealed.
+fn ordered_file(
+    flags: u16,
+    limit: u32,
+    reserve: u32,
+    spans: &[(u16, u16, u32, u32)],
+    body: usize,
+) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x4F52_4431u32.to_be_bytes());
+    b.extend_from_slice(&(spans.len() as u16).to_be_bytes());
+    b.extend_from_slice(&flags.to_be_bytes());
+    b.extend_from_slice(&limit.to_be_bytes());
+    b.extend_from_slice(&reserve.to_be_bytes());
+    b.extend_from_slice(&[0; 4]);
+    for (kind, rank, offset, size) in spans {
+        b.extend_from_slice(&kind.to_le_bytes());
+        b.extend_from_slice(&rank.to_le_bytes());
+        b.extend_from_slice(&offset.to_le_bytes());
+        b.extend_from_slice(&size.to_le_bytes());
+    }
+    b.extend(std::iter::repeat_n(0x5A, body));
+    ordered_reseal(&mut b);
+    b
+}
+
+/// The stored FNV-1a (big-endian, at 16) over everything after the header.
+fn ordered_reseal(b: &mut [u8]) {
+    if b.len() >= 20 {
+        let sum = npuschema_core::fnv1a32(0x811C_9DC5, &b[20..]);
+        b[16..20].copy_from_slice(&sum.to_be_bytes());
+    }
+}
+
+fn ordered_agree(b: &[u8]) -> &'static str {
+    let g = ordered::Ordered::validate(b);
+    let gb = ordered::Ordered::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(ORDERED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, span_count, limit, reserve, checksum]
+        );
+        assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+        assert_eq!(g.spans().len(), record_count(v, "spans"));
+        for s in g.spans() {
+            let p = format!("spans[{}]", s.index());
+            same_fields!(v, &p, s, [rank, offset, size]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+            assert_eq!(
+                range(v, &format!("{p}.bytes")),
+                s.bytes().map(|d| span(b, d))
+            );
+        }
+        assert_eq!(
+            checksum(v, "body"),
+            (u64::from(h.checksum()), u64::from(g.body_computed()))
+        );
+    })
+}
+
+#[test]
+fn ordered_top_level_order_checks_and_their_mutants_agree() {
+    // Spans after the 20-byte header and three 12-byte records: body at 56.
+    let spans = [(1, 1, 56, 4), (2, 1, 60, 2), (1, 3, 60, 4)];
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        ordered_file(1, 64, 0, &spans, 8),
+        ordered_file(0, 100, 32, &spans, 8),
+        ordered_file(1, 64, 0, &[], 0),
+    ] {
+        assert_eq!(ordered_agree(&good), "ok");
+        for (k, n) in sweep(
+            &good,
+            &ordered_agree,
+            &ordered_reseal,
+            16..20,
+            10_000,
+            0x0D3,
+        ) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // Each order check and the overflowing named value, on purpose (two spans: body at 44).
+    let fail = |spans: &[(u16, u16, u32, u32)], limit: u32, reserve: u32| {
+        ordered_agree(&ordered_file(1, limit, reserve, spans, 8))
+    };
+    assert_eq!(
+        fail(&[(1, 2, 44, 4), (1, 1, 48, 4)], 64, 0),
+        "ranks-unsorted"
+    );
+    assert_eq!(
+        fail(&[(1, 1, 44, 4), (2, 1, 44, 4)], 64, 0),
+        "ends-not-unique"
+    );
+    assert_eq!(
+        fail(&[(1, 1, 44, u32::MAX), (2, 1, 44, 4)], 64, 0),
+        "span-out-of-bounds"
+    );
+    assert_eq!(
+        fail(&[(2, 1, 44, u32::MAX), (1, 1, 44, 4)], 64, 0),
+        "ends-not-unique"
+    );
+    assert_eq!(
+        fail(&[(1, 1, 46, 4), (1, 2, 44, 8)], 64, 0),
+        "spans-overlap"
+    );
+    assert_eq!(fail(&[], 10, 20), "too-long");
+    assert_eq!(fail(&[], 100, 2), "bad-limits");
+    eprintln!("ordered verdicts: {verdicts:?}");
+    assert_reached(
+        "ordered",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "too-long",
+            "bad-limits",
+            "spans-out-of-bounds",
+            "bad-kind",
+            "span-out-of-bounds",
+            "ranks-unsorted",
+            "ends-not-unique",
+            "spans-overlap",
             "bad-checksum",
             "ok",
         ],
