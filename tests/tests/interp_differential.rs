@@ -1,6 +1,7 @@
 //! One semantics, two engines: the schema interpreter (`npuschema_codegen::interp`) and the
-//! generated code must agree on every input, for every shipped schema and the test schema
-//! that has generated code here (`tests/schemas/npu1_v2.yaml`, built by build.rs).
+//! generated code must agree on every input, for every shipped schema and the test schemas
+//! that have generated code here (`npu1_v2` and `blobpack`, built by build.rs; `objtab`,
+//! `conditional`, `floats`, `bigend` and `ordered`, expanded by the macro).
 //!
 //! Agreement means: the same error site table (`ERROR_SITES`, entry for entry); accept or
 //! reject alike; the same `Error` (code, field path with index, byte offset, detail values);
@@ -10,7 +11,9 @@
 //!
 //! Inputs: the real VPMN files (`$NPUSCHEMA_CORPUS/corpus/vpmn`; skipped with a message when
 //! absent), the NPU1 fixtures and Vela-packed blobs, writer-built VPMN files, and mutation
-//! sweeps of all of them (`npu1_blobs::mutate`, the VPMN sweep's offsets), plus regressions.
+//! sweeps of all of them (`npu1_blobs::mutate`, the VPMN sweep's offsets), plus regressions;
+//! for the test schemas, fixtures with every byte flipped, every truncation and random
+//! mutants, and each check made to fail on purpose.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
