@@ -991,9 +991,17 @@ impl<'a> Em<'a> {
                     "@step {codes}: `{}` must equal `{}`.",
                     field.text, equals.text
                 );
+                // An expected value that cannot fail (`offset | FLAG`) is a plain `u64` too:
+                // no `Some` to be unwrapped.
+                let infallible = |e: &Expr| {
+                    self.plain(e, scope, env).or_else(|| {
+                        let t = self.inner(e, scope, env);
+                        (!t.to_string().contains('?')).then(|| strip_parens(t))
+                    })
+                };
                 if let (Some(found), Some(expected)) = (
                     self.plain(&field.expr, scope, env),
-                    self.plain(&equals.expr, scope, env),
+                    infallible(&equals.expr),
                 ) {
                     let fail = fail(codes, &b, Det::Mismatch(quote!(found), quote!(expected)));
                     return quote! {
