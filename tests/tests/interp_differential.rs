@@ -1123,6 +1123,11 @@ fn ordered_top_level_order_checks_and_their_mutants_agree() {
         fail(&[(2, 1, 44, u32::MAX), (1, 1, 44, 4)], 64, 0),
         "ends-not-unique"
     );
+    // A key that does not compute (a hole at 0 of size 0: `offset + size - 1` underflows).
+    assert_eq!(
+        fail(&[(2, 1, 0, 0), (1, 1, 44, 4)], 64, 0),
+        "ends-not-unique"
+    );
     assert_eq!(
         fail(&[(1, 1, 46, 4), (1, 2, 44, 8)], 64, 0),
         "spans-overlap"
