@@ -141,6 +141,7 @@ pub fn json_line(path: &Path, format: &str, o: &Outcome) -> serde_json::Value {
                     "field": e.field.to_string(),
                     "offset": e.offset,
                     "message": e.to_string(),
+                    // The interpreter is the schema's validator: the built-in line's stage.
                     "stage": "validator",
                 }),
             },

@@ -1001,6 +1001,8 @@ impl<'a> Em<'a> {
                     "@step {codes}: `{}` must equal `{}`.",
                     field.text, equals.text
                 );
+                // An expected value that cannot fail (`offset | FLAG`) is a plain `u64` too:
+                // no `Some` to be unwrapped.
                 if let (Some(found), Some(expected)) = (
                     self.infallible(&field.expr, scope, env),
                     self.infallible(&equals.expr, scope, env),

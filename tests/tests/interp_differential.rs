@@ -1,6 +1,7 @@
 //! One semantics, two engines: the schema interpreter (`npuschema_codegen::interp`) and the
-//! generated code must agree on every input, for every shipped schema and the test schema
-//! that has generated code here (`tests/schemas/npu1_v2.yaml`, built by build.rs).
+//! generated code must agree on every input, for every shipped schema and the test schemas
+//! that have generated code here (`npu1_v2` and `blobpack`, built by build.rs; `objtab`,
+//! `conditional`, `floats`, `bigend` and `ordered`, expanded by the macro).
 //!
 //! Agreement means: the same error site table (`ERROR_SITES`, entry for entry); accept or
 //! reject alike; the same `Error` (code, field path with index, byte offset, detail values);
@@ -10,7 +11,9 @@
 //!
 //! Inputs: the real VPMN files (`$NPUSCHEMA_CORPUS/corpus/vpmn`; skipped with a message when
 //! absent), the NPU1 fixtures and Vela-packed blobs, writer-built VPMN files, and mutation
-//! sweeps of all of them (`npu1_blobs::mutate`, the VPMN sweep's offsets), plus regressions.
+//! sweeps of all of them (`npu1_blobs::mutate`, the VPMN sweep's offsets), plus regressions;
+//! for the test schemas, fixtures with every byte flipped, every truncation and random
+//! mutants, and each check made to fail on purpose.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -64,6 +67,33 @@ const NPU1: &str = "../schema/npu1.yaml";
 const VPMN: &str = "../schema/vpmn.yaml";
 const NPU1_V2: &str = "schemas/npu1_v2.yaml";
 const BLOBPACK: &str = "schemas/blobpack.yaml";
+const OBJTAB: &str = "schemas/objtab.yaml";
+const CONDITIONAL: &str = "schemas/conditional.yaml";
+const FLOATS: &str = "schemas/floats.yaml";
+const BIGEND: &str = "schemas/bigend.yaml";
+const ORDERED: &str = "schemas/ordered.yaml";
+
+// The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro.
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod objtab {
+    npuschema_macro::include_schema!("schemas/objtab.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod conditional {
+    npuschema_macro::include_schema!("schemas/conditional.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod floats {
+    npuschema_macro::include_schema!("schemas/floats.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod bigend {
+    npuschema_macro::include_schema!("schemas/bigend.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod ordered {
+    npuschema_macro::include_schema!("schemas/ordered.yaml");
+}
 
 // ----- view lookups --------------------------------------------------------------------------
 
@@ -291,6 +321,11 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(VPMN).sites(), &vpmn::ERROR_SITES[..]);
     assert_eq!(interp(NPU1_V2).sites(), &npu1_v2::ERROR_SITES[..]);
     assert_eq!(interp(BLOBPACK).sites(), &blobpack::ERROR_SITES[..]);
+    assert_eq!(interp(OBJTAB).sites(), &objtab::ERROR_SITES[..]);
+    assert_eq!(interp(CONDITIONAL).sites(), &conditional::ERROR_SITES[..]);
+    assert_eq!(interp(FLOATS).sites(), &floats::ERROR_SITES[..]);
+    assert_eq!(interp(BIGEND).sites(), &bigend::ERROR_SITES[..]);
+    assert_eq!(interp(ORDERED).sites(), &ordered::ERROR_SITES[..]);
 }
 
 fn npu1_fixtures() -> Vec<Vec<u8>> {
@@ -545,6 +580,580 @@ fn blobpack_and_its_mutants_agree() {
             "no mutant reached {code}: {verdicts:?}"
         );
     }
+}
+
+// ----- the schema-language constructs: objtab, conditional, floats, bigend --------------------
+
+/// Run both engines on `b` with the generated result `g` and Brief `gb`; panic on any
+/// disagreement; on success `fields` compares the views. Returns the verdict's code (`ok`).
+fn agree_with<V>(
+    schema: &'static str,
+    b: &[u8],
+    g: Result<V, npuschema_core::Error>,
+    gb: Result<(), u16>,
+    fields: impl FnOnce(&V, &View),
+) -> &'static str {
+    let it = interp(schema);
+    assert_eq!(
+        gb,
+        it.check::<Brief>(b).map_err(|e| e.id()),
+        "{schema}: Brief on {b:02x?}"
+    );
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(
+                ge, ie,
+                "{schema}: generated `{ge}`, interpreter `{ie}` on {b:02x?}"
+            );
+            ge.code
+        }
+        (Ok(g), Ok(v)) => {
+            fields(&g, &v);
+            "ok"
+        }
+        (g, i) => panic!(
+            "{schema}: verdicts differ: {:?} / {:?} on {b:02x?}",
+            g.map(|_| ()),
+            i.map(|_| ())
+        ),
+    }
+}
+
+/// Every byte flipped with several masks (resealed by `reseal` unless the byte is in
+/// `sealed`), every truncation, and `random` random multi-byte mutants; returns how often
+/// each verdict came.
+fn sweep(
+    good: &[u8],
+    agree: &dyn Fn(&[u8]) -> &'static str,
+    reseal: &dyn Fn(&mut [u8]),
+    sealed: std::ops::Range<usize>,
+    random: usize,
+    seed: u32,
+) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let mut m = good.to_vec();
+    for at in 0..good.len() {
+        for x in [0x01u8, 0x02, 0x80, 0xFF, 0x7F] {
+            m[at] ^= x;
+            if !sealed.contains(&at) {
+                reseal(&mut m);
+            }
+            *verdicts.entry(agree(&m)).or_default() += 1;
+            m.copy_from_slice(good);
+        }
+    }
+    for len in 0..good.len() {
+        *verdicts.entry(agree(&good[..len])).or_default() += 1;
+    }
+    let mut next = xorshift(seed);
+    for _ in 0..random {
+        let mut m = good.to_vec();
+        for _ in 0..=(next() % 4) {
+            let at = (next() as usize) % m.len();
+            m[at] = next() as u8;
+        }
+        if !next().is_multiple_of(4) {
+            reseal(&mut m);
+        }
+        *verdicts.entry(agree(&m)).or_default() += 1;
+    }
+    verdicts
+}
+
+fn assert_reached(what: &str, verdicts: &std::collections::BTreeMap<&str, usize>, codes: &[&str]) {
+    for code in codes {
+        assert!(
+            verdicts.contains_key(code),
+            "{what}: no input reached {code}: {verdicts:?}"
+        );
+    }
+}
+
+fn float_value(v: &View, path: &str, field: &str) -> Value {
+    value(v, path, field).clone()
+}
+
+/// An `objtab.yaml` file (as schema_constructs.rs builds it): sections at 16, their bytes
+/// after the table; a `nobits` (8) section gets an offset past the end.
+fn objtab_file(kinds: &[u32]) -> Vec<u8> {
+    let data_at = 16 + 24 * kinds.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x4A42_4F7Fu32.to_le_bytes());
+    out.extend_from_slice(&40u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&(kinds.len() as u32).to_le_bytes());
+    for (i, &kind) in kinds.iter().enumerate() {
+        let i = i as u32;
+        let offset = if kind == 8 {
+            0xFFFF_FFF0
+        } else {
+            data_at as u32 + 4 * i
+        };
+        for w in [i, kind, 0b010, offset, 4, 4] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+    out.extend(std::iter::repeat_n(0xAB, 4 * kinds.len()));
+    out
+}
+
+fn objtab_agree(b: &[u8]) -> &'static str {
+    let g = objtab::ObjTab::validate(b);
+    let gb = objtab::ObjTab::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(OBJTAB, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, version, section_offset, section_count]
+        );
+        assert_eq!(raw(v, "header", "machine"), u64::from(h.machine_raw()));
+        assert_eq!(g.sections().len(), record_count(v, "sections"));
+        for s in g.sections() {
+            let p = format!("sections[{}]", s.index());
+            same_fields!(v, &p, s, [name_offset, offset, size, align]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+            assert_eq!(raw(v, &p, "flags"), u64::from(s.flags().bits()));
+            assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+        }
+    })
+}
+
+#[test]
+fn objtab_and_its_mutants_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for kinds in [&[1u32, 2, 8, 3][..], &[], &[3], &[8, 8, 1]] {
+        let good = objtab_file(kinds);
+        assert_eq!(objtab_agree(&good), "ok");
+        for (k, n) in sweep(&good, &objtab_agree, &|_| {}, 0..0, 5_000, 0x0B7A) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // The order checks and the compound assert, each made to fail on purpose.
+    let good = objtab_file(&[1, 2, 8, 3]);
+    let mut b = good.clone();
+    b[16 + 2 * 24..16 + 2 * 24 + 4].copy_from_slice(&1u32.to_le_bytes());
+    assert_eq!(objtab_agree(&b), "names-not-unique");
+    let mut b = good.clone();
+    let s1 = u32::from_le_bytes(good[16 + 24 + 12..16 + 24 + 16].try_into().unwrap());
+    b[16 + 3 * 24 + 12..16 + 3 * 24 + 16].copy_from_slice(&s1.to_le_bytes());
+    assert_eq!(objtab_agree(&b), "sections-overlap");
+    let mut b = good.clone();
+    b[16 + 8..16 + 12].copy_from_slice(&0b101u32.to_le_bytes());
+    assert_eq!(objtab_agree(&b), "writable-code");
+    eprintln!("objtab verdicts: {verdicts:?}");
+    assert_reached(
+        "objtab",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-version",
+            "sections-out-of-bounds",
+            "bad-section-kind",
+            "bad-section-flags",
+            "writable-code",
+            "bad-align",
+            "misaligned-section",
+            "section-out-of-bounds",
+            "names-not-unique",
+            "sections-overlap",
+            "ok",
+        ],
+    );
+}
+
+/// A `conditional.yaml` file: header, then `body` bytes.
+fn conditional_file(
+    version: u32,
+    flags: u32,
+    notes: (u32, u32),
+    count: u32,
+    body: usize,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    for w in [0x444E_4F43, version, flags, notes.0, notes.1, count] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend(std::iter::repeat_n(0x11, body));
+    out
+}
+
+fn conditional_agree(b: &[u8]) -> &'static str {
+    let g = conditional::Conditional::validate(b);
+    let gb = conditional::Conditional::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(CONDITIONAL, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, version, notes_offset, notes_size, count]
+        );
+        assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+        assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+    })
+}
+
+#[test]
+fn conditional_and_its_mutants_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        conditional_file(1, 0, (0xFFFF_0000, 9), 0, 4),
+        conditional_file(1, 1, (24, 3), 0, 4),
+        conditional_file(2, 0b10, (0, 0), 4, 4),
+        conditional_file(2, 0b11, (26, 2), 4, 4),
+    ] {
+        assert_eq!(conditional_agree(&good), "ok");
+        for (k, n) in sweep(&good, &conditional_agree, &|_| {}, 0..0, 5_000, 0xC0D) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // A `let` that overflows (len < HEADER_BYTES cannot pass the header check, so the
+    // overflow is the count's): count past the body.
+    assert_eq!(
+        conditional_agree(&conditional_file(1, 0, (0, 0), 5, 4)),
+        "count-too-large"
+    );
+    eprintln!("conditional verdicts: {verdicts:?}");
+    assert_reached(
+        "conditional",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "v2-needs-count",
+            "strict-length",
+            "count-too-large",
+            "notes-out-of-bounds",
+            "ok",
+        ],
+    );
+}
+
+/// A `floats.yaml` file: the header, then the samples.
+fn floats_file(scale: f32, bias: f64, samples: &[(f32, f64)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x5441_4C46u32.to_le_bytes());
+    b.extend_from_slice(&scale.to_le_bytes());
+    b.extend_from_slice(&bias.to_le_bytes());
+    b.extend_from_slice(&(samples.len() as u32).to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    for (v, w) in samples {
+        b.extend_from_slice(&v.to_le_bytes());
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b
+}
+
+fn floats_agree(b: &[u8]) -> &'static str {
+    let g = floats::Floats::validate(b);
+    let gb = floats::Floats::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(FLOATS, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(v, "header", h, [magic, sample_count, reserved]);
+        assert_eq!(
+            float_value(v, "header", "scale"),
+            Value::Float(u64::from(h.scale().to_bits()), false)
+        );
+        assert_eq!(
+            float_value(v, "header", "bias"),
+            Value::Float(h.bias().to_bits(), true)
+        );
+        assert_eq!(raw(v, "header", "bias"), h.bias().to_bits());
+        assert_eq!(g.samples().len(), record_count(v, "samples"));
+        for s in g.samples() {
+            let p = format!("samples[{}]", s.index());
+            assert_eq!(
+                float_value(v, &p, "value"),
+                Value::Float(u64::from(s.value().to_bits()), false)
+            );
+            assert_eq!(
+                float_value(v, &p, "weight"),
+                Value::Float(s.weight().to_bits(), true)
+            );
+        }
+    })
+}
+
+#[test]
+fn floats_and_their_mutants_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        floats_file(
+            -0.0,
+            1e300,
+            &[(1.5, -0.25), (f32::MIN_POSITIVE, f64::INFINITY)],
+        ),
+        floats_file(2.0, f64::NAN, &[]),
+    ] {
+        assert_eq!(floats_agree(&good), "ok");
+        for (k, n) in sweep(&good, &floats_agree, &|_| {}, 0..0, 5_000, 0xF10A) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // +0.0 scale, the canonical NaN weight, another NaN.
+    assert_eq!(floats_agree(&floats_file(0.0, 1.0, &[])), "zero-scale");
+    let nan = f64::from_bits(0x7FF8_0000_0000_0000);
+    assert_eq!(
+        floats_agree(&floats_file(1.0, 1.0, &[(0.0, 1.0), (0.0, nan)])),
+        "nan-weight"
+    );
+    let other = f64::from_bits(0x7FF8_0000_0000_0001);
+    assert_eq!(floats_agree(&floats_file(1.0, 1.0, &[(0.0, other)])), "ok");
+    eprintln!("floats verdicts: {verdicts:?}");
+    assert_reached(
+        "floats",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "reserved-nonzero",
+            "samples-out-of-bounds",
+            "ok",
+        ],
+    );
+}
+
+fn bigend_file() -> Vec<u8> {
+    use bigend::{BigEndWriter, ChunkData, ChunkKind, ChunkSpec};
+    let chunks = [
+        ChunkSpec {
+            kind: ChunkKind::Text,
+            tag: 0x0102_0304,
+            data: ChunkData::Stored(b"hello"),
+        },
+        ChunkSpec {
+            kind: ChunkKind::Blob,
+            tag: 0xA0B0_C0D0,
+            data: ChunkData::Reserved(9),
+        },
+        ChunkSpec {
+            kind: ChunkKind::Blob,
+            tag: 7,
+            data: ChunkData::Stored(b"\x01\x02\x03"),
+        },
+    ];
+    let w = BigEndWriter::new()
+        .host_word(0x1234)
+        .gain(-2.5)
+        .chunks(&chunks);
+    let mut buf = [0u8; 256];
+    let n = w.write_into(&mut buf).expect("fits");
+    buf[..n].to_vec()
+}
+
+/// The stored CRC (big-endian, at 12) over the body, when the header is there.
+fn bigend_reseal(b: &mut [u8]) {
+    if b.len() >= 24 {
+        let crc = npuschema_core::crc32(0, &b[24..]);
+        b[12..16].copy_from_slice(&crc.to_be_bytes());
+    }
+}
+
+fn bigend_agree(b: &[u8]) -> &'static str {
+    let g = bigend::BigEnd::validate(b);
+    let gb = bigend::BigEnd::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(BIGEND, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, total_bytes, chunk_count, host_word, checksum]
+        );
+        assert_eq!(
+            float_value(v, "header", "gain"),
+            Value::Float(h.gain().to_bits(), true)
+        );
+        assert_eq!(g.chunks().len(), record_count(v, "chunks"));
+        for c in g.chunks() {
+            let p = format!("chunks[{}]", c.index());
+            same_fields!(v, &p, c, [offset, size, tag]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(c.kind_raw()));
+            assert_eq!(raw(v, &p, "flags"), u64::from(c.flags().bits()));
+            assert_eq!(range(v, &format!("{p}.data")), c.data().map(|d| span(b, d)));
+        }
+        assert_eq!(
+            checksum(v, "body"),
+            (u64::from(h.checksum()), u64::from(g.body_computed()))
+        );
+    })
+}
+
+#[test]
+fn bigend_and_its_mutants_agree() {
+    let good = bigend_file();
+    assert_eq!(bigend_agree(&good), "ok");
+    let verdicts = sweep(&good, &bigend_agree, &bigend_reseal, 12..16, 10_000, 0xBE01);
+    eprintln!("bigend verdicts: {verdicts:?}");
+    assert_reached(
+        "bigend",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-total",
+            "chunks-out-of-bounds",
+            "bad-kind",
+            "bad-flags",
+            "data-out-of-bounds",
+            "bad-checksum",
+            "ok",
+        ],
+    );
+}
+
+/// An `ordered.yaml` file: a big-endian header, little-endian spans `(kind, rank, offset,
+/// size)`, then `body` bytes; the FNV-1a checksum sealed.
+fn ordered_file(
+    flags: u16,
+    limit: u32,
+    reserve: u32,
+    spans: &[(u16, u16, u32, u32)],
+    body: usize,
+) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x4F52_4431u32.to_be_bytes());
+    b.extend_from_slice(&(spans.len() as u16).to_be_bytes());
+    b.extend_from_slice(&flags.to_be_bytes());
+    b.extend_from_slice(&limit.to_be_bytes());
+    b.extend_from_slice(&reserve.to_be_bytes());
+    b.extend_from_slice(&[0; 4]);
+    for (kind, rank, offset, size) in spans {
+        b.extend_from_slice(&kind.to_le_bytes());
+        b.extend_from_slice(&rank.to_le_bytes());
+        b.extend_from_slice(&offset.to_le_bytes());
+        b.extend_from_slice(&size.to_le_bytes());
+    }
+    b.extend(std::iter::repeat_n(0x5A, body));
+    ordered_reseal(&mut b);
+    b
+}
+
+/// The stored FNV-1a (big-endian, at 16) over everything after the header.
+fn ordered_reseal(b: &mut [u8]) {
+    if b.len() >= 20 {
+        let sum = npuschema_core::fnv1a32(0x811C_9DC5, &b[20..]);
+        b[16..20].copy_from_slice(&sum.to_be_bytes());
+    }
+}
+
+fn ordered_agree(b: &[u8]) -> &'static str {
+    let g = ordered::Ordered::validate(b);
+    let gb = ordered::Ordered::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(ORDERED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, span_count, limit, reserve, checksum]
+        );
+        assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+        assert_eq!(g.spans().len(), record_count(v, "spans"));
+        for s in g.spans() {
+            let p = format!("spans[{}]", s.index());
+            same_fields!(v, &p, s, [rank, offset, size]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+            assert_eq!(
+                range(v, &format!("{p}.bytes")),
+                s.bytes().map(|d| span(b, d))
+            );
+        }
+        assert_eq!(
+            checksum(v, "body"),
+            (u64::from(h.checksum()), u64::from(g.body_computed()))
+        );
+    })
+}
+
+#[test]
+fn ordered_top_level_order_checks_and_their_mutants_agree() {
+    // Spans after the 20-byte header and three 12-byte records: body at 56.
+    let spans = [(1, 1, 56, 4), (2, 1, 60, 2), (1, 3, 60, 4)];
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        ordered_file(1, 64, 0, &spans, 8),
+        ordered_file(0, 100, 32, &spans, 8),
+        ordered_file(1, 64, 0, &[], 0),
+    ] {
+        assert_eq!(ordered_agree(&good), "ok");
+        for (k, n) in sweep(
+            &good,
+            &ordered_agree,
+            &ordered_reseal,
+            16..20,
+            10_000,
+            0x0D3,
+        ) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // Each order check and the overflowing named value, on purpose (two spans: body at 44).
+    let fail = |spans: &[(u16, u16, u32, u32)], limit: u32, reserve: u32| {
+        ordered_agree(&ordered_file(1, limit, reserve, spans, 8))
+    };
+    assert_eq!(
+        fail(&[(1, 2, 44, 4), (1, 1, 48, 4)], 64, 0),
+        "ranks-unsorted"
+    );
+    assert_eq!(
+        fail(&[(1, 1, 44, 4), (2, 1, 44, 4)], 64, 0),
+        "ends-not-unique"
+    );
+    assert_eq!(
+        fail(&[(1, 1, 44, u32::MAX), (2, 1, 44, 4)], 64, 0),
+        "span-out-of-bounds"
+    );
+    assert_eq!(
+        fail(&[(2, 1, 44, u32::MAX), (1, 1, 44, 4)], 64, 0),
+        "ends-not-unique"
+    );
+    // A key that does not compute (a hole at 0 of size 0: `offset + size - 1` underflows).
+    assert_eq!(
+        fail(&[(2, 1, 0, 0), (1, 1, 44, 4)], 64, 0),
+        "ends-not-unique"
+    );
+    assert_eq!(
+        fail(&[(1, 1, 46, 4), (1, 2, 44, 8)], 64, 0),
+        "spans-overlap"
+    );
+    assert_eq!(fail(&[], 10, 20), "too-long");
+    assert_eq!(fail(&[], 100, 2), "bad-limits");
+    eprintln!("ordered verdicts: {verdicts:?}");
+    assert_reached(
+        "ordered",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "too-long",
+            "bad-limits",
+            "spans-out-of-bounds",
+            "bad-kind",
+            "span-out-of-bounds",
+            "ranks-unsorted",
+            "ends-not-unique",
+            "spans-overlap",
+            "bad-checksum",
+            "ok",
+        ],
+    );
 }
 
 // ----- VPMN ----------------------------------------------------------------------------------

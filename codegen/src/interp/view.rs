@@ -156,8 +156,8 @@ impl View {
     /// `{"schema","file","variant","len","groups":[{"kind","name","struct","records":[{"path","index","offset","size","fields":[{"name","path","offset","size","raw","value"}],"composed":{..},"ranges":[..]}]}],"ranges":[{"name","path","offset","length"}],"checksums":[{"name","path","algorithm","stored","computed","ok"}]}`.
     /// A decoded value is a number, a string (an enum name, a string field), or an object:
     /// `{"enum": name|null, "value": n}`, `{"flags": [names], "unknown": n}`,
-    /// `{"bits": {name: n}}`, `{"bytes": "hex"}`, `{"str": text|null, "bytes": "hex"}`, or an
-    /// array.
+    /// `{"bits": {name: n}}`, `{"bytes": "hex"}`, `{"str": text|null, "bytes": "hex"}`,
+    /// `{"float": "text", "bits": n}` (JSON has no NaN), or an array.
     #[must_use]
     pub fn to_json(&self) -> String {
         let mut o = String::new();
