@@ -28,6 +28,26 @@ fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
     bin().args(args).output().expect("runs")
 }
 
+/// Run the binary, killing it and failing the test if it has not ended within 20 s (a
+/// hang is the finding, so the test must not hang with it).
+fn run_within(args: &[&OsStr]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let t = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("npuschema-faults-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -292,21 +312,7 @@ fn the_walk_ends_link_loops_visits_each_file_once_and_skips_fifos() {
     let fifo = d.join("pipe.nb");
     let made = Command::new("mkfifo").arg(&fifo).status();
     let have_fifo = made.is_ok_and(|s| s.success());
-    let mut child = bin()
-        .args([OsStr::new("check"), OsStr::new("--json"), d.as_os_str()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let t = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if t.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("check DIR hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().expect("output");
+    let o = run_within(&[OsStr::new("check"), OsStr::new("--json"), d.as_os_str()]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let lines = json_lines(&o);
     assert_eq!(lines.len(), 1, "{lines:?}");
@@ -333,29 +339,15 @@ fn check_schema_walks_as_check_does_and_says_when_it_checked_nothing() {
         .arg(&fifo)
         .status()
         .is_ok_and(|s| s.success());
-    let mut child = bin()
-        .args([
-            OsStr::new("check"),
-            OsStr::new("--json"),
-            OsStr::new("--schema"),
-            schema.as_os_str(),
-            OsStr::new("--ext"),
-            OsStr::new("npub"),
-            d.as_os_str(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let t = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if t.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("check --schema DIR hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let o = child.wait_with_output().expect("output");
+    let o = run_within(&[
+        OsStr::new("check"),
+        OsStr::new("--json"),
+        OsStr::new("--schema"),
+        schema.as_os_str(),
+        OsStr::new("--ext"),
+        OsStr::new("npub"),
+        d.as_os_str(),
+    ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let lines = json_lines(&o);
     assert_eq!(lines.len(), 1, "{lines:?}");
