@@ -335,25 +335,32 @@ pub fn view_text(v: &View) -> String {
             let _ = writeln!(o, "  {:<24} {:#x} + {:#x}", x.path, x.offset, x.length);
         }
     }
-    if !v.checksums.is_empty() {
-        let _ = writeln!(o, "\nchecksums");
-        for k in &v.checksums {
-            let _ = writeln!(
-                o,
-                "  {:<24} {} stored {:#010x} computed {:#010x} {}",
-                k.path,
-                k.algorithm,
-                k.stored,
-                k.computed,
-                if k.stored == k.computed {
-                    "ok"
-                } else {
-                    "MISMATCH"
-                }
-            );
-        }
-    }
+    write_checksums(&mut o, v);
     o
+}
+
+/// The checksums section of `inspect --schema` and `explain --schema`: each stored and
+/// computed, and whether they agree.
+fn write_checksums(o: &mut String, v: &View) {
+    if v.checksums.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\nchecksums");
+    for k in &v.checksums {
+        let _ = writeln!(
+            o,
+            "  {:<24} {} stored {:#010x} computed {:#010x} {}",
+            k.path,
+            k.algorithm,
+            k.stored,
+            k.computed,
+            if k.stored == k.computed {
+                "ok"
+            } else {
+                "MISMATCH"
+            }
+        );
+    }
 }
 
 /// `inspect` (with or without `--schema`).
@@ -503,24 +510,7 @@ pub fn explain_text(v: &View, bytes: &[u8]) -> String {
             false,
         );
     }
-    if !v.checksums.is_empty() {
-        let _ = writeln!(o, "\nchecksums");
-        for k in &v.checksums {
-            let _ = writeln!(
-                o,
-                "  {:<24} {} stored {:#010x} computed {:#010x} {}",
-                k.path,
-                k.algorithm,
-                k.stored,
-                k.computed,
-                if k.stored == k.computed {
-                    "ok"
-                } else {
-                    "MISMATCH"
-                }
-            );
-        }
-    }
+    write_checksums(&mut o, v);
     o
 }
 
