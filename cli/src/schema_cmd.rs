@@ -99,13 +99,24 @@ impl Output {
 
 /// Load and check a schema; on a mistake, every diagnostic (file:line:column), exit 2.
 fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
-    npuschema_codegen::load(path).map_err(|d| {
+    let c = npuschema_codegen::load(path).map_err(|d| {
         let mut msg = d.to_string();
         if !msg.ends_with('\n') {
             msg.push('\n');
         }
         Output::fail(msg, 2)
-    })
+    })?;
+    if !c.has_file() {
+        return Err(Output::fail(
+            format!(
+                "{}: schema `{}` declares registers only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
+                path.display(),
+                c.name()
+            ),
+            2,
+        ));
+    }
+    Ok(c)
 }
 
 /// Whether a walked file is one `check --schema` takes: every file, or one whose

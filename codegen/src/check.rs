@@ -1157,6 +1157,10 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         crate::ext::check_struct(&schema, st, &l, d);
         layouts.insert(st.name.text.clone(), l);
     }
+    if let Some(b) = &schema.registers {
+        crate::regs::check(&schema, b, d);
+    }
+    let has_file = schema.has_file;
     let mut c = Checked {
         collections: crate::ext::collections(&schema.file),
         schema,
@@ -1164,6 +1168,10 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         sha256,
         variants: Vec::new(),
     };
+    if !has_file {
+        // Registers only: no file layout to check.
+        return if d.is_empty() { Some(c) } else { None };
+    }
     check_file(&c, d);
     if let Some(vs) = c.schema.file.ext.variants.clone() {
         if !c.schema.file.tables.is_empty()

@@ -2019,12 +2019,15 @@ fn module(c: &Checked) -> TokenStream {
     let flags = em.flags();
     let bitfields = crate::sections::bitfields(c);
     let views = em.views();
-    let file = if c.schema.file.ext.variants.is_some() {
+    let file = if !c.schema.has_file {
+        quote!()
+    } else if c.schema.file.ext.variants.is_some() {
         crate::sections::variants(c)
     } else {
         em.file_view()
     };
     let writer = crate::writer::tokens(c);
+    let registers = crate::regs::tokens(c);
     quote! {
         #[allow(unused_imports)]
         use ::npuschema_core as __rt;
@@ -2039,5 +2042,6 @@ fn module(c: &Checked) -> TokenStream {
         #views
         #file
         #writer
+        #registers
     }
 }

@@ -1592,6 +1592,10 @@ impl<'c> Interp<'c> {
     /// the error sites. The site table lives for the rest of the process (it is leaked
     /// once per call, so that errors are the `'static` [`npuschema_core::Error`] the
     /// generated code returns): build one `Interp` per schema, not one per file.
+    ///
+    /// Only for a schema with a `file` ([`crate::Checked::has_file`]): a schema with
+    /// registers only has no bytes to read, and its interpreter would have no header to
+    /// check (the CLI refuses such a schema before making one).
     #[must_use]
     pub fn new(checked: &'c crate::Checked) -> Self {
         let c = &checked.0;

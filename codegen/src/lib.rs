@@ -11,6 +11,7 @@ mod emit;
 mod expr;
 mod ext;
 pub mod interp;
+mod regs;
 mod schema;
 mod sections;
 mod writer;
@@ -32,6 +33,11 @@ impl Checked {
     /// SHA-256 of the schema text, hex.
     pub fn sha256(&self) -> &str {
         &self.0.sha256
+    }
+    /// Whether the schema describes bytes (has a `file`). A schema with only `registers`
+    /// describes a device: it has nothing to read, so nothing to interpret.
+    pub fn has_file(&self) -> bool {
+        self.0.schema.has_file
     }
 }
 

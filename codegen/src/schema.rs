@@ -7,7 +7,7 @@ use crate::ext;
 use crate::yaml::{Kind, Node, Pos};
 
 /// A name with the position it was written at.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Name {
     /// The text.
     pub text: String,
@@ -408,7 +408,7 @@ pub struct Writer {
 }
 
 /// The file: what sits where, and the validation steps.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct File {
     /// Name of the validated view type (UpperCamel).
     pub name: Name,
@@ -449,8 +449,13 @@ pub struct Schema {
     pub bitfields: Vec<ext::Bitfield>,
     /// Structs.
     pub structs: Vec<Struct>,
-    /// The file layout.
+    /// The file layout (empty when `has_file` is false).
     pub file: File,
+    /// Whether the schema has a `file`: only a schema with `registers` may have none, and
+    /// then there are no bytes to read (`regs.rs`).
+    pub has_file: bool,
+    /// The register block (`regs.rs`).
+    pub registers: Option<crate::regs::Block>,
 }
 
 /// Reads a mapping node's keys, remembering which were used, so that unknown keys can be
@@ -468,6 +473,7 @@ pub(crate) struct MapReader<'a> {
 /// typo gives one diagnostic, not a missing key and every reference to what it defined.
 const LANGUAGE_KEYS: &[&str] = &[
     "absent",
+    "access",
     "algorithm",
     "align",
     "assert",
@@ -491,6 +497,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "duplicate",
     "entries",
     "entry_size",
+    "enum",
     "enum_known",
     "enums",
     "equals",
@@ -512,6 +519,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "let",
     "list",
     "low",
+    "map",
     "min_len",
     "missing",
     "no_overlap",
@@ -529,7 +537,9 @@ const LANGUAGE_KEYS: &[&str] = &[
     "record_fits",
     "records",
     "region",
+    "registers",
     "repr",
+    "reset",
     "schema",
     "since",
     "size",
@@ -1176,7 +1186,18 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         }
     }
 
-    let file = m.req("file", d).and_then(|n| file_def(n, d));
+    let registers = m.opt("registers").and_then(|n| crate::regs::block(n, d));
+    // A schema with only registers describes a device, not bytes: it needs no `file`.
+    let file_node = if registers.is_some() {
+        m.opt("file")
+    } else {
+        m.req("file", d)
+    };
+    let has_file = file_node.is_some() || registers.is_none();
+    let file = match file_node {
+        Some(n) => file_def(n, d),
+        None => registers.as_ref().map(|_| File::default()),
+    };
     m.finish(
         &[
             "schema",
@@ -1188,6 +1209,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
             "structs",
             "file",
             "byte_order",
+            "registers",
         ],
         d,
     );
@@ -1200,6 +1222,8 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         bitfields,
         structs,
         file: file?,
+        has_file,
+        registers,
     })
 }
 

@@ -18,3 +18,7 @@ pub mod npu1;
 /// VPMN / NBG (`.nb`): see `schema/vpmn.yaml`.
 #[rustfmt::skip]
 pub mod vpmn;
+
+/// The Ethos-U55 register map: see `schema/ethos_u55_regs.yaml`.
+#[rustfmt::skip]
+pub mod ethos_u55_regs;

@@ -1,0 +1,892 @@
+//! `registers:`: a memory-mapped register block (svd2rust is the model). Each register has
+//! a name, an offset, an access, an optional reset value, a doc, and bit fields (the bit
+//! ranges of `bitfields:`, optionally typed by an enum of the schema); a register may be an
+//! array (`count`, `stride`). Loaded and checked here; emitted by [`tokens`] as offset and
+//! reset constants, a register table, and one typed value per register with fields (field
+//! readers, `with_*` builders, masks). A schema may have only registers (no `file`): then
+//! there are no bytes to read, and the interpreter has nothing to do for it.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::Checked;
+use crate::diag::Diags;
+use crate::ext::{BitRange, range_mask};
+use crate::schema::{IntTy, MapReader, Name, Schema, doc, int_ty, name, named_entries, uint};
+use crate::yaml::{Kind, Node, Pos};
+
+/// How software may access a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read only: writes are ignored.
+    Read,
+    /// Write only: reads return nothing meaningful.
+    Write,
+    /// Read and write.
+    ReadWrite,
+    /// Readable; writing 1 to a bit clears it, 0 leaves it.
+    Write1Clear,
+    /// Readable; writing 1 to a bit sets it, 0 leaves it.
+    Write1Set,
+}
+
+/// The spellings of [`Access`] in a schema, in order.
+const ACCESS: &[(&str, Access, &str)] = &[
+    ("read", Access::Read, "Read"),
+    ("write", Access::Write, "Write"),
+    ("read-write", Access::ReadWrite, "ReadWrite"),
+    ("write-1-to-clear", Access::Write1Clear, "Write1Clear"),
+    ("write-1-to-set", Access::Write1Set, "Write1Set"),
+];
+
+/// One bit field of a register: a bit range, optionally typed by an enum.
+#[derive(Clone, Debug)]
+pub struct RegField {
+    /// The range (name, bits, doc).
+    pub range: BitRange,
+    /// The enum giving the field's values.
+    pub enumeration: Option<Name>,
+}
+
+/// One register (or array of registers).
+#[derive(Clone, Debug)]
+pub struct Register {
+    /// Name (UPPER_SNAKE): the offset constant's name.
+    pub name: Name,
+    /// Byte offset from the block's base (of the first element for an array).
+    pub offset: u64,
+    /// Where the offset was written.
+    pub offset_pos: Pos,
+    /// Access.
+    pub access: Access,
+    /// Value after a reset, when defined.
+    pub reset: Option<(u64, Pos)>,
+    /// Number of elements (1 for a single register).
+    pub count: u64,
+    /// Bytes between elements.
+    pub stride: u64,
+    /// Where `count`/`stride` were written.
+    pub count_pos: Pos,
+    /// Documentation.
+    pub doc: String,
+    /// Bit fields.
+    pub fields: Vec<RegField>,
+}
+
+/// A register block.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// Width of every register.
+    pub repr: IntTy,
+    /// Size of the block in bytes: every register lies inside it.
+    pub size: u64,
+    /// Where the block was written.
+    pub pos: Pos,
+    /// The registers.
+    pub registers: Vec<Register>,
+}
+
+// ----- load ------------------------------------------------------------------------------
+
+fn bit_range(fname: Name, fv: &Node, d: &mut Diags) -> Option<RegField> {
+    let (bits_node, fdoc, enumeration) = match &fv.kind {
+        Kind::Map(_) => {
+            let mut fm = MapReader::new(fv, &format!("bit field `{}`", fname.text), d)?;
+            let b = fm.req("bits", d);
+            let e = fm.opt("enum").and_then(|n| name(n, "enum", d));
+            let fdoc = doc(&mut fm, d);
+            fm.finish(&["bits", "enum", "doc"], d);
+            (b, fdoc, e)
+        }
+        _ => (Some(fv), String::new(), None),
+    };
+    let bn = bits_node?;
+    let text = match &bn.kind {
+        Kind::Int(i) => i.to_string(),
+        Kind::Str(s) => s.clone(),
+        other => {
+            d.error(
+                bn.pos,
+                format!("bits must be `N` or `LO..HI`, found {}", other.describe()),
+            );
+            return None;
+        }
+    };
+    let parsed = match text.split_once("..") {
+        Some((a, b)) => a
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .zip(b.trim().parse::<u64>().ok()),
+        None => text.trim().parse::<u64>().ok().map(|x| (x, x)),
+    };
+    match parsed {
+        Some((lo, hi)) if lo <= hi => Some(RegField {
+            range: BitRange {
+                name: fname,
+                lo,
+                hi,
+                pos: bn.pos,
+                doc: fdoc,
+            },
+            enumeration,
+        }),
+        _ => {
+            d.error(
+                bn.pos,
+                format!("bits `{text}` must be `N` or `LO..HI` with LO <= HI"),
+            );
+            None
+        }
+    }
+}
+
+/// `registers:` at the top level.
+pub fn block(node: &Node, d: &mut Diags) -> Option<Block> {
+    let mut m = MapReader::new(node, "`registers`", d)?;
+    let repr = m
+        .opt("repr")
+        .and_then(|n| int_ty(n, "repr", d))
+        .unwrap_or(IntTy::U32);
+    let size = m.req("size", d).and_then(|n| uint(n, "size", d));
+    let mut registers = Vec::new();
+    if let Some(map) = m.req("map", d) {
+        for (rname, v) in named_entries(map, "map", d) {
+            let Some(mut rm) = MapReader::new(v, &format!("register `{}`", rname.text), d) else {
+                continue;
+            };
+            let off_node = rm.req("offset", d);
+            let offset = off_node.and_then(|n| uint(n, "offset", d));
+            let access_node = rm.req("access", d);
+            let access = access_node.and_then(|n| {
+                let s = crate::schema::string(n, "access", d)?;
+                let found = ACCESS.iter().find(|(k, _, _)| *k == s).map(|a| a.1);
+                if found.is_none() {
+                    let known: Vec<&str> = ACCESS.iter().map(|a| a.0).collect();
+                    d.error(
+                        n.pos,
+                        format!("access `{s}` is not one of {}", known.join(", ")),
+                    );
+                }
+                found
+            });
+            let reset = rm
+                .opt("reset")
+                .and_then(|n| uint(n, "reset", d).map(|v| (v, n.pos)));
+            let count_node = rm.opt("count");
+            let count = count_node.and_then(|n| uint(n, "count", d));
+            let stride_node = rm.opt("stride");
+            let stride = stride_node.and_then(|n| uint(n, "stride", d));
+            let count_pos = count_node.or(stride_node).map_or(rname.pos, |n| n.pos);
+            let rdoc = doc(&mut rm, d);
+            let mut fields = Vec::new();
+            if let Some(fs) = rm.opt("fields") {
+                for (fname, fv) in named_entries(fs, "fields", d) {
+                    fields.extend(bit_range(fname, fv, d));
+                }
+            }
+            rm.finish(
+                &[
+                    "offset", "access", "reset", "count", "stride", "doc", "fields",
+                ],
+                d,
+            );
+            let (count, stride) = match (count, stride) {
+                (None, None) => (1, repr.bytes()),
+                (Some(c), Some(s)) => (c, s),
+                _ => {
+                    d.error(
+                        count_pos,
+                        format!(
+                            "register `{}`: an array needs both `count` and `stride`",
+                            rname.text
+                        ),
+                    );
+                    continue;
+                }
+            };
+            if let (Some(offset), Some(access), Some(on)) = (offset, access, off_node) {
+                registers.push(Register {
+                    name: rname,
+                    offset,
+                    offset_pos: on.pos,
+                    access,
+                    reset,
+                    count,
+                    stride,
+                    count_pos,
+                    doc: rdoc,
+                    fields,
+                });
+            }
+        }
+    }
+    m.finish(&["repr", "size", "map"], d);
+    Some(Block {
+        repr,
+        size: size?,
+        pos: node.pos,
+        registers,
+    })
+}
+
+// ----- check -----------------------------------------------------------------------------
+
+/// Names the register emitter defines at module level whatever the registers are.
+pub const RESERVED: &[&str] = &[
+    "Access",
+    "FieldInfo",
+    "RegisterInfo",
+    "REGISTERS",
+    "REGISTER_BLOCK_BYTES",
+    "register_name",
+];
+
+fn upper_snake(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn lower_snake(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The value type's name of register `NAME` (`STATUS` -> `Status`, `AXI_LIMIT` -> `AxiLimit`).
+pub fn type_name(reg: &str) -> String {
+    reg.split('_')
+        .map(|p| {
+            let lower = p.to_ascii_lowercase();
+            let mut c = lower.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The module-level names register `r` generates.
+fn module_names(r: &Register) -> Vec<String> {
+    let n = &r.name.text;
+    let mut v = vec![n.clone(), format!("{n}_ACCESS")];
+    if r.reset.is_some() {
+        v.push(format!("{n}_RESET"));
+    }
+    if r.count > 1 {
+        v.push(format!("{n}_COUNT"));
+        v.push(format!("{n}_STRIDE"));
+        v.push(n.to_ascii_lowercase());
+    }
+    if !r.fields.is_empty() {
+        v.push(type_name(n));
+    }
+    v
+}
+
+/// Check the block against the schema (enums, names already defined).
+pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
+    let width = b.repr.bytes().saturating_mul(8);
+    if b.repr.signed() {
+        d.error(
+            b.pos,
+            format!("registers: repr {} must be unsigned", b.repr.rust()),
+        );
+    }
+    if b.size == 0 || b.size > u64::from(u32::MAX) {
+        d.error(
+            b.pos,
+            format!(
+                "registers: size {:#x} must be between 1 and 0xFFFFFFFF",
+                b.size
+            ),
+        );
+    }
+    // Module-level names: registers against each other, the schema's items and the fixed
+    // items of the emitter.
+    let mut taken: Vec<(String, Pos, String)> = RESERVED
+        .iter()
+        .map(|s| {
+            (
+                (*s).to_string(),
+                Pos::default(),
+                "the register emitter".to_string(),
+            )
+        })
+        .collect();
+    for c in &schema.constants {
+        taken.push((
+            c.name.text.clone(),
+            c.name.pos,
+            format!("constant `{}`", c.name.text),
+        ));
+    }
+    for (n, what) in schema
+        .enums
+        .iter()
+        .map(|e| (&e.name, "enum"))
+        .chain(schema.flags.iter().map(|f| (&f.name, "flags")))
+        .chain(schema.bitfields.iter().map(|f| (&f.name, "bitfields")))
+        .chain(schema.structs.iter().map(|s| (&s.name, "struct")))
+    {
+        taken.push((n.text.clone(), n.pos, format!("{what} `{}`", n.text)));
+    }
+    // Every byte each register element occupies: (start, end, register name).
+    let mut spans: Vec<(u64, u64, String)> = Vec::new();
+    for r in &b.registers {
+        if !upper_snake(&r.name.text) {
+            d.error(
+                r.name.pos,
+                format!(
+                    "register `{}`: a register's name is UPPER_SNAKE (`STATUS`, `AXI_LIMIT`)",
+                    r.name.text
+                ),
+            );
+        }
+        for n in module_names(r) {
+            if let Some((_, p, w)) = taken.iter().find(|(t, _, _)| *t == n) {
+                let at = if p.line == 0 {
+                    String::new()
+                } else {
+                    format!(" (line {})", p.line)
+                };
+                d.error(
+                    r.name.pos,
+                    format!(
+                        "register `{}` generates `{n}`, which {w}{at} also defines; rename one",
+                        r.name.text
+                    ),
+                );
+            } else {
+                taken.push((n, r.name.pos, format!("register `{}`", r.name.text)));
+            }
+        }
+        // Placement.
+        let bytes = b.repr.bytes();
+        if r.offset % bytes != 0 {
+            d.error(
+                r.offset_pos,
+                format!(
+                    "register `{}`: offset {:#x} is not a multiple of the register width ({bytes} bytes)",
+                    r.name.text, r.offset
+                ),
+            );
+        }
+        if r.count == 0 {
+            d.error(
+                r.count_pos,
+                format!("register `{}`: count must be at least 1", r.name.text),
+            );
+            continue;
+        }
+        if r.count > 1 && (r.stride < bytes || r.stride % bytes != 0) {
+            d.error(
+                r.count_pos,
+                format!(
+                    "register `{}`: stride {} must be a nonzero multiple of the register width ({bytes} bytes)",
+                    r.name.text, r.stride
+                ),
+            );
+            continue;
+        }
+        let last = (r.count - 1)
+            .checked_mul(r.stride)
+            .and_then(|x| x.checked_add(r.offset))
+            .and_then(|x| x.checked_add(bytes));
+        match last {
+            Some(end) if end <= b.size => {
+                for k in 0..r.count {
+                    let start = r.offset.saturating_add(k.saturating_mul(r.stride));
+                    let end = start.saturating_add(bytes);
+                    if let Some((_, _, other)) =
+                        spans.iter().find(|(s, e, _)| start < *e && *s < end)
+                    {
+                        let what = if *other == r.name.text {
+                            "another of its own elements".to_string()
+                        } else {
+                            format!("register `{other}`")
+                        };
+                        d.error(
+                            r.offset_pos,
+                            format!(
+                                "register `{}`{}: offset {start:#x} overlaps {what}",
+                                r.name.text,
+                                if r.count > 1 {
+                                    format!("[{k}]")
+                                } else {
+                                    String::new()
+                                }
+                            ),
+                        );
+                        break;
+                    }
+                    spans.push((start, end, r.name.text.clone()));
+                }
+            }
+            _ => d.error(
+                r.offset_pos,
+                format!(
+                    "register `{}` does not fit the block of {:#x} bytes",
+                    r.name.text, b.size
+                ),
+            ),
+        }
+        // Fields.
+        let mut used = 0u64;
+        let mut methods: Vec<(String, Pos)> = Vec::new();
+        for f in &r.fields {
+            let fr = &f.range;
+            if !lower_snake(&fr.name.text) {
+                d.error(
+                    fr.name.pos,
+                    format!(
+                        "bit field `{}` of register `{}`: a field's name is lower_snake",
+                        fr.name.text, r.name.text
+                    ),
+                );
+            }
+            let mut own = vec![
+                fr.name.text.clone(),
+                format!("with_{}", fr.name.text),
+                format!("{}_MASK", fr.name.text.to_ascii_uppercase()),
+                format!("{}_SHIFT", fr.name.text.to_ascii_uppercase()),
+            ];
+            if f.enumeration.is_some() {
+                own.push(format!("{}_raw", fr.name.text));
+                own.push(format!("with_{}_raw", fr.name.text));
+            }
+            for m in own {
+                let fixed = ["bits", "from_bits", "new", "FIELDS"];
+                if fixed.contains(&m.as_str()) || methods.iter().any(|(x, _)| *x == m) {
+                    d.error(
+                        fr.name.pos,
+                        format!(
+                            "bit field `{}` of register `{}` generates `{m}`, which the register's type already has; rename the field",
+                            fr.name.text, r.name.text
+                        ),
+                    );
+                    break;
+                }
+                methods.push((m, fr.name.pos));
+            }
+            if fr.hi >= width {
+                d.error(
+                    fr.pos,
+                    format!(
+                        "bits {}..{} of `{}` do not fit the {width}-bit register `{}`",
+                        fr.lo, fr.hi, fr.name.text, r.name.text
+                    ),
+                );
+                continue;
+            }
+            let mask = range_mask(fr.lo, fr.hi);
+            if used & mask != 0 {
+                d.error(
+                    fr.pos,
+                    format!(
+                        "bits {}..{} of `{}` overlap another field of register `{}`",
+                        fr.lo, fr.hi, fr.name.text, r.name.text
+                    ),
+                );
+            }
+            used |= mask;
+            if let Some(en) = &f.enumeration {
+                match schema.enums.iter().find(|e| e.name.text == en.text) {
+                    None => d.error(
+                        en.pos,
+                        format!("bit field `{}`: undefined enum `{}`", fr.name.text, en.text),
+                    ),
+                    Some(e) => {
+                        let fw = fr.hi - fr.lo + 1;
+                        if e.repr.signed() || e.repr.bytes().saturating_mul(8) < fw {
+                            d.error(
+                                en.pos,
+                                format!(
+                                    "bit field `{}` is {fw} bits wide; enum `{}` (repr {}) must be unsigned and at least as wide",
+                                    fr.name.text,
+                                    e.name.text,
+                                    e.repr.rust()
+                                ),
+                            );
+                        }
+                        for v in &e.values {
+                            if v.value > range_mask(0, fw - 1) {
+                                d.error(
+                                    v.value_pos,
+                                    format!(
+                                        "value `{}` = {} of enum `{}` does not fit the {fw}-bit field `{}` of register `{}`",
+                                        v.name.text, v.value, e.name.text, fr.name.text, r.name.text
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((reset, pos)) = r.reset {
+            if reset > b.repr.max_unsigned() {
+                d.error(
+                    pos,
+                    format!(
+                        "register `{}`: reset value {reset:#x} does not fit {}",
+                        r.name.text,
+                        b.repr.rust()
+                    ),
+                );
+            } else if !r.fields.is_empty() && reset & !used != 0 {
+                d.error(
+                    pos,
+                    format!(
+                        "register `{}`: reset value {reset:#x} sets bits {:#x}, which are in no field",
+                        r.name.text,
+                        reset & !used
+                    ),
+                );
+            }
+        }
+    }
+}
+
+// ----- emit ------------------------------------------------------------------------------
+
+fn doc_attr(doc: &str) -> TokenStream {
+    let lines = doc.lines().map(|l| {
+        let l = format!(" {l}");
+        quote!(#[doc = #l])
+    });
+    quote!(#(#lines)*)
+}
+
+fn hex(v: u64) -> TokenStream {
+    format!("{v:#x}").parse().unwrap_or_default()
+}
+
+fn lit_u32(v: u64) -> Literal {
+    Literal::u32_unsuffixed(u32::try_from(v).unwrap_or(u32::MAX))
+}
+
+/// The Rust type of a field's value: `bool` for one bit, else the narrowest unsigned type.
+fn field_ty(width: u64) -> &'static str {
+    match width {
+        1 => "bool",
+        2..=8 => "u8",
+        9..=16 => "u16",
+        17..=32 => "u32",
+        _ => "u64",
+    }
+}
+
+fn access_variant(a: Access) -> proc_macro2::Ident {
+    let s = ACCESS
+        .iter()
+        .find(|x| x.1 == a)
+        .map_or("ReadWrite", |x| x.2);
+    format_ident!("{}", s)
+}
+
+/// The items of a register block, or nothing when the schema has none.
+pub fn tokens(c: &Checked) -> TokenStream {
+    let Some(b) = &c.schema.registers else {
+        return quote!();
+    };
+    let repr = format_ident!("{}", b.repr.rust());
+    let width = b.repr.bytes().saturating_mul(8);
+    let size = hex(b.size);
+    let mut items = Vec::new();
+    let mut infos = Vec::new();
+    let mut name_arms = Vec::new();
+    for r in &b.registers {
+        let n = &r.name.text;
+        let off_id = format_ident!("{}", n);
+        let off = hex(r.offset);
+        let access = access_variant(r.access);
+        let access_id = format_ident!("{}_ACCESS", n);
+        let rdoc = doc_attr(&r.doc);
+        let first = if r.count > 1 { " (of element 0)" } else { "" };
+        let off_doc = format!(" `{n}`: byte offset from the block's base{first}.");
+        items.push(quote! {
+            #[doc = #off_doc]
+            #rdoc
+            pub const #off_id: u32 = #off;
+            #[doc = concat!(" How software may access `", #n, "`.")]
+            pub const #access_id: Access = Access::#access;
+        });
+        if let Some((reset, _)) = r.reset {
+            let id = format_ident!("{}_RESET", n);
+            let v = hex(reset);
+            let d = format!(" `{n}` after a reset.");
+            items.push(quote! {
+                #[doc = #d]
+                pub const #id: #repr = #v;
+            });
+        }
+        if r.count > 1 {
+            let count_id = format_ident!("{}_COUNT", n);
+            let stride_id = format_ident!("{}_STRIDE", n);
+            let func = format_ident!("{}", n.to_ascii_lowercase());
+            let count = lit_u32(r.count);
+            let stride = lit_u32(r.stride);
+            let d_count = format!(" Number of `{n}` registers.");
+            let d_stride = format!(" Bytes between two `{n}` registers.");
+            let d_fn = format!(
+                " Offset of `{n}[k]`. `k` is taken modulo {} (so the offset is always one of `{n}`'s).",
+                r.count
+            );
+            items.push(quote! {
+                #[doc = #d_count]
+                pub const #count_id: u32 = #count;
+                #[doc = #d_stride]
+                pub const #stride_id: u32 = #stride;
+                #[doc = #d_fn]
+                #[must_use]
+                pub const fn #func(k: u32) -> u32 {
+                    // The checker proved `offset + (count - 1) * stride` fits the block.
+                    #off_id.wrapping_add(k.wrapping_rem(#count_id).wrapping_mul(#stride_id))
+                }
+            });
+        }
+        // Register table and name lookup.
+        let mut offsets = Vec::new();
+        for k in 0..r.count {
+            offsets.push(hex(r.offset.saturating_add(k.saturating_mul(r.stride))));
+        }
+        name_arms.push(quote!(#(#offsets)|* => Some(#n)));
+        let finfos = r.fields.iter().map(|f| {
+            let fname = &f.range.name.text;
+            let lsb = lit_u32(f.range.lo);
+            let w = lit_u32(f.range.hi - f.range.lo + 1);
+            quote!(FieldInfo { name: #fname, lsb: #lsb, width: #w })
+        });
+        let reset_info = match r.reset {
+            Some((v, _)) => {
+                let v = hex(v);
+                quote!(Some(#v))
+            }
+            None => quote!(None),
+        };
+        let count = lit_u32(r.count);
+        let stride = lit_u32(r.stride);
+        infos.push(quote! {
+            RegisterInfo {
+                name: #n,
+                offset: #off,
+                count: #count,
+                stride: #stride,
+                access: Access::#access,
+                reset: #reset_info,
+                fields: &[#(#finfos),*],
+            }
+        });
+        if r.fields.is_empty() {
+            continue;
+        }
+        // The typed value.
+        let ty = format_ident!("{}", type_name(n));
+        let mut all = 0u64;
+        let mut members = Vec::new();
+        for f in &r.fields {
+            let fr = &f.range;
+            let fw = fr.hi - fr.lo + 1;
+            let mask_v = range_mask(fr.lo, fr.hi);
+            all |= mask_v;
+            let upper = fr.name.text.to_ascii_uppercase();
+            let mask_id = format_ident!("{}_MASK", upper);
+            let shift_id = format_ident!("{}_SHIFT", upper);
+            let mask = hex(mask_v);
+            let shift = lit_u32(fr.lo);
+            let getter = format_ident!("{}", fr.name.text);
+            let setter = format_ident!("with_{}", fr.name.text);
+            let bits_doc = if fw == 1 {
+                format!("bit {}", fr.lo)
+            } else {
+                format!("bits {}..={}", fr.lo, fr.hi)
+            };
+            let gdoc =
+                doc_attr(format!("{}\n\n`{}`: {bits_doc}.", fr.doc, fr.name.text).trim_start());
+            let sdoc = format!(
+                " This value with `{}` ({bits_doc}) set to `v`; bits of `v` beyond the field are dropped.",
+                fr.name.text
+            );
+            let md = format!(" The bits of `{}` ({bits_doc}) in place.", fr.name.text);
+            let sd = format!(" The lowest bit of `{}`.", fr.name.text);
+            members.push(quote! {
+                #[doc = #md]
+                pub const #mask_id: #repr = #mask;
+                #[doc = #sd]
+                pub const #shift_id: u32 = #shift;
+            });
+            let raw_val = if fr.lo == 0 {
+                quote!((self.0 & Self::#mask_id))
+            } else {
+                quote!(((self.0 & Self::#mask_id) >> Self::#shift_id))
+            };
+            let lo0 = fr.lo == 0;
+            let put = |v: TokenStream| {
+                if lo0 {
+                    quote!(Self((self.0 & !Self::#mask_id) | ((#v) & Self::#mask_id)))
+                } else {
+                    quote!(Self((self.0 & !Self::#mask_id) | (((#v) << Self::#shift_id) & Self::#mask_id)))
+                }
+            };
+            let repr_name = b.repr.rust();
+            // `v as T`, or `v` when it already is a `T` (no needless cast for clippy).
+            let cast = |v: TokenStream, from: &str, to: &str| {
+                let t = format_ident!("{}", to);
+                if from == to {
+                    quote!(#v)
+                } else {
+                    quote!(#v as #t)
+                }
+            };
+            let enum_def = f
+                .enumeration
+                .as_ref()
+                .and_then(|en| c.schema.enums.iter().find(|e| e.name.text == en.text));
+            match enum_def {
+                Some(e) => {
+                    let ety = format_ident!("{}", e.name.text);
+                    let erepr = format_ident!("{}", e.repr.rust());
+                    let raw_get = format_ident!("{}_raw", fr.name.text);
+                    let raw_set = format_ident!("with_{}_raw", fr.name.text);
+                    let (ret, body) = if e.open {
+                        (quote!(#ety), quote!(#ety::from_raw(self.#raw_get())))
+                    } else {
+                        (
+                            quote!(Option<#ety>),
+                            quote!(#ety::from_raw(self.#raw_get())),
+                        )
+                    };
+                    let rd = format!(" `{}` ({bits_doc}) as stored.", fr.name.text);
+                    let rsd = format!(
+                        " This value with `{}` ({bits_doc}) set to the raw `v`; bits of `v` beyond the field are dropped.",
+                        fr.name.text
+                    );
+                    let set_body = put(cast(quote!(v.raw()), e.repr.rust(), repr_name));
+                    let raw_set_body = put(cast(quote!(v), e.repr.rust(), repr_name));
+                    let raw_get_body = cast(raw_val.clone(), repr_name, e.repr.rust());
+                    members.push(quote! {
+                        #gdoc
+                        #[must_use]
+                        pub const fn #getter(self) -> #ret { #body }
+                        #[doc = #rd]
+                        #[must_use]
+                        pub const fn #raw_get(self) -> #erepr { #raw_get_body }
+                        #[doc = #sdoc]
+                        #[must_use]
+                        pub const fn #setter(self, v: #ety) -> Self { #set_body }
+                        #[doc = #rsd]
+                        #[must_use]
+                        pub const fn #raw_set(self, v: #erepr) -> Self { #raw_set_body }
+                    });
+                }
+                None => {
+                    let fty = field_ty(fw);
+                    let fty_id = format_ident!("{}", fty);
+                    let (get_body, set_body) = if fty == "bool" {
+                        (
+                            quote!(self.0 & Self::#mask_id != 0),
+                            put(quote!(v as #repr)),
+                        )
+                    } else if fw == width {
+                        (quote!(self.0), quote!(Self(v)))
+                    } else {
+                        (
+                            cast(raw_val.clone(), repr_name, fty),
+                            put(cast(quote!(v), fty, repr_name)),
+                        )
+                    };
+                    members.push(quote! {
+                        #gdoc
+                        #[must_use]
+                        pub const fn #getter(self) -> #fty_id { #get_body }
+                        #[doc = #sdoc]
+                        #[must_use]
+                        pub const fn #setter(self, v: #fty_id) -> Self { #set_body }
+                    });
+                }
+            }
+        }
+        let all = hex(all);
+        let tdoc =
+            format!(" A `{n}` register value: its bit fields read and built. Every bit is kept.");
+        items.push(quote! {
+            #[doc = #tdoc]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+            pub struct #ty(#repr);
+            impl #ty {
+                /// Every bit that belongs to a field.
+                pub const FIELDS: #repr = #all;
+                /// The all-zero value (not necessarily the reset value).
+                #[must_use]
+                pub const fn new() -> Self { Self(0) }
+                /// From the raw word.
+                #[must_use]
+                pub const fn from_bits(bits: #repr) -> Self { Self(bits) }
+                /// The raw word.
+                #[must_use]
+                pub const fn bits(self) -> #repr { self.0 }
+                #(#members)*
+            }
+        });
+    }
+    quote! {
+        /// How software may access a register.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Access {
+            /// Read only: writes are ignored.
+            Read,
+            /// Write only.
+            Write,
+            /// Read and write.
+            ReadWrite,
+            /// Readable; writing 1 to a bit clears it, 0 leaves it.
+            Write1Clear,
+            /// Readable; writing 1 to a bit sets it, 0 leaves it.
+            Write1Set,
+        }
+        /// One bit field of a register, as declared.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct FieldInfo {
+            /// Name.
+            pub name: &'static str,
+            /// Lowest bit.
+            pub lsb: u32,
+            /// Width in bits.
+            pub width: u32,
+        }
+        /// One register (or array of registers), as declared.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct RegisterInfo {
+            /// Name.
+            pub name: &'static str,
+            /// Byte offset (of element 0).
+            pub offset: u32,
+            /// Number of elements (1: a single register).
+            pub count: u32,
+            /// Bytes between elements.
+            pub stride: u32,
+            /// Access.
+            pub access: Access,
+            /// Value after a reset, when defined.
+            pub reset: Option<u64>,
+            /// Bit fields, by ascending declaration order.
+            pub fields: &'static [FieldInfo],
+        }
+        /// Size of the register block in bytes.
+        pub const REGISTER_BLOCK_BYTES: u32 = #size;
+        /// Every register, in declaration order.
+        pub const REGISTERS: &[RegisterInfo] = &[#(#infos),*];
+        /// The name of the register at byte offset `offset` (an array's name for any of its
+        /// elements), `None` between registers.
+        #[must_use]
+        pub const fn register_name(offset: u32) -> Option<&'static str> {
+            match offset {
+                #(#name_arms,)*
+                _ => None,
+            }
+        }
+        #(#items)*
+    }
+}
