@@ -594,6 +594,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let repr = format_ident!("{}", b.repr.rust());
     let width = b.repr.bytes().saturating_mul(8);
     let size = hex(b.size);
+    let bytes = lit_u32(b.repr.bytes());
     let mut items = Vec::new();
     let mut infos = Vec::new();
     let mut name_arms = Vec::new();
@@ -647,12 +648,22 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 }
             });
         }
-        // Register table and name lookup.
-        let mut offsets = Vec::new();
-        for k in 0..r.count {
-            offsets.push(hex(r.offset.saturating_add(k.saturating_mul(r.stride))));
+        // Register table and name lookup (an array by its range and stride, not one arm
+        // per element: the match then stays a few comparisons, not a jump table).
+        if r.count > 1 {
+            let last = hex(r
+                .offset
+                .saturating_add((r.count - 1).saturating_mul(r.stride)));
+            let stride = lit_u32(r.stride);
+            // Offsets reaching the match are multiples of the register width already.
+            if r.stride == b.repr.bytes() {
+                name_arms.push(quote!(#off..=#last => Some(#n)));
+            } else {
+                name_arms.push(quote!(#off..=#last if offset.wrapping_sub(#off).wrapping_rem(#stride) == 0 => Some(#n)));
+            }
+        } else {
+            name_arms.push(quote!(#off => Some(#n)));
         }
-        name_arms.push(quote!(#(#offsets)|* => Some(#n)));
         let finfos = r.fields.iter().map(|f| {
             let fname = &f.range.name.text;
             let lsb = lit_u32(f.range.lo);
@@ -882,6 +893,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
         /// elements), `None` between registers.
         #[must_use]
         pub const fn register_name(offset: u32) -> Option<&'static str> {
+            if offset.wrapping_rem(#bytes) != 0 {
+                return None;
+            }
             match offset {
                 #(#name_arms,)*
                 _ => None,

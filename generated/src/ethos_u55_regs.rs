@@ -750,6 +750,9 @@ pub const REGISTERS: &[RegisterInfo] = &[
 /// elements), `None` between registers.
 #[must_use]
 pub const fn register_name(offset: u32) -> Option<&'static str> {
+    if offset.wrapping_rem(4) != 0 {
+        return None;
+    }
     match offset {
         0x0 => Some("ID"),
         0x4 => Some("STATUS"),
@@ -763,9 +766,9 @@ pub const fn register_name(offset: u32) -> Option<&'static str> {
         0x24 => Some("PROT"),
         0x28 => Some("CONFIG"),
         0x3c => Some("REGIONCFG"),
-        0x40 | 0x44 | 0x48 | 0x4c => Some("AXI_LIMIT"),
-        0x80 | 0x88 | 0x90 | 0x98 | 0xa0 | 0xa8 | 0xb0 | 0xb8 => Some("BASEP"),
-        0x84 | 0x8c | 0x94 | 0x9c | 0xa4 | 0xac | 0xb4 | 0xbc => Some("BASEP_HI"),
+        0x40..=0x4c => Some("AXI_LIMIT"),
+        0x80..=0xb8 if offset.wrapping_sub(0x80).wrapping_rem(8) == 0 => Some("BASEP"),
+        0x84..=0xbc if offset.wrapping_sub(0x84).wrapping_rem(8) == 0 => Some("BASEP_HI"),
         0x180 => Some("PMCR"),
         0x184 => Some("PMCNTENSET"),
         0x188 => Some("PMCNTENCLR"),
@@ -776,8 +779,8 @@ pub const fn register_name(offset: u32) -> Option<&'static str> {
         0x1a0 => Some("PMCCNTR_LO"),
         0x1a4 => Some("PMCCNTR_HI"),
         0x1a8 => Some("PMCCNTR_CFG"),
-        0x300 | 0x304 | 0x308 | 0x30c => Some("PMEVCNTR"),
-        0x380 | 0x384 | 0x388 | 0x38c => Some("PMEVTYPER"),
+        0x300..=0x30c => Some("PMEVCNTR"),
+        0x380..=0x38c => Some("PMEVTYPER"),
         _ => None,
     }
 }

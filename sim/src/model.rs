@@ -1,25 +1,88 @@
 //! The register model and the command-stream executor.
 
+use npuschema_generated::ethos_u55_regs as map;
 use npuschema_runtime::cmd::{self, AccessKind, Opcode, StreamState};
 use npuschema_runtime::driver::PmuEvent;
 use npuschema_runtime::driver::Status;
 use npuschema_runtime::driver::regs::{
     self, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RESET_VALUE, CMD_RUN, CONFIG, ID, PMCCNTR,
     PMCCNTR_CFG, PMCCNTR_HI, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_CNT_EN, PMCR_CYCLE_CNT_RST,
-    PMCR_EVENT_CNT_RST, PMEVCNTR0, PMEVTYPER0, PMINTCLR, PMINTSET, PMOVSCLR, PMOVSSET,
-    PMU_CYCLE_BIT, PROT, QBASE, QBASE_HI, QCONFIG, QREAD, QSIZE, REGIONCFG, RESET, STATUS,
+    PMCR_EVENT_CNT_RST, PMINTCLR, PMINTSET, PMOVSCLR, PMOVSSET, PMU_CYCLE_BIT, PROT, QBASE,
+    QBASE_HI, QCONFIG, QREAD, QSIZE, REGIONCFG, RESET, STATUS,
 };
-use npuschema_runtime::driver::regs::{AXI_LIMIT0, BASEP0};
 
-/// Index of the 32-bit word at `offset` in an array of `count` registers starting at
-/// `base`.
-fn word_index(offset: u32, base: u32, count: usize) -> Option<usize> {
+/// Index of the element at `offset` of the register array `base`, `stride`, `count` (as
+/// the generated register map declares them).
+fn element(offset: u32, base: u32, stride: u32, count: u32) -> Option<usize> {
     let rel = offset.checked_sub(base)?;
-    if !rel.is_multiple_of(4) {
+    if stride == 0 || !rel.is_multiple_of(stride) || rel / stride >= count {
         return None;
     }
-    usize::try_from(rel / 4).ok().filter(|&i| i < count)
+    usize::try_from(rel / stride).ok()
 }
+
+/// `AXI_LIMIT[n]`'s index from its offset.
+fn axi_limit_index(offset: u32) -> Option<usize> {
+    element(
+        offset,
+        map::AXI_LIMIT,
+        map::AXI_LIMIT_STRIDE,
+        map::AXI_LIMIT_COUNT,
+    )
+}
+
+/// The index in the simulator's sixteen `BASEP` words (low word of region `n` at `2n`,
+/// high word at `2n + 1`) of the register at `offset`.
+fn basep_word(offset: u32) -> Option<usize> {
+    if let Some(n) = element(offset, map::BASEP, map::BASEP_STRIDE, map::BASEP_COUNT) {
+        n.checked_mul(2)
+    } else {
+        element(
+            offset,
+            map::BASEP_HI,
+            map::BASEP_HI_STRIDE,
+            map::BASEP_HI_COUNT,
+        )?
+        .checked_mul(2)?
+        .checked_add(1)
+    }
+}
+
+/// `PMEVCNTR[n]`'s index from its offset.
+fn pmevcntr_index(offset: u32) -> Option<usize> {
+    element(
+        offset,
+        map::PMEVCNTR,
+        map::PMEVCNTR_STRIDE,
+        map::PMEVCNTR_COUNT,
+    )
+}
+
+/// `PMEVTYPER[n]`'s index from its offset.
+fn pmevtyper_index(offset: u32) -> Option<usize> {
+    element(
+        offset,
+        map::PMEVTYPER,
+        map::PMEVTYPER_STRIDE,
+        map::PMEVTYPER_COUNT,
+    )
+}
+
+/// Event counter `n`'s bit in `PMCNTENSET`/`PMCNTENCLR`.
+const EVENT_ENABLE: [u32; 4] = [
+    map::Pmcntenset::EVENT_CNT_0_MASK,
+    map::Pmcntenset::EVENT_CNT_1_MASK,
+    map::Pmcntenset::EVENT_CNT_2_MASK,
+    map::Pmcntenset::EVENT_CNT_3_MASK,
+];
+
+/// Event counter `n`'s bit in `PMOVSSET`/`PMOVSCLR`.
+const EVENT_OVERFLOW: [u32; 4] = [
+    map::Pmovsset::EVENT_CNT_0_OVF_MASK,
+    map::Pmovsset::EVENT_CNT_1_OVF_MASK,
+    map::Pmovsset::EVENT_CNT_2_OVF_MASK,
+    map::Pmovsset::EVENT_CNT_3_OVF_MASK,
+];
 
 use crate::memory::Memory;
 
@@ -92,7 +155,10 @@ impl SimConfig {
             _ => 48,
         };
         Self {
-            config: (shram_kib << 8) | (log2 & 0xF),
+            config: map::Config::new()
+                .with_shram_size(shram_kib as u8)
+                .with_macs_per_cc(log2 as u8)
+                .bits(),
             ..Self::default()
         }
     }
@@ -244,7 +310,7 @@ pub struct SimStats {
 /// (and the command fetch) one `AXIn_RD_TRANS_ACCEPTED` or `AXIn_WR_TRANS_ACCEPTED` and
 /// one `AXIn_RD_DATA_BEAT_RECEIVED` or `AXIn_WR_DATA_BEAT_WRITTEN` per 8 bytes (a 64-bit
 /// bus), on the AXI interface of the region's attribute. A soft reset clears it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pmu {
     pmcr: u32,
     cnten: u32,
@@ -257,8 +323,47 @@ struct Pmu {
     evcnt: [u32; 4],
 }
 
-/// The 48-bit cycle counter's range.
-const CYCLE_COUNTER_MASK: u64 = (1 << 48) - 1;
+impl Default for Pmu {
+    /// The PMU after a reset: every register at its reset value.
+    fn default() -> Self {
+        let cycles = (u64::from(map::PMCCNTR_HI_RESET) << 32) | u64::from(map::PMCCNTR_LO_RESET);
+        Self {
+            pmcr: map::PMCR_RESET & !map::Pmcr::NUM_EVENT_CNT_MASK,
+            cnten: map::PMCNTENSET_RESET,
+            ovs: map::PMOVSSET_RESET,
+            inten: map::PMINTSET_RESET,
+            ccnt: cycles,
+            ccnt_cfg: map::PMCCNTR_CFG_RESET,
+            counting: false,
+            evtype: [map::PMEVTYPER_RESET; 4],
+            evcnt: [map::PMEVCNTR_RESET; 4],
+        }
+    }
+}
+
+/// The sixteen `BASEP` words after a reset (low and high words reset alike).
+const BASEP_WORDS_RESET: [u32; 16] = {
+    assert!(map::BASEP_RESET == map::BASEP_HI_RESET);
+    [map::BASEP_RESET; 16]
+};
+
+/// REGIONCFG's attribute for region `region` (`0..8`; others wrap).
+fn region_attr(regioncfg: u32, region: u8) -> u8 {
+    let r = map::Regioncfg::from_bits(regioncfg);
+    match region & 7 {
+        0 => r.region0(),
+        1 => r.region1(),
+        2 => r.region2(),
+        3 => r.region3(),
+        4 => r.region4(),
+        5 => r.region5(),
+        6 => r.region6(),
+        _ => r.region7(),
+    }
+}
+
+/// The 48-bit cycle counter's range: `PMCCNTR_LO` and `PMCCNTR_HI.cycle_cnt_hi`.
+const CYCLE_COUNTER_MASK: u64 = ((map::PmccntrHi::CYCLE_CNT_HI_MASK as u64) << 32) | 0xFFFF_FFFF;
 
 impl Pmu {
     fn enabled(&self) -> bool {
@@ -266,11 +371,11 @@ impl Pmu {
     }
 
     fn start_event(&self) -> u32 {
-        self.ccnt_cfg & 0x3FF
+        u32::from(map::PmccntrCfg::from_bits(self.ccnt_cfg).cycle_cnt_cfg_start())
     }
 
     fn stop_event(&self) -> u32 {
-        (self.ccnt_cfg >> 16) & 0x3FF
+        u32::from(map::PmccntrCfg::from_bits(self.ccnt_cfg).cycle_cnt_cfg_stop())
     }
 
     /// `n` occurrences of `event`.
@@ -279,11 +384,14 @@ impl Pmu {
             return;
         }
         let code = event.bits();
-        for (i, (ty, cnt)) in self.evtype.iter().zip(self.evcnt.iter_mut()).enumerate() {
-            if *ty == code && self.cnten & (1 << i) != 0 {
+        let bits = EVENT_ENABLE.iter().zip(EVENT_OVERFLOW.iter());
+        for ((ty, cnt), (&enable, &overflow)) in
+            self.evtype.iter().zip(self.evcnt.iter_mut()).zip(bits)
+        {
+            if *ty == code && self.cnten & enable != 0 {
                 let sum = u64::from(*cnt).saturating_add(n);
                 if sum > u64::from(u32::MAX) {
-                    self.ovs |= 1 << i;
+                    self.ovs |= overflow;
                 }
                 *cnt = sum as u32;
             }
@@ -342,8 +450,8 @@ impl Pmu {
 
     fn read(&self, offset: u32) -> Option<u32> {
         Some(match offset {
-            // num_event_cnt = 4 in bits 11..16.
-            PMCR => self.pmcr | (4 << 11),
+            // num_event_cnt (read only) as after a reset.
+            PMCR => self.pmcr | (map::PMCR_RESET & map::Pmcr::NUM_EVENT_CNT_MASK),
             PMCNTENSET | PMCNTENCLR => self.cnten,
             PMOVSSET | PMOVSCLR => self.ovs,
             PMINTSET | PMINTCLR => self.inten,
@@ -351,9 +459,9 @@ impl Pmu {
             PMCCNTR_HI => (self.ccnt >> 32) as u32,
             PMCCNTR_CFG => self.ccnt_cfg,
             _ => {
-                if let Some(i) = word_index(offset, PMEVCNTR0, 4) {
+                if let Some(i) = pmevcntr_index(offset) {
                     self.evcnt.get(i).copied().unwrap_or(0)
-                } else if let Some(i) = word_index(offset, PMEVTYPER0, 4) {
+                } else if let Some(i) = pmevtyper_index(offset) {
                     self.evtype.get(i).copied().unwrap_or(0)
                 } else {
                     return None;
@@ -365,7 +473,7 @@ impl Pmu {
     fn write(&mut self, offset: u32, value: u32) -> bool {
         match offset {
             PMCR => {
-                self.pmcr = value & 0b1001;
+                self.pmcr = value & (map::Pmcr::CNT_EN_MASK | map::Pmcr::MASK_EN_MASK);
                 if value & PMCR_EVENT_CNT_RST != 0 {
                     self.evcnt = [0; 4];
                 }
@@ -373,28 +481,29 @@ impl Pmu {
                     self.ccnt = 0;
                 }
             }
-            PMCNTENSET => self.cnten |= value & (PMU_CYCLE_BIT | 0xF),
+            PMCNTENSET => self.cnten |= value & map::Pmcntenset::FIELDS,
             PMCNTENCLR => self.cnten &= !value,
-            PMOVSSET => self.ovs |= value & (PMU_CYCLE_BIT | 0xF),
+            PMOVSSET => self.ovs |= value & map::Pmovsset::FIELDS,
             PMOVSCLR => self.ovs &= !value,
-            PMINTSET => self.inten |= value & (PMU_CYCLE_BIT | 0xF),
+            PMINTSET => self.inten |= value & map::Pmintset::FIELDS,
             PMINTCLR => self.inten &= !value,
             PMCCNTR => self.ccnt = (self.ccnt & !0xFFFF_FFFF) | u64::from(value),
             PMCCNTR_HI => {
-                self.ccnt = (self.ccnt & 0xFFFF_FFFF) | (u64::from(value & 0xFFFF) << 32);
+                let hi = map::PmccntrHi::from_bits(value).cycle_cnt_hi();
+                self.ccnt = (self.ccnt & 0xFFFF_FFFF) | (u64::from(hi) << 32);
             }
             PMCCNTR_CFG => {
-                self.ccnt_cfg = value & 0x03FF_03FF;
+                self.ccnt_cfg = value & map::PmccntrCfg::FIELDS;
                 self.counting = self.start_event() == 0;
             }
             _ => {
-                if let Some(i) = word_index(offset, PMEVCNTR0, 4) {
+                if let Some(i) = pmevcntr_index(offset) {
                     if let Some(c) = self.evcnt.get_mut(i) {
                         *c = value;
                     }
-                } else if let Some(i) = word_index(offset, PMEVTYPER0, 4) {
+                } else if let Some(i) = pmevtyper_index(offset) {
                     if let Some(t) = self.evtype.get_mut(i) {
-                        *t = value & 0x3FF;
+                        *t = value & map::Pmevtyper::FIELDS;
                     }
                 } else {
                     return false;
@@ -457,18 +566,18 @@ impl Core {
             last_run: None,
             #[cfg(feature = "std")]
             writes: Vec::new(),
-            qbase: 0,
-            qbase_hi: 0,
-            qsize: 0,
-            qconfig: 0,
-            regioncfg: 0,
-            axi_limits: [0; 4],
-            basep: [0; 16],
+            qbase: map::QBASE_RESET,
+            qbase_hi: map::QBASE_HI_RESET,
+            qsize: map::QSIZE_RESET,
+            qconfig: map::QCONFIG_RESET,
+            regioncfg: map::REGIONCFG_RESET,
+            axi_limits: [map::AXI_LIMIT_RESET; 4],
+            basep: BASEP_WORDS_RESET,
             cmd_q: CMD_RESET_VALUE,
-            prot: 0,
-            pending_prot: 0,
-            status: 0,
-            qread: 0,
+            prot: map::PROT_RESET,
+            pending_prot: map::PROT_RESET,
+            status: map::STATUS_RESET,
+            qread: map::QREAD_RESET,
             reset_remaining: None,
             run: Run::Idle,
             needs_reset: false,
@@ -485,7 +594,9 @@ impl Core {
 
     fn config_word(&self) -> u32 {
         match self.cfg.faults.product {
-            Some(p) => (self.cfg.config & 0x0FFF_FFFF) | ((p & 0xF) << 28),
+            Some(p) => map::Config::from_bits(self.cfg.config)
+                .with_product(p as u8)
+                .bits(),
             None => self.cfg.config,
         }
     }
@@ -530,9 +641,9 @@ impl Core {
             _ => {
                 if let Some(v) = self.pmu.read(offset) {
                     v
-                } else if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
+                } else if let Some(i) = axi_limit_index(offset) {
                     self.axi_limits.get(i).copied().unwrap_or(0)
-                } else if let Some(i) = word_index(offset, BASEP0, 16) {
+                } else if let Some(i) = basep_word(offset) {
                     self.basep.get(i).copied().unwrap_or(0)
                 } else {
                     0
@@ -555,9 +666,9 @@ impl Core {
             // ID, STATUS, QREAD, PROT, CONFIG are read-only; other offsets are not modelled.
             _ if self.pmu.write(offset, value) => {}
             _ => {
-                let slot = if let Some(i) = word_index(offset, AXI_LIMIT0, 4) {
+                let slot = if let Some(i) = axi_limit_index(offset) {
                     self.axi_limits.get_mut(i)
-                } else if let Some(i) = word_index(offset, BASEP0, 16) {
+                } else if let Some(i) = basep_word(offset) {
                     self.basep.get_mut(i)
                 } else {
                     None
@@ -600,8 +711,12 @@ impl Core {
         if value & CMD_CLEAR_IRQ != 0 {
             self.status &= !Status::IRQ_RAISED;
         }
-        // clear_irq_history: bits 16..32 clear the matching history bits.
-        self.status &= !(value & 0xFFFF_0000);
+        // clear_irq_history: 1s clear the matching history bits.
+        let status = map::Status::from_bits(self.status);
+        let clear = map::Cmd::from_bits(value).clear_irq_history();
+        self.status = status
+            .with_irq_history_mask(status.irq_history_mask() & !clear)
+            .bits();
         if value & CMD_RUN != 0 {
             self.start_run();
         }
@@ -609,7 +724,12 @@ impl Core {
 
     fn start_reset(&mut self, value: u32) {
         self.stats.resets = self.stats.resets.saturating_add(1);
-        self.pending_prot = value & 3;
+        // PROT after the reset: the privilege and security levels asked for.
+        let asked = map::Reset::from_bits(value);
+        self.pending_prot = map::Prot::new()
+            .with_active_cpl(asked.pending_cpl())
+            .with_active_csl(asked.pending_csl())
+            .bits();
         self.run = Run::Idle;
         self.status = Status::RESET_STATUS;
         if self.cfg.reset_latency == 0 && !self.cfg.faults.reset_hangs {
@@ -621,21 +741,21 @@ impl Core {
 
     fn finish_reset(&mut self) {
         self.reset_remaining = None;
-        self.status = 0;
-        self.qread = 0;
-        self.qbase = 0;
-        self.qbase_hi = 0;
-        self.qsize = 0;
-        self.qconfig = 0;
-        self.regioncfg = 0;
-        self.axi_limits = [0; 4];
-        self.basep = [0; 16];
+        self.status = map::STATUS_RESET;
+        self.qread = map::QREAD_RESET;
+        self.qbase = map::QBASE_RESET;
+        self.qbase_hi = map::QBASE_HI_RESET;
+        self.qsize = map::QSIZE_RESET;
+        self.qconfig = map::QCONFIG_RESET;
+        self.regioncfg = map::REGIONCFG_RESET;
+        self.axi_limits = [map::AXI_LIMIT_RESET; 4];
+        self.basep = BASEP_WORDS_RESET;
         self.cmd_q = CMD_RESET_VALUE;
         self.pmu = Pmu::default();
         self.needs_reset = false;
         self.run = Run::Idle;
         self.prot = if self.cfg.faults.prot_mismatch {
-            self.pending_prot ^ 1
+            self.pending_prot ^ map::Prot::ACTIVE_CPL_MASK
         } else {
             self.pending_prot
         };
@@ -650,7 +770,7 @@ impl Core {
         self.status &= !(Status::FAULTS
             | Status::CMD_END_REACHED
             | Status::FAULTING_INTERFACE
-            | (0xF << Status::FAULTING_CHANNEL_SHIFT));
+            | Status::FAULTING_CHANNEL);
         self.status |= Status::STATE;
         if self.cfg.faults.spurious_irq {
             self.stats.spurious_irqs = self.stats.spurious_irqs.saturating_add(1);
@@ -682,7 +802,9 @@ impl Core {
     fn complete(&mut self, bits: u32) {
         self.run = Run::Idle;
         self.status &= !Status::STATE;
-        self.status |= bits | Status::IRQ_RAISED | (1 << 16);
+        // The IRQ, and its first history bit.
+        self.status |=
+            bits | Status::IRQ_RAISED | map::Status::new().with_irq_history_mask(1).bits();
         if bits & Status::FAULTS != 0 {
             self.needs_reset = true;
         }
@@ -699,7 +821,11 @@ impl Core {
     }
 
     fn bus_fault_bits(channel: u32, interface: u32) -> u32 {
-        Status::BUS_STATUS | ((channel & 0xF) << Status::FAULTING_CHANNEL_SHIFT) | (interface << 11)
+        map::Status::new()
+            .with_bus_status(true)
+            .with_faulting_channel(channel as u8)
+            .with_faulting_interface(interface != 0)
+            .bits()
     }
 
     /// The injected ECC or watchdog fault, raised at the first memory-touching operation
@@ -778,11 +904,7 @@ impl Core {
                     continue;
                 }
                 let region = usize::from(a.region & 7);
-                let attr = self
-                    .regioncfg
-                    .checked_shr(u32::from(a.region & 7) << 1)
-                    .unwrap_or(0)
-                    & 3;
+                let attr = u32::from(region_attr(self.regioncfg, a.region));
                 let fault = |f: BusFault| {
                     (
                         f,

@@ -74,7 +74,7 @@ pub enum DriverDetail {
 pub struct DriverError {
     /// Stable, kebab-case error code.
     pub code: &'static str,
-    /// Name of the register the check reads or the value goes to (`"BASEP.lo"` for a region).
+    /// Name of the register the check reads or the value goes to (`"BASEP"` for a region).
     pub register: &'static str,
     /// Byte offset of that register from the NPU's base address.
     pub offset: u32,

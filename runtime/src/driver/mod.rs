@@ -69,11 +69,12 @@ pub use pmu::{PmuConfig, PmuCounters, PmuEvent};
 pub use regs::{Config, Id, Registers, Status};
 
 use crate::binder::{ARENA_ALIGN, Job, RegionKind};
+use npuschema_generated::ethos_u55_regs as map;
 use regs::{
     AXI_LIMIT_DEFAULT, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RUN, CONFIG, ID, PMCCNTR,
     PMCCNTR_CFG, PMCCNTR_HI, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_CNT_EN, PMCR_CYCLE_CNT_RST,
-    PMCR_EVENT_CNT_RST, PMOVSCLR, PMOVSSET, PMU_CYCLE_BIT, PROT, QBASE, QBASE_HI, QCONFIG, QREAD,
-    QSIZE, REGION_SLOTS, REGIONCFG, RESET, STATUS,
+    PMCR_EVENT_CNT_RST, PMOVSCLR, PMOVSSET, PROT, QBASE, QBASE_HI, QCONFIG, QREAD, QSIZE,
+    REGION_SLOTS, REGIONCFG, RESET, STATUS,
 };
 
 /// Driver settings. [`Default`] is Arm's driver defaults: privileged and secure,
@@ -121,17 +122,25 @@ impl DriverOptions {
     /// The `RESET` word these options ask for (and `PROT` must then read back).
     #[must_use]
     pub const fn reset_word(&self) -> u32 {
-        (self.privileged as u32) | ((!self.secure as u32) << 1)
+        map::Reset::new()
+            .with_pending_cpl(self.privileged)
+            .with_pending_csl(!self.secure)
+            .bits()
     }
 
     /// The `REGIONCFG` word.
     #[must_use]
     pub fn regioncfg(&self) -> u32 {
+        // REGIONCFG's eight fields are alike and evenly spaced: region n's is region 0's
+        // shifted by n steps.
+        use map::Regioncfg as R;
+        const FIELD: u32 = R::REGION0_MASK >> R::REGION0_SHIFT;
+        const STEP: usize = (R::REGION1_SHIFT - R::REGION0_SHIFT) as usize;
         self.region_attrs
             .iter()
-            .zip((0u32..).step_by(2))
+            .zip((R::REGION0_SHIFT..).step_by(STEP))
             .fold(0, |acc, (&attr, shift)| {
-                acc | ((u32::from(attr) & 3) << shift)
+                acc | ((u32::from(attr) & FIELD) << shift)
             })
     }
 }
@@ -187,7 +196,7 @@ impl CompiledFor {
     /// patch `[3:0]`.
     #[must_use]
     pub const fn arch_word(&self) -> u32 {
-        ((self.arch_major & 0xF) << 12) | ((self.arch_minor & 0xFF) << 4) | (self.arch_patch & 0xF)
+        Id::arch_word_of(self.arch_major, self.arch_minor, self.arch_patch)
     }
 }
 
@@ -404,7 +413,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             }
             self.platform.idle();
         }
-        let prot = self.regs.read(PROT) & 3;
+        let prot = self.regs.read(PROT) & map::Prot::FIELDS;
         if prot != want {
             return Err(err(
                 "prot-mismatch",
@@ -520,7 +529,12 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         }
         let id = hw.id;
         if id.arch_major() != want.arch_major || id.arch_minor() < want.arch_minor {
-            return Err(mismatch("arch-mismatch", ID, id.0 >> 16, want.arch_word()));
+            return Err(mismatch(
+                "arch-mismatch",
+                ID,
+                id.arch_word(),
+                want.arch_word(),
+            ));
         }
         Ok(())
     }
@@ -900,7 +914,10 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         }
         self.regs.write(
             PMCCNTR_CFG,
-            cfg.cycle_start.bits() | (cfg.cycle_stop.bits() << 16),
+            map::PmccntrCfg::new()
+                .with_cycle_cnt_cfg_start(cfg.cycle_start.0)
+                .with_cycle_cnt_cfg_stop(cfg.cycle_stop.0)
+                .bits(),
         );
         self.regs.write(PMOVSCLR, PMU_ALL);
         self.regs.write(PMCNTENSET, PMU_ALL);
@@ -917,7 +934,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     /// Set event counter `n` (`0..4`; others ignored), e.g. to `u32::MAX - k` to see an
     /// overflow after `k + 1` events.
     pub fn pmu_set_event_counter(&mut self, n: u32, value: u32) {
-        if n < 4 {
+        if n < map::PMEVCNTR_COUNT {
             self.regs.write(regs::pmevcntr(n), value);
         }
     }
@@ -925,7 +942,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     /// Read the counters and the overflow flags.
     pub fn pmu_read(&mut self) -> PmuCounters {
         let lo = self.regs.read(PMCCNTR);
-        let hi = self.regs.read(PMCCNTR_HI) & 0xFFFF;
+        let hi = map::PmccntrHi::from_bits(self.regs.read(PMCCNTR_HI)).cycle_cnt_hi();
         let mut events = [0u32; 4];
         for (n, e) in (0u32..).zip(events.iter_mut()) {
             *e = self.regs.read(regs::pmevcntr(n));
@@ -954,7 +971,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
 }
 
 /// The four event counters and the cycle counter, as `PMCNTENSET`/`PMOVSCLR` bits.
-const PMU_ALL: u32 = PMU_CYCLE_BIT | 0xF;
+const PMU_ALL: u32 = map::Pmcntenset::FIELDS;
 
 /// The driver's half of a [`Transfer`]: dropped first, it stops an unfinished run before
 /// the job is dropped.

@@ -2,6 +2,8 @@
 //! events, and four 32-bit event counters, each counting one event type, with overflow
 //! flags. The register sequence is Arm's (`ETHOSU_PMU_*` in ethos-u-core-driver).
 
+use npuschema_generated::ethos_u55_regs::{Pmevtyper, Pmovsset};
+
 /// A PMU event type, as written to `PMEVTYPER[n]` and `PMCCNTR_CFG` (10 bits). Open: any
 /// value can be written; the associated constants are the Ethos-U55's documented events
 /// (Arm's `pmu_event` list; Vela's `pmu_event_type`).
@@ -92,7 +94,7 @@ impl PmuEvent {
     /// The 10-bit register encoding.
     #[must_use]
     pub const fn bits(self) -> u32 {
-        (self.0 as u32) & 0x3FF
+        Pmevtyper::new().with_ev_type(self.0).bits()
     }
 }
 
@@ -124,12 +126,19 @@ impl PmuCounters {
     /// Event counter `n` overflowed (wrapped past `u32::MAX`) since the flags were cleared.
     #[must_use]
     pub const fn event_overflowed(&self, n: u32) -> bool {
-        n < 4 && self.overflow & (1 << n) != 0
+        let o = Pmovsset::from_bits(self.overflow);
+        match n {
+            0 => o.event_cnt_0_ovf(),
+            1 => o.event_cnt_1_ovf(),
+            2 => o.event_cnt_2_ovf(),
+            3 => o.event_cnt_3_ovf(),
+            _ => false,
+        }
     }
 
     /// The cycle counter overflowed (wrapped past 2^48 - 1).
     #[must_use]
     pub const fn cycles_overflowed(&self) -> bool {
-        self.overflow & super::regs::PMU_CYCLE_BIT != 0
+        Pmovsset::from_bits(self.overflow).cycle_cnt_ovf()
     }
 }
