@@ -8,7 +8,7 @@ use npuschema_runtime::driver::regs::{
     self, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RESET_VALUE, CMD_RUN, CONFIG, ID, PMCCNTR,
     PMCCNTR_CFG, PMCCNTR_HI, PMCNTENCLR, PMCNTENSET, PMCR, PMCR_CNT_EN, PMCR_CYCLE_CNT_RST,
     PMCR_EVENT_CNT_RST, PMINTCLR, PMINTSET, PMOVSCLR, PMOVSSET, PMU_CYCLE_BIT, PROT, QBASE,
-    QBASE_HI, QCONFIG, QREAD, QSIZE, REGIONCFG, RESET, STATUS,
+    QBASE_HI, QCONFIG, QREAD, QSIZE, REGION_SLOTS, REGIONCFG, RESET, STATUS,
 };
 
 /// Index of the element at `offset` of the register array `base`, `stride`, `count` (as
@@ -123,13 +123,23 @@ pub struct SimConfig {
 }
 
 /// `ID` word the simulator reports by default: arch 1.1.0, product major 0, version 1.0.0.
-pub const DEFAULT_ID: u32 = 0x1010_0100;
+pub const DEFAULT_ID: u32 = map::Id::new()
+    .with_arch_major_rev(1)
+    .with_arch_minor_rev(1)
+    .with_version_major(1)
+    .bits();
 
 /// Vela's U55-128 `CONFIG` word: 128 MACs/cycle, command-stream version 0, 24 KiB SHRAM.
-pub const CONFIG_U55_128: u32 = 0x0000_1807;
+pub const CONFIG_U55_128: u32 = map::Config::new()
+    .with_macs_per_cc(7)
+    .with_shram_size(24)
+    .bits();
 
 /// Vela's U55-256 `CONFIG` word: 256 MACs/cycle, 48 KiB SHRAM.
-pub const CONFIG_U55_256: u32 = 0x0000_3008;
+pub const CONFIG_U55_256: u32 = map::Config::new()
+    .with_macs_per_cc(8)
+    .with_shram_size(48)
+    .bits();
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -350,7 +360,7 @@ const BASEP_WORDS_RESET: [u32; 16] = {
 /// REGIONCFG's attribute for region `region` (`0..8`; others wrap).
 fn region_attr(regioncfg: u32, region: u8) -> u8 {
     let r = map::Regioncfg::from_bits(regioncfg);
-    match region & 7 {
+    match u32::from(region) % map::BASEP_COUNT {
         0 => r.region0(),
         1 => r.region1(),
         2 => r.region2(),
@@ -817,7 +827,12 @@ impl Core {
 
     /// The AXI interface a region's accesses use: attributes 2 and 3 are AXI1.
     fn interface_of_attr(attr: u32) -> u32 {
-        u32::from(attr & 3 >= 2)
+        u32::from(attr >= 2)
+    }
+
+    /// The memory attribute of command fetches: `QCONFIG.cmd_region0`.
+    fn qconfig_attr(qconfig: u32) -> u32 {
+        u32::from(map::Qconfig::from_bits(qconfig).cmd_region0())
     }
 
     fn bus_fault_bits(channel: u32, interface: u32) -> u32 {
@@ -853,11 +868,17 @@ impl Core {
             });
             return (
                 rec,
-                Self::bus_fault_bits(channel::CMD, Self::interface_of_attr(self.qconfig)),
+                Self::bus_fault_bits(
+                    channel::CMD,
+                    Self::interface_of_attr(Self::qconfig_attr(self.qconfig)),
+                ),
             );
         };
-        self.pmu
-            .access(Self::interface_of_attr(self.qconfig), false, qsize);
+        self.pmu.access(
+            Self::interface_of_attr(Self::qconfig_attr(self.qconfig)),
+            false,
+            qsize,
+        );
         let mut state = StreamState::new();
         for item in cmd::decode(&stream) {
             let command = match item {
@@ -903,7 +924,7 @@ impl Core {
                 if a.shram {
                     continue;
                 }
-                let region = usize::from(a.region & 7);
+                let region = usize::from(a.region) % REGION_SLOTS;
                 let attr = u32::from(region_attr(self.regioncfg, a.region));
                 let fault = |f: BusFault| {
                     (
