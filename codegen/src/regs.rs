@@ -242,6 +242,19 @@ pub const RESERVED: &[&str] = &[
     "register_name",
 ];
 
+/// Rust's keywords: a field of one of these names would generate `fn type(self)`.
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Most elements a register array may have (the checker compares every element's bytes
+/// with every other's).
+pub const MAX_COUNT: u64 = 4096;
+
 fn upper_snake(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_uppercase())
         && s.chars()
@@ -335,7 +348,7 @@ pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
     // Every byte each register element occupies: (start, end, register name).
     let mut spans: Vec<(u64, u64, String)> = Vec::new();
     for r in &b.registers {
-        if !upper_snake(&r.name.text) {
+        if !upper_snake(&r.name.text) || type_name(&r.name.text) == "Self" {
             d.error(
                 r.name.pos,
                 format!(
@@ -373,10 +386,13 @@ pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
                 ),
             );
         }
-        if r.count == 0 {
+        if r.count == 0 || r.count > MAX_COUNT {
             d.error(
                 r.count_pos,
-                format!("register `{}`: count must be at least 1", r.name.text),
+                format!(
+                    "register `{}`: count {} must be between 1 and {MAX_COUNT}",
+                    r.name.text, r.count
+                ),
             );
             continue;
         }
@@ -442,6 +458,14 @@ pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
                     fr.name.pos,
                     format!(
                         "bit field `{}` of register `{}`: a field's name is lower_snake",
+                        fr.name.text, r.name.text
+                    ),
+                );
+            } else if KEYWORDS.contains(&fr.name.text.as_str()) {
+                d.error(
+                    fr.name.pos,
+                    format!(
+                        "bit field `{}` of register `{}`: a Rust keyword cannot name a field's reader; rename it",
                         fr.name.text, r.name.text
                     ),
                 );
