@@ -362,7 +362,7 @@ pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
         Expr::Ref(p) => matches!(c.resolve(p, scope), Ok(Resolved::FlagBit(..))),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
         Expr::Not(_) => true,
-        Expr::Call(..) => false,
+        Expr::Call(..) | Expr::At(..) => false,
     }
 }
 
@@ -513,7 +513,7 @@ fn check_flags(f: &Flags, d: &mut Diags) {
     }
 }
 
-fn check_calls(
+pub(crate) fn check_calls(
     c: &Checked,
     e: &Expr,
     scope: Scope<'_>,
@@ -523,6 +523,7 @@ fn check_calls(
 ) -> bool {
     match e {
         Expr::Num(_) | Expr::Ref(_) => true,
+        Expr::At(t, i, f) => crate::index::check(c, (t, i, f), scope, what, at, d),
         Expr::Not(x) => check_calls(c, x, scope, what, at, d),
         Expr::Bin(_, l, r) => {
             check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d)
@@ -627,6 +628,15 @@ fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
                             op.symbol()
                         ));
                     }
+                    if let Expr::At(t, _, f) = &**x
+                        && crate::index::is_float(c, x, scope)
+                    {
+                        return Some(format!(
+                            "`{t}[...].{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
+                            f.join("."),
+                            op.symbol()
+                        ));
+                    }
                 }
             }
             let want_bool = op.is_logical();
@@ -653,6 +663,7 @@ fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
             }
         }
         Expr::Call(_, args) => args.iter().find_map(|a| mistyped(c, a, scope)),
+        Expr::At(_, i, _) => mistyped(c, i, scope),
         Expr::Num(_) | Expr::Ref(_) => None,
     }
 }
@@ -703,7 +714,7 @@ pub(crate) fn unbound_records(
                 ends(l, out);
                 ends(r, out);
             }
-            Expr::Not(x) => ends(x, out),
+            Expr::Not(x) | Expr::At(_, x, _) => ends(x, out),
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
@@ -719,10 +730,12 @@ pub(crate) fn unbound_records(
                 counts(l, out);
                 counts(r, out);
             }
-            Expr::Not(x) => counts(x, out),
+            Expr::Not(x) | Expr::At(_, x, _) => counts(x, out),
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
+    crate::index::unfitted(c, e, st, d);
+    crate::index::reserved_index(c, e, scope, d);
     let mut names = Vec::new();
     ends(&e.expr, &mut names);
     for n in names {

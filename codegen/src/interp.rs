@@ -20,6 +20,7 @@
 //! assert_eq!(err.code, "truncated-header");
 //! ```
 
+mod at;
 mod view;
 
 use std::collections::HashMap;
@@ -153,6 +154,8 @@ enum CE {
     If(Box<CE>, Box<CE>, Box<CE>),
     /// A named value (index among the file's `let` steps).
     Let(usize),
+    /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
+    At(Box<CE>, Box<CE>),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -620,6 +623,7 @@ impl Comp<'_> {
                 ),
                 _ => CE::Zero,
             },
+            Expr::At(t, i, f) => self.at(t, i, f, scope),
         }
     }
 
@@ -2686,6 +2690,10 @@ impl<'b> State<'b> {
             }
             CE::Not(_) => Some(0),
             CE::Let(i) => self.lets.get(*i).copied().flatten(),
+            CE::At(i, field) => {
+                let k = self.val(p, i)?;
+                self.val(p, &field.at_index(k))
+            }
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;

@@ -10,6 +10,7 @@ mod diag;
 mod emit;
 mod expr;
 mod ext;
+mod index;
 pub mod interp;
 mod schema;
 mod sections;

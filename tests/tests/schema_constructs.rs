@@ -343,3 +343,110 @@ fn order_across_records() {
     set_u32(&mut ok, 16 + 3 * SECTION + 12, s1 + 4);
     assert!(ObjTab::validate(&ok).is_ok());
 }
+
+mod strtab {
+    npuschema_macro::include_schema!("schemas/strtab.yaml");
+}
+
+/// A `strtab.yaml` file: four sections at 16 (null, the names, a progbits section linked
+/// to the names, a nobits one), the names at 80, four data bytes, then the title (a `u16`
+/// length and its bytes).
+fn strtab_blob() -> Vec<u8> {
+    let names = b"\0.names\0.data\0.bss\0";
+    let names_at = 16 + 4 * 16;
+    let data_at = names_at + names.len();
+    let title_at = data_at + 4;
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3152_5453u32.to_le_bytes());
+    out.extend_from_slice(&4u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(title_at).expect("small").to_le_bytes());
+    let u = |x: usize| u32::try_from(x).expect("small");
+    for (name, kind, link, offset, size) in [
+        (0u32, 0u16, 0u16, 0u32, 0u32),
+        (1, 3, 0, u(names_at), u(names.len())),
+        (8, 1, 1, u(data_at), 4),
+        (14, 8, 0, 0xFFFF_FF00, 64),
+    ] {
+        out.extend_from_slice(&name.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&link.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+    }
+    out.extend_from_slice(names);
+    out.extend_from_slice(&[1, 2, 3, 4]);
+    out.extend_from_slice(&5u16.to_le_bytes());
+    out.extend_from_slice(b"title");
+    out
+}
+
+/// The `Error` and the `Brief` for `b` name the same check; returns the `Error`.
+fn strtab_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = strtab::StrTab::validate(b).expect_err("rejected");
+    let brief = strtab::StrTab::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = strtab::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn computed_index_reads_a_record() {
+    use strtab::StrTab;
+    let b = strtab_blob();
+    let v = StrTab::validate(&b).expect("valid");
+    // `names` is located by `sections[header.names_index]`: section 1's bytes.
+    assert_eq!(v.names(), &b"\0.names\0.data\0.bss\0"[..]);
+    // Another section as the names: `sections[header.names_index].kind` must be strtab.
+    let mut bad = b.clone();
+    bad[6..8].copy_from_slice(&2u16.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.name, e.offset),
+        ("bad-names-index", "header.names_index", 6)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(1),
+            rhs: Some(3),
+            names: &["", "!=", "strtab"]
+        }
+    );
+    // An index past the table fails closed with the same code: no record, no value.
+    for past in [4u16, 5, 0xFFFF] {
+        bad[6..8].copy_from_slice(&past.to_le_bytes());
+        let e = strtab_rejected(&bad);
+        assert_eq!(
+            (e.code, e.field.name),
+            ("bad-names-index", "header.names_index")
+        );
+        assert!(
+            matches!(
+                e.detail,
+                Detail::Compare {
+                    lhs: None,
+                    rhs: Some(3),
+                    ..
+                }
+            ),
+            "{:?}",
+            e.detail
+        );
+    }
+    // A record's `link` names another record by a computed index: past the table, or not
+    // a string table, is rejected at that record.
+    for link in [4u16, 2, 0xFFFF] {
+        let mut bad = b.clone();
+        bad[16 + 2 * 16 + 6..16 + 2 * 16 + 8].copy_from_slice(&link.to_le_bytes());
+        let e = strtab_rejected(&bad);
+        assert_eq!(
+            (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+            ("bad-link", "sections", 2, "link", 16 + 2 * 16 + 6)
+        );
+    }
+}
