@@ -691,6 +691,8 @@ pub(crate) struct StepState {
     pub records_bound: Vec<String>,
     /// Ranges checked so far.
     pub ranges_fitted: Vec<String>,
+    /// Strings found so far (`string_fits`).
+    pub strings_fitted: Vec<String>,
 }
 
 /// Located records named by an expression that no earlier `record_fits` bound, and table
@@ -942,6 +944,7 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::Str(x) => crate::strings::check_step(c, x, scope, st, d),
             Step::Order {
                 code,
                 kind,
@@ -1082,6 +1085,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
         Step::Ext(x) => crate::ext::step_exprs(c, x),
+        Step::Str(x) => crate::strings::step_exprs(c, x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
         // Its key is in record scope; checked with that scope by `check_steps`.
@@ -1467,6 +1471,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
         );
     }
     crate::ext::check_file(c, d);
+    crate::strings::check_defs(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(
@@ -1557,6 +1562,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
         tables_fitted: Vec::new(),
         records_bound: Vec::new(),
         ranges_fitted: Vec::new(),
+        strings_fitted: Vec::new(),
     };
     check_steps(c, &file.validate, Scope::Top, &mut st, d);
     closed_enums_checked(c, d);

@@ -1491,6 +1491,7 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::Str(x) => crate::strings::emit_step(self, x, scope, env),
             Step::Order {
                 code,
                 kind,
@@ -1843,6 +1844,10 @@ impl<'a> Em<'a> {
         inits.extend(ext.inits);
         accessors.extend(ext.accessors);
         iters.extend(ext.items);
+        let strings = crate::strings::file_items(self);
+        fields.extend(strings.fields);
+        inits.extend(strings.inits);
+        accessors.extend(strings.accessors);
         let table_ats = file
             .tables
             .iter()

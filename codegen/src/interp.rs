@@ -21,6 +21,7 @@
 //! ```
 
 mod at;
+mod strings;
 mod view;
 
 use std::collections::HashMap;
@@ -32,7 +33,7 @@ use crate::expr::{BinOp, Expr, ExprAt};
 use crate::ext::{self, DirChecksumKind, Directory, ExtStep};
 use crate::schema::{Algorithm, IntTy, OrderKind, Step, Struct, Table};
 
-pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, Value, View};
+pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, StringView, Value, View};
 
 /// A schema ready to interpret: its steps resolved once, and its error sites numbered as
 /// the generated module numbers them.
@@ -316,6 +317,8 @@ enum CStep {
         i: usize,
         value: CE,
     },
+    /// `string_fits` / `string_utf8` (`interp/strings.rs`).
+    Str(Box<strings::StrCheck>),
     When {
         cond: CE,
         step: Box<CStep>,
@@ -929,6 +932,7 @@ impl Comp<'_> {
                 }
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
+            Step::Str(x) => return self.str_step(x, scope),
             Step::Let { name, value } => CStep::Let {
                 i: check::lets(file).iter().position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),
@@ -1967,6 +1971,7 @@ impl<'c> Interp<'c> {
                         return Err(self.err(st, f, [0, 0, 0]));
                     }
                 }
+                CStep::Str(k) => self.str_exec(p, k, st)?,
                 CStep::Let { i, value } => {
                     let v = st.val(p, value);
                     if let Some(x) = st.lets.get_mut(*i) {

@@ -14,6 +14,7 @@ mod index;
 pub mod interp;
 mod schema;
 mod sections;
+mod strings;
 mod writer;
 mod yaml;
 

@@ -34,3 +34,18 @@ fn golden(kind: &str) {
 fn computed_index() {
     golden("indexed");
 }
+
+/// Strings misused: no such table or range, a per-record or conditional range, a signed
+/// prefix, a name the view already uses, an offset a record's view cannot compute, a
+/// string with no `string_fits` (or one in the wrong place or before its range is
+/// checked), `string_utf8` before `string_fits`, an unknown string.
+#[test]
+fn strings_misused() {
+    golden("strings");
+}
+
+/// A schema with a writer and a string: the writer cannot write strings yet, and says so.
+#[test]
+fn strings_are_not_written_yet() {
+    golden("strings_writer");
+}

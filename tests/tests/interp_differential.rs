@@ -1549,9 +1549,30 @@ fn strtab_agree(b: &[u8]) -> &'static str {
             ]
         );
         assert_eq!(range(v, "names"), Some(span(b, g.names())));
+        // The strings: the generated accessors' bytes, and the interpreter's (where they
+        // start in the file, and the text when UTF-8).
+        let strings = |path: &str| {
+            v.strings
+                .iter()
+                .find(|x| x.path == path)
+                .unwrap_or_else(|| panic!("no string {path}"))
+        };
+        let t = strings("title");
+        assert_eq!(
+            (t.bytes.as_slice(), t.offset),
+            (g.title(), span(b, g.title()).0)
+        );
+        assert_eq!(t.text.as_deref(), g.title_str().ok());
+        assert_eq!(v.strings.len(), 1 + g.sections().len());
         assert_eq!(g.sections().len(), record_count(v, "sections"));
         for s in g.sections() {
             let p = format!("sections[{}]", s.index());
+            let n = strings(&format!("{p}.name"));
+            assert_eq!(
+                (n.bytes.as_slice(), n.offset),
+                (g.name(&s), span(b, g.name(&s)).0)
+            );
+            assert_eq!(n.text.as_deref(), g.name_str(&s).ok());
             same_fields!(v, &p, s, [name_offset, link, offset, size]);
             assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
             assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
@@ -1586,6 +1607,14 @@ fn strtab_and_its_mutants_agree() {
     let mut b = good.clone();
     b[16 + 16 + 6..16 + 16 + 8].copy_from_slice(&0xFFFFu16.to_le_bytes());
     assert_eq!(strtab_agree(&b), "bad-link");
+    // A name that is not UTF-8, and a title that is not.
+    let mut b = good.clone();
+    b[16 + 32 + 2] = 0xFF;
+    assert_eq!(strtab_agree(&b), "name-not-utf8");
+    let mut b = good.clone();
+    let n = b.len();
+    b[n - 1] = 0x80;
+    assert_eq!(strtab_agree(&b), "title-not-utf8");
     eprintln!("strtab verdicts: {verdicts:?}");
     assert_reached(
         "strtab",
@@ -1596,8 +1625,12 @@ fn strtab_and_its_mutants_agree() {
             "sections-out-of-bounds",
             "bad-names-index",
             "names-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
             "section-out-of-bounds",
             "bad-link",
+            "bad-name",
+            "name-not-utf8",
             "ok",
         ],
     );

@@ -450,3 +450,104 @@ fn computed_index_reads_a_record() {
         );
     }
 }
+
+#[test]
+fn strings_in_a_string_table_and_length_prefixed() {
+    use strtab::StrTab;
+    let b = strtab_blob();
+    let v = StrTab::validate(&b).expect("valid");
+    // Each section's name: NUL-terminated in the names section, read at its offset.
+    let names: Vec<&[u8]> = v.sections().map(|s| v.name(&s)).collect();
+    assert_eq!(names, [&b""[..], b".names", b".data", b".bss"]);
+    let text: Vec<&str> = v
+        .sections()
+        .map(|s| v.name_str(&s).expect("UTF-8"))
+        .collect();
+    assert_eq!(text, ["", ".names", ".data", ".bss"]);
+    // The title: a u16 length, then its bytes.
+    assert_eq!((v.title(), v.title_str()), (&b"title"[..], Ok("title")));
+    assert!(StrTab::validate_as::<Brief>(&b).is_ok());
+    let names_at = 80u64;
+    let names_len = 19u64;
+    // A name offset past the names section, and one whose string runs to the end of the
+    // section without a NUL: each rejected at its record, with the offset and the room.
+    let mut bad = b.clone();
+    let at = 16 + 3 * 16;
+    bad[at..at + 4].copy_from_slice(&19u32.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.index, e.field.name, e.offset),
+        ("bad-name", 3, "name_offset", at as u64)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: 19,
+            len: 0,
+            limit_name: "names",
+            limit: names_len
+        }
+    );
+    // The last NUL moved out of the section: `.bss` has no terminator inside it.
+    let mut bad = b.clone();
+    bad[16 + 16 + 12..16 + 16 + 16].copy_from_slice(&18u32.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!((e.code, e.field.index), ("bad-name", 3));
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: 14,
+            len: 4,
+            limit_name: "names",
+            limit: 18
+        }
+    );
+    // A name that is not UTF-8: found, but refused by `string_utf8`.
+    let mut bad = b.clone();
+    bad[(names_at + 9) as usize] = 0xFF;
+    let e = strtab_rejected(&bad);
+    assert_eq!((e.code, e.field.index), ("name-not-utf8", 2));
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(1),
+            rhs: Some(5),
+            names: &["valid_utf8", "<", "length"]
+        }
+    );
+    // A title longer than the file, and a title that is not UTF-8.
+    let n = b.len();
+    let mut bad = b.clone();
+    bad[n - 7..n - 5].copy_from_slice(&6u16.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.name, e.offset),
+        ("bad-title", "header.title_offset", 12)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: n as u64 - 7,
+            len: 8,
+            limit_name: "len",
+            limit: n as u64
+        }
+    );
+    let mut bad = b.clone();
+    bad[n - 1] = 0xC3;
+    assert_eq!(strtab_rejected(&bad).code, "title-not-utf8");
+    // A title offset past the file: the length word is not there.
+    let mut bad = b.clone();
+    bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(e.code, "bad-title");
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: u64::from(u32::MAX),
+            len: 2,
+            limit_name: "len",
+            limit: n as u64
+        }
+    );
+}
