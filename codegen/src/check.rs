@@ -1608,12 +1608,13 @@ fn check_file(c: &Checked, d: &mut Diags) {
         }
         for item in &w.order {
             let known = file.tables.iter().any(|t| t.name.text == item.text)
-                || file.ranges.iter().any(|r| r.name.text == item.text);
+                || file.ranges.iter().any(|r| r.name.text == item.text)
+                || file.strings.iter().any(|s| s.name.text == item.text);
             if !known {
                 d.error(
                     item.pos,
                     format!(
-                        "writer order names `{}`, which is not a table or range",
+                        "writer order names `{}`, which is not a table, range or string",
                         item.text
                     ),
                 );

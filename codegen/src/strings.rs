@@ -242,11 +242,18 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
             Some(scope) => crate::check::check_expr(c, &s.offset, scope, false, "offset", d),
             None => {}
         }
-        if file.writer.is_some() {
-            d.error(
-                s.name.pos,
-                format!("string `{n}`: a writer cannot yet write strings; remove `writer:` (the view and the validator do not need it) or the string"),
-            );
+        if let Some(w) = &file.writer {
+            match writable(c, s) {
+                Err(why) => d.error(
+                    s.name.pos,
+                    format!("string `{n}`: a writer cannot write it ({why}); remove `writer:` (the view and the validator do not need it) or write the string another way"),
+                ),
+                Ok(_) if !w.order.iter().any(|x| x.text == n) => d.error(
+                    s.name.pos,
+                    format!("string `{n}`: the writer places it, so `writer.order` must name it"),
+                ),
+                Ok(_) => {}
+            }
         }
         if !fitted_somewhere(&file.validate, n, s.table.as_ref().map(|t| t.text.as_str())) {
             d.error(
@@ -591,4 +598,124 @@ pub(crate) fn file_items(em: &Em<'_>) -> crate::sections::FileItems {
         }
     }
     out
+}
+
+// ----- writer ------------------------------------------------------------------------------
+
+/// The header field (index) that holds a string's offset, when a writer can write the
+/// string: a file's string in the whole file whose offset is one header field, which the
+/// writer sets to where it placed the string. A string table (a record's string, or one
+/// inside a range) would need the writer to build the table: not done.
+pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
+    if s.table.is_some() {
+        return Err("a record's string lives in a string table, which the writer does not build");
+    }
+    if s.range.is_some() {
+        return Err("a string inside a range would make the writer build that range");
+    }
+    match crate::check::single_field(c, &s.offset.expr, Scope::Top) {
+        Some((crate::check::Owner::Header, i)) => Ok(i),
+        _ => Err("its offset is not one header field the writer could set"),
+    }
+}
+
+/// Whether a `string_utf8` step checks the string (its setter then takes `&str`).
+fn utf8_checked(c: &Checked, name: &str) -> bool {
+    c.schema
+        .file
+        .validate
+        .iter()
+        .any(|x| matches!(x, Step::Str(StrStep::Utf8 { string, .. }) if string.text == name))
+}
+
+/// What the writer needs for the file's strings.
+#[derive(Default)]
+pub(crate) struct WriterParts {
+    /// Header fields (index) set to a string's place (the string's name).
+    pub offsets: Vec<(usize, String)>,
+    /// `name: &'a [u8],` in the writer.
+    pub fields: Vec<TokenStream>,
+    /// `name: &[],` in `new`.
+    pub defaults: Vec<TokenStream>,
+    /// `name: self.name,` when the typestate changes.
+    pub moves: Vec<TokenStream>,
+    /// The setters.
+    pub setters: Vec<TokenStream>,
+    /// The writes into `out`, after the header.
+    pub writes: Vec<TokenStream>,
+}
+
+/// The writer's parts for the strings (each writable one: `checks_defs` refused the others).
+pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
+    let mut out = WriterParts::default();
+    for s in &c.schema.file.strings {
+        let Ok(i) = writable(c, s) else { continue };
+        let name = format_ident!("{}", s.name.text);
+        let at = format_ident!("{}_at", s.name.text);
+        out.offsets.push((i, s.name.text.clone()));
+        out.fields.push(quote!(#name: &'a [u8],));
+        out.defaults.push(quote!(#name: &[],));
+        out.moves.push(quote!(#name: self.#name,));
+        let what = match s.prefix {
+            Some((t, _)) => format!("written after its `{}` length", t.rust()),
+            None => "written with a NUL after it (it must hold none)".to_string(),
+        };
+        let doc = format!(
+            " Set string `{}` (empty when not set), {what}.",
+            s.name.text
+        );
+        out.setters.push(if utf8_checked(c, &s.name.text) {
+            quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a str) -> Self { self.#name = value.as_bytes(); self }
+            }
+        } else {
+            quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a [u8]) -> Self { self.#name = value; self }
+            }
+        });
+        let item = s.name.text.as_str();
+        out.writes.push(match s.prefix {
+            Some((t, _)) => {
+                let ty = format_ident!("{}", t.rust());
+                let w = proc_macro2::Literal::u64_suffixed(t.bytes());
+                let tob = crate::emit::to_bytes(s.big.unwrap_or(false));
+                quote! {
+                    let n = self.#name.len() as u64;
+                    let word = #ty::try_from(n).map_err(|_| __rt::WriteError::TooLarge { field: #item, value: n })?;
+                    __rt::put(out, plan.#at, &word.#tob())?;
+                    __rt::put(out, plan.#at.checked_add(#w).ok_or(__rt::WriteError::Layout { item: #item })?, self.#name)?;
+                }
+            }
+            None => quote! {
+                if self.#name.contains(&0) {
+                    return Err(__rt::WriteError::Layout { item: #item });
+                }
+                __rt::put(out, plan.#at, self.#name)?;
+            },
+        });
+    }
+    out
+}
+
+/// The plan step placing string `name` (in `writer.order`): aligned, its length word or
+/// NUL included.
+pub(crate) fn plan_step(
+    c: &Checked,
+    name: &str,
+    align: &proc_macro2::Literal,
+) -> Option<(TokenStream, proc_macro2::Ident)> {
+    let s = def(c, name)?;
+    let var = format_ident!("{}", s.name.text);
+    let at = format_ident!("{}_at", s.name.text);
+    let extra = proc_macro2::Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()));
+    Some((
+        quote! {
+            let #at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?;
+            cursor = (self.#var.len() as u64).checked_add(#extra).and_then(|n| n.checked_add(#at))
+                .ok_or(__rt::WriteError::TooLarge { field: #name, value: #at })?;
+        },
+        at,
+    ))
 }

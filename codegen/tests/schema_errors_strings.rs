@@ -44,8 +44,10 @@ fn strings_misused() {
     golden("strings");
 }
 
-/// A schema with a writer and a string: the writer cannot write strings yet, and says so.
+/// A writer writes a file's string at a header field's offset; string tables (a record's
+/// string, a string in a range) and computed offsets are refused with the reason, and a
+/// writable string must be placed by `writer.order`.
 #[test]
-fn strings_are_not_written_yet() {
+fn strings_the_writer_cannot_write() {
     golden("strings_writer");
 }

@@ -1635,3 +1635,75 @@ fn strtab_and_its_mutants_agree() {
         ],
     );
 }
+
+// ----- titled: strings the writer places ------------------------------------------------------
+
+const TITLED: &str = "schemas/titled.yaml";
+
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod titled {
+    npuschema_macro::include_schema!("schemas/titled.yaml");
+}
+
+fn titled_agree(b: &[u8]) -> &'static str {
+    let g = titled::Titled::validate(b);
+    let gb = titled::Titled::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(TITLED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(v, "header", h, [magic, count, title_offset, comment_offset]);
+        let got: Vec<(&str, &[u8], u64)> = v
+            .strings
+            .iter()
+            .map(|s| (s.path.as_str(), s.bytes.as_slice(), s.offset))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("title", g.title(), span(b, g.title()).0),
+                ("comment", g.comment(), span(b, g.comment()).0)
+            ]
+        );
+    })
+}
+
+#[test]
+fn titled_writer_built_files_and_their_mutants_agree() {
+    assert_eq!(interp(TITLED).sites(), &titled::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (title, comment, values) in [
+        ("größe", &b"a comment"[..], &[1u32, 2][..]),
+        ("", &b""[..], &[][..]),
+        ("t", &b"\xff\xfe"[..], &[5][..]),
+    ] {
+        let specs: Vec<titled::ValueSpec> = values
+            .iter()
+            .map(|&value| titled::ValueSpec { value })
+            .collect();
+        let good = titled::TitledWriter::new()
+            .title(title)
+            .comment(comment)
+            .values(&specs)
+            .to_vec()
+            .unwrap();
+        assert_eq!(titled_agree(&good), "ok");
+        for (k, n) in sweep(&good, &titled_agree, &|_| {}, 0..0, 5_000, 0x717E) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("titled verdicts: {verdicts:?}");
+    assert_reached(
+        "titled",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "values-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
+            "bad-comment",
+            "ok",
+        ],
+    );
+}

@@ -551,3 +551,59 @@ fn strings_in_a_string_table_and_length_prefixed() {
         }
     );
 }
+
+mod titled {
+    npuschema_macro::include_schema!("schemas/titled.yaml");
+}
+
+#[test]
+fn the_writer_places_strings_and_sets_their_offsets() {
+    use titled::{Titled, TitledWriter};
+    let w = TitledWriter::new()
+        .title("größe")
+        .comment(b"no NUL here")
+        .values(&[
+            titled::ValueSpec { value: 7 },
+            titled::ValueSpec { value: 9 },
+        ]);
+    let mut buf = [0u8; 128];
+    let n = w.write_into(&mut buf).expect("fits");
+    let b = &buf[..n];
+    assert_eq!(Some(n), w.encoded_len().ok());
+    // Header 16, two values, then the title (aligned to 4) with its big-endian u16 length,
+    // then the comment with its NUL.
+    let title_at = 16 + 8;
+    assert_eq!(&b[8..12], &[0, 0, 0, 0x18]);
+    assert_eq!(&b[title_at..title_at + 2], &[0, 7]);
+    let comment_at = (title_at + 2 + 7).next_multiple_of(4);
+    assert_eq!(
+        &b[12..16],
+        &u32::try_from(comment_at).expect("small").to_be_bytes()
+    );
+    assert_eq!(&b[comment_at..], b"no NUL here\0");
+    let v = Titled::validate(b).expect("the writer's output validates");
+    assert_eq!(v.title_str(), Ok("größe"));
+    assert_eq!(v.comment(), b"no NUL here");
+    assert_eq!(v.values().map(|x| x.value()).collect::<Vec<_>>(), [7, 9]);
+    // Unset strings are empty, and still there.
+    let n = TitledWriter::new().write_into(&mut buf).expect("fits");
+    let v = Titled::validate(&buf[..n]).expect("valid");
+    assert_eq!((v.title(), v.comment()), (&b""[..], &b""[..]));
+    // A comment holding a NUL would read back shorter: refused.
+    assert!(matches!(
+        TitledWriter::new().comment(b"a\0b").write_into(&mut buf),
+        Err(npuschema_core::WriteError::Layout { item: "comment" })
+    ));
+    // A title longer than its u16 length can say: refused.
+    let long = "x".repeat(70_000);
+    assert!(matches!(
+        TitledWriter::new()
+            .title(&long)
+            .encoded_len()
+            .and_then(|_| {
+                let mut big = vec![0u8; 80_000];
+                TitledWriter::new().title(&long).write_into(&mut big)
+            }),
+        Err(npuschema_core::WriteError::TooLarge { field: "title", .. })
+    ));
+}
