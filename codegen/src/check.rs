@@ -1472,6 +1472,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
     }
     crate::ext::check_file(c, d);
     crate::strings::check_defs(c, d);
+    crate::index::check_writer(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(

@@ -200,3 +200,44 @@ pub(crate) fn element_base(rec: &proc_macro2::Ident, var: &proc_macro2::Ident) -
         index: u32::try_from(__at).unwrap_or(u32::MAX),
     }))
 }
+
+/// A writer computes the places of tables, ranges and checksums and the values of `expect`
+/// steps before it has written any table, so it cannot read `table[...]` in them: refused
+/// (the validator and the view do not need the writer).
+pub(crate) fn check_writer(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    if file.writer.is_none() {
+        return;
+    }
+    let mut exprs: Vec<&ExprAt> = Vec::new();
+    for t in &file.tables {
+        exprs.extend([&t.at, &t.count, &t.stride]);
+    }
+    for r in file.ranges.iter().filter(|r| r.table.is_none()) {
+        exprs.extend([&r.offset, &r.length]);
+    }
+    for k in &file.checksums {
+        exprs.extend([&k.from, &k.to, &k.stored]);
+    }
+    fn expects<'s>(steps: &'s [crate::schema::Step], out: &mut Vec<&'s ExprAt>) {
+        for s in steps {
+            match s {
+                crate::schema::Step::Expect { equals, .. } => out.push(equals),
+                crate::schema::Step::ForEach { steps, .. } => expects(steps, out),
+                _ => {}
+            }
+        }
+    }
+    expects(&file.validate, &mut exprs);
+    for e in exprs {
+        if let Some((t, _, _)) = all(&e.expr).first() {
+            d.error(
+                e.pos,
+                format!(
+                    "`{}`: the writer computes this before it writes any table, so it cannot read `{t}[...]`; remove `writer:` (the validator and the view do not need it)",
+                    e.text
+                ),
+            );
+        }
+    }
+}

@@ -35,6 +35,13 @@ fn computed_index() {
     golden("indexed");
 }
 
+/// A writer with `table[expr].field` where the writer computes places and values (before
+/// any table is written): refused, where it stands.
+#[test]
+fn computed_index_with_a_writer() {
+    golden("indexed_writer");
+}
+
 /// Strings misused: no such table or range, a per-record or conditional range, a signed
 /// prefix, a name the view already uses, an offset a record's view cannot compute, a
 /// string with no `string_fits` (or one in the wrong place or before its range is
