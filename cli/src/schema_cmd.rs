@@ -346,6 +346,16 @@ pub fn view_text(v: &View) -> String {
             let _ = writeln!(o, "  {:<24} {:#x} + {:#x}", x.path, x.offset, x.length);
         }
     }
+    if !v.strings.is_empty() {
+        let _ = writeln!(o, "\nstrings");
+        for x in &v.strings {
+            let shown = x.text.as_ref().map_or_else(
+                || format!("(not UTF-8: {} bytes)", x.bytes.len()),
+                |t| format!("{t:?}"),
+            );
+            let _ = writeln!(o, "  {:<24} @ {:#x} = {shown}", x.path, x.offset);
+        }
+    }
     write_checksums(&mut o, v);
     o
 }

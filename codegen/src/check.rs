@@ -362,7 +362,7 @@ pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
         Expr::Ref(p) => matches!(c.resolve(p, scope), Ok(Resolved::FlagBit(..))),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
         Expr::Not(_) => true,
-        Expr::Call(..) => false,
+        Expr::Call(..) | Expr::At(..) => false,
     }
 }
 
@@ -513,7 +513,7 @@ fn check_flags(f: &Flags, d: &mut Diags) {
     }
 }
 
-fn check_calls(
+pub(crate) fn check_calls(
     c: &Checked,
     e: &Expr,
     scope: Scope<'_>,
@@ -523,6 +523,7 @@ fn check_calls(
 ) -> bool {
     match e {
         Expr::Num(_) | Expr::Ref(_) => true,
+        Expr::At(t, i, f) => crate::index::check(c, (t, i, f), scope, what, at, d),
         Expr::Not(x) => check_calls(c, x, scope, what, at, d),
         Expr::Bin(_, l, r) => {
             check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d)
@@ -627,6 +628,15 @@ fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
                             op.symbol()
                         ));
                     }
+                    if let Expr::At(t, _, f) = &**x
+                        && crate::index::is_float(c, x, scope)
+                    {
+                        return Some(format!(
+                            "`{t}[...].{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
+                            f.join("."),
+                            op.symbol()
+                        ));
+                    }
                 }
             }
             let want_bool = op.is_logical();
@@ -653,6 +663,7 @@ fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
             }
         }
         Expr::Call(_, args) => args.iter().find_map(|a| mistyped(c, a, scope)),
+        Expr::At(_, i, _) => mistyped(c, i, scope),
         Expr::Num(_) | Expr::Ref(_) => None,
     }
 }
@@ -680,6 +691,8 @@ pub(crate) struct StepState {
     pub records_bound: Vec<String>,
     /// Ranges checked so far.
     pub ranges_fitted: Vec<String>,
+    /// Strings found so far (`string_fits`).
+    pub strings_fitted: Vec<String>,
 }
 
 /// Located records named by an expression that no earlier `record_fits` bound, and table
@@ -703,7 +716,7 @@ pub(crate) fn unbound_records(
                 ends(l, out);
                 ends(r, out);
             }
-            Expr::Not(x) => ends(x, out),
+            Expr::Not(x) | Expr::At(_, x, _) => ends(x, out),
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
@@ -719,10 +732,12 @@ pub(crate) fn unbound_records(
                 counts(l, out);
                 counts(r, out);
             }
-            Expr::Not(x) => counts(x, out),
+            Expr::Not(x) | Expr::At(_, x, _) => counts(x, out),
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
+    crate::index::unfitted(c, e, st, d);
+    crate::index::reserved_index(c, e, scope, d);
     let mut names = Vec::new();
     ends(&e.expr, &mut names);
     for n in names {
@@ -929,6 +944,7 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::Str(x) => crate::strings::check_step(c, x, scope, st, d),
             Step::Order {
                 code,
                 kind,
@@ -1069,6 +1085,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
         Step::Ext(x) => crate::ext::step_exprs(c, x),
+        Step::Str(x) => crate::strings::step_exprs(c, x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
         // Its key is in record scope; checked with that scope by `check_steps`.
@@ -1462,6 +1479,8 @@ fn check_file(c: &Checked, d: &mut Diags) {
         );
     }
     crate::ext::check_file(c, d);
+    crate::strings::check_defs(c, d);
+    crate::index::check_writer(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(
@@ -1552,6 +1571,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
         tables_fitted: Vec::new(),
         records_bound: Vec::new(),
         ranges_fitted: Vec::new(),
+        strings_fitted: Vec::new(),
     };
     check_steps(c, &file.validate, Scope::Top, &mut st, d);
     closed_enums_checked(c, d);
@@ -1597,12 +1617,13 @@ fn check_file(c: &Checked, d: &mut Diags) {
         }
         for item in &w.order {
             let known = file.tables.iter().any(|t| t.name.text == item.text)
-                || file.ranges.iter().any(|r| r.name.text == item.text);
+                || file.ranges.iter().any(|r| r.name.text == item.text)
+                || file.strings.iter().any(|s| s.name.text == item.text);
             if !known {
                 d.error(
                     item.pos,
                     format!(
-                        "writer order names `{}`, which is not a table or range",
+                        "writer order names `{}`, which is not a table, range or string",
                         item.text
                     ),
                 );

@@ -372,7 +372,7 @@ impl<'a> Em<'a> {
         }
     }
 
-    fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
+    pub(crate) fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
             // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
@@ -470,6 +470,7 @@ impl<'a> Em<'a> {
             }
             Expr::Not(_) => quote!(0u64),
             Expr::Call(f, args) => crate::sections::call(self, f, args, scope, env),
+            Expr::At(t, i, f) => crate::index::emit(self, (t, i, f), scope, env),
         }
     }
 
@@ -565,7 +566,7 @@ impl<'a> Em<'a> {
                 let x = self.cond(x, scope, env);
                 quote!(!#x)
             }
-            Expr::Num(_) | Expr::Call(..) => quote!(false),
+            Expr::Num(_) | Expr::Call(..) | Expr::At(..) => quote!(false),
         }
     }
 
@@ -1244,6 +1245,31 @@ impl<'a> Em<'a> {
                             return #fail;
                         };
                     }
+                } else if let (_, _, Some(w)) = plain {
+                    // A plain limit (`len`) with a place that can fail to compute (such as
+                    // `table[index].field`): the limit stays a `u64`.
+                    let fail = fail(
+                        codes,
+                        &b,
+                        Det::Range(
+                            quote!(start.unwrap_or(u64::MAX)),
+                            quote!(length.unwrap_or(u64::MAX)),
+                            wname,
+                            quote!(within),
+                        ),
+                    );
+                    quote! {
+                        let start = #start;
+                        let length = #length;
+                        let within = #w;
+                        let bytes = match (start, length) {
+                            (Some(s), Some(l)) => __rt::range_within(buf, s, l, within),
+                            _ => None,
+                        };
+                        let Some(bytes) = bytes else {
+                            return #fail;
+                        };
+                    }
                 } else {
                     let fail = fail(
                         codes,
@@ -1465,6 +1491,7 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::Str(x) => crate::strings::emit_step(self, x, scope, env),
             Step::Order {
                 code,
                 kind,
@@ -1817,6 +1844,10 @@ impl<'a> Em<'a> {
         inits.extend(ext.inits);
         accessors.extend(ext.accessors);
         iters.extend(ext.items);
+        let strings = crate::strings::file_items(self);
+        fields.extend(strings.fields);
+        inits.extend(strings.inits);
+        accessors.extend(strings.accessors);
         let table_ats = file
             .tables
             .iter()

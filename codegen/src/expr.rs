@@ -105,6 +105,9 @@ pub enum Expr {
     Not(Box<Expr>),
     /// A built-in function: `count(collection)`, `end(record)`, `if(condition, then, else)`.
     Call(String, Vec<Expr>),
+    /// A field of a table's record at a computed index: `sections[header.shstrndx].offset`
+    /// (the table's name, the index, the field's path within the record).
+    At(String, Box<Expr>, Vec<String>),
 }
 
 /// An expression with the text it came from and where.
@@ -138,6 +141,9 @@ impl Expr {
             // `count(collection)` and `end(record)` name things, not values: not references.
             Expr::Call(f, _) if f == "count" || f == "end" => {}
             Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
+            // The table and the field name a record's part, not a value: only the index's
+            // references are references (the field is resolved by `crate::index`).
+            Expr::At(_, i, _) => i.collect_refs(out),
         }
     }
 }
@@ -151,6 +157,10 @@ enum Tok {
     LParen,
     RParen,
     Comma,
+    LBracket,
+    RBracket,
+    /// `.field.part` right after a `]`.
+    Field(Vec<String>),
 }
 
 fn lex(text: &str) -> Result<Vec<Tok>, String> {
@@ -180,6 +190,22 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
             }
             .map_err(|_| format!("`{lit}` is not a 64-bit unsigned integer"))?;
             out.push(Tok::Num(v));
+            continue;
+        }
+        if c == b'.' && out.last() == Some(&Tok::RBracket) {
+            let start = i + 1;
+            i = start;
+            while b
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+            {
+                i += 1;
+            }
+            let path = text.get(start..i).unwrap_or("");
+            if path.is_empty() || path.split('.').any(str::is_empty) {
+                return Err("`]` must be followed by `.field`".to_string());
+            }
+            out.push(Tok::Field(path.split('.').map(str::to_string).collect()));
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -217,6 +243,8 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
                 b'!' => (Tok::Not, 1),
                 b'(' => (Tok::LParen, 1),
                 b')' => (Tok::RParen, 1),
+                b'[' => (Tok::LBracket, 1),
+                b']' => (Tok::RBracket, 1),
                 other => return Err(format!("unexpected character `{}`", other as char)),
             },
         };
@@ -273,6 +301,22 @@ impl Parser {
                 }
                 Ok(Expr::Call(s, args))
             }
+            Some(Tok::Ident(s)) if self.peek() == Some(&Tok::LBracket) => {
+                self.i += 1;
+                let index = self.expr(0)?;
+                if self.next() != Some(Tok::RBracket) {
+                    return Err(format!("missing `]` after the index of `{s}`"));
+                }
+                match self.next() {
+                    Some(Tok::Field(f)) if !s.contains('.') => Ok(Expr::At(s, Box::new(index), f)),
+                    Some(Tok::Field(_)) => Err(format!(
+                        "`{s}[...]`: only a table is indexed, by its name alone"
+                    )),
+                    _ => Err(format!(
+                        "`{s}[...]` must be followed by `.field` (a field of the record)"
+                    )),
+                }
+            }
             Some(Tok::Ident(s)) => Ok(Expr::Ref(s.split('.').map(str::to_string).collect())),
             Some(Tok::Not) => Ok(Expr::Not(Box::new(self.unary()?))),
             Some(Tok::LParen) => {
@@ -284,6 +328,10 @@ impl Parser {
             }
             Some(Tok::RParen) => Err("unexpected `)`".to_string()),
             Some(Tok::Comma) => Err("unexpected `,`".to_string()),
+            Some(Tok::LBracket | Tok::RBracket) => {
+                Err("`[` and `]` index a table: `table[index].field`".to_string())
+            }
+            Some(Tok::Field(f)) => Err(format!("unexpected `.{}`", f.join("."))),
             Some(Tok::Op(op)) => Err(format!("unexpected operator `{}`", op.symbol())),
             None => Err("expression ends too early".to_string()),
         }
@@ -341,5 +389,33 @@ mod tests {
         assert_eq!(e.refs().len(), 1);
         assert!(parse("f(a,").is_err());
         assert!(parse("f(a b)").is_err());
+    }
+
+    #[test]
+    fn computed_index() {
+        let e = parse("sections[header.shstrndx + 1].offset + 4").expect("parses");
+        let Expr::Bin(BinOp::Add, l, _) = &e else {
+            panic!("sum at the top: {e:?}")
+        };
+        let Expr::At(t, i, f) = &**l else {
+            panic!("an indexed field: {l:?}")
+        };
+        assert_eq!(
+            (t.as_str(), f.as_slice()),
+            ("sections", &["offset".to_string()][..])
+        );
+        assert!(matches!(**i, Expr::Bin(BinOp::Add, _, _)));
+        // Only the index's references are references.
+        assert_eq!(
+            e.refs(),
+            vec![&["header".to_string(), "shstrndx".to_string()][..]]
+        );
+        let e = parse("t[t[0].next].flags.BIT").expect("nests");
+        assert!(matches!(&e, Expr::At(_, i, f) if matches!(**i, Expr::At(..)) && f.len() == 2));
+        assert!(parse("t[0]").is_err());
+        assert!(parse("t[0.x").is_err());
+        assert!(parse("t[0].").is_err());
+        assert!(parse("a.b[0].c").is_err());
+        assert!(parse("[0]").is_err());
     }
 }

@@ -20,6 +20,8 @@
 //! assert_eq!(err.code, "truncated-header");
 //! ```
 
+mod at;
+mod strings;
 mod view;
 
 use std::collections::HashMap;
@@ -31,7 +33,7 @@ use crate::expr::{BinOp, Expr, ExprAt};
 use crate::ext::{self, DirChecksumKind, Directory, ExtStep};
 use crate::schema::{Algorithm, IntTy, OrderKind, Step, Struct, Table};
 
-pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, Value, View};
+pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, StringView, Value, View};
 
 /// A schema ready to interpret: its steps resolved once, and its error sites numbered as
 /// the generated module numbers them.
@@ -153,6 +155,8 @@ enum CE {
     If(Box<CE>, Box<CE>, Box<CE>),
     /// A named value (index among the file's `let` steps).
     Let(usize),
+    /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
+    At(Box<CE>, Box<CE>),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -313,6 +317,8 @@ enum CStep {
         i: usize,
         value: CE,
     },
+    /// `string_fits` / `string_utf8` (`interp/strings.rs`).
+    Str(Box<strings::StrCheck>),
     When {
         cond: CE,
         step: Box<CStep>,
@@ -620,6 +626,7 @@ impl Comp<'_> {
                 ),
                 _ => CE::Zero,
             },
+            Expr::At(t, i, f) => self.at(t, i, f, scope),
         }
     }
 
@@ -925,6 +932,7 @@ impl Comp<'_> {
                 }
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
+            Step::Str(x) => return self.str_step(x, scope),
             Step::Let { name, value } => CStep::Let {
                 i: check::lets(file).iter().position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),
@@ -1967,6 +1975,7 @@ impl<'c> Interp<'c> {
                         return Err(self.err(st, f, [0, 0, 0]));
                     }
                 }
+                CStep::Str(k) => self.str_exec(p, k, st)?,
                 CStep::Let { i, value } => {
                     let v = st.val(p, value);
                     if let Some(x) = st.lets.get_mut(*i) {
@@ -2690,6 +2699,10 @@ impl<'b> State<'b> {
             }
             CE::Not(_) => Some(0),
             CE::Let(i) => self.lets.get(*i).copied().flatten(),
+            CE::At(i, field) => {
+                let k = self.val(p, i)?;
+                self.val(p, &field.at_index(k))
+            }
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;

@@ -10,10 +10,12 @@ mod diag;
 mod emit;
 mod expr;
 mod ext;
+mod index;
 pub mod interp;
 mod regs;
 mod schema;
 mod sections;
+mod strings;
 mod writer;
 mod yaml;
 

@@ -357,6 +357,8 @@ pub enum Step {
     },
     /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
     Ext(ext::ExtStep),
+    /// `string_fits` and `string_utf8` (`strings.rs`).
+    Str(crate::strings::StrStep),
     /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
     Let {
         /// The name.
@@ -430,6 +432,8 @@ pub struct File {
     pub writer: Option<Writer>,
     /// Located records, section directories, slot regions, variants (`ext.rs`).
     pub ext: ext::FileExt,
+    /// Strings in byte ranges (`strings.rs`).
+    pub strings: Vec<crate::strings::StringDef>,
 }
 
 /// A whole schema.
@@ -513,6 +517,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "gate",
     "header",
     "high",
+    "in",
     "items",
     "layouts",
     "length",
@@ -529,6 +534,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "order",
     "payload",
     "payload_checksum",
+    "prefix",
     "present",
     "range_fits",
     "ranges",
@@ -550,6 +556,9 @@ const LANGUAGE_KEYS: &[&str] = &[
     "sorted",
     "stored",
     "stride",
+    "string_fits",
+    "string_utf8",
+    "strings",
     "struct",
     "structs",
     "table",
@@ -1194,10 +1203,13 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         m.req("file", d)
     };
     let has_file = file_node.is_some() || registers.is_none();
-    let file = match file_node {
+    let mut file = match file_node {
         Some(n) => file_def(n, d),
         None => registers.as_ref().map(|_| File::default()),
     };
+    if let Some(f) = &mut file {
+        crate::strings::default_order(&mut f.strings, schema_big);
+    }
     m.finish(
         &[
             "schema",
@@ -1368,7 +1380,9 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         })
     });
     let ext = ext::file_ext(&mut m, variant, d);
+    let strings = crate::strings::load(m.opt("strings"), d);
     let mut known = vec![
+        "strings",
         "name",
         "doc",
         "header",
@@ -1394,6 +1408,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         validate,
         writer,
         ext,
+        strings,
     })
 }
 
@@ -1422,8 +1437,22 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let when = sm.opt("when").and_then(|n| expr_at(n, "when", d));
         let mut all_kinds = STEP_KINDS.to_vec();
         all_kinds.extend(ext::STEP_KINDS);
+        all_kinds.extend(crate::strings::STEP_KINDS);
         let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
+            if let Some(sk) = crate::strings::STEP_KINDS
+                .iter()
+                .find(|k| sm.entries.iter().any(|e| e.1 == **k))
+                .copied()
+            {
+                if let Some(w) = &when {
+                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {sk}"));
+                }
+                if let Some(step) = crate::strings::step(sk, sm, d) {
+                    out.push(Step::Str(step));
+                }
+                continue;
+            }
             if let Some(ek) = ext::STEP_KINDS
                 .iter()
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
@@ -1439,6 +1468,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             }
             let mut all = STEP_KINDS.to_vec();
             all.extend(ext::STEP_KINDS);
+            all.extend(crate::strings::STEP_KINDS);
             d.error(
                 s.pos,
                 format!("a validation step needs one of: {}", all.join(", ")),

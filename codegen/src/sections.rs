@@ -490,6 +490,9 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     };
     let var = ident(&t.name.text);
     let rec = ident(&t.record.text);
+    if k == crate::index::COMPUTED {
+        return crate::index::element_base(&rec, &var);
+    }
     let kl = lit_usize(k);
     let k32 = Literal::u32_suffixed(u32::try_from(k).unwrap_or(u32::MAX));
     let get = if k == 0 {
@@ -607,7 +610,7 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
 fn expr_counts(e: &Expr, out: &mut Vec<String>) {
     match e {
         Expr::Num(_) | Expr::Ref(_) => {}
-        Expr::Not(x) => expr_counts(x, out),
+        Expr::Not(x) | Expr::At(_, x, _) => expr_counts(x, out),
         Expr::Bin(_, l, r) => {
             expr_counts(l, out);
             expr_counts(r, out);

@@ -106,6 +106,13 @@ pub fn tokens(c: &Checked) -> TokenStream {
             hrules[i] = HeaderRule::Checksum;
         }
     }
+    // A string's offset field: where the writer placed the string (`strings.rs`).
+    let strings = crate::strings::writer_parts(c);
+    for (i, name) in &strings.offsets {
+        if let Some(r) = hrules.get_mut(*i) {
+            *r = HeaderRule::RangeOffset(name.clone());
+        }
+    }
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -131,6 +138,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
             pub fn #name(mut self, value: #ty) -> Self { self.#name = value; self }
         });
     }
+
+    in_fields.extend(strings.fields);
+    in_defaults.extend(strings.defaults);
+    moves.extend(strings.moves);
+    setters.extend(strings.setters);
 
     // ---- tables: spec structs
     let mut spec_items = Vec::new();
@@ -194,7 +206,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut plan_steps = Vec::new();
     let mut plan_inits = Vec::new();
     for item in &w.order {
-        if let Some(t) = c.table(&item.text) {
+        if let Some((step, at)) = crate::strings::plan_step(c, &item.text, &align) {
+            plan_fields.push(quote!(#at: u64,));
+            plan_inits.push(quote!(#at,));
+            plan_steps.push(step);
+        } else if let Some(t) = c.table(&item.text) {
             let at_var = format_ident!("{}_at", t.name.text);
             let name = format_ident!("{}", t.name.text);
             let size = Literal::u64_suffixed(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
@@ -367,6 +383,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         quote!(__rt::put(out, plan.#at, self.#n)?;)
     });
 
+    let string_writes = strings.writes;
     let doc = format!(
         " Writes a {name} file in one forward pass into a caller's buffer: every offset computed, the\n ranges aligned to {a} bytes, the checksum patched in. Derived fields are not settable.",
         name = c.schema.name.text,
@@ -438,6 +455,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 let _ = &header;
                 #(#table_writes)*
                 #(#range_writes)*
+                #(#string_writes)*
                 #(#data_writes)*
                 #(#checksum_patch)*
                 Ok(out.len())

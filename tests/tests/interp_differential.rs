@@ -1485,3 +1485,225 @@ fn regressions() {
         vpmn_agree(b);
     }
 }
+
+// ----- strtab: `table[expr].field` -------------------------------------------------------------
+
+const STRTAB: &str = "schemas/strtab.yaml";
+
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod strtab {
+    npuschema_macro::include_schema!("schemas/strtab.yaml");
+}
+
+/// A `strtab.yaml` file (as schema_constructs.rs builds it): `sections` (name offset, kind,
+/// link, offset, size) at 16, the names at 80, four data bytes, then the title.
+fn strtab_file(sections: &[(u32, u16, u16)], names: &[u8], title: &[u8]) -> Vec<u8> {
+    let names_at = 16 + 16 * sections.len();
+    let data_at = names_at + names.len();
+    let title_at = data_at + 4;
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3152_5453u32.to_le_bytes());
+    out.extend_from_slice(&(sections.len() as u16).to_le_bytes());
+    // The names section: the first string table.
+    let names_index = sections.iter().position(|s| s.1 == 3).unwrap_or(0);
+    out.extend_from_slice(&(names_index as u16).to_le_bytes());
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&(title_at as u32).to_le_bytes());
+    for &(name, kind, link) in sections {
+        let (offset, size) = match kind {
+            3 => (names_at as u32, names.len() as u32),
+            1 => (data_at as u32, 4),
+            8 => (0xFFFF_FF00, 64),
+            _ => (0, 0),
+        };
+        out.extend_from_slice(&name.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&link.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+    }
+    out.extend_from_slice(names);
+    out.extend_from_slice(&[1, 2, 3, 4]);
+    out.extend_from_slice(&(title.len() as u16).to_le_bytes());
+    out.extend_from_slice(title);
+    out
+}
+
+fn strtab_agree(b: &[u8]) -> &'static str {
+    let g = strtab::StrTab::validate(b);
+    let gb = strtab::StrTab::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(STRTAB, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [
+                magic,
+                section_count,
+                names_index,
+                section_offset,
+                title_offset
+            ]
+        );
+        assert_eq!(range(v, "names"), Some(span(b, g.names())));
+        // The strings: the generated accessors' bytes, and the interpreter's (where they
+        // start in the file, and the text when UTF-8).
+        let strings = |path: &str| {
+            v.strings
+                .iter()
+                .find(|x| x.path == path)
+                .unwrap_or_else(|| panic!("no string {path}"))
+        };
+        let t = strings("title");
+        assert_eq!(
+            (t.bytes.as_slice(), t.offset),
+            (g.title(), span(b, g.title()).0)
+        );
+        assert_eq!(t.text.as_deref(), g.title_str().ok());
+        assert_eq!(v.strings.len(), 1 + g.sections().len());
+        assert_eq!(g.sections().len(), record_count(v, "sections"));
+        for s in g.sections() {
+            let p = format!("sections[{}]", s.index());
+            let n = strings(&format!("{p}.name"));
+            assert_eq!(
+                (n.bytes.as_slice(), n.offset),
+                (g.name(&s), span(b, g.name(&s)).0)
+            );
+            assert_eq!(n.text.as_deref(), g.name_str(&s).ok());
+            same_fields!(v, &p, s, [name_offset, link, offset, size]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+            assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+        }
+    })
+}
+
+#[test]
+fn strtab_and_its_mutants_agree() {
+    assert_eq!(interp(STRTAB).sites(), &strtab::ERROR_SITES[..]);
+    let names = b"\0.names\0.data\0.bss\0";
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (sections, title) in [
+        (
+            &[(0u32, 0u16, 0u16), (1, 3, 0), (8, 1, 1), (14, 8, 0)][..],
+            &b"title"[..],
+        ),
+        (&[(1, 3, 0)][..], &b""[..]),
+        (&[(8, 1, 1), (1, 3, 1)][..], &b"a longer title"[..]),
+    ] {
+        let good = strtab_file(sections, names, title);
+        assert_eq!(strtab_agree(&good), "ok");
+        for (k, n) in sweep(&good, &strtab_agree, &|_| {}, 0..0, 5_000, 0x57AB) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // The computed indices past the table, on purpose.
+    let good = strtab_file(&[(1, 3, 0), (8, 1, 1)], names, b"t");
+    let mut b = good.clone();
+    b[6..8].copy_from_slice(&2u16.to_le_bytes());
+    assert_eq!(strtab_agree(&b), "bad-names-index");
+    let mut b = good.clone();
+    b[16 + 16 + 6..16 + 16 + 8].copy_from_slice(&0xFFFFu16.to_le_bytes());
+    assert_eq!(strtab_agree(&b), "bad-link");
+    // A name that is not UTF-8, and a title that is not.
+    let mut b = good.clone();
+    b[16 + 32 + 2] = 0xFF;
+    assert_eq!(strtab_agree(&b), "name-not-utf8");
+    let mut b = good.clone();
+    let n = b.len();
+    b[n - 1] = 0x80;
+    assert_eq!(strtab_agree(&b), "title-not-utf8");
+    eprintln!("strtab verdicts: {verdicts:?}");
+    assert_reached(
+        "strtab",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "sections-out-of-bounds",
+            "bad-names-index",
+            "names-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
+            "section-out-of-bounds",
+            "bad-link",
+            "bad-name",
+            "name-not-utf8",
+            "ok",
+        ],
+    );
+}
+
+// ----- titled: strings the writer places ------------------------------------------------------
+
+const TITLED: &str = "schemas/titled.yaml";
+
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod titled {
+    npuschema_macro::include_schema!("schemas/titled.yaml");
+}
+
+fn titled_agree(b: &[u8]) -> &'static str {
+    let g = titled::Titled::validate(b);
+    let gb = titled::Titled::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(TITLED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(v, "header", h, [magic, count, title_offset, comment_offset]);
+        let got: Vec<(&str, &[u8], u64)> = v
+            .strings
+            .iter()
+            .map(|s| (s.path.as_str(), s.bytes.as_slice(), s.offset))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("title", g.title(), span(b, g.title()).0),
+                ("comment", g.comment(), span(b, g.comment()).0)
+            ]
+        );
+    })
+}
+
+#[test]
+fn titled_writer_built_files_and_their_mutants_agree() {
+    assert_eq!(interp(TITLED).sites(), &titled::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (title, comment, values) in [
+        ("größe", &b"a comment"[..], &[1u32, 2][..]),
+        ("", &b""[..], &[][..]),
+        ("t", &b"\xff\xfe"[..], &[5][..]),
+    ] {
+        let specs: Vec<titled::ValueSpec> = values
+            .iter()
+            .map(|&value| titled::ValueSpec { value })
+            .collect();
+        let good = titled::TitledWriter::new()
+            .title(title)
+            .comment(comment)
+            .values(&specs)
+            .to_vec()
+            .unwrap();
+        assert_eq!(titled_agree(&good), "ok");
+        for (k, n) in sweep(&good, &titled_agree, &|_| {}, 0..0, 5_000, 0x717E) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("titled verdicts: {verdicts:?}");
+    assert_reached(
+        "titled",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "values-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
+            "bad-comment",
+            "ok",
+        ],
+    );
+}

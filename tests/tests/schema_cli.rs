@@ -371,3 +371,63 @@ fn same_verdicts(schema: &[String], built_in: &[String]) {
     }
     assert!(unknown < schema.len() / 4, "most mutants keep their magic");
 }
+
+/// `inspect --schema` on a file with strings (`tests/schemas/strtab.yaml`): the text and
+/// the JSON view show each section's name and the title, decoded.
+#[test]
+fn inspect_shows_the_strings() {
+    let dir = TempDir::new("strtab");
+    let names = b"\0.names\0.data\0";
+    let title_at = 16 + 32 + names.len() as u32 + 4;
+    let file_with = |title: &[u8]| {
+        let mut b = Vec::new();
+        b.extend_from_slice(&0x3152_5453u32.to_le_bytes());
+        b.extend_from_slice(&2u16.to_le_bytes());
+        b.extend_from_slice(&0u16.to_le_bytes());
+        b.extend_from_slice(&16u32.to_le_bytes());
+        b.extend_from_slice(&title_at.to_le_bytes());
+        for (name, kind, offset, size) in [
+            (1u32, 3u16, 48u32, names.len() as u32),
+            (8, 1, 48 + names.len() as u32, 4),
+        ] {
+            b.extend_from_slice(&name.to_le_bytes());
+            b.extend_from_slice(&kind.to_le_bytes());
+            b.extend_from_slice(&0u16.to_le_bytes());
+            b.extend_from_slice(&offset.to_le_bytes());
+            b.extend_from_slice(&size.to_le_bytes());
+        }
+        b.extend_from_slice(names);
+        b.extend_from_slice(&[9; 4]);
+        b.extend_from_slice(&(title.len() as u16).to_le_bytes());
+        b.extend_from_slice(title);
+        b
+    };
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/strtab.yaml");
+    // A title cut inside a UTF-8 sequence: rejected by `string_utf8`.
+    let bad = dir.file("bad.str", &file_with(&"né".as_bytes()[..2]));
+    assert_eq!(inspect_output(&schema, &bad, true).code, 1);
+    let file = dir.file("ok.str", &file_with("né!".as_bytes()));
+    let text = inspect_output(&schema, &file, false);
+    assert_eq!(text.code, 0, "{text:?}");
+    for want in [
+        "strings",
+        "sections[0].name",
+        "\".names\"",
+        "sections[1].name",
+        "\".data\"",
+        "title",
+        "\"né!\"",
+    ] {
+        assert!(text.stdout.contains(want), "{want} in {}", text.stdout);
+    }
+    let o = inspect_output(&schema, &file, true);
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    let strings = v["strings"].as_array().unwrap();
+    assert_eq!(strings.len(), 3);
+    assert_eq!(strings[0]["path"], "title");
+    assert_eq!(strings[0]["str"], "né!");
+    assert_eq!(strings[0]["offset"], title_at + 2);
+    assert_eq!(strings[2]["path"], "sections[1].name");
+    assert_eq!(strings[2]["str"], ".data");
+    assert_eq!(strings[2]["bytes"], "2e64617461");
+}

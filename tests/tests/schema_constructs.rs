@@ -343,3 +343,267 @@ fn order_across_records() {
     set_u32(&mut ok, 16 + 3 * SECTION + 12, s1 + 4);
     assert!(ObjTab::validate(&ok).is_ok());
 }
+
+mod strtab {
+    npuschema_macro::include_schema!("schemas/strtab.yaml");
+}
+
+/// A `strtab.yaml` file: four sections at 16 (null, the names, a progbits section linked
+/// to the names, a nobits one), the names at 80, four data bytes, then the title (a `u16`
+/// length and its bytes).
+fn strtab_blob() -> Vec<u8> {
+    let names = b"\0.names\0.data\0.bss\0";
+    let names_at = 16 + 4 * 16;
+    let data_at = names_at + names.len();
+    let title_at = data_at + 4;
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3152_5453u32.to_le_bytes());
+    out.extend_from_slice(&4u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(title_at).expect("small").to_le_bytes());
+    let u = |x: usize| u32::try_from(x).expect("small");
+    for (name, kind, link, offset, size) in [
+        (0u32, 0u16, 0u16, 0u32, 0u32),
+        (1, 3, 0, u(names_at), u(names.len())),
+        (8, 1, 1, u(data_at), 4),
+        (14, 8, 0, 0xFFFF_FF00, 64),
+    ] {
+        out.extend_from_slice(&name.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&link.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+    }
+    out.extend_from_slice(names);
+    out.extend_from_slice(&[1, 2, 3, 4]);
+    out.extend_from_slice(&5u16.to_le_bytes());
+    out.extend_from_slice(b"title");
+    out
+}
+
+/// The `Error` and the `Brief` for `b` name the same check; returns the `Error`.
+fn strtab_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = strtab::StrTab::validate(b).expect_err("rejected");
+    let brief = strtab::StrTab::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = strtab::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn computed_index_reads_a_record() {
+    use strtab::StrTab;
+    let b = strtab_blob();
+    let v = StrTab::validate(&b).expect("valid");
+    // `names` is located by `sections[header.names_index]`: section 1's bytes.
+    assert_eq!(v.names(), &b"\0.names\0.data\0.bss\0"[..]);
+    // Another section as the names: `sections[header.names_index].kind` must be strtab.
+    let mut bad = b.clone();
+    bad[6..8].copy_from_slice(&2u16.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.name, e.offset),
+        ("bad-names-index", "header.names_index", 6)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(1),
+            rhs: Some(3),
+            names: &["", "!=", "strtab"]
+        }
+    );
+    // An index past the table fails closed with the same code: no record, no value.
+    for past in [4u16, 5, 0xFFFF] {
+        bad[6..8].copy_from_slice(&past.to_le_bytes());
+        let e = strtab_rejected(&bad);
+        assert_eq!(
+            (e.code, e.field.name),
+            ("bad-names-index", "header.names_index")
+        );
+        assert!(
+            matches!(
+                e.detail,
+                Detail::Compare {
+                    lhs: None,
+                    rhs: Some(3),
+                    ..
+                }
+            ),
+            "{:?}",
+            e.detail
+        );
+    }
+    // A record's `link` names another record by a computed index: past the table, or not
+    // a string table, is rejected at that record.
+    for link in [4u16, 2, 0xFFFF] {
+        let mut bad = b.clone();
+        bad[16 + 2 * 16 + 6..16 + 2 * 16 + 8].copy_from_slice(&link.to_le_bytes());
+        let e = strtab_rejected(&bad);
+        assert_eq!(
+            (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+            ("bad-link", "sections", 2, "link", 16 + 2 * 16 + 6)
+        );
+    }
+}
+
+#[test]
+fn strings_in_a_string_table_and_length_prefixed() {
+    use strtab::StrTab;
+    let b = strtab_blob();
+    let v = StrTab::validate(&b).expect("valid");
+    // Each section's name: NUL-terminated in the names section, read at its offset.
+    let names: Vec<&[u8]> = v.sections().map(|s| v.name(&s)).collect();
+    assert_eq!(names, [&b""[..], b".names", b".data", b".bss"]);
+    let text: Vec<&str> = v
+        .sections()
+        .map(|s| v.name_str(&s).expect("UTF-8"))
+        .collect();
+    assert_eq!(text, ["", ".names", ".data", ".bss"]);
+    // The title: a u16 length, then its bytes.
+    assert_eq!((v.title(), v.title_str()), (&b"title"[..], Ok("title")));
+    assert!(StrTab::validate_as::<Brief>(&b).is_ok());
+    let names_at = 80u64;
+    let names_len = 19u64;
+    // A name offset past the names section, and one whose string runs to the end of the
+    // section without a NUL: each rejected at its record, with the offset and the room.
+    let mut bad = b.clone();
+    let at = 16 + 3 * 16;
+    bad[at..at + 4].copy_from_slice(&19u32.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.index, e.field.name, e.offset),
+        ("bad-name", 3, "name_offset", at as u64)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: 19,
+            len: 0,
+            limit_name: "names",
+            limit: names_len
+        }
+    );
+    // The last NUL moved out of the section: `.bss` has no terminator inside it.
+    let mut bad = b.clone();
+    bad[16 + 16 + 12..16 + 16 + 16].copy_from_slice(&18u32.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!((e.code, e.field.index), ("bad-name", 3));
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: 14,
+            len: 4,
+            limit_name: "names",
+            limit: 18
+        }
+    );
+    // A name that is not UTF-8: found, but refused by `string_utf8`.
+    let mut bad = b.clone();
+    bad[(names_at + 9) as usize] = 0xFF;
+    let e = strtab_rejected(&bad);
+    assert_eq!((e.code, e.field.index), ("name-not-utf8", 2));
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(1),
+            rhs: Some(5),
+            names: &["valid_utf8", "<", "length"]
+        }
+    );
+    // A title longer than the file, and a title that is not UTF-8.
+    let n = b.len();
+    let mut bad = b.clone();
+    bad[n - 7..n - 5].copy_from_slice(&6u16.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.name, e.offset),
+        ("bad-title", "header.title_offset", 12)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: n as u64 - 7,
+            len: 8,
+            limit_name: "len",
+            limit: n as u64
+        }
+    );
+    let mut bad = b.clone();
+    bad[n - 1] = 0xC3;
+    assert_eq!(strtab_rejected(&bad).code, "title-not-utf8");
+    // A title offset past the file: the length word is not there.
+    let mut bad = b.clone();
+    bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+    let e = strtab_rejected(&bad);
+    assert_eq!(e.code, "bad-title");
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: u64::from(u32::MAX),
+            len: 2,
+            limit_name: "len",
+            limit: n as u64
+        }
+    );
+}
+
+mod titled {
+    npuschema_macro::include_schema!("schemas/titled.yaml");
+}
+
+#[test]
+fn the_writer_places_strings_and_sets_their_offsets() {
+    use titled::{Titled, TitledWriter};
+    let w = TitledWriter::new()
+        .title("größe")
+        .comment(b"no NUL here")
+        .values(&[
+            titled::ValueSpec { value: 7 },
+            titled::ValueSpec { value: 9 },
+        ]);
+    let mut buf = [0u8; 128];
+    let n = w.write_into(&mut buf).expect("fits");
+    let b = &buf[..n];
+    assert_eq!(Some(n), w.encoded_len().ok());
+    // Header 16, two values, then the title (aligned to 4) with its big-endian u16 length,
+    // then the comment with its NUL.
+    let title_at = 16 + 8;
+    assert_eq!(&b[8..12], &[0, 0, 0, 0x18]);
+    assert_eq!(&b[title_at..title_at + 2], &[0, 7]);
+    let comment_at = (title_at + 2 + 7).next_multiple_of(4);
+    assert_eq!(
+        &b[12..16],
+        &u32::try_from(comment_at).expect("small").to_be_bytes()
+    );
+    assert_eq!(&b[comment_at..], b"no NUL here\0");
+    let v = Titled::validate(b).expect("the writer's output validates");
+    assert_eq!(v.title_str(), Ok("größe"));
+    assert_eq!(v.comment(), b"no NUL here");
+    assert_eq!(v.values().map(|x| x.value()).collect::<Vec<_>>(), [7, 9]);
+    // Unset strings are empty, and still there.
+    let n = TitledWriter::new().write_into(&mut buf).expect("fits");
+    let v = Titled::validate(&buf[..n]).expect("valid");
+    assert_eq!((v.title(), v.comment()), (&b""[..], &b""[..]));
+    // A comment holding a NUL would read back shorter: refused.
+    assert!(matches!(
+        TitledWriter::new().comment(b"a\0b").write_into(&mut buf),
+        Err(npuschema_core::WriteError::Layout { item: "comment" })
+    ));
+    // A title longer than its u16 length can say: refused.
+    let long = "x".repeat(70_000);
+    assert!(matches!(
+        TitledWriter::new()
+            .title(&long)
+            .encoded_len()
+            .and_then(|_| {
+                let mut big = vec![0u8; 80_000];
+                TitledWriter::new().title(&long).write_into(&mut big)
+            }),
+        Err(npuschema_core::WriteError::TooLarge { field: "title", .. })
+    ));
+}

@@ -24,6 +24,23 @@ pub struct View {
     pub ranges: Vec<RangeView>,
     /// Every checksum, stored and computed.
     pub checksums: Vec<ChecksumView>,
+    /// The strings (`strings:`): the file's, then each record's.
+    pub strings: Vec<StringView>,
+}
+
+/// A string of the file (`strings:`), without its NUL or length word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StringView {
+    /// The string's name.
+    pub name: String,
+    /// Its path (`title`, `sections[1].name`).
+    pub path: String,
+    /// Where its bytes start in the file.
+    pub offset: u64,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Its text, when it is UTF-8.
+    pub text: Option<String>,
 }
 
 /// The header, a located record, a table or a collection.
@@ -217,7 +234,32 @@ impl View {
                 k.stored == k.computed
             );
         }
-        o.push_str("]}");
+        o.push(']');
+        // Only a schema with strings has the key (the views of the others are unchanged).
+        if !self.strings.is_empty() {
+            o.push_str(",\"strings\":[");
+            for (i, s) in self.strings.iter().enumerate() {
+                if i > 0 {
+                    o.push(',');
+                }
+                o.push('{');
+                kv_str(&mut o, "name", &s.name);
+                o.push(',');
+                kv_str(&mut o, "path", &s.path);
+                let _ = write!(o, ",\"offset\":{},\"str\":", s.offset);
+                match &s.text {
+                    Some(t) => str_json(&mut o, t),
+                    None => o.push_str("null"),
+                }
+                o.push_str(",\"bytes\":\"");
+                for b in &s.bytes {
+                    let _ = write!(o, "{b:02x}");
+                }
+                o.push_str("\"}");
+            }
+            o.push(']');
+        }
+        o.push('}');
         o
     }
 }
@@ -808,7 +850,18 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             }
         }
     }
+    let strings = super::strings::found(p, &comp, st)
+        .into_iter()
+        .map(|(name, path, offset, bytes)| StringView {
+            text: std::str::from_utf8(&bytes).ok().map(str::to_string),
+            name,
+            path,
+            offset,
+            bytes,
+        })
+        .collect();
     View {
+        strings,
         schema: c.schema.name.text.clone(),
         file: file.name.text.clone(),
         variant: variant.map(str::to_string),

@@ -1,0 +1,243 @@
+//! `table[expr].field`: a field of a table's record at a computed index.
+//!
+//! The reference resolves as the constant-index form `<table>.N.<field>` does (an
+//! [`Owner::Element`]), with the index [`COMPUTED`] standing for "the value of the index
+//! expression": the emitter binds it to `__at` before reading the record, the interpreter
+//! substitutes it. A record that is not there (the index at or past the table's count, or
+//! the index overflowing) makes the whole expression fail, so the check that uses it fails
+//! closed with its own code, exactly as `<table>.N.<field>` does for a missing record.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, StepState};
+use crate::diag::Diags;
+use crate::emit::{Em, Env};
+use crate::expr::{Expr, ExprAt};
+
+/// The element index that stands for the computed one.
+pub const COMPUTED: u64 = u64::MAX;
+
+/// The reference path `[table, COMPUTED, field...]` that [`Checked::resolve`] resolves to
+/// an [`Owner::Element`] with the index [`COMPUTED`].
+pub fn path(table: &str, field: &[String]) -> Vec<String> {
+    let mut p = vec![table.to_string(), COMPUTED.to_string()];
+    p.extend(field.iter().cloned());
+    p
+}
+
+/// What `table[..].field` reads: a number (a field, a composed value or a bit range of a
+/// record of a table of the file).
+pub fn resolve(
+    c: &Checked,
+    table: &str,
+    field: &[String],
+    scope: Scope<'_>,
+) -> Result<Resolved, String> {
+    if matches!(scope, Scope::RecordOnly(_)) {
+        return Err(format!(
+            "`{table}[...]` reads another record, which a record's view cannot: write it in a validation step"
+        ));
+    }
+    if !c.schema.file.tables.iter().any(|t| t.name.text == table) {
+        let tables: Vec<&str> = c
+            .schema
+            .file
+            .tables
+            .iter()
+            .map(|t| t.name.text.as_str())
+            .collect();
+        return Err(format!(
+            "`{table}[...]`: `{table}` is not a table of the file (tables: {})",
+            tables.join(", ")
+        ));
+    }
+    match c.resolve(&path(table, field), scope)? {
+        Resolved::FlagBit(..) => Err(format!(
+            "`{table}[...].{}`: a table element's flag bits cannot be tested (compare its value instead)",
+            field.join(".")
+        )),
+        r @ (Resolved::Field(Owner::Element(..), _)
+        | Resolved::Composed(Owner::Element(..), _)
+        | Resolved::BitField(Owner::Element(..), _, _)) => Ok(r),
+        _ => Err(format!(
+            "`{table}[...].{}` must name a field of the record",
+            field.join(".")
+        )),
+    }
+}
+
+/// Every `table[..].field` in `e`, outermost first.
+pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
+    fn walk<'a>(e: &'a Expr, out: &mut Vec<(&'a str, &'a Expr, &'a [String])>) {
+        match e {
+            Expr::Num(_) | Expr::Ref(_) => {}
+            Expr::Not(x) => walk(x, out),
+            Expr::Bin(_, l, r) => {
+                walk(l, out);
+                walk(r, out);
+            }
+            Expr::Call(_, args) => args.iter().for_each(|a| walk(a, out)),
+            Expr::At(t, i, f) => {
+                out.push((t, i, f));
+                walk(i, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(e, &mut out);
+    out
+}
+
+/// Whether `e` is a `table[..].field` of a float field (compared bitwise, like a float
+/// field named directly).
+pub fn is_float(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
+    let Expr::At(t, _, f) = e else { return false };
+    matches!(
+        resolve(c, t, f, scope),
+        Ok(Resolved::Field(o, i)) if matches!(crate::check::field_kind_of(c, o, i, scope), Some(FieldKind::Float(_)))
+    )
+}
+
+/// Check one `table[index].field`: the table, the field, and an index that is a number.
+/// Returns whether it is sound (so that shape complaints are not piled on top).
+pub(crate) fn check(
+    c: &Checked,
+    (table, index, field): (&str, &Expr, &[String]),
+    scope: Scope<'_>,
+    what: &str,
+    at: &ExprAt,
+    d: &mut Diags,
+) -> bool {
+    let mut ok = crate::check::check_calls(c, index, scope, what, at, d);
+    if let Err(msg) = resolve(c, table, field, scope) {
+        d.error(at.pos, format!("{what} `{}`: {msg}", at.text));
+        ok = false;
+    }
+    for p in index.refs() {
+        if c.resolve(p, scope).is_err() {
+            // Reported by `check_expr`, which resolves every reference.
+            return false;
+        }
+    }
+    if ok && crate::check::is_bool(c, index, scope) {
+        d.error(
+            at.pos,
+            format!(
+                "{what} `{}`: the index of `{table}[...]` must be a number, not a condition",
+                at.text
+            ),
+        );
+        ok = false;
+    }
+    ok
+}
+
+/// A `table[..]` read before the table's `table_fits` step (what `<table>.N.<field>` gets).
+pub(crate) fn unfitted(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
+    let mut seen: Vec<&str> = Vec::new();
+    for (t, _, _) in all(&e.expr) {
+        if seen.contains(&t) || !c.schema.file.tables.iter().any(|x| x.name.text == t) {
+            continue;
+        }
+        seen.push(t);
+        if !st.tables_fitted.iter().any(|x| x == t) {
+            d.error(
+                e.pos,
+                format!(
+                    "`{}` reads table `{t}` before the table_fits step that makes it safe to read",
+                    e.text
+                ),
+            );
+        }
+    }
+}
+
+/// A written `<table>.<COMPUTED>.<field>`: the index that stands for a computed one is
+/// not a record anyone can name.
+pub(crate) fn reserved_index(c: &Checked, e: &ExprAt, scope: Scope<'_>, d: &mut Diags) {
+    for p in e.expr.refs() {
+        if let Ok(
+            Resolved::Field(Owner::Element(_, COMPUTED), _)
+            | Resolved::Composed(Owner::Element(_, COMPUTED), _)
+            | Resolved::BitField(Owner::Element(_, COMPUTED), _, _)
+            | Resolved::FlagBit(Owner::Element(_, COMPUTED), _, _),
+        ) = c.resolve(p, scope)
+        {
+            d.error(
+                e.pos,
+                format!(
+                    "`{}`: record index {COMPUTED} is too large (write `table[index].field`)",
+                    e.text
+                ),
+            );
+        }
+    }
+}
+
+/// `u64` tokens (with `?`) for `table[index].field`: the index is computed once into
+/// `__at`, then the record is read as `<table>.N.<field>` reads record `N`.
+pub(crate) fn emit(
+    em: &Em<'_>,
+    (table, index, field): (&str, &Expr, &[String]),
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let i = em.inner(index, scope, env);
+    let leaf = em.leaf(&path(table, field), scope, env);
+    quote!({
+        let __at: u64 = #i;
+        #leaf
+    })
+}
+
+/// The record view at the computed index `__at` of the table in `var` (a slice of
+/// records): `None` (the check fails) when there is no such record.
+pub(crate) fn element_base(rec: &proc_macro2::Ident, var: &proc_macro2::Ident) -> TokenStream {
+    quote!((#rec {
+        raw: #var.get(usize::try_from(__at).ok()?)?,
+        buf,
+        index: u32::try_from(__at).unwrap_or(u32::MAX),
+    }))
+}
+
+/// A writer computes the places of tables, ranges and checksums and the values of `expect`
+/// steps before it has written any table, so it cannot read `table[...]` in them: refused
+/// (the validator and the view do not need the writer).
+pub(crate) fn check_writer(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    if file.writer.is_none() {
+        return;
+    }
+    let mut exprs: Vec<&ExprAt> = Vec::new();
+    for t in &file.tables {
+        exprs.extend([&t.at, &t.count, &t.stride]);
+    }
+    for r in file.ranges.iter().filter(|r| r.table.is_none()) {
+        exprs.extend([&r.offset, &r.length]);
+    }
+    for k in &file.checksums {
+        exprs.extend([&k.from, &k.to, &k.stored]);
+    }
+    fn expects<'s>(steps: &'s [crate::schema::Step], out: &mut Vec<&'s ExprAt>) {
+        for s in steps {
+            match s {
+                crate::schema::Step::Expect { equals, .. } => out.push(equals),
+                crate::schema::Step::ForEach { steps, .. } => expects(steps, out),
+                _ => {}
+            }
+        }
+    }
+    expects(&file.validate, &mut exprs);
+    for e in exprs {
+        if let Some((t, _, _)) = all(&e.expr).first() {
+            d.error(
+                e.pos,
+                format!(
+                    "`{}`: the writer computes this before it writes any table, so it cannot read `{t}[...]`; remove `writer:` (the validator and the view do not need it)",
+                    e.text
+                ),
+            );
+        }
+    }
+}

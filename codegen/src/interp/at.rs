@@ -1,0 +1,52 @@
+//! `table[index].field` in the interpreter: the field is compiled once with a placeholder
+//! record index, and each evaluation reads the record at the index it computes (no record
+//! there, or an index that overflowed: the value is missing and the check fails).
+
+use super::{CE, Comp, FRef, Own};
+use crate::check::{Resolved, Scope};
+use crate::expr::Expr;
+
+/// The placeholder record index: [`crate::index::COMPUTED`], which the checker reserves.
+const COMPUTED: u64 = crate::index::COMPUTED;
+
+impl Comp<'_> {
+    /// Compile `table[index].field`.
+    pub(super) fn at(&self, table: &str, index: &Expr, field: &[String], scope: Scope<'_>) -> CE {
+        let Ok(r) = crate::index::resolve(self.c, table, field, scope) else {
+            return CE::Zero;
+        };
+        let field = match r {
+            Resolved::Field(..) | Resolved::Composed(..) | Resolved::BitField(..) => {
+                let mut p = vec![table.to_string(), COMPUTED.to_string()];
+                p.extend(field.iter().cloned());
+                self.leaf(&p, scope)
+            }
+            _ => CE::Zero,
+        };
+        CE::At(Box::new(self.expr(index, scope)), Box::new(field))
+    }
+}
+
+impl FRef {
+    fn at_index(self, k: u64) -> FRef {
+        match self.own {
+            Own::Element(t, COMPUTED) => FRef {
+                own: Own::Element(t, k),
+                ..self
+            },
+            _ => self,
+        }
+    }
+}
+
+impl CE {
+    /// The compiled field of a `table[..]`, reading record `k`.
+    pub(super) fn at_index(&self, k: u64) -> CE {
+        match self {
+            CE::Field(f) => CE::Field(f.at_index(k)),
+            CE::Composed(l, h) => CE::Composed(l.at_index(k), h.at_index(k)),
+            CE::BitRange(f, lo, mask) => CE::BitRange(f.at_index(k), *lo, *mask),
+            other => other.clone(),
+        }
+    }
+}

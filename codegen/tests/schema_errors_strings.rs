@@ -1,0 +1,60 @@
+//! Golden tests for `table[expr].field` and the string constructs: each
+//! `schema_errors/<kind>.yaml` holds mistakes of one kind, `<kind>.expected` the
+//! diagnostics the loader must print (file:line:column). Regenerate with
+//! `NPUSCHEMA_BLESS=1 cargo test -p npuschema-codegen --test schema_errors_strings` after
+//! reviewing the change.
+
+use std::path::Path;
+
+fn golden(kind: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_errors");
+    let yaml = dir.join(format!("{kind}.yaml"));
+    let text = std::fs::read_to_string(&yaml).expect("fixture");
+    let shown = format!("schema_errors/{kind}.yaml");
+    let diags = match npuschema_codegen::load_str(&text, &shown) {
+        Ok(_) => panic!("{shown} must be rejected"),
+        Err(d) => d.to_string(),
+    };
+    let expected_path = dir.join(format!("{kind}.expected"));
+    if std::env::var_os("NPUSCHEMA_BLESS").is_some() {
+        std::fs::write(&expected_path, &diags).expect("bless");
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+    assert_eq!(
+        diags,
+        expected,
+        "diagnostics for {shown} differ from {}",
+        expected_path.display()
+    );
+}
+
+/// `table[expr].field` misused: no such table or field, a flag bit, a condition as the
+/// index, a read before `table_fits`, in a record's view, malformed, the reserved index.
+#[test]
+fn computed_index() {
+    golden("indexed");
+}
+
+/// A writer with `table[expr].field` where the writer computes places and values (before
+/// any table is written): refused, where it stands.
+#[test]
+fn computed_index_with_a_writer() {
+    golden("indexed_writer");
+}
+
+/// Strings misused: no such table or range, a per-record or conditional range, a signed
+/// prefix, a name the view already uses, an offset a record's view cannot compute, a
+/// string with no `string_fits` (or one in the wrong place or before its range is
+/// checked), `string_utf8` before `string_fits`, an unknown string.
+#[test]
+fn strings_misused() {
+    golden("strings");
+}
+
+/// A writer writes a file's string at a header field's offset; string tables (a record's
+/// string, a string in a range) and computed offsets are refused with the reason, and a
+/// writable string must be placed by `writer.order`.
+#[test]
+fn strings_the_writer_cannot_write() {
+    golden("strings_writer");
+}
