@@ -929,6 +929,9 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
+            Step::StreamFits { code, stream } => {
+                crate::streams::check_step(c, code, stream, scope, st, d);
+            }
             Step::Order {
                 code,
                 kind,
@@ -1071,6 +1074,8 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::Ext(x) => crate::ext::step_exprs(c, x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
+        // Its expressions are in the stream header's scope; checked by `streams.rs`.
+        Step::StreamFits { .. } => Vec::new(),
         // Its key is in record scope; checked with that scope by `check_steps`.
         Step::Order { .. } => Vec::new(),
     }
@@ -1093,6 +1098,13 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
 
 /// Items every generated module defines at its top level, next to the schema's constants.
 const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES", "error_site"];
+
+/// The file's collections (directory layouts) and streams with theirs, as tables.
+fn collections_of(file: &crate::schema::File) -> Vec<Table> {
+    let mut v = crate::ext::collections(file);
+    v.extend(crate::streams::tables(file));
+    v
+}
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
@@ -1158,7 +1170,7 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         layouts.insert(st.name.text.clone(), l);
     }
     let mut c = Checked {
-        collections: crate::ext::collections(&schema.file),
+        collections: collections_of(&schema.file),
         schema,
         layouts,
         sha256,
@@ -1189,7 +1201,7 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
                 ..c.schema.clone()
             };
             let vc = Checked {
-                collections: crate::ext::collections(&schema.file),
+                collections: collections_of(&schema.file),
                 schema,
                 layouts: c.layouts.clone(),
                 sha256: c.sha256.clone(),
@@ -1454,6 +1466,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
         );
     }
     crate::ext::check_file(c, d);
+    crate::streams::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(
@@ -1563,7 +1576,11 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    crate::streams::check_walked(c, &st.tables_fitted, d);
     for t in &c.collections {
+        if crate::streams::is_target(file, &t.name.text) {
+            continue;
+        }
         if !st.tables_fitted.contains(&t.name.text) {
             d.error(
                 t.name.pos,

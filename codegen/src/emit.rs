@@ -958,6 +958,11 @@ impl<'a> Em<'a> {
                 {
                     crate::sections::for_each_collection(self, &table.text, steps)
                 }
+                Step::ForEach { table, steps }
+                    if crate::streams::is_target(&self.schema().file, &table.text) =>
+                {
+                    crate::stream_emit::for_each(self, &table.text, steps)
+                }
                 _ => self.step(s, scope, &env),
             });
         }
@@ -1465,6 +1470,9 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
+            Step::StreamFits { code, stream } => {
+                crate::stream_emit::step(self, &code.text, &stream.text)
+            }
             Step::Order {
                 code,
                 kind,
@@ -1812,11 +1820,15 @@ impl<'a> Em<'a> {
                 }
             });
         }
-        let ext = crate::sections::file_items(self);
-        fields.extend(ext.fields);
-        inits.extend(ext.inits);
-        accessors.extend(ext.accessors);
-        iters.extend(ext.items);
+        for ext in [
+            crate::sections::file_items(self),
+            crate::stream_emit::file_items(self),
+        ] {
+            fields.extend(ext.fields);
+            inits.extend(ext.inits);
+            accessors.extend(ext.accessors);
+            iters.extend(ext.items);
+        }
         let table_ats = file
             .tables
             .iter()

@@ -20,6 +20,7 @@
 //! assert_eq!(err.code, "truncated-header");
 //! ```
 
+mod stream;
 mod view;
 
 use std::collections::HashMap;
@@ -925,6 +926,9 @@ impl Comp<'_> {
                 }
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
+            Step::StreamFits { code, stream } => {
+                return stream::compile_fits(self, &code.text, &stream.text);
+            }
             Step::Let { name, value } => CStep::Let {
                 i: check::lets(file).iter().position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),

@@ -13,6 +13,8 @@ mod ext;
 pub mod interp;
 mod schema;
 mod sections;
+mod stream_emit;
+mod streams;
 mod writer;
 mod yaml;
 

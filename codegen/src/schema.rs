@@ -376,6 +376,14 @@ pub enum Step {
         /// The key, in record scope (`sorted`, `unique`).
         by: Option<ExprAt>,
     },
+    /// A record stream is walked: every record's header and body inside its range
+    /// (`{ code, stream_fits: STREAM }`, `streams.rs`).
+    StreamFits {
+        /// Error code.
+        code: Name,
+        /// The stream.
+        stream: Name,
+    },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
         /// The condition, in the step's scope.
@@ -430,6 +438,8 @@ pub struct File {
     pub writer: Option<Writer>,
     /// Located records, section directories, slot regions, variants (`ext.rs`).
     pub ext: ext::FileExt,
+    /// Record streams (`streams.rs`).
+    pub streams: Vec<crate::streams::Stream>,
 }
 
 /// A whole schema.
@@ -489,6 +499,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "directory",
     "doc",
     "duplicate",
+    "end",
     "entries",
     "entry_size",
     "enum_known",
@@ -504,6 +515,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "for_each",
     "from",
     "gate",
+    "includes_header",
     "header",
     "high",
     "items",
@@ -523,6 +535,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "payload_checksum",
     "present",
     "range_fits",
+    "range",
     "ranges",
     "record",
     "record_checksums",
@@ -539,6 +552,8 @@ const LANGUAGE_KEYS: &[&str] = &[
     "slots_valid",
     "sorted",
     "stored",
+    "stream_fits",
+    "streams",
     "stride",
     "struct",
     "structs",
@@ -1344,7 +1359,9 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         })
     });
     let ext = ext::file_ext(&mut m, variant, d);
+    let streams = crate::streams::load(&mut m, d);
     let mut known = vec![
+        crate::streams::FILE_KEY,
         "name",
         "doc",
         "header",
@@ -1370,6 +1387,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         validate,
         writer,
         ext,
+        streams,
     })
 }
 
@@ -1378,6 +1396,7 @@ const STEP_KINDS: &[&str] = &[
     "sorted",
     "unique",
     "no_overlap",
+    "stream_fits",
     "min_len",
     "expect",
     "assert",
@@ -1450,6 +1469,11 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                     }
                     _ => None,
                 }
+            }
+            "stream_fits" => {
+                let target = sm.opt(kind).and_then(|n| name(n, kind, d));
+                code.zip(target)
+                    .map(|(code, stream)| Step::StreamFits { code, stream })
             }
             "let" => {
                 let name = sm.opt("let").and_then(|n| name(n, "let", d));
@@ -1536,6 +1560,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "sorted" => &["sorted", "by", "code"],
             "unique" => &["unique", "by", "code"],
             "no_overlap" => &["no_overlap", "code"],
+            "stream_fits" => &["stream_fits", "code"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
             "assert" => &["assert", "field", "code"],

@@ -343,3 +343,179 @@ fn order_across_records() {
     set_u32(&mut ok, 16 + 3 * SECTION + 12, s1 + 4);
     assert!(ObjTab::validate(&ok).is_ok());
 }
+
+mod tlv {
+    npuschema_macro::include_schema!("schemas/tlv.yaml");
+}
+use tlv::Tlv;
+
+/// A TLV file: the 12-byte header, then each `(kind, body)` as a 4-byte record header, the
+/// body and zeros up to a multiple of 4 (none after the last record).
+fn tlv_blob(records: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (i, (kind, b)) in records.iter().enumerate() {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&u16::try_from(b.len()).expect("small").to_le_bytes());
+        body.extend_from_slice(b);
+        if i + 1 < records.len() {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3156_4C54u32.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(body.len()).expect("small").to_le_bytes());
+    out.extend_from_slice(&u32::try_from(records.len()).expect("small").to_le_bytes());
+    out.extend(body);
+    out
+}
+
+/// A note (lang 7, 5 bytes of text), a point (-3, 9), an unknown type 0x7003 and the end.
+fn tlv_sample() -> Vec<u8> {
+    let mut point = Vec::new();
+    point.extend_from_slice(&(-3i32).to_le_bytes());
+    point.extend_from_slice(&9i32.to_le_bytes());
+    tlv_blob(&[
+        (1, &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o']),
+        (2, &point),
+        (0x7003, &[1, 2, 3]),
+        (0x7FFF, &[]),
+        (0, &[]),
+    ])
+}
+
+/// The `Error` and the `Brief` for `b` name the same check; returns the `Error`.
+fn tlv_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = Tlv::validate(b).expect_err("rejected");
+    let brief = Tlv::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = tlv::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn record_stream_iterates_headers_bodies_and_layouts() {
+    let b = tlv_sample();
+    let v = Tlv::validate(&b).expect("valid");
+    assert!(Tlv::validate_as::<Brief>(&b).is_ok());
+    let recs: Vec<_> = v.records().collect();
+    let kinds: Vec<u16> = recs.iter().map(|r| r.header().kind_raw()).collect();
+    assert_eq!(kinds, [1, 2, 0x7003, 0x7FFF, 0]);
+    // Unknown types are kept (an open enum): the value and its raw number.
+    assert_eq!(recs[3].header().kind(), tlv::Kind::Unknown(0x7FFF));
+    let offsets: Vec<u64> = recs.iter().map(|r| r.offset()).collect();
+    // 12 + (4 + 9 -> 16) + (4 + 8) + (4 + 3 -> 8) + 4.
+    assert_eq!(offsets, [12, 28, 40, 48, 52]);
+    assert_eq!(recs[0].body(), &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o']);
+    assert_eq!(recs[0].body_offset(), 16);
+    assert_eq!(recs[2].body(), &[1, 2, 3]);
+    assert!(recs[4].body().is_empty());
+    let note = recs[0].as_notes().expect("a note");
+    assert_eq!((note.lang(), note.text_len()), (7, 5));
+    assert!(recs[0].as_points().is_none());
+    assert!(recs[2].as_notes().is_none() && recs[2].as_points().is_none());
+    let p = recs[1].as_points().expect("a point");
+    assert_eq!((p.x(), p.y()), (-3, 9));
+    // The collections: every body of one type, typed.
+    assert_eq!(v.notes().count(), 1);
+    let pts: Vec<(i32, i32)> = v.points().map(|p| (p.x(), p.y())).collect();
+    assert_eq!(pts, [(-3, 9)]);
+    // The stream and the collections come back the same from a second walk.
+    assert_eq!(v.records().count(), 5);
+}
+
+#[test]
+fn record_stream_errors_name_the_record() {
+    let b = tlv_sample();
+    // A body length that runs past the range: `bad-record` at record 2, its offset.
+    let mut bad = b.clone();
+    bad[40 + 2] = 0xF0;
+    let e = tlv_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+        ("bad-record", "records", 2, "length", 42)
+    );
+    assert!(matches!(e.detail, Detail::Range { start: 40, .. }));
+    // A note body shorter than the `Note` layout.
+    let short = tlv_blob(&[(1, &[1, 0]), (0, &[])]);
+    let e = tlv_rejected(&short);
+    assert_eq!(
+        (e.code, e.field.index, e.field.name),
+        ("bad-record", 0, "notes")
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(2),
+            rhs: Some(4),
+            names: &["body bytes", "<", "Note"]
+        }
+    );
+    // No terminator: the range ends first.
+    let open = tlv_blob(&[(0x7003, &[1, 2, 3, 4])]);
+    let e = tlv_rejected(&open);
+    assert_eq!(
+        (e.code, e.field.name, e.field.index),
+        ("bad-record", "end", 1)
+    );
+    // Bytes after the terminator (past its padding).
+    let mut trailing = tlv_blob(&[(0, &[]), (0x7003, &[])]);
+    trailing[8] = 1;
+    let e = tlv_rejected(&trailing);
+    assert_eq!((e.code, e.field.name, e.offset), ("bad-record", "end", 16));
+    // A header cut by the range's end: 2 bytes left.
+    let mut cut = tlv_blob(&[(0x7003, &[]), (0, &[])]);
+    cut.truncate(cut.len() - 2);
+    cut[4] = 6;
+    let e = tlv_rejected(&cut);
+    assert_eq!(
+        (e.code, e.field.name, e.offset),
+        ("bad-record", "header", 16)
+    );
+    // count(records) includes the terminator; the header says otherwise.
+    let mut miscount = b.clone();
+    miscount[8] = 4;
+    assert_eq!(tlv_rejected(&miscount).code, "count-mismatch");
+    // for_each over the stream: the terminator must be empty.
+    let mut nonempty = tlv_blob(&[(0, &[0, 0, 0, 0])]);
+    nonempty[8] = 1;
+    let e = tlv_rejected(&nonempty);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.offset),
+        ("terminator-not-empty", "records", 0, 14)
+    );
+    // for_each over a collection: record-context steps on the typed body.
+    let long = tlv_blob(&[(1, &[0, 0, 65, 0]), (0, &[])]);
+    let e = tlv_rejected(&long);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+        ("note-text-too-long", "notes", 0, "text_len", 18)
+    );
+    // count() of a collection.
+    let nine: Vec<(u16, &[u8])> = std::iter::repeat_n((2u16, &[0u8; 8][..]), 9)
+        .chain([(0u16, &[][..])])
+        .collect();
+    assert_eq!(tlv_rejected(&tlv_blob(&nine)).code, "too-many-points");
+}
+
+#[test]
+fn record_stream_never_panics_on_mutants() {
+    let b = tlv_sample();
+    for i in 0..b.len() {
+        for x in [0x01u8, 0x80, 0xFF] {
+            let mut m = b.clone();
+            m[i] ^= x;
+            if let Ok(v) = Tlv::validate(&m) {
+                // A view that validated walks to its end.
+                assert!(v.records().count() >= 1);
+            }
+        }
+    }
+    for n in 0..b.len() {
+        assert!(Tlv::validate(&b[..n]).is_err(), "truncated to {n}");
+    }
+}
