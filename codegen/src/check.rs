@@ -740,6 +740,16 @@ pub(crate) fn unbound_records(
     counts(&e.expr, &mut names);
     for n in names {
         if !st.tables_fitted.iter().any(|r| r == n) {
+            if crate::streams::is_target(&c.schema.file, n) {
+                d.error(
+                    e.pos,
+                    format!(
+                        "`{}` counts `{n}` before the stream_fits step that walks its stream",
+                        e.text
+                    ),
+                );
+                continue;
+            }
             d.error(e.pos, format!("`{}` counts collection `{n}` before its directory's entry_size step makes it readable", e.text));
         }
     }
@@ -923,7 +933,11 @@ pub(crate) fn check_steps(
                 ),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
-                        d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
+                        if crate::streams::is_target(file, &table.text) {
+                            d.error(table.pos, format!("for_each `{}` comes before the stream_fits step that walks its stream", table.text));
+                        } else {
+                            d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
+                        }
                     }
                     check_steps(c, steps, Scope::Record(t), st, d);
                 }

@@ -740,6 +740,7 @@ impl<'a> Em<'a> {
             .iter()
             .any(|f| f.tables.iter().any(|t| t.record.text == sname))
             || crate::sections::is_collection_record(self.c, sname)
+            || crate::streams::is_record_struct(&self.c.schema.file, sname)
     }
 
     fn views(&self) -> TokenStream {

@@ -67,6 +67,8 @@ struct FileProg<'c> {
     table_rec_size: Vec<u64>,
     /// Each struct's layouts by gate value, by struct index (`None`: not gated).
     gates: Vec<Option<GateTable>>,
+    /// The record streams, resolved.
+    streams: Vec<stream::SInfo>,
 }
 
 /// The layouts of a gated struct: one per interval of gate values between its `since` and
@@ -401,6 +403,10 @@ enum CStep {
         size: RecField,
         align: u64,
     },
+    /// A record stream's walk (`interp/stream.rs`).
+    StreamFits(Box<stream::Fits>),
+    /// A `for_each` over a stream or a stream's collection.
+    StreamEach(Box<stream::Each>),
     SlotsPadding {
         f: Fail,
         dir: usize,
@@ -903,6 +909,9 @@ impl Comp<'_> {
                     field: fr,
                     values: c.schema.enums[ei].values.iter().map(|v| v.value).collect(),
                 }
+            }
+            Step::ForEach { table, steps } if crate::streams::is_target(file, &table.text) => {
+                return stream::compile_each(self, &table.text, steps);
             }
             Step::ForEach { table, steps } => {
                 if ext::collection_of(file, &table.text).is_some() {
@@ -1537,6 +1546,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
     let steps = comp.steps(&c.schema.file.validate, Scope::Top);
     let dirs = comp.dirs();
     let colls = comp.colls();
+    let streams = stream::infos(&comp);
     let table_rec_size = c
         .schema
         .file
@@ -1562,6 +1572,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         lets: check::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
+        streams,
     }
 }
 
@@ -2018,6 +2029,8 @@ impl<'c> Interp<'c> {
                     }
                     (st.rec_at, st.rec_index) = saved;
                 }
+                CStep::StreamFits(f) => stream::exec_fits(self, p, f, st)?,
+                CStep::StreamEach(e) => stream::exec_each(self, p, e, st)?,
                 CStep::ForEachCollection { coll, steps } => {
                     let saved = (st.rec_at, st.rec_index);
                     let mut err = None;
@@ -2793,6 +2806,9 @@ impl<'b> State<'b> {
 
     /// The records of collection `ci` (`count()`).
     fn count(&self, p: &FileProg<'_>, ci: usize) -> u64 {
+        if let Some(n) = stream::count(self, p, ci) {
+            return n;
+        }
         let Some(ci) = p.colls.get(ci) else { return 0 };
         let Some(d) = p.dirs.get(ci.dir) else {
             return 0;

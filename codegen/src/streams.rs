@@ -204,6 +204,14 @@ pub fn collection<'a>(file: &'a File, name: &str) -> Option<(&'a Stream, &'a Str
     })
 }
 
+/// Whether struct `sname` is a stream's header or a body layout (its view has `index()`).
+#[must_use]
+pub fn is_record_struct(file: &File, sname: &str) -> bool {
+    file.streams
+        .iter()
+        .any(|s| s.header.text == sname || s.layouts.iter().any(|l| l.record.text == sname))
+}
+
 /// Whether `name` is a stream or a stream's collection.
 #[must_use]
 pub fn is_target(file: &File, name: &str) -> bool {
