@@ -2038,6 +2038,7 @@ fn module(c: &Checked) -> TokenStream {
         em.file_view()
     };
     let writer = crate::writer::tokens(c);
+    let stream_writers = crate::stream_emit::writers(&em);
     quote! {
         #[allow(unused_imports)]
         use ::npuschema_core as __rt;
@@ -2052,5 +2053,6 @@ fn module(c: &Checked) -> TokenStream {
         #views
         #file
         #writer
+        #stream_writers
     }
 }

@@ -582,3 +582,186 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
     }
     out
 }
+
+/// The header field a stream's size is stored in, when `size` is one field of an unsigned
+/// integer type: (field index, offset, type, big-endian).
+fn size_field(em: &Em<'_>, s: &Stream) -> Option<(usize, u64, crate::schema::IntTy, bool)> {
+    let t = stream_table(s);
+    let (_, fi) = crate::check::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
+    let st = em.c.strukt(&s.header.text)?;
+    let (off, kind) = *em.c.layouts.get(&s.header.text)?.fields.get(fi)?;
+    match kind {
+        crate::check::FieldKind::Int(it) if !it.signed() => {
+            Some((fi, off, it, st.fields.get(fi)?.big))
+        }
+        _ => None,
+    }
+}
+
+/// Per stream whose size is one header field: `<Stream>Spec` (the header fields the writer
+/// cannot derive, and the body) and `<Stream>Writer` (`encoded_len` + `write_into`, the
+/// records back to back with their sizes and the padding between them, no allocation).
+pub fn writers(em: &Em<'_>) -> TokenStream {
+    let mut out = Vec::new();
+    for s in &em.c.schema.file.streams {
+        let Some((size_i, size_off, size_ty, size_big)) = size_field(em, s) else {
+            continue;
+        };
+        let Some(st) = em.c.strukt(&s.header.text) else {
+            continue;
+        };
+        let Some(l) = em.c.layouts.get(&s.header.text) else {
+            continue;
+        };
+        let t = stream_table(s);
+        let sn = s.name.text.as_str();
+        let spec = format_ident!("{}Spec", camel(sn));
+        let wr = format_ident!("{}Writer", camel(sn));
+        let hty = format_ident!("{}", s.header.text);
+        let hs = l.size;
+        let hs_u = lit_usize(hs);
+        let hs64 = lit_u64(hs);
+        let align = lit_u64(s.align.max(1));
+        let align_u = lit_usize(s.align.max(1));
+        let mut fields = Vec::new();
+        let mut sets = Vec::new();
+        let mut floats = false;
+        for (i, f) in st.fields.iter().enumerate() {
+            if i == size_i {
+                continue;
+            }
+            let Some(&(off, kind)) = l.fields.get(i) else {
+                continue;
+            };
+            floats |= matches!(kind, crate::check::FieldKind::Float(_));
+            let name = format_ident!("{}", f.name.text);
+            let (ty, _) = crate::writer::field_type(em.c, kind);
+            let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
+            fields.push(quote!(#[doc = #doc] pub #name: #ty,));
+            let o = lit_usize(off);
+            let tob = crate::emit::to_bytes(f.big);
+            use crate::check::FieldKind as K;
+            sets.push(match kind {
+                K::Enum(_) => quote!(__rt::set(&mut rec, #o, r.#name.raw().#tob());),
+                K::Flags(_) | K::Bits(_) => quote!(__rt::set(&mut rec, #o, r.#name.bits().#tob());),
+                K::Array(it, _) => {
+                    let w = lit_usize(it.bytes());
+                    quote! {
+                        for (k, v) in r.#name.iter().enumerate() {
+                            __rt::set(&mut rec, #o + k * #w, v.#tob());
+                        }
+                    }
+                }
+                K::Int(_) | K::Float(_) => quote!(__rt::set(&mut rec, #o, r.#name.#tob());),
+                K::Bytes(_) | K::Str(_) => quote!(__rt::set(&mut rec, #o, *r.#name);),
+            });
+        }
+        let size_path = format!("{sn}[].{}", st.fields[size_i].name.text);
+        let sty = format_ident!("{}", size_ty.rust());
+        let so = lit_usize(size_off);
+        let stob = crate::emit::to_bytes(size_big);
+        let size_value = if s.includes_header {
+            quote!((r.body.len() as u64).saturating_add(#hs64))
+        } else {
+            quote!(r.body.len() as u64)
+        };
+        // With a terminator: the last record must be one, and no other.
+        let term_check = end_tokens(em, s, &t).map(|c| {
+            quote! {
+                let is_end: bool = {
+                    let rec = #hty { raw: &rec, buf: &[], index: 0 };
+                    #c
+                };
+                if is_end != (i + 1 == self.records.len()) {
+                    return Err(__rt::WriteError::Layout { item: #sn });
+                }
+            }
+        });
+        let eq = if floats { quote!() } else { quote!(, Eq) };
+        let sdoc = format!(
+            " One record of stream `{sn}` for [`{wr}`]: the header fields the writer does not derive (it writes `{}` from the body's length), and the body.",
+            s.size.text
+        );
+        let wdoc = format!(
+            " Writes the records of stream `{sn}` back to back: each header (with its size), its body and zero padding to a multiple of {} before the next record. The bytes go into the file's `{}` range (its writer setter, or your own layout).",
+            s.align.max(1),
+            s.range.text
+        );
+        let term_doc = if s.end.is_some() {
+            " The last record must be the terminator, and only the last (`Layout` error otherwise)."
+        } else {
+            ""
+        };
+        out.push(quote! {
+            #[doc = #sdoc]
+            #[derive(Clone, Copy, Debug, PartialEq #eq)]
+            pub struct #spec<'a> {
+                #(#fields)*
+                /// The body: the bytes after the header.
+                pub body: &'a [u8],
+            }
+            #[doc = #wdoc]
+            #[doc = #term_doc]
+            #[derive(Clone, Copy, Debug)]
+            pub struct #wr<'a> {
+                records: &'a [#spec<'a>],
+            }
+            impl<'a> #wr<'a> {
+                /// A writer of these records, in order.
+                #[must_use]
+                pub const fn new(records: &'a [#spec<'a>]) -> Self {
+                    Self { records }
+                }
+                /// The bytes the records take, padding between them included.
+                ///
+                /// # Errors
+                /// A size that does not fit its field; a length past `u64`.
+                pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+                    let mut cursor: u64 = 0;
+                    for (i, r) in self.records.iter().enumerate() {
+                        if i > 0 {
+                            cursor = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                        }
+                        let size: u64 = #size_value;
+                        #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                        cursor = cursor.checked_add(#hs64).and_then(|c| c.checked_add(r.body.len() as u64))
+                            .ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                    }
+                    usize::try_from(cursor).map_err(|_| __rt::WriteError::TooLarge { field: #sn, value: cursor })
+                }
+                /// Write the records into `out` (zeroing the padding); returns the bytes written.
+                ///
+                /// # Errors
+                /// `out` too small, a size that does not fit its field, or (with a
+                /// terminator) a terminator that is not the last record.
+                pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+                    let n = self.encoded_len()?;
+                    if out.len() < n {
+                        return Err(__rt::WriteError::BufferTooSmall { needed: n as u64, available: out.len() as u64 });
+                    }
+                    let mut cursor: u64 = 0;
+                    for (i, r) in self.records.iter().enumerate() {
+                        if i > 0 {
+                            let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                            let pad = usize::try_from(at.saturating_sub(cursor)).unwrap_or(0);
+                            __rt::put(out, cursor, &[0u8; #align_u][..pad.min(#align_u)])?;
+                            cursor = at;
+                        }
+                        let mut rec = [0u8; #hs_u];
+                        #(#sets)*
+                        let size: u64 = #size_value;
+                        let v = #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                        __rt::set(&mut rec, #so, v.#stob());
+                        #term_check
+                        __rt::put(out, cursor, &rec)?;
+                        cursor = cursor.saturating_add(#hs64);
+                        __rt::put(out, cursor, r.body)?;
+                        cursor = cursor.saturating_add(r.body.len() as u64);
+                    }
+                    Ok(n)
+                }
+            }
+        });
+    }
+    quote!(#(#out)*)
+}

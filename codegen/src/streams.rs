@@ -260,11 +260,38 @@ fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
     c.layouts.get(sname).map(|l| l.size)
 }
 
+/// Whether the stream's size is one unsigned integer field of its header (the writer
+/// derives it from each body's length).
+#[must_use]
+pub fn size_is_field(c: &Checked, s: &Stream) -> bool {
+    let t = stream_table(s);
+    crate::check::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
+        .and_then(|(_, fi)| c.layouts.get(&s.header.text)?.fields.get(fi).map(|f| f.1))
+        .is_some_and(|k| matches!(k, FieldKind::Int(t) if !t.signed()))
+}
+
 /// Check the file's streams.
 pub fn check_file(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
     for s in &file.streams {
         let sn = &s.name.text;
+        let t = stream_table(s);
+        let size_resolves = s
+            .size
+            .expr
+            .refs()
+            .iter()
+            .all(|p| c.resolve(p, Scope::RecordOnly(&t)).is_ok());
+        if file.writer.is_some()
+            && c.layouts.contains_key(&s.header.text)
+            && size_resolves
+            && !size_is_field(c, s)
+        {
+            d.error(
+                s.size.pos,
+                format!("stream `{sn}`: the writer cannot write size `{}`: it writes a record's size into one unsigned header field (make `size` that field, or drop `writer`)", s.size.text),
+            );
+        }
         match file.ranges.iter().find(|r| r.name.text == s.range.text) {
             None => d.error(
                 s.range.pos,
