@@ -75,13 +75,41 @@ pub enum Resolved {
 
 /// The file's named values: its top-level `let` steps, in order.
 pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
-    file.validate
-        .iter()
-        .filter_map(|s| match s {
-            Step::Let { name, .. } => Some(name),
-            _ => None,
-        })
-        .collect()
+    fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
+        for s in steps {
+            match s {
+                Step::Let { name, .. } => out.push(name),
+                Step::ForEach { steps, .. } => walk(steps, out),
+                Step::When { step, .. } => walk(std::slice::from_ref(&**step), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.validate, &mut out);
+    out
+}
+
+/// The named values defined inside a `for_each` (record-scoped): the `for_each`'s target
+/// for each.
+fn record_lets(file: &crate::schema::File) -> Vec<(&str, &Name)> {
+    fn walk<'a>(steps: &'a [Step], inside: Option<&'a Name>, out: &mut Vec<(&'a str, &'a Name)>) {
+        for s in steps {
+            match s {
+                Step::Let { name, .. } => {
+                    if let Some(t) = inside {
+                        out.push((name.text.as_str(), t));
+                    }
+                }
+                Step::ForEach { table, steps } => walk(steps, Some(table), out),
+                Step::When { step, .. } => walk(std::slice::from_ref(&**step), inside, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.validate, None, &mut out);
+    out
 }
 
 /// Where an expression is evaluated.
@@ -760,6 +788,13 @@ pub(crate) fn unbound_records(
                 if let Some(n) = names.get(i)
                     && !st.lets_bound.contains(&n.text)
                 {
+                    if let Some((_, t)) = record_lets(&c.schema.file)
+                        .into_iter()
+                        .find(|(x, _)| *x == n.text)
+                    {
+                        d.error(e.pos, format!("`{}` uses the named value `{}`, which belongs to each record of the for_each over `{}` (line {}): use it after its `let`, inside that for_each", e.text, n.text, t.text, t.pos.line));
+                        continue;
+                    }
                     d.error(
                         e.pos,
                         format!(
@@ -939,7 +974,10 @@ pub(crate) fn check_steps(
                             d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
                         }
                     }
+                    // Named values defined inside are the record's: gone after the loop.
+                    let bound = st.lets_bound.len();
                     check_steps(c, steps, Scope::Record(t), st, d);
+                    st.lets_bound.truncate(bound);
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
@@ -1017,9 +1055,6 @@ pub(crate) fn check_steps(
             }
             Step::Let { name, value } => {
                 check_expr(c, value, scope, false, "value", d);
-                if !matches!(scope, Scope::Top) {
-                    d.error(name.pos, format!("let `{}`: a named value is defined at the top level of `validate` (not inside a for_each)", name.text));
-                }
                 if c.schema.constants.iter().any(|k| k.name.text == name.text)
                     || ["len", "header"].contains(&name.text.as_str())
                 {
@@ -1042,8 +1077,28 @@ pub(crate) fn check_steps(
                         | Step::Assert { .. }
                         | Step::Checksum { .. }
                         | Step::FlagsKnown { .. }
+                        | Step::ForEach { .. }
+                        | Step::TableFits { .. }
                 ) {
-                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps: a step that makes something safe to read (table_fits, range_fits, enum_known, for_each) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum, flags_known, table_fits and for_each steps: a step that makes something else safe to read (range_fits, enum_known, record_fits, stream_fits) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                }
+                if let Step::TableFits { table, .. } = &**step {
+                    if !matches!(scope, Scope::Top) {
+                        d.error(
+                            when.pos,
+                            format!(
+                                "table_fits `{}` with `when` stands at the top level of `validate`",
+                                table.text
+                            ),
+                        );
+                    }
+                    if file
+                        .writer
+                        .as_ref()
+                        .is_some_and(|w| w.order.iter().any(|o| o.text == table.text))
+                    {
+                        d.error(when.pos, format!("table `{}`: the writer cannot write a table whose table_fits has `when` (it would need to know when to leave it out); drop the `writer` or the `when`", table.text));
+                    }
                 }
                 check_steps(c, std::slice::from_ref(&**step), scope, st, d);
             }

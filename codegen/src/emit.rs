@@ -1651,8 +1651,39 @@ impl<'a> Em<'a> {
             }
             Step::When { when, step } => {
                 let cond = strip_parens(self.cond(&when.expr, scope, env));
-                let inner = self.step(step, scope, env);
                 let comment = format!("@step when `{}`:", when.text);
+                let inner = match &**step {
+                    Step::ForEach { table, steps }
+                        if crate::ext::collection_of(file, &table.text).is_some() =>
+                    {
+                        crate::sections::for_each_collection(self, &table.text, steps)
+                    }
+                    Step::ForEach { table, steps }
+                        if crate::streams::is_target(file, &table.text) =>
+                    {
+                        crate::stream_emit::for_each(self, &table.text, steps)
+                    }
+                    // A table checked only when the condition holds has no records otherwise.
+                    Step::TableFits { table, .. } => {
+                        let inner = self.step(step, scope, env);
+                        let Some(t) = self.c.table(&table.text) else {
+                            return quote!();
+                        };
+                        let n = lit_usize(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                        let var = format_ident!("{}", t.name.text);
+                        let var_at = format_ident!("{}_at", t.name.text);
+                        return quote! {
+                            #[doc = #comment]
+                            let (#var, #var_at): (&'a [[u8; #n]], u64) = if #cond {
+                                #inner
+                                (#var, #var_at)
+                            } else {
+                                (&[], 0)
+                            };
+                        };
+                    }
+                    _ => self.step(step, scope, env),
+                };
                 quote! {
                     #[doc = #comment]
                     if #cond {

@@ -73,6 +73,7 @@ const FLOATS: &str = "schemas/floats.yaml";
 const BIGEND: &str = "schemas/bigend.yaml";
 const ORDERED: &str = "schemas/ordered.yaml";
 const TLV: &str = "schemas/tlv.yaml";
+const SCOPED: &str = "schemas/scoped.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro.
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
@@ -94,6 +95,10 @@ mod bigend {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod ordered {
     npuschema_macro::include_schema!("schemas/ordered.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod scoped {
+    npuschema_macro::include_schema!("schemas/scoped.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod tlv {
@@ -332,6 +337,7 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(BIGEND).sites(), &bigend::ERROR_SITES[..]);
     assert_eq!(interp(ORDERED).sites(), &ordered::ERROR_SITES[..]);
     assert_eq!(interp(TLV).sites(), &tlv::ERROR_SITES[..]);
+    assert_eq!(interp(SCOPED).sites(), &scoped::ERROR_SITES[..]);
 }
 
 fn npu1_fixtures() -> Vec<Vec<u8>> {
@@ -1276,6 +1282,98 @@ fn tlv_record_streams_and_their_mutants_agree() {
             "count-mismatch",
             "terminator-not-empty",
             "note-text-too-long",
+            "ok",
+        ],
+    );
+}
+
+// ----- when on table_fits and for_each, let inside for_each: scoped ---------------------------
+
+fn scoped_file(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)]) -> Vec<u8> {
+    let extras_at = 24 + 8 * entries.len();
+    let mut out = Vec::new();
+    for w in [
+        0x504F_4353,
+        version,
+        flags,
+        entries.len() as u32,
+        extras_at as u32,
+        extras.len() as u32,
+    ] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for (o, s) in entries {
+        out.extend_from_slice(&o.to_le_bytes());
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    for (t, l) in extras {
+        out.extend_from_slice(&t.to_le_bytes());
+        out.extend_from_slice(&l.to_le_bytes());
+    }
+    out.extend([0u8; 16]);
+    out
+}
+
+fn scoped_agree(b: &[u8]) -> &'static str {
+    let g = scoped::Scoped::validate(b);
+    let gb = scoped::Scoped::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(SCOPED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, version, entry_count, extras_offset, extras_count]
+        );
+        assert_eq!(g.entries().len(), record_count(v, "entries"));
+        for e in g.entries() {
+            same_fields!(v, &format!("entries[{}]", e.index()), e, [offset, size]);
+        }
+        // A table whose condition does not hold has no records, in both.
+        assert_eq!(g.extras().len(), record_count(v, "extras"));
+        for x in g.extras() {
+            same_fields!(v, &format!("extras[{}]", x.index()), x, [tag, level]);
+        }
+    })
+}
+
+#[test]
+fn scoped_conditional_tables_and_record_lets_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        scoped_file(2, 1, &[(0, 4), (10, 20)], &[(1, 3), (2, 32)]),
+        scoped_file(1, 1, &[(4, 4)], &[(0, 40)]),
+        scoped_file(2, 0, &[(0, 4)], &[]),
+    ] {
+        assert_eq!(scoped_agree(&good), "ok");
+        for (k, n) in sweep(&good, &scoped_agree, &|_| {}, 0..0, 10_000, 0x5C0) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    let mut off = scoped_file(2, 0, &[(0, 4)], &[]);
+    off[16..24].copy_from_slice(&[0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+    assert_eq!(scoped_agree(&off), "ok");
+    off[8] = 1;
+    assert_eq!(scoped_agree(&off), "extras-out-of-bounds");
+    assert_eq!(
+        scoped_agree(&scoped_file(2, 0, &[(u32::MAX, u32::MAX)], &[])),
+        "entry-past-end"
+    );
+    eprintln!("scoped verdicts: {verdicts:?}");
+    assert_reached(
+        "scoped",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "entries-out-of-bounds",
+            "extras-out-of-bounds",
+            "entry-past-end",
+            "extra-too-heavy",
+            "extra-untagged",
             "ok",
         ],
     );

@@ -605,3 +605,108 @@ fn record_stream_writer_round_trips() {
         })
     ));
 }
+
+mod scoped {
+    npuschema_macro::include_schema!("schemas/scoped.yaml");
+}
+use scoped::Scoped;
+
+/// A `scoped.yaml` file: the header, `entries` after it, then `extras` (the flag says
+/// whether the table is there), then 16 bytes of data the entries point into.
+fn scoped_blob(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)]) -> Vec<u8> {
+    let extras_at = 24 + 8 * entries.len();
+    let mut out = Vec::new();
+    for w in [
+        0x504F_4353,
+        version,
+        flags,
+        u32::try_from(entries.len()).expect("small"),
+        u32::try_from(extras_at).expect("small"),
+        u32::try_from(extras.len()).expect("small"),
+    ] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for (o, s) in entries {
+        out.extend_from_slice(&o.to_le_bytes());
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    for (t, l) in extras {
+        out.extend_from_slice(&t.to_le_bytes());
+        out.extend_from_slice(&l.to_le_bytes());
+    }
+    out.extend([0u8; 16]);
+    out
+}
+
+fn scoped_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = Scoped::validate(b).expect_err("rejected");
+    let brief = Scoped::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = scoped::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn when_on_table_fits_and_for_each() {
+    // Flag set: the extras are checked and readable.
+    let b = scoped_blob(2, 1, &[(0, 4)], &[(1, 3), (2, 32)]);
+    let v = Scoped::validate(&b).expect("valid");
+    assert_eq!(v.extras().map(|x| x.level()).collect::<Vec<_>>(), [3, 32]);
+    // Flag clear: the table is not checked (its place is nonsense) and has no records.
+    let mut off = scoped_blob(2, 0, &[(0, 4)], &[]);
+    off[16..20].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+    off[20..24].copy_from_slice(&0xFFFF_FFFFu32.to_le_bytes());
+    let v = Scoped::validate(&off).expect("valid without extras");
+    assert_eq!(v.extras().len(), 0);
+    // The same place with the flag set fails the table's check.
+    off[8] = 1;
+    assert_eq!(scoped_rejected(&off).code, "extras-out-of-bounds");
+    // `for_each` with `when`: version 1 skips the extras' checks, version 2 runs them.
+    let heavy = scoped_blob(1, 1, &[], &[(1, 33)]);
+    assert!(Scoped::validate(&heavy).is_ok());
+    let heavy = scoped_blob(2, 1, &[], &[(1, 33)]);
+    let e = scoped_rejected(&heavy);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.field.name),
+        ("extra-too-heavy", "extras", 0, "level")
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(66),
+            rhs: Some(64),
+            names: &["weight", ">", ""]
+        }
+    );
+    assert_eq!(
+        scoped_rejected(&scoped_blob(2, 1, &[], &[(1, 3), (0, 3)])).code,
+        "extra-untagged"
+    );
+}
+
+#[test]
+fn named_values_inside_for_each_are_per_record() {
+    // entry_end = offset + size, computed for each record.
+    let b = scoped_blob(2, 0, &[(0, 4), (10, 20), (4, 4)], &[]);
+    assert!(Scoped::validate(&b).is_ok());
+    // Two entries: the file is 24 + 16 + 16 = 56 bytes; the second ends at 57.
+    let e = scoped_rejected(&scoped_blob(2, 0, &[(0, 4), (56, 1)], &[]));
+    assert_eq!(
+        (e.code, e.field.index, e.field.name, e.offset),
+        ("entry-past-end", 1, "size", 36)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(57),
+            rhs: Some(56),
+            names: &["entry_end", ">", "len"]
+        }
+    );
+    // An overflowing named value fails every check that uses it.
+    let e = scoped_rejected(&scoped_blob(2, 0, &[(u32::MAX, u32::MAX)], &[]));
+    assert_eq!((e.code, e.field.index), ("entry-past-end", 0));
+}
