@@ -981,8 +981,8 @@ pub(crate) fn check_steps(
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
-            Step::StreamFits { code, stream } => {
-                crate::streams::check_step(c, code, stream, scope, st, d);
+            Step::StreamFits { code, stream, kind } => {
+                crate::streams::check_step(c, code, stream, *kind, scope, st, d);
             }
             Step::Order {
                 code,

@@ -1251,21 +1251,31 @@ impl<'a> Em<'a> {
                         };
                     }
                 } else {
-                    let fail = fail(
-                        codes,
-                        &b,
-                        Det::Range(
-                            quote!(start.unwrap_or(u64::MAX)),
-                            quote!(length.unwrap_or(u64::MAX)),
-                            wname,
-                            quote!(within.unwrap_or(0)),
-                        ),
-                    );
+                    // An operand that cannot fail is bound as a plain `u64` (no literal
+                    // `Some` unwrapped), the others as `Option<u64>`.
+                    let side = |p: &Option<TokenStream>,
+                                v: &TokenStream,
+                                name: &str,
+                                dflt: TokenStream| {
+                        let id = format_ident!("{}", name);
+                        match p {
+                            Some(p) => (quote!(let #id: u64 = #p;), quote!(Some(#id)), quote!(#id)),
+                            None => (
+                                quote!(let #id = #v;),
+                                quote!(#id),
+                                quote!(#id.unwrap_or(#dflt)),
+                            ),
+                        }
+                    };
+                    let (sb, so, sv) = side(&plain.0, &start, "start", quote!(u64::MAX));
+                    let (lb, lo, lv) = side(&plain.1, &length, "length", quote!(u64::MAX));
+                    let (wb, wo, wv) = side(&plain.2, &w, "within", quote!(0));
+                    let fail = fail(codes, &b, Det::Range(sv, lv, wname, wv));
                     quote! {
-                        let start = #start;
-                        let length = #length;
-                        let within = #w;
-                        let bytes = match (start, length, within) {
+                        #sb
+                        #lb
+                        #wb
+                        let bytes = match (#so, #lo, #wo) {
                             (Some(s), Some(l), Some(w)) => __rt::range_within(buf, s, l, w),
                             _ => None,
                         };
@@ -1471,8 +1481,8 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
-            Step::StreamFits { code, stream } => {
-                crate::stream_emit::step(self, &code.text, &stream.text)
+            Step::StreamFits { code, stream, kind } => {
+                crate::stream_emit::step(self, &code.text, &stream.text, *kind)
             }
             Step::Order {
                 code,

@@ -405,6 +405,8 @@ enum CStep {
     },
     /// A record stream's walk (`interp/stream.rs`).
     StreamFits(Box<stream::Fits>),
+    /// A record stream's per-record checksums.
+    StreamChecksum(Box<stream::Sums>),
     /// A `for_each` over a stream or a stream's collection.
     StreamEach(Box<stream::Each>),
     SlotsPadding {
@@ -935,8 +937,8 @@ impl Comp<'_> {
                 }
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
-            Step::StreamFits { code, stream } => {
-                return stream::compile_fits(self, &code.text, &stream.text);
+            Step::StreamFits { code, stream, kind } => {
+                return stream::compile_fits(self, &code.text, &stream.text, *kind);
             }
             Step::Let { name, value } => CStep::Let {
                 i: check::lets(file).iter().position(|n| n.text == name.text)?,
@@ -2030,6 +2032,7 @@ impl<'c> Interp<'c> {
                     (st.rec_at, st.rec_index) = saved;
                 }
                 CStep::StreamFits(f) => stream::exec_fits(self, p, f, st)?,
+                CStep::StreamChecksum(f) => stream::exec_sums(self, p, f, st)?,
                 CStep::StreamEach(e) => stream::exec_each(self, p, e, st)?,
                 CStep::ForEachCollection { coll, steps } => {
                     let saved = (st.rec_at, st.rec_index);

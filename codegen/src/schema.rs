@@ -383,6 +383,8 @@ pub enum Step {
         code: Name,
         /// The stream.
         stream: Name,
+        /// The walk (`stream_fits`) or the per-record checksums (`stream_checksum`).
+        kind: crate::streams::StreamStep,
     },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
@@ -552,6 +554,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "slots_valid",
     "sorted",
     "stored",
+    "stream_checksum",
     "stream_fits",
     "streams",
     "stride",
@@ -1397,6 +1400,7 @@ const STEP_KINDS: &[&str] = &[
     "unique",
     "no_overlap",
     "stream_fits",
+    "stream_checksum",
     "min_len",
     "expect",
     "assert",
@@ -1470,10 +1474,18 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                     _ => None,
                 }
             }
-            "stream_fits" => {
+            "stream_fits" | "stream_checksum" => {
                 let target = sm.opt(kind).and_then(|n| name(n, kind, d));
-                code.zip(target)
-                    .map(|(code, stream)| Step::StreamFits { code, stream })
+                let skind = if kind == "stream_fits" {
+                    crate::streams::StreamStep::Fits
+                } else {
+                    crate::streams::StreamStep::Checksum
+                };
+                code.zip(target).map(|(code, stream)| Step::StreamFits {
+                    code,
+                    stream,
+                    kind: skind,
+                })
             }
             "let" => {
                 let name = sm.opt("let").and_then(|n| name(n, "let", d));
@@ -1561,6 +1573,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "unique" => &["unique", "by", "code"],
             "no_overlap" => &["no_overlap", "code"],
             "stream_fits" => &["stream_fits", "code"],
+            "stream_checksum" => &["stream_checksum", "code"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
             "assert" => &["assert", "field", "code"],

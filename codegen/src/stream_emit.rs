@@ -109,8 +109,117 @@ fn next_tokens(s: &Stream) -> TokenStream {
     quote!(rec_end.checked_add(#m).map_or(end, |x| (x & !#m).min(end)))
 }
 
+/// The `stream_checksum` step: every record's stored checksum matches its bytes.
+fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
+    let file = &em.c.schema.file;
+    let Some(s) = stream(file, target) else {
+        return quote!();
+    };
+    let Some(k) = &s.checksum else {
+        return quote!();
+    };
+    let t = stream_table(s);
+    let env = rec_env();
+    // Each bound as `Option<u64>` through a `u64` when it cannot fail (no literal `Some`).
+    let bind = |e: &crate::expr::ExprAt, name: &str| {
+        let id = format_ident!("{}", name);
+        match em.plain(&e.expr, Scope::RecordOnly(&t), &env) {
+            Some(p) => quote!(let #id: Option<u64> = u64::checked_add(#p, 0);),
+            None => {
+                let v = em.value(&e.expr, Scope::RecordOnly(&t), &env);
+                quote!(let #id: Option<u64> = #v;)
+            }
+        }
+    };
+    let (from, to, stored) = (
+        bind(&k.from, "from"),
+        bind(&k.to, "to"),
+        bind(&k.stored, "stored"),
+    );
+    let sn = s.name.text.as_str();
+    let it = iter_ty(sn);
+    let range = format_ident!("{}", s.range.text);
+    let at = at_var(s);
+    let f_place = fail(
+        code,
+        &Blame::record(sn, Idx::U64(quote!(index)), "checksum", quote!(rec_at), 0),
+        Det::Range(
+            quote!(rec_at.saturating_add(from.unwrap_or(0))),
+            quote!(
+                to.zip(from)
+                    .and_then(|(t, f)| t.checked_sub(f))
+                    .unwrap_or(u64::MAX)
+            ),
+            "record end".to_string(),
+            quote!(rec_at.saturating_add(total)),
+        ),
+    );
+    let f_sum = fail(
+        code,
+        &Blame::record(
+            sn,
+            Idx::U64(quote!(index)),
+            "checksum",
+            quote!(rec_at.saturating_add(so)),
+            0,
+        ),
+        Det::Mismatch(quote!(found), quote!(computed)),
+    );
+    let from_b = crate::emit::from_bytes(k.big);
+    let compute = match k.algorithm {
+        crate::schema::Algorithm::Fnv1a32 => {
+            quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
+        }
+        crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
+    };
+    let comment = format!(
+        "@step {code}: every record of stream `{sn}` stores the {:?} of its bytes `{}`..`{}` at `{}`.",
+        k.algorithm, k.from.text, k.to.text, k.stored.text
+    );
+    quote! {
+        #[doc = #comment]
+        for __item in #it::new(buf, #range, #at) {
+            let rec = __item.header();
+            let _ = &rec;
+            let rec_at: u64 = __item.offset();
+            let index: u64 = u64::from(__item.index());
+            let total: u64 = (__item.body().len() as u64).saturating_add(__item.body_offset().saturating_sub(rec_at));
+            #from
+            #to
+            #stored
+            let bytes = __rt::range_at(buf, rec_at, total);
+            let covered = match (from, to, bytes) {
+                (Some(f), Some(t), Some(b)) if f <= t => __rt::range_at(b, f, t - f),
+                _ => None,
+            };
+            let place = stored.zip(bytes).and_then(|(so, b)| Some((so, __rt::chunk_at::<4>(b, so)?)));
+            let (Some(d), Some((so, raw))) = (covered, place) else {
+                return #f_place;
+            };
+            let found: u64 = u64::from(u32::#from_b(*raw));
+            let computed: u64 = u64::from(#compute);
+            if found != computed {
+                return #f_sum;
+            }
+        }
+    }
+}
+
+/// A stream step: the walk (`stream_fits`) or the per-record checksums.
+pub fn step(
+    em: &Em<'_>,
+    code: &str,
+    target: &str,
+    kind: crate::streams::StreamStep,
+) -> TokenStream {
+    if kind == crate::streams::StreamStep::Checksum {
+        return checksum_step(em, code, target);
+    }
+    walk_step(em, code, target)
+}
+
 /// The `stream_fits` step: walk every record, checking it, counting records per type.
-pub fn step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
+fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let file = &em.c.schema.file;
     let Some(s) = stream(file, target) else {
         return quote!();
@@ -181,6 +290,7 @@ pub fn step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let ty = type_tokens(em, s);
     let mut counters = Vec::new();
     let mut arms = Vec::new();
+    let mut ifs = Vec::new();
     let mut counts = Vec::new();
     for l in &s.layouts {
         let (Some(v), Some(n)) = (
@@ -207,25 +317,39 @@ pub fn step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             ),
         );
         counters.push(quote!(let mut #var: u64 = 0;));
+        let body = quote! {
+            if __body < #n {
+                return #f;
+            }
+            #var = #var.saturating_add(1);
+        };
         arms.push(quote! {
             #v => {
-                if __body < #n {
-                    return #f;
-                }
-                #var = #var.saturating_add(1);
+                #body
             }
         });
+        ifs.push((v, body));
         counts.push((cnt, var));
     }
-    let layout_check = match (&ty, arms.is_empty()) {
-        (Some(ty), false) => quote! {
+    let layout_check = match (&ty, arms.len()) {
+        (Some(_), 0) | (None, _) => quote!(),
+        // One layout: an `if`, not a one-arm `match`.
+        (Some(ty), 1) => {
+            let (v, body) = &ifs[0];
+            quote! {
+                let __body: u64 = total.saturating_sub(#hs64);
+                if #ty == #v {
+                    #body
+                }
+            }
+        }
+        (Some(ty), _) => quote! {
             let __body: u64 = total.saturating_sub(#hs64);
             match #ty {
                 #(#arms)*
                 _ => {}
             }
         },
-        _ => quote!(),
     };
     let open_end = match &s.end {
         Some(_) => {

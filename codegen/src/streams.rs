@@ -24,7 +24,8 @@ use crate::check::{Checked, FieldKind, Resolved, Scope, StepState, check_expr};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
 use crate::schema::{
-    File, MapReader, Name, Table, boolean, doc, expr_at, name, named_entries, uint,
+    Algorithm, File, MapReader, Name, Table, boolean, doc, expr_at, name, named_entries, string,
+    uint,
 };
 use crate::yaml::Pos;
 
@@ -53,6 +54,35 @@ pub struct Stream {
     pub type_field: Option<Name>,
     /// Body layouts by type.
     pub layouts: Vec<StreamLayout>,
+    /// A checksum in every record, checked by a `stream_checksum` step.
+    pub checksum: Option<RecordSum>,
+}
+
+/// A checksum each record carries: over bytes `from..to` of the record, stored as a `u32`
+/// at `stored` (offsets from the record's start, expressions over its header).
+#[derive(Clone, Debug)]
+pub struct RecordSum {
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// First byte covered.
+    pub from: ExprAt,
+    /// One past the last byte covered.
+    pub to: ExprAt,
+    /// Where the stored `u32` is.
+    pub stored: ExprAt,
+    /// The stored value is big-endian.
+    pub big: bool,
+    /// Where the checksum was written.
+    pub pos: Pos,
+}
+
+/// The steps over a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamStep {
+    /// `stream_fits`: walk every record.
+    Fits,
+    /// `stream_checksum`: every record's checksum matches.
+    Checksum,
 }
 
 /// The body layout of the records of one type.
@@ -94,6 +124,46 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
         let align_pos = align_node.map_or(sname.pos, |n| n.pos);
         let end = sm.opt("end").and_then(|n| expr_at(n, "end", d));
         let type_field = sm.opt("type").and_then(|n| name(n, "type", d));
+        let checksum = sm.opt("checksum").and_then(|cn| {
+            let mut cm = MapReader::new(cn, &format!("checksum of stream `{}`", sname.text), d)?;
+            let algorithm = cm.req("algorithm", d).and_then(|n| {
+                let s = string(n, "algorithm", d)?;
+                match s.as_str() {
+                    "fnv1a32" => Some(Algorithm::Fnv1a32),
+                    "crc32" => Some(Algorithm::Crc32),
+                    _ => {
+                        d.error(
+                            n.pos,
+                            format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
+                        );
+                        None
+                    }
+                }
+            });
+            let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
+            let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
+            let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
+            let big = cm.opt("byte_order").and_then(|n| {
+                let s = string(n, "byte_order", d)?;
+                match s.as_str() {
+                    "big" => Some(true),
+                    "little" => Some(false),
+                    _ => {
+                        d.error(n.pos, format!("byte_order `{s}`: little or big"));
+                        None
+                    }
+                }
+            });
+            cm.finish(&["algorithm", "from", "to", "stored", "byte_order"], d);
+            Some(RecordSum {
+                algorithm: algorithm?,
+                from: from?,
+                to: to?,
+                stored: stored?,
+                big: big.unwrap_or(false),
+                pos: cn.pos,
+            })
+        });
         let mut layouts = Vec::new();
         if let Some(ls) = sm.opt("layouts") {
             for (cname, lv) in named_entries(ls, "layouts", d) {
@@ -126,6 +196,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 "end",
                 "type",
                 "layouts",
+                "checksum",
             ],
             d,
         );
@@ -142,6 +213,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 end,
                 type_field,
                 layouts,
+                checksum,
             });
         }
     }
@@ -332,8 +404,26 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                     if let Some(e) = &s.end {
                         check_expr(c, e, Scope::RecordOnly(&t), true, "end", d);
                     }
+                    if let Some(k) = &s.checksum {
+                        for (e, what) in [(&k.from, "from"), (&k.to, "to"), (&k.stored, "stored")] {
+                            check_expr(c, e, Scope::RecordOnly(&t), false, what, d);
+                        }
+                    }
                 }
             },
+        }
+        if let Some(k) = &s.checksum {
+            let checked = file.validate.iter().any(|x| {
+                matches!(x, crate::schema::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
+            });
+            if !checked {
+                d.error(
+                    k.pos,
+                    format!(
+                        "the checksum of stream `{sn}` is never checked by a stream_checksum step"
+                    ),
+                );
+            }
         }
         if s.align == 0 || !s.align.is_power_of_two() {
             d.error(
@@ -429,11 +519,42 @@ pub fn check_step(
     c: &Checked,
     code: &Name,
     target: &Name,
+    kind: StreamStep,
     scope: Scope<'_>,
     st: &mut StepState,
     d: &mut Diags,
 ) {
     let _ = code;
+    if kind == StreamStep::Checksum {
+        if !matches!(scope, Scope::Top) {
+            d.error(target.pos, format!("`{}`: stream_checksum stands at the top level of `validate` (it walks the stream itself)", target.text));
+        }
+        match stream(&c.schema.file, &target.text) {
+            None => d.error(
+                target.pos,
+                format!(
+                    "stream_checksum names `{}`, which is not a stream",
+                    target.text
+                ),
+            ),
+            Some(s) if s.checksum.is_none() => d.error(
+                target.pos,
+                format!(
+                    "stream_checksum: stream `{}` has no `checksum`",
+                    target.text
+                ),
+            ),
+            Some(_) if !st.tables_fitted.contains(&target.text) => d.error(
+                target.pos,
+                format!(
+                    "stream_checksum `{}` comes before the stream_fits step that walks the stream",
+                    target.text
+                ),
+            ),
+            Some(_) => {}
+        }
+        return;
+    }
     if !matches!(scope, Scope::Top) {
         d.error(
             target.pos,

@@ -112,9 +112,56 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
         .collect()
 }
 
-/// Compile a `stream_fits` step: its sites, in the emitter's order.
-pub(super) fn compile_fits(comp: &mut Comp<'_>, code: &str, target: &str) -> Option<CStep> {
+/// A `stream_checksum` step: its sites and the checksum's parts (record-only scope).
+#[derive(Clone, Debug)]
+pub(super) struct Sums {
+    stream: usize,
+    place: Fail,
+    sum: Fail,
+    alg: crate::schema::Algorithm,
+    from: CE,
+    to: CE,
+    stored: CE,
+    big: bool,
+}
+
+/// Compile a stream step: its sites, in the emitter's order.
+pub(super) fn compile_fits(
+    comp: &mut Comp<'_>,
+    code: &str,
+    target: &str,
+    kind: crate::streams::StreamStep,
+) -> Option<CStep> {
     let c = comp.c;
+    if kind == crate::streams::StreamStep::Checksum {
+        let file = &c.schema.file;
+        let si = file.streams.iter().position(|s| s.name.text == target)?;
+        let s = &file.streams[si];
+        let k = s.checksum.as_ref()?;
+        let t = stream_table(s);
+        let scope = Scope::RecordOnly(&t);
+        let rec = |name: &str| {
+            CBlame::record(
+                &s.name.text,
+                name,
+                0,
+                super::BaseK::RecAt,
+                super::IdxK::Index,
+            )
+        };
+        let place = comp.fail(code, rec("checksum"), Shape::Range("record end".into()));
+        let sum = comp.fail(code, rec("checksum"), Shape::Mismatch);
+        return Some(CStep::StreamChecksum(Box::new(Sums {
+            stream: si,
+            place,
+            sum,
+            alg: k.algorithm,
+            from: comp.expr(&k.from.expr, scope),
+            to: comp.expr(&k.to.expr, scope),
+            stored: comp.expr(&k.stored.expr, scope),
+            big: k.big,
+        })));
+    }
     let file = &c.schema.file;
     let si = file.streams.iter().position(|s| s.name.text == target)?;
     let s = &file.streams[si];
@@ -324,6 +371,64 @@ pub(super) fn exec_fits<E: Report>(
     };
     (st.rec_at, st.rec_index) = saved;
     Err(e)
+}
+
+/// Run a `stream_checksum` step.
+pub(super) fn exec_sums<E: Report>(
+    it: &Interp<'_>,
+    p: &FileProg<'_>,
+    k: &Sums,
+    st: &mut State<'_>,
+) -> Result<(), E> {
+    let Some(s) = p.streams.get(k.stream) else {
+        return Ok(());
+    };
+    let (recs, _) = walk(st, p, s);
+    for (i, r) in recs.iter().enumerate() {
+        let from = st.eval_rec(p, &k.from, r.at);
+        let to = st.eval_rec(p, &k.to, r.at);
+        let stored = st.eval_rec(p, &k.stored, r.at);
+        let bytes = npuschema_core::range_at(st.buf, r.at, r.total);
+        let covered = match (from, to, bytes) {
+            (Some(f), Some(t), Some(b)) if f <= t => npuschema_core::range_at(b, f, t - f),
+            _ => None,
+        };
+        let place = stored
+            .zip(bytes)
+            .and_then(|(so, b)| Some((so, npuschema_core::chunk_at::<4>(b, so)?)));
+        let saved = (st.rec_at, st.rec_index);
+        st.rec_at = r.at;
+        st.rec_index = i as u64;
+        let (Some(d), Some((so, raw))) = (covered, place) else {
+            let start = r.at.saturating_add(from.unwrap_or(0));
+            let len = to
+                .zip(from)
+                .and_then(|(t, f)| t.checked_sub(f))
+                .unwrap_or(u64::MAX);
+            let e = it.err(st, &k.place, [start, len, r.at.saturating_add(r.total)]);
+            (st.rec_at, st.rec_index) = saved;
+            return Err(e);
+        };
+        let found = u64::from(if k.big {
+            u32::from_be_bytes(*raw)
+        } else {
+            u32::from_le_bytes(*raw)
+        });
+        let computed = u64::from(super::checksum(k.alg, d));
+        if found != computed {
+            let e = it.err_at(
+                st,
+                &k.sum,
+                [found, computed, 0],
+                Some(r.at.saturating_add(so)),
+                None,
+            );
+            (st.rec_at, st.rec_index) = saved;
+            return Err(e);
+        }
+        (st.rec_at, st.rec_index) = saved;
+    }
+    Ok(())
 }
 
 /// Run a `for_each` over a stream or a collection.
