@@ -75,13 +75,41 @@ pub enum Resolved {
 
 /// The file's named values: its top-level `let` steps, in order.
 pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
-    file.validate
-        .iter()
-        .filter_map(|s| match s {
-            Step::Let { name, .. } => Some(name),
-            _ => None,
-        })
-        .collect()
+    fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
+        for s in steps {
+            match s {
+                Step::Let { name, .. } => out.push(name),
+                Step::ForEach { steps, .. } => walk(steps, out),
+                Step::When { step, .. } => walk(std::slice::from_ref(&**step), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.validate, &mut out);
+    out
+}
+
+/// The named values defined inside a `for_each` (record-scoped): the `for_each`'s target
+/// for each.
+fn record_lets(file: &crate::schema::File) -> Vec<(&str, &Name)> {
+    fn walk<'a>(steps: &'a [Step], inside: Option<&'a Name>, out: &mut Vec<(&'a str, &'a Name)>) {
+        for s in steps {
+            match s {
+                Step::Let { name, .. } => {
+                    if let Some(t) = inside {
+                        out.push((name.text.as_str(), t));
+                    }
+                }
+                Step::ForEach { table, steps } => walk(steps, Some(table), out),
+                Step::When { step, .. } => walk(std::slice::from_ref(&**step), inside, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.validate, None, &mut out);
+    out
 }
 
 /// Where an expression is evaluated.
@@ -755,6 +783,16 @@ pub(crate) fn unbound_records(
     counts(&e.expr, &mut names);
     for n in names {
         if !st.tables_fitted.iter().any(|r| r == n) {
+            if crate::streams::is_target(&c.schema.file, n) {
+                d.error(
+                    e.pos,
+                    format!(
+                        "`{}` counts `{n}` before the stream_fits step that walks its stream",
+                        e.text
+                    ),
+                );
+                continue;
+            }
             d.error(e.pos, format!("`{}` counts collection `{n}` before its directory's entry_size step makes it readable", e.text));
         }
     }
@@ -765,6 +803,13 @@ pub(crate) fn unbound_records(
                 if let Some(n) = names.get(i)
                     && !st.lets_bound.contains(&n.text)
                 {
+                    if let Some((_, t)) = record_lets(&c.schema.file)
+                        .into_iter()
+                        .find(|(x, _)| *x == n.text)
+                    {
+                        d.error(e.pos, format!("`{}` uses the named value `{}`, which belongs to each record of the for_each over `{}` (line {}): use it after its `let`, inside that for_each", e.text, n.text, t.text, t.pos.line));
+                        continue;
+                    }
                     d.error(
                         e.pos,
                         format!(
@@ -938,13 +983,23 @@ pub(crate) fn check_steps(
                 ),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
-                        d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
+                        if crate::streams::is_target(file, &table.text) {
+                            d.error(table.pos, format!("for_each `{}` comes before the stream_fits step that walks its stream", table.text));
+                        } else {
+                            d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
+                        }
                     }
+                    // Named values defined inside are the record's: gone after the loop.
+                    let bound = st.lets_bound.len();
                     check_steps(c, steps, Scope::Record(t), st, d);
+                    st.lets_bound.truncate(bound);
                 }
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
             Step::Str(x) => crate::strings::check_step(c, x, scope, st, d),
+            Step::StreamFits { code, stream, kind } => {
+                crate::streams::check_step(c, code, stream, *kind, scope, st, d);
+            }
             Step::Order {
                 code,
                 kind,
@@ -1016,9 +1071,6 @@ pub(crate) fn check_steps(
             }
             Step::Let { name, value } => {
                 check_expr(c, value, scope, false, "value", d);
-                if !matches!(scope, Scope::Top) {
-                    d.error(name.pos, format!("let `{}`: a named value is defined at the top level of `validate` (not inside a for_each)", name.text));
-                }
                 if c.schema.constants.iter().any(|k| k.name.text == name.text)
                     || ["len", "header"].contains(&name.text.as_str())
                 {
@@ -1041,8 +1093,28 @@ pub(crate) fn check_steps(
                         | Step::Assert { .. }
                         | Step::Checksum { .. }
                         | Step::FlagsKnown { .. }
+                        | Step::ForEach { .. }
+                        | Step::TableFits { .. }
                 ) {
-                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps: a step that makes something safe to read (table_fits, range_fits, enum_known, for_each) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum, flags_known, table_fits and for_each steps: a step that makes something else safe to read (range_fits, enum_known, record_fits, stream_fits) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                }
+                if let Step::TableFits { table, .. } = &**step {
+                    if !matches!(scope, Scope::Top) {
+                        d.error(
+                            when.pos,
+                            format!(
+                                "table_fits `{}` with `when` stands at the top level of `validate`",
+                                table.text
+                            ),
+                        );
+                    }
+                    if file
+                        .writer
+                        .as_ref()
+                        .is_some_and(|w| w.order.iter().any(|o| o.text == table.text))
+                    {
+                        d.error(when.pos, format!("table `{}`: the writer cannot write a table whose table_fits has `when` (it would need to know when to leave it out); drop the `writer` or the `when`", table.text));
+                    }
                 }
                 check_steps(c, std::slice::from_ref(&**step), scope, st, d);
             }
@@ -1088,6 +1160,8 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::Str(x) => crate::strings::step_exprs(c, x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
+        // Its expressions are in the stream header's scope; checked by `streams.rs`.
+        Step::StreamFits { .. } => Vec::new(),
         // Its key is in record scope; checked with that scope by `check_steps`.
         Step::Order { .. } => Vec::new(),
     }
@@ -1110,6 +1184,13 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
 
 /// Items every generated module defines at its top level, next to the schema's constants.
 const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES", "error_site"];
+
+/// The file's collections (directory layouts) and streams with theirs, as tables.
+fn collections_of(file: &crate::schema::File) -> Vec<Table> {
+    let mut v = crate::ext::collections(file);
+    v.extend(crate::streams::tables(file));
+    v
+}
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
@@ -1179,7 +1260,7 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     }
     let has_file = schema.has_file;
     let mut c = Checked {
-        collections: crate::ext::collections(&schema.file),
+        collections: collections_of(&schema.file),
         schema,
         layouts,
         sha256,
@@ -1214,7 +1295,7 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
                 ..c.schema.clone()
             };
             let vc = Checked {
-                collections: crate::ext::collections(&schema.file),
+                collections: collections_of(&schema.file),
                 schema,
                 layouts: c.layouts.clone(),
                 sha256: c.sha256.clone(),
@@ -1481,6 +1562,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
     crate::ext::check_file(c, d);
     crate::strings::check_defs(c, d);
     crate::index::check_writer(c, d);
+    crate::streams::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(
@@ -1591,7 +1673,11 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    crate::streams::check_walked(c, &st.tables_fitted, d);
     for t in &c.collections {
+        if crate::streams::is_target(file, &t.name.text) {
+            continue;
+        }
         if !st.tables_fitted.contains(&t.name.text) {
             d.error(
                 t.name.pos,

@@ -741,6 +741,7 @@ impl<'a> Em<'a> {
             .iter()
             .any(|f| f.tables.iter().any(|t| t.record.text == sname))
             || crate::sections::is_collection_record(self.c, sname)
+            || crate::streams::is_record_struct(&self.c.schema.file, sname)
     }
 
     fn views(&self) -> TokenStream {
@@ -958,6 +959,11 @@ impl<'a> Em<'a> {
                     if crate::ext::collection_of(&self.schema().file, &table.text).is_some() =>
                 {
                     crate::sections::for_each_collection(self, &table.text, steps)
+                }
+                Step::ForEach { table, steps }
+                    if crate::streams::is_target(&self.schema().file, &table.text) =>
+                {
+                    crate::stream_emit::for_each(self, &table.text, steps)
                 }
                 _ => self.step(s, scope, &env),
             });
@@ -1271,21 +1277,31 @@ impl<'a> Em<'a> {
                         };
                     }
                 } else {
-                    let fail = fail(
-                        codes,
-                        &b,
-                        Det::Range(
-                            quote!(start.unwrap_or(u64::MAX)),
-                            quote!(length.unwrap_or(u64::MAX)),
-                            wname,
-                            quote!(within.unwrap_or(0)),
-                        ),
-                    );
+                    // An operand that cannot fail is bound as a plain `u64` (no literal
+                    // `Some` unwrapped), the others as `Option<u64>`.
+                    let side = |p: &Option<TokenStream>,
+                                v: &TokenStream,
+                                name: &str,
+                                dflt: TokenStream| {
+                        let id = format_ident!("{}", name);
+                        match p {
+                            Some(p) => (quote!(let #id: u64 = #p;), quote!(Some(#id)), quote!(#id)),
+                            None => (
+                                quote!(let #id = #v;),
+                                quote!(#id),
+                                quote!(#id.unwrap_or(#dflt)),
+                            ),
+                        }
+                    };
+                    let (sb, so, sv) = side(&plain.0, &start, "start", quote!(u64::MAX));
+                    let (lb, lo, lv) = side(&plain.1, &length, "length", quote!(u64::MAX));
+                    let (wb, wo, wv) = side(&plain.2, &w, "within", quote!(0));
+                    let fail = fail(codes, &b, Det::Range(sv, lv, wname, wv));
                     quote! {
-                        let start = #start;
-                        let length = #length;
-                        let within = #w;
-                        let bytes = match (start, length, within) {
+                        #sb
+                        #lb
+                        #wb
+                        let bytes = match (#so, #lo, #wo) {
                             (Some(s), Some(l), Some(w)) => __rt::range_within(buf, s, l, w),
                             _ => None,
                         };
@@ -1492,6 +1508,9 @@ impl<'a> Em<'a> {
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
             Step::Str(x) => crate::strings::emit_step(self, x, scope, env),
+            Step::StreamFits { code, stream, kind } => {
+                crate::stream_emit::step(self, &code.text, &stream.text, *kind)
+            }
             Step::Order {
                 code,
                 kind,
@@ -1669,8 +1688,39 @@ impl<'a> Em<'a> {
             }
             Step::When { when, step } => {
                 let cond = strip_parens(self.cond(&when.expr, scope, env));
-                let inner = self.step(step, scope, env);
                 let comment = format!("@step when `{}`:", when.text);
+                let inner = match &**step {
+                    Step::ForEach { table, steps }
+                        if crate::ext::collection_of(file, &table.text).is_some() =>
+                    {
+                        crate::sections::for_each_collection(self, &table.text, steps)
+                    }
+                    Step::ForEach { table, steps }
+                        if crate::streams::is_target(file, &table.text) =>
+                    {
+                        crate::stream_emit::for_each(self, &table.text, steps)
+                    }
+                    // A table checked only when the condition holds has no records otherwise.
+                    Step::TableFits { table, .. } => {
+                        let inner = self.step(step, scope, env);
+                        let Some(t) = self.c.table(&table.text) else {
+                            return quote!();
+                        };
+                        let n = lit_usize(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                        let var = format_ident!("{}", t.name.text);
+                        let var_at = format_ident!("{}_at", t.name.text);
+                        return quote! {
+                            #[doc = #comment]
+                            let (#var, #var_at): (&'a [[u8; #n]], u64) = if #cond {
+                                #inner
+                                (#var, #var_at)
+                            } else {
+                                (&[], 0)
+                            };
+                        };
+                    }
+                    _ => self.step(step, scope, env),
+                };
                 quote! {
                     #[doc = #comment]
                     if #cond {
@@ -1839,15 +1889,16 @@ impl<'a> Em<'a> {
                 }
             });
         }
-        let ext = crate::sections::file_items(self);
-        fields.extend(ext.fields);
-        inits.extend(ext.inits);
-        accessors.extend(ext.accessors);
-        iters.extend(ext.items);
-        let strings = crate::strings::file_items(self);
-        fields.extend(strings.fields);
-        inits.extend(strings.inits);
-        accessors.extend(strings.accessors);
+        for ext in [
+            crate::sections::file_items(self),
+            crate::stream_emit::file_items(self),
+            crate::strings::file_items(self),
+        ] {
+            fields.extend(ext.fields);
+            inits.extend(ext.inits);
+            accessors.extend(ext.accessors);
+            iters.extend(ext.items);
+        }
         let table_ats = file
             .tables
             .iter()
@@ -2059,6 +2110,7 @@ fn module(c: &Checked) -> TokenStream {
     };
     let writer = crate::writer::tokens(c);
     let registers = crate::regs::tokens(c);
+    let stream_writers = crate::stream_emit::writers(&em);
     quote! {
         #[allow(unused_imports)]
         use ::npuschema_core as __rt;
@@ -2074,5 +2126,6 @@ fn module(c: &Checked) -> TokenStream {
         #file
         #writer
         #registers
+        #stream_writers
     }
 }

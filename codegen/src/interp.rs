@@ -21,6 +21,7 @@
 //! ```
 
 mod at;
+mod stream;
 mod strings;
 mod view;
 
@@ -68,6 +69,8 @@ struct FileProg<'c> {
     table_rec_size: Vec<u64>,
     /// Each struct's layouts by gate value, by struct index (`None`: not gated).
     gates: Vec<Option<GateTable>>,
+    /// The record streams, resolved.
+    streams: Vec<stream::SInfo>,
 }
 
 /// The layouts of a gated struct: one per interval of gate values between its `since` and
@@ -406,6 +409,12 @@ enum CStep {
         size: RecField,
         align: u64,
     },
+    /// A record stream's walk (`interp/stream.rs`).
+    StreamFits(Box<stream::Fits>),
+    /// A record stream's per-record checksums.
+    StreamChecksum(Box<stream::Sums>),
+    /// A `for_each` over a stream or a stream's collection.
+    StreamEach(Box<stream::Each>),
     SlotsPadding {
         f: Fail,
         dir: usize,
@@ -910,6 +919,9 @@ impl Comp<'_> {
                     values: c.schema.enums[ei].values.iter().map(|v| v.value).collect(),
                 }
             }
+            Step::ForEach { table, steps } if crate::streams::is_target(file, &table.text) => {
+                return stream::compile_each(self, &table.text, steps);
+            }
             Step::ForEach { table, steps } => {
                 if ext::collection_of(file, &table.text).is_some() {
                     let ci = self.coll_index(&table.text)?;
@@ -933,6 +945,9 @@ impl Comp<'_> {
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
             Step::Str(x) => return self.str_step(x, scope),
+            Step::StreamFits { code, stream, kind } => {
+                return stream::compile_fits(self, &code.text, &stream.text, *kind);
+            }
             Step::Let { name, value } => CStep::Let {
                 i: check::lets(file).iter().position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),
@@ -1541,6 +1556,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
     let steps = comp.steps(&c.schema.file.validate, Scope::Top);
     let dirs = comp.dirs();
     let colls = comp.colls();
+    let streams = stream::infos(&comp);
     let table_rec_size = c
         .schema
         .file
@@ -1566,6 +1582,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         lets: check::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
+        streams,
     }
 }
 
@@ -2027,6 +2044,9 @@ impl<'c> Interp<'c> {
                     }
                     (st.rec_at, st.rec_index) = saved;
                 }
+                CStep::StreamFits(f) => stream::exec_fits(self, p, f, st)?,
+                CStep::StreamChecksum(f) => stream::exec_sums(self, p, f, st)?,
+                CStep::StreamEach(e) => stream::exec_each(self, p, e, st)?,
                 CStep::ForEachCollection { coll, steps } => {
                     let saved = (st.rec_at, st.rec_index);
                     let mut err = None;
@@ -2806,6 +2826,9 @@ impl<'b> State<'b> {
 
     /// The records of collection `ci` (`count()`).
     fn count(&self, p: &FileProg<'_>, ci: usize) -> u64 {
+        if let Some(n) = stream::count(self, p, ci) {
+            return n;
+        }
         let Some(ci) = p.colls.get(ci) else { return 0 };
         let Some(d) = p.dirs.get(ci.dir) else {
             return 0;

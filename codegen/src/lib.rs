@@ -15,6 +15,8 @@ pub mod interp;
 mod regs;
 mod schema;
 mod sections;
+mod stream_emit;
+mod streams;
 mod strings;
 mod writer;
 mod yaml;

@@ -378,6 +378,16 @@ pub enum Step {
         /// The key, in record scope (`sorted`, `unique`).
         by: Option<ExprAt>,
     },
+    /// A record stream is walked: every record's header and body inside its range
+    /// (`{ code, stream_fits: STREAM }`, `streams.rs`).
+    StreamFits {
+        /// Error code.
+        code: Name,
+        /// The stream.
+        stream: Name,
+        /// The walk (`stream_fits`) or the per-record checksums (`stream_checksum`).
+        kind: crate::streams::StreamStep,
+    },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
         /// The condition, in the step's scope.
@@ -434,6 +444,8 @@ pub struct File {
     pub ext: ext::FileExt,
     /// Strings in byte ranges (`strings.rs`).
     pub strings: Vec<crate::strings::StringDef>,
+    /// Record streams (`streams.rs`).
+    pub streams: Vec<crate::streams::Stream>,
 }
 
 /// A whole schema.
@@ -499,6 +511,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "directory",
     "doc",
     "duplicate",
+    "end",
     "entries",
     "entry_size",
     "enum",
@@ -515,6 +528,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "for_each",
     "from",
     "gate",
+    "includes_header",
     "header",
     "high",
     "in",
@@ -537,6 +551,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "prefix",
     "present",
     "range_fits",
+    "range",
     "ranges",
     "record",
     "record_checksums",
@@ -555,6 +570,9 @@ const LANGUAGE_KEYS: &[&str] = &[
     "slots_valid",
     "sorted",
     "stored",
+    "stream_checksum",
+    "stream_fits",
+    "streams",
     "stride",
     "string_fits",
     "string_utf8",
@@ -1381,8 +1399,10 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
     });
     let ext = ext::file_ext(&mut m, variant, d);
     let strings = crate::strings::load(m.opt("strings"), d);
+    let streams = crate::streams::load(&mut m, d);
     let mut known = vec![
         "strings",
+        crate::streams::FILE_KEY,
         "name",
         "doc",
         "header",
@@ -1409,6 +1429,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         writer,
         ext,
         strings,
+        streams,
     })
 }
 
@@ -1417,6 +1438,8 @@ const STEP_KINDS: &[&str] = &[
     "sorted",
     "unique",
     "no_overlap",
+    "stream_fits",
+    "stream_checksum",
     "min_len",
     "expect",
     "assert",
@@ -1505,6 +1528,19 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                     _ => None,
                 }
             }
+            "stream_fits" | "stream_checksum" => {
+                let target = sm.opt(kind).and_then(|n| name(n, kind, d));
+                let skind = if kind == "stream_fits" {
+                    crate::streams::StreamStep::Fits
+                } else {
+                    crate::streams::StreamStep::Checksum
+                };
+                code.zip(target).map(|(code, stream)| Step::StreamFits {
+                    code,
+                    stream,
+                    kind: skind,
+                })
+            }
             "let" => {
                 let name = sm.opt("let").and_then(|n| name(n, "let", d));
                 let value = sm.req("value", d).and_then(|n| expr_at(n, "value", d));
@@ -1590,6 +1626,8 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "sorted" => &["sorted", "by", "code"],
             "unique" => &["unique", "by", "code"],
             "no_overlap" => &["no_overlap", "code"],
+            "stream_fits" => &["stream_fits", "code"],
+            "stream_checksum" => &["stream_checksum", "code"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
             "assert" => &["assert", "field", "code"],

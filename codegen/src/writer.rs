@@ -467,7 +467,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
 }
 
-fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
+pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
     match kind {
         FieldKind::Float(w) => {
             let ty = format_ident!("{}", if w { "f64" } else { "f32" });

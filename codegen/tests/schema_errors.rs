@@ -197,3 +197,8 @@ fn byte_order() {
 fn order_misused() {
     golden("order_misused");
 }
+/// Record streams: bad references, expressions, layouts, and stream_fits out of place.
+#[test]
+fn stream_misused() {
+    golden("stream_misused");
+}

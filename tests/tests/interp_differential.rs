@@ -72,6 +72,8 @@ const CONDITIONAL: &str = "schemas/conditional.yaml";
 const FLOATS: &str = "schemas/floats.yaml";
 const BIGEND: &str = "schemas/bigend.yaml";
 const ORDERED: &str = "schemas/ordered.yaml";
+const TLV: &str = "schemas/tlv.yaml";
+const SCOPED: &str = "schemas/scoped.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro.
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
@@ -93,6 +95,14 @@ mod bigend {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod ordered {
     npuschema_macro::include_schema!("schemas/ordered.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod scoped {
+    npuschema_macro::include_schema!("schemas/scoped.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod tlv {
+    npuschema_macro::include_schema!("schemas/tlv.yaml");
 }
 
 // ----- view lookups --------------------------------------------------------------------------
@@ -326,6 +336,8 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(FLOATS).sites(), &floats::ERROR_SITES[..]);
     assert_eq!(interp(BIGEND).sites(), &bigend::ERROR_SITES[..]);
     assert_eq!(interp(ORDERED).sites(), &ordered::ERROR_SITES[..]);
+    assert_eq!(interp(TLV).sites(), &tlv::ERROR_SITES[..]);
+    assert_eq!(interp(SCOPED).sites(), &scoped::ERROR_SITES[..]);
 }
 
 fn npu1_fixtures() -> Vec<Vec<u8>> {
@@ -1151,6 +1163,217 @@ fn ordered_top_level_order_checks_and_their_mutants_agree() {
             "ends-not-unique",
             "spans-overlap",
             "bad-checksum",
+            "ok",
+        ],
+    );
+}
+
+// ----- record streams: tlv -------------------------------------------------------------------
+
+/// A `tlv.yaml` file: the 12-byte header, then each `(kind, body)` as a 4-byte record header,
+/// the body and zeros up to a multiple of 4 (none after the last record).
+fn tlv_file(records: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (i, (kind, b)) in records.iter().enumerate() {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&(b.len() as u16).to_le_bytes());
+        body.extend_from_slice(b);
+        if i + 1 < records.len() {
+            while !body.len().is_multiple_of(4) {
+                body.push(0);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3156_4C54u32.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(records.len() as u32).to_le_bytes());
+    out.extend(body);
+    out
+}
+
+fn tlv_agree(b: &[u8]) -> &'static str {
+    let g = tlv::Tlv::validate(b);
+    let gb = tlv::Tlv::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(TLV, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(v, "header", h, [magic, body_bytes, record_count]);
+        assert_eq!(g.records().count(), record_count(v, "records"));
+        for r in g.records() {
+            let p = format!("records[{}]", r.index());
+            assert_eq!(record(v, &p).offset, r.offset());
+            same_fields!(v, &p, r.header(), [length]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(r.header().kind_raw()));
+            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+        }
+        assert_eq!(g.notes().count(), record_count(v, "notes"));
+        for (k, n) in g.notes().enumerate() {
+            let p = format!("notes[{k}]");
+            assert_eq!(n.index() as usize, k);
+            same_fields!(v, &p, n, [lang, text_len]);
+            assert_eq!(record(v, &p).offset, span(b, n.as_bytes()).0);
+        }
+        assert_eq!(g.points().count(), record_count(v, "points"));
+        for (k, pt) in g.points().enumerate() {
+            let p = format!("points[{k}]");
+            assert_eq!(value(v, &p, "x"), &Value::Int(i64::from(pt.x())));
+            assert_eq!(value(v, &p, "y"), &Value::Int(i64::from(pt.y())));
+        }
+    })
+}
+
+#[test]
+fn tlv_record_streams_and_their_mutants_agree() {
+    let mut point = Vec::new();
+    point.extend_from_slice(&(-3i32).to_le_bytes());
+    point.extend_from_slice(&9i32.to_le_bytes());
+    let note: &[u8] = &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o'];
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        tlv_file(&[
+            (1, note),
+            (2, &point),
+            (0x7003, &[1, 2, 3]),
+            (0x7FFF, &[]),
+            (0, &[]),
+        ]),
+        tlv_file(&[(0, &[])]),
+        tlv_file(&[(2, &point), (2, &point), (1, &[0, 0, 0, 0]), (0, &[])]),
+    ] {
+        assert_eq!(tlv_agree(&good), "ok");
+        for (k, n) in sweep(&good, &tlv_agree, &|_| {}, 0..0, 10_000, 0x71F) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // Each failure of the walk on purpose.
+    assert_eq!(
+        tlv_agree(&tlv_file(&[(1, &[1, 0]), (0, &[])])),
+        "bad-record"
+    );
+    assert_eq!(
+        tlv_agree(&tlv_file(&[(0x7003, &[1, 2, 3, 4])])),
+        "bad-record"
+    );
+    let mut trailing = tlv_file(&[(0, &[]), (0x7003, &[])]);
+    trailing[8] = 1;
+    assert_eq!(tlv_agree(&trailing), "bad-record");
+    let mut cut = tlv_file(&[(0x7003, &[]), (0, &[])]);
+    cut.truncate(cut.len() - 2);
+    cut[4] = 6;
+    assert_eq!(tlv_agree(&cut), "bad-record");
+    let nine: Vec<(u16, &[u8])> = std::iter::repeat_n((2u16, &point[..]), 9)
+        .chain([(0u16, &[][..])])
+        .collect();
+    assert_eq!(tlv_agree(&tlv_file(&nine)), "too-many-points");
+    let nonempty_end = tlv_agree(&tlv_file(&[(0, &[0, 0, 0, 0])]));
+    assert_eq!(nonempty_end, "terminator-not-empty");
+    *verdicts.entry(nonempty_end).or_default() += 1;
+    eprintln!("tlv verdicts: {verdicts:?}");
+    assert_reached(
+        "tlv",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "body-out-of-bounds",
+            "bad-record",
+            "count-mismatch",
+            "terminator-not-empty",
+            "note-text-too-long",
+            "ok",
+        ],
+    );
+}
+
+// ----- when on table_fits and for_each, let inside for_each: scoped ---------------------------
+
+fn scoped_file(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)]) -> Vec<u8> {
+    let extras_at = 24 + 8 * entries.len();
+    let mut out = Vec::new();
+    for w in [
+        0x504F_4353,
+        version,
+        flags,
+        entries.len() as u32,
+        extras_at as u32,
+        extras.len() as u32,
+    ] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for (o, s) in entries {
+        out.extend_from_slice(&o.to_le_bytes());
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    for (t, l) in extras {
+        out.extend_from_slice(&t.to_le_bytes());
+        out.extend_from_slice(&l.to_le_bytes());
+    }
+    out.extend([0u8; 16]);
+    out
+}
+
+fn scoped_agree(b: &[u8]) -> &'static str {
+    let g = scoped::Scoped::validate(b);
+    let gb = scoped::Scoped::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(SCOPED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, version, entry_count, extras_offset, extras_count]
+        );
+        assert_eq!(g.entries().len(), record_count(v, "entries"));
+        for e in g.entries() {
+            same_fields!(v, &format!("entries[{}]", e.index()), e, [offset, size]);
+        }
+        // A table whose condition does not hold has no records, in both.
+        assert_eq!(g.extras().len(), record_count(v, "extras"));
+        for x in g.extras() {
+            same_fields!(v, &format!("extras[{}]", x.index()), x, [tag, level]);
+        }
+    })
+}
+
+#[test]
+fn scoped_conditional_tables_and_record_lets_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        scoped_file(2, 1, &[(0, 4), (10, 20)], &[(1, 3), (2, 32)]),
+        scoped_file(1, 1, &[(4, 4)], &[(0, 40)]),
+        scoped_file(2, 0, &[(0, 4)], &[]),
+    ] {
+        assert_eq!(scoped_agree(&good), "ok");
+        for (k, n) in sweep(&good, &scoped_agree, &|_| {}, 0..0, 10_000, 0x5C0) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    let mut off = scoped_file(2, 0, &[(0, 4)], &[]);
+    off[16..24].copy_from_slice(&[0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+    assert_eq!(scoped_agree(&off), "ok");
+    off[8] = 1;
+    assert_eq!(scoped_agree(&off), "extras-out-of-bounds");
+    assert_eq!(
+        scoped_agree(&scoped_file(2, 0, &[(u32::MAX, u32::MAX)], &[])),
+        "entry-past-end"
+    );
+    eprintln!("scoped verdicts: {verdicts:?}");
+    assert_reached(
+        "scoped",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "entries-out-of-bounds",
+            "extras-out-of-bounds",
+            "entry-past-end",
+            "extra-too-heavy",
+            "extra-untagged",
             "ok",
         ],
     );

@@ -431,3 +431,52 @@ fn inspect_shows_the_strings() {
     assert_eq!(strings[2]["str"], ".data");
     assert_eq!(strings[2]["bytes"], "2e64617461");
 }
+
+/// `inspect --schema` on a record stream (`tests/schemas/tlv.yaml`): every record with its
+/// header fields and body range, and each typed body in its collection.
+#[test]
+fn inspect_lists_each_record_of_a_stream() {
+    let dir = TempDir::new("tlv");
+    let mut body = Vec::new();
+    for (i, (kind, b)) in [
+        (1u16, &b"\x07\x00\x05\x00hello"[..]),
+        (0x7003, b"\x01"),
+        (0, b""),
+    ]
+    .iter()
+    .enumerate()
+    {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&(b.len() as u16).to_le_bytes());
+        body.extend_from_slice(b);
+        if i < 2 {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+        }
+    }
+    let mut file = Vec::new();
+    for w in [0x3156_4C54u32, body.len() as u32, 3] {
+        file.extend_from_slice(&w.to_le_bytes());
+    }
+    file.extend(body);
+    let f = dir.file("s.tlv", &file);
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/tlv.yaml");
+    let o = inspect_output(&schema, &f, false);
+    assert_eq!(o.code, 0, "{o:?}");
+    for want in [
+        "stream records (RecordHeader, 3 record(s))",
+        "records[0] @ 0xc (13 bytes)",
+        "= note (0x1)",
+        "records[1] @ 0x1c (5 bytes)",
+        "= blob (0x7003)",
+        "records[2] @ 0x24 (4 bytes)",
+        "collection notes (Note, 1 record(s))",
+        "notes[0] @ 0x10 (4 bytes)",
+    ] {
+        assert!(o.stdout.contains(want), "no `{want}` in\n{}", o.stdout);
+    }
+    let j: serde_json::Value =
+        serde_json::from_str(inspect_output(&schema, &f, true).stdout.trim()).unwrap();
+    assert!(j.to_string().contains("records[1].body"), "{j}");
+}

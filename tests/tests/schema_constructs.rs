@@ -607,3 +607,370 @@ fn the_writer_places_strings_and_sets_their_offsets() {
         Err(npuschema_core::WriteError::TooLarge { field: "title", .. })
     ));
 }
+
+mod tlv {
+    npuschema_macro::include_schema!("schemas/tlv.yaml");
+}
+use tlv::Tlv;
+
+/// A TLV file: the 12-byte header, then each `(kind, body)` as a 4-byte record header, the
+/// body and zeros up to a multiple of 4 (none after the last record).
+fn tlv_blob(records: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (i, (kind, b)) in records.iter().enumerate() {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&u16::try_from(b.len()).expect("small").to_le_bytes());
+        body.extend_from_slice(b);
+        if i + 1 < records.len() {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3156_4C54u32.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(body.len()).expect("small").to_le_bytes());
+    out.extend_from_slice(&u32::try_from(records.len()).expect("small").to_le_bytes());
+    out.extend(body);
+    out
+}
+
+/// A note (lang 7, 5 bytes of text), a point (-3, 9), an unknown type 0x7003 and the end.
+fn tlv_sample() -> Vec<u8> {
+    let mut point = Vec::new();
+    point.extend_from_slice(&(-3i32).to_le_bytes());
+    point.extend_from_slice(&9i32.to_le_bytes());
+    tlv_blob(&[
+        (1, &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o']),
+        (2, &point),
+        (0x7003, &[1, 2, 3]),
+        (0x7FFF, &[]),
+        (0, &[]),
+    ])
+}
+
+/// The `Error` and the `Brief` for `b` name the same check; returns the `Error`.
+fn tlv_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = Tlv::validate(b).expect_err("rejected");
+    let brief = Tlv::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = tlv::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn record_stream_iterates_headers_bodies_and_layouts() {
+    let b = tlv_sample();
+    let v = Tlv::validate(&b).expect("valid");
+    assert!(Tlv::validate_as::<Brief>(&b).is_ok());
+    let recs: Vec<_> = v.records().collect();
+    let kinds: Vec<u16> = recs.iter().map(|r| r.header().kind_raw()).collect();
+    assert_eq!(kinds, [1, 2, 0x7003, 0x7FFF, 0]);
+    // Unknown types are kept (an open enum): the value and its raw number.
+    assert_eq!(recs[3].header().kind(), tlv::Kind::Unknown(0x7FFF));
+    let offsets: Vec<u64> = recs.iter().map(|r| r.offset()).collect();
+    // 12 + (4 + 9 -> 16) + (4 + 8) + (4 + 3 -> 8) + 4.
+    assert_eq!(offsets, [12, 28, 40, 48, 52]);
+    assert_eq!(recs[0].body(), &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o']);
+    assert_eq!(recs[0].body_offset(), 16);
+    assert_eq!(recs[2].body(), &[1, 2, 3]);
+    assert!(recs[4].body().is_empty());
+    let note = recs[0].as_notes().expect("a note");
+    assert_eq!((note.lang(), note.text_len()), (7, 5));
+    assert!(recs[0].as_points().is_none());
+    assert!(recs[2].as_notes().is_none() && recs[2].as_points().is_none());
+    let p = recs[1].as_points().expect("a point");
+    assert_eq!((p.x(), p.y()), (-3, 9));
+    // The collections: every body of one type, typed.
+    assert_eq!(v.notes().count(), 1);
+    let pts: Vec<(i32, i32)> = v.points().map(|p| (p.x(), p.y())).collect();
+    assert_eq!(pts, [(-3, 9)]);
+    // The stream and the collections come back the same from a second walk.
+    assert_eq!(v.records().count(), 5);
+}
+
+#[test]
+fn record_stream_errors_name_the_record() {
+    let b = tlv_sample();
+    // A body length that runs past the range: `bad-record` at record 2, its offset.
+    let mut bad = b.clone();
+    bad[40 + 2] = 0xF0;
+    let e = tlv_rejected(&bad);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+        ("bad-record", "records", 2, "length", 42)
+    );
+    assert!(matches!(e.detail, Detail::Range { start: 40, .. }));
+    // A note body shorter than the `Note` layout.
+    let short = tlv_blob(&[(1, &[1, 0]), (0, &[])]);
+    let e = tlv_rejected(&short);
+    assert_eq!(
+        (e.code, e.field.index, e.field.name),
+        ("bad-record", 0, "notes")
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(2),
+            rhs: Some(4),
+            names: &["body bytes", "<", "Note"]
+        }
+    );
+    // No terminator: the range ends first.
+    let open = tlv_blob(&[(0x7003, &[1, 2, 3, 4])]);
+    let e = tlv_rejected(&open);
+    assert_eq!(
+        (e.code, e.field.name, e.field.index),
+        ("bad-record", "end", 1)
+    );
+    // Bytes after the terminator (past its padding).
+    let mut trailing = tlv_blob(&[(0, &[]), (0x7003, &[])]);
+    trailing[8] = 1;
+    let e = tlv_rejected(&trailing);
+    assert_eq!((e.code, e.field.name, e.offset), ("bad-record", "end", 16));
+    // A header cut by the range's end: 2 bytes left.
+    let mut cut = tlv_blob(&[(0x7003, &[]), (0, &[])]);
+    cut.truncate(cut.len() - 2);
+    cut[4] = 6;
+    let e = tlv_rejected(&cut);
+    assert_eq!(
+        (e.code, e.field.name, e.offset),
+        ("bad-record", "header", 16)
+    );
+    // count(records) includes the terminator; the header says otherwise.
+    let mut miscount = b.clone();
+    miscount[8] = 4;
+    assert_eq!(tlv_rejected(&miscount).code, "count-mismatch");
+    // for_each over the stream: the terminator must be empty.
+    let mut nonempty = tlv_blob(&[(0, &[0, 0, 0, 0])]);
+    nonempty[8] = 1;
+    let e = tlv_rejected(&nonempty);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.offset),
+        ("terminator-not-empty", "records", 0, 14)
+    );
+    // for_each over a collection: record-context steps on the typed body.
+    let long = tlv_blob(&[(1, &[0, 0, 65, 0]), (0, &[])]);
+    let e = tlv_rejected(&long);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+        ("note-text-too-long", "notes", 0, "text_len", 18)
+    );
+    // count() of a collection.
+    let nine: Vec<(u16, &[u8])> = std::iter::repeat_n((2u16, &[0u8; 8][..]), 9)
+        .chain([(0u16, &[][..])])
+        .collect();
+    assert_eq!(tlv_rejected(&tlv_blob(&nine)).code, "too-many-points");
+}
+
+#[test]
+fn record_stream_never_panics_on_mutants() {
+    let b = tlv_sample();
+    for i in 0..b.len() {
+        for x in [0x01u8, 0x80, 0xFF] {
+            let mut m = b.clone();
+            m[i] ^= x;
+            if let Ok(v) = Tlv::validate(&m) {
+                // A view that validated walks to its end.
+                assert!(v.records().count() >= 1);
+            }
+        }
+    }
+    for n in 0..b.len() {
+        assert!(Tlv::validate(&b[..n]).is_err(), "truncated to {n}");
+    }
+}
+
+#[test]
+fn record_stream_writer_round_trips() {
+    use tlv::{Kind, RecordsSpec, RecordsWriter, TlvWriter};
+    let mut point = [0u8; 8];
+    point[..4].copy_from_slice(&(-3i32).to_le_bytes());
+    point[4..].copy_from_slice(&9i32.to_le_bytes());
+    let specs = [
+        RecordsSpec {
+            kind: Kind::Note,
+            body: &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o'],
+        },
+        RecordsSpec {
+            kind: Kind::Point,
+            body: &point,
+        },
+        RecordsSpec {
+            kind: Kind::from_raw(0x7FFF),
+            body: &[1, 2, 3],
+        },
+        RecordsSpec {
+            kind: Kind::End,
+            body: &[],
+        },
+    ];
+    let w = RecordsWriter::new(&specs);
+    // 4 + 9 (+3 padding) + 4 + 8 + 4 + 3 (+1) + 4.
+    assert_eq!(w.encoded_len(), Ok(40));
+    let mut body = [0xEEu8; 40];
+    assert_eq!(w.write_into(&mut body), Ok(40));
+    // The padding is written as zeros.
+    assert_eq!(&body[13..16], &[0, 0, 0]);
+    let fw = TlvWriter::new().record_count(4).body(&body);
+    let mut file = vec![0u8; fw.encoded_len().expect("len")];
+    fw.write_into(&mut file).expect("written");
+    // The same bytes as the hand-built fixture, and every record read back.
+    let mut hand_point = Vec::new();
+    hand_point.extend_from_slice(&point);
+    assert_eq!(
+        file,
+        tlv_blob(&[
+            (1, &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o']),
+            (2, &hand_point),
+            (0x7FFF, &[1, 2, 3]),
+            (0, &[]),
+        ])
+    );
+    let v = Tlv::validate(&file).expect("valid");
+    let back: Vec<(Kind, &[u8])> = v.records().map(|r| (r.header().kind(), r.body())).collect();
+    let want: Vec<(Kind, &[u8])> = specs.iter().map(|s| (s.kind, s.body)).collect();
+    assert_eq!(back, want);
+    // The terminator must be last, and only last.
+    let early = [specs[3], specs[0]];
+    assert!(matches!(
+        RecordsWriter::new(&early).write_into(&mut [0u8; 64]),
+        Err(npuschema_core::WriteError::Layout { item: "records" })
+    ));
+    assert!(matches!(
+        RecordsWriter::new(&specs[..3]).write_into(&mut [0u8; 64]),
+        Err(npuschema_core::WriteError::Layout { .. })
+    ));
+    // A body too long for the u16 size field.
+    let big = vec![0u8; 70_000];
+    let huge = [
+        RecordsSpec {
+            kind: Kind::Blob,
+            body: &big,
+        },
+        specs[3],
+    ];
+    assert!(matches!(
+        RecordsWriter::new(&huge).encoded_len(),
+        Err(npuschema_core::WriteError::TooLarge {
+            field: "records[].length",
+            ..
+        })
+    ));
+    // An output buffer too small.
+    assert!(matches!(
+        w.write_into(&mut [0u8; 39]),
+        Err(npuschema_core::WriteError::BufferTooSmall {
+            needed: 40,
+            available: 39
+        })
+    ));
+}
+
+mod scoped {
+    npuschema_macro::include_schema!("schemas/scoped.yaml");
+}
+use scoped::Scoped;
+
+/// A `scoped.yaml` file: the header, `entries` after it, then `extras` (the flag says
+/// whether the table is there), then 16 bytes of data the entries point into.
+fn scoped_blob(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)]) -> Vec<u8> {
+    let extras_at = 24 + 8 * entries.len();
+    let mut out = Vec::new();
+    for w in [
+        0x504F_4353,
+        version,
+        flags,
+        u32::try_from(entries.len()).expect("small"),
+        u32::try_from(extras_at).expect("small"),
+        u32::try_from(extras.len()).expect("small"),
+    ] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    for (o, s) in entries {
+        out.extend_from_slice(&o.to_le_bytes());
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    for (t, l) in extras {
+        out.extend_from_slice(&t.to_le_bytes());
+        out.extend_from_slice(&l.to_le_bytes());
+    }
+    out.extend([0u8; 16]);
+    out
+}
+
+fn scoped_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = Scoped::validate(b).expect_err("rejected");
+    let brief = Scoped::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = scoped::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn when_on_table_fits_and_for_each() {
+    // Flag set: the extras are checked and readable.
+    let b = scoped_blob(2, 1, &[(0, 4)], &[(1, 3), (2, 32)]);
+    let v = Scoped::validate(&b).expect("valid");
+    assert_eq!(v.extras().map(|x| x.level()).collect::<Vec<_>>(), [3, 32]);
+    // Flag clear: the table is not checked (its place is nonsense) and has no records.
+    let mut off = scoped_blob(2, 0, &[(0, 4)], &[]);
+    off[16..20].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+    off[20..24].copy_from_slice(&0xFFFF_FFFFu32.to_le_bytes());
+    let v = Scoped::validate(&off).expect("valid without extras");
+    assert_eq!(v.extras().len(), 0);
+    // The same place with the flag set fails the table's check.
+    off[8] = 1;
+    assert_eq!(scoped_rejected(&off).code, "extras-out-of-bounds");
+    // `for_each` with `when`: version 1 skips the extras' checks, version 2 runs them.
+    let heavy = scoped_blob(1, 1, &[], &[(1, 33)]);
+    assert!(Scoped::validate(&heavy).is_ok());
+    let heavy = scoped_blob(2, 1, &[], &[(1, 33)]);
+    let e = scoped_rejected(&heavy);
+    assert_eq!(
+        (e.code, e.field.table, e.field.index, e.field.name),
+        ("extra-too-heavy", "extras", 0, "level")
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(66),
+            rhs: Some(64),
+            names: &["weight", ">", ""]
+        }
+    );
+    assert_eq!(
+        scoped_rejected(&scoped_blob(2, 1, &[], &[(1, 3), (0, 3)])).code,
+        "extra-untagged"
+    );
+}
+
+#[test]
+fn named_values_inside_for_each_are_per_record() {
+    // entry_end = offset + size, computed for each record.
+    let b = scoped_blob(2, 0, &[(0, 4), (10, 20), (4, 4)], &[]);
+    assert!(Scoped::validate(&b).is_ok());
+    // Two entries: the file is 24 + 16 + 16 = 56 bytes; the second ends at 57.
+    let e = scoped_rejected(&scoped_blob(2, 0, &[(0, 4), (56, 1)], &[]));
+    assert_eq!(
+        (e.code, e.field.index, e.field.name, e.offset),
+        ("entry-past-end", 1, "size", 36)
+    );
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(57),
+            rhs: Some(56),
+            names: &["entry_end", ">", "len"]
+        }
+    );
+    // An overflowing named value fails every check that uses it.
+    let e = scoped_rejected(&scoped_blob(2, 0, &[(u32::MAX, u32::MAX)], &[]));
+    assert_eq!((e.code, e.field.index), ("entry-past-end", 0));
+}

@@ -551,7 +551,7 @@ fn decode(
 }
 
 /// The fields of struct `s` at `at` (with gate `gate` for a gated struct).
-fn record(
+pub(super) fn record(
     p: &FileProg<'_>,
     st: &State<'_>,
     s: &Struct,
@@ -735,6 +735,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             records,
         });
     }
+    groups.extend(super::stream::groups(p, st));
     let ranges = file
         .ranges
         .iter()

@@ -1,0 +1,891 @@
+//! Emission for record streams (`streams.rs`): the `stream_fits` walk in the validator
+//! (every check, per-type counts computed in the same pass), `for_each` over a stream or one
+//! of its collections, and the view's iterators (`records()` gives each record's offset,
+//! header view, body bytes and typed body; `notes()` the typed bodies of one type).
+//!
+//! Everything emitted is `no_std`, allocation-free and panic-free: every record is at least
+//! its header's size (checked: no zero-size step, so at most one record per byte of the
+//! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::Scope;
+use crate::emit::{Blame, Det, Em, Env, Idx, Opd, camel, fail, strip_parens};
+use crate::schema::{Step, Table};
+use crate::sections::FileItems;
+use crate::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
+
+fn lit_u64(v: u64) -> Literal {
+    Literal::u64_suffixed(v)
+}
+
+fn lit_usize(v: u64) -> Literal {
+    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
+}
+
+fn doc_attr(doc: &str) -> TokenStream {
+    let lines = doc.lines().map(|l| {
+        let l = format!(" {l}");
+        quote!(#[doc = #l])
+    });
+    quote!(#(#lines)*)
+}
+
+fn size_of(em: &Em<'_>, sname: &str) -> u64 {
+    em.c.layouts.get(sname).map_or(0, |l| l.size)
+}
+
+/// `__at_<stream>`: the stream's range start, bound by its `stream_fits` step.
+fn at_var(s: &Stream) -> proc_macro2::Ident {
+    format_ident!("__at_{}", s.name.text)
+}
+
+fn iter_ty(name: &str) -> proc_macro2::Ident {
+    format_ident!("{}Iter", camel(name))
+}
+
+fn item_ty(s: &Stream) -> proc_macro2::Ident {
+    format_ident!("{}Item", camel(&s.name.text))
+}
+
+fn rec_env() -> Env {
+    Env {
+        header: quote!(header),
+        record: quote!(rec),
+    }
+}
+
+/// `u64` tokens of the header's type field (`rec` is the header view).
+fn type_tokens(em: &Em<'_>, s: &Stream) -> Option<TokenStream> {
+    let tf = s.type_field.as_ref()?;
+    let (_, t, _) = type_field(em.c, s)?;
+    let is_enum = crate::ext::field_of(em.c, &s.header.text, &tf.text)
+        .is_some_and(|(_, _, k)| matches!(k, crate::check::FieldKind::Enum(_)));
+    let m = if is_enum {
+        format_ident!("{}_raw", tf.text)
+    } else {
+        format_ident!("{}", tf.text)
+    };
+    Some(crate::emit::widen(t, quote!(rec.#m())))
+}
+
+/// `Option<u64>` tokens: the record's whole size (header included) from header `rec`;
+/// `None` when it does not compute or is below the header's size.
+fn total_tokens(em: &Em<'_>, s: &Stream, t: &Table) -> TokenStream {
+    let hs = lit_u64(size_of(em, &s.header.text));
+    if let Some(p) = em.plain(&s.size.expr, Scope::RecordOnly(t), &rec_env()) {
+        return if s.includes_header {
+            quote!({ let t: u64 = #p; (t >= #hs).then_some(t) })
+        } else {
+            quote!(#p.checked_add(#hs))
+        };
+    }
+    let v = em.value(&s.size.expr, Scope::RecordOnly(t), &rec_env());
+    if s.includes_header {
+        quote!(#v.filter(|t| *t >= #hs))
+    } else {
+        quote!(#v.and_then(|b| b.checked_add(#hs)))
+    }
+}
+
+/// `bool` tokens: whether header `rec` is the terminator.
+fn end_tokens(em: &Em<'_>, s: &Stream, t: &Table) -> Option<TokenStream> {
+    let e = s.end.as_ref()?;
+    Some(strip_parens(em.cond(
+        &e.expr,
+        Scope::RecordOnly(t),
+        &rec_env(),
+    )))
+}
+
+/// `u64` tokens: the next record's position after a record ending at `rec_end` (relative to
+/// the range's start), or `end` when the padding reaches or passes the range's end.
+fn next_tokens(s: &Stream) -> TokenStream {
+    if s.align <= 1 {
+        return quote!(rec_end);
+    }
+    let m = lit_u64(s.align - 1);
+    quote!(rec_end.checked_add(#m).map_or(end, |x| (x & !#m).min(end)))
+}
+
+/// The `stream_checksum` step: every record's stored checksum matches its bytes.
+fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
+    let file = &em.c.schema.file;
+    let Some(s) = stream(file, target) else {
+        return quote!();
+    };
+    let Some(k) = &s.checksum else {
+        return quote!();
+    };
+    let t = stream_table(s);
+    let env = rec_env();
+    // Each bound as `Option<u64>` through a `u64` when it cannot fail (no literal `Some`).
+    let bind = |e: &crate::expr::ExprAt, name: &str| {
+        let id = format_ident!("{}", name);
+        match em.plain(&e.expr, Scope::RecordOnly(&t), &env) {
+            Some(p) => quote!(let #id: Option<u64> = u64::checked_add(#p, 0);),
+            None => {
+                let v = em.value(&e.expr, Scope::RecordOnly(&t), &env);
+                quote!(let #id: Option<u64> = #v;)
+            }
+        }
+    };
+    let (from, to, stored) = (
+        bind(&k.from, "from"),
+        bind(&k.to, "to"),
+        bind(&k.stored, "stored"),
+    );
+    let sn = s.name.text.as_str();
+    let it = iter_ty(sn);
+    let range = format_ident!("{}", s.range.text);
+    let at = at_var(s);
+    let f_place = fail(
+        code,
+        &Blame::record(sn, Idx::U64(quote!(index)), "checksum", quote!(rec_at), 0),
+        Det::Range(
+            quote!(rec_at.saturating_add(from.unwrap_or(0))),
+            quote!(
+                to.zip(from)
+                    .and_then(|(t, f)| t.checked_sub(f))
+                    .unwrap_or(u64::MAX)
+            ),
+            "record end".to_string(),
+            quote!(rec_at.saturating_add(total)),
+        ),
+    );
+    let f_sum = fail(
+        code,
+        &Blame::record(
+            sn,
+            Idx::U64(quote!(index)),
+            "checksum",
+            quote!(rec_at.saturating_add(so)),
+            0,
+        ),
+        Det::Mismatch(quote!(found), quote!(computed)),
+    );
+    let from_b = crate::emit::from_bytes(k.big);
+    let compute = match k.algorithm {
+        crate::schema::Algorithm::Fnv1a32 => {
+            quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
+        }
+        crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
+    };
+    let comment = format!(
+        "@step {code}: every record of stream `{sn}` stores the {:?} of its bytes `{}`..`{}` at `{}`.",
+        k.algorithm, k.from.text, k.to.text, k.stored.text
+    );
+    quote! {
+        #[doc = #comment]
+        for __item in #it::new(buf, #range, #at) {
+            let rec = __item.header();
+            let _ = &rec;
+            let rec_at: u64 = __item.offset();
+            let index: u64 = u64::from(__item.index());
+            let total: u64 = (__item.body().len() as u64).saturating_add(__item.body_offset().saturating_sub(rec_at));
+            #from
+            #to
+            #stored
+            let bytes = __rt::range_at(buf, rec_at, total);
+            let covered = match (from, to, bytes) {
+                (Some(f), Some(t), Some(b)) if f <= t => __rt::range_at(b, f, t - f),
+                _ => None,
+            };
+            let place = stored.zip(bytes).and_then(|(so, b)| Some((so, __rt::chunk_at::<4>(b, so)?)));
+            let (Some(d), Some((so, raw))) = (covered, place) else {
+                return #f_place;
+            };
+            let found: u64 = u64::from(u32::#from_b(*raw));
+            let computed: u64 = u64::from(#compute);
+            if found != computed {
+                return #f_sum;
+            }
+        }
+    }
+}
+
+/// A stream step: the walk (`stream_fits`) or the per-record checksums.
+pub fn step(
+    em: &Em<'_>,
+    code: &str,
+    target: &str,
+    kind: crate::streams::StreamStep,
+) -> TokenStream {
+    if kind == crate::streams::StreamStep::Checksum {
+        return checksum_step(em, code, target);
+    }
+    walk_step(em, code, target)
+}
+
+/// The `stream_fits` step: walk every record, checking it, counting records per type.
+fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
+    let file = &em.c.schema.file;
+    let Some(s) = stream(file, target) else {
+        return quote!();
+    };
+    let Some(r) = file.ranges.iter().find(|r| r.name.text == s.range.text) else {
+        return quote!();
+    };
+    let t = stream_table(s);
+    let rscope = Scope::Record(&t);
+    let sn = s.name.text.as_str();
+    let hty = format_ident!("{}", s.header.text);
+    let hs = size_of(em, &s.header.text);
+    let hs_u = lit_usize(hs);
+    let hs64 = lit_u64(hs);
+    let range = format_ident!("{}", r.name.text);
+    let rname = r.name.text.clone();
+    let at = at_var(s);
+    let env = rec_env();
+    let start = match em.plain(&r.offset.expr, Scope::Top, &env) {
+        Some(p) => p,
+        None => {
+            let v = em.value(&r.offset.expr, Scope::Top, &env);
+            quote!(#v.unwrap_or(0))
+        }
+    };
+    let idx = || Idx::U64(quote!(index));
+    let limit = quote!(#at.saturating_add(end));
+    // The sites, in this order (the interpreter registers them in the same order).
+    let f_header = fail(
+        code,
+        &Blame::record(sn, idx(), "header", quote!(rec_at), 0),
+        Det::Range(quote!(rec_at), quote!(#hs64), rname.clone(), limit.clone()),
+    );
+    let sb = em.blame(&s.size.expr, rscope);
+    let sname = Em::short_name(&s.size);
+    let small = s.includes_header.then(|| {
+        let f = fail(
+            code,
+            &sb,
+            Det::Compare(
+                Opd::Val(quote!(sz)),
+                Opd::Val(quote!(#hs64)),
+                [sname.clone(), "<".to_string(), "header bytes".to_string()],
+            ),
+        );
+        quote! {
+            if let Some(sz) = size && sz < #hs64 {
+                return #f;
+            }
+        }
+    });
+    let f_over = fail(
+        code,
+        &sb,
+        Det::Range(
+            quote!(rec_at),
+            quote!(total.unwrap_or(u64::MAX)),
+            rname.clone(),
+            limit.clone(),
+        ),
+    );
+    let size_v = em.value(&s.size.expr, Scope::RecordOnly(&t), &env);
+    let total = if s.includes_header {
+        quote!(size)
+    } else {
+        quote!(size.and_then(|b| b.checked_add(#hs64)))
+    };
+    let ty = type_tokens(em, s);
+    let mut counters = Vec::new();
+    let mut arms = Vec::new();
+    let mut ifs = Vec::new();
+    let mut counts = Vec::new();
+    for l in &s.layouts {
+        let (Some(v), Some(n)) = (
+            layout_value(em.c, l),
+            em.c.layouts.get(&l.record.text).map(|x| x.size),
+        ) else {
+            continue;
+        };
+        let var = format_ident!("__n_{}", l.collection.text);
+        let cnt = format_ident!("__count_{}", l.collection.text);
+        let v = lit_u64(v);
+        let n = lit_u64(n);
+        let f = fail(
+            code,
+            &Blame::record(sn, idx(), l.collection.text.clone(), quote!(rec_at), hs),
+            Det::Compare(
+                Opd::Val(quote!(__body)),
+                Opd::Val(quote!(#n)),
+                [
+                    "body bytes".to_string(),
+                    "<".to_string(),
+                    l.record.text.clone(),
+                ],
+            ),
+        );
+        counters.push(quote!(let mut #var: u64 = 0;));
+        let body = quote! {
+            if __body < #n {
+                return #f;
+            }
+            #var = #var.saturating_add(1);
+        };
+        arms.push(quote! {
+            #v => {
+                #body
+            }
+        });
+        ifs.push((v, body));
+        counts.push((cnt, var));
+    }
+    let layout_check = match (&ty, arms.len()) {
+        (Some(_), 0) | (None, _) => quote!(),
+        // One layout: an `if`, not a one-arm `match`.
+        (Some(ty), 1) => {
+            let (v, body) = &ifs[0];
+            quote! {
+                let __body: u64 = total.saturating_sub(#hs64);
+                if #ty == #v {
+                    #body
+                }
+            }
+        }
+        (Some(ty), _) => quote! {
+            let __body: u64 = total.saturating_sub(#hs64);
+            match #ty {
+                #(#arms)*
+                _ => {}
+            }
+        },
+    };
+    let open_end = match &s.end {
+        Some(_) => {
+            let f = fail(
+                code,
+                &Blame::record(sn, idx(), "end", quote!(rec_at), 0),
+                Det::None,
+            );
+            quote!(return #f;)
+        }
+        None => quote!(break;),
+    };
+    let next = next_tokens(s);
+    let term = end_tokens(em, s, &t).map(|c| {
+        let f = fail(
+            code,
+            &Blame::record(sn, idx(), "end", quote!(#at.saturating_add(next)), 0),
+            Det::Range(
+                quote!(#at.saturating_add(next)),
+                quote!(end.saturating_sub(next)),
+                rname.clone(),
+                limit.clone(),
+            ),
+        );
+        quote! {
+            if #c {
+                if next < end {
+                    return #f;
+                }
+                break;
+            }
+        }
+    });
+    let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
+        .chain(counts.iter().map(|c| c.0.clone()))
+        .collect();
+    let cnt_vals: Vec<_> = std::iter::once(quote!(index))
+        .chain(counts.iter().map(|c| {
+            let v = &c.1;
+            quote!(#v)
+        }))
+        .collect();
+    let comment = format!(
+        "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.",
+        r.name.text,
+        s.end.as_ref().map_or(String::new(), |e| format!(
+            ", ending at a record where `{}`, with nothing after it",
+            e.text
+        ))
+    );
+    quote! {
+        #[doc = #comment]
+        let #at: u64 = #start;
+        let (#(#cnt_names),*) = {
+            let bytes: &[u8] = #range;
+            let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            let mut pos: u64 = 0;
+            let mut index: u64 = 0;
+            #(#counters)*
+            loop {
+                let rec_at: u64 = #at.saturating_add(pos);
+                if pos >= end {
+                    #open_end
+                }
+                let Some(raw) = __rt::chunk_at::<#hs_u>(bytes, pos) else {
+                    return #f_header;
+                };
+                let rec = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) };
+                let _ = &rec;
+                let size: Option<u64> = #size_v;
+                #small
+                let total: Option<u64> = #total;
+                let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
+                    return #f_over;
+                };
+                #layout_check
+                let rec_end: u64 = pos.saturating_add(total);
+                let next: u64 = #next;
+                index = index.saturating_add(1);
+                #term
+                pos = next;
+            }
+            (#(#cnt_vals),*)
+        };
+        let _ = (#at, #(#cnt_names),*);
+    }
+}
+
+/// `for_each` over a stream (record context: the header) or one of its collections
+/// (record context: the typed body).
+pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
+    let file = &em.c.schema.file;
+    let Some(t) = em.c.collections.iter().find(|t| t.name.text == name) else {
+        return quote!();
+    };
+    let body = em.steps(steps, Scope::Record(t));
+    if let Some(s) = stream(file, name) {
+        let it = iter_ty(name);
+        let range = format_ident!("{}", s.range.text);
+        let at = at_var(s);
+        let comment = format!("@step For every record of stream `{name}`.");
+        return quote! {
+            #[doc = #comment]
+            for __item in #it::new(buf, #range, #at) {
+                let rec = __item.header();
+                let rec_at: u64 = __item.offset();
+                let index: u64 = u64::from(__item.index());
+                let _ = (&rec, rec_at, index);
+                #body
+            }
+        };
+    }
+    let Some((s, l)) = collection(file, name) else {
+        return quote!();
+    };
+    let it = iter_ty(&s.name.text);
+    let range = format_ident!("{}", s.range.text);
+    let at = at_var(s);
+    let as_m = format_ident!("as_{}", l.collection.text);
+    let comment = format!(
+        "@step For every record of collection `{name}` (the bodies of type `{}` of stream `{}`).",
+        l.value.text, s.name.text
+    );
+    quote! {
+        #[doc = #comment]
+        {
+            let mut __ci: u64 = 0;
+            for __item in #it::new(buf, #range, #at) {
+                let Some(rec) = __item.#as_m() else { continue; };
+                let index: u64 = __ci;
+                __ci = __ci.saturating_add(1);
+                let rec_at: u64 = __item.body_offset();
+                let _ = (&rec, rec_at, index);
+                #body
+            }
+        }
+    }
+}
+
+/// The view's fields, accessors and the iterator types of every stream.
+pub fn file_items(em: &Em<'_>) -> FileItems {
+    let mut out = FileItems {
+        fields: Vec::new(),
+        inits: Vec::new(),
+        accessors: Vec::new(),
+        items: Vec::new(),
+    };
+    let file = &em.c.schema.file;
+    for s in &file.streams {
+        let t = stream_table(s);
+        let sn = s.name.text.as_str();
+        let at = at_var(s);
+        let range = format_ident!("{}", s.range.text);
+        let var = format_ident!("{}", sn);
+        let it = iter_ty(sn);
+        let item = item_ty(s);
+        let hty = format_ident!("{}", s.header.text);
+        let hs = size_of(em, &s.header.text);
+        let hs_u = lit_usize(hs);
+        let hs64 = lit_u64(hs);
+        let total = total_tokens(em, s, &t);
+        let next = next_tokens(s);
+        let advance = match end_tokens(em, s, &t) {
+            Some(c) => quote!(!(#c) && next > pos),
+            None => quote!(next > pos),
+        };
+        let sdoc = doc_attr(&s.doc);
+        out.fields.push(quote!(#at: u64,));
+        out.inits.push(quote!(#at,));
+        let acc_doc = format!(
+            " The records of stream `{sn}`, in file order: offset, header, body{}.",
+            if s.layouts.is_empty() {
+                ""
+            } else {
+                " and typed body"
+            }
+        );
+        out.accessors.push(quote! {
+            #sdoc
+            ///
+            #[doc = #acc_doc]
+            #[must_use]
+            #[inline]
+            pub fn #var(&self) -> #it<'a> { #it::new(self.buf, self.#range, self.#at) }
+        });
+        let ty = type_tokens(em, s);
+        let mut as_methods = Vec::new();
+        for l in &s.layouts {
+            let (Some(v), Some(n)) = (
+                layout_value(em.c, l),
+                em.c.layouts.get(&l.record.text).map(|x| x.size),
+            ) else {
+                continue;
+            };
+            let Some(ty) = &ty else { continue };
+            let as_m = format_ident!("as_{}", l.collection.text);
+            let bty = format_ident!("{}", l.record.text);
+            let v = lit_u64(v);
+            let n = lit_usize(n);
+            let cvar = format_ident!("{}", l.collection.text);
+            let cit = iter_ty(&l.collection.text);
+            let mdoc = format!(
+                " The body as a `{}` when the record's type is `{}` (its index: the record's in the stream).",
+                l.record.text, l.value.text
+            );
+            as_methods.push(quote! {
+                #[doc = #mdoc]
+                #[must_use]
+                #[inline]
+                pub fn #as_m(&self) -> Option<#bty<'a>> {
+                    let rec = self.header();
+                    if #ty != #v {
+                        return None;
+                    }
+                    let raw = self.body.first_chunk::<#n>()?;
+                    Some(#bty { raw, buf: self.buf, index: self.index })
+                }
+            });
+            let cdoc = doc_attr(&l.doc);
+            let adoc = format!(
+                " The bodies of the records of type `{}` of stream `{sn}`, as `{}`, in file order.",
+                l.value.text, l.record.text
+            );
+            out.accessors.push(quote! {
+                #cdoc
+                ///
+                #[doc = #adoc]
+                #[must_use]
+                #[inline]
+                pub fn #cvar(&self) -> #cit<'a> { #cit { inner: self.#var(), index: 0 } }
+            });
+            let idoc = format!(" Iterator over collection `{}`.", l.collection.text);
+            out.items.push(quote! {
+                #[doc = #idoc]
+                #[derive(Clone)]
+                pub struct #cit<'a> {
+                    inner: #it<'a>,
+                    index: u32,
+                }
+                impl<'a> Iterator for #cit<'a> {
+                    type Item = #bty<'a>;
+                    fn next(&mut self) -> Option<#bty<'a>> {
+                        loop {
+                            let item = self.inner.next()?;
+                            if let Some(b) = item.#as_m() {
+                                let index = self.index;
+                                self.index = self.index.saturating_add(1);
+                                return Some(#bty { index, ..b });
+                            }
+                        }
+                    }
+                }
+                impl core::iter::FusedIterator for #cit<'_> {}
+            });
+        }
+        let idoc = format!(" Iterator over the records of stream `{sn}`.");
+        let itemdoc = format!(" One record of stream `{sn}`.");
+        out.items.push(quote! {
+            #[doc = #itemdoc]
+            #[derive(Clone, Copy)]
+            pub struct #item<'a> {
+                buf: &'a [u8],
+                header: &'a [u8; #hs_u],
+                body: &'a [u8],
+                offset: u64,
+                index: u32,
+            }
+            impl<'a> #item<'a> {
+                /// Where the record (its header) starts in the file.
+                #[must_use]
+                #[inline]
+                pub fn offset(&self) -> u64 { self.offset }
+                /// Where its body starts in the file.
+                #[must_use]
+                #[inline]
+                pub fn body_offset(&self) -> u64 { self.offset.saturating_add(#hs64) }
+                /// Its index in the stream.
+                #[must_use]
+                #[inline]
+                pub fn index(&self) -> u32 { self.index }
+                /// Its header.
+                #[must_use]
+                #[inline]
+                pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: self.index } }
+                /// Its body: the bytes after the header, up to the record's size (padding
+                /// excluded). Borrowed, never copied.
+                #[must_use]
+                #[inline]
+                pub fn body(&self) -> &'a [u8] { self.body }
+                #(#as_methods)*
+            }
+            impl core::fmt::Debug for #item<'_> {
+                fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.debug_struct(#sn)
+                        .field("offset", &self.offset)
+                        .field("header", &self.header())
+                        .field("body_len", &self.body.len())
+                        .finish()
+                }
+            }
+            #[doc = #idoc]
+            #[derive(Clone)]
+            pub struct #it<'a> {
+                buf: &'a [u8],
+                bytes: &'a [u8],
+                at: u64,
+                pos: u64,
+                index: u32,
+                done: bool,
+            }
+            impl<'a> #it<'a> {
+                fn new(buf: &'a [u8], bytes: &'a [u8], at: u64) -> Self {
+                    Self { buf, bytes, at, pos: 0, index: 0, done: false }
+                }
+            }
+            impl<'a> Iterator for #it<'a> {
+                type Item = #item<'a>;
+                fn next(&mut self) -> Option<#item<'a>> {
+                    if self.done {
+                        return None;
+                    }
+                    // Validation proved every record sound: a failure here cannot happen,
+                    // and only ends the iteration.
+                    self.done = true;
+                    let end: u64 = u64::try_from(self.bytes.len()).unwrap_or(u64::MAX);
+                    let pos = self.pos;
+                    if pos >= end {
+                        return None;
+                    }
+                    let raw = __rt::chunk_at::<#hs_u>(self.bytes, pos)?;
+                    let rec = #hty { raw, buf: self.buf, index: self.index };
+                    let _ = &rec;
+                    let total: u64 = #total?;
+                    let body = __rt::range_at(self.bytes, pos.checked_add(#hs64)?, total.saturating_sub(#hs64))?;
+                    let item = #item {
+                        buf: self.buf,
+                        header: raw,
+                        body,
+                        offset: self.at.saturating_add(pos),
+                        index: self.index,
+                    };
+                    let rec_end: u64 = pos.checked_add(total)?;
+                    let next: u64 = #next;
+                    if #advance {
+                        self.done = false;
+                        self.pos = next;
+                        self.index = self.index.saturating_add(1);
+                    }
+                    Some(item)
+                }
+            }
+            impl core::iter::FusedIterator for #it<'_> {}
+        });
+    }
+    out
+}
+
+/// The header field a stream's size is stored in, when `size` is one field of an unsigned
+/// integer type: (field index, offset, type, big-endian).
+fn size_field(em: &Em<'_>, s: &Stream) -> Option<(usize, u64, crate::schema::IntTy, bool)> {
+    let t = stream_table(s);
+    let (_, fi) = crate::check::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
+    let st = em.c.strukt(&s.header.text)?;
+    let (off, kind) = *em.c.layouts.get(&s.header.text)?.fields.get(fi)?;
+    match kind {
+        crate::check::FieldKind::Int(it) if !it.signed() => {
+            Some((fi, off, it, st.fields.get(fi)?.big))
+        }
+        _ => None,
+    }
+}
+
+/// Per stream whose size is one header field: `<Stream>Spec` (the header fields the writer
+/// cannot derive, and the body) and `<Stream>Writer` (`encoded_len` + `write_into`, the
+/// records back to back with their sizes and the padding between them, no allocation).
+pub fn writers(em: &Em<'_>) -> TokenStream {
+    let mut out = Vec::new();
+    for s in &em.c.schema.file.streams {
+        let Some((size_i, size_off, size_ty, size_big)) = size_field(em, s) else {
+            continue;
+        };
+        let Some(st) = em.c.strukt(&s.header.text) else {
+            continue;
+        };
+        let Some(l) = em.c.layouts.get(&s.header.text) else {
+            continue;
+        };
+        let t = stream_table(s);
+        let sn = s.name.text.as_str();
+        let spec = format_ident!("{}Spec", camel(sn));
+        let wr = format_ident!("{}Writer", camel(sn));
+        let hty = format_ident!("{}", s.header.text);
+        let hs = l.size;
+        let hs_u = lit_usize(hs);
+        let hs64 = lit_u64(hs);
+        let align = lit_u64(s.align.max(1));
+        let align_u = lit_usize(s.align.max(1));
+        let mut fields = Vec::new();
+        let mut sets = Vec::new();
+        let mut floats = false;
+        for (i, f) in st.fields.iter().enumerate() {
+            if i == size_i {
+                continue;
+            }
+            let Some(&(off, kind)) = l.fields.get(i) else {
+                continue;
+            };
+            floats |= matches!(kind, crate::check::FieldKind::Float(_));
+            let name = format_ident!("{}", f.name.text);
+            let (ty, _) = crate::writer::field_type(em.c, kind);
+            let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
+            fields.push(quote!(#[doc = #doc] pub #name: #ty,));
+            let o = lit_usize(off);
+            let tob = crate::emit::to_bytes(f.big);
+            use crate::check::FieldKind as K;
+            sets.push(match kind {
+                K::Enum(_) => quote!(__rt::set(&mut rec, #o, r.#name.raw().#tob());),
+                K::Flags(_) | K::Bits(_) => quote!(__rt::set(&mut rec, #o, r.#name.bits().#tob());),
+                K::Array(it, _) => {
+                    let w = lit_usize(it.bytes());
+                    quote! {
+                        for (k, v) in r.#name.iter().enumerate() {
+                            __rt::set(&mut rec, #o + k * #w, v.#tob());
+                        }
+                    }
+                }
+                K::Int(_) | K::Float(_) => quote!(__rt::set(&mut rec, #o, r.#name.#tob());),
+                K::Bytes(_) | K::Str(_) => quote!(__rt::set(&mut rec, #o, *r.#name);),
+            });
+        }
+        let size_path = format!("{sn}[].{}", st.fields[size_i].name.text);
+        let sty = format_ident!("{}", size_ty.rust());
+        let so = lit_usize(size_off);
+        let stob = crate::emit::to_bytes(size_big);
+        let size_value = if s.includes_header {
+            quote!((r.body.len() as u64).saturating_add(#hs64))
+        } else {
+            quote!(r.body.len() as u64)
+        };
+        // With a terminator: the last record must be one, and no other.
+        let term_check = end_tokens(em, s, &t).map(|c| {
+            quote! {
+                let is_end: bool = {
+                    let rec = #hty { raw: &rec, buf: &[], index: 0 };
+                    #c
+                };
+                if is_end != (i + 1 == self.records.len()) {
+                    return Err(__rt::WriteError::Layout { item: #sn });
+                }
+            }
+        });
+        let eq = if floats { quote!() } else { quote!(, Eq) };
+        let sdoc = format!(
+            " One record of stream `{sn}` for [`{wr}`]: the header fields the writer does not derive (it writes `{}` from the body's length), and the body.",
+            s.size.text
+        );
+        let wdoc = format!(
+            " Writes the records of stream `{sn}` back to back: each header (with its size), its body and zero padding to a multiple of {} before the next record. The bytes go into the file's `{}` range (its writer setter, or your own layout).",
+            s.align.max(1),
+            s.range.text
+        );
+        let term_doc = if s.end.is_some() {
+            " The last record must be the terminator, and only the last (`Layout` error otherwise)."
+        } else {
+            ""
+        };
+        out.push(quote! {
+            #[doc = #sdoc]
+            #[derive(Clone, Copy, Debug, PartialEq #eq)]
+            pub struct #spec<'a> {
+                #(#fields)*
+                /// The body: the bytes after the header.
+                pub body: &'a [u8],
+            }
+            #[doc = #wdoc]
+            #[doc = #term_doc]
+            #[derive(Clone, Copy, Debug)]
+            pub struct #wr<'a> {
+                records: &'a [#spec<'a>],
+            }
+            impl<'a> #wr<'a> {
+                /// A writer of these records, in order.
+                #[must_use]
+                pub const fn new(records: &'a [#spec<'a>]) -> Self {
+                    Self { records }
+                }
+                /// The bytes the records take, padding between them included.
+                ///
+                /// # Errors
+                /// A size that does not fit its field; a length past `u64`.
+                pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+                    let mut cursor: u64 = 0;
+                    for (i, r) in self.records.iter().enumerate() {
+                        if i > 0 {
+                            cursor = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                        }
+                        let size: u64 = #size_value;
+                        #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                        cursor = cursor.checked_add(#hs64).and_then(|c| c.checked_add(r.body.len() as u64))
+                            .ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                    }
+                    usize::try_from(cursor).map_err(|_| __rt::WriteError::TooLarge { field: #sn, value: cursor })
+                }
+                /// Write the records into `out` (zeroing the padding); returns the bytes written.
+                ///
+                /// # Errors
+                /// `out` too small, a size that does not fit its field, or (with a
+                /// terminator) a terminator that is not the last record.
+                pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+                    let n = self.encoded_len()?;
+                    if out.len() < n {
+                        return Err(__rt::WriteError::BufferTooSmall { needed: n as u64, available: out.len() as u64 });
+                    }
+                    let mut cursor: u64 = 0;
+                    for (i, r) in self.records.iter().enumerate() {
+                        if i > 0 {
+                            let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                            let pad = usize::try_from(at.saturating_sub(cursor)).unwrap_or(0);
+                            __rt::put(out, cursor, &[0u8; #align_u][..pad.min(#align_u)])?;
+                            cursor = at;
+                        }
+                        let mut rec = [0u8; #hs_u];
+                        #(#sets)*
+                        let size: u64 = #size_value;
+                        let v = #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                        __rt::set(&mut rec, #so, v.#stob());
+                        #term_check
+                        __rt::put(out, cursor, &rec)?;
+                        cursor = cursor.saturating_add(#hs64);
+                        __rt::put(out, cursor, r.body)?;
+                        cursor = cursor.saturating_add(r.body.len() as u64);
+                    }
+                    Ok(n)
+                }
+            }
+        });
+    }
+    quote!(#(#out)*)
+}

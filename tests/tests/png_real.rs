@@ -1,0 +1,240 @@
+//! PNG, a public format nobody here designed, as a record stream (`tests/schemas/png.yaml`):
+//! big-endian fields, chunks sized by their own headers, a per-chunk CRC-32 over type and
+//! data, the stream ending at IEND. Run on the real PNG files of this machine (`/usr/share`,
+//! which Debian's packages fill; skipped with a message when there are none) and held to the
+//! `png` crate field for field (IHDR width, height, bit depth and colour type; the list of
+//! chunks with their lengths) and verdict for verdict, and to the schema interpreter error
+//! for error; then chunk-level mutants of each file (a CRC, a length, a type byte, every
+//! truncation) are rejected by both (the png crate told to check every chunk's CRC: by default
+//! it skips an ancillary chunk whose CRC fails).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+use std::path::{Path, PathBuf};
+
+use npuschema_core::Brief;
+
+mod png_schema {
+    npuschema_macro::include_schema!("schemas/png.yaml");
+}
+use png_schema::Png;
+
+/// Up to `max` `.png` files under `dir` smaller than 256 KiB, in path order.
+fn pngs(dir: &Path, max: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries.into_iter().rev() {
+            let Ok(md) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if md.is_dir() {
+                stack.push(p);
+            } else if md.is_file()
+                && md.len() < 256 * 1024
+                && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out.truncate(max);
+    out
+}
+
+/// IHDR (width, height, bit depth, colour type) and the chunks `(type, length)`.
+type Seen = ((u32, u32, u8, u8), Vec<([u8; 4], u32)>);
+
+/// What the `png` crate makes of a file: IHDR (width, height, bit depth, colour type) and
+/// the chunks `(type, length)`, or its error.
+fn reference(b: &[u8]) -> Result<Seen, String> {
+    // The verdict: a full decode (header, every frame's data, up to IEND).
+    // Strict: a bad CRC is an error in every chunk (by default the crate skips ancillary
+    // chunks whose CRC fails).
+    let mut options = png::DecodeOptions::default();
+    options.set_skip_ancillary_crc_failures(false);
+    let mut reader = png::Decoder::new_with_options(std::io::Cursor::new(b), options)
+        .read_info()
+        .map_err(|e| e.to_string())?;
+    let info = reader.info();
+    let ihdr = (
+        info.width,
+        info.height,
+        info.bit_depth as u8,
+        info.color_type as u8,
+    );
+    let mut frame = vec![0u8; reader.output_buffer_size()];
+    reader.next_frame(&mut frame).map_err(|e| e.to_string())?;
+    reader.finish().map_err(|e| e.to_string())?;
+    // The chunk list, from its streaming decoder.
+    let mut d = png::StreamingDecoder::new();
+    d.set_skip_ancillary_crc_failures(false);
+    let mut data = Vec::new();
+    let mut chunks = Vec::new();
+    let mut pos = 8.min(b.len());
+    let (n, _) = d.update(&b[..pos], &mut data).map_err(|e| e.to_string())?;
+    assert_eq!(n, pos);
+    loop {
+        let (n, ev) = d.update(&b[pos..], &mut data).map_err(|e| e.to_string())?;
+        pos += n;
+        match ev {
+            png::Decoded::ChunkBegin(len, ty) => chunks.push((ty.0, len)),
+            png::Decoded::ImageEnd => break,
+            _ => {}
+        }
+        if n == 0 && pos >= b.len() {
+            return Err("no IEND".into());
+        }
+    }
+    Ok((ihdr, chunks))
+}
+
+/// The generated reader's view of a file, or its error code; its `Error` and `Brief` name
+/// the same check, and the interpreter gives the same result.
+fn ours(b: &[u8]) -> Result<Seen, &'static str> {
+    let g = Png::validate(b);
+    let brief = Png::validate_as::<Brief>(b).map(|_| ()).map_err(|e| e.id());
+    let it = interp();
+    assert_eq!(brief, it.check::<Brief>(b).map_err(|e| e.id()));
+    match (&g, it.validate(b)) {
+        (Err(ge), Err(ie)) => assert_eq!(*ge, ie),
+        (Ok(_), Ok(v)) => {
+            let n = v.group("chunks").map_or(0, |g| g.records.len());
+            assert_eq!(n, g.as_ref().map_or(0, |v| v.chunks().count()));
+        }
+        (g, i) => panic!(
+            "generated {:?}, interpreter {:?}",
+            g.map(|_| ()),
+            i.map(|_| ())
+        ),
+    }
+    let v = g.map_err(|e| e.code)?;
+    let ih = v.ihdrs().next().expect("one IHDR");
+    let chunks = v
+        .chunks()
+        .map(|c| (c.header().chunk_type().to_be_bytes(), c.header().length()))
+        .collect();
+    Ok((
+        (ih.width(), ih.height(), ih.bit_depth(), ih.color_type()),
+        chunks,
+    ))
+}
+
+fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
+    static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
+        std::sync::OnceLock::new();
+    I.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/png.yaml");
+        let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
+        let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
+        npuschema_codegen::interp::Interp::new(c)
+    })
+}
+
+/// Where each chunk starts: `(offset, data length)`.
+fn chunk_offsets(b: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 8;
+    while at + 8 <= b.len() {
+        let n = u32::from_be_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        out.push((at, n));
+        at += 12 + n;
+    }
+    out
+}
+
+#[test]
+fn real_pngs_agree_with_the_png_crate() {
+    let files = pngs(Path::new("/usr/share"), 300);
+    if files.is_empty() {
+        eprintln!("png_real: no .png files under /usr/share; skipped");
+        return;
+    }
+    let (mut accepted, mut both_rejected) = (0usize, 0usize);
+    for f in &files {
+        let b = std::fs::read(f).unwrap();
+        match (reference(&b), ours(&b)) {
+            (Ok(r), Ok(o)) => {
+                assert_eq!(r, o, "{}", f.display());
+                accepted += 1;
+            }
+            (Err(_), Err(_)) => both_rejected += 1,
+            (r, o) => panic!(
+                "{}: png crate {:?}, schema {:?}",
+                f.display(),
+                r.map(|_| ()),
+                o.map(|_| ())
+            ),
+        }
+    }
+    eprintln!(
+        "png_real: {} files, {accepted} accepted by both, {both_rejected} rejected by both",
+        files.len()
+    );
+    assert!(accepted > 0, "no real PNG was accepted");
+}
+
+#[test]
+fn chunk_mutants_are_rejected_by_both() {
+    let files = pngs(Path::new("/usr/share"), 20);
+    if files.is_empty() {
+        eprintln!("png_real: no .png files under /usr/share; skipped");
+        return;
+    }
+    let mut codes = std::collections::BTreeMap::<&str, usize>::new();
+    let mut lenient = 0usize;
+    for f in &files {
+        let b = std::fs::read(f).unwrap();
+        if reference(&b).is_err() {
+            continue;
+        }
+        let mut mutants = Vec::new();
+        for (at, n) in chunk_offsets(&b) {
+            // The CRC, the length, a type byte (a CRC mismatch, or the stream broken).
+            for k in [at + 8 + n, at + 3, at + 5] {
+                let mut m = b.clone();
+                m[k] ^= 0x01;
+                mutants.push(m);
+            }
+        }
+        // Truncations: inside the signature, inside the first chunks, and near the end.
+        let step = (b.len() / 16).max(1);
+        for len in (0..b.len()).step_by(step).chain([b.len() - 1]) {
+            mutants.push(b[..len].to_vec());
+        }
+        for m in &mutants {
+            // Every mutant breaks a chunk: both readers reject it.
+            let o = ours(m);
+            let r = reference(m);
+            if r.is_ok() {
+                lenient += 1;
+            }
+            assert!(
+                o.is_err(),
+                "{}: a mutant accepted by the schema (png crate: {:?})",
+                f.display(),
+                r.map(|_| ())
+            );
+            *codes.entry(o.err().unwrap()).or_default() += 1;
+        }
+    }
+    eprintln!("png_real mutants: {codes:?}; accepted by the png crate all the same: {lenient}");
+    assert_eq!(
+        lenient, 0,
+        "the png crate accepted mutants the schema rejects"
+    );
+    assert!(codes.contains_key("bad-chunk-crc") && codes.contains_key("bad-chunk"));
+}
