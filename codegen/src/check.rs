@@ -411,13 +411,18 @@ fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
         if kind.is_none()
             && let TypeRef::Named(n) = &f.ty
         {
-            d.error(
-                f.ty_pos,
+            let msg = if schema.structs.iter().any(|s| &s.name.text == n) {
+                format!(
+                    "field `{}` has type `{n}`, a struct: a struct inside a struct is not supported yet; declare its fields inline",
+                    f.name.text
+                )
+            } else {
                 format!(
                     "undefined enum or flags type `{n}` for field `{}`",
                     f.name.text
-                ),
-            );
+                )
+            };
+            d.error(f.ty_pos, msg);
         }
         let kind = kind.unwrap_or(FieldKind::Bytes(0));
         let width = kind.width(schema);

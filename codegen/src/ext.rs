@@ -528,11 +528,28 @@ fn directory(dname: Name, v: &Node, d: &mut Diags) -> Option<Directory> {
     })
 }
 
+/// A section type: a name (an enum value or a constant) or a number (`0x70000003`).
+fn type_name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
+    if let Kind::Int(i) = node.kind {
+        return match u64::try_from(i) {
+            Ok(v) => Some(Name {
+                text: format!("{v:#x}"),
+                pos: node.pos,
+            }),
+            Err(_) => {
+                d.error(node.pos, format!("{what} {i} is not an unsigned number"));
+                None
+            }
+        };
+    }
+    name(node, what, d)
+}
+
 fn slots(sname: Name, v: &Node, d: &mut Diags) -> Option<Slots> {
     let mut m = MapReader::new(v, &format!("slots `{}`", sname.text), d)?;
     let sdoc = doc(&mut m, d);
     let directory = m.req("directory", d).and_then(|n| name(n, "directory", d));
-    let region = m.req("region", d).and_then(|n| name(n, "region", d));
+    let region = m.req("region", d).and_then(|n| type_name(n, "region", d));
     let entries = m.req("entries", d).and_then(|n| name(n, "entries", d));
     let offset = m.req("offset", d).and_then(|n| name(n, "offset", d));
     let size = m.req("size", d).and_then(|n| name(n, "size", d));
@@ -704,10 +721,6 @@ use crate::check::{Checked, FieldKind, Layout, Scope, StepState, check_expr, sin
 use crate::expr::Expr;
 use crate::schema::{Schema, Struct, Table};
 
-/// Largest enum value a directory's type field may define: the generated code keeps one
-/// counter per value on the stack.
-pub const MAX_SECTION_TYPES: u64 = 255;
-
 /// The mask of bits `lo..=hi` (`hi` < 64, `lo` <= `hi`).
 pub fn range_mask(lo: u64, hi: u64) -> u64 {
     let top = if hi >= 63 {
@@ -872,8 +885,8 @@ pub fn field_of(c: &Checked, sname: &str, name: &str) -> Option<(usize, u64, Fie
     Some((i, off, kind))
 }
 
-/// The value of enum value `value` of the directory's type field's enum.
-pub fn type_value(c: &Checked, dir: &Directory, value: &str) -> Option<u64> {
+/// The directory's type field: its kind, the struct it is in, and its integer type.
+pub fn type_field<'a>(c: &'a Checked, dir: &Directory) -> Option<(&'a Table, FieldKind, IntTy)> {
     let t = c
         .schema
         .file
@@ -881,16 +894,79 @@ pub fn type_value(c: &Checked, dir: &Directory, value: &str) -> Option<u64> {
         .iter()
         .find(|t| t.name.text == dir.table.text)?;
     let (_, _, kind) = field_of(c, &t.record.text, &dir.type_field.text)?;
-    let FieldKind::Enum(e) = kind else {
-        return None;
+    let ty = match kind {
+        FieldKind::Int(t) => t,
+        FieldKind::Enum(e) => c.schema.enums.get(e)?.repr,
+        _ => return None,
     };
-    c.schema
-        .enums
-        .get(e)?
-        .values
+    Some((t, kind, ty))
+}
+
+/// An unsigned number written as decimal or `0x` hex (with `_` separators).
+fn number(text: &str) -> Option<u64> {
+    let s = text.trim().replace('_', "");
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None if s.starts_with(|ch: char| ch.is_ascii_digit()) => s.parse().ok(),
+        None => None,
+    }
+}
+
+/// The number a section type is named by in a directory (`layouts` keys, a slot region):
+/// a value of the type field's enum by name, else a constant, else a number (`0x70000003`).
+pub fn type_value(c: &Checked, dir: &Directory, value: &str) -> Option<u64> {
+    let (_, kind, _) = type_field(c, dir)?;
+    if let FieldKind::Enum(e) = kind
+        && let Some(v) = c
+            .schema
+            .enums
+            .get(e)
+            .and_then(|en| en.values.iter().find(|v| v.name.text == value))
+    {
+        return Some(v.value);
+    }
+    if let Some(k) = c.schema.constants.iter().find(|k| k.name.text == value) {
+        return Some(k.value);
+    }
+    number(value)
+}
+
+/// The section types a directory keeps a count (and first index) for, ascending: the
+/// values of its type field's enum, its layouts' and its slot regions' types. The
+/// bookkeeping is one slot per type the schema names, found by matching (or, when they
+/// are exactly `0..n`, by the value itself), never one per possible value.
+pub fn type_slots(c: &Checked, dir: &Directory) -> Vec<u64> {
+    let mut v: Vec<u64> = Vec::new();
+    if let Some((_, FieldKind::Enum(e), _)) = type_field(c, dir)
+        && let Some(en) = c.schema.enums.get(e)
+    {
+        v.extend(en.values.iter().map(|x| x.value));
+    }
+    v.extend(
+        dir.layouts
+            .iter()
+            .filter_map(|l| type_value(c, dir, &l.value.text)),
+    );
+    v.extend(
+        c.schema
+            .file
+            .ext
+            .slots
+            .iter()
+            .filter(|s| s.directory.text == dir.name.text)
+            .filter_map(|s| type_value(c, dir, &s.region.text)),
+    );
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Whether a directory's slot types are exactly `0..n`, so a type's slot is its value.
+pub fn slots_dense(slots: &[u64]) -> bool {
+    slots
         .iter()
-        .find(|v| v.name.text == value)
-        .map(|v| v.value)
+        .enumerate()
+        .all(|(i, v)| u64::try_from(i).is_ok_and(|i| i == *v))
 }
 
 fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut Diags) {
@@ -963,32 +1039,68 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
             continue;
         };
         let rec = t.record.text.as_str();
-        match field_of(c, rec, &dir.type_field.text) {
-            Some((_, _, FieldKind::Enum(e)))
-                if c.schema.enums.get(e).is_some_and(|en| !en.open) =>
-            {
-                let Some(en) = c.schema.enums.get(e) else {
-                    continue;
+        match type_field(c, dir) {
+            Some((_, kind, ty)) if !ty.signed() => {
+                let en = match kind {
+                    FieldKind::Enum(e) => c.schema.enums.get(e),
+                    _ => None,
                 };
-                if en.values.iter().any(|v| v.value > MAX_SECTION_TYPES) {
-                    d.error(dir.type_field.pos, format!("enum `{}` has a value above {MAX_SECTION_TYPES}: too many section types", en.name.text));
-                }
+                let max = if ty.bytes() >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << ty.bytes().saturating_mul(8)).wrapping_sub(1)
+                };
+                let mut seen: Vec<(u64, &str)> = Vec::new();
                 for l in &dir.layouts {
-                    if !en.values.iter().any(|v| v.name.text == l.value.text) {
+                    let Some(v) = type_value(c, dir, &l.value.text) else {
+                        d.error(
+                            l.value.pos,
+                            match en {
+                                Some(en) => format!(
+                                    "layout `{}` is not a value of enum `{}`, a constant or a number",
+                                    l.value.text, en.name.text
+                                ),
+                                None => format!(
+                                    "layout `{}` is not a constant or a number (type `{}` is a plain {})",
+                                    l.value.text,
+                                    dir.type_field.text,
+                                    ty.rust()
+                                ),
+                            },
+                        );
+                        continue;
+                    };
+                    // YAML reads a number key as a number: show it in hex.
+                    let shown = if number(&l.value.text).is_some() {
+                        format!("{v:#x}")
+                    } else {
+                        format!("`{}` ({v:#x})", l.value.text)
+                    };
+                    if v > max {
                         d.error(
                             l.value.pos,
                             format!(
-                                "layout `{}` is not a value of enum `{}`",
-                                l.value.text, en.name.text
+                                "layout {shown} does not fit type `{}` ({})",
+                                dir.type_field.text,
+                                ty.rust()
                             ),
                         );
                     }
+                    if let Some((_, other)) = seen.iter().find(|(x, _)| *x == v) {
+                        d.error(
+                            l.value.pos,
+                            format!(
+                                "layout {shown} is the section type of layout `{other}` too: a type has one layout"
+                            ),
+                        );
+                    }
+                    seen.push((v, &l.value.text));
                 }
             }
             _ => d.error(
                 dir.type_field.pos,
                 format!(
-                    "type `{}` must be a field of `{rec}` with a closed enum type",
+                    "type `{}` must be a field of `{rec}` with an unsigned integer or enum type",
                     dir.type_field.text
                 ),
             ),
@@ -1018,16 +1130,6 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 ),
                 Some(_) => {}
             }
-        }
-        let mut seen: Vec<&str> = Vec::new();
-        for l in &dir.layouts {
-            if seen.contains(&l.value.text.as_str()) {
-                d.error(
-                    l.value.pos,
-                    format!("section type `{}` has two layouts", l.value.text),
-                );
-            }
-            seen.push(&l.value.text);
         }
         for k in &dir.checksums {
             match &k.kind {

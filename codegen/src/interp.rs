@@ -441,7 +441,8 @@ struct DirInfo {
     type_ty: IntTy,
     /// Whether the type field is stored big-endian.
     type_big: bool,
-    type_slots: u64,
+    /// The section types the schema names, ascending: one count (and first index) each.
+    type_slots: Vec<u64>,
     /// The payload range: its `when`, offset and length, in the table's record-only scope.
     when: Option<CE>,
     offset: CE,
@@ -1451,15 +1452,7 @@ impl Comp<'_> {
             .strukt(&t.record.text)
             .and_then(|s| s.fields.get(type_i))
             .is_some_and(|f| f.big);
-        let type_slots = match kind {
-            FieldKind::Enum(e) => c
-                .schema
-                .enums
-                .get(e)
-                .and_then(|en| en.values.iter().map(|v| v.value).max())
-                .map_or(1, |m| m.saturating_add(1)),
-            _ => 1,
-        };
+        let type_slots = ext::type_slots(c, dir);
         let r = file
             .ranges
             .iter()
@@ -1505,6 +1498,13 @@ impl Comp<'_> {
     }
 }
 
+impl DirInfo {
+    /// The count slot of section type `t`, when the schema names it.
+    fn slot(&self, t: u64) -> Option<usize> {
+        self.type_slots.binary_search(&t).ok()
+    }
+}
+
 fn empty_dir() -> DirInfo {
     DirInfo {
         table: usize::MAX,
@@ -1512,7 +1512,7 @@ fn empty_dir() -> DirInfo {
         type_off: 0,
         type_ty: IntTy::U8,
         type_big: false,
-        type_slots: 1,
+        type_slots: Vec::new(),
         when: None,
         offset: CE::Zero,
         length: CE::Zero,
@@ -1834,12 +1834,12 @@ impl<'c> Interp<'c> {
             dcount: p
                 .dirs
                 .iter()
-                .map(|d| vec![0u32; usize::try_from(d.type_slots).unwrap_or(0)])
+                .map(|d| vec![0u32; d.type_slots.len()])
                 .collect(),
             dfirst: p
                 .dirs
                 .iter()
-                .map(|d| vec![u32::MAX; usize::try_from(d.type_slots).unwrap_or(0)])
+                .map(|d| vec![u32::MAX; d.type_slots.len()])
                 .collect(),
             want: vec![Vec::new(); p.want_slots],
             rec_at: 0,
@@ -2135,16 +2135,11 @@ impl<'c> Interp<'c> {
                     {
                         return Err(self.err(st, f2, [esv, *want, 0]));
                     }
-                    if let Some(n) = usize::try_from(ty)
-                        .ok()
-                        .and_then(|i| st.dcount[*dir].get_mut(i))
-                    {
+                    if let Some(n) = d.slot(ty).and_then(|i| st.dcount[*dir].get_mut(i)) {
                         let first_now = *n == 0;
                         *n = n.saturating_add(1);
                         if first_now
-                            && let Some(fst) = usize::try_from(ty)
-                                .ok()
-                                .and_then(|i| st.dfirst[*dir].get_mut(i))
+                            && let Some(fst) = d.slot(ty).and_then(|i| st.dfirst[*dir].get_mut(i))
                         {
                             *fst = u32::try_from(st.rec_index).unwrap_or(u32::MAX);
                         }
@@ -2207,8 +2202,8 @@ impl<'c> Interp<'c> {
                     let saved = (st.rec_at, st.rec_index);
                     st.clone_for_each_record(p, *coll, |st2, _, _| {
                         let t = st2.read_rec(*target);
-                        let found = usize::try_from(t)
-                            .ok()
+                        let found = p.dirs[*dir]
+                            .slot(t)
                             .and_then(|i| counts.get(i))
                             .map_or(0, |n| u64::from(*n));
                         if found != 1 {
@@ -2220,11 +2215,11 @@ impl<'c> Interp<'c> {
                     if let Some(e) = err {
                         return Err(e);
                     }
-                    let slots = usize::try_from(p.dirs[*dir].type_slots).unwrap_or(0);
+                    let slots = p.dirs[*dir].type_slots.len();
                     let mut w: Vec<Option<(u64, u64, u64)>> = vec![None; slots];
                     st.clone_for_each_record(p, *coll, |st2, _, _| {
                         let t = st2.read_rec(*target);
-                        if let Some(slot) = usize::try_from(t).ok().and_then(|i| w.get_mut(i)) {
+                        if let Some(slot) = p.dirs[*dir].slot(t).and_then(|i| w.get_mut(i)) {
                             if let Some((_, first, _)) = *slot {
                                 err = Some(self.err(st2, dup, [t, first, 0]));
                                 return false;
@@ -2245,7 +2240,7 @@ impl<'c> Interp<'c> {
                         let d = &p.dirs[*dir];
                         for (si, stype, _, _) in st.sections(p, d) {
                             if let Some(Some((v, k, at))) =
-                                usize::try_from(stype).ok().and_then(|i| w.get(i)).copied()
+                                d.slot(stype).and_then(|i| w.get(i)).copied()
                             {
                                 let computed = st
                                     .payload(p, d, si)
@@ -2448,7 +2443,7 @@ impl<'c> Interp<'c> {
             let pe = ps.saturating_add(u64::try_from(pl.len()).unwrap_or(u64::MAX));
             let zero_arm = zero.iter().find(|z| z.0 == stype);
             let wanted = want
-                .and_then(|w| usize::try_from(stype).ok().and_then(|i| w.get(i)))
+                .and_then(|w| d.slot(stype).and_then(|i| w.get(i)))
                 .copied()
                 .flatten();
             if zero_arm.is_none() && wanted.is_none() {

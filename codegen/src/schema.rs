@@ -979,6 +979,15 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
     {
         return Some(TypeRef::Named(s));
     }
+    if let Some((elem, _)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
+        && elem.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+    {
+        d.error(
+            node.pos,
+            format!("type `{s}`: an array holds integers (`u32[4]`); arrays of a struct, enum or flags type are not supported yet"),
+        );
+        return None;
+    }
     d.error(
         node.pos,
         format!("type `{s}` is not a type (u8..u64, i8..i64, bytes[N], str[N], u32[N], or an enum, flags or bitfields name)"),

@@ -819,7 +819,7 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
     let range = match only {
         Some(v) => {
             let (cnt, first) = index_vars(dir);
-            let v = lit_usize(v);
+            let v = lit_usize(slot_index(em.c, dir, v));
             quote! {
                 .skip(#first.get(#v).map_or(usize::MAX, |f| usize::try_from(*f).unwrap_or(usize::MAX)))
                 .take(if #cnt.get(#v) == Some(&1) { 1 } else { usize::MAX })
@@ -956,26 +956,36 @@ fn slots_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Slots> {
     c.schema.file.ext.slots.iter().find(|s| s.name.text == name)
 }
 
-/// Number of per-type slots: the type enum's largest value + 1.
+/// Number of per-type slots: one per section type the schema names (see
+/// [`ext::type_slots`]).
 fn type_slots(c: &Checked, dir: &Directory) -> u64 {
-    let Some(t) = c
-        .schema
-        .file
-        .tables
-        .iter()
-        .find(|t| t.name.text == dir.table.text)
-    else {
-        return 1;
-    };
-    match field_of(c, &t.record.text, &dir.type_field.text) {
-        Some((_, _, FieldKind::Enum(e))) => c
-            .schema
-            .enums
-            .get(e)
-            .and_then(|en| en.values.iter().map(|v| v.value).max())
-            .map_or(1, |m| m.saturating_add(1)),
-        _ => 1,
+    u64::try_from(ext::type_slots(c, dir).len())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+/// `Option<usize>` tokens: the slot of the section type `t` (a `u64`). When the named
+/// types are exactly `0..n` the slot is the value itself (an out-of-range value finds no
+/// slot through `get`); otherwise a `match` over the named types.
+fn slot_of(c: &Checked, dir: &Directory, t: TokenStream) -> TokenStream {
+    let slots = ext::type_slots(c, dir);
+    if ext::slots_dense(&slots) {
+        return quote!(usize::try_from(#t).ok());
     }
+    let arms = slots.iter().enumerate().map(|(i, v)| {
+        let (v, i) = (lit_u64(*v), lit_usize(u64::try_from(i).unwrap_or(u64::MAX)));
+        quote!(#v => Some(#i),)
+    });
+    quote!(match #t { #(#arms)* _ => None::<usize> })
+}
+
+/// The slot index of the named type `v` (its position among the named types).
+fn slot_index(c: &Checked, dir: &Directory, v: u64) -> u64 {
+    ext::type_slots(c, dir)
+        .iter()
+        .position(|x| *x == v)
+        .and_then(|i| u64::try_from(i).ok())
+        .unwrap_or(u64::MAX)
 }
 
 /// A record field of a collection's record, read as `u64`: `(tokens, offset in record)`.
@@ -1128,6 +1138,7 @@ pub fn step(
                     quote!(#v.unwrap_or(u64::MAX))
                 }
             };
+            let slot = slot_of(c, dir, quote!(ty));
             let arms = dir.layouts.iter().filter_map(|l| {
                 let v = lit_u64(type_value(c, dir, &l.value.text)?);
                 let size = lit_u64(c.layouts.get(&l.record.text)?.size);
@@ -1166,9 +1177,9 @@ pub fn step(
                         #e2
                     }
                     // The per-type index later steps use to find a type's sections.
-                    if let Some(n) = usize::try_from(ty).ok().and_then(|i| #cnt.get_mut(i)) {
+                    if let Some(n) = #slot.and_then(|i| #cnt.get_mut(i)) {
                         if *n == 0
-                            && let Some(f) = usize::try_from(ty).ok().and_then(|i| #first.get_mut(i))
+                            && let Some(f) = #slot.and_then(|i| #first.get_mut(i))
                         {
                             *f = u32::try_from(index).unwrap_or(u32::MAX);
                         }
@@ -1339,6 +1350,8 @@ fn record_checksums(
     let (tn, sn) = (target.text.as_str(), stored.text.as_str());
     let want = want_var(&k.name.text);
     let (dcount, _) = index_vars(dir);
+    let slot_t = slot_of(c, dir, quote!(t));
+    let slot_s = slot_of(c, dir, quote!(__stype));
     let target_field = Blame::record(col, Idx::U64(quote!(index)), tn, quote!(rec_at), toff);
     let miss = err(
         &missing.text,
@@ -1354,7 +1367,7 @@ fn record_checksums(
         col,
         quote! {
             let t: u64 = #tval;
-            let found = usize::try_from(t).ok().and_then(|i| __sec_count.get(i)).map_or(0, |n| u64::from(*n));
+            let found = #slot_t.and_then(|i| __sec_count.get(i)).map_or(0, |n| u64::from(*n));
             if found != 1 { #miss }
         },
     );
@@ -1376,7 +1389,7 @@ fn record_checksums(
         col,
         quote! {
             let t: u64 = #tval;
-            if let Some(slot) = usize::try_from(t).ok().and_then(|i| #want.get_mut(i)) {
+            if let Some(slot) = #slot_t.and_then(|i| #want.get_mut(i)) {
                 if let Some((_, first, _)) = *slot { #dup }
                 *slot = Some((#sval, index, rec_at.saturating_add(#soff)));
             }
@@ -1399,7 +1412,7 @@ fn record_checksums(
             dir,
             None,
             quote! {
-                if let Some(Some((v, k, at))) = usize::try_from(__stype).ok().and_then(|i| #want.get(i)).copied() {
+                if let Some(Some((v, k, at))) = #slot_s.and_then(|i| #want.get(i)).copied() {
                     let computed = __srec.#payload().map_or(0, |p| __rt::crc32(0, p));
                     if u64::from(computed) != v { #mism }
                 }
@@ -1496,6 +1509,7 @@ fn payload_checksum(
     let fused = fused_with(c, prev, dir).map(|(rcode, rk)| {
         let DirChecksumKind::Records { records, stored: sfield, .. } = &rk.kind else { return quote!() };
         let want = want_var(&rk.name.text);
+        let slot_s = slot_of(c, dir, quote!(__stype));
         let col = records.text.as_str();
         let sn = sfield.text.as_str();
         let mism = err(
@@ -1510,7 +1524,7 @@ fn payload_checksum(
             .filter_map(|l| type_value(c, dir, &l.value.text).map(lit_u64))
             .collect();
         quote! {
-            if let Some(Some((v, k, at))) = usize::try_from(__stype).ok().and_then(|i| #want.get(i)).copied() {
+            if let Some(Some((v, k, at))) = #slot_s.and_then(|i| #want.get(i)).copied() {
                 let own = __rt::crc32(0, __p);
                 if u64::from(own) != v { #mism }
                 if !matches!(__stype, #(#zero_types)|* ) {
@@ -1539,8 +1553,9 @@ fn payload_checksum(
     }
     if let Some((_, rk)) = fused_with(c, prev, dir) {
         let want = want_var(&rk.name.text);
+        let slot_s = slot_of(c, dir, quote!(__stype));
         specials.push(quote!(
-            matches!(usize::try_from(__stype).ok().and_then(|i| #want.get(i)), Some(Some(_)))
+            matches!(#slot_s.and_then(|i| #want.get(i)), Some(Some(_)))
         ));
     }
     let special = if specials.is_empty() {

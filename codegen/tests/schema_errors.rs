@@ -202,3 +202,13 @@ fn order_misused() {
 fn stream_misused() {
     golden("stream_misused");
 }
+/// Directories over open or plain-integer type fields: bad type fields and layout keys.
+#[test]
+fn open_directories() {
+    golden("open_directories");
+}
+/// A struct as a field type (alone or in an array) is refused with a message that says so.
+#[test]
+fn nested_struct() {
+    golden("nested_struct");
+}

@@ -4,4 +4,5 @@
 pub use npuschema_refreader as refreader;
 
 pub mod npu1_blobs;
+pub mod opendir_blobs;
 pub mod vela;

@@ -72,6 +72,7 @@ const CONDITIONAL: &str = "schemas/conditional.yaml";
 const FLOATS: &str = "schemas/floats.yaml";
 const BIGEND: &str = "schemas/bigend.yaml";
 const ORDERED: &str = "schemas/ordered.yaml";
+const OPENDIR: &str = "schemas/opendir.yaml";
 const TLV: &str = "schemas/tlv.yaml";
 const SCOPED: &str = "schemas/scoped.yaml";
 
@@ -95,6 +96,10 @@ mod bigend {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod ordered {
     npuschema_macro::include_schema!("schemas/ordered.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod opendir {
+    npuschema_macro::include_schema!("schemas/opendir.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod scoped {
@@ -336,6 +341,7 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(FLOATS).sites(), &floats::ERROR_SITES[..]);
     assert_eq!(interp(BIGEND).sites(), &bigend::ERROR_SITES[..]);
     assert_eq!(interp(ORDERED).sites(), &ordered::ERROR_SITES[..]);
+    assert_eq!(interp(OPENDIR).sites(), &opendir::ERROR_SITES[..]);
     assert_eq!(interp(TLV).sites(), &tlv::ERROR_SITES[..]);
     assert_eq!(interp(SCOPED).sites(), &scoped::ERROR_SITES[..]);
 }
@@ -1926,6 +1932,115 @@ fn titled_writer_built_files_and_their_mutants_agree() {
             "bad-title",
             "title-not-utf8",
             "bad-comment",
+            "ok",
+        ],
+    );
+}
+
+// ----- opendir: a big-endian directory over an open, sparse 32-bit type space ----------------
+
+fn opendir_agree(b: &[u8]) -> &'static str {
+    let g = opendir::OpenDir::validate(b);
+    let gb = opendir::OpenDir::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(OPENDIR, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, version, section_count, section_offset, crc_sum]
+        );
+        assert_eq!(g.sections().len(), record_count(v, "sections"));
+        for s in g.sections() {
+            let p = format!("sections[{}]", s.index());
+            same_fields!(v, &p, s, [offset, size, entsize, info]);
+            assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type().raw()));
+            assert_eq!(enum_name(v, &p, "sh_type").as_deref(), s.sh_type().name());
+            assert_eq!(
+                range(v, &format!("{p}.payload")),
+                s.payload().map(|d| span(b, d))
+            );
+        }
+        macro_rules! coll {
+            ($name:expr, $recs:expr, [$($f:ident),*]) => {
+                assert_eq!($recs.count(), record_count(v, $name), "{}", $name);
+                for r in $recs {
+                    let p = format!("{}[{}]", $name, r.index());
+                    same_fields!(v, &p, r, [$($f),*]);
+                    assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
+                }
+            };
+        }
+        coll!("symbols", g.symbols(), [name, value]);
+        coll!("attributes", g.attributes(), [tag, value]);
+        coll!("slot_table", g.slot_table(), [offset, size]);
+        coll!("crcs", g.crcs(), [target, value]);
+        for r in g.crcs() {
+            let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
+            assert_eq!((stored, computed), (u64::from(r.value()), stored));
+        }
+        assert_eq!(
+            checksum(v, "file_crc"),
+            (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
+        );
+    })
+}
+
+#[test]
+fn opendir_big_endian_sparse_types_and_their_mutants_agree() {
+    use npuschema_tests::opendir_blobs::{Sec, file, seal, sections, ty};
+    let good = file(&sections());
+    assert_eq!(opendir_agree(&good), "ok");
+    let mut verdicts = sweep(&good, &opendir_agree, &seal, 12..16, 1_000, 0x0D1E);
+    // Variants, agreed on as they are: types reordered, a checksum record naming a type the
+    // schema does not name, two records naming one type, two sections of one type.
+    let mut reordered = sections();
+    reordered.swap(1, 6);
+    reordered.swap(2, 5);
+    let retarget = |at: usize, t: u32| {
+        let mut s = sections();
+        s[7].payload[at..at + 4].copy_from_slice(&t.to_be_bytes());
+        s
+    };
+    let mut two_syms = sections();
+    two_syms.insert(
+        3,
+        Sec {
+            ty: ty::SYMBOLS,
+            entsize: 8,
+            payload: [3u32, 8].iter().flat_map(|w| w.to_be_bytes()).collect(),
+        },
+    );
+    for secs in [
+        reordered,
+        retarget(8, ty::UNNAMED),
+        retarget(16, ty::ARM_ATTRIBUTES),
+        two_syms,
+    ] {
+        *verdicts.entry(opendir_agree(&file(&secs))).or_default() += 1;
+    }
+    eprintln!("opendir verdicts: {verdicts:?}");
+    assert_reached(
+        "opendir",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-version",
+            "sections-out-of-bounds",
+            "section-out-of-bounds",
+            "section-entry-size",
+            "bad-symbol",
+            "bad-attribute",
+            "slots-unpaired",
+            "slot-invalid",
+            "slot-padding-nonzero",
+            "section-checksum-mismatch",
+            "section-checksum-missing",
+            "section-checksum-duplicate",
+            "file-checksum-mismatch",
             "ok",
         ],
     );

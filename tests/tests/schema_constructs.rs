@@ -974,3 +974,165 @@ fn named_values_inside_for_each_are_per_record() {
     let e = scoped_rejected(&scoped_blob(2, 0, &[(u32::MAX, u32::MAX)], &[]));
     assert_eq!((e.code, e.field.index), ("entry-past-end", 0));
 }
+
+// ----- a directory over an open 32-bit type space (opendir.yaml, big-endian) -----------------
+
+mod opendir {
+    npuschema_macro::include_schema!("schemas/opendir.yaml");
+}
+
+mod open_dir {
+    use super::opendir::{OpenDir, SecType};
+    use npuschema_core::Brief;
+    use npuschema_tests::opendir_blobs::{HEADER, SECTION, Sec, file, seal, sections, ty};
+
+    fn verdict(b: &[u8]) -> Result<(), (&'static str, &'static str, u64, &'static str)> {
+        let e = match OpenDir::validate(b) {
+            Ok(_) => {
+                assert!(OpenDir::validate_as::<Brief>(b).is_ok(), "Brief agrees");
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let brief = OpenDir::validate_as::<Brief>(b).expect_err("rejected as Brief");
+        let site = super::opendir::error_site(brief.id()).expect("a site");
+        assert_eq!((site.code, site.table), (e.code, e.field.table));
+        Err((e.code, e.field.table, e.field.index, e.field.name))
+    }
+
+    fn set(b: &mut [u8], at: usize, v: u32) {
+        b[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    }
+
+    /// The payload offset of section `i`.
+    fn payload_at(b: &[u8], i: usize) -> usize {
+        let r = HEADER + SECTION * i + 4;
+        u32::from_be_bytes(b[r..r + 4].try_into().expect("4")) as usize
+    }
+
+    #[test]
+    fn sparse_large_types_are_kept_and_their_collections_read() {
+        let b = file(&sections());
+        assert_eq!(&b[..4], b"ODIR", "big-endian magic");
+        assert_eq!(verdict(&b), Ok(()));
+        let v = OpenDir::validate(&b).expect("valid");
+        let types: Vec<SecType> = v.sections().map(|s| s.sh_type()).collect();
+        assert_eq!(
+            types,
+            [
+                SecType::Empty,
+                SecType::Symbols,
+                // A layout by constant, a layout by number, a slot region and a type
+                // nobody names: all kept, reported as types the enum does not name.
+                SecType::Unknown(ty::ARM_ATTRIBUTES),
+                SecType::Unknown(ty::SLOT_TABLE),
+                SecType::Unknown(ty::BLOBS),
+                SecType::Unknown(ty::UNNAMED),
+                SecType::ArmExidx,
+                SecType::Checksums,
+            ]
+        );
+        let unnamed = v.sections().nth(5).expect("six sections");
+        assert_eq!(unnamed.payload(), Some(&[9u8, 8, 7][..]));
+        let syms: Vec<(u32, u32)> = v.symbols().map(|s| (s.name(), s.value())).collect();
+        assert_eq!(syms, [(1, 16), (2, 40)]);
+        let attrs: Vec<(u32, u32)> = v.attributes().map(|a| (a.tag(), a.value())).collect();
+        assert_eq!(attrs, [(5, 0x10), (6, 0)]);
+        let slots: Vec<(u32, u32)> = v.slot_table().map(|s| (s.offset(), s.size())).collect();
+        assert_eq!(slots, [(0, 4), (8, 4)]);
+        assert_eq!(
+            v.crcs().map(|c| c.target()).collect::<Vec<_>>(),
+            [ty::SYMBOLS, ty::ARM_ATTRIBUTES, ty::BLOBS]
+        );
+        // Types in any order, a layout's section more than once: still found (its
+        // checksum record now names another type, since it must name exactly one section).
+        let mut secs = sections();
+        secs.swap(1, 6);
+        secs[7].payload = [ty::SYMBOLS, 0, ty::ARM_EXIDX, 0, ty::BLOBS, 0]
+            .iter()
+            .flat_map(|w| w.to_be_bytes())
+            .collect();
+        secs.push(Sec {
+            ty: ty::ARM_ATTRIBUTES,
+            entsize: 8,
+            payload: [7u32, 1].iter().flat_map(|w| w.to_be_bytes()).collect(),
+        });
+        let b = file(&secs);
+        assert_eq!(verdict(&b), Ok(()));
+        let v = OpenDir::validate(&b).expect("valid");
+        assert_eq!(
+            v.attributes().map(|a| a.tag()).collect::<Vec<_>>(),
+            [5, 6, 7]
+        );
+        assert_eq!(v.symbols().count(), 2);
+    }
+
+    #[test]
+    fn steps_on_large_types_fail_closed() {
+        let good = file(&sections());
+        // The ARM_ATTRIBUTES layout (0x70000003) has 8-byte entries: 4 is refused.
+        let mut b = good.clone();
+        set(&mut b, HEADER + 2 * SECTION + 12, 4);
+        assert_eq!(
+            verdict(&b),
+            Err(("section-entry-size", "sections", 2, "entsize"))
+        );
+        // A step over the collection of a constant-named type: tag 0 in the second record.
+        let mut b = good.clone();
+        let at = payload_at(&b, 2);
+        set(&mut b, at + 8, 0);
+        seal(&mut b);
+        assert_eq!(verdict(&b), Err(("bad-attribute", "attributes", 1, "tag")));
+        // A slot (a record of the number-named layout) off its 4-byte alignment.
+        let mut b = good.clone();
+        let at = payload_at(&b, 3);
+        set(&mut b, at + 8, 6);
+        seal(&mut b);
+        assert_eq!(
+            verdict(&b),
+            Err(("slot-invalid", "slot_table", 1, "offset"))
+        );
+        // A nonzero byte between the slots of the 0xFFFFFFFE region.
+        let mut b = good.clone();
+        let at = payload_at(&b, 4);
+        b[at + 5] = 1;
+        seal(&mut b);
+        assert_eq!(
+            verdict(&b),
+            Err(("slot-padding-nonzero", "sections", 4, "payload"))
+        );
+        // A changed payload byte: the checksum record of its section no longer matches.
+        let mut b = good.clone();
+        let at = payload_at(&b, 2);
+        b[at + 15] ^= 1;
+        assert_eq!(
+            verdict(&b),
+            Err(("section-checksum-mismatch", "crcs", 1, "value"))
+        );
+        // Two records naming the same (large) type.
+        let mut b = good.clone();
+        let at = payload_at(&b, 7);
+        set(&mut b, at + 16, ty::ARM_ATTRIBUTES);
+        seal(&mut b);
+        assert_eq!(
+            verdict(&b),
+            Err(("section-checksum-duplicate", "crcs", 2, "target"))
+        );
+        // A record naming a type present once but that the schema does not name: the
+        // bookkeeping has no slot for it, so it is reported missing (see the README).
+        let mut b = good.clone();
+        set(&mut b, at + 16, ty::UNNAMED);
+        seal(&mut b);
+        assert_eq!(
+            verdict(&b),
+            Err(("section-checksum-missing", "crcs", 2, "target"))
+        );
+        // The header's CRC over every payload, checksum values as zero.
+        let mut b = good.clone();
+        b[12] ^= 0x80;
+        assert_eq!(
+            verdict(&b),
+            Err(("file-checksum-mismatch", "", 0, "header.crc_sum"))
+        );
+    }
+}
