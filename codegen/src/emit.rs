@@ -1251,31 +1251,6 @@ impl<'a> Em<'a> {
                             return #fail;
                         };
                     }
-                } else if let (_, _, Some(w)) = plain {
-                    // A plain limit (`len`) with a place that can fail to compute (such as
-                    // `table[index].field`): the limit stays a `u64`.
-                    let fail = fail(
-                        codes,
-                        &b,
-                        Det::Range(
-                            quote!(start.unwrap_or(u64::MAX)),
-                            quote!(length.unwrap_or(u64::MAX)),
-                            wname,
-                            quote!(within),
-                        ),
-                    );
-                    quote! {
-                        let start = #start;
-                        let length = #length;
-                        let within = #w;
-                        let bytes = match (start, length) {
-                            (Some(s), Some(l)) => __rt::range_within(buf, s, l, within),
-                            _ => None,
-                        };
-                        let Some(bytes) = bytes else {
-                            return #fail;
-                        };
-                    }
                 } else {
                     // An operand that cannot fail is bound as a plain `u64` (no literal
                     // `Some` unwrapped), the others as `Option<u64>`.
