@@ -20,6 +20,7 @@
 //! assert_eq!(err.code, "truncated-header");
 //! ```
 
+mod fast;
 mod view;
 
 use std::collections::HashMap;
@@ -66,6 +67,8 @@ struct FileProg<'c> {
     table_rec_size: Vec<u64>,
     /// Each struct's layouts by gate value, by struct index (`None`: not gated).
     gates: Vec<Option<GateTable>>,
+    /// `steps` lowered for speed (`fast.rs`).
+    fast: Vec<fast::FStep>,
 }
 
 /// The layouts of a gated struct: one per interval of gate values between its `since` and
@@ -1546,7 +1549,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         .iter()
         .map(|s| ext::is_gated(s).then(|| GateTable::new(c, s)))
         .collect();
-    FileProg {
+    let mut prog = FileProg {
         c,
         header_size,
         header_site,
@@ -1558,7 +1561,10 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         lets: check::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
-    }
+        fast: Vec::new(),
+    };
+    prog.fast = fast::lower(&prog);
+    prog
 }
 
 fn leak(s: &str) -> &'static str {
@@ -1666,7 +1672,9 @@ impl<'c> Interp<'c> {
     /// The first failed check, as `E`.
     pub fn validate_as<E: Report>(&self, buf: &[u8]) -> Result<View, E> {
         let (prog, key, st) = self.run::<E>(buf)?;
-        Ok(view::build(prog, key, &st, buf))
+        let v = view::build(prog, key, &st, buf);
+        st.recycle();
+        Ok(v)
     }
 
     /// Validate only: no view is built.
@@ -1674,7 +1682,7 @@ impl<'c> Interp<'c> {
     /// # Errors
     /// The first failed check, as `E`.
     pub fn check<E: Report>(&self, buf: &[u8]) -> Result<(), E> {
-        self.run::<E>(buf).map(|_| ())
+        self.run::<E>(buf).map(|(_, _, st)| st.recycle())
     }
 
     fn run<'s, 'b, E: Report>(
@@ -1688,6 +1696,7 @@ impl<'c> Interp<'c> {
         let st = self.run_file::<E>(&self.top, buf)?;
         for (key, cond, prog) in &vs.list {
             if st.cond(&self.top, cond) {
+                st.recycle();
                 let st = self.run_file::<E>(prog, buf)?;
                 return Ok((prog, Some(key.as_str()), st));
             }
@@ -1794,30 +1803,8 @@ impl<'c> Interp<'c> {
     }
 
     fn run_file<'b, E: Report>(&self, p: &FileProg<'c>, buf: &'b [u8]) -> Result<State<'b>, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let c = p.c;
-        let mut st = State {
-            buf,
-            len,
-            located: vec![None; c.schema.file.ext.records.len()],
-            tables: vec![None; c.schema.file.tables.len()],
-            ranges: vec![None; c.schema.file.ranges.len()],
-            dcount: p
-                .dirs
-                .iter()
-                .map(|d| vec![0u32; usize::try_from(d.type_slots).unwrap_or(0)])
-                .collect(),
-            dfirst: p
-                .dirs
-                .iter()
-                .map(|d| vec![u32::MAX; usize::try_from(d.type_slots).unwrap_or(0)])
-                .collect(),
-            want: vec![Vec::new(); p.want_slots],
-            rec_at: 0,
-            rec_index: 0,
-            lets: vec![None; p.lets],
-            prev: vec![None; p.order_slots],
-        };
+        let mut st = State::fresh(p, buf);
+        let len = st.len;
         if buf.len() < usize::try_from(p.header_size).unwrap_or(usize::MAX) {
             let f = Fail {
                 site: p.header_site,
@@ -1825,7 +1812,7 @@ impl<'c> Interp<'c> {
             };
             return Err(self.err(&st, &f, [p.header_size, len, 0]));
         }
-        self.exec(p, &p.steps, &mut st)?;
+        self.exec_file(p, &mut st)?;
         Ok(st)
     }
 
