@@ -68,7 +68,7 @@ struct FileProg<'c> {
     /// Each struct's layouts by gate value, by struct index (`None`: not gated).
     gates: Vec<Option<GateTable>>,
     /// `steps` lowered for speed (`fast.rs`).
-    fast: Vec<fast::FStep>,
+    fast: fast::Prog,
 }
 
 /// The layouts of a gated struct: one per interval of gate values between its `since` and
@@ -1561,7 +1561,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         lets: check::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
-        fast: Vec::new(),
+        fast: fast::Prog::default(),
     };
     prog.fast = fast::lower(&prog);
     prog
@@ -1602,7 +1602,7 @@ impl<'c> Interp<'c> {
     pub fn new(checked: &'c crate::Checked) -> Self {
         let c = &checked.0;
         let mut sites = Sites::default();
-        let top = compile_file(c, &mut sites);
+        let mut top = compile_file(c, &mut sites);
         let variants = c.schema.file.ext.variants.as_ref().map(|vs| {
             let dummy = Comp {
                 c,
@@ -1633,6 +1633,9 @@ impl<'c> Interp<'c> {
                 unknown_blame,
             }
         });
+        if let Some(vs) = &variants {
+            top.fast.variants = fast::lower_variants(&top, vs.list.iter().map(|(_, c, _)| c));
+        }
         let table: Vec<ErrorSite> = sites
             .0
             .iter()
@@ -1694,8 +1697,8 @@ impl<'c> Interp<'c> {
             return Ok((&self.top, None, st));
         };
         let st = self.run_file::<E>(&self.top, buf)?;
-        for (key, cond, prog) in &vs.list {
-            if st.cond(&self.top, cond) {
+        for (i, (key, cond, prog)) in vs.list.iter().enumerate() {
+            if self.variant_holds(&st, i, cond) {
                 st.recycle();
                 let st = self.run_file::<E>(prog, buf)?;
                 return Ok((prog, Some(key.as_str()), st));

@@ -138,6 +138,9 @@ pub(super) enum Fx {
     Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
     Let(usize),
     End(usize),
+    /// A run-invariant value (header words, constants and the length only), computed once
+    /// at the start of each run: [`Prog::memos`]`[.0]`.
+    Memo(usize),
     /// Not lowered: the generic evaluator.
     Slow(CE),
 }
@@ -257,14 +260,72 @@ pub(super) enum FStep {
 
 // ----- lowering ----------------------------------------------------------------------------
 
+/// A file layout's lowered steps.
+#[derive(Debug, Default)]
+pub(super) struct Prog {
+    steps: Vec<FStep>,
+    /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
+    memos: Vec<Fx>,
+    /// The variants' conditions, for the top-level layout of a file with variants.
+    pub(super) variants: Vec<Fc>,
+}
+
 /// Lower a file's compiled steps.
-pub(super) fn lower(p: &FileProg<'_>) -> Vec<FStep> {
-    let l = Low { p };
-    p.steps.iter().map(|s| l.step(s)).collect()
+pub(super) fn lower(p: &FileProg<'_>) -> Prog {
+    let l = Low {
+        p,
+        memos: std::cell::RefCell::new(Vec::new()),
+        memo: true,
+    };
+    let steps = p.steps.iter().map(|s| l.step(s)).collect();
+    Prog {
+        steps,
+        memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
+        variants: Vec::new(),
+    }
+}
+
+/// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
+/// are read after the run).
+pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &'a CE>) -> Vec<Fc> {
+    let l = Low {
+        p,
+        memos: std::cell::RefCell::new(Vec::new()),
+        memo: false,
+    };
+    conds.map(|c| l.fc(c)).collect()
 }
 
 struct Low<'a, 'c> {
     p: &'a FileProg<'c>,
+    /// The run-invariant values so far, by their printed form.
+    memos: std::cell::RefCell<Vec<(String, Fx)>>,
+    /// Whether to make run-invariant values `Fx::Memo`s.
+    memo: bool,
+}
+
+/// Whether a lowered value is the same all through a run: it reads only header words,
+/// constants, the length and other such values.
+fn invariant(e: &Fx) -> bool {
+    match e {
+        Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_) => true,
+        Fx::Bin(_, l, r) | Fx::Composed(l, r) => invariant(l) && invariant(r),
+        Fx::Signed(x, _) | Fx::Bits(x, ..) => invariant(x),
+        Fx::Sel(_, x, _, a, b) => invariant(x) && invariant(a) && invariant(b),
+        Fx::If(c, a, b) => invariant_c(c) && invariant(a) && invariant(b),
+        _ => false,
+    }
+}
+
+fn invariant_c(c: &Fc) -> bool {
+    match c {
+        Fc::K(_) => true,
+        Fc::Flag(x, _) => invariant(x),
+        Fc::And(l, r) | Fc::Or(l, r) => invariant_c(l) && invariant_c(r),
+        Fc::Not(x) => invariant_c(x),
+        Fc::Cmp(_, l, r) => invariant(l) && invariant(r),
+        Fc::Slow(_) => false,
+    }
 }
 
 /// An arithmetic operator as the generic evaluator applies it (`Some(0)` for an operator
@@ -307,8 +368,28 @@ impl Low<'_, '_> {
         })
     }
 
-    #[allow(unreachable_patterns)]
+    /// A value, lowered; a run-invariant one that is more than a leaf becomes a
+    /// [`Fx::Memo`] (the same value written twice shares one).
     fn fx(&self, e: &CE) -> Fx {
+        let x = self.fx_raw(e);
+        let leaf = matches!(x, Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_));
+        if !self.memo || leaf || !invariant(&x) {
+            return x;
+        }
+        let key = format!("{x:?}");
+        let mut memos = self.memos.borrow_mut();
+        let i = match memos.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                memos.push((key, x));
+                memos.len() - 1
+            }
+        };
+        Fx::Memo(i)
+    }
+
+    #[allow(unreachable_patterns)]
+    fn fx_raw(&self, e: &CE) -> Fx {
         let slow = || Fx::Slow(e.clone());
         match e {
             CE::Num(v) => Fx::K(Some(*v)),
@@ -539,6 +620,7 @@ impl State<'_> {
                 }
                 Some(w.read(self.buf, at.saturating_add(*rel)))
             }
+            Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
             _ => self.fx_node(p, e),
         }
     }
@@ -593,6 +675,7 @@ impl State<'_> {
                 let (at, size, _) = (*self.located.get(*i)?)?;
                 at.checked_add(size)
             }
+            Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
             Fx::Slow(e) => self.val(p, e),
         }
     }
@@ -788,6 +871,7 @@ thread_local! {
 }
 
 /// The parts of a state a run leaves behind, for comparing two runs.
+#[cfg(debug_assertions)]
 type Outcome = (
     Vec<Option<(u64, u64, u64)>>,
     Vec<Option<(u64, u64)>>,
@@ -799,6 +883,7 @@ type Outcome = (
     Vec<Option<u64>>,
 );
 
+#[cfg(debug_assertions)]
 fn outcome(st: State<'_>) -> Outcome {
     (
         st.located, st.tables, st.ranges, st.dcount, st.dfirst, st.want, st.lets, st.prev,
@@ -813,6 +898,14 @@ impl<'c> Interp<'c> {
     #[must_use]
     pub fn fast_path_disagreements() -> u64 {
         DISAGREED.load(Ordering::Relaxed)
+    }
+
+    /// Whether variant `i` (condition `cond`) holds after the top-level layout's run.
+    pub(super) fn variant_holds(&self, st: &State<'_>, i: usize, cond: &CE) -> bool {
+        match self.top.fast.variants.get(i) {
+            Some(c) if !GENERIC.with(std::cell::Cell::get) => st.fc(&self.top, c),
+            _ => st.cond(&self.top, cond),
+        }
     }
 
     /// Run `f` with the interpreters on this thread taking the generic path only (every
@@ -836,20 +929,30 @@ impl<'c> Interp<'c> {
         if GENERIC.with(std::cell::Cell::get) {
             return self.exec(p, &p.steps, st);
         }
+        // The run-invariant values, in order (one may use those before it).
+        for (i, m) in p.fast.memos.iter().enumerate() {
+            let v = st.fx(p, m);
+            if let Some(x) = st.lets.get_mut(p.lets.saturating_add(i)) {
+                *x = v;
+            }
+        }
         #[cfg(debug_assertions)]
         {
             let (mut a, mut b) = (st.clone(), st.clone());
-            let fast = self.exec_fast::<npuschema_core::Error>(p, &p.fast, &mut a);
+            let fast = self.exec_fast::<npuschema_core::Error>(p, &p.fast.steps, &mut a);
             let generic = self.exec::<npuschema_core::Error>(p, &p.steps, &mut b);
             debug_assert_eq!(fast, generic, "lowered and generic steps disagree");
             if generic.is_ok() {
+                // The named values only: the slots past them hold the run-invariant ones.
+                a.lets.truncate(p.lets);
+                b.lets.truncate(p.lets);
                 debug_assert!(
                     outcome(a) == outcome(b),
                     "lowered and generic steps leave different states"
                 );
             }
         }
-        self.exec_fast(p, &p.fast, st)
+        self.exec_fast(p, &p.fast.steps, st)
     }
 
     /// A lowered check failed: the generic path runs the original step on the same state
@@ -958,6 +1061,7 @@ thread_local! {
 }
 
 /// `v` cleared and filled with `n` copies of `x`, keeping its allocation.
+#[inline]
 fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
     v.clear();
     v.resize(n, x);
@@ -965,7 +1069,12 @@ fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
 }
 
 /// Per directory, one slot per type value, each `x`.
+#[inline]
 fn refill_dirs(mut v: Vec<Vec<u32>>, p: &FileProg<'_>, x: u32) -> Vec<Vec<u32>> {
+    if p.dirs.is_empty() {
+        v.clear();
+        return v;
+    }
     v.truncate(p.dirs.len());
     v.resize_with(p.dirs.len(), Vec::new);
     for (d, slots) in p.dirs.iter().zip(&mut v) {
@@ -996,7 +1105,7 @@ impl<'b> State<'b> {
             want: refill(s.want, p.want_slots, Vec::new()),
             rec_at: 0,
             rec_index: 0,
-            lets: refill(s.lets, p.lets, None),
+            lets: refill(s.lets, p.lets.saturating_add(p.fast.memos.len()), None),
             prev: refill(s.prev, p.order_slots, None),
         }
     }
