@@ -21,6 +21,7 @@
 //! ```
 
 mod at;
+mod fast;
 mod stream;
 mod strings;
 mod view;
@@ -71,6 +72,8 @@ struct FileProg<'c> {
     gates: Vec<Option<GateTable>>,
     /// The record streams, resolved.
     streams: Vec<stream::SInfo>,
+    /// `steps` lowered for speed (`fast.rs`).
+    fast: fast::Prog,
 }
 
 /// The layouts of a gated struct: one per interval of gate values between its `since` and
@@ -1570,7 +1573,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         .iter()
         .map(|s| ext::is_gated(s).then(|| GateTable::new(c, s)))
         .collect();
-    FileProg {
+    let mut prog = FileProg {
         c,
         header_size,
         header_site,
@@ -1583,7 +1586,10 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         table_rec_size,
         gates,
         streams,
-    }
+        fast: fast::Prog::default(),
+    };
+    prog.fast = fast::lower(&prog);
+    prog
 }
 
 fn leak(s: &str) -> &'static str {
@@ -1625,7 +1631,7 @@ impl<'c> Interp<'c> {
     pub fn new(checked: &'c crate::Checked) -> Self {
         let c = &checked.0;
         let mut sites = Sites::default();
-        let top = compile_file(c, &mut sites);
+        let mut top = compile_file(c, &mut sites);
         let variants = c.schema.file.ext.variants.as_ref().map(|vs| {
             let dummy = Comp {
                 c,
@@ -1656,6 +1662,9 @@ impl<'c> Interp<'c> {
                 unknown_blame,
             }
         });
+        if let Some(vs) = &variants {
+            top.fast.variants = fast::lower_variants(&top, vs.list.iter().map(|(_, c, _)| c));
+        }
         let table: Vec<ErrorSite> = sites
             .0
             .iter()
@@ -1695,7 +1704,9 @@ impl<'c> Interp<'c> {
     /// The first failed check, as `E`.
     pub fn validate_as<E: Report>(&self, buf: &[u8]) -> Result<View, E> {
         let (prog, key, st) = self.run::<E>(buf)?;
-        Ok(view::build(prog, key, &st, buf))
+        let v = view::build(prog, key, &st, buf);
+        st.recycle();
+        Ok(v)
     }
 
     /// Validate only: no view is built.
@@ -1703,7 +1714,7 @@ impl<'c> Interp<'c> {
     /// # Errors
     /// The first failed check, as `E`.
     pub fn check<E: Report>(&self, buf: &[u8]) -> Result<(), E> {
-        self.run::<E>(buf).map(|_| ())
+        self.run::<E>(buf).map(|(_, _, st)| st.recycle())
     }
 
     fn run<'s, 'b, E: Report>(
@@ -1715,8 +1726,9 @@ impl<'c> Interp<'c> {
             return Ok((&self.top, None, st));
         };
         let st = self.run_file::<E>(&self.top, buf)?;
-        for (key, cond, prog) in &vs.list {
-            if st.cond(&self.top, cond) {
+        for (i, (key, cond, prog)) in vs.list.iter().enumerate() {
+            if self.variant_holds(&st, i, cond) {
+                st.recycle();
                 let st = self.run_file::<E>(prog, buf)?;
                 return Ok((prog, Some(key.as_str()), st));
             }
@@ -1823,30 +1835,8 @@ impl<'c> Interp<'c> {
     }
 
     fn run_file<'b, E: Report>(&self, p: &FileProg<'c>, buf: &'b [u8]) -> Result<State<'b>, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let c = p.c;
-        let mut st = State {
-            buf,
-            len,
-            located: vec![None; c.schema.file.ext.records.len()],
-            tables: vec![None; c.schema.file.tables.len()],
-            ranges: vec![None; c.schema.file.ranges.len()],
-            dcount: p
-                .dirs
-                .iter()
-                .map(|d| vec![0u32; d.type_slots.len()])
-                .collect(),
-            dfirst: p
-                .dirs
-                .iter()
-                .map(|d| vec![u32::MAX; d.type_slots.len()])
-                .collect(),
-            want: vec![Vec::new(); p.want_slots],
-            rec_at: 0,
-            rec_index: 0,
-            lets: vec![None; p.lets],
-            prev: vec![None; p.order_slots],
-        };
+        let mut st = State::fresh(p, buf);
+        let len = st.len;
         if buf.len() < usize::try_from(p.header_size).unwrap_or(usize::MAX) {
             let f = Fail {
                 site: p.header_site,
@@ -1854,7 +1844,7 @@ impl<'c> Interp<'c> {
             };
             return Err(self.err(&st, &f, [p.header_size, len, 0]));
         }
-        self.exec(p, &p.steps, &mut st)?;
+        self.exec_file(p, &mut st)?;
         Ok(st)
     }
 

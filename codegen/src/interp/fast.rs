@@ -1,0 +1,1134 @@
+//! The interpreter's fast path: the compiled steps lowered once more, in [`Interp::new`],
+//! into a form that does no lookup at run time.
+//!
+//! Each field reference becomes a read of one word at an absolute offset (header fields), a
+//! record-relative offset (the record a `for_each` is on), an offset in a located record or
+//! in one element of a table, with its width and byte order resolved (the generic evaluator
+//! runs `locate` and `word_ty` on every read); constants are folded; a `for_each` over a
+//! table runs its lowered body directly.
+//!
+//! The lowering covers the common expression kinds and steps. Anything else (a kind it does
+//! not know, including ones added later) is kept as it is and handed to the generic
+//! evaluator (`State::val`, `State::cond`, `Interp::exec`): `Fx::Slow`, `Fc::Slow`,
+//! `FStep::Slow`. A lowered check only decides pass or fail; when it fails, the generic path
+//! runs the original step on the same state to report the error, so the error values, sites
+//! and blame have one implementation.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use npuschema_core::Report;
+
+use super::{
+    CE, CStep, FRef, FileProg, Interp, Own, State, compare, sign_extend, table_within, widen,
+    word_ty,
+};
+use crate::check::FieldKind;
+use crate::expr::BinOp;
+use crate::schema::IntTy;
+
+/// How one stored word is read: width and byte order.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum W {
+    B1,
+    L2,
+    B2,
+    L4,
+    B4,
+    L8,
+    B8,
+}
+
+impl W {
+    fn of(t: IntTy, big: bool) -> Self {
+        match (t.bytes(), big) {
+            (1, _) => W::B1,
+            (2, false) => W::L2,
+            (2, true) => W::B2,
+            (4, false) => W::L4,
+            (4, true) => W::B4,
+            (8, false) => W::L8,
+            _ => W::B8,
+        }
+    }
+
+    /// The word at `at`; 0 when the buffer ends first (as `read_int`).
+    #[inline(always)]
+    fn read(self, buf: &[u8], at: u64) -> u64 {
+        let Some(rest) = usize::try_from(at).ok().and_then(|a| buf.get(a..)) else {
+            return 0;
+        };
+        // Eight bytes at hand (nearly always): one load, no jump on the width.
+        if let Some(b) = rest.first_chunk::<8>() {
+            let (bits, big) = self.shape();
+            let drop = 64 - bits;
+            return if big {
+                u64::from_be_bytes(*b) >> drop
+            } else {
+                (u64::from_le_bytes(*b) << drop) >> drop
+            };
+        }
+        self.read_short(rest)
+    }
+
+    /// The width in bits and whether big-endian.
+    #[inline(always)]
+    fn shape(self) -> (u32, bool) {
+        match self {
+            W::B1 => (8, false),
+            W::L2 => (16, false),
+            W::B2 => (16, true),
+            W::L4 => (32, false),
+            W::B4 => (32, true),
+            W::L8 => (64, false),
+            W::B8 => (64, true),
+        }
+    }
+
+    /// The word at the start of `rest`, fewer than eight bytes long.
+    #[cold]
+    fn read_short(self, rest: &[u8]) -> u64 {
+        match self {
+            W::B1 => rest.first().map_or(0, |b| u64::from(*b)),
+            W::L2 => rest
+                .first_chunk::<2>()
+                .map_or(0, |b| u64::from(u16::from_le_bytes(*b))),
+            W::B2 => rest
+                .first_chunk::<2>()
+                .map_or(0, |b| u64::from(u16::from_be_bytes(*b))),
+            W::L4 => rest
+                .first_chunk::<4>()
+                .map_or(0, |b| u64::from(u32::from_le_bytes(*b))),
+            W::B4 => rest
+                .first_chunk::<4>()
+                .map_or(0, |b| u64::from(u32::from_be_bytes(*b))),
+            W::L8 => rest
+                .first_chunk::<8>()
+                .map_or(0, |b| u64::from_le_bytes(*b)),
+            W::B8 => rest
+                .first_chunk::<8>()
+                .map_or(0, |b| u64::from_be_bytes(*b)),
+        }
+    }
+}
+
+/// A lowered value expression (the generic `State::val`'s meaning).
+#[derive(Clone, Debug)]
+pub(super) enum Fx {
+    /// A folded constant (`None`: a value that never computes).
+    K(Option<u64>),
+    Len,
+    /// The word at an absolute offset (a header field).
+    Abs(u64, W),
+    /// The word at an offset in the current record.
+    Rec(u64, W),
+    /// The word at an offset in located record `.0` (not gated).
+    Loc(usize, u64, W),
+    /// The word of element `.1` of table `.0`, at `.2` = index * record size + field offset
+    /// from the table's start.
+    Elem(usize, u64, u64, W),
+    /// A signed field: sign-extended, and `None` when negative.
+    Signed(Box<Fx>, IntTy),
+    /// Bits `lo..` of a word, masked.
+    Bits(Box<Fx>, u64, u64),
+    /// `low | high << 32`.
+    Composed(Box<Fx>, Box<Fx>),
+    Bin(BinOp, Box<Fx>, Box<Fx>),
+    If(Box<Fc>, Box<Fx>, Box<Fx>),
+    /// `if(x op k, a, b)`: a choice on a comparison with a constant, in one node.
+    Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
+    Let(usize),
+    End(usize),
+    /// A run-invariant value (header words, constants and the length only), computed once
+    /// at the start of each run: [`Prog::memos`]`[.0]`.
+    Memo(usize),
+    /// Not lowered: the generic evaluator.
+    Slow(CE),
+}
+
+/// A lowered condition (the generic `State::cond`'s meaning).
+#[derive(Clone, Debug)]
+pub(super) enum Fc {
+    K(bool),
+    /// All bits of the (non-zero) mask set in the word.
+    Flag(Box<Fx>, u64),
+    And(Box<Fc>, Box<Fc>),
+    Or(Box<Fc>, Box<Fc>),
+    Not(Box<Fc>),
+    Cmp(BinOp, Box<Fx>, Box<Fx>),
+    /// Not lowered: the generic evaluator.
+    Slow(CE),
+}
+
+/// The values an `enum_known` accepts.
+#[derive(Clone, Debug)]
+pub(super) enum Known {
+    /// Every value below 128: one bit each.
+    Mask(u128),
+    /// Sorted.
+    List(Vec<u64>),
+}
+
+impl Known {
+    fn new(values: &[u64]) -> Self {
+        if values.iter().all(|&v| v < 128) {
+            Known::Mask(values.iter().fold(0u128, |m, &v| m | (1u128 << v)))
+        } else {
+            let mut l = values.to_vec();
+            l.sort_unstable();
+            Known::List(l)
+        }
+    }
+
+    fn has(&self, v: u64) -> bool {
+        match self {
+            Known::Mask(m) => v < 128 && (m >> v) & 1 == 1,
+            Known::List(l) => l.binary_search(&v).is_ok(),
+        }
+    }
+}
+
+/// A lowered check: it passes (with its effect on the state) or fails.
+#[derive(Clone, Debug)]
+pub(super) enum Chk {
+    MinLen(Fx),
+    Expect(Fx, Fx),
+    Assert(BinOp, Fx, Fx),
+    Cond(Fc),
+    FlagsKnown(Fx, u64),
+    EnumKnown(Fx, Known),
+    TableFits {
+        table: usize,
+        rec_size: u64,
+        at: Fx,
+        count: Fx,
+        stride: Fx,
+        within: Fx,
+    },
+    RangeFits {
+        range: usize,
+        per_record: bool,
+        when: Option<Fc>,
+        start: Fx,
+        length: Fx,
+        within: Fx,
+    },
+    /// `range_fits` of a range whose offset and length are words of the current record,
+    /// with no condition (the usual per-record range): read in place.
+    RangeRec {
+        range: usize,
+        per_record: bool,
+        start: (u64, W),
+        length: (u64, W),
+        within: Fx,
+    },
+    RecordFits {
+        rec: usize,
+        sidx: usize,
+        at: Fx,
+        within: Fx,
+        gate: Option<Fx>,
+        size: u64,
+    },
+    Items {
+        off: u64,
+        w: W,
+        ity: IntTy,
+        n: u64,
+        first: Option<Fx>,
+        op: BinOp,
+        rhs: Fx,
+    },
+}
+
+/// A lowered step.
+#[derive(Clone, Debug)]
+pub(super) enum FStep {
+    /// Not lowered: the generic `exec` runs it.
+    Slow(Box<CStep>),
+    /// A check; when it fails, the generic `exec` runs the original step to report it.
+    Check(Box<Chk>, Box<CStep>),
+    Let(usize, Fx),
+    When(Fc, Box<FStep>),
+    ForEachTable {
+        table: usize,
+        rec_size: u64,
+        /// The order checks' "previous" slots of the body, reset before the loop.
+        slots: Vec<usize>,
+        body: Vec<FStep>,
+    },
+}
+
+// ----- lowering ----------------------------------------------------------------------------
+
+/// A file layout's lowered steps.
+#[derive(Debug, Default)]
+pub(super) struct Prog {
+    steps: Vec<FStep>,
+    /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
+    memos: Vec<Fx>,
+    /// The variants' conditions, for the top-level layout of a file with variants.
+    pub(super) variants: Vec<Fc>,
+}
+
+/// Lower a file's compiled steps.
+pub(super) fn lower(p: &FileProg<'_>) -> Prog {
+    let l = Low {
+        p,
+        memos: std::cell::RefCell::new(Vec::new()),
+        memo: true,
+    };
+    let steps = p.steps.iter().map(|s| l.step(s)).collect();
+    Prog {
+        steps,
+        memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
+        variants: Vec::new(),
+    }
+}
+
+/// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
+/// are read after the run).
+pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &'a CE>) -> Vec<Fc> {
+    let l = Low {
+        p,
+        memos: std::cell::RefCell::new(Vec::new()),
+        memo: false,
+    };
+    conds.map(|c| l.fc(c)).collect()
+}
+
+struct Low<'a, 'c> {
+    p: &'a FileProg<'c>,
+    /// The run-invariant values so far, by their printed form.
+    memos: std::cell::RefCell<Vec<(String, Fx)>>,
+    /// Whether to make run-invariant values `Fx::Memo`s.
+    memo: bool,
+}
+
+/// Whether a lowered value is the same all through a run: it reads only header words,
+/// constants, the length and other such values.
+fn invariant(e: &Fx) -> bool {
+    match e {
+        Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_) => true,
+        Fx::Bin(_, l, r) | Fx::Composed(l, r) => invariant(l) && invariant(r),
+        Fx::Signed(x, _) | Fx::Bits(x, ..) => invariant(x),
+        Fx::Sel(_, x, _, a, b) => invariant(x) && invariant(a) && invariant(b),
+        Fx::If(c, a, b) => invariant_c(c) && invariant(a) && invariant(b),
+        _ => false,
+    }
+}
+
+fn invariant_c(c: &Fc) -> bool {
+    match c {
+        Fc::K(_) => true,
+        Fc::Flag(x, _) => invariant(x),
+        Fc::And(l, r) | Fc::Or(l, r) => invariant_c(l) && invariant_c(r),
+        Fc::Not(x) => invariant_c(x),
+        Fc::Cmp(_, l, r) => invariant(l) && invariant(r),
+        Fc::Slow(_) => false,
+    }
+}
+
+/// An arithmetic operator as the generic evaluator applies it (`Some(0)` for an operator
+/// that is no arithmetic in a value position).
+fn arith(op: BinOp, a: u64, b: u64) -> Option<u64> {
+    match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::Mul => a.checked_mul(b),
+        BinOp::Div => a.checked_div(b),
+        BinOp::Rem => a.checked_rem(b),
+        BinOp::And => Some(a & b),
+        BinOp::Or => Some(a | b),
+        BinOp::Shl => a.checked_shl(u32::try_from(b).ok()?),
+        BinOp::Shr => a.checked_shr(u32::try_from(b).ok()?),
+        _ => Some(0),
+    }
+}
+
+impl Low<'_, '_> {
+    /// The raw word of a field reference (`None`: not lowered).
+    #[allow(unreachable_patterns)]
+    fn word(&self, f: &FRef) -> Option<Fx> {
+        let Some(t) = word_ty(f.kind, &self.p.c.schema) else {
+            return Some(Fx::K(None));
+        };
+        let w = W::of(t, f.big);
+        Some(match f.own {
+            Own::Header => Fx::Abs(f.off, w),
+            Own::Record => Fx::Rec(f.off, w),
+            Own::Located(i) => match self.p.gates.get(f.st) {
+                Some(None) => Fx::Loc(i, f.off, w),
+                _ => return None,
+            },
+            Own::Element(t, k) => match self.p.table_rec_size.get(t) {
+                Some(&size) => Fx::Elem(t, k, k.saturating_mul(size).saturating_add(f.off), w),
+                None => Fx::K(None),
+            },
+            _ => return None,
+        })
+    }
+
+    /// A value, lowered; a run-invariant one that is more than a leaf becomes a
+    /// [`Fx::Memo`] (the same value written twice shares one).
+    fn fx(&self, e: &CE) -> Fx {
+        let x = self.fx_raw(e);
+        let leaf = matches!(x, Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_));
+        if !self.memo || leaf || !invariant(&x) {
+            return x;
+        }
+        let key = format!("{x:?}");
+        let mut memos = self.memos.borrow_mut();
+        let i = match memos.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                memos.push((key, x));
+                memos.len() - 1
+            }
+        };
+        Fx::Memo(i)
+    }
+
+    #[allow(unreachable_patterns)]
+    fn fx_raw(&self, e: &CE) -> Fx {
+        let slow = || Fx::Slow(e.clone());
+        match e {
+            CE::Num(v) => Fx::K(Some(*v)),
+            CE::Len => Fx::Len,
+            CE::Zero | CE::FlagBit(..) | CE::Not(_) => Fx::K(Some(0)),
+            CE::Opt(v) => Fx::K(*v),
+            CE::Field(f) => match f.kind {
+                FieldKind::Int(t) if t.signed() => match self.word(f) {
+                    Some(Fx::K(v)) => Fx::K(v.and_then(|v| u64::try_from(sign_extend(v, t)).ok())),
+                    Some(w) => Fx::Signed(Box::new(w), t),
+                    None => slow(),
+                },
+                FieldKind::Int(_)
+                | FieldKind::Enum(_)
+                | FieldKind::Flags(_)
+                | FieldKind::Bits(_)
+                | FieldKind::Float(_) => self.word(f).unwrap_or_else(slow),
+                FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..) => Fx::K(Some(0)),
+                _ => slow(),
+            },
+            CE::Composed(l, h) => match (self.word(l), self.word(h)) {
+                (Some(l), Some(h)) => Fx::Composed(Box::new(l), Box::new(h)),
+                _ => slow(),
+            },
+            CE::BitRange(f, lo, mask) => match self.word(f) {
+                Some(w) => Fx::Bits(Box::new(w), *lo, *mask),
+                None => slow(),
+            },
+            CE::Bin(op, l, r) => match (self.fx(l), self.fx(r)) {
+                (Fx::K(None), _) | (_, Fx::K(None)) => Fx::K(None),
+                (Fx::K(Some(a)), Fx::K(Some(b))) => Fx::K(arith(*op, a, b)),
+                (a, b) => Fx::Bin(*op, Box::new(a), Box::new(b)),
+            },
+            CE::Let(i) => Fx::Let(*i),
+            CE::End(i) => Fx::End(*i),
+            CE::If(c, a, b) => match self.fc(c) {
+                Fc::K(true) => self.fx(a),
+                Fc::K(false) => self.fx(b),
+                Fc::Cmp(op, x, k) if matches!(*k, Fx::K(Some(_))) => {
+                    let Fx::K(Some(k)) = *k else {
+                        return slow();
+                    };
+                    Fx::Sel(op, x, k, Box::new(self.fx(a)), Box::new(self.fx(b)))
+                }
+                c => Fx::If(Box::new(c), Box::new(self.fx(a)), Box::new(self.fx(b))),
+            },
+            _ => slow(),
+        }
+    }
+
+    #[allow(unreachable_patterns)]
+    fn fc(&self, e: &CE) -> Fc {
+        match e {
+            CE::FlagBit(f, mask) => match self.word(f) {
+                _ if *mask == 0 => Fc::K(false),
+                Some(Fx::K(v)) => Fc::K(v.is_some_and(|v| v & mask == *mask)),
+                Some(w) => Fc::Flag(Box::new(w), *mask),
+                None => Fc::Slow(e.clone()),
+            },
+            CE::Bin(BinOp::LogAnd, l, r) => match (self.fc(l), self.fc(r)) {
+                (Fc::K(false), _) => Fc::K(false),
+                (Fc::K(true), r) => r,
+                (l, r) => Fc::And(Box::new(l), Box::new(r)),
+            },
+            CE::Bin(BinOp::LogOr, l, r) => match (self.fc(l), self.fc(r)) {
+                (Fc::K(true), _) => Fc::K(true),
+                (Fc::K(false), r) => r,
+                (l, r) => Fc::Or(Box::new(l), Box::new(r)),
+            },
+            CE::Bin(op, l, r) if op.is_comparison() => match (self.fx(l), self.fx(r)) {
+                (Fx::K(a), Fx::K(b)) => {
+                    Fc::K(matches!((a, b), (Some(a), Some(b)) if compare(*op, a, b)))
+                }
+                (a, b) => Fc::Cmp(*op, Box::new(a), Box::new(b)),
+            },
+            CE::Not(x) => match self.fc(x) {
+                Fc::K(b) => Fc::K(!b),
+                x => Fc::Not(Box::new(x)),
+            },
+            CE::Num(_)
+            | CE::Len
+            | CE::Zero
+            | CE::Opt(_)
+            | CE::Field(_)
+            | CE::Composed(..)
+            | CE::BitRange(..)
+            | CE::Bin(..)
+            | CE::Count(_)
+            | CE::End(_)
+            | CE::If(..)
+            | CE::Let(_) => Fc::K(false),
+            _ => Fc::Slow(e.clone()),
+        }
+    }
+
+    fn step(&self, s: &CStep) -> FStep {
+        let chk = |k: Chk| FStep::Check(Box::new(k), Box::new(s.clone()));
+        match s {
+            CStep::MinLen { min, .. } => chk(Chk::MinLen(self.fx(min))),
+            CStep::Expect {
+                found, expected, ..
+            } => chk(Chk::Expect(self.fx(found), self.fx(expected))),
+            CStep::Assert { op, l, r, .. } => chk(Chk::Assert(*op, self.fx(l), self.fx(r))),
+            CStep::Cond { cond, .. } => chk(Chk::Cond(self.fc(cond))),
+            CStep::FlagsKnown { field, known, .. } => match self.word(field) {
+                Some(w) => chk(Chk::FlagsKnown(w, *known)),
+                None => FStep::Slow(Box::new(s.clone())),
+            },
+            CStep::EnumKnown { field, values, .. } => match self.word(field) {
+                Some(w) => chk(Chk::EnumKnown(w, Known::new(values))),
+                None => FStep::Slow(Box::new(s.clone())),
+            },
+            CStep::TableFits {
+                table,
+                rec_size,
+                at,
+                count,
+                stride,
+                within,
+                ..
+            } => chk(Chk::TableFits {
+                table: *table,
+                rec_size: *rec_size,
+                at: self.fx(at),
+                count: self.fx(count),
+                stride: self.fx(stride),
+                within: self.fx(within),
+            }),
+            CStep::RangeFits {
+                range,
+                per_record,
+                when,
+                start,
+                length,
+                within,
+                ..
+            } => match (when, self.fx(start), self.fx(length)) {
+                (None, Fx::Rec(so, sw), Fx::Rec(lo, lw)) => chk(Chk::RangeRec {
+                    range: *range,
+                    per_record: *per_record,
+                    start: (so, sw),
+                    length: (lo, lw),
+                    within: self.fx(within),
+                }),
+                _ => chk(Chk::RangeFits {
+                    range: *range,
+                    per_record: *per_record,
+                    when: when.as_ref().map(|w| self.fc(w)),
+                    start: self.fx(start),
+                    length: self.fx(length),
+                    within: self.fx(within),
+                }),
+            },
+            CStep::RecordFits {
+                rec,
+                sidx,
+                at,
+                within,
+                gate,
+                size,
+                ..
+            } => chk(Chk::RecordFits {
+                rec: *rec,
+                sidx: *sidx,
+                at: self.fx(at),
+                within: self.fx(within),
+                gate: gate.as_ref().map(|g| self.fx(g)),
+                size: *size,
+            }),
+            CStep::Items {
+                off,
+                ity,
+                big,
+                n,
+                first,
+                op,
+                rhs,
+                ..
+            } => chk(Chk::Items {
+                off: *off,
+                w: W::of(*ity, *big),
+                ity: *ity,
+                n: *n,
+                first: first.as_ref().map(|e| self.fx(e)),
+                op: *op,
+                rhs: self.fx(rhs),
+            }),
+            CStep::Let { i, value } => FStep::Let(*i, self.fx(value)),
+            CStep::When { cond, step } => FStep::When(self.fc(cond), Box::new(self.step(step))),
+            CStep::ForEachTable {
+                table,
+                rec_size,
+                steps,
+            } => FStep::ForEachTable {
+                table: *table,
+                rec_size: *rec_size,
+                slots: steps
+                    .iter()
+                    .filter_map(|x| match x {
+                        CStep::Order { slot, .. } => Some(*slot),
+                        _ => None,
+                    })
+                    .collect(),
+                body: steps.iter().map(|x| self.step(x)).collect(),
+            },
+            _ => FStep::Slow(Box::new(s.clone())),
+        }
+    }
+}
+
+// ----- running -----------------------------------------------------------------------------
+
+impl State<'_> {
+    /// A lowered value. The leaves are decided here, inlined where the value is needed (a
+    /// branch at each use predicts far better than one shared dispatch); the rest in
+    /// [`Self::fx_node`].
+    #[inline(always)]
+    fn fx(&self, p: &FileProg<'_>, e: &Fx) -> Option<u64> {
+        match e {
+            Fx::K(v) => *v,
+            Fx::Len => Some(self.len),
+            Fx::Abs(at, w) => Some(w.read(self.buf, *at)),
+            Fx::Rec(off, w) => Some(w.read(self.buf, self.rec_at.saturating_add(*off))),
+            Fx::Elem(t, k, rel, w) => {
+                let (at, n) = (*self.tables.get(*t)?)?;
+                if *k >= n {
+                    return None;
+                }
+                Some(w.read(self.buf, at.saturating_add(*rel)))
+            }
+            Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
+            _ => self.fx_node(p, e),
+        }
+    }
+
+    #[inline(never)]
+    fn fx_node(&self, p: &FileProg<'_>, e: &Fx) -> Option<u64> {
+        match e {
+            Fx::K(v) => *v,
+            Fx::Len => Some(self.len),
+            Fx::Abs(at, w) => Some(w.read(self.buf, *at)),
+            Fx::Rec(off, w) => Some(w.read(self.buf, self.rec_at.saturating_add(*off))),
+            Fx::Loc(i, off, w) => {
+                let (at, _, _) = (*self.located.get(*i)?)?;
+                Some(w.read(self.buf, at.saturating_add(*off)))
+            }
+            Fx::Elem(t, k, rel, w) => {
+                let (at, n) = (*self.tables.get(*t)?)?;
+                if *k >= n {
+                    return None;
+                }
+                Some(w.read(self.buf, at.saturating_add(*rel)))
+            }
+            Fx::Signed(x, t) => u64::try_from(sign_extend(self.fx(p, x)?, *t)).ok(),
+            Fx::Bits(x, lo, mask) => Some(
+                self.fx(p, x)?
+                    .checked_shr(u32::try_from(*lo).unwrap_or(u32::MAX))
+                    .unwrap_or(0)
+                    & mask,
+            ),
+            Fx::Composed(l, h) => Some(self.fx(p, l)? | (self.fx(p, h)? << 32)),
+            Fx::Bin(op, l, r) => {
+                let a = self.fx(p, l)?;
+                let b = self.fx(p, r)?;
+                arith(*op, a, b)
+            }
+            Fx::If(c, a, b) => {
+                if self.fc(p, c) {
+                    self.fx(p, a)
+                } else {
+                    self.fx(p, b)
+                }
+            }
+            Fx::Sel(op, x, k, a, b) => {
+                if self.fx(p, x).is_some_and(|v| compare(*op, v, *k)) {
+                    self.fx(p, a)
+                } else {
+                    self.fx(p, b)
+                }
+            }
+            Fx::Let(i) => self.lets.get(*i).copied().flatten(),
+            Fx::End(i) => {
+                let (at, size, _) = (*self.located.get(*i)?)?;
+                at.checked_add(size)
+            }
+            Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
+            Fx::Slow(e) => self.val(p, e),
+        }
+    }
+
+    fn fc(&self, p: &FileProg<'_>, c: &Fc) -> bool {
+        match c {
+            Fc::K(b) => *b,
+            Fc::Flag(x, mask) => self.fx(p, x).is_some_and(|v| v & mask == *mask),
+            Fc::And(l, r) => self.fc(p, l) && self.fc(p, r),
+            Fc::Or(l, r) => self.fc(p, l) || self.fc(p, r),
+            Fc::Not(x) => !self.fc(p, x),
+            Fc::Cmp(op, l, r) => {
+                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if compare(*op, a, b))
+            }
+            Fc::Slow(e) => self.cond(p, e),
+        }
+    }
+
+    /// Run a lowered check: `true` when it passes (its effect applied).
+    #[allow(clippy::too_many_lines)]
+    #[inline(always)]
+    fn chk(&mut self, p: &FileProg<'_>, k: &Chk) -> bool {
+        match k {
+            Chk::MinLen(min) => matches!(self.fx(p, min), Some(n) if self.len >= n),
+            Chk::Expect(found, expected) => {
+                let found = self.fx(p, found).unwrap_or(u64::MAX);
+                self.fx(p, expected) == Some(found)
+            }
+            Chk::Assert(op, l, r) => {
+                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if compare(*op, a, b))
+            }
+            Chk::Cond(c) => self.fc(p, c),
+            Chk::FlagsKnown(x, known) => self.fx(p, x).unwrap_or(0) & !known == 0,
+            Chk::EnumKnown(x, known) => known.has(self.fx(p, x).unwrap_or(0)),
+            Chk::TableFits {
+                table,
+                rec_size,
+                at,
+                count,
+                stride,
+                within,
+            } => {
+                let (a, n, s, w) = (
+                    self.fx(p, at),
+                    self.fx(p, count),
+                    self.fx(p, stride),
+                    self.fx(p, within),
+                );
+                match (a, n, w) {
+                    (Some(a), Some(n), Some(w))
+                        if s == Some(*rec_size) && table_within(self.buf, a, n, w, *rec_size) =>
+                    {
+                        match self.tables.get_mut(*table) {
+                            Some(x) => {
+                                *x = Some((a, n));
+                                true
+                            }
+                            None => false,
+                        }
+                    }
+                    _ => false,
+                }
+            }
+            Chk::RangeFits {
+                range,
+                per_record,
+                when,
+                start,
+                length,
+                within,
+            } => {
+                if let Some(w) = when
+                    && !self.fc(p, w)
+                {
+                    if !*per_record && let Some(x) = self.ranges.get_mut(*range) {
+                        *x = None;
+                    }
+                    return true;
+                }
+                let (s, l, w) = (self.fx(p, start), self.fx(p, length), self.fx(p, within));
+                let (Some(s), Some(l), Some(w)) = (s, l, w) else {
+                    return false;
+                };
+                if npuschema_core::range_within(self.buf, s, l, w).is_none() {
+                    return false;
+                }
+                if !*per_record {
+                    match self.ranges.get_mut(*range) {
+                        Some(x) => *x = Some((s, l)),
+                        None => return false,
+                    }
+                }
+                true
+            }
+            Chk::RangeRec {
+                range,
+                per_record,
+                start: (so, sw),
+                length: (lo, lw),
+                within,
+            } => {
+                let s = sw.read(self.buf, self.rec_at.saturating_add(*so));
+                let l = lw.read(self.buf, self.rec_at.saturating_add(*lo));
+                let Some(w) = self.fx(p, within) else {
+                    return false;
+                };
+                if npuschema_core::range_within(self.buf, s, l, w).is_none() {
+                    return false;
+                }
+                if !*per_record {
+                    match self.ranges.get_mut(*range) {
+                        Some(x) => *x = Some((s, l)),
+                        None => return false,
+                    }
+                }
+                true
+            }
+            Chk::RecordFits {
+                rec,
+                sidx,
+                at,
+                within,
+                gate,
+                size,
+            } => {
+                let (a, w) = (self.fx(p, at), self.fx(p, within));
+                let parts = if let Some(g) = gate {
+                    let table = p.gates.get(*sidx).and_then(Option::as_ref);
+                    match (a, self.fx(p, g), w) {
+                        (Some(a), Some(g), Some(w)) => {
+                            let n = table
+                                .and_then(|t| t.sizes.get(t.pick(g)).copied())
+                                .unwrap_or(0);
+                            npuschema_core::range_within(self.buf, a, n, w).map(|_| (a, n, g))
+                        }
+                        _ => None,
+                    }
+                } else {
+                    match (a, w) {
+                        (Some(a), Some(w))
+                            if w.checked_sub(a).is_some_and(|room| room >= *size) =>
+                        {
+                            npuschema_core::range_at(self.buf, a, *size).map(|_| (a, *size, 0))
+                        }
+                        _ => None,
+                    }
+                };
+                match (parts, self.located.get_mut(*rec)) {
+                    (Some(x), Some(slot)) => {
+                        *slot = Some(x);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Chk::Items {
+                off,
+                w,
+                ity,
+                n,
+                first,
+                op,
+                rhs,
+            } => {
+                let first = match first {
+                    Some(e) => self.fx(p, e).unwrap_or(u64::MAX),
+                    None => *n,
+                };
+                let base = self.rec_at.saturating_add(*off);
+                let width = ity.bytes();
+                for k in 0..(*n).min(first) {
+                    let item = widen(
+                        w.read(self.buf, base.saturating_add(k.saturating_mul(width))),
+                        *ity,
+                    );
+                    if !matches!(self.fx(p, rhs), Some(b) if compare(*op, item, b)) {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
+/// Lowered checks that failed where the generic path, run on the same state, passed: a
+/// disagreement of the two paths (0 unless one of them has a bug).
+static DISAGREED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Whether this thread runs the generic path only ([`Interp::on_generic_path`]).
+    static GENERIC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The parts of a state a run leaves behind, for comparing two runs.
+#[cfg(debug_assertions)]
+type Outcome = (
+    Vec<Option<(u64, u64, u64)>>,
+    Vec<Option<(u64, u64)>>,
+    Vec<Option<(u64, u64)>>,
+    Vec<Vec<u32>>,
+    Vec<Vec<u32>>,
+    Vec<Vec<Option<(u64, u64, u64)>>>,
+    Vec<Option<u64>>,
+    Vec<Option<u64>>,
+);
+
+#[cfg(debug_assertions)]
+fn outcome(st: State<'_>) -> Outcome {
+    (
+        st.located, st.tables, st.ranges, st.dcount, st.dfirst, st.want, st.lets, st.prev,
+    )
+}
+
+impl<'c> Interp<'c> {
+    /// How many times, in this process, a lowered check failed and the generic path then
+    /// passed the same step (it is the generic path's verdict that stands). Tests hold it
+    /// at 0; it is no part of the interpreter's contract.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn fast_path_disagreements() -> u64 {
+        DISAGREED.load(Ordering::Relaxed)
+    }
+
+    /// Whether variant `i` (condition `cond`) holds after the top-level layout's run.
+    pub(super) fn variant_holds(&self, st: &State<'_>, i: usize, cond: &CE) -> bool {
+        match self.top.fast.variants.get(i) {
+            Some(c) if !GENERIC.with(std::cell::Cell::get) => st.fc(&self.top, c),
+            _ => st.cond(&self.top, cond),
+        }
+    }
+
+    /// Run `f` with the interpreters on this thread taking the generic path only (every
+    /// step as compiled, none lowered): the reference the lowered path is held to in tests.
+    #[doc(hidden)]
+    pub fn on_generic_path<T>(f: impl FnOnce() -> T) -> T {
+        let was = GENERIC.with(|g| g.replace(true));
+        let r = f();
+        GENERIC.with(|g| g.set(was));
+        r
+    }
+
+    /// Run one file layout's steps: lowered, or (see [`Self::on_generic_path`]) generic.
+    /// Debug builds run both on copies of the state first and assert that they agree:
+    /// the same verdict, the same error, the same state left behind.
+    pub(super) fn exec_file<E: Report>(
+        &self,
+        p: &FileProg<'c>,
+        st: &mut State<'_>,
+    ) -> Result<(), E> {
+        if GENERIC.with(std::cell::Cell::get) {
+            return self.exec(p, &p.steps, st);
+        }
+        // The run-invariant values, in order (one may use those before it).
+        for (i, m) in p.fast.memos.iter().enumerate() {
+            let v = st.fx(p, m);
+            if let Some(x) = st.lets.get_mut(p.lets.saturating_add(i)) {
+                *x = v;
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            let (mut a, mut b) = (st.clone(), st.clone());
+            let fast = self.exec_fast::<npuschema_core::Error>(p, &p.fast.steps, &mut a);
+            let generic = self.exec::<npuschema_core::Error>(p, &p.steps, &mut b);
+            debug_assert_eq!(fast, generic, "lowered and generic steps disagree");
+            if generic.is_ok() {
+                // The named values only: the slots past them hold the run-invariant ones.
+                a.lets.truncate(p.lets);
+                b.lets.truncate(p.lets);
+                debug_assert!(
+                    outcome(a) == outcome(b),
+                    "lowered and generic steps leave different states"
+                );
+            }
+        }
+        self.exec_fast(p, &p.fast.steps, st)
+    }
+
+    /// A lowered check failed: the generic path runs the original step on the same state
+    /// and reports the failure.
+    #[cold]
+    #[inline(never)]
+    fn report<E: Report>(
+        &self,
+        p: &FileProg<'c>,
+        orig: &CStep,
+        st: &mut State<'_>,
+    ) -> Result<(), E> {
+        let r = self.exec(p, std::slice::from_ref(orig), st);
+        if r.is_ok() {
+            DISAGREED.fetch_add(1, Ordering::Relaxed);
+        }
+        r
+    }
+
+    /// Run lowered steps; a failing check is reported by the generic path.
+    pub(super) fn exec_fast<E: Report>(
+        &self,
+        p: &FileProg<'c>,
+        steps: &[FStep],
+        st: &mut State<'_>,
+    ) -> Result<(), E> {
+        for s in steps {
+            // Checks (most steps) in line; the rest in `fstep`.
+            if let FStep::Check(k, orig) = s {
+                if !st.chk(p, k) {
+                    return self.report(p, orig, st);
+                }
+            } else {
+                self.fstep(p, s, st)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn fstep<E: Report>(&self, p: &FileProg<'c>, s: &FStep, st: &mut State<'_>) -> Result<(), E> {
+        match s {
+            FStep::Slow(c) => self.exec(p, std::slice::from_ref(&**c), st),
+            FStep::Check(..) => self.exec_fast(p, std::slice::from_ref(s), st),
+            FStep::Let(i, v) => {
+                let v = st.fx(p, v);
+                if let Some(x) = st.lets.get_mut(*i) {
+                    *x = v;
+                }
+                Ok(())
+            }
+            FStep::When(c, inner) => {
+                if st.fc(p, c) {
+                    self.exec_fast(p, std::slice::from_ref(&**inner), st)
+                } else {
+                    Ok(())
+                }
+            }
+            FStep::ForEachTable {
+                table,
+                rec_size,
+                slots,
+                body,
+            } => {
+                for s in slots {
+                    if let Some(x) = st.prev.get_mut(*s) {
+                        *x = None;
+                    }
+                }
+                let Some((at, n)) = st.tables.get(*table).copied().flatten() else {
+                    return Ok(());
+                };
+                let saved = (st.rec_at, st.rec_index);
+                for i in 0..n {
+                    st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                    st.rec_index = i;
+                    self.exec_fast(p, body, st)?;
+                }
+                (st.rec_at, st.rec_index) = saved;
+                Ok(())
+            }
+        }
+    }
+}
+
+// ----- state storage -----------------------------------------------------------------------
+
+/// The storage of a finished [`State`], kept for the next run on the same thread.
+#[derive(Default)]
+struct Spare {
+    located: Vec<Option<(u64, u64, u64)>>,
+    tables: Vec<Option<(u64, u64)>>,
+    ranges: Vec<Option<(u64, u64)>>,
+    dcount: Vec<Vec<u32>>,
+    dfirst: Vec<Vec<u32>>,
+    want: Vec<Vec<Option<(u64, u64, u64)>>>,
+    lets: Vec<Option<u64>>,
+    prev: Vec<Option<u64>>,
+}
+
+/// At most this many spare states per thread (a file with variants uses two at a time).
+const SPARES: usize = 4;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Vec<Spare>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `v` cleared and filled with `n` copies of `x`, keeping its allocation.
+#[inline]
+fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
+    v.clear();
+    v.resize(n, x);
+    v
+}
+
+/// Per directory, one slot per type the schema names, each `x`.
+#[inline]
+fn refill_dirs(mut v: Vec<Vec<u32>>, p: &FileProg<'_>, x: u32) -> Vec<Vec<u32>> {
+    if p.dirs.is_empty() {
+        v.clear();
+        return v;
+    }
+    v.truncate(p.dirs.len());
+    v.resize_with(p.dirs.len(), Vec::new);
+    for (d, slots) in p.dirs.iter().zip(&mut v) {
+        slots.clear();
+        slots.resize(d.type_slots.len(), x);
+    }
+    v
+}
+
+impl<'b> State<'b> {
+    /// A state at the start of file layout `p` over `buf`, on storage a finished run on
+    /// this thread left (see [`Self::recycle`]), or new.
+    pub(super) fn fresh(p: &FileProg<'_>, buf: &'b [u8]) -> Self {
+        let s = SPARE
+            .try_with(|s| s.borrow_mut().pop())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let file = &p.c.schema.file;
+        State {
+            buf,
+            len: u64::try_from(buf.len()).unwrap_or(u64::MAX),
+            located: refill(s.located, file.ext.records.len(), None),
+            tables: refill(s.tables, file.tables.len(), None),
+            ranges: refill(s.ranges, file.ranges.len(), None),
+            dcount: refill_dirs(s.dcount, p, 0),
+            dfirst: refill_dirs(s.dfirst, p, u32::MAX),
+            want: refill(s.want, p.want_slots, Vec::new()),
+            rec_at: 0,
+            rec_index: 0,
+            lets: refill(s.lets, p.lets.saturating_add(p.fast.memos.len()), None),
+            prev: refill(s.prev, p.order_slots, None),
+        }
+    }
+
+    /// Give the storage back for the next [`Self::fresh`] on this thread.
+    pub(super) fn recycle(self) {
+        let s = Spare {
+            located: self.located,
+            tables: self.tables,
+            ranges: self.ranges,
+            dcount: self.dcount,
+            dfirst: self.dfirst,
+            want: self.want,
+            lets: self.lets,
+            prev: self.prev,
+        };
+        // A thread being torn down keeps nothing.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut()
+                && spare.len() < SPARES
+            {
+                spare.push(s);
+            }
+        });
+    }
+}

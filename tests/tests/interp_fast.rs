@@ -1,0 +1,280 @@
+//! The interpreter's lowered path (`codegen/src/interp/fast.rs`) held to its generic path:
+//! the same verdict, the same `Error` and `Brief`, and the same view, on the shipped
+//! formats' real files and fixtures and their mutants, on every test schema, and on a
+//! schema written here that uses every expression and step kind the lowering knows (and
+//! some it hands back to the generic path). Debug builds also compare the two paths inside
+//! every run (`Interp::exec_file`), so every other interpreter test checks this too.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+mod vpmn_util;
+
+use std::path::Path;
+
+use npuschema_codegen::interp::Interp;
+use npuschema_core::{Brief, Error};
+use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
+
+/// Both paths on `b`: they must agree entirely. Returns the verdict's code.
+fn agree(it: &Interp<'_>, b: &[u8]) -> &'static str {
+    let fast = (it.check::<Error>(b), it.check::<Brief>(b), it.validate(b));
+    let generic =
+        Interp::on_generic_path(|| (it.check::<Error>(b), it.check::<Brief>(b), it.validate(b)));
+    assert_eq!(fast.0, generic.0, "check::<Error> on {} bytes", b.len());
+    assert_eq!(fast.1, generic.1, "check::<Brief> on {} bytes", b.len());
+    assert_eq!(fast.2, generic.2, "validate on {} bytes", b.len());
+    assert_eq!(fast.0.is_ok(), fast.2.is_ok());
+    fast.0.err().map_or("ok", |e| e.code)
+}
+
+fn load(schema: &str) -> npuschema_codegen::Checked {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(schema);
+    npuschema_codegen::load(&p).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn no_disagreement() {
+    assert_eq!(
+        Interp::fast_path_disagreements(),
+        0,
+        "a lowered check failed where the generic path passed"
+    );
+}
+
+#[test]
+fn npu1_fixtures_and_mutants_agree_on_both_paths() {
+    let c = load("../schema/npu1.yaml");
+    let it = Interp::new(&c);
+    let mut codes = std::collections::BTreeSet::new();
+    for regions in 0..=6 {
+        let good = blob(regions);
+        assert_eq!(agree(&it, &good), "ok");
+        let table_end = (32 + 16 * regions).min(good.len());
+        let mut next = xorshift(0x5EED ^ regions as u32);
+        for _ in 0..400 {
+            let mut m = good.clone();
+            mutate(&mut m, table_end, &mut next);
+            codes.insert(agree(&it, &m));
+        }
+        for len in 0..good.len().min(200) {
+            codes.insert(agree(&it, &good[..len]));
+        }
+    }
+    assert!(codes.len() > 6, "the sweep reaches many checks: {codes:?}");
+    no_disagreement();
+}
+
+#[test]
+fn vpmn_real_files_and_mutants_agree_on_both_paths() {
+    let Some(files) = vpmn_util::corpus() else {
+        return;
+    };
+    let c = load("../schema/vpmn.yaml");
+    let it = Interp::new(&c);
+    let mut codes = std::collections::BTreeSet::new();
+    // The smallest of each version: v1 (both), and one v2.
+    let mut picked: Vec<&(String, Vec<u8>)> = files.iter().filter(|(_, b)| b[6] == 1).collect();
+    picked.extend(
+        files
+            .iter()
+            .filter(|(_, b)| b[6] == 2)
+            .min_by_key(|(_, b)| b.len()),
+    );
+    for (name, good) in picked {
+        assert_eq!(agree(&it, good), "ok", "{name}");
+        let v1 = good[6] == 1;
+        // Every byte of the prefix, fixed part and directory (v1), or of the headers and
+        // the directory's start (v2), set to three values.
+        let span = if v1 { 700 } else { 200 };
+        for at in 0..span.min(good.len()) {
+            for v in [0x00, 0xFF, good[at].wrapping_add(1)] {
+                let mut m = good.clone();
+                m[at] = v;
+                codes.insert(agree(&it, &m));
+            }
+        }
+        for len in (0..good.len().min(span)).step_by(7) {
+            codes.insert(agree(&it, &good[..len]));
+        }
+    }
+    assert!(codes.len() > 6, "the sweep reaches many checks: {codes:?}");
+    no_disagreement();
+}
+
+#[test]
+fn every_test_schema_agrees_on_both_paths() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "yaml") {
+            continue;
+        }
+        let c = npuschema_codegen::load(&p).unwrap_or_else(|d| panic!("{d}"));
+        let it = Interp::new(&c);
+        let mut next = xorshift(0xC0FFEE);
+        for len in [0usize, 4, 16, 24, 31, 32, 48, 64, 100, 256] {
+            for _ in 0..40 {
+                let b: Vec<u8> = (0..len).map(|_| (next() & 0xFF) as u8).collect();
+                agree(&it, &b);
+            }
+        }
+        n += 1;
+    }
+    assert!(n >= 7, "the test schemas were found ({n})");
+    no_disagreement();
+}
+
+/// Every expression and step kind the lowering knows (header, record, element and located
+/// reads of each width and byte order; signed, composed, bit-range and flag-bit values;
+/// `if`; `let`; `when`; `||` and `&&`; per-record ranges with and without a condition;
+/// items; an enum with values past 127), and an order check it leaves to the generic path.
+const LOWERED: &str = r#"
+schema: lowered
+doc: The interpreter's lowered path, kind by kind.
+constants:
+  MAGIC: 0x4C4F5752
+  HEADER_BYTES: 32
+  ENTRY_BYTES: 12
+enums:
+  Kind:
+    repr: u16
+    values: { small: 1, large: 200, huge: 4000 }
+flags:
+  HeaderFlags:
+    repr: u32
+    bits:
+      HAS_EXTRA: { bit: 0, doc: "Extra." }
+      STRICT: { bit: 3, doc: "Strict." }
+bitfields:
+  Packed:
+    repr: u32
+    fields:
+      lo: { bits: "0..7", doc: "Low." }
+      hi: { bits: "8..15", doc: "High." }
+structs:
+  Header:
+    size: 32
+    fields:
+      - { name: magic, type: u32 }
+      - { name: version, type: u16 }
+      - { name: kind, type: Kind }
+      - { name: flags, type: HeaderFlags }
+      - { name: delta, type: i32 }
+      - { name: packed, type: Packed }
+      - { name: count, type: u32 }
+      - { name: size_low, type: u32 }
+      - { name: size_high, type: u32 }
+    composed:
+      size: { low: size_low, high: size_high, doc: "The file size." }
+  Entry:
+    size: 12
+    fields:
+      - { name: offset, type: u32, byte_order: big }
+      - { name: length, type: u16 }
+      - { name: tag, type: u8 }
+      - { name: pad, type: u8 }
+      - { name: dims, type: "u16[2]" }
+file:
+  name: Lowered
+  header: { struct: Header, code: truncated-header }
+  tables:
+    entries: { record: Entry, at: HEADER_BYTES, count: header.count, stride: ENTRY_BYTES }
+  ranges:
+    body: { table: entries, offset: offset, length: length }
+    extra: { table: entries, when: "tag != 0", offset: offset, length: tag }
+  validate:
+    - { code: bad-magic, expect: header.magic, equals: MAGIC }
+    - { code: bad-size, expect: header.size, equals: len }
+    - { code: bad-kind, enum_known: header.kind }
+    - { code: bad-flags, flags_known: header.flags }
+    - { code: bad-delta, assert: "header.delta <= 100", field: header.delta }
+    - { code: bad-packed, assert: "header.packed.lo <= header.packed.hi", field: header.packed }
+    - { let: room, value: "len - HEADER_BYTES" }
+    - { code: strict, assert: "header.count <= room / 8", field: header.count, when: "header.flags.STRICT && header.version >= 3" }
+    - { code: table-out-of-bounds, table_fits: entries, within: len }
+    - { code: first-entry, assert: "if(entries.0.tag > 3, entries.0.length, 1) > 0", field: entries.0.length }
+    - { code: either, assert: "header.version == 1 || header.flags.HAS_EXTRA", field: header.version }
+    - for_each: entries
+      validate:
+        - { code: body-out-of-bounds, range_fits: body, within: len }
+        - { code: extra-out-of-bounds, range_fits: extra, within: len }
+        - { code: bad-dims, items: dims, first: tag, check: "item >= 1" }
+        - { code: unsorted, sorted: entries, by: offset }
+"#;
+
+/// A valid file of the schema above: `n` entries, each pointing into the data after the
+/// table, the last ending at the end of the file.
+fn lowered_file(n: usize) -> Vec<u8> {
+    let data = 32 + 12 * n;
+    let len = data + 8 * n;
+    let mut b = vec![0u8; len];
+    b[0..4].copy_from_slice(&0x4C4F_5752u32.to_le_bytes());
+    b[4..6].copy_from_slice(&3u16.to_le_bytes());
+    b[6..8].copy_from_slice(&200u16.to_le_bytes());
+    b[8..12].copy_from_slice(&0b1001u32.to_le_bytes());
+    b[12..16].copy_from_slice(&(-7i32).to_le_bytes());
+    b[16..20].copy_from_slice(&0x0503u32.to_le_bytes());
+    b[20..24].copy_from_slice(&(n as u32).to_le_bytes());
+    b[24..28].copy_from_slice(&(len as u32).to_le_bytes());
+    for i in 0..n {
+        let e = 32 + 12 * i;
+        b[e..e + 4].copy_from_slice(&((data + 8 * i) as u32).to_be_bytes());
+        b[e + 4..e + 6].copy_from_slice(&8u16.to_le_bytes());
+        b[e + 6] = (i % 3) as u8;
+        b[e + 8..e + 10].copy_from_slice(&1u16.to_le_bytes());
+        b[e + 10..e + 12].copy_from_slice(&2u16.to_le_bytes());
+    }
+    b
+}
+
+#[test]
+fn a_schema_of_every_lowered_kind_agrees_on_both_paths() {
+    let c = npuschema_codegen::load_str(LOWERED, "lowered.yaml").unwrap_or_else(|d| panic!("{d}"));
+    let it = Interp::new(&c);
+    let mut codes = std::collections::BTreeMap::<&str, usize>::new();
+    for n in [0, 1, 3, 5] {
+        let good = lowered_file(n);
+        // The delta is negative: `header.delta <= 100` does not compute, and fails.
+        assert_eq!(agree(&it, &good), "bad-delta", "{n} entries");
+        let mut good = good;
+        good[12..16].copy_from_slice(&7i32.to_le_bytes());
+        assert_eq!(agree(&it, &good), "ok", "{n} entries");
+        for at in 0..good.len() {
+            for v in [0x00, 0x01, 0x80, 0xFF, good[at] ^ 0x04] {
+                let mut m = good.clone();
+                m[at] = v;
+                *codes.entry(agree(&it, &m)).or_default() += 1;
+            }
+        }
+        for len in 0..good.len() {
+            *codes.entry(agree(&it, &good[..len])).or_default() += 1;
+        }
+    }
+    for code in [
+        "ok",
+        "truncated-header",
+        "bad-magic",
+        "bad-size",
+        "bad-kind",
+        "bad-flags",
+        "bad-delta",
+        "bad-packed",
+        "strict",
+        "table-out-of-bounds",
+        "either",
+        "body-out-of-bounds",
+        "extra-out-of-bounds",
+        "bad-dims",
+        "unsorted",
+    ] {
+        assert!(codes.contains_key(code), "{code} is reached: {codes:?}");
+    }
+    no_disagreement();
+}
