@@ -169,3 +169,10 @@ fn interp(text: &str, name: &str) -> npuschema_codegen::interp::Interp<'static> 
     let c = npuschema_codegen::load_str(text, name).unwrap_or_else(|d| panic!("{d}"));
     npuschema_codegen::interp::Interp::new(Box::leak(Box::new(c)))
 }
+
+/// The schema interpreter over a schema's text (`name` in its diagnostics), leaked so the
+/// fuzz targets can keep it for the process (`interp_constructs`).
+#[must_use]
+pub fn interp_of(text: &str, name: &str) -> npuschema_codegen::interp::Interp<'static> {
+    interp(text, name)
+}

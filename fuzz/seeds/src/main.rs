@@ -5,13 +5,16 @@
 //!   command streams rebuilt from Vela's listings (`vela-out/**/*.txt`, when present) or
 //!   short synthetic ones; each with a tight, a one-short and a roomy arena;
 //! * Vela command streams alone, with bound region sizes, for the decoder/checker;
-//! * the real VPMN files from `$NPUSCHEMA_CORPUS/corpus/vpmn`, when set.
+//! * the real VPMN files from `$NPUSCHEMA_CORPUS/corpus/vpmn`, when set;
+//! * for `interp_constructs`, files of the test schemas (src/constructs.rs).
 //!
 //! Usage: `npuschema-fuzz-seeds OUT_DIR REPO_DIR`
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
+
+mod constructs;
 
 fn noise(n: usize, seed: u64) -> Vec<u8> {
     let mut x = seed | 1;
@@ -217,8 +220,10 @@ fn main() {
         }
         None => eprintln!("fuzz-seeds: skipping VPMN seeds: NPUSCHEMA_CORPUS not set"),
     }
+    let n_constructs = constructs::write_seeds(&out);
     println!(
-        "fuzz-seeds: {n_npu1} NPU1 seeds x3 targets, {} stream seeds, {n_vpmn} VPMN seeds",
+        "fuzz-seeds: {n_npu1} NPU1 seeds x4 targets, {} stream seeds, {n_vpmn} VPMN seeds, \
+         {n_constructs} test-schema seeds",
         streams.len() * 2
     );
 }

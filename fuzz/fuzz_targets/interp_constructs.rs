@@ -1,0 +1,454 @@
+//! The schema interpreter against the generated code of the test schemas that carry the
+//! schema-language constructs (record streams, strings and string tables, `t[expr].field`,
+//! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
+//! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! number, and on success the same view as far as it is cheap to compare: header words,
+//! record counts, each record's words and place, byte ranges, strings and checksums (a
+//! subset of tests/tests/interp_differential.rs's comparisons). Never a panic in either
+//! engine.
+//!
+//! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
+//! recompute the checksums of bigend, ordered, opendir and png after the fuzzer's edits, so
+//! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
+//! seed with its schema's byte in front).
+//!
+//! With `NPUSCHEMA_FUZZ_VERDICTS` set, each input's schema and verdict (`ok` or the error
+//! code) is printed to stderr: `cargo +nightly fuzz run interp_constructs DIR -- -runs=0`
+//! then shows which seeds are valid files.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use npuschema_codegen::interp::View;
+use npuschema_core::Brief;
+
+macro_rules! schemas {
+    ($($m:ident: $file:literal, $ty:ident;)*) => {
+        $(
+            #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+            mod $m {
+                npuschema_macro::include_schema!($file);
+            }
+        )*
+        /// The schemas in input-byte order (fuzz/seeds keeps the same order).
+        const SCHEMAS: &[&str] = &[$($file),*];
+        fn interps() -> &'static [npuschema_codegen::interp::Interp<'static>] {
+            static I: std::sync::OnceLock<Vec<npuschema_codegen::interp::Interp<'static>>> =
+                std::sync::OnceLock::new();
+            I.get_or_init(|| {
+                vec![$(npuschema_fuzz::interp_of(include_str!(concat!("../", $file)), $file)),*]
+            })
+        }
+    };
+}
+
+schemas! {
+    tlv: "../tests/schemas/tlv.yaml", Tlv;
+    scoped: "../tests/schemas/scoped.yaml", Scoped;
+    png: "../tests/schemas/png.yaml", Png;
+    strtab: "../tests/schemas/strtab.yaml", StrTab;
+    titled: "../tests/schemas/titled.yaml", Titled;
+    elf64: "../tests/schemas/elf64.yaml", Elf64;
+    opendir: "../tests/schemas/opendir.yaml", OpenDir;
+    objtab: "../tests/schemas/objtab.yaml", ObjTab;
+    conditional: "../tests/schemas/conditional.yaml", Conditional;
+    floats: "../tests/schemas/floats.yaml", Floats;
+    bigend: "../tests/schemas/bigend.yaml", BigEnd;
+    ordered: "../tests/schemas/ordered.yaml", Ordered;
+}
+
+#[path = "../../tests/src/opendir_blobs.rs"]
+#[allow(dead_code)]
+mod opendir_blobs;
+
+fn set_be(b: &mut [u8], at: usize, v: u32) {
+    if let Some(w) = b.get_mut(at..at + 4) {
+        w.copy_from_slice(&v.to_be_bytes());
+    }
+}
+
+/// Recompute schema `k`'s checksums in `b` as far as its bytes allow.
+fn reseal(k: usize, b: &mut [u8]) {
+    match SCHEMAS[k] {
+        "../tests/schemas/bigend.yaml" if b.len() >= 24 => {
+            let crc = npuschema_core::crc32(0, &b[24..]);
+            set_be(b, 12, crc);
+        }
+        "../tests/schemas/ordered.yaml" if b.len() >= 20 => {
+            let sum = npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &b[20..]);
+            set_be(b, 16, sum);
+        }
+        "../tests/schemas/opendir.yaml" => opendir_blobs::seal(b),
+        // Each chunk's CRC-32 over its type and data, stored after the data.
+        "../tests/schemas/png.yaml" => {
+            let mut at = 8usize;
+            while let Some(l) = b.get(at..at + 4) {
+                let len = u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize;
+                let Some(end) = len.checked_add(at + 8).filter(|&e| e + 4 <= b.len()) else {
+                    break;
+                };
+                let crc = npuschema_core::crc32(0, &b[at + 4..end]);
+                set_be(b, end, crc);
+                at = end + 4;
+            }
+        }
+        _ => {}
+    }
+}
+
+fn verbose() -> bool {
+    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *V.get_or_init(|| std::env::var_os("NPUSCHEMA_FUZZ_VERDICTS").is_some())
+}
+
+fn records(v: &View, group: &str) -> usize {
+    v.group(group).map_or(0, |g| g.records.len())
+}
+
+fn record<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::RecordView {
+    v.groups
+        .iter()
+        .flat_map(|g| g.records.iter())
+        .find(|r| r.path == path)
+        .unwrap_or_else(|| panic!("the interpreter's view has no record {path}"))
+}
+
+/// A field's raw word (or a composed value) in the interpreter's view.
+fn raw(v: &View, path: &str, field: &str) -> u64 {
+    let r = record(v, path);
+    if let Some(f) = r.fields.iter().find(|f| f.name == field) {
+        return f
+            .raw
+            .unwrap_or_else(|| panic!("{path}.{field} has no raw word"));
+    }
+    match r.composed.iter().find(|(n, _)| n == field) {
+        Some((_, x)) => *x,
+        None => panic!("{path} has no field {field}"),
+    }
+}
+
+/// `(offset, length)` of a range the interpreter found (file-level, or of a record).
+fn range(v: &View, path: &str) -> Option<(u64, u64)> {
+    v.ranges
+        .iter()
+        .chain(
+            v.groups
+                .iter()
+                .flat_map(|g| g.records.iter().flat_map(|r| r.ranges.iter())),
+        )
+        .find(|r| r.path == path)
+        .map(|r| (r.offset, r.length))
+}
+
+/// Where `s` lies in `buf`.
+fn span(buf: &[u8], s: &[u8]) -> (u64, u64) {
+    (
+        (s.as_ptr() as usize - buf.as_ptr() as usize) as u64,
+        s.len() as u64,
+    )
+}
+
+fn checksum(v: &View, path: &str) -> (u64, u64) {
+    let k = v.checksums.iter().find(|k| k.path == path);
+    let k = k.unwrap_or_else(|| panic!("no checksum {path}"));
+    (k.stored, k.computed)
+}
+
+fn string<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::StringView {
+    v.strings
+        .iter()
+        .find(|x| x.path == path)
+        .unwrap_or_else(|| panic!("no string {path}"))
+}
+
+macro_rules! same_fields {
+    ($view:expr, $path:expr, $rec:expr, [$($f:ident),* $(,)?]) => {
+        $(assert_eq!(raw($view, $path, stringify!($f)), u64::from($rec.$f()), "{}.{}", $path, stringify!($f));)*
+    };
+}
+
+/// A table or collection: the count, then each record's words and its offset.
+macro_rules! table {
+    ($v:expr, $b:expr, $name:expr, $recs:expr, [$($f:ident),*]) => {
+        assert_eq!($recs.count(), records($v, $name), "{}", $name);
+        for (k, r) in $recs.enumerate() {
+            let p = format!("{}[{k}]", $name);
+            same_fields!($v, &p, r, [$($f),*]);
+            assert_eq!(record($v, &p).offset, span($b, r.as_bytes()).0, "{p}");
+        }
+    };
+}
+
+/// Both engines on `b`: Brief, then the full verdict; on success `fields` compares views.
+fn agree<V>(
+    k: usize,
+    b: &[u8],
+    g: Result<V, npuschema_core::Error>,
+    gb: Result<(), u16>,
+    fields: impl FnOnce(&V, &View),
+) {
+    let it = &interps()[k];
+    let name = SCHEMAS[k];
+    assert_eq!(
+        gb,
+        it.check::<Brief>(b).map_err(|e| e.id()),
+        "{name}: Brief"
+    );
+    if verbose() {
+        eprintln!(
+            "verdict {name}: {:?}",
+            it.validate(b).map(|_| "ok").map_err(|e| e.code)
+        );
+    }
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => assert_eq!(ge, ie, "{name}: generated `{ge}`, interpreter `{ie}`"),
+        (Ok(g), Ok(v)) => fields(&g, &v),
+        (g, i) => panic!(
+            "{name}: verdicts differ: {:?} / {:?}",
+            g.map(|_| ()),
+            i.map(|_| ())
+        ),
+    }
+}
+
+macro_rules! run {
+    ($k:expr, $b:expr, $m:ident::$ty:ident, |$g:ident, $v:ident| $body:block) => {{
+        let g = $m::$ty::validate($b);
+        let gb = $m::$ty::validate_as::<Brief>($b)
+            .map(|_| ())
+            .map_err(|e| e.id());
+        agree($k, $b, g, gb, |$g, $v| $body)
+    }};
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, b)) = data.split_first() else {
+        return;
+    };
+    let k = usize::from(pick & 0x7F) % SCHEMAS.len();
+    let mut owned;
+    let b = if pick & 0x80 != 0 {
+        owned = b.to_vec();
+        reseal(k, &mut owned);
+        &owned[..]
+    } else {
+        b
+    };
+    match k {
+        0 => run!(k, b, tlv::Tlv, |g, v| {
+            same_fields!(v, "header", g.header(), [magic, body_bytes, record_count]);
+            assert_eq!(g.records().count(), records(v, "records"));
+            for r in g.records() {
+                let p = format!("records[{}]", r.index());
+                assert_eq!(record(v, &p).offset, r.offset());
+                same_fields!(v, &p, r.header(), [length]);
+                assert_eq!(raw(v, &p, "kind"), u64::from(r.header().kind_raw()));
+                assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+            }
+            table!(v, b, "notes", g.notes(), [lang, text_len]);
+            table!(v, b, "points", g.points(), []);
+        }),
+        1 => run!(k, b, scoped::Scoped, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [magic, version, entry_count, extras_offset, extras_count]
+            );
+            table!(v, b, "entries", g.entries(), [offset, size]);
+            table!(v, b, "extras", g.extras(), [tag, level]);
+        }),
+        2 => run!(k, b, png::Png, |g, v| {
+            assert_eq!(g.chunks().count(), records(v, "chunks"));
+            for c in g.chunks() {
+                let p = format!("chunks[{}]", c.index());
+                assert_eq!(record(v, &p).offset, c.offset());
+                same_fields!(v, &p, c.header(), [length, chunk_type]);
+            }
+            table!(
+                v,
+                b,
+                "ihdrs",
+                g.ihdrs(),
+                [width, height, bit_depth, color_type]
+            );
+        }),
+        3 => run!(k, b, strtab::StrTab, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [
+                    magic,
+                    section_count,
+                    names_index,
+                    section_offset,
+                    title_offset
+                ]
+            );
+            assert_eq!(range(v, "names"), Some(span(b, g.names())));
+            let t = string(v, "title");
+            assert_eq!(
+                (t.bytes.as_slice(), t.offset),
+                (g.title(), span(b, g.title()).0)
+            );
+            assert_eq!(t.text.as_deref(), g.title_str().ok());
+            assert_eq!(v.strings.len(), 1 + g.sections().len());
+            assert_eq!(g.sections().len(), records(v, "sections"));
+            for s in g.sections() {
+                let p = format!("sections[{}]", s.index());
+                let n = string(v, &format!("{p}.name"));
+                assert_eq!(
+                    (n.bytes.as_slice(), n.offset),
+                    (g.name(&s), span(b, g.name(&s)).0)
+                );
+                assert_eq!(n.text.as_deref(), g.name_str(&s).ok());
+                same_fields!(v, &p, s, [name_offset, link, offset, size]);
+                assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+                assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+            }
+        }),
+        4 => run!(k, b, titled::Titled, |g, v| {
+            same_fields!(
+                v,
+                "header",
+                g.header(),
+                [magic, count, title_offset, comment_offset]
+            );
+            let got: Vec<(&str, &[u8], u64)> = v
+                .strings
+                .iter()
+                .map(|s| (s.path.as_str(), s.bytes.as_slice(), s.offset))
+                .collect();
+            let want = [
+                ("title", g.title(), span(b, g.title()).0),
+                ("comment", g.comment(), span(b, g.comment()).0),
+            ];
+            assert_eq!(got, want);
+        }),
+        5 => run!(k, b, elf64::Elf64, |g, v| {
+            assert_eq!(g.segments().len(), records(v, "segments"));
+            assert_eq!(g.sections().len(), records(v, "sections"));
+            assert_eq!(range(v, "shstrtab"), Some(span(b, g.shstrtab())));
+            for s in g.sections() {
+                let p = format!("sections[{}]", s.index());
+                same_fields!(v, &p, s, [sh_name, sh_offset, sh_size]);
+                assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type_raw()));
+                assert_eq!(string(v, &format!("{p}.name")).bytes.as_slice(), g.name(&s));
+                assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+            }
+        }),
+        6 => run!(k, b, opendir::OpenDir, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [magic, version, section_count, section_offset, crc_sum]
+            );
+            assert_eq!(g.sections().len(), records(v, "sections"));
+            for s in g.sections() {
+                let p = format!("sections[{}]", s.index());
+                same_fields!(v, &p, s, [offset, size, entsize, info]);
+                assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type().raw()));
+                assert_eq!(
+                    range(v, &format!("{p}.payload")),
+                    s.payload().map(|d| span(b, d))
+                );
+            }
+            table!(v, b, "symbols", g.symbols(), [name, value]);
+            table!(v, b, "attributes", g.attributes(), [tag, value]);
+            table!(v, b, "slot_table", g.slot_table(), [offset, size]);
+            table!(v, b, "crcs", g.crcs(), [target, value]);
+            assert_eq!(
+                checksum(v, "file_crc"),
+                (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
+            );
+        }),
+        7 => run!(k, b, objtab::ObjTab, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [magic, version, section_offset, section_count]
+            );
+            assert_eq!(g.sections().len(), records(v, "sections"));
+            for s in g.sections() {
+                let p = format!("sections[{}]", s.index());
+                same_fields!(v, &p, s, [name_offset, offset, size, align]);
+                assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+                assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+            }
+        }),
+        8 => run!(k, b, conditional::Conditional, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [magic, version, notes_offset, notes_size, count]
+            );
+            assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+            assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+        }),
+        9 => run!(k, b, floats::Floats, |g, v| {
+            let h = g.header();
+            same_fields!(v, "header", h, [magic, sample_count, reserved]);
+            // Floats compare bitwise (the raw word is the bit pattern).
+            assert_eq!(raw(v, "header", "scale"), u64::from(h.scale().to_bits()));
+            assert_eq!(raw(v, "header", "bias"), h.bias().to_bits());
+            assert_eq!(g.samples().len(), records(v, "samples"));
+            for s in g.samples() {
+                let p = format!("samples[{}]", s.index());
+                assert_eq!(raw(v, &p, "value"), u64::from(s.value().to_bits()));
+                assert_eq!(raw(v, &p, "weight"), s.weight().to_bits());
+            }
+        }),
+        10 => run!(k, b, bigend::BigEnd, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [magic, total_bytes, chunk_count, host_word, checksum]
+            );
+            assert_eq!(raw(v, "header", "gain"), h.gain().to_bits());
+            assert_eq!(g.chunks().len(), records(v, "chunks"));
+            for c in g.chunks() {
+                let p = format!("chunks[{}]", c.index());
+                same_fields!(v, &p, c, [offset, size, tag]);
+                assert_eq!(raw(v, &p, "kind"), u64::from(c.kind_raw()));
+                assert_eq!(range(v, &format!("{p}.data")), c.data().map(|d| span(b, d)));
+            }
+            assert_eq!(
+                checksum(v, "body"),
+                (u64::from(h.checksum()), u64::from(g.body_computed()))
+            );
+        }),
+        _ => run!(k, b, ordered::Ordered, |g, v| {
+            let h = g.header();
+            same_fields!(
+                v,
+                "header",
+                h,
+                [magic, span_count, limit, reserve, checksum]
+            );
+            assert_eq!(g.spans().len(), records(v, "spans"));
+            for s in g.spans() {
+                let p = format!("spans[{}]", s.index());
+                same_fields!(v, &p, s, [rank, offset, size]);
+                assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+                assert_eq!(
+                    range(v, &format!("{p}.bytes")),
+                    s.bytes().map(|d| span(b, d))
+                );
+            }
+            assert_eq!(
+                checksum(v, "body"),
+                (u64::from(h.checksum()), u64::from(g.body_computed()))
+            );
+        }),
+    }
+});

@@ -1,0 +1,378 @@
+//! Seeds for `interp_constructs`: one or more files per test schema, each written with the
+//! schema's selector byte in front (the order of `SCHEMAS` in
+//! fuzz/fuzz_targets/interp_constructs.rs; bit 7 asks the target to reseal checksums).
+//! Small files are built byte by byte here (the generated readers are not used to make
+//! their own input); the opendir files come from tests/src/opendir_blobs.rs (shared with
+//! the tests); PNG and ELF64 seeds are real files of this machine.
+use std::fs;
+use std::path::{Path, PathBuf};
+
+#[path = "../../../tests/src/opendir_blobs.rs"]
+#[allow(dead_code)]
+mod opendir_blobs;
+
+/// Selector bytes (index in the target's `SCHEMAS`).
+const TLV: u8 = 0;
+const SCOPED: u8 = 1;
+const PNG: u8 = 2;
+const STRTAB: u8 = 3;
+const TITLED: u8 = 4;
+const ELF64: u8 = 5;
+const OPENDIR: u8 = 6;
+const OBJTAB: u8 = 7;
+const CONDITIONAL: u8 = 8;
+const FLOATS: u8 = 9;
+const BIGEND: u8 = 10;
+const ORDERED: u8 = 11;
+
+fn le32(out: &mut Vec<u8>, ws: &[u32]) {
+    for w in ws {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+fn tlv(records: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (i, (kind, b)) in records.iter().enumerate() {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&(b.len() as u16).to_le_bytes());
+        body.extend_from_slice(b);
+        if i + 1 < records.len() {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    le32(
+        &mut out,
+        &[0x3156_4C54, body.len() as u32, records.len() as u32],
+    );
+    out.extend(body);
+    out
+}
+
+fn scoped(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)]) -> Vec<u8> {
+    let extras_at = 24 + 8 * entries.len();
+    let mut out = Vec::new();
+    le32(
+        &mut out,
+        &[
+            0x504F_4353,
+            version,
+            flags,
+            entries.len() as u32,
+            extras_at as u32,
+            extras.len() as u32,
+        ],
+    );
+    for (o, s) in entries {
+        le32(&mut out, &[*o, *s]);
+    }
+    for (t, l) in extras {
+        out.extend_from_slice(&t.to_le_bytes());
+        out.extend_from_slice(&l.to_le_bytes());
+    }
+    out.extend([0u8; 16]);
+    out
+}
+
+/// `sections`: (name offset, kind, link); kind 3 is a string table (the names), 1 data.
+fn strtab(sections: &[(u32, u16, u16)], names: &[u8], title: &[u8]) -> Vec<u8> {
+    let names_at = 16 + 16 * sections.len();
+    let data_at = names_at + names.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(&0x3152_5453u32.to_le_bytes());
+    out.extend_from_slice(&(sections.len() as u16).to_le_bytes());
+    let names_index = sections.iter().position(|s| s.1 == 3).unwrap_or(0);
+    out.extend_from_slice(&(names_index as u16).to_le_bytes());
+    le32(&mut out, &[16, (data_at + 4) as u32]);
+    for &(name, kind, link) in sections {
+        let (offset, size) = match kind {
+            3 => (names_at as u32, names.len() as u32),
+            1 => (data_at as u32, 4),
+            8 => (0xFFFF_FF00, 64),
+            _ => (0, 0),
+        };
+        out.extend_from_slice(&name.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&link.to_le_bytes());
+        le32(&mut out, &[offset, size]);
+    }
+    out.extend_from_slice(names);
+    out.extend_from_slice(&[1, 2, 3, 4]);
+    out.extend_from_slice(&(title.len() as u16).to_le_bytes());
+    out.extend_from_slice(title);
+    out
+}
+
+/// Big-endian header (magic, count, title offset, comment offset), `count` words, a
+/// u16-prefixed title, then a NUL-terminated comment at a 4-aligned offset.
+fn titled(values: &[u32], title: &[u8], comment: &[u8]) -> Vec<u8> {
+    let title_at = 16 + 4 * values.len();
+    let comment_at = (title_at + 2 + title.len()).div_ceil(4) * 4;
+    let mut out = Vec::new();
+    for w in [
+        0x5454_4C31,
+        values.len() as u32,
+        title_at as u32,
+        comment_at as u32,
+    ] {
+        out.extend_from_slice(&w.to_be_bytes());
+    }
+    for v in values {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+    out.extend_from_slice(&(title.len() as u16).to_be_bytes());
+    out.extend_from_slice(title);
+    out.resize(comment_at, 0);
+    out.extend_from_slice(comment);
+    out.push(0);
+    out
+}
+
+fn objtab(kinds: &[u32]) -> Vec<u8> {
+    let data_at = 16 + 24 * kinds.len();
+    let mut out = Vec::new();
+    le32(&mut out, &[0x4A42_4F7F]);
+    out.extend_from_slice(&40u16.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes());
+    le32(&mut out, &[16, kinds.len() as u32]);
+    for (i, &kind) in kinds.iter().enumerate() {
+        let i = i as u32;
+        let offset = if kind == 8 {
+            0xFFFF_FFF0
+        } else {
+            data_at as u32 + 4 * i
+        };
+        le32(&mut out, &[i, kind, 0b010, offset, 4, 4]);
+    }
+    out.extend(std::iter::repeat_n(0xAB, 4 * kinds.len()));
+    out
+}
+
+fn conditional(version: u32, flags: u32, notes: (u32, u32), count: u32, body: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    le32(
+        &mut out,
+        &[0x444E_4F43, version, flags, notes.0, notes.1, count],
+    );
+    out.extend(std::iter::repeat_n(0x11, body));
+    out
+}
+
+fn floats(scale: f32, bias: f64, samples: &[(f32, f64)]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x5441_4C46u32.to_le_bytes());
+    b.extend_from_slice(&scale.to_le_bytes());
+    b.extend_from_slice(&bias.to_le_bytes());
+    le32(&mut b, &[samples.len() as u32, 0]);
+    for (v, w) in samples {
+        b.extend_from_slice(&v.to_le_bytes());
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b
+}
+
+/// Big-endian header, little-endian chunks (tag big-endian): a stored text chunk and a
+/// reserved blob; the CRC is left to the target (selector bit 7).
+fn bigend() -> Vec<u8> {
+    let total = 24 + 2 * 16 + 5;
+    let mut b = Vec::new();
+    for w in [0x4245_3031u32, total as u32] {
+        b.extend_from_slice(&w.to_be_bytes());
+    }
+    b.extend_from_slice(&2u16.to_be_bytes());
+    b.extend_from_slice(&0x1234u16.to_le_bytes());
+    b.extend_from_slice(&0u32.to_be_bytes());
+    b.extend_from_slice(&(-2.5f64).to_be_bytes());
+    for (kind, flags, offset, size, tag) in
+        [(1u16, 1u16, 56u32, 5u32, 0x0102_0304u32), (2, 0, 0, 9, 7)]
+    {
+        b.extend_from_slice(&kind.to_le_bytes());
+        b.extend_from_slice(&flags.to_le_bytes());
+        b.extend_from_slice(&offset.to_le_bytes());
+        b.extend_from_slice(&size.to_le_bytes());
+        b.extend_from_slice(&tag.to_be_bytes());
+    }
+    b.extend_from_slice(b"hello");
+    b
+}
+
+fn ordered(
+    flags: u16,
+    limit: u32,
+    reserve: u32,
+    spans: &[(u16, u16, u32, u32)],
+    body: usize,
+) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0x4F52_4431u32.to_be_bytes());
+    b.extend_from_slice(&(spans.len() as u16).to_be_bytes());
+    b.extend_from_slice(&flags.to_be_bytes());
+    b.extend_from_slice(&limit.to_be_bytes());
+    b.extend_from_slice(&reserve.to_be_bytes());
+    b.extend_from_slice(&[0; 4]);
+    for (kind, rank, offset, size) in spans {
+        b.extend_from_slice(&kind.to_le_bytes());
+        b.extend_from_slice(&rank.to_le_bytes());
+        b.extend_from_slice(&offset.to_le_bytes());
+        b.extend_from_slice(&size.to_le_bytes());
+    }
+    b.extend(std::iter::repeat_n(0x5A, body));
+    b
+}
+
+/// Up to `max` files under `dir` (recursively, path order) smaller than `limit` bytes whose
+/// name or first bytes `want` accepts.
+fn real_files(
+    dir: &Path,
+    limit: u64,
+    max: usize,
+    want: &dyn Fn(&Path, &[u8]) -> bool,
+) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            let Ok(m) = fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(p);
+            } else if m.is_file() && m.len() < limit {
+                let head = fs::read(&p)
+                    .map(|b| b[..b.len().min(16)].to_vec())
+                    .unwrap_or_default();
+                if want(&p, &head) {
+                    found.push(p);
+                }
+            }
+        }
+        if found.len() >= max {
+            break;
+        }
+    }
+    found.sort();
+    found.truncate(max);
+    found
+}
+
+/// Write the seeds into `dir`; returns how many.
+pub fn write_seeds(dir: &Path) -> usize {
+    let mut point = Vec::new();
+    point.extend_from_slice(&(-3i32).to_le_bytes());
+    point.extend_from_slice(&9i32.to_le_bytes());
+    let note: &[u8] = &[7, 0, 5, 0, b'h', b'e', b'l', b'l', b'o'];
+    // The spans of tests/tests/interp_differential.rs: after the 20-byte header and three
+    // 12-byte records, the body at 56.
+    let spans = [(1, 1, 56, 4), (2, 1, 60, 2), (1, 3, 60, 4)];
+    let mut seeds: Vec<(String, u8, Vec<u8>)> = vec![
+        (
+            "tlv-mixed".into(),
+            TLV,
+            tlv(&[
+                (1, note),
+                (2, &point),
+                (0x7003, &[1, 2, 3]),
+                (0x7FFF, &[]),
+                (0, &[]),
+            ]),
+        ),
+        ("tlv-end".into(), TLV, tlv(&[(0, &[])])),
+        (
+            "scoped-v2".into(),
+            SCOPED,
+            scoped(2, 1, &[(0, 4), (10, 20)], &[(1, 3), (2, 32)]),
+        ),
+        (
+            "scoped-v1".into(),
+            SCOPED,
+            scoped(1, 1, &[(4, 4)], &[(0, 40)]),
+        ),
+        (
+            "strtab".into(),
+            STRTAB,
+            strtab(
+                &[(0, 0, 0), (1, 3, 0), (8, 1, 1), (14, 8, 0)],
+                b"\0.names\0.data\0.bss\0",
+                b"title",
+            ),
+        ),
+        (
+            "titled".into(),
+            TITLED,
+            titled(&[1, 2, 3], b"a title", b"a comment"),
+        ),
+        ("objtab".into(), OBJTAB, objtab(&[1, 2, 8, 3])),
+        (
+            "conditional-v1".into(),
+            CONDITIONAL,
+            conditional(1, 1, (24, 3), 0, 4),
+        ),
+        (
+            "conditional-v2".into(),
+            CONDITIONAL,
+            conditional(2, 0b11, (26, 2), 4, 4),
+        ),
+        (
+            "floats".into(),
+            FLOATS,
+            floats(1.5, -0.25, &[(0.5, 2.0), (-1.0, 8.0)]),
+        ),
+        ("bigend".into(), BIGEND | 0x80, bigend()),
+        (
+            "ordered".into(),
+            ORDERED | 0x80,
+            ordered(1, 64, 0, &spans, 8),
+        ),
+        (
+            "ordered-reserve".into(),
+            ORDERED | 0x80,
+            ordered(0, 100, 32, &spans, 8),
+        ),
+    ];
+    seeds.push((
+        "opendir".into(),
+        OPENDIR | 0x80,
+        opendir_blobs::file(&opendir_blobs::sections()),
+    ));
+    for p in real_files(Path::new("/usr/share"), 8 << 10, 8, &|p, h| {
+        p.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) && h.starts_with(b"\x89PNG")
+    }) {
+        seeds.push((
+            format!("png-{}", p.display()).replace('/', "_"),
+            PNG | 0x80,
+            fs::read(&p).unwrap_or_default(),
+        ));
+    }
+    // Small relocatable objects (the C runtime's crt*.o) and executables.
+    let elf = |_: &Path, h: &[u8]| h.starts_with(b"\x7fELF\x02\x01");
+    let objects = real_files(
+        Path::new("/usr/lib/x86_64-linux-gnu"),
+        8 << 10,
+        4,
+        &|p, h| p.extension().is_some_and(|e| e == "o") && elf(p, h),
+    );
+    for p in objects
+        .into_iter()
+        .chain(real_files(Path::new("/usr/bin"), 40 << 10, 4, &elf))
+    {
+        seeds.push((
+            format!("elf-{}", p.display()).replace('/', "_"),
+            ELF64,
+            fs::read(&p).unwrap_or_default(),
+        ));
+    }
+    let out = dir.join("interp_constructs");
+    fs::create_dir_all(&out).expect("create corpus dir");
+    for (name, pick, bytes) in &seeds {
+        let mut seed = vec![*pick];
+        seed.extend_from_slice(bytes);
+        fs::write(out.join(name), seed).expect("write seed");
+    }
+    seeds.len()
+}
