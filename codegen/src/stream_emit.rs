@@ -253,7 +253,14 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         &Blame::record(sn, idx(), "header", quote!(rec_at), 0),
         Det::Range(quote!(rec_at), quote!(#hs64), rname.clone(), limit.clone()),
     );
-    let sb = em.blame(&s.size.expr, rscope);
+    // A size that reads several header fields blames the record's header (its `size`), not
+    // the file's first bytes (the interpreter does the same).
+    let sb = match em.blame(&s.size.expr, rscope) {
+        b if b.table.is_empty() && b.name == "header" => {
+            Blame::record(sn, idx(), "size", quote!(rec_at), 0)
+        }
+        b => b,
+    };
     let sname = Em::short_name(&s.size);
     let small = s.includes_header.then(|| {
         let f = fail(

@@ -14,6 +14,10 @@
 //!
 //! Vela emits "COP1", CONFIG, three NOPs and COMMAND_STREAM, so the stream starts at byte 32.
 //!
+//! COP1 is read through the view generated from `schema/ethos_u_cop1.yaml` (a record stream
+//! of actions; its validation steps are the checks and their error codes); zero words after
+//! the actions are padding.
+//!
 //! COP2 is written by Vela's C++ back end (regor) and has no Python source; its layout here
 //! is read off Vela 5.2.0's output for both sample models, both accelerators, with and
 //! without `--separate-io-regions`:
@@ -38,13 +42,6 @@ use super::model::{PackError, le_u32};
 const COP1_MAGIC: u32 = u32::from_le_bytes(*b"COP1");
 const COP2_MAGIC: u32 = u32::from_le_bytes(*b"COP2");
 const VEUM_MAGIC: u32 = u32::from_le_bytes(*b"VEUM");
-
-const DA_RESERVED: u32 = 0x00;
-const DA_CONFIG: u32 = 0x01;
-const DA_CMD_STREAM: u32 = 0x02;
-const DA_READ_APB: u32 = 0x03;
-const DA_DUMP_SHRAM: u32 = 0x04;
-const DA_NOP: u32 = 0x05;
 
 const COP2_ACTION_CMD_STREAM: u32 = 1;
 
@@ -171,115 +168,44 @@ fn zero_from(payload: &[u8], at: u64) -> bool {
         .is_none_or(|rest| rest.iter().all(|&b| b == 0))
 }
 
+/// COP1 is read through the view generated from `schema/ethos_u_cop1.yaml`: the schema's
+/// validation steps are the checks (magic, every action's size inside the payload, known
+/// action ids, one OPTIMIZER_CONFIG and one non-empty COMMAND_STREAM, zero padding words).
 fn parse_cop1(payload: &[u8]) -> Result<CopPayload, PackError> {
-    let len = total(payload);
-    let mut pos: u64 = 4;
-    let mut config: Option<(u32, u32, u8, u16)> = None;
-    let mut stream: Option<(u64, u64)> = None;
-    while pos < len {
-        if len - pos < 4 {
-            if zero_from(payload, pos) {
-                break;
-            }
-            return Err(PackError::at(
-                "cop-truncated",
-                "COP1 action",
-                pos,
-                format!("{} trailing bytes that are not a whole word", len - pos),
-            ));
-        }
-        let tag = le_u32(payload, pos, "COP1 action")?;
-        let id = tag & 0xFF;
-        let reserved = (tag >> 8) & 0xFF;
-        let param = tag >> 16;
-        match id {
-            DA_RESERVED if tag == 0 && zero_from(payload, pos) => break,
-            DA_CONFIG => {
-                if config.is_some() {
-                    return Err(PackError::at(
-                        "cop-duplicate-action",
-                        "COP1 OPTIMIZER_CONFIG action",
-                        pos,
-                        "a second OPTIMIZER_CONFIG action",
-                    ));
-                }
-                let cfg = le_u32(payload, pos + 4, "COP1 OPTIMIZER_CONFIG CONFIG word")?;
-                let idw = le_u32(payload, pos + 8, "COP1 OPTIMIZER_CONFIG ID word")?;
-                // rel is 4 bits, patch the 12 bits above it: both fit their types.
-                let rel = u8::try_from(param & 0xF).unwrap_or(0);
-                let patch = u16::try_from(param >> 4).unwrap_or(0);
-                config = Some((cfg, idw, rel, patch));
-                pos += 12;
-            }
-            DA_CMD_STREAM => {
-                if stream.is_some() {
-                    return Err(PackError::at(
-                        "cop-duplicate-action",
-                        "COP1 COMMAND_STREAM action",
-                        pos,
-                        "a second COMMAND_STREAM action (NPU1 holds one stream)",
-                    ));
-                }
-                let words = (u64::from(reserved) << 16) | u64::from(param);
-                let start = pos + 4;
-                let bytes = words * 4;
-                if start + bytes > len {
-                    return Err(PackError::at(
-                        "cop-stream-out-of-bounds",
-                        "COP1 COMMAND_STREAM action",
-                        pos,
-                        format!(
-                            "{words} words ({bytes:#x} bytes) from byte {start:#x} end at {:#x}, past the payload's {len:#x} bytes",
-                            start + bytes
-                        ),
-                    ));
-                }
-                stream = Some((start, bytes));
-                pos = start + bytes;
-            }
-            DA_READ_APB | DA_DUMP_SHRAM | DA_NOP => pos += 4,
-            _ => {
-                return Err(PackError::at(
-                    "cop-unknown-action",
-                    "COP1 action",
-                    pos,
-                    format!("tag word {tag:#010x} has action id {id:#04x}, not one Vela defines"),
-                ));
-            }
-        }
-    }
-    let Some((config, id, rel, patch)) = config else {
-        return Err(PackError::at(
-            "cop-missing-config",
-            "COP1 payload",
-            4,
-            "no OPTIMIZER_CONFIG action: the accelerator configuration is unknown",
-        ));
-    };
-    let Some((stream_offset, stream_len)) = stream else {
-        return Err(PackError::at(
-            "cop-missing-stream",
-            "COP1 payload",
-            4,
-            "no COMMAND_STREAM action",
-        ));
-    };
-    if stream_len == 0 {
-        return Err(PackError::at(
-            "cop-empty-stream",
-            "COP1 COMMAND_STREAM action",
-            stream_offset.saturating_sub(4),
-            "the command stream has length 0",
-        ));
-    }
+    use npuschema_generated::ethos_u_cop1::Cop1;
+    let view = Cop1::validate(payload).map_err(|e| {
+        PackError::at(
+            e.code,
+            format!("COP1 {}", e.field),
+            e.offset,
+            e.detail.to_string(),
+        )
+    })?;
+    let missing = |code, what| PackError::at(code, "COP1 payload", 4, what);
+    // The schema's count checks make both exactly one; the reads below cannot miss.
+    let config_action = view
+        .records()
+        .find(|r| r.as_configs().is_some())
+        .ok_or_else(|| missing("cop-missing-config", "no OPTIMIZER_CONFIG action"))?;
+    let cfg = config_action
+        .as_configs()
+        .ok_or_else(|| missing("cop-missing-config", "no OPTIMIZER_CONFIG action"))?;
+    let param = config_action.header().param();
+    let stream = view
+        .records()
+        .find(|r| r.as_streams().is_some())
+        .ok_or_else(|| missing("cop-missing-stream", "no COMMAND_STREAM action"))?;
+    // rel is 4 bits, patch the 12 bits above it: both fit their types.
+    let rel = u8::try_from(param & 0xF).unwrap_or(0);
+    let patch = param >> 4;
     Ok(CopPayload {
         format: CopFormat::Cop1 { rel, patch },
-        config,
-        id,
+        config: cfg.config(),
+        id: cfg.id(),
         features: Vec::new(),
-        stream_offset,
-        stream_len,
-        payload_len: len,
+        stream_offset: stream.body_offset(),
+        stream_len: stream.body().len() as u64,
+        payload_len: total(payload),
     })
 }
 
@@ -550,24 +476,61 @@ mod tests {
         p[29] = 1;
         let e = parse(&p).unwrap_err();
         assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(28)));
+        assert_eq!(e.field, "COP1 records[4].size");
     }
 
     #[test]
-    fn cop1_trailing_zeros_are_accepted_and_other_bytes_are_not() {
+    fn cop1_trailing_zero_words_are_accepted_and_other_bytes_are_not() {
         let base = cop1(&[0xffff_0000]);
         let mut p = base.clone();
-        p.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        p.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(parse(&p).unwrap().stream_len, 4);
 
+        // Not a whole word: the action header does not fit.
         let mut p = base.clone();
         p.push(7);
         let e = parse(&p).unwrap_err();
-        assert_eq!((e.code, e.offset), ("cop-truncated", Some(36)));
+        assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(36)));
+        assert_eq!(e.field, "COP1 records[5].header");
 
-        let mut p = base;
+        let mut p = base.clone();
         p.extend_from_slice(&[0, 0, 0, 0, 9, 0, 0, 0]);
         let e = parse(&p).unwrap_err();
-        assert_eq!((e.code, e.offset), ("cop-unknown-action", Some(36)));
+        assert_eq!((e.code, e.offset), ("cop-unknown-action", Some(40)));
+        assert_eq!(e.field, "COP1 records[6].id");
+
+        // A zero id with a non-zero parameter is not padding.
+        let mut p = base;
+        p.extend_from_slice(&[0, 0, 1, 0]);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-bad-padding", Some(36)));
+    }
+
+    #[test]
+    fn cop1_second_config_or_stream_is_rejected() {
+        let p = words(&[
+            COP1_MAGIC,
+            0x0010_0001,
+            0x1807,
+            0,
+            0x0010_0001,
+            0x1807,
+            0,
+            2 | (1 << 16),
+            0,
+        ]);
+        assert_eq!(parse(&p).unwrap_err().code, "cop-duplicate-action");
+        let mut p = cop1(&[0xffff_0000]);
+        p.extend_from_slice(&words(&[2 | (1 << 16), 0]));
+        assert_eq!(parse(&p).unwrap_err().code, "cop-duplicate-action");
+    }
+
+    #[test]
+    fn cop1_empty_stream_is_rejected_at_its_action() {
+        let p = cop1(&[]);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(32)));
+        assert_eq!(e.field, "COP1 records[4].streams");
     }
 
     #[test]
