@@ -875,7 +875,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                         if i > 0 {
                             let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
                             let pad = usize::try_from(at.saturating_sub(cursor)).unwrap_or(0);
-                            __rt::put(out, cursor, &[0u8; #align_u][..pad.min(#align_u)])?;
+                            __rt::put(out, cursor, [0u8; #align_u].get(..pad).unwrap_or(&[]))?;
                             cursor = at;
                         }
                         let mut rec = [0u8; #hs_u];

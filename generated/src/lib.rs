@@ -26,3 +26,7 @@ pub mod ethos_u55_regs;
 /// Vela's COP1 driver-actions payload: see `schema/ethos_u_cop1.yaml`.
 #[rustfmt::skip]
 pub mod ethos_u_cop1;
+
+/// Vela's COP2 driver-actions payload: see `schema/ethos_u_cop2.yaml`.
+#[rustfmt::skip]
+pub mod ethos_u_cop2;
