@@ -253,7 +253,14 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         &Blame::record(sn, idx(), "header", quote!(rec_at), 0),
         Det::Range(quote!(rec_at), quote!(#hs64), rname.clone(), limit.clone()),
     );
-    let sb = em.blame(&s.size.expr, rscope);
+    // A size that reads several header fields blames the record's header (its `size`), not
+    // the file's first bytes (the interpreter does the same).
+    let sb = match em.blame(&s.size.expr, rscope) {
+        b if b.table.is_empty() && b.name == "header" => {
+            Blame::record(sn, idx(), "size", quote!(rec_at), 0)
+        }
+        b => b,
+    };
     let sname = Em::short_name(&s.size);
     let small = s.includes_header.then(|| {
         let f = fail(
@@ -868,7 +875,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                         if i > 0 {
                             let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
                             let pad = usize::try_from(at.saturating_sub(cursor)).unwrap_or(0);
-                            __rt::put(out, cursor, &[0u8; #align_u][..pad.min(#align_u)])?;
+                            __rt::put(out, cursor, [0u8; #align_u].get(..pad).unwrap_or(&[]))?;
                             cursor = at;
                         }
                         let mut rec = [0u8; #hs_u];

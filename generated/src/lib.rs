@@ -22,3 +22,11 @@ pub mod vpmn;
 /// The Ethos-U55 register map: see `schema/ethos_u55_regs.yaml`.
 #[rustfmt::skip]
 pub mod ethos_u55_regs;
+
+/// Vela's COP1 driver-actions payload: see `schema/ethos_u_cop1.yaml`.
+#[rustfmt::skip]
+pub mod ethos_u_cop1;
+
+/// Vela's COP2 driver-actions payload: see `schema/ethos_u_cop2.yaml`.
+#[rustfmt::skip]
+pub mod ethos_u_cop2;

@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 
 use npuschema_codegen::interp::{Interp, Value, View};
 use npuschema_core::Brief;
-use npuschema_generated::{npu1, vpmn};
+use npuschema_generated::{ethos_u_cop1, ethos_u_cop2, npu1, vpmn};
 use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
 
 #[allow(dead_code, missing_docs, clippy::all)]
@@ -75,6 +75,8 @@ const ORDERED: &str = "schemas/ordered.yaml";
 const OPENDIR: &str = "schemas/opendir.yaml";
 const TLV: &str = "schemas/tlv.yaml";
 const SCOPED: &str = "schemas/scoped.yaml";
+const COP1: &str = "../schema/ethos_u_cop1.yaml";
+const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro.
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
@@ -344,6 +346,8 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(OPENDIR).sites(), &opendir::ERROR_SITES[..]);
     assert_eq!(interp(TLV).sites(), &tlv::ERROR_SITES[..]);
     assert_eq!(interp(SCOPED).sites(), &scoped::ERROR_SITES[..]);
+    assert_eq!(interp(COP1).sites(), &ethos_u_cop1::ERROR_SITES[..]);
+    assert_eq!(interp(COP2).sites(), &ethos_u_cop2::ERROR_SITES[..]);
 }
 
 fn npu1_fixtures() -> Vec<Vec<u8>> {
@@ -2041,6 +2045,237 @@ fn opendir_big_endian_sparse_types_and_their_mutants_agree() {
             "section-checksum-missing",
             "section-checksum-duplicate",
             "file-checksum-mismatch",
+            "ok",
+        ],
+    );
+}
+
+// ----- Vela's COP1 driver actions: ethos_u_cop1 (a shipped schema) ----------------------------
+
+/// The COP1 payloads of the Vela outputs in `vela-out/` (the custom operator's first buffer:
+/// a flatbuffer byte vector, its `u32` length just before the "COP1" magic).
+fn cop1_payloads() -> Vec<(String, Vec<u8>)> {
+    cop_payloads(b"COP1")
+}
+
+/// The payloads of the Vela outputs in `vela-out/` that start with `magic`.
+fn cop_payloads(magic: &[u8; 4]) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
+    let mut out = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd {
+            let p = e.unwrap().path();
+            let name = p.to_string_lossy().to_string();
+            if p.is_dir() {
+                stack.push(p);
+            } else if name.ends_with("_vela.tflite") {
+                let b = std::fs::read(&p).unwrap();
+                if let Some(at) = b.windows(4).position(|w| w == magic)
+                    && at >= 4
+                {
+                    let n = u32::from_le_bytes(b[at - 4..at].try_into().unwrap()) as usize;
+                    out.push((name, b[at..at + n].to_vec()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn cop1_agree(b: &[u8]) -> &'static str {
+    let g = ethos_u_cop1::Cop1::validate(b);
+    let gb = ethos_u_cop1::Cop1::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(COP1, b, g, gb, |g, v| {
+        same_fields!(v, "header", g.header(), [magic]);
+        assert_eq!(range(v, "actions"), Some(span(b, g.actions())));
+        assert_eq!(g.records().count(), record_count(v, "records"));
+        for r in g.records() {
+            let p = format!("records[{}]", r.index());
+            assert_eq!(record(v, &p).offset, r.offset());
+            same_fields!(v, &p, r.header(), [id, reserved, param]);
+            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+        }
+        assert_eq!(g.configs().count(), record_count(v, "configs"));
+        for (k, c) in g.configs().enumerate() {
+            same_fields!(v, &format!("configs[{k}]"), c, [config, id]);
+        }
+        assert_eq!(g.streams().count(), record_count(v, "streams"));
+        for (k, s) in g.streams().enumerate() {
+            same_fields!(v, &format!("streams[{k}]"), s, [first_word]);
+        }
+    })
+}
+
+/// A COP1 payload as Vela lays it out: "COP1", OPTIMIZER_CONFIG, three NOPs, COMMAND_STREAM.
+fn cop1_file(stream: &[u32]) -> Vec<u8> {
+    let n = stream.len() as u32;
+    let mut w = vec![
+        0x3150_4F43,
+        0x0010_0001,
+        0x1807,
+        0x1006_6001,
+        5,
+        5,
+        5,
+        2 | (n << 16),
+    ];
+    w.extend_from_slice(stream);
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn cop1_real_payloads_and_their_mutants_agree() {
+    let mut goods: Vec<(String, Vec<u8>)> = cop1_payloads();
+    if goods.is_empty() {
+        eprintln!("skipping the real payloads: no COP1 output in vela-out/ (scripts/setup-vela)");
+    }
+    goods.push(("built".into(), cop1_file(&[0x0001_010f, 0xffff_0000])));
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (name, good) in &goods {
+        assert_eq!(cop1_agree(good), "ok", "{name}");
+        let random = if good.len() > 1024 { 500 } else { 2_000 };
+        for (k, n) in sweep(good, &cop1_agree, &|_| {}, 0..0, random, 0xC0F1) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // Each check made to fail on purpose.
+    let base = cop1_file(&[0xffff_0000]);
+    let mut m = base.clone();
+    m.extend_from_slice(&[0, 0, 1, 0]);
+    assert_eq!(cop1_agree(&m), "cop-bad-padding");
+    let mut m = base.clone();
+    m.extend_from_slice(&[9, 0, 0, 0]);
+    assert_eq!(cop1_agree(&m), "cop-unknown-action");
+    let mut m = base.clone();
+    m.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(cop1_agree(&m), "cop-duplicate-action");
+    let mut m = base.clone();
+    m.extend_from_slice(&[2, 0, 1, 0, 0, 0, 0, 0]);
+    assert_eq!(cop1_agree(&m), "cop-duplicate-action");
+    let mut m = base.clone();
+    m[4] = 5;
+    m[8..16].copy_from_slice(&[5, 0, 0, 0, 5, 0, 0, 0]);
+    assert_eq!(cop1_agree(&m), "cop-missing-config");
+    let mut m = base.clone();
+    m[28] = 5;
+    m[30] = 0;
+    m[32..36].copy_from_slice(&[5, 0, 0, 0]);
+    assert_eq!(cop1_agree(&m), "cop-missing-stream");
+    let mut m = base;
+    m[29] = 1;
+    assert_eq!(cop1_agree(&m), "cop-stream-out-of-bounds");
+    assert_eq!(cop1_agree(b"COP"), "truncated");
+    eprintln!("cop1 verdicts: {verdicts:?}");
+    assert_reached(
+        "cop1",
+        &verdicts,
+        &[
+            "truncated",
+            "cop-bad-magic",
+            "cop-stream-out-of-bounds",
+            "cop-unknown-action",
+            "ok",
+        ],
+    );
+}
+
+// ----- Vela's COP2 driver actions: ethos_u_cop2 (a shipped schema) ----------------------------
+
+fn cop2_agree(b: &[u8]) -> &'static str {
+    let g = ethos_u_cop2::Cop2::validate(b);
+    let gb = ethos_u_cop2::Cop2::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(COP2, b, g, gb, |g, v| {
+        same_fields!(v, "header", g.header(), [magic, major, minor, actions_len]);
+        assert_eq!(range(v, "actions"), Some(span(b, g.actions())));
+        assert_eq!(g.records().count(), record_count(v, "records"));
+        for r in g.records() {
+            let p = format!("records[{}]", r.index());
+            assert_eq!(record(v, &p).offset, r.offset());
+            same_fields!(v, &p, r.header(), [kind, length]);
+            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+        }
+        assert_eq!(g.streams().count(), record_count(v, "streams"));
+        for (k, s) in g.streams().enumerate() {
+            same_fields!(
+                v,
+                &format!("streams[{k}]"),
+                s,
+                [meta_size, magic, version, words_len, config, id]
+            );
+        }
+    })
+}
+
+/// A COP2 payload as Vela lays it out (see `cli/src/pack/cop.rs`).
+fn cop2_file(stream: &[u32]) -> Vec<u8> {
+    let body = 40 + 4 * stream.len() as u32;
+    let mut w = vec![0x3250_4F43, 1, body + 8, 0, 1, body];
+    w.extend_from_slice(&[
+        36,
+        0x4D55_4556,
+        1,
+        20,
+        0x3008,
+        0x1006_6001,
+        2,
+        0x20,
+        0,
+        u32::MAX,
+    ]);
+    w.extend_from_slice(stream);
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn cop2_real_payloads_and_their_mutants_agree() {
+    let mut goods = cop_payloads(b"COP2");
+    if goods.is_empty() {
+        eprintln!("skipping the real payloads: no COP2 output in vela-out/ (scripts/setup-vela)");
+    }
+    goods.push(("built".into(), cop2_file(&[0x0001_010f, 0xffff_0000])));
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (name, good) in &goods {
+        assert_eq!(cop2_agree(good), "ok", "{name}");
+        let random = if good.len() > 1024 { 500 } else { 2_000 };
+        for (k, n) in sweep(good, &cop2_agree, &|_| {}, 0..0, random, 0xC0F2) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    let base = cop2_file(&[0xffff_0000]);
+    let mut m = base.clone();
+    m[16] = 9;
+    assert_eq!(cop2_agree(&m), "cop-unknown-action");
+    let mut m = base.clone();
+    m[36] = 3;
+    assert_eq!(cop2_agree(&m), "cop2-bad-metadata");
+    let mut m = base.clone();
+    m.extend_from_slice(&[1, 0, 0, 0, 24, 0, 0, 0]);
+    m.extend_from_slice(&base[24..48]);
+    m[8] += 32;
+    assert_eq!(cop2_agree(&m), "cop-duplicate-action");
+    let mut m = base;
+    m[8] = 0;
+    assert_eq!(cop2_agree(&m), "cop-missing-stream");
+    eprintln!("cop2 verdicts: {verdicts:?}");
+    assert_reached(
+        "cop2",
+        &verdicts,
+        &[
+            "truncated",
+            "cop-bad-magic",
+            "cop2-unsupported-version",
+            "cop2-actions-out-of-bounds",
+            "cop2-action-out-of-bounds",
+            "cop-unknown-action",
+            "cop2-bad-metadata",
             "ok",
         ],
     );

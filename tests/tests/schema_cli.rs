@@ -480,3 +480,50 @@ fn inspect_lists_each_record_of_a_stream() {
         serde_json::from_str(inspect_output(&schema, &f, true).stdout.trim()).unwrap();
     assert!(j.to_string().contains("records[1].body"), "{j}");
 }
+
+/// `check` and `inspect --schema schema/ethos_u_cop1.yaml` on a COP1 payload laid out as
+/// Vela writes it, and `check` on one whose COMMAND_STREAM length runs past its end.
+#[test]
+fn check_and_inspect_read_a_cop1_payload() {
+    let dir = TempDir::new("cop1");
+    let words = [
+        0x3150_4F43u32,
+        0x0010_0001,
+        0x1807,
+        0x1006_6001,
+        5,
+        5,
+        5,
+        2 | (2 << 16),
+        0x0001_010f,
+        0xffff_0000,
+    ];
+    let mut file: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/ethos_u_cop1.yaml");
+    let f = dir.file("good.cop1", &file);
+    let o = inspect_output(&schema, &f, false);
+    assert_eq!(o.code, 0, "{o:?}");
+    for want in [
+        "stream records (Action, 5 record(s))",
+        "records[4] @ 0x1c (12 bytes)",
+        "body                     range 0x20 + 0x8",
+        "configs[0] @ 0x8 (8 bytes)",
+        "= 0x1807",
+        "streams[0] @ 0x20 (4 bytes)",
+    ] {
+        assert!(o.stdout.contains(want), "no `{want}` in\n{}", o.stdout);
+    }
+    let o = check_output(&schema, &[f], &[], true);
+    assert_eq!(o.code, 0, "{o:?}");
+    file[29] = 1;
+    let bad = dir.file("bad.cop1", &file);
+    let o = check_output(&schema, &[bad], &[], true);
+    assert_ne!(o.code, 0, "{o:?}");
+    for want in [
+        "\"code\":\"cop-stream-out-of-bounds\"",
+        "\"field\":\"records[4].size\"",
+        "\"offset\":28",
+    ] {
+        assert!(o.stdout.contains(want), "no `{want}` in\n{}", o.stdout);
+    }
+}

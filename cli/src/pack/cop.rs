@@ -14,6 +14,11 @@
 //!
 //! Vela emits "COP1", CONFIG, three NOPs and COMMAND_STREAM, so the stream starts at byte 32.
 //!
+//! COP1 is read through the view generated from `schema/ethos_u_cop1.yaml` (a record stream
+//! of actions; its validation steps are the checks and their error codes); zero words after
+//! the actions are padding. COP2 is read through `schema/ethos_u_cop2.yaml`'s view; the
+//! checks it cannot state (fill bytes, the stream's place after the metadata) are below.
+//!
 //! COP2 is written by Vela's C++ back end (regor) and has no Python source; its layout here
 //! is read off Vela 5.2.0's output for both sample models, both accelerators, with and
 //! without `--separate-io-regions`:
@@ -37,16 +42,13 @@ use super::model::{PackError, le_u32};
 
 const COP1_MAGIC: u32 = u32::from_le_bytes(*b"COP1");
 const COP2_MAGIC: u32 = u32::from_le_bytes(*b"COP2");
+#[cfg(test)]
 const VEUM_MAGIC: u32 = u32::from_le_bytes(*b"VEUM");
 
-const DA_RESERVED: u32 = 0x00;
-const DA_CONFIG: u32 = 0x01;
-const DA_CMD_STREAM: u32 = 0x02;
-const DA_READ_APB: u32 = 0x03;
-const DA_DUMP_SHRAM: u32 = 0x04;
-const DA_NOP: u32 = 0x05;
-
-const COP2_ACTION_CMD_STREAM: u32 = 1;
+/// Bytes of the COP2 header before the actions.
+const HEADER_BYTES: u64 = 16;
+/// Bytes of the "VEUM" block's size, magic, version and words-length fields.
+const META_FIXED: u64 = 16;
 
 /// Which driver-actions format the payload uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -171,256 +173,99 @@ fn zero_from(payload: &[u8], at: u64) -> bool {
         .is_none_or(|rest| rest.iter().all(|&b| b == 0))
 }
 
+/// COP1 is read through the view generated from `schema/ethos_u_cop1.yaml`: the schema's
+/// validation steps are the checks (magic, every action's size inside the payload, known
+/// action ids, one OPTIMIZER_CONFIG and one non-empty COMMAND_STREAM, zero padding words).
 fn parse_cop1(payload: &[u8]) -> Result<CopPayload, PackError> {
-    let len = total(payload);
-    let mut pos: u64 = 4;
-    let mut config: Option<(u32, u32, u8, u16)> = None;
-    let mut stream: Option<(u64, u64)> = None;
-    while pos < len {
-        if len - pos < 4 {
-            if zero_from(payload, pos) {
-                break;
-            }
-            return Err(PackError::at(
-                "cop-truncated",
-                "COP1 action",
-                pos,
-                format!("{} trailing bytes that are not a whole word", len - pos),
-            ));
-        }
-        let tag = le_u32(payload, pos, "COP1 action")?;
-        let id = tag & 0xFF;
-        let reserved = (tag >> 8) & 0xFF;
-        let param = tag >> 16;
-        match id {
-            DA_RESERVED if tag == 0 && zero_from(payload, pos) => break,
-            DA_CONFIG => {
-                if config.is_some() {
-                    return Err(PackError::at(
-                        "cop-duplicate-action",
-                        "COP1 OPTIMIZER_CONFIG action",
-                        pos,
-                        "a second OPTIMIZER_CONFIG action",
-                    ));
-                }
-                let cfg = le_u32(payload, pos + 4, "COP1 OPTIMIZER_CONFIG CONFIG word")?;
-                let idw = le_u32(payload, pos + 8, "COP1 OPTIMIZER_CONFIG ID word")?;
-                // rel is 4 bits, patch the 12 bits above it: both fit their types.
-                let rel = u8::try_from(param & 0xF).unwrap_or(0);
-                let patch = u16::try_from(param >> 4).unwrap_or(0);
-                config = Some((cfg, idw, rel, patch));
-                pos += 12;
-            }
-            DA_CMD_STREAM => {
-                if stream.is_some() {
-                    return Err(PackError::at(
-                        "cop-duplicate-action",
-                        "COP1 COMMAND_STREAM action",
-                        pos,
-                        "a second COMMAND_STREAM action (NPU1 holds one stream)",
-                    ));
-                }
-                let words = (u64::from(reserved) << 16) | u64::from(param);
-                let start = pos + 4;
-                let bytes = words * 4;
-                if start + bytes > len {
-                    return Err(PackError::at(
-                        "cop-stream-out-of-bounds",
-                        "COP1 COMMAND_STREAM action",
-                        pos,
-                        format!(
-                            "{words} words ({bytes:#x} bytes) from byte {start:#x} end at {:#x}, past the payload's {len:#x} bytes",
-                            start + bytes
-                        ),
-                    ));
-                }
-                stream = Some((start, bytes));
-                pos = start + bytes;
-            }
-            DA_READ_APB | DA_DUMP_SHRAM | DA_NOP => pos += 4,
-            _ => {
-                return Err(PackError::at(
-                    "cop-unknown-action",
-                    "COP1 action",
-                    pos,
-                    format!("tag word {tag:#010x} has action id {id:#04x}, not one Vela defines"),
-                ));
-            }
-        }
-    }
-    let Some((config, id, rel, patch)) = config else {
-        return Err(PackError::at(
-            "cop-missing-config",
-            "COP1 payload",
-            4,
-            "no OPTIMIZER_CONFIG action: the accelerator configuration is unknown",
-        ));
-    };
-    let Some((stream_offset, stream_len)) = stream else {
-        return Err(PackError::at(
-            "cop-missing-stream",
-            "COP1 payload",
-            4,
-            "no COMMAND_STREAM action",
-        ));
-    };
-    if stream_len == 0 {
-        return Err(PackError::at(
-            "cop-empty-stream",
-            "COP1 COMMAND_STREAM action",
-            stream_offset.saturating_sub(4),
-            "the command stream has length 0",
-        ));
-    }
+    use npuschema_generated::ethos_u_cop1::Cop1;
+    let view = Cop1::validate(payload).map_err(|e| {
+        PackError::at(
+            e.code,
+            format!("COP1 {}", e.field),
+            e.offset,
+            e.detail.to_string(),
+        )
+    })?;
+    let missing = |code, what| PackError::at(code, "COP1 payload", 4, what);
+    // The schema's count checks make both exactly one; the reads below cannot miss.
+    let config_action = view
+        .records()
+        .find(|r| r.as_configs().is_some())
+        .ok_or_else(|| missing("cop-missing-config", "no OPTIMIZER_CONFIG action"))?;
+    let cfg = config_action
+        .as_configs()
+        .ok_or_else(|| missing("cop-missing-config", "no OPTIMIZER_CONFIG action"))?;
+    let param = config_action.header().param();
+    let stream = view
+        .records()
+        .find(|r| r.as_streams().is_some())
+        .ok_or_else(|| missing("cop-missing-stream", "no COMMAND_STREAM action"))?;
+    // rel is 4 bits, patch the 12 bits above it: both fit their types.
+    let rel = u8::try_from(param & 0xF).unwrap_or(0);
+    let patch = param >> 4;
     Ok(CopPayload {
         format: CopFormat::Cop1 { rel, patch },
-        config,
-        id,
+        config: cfg.config(),
+        id: cfg.id(),
         features: Vec::new(),
-        stream_offset,
-        stream_len,
-        payload_len: len,
+        stream_offset: stream.body_offset(),
+        stream_len: stream.body().len() as u64,
+        payload_len: total(payload),
     })
 }
 
+/// COP2 is read through the view generated from `schema/ethos_u_cop2.yaml` (magic, major
+/// version, the actions inside the payload, every action's length, one command-stream
+/// action, its "VEUM" metadata block); what the schema cannot say is checked here: zeros
+/// after the actions, the metadata block inside its action, the 0xFF padding and the
+/// stream's length.
 fn parse_cop2(payload: &[u8]) -> Result<CopPayload, PackError> {
+    use npuschema_generated::ethos_u_cop2::Cop2;
+    let view = Cop2::validate(payload).map_err(|e| {
+        PackError::at(
+            e.code,
+            format!("COP2 {}", e.field),
+            e.offset,
+            e.detail.to_string(),
+        )
+    })?;
     let len = total(payload);
-    let version = le_u32(payload, 4, "COP2 version")?;
-    let major = u16::try_from(version & 0xFFFF).unwrap_or(u16::MAX);
-    let minor = u16::try_from(version >> 16).unwrap_or(u16::MAX);
-    if major != 1 {
-        return Err(PackError::at(
-            "cop2-unsupported-version",
-            "COP2 major version",
-            4,
-            format!("found {major}.{minor}, this reader knows 1.x"),
-        ));
-    }
-    let lo = le_u32(payload, 8, "COP2 actions length")?;
-    let hi = le_u32(payload, 12, "COP2 actions length")?;
-    let actions_len = u64::from(lo) | (u64::from(hi) << 32);
-    let actions_end = 16u64
-        .checked_add(actions_len)
-        .filter(|&e| e <= len)
-        .ok_or_else(|| {
-            PackError::at(
-                "cop2-actions-out-of-bounds",
-                "COP2 actions length",
-                8,
-                format!("16 + {actions_len:#x} > payload length {len:#x}"),
-            )
-        })?;
+    let h = view.header();
+    let actions_end = HEADER_BYTES + view.actions().len() as u64;
     if !zero_from(payload, actions_end) {
         return Err(PackError::at(
             "cop-trailing-data",
             "COP2 payload",
             actions_end,
-            format!("non-zero bytes after the {actions_len:#x} bytes of actions"),
+            format!(
+                "non-zero bytes after the {:#x} bytes of actions",
+                h.actions_len()
+            ),
         ));
     }
-
-    let mut pos = 16u64;
-    let mut found: Option<(u32, u32, u32, Vec<u32>, u64, u64)> = None;
-    while pos < actions_end {
-        if actions_end - pos < 8 {
-            return Err(PackError::at(
-                "cop-truncated",
-                "COP2 action header",
-                pos,
-                format!("{} bytes left, an action header needs 8", actions_end - pos),
-            ));
-        }
-        let kind = le_u32(payload, pos, "COP2 action type")?;
-        let body_len = u64::from(le_u32(payload, pos + 4, "COP2 action length")?);
-        let body = pos + 8;
-        let body_end = body + body_len;
-        if body_end > actions_end {
-            return Err(PackError::at(
-                "cop2-action-out-of-bounds",
-                "COP2 action length",
-                pos + 4,
-                format!("body {body:#x} + {body_len:#x} > end of actions {actions_end:#x}"),
-            ));
-        }
-        if kind != COP2_ACTION_CMD_STREAM {
-            return Err(PackError::at(
-                "cop-unknown-action",
-                "COP2 action type",
-                pos,
-                format!("action type {kind} (only 1, command stream, is known)"),
-            ));
-        }
-        if found.is_some() {
-            return Err(PackError::at(
-                "cop-duplicate-action",
-                "COP2 command-stream action",
-                pos,
-                "a second command-stream action (NPU1 holds one stream)",
-            ));
-        }
-        found = Some(parse_cop2_stream_action(payload, body, body_end)?);
-        pos = body_end;
-    }
-    let Some((veum_version, config, id, features, stream_offset, stream_len)) = found else {
-        return Err(PackError::at(
+    // The schema's count checks make it exactly one.
+    let action = view
+        .records()
+        .find(|r| r.as_streams().is_some())
+        .ok_or_else(|| {
+            PackError::at(
+                "cop-missing-stream",
+                "COP2 payload",
+                16,
+                "no command-stream action",
+            )
+        })?;
+    let meta = action.as_streams().ok_or_else(|| {
+        PackError::at(
             "cop-missing-stream",
             "COP2 payload",
             16,
             "no command-stream action",
-        ));
-    };
-    Ok(CopPayload {
-        format: CopFormat::Cop2 {
-            major,
-            minor,
-            veum_version,
-        },
-        config,
-        id,
-        features,
-        stream_offset,
-        stream_len,
-        payload_len: len,
-    })
-}
-
-type Cop2Stream = (u32, u32, u32, Vec<u32>, u64, u64);
-
-fn parse_cop2_stream_action(
-    payload: &[u8],
-    body: u64,
-    body_end: u64,
-) -> Result<Cop2Stream, PackError> {
-    let meta_size = u64::from(le_u32(payload, body, "COP2 metadata size")?);
-    let magic = le_u32(payload, body + 4, "COP2 metadata magic")?;
-    if magic != VEUM_MAGIC {
-        return Err(PackError::at(
-            "cop2-bad-metadata",
-            "COP2 metadata magic",
-            body + 4,
-            format!("found {magic:#010x}, expected \"VEUM\" ({VEUM_MAGIC:#010x})"),
-        ));
-    }
-    let veum_version = le_u32(payload, body + 8, "COP2 metadata version")?;
-    if veum_version != 1 {
-        return Err(PackError::at(
-            "cop2-bad-metadata",
-            "COP2 metadata version",
-            body + 8,
-            format!("found {veum_version}, this reader knows 1"),
-        ));
-    }
-    let words_len = u64::from(le_u32(payload, body + 12, "COP2 metadata words length")?);
-    if words_len < 8 || !words_len.is_multiple_of(4) || 16 + words_len > meta_size {
-        return Err(PackError::at(
-            "cop2-bad-metadata",
-            "COP2 metadata words length",
-            body + 12,
-            format!(
-                "{words_len:#x} bytes of words in a {meta_size:#x}-byte block: needs CONFIG and ID (8 bytes), whole words, inside the block"
-            ),
-        ));
-    }
+        )
+    })?;
+    let body = action.body_offset();
+    let body_end = body + action.body().len() as u64;
+    let meta_size = u64::from(meta.meta_size());
     let meta_end = body + meta_size;
     if meta_end > body_end {
         return Err(PackError::at(
@@ -430,11 +275,11 @@ fn parse_cop2_stream_action(
             format!("block {body:#x} + {meta_size:#x} runs past the action's end {body_end:#x}"),
         ));
     }
-    let config = le_u32(payload, body + 16, "COP2 CONFIG word")?;
-    let id = le_u32(payload, body + 20, "COP2 ID word")?;
+    // Feature words: the words after CONFIG and ID (the schema checked they lie in the block).
+    let words_end = body + META_FIXED + u64::from(meta.words_len());
     let mut features = Vec::new();
-    let mut at = body + 24;
-    while at < body + 16 + words_len {
+    let mut at = body + META_FIXED + 8;
+    while at < words_end {
         features.push(le_u32(payload, at, "COP2 feature word")?);
         at += 4;
     }
@@ -483,14 +328,19 @@ fn parse_cop2_stream_action(
             format!("{stream_len:#x} bytes is not a whole number of 32-bit words"),
         ));
     }
-    Ok((
-        veum_version,
-        config,
-        id,
+    Ok(CopPayload {
+        format: CopFormat::Cop2 {
+            major: h.major(),
+            minor: h.minor(),
+            veum_version: meta.version(),
+        },
+        config: meta.config(),
+        id: meta.id(),
         features,
         stream_offset,
         stream_len,
-    ))
+        payload_len: len,
+    })
 }
 
 #[cfg(test)]
@@ -550,24 +400,61 @@ mod tests {
         p[29] = 1;
         let e = parse(&p).unwrap_err();
         assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(28)));
+        assert_eq!(e.field, "COP1 records[4].size");
     }
 
     #[test]
-    fn cop1_trailing_zeros_are_accepted_and_other_bytes_are_not() {
+    fn cop1_trailing_zero_words_are_accepted_and_other_bytes_are_not() {
         let base = cop1(&[0xffff_0000]);
         let mut p = base.clone();
-        p.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        p.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(parse(&p).unwrap().stream_len, 4);
 
+        // Not a whole word: the action header does not fit.
         let mut p = base.clone();
         p.push(7);
         let e = parse(&p).unwrap_err();
-        assert_eq!((e.code, e.offset), ("cop-truncated", Some(36)));
+        assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(36)));
+        assert_eq!(e.field, "COP1 records[5].header");
 
-        let mut p = base;
+        let mut p = base.clone();
         p.extend_from_slice(&[0, 0, 0, 0, 9, 0, 0, 0]);
         let e = parse(&p).unwrap_err();
-        assert_eq!((e.code, e.offset), ("cop-unknown-action", Some(36)));
+        assert_eq!((e.code, e.offset), ("cop-unknown-action", Some(40)));
+        assert_eq!(e.field, "COP1 records[6].id");
+
+        // A zero id with a non-zero parameter is not padding.
+        let mut p = base;
+        p.extend_from_slice(&[0, 0, 1, 0]);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-bad-padding", Some(36)));
+    }
+
+    #[test]
+    fn cop1_second_config_or_stream_is_rejected() {
+        let p = words(&[
+            COP1_MAGIC,
+            0x0010_0001,
+            0x1807,
+            0,
+            0x0010_0001,
+            0x1807,
+            0,
+            2 | (1 << 16),
+            0,
+        ]);
+        assert_eq!(parse(&p).unwrap_err().code, "cop-duplicate-action");
+        let mut p = cop1(&[0xffff_0000]);
+        p.extend_from_slice(&words(&[2 | (1 << 16), 0]));
+        assert_eq!(parse(&p).unwrap_err().code, "cop-duplicate-action");
+    }
+
+    #[test]
+    fn cop1_empty_stream_is_rejected_at_its_action() {
+        let p = cop1(&[]);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-stream-out-of-bounds", Some(32)));
+        assert_eq!(e.field, "COP1 records[4].streams");
     }
 
     #[test]

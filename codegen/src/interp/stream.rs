@@ -174,7 +174,12 @@ pub(super) fn compile_fits(
         CBlame::record(sn, name, off, super::BaseK::RecAt, super::IdxK::Index)
     };
     let header = comp.fail(code, rec("header", 0), Shape::Range(rname.clone()));
-    let sb = comp.blame(&s.size.expr, Scope::Record(&t));
+    // A size that reads several header fields blames the record's header (its `size`), as
+    // the emitter does.
+    let sb = match comp.blame(&s.size.expr, Scope::Record(&t)) {
+        b if b.table.is_empty() && b.name == "header" => rec("size", 0),
+        b => b,
+    };
     let sname = match &s.size.expr {
         crate::expr::Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
         _ => String::new(),
