@@ -742,6 +742,24 @@ fn null_key<'k>(pos: Pos, key: &'k str, what: &str, d: &mut Diags) -> &'k str {
 }
 
 /// `byte_order: little | big`, when the mapping has one (`true`: big-endian).
+/// A checksum's `algorithm` key: one of the built-in algorithms.
+pub(crate) fn algorithm(m: &mut MapReader<'_>, d: &mut Diags) -> Option<Algorithm> {
+    m.req("algorithm", d).and_then(|n| {
+        let s = string(n, "algorithm", d)?;
+        match s.as_str() {
+            "fnv1a32" => Some(Algorithm::Fnv1a32),
+            "crc32" => Some(Algorithm::Crc32),
+            _ => {
+                d.error(
+                    n.pos,
+                    format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
+                );
+                None
+            }
+        }
+    })
+}
+
 fn byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> Option<bool> {
     let n = m.opt("byte_order")?;
     match string(n, "byte_order", d)?.as_str() {
@@ -1353,20 +1371,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                 continue;
             };
             let cdoc = doc(&mut cm, d);
-            let algorithm = cm.req("algorithm", d).and_then(|n| {
-                let s = string(n, "algorithm", d)?;
-                match s.as_str() {
-                    "fnv1a32" => Some(Algorithm::Fnv1a32),
-                    "crc32" => Some(Algorithm::Crc32),
-                    _ => {
-                        d.error(
-                            n.pos,
-                            format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
-                        );
-                        None
-                    }
-                }
-            });
+            let algorithm = algorithm(&mut cm, d);
             let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));

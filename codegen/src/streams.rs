@@ -126,20 +126,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
         let type_field = sm.opt("type").and_then(|n| name(n, "type", d));
         let checksum = sm.opt("checksum").and_then(|cn| {
             let mut cm = MapReader::new(cn, &format!("checksum of stream `{}`", sname.text), d)?;
-            let algorithm = cm.req("algorithm", d).and_then(|n| {
-                let s = string(n, "algorithm", d)?;
-                match s.as_str() {
-                    "fnv1a32" => Some(Algorithm::Fnv1a32),
-                    "crc32" => Some(Algorithm::Crc32),
-                    _ => {
-                        d.error(
-                            n.pos,
-                            format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
-                        );
-                        None
-                    }
-                }
-            });
+            let algorithm = crate::schema::algorithm(&mut cm, d);
             let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
