@@ -1,6 +1,7 @@
 //! Rust emission: checked schema to tokens (for the macro) and to formatted source (for
 //! build.rs, the CLI and the checked-in `generated/` crate).
 
+use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -30,17 +31,6 @@ fn lit_u64(v: u64) -> Literal {
 
 fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
-}
-
-fn doc_attr(doc: &str) -> TokenStream {
-    let lines: Vec<TokenStream> = doc
-        .lines()
-        .map(|l| {
-            let l = format!(" {l}");
-            quote!(#[doc = #l])
-        })
-        .collect();
-    quote!(#(#lines)*)
 }
 
 fn int_ident(t: IntTy) -> proc_macro2::Ident {
@@ -1931,7 +1921,7 @@ impl<'a> Em<'a> {
                     }
                 }
             });
-            let tdoc = doc_attr(&format!(
+            let tdoc = crate::doc::lines(&format!(
                 "The caller's hooks into [`{fname}::validate_with`]: one per table, called\n\
                  with each record as soon as its checks pass, so that a consumer (the NPU1\n\
                  arena binder, say) does its own work in the validator's one pass over the\n\

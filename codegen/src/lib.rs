@@ -7,6 +7,7 @@
 
 mod check;
 mod diag;
+mod doc;
 mod emit;
 mod expr;
 mod ext;

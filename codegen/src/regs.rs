@@ -6,6 +6,7 @@
 //! readers, `with_*` builders, masks). A schema may have only registers (no `file`): then
 //! there are no bytes to read, and the interpreter has nothing to do for it.
 
+use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -574,14 +575,6 @@ pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
 }
 
 // ----- emit ------------------------------------------------------------------------------
-
-fn doc_attr(doc: &str) -> TokenStream {
-    let lines = doc.lines().map(|l| {
-        let l = format!(" {l}");
-        quote!(#[doc = #l])
-    });
-    quote!(#(#lines)*)
-}
 
 fn hex(v: u64) -> TokenStream {
     format!("{v:#x}").parse().unwrap_or_default()

@@ -7,6 +7,7 @@
 //! fixed-size arrays with constant indices, file values go through checked arithmetic, and
 //! per-section-type bookkeeping lives in stack arrays sized by the section-type enum.
 
+use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -40,14 +41,6 @@ fn camel(s: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
-}
-
-fn doc_attr(doc: &str) -> TokenStream {
-    let lines = doc.lines().map(|l| {
-        let l = format!(" {l}");
-        quote!(#[doc = #l])
-    });
-    quote!(#(#lines)*)
 }
 
 /// `T::from_le_bytes([v[o], v[o+1], ...])` over a fixed-size array `v` (`from_be_bytes`

@@ -7,6 +7,7 @@
 //! its header's size (checked: no zero-size step, so at most one record per byte of the
 //! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
 
+use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -22,14 +23,6 @@ fn lit_u64(v: u64) -> Literal {
 
 fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
-}
-
-fn doc_attr(doc: &str) -> TokenStream {
-    let lines = doc.lines().map(|l| {
-        let l = format!(" {l}");
-        quote!(#[doc = #l])
-    });
-    quote!(#(#lines)*)
 }
 
 fn size_of(em: &Em<'_>, sname: &str) -> u64 {

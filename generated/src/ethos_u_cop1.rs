@@ -79,7 +79,7 @@ impl<'a> Action<'a> {
             },
         )
     }
-    /// COMMAND_STREAM: bits [23:16] of its length in words; else 0.
+    /// COMMAND_STREAM: bits \[23:16\] of its length in words; else 0.
     ///
     /// At byte 0x1 of the Action.
     #[inline]
@@ -92,7 +92,7 @@ impl<'a> Action<'a> {
             },
         )
     }
-    /// COMMAND_STREAM: bits [15:0] of its length in words; OPTIMIZER_CONFIG: patch << 4 | rel.
+    /// COMMAND_STREAM: bits \[15:0\] of its length in words; OPTIMIZER_CONFIG: patch << 4 | rel.
     ///
     /// At byte 0x2 of the Action.
     #[inline]
@@ -180,7 +180,7 @@ pub struct OptimizerConfig<'a> {
 impl<'a> OptimizerConfig<'a> {
     /// Size in bytes.
     pub const SIZE: usize = 8;
-    /// The NPU CONFIG register: macs_per_cc [3:0], cmd_stream_version [7:4], shram_size [15:8], product [31:28].
+    /// The NPU CONFIG register: macs_per_cc \[3:0\], cmd_stream_version \[7:4\], shram_size \[15:8\], product \[31:28\].
     ///
     /// At byte 0x0 of the OptimizerConfig.
     #[inline]
