@@ -1,6 +1,7 @@
 //! The schema interpreter against the generated code of the test schemas that carry the
 //! schema-language constructs (record streams, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
+//! fill bytes and record positions (`padded`),
 //! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view as far as it is cheap to compare: header words,
 //! record counts, each record's words and place, byte ranges, strings and checksums (a
@@ -20,7 +21,9 @@
 use libfuzzer_sys::fuzz_target;
 use npuschema_codegen::interp::View;
 use npuschema_core::Brief;
-use npuschema_tests::compare::{checksum, range, raw, record, record_count as records, span, string};
+use npuschema_tests::compare::{
+    checksum, range, raw, record, record_count as records, span, string,
+};
 use npuschema_tests::same_fields;
 
 macro_rules! schemas {
