@@ -214,7 +214,14 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &FillStep, scope: Scope<'_>, env: &Env) 
                 return quote!();
             };
             let var = format_ident!("{}", r.text);
-            let start = em.value(&rd.offset.expr, Scope::Top, env);
+            // Its `range_fits` computed the offset: a plain value, or one that cannot fail now.
+            let start = match em.infallible(&rd.offset.expr, Scope::Top, env) {
+                Some(p) => p,
+                None => {
+                    let v = em.value(&rd.offset.expr, Scope::Top, env);
+                    quote!(#v.unwrap_or(0))
+                }
+            };
             let comment = format!(
                 "@step {code}: every byte of range `{}` must be {bv:#04x}.",
                 r.text
@@ -223,7 +230,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &FillStep, scope: Scope<'_>, env: &Env) 
                 #[doc = #comment]
                 {
                     let bytes: &'a [u8] = #var;
-                    let start: u64 = #start.unwrap_or(0);
+                    let start: u64 = #start;
                     #scan
                 }
             }
