@@ -14,7 +14,7 @@ enum FSpan {
     /// A file-level range (index in `file.ranges`), checked by its `range_fits`.
     Range(usize),
     /// `from..to`, absolute.
-    FromTo(CE, CE),
+    FromTo(Box<(CE, CE)>),
 }
 
 /// A compiled `fill` step: its sites in the emitter's order (the wrong byte, then the span
@@ -60,7 +60,10 @@ impl Comp<'_> {
                 None,
             ),
             Span::FromTo { from, to } => (
-                FSpan::FromTo(self.expr(&from.expr, scope), self.expr(&to.expr, scope)),
+                FSpan::FromTo(Box::new((
+                    self.expr(&from.expr, scope),
+                    self.expr(&to.expr, scope),
+                ))),
                 Some(self.fail(&s.code.text, blame, Shape::Range("len".to_string()))),
             ),
         };
@@ -87,8 +90,8 @@ impl<'c> Interp<'c> {
                 };
                 (o, npuschema_core::range_at(st.buf, o, l).unwrap_or(&[]))
             }
-            FSpan::FromTo(f, t) => {
-                let (from, to) = (st.val(p, f), st.val(p, t));
+            FSpan::FromTo(ft) => {
+                let (from, to) = (st.val(p, &ft.0), st.val(p, &ft.1));
                 let bytes = match (from, to) {
                     (Some(f), Some(t)) => match (usize::try_from(f), usize::try_from(t)) {
                         (Ok(f), Ok(t)) => st.buf.get(f..t),
