@@ -71,6 +71,8 @@ pub enum Resolved {
     EnumValue(usize, usize),
     /// A named value (`let`), by index among the file's top-level `let` steps.
     Let(usize),
+    /// Where the current record of a stream lies (`record.offset`, `recpos.rs`).
+    RecPos(crate::recpos::RecPos),
 }
 
 /// The file's named values: its top-level `let` steps, in order.
@@ -334,6 +336,9 @@ fn resolve(
                     .join(", ")
             )),
         };
+    }
+    if let Some(r) = crate::recpos::resolve(schema, path, scope) {
+        return r;
     }
     if let Some((first, rest)) = path.split_first() {
         if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
@@ -1002,6 +1007,7 @@ pub(crate) fn check_steps(
             },
             Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
             Step::Str(x) => crate::strings::check_step(c, x, scope, st, d),
+            Step::Fill(x) => crate::fill::check_step(c, x, scope, st, d),
             Step::StreamFits { code, stream, kind } => {
                 crate::streams::check_step(c, code, stream, *kind, scope, st, d);
             }
@@ -1163,6 +1169,7 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::ForEach { .. } => Vec::new(),
         Step::Ext(x) => crate::ext::step_exprs(c, x),
         Step::Str(x) => crate::strings::step_exprs(c, x),
+        Step::Fill(x) => crate::fill::step_exprs(x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
         // Its expressions are in the stream header's scope; checked by `streams.rs`.

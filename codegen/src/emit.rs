@@ -365,6 +365,7 @@ impl<'a> Em<'a> {
     pub(crate) fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
+            Ok(Resolved::RecPos(k)) => crate::recpos::emit(k),
             // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
             Ok(Resolved::Let(i)) => {
                 let lets = crate::check::lets(&self.schema().file);
@@ -1473,6 +1474,7 @@ impl<'a> Em<'a> {
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
             Step::Str(x) => crate::strings::emit_step(self, x, scope, env),
+            Step::Fill(x) => crate::fill::emit_step(self, x, scope, env),
             Step::StreamFits { code, stream, kind } => {
                 crate::stream_emit::step(self, &code.text, &stream.text, *kind)
             }

@@ -22,6 +22,7 @@
 
 mod at;
 mod fast;
+mod fill;
 mod stream;
 mod strings;
 mod view;
@@ -163,6 +164,8 @@ enum CE {
     Let(usize),
     /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
     At(Box<CE>, Box<CE>),
+    /// `record.<part>`: where the current stream record lies (`State::rec_span`).
+    RecPos(crate::recpos::RecPos),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -325,6 +328,8 @@ enum CStep {
     },
     /// `string_fits` / `string_utf8` (`interp/strings.rs`).
     Str(Box<strings::StrCheck>),
+    /// `fill` (`interp/fill.rs`).
+    Fill(Box<fill::FillCheck>),
     When {
         cond: CE,
         step: Box<CStep>,
@@ -526,6 +531,7 @@ impl Comp<'_> {
     fn leaf(&self, path: &[String], scope: Scope<'_>) -> CE {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => CE::Len,
+            Ok(Resolved::RecPos(k)) => CE::RecPos(k),
             Ok(Resolved::Let(i)) => CE::Let(i),
             Ok(Resolved::EnumValue(e, v)) => CE::Num(
                 self.c
@@ -949,6 +955,7 @@ impl Comp<'_> {
             }
             Step::Ext(x) => return self.ext_step(x, prev, next, scope),
             Step::Str(x) => return self.str_step(x, scope),
+            Step::Fill(x) => return self.fill_step(x, scope),
             Step::StreamFits { code, stream, kind } => {
                 return stream::compile_fits(self, &code.text, &stream.text, *kind);
             }
@@ -1983,6 +1990,7 @@ impl<'c> Interp<'c> {
                     }
                 }
                 CStep::Str(k) => self.str_exec(p, k, st)?,
+                CStep::Fill(k) => self.fill_exec(p, k, st)?,
                 CStep::Let { i, value } => {
                     let v = st.val(p, value);
                     if let Some(x) = st.lets.get_mut(*i) {
@@ -2619,6 +2627,9 @@ struct State<'b> {
     want: Vec<Vec<Option<(u64, u64, u64)>>>,
     rec_at: u64,
     rec_index: u64,
+    /// The current stream record: its offset, its body's offset and its body's end
+    /// (`record.<part>`, set by a stream's `for_each`).
+    rec_span: (u64, u64, u64),
     /// Named values, once their `let` ran.
     lets: Vec<Option<u64>>,
     /// Each order check's previous key or end.
@@ -2709,6 +2720,7 @@ impl<'b> State<'b> {
                 self.val(p, &field.at_index(k))
             }
             CE::Count(ci) => Some(self.count(p, *ci)),
+            CE::RecPos(k) => Some(fill::rec_pos(self.rec_span, *k)),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;
                 at.checked_add(size)
@@ -2882,6 +2894,7 @@ impl<'b> State<'b> {
             want: Vec::new(),
             rec_at: self.rec_at,
             rec_index: self.rec_index,
+            rec_span: self.rec_span,
             lets: Vec::new(),
             prev: Vec::new(),
         }

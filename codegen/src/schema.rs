@@ -359,6 +359,8 @@ pub enum Step {
     Ext(ext::ExtStep),
     /// `string_fits` and `string_utf8` (`strings.rs`).
     Str(crate::strings::StrStep),
+    /// Every byte of a span equals one value (`{ code, fill: RANGE, byte: B }`, `fill.rs`).
+    Fill(crate::fill::FillStep),
     /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
     Let {
         /// The name.
@@ -498,6 +500,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "bitfields",
     "bits",
     "by",
+    "byte",
     "byte_order",
     "check",
     "checksum",
@@ -522,6 +525,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "field",
     "fields",
     "file",
+    "fill",
     "first",
     "flags",
     "flags_known",
@@ -1475,8 +1479,18 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let mut all_kinds = STEP_KINDS.to_vec();
         all_kinds.extend(ext::STEP_KINDS);
         all_kinds.extend(crate::strings::STEP_KINDS);
+        all_kinds.push(crate::fill::STEP_KIND);
         let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
+            if sm.entries.iter().any(|e| e.1 == crate::fill::STEP_KIND) {
+                if let Some(w) = &when {
+                    d.error(w.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps, not to fill");
+                }
+                if let Some(step) = crate::fill::step(sm, d) {
+                    out.push(Step::Fill(step));
+                }
+                continue;
+            }
             if let Some(sk) = crate::strings::STEP_KINDS
                 .iter()
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
@@ -1506,6 +1520,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             let mut all = STEP_KINDS.to_vec();
             all.extend(ext::STEP_KINDS);
             all.extend(crate::strings::STEP_KINDS);
+            all.push(crate::fill::STEP_KIND);
             d.error(
                 s.pos,
                 format!("a validation step needs one of: {}", all.join(", ")),

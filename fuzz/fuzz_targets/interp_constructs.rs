@@ -1,6 +1,7 @@
 //! The schema interpreter against the generated code of the test schemas that carry the
 //! schema-language constructs (record streams, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
+//! fill bytes and record positions (`padded`),
 //! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view as far as it is cheap to compare: header words,
 //! record counts, each record's words and place, byte ranges, strings and checksums (a
@@ -20,6 +21,10 @@
 use libfuzzer_sys::fuzz_target;
 use npuschema_codegen::interp::View;
 use npuschema_core::Brief;
+use npuschema_tests::compare::{
+    checksum, range, raw, record, record_count as records, span, string,
+};
+use npuschema_tests::same_fields;
 
 macro_rules! schemas {
     ($($m:ident: $file:literal, $ty:ident;)*) => {
@@ -54,11 +59,10 @@ schemas! {
     floats: "../tests/schemas/floats.yaml", Floats;
     bigend: "../tests/schemas/bigend.yaml", BigEnd;
     ordered: "../tests/schemas/ordered.yaml", Ordered;
+    padded: "../tests/schemas/padded.yaml", Padded;
 }
 
-#[path = "../../tests/src/opendir_blobs.rs"]
-#[allow(dead_code)]
-mod opendir_blobs;
+use npuschema_tests::opendir_blobs;
 
 fn set_be(b: &mut [u8], at: usize, v: u32) {
     if let Some(w) = b.get_mut(at..at + 4) {
@@ -98,72 +102,6 @@ fn reseal(k: usize, b: &mut [u8]) {
 fn verbose() -> bool {
     static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *V.get_or_init(|| std::env::var_os("NPUSCHEMA_FUZZ_VERDICTS").is_some())
-}
-
-fn records(v: &View, group: &str) -> usize {
-    v.group(group).map_or(0, |g| g.records.len())
-}
-
-fn record<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::RecordView {
-    v.groups
-        .iter()
-        .flat_map(|g| g.records.iter())
-        .find(|r| r.path == path)
-        .unwrap_or_else(|| panic!("the interpreter's view has no record {path}"))
-}
-
-/// A field's raw word (or a composed value) in the interpreter's view.
-fn raw(v: &View, path: &str, field: &str) -> u64 {
-    let r = record(v, path);
-    if let Some(f) = r.fields.iter().find(|f| f.name == field) {
-        return f
-            .raw
-            .unwrap_or_else(|| panic!("{path}.{field} has no raw word"));
-    }
-    match r.composed.iter().find(|(n, _)| n == field) {
-        Some((_, x)) => *x,
-        None => panic!("{path} has no field {field}"),
-    }
-}
-
-/// `(offset, length)` of a range the interpreter found (file-level, or of a record).
-fn range(v: &View, path: &str) -> Option<(u64, u64)> {
-    v.ranges
-        .iter()
-        .chain(
-            v.groups
-                .iter()
-                .flat_map(|g| g.records.iter().flat_map(|r| r.ranges.iter())),
-        )
-        .find(|r| r.path == path)
-        .map(|r| (r.offset, r.length))
-}
-
-/// Where `s` lies in `buf`.
-fn span(buf: &[u8], s: &[u8]) -> (u64, u64) {
-    (
-        (s.as_ptr() as usize - buf.as_ptr() as usize) as u64,
-        s.len() as u64,
-    )
-}
-
-fn checksum(v: &View, path: &str) -> (u64, u64) {
-    let k = v.checksums.iter().find(|k| k.path == path);
-    let k = k.unwrap_or_else(|| panic!("no checksum {path}"));
-    (k.stored, k.computed)
-}
-
-fn string<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::StringView {
-    v.strings
-        .iter()
-        .find(|x| x.path == path)
-        .unwrap_or_else(|| panic!("no string {path}"))
-}
-
-macro_rules! same_fields {
-    ($view:expr, $path:expr, $rec:expr, [$($f:ident),* $(,)?]) => {
-        $(assert_eq!(raw($view, $path, stringify!($f)), u64::from($rec.$f()), "{}.{}", $path, stringify!($f));)*
-    };
 }
 
 /// A table or collection: the count, then each record's words and its offset.
@@ -427,7 +365,7 @@ fuzz_target!(|data: &[u8]| {
                 (u64::from(h.checksum()), u64::from(g.body_computed()))
             );
         }),
-        _ => run!(k, b, ordered::Ordered, |g, v| {
+        11 => run!(k, b, ordered::Ordered, |g, v| {
             let h = g.header();
             same_fields!(
                 v,
@@ -449,6 +387,24 @@ fuzz_target!(|data: &[u8]| {
                 checksum(v, "body"),
                 (u64::from(h.checksum()), u64::from(g.body_computed()))
             );
+        }),
+        _ => run!(k, b, padded::Padded, |g, v| {
+            same_fields!(
+                v,
+                "header",
+                g.header(),
+                [magic, reserved_bytes, body_bytes, tail_bytes]
+            );
+            assert_eq!(range(v, "reserved"), Some(span(b, g.reserved())));
+            assert_eq!(range(v, "body"), Some(span(b, g.body())));
+            assert_eq!(g.records().count(), records(v, "records"));
+            for r in g.records() {
+                let p = format!("records[{}]", r.index());
+                assert_eq!(record(v, &p).offset, r.offset());
+                same_fields!(v, &p, r.header(), [kind, length]);
+                assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+            }
+            table!(v, b, "blobs", g.blobs(), [used]);
         }),
     }
 });

@@ -33,7 +33,9 @@ use std::sync::OnceLock;
 use npuschema_codegen::interp::{Interp, Value, View};
 use npuschema_core::Brief;
 use npuschema_generated::{ethos_u_cop1, ethos_u_cop2, npu1, vpmn};
+use npuschema_tests::compare::{checksum, range, raw, record, record_count, span, value};
 use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
+use npuschema_tests::same_fields;
 
 #[allow(dead_code, missing_docs, clippy::all)]
 mod npu1_v2 {
@@ -72,6 +74,7 @@ const CONDITIONAL: &str = "schemas/conditional.yaml";
 const FLOATS: &str = "schemas/floats.yaml";
 const BIGEND: &str = "schemas/bigend.yaml";
 const ORDERED: &str = "schemas/ordered.yaml";
+const PADDED: &str = "schemas/padded.yaml";
 const OPENDIR: &str = "schemas/opendir.yaml";
 const TLV: &str = "schemas/tlv.yaml";
 const SCOPED: &str = "schemas/scoped.yaml";
@@ -96,6 +99,10 @@ mod bigend {
     npuschema_macro::include_schema!("schemas/bigend.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod padded {
+    npuschema_macro::include_schema!("schemas/padded.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod ordered {
     npuschema_macro::include_schema!("schemas/ordered.yaml");
 }
@@ -113,36 +120,6 @@ mod tlv {
 }
 
 // ----- view lookups --------------------------------------------------------------------------
-
-fn record<'v>(v: &'v View, path: &str) -> &'v npuschema_codegen::interp::RecordView {
-    v.groups
-        .iter()
-        .flat_map(|g| g.records.iter())
-        .find(|r| r.path == path)
-        .unwrap_or_else(|| panic!("the interpreter's view has no record {path}"))
-}
-
-fn raw(v: &View, path: &str, field: &str) -> u64 {
-    let r = record(v, path);
-    if let Some(f) = r.fields.iter().find(|f| f.name == field) {
-        return f
-            .raw
-            .unwrap_or_else(|| panic!("{path}.{field} has no raw word"));
-    }
-    if let Some((_, x)) = r.composed.iter().find(|(n, _)| n == field) {
-        return *x;
-    }
-    panic!("{path} has no field {field}")
-}
-
-fn value<'v>(v: &'v View, path: &str, field: &str) -> &'v Value {
-    &record(v, path)
-        .fields
-        .iter()
-        .find(|f| f.name == field)
-        .unwrap_or_else(|| panic!("{path} has no field {field}"))
-        .value
-}
 
 fn enum_name(v: &View, path: &str, field: &str) -> Option<String> {
     match value(v, path, field) {
@@ -178,41 +155,6 @@ fn text(v: &View, path: &str, field: &str) -> Vec<u8> {
         Value::Bytes(b) => b.clone(),
         other => panic!("{path}.{field} is not bytes: {other:?}"),
     }
-}
-
-/// `(offset, length)` of a range the interpreter found (file-level, or of a record).
-fn range(v: &View, path: &str) -> Option<(u64, u64)> {
-    v.ranges
-        .iter()
-        .chain(
-            v.groups
-                .iter()
-                .flat_map(|g| g.records.iter().flat_map(|r| r.ranges.iter())),
-        )
-        .find(|r| r.path == path)
-        .map(|r| (r.offset, r.length))
-}
-
-fn span(buf: &[u8], s: &[u8]) -> (u64, u64) {
-    (
-        (s.as_ptr() as usize - buf.as_ptr() as usize) as u64,
-        s.len() as u64,
-    )
-}
-
-fn checksum(v: &View, path: &str) -> (u64, u64) {
-    let k = v
-        .checksums
-        .iter()
-        .find(|k| k.path == path)
-        .unwrap_or_else(|| panic!("no checksum {path}"));
-    (k.stored, k.computed)
-}
-
-macro_rules! same_fields {
-    ($view:expr, $path:expr, $rec:expr, [$($f:ident),* $(,)?]) => {
-        $(assert_eq!(raw($view, $path, stringify!($f)), u64::from($rec.$f()), "{}.{}", $path, stringify!($f));)*
-    };
 }
 
 // ----- NPU1 ----------------------------------------------------------------------------------
@@ -284,10 +226,6 @@ fn npu1_agree(b: &[u8]) -> &'static str {
     }
 }
 
-fn record_count(v: &View, group: &str) -> usize {
-    v.group(group).map_or(0, |g| g.records.len())
-}
-
 fn npu1_v2_agree(b: &[u8]) -> &'static str {
     let it = interp(NPU1_V2);
     let g = npu1_v2::Npu1::validate(b);
@@ -343,6 +281,7 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(FLOATS).sites(), &floats::ERROR_SITES[..]);
     assert_eq!(interp(BIGEND).sites(), &bigend::ERROR_SITES[..]);
     assert_eq!(interp(ORDERED).sites(), &ordered::ERROR_SITES[..]);
+    assert_eq!(interp(PADDED).sites(), &padded::ERROR_SITES[..]);
     assert_eq!(interp(OPENDIR).sites(), &opendir::ERROR_SITES[..]);
     assert_eq!(interp(TLV).sites(), &tlv::ERROR_SITES[..]);
     assert_eq!(interp(SCOPED).sites(), &scoped::ERROR_SITES[..]);
@@ -1292,6 +1231,154 @@ fn tlv_record_streams_and_their_mutants_agree() {
             "count-mismatch",
             "terminator-not-empty",
             "note-text-too-long",
+            "ok",
+        ],
+    );
+}
+
+// ----- fill bytes and record positions: padded -------------------------------------------------
+
+/// A `padded.yaml` file: `reserved` zero bytes, the records (`(kind, body)`), `tail` 0xEE
+/// bytes.
+fn padded_file(reserved: usize, records: &[(u16, Vec<u8>)], tail: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (kind, b) in records {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&(b.len() as u16).to_le_bytes());
+        body.extend_from_slice(b);
+    }
+    let mut out = Vec::new();
+    for w in [0x5344_4150, reserved as u32, body.len() as u32, tail as u32] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.resize(out.len() + reserved, 0);
+    out.extend(body);
+    out.resize(out.len() + tail, 0xEE);
+    out
+}
+
+/// A blob body: `used`, the data, `pad` bytes of 0xFF.
+fn padded_blob(data: &[u8], pad: usize) -> Vec<u8> {
+    let mut b = (data.len() as u16).to_le_bytes().to_vec();
+    b.extend_from_slice(data);
+    b.resize(b.len() + pad, 0xFF);
+    b
+}
+
+fn padded_agree(b: &[u8]) -> &'static str {
+    let g = padded::Padded::validate(b);
+    let gb = padded::Padded::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(PADDED, b, g, gb, |g, v| {
+        same_fields!(
+            v,
+            "header",
+            g.header(),
+            [magic, reserved_bytes, body_bytes, tail_bytes]
+        );
+        assert_eq!(range(v, "reserved"), Some(span(b, g.reserved())));
+        assert_eq!(range(v, "body"), Some(span(b, g.body())));
+        assert_eq!(g.records().count(), record_count(v, "records"));
+        for r in g.records() {
+            let p = format!("records[{}]", r.index());
+            assert_eq!(record(v, &p).offset, r.offset());
+            same_fields!(v, &p, r.header(), [kind, length]);
+            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+        }
+        assert_eq!(g.blobs().count(), record_count(v, "blobs"));
+        for (k, x) in g.blobs().enumerate() {
+            let p = format!("blobs[{k}]");
+            same_fields!(v, &p, x, [used]);
+            assert_eq!(record(v, &p).offset, span(b, x.as_bytes()).0);
+        }
+    })
+}
+
+#[test]
+fn padded_fill_bytes_record_positions_and_their_mutants_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        padded_file(
+            4,
+            &[
+                (1, padded_blob(b"abc", 3)),
+                (2, vec![9, 9]),
+                (1, padded_blob(&[], 0)),
+            ],
+            2,
+        ),
+        padded_file(0, &[], 0),
+        padded_file(3, &[(1, padded_blob(&[7; 20], 9))], 5),
+    ] {
+        assert_eq!(padded_agree(&good), "ok");
+        for (k, n) in sweep(&good, &padded_agree, &|_| {}, 0..0, 10_000, 0xF111) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    // Each check made to fail on purpose, with the error where it must be.
+    let base = padded_file(4, &[(1, padded_blob(b"abc", 3))], 2);
+    let err = |b: &[u8]| padded::Padded::validate(b).unwrap_err();
+    let mut m = base.clone();
+    m[18] = 1;
+    assert_eq!(padded_agree(&m), "reserved-not-zero");
+    assert_eq!((err(&m).offset, err(&m).field.name), (18, "reserved"));
+    let mut m = base.clone();
+    m[31] = 0xFE;
+    assert_eq!(padded_agree(&m), "bad-padding");
+    let e = err(&m);
+    assert_eq!(
+        (e.offset, e.field.to_string()),
+        (31, "blobs[0].padding".into())
+    );
+    assert_eq!(
+        e.detail,
+        npuschema_core::Detail::Mismatch {
+            found: 0xFE,
+            expected: 0xFF
+        }
+    );
+    let mut m = base.clone();
+    m[24] = 7;
+    assert_eq!(padded_agree(&m), "used-too-long");
+    let mut m = base.clone();
+    m[33] = 0;
+    assert_eq!(padded_agree(&m), "bad-tail");
+    assert_eq!(err(&m).offset, 33);
+    // A tail that runs past the buffer: the span is not in it.
+    let mut m = base.clone();
+    m[12] = 3;
+    assert_eq!(padded_agree(&m), "bad-tail");
+    assert!(matches!(
+        err(&m).detail,
+        npuschema_core::Detail::Range {
+            start: 32,
+            len: 3,
+            limit: 34,
+            ..
+        }
+    ));
+    let mut m = base.clone();
+    m.push(0xEE);
+    assert_eq!(padded_agree(&m), "trailing-bytes");
+    let long = padded_file(0, &[(2, vec![0; 61])], 0);
+    assert_eq!(padded_agree(&long), "record-too-long");
+    assert_eq!(padded_agree(&padded_file(0, &[(2, vec![0; 60])], 0)), "ok");
+    eprintln!("padded verdicts: {verdicts:?}");
+    assert_reached(
+        "padded",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "reserved-out-of-bounds",
+            "reserved-not-zero",
+            "body-out-of-bounds",
+            "bad-record",
+            "used-too-long",
+            "bad-padding",
+            "bad-tail",
+            "trailing-bytes",
             "ok",
         ],
     );
@@ -2261,9 +2348,30 @@ fn cop2_real_payloads_and_their_mutants_agree() {
     m.extend_from_slice(&base[24..48]);
     m[8] += 32;
     assert_eq!(cop2_agree(&m), "cop-duplicate-action");
-    let mut m = base;
+    let mut m = base.clone();
     m[8] = 0;
     assert_eq!(cop2_agree(&m), "cop-missing-stream");
+    // The checks moved from cli/src/pack/cop.rs into the schema (`fill`, `record.<part>`).
+    let mut m = base.clone();
+    m.extend_from_slice(&[0, 0, 0, 0]);
+    assert_eq!(cop2_agree(&m), "ok");
+    m.push(1);
+    assert_eq!(cop2_agree(&m), "cop-trailing-data");
+    let mut m = base.clone();
+    m[24] = 0x40;
+    assert_eq!(cop2_agree(&m), "cop2-bad-metadata");
+    let mut m = base.clone();
+    m[24] = 41;
+    assert_eq!(cop2_agree(&m), "cop-missing-stream");
+    let mut m = base.clone();
+    m[62] = 0;
+    assert_eq!(cop2_agree(&m), "cop2-bad-padding");
+    assert_eq!(cop2_agree(&cop2_file(&[])), "cop-empty-stream");
+    let mut m = base;
+    m.extend_from_slice(&[0, 0]);
+    m[8] += 2;
+    m[20] += 2;
+    assert_eq!(cop2_agree(&m), "cop-stream-not-words");
     eprintln!("cop2 verdicts: {verdicts:?}");
     assert_reached(
         "cop2",

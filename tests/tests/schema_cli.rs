@@ -527,3 +527,110 @@ fn check_and_inspect_read_a_cop1_payload() {
         assert!(o.stdout.contains(want), "no `{want}` in\n{}", o.stdout);
     }
 }
+
+/// A real COP2 payload (`--cop-format COP2`), cut out of a Vela output in vela-out/ as
+/// `pack` finds it (the payload's length is the word before "COP2").
+fn real_cop2_payload() -> Option<Vec<u8>> {
+    let dir = npuschema_tests::vela::out_dir()?;
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with("_vela.tflite") {
+                let b = std::fs::read(&p).unwrap();
+                if let Some(at) = b.windows(4).position(|w| w == b"COP2")
+                    && at >= 4
+                {
+                    let n = u32::from_le_bytes(b[at - 4..at].try_into().unwrap()) as usize;
+                    return Some(b[at..at + n].to_vec());
+                }
+            }
+        }
+    }
+    eprintln!("skipping: no COP2 payload in vela-out/ (scripts/setup-vela)");
+    None
+}
+
+/// `check` and `inspect --schema schema/ethos_u_cop2.yaml` on a real COP2 payload: valid,
+/// its action and metadata block listed; then the checks that moved from the packer into
+/// the schema (`fill` and `record.<part>`) reject a wrong padding byte, a non-zero byte
+/// after the actions and a metadata block that runs past its action, each at its offset.
+#[test]
+fn check_and_inspect_read_a_real_cop2_payload() {
+    let Some(file) = real_cop2_payload() else {
+        return;
+    };
+    let dir = TempDir::new("cop2");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/ethos_u_cop2.yaml");
+    let f = dir.file("good.cop2", &file);
+    let o = inspect_output(&schema, &f, false);
+    assert_eq!(o.code, 0, "{o:?}");
+    for want in [
+        ": valid",
+        "stream records (ActionHeader, 1 record(s))",
+        "records[0] @ 0x10",
+        "collection streams (StreamMeta, 1 record(s))",
+        "streams[0] @ 0x18 (24 bytes)",
+        "meta_size                @ 0x000018 [  4] = 0x24",
+    ] {
+        assert!(o.stdout.contains(want), "no `{want}` in\n{}", o.stdout);
+    }
+    let o = check_output(&schema, std::slice::from_ref(&f), &[], true);
+    assert_eq!(o.code, 0, "{o:?}");
+
+    // The metadata block ends at 0x3c; 0xFF up to the stream at 0x40.
+    let mut m = file.clone();
+    assert_eq!(&m[0x3c..0x40], &[0xFF; 4]);
+    m[0x3e] = 0;
+    let mut trailing = file.clone();
+    trailing.extend_from_slice(&[0, 0, 0, 7]);
+    let mut past = file.clone();
+    past[0x18..0x1c].copy_from_slice(&0x1000u32.to_le_bytes());
+    let end = file.len();
+    for (name, bytes, wants) in [
+        (
+            "padding.cop2",
+            m,
+            vec![
+                "\"code\":\"cop2-bad-padding\"".to_string(),
+                "\"field\":\"streams[0].padding\"".to_string(),
+                "\"offset\":62".to_string(),
+            ],
+        ),
+        (
+            "trailing.cop2",
+            trailing,
+            vec![
+                "\"code\":\"cop-trailing-data\"".to_string(),
+                "\"field\":\"trailing\"".to_string(),
+                format!("\"offset\":{}", end + 3),
+            ],
+        ),
+        (
+            "past.cop2",
+            past,
+            vec![
+                "\"code\":\"cop2-bad-metadata\"".to_string(),
+                "\"field\":\"streams[0].meta_size\"".to_string(),
+                "\"offset\":24".to_string(),
+            ],
+        ),
+    ] {
+        let bad = dir.file(name, &bytes);
+        let o = check_output(&schema, &[bad], &[], true);
+        assert_ne!(o.code, 0, "{name}: {o:?}");
+        for want in &wants {
+            assert!(
+                o.stdout.contains(want.as_str()),
+                "{name}: no `{want}` in\n{}",
+                o.stdout
+            );
+        }
+    }
+}

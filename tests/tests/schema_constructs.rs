@@ -1136,3 +1136,124 @@ mod open_dir {
         );
     }
 }
+
+mod padded {
+    npuschema_macro::include_schema!("schemas/padded.yaml");
+}
+use padded::Padded;
+
+/// A `padded.yaml` file: 4 zero bytes, a blob using 3 of its 6 data bytes (3 of 0xFF), a
+/// record of another type, an empty blob, and 2 tail bytes of 0xEE.
+fn padded_sample() -> Vec<u8> {
+    let mut body = Vec::new();
+    for (kind, b) in [
+        (1u16, &[3, 0, b'a', b'b', b'c', 0xFF, 0xFF, 0xFF][..]),
+        (2, &[9, 9][..]),
+        (1, &[0, 0][..]),
+    ] {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&u16::try_from(b.len()).expect("small").to_le_bytes());
+        body.extend_from_slice(b);
+    }
+    let mut out = Vec::new();
+    let body_len = u32::try_from(body.len()).expect("small");
+    for w in [0x5344_4150u32, 4, body_len, 2] {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&[0; 4]);
+    out.extend(body);
+    out.extend_from_slice(&[0xEE; 2]);
+    out
+}
+
+/// The `Error` and the `Brief` for `b` name the same check; returns the `Error`.
+fn padded_rejected(b: &[u8]) -> npuschema_core::Error {
+    let e = Padded::validate(b).expect_err("rejected");
+    let brief = Padded::validate_as::<Brief>(b).expect_err("rejected as Brief");
+    let site = padded::error_site(brief.id()).expect("a site");
+    assert_eq!(
+        (site.code, site.table, site.name),
+        (e.code, e.field.table, e.field.name)
+    );
+    e
+}
+
+#[test]
+fn fill_steps_accept_their_bytes_and_blame_the_first_other_one() {
+    let b = padded_sample();
+    let v = Padded::validate(&b).expect("valid");
+    assert!(Padded::validate_as::<Brief>(&b).is_ok());
+    assert_eq!(v.reserved(), &[0; 4]);
+    let used: Vec<u16> = v.blobs().map(|x| x.used()).collect();
+    assert_eq!(used, [3, 0]);
+
+    // The reserved range (a named range): the first non-zero byte, as a Mismatch.
+    let mut m = b.clone();
+    m[17] = 5;
+    m[19] = 6;
+    let e = padded_rejected(&m);
+    assert_eq!((e.code, e.offset), ("reserved-not-zero", 17));
+    assert_eq!(e.field.to_string(), "reserved");
+    assert_eq!(
+        e.detail,
+        Detail::Mismatch {
+            found: 5,
+            expected: 0
+        }
+    );
+
+    // A blob's padding (a span from `record.body_offset` to `record.end`), in its record.
+    let mut m = b.clone();
+    m[30] = 0;
+    let e = padded_rejected(&m);
+    assert_eq!((e.code, e.offset), ("bad-padding", 30));
+    assert_eq!(e.field.to_string(), "blobs[0].padding");
+
+    // The tail: a byte, then a span past the buffer's end (a Range, at the span's start).
+    let mut m = b.clone();
+    m[45] = 1;
+    assert_eq!(padded_rejected(&m).offset, 45);
+    let mut m = b.clone();
+    m[12] = 9;
+    let e = padded_rejected(&m);
+    assert_eq!((e.code, e.offset), ("bad-tail", 44));
+    assert_eq!(
+        e.detail,
+        Detail::Range {
+            start: 44,
+            len: 9,
+            limit_name: "len",
+            limit: 46
+        }
+    );
+}
+
+#[test]
+fn record_positions_are_the_current_records() {
+    let b = padded_sample();
+    // `used + 2 <= record.body_len`: 6 bytes used in a body of 8 leave no padding; 7 do not
+    // fit.
+    let mut m = b.clone();
+    m[24] = 6;
+    assert!(Padded::validate(&m).is_ok());
+    let mut m = b.clone();
+    m[24] = 7;
+    let e = padded_rejected(&m);
+    assert_eq!((e.code, e.offset), ("used-too-long", 24));
+    assert_eq!(
+        e.detail,
+        Detail::Compare {
+            lhs: Some(9),
+            rhs: Some(8),
+            names: &["", ">", "body_len"]
+        }
+    );
+    // The padding starts at `record.body_offset + 2 + used`: with 4 bytes used, byte 29 is
+    // data and byte 30 the first of the padding.
+    let mut m = b.clone();
+    m[24] = 4;
+    m[29] = b'd';
+    assert!(Padded::validate(&m).is_ok());
+    m[30] = b'e';
+    assert_eq!(padded_rejected(&m).offset, 30);
+}

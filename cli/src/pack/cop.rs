@@ -16,8 +16,9 @@
 //!
 //! COP1 is read through the view generated from `schema/ethos_u_cop1.yaml` (a record stream
 //! of actions; its validation steps are the checks and their error codes); zero words after
-//! the actions are padding. COP2 is read through `schema/ethos_u_cop2.yaml`'s view; the
-//! checks it cannot state (fill bytes, the stream's place after the metadata) are below.
+//! the actions are padding. COP2 is read through `schema/ethos_u_cop2.yaml`'s view, whose
+//! steps are all of its checks too (fill bytes with `fill`, the stream's place after the
+//! metadata with `record.body_offset` and `record.end`).
 //!
 //! COP2 is written by Vela's C++ back end (regor) and has no Python source; its layout here
 //! is read off Vela 5.2.0's output for both sample models, both accelerators, with and
@@ -165,14 +166,6 @@ fn total(payload: &[u8]) -> u64 {
     payload.len() as u64
 }
 
-/// True when every byte of `payload` from `at` on is zero.
-fn zero_from(payload: &[u8], at: u64) -> bool {
-    usize::try_from(at)
-        .ok()
-        .and_then(|a| payload.get(a..))
-        .is_none_or(|rest| rest.iter().all(|&b| b == 0))
-}
-
 /// COP1 is read through the view generated from `schema/ethos_u_cop1.yaml`: the schema's
 /// validation steps are the checks (magic, every action's size inside the payload, known
 /// action ids, one OPTIMIZER_CONFIG and one non-empty COMMAND_STREAM, zero padding words).
@@ -214,13 +207,14 @@ fn parse_cop1(payload: &[u8]) -> Result<CopPayload, PackError> {
     })
 }
 
-/// COP2 is read through the view generated from `schema/ethos_u_cop2.yaml` (magic, major
-/// version, the actions inside the payload, every action's length, one command-stream
-/// action, its "VEUM" metadata block); what the schema cannot say is checked here: zeros
-/// after the actions, the metadata block inside its action, the 0xFF padding and the
-/// stream's length.
+/// COP2 is read through the view generated from `schema/ethos_u_cop2.yaml`: its validation
+/// steps are every check (magic, major version, the actions inside the payload, every
+/// action's length, one command-stream action, its "VEUM" metadata block inside the action,
+/// the 0xFF padding to the 16-byte stream start, a non-empty stream of whole words, zeros
+/// after the actions). What is left here is reading: the feature words and where the stream
+/// starts, which the checks made safe.
 fn parse_cop2(payload: &[u8]) -> Result<CopPayload, PackError> {
-    use npuschema_generated::ethos_u_cop2::Cop2;
+    use npuschema_generated::ethos_u_cop2::{Cop2, STREAM_ALIGN};
     let view = Cop2::validate(payload).map_err(|e| {
         PackError::at(
             e.code,
@@ -229,53 +223,25 @@ fn parse_cop2(payload: &[u8]) -> Result<CopPayload, PackError> {
             e.detail.to_string(),
         )
     })?;
-    let len = total(payload);
     let h = view.header();
-    let actions_end = HEADER_BYTES + view.actions().len() as u64;
-    if !zero_from(payload, actions_end) {
-        return Err(PackError::at(
-            "cop-trailing-data",
+    let missing = || {
+        PackError::at(
+            "cop-missing-stream",
             "COP2 payload",
-            actions_end,
-            format!(
-                "non-zero bytes after the {:#x} bytes of actions",
-                h.actions_len()
-            ),
-        ));
-    }
+            HEADER_BYTES,
+            "no command-stream action",
+        )
+    };
     // The schema's count checks make it exactly one.
     let action = view
         .records()
         .find(|r| r.as_streams().is_some())
-        .ok_or_else(|| {
-            PackError::at(
-                "cop-missing-stream",
-                "COP2 payload",
-                16,
-                "no command-stream action",
-            )
-        })?;
-    let meta = action.as_streams().ok_or_else(|| {
-        PackError::at(
-            "cop-missing-stream",
-            "COP2 payload",
-            16,
-            "no command-stream action",
-        )
-    })?;
+        .ok_or_else(missing)?;
+    let meta = action.as_streams().ok_or_else(missing)?;
     let body = action.body_offset();
     let body_end = body + action.body().len() as u64;
-    let meta_size = u64::from(meta.meta_size());
-    let meta_end = body + meta_size;
-    if meta_end > body_end {
-        return Err(PackError::at(
-            "cop2-bad-metadata",
-            "COP2 metadata size",
-            body,
-            format!("block {body:#x} + {meta_size:#x} runs past the action's end {body_end:#x}"),
-        ));
-    }
-    // Feature words: the words after CONFIG and ID (the schema checked they lie in the block).
+    // Feature words: the words after CONFIG and ID (the schema checked they lie in the block,
+    // and the block in the action).
     let words_end = body + META_FIXED + u64::from(meta.words_len());
     let mut features = Vec::new();
     let mut at = body + META_FIXED + 8;
@@ -283,51 +249,10 @@ fn parse_cop2(payload: &[u8]) -> Result<CopPayload, PackError> {
         features.push(le_u32(payload, at, "COP2 feature word")?);
         at += 4;
     }
-    // The stream starts at the first 16-byte boundary after the metadata; what lies between
-    // is 0xFF padding.
-    let stream_offset = meta_end.div_ceil(16) * 16;
-    if stream_offset > body_end {
-        return Err(PackError::at(
-            "cop-missing-stream",
-            "COP2 command-stream action",
-            body,
-            "the action ends inside the metadata padding",
-        ));
-    }
-    for p in meta_end..stream_offset {
-        let b = usize::try_from(p)
-            .ok()
-            .and_then(|i| payload.get(i))
-            .copied();
-        if b != Some(0xFF) {
-            return Err(PackError::at(
-                "cop2-bad-padding",
-                "COP2 metadata padding",
-                p,
-                format!(
-                    "byte {:#04x} where 0xff padding to the 16-byte stream start was expected",
-                    b.unwrap_or(0)
-                ),
-            ));
-        }
-    }
-    let stream_len = body_end - stream_offset;
-    if stream_len == 0 {
-        return Err(PackError::at(
-            "cop-empty-stream",
-            "COP2 command-stream action",
-            stream_offset,
-            "the command stream has length 0",
-        ));
-    }
-    if !stream_len.is_multiple_of(4) {
-        return Err(PackError::at(
-            "cop-stream-not-words",
-            "COP2 command-stream action",
-            stream_offset,
-            format!("{stream_len:#x} bytes is not a whole number of 32-bit words"),
-        ));
-    }
+    // The stream starts at the first 16-byte boundary after the metadata block, as the
+    // schema's `stream_start` computes it; the schema checked it lies before the action's end.
+    let align = u64::from(STREAM_ALIGN);
+    let stream_offset = (body + u64::from(meta.meta_size())).div_ceil(align) * align;
     Ok(CopPayload {
         format: CopFormat::Cop2 {
             major: h.major(),
@@ -338,8 +263,8 @@ fn parse_cop2(payload: &[u8]) -> Result<CopPayload, PackError> {
         id: meta.id(),
         features,
         stream_offset,
-        stream_len,
-        payload_len: len,
+        stream_len: body_end - stream_offset,
+        payload_len: total(payload),
     })
 }
 
@@ -512,5 +437,48 @@ mod tests {
         let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
         p[28] = b'X';
         assert_eq!(parse(&p).unwrap_err().code, "cop2-bad-metadata");
+    }
+
+    #[test]
+    fn cop2_zero_bytes_may_follow_the_actions_and_nothing_else() {
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p.extend_from_slice(&[0, 0, 0, 0, 0]);
+        assert_eq!(parse(&p).unwrap().stream_len, 4);
+        p.extend_from_slice(&[0, 5]);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-trailing-data", Some(74)));
+        assert_eq!(e.field, "COP2 trailing");
+    }
+
+    #[test]
+    fn cop2_metadata_lies_inside_its_action_before_a_stream_of_words() {
+        // The block runs past the action's end.
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p[24] = 0x40;
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop2-bad-metadata", Some(24)));
+        assert_eq!(e.field, "COP2 streams[0].meta_size");
+        // The block ends inside the action, the 16-byte stream start after it.
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p[24] = 41;
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-missing-stream", Some(24)));
+        // The padding byte after the block is checked from the block's end.
+        let mut p = cop2(&[0xffff_0000], 0xffff_00ff);
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop2-bad-padding", Some(61)));
+        assert_eq!(e.field, "COP2 streams[0].padding");
+        p[61] = 0xff;
+        assert!(parse(&p).is_ok());
+        // No stream after the padding.
+        let e = parse(&cop2(&[], 0xffff_ffff)).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-empty-stream", Some(24)));
+        // A stream that is not whole words.
+        let mut p = cop2(&[0xffff_0000], 0xffff_ffff);
+        p.extend_from_slice(&[0, 0]);
+        p[8] += 2;
+        p[20] += 2;
+        let e = parse(&p).unwrap_err();
+        assert_eq!((e.code, e.offset), ("cop-stream-not-words", Some(24)));
     }
 }

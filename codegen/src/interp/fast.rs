@@ -1105,6 +1105,7 @@ impl<'b> State<'b> {
             want: refill(s.want, p.want_slots, Vec::new()),
             rec_at: 0,
             rec_index: 0,
+            rec_span: (0, 0, 0),
             lets: refill(s.lets, p.lets.saturating_add(p.fast.memos.len()), None),
             prev: refill(s.prev, p.order_slots, None),
         }

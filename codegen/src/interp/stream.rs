@@ -447,9 +447,14 @@ pub(super) fn exec_each<E: Report>(
         return Ok(());
     };
     let (recs, _) = walk(st, p, s);
-    let saved = (st.rec_at, st.rec_index);
+    let saved = (st.rec_at, st.rec_index, st.rec_span);
     let mut ci = 0u64;
     for (i, r) in recs.iter().enumerate() {
+        st.rec_span = (
+            r.at,
+            r.at.saturating_add(s.hs),
+            r.at.saturating_add(r.total),
+        );
         match e.layout {
             None => {
                 st.rec_at = r.at;
@@ -465,11 +470,11 @@ pub(super) fn exec_each<E: Report>(
             }
         }
         if let Err(x) = it.exec::<E>(p, &e.steps, st) {
-            (st.rec_at, st.rec_index) = saved;
+            (st.rec_at, st.rec_index, st.rec_span) = saved;
             return Err(x);
         }
     }
-    (st.rec_at, st.rec_index) = saved;
+    (st.rec_at, st.rec_index, st.rec_span) = saved;
     Ok(())
 }
 

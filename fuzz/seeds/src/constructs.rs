@@ -24,11 +24,40 @@ const CONDITIONAL: u8 = 8;
 const FLOATS: u8 = 9;
 const BIGEND: u8 = 10;
 const ORDERED: u8 = 11;
+const PADDED: u8 = 12;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
         out.extend_from_slice(&w.to_le_bytes());
     }
+}
+
+/// A `padded.yaml` file: `reserved` zero bytes, the records (`(kind, body)`), `tail` 0xEE
+/// bytes.
+fn padded(reserved: usize, records: &[(u16, Vec<u8>)], tail: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (kind, b) in records {
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&(b.len() as u16).to_le_bytes());
+        body.extend_from_slice(b);
+    }
+    let mut out = Vec::new();
+    le32(
+        &mut out,
+        &[0x5344_4150, reserved as u32, body.len() as u32, tail as u32],
+    );
+    out.resize(out.len() + reserved, 0);
+    out.extend(body);
+    out.resize(out.len() + tail, 0xEE);
+    out
+}
+
+/// A `padded.yaml` blob body: `used`, the data, `pad` bytes of 0xFF.
+fn padded_blob(data: &[u8], pad: usize) -> Vec<u8> {
+    let mut b = (data.len() as u16).to_le_bytes().to_vec();
+    b.extend_from_slice(data);
+    b.resize(b.len() + pad, 0xFF);
+    b
 }
 
 fn tlv(records: &[(u16, &[u8])]) -> Vec<u8> {
@@ -335,6 +364,19 @@ pub fn write_seeds(dir: &Path) -> usize {
             ordered(0, 100, 32, &spans, 8),
         ),
     ];
+    seeds.push((
+        "padded".into(),
+        PADDED,
+        padded(
+            4,
+            &[
+                (1, padded_blob(b"abc", 3)),
+                (2, vec![9, 9]),
+                (1, padded_blob(&[], 0)),
+            ],
+            2,
+        ),
+    ));
     seeds.push((
         "opendir".into(),
         OPENDIR | 0x80,

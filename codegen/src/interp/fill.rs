@@ -1,0 +1,133 @@
+//! `fill` steps in the interpreter (the emitter's rules in `fill.rs`, restated from the
+//! checked schema), and the values of `record.<part>`.
+
+use npuschema_core::Report;
+
+use super::{CBlame, CE, CStep, Comp, Fail, FileProg, IdxK, Interp, Shape, State};
+use crate::check::Scope;
+use crate::fill::{FillStep, Span, byte_value};
+use crate::recpos::RecPos;
+
+/// The bytes a compiled `fill` step covers.
+#[derive(Clone, Debug)]
+enum FSpan {
+    /// A file-level range (index in `file.ranges`), checked by its `range_fits`.
+    Range(usize),
+    /// `from..to`, absolute.
+    FromTo(Box<(CE, CE)>),
+}
+
+/// A compiled `fill` step: its sites in the emitter's order (the wrong byte, then the span
+/// outside the buffer).
+#[derive(Clone, Debug)]
+pub(super) struct FillCheck {
+    bad: Fail,
+    out: Option<Fail>,
+    span: FSpan,
+    byte: u8,
+}
+
+/// The value of `record.<part>` for the current record `(offset, body offset, body end)`.
+pub(super) fn rec_pos((at, body, end): (u64, u64, u64), k: RecPos) -> u64 {
+    match k {
+        RecPos::Offset => at,
+        RecPos::BodyOffset => body,
+        RecPos::BodyLen => end.saturating_sub(body),
+        RecPos::End => end,
+    }
+}
+
+impl Comp<'_> {
+    pub(super) fn fill_step(&mut self, s: &FillStep, scope: Scope<'_>) -> Option<CStep> {
+        let name = s.field_name();
+        let blame = match scope {
+            Scope::Record(t) => {
+                CBlame::record(&t.name.text, &name, 0, super::BaseK::Zero, IdxK::Index)
+            }
+            _ => CBlame::plain(&name, 0),
+        };
+        let bad = self.fail(&s.code.text, blame.clone(), Shape::Mismatch);
+        let (span, out) = match &s.span {
+            Span::Range(r) => (
+                FSpan::Range(
+                    self.c
+                        .schema
+                        .file
+                        .ranges
+                        .iter()
+                        .position(|x| x.name.text == r.text)?,
+                ),
+                None,
+            ),
+            Span::FromTo { from, to } => (
+                FSpan::FromTo(Box::new((
+                    self.expr(&from.expr, scope),
+                    self.expr(&to.expr, scope),
+                ))),
+                Some(self.fail(&s.code.text, blame, Shape::Range("len".to_string()))),
+            ),
+        };
+        Some(CStep::Fill(Box::new(FillCheck {
+            bad,
+            out,
+            span,
+            byte: byte_value(self.c, s)?,
+        })))
+    }
+}
+
+impl<'c> Interp<'c> {
+    pub(super) fn fill_exec<E: Report>(
+        &self,
+        p: &FileProg<'c>,
+        k: &FillCheck,
+        st: &State<'_>,
+    ) -> Result<(), E> {
+        let (start, bytes) = match &k.span {
+            FSpan::Range(i) => {
+                let Some((o, l)) = st.ranges.get(*i).copied().flatten() else {
+                    return Ok(());
+                };
+                (o, npuschema_core::range_at(st.buf, o, l).unwrap_or(&[]))
+            }
+            FSpan::FromTo(ft) => {
+                let (from, to) = (st.val(p, &ft.0), st.val(p, &ft.1));
+                let bytes = match (from, to) {
+                    (Some(f), Some(t)) => match (usize::try_from(f), usize::try_from(t)) {
+                        (Ok(f), Ok(t)) => st.buf.get(f..t),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(bytes) = bytes else {
+                    let Some(out) = &k.out else {
+                        return Ok(());
+                    };
+                    let len = to
+                        .zip(from)
+                        .and_then(|(t, f)| t.checked_sub(f))
+                        .unwrap_or(u64::MAX);
+                    return Err(self.err_at(
+                        st,
+                        out,
+                        [from.unwrap_or(u64::MAX), len, st.len],
+                        Some(from.unwrap_or(0)),
+                        None,
+                    ));
+                };
+                (from.unwrap_or(0), bytes)
+            }
+        };
+        if let Some((i, &b)) = bytes.iter().enumerate().find(|(_, b)| **b != k.byte) {
+            let at = start.saturating_add(u64::try_from(i).unwrap_or(u64::MAX));
+            return Err(self.err_at(
+                st,
+                &k.bad,
+                [u64::from(b), u64::from(k.byte), 0],
+                Some(at),
+                None,
+            ));
+        }
+        Ok(())
+    }
+}

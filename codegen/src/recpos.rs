@@ -1,0 +1,107 @@
+//! `record.<part>`: where the current record of a record stream lies, inside a `for_each`
+//! over the stream or one of its collections (`record.offset`, `record.body_offset`,
+//! `record.body_len`, `record.end`). Resolved here, emitted here; the interpreter reads
+//! the same values from its walk (`interp/stream.rs`).
+//!
+//! ```yaml
+//! - for_each: notes
+//!   validate:
+//!     - { code: note-too-long, assert: "text_len <= record.body_len", field: text_len }
+//! ```
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::check::{Resolved, Scope};
+use crate::schema::Schema;
+
+/// Which position of the current record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecPos {
+    /// Where the record (its header) starts in the file.
+    Offset,
+    /// Where its body starts (after the header).
+    BodyOffset,
+    /// The body's bytes (padding excluded).
+    BodyLen,
+    /// Where the body ends (`body_offset + body_len`, padding excluded).
+    End,
+}
+
+/// The parts, by name.
+pub const PARTS: [(&str, RecPos); 4] = [
+    ("offset", RecPos::Offset),
+    ("body_offset", RecPos::BodyOffset),
+    ("body_len", RecPos::BodyLen),
+    ("end", RecPos::End),
+];
+
+/// The word that names the current record.
+pub const RECORD: &str = "record";
+
+/// `record.<part>` resolved: `Some` when the path starts with `record` and means this (a
+/// part, or an error saying why not), `None` when it is something else (a located record or
+/// a table named `record`, a field named `record`).
+pub(crate) fn resolve(
+    schema: &Schema,
+    path: &[String],
+    scope: Scope<'_>,
+) -> Option<Result<Resolved, String>> {
+    let [first, part] = path else {
+        return None;
+    };
+    if first != RECORD {
+        return None;
+    }
+    let file = &schema.file;
+    let in_stream = match scope {
+        Scope::Record(t) => crate::streams::is_target(file, &t.name.text),
+        _ => false,
+    };
+    if !in_stream {
+        // Something else of that name keeps its meaning.
+        let other = file.tables.iter().any(|t| t.name.text == RECORD)
+            || file.ext.records.iter().any(|r| r.name.text == RECORD)
+            || match scope {
+                Scope::Record(t) | Scope::RecordOnly(t) => schema
+                    .structs
+                    .iter()
+                    .find(|s| s.name.text == t.record.text)
+                    .is_some_and(|s| s.fields.iter().any(|f| f.name.text == RECORD)),
+                Scope::Top => false,
+            };
+        if other {
+            return None;
+        }
+        return Some(Err(format!(
+            "`record.{part}` is the current record of a record stream: it exists only in the steps of a for_each over a stream or one of its collections"
+        )));
+    }
+    Some(
+        PARTS
+            .iter()
+            .find(|(n, _)| *n == part.as_str())
+            .map(|(_, k)| Resolved::RecPos(*k))
+            .ok_or_else(|| {
+                format!(
+                    "`record.{part}`: a stream's record has {}",
+                    PARTS
+                        .iter()
+                        .map(|(n, _)| format!("`record.{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }),
+    )
+}
+
+/// `u64` tokens for a part, in a stream's `for_each` (where `__item` is the record).
+pub(crate) fn emit(k: RecPos) -> TokenStream {
+    let body_len = quote!(u64::try_from(__item.body().len()).unwrap_or(u64::MAX));
+    match k {
+        RecPos::Offset => quote!(__item.offset()),
+        RecPos::BodyOffset => quote!(__item.body_offset()),
+        RecPos::BodyLen => body_len,
+        RecPos::End => quote!(__item.body_offset().saturating_add(#body_len)),
+    }
+}
