@@ -157,6 +157,8 @@ enum CE {
     Bin(BinOp, Box<CE>, Box<CE>),
     Not(Box<CE>),
     Count(usize),
+    /// `first(collection)`: the index in its stream of the collection's first record.
+    First(usize),
     End(usize),
     If(Box<CE>, Box<CE>, Box<CE>),
     /// A named value (index among the file's `let` steps).
@@ -616,6 +618,13 @@ impl Comp<'_> {
                     let name = p.first().map_or("", |s| s.as_str());
                     match self.c.collections.iter().position(|t| t.name.text == name) {
                         Some(i) => CE::Count(i),
+                        None => CE::Zero,
+                    }
+                }
+                (crate::positions::NAME, [Expr::Ref(p)]) => {
+                    let name = p.first().map_or("", |s| s.as_str());
+                    match self.c.collections.iter().position(|t| t.name.text == name) {
+                        Some(i) => CE::First(i),
                         None => CE::Zero,
                     }
                 }
@@ -2709,6 +2718,7 @@ impl<'b> State<'b> {
                 self.val(p, &field.at_index(k))
             }
             CE::Count(ci) => Some(self.count(p, *ci)),
+            CE::First(ci) => stream::first(self, p, *ci),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;
                 at.checked_add(size)

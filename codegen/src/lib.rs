@@ -13,6 +13,7 @@ mod expr;
 mod ext;
 mod index;
 pub mod interp;
+mod positions;
 mod regs;
 mod schema;
 mod sections;

@@ -292,6 +292,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let mut arms = Vec::new();
     let mut ifs = Vec::new();
     let mut counts = Vec::new();
+    let mut firsts = Vec::new();
     for l in &s.layouts {
         let (Some(v), Some(n)) = (
             layout_value(em.c, l),
@@ -317,11 +318,19 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             ),
         );
         counters.push(quote!(let mut #var: u64 = 0;));
+        // `first(collection)` (positions.rs): the index of its first record, when asked.
+        let first =
+            crate::positions::walk_tokens(file, &l.collection.text).map(|(v, decl, set)| {
+                counters.push(decl);
+                firsts.push(v);
+                set
+            });
         let body = quote! {
             if __body < #n {
                 return #f;
             }
             #var = #var.saturating_add(1);
+            #first
         };
         arms.push(quote! {
             #v => {
@@ -385,12 +394,14 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     });
     let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
         .chain(counts.iter().map(|c| c.0.clone()))
+        .chain(firsts.iter().cloned())
         .collect();
     let cnt_vals: Vec<_> = std::iter::once(quote!(index))
         .chain(counts.iter().map(|c| {
             let v = &c.1;
             quote!(#v)
         }))
+        .chain(firsts.iter().map(|v| quote!(#v)))
         .collect();
     let comment = format!(
         "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.",
