@@ -1,5 +1,5 @@
 //! The schema interpreter against the generated code of the test schemas that carry the
-//! schema-language constructs (record streams, strings and string tables, `t[expr].field`,
+//! schema-language constructs (record streams and `first()`, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
 //! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view as far as it is cheap to compare: header words,
@@ -54,6 +54,7 @@ schemas! {
     floats: "../tests/schemas/floats.yaml", Floats;
     bigend: "../tests/schemas/bigend.yaml", BigEnd;
     ordered: "../tests/schemas/ordered.yaml", Ordered;
+    wav: "../tests/schemas/wav.yaml", Wav;
 }
 
 #[path = "../../tests/src/opendir_blobs.rs"]
@@ -426,6 +427,24 @@ fuzz_target!(|data: &[u8]| {
                 checksum(v, "body"),
                 (u64::from(h.checksum()), u64::from(g.body_computed()))
             );
+        }),
+        12 => run!(k, b, wav::Wav, |g, v| {
+            same_fields!(v, "header", g.header(), [riff, riff_size, wave]);
+            assert_eq!(g.chunks().count(), records(v, "chunks"));
+            for c in g.chunks() {
+                let p = format!("chunks[{}]", c.index());
+                assert_eq!(record(v, &p).offset, c.offset());
+                same_fields!(v, &p, c.header(), [id, size]);
+                assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
+            }
+            table!(
+                v,
+                b,
+                "fmts",
+                g.fmts(),
+                [format_tag, channels, sample_rate, byte_rate, block_align, bits_per_sample]
+            );
+            assert_eq!(g.datas().count(), records(v, "datas"));
         }),
         _ => run!(k, b, ordered::Ordered, |g, v| {
             let h = g.header();
