@@ -17,7 +17,7 @@ use quote::{format_ident, quote};
 use crate::check::{Checked, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
-use crate::schema::{File, Step};
+use crate::schema::Step;
 
 /// The function's name in expressions.
 pub const NAME: &str = "first";
@@ -43,20 +43,28 @@ pub fn calls(e: &Expr, out: &mut Vec<String>) {
     }
 }
 
-/// The expressions of validation steps, `for_each` bodies and `when` conditions included.
-fn step_exprs<'s>(steps: &'s [Step], out: &mut Vec<&'s ExprAt>) {
+/// Every expression of validation steps (`for_each` bodies, `when` conditions, order keys,
+/// limits and the steps of the other constructs included).
+fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'s ExprAt>) {
     for s in steps {
         match s {
             Step::MinLen { min, .. } => out.push(min),
             Step::Expect { field, equals, .. } => out.extend([field, equals]),
             Step::Assert { expr, .. } => out.push(expr),
             Step::Let { value, .. } => out.push(value),
-            Step::ForEach { steps, .. } => step_exprs(steps, out),
+            Step::TableFits { within, .. } | Step::RangeFits { within, .. } => out.push(within),
+            Step::Order { by, .. } => out.extend(by.iter()),
+            Step::Ext(x) => out.extend(crate::ext::step_exprs(c, x)),
+            Step::ForEach { steps, .. } => step_exprs(c, steps, out),
             Step::When { when, step } => {
                 out.push(when);
-                step_exprs(std::slice::from_ref(&**step), out);
+                step_exprs(c, std::slice::from_ref(&**step), out);
             }
-            _ => {}
+            Step::Checksum { .. }
+            | Step::FlagsKnown { .. }
+            | Step::EnumKnown { .. }
+            | Step::Str(_)
+            | Step::StreamFits { .. } => {}
         }
     }
 }
@@ -64,9 +72,9 @@ fn step_exprs<'s>(steps: &'s [Step], out: &mut Vec<&'s ExprAt>) {
 /// The collections whose first record some validation step asks about (the emitter keeps a
 /// position for these only).
 #[must_use]
-pub fn used(file: &File) -> Vec<String> {
+pub fn used(c: &Checked) -> Vec<String> {
     let mut es = Vec::new();
-    step_exprs(&file.validate, &mut es);
+    step_exprs(c, &c.schema.file.validate, &mut es);
     let mut out = Vec::new();
     for e in es {
         calls(&e.expr, &mut out);
@@ -210,10 +218,10 @@ pub fn emit_call(args: &[Expr]) -> TokenStream {
 /// `index` the first time a record of the collection is met.
 #[must_use]
 pub fn walk_tokens(
-    file: &File,
+    c: &Checked,
     name: &str,
 ) -> Option<(proc_macro2::Ident, TokenStream, TokenStream)> {
-    if !used(file).iter().any(|n| n == name) {
+    if !used(c).iter().any(|n| n == name) {
         return None;
     }
     let v = var(name);
