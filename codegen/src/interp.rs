@@ -829,6 +829,11 @@ impl Comp<'_> {
                 };
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                    // `first(collection)` names itself (the emitter's rule, restated).
+                    Expr::Call(f, a) if f == crate::positions::NAME => match a.as_slice() {
+                        [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
+                        _ => String::new(),
+                    },
                     _ => String::new(),
                 };
                 let b = self.blame(&field.expr, scope);

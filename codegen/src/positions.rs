@@ -235,3 +235,16 @@ pub fn walk_tokens(
         },
     ))
 }
+
+/// The name a comparison's error gives an operand that is a `first(...)`
+/// (`first(fmts)`); empty for any other expression.
+#[must_use]
+pub fn operand_name(e: &Expr) -> String {
+    match e {
+        Expr::Call(f, args) if f == NAME => match args.as_slice() {
+            [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}

@@ -1222,7 +1222,7 @@ mod positions {
             Detail::Compare {
                 lhs: Some(2),
                 rhs: Some(0),
-                names: &["", ">=", ""],
+                names: &["first(fmts)", ">=", "first(datas)"],
             }
         );
         // Counts still come first: two `fmt ` chunks, or none.
@@ -1260,7 +1260,7 @@ mod positions {
             Detail::Compare {
                 lhs: Some(1),
                 rhs: Some(0),
-                names: &["", "!=", ""],
+                names: &["first(ihdrs)", "!=", ""],
             }
         );
         // No IHDR: there is no first record, so the check fails with its own code and no
@@ -1273,7 +1273,7 @@ mod positions {
             Detail::Compare {
                 lhs: None,
                 rhs: Some(0),
-                names: &["", "!=", ""],
+                names: &["first(ihdrs)", "!=", ""],
             }
         );
         let brief = png::Png::validate_as::<Brief>(&none).expect_err("rejected as Brief");
