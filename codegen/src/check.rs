@@ -582,6 +582,7 @@ pub(crate) fn check_calls(
                 );
                 false
             }
+            (crate::positions::NAME, _) => crate::positions::check_call(c, args, what, at, d),
             ("end", [Expr::Ref(p)])
                 if p.len() == 1
                     && c.schema
@@ -615,7 +616,7 @@ pub(crate) fn check_calls(
                 ok
             }
             _ => {
-                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), end(record), if(c, a, b))", at.text, args.len()));
+                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), first(collection), end(record), if(c, a, b))", at.text, args.len()));
                 false
             }
         },
@@ -775,6 +776,7 @@ pub(crate) fn unbound_records(
         }
     }
     crate::index::unfitted(c, e, st, d);
+    crate::positions::unwalked(c, e, st, d);
     crate::index::reserved_index(c, e, scope, d);
     let mut names = Vec::new();
     ends(&e.expr, &mut names);
@@ -1575,6 +1577,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
     crate::strings::check_defs(c, d);
     crate::index::check_writer(c, d);
     crate::streams::check_file(c, d);
+    crate::positions::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(

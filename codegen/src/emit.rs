@@ -1071,7 +1071,7 @@ impl<'a> Em<'a> {
                 let neg = op.negated().symbol();
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    _ => String::new(),
+                    _ => crate::positions::operand_name(e),
                 };
                 let (ln, rn) = (name_of(l), name_of(r));
                 let b = self.blame(&field.expr, scope);

@@ -103,7 +103,8 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// Logical not.
     Not(Box<Expr>),
-    /// A built-in function: `count(collection)`, `end(record)`, `if(condition, then, else)`.
+    /// A built-in function: `count(collection)`, `first(collection)`, `end(record)`,
+    /// `if(condition, then, else)`.
     Call(String, Vec<Expr>),
     /// A field of a table's record at a computed index: `sections[header.shstrndx].offset`
     /// (the table's name, the index, the field's path within the record).
@@ -138,8 +139,9 @@ impl Expr {
                 r.collect_refs(out);
             }
             Expr::Not(e) => e.collect_refs(out),
-            // `count(collection)` and `end(record)` name things, not values: not references.
-            Expr::Call(f, _) if f == "count" || f == "end" => {}
+            // `count(collection)`, `first(collection)` and `end(record)` name things, not
+            // values: not references.
+            Expr::Call(f, _) if f == "count" || f == "end" || f == crate::positions::NAME => {}
             Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
             // The table and the field name a record's part, not a value: only the index's
             // references are references (the field is resolved by `crate::index`).

@@ -158,6 +158,8 @@ enum CE {
     Bin(BinOp, Box<CE>, Box<CE>),
     Not(Box<CE>),
     Count(usize),
+    /// `first(collection)`: the index in its stream of the collection's first record.
+    First(usize),
     End(usize),
     If(Box<CE>, Box<CE>, Box<CE>),
     /// A named value (index among the file's `let` steps).
@@ -625,6 +627,13 @@ impl Comp<'_> {
                         None => CE::Zero,
                     }
                 }
+                (crate::positions::NAME, [Expr::Ref(p)]) => {
+                    let name = p.first().map_or("", |s| s.as_str());
+                    match self.c.collections.iter().position(|t| t.name.text == name) {
+                        Some(i) => CE::First(i),
+                        None => CE::Zero,
+                    }
+                }
                 ("end", [Expr::Ref(p)]) => {
                     let name = p.first().map_or("", |s| s.as_str());
                     match self
@@ -826,6 +835,11 @@ impl Comp<'_> {
                 };
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                    // `first(collection)` names itself (the emitter's rule, restated).
+                    Expr::Call(f, a) if f == crate::positions::NAME => match a.as_slice() {
+                        [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
+                        _ => String::new(),
+                    },
                     _ => String::new(),
                 };
                 let b = self.blame(&field.expr, scope);
@@ -2721,6 +2735,7 @@ impl<'b> State<'b> {
             }
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::RecPos(k) => Some(fill::rec_pos(self.rec_span, *k)),
+            CE::First(ci) => stream::first(self, p, *ci),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;
                 at.checked_add(size)

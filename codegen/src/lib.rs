@@ -15,6 +15,7 @@ mod fill;
 mod index;
 pub mod interp;
 mod recpos;
+mod positions;
 mod regs;
 mod schema;
 mod sections;

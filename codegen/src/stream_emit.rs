@@ -292,6 +292,8 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let mut arms = Vec::new();
     let mut ifs = Vec::new();
     let mut counts = Vec::new();
+    let mut firsts = Vec::new();
+    let mut any_sized = false;
     for l in &s.layouts {
         let (Some(v), Some(n)) = (
             layout_value(em.c, l),
@@ -302,6 +304,10 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         let var = format_ident!("__n_{}", l.collection.text);
         let cnt = format_ident!("__count_{}", l.collection.text);
         let v = lit_u64(v);
+        // A layout of no bytes (`fields: []`) fits every body: its site stays (the
+        // interpreter registers it too), its comparison would always pass.
+        let sized = n > 0;
+        any_sized |= sized;
         let n = lit_u64(n);
         let f = fail(
             code,
@@ -317,11 +323,24 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             ),
         );
         counters.push(quote!(let mut #var: u64 = 0;));
-        let body = quote! {
-            if __body < #n {
-                return #f;
+        // `first(collection)` (positions.rs): the index of its first record, when asked.
+        let first =
+            crate::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
+                counters.push(decl);
+                firsts.push(v);
+                set
+            });
+        let short = sized.then(|| {
+            quote! {
+                if __body < #n {
+                    return #f;
+                }
             }
+        });
+        let body = quote! {
+            #short
             #var = #var.saturating_add(1);
+            #first
         };
         arms.push(quote! {
             #v => {
@@ -331,20 +350,21 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         ifs.push((v, body));
         counts.push((cnt, var));
     }
+    let body_len = any_sized.then(|| quote!(let __body: u64 = total.saturating_sub(#hs64);));
     let layout_check = match (&ty, arms.len()) {
         (Some(_), 0) | (None, _) => quote!(),
         // One layout: an `if`, not a one-arm `match`.
         (Some(ty), 1) => {
             let (v, body) = &ifs[0];
             quote! {
-                let __body: u64 = total.saturating_sub(#hs64);
+                #body_len
                 if #ty == #v {
                     #body
                 }
             }
         }
         (Some(ty), _) => quote! {
-            let __body: u64 = total.saturating_sub(#hs64);
+            #body_len
             match #ty {
                 #(#arms)*
                 _ => {}
@@ -385,12 +405,14 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     });
     let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
         .chain(counts.iter().map(|c| c.0.clone()))
+        .chain(firsts.iter().cloned())
         .collect();
     let cnt_vals: Vec<_> = std::iter::once(quote!(index))
         .chain(counts.iter().map(|c| {
             let v = &c.1;
             quote!(#v)
         }))
+        .chain(firsts.iter().map(|v| quote!(#v)))
         .collect();
     let comment = format!(
         "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.",

@@ -1,5 +1,5 @@
 //! The schema interpreter against the generated code of the test schemas that carry the
-//! schema-language constructs (record streams, strings and string tables, `t[expr].field`,
+//! schema-language constructs (record streams and `first()`, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
 //! fill bytes and record positions (`padded`),
 //! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
@@ -60,6 +60,7 @@ schemas! {
     bigend: "../tests/schemas/bigend.yaml", BigEnd;
     ordered: "../tests/schemas/ordered.yaml", Ordered;
     padded: "../tests/schemas/padded.yaml", Padded;
+    wav: "../tests/schemas/wav.yaml", Wav;
 }
 
 use npuschema_tests::opendir_blobs;
@@ -388,7 +389,7 @@ fuzz_target!(|data: &[u8]| {
                 (u64::from(h.checksum()), u64::from(g.body_computed()))
             );
         }),
-        _ => run!(k, b, padded::Padded, |g, v| {
+        12 => run!(k, b, padded::Padded, |g, v| {
             same_fields!(
                 v,
                 "header",
@@ -405,6 +406,24 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
             }
             table!(v, b, "blobs", g.blobs(), [used]);
+        }),
+        _ => run!(k, b, wav::Wav, |g, v| {
+            same_fields!(v, "header", g.header(), [riff, riff_size, wave]);
+            assert_eq!(g.chunks().count(), records(v, "chunks"));
+            for c in g.chunks() {
+                let p = format!("chunks[{}]", c.index());
+                assert_eq!(record(v, &p).offset, c.offset());
+                same_fields!(v, &p, c.header(), [id, size]);
+                assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
+            }
+            table!(
+                v,
+                b,
+                "fmts",
+                g.fmts(),
+                [format_tag, channels, sample_rate, byte_rate, block_align, bits_per_sample]
+            );
+            assert_eq!(g.datas().count(), records(v, "datas"));
         }),
     }
 });

@@ -278,3 +278,49 @@ fn a_schema_of_every_lowered_kind_agrees_on_both_paths() {
     }
     no_disagreement();
 }
+
+/// RIFF/WAVE (`tests/schemas/wav.yaml`: a record stream, `count()` and `first()`) on the
+/// real `.wav` files under /usr/share/sounds and their mutants.
+#[test]
+fn wav_real_files_and_mutants_agree_on_both_paths() {
+    let mut files = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from("/usr/share/sounds")];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for p in rd.flatten().map(|e| e.path()) {
+            let Ok(md) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if md.is_dir() {
+                stack.push(p);
+            } else if md.is_file() && p.extension().is_some_and(|e| e == "wav") {
+                files.push(std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    if files.is_empty() {
+        eprintln!("interp_fast: no .wav under /usr/share/sounds; skipped");
+        return;
+    }
+    files.sort_by_key(Vec::len);
+    let c = load("schemas/wav.yaml");
+    let it = Interp::new(&c);
+    let mut codes = std::collections::BTreeSet::new();
+    for good in files.iter().take(3) {
+        assert_eq!(agree(&it, good), "ok");
+        for at in 0..64.min(good.len()) {
+            for v in [0x00, 0xFF, good[at].wrapping_add(1)] {
+                let mut m = good.clone();
+                m[at] = v;
+                codes.insert(agree(&it, &m));
+            }
+        }
+        for len in (0..good.len()).step_by(97) {
+            codes.insert(agree(&it, &good[..len]));
+        }
+    }
+    assert!(codes.len() > 6, "the sweep reaches many checks: {codes:?}");
+    no_disagreement();
+}

@@ -1257,3 +1257,150 @@ fn record_positions_are_the_current_records() {
     m[30] = b'e';
     assert_eq!(padded_rejected(&m).offset, 30);
 }
+
+// ----- record positions in a stream: first(collection) -----------------------------------
+
+mod positions {
+    use npuschema_core::{Brief, Detail};
+
+    mod wav {
+        npuschema_macro::include_schema!("schemas/wav.yaml");
+    }
+    mod png {
+        npuschema_macro::include_schema!("schemas/png.yaml");
+    }
+
+    /// A RIFF/WAVE file of the chunks `(id, body)`, each padded to an even length.
+    fn riff(cs: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+        let mut body = b"WAVE".to_vec();
+        for (id, data) in cs {
+            body.extend_from_slice(*id);
+            body.extend_from_slice(&u32::try_from(data.len()).expect("small").to_le_bytes());
+            body.extend_from_slice(data);
+            if data.len() % 2 == 1 {
+                body.push(0);
+            }
+        }
+        let mut out = b"RIFF".to_vec();
+        out.extend_from_slice(&u32::try_from(body.len()).expect("small").to_le_bytes());
+        out.extend(body);
+        out
+    }
+
+    /// 8 kHz mono 16-bit PCM.
+    const FMT: [u8; 16] = [1, 0, 1, 0, 0x40, 0x1F, 0, 0, 0x80, 0x3E, 0, 0, 2, 0, 16, 0];
+
+    /// The `Error` and the `Brief` name the same check; returns the `Error`.
+    fn wav_rejected(b: &[u8]) -> npuschema_core::Error {
+        let e = wav::Wav::validate(b).expect_err("rejected");
+        let brief = wav::Wav::validate_as::<Brief>(b).expect_err("rejected as Brief");
+        let site = wav::error_site(brief.id()).expect("a site");
+        assert_eq!((site.code, site.name), (e.code, e.field.name));
+        e
+    }
+
+    #[test]
+    fn first_orders_records_of_different_types() {
+        // Unknown chunks before and between: `fmt ` is record 1, `data` record 3.
+        let good = riff(&[
+            (b"LIST", b"INFOab"),
+            (b"fmt ", &FMT),
+            (b"junk", b"odd"),
+            (b"data", &[1, 0, 2, 0]),
+        ]);
+        let v = wav::Wav::validate(&good).expect("valid");
+        assert!(wav::Wav::validate_as::<Brief>(&good).is_ok());
+        let ids: Vec<u32> = v.chunks().map(|c| c.header().id()).collect();
+        assert_eq!(
+            ids,
+            [0x5453_494C, wav::CHUNK_FMT, 0x6B6E_756A, wav::CHUNK_DATA]
+        );
+        // The odd-sized chunk's pad byte is skipped: `data` starts on an even offset.
+        let data = v.chunks().nth(3).expect("data");
+        assert_eq!(
+            (data.offset(), data.body()),
+            (12 + 14 + 24 + 12, &[1, 0, 2, 0][..])
+        );
+        let f = v.fmts().next().expect("fmt");
+        assert_eq!(
+            (f.channels(), f.sample_rate(), f.block_align()),
+            (1, 8000, 2)
+        );
+
+        // `data` before `fmt `: the positions, compared, name the rule.
+        let swapped = riff(&[
+            (b"data", &[1, 0, 2, 0]),
+            (b"LIST", b"INFOab"),
+            (b"fmt ", &FMT),
+        ]);
+        let e = wav_rejected(&swapped);
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("fmt-after-data", "header.riff_size", 4)
+        );
+        assert_eq!(
+            e.detail,
+            Detail::Compare {
+                lhs: Some(2),
+                rhs: Some(0),
+                names: &["first(fmts)", ">=", "first(datas)"],
+            }
+        );
+        // Counts still come first: two `fmt ` chunks, or none.
+        let twice = riff(&[(b"fmt ", &FMT), (b"fmt ", &FMT), (b"data", &[])]);
+        assert_eq!(wav_rejected(&twice).code, "one-fmt");
+        assert_eq!(wav_rejected(&riff(&[(b"data", &[])])).code, "one-fmt");
+    }
+
+    /// A PNG of the chunks `(type, data)` with their CRCs, then IEND.
+    fn png_file(chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+        let mut out = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+        for (ty, data) in chunks.iter().chain([&(b"IEND", &[][..])]) {
+            out.extend_from_slice(&u32::try_from(data.len()).expect("small").to_be_bytes());
+            let mut covered = ty.to_vec();
+            covered.extend_from_slice(data);
+            out.extend_from_slice(&covered);
+            out.extend_from_slice(&npuschema_core::crc32(0, &covered).to_be_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn first_of_an_empty_collection_fails_closed() {
+        let ihdr: &[u8] = &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0];
+        assert!(png::Png::validate(&png_file(&[(b"IHDR", ihdr), (b"IDAT", b"x")])).is_ok());
+        // IHDR second: its position is 1.
+        let late = png_file(&[(b"tEXt", b"a\0b"), (b"IHDR", ihdr)]);
+        let e = png::Png::validate(&late).expect_err("rejected");
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("ihdr-not-first", "header.magic", 0)
+        );
+        assert_eq!(
+            e.detail,
+            Detail::Compare {
+                lhs: Some(1),
+                rhs: Some(0),
+                names: &["first(ihdrs)", "!=", ""],
+            }
+        );
+        // No IHDR: there is no first record, so the check fails with its own code and no
+        // left value (as a record read at an index past a table's end does).
+        let none = png_file(&[(b"tEXt", b"a\0b")]);
+        let e = png::Png::validate(&none).expect_err("rejected");
+        assert_eq!(e.code, "ihdr-not-first");
+        assert_eq!(
+            e.detail,
+            Detail::Compare {
+                lhs: None,
+                rhs: Some(0),
+                names: &["first(ihdrs)", "!=", ""],
+            }
+        );
+        let brief = png::Png::validate_as::<Brief>(&none).expect_err("rejected as Brief");
+        assert_eq!(
+            png::error_site(brief.id()).expect("a site").code,
+            "ihdr-not-first"
+        );
+    }
+}

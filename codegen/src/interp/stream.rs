@@ -1,6 +1,7 @@
 //! The interpreter's record streams (`streams.rs`), the emitter's rules restated: the
 //! `stream_fits` walk (the same checks, in the same order, with the same error sites),
-//! `for_each` over a stream or a stream's collection, `count()`, and the dynamic view's
+//! `for_each` over a stream or a stream's collection, `count()`, `first()`
+//! (`positions.rs`), and the dynamic view's
 //! records (each record's header fields and body range, each typed body's fields).
 
 use super::view::{Group, RangeView};
@@ -488,6 +489,19 @@ pub(super) fn count(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> 
         if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
             let n = walk(st, p, s).0.iter().filter(|r| r.ty == l.1).count();
             return Some(n as u64);
+        }
+    }
+    None
+}
+
+/// `first()` of a stream's collection: the index in the stream of its first record (`None`
+/// when it has none, or `ci` is not a stream's collection).
+pub(super) fn first(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> {
+    let name = &p.c.collections.get(ci)?.name.text;
+    for s in &p.streams {
+        if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
+            let i = walk(st, p, s).0.iter().position(|r| r.ty == l.1)?;
+            return Some(i as u64);
         }
     }
     None

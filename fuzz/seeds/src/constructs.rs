@@ -3,7 +3,7 @@
 //! fuzz/fuzz_targets/interp_constructs.rs; bit 7 asks the target to reseal checksums).
 //! Small files are built byte by byte here (the generated readers are not used to make
 //! their own input); the opendir files come from tests/src/opendir_blobs.rs (shared with
-//! the tests); PNG and ELF64 seeds are real files of this machine.
+//! the tests); PNG, ELF64 and WAV seeds are real files of this machine.
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +25,7 @@ const FLOATS: u8 = 9;
 const BIGEND: u8 = 10;
 const ORDERED: u8 = 11;
 const PADDED: u8 = 12;
+const WAV: u8 = 13;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -388,6 +389,15 @@ pub fn write_seeds(dir: &Path) -> usize {
         seeds.push((
             format!("png-{}", p.display()).replace('/', "_"),
             PNG | 0x80,
+            fs::read(&p).unwrap_or_default(),
+        ));
+    }
+    for p in real_files(Path::new("/usr/share"), 8 << 10, 8, &|p, h| {
+        p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wav")) && h.starts_with(b"RIFF")
+    }) {
+        seeds.push((
+            format!("wav-{}", p.display()).replace('/', "_"),
+            WAV,
             fs::read(&p).unwrap_or_default(),
         ));
     }
