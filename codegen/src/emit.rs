@@ -2074,6 +2074,7 @@ fn module(c: &Checked) -> TokenStream {
         em.file_view()
     };
     let writer = crate::writer::tokens(c);
+    let dir_writer = crate::dir_writer::tokens(c);
     let registers = crate::regs::tokens(c);
     let stream_writers = crate::stream_emit::writers(&em);
     quote! {
@@ -2090,6 +2091,7 @@ fn module(c: &Checked) -> TokenStream {
         #views
         #file
         #writer
+        #dir_writer
         #registers
         #stream_writers
     }
