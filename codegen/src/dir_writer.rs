@@ -290,7 +290,8 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
     wanted.push((Item::Payload, range.name.text.clone()));
     for (it, n) in wanted {
         if !plan.items.iter().any(|(x, _)| *x == it) {
-            errs.push((w.align_pos, format!("writer order must name `{n}`: a directory writer places every located record, the directory table and the payloads")));
+            let at = w.order.first().map_or(w.align_pos, |o| o.pos);
+            errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, the directory table and the payloads")));
         }
     }
     // Values the steps fix.
