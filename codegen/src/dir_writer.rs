@@ -402,14 +402,12 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             ) {
                 errs.push((stored.pos, format!("checksum `{}`: the writer stores a section's checksum in a `u32` or `u64` field, and `{}` is not one", k.name.text, stored.text)));
             }
-            if !kind(&target.text)
-                .and_then(|k| k.int_ty(&c.schema))
-                .is_some_and(|t| !t.signed())
-                || matches!(
-                    kind(&target.text),
-                    Some(FieldKind::Flags(_) | FieldKind::Bits(_))
-                )
-            {
+            let target_ok = match kind(&target.text) {
+                Some(FieldKind::Int(t)) => !t.signed(),
+                Some(FieldKind::Enum(e)) => c.schema.enums.get(e).is_some_and(|x| !x.repr.signed()),
+                _ => false,
+            };
+            if !target_ok {
                 errs.push((target.pos, format!("checksum `{}`: the writer reads the section type a record names from an unsigned integer or enum field, and `{}` is not one", k.name.text, target.text)));
             }
         }
