@@ -473,6 +473,11 @@ pub(crate) fn check(c: &Checked, d: &mut Diags) {
 
 // ----- emission ----------------------------------------------------------------------------
 
+/// Schema prose inside generated docs: square brackets escaped (not intra-doc links).
+fn esc(s: &str) -> String {
+    s.replace('[', "\\[").replace(']', "\\]")
+}
+
 fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(0))
 }
@@ -617,7 +622,7 @@ fn spec_fields(
         floats |= matches!(kind, FieldKind::Float(_));
         let (ty, _) = crate::writer::field_type(c, kind);
         let n = ident(&name(&f.name.text));
-        let first = f.doc.lines().next().unwrap_or("").trim();
+        let first = esc(f.doc.lines().next().unwrap_or("").trim());
         let doc = if first.is_empty() {
             format!(" `{}.{}`.", st.name.text, f.name.text)
         } else {
@@ -792,7 +797,7 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
                     .join(", ")
             )
         },
-        k.doc.lines().next().unwrap_or("")
+        esc(k.doc.lines().next().unwrap_or(""))
     );
     let func = quote! {
         #[doc = #doc]
@@ -883,7 +888,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let pdoc = format!(
         " The payload (`{}`): {}",
         plan.range.name.text,
-        plan.range.doc.lines().next().unwrap_or("")
+        esc(plan.range.doc.lines().next().unwrap_or(""))
     );
     let fdoc = format!(
         " A {} file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, {}, the directory and the payloads are laid out in that order{}, every derived field and the directory checksums computed.",
