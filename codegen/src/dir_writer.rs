@@ -359,6 +359,9 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
     } else if !const_only(c, &table.stride.expr, false) {
         errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
     }
+    if let Some(wh) = &range.when {
+        errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
+    }
     let rscope = Scope::RecordOnly(table);
     for (e, what, name) in [
         (&range.offset, What::PayloadOffset, "offset"),
