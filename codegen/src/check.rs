@@ -1525,6 +1525,15 @@ fn generated_names(c: &Checked, d: &mut Diags) {
                 format!("the writer of `{}`", f.name.text),
                 d,
             );
+            if !f.ext.directories.is_empty() {
+                add(
+                    &mut seen,
+                    format!("{}Spec", f.name.text),
+                    f.name.pos,
+                    format!("the writer of `{}`", f.name.text),
+                    d,
+                );
+            }
             for t in &f.tables {
                 add(
                     &mut seen,
@@ -1719,18 +1728,20 @@ fn check_file(c: &Checked, d: &mut Diags) {
         for item in &w.order {
             let known = file.tables.iter().any(|t| t.name.text == item.text)
                 || file.ranges.iter().any(|r| r.name.text == item.text)
-                || file.strings.iter().any(|s| s.name.text == item.text);
+                || file.strings.iter().any(|s| s.name.text == item.text)
+                || file.ext.records.iter().any(|r| r.name.text == item.text);
             if !known {
                 d.error(
                     item.pos,
                     format!(
-                        "writer order names `{}`, which is not a table, range or string",
+                        "writer order names `{}`, which is not a table, range, string or record",
                         item.text
                     ),
                 );
             }
         }
     }
+    crate::dir_writer::check(c, d);
 }
 
 fn collect_range_fits(steps: &[Step]) -> Vec<String> {

@@ -2076,6 +2076,7 @@ fn module(c: &Checked) -> TokenStream {
         em.file_view()
     };
     let writer = crate::writer::tokens(c);
+    let dir_writer = crate::dir_writer::tokens(c);
     let registers = crate::regs::tokens(c);
     let stream_writers = crate::stream_emit::writers(&em);
     quote! {
@@ -2092,6 +2093,7 @@ fn module(c: &Checked) -> TokenStream {
         #views
         #file
         #writer
+        #dir_writer
         #registers
         #stream_writers
     }

@@ -7,6 +7,7 @@
 
 mod check;
 mod diag;
+mod dir_writer;
 mod doc;
 mod emit;
 mod expr;

@@ -419,6 +419,9 @@ pub struct Writer {
     pub align: u64,
     /// Where the `align` value was written.
     pub align_pos: Pos,
+    /// A directory writer: the directory record's field giving each payload's alignment
+    /// (`dir_writer.rs`).
+    pub payload_align: Option<Name>,
 }
 
 /// The file: what sits where, and the validation steps.
@@ -1408,11 +1411,15 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             .unwrap_or_default();
         let align_node = wm.req("align", d);
         let align = align_node.and_then(|n| uint(n, "align", d));
-        wm.finish(&["order", "align"], d);
+        let payload_align = wm
+            .opt("payload_align")
+            .and_then(|n| name(n, "payload_align", d));
+        wm.finish(&["order", "align", "payload_align"], d);
         Some(Writer {
             order,
             align: align?,
             align_pos: align_node?.pos,
+            payload_align,
         })
     });
     let ext = ext::file_ext(&mut m, variant, d);

@@ -65,6 +65,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let Some(w) = &file.writer else {
         return quote!();
     };
+    if !file.ext.directories.is_empty() {
+        // A section directory's writer: `dir_writer.rs`.
+        return quote!();
+    }
     let Some(hs) = c.header() else {
         return quote!();
     };

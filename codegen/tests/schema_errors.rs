@@ -212,3 +212,13 @@ fn open_directories() {
 fn nested_struct() {
     golden("nested_struct");
 }
+/// A directory writer with a place or value it cannot derive: each refused where written.
+#[test]
+fn dir_writer() {
+    golden("dir_writer");
+}
+/// A variant's writer without a section directory: refused (variants write directories).
+#[test]
+fn dir_writer_variant() {
+    golden("dir_writer_variant");
+}

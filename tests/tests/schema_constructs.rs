@@ -1068,6 +1068,69 @@ mod open_dir {
     }
 
     #[test]
+    fn the_directory_writer_lays_out_what_the_validator_reads() {
+        use super::opendir::{OpenDirSpec, SectionSpec};
+        use npuschema_core::WriteError;
+        let secs = sections();
+        let specs: Vec<SectionSpec<'_>> = secs
+            .iter()
+            .map(|s| SectionSpec {
+                sh_type: SecType::from_raw(s.ty),
+                entsize: s.entsize,
+                info: 0,
+                payload: &s.payload,
+            })
+            .collect();
+        let spec = OpenDirSpec { sections: &specs };
+        let n = spec.encoded_len().expect("fits");
+        let mut buf = vec![0xAAu8; n + 3];
+        assert_eq!(spec.write_into(&mut buf), Ok(n));
+        // Byte for byte what the hand-made builder writes: header, directory at 16, each
+        // payload at a 4-byte boundary, the checksum records and crc_sum computed.
+        assert!(buf[..n] == file(&secs)[..]);
+        assert_eq!(verdict(&buf[..n]), Ok(()));
+        let good = buf[..n].to_vec();
+        let v = OpenDir::validate(&good).expect("valid");
+        assert_eq!(v.crcs().count(), 3);
+        assert_eq!(v.header().section_offset(), HEADER as u32);
+        // Fails closed: a short buffer, a section count its u16 field cannot hold.
+        assert!(matches!(
+            spec.write_into(&mut buf[..n - 1]),
+            Err(WriteError::BufferTooSmall { .. })
+        ));
+        let many = vec![specs[0]; 70_000];
+        let big = OpenDirSpec { sections: &many };
+        let mut out = vec![0u8; big.encoded_len().expect("the size fits")];
+        assert_eq!(
+            big.write_into(&mut out),
+            Err(WriteError::TooLarge {
+                field: "header.section_count",
+                value: 70_000
+            })
+        );
+        // `seal` recomputes the sums of bytes laid out as a directory says.
+        let mut b = good.clone();
+        b[12..16].fill(0);
+        let placed: Vec<(u64, u64, u64)> = v
+            .sections()
+            .map(|s| {
+                (
+                    u64::from(s.sh_type().raw()),
+                    u64::from(s.offset()),
+                    u64::from(s.size()),
+                )
+            })
+            .collect();
+        OpenDirSpec::seal(&mut b, placed.iter().copied()).expect("in bounds");
+        assert!(b == good);
+        assert_eq!(
+            OpenDirSpec::file_crc(&b, placed.iter().copied()),
+            v.header().crc_sum()
+        );
+        let _ = (SECTION, seal, ty::EMPTY);
+    }
+
+    #[test]
     fn steps_on_large_types_fail_closed() {
         let good = file(&sections());
         // The ARM_ATTRIBUTES layout (0x70000003) has 8-byte entries: 4 is refused.

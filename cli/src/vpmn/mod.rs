@@ -54,9 +54,9 @@ pub fn section_crc(v: &VpmnV2<'_>, sd_type: u32) -> Option<u32> {
         .map(crc32fast::hash)
 }
 
-/// The header's file checksum recomputed with `crc32fast` by the field map's rule
-/// ([`writer::file_crc`] over the directory as read from `bytes`), independently of the
-/// validator, and the section payload bytes it covers.
+/// The header's file checksum recomputed by the field map's rule ([`writer::file_crc`], the
+/// generated writer's, over the directory as read from `bytes`), independently of the
+/// validator's single-pass check, and the section payload bytes it covers.
 #[must_use]
 pub fn computed_file_crc(bytes: &[u8]) -> (u32, u64) {
     let dir = writer::directory(bytes);

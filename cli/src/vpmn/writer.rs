@@ -1,17 +1,19 @@
-//! The VPMN version 2 writer: lay a file out from its sections (format header, sub-header,
-//! directory, payloads in directory order each at its alignment), compute every CHECKSUM
-//! record and the header's file checksum, and validate the result with the generated
-//! validator before handing it back.
+//! The VPMN version 2 writer on the host: owned specs ([`V2Spec`], [`Section`]) handed to the
+//! generated writer (`vpmn::VpmnV2Spec`, from `schema/vpmn.yaml`'s `writer` block), which
+//! lays the file out (format header, sub-header, directory, payloads in directory order each
+//! at its alignment) and computes every CHECKSUM record and the header's file checksum; the
+//! result is then validated with the generated validator.
 //!
-//! [`reseal`] recomputes the checksums of an existing image (any bytes: it reads
-//! defensively), which is how tests make files with exactly one fault. [`edit_dynaio_entry`]
-//! is the field map's controlled A/B edit: one DYNAIO slot's bytes replaced in place, every
-//! checksum recomputed, the result validated.
+//! [`reseal`] recomputes the checksums of an existing image with the generated writer's
+//! `seal` over the directory as read here (any bytes: it reads defensively), which is how
+//! tests make files with exactly one fault. [`edit_dynaio_entry`] is the field map's
+//! controlled A/B edit: the file decoded, one DYNAIO slot's bytes replaced, the file
+//! re-written by the generated writer and validated.
 
 use std::fmt;
 
 use npuschema_core::Error;
-use npuschema_generated::vpmn::{self, FormatHeader, SectionHeader, SubHeader, Vpmn};
+use npuschema_generated::vpmn::{self, SectionHeader, Vpmn};
 
 /// Section type of CHECKSUM.
 pub const CHECKSUM: u32 = 40;
@@ -75,8 +77,8 @@ pub struct V2Spec {
 /// Why the writer could not produce a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WriteError {
-    /// A size or offset does not fit the field that stores it.
-    TooLarge(&'static str),
+    /// The generated writer refused the spec (a size or offset its field cannot hold).
+    Write(npuschema_core::WriteError),
     /// The bytes written do not validate (the spec breaks a format rule).
     Invalid(Error),
     /// The input is not a version 2 file.
@@ -95,7 +97,7 @@ pub enum WriteError {
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            WriteError::TooLarge(what) => write!(f, "value-too-large: {what}"),
+            WriteError::Write(e) => write!(f, "{e}"),
             WriteError::Invalid(e) => write!(f, "writer output does not validate: {e}"),
             WriteError::NotV2 => f.write_str("not-v2: the writer edits version 2 files only"),
             WriteError::NoSuchEntry(k) => write!(f, "no-such-entry: no DYNAIO entry {k}"),
@@ -122,80 +124,6 @@ fn get_u32(b: &[u8], at: u64) -> Option<u32> {
     b.get(at..)?
         .first_chunk::<4>()
         .map(|w| u32::from_le_bytes(*w))
-}
-
-fn align_up(v: u64, a: u32) -> Option<u64> {
-    if a <= 1 {
-        return Some(v);
-    }
-    let a = u64::from(a);
-    v.checked_add(a - 1).map(|x| x / a * a)
-}
-
-/// Lay the file out and fill in every derived field and checksum, without validating.
-///
-/// # Errors
-/// A size that does not fit its field.
-pub fn assemble(spec: &V2Spec) -> Result<Vec<u8>, WriteError> {
-    let header = FormatHeader::SIZE as u64;
-    let sub = SubHeader::SIZE as u64;
-    let dir_at = header + sub;
-    let count = u32::try_from(spec.sections.len())
-        .map_err(|_| WriteError::TooLarge("sub_header.sh_count"))?;
-    let mut cursor = dir_at
-        .checked_add(u64::from(count) * SectionHeader::SIZE as u64)
-        .ok_or(WriteError::TooLarge("section directory"))?;
-    let mut places = Vec::with_capacity(spec.sections.len());
-    for s in &spec.sections {
-        let at = align_up(cursor, s.alignment).ok_or(WriteError::TooLarge("section offset"))?;
-        places.push(at);
-        cursor = at
-            .checked_add(s.payload.len() as u64)
-            .ok_or(WriteError::TooLarge("section size"))?;
-    }
-    let total = usize::try_from(cursor).map_err(|_| WriteError::TooLarge("file size"))?;
-    let mut out = vec![0u8; total];
-    put_u32(&mut out, 0, vpmn::MAGIC);
-    put_u32(&mut out, 4, vpmn::VERSION_V2);
-    put_u32(&mut out, 8, spec.target);
-    put_u32(&mut out, 0x10, cursor as u32);
-    put_u32(&mut out, 0x14, (cursor >> 32) as u32);
-    put_u32(&mut out, 0x18, header as u32);
-    put_u32(&mut out, 0x1c, vpmn::SUB_HEADER_BYTES);
-    put_u32(&mut out, 0x20, vpmn::SUB_HEADER_COUNT);
-    put_u32(&mut out, 0x24, spec.class_word);
-    put_u32(&mut out, 0x28, spec.reserved[0]);
-    put_u32(&mut out, 0x2c, spec.reserved[1]);
-    let h = header as usize;
-    put_u32(&mut out, h, dir_at as u32);
-    put_u32(&mut out, h + 4, vpmn::SECTION_HEADER_BYTES);
-    put_u32(&mut out, h + 8, count);
-    for (i, (s, at)) in spec.sections.iter().zip(&places).enumerate() {
-        let r = dir_at as usize + i * SectionHeader::SIZE;
-        let size = s.payload.len() as u64;
-        let words = [
-            s.sd_type,
-            *at as u32,
-            (*at >> 32) as u32,
-            size as u32,
-            (size >> 32) as u32,
-            s.load_address as u32,
-            (s.load_address >> 32) as u32,
-            s.alignment,
-            s.entry_size,
-            s.reserved[0],
-            s.reserved[1],
-        ];
-        for (k, w) in words.iter().enumerate() {
-            put_u32(&mut out, r + 4 * k, *w);
-        }
-        let start = *at as usize;
-        if let Some(d) = out.get_mut(start..start + s.payload.len()) {
-            d.copy_from_slice(&s.payload);
-        }
-    }
-    reseal(&mut out);
-    Ok(out)
 }
 
 /// Lay the file out, compute every checksum, and validate the result.
@@ -266,75 +194,14 @@ fn raw_sections(b: &[u8]) -> Vec<(u32, u64, u64)> {
     out
 }
 
-fn payload(b: &[u8], offset: u64, size: u64) -> Option<&[u8]> {
-    let end = offset.checked_add(size)?;
-    b.get(usize::try_from(offset).ok()?..usize::try_from(end).ok()?)
-}
-
-/// Recompute, in place, every CHECKSUM record value (CRC-32 of the payload of the one
-/// section of the type it names; records naming no single section are left alone) and then
-/// the header's `crc_sum` (the field map's rule). Reads defensively: any bytes are accepted.
-pub fn reseal(b: &mut [u8]) {
-    let sections = raw_sections(b);
-    let mut values = Vec::new();
-    for (t, off, size) in &sections {
-        if *t != CHECKSUM {
-            continue;
-        }
-        let Some(p) = payload(b, *off, *size) else {
-            continue;
-        };
-        for (k, rec) in p.chunks_exact(8).enumerate() {
-            let target = u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
-            let mut hits = sections.iter().filter(|s| s.0 == target);
-            if let (Some(s), None) = (hits.next(), hits.next())
-                && let Some(tp) = payload(b, s.1, s.2)
-            {
-                values.push((*off + 8 * k as u64 + 4, crc32fast::hash(tp)));
-            }
-        }
-    }
-    for (at, v) in values {
-        if let Ok(at) = usize::try_from(at) {
-            put_u32(b, at, v);
-        }
-    }
-    let crc = file_crc(b, &sections);
-    put_u32(b, 0x0c, crc);
-}
-
-/// The field map's file checksum over `sections` (in directory order): CRC-32 over each
-/// payload, gaps excluded, CHECKSUM payloads with their value words taken as zero.
-/// Computed here with `crc32fast` directly, independently of the generated validator.
-#[must_use]
-pub fn file_crc(b: &[u8], sections: &[(u32, u64, u64)]) -> u32 {
-    let mut h = crc32fast::Hasher::new();
-    for (t, off, size) in sections {
-        let Some(p) = payload(b, *off, *size) else {
-            continue;
-        };
-        if *t == CHECKSUM {
-            let (recs, rest) = p.as_chunks::<8>();
-            for r in recs {
-                h.update(&r[..4]);
-                h.update(&[0; 4]);
-            }
-            h.update(rest);
-        } else {
-            h.update(p);
-        }
-    }
-    h.finalize()
-}
-
 /// The directory of a file as `(type, offset, size)`, read defensively.
 #[must_use]
 pub fn directory(b: &[u8]) -> Vec<(u32, u64, u64)> {
     raw_sections(b)
 }
 
-/// The controlled A/B edit: replace the bytes of DYNAIO slot `entry` (same length), then
-/// recompute every checksum and validate.
+/// The controlled A/B edit: decode the file, replace the bytes of DYNAIO slot `entry` (same
+/// length), re-write it with the generated writer (every checksum recomputed) and validate.
 ///
 /// # Errors
 /// Not a valid version 2 file, no such slot, a length change, or an invalid result.
@@ -344,7 +211,7 @@ pub fn edit_dynaio_entry(file: &[u8], entry: usize, bytes: &[u8]) -> Result<Vec<
     };
     let region = v
         .sections()
-        .find(|s| s.sd_type().raw() == DYNAIO)
+        .position(|s| s.sd_type().raw() == DYNAIO)
         .ok_or(WriteError::NoSuchEntry(entry))?;
     let slot = v
         .dynaio_table()
@@ -357,19 +224,80 @@ pub fn edit_dynaio_entry(file: &[u8], entry: usize, bytes: &[u8]) -> Result<Vec<
             given: bytes.len() as u64,
         });
     }
-    let at = region
-        .offset()
-        .checked_add(u64::from(slot.offset()))
-        .ok_or(WriteError::NoSuchEntry(entry))?;
-    let at = usize::try_from(at).map_err(|_| WriteError::NoSuchEntry(entry))?;
-    let mut out = file.to_vec();
-    out.get_mut(at..at + bytes.len())
+    let mut spec = spec_of(file)?;
+    let at = usize::try_from(slot.offset()).map_err(|_| WriteError::NoSuchEntry(entry))?;
+    spec.sections
+        .get_mut(region)
+        .and_then(|s| s.payload.get_mut(at..at.checked_add(bytes.len())?))
         .ok_or(WriteError::NoSuchEntry(entry))?
         .copy_from_slice(bytes);
-    reseal(&mut out);
-    match Vpmn::validate(&out) {
-        Ok(Vpmn::V2(_)) => Ok(out),
-        Ok(Vpmn::V1(_)) => Err(WriteError::NotV2),
-        Err(e) => Err(WriteError::Invalid(e)),
+    build_v2(&spec)
+}
+
+fn gen_sections(spec: &V2Spec) -> Vec<vpmn::SectionHeaderSpec<'_>> {
+    spec.sections
+        .iter()
+        .map(|s| vpmn::SectionHeaderSpec {
+            // A type the closed enum does not name is written as NONE and patched after.
+            sd_type: vpmn::SectionType::from_raw(s.sd_type).unwrap_or(vpmn::SectionType::None),
+            sd_addr_low: s.load_address as u32,
+            sd_addr_high: (s.load_address >> 32) as u32,
+            sd_alignsize: s.alignment,
+            sd_entsize: s.entry_size,
+            reserved1: s.reserved[0],
+            reserved2: s.reserved[1],
+            payload: &s.payload,
+        })
+        .collect()
+}
+
+/// Lay the file out with the generated writer, every derived field and checksum filled in,
+/// without validating. A section type the closed enum does not name (a file with that
+/// fault) is written as NONE, then its raw word is stored and the file resealed.
+///
+/// # Errors
+/// A size that does not fit its field.
+pub fn assemble(spec: &V2Spec) -> Result<Vec<u8>, WriteError> {
+    let sections = gen_sections(spec);
+    let g = vpmn::VpmnV2Spec {
+        target: spec.target,
+        class_word: vpmn::ClassWord::from_bits(spec.class_word),
+        reserved2: spec.reserved[0],
+        reserved3: spec.reserved[1],
+        sections: &sections,
+    };
+    let n = g.encoded_len().map_err(WriteError::Write)?;
+    let mut out = vec![0u8; n];
+    g.write_into(&mut out).map_err(WriteError::Write)?;
+    // Types the closed enum does not name (files with that fault): the raw word, resealed.
+    if spec
+        .sections
+        .iter()
+        .any(|s| vpmn::SectionType::from_raw(s.sd_type).is_none())
+    {
+        let dir = get_u32(&out, u64::from(get_u32(&out, 0x18).unwrap_or(0))).unwrap_or(0);
+        for (i, s) in spec.sections.iter().enumerate() {
+            put_u32(&mut out, dir as usize + i * SectionHeader::SIZE, s.sd_type);
+        }
+        reseal(&mut out);
     }
+    Ok(out)
+}
+
+/// Recompute, in place, every CHECKSUM record value (CRC-32 of the payload of the one
+/// section of the type it names; records naming no single section are left alone) and then
+/// the header's `crc_sum`: the generated writer's `seal` over the directory as [`directory`]
+/// reads it. Any bytes are accepted: what lies outside them is skipped.
+pub fn reseal(b: &mut [u8]) {
+    let dir = raw_sections(b);
+    let _ = vpmn::VpmnV2Spec::seal(b, dir.iter().map(|&(t, o, s)| (u64::from(t), o, s)));
+}
+
+/// The field map's file checksum over `sections` (in directory order): CRC-32 over each
+/// payload, gaps excluded, CHECKSUM payloads with their value words taken as zero. The
+/// generated writer's `file_crc`, which is not the validator's code (that one combines the
+/// CHECKSUM-covered sections' CRCs in its single pass).
+#[must_use]
+pub fn file_crc(b: &[u8], sections: &[(u32, u64, u64)]) -> u32 {
+    vpmn::VpmnV2Spec::file_crc(b, sections.iter().map(|&(t, o, s)| (u64::from(t), o, s)))
 }

@@ -1,0 +1,1222 @@
+//! Writers for directory-based containers: a file (or a variant) with a `writer` block and a
+//! section `directory`. The layout is the one the schema implies: the header at 0, then the
+//! items of `writer.order` (located records, the directory table, the payloads) in that
+//! order, each at the writer's `align`; the payloads in directory order, each also at the
+//! alignment its record's `payload_align` field gives (0 and 1: none). As for every writer,
+//! what the validation rules fix is derived (a field that must equal a constant or `len`,
+//! a record's or table's place, a count, a stride, a payload's offset and length, the
+//! directory checksums); every other field is an input. What the writer cannot derive (a
+//! place that is neither one field nor a constant, a table or range it does not lay out) is
+//! refused by [`check`] with a diagnostic that says so.
+//!
+//! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`),
+//! `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
+//! says, computed in place) and one function per payload checksum.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
+use crate::diag::Diags;
+use crate::expr::{BinOp, Expr};
+use crate::ext::{DirChecksum, DirChecksumKind, Directory};
+use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table, Writer};
+use crate::yaml::Pos;
+
+/// One item the writer places after the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    /// A located record (index into `file.ext.records`).
+    Record(usize),
+    /// The directory table.
+    Table,
+    /// The payloads, in directory order.
+    Payload,
+}
+
+/// Which bits of a derived value a field holds.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Whole,
+    Low,
+    High,
+}
+
+/// A value the writer derives for a field.
+#[derive(Clone, Debug)]
+enum What {
+    /// The value an `expect` or `assert ==` fixes (constants and `len` only).
+    Value(Expr),
+    /// Where the writer put an item.
+    Place(Item),
+    /// The number of directory records.
+    Count,
+    /// The directory record's size.
+    Stride,
+    /// The payload's offset (in a directory record).
+    PayloadOffset,
+    /// The payload's length (in a directory record).
+    PayloadLength,
+    /// Filled in by `seal`.
+    Checksum,
+}
+
+#[derive(Clone, Debug)]
+enum Rule {
+    Input,
+    Derived(What, Part),
+}
+
+/// How an item's place is found.
+#[derive(Clone, Debug)]
+enum Placement {
+    /// At the cursor, aligned; a field records it.
+    Derived,
+    /// At a constant expression (which must not lie before the cursor).
+    Fixed(Expr),
+}
+
+/// Everything the emitter needs, found by [`analyse`].
+struct Plan<'a> {
+    w: &'a Writer,
+    dir: &'a Directory,
+    table: &'a Table,
+    range: &'a Range,
+    align_field: Option<usize>,
+    items: Vec<(Item, Placement)>,
+    header: Vec<Rule>,
+    records: Vec<Vec<Rule>>,
+    entry: Vec<Rule>,
+}
+
+fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
+    match o {
+        Owner::Header => c.header(),
+        Owner::Located(k) => c.strukt(&c.schema.file.ext.records.get(k)?.strukt.text),
+        Owner::Record => match scope {
+            Scope::Record(t) | Scope::RecordOnly(t) => c.strukt(&t.record.text),
+            Scope::Top => None,
+        },
+        Owner::Element(..) => None,
+    }
+}
+
+/// The field(s) an expression names, when it is one field or one composed value.
+fn targets(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, Vec<(usize, Part)>)> {
+    let Expr::Ref(p) = e else { return None };
+    match c.resolve(p, scope).ok()? {
+        Resolved::Field(o, i) => Some((o, vec![(i, Part::Whole)])),
+        Resolved::Composed(o, ci) => {
+            let st = struct_for(c, o, scope)?;
+            let comp = st.composed.get(ci)?;
+            let pos = |n: &str| st.fields.iter().position(|f| f.name.text == n);
+            Some((
+                o,
+                vec![
+                    (pos(&comp.low.text)?, Part::Low),
+                    (pos(&comp.high.text)?, Part::High),
+                ],
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether an expression reads only constants, enum values and (with `len_ok`) `len`.
+fn const_only(c: &Checked, e: &Expr, len_ok: bool) -> bool {
+    e.refs().iter().all(|p| match c.resolve(p, Scope::Top) {
+        Ok(Resolved::Const(_) | Resolved::EnumValue(..)) => true,
+        Ok(Resolved::Len) => len_ok,
+        _ => false,
+    })
+}
+
+fn field_kind(c: &Checked, st: &Struct, i: usize) -> Option<FieldKind> {
+    c.layouts.get(&st.name.text)?.fields.get(i).map(|f| f.1)
+}
+
+impl Plan<'_> {
+    fn rules_mut(&mut self, o: Owner) -> Option<&mut Vec<Rule>> {
+        match o {
+            Owner::Header => Some(&mut self.header),
+            Owner::Located(k) => self.records.get_mut(k),
+            Owner::Record => Some(&mut self.entry),
+            Owner::Element(..) => None,
+        }
+    }
+    fn assign(&mut self, (o, fields): (Owner, Vec<(usize, Part)>), what: &What) {
+        if let Some(rules) = self.rules_mut(o) {
+            for (i, part) in fields {
+                if let Some(r) = rules.get_mut(i) {
+                    *r = Rule::Derived(what.clone(), part);
+                }
+            }
+        }
+    }
+}
+
+/// The plan of a directory writer, or the reasons there is none (`Err` with diagnostics;
+/// `Ok(None)`: the file has no directory writer).
+fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
+    let file = &c.schema.file;
+    let Some(w) = &file.writer else {
+        return Ok(None);
+    };
+    let mut errs: Vec<(Pos, String)> = Vec::new();
+    let Some(dir) = file.ext.directories.first() else {
+        if file.ext.when.is_some() {
+            errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
+            return Err(errs);
+        }
+        for r in &file.ext.records {
+            if w.order.iter().any(|o| o.text == r.name.text) {
+                errs.push((r.name.pos, format!("record `{}`: only a writer for a section directory places located records; drop it from `writer.order`", r.name.text)));
+            }
+        }
+        if let Some(p) = &w.payload_align {
+            errs.push((
+                p.pos,
+                "`payload_align` is for a writer of a section directory, and this file has none"
+                    .to_string(),
+            ));
+        }
+        return if errs.is_empty() { Ok(None) } else { Err(errs) };
+    };
+    for extra in file.ext.directories.iter().skip(1) {
+        errs.push((extra.name.pos, format!("directory `{}`: a writer writes one section directory; drop the `writer` or the second directory", extra.name.text)));
+    }
+    let (Some(table), Some(range)) = (
+        file.tables.iter().find(|t| t.name.text == dir.table.text),
+        file.ranges.iter().find(|r| r.name.text == dir.payload.text),
+    ) else {
+        // Diagnosed by the directory checks.
+        return Err(errs);
+    };
+    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and nothing else";
+    for t in &file.tables {
+        if t.name.text != table.name.text {
+            errs.push((
+                t.name.pos,
+                format!(
+                    "table `{}`: the writer cannot place it ({cannot}); drop the `writer` or the table",
+                    t.name.text
+                ),
+            ));
+        }
+    }
+    for r in &file.ranges {
+        if r.name.text != range.name.text {
+            errs.push((
+                r.name.pos,
+                format!(
+                    "range `{}`: the writer cannot place it ({cannot}); drop the `writer` or the range",
+                    r.name.text
+                ),
+            ));
+        }
+    }
+    for s in &file.strings {
+        errs.push((
+            s.name.pos,
+            format!(
+                "string `{}`: the writer cannot place it ({cannot})",
+                s.name.text
+            ),
+        ));
+    }
+    for s in &file.streams {
+        errs.push((
+            s.name.pos,
+            format!(
+                "stream `{}`: the writer cannot write it ({cannot})",
+                s.name.text
+            ),
+        ));
+    }
+    for k in &file.checksums {
+        errs.push((k.name.pos, format!("checksum `{}`: a directory writer computes the directory's checksums only; make it a directory checksum or drop the `writer`", k.name.text)));
+    }
+    let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
+    let mut plan = Plan {
+        w,
+        dir,
+        table,
+        range,
+        align_field: None,
+        items: Vec::new(),
+        header: vec![Rule::Input; n_of(c.header())],
+        records: file
+            .ext
+            .records
+            .iter()
+            .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
+            .collect(),
+        entry: vec![Rule::Input; n_of(c.strukt(&table.record.text))],
+    };
+    // The order: every located record, the table and the payloads, once each.
+    for item in &w.order {
+        let it = if item.text == table.name.text {
+            Item::Table
+        } else if item.text == range.name.text {
+            Item::Payload
+        } else if let Some(k) = file
+            .ext
+            .records
+            .iter()
+            .position(|r| r.name.text == item.text)
+        {
+            Item::Record(k)
+        } else {
+            // Another table or range: refused above; an unknown name: by the order check.
+            continue;
+        };
+        if plan.items.iter().any(|(x, _)| *x == it) {
+            errs.push((
+                item.pos,
+                format!("writer order names `{}` twice", item.text),
+            ));
+            continue;
+        }
+        plan.items.push((it, Placement::Derived));
+    }
+    let mut wanted: Vec<(Item, String)> = file
+        .ext
+        .records
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (Item::Record(k), r.name.text.clone()))
+        .collect();
+    wanted.push((Item::Table, table.name.text.clone()));
+    wanted.push((Item::Payload, range.name.text.clone()));
+    for (it, n) in wanted {
+        if !plan.items.iter().any(|(x, _)| *x == it) {
+            let at = w.order.first().map_or(w.align_pos, |o| o.pos);
+            errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, the directory table and the payloads")));
+        }
+    }
+    // Values the steps fix.
+    for s in &file.validate {
+        let (target, value) = match s {
+            Step::Expect { field, equals, .. } => (&field.expr, &equals.expr),
+            Step::Assert { expr, .. } => match &expr.expr {
+                Expr::Bin(BinOp::Eq, l, r) => {
+                    if targets(c, l, Scope::Top).is_some() && const_only(c, r, true) {
+                        (&**l, &**r)
+                    } else {
+                        (&**r, &**l)
+                    }
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if !const_only(c, value, true) {
+            continue;
+        }
+        if let Some(t) = targets(c, target, Scope::Top) {
+            plan.assign(t, &What::Value(value.clone()));
+        }
+    }
+    // Places, counts, strides.
+    let mut places: Vec<(Item, &crate::expr::ExprAt, String)> = file
+        .ext
+        .records
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (Item::Record(k), &r.at, format!("record `{}`", r.name.text)))
+        .collect();
+    places.push((
+        Item::Table,
+        &table.at,
+        format!("table `{}`", table.name.text),
+    ));
+    for (it, at, what) in places {
+        if let Item::Record(k) = it
+            && let Some(r) = file.ext.records.get(k)
+            && r.gate.is_some()
+        {
+            errs.push((
+                r.name.pos,
+                format!("{what}: the writer cannot write a version-gated record"),
+            ));
+        }
+        if let Some(t) = targets(c, &at.expr, Scope::Top) {
+            plan.assign(t, &What::Place(it));
+        } else if const_only(c, &at.expr, false) {
+            if let Some(p) = plan.items.iter_mut().find(|(x, _)| *x == it) {
+                p.1 = Placement::Fixed(at.expr.clone());
+            }
+        } else {
+            errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose) nor a constant expression", at.text)));
+        }
+    }
+    match targets(c, &table.count.expr, Scope::Top) {
+        Some(t) => plan.assign(t, &What::Count),
+        None => errs.push((table.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", table.name.text, table.count.text))),
+    }
+    if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
+        plan.assign(t, &What::Stride);
+    } else if !const_only(c, &table.stride.expr, false) {
+        errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
+    }
+    if let Some(wh) = &range.when {
+        errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
+    }
+    let rscope = Scope::RecordOnly(table);
+    for (e, what, name) in [
+        (&range.offset, What::PayloadOffset, "offset"),
+        (&range.length, What::PayloadLength, "length"),
+    ] {
+        match targets(c, &e.expr, rscope) {
+            Some(t) if t.0 == Owner::Record => plan.assign(t, &what),
+            _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of `{}`", range.name.text, e.text, table.record.text))),
+        }
+    }
+    // Checksums.
+    for k in &dir.checksums {
+        if let DirChecksumKind::Payloads { stored, .. } = &k.kind {
+            match targets(c, &stored.expr, Scope::Top) {
+                Some((Owner::Header, f))
+                    if f.len() == 1
+                        && f.first().and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i))).is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
+                {
+                    plan.assign((Owner::Header, f), &What::Checksum);
+                }
+                _ => errs.push((stored.pos, format!("checksum `{}`: the writer stores a payload checksum in one `u32` or `u64` header field, and `{}` is not one", k.name.text, stored.text))),
+            }
+        }
+        if let DirChecksumKind::Records {
+            records,
+            target,
+            stored,
+        } = &k.kind
+        {
+            let rec = crate::ext::collection_of(file, &records.text)
+                .and_then(|(_, l)| c.strukt(&l.record.text));
+            let kind = |n: &str| {
+                rec.and_then(|st| {
+                    let i = st.fields.iter().position(|f| f.name.text == n)?;
+                    field_kind(c, st, i)
+                })
+            };
+            if !matches!(
+                kind(&stored.text),
+                Some(FieldKind::Int(IntTy::U32 | IntTy::U64))
+            ) {
+                errs.push((stored.pos, format!("checksum `{}`: the writer stores a section's checksum in a `u32` or `u64` field, and `{}` is not one", k.name.text, stored.text)));
+            }
+            let target_ok = match kind(&target.text) {
+                Some(FieldKind::Int(t)) => !t.signed(),
+                Some(FieldKind::Enum(e)) => c.schema.enums.get(e).is_some_and(|x| !x.repr.signed()),
+                _ => false,
+            };
+            if !target_ok {
+                errs.push((target.pos, format!("checksum `{}`: the writer reads the section type a record names from an unsigned integer or enum field, and `{}` is not one", k.name.text, target.text)));
+            }
+        }
+    }
+    // The payload alignment field, and the directory type field (an input).
+    if let Some(entry) = c.strukt(&table.record.text) {
+        if let Some(p) = &w.payload_align {
+            match entry.fields.iter().position(|f| f.name.text == p.text) {
+                Some(i)
+                    if matches!(field_kind(c, entry, i), Some(FieldKind::Int(t)) if !t.signed())
+                        && matches!(plan.entry.get(i), Some(Rule::Input)) =>
+                {
+                    plan.align_field = Some(i);
+                }
+                _ => errs.push((p.pos, format!("`payload_align` must name an unsigned integer field of `{}` that the writer does not derive", table.record.text))),
+            }
+        }
+        if let Some(i) = entry
+            .fields
+            .iter()
+            .position(|f| f.name.text == dir.type_field.text)
+            && !matches!(plan.entry.get(i), Some(Rule::Input))
+        {
+            errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
+        }
+    }
+    // A derived value needs an integer field.
+    let mut owners: Vec<(Option<&Struct>, &Vec<Rule>)> = vec![(c.header(), &plan.header)];
+    for (k, r) in file.ext.records.iter().enumerate() {
+        if let Some(rules) = plan.records.get(k) {
+            owners.push((c.strukt(&r.strukt.text), rules));
+        }
+    }
+    owners.push((c.strukt(&table.record.text), &plan.entry));
+    for (st, rules) in owners {
+        let Some(st) = st else { continue };
+        for (i, r) in rules.iter().enumerate() {
+            if matches!(r, Rule::Derived(..))
+                && field_kind(c, st, i)
+                    .and_then(|k| k.int_ty(&c.schema))
+                    .is_none()
+                && let Some(f) = st.fields.get(i)
+            {
+                errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(Some(plan))
+    } else {
+        Err(errs)
+    }
+}
+
+/// Refuse a directory writer the schema does not give enough to write.
+pub(crate) fn check(c: &Checked, d: &mut Diags) {
+    if let Err(errs) = analyse(c) {
+        for (pos, msg) in errs {
+            d.error(pos, msg);
+        }
+    }
+}
+
+// ----- emission ----------------------------------------------------------------------------
+
+/// Schema prose inside generated docs: square brackets escaped (not intra-doc links).
+fn esc(s: &str) -> String {
+    s.replace('[', "\\[").replace(']', "\\]")
+}
+
+fn lit_usize(v: u64) -> Literal {
+    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(0))
+}
+
+fn ident(s: &str) -> proc_macro2::Ident {
+    format_ident!("{}", s)
+}
+
+/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off`.
+fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> TokenStream {
+    let o = lit_usize(off);
+    let tob = crate::emit::to_bytes(big);
+    match kind {
+        FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, #src.raw().#tob());),
+        FieldKind::Flags(_) | FieldKind::Bits(_) => {
+            quote!(__rt::set(&mut rec, #o, #src.bits().#tob());)
+        }
+        FieldKind::Array(t, _) => {
+            let w = lit_usize(t.bytes());
+            quote! {
+                for (k, v) in #src.iter().enumerate() {
+                    __rt::set(&mut rec, #o + k * #w, v.#tob());
+                }
+            }
+        }
+        FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
+        FieldKind::Bytes(_) | FieldKind::Str(_) => quote!(__rt::set(&mut rec, #o, *#src);),
+    }
+}
+
+/// The `u64` tokens of a derived value, and whether they are an `Option<u64>`.
+fn derived_value(
+    c: &Checked,
+    what: &What,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    secs: &proc_macro2::Ident,
+    stride: u64,
+) -> (TokenStream, bool) {
+    match what {
+        What::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
+            Some(t) => (t, false),
+            None => (crate::emit::value_tokens(c, e, Scope::Top), true),
+        },
+        What::Place(it) => {
+            let v = place_vars
+                .iter()
+                .find(|(x, _)| x == it)
+                .map(|(_, v)| quote!(#v))
+                .unwrap_or(quote!(0u64));
+            (v, false)
+        }
+        What::Count => (
+            quote!(u64::try_from(self.#secs.len()).unwrap_or(u64::MAX)),
+            false,
+        ),
+        What::Stride => {
+            let s = Literal::u64_suffixed(stride);
+            (quote!(#s), false)
+        }
+        What::PayloadOffset => (quote!(at), false),
+        What::PayloadLength => (quote!(n), false),
+        What::Checksum => (quote!(0u64), false),
+    }
+}
+
+/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values.
+#[allow(clippy::too_many_arguments)]
+fn write_fields(
+    c: &Checked,
+    st: &Struct,
+    rules: &[Rule],
+    src: &dyn Fn(&str) -> TokenStream,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    secs: &proc_macro2::Ident,
+    stride: u64,
+    path: &str,
+) -> Vec<TokenStream> {
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, f) in st.fields.iter().enumerate() {
+        let Some(&(off, kind)) = l.fields.get(i) else {
+            continue;
+        };
+        match rules.get(i) {
+            // Zero until `seal` computes it.
+            Some(Rule::Derived(What::Checksum, _)) => {}
+            Some(Rule::Derived(what, part)) => {
+                let Some(ity) = kind.int_ty(&c.schema) else {
+                    continue;
+                };
+                let ty = ident(ity.rust());
+                let tob = crate::emit::to_bytes(f.big);
+                let o = lit_usize(off);
+                let fpath = format!("{path}.{}", f.name.text);
+                let (v, fallible) = derived_value(c, what, place_vars, secs, stride);
+                let bind = if fallible {
+                    quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
+                } else {
+                    quote!(let v: u64 = #v;)
+                };
+                let part = match part {
+                    Part::Whole => quote!(),
+                    Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
+                    Part::High => quote!(let v = v >> 32;),
+                };
+                out.push(quote! {
+                    {
+                        #bind
+                        #part
+                        let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;
+                        __rt::set(&mut rec, #o, v.#tob());
+                    }
+                });
+            }
+            _ => out.push(write_input(kind, off, f.big, &src(&f.name.text))),
+        }
+    }
+    out
+}
+
+/// Input fields of `st` as spec struct fields named by `name`.
+fn spec_fields(
+    c: &Checked,
+    st: &Struct,
+    rules: &[Rule],
+    name: &dyn Fn(&str) -> String,
+) -> (Vec<TokenStream>, bool) {
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return (Vec::new(), false);
+    };
+    let mut out = Vec::new();
+    let mut floats = false;
+    for (i, f) in st.fields.iter().enumerate() {
+        if !matches!(rules.get(i), Some(Rule::Input)) {
+            continue;
+        }
+        let Some(&(_, kind)) = l.fields.get(i) else {
+            continue;
+        };
+        floats |= matches!(kind, FieldKind::Float(_));
+        let (ty, _) = crate::writer::field_type(c, kind);
+        let n = ident(&name(&f.name.text));
+        let first = esc(f.doc.lines().next().unwrap_or("").trim());
+        let doc = if first.is_empty() {
+            format!(" `{}.{}`.", st.name.text, f.name.text)
+        } else {
+            format!(" `{}.{}`: {first}", st.name.text, f.name.text)
+        };
+        out.push(quote!(#[doc = #doc] pub #n: #ty,));
+    }
+    (out, floats)
+}
+
+fn update(alg: Algorithm, state: TokenStream, bytes: TokenStream) -> TokenStream {
+    match alg {
+        Algorithm::Crc32 => quote!(__rt::crc32(#state, #bytes)),
+        Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(#state, #bytes)),
+    }
+}
+
+fn init(alg: Algorithm) -> TokenStream {
+    match alg {
+        Algorithm::Crc32 => quote!(0u32),
+        Algorithm::Fnv1a32 => quote!(__rt::FNV1A32_OFFSET_BASIS),
+    }
+}
+
+/// The u64 value of unsigned field `name` of a `[u8; N]` record `rec` of struct `sname`.
+fn read_field(c: &Checked, sname: &str, name: &str, rec: &TokenStream) -> TokenStream {
+    let Some((i, off, kind)) = crate::ext::field_of(c, sname, name) else {
+        return quote!(0u64);
+    };
+    let Some(ity) = kind.int_ty(&c.schema) else {
+        return quote!(0u64);
+    };
+    let big = c
+        .strukt(sname)
+        .and_then(|s| s.fields.get(i))
+        .is_some_and(|f| f.big);
+    let from = format_ident!(
+        "{}",
+        if big {
+            "from_be_bytes"
+        } else {
+            "from_le_bytes"
+        }
+    );
+    let ty = ident(ity.rust());
+    let o = lit_usize(off);
+    let w = lit_usize(ity.bytes());
+    quote!(#rec.get(#o..).and_then(<[u8]>::first_chunk::<#w>).map_or(0u64, |b| u64::from(#ty::#from(*b))))
+}
+
+/// Code recomputing a records checksum in `out` over the placed `sections`.
+fn records_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> TokenStream {
+    let DirChecksumKind::Records {
+        records,
+        target,
+        stored,
+    } = &k.kind
+    else {
+        return quote!();
+    };
+    let file = &c.schema.file;
+    let Some((_, layout)) = crate::ext::collection_of(file, &records.text) else {
+        return quote!();
+    };
+    let Some(v) = crate::ext::type_value(c, dir, &layout.value.text) else {
+        return quote!();
+    };
+    let rname = layout.record.text.as_str();
+    let size = c.layouts.get(rname).map_or(0, |l| l.size);
+    let (rs, rs64) = (lit_usize(size), Literal::u64_suffixed(size));
+    let v = Literal::u64_suffixed(v);
+    let tval = read_field(c, rname, &target.text, &quote!(rec));
+    let Some((si, soff, skind)) = crate::ext::field_of(c, rname, &stored.text) else {
+        return quote!();
+    };
+    let sbig = c
+        .strukt(rname)
+        .and_then(|s| s.fields.get(si))
+        .is_some_and(|f| f.big);
+    let sval = match skind.int_ty(&c.schema) {
+        Some(IntTy::U64) => quote!(u64::from(sum)),
+        _ => quote!(sum),
+    };
+    let tob = crate::emit::to_bytes(sbig);
+    let soff = Literal::u64_suffixed(soff);
+    let sum = update(k.algorithm, init(k.algorithm), quote!(p));
+    quote! {
+        for (t, off, size) in sections.clone() {
+            if t != #v {
+                continue;
+            }
+            let n = __rt::range_at(out, off, size).map_or(0, |p| p.len() / #rs);
+            for j in 0..n {
+                let Some(at) = u64::try_from(j).ok().and_then(|j| j.checked_mul(#rs64)).and_then(|x| x.checked_add(off)) else {
+                    continue;
+                };
+                let Some(rec) = __rt::chunk_at::<#rs>(out, at).copied() else {
+                    continue;
+                };
+                let target: u64 = #tval;
+                let mut hits = sections.clone().filter(|x| x.0 == target);
+                let (Some((_, po, ps)), None) = (hits.next(), hits.next()) else {
+                    continue;
+                };
+                let Some(p) = __rt::range_at(out, po, ps) else {
+                    continue;
+                };
+                let sum = #sum;
+                __rt::put(out, at.saturating_add(#soff), &#sval.#tob())?;
+            }
+        }
+    }
+}
+
+/// The function computing a payload checksum, and the `seal` code storing it.
+fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, TokenStream) {
+    let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
+        return (quote!(), quote!());
+    };
+    let file = &c.schema.file;
+    let mut arms = Vec::new();
+    for l in &dir.layouts {
+        let fields: Vec<&crate::schema::Name> = zero
+            .iter()
+            .filter(|(col, _)| col.text == l.collection.text)
+            .map(|(_, f)| f)
+            .collect();
+        if fields.is_empty() {
+            continue;
+        }
+        let Some(v) = crate::ext::type_value(c, dir, &l.value.text) else {
+            continue;
+        };
+        let n = lit_usize(c.layouts.get(&l.record.text).map_or(0, |x| x.size));
+        let clears = fields.iter().filter_map(|f| {
+            let (_, off, kind) = crate::ext::field_of(c, &l.record.text, &f.text)?;
+            let w = lit_usize(kind.width(&c.schema));
+            let o = lit_usize(off);
+            Some(quote!(__rt::set(&mut d, #o, [0u8; #w]);))
+        });
+        let v = Literal::u64_suffixed(v);
+        let up_d = update(k.algorithm, quote!(sum), quote!(&d));
+        let up_rest = update(k.algorithm, quote!(sum), quote!(rest));
+        arms.push(quote! {
+            if t == #v {
+                let (recs, rest) = p.as_chunks::<#n>();
+                for r in recs {
+                    let mut d = *r;
+                    #(#clears)*
+                    sum = #up_d;
+                }
+                sum = #up_rest;
+                continue;
+            }
+        });
+    }
+    let name = ident(&k.name.text);
+    let start = init(k.algorithm);
+    let up = update(k.algorithm, quote!(sum), quote!(p));
+    let doc = format!(
+        " `{}`: the {:?} over the payloads of `sections` (type, offset, size), in that order, each as `buf` holds it (one not inside `buf` is skipped){}. {}",
+        k.name.text,
+        k.algorithm,
+        if zero.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", with {} hashed as zero",
+                zero.iter()
+                    .map(|(a, b)| format!("`{}.{}`", a.text, b.text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        esc(k.doc.lines().next().unwrap_or(""))
+    );
+    let func = quote! {
+        #[doc = #doc]
+        #[must_use]
+        pub fn #name<I>(buf: &[u8], sections: I) -> u32
+        where
+            I: Iterator<Item = (u64, u64, u64)>,
+        {
+            let mut sum: u32 = #start;
+            for (t, off, size) in sections {
+                let Some(p) = __rt::range_at(buf, off, size) else {
+                    continue;
+                };
+                let _ = t;
+                #(#arms)*
+                sum = #up;
+            }
+            sum
+        }
+    };
+    let Some((Owner::Header, f)) = targets(c, &stored.expr, Scope::Top) else {
+        return (func, quote!());
+    };
+    let Some(&(i, _)) = f.first() else {
+        return (func, quote!());
+    };
+    let Some(h) = c.header() else {
+        return (func, quote!());
+    };
+    let Some(&(off, kind)) = c.layouts.get(&h.name.text).and_then(|l| l.fields.get(i)) else {
+        return (func, quote!());
+    };
+    let hval = match kind.int_ty(&c.schema) {
+        Some(IntTy::U64) => quote!(u64::from(sum)),
+        _ => quote!(sum),
+    };
+    let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
+    let off = Literal::u64_suffixed(off);
+    let _ = file;
+    let store = quote! {
+        let sum = Self::#name(out, sections.clone());
+        __rt::put(out, #off, &#hval.#tob())?;
+    };
+    (func, store)
+}
+
+/// The directory writer of one file layout (empty when it has none).
+fn file_tokens(c: &Checked) -> TokenStream {
+    let Ok(Some(plan)) = analyse(c) else {
+        return quote!();
+    };
+    let file = &c.schema.file;
+    let (Some(hs), Some(entry)) = (c.header(), c.strukt(&plan.table.record.text)) else {
+        return quote!();
+    };
+    let hsize = c.layouts.get(&hs.name.text).map_or(0, |l| l.size);
+    let esize = c.layouts.get(&entry.name.text).map_or(0, |l| l.size);
+    let spec = format_ident!("{}Spec", file.name.text);
+    let espec = format_ident!("{}Spec", entry.name.text);
+    let secs = ident(&plan.table.name.text);
+    let pay = ident(&plan.range.name.text);
+    let align = Literal::u64_suffixed(plan.w.align);
+
+    // ---- spec structs
+    let (hfields, hfl) = spec_fields(c, hs, &plan.header, &|n| n.to_string());
+    let mut file_fields = hfields;
+    let mut floats = hfl;
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
+            continue;
+        };
+        let rn = r.name.text.clone();
+        let (f, fl) = spec_fields(c, st, rules, &|n| format!("{rn}_{n}"));
+        file_fields.extend(f);
+        floats |= fl;
+    }
+    let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
+    let eq_file = if floats || efl {
+        quote!()
+    } else {
+        quote!(, Eq)
+    };
+    let eq_entry = if efl { quote!() } else { quote!(, Eq) };
+    let sdoc = format!(
+        " `{}`, for the writer: its payload and the fields the writer does not derive.",
+        plan.table.name.text
+    );
+    let pdoc = format!(
+        " The payload (`{}`): {}",
+        plan.range.name.text,
+        esc(plan.range.doc.lines().next().unwrap_or(""))
+    );
+    let fdoc = format!(
+        " A {} file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, {}, the directory and the payloads are laid out in that order{}, every derived field and the directory checksums computed.",
+        file.name.text,
+        if file.ext.records.is_empty() {
+            "no located record".to_string()
+        } else {
+            file.ext
+                .records
+                .iter()
+                .map(|r| format!("`{}`", r.name.text))
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+        match &plan.w.payload_align {
+            Some(p) => format!(
+                ", each payload at a multiple of its `{}` (0 and 1: none)",
+                p.text
+            ),
+            None => String::new(),
+        }
+    );
+    let secs_doc = format!(
+        " The records of `{}` with their payloads, in order.",
+        plan.table.name.text
+    );
+
+    // ---- placement
+    let place_vars: Vec<(Item, proc_macro2::Ident)> = plan
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, (it, _))| (*it, format_ident!("__p{}", i)))
+        .collect();
+    let pv: Vec<&proc_macro2::Ident> = place_vars.iter().map(|(_, v)| v).collect();
+    let nitems = plan.items.len();
+    let mut plan_steps = Vec::new();
+    for (i, (it, placement)) in plan.items.iter().enumerate() {
+        let v = &pv[i];
+        let (name, size) = match it {
+            Item::Record(k) => {
+                let r = file.ext.records.get(*k);
+                let size = r
+                    .and_then(|r| c.layouts.get(&r.strukt.text))
+                    .map_or(0, |l| l.size);
+                let s = Literal::u64_suffixed(size);
+                (
+                    r.map_or(String::new(), |r| r.name.text.clone()),
+                    quote!(Some(#s)),
+                )
+            }
+            Item::Table => {
+                let s = Literal::u64_suffixed(esize);
+                (
+                    plan.table.name.text.clone(),
+                    quote!(u64::try_from(self.#secs.len()).ok().and_then(|n| n.checked_mul(#s))),
+                )
+            }
+            Item::Payload => {
+                let pname = plan.range.name.text.clone();
+                plan_steps.push(quote! {
+                    let #v = cursor;
+                    for s in self.#secs {
+                        let at = Self::place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
+                        cursor = u64::try_from(s.#pay.len()).ok().and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+                    }
+                });
+                continue;
+            }
+        };
+        let at = match placement {
+            Placement::Derived => {
+                quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
+            }
+            Placement::Fixed(e) => {
+                let val = crate::emit::value_tokens(c, e, Scope::Top);
+                quote!(match #val { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #name }) })
+            }
+        };
+        plan_steps.push(quote! {
+            let #v: u64 = #at;
+            cursor = #size.and_then(|n| #v.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #name, value: #v })?;
+        });
+    }
+
+    // ---- writes
+    let hpath = "header".to_string();
+    let header_writes = write_fields(
+        c,
+        hs,
+        &plan.header,
+        &|n| {
+            let n = ident(n);
+            quote!(self.#n)
+        },
+        &place_vars,
+        &secs,
+        esize,
+        &hpath,
+    );
+    let hs_l = lit_usize(hsize);
+    let mut record_writes = Vec::new();
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
+            continue;
+        };
+        let rn = r.name.text.clone();
+        let writes = write_fields(
+            c,
+            st,
+            rules,
+            &|n| {
+                let n = format_ident!("{}_{}", rn, n);
+                quote!(self.#n)
+            },
+            &place_vars,
+            &secs,
+            esize,
+            &r.name.text,
+        );
+        let size = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
+        let Some((_, v)) = place_vars.iter().find(|(x, _)| *x == Item::Record(k)) else {
+            continue;
+        };
+        record_writes.push(quote! {
+            {
+                let mut rec = [0u8; #size];
+                #(#writes)*
+                __rt::put(out, #v, &rec)?;
+            }
+        });
+    }
+    let epath = format!("{}[]", plan.table.name.text);
+    let entry_writes = write_fields(
+        c,
+        entry,
+        &plan.entry,
+        &|n| {
+            let n = ident(n);
+            quote!(s.#n)
+        },
+        &place_vars,
+        &secs,
+        esize,
+        &epath,
+    );
+    let es_l = lit_usize(esize);
+    let es64 = Literal::u64_suffixed(esize);
+    let table_var = place_vars
+        .iter()
+        .find(|(x, _)| *x == Item::Table)
+        .map(|(_, v)| v.clone());
+    let pay_var = place_vars
+        .iter()
+        .find(|(x, _)| *x == Item::Payload)
+        .map(|(_, v)| v.clone());
+    let pname = plan.range.name.text.as_str();
+    let tname = plan.table.name.text.as_str();
+
+    // The raw type of a section spec, as u64.
+    let type_raw = match entry
+        .fields
+        .iter()
+        .position(|f| f.name.text == plan.dir.type_field.text)
+        .and_then(|i| field_kind(c, entry, i))
+    {
+        Some(FieldKind::Enum(_)) => {
+            let t = ident(&plan.dir.type_field.text);
+            quote!(u64::from(s.#t.raw()))
+        }
+        _ => {
+            let t = ident(&plan.dir.type_field.text);
+            quote!(u64::from(s.#t))
+        }
+    };
+    let place_fn = match plan.align_field.and_then(|i| entry.fields.get(i)) {
+        Some(f) => {
+            let a = ident(&f.name.text);
+            quote! {
+                let at = __rt::align_up(cursor, #align)?;
+                match u64::from(s.#a) {
+                    0 => Some(at),
+                    a => at.checked_next_multiple_of(a),
+                }
+            }
+        }
+        None => quote! {
+            let _ = s;
+            __rt::align_up(cursor, #align)
+        },
+    };
+
+    // ---- checksums
+    let mut seal_records = Vec::new();
+    let mut seal_payloads = Vec::new();
+    let mut sum_fns = Vec::new();
+    for k in &plan.dir.checksums {
+        match &k.kind {
+            DirChecksumKind::Records { .. } => seal_records.push(records_sum(c, plan.dir, k)),
+            DirChecksumKind::Payloads { .. } => {
+                let (f, s) = payload_sum(c, plan.dir, k);
+                sum_fns.push(f);
+                seal_payloads.push(s);
+            }
+        }
+    }
+    let seal_doc = format!(
+        " Compute, in place, the directory checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
+        file.name.text,
+        if plan.dir.checksums.is_empty() {
+            "there are none".to_string()
+        } else {
+            plan.dir
+                .checksums
+                .iter()
+                .map(|k| format!("`{}`", k.name.text))
+                .collect::<Vec<_>>()
+                .join(", then ")
+        }
+    );
+    let fname = file.name.text.as_str();
+
+    let table_var = table_var.unwrap_or_else(|| format_ident!("__p0"));
+    let pay_var = pay_var.unwrap_or_else(|| format_ident!("__p0"));
+    quote! {
+        #[doc = #sdoc]
+        #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
+        pub struct #espec<'a> {
+            #(#efields)*
+            #[doc = #pdoc]
+            pub #pay: &'a [u8],
+        }
+        #[doc = #fdoc]
+        #[derive(Clone, Copy, Debug, PartialEq #eq_file)]
+        pub struct #spec<'a> {
+            #(#file_fields)*
+            #[doc = #secs_doc]
+            pub #secs: &'a [#espec<'a>],
+        }
+        impl #spec<'_> {
+            /// Where the payload of `s` goes when the cursor is at `cursor`.
+            fn place(cursor: u64, s: &#espec<'_>) -> Option<u64> {
+                #place_fn
+            }
+            /// The file's size and the place of each item of the writer's order.
+            fn plan(&self) -> Result<(u64, [u64; #nitems]), __rt::WriteError> {
+                let mut cursor: u64 = #hsize;
+                #(#plan_steps)*
+                Ok((cursor, [#(#pv),*]))
+            }
+            /// How many bytes the file needs.
+            ///
+            /// # Errors
+            /// When a size or place does not fit the fields that must hold it.
+            pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+                let (total, _) = self.plan()?;
+                usize::try_from(total).map_err(|_| __rt::WriteError::TooLarge { field: #fname, value: total })
+            }
+            /// Write the file into `out` (every gap zero); returns the bytes written
+            /// (`encoded_len`).
+            ///
+            /// # Errors
+            /// When `out` is too small or a value does not fit its field.
+            pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+                let (total, places) = self.plan()?;
+                let [#(#pv),*] = places;
+                let available = u64::try_from(out.len()).unwrap_or(u64::MAX);
+                let Some(out) = usize::try_from(total).ok().and_then(|n| out.get_mut(..n)) else {
+                    return Err(__rt::WriteError::BufferTooSmall { needed: total, available });
+                };
+                out.fill(0);
+                let len: u64 = total;
+                let _ = len;
+                {
+                    let mut rec = [0u8; #hs_l];
+                    #(#header_writes)*
+                    __rt::put(out, 0, &rec)?;
+                }
+                #(#record_writes)*
+                let mut cursor: u64 = #pay_var;
+                for (i, s) in self.#secs.iter().enumerate() {
+                    let at = Self::place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
+                    let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
+                    let mut rec = [0u8; #es_l];
+                    #(#entry_writes)*
+                    let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
+                    __rt::put(out, rec_at, &rec)?;
+                    __rt::put(out, at, s.#pay)?;
+                    cursor = at.checked_add(n).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+                }
+                let placed = self.#secs.iter().scan(#pay_var, |cursor, s| {
+                    let at = Self::place(*cursor, s)?;
+                    let n = u64::try_from(s.#pay.len()).ok()?;
+                    *cursor = at.checked_add(n)?;
+                    Some((#type_raw, at, n))
+                });
+                Self::seal(out, placed)?;
+                Ok(out.len())
+            }
+            #[doc = #seal_doc]
+            ///
+            /// # Errors
+            /// When a stored checksum's field is not inside `out`.
+            pub fn seal<I>(out: &mut [u8], sections: I) -> Result<(), __rt::WriteError>
+            where
+                I: Iterator<Item = (u64, u64, u64)> + Clone,
+            {
+                #(#seal_records)*
+                #(#seal_payloads)*
+                let _ = (out, sections);
+                Ok(())
+            }
+            #(#sum_fns)*
+            // `to_vec()` when `npuschema-core` has its `alloc` feature; nothing otherwise.
+            __rt::writer_alloc_methods!();
+        }
+    }
+}
+
+/// The directory writers of a schema: its file's, or each variant's.
+pub(crate) fn tokens(c: &Checked) -> TokenStream {
+    if c.variants.is_empty() {
+        file_tokens(c)
+    } else {
+        let all = c.variants.iter().map(file_tokens);
+        quote!(#(#all)*)
+    }
+}
