@@ -55,6 +55,7 @@ fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'s ExprAt>) 
             Step::TableFits { within, .. } | Step::RangeFits { within, .. } => out.push(within),
             Step::Order { by, .. } => out.extend(by.iter()),
             Step::Ext(x) => out.extend(crate::ext::step_exprs(c, x)),
+            Step::Fill(f) => out.extend(crate::fill::step_exprs(f)),
             Step::ForEach { steps, .. } => step_exprs(c, steps, out),
             Step::When { when, step } => {
                 out.push(when);
