@@ -22,6 +22,7 @@
 
 mod at;
 mod fast;
+mod nested;
 mod stream;
 mod strings;
 mod view;
@@ -547,6 +548,10 @@ impl Comp<'_> {
                 Some(f) => CE::Field(f),
                 None => CE::Zero,
             },
+            Ok(Resolved::Nested(owner, l)) => match self.nested_ref(owner, l, scope) {
+                Some(f) => CE::Field(f),
+                None => CE::Zero,
+            },
             Ok(Resolved::Composed(owner, ci)) => {
                 let Some(st) = self.owner_struct(owner, scope) else {
                     return CE::Zero;
@@ -670,6 +675,9 @@ impl Comp<'_> {
                         };
                         Some((owner, name, off))
                     })
+                }
+                Resolved::Nested(owner, l) => {
+                    Some((owner, crate::nested::tail(p, owner).join("."), l.at))
                 }
                 _ => None,
             };

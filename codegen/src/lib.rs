@@ -13,6 +13,8 @@ mod expr;
 mod ext;
 mod index;
 pub mod interp;
+mod nested;
+mod nested_emit;
 mod regs;
 mod schema;
 mod sections;

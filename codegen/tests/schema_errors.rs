@@ -207,8 +207,3 @@ fn stream_misused() {
 fn open_directories() {
     golden("open_directories");
 }
-/// A struct as a field type (alone or in an array) is refused with a message that says so.
-#[test]
-fn nested_struct() {
-    golden("nested_struct");
-}
