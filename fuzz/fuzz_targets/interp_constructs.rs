@@ -1,7 +1,7 @@
 //! The schema interpreter against the generated code of the test schemas that carry the
 //! schema-language constructs (record streams, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
-//! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! object tables, structs inside structs and arrays of structs), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view as far as it is cheap to compare: header words,
 //! record counts, each record's words and place, byte ranges, strings and checksums (a
 //! subset of tests/tests/interp_differential.rs's comparisons). Never a panic in either
@@ -54,6 +54,7 @@ schemas! {
     floats: "../tests/schemas/floats.yaml", Floats;
     bigend: "../tests/schemas/bigend.yaml", BigEnd;
     ordered: "../tests/schemas/ordered.yaml", Ordered;
+    nested: "../tests/schemas/nested.yaml", Nested;
 }
 
 #[path = "../../tests/src/opendir_blobs.rs"]
@@ -427,7 +428,7 @@ fuzz_target!(|data: &[u8]| {
                 (u64::from(h.checksum()), u64::from(g.body_computed()))
             );
         }),
-        _ => run!(k, b, ordered::Ordered, |g, v| {
+        11 => run!(k, b, ordered::Ordered, |g, v| {
             let h = g.header();
             same_fields!(
                 v,
@@ -449,6 +450,29 @@ fuzz_target!(|data: &[u8]| {
                 checksum(v, "body"),
                 (u64::from(h.checksum()), u64::from(g.body_computed()))
             );
+        }),
+        _ => run!(k, b, nested::Nested, |g, v| {
+            let h = g.header();
+            same_fields!(v, "header", h, [magic, entry_count, total_bytes]);
+            // The fields inside struct-typed fields, by path.
+            assert_eq!(raw(v, "header", "version.major"), u64::from(h.version().major()));
+            assert_eq!(raw(v, "header", "version.minor"), u64::from(h.version().minor()));
+            for (k, s) in h.slices().enumerate() {
+                assert_eq!(raw(v, "header", &format!("slices[{k}].offset")), u64::from(s.offset()));
+                assert_eq!(raw(v, "header", &format!("slices[{k}].length")), u64::from(s.length()));
+            }
+            assert_eq!(raw(v, "header", "stamp.time"), h.stamp().time());
+            assert_eq!(raw(v, "header", "stamp.kind"), u64::from(h.stamp().kind_raw()));
+            assert_eq!(raw(v, "header", "stamp.tool.major"), u64::from(h.stamp().tool().major()));
+            assert_eq!(range(v, "payload"), Some(span(b, g.payload())));
+            assert_eq!(g.entries().len(), records(v, "entries"));
+            for e in g.entries() {
+                let p = format!("entries[{}]", e.index());
+                same_fields!(v, &p, e, [id]);
+                assert_eq!(raw(v, &p, "at.x"), u64::from(e.at().x() as u16));
+                assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
+                assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
+            }
         }),
     }
 });

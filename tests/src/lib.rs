@@ -3,6 +3,7 @@
 /// The binrw reference readers (crate `npuschema-refreader`, in `tests/refreader/`).
 pub use npuschema_refreader as refreader;
 
+pub mod nested_blobs;
 pub mod npu1_blobs;
 pub mod opendir_blobs;
 pub mod vela;

@@ -1147,46 +1147,10 @@ mod nested_structs {
     use super::nested::{self, Nested, StampKind};
     use npuschema_core::{Brief, Detail};
 
-    const HEADER: usize = 62;
-    const ENTRY: usize = 16;
+    use npuschema_tests::nested_blobs::HEADER;
 
-    /// A `nested.yaml` file: the header, `points.len()` entries, a 6-byte payload (the
-    /// header's `slices[0]`), then each entry's 2-byte blob.
-    pub(super) fn file(points: &[(i16, i16)]) -> Vec<u8> {
-        let payload_at = HEADER + ENTRY * points.len();
-        let total = payload_at + 6 + 2 * points.len();
-        let mut b = Vec::new();
-        b.extend_from_slice(&0x5453_454Eu32.to_le_bytes());
-        b.extend_from_slice(&1u16.to_le_bytes()); // version.major
-        b.extend_from_slice(&3u16.to_le_bytes()); // version.minor
-        // slices[0] is the payload; slices[1] after it; [2] and [3] empty.
-        for (o, l) in [(payload_at, 6), (payload_at + 6, 1), (0, 0), (0, 0)] {
-            b.extend_from_slice(&u32::try_from(o).expect("small").to_le_bytes());
-            b.extend_from_slice(&u32::try_from(l).expect("small").to_le_bytes());
-        }
-        // The stamp, big-endian, with a little-endian tool version.
-        b.extend_from_slice(&0x0102_0304_0506_0708u64.to_be_bytes());
-        b.push(2); // kind: tooled
-        b.push(0); // level
-        b.extend_from_slice(&2u16.to_le_bytes());
-        b.extend_from_slice(&7u16.to_le_bytes());
-        b.extend_from_slice(&u32::try_from(points.len()).expect("small").to_le_bytes());
-        b.extend_from_slice(&u32::try_from(total).expect("small").to_le_bytes());
-        assert_eq!(b.len(), HEADER);
-        for (i, &(x, y)) in points.iter().enumerate() {
-            b.extend_from_slice(&(10 + u32::try_from(i).expect("small")).to_le_bytes());
-            b.extend_from_slice(&x.to_le_bytes());
-            b.extend_from_slice(&y.to_le_bytes());
-            let blob_at = payload_at + 6 + 2 * i;
-            b.extend_from_slice(&u32::try_from(blob_at).expect("small").to_le_bytes());
-            b.extend_from_slice(&2u32.to_le_bytes());
-        }
-        b.extend_from_slice(b"PAYLD!");
-        for i in 0..points.len() {
-            b.extend_from_slice(&[0xB0 | u8::try_from(i).expect("small"); 2]);
-        }
-        assert_eq!(b.len(), total);
-        b
+    fn file(points: &[(i16, i16)]) -> Vec<u8> {
+        npuschema_tests::nested_blobs::file(points, 2)
     }
 
     /// The `Error` and the `Brief` name the same check.

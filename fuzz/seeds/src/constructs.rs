@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 mod opendir_blobs;
 
+#[path = "../../../tests/src/nested_blobs.rs"]
+#[allow(dead_code)]
+mod nested_blobs;
+
 /// Selector bytes (index in the target's `SCHEMAS`).
 const TLV: u8 = 0;
 const SCOPED: u8 = 1;
@@ -24,6 +28,7 @@ const CONDITIONAL: u8 = 8;
 const FLOATS: u8 = 9;
 const BIGEND: u8 = 10;
 const ORDERED: u8 = 11;
+const NESTED: u8 = 12;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -334,6 +339,7 @@ pub fn write_seeds(dir: &Path) -> usize {
             ORDERED | 0x80,
             ordered(0, 100, 32, &spans, 8),
         ),
+        ("nested".into(), NESTED, nested_blobs::file(&[(5, 3), (1000, 7)], 2)),
     ];
     seeds.push((
         "opendir".into(),
