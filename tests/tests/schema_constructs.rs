@@ -1191,7 +1191,8 @@ mod nested_structs {
         // The file-level range located by `header.slices[0]`.
         assert_eq!(v.payload(), b"PAYLD!");
         // The records' structs, and the per-record range located by `span`.
-        let entries: Vec<(u32, i16, i16, u32, Option<&[u8]>)> = v
+        type Row<'a> = (u32, i16, i16, u32, Option<&'a [u8]>);
+        let entries: Vec<Row<'_>> = v
             .entries()
             .map(|e| (e.id(), e.at().x(), e.at().y(), e.span().length(), e.blob()))
             .collect();
