@@ -1253,7 +1253,9 @@ fn collections_of(file: &crate::schema::File) -> Vec<Table> {
 }
 
 /// Check a schema; on success the layouts are attached.
-pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
+pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
+    // `pairs[2].a` in a record's scope: a path into the record's struct array (`nested.rs`).
+    crate::nested::bare_elements(&mut schema);
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
     for c in &schema.constants {
         if RESERVED_ITEMS.contains(&c.name.text.as_str()) {

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use crate::check::{FieldKind, Layout, Owner, Resolved};
 use crate::diag::Diags;
-use crate::schema::{FieldDef, Schema, Struct, TypeRef};
+use crate::expr::Expr;
+use crate::schema::{FieldDef, Schema, Step, Struct, TypeRef};
 
 /// The largest struct, in bytes: a view's array length must be a `usize` on every target
 /// the generated code builds for (32-bit included).
@@ -317,6 +318,11 @@ fn walk(
     while let Some(seg) = parts.next() {
         let st = &schema.structs[si];
         let (fname, index) = split_index(seg);
+        if seg.ends_with("[]") {
+            return Err(format!(
+                "`{fname}[...]`: an array of structs is indexed by a constant (`{fname}[0].field`); only a table is indexed by an expression"
+            ));
+        }
         let fi = st
             .fields
             .iter()
@@ -480,5 +486,114 @@ pub(crate) fn check_writer(c: &crate::check::Checked, d: &mut Diags) {
                 );
             }
         }
+    }
+}
+
+/// In a table record's scope, `pairs[2].a` names a field of element 2 of the record's own
+/// struct array `pairs`; the expression parser, which knows no schema, reads it as a table
+/// element (`table[index].field`). Before checking, such an expression whose name is not a
+/// table of the file but a struct-array field of the record, with a constant index, is
+/// rewritten to the path `pairs[2].a` (a table of that name keeps it). Covered: the steps
+/// of a `for_each` over a table (`assert`, `expect`, `let`, `when`, `min_len`, order keys)
+/// and a per-record range's `offset`, `length` and `when`.
+pub(crate) fn bare_elements(schema: &mut Schema) {
+    let structs = schema.structs.clone();
+    fix_file(&mut schema.file, &structs);
+    if let Some(v) = schema.file.ext.variants.as_mut() {
+        for v in &mut v.list {
+            fix_file(&mut v.file, &structs);
+        }
+    }
+}
+
+fn fix_file(file: &mut crate::schema::File, structs: &[Struct]) {
+    {
+        let tables: Vec<(String, String)> = file
+            .tables
+            .iter()
+            .map(|t| (t.name.text.clone(), t.record.text.clone()))
+            .collect();
+        let arrays_of = |table: &str| -> Vec<String> {
+            let rec = tables.iter().find(|t| t.0 == table).map(|t| t.1.clone());
+            structs
+                .iter()
+                .find(|s| Some(&s.name.text) == rec.as_ref())
+                .map(|s| {
+                    s.fields
+                        .iter()
+                        .filter(|f| matches!(f.ty, TypeRef::NamedArray(..)))
+                        .map(|f| f.name.text.clone())
+                        .filter(|n| !tables.iter().any(|t| &t.0 == n))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        for r in &mut file.ranges {
+            let Some(t) = r.table.as_ref().map(|t| t.text.clone()) else {
+                continue;
+            };
+            let arrays = arrays_of(&t);
+            for e in [Some(&mut r.offset), Some(&mut r.length), r.when.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                fix(&mut e.expr, &arrays);
+            }
+        }
+        for s in &mut file.validate {
+            if let Step::ForEach { table, steps } = s {
+                let arrays = arrays_of(&table.text);
+                if !arrays.is_empty() {
+                    steps.iter_mut().for_each(|s| fix_step(s, &arrays));
+                }
+            }
+        }
+    }
+}
+
+fn fix_step(s: &mut Step, arrays: &[String]) {
+    match s {
+        Step::MinLen { min, .. } => fix(&mut min.expr, arrays),
+        Step::Expect { field, equals, .. } => {
+            fix(&mut field.expr, arrays);
+            fix(&mut equals.expr, arrays);
+        }
+        Step::Assert { expr, field, .. } => {
+            fix(&mut expr.expr, arrays);
+            fix(&mut field.expr, arrays);
+        }
+        Step::Let { value, .. } => fix(&mut value.expr, arrays),
+        Step::Order { by: Some(by), .. } => fix(&mut by.expr, arrays),
+        Step::When { when, step } => {
+            fix(&mut when.expr, arrays);
+            fix_step(step, arrays);
+        }
+        _ => {}
+    }
+}
+
+fn fix(e: &mut Expr, arrays: &[String]) {
+    match e {
+        Expr::At(name, index, f) => {
+            if arrays.contains(name) {
+                // A computed index becomes `pairs[]`, refused by `walk` as such.
+                let k = match &**index {
+                    Expr::Num(k) => k.to_string(),
+                    _ => String::new(),
+                };
+                let mut path = vec![format!("{name}[{k}]")];
+                path.append(f);
+                *e = Expr::Ref(path);
+            } else {
+                fix(index, arrays);
+            }
+        }
+        Expr::Bin(_, l, r) => {
+            fix(l, arrays);
+            fix(r, arrays);
+        }
+        Expr::Not(x) => fix(x, arrays),
+        Expr::Call(_, args) => args.iter_mut().for_each(|a| fix(a, arrays)),
+        Expr::Num(_) | Expr::Ref(_) => {}
     }
 }

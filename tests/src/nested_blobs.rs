@@ -6,7 +6,7 @@
 /// Byte size of the header.
 pub const HEADER: usize = 62;
 /// Byte size of one entry.
-pub const ENTRY: usize = 16;
+pub const ENTRY: usize = 20;
 
 fn le32(out: &mut Vec<u8>, ws: &[usize]) {
     for &w in ws {
@@ -17,7 +17,8 @@ fn le32(out: &mut Vec<u8>, ws: &[usize]) {
 /// A valid file: the header (magic, `version` 1.3, `slices[0]` the 6-byte payload,
 /// `slices[1]` one byte after it, `slices[2..4]` empty, a big-endian `stamp` of kind
 /// `stamp_kind` whose `tool` version, in the schema's little-endian order, is 2.7), one
-/// entry per point (an id from 10, the point, a slice locating its 2-byte blob), the
+/// entry per point (an id from 10, the point, a slice locating its 2-byte blob, the
+/// dimensions `[(1, 2), (3, 4)]`), the
 /// payload `PAYLD!`, then the blobs.
 #[must_use]
 pub fn file(points: &[(i16, i16)], stamp_kind: u8) -> Vec<u8> {
@@ -38,6 +39,7 @@ pub fn file(points: &[(i16, i16)], stamp_kind: u8) -> Vec<u8> {
         b.extend_from_slice(&x.to_le_bytes());
         b.extend_from_slice(&y.to_le_bytes());
         le32(&mut b, &[payload_at + 6 + 2 * i, 2]);
+        b.extend_from_slice(&[1, 2, 3, 4]);
     }
     b.extend_from_slice(b"PAYLD!");
     for i in 0..points.len() {

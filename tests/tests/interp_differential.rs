@@ -2342,6 +2342,10 @@ fn nested_agree(b: &[u8]) -> &'static str {
             assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
             assert_eq!(raw(v, &p, "span.length"), u64::from(e.span().length()));
             assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
+            for (k, d) in e.dims().enumerate() {
+                assert_eq!(raw(v, &p, &format!("dims[{k}].lo")), u64::from(d.lo()));
+                assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
+            }
         }
     })
 }
@@ -2374,6 +2378,7 @@ fn nested_structs_and_their_mutants_agree() {
             "bad-tool",
             "entries-out-of-bounds",
             "bad-point",
+            "bad-dims",
             "blob-out-of-bounds",
             "ok",
         ],

@@ -558,7 +558,7 @@ fn inspect_and_explain_name_fields_inside_structs() {
         (f["name"].as_str(), f["offset"].as_u64()),
         (Some("slices[1].offset"), Some(16))
     );
-    assert_eq!(f["raw"], 94 + 6);
+    assert_eq!(f["raw"], 102 + 6);
     let f = field(header, "header.stamp.time");
     assert_eq!(
         (f["offset"].as_u64(), f["raw"].as_u64()),
@@ -573,7 +573,7 @@ fn inspect_and_explain_name_fields_inside_structs() {
     let f = field(entry, "entries[1].at.x");
     assert_eq!(
         (f["offset"].as_u64(), f["raw"].as_u64()),
-        (Some(62 + 16 + 4), Some(1000))
+        (Some(62 + 20 + 4), Some(1000))
     );
     let x = explain_output(&schema, &file);
     assert_eq!(x.code, 0, "{x:?}");
@@ -582,7 +582,8 @@ fn inspect_and_explain_name_fields_inside_structs() {
         "header.slices[3].length = 0x0",
         "header.stamp.kind = tooled (0x2)",
         "header.stamp.tool.minor = 0x7",
-        "entries[0].span.offset = 0x64",
+        "entries[0].span.offset = 0x6c",
+        "entries[1].dims[1].hi = 0x4",
         "entries[1].at.y = 7",
     ] {
         assert!(x.stdout.contains(want), "{want} in {}", x.stdout);

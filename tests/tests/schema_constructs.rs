@@ -1174,8 +1174,8 @@ mod nested_structs {
         assert_eq!((h.version().major(), h.version().minor()), (1, 3));
         // The array: an iterator over every element and one element by index.
         let slices: Vec<(u32, u32)> = h.slices().map(|s| (s.offset(), s.length())).collect();
-        assert_eq!(slices, [(94, 6), (100, 1), (0, 0), (0, 0)]);
-        assert_eq!(h.slices_at(1).map(|s| s.offset()), Some(100));
+        assert_eq!(slices, [(102, 6), (108, 1), (0, 0), (0, 0)]);
+        assert_eq!(h.slices_at(1).map(|s| s.offset()), Some(108));
         assert!(h.slices_at(4).is_none());
         assert!(h.slices_at(usize::MAX).is_none());
         // Each element is a view over its own 8 bytes of the header, nothing copied.
@@ -1206,13 +1206,18 @@ mod nested_structs {
         // `Debug` shows the structs inside, the array as a list.
         let dbg = format!("{:?}", h);
         assert!(
-            dbg.contains("slices: [Slice { offset: 94, length: 6 }, Slice { offset: 100"),
+            dbg.contains("slices: [Slice { offset: 102, length: 6 }, Slice { offset: 108"),
             "{dbg}"
         );
         assert!(
             dbg.contains("tool: Version { major: 2, minor: 7 }"),
             "{dbg}"
         );
+        // A record's array of structs.
+        let e = v.entries().next().expect("entry 0");
+        let dims: Vec<(u8, u8)> = e.dims().map(|d| (d.lo(), d.hi())).collect();
+        assert_eq!(dims, [(1, 2), (3, 4)]);
+        assert_eq!(e.dims_at(1).map(|d| d.hi()), Some(4));
     }
 
     #[test]
@@ -1272,6 +1277,15 @@ mod nested_structs {
         // A negative coordinate is no `u64`: the comparison fails closed.
         b[HEADER + 6..HEADER + 8].copy_from_slice(&(-1i16).to_le_bytes());
         assert_eq!(rejected(&b).code, "bad-point");
+        // A record's own array, named bare in its scope: `dims[1].hi` (at 62 + 19) below
+        // `dims[1].lo`.
+        let mut b = good.clone();
+        b[HEADER + 19] = 0;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+            ("bad-dims", "entries", 0, "dims[1].hi", 81)
+        );
         // A record's blob range from its `span`, past the end.
         let mut b = good.clone();
         b[HEADER + 12] = 0xFF;
