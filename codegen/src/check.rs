@@ -419,7 +419,14 @@ fn resolve(
 pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
     match e {
         Expr::Num(_) => false,
-        Expr::Ref(p) => matches!(c.resolve(p, scope), Ok(Resolved::FlagBit(..))),
+        Expr::Ref(p) => matches!(
+            c.resolve(p, scope),
+            Ok(Resolved::FlagBit(..))
+                | Ok(Resolved::Nested(
+                    _,
+                    crate::nested::Leaf { bit: Some(_), .. }
+                ))
+        ),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
         Expr::Not(_) => true,
         Expr::Call(..) | Expr::At(..) => false,
@@ -915,7 +922,7 @@ pub(crate) fn check_steps(
             Step::Expect { field, equals, .. } => {
                 check_expr(c, field, scope, false, "expect", d);
                 check_expr(c, equals, scope, false, "equals", d);
-                let composed = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Composed(..) | Resolved::Nested(..))));
+                let composed = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Composed(..))) || matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if l.bit.is_none()));
                 if single_field(c, &field.expr, scope).is_none()
                     && !composed
                     && resolves(c, &field.expr, scope)
@@ -928,7 +935,7 @@ pub(crate) fn check_steps(
             }
             Step::Assert { expr, field, .. } => {
                 check_expr(c, expr, scope, true, "assert", d);
-                let nested = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(..))));
+                let nested = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if l.bit.is_none()));
                 if single_field(c, &field.expr, scope).is_none()
                     && !nested
                     && resolves(c, &field.expr, scope)

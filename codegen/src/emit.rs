@@ -536,6 +536,7 @@ impl<'a> Em<'a> {
                     let base = self.base(owner, env);
                     quote!(#base.#name().contains(#ty::#bit))
                 }
+                Ok(Resolved::Nested(owner, l)) => crate::nested_emit::cond(self, p, owner, l, env),
                 _ => quote!(false),
             },
             Expr::Bin(op, l, r) if op.is_logical() => {

@@ -549,7 +549,24 @@ impl Comp<'_> {
                 None => CE::Zero,
             },
             Ok(Resolved::Nested(owner, l)) => match self.nested_ref(owner, l, scope) {
-                Some(f) => CE::Field(f),
+                Some(f) => match (l.bit, f.kind) {
+                    (None, _) => CE::Field(f),
+                    (Some(bi), FieldKind::Flags(fl)) => {
+                        let bit = self
+                            .c
+                            .schema
+                            .flags
+                            .get(fl)
+                            .and_then(|x| x.bits.get(bi))
+                            .map_or(64, |b| b.bit);
+                        CE::FlagBit(
+                            f,
+                            1u64.checked_shl(u32::try_from(bit).unwrap_or(64))
+                                .unwrap_or(0),
+                        )
+                    }
+                    _ => CE::Zero,
+                },
                 None => CE::Zero,
             },
             Ok(Resolved::Composed(owner, ci)) => {

@@ -26,6 +26,9 @@ pub struct Leaf {
     pub strukt: usize,
     /// The leaf's index among that struct's fields.
     pub field: usize,
+    /// For a flags leaf named with one of its bits (`stamp.flags.ON`), the bit's index: the
+    /// reference is then a truth value.
+    pub bit: Option<usize>,
 }
 
 /// `pairs[2]` as (`pairs`, `Some(2)`); `inner` as (`inner`, `None`).
@@ -287,7 +290,7 @@ pub(crate) fn resolve(
         )));
     }
     Some(
-        walk(schema, layouts, sname, rest).map(|(at, strukt, field)| {
+        walk(schema, layouts, sname, rest).map(|(at, strukt, field, bit)| {
             Resolved::Nested(
                 owner,
                 Leaf {
@@ -295,19 +298,21 @@ pub(crate) fn resolve(
                     at,
                     strukt,
                     field,
+                    bit,
                 },
             )
         }),
     )
 }
 
-/// Follow `rest` from struct `sname`: the leaf's offset, struct and field index.
+/// Follow `rest` from struct `sname`: the leaf's offset, struct and field index, and the
+/// flag bit it names, if it names one.
 fn walk(
     schema: &Schema,
     layouts: &HashMap<String, Layout>,
     sname: &str,
     rest: &[String],
-) -> Result<(u64, usize, usize), String> {
+) -> Result<(u64, usize, usize, Option<usize>), String> {
     let mut at = 0u64;
     let mut si = schema
         .structs
@@ -389,11 +394,21 @@ fn walk(
                 if !k.numeric() {
                     return Err(format!("field `{fname}` holds bytes, not a number"));
                 }
-                return Ok((at, si, fi));
+                return Ok((at, si, fi, None));
+            }
+            (FieldKind::Flags(fl), None) if parts.len() == 1 => {
+                let b = parts.next().map_or("", String::as_str);
+                let flags = schema.flags.get(fl).ok_or("undefined flags type")?;
+                let bi = flags
+                    .bits
+                    .iter()
+                    .position(|x| x.name.text == b)
+                    .ok_or_else(|| format!("flags `{}` has no bit `{b}`", flags.name.text))?;
+                return Ok((at, si, fi, Some(bi)));
             }
             (FieldKind::Flags(_) | FieldKind::Bits(_), None) => {
                 return Err(format!(
-                    "`{}`: the named parts of a flags or bitfields field inside a struct-typed field cannot be read yet; compare its value",
+                    "`{}`: the bit ranges of a bitfields field inside a struct-typed field cannot be read yet; compare its value",
                     rest.join(".")
                 ));
             }

@@ -107,21 +107,13 @@ pub(crate) fn leaf(em: &Em<'_>, path: &[String], owner: Owner, l: Leaf, env: &En
     let Some((_, f, kind)) = em.c.leaf(l) else {
         return quote!(0u64);
     };
-    let mut acc = em.base(owner, env);
     let segs = tail(path, owner);
-    for seg in segs.iter().take(segs.len().saturating_sub(1)) {
-        acc = match split_index(seg) {
-            (name, None) => {
-                let n = format_ident!("{}", name);
-                quote!(#acc.#n())
-            }
-            (name, Some(k)) => {
-                let n = format_ident!("{}_at", name);
-                let k = lit(k);
-                quote!(#acc.#n(#k)?)
-            }
-        };
-    }
+    let acc = chain(
+        em,
+        owner,
+        segs.get(..segs.len().saturating_sub(1)).unwrap_or(&[]),
+        env,
+    );
     let name = format_ident!("{}", f.name.text);
     match kind {
         FieldKind::Int(t) if t.signed() => quote!(u64::try_from(#acc.#name()).ok()?),
@@ -143,4 +135,56 @@ pub(crate) fn leaf(em: &Em<'_>, path: &[String], owner: Owner, l: Leaf, env: &En
         ),
         _ => quote!(0u64),
     }
+}
+
+/// `bool` tokens for a flag bit of a flags field inside struct-typed fields
+/// (`header.stamp.flags.ON`): `false` when an element on the way is missing (never, the
+/// index being checked against the array's length).
+pub(crate) fn cond(em: &Em<'_>, path: &[String], owner: Owner, l: Leaf, env: &Env) -> TokenStream {
+    let (Some(bi), Some((_, f, FieldKind::Flags(fl)))) = (l.bit, em.c.leaf(l)) else {
+        return quote!(false);
+    };
+    let Some(flags) = em.c.schema.flags.get(fl) else {
+        return quote!(false);
+    };
+    let Some(bit) = flags.bits.get(bi) else {
+        return quote!(false);
+    };
+    let ty = format_ident!("{}", flags.name.text);
+    let b = format_ident!("{}", bit.name.text);
+    let name = format_ident!("{}", f.name.text);
+    // The path without its bit: the chain of accessors to the flags field's struct.
+    let segs = tail(path, owner);
+    let acc = chain(
+        em,
+        owner,
+        segs.get(..segs.len().saturating_sub(2)).unwrap_or(&[]),
+        env,
+    );
+    let read = quote!(#acc.#name().contains(#ty::#b));
+    if read.to_string().contains('?') {
+        quote!(matches!((|| -> Option<bool> { Some(#read) })(), Some(true)))
+    } else {
+        read
+    }
+}
+
+/// The accessor chain from the owner's view through `segs` (each a struct-typed field,
+/// `inner` or `pairs[2]`); `?` after an element's accessor.
+fn chain(em: &Em<'_>, owner: Owner, segs: &[String], env: &Env) -> TokenStream {
+    let mut acc = em.base(owner, env);
+    for seg in segs {
+        acc = match split_index(seg) {
+            (name, None) => {
+                let n = format_ident!("{}", name);
+                quote!(#acc.#n())
+            }
+            (name, Some(k)) => {
+                let n = format_ident!("{}_at", name);
+                let k = lit(k);
+                quote!(#acc.#n(#k)?)
+            }
+        };
+    }
+    acc
 }

@@ -45,7 +45,8 @@ fn struct_types() {
 
 /// Paths into struct-typed fields misused: a struct as a number, an array without an
 /// index, an index past the end or on a single struct, a computed index, an unknown field,
-/// too many parts, a flag bit inside, `enum_known` / `flags_known` inside; in a record's
+/// too many parts, an undefined flag bit inside, a flag bit inside as a number or as the
+/// blamed field, `enum_known` / `flags_known` inside; in a record's
 /// scope, its own array's element read bare past the end or by a computed index.
 #[test]
 fn paths() {

@@ -2323,7 +2323,10 @@ fn nested_agree(b: &[u8]) -> &'static str {
         let st = h.stamp();
         assert_eq!(raw(v, "header", "stamp.time"), st.time());
         assert_eq!(raw(v, "header", "stamp.kind"), u64::from(st.kind_raw()));
-        assert_eq!(raw(v, "header", "stamp.level"), u64::from(st.level()));
+        assert_eq!(
+            raw(v, "header", "stamp.level"),
+            u64::from(st.level().bits())
+        );
         assert_eq!(
             raw(v, "header", "stamp.tool.major"),
             u64::from(st.tool().major())
@@ -2359,6 +2362,12 @@ fn nested_structs_and_their_mutants_agree() {
         nested_file(&[], 2),
     ] {
         assert_eq!(nested_agree(&good), "ok");
+        // A flag bit inside (`header.stamp.level.SEALED`) gating an `expect` inside.
+        let mut sealed = good.clone();
+        sealed[49] = 1;
+        assert_eq!(nested_agree(&sealed), "ok");
+        sealed[52] = 8;
+        assert_eq!(nested_agree(&sealed), "bad-seal");
         for (k, n) in sweep(&good, &nested_agree, &|_| {}, 0..0, 10_000, 0x4E57) {
             *verdicts.entry(k).or_default() += n;
         }

@@ -1258,9 +1258,30 @@ mod nested_structs {
                 names: &["major", "<", "major"]
             }
         );
-        // ... not checked for a plain stamp.
+        // `bad-tool` is not checked for a plain stamp.
         b[48] = 1;
         assert!(Nested::validate(&b).is_ok());
+        // A flag bit inside (`when: header.stamp.level.SEALED`, at 49) gates an `expect`
+        // on the tool's minor version (at 52).
+        let mut b = good.clone();
+        b[52] = 8;
+        assert!(Nested::validate(&b).is_ok());
+        b[49] = 1;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("bad-seal", "header.stamp.tool.minor", 52)
+        );
+        assert_eq!(
+            e.detail,
+            Detail::Mismatch {
+                found: 8,
+                expected: 7
+            }
+        );
+        let mut b = good.clone();
+        b[49] = 2;
+        assert_eq!(rejected(&b).code, "bad-level");
         // The payload range from `header.slices[0]` past the end.
         let mut b = good.clone();
         b[12] = 0xFF;
