@@ -472,7 +472,11 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(raw(v, &p, "at.x"), u64::from(e.at().x() as u16));
                 assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
                 assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
+                for (k, d) in e.dims().enumerate() {
+                    assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
+                }
             }
+            assert_eq!(raw(v, "header", "stamp.level"), u64::from(h.stamp().level().bits()));
         }),
     }
 });
