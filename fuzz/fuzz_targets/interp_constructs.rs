@@ -455,15 +455,33 @@ fuzz_target!(|data: &[u8]| {
             let h = g.header();
             same_fields!(v, "header", h, [magic, entry_count, total_bytes]);
             // The fields inside struct-typed fields, by path.
-            assert_eq!(raw(v, "header", "version.major"), u64::from(h.version().major()));
-            assert_eq!(raw(v, "header", "version.minor"), u64::from(h.version().minor()));
+            assert_eq!(
+                raw(v, "header", "version.major"),
+                u64::from(h.version().major())
+            );
+            assert_eq!(
+                raw(v, "header", "version.minor"),
+                u64::from(h.version().minor())
+            );
             for (k, s) in h.slices().enumerate() {
-                assert_eq!(raw(v, "header", &format!("slices[{k}].offset")), u64::from(s.offset()));
-                assert_eq!(raw(v, "header", &format!("slices[{k}].length")), u64::from(s.length()));
+                assert_eq!(
+                    raw(v, "header", &format!("slices[{k}].offset")),
+                    u64::from(s.offset())
+                );
+                assert_eq!(
+                    raw(v, "header", &format!("slices[{k}].length")),
+                    u64::from(s.length())
+                );
             }
             assert_eq!(raw(v, "header", "stamp.time"), h.stamp().time());
-            assert_eq!(raw(v, "header", "stamp.kind"), u64::from(h.stamp().kind_raw()));
-            assert_eq!(raw(v, "header", "stamp.tool.major"), u64::from(h.stamp().tool().major()));
+            assert_eq!(
+                raw(v, "header", "stamp.kind"),
+                u64::from(h.stamp().kind_raw())
+            );
+            assert_eq!(
+                raw(v, "header", "stamp.tool.major"),
+                u64::from(h.stamp().tool().major())
+            );
             assert_eq!(range(v, "payload"), Some(span(b, g.payload())));
             assert_eq!(g.entries().len(), records(v, "entries"));
             for e in g.entries() {
@@ -476,7 +494,10 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
                 }
             }
-            assert_eq!(raw(v, "header", "stamp.level"), u64::from(h.stamp().level().bits()));
+            assert_eq!(
+                raw(v, "header", "stamp.level"),
+                u64::from(h.stamp().level().bits())
+            );
         }),
     }
 });

@@ -339,7 +339,11 @@ pub fn write_seeds(dir: &Path) -> usize {
             ORDERED | 0x80,
             ordered(0, 100, 32, &spans, 8),
         ),
-        ("nested".into(), NESTED, nested_blobs::file(&[(5, 3), (1000, 7)], 2)),
+        (
+            "nested".into(),
+            NESTED,
+            nested_blobs::file(&[(5, 3), (1000, 7)], 2),
+        ),
     ];
     seeds.push((
         "opendir".into(),
