@@ -1112,10 +1112,11 @@ impl<'a> Em<'a> {
                         }
                     };
                 }
-                // A side that cannot overflow is bound as a plain `u64`.
+                // A side that cannot overflow is bound as a plain `u64` (`a & MASK` too:
+                // `Some(a & MASK).unwrap_or(0)` is clippy's `unnecessary_literal_unwrap`).
                 let side = |e: &Expr, v: TokenStream, name: &str| {
                     let id = format_ident!("{}", name);
-                    match self.plain(e, scope, env) {
+                    match self.infallible(e, scope, env) {
                         Some(p) => (
                             quote!(let #id: u64 = #p;),
                             quote!(Some(#id)),
