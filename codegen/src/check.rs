@@ -28,6 +28,10 @@ pub enum FieldKind {
     Bits(usize),
     /// `f32` (`false`) or `f64` (`true`); its value in expressions is its bits.
     Float(bool),
+    /// A struct (index into `Schema::structs`, its size): `nested.rs`.
+    Struct(usize, u64),
+    /// A fixed array of structs (index into `Schema::structs`, its size, the count).
+    Structs(usize, u64, u64),
 }
 
 /// A struct's computed layout.
@@ -73,6 +77,8 @@ pub enum Resolved {
     Let(usize),
     /// Where the current record of a stream lies (`record.offset`, `recpos.rs`).
     RecPos(crate::recpos::RecPos),
+    /// A field inside a struct-typed field: `header.inner.x`, `header.pairs[2].a`.
+    Nested(Owner, crate::nested::Leaf),
 }
 
 /// The file's named values: its top-level `let` steps, in order.
@@ -168,15 +174,30 @@ impl Checked {
     pub fn resolve(&self, path: &[String], scope: Scope<'_>) -> Result<Resolved, String> {
         resolve(&self.schema, &self.layouts, path, scope)
     }
+    /// The struct, field and kind of a field inside a struct-typed field.
+    pub fn leaf(&self, l: crate::nested::Leaf) -> Option<(&Struct, &FieldDef, FieldKind)> {
+        let st = self.schema.structs.get(l.strukt)?;
+        let f = st.fields.get(l.field)?;
+        let k = self.layouts.get(&st.name.text)?.fields.get(l.field)?.1;
+        Some((st, f, k))
+    }
 }
 
-fn field_kind(schema: &Schema, f: &FieldDef) -> Option<FieldKind> {
+fn field_kind(
+    schema: &Schema,
+    layouts: &HashMap<String, Layout>,
+    f: &FieldDef,
+) -> Option<FieldKind> {
+    if let Some(k) = crate::nested::kind(schema, layouts, f) {
+        return k;
+    }
     Some(match &f.ty {
         TypeRef::Int(t) => FieldKind::Int(*t),
         TypeRef::Bytes(n) => FieldKind::Bytes(*n),
         TypeRef::Str(n) => FieldKind::Str(*n),
         TypeRef::Array(t, n) => FieldKind::Array(*t, *n),
         TypeRef::Float(w) => FieldKind::Float(*w),
+        TypeRef::NamedArray(..) => return None,
         TypeRef::Named(n) => {
             if let Some(i) = schema.enums.iter().position(|e| &e.name.text == n) {
                 FieldKind::Enum(i)
@@ -202,13 +223,19 @@ impl FieldKind {
             FieldKind::Flags(i) => schema.flags.get(i).map_or(0, |f| f.repr.bytes()),
             FieldKind::Array(t, n) => t.bytes().saturating_mul(n),
             FieldKind::Bits(i) => schema.bitfields.get(i).map_or(0, |f| f.repr.bytes()),
+            FieldKind::Struct(_, size) => size,
+            FieldKind::Structs(_, size, n) => size.saturating_mul(n),
         }
     }
     /// Whether it can be used as a number in expressions.
     pub fn numeric(self) -> bool {
         !matches!(
             self,
-            FieldKind::Bytes(_) | FieldKind::Str(_) | FieldKind::Array(..)
+            FieldKind::Bytes(_)
+                | FieldKind::Str(_)
+                | FieldKind::Array(..)
+                | FieldKind::Struct(..)
+                | FieldKind::Structs(..)
         )
     }
     /// The integer type it is stored as, when it is one word.
@@ -221,7 +248,9 @@ impl FieldKind {
             FieldKind::Bytes(_)
             | FieldKind::Str(_)
             | FieldKind::Array(..)
-            | FieldKind::Float(_) => None,
+            | FieldKind::Float(_)
+            | FieldKind::Struct(..)
+            | FieldKind::Structs(..) => None,
         }
     }
 }
@@ -233,6 +262,9 @@ fn resolve(
     scope: Scope<'_>,
 ) -> Result<Resolved, String> {
     let field_in = |owner: Owner, sname: &str, rest: &[String]| -> Result<Resolved, String> {
+        if let Some(r) = crate::nested::resolve(schema, layouts, owner, sname, rest) {
+            return r;
+        }
         let st = schema
             .structs
             .iter()
@@ -392,7 +424,14 @@ fn resolve(
 pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
     match e {
         Expr::Num(_) => false,
-        Expr::Ref(p) => matches!(c.resolve(p, scope), Ok(Resolved::FlagBit(..))),
+        Expr::Ref(p) => matches!(
+            c.resolve(p, scope),
+            Ok(Resolved::FlagBit(..))
+                | Ok(Resolved::Nested(
+                    _,
+                    crate::nested::Leaf { bit: Some(_), .. }
+                ))
+        ),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
         Expr::Not(_) => true,
         Expr::Call(..) | Expr::At(..) => false,
@@ -405,29 +444,36 @@ fn resolves(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
     e.refs().iter().all(|p| c.resolve(p, scope).is_ok())
 }
 
-fn layout_of(schema: &Schema, st: &Struct, d: &mut Diags) -> Layout {
+fn layout_of(
+    schema: &Schema,
+    layouts: &HashMap<String, Layout>,
+    st: &Struct,
+    d: &mut Diags,
+) -> Layout {
     let mut unresolved = false;
     let mut cursor = 0u64;
     let mut fields = Vec::new();
     let mut spans: Vec<(u64, u64, &str)> = Vec::new();
     for f in &st.fields {
-        let kind = field_kind(schema, f);
+        let kind = field_kind(schema, layouts, f);
         unresolved |= kind.is_none();
         if kind.is_none()
-            && let TypeRef::Named(n) = &f.ty
+            && let TypeRef::Named(n) | TypeRef::NamedArray(n, _) = &f.ty
+            && !schema.structs.iter().any(|s| &s.name.text == n)
+            && (matches!(f.ty, TypeRef::Named(_))
+                || !schema.enums.iter().any(|e| &e.name.text == n)
+                    && !schema.flags.iter().any(|e| &e.name.text == n)
+                    && !schema.bitfields.iter().any(|e| &e.name.text == n))
         {
-            let msg = if schema.structs.iter().any(|s| &s.name.text == n) {
-                format!(
-                    "field `{}` has type `{n}`, a struct: a struct inside a struct is not supported yet; declare its fields inline",
-                    f.name.text
-                )
-            } else {
+            // (A struct on a cycle is reported by `nested::order`; an array of an enum or
+            // flags type by `nested::check_struct`.)
+            d.error(
+                f.ty_pos,
                 format!(
                     "undefined enum or flags type `{n}` for field `{}`",
                     f.name.text
-                )
-            };
-            d.error(f.ty_pos, msg);
+                ),
+            );
         }
         let kind = kind.unwrap_or(FieldKind::Bytes(0));
         let width = kind.width(schema);
@@ -658,8 +704,8 @@ fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
             if !matches!(op, BinOp::Eq | BinOp::Ne) {
                 for x in [l, r] {
                     if let Expr::Ref(p) = &**x
-                        && let Ok(Resolved::Field(o, i)) = c.resolve(p, scope)
-                        && let Some(FieldKind::Float(_)) = field_kind_of(c, o, i, scope)
+                        && (matches!(c.resolve(p, scope), Ok(Resolved::Field(o, i)) if matches!(field_kind_of(c, o, i, scope), Some(FieldKind::Float(_))))
+                            || matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if matches!(c.leaf(l), Some((_, _, FieldKind::Float(_))))))
                     {
                         return Some(format!(
                             "`{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
@@ -850,6 +896,7 @@ pub(crate) fn unbound_records(
         }
         if let Ok(
             Resolved::Field(Owner::Located(i), _)
+            | Resolved::Nested(Owner::Located(i), _)
             | Resolved::Composed(Owner::Located(i), _)
             | Resolved::BitField(Owner::Located(i), _, _)
             | Resolved::FlagBit(Owner::Located(i), _, _),
@@ -882,7 +929,7 @@ pub(crate) fn check_steps(
             Step::Expect { field, equals, .. } => {
                 check_expr(c, field, scope, false, "expect", d);
                 check_expr(c, equals, scope, false, "equals", d);
-                let composed = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Composed(..))));
+                let composed = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Composed(..))) || matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if l.bit.is_none()));
                 if single_field(c, &field.expr, scope).is_none()
                     && !composed
                     && resolves(c, &field.expr, scope)
@@ -895,7 +942,10 @@ pub(crate) fn check_steps(
             }
             Step::Assert { expr, field, .. } => {
                 check_expr(c, expr, scope, true, "assert", d);
-                if single_field(c, &field.expr, scope).is_none() && resolves(c, &field.expr, scope)
+                let nested = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if l.bit.is_none()));
+                if single_field(c, &field.expr, scope).is_none()
+                    && !nested
+                    && resolves(c, &field.expr, scope)
                 {
                     d.error(
                         field.pos,
@@ -979,7 +1029,19 @@ pub(crate) fn check_steps(
                     Some(FieldKind::Bytes(0)) => true,
                     _ => false,
                 };
-                if !ok {
+                if !ok
+                    && let Expr::Ref(p) = &field.expr
+                    && let Ok(Resolved::Nested(..)) = c.resolve(p, scope)
+                {
+                    d.error(
+                        field.pos,
+                        format!(
+                            "`{}` is inside a struct-typed field: `{}` cannot check a field there yet (compare its value in an `assert`)",
+                            field.text,
+                            if want_flags { "flags_known" } else { "enum_known" }
+                        ),
+                    );
+                } else if !ok {
                     let want = if want_flags {
                         "a flags field"
                     } else {
@@ -1207,7 +1269,9 @@ fn collections_of(file: &crate::schema::File) -> Vec<Table> {
 }
 
 /// Check a schema; on success the layouts are attached.
-pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
+pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
+    // `pairs[2].a` in a record's scope: a path into the record's struct array (`nested.rs`).
+    crate::nested::bare_elements(&mut schema);
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
     for c in &schema.constants {
         if RESERVED_ITEMS.contains(&c.name.text.as_str()) {
@@ -1248,7 +1312,14 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         .iter()
         .for_each(|b| crate::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
-    for st in &schema.structs {
+    // Contained structs first (`nested.rs`); a struct on a cycle last, its cycle reported.
+    let mut order = crate::nested::order(&schema, d);
+    order.extend(
+        (0..schema.structs.len())
+            .filter(|i| !order.contains(i))
+            .collect::<Vec<_>>(),
+    );
+    for st in order.iter().filter_map(|&i| schema.structs.get(i)) {
         // An enum field `x` also has the accessor `x_raw`.
         let raws: Vec<Name> = st
             .fields
@@ -1265,8 +1336,9 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
             &format!("a field of struct `{}`", st.name.text),
             d,
         );
-        let l = layout_of(&schema, st, d);
+        let l = layout_of(&schema, &layouts, st, d);
         crate::ext::check_struct(&schema, st, &l, d);
+        crate::nested::check_struct(&schema, st, &l, d);
         layouts.insert(st.name.text.clone(), l);
     }
     if let Some(b) = &schema.registers {
@@ -1327,6 +1399,7 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
         }
     }
     generated_names(&c, d);
+    crate::nested::check_writer(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
 

@@ -507,7 +507,14 @@ fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> Token
             }
         }
         FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
-        FieldKind::Bytes(_) | FieldKind::Str(_) => quote!(__rt::set(&mut rec, #o, *#src);),
+        // (A struct-typed field is refused with a `writer`: `nested::check_writer`; its bytes
+        // would be an input like `bytes`.)
+        FieldKind::Bytes(_)
+        | FieldKind::Str(_)
+        | FieldKind::Struct(..)
+        | FieldKind::Structs(..) => {
+            quote!(__rt::set(&mut rec, #o, *#src);)
+        }
     }
 }
 

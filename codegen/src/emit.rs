@@ -431,6 +431,7 @@ impl<'a> Em<'a> {
             Ok(r @ (Resolved::Composed(..) | Resolved::BitField(..))) => {
                 crate::sections::leaf(self, r, scope, env)
             }
+            Ok(Resolved::Nested(owner, l)) => crate::nested_emit::leaf(self, path, owner, l, env),
             _ => quote!(0u64),
         }
     }
@@ -536,6 +537,7 @@ impl<'a> Em<'a> {
                     let base = self.base(owner, env);
                     quote!(#base.#name().contains(#ty::#bit))
                 }
+                Ok(Resolved::Nested(owner, l)) => crate::nested_emit::cond(self, p, owner, l, env),
                 _ => quote!(false),
             },
             Expr::Bin(op, l, r) if op.is_logical() => {
@@ -749,6 +751,11 @@ impl<'a> Em<'a> {
             for (f, (off, kind)) in st.fields.iter().zip(&layout.fields) {
                 let name = format_ident!("{}", f.name.text);
                 let fname = f.name.text.as_str();
+                if let Some((accs, dbg)) = crate::nested_emit::accessors(self, f, *kind, *off) {
+                    accessors.extend(accs);
+                    debug_fields.push(dbg);
+                    continue;
+                }
                 let fdoc = doc_attr(format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start());
                 // One load of the field's bytes as an array (in bounds by construction, so
                 // the fallback is never taken), not one load per byte.
@@ -799,6 +806,8 @@ impl<'a> Em<'a> {
                         })
                     }
                     FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off, f.big),
+                    // Struct-typed fields: `nested_emit::accessors` above.
+                    FieldKind::Struct(..) | FieldKind::Structs(..) => continue,
                     FieldKind::Str(n) => {
                         let o = lit_usize(*off);
                         let n = lit_usize(n);
@@ -1104,10 +1113,11 @@ impl<'a> Em<'a> {
                         }
                     };
                 }
-                // A side that cannot overflow is bound as a plain `u64`.
+                // A side that cannot overflow is bound as a plain `u64` (`a & MASK` too:
+                // `Some(a & MASK).unwrap_or(0)` is clippy's `unnecessary_literal_unwrap`).
                 let side = |e: &Expr, v: TokenStream, name: &str| {
                     let id = format_ident!("{}", name);
-                    match self.plain(e, scope, env) {
+                    match self.infallible(e, scope, env) {
                         Some(p) => (
                             quote!(let #id: u64 = #p;),
                             quote!(Some(#id)),

@@ -262,6 +262,43 @@ struct Parser {
 }
 
 impl Parser {
+    /// `header.pairs[2].a` (the `[2]` just read): a field of an element of a fixed array of
+    /// structs, by a constant index, as one reference whose indexed part is `pairs[2]`.
+    /// More indices may follow (`header.grid[1].cells[0].v`).
+    fn element_path(&mut self, s: &str, index: &Expr) -> Result<Expr, String> {
+        let mut path: Vec<String> = s.split('.').map(str::to_string).collect();
+        let mut index = index.clone();
+        loop {
+            let Expr::Num(k) = index else {
+                return Err(format!(
+                    "`{s}[...]`: an array of structs is indexed by a constant (`{s}[2].field`); only a table is indexed by an expression"
+                ));
+            };
+            if let Some(last) = path.last_mut() {
+                last.push_str(&format!("[{k}]"));
+            }
+            match self.next() {
+                Some(Tok::Field(f)) => path.extend(f),
+                _ => {
+                    return Err(format!(
+                        "`{s}[{k}]` must be followed by `.field` (a field of the element)"
+                    ));
+                }
+            }
+            if self.peek() != Some(&Tok::LBracket) {
+                return Ok(Expr::Ref(path));
+            }
+            self.i += 1;
+            index = self.expr(0)?;
+            if self.next() != Some(Tok::RBracket) {
+                return Err(format!(
+                    "missing `]` after the index in `{}`",
+                    path.join(".")
+                ));
+            }
+        }
+    }
+
     fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.i)
     }
@@ -308,6 +345,9 @@ impl Parser {
                 let index = self.expr(0)?;
                 if self.next() != Some(Tok::RBracket) {
                     return Err(format!("missing `]` after the index of `{s}`"));
+                }
+                if s.contains('.') {
+                    return self.element_path(&s, &index);
                 }
                 match self.next() {
                     Some(Tok::Field(f)) if !s.contains('.') => Ok(Expr::At(s, Box::new(index), f)),
@@ -417,7 +457,25 @@ mod tests {
         assert!(parse("t[0]").is_err());
         assert!(parse("t[0.x").is_err());
         assert!(parse("t[0].").is_err());
-        assert!(parse("a.b[0].c").is_err());
+        assert!(parse("a.b[x].c").is_err());
+        assert!(parse("a.b[0]").is_err());
+        assert_eq!(
+            parse("a.b[0].c").expect("an element's field"),
+            Expr::Ref(vec!["a".into(), "b[0]".into(), "c".into()])
+        );
+        assert_eq!(
+            parse("h.g[1].c[2].v + 1").expect("nested elements"),
+            Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Ref(vec![
+                    "h".into(),
+                    "g[1]".into(),
+                    "c[2]".into(),
+                    "v".into()
+                ])),
+                Box::new(Expr::Num(1))
+            )
+        );
         assert!(parse("[0]").is_err());
     }
 }

@@ -23,6 +23,7 @@
 mod at;
 mod fast;
 mod fill;
+mod nested;
 mod stream;
 mod strings;
 mod view;
@@ -555,6 +556,27 @@ impl Comp<'_> {
                 Some(f) => CE::Field(f),
                 None => CE::Zero,
             },
+            Ok(Resolved::Nested(owner, l)) => match self.nested_ref(owner, l, scope) {
+                Some(f) => match (l.bit, f.kind) {
+                    (None, _) => CE::Field(f),
+                    (Some(bi), FieldKind::Flags(fl)) => {
+                        let bit = self
+                            .c
+                            .schema
+                            .flags
+                            .get(fl)
+                            .and_then(|x| x.bits.get(bi))
+                            .map_or(64, |b| b.bit);
+                        CE::FlagBit(
+                            f,
+                            1u64.checked_shl(u32::try_from(bit).unwrap_or(64))
+                                .unwrap_or(0),
+                        )
+                    }
+                    _ => CE::Zero,
+                },
+                None => CE::Zero,
+            },
             Ok(Resolved::Composed(owner, ci)) => {
                 let Some(st) = self.owner_struct(owner, scope) else {
                     return CE::Zero;
@@ -685,6 +707,9 @@ impl Comp<'_> {
                         };
                         Some((owner, name, off))
                     })
+                }
+                Resolved::Nested(owner, l) => {
+                    Some((owner, crate::nested::tail(p, owner).join("."), l.at))
                 }
                 _ => None,
             };

@@ -163,6 +163,9 @@ pub enum TypeRef {
     Array(IntTy, u64),
     /// `f32` (`false`) or `f64` (`true`): IEEE 754, compared bitwise.
     Float(bool),
+    /// `Pair[4]`: a fixed number of structs (or, refused by the checker, enums or flags)
+    /// by name, stored back to back (`nested.rs`).
+    NamedArray(String, u64),
 }
 
 /// A struct field.
@@ -184,6 +187,9 @@ pub struct FieldDef {
     pub doc: String,
     /// Stored big-endian (the field's `byte_order`, else its struct's, else the schema's).
     pub big: bool,
+    /// Where the field's own `byte_order` was written, if it was (a struct-typed field has
+    /// its struct's byte order: the checker refuses one here).
+    pub order_pos: Option<Pos>,
 }
 
 impl FieldDef {
@@ -1004,14 +1010,20 @@ pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
     {
         return Some(TypeRef::Named(s));
     }
-    if let Some((elem, _)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
+    if let Some((elem, n)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
         && elem.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && elem.chars().all(|c| c.is_ascii_alphanumeric())
     {
-        d.error(
-            node.pos,
-            format!("type `{s}`: an array holds integers (`u32[4]`); arrays of a struct, enum or flags type are not supported yet"),
-        );
-        return None;
+        return match n.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Some(TypeRef::NamedArray(elem.to_string(), n)),
+            _ => {
+                d.error(
+                    node.pos,
+                    format!("type `{s}` needs a positive element count, as `{elem}[4]`"),
+                );
+                None
+            }
+        };
     }
     d.error(
         node.pos,
@@ -1205,6 +1217,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         .opt("until")
                         .and_then(|n| uint(n, "until", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
+                    let order_pos = fm.entries.iter().find(|e| e.1 == "byte_order").map(|e| e.0);
                     let big = byte_order(&mut fm, d).unwrap_or(struct_big);
                     fm.finish(
                         &[
@@ -1228,6 +1241,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                             until,
                             doc: fdoc,
                             big,
+                            order_pos,
                         });
                     }
                 }

@@ -290,6 +290,8 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
                 (quote!([#ety; #nl]), quote!([#(#items),*]))
             }
             FieldKind::Bytes(_) => (quote!(&'a [u8; #wl]), quote!(b)),
+            // Refused in a gated struct (`nested::check_struct`).
+            FieldKind::Struct(..) | FieldKind::Structs(..) => continue,
             FieldKind::Float(w) => {
                 let ty = ident(if w { "f64" } else { "f32" });
                 (quote!(#ty), quote!(#ty::#from(*b)))
@@ -565,6 +567,7 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
             let off = if is_gated(st) { 0 } else { l.fields.get(fi)?.0 };
             (owner, name, off)
         }
+        Resolved::Nested(owner, l) => (owner, crate::nested::tail(p, owner).join("."), l.at),
         _ => return None,
     };
     Some(match (owner, scope) {

@@ -799,7 +799,9 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                     }
                 }
                 K::Int(_) | K::Float(_) => quote!(__rt::set(&mut rec, #o, r.#name.#tob());),
-                K::Bytes(_) | K::Str(_) => quote!(__rt::set(&mut rec, #o, *r.#name);),
+                K::Bytes(_) | K::Str(_) | K::Struct(..) | K::Structs(..) => {
+                    quote!(__rt::set(&mut rec, #o, *r.#name);)
+                }
             });
         }
         let size_path = format!("{sn}[].{}", st.fields[size_i].name.text);

@@ -296,7 +296,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 }
                 continue;
             }
-            FieldKind::Bytes(_) | FieldKind::Str(_) => {
+            // (A struct-typed field is refused with a `writer`: `nested::check_writer`.)
+            FieldKind::Bytes(_)
+            | FieldKind::Str(_)
+            | FieldKind::Struct(..)
+            | FieldKind::Structs(..) => {
                 if matches!(hrules[i], HeaderRule::Input) {
                     header_writes.push(quote!(__rt::set(&mut h, #o, *self.#name);));
                 }
@@ -519,6 +523,12 @@ pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStr
         }
         FieldKind::Bytes(n) | FieldKind::Str(n) => {
             let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
+            (quote!(&'a [u8; #n]), quote!(&[0u8; #n]))
+        }
+        // A struct-typed field of a stream's record header is written from its bytes (the
+        // file's writer refuses one: `nested::check_writer`).
+        k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
+            let n = Literal::usize_unsuffixed(usize::try_from(k.width(&c.schema)).unwrap_or(0));
             (quote!(&'a [u8; #n]), quote!(&[0u8; #n]))
         }
     }
@@ -771,7 +781,10 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             FieldKind::Int(_) | FieldKind::Float(_) => {
                 quote!(__rt::set(&mut rec, #o, spec.#name.#tob());)
             }
-            FieldKind::Bytes(_) | FieldKind::Str(_) => {
+            FieldKind::Bytes(_)
+            | FieldKind::Str(_)
+            | FieldKind::Struct(..)
+            | FieldKind::Structs(..) => {
                 quote!(__rt::set(&mut rec, #o, *spec.#name);)
             }
         });

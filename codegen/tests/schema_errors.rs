@@ -207,11 +207,6 @@ fn stream_misused() {
 fn open_directories() {
     golden("open_directories");
 }
-/// A struct as a field type (alone or in an array) is refused with a message that says so.
-#[test]
-fn nested_struct() {
-    golden("nested_struct");
-}
 /// A directory writer with a place or value it cannot derive: each refused where written.
 #[test]
 fn dir_writer() {

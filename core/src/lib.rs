@@ -62,6 +62,21 @@ pub fn chunk_at<const N: usize>(buf: &[u8], at: u64) -> Option<&[u8; N]> {
     buf.get(start..)?.first_chunk::<N>()
 }
 
+/// A `Debug` list of what a cloneable iterator yields: how a generated view prints a fixed
+/// array of structs (`pairs: [Pair { .. }, ..]`) without collecting it.
+#[derive(Clone, Copy)]
+pub struct DebugList<I>(pub I);
+
+impl<I> core::fmt::Debug for DebugList<I>
+where
+    I: Iterator + Clone,
+    I::Item: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.0.clone()).finish()
+    }
+}
+
 /// The bytes `at .. at + len` of `buf`, or `None` when they do not all lie inside `buf`.
 ///
 /// Two slicing steps (`at` into `buf`, then `len` into what is left) rather than a sum:

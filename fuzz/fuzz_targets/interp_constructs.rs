@@ -1,8 +1,8 @@
 //! The schema interpreter against the generated code of the test schemas that carry the
 //! schema-language constructs (record streams and `first()`, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
-//! fill bytes and record positions (`padded`),
-//! object tables), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! fill bytes and record positions (`padded`), object tables, structs inside structs and
+//! arrays of structs), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view as far as it is cheap to compare: header words,
 //! record counts, each record's words and place, byte ranges, strings and checksums (a
 //! subset of tests/tests/interp_differential.rs's comparisons). Never a panic in either
@@ -61,6 +61,7 @@ schemas! {
     ordered: "../tests/schemas/ordered.yaml", Ordered;
     padded: "../tests/schemas/padded.yaml", Padded;
     wav: "../tests/schemas/wav.yaml", Wav;
+    nested: "../tests/schemas/nested.yaml", Nested;
 }
 
 use npuschema_tests::opendir_blobs;
@@ -407,7 +408,7 @@ fuzz_target!(|data: &[u8]| {
             }
             table!(v, b, "blobs", g.blobs(), [used]);
         }),
-        _ => run!(k, b, wav::Wav, |g, v| {
+        13 => run!(k, b, wav::Wav, |g, v| {
             same_fields!(v, "header", g.header(), [riff, riff_size, wave]);
             assert_eq!(g.chunks().count(), records(v, "chunks"));
             for c in g.chunks() {
@@ -424,6 +425,54 @@ fuzz_target!(|data: &[u8]| {
                 [format_tag, channels, sample_rate, byte_rate, block_align, bits_per_sample]
             );
             assert_eq!(g.datas().count(), records(v, "datas"));
+        }),
+        _ => run!(k, b, nested::Nested, |g, v| {
+            let h = g.header();
+            same_fields!(v, "header", h, [magic, entry_count, total_bytes]);
+            // The fields inside struct-typed fields, by path.
+            assert_eq!(
+                raw(v, "header", "version.major"),
+                u64::from(h.version().major())
+            );
+            assert_eq!(
+                raw(v, "header", "version.minor"),
+                u64::from(h.version().minor())
+            );
+            for (k, s) in h.slices().enumerate() {
+                assert_eq!(
+                    raw(v, "header", &format!("slices[{k}].offset")),
+                    u64::from(s.offset())
+                );
+                assert_eq!(
+                    raw(v, "header", &format!("slices[{k}].length")),
+                    u64::from(s.length())
+                );
+            }
+            assert_eq!(raw(v, "header", "stamp.time"), h.stamp().time());
+            assert_eq!(
+                raw(v, "header", "stamp.kind"),
+                u64::from(h.stamp().kind_raw())
+            );
+            assert_eq!(
+                raw(v, "header", "stamp.tool.major"),
+                u64::from(h.stamp().tool().major())
+            );
+            assert_eq!(range(v, "payload"), Some(span(b, g.payload())));
+            assert_eq!(g.entries().len(), records(v, "entries"));
+            for e in g.entries() {
+                let p = format!("entries[{}]", e.index());
+                same_fields!(v, &p, e, [id]);
+                assert_eq!(raw(v, &p, "at.x"), u64::from(e.at().x() as u16));
+                assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
+                assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
+                for (k, d) in e.dims().enumerate() {
+                    assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
+                }
+            }
+            assert_eq!(
+                raw(v, "header", "stamp.level"),
+                u64::from(h.stamp().level().bits())
+            );
         }),
     }
 });

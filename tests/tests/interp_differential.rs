@@ -78,6 +78,7 @@ const PADDED: &str = "schemas/padded.yaml";
 const OPENDIR: &str = "schemas/opendir.yaml";
 const TLV: &str = "schemas/tlv.yaml";
 const SCOPED: &str = "schemas/scoped.yaml";
+const NESTED: &str = "schemas/nested.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -117,6 +118,10 @@ mod scoped {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod tlv {
     npuschema_macro::include_schema!("schemas/tlv.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod nested {
+    npuschema_macro::include_schema!("schemas/nested.yaml");
 }
 
 // ----- view lookups --------------------------------------------------------------------------
@@ -285,6 +290,7 @@ fn the_site_tables_are_the_generated_ones() {
     assert_eq!(interp(OPENDIR).sites(), &opendir::ERROR_SITES[..]);
     assert_eq!(interp(TLV).sites(), &tlv::ERROR_SITES[..]);
     assert_eq!(interp(SCOPED).sites(), &scoped::ERROR_SITES[..]);
+    assert_eq!(interp(NESTED).sites(), &nested::ERROR_SITES[..]);
     assert_eq!(interp(COP1).sites(), &ethos_u_cop1::ERROR_SITES[..]);
     assert_eq!(interp(COP2).sites(), &ethos_u_cop2::ERROR_SITES[..]);
 }
@@ -2611,6 +2617,113 @@ fn wav_chunk_streams_real_files_and_their_mutants_agree() {
             "bad-bits-per-sample",
             "bad-block-align",
             "bad-byte-rate",
+            "ok",
+        ],
+    );
+}
+
+// ----- structs inside structs and fixed arrays of structs (nested.yaml) ---------------------
+
+use npuschema_tests::nested_blobs::file as nested_file;
+
+fn nested_agree(b: &[u8]) -> &'static str {
+    let g = nested::Nested::validate(b);
+    let gb = nested::Nested::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(NESTED, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(v, "header", h, [magic, entry_count, total_bytes]);
+        // Every field inside, by its path, at its offset.
+        let ver = h.version();
+        assert_eq!(raw(v, "header", "version.major"), u64::from(ver.major()));
+        assert_eq!(raw(v, "header", "version.minor"), u64::from(ver.minor()));
+        assert_eq!(h.slices().count(), 4);
+        for (k, s) in h.slices().enumerate() {
+            assert_eq!(
+                raw(v, "header", &format!("slices[{k}].offset")),
+                u64::from(s.offset())
+            );
+            assert_eq!(
+                raw(v, "header", &format!("slices[{k}].length")),
+                u64::from(s.length())
+            );
+            let f = record(v, "header")
+                .fields
+                .iter()
+                .find(|f| f.path == format!("header.slices[{k}].length"))
+                .expect("a row per element field");
+            assert_eq!(f.offset, 12 + 8 * k as u64);
+        }
+        let st = h.stamp();
+        assert_eq!(raw(v, "header", "stamp.time"), st.time());
+        assert_eq!(raw(v, "header", "stamp.kind"), u64::from(st.kind_raw()));
+        assert_eq!(
+            raw(v, "header", "stamp.level"),
+            u64::from(st.level().bits())
+        );
+        assert_eq!(
+            raw(v, "header", "stamp.tool.major"),
+            u64::from(st.tool().major())
+        );
+        assert_eq!(
+            raw(v, "header", "stamp.tool.minor"),
+            u64::from(st.tool().minor())
+        );
+        assert_eq!(range(v, "payload"), Some(span(b, g.payload())));
+        assert_eq!(g.entries().len(), record_count(v, "entries"));
+        for e in g.entries() {
+            let p = format!("entries[{}]", e.index());
+            same_fields!(v, &p, e, [id]);
+            assert_eq!(value(v, &p, "at.x"), &Value::Int(i64::from(e.at().x())));
+            assert_eq!(value(v, &p, "at.y"), &Value::Int(i64::from(e.at().y())));
+            assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
+            assert_eq!(raw(v, &p, "span.length"), u64::from(e.span().length()));
+            assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
+            for (k, d) in e.dims().enumerate() {
+                assert_eq!(raw(v, &p, &format!("dims[{k}].lo")), u64::from(d.lo()));
+                assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
+            }
+        }
+    })
+}
+
+#[test]
+fn nested_structs_and_their_mutants_agree() {
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [
+        nested_file(&[(5, 3), (1000, 7)], 2),
+        nested_file(&[(0, 0)], 1),
+        nested_file(&[], 2),
+    ] {
+        assert_eq!(nested_agree(&good), "ok");
+        // A flag bit inside (`header.stamp.level.SEALED`) gating an `expect` inside.
+        let mut sealed = good.clone();
+        sealed[49] = 1;
+        assert_eq!(nested_agree(&sealed), "ok");
+        sealed[52] = 8;
+        assert_eq!(nested_agree(&sealed), "bad-seal");
+        for (k, n) in sweep(&good, &nested_agree, &|_| {}, 0..0, 10_000, 0x4E57) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("nested verdicts: {verdicts:?}");
+    assert_reached(
+        "nested",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-total",
+            "bad-version",
+            "bad-level",
+            "payload-out-of-bounds",
+            "slices-overlap",
+            "bad-tool",
+            "entries-out-of-bounds",
+            "bad-point",
+            "bad-dims",
+            "blob-out-of-bounds",
             "ok",
         ],
     );

@@ -634,3 +634,65 @@ fn check_and_inspect_read_a_real_cop2_payload() {
         }
     }
 }
+
+/// `inspect --schema` and `explain --schema` on structs inside structs and a fixed array of
+/// structs (`tests/schemas/nested.yaml`): every field inside named by its path
+/// (`header.slices[1].offset`, `header.stamp.tool.major`, `entries[0].at.x`), at its offset,
+/// with its value (the big-endian stamp's time read big-endian, its version little-endian).
+#[test]
+fn inspect_and_explain_name_fields_inside_structs() {
+    let dir = TempDir::new("nested");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/nested.yaml");
+    let file = dir.file(
+        "ok.nest",
+        &npuschema_tests::nested_blobs::file(&[(5, 3), (1000, 7)], 2),
+    );
+    let o = inspect_output(&schema, &file, true);
+    assert_eq!(o.code, 0, "{o:?}");
+    let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).unwrap();
+    let header = &v["groups"][0]["records"][0]["fields"];
+    let field = |fields: &serde_json::Value, path: &str| {
+        fields
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("no field {path} in {fields}"))
+            .clone()
+    };
+    let f = field(header, "header.slices[1].offset");
+    assert_eq!(
+        (f["name"].as_str(), f["offset"].as_u64()),
+        (Some("slices[1].offset"), Some(16))
+    );
+    assert_eq!(f["raw"], 102 + 6);
+    let f = field(header, "header.stamp.time");
+    assert_eq!(
+        (f["offset"].as_u64(), f["raw"].as_u64()),
+        (Some(40), Some(0x0102_0304_0506_0708))
+    );
+    let f = field(header, "header.stamp.tool.major");
+    assert_eq!(
+        (f["offset"].as_u64(), f["raw"].as_u64()),
+        (Some(50), Some(2))
+    );
+    let entry = &v["groups"][1]["records"][1]["fields"];
+    let f = field(entry, "entries[1].at.x");
+    assert_eq!(
+        (f["offset"].as_u64(), f["raw"].as_u64()),
+        (Some(62 + 20 + 4), Some(1000))
+    );
+    let x = explain_output(&schema, &file);
+    assert_eq!(x.code, 0, "{x:?}");
+    for want in [
+        "header.version.minor = 0x3",
+        "header.slices[3].length = 0x0",
+        "header.stamp.kind = tooled (0x2)",
+        "header.stamp.tool.minor = 0x7",
+        "entries[0].span.offset = 0x6c",
+        "entries[1].dims[1].hi = 0x4",
+        "entries[1].at.y = 7",
+    ] {
+        assert!(x.stdout.contains(want), "{want} in {}", x.stdout);
+    }
+}

@@ -1467,3 +1467,185 @@ mod positions {
         );
     }
 }
+
+// ----- structs inside structs and fixed arrays of structs (nested.yaml) ---------------------
+
+mod nested {
+    npuschema_macro::include_schema!("schemas/nested.yaml");
+}
+
+mod nested_structs {
+    use super::nested::{self, Nested, StampKind};
+    use npuschema_core::{Brief, Detail};
+
+    use npuschema_tests::nested_blobs::HEADER;
+
+    fn file(points: &[(i16, i16)]) -> Vec<u8> {
+        npuschema_tests::nested_blobs::file(points, 2)
+    }
+
+    /// The `Error` and the `Brief` name the same check.
+    fn rejected(b: &[u8]) -> npuschema_core::Error {
+        let e = Nested::validate(b).expect_err("rejected");
+        let brief = Nested::validate_as::<Brief>(b).expect_err("rejected as Brief");
+        let site = nested::error_site(brief.id()).expect("a site");
+        assert_eq!(
+            (site.code, site.table, site.name),
+            (e.code, e.field.table, e.field.name)
+        );
+        e
+    }
+
+    #[test]
+    fn views_of_structs_inside_structs() {
+        let b = file(&[(5, 3), (1000, 7)]);
+        let v = Nested::validate(&b).expect("valid");
+        assert!(Nested::validate_as::<Brief>(&b).is_ok());
+        let h = v.header();
+        assert_eq!((h.version().major(), h.version().minor()), (1, 3));
+        // The array: an iterator over every element and one element by index.
+        let slices: Vec<(u32, u32)> = h.slices().map(|s| (s.offset(), s.length())).collect();
+        assert_eq!(slices, [(102, 6), (108, 1), (0, 0), (0, 0)]);
+        assert_eq!(h.slices_at(1).map(|s| s.offset()), Some(108));
+        assert!(h.slices_at(4).is_none());
+        assert!(h.slices_at(usize::MAX).is_none());
+        // Each element is a view over its own 8 bytes of the header, nothing copied.
+        let s2 = h.slices_at(2).expect("element 2");
+        assert!(std::ptr::eq(
+            s2.as_bytes().as_ptr(),
+            h.as_bytes()[24..].as_ptr()
+        ));
+        // The big-endian stamp, and the version inside it in its own (little) order.
+        assert_eq!(h.stamp().time(), 0x0102_0304_0506_0708);
+        assert_eq!(h.stamp().kind(), StampKind::Tooled);
+        assert_eq!((h.stamp().tool().major(), h.stamp().tool().minor()), (2, 7));
+        // The file-level range located by `header.slices[0]`.
+        assert_eq!(v.payload(), b"PAYLD!");
+        // The records' structs, and the per-record range located by `span`.
+        type Row<'a> = (u32, i16, i16, u32, Option<&'a [u8]>);
+        let entries: Vec<Row<'_>> = v
+            .entries()
+            .map(|e| (e.id(), e.at().x(), e.at().y(), e.span().length(), e.blob()))
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                (10, 5, 3, 2, Some(&[0xB0, 0xB0][..])),
+                (11, 1000, 7, 2, Some(&[0xB1, 0xB1][..]))
+            ]
+        );
+        // `Debug` shows the structs inside, the array as a list.
+        let dbg = format!("{:?}", h);
+        assert!(
+            dbg.contains("slices: [Slice { offset: 102, length: 6 }, Slice { offset: 108"),
+            "{dbg}"
+        );
+        assert!(
+            dbg.contains("tool: Version { major: 2, minor: 7 }"),
+            "{dbg}"
+        );
+        // A record's array of structs.
+        let e = v.entries().next().expect("entry 0");
+        let dims: Vec<(u8, u8)> = e.dims().map(|d| (d.lo(), d.hi())).collect();
+        assert_eq!(dims, [(1, 2), (3, 4)]);
+        assert_eq!(e.dims_at(1).map(|d| d.hi()), Some(4));
+    }
+
+    #[test]
+    fn checks_read_fields_inside_structs() {
+        let good = file(&[(5, 3)]);
+        // `header.version.minor` (at 6) past 9.
+        let mut b = good.clone();
+        b[6] = 10;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("bad-version", "header.version.minor", 6)
+        );
+        // `header.slices[1]` starting inside the payload (`let payload_end`).
+        let mut b = good.clone();
+        b[16] = 80;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("slices-overlap", "header.slices[1].offset", 16)
+        );
+        // ... which is fine when that slice is empty.
+        b[20] = 0;
+        assert!(Nested::validate(&b).is_ok());
+        // `when: header.stamp.kind == tooled`: the tool's major (at 50) below the version's.
+        let mut b = good.clone();
+        b[50] = 0;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("bad-tool", "header.stamp.tool.major", 50)
+        );
+        assert_eq!(
+            e.detail,
+            Detail::Compare {
+                lhs: Some(0),
+                rhs: Some(1),
+                names: &["major", "<", "major"]
+            }
+        );
+        // `bad-tool` is not checked for a plain stamp.
+        b[48] = 1;
+        assert!(Nested::validate(&b).is_ok());
+        // A flag bit inside (`when: header.stamp.level.SEALED`, at 49) gates an `expect`
+        // on the tool's minor version (at 52).
+        let mut b = good.clone();
+        b[52] = 8;
+        assert!(Nested::validate(&b).is_ok());
+        b[49] = 1;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.name, e.offset),
+            ("bad-seal", "header.stamp.tool.minor", 52)
+        );
+        assert_eq!(
+            e.detail,
+            Detail::Mismatch {
+                found: 8,
+                expected: 7
+            }
+        );
+        let mut b = good.clone();
+        b[49] = 2;
+        assert_eq!(rejected(&b).code, "bad-level");
+        // The payload range from `header.slices[0]` past the end.
+        let mut b = good.clone();
+        b[12] = 0xFF;
+        let e = rejected(&b);
+        assert_eq!(e.code, "payload-out-of-bounds");
+        // A record's point, inside its struct: `at.y` of entry 0 (at 62 + 6).
+        let mut b = good.clone();
+        b[HEADER + 6..HEADER + 8].copy_from_slice(&1001i16.to_le_bytes());
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+            ("bad-point", "entries", 0, "at.y", 68)
+        );
+        // A negative coordinate is no `u64`: the comparison fails closed.
+        b[HEADER + 6..HEADER + 8].copy_from_slice(&(-1i16).to_le_bytes());
+        assert_eq!(rejected(&b).code, "bad-point");
+        // A record's own array, named bare in its scope: `dims[1].hi` (at 62 + 19) below
+        // `dims[1].lo`.
+        let mut b = good.clone();
+        b[HEADER + 19] = 0;
+        let e = rejected(&b);
+        assert_eq!(
+            (e.code, e.field.table, e.field.index, e.field.name, e.offset),
+            ("bad-dims", "entries", 0, "dims[1].hi", 81)
+        );
+        // A record's blob range from its `span`, past the end.
+        let mut b = good.clone();
+        b[HEADER + 12] = 0xFF;
+        assert_eq!(rejected(&b).code, "blob-out-of-bounds");
+        // ... and no blob when `span.length` is 0.
+        let mut b = good.clone();
+        b[HEADER + 12..HEADER + 16].fill(0);
+        let v = Nested::validate(&b).expect("valid");
+        assert_eq!(v.entries().next().and_then(|e| e.blob()), None);
+    }
+}

@@ -469,7 +469,7 @@ fn int_value(raw: u64, t: IntTy) -> Value {
     }
 }
 
-fn decode(
+pub(super) fn decode(
     p: &FileProg<'_>,
     buf: &[u8],
     at: u64,
@@ -539,7 +539,11 @@ fn decode(
             let raw = read_int(buf, at, if wide { IntTy::U64 } else { IntTy::U32 }, big);
             (Some(raw), Value::Float(raw, wide))
         }
-        FieldKind::Bytes(_) => (None, Value::Bytes(bytes())),
+        // Struct-typed fields are shown field by field (`interp/nested.rs`); as a whole,
+        // their bytes.
+        FieldKind::Bytes(_) | FieldKind::Struct(..) | FieldKind::Structs(..) => {
+            (None, Value::Bytes(bytes()))
+        }
         FieldKind::Str(_) => {
             let b = bytes();
             let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
@@ -578,6 +582,10 @@ pub(super) fn record(
             off
         };
         let fat = at.saturating_add(off);
+        if matches!(kind, FieldKind::Struct(..) | FieldKind::Structs(..)) {
+            fields.extend(super::nested::rows(p, st, &path, &f.name.text, fat, kind));
+            continue;
+        }
         let (raw, value) = decode(p, st.buf, fat, kind, f.big);
         fields.push(FieldView {
             name: f.name.text.clone(),

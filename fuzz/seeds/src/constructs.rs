@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 #[allow(dead_code)]
 mod opendir_blobs;
 
+#[path = "../../../tests/src/nested_blobs.rs"]
+#[allow(dead_code)]
+mod nested_blobs;
+
 /// Selector bytes (index in the target's `SCHEMAS`).
 const TLV: u8 = 0;
 const SCOPED: u8 = 1;
@@ -26,6 +30,7 @@ const BIGEND: u8 = 10;
 const ORDERED: u8 = 11;
 const PADDED: u8 = 12;
 const WAV: u8 = 13;
+const NESTED: u8 = 14;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -363,6 +368,11 @@ pub fn write_seeds(dir: &Path) -> usize {
             "ordered-reserve".into(),
             ORDERED | 0x80,
             ordered(0, 100, 32, &spans, 8),
+        ),
+        (
+            "nested".into(),
+            NESTED,
+            nested_blobs::file(&[(5, 3), (1000, 7)], 2),
         ),
     ];
     seeds.push((

@@ -1,0 +1,60 @@
+//! Golden tests for structs inside structs and fixed arrays of structs: each
+//! `schema_errors/<kind>.yaml` holds mistakes of one kind, `<kind>.expected` the
+//! diagnostics the loader must print (file:line:column). Regenerate with
+//! `NPUSCHEMA_BLESS=1 cargo test -p npuschema-codegen --test schema_errors_nested` after
+//! reviewing the change.
+
+use std::path::Path;
+
+fn golden(kind: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/schema_errors");
+    let yaml = dir.join(format!("{kind}.yaml"));
+    let text = std::fs::read_to_string(&yaml).expect("fixture");
+    let shown = format!("schema_errors/{kind}.yaml");
+    let diags = match npuschema_codegen::load_str(&text, &shown) {
+        Ok(_) => panic!("{shown} must be rejected"),
+        Err(d) => d.to_string(),
+    };
+    let expected_path = dir.join(format!("{kind}.expected"));
+    if std::env::var_os("NPUSCHEMA_BLESS").is_some() {
+        std::fs::write(&expected_path, &diags).expect("bless");
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+    assert_eq!(
+        diags,
+        expected,
+        "diagnostics for {shown} differ from {}",
+        expected_path.display()
+    );
+}
+
+/// Structs that contain themselves (through another struct, directly, through an array):
+/// each cycle reported once, at the field that closes it, with the chain of fields.
+#[test]
+fn cycles() {
+    golden("nested_cycle");
+}
+
+/// Struct-typed fields misused: an unknown struct, an array of zero, an array too large to
+/// hold, an array of an enum, a byte order on the field, an accessor name taken, a closed
+/// enum inside.
+#[test]
+fn struct_types() {
+    golden("nested_types");
+}
+
+/// Paths into struct-typed fields misused: a struct as a number, an array without an
+/// index, an index past the end or on a single struct, a computed index, an unknown field,
+/// too many parts, an undefined flag bit inside, a flag bit inside as a number or as the
+/// blamed field, `enum_known` / `flags_known` inside; in a record's
+/// scope, its own array's element read bare past the end or by a computed index.
+#[test]
+fn paths() {
+    golden("nested_paths");
+}
+
+/// A writer over a struct-typed field: refused at the field.
+#[test]
+fn writer() {
+    golden("nested_writer");
+}
