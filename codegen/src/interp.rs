@@ -1760,7 +1760,8 @@ impl<'c> Interp<'c> {
     /// # Errors
     /// The first failed check, as `E`.
     pub fn check<E: Report>(&self, buf: &[u8]) -> Result<(), E> {
-        self.run::<E>(buf).map(|(_, _, st)| st.recycle())
+        // As `run`, with each state used in place (`fast.rs`).
+        self.check_in_place(buf)
     }
 
     fn run<'s, 'b, E: Report>(
@@ -1882,16 +1883,20 @@ impl<'c> Interp<'c> {
 
     fn run_file<'b, E: Report>(&self, p: &FileProg<'c>, buf: &'b [u8]) -> Result<State<'b>, E> {
         let mut st = State::fresh(p, buf);
-        let len = st.len;
-        if buf.len() < usize::try_from(p.header_size).unwrap_or(usize::MAX) {
+        self.run_in(p, &mut st)?;
+        Ok(st)
+    }
+
+    /// Run file layout `p` on a fresh state: the header's size, then the steps.
+    fn run_in<E: Report>(&self, p: &FileProg<'c>, st: &mut State<'_>) -> Result<(), E> {
+        if st.buf.len() < usize::try_from(p.header_size).unwrap_or(usize::MAX) {
             let f = Fail {
                 site: p.header_site,
                 blame: CBlame::plain("header", 0),
             };
-            return Err(self.err(&st, &f, [p.header_size, len, 0]));
+            return Err(self.err(st, &f, [p.header_size, st.len, 0]));
         }
-        self.exec_file(p, &mut st)?;
-        Ok(st)
+        self.exec_file(p, st)
     }
 
     #[allow(clippy::too_many_lines)]
@@ -2570,14 +2575,15 @@ fn table_within(buf: &[u8], at: u64, count: u64, within: u64, n: u64) -> bool {
     let Some(room) = within.checked_sub(at) else {
         return false;
     };
-    match room.checked_div(n) {
-        Some(max) if count <= max => {}
-        _ => return false,
-    }
+    // `count <= room / n` and `count <= rest / n` as products: for `n > 0` the same
+    // verdicts (a product past `usize` is past both), without a division per table.
+    let Some(bytes) = count.checked_mul(n).filter(|_| n > 0) else {
+        return false;
+    };
     let Some(rest) = buf.len().checked_sub(at) else {
         return false;
     };
-    rest / n >= count
+    bytes <= room && bytes <= rest
 }
 
 /// The word of type `t` stored at `at`, little-endian or (`big`) big-endian; 0 when the

@@ -19,35 +19,29 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use npuschema_core::Report;
 
 use super::{
-    CE, CStep, FRef, FileProg, Interp, Own, State, compare, sign_extend, table_within, widen,
+    CE, CStep, FRef, Fail, FileProg, Interp, Own, State, compare, sign_extend, table_within, widen,
     word_ty,
 };
 use crate::check::FieldKind;
 use crate::expr::BinOp;
 use crate::schema::IntTy;
 
-/// How one stored word is read: width and byte order.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum W {
-    B1,
-    L2,
-    B2,
-    L4,
-    B4,
-    L8,
-    B8,
+/// How one stored word is read: width and byte order, as the shift that drops the bytes
+/// past the word from an eight-byte load (no jump on the width at run time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct W {
+    /// `64 - 8 * width`.
+    drop: u32,
+    /// Stored big-endian (never for one byte).
+    big: bool,
 }
 
 impl W {
     fn of(t: IntTy, big: bool) -> Self {
-        match (t.bytes(), big) {
-            (1, _) => W::B1,
-            (2, false) => W::L2,
-            (2, true) => W::B2,
-            (4, false) => W::L4,
-            (4, true) => W::B4,
-            (8, false) => W::L8,
-            _ => W::B8,
+        let bytes = u32::try_from(t.bytes()).unwrap_or(8).clamp(1, 8);
+        W {
+            drop: 64 - 8 * bytes,
+            big: big && bytes > 1,
         }
     }
 
@@ -57,56 +51,37 @@ impl W {
         let Some(rest) = usize::try_from(at).ok().and_then(|a| buf.get(a..)) else {
             return 0;
         };
-        // Eight bytes at hand (nearly always): one load, no jump on the width.
+        // Eight bytes at hand (nearly always): one load and a shift.
         if let Some(b) = rest.first_chunk::<8>() {
-            let (bits, big) = self.shape();
-            let drop = 64 - bits;
-            return if big {
-                u64::from_be_bytes(*b) >> drop
+            return if self.big {
+                u64::from_be_bytes(*b) >> self.drop
             } else {
-                (u64::from_le_bytes(*b) << drop) >> drop
+                (u64::from_le_bytes(*b) << self.drop) >> self.drop
             };
         }
         self.read_short(rest)
     }
 
-    /// The width in bits and whether big-endian.
-    #[inline(always)]
-    fn shape(self) -> (u32, bool) {
-        match self {
-            W::B1 => (8, false),
-            W::L2 => (16, false),
-            W::B2 => (16, true),
-            W::L4 => (32, false),
-            W::B4 => (32, true),
-            W::L8 => (64, false),
-            W::B8 => (64, true),
-        }
-    }
-
-    /// The word at the start of `rest`, fewer than eight bytes long.
+    /// The word at the start of `rest`, fewer than eight bytes long: 0 when the word does
+    /// not fit in it.
     #[cold]
     fn read_short(self, rest: &[u8]) -> u64 {
-        match self {
-            W::B1 => rest.first().map_or(0, |b| u64::from(*b)),
-            W::L2 => rest
-                .first_chunk::<2>()
-                .map_or(0, |b| u64::from(u16::from_le_bytes(*b))),
-            W::B2 => rest
-                .first_chunk::<2>()
-                .map_or(0, |b| u64::from(u16::from_be_bytes(*b))),
-            W::L4 => rest
-                .first_chunk::<4>()
-                .map_or(0, |b| u64::from(u32::from_le_bytes(*b))),
-            W::B4 => rest
-                .first_chunk::<4>()
-                .map_or(0, |b| u64::from(u32::from_be_bytes(*b))),
-            W::L8 => rest
-                .first_chunk::<8>()
-                .map_or(0, |b| u64::from_le_bytes(*b)),
-            W::B8 => rest
-                .first_chunk::<8>()
-                .map_or(0, |b| u64::from_be_bytes(*b)),
+        let bytes = usize::try_from((64 - self.drop) / 8).unwrap_or(8);
+        let Some(word) = rest.get(..bytes) else {
+            return 0;
+        };
+        let mut b = [0u8; 8];
+        if self.big {
+            // The word's bytes at the end of an eight-byte big-endian value.
+            if let Some(tail) = b.get_mut(8 - bytes..) {
+                tail.copy_from_slice(word);
+            }
+            u64::from_be_bytes(b)
+        } else {
+            if let Some(head) = b.get_mut(..bytes) {
+                head.copy_from_slice(word);
+            }
+            u64::from_le_bytes(b)
         }
     }
 }
@@ -133,6 +108,11 @@ pub(super) enum Fx {
     /// `low | high << 32`.
     Composed(Box<Fx>, Box<Fx>),
     Bin(BinOp, Box<Fx>, Box<Fx>),
+    /// `x / d` (`.1`: `d`, 2 to `u32::MAX`, `.2`: its reciprocal, [`Recip`]): a multiply
+    /// when `x` fits in 32 bits, not a division.
+    DivK(Box<Fx>, Recip),
+    /// `x % d`, as [`Fx::DivK`].
+    RemK(Box<Fx>, Recip),
     If(Box<Fc>, Box<Fx>, Box<Fx>),
     /// `if(x op k, a, b)`: a choice on a comparison with a constant, in one node.
     Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
@@ -143,6 +123,44 @@ pub(super) enum Fx {
     Memo(usize),
     /// Not lowered: the generic evaluator.
     Slow(CE),
+}
+
+/// A constant divisor `d` (2 to `u32::MAX`) and `M = ceil(2^64 / d)`: for every `x` below
+/// 2^32, `x / d` is the high word of `x * M` and `x % d` the high word of `(x * M mod 2^64)
+/// * d` (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019). A larger
+/// `x` is divided.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Recip {
+    d: u64,
+    m: u64,
+}
+
+impl Recip {
+    fn new(d: u64) -> Option<Self> {
+        (2..=u64::from(u32::MAX)).contains(&d).then(|| Recip {
+            d,
+            m: (u64::MAX / d).wrapping_add(1),
+        })
+    }
+
+    #[inline(always)]
+    fn div(self, x: u64) -> u64 {
+        if x <= u64::from(u32::MAX) {
+            ((u128::from(x) * u128::from(self.m)) >> 64) as u64
+        } else {
+            x / self.d
+        }
+    }
+
+    #[inline(always)]
+    fn rem(self, x: u64) -> u64 {
+        if x <= u64::from(u32::MAX) {
+            let low = self.m.wrapping_mul(x);
+            ((u128::from(low) * u128::from(self.d)) >> 64) as u64
+        } else {
+            x % self.d
+        }
+    }
 }
 
 /// A lowered condition (the generic `State::cond`'s meaning).
@@ -157,6 +175,13 @@ pub(super) enum Fc {
     Cmp(BinOp, Box<Fx>, Box<Fx>),
     /// Not lowered: the generic evaluator.
     Slow(CE),
+}
+
+/// A `within` limit: the file's length (nearly always), or a value.
+#[derive(Clone, Debug)]
+pub(super) enum Lim {
+    Len,
+    X(Fx),
 }
 
 /// The values an `enum_known` accepts.
@@ -190,6 +215,11 @@ impl Known {
 /// A lowered check: it passes (with its effect on the state) or fails.
 #[derive(Clone, Debug)]
 pub(super) enum Chk {
+    /// The word at an absolute offset against a constant (`expect` of a header field, or
+    /// an `assert` comparing one with a constant): one read, one compare.
+    CmpAbs(BinOp, u64, W, u64),
+    /// The word at an offset in the current record against a constant.
+    CmpRec(BinOp, u64, W, u64),
     MinLen(Fx),
     Expect(Fx, Fx),
     Assert(BinOp, Fx, Fx),
@@ -202,7 +232,7 @@ pub(super) enum Chk {
         at: Fx,
         count: Fx,
         stride: Fx,
-        within: Fx,
+        within: Lim,
     },
     RangeFits {
         range: usize,
@@ -210,7 +240,7 @@ pub(super) enum Chk {
         when: Option<Fc>,
         start: Fx,
         length: Fx,
-        within: Fx,
+        within: Lim,
     },
     /// `range_fits` of a range whose offset and length are words of the current record,
     /// with no condition (the usual per-record range): read in place.
@@ -219,13 +249,13 @@ pub(super) enum Chk {
         per_record: bool,
         start: (u64, W),
         length: (u64, W),
-        within: Fx,
+        within: Lim,
     },
     RecordFits {
         rec: usize,
         sidx: usize,
         at: Fx,
-        within: Fx,
+        within: Lim,
         gate: Option<Fx>,
         size: u64,
     },
@@ -255,34 +285,169 @@ pub(super) enum FStep {
         /// The order checks' "previous" slots of the body, reset before the loop.
         slots: Vec<usize>,
         body: Vec<FStep>,
+        /// Whether the body is checks only: run in one loop, with no call per record.
+        flat: bool,
+    },
+    /// A `for_each` over a table whose body is one per-record `range_fits` within the
+    /// file's length, its offset and length words of the record: one tight loop.
+    RangeEach {
+        table: usize,
+        rec_size: u64,
+        start: (u64, W),
+        length: (u64, W),
+        /// The `range_fits` step, to report a failure.
+        orig: Box<CStep>,
     },
 }
 
 // ----- lowering ----------------------------------------------------------------------------
 
-/// A file layout's lowered steps.
+/// One lowering of a file layout's steps.
 #[derive(Debug, Default)]
-pub(super) struct Prog {
+pub(super) struct Body {
     steps: Vec<FStep>,
     /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
     memos: Vec<Fx>,
+}
+
+/// The layout's steps lowered once more for each interval of a key word's values (see
+/// [`lower`]): in each, every comparison of the key with a constant is decided.
+#[derive(Debug)]
+struct Keyed {
+    at: u64,
+    w: W,
+    /// The first value of each interval, ascending; the first is 0.
+    starts: Vec<u64>,
+    bodies: Vec<Body>,
+}
+
+/// At most this many intervals of a key word's values are lowered apiece.
+const MAX_INTERVALS: usize = 48;
+
+/// A file layout's lowered steps.
+#[derive(Debug, Default)]
+pub(super) struct Prog {
+    /// The steps with no key word decided.
+    base: Body,
+    /// The steps specialised by a key word's value, when the layout compares a header word
+    /// with constants (a version field choosing the layout).
+    keyed: Option<Keyed>,
+    /// Slots for the run-invariant values: the most any body has.
+    pub(super) memo_slots: usize,
+    /// Whether a run needs no storage at all (no record, table, range, directory, named
+    /// or run-invariant value): its state is made without the spare storage.
+    pub(super) bare: bool,
     /// The variants' conditions, for the top-level layout of a file with variants.
     pub(super) variants: Vec<Fc>,
 }
 
-/// Lower a file's compiled steps.
+impl Prog {
+    /// The body to run on `buf`: the one for the key word's interval, or the base.
+    #[inline]
+    pub(super) fn body(&self, buf: &[u8]) -> &Body {
+        let Some(k) = &self.keyed else {
+            return &self.base;
+        };
+        let v = k.w.read(buf, k.at);
+        let i = k.starts.partition_point(|&s| s <= v).saturating_sub(1);
+        k.bodies.get(i).unwrap_or(&self.base)
+    }
+}
+
+/// A comparison of a header word with a constant, seen while lowering: the word's offset
+/// and reading, and the constant.
+type KeyCmp = (u64, W, u64);
+
+/// Lower a file's compiled steps: once as they are and, when they compare a header word
+/// with constants (the key: the one compared most often, such as a version), once more for
+/// each interval of the key's values on which all those comparisons have the same outcome,
+/// with the outcomes folded in (`if(header.version >= X, ...)` becomes one arm, a table's
+/// count a constant, and so on). A run reads the key and takes its interval's body.
 pub(super) fn lower(p: &FileProg<'_>) -> Prog {
+    let (base, cmps) = lower_body(p, None);
+    let keyed = key(&cmps).map(|(at, w, starts)| {
+        let bodies = starts
+            .iter()
+            .map(|&v| lower_body(p, Some((at, w, v))).0)
+            .collect();
+        Keyed {
+            at,
+            w,
+            starts,
+            bodies,
+        }
+    });
+    let memo_slots = keyed
+        .iter()
+        .flat_map(|k| k.bodies.iter())
+        .chain(std::iter::once(&base))
+        .map(|b| b.memos.len())
+        .max()
+        .unwrap_or(0);
+    let file = &p.c.schema.file;
+    let bare = memo_slots == 0
+        && p.lets == 0
+        && file.ext.records.is_empty()
+        && file.tables.is_empty()
+        && file.ranges.is_empty()
+        && p.dirs.is_empty()
+        && p.want_slots == 0
+        && p.order_slots == 0;
+    Prog {
+        base,
+        keyed,
+        memo_slots,
+        bare,
+        variants: Vec::new(),
+    }
+}
+
+/// One lowering of `p`'s steps, the key word `pin` (offset, reading, a value of the
+/// interval) decided; and the comparisons of header words with constants it saw.
+fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
     let l = Low {
         p,
         memos: std::cell::RefCell::new(Vec::new()),
         memo: true,
+        pin,
+        cmps: std::cell::RefCell::new(Vec::new()),
     };
     let steps = p.steps.iter().map(|s| l.step(s)).collect();
-    Prog {
+    let body = Body {
         steps,
         memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
-        variants: Vec::new(),
+    };
+    (body, l.cmps.into_inner())
+}
+
+/// The key word among the comparisons seen, and the first value of each interval of its
+/// values on which every comparison with it has one outcome (`None`: no comparison, or
+/// too many intervals).
+fn key(cmps: &[KeyCmp]) -> Option<(u64, W, Vec<u64>)> {
+    let mut words: Vec<(u64, W, usize)> = Vec::new();
+    for &(at, w, _) in cmps {
+        match words.iter_mut().find(|x| x.0 == at && x.1 == w) {
+            Some(x) => x.2 += 1,
+            None => words.push((at, w, 1)),
+        }
     }
+    // The most compared; on a tie, the first seen.
+    let (at, w, _) = words
+        .iter()
+        .copied()
+        .reduce(|best, x| if x.2 > best.2 { x } else { best })?;
+    // `x op k` changes outcome only at `k` and `k + 1`, whatever the operator.
+    let mut starts: Vec<u64> = std::iter::once(0)
+        .chain(
+            cmps.iter()
+                .filter(|c| c.0 == at && c.1 == w)
+                .flat_map(|c| [Some(c.2), c.2.checked_add(1)])
+                .flatten(),
+        )
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    (starts.len() <= MAX_INTERVALS).then_some((at, w, starts))
 }
 
 /// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
@@ -292,6 +457,8 @@ pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &
         p,
         memos: std::cell::RefCell::new(Vec::new()),
         memo: false,
+        pin: None,
+        cmps: std::cell::RefCell::new(Vec::new()),
     };
     conds.map(|c| l.fc(c)).collect()
 }
@@ -302,6 +469,10 @@ struct Low<'a, 'c> {
     memos: std::cell::RefCell<Vec<(String, Fx)>>,
     /// Whether to make run-invariant values `Fx::Memo`s.
     memo: bool,
+    /// The key word decided in this lowering: offset, reading and a value of its interval.
+    pin: Option<KeyCmp>,
+    /// The comparisons of header words with constants seen.
+    cmps: std::cell::RefCell<Vec<KeyCmp>>,
 }
 
 /// Whether a lowered value is the same all through a run: it reads only header words,
@@ -310,7 +481,7 @@ fn invariant(e: &Fx) -> bool {
     match e {
         Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_) => true,
         Fx::Bin(_, l, r) | Fx::Composed(l, r) => invariant(l) && invariant(r),
-        Fx::Signed(x, _) | Fx::Bits(x, ..) => invariant(x),
+        Fx::Signed(x, _) | Fx::Bits(x, ..) | Fx::DivK(x, _) | Fx::RemK(x, _) => invariant(x),
         Fx::Sel(_, x, _, a, b) => invariant(x) && invariant(a) && invariant(b),
         Fx::If(c, a, b) => invariant_c(c) && invariant(a) && invariant(b),
         _ => false,
@@ -421,6 +592,13 @@ impl Low<'_, '_> {
             CE::Bin(op, l, r) => match (self.fx(l), self.fx(r)) {
                 (Fx::K(None), _) | (_, Fx::K(None)) => Fx::K(None),
                 (Fx::K(Some(a)), Fx::K(Some(b))) => Fx::K(arith(*op, a, b)),
+                (a, Fx::K(Some(d))) if matches!(op, BinOp::Div | BinOp::Rem) => {
+                    match (op, Recip::new(d)) {
+                        (BinOp::Div, Some(r)) => Fx::DivK(Box::new(a), r),
+                        (_, Some(r)) => Fx::RemK(Box::new(a), r),
+                        _ => Fx::Bin(*op, Box::new(a), Box::new(Fx::K(Some(d)))),
+                    }
+                }
                 (a, b) => Fx::Bin(*op, Box::new(a), Box::new(b)),
             },
             CE::Let(i) => Fx::Let(*i),
@@ -463,6 +641,8 @@ impl Low<'_, '_> {
                 (Fx::K(a), Fx::K(b)) => {
                     Fc::K(matches!((a, b), (Some(a), Some(b)) if compare(*op, a, b)))
                 }
+                (Fx::Abs(at, w), Fx::K(Some(k))) => self.keyed(*op, at, w, k, false),
+                (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(*op, at, w, k, true),
                 (a, b) => Fc::Cmp(*op, Box::new(a), Box::new(b)),
             },
             CE::Not(x) => match self.fc(x) {
@@ -485,14 +665,56 @@ impl Low<'_, '_> {
         }
     }
 
+    /// A comparison of the header word at `at` with constant `k` (`k op word` when
+    /// `swapped`): decided when the word is the pinned key, else kept (and noted).
+    fn keyed(&self, op: BinOp, at: u64, w: W, k: u64, swapped: bool) -> Fc {
+        self.cmps.borrow_mut().push((at, w, k));
+        match self.pin {
+            Some((pa, pw, v)) if pa == at && pw == w => Fc::K(if swapped {
+                compare(op, k, v)
+            } else {
+                compare(op, v, k)
+            }),
+            _ => {
+                let (a, b) = (Box::new(Fx::Abs(at, w)), Box::new(Fx::K(Some(k))));
+                if swapped {
+                    Fc::Cmp(op, b, a)
+                } else {
+                    Fc::Cmp(op, a, b)
+                }
+            }
+        }
+    }
+
+    fn lim(&self, e: &CE) -> Lim {
+        match self.fx(e) {
+            Fx::Len => Lim::Len,
+            x => Lim::X(x),
+        }
+    }
+
+    /// A comparison of two lowered values as a check: fused when it is a word against a
+    /// constant.
+    fn cmp_chk(op: BinOp, l: Fx, r: Fx) -> Chk {
+        match (l, r) {
+            (Fx::Abs(at, w), Fx::K(Some(k))) => Chk::CmpAbs(op, at, w, k),
+            (Fx::Rec(off, w), Fx::K(Some(k))) => Chk::CmpRec(op, off, w, k),
+            (l, r) => Chk::Assert(op, l, r),
+        }
+    }
+
     fn step(&self, s: &CStep) -> FStep {
         let chk = |k: Chk| FStep::Check(Box::new(k), Box::new(s.clone()));
         match s {
             CStep::MinLen { min, .. } => chk(Chk::MinLen(self.fx(min))),
             CStep::Expect {
                 found, expected, ..
-            } => chk(Chk::Expect(self.fx(found), self.fx(expected))),
-            CStep::Assert { op, l, r, .. } => chk(Chk::Assert(*op, self.fx(l), self.fx(r))),
+            } => match (self.fx(found), self.fx(expected)) {
+                // `expected == Some(found)`: a word is always there, a constant too.
+                (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(BinOp::Eq, at, w, k)),
+                (f, e) => chk(Chk::Expect(f, e)),
+            },
+            CStep::Assert { op, l, r, .. } => chk(Self::cmp_chk(*op, self.fx(l), self.fx(r))),
             CStep::Cond { cond, .. } => chk(Chk::Cond(self.fc(cond))),
             CStep::FlagsKnown { field, known, .. } => match self.word(field) {
                 Some(w) => chk(Chk::FlagsKnown(w, *known)),
@@ -516,7 +738,7 @@ impl Low<'_, '_> {
                 at: self.fx(at),
                 count: self.fx(count),
                 stride: self.fx(stride),
-                within: self.fx(within),
+                within: self.lim(within),
             }),
             CStep::RangeFits {
                 range,
@@ -532,7 +754,7 @@ impl Low<'_, '_> {
                     per_record: *per_record,
                     start: (so, sw),
                     length: (lo, lw),
-                    within: self.fx(within),
+                    within: self.lim(within),
                 }),
                 _ => chk(Chk::RangeFits {
                     range: *range,
@@ -540,7 +762,7 @@ impl Low<'_, '_> {
                     when: when.as_ref().map(|w| self.fc(w)),
                     start: self.fx(start),
                     length: self.fx(length),
-                    within: self.fx(within),
+                    within: self.lim(within),
                 }),
             },
             CStep::RecordFits {
@@ -555,7 +777,7 @@ impl Low<'_, '_> {
                 rec: *rec,
                 sidx: *sidx,
                 at: self.fx(at),
-                within: self.fx(within),
+                within: self.lim(within),
                 gate: gate.as_ref().map(|g| self.fx(g)),
                 size: *size,
             }),
@@ -583,18 +805,39 @@ impl Low<'_, '_> {
                 table,
                 rec_size,
                 steps,
-            } => FStep::ForEachTable {
-                table: *table,
-                rec_size: *rec_size,
-                slots: steps
-                    .iter()
-                    .filter_map(|x| match x {
-                        CStep::Order { slot, .. } => Some(*slot),
-                        _ => None,
-                    })
-                    .collect(),
-                body: steps.iter().map(|x| self.step(x)).collect(),
-            },
+            } => {
+                let body: Vec<FStep> = steps.iter().map(|x| self.step(x)).collect();
+                if let [FStep::Check(k, orig)] = body.as_slice()
+                    && let Chk::RangeRec {
+                        per_record: true,
+                        start,
+                        length,
+                        within: Lim::Len,
+                        ..
+                    } = &**k
+                {
+                    return FStep::RangeEach {
+                        table: *table,
+                        rec_size: *rec_size,
+                        start: *start,
+                        length: *length,
+                        orig: orig.clone(),
+                    };
+                }
+                FStep::ForEachTable {
+                    table: *table,
+                    rec_size: *rec_size,
+                    slots: steps
+                        .iter()
+                        .filter_map(|x| match x {
+                            CStep::Order { slot, .. } => Some(*slot),
+                            _ => None,
+                        })
+                        .collect(),
+                    flat: body.iter().all(|x| matches!(x, FStep::Check(..))),
+                    body,
+                }
+            }
             _ => FStep::Slow(Box::new(s.clone())),
         }
     }
@@ -656,6 +899,8 @@ impl State<'_> {
                 let b = self.fx(p, r)?;
                 arith(*op, a, b)
             }
+            Fx::DivK(x, r) => Some(r.div(self.fx(p, x)?)),
+            Fx::RemK(x, r) => Some(r.rem(self.fx(p, x)?)),
             Fx::If(c, a, b) => {
                 if self.fc(p, c) {
                     self.fx(p, a)
@@ -680,6 +925,15 @@ impl State<'_> {
         }
     }
 
+    /// A `within` limit.
+    #[inline(always)]
+    fn lim(&self, p: &FileProg<'_>, l: &Lim) -> Option<u64> {
+        match l {
+            Lim::Len => Some(self.len),
+            Lim::X(x) => self.fx(p, x),
+        }
+    }
+
     fn fc(&self, p: &FileProg<'_>, c: &Fc) -> bool {
         match c {
             Fc::K(b) => *b,
@@ -699,6 +953,10 @@ impl State<'_> {
     #[inline(always)]
     fn chk(&mut self, p: &FileProg<'_>, k: &Chk) -> bool {
         match k {
+            Chk::CmpAbs(op, at, w, k) => compare(*op, w.read(self.buf, *at), *k),
+            Chk::CmpRec(op, off, w, k) => {
+                compare(*op, w.read(self.buf, self.rec_at.saturating_add(*off)), *k)
+            }
             Chk::MinLen(min) => matches!(self.fx(p, min), Some(n) if self.len >= n),
             Chk::Expect(found, expected) => {
                 let found = self.fx(p, found).unwrap_or(u64::MAX);
@@ -722,7 +980,7 @@ impl State<'_> {
                     self.fx(p, at),
                     self.fx(p, count),
                     self.fx(p, stride),
-                    self.fx(p, within),
+                    self.lim(p, within),
                 );
                 match (a, n, w) {
                     (Some(a), Some(n), Some(w))
@@ -755,7 +1013,7 @@ impl State<'_> {
                     }
                     return true;
                 }
-                let (s, l, w) = (self.fx(p, start), self.fx(p, length), self.fx(p, within));
+                let (s, l, w) = (self.fx(p, start), self.fx(p, length), self.lim(p, within));
                 let (Some(s), Some(l), Some(w)) = (s, l, w) else {
                     return false;
                 };
@@ -779,7 +1037,7 @@ impl State<'_> {
             } => {
                 let s = sw.read(self.buf, self.rec_at.saturating_add(*so));
                 let l = lw.read(self.buf, self.rec_at.saturating_add(*lo));
-                let Some(w) = self.fx(p, within) else {
+                let Some(w) = self.lim(p, within) else {
                     return false;
                 };
                 if npuschema_core::range_within(self.buf, s, l, w).is_none() {
@@ -801,7 +1059,7 @@ impl State<'_> {
                 gate,
                 size,
             } => {
-                let (a, w) = (self.fx(p, at), self.fx(p, within));
+                let (a, w) = (self.fx(p, at), self.lim(p, within));
                 let parts = if let Some(g) = gate {
                     let table = p.gates.get(*sidx).and_then(Option::as_ref);
                     match (a, self.fx(p, g), w) {
@@ -900,6 +1158,35 @@ impl<'c> Interp<'c> {
         DISAGREED.load(Ordering::Relaxed)
     }
 
+    /// [`Self::check`]: `run`'s layouts and variant choice, each state used in place and
+    /// its storage kept for the next run (no state is moved).
+    pub(super) fn check_in_place<E: Report>(&self, buf: &[u8]) -> Result<(), E> {
+        let mut st = State::fresh(&self.top, buf);
+        self.run_in(&self.top, &mut st)?;
+        let Some(vs) = &self.variants else {
+            st.recycle();
+            return Ok(());
+        };
+        for (i, (_, cond, prog)) in vs.list.iter().enumerate() {
+            if self.variant_holds(&st, i, cond) {
+                st.recycle();
+                let mut st = State::fresh(prog, buf);
+                let r = self.run_in(prog, &mut st);
+                st.recycle();
+                return r;
+            }
+        }
+        let v = st.val(&self.top, &vs.unknown_value).unwrap_or(u64::MAX);
+        Err(self.err(
+            &st,
+            &Fail {
+                site: vs.unknown_site,
+                blame: vs.unknown_blame.clone(),
+            },
+            [v, 0, 0],
+        ))
+    }
+
     /// Whether variant `i` (condition `cond`) holds after the top-level layout's run.
     pub(super) fn variant_holds(&self, st: &State<'_>, i: usize, cond: &CE) -> bool {
         match self.top.fast.variants.get(i) {
@@ -929,8 +1216,9 @@ impl<'c> Interp<'c> {
         if GENERIC.with(std::cell::Cell::get) {
             return self.exec(p, &p.steps, st);
         }
+        let body = p.fast.body(st.buf);
         // The run-invariant values, in order (one may use those before it).
-        for (i, m) in p.fast.memos.iter().enumerate() {
+        for (i, m) in body.memos.iter().enumerate() {
             let v = st.fx(p, m);
             if let Some(x) = st.lets.get_mut(p.lets.saturating_add(i)) {
                 *x = v;
@@ -939,7 +1227,7 @@ impl<'c> Interp<'c> {
         #[cfg(debug_assertions)]
         {
             let (mut a, mut b) = (st.clone(), st.clone());
-            let fast = self.exec_fast::<npuschema_core::Error>(p, &p.fast.steps, &mut a);
+            let fast = self.exec_fast::<npuschema_core::Error>(p, &body.steps, &mut a);
             let generic = self.exec::<npuschema_core::Error>(p, &p.steps, &mut b);
             debug_assert_eq!(fast, generic, "lowered and generic steps disagree");
             if generic.is_ok() {
@@ -952,7 +1240,7 @@ impl<'c> Interp<'c> {
                 );
             }
         }
-        self.exec_fast(p, &p.fast.steps, st)
+        self.exec_fast(p, &body.steps, st)
     }
 
     /// A lowered check failed: the generic path runs the original step on the same state
@@ -983,7 +1271,9 @@ impl<'c> Interp<'c> {
             // Checks (most steps) in line; the rest in `fstep`.
             if let FStep::Check(k, orig) = s {
                 if !st.chk(p, k) {
-                    return self.report(p, orig, st);
+                    // The generic path's verdict stands (it passes only on a disagreement,
+                    // which is counted).
+                    self.report(p, orig, st)?;
                 }
             } else {
                 self.fstep(p, s, st)?;
@@ -1011,11 +1301,36 @@ impl<'c> Interp<'c> {
                     Ok(())
                 }
             }
+            FStep::RangeEach {
+                table,
+                rec_size,
+                start: (so, sw),
+                length: (lo, lw),
+                orig,
+            } => {
+                let Some((at, n)) = st.tables.get(*table).copied().flatten() else {
+                    return Ok(());
+                };
+                let (buf, len) = (st.buf, st.len);
+                let saved = (st.rec_at, st.rec_index);
+                for i in 0..n {
+                    let rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                    let s = sw.read(buf, rec_at.saturating_add(*so));
+                    let l = lw.read(buf, rec_at.saturating_add(*lo));
+                    if npuschema_core::range_within(buf, s, l, len).is_none() {
+                        (st.rec_at, st.rec_index) = (rec_at, i);
+                        self.report(p, orig, st)?;
+                    }
+                }
+                (st.rec_at, st.rec_index) = saved;
+                Ok(())
+            }
             FStep::ForEachTable {
                 table,
                 rec_size,
                 slots,
                 body,
+                flat,
             } => {
                 for s in slots {
                     if let Some(x) = st.prev.get_mut(*s) {
@@ -1026,10 +1341,24 @@ impl<'c> Interp<'c> {
                     return Ok(());
                 };
                 let saved = (st.rec_at, st.rec_index);
-                for i in 0..n {
-                    st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
-                    st.rec_index = i;
-                    self.exec_fast(p, body, st)?;
+                if *flat {
+                    for i in 0..n {
+                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_index = i;
+                        for s in body {
+                            if let FStep::Check(k, orig) = s
+                                && !st.chk(p, k)
+                            {
+                                self.report(p, orig, st)?;
+                            }
+                        }
+                    }
+                } else {
+                    for i in 0..n {
+                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_index = i;
+                        self.exec_fast(p, body, st)?;
+                    }
                 }
                 (st.rec_at, st.rec_index) = saved;
                 Ok(())
@@ -1088,6 +1417,24 @@ impl<'b> State<'b> {
     /// A state at the start of file layout `p` over `buf`, on storage a finished run on
     /// this thread left (see [`Self::recycle`]), or new.
     pub(super) fn fresh(p: &FileProg<'_>, buf: &'b [u8]) -> Self {
+        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        if p.fast.bare {
+            // Nothing to store: empty vectors cost nothing to make or to drop.
+            return State {
+                buf,
+                len,
+                located: Vec::new(),
+                tables: Vec::new(),
+                ranges: Vec::new(),
+                dcount: Vec::new(),
+                dfirst: Vec::new(),
+                want: Vec::new(),
+                rec_at: 0,
+                rec_index: 0,
+                lets: Vec::new(),
+                prev: Vec::new(),
+            };
+        }
         let s = SPARE
             .try_with(|s| s.borrow_mut().pop())
             .ok()
@@ -1096,7 +1443,7 @@ impl<'b> State<'b> {
         let file = &p.c.schema.file;
         State {
             buf,
-            len: u64::try_from(buf.len()).unwrap_or(u64::MAX),
+            len,
             located: refill(s.located, file.ext.records.len(), None),
             tables: refill(s.tables, file.tables.len(), None),
             ranges: refill(s.ranges, file.ranges.len(), None),
@@ -1106,13 +1453,25 @@ impl<'b> State<'b> {
             rec_at: 0,
             rec_index: 0,
             rec_span: (0, 0, 0),
-            lets: refill(s.lets, p.lets.saturating_add(p.fast.memos.len()), None),
+            lets: refill(s.lets, p.lets.saturating_add(p.fast.memo_slots), None),
             prev: refill(s.prev, p.order_slots, None),
         }
     }
 
     /// Give the storage back for the next [`Self::fresh`] on this thread.
     pub(super) fn recycle(self) {
+        if self.lets.capacity() == 0
+            && self.located.capacity() == 0
+            && self.tables.capacity() == 0
+            && self.ranges.capacity() == 0
+            && self.dcount.capacity() == 0
+            && self.dfirst.capacity() == 0
+            && self.want.capacity() == 0
+            && self.prev.capacity() == 0
+        {
+            // A bare state (or one that never held anything worth keeping).
+            return;
+        }
         let s = Spare {
             located: self.located,
             tables: self.tables,
@@ -1131,5 +1490,111 @@ impl<'b> State<'b> {
                 spare.push(s);
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Recip, W};
+    use crate::schema::IntTy;
+
+    #[test]
+    fn reciprocals_divide_as_the_division() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let divisors = [
+            2,
+            3,
+            7,
+            44,
+            108,
+            116,
+            1000,
+            65_537,
+            0x8000_0000,
+            u64::from(u32::MAX),
+        ];
+        let mut all = divisors.to_vec();
+        for _ in 0..200 {
+            all.push((next() >> 32).max(2));
+        }
+        for d in all {
+            let r = Recip::new(d).unwrap_or_else(|| panic!("{d}"));
+            let edges = [
+                0,
+                1,
+                d - 1,
+                d,
+                d + 1,
+                u64::from(u32::MAX),
+                1 << 32,
+                u64::MAX,
+            ];
+            let mut values = edges.to_vec();
+            for _ in 0..500 {
+                let (v, shift) = (next(), next() % 64);
+                values.push(v >> shift);
+            }
+            for v in values {
+                assert_eq!(r.div(v), v / d, "{v} / {d}");
+                assert_eq!(r.rem(v), v % d, "{v} % {d}");
+            }
+        }
+        assert!(Recip::new(0).is_none() && Recip::new(1).is_none());
+        assert!(Recip::new(1 << 32).is_none());
+    }
+
+    /// VPMN v1 compares `header.version` with constants: its steps are lowered once per
+    /// interval of versions, split at each constant the schema compares it with, and a
+    /// table count that depends only on the version is a constant in every body.
+    #[test]
+    fn v1_steps_are_specialised_by_the_version() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/vpmn.yaml");
+        let c = crate::load(&path).unwrap_or_else(|d| panic!("{d}"));
+        let it = super::super::Interp::new(&c);
+        let vs = it.variants.as_ref().expect("variants");
+        let (_, _, v1) = vs.list.iter().find(|v| v.0 == "v1").expect("v1");
+        let k = v1.fast.keyed.as_ref().expect("keyed by the version");
+        assert_eq!(k.at, 4);
+        for b in [0x0001_0004, 0x0001_000B, 0x0001_000C, 0x0001_000E] {
+            assert!(k.starts.contains(&b), "{b:#x} in {:x?}", k.starts);
+        }
+        assert_eq!(k.bodies.len(), k.starts.len());
+        // `12 + if(version >= 0x0001000C, 3, 0) + if(version >= 0x0001000E, 1, 0)`: folded.
+        let last = k.bodies.last().expect("a body");
+        let fits = format!("{:?}", last.steps);
+        assert!(fits.contains("count: K(Some(16))"), "{fits}");
+        // No run-invariant value still chooses on the version.
+        let memos = format!("{:?}", last.memos);
+        assert!(!memos.contains("Sel(") && !memos.contains("If("), "{memos}");
+    }
+
+    #[test]
+    fn words_read_as_the_generic_path_reads_them() {
+        let buf: Vec<u8> = (1..=20u8).collect();
+        for t in [
+            IntTy::U8,
+            IntTy::U16,
+            IntTy::I16,
+            IntTy::U32,
+            IntTy::I32,
+            IntTy::U64,
+        ] {
+            for big in [false, true] {
+                let w = W::of(t, big);
+                for at in 0..24u64 {
+                    assert_eq!(
+                        w.read(&buf, at),
+                        super::super::read_int(&buf, at, t, big),
+                        "{t:?} big={big} at {at}"
+                    );
+                }
+            }
+        }
     }
 }
