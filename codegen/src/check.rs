@@ -1263,6 +1263,9 @@ pub fn check(schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     if let Some(b) = &schema.registers {
         crate::regs::check(&schema, b, d);
     }
+    if let Some(s) = &schema.commands {
+        crate::commands::check(&schema, s, d);
+    }
     let has_file = schema.has_file;
     let mut c = Checked {
         collections: collections_of(&schema.file),

@@ -2075,6 +2075,7 @@ fn module(c: &Checked) -> TokenStream {
     };
     let writer = crate::writer::tokens(c);
     let registers = crate::regs::tokens(c);
+    let commands = crate::commands::tokens(c);
     let stream_writers = crate::stream_emit::writers(&em);
     quote! {
         #[allow(unused_imports)]
@@ -2091,6 +2092,7 @@ fn module(c: &Checked) -> TokenStream {
         #file
         #writer
         #registers
+        #commands
         #stream_writers
     }
 }
