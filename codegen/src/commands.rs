@@ -55,6 +55,8 @@ pub struct Field {
     pub hex: bool,
     /// The enum giving the field's values.
     pub enumeration: Option<Name>,
+    /// The architectures that have the field (empty: all that have the command).
+    pub archs: Vec<Name>,
     /// Documentation.
     pub doc: String,
 }
@@ -165,14 +167,21 @@ fn field(fname: Name, fv: &Node, d: &mut Diags) -> Option<Field> {
             });
             let hex = fm.opt("hex").and_then(|n| boolean(n, "hex", d));
             let e = fm.opt("enum").and_then(|n| name(n, "enum", d));
+            let mut archs = Vec::new();
+            if let Some(a) = fm.opt("arch") {
+                for n in seq(a, "arch", d) {
+                    archs.extend(name(n, "architecture", d));
+                }
+            }
             let fdoc = doc(&mut fm, d);
-            fm.finish(&["bits", "in", "hex", "enum", "doc"], d);
+            fm.finish(&["bits", "in", "hex", "enum", "arch", "doc"], d);
             Some(Field {
                 name: fname,
                 bits: b?,
                 payload: place.unwrap_or(false),
                 hex: hex.unwrap_or(false),
                 enumeration: e,
+                archs,
                 doc: fdoc,
             })
         }
@@ -182,6 +191,7 @@ fn field(fname: Name, fv: &Node, d: &mut Diags) -> Option<Field> {
             payload: false,
             hex: false,
             enumeration: None,
+            archs: Vec::new(),
             doc: String::new(),
         }),
     }
@@ -523,6 +533,9 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
         }
         arch_seen.push(a);
     }
+    if s.archs.len() > 64 {
+        d.error(s.pos, "commands: more than 64 architectures");
+    }
     if s.commands.len() > MAX_COMMANDS {
         d.error(
             s.pos,
@@ -680,6 +693,35 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
                     break;
                 }
                 methods.push(m);
+            }
+            let mut field_archs: Vec<&str> = Vec::new();
+            for a in &f.archs {
+                if !s.archs.iter().any(|(n, _)| n.text == a.text) {
+                    d.error(
+                        a.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: unknown architecture `{}`",
+                            c.name.text, a.text
+                        ),
+                    );
+                } else if !c.archs.is_empty() && !c.archs.iter().any(|x| x.text == a.text) {
+                    d.error(
+                        a.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: architecture `{}` does not have the command",
+                            c.name.text, a.text
+                        ),
+                    );
+                } else if field_archs.contains(&a.text.as_str()) {
+                    d.error(
+                        a.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: architecture `{}` is listed twice",
+                            c.name.text, a.text
+                        ),
+                    );
+                }
+                field_archs.push(&a.text);
             }
             let (place, width, used) = if f.payload {
                 if !c.long {
@@ -998,6 +1040,16 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     match name { #(#anames => Some(Arch::#avars),)* _ => None }
                 }
             }
+            impl CommandField {
+                /// Whether architecture `arch` has this field.
+                #[must_use]
+                pub const fn in_arch(self, arch: Arch) -> bool {
+                    match 1u64.checked_shl(arch as u32) {
+                        Some(bit) => self.archs & bit != 0,
+                        None => false,
+                    }
+                }
+            }
             impl #ename {
                 /// Whether architecture `arch` has this command.
                 #[must_use]
@@ -1060,7 +1112,17 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 }
                 None => (String::new(), quote!(&[])),
             };
-            quote!(CommandField { name: #fname, payload: #payload, lsb: #lsb, width: #w, hex: #fhex, enum_name: #ename_s, values: #vals })
+            let mut amask = 0u64;
+            for (k, (a, _)) in s.archs.iter().enumerate() {
+                if f.archs.is_empty() || f.archs.iter().any(|x| x.text == a.text) {
+                    amask |= 1u64.checked_shl(u32::try_from(k).unwrap_or(64)).unwrap_or(0);
+                }
+            }
+            if s.archs.is_empty() {
+                amask = u64::MAX;
+            }
+            let amask = hex(amask);
+            quote!(CommandField { name: #fname, payload: #payload, lsb: #lsb, width: #w, hex: #fhex, enum_name: #ename_s, values: #vals, archs: #amask })
         });
         field_arms.push(quote!(Self::#v => &[#(#infos),*]));
         // The typed view.
@@ -1108,9 +1170,15 @@ pub fn tokens(c: &Checked) -> TokenStream {
             };
             let getter = format_ident!("{}", f.name.text);
             let place = if f.payload { "payload" } else { "parameter" };
+            let only = if f.archs.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = f.archs.iter().map(|a| a.text.as_str()).collect();
+                format!(" Only on: {}.", names.join(", "))
+            };
             let gdoc = doc_attr(
                 format!(
-                    "{}\n\n`{}`: {} of the {place}.",
+                    "{}\n\n`{}`: {} of the {place}.{only}",
                     f.doc,
                     f.name.text,
                     bits_text(f.bits)
@@ -1342,6 +1410,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
             pub enum_name: &'static str,
             /// The enum's values and their schema names.
             pub values: &'static [(u64, &'static str)],
+            /// The architectures that have the field: bit k for the k-th declared one (every
+            /// bit when the space declares none).
+            pub archs: u64,
         }
         impl CommandField {
             /// The field's value from a command's parameter and payload.

@@ -40,6 +40,7 @@ fn command_set_mistakes_are_reported_with_their_place() {
         "bits 10..12 of field `huge` do not fit the 8-bit param of command `LOAD_IT`",
         "bits 0..16 of field `out` do not fit the 16-bit payload",
         "in `stack` must be `param` or `payload`",
+        "field `hi` of command `LOAD_IT`: unknown architecture `nosuch`",
         "both give the variant `LoadIt`",
         "command `LOAD` generates `LoadCmd`, which struct `LoadCmd`",
     ] {

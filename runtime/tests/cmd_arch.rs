@@ -78,3 +78,45 @@ fn the_listing_reads_the_schema_field_table() {
         "0x000000:          4305 0105 - NPU_SET_IFM_PRECISION          17157, activation_type = ACTIVATION_TYPE_SIGNED, activation_precision = ACTIVATION_PRECISION_B16, activation_format = ACTIVATION_FORMAT_NHWC, scale_mode = 3, round_mode = ROUND_MODE_TRUNCATE"
     );
 }
+
+/// What the U65 changes, as a schema edit: its extra commands, and its 40-bit addresses
+/// (`addr_hi`, parameter bits 0..7 of each address command), which the U55 reserves.
+#[test]
+fn the_u65_differs_from_the_u55_as_the_schema_says() {
+    use npuschema_runtime::cmd::FieldsIn;
+    let mut extra_fields = Vec::new();
+    for op in Opcode::ALL {
+        for f in op.fields() {
+            match (f.in_arch(Arch::U55), f.in_arch(Arch::U65)) {
+                (true, true) => {}
+                (false, true) => extra_fields.push((op.name(), f.name, f.lsb, f.width)),
+                other => panic!("{}.{}: {other:?}", op.name(), f.name),
+            }
+        }
+    }
+    assert_eq!(extra_fields.len(), 18, "{extra_fields:#?}");
+    for (cmd, name, lsb, width) in &extra_fields {
+        assert_eq!((*name, *lsb, *width), ("addr_hi", 0, 8), "{cmd}");
+        assert!(
+            cmd.contains("BASE") || cmd.ends_with("_SRC") || cmd.ends_with("_DST"),
+            "{cmd}"
+        );
+    }
+    // The same NPU_SET_IFM_BASE0 word: a U55 lists the offset, a U65 the high bits too.
+    let s = stream(&[0x0012_4000, 0x0000_1000, STOP]);
+    let c = decode(&s).next().unwrap().unwrap();
+    assert_eq!(
+        c.to_string()
+            .rsplit(" - ")
+            .next()
+            .unwrap()
+            .split(", ")
+            .nth(1),
+        Some("addr = 0x1000")
+    );
+    assert_eq!(FieldsIn(&c, Arch::U55).to_string(), ", addr = 0x1000");
+    assert_eq!(
+        FieldsIn(&c, Arch::U65).to_string(),
+        ", addr_hi = 0x12, addr = 0x1000"
+    );
+}

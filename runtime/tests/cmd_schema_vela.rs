@@ -31,12 +31,86 @@ const DMA_REGION: &str = "Vela's copy gives the DMA region 8 bits; the spec (eth
 const PRECISION: &str = "Vela's copy packs signedness and size into one `precision` field (its ifm_precision/ofm_precision enums, compared separately); Arm's header (and Vela's listing) splits it into activation_type (bit 0) and activation_precision";
 const REGION: &str = "Vela's copy leaves the whole parameter one field; the spec gives *_REGION params as [2:0] region index, as Vela's listing and the checker read it (bits 3..=15 must be zero here)";
 const KERNEL_STRIDE: &str = "Vela's copy leaves the parameter one field; Arm's header (and Vela's listing) splits it into the stride, weight order, dilation and decomposition bits";
-const U65_PARAM: &str = "a U65-only command whose parameter Vela's copy names `param` without saying what it holds (the U65's other base commands leave theirs reserved); not declared here until a U65 source says, and the U55 has no such command";
+const U65_PARAM: &str = "a U65-only DMA skip command whose parameter Vela's copy names `param` without saying what it holds; not declared here until a U65 source says (the U55 has no such command)";
+const ADDR_HI: &str = "the U65 addresses 40 bits: Arm's U65 interface header puts address bits 32..=39 in parameter bits 0..=7 of each address command (declared `arch: [u65]`); Vela's copy, written for both, leaves them reserved (the U55 has 32-bit addresses)";
+const U65_BASE_PARAM: &str = "Vela's copy names the whole parameter of this U65-only address command `param`; here bits 0..=7 are the U65's addr_hi, as for every address command, and the rest reserved";
 const USER_DEFINED: &str = "the U55's NPU_SET_USER_DEFINED0..7 (cmd1 0xA0-0xA7) are in Arm's current interface header, not in Vela's older copy";
 const LUT: &str = "Vela's `activation` enum gives the lookup tables as a range (LUT_START = 16, LUT_END = 23); the values in between are TABLE_1..TABLE_6 of Arm's header, which Vela's listing prints";
 
 /// Differences from Vela that are expected: (what, why).
 const EXPECTED: &[(&str, &str)] = &[
+    (
+        "NPU_SET_DMA0_DST.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_DMA0_SRC.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM2_BASE0.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM2_BASE1.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM2_BASE2.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM2_BASE3.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM_BASE0.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM_BASE1.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM_BASE2.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_IFM_BASE3.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_OFM_BASE0.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_OFM_BASE1.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_OFM_BASE2.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_OFM_BASE3.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_SCALE1_BASE.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_SCALE_BASE.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_WEIGHT1_BASE.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
+    (
+        "NPU_SET_WEIGHT_BASE.addr_hi: param bits 0..=7 here, no Vela field there",
+        ADDR_HI,
+    ),
     (
         "NPU_OP_DMA_START: Vela's `channel_mode` (param bits 0..=15) is no field here",
         DMA_START,
@@ -183,7 +257,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ),
     (
         "NPU_SET_SCALE1_BASE: Vela's `param` (param bits 0..=15) is no field here",
-        U65_PARAM,
+        U65_BASE_PARAM,
     ),
     (
         "NPU_SET_SCALE_REGION.region: param bits 0..=2 here, no Vela field there",
@@ -195,7 +269,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ),
     (
         "NPU_SET_WEIGHT1_BASE: Vela's `param` (param bits 0..=15) is no field here",
-        U65_PARAM,
+        U65_BASE_PARAM,
     ),
     (
         "NPU_SET_WEIGHT_REGION.region: param bits 0..=2 here, no Vela field there",

@@ -67,7 +67,7 @@ fn architectures_have_their_commands() {
 fn the_field_table_describes_each_command() {
     assert!(Insn::Nop.fields().is_empty());
     let f = Insn::Jump.fields();
-    assert_eq!(f.len(), 2);
+    assert_eq!(f.len(), 3);
     assert_eq!(
         (f[0].name, f[0].lsb, f[0].width, f[0].payload),
         ("cond", 0, 2, false)
@@ -75,10 +75,14 @@ fn the_field_table_describes_each_command() {
     assert_eq!(f[0].enum_name, "COND");
     assert_eq!(f[0].value_name(2), Some("carry"));
     assert_eq!(f[0].value_name(3), None);
-    assert_eq!((f[1].name, f[1].payload, f[1].hex), ("target", true, true));
+    assert_eq!((f[1].name, f[1].lsb, f[1].width), ("bank", 2, 2));
+    assert!(f[1].in_arch(Arch::Ext) && !f[1].in_arch(Arch::Base));
+    assert!(f[0].in_arch(Arch::Ext) && f[0].in_arch(Arch::Base));
+    assert_eq!((f[2].name, f[2].payload, f[2].hex), ("target", true, true));
     assert_eq!(f[0].get(0xFE, 0x1234), 2);
-    assert_eq!(f[1].get(0xFE, 0x1234), 0x1234);
-    assert_eq!(Insn::Jump.zero_mask(), 0xFC);
+    assert_eq!(f[1].get(0xFE, 0x1234), 3);
+    assert_eq!(f[2].get(0xFE, 0x1234), 0x1234);
+    assert_eq!(Insn::Jump.zero_mask(), 0xF0);
     assert_eq!(Insn::Halt.zero_mask(), 0xFF);
     assert_eq!(Insn::Load.zero_mask(), 0);
     let w = Insn::Load.fields()[1];
@@ -92,10 +96,12 @@ fn views_read_fields_and_check_zero_bits() {
     assert_eq!(j.cond(), Some(Cond::Carry));
     assert_eq!(j.target(), 0xBEEF);
     assert!(j.zero_ok());
-    let bad = JumpCmd::new(0x07, 0);
+    assert_eq!(JumpCmd::new(0x0E, 0).bank(), 3);
+    let bad = JumpCmd::new(0x13, 0);
     assert!(!bad.zero_ok());
     assert_eq!(bad.cond(), None, "3 is no Cond");
     assert_eq!(bad.cond_raw(), 3);
+    assert_eq!(bad.bank(), 0);
     let l = LoadCmd::new(0b0011_0101);
     assert_eq!(l.reg(), 5);
     assert_eq!(l.width(), Width::Half);

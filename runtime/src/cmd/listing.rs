@@ -16,7 +16,7 @@
 use core::fmt;
 
 use super::decode::Command;
-use super::opcode::CommandField;
+use super::opcode::{Arch, CommandField};
 
 /// The listing line for one command (no trailing newline): `format!("{}", cmd)` gives the
 /// same text.
@@ -77,15 +77,26 @@ impl fmt::Display for FieldVal {
     }
 }
 
+/// [`Fields`] of a command of architecture `.1`: only the fields that architecture has
+/// (the U65's `addr_hi`, say). [`Fields`] and [`Listing`] list the U55's.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldsIn<'a>(pub &'a Command, pub Arch);
+
 impl fmt::Display for Fields<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let c = self.0;
+        FieldsIn(self.0, Arch::U55).fmt(f)
+    }
+}
+
+impl fmt::Display for FieldsIn<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let FieldsIn(c, arch) = *self;
         let Some(op) = c.opcode() else {
             return Ok(());
         };
         let param = u64::from(c.param);
         let payload = u64::from(c.payload.unwrap_or(0));
-        for field in op.fields() {
+        for field in op.fields().iter().filter(|x| x.in_arch(arch)) {
             write!(
                 f,
                 ", {} = {}",
