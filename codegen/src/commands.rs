@@ -1016,6 +1016,21 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 quote!(Arch::#av => true)
             } else if members.is_empty() {
                 quote!(Arch::#av => false)
+            } else if s.commands.len() <= 128 {
+                // One bit per command, by index: a shift and a test, not a match.
+                let mut mask = 0u128;
+                for (k, c) in s.commands.iter().enumerate() {
+                    if c.archs.is_empty() || c.archs.iter().any(|x| x.text == a.text) {
+                        mask |= 1u128
+                            .checked_shl(u32::try_from(k).unwrap_or(128))
+                            .unwrap_or(0);
+                    }
+                }
+                let mask: TokenStream = format!("{mask:#x}u128").parse().unwrap_or_default();
+                quote!(Arch::#av => match #mask.checked_shr(self as u32) {
+                    Some(m) => m & 1 != 0,
+                    None => false,
+                })
             } else if others.len() <= members.len() {
                 quote!(Arch::#av => !matches!(self, #(Self::#others)|*))
             } else {

@@ -4047,19 +4047,16 @@ impl Opcode {
     pub const fn in_arch(self, arch: Arch) -> bool {
         match arch {
             Arch::U55 => {
-                !matches!(
-                    self, Self::SetParallelMode | Self::SetDma0Skip0 | Self::SetDma0Skip1
-                    | Self::SetWeight1Base | Self::SetWeight1Length | Self::SetScale1Base
-                    | Self::SetScale1Length
-                )
+                match 0x1fe1fcfffffffffffbfffffffffu128.checked_shr(self as u32) {
+                    Some(m) => m & 1 != 0,
+                    None => false,
+                }
             }
             Arch::U65 => {
-                !matches!(
-                    self, Self::SetUserDefined0 | Self::SetUserDefined1 |
-                    Self::SetUserDefined2 | Self::SetUserDefined3 | Self::SetUserDefined4
-                    | Self::SetUserDefined5 | Self::SetUserDefined6 |
-                    Self::SetUserDefined7
-                )
+                match 0x1ffffffffffffffffffffffffu128.checked_shr(self as u32) {
+                    Some(m) => m & 1 != 0,
+                    None => false,
+                }
             }
         }
     }
