@@ -955,14 +955,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let known = hex(s.opcode.mask() | s.long_bit.map_or(0, |(b, _)| range_mask(b, b)));
     let param_of = {
         let shifted = if s.param.lo == 0 {
-            quote!((word & Self::PARAM_MASK))
+            quote!(word & Self::PARAM_MASK)
         } else {
-            quote!(((word & Self::PARAM_MASK) >> Self::PARAM_SHIFT))
+            quote!((word & Self::PARAM_MASK) >> Self::PARAM_SHIFT)
         };
         if pty_s == wname {
             shifted
         } else {
-            quote!(#shifted as #pty)
+            quote!((#shifted) as #pty)
         }
     };
     let op_shifted = if s.opcode.lo == 0 {
@@ -1163,24 +1163,30 @@ pub fn tokens(c: &Checked) -> TokenStream {
             };
             let fw = f.bits.width();
             let full = if f.payload { wbits } else { pwidth };
-            let shifted = if f.bits.lo == 0 {
+            // The field's bits as a whole expression (no outer parentheses: rustc's
+            // unused_parens would flag them where the value is returned as it is).
+            let simple = f.bits.lo == 0 && fw >= full;
+            let masked = if simple {
                 src.clone()
             } else {
-                let sh = lit_u32(f.bits.lo);
-                quote!((#src >> #sh))
-            };
-            let masked = if fw >= full {
-                shifted
-            } else {
                 let m = hex(range_mask(0, fw.saturating_sub(1)));
-                quote!((#shifted & #m))
+                if f.bits.lo == 0 {
+                    quote!(#src & #m)
+                } else {
+                    let sh = lit_u32(f.bits.lo);
+                    quote!((#src >> #sh) & #m)
+                }
             };
             let cast = |v: TokenStream, to: &str| {
                 if to == src_ty {
                     v
                 } else {
                     let t = format_ident!("{}", to);
-                    quote!(#v as #t)
+                    if simple {
+                        quote!(#v as #t)
+                    } else {
+                        quote!((#v) as #t)
+                    }
                 }
             };
             let getter = format_ident!("{}", f.name.text);

@@ -5564,12 +5564,12 @@ impl SetKernelStrideCmd {
     /// `stride_x_lsb`: bit 0 of the parameter.
     #[must_use]
     pub const fn stride_x_lsb(self) -> bool {
-        (self.param & 0x1) != 0
+        self.param & 0x1 != 0
     }
     /// `stride_y_lsb`: bit 1 of the parameter.
     #[must_use]
     pub const fn stride_y_lsb(self) -> bool {
-        ((self.param >> 1) & 0x1) != 0
+        (self.param >> 1) & 0x1 != 0
     }
     /// `weight_order`: bit 2 of the parameter.
     #[must_use]
@@ -5614,12 +5614,12 @@ impl SetKernelStrideCmd {
     /// `stride_x_msb`: bit 6 of the parameter.
     #[must_use]
     pub const fn stride_x_msb(self) -> bool {
-        ((self.param >> 6) & 0x1) != 0
+        (self.param >> 6) & 0x1 != 0
     }
     /// `stride_y_msb`: bit 7 of the parameter.
     #[must_use]
     pub const fn stride_y_msb(self) -> bool {
-        ((self.param >> 7) & 0x1) != 0
+        (self.param >> 7) & 0x1 != 0
     }
 }
 /// The fields of `NPU_SET_PARALLEL_MODE`: its parameter, read.
