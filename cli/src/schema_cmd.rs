@@ -107,9 +107,14 @@ fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
         Output::fail(msg, 2)
     })?;
     if !c.has_file() {
+        let only = if c.has_commands() {
+            "an instruction set (`commands`)"
+        } else {
+            "registers"
+        };
         return Err(Output::fail(
             format!(
-                "{}: schema `{}` declares registers only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
+                "{}: schema `{}` declares {only} only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
                 path.display(),
                 c.name()
             ),

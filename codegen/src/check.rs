@@ -1344,6 +1344,9 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     if let Some(b) = &schema.registers {
         crate::regs::check(&schema, b, d);
     }
+    if let Some(s) = &schema.commands {
+        crate::commands::check(&schema, s, d);
+    }
     let has_file = schema.has_file;
     let mut c = Checked {
         collections: collections_of(&schema.file),

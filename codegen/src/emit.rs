@@ -2088,6 +2088,7 @@ fn module(c: &Checked) -> TokenStream {
     let writer = crate::writer::tokens(c);
     let dir_writer = crate::dir_writer::tokens(c);
     let registers = crate::regs::tokens(c);
+    let commands = crate::commands::tokens(c);
     let stream_writers = crate::stream_emit::writers(&em);
     quote! {
         #[allow(unused_imports)]
@@ -2105,6 +2106,7 @@ fn module(c: &Checked) -> TokenStream {
         #writer
         #dir_writer
         #registers
+        #commands
         #stream_writers
     }
 }

@@ -6,6 +6,7 @@
 //! - the CLI: `npuschema gen SCHEMA.yaml -o DIR`.
 
 mod check;
+mod commands;
 mod diag;
 mod dir_writer;
 mod doc;
@@ -49,6 +50,10 @@ impl Checked {
     /// describes a device: it has nothing to read, so nothing to interpret.
     pub fn has_file(&self) -> bool {
         self.0.schema.has_file
+    }
+    /// Whether the schema declares an instruction set (`commands`).
+    pub fn has_commands(&self) -> bool {
+        self.0.schema.commands.is_some()
     }
 }
 

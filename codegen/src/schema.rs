@@ -483,6 +483,8 @@ pub struct Schema {
     pub has_file: bool,
     /// The register block (`regs.rs`).
     pub registers: Option<crate::regs::Block>,
+    /// The opcode space (`commands.rs`).
+    pub commands: Option<crate::commands::Space>,
 }
 
 /// Reads a mapping node's keys, remembering which were used, so that unknown keys can be
@@ -503,6 +505,8 @@ const LANGUAGE_KEYS: &[&str] = &[
     "access",
     "algorithm",
     "align",
+    "arch",
+    "archs",
     "assert",
     "at",
     "bit",
@@ -516,6 +520,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "checksums",
     "code",
     "collection",
+    "commands",
     "composed",
     "constants",
     "count",
@@ -541,6 +546,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "for_each",
     "from",
     "gate",
+    "hex",
     "includes_header",
     "header",
     "high",
@@ -550,6 +556,8 @@ const LANGUAGE_KEYS: &[&str] = &[
     "length",
     "let",
     "list",
+    "long",
+    "long_bit",
     "low",
     "map",
     "min_len",
@@ -557,8 +565,10 @@ const LANGUAGE_KEYS: &[&str] = &[
     "no_overlap",
     "name",
     "offset",
+    "opcode",
     "open",
     "order",
+    "param",
     "payload",
     "payload_checksum",
     "prefix",
@@ -606,6 +616,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "variants",
     "when",
     "within",
+    "word",
     "writer",
     "zero",
 ];
@@ -1262,16 +1273,21 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
     }
 
     let registers = m.opt("registers").and_then(|n| crate::regs::block(n, d));
-    // A schema with only registers describes a device, not bytes: it needs no `file`.
-    let file_node = if registers.is_some() {
+    let commands = m
+        .opt("commands")
+        .and_then(|n| crate::commands::space(n, schema_big, d));
+    // A schema with only registers (or commands) describes a device, not bytes: it needs
+    // no `file`.
+    let device = registers.is_some() || commands.is_some();
+    let file_node = if device {
         m.opt("file")
     } else {
         m.req("file", d)
     };
-    let has_file = file_node.is_some() || registers.is_none();
+    let has_file = file_node.is_some() || !device;
     let mut file = match file_node {
         Some(n) => file_def(n, d),
-        None => registers.as_ref().map(|_| File::default()),
+        None => device.then(File::default),
     };
     if let Some(f) = &mut file {
         crate::strings::default_order(&mut f.strings, schema_big);
@@ -1288,6 +1304,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
             "file",
             "byte_order",
             "registers",
+            "commands",
         ],
         d,
     );
@@ -1302,6 +1319,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         file: file?,
         has_file,
         registers,
+        commands,
     })
 }
 

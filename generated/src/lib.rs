@@ -23,6 +23,10 @@ pub mod vpmn;
 #[rustfmt::skip]
 pub mod ethos_u55_regs;
 
+/// The Ethos-U55/U65 command set: see `schema/ethos_u55_cmd.yaml`.
+#[rustfmt::skip]
+pub mod ethos_u55_cmd;
+
 /// Vela's COP1 driver-actions payload: see `schema/ethos_u_cop1.yaml`.
 #[rustfmt::skip]
 pub mod ethos_u_cop1;

@@ -21,7 +21,7 @@ impl S {
     fn c0(mut self, op: Opcode, param: u16) -> Self {
         assert!(!op.has_payload());
         self.0
-            .extend_from_slice(&(u32::from(op.code()) | (u32::from(param) << 16)).to_le_bytes());
+            .extend_from_slice(&(op.code() | (u32::from(param) << 16)).to_le_bytes());
         self
     }
     fn c1(self, op: Opcode, payload: u32) -> Self {
@@ -30,7 +30,7 @@ impl S {
     fn c1p(mut self, op: Opcode, param: u16, payload: u32) -> Self {
         assert!(op.has_payload());
         self.0
-            .extend_from_slice(&(u32::from(op.code()) | (u32::from(param) << 16)).to_le_bytes());
+            .extend_from_slice(&(op.code() | (u32::from(param) << 16)).to_le_bytes());
         self.0.extend_from_slice(&payload.to_le_bytes());
         self
     }
@@ -73,7 +73,7 @@ fn acc(kind: AccessKind, region: u8, start: u64, len: u64, write: bool) -> Acces
 fn cmd_decode_error_truncated_payload() {
     let s = S::default()
         .c0(O::SetIfmRegion, 1)
-        .word(u32::from(O::SetWeightBase.code()));
+        .word(O::SetWeightBase.code());
     let all: Vec<_> = decode(&s.0).collect();
     assert_eq!(all.len(), 2);
     let err = all[1].unwrap_err();
@@ -144,7 +144,7 @@ fn cmd_decode_bit14_selects_the_table() {
             payload: Some(0x10)
         }
     );
-    assert_eq!(cmds[0].opcode(), O::SetIfmBase0);
+    assert_eq!(cmds[0].opcode(), Some(O::SetIfmBase0));
     assert_eq!(
         cmds[1],
         Command {
@@ -163,7 +163,7 @@ fn cmd_decode_bit14_selects_the_table() {
         param: 0,
         payload: None,
     };
-    assert_eq!(hand.opcode(), O::Unknown);
+    assert_eq!(hand.opcode(), None);
     assert_eq!(hand.name(), "UNKNOWN");
 }
 

@@ -892,7 +892,7 @@ impl Core {
             rec.qread = command.offset;
             rec.commands = rec.commands.saturating_add(1);
             match command.opcode() {
-                Opcode::OpStop => {
+                Some(Opcode::OpStop) => {
                     if let Some(bits) = self.injected_fault() {
                         return (rec, bits);
                     }
@@ -904,7 +904,7 @@ impl Core {
                     };
                     return (rec, end);
                 }
-                Opcode::OpIrq => rec.irq_ops = rec.irq_ops.saturating_add(1),
+                Some(Opcode::OpIrq) => rec.irq_ops = rec.irq_ops.saturating_add(1),
                 _ => {}
             }
             let Some(op) = state.apply(&command) else {

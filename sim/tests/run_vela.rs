@@ -40,7 +40,7 @@ fn every_vela_output_runs_on_the_simulator() {
         // Commands up to and including NPU_OP_STOP, from the decoder.
         let stream_cmds = decode(&model.cmd_stream)
             .map(Result::unwrap)
-            .position(|c| c.opcode() == Opcode::OpStop)
+            .position(|c| c.opcode() == Some(Opcode::OpStop))
             .map(|i| i as u64 + 1)
             .unwrap();
 

@@ -3,8 +3,8 @@
 
 use core::fmt;
 
-use super::decode::{DecodeError, decode};
-use super::opcode::Opcode;
+use super::decode::{DecodeError, decode_for};
+use super::opcode::{Arch, Opcode};
 use super::state::{AccessKind, StreamState};
 
 /// Stable kebab-case codes of the findings.
@@ -137,18 +137,29 @@ impl CheckSummary {
 /// Check every memory access of `stream` against the region sizes: region `i` is bound iff
 /// `i < region_sizes.len()`, with `region_sizes[i]` bytes. Calls `report` once per finding,
 /// in stream order. Returns the summary, or the first decode error (findings before it have
-/// been reported).
+/// been reported). The stream is an Ethos-U55's: a command the U55 does not have is an
+/// `unknown-opcode` error ([`check_for`] takes the architecture).
 pub fn check(
     stream: &[u8],
     region_sizes: &[u64],
     report: &mut impl FnMut(Finding),
 ) -> Result<CheckSummary, DecodeError> {
+    check_for(stream, Arch::U55, region_sizes, report)
+}
+
+/// [`check`] for a stream of architecture `arch`.
+pub fn check_for(
+    stream: &[u8],
+    arch: Arch,
+    region_sizes: &[u64],
+    report: &mut impl FnMut(Finding),
+) -> Result<CheckSummary, DecodeError> {
     let mut state = StreamState::new();
     let mut summary = CheckSummary::default();
-    for cmd in decode(stream) {
+    for cmd in decode_for(stream, arch) {
         let cmd = cmd?;
         summary.commands = summary.commands.saturating_add(1);
-        if cmd.opcode() == Opcode::OpStop {
+        if cmd.opcode() == Some(Opcode::OpStop) {
             // The NPU stops at the first STOP; anything after it is never run (or parsed).
             let next = u64::from(cmd.offset).saturating_add(u64::from(cmd.size()));
             let rest = (stream.len() as u64).saturating_sub(next);

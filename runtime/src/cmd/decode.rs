@@ -7,7 +7,7 @@
 
 use core::fmt;
 
-use super::opcode::{CMD1_FLAG, Opcode};
+use super::opcode::{Arch, CMD1_FLAG, Opcode, from_code_in};
 
 /// One decoded command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,13 +28,14 @@ impl Command {
     /// a known opcode, which the decoder never produces).
     #[must_use]
     pub fn name(&self) -> &'static str {
-        self.opcode().name()
+        self.opcode().map_or("UNKNOWN", Opcode::name)
     }
 
-    /// The opcode ([`Opcode::Unknown`] for a code the decoder would reject).
+    /// The opcode, of any architecture; `None` for a code that is no command's (which the
+    /// decoder never produces).
     #[must_use]
-    pub fn opcode(&self) -> Opcode {
-        Opcode::from_code(self.code).unwrap_or(Opcode::Unknown)
+    pub fn opcode(&self) -> Option<Opcode> {
+        Opcode::from_code(u32::from(self.code))
     }
 
     /// Size of the command in bytes: 8 with a payload, else 4.
@@ -67,7 +68,8 @@ impl DecodeError {
     /// A 64-bit command with no payload word after it, or a stream whose length is not a
     /// multiple of 4.
     pub const TRUNCATED_COMMAND: &'static str = "truncated-command";
-    /// A command code that is neither a known cmd0 nor a known cmd1 opcode.
+    /// A command code that is neither a known cmd0 nor a known cmd1 opcode of the stream's
+    /// architecture (a U65-only command in a U55 stream is one).
     pub const UNKNOWN_OPCODE: &'static str = "unknown-opcode";
 }
 
@@ -105,6 +107,8 @@ pub struct Decoder<'a> {
     /// Byte offset of the next command (always `<= stream.len()`).
     pos: usize,
     done: bool,
+    /// Whose commands are known.
+    arch: Arch,
 }
 
 /// Decode `stream` (the register command stream itself, starting with its first command).
@@ -112,13 +116,21 @@ pub struct Decoder<'a> {
 /// Yields every command in order; the first error ends the iteration. A stream whose length
 /// is not a multiple of 4 yields its whole commands first, then `truncated-command` at the
 /// partial word. Decoding does not stop at `NPU_OP_STOP`: every word of the stream is
-/// decoded, as Vela's listing does.
+/// decoded, as Vela's listing does. The stream is an Ethos-U55's: a command the U55 does
+/// not have (a U65-only one) is an `unknown-opcode` error; see [`decode_for`].
 #[must_use]
 pub fn decode(stream: &[u8]) -> Decoder<'_> {
+    decode_for(stream, Arch::U55)
+}
+
+/// [`decode`] for architecture `arch`: only its commands are known.
+#[must_use]
+pub fn decode_for(stream: &[u8], arch: Arch) -> Decoder<'_> {
     Decoder {
         stream,
         pos: 0,
         done: false,
+        arch,
     }
 }
 
@@ -130,8 +142,7 @@ impl Decoder<'_> {
     }
 
     fn word_at(&self, at: usize) -> Option<u32> {
-        let bytes = self.stream.get(at..)?.first_chunk::<4>()?;
-        Some(u32::from_le_bytes(*bytes))
+        Opcode::word_at(self.stream, at)
     }
 
     /// Offsets are reported as u32; streams are far below 4 GiB (QSIZE is 32-bit), and a
@@ -179,9 +190,9 @@ impl Iterator for Decoder<'_> {
                 u32::from_le_bytes(bytes),
             );
         };
-        let code = (word & 0xFFFF) as u16;
-        let param = (word >> 16) as u16;
-        let Some(op) = Opcode::from_code(code) else {
+        let code = (word & !Opcode::PARAM_MASK) as u16;
+        let param = Opcode::param_of(word);
+        let Some(op) = from_code_in(code, self.arch) else {
             return self.fail(DecodeError::UNKNOWN_OPCODE, at, word);
         };
         let payload = if op.has_payload() {

@@ -12,8 +12,10 @@ mod listing;
 mod opcode;
 mod state;
 
-pub use check::{CheckSummary, Finding, FindingCode, check};
-pub use decode::{Command, DecodeError, Decoder, decode};
-pub use listing::{Fields, Listing};
-pub use opcode::{CMD1_FLAG, OPCODE_MASK, Opcode};
+pub use check::{CheckSummary, Finding, FindingCode, check, check_for};
+pub use decode::{Command, DecodeError, Decoder, decode, decode_for};
+pub use listing::{Fields, FieldsIn, Listing};
+pub use opcode::{
+    Arch, CMD1_FLAG, CommandField, OPCODE_MASK, Opcode, code16, from_code_in, touches_memory,
+};
 pub use state::{ADDRESS_LIMIT, Access, AccessKind, Layout, MAX_ACCESSES, Operation, StreamState};

@@ -65,6 +65,12 @@
 //!
 //! Zero-length accesses (e.g. WEIGHT_LENGTH 0) are not listed.
 
+use npuschema_generated::ethos_u55_cmd::{
+    DmaRegionMode, SetDma0DstRegionCmd, SetDma0SrcRegionCmd, SetIfm2PrecisionCmd, SetIfm2RegionCmd,
+    SetIfmPrecisionCmd, SetIfmRegionCmd, SetIfmUpscaleCmd, SetKernelStrideCmd, SetOfmPrecisionCmd,
+    SetOfmRegionCmd, SetScaleRegionCmd, SetWeightRegionCmd,
+};
+
 use super::decode::Command;
 use super::opcode::Opcode;
 
@@ -386,14 +392,14 @@ impl StreamState {
     /// Take one command: record its register write, and for a memory-touching operation
     /// return what it touches (computed from the registers as they are now).
     pub fn apply(&mut self, cmd: &Command) -> Option<Operation> {
-        let op = cmd.opcode();
+        let op = cmd.opcode()?;
         if let Some(slot) = self.params.get_mut(op.index()) {
             *slot = cmd.param;
         }
         if let (Some(p), Some(slot)) = (cmd.payload, self.payloads.get_mut(op.index())) {
             *slot = p;
         }
-        if op.touches_memory() {
+        if super::opcode::touches_memory(op) {
             Some(self.operation(cmd.offset, op))
         } else {
             None
@@ -462,25 +468,23 @@ impl StreamState {
                 let src = self.param(Opcode::SetDma0SrcRegion);
                 let dst = self.param(Opcode::SetDma0DstRegion);
                 let len = u64::from(self.payload(Opcode::SetDma0Len));
-                let stride_mode = |p: u16| ((p >> 9) & 3) as u8;
-                out.dma_stride_mode = (stride_mode(src), stride_mode(dst));
-                let region = |p: u16| (p & 7) as u8;
-                let internal = |p: u16| p & 0x100 != 0;
+                let (src, dst) = (SetDma0SrcRegionCmd::new(src), SetDma0DstRegionCmd::new(dst));
+                out.dma_stride_mode = (src.stride_mode_raw(), dst.stride_mode_raw());
                 out.push(
                     AccessKind::DmaSrc,
-                    region(src),
+                    src.region(),
                     u64::from(self.payload(Opcode::SetDma0Src)),
                     Some(len),
                     false,
-                    internal(src),
+                    src.region_mode_raw() == DmaRegionMode::Internal.raw(),
                 );
                 out.push(
                     AccessKind::DmaDst,
-                    region(dst),
+                    dst.region(),
                     u64::from(self.payload(Opcode::SetDma0Dst)),
                     Some(len),
                     true,
-                    internal(dst),
+                    dst.region_mode_raw() == DmaRegionMode::Internal.raw(),
                 );
             }
             _ => {}
@@ -508,28 +512,27 @@ impl StreamState {
     /// the module documentation. Inputs are at most 16 bits each, so u64 cannot overflow;
     /// saturating operations keep that obviously panic-free.
     fn ifm_extent(&self, ofm_len: u64, axis: Axis) -> u64 {
-        let stride_param = self.param(Opcode::SetKernelStride);
-        let (kernel, lsb, msb, dil_bit, pad_a, pad_b) = match axis {
+        let ks = SetKernelStrideCmd::new(self.param(Opcode::SetKernelStride));
+        let (kernel, lsb, msb, dilated, pad_a, pad_b) = match axis {
             Axis::Y => (
                 self.m1(Opcode::SetKernelHeightM1),
-                1,
-                7,
-                4,
+                ks.stride_y_lsb(),
+                ks.stride_y_msb(),
+                ks.dilation_y_raw(),
                 Opcode::SetIfmPadTop,
                 Opcode::SetIfmPadBottom,
             ),
             Axis::X => (
                 self.m1(Opcode::SetKernelWidthM1),
-                0,
-                6,
-                3,
+                ks.stride_x_lsb(),
+                ks.stride_x_msb(),
+                ks.dilation_x_raw(),
                 Opcode::SetIfmPadLeft,
                 Opcode::SetIfmPadRight,
             ),
         };
-        let bit = |n: u32| u64::from((stride_param >> n) & 1);
-        let stride = ((bit(msb) << 1) | bit(lsb)).saturating_add(1);
-        let dilation = bit(dil_bit).saturating_add(1);
+        let stride = ((u64::from(msb) << 1) | u64::from(lsb)).saturating_add(1);
+        let dilation = u64::from(dilated).saturating_add(1);
         let span = ofm_len
             .saturating_sub(1)
             .saturating_mul(stride)
@@ -537,7 +540,7 @@ impl StreamState {
             .saturating_add(1);
         let pads = u64::from(self.param(pad_a)).saturating_add(u64::from(self.param(pad_b)));
         let mut len = span.saturating_sub(pads).max(1);
-        if self.param(Opcode::SetIfmUpscale) & 3 != 0 {
+        if SetIfmUpscaleCmd::new(self.param(Opcode::SetIfmUpscale)).mode_raw() != 0 {
             len = len.div_ceil(2);
         }
         len
@@ -546,23 +549,32 @@ impl StreamState {
     /// Element size in bytes and layout from a precision register.
     fn precision(&self, fm: &FmRegs) -> (u64, Layout) {
         let p = self.param(fm.precision);
-        let size_code = if fm.kind == AccessKind::Ofm {
-            (p >> 1) & 3
-        } else {
-            (p >> 2) & 3
+        let (size_code, format) = match fm.precision {
+            Opcode::SetOfmPrecision => {
+                let v = SetOfmPrecisionCmd::new(p);
+                (v.activation_precision_raw(), v.activation_format_raw())
+            }
+            Opcode::SetIfm2Precision => {
+                let v = SetIfm2PrecisionCmd::new(p);
+                (v.activation_precision_raw(), v.activation_format_raw())
+            }
+            _ => {
+                let v = SetIfmPrecisionCmd::new(p);
+                (v.activation_precision_raw(), v.activation_format_raw())
+            }
         };
         let elem = 1u64 << size_code;
-        let layout = match (p >> 6) & 3 {
+        let layout = match format {
             0 => Layout::Nhwc,
             1 => Layout::Nhcwb16,
-            r => Layout::Reserved(r as u8),
+            r => Layout::Reserved(r),
         };
         (elem, layout)
     }
 
     /// Push one access per used tile of a feature map of logical size `shape`.
     fn push_fm(&self, out: &mut Operation, fm: &FmRegs, shape: Shape, write: bool) {
-        let region = (self.param(fm.region) & 7) as u8;
+        let region = region_index(fm.region, self.param(fm.region));
         let h0 = self.m1(fm.height0_m1);
         let h1 = self.m1(fm.height1_m1);
         let w0 = self.m1(fm.width0_m1);
@@ -610,7 +622,7 @@ impl StreamState {
     ) {
         out.push(
             kind,
-            (self.param(region) & 7) as u8,
+            region_index(region, self.param(region)),
             u64::from(self.payload(base)),
             Some(u64::from(self.payload(len))),
             false,
@@ -653,5 +665,18 @@ fn tile_len(
             let b = tile_len(rows, cols, c, elem, Layout::Nhcwb16, strides)?;
             Some(a.max(b))
         }
+    }
+}
+
+/// The region index (a BASEP slot) of the param of `*_REGION` command `op`, through the
+/// command's generated view.
+fn region_index(op: Opcode, param: u16) -> u8 {
+    match op {
+        Opcode::SetIfmRegion => SetIfmRegionCmd::new(param).region(),
+        Opcode::SetIfm2Region => SetIfm2RegionCmd::new(param).region(),
+        Opcode::SetOfmRegion => SetOfmRegionCmd::new(param).region(),
+        Opcode::SetWeightRegion => SetWeightRegionCmd::new(param).region(),
+        Opcode::SetScaleRegion => SetScaleRegionCmd::new(param).region(),
+        _ => 0,
     }
 }

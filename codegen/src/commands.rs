@@ -1,0 +1,1487 @@
+//! `commands:`: an instruction set (an "opcode space"). A stream of fixed-width words; the
+//! first word of each command holds an opcode (a bit range), a parameter (another bit
+//! range) and, optionally, a bit that makes the command long (one payload word follows).
+//! Every other bit of the first word must be zero. The space declares its architectures;
+//! each command its name, code, length, the architectures that have it, the bit fields of
+//! its parameter and payload (optionally typed by an enum of the schema) and the parameter
+//! bits that must be zero. Loaded and checked here; emitted by [`tokens`] as an opcode enum
+//! (dense index, `ALL`, `COUNT`, `from_code`, `from_word`, `name`, `has_payload`,
+//! `in_arch`), an `Arch` enum, a field table for listings, and one typed view per command
+//! with fields. A schema may have only commands (no `file`): the interpreter has nothing to
+//! read for it.
+
+use crate::doc::doc_attr;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::Checked;
+use crate::diag::Diags;
+use crate::ext::range_mask;
+use crate::schema::{
+    IntTy, MapReader, Name, Schema, boolean, doc, int_ty, name, named_entries, seq, string, uint,
+};
+use crate::yaml::{Kind, Node, Pos};
+
+/// A bit range `lo..=hi` as written.
+#[derive(Clone, Copy, Debug)]
+pub struct Bits {
+    /// Lowest bit.
+    pub lo: u64,
+    /// Highest bit (inclusive).
+    pub hi: u64,
+    /// Where it was written.
+    pub pos: Pos,
+}
+
+impl Bits {
+    fn width(self) -> u64 {
+        self.hi.saturating_sub(self.lo).saturating_add(1)
+    }
+    fn mask(self) -> u64 {
+        range_mask(self.lo, self.hi)
+    }
+}
+
+/// One bit field of a command: in the parameter or in the payload word.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// Name (lower_snake).
+    pub name: Name,
+    /// Bits, relative to the parameter's (or the payload's) lowest bit.
+    pub bits: Bits,
+    /// In the payload word rather than the parameter.
+    pub payload: bool,
+    /// Listed in hexadecimal.
+    pub hex: bool,
+    /// The enum giving the field's values.
+    pub enumeration: Option<Name>,
+    /// The architectures that have the field (empty: all that have the command).
+    pub archs: Vec<Name>,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// One command.
+#[derive(Clone, Debug)]
+pub struct Command {
+    /// Name (UPPER_SNAKE, without the space's prefix).
+    pub name: Name,
+    /// The opcode number.
+    pub code: u64,
+    /// Where the code was written.
+    pub code_pos: Pos,
+    /// Long: one payload word follows.
+    pub long: bool,
+    /// Where `long` was written (the name when absent).
+    pub long_pos: Pos,
+    /// The architectures that have it (empty: all).
+    pub archs: Vec<Name>,
+    /// Parameter bits that must be zero.
+    pub zero: Vec<Bits>,
+    /// Bit fields.
+    pub fields: Vec<Field>,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// An opcode space.
+#[derive(Clone, Debug)]
+pub struct Space {
+    /// The opcode enum's name (UpperCamel).
+    pub name: Name,
+    /// Width of every word.
+    pub word: IntTy,
+    /// Byte order of the words.
+    pub big_endian: bool,
+    /// The opcode's bits in the first word.
+    pub opcode: Bits,
+    /// The parameter's bits in the first word.
+    pub param: Bits,
+    /// The bit of the first word that makes a command long, if any.
+    pub long_bit: Option<(u64, Pos)>,
+    /// Prepended to each command's name by `name()`.
+    pub prefix: String,
+    /// The architectures, with their docs.
+    pub archs: Vec<(Name, String)>,
+    /// The commands.
+    pub commands: Vec<Command>,
+    /// Documentation.
+    pub doc: String,
+    /// Where the block was written.
+    pub pos: Pos,
+}
+
+// ----- load ------------------------------------------------------------------------------
+
+fn bits(node: &Node, what: &str, d: &mut Diags) -> Option<Bits> {
+    let text = match &node.kind {
+        Kind::Int(i) => i.to_string(),
+        Kind::Str(s) => s.clone(),
+        other => {
+            d.error(
+                node.pos,
+                format!("{what} must be `N` or `LO..HI`, found {}", other.describe()),
+            );
+            return None;
+        }
+    };
+    let parsed = match text.split_once("..") {
+        Some((a, b)) => a
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .zip(b.trim().parse::<u64>().ok()),
+        None => text.trim().parse::<u64>().ok().map(|x| (x, x)),
+    };
+    match parsed {
+        Some((lo, hi)) if lo <= hi && hi < 64 => Some(Bits {
+            lo,
+            hi,
+            pos: node.pos,
+        }),
+        _ => {
+            d.error(
+                node.pos,
+                format!("{what} `{text}` must be `N` or `LO..HI` with LO <= HI < 64"),
+            );
+            None
+        }
+    }
+}
+
+fn field(fname: Name, fv: &Node, d: &mut Diags) -> Option<Field> {
+    match &fv.kind {
+        Kind::Map(_) => {
+            let mut fm = MapReader::new(fv, &format!("command field `{}`", fname.text), d)?;
+            let b = fm.req("bits", d).and_then(|n| bits(n, "bits", d));
+            let place = fm.opt("in").and_then(|n| {
+                let s = string(n, "in", d)?;
+                match s.as_str() {
+                    "param" => Some(false),
+                    "payload" => Some(true),
+                    _ => {
+                        d.error(n.pos, format!("in `{s}` must be `param` or `payload`"));
+                        None
+                    }
+                }
+            });
+            let hex = fm.opt("hex").and_then(|n| boolean(n, "hex", d));
+            let e = fm.opt("enum").and_then(|n| name(n, "enum", d));
+            let mut archs = Vec::new();
+            if let Some(a) = fm.opt("arch") {
+                for n in seq(a, "arch", d) {
+                    archs.extend(name(n, "architecture", d));
+                }
+            }
+            let fdoc = doc(&mut fm, d);
+            fm.finish(&["bits", "in", "hex", "enum", "arch", "doc"], d);
+            Some(Field {
+                name: fname,
+                bits: b?,
+                payload: place.unwrap_or(false),
+                hex: hex.unwrap_or(false),
+                enumeration: e,
+                archs,
+                doc: fdoc,
+            })
+        }
+        _ => Some(Field {
+            bits: bits(fv, "bits", d)?,
+            name: fname,
+            payload: false,
+            hex: false,
+            enumeration: None,
+            archs: Vec::new(),
+            doc: String::new(),
+        }),
+    }
+}
+
+fn command(cname: Name, v: &Node, d: &mut Diags) -> Option<Command> {
+    let mut cm = MapReader::new(v, &format!("command `{}`", cname.text), d)?;
+    let code_node = cm.req("code", d);
+    let code = code_node.and_then(|n| uint(n, "code", d));
+    let long_node = cm.opt("long");
+    let long = long_node
+        .and_then(|n| boolean(n, "long", d))
+        .unwrap_or(false);
+    let mut archs = Vec::new();
+    if let Some(a) = cm.opt("arch") {
+        for n in seq(a, "arch", d) {
+            archs.extend(name(n, "architecture", d));
+        }
+        if archs.is_empty() && matches!(a.kind, Kind::Seq(_) | Kind::Null) {
+            d.error(
+                a.pos,
+                format!(
+                    "command `{}`: `arch` lists no architecture (leave it out for all)",
+                    cname.text
+                ),
+            );
+        }
+    }
+    let mut zero = Vec::new();
+    if let Some(z) = cm.opt("zero") {
+        for n in seq(z, "zero", d) {
+            zero.extend(bits(n, "zero", d));
+        }
+    }
+    let cdoc = doc(&mut cm, d);
+    let mut fields = Vec::new();
+    if let Some(fs) = cm.opt("fields") {
+        for (fname, fv) in named_entries(fs, "fields", d) {
+            fields.extend(field(fname, fv, d));
+        }
+    }
+    cm.finish(&["code", "long", "arch", "zero", "doc", "fields"], d);
+    Some(Command {
+        long_pos: long_node.map_or(cname.pos, |n| n.pos),
+        name: cname,
+        code: code?,
+        code_pos: code_node?.pos,
+        long,
+        archs,
+        zero,
+        fields,
+        doc: cdoc,
+    })
+}
+
+/// `commands:` at the top level. `big` is the schema's default byte order.
+pub fn space(node: &Node, big: bool, d: &mut Diags) -> Option<Space> {
+    let mut m = MapReader::new(node, "`commands`", d)?;
+    let ename = m
+        .req("name", d)
+        .and_then(|n| name(n, "the opcode enum's name", d));
+    let word = m
+        .opt("word")
+        .and_then(|n| int_ty(n, "word", d))
+        .unwrap_or(IntTy::U32);
+    let big_endian = match m.opt("byte_order") {
+        Some(n) => match string(n, "byte_order", d).as_deref() {
+            Some("little") => false,
+            Some("big") => true,
+            Some(other) => {
+                d.error(
+                    n.pos,
+                    format!("byte_order `{other}` must be `little` or `big`"),
+                );
+                big
+            }
+            None => big,
+        },
+        None => big,
+    };
+    let opcode = m.req("opcode", d).and_then(|n| bits(n, "opcode", d));
+    let param = m.req("param", d).and_then(|n| bits(n, "param", d));
+    let long_bit = m
+        .opt("long_bit")
+        .and_then(|n| uint(n, "long_bit", d).map(|v| (v, n.pos)));
+    let prefix = m
+        .opt("prefix")
+        .and_then(|n| {
+            let s = string(n, "prefix", d)?;
+            if s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+            {
+                Some(s)
+            } else {
+                d.error(
+                    n.pos,
+                    format!("prefix `{s}` may hold only letters, digits, `_`, `.` and `-`"),
+                );
+                None
+            }
+        })
+        .unwrap_or_default();
+    let mut archs = Vec::new();
+    if let Some(a) = m.opt("archs") {
+        for (an, av) in named_entries(a, "archs", d) {
+            let adoc = match &av.kind {
+                Kind::Null => String::new(),
+                _ => string(av, "an architecture's doc", d).unwrap_or_default(),
+            };
+            archs.push((an, adoc.trim().to_string()));
+        }
+    }
+    let mut commands = Vec::new();
+    if let Some(l) = m.req("list", d) {
+        for (cname, v) in named_entries(l, "list", d) {
+            commands.extend(command(cname, v, d));
+        }
+    }
+    let sdoc = doc(&mut m, d);
+    m.finish(
+        &[
+            "name",
+            "word",
+            "byte_order",
+            "opcode",
+            "param",
+            "long_bit",
+            "prefix",
+            "archs",
+            "list",
+            "doc",
+        ],
+        d,
+    );
+    Some(Space {
+        name: ename?,
+        word,
+        big_endian,
+        opcode: opcode?,
+        param: param?,
+        long_bit,
+        prefix,
+        archs,
+        commands,
+        doc: sdoc,
+        pos: node.pos,
+    })
+}
+
+// ----- check -----------------------------------------------------------------------------
+
+/// Rust's keywords: a field of one of these names would generate `fn type(self)`.
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Names the command emitter defines at module level whatever the commands are.
+pub const RESERVED: &[&str] = &["Arch", "CommandField", "CommandInfo"];
+
+/// Methods every command view has.
+const VIEW_METHODS: &[&str] = &["new", "param", "payload", "zero_ok", "OPCODE", "ZERO"];
+
+/// Most commands a space may have (the opcode enum is `repr(u16)`).
+pub const MAX_COMMANDS: usize = 65_535;
+
+fn upper_snake(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn lower_snake(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn upper_camel(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// The variant of command `NAME` (`SET_IFM_BASE0` -> `SetIfmBase0`).
+pub fn variant(cmd: &str) -> String {
+    crate::regs::type_name(cmd)
+}
+
+/// The typed view of command `NAME` (`SetIfmBase0Cmd`).
+fn view_name(cmd: &str) -> String {
+    format!("{}Cmd", variant(cmd))
+}
+
+/// The `UPPER_SNAKE` spelling of an `UpperCamel` name (`ActivationType` -> `ACTIVATION_TYPE`).
+fn upper_snake_of(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+fn bits_text(b: Bits) -> String {
+    if b.lo == b.hi {
+        format!("bit {}", b.lo)
+    } else {
+        format!("bits {}..{}", b.lo, b.hi)
+    }
+}
+
+/// Check the space against the schema (enums, names already defined).
+#[allow(clippy::too_many_lines)]
+pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
+    let wbits = s.word.bytes().saturating_mul(8);
+    if s.word.signed() {
+        d.error(
+            s.pos,
+            format!("commands: word {} must be unsigned", s.word.rust()),
+        );
+    }
+    // The first word's layout.
+    for (what, b) in [("opcode", s.opcode), ("param", s.param)] {
+        if b.hi >= wbits {
+            d.error(
+                b.pos,
+                format!(
+                    "commands: {what} {} does not fit the {wbits}-bit word",
+                    bits_text(b)
+                ),
+            );
+        }
+    }
+    if s.opcode.mask() & s.param.mask() != 0 {
+        d.error(s.param.pos, "commands: param overlaps the opcode's bits");
+    }
+    if s.opcode.width() > 16 {
+        d.error(
+            s.opcode.pos,
+            "commands: an opcode is at most 16 bits wide (the generated code matches on it)",
+        );
+    }
+    if let Some((lb, pos)) = s.long_bit {
+        if lb >= wbits {
+            d.error(
+                pos,
+                format!("commands: long_bit {lb} does not fit the {wbits}-bit word"),
+            );
+        } else if range_mask(lb, lb) & (s.opcode.mask() | s.param.mask()) != 0 {
+            d.error(
+                pos,
+                format!("commands: long_bit {lb} is one of the opcode's or the param's bits"),
+            );
+        }
+    }
+    // Module-level names.
+    let mut taken: Vec<(String, Pos, String)> = RESERVED
+        .iter()
+        .map(|n| {
+            (
+                (*n).to_string(),
+                Pos::default(),
+                "the command emitter".to_string(),
+            )
+        })
+        .collect();
+    for c in &schema.constants {
+        taken.push((
+            c.name.text.clone(),
+            c.name.pos,
+            format!("constant `{}`", c.name.text),
+        ));
+    }
+    for (n, what) in schema
+        .enums
+        .iter()
+        .map(|e| (&e.name, "enum"))
+        .chain(schema.flags.iter().map(|f| (&f.name, "flags")))
+        .chain(schema.bitfields.iter().map(|f| (&f.name, "bitfields")))
+        .chain(schema.structs.iter().map(|s| (&s.name, "struct")))
+    {
+        taken.push((n.text.clone(), n.pos, format!("{what} `{}`", n.text)));
+    }
+    let mut claim = |n: String, pos: Pos, who: String, d: &mut Diags| {
+        if let Some((_, p, w)) = taken.iter().find(|(t, _, _)| *t == n) {
+            let at = if p.line == 0 {
+                String::new()
+            } else {
+                format!(" (line {})", p.line)
+            };
+            d.error(
+                pos,
+                format!("{who} generates `{n}`, which {w}{at} also defines; rename one"),
+            );
+        } else {
+            taken.push((n, pos, who));
+        }
+    };
+    if !upper_camel(&s.name.text) || s.name.text == "Self" {
+        d.error(
+            s.name.pos,
+            format!(
+                "commands: the opcode enum's name `{}` is UpperCamel (`Opcode`)",
+                s.name.text
+            ),
+        );
+    } else {
+        claim(
+            s.name.text.clone(),
+            s.name.pos,
+            "the opcode enum".to_string(),
+            d,
+        );
+    }
+    // Architectures.
+    let mut arch_seen: Vec<&Name> = Vec::new();
+    for (a, _) in &s.archs {
+        if !lower_snake(&a.text) {
+            d.error(
+                a.pos,
+                format!(
+                    "architecture `{}`: an architecture's name is lower_snake (`u55`)",
+                    a.text
+                ),
+            );
+        }
+        if let Some(p) = arch_seen.iter().find(|p| p.text == a.text) {
+            d.error(
+                a.pos,
+                format!(
+                    "architecture `{}` is declared twice (first at line {})",
+                    a.text, p.pos.line
+                ),
+            );
+        }
+        arch_seen.push(a);
+    }
+    if s.archs.len() > 64 {
+        d.error(s.pos, "commands: more than 64 architectures");
+    }
+    if s.commands.len() > MAX_COMMANDS {
+        d.error(
+            s.pos,
+            format!("commands: more than {MAX_COMMANDS} commands"),
+        );
+    }
+    let pwidth = s.param.width();
+    let max_code = range_mask(0, s.opcode.width().saturating_sub(1));
+    let mut seen: Vec<&Command> = Vec::new();
+    for c in &s.commands {
+        if !upper_snake(&c.name.text) || variant(&c.name.text) == "Self" {
+            d.error(
+                c.name.pos,
+                format!(
+                    "command `{}`: a command's name is UPPER_SNAKE (`OP_STOP`)",
+                    c.name.text
+                ),
+            );
+        }
+        if let Some(p) = seen.iter().find(|p| p.name.text == c.name.text) {
+            d.error(
+                c.name.pos,
+                format!(
+                    "command `{}` is declared twice (first at line {})",
+                    c.name.text, p.name.pos.line
+                ),
+            );
+        } else if let Some(p) = seen
+            .iter()
+            .find(|p| variant(&p.name.text) == variant(&c.name.text))
+        {
+            d.error(
+                c.name.pos,
+                format!(
+                    "command `{}` and command `{}` (line {}) both give the variant `{}`; rename one",
+                    c.name.text,
+                    p.name.text,
+                    p.name.pos.line,
+                    variant(&c.name.text)
+                ),
+            );
+        }
+        if c.code > max_code {
+            d.error(
+                c.code_pos,
+                format!(
+                    "command `{}`: code {:#x} does not fit the {}-bit opcode",
+                    c.name.text,
+                    c.code,
+                    s.opcode.width()
+                ),
+            );
+        }
+        if c.long && s.long_bit.is_none() {
+            d.error(
+                c.long_pos,
+                format!(
+                    "command `{}` is long, but the space has no `long_bit` to mark it",
+                    c.name.text
+                ),
+            );
+        }
+        if let Some(p) = seen
+            .iter()
+            .find(|p| p.code == c.code && p.long == c.long && p.name.text != c.name.text)
+        {
+            d.error(
+                c.code_pos,
+                format!(
+                    "command `{}`: code {:#x} ({}) is already command `{}` (line {})",
+                    c.name.text,
+                    c.code,
+                    if c.long { "long" } else { "short" },
+                    p.name.text,
+                    p.name.pos.line
+                ),
+            );
+        }
+        seen.push(c);
+        let mut own_archs: Vec<&str> = Vec::new();
+        for a in &c.archs {
+            if !s.archs.iter().any(|(n, _)| n.text == a.text) {
+                let known: Vec<&str> = s.archs.iter().map(|(n, _)| n.text.as_str()).collect();
+                d.error(
+                    a.pos,
+                    if known.is_empty() {
+                        format!(
+                            "command `{}`: unknown architecture `{}` (the space declares no `archs`)",
+                            c.name.text, a.text
+                        )
+                    } else {
+                        format!(
+                            "command `{}`: unknown architecture `{}` (declared: {})",
+                            c.name.text,
+                            a.text,
+                            known.join(", ")
+                        )
+                    },
+                );
+            } else if own_archs.contains(&a.text.as_str()) {
+                d.error(
+                    a.pos,
+                    format!(
+                        "command `{}`: architecture `{}` is listed twice",
+                        c.name.text, a.text
+                    ),
+                );
+            }
+            own_archs.push(&a.text);
+        }
+        // Fields and must-be-zero bits.
+        if !c.fields.is_empty() {
+            claim(
+                view_name(&c.name.text),
+                c.name.pos,
+                format!("command `{}`", c.name.text),
+                d,
+            );
+        }
+        let mut used_param = 0u64;
+        let mut used_payload = 0u64;
+        let mut methods: Vec<String> = Vec::new();
+        for f in &c.fields {
+            let fname = &f.name.text;
+            if !lower_snake(fname) {
+                d.error(
+                    f.name.pos,
+                    format!(
+                        "field `{fname}` of command `{}`: a field's name is lower_snake",
+                        c.name.text
+                    ),
+                );
+            } else if KEYWORDS.contains(&fname.as_str()) {
+                d.error(
+                    f.name.pos,
+                    format!(
+                        "field `{fname}` of command `{}`: a Rust keyword cannot name a field's reader; rename it",
+                        c.name.text
+                    ),
+                );
+            }
+            let mut own = vec![fname.clone()];
+            if f.enumeration.is_some() {
+                own.push(format!("{fname}_raw"));
+            }
+            for m in own {
+                if VIEW_METHODS.contains(&m.as_str()) || methods.contains(&m) {
+                    d.error(
+                        f.name.pos,
+                        format!(
+                            "field `{fname}` of command `{}` generates `{m}`, which the command's view already has; rename the field",
+                            c.name.text
+                        ),
+                    );
+                    break;
+                }
+                methods.push(m);
+            }
+            let mut field_archs: Vec<&str> = Vec::new();
+            for a in &f.archs {
+                if !s.archs.iter().any(|(n, _)| n.text == a.text) {
+                    d.error(
+                        a.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: unknown architecture `{}`",
+                            c.name.text, a.text
+                        ),
+                    );
+                } else if !c.archs.is_empty() && !c.archs.iter().any(|x| x.text == a.text) {
+                    d.error(
+                        a.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: architecture `{}` does not have the command",
+                            c.name.text, a.text
+                        ),
+                    );
+                } else if field_archs.contains(&a.text.as_str()) {
+                    d.error(
+                        a.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: architecture `{}` is listed twice",
+                            c.name.text, a.text
+                        ),
+                    );
+                }
+                field_archs.push(&a.text);
+            }
+            let (place, width, used) = if f.payload {
+                if !c.long {
+                    d.error(
+                        f.bits.pos,
+                        format!(
+                            "field `{fname}` is in the payload, but command `{}` is short (no payload word)",
+                            c.name.text
+                        ),
+                    );
+                    continue;
+                }
+                ("payload", wbits, &mut used_payload)
+            } else {
+                ("param", pwidth, &mut used_param)
+            };
+            if f.bits.hi >= width {
+                d.error(
+                    f.bits.pos,
+                    format!(
+                        "{} of field `{fname}` {} not fit the {width}-bit {place} of command `{}`",
+                        bits_text(f.bits),
+                        if f.bits.lo == f.bits.hi { "does" } else { "do" },
+                        c.name.text
+                    ),
+                );
+                continue;
+            }
+            if *used & f.bits.mask() != 0 {
+                d.error(
+                    f.bits.pos,
+                    format!(
+                        "{} of field `{fname}` {} another field of command `{}`",
+                        bits_text(f.bits),
+                        if f.bits.lo == f.bits.hi {
+                            "overlaps"
+                        } else {
+                            "overlap"
+                        },
+                        c.name.text
+                    ),
+                );
+            }
+            *used |= f.bits.mask();
+            if let Some(en) = &f.enumeration {
+                match schema.enums.iter().find(|e| e.name.text == en.text) {
+                    None => d.error(
+                        en.pos,
+                        format!(
+                            "field `{fname}` of command `{}`: undefined enum `{}`",
+                            c.name.text, en.text
+                        ),
+                    ),
+                    Some(e) => {
+                        let fw = f.bits.width();
+                        if e.repr.signed() || e.repr.bytes().saturating_mul(8) < fw {
+                            d.error(
+                                en.pos,
+                                format!(
+                                    "field `{fname}` is {fw} bit(s) wide; enum `{}` (repr {}) must be unsigned and at least as wide",
+                                    e.name.text,
+                                    e.repr.rust()
+                                ),
+                            );
+                        }
+                        for v in &e.values {
+                            if v.value > range_mask(0, fw.saturating_sub(1)) {
+                                d.error(
+                                    en.pos,
+                                    format!(
+                                        "value `{}` = {} of enum `{}` does not fit the {fw}-bit field `{fname}` of command `{}`",
+                                        v.name.text, v.value, e.name.text, c.name.text
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for z in &c.zero {
+            if z.hi >= pwidth {
+                d.error(
+                    z.pos,
+                    format!(
+                        "must-be-zero {} {} not fit the {pwidth}-bit param of command `{}`",
+                        bits_text(*z),
+                        if z.lo == z.hi { "does" } else { "do" },
+                        c.name.text
+                    ),
+                );
+            } else if z.mask() & used_param != 0 {
+                d.error(
+                    z.pos,
+                    format!(
+                        "must-be-zero {} of command `{}` {} one of its fields",
+                        bits_text(*z),
+                        c.name.text,
+                        if z.lo == z.hi { "overlaps" } else { "overlap" }
+                    ),
+                );
+            }
+        }
+    }
+}
+
+// ----- emit ------------------------------------------------------------------------------
+
+fn hex(v: u64) -> TokenStream {
+    format!("{v:#x}").parse().unwrap_or_default()
+}
+
+fn lit_u32(v: u64) -> Literal {
+    Literal::u32_unsuffixed(u32::try_from(v).unwrap_or(u32::MAX))
+}
+
+/// The narrowest unsigned type of `width` bits (`bool` for one).
+fn field_ty(width: u64) -> &'static str {
+    match width {
+        1 => "bool",
+        2..=8 => "u8",
+        9..=16 => "u16",
+        17..=32 => "u32",
+        _ => "u64",
+    }
+}
+
+/// The unsigned type holding `width` bits (never `bool`).
+fn int_of(width: u64) -> &'static str {
+    match field_ty(width) {
+        "bool" => "u8",
+        t => t,
+    }
+}
+
+/// The items of an opcode space, or nothing when the schema has none.
+#[allow(clippy::too_many_lines)]
+pub fn tokens(c: &Checked) -> TokenStream {
+    let Some(s) = &c.schema.commands else {
+        return quote!();
+    };
+    let ename = format_ident!("{}", s.name.text);
+    let word = format_ident!("{}", s.word.rust());
+    let wname = s.word.rust();
+    let wbits = s.word.bytes().saturating_mul(8);
+    let pwidth = s.param.width();
+    let pty_s = int_of(pwidth);
+    let pty = format_ident!("{}", pty_s);
+    let word_bytes = Literal::usize_unsuffixed(usize::try_from(s.word.bytes()).unwrap_or(4));
+    let opcode_mask = hex(s.opcode.mask());
+    let opcode_shift = lit_u32(s.opcode.lo);
+    let param_mask = hex(s.param.mask());
+    let param_shift = lit_u32(s.param.lo);
+    let long_flag = hex(s.long_bit.map_or(0, |(b, _)| range_mask(b, b)));
+    let big = s.big_endian;
+    let repr = if s.commands.len() <= 256 {
+        format_ident!("u8")
+    } else {
+        format_ident!("u16")
+    };
+    let sdoc = doc_attr(if s.doc.is_empty() {
+        "A command's opcode."
+    } else {
+        &s.doc
+    });
+    let variants: Vec<proc_macro2::Ident> = s
+        .commands
+        .iter()
+        .map(|k| format_ident!("{}", variant(&k.name.text)))
+        .collect();
+    let names: Vec<String> = s
+        .commands
+        .iter()
+        .map(|k| format!("{}{}", s.prefix, k.name.text))
+        .collect();
+    let vdocs = s.commands.iter().zip(&names).map(|(k, n)| {
+        let head = format!(
+            "`{n}`: {} code {:#x}.",
+            if k.long { "long" } else { "short" },
+            k.code
+        );
+        if k.doc.is_empty() {
+            doc_attr(&head)
+        } else {
+            doc_attr(&format!("{head}\n\n{}", k.doc))
+        }
+    });
+    let codes: Vec<TokenStream> = s.commands.iter().map(|k| hex(k.code)).collect();
+    let short_arms = s
+        .commands
+        .iter()
+        .zip(&variants)
+        .filter(|(k, _)| !k.long)
+        .map(|(k, v)| {
+            let code = hex(k.code);
+            quote!(#code => Some(Self::#v))
+        });
+    let long_arms = s
+        .commands
+        .iter()
+        .zip(&variants)
+        .filter(|(k, _)| k.long)
+        .map(|(k, v)| {
+            let code = hex(k.code);
+            quote!(#code => Some(Self::#v))
+        });
+    let has_long = s.long_bit.is_some();
+    let lookup = if has_long {
+        quote! {
+            if code & #long_flag == 0 {
+                match op { #(#short_arms,)* _ => None }
+            } else {
+                match op { #(#long_arms,)* _ => None }
+            }
+        }
+    } else {
+        quote!(match op { #(#short_arms,)* _ => None })
+    };
+    let long_variants: Vec<&proc_macro2::Ident> = s
+        .commands
+        .iter()
+        .zip(&variants)
+        .filter(|(k, _)| k.long)
+        .map(|(_, v)| v)
+        .collect();
+    let has_payload_body = if long_variants.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(self, #(Self::#long_variants)|*))
+    };
+    let known = hex(s.opcode.mask() | s.long_bit.map_or(0, |(b, _)| range_mask(b, b)));
+    let param_of = {
+        let shifted = if s.param.lo == 0 {
+            quote!(word & Self::PARAM_MASK)
+        } else {
+            quote!((word & Self::PARAM_MASK) >> Self::PARAM_SHIFT)
+        };
+        if pty_s == wname {
+            shifted
+        } else {
+            quote!((#shifted) as #pty)
+        }
+    };
+    let op_shifted = if s.opcode.lo == 0 {
+        quote!(code & Self::OPCODE_MASK)
+    } else {
+        quote!((code & Self::OPCODE_MASK) >> Self::OPCODE_SHIFT)
+    };
+    let code_body = s.commands.iter().zip(&variants).map(|(k, v)| {
+        let mut w = k.code << s.opcode.lo;
+        if k.long
+            && let Some((b, _)) = s.long_bit
+        {
+            w |= range_mask(b, b);
+        }
+        let w = hex(w);
+        quote!(Self::#v => #w)
+    });
+    // Architectures.
+    let arch_items = if s.archs.is_empty() {
+        quote!()
+    } else {
+        let avars: Vec<proc_macro2::Ident> = s
+            .archs
+            .iter()
+            .map(|(a, _)| format_ident!("{}", crate::emit::camel(&a.text)))
+            .collect();
+        let anames: Vec<&str> = s.archs.iter().map(|(a, _)| a.text.as_str()).collect();
+        let adocs = s.archs.iter().map(|(a, dd)| {
+            if dd.is_empty() {
+                doc_attr(&format!("`{}`.", a.text))
+            } else {
+                doc_attr(dd)
+            }
+        });
+        let arms = s.archs.iter().zip(&avars).map(|((a, _), av)| {
+            let members: Vec<&proc_macro2::Ident> = s
+                .commands
+                .iter()
+                .zip(&variants)
+                .filter(|(k, _)| k.archs.is_empty() || k.archs.iter().any(|x| x.text == a.text))
+                .map(|(_, v)| v)
+                .collect();
+            let others: Vec<&proc_macro2::Ident> = s
+                .commands
+                .iter()
+                .zip(&variants)
+                .filter(|(k, _)| !(k.archs.is_empty() || k.archs.iter().any(|x| x.text == a.text)))
+                .map(|(_, v)| v)
+                .collect();
+            if others.is_empty() {
+                quote!(Arch::#av => true)
+            } else if members.is_empty() {
+                quote!(Arch::#av => false)
+            } else if s.commands.len() <= 128 {
+                // One bit per command, by index: a shift and a test, not a match.
+                let mut mask = 0u128;
+                for (k, c) in s.commands.iter().enumerate() {
+                    if c.archs.is_empty() || c.archs.iter().any(|x| x.text == a.text) {
+                        mask |= 1u128
+                            .checked_shl(u32::try_from(k).unwrap_or(128))
+                            .unwrap_or(0);
+                    }
+                }
+                let mask: TokenStream = format!("{mask:#x}u128").parse().unwrap_or_default();
+                quote!(Arch::#av => match #mask.checked_shr(self as u32) {
+                    Some(m) => m & 1 != 0,
+                    None => false,
+                })
+            } else if others.len() <= members.len() {
+                quote!(Arch::#av => !matches!(self, #(Self::#others)|*))
+            } else {
+                quote!(Arch::#av => matches!(self, #(Self::#members)|*))
+            }
+        });
+        quote! {
+            /// The architectures of the command set.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum Arch { #(#adocs #avars,)* }
+            impl Arch {
+                /// Every architecture, in declaration order.
+                pub const ALL: &'static [Arch] = &[#(Arch::#avars),*];
+                /// The schema's name (`u55`).
+                #[must_use]
+                pub const fn name(self) -> &'static str {
+                    match self { #(Arch::#avars => #anames,)* }
+                }
+                /// The architecture of that name.
+                #[must_use]
+                pub fn from_name(name: &str) -> Option<Arch> {
+                    match name { #(#anames => Some(Arch::#avars),)* _ => None }
+                }
+            }
+            impl CommandField {
+                /// Whether architecture `arch` has this field.
+                #[must_use]
+                pub const fn in_arch(self, arch: Arch) -> bool {
+                    match 1u64.checked_shl(arch as u32) {
+                        Some(bit) => self.archs & bit != 0,
+                        None => false,
+                    }
+                }
+            }
+            impl #ename {
+                /// Whether architecture `arch` has this command.
+                #[must_use]
+                pub const fn in_arch(self, arch: Arch) -> bool {
+                    match arch { #(#arms,)* }
+                }
+            }
+        }
+    };
+    // Field tables and views.
+    let mut views = Vec::new();
+    let mut field_arms = Vec::new();
+    let mut zero_arms = Vec::new();
+    let mut arch_arms = Vec::new();
+    for (k, v) in s.commands.iter().zip(&variants) {
+        let mut zero = 0u64;
+        for z in &k.zero {
+            zero |= z.mask();
+        }
+        if zero != 0 {
+            let z = hex(zero);
+            zero_arms.push(quote!(Self::#v => #z));
+        }
+        if !s.archs.is_empty() {
+            let avs = k
+                .archs
+                .iter()
+                .map(|a| format_ident!("{}", crate::emit::camel(&a.text)));
+            if k.archs.is_empty() {
+                let all = s
+                    .archs
+                    .iter()
+                    .map(|(a, _)| format_ident!("{}", crate::emit::camel(&a.text)));
+                arch_arms.push(quote!(Self::#v => &[#(Arch::#all),*]));
+            } else {
+                arch_arms.push(quote!(Self::#v => &[#(Arch::#avs),*]));
+            }
+        }
+        if k.fields.is_empty() {
+            continue;
+        }
+        let infos = k.fields.iter().map(|f| {
+            let fname = &f.name.text;
+            let lsb = lit_u32(f.bits.lo);
+            let w = lit_u32(f.bits.width());
+            let payload = f.payload;
+            let fhex = f.hex;
+            let e = f
+                .enumeration
+                .as_ref()
+                .and_then(|en| c.schema.enums.iter().find(|e| e.name.text == en.text));
+            let (ename_s, vals) = match e {
+                Some(e) => {
+                    let vs = e.values.iter().map(|ev| {
+                        let val = hex(ev.value);
+                        let n = &ev.name.text;
+                        quote!((#val, #n))
+                    });
+                    (upper_snake_of(&e.name.text), quote!(&[#(#vs),*]))
+                }
+                None => (String::new(), quote!(&[])),
+            };
+            let mut amask = 0u64;
+            for (k, (a, _)) in s.archs.iter().enumerate() {
+                if f.archs.is_empty() || f.archs.iter().any(|x| x.text == a.text) {
+                    amask |= 1u64.checked_shl(u32::try_from(k).unwrap_or(64)).unwrap_or(0);
+                }
+            }
+            if s.archs.is_empty() {
+                amask = u64::MAX;
+            }
+            let amask = hex(amask);
+            quote!(CommandField { name: #fname, payload: #payload, lsb: #lsb, width: #w, hex: #fhex, enum_name: #ename_s, values: #vals, archs: #amask })
+        });
+        field_arms.push(quote!(Self::#v => &[#(#infos),*]));
+        // The typed view.
+        let vty = format_ident!("{}", view_name(&k.name.text));
+        let vdoc = format!(
+            " The fields of `{}{}`: its parameter{}, read.",
+            s.prefix,
+            k.name.text,
+            if k.long { " and payload" } else { "" }
+        );
+        let zero_v = hex(zero);
+        let zero_ok = if zero == 0 {
+            quote!(true)
+        } else {
+            quote!(self.param & Self::ZERO == 0)
+        };
+        let mut members = Vec::new();
+        for f in &k.fields {
+            let (src, src_ty) = if f.payload {
+                (quote!(self.payload), wname)
+            } else {
+                (quote!(self.param), pty_s)
+            };
+            let fw = f.bits.width();
+            let full = if f.payload { wbits } else { pwidth };
+            // The field's bits as a whole expression (no outer parentheses: rustc's
+            // unused_parens would flag them where the value is returned as it is).
+            let simple = f.bits.lo == 0 && fw >= full;
+            let masked = if simple {
+                src.clone()
+            } else {
+                let m = hex(range_mask(0, fw.saturating_sub(1)));
+                if f.bits.lo == 0 {
+                    quote!(#src & #m)
+                } else {
+                    let sh = lit_u32(f.bits.lo);
+                    quote!((#src >> #sh) & #m)
+                }
+            };
+            let cast = |v: TokenStream, to: &str| {
+                if to == src_ty {
+                    v
+                } else {
+                    let t = format_ident!("{}", to);
+                    if simple {
+                        quote!(#v as #t)
+                    } else {
+                        quote!((#v) as #t)
+                    }
+                }
+            };
+            let getter = format_ident!("{}", f.name.text);
+            let place = if f.payload { "payload" } else { "parameter" };
+            let only = if f.archs.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = f.archs.iter().map(|a| a.text.as_str()).collect();
+                format!(" Only on: {}.", names.join(", "))
+            };
+            let gdoc = doc_attr(
+                format!(
+                    "{}\n\n`{}`: {} of the {place}.{only}",
+                    f.doc,
+                    f.name.text,
+                    bits_text(f.bits)
+                )
+                .trim_start(),
+            );
+            let e = f
+                .enumeration
+                .as_ref()
+                .and_then(|en| c.schema.enums.iter().find(|e| e.name.text == en.text));
+            match e {
+                Some(e) => {
+                    let ety = format_ident!("{}", e.name.text);
+                    let erepr_s = e.repr.rust();
+                    let erepr = format_ident!("{}", erepr_s);
+                    let raw_get = format_ident!("{}_raw", f.name.text);
+                    let ret = if e.open {
+                        quote!(#ety)
+                    } else {
+                        quote!(Option<#ety>)
+                    };
+                    let raw_body = cast(masked, erepr_s);
+                    let rd = format!(" `{}` as stored.", f.name.text);
+                    members.push(quote! {
+                        #gdoc
+                        #[must_use]
+                        pub const fn #getter(self) -> #ret { #ety::from_raw(self.#raw_get()) }
+                        #[doc = #rd]
+                        #[must_use]
+                        pub const fn #raw_get(self) -> #erepr { #raw_body }
+                    });
+                }
+                None => {
+                    let fty = field_ty(fw);
+                    let fty_id = format_ident!("{}", fty);
+                    let body = if fty == "bool" {
+                        quote!(#masked != 0)
+                    } else {
+                        cast(masked, fty)
+                    };
+                    members.push(quote! {
+                        #gdoc
+                        #[must_use]
+                        pub const fn #getter(self) -> #fty_id { #body }
+                    });
+                }
+            }
+        }
+        let kdoc = doc_attr(&k.doc);
+        let (new_sig, new_body, new_doc) = if k.long {
+            (
+                quote!(pub const fn new(param: #pty, payload: #word) -> Self),
+                quote!(Self { param, payload }),
+                " From the command's parameter and payload word.",
+            )
+        } else {
+            (
+                quote!(pub const fn new(param: #pty) -> Self),
+                quote!(Self { param, payload: 0 }),
+                " From the command's parameter.",
+            )
+        };
+        views.push(quote! {
+            #[doc = #vdoc]
+            #kdoc
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+            pub struct #vty { param: #pty, payload: #word }
+            impl #vty {
+                /// The command these fields belong to.
+                pub const OPCODE: #ename = #ename::#v;
+                /// The parameter bits that must be zero.
+                pub const ZERO: #pty = #zero_v;
+                #[doc = #new_doc]
+                #[must_use]
+                #new_sig { #new_body }
+                /// The parameter as stored.
+                #[must_use]
+                pub const fn param(self) -> #pty { self.param }
+                /// The payload word (0 for a short command).
+                #[must_use]
+                pub const fn payload(self) -> #word { self.payload }
+                /// Whether every must-be-zero bit of the parameter is clear.
+                #[must_use]
+                pub const fn zero_ok(self) -> bool { #zero_ok }
+                #(#members)*
+            }
+        });
+    }
+    let fields_body = if field_arms.is_empty() {
+        quote!(&[])
+    } else if field_arms.len() == s.commands.len() {
+        quote!(match self { #(#field_arms,)* })
+    } else {
+        quote!(match self { #(#field_arms,)* _ => &[] })
+    };
+    let zero_body = if zero_arms.is_empty() {
+        quote!(0)
+    } else if zero_arms.len() == s.commands.len() {
+        quote!(match self { #(#zero_arms,)* })
+    } else {
+        quote!(match self { #(#zero_arms,)* _ => 0 })
+    };
+    let archs_fn = if s.archs.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// The architectures that have this command.
+            #[must_use]
+            pub const fn archs(self) -> &'static [Arch] {
+                match self { #(#arch_arms,)* }
+            }
+        }
+    };
+    let read_word = if big {
+        quote!(#word::from_be_bytes)
+    } else {
+        quote!(#word::from_le_bytes)
+    };
+    let order = if big { "big" } else { "little" };
+    let wd =
+        format!(" Read the {order}-endian word at byte `offset` of `bytes`, `None` past the end.");
+    let count = Literal::usize_unsuffixed(s.commands.len());
+    quote! {
+        #sdoc
+        ///
+        /// The discriminant is a dense index (`0..COUNT`, see `index`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(#repr)]
+        pub enum #ename { #(#vdocs #variants,)* }
+        impl #ename {
+            /// Every command, in index order.
+            pub const ALL: &'static [#ename] = &[#(Self::#variants),*];
+            /// Number of commands: valid indices are `0..COUNT`.
+            pub const COUNT: usize = #count;
+            /// Bytes in one word of the stream.
+            pub const WORD_BYTES: usize = #word_bytes;
+            /// The opcode's bits in the first word.
+            pub const OPCODE_MASK: #word = #opcode_mask;
+            /// The opcode's lowest bit.
+            pub const OPCODE_SHIFT: u32 = #opcode_shift;
+            /// The parameter's bits in the first word.
+            pub const PARAM_MASK: #word = #param_mask;
+            /// The parameter's lowest bit.
+            pub const PARAM_SHIFT: u32 = #param_shift;
+            /// The bit of the first word that makes a command long (0 when none does).
+            pub const LONG_FLAG: #word = #long_flag;
+            /// The dense index, `0..COUNT`.
+            #[must_use]
+            pub const fn index(self) -> usize { self as usize }
+            /// The command for the first word without its parameter (the opcode and the long
+            /// bit), `None` for an unknown opcode or when any other bit is set.
+            #[must_use]
+            pub const fn from_code(code: #word) -> Option<Self> {
+                if code & !#known != 0 {
+                    return None;
+                }
+                let op = #op_shifted;
+                #lookup
+            }
+            /// The command of a first word (its parameter ignored).
+            #[must_use]
+            pub const fn from_word(word: #word) -> Option<Self> {
+                Self::from_code(word & !Self::PARAM_MASK)
+            }
+            /// The parameter of a first word.
+            #[must_use]
+            pub const fn param_of(word: #word) -> #pty {
+                #param_of
+            }
+            /// The first word without its parameter: the opcode in place, and the long bit for
+            /// a long command.
+            #[must_use]
+            pub const fn code(self) -> #word {
+                match self { #(#code_body,)* }
+            }
+            /// The opcode number.
+            #[must_use]
+            pub const fn opcode(self) -> #word {
+                match self { #(Self::#variants => #codes,)* }
+            }
+            /// The command's name.
+            #[must_use]
+            pub const fn name(self) -> &'static str {
+                match self { #(Self::#variants => #names,)* }
+            }
+            /// Whether a payload word follows the first word.
+            #[must_use]
+            pub const fn has_payload(self) -> bool { #has_payload_body }
+            /// The parameter bits that must be zero.
+            #[must_use]
+            pub const fn zero_mask(self) -> #pty { #zero_body }
+            /// The fields of the parameter and payload, for a listing.
+            #[must_use]
+            pub const fn fields(self) -> &'static [CommandField] { #fields_body }
+            #archs_fn
+            #[doc = #wd]
+            #[must_use]
+            pub fn word_at(bytes: &[u8], offset: usize) -> Option<#word> {
+                let end = offset.checked_add(Self::WORD_BYTES)?;
+                match bytes.get(offset..end) {
+                    Some(b) => match b.try_into() {
+                        Ok(a) => Some(#read_word(a)),
+                        Err(_) => None,
+                    },
+                    None => None,
+                }
+            }
+        }
+        impl core::fmt::Display for #ename {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.pad(self.name())
+            }
+        }
+        #arch_items
+        /// One field of a command's parameter or payload, as declared (for a listing).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct CommandField {
+            /// Name.
+            pub name: &'static str,
+            /// In the payload word (else in the parameter).
+            pub payload: bool,
+            /// Lowest bit, within the parameter or the payload.
+            pub lsb: u32,
+            /// Width in bits.
+            pub width: u32,
+            /// Listed in hexadecimal.
+            pub hex: bool,
+            /// The enum's name in `UPPER_SNAKE` (`""` when the field has no enum).
+            pub enum_name: &'static str,
+            /// The enum's values and their schema names.
+            pub values: &'static [(u64, &'static str)],
+            /// The architectures that have the field: bit k for the k-th declared one (every
+            /// bit when the space declares none).
+            pub archs: u64,
+        }
+        impl CommandField {
+            /// The field's value from a command's parameter and payload.
+            #[must_use]
+            pub const fn get(self, param: u64, payload: u64) -> u64 {
+                let src = if self.payload { payload } else { param };
+                let v = match src.checked_shr(self.lsb) { Some(v) => v, None => 0 };
+                match 1u64.checked_shl(self.width) {
+                    Some(m) => v & m.wrapping_sub(1),
+                    None => v,
+                }
+            }
+            /// The schema's name of value `v` of an enum field.
+            #[must_use]
+            pub fn value_name(self, v: u64) -> Option<&'static str> {
+                self.values.iter().find(|(x, _)| *x == v).map(|(_, n)| *n)
+            }
+        }
+        /// A command, as declared.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct CommandInfo {
+            /// The command.
+            pub opcode: #ename,
+            /// Name.
+            pub name: &'static str,
+            /// The opcode number.
+            pub code: #word,
+            /// Whether a payload word follows.
+            pub long: bool,
+            /// Parameter bits that must be zero.
+            pub zero: #pty,
+            /// Fields.
+            pub fields: &'static [CommandField],
+        }
+        impl #ename {
+            /// The command as declared.
+            #[must_use]
+            pub const fn info(self) -> CommandInfo {
+                CommandInfo {
+                    opcode: self,
+                    name: self.name(),
+                    code: self.opcode(),
+                    long: self.has_payload(),
+                    zero: self.zero_mask(),
+                    fields: self.fields(),
+                }
+            }
+        }
+        #(#views)*
+    }
+}
