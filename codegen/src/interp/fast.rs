@@ -1431,6 +1431,7 @@ impl<'b> State<'b> {
                 want: Vec::new(),
                 rec_at: 0,
                 rec_index: 0,
+                rec_span: (0, 0, 0),
                 lets: Vec::new(),
                 prev: Vec::new(),
             };
