@@ -47,7 +47,7 @@ impl Command {
     /// The first command word as it appears in the stream.
     #[must_use]
     pub fn word(&self) -> u32 {
-        u32::from(self.code) | (u32::from(self.param) << 16)
+        u32::from(self.code) | (u32::from(self.param) << Opcode::PARAM_SHIFT)
     }
 }
 
@@ -82,7 +82,7 @@ impl fmt::Display for DecodeError {
                 self.code,
                 self.word,
                 self.offset,
-                self.word & 0xFFFF
+                self.word & !Opcode::PARAM_MASK
             ),
             _ if self.word & u32::from(CMD1_FLAG) != 0 => write!(
                 f,

@@ -11,9 +11,10 @@ pub const CMD1_FLAG: u16 = low16(Opcode::LONG_FLAG);
 /// Mask of the 10-bit opcode inside the 16-bit command code (the schema's `opcode` bits).
 pub const OPCODE_MASK: u16 = low16(Opcode::OPCODE_MASK);
 
-/// The low 16 bits of a word (the command code's half: the schema puts the parameter above).
+/// The command code's half of a word: what is not the parameter (the schema puts the
+/// parameter above it).
 const fn low16(w: u32) -> u16 {
-    (w & 0xFFFF) as u16
+    (w & !Opcode::PARAM_MASK) as u16
 }
 
 /// The opcode of 16-bit command code `code` (bits 0..15 of the first command word) on
