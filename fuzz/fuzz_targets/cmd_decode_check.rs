@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
                 }
                 pos += c.size() as usize;
                 ok += 1;
-                if stop.is_none() && c.opcode() == Opcode::OpStop {
+                if stop.is_none() && c.opcode() == Some(Opcode::OpStop) {
                     stop = Some((ok, None, pos < stream.len()));
                 }
             }
