@@ -343,15 +343,6 @@ pub fn space(node: &Node, big: bool, d: &mut Diags) -> Option<Space> {
 
 // ----- check -----------------------------------------------------------------------------
 
-/// Rust's keywords: a field of one of these names would generate `fn type(self)`.
-const KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
-    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
-    "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-];
-
 /// Names the command emitter defines at module level whatever the commands are.
 pub const RESERVED: &[&str] = &["Arch", "CommandField", "CommandInfo"];
 
@@ -668,7 +659,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
                         c.name.text
                     ),
                 );
-            } else if KEYWORDS.contains(&fname.as_str()) {
+            } else if crate::regs::KEYWORDS.contains(&fname.as_str()) {
                 d.error(
                     f.name.pos,
                     format!(

@@ -243,8 +243,9 @@ pub const RESERVED: &[&str] = &[
     "register_name",
 ];
 
-/// Rust's keywords: a field of one of these names would generate `fn type(self)`.
-const KEYWORDS: &[&str] = &[
+/// Rust's keywords: a field of one of these names would generate `fn type(self)` (register
+/// fields here, command fields in `commands.rs`).
+pub(crate) const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
     "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
     "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
