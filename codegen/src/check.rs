@@ -628,7 +628,7 @@ pub(crate) fn check_calls(
                 );
                 false
             }
-            (crate::positions::NAME, _) => crate::positions::check_call(c, args, what, at, d),
+            (crate::expr::NAME, _) => crate::positions::check_call(c, args, what, at, d),
             ("end", [Expr::Ref(p)])
                 if p.len() == 1
                     && c.schema
@@ -1571,7 +1571,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
         for t in &f.tables {
             add(
                 &mut seen,
-                crate::emit::camel(&t.name.text),
+                crate::names::camel(&t.name.text),
                 t.name.pos,
                 format!("table `{}`{of}", t.name.text),
                 d,
@@ -1580,7 +1580,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
         for t in &vc.collections {
             add(
                 &mut seen,
-                format!("{}Iter", crate::emit::camel(&t.name.text)),
+                format!("{}Iter", crate::names::camel(&t.name.text)),
                 t.name.pos,
                 format!("collection `{}`{of}", t.name.text),
                 d,
@@ -1625,7 +1625,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
                 {
                     add(
                         &mut seen,
-                        format!("{}{}", t.record.text, crate::emit::camel(&r.name.text)),
+                        format!("{}{}", t.record.text, crate::names::camel(&r.name.text)),
                         r.name.pos,
                         format!("the writer's data of range `{}`{of}", r.name.text),
                         d,

@@ -978,7 +978,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let avars: Vec<proc_macro2::Ident> = s
             .archs
             .iter()
-            .map(|(a, _)| format_ident!("{}", crate::emit::camel(&a.text)))
+            .map(|(a, _)| format_ident!("{}", crate::names::camel(&a.text)))
             .collect();
         let anames: Vec<&str> = s.archs.iter().map(|(a, _)| a.text.as_str()).collect();
         let adocs = s.archs.iter().map(|(a, dd)| {
@@ -1083,12 +1083,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
             let avs = k
                 .archs
                 .iter()
-                .map(|a| format_ident!("{}", crate::emit::camel(&a.text)));
+                .map(|a| format_ident!("{}", crate::names::camel(&a.text)));
             if k.archs.is_empty() {
                 let all = s
                     .archs
                     .iter()
-                    .map(|(a, _)| format_ident!("{}", crate::emit::camel(&a.text)));
+                    .map(|(a, _)| format_ident!("{}", crate::names::camel(&a.text)));
                 arch_arms.push(quote!(Self::#v => &[#(Arch::#all),*]));
             } else {
                 arch_arms.push(quote!(Self::#v => &[#(Arch::#avs),*]));

@@ -7,23 +7,8 @@ use quote::{format_ident, quote};
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
 use crate::expr::{BinOp, Expr, ExprAt};
+use crate::names::camel;
 use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table};
-
-pub(crate) fn camel(s: &str) -> String {
-    let mut out = String::new();
-    let mut up = true;
-    for c in s.chars() {
-        if c == '_' || c == '-' {
-            up = true;
-        } else if up {
-            out.extend(c.to_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 fn lit_u64(v: u64) -> Literal {
     Literal::u64_unsuffixed(v)

@@ -649,7 +649,7 @@ impl Comp<'_> {
                         None => CE::Zero,
                     }
                 }
-                (crate::positions::NAME, [Expr::Ref(p)]) => {
+                (crate::expr::NAME, [Expr::Ref(p)]) => {
                     let name = p.first().map_or("", |s| s.as_str());
                     match self.c.collections.iter().position(|t| t.name.text == name) {
                         Some(i) => CE::First(i),
@@ -861,7 +861,7 @@ impl Comp<'_> {
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
                     // `first(collection)` names itself (the emitter's rule, restated).
-                    Expr::Call(f, a) if f == crate::positions::NAME => match a.as_slice() {
+                    Expr::Call(f, a) if f == crate::expr::NAME => match a.as_slice() {
                         [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
                         _ => String::new(),
                     },

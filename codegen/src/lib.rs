@@ -16,6 +16,7 @@ mod ext;
 mod fill;
 mod index;
 pub mod interp;
+mod names;
 mod nested;
 mod nested_emit;
 mod positions;

@@ -16,11 +16,9 @@ use quote::{format_ident, quote};
 
 use crate::check::{Checked, StepState};
 use crate::diag::Diags;
+use crate::expr::NAME;
 use crate::expr::{Expr, ExprAt};
 use crate::schema::Step;
-
-/// The function's name in expressions.
-pub const NAME: &str = "first";
 
 /// Every collection named by a `first(...)` in `e`, in order.
 pub fn calls(e: &Expr, out: &mut Vec<String>) {

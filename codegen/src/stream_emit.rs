@@ -12,7 +12,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
-use crate::emit::{Blame, Det, Em, Env, Idx, Opd, camel, fail, strip_parens};
+use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
+use crate::names::camel;
 use crate::schema::{Step, Table};
 use crate::sections::FileItems;
 use crate::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
