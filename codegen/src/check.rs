@@ -1817,7 +1817,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
             }
         }
     }
-    crate::dir_writer::check(c, d);
+    crate::emit::dir_writer::check(c, d);
 }
 
 fn collect_range_fits(steps: &[Step]) -> Vec<String> {

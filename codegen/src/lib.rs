@@ -8,8 +8,6 @@
 mod check;
 mod commands;
 mod diag;
-mod dir_writer;
-mod doc;
 mod emit;
 mod expr;
 mod ext;
@@ -18,16 +16,12 @@ mod index;
 pub mod interp;
 mod names;
 mod nested;
-mod nested_emit;
 mod positions;
 mod recpos;
 mod regs;
 mod schema;
-mod sections;
-mod stream_emit;
 mod streams;
 mod strings;
-mod writer;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -110,7 +104,7 @@ pub fn load(path: &Path) -> Result<Checked, Diags> {
 
 /// The generated code as tokens (for the proc-macro).
 pub fn generate_tokens(c: &Checked) -> proc_macro2::TokenStream {
-    strip_step_docs(emit::tokens(&c.0))
+    strip_step_docs(crate::emit::top::tokens(&c.0))
 }
 
 /// A schema's mistakes as compile errors at `span` (for the proc-macro): one
@@ -131,7 +125,7 @@ pub fn compile_errors(diags: &Diags, span: proc_macro2::Span) -> proc_macro2::To
 /// The generated code as formatted Rust source (prettyplease), headed with the schema's
 /// name and hash.
 pub fn generate(c: &Checked) -> String {
-    let tokens = emit::tokens(&c.0);
+    let tokens = crate::emit::top::tokens(&c.0);
     let body = match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(f) => step_comments(&prettyplease::unparse(&f)),
         // Unreachable for a checked schema; keep the raw tokens so the compiler shows where.

@@ -9,9 +9,6 @@
 //!     - { code: note-too-long, assert: "text_len <= record.body_len", field: text_len }
 //! ```
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use crate::check::{Resolved, Scope};
 use crate::schema::Schema;
 
@@ -93,15 +90,4 @@ pub(crate) fn resolve(
                 )
             }),
     )
-}
-
-/// `u64` tokens for a part, in a stream's `for_each` (where `__item` is the record).
-pub(crate) fn emit(k: RecPos) -> TokenStream {
-    let body_len = quote!(u64::try_from(__item.body().len()).unwrap_or(u64::MAX));
-    match k {
-        RecPos::Offset => quote!(__item.offset()),
-        RecPos::BodyOffset => quote!(__item.body_offset()),
-        RecPos::BodyLen => body_len,
-        RecPos::End => quote!(__item.body_offset().saturating_add(#body_len)),
-    }
 }

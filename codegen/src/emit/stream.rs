@@ -7,15 +7,15 @@
 //! its header's size (checked: no zero-size step, so at most one record per byte of the
 //! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
 
-use crate::doc::doc_attr;
+use crate::emit::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
+use crate::emit::sections::FileItems;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
 use crate::names::camel;
 use crate::schema::{Step, Table};
-use crate::sections::FileItems;
 use crate::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
 
 fn lit_u64(v: u64) -> Literal {
@@ -326,7 +326,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         counters.push(quote!(let mut #var: u64 = 0;));
         // `first(collection)` (positions.rs): the index of its first record, when asked.
         let first =
-            crate::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
+            crate::emit::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
                 counters.push(decl);
                 firsts.push(v);
                 set
@@ -782,7 +782,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             };
             floats |= matches!(kind, crate::check::FieldKind::Float(_));
             let name = format_ident!("{}", f.name.text);
-            let (ty, _) = crate::writer::field_type(em.c, kind);
+            let (ty, _) = crate::emit::writer::field_type(em.c, kind);
             let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
             let o = lit_usize(off);

@@ -7,7 +7,7 @@
 //! fixed-size arrays with constant indices, file values go through checked arithmetic, and
 //! per-section-type bookkeeping lives in stack arrays sized by the section-type enum.
 
-use crate::doc::doc_attr;
+use crate::emit::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -486,7 +486,7 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     let var = ident(&t.name.text);
     let rec = ident(&t.record.text);
     if k == crate::index::COMPUTED {
-        return crate::index::element_base(&rec, &var);
+        return crate::emit::index::element_base(&rec, &var);
     }
     let kl = lit_usize(k);
     let k32 = Literal::u32_suffixed(u32::try_from(k).unwrap_or(u32::MAX));
@@ -505,7 +505,7 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             let v = format_ident!("__count_{}", p.first().map_or("missing", |s| s.as_str()));
             quote!(#v)
         }
-        (crate::expr::NAME, _) => crate::positions::emit_call(args),
+        (crate::expr::NAME, _) => crate::emit::positions::emit_call(args),
         ("end", [Expr::Ref(p)]) => {
             let rname = p.first().map_or("missing", |s| s.as_str());
             let Some(r) =

@@ -630,7 +630,7 @@ fn spec_fields(
             continue;
         };
         floats |= matches!(kind, FieldKind::Float(_));
-        let (ty, _) = crate::writer::field_type(c, kind);
+        let (ty, _) = crate::emit::writer::field_type(c, kind);
         let n = ident(&name(&f.name.text));
         let first = esc(f.doc.lines().next().unwrap_or("").trim());
         let doc = if first.is_empty() {

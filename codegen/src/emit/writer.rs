@@ -111,7 +111,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         }
     }
     // A string's offset field: where the writer placed the string (`strings.rs`).
-    let strings = crate::strings::writer_parts(c);
+    let strings = crate::emit::strings::writer_parts(c);
     for (i, name) in &strings.offsets {
         if let Some(r) = hrules.get_mut(*i) {
             *r = HeaderRule::RangeOffset(name.clone());
@@ -210,7 +210,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut plan_steps = Vec::new();
     let mut plan_inits = Vec::new();
     for item in &w.order {
-        if let Some((step, at)) = crate::strings::plan_step(c, &item.text, &align) {
+        if let Some((step, at)) = crate::emit::strings::plan_step(c, &item.text, &align) {
             plan_fields.push(quote!(#at: u64,));
             plan_inits.push(quote!(#at,));
             plan_steps.push(step);

@@ -1,0 +1,14 @@
+use crate::recpos::RecPos;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `u64` tokens for a part, in a stream's `for_each` (where `__item` is the record).
+pub(crate) fn emit(k: RecPos) -> TokenStream {
+    let body_len = quote!(u64::try_from(__item.body().len()).unwrap_or(u64::MAX));
+    match k {
+        RecPos::Offset => quote!(__item.offset()),
+        RecPos::BodyOffset => quote!(__item.body_offset()),
+        RecPos::BodyLen => body_len,
+        RecPos::End => quote!(__item.body_offset().saturating_add(#body_len)),
+    }
+}
