@@ -144,7 +144,7 @@ impl Expr {
             Expr::Call(f, _) if f == "count" || f == "end" || f == NAME => {}
             Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
             // The table and the field name a record's part, not a value: only the index's
-            // references are references (the field is resolved by `crate::index`).
+            // references are references (the field is resolved by `crate::check::index`).
             Expr::At(_, i, _) => i.collect_refs(out),
         }
     }

@@ -34,7 +34,7 @@ use npuschema_core::{DetailKind, ErrorSite, Report};
 
 use crate::check::{self, FieldKind, Owner, Resolved, Scope};
 use crate::expr::{BinOp, Expr, ExprAt};
-use crate::ext::{self, DirChecksumKind, Directory, ExtStep};
+use crate::schema::ext::{self, DirChecksumKind, Directory, ExtStep};
 use crate::schema::{Algorithm, IntTy, OrderKind, Step, Struct, Table};
 
 pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, StringView, Value, View};
@@ -168,7 +168,7 @@ enum CE {
     /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
     At(Box<CE>, Box<CE>),
     /// `record.<part>`: where the current stream record lies (`State::rec_span`).
-    RecPos(crate::recpos::RecPos),
+    RecPos(crate::check::recpos::RecPos),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -709,7 +709,7 @@ impl Comp<'_> {
                     })
                 }
                 Resolved::Nested(owner, l) => {
-                    Some((owner, crate::nested::tail(p, owner).join("."), l.at))
+                    Some((owner, crate::check::nested::tail(p, owner).join("."), l.at))
                 }
                 _ => None,
             };
@@ -968,7 +968,9 @@ impl Comp<'_> {
                     values: c.schema.enums[ei].values.iter().map(|v| v.value).collect(),
                 }
             }
-            Step::ForEach { table, steps } if crate::streams::is_target(file, &table.text) => {
+            Step::ForEach { table, steps }
+                if crate::schema::streams::is_target(file, &table.text) =>
+            {
                 return stream::compile_each(self, &table.text, steps);
             }
             Step::ForEach { table, steps } => {

@@ -6,22 +6,12 @@
 //! - the CLI: `npuschema gen SCHEMA.yaml -o DIR`.
 
 mod check;
-mod commands;
 mod diag;
 mod emit;
 mod expr;
-mod ext;
-mod fill;
-mod index;
 pub mod interp;
 mod names;
-mod nested;
-mod positions;
-mod recpos;
-mod regs;
 mod schema;
-mod streams;
-mod strings;
 mod yaml;
 
 use std::path::{Path, PathBuf};

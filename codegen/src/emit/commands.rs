@@ -1,7 +1,7 @@
 use crate::check::Checked;
-use crate::commands::{bits_text, variant, view_name};
 use crate::emit::doc::doc_attr;
-use crate::ext::range_mask;
+use crate::schema::commands::{bits_text, variant, view_name};
+use crate::schema::ext::range_mask;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

@@ -1,6 +1,6 @@
 use crate::check::Scope;
 use crate::emit::{Blame, Det, Em, Env, Idx, fail};
-use crate::fill::{FillStep, Span, byte_value};
+use crate::schema::fill::{FillStep, Span, byte_value};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

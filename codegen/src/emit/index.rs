@@ -1,7 +1,7 @@
 use crate::check::Scope;
+use crate::check::index::path;
 use crate::emit::{Em, Env};
 use crate::expr::Expr;
-use crate::index::path;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -4,9 +4,9 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::check::nested::{Leaf, split_index, tail};
 use crate::check::{FieldKind, Owner};
 use crate::emit::{Em, Env, widen};
-use crate::nested::{Leaf, split_index, tail};
 use crate::schema::{FieldDef, IntTy};
 
 fn lit(v: u64) -> Literal {

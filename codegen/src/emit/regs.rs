@@ -1,7 +1,7 @@
 use crate::check::Checked;
 use crate::emit::doc::doc_attr;
-use crate::ext::range_mask;
-use crate::regs::{ACCESS, Access, type_name};
+use crate::schema::ext::range_mask;
+use crate::schema::regs::{ACCESS, Access, type_name};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

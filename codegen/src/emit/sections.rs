@@ -14,7 +14,7 @@ use quote::{format_ident, quote};
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
-use crate::ext::{
+use crate::schema::ext::{
     self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots, collection_of, field_of,
     is_gated, type_value,
 };
@@ -485,7 +485,7 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     };
     let var = ident(&t.name.text);
     let rec = ident(&t.record.text);
-    if k == crate::index::COMPUTED {
+    if k == crate::check::index::COMPUTED {
         return crate::emit::index::element_base(&rec, &var);
     }
     let kl = lit_usize(k);
@@ -567,7 +567,7 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
             let off = if is_gated(st) { 0 } else { l.fields.get(fi)?.0 };
             (owner, name, off)
         }
-        Resolved::Nested(owner, l) => (owner, crate::nested::tail(p, owner).join("."), l.at),
+        Resolved::Nested(owner, l) => (owner, crate::check::nested::tail(p, owner).join("."), l.at),
         _ => return None,
     };
     Some(match (owner, scope) {

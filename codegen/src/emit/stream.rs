@@ -15,8 +15,8 @@ use crate::check::Scope;
 use crate::emit::sections::FileItems;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
 use crate::names::camel;
+use crate::schema::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
 use crate::schema::{Step, Table};
-use crate::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
 
 fn lit_u64(v: u64) -> Literal {
     Literal::u64_suffixed(v)
@@ -54,7 +54,7 @@ fn rec_env() -> Env {
 fn type_tokens(em: &Em<'_>, s: &Stream) -> Option<TokenStream> {
     let tf = s.type_field.as_ref()?;
     let (_, t, _) = type_field(em.c, s)?;
-    let is_enum = crate::ext::field_of(em.c, &s.header.text, &tf.text)
+    let is_enum = crate::schema::ext::field_of(em.c, &s.header.text, &tf.text)
         .is_some_and(|(_, _, k)| matches!(k, crate::check::FieldKind::Enum(_)));
     let m = if is_enum {
         format_ident!("{}_raw", tf.text)
@@ -204,9 +204,9 @@ pub fn step(
     em: &Em<'_>,
     code: &str,
     target: &str,
-    kind: crate::streams::StreamStep,
+    kind: crate::schema::streams::StreamStep,
 ) -> TokenStream {
-    if kind == crate::streams::StreamStep::Checksum {
+    if kind == crate::schema::streams::StreamStep::Checksum {
         return checksum_step(em, code, target);
     }
     walk_step(em, code, target)

@@ -1,7 +1,7 @@
 use crate::check::{Checked, Scope};
 use crate::emit::{Blame, Det, Em, Env, Opd, fail};
 use crate::schema::Step;
-use crate::strings::{StrStep, StringDef, def, writable};
+use crate::schema::strings::{StrStep, StringDef, def, writable};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 

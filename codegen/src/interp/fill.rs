@@ -5,8 +5,8 @@ use npuschema_core::Report;
 
 use super::{CBlame, CE, CStep, Comp, Fail, FileProg, IdxK, Interp, Shape, State};
 use crate::check::Scope;
-use crate::fill::{FillStep, Span, byte_value};
-use crate::recpos::RecPos;
+use crate::check::recpos::RecPos;
+use crate::schema::fill::{FillStep, Span, byte_value};
 
 /// The bytes a compiled `fill` step covers.
 #[derive(Clone, Debug)]

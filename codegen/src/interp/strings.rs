@@ -5,7 +5,7 @@ use npuschema_core::Report;
 
 use super::{CE, CStep, Comp, Fail, FileProg, Interp, Shape, State};
 use crate::check::Scope;
-use crate::strings::{StrStep, StringDef};
+use crate::schema::strings::{StrStep, StringDef};
 
 /// A compiled string step.
 #[derive(Clone, Debug)]

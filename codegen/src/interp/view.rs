@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::{CE, Comp, FileProg, Sites, State, checksum, gated_offset, read_int, sign_extend};
 use crate::check::{FieldKind, Scope};
-use crate::ext::{self, DirChecksumKind};
+use crate::schema::ext::{self, DirChecksumKind};
 use crate::schema::{Algorithm, IntTy, Struct};
 
 /// A validated file, as the interpreter sees it.

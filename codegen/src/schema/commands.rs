@@ -11,7 +11,7 @@
 //! read for it.
 
 use crate::diag::Diags;
-use crate::ext::range_mask;
+use crate::schema::ext::range_mask;
 use crate::schema::{
     IntTy, MapReader, Name, Schema, boolean, doc, int_ty, name, named_entries, seq, string, uint,
 };
@@ -365,7 +365,7 @@ fn upper_camel(s: &str) -> bool {
 
 /// The variant of command `NAME` (`SET_IFM_BASE0` -> `SetIfmBase0`).
 pub fn variant(cmd: &str) -> String {
-    crate::regs::type_name(cmd)
+    crate::schema::regs::type_name(cmd)
 }
 
 /// The typed view of command `NAME` (`SetIfmBase0Cmd`).
@@ -642,7 +642,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
                         c.name.text
                     ),
                 );
-            } else if crate::regs::KEYWORDS.contains(&fname.as_str()) {
+            } else if crate::schema::regs::KEYWORDS.contains(&fname.as_str()) {
                 d.error(
                     f.name.pos,
                     format!(

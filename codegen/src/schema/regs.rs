@@ -7,7 +7,7 @@
 //! there are no bytes to read, and the interpreter has nothing to do for it.
 
 use crate::diag::Diags;
-use crate::ext::{BitRange, range_mask};
+use crate::schema::ext::{BitRange, range_mask};
 use crate::schema::{IntTy, MapReader, Name, Schema, doc, int_ty, name, named_entries, uint};
 use crate::yaml::{Kind, Node, Pos};
 

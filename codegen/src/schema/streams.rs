@@ -281,7 +281,7 @@ pub fn is_target(file: &File, name: &str) -> bool {
 #[must_use]
 pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy, bool)> {
     let tf = s.type_field.as_ref()?;
-    let (i, off, kind) = crate::ext::field_of(c, &s.header.text, &tf.text)?;
+    let (i, off, kind) = crate::schema::ext::field_of(c, &s.header.text, &tf.text)?;
     let big = c
         .strukt(&s.header.text)
         .and_then(|st| st.fields.get(i))
@@ -313,7 +313,7 @@ pub fn layout_value(c: &Checked, l: &StreamLayout) -> Option<u64> {
 /// A struct's size, when it has a fixed layout.
 fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
     let st = c.strukt(sname)?;
-    if crate::ext::is_gated(st) {
+    if crate::schema::ext::is_gated(st) {
         return None;
     }
     c.layouts.get(sname).map(|l| l.size)
@@ -422,7 +422,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         if let Some(tf) = tf
             && c.strukt(&s.header.text).is_some()
         {
-            match crate::ext::field_of(c, &s.header.text, &tf.text) {
+            match crate::schema::ext::field_of(c, &s.header.text, &tf.text) {
                 None => d.error(
                     tf.pos,
                     format!(

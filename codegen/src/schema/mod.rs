@@ -1,9 +1,15 @@
 //! The typed schema, built from the positioned YAML tree. Every structural mistake (unknown
 //! key, missing key, wrong kind of value, bad expression) is collected, not just the first.
 
+pub(crate) mod commands;
+pub(crate) mod ext;
+pub(crate) mod fill;
+pub(crate) mod regs;
+pub(crate) mod streams;
+pub(crate) mod strings;
+
 use crate::diag::Diags;
 use crate::expr::{self, ExprAt};
-use crate::ext;
 use crate::yaml::{Kind, Node, Pos};
 
 /// A name with the position it was written at.
@@ -364,9 +370,9 @@ pub enum Step {
     /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
     Ext(ext::ExtStep),
     /// `string_fits` and `string_utf8` (`strings.rs`).
-    Str(crate::strings::StrStep),
+    Str(crate::schema::strings::StrStep),
     /// Every byte of a span equals one value (`{ code, fill: RANGE, byte: B }`, `fill.rs`).
-    Fill(crate::fill::FillStep),
+    Fill(crate::schema::fill::FillStep),
     /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
     Let {
         /// The name.
@@ -394,7 +400,7 @@ pub enum Step {
         /// The stream.
         stream: Name,
         /// The walk (`stream_fits`) or the per-record checksums (`stream_checksum`).
-        kind: crate::streams::StreamStep,
+        kind: crate::schema::streams::StreamStep,
     },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
@@ -454,9 +460,9 @@ pub struct File {
     /// Located records, section directories, slot regions, variants (`ext.rs`).
     pub ext: ext::FileExt,
     /// Strings in byte ranges (`strings.rs`).
-    pub strings: Vec<crate::strings::StringDef>,
+    pub strings: Vec<crate::schema::strings::StringDef>,
     /// Record streams (`streams.rs`).
-    pub streams: Vec<crate::streams::Stream>,
+    pub streams: Vec<crate::schema::streams::Stream>,
 }
 
 /// A whole schema.
@@ -482,9 +488,9 @@ pub struct Schema {
     /// then there are no bytes to read (`regs.rs`).
     pub has_file: bool,
     /// The register block (`regs.rs`).
-    pub registers: Option<crate::regs::Block>,
+    pub registers: Option<crate::schema::regs::Block>,
     /// The opcode space (`commands.rs`).
-    pub commands: Option<crate::commands::Space>,
+    pub commands: Option<crate::schema::commands::Space>,
 }
 
 /// Reads a mapping node's keys, remembering which were used, so that unknown keys can be
@@ -1272,10 +1278,12 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         }
     }
 
-    let registers = m.opt("registers").and_then(|n| crate::regs::block(n, d));
+    let registers = m
+        .opt("registers")
+        .and_then(|n| crate::schema::regs::block(n, d));
     let commands = m
         .opt("commands")
-        .and_then(|n| crate::commands::space(n, schema_big, d));
+        .and_then(|n| crate::schema::commands::space(n, schema_big, d));
     // A schema with only registers (or commands) describes a device, not bytes: it needs
     // no `file`.
     let device = registers.is_some() || commands.is_some();
@@ -1290,7 +1298,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         None => device.then(File::default),
     };
     if let Some(f) = &mut file {
-        crate::strings::default_order(&mut f.strings, schema_big);
+        crate::schema::strings::default_order(&mut f.strings, schema_big);
     }
     m.finish(
         &[
@@ -1455,11 +1463,11 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         })
     });
     let ext = ext::file_ext(&mut m, variant, d);
-    let strings = crate::strings::load(m.opt("strings"), d);
-    let streams = crate::streams::load(&mut m, d);
+    let strings = crate::schema::strings::load(m.opt("strings"), d);
+    let streams = crate::schema::streams::load(&mut m, d);
     let mut known = vec![
         "strings",
-        crate::streams::FILE_KEY,
+        crate::schema::streams::FILE_KEY,
         "name",
         "doc",
         "header",
@@ -1517,20 +1525,24 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let when = sm.opt("when").and_then(|n| expr_at(n, "when", d));
         let mut all_kinds = STEP_KINDS.to_vec();
         all_kinds.extend(ext::STEP_KINDS);
-        all_kinds.extend(crate::strings::STEP_KINDS);
-        all_kinds.push(crate::fill::STEP_KIND);
+        all_kinds.extend(crate::schema::strings::STEP_KINDS);
+        all_kinds.push(crate::schema::fill::STEP_KIND);
         let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
-            if sm.entries.iter().any(|e| e.1 == crate::fill::STEP_KIND) {
+            if sm
+                .entries
+                .iter()
+                .any(|e| e.1 == crate::schema::fill::STEP_KIND)
+            {
                 if let Some(w) = &when {
                     d.error(w.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps, not to fill");
                 }
-                if let Some(step) = crate::fill::step(sm, d) {
+                if let Some(step) = crate::schema::fill::step(sm, d) {
                     out.push(Step::Fill(step));
                 }
                 continue;
             }
-            if let Some(sk) = crate::strings::STEP_KINDS
+            if let Some(sk) = crate::schema::strings::STEP_KINDS
                 .iter()
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
                 .copied()
@@ -1538,7 +1550,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 if let Some(w) = &when {
                     d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {sk}"));
                 }
-                if let Some(step) = crate::strings::step(sk, sm, d) {
+                if let Some(step) = crate::schema::strings::step(sk, sm, d) {
                     out.push(Step::Str(step));
                 }
                 continue;
@@ -1558,8 +1570,8 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             }
             let mut all = STEP_KINDS.to_vec();
             all.extend(ext::STEP_KINDS);
-            all.extend(crate::strings::STEP_KINDS);
-            all.push(crate::fill::STEP_KIND);
+            all.extend(crate::schema::strings::STEP_KINDS);
+            all.push(crate::schema::fill::STEP_KIND);
             d.error(
                 s.pos,
                 format!("a validation step needs one of: {}", all.join(", ")),
@@ -1599,9 +1611,9 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "stream_fits" | "stream_checksum" => {
                 let target = sm.opt(kind).and_then(|n| name(n, kind, d));
                 let skind = if kind == "stream_fits" {
-                    crate::streams::StreamStep::Fits
+                    crate::schema::streams::StreamStep::Fits
                 } else {
-                    crate::streams::StreamStep::Checksum
+                    crate::schema::streams::StreamStep::Checksum
                 };
                 code.zip(target).map(|(code, stream)| Step::StreamFits {
                     code,

@@ -1,5 +1,10 @@
 //! Semantic checks over the typed schema, and name resolution shared with the emitter.
 
+pub(crate) mod index;
+pub(crate) mod nested;
+pub(crate) mod positions;
+pub(crate) mod recpos;
+
 use std::collections::HashMap;
 
 use crate::diag::Diags;
@@ -76,9 +81,9 @@ pub enum Resolved {
     /// A named value (`let`), by index among the file's top-level `let` steps.
     Let(usize),
     /// Where the current record of a stream lies (`record.offset`, `recpos.rs`).
-    RecPos(crate::recpos::RecPos),
+    RecPos(crate::check::recpos::RecPos),
     /// A field inside a struct-typed field: `header.inner.x`, `header.pairs[2].a`.
-    Nested(Owner, crate::nested::Leaf),
+    Nested(Owner, crate::check::nested::Leaf),
 }
 
 /// The file's named values: its top-level `let` steps, in order.
@@ -175,7 +180,7 @@ impl Checked {
         resolve(&self.schema, &self.layouts, path, scope)
     }
     /// The struct, field and kind of a field inside a struct-typed field.
-    pub fn leaf(&self, l: crate::nested::Leaf) -> Option<(&Struct, &FieldDef, FieldKind)> {
+    pub fn leaf(&self, l: crate::check::nested::Leaf) -> Option<(&Struct, &FieldDef, FieldKind)> {
         let st = self.schema.structs.get(l.strukt)?;
         let f = st.fields.get(l.field)?;
         let k = self.layouts.get(&st.name.text)?.fields.get(l.field)?.1;
@@ -188,7 +193,7 @@ fn field_kind(
     layouts: &HashMap<String, Layout>,
     f: &FieldDef,
 ) -> Option<FieldKind> {
-    if let Some(k) = crate::nested::kind(schema, layouts, f) {
+    if let Some(k) = crate::check::nested::kind(schema, layouts, f) {
         return k;
     }
     Some(match &f.ty {
@@ -262,7 +267,7 @@ fn resolve(
     scope: Scope<'_>,
 ) -> Result<Resolved, String> {
     let field_in = |owner: Owner, sname: &str, rest: &[String]| -> Result<Resolved, String> {
-        if let Some(r) = crate::nested::resolve(schema, layouts, owner, sname, rest) {
+        if let Some(r) = crate::check::nested::resolve(schema, layouts, owner, sname, rest) {
             return r;
         }
         let st = schema
@@ -369,7 +374,7 @@ fn resolve(
             )),
         };
     }
-    if let Some(r) = crate::recpos::resolve(schema, path, scope) {
+    if let Some(r) = crate::check::recpos::resolve(schema, path, scope) {
         return r;
     }
     if let Some((first, rest)) = path.split_first() {
@@ -429,7 +434,7 @@ pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
             Ok(Resolved::FlagBit(..))
                 | Ok(Resolved::Nested(
                     _,
-                    crate::nested::Leaf { bit: Some(_), .. }
+                    crate::check::nested::Leaf { bit: Some(_), .. }
                 ))
         ),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
@@ -607,7 +612,7 @@ pub(crate) fn check_calls(
 ) -> bool {
     match e {
         Expr::Num(_) | Expr::Ref(_) => true,
-        Expr::At(t, i, f) => crate::index::check(c, (t, i, f), scope, what, at, d),
+        Expr::At(t, i, f) => crate::check::index::check(c, (t, i, f), scope, what, at, d),
         Expr::Not(x) => check_calls(c, x, scope, what, at, d),
         Expr::Bin(_, l, r) => {
             check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d)
@@ -628,7 +633,7 @@ pub(crate) fn check_calls(
                 );
                 false
             }
-            (crate::expr::NAME, _) => crate::positions::check_call(c, args, what, at, d),
+            (crate::expr::NAME, _) => crate::check::positions::check_call(c, args, what, at, d),
             ("end", [Expr::Ref(p)])
                 if p.len() == 1
                     && c.schema
@@ -714,7 +719,7 @@ fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
                         ));
                     }
                     if let Expr::At(t, _, f) = &**x
-                        && crate::index::is_float(c, x, scope)
+                        && crate::check::index::is_float(c, x, scope)
                     {
                         return Some(format!(
                             "`{t}[...].{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
@@ -821,9 +826,9 @@ pub(crate) fn unbound_records(
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
-    crate::index::unfitted(c, e, st, d);
-    crate::positions::unwalked(c, e, st, d);
-    crate::index::reserved_index(c, e, scope, d);
+    crate::check::index::unfitted(c, e, st, d);
+    crate::check::positions::unwalked(c, e, st, d);
+    crate::check::index::reserved_index(c, e, scope, d);
     let mut names = Vec::new();
     ends(&e.expr, &mut names);
     for n in names {
@@ -841,7 +846,7 @@ pub(crate) fn unbound_records(
     counts(&e.expr, &mut names);
     for n in names {
         if !st.tables_fitted.iter().any(|r| r == n) {
-            if crate::streams::is_target(&c.schema.file, n) {
+            if crate::schema::streams::is_target(&c.schema.file, n) {
                 d.error(
                     e.pos,
                     format!(
@@ -1057,7 +1062,7 @@ pub(crate) fn check_steps(
                 ),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
-                        if crate::streams::is_target(file, &table.text) {
+                        if crate::schema::streams::is_target(file, &table.text) {
                             d.error(table.pos, format!("for_each `{}` comes before the stream_fits step that walks its stream", table.text));
                         } else {
                             d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
@@ -1069,11 +1074,11 @@ pub(crate) fn check_steps(
                     st.lets_bound.truncate(bound);
                 }
             },
-            Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
-            Step::Str(x) => crate::strings::check_step(c, x, scope, st, d),
-            Step::Fill(x) => crate::fill::check_step(c, x, scope, st, d),
+            Step::Ext(x) => crate::schema::ext::check_step(c, x, scope, st, d),
+            Step::Str(x) => crate::schema::strings::check_step(c, x, scope, st, d),
+            Step::Fill(x) => crate::schema::fill::check_step(c, x, scope, st, d),
             Step::StreamFits { code, stream, kind } => {
-                crate::streams::check_step(c, code, stream, *kind, scope, st, d);
+                crate::schema::streams::check_step(c, code, stream, *kind, scope, st, d);
             }
             Step::Order {
                 code,
@@ -1231,9 +1236,9 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
             .unwrap_or_default(),
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
-        Step::Ext(x) => crate::ext::step_exprs(c, x),
-        Step::Str(x) => crate::strings::step_exprs(c, x),
-        Step::Fill(x) => crate::fill::step_exprs(x),
+        Step::Ext(x) => crate::schema::ext::step_exprs(c, x),
+        Step::Str(x) => crate::schema::strings::step_exprs(c, x),
+        Step::Fill(x) => crate::schema::fill::step_exprs(x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
         // Its expressions are in the stream header's scope; checked by `streams.rs`.
@@ -1263,15 +1268,15 @@ const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES"
 
 /// The file's collections (directory layouts) and streams with theirs, as tables.
 fn collections_of(file: &crate::schema::File) -> Vec<Table> {
-    let mut v = crate::ext::collections(file);
-    v.extend(crate::streams::tables(file));
+    let mut v = crate::schema::ext::collections(file);
+    v.extend(crate::schema::streams::tables(file));
     v
 }
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     // `pairs[2].a` in a record's scope: a path into the record's struct array (`nested.rs`).
-    crate::nested::bare_elements(&mut schema);
+    crate::check::nested::bare_elements(&mut schema);
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
     for c in &schema.constants {
         if RESERVED_ITEMS.contains(&c.name.text.as_str()) {
@@ -1310,10 +1315,10 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     schema
         .bitfields
         .iter()
-        .for_each(|b| crate::ext::check_bitfield(b, d));
+        .for_each(|b| crate::schema::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
     // Contained structs first (`nested.rs`); a struct on a cycle last, its cycle reported.
-    let mut order = crate::nested::order(&schema, d);
+    let mut order = crate::check::nested::order(&schema, d);
     order.extend(
         (0..schema.structs.len())
             .filter(|i| !order.contains(i))
@@ -1337,15 +1342,15 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
             d,
         );
         let l = layout_of(&schema, &layouts, st, d);
-        crate::ext::check_struct(&schema, st, &l, d);
-        crate::nested::check_struct(&schema, st, &l, d);
+        crate::schema::ext::check_struct(&schema, st, &l, d);
+        crate::check::nested::check_struct(&schema, st, &l, d);
         layouts.insert(st.name.text.clone(), l);
     }
     if let Some(b) = &schema.registers {
-        crate::regs::check(&schema, b, d);
+        crate::schema::regs::check(&schema, b, d);
     }
     if let Some(s) = &schema.commands {
-        crate::commands::check(&schema, s, d);
+        crate::schema::commands::check(&schema, s, d);
     }
     let has_file = schema.has_file;
     let mut c = Checked {
@@ -1402,7 +1407,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
         }
     }
     generated_names(&c, d);
-    crate::nested::check_writer(&c, d);
+    crate::check::nested::check_writer(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
 
@@ -1658,11 +1663,11 @@ fn check_file(c: &Checked, d: &mut Diags) {
             format!("header struct `{}` is not defined", file.header.text),
         );
     }
-    crate::ext::check_file(c, d);
-    crate::strings::check_defs(c, d);
-    crate::index::check_writer(c, d);
-    crate::streams::check_file(c, d);
-    crate::positions::check_file(c, d);
+    crate::schema::ext::check_file(c, d);
+    crate::schema::strings::check_defs(c, d);
+    crate::check::index::check_writer(c, d);
+    crate::schema::streams::check_file(c, d);
+    crate::check::positions::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(
@@ -1773,9 +1778,9 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
-    crate::streams::check_walked(c, &st.tables_fitted, d);
+    crate::schema::streams::check_walked(c, &st.tables_fitted, d);
     for t in &c.collections {
-        if crate::streams::is_target(file, &t.name.text) {
+        if crate::schema::streams::is_target(file, &t.name.text) {
             continue;
         }
         if !st.tables_fitted.contains(&t.name.text) {
