@@ -689,7 +689,8 @@ impl Comp<'_> {
                 Resolved::Composed(owner, ci) => self.owner_struct(owner, scope).and_then(|st| {
                     let s = &self.c.schema.structs[st];
                     let comp = s.composed.get(ci)?;
-                    let (_, off, _) = ext::field_of(self.c, &s.name.text, &comp.low.text)?;
+                    let (_, off, _) =
+                        crate::check::ext::field_of(self.c, &s.name.text, &comp.low.text)?;
                     Some((owner, comp.name.text.clone(), off))
                 }),
                 Resolved::BitField(owner, fi, _) | Resolved::Field(owner, fi)
@@ -700,7 +701,7 @@ impl Comp<'_> {
                         let s = &self.c.schema.structs[st];
                         let l = self.c.layouts.get(&s.name.text)?;
                         let name = s.fields.get(fi)?.name.text.clone();
-                        let off = if ext::is_gated(s) {
+                        let off = if crate::check::ext::is_gated(s) {
                             0
                         } else {
                             l.fields.get(fi)?.0
@@ -781,7 +782,7 @@ impl Comp<'_> {
     }
 
     fn rec_field(&self, rec: &str, field: &str) -> RecField {
-        match ext::field_of(self.c, rec, field) {
+        match crate::check::ext::field_of(self.c, rec, field) {
             Some((i, off, kind)) => (
                 off,
                 kind.int_ty(&self.c.schema).unwrap_or(IntTy::U8),
@@ -969,12 +970,12 @@ impl Comp<'_> {
                 }
             }
             Step::ForEach { table, steps }
-                if crate::schema::streams::is_target(file, &table.text) =>
+                if crate::check::streams::is_target(file, &table.text) =>
             {
                 return stream::compile_each(self, &table.text, steps);
             }
             Step::ForEach { table, steps } => {
-                if ext::collection_of(file, &table.text).is_some() {
+                if crate::check::ext::collection_of(file, &table.text).is_some() {
                     let ci = self.coll_index(&table.text)?;
                     let t: &Table = &c.collections[ci];
                     let body = self.steps(steps, Scope::Record(t));
@@ -1168,7 +1169,7 @@ impl Comp<'_> {
                     .iter()
                     .filter_map(|l| {
                         Some((
-                            ext::type_value(c, dir, &l.value.text)?,
+                            crate::check::ext::type_value(c, dir, &l.value.text)?,
                             c.layouts.get(&l.record.text)?.size,
                         ))
                     })
@@ -1192,7 +1193,7 @@ impl Comp<'_> {
                     return None;
                 };
                 let Some((ai, off, FieldKind::Array(ity, n))) =
-                    ext::field_of(c, &t.record.text, &array.text)
+                    crate::check::ext::field_of(c, &t.record.text, &array.text)
                 else {
                     return None;
                 };
@@ -1232,7 +1233,7 @@ impl Comp<'_> {
                 duplicate,
                 checksum,
             } => {
-                let (dir, k) = ext::dir_checksum(file, &checksum.text)?;
+                let (dir, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
                 let DirChecksumKind::Records {
                     records,
                     target,
@@ -1241,7 +1242,7 @@ impl Comp<'_> {
                 else {
                     return None;
                 };
-                let (_, layout) = ext::collection_of(file, &records.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &records.text)?;
                 let di = self.dir_index(&dir.name.text)?;
                 let coll = self.coll_index(&records.text)?;
                 let rec = layout.record.text.as_str();
@@ -1264,7 +1265,7 @@ impl Comp<'_> {
                     ]),
                 );
                 let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. }))
-                    if ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+                    if crate::check::ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
                 let mism = if fused {
                     None
                 } else {
@@ -1294,7 +1295,7 @@ impl Comp<'_> {
                 }
             }
             ExtStep::PayloadChecksum { code, checksum } => {
-                let (dir, k) = ext::dir_checksum(file, &checksum.text)?;
+                let (dir, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
                 let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
                     return None;
                 };
@@ -1310,14 +1311,15 @@ impl Comp<'_> {
                     if fields.is_empty() {
                         continue;
                     }
-                    let Some(v) = ext::type_value(c, dir, &l.value.text) else {
+                    let Some(v) = crate::check::ext::type_value(c, dir, &l.value.text) else {
                         continue;
                     };
                     let size = c.layouts.get(&l.record.text).map_or(0, |x| x.size);
                     let clears = fields
                         .iter()
                         .filter_map(|f| {
-                            let (_, off, kind) = ext::field_of(c, &l.record.text, &f.text)?;
+                            let (_, off, kind) =
+                                crate::check::ext::field_of(c, &l.record.text, &f.text)?;
                             Some((off, kind.width(&c.schema)))
                         })
                         .collect();
@@ -1328,7 +1330,7 @@ impl Comp<'_> {
                         code: rcode,
                         checksum: rk,
                         ..
-                    })) => match ext::dir_checksum(file, &rk.text) {
+                    })) => match crate::check::ext::dir_checksum(file, &rk.text) {
                         Some((d, rk)) if d.name.text == dir.name.text => {
                             let DirChecksumKind::Records {
                                 records,
@@ -1376,11 +1378,12 @@ impl Comp<'_> {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;
                 let dir = &file.ext.directories[di];
-                let (_, layout) = ext::collection_of(file, &s.entries.text)?;
-                let rv = ext::type_value(c, dir, &s.region.text)?;
-                let ev = ext::type_value(c, dir, &layout.value.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let ev = crate::check::ext::type_value(c, dir, &layout.value.text)?;
                 let t = file.tables.iter().find(|t| t.name.text == dir.table.text)?;
-                let (_, type_off, _) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+                let (_, type_off, _) =
+                    crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
                 let names = [
                     format!("{} sections", s.region.text),
                     "unpaired with".to_string(),
@@ -1408,8 +1411,8 @@ impl Comp<'_> {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;
                 let dir = &file.ext.directories[di];
-                let rv = ext::type_value(c, dir, &s.region.text)?;
-                let (_, layout) = ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
                 let coll = self.coll_index(&s.entries.text)?;
                 let rec = layout.record.text.clone();
                 let of = self.rec_field(&rec, &s.offset.text);
@@ -1450,8 +1453,8 @@ impl Comp<'_> {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;
                 let dir = &file.ext.directories[di];
-                let rv = ext::type_value(c, dir, &s.region.text)?;
-                let (_, layout) = ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
                 let coll = self.coll_index(&s.entries.text)?;
                 let rec = layout.record.text.clone();
                 let of = self.rec_field(&rec, &s.offset.text);
@@ -1498,12 +1501,13 @@ impl Comp<'_> {
             .iter()
             .position(|t| t.name.text == dir.table.text)?;
         let t = &file.tables[ti];
-        let (type_i, type_off, kind) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+        let (type_i, type_off, kind) =
+            crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
         let type_big = c
             .strukt(&t.record.text)
             .and_then(|s| s.fields.get(type_i))
             .is_some_and(|f| f.big);
-        let type_slots = ext::type_slots(c, dir);
+        let type_slots = crate::check::ext::type_slots(c, dir);
         let r = file
             .ranges
             .iter()
@@ -1528,15 +1532,17 @@ impl Comp<'_> {
         c.collections
             .iter()
             .map(|t| {
-                let found = ext::collection_of(file, &t.name.text).and_then(|(dir, layout)| {
-                    Some(CollInfo {
-                        name: t.name.text.clone(),
-                        dir: self.dir_index(&dir.name.text)?,
-                        value: ext::type_value(c, dir, &layout.value.text)?,
-                        rec_size: c.layouts.get(&layout.record.text)?.size,
-                        st: struct_index(c, &layout.record.text)?,
-                    })
-                });
+                let found = crate::check::ext::collection_of(file, &t.name.text).and_then(
+                    |(dir, layout)| {
+                        Some(CollInfo {
+                            name: t.name.text.clone(),
+                            dir: self.dir_index(&dir.name.text)?,
+                            value: crate::check::ext::type_value(c, dir, &layout.value.text)?,
+                            rec_size: c.layouts.get(&layout.record.text)?.size,
+                            st: struct_index(c, &layout.record.text)?,
+                        })
+                    },
+                );
                 found.unwrap_or(CollInfo {
                     name: t.name.text.clone(),
                     dir: usize::MAX,
@@ -1619,7 +1625,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         .schema
         .structs
         .iter()
-        .map(|s| ext::is_gated(s).then(|| GateTable::new(c, s)))
+        .map(|s| crate::check::ext::is_gated(s).then(|| GateTable::new(c, s)))
         .collect();
     let mut prog = FileProg {
         c,

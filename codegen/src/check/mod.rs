@@ -1,9 +1,15 @@
 //! Semantic checks over the typed schema, and name resolution shared with the emitter.
 
+pub(crate) mod commands;
+pub(crate) mod ext;
+pub(crate) mod fill;
 pub(crate) mod index;
 pub(crate) mod nested;
 pub(crate) mod positions;
 pub(crate) mod recpos;
+pub(crate) mod regs;
+pub(crate) mod streams;
+pub(crate) mod strings;
 
 use std::collections::HashMap;
 
@@ -846,7 +852,7 @@ pub(crate) fn unbound_records(
     counts(&e.expr, &mut names);
     for n in names {
         if !st.tables_fitted.iter().any(|r| r == n) {
-            if crate::schema::streams::is_target(&c.schema.file, n) {
+            if crate::check::streams::is_target(&c.schema.file, n) {
                 d.error(
                     e.pos,
                     format!(
@@ -1062,7 +1068,7 @@ pub(crate) fn check_steps(
                 ),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
-                        if crate::schema::streams::is_target(file, &table.text) {
+                        if crate::check::streams::is_target(file, &table.text) {
                             d.error(table.pos, format!("for_each `{}` comes before the stream_fits step that walks its stream", table.text));
                         } else {
                             d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
@@ -1074,11 +1080,11 @@ pub(crate) fn check_steps(
                     st.lets_bound.truncate(bound);
                 }
             },
-            Step::Ext(x) => crate::schema::ext::check_step(c, x, scope, st, d),
-            Step::Str(x) => crate::schema::strings::check_step(c, x, scope, st, d),
-            Step::Fill(x) => crate::schema::fill::check_step(c, x, scope, st, d),
+            Step::Ext(x) => crate::check::ext::check_step(c, x, scope, st, d),
+            Step::Str(x) => crate::check::strings::check_step(c, x, scope, st, d),
+            Step::Fill(x) => crate::check::fill::check_step(c, x, scope, st, d),
             Step::StreamFits { code, stream, kind } => {
-                crate::schema::streams::check_step(c, code, stream, *kind, scope, st, d);
+                crate::check::streams::check_step(c, code, stream, *kind, scope, st, d);
             }
             Step::Order {
                 code,
@@ -1236,9 +1242,9 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
             .unwrap_or_default(),
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
-        Step::Ext(x) => crate::schema::ext::step_exprs(c, x),
-        Step::Str(x) => crate::schema::strings::step_exprs(c, x),
-        Step::Fill(x) => crate::schema::fill::step_exprs(x),
+        Step::Ext(x) => crate::check::ext::step_exprs(c, x),
+        Step::Str(x) => crate::check::strings::step_exprs(c, x),
+        Step::Fill(x) => crate::check::fill::step_exprs(x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
         // Its expressions are in the stream header's scope; checked by `streams.rs`.
@@ -1268,8 +1274,8 @@ const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES"
 
 /// The file's collections (directory layouts) and streams with theirs, as tables.
 fn collections_of(file: &crate::schema::File) -> Vec<Table> {
-    let mut v = crate::schema::ext::collections(file);
-    v.extend(crate::schema::streams::tables(file));
+    let mut v = crate::check::ext::collections(file);
+    v.extend(crate::check::streams::tables(file));
     v
 }
 
@@ -1315,7 +1321,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     schema
         .bitfields
         .iter()
-        .for_each(|b| crate::schema::ext::check_bitfield(b, d));
+        .for_each(|b| crate::check::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
     // Contained structs first (`nested.rs`); a struct on a cycle last, its cycle reported.
     let mut order = crate::check::nested::order(&schema, d);
@@ -1342,15 +1348,15 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
             d,
         );
         let l = layout_of(&schema, &layouts, st, d);
-        crate::schema::ext::check_struct(&schema, st, &l, d);
+        crate::check::ext::check_struct(&schema, st, &l, d);
         crate::check::nested::check_struct(&schema, st, &l, d);
         layouts.insert(st.name.text.clone(), l);
     }
     if let Some(b) = &schema.registers {
-        crate::schema::regs::check(&schema, b, d);
+        crate::check::regs::check(&schema, b, d);
     }
     if let Some(s) = &schema.commands {
-        crate::schema::commands::check(&schema, s, d);
+        crate::check::commands::check(&schema, s, d);
     }
     let has_file = schema.has_file;
     let mut c = Checked {
@@ -1663,10 +1669,10 @@ fn check_file(c: &Checked, d: &mut Diags) {
             format!("header struct `{}` is not defined", file.header.text),
         );
     }
-    crate::schema::ext::check_file(c, d);
-    crate::schema::strings::check_defs(c, d);
+    crate::check::ext::check_file(c, d);
+    crate::check::strings::check_defs(c, d);
     crate::check::index::check_writer(c, d);
-    crate::schema::streams::check_file(c, d);
+    crate::check::streams::check_file(c, d);
     crate::check::positions::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
@@ -1778,9 +1784,9 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
-    crate::schema::streams::check_walked(c, &st.tables_fitted, d);
+    crate::check::streams::check_walked(c, &st.tables_fitted, d);
     for t in &c.collections {
-        if crate::schema::streams::is_target(file, &t.name.text) {
+        if crate::check::streams::is_target(file, &t.name.text) {
             continue;
         }
         if !st.tables_fitted.contains(&t.name.text) {

@@ -186,7 +186,7 @@ pub(crate) fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Dia
                 ),
             );
         }
-        if crate::schema::ext::is_gated(st) {
+        if crate::check::ext::is_gated(st) {
             d.error(
                 f.ty_pos,
                 format!(
@@ -196,7 +196,7 @@ pub(crate) fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Dia
             );
         }
         if let Some(ist) = schema.structs.get(inner) {
-            if crate::schema::ext::is_gated(ist) {
+            if crate::check::ext::is_gated(ist) {
                 d.error(
                     f.ty_pos,
                     format!(

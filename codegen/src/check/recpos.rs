@@ -52,7 +52,7 @@ pub(crate) fn resolve(
     }
     let file = &schema.file;
     let in_stream = match scope {
-        Scope::Record(t) => crate::schema::streams::is_target(file, &t.name.text),
+        Scope::Record(t) => crate::check::streams::is_target(file, &t.name.text),
         _ => false,
     };
     if !in_stream {

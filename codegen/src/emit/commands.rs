@@ -1,6 +1,6 @@
 use crate::check::Checked;
+use crate::check::commands::{bits_text, variant, view_name};
 use crate::emit::doc::doc_attr;
-use crate::schema::commands::{bits_text, variant, view_name};
 use crate::schema::ext::range_mask;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

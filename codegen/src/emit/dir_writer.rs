@@ -391,7 +391,7 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             stored,
         } = &k.kind
         {
-            let rec = crate::schema::ext::collection_of(file, &records.text)
+            let rec = crate::check::ext::collection_of(file, &records.text)
                 .and_then(|(_, l)| c.strukt(&l.record.text));
             let kind = |n: &str| {
                 rec.and_then(|st| {
@@ -659,7 +659,7 @@ fn init(alg: Algorithm) -> TokenStream {
 
 /// The u64 value of unsigned field `name` of a `[u8; N]` record `rec` of struct `sname`.
 fn read_field(c: &Checked, sname: &str, name: &str, rec: &TokenStream) -> TokenStream {
-    let Some((i, off, kind)) = crate::schema::ext::field_of(c, sname, name) else {
+    let Some((i, off, kind)) = crate::check::ext::field_of(c, sname, name) else {
         return quote!(0u64);
     };
     let Some(ity) = kind.int_ty(&c.schema) else {
@@ -694,10 +694,10 @@ fn records_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> TokenStream {
         return quote!();
     };
     let file = &c.schema.file;
-    let Some((_, layout)) = crate::schema::ext::collection_of(file, &records.text) else {
+    let Some((_, layout)) = crate::check::ext::collection_of(file, &records.text) else {
         return quote!();
     };
-    let Some(v) = crate::schema::ext::type_value(c, dir, &layout.value.text) else {
+    let Some(v) = crate::check::ext::type_value(c, dir, &layout.value.text) else {
         return quote!();
     };
     let rname = layout.record.text.as_str();
@@ -705,7 +705,7 @@ fn records_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> TokenStream {
     let (rs, rs64) = (lit_usize(size), Literal::u64_suffixed(size));
     let v = Literal::u64_suffixed(v);
     let tval = read_field(c, rname, &target.text, &quote!(rec));
-    let Some((si, soff, skind)) = crate::schema::ext::field_of(c, rname, &stored.text) else {
+    let Some((si, soff, skind)) = crate::check::ext::field_of(c, rname, &stored.text) else {
         return quote!();
     };
     let sbig = c
@@ -763,12 +763,12 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
         if fields.is_empty() {
             continue;
         }
-        let Some(v) = crate::schema::ext::type_value(c, dir, &l.value.text) else {
+        let Some(v) = crate::check::ext::type_value(c, dir, &l.value.text) else {
             continue;
         };
         let n = lit_usize(c.layouts.get(&l.record.text).map_or(0, |x| x.size));
         let clears = fields.iter().filter_map(|f| {
-            let (_, off, kind) = crate::schema::ext::field_of(c, &l.record.text, &f.text)?;
+            let (_, off, kind) = crate::check::ext::field_of(c, &l.record.text, &f.text)?;
             let w = lit_usize(kind.width(&c.schema));
             let o = lit_usize(off);
             Some(quote!(__rt::set(&mut d, #o, [0u8; #w]);))

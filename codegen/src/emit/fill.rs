@@ -1,6 +1,7 @@
 use crate::check::Scope;
+use crate::check::fill::byte_value;
 use crate::emit::{Blame, Det, Em, Env, Idx, fail};
-use crate::schema::fill::{FillStep, Span, byte_value};
+use crate::schema::fill::{FillStep, Span};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

@@ -16,8 +16,8 @@ pub(crate) fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'
             Step::Let { value, .. } => out.push(value),
             Step::TableFits { within, .. } | Step::RangeFits { within, .. } => out.push(within),
             Step::Order { by, .. } => out.extend(by.iter()),
-            Step::Ext(x) => out.extend(crate::schema::ext::step_exprs(c, x)),
-            Step::Fill(f) => out.extend(crate::schema::fill::step_exprs(f)),
+            Step::Ext(x) => out.extend(crate::check::ext::step_exprs(c, x)),
+            Step::Fill(f) => out.extend(crate::check::fill::step_exprs(f)),
             Step::ForEach { steps, .. } => step_exprs(c, steps, out),
             Step::When { when, step } => {
                 out.push(when);

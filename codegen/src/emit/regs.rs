@@ -1,7 +1,8 @@
 use crate::check::Checked;
+use crate::check::regs::type_name;
 use crate::emit::doc::doc_attr;
 use crate::schema::ext::range_mask;
-use crate::schema::regs::{ACCESS, Access, type_name};
+use crate::schema::regs::{ACCESS, Access};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 

@@ -11,13 +11,11 @@ use crate::emit::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::check::ext::{collection_of, field_of, is_gated, type_value};
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
-use crate::schema::ext::{
-    self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots, collection_of, field_of,
-    is_gated, type_value,
-};
+use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};
 use crate::schema::{FieldDef, IntTy, Step, Struct, Table};
 
 fn lit_usize(v: u64) -> Literal {
@@ -954,9 +952,9 @@ fn slots_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Slots> {
 }
 
 /// Number of per-type slots: one per section type the schema names (see
-/// [`ext::type_slots`]).
+/// [`crate::check::ext::type_slots`]).
 fn type_slots(c: &Checked, dir: &Directory) -> u64 {
-    u64::try_from(ext::type_slots(c, dir).len())
+    u64::try_from(crate::check::ext::type_slots(c, dir).len())
         .unwrap_or(u64::MAX)
         .max(1)
 }
@@ -965,8 +963,8 @@ fn type_slots(c: &Checked, dir: &Directory) -> u64 {
 /// types are exactly `0..n` the slot is the value itself (an out-of-range value finds no
 /// slot through `get`); otherwise a `match` over the named types.
 fn slot_of(c: &Checked, dir: &Directory, t: TokenStream) -> TokenStream {
-    let slots = ext::type_slots(c, dir);
-    if ext::slots_dense(&slots) {
+    let slots = crate::check::ext::type_slots(c, dir);
+    if crate::check::ext::slots_dense(&slots) {
         return quote!(usize::try_from(#t).ok());
     }
     let arms = slots.iter().enumerate().map(|(i, v)| {
@@ -978,7 +976,7 @@ fn slot_of(c: &Checked, dir: &Directory, t: TokenStream) -> TokenStream {
 
 /// The slot index of the named type `v` (its position among the named types).
 fn slot_index(c: &Checked, dir: &Directory, v: u64) -> u64 {
-    ext::type_slots(c, dir)
+    crate::check::ext::type_slots(c, dir)
         .iter()
         .position(|x| *x == v)
         .and_then(|i| u64::try_from(i).ok())
@@ -1307,7 +1305,7 @@ fn fused_with<'a>(
     let Some(Step::Ext(ExtStep::RecordChecksums { code, checksum, .. })) = prev else {
         return None;
     };
-    let (d, k) = ext::dir_checksum(&c.schema.file, &checksum.text)?;
+    let (d, k) = crate::check::ext::dir_checksum(&c.schema.file, &checksum.text)?;
     (d.name.text == dir.name.text).then_some((code, k))
 }
 
@@ -1324,7 +1322,7 @@ fn record_checksums(
     next: Option<&Step>,
 ) -> TokenStream {
     let c = em.c;
-    let Some((dir, k)) = ext::dir_checksum(&c.schema.file, &checksum.text) else {
+    let Some((dir, k)) = crate::check::ext::dir_checksum(&c.schema.file, &checksum.text) else {
         return quote!();
     };
     let DirChecksumKind::Records {
@@ -1394,7 +1392,7 @@ fn record_checksums(
     );
     // Right before a payload checksum over the same directory, the sums are checked in its
     // pass; otherwise here, in a pass of their own.
-    let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. })) if ext::dir_checksum(&c.schema.file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+    let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. })) if crate::check::ext::dir_checksum(&c.schema.file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
     let verify = if fused {
         quote!()
     } else {
@@ -1449,7 +1447,7 @@ fn payload_checksum(
 ) -> TokenStream {
     let c = em.c;
     let file = &c.schema.file;
-    let Some((dir, k)) = ext::dir_checksum(file, &checksum.text) else {
+    let Some((dir, k)) = crate::check::ext::dir_checksum(file, &checksum.text) else {
         return quote!();
     };
     let DirChecksumKind::Payloads { zero, stored } = &k.kind else {

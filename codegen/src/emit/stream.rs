@@ -12,10 +12,11 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
+use crate::check::streams::{collection, layout_value, stream, stream_table, type_field};
 use crate::emit::sections::FileItems;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
 use crate::names::camel;
-use crate::schema::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
+use crate::schema::streams::Stream;
 use crate::schema::{Step, Table};
 
 fn lit_u64(v: u64) -> Literal {
@@ -54,7 +55,7 @@ fn rec_env() -> Env {
 fn type_tokens(em: &Em<'_>, s: &Stream) -> Option<TokenStream> {
     let tf = s.type_field.as_ref()?;
     let (_, t, _) = type_field(em.c, s)?;
-    let is_enum = crate::schema::ext::field_of(em.c, &s.header.text, &tf.text)
+    let is_enum = crate::check::ext::field_of(em.c, &s.header.text, &tf.text)
         .is_some_and(|(_, _, k)| matches!(k, crate::check::FieldKind::Enum(_)));
     let m = if is_enum {
         format_ident!("{}_raw", tf.text)

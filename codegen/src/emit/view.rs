@@ -458,12 +458,12 @@ impl<'a> Em<'a> {
             .iter()
             .any(|f| f.tables.iter().any(|t| t.record.text == sname))
             || crate::emit::sections::is_collection_record(self.c, sname)
-            || crate::schema::streams::is_record_struct(&self.c.schema.file, sname)
+            || crate::check::streams::is_record_struct(&self.c.schema.file, sname)
     }
 
     pub(crate) fn views(&self) -> TokenStream {
         let items = self.schema().structs.iter().map(|st| {
-            if crate::schema::ext::is_gated(st) {
+            if crate::check::ext::is_gated(st) {
                 return crate::emit::sections::gated_view(self, st);
             }
             let id = format_ident!("{}", st.name.text);
@@ -680,13 +680,13 @@ impl<'a> Em<'a> {
                     &env,
                 ),
                 Step::ForEach { table, steps }
-                    if crate::schema::ext::collection_of(&self.schema().file, &table.text)
+                    if crate::check::ext::collection_of(&self.schema().file, &table.text)
                         .is_some() =>
                 {
                     crate::emit::sections::for_each_collection(self, &table.text, steps)
                 }
                 Step::ForEach { table, steps }
-                    if crate::schema::streams::is_target(&self.schema().file, &table.text) =>
+                    if crate::check::streams::is_target(&self.schema().file, &table.text) =>
                 {
                     crate::emit::stream::for_each(self, &table.text, steps)
                 }
@@ -1393,12 +1393,12 @@ impl<'a> Em<'a> {
                 let comment = format!("@step when `{}`:", when.text);
                 let inner = match &**step {
                     Step::ForEach { table, steps }
-                        if crate::schema::ext::collection_of(file, &table.text).is_some() =>
+                        if crate::check::ext::collection_of(file, &table.text).is_some() =>
                     {
                         crate::emit::sections::for_each_collection(self, &table.text, steps)
                     }
                     Step::ForEach { table, steps }
-                        if crate::schema::streams::is_target(file, &table.text) =>
+                        if crate::check::streams::is_target(file, &table.text) =>
                     {
                         crate::emit::stream::for_each(self, &table.text, steps)
                     }

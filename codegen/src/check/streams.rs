@@ -1,0 +1,386 @@
+use crate::check::{Checked, FieldKind, Resolved, Scope, StepState, check_expr};
+use crate::diag::Diags;
+use crate::expr::{Expr, ExprAt};
+use crate::schema::streams::{Stream, StreamLayout, StreamStep};
+use crate::schema::{File, Name, Table};
+use crate::yaml::Pos;
+
+pub(crate) fn dummy(pos: Pos) -> ExprAt {
+    ExprAt {
+        expr: Expr::Num(0),
+        text: "0".to_string(),
+        pos,
+    }
+}
+
+/// The stream's records as a table (its header struct), for `for_each` scopes.
+#[must_use]
+pub fn stream_table(s: &Stream) -> Table {
+    Table {
+        name: s.name.clone(),
+        doc: s.doc.clone(),
+        record: s.header.clone(),
+        at: dummy(s.name.pos),
+        count: dummy(s.name.pos),
+        stride: dummy(s.name.pos),
+    }
+}
+
+/// The file's streams and their per-type collections as tables (for `for_each`, `count()`
+/// and name resolution), streams first.
+#[must_use]
+pub fn tables(file: &File) -> Vec<Table> {
+    let mut out: Vec<Table> = file.streams.iter().map(stream_table).collect();
+    for s in &file.streams {
+        out.extend(s.layouts.iter().map(|l| Table {
+            name: l.collection.clone(),
+            doc: l.doc.clone(),
+            record: l.record.clone(),
+            at: dummy(l.collection.pos),
+            count: dummy(l.collection.pos),
+            stride: dummy(l.collection.pos),
+        }));
+    }
+    out
+}
+
+/// The stream named `name`.
+#[must_use]
+pub fn stream<'a>(file: &'a File, name: &str) -> Option<&'a Stream> {
+    file.streams.iter().find(|s| s.name.text == name)
+}
+
+/// The stream and layout of the collection named `name`.
+#[must_use]
+pub fn collection<'a>(file: &'a File, name: &str) -> Option<(&'a Stream, &'a StreamLayout)> {
+    file.streams.iter().find_map(|s| {
+        s.layouts
+            .iter()
+            .find(|l| l.collection.text == name)
+            .map(|l| (s, l))
+    })
+}
+
+/// Whether struct `sname` is a stream's header or a body layout (its view has `index()`).
+#[must_use]
+pub fn is_record_struct(file: &File, sname: &str) -> bool {
+    file.streams
+        .iter()
+        .any(|s| s.header.text == sname || s.layouts.iter().any(|l| l.record.text == sname))
+}
+
+/// Whether `name` is a stream or a stream's collection.
+#[must_use]
+pub fn is_target(file: &File, name: &str) -> bool {
+    stream(file, name).is_some() || collection(file, name).is_some()
+}
+
+/// The type field of a stream's header: (offset, integer type, big-endian).
+#[must_use]
+pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy, bool)> {
+    let tf = s.type_field.as_ref()?;
+    let (i, off, kind) = crate::check::ext::field_of(c, &s.header.text, &tf.text)?;
+    let big = c
+        .strukt(&s.header.text)
+        .and_then(|st| st.fields.get(i))
+        .is_some_and(|f| f.big);
+    match kind {
+        FieldKind::Int(t) if !t.signed() => Some((off, t, big)),
+        FieldKind::Enum(e) => Some((off, c.schema.enums.get(e)?.repr, big)),
+        _ => None,
+    }
+}
+
+/// A layout's type value: a number, a constant or an enum value by name.
+#[must_use]
+pub fn layout_value(c: &Checked, l: &StreamLayout) -> Option<u64> {
+    match &l.value.expr {
+        Expr::Num(v) => Some(*v),
+        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
+            Ok(Resolved::Const(i)) => {
+                let k = c.schema.constants.get(i)?;
+                (!k.ty.signed()).then_some(k.value)
+            }
+            Ok(Resolved::EnumValue(e, v)) => Some(c.schema.enums.get(e)?.values.get(v)?.value),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A struct's size, when it has a fixed layout.
+pub(crate) fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
+    let st = c.strukt(sname)?;
+    if crate::check::ext::is_gated(st) {
+        return None;
+    }
+    c.layouts.get(sname).map(|l| l.size)
+}
+
+/// Whether the stream's size is one unsigned integer field of its header (the writer
+/// derives it from each body's length).
+#[must_use]
+pub fn size_is_field(c: &Checked, s: &Stream) -> bool {
+    let t = stream_table(s);
+    crate::check::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
+        .and_then(|(_, fi)| c.layouts.get(&s.header.text)?.fields.get(fi).map(|f| f.1))
+        .is_some_and(|k| matches!(k, FieldKind::Int(t) if !t.signed()))
+}
+
+/// Check the file's streams.
+pub fn check_file(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    for s in &file.streams {
+        let sn = &s.name.text;
+        let t = stream_table(s);
+        let size_resolves = s
+            .size
+            .expr
+            .refs()
+            .iter()
+            .all(|p| c.resolve(p, Scope::RecordOnly(&t)).is_ok());
+        if file.writer.is_some()
+            && c.layouts.contains_key(&s.header.text)
+            && size_resolves
+            && !size_is_field(c, s)
+        {
+            d.error(
+                s.size.pos,
+                format!("stream `{sn}`: the writer cannot write size `{}`: it writes a record's size into one unsigned header field (make `size` that field, or drop `writer`)", s.size.text),
+            );
+        }
+        match file.ranges.iter().find(|r| r.name.text == s.range.text) {
+            None => d.error(
+                s.range.pos,
+                format!(
+                    "stream `{sn}`: range `{}` is not a range of the file",
+                    s.range.text
+                ),
+            ),
+            Some(r) if r.table.is_some() || r.when.is_some() => d.error(
+                s.range.pos,
+                format!(
+                    "stream `{sn}`: range `{}` must be a file-level range without `when` (a stream fills one range of the file)",
+                    s.range.text
+                ),
+            ),
+            Some(_) => {}
+        }
+        match c.strukt(&s.header.text) {
+            None => d.error(
+                s.header.pos,
+                format!(
+                    "stream `{sn}`: header struct `{}` is not defined",
+                    s.header.text
+                ),
+            ),
+            Some(_) => match fixed_size(c, &s.header.text) {
+                Some(0) => d.error(
+                    s.header.pos,
+                    format!("stream `{sn}`: header struct `{}` has no bytes (every record must make progress)", s.header.text),
+                ),
+                None => d.error(
+                    s.header.pos,
+                    format!("stream `{sn}`: header struct `{}` has version-gated fields; a stream's header has one layout", s.header.text),
+                ),
+                Some(_) => {
+                    let t = stream_table(s);
+                    check_expr(c, &s.size, Scope::RecordOnly(&t), false, "size", d);
+                    if let Some(e) = &s.end {
+                        check_expr(c, e, Scope::RecordOnly(&t), true, "end", d);
+                    }
+                    if let Some(k) = &s.checksum {
+                        for (e, what) in [(&k.from, "from"), (&k.to, "to"), (&k.stored, "stored")] {
+                            check_expr(c, e, Scope::RecordOnly(&t), false, what, d);
+                        }
+                    }
+                }
+            },
+        }
+        if let Some(k) = &s.checksum {
+            let checked = file.validate.iter().any(|x| {
+                matches!(x, crate::schema::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
+            });
+            if !checked {
+                d.error(
+                    k.pos,
+                    format!(
+                        "the checksum of stream `{sn}` is never checked by a stream_checksum step"
+                    ),
+                );
+            }
+        }
+        if s.align == 0 || !s.align.is_power_of_two() {
+            d.error(
+                s.align_pos,
+                format!("stream `{sn}`: align {} is not a power of two", s.align),
+            );
+        }
+        let tf = s.type_field.as_ref();
+        if let Some(tf) = tf
+            && c.strukt(&s.header.text).is_some()
+        {
+            match crate::check::ext::field_of(c, &s.header.text, &tf.text) {
+                None => d.error(
+                    tf.pos,
+                    format!(
+                        "stream `{sn}`: `{}` has no field `{}`",
+                        s.header.text, tf.text
+                    ),
+                ),
+                Some(_) if type_field(c, s).is_none() => d.error(
+                    tf.pos,
+                    format!(
+                        "stream `{sn}`: type field `{}` must be an unsigned integer or an enum",
+                        tf.text
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+        if tf.is_none()
+            && let Some(l) = s.layouts.first()
+        {
+            d.error(
+                l.collection.pos,
+                format!("stream `{sn}`: layouts need a `type` field in the stream to choose them"),
+            );
+        }
+        let mut seen: Vec<(u64, &str)> = Vec::new();
+        for l in &s.layouts {
+            match fixed_size(c, &l.record.text) {
+                None if c.strukt(&l.record.text).is_none() => d.error(
+                    l.record.pos,
+                    format!(
+                        "layout `{}`: struct `{}` is not defined",
+                        l.collection.text, l.record.text
+                    ),
+                ),
+                None => d.error(
+                    l.record.pos,
+                    format!("layout `{}`: struct `{}` has version-gated fields; a body layout has one size", l.collection.text, l.record.text),
+                ),
+                Some(_) => {}
+            }
+            match layout_value(c, l) {
+                None => d.error(
+                    l.value.pos,
+                    format!(
+                        "layout `{}`: type `{}` must be a number, an unsigned constant or an enum value (`Kind.note`)",
+                        l.collection.text, l.value.text
+                    ),
+                ),
+                Some(v) => {
+                    if let Some((_, t, _)) = type_field(c, s)
+                        && v > t.max_unsigned()
+                    {
+                        d.error(
+                            l.value.pos,
+                            format!(
+                                "layout `{}`: type {v} does not fit the type field's {}",
+                                l.collection.text,
+                                t.rust()
+                            ),
+                        );
+                    }
+                    if let Some((_, other)) = seen.iter().find(|x| x.0 == v) {
+                        d.error(
+                            l.value.pos,
+                            format!(
+                                "layout `{}`: type {v} already has layout `{other}`",
+                                l.collection.text
+                            ),
+                        );
+                    }
+                    seen.push((v, &l.collection.text));
+                }
+            }
+        }
+    }
+}
+
+/// Check a `stream_fits` step; it makes the stream and its collections readable.
+pub fn check_step(
+    c: &Checked,
+    code: &Name,
+    target: &Name,
+    kind: StreamStep,
+    scope: Scope<'_>,
+    st: &mut StepState,
+    d: &mut Diags,
+) {
+    let _ = code;
+    if kind == StreamStep::Checksum {
+        if !matches!(scope, Scope::Top) {
+            d.error(target.pos, format!("`{}`: stream_checksum stands at the top level of `validate` (it walks the stream itself)", target.text));
+        }
+        match stream(&c.schema.file, &target.text) {
+            None => d.error(
+                target.pos,
+                format!(
+                    "stream_checksum names `{}`, which is not a stream",
+                    target.text
+                ),
+            ),
+            Some(s) if s.checksum.is_none() => d.error(
+                target.pos,
+                format!(
+                    "stream_checksum: stream `{}` has no `checksum`",
+                    target.text
+                ),
+            ),
+            Some(_) if !st.tables_fitted.contains(&target.text) => d.error(
+                target.pos,
+                format!(
+                    "stream_checksum `{}` comes before the stream_fits step that walks the stream",
+                    target.text
+                ),
+            ),
+            Some(_) => {}
+        }
+        return;
+    }
+    if !matches!(scope, Scope::Top) {
+        d.error(
+            target.pos,
+            format!(
+                "`{}`: stream_fits stands at the top level of `validate` (it walks the stream itself)",
+                target.text
+            ),
+        );
+    }
+    let Some(s) = stream(&c.schema.file, &target.text) else {
+        d.error(
+            target.pos,
+            format!("stream_fits names `{}`, which is not a stream", target.text),
+        );
+        return;
+    };
+    if !st.ranges_fitted.contains(&s.range.text) {
+        d.error(
+            target.pos,
+            format!(
+                "stream_fits `{}` comes before the range_fits step that checks its range `{}`",
+                target.text, s.range.text
+            ),
+        );
+    }
+    st.tables_fitted.push(s.name.text.clone());
+    st.tables_fitted
+        .extend(s.layouts.iter().map(|l| l.collection.text.clone()));
+}
+
+/// Every stream is walked by a `stream_fits` step (else its view cannot be built).
+pub fn check_walked(c: &Checked, walked: &[String], d: &mut Diags) {
+    for s in &c.schema.file.streams {
+        if !walked.contains(&s.name.text) {
+            d.error(
+                s.name.pos,
+                format!(
+                    "stream `{}` is never walked by a stream_fits step, so its view cannot be built",
+                    s.name.text
+                ),
+            );
+        }
+    }
+}
