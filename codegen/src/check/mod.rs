@@ -1,6 +1,7 @@
 //! Semantic checks over the typed schema, and name resolution shared with the emitter.
 
 pub(crate) mod commands;
+pub(crate) mod dir_writer;
 pub(crate) mod ext;
 pub(crate) mod fill;
 pub(crate) mod index;
@@ -1828,7 +1829,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
             }
         }
     }
-    crate::emit::dir_writer::check(c, d);
+    crate::check::dir_writer::check(c, d);
 }
 
 fn collect_range_fits(steps: &[Step]) -> Vec<String> {
