@@ -35,7 +35,8 @@ use npuschema_core::{DetailKind, ErrorSite, Report};
 use crate::check::{self, FieldKind, Owner, Resolved, Scope};
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::schema::ext::{self, DirChecksumKind, Directory, ExtStep};
-use crate::schema::{Algorithm, IntTy, OrderKind, Step, Struct, Table};
+use crate::schema::top::{Step, Struct};
+use crate::schema::{Algorithm, IntTy, OrderKind, Table};
 
 pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, StringView, Value, View};
 
@@ -493,7 +494,7 @@ fn struct_index(c: &check::Checked, name: &str) -> Option<usize> {
 }
 
 impl Comp<'_> {
-    fn file(&self) -> &crate::schema::File {
+    fn file(&self) -> &crate::schema::top::File {
         &self.c.schema.file
     }
 
@@ -2627,7 +2628,7 @@ fn read_int(buf: &[u8], at: u64, t: IntTy, big: bool) -> u64 {
 }
 
 /// The stored word of a field kind: its integer type, or a float's bits.
-fn word_ty(kind: FieldKind, schema: &crate::schema::Schema) -> Option<IntTy> {
+fn word_ty(kind: FieldKind, schema: &crate::schema::top::Schema) -> Option<IntTy> {
     match kind {
         FieldKind::Float(false) => Some(IntTy::U32),
         FieldKind::Float(true) => Some(IntTy::U64),

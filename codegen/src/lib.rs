@@ -60,7 +60,7 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect::<String>();
-    let schema = schema::from_tree(&tree, &mut d);
+    let schema = crate::schema::top::from_tree(&tree, &mut d);
     let checked = match schema {
         // Semantic checks run even after structural mistakes, so that every mistake is
         // reported at once; what could not be read is simply absent from the schema.

@@ -1,7 +1,8 @@
 use crate::diag::Diags;
+use crate::schema::Name;
 use crate::schema::commands::{Bits, Command, Space};
 use crate::schema::ext::range_mask;
-use crate::schema::{Name, Schema};
+use crate::schema::top::Schema;
 use crate::yaml::Pos;
 
 /// Names the command emitter defines at module level whatever the commands are.

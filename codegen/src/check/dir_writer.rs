@@ -2,7 +2,8 @@ use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr};
 use crate::schema::ext::{DirChecksumKind, Directory};
-use crate::schema::{IntTy, Range, Step, Struct, Table, Writer};
+use crate::schema::top::{Step, Struct};
+use crate::schema::{IntTy, Range, Table, Writer};
 use crate::yaml::Pos;
 
 /// One item the writer places after the header.

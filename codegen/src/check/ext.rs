@@ -4,7 +4,8 @@ use crate::expr::{Expr, ExprAt};
 use crate::schema::ext::{
     Bitfield, DirChecksum, DirChecksumKind, Directory, ExtStep, SectionLayout, range_mask,
 };
-use crate::schema::{FieldDef, File, IntTy, Name, Schema, Struct, Table};
+use crate::schema::top::{File, Schema, Struct};
+use crate::schema::{FieldDef, IntTy, Name, Table};
 use crate::yaml::Pos;
 
 /// Ranges inside the word, no overlap, unique names.

@@ -189,11 +189,11 @@ pub(crate) fn check_writer(c: &Checked, d: &mut Diags) {
     for k in &file.checksums {
         exprs.extend([&k.from, &k.to, &k.stored]);
     }
-    fn expects<'s>(steps: &'s [crate::schema::Step], out: &mut Vec<&'s ExprAt>) {
+    fn expects<'s>(steps: &'s [crate::schema::top::Step], out: &mut Vec<&'s ExprAt>) {
         for s in steps {
             match s {
-                crate::schema::Step::Expect { equals, .. } => out.push(equals),
-                crate::schema::Step::ForEach { steps, .. } => expects(steps, out),
+                crate::schema::top::Step::Expect { equals, .. } => out.push(equals),
+                crate::schema::top::Step::ForEach { steps, .. } => expects(steps, out),
                 _ => {}
             }
         }

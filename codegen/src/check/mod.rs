@@ -16,9 +16,8 @@ use std::collections::HashMap;
 
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr, ExprAt};
-use crate::schema::{
-    Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef,
-};
+use crate::schema::top::{File, Schema, Step, Struct};
+use crate::schema::{Enum, FieldDef, Flags, IntTy, Name, Table, TypeRef};
 use crate::yaml::Pos;
 
 /// What a field's type turned out to be.
@@ -94,7 +93,7 @@ pub enum Resolved {
 }
 
 /// The file's named values: its top-level `let` steps, in order.
-pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
+pub fn lets(file: &crate::schema::top::File) -> Vec<&Name> {
     fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
         for s in steps {
             match s {
@@ -112,7 +111,7 @@ pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
 
 /// The named values defined inside a `for_each` (record-scoped): the `for_each`'s target
 /// for each.
-fn record_lets(file: &crate::schema::File) -> Vec<(&str, &Name)> {
+fn record_lets(file: &crate::schema::top::File) -> Vec<(&str, &Name)> {
     fn walk<'a>(steps: &'a [Step], inside: Option<&'a Name>, out: &mut Vec<(&'a str, &'a Name)>) {
         for s in steps {
             match s {
@@ -1274,7 +1273,7 @@ pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) ->
 const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES", "error_site"];
 
 /// The file's collections (directory layouts) and streams with theirs, as tables.
-fn collections_of(file: &crate::schema::File) -> Vec<Table> {
+fn collections_of(file: &crate::schema::top::File) -> Vec<Table> {
     let mut v = crate::check::ext::collections(file);
     v.extend(crate::check::streams::tables(file));
     v

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use crate::check::{FieldKind, Layout, Owner, Resolved};
 use crate::diag::Diags;
 use crate::expr::Expr;
-use crate::schema::{FieldDef, Schema, Step, Struct, TypeRef};
+use crate::schema::top::{Schema, Step, Struct};
+use crate::schema::{FieldDef, TypeRef};
 
 /// The largest struct, in bytes: a view's array length must be a `usize` on every target
 /// the generated code builds for (32-bit included).
@@ -521,7 +522,7 @@ pub(crate) fn bare_elements(schema: &mut Schema) {
     }
 }
 
-fn fix_file(file: &mut crate::schema::File, structs: &[Struct]) {
+fn fix_file(file: &mut crate::schema::top::File, structs: &[Struct]) {
     {
         let tables: Vec<(String, String)> = file
             .tables

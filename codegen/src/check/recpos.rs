@@ -10,7 +10,7 @@
 //! ```
 
 use crate::check::{Resolved, Scope};
-use crate::schema::Schema;
+use crate::schema::top::Schema;
 
 /// Which position of the current record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

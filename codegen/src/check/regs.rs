@@ -1,7 +1,7 @@
 use crate::diag::Diags;
-use crate::schema::Schema;
 use crate::schema::ext::range_mask;
 use crate::schema::regs::{Block, Register};
+use crate::schema::top::Schema;
 use crate::yaml::Pos;
 
 /// Names the register emitter defines at module level whatever the registers are.

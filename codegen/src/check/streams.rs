@@ -2,7 +2,8 @@ use crate::check::{Checked, FieldKind, Resolved, Scope, StepState, check_expr};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
 use crate::schema::streams::{Stream, StreamLayout, StreamStep};
-use crate::schema::{File, Name, Table};
+use crate::schema::top::File;
+use crate::schema::{Name, Table};
 use crate::yaml::Pos;
 
 pub(crate) fn dummy(pos: Pos) -> ExprAt {
@@ -199,7 +200,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         if let Some(k) = &s.checksum {
             let checked = file.validate.iter().any(|x| {
-                matches!(x, crate::schema::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
+                matches!(x, crate::schema::top::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
             });
             if !checked {
                 d.error(

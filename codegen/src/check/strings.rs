@@ -1,8 +1,9 @@
 use crate::check::{Checked, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::ExprAt;
+use crate::schema::Name;
 use crate::schema::strings::{StrStep, StringDef};
-use crate::schema::{Name, Step};
+use crate::schema::top::Step;
 
 pub(crate) fn def<'c>(c: &'c Checked, n: &str) -> Option<&'c StringDef> {
     c.schema.file.strings.iter().find(|s| s.name.text == n)

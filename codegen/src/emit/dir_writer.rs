@@ -19,7 +19,8 @@ use quote::{format_ident, quote};
 use crate::check::dir_writer::{Item, Part, Placement, Rule, What, analyse, field_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
-use crate::schema::{Algorithm, IntTy, Struct};
+use crate::schema::top::Struct;
+use crate::schema::{Algorithm, IntTy};
 
 // ----- emission ----------------------------------------------------------------------------
 

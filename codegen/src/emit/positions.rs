@@ -1,7 +1,7 @@
 use crate::check::Checked;
 use crate::check::positions::calls;
 use crate::expr::{Expr, ExprAt, NAME};
-use crate::schema::Step;
+use crate::schema::top::Step;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 

@@ -16,7 +16,8 @@ use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
 use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};
-use crate::schema::{FieldDef, IntTy, Step, Struct, Table};
+use crate::schema::top::{Step, Struct};
+use crate::schema::{FieldDef, IntTy, Table};
 
 fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))

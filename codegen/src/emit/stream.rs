@@ -16,8 +16,9 @@ use crate::check::streams::{collection, layout_value, stream, stream_table, type
 use crate::emit::sections::FileItems;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
 use crate::names::camel;
+use crate::schema::Table;
 use crate::schema::streams::Stream;
-use crate::schema::{Step, Table};
+use crate::schema::top::Step;
 
 fn lit_u64(v: u64) -> Literal {
     Literal::u64_suffixed(v)

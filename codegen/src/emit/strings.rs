@@ -1,8 +1,8 @@
 use crate::check::strings::{def, writable};
 use crate::check::{Checked, Scope};
 use crate::emit::{Blame, Det, Em, Env, Opd, fail};
-use crate::schema::Step;
 use crate::schema::strings::{StrStep, StringDef};
+use crate::schema::top::Step;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 

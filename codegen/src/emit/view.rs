@@ -26,15 +26,15 @@ use crate::names::camel;
 use crate::schema::Algorithm;
 use crate::schema::IntTy;
 use crate::schema::Range;
-use crate::schema::Step;
-use crate::schema::Struct;
 use crate::schema::Table;
+use crate::schema::top::Step;
+use crate::schema::top::Struct;
 use proc_macro2::Literal;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 impl<'a> Em<'a> {
-    pub(crate) fn schema(&self) -> &crate::schema::Schema {
+    pub(crate) fn schema(&self) -> &crate::schema::top::Schema {
         &self.c.schema
     }
 

@@ -11,7 +11,8 @@ use quote::{format_ident, quote};
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
 use crate::expr::Expr;
-use crate::schema::{Algorithm, IntTy, Range, Step, Table};
+use crate::schema::top::Step;
+use crate::schema::{Algorithm, IntTy, Range, Table};
 
 fn camel(s: &str) -> String {
     s.split(['_', '-'])

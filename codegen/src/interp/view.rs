@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use super::{CE, Comp, FileProg, Sites, State, checksum, gated_offset, read_int, sign_extend};
 use crate::check::{FieldKind, Scope};
 use crate::schema::ext::{self, DirChecksumKind};
-use crate::schema::{Algorithm, IntTy, Struct};
+use crate::schema::top::Struct;
+use crate::schema::{Algorithm, IntTy};
 
 /// A validated file, as the interpreter sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,8 +18,7 @@
 use crate::diag::Diags;
 use crate::expr::ExprAt;
 use crate::schema::{
-    Algorithm, File, IntTy, MapReader, Name, doc, expr_at, file_body, int_ty, name, named_entries,
-    seq, string, uint,
+    Algorithm, IntTy, MapReader, Name, doc, expr_at, int_ty, name, named_entries, seq, string, uint,
 };
 use crate::yaml::{Kind, Node, Pos};
 
@@ -172,43 +171,6 @@ pub struct Slots {
     pub align_pos: Pos,
 }
 
-/// One layout of a file, chosen by a condition on the common header.
-#[derive(Clone, Debug)]
-pub struct Variant {
-    /// The variant's key (`v2`), the name of the dispatch enum's variant (`V2`).
-    pub key: Name,
-    /// The condition that selects it (a comparison on the common header).
-    pub when: ExprAt,
-    /// Its layout: header, tables, steps...
-    pub file: File,
-}
-
-/// Layouts chosen by the common header.
-#[derive(Clone, Debug)]
-pub struct Variants {
-    /// Code when no variant's condition holds.
-    pub code: Name,
-    /// The field to blame then (`header.version`).
-    pub field: ExprAt,
-    /// The variants, tried in order.
-    pub list: Vec<Variant>,
-}
-
-/// The extra parts of a `file` (or a variant).
-#[derive(Clone, Debug, Default)]
-pub struct FileExt {
-    /// Located records.
-    pub records: Vec<Record>,
-    /// Section directories.
-    pub directories: Vec<Directory>,
-    /// Slot regions.
-    pub slots: Vec<Slots>,
-    /// Variants (top-level file only).
-    pub variants: Option<Box<Variants>>,
-    /// A variant's selecting condition.
-    pub when: Option<ExprAt>,
-}
-
 /// The extra step kinds.
 #[derive(Clone, Debug)]
 pub enum ExtStep {
@@ -282,9 +244,6 @@ pub enum ExtStep {
         slots: Name,
     },
 }
-
-/// Keys of `file` handled here.
-pub const FILE_KEYS: &[&str] = &["records", "directories", "slots", "variants"];
 
 /// Step kinds handled here.
 pub const STEP_KINDS: &[&str] = &[
@@ -578,73 +537,6 @@ pub(crate) fn slots(sname: Name, v: &Node, d: &mut Diags) -> Option<Slots> {
         align: align?,
         align_pos: align_node?.pos,
     })
-}
-
-/// The `file` keys of this module, read from `m`.
-pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt {
-    let mut out = FileExt::default();
-    if let Some(rs) = m.opt("records") {
-        for (rname, v) in named_entries(rs, "records", d) {
-            let Some(mut rm) = MapReader::new(v, &format!("record `{}`", rname.text), d) else {
-                continue;
-            };
-            let rdoc = doc(&mut rm, d);
-            let strukt = rm.req("struct", d).and_then(|n| name(n, "struct", d));
-            let at = rm.req("at", d).and_then(|n| expr_at(n, "at", d));
-            let gate = rm.opt("gate").and_then(|n| expr_at(n, "gate", d));
-            rm.finish(&["doc", "struct", "at", "gate"], d);
-            if let (Some(strukt), Some(at)) = (strukt, at) {
-                out.records.push(Record {
-                    name: rname,
-                    doc: rdoc,
-                    strukt,
-                    at,
-                    gate,
-                });
-            }
-        }
-    }
-    if let Some(ds) = m.opt("directories") {
-        for (dname, v) in named_entries(ds, "directories", d) {
-            if let Some(x) = directory(dname, v, d) {
-                out.directories.push(x);
-            }
-        }
-    }
-    if let Some(ss) = m.opt("slots") {
-        for (sname, v) in named_entries(ss, "slots", d) {
-            if let Some(x) = slots(sname, v, d) {
-                out.slots.push(x);
-            }
-        }
-    }
-    if variant {
-        out.when = m.req("when", d).and_then(|n| expr_at(n, "when", d));
-    }
-    if let Some(vs) = m.opt("variants") {
-        if variant {
-            d.error(vs.pos, "a variant cannot have variants of its own");
-        } else if let Some(mut vm) = MapReader::new(vs, "`variants`", d) {
-            let code = vm.req("code", d).and_then(|n| name(n, "code", d));
-            let field = vm.req("field", d).and_then(|n| expr_at(n, "field", d));
-            let mut list = Vec::new();
-            if let Some(l) = vm.req("list", d) {
-                for (key, v) in named_entries(l, "list", d) {
-                    let what = format!("variant `{}`", key.text);
-                    if let Some(file) = file_body(v, &what, true, d)
-                        && let Some(when) = file.ext.when.clone()
-                    {
-                        list.push(Variant { key, when, file });
-                    }
-                }
-            }
-            vm.finish(&["code", "field", "list"], d);
-            if let (Some(code), Some(field)) = (code, field) {
-                out.variants = Some(Box::new(Variants { code, field, list }));
-            }
-        }
-    }
-    out
 }
 
 /// One step of a kind in [`STEP_KINDS`].
