@@ -169,7 +169,7 @@ enum CE {
     /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
     At(Box<CE>, Box<CE>),
     /// `record.<part>`: where the current stream record lies (`State::rec_span`).
-    RecPos(crate::check::recpos::RecPos),
+    RecPos(crate::check::RecPos),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -702,7 +702,7 @@ impl Comp<'_> {
                         let s = &self.c.schema.structs[st];
                         let l = self.c.layouts.get(&s.name.text)?;
                         let name = s.fields.get(fi)?.name.text.clone();
-                        let off = if crate::check::ext::is_gated(s) {
+                        let off = if crate::check::lookup::is_gated(s) {
                             0
                         } else {
                             l.fields.get(fi)?.0
@@ -745,7 +745,7 @@ impl Comp<'_> {
                 };
             }
         }
-        let Some((owner, fi)) = check::single_field(self.c, e, scope) else {
+        let Some((owner, fi)) = crate::check::expr::single_field(self.c, e, scope) else {
             return CBlame::plain("header", 0);
         };
         let st = self.owner_struct(owner, scope);
@@ -809,7 +809,7 @@ impl Comp<'_> {
     }
 
     fn field_of_expr(&self, e: &ExprAt, scope: Scope<'_>) -> Option<FRef> {
-        let (owner, fi) = check::single_field(self.c, &e.expr, scope)?;
+        let (owner, fi) = crate::check::expr::single_field(self.c, &e.expr, scope)?;
         self.fref(owner, fi, scope)
     }
 
@@ -887,7 +887,8 @@ impl Comp<'_> {
                 let t = c.table(&table.text)?;
                 let ti = file.tables.iter().position(|x| x.name.text == table.text)?;
                 let rec_size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
-                let blame_e = if check::single_field(c, &t.count.expr, scope).is_some() {
+                let blame_e = if crate::check::expr::single_field(c, &t.count.expr, scope).is_some()
+                {
                     &t.count.expr
                 } else {
                     &t.at.expr
@@ -971,7 +972,7 @@ impl Comp<'_> {
                 }
             }
             Step::ForEach { table, steps }
-                if crate::check::streams::is_target(file, &table.text) =>
+                if crate::check::lookup::is_target(file, &table.text) =>
             {
                 return stream::compile_each(self, &table.text, steps);
             }
@@ -1003,7 +1004,9 @@ impl Comp<'_> {
                 return stream::compile_fits(self, &code.text, &stream.text, *kind);
             }
             Step::Let { name, value } => CStep::Let {
-                i: check::lets(file).iter().position(|n| n.text == name.text)?,
+                i: crate::check::expr::lets(file)
+                    .iter()
+                    .position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),
             },
             Step::When { when, step } => {
@@ -1120,7 +1123,7 @@ impl Comp<'_> {
                     .position(|r| r.name.text == record.text)?;
                 let r = &file.ext.records[ri];
                 let st = c.strukt(&r.strukt.text)?;
-                let single = check::single_field(c, &r.at.expr, scope).is_some();
+                let single = crate::check::expr::single_field(c, &r.at.expr, scope).is_some();
                 let b = if single {
                     self.blame(&r.at.expr, scope)
                 } else {
@@ -1626,7 +1629,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         .schema
         .structs
         .iter()
-        .map(|s| crate::check::ext::is_gated(s).then(|| GateTable::new(c, s)))
+        .map(|s| crate::check::lookup::is_gated(s).then(|| GateTable::new(c, s)))
         .collect();
     let mut prog = FileProg {
         c,
@@ -1637,7 +1640,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         colls,
         want_slots: comp.want_slots,
         order_slots: comp.orders.len(),
-        lets: check::lets(&c.schema.file).len(),
+        lets: crate::check::expr::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
         streams,

@@ -64,7 +64,7 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
     let checked = match schema {
         // Semantic checks run even after structural mistakes, so that every mistake is
         // reported at once; what could not be read is simply absent from the schema.
-        Some(s) => check::check(s, sha, &mut d),
+        Some(s) => crate::check::top::check(s, sha, &mut d),
         _ => None,
     };
     match checked {

@@ -1,11 +1,13 @@
-use crate::check::{Checked, FieldKind, Layout, Scope, StepState, check_expr, single_field};
+use crate::check::expr::{check_expr, single_field};
+use crate::check::lookup::is_gated;
+use crate::check::{Checked, FieldKind, Layout, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
 use crate::schema::ext::{
     Bitfield, DirChecksum, DirChecksumKind, Directory, ExtStep, SectionLayout, range_mask,
 };
 use crate::schema::top::{File, Schema, Struct};
-use crate::schema::{FieldDef, IntTy, Name, Table};
+use crate::schema::{IntTy, Name, Table};
 use crate::yaml::Pos;
 
 /// Ranges inside the word, no overlap, unique names.
@@ -110,11 +112,6 @@ pub fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Diags) {
             );
         }
     }
-}
-
-/// Whether a struct has version-gated fields.
-pub fn is_gated(st: &Struct) -> bool {
-    st.fields.iter().any(FieldDef::is_gated)
 }
 
 /// The file's collections as tables (for `for_each` scopes and resolution).

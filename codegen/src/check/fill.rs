@@ -51,8 +51,8 @@ pub(crate) fn check_step(
     }
     match &s.span {
         Span::FromTo { from, to } => {
-            crate::check::check_expr(c, from, scope, false, "from", d);
-            crate::check::check_expr(c, to, scope, false, "to", d);
+            crate::check::expr::check_expr(c, from, scope, false, "from", d);
+            crate::check::expr::check_expr(c, to, scope, false, "to", d);
         }
         Span::Range(r) => match c.schema.file.ranges.iter().find(|x| x.name.text == r.text) {
             None => d.error(

@@ -7,7 +7,7 @@
 //! the index overflowing) makes the whole expression fail, so the check that uses it fails
 //! closed with its own code, exactly as `<table>.N.<field>` does for a missing record.
 
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, StepState};
+use crate::check::{Checked, Owner, Resolved, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
 
@@ -83,50 +83,6 @@ pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
     let mut out = Vec::new();
     walk(e, &mut out);
     out
-}
-
-/// Whether `e` is a `table[..].field` of a float field (compared bitwise, like a float
-/// field named directly).
-pub fn is_float(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
-    let Expr::At(t, _, f) = e else { return false };
-    matches!(
-        resolve(c, t, f, scope),
-        Ok(Resolved::Field(o, i)) if matches!(crate::check::field_kind_of(c, o, i, scope), Some(FieldKind::Float(_)))
-    )
-}
-
-/// Check one `table[index].field`: the table, the field, and an index that is a number.
-/// Returns whether it is sound (so that shape complaints are not piled on top).
-pub(crate) fn check(
-    c: &Checked,
-    (table, index, field): (&str, &Expr, &[String]),
-    scope: Scope<'_>,
-    what: &str,
-    at: &ExprAt,
-    d: &mut Diags,
-) -> bool {
-    let mut ok = crate::check::check_calls(c, index, scope, what, at, d);
-    if let Err(msg) = resolve(c, table, field, scope) {
-        d.error(at.pos, format!("{what} `{}`: {msg}", at.text));
-        ok = false;
-    }
-    for p in index.refs() {
-        if c.resolve(p, scope).is_err() {
-            // Reported by `check_expr`, which resolves every reference.
-            return false;
-        }
-    }
-    if ok && crate::check::is_bool(c, index, scope) {
-        d.error(
-            at.pos,
-            format!(
-                "{what} `{}`: the index of `{table}[...]` must be a number, not a condition",
-                at.text
-            ),
-        );
-        ok = false;
-    }
-    ok
 }
 
 /// A `table[..]` read before the table's `table_fits` step (what `<table>.N.<field>` gets).

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use crate::check::Leaf;
 use crate::check::{FieldKind, Layout, Owner, Resolved};
 use crate::diag::Diags;
 use crate::expr::Expr;
@@ -15,22 +16,6 @@ use crate::schema::{FieldDef, TypeRef};
 /// The largest struct, in bytes: a view's array length must be a `usize` on every target
 /// the generated code builds for (32-bit included).
 pub const MAX_STRUCT: u64 = u32::MAX as u64;
-
-/// A field of a struct reached through struct-typed fields: where it is and what it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Leaf {
-    /// The outermost field's index in the owner's struct (the one the path starts with).
-    pub outer: usize,
-    /// The leaf's byte offset within the owner's struct.
-    pub at: u64,
-    /// The struct that declares the leaf (index into `Schema::structs`).
-    pub strukt: usize,
-    /// The leaf's index among that struct's fields.
-    pub field: usize,
-    /// For a flags leaf named with one of its bits (`stamp.flags.ON`), the bit's index: the
-    /// reference is then a truth value.
-    pub bit: Option<usize>,
-}
 
 /// `pairs[2]` as (`pairs`, `Some(2)`); `inner` as (`inner`, `None`).
 #[must_use]
@@ -187,7 +172,7 @@ pub(crate) fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Dia
                 ),
             );
         }
-        if crate::check::ext::is_gated(st) {
+        if crate::check::lookup::is_gated(st) {
             d.error(
                 f.ty_pos,
                 format!(
@@ -197,7 +182,7 @@ pub(crate) fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Dia
             );
         }
         if let Some(ist) = schema.structs.get(inner) {
-            if crate::check::ext::is_gated(ist) {
+            if crate::check::lookup::is_gated(ist) {
                 d.error(
                     f.ty_pos,
                     format!(

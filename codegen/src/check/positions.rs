@@ -49,10 +49,10 @@ pub(crate) fn check_call(
     if let [Expr::Ref(p)] = args
         && let [n] = p.as_slice()
     {
-        if crate::check::streams::collection(file, n).is_some() {
+        if crate::check::lookup::collection(file, n).is_some() {
             return true;
         }
-        if crate::check::streams::stream(file, n).is_some() {
+        if crate::check::lookup::stream(file, n).is_some() {
             d.error(at.pos, format!("{what} `{}`: first({n}) names a stream, whose first record is record 0; first() takes one of its collections (a layout's name)", at.text));
             return false;
         }
@@ -87,7 +87,7 @@ pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     let mut names = Vec::new();
     calls(&e.expr, &mut names);
     for n in names {
-        if crate::check::streams::collection(&c.schema.file, &n).is_some()
+        if crate::check::lookup::collection(&c.schema.file, &n).is_some()
             && !st.tables_fitted.contains(&n)
         {
             d.error(

@@ -9,21 +9,9 @@
 //!     - { code: note-too-long, assert: "text_len <= record.body_len", field: text_len }
 //! ```
 
+use crate::check::RecPos;
 use crate::check::{Resolved, Scope};
 use crate::schema::top::Schema;
-
-/// Which position of the current record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecPos {
-    /// Where the record (its header) starts in the file.
-    Offset,
-    /// Where its body starts (after the header).
-    BodyOffset,
-    /// The body's bytes (padding excluded).
-    BodyLen,
-    /// Where the body ends (`body_offset + body_len`, padding excluded).
-    End,
-}
 
 /// The parts, by name.
 pub const PARTS: [(&str, RecPos); 4] = [
@@ -52,7 +40,7 @@ pub(crate) fn resolve(
     }
     let file = &schema.file;
     let in_stream = match scope {
-        Scope::Record(t) => crate::check::streams::is_target(file, &t.name.text),
+        Scope::Record(t) => crate::check::lookup::is_target(file, &t.name.text),
         _ => false,
     };
     if !in_stream {

@@ -1,80 +1,10 @@
-use crate::check::{Checked, FieldKind, Resolved, Scope, StepState, check_expr};
+use crate::check::expr::check_expr;
+use crate::check::lookup::{stream, stream_table};
+use crate::check::{Checked, FieldKind, Resolved, Scope, StepState};
 use crate::diag::Diags;
-use crate::expr::{Expr, ExprAt};
+use crate::expr::Expr;
+use crate::schema::Name;
 use crate::schema::streams::{Stream, StreamLayout, StreamStep};
-use crate::schema::top::File;
-use crate::schema::{Name, Table};
-use crate::yaml::Pos;
-
-pub(crate) fn dummy(pos: Pos) -> ExprAt {
-    ExprAt {
-        expr: Expr::Num(0),
-        text: "0".to_string(),
-        pos,
-    }
-}
-
-/// The stream's records as a table (its header struct), for `for_each` scopes.
-#[must_use]
-pub fn stream_table(s: &Stream) -> Table {
-    Table {
-        name: s.name.clone(),
-        doc: s.doc.clone(),
-        record: s.header.clone(),
-        at: dummy(s.name.pos),
-        count: dummy(s.name.pos),
-        stride: dummy(s.name.pos),
-    }
-}
-
-/// The file's streams and their per-type collections as tables (for `for_each`, `count()`
-/// and name resolution), streams first.
-#[must_use]
-pub fn tables(file: &File) -> Vec<Table> {
-    let mut out: Vec<Table> = file.streams.iter().map(stream_table).collect();
-    for s in &file.streams {
-        out.extend(s.layouts.iter().map(|l| Table {
-            name: l.collection.clone(),
-            doc: l.doc.clone(),
-            record: l.record.clone(),
-            at: dummy(l.collection.pos),
-            count: dummy(l.collection.pos),
-            stride: dummy(l.collection.pos),
-        }));
-    }
-    out
-}
-
-/// The stream named `name`.
-#[must_use]
-pub fn stream<'a>(file: &'a File, name: &str) -> Option<&'a Stream> {
-    file.streams.iter().find(|s| s.name.text == name)
-}
-
-/// The stream and layout of the collection named `name`.
-#[must_use]
-pub fn collection<'a>(file: &'a File, name: &str) -> Option<(&'a Stream, &'a StreamLayout)> {
-    file.streams.iter().find_map(|s| {
-        s.layouts
-            .iter()
-            .find(|l| l.collection.text == name)
-            .map(|l| (s, l))
-    })
-}
-
-/// Whether struct `sname` is a stream's header or a body layout (its view has `index()`).
-#[must_use]
-pub fn is_record_struct(file: &File, sname: &str) -> bool {
-    file.streams
-        .iter()
-        .any(|s| s.header.text == sname || s.layouts.iter().any(|l| l.record.text == sname))
-}
-
-/// Whether `name` is a stream or a stream's collection.
-#[must_use]
-pub fn is_target(file: &File, name: &str) -> bool {
-    stream(file, name).is_some() || collection(file, name).is_some()
-}
 
 /// The type field of a stream's header: (offset, integer type, big-endian).
 #[must_use]
@@ -112,7 +42,7 @@ pub fn layout_value(c: &Checked, l: &StreamLayout) -> Option<u64> {
 /// A struct's size, when it has a fixed layout.
 pub(crate) fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
     let st = c.strukt(sname)?;
-    if crate::check::ext::is_gated(st) {
+    if crate::check::lookup::is_gated(st) {
         return None;
     }
     c.layouts.get(sname).map(|l| l.size)
@@ -123,7 +53,7 @@ pub(crate) fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
 #[must_use]
 pub fn size_is_field(c: &Checked, s: &Stream) -> bool {
     let t = stream_table(s);
-    crate::check::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
+    crate::check::expr::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
         .and_then(|(_, fi)| c.layouts.get(&s.header.text)?.fields.get(fi).map(|f| f.1))
         .is_some_and(|k| matches!(k, FieldKind::Int(t) if !t.signed()))
 }

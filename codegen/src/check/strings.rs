@@ -67,7 +67,7 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
             }
         }
         match view_scope(c, s) {
-            Some(scope @ Scope::RecordOnly(_)) => crate::check::check_expr(
+            Some(scope @ Scope::RecordOnly(_)) => crate::check::expr::check_expr(
                 c,
                 &s.offset,
                 scope,
@@ -75,7 +75,7 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
                 "offset (read by the file view's accessor from the record alone: its fields and constants)",
                 d,
             ),
-            Some(scope) => crate::check::check_expr(c, &s.offset, scope, false, "offset", d),
+            Some(scope) => crate::check::expr::check_expr(c, &s.offset, scope, false, "offset", d),
             None => {}
         }
         if let Some(w) = &file.writer {
@@ -173,7 +173,7 @@ pub(crate) fn check_step(
         );
         return;
     }
-    crate::check::check_expr(c, &sd.offset, scope, false, "offset", d);
+    crate::check::expr::check_expr(c, &sd.offset, scope, false, "offset", d);
     match s {
         StrStep::Fits { .. } => {
             let file_range = |r: &Name| {
@@ -220,7 +220,7 @@ pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str
     if s.range.is_some() {
         return Err("a string inside a range would make the writer build that range");
     }
-    match crate::check::single_field(c, &s.offset.expr, Scope::Top) {
+    match crate::check::expr::single_field(c, &s.offset.expr, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => Ok(i),
         _ => Err("its offset is not one header field the writer could set"),
     }

@@ -4,7 +4,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::nested::{Leaf, split_index, tail};
+use crate::check::Leaf;
+use crate::check::nested::{split_index, tail};
 use crate::check::{FieldKind, Owner};
 use crate::emit::{Em, Env, widen};
 use crate::schema::{FieldDef, IntTy};

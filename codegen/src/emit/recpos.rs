@@ -1,4 +1,4 @@
-use crate::check::recpos::RecPos;
+use crate::check::RecPos;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -11,7 +11,8 @@ use crate::emit::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::ext::{collection_of, field_of, is_gated, type_value};
+use crate::check::ext::{collection_of, field_of, type_value};
+use crate::check::lookup::is_gated;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
@@ -1032,7 +1033,7 @@ pub fn step(
             let (bind_w, w_opt, w_or) = bind_value(em, &within.expr, scope, env, "within");
             let wname = Em::short_name(within);
             // Blame the field that locates the record, or else the record itself.
-            let blamed = if crate::check::single_field(c, &r.at.expr, scope).is_some() {
+            let blamed = if crate::check::expr::single_field(c, &r.at.expr, scope).is_some() {
                 em.blame(&r.at.expr, scope)
             } else {
                 Blame::at(&r.name.text, at_or(quote!(0)))

@@ -12,7 +12,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
-use crate::check::streams::{collection, layout_value, stream, stream_table, type_field};
+use crate::check::lookup::{collection, stream, stream_table};
+use crate::check::streams::{layout_value, type_field};
 use crate::emit::sections::FileItems;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
 use crate::names::camel;
@@ -736,7 +737,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
 /// integer type: (field index, offset, type, big-endian).
 fn size_field(em: &Em<'_>, s: &Stream) -> Option<(usize, u64, crate::schema::IntTy, bool)> {
     let t = stream_table(s);
-    let (_, fi) = crate::check::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
+    let (_, fi) = crate::check::expr::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
     let st = em.c.strukt(&s.header.text)?;
     let (off, kind) = *em.c.layouts.get(&s.header.text)?.fields.get(fi)?;
     match kind {

@@ -2,7 +2,7 @@ use crate::check::FieldKind;
 use crate::check::Owner;
 use crate::check::Resolved;
 use crate::check::Scope;
-use crate::check::single_field;
+use crate::check::expr::single_field;
 use crate::emit::Blame;
 use crate::emit::Det;
 use crate::emit::Em;
@@ -92,7 +92,7 @@ impl<'a> Em<'a> {
             Ok(Resolved::RecPos(k)) => crate::emit::recpos::emit(k),
             // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
             Ok(Resolved::Let(i)) => {
-                let lets = crate::check::lets(&self.schema().file);
+                let lets = crate::check::expr::lets(&self.schema().file);
                 let id = format_ident!(
                     "__let_{}",
                     lets.get(i).map_or("missing", |n| n.text.as_str())
@@ -458,12 +458,12 @@ impl<'a> Em<'a> {
             .iter()
             .any(|f| f.tables.iter().any(|t| t.record.text == sname))
             || crate::emit::sections::is_collection_record(self.c, sname)
-            || crate::check::streams::is_record_struct(&self.c.schema.file, sname)
+            || crate::check::lookup::is_record_struct(&self.c.schema.file, sname)
     }
 
     pub(crate) fn views(&self) -> TokenStream {
         let items = self.schema().structs.iter().map(|st| {
-            if crate::check::ext::is_gated(st) {
+            if crate::check::lookup::is_gated(st) {
                 return crate::emit::sections::gated_view(self, st);
             }
             let id = format_ident!("{}", st.name.text);
@@ -686,7 +686,7 @@ impl<'a> Em<'a> {
                     crate::emit::sections::for_each_collection(self, &table.text, steps)
                 }
                 Step::ForEach { table, steps }
-                    if crate::check::streams::is_target(&self.schema().file, &table.text) =>
+                    if crate::check::lookup::is_target(&self.schema().file, &table.text) =>
                 {
                     crate::emit::stream::for_each(self, &table.text, steps)
                 }
@@ -1398,7 +1398,7 @@ impl<'a> Em<'a> {
                         crate::emit::sections::for_each_collection(self, &table.text, steps)
                     }
                     Step::ForEach { table, steps }
-                        if crate::check::streams::is_target(file, &table.text) =>
+                        if crate::check::lookup::is_target(file, &table.text) =>
                     {
                         crate::emit::stream::for_each(self, &table.text, steps)
                     }

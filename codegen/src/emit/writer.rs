@@ -9,7 +9,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
+use crate::check::expr::single_field;
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
 use crate::schema::top::Step;
 use crate::schema::{Algorithm, IntTy, Range, Table};

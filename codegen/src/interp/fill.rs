@@ -4,9 +4,9 @@
 use npuschema_core::Report;
 
 use super::{CBlame, CE, CStep, Comp, Fail, FileProg, IdxK, Interp, Shape, State};
+use crate::check::RecPos;
 use crate::check::Scope;
 use crate::check::fill::byte_value;
-use crate::check::recpos::RecPos;
 use crate::schema::fill::{FillStep, Span};
 
 /// The bytes a compiled `fill` step covers.

@@ -3,7 +3,7 @@
 //! inside, each with its path (`header.pairs[2].a`).
 
 use super::{Comp, FRef, FieldView, FileProg, State};
-use crate::check::nested::Leaf;
+use crate::check::Leaf;
 use crate::check::{FieldKind, Owner, Scope};
 
 impl Comp<'_> {

@@ -7,7 +7,8 @@
 use super::view::{Group, RangeView};
 use super::{CBlame, CE, CStep, Comp, Fail, FileProg, Interp, RecField, Shape, State};
 use crate::check::Scope;
-use crate::check::streams::{collection, layout_value, stream, stream_table, type_field};
+use crate::check::lookup::{collection, stream, stream_table};
+use crate::check::streams::{layout_value, type_field};
 use crate::schema::top::Step;
 use npuschema_core::Report;
 

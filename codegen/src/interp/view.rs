@@ -567,7 +567,7 @@ pub(super) fn record(
 ) -> RecordView {
     let c = p.c;
     let layout = c.layouts.get(&s.name.text);
-    let gated = crate::check::ext::is_gated(s);
+    let gated = crate::check::lookup::is_gated(s);
     let g = gate.unwrap_or(0);
     let mut fields = Vec::new();
     for (k, f) in s.fields.iter().enumerate() {
