@@ -394,6 +394,9 @@ pub fn parse(text: &str) -> Result<Expr, String> {
     Ok(e)
 }
 
+/// The name of the `first(collection)` function in expressions (the positions construct).
+pub const NAME: &str = "first";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,6 +482,3 @@ mod tests {
         assert!(parse("[0]").is_err());
     }
 }
-
-/// The name of the `first(collection)` function in expressions (the positions construct).
-pub const NAME: &str = "first";
