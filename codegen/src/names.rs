@@ -1,3 +1,6 @@
+//! Naming helpers shared by the checker (which refuses clashing generated names) and the
+//! emitters: schema names to generated Rust names.
+
 pub(crate) fn camel(s: &str) -> String {
     let mut out = String::new();
     let mut up = true;

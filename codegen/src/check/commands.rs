@@ -1,3 +1,6 @@
+//! Checks of an instruction set (`commands:`, loaded in `schema/commands.rs`): codes, bit
+//! ranges, lengths, architectures and the generated names.
+
 use crate::diag::Diags;
 use crate::schema::Name;
 use crate::schema::commands::{Bits, Command, Space};

@@ -1,3 +1,7 @@
+//! The plan of a directory writer (`writer` with a section `directory`): what each field of
+//! the header, the directory and the payloads is derived from, and the diagnostics for what
+//! cannot be derived. Emitted by `emit/dir_writer.rs`.
+
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr};

@@ -1,11 +1,14 @@
-use crate::check::{Checked, FieldKind, Resolved, Scope};
-use crate::check::{Layout, Owner};
+//! Name resolution and the expression checker: what a name in an expression refers to
+//! ([`resolve`], the `let` bindings, the methods of [`Checked`] that resolve), and whether an
+//! expression is well formed and well typed ([`check_expr`], [`check_calls`]).
+
+use std::collections::HashMap;
+
+use crate::check::{Checked, FieldKind, Layout, Owner, Resolved, Scope};
 use crate::diag::Diags;
-use crate::expr::BinOp;
-use crate::expr::{Expr, ExprAt};
+use crate::expr::{BinOp, Expr, ExprAt};
 use crate::schema::top::{File, Schema, Step, Struct};
 use crate::schema::{FieldDef, Name, Table, TypeRef};
-use std::collections::HashMap;
 
 // The index construct's expression checks (`table[expr].field`, `check/index.rs`): here,
 // because they and the general expression checker below call each other.

@@ -1,3 +1,6 @@
+//! Checks of the directory-era constructs (loaded in `schema/ext.rs`): bit-field words,
+//! composed values, located records, section directories, slots and their steps.
+
 use crate::check::expr::{check_expr, single_field};
 use crate::check::lookup::is_gated;
 use crate::check::{Checked, FieldKind, Layout, Scope, StepState};

@@ -1,3 +1,5 @@
+//! Checks of the `fill` step (loaded in `schema/fill.rs`): its span and byte value.
+
 use crate::check::{Checked, Resolved, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};

@@ -1,9 +1,10 @@
+//! Queries on the loaded file that resolution and the checks need, kept below them: a
+//! field's gating by the header's version, a stream's synthesized table and collections.
+
 use crate::expr::{Expr, ExprAt};
-use crate::schema::FieldDef;
-use crate::schema::Table;
 use crate::schema::streams::{Stream, StreamLayout};
-use crate::schema::top::File;
-use crate::schema::top::Struct;
+use crate::schema::top::{File, Struct};
+use crate::schema::{FieldDef, Table};
 use crate::yaml::Pos;
 
 /// Whether a struct has version-gated fields.

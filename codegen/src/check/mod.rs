@@ -1,4 +1,10 @@
 //! Semantic checks over the typed schema, and name resolution shared with the emitter.
+//!
+//! This module is the checked model every check, emitter and the interpreter use (what a
+//! field's type turned out to be, what a name resolves to, [`Checked`]); it imports no other
+//! check module. Above it: `lookup.rs` (queries on the loaded file that resolution needs),
+//! one module per construct, `expr.rs` (name resolution and the expression checker) and
+//! `top.rs` ([`top::check`], the driver that calls every construct's check).
 
 pub(crate) mod commands;
 pub(crate) mod dir_writer;
@@ -39,7 +45,7 @@ pub enum FieldKind {
     Bits(usize),
     /// `f32` (`false`) or `f64` (`true`); its value in expressions is its bits.
     Float(bool),
-    /// A struct (index into `Schema::structs`, its size): `nested.rs`.
+    /// A struct (index into `Schema::structs`, its size): `check/nested.rs`.
     Struct(usize, u64),
     /// A fixed array of structs (index into `Schema::structs`, its size, the count).
     Structs(usize, u64, u64),
@@ -86,7 +92,7 @@ pub enum Resolved {
     EnumValue(usize, usize),
     /// A named value (`let`), by index among the file's top-level `let` steps.
     Let(usize),
-    /// Where the current record of a stream lies (`record.offset`, `recpos.rs`).
+    /// Where the current record of a stream lies (`record.offset`, `check/recpos.rs`).
     RecPos(crate::check::RecPos),
     /// A field inside a struct-typed field: `header.inner.x`, `header.pairs[2].a`.
     Nested(Owner, crate::check::Leaf),

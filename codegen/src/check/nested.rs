@@ -1,13 +1,12 @@
 //! Structs inside structs and fixed arrays of structs (`inner: Inner`, `pairs: Pair[4]`):
-//! loading is in `schema.rs` (`TypeRef::NamedArray`); here are the checks (layouts in
+//! loading is in `schema/mod.rs` (`TypeRef::NamedArray`); here are the checks (layouts in
 //! dependency order, cycles refused) and the resolution of the paths that reach inside
 //! (`header.inner.x`, `header.pairs[2].a`), which the emitter and the interpreter both use
 //! through [`crate::check::Resolved::Nested`].
 
 use std::collections::HashMap;
 
-use crate::check::Leaf;
-use crate::check::{FieldKind, Layout, Owner, Resolved};
+use crate::check::{FieldKind, Layout, Leaf, Owner, Resolved};
 use crate::diag::Diags;
 use crate::expr::Expr;
 use crate::schema::top::{Schema, Step, Struct};

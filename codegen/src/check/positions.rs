@@ -13,8 +13,7 @@
 
 use crate::check::{Checked, StepState};
 use crate::diag::Diags;
-use crate::expr::NAME;
-use crate::expr::{Expr, ExprAt};
+use crate::expr::{Expr, ExprAt, NAME};
 
 /// Every collection named by a `first(...)` in `e`, in order.
 pub fn calls(e: &Expr, out: &mut Vec<String>) {

@@ -9,8 +9,7 @@
 //!     - { code: note-too-long, assert: "text_len <= record.body_len", field: text_len }
 //! ```
 
-use crate::check::RecPos;
-use crate::check::{Resolved, Scope};
+use crate::check::{RecPos, Resolved, Scope};
 use crate::schema::top::Schema;
 
 /// The parts, by name.

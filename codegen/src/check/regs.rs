@@ -1,3 +1,6 @@
+//! Checks of a register block (`registers:`, loaded in `schema/regs.rs`): offsets, arrays,
+//! access, reset values, bit ranges and the generated names.
+
 use crate::diag::Diags;
 use crate::schema::ext::range_mask;
 use crate::schema::regs::{Block, Register};
@@ -15,7 +18,7 @@ pub const RESERVED: &[&str] = &[
 ];
 
 /// Rust's keywords: a field of one of these names would generate `fn type(self)` (register
-/// fields here, command fields in `commands.rs`).
+/// fields here, command fields in `check/commands.rs`).
 pub(crate) const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
     "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",

@@ -1,3 +1,6 @@
+//! Checks of record streams (loaded in `schema/streams.rs`): the stream's header, size,
+//! alignment, terminator, type field and layouts, and the `stream_fits` step.
+
 use crate::check::expr::check_expr;
 use crate::check::lookup::{stream, stream_table};
 use crate::check::{Checked, FieldKind, Resolved, Scope, StepState};

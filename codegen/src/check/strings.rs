@@ -1,3 +1,6 @@
+//! Checks of strings in byte ranges (loaded in `schema/strings.rs`) and of the
+//! `string_fits`/`string_utf8` steps.
+
 use crate::check::{Checked, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::ExprAt;

@@ -1,3 +1,8 @@
+//! The checker's driver: [`check`] computes the layouts, checks the schema's definitions and
+//! the file, and calls every construct's checks (`check/<construct>.rs`) in turn.
+
+use std::collections::HashMap;
+
 use crate::check::expr::{
     check_expr, field_kind, field_kind_of, lets, record_lets, resolves, single_field,
 };
@@ -7,7 +12,6 @@ use crate::expr::{Expr, ExprAt};
 use crate::schema::top::{Schema, Step, Struct};
 use crate::schema::{Enum, Flags, Name, Table, TypeRef};
 use crate::yaml::Pos;
-use std::collections::HashMap;
 
 pub(crate) fn layout_of(
     schema: &Schema,
@@ -618,7 +622,7 @@ pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::Fill(x) => crate::check::fill::step_exprs(x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
-        // Its expressions are in the stream header's scope; checked by `streams.rs`.
+        // Its expressions are in the stream header's scope; checked by `check/streams.rs`.
         Step::StreamFits { .. } => Vec::new(),
         // Its key is in record scope; checked with that scope by `check_steps`.
         Step::Order { .. } => Vec::new(),
@@ -638,7 +642,7 @@ pub(crate) fn collections_of(file: &crate::schema::top::File) -> Vec<Table> {
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
-    // `pairs[2].a` in a record's scope: a path into the record's struct array (`nested.rs`).
+    // `pairs[2].a` in a record's scope: a path into the record's struct array (`check/nested.rs`).
     crate::check::nested::bare_elements(&mut schema);
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
     for c in &schema.constants {
@@ -680,7 +684,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
         .iter()
         .for_each(|b| crate::check::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
-    // Contained structs first (`nested.rs`); a struct on a cycle last, its cycle reported.
+    // Contained structs first (`check/nested.rs`); a struct on a cycle last, its cycle reported.
     let mut order = crate::check::nested::order(&schema, d);
     order.extend(
         (0..schema.structs.len())

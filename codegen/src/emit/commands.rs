@@ -1,9 +1,13 @@
+//! Emission of an instruction set (`commands:`): the opcode enum, the `Arch` enum, the field
+//! table and one typed view per command with fields.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
 use crate::check::Checked;
 use crate::check::commands::{bits_text, variant, view_name};
 use crate::emit::doc::doc_attr;
 use crate::schema::ext::range_mask;
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
 
 /// The `UPPER_SNAKE` spelling of an `UpperCamel` name (`ActivationType` -> `ACTIVATION_TYPE`).
 pub(crate) fn upper_snake_of(camel: &str) -> String {

@@ -7,7 +7,7 @@
 //! a record's or table's place, a count, a stride, a payload's offset and length, the
 //! directory checksums); every other field is an input. What the writer cannot derive (a
 //! place that is neither one field nor a constant, a table or range it does not lay out) is
-//! refused by [`check`] with a diagnostic that says so.
+//! refused by [`crate::check::dir_writer::check`] with a diagnostic that says so.
 //!
 //! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`),
 //! `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory

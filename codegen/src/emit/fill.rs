@@ -1,9 +1,12 @@
+//! Emission of the `fill` step (`check/fill.rs`): every byte of the span equals the value.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
 use crate::check::Scope;
 use crate::check::fill::byte_value;
 use crate::emit::{Blame, Det, Em, Env, Idx, fail};
 use crate::schema::fill::{FillStep, Span};
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
 
 /// The step in a validator: a range error when `from..to` is no span of the buffer, then
 /// the first byte that differs, as a `Mismatch` at its offset.

@@ -1,9 +1,13 @@
+//! Emission of `table[expr].field` (`check/index.rs`): the index bound to `__at`, then the
+//! record's field read.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
 use crate::check::Scope;
 use crate::check::index::path;
 use crate::emit::{Em, Env};
 use crate::expr::Expr;
-use proc_macro2::TokenStream;
-use quote::quote;
 
 /// `u64` tokens (with `?`) for `table[index].field`: the index is computed once into
 /// `__at`, then the record is read as `<table>.N.<field>` reads record `N`.

@@ -1,5 +1,10 @@
 //! Rust emission: checked schema to tokens (for the macro) and to formatted source (for
 //! build.rs, the CLI and the checked-in `generated/` crate).
+//!
+//! This module holds what every emitter shares and imports no other emit module: the
+//! emitter context [`Em`], error blame and error sites ([`fail`]), literal and byte-order
+//! helpers. Above it: one module per construct, `view.rs` (views and validators) and
+//! `top.rs` ([`top::tokens`], the whole generated module).
 
 pub(crate) mod commands;
 pub(crate) mod dir_writer;

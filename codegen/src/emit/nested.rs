@@ -1,12 +1,11 @@
-//! Emission for struct-typed fields (`nested.rs`): the view accessors (`inner()`,
+//! Emission for struct-typed fields (`check/nested.rs`): the view accessors (`inner()`,
 //! `pairs()` and `pairs_at(i)`) and the reads of a field inside one in expressions.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::Leaf;
 use crate::check::nested::{split_index, tail};
-use crate::check::{FieldKind, Owner};
+use crate::check::{FieldKind, Leaf, Owner};
 use crate::emit::{Em, Env, widen};
 use crate::schema::{FieldDef, IntTy};
 

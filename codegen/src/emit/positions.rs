@@ -1,9 +1,13 @@
+//! Emission of `first(collection)` (`check/positions.rs`): the walk's per-collection
+//! `Option<u64>` and the reads of it in expressions.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
 use crate::check::Checked;
 use crate::check::positions::calls;
 use crate::expr::{Expr, ExprAt, NAME};
 use crate::schema::top::Step;
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
 
 /// Every expression of validation steps (`for_each` bodies, `when` conditions, order keys,
 /// limits and the steps of the other constructs included).

@@ -1,6 +1,9 @@
-use crate::check::RecPos;
+//! Emission of `record.<part>` (`check/recpos.rs`): the current record's position.
+
 use proc_macro2::TokenStream;
 use quote::quote;
+
+use crate::check::RecPos;
 
 /// `u64` tokens for a part, in a stream's `for_each` (where `__item` is the record).
 pub(crate) fn emit(k: RecPos) -> TokenStream {

@@ -1,10 +1,14 @@
+//! Emission of a register block (`registers:`): offset and reset constants, the register
+//! table and one typed value per register with fields.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
 use crate::check::Checked;
 use crate::check::regs::type_name;
 use crate::emit::doc::doc_attr;
 use crate::schema::ext::range_mask;
 use crate::schema::regs::{ACCESS, Access};
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
 
 pub(crate) fn hex(v: u64) -> TokenStream {
     format!("{v:#x}").parse().unwrap_or_default()

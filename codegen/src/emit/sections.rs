@@ -1,4 +1,4 @@
-//! Emission for the constructs of `ext.rs`: bit-field words, composed values, arrays,
+//! Emission for the constructs of `schema/ext.rs`: bit-field words, composed values, arrays,
 //! version-gated structs, located records, section directories and their collections,
 //! directory checksums (one pass, each byte hashed once, combined with `crc32_combine`),
 //! slot regions, and the variant dispatch.
@@ -7,13 +7,13 @@
 //! fixed-size arrays with constant indices, file values go through checked arithmetic, and
 //! per-section-type bookkeeping lives in stack arrays sized by the section-type enum.
 
-use crate::emit::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::ext::{collection_of, field_of, type_value};
 use crate::check::lookup::is_gated;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
+use crate::emit::doc::doc_attr;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
 use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};

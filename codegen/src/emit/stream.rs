@@ -1,4 +1,4 @@
-//! Emission for record streams (`streams.rs`): the `stream_fits` walk in the validator
+//! Emission for record streams (`schema/streams.rs`): the `stream_fits` walk in the validator
 //! (every check, per-type counts computed in the same pass), `for_each` over a stream or one
 //! of its collections, and the view's iterators (`records()` gives each record's offset,
 //! header view, body bytes and typed body; `notes()` the typed bodies of one type).
@@ -7,13 +7,13 @@
 //! its header's size (checked: no zero-size step, so at most one record per byte of the
 //! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
 
-use crate::emit::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
 use crate::check::lookup::{collection, stream, stream_table};
 use crate::check::streams::{layout_value, type_field};
+use crate::emit::doc::doc_attr;
 use crate::emit::sections::FileItems;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
 use crate::names::camel;
@@ -327,7 +327,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             ),
         );
         counters.push(quote!(let mut #var: u64 = 0;));
-        // `first(collection)` (positions.rs): the index of its first record, when asked.
+        // `first(collection)` (`check/positions.rs`): the index of its first record, when asked.
         let first =
             crate::emit::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
                 counters.push(decl);

@@ -1,10 +1,14 @@
+//! Emission of strings in byte ranges (`schema/strings.rs`): the view's string accessors,
+//! the `string_fits`/`string_utf8` steps and the writer's string placement.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
 use crate::check::strings::{def, writable};
 use crate::check::{Checked, Scope};
 use crate::emit::{Blame, Det, Em, Env, Opd, fail};
 use crate::schema::strings::{StrStep, StringDef};
 use crate::schema::top::Step;
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
 
 /// The string's offset bound to `offset` (evaluated with `env`), the lookup of the string
 /// in `range` (an `Option<&[u8]>`), and the offset as a `u64` for an error.

@@ -1,9 +1,11 @@
-use crate::check::Checked;
-use crate::emit::Em;
-use crate::emit::sites_table;
-use crate::emit::with_sites;
+//! The generated module: [`tokens`] assembles the constants, enums, views, validators,
+//! writers, register blocks and command sets (each from its emitter) and the error-site table.
+
 use proc_macro2::TokenStream;
 use quote::quote;
+
+use crate::check::Checked;
+use crate::emit::{Em, sites_table, with_sites};
 
 /// The generated module body as tokens.
 pub fn tokens(c: &Checked) -> TokenStream {

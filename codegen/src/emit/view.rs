@@ -1,37 +1,21 @@
-use crate::check::FieldKind;
-use crate::check::Owner;
-use crate::check::Resolved;
-use crate::check::Scope;
-use crate::check::expr::single_field;
-use crate::emit::Blame;
-use crate::emit::Det;
-use crate::emit::Em;
-use crate::emit::Env;
-use crate::emit::Idx;
-use crate::emit::IntoTyped;
-use crate::emit::Opd;
-use crate::emit::doc::doc_attr;
-use crate::emit::fail;
-use crate::emit::from_bytes;
-use crate::emit::int_ident;
-use crate::emit::lit_u64;
-use crate::emit::lit_usize;
-use crate::emit::order_prev;
-use crate::emit::strip_parens;
-use crate::emit::widen;
-use crate::expr::BinOp;
-use crate::expr::Expr;
-use crate::expr::ExprAt;
-use crate::names::camel;
-use crate::schema::Algorithm;
-use crate::schema::IntTy;
-use crate::schema::Range;
-use crate::schema::Table;
-use crate::schema::top::Step;
-use crate::schema::top::Struct;
-use proc_macro2::Literal;
-use proc_macro2::TokenStream;
+//! The views and validators: the methods of [`Em`] that emit expressions (references,
+//! values, conditions, blame), the constants, enums and flags, the struct and file views, and
+//! the validator's steps (calling each construct's step emitter).
+
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
+
+use crate::check::expr::single_field;
+use crate::check::{FieldKind, Owner, Resolved, Scope};
+use crate::emit::doc::doc_attr;
+use crate::emit::{
+    Blame, Det, Em, Env, Idx, IntoTyped, Opd, fail, from_bytes, int_ident, lit_u64, lit_usize,
+    order_prev, strip_parens, widen,
+};
+use crate::expr::{BinOp, Expr, ExprAt};
+use crate::names::camel;
+use crate::schema::top::{Step, Struct};
+use crate::schema::{Algorithm, IntTy, Range, Table};
 
 impl<'a> Em<'a> {
     pub(crate) fn schema(&self) -> &crate::schema::top::Schema {

@@ -68,7 +68,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         return quote!();
     };
     if !file.ext.directories.is_empty() {
-        // A section directory's writer: `dir_writer.rs`.
+        // A section directory's writer: `emit/dir_writer.rs`.
         return quote!();
     }
     let Some(hs) = c.header() else {
@@ -112,7 +112,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             hrules[i] = HeaderRule::Checksum;
         }
     }
-    // A string's offset field: where the writer placed the string (`strings.rs`).
+    // A string's offset field: where the writer placed the string (`emit/strings.rs`).
     let strings = crate::emit::strings::writer_parts(c);
     for (i, name) in &strings.offsets {
         if let Some(r) = hrules.get_mut(*i) {

@@ -4,7 +4,8 @@
 //! Every other bit of the first word must be zero. The space declares its architectures;
 //! each command its name, code, length, the architectures that have it, the bit fields of
 //! its parameter and payload (optionally typed by an enum of the schema) and the parameter
-//! bits that must be zero. Loaded and checked here; emitted by [`tokens`] as an opcode enum
+//! bits that must be zero. Loaded here; checked in `check/commands.rs`; emitted by
+//! [`crate::emit::commands::tokens`] as an opcode enum
 //! (dense index, `ALL`, `COUNT`, `from_code`, `from_word`, `name`, `has_payload`,
 //! `in_arch`), an `Arch` enum, a field table for listings, and one typed view per command
 //! with fields. A schema may have only commands (no `file`): the interpreter has nothing to

@@ -1,11 +1,11 @@
 //! Schema-language constructs for directory-based containers (VPMN/NBG, and any format
 //! whose header locates a table of typed sections): their typed form and their loader.
-//! The checks are in `check.rs` (name resolution) and here ([`check_file`]); the emission
-//! is in `sections.rs`.
+//! The checks are in `check/ext.rs` ([`crate::check::ext::check_file`]); the emission
+//! is in `emit/sections.rs`; a file's variants are loaded with the file, in `schema/top.rs`.
 //!
 //! - `composed` (per struct): a `u64` value made of a low and a high `u32` field;
 //! - `bitfields` (top level): a word cut into named bit ranges;
-//! - `u32[N]` field types (in `schema.rs`) and the `items` step;
+//! - `u32[N]` field types (in `schema/mod.rs`) and the `items` step;
 //! - `records` (per file): single structs located by an expression (`record_fits`);
 //! - `directories` (per file): a table whose records locate typed sections; each section
 //!   type may have a record layout, which makes a *collection* (all records of all sections

@@ -1,6 +1,6 @@
 //! Fill bytes: a validation step asserting that every byte of a span equals one value
-//! (zero padding after a payload, 0xFF padding up to an aligned start). Load, check and
-//! emit; the interpreter's side is `interp/fill.rs`.
+//! (zero padding after a payload, 0xFF padding up to an aligned start). Loaded here; checked in
+//! `check/fill.rs`, emitted in `emit/fill.rs`; the interpreter's side is `interp/fill.rs`.
 //!
 //! ```yaml
 //! validate:

@@ -1,5 +1,10 @@
 //! The typed schema, built from the positioned YAML tree. Every structural mistake (unknown
 //! key, missing key, wrong kind of value, bad expression) is collected, not just the first.
+//!
+//! This module holds the leaf types (names, integer types, enums, flags, fields, tables,
+//! ranges, checksums) and the YAML readers every construct's loader uses; it imports no
+//! other schema module. Above it: one module per construct and `top.rs` (the aggregate types
+//! and [`top::from_tree`]).
 
 pub(crate) mod commands;
 pub(crate) mod ext;
@@ -171,7 +176,7 @@ pub enum TypeRef {
     /// `f32` (`false`) or `f64` (`true`): IEEE 754, compared bitwise.
     Float(bool),
     /// `Pair[4]`: a fixed number of structs (or, refused by the checker, enums or flags)
-    /// by name, stored back to back (`nested.rs`).
+    /// by name, stored back to back (`check/nested.rs`).
     NamedArray(String, u64),
 }
 
@@ -298,7 +303,7 @@ pub struct Writer {
     /// Where the `align` value was written.
     pub align_pos: Pos,
     /// A directory writer: the directory record's field giving each payload's alignment
-    /// (`dir_writer.rs`).
+    /// (`check/dir_writer.rs`).
     pub payload_align: Option<Name>,
 }
 

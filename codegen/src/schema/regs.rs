@@ -1,7 +1,8 @@
 //! `registers:`: a memory-mapped register block (svd2rust is the model). Each register has
 //! a name, an offset, an access, an optional reset value, a doc, and bit fields (the bit
 //! ranges of `bitfields:`, optionally typed by an enum of the schema); a register may be an
-//! array (`count`, `stride`). Loaded and checked here; emitted by [`tokens`] as offset and
+//! array (`count`, `stride`). Loaded here; checked in `check/regs.rs`; emitted by
+//! [`crate::emit::regs::tokens`] as offset and
 //! reset constants, a register table, and one typed value per register with fields (field
 //! readers, `with_*` builders, masks). A schema may have only registers (no `file`): then
 //! there are no bytes to read, and the interpreter has nothing to do for it.

@@ -1,6 +1,7 @@
 //! Record streams: a file-level byte range read as a sequence of variable-size records,
-//! each sized by its own header (type-length-value and chunk formats). Their typed form,
-//! loader and checks; the emission is in `stream_emit.rs`, the interpreter's walk in
+//! each sized by its own header (type-length-value and chunk formats). Their typed form and
+//! loader; the checks are in `check/streams.rs` (and the queries resolution needs in
+//! `check/lookup.rs`), the emission in `emit/stream.rs`, the interpreter's walk in
 //! `interp/stream.rs`.
 //!
 //! ```yaml

@@ -1,7 +1,7 @@
 //! Strings: NUL-terminated or length-prefixed byte strings at an offset inside a byte range
 //! (a string table such as ELF's `.shstrtab`, or the whole file), one for the file or one
-//! per record of a table. Load, check and emit; the interpreter's side is
-//! `interp/strings.rs`.
+//! per record of a table. Loaded here; checked in `check/strings.rs`, emitted in
+//! `emit/strings.rs`; the interpreter's side is `interp/strings.rs`.
 //!
 //! ```yaml
 //! file:

@@ -1,10 +1,14 @@
+//! The aggregate schema types (a whole [`Schema`], its [`File`], the validation [`Step`]s,
+//! [`Struct`]s, a file's variants) and [`from_tree`], the loader that reads the top-level keys
+//! and calls every construct's loader (`schema/<construct>.rs`). The leaf types and the YAML
+//! readers are in `schema/mod.rs`.
+
 use crate::diag::Diags;
 use crate::expr::ExprAt;
-use crate::schema::ext;
 use crate::schema::ext::{Directory, Record, Slots, directory, slots};
 use crate::schema::{
     Checksum, Const, Enum, EnumValue, FieldDef, FlagBit, Flags, IntTy, MapReader, Name, OrderKind,
-    Range, Table, Writer, algorithm, boolean, byte_order, doc, expr_at, int_ty, name,
+    Range, Table, Writer, algorithm, boolean, byte_order, doc, expr_at, ext, int_ty, name,
     named_entries, seq, type_ref, uint,
 };
 use crate::yaml::{Kind, Node, Pos};
@@ -100,11 +104,11 @@ pub enum Step {
         /// The steps, in record context.
         steps: Vec<Step>,
     },
-    /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
+    /// A step of the directory, located-record, slot and item constructs (`schema/ext.rs`).
     Ext(ext::ExtStep),
-    /// `string_fits` and `string_utf8` (`strings.rs`).
+    /// `string_fits` and `string_utf8` (`schema/strings.rs`).
     Str(crate::schema::strings::StrStep),
-    /// Every byte of a span equals one value (`{ code, fill: RANGE, byte: B }`, `fill.rs`).
+    /// Every byte of a span equals one value (`{ code, fill: RANGE, byte: B }`, `schema/fill.rs`).
     Fill(crate::schema::fill::FillStep),
     /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
     Let {
@@ -126,7 +130,7 @@ pub enum Step {
         by: Option<ExprAt>,
     },
     /// A record stream is walked: every record's header and body inside its range
-    /// (`{ code, stream_fits: STREAM }`, `streams.rs`).
+    /// (`{ code, stream_fits: STREAM }`, `schema/streams.rs`).
     StreamFits {
         /// Error code.
         code: Name,
@@ -165,11 +169,11 @@ pub struct File {
     pub validate: Vec<Step>,
     /// Writer layout, if the schema wants a writer.
     pub writer: Option<Writer>,
-    /// Located records, section directories, slot regions, variants (`ext.rs`).
+    /// Located records, section directories, slot regions, variants (`schema/ext.rs`).
     pub ext: FileExt,
-    /// Strings in byte ranges (`strings.rs`).
+    /// Strings in byte ranges (`schema/strings.rs`).
     pub strings: Vec<crate::schema::strings::StringDef>,
-    /// Record streams (`streams.rs`).
+    /// Record streams (`schema/streams.rs`).
     pub streams: Vec<crate::schema::streams::Stream>,
 }
 
@@ -193,11 +197,11 @@ pub struct Schema {
     /// The file layout (empty when `has_file` is false).
     pub file: File,
     /// Whether the schema has a `file`: only a schema with `registers` may have none, and
-    /// then there are no bytes to read (`regs.rs`).
+    /// then there are no bytes to read (`schema/regs.rs`).
     pub has_file: bool,
-    /// The register block (`regs.rs`).
+    /// The register block (`schema/regs.rs`).
     pub registers: Option<crate::schema::regs::Block>,
-    /// The opcode space (`commands.rs`).
+    /// The opcode space (`schema/commands.rs`).
     pub commands: Option<crate::schema::commands::Space>,
 }
 
