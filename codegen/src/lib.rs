@@ -26,9 +26,9 @@
 //!   (writers), `view.rs` (views and validators), `top.rs` the generated module;
 //! - `interp/`: the interpreter, which uses load and check and shares no code with emit.
 //!
-//! In each phase, `mod.rs` imports no sibling and `top.rs` is the only module that names
-//! every construct; a construct's module imports `mod.rs` (and the modules below it), never
-//! `top.rs`.
+//! In each phase directory, `mod.rs` imports no sibling and `top.rs` is the only module that
+//! names every construct; a construct's module imports `mod.rs` and the modules it needs
+//! below it, never its phase's `top.rs` (the layout test checks both).
 //!
 //! # Adding a construct
 //!

@@ -485,5 +485,18 @@ fn modules_form_a_dag_laid_out_by_phase() {
             }
         }
     }
+    // Within a phase directory: `mod.rs` is the bottom (it imports no sibling) and `top.rs`
+    // the top (no sibling imports it), so that a construct's module sits between the two.
+    for dir in ["schema", "check", "emit"] {
+        let top = format!("{dir}::top");
+        for (m, ds) in &g.deps {
+            if m == dir && ds.iter().any(|d| d.starts_with(&format!("{dir}::"))) {
+                problems.push(format!("layering: {dir}/mod.rs imports a sibling"));
+            }
+            if m.starts_with(&format!("{dir}::")) && *m != top && ds.contains(&top) {
+                problems.push(format!("layering: {m} imports {top}"));
+            }
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
