@@ -15,7 +15,7 @@
 //!   expression syntax), `names.rs` (schema names to generated names);
 //! - load, `schema/`: `mod.rs` the leaf types and the YAML readers, one file per construct
 //!   (`strings`, `streams`, `fill`, `ext`, `commands`, `regs`) with its types and loader,
-//!   `top.rs` the aggregate types ([`schema::top::Schema`], `File`, `Step`, `Struct`) and
+//!   `top.rs` the aggregate types (`Schema`, `File`, `Step`, `Struct`) and
 //!   `from_tree`, which calls every loader;
 //! - resolve and check, `check/`: `mod.rs` the checked model (`Checked`, `FieldKind`,
 //!   `Resolved`, `Scope`), `lookup.rs` queries on the loaded file, one file per construct,
