@@ -34,7 +34,7 @@ use npuschema_codegen::interp::{Interp, Value, View};
 use npuschema_core::Brief;
 use npuschema_generated::{ethos_u_cop1, ethos_u_cop2, npu1, vpmn};
 use npuschema_tests::compare::{
-    checksum, enum_name, range, raw, record, record_count, span, value,
+    array, checksum, enum_name, range, raw, record, record_count, span, text, value,
 };
 use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
 use npuschema_tests::same_fields;
@@ -91,37 +91,6 @@ use npuschema_tests::compare::schemas::{
     tlv, wav,
 };
 
-// ----- view lookups --------------------------------------------------------------------------
-
-fn bits(v: &View, path: &str, field: &str, part: &str) -> u64 {
-    match value(v, path, field) {
-        Value::Bits(parts) => parts.iter().find(|(n, _)| n == part).unwrap().1,
-        other => panic!("{path}.{field} is not a bit-field word: {other:?}"),
-    }
-}
-
-fn array(v: &View, path: &str, field: &str) -> Vec<u64> {
-    match value(v, path, field) {
-        Value::Array(items) => items
-            .iter()
-            .map(|x| match x {
-                Value::Uint(u) => *u,
-                Value::Int(i) => *i as u64,
-                other => panic!("array item {other:?}"),
-            })
-            .collect(),
-        other => panic!("{path}.{field} is not an array: {other:?}"),
-    }
-}
-
-fn text(v: &View, path: &str, field: &str) -> Vec<u8> {
-    match value(v, path, field) {
-        Value::Str(b, _) => b.clone(),
-        Value::Bytes(b) => b.clone(),
-        other => panic!("{path}.{field} is not bytes: {other:?}"),
-    }
-}
-
 // ----- NPU1 ----------------------------------------------------------------------------------
 
 /// Run both engines on `b`; panic on any disagreement. Returns the verdict's code (`ok`).
@@ -144,43 +113,7 @@ fn npu1_agree(b: &[u8]) -> &'static str {
             ge.code
         }
         (Ok(g), Ok(v)) => {
-            let h = g.header();
-            same_fields!(
-                &v,
-                "header",
-                h,
-                [
-                    magic,
-                    version,
-                    total_bytes,
-                    region_count,
-                    cmd_offset,
-                    cmd_bytes,
-                    checksum
-                ]
-            );
-            assert_eq!(raw(&v, "header", "accel"), u64::from(h.accel().raw()));
-            assert_eq!(
-                enum_name(&v, "header", "accel").as_deref(),
-                h.accel().name()
-            );
-            assert_eq!(g.regions().len(), record_count(&v, "regions"));
-            for r in g.regions() {
-                let p = format!("regions[{}]", r.index());
-                same_fields!(&v, &p, r, [size, data_offset]);
-                assert_eq!(raw(&v, &p, "role"), u64::from(r.role().raw()));
-                assert_eq!(enum_name(&v, &p, "role").as_deref(), r.role().name());
-                assert_eq!(raw(&v, &p, "flags"), u64::from(r.flags().bits()));
-                assert_eq!(
-                    range(&v, &format!("{p}.data")),
-                    r.data().map(|d| span(b, d))
-                );
-            }
-            assert_eq!(range(&v, "cmd_stream"), Some(span(b, g.cmd_stream())));
-            assert_eq!(
-                checksum(&v, "payload"),
-                (u64::from(h.checksum()), u64::from(g.payload_computed()))
-            );
+            npuschema_tests::compare::npu1(b, &g, &v);
             "ok"
         }
         (g, i) => panic!(
@@ -1311,12 +1244,12 @@ fn vpmn_agree(b: &[u8]) -> &'static str {
         }
         (Ok(vpmn::Vpmn::V2(g)), Ok(v)) => {
             assert_eq!(v.variant.as_deref(), Some("v2"));
-            vpmn_v2_fields(b, &g, &v);
+            npuschema_tests::compare::vpmn_v2(b, &g, &v);
             "ok"
         }
         (Ok(vpmn::Vpmn::V1(g)), Ok(v)) => {
             assert_eq!(v.variant.as_deref(), Some("v1"));
-            vpmn_v1_fields(b, &g, &v);
+            npuschema_tests::compare::vpmn_v1(b, &g, &v);
             "ok"
         }
         (g, i) => panic!(
@@ -1325,236 +1258,6 @@ fn vpmn_agree(b: &[u8]) -> &'static str {
             i.map(|_| ())
         ),
     }
-}
-
-fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
-    let h = g.header();
-    same_fields!(
-        v,
-        "header",
-        h,
-        [
-            magic,
-            version,
-            target,
-            crc_sum,
-            total_size_low,
-            total_size_high,
-            sub_header_offset,
-            sub_header_size,
-            sub_header_count,
-            reserved2,
-            reserved3,
-            total_size
-        ]
-    );
-    assert_eq!(
-        raw(v, "header", "class_word"),
-        u64::from(h.class_word().bits())
-    );
-    assert_eq!(
-        bits(v, "header", "class_word", "class"),
-        u64::from(h.class_word().class())
-    );
-    assert_eq!(
-        bits(v, "header", "class_word", "reserved"),
-        u64::from(h.class_word().reserved())
-    );
-    let sh = g.sub_header();
-    same_fields!(v, "sub_header", sh, [sh_offset, sh_size, sh_count]);
-    assert_eq!(g.sections().len(), record_count(v, "sections"));
-    for s in g.sections() {
-        let p = format!("sections[{}]", s.index());
-        same_fields!(
-            v,
-            &p,
-            s,
-            [
-                sd_offset_low,
-                sd_offset_high,
-                sd_size_low,
-                sd_size_high,
-                sd_addr_low,
-                sd_addr_high,
-                sd_alignsize,
-                sd_entsize,
-                reserved1,
-                reserved2,
-                offset,
-                size,
-                load_address
-            ]
-        );
-        assert_eq!(raw(v, &p, "sd_type"), u64::from(s.sd_type().raw()));
-        assert_eq!(enum_name(v, &p, "sd_type").as_deref(), s.sd_type().name());
-        assert_eq!(
-            range(v, &format!("{p}.payload")),
-            s.payload().map(|d| span(b, d))
-        );
-    }
-    macro_rules! io {
-        ($name:expr, $recs:expr) => {
-            assert_eq!($recs.count(), record_count(v, $name));
-            for r in $recs {
-                let p = format!("{}[{}]", $name, r.index());
-                same_fields!(v, &p, r, [dim_count]);
-                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
-                assert_eq!(array(v, &p, "quant_data"), r.quant_data().map(u64::from));
-                assert_eq!(raw(v, &p, "data_format"), u64::from(r.data_format().raw()));
-                assert_eq!(
-                    enum_name(v, &p, "data_format").as_deref(),
-                    r.data_format().name()
-                );
-                assert_eq!(raw(v, &p, "data_type"), u64::from(r.data_type().raw()));
-                assert_eq!(
-                    raw(v, &p, "quant_format"),
-                    u64::from(r.quant_format().raw())
-                );
-                assert_eq!(text(v, &p, "name"), r.name());
-                assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
-            }
-        };
-    }
-    io!("inputs", g.inputs());
-    io!("outputs", g.outputs());
-    assert_eq!(g.network_info().count(), record_count(v, "network_info"));
-    for r in g.network_info() {
-        let p = format!("network_info[{}]", r.index());
-        same_fields!(
-            v,
-            &p,
-            r,
-            [
-                input_count,
-                output_count,
-                layer_count,
-                abs_op_count,
-                operation_count,
-                core_count,
-                address_width
-            ]
-        );
-        assert_eq!(raw(v, &p, "attribute"), u64::from(r.attribute().bits()));
-        assert_eq!(
-            bits(v, &p, "attribute", "nn_command_size"),
-            u64::from(r.attribute().nn_command_size())
-        );
-        assert_eq!(text(v, &p, "name"), r.name());
-        assert_eq!(text(v, &p, "vsi_reserved"), r.vsi_reserved());
-    }
-    for r in g.memory_pool() {
-        let p = format!("memory_pool[{}]", r.index());
-        same_fields!(v, &p, r, [used_low, used_high, used_bytes]);
-    }
-    macro_rules! sram {
-        ($name:expr, $recs:expr) => {
-            assert_eq!($recs.count(), record_count(v, $name));
-            for r in $recs {
-                let p = format!("{}[{}]", $name, r.index());
-                same_fields!(v, &p, r, [used_bytes]);
-            }
-        };
-    }
-    sram!("vip_sram", g.vip_sram());
-    sram!("axi_sram", g.axi_sram());
-    assert_eq!(g.checksums().count(), record_count(v, "checksums"));
-    for r in g.checksums() {
-        let p = format!("checksums[{}]", r.index());
-        same_fields!(v, &p, r, [sd_type, checksum_value]);
-        // Validation proved each stored CRC; the interpreter shows it computed.
-        let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
-        assert_eq!((stored, computed), (u64::from(r.checksum_value()), stored));
-    }
-    assert_eq!(g.dynaio_table().count(), record_count(v, "dynaio_table"));
-    for r in g.dynaio_table() {
-        let p = format!("dynaio_table[{}]", r.index());
-        same_fields!(v, &p, r, [offset, size]);
-    }
-    let (stored, computed) = checksum(v, "file_crc");
-    assert_eq!(
-        (stored, computed),
-        (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
-    );
-}
-
-fn vpmn_v1_fields(b: &[u8], g: &vpmn::VpmnV1<'_>, v: &View) {
-    let h = g.header();
-    same_fields!(
-        v,
-        "header",
-        h,
-        [
-            magic,
-            version,
-            target,
-            layer_count,
-            operation_count,
-            input_count,
-            output_count
-        ]
-    );
-    assert_eq!(text(v, "header", "network_name"), h.network_name());
-    let f = g.fixed();
-    same_fields!(
-        v,
-        "fixed",
-        f,
-        [
-            pool_size,
-            pool_alignment,
-            pool_base,
-            axi_sram_base,
-            axi_sram_size
-        ]
-    );
-    let gated = |name: &str, x: Option<u64>| {
-        let present = record(v, "fixed")
-            .fields
-            .iter()
-            .find(|f| f.name == name)
-            .and_then(|f| f.raw);
-        assert_eq!(present, x, "fixed.{name}");
-    };
-    gated("num_pixel_pipes", f.num_pixel_pipes().map(u64::from));
-    gated("core_count", f.core_count().map(u64::from));
-    gated("nbg_crc_sum", f.nbg_crc_sum().map(u64::from));
-    gated("vip_sram_base", f.vip_sram_base().map(u64::from));
-    gated("vip_sram_size", f.vip_sram_size().map(u64::from));
-    gated(
-        "feature_bits",
-        f.feature_bits().map(|x| u64::from(x.bits())),
-    );
-    assert_eq!(record(v, "fixed").size, f.as_bytes().len() as u64);
-    assert_eq!(g.entries().len(), record_count(v, "entries"));
-    for e in g.entries() {
-        let p = format!("entries[{}]", e.index());
-        same_fields!(v, &p, e, [offset, size]);
-        assert_eq!(
-            range(v, &format!("{p}.bytes")),
-            e.bytes().map(|d| span(b, d))
-        );
-    }
-    macro_rules! io1 {
-        ($name:expr, $recs:expr) => {
-            assert_eq!($recs.count(), record_count(v, $name));
-            for r in $recs {
-                let p = format!("{}[{}]", $name, r.index());
-                same_fields!(v, &p, r, [dim_count, tf_scale]);
-                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
-                assert_eq!(
-                    value(v, &p, "fixed_point_pos"),
-                    &Value::Int(i64::from(r.fixed_point_pos()))
-                );
-                assert_eq!(
-                    value(v, &p, "tf_zero_point"),
-                    &Value::Int(i64::from(r.tf_zero_point()))
-                );
-                assert_eq!(text(v, &p, "name"), r.name());
-            }
-        };
-    }
-    io1!("inputs", g.inputs());
-    io1!("outputs", g.outputs());
 }
 
 /// The VPMN sweep's offsets: the first 4096 bytes, both sides of every directory boundary,
