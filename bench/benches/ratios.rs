@@ -220,6 +220,24 @@ fn main() {
         "(info)",
     );
 
+    // The panic-free table CRC-32 (`crc32` on the firmware targets) against crc32fast (`crc32`
+    // on this host: SIMD when the host has it), over 1 MiB.
+    let mib = npuschema_bench::noise(1 << 20, 0x9E37_79B9_7F4A_7C15);
+    assert_eq!(npuschema_core::crc32_table(0, &mib), crc32fast::hash(&mib));
+    let o = compare(
+        || u64::from(npuschema_core::crc32_table(0, black_box(&mib))),
+        || u64::from(crc32fast::hash(black_box(&mib))),
+        rounds,
+    );
+    row(
+        "CRC-32 over 1 MiB, slicing-by-8 (firmware) vs crc32fast (host)",
+        "npuschema_core::crc32_table",
+        "crc32fast::hash",
+        &o,
+        Some(mib.len()),
+        "(info)",
+    );
+
     if npuschema_cpeer::available() {
         use npuschema_cpeer as peer;
         let mut job = peer::Job::default();

@@ -1,9 +1,14 @@
-//! `npuschema disasm [--json] FILE`: list the Ethos-U55 register command stream of a model.
+//! `npuschema disasm [--json] [--arch u55|u65] FILE`: list the Ethos-U55 (or, with
+//! `--arch u65`, Ethos-U65) register command stream of a model.
 //!
 //! Text output is laid out like Vela's `--verbose-register-command-stream` (one line per
 //! command: offset, payload, param, code, name, param in decimal, decoded fields); `--json`
 //! prints one object per line:
 //! `{"offset": int, "code": int, "name": "NPU_SET_IFM_REGION", "param": int, "payload": int|null}`.
+//!
+//! `--arch` (default `u55`) says whose commands are known: a U65-only command in a U55 stream
+//! is an `unknown-opcode` error, and the text listing shows the architecture's fields (the
+//! U65's `addr_hi`, say).
 //!
 //! FILE is validated as NPU1 first (a file that does not validate is not listed); offsets
 //! are relative to the stream's start. The hidden `--raw-stream` flag lists a raw stream
@@ -13,7 +18,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use npuschema_runtime::cmd::{Command, DecodeError, Listing, decode};
+use npuschema_runtime::cmd::{Arch, Command, DecodeError, ListingIn, decode_for};
 use serde::Serialize;
 
 /// Arguments of `npuschema disasm`.
@@ -25,6 +30,8 @@ pub struct Args {
     /// FILE is a raw register command stream (32-bit little-endian words), not an .npub.
     #[arg(long, hide = true)]
     pub raw_stream: bool,
+    #[command(flatten)]
+    pub arch: crate::arch::ArchArg,
     /// The model file.
     pub file: PathBuf,
 }
@@ -61,10 +68,12 @@ pub fn json_line(cmd: &Command) -> String {
     serde_json::to_string(&obj).unwrap_or_default()
 }
 
-/// Write the listing of `stream` to `out`. Commands before a decode error are written; the
-/// error is returned (not written) so the caller can report it on stderr.
+/// Write the listing of `stream`, a stream of architecture `arch`, to `out`. Commands before a
+/// decode error are written; the error is returned (not written) so the caller can report it
+/// on stderr.
 pub fn write_listing(
     stream: &[u8],
+    arch: Arch,
     format: Format,
     out: &mut dyn Write,
 ) -> io::Result<Option<DecodeError>> {
@@ -76,13 +85,13 @@ pub fn write_listing(
             "Offset", "Payload", "Param", "Code", "Command", "Param, Fields"
         )?;
     }
-    for cmd in decode(stream) {
+    for cmd in decode_for(stream, arch) {
         let cmd = match cmd {
             Ok(c) => c,
             Err(e) => return Ok(Some(e)),
         };
         match format {
-            Format::Text => writeln!(out, "{}", Listing(&cmd))?,
+            Format::Text => writeln!(out, "{}", ListingIn(&cmd, arch))?,
             Format::Json => writeln!(out, "{}", json_line(&cmd))?,
         }
     }
@@ -144,7 +153,8 @@ pub fn disasm_stream(stream: &[u8], args: &Args) -> ExitCode {
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = write_listing(stream, format, &mut out).and_then(|e| out.flush().map(|()| e));
+    let result = write_listing(stream, args.arch.arch, format, &mut out)
+        .and_then(|e| out.flush().map(|()| e));
     match result {
         Ok(None) => ExitCode::SUCCESS,
         Ok(Some(e)) => refuse(
@@ -176,7 +186,10 @@ mod tests {
     fn json_lines() {
         let s = stream(&[0x0001_010F, 0x0000_4000, 0x10, 0xFFFF_0000]);
         let mut out = Vec::new();
-        assert_eq!(write_listing(&s, Format::Json, &mut out).unwrap(), None);
+        assert_eq!(
+            write_listing(&s, Arch::U55, Format::Json, &mut out).unwrap(),
+            None
+        );
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
@@ -197,7 +210,10 @@ mod tests {
     fn text_listing_matches_vela_layout() {
         let s = stream(&[0x0001_010F, 0x0000_4000, 0x10]);
         let mut out = Vec::new();
-        assert_eq!(write_listing(&s, Format::Text, &mut out).unwrap(), None);
+        assert_eq!(
+            write_listing(&s, Arch::U55, Format::Text, &mut out).unwrap(),
+            None
+        );
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Register command stream: 3 words");
@@ -219,7 +235,9 @@ mod tests {
     fn decode_error_is_returned_after_the_good_commands() {
         let s = stream(&[0x0001_010F, 0x0000_4020]);
         let mut out = Vec::new();
-        let err = write_listing(&s, Format::Json, &mut out).unwrap().unwrap();
+        let err = write_listing(&s, Arch::U55, Format::Json, &mut out)
+            .unwrap()
+            .unwrap();
         assert_eq!((err.code, err.offset), ("truncated-command", 4));
         assert_eq!(String::from_utf8(out).unwrap().lines().count(), 1);
     }

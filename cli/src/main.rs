@@ -3,6 +3,7 @@
 //! Exit status: 0 success, 1 a file is invalid (or a check found problems), 2 usage or I/O
 //! error.
 
+mod arch;
 mod disasm;
 mod run;
 mod verify;
@@ -34,9 +35,11 @@ enum Cmd {
     /// Decode a container file: header, regions or sections, checksums, layout; or any
     /// format with --schema S.yaml.
     Inspect(schema_cmd::InspectArgs),
-    /// List a model's Ethos-U55 register command stream (Vela-style text, or --json).
+    /// List a model's Ethos-U55 register command stream (Vela-style text, or --json;
+    /// --arch u65 for an Ethos-U65's).
     Disasm(disasm::Args),
-    /// Statically check a model's command stream against its region sizes.
+    /// Statically check a model's command stream against its region sizes (--arch u65 for
+    /// an Ethos-U65's).
     Verify(verify::Args),
     /// Pack Vela's output (*_vela.tflite or *_vela.npz) into an NPU1 .npub.
     Pack(pack::Args),

@@ -1,5 +1,7 @@
-//! `npuschema verify FILE.npub`: run the static command-stream checker
-//! ([`npuschema_runtime::cmd::check`]) over a model's stream against its region sizes.
+//! `npuschema verify [--arch u55|u65] FILE.npub`: run the static command-stream checker
+//! ([`npuschema_runtime::cmd::check_for`]) over a model's stream against its region sizes,
+//! the stream's commands those of `--arch` (default `u55`: a U65-only command is an
+//! `unknown-opcode` error, as in `disasm`).
 //! Exit 0 when clean, 1 on findings or an undecodable stream, 2 on usage or I/O errors.
 //!
 //! FILE is validated as NPU1 first; the stream is checked against its regions' sizes (region
@@ -10,7 +12,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use npuschema_runtime::cmd::{CheckSummary, DecodeError, Finding, check};
+use npuschema_runtime::cmd::{Arch, CheckSummary, DecodeError, Finding, check_for};
 
 /// Arguments of `npuschema verify`.
 #[derive(clap::Args, Debug)]
@@ -23,6 +25,8 @@ pub struct Args {
     /// 0x hex). Regions not given are unbound.
     #[arg(long = "region-size", hide = true, value_parser = parse_size)]
     pub region_sizes: Vec<u64>,
+    #[command(flatten)]
+    pub arch: crate::arch::ArchArg,
     /// The model file.
     pub file: PathBuf,
 }
@@ -56,15 +60,17 @@ impl Outcome {
     }
 }
 
-/// Check `stream` against `region_sizes` and write the report: one line per finding, then a
-/// summary with each touched region's extent against its size.
+/// Check `stream`, a stream of architecture `arch`, against `region_sizes` and write the
+/// report: one line per finding, then a summary with each touched region's extent against its
+/// size.
 pub fn write_report(
     stream: &[u8],
+    arch: Arch,
     region_sizes: &[u64],
     out: &mut dyn Write,
 ) -> io::Result<Outcome> {
     let mut findings: Vec<Finding> = Vec::new();
-    let result = check(stream, region_sizes, &mut |f| findings.push(f));
+    let result = check_for(stream, arch, region_sizes, &mut |f| findings.push(f));
     for f in &findings {
         writeln!(out, "{f}")?;
     }
@@ -106,7 +112,7 @@ pub fn write_report(
 pub fn run(args: Args) -> ExitCode {
     if args.raw_stream {
         return match npuschema_cli::io::read_all(&args.file, npuschema_cli::io::max_input_bytes()) {
-            Ok(bytes) => verify_stream(&bytes, &args.region_sizes),
+            Ok(bytes) => verify_stream(&bytes, args.arch.arch, &args.region_sizes),
             Err(e) => {
                 eprintln!("npuschema verify: {}: {e}", args.file.display());
                 ExitCode::from(2)
@@ -123,7 +129,7 @@ pub fn run(args: Args) -> ExitCode {
     match npuschema_generated::npu1::Npu1::validate(&bytes) {
         Ok(v) => {
             let sizes: Vec<u64> = v.regions().map(|r| u64::from(r.size())).collect();
-            verify_stream(v.cmd_stream(), &sizes)
+            verify_stream(v.cmd_stream(), args.arch.arch, &sizes)
         }
         Err(e) => {
             eprintln!("npuschema verify: {}: {e}", args.file.display());
@@ -132,10 +138,10 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// Verify a stream already read, reporting to stdout.
-pub fn verify_stream(stream: &[u8], region_sizes: &[u64]) -> ExitCode {
+/// Verify a stream of architecture `arch` already read, reporting to stdout.
+pub fn verify_stream(stream: &[u8], arch: Arch, region_sizes: &[u64]) -> ExitCode {
     let mut text = Vec::new();
-    match write_report(stream, region_sizes, &mut text) {
+    match write_report(stream, arch, region_sizes, &mut text) {
         Ok(outcome) => npuschema_cli::io::print_then("verify", text, outcome.exit_code()),
         Err(e) => npuschema_cli::io::stdout_error("verify", &e, ExitCode::from(2)),
     }
@@ -169,7 +175,7 @@ mod tests {
     #[test]
     fn clean_report() {
         let mut out = Vec::new();
-        let outcome = write_report(&dma(), &[0x50, 0x60], &mut out).unwrap();
+        let outcome = write_report(&dma(), Arch::U55, &[0x50, 0x60], &mut out).unwrap();
         assert!(matches!(outcome, Outcome::Clean(s) if s.operations == 1 && s.commands == 7));
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
@@ -181,7 +187,7 @@ mod tests {
     #[test]
     fn findings_report() {
         let mut out = Vec::new();
-        let outcome = write_report(&dma(), &[0x4F], &mut out).unwrap();
+        let outcome = write_report(&dma(), Arch::U55, &[0x4F], &mut out).unwrap();
         assert!(matches!(outcome, Outcome::Findings(s) if s.findings == 2));
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -201,7 +207,7 @@ mod tests {
         let mut s = dma();
         s.truncate(s.len() - 2);
         let mut out = Vec::new();
-        let outcome = write_report(&s, &[0x50, 0x60], &mut out).unwrap();
+        let outcome = write_report(&s, Arch::U55, &[0x50, 0x60], &mut out).unwrap();
         assert!(matches!(outcome, Outcome::Undecodable(e) if e.code == "truncated-command"));
         assert!(
             String::from_utf8(out)

@@ -36,6 +36,11 @@ pub struct Node {
 /// its text, so that the schema reader can report it with its position.
 pub const NULL_KEY: char = '\u{1}';
 
+/// A mapping key that YAML 1.1 reads as a boolean (`y`, `n`, `yes`, `no`, `on`, `off`,
+/// `true`, `false`, in any case): marked while parsing, then (in [`parse`]) reported with
+/// its position and read as written, so `ON:` is the name `ON`, never `true`.
+const BOOL_KEY: char = '\u{2}';
+
 impl Node {
     /// How a scalar YAML did not read as a string reads, for messages: `` `off` is read by
     /// YAML as a boolean``.
@@ -76,6 +81,9 @@ fn fill_raw(n: &mut Node, text: &str) {
             for (p, k, v) in m.iter_mut() {
                 if k.starts_with(NULL_KEY) {
                     *k = format!("{NULL_KEY}{}", token_at(text, *p));
+                }
+                if k.starts_with(BOOL_KEY) {
+                    *k = format!("{BOOL_KEY}{}", token_at(text, *p));
                 }
                 fill_raw(v, text);
             }
@@ -135,13 +143,77 @@ pub struct SyntaxError {
     pub message: String,
 }
 
+/// A mapping key YAML read as a boolean: where, the enclosing key, and the text written.
+struct KeyTrap {
+    pos: Pos,
+    parent: Option<String>,
+    raw: String,
+}
+
+impl KeyTrap {
+    /// The message: [`Node::trap`]'s for a value, naming the mapping.
+    fn message(&self) -> String {
+        let node = Node {
+            pos: self.pos,
+            kind: Kind::Bool(false),
+            raw: self.raw.clone(),
+        };
+        let what = node.trap().unwrap_or_default();
+        match &self.parent {
+            Some(p) => format!("a key in {p}: {what}"),
+            None => format!("a top-level key: {what}"),
+        }
+    }
+}
+
+/// Read every key YAML took for a boolean as written (dropping the [`BOOL_KEY`] mark),
+/// collecting each one, in file order.
+fn take_key_traps(n: &mut Node, parent: Option<&str>, out: &mut Vec<KeyTrap>) {
+    match &mut n.kind {
+        Kind::Map(m) => {
+            for (p, k, v) in m.iter_mut() {
+                if let Some(raw) = k.strip_prefix(BOOL_KEY) {
+                    let raw = raw.to_string();
+                    out.push(KeyTrap {
+                        pos: *p,
+                        parent: parent.map(str::to_string),
+                        raw: raw.clone(),
+                    });
+                    *k = raw;
+                }
+                take_key_traps(v, Some(k.trim_start_matches(NULL_KEY)), out);
+            }
+        }
+        Kind::Seq(items) => items
+            .iter_mut()
+            .for_each(|v| take_key_traps(v, parent, out)),
+        _ => {}
+    }
+}
+
 /// Parse YAML text into a positioned tree. This is the only place the project parses YAML.
-pub fn parse(text: &str) -> Result<Node, SyntaxError> {
+///
+/// A mapping key YAML 1.1 reads as a boolean (`ON:`, `off:`, `y:`) is reported into `d` at
+/// its file:line:column, as a value is (`` a key in bits: `ON` is read by YAML as a boolean
+/// ...; quote it: "ON" ``), and read as written (`ON`, not `true`), so that nothing else is
+/// reported for it and the rest of the schema is still checked.
+pub fn parse(text: &str, d: &mut crate::diag::Diags) -> Result<Node, SyntaxError> {
+    let (n, traps) = parse_tree(text)?;
+    for t in &traps {
+        d.error(t.pos, t.message());
+    }
+    Ok(n)
+}
+
+/// The tree with every key as written, and the keys YAML read as booleans.
+fn parse_tree(text: &str) -> Result<(Node, Vec<KeyTrap>), SyntaxError> {
     match serde_saphyr::from_str::<Spanned<Inner>>(text) {
         Ok(s) => {
             let mut n = s.value.into_node(pos_of(&s.referenced));
             fill_raw(&mut n, text);
-            Ok(n)
+            let mut traps = Vec::new();
+            take_key_traps(&mut n, None, &mut traps);
+            Ok((n, traps))
         }
         Err(e) => {
             let pos = e.location().map(|l| pos_of(&l)).unwrap_or_default();
@@ -298,8 +370,9 @@ impl<'de> Visitor<'de> for KeyVisitor {
     fn visit_string<E: de::Error>(self, v: String) -> Result<Key, E> {
         Ok(Key(v))
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
-        Ok(Key(v.to_string()))
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Key, E> {
+        // Read as written, and reported, by `parse` (`fill_raw` puts the text after the mark).
+        Ok(Key(BOOL_KEY.to_string()))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
         Ok(Key(v.to_string()))
@@ -321,7 +394,9 @@ mod tests {
 
     #[test]
     fn positions_survive() {
-        let n = parse("a: 1\nb:\n  - x\n  - {c: 0x10}\n").expect("parses");
+        let mut d = crate::diag::Diags::new("t.yaml");
+        let n = parse("a: 1\nb:\n  - x\n  - {c: 0x10}\n", &mut d).expect("parses");
+        assert!(d.is_empty());
         let Kind::Map(m) = n.kind else { panic!("map") };
         assert_eq!(m[0].1, "a");
         assert_eq!(m[1].0, Pos { line: 2, col: 1 });

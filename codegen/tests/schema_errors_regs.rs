@@ -46,7 +46,7 @@ enums:
     repr: u8
     open: true
     values:
-      off: 0
+      'off': 0
       slow: 1
 ";
 

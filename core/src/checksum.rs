@@ -34,16 +34,129 @@ pub fn fnv1a32(mut state: u32, bytes: &[u8]) -> u32 {
     state
 }
 
-/// Streaming CRC-32 (IEEE, reflected, polynomial 0xEDB88320, as zlib's `crc32`).
-pub type Crc32 = crc32fast::Hasher;
+/// Streaming CRC-32 (IEEE, reflected, polynomial 0xEDB88320, as zlib's `crc32`): [`crc32`]
+/// over each piece in turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Crc32 {
+    state: u32,
+}
+
+impl Crc32 {
+    /// A CRC of nothing (0).
+    #[must_use]
+    pub const fn new() -> Self {
+        Self { state: 0 }
+    }
+
+    /// Continuing from the CRC `state` of what came before.
+    #[must_use]
+    pub const fn new_with_initial(state: u32) -> Self {
+        Self { state }
+    }
+
+    /// Hash `bytes` next.
+    #[inline]
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.state = crc32(self.state, bytes);
+    }
+
+    /// The CRC of everything hashed so far.
+    #[must_use]
+    pub const fn finalize(self) -> u32 {
+        self.state
+    }
+}
 
 /// CRC-32 (IEEE, as zlib) of `bytes`, continuing from `state` (start with 0).
+///
+/// On x86-64 and AArch64 hosts this is `crc32fast` (carry-less multiply or the CRC
+/// instructions, when the host has them and `crc32fast`'s `std` feature detects them: the CLI
+/// and the benches enable it); everywhere else, the firmware targets included, it is
+/// [`crc32_table`], which has no panic path. Both give the same result for every input
+/// (`crc32_table_equals_crc32fast` below).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline]
 #[must_use]
 pub fn crc32(state: u32, bytes: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new_with_initial(state);
     h.update(bytes);
     h.finalize()
+}
+
+/// CRC-32 (IEEE, as zlib) of `bytes`, continuing from `state` (start with 0): on this target,
+/// [`crc32_table`] (on x86-64 and AArch64 hosts, `crc32fast`).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[inline]
+#[must_use]
+pub fn crc32(state: u32, bytes: &[u8]) -> u32 {
+    crc32_table(state, bytes)
+}
+
+/// CRC-32 (IEEE, reflected, polynomial 0xEDB88320, as zlib's `crc32`) of `bytes`, continuing
+/// from `state` (start with 0), by slicing-by-8 over [`CRC32_TABLES`], with no panic path:
+/// whole 8-byte blocks come from `as_chunks` (no index), every table read is a `u8` index into
+/// a 256-entry row (in range by its type, read with `get`, whose `None` arm the compiler drops),
+/// and the tail goes a byte at a time through row 0. [`crc32`] on the firmware targets.
+#[must_use]
+pub fn crc32_table(state: u32, bytes: &[u8]) -> u32 {
+    let [t0, t1, t2, t3, t4, t5, t6, t7] = &CRC32_TABLES;
+    let mut crc = !state;
+    let (blocks, tail) = bytes.as_chunks::<8>();
+    for &[b0, b1, b2, b3, b4, b5, b6, b7] in blocks {
+        let [c0, c1, c2, c3] = (crc ^ u32::from_le_bytes([b0, b1, b2, b3])).to_le_bytes();
+        crc = row(t7, c0)
+            ^ row(t6, c1)
+            ^ row(t5, c2)
+            ^ row(t4, c3)
+            ^ row(t3, b4)
+            ^ row(t2, b5)
+            ^ row(t1, b6)
+            ^ row(t0, b7);
+    }
+    for &b in tail {
+        let [c0, ..] = crc.to_le_bytes();
+        crc = (crc >> 8) ^ row(t0, c0 ^ b);
+    }
+    !crc
+}
+
+/// Entry `i` of a 256-entry table row: a `u8` is always in range, so the `None` arm is dead
+/// and the compiler removes it (no bounds check, no panic).
+#[inline(always)]
+fn row(t: &[u32; 256], i: u8) -> u32 {
+    t.get(usize::from(i)).copied().unwrap_or(0)
+}
+
+/// The slicing-by-8 tables: `CRC32_TABLES[0][b]` is the CRC register after shifting byte `b`
+/// through it (zlib's `crc_table[0]`), and `CRC32_TABLES[k][b]` the same followed by `k` zero
+/// bytes. 8 KiB, built at compile time.
+static CRC32_TABLES: [[u32; 256]; 8] = crc32_tables();
+
+#[allow(clippy::indexing_slicing)] // Evaluated at compile time: a bad index fails the build.
+const fn crc32_tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0usize;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0u32;
+        while k < 8 {
+            c = (c >> 1) ^ ((c & 1).wrapping_neg() & CRC32_POLY);
+            k = k.wrapping_add(1);
+        }
+        t[0][i] = c;
+        i = i.wrapping_add(1);
+    }
+    let mut s = 1usize;
+    while s < 8 {
+        let mut i = 0usize;
+        while i < 256 {
+            let p = t[s.wrapping_sub(1)][i];
+            t[s][i] = (p >> 8) ^ t[0][(p & 0xFF) as usize];
+            i = i.wrapping_add(1);
+        }
+        s = s.wrapping_add(1);
+    }
+    t
 }
 
 /// The CRC-32 of `a ++ b` from `crc(a)`, `crc(b)` and `b`'s length, without reading either.
@@ -129,7 +242,9 @@ static X2N_NIBBLES: [[[u32; 16]; 8]; 32] = {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec::Vec;
 
     #[test]
     fn fnv1a32_known_vectors() {
@@ -200,5 +315,70 @@ mod tests {
             h.combine(&crc32fast::Hasher::new_with_initial_len(b, len));
             assert_eq!(crc32_combine(a, b, len), h.finalize(), "len {len}");
         }
+    }
+
+    /// Deterministic noise.
+    fn noise(n: usize, mut x: u32) -> Vec<u8> {
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x.to_le_bytes()[0]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn crc32_table_known_vectors() {
+        assert_eq!(crc32_table(0, b""), 0);
+        assert_eq!(crc32_table(0, b"a"), 0xe8b7_be43);
+        assert_eq!(crc32_table(0, b"123456789"), 0xcbf4_3926);
+        assert_eq!(
+            crc32_table(0, b"The quick brown fox jumps over the lazy dog"),
+            0x414f_a339
+        );
+        assert_eq!(crc32_table(crc32_table(0, b"12345"), b"6789"), 0xcbf4_3926);
+        let mut h = Crc32::new();
+        h.update(b"1234");
+        h.update(b"");
+        h.update(b"56789");
+        assert_eq!(h.finalize(), 0xcbf4_3926);
+        assert_eq!(Crc32::new_with_initial(0xcbf4_3926).finalize(), 0xcbf4_3926);
+    }
+
+    #[test]
+    #[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)] // Test data, in range.
+    fn crc32_table_equals_crc32fast() {
+        // Every length to 300 and some long ones, at every start offset 0..8 in the buffer
+        // (so each length is seen with the 8-byte blocks at every alignment), from several
+        // states; and every split point of one buffer, chained.
+        let data = noise(4096 + 8, 0x9E37_79B9);
+        let lens = (0..=300).chain([511, 512, 513, 1023, 1024, 1025, 4095, 4096]);
+        for len in lens {
+            for start in 0..8 {
+                let bytes = &data[start..start + len];
+                for state in [0u32, 1, 0xcbf4_3926, u32::MAX] {
+                    let mut h = crc32fast::Hasher::new_with_initial(state);
+                    h.update(bytes);
+                    let want = h.finalize();
+                    assert_eq!(
+                        crc32_table(state, bytes),
+                        want,
+                        "len {len} start {start} state {state:#x}"
+                    );
+                    assert_eq!(crc32(state, bytes), want, "len {len} start {start}");
+                }
+            }
+        }
+        let bytes = &data[3..200];
+        let want = crc32fast::hash(bytes);
+        for at in 0..=bytes.len() {
+            let (a, b) = bytes.split_at(at);
+            assert_eq!(crc32_table(crc32_table(0, a), b), want, "split {at}");
+        }
+        // One MiB, unaligned.
+        let big = noise((1 << 20) + 3, 7);
+        assert_eq!(crc32_table(0, &big[3..]), crc32fast::hash(&big[3..]));
     }
 }

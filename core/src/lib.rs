@@ -11,7 +11,9 @@ mod checksum;
 mod error;
 mod strings;
 
-pub use checksum::{Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, fnv1a32};
+pub use checksum::{
+    Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, crc32_table, fnv1a32,
+};
 pub use error::{Brief, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail};
 pub use strings::{string_at, string_extent};
 

@@ -209,15 +209,9 @@ pub fn npu1_write(cmd: &[u8], weights: &[u8], scratch_bytes: u32, out: &mut [u8]
 
 /// Write a VPMN version 2 file (NETWORK_INFO `info`, a CHECKSUM record covering COEF_DATA,
 /// COEF_DATA `coef` at a 64-byte boundary) into `out` with the generated directory writer:
-/// layout, every derived field, the section CRC and the file CRC. Returns the length written,
-/// or [`status::WRITE`].
-///
-/// Built here for the no_std, allocator-free proof; not in `scripts/code-size`'s measured
-/// list: linked alone (`--cfg measure="vpmn_write"`) it is 4,100 bytes of `.text` and 16 KiB
-/// of `.rodata` (CRC-32 tables), and its no-panic check fails, because CRC-32
-/// (`npuschema_core::crc32`) is `crc32fast`, whose table loop (`update_fast_16`) keeps
-/// bounds checks. Every panic call site in that image is in `crc32fast`; the generated
-/// writer's own code has none. (The VPMN validator's CRC goes the same way.)
+/// layout, every derived field, the section CRC and the file CRC (`npuschema_core::crc32`,
+/// which on this target is the panic-free `crc32_table`). Returns the length written, or
+/// [`status::WRITE`]. Measured as "vpmn v2 write_into".
 pub fn vpmn_write(info: &[u8], coef: &[u8], out: &mut [u8]) -> i32 {
     use npuschema_generated::vpmn::{ClassWord, SectionHeaderSpec, SectionType, VpmnV2Spec};
     let sums = [24u8, 0, 0, 0, 0, 0, 0, 0];
@@ -246,6 +240,16 @@ pub fn vpmn_write(info: &[u8], coef: &[u8], out: &mut [u8]) -> i32 {
     match spec.write_into(out) {
         Ok(n) => i32::try_from(n).unwrap_or(status::WRITE),
         Err(_) => status::WRITE,
+    }
+}
+
+/// Validate a VPMN file (either version) with the generated validator, failures reported as
+/// [`Brief`]: every section CRC and the file CRC (`crc32` and `crc32_combine`). Returns 0 or
+/// the failing check's number. Measured as "vpmn validate".
+pub fn vpmn_validate(blob: &[u8]) -> i32 {
+    match npuschema_generated::vpmn::Vpmn::validate_as::<Brief>(blob) {
+        Ok(_) => status::OK,
+        Err(e) => e.status(),
     }
 }
 
@@ -376,6 +380,10 @@ static ROOT_NPU1_WRITE: fn(&[u8], &[u8], u32, &mut [u8]) -> i32 = npu1_write;
 #[cfg(any(not(measure_only), measure = "vpmn_write"))]
 #[used]
 static ROOT_VPMN_WRITE: fn(&[u8], &[u8], &mut [u8]) -> i32 = vpmn_write;
+
+#[cfg(any(not(measure_only), measure = "vpmn_validate"))]
+#[used]
+static ROOT_VPMN_VALIDATE: fn(&[u8]) -> i32 = vpmn_validate;
 
 #[cfg(any(not(measure_only), measure = "npuschema_panic_canary"))]
 #[used]

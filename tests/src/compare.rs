@@ -1,6 +1,15 @@
-//! Lookups in the schema interpreter's dynamic view, to compare it with a generated view:
-//! one home for tests/tests/interp_differential.rs and the `interp_constructs` fuzz target.
-//! Each panics with the path when the view lacks what is asked (a test failure).
+//! The schema interpreter's view against generated views: one home for
+//! tests/tests/interp_differential.rs and the `interp_constructs` fuzz target.
+//!
+//! - Lookups in the interpreter's dynamic view ([`record`], [`raw`], [`value`], ...), each
+//!   panicking with the path when the view lacks what is asked (a test failure).
+//! - [`schemas`]: the test schemas that carry the schema-language constructs, expanded by the
+//!   macro once, here, so both users compare the same generated code.
+//! - One comparison per schema ([`tlv`], [`opendir`], ..., and the shipped [`npu1`],
+//!   [`vpmn_v2`], [`vpmn_v1`]): given a file both engines
+//!   accepted, the generated view and the interpreter's, assert that every value the generated
+//!   view exposes equals the interpreter's (header words, record counts, each record's words
+//!   and offset, enum names, floats, byte ranges, strings and checksums).
 
 use npuschema_codegen::interp::{RecordView, Value, View};
 
@@ -117,4 +126,816 @@ macro_rules! same_fields {
             stringify!($f)
         );)*
     };
+}
+
+/// An enum field's name in the interpreter's view (`None`: a value the enum does not name).
+///
+/// # Panics
+/// When the record or the field is missing, or the field is not an enum.
+#[must_use]
+pub fn enum_name(v: &View, path: &str, field: &str) -> Option<String> {
+    match value(v, path, field) {
+        Value::Enum(_, n) => n.clone(),
+        other => panic!("{path}.{field} is not an enum: {other:?}"),
+    }
+}
+
+/// One part of a bit-field word in the interpreter's view.
+///
+/// # Panics
+/// When the field is missing or not a bit-field word, or has no such part.
+#[must_use]
+pub fn bits(v: &View, path: &str, field: &str, part: &str) -> u64 {
+    match value(v, path, field) {
+        Value::Bits(parts) => {
+            parts
+                .iter()
+                .find(|(n, _)| n == part)
+                .unwrap_or_else(|| panic!("{path}.{field} has no part {part}"))
+                .1
+        }
+        other => panic!("{path}.{field} is not a bit-field word: {other:?}"),
+    }
+}
+
+/// An array field's items in the interpreter's view.
+///
+/// # Panics
+/// When the field is missing or not an array of integers.
+#[must_use]
+pub fn array(v: &View, path: &str, field: &str) -> Vec<u64> {
+    match value(v, path, field) {
+        Value::Array(items) => items
+            .iter()
+            .map(|x| match x {
+                Value::Uint(u) => *u,
+                Value::Int(i) => *i as u64,
+                other => panic!("array item {other:?}"),
+            })
+            .collect(),
+        other => panic!("{path}.{field} is not an array: {other:?}"),
+    }
+}
+
+/// A string or bytes field's bytes in the interpreter's view.
+///
+/// # Panics
+/// When the field is missing or not bytes.
+#[must_use]
+pub fn text(v: &View, path: &str, field: &str) -> Vec<u8> {
+    match value(v, path, field) {
+        Value::Str(b, _) => b.clone(),
+        Value::Bytes(b) => b.clone(),
+        other => panic!("{path}.{field} is not bytes: {other:?}"),
+    }
+}
+
+/// The test schemas with the schema-language constructs (those of
+/// tests/tests/schema_constructs.rs), expanded by `npuschema_macro::include_schema!`.
+pub mod schemas {
+    macro_rules! expand {
+        ($($m:ident: $file:literal;)*) => {
+            $(
+                #[doc = concat!("Generated from `tests/", $file, "`.")]
+                #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+                pub mod $m {
+                    npuschema_macro::include_schema!($file);
+                }
+            )*
+        };
+    }
+    expand! {
+        tlv: "schemas/tlv.yaml";
+        scoped: "schemas/scoped.yaml";
+        png: "schemas/png.yaml";
+        strtab: "schemas/strtab.yaml";
+        titled: "schemas/titled.yaml";
+        elf64: "schemas/elf64.yaml";
+        opendir: "schemas/opendir.yaml";
+        objtab: "schemas/objtab.yaml";
+        conditional: "schemas/conditional.yaml";
+        floats: "schemas/floats.yaml";
+        bigend: "schemas/bigend.yaml";
+        ordered: "schemas/ordered.yaml";
+        padded: "schemas/padded.yaml";
+        wav: "schemas/wav.yaml";
+        nested: "schemas/nested.yaml";
+    }
+}
+
+/// A table or collection: the count, then each record's named words and its offset.
+macro_rules! table {
+    ($v:expr, $b:expr, $name:expr, $recs:expr, [$($f:ident),*]) => {
+        assert_eq!($recs.count(), record_count($v, $name), "{}", $name);
+        for (k, r) in $recs.enumerate() {
+            let p = format!("{}[{k}]", $name);
+            same_fields!($v, &p, r, [$($f),*]);
+            assert_eq!(record($v, &p).offset, span($b, r.as_bytes()).0, "{p}");
+        }
+    };
+}
+
+/// `tlv.yaml` (record streams, `first()`): `g` is the generated view of `b`, `v` the
+/// interpreter's.
+///
+/// # Panics
+/// When the two views differ.
+pub fn tlv(b: &[u8], g: &schemas::tlv::Tlv<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, body_bytes, record_count]);
+    assert_eq!(g.records().count(), record_count(v, "records"));
+    for r in g.records() {
+        let p = format!("records[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [length]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(r.header().kind_raw()));
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
+    table!(v, b, "notes", g.notes(), [lang, text_len]);
+    for (k, n) in g.notes().enumerate() {
+        assert_eq!(n.index() as usize, k, "notes[{k}]");
+    }
+    table!(v, b, "points", g.points(), []);
+    for (k, pt) in g.points().enumerate() {
+        let p = format!("points[{k}]");
+        assert_eq!(value(v, &p, "x"), &Value::Int(i64::from(pt.x())));
+        assert_eq!(value(v, &p, "y"), &Value::Int(i64::from(pt.y())));
+    }
+}
+
+/// `scoped.yaml` (conditional tables, record `let`s): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn scoped(b: &[u8], g: &schemas::scoped::Scoped<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, version, entry_count, extras_offset, extras_count]
+    );
+    table!(v, b, "entries", g.entries(), [offset, size]);
+    // A table whose condition does not hold has no records, in both.
+    table!(v, b, "extras", g.extras(), [tag, level]);
+}
+
+/// `png.yaml` (a big-endian record stream with per-chunk CRCs): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn png(b: &[u8], g: &schemas::png::Png<'_>, v: &View) {
+    assert_eq!(g.chunks().count(), record_count(v, "chunks"));
+    for c in g.chunks() {
+        let p = format!("chunks[{}]", c.index());
+        assert_eq!(record(v, &p).offset, c.offset());
+        same_fields!(v, &p, c.header(), [length, chunk_type]);
+    }
+    table!(
+        v,
+        b,
+        "ihdrs",
+        g.ihdrs(),
+        [width, height, bit_depth, color_type]
+    );
+}
+
+/// `strtab.yaml` (strings and string tables): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn strtab(b: &[u8], g: &schemas::strtab::StrTab<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            section_count,
+            names_index,
+            section_offset,
+            title_offset
+        ]
+    );
+    assert_eq!(range(v, "names"), Some(span(b, g.names())));
+    // The strings: the generated accessors' bytes, and the interpreter's (where they start
+    // in the file, and the text when UTF-8).
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
+    assert_eq!(t.text.as_deref(), g.title_str().ok());
+    assert_eq!(v.strings.len(), 1 + g.sections().len());
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        let n = string(v, &format!("{p}.name"));
+        assert_eq!(
+            (n.bytes.as_slice(), n.offset),
+            (g.name(&s), span(b, g.name(&s)).0)
+        );
+        assert_eq!(n.text.as_deref(), g.name_str(&s).ok());
+        same_fields!(v, &p, s, [name_offset, link, offset, size]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+        assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+    }
+}
+
+/// `titled.yaml` (strings located by offsets): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn titled(b: &[u8], g: &schemas::titled::Titled<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, count, title_offset, comment_offset]);
+    let got: Vec<(&str, &[u8], u64)> = v
+        .strings
+        .iter()
+        .map(|s| (s.path.as_str(), s.bytes.as_slice(), s.offset))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("title", g.title(), span(b, g.title()).0),
+            ("comment", g.comment(), span(b, g.comment()).0)
+        ]
+    );
+}
+
+/// `elf64.yaml` (`t[expr].field`, section names from a string table): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn elf64(b: &[u8], g: &schemas::elf64::Elf64<'_>, v: &View) {
+    assert_eq!(g.segments().len(), record_count(v, "segments"));
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    assert_eq!(range(v, "shstrtab"), Some(span(b, g.shstrtab())));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [sh_name, sh_offset, sh_size]);
+        assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type_raw()));
+        assert_eq!(string(v, &format!("{p}.name")).bytes.as_slice(), g.name(&s));
+        assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+    }
+}
+
+/// `opendir.yaml` (open big-endian directories, section and file CRCs): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn opendir(b: &[u8], g: &schemas::opendir::OpenDir<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, version, section_count, section_offset, crc_sum]
+    );
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [offset, size, entsize, info]);
+        assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type().raw()));
+        assert_eq!(enum_name(v, &p, "sh_type").as_deref(), s.sh_type().name());
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
+    table!(v, b, "symbols", g.symbols(), [name, value]);
+    table!(v, b, "attributes", g.attributes(), [tag, value]);
+    table!(v, b, "slot_table", g.slot_table(), [offset, size]);
+    table!(v, b, "crcs", g.crcs(), [target, value]);
+    for r in g.crcs() {
+        let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
+        assert_eq!((stored, computed), (u64::from(r.value()), stored));
+    }
+    assert_eq!(
+        checksum(v, "file_crc"),
+        (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
+    );
+}
+
+/// `objtab.yaml` (object tables): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn objtab(b: &[u8], g: &schemas::objtab::ObjTab<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, version, section_offset, section_count]
+    );
+    assert_eq!(raw(v, "header", "machine"), u64::from(h.machine_raw()));
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [name_offset, offset, size, align]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+        assert_eq!(raw(v, &p, "flags"), u64::from(s.flags().bits()));
+        assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+    }
+}
+
+/// `conditional.yaml` (`when` on ranges and steps): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn conditional(b: &[u8], g: &schemas::conditional::Conditional<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, version, notes_offset, notes_size, count]
+    );
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+}
+
+/// `floats.yaml` (floats compare bitwise: the raw word is the bit pattern): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn floats(_b: &[u8], g: &schemas::floats::Floats<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, sample_count, reserved]);
+    assert_eq!(
+        value(v, "header", "scale"),
+        &Value::Float(u64::from(h.scale().to_bits()), false)
+    );
+    assert_eq!(raw(v, "header", "scale"), u64::from(h.scale().to_bits()));
+    assert_eq!(
+        value(v, "header", "bias"),
+        &Value::Float(h.bias().to_bits(), true)
+    );
+    assert_eq!(raw(v, "header", "bias"), h.bias().to_bits());
+    assert_eq!(g.samples().len(), record_count(v, "samples"));
+    for s in g.samples() {
+        let p = format!("samples[{}]", s.index());
+        assert_eq!(
+            value(v, &p, "value"),
+            &Value::Float(u64::from(s.value().to_bits()), false)
+        );
+        assert_eq!(raw(v, &p, "value"), u64::from(s.value().to_bits()));
+        assert_eq!(
+            value(v, &p, "weight"),
+            &Value::Float(s.weight().to_bits(), true)
+        );
+        assert_eq!(raw(v, &p, "weight"), s.weight().to_bits());
+    }
+}
+
+/// `bigend.yaml` (big-endian fields, a CRC-32 over the body): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn bigend(b: &[u8], g: &schemas::bigend::BigEnd<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, total_bytes, chunk_count, host_word, checksum]
+    );
+    assert_eq!(
+        value(v, "header", "gain"),
+        &Value::Float(h.gain().to_bits(), true)
+    );
+    assert_eq!(raw(v, "header", "gain"), h.gain().to_bits());
+    assert_eq!(g.chunks().len(), record_count(v, "chunks"));
+    for c in g.chunks() {
+        let p = format!("chunks[{}]", c.index());
+        same_fields!(v, &p, c, [offset, size, tag]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(c.kind_raw()));
+        assert_eq!(raw(v, &p, "flags"), u64::from(c.flags().bits()));
+        assert_eq!(range(v, &format!("{p}.data")), c.data().map(|d| span(b, d)));
+    }
+    assert_eq!(
+        checksum(v, "body"),
+        (u64::from(h.checksum()), u64::from(g.body_computed()))
+    );
+}
+
+/// `ordered.yaml` (ordering constraints, an FNV-1a over the body): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn ordered(b: &[u8], g: &schemas::ordered::Ordered<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, span_count, limit, reserve, checksum]
+    );
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    assert_eq!(g.spans().len(), record_count(v, "spans"));
+    for s in g.spans() {
+        let p = format!("spans[{}]", s.index());
+        same_fields!(v, &p, s, [rank, offset, size]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+        assert_eq!(
+            range(v, &format!("{p}.bytes")),
+            s.bytes().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(
+        checksum(v, "body"),
+        (u64::from(h.checksum()), u64::from(g.body_computed()))
+    );
+}
+
+/// `padded.yaml` (fill bytes, record positions): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn padded(b: &[u8], g: &schemas::padded::Padded<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [magic, reserved_bytes, body_bytes, tail_bytes]
+    );
+    assert_eq!(range(v, "reserved"), Some(span(b, g.reserved())));
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(g.records().count(), record_count(v, "records"));
+    for r in g.records() {
+        let p = format!("records[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [kind, length]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
+    table!(v, b, "blobs", g.blobs(), [used]);
+}
+
+/// `wav.yaml` (RIFF chunks): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn wav(b: &[u8], g: &schemas::wav::Wav<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [riff, riff_size, wave]);
+    assert_eq!(g.chunks().count(), record_count(v, "chunks"));
+    for c in g.chunks() {
+        let p = format!("chunks[{}]", c.index());
+        assert_eq!(record(v, &p).offset, c.offset());
+        same_fields!(v, &p, c.header(), [id, size]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
+    }
+    table!(
+        v,
+        b,
+        "fmts",
+        g.fmts(),
+        [
+            format_tag,
+            channels,
+            sample_rate,
+            byte_rate,
+            block_align,
+            bits_per_sample
+        ]
+    );
+    assert_eq!(g.datas().count(), record_count(v, "datas"));
+}
+
+/// `nested.yaml` (structs inside structs, arrays of structs): every field inside, by its
+/// path, at its offset; as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn nested(b: &[u8], g: &schemas::nested::Nested<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, entry_count, total_bytes]);
+    let ver = h.version();
+    assert_eq!(raw(v, "header", "version.major"), u64::from(ver.major()));
+    assert_eq!(raw(v, "header", "version.minor"), u64::from(ver.minor()));
+    assert_eq!(h.slices().count(), 4);
+    for (k, s) in h.slices().enumerate() {
+        assert_eq!(
+            raw(v, "header", &format!("slices[{k}].offset")),
+            u64::from(s.offset())
+        );
+        assert_eq!(
+            raw(v, "header", &format!("slices[{k}].length")),
+            u64::from(s.length())
+        );
+        let f = record(v, "header")
+            .fields
+            .iter()
+            .find(|f| f.path == format!("header.slices[{k}].length"))
+            .unwrap_or_else(|| panic!("no row for header.slices[{k}].length"));
+        assert_eq!(f.offset, 12 + 8 * k as u64);
+    }
+    let st = h.stamp();
+    assert_eq!(raw(v, "header", "stamp.time"), st.time());
+    assert_eq!(raw(v, "header", "stamp.kind"), u64::from(st.kind_raw()));
+    assert_eq!(
+        raw(v, "header", "stamp.level"),
+        u64::from(st.level().bits())
+    );
+    assert_eq!(
+        raw(v, "header", "stamp.tool.major"),
+        u64::from(st.tool().major())
+    );
+    assert_eq!(
+        raw(v, "header", "stamp.tool.minor"),
+        u64::from(st.tool().minor())
+    );
+    assert_eq!(range(v, "payload"), Some(span(b, g.payload())));
+    assert_eq!(g.entries().len(), record_count(v, "entries"));
+    for e in g.entries() {
+        let p = format!("entries[{}]", e.index());
+        same_fields!(v, &p, e, [id]);
+        assert_eq!(value(v, &p, "at.x"), &Value::Int(i64::from(e.at().x())));
+        assert_eq!(value(v, &p, "at.y"), &Value::Int(i64::from(e.at().y())));
+        assert_eq!(raw(v, &p, "at.x"), u64::from(e.at().x() as u16));
+        assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
+        assert_eq!(raw(v, &p, "span.length"), u64::from(e.span().length()));
+        assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
+        for (k, d) in e.dims().enumerate() {
+            assert_eq!(raw(v, &p, &format!("dims[{k}].lo")), u64::from(d.lo()));
+            assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
+        }
+    }
+}
+
+/// The shipped `schema/npu1.yaml`: as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn npu1(b: &[u8], g: &npuschema_generated::npu1::Npu1<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            total_bytes,
+            region_count,
+            cmd_offset,
+            cmd_bytes,
+            checksum
+        ]
+    );
+    assert_eq!(raw(v, "header", "accel"), u64::from(h.accel().raw()));
+    assert_eq!(enum_name(v, "header", "accel").as_deref(), h.accel().name());
+    assert_eq!(g.regions().len(), record_count(v, "regions"));
+    for r in g.regions() {
+        let p = format!("regions[{}]", r.index());
+        same_fields!(v, &p, r, [size, data_offset]);
+        assert_eq!(raw(v, &p, "role"), u64::from(r.role().raw()));
+        assert_eq!(enum_name(v, &p, "role").as_deref(), r.role().name());
+        assert_eq!(raw(v, &p, "flags"), u64::from(r.flags().bits()));
+        assert_eq!(range(v, &format!("{p}.data")), r.data().map(|d| span(b, d)));
+    }
+    assert_eq!(range(v, "cmd_stream"), Some(span(b, g.cmd_stream())));
+    assert_eq!(
+        checksum(v, "payload"),
+        (u64::from(h.checksum()), u64::from(g.payload_computed()))
+    );
+}
+
+/// The shipped `schema/vpmn.yaml`, version 2: as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn vpmn_v2(b: &[u8], g: &npuschema_generated::vpmn::VpmnV2<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            target,
+            crc_sum,
+            total_size_low,
+            total_size_high,
+            sub_header_offset,
+            sub_header_size,
+            sub_header_count,
+            reserved2,
+            reserved3,
+            total_size
+        ]
+    );
+    assert_eq!(
+        raw(v, "header", "class_word"),
+        u64::from(h.class_word().bits())
+    );
+    assert_eq!(
+        bits(v, "header", "class_word", "class"),
+        u64::from(h.class_word().class())
+    );
+    assert_eq!(
+        bits(v, "header", "class_word", "reserved"),
+        u64::from(h.class_word().reserved())
+    );
+    let sh = g.sub_header();
+    same_fields!(v, "sub_header", sh, [sh_offset, sh_size, sh_count]);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(
+            v,
+            &p,
+            s,
+            [
+                sd_offset_low,
+                sd_offset_high,
+                sd_size_low,
+                sd_size_high,
+                sd_addr_low,
+                sd_addr_high,
+                sd_alignsize,
+                sd_entsize,
+                reserved1,
+                reserved2,
+                offset,
+                size,
+                load_address
+            ]
+        );
+        assert_eq!(raw(v, &p, "sd_type"), u64::from(s.sd_type().raw()));
+        assert_eq!(enum_name(v, &p, "sd_type").as_deref(), s.sd_type().name());
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
+    macro_rules! io {
+        ($name:expr, $recs:expr) => {
+            assert_eq!($recs.count(), record_count(v, $name));
+            for r in $recs {
+                let p = format!("{}[{}]", $name, r.index());
+                same_fields!(v, &p, r, [dim_count]);
+                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
+                assert_eq!(array(v, &p, "quant_data"), r.quant_data().map(u64::from));
+                assert_eq!(raw(v, &p, "data_format"), u64::from(r.data_format().raw()));
+                assert_eq!(
+                    enum_name(v, &p, "data_format").as_deref(),
+                    r.data_format().name()
+                );
+                assert_eq!(raw(v, &p, "data_type"), u64::from(r.data_type().raw()));
+                assert_eq!(
+                    raw(v, &p, "quant_format"),
+                    u64::from(r.quant_format().raw())
+                );
+                assert_eq!(text(v, &p, "name"), r.name());
+                assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
+            }
+        };
+    }
+    io!("inputs", g.inputs());
+    io!("outputs", g.outputs());
+    assert_eq!(g.network_info().count(), record_count(v, "network_info"));
+    for r in g.network_info() {
+        let p = format!("network_info[{}]", r.index());
+        same_fields!(
+            v,
+            &p,
+            r,
+            [
+                input_count,
+                output_count,
+                layer_count,
+                abs_op_count,
+                operation_count,
+                core_count,
+                address_width
+            ]
+        );
+        assert_eq!(raw(v, &p, "attribute"), u64::from(r.attribute().bits()));
+        assert_eq!(
+            bits(v, &p, "attribute", "nn_command_size"),
+            u64::from(r.attribute().nn_command_size())
+        );
+        assert_eq!(text(v, &p, "name"), r.name());
+        assert_eq!(text(v, &p, "vsi_reserved"), r.vsi_reserved());
+    }
+    for r in g.memory_pool() {
+        let p = format!("memory_pool[{}]", r.index());
+        same_fields!(v, &p, r, [used_low, used_high, used_bytes]);
+    }
+    macro_rules! sram {
+        ($name:expr, $recs:expr) => {
+            assert_eq!($recs.count(), record_count(v, $name));
+            for r in $recs {
+                let p = format!("{}[{}]", $name, r.index());
+                same_fields!(v, &p, r, [used_bytes]);
+            }
+        };
+    }
+    sram!("vip_sram", g.vip_sram());
+    sram!("axi_sram", g.axi_sram());
+    assert_eq!(g.checksums().count(), record_count(v, "checksums"));
+    for r in g.checksums() {
+        let p = format!("checksums[{}]", r.index());
+        same_fields!(v, &p, r, [sd_type, checksum_value]);
+        // Validation proved each stored CRC; the interpreter shows it computed.
+        let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
+        assert_eq!((stored, computed), (u64::from(r.checksum_value()), stored));
+    }
+    assert_eq!(g.dynaio_table().count(), record_count(v, "dynaio_table"));
+    for r in g.dynaio_table() {
+        let p = format!("dynaio_table[{}]", r.index());
+        same_fields!(v, &p, r, [offset, size]);
+    }
+    let (stored, computed) = checksum(v, "file_crc");
+    assert_eq!(
+        (stored, computed),
+        (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
+    );
+}
+
+/// The shipped `schema/vpmn.yaml`, version 1: as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn vpmn_v1(b: &[u8], g: &npuschema_generated::vpmn::VpmnV1<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            target,
+            layer_count,
+            operation_count,
+            input_count,
+            output_count
+        ]
+    );
+    assert_eq!(text(v, "header", "network_name"), h.network_name());
+    let f = g.fixed();
+    same_fields!(
+        v,
+        "fixed",
+        f,
+        [
+            pool_size,
+            pool_alignment,
+            pool_base,
+            axi_sram_base,
+            axi_sram_size
+        ]
+    );
+    let gated = |name: &str, x: Option<u64>| {
+        let present = record(v, "fixed")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, x, "fixed.{name}");
+    };
+    gated("num_pixel_pipes", f.num_pixel_pipes().map(u64::from));
+    gated("core_count", f.core_count().map(u64::from));
+    gated("nbg_crc_sum", f.nbg_crc_sum().map(u64::from));
+    gated("vip_sram_base", f.vip_sram_base().map(u64::from));
+    gated("vip_sram_size", f.vip_sram_size().map(u64::from));
+    gated(
+        "feature_bits",
+        f.feature_bits().map(|x| u64::from(x.bits())),
+    );
+    assert_eq!(record(v, "fixed").size, f.as_bytes().len() as u64);
+    assert_eq!(g.entries().len(), record_count(v, "entries"));
+    for e in g.entries() {
+        let p = format!("entries[{}]", e.index());
+        same_fields!(v, &p, e, [offset, size]);
+        assert_eq!(
+            range(v, &format!("{p}.bytes")),
+            e.bytes().map(|d| span(b, d))
+        );
+    }
+    macro_rules! io1 {
+        ($name:expr, $recs:expr) => {
+            assert_eq!($recs.count(), record_count(v, $name));
+            for r in $recs {
+                let p = format!("{}[{}]", $name, r.index());
+                same_fields!(v, &p, r, [dim_count, tf_scale]);
+                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
+                assert_eq!(
+                    value(v, &p, "fixed_point_pos"),
+                    &Value::Int(i64::from(r.fixed_point_pos()))
+                );
+                assert_eq!(
+                    value(v, &p, "tf_zero_point"),
+                    &Value::Int(i64::from(r.tf_zero_point()))
+                );
+                assert_eq!(text(v, &p, "name"), r.name());
+            }
+        };
+    }
+    io1!("inputs", g.inputs());
+    io1!("outputs", g.outputs());
 }

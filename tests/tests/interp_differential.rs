@@ -33,7 +33,9 @@ use std::sync::OnceLock;
 use npuschema_codegen::interp::{Interp, Value, View};
 use npuschema_core::Brief;
 use npuschema_generated::{ethos_u_cop1, ethos_u_cop2, npu1, vpmn};
-use npuschema_tests::compare::{checksum, range, raw, record, record_count, span, value};
+use npuschema_tests::compare::{
+    array, checksum, enum_name, range, raw, record, record_count, span, text, value,
+};
 use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
 use npuschema_tests::same_fields;
 
@@ -82,85 +84,12 @@ const NESTED: &str = "schemas/nested.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
-// The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro.
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod objtab {
-    npuschema_macro::include_schema!("schemas/objtab.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod conditional {
-    npuschema_macro::include_schema!("schemas/conditional.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod floats {
-    npuschema_macro::include_schema!("schemas/floats.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod bigend {
-    npuschema_macro::include_schema!("schemas/bigend.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod padded {
-    npuschema_macro::include_schema!("schemas/padded.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod ordered {
-    npuschema_macro::include_schema!("schemas/ordered.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod opendir {
-    npuschema_macro::include_schema!("schemas/opendir.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod scoped {
-    npuschema_macro::include_schema!("schemas/scoped.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod tlv {
-    npuschema_macro::include_schema!("schemas/tlv.yaml");
-}
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod nested {
-    npuschema_macro::include_schema!("schemas/nested.yaml");
-}
-
-// ----- view lookups --------------------------------------------------------------------------
-
-fn enum_name(v: &View, path: &str, field: &str) -> Option<String> {
-    match value(v, path, field) {
-        Value::Enum(_, n) => n.clone(),
-        other => panic!("{path}.{field} is not an enum: {other:?}"),
-    }
-}
-
-fn bits(v: &View, path: &str, field: &str, part: &str) -> u64 {
-    match value(v, path, field) {
-        Value::Bits(parts) => parts.iter().find(|(n, _)| n == part).unwrap().1,
-        other => panic!("{path}.{field} is not a bit-field word: {other:?}"),
-    }
-}
-
-fn array(v: &View, path: &str, field: &str) -> Vec<u64> {
-    match value(v, path, field) {
-        Value::Array(items) => items
-            .iter()
-            .map(|x| match x {
-                Value::Uint(u) => *u,
-                Value::Int(i) => *i as u64,
-                other => panic!("array item {other:?}"),
-            })
-            .collect(),
-        other => panic!("{path}.{field} is not an array: {other:?}"),
-    }
-}
-
-fn text(v: &View, path: &str, field: &str) -> Vec<u8> {
-    match value(v, path, field) {
-        Value::Str(b, _) => b.clone(),
-        Value::Bytes(b) => b.clone(),
-        other => panic!("{path}.{field} is not bytes: {other:?}"),
-    }
-}
+// The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro
+// in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
+use npuschema_tests::compare::schemas::{
+    bigend, conditional, floats, nested, objtab, opendir, ordered, padded, scoped, strtab, titled,
+    tlv, wav,
+};
 
 // ----- NPU1 ----------------------------------------------------------------------------------
 
@@ -184,43 +113,7 @@ fn npu1_agree(b: &[u8]) -> &'static str {
             ge.code
         }
         (Ok(g), Ok(v)) => {
-            let h = g.header();
-            same_fields!(
-                &v,
-                "header",
-                h,
-                [
-                    magic,
-                    version,
-                    total_bytes,
-                    region_count,
-                    cmd_offset,
-                    cmd_bytes,
-                    checksum
-                ]
-            );
-            assert_eq!(raw(&v, "header", "accel"), u64::from(h.accel().raw()));
-            assert_eq!(
-                enum_name(&v, "header", "accel").as_deref(),
-                h.accel().name()
-            );
-            assert_eq!(g.regions().len(), record_count(&v, "regions"));
-            for r in g.regions() {
-                let p = format!("regions[{}]", r.index());
-                same_fields!(&v, &p, r, [size, data_offset]);
-                assert_eq!(raw(&v, &p, "role"), u64::from(r.role().raw()));
-                assert_eq!(enum_name(&v, &p, "role").as_deref(), r.role().name());
-                assert_eq!(raw(&v, &p, "flags"), u64::from(r.flags().bits()));
-                assert_eq!(
-                    range(&v, &format!("{p}.data")),
-                    r.data().map(|d| span(b, d))
-                );
-            }
-            assert_eq!(range(&v, "cmd_stream"), Some(span(b, g.cmd_stream())));
-            assert_eq!(
-                checksum(&v, "payload"),
-                (u64::from(h.checksum()), u64::from(g.payload_computed()))
-            );
+            npuschema_tests::compare::npu1(b, &g, &v);
             "ok"
         }
         (g, i) => panic!(
@@ -636,10 +529,6 @@ fn assert_reached(what: &str, verdicts: &std::collections::BTreeMap<&str, usize>
     }
 }
 
-fn float_value(v: &View, path: &str, field: &str) -> Value {
-    value(v, path, field).clone()
-}
-
 /// An `objtab.yaml` file (as schema_constructs.rs builds it): sections at 16, their bytes
 /// after the table; a `nobits` (8) section gets an offset past the end.
 fn objtab_file(kinds: &[u32]) -> Vec<u8> {
@@ -671,22 +560,7 @@ fn objtab_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(OBJTAB, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [magic, version, section_offset, section_count]
-        );
-        assert_eq!(raw(v, "header", "machine"), u64::from(h.machine_raw()));
-        assert_eq!(g.sections().len(), record_count(v, "sections"));
-        for s in g.sections() {
-            let p = format!("sections[{}]", s.index());
-            same_fields!(v, &p, s, [name_offset, offset, size, align]);
-            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
-            assert_eq!(raw(v, &p, "flags"), u64::from(s.flags().bits()));
-            assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
-        }
+        npuschema_tests::compare::objtab(b, g, v)
     })
 }
 
@@ -756,15 +630,7 @@ fn conditional_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(CONDITIONAL, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [magic, version, notes_offset, notes_size, count]
-        );
-        assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
-        assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+        npuschema_tests::compare::conditional(b, g, v)
     })
 }
 
@@ -826,29 +692,7 @@ fn floats_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(FLOATS, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(v, "header", h, [magic, sample_count, reserved]);
-        assert_eq!(
-            float_value(v, "header", "scale"),
-            Value::Float(u64::from(h.scale().to_bits()), false)
-        );
-        assert_eq!(
-            float_value(v, "header", "bias"),
-            Value::Float(h.bias().to_bits(), true)
-        );
-        assert_eq!(raw(v, "header", "bias"), h.bias().to_bits());
-        assert_eq!(g.samples().len(), record_count(v, "samples"));
-        for s in g.samples() {
-            let p = format!("samples[{}]", s.index());
-            assert_eq!(
-                float_value(v, &p, "value"),
-                Value::Float(u64::from(s.value().to_bits()), false)
-            );
-            assert_eq!(
-                float_value(v, &p, "weight"),
-                Value::Float(s.weight().to_bits(), true)
-            );
-        }
+        npuschema_tests::compare::floats(b, g, v)
     })
 }
 
@@ -933,29 +777,7 @@ fn bigend_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(BIGEND, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [magic, total_bytes, chunk_count, host_word, checksum]
-        );
-        assert_eq!(
-            float_value(v, "header", "gain"),
-            Value::Float(h.gain().to_bits(), true)
-        );
-        assert_eq!(g.chunks().len(), record_count(v, "chunks"));
-        for c in g.chunks() {
-            let p = format!("chunks[{}]", c.index());
-            same_fields!(v, &p, c, [offset, size, tag]);
-            assert_eq!(raw(v, &p, "kind"), u64::from(c.kind_raw()));
-            assert_eq!(raw(v, &p, "flags"), u64::from(c.flags().bits()));
-            assert_eq!(range(v, &format!("{p}.data")), c.data().map(|d| span(b, d)));
-        }
-        assert_eq!(
-            checksum(v, "body"),
-            (u64::from(h.checksum()), u64::from(g.body_computed()))
-        );
+        npuschema_tests::compare::bigend(b, g, v)
     })
 }
 
@@ -1023,28 +845,7 @@ fn ordered_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(ORDERED, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [magic, span_count, limit, reserve, checksum]
-        );
-        assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
-        assert_eq!(g.spans().len(), record_count(v, "spans"));
-        for s in g.spans() {
-            let p = format!("spans[{}]", s.index());
-            same_fields!(v, &p, s, [rank, offset, size]);
-            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
-            assert_eq!(
-                range(v, &format!("{p}.bytes")),
-                s.bytes().map(|d| span(b, d))
-            );
-        }
-        assert_eq!(
-            checksum(v, "body"),
-            (u64::from(h.checksum()), u64::from(g.body_computed()))
-        );
+        npuschema_tests::compare::ordered(b, g, v)
     })
 }
 
@@ -1152,31 +953,7 @@ fn tlv_agree(b: &[u8]) -> &'static str {
     let gb = tlv::Tlv::validate_as::<Brief>(b)
         .map(|_| ())
         .map_err(|e| e.id());
-    agree_with(TLV, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(v, "header", h, [magic, body_bytes, record_count]);
-        assert_eq!(g.records().count(), record_count(v, "records"));
-        for r in g.records() {
-            let p = format!("records[{}]", r.index());
-            assert_eq!(record(v, &p).offset, r.offset());
-            same_fields!(v, &p, r.header(), [length]);
-            assert_eq!(raw(v, &p, "kind"), u64::from(r.header().kind_raw()));
-            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
-        }
-        assert_eq!(g.notes().count(), record_count(v, "notes"));
-        for (k, n) in g.notes().enumerate() {
-            let p = format!("notes[{k}]");
-            assert_eq!(n.index() as usize, k);
-            same_fields!(v, &p, n, [lang, text_len]);
-            assert_eq!(record(v, &p).offset, span(b, n.as_bytes()).0);
-        }
-        assert_eq!(g.points().count(), record_count(v, "points"));
-        for (k, pt) in g.points().enumerate() {
-            let p = format!("points[{k}]");
-            assert_eq!(value(v, &p, "x"), &Value::Int(i64::from(pt.x())));
-            assert_eq!(value(v, &p, "y"), &Value::Int(i64::from(pt.y())));
-        }
-    })
+    agree_with(TLV, b, g, gb, |g, v| npuschema_tests::compare::tlv(b, g, v))
 }
 
 #[test]
@@ -1277,27 +1054,7 @@ fn padded_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(PADDED, b, g, gb, |g, v| {
-        same_fields!(
-            v,
-            "header",
-            g.header(),
-            [magic, reserved_bytes, body_bytes, tail_bytes]
-        );
-        assert_eq!(range(v, "reserved"), Some(span(b, g.reserved())));
-        assert_eq!(range(v, "body"), Some(span(b, g.body())));
-        assert_eq!(g.records().count(), record_count(v, "records"));
-        for r in g.records() {
-            let p = format!("records[{}]", r.index());
-            assert_eq!(record(v, &p).offset, r.offset());
-            same_fields!(v, &p, r.header(), [kind, length]);
-            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
-        }
-        assert_eq!(g.blobs().count(), record_count(v, "blobs"));
-        for (k, x) in g.blobs().enumerate() {
-            let p = format!("blobs[{k}]");
-            same_fields!(v, &p, x, [used]);
-            assert_eq!(record(v, &p).offset, span(b, x.as_bytes()).0);
-        }
+        npuschema_tests::compare::padded(b, g, v)
     })
 }
 
@@ -1423,22 +1180,7 @@ fn scoped_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(SCOPED, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [magic, version, entry_count, extras_offset, extras_count]
-        );
-        assert_eq!(g.entries().len(), record_count(v, "entries"));
-        for e in g.entries() {
-            same_fields!(v, &format!("entries[{}]", e.index()), e, [offset, size]);
-        }
-        // A table whose condition does not hold has no records, in both.
-        assert_eq!(g.extras().len(), record_count(v, "extras"));
-        for x in g.extras() {
-            same_fields!(v, &format!("extras[{}]", x.index()), x, [tag, level]);
-        }
+        npuschema_tests::compare::scoped(b, g, v)
     })
 }
 
@@ -1502,12 +1244,12 @@ fn vpmn_agree(b: &[u8]) -> &'static str {
         }
         (Ok(vpmn::Vpmn::V2(g)), Ok(v)) => {
             assert_eq!(v.variant.as_deref(), Some("v2"));
-            vpmn_v2_fields(b, &g, &v);
+            npuschema_tests::compare::vpmn_v2(b, &g, &v);
             "ok"
         }
         (Ok(vpmn::Vpmn::V1(g)), Ok(v)) => {
             assert_eq!(v.variant.as_deref(), Some("v1"));
-            vpmn_v1_fields(b, &g, &v);
+            npuschema_tests::compare::vpmn_v1(b, &g, &v);
             "ok"
         }
         (g, i) => panic!(
@@ -1516,236 +1258,6 @@ fn vpmn_agree(b: &[u8]) -> &'static str {
             i.map(|_| ())
         ),
     }
-}
-
-fn vpmn_v2_fields(b: &[u8], g: &vpmn::VpmnV2<'_>, v: &View) {
-    let h = g.header();
-    same_fields!(
-        v,
-        "header",
-        h,
-        [
-            magic,
-            version,
-            target,
-            crc_sum,
-            total_size_low,
-            total_size_high,
-            sub_header_offset,
-            sub_header_size,
-            sub_header_count,
-            reserved2,
-            reserved3,
-            total_size
-        ]
-    );
-    assert_eq!(
-        raw(v, "header", "class_word"),
-        u64::from(h.class_word().bits())
-    );
-    assert_eq!(
-        bits(v, "header", "class_word", "class"),
-        u64::from(h.class_word().class())
-    );
-    assert_eq!(
-        bits(v, "header", "class_word", "reserved"),
-        u64::from(h.class_word().reserved())
-    );
-    let sh = g.sub_header();
-    same_fields!(v, "sub_header", sh, [sh_offset, sh_size, sh_count]);
-    assert_eq!(g.sections().len(), record_count(v, "sections"));
-    for s in g.sections() {
-        let p = format!("sections[{}]", s.index());
-        same_fields!(
-            v,
-            &p,
-            s,
-            [
-                sd_offset_low,
-                sd_offset_high,
-                sd_size_low,
-                sd_size_high,
-                sd_addr_low,
-                sd_addr_high,
-                sd_alignsize,
-                sd_entsize,
-                reserved1,
-                reserved2,
-                offset,
-                size,
-                load_address
-            ]
-        );
-        assert_eq!(raw(v, &p, "sd_type"), u64::from(s.sd_type().raw()));
-        assert_eq!(enum_name(v, &p, "sd_type").as_deref(), s.sd_type().name());
-        assert_eq!(
-            range(v, &format!("{p}.payload")),
-            s.payload().map(|d| span(b, d))
-        );
-    }
-    macro_rules! io {
-        ($name:expr, $recs:expr) => {
-            assert_eq!($recs.count(), record_count(v, $name));
-            for r in $recs {
-                let p = format!("{}[{}]", $name, r.index());
-                same_fields!(v, &p, r, [dim_count]);
-                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
-                assert_eq!(array(v, &p, "quant_data"), r.quant_data().map(u64::from));
-                assert_eq!(raw(v, &p, "data_format"), u64::from(r.data_format().raw()));
-                assert_eq!(
-                    enum_name(v, &p, "data_format").as_deref(),
-                    r.data_format().name()
-                );
-                assert_eq!(raw(v, &p, "data_type"), u64::from(r.data_type().raw()));
-                assert_eq!(
-                    raw(v, &p, "quant_format"),
-                    u64::from(r.quant_format().raw())
-                );
-                assert_eq!(text(v, &p, "name"), r.name());
-                assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
-            }
-        };
-    }
-    io!("inputs", g.inputs());
-    io!("outputs", g.outputs());
-    assert_eq!(g.network_info().count(), record_count(v, "network_info"));
-    for r in g.network_info() {
-        let p = format!("network_info[{}]", r.index());
-        same_fields!(
-            v,
-            &p,
-            r,
-            [
-                input_count,
-                output_count,
-                layer_count,
-                abs_op_count,
-                operation_count,
-                core_count,
-                address_width
-            ]
-        );
-        assert_eq!(raw(v, &p, "attribute"), u64::from(r.attribute().bits()));
-        assert_eq!(
-            bits(v, &p, "attribute", "nn_command_size"),
-            u64::from(r.attribute().nn_command_size())
-        );
-        assert_eq!(text(v, &p, "name"), r.name());
-        assert_eq!(text(v, &p, "vsi_reserved"), r.vsi_reserved());
-    }
-    for r in g.memory_pool() {
-        let p = format!("memory_pool[{}]", r.index());
-        same_fields!(v, &p, r, [used_low, used_high, used_bytes]);
-    }
-    macro_rules! sram {
-        ($name:expr, $recs:expr) => {
-            assert_eq!($recs.count(), record_count(v, $name));
-            for r in $recs {
-                let p = format!("{}[{}]", $name, r.index());
-                same_fields!(v, &p, r, [used_bytes]);
-            }
-        };
-    }
-    sram!("vip_sram", g.vip_sram());
-    sram!("axi_sram", g.axi_sram());
-    assert_eq!(g.checksums().count(), record_count(v, "checksums"));
-    for r in g.checksums() {
-        let p = format!("checksums[{}]", r.index());
-        same_fields!(v, &p, r, [sd_type, checksum_value]);
-        // Validation proved each stored CRC; the interpreter shows it computed.
-        let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
-        assert_eq!((stored, computed), (u64::from(r.checksum_value()), stored));
-    }
-    assert_eq!(g.dynaio_table().count(), record_count(v, "dynaio_table"));
-    for r in g.dynaio_table() {
-        let p = format!("dynaio_table[{}]", r.index());
-        same_fields!(v, &p, r, [offset, size]);
-    }
-    let (stored, computed) = checksum(v, "file_crc");
-    assert_eq!(
-        (stored, computed),
-        (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
-    );
-}
-
-fn vpmn_v1_fields(b: &[u8], g: &vpmn::VpmnV1<'_>, v: &View) {
-    let h = g.header();
-    same_fields!(
-        v,
-        "header",
-        h,
-        [
-            magic,
-            version,
-            target,
-            layer_count,
-            operation_count,
-            input_count,
-            output_count
-        ]
-    );
-    assert_eq!(text(v, "header", "network_name"), h.network_name());
-    let f = g.fixed();
-    same_fields!(
-        v,
-        "fixed",
-        f,
-        [
-            pool_size,
-            pool_alignment,
-            pool_base,
-            axi_sram_base,
-            axi_sram_size
-        ]
-    );
-    let gated = |name: &str, x: Option<u64>| {
-        let present = record(v, "fixed")
-            .fields
-            .iter()
-            .find(|f| f.name == name)
-            .and_then(|f| f.raw);
-        assert_eq!(present, x, "fixed.{name}");
-    };
-    gated("num_pixel_pipes", f.num_pixel_pipes().map(u64::from));
-    gated("core_count", f.core_count().map(u64::from));
-    gated("nbg_crc_sum", f.nbg_crc_sum().map(u64::from));
-    gated("vip_sram_base", f.vip_sram_base().map(u64::from));
-    gated("vip_sram_size", f.vip_sram_size().map(u64::from));
-    gated(
-        "feature_bits",
-        f.feature_bits().map(|x| u64::from(x.bits())),
-    );
-    assert_eq!(record(v, "fixed").size, f.as_bytes().len() as u64);
-    assert_eq!(g.entries().len(), record_count(v, "entries"));
-    for e in g.entries() {
-        let p = format!("entries[{}]", e.index());
-        same_fields!(v, &p, e, [offset, size]);
-        assert_eq!(
-            range(v, &format!("{p}.bytes")),
-            e.bytes().map(|d| span(b, d))
-        );
-    }
-    macro_rules! io1 {
-        ($name:expr, $recs:expr) => {
-            assert_eq!($recs.count(), record_count(v, $name));
-            for r in $recs {
-                let p = format!("{}[{}]", $name, r.index());
-                same_fields!(v, &p, r, [dim_count, tf_scale]);
-                assert_eq!(array(v, &p, "dim_size"), r.dim_size().map(u64::from));
-                assert_eq!(
-                    value(v, &p, "fixed_point_pos"),
-                    &Value::Int(i64::from(r.fixed_point_pos()))
-                );
-                assert_eq!(
-                    value(v, &p, "tf_zero_point"),
-                    &Value::Int(i64::from(r.tf_zero_point()))
-                );
-                assert_eq!(text(v, &p, "name"), r.name());
-            }
-        };
-    }
-    io1!("inputs", g.inputs());
-    io1!("outputs", g.outputs());
 }
 
 /// The VPMN sweep's offsets: the first 4096 bytes, both sides of every directory boundary,
@@ -1816,11 +1328,6 @@ fn regressions() {
 
 const STRTAB: &str = "schemas/strtab.yaml";
 
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod strtab {
-    npuschema_macro::include_schema!("schemas/strtab.yaml");
-}
-
 /// A `strtab.yaml` file (as schema_constructs.rs builds it): `sections` (name offset, kind,
 /// link, offset, size) at 16, the names at 80, four data bytes, then the title.
 fn strtab_file(sections: &[(u32, u16, u16)], names: &[u8], title: &[u8]) -> Vec<u8> {
@@ -1861,48 +1368,7 @@ fn strtab_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(STRTAB, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [
-                magic,
-                section_count,
-                names_index,
-                section_offset,
-                title_offset
-            ]
-        );
-        assert_eq!(range(v, "names"), Some(span(b, g.names())));
-        // The strings: the generated accessors' bytes, and the interpreter's (where they
-        // start in the file, and the text when UTF-8).
-        let strings = |path: &str| {
-            v.strings
-                .iter()
-                .find(|x| x.path == path)
-                .unwrap_or_else(|| panic!("no string {path}"))
-        };
-        let t = strings("title");
-        assert_eq!(
-            (t.bytes.as_slice(), t.offset),
-            (g.title(), span(b, g.title()).0)
-        );
-        assert_eq!(t.text.as_deref(), g.title_str().ok());
-        assert_eq!(v.strings.len(), 1 + g.sections().len());
-        assert_eq!(g.sections().len(), record_count(v, "sections"));
-        for s in g.sections() {
-            let p = format!("sections[{}]", s.index());
-            let n = strings(&format!("{p}.name"));
-            assert_eq!(
-                (n.bytes.as_slice(), n.offset),
-                (g.name(&s), span(b, g.name(&s)).0)
-            );
-            assert_eq!(n.text.as_deref(), g.name_str(&s).ok());
-            same_fields!(v, &p, s, [name_offset, link, offset, size]);
-            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
-            assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
-        }
+        npuschema_tests::compare::strtab(b, g, v)
     })
 }
 
@@ -1966,31 +1432,13 @@ fn strtab_and_its_mutants_agree() {
 
 const TITLED: &str = "schemas/titled.yaml";
 
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod titled {
-    npuschema_macro::include_schema!("schemas/titled.yaml");
-}
-
 fn titled_agree(b: &[u8]) -> &'static str {
     let g = titled::Titled::validate(b);
     let gb = titled::Titled::validate_as::<Brief>(b)
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(TITLED, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(v, "header", h, [magic, count, title_offset, comment_offset]);
-        let got: Vec<(&str, &[u8], u64)> = v
-            .strings
-            .iter()
-            .map(|s| (s.path.as_str(), s.bytes.as_slice(), s.offset))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("title", g.title(), span(b, g.title()).0),
-                ("comment", g.comment(), span(b, g.comment()).0)
-            ]
-        );
+        npuschema_tests::compare::titled(b, g, v)
     })
 }
 
@@ -2042,46 +1490,7 @@ fn opendir_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(OPENDIR, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(
-            v,
-            "header",
-            h,
-            [magic, version, section_count, section_offset, crc_sum]
-        );
-        assert_eq!(g.sections().len(), record_count(v, "sections"));
-        for s in g.sections() {
-            let p = format!("sections[{}]", s.index());
-            same_fields!(v, &p, s, [offset, size, entsize, info]);
-            assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type().raw()));
-            assert_eq!(enum_name(v, &p, "sh_type").as_deref(), s.sh_type().name());
-            assert_eq!(
-                range(v, &format!("{p}.payload")),
-                s.payload().map(|d| span(b, d))
-            );
-        }
-        macro_rules! coll {
-            ($name:expr, $recs:expr, [$($f:ident),*]) => {
-                assert_eq!($recs.count(), record_count(v, $name), "{}", $name);
-                for r in $recs {
-                    let p = format!("{}[{}]", $name, r.index());
-                    same_fields!(v, &p, r, [$($f),*]);
-                    assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0);
-                }
-            };
-        }
-        coll!("symbols", g.symbols(), [name, value]);
-        coll!("attributes", g.attributes(), [tag, value]);
-        coll!("slot_table", g.slot_table(), [offset, size]);
-        coll!("crcs", g.crcs(), [target, value]);
-        for r in g.crcs() {
-            let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
-            assert_eq!((stored, computed), (u64::from(r.value()), stored));
-        }
-        assert_eq!(
-            checksum(v, "file_crc"),
-            (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
-        );
+        npuschema_tests::compare::opendir(b, g, v)
     })
 }
 
@@ -2461,11 +1870,6 @@ fn cop2_real_payloads_and_their_mutants_agree() {
 
 const WAV: &str = "schemas/wav.yaml";
 
-#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod wav {
-    npuschema_macro::include_schema!("schemas/wav.yaml");
-}
-
 /// A RIFF/WAVE file of the chunks `(id, body)`, each padded to an even length.
 fn wav_file(cs: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
     let mut body = b"WAVE".to_vec();
@@ -2488,35 +1892,7 @@ fn wav_agree(b: &[u8]) -> &'static str {
     let gb = wav::Wav::validate_as::<Brief>(b)
         .map(|_| ())
         .map_err(|e| e.id());
-    agree_with(WAV, b, g, gb, |g, v| {
-        same_fields!(v, "header", g.header(), [riff, riff_size, wave]);
-        assert_eq!(g.chunks().count(), record_count(v, "chunks"));
-        for c in g.chunks() {
-            let p = format!("chunks[{}]", c.index());
-            assert_eq!(record(v, &p).offset, c.offset());
-            same_fields!(v, &p, c.header(), [id, size]);
-            assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
-        }
-        assert_eq!(g.fmts().count(), record_count(v, "fmts"));
-        for (k, f) in g.fmts().enumerate() {
-            let p = format!("fmts[{k}]");
-            same_fields!(
-                v,
-                &p,
-                f,
-                [
-                    format_tag,
-                    channels,
-                    sample_rate,
-                    byte_rate,
-                    block_align,
-                    bits_per_sample
-                ]
-            );
-            assert_eq!(record(v, &p).offset, span(b, f.as_bytes()).0);
-        }
-        assert_eq!(g.datas().count(), record_count(v, "datas"));
-    })
+    agree_with(WAV, b, g, gb, |g, v| npuschema_tests::compare::wav(b, g, v))
 }
 
 /// Up to `max` of the smallest `.wav` files under /usr/share (none when there are none).
@@ -2632,59 +2008,7 @@ fn nested_agree(b: &[u8]) -> &'static str {
         .map(|_| ())
         .map_err(|e| e.id());
     agree_with(NESTED, b, g, gb, |g, v| {
-        let h = g.header();
-        same_fields!(v, "header", h, [magic, entry_count, total_bytes]);
-        // Every field inside, by its path, at its offset.
-        let ver = h.version();
-        assert_eq!(raw(v, "header", "version.major"), u64::from(ver.major()));
-        assert_eq!(raw(v, "header", "version.minor"), u64::from(ver.minor()));
-        assert_eq!(h.slices().count(), 4);
-        for (k, s) in h.slices().enumerate() {
-            assert_eq!(
-                raw(v, "header", &format!("slices[{k}].offset")),
-                u64::from(s.offset())
-            );
-            assert_eq!(
-                raw(v, "header", &format!("slices[{k}].length")),
-                u64::from(s.length())
-            );
-            let f = record(v, "header")
-                .fields
-                .iter()
-                .find(|f| f.path == format!("header.slices[{k}].length"))
-                .expect("a row per element field");
-            assert_eq!(f.offset, 12 + 8 * k as u64);
-        }
-        let st = h.stamp();
-        assert_eq!(raw(v, "header", "stamp.time"), st.time());
-        assert_eq!(raw(v, "header", "stamp.kind"), u64::from(st.kind_raw()));
-        assert_eq!(
-            raw(v, "header", "stamp.level"),
-            u64::from(st.level().bits())
-        );
-        assert_eq!(
-            raw(v, "header", "stamp.tool.major"),
-            u64::from(st.tool().major())
-        );
-        assert_eq!(
-            raw(v, "header", "stamp.tool.minor"),
-            u64::from(st.tool().minor())
-        );
-        assert_eq!(range(v, "payload"), Some(span(b, g.payload())));
-        assert_eq!(g.entries().len(), record_count(v, "entries"));
-        for e in g.entries() {
-            let p = format!("entries[{}]", e.index());
-            same_fields!(v, &p, e, [id]);
-            assert_eq!(value(v, &p, "at.x"), &Value::Int(i64::from(e.at().x())));
-            assert_eq!(value(v, &p, "at.y"), &Value::Int(i64::from(e.at().y())));
-            assert_eq!(raw(v, &p, "span.offset"), u64::from(e.span().offset()));
-            assert_eq!(raw(v, &p, "span.length"), u64::from(e.span().length()));
-            assert_eq!(range(v, &format!("{p}.blob")), e.blob().map(|d| span(b, d)));
-            for (k, d) in e.dims().enumerate() {
-                assert_eq!(raw(v, &p, &format!("dims[{k}].lo")), u64::from(d.lo()));
-                assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
-            }
-        }
+        npuschema_tests::compare::nested(b, g, v)
     })
 }
 

@@ -34,9 +34,20 @@ impl fmt::Display for Command {
     }
 }
 
+/// [`Listing`] of a command of architecture `.1`: its fields are those of [`FieldsIn`] (the
+/// U65's `addr_hi`, say). [`Listing`] is this for the U55.
+#[derive(Debug, Clone, Copy)]
+pub struct ListingIn<'a>(pub &'a Command, pub Arch);
+
 impl fmt::Display for Listing<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let c = self.0;
+        ListingIn(self.0, Arch::U55).fmt(f)
+    }
+}
+
+impl fmt::Display for ListingIn<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ListingIn(c, arch) = *self;
         write!(f, "{:#08x}:", c.offset)?;
         match c.payload {
             Some(p) => write!(f, " {p:08x}")?,
@@ -50,7 +61,7 @@ impl fmt::Display for Listing<'_> {
             c.name(),
             c.param
         )?;
-        Fields(c).fmt(f)
+        FieldsIn(c, arch).fmt(f)
     }
 }
 

@@ -14,7 +14,7 @@ mod state;
 
 pub use check::{CheckSummary, Finding, FindingCode, check, check_for};
 pub use decode::{Command, DecodeError, Decoder, decode, decode_for};
-pub use listing::{Fields, FieldsIn, Listing};
+pub use listing::{Fields, FieldsIn, Listing, ListingIn};
 pub use opcode::{
     Arch, CMD1_FLAG, CommandField, OPCODE_MASK, Opcode, code16, from_code_in, touches_memory,
 };
