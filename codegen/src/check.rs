@@ -1402,7 +1402,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
         }
     }
     generated_names(&c, d);
-    crate::nested::check_writer(&c, d);
+    crate::nested_writer::check(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
 
@@ -1531,6 +1531,9 @@ fn generated_names(c: &Checked, d: &mut Diags) {
         if !seen.iter().any(|(x, _, _)| *x == n.text) {
             seen.push((n.text.clone(), n.pos, format!("{kind} `{}`", n.text)));
         }
+    }
+    for (name, pos, what) in crate::nested_writer::generated_names(c) {
+        add(&mut seen, name, pos, what, d);
     }
     let top_name = &c.schema.file.name;
     add(

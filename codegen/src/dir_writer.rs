@@ -507,12 +507,11 @@ fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> Token
             }
         }
         FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
-        // (A struct-typed field is refused with a `writer`: `nested::check_writer`; its bytes
-        // would be an input like `bytes`.)
-        FieldKind::Bytes(_)
-        | FieldKind::Str(_)
-        | FieldKind::Struct(..)
-        | FieldKind::Structs(..) => {
+        // A struct-typed field: its value's bytes (`nested_writer.rs`).
+        k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
+            crate::nested_writer::write_input(k, off, src, &quote!(&mut rec)).unwrap_or_default()
+        }
+        FieldKind::Bytes(_) | FieldKind::Str(_) => {
             quote!(__rt::set(&mut rec, #o, *#src);)
         }
     }
@@ -629,7 +628,7 @@ fn spec_fields(
         let Some(&(_, kind)) = l.fields.get(i) else {
             continue;
         };
-        floats |= matches!(kind, FieldKind::Float(_));
+        floats |= crate::nested_writer::value_has_floats(c, kind);
         let (ty, _) = crate::writer::field_type(c, kind);
         let n = ident(&name(&f.name.text));
         let first = esc(f.doc.lines().next().unwrap_or("").trim());

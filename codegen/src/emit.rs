@@ -2090,6 +2090,7 @@ fn module(c: &Checked) -> TokenStream {
     let registers = crate::regs::tokens(c);
     let commands = crate::commands::tokens(c);
     let stream_writers = crate::stream_emit::writers(&em);
+    let struct_values = crate::nested_writer::value_types(c);
     quote! {
         #[allow(unused_imports)]
         use ::npuschema_core as __rt;
@@ -2108,5 +2109,6 @@ fn module(c: &Checked) -> TokenStream {
         #registers
         #commands
         #stream_writers
+        #struct_values
     }
 }

@@ -18,6 +18,7 @@ mod index;
 pub mod interp;
 mod nested;
 mod nested_emit;
+mod nested_writer;
 mod positions;
 mod recpos;
 mod regs;

@@ -1648,4 +1648,148 @@ mod nested_structs {
         let v = Nested::validate(&b).expect("valid");
         assert_eq!(v.entries().next().and_then(|e| e.blob()), None);
     }
+
+    /// The writer takes struct-typed fields as values (`VersionValue`, `[SliceValue; 4]`,
+    /// a big-endian `StampValue` holding a little-endian `VersionValue`) and writes over
+    /// the fields inside them that the rules derive: `slices[0]` (the payload's place) and
+    /// each record's `span` (its blob's place). The validator accepts the bytes and the
+    /// views give back every input.
+    #[test]
+    fn the_writer_writes_structs_inside_structs() {
+        use super::nested::{
+            DimValue, EntryBlob, EntrySpec, Level, NestedWriter, PointValue, SliceValue,
+            StampValue, VersionValue,
+        };
+        let version = VersionValue { major: 1, minor: 4 };
+        // `slices[0]` is derived: what is given there is written over.
+        let slices = [
+            SliceValue {
+                offset: 0xDEAD,
+                length: 0xBEEF,
+            },
+            SliceValue::ZERO,
+            SliceValue {
+                offset: 5,
+                length: 6,
+            },
+            SliceValue {
+                offset: 0xFFFF_FFFF,
+                length: 1,
+            },
+        ];
+        let stamp = StampValue {
+            time: 0x1122_3344_5566_7788,
+            kind: StampKind::Tooled,
+            level: Level::SEALED,
+            tool: VersionValue { major: 2, minor: 7 },
+        };
+        let entries = [
+            EntrySpec {
+                id: 7,
+                at: PointValue { x: 3, y: 1000 },
+                span: SliceValue::ZERO,
+                dims: [DimValue { lo: 1, hi: 2 }, DimValue { lo: 0, hi: 0 }],
+                blob: EntryBlob::Present(b"abc"),
+            },
+            EntrySpec {
+                id: 8,
+                at: PointValue { x: 0, y: 7 },
+                span: SliceValue {
+                    offset: 77,
+                    length: 99,
+                },
+                dims: [DimValue { lo: 3, hi: 3 }, DimValue { lo: 9, hi: 200 }],
+                blob: EntryBlob::Absent(0),
+            },
+        ];
+        let w = NestedWriter::new()
+            .version(version)
+            .slices(slices)
+            .stamp(stamp)
+            .entries(&entries)
+            .payload(b"PAYLOAD");
+        let b = w.to_vec().expect("writes");
+        assert_eq!(w.encoded_len(), Ok(b.len()));
+        // Header 62, two entries of 20 (at 62, as the table says), the payload at 102 (2
+        // aligned), the first blob after it at 110.
+        assert_eq!(b.len(), 62 + 40 + 8 + 3);
+        assert_eq!(&b[62 + 40..62 + 47], b"PAYLOAD");
+        assert_eq!(&b[110..], b"abc");
+        // The stamp's time big-endian (at 40), its tool version little-endian (at 50).
+        assert_eq!(&b[40..48], &0x1122_3344_5566_7788u64.to_be_bytes());
+        assert_eq!(&b[50..54], &[2, 0, 7, 0]);
+
+        let v = Nested::validate(&b).expect("the writer's output validates");
+        assert!(Nested::validate_as::<Brief>(&b).is_ok());
+        let h = v.header();
+        assert_eq!(VersionValue::from(h.version()), version);
+        let got: Vec<SliceValue> = h.slices().map(SliceValue::from).collect();
+        assert_eq!(
+            got,
+            [
+                SliceValue {
+                    offset: 102,
+                    length: 7
+                },
+                slices[1],
+                slices[2],
+                slices[3]
+            ]
+        );
+        assert_eq!(StampValue::from(h.stamp()), stamp);
+        assert_eq!(v.payload(), b"PAYLOAD");
+        assert_eq!((h.entry_count(), h.total_bytes()), (2, 113));
+        let e: Vec<_> = v.entries().collect();
+        assert_eq!(e.len(), 2);
+        for (got, want) in e.iter().zip(&entries) {
+            assert_eq!(got.id(), want.id);
+            assert_eq!(PointValue::from(got.at()), want.at);
+            let dims: Vec<DimValue> = got.dims().map(DimValue::from).collect();
+            assert_eq!(dims, want.dims);
+        }
+        // Each record's `span` locates its blob; an absent blob's length is the one given,
+        // its offset the value given.
+        assert_eq!(
+            SliceValue::from(e[0].span()),
+            SliceValue {
+                offset: 110,
+                length: 3
+            }
+        );
+        assert_eq!(e[0].blob(), Some(&b"abc"[..]));
+        assert_eq!(
+            SliceValue::from(e[1].span()),
+            SliceValue {
+                offset: 77,
+                length: 0
+            }
+        );
+        assert_eq!(e[1].blob(), None);
+        // A value reads back from its bytes, and lays them out again.
+        assert_eq!(StampValue::from_bytes(&stamp.to_bytes()), stamp);
+        assert_eq!(&stamp.to_bytes()[..8], &b[40..48]);
+        // Too small a buffer: an error, nothing written past it.
+        let mut small = [0u8; 100];
+        assert!(matches!(
+            w.write_into(&mut small),
+            Err(npuschema_core::WriteError::BufferTooSmall {
+                needed: 113,
+                available: 100
+            })
+        ));
+        // A blob whose length the `span.length` of its record cannot hold.
+        let long = EntrySpec {
+            blob: EntryBlob::Absent(u32::MAX),
+            ..entries[1]
+        };
+        let lw = NestedWriter::new()
+            .version(version)
+            .entries(std::slice::from_ref(&long))
+            .payload(b"");
+        let lb = lw.to_vec().expect("an absent blob takes no bytes");
+        assert_eq!(
+            Nested::validate(&lb).map(|_| ()).map_err(|e| e.code),
+            Err("blob-out-of-bounds")
+        );
+    }
 }
