@@ -1663,6 +1663,7 @@ fn check_file(c: &Checked, d: &mut Diags) {
     }
     crate::ext::check_file(c, d);
     crate::strings::check_defs(c, d);
+    crate::strtab_writer::check(c, d);
     crate::index::check_writer(c, d);
     crate::streams::check_file(c, d);
     crate::positions::check_file(c, d);

@@ -32,6 +32,8 @@ enum Item {
     Table,
     /// The payloads, in directory order.
     Payload,
+    /// Another file-level range, given as bytes (index into `file.ranges`).
+    Range(usize),
 }
 
 /// Which bits of a derived value a field holds.
@@ -59,6 +61,8 @@ enum What {
     PayloadLength,
     /// Filled in by `seal`.
     Checksum,
+    /// The length of a file-level range the writer places (index into `file.ranges`).
+    RangeLength(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -192,7 +196,7 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
         // Diagnosed by the directory checks.
         return Err(errs);
     };
-    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and nothing else";
+    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and the file-level ranges without `when` that `writer.order` names";
     for t in &file.tables {
         if t.name.text != table.name.text {
             errs.push((
@@ -204,8 +208,13 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             ));
         }
     }
+    // Another file-level range without `when` that the order names: placed, its bytes an
+    // input (its offset and length fields are checked below).
+    let placed = |r: &Range| {
+        r.table.is_none() && r.when.is_none() && w.order.iter().any(|o| o.text == r.name.text)
+    };
     for r in &file.ranges {
-        if r.name.text != range.name.text {
+        if r.name.text != range.name.text && !placed(r) {
             errs.push((
                 r.name.pos,
                 format!(
@@ -233,8 +242,33 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             ),
         ));
     }
+    // A top-level checksum: computed by `seal`, after the directory's (`top_checksum`).
+    let mut top_sums = Vec::new();
     for k in &file.checksums {
-        errs.push((k.name.pos, format!("checksum `{}`: a directory writer computes the directory's checksums only; make it a directory checksum or drop the `writer`", k.name.text)));
+        match top_checksum_field(c, k) {
+            Ok(i) => top_sums.push(i),
+            Err(why) => errs.push((
+                k.stored.pos,
+                format!(
+                    "checksum `{}`: {why}; drop the `writer` or make it a directory checksum",
+                    k.name.text
+                ),
+            )),
+        }
+        for e in [&k.from, &k.to] {
+            let header_only = e.expr.refs().iter().all(|p| {
+                matches!(
+                    c.resolve(p, Scope::Top),
+                    Ok(Resolved::Const(_)
+                        | Resolved::Len
+                        | Resolved::EnumValue(..)
+                        | Resolved::Field(Owner::Header, _))
+                )
+            });
+            if !header_only {
+                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len` and header fields only, and `{}` reads something else", k.name.text, e.text)));
+            }
+        }
     }
     let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
     let mut plan = Plan {
@@ -266,6 +300,12 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             .position(|r| r.name.text == item.text)
         {
             Item::Record(k)
+        } else if let Some(k) = file
+            .ranges
+            .iter()
+            .position(|r| r.name.text == item.text && placed(r))
+        {
+            Item::Range(k)
         } else {
             // Another table or range: refused above; an unknown name: by the order check.
             continue;
@@ -349,6 +389,31 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
         } else {
             errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose) nor a constant expression", at.text)));
         }
+    }
+    for (k, r) in file.ranges.iter().enumerate() {
+        if r.name.text == range.name.text || !placed(r) {
+            continue;
+        }
+        for (e, what, name) in [
+            (&r.offset, What::Place(Item::Range(k)), "offset"),
+            (&r.length, What::RangeLength(k), "length"),
+        ] {
+            match targets(c, &e.expr, Scope::Top) {
+                Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
+                    plan.assign(t, &what);
+                }
+                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of the header or a located record", r.name.text, e.text))),
+            }
+        }
+        if let Some(f) = c
+            .header()
+            .and_then(|h| h.fields.iter().find(|f| f.name.text == r.name.text))
+        {
+            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes range `{}` as its field of that name; rename one", f.name.text, file.name.text, r.name.text)));
+        }
+    }
+    for i in top_sums {
+        plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
     match targets(c, &table.count.expr, Scope::Top) {
         Some(t) => plan.assign(t, &What::Count),
@@ -465,6 +530,71 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
     }
 }
 
+/// The header field (index) a top-level checksum is stored in: one `u32` or `u64` field.
+fn top_checksum_field(c: &Checked, k: &crate::schema::Checksum) -> Result<usize, String> {
+    match targets(c, &k.stored.expr, Scope::Top) {
+        Some((Owner::Header, f))
+            if f.len() == 1
+                && f.first()
+                    .and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i)))
+                    .is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
+        {
+            f.first().map(|x| x.0).ok_or_else(String::new)
+        }
+        _ => Err(format!(
+            "a directory writer stores a checksum in one `u32` or `u64` header field, and `{}` is not one",
+            k.stored.text
+        )),
+    }
+}
+
+/// `seal`'s code computing a top-level checksum over the bytes `out` holds, its span read
+/// from the header as written, and storing it (after the directory's checksums).
+fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
+    let (Ok(i), Some(h)) = (top_checksum_field(c, k), c.header()) else {
+        return quote!();
+    };
+    let Some((hsize, off, kind)) = c
+        .layouts
+        .get(&h.name.text)
+        .and_then(|l| l.fields.get(i).map(|f| (l.size, f.0, f.1)))
+    else {
+        return quote!();
+    };
+    let Some(ity) = kind.int_ty(&c.schema) else {
+        return quote!();
+    };
+    let ty = ident(ity.rust());
+    let hty = ident(&h.name.text);
+    let hs = lit_usize(hsize);
+    let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
+    let off = Literal::u64_suffixed(off);
+    let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
+    let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
+    let compute = match k.algorithm {
+        Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
+        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+    };
+    let item = k.name.text.as_str();
+    quote! {
+        {
+            let Some(hb) = __rt::chunk_at::<#hs>(out, 0).copied() else {
+                return Err(__rt::WriteError::Layout { item: #item });
+            };
+            let header = #hty { raw: &hb, buf: &hb, index: 0 };
+            let _ = &header;
+            let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
+            let _ = len;
+            let sum = match (#from, #to) {
+                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                _ => None,
+            };
+            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
+            __rt::put(out, #off, &sum.#tob())?;
+        }
+    }
+}
+
 /// Refuse a directory writer the schema does not give enough to write.
 pub(crate) fn check(c: &Checked, d: &mut Diags) {
     if let Err(errs) = analyse(c) {
@@ -549,6 +679,19 @@ fn derived_value(
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
         What::Checksum => (quote!(0u64), false),
+        What::RangeLength(k) => {
+            let r = ident(
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str()),
+            );
+            (
+                quote!(u64::try_from(self.#r.len()).unwrap_or(u64::MAX)),
+                false,
+            )
+        }
     }
 }
 
@@ -883,6 +1026,20 @@ fn file_tokens(c: &Checked) -> TokenStream {
         file_fields.extend(f);
         floats |= fl;
     }
+    // The other file-level ranges it places, as bytes.
+    for (it, _) in &plan.items {
+        if let Item::Range(k) = it
+            && let Some(r) = file.ranges.get(*k)
+        {
+            let n = ident(&r.name.text);
+            let doc = format!(
+                " Range `{}`, placed where `writer.order` names it: {}",
+                r.name.text,
+                esc(r.doc.lines().next().unwrap_or(""))
+            );
+            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+        }
+    }
     let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
     let eq_file = if floats || efl {
         quote!()
@@ -954,6 +1111,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 (
                     plan.table.name.text.clone(),
                     quote!(u64::try_from(self.#secs.len()).ok().and_then(|n| n.checked_mul(#s))),
+                )
+            }
+            Item::Range(k) => {
+                let r = file.ranges.get(*k);
+                let n = ident(r.map_or("missing", |r| r.name.text.as_str()));
+                (
+                    r.map_or(String::new(), |r| r.name.text.clone()),
+                    quote!(u64::try_from(self.#n.len()).ok()),
                 )
             }
             Item::Payload => {
@@ -1030,6 +1195,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
             }
         });
     }
+    for (it, v) in &place_vars {
+        if let Item::Range(k) = it
+            && let Some(r) = file.ranges.get(*k)
+        {
+            let n = ident(&r.name.text);
+            record_writes.push(quote!(__rt::put(out, #v, self.#n)?;));
+        }
+    }
     let epath = format!("{}[]", plan.table.name.text);
     let entry_writes = write_fields(
         c,
@@ -1105,19 +1278,22 @@ fn file_tokens(c: &Checked) -> TokenStream {
         }
     }
     let seal_doc = format!(
-        " Compute, in place, the directory checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
+        " Compute, in place, the checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
         file.name.text,
-        if plan.dir.checksums.is_empty() {
+        if plan.dir.checksums.is_empty() && file.checksums.is_empty() {
             "there are none".to_string()
         } else {
+            // The directory's, then the file's (over the bytes as the others left them).
             plan.dir
                 .checksums
                 .iter()
                 .map(|k| format!("`{}`", k.name.text))
+                .chain(file.checksums.iter().map(|k| format!("`{}`", k.name.text)))
                 .collect::<Vec<_>>()
                 .join(", then ")
         }
     );
+    let seal_top: Vec<TokenStream> = file.checksums.iter().map(|k| top_sum(c, k)).collect();
     let fname = file.name.text.as_str();
 
     let table_var = table_var.unwrap_or_else(|| format_ident!("__p0"));
@@ -1207,6 +1383,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             {
                 #(#seal_records)*
                 #(#seal_payloads)*
+                #(#seal_top)*
                 let _ = (out, sections);
                 Ok(())
             }

@@ -27,6 +27,7 @@ mod sections;
 mod stream_emit;
 mod streams;
 mod strings;
+mod strtab_writer;
 mod writer;
 mod yaml;
 

@@ -248,7 +248,8 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
                     s.name.pos,
                     format!("string `{n}`: a writer cannot write it ({why}); remove `writer:` (the view and the validator do not need it) or write the string another way"),
                 ),
-                Ok(_) if !w.order.iter().any(|x| x.text == n) => d.error(
+                // In a range, the range is placed (`strtab_writer::check`).
+                Ok(_) if s.range.is_none() && !w.order.iter().any(|x| x.text == n) => d.error(
                     s.name.pos,
                     format!("string `{n}`: the writer places it, so `writer.order` must name it"),
                 ),
@@ -602,16 +603,14 @@ pub(crate) fn file_items(em: &Em<'_>) -> crate::sections::FileItems {
 
 // ----- writer ------------------------------------------------------------------------------
 
-/// The header field (index) that holds a string's offset, when a writer can write the
-/// string: a file's string in the whole file whose offset is one header field, which the
-/// writer sets to where it placed the string. A string table (a record's string, or one
-/// inside a range) would need the writer to build the table: not done.
+/// The field (index) that holds a string's offset, when a writer can write the string: for
+/// a file's string (in the whole file or in a range, which the writer then builds) one
+/// header field, which the writer sets to where it placed the string; for a record's
+/// string one integer field of the record (`strtab_writer.rs`).
 pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
     if s.table.is_some() {
-        return Err("a record's string lives in a string table, which the writer does not build");
-    }
-    if s.range.is_some() {
-        return Err("a string inside a range would make the writer build that range");
+        // The record's offset field (`strtab_writer.rs`).
+        return crate::strtab_writer::record_offset_field(c, s);
     }
     match crate::check::single_field(c, &s.offset.expr, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => Ok(i),
@@ -647,8 +646,15 @@ pub(crate) struct WriterParts {
 
 /// The writer's parts for the strings (each writable one: `checks_defs` refused the others).
 pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
-    let mut out = WriterParts::default();
+    let mut out = WriterParts {
+        writes: crate::strtab_writer::writes(c),
+        ..WriterParts::default()
+    };
     for s in &c.schema.file.strings {
+        // A record's string is its record spec's (`strtab_writer.rs`).
+        if s.table.is_some() {
+            continue;
+        }
         let Ok(i) = writable(c, s) else { continue };
         let name = format_ident!("{}", s.name.text);
         let at = format_ident!("{}_at", s.name.text);
@@ -676,6 +682,10 @@ pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
             }
         });
         let item = s.name.text.as_str();
+        if s.range.is_some() {
+            // Written into its range (`strtab_writer::writes`).
+            continue;
+        }
         out.writes.push(match s.prefix {
             Some((t, _)) => {
                 let ty = format_ident!("{}", t.rust());
@@ -706,7 +716,7 @@ pub(crate) fn plan_step(
     name: &str,
     align: &proc_macro2::Literal,
 ) -> Option<(TokenStream, proc_macro2::Ident)> {
-    let s = def(c, name)?;
+    let s = def(c, name).filter(|s| s.table.is_none() && s.range.is_none())?;
     let var = format_ident!("{}", s.name.text);
     let at = format_ident!("{}_at", s.name.text);
     let extra = proc_macro2::Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()));

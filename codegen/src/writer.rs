@@ -39,6 +39,8 @@ enum RecordRule {
     Offset(usize),
     Length(usize),
     Flag(usize),
+    /// The offset of the record's string (`strtab_writer.rs`).
+    Str,
     Input,
 }
 
@@ -118,6 +120,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
             *r = HeaderRule::RangeOffset(name.clone());
         }
     }
+
+    // A range that holds strings is built by the writer, not given (`strtab_writer.rs`).
+    let top_ranges: Vec<&Range> = top_ranges
+        .into_iter()
+        .filter(|r| !crate::strtab_writer::is_built(c, &r.name.text))
+        .collect();
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -214,6 +222,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
         if let Some((step, at)) = crate::strings::plan_step(c, &item.text, &align) {
             plan_fields.push(quote!(#at: u64,));
             plan_inits.push(quote!(#at,));
+            plan_steps.push(step);
+        } else if let Some((f, i, step)) = crate::strtab_writer::plan_step(c, &item.text, &align) {
+            plan_fields.extend(f);
+            plan_inits.extend(i);
             plan_steps.push(step);
         } else if let Some(t) = c.table(&item.text) {
             let at_var = format_ident!("{}_at", t.name.text);
@@ -475,6 +487,10 @@ fn derived(
             let v = format_ident!("{}_at", r);
             (quote!(plan.#v), false)
         }
+        HeaderRule::RangeLength(r) if crate::strtab_writer::is_built(c, r) => {
+            let len = format_ident!("{}_len", r);
+            (quote!(plan.#len), false)
+        }
         HeaderRule::RangeLength(r) => {
             let r = format_ident!("{}", r);
             (quote!(self.#r.len() as u64), false)
@@ -593,7 +609,8 @@ fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
         .file
         .ranges
         .iter()
-        .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text));
+        .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+        || !crate::strtab_writer::record_strings(c, t).is_empty();
     if borrows {
         quote!(#spec<'a>)
     } else {
@@ -666,6 +683,7 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             }
         });
     }
+    fields.extend(crate::strtab_writer::spec_fields(c, t));
     let doc = format!(
         " One record of `{}` for the writer: the fields it cannot derive.",
         t.name.text
@@ -706,6 +724,11 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
             && let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope)
         {
             rules[fi] = RecordRule::Flag(ri);
+        }
+    }
+    for (_, i) in crate::strtab_writer::record_strings(c, t) {
+        if let Some(r) = rules.get_mut(i) {
+            *r = RecordRule::Str;
         }
     }
     rules
@@ -900,12 +923,17 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             }
         });
     }
+    // The offsets of the records' strings (`strtab_writer.rs`).
+    let (str_cursors, str_sets) = crate::strtab_writer::record_offsets(c, t);
+    let str_sets = str_sets.into_iter().map(|(_, s)| s);
     let records = quote! {
         {
             #(#cursors)*
+            #str_cursors
             for (i, spec) in self.#tname.iter().enumerate() {
                 let mut rec = [0u8; #size];
                 #(#inputs)*
+                #(#str_sets)*
                 #(#per_range)*
                 __rt::put(out, plan.#at_var.saturating_add((i as u64).saturating_mul(#size64)), &rec)?;
             }

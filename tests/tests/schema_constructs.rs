@@ -608,6 +608,216 @@ fn the_writer_places_strings_and_sets_their_offsets() {
     ));
 }
 
+mod namedtab {
+    npuschema_macro::include_schema!("schemas/namedtab.yaml");
+}
+
+/// String tables the writer builds: `names` from the label and each item's name (its
+/// offset and size set), each item's note placed by `writer.order` at an offset from the
+/// file's start, every offset field set; the validator accepts the bytes and the views
+/// give back every string and value.
+#[test]
+fn the_writer_builds_string_tables() {
+    use namedtab::{ItemSpec, NamedTab, NamedTabWriter};
+    let items = [
+        ItemSpec {
+            name: "größe",
+            note: b"first note",
+            value: 7,
+        },
+        ItemSpec {
+            name: "",
+            note: b"",
+            value: 8,
+        },
+        ItemSpec {
+            name: "third",
+            note: b"\0 a NUL inside a length-prefixed note is fine",
+            value: 9,
+        },
+    ];
+    let w = NamedTabWriter::new()
+        .flags(0x55AA)
+        .label(b"LBL")
+        .items(&items);
+    let b = w.to_vec().expect("writes");
+    assert_eq!(w.encoded_len(), Ok(b.len()));
+    // Header 20, three items of 12, then `names` (at 56): the label after its u8 length,
+    // then each name with its NUL; then the notes (aligned to 4), each after its
+    // big-endian u16 length.
+    let names: &[u8] = b"\x03LBLgr\xc3\xb6\xc3\x9fe\0\0third\0";
+    assert_eq!(&b[56..56 + names.len()], names);
+    assert_eq!(&b[8..12], &56u32.to_le_bytes());
+    assert_eq!(
+        &b[12..16],
+        &u32::try_from(names.len()).unwrap().to_le_bytes()
+    );
+    assert_eq!(&b[16..18], &0u16.to_le_bytes());
+    let notes_at = (56 + names.len()).next_multiple_of(4);
+    assert_eq!(&b[notes_at..notes_at + 12], b"\0\x0afirst note");
+
+    let v = NamedTab::validate(&b).expect("the writer's output validates");
+    assert!(NamedTab::validate_as::<npuschema_core::Brief>(&b).is_ok());
+    assert_eq!(v.label(), b"LBL");
+    assert_eq!(v.header().flags(), 0x55AA);
+    assert_eq!(v.names(), names);
+    let got: Vec<(&str, &[u8], u32)> = v
+        .items()
+        .map(|it| (v.name_str(&it).expect("UTF-8"), v.note(&it), it.value()))
+        .collect();
+    let want: Vec<(&str, &[u8], u32)> = items.iter().map(|i| (i.name, i.note, i.value)).collect();
+    assert_eq!(got, want);
+    // The offsets the writer set: names from the table's start, notes from the file's.
+    let offs: Vec<(u32, u32)> = v
+        .items()
+        .map(|it| (it.name_offset(), it.note_offset()))
+        .collect();
+    assert_eq!(
+        offs,
+        [
+            (4, u32::try_from(notes_at).unwrap()),
+            (12, u32::try_from(notes_at + 12).unwrap()),
+            (13, u32::try_from(notes_at + 14).unwrap())
+        ]
+    );
+    // Nothing set: an empty label, no items; still valid.
+    let empty = NamedTabWriter::new().to_vec().expect("writes");
+    let v = NamedTab::validate(&empty).expect("valid");
+    assert_eq!(
+        (v.label(), v.items().len(), v.names()),
+        (&b""[..], 0, &b"\0"[..])
+    );
+    // A NUL-terminated name holding a NUL would read back shorter: refused.
+    let bad = [ItemSpec {
+        name: "a\0b",
+        note: b"",
+        value: 0,
+    }];
+    assert!(matches!(
+        NamedTabWriter::new().items(&bad).to_vec(),
+        Err(npuschema_core::WriteError::Layout { item: "name" })
+    ));
+    // A label longer than its u8 length can say: refused.
+    let long = [b'x'; 300];
+    assert!(matches!(
+        NamedTabWriter::new().label(&long).to_vec(),
+        Err(npuschema_core::WriteError::TooLarge { field: "label", .. })
+    ));
+    // Too small a buffer.
+    let mut small = [0u8; 40];
+    assert!(matches!(
+        w.write_into(&mut small),
+        Err(npuschema_core::WriteError::BufferTooSmall { available: 40, .. })
+    ));
+}
+
+mod dirnotes {
+    npuschema_macro::include_schema!("schemas/dirnotes.yaml");
+}
+
+/// A directory writer for a file that also has file-level ranges: `notes` before the
+/// directory and `trailer` after the payloads, placed where `writer.order` names them,
+/// their offset and size fields set; the validator accepts the bytes and the views give
+/// back every input.
+#[test]
+fn the_directory_writer_places_other_ranges() {
+    use dirnotes::{DirNotes, DirNotesSpec, Kind, SectionSpec};
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 4,
+            payload: b"code bytes",
+        },
+        SectionSpec {
+            kind: Kind::Empty,
+            entsize: 0,
+            payload: b"",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 1,
+            payload: b"xyz",
+        },
+    ];
+    let spec = DirNotesSpec {
+        flags: 0xA5,
+        notes: b"some notes",
+        trailer: b"THE END",
+        sections: &sections,
+    };
+    let n = spec.encoded_len().expect("fits");
+    let mut buf = vec![0xEEu8; n + 5];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let written = buf[..n].to_vec();
+    let b = &written[..];
+    // Header 32, the notes at 32 (10 bytes), the directory at 44 (3 x 12), the payloads
+    // from 80 (each at a multiple of 4), then the trailer at 96; the CRC-32 of every byte
+    // after the header at 28.
+    assert_eq!(&b[32..42], b"some notes");
+    assert_eq!(&b[12..20], &[32, 0, 0, 0, 10, 0, 0, 0]);
+    assert_eq!(&b[8..12], &44u32.to_le_bytes());
+    assert_eq!(&b[80..90], b"code bytes");
+    assert_eq!(&b[92..95], b"xyz");
+    assert_eq!(&b[20..28], &[96, 0, 0, 0, 7, 0, 0, 0]);
+    assert_eq!(&b[96..], b"THE END");
+    assert_eq!(
+        &b[28..32],
+        &npuschema_core::crc32(0, &b[32..]).to_le_bytes()
+    );
+    let v = DirNotes::validate(b).expect("the writer's output validates");
+    assert!(DirNotes::validate_as::<npuschema_core::Brief>(b).is_ok());
+    assert_eq!(v.header().flags(), 0xA5);
+    assert_eq!(
+        (v.notes(), v.trailer()),
+        (&b"some notes"[..], &b"THE END"[..])
+    );
+    let got: Vec<(Kind, u16, &[u8])> = v
+        .sections()
+        .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
+        .collect();
+    let want: Vec<(Kind, u16, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    // Empty ranges are still placed (and valid); a short buffer fails closed.
+    let bare = DirNotesSpec {
+        flags: 0,
+        notes: b"",
+        trailer: b"",
+        sections: &[],
+    };
+    let e = bare.to_vec().expect("writes");
+    assert_eq!(e.len(), 32);
+    assert!(DirNotes::validate(&e).is_ok());
+    assert!(matches!(
+        spec.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+    // `seal` recomputes the file checksum after an edit.
+    let mut edited = b.to_vec();
+    edited[33] = b'O';
+    assert_eq!(
+        DirNotes::validate(&edited).map(|_| ()).map_err(|e| e.code),
+        Err("bad-crc")
+    );
+    let placed: Vec<(u64, u64, u64)> = v
+        .sections()
+        .map(|s| {
+            (
+                u64::from(s.kind().raw()),
+                u64::from(s.offset()),
+                u64::from(s.size()),
+            )
+        })
+        .collect();
+    DirNotesSpec::seal(&mut edited, placed.iter().copied()).expect("in bounds");
+    assert_eq!(
+        DirNotes::validate(&edited).map(|v| v.notes()),
+        Ok(&b"sOme notes"[..])
+    );
+}
+
 mod tlv {
     npuschema_macro::include_schema!("schemas/tlv.yaml");
 }

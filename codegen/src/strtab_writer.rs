@@ -1,0 +1,398 @@
+//! Writers for string tables (`strings.rs`): the strings the file's writer builds.
+//!
+//! - A *record's string* (`{ table: T, in: R, offset: f }` or without `in`): each record's
+//!   `<Record>Spec` has the string as a field of the string's name (`&'a str` when a
+//!   `string_utf8` step checks it, else `&'a [u8]`), and the record's offset field `f` is
+//!   derived: where the writer put that record's string.
+//! - A *string table*: a file-level range `R` that strings lie in (`in: R`) is built by the
+//!   writer, not given: its bytes are its strings, in the order of `strings:` and, for a
+//!   record's string, of the table's records, each with its NUL or after its length word,
+//!   back to back from the range's start. The range is placed where `writer.order` names
+//!   it; its `offset` and `length` header fields get its place and size. A file's string in
+//!   `R` (its offset one header field) is one of them.
+//! - A record's string without `in` (offsets from the file's start) is placed where
+//!   `writer.order` names the string: every record's string, back to back.
+//!
+//! Plan fields: `<s>_at` (the offset the string, or the first record's string, gets) and
+//! `<s>_place` (where offset 0 is), `<R>_at` and `<R>_len` for a built range.
+//!
+//! Hooks: `strings.rs` (`writable`, the checks, the writes), `writer.rs` (the built ranges'
+//! plan and length, the specs' fields, the records' offset fields), `check.rs` (`check`).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, FieldKind, Owner, Scope, single_field};
+use crate::diag::Diags;
+use crate::schema::{Range, Step, Table};
+use crate::strings::{StrStep, StringDef};
+
+/// Whether the writer builds file-level range `name`: some string of a schema with a
+/// `writer` lies in it.
+pub(crate) fn is_built(c: &Checked, name: &str) -> bool {
+    c.schema.file.writer.is_some()
+        && c.schema
+            .file
+            .strings
+            .iter()
+            .any(|s| s.range.as_ref().is_some_and(|r| r.text == name))
+}
+
+/// The record field (index) a record's string's offset is, when it is one integer field
+/// of the record.
+pub(crate) fn record_offset_field(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
+    let t = s
+        .table
+        .as_ref()
+        .and_then(|t| c.table(&t.text))
+        .ok_or("its table is not a table of the file")?;
+    match single_field(c, &s.offset.expr, Scope::RecordOnly(t)) {
+        Some((Owner::Record, i))
+            if c.layouts
+                .get(&t.record.text)
+                .and_then(|l| l.fields.get(i))
+                .is_some_and(|f| matches!(f.1, FieldKind::Int(_))) =>
+        {
+            Ok(i)
+        }
+        _ => Err("its offset is not one integer field of the record the writer could set"),
+    }
+}
+
+/// Whether a `string_utf8` step checks string `name` anywhere (the writer then takes `&str`).
+pub(crate) fn utf8_checked(steps: &[Step], name: &str) -> bool {
+    steps.iter().any(|s| match s {
+        Step::Str(StrStep::Utf8 { string, .. }) => string.text == name,
+        Step::ForEach { steps, .. } => utf8_checked(steps, name),
+        Step::When { step, .. } => utf8_checked(std::slice::from_ref(&**step), name),
+        _ => false,
+    })
+}
+
+/// The bytes a string takes besides its own: its NUL, or its length word.
+fn extra(s: &StringDef) -> Literal {
+    Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()))
+}
+
+/// The record strings of table `t` the writer writes, with their offset field.
+pub(crate) fn record_strings<'c>(c: &'c Checked, t: &Table) -> Vec<(&'c StringDef, usize)> {
+    if c.schema.file.writer.is_none() {
+        return Vec::new();
+    }
+    c.schema
+        .file
+        .strings
+        .iter()
+        .filter(|s| s.table.as_ref().is_some_and(|x| x.text == t.name.text))
+        .filter_map(|s| record_offset_field(c, s).ok().map(|i| (s, i)))
+        .collect()
+}
+
+/// A built range's or a record string's own checks (the string's own are in
+/// `strings::check_defs`): a built range is placed by `writer.order` and its offset and
+/// length are header fields the writer sets; a record's string does not take the name of
+/// an input field of the record's spec.
+pub(crate) fn check(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    let Some(w) = &file.writer else { return };
+    for r in file.ranges.iter().filter(|r| r.table.is_none()) {
+        if !is_built(c, &r.name.text) {
+            continue;
+        }
+        let n = &r.name.text;
+        if !w.order.iter().any(|x| &x.text == n) {
+            d.error(
+                r.name.pos,
+                format!("range `{n}` holds strings, so the writer builds it and places it: `writer.order` must name it"),
+            );
+        }
+        for (what, e) in [("offset", &r.offset), ("length", &r.length)] {
+            if !matches!(
+                single_field(c, &e.expr, Scope::Top),
+                Some((Owner::Header, _))
+            ) {
+                d.error(
+                    e.pos,
+                    format!("range `{n}` holds strings, which the writer builds into it: its {what} must be one header field, for the writer to set (`{}` is not)", e.text),
+                );
+            }
+        }
+    }
+    for s in &file.strings {
+        let Some(t) = s.table.as_ref().and_then(|t| c.table(&t.text)) else {
+            continue;
+        };
+        let Some(st) = c.strukt(&t.record.text) else {
+            continue;
+        };
+        // A record string's own offset field is derived, so not in the spec.
+        let offsets: Vec<usize> = record_strings(c, t).iter().map(|x| x.1).collect();
+        if record_offset_field(c, s).is_ok()
+            && st
+                .fields
+                .iter()
+                .enumerate()
+                .any(|(i, f)| f.name.text == s.name.text && !offsets.contains(&i))
+        {
+            d.error(
+                s.name.pos,
+                format!(
+                    "string `{}`: the writer's `{}Spec` takes the string as its field `{}`, which `{}` already has; rename the string",
+                    s.name.text, t.record.text, s.name.text, t.record.text
+                ),
+            );
+        }
+    }
+}
+
+/// `bytes` tokens of record string `s` of `spec`.
+fn spec_bytes(c: &Checked, s: &StringDef, spec: &TokenStream) -> TokenStream {
+    let n = format_ident!("{}", s.name.text);
+    if utf8_checked(&c.schema.file.validate, &s.name.text) {
+        quote!(#spec.#n.as_bytes())
+    } else {
+        quote!(#spec.#n)
+    }
+}
+
+/// The spec fields of table `t`'s record strings.
+pub(crate) fn spec_fields(c: &Checked, t: &Table) -> Vec<TokenStream> {
+    record_strings(c, t)
+        .into_iter()
+        .map(|(s, _)| {
+            let n = format_ident!("{}", s.name.text);
+            let what = match s.prefix {
+                Some((p, _)) => format!("written after its `{}` length", p.rust()),
+                None => "written with a NUL after it (it must hold none)".to_string(),
+            };
+            let doc = format!(
+                " String `{}` of the record, {what}; the record's offset field gets its place.",
+                s.name.text
+            );
+            if utf8_checked(&c.schema.file.validate, &s.name.text) {
+                quote!(#[doc = #doc] pub #n: &'a str,)
+            } else {
+                quote!(#[doc = #doc] pub #n: &'a [u8],)
+            }
+        })
+        .collect()
+}
+
+/// For table `t`'s records: the cursors set before the records are written, and per
+/// offset field (index) the code setting it in `rec` from the record `spec` and moving the
+/// cursor on (the plan checked the sums, so the cursor saturates, never wraps).
+pub(crate) fn record_offsets(c: &Checked, t: &Table) -> (TokenStream, Vec<(usize, TokenStream)>) {
+    let Some(st) = c.strukt(&t.record.text) else {
+        return (quote!(), Vec::new());
+    };
+    let Some(l) = c.layouts.get(&t.record.text) else {
+        return (quote!(), Vec::new());
+    };
+    let mut inits = Vec::new();
+    let mut sets = Vec::new();
+    for (s, i) in record_strings(c, t) {
+        let (Some(f), Some(&(off, FieldKind::Int(ity)))) = (st.fields.get(i), l.fields.get(i))
+        else {
+            continue;
+        };
+        let cur = format_ident!("{}_cursor", s.name.text);
+        let at = format_ident!("{}_at", s.name.text);
+        let ty = format_ident!("{}", ity.rust());
+        let tob = crate::emit::to_bytes(f.big);
+        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(usize::MAX));
+        let path = format!("{}[].{}", t.name.text, f.name.text);
+        // `len()` of a `&str` is its bytes'.
+        let n = format_ident!("{}", s.name.text);
+        let ex = extra(s);
+        inits.push(quote!(let mut #cur: u64 = plan.#at;));
+        sets.push((
+            i,
+            quote! {
+                let v = #ty::try_from(#cur).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: #cur })?;
+                __rt::set(&mut rec, #o, v.#tob());
+                #cur = #cur.saturating_add((spec.#n.len() as u64).saturating_add(#ex));
+            },
+        ));
+    }
+    (quote!(#(#inits)*), sets)
+}
+
+/// Advance `rel` over the strings of `s` (checked: `TooLarge` for the string's name).
+fn advance(c: &Checked, s: &StringDef, rel: &proc_macro2::Ident) -> TokenStream {
+    let name = s.name.text.as_str();
+    let ex = extra(s);
+    match s.table.as_ref().and_then(|t| c.table(&t.text)) {
+        Some(t) => {
+            let tn = format_ident!("{}", t.name.text);
+            let n = format_ident!("{}", s.name.text);
+            quote! {
+                for spec in self.#tn {
+                    #rel = (spec.#n.len() as u64).checked_add(#ex).and_then(|n| n.checked_add(#rel))
+                        .ok_or(__rt::WriteError::TooLarge { field: #name, value: #rel })?;
+                }
+            }
+        }
+        None => {
+            let n = format_ident!("{}", s.name.text);
+            quote! {
+                #rel = (self.#n.len() as u64).checked_add(#ex).and_then(|n| n.checked_add(#rel))
+                    .ok_or(__rt::WriteError::TooLarge { field: #name, value: #rel })?;
+            }
+        }
+    }
+}
+
+/// The plan of `writer.order` item `item` when it is a built range or a record's string
+/// without a range: its plan fields, their inits, and the step placing it.
+pub(crate) fn plan_step(
+    c: &Checked,
+    item: &str,
+    align: &Literal,
+) -> Option<(Vec<TokenStream>, Vec<TokenStream>, TokenStream)> {
+    let file = &c.schema.file;
+    let mut fields = Vec::new();
+    let mut inits = Vec::new();
+    let mut step = Vec::new();
+    let rel = format_ident!("rel");
+    if let Some(r) = file
+        .ranges
+        .iter()
+        .find(|r| r.name.text == item && r.table.is_none() && is_built(c, item))
+    {
+        let at = format_ident!("{}_at", r.name.text);
+        let len = format_ident!("{}_len", r.name.text);
+        step.push(quote! {
+            let #at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: cursor })?;
+            let mut #rel: u64 = 0;
+        });
+        for s in in_range(c, r) {
+            let sat = format_ident!("{}_at", s.name.text);
+            let place = format_ident!("{}_place", s.name.text);
+            let adv = advance(c, s, &rel);
+            step.push(quote! {
+                let #sat = #rel;
+                let #place = #at;
+                #adv
+            });
+            fields.push(quote!(#sat: u64, #place: u64,));
+            inits.push(quote!(#sat, #place,));
+        }
+        step.push(quote! {
+            let #len = #rel;
+            cursor = #at.checked_add(#rel).ok_or(__rt::WriteError::TooLarge { field: #item, value: #at })?;
+        });
+        fields.push(quote!(#at: u64, #len: u64,));
+        inits.push(quote!(#at, #len,));
+    } else if let Some(s) = file.strings.iter().find(|s| {
+        s.name.text == item
+            && s.range.is_none()
+            && s.table.is_some()
+            && record_offset_field(c, s).is_ok()
+    }) {
+        let sat = format_ident!("{}_at", s.name.text);
+        let place = format_ident!("{}_place", s.name.text);
+        let adv = advance(c, s, &rel);
+        step.push(quote! {
+            let #sat = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: cursor })?;
+            let #place: u64 = 0;
+            let mut #rel: u64 = #sat;
+            #adv
+            cursor = #rel;
+        });
+        fields.push(quote!(#sat: u64, #place: u64,));
+        inits.push(quote!(#sat, #place,));
+    } else {
+        return None;
+    }
+    Some((fields, inits, quote!(#(#step)*)))
+}
+
+/// The strings of built range `r` the writer writes, in `strings:` order.
+fn in_range<'c>(c: &'c Checked, r: &Range) -> Vec<&'c StringDef> {
+    c.schema
+        .file
+        .strings
+        .iter()
+        .filter(|s| s.range.as_ref().is_some_and(|x| x.text == r.name.text))
+        .filter(|s| match &s.table {
+            Some(_) => record_offset_field(c, s).is_ok(),
+            None => crate::strings::writable(c, s).is_ok(),
+        })
+        .collect()
+}
+
+/// Tokens writing one string `bytes` at `at` (a `u64`): its length word first, or checked
+/// to hold no NUL (the NUL after it is the zero the buffer was filled with).
+fn write_one(s: &StringDef, bytes: &TokenStream, at: &TokenStream) -> TokenStream {
+    let item = s.name.text.as_str();
+    match s.prefix {
+        Some((t, _)) => {
+            let ty = format_ident!("{}", t.rust());
+            let w = Literal::u64_suffixed(t.bytes());
+            let tob = crate::emit::to_bytes(s.big.unwrap_or(false));
+            quote! {
+                let bytes: &[u8] = #bytes;
+                let at: u64 = #at;
+                let n = bytes.len() as u64;
+                let word = #ty::try_from(n).map_err(|_| __rt::WriteError::TooLarge { field: #item, value: n })?;
+                __rt::put(out, at, &word.#tob())?;
+                __rt::put(out, at.checked_add(#w).ok_or(__rt::WriteError::Layout { item: #item })?, bytes)?;
+            }
+        }
+        None => quote! {
+            let bytes: &[u8] = #bytes;
+            if bytes.contains(&0) {
+                return Err(__rt::WriteError::Layout { item: #item });
+            }
+            __rt::put(out, #at, bytes)?;
+        },
+    }
+}
+
+/// The writes of the strings this module writes: each record's string, and each file
+/// string in a built range, at `place + offset`.
+pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
+    let file = &c.schema.file;
+    let mut out = Vec::new();
+    if file.writer.is_none() {
+        return out;
+    }
+    for s in &file.strings {
+        let item = s.name.text.as_str();
+        let sat = format_ident!("{}_at", s.name.text);
+        let place = format_ident!("{}_place", s.name.text);
+        match (&s.table, &s.range) {
+            (Some(t), _) if record_offset_field(c, s).is_ok() => {
+                let Some(t) = c.table(&t.text) else { continue };
+                let tn = format_ident!("{}", t.name.text);
+                let bytes = spec_bytes(c, s, &quote!(spec));
+                let ex = extra(s);
+                let one = write_one(
+                    s,
+                    &bytes,
+                    &quote!(plan.#place.checked_add(cur).ok_or(__rt::WriteError::Layout { item: #item })?),
+                );
+                out.push(quote! {
+                    {
+                        let mut cur: u64 = plan.#sat;
+                        for spec in self.#tn {
+                            #one
+                            cur = cur.saturating_add((bytes.len() as u64).saturating_add(#ex));
+                        }
+                    }
+                });
+            }
+            (None, Some(_)) if crate::strings::writable(c, s).is_ok() => {
+                let n = format_ident!("{}", s.name.text);
+                let one = write_one(
+                    s,
+                    &quote!(self.#n),
+                    &quote!(plan.#place.checked_add(plan.#sat).ok_or(__rt::WriteError::Layout { item: #item })?),
+                );
+                out.push(quote!({ #one }));
+            }
+            _ => {}
+        }
+    }
+    out
+}
