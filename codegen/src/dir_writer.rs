@@ -34,6 +34,8 @@ enum Item {
     Payload,
     /// Another file-level range, given as bytes (index into `file.ranges`).
     Range(usize),
+    /// A file's string in the whole file (index into `file.strings`).
+    Str(usize),
 }
 
 /// Which bits of a derived value a field holds.
@@ -196,7 +198,7 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
         // Diagnosed by the directory checks.
         return Err(errs);
     };
-    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and the file-level ranges without `when` that `writer.order` names";
+    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and the file-level ranges without `when` and the file's strings outside ranges that `writer.order` names";
     for t in &file.tables {
         if t.name.text != table.name.text {
             errs.push((
@@ -208,11 +210,9 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             ));
         }
     }
-    // Another file-level range without `when` that the order names: placed, its bytes an
-    // input (its offset and length fields are checked below).
-    let placed = |r: &Range| {
-        r.table.is_none() && r.when.is_none() && w.order.iter().any(|o| o.text == r.name.text)
-    };
+    // Another file-level range that the order names: placed, its bytes an input (its
+    // offset and length fields are checked below; a `when` is refused by `check_file`).
+    let placed = |r: &Range| r.table.is_none() && w.order.iter().any(|o| o.text == r.name.text);
     for r in &file.ranges {
         if r.name.text != range.name.text && !placed(r) {
             errs.push((
@@ -224,14 +224,38 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             ));
         }
     }
+    // A file's string outside any range, its offset one header field, that the order
+    // names: placed there, its bytes an input.
+    let str_placed = |s: &crate::strings::StringDef| {
+        s.table.is_none() && s.range.is_none() && w.order.iter().any(|o| o.text == s.name.text)
+    };
     for s in &file.strings {
-        errs.push((
-            s.name.pos,
-            format!(
-                "string `{}`: the writer cannot place it ({cannot})",
-                s.name.text
-            ),
-        ));
+        if s.table.is_some() || s.range.is_some() {
+            errs.push((
+                s.name.pos,
+                format!(
+                    "string `{}`: the writer cannot place it ({cannot})",
+                    s.name.text
+                ),
+            ));
+        } else if !str_placed(s) {
+            errs.push((
+                s.name.pos,
+                format!(
+                    "string `{}`: the writer places it, so `writer.order` must name it",
+                    s.name.text
+                ),
+            ));
+        } else if !matches!(targets(c, &s.offset.expr, Scope::Top), Some((Owner::Header, f)) if f.len() == 1)
+        {
+            errs.push((
+                s.offset.pos,
+                format!(
+                    "string `{}`: the writer cannot write its offset: `{}` is not one header field",
+                    s.name.text, s.offset.text
+                ),
+            ));
+        }
     }
     for s in &file.streams {
         errs.push((
@@ -306,6 +330,12 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             .position(|r| r.name.text == item.text && placed(r))
         {
             Item::Range(k)
+        } else if let Some(k) = file
+            .strings
+            .iter()
+            .position(|s| s.name.text == item.text && str_placed(s))
+        {
+            Item::Str(k)
         } else {
             // Another table or range: refused above; an unknown name: by the order check.
             continue;
@@ -410,6 +440,20 @@ fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
             .and_then(|h| h.fields.iter().find(|f| f.name.text == r.name.text))
         {
             errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes range `{}` as its field of that name; rename one", f.name.text, file.name.text, r.name.text)));
+        }
+    }
+    for (k, s) in file.strings.iter().enumerate() {
+        if !str_placed(s) {
+            continue;
+        }
+        if let Some(t @ (Owner::Header, _)) = targets(c, &s.offset.expr, Scope::Top) {
+            plan.assign(t, &What::Place(Item::Str(k)));
+        }
+        if let Some(f) = c
+            .header()
+            .and_then(|h| h.fields.iter().find(|f| f.name.text == s.name.text))
+        {
+            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes string `{}` as its field of that name; rename one", f.name.text, file.name.text, s.name.text)));
         }
     }
     for i in top_sums {
@@ -1039,6 +1083,25 @@ fn file_tokens(c: &Checked) -> TokenStream {
             );
             file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
         }
+        if let Item::Str(k) = it
+            && let Some(s) = file.strings.get(*k)
+        {
+            let n = ident(&s.name.text);
+            let what = match s.prefix {
+                Some((t, _)) => format!("written after its `{}` length", t.rust()),
+                None => "written with a NUL after it (it must hold none)".to_string(),
+            };
+            let doc = format!(
+                " String `{}`, placed where `writer.order` names it, {what}: {}",
+                s.name.text,
+                esc(s.doc.lines().next().unwrap_or(""))
+            );
+            if crate::strtab_writer::utf8_checked(&file.validate, &s.name.text) {
+                file_fields.push(quote!(#[doc = #doc] pub #n: &'a str,));
+            } else {
+                file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+            }
+        }
     }
     let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
     let eq_file = if floats || efl {
@@ -1111,6 +1174,16 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 (
                     plan.table.name.text.clone(),
                     quote!(u64::try_from(self.#secs.len()).ok().and_then(|n| n.checked_mul(#s))),
+                )
+            }
+            Item::Str(k) => {
+                let s = file.strings.get(*k);
+                let n = ident(s.map_or("missing", |s| s.name.text.as_str()));
+                let extra =
+                    Literal::u64_suffixed(s.and_then(|s| s.prefix).map_or(1, |(t, _)| t.bytes()));
+                (
+                    s.map_or(String::new(), |s| s.name.text.clone()),
+                    quote!(u64::try_from(self.#n.len()).ok().and_then(|n| n.checked_add(#extra))),
                 )
             }
             Item::Range(k) => {
@@ -1201,6 +1274,11 @@ fn file_tokens(c: &Checked) -> TokenStream {
         {
             let n = ident(&r.name.text);
             record_writes.push(quote!(__rt::put(out, #v, self.#n)?;));
+        }
+        if let Item::Str(k) = it
+            && let Some(s) = file.strings.get(*k)
+        {
+            record_writes.push(crate::strtab_writer::write_string(c, s, v));
         }
     }
     let epath = format!("{}[]", plan.table.name.text);

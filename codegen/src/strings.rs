@@ -242,7 +242,10 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
             Some(scope) => crate::check::check_expr(c, &s.offset, scope, false, "offset", d),
             None => {}
         }
-        if let Some(w) = &file.writer {
+        // (A directory's writer checks its strings itself: `dir_writer.rs`.)
+        if let Some(w) = &file.writer
+            && file.ext.directories.is_empty()
+        {
             match writable(c, s) {
                 Err(why) => d.error(
                     s.name.pos,

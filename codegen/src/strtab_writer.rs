@@ -349,6 +349,19 @@ fn write_one(s: &StringDef, bytes: &TokenStream, at: &TokenStream) -> TokenStrea
     }
 }
 
+/// Tokens writing the file's string `s` (the spec's field of its name) at `at`, a `u64`
+/// variable: for a directory writer (`dir_writer.rs`).
+pub(crate) fn write_string(c: &Checked, s: &StringDef, at: &proc_macro2::Ident) -> TokenStream {
+    let n = format_ident!("{}", s.name.text);
+    let bytes = if utf8_checked(&c.schema.file.validate, &s.name.text) {
+        quote!(self.#n.as_bytes())
+    } else {
+        quote!(self.#n)
+    };
+    let one = write_one(s, &bytes, &quote!(#at));
+    quote!({ #one })
+}
+
 /// The writes of the strings this module writes: each record's string, and each file
 /// string in a built range, at `place + offset`.
 pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {

@@ -2941,8 +2941,18 @@ fn dirnotes_agree(b: &[u8]) -> &'static str {
                 notes_size,
                 trailer_offset,
                 trailer_size,
-                crc
+                crc,
+                title_offset
             ]
+        );
+        let t = v
+            .strings
+            .iter()
+            .find(|x| x.path == "title")
+            .expect("the title");
+        assert_eq!(
+            (t.bytes.as_slice(), t.offset),
+            (g.title(), span(b, g.title()).0)
         );
         assert_eq!(
             checksum(v, "file_crc"),
@@ -2988,6 +2998,7 @@ fn dirnotes_writer_built_files_and_their_mutants_agree() {
             flags: 9,
             notes,
             trailer,
+            title: if n == 0 { "" } else { "ünïcode" },
             sections: &sections,
         }
         .to_vec()
@@ -2995,8 +3006,8 @@ fn dirnotes_writer_built_files_and_their_mutants_agree() {
         assert_eq!(dirnotes_agree(&good), "ok");
         // Mutants resealed (the CRC recomputed) unless the CRC's own bytes were hit.
         let reseal = |m: &mut [u8]| {
-            if m.len() >= 32 {
-                let sum = npuschema_core::crc32(0, &m[32..]);
+            if m.len() >= 36 {
+                let sum = npuschema_core::crc32(0, &m[36..]);
                 m[28..32].copy_from_slice(&sum.to_le_bytes());
             }
         };
@@ -3016,6 +3027,8 @@ fn dirnotes_writer_built_files_and_their_mutants_agree() {
             "section-out-of-bounds",
             "notes-out-of-bounds",
             "trailer-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
             "bad-crc",
             "ok",
         ],

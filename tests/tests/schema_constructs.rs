@@ -743,6 +743,7 @@ fn the_directory_writer_places_other_ranges() {
         flags: 0xA5,
         notes: b"some notes",
         trailer: b"THE END",
+        title: "tïtle",
         sections: &sections,
     };
     let n = spec.encoded_len().expect("fits");
@@ -750,19 +751,21 @@ fn the_directory_writer_places_other_ranges() {
     assert_eq!(spec.write_into(&mut buf), Ok(n));
     let written = buf[..n].to_vec();
     let b = &written[..];
-    // Header 32, the notes at 32 (10 bytes), the directory at 44 (3 x 12), the payloads
-    // from 80 (each at a multiple of 4), then the trailer at 96; the CRC-32 of every byte
-    // after the header at 28.
-    assert_eq!(&b[32..42], b"some notes");
-    assert_eq!(&b[12..20], &[32, 0, 0, 0, 10, 0, 0, 0]);
-    assert_eq!(&b[8..12], &44u32.to_le_bytes());
-    assert_eq!(&b[80..90], b"code bytes");
-    assert_eq!(&b[92..95], b"xyz");
-    assert_eq!(&b[20..28], &[96, 0, 0, 0, 7, 0, 0, 0]);
-    assert_eq!(&b[96..], b"THE END");
+    // Header 36, the notes at 36 (10 bytes), the directory at 48 (3 x 12), the payloads
+    // from 84 (each at a multiple of 4), the trailer at 100, the title at 108 with its NUL;
+    // the CRC-32 of every byte after the header at 28.
+    assert_eq!(&b[36..46], b"some notes");
+    assert_eq!(&b[12..20], &[36, 0, 0, 0, 10, 0, 0, 0]);
+    assert_eq!(&b[8..12], &48u32.to_le_bytes());
+    assert_eq!(&b[84..94], b"code bytes");
+    assert_eq!(&b[96..99], b"xyz");
+    assert_eq!(&b[20..28], &[100, 0, 0, 0, 7, 0, 0, 0]);
+    assert_eq!(&b[100..107], b"THE END");
+    assert_eq!(&b[32..36], &108u32.to_le_bytes());
+    assert_eq!(&b[108..], "tïtle\0".as_bytes());
     assert_eq!(
         &b[28..32],
-        &npuschema_core::crc32(0, &b[32..]).to_le_bytes()
+        &npuschema_core::crc32(0, &b[36..]).to_le_bytes()
     );
     let v = DirNotes::validate(b).expect("the writer's output validates");
     assert!(DirNotes::validate_as::<npuschema_core::Brief>(b).is_ok());
@@ -771,6 +774,7 @@ fn the_directory_writer_places_other_ranges() {
         (v.notes(), v.trailer()),
         (&b"some notes"[..], &b"THE END"[..])
     );
+    assert_eq!(v.title_str(), Ok("tïtle"));
     let got: Vec<(Kind, u16, &[u8])> = v
         .sections()
         .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
@@ -785,18 +789,28 @@ fn the_directory_writer_places_other_ranges() {
         flags: 0,
         notes: b"",
         trailer: b"",
+        title: "",
         sections: &[],
     };
     let e = bare.to_vec().expect("writes");
-    assert_eq!(e.len(), 32);
+    assert_eq!(e.len(), 37);
     assert!(DirNotes::validate(&e).is_ok());
     assert!(matches!(
         spec.write_into(&mut buf[..n - 1]),
         Err(npuschema_core::WriteError::BufferTooSmall { .. })
     ));
+    // A title holding a NUL would read back shorter: refused.
+    assert!(matches!(
+        DirNotesSpec {
+            title: "a\0b",
+            ..spec
+        }
+        .to_vec(),
+        Err(npuschema_core::WriteError::Layout { item: "title" })
+    ));
     // `seal` recomputes the file checksum after an edit.
     let mut edited = b.to_vec();
-    edited[33] = b'O';
+    edited[37] = b'O';
     assert_eq!(
         DirNotes::validate(&edited).map(|_| ()).map_err(|e| e.code),
         Err("bad-crc")
