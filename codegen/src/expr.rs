@@ -141,10 +141,10 @@ impl Expr {
             Expr::Not(e) => e.collect_refs(out),
             // `count(collection)`, `first(collection)` and `end(record)` name things, not
             // values: not references.
-            Expr::Call(f, _) if f == "count" || f == "end" || f == crate::positions::NAME => {}
+            Expr::Call(f, _) if f == "count" || f == "end" || f == NAME => {}
             Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
             // The table and the field name a record's part, not a value: only the index's
-            // references are references (the field is resolved by `crate::index`).
+            // references are references (the field is resolved by `crate::check::index`).
             Expr::At(_, i, _) => i.collect_refs(out),
         }
     }
@@ -393,6 +393,9 @@ pub fn parse(text: &str) -> Result<Expr, String> {
     }
     Ok(e)
 }
+
+/// The name of the `first(collection)` function in expressions (the positions construct).
+pub const NAME: &str = "first";
 
 #[cfg(test)]
 mod tests {

@@ -34,8 +34,9 @@ use npuschema_core::{DetailKind, ErrorSite, Report};
 
 use crate::check::{self, FieldKind, Owner, Resolved, Scope};
 use crate::expr::{BinOp, Expr, ExprAt};
-use crate::ext::{self, DirChecksumKind, Directory, ExtStep};
-use crate::schema::{Algorithm, IntTy, OrderKind, Step, Struct, Table};
+use crate::schema::ext::{self, DirChecksumKind, Directory, ExtStep};
+use crate::schema::top::{Step, Struct};
+use crate::schema::{Algorithm, IntTy, OrderKind, Table};
 
 pub use view::{ChecksumView, FieldView, Group, RangeView, RecordView, StringView, Value, View};
 
@@ -168,7 +169,7 @@ enum CE {
     /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
     At(Box<CE>, Box<CE>),
     /// `record.<part>`: where the current stream record lies (`State::rec_span`).
-    RecPos(crate::recpos::RecPos),
+    RecPos(crate::check::RecPos),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -493,7 +494,7 @@ fn struct_index(c: &check::Checked, name: &str) -> Option<usize> {
 }
 
 impl Comp<'_> {
-    fn file(&self) -> &crate::schema::File {
+    fn file(&self) -> &crate::schema::top::File {
         &self.c.schema.file
     }
 
@@ -649,7 +650,7 @@ impl Comp<'_> {
                         None => CE::Zero,
                     }
                 }
-                (crate::positions::NAME, [Expr::Ref(p)]) => {
+                (crate::expr::NAME, [Expr::Ref(p)]) => {
                     let name = p.first().map_or("", |s| s.as_str());
                     match self.c.collections.iter().position(|t| t.name.text == name) {
                         Some(i) => CE::First(i),
@@ -689,7 +690,8 @@ impl Comp<'_> {
                 Resolved::Composed(owner, ci) => self.owner_struct(owner, scope).and_then(|st| {
                     let s = &self.c.schema.structs[st];
                     let comp = s.composed.get(ci)?;
-                    let (_, off, _) = ext::field_of(self.c, &s.name.text, &comp.low.text)?;
+                    let (_, off, _) =
+                        crate::check::ext::field_of(self.c, &s.name.text, &comp.low.text)?;
                     Some((owner, comp.name.text.clone(), off))
                 }),
                 Resolved::BitField(owner, fi, _) | Resolved::Field(owner, fi)
@@ -700,7 +702,7 @@ impl Comp<'_> {
                         let s = &self.c.schema.structs[st];
                         let l = self.c.layouts.get(&s.name.text)?;
                         let name = s.fields.get(fi)?.name.text.clone();
-                        let off = if ext::is_gated(s) {
+                        let off = if crate::check::lookup::is_gated(s) {
                             0
                         } else {
                             l.fields.get(fi)?.0
@@ -709,7 +711,7 @@ impl Comp<'_> {
                     })
                 }
                 Resolved::Nested(owner, l) => {
-                    Some((owner, crate::nested::tail(p, owner).join("."), l.at))
+                    Some((owner, crate::check::nested::tail(p, owner).join("."), l.at))
                 }
                 _ => None,
             };
@@ -743,7 +745,7 @@ impl Comp<'_> {
                 };
             }
         }
-        let Some((owner, fi)) = check::single_field(self.c, e, scope) else {
+        let Some((owner, fi)) = crate::check::expr::single_field(self.c, e, scope) else {
             return CBlame::plain("header", 0);
         };
         let st = self.owner_struct(owner, scope);
@@ -781,7 +783,7 @@ impl Comp<'_> {
     }
 
     fn rec_field(&self, rec: &str, field: &str) -> RecField {
-        match ext::field_of(self.c, rec, field) {
+        match crate::check::ext::field_of(self.c, rec, field) {
             Some((i, off, kind)) => (
                 off,
                 kind.int_ty(&self.c.schema).unwrap_or(IntTy::U8),
@@ -807,7 +809,7 @@ impl Comp<'_> {
     }
 
     fn field_of_expr(&self, e: &ExprAt, scope: Scope<'_>) -> Option<FRef> {
-        let (owner, fi) = check::single_field(self.c, &e.expr, scope)?;
+        let (owner, fi) = crate::check::expr::single_field(self.c, &e.expr, scope)?;
         self.fref(owner, fi, scope)
     }
 
@@ -861,7 +863,7 @@ impl Comp<'_> {
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
                     // `first(collection)` names itself (the emitter's rule, restated).
-                    Expr::Call(f, a) if f == crate::positions::NAME => match a.as_slice() {
+                    Expr::Call(f, a) if f == crate::expr::NAME => match a.as_slice() {
                         [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
                         _ => String::new(),
                     },
@@ -885,7 +887,8 @@ impl Comp<'_> {
                 let t = c.table(&table.text)?;
                 let ti = file.tables.iter().position(|x| x.name.text == table.text)?;
                 let rec_size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
-                let blame_e = if check::single_field(c, &t.count.expr, scope).is_some() {
+                let blame_e = if crate::check::expr::single_field(c, &t.count.expr, scope).is_some()
+                {
                     &t.count.expr
                 } else {
                     &t.at.expr
@@ -968,11 +971,13 @@ impl Comp<'_> {
                     values: c.schema.enums[ei].values.iter().map(|v| v.value).collect(),
                 }
             }
-            Step::ForEach { table, steps } if crate::streams::is_target(file, &table.text) => {
+            Step::ForEach { table, steps }
+                if crate::check::lookup::is_target(file, &table.text) =>
+            {
                 return stream::compile_each(self, &table.text, steps);
             }
             Step::ForEach { table, steps } => {
-                if ext::collection_of(file, &table.text).is_some() {
+                if crate::check::ext::collection_of(file, &table.text).is_some() {
                     let ci = self.coll_index(&table.text)?;
                     let t: &Table = &c.collections[ci];
                     let body = self.steps(steps, Scope::Record(t));
@@ -999,7 +1004,9 @@ impl Comp<'_> {
                 return stream::compile_fits(self, &code.text, &stream.text, *kind);
             }
             Step::Let { name, value } => CStep::Let {
-                i: check::lets(file).iter().position(|n| n.text == name.text)?,
+                i: crate::check::expr::lets(file)
+                    .iter()
+                    .position(|n| n.text == name.text)?,
                 value: self.expr(&value.expr, scope),
             },
             Step::When { when, step } => {
@@ -1116,7 +1123,7 @@ impl Comp<'_> {
                     .position(|r| r.name.text == record.text)?;
                 let r = &file.ext.records[ri];
                 let st = c.strukt(&r.strukt.text)?;
-                let single = check::single_field(c, &r.at.expr, scope).is_some();
+                let single = crate::check::expr::single_field(c, &r.at.expr, scope).is_some();
                 let b = if single {
                     self.blame(&r.at.expr, scope)
                 } else {
@@ -1166,7 +1173,7 @@ impl Comp<'_> {
                     .iter()
                     .filter_map(|l| {
                         Some((
-                            ext::type_value(c, dir, &l.value.text)?,
+                            crate::check::ext::type_value(c, dir, &l.value.text)?,
                             c.layouts.get(&l.record.text)?.size,
                         ))
                     })
@@ -1190,7 +1197,7 @@ impl Comp<'_> {
                     return None;
                 };
                 let Some((ai, off, FieldKind::Array(ity, n))) =
-                    ext::field_of(c, &t.record.text, &array.text)
+                    crate::check::ext::field_of(c, &t.record.text, &array.text)
                 else {
                     return None;
                 };
@@ -1230,7 +1237,7 @@ impl Comp<'_> {
                 duplicate,
                 checksum,
             } => {
-                let (dir, k) = ext::dir_checksum(file, &checksum.text)?;
+                let (dir, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
                 let DirChecksumKind::Records {
                     records,
                     target,
@@ -1239,7 +1246,7 @@ impl Comp<'_> {
                 else {
                     return None;
                 };
-                let (_, layout) = ext::collection_of(file, &records.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &records.text)?;
                 let di = self.dir_index(&dir.name.text)?;
                 let coll = self.coll_index(&records.text)?;
                 let rec = layout.record.text.as_str();
@@ -1262,7 +1269,7 @@ impl Comp<'_> {
                     ]),
                 );
                 let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. }))
-                    if ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+                    if crate::check::ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
                 let mism = if fused {
                     None
                 } else {
@@ -1292,7 +1299,7 @@ impl Comp<'_> {
                 }
             }
             ExtStep::PayloadChecksum { code, checksum } => {
-                let (dir, k) = ext::dir_checksum(file, &checksum.text)?;
+                let (dir, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
                 let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
                     return None;
                 };
@@ -1308,14 +1315,15 @@ impl Comp<'_> {
                     if fields.is_empty() {
                         continue;
                     }
-                    let Some(v) = ext::type_value(c, dir, &l.value.text) else {
+                    let Some(v) = crate::check::ext::type_value(c, dir, &l.value.text) else {
                         continue;
                     };
                     let size = c.layouts.get(&l.record.text).map_or(0, |x| x.size);
                     let clears = fields
                         .iter()
                         .filter_map(|f| {
-                            let (_, off, kind) = ext::field_of(c, &l.record.text, &f.text)?;
+                            let (_, off, kind) =
+                                crate::check::ext::field_of(c, &l.record.text, &f.text)?;
                             Some((off, kind.width(&c.schema)))
                         })
                         .collect();
@@ -1326,7 +1334,7 @@ impl Comp<'_> {
                         code: rcode,
                         checksum: rk,
                         ..
-                    })) => match ext::dir_checksum(file, &rk.text) {
+                    })) => match crate::check::ext::dir_checksum(file, &rk.text) {
                         Some((d, rk)) if d.name.text == dir.name.text => {
                             let DirChecksumKind::Records {
                                 records,
@@ -1374,11 +1382,12 @@ impl Comp<'_> {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;
                 let dir = &file.ext.directories[di];
-                let (_, layout) = ext::collection_of(file, &s.entries.text)?;
-                let rv = ext::type_value(c, dir, &s.region.text)?;
-                let ev = ext::type_value(c, dir, &layout.value.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let ev = crate::check::ext::type_value(c, dir, &layout.value.text)?;
                 let t = file.tables.iter().find(|t| t.name.text == dir.table.text)?;
-                let (_, type_off, _) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+                let (_, type_off, _) =
+                    crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
                 let names = [
                     format!("{} sections", s.region.text),
                     "unpaired with".to_string(),
@@ -1406,8 +1415,8 @@ impl Comp<'_> {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;
                 let dir = &file.ext.directories[di];
-                let rv = ext::type_value(c, dir, &s.region.text)?;
-                let (_, layout) = ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
                 let coll = self.coll_index(&s.entries.text)?;
                 let rec = layout.record.text.clone();
                 let of = self.rec_field(&rec, &s.offset.text);
@@ -1448,8 +1457,8 @@ impl Comp<'_> {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;
                 let dir = &file.ext.directories[di];
-                let rv = ext::type_value(c, dir, &s.region.text)?;
-                let (_, layout) = ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
                 let coll = self.coll_index(&s.entries.text)?;
                 let rec = layout.record.text.clone();
                 let of = self.rec_field(&rec, &s.offset.text);
@@ -1496,12 +1505,13 @@ impl Comp<'_> {
             .iter()
             .position(|t| t.name.text == dir.table.text)?;
         let t = &file.tables[ti];
-        let (type_i, type_off, kind) = ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+        let (type_i, type_off, kind) =
+            crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
         let type_big = c
             .strukt(&t.record.text)
             .and_then(|s| s.fields.get(type_i))
             .is_some_and(|f| f.big);
-        let type_slots = ext::type_slots(c, dir);
+        let type_slots = crate::check::ext::type_slots(c, dir);
         let r = file
             .ranges
             .iter()
@@ -1526,15 +1536,17 @@ impl Comp<'_> {
         c.collections
             .iter()
             .map(|t| {
-                let found = ext::collection_of(file, &t.name.text).and_then(|(dir, layout)| {
-                    Some(CollInfo {
-                        name: t.name.text.clone(),
-                        dir: self.dir_index(&dir.name.text)?,
-                        value: ext::type_value(c, dir, &layout.value.text)?,
-                        rec_size: c.layouts.get(&layout.record.text)?.size,
-                        st: struct_index(c, &layout.record.text)?,
-                    })
-                });
+                let found = crate::check::ext::collection_of(file, &t.name.text).and_then(
+                    |(dir, layout)| {
+                        Some(CollInfo {
+                            name: t.name.text.clone(),
+                            dir: self.dir_index(&dir.name.text)?,
+                            value: crate::check::ext::type_value(c, dir, &layout.value.text)?,
+                            rec_size: c.layouts.get(&layout.record.text)?.size,
+                            st: struct_index(c, &layout.record.text)?,
+                        })
+                    },
+                );
                 found.unwrap_or(CollInfo {
                     name: t.name.text.clone(),
                     dir: usize::MAX,
@@ -1617,7 +1629,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         .schema
         .structs
         .iter()
-        .map(|s| ext::is_gated(s).then(|| GateTable::new(c, s)))
+        .map(|s| crate::check::lookup::is_gated(s).then(|| GateTable::new(c, s)))
         .collect();
     let mut prog = FileProg {
         c,
@@ -1628,7 +1640,7 @@ fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
         colls,
         want_slots: comp.want_slots,
         order_slots: comp.orders.len(),
-        lets: check::lets(&c.schema.file).len(),
+        lets: crate::check::expr::lets(&c.schema.file).len(),
         table_rec_size,
         gates,
         streams,
@@ -2619,7 +2631,7 @@ fn read_int(buf: &[u8], at: u64, t: IntTy, big: bool) -> u64 {
 }
 
 /// The stored word of a field kind: its integer type, or a float's bits.
-fn word_ty(kind: FieldKind, schema: &crate::schema::Schema) -> Option<IntTy> {
+fn word_ty(kind: FieldKind, schema: &crate::schema::top::Schema) -> Option<IntTy> {
     match kind {
         FieldKind::Float(false) => Some(IntTy::U32),
         FieldKind::Float(true) => Some(IntTy::U64),

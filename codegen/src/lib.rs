@@ -4,31 +4,59 @@
 //! - `build.rs`: [`Builder`] writes the code to `OUT_DIR` for `include!`;
 //! - the `npuschema-macro` proc-macro: `include_schema!("schema/x.yaml")`;
 //! - the CLI: `npuschema gen SCHEMA.yaml -o DIR`.
+//!
+//! # Layout
+//!
+//! The source is laid out by phase, and within a phase by construct. No two modules import
+//! each other: `tests/layout.rs` derives the module graph from the source and fails on a
+//! cycle or on a phase importing a later one.
+//!
+//! - base: `yaml.rs` (YAML with positions), `diag.rs` (diagnostics), `expr.rs` (the
+//!   expression syntax), `names.rs` (schema names to generated names);
+//! - load, `schema/`: `mod.rs` the leaf types and the YAML readers, one file per construct
+//!   (`strings`, `streams`, `fill`, `ext`, `commands`, `regs`) with its types and loader,
+//!   `top.rs` the aggregate types ([`schema::top::Schema`], `File`, `Step`, `Struct`) and
+//!   `from_tree`, which calls every loader;
+//! - resolve and check, `check/`: `mod.rs` the checked model (`Checked`, `FieldKind`,
+//!   `Resolved`, `Scope`), `lookup.rs` queries on the loaded file, one file per construct,
+//!   `expr.rs` name resolution and the expression checker, `top.rs` the driver;
+//! - emit, `emit/`: `mod.rs` what the emitters share (the context `Em`, error blame and
+//!   sites, literal helpers), `doc.rs` doc attributes, one file per construct (the directory
+//!   constructs' in `sections.rs`, streams' in `stream.rs`), `writer.rs` and `dir_writer.rs`
+//!   (writers), `view.rs` (views and validators), `top.rs` the generated module;
+//! - `interp/`: the interpreter, which uses load and check and shares no code with emit.
+//!
+//! In each phase directory, `mod.rs` imports no sibling and `top.rs` is the only module that
+//! names every construct; a construct's module imports `mod.rs` and the modules it needs
+//! below it, never its phase's `top.rs` (the layout test checks both).
+//!
+//! # Adding a construct
+//!
+//! A construct gets one new module per phase and a hook in each phase's `top.rs`. The
+//! `fill` step is the example:
+//!
+//! - load: `schema/fill.rs` (`FillStep` and its loader `step`); hook: the `Step::Fill`
+//!   variant and the step-kind dispatch in `schema/top.rs`;
+//! - check: `check/fill.rs` (`check_step`, `step_exprs`); hook: the `Step::Fill` arms in
+//!   `check/top.rs` (`check_steps`, `step_exprs`);
+//! - emit: `emit/fill.rs` (`emit_step`); hook: the `Step::Fill` arm of `Em::step` in
+//!   `emit/view.rs`;
+//! - interpret: `interp/fill.rs`, compiled and run from `interp.rs`;
+//! - then: the schema language's README section, a diagnostics test in
+//!   `tests/schema_errors*.rs`, a test schema in `tests/schemas/` (golden and differential).
+//!
+//! A new expression form is the exception: the expression checker is one recursion, so its
+//! check goes into `check/expr.rs` (as `table[expr].field`'s does) or into a construct module
+//! that `check/expr.rs` calls and that does not call back (as `first(collection)`'s
+//! `check/positions.rs`).
 
 mod check;
-mod commands;
 mod diag;
-mod dir_writer;
-mod doc;
 mod emit;
 mod expr;
-mod ext;
-mod fill;
-mod index;
 pub mod interp;
-mod nested;
-mod nested_emit;
-mod nested_writer;
-mod positions;
-mod recpos;
-mod regs;
+mod names;
 mod schema;
-mod sections;
-mod stream_emit;
-mod streams;
-mod strings;
-mod strtab_writer;
-mod writer;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -77,11 +105,11 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect::<String>();
-    let schema = schema::from_tree(&tree, &mut d);
+    let schema = crate::schema::top::from_tree(&tree, &mut d);
     let checked = match schema {
         // Semantic checks run even after structural mistakes, so that every mistake is
         // reported at once; what could not be read is simply absent from the schema.
-        Some(s) => check::check(s, sha, &mut d),
+        Some(s) => crate::check::top::check(s, sha, &mut d),
         _ => None,
     };
     match checked {
@@ -111,7 +139,7 @@ pub fn load(path: &Path) -> Result<Checked, Diags> {
 
 /// The generated code as tokens (for the proc-macro).
 pub fn generate_tokens(c: &Checked) -> proc_macro2::TokenStream {
-    strip_step_docs(emit::tokens(&c.0))
+    strip_step_docs(crate::emit::top::tokens(&c.0))
 }
 
 /// A schema's mistakes as compile errors at `span` (for the proc-macro): one
@@ -132,7 +160,7 @@ pub fn compile_errors(diags: &Diags, span: proc_macro2::Span) -> proc_macro2::To
 /// The generated code as formatted Rust source (prettyplease), headed with the schema's
 /// name and hash.
 pub fn generate(c: &Checked) -> String {
-    let tokens = emit::tokens(&c.0);
+    let tokens = crate::emit::top::tokens(&c.0);
     let body = match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(f) => step_comments(&prettyplease::unparse(&f)),
         // Unreachable for a checked schema; keep the raw tokens so the compiler shows where.

@@ -6,13 +6,13 @@ use super::{CE, Comp, FRef, Own};
 use crate::check::{Resolved, Scope};
 use crate::expr::Expr;
 
-/// The placeholder record index: [`crate::index::COMPUTED`], which the checker reserves.
-const COMPUTED: u64 = crate::index::COMPUTED;
+/// The placeholder record index: [`crate::check::index::COMPUTED`], which the checker reserves.
+const COMPUTED: u64 = crate::check::index::COMPUTED;
 
 impl Comp<'_> {
     /// Compile `table[index].field`.
     pub(super) fn at(&self, table: &str, index: &Expr, field: &[String], scope: Scope<'_>) -> CE {
-        let Ok(r) = crate::index::resolve(self.c, table, field, scope) else {
+        let Ok(r) = crate::check::index::resolve(self.c, table, field, scope) else {
             return CE::Zero;
         };
         let field = match r {

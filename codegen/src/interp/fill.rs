@@ -4,9 +4,10 @@
 use npuschema_core::Report;
 
 use super::{CBlame, CE, CStep, Comp, Fail, FileProg, IdxK, Interp, Shape, State};
+use crate::check::RecPos;
 use crate::check::Scope;
-use crate::fill::{FillStep, Span, byte_value};
-use crate::recpos::RecPos;
+use crate::check::fill::byte_value;
+use crate::schema::fill::{FillStep, Span};
 
 /// The bytes a compiled `fill` step covers.
 #[derive(Clone, Debug)]

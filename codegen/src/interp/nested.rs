@@ -3,8 +3,8 @@
 //! inside, each with its path (`header.pairs[2].a`).
 
 use super::{Comp, FRef, FieldView, FileProg, State};
+use crate::check::Leaf;
 use crate::check::{FieldKind, Owner, Scope};
-use crate::nested::Leaf;
 
 impl Comp<'_> {
     /// The read of a field inside a struct-typed field of `owner`'s struct: at the leaf's
@@ -35,7 +35,7 @@ pub(super) fn rows(
     kind: FieldKind,
 ) -> Vec<FieldView> {
     let c = p.c;
-    crate::nested::leaves(&c.schema, &c.layouts, at, kind, name)
+    crate::check::nested::leaves(&c.schema, &c.layouts, at, kind, name)
         .into_iter()
         .filter_map(|(rel, fat, si, fi)| {
             let s = c.schema.structs.get(si)?;

@@ -7,8 +7,9 @@
 use super::view::{Group, RangeView};
 use super::{CBlame, CE, CStep, Comp, Fail, FileProg, Interp, RecField, Shape, State};
 use crate::check::Scope;
-use crate::schema::Step;
-use crate::streams::{collection, layout_value, stream, stream_table, type_field};
+use crate::check::lookup::{collection, stream, stream_table};
+use crate::check::streams::{layout_value, type_field};
+use crate::schema::top::Step;
 use npuschema_core::Report;
 
 /// A stream, resolved.
@@ -131,10 +132,10 @@ pub(super) fn compile_fits(
     comp: &mut Comp<'_>,
     code: &str,
     target: &str,
-    kind: crate::streams::StreamStep,
+    kind: crate::schema::streams::StreamStep,
 ) -> Option<CStep> {
     let c = comp.c;
-    if kind == crate::streams::StreamStep::Checksum {
+    if kind == crate::schema::streams::StreamStep::Checksum {
         let file = &c.schema.file;
         let si = file.streams.iter().position(|s| s.name.text == target)?;
         let s = &file.streams[si];

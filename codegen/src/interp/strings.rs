@@ -5,7 +5,7 @@ use npuschema_core::Report;
 
 use super::{CE, CStep, Comp, Fail, FileProg, Interp, Shape, State};
 use crate::check::Scope;
-use crate::strings::{StrStep, StringDef};
+use crate::schema::strings::{StrStep, StringDef};
 
 /// A compiled string step.
 #[derive(Clone, Debug)]
@@ -19,11 +19,11 @@ pub(super) struct StrCheck {
     big: bool,
 }
 
-fn def<'c>(file: &'c crate::schema::File, name: &str) -> Option<&'c StringDef> {
+fn def<'c>(file: &'c crate::schema::top::File, name: &str) -> Option<&'c StringDef> {
     file.strings.iter().find(|s| s.name.text == name)
 }
 
-fn range_index(file: &crate::schema::File, s: &StringDef) -> Option<usize> {
+fn range_index(file: &crate::schema::top::File, s: &StringDef) -> Option<usize> {
     let r = s.range.as_ref()?;
     file.ranges.iter().position(|x| x.name.text == r.text)
 }

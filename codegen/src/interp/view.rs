@@ -4,8 +4,9 @@ use std::fmt::Write as _;
 
 use super::{CE, Comp, FileProg, Sites, State, checksum, gated_offset, read_int, sign_extend};
 use crate::check::{FieldKind, Scope};
-use crate::ext::{self, DirChecksumKind};
-use crate::schema::{Algorithm, IntTy, Struct};
+use crate::schema::ext::{self, DirChecksumKind};
+use crate::schema::top::Struct;
+use crate::schema::{Algorithm, IntTy};
 
 /// A validated file, as the interpreter sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -566,7 +567,7 @@ pub(super) fn record(
 ) -> RecordView {
     let c = p.c;
     let layout = c.layouts.get(&s.name.text);
-    let gated = ext::is_gated(s);
+    let gated = crate::check::lookup::is_gated(s);
     let g = gate.unwrap_or(0);
     let mut fields = Vec::new();
     for (k, f) in s.fields.iter().enumerate() {
@@ -832,7 +833,8 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                             .iter()
                             .filter(|(col, _)| col.text == l.collection.text)
                             .filter_map(|(_, f)| {
-                                let (_, off, kind) = ext::field_of(c, &l.record.text, &f.text)?;
+                                let (_, off, kind) =
+                                    crate::check::ext::field_of(c, &l.record.text, &f.text)?;
                                 Some((off, kind.width(&c.schema)))
                             })
                             .collect();
@@ -840,7 +842,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                             continue;
                         }
                         let (Some(v), Some(size)) = (
-                            ext::type_value(c, dir, &l.value.text),
+                            crate::check::ext::type_value(c, dir, &l.value.text),
                             c.layouts.get(&l.record.text).map(|x| x.size),
                         ) else {
                             continue;

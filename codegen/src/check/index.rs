@@ -7,12 +7,8 @@
 //! the index overflowing) makes the whole expression fail, so the check that uses it fails
 //! closed with its own code, exactly as `<table>.N.<field>` does for a missing record.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, StepState};
+use crate::check::{Checked, Owner, Resolved, Scope, StepState};
 use crate::diag::Diags;
-use crate::emit::{Em, Env};
 use crate::expr::{Expr, ExprAt};
 
 /// The element index that stands for the computed one.
@@ -89,50 +85,6 @@ pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
     out
 }
 
-/// Whether `e` is a `table[..].field` of a float field (compared bitwise, like a float
-/// field named directly).
-pub fn is_float(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
-    let Expr::At(t, _, f) = e else { return false };
-    matches!(
-        resolve(c, t, f, scope),
-        Ok(Resolved::Field(o, i)) if matches!(crate::check::field_kind_of(c, o, i, scope), Some(FieldKind::Float(_)))
-    )
-}
-
-/// Check one `table[index].field`: the table, the field, and an index that is a number.
-/// Returns whether it is sound (so that shape complaints are not piled on top).
-pub(crate) fn check(
-    c: &Checked,
-    (table, index, field): (&str, &Expr, &[String]),
-    scope: Scope<'_>,
-    what: &str,
-    at: &ExprAt,
-    d: &mut Diags,
-) -> bool {
-    let mut ok = crate::check::check_calls(c, index, scope, what, at, d);
-    if let Err(msg) = resolve(c, table, field, scope) {
-        d.error(at.pos, format!("{what} `{}`: {msg}", at.text));
-        ok = false;
-    }
-    for p in index.refs() {
-        if c.resolve(p, scope).is_err() {
-            // Reported by `check_expr`, which resolves every reference.
-            return false;
-        }
-    }
-    if ok && crate::check::is_bool(c, index, scope) {
-        d.error(
-            at.pos,
-            format!(
-                "{what} `{}`: the index of `{table}[...]` must be a number, not a condition",
-                at.text
-            ),
-        );
-        ok = false;
-    }
-    ok
-}
-
 /// A `table[..]` read before the table's `table_fits` step (what `<table>.N.<field>` gets).
 pub(crate) fn unfitted(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     let mut seen: Vec<&str> = Vec::new();
@@ -175,32 +127,6 @@ pub(crate) fn reserved_index(c: &Checked, e: &ExprAt, scope: Scope<'_>, d: &mut 
     }
 }
 
-/// `u64` tokens (with `?`) for `table[index].field`: the index is computed once into
-/// `__at`, then the record is read as `<table>.N.<field>` reads record `N`.
-pub(crate) fn emit(
-    em: &Em<'_>,
-    (table, index, field): (&str, &Expr, &[String]),
-    scope: Scope<'_>,
-    env: &Env,
-) -> TokenStream {
-    let i = em.inner(index, scope, env);
-    let leaf = em.leaf(&path(table, field), scope, env);
-    quote!({
-        let __at: u64 = #i;
-        #leaf
-    })
-}
-
-/// The record view at the computed index `__at` of the table in `var` (a slice of
-/// records): `None` (the check fails) when there is no such record.
-pub(crate) fn element_base(rec: &proc_macro2::Ident, var: &proc_macro2::Ident) -> TokenStream {
-    quote!((#rec {
-        raw: #var.get(usize::try_from(__at).ok()?)?,
-        buf,
-        index: u32::try_from(__at).unwrap_or(u32::MAX),
-    }))
-}
-
 /// A writer computes the places of tables, ranges and checksums and the values of `expect`
 /// steps before it has written any table, so it cannot read `table[...]` in them: refused
 /// (the validator and the view do not need the writer).
@@ -219,11 +145,11 @@ pub(crate) fn check_writer(c: &Checked, d: &mut Diags) {
     for k in &file.checksums {
         exprs.extend([&k.from, &k.to, &k.stored]);
     }
-    fn expects<'s>(steps: &'s [crate::schema::Step], out: &mut Vec<&'s ExprAt>) {
+    fn expects<'s>(steps: &'s [crate::schema::top::Step], out: &mut Vec<&'s ExprAt>) {
         for s in steps {
             match s {
-                crate::schema::Step::Expect { equals, .. } => out.push(equals),
-                crate::schema::Step::ForEach { steps, .. } => expects(steps, out),
+                crate::schema::top::Step::Expect { equals, .. } => out.push(equals),
+                crate::schema::top::Step::ForEach { steps, .. } => expects(steps, out),
                 _ => {}
             }
         }

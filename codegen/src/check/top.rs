@@ -1,450 +1,19 @@
-//! Semantic checks over the typed schema, and name resolution shared with the emitter.
+//! The checker's driver: [`check`] computes the layouts, checks the schema's definitions and
+//! the file, and calls every construct's checks (`check/<construct>.rs`) in turn.
 
 use std::collections::HashMap;
 
-use crate::diag::Diags;
-use crate::expr::{BinOp, Expr, ExprAt};
-use crate::schema::{
-    Enum, FieldDef, File, Flags, IntTy, Name, Schema, Step, Struct, Table, TypeRef,
+use crate::check::expr::{
+    check_expr, field_kind, field_kind_of, lets, record_lets, resolves, single_field,
 };
+use crate::check::{Checked, FieldKind, Layout, Owner, Resolved, Scope, StepState};
+use crate::diag::Diags;
+use crate::expr::{Expr, ExprAt};
+use crate::schema::top::{Schema, Step, Struct};
+use crate::schema::{Enum, Flags, Name, Table, TypeRef};
 use crate::yaml::Pos;
 
-/// What a field's type turned out to be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldKind {
-    /// Integer.
-    Int(IntTy),
-    /// Raw bytes.
-    Bytes(u64),
-    /// NUL-padded string.
-    Str(u64),
-    /// Enum (index into `Schema::enums`).
-    Enum(usize),
-    /// Flags (index into `Schema::flags`).
-    Flags(usize),
-    /// A fixed number of integers.
-    Array(IntTy, u64),
-    /// A bit-field word (index into `Schema::bitfields`).
-    Bits(usize),
-    /// `f32` (`false`) or `f64` (`true`); its value in expressions is its bits.
-    Float(bool),
-    /// A struct (index into `Schema::structs`, its size): `nested.rs`.
-    Struct(usize, u64),
-    /// A fixed array of structs (index into `Schema::structs`, its size, the count).
-    Structs(usize, u64, u64),
-}
-
-/// A struct's computed layout.
-#[derive(Clone, Debug)]
-pub struct Layout {
-    /// Size in bytes.
-    pub size: u64,
-    /// Each field's offset and kind, in order.
-    pub fields: Vec<(u64, FieldKind)>,
-}
-
-/// Whose field an expression names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Owner {
-    /// The file header.
-    Header,
-    /// The current record of a table (in `for_each` and per-record ranges).
-    Record,
-    /// A located record (index into the file's `records`).
-    Located(usize),
-    /// Record `.1` of a table (index into the file's `tables`): `entries.0.offset`.
-    Element(usize, u64),
-}
-
-/// What a reference in an expression resolves to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Resolved {
-    /// The buffer's length.
-    Len,
-    /// A constant (index).
-    Const(usize),
-    /// A field (index within its struct).
-    Field(Owner, usize),
-    /// One bit of a flags field: a truth value.
-    FlagBit(Owner, usize, usize),
-    /// A composed value (index into the struct's `composed`).
-    Composed(Owner, usize),
-    /// A bit range of a bit-field word: field index, range index.
-    BitField(Owner, usize, usize),
-    /// An enum's value by name (`SectionKind.nobits`): enum index, value index.
-    EnumValue(usize, usize),
-    /// A named value (`let`), by index among the file's top-level `let` steps.
-    Let(usize),
-    /// Where the current record of a stream lies (`record.offset`, `recpos.rs`).
-    RecPos(crate::recpos::RecPos),
-    /// A field inside a struct-typed field: `header.inner.x`, `header.pairs[2].a`.
-    Nested(Owner, crate::nested::Leaf),
-}
-
-/// The file's named values: its top-level `let` steps, in order.
-pub fn lets(file: &crate::schema::File) -> Vec<&Name> {
-    fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
-        for s in steps {
-            match s {
-                Step::Let { name, .. } => out.push(name),
-                Step::ForEach { steps, .. } => walk(steps, out),
-                Step::When { step, .. } => walk(std::slice::from_ref(&**step), out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&file.validate, &mut out);
-    out
-}
-
-/// The named values defined inside a `for_each` (record-scoped): the `for_each`'s target
-/// for each.
-fn record_lets(file: &crate::schema::File) -> Vec<(&str, &Name)> {
-    fn walk<'a>(steps: &'a [Step], inside: Option<&'a Name>, out: &mut Vec<(&'a str, &'a Name)>) {
-        for s in steps {
-            match s {
-                Step::Let { name, .. } => {
-                    if let Some(t) = inside {
-                        out.push((name.text.as_str(), t));
-                    }
-                }
-                Step::ForEach { table, steps } => walk(steps, Some(table), out),
-                Step::When { step, .. } => walk(std::slice::from_ref(&**step), inside, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&file.validate, None, &mut out);
-    out
-}
-
-/// Where an expression is evaluated.
-#[derive(Clone, Copy, Debug)]
-pub enum Scope<'a> {
-    /// File level: `len`, constants, `header.*`.
-    Top,
-    /// Inside a table's record: also the record's own fields, bare.
-    Record(&'a Table),
-    /// Inside a record view's accessor: only the record's fields, constants and nothing else.
-    RecordOnly(&'a Table),
-}
-
-/// A schema that passed every check, with layouts computed.
-#[derive(Clone, Debug)]
-pub struct Checked {
-    /// The schema.
-    pub schema: Schema,
-    /// Layouts by struct name.
-    pub layouts: HashMap<String, Layout>,
-    /// SHA-256 of the schema text, hex.
-    pub sha256: String,
-    /// The file's collections (one per directory layout), as tables for `for_each` scopes.
-    pub collections: Vec<Table>,
-    /// One checked copy per variant, whose `schema.file` is the variant's layout.
-    pub variants: Vec<Checked>,
-}
-
-impl Checked {
-    /// The struct named `name`.
-    pub fn strukt(&self, name: &str) -> Option<&Struct> {
-        self.schema.structs.iter().find(|s| s.name.text == name)
-    }
-    /// The header struct.
-    pub fn header(&self) -> Option<&Struct> {
-        self.strukt(&self.schema.file.header.text)
-    }
-    /// The table (or collection) named `name`.
-    pub fn table(&self, name: &str) -> Option<&Table> {
-        self.schema
-            .file
-            .tables
-            .iter()
-            .find(|t| t.name.text == name)
-            .or_else(|| self.collections.iter().find(|t| t.name.text == name))
-    }
-    /// The file's layouts: the file itself and each variant's.
-    pub fn files(&self) -> Vec<&File> {
-        let mut v = vec![&self.schema.file];
-        v.extend(self.variants.iter().map(|c| &c.schema.file));
-        v
-    }
-    /// Resolve a reference.
-    pub fn resolve(&self, path: &[String], scope: Scope<'_>) -> Result<Resolved, String> {
-        resolve(&self.schema, &self.layouts, path, scope)
-    }
-    /// The struct, field and kind of a field inside a struct-typed field.
-    pub fn leaf(&self, l: crate::nested::Leaf) -> Option<(&Struct, &FieldDef, FieldKind)> {
-        let st = self.schema.structs.get(l.strukt)?;
-        let f = st.fields.get(l.field)?;
-        let k = self.layouts.get(&st.name.text)?.fields.get(l.field)?.1;
-        Some((st, f, k))
-    }
-}
-
-fn field_kind(
-    schema: &Schema,
-    layouts: &HashMap<String, Layout>,
-    f: &FieldDef,
-) -> Option<FieldKind> {
-    if let Some(k) = crate::nested::kind(schema, layouts, f) {
-        return k;
-    }
-    Some(match &f.ty {
-        TypeRef::Int(t) => FieldKind::Int(*t),
-        TypeRef::Bytes(n) => FieldKind::Bytes(*n),
-        TypeRef::Str(n) => FieldKind::Str(*n),
-        TypeRef::Array(t, n) => FieldKind::Array(*t, *n),
-        TypeRef::Float(w) => FieldKind::Float(*w),
-        TypeRef::NamedArray(..) => return None,
-        TypeRef::Named(n) => {
-            if let Some(i) = schema.enums.iter().position(|e| &e.name.text == n) {
-                FieldKind::Enum(i)
-            } else if let Some(i) = schema.flags.iter().position(|e| &e.name.text == n) {
-                FieldKind::Flags(i)
-            } else if let Some(i) = schema.bitfields.iter().position(|e| &e.name.text == n) {
-                FieldKind::Bits(i)
-            } else {
-                return None;
-            }
-        }
-    })
-}
-
-impl FieldKind {
-    /// Width in bytes.
-    pub fn width(self, schema: &Schema) -> u64 {
-        match self {
-            FieldKind::Int(t) => t.bytes(),
-            FieldKind::Bytes(n) | FieldKind::Str(n) => n,
-            FieldKind::Float(w) => 4 << u64::from(w),
-            FieldKind::Enum(i) => schema.enums.get(i).map_or(0, |e| e.repr.bytes()),
-            FieldKind::Flags(i) => schema.flags.get(i).map_or(0, |f| f.repr.bytes()),
-            FieldKind::Array(t, n) => t.bytes().saturating_mul(n),
-            FieldKind::Bits(i) => schema.bitfields.get(i).map_or(0, |f| f.repr.bytes()),
-            FieldKind::Struct(_, size) => size,
-            FieldKind::Structs(_, size, n) => size.saturating_mul(n),
-        }
-    }
-    /// Whether it can be used as a number in expressions.
-    pub fn numeric(self) -> bool {
-        !matches!(
-            self,
-            FieldKind::Bytes(_)
-                | FieldKind::Str(_)
-                | FieldKind::Array(..)
-                | FieldKind::Struct(..)
-                | FieldKind::Structs(..)
-        )
-    }
-    /// The integer type it is stored as, when it is one word.
-    pub fn int_ty(self, schema: &Schema) -> Option<IntTy> {
-        match self {
-            FieldKind::Int(t) => Some(t),
-            FieldKind::Enum(i) => schema.enums.get(i).map(|e| e.repr),
-            FieldKind::Flags(i) => schema.flags.get(i).map(|f| f.repr),
-            FieldKind::Bits(i) => schema.bitfields.get(i).map(|f| f.repr),
-            FieldKind::Bytes(_)
-            | FieldKind::Str(_)
-            | FieldKind::Array(..)
-            | FieldKind::Float(_)
-            | FieldKind::Struct(..)
-            | FieldKind::Structs(..) => None,
-        }
-    }
-}
-
-fn resolve(
-    schema: &Schema,
-    layouts: &HashMap<String, Layout>,
-    path: &[String],
-    scope: Scope<'_>,
-) -> Result<Resolved, String> {
-    let field_in = |owner: Owner, sname: &str, rest: &[String]| -> Result<Resolved, String> {
-        if let Some(r) = crate::nested::resolve(schema, layouts, owner, sname, rest) {
-            return r;
-        }
-        let st = schema
-            .structs
-            .iter()
-            .find(|s| s.name.text == sname)
-            .ok_or_else(|| format!("struct `{sname}` is not defined"))?;
-        let Some((fname, bit)) = rest.split_first() else {
-            return Err("a reference needs a field name".to_string());
-        };
-        let Some(fi) = st.fields.iter().position(|f| &f.name.text == fname) else {
-            if let (Some(ci), []) = (st.composed.iter().position(|c| &c.name.text == fname), bit) {
-                return Ok(Resolved::Composed(owner, ci));
-            }
-            let known: Vec<&str> = st
-                .fields
-                .iter()
-                .map(|f| f.name.text.as_str())
-                .chain(st.composed.iter().map(|c| c.name.text.as_str()))
-                .collect();
-            return Err(format!(
-                "`{sname}` has no field `{fname}` (fields: {})",
-                known.join(", ")
-            ));
-        };
-        let kind = layouts
-            .get(sname)
-            .and_then(|l| l.fields.get(fi))
-            .map(|f| f.1);
-        match bit {
-            [] => {
-                // `Bytes(0)` stands for a field whose type is undefined (reported at the
-                // field): nothing more is said about it.
-                if kind.is_some_and(|k| !k.numeric() && k != FieldKind::Bytes(0)) {
-                    return Err(format!("field `{fname}` holds bytes, not a number"));
-                }
-                Ok(Resolved::Field(owner, fi))
-            }
-            [b] => match kind {
-                Some(FieldKind::Flags(i)) => {
-                    let fl = &schema.flags[i];
-                    let bi = fl
-                        .bits
-                        .iter()
-                        .position(|x| &x.name.text == b)
-                        .ok_or_else(|| format!("flags `{}` has no bit `{b}`", fl.name.text))?;
-                    Ok(Resolved::FlagBit(owner, fi, bi))
-                }
-                Some(FieldKind::Bits(i)) => {
-                    let bf = schema.bitfields.get(i).ok_or("undefined bitfields type")?;
-                    let bi = bf
-                        .fields
-                        .iter()
-                        .position(|x| &x.name.text == b)
-                        .ok_or_else(|| {
-                            format!("bitfields `{}` has no range `{b}`", bf.name.text)
-                        })?;
-                    Ok(Resolved::BitField(owner, fi, bi))
-                }
-                _ => Err(format!(
-                    "`{fname}.{b}`: only a flags or bitfields field has named parts"
-                )),
-            },
-            _ => Err(format!("`{}` has too many parts", path.join("."))),
-        }
-    };
-    match path {
-        [one] if one == "len" && !matches!(scope, Scope::RecordOnly(_)) => {
-            return Ok(Resolved::Len);
-        }
-        [one] => {
-            if let Some(i) = schema.constants.iter().position(|c| &c.name.text == one) {
-                return Ok(Resolved::Const(i));
-            }
-            if let Some(i) = lets(&schema.file).iter().position(|n| &n.text == one) {
-                if matches!(scope, Scope::RecordOnly(_)) {
-                    return Err(format!(
-                        "named value `{one}` exists only while validating, not in a record's view"
-                    ));
-                }
-                return Ok(Resolved::Let(i));
-            }
-        }
-        _ => {}
-    }
-    if let ([_, value], Some(ei)) = (
-        path,
-        schema
-            .enums
-            .iter()
-            .position(|e| path.first() == Some(&e.name.text)),
-    ) {
-        let e = &schema.enums[ei];
-        return match e.values.iter().position(|v| &v.name.text == value) {
-            Some(vi) => Ok(Resolved::EnumValue(ei, vi)),
-            None => Err(format!(
-                "enum `{}` has no value `{value}` (values: {})",
-                e.name.text,
-                e.values
-                    .iter()
-                    .map(|v| v.name.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        };
-    }
-    if let Some(r) = crate::recpos::resolve(schema, path, scope) {
-        return r;
-    }
-    if let Some((first, rest)) = path.split_first() {
-        if first == "header" && matches!(scope, Scope::Top | Scope::Record(_)) {
-            return field_in(Owner::Header, &schema.file.header.text, rest);
-        }
-        if let (Some(ti), Some((k, rest))) = (
-            schema
-                .file
-                .tables
-                .iter()
-                .position(|t| &t.name.text == first),
-            rest.split_first(),
-        ) && let (Ok(k), true) = (
-            k.parse::<u64>(),
-            matches!(scope, Scope::Top | Scope::Record(_)),
-        ) {
-            let rec = schema
-                .file
-                .tables
-                .get(ti)
-                .map_or("", |t| t.record.text.as_str());
-            return field_in(Owner::Element(ti, k), rec, rest);
-        }
-        if let Some(ri) = schema
-            .file
-            .ext
-            .records
-            .iter()
-            .position(|r| &r.name.text == first)
-            && matches!(scope, Scope::Top | Scope::Record(_))
-        {
-            let st = schema
-                .file
-                .ext
-                .records
-                .get(ri)
-                .map_or("", |r| r.strukt.text.as_str());
-            return field_in(Owner::Located(ri), st, rest);
-        }
-    }
-    match scope {
-        Scope::Record(t) | Scope::RecordOnly(t) => field_in(Owner::Record, &t.record.text, path),
-        Scope::Top => Err(format!(
-            "unknown field reference `{}` (use `len`, a constant, `header.<field>` or `<record>.<field>`)",
-            path.join(".")
-        )),
-    }
-}
-
-/// Whether an expression is a truth value (a comparison, logic, or a flag bit).
-pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
-    match e {
-        Expr::Num(_) => false,
-        Expr::Ref(p) => matches!(
-            c.resolve(p, scope),
-            Ok(Resolved::FlagBit(..))
-                | Ok(Resolved::Nested(
-                    _,
-                    crate::nested::Leaf { bit: Some(_), .. }
-                ))
-        ),
-        Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
-        Expr::Not(_) => true,
-        Expr::Call(..) | Expr::At(..) => false,
-    }
-}
-
-/// Whether every reference in `e` resolves (so that a shape complaint is not piled on top
-/// of an unknown-reference one).
-fn resolves(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
-    e.refs().iter().all(|p| c.resolve(p, scope).is_ok())
-}
-
-fn layout_of(
+pub(crate) fn layout_of(
     schema: &Schema,
     layouts: &HashMap<String, Layout>,
     st: &Struct,
@@ -528,7 +97,7 @@ fn layout_of(
     }
 }
 
-fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut Diags) {
+pub(crate) fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut Diags) {
     let mut seen: HashMap<&str, Pos> = HashMap::new();
     for n in names {
         if let Some(first) = seen.get(n.text.as_str()) {
@@ -545,7 +114,7 @@ fn dup_check<'a>(names: impl IntoIterator<Item = &'a Name>, what: &str, d: &mut 
     }
 }
 
-fn check_enum(e: &Enum, d: &mut Diags) {
+pub(crate) fn check_enum(e: &Enum, d: &mut Diags) {
     dup_check(
         e.values.iter().map(|v| &v.name),
         &format!("a value of enum `{}`", e.name.text),
@@ -576,7 +145,7 @@ fn check_enum(e: &Enum, d: &mut Diags) {
     }
 }
 
-fn check_flags(f: &Flags, d: &mut Diags) {
+pub(crate) fn check_flags(f: &Flags, d: &mut Diags) {
     dup_check(
         f.bits.iter().map(|b| &b.name),
         &format!("a bit of flags `{}`", f.name.text),
@@ -595,189 +164,6 @@ fn check_flags(f: &Flags, d: &mut Diags) {
             );
         }
     }
-}
-
-pub(crate) fn check_calls(
-    c: &Checked,
-    e: &Expr,
-    scope: Scope<'_>,
-    what: &str,
-    at: &ExprAt,
-    d: &mut Diags,
-) -> bool {
-    match e {
-        Expr::Num(_) | Expr::Ref(_) => true,
-        Expr::At(t, i, f) => crate::index::check(c, (t, i, f), scope, what, at, d),
-        Expr::Not(x) => check_calls(c, x, scope, what, at, d),
-        Expr::Bin(_, l, r) => {
-            check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d)
-        }
-        Expr::Call(f, args) => match (f.as_str(), args.as_slice()) {
-            ("count", [Expr::Ref(p)])
-                if p.len() == 1
-                    && c.collections
-                        .iter()
-                        .any(|t| p.first() == Some(&t.name.text)) =>
-            {
-                true
-            }
-            ("count", _) => {
-                d.error(
-                    at.pos,
-                    format!("{what} `{}`: count() takes one collection name", at.text),
-                );
-                false
-            }
-            (crate::positions::NAME, _) => crate::positions::check_call(c, args, what, at, d),
-            ("end", [Expr::Ref(p)])
-                if p.len() == 1
-                    && c.schema
-                        .file
-                        .ext
-                        .records
-                        .iter()
-                        .any(|r| p.first() == Some(&r.name.text)) =>
-            {
-                true
-            }
-            ("end", _) => {
-                d.error(
-                    at.pos,
-                    format!("{what} `{}`: end() takes one located record name", at.text),
-                );
-                false
-            }
-            ("if", [cond, a, b]) => {
-                let ok = check_calls(c, cond, scope, what, at, d)
-                    & check_calls(c, a, scope, what, at, d)
-                    & check_calls(c, b, scope, what, at, d);
-                if ok && (!is_bool(c, cond, scope) || is_bool(c, a, scope) || is_bool(c, b, scope))
-                {
-                    d.error(
-                        at.pos,
-                        format!("{what} `{}`: if(condition, number, number)", at.text),
-                    );
-                    return false;
-                }
-                ok
-            }
-            _ => {
-                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), first(collection), end(record), if(c, a, b))", at.text, args.len()));
-                false
-            }
-        },
-    }
-}
-
-pub(crate) fn check_expr(
-    c: &Checked,
-    e: &ExprAt,
-    scope: Scope<'_>,
-    want_bool: bool,
-    what: &str,
-    d: &mut Diags,
-) {
-    let mut ok = check_calls(c, &e.expr, scope, what, e, d);
-    for p in e.expr.refs() {
-        if let Err(msg) = c.resolve(p, scope) {
-            d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
-            ok = false;
-        }
-    }
-    if ok && is_bool(c, &e.expr, scope) != want_bool {
-        let want = if want_bool {
-            "a condition (a comparison or a flag bit)"
-        } else {
-            "a number"
-        };
-        d.error(e.pos, format!("{what} `{}` must be {want}", e.text));
-    } else if ok && let Some(msg) = mistyped(c, &e.expr, scope) {
-        d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
-    }
-}
-
-/// The first operand of the wrong kind inside `e`: `&&`, `||` and `!` take conditions,
-/// comparisons and arithmetic take numbers.
-fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String> {
-    match e {
-        Expr::Bin(op, l, r) => {
-            if !matches!(op, BinOp::Eq | BinOp::Ne) {
-                for x in [l, r] {
-                    if let Expr::Ref(p) = &**x
-                        && (matches!(c.resolve(p, scope), Ok(Resolved::Field(o, i)) if matches!(field_kind_of(c, o, i, scope), Some(FieldKind::Float(_))))
-                            || matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if matches!(c.leaf(l), Some((_, _, FieldKind::Float(_))))))
-                    {
-                        return Some(format!(
-                            "`{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
-                            p.join("."),
-                            op.symbol()
-                        ));
-                    }
-                    if let Expr::At(t, _, f) = &**x
-                        && crate::index::is_float(c, x, scope)
-                    {
-                        return Some(format!(
-                            "`{t}[...].{}` is a float, compared bitwise: only `==` and `!=` apply to it, not `{}`",
-                            f.join("."),
-                            op.symbol()
-                        ));
-                    }
-                }
-            }
-            let want_bool = op.is_logical();
-            for x in [l, r] {
-                if is_bool(c, x, scope) != want_bool {
-                    return Some(format!(
-                        "`{}` takes {} on both sides",
-                        op.symbol(),
-                        if want_bool {
-                            "conditions (comparisons or flag bits)"
-                        } else {
-                            "numbers"
-                        }
-                    ));
-                }
-            }
-            mistyped(c, l, scope).or_else(|| mistyped(c, r, scope))
-        }
-        Expr::Not(x) => {
-            if is_bool(c, x, scope) {
-                mistyped(c, x, scope)
-            } else {
-                Some("`!` takes a condition (a comparison or a flag bit)".to_string())
-            }
-        }
-        Expr::Call(_, args) => args.iter().find_map(|a| mistyped(c, a, scope)),
-        Expr::At(_, i, _) => mistyped(c, i, scope),
-        Expr::Num(_) | Expr::Ref(_) => None,
-    }
-}
-
-/// Whether `e` is a single field reference.
-pub fn single_field(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, usize)> {
-    match e {
-        Expr::Ref(p) => match c.resolve(p, scope) {
-            Ok(Resolved::Field(o, i)) => Some((o, i)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// What earlier steps made safe to use.
-pub(crate) struct StepState {
-    /// Codes of order checks inside for_each bodies (each needs its own state variable).
-    pub orders: Vec<String>,
-    /// Named values defined so far.
-    pub lets_bound: Vec<String>,
-    /// Tables (and collections) whose records can be read.
-    pub tables_fitted: Vec<String>,
-    /// Located records bound.
-    pub records_bound: Vec<String>,
-    /// Ranges checked so far.
-    pub ranges_fitted: Vec<String>,
-    /// Strings found so far (`string_fits`).
-    pub strings_fitted: Vec<String>,
 }
 
 /// Located records named by an expression that no earlier `record_fits` bound, and table
@@ -821,9 +207,9 @@ pub(crate) fn unbound_records(
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
-    crate::index::unfitted(c, e, st, d);
-    crate::positions::unwalked(c, e, st, d);
-    crate::index::reserved_index(c, e, scope, d);
+    crate::check::index::unfitted(c, e, st, d);
+    crate::check::positions::unwalked(c, e, st, d);
+    crate::check::index::reserved_index(c, e, scope, d);
     let mut names = Vec::new();
     ends(&e.expr, &mut names);
     for n in names {
@@ -841,7 +227,7 @@ pub(crate) fn unbound_records(
     counts(&e.expr, &mut names);
     for n in names {
         if !st.tables_fitted.iter().any(|r| r == n) {
-            if crate::streams::is_target(&c.schema.file, n) {
+            if crate::check::lookup::is_target(&c.schema.file, n) {
                 d.error(
                     e.pos,
                     format!(
@@ -1057,7 +443,7 @@ pub(crate) fn check_steps(
                 ),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
-                        if crate::streams::is_target(file, &table.text) {
+                        if crate::check::lookup::is_target(file, &table.text) {
                             d.error(table.pos, format!("for_each `{}` comes before the stream_fits step that walks its stream", table.text));
                         } else {
                             d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
@@ -1069,11 +455,11 @@ pub(crate) fn check_steps(
                     st.lets_bound.truncate(bound);
                 }
             },
-            Step::Ext(x) => crate::ext::check_step(c, x, scope, st, d),
-            Step::Str(x) => crate::strings::check_step(c, x, scope, st, d),
-            Step::Fill(x) => crate::fill::check_step(c, x, scope, st, d),
+            Step::Ext(x) => crate::check::ext::check_step(c, x, scope, st, d),
+            Step::Str(x) => crate::check::strings::check_step(c, x, scope, st, d),
+            Step::Fill(x) => crate::check::fill::check_step(c, x, scope, st, d),
             Step::StreamFits { code, stream, kind } => {
-                crate::streams::check_step(c, code, stream, *kind, scope, st, d);
+                crate::check::streams::check_step(c, code, stream, *kind, scope, st, d);
             }
             Step::Order {
                 code,
@@ -1198,7 +584,7 @@ pub(crate) fn check_steps(
 }
 
 /// The expressions a step evaluates, including those of the table or range it checks.
-fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
+pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
     let file = &c.schema.file;
     match s {
         Step::MinLen { min, .. } => vec![min],
@@ -1231,47 +617,33 @@ fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
             .unwrap_or_default(),
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
-        Step::Ext(x) => crate::ext::step_exprs(c, x),
-        Step::Str(x) => crate::strings::step_exprs(c, x),
-        Step::Fill(x) => crate::fill::step_exprs(x),
+        Step::Ext(x) => crate::check::ext::step_exprs(c, x),
+        Step::Str(x) => crate::check::strings::step_exprs(c, x),
+        Step::Fill(x) => crate::check::fill::step_exprs(x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
-        // Its expressions are in the stream header's scope; checked by `streams.rs`.
+        // Its expressions are in the stream header's scope; checked by `check/streams.rs`.
         Step::StreamFits { .. } => Vec::new(),
         // Its key is in record scope; checked with that scope by `check_steps`.
         Step::Order { .. } => Vec::new(),
     }
 }
 
-/// The kind of a resolved field.
-pub fn field_kind_of(c: &Checked, owner: Owner, idx: usize, scope: Scope<'_>) -> Option<FieldKind> {
-    let sname = match (owner, scope) {
-        (Owner::Header, _) => c.schema.file.header.text.clone(),
-        (Owner::Located(i), _) => c.schema.file.ext.records.get(i)?.strukt.text.clone(),
-        (Owner::Element(t, _), _) => c.schema.file.tables.get(t)?.record.text.clone(),
-        (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
-        (Owner::Record, Scope::Top) => return None,
-    };
-    c.layouts
-        .get(&sname)
-        .and_then(|l| l.fields.get(idx))
-        .map(|f| f.1)
-}
-
 /// Items every generated module defines at its top level, next to the schema's constants.
-const RESERVED_ITEMS: [&str; 4] = ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES", "error_site"];
+pub(crate) const RESERVED_ITEMS: [&str; 4] =
+    ["SCHEMA_NAME", "SCHEMA_SHA256", "ERROR_SITES", "error_site"];
 
 /// The file's collections (directory layouts) and streams with theirs, as tables.
-fn collections_of(file: &crate::schema::File) -> Vec<Table> {
-    let mut v = crate::ext::collections(file);
-    v.extend(crate::streams::tables(file));
+pub(crate) fn collections_of(file: &crate::schema::top::File) -> Vec<Table> {
+    let mut v = crate::check::ext::collections(file);
+    v.extend(crate::check::lookup::tables(file));
     v
 }
 
 /// Check a schema; on success the layouts are attached.
 pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
-    // `pairs[2].a` in a record's scope: a path into the record's struct array (`nested.rs`).
-    crate::nested::bare_elements(&mut schema);
+    // `pairs[2].a` in a record's scope: a path into the record's struct array (`check/nested.rs`).
+    crate::check::nested::bare_elements(&mut schema);
     dup_check(schema.constants.iter().map(|c| &c.name), "a constant", d);
     for c in &schema.constants {
         if RESERVED_ITEMS.contains(&c.name.text.as_str()) {
@@ -1310,10 +682,10 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     schema
         .bitfields
         .iter()
-        .for_each(|b| crate::ext::check_bitfield(b, d));
+        .for_each(|b| crate::check::ext::check_bitfield(b, d));
     let mut layouts = HashMap::new();
-    // Contained structs first (`nested.rs`); a struct on a cycle last, its cycle reported.
-    let mut order = crate::nested::order(&schema, d);
+    // Contained structs first (`check/nested.rs`); a struct on a cycle last, its cycle reported.
+    let mut order = crate::check::nested::order(&schema, d);
     order.extend(
         (0..schema.structs.len())
             .filter(|i| !order.contains(i))
@@ -1337,15 +709,15 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
             d,
         );
         let l = layout_of(&schema, &layouts, st, d);
-        crate::ext::check_struct(&schema, st, &l, d);
-        crate::nested::check_struct(&schema, st, &l, d);
+        crate::check::ext::check_struct(&schema, st, &l, d);
+        crate::check::nested::check_struct(&schema, st, &l, d);
         layouts.insert(st.name.text.clone(), l);
     }
     if let Some(b) = &schema.registers {
-        crate::regs::check(&schema, b, d);
+        crate::check::regs::check(&schema, b, d);
     }
     if let Some(s) = &schema.commands {
-        crate::commands::check(&schema, s, d);
+        crate::check::commands::check(&schema, s, d);
     }
     let has_file = schema.has_file;
     let mut c = Checked {
@@ -1402,7 +774,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
         }
     }
     generated_names(&c, d);
-    crate::nested_writer::check(&c, d);
+    crate::check::nested_writer::check(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
 
@@ -1411,7 +783,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
 /// accessor over an unchecked field would have to invent one. (The alternative, an
 /// accessor returning `Option`, would make every checked field pay for the unchecked
 /// ones; the schema already says what an unknown value is: an error, or an open enum.)
-fn closed_enums_checked(c: &Checked, d: &mut Diags) {
+pub(crate) fn closed_enums_checked(c: &Checked, d: &mut Diags) {
     /// Where a checked field lives: `None` for the header, `Some(("@", i))` for located
     /// record `i`, `Some((table, 0))` for a table's records.
     type Key = (Option<(String, usize)>, usize);
@@ -1499,7 +871,7 @@ fn closed_enums_checked(c: &Checked, d: &mut Diags) {
 /// of one name would not compile (E0428), so they are refused here, both places named.
 /// Names are not made distinct silently: a variant's types would then change name when
 /// another variant is added.
-fn generated_names(c: &Checked, d: &mut Diags) {
+pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
     let mut seen: Vec<(String, Pos, String)> = Vec::new();
     let add = |seen: &mut Vec<(String, Pos, String)>,
                name: String,
@@ -1532,7 +904,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
             seen.push((n.text.clone(), n.pos, format!("{kind} `{}`", n.text)));
         }
     }
-    for (name, pos, what) in crate::nested_writer::generated_names(c) {
+    for (name, pos, what) in crate::check::nested_writer::generated_names(c) {
         add(&mut seen, name, pos, what, d);
     }
     let top_name = &c.schema.file.name;
@@ -1574,7 +946,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
         for t in &f.tables {
             add(
                 &mut seen,
-                crate::emit::camel(&t.name.text),
+                crate::names::camel(&t.name.text),
                 t.name.pos,
                 format!("table `{}`{of}", t.name.text),
                 d,
@@ -1583,7 +955,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
         for t in &vc.collections {
             add(
                 &mut seen,
-                format!("{}Iter", crate::emit::camel(&t.name.text)),
+                format!("{}Iter", crate::names::camel(&t.name.text)),
                 t.name.pos,
                 format!("collection `{}`{of}", t.name.text),
                 d,
@@ -1628,7 +1000,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
                 {
                     add(
                         &mut seen,
-                        format!("{}{}", t.record.text, crate::emit::camel(&r.name.text)),
+                        format!("{}{}", t.record.text, crate::names::camel(&r.name.text)),
                         r.name.pos,
                         format!("the writer's data of range `{}`{of}", r.name.text),
                         d,
@@ -1640,7 +1012,7 @@ fn generated_names(c: &Checked, d: &mut Diags) {
 }
 
 /// Check one file layout (the top-level file, or a variant's).
-fn check_file(c: &Checked, d: &mut Diags) {
+pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
     let accessors = file
         .tables
@@ -1661,12 +1033,12 @@ fn check_file(c: &Checked, d: &mut Diags) {
             format!("header struct `{}` is not defined", file.header.text),
         );
     }
-    crate::ext::check_file(c, d);
-    crate::strings::check_defs(c, d);
-    crate::strtab_writer::check(c, d);
-    crate::index::check_writer(c, d);
-    crate::streams::check_file(c, d);
-    crate::positions::check_file(c, d);
+    crate::check::ext::check_file(c, d);
+    crate::check::strings::check_defs(c, d);
+    crate::check::strtab_writer::check(c, d);
+    crate::check::index::check_writer(c, d);
+    crate::check::streams::check_file(c, d);
+    crate::check::positions::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             d.error(
@@ -1777,9 +1149,9 @@ fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
-    crate::streams::check_walked(c, &st.tables_fitted, d);
+    crate::check::streams::check_walked(c, &st.tables_fitted, d);
     for t in &c.collections {
-        if crate::streams::is_target(file, &t.name.text) {
+        if crate::check::lookup::is_target(file, &t.name.text) {
             continue;
         }
         if !st.tables_fitted.contains(&t.name.text) {
@@ -1821,10 +1193,10 @@ fn check_file(c: &Checked, d: &mut Diags) {
             }
         }
     }
-    crate::dir_writer::check(c, d);
+    crate::check::dir_writer::check(c, d);
 }
 
-fn collect_range_fits(steps: &[Step]) -> Vec<String> {
+pub(crate) fn collect_range_fits(steps: &[Step]) -> Vec<String> {
     let mut out = Vec::new();
     for s in steps {
         match s {

@@ -1,4 +1,4 @@
-//! Emission for the constructs of `ext.rs`: bit-field words, composed values, arrays,
+//! Emission for the constructs of `schema/ext.rs`: bit-field words, composed values, arrays,
 //! version-gated structs, located records, section directories and their collections,
 //! directory checksums (one pass, each byte hashed once, combined with `crc32_combine`),
 //! slot regions, and the variant dispatch.
@@ -7,18 +7,18 @@
 //! fixed-size arrays with constant indices, file values go through checked arithmetic, and
 //! per-section-type bookkeeping lives in stack arrays sized by the section-type enum.
 
-use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::check::ext::{collection_of, field_of, type_value};
+use crate::check::lookup::is_gated;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
+use crate::emit::doc::doc_attr;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
 use crate::expr::{Expr, ExprAt};
-use crate::ext::{
-    self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots, collection_of, field_of,
-    is_gated, type_value,
-};
-use crate::schema::{FieldDef, IntTy, Step, Struct, Table};
+use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};
+use crate::schema::top::{Step, Struct};
+use crate::schema::{FieldDef, IntTy, Table};
 
 fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
@@ -485,8 +485,8 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     };
     let var = ident(&t.name.text);
     let rec = ident(&t.record.text);
-    if k == crate::index::COMPUTED {
-        return crate::index::element_base(&rec, &var);
+    if k == crate::check::index::COMPUTED {
+        return crate::emit::index::element_base(&rec, &var);
     }
     let kl = lit_usize(k);
     let k32 = Literal::u32_suffixed(u32::try_from(k).unwrap_or(u32::MAX));
@@ -505,7 +505,7 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             let v = format_ident!("__count_{}", p.first().map_or("missing", |s| s.as_str()));
             quote!(#v)
         }
-        (crate::positions::NAME, _) => crate::positions::emit_call(args),
+        (crate::expr::NAME, _) => crate::emit::positions::emit_call(args),
         ("end", [Expr::Ref(p)]) => {
             let rname = p.first().map_or("missing", |s| s.as_str());
             let Some(r) =
@@ -567,7 +567,7 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
             let off = if is_gated(st) { 0 } else { l.fields.get(fi)?.0 };
             (owner, name, off)
         }
-        Resolved::Nested(owner, l) => (owner, crate::nested::tail(p, owner).join("."), l.at),
+        Resolved::Nested(owner, l) => (owner, crate::check::nested::tail(p, owner).join("."), l.at),
         _ => return None,
     };
     Some(match (owner, scope) {
@@ -954,9 +954,9 @@ fn slots_of<'a>(c: &'a Checked, name: &str) -> Option<&'a Slots> {
 }
 
 /// Number of per-type slots: one per section type the schema names (see
-/// [`ext::type_slots`]).
+/// [`crate::check::ext::type_slots`]).
 fn type_slots(c: &Checked, dir: &Directory) -> u64 {
-    u64::try_from(ext::type_slots(c, dir).len())
+    u64::try_from(crate::check::ext::type_slots(c, dir).len())
         .unwrap_or(u64::MAX)
         .max(1)
 }
@@ -965,8 +965,8 @@ fn type_slots(c: &Checked, dir: &Directory) -> u64 {
 /// types are exactly `0..n` the slot is the value itself (an out-of-range value finds no
 /// slot through `get`); otherwise a `match` over the named types.
 fn slot_of(c: &Checked, dir: &Directory, t: TokenStream) -> TokenStream {
-    let slots = ext::type_slots(c, dir);
-    if ext::slots_dense(&slots) {
+    let slots = crate::check::ext::type_slots(c, dir);
+    if crate::check::ext::slots_dense(&slots) {
         return quote!(usize::try_from(#t).ok());
     }
     let arms = slots.iter().enumerate().map(|(i, v)| {
@@ -978,7 +978,7 @@ fn slot_of(c: &Checked, dir: &Directory, t: TokenStream) -> TokenStream {
 
 /// The slot index of the named type `v` (its position among the named types).
 fn slot_index(c: &Checked, dir: &Directory, v: u64) -> u64 {
-    ext::type_slots(c, dir)
+    crate::check::ext::type_slots(c, dir)
         .iter()
         .position(|x| *x == v)
         .and_then(|i| u64::try_from(i).ok())
@@ -1033,7 +1033,7 @@ pub fn step(
             let (bind_w, w_opt, w_or) = bind_value(em, &within.expr, scope, env, "within");
             let wname = Em::short_name(within);
             // Blame the field that locates the record, or else the record itself.
-            let blamed = if crate::check::single_field(c, &r.at.expr, scope).is_some() {
+            let blamed = if crate::check::expr::single_field(c, &r.at.expr, scope).is_some() {
                 em.blame(&r.at.expr, scope)
             } else {
                 Blame::at(&r.name.text, at_or(quote!(0)))
@@ -1307,7 +1307,7 @@ fn fused_with<'a>(
     let Some(Step::Ext(ExtStep::RecordChecksums { code, checksum, .. })) = prev else {
         return None;
     };
-    let (d, k) = ext::dir_checksum(&c.schema.file, &checksum.text)?;
+    let (d, k) = crate::check::ext::dir_checksum(&c.schema.file, &checksum.text)?;
     (d.name.text == dir.name.text).then_some((code, k))
 }
 
@@ -1324,7 +1324,7 @@ fn record_checksums(
     next: Option<&Step>,
 ) -> TokenStream {
     let c = em.c;
-    let Some((dir, k)) = ext::dir_checksum(&c.schema.file, &checksum.text) else {
+    let Some((dir, k)) = crate::check::ext::dir_checksum(&c.schema.file, &checksum.text) else {
         return quote!();
     };
     let DirChecksumKind::Records {
@@ -1394,7 +1394,7 @@ fn record_checksums(
     );
     // Right before a payload checksum over the same directory, the sums are checked in its
     // pass; otherwise here, in a pass of their own.
-    let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. })) if ext::dir_checksum(&c.schema.file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+    let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. })) if crate::check::ext::dir_checksum(&c.schema.file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
     let verify = if fused {
         quote!()
     } else {
@@ -1449,7 +1449,7 @@ fn payload_checksum(
 ) -> TokenStream {
     let c = em.c;
     let file = &c.schema.file;
-    let Some((dir, k)) = ext::dir_checksum(file, &checksum.text) else {
+    let Some((dir, k)) = crate::check::ext::dir_checksum(file, &checksum.text) else {
         return quote!();
     };
     let DirChecksumKind::Payloads { zero, stored } = &k.kind else {

@@ -1,35 +1,20 @@
 //! Structs inside structs and fixed arrays of structs (`inner: Inner`, `pairs: Pair[4]`):
-//! loading is in `schema.rs` (`TypeRef::NamedArray`); here are the checks (layouts in
+//! loading is in `schema/mod.rs` (`TypeRef::NamedArray`); here are the checks (layouts in
 //! dependency order, cycles refused) and the resolution of the paths that reach inside
 //! (`header.inner.x`, `header.pairs[2].a`), which the emitter and the interpreter both use
 //! through [`crate::check::Resolved::Nested`].
 
 use std::collections::HashMap;
 
-use crate::check::{FieldKind, Layout, Owner, Resolved};
+use crate::check::{FieldKind, Layout, Leaf, Owner, Resolved};
 use crate::diag::Diags;
 use crate::expr::Expr;
-use crate::schema::{FieldDef, Schema, Step, Struct, TypeRef};
+use crate::schema::top::{Schema, Step, Struct};
+use crate::schema::{FieldDef, TypeRef};
 
 /// The largest struct, in bytes: a view's array length must be a `usize` on every target
 /// the generated code builds for (32-bit included).
 pub const MAX_STRUCT: u64 = u32::MAX as u64;
-
-/// A field of a struct reached through struct-typed fields: where it is and what it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Leaf {
-    /// The outermost field's index in the owner's struct (the one the path starts with).
-    pub outer: usize,
-    /// The leaf's byte offset within the owner's struct.
-    pub at: u64,
-    /// The struct that declares the leaf (index into `Schema::structs`).
-    pub strukt: usize,
-    /// The leaf's index among that struct's fields.
-    pub field: usize,
-    /// For a flags leaf named with one of its bits (`stamp.flags.ON`), the bit's index: the
-    /// reference is then a truth value.
-    pub bit: Option<usize>,
-}
 
 /// `pairs[2]` as (`pairs`, `Some(2)`); `inner` as (`inner`, `None`).
 #[must_use]
@@ -186,7 +171,7 @@ pub(crate) fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Dia
                 ),
             );
         }
-        if crate::ext::is_gated(st) {
+        if crate::check::lookup::is_gated(st) {
             d.error(
                 f.ty_pos,
                 format!(
@@ -196,7 +181,7 @@ pub(crate) fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Dia
             );
         }
         if let Some(ist) = schema.structs.get(inner) {
-            if crate::ext::is_gated(ist) {
+            if crate::check::lookup::is_gated(ist) {
                 d.error(
                     f.ty_pos,
                     format!(
@@ -497,7 +482,7 @@ pub(crate) fn bare_elements(schema: &mut Schema) {
     }
 }
 
-fn fix_file(file: &mut crate::schema::File, structs: &[Struct]) {
+fn fix_file(file: &mut crate::schema::top::File, structs: &[Struct]) {
     {
         let tables: Vec<(String, String)> = file
             .tables

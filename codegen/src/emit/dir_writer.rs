@@ -7,7 +7,7 @@
 //! a record's or table's place, a count, a stride, a payload's offset and length, the
 //! directory checksums); every other field is an input. What the writer cannot derive (a
 //! place that is neither one field nor a constant, a table or range it does not lay out) is
-//! refused by [`check`] with a diagnostic that says so.
+//! refused by [`crate::check::dir_writer::check`] with a diagnostic that says so.
 //!
 //! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`),
 //! `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
@@ -16,637 +16,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
-use crate::diag::Diags;
-use crate::expr::{BinOp, Expr};
-use crate::ext::{DirChecksum, DirChecksumKind, Directory};
-use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table, Writer};
-use crate::yaml::Pos;
-
-/// One item the writer places after the header.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Item {
-    /// A located record (index into `file.ext.records`).
-    Record(usize),
-    /// The directory table.
-    Table,
-    /// The payloads, in directory order.
-    Payload,
-    /// Another file-level range, given as bytes (index into `file.ranges`).
-    Range(usize),
-    /// A file's string in the whole file (index into `file.strings`).
-    Str(usize),
-}
-
-/// Which bits of a derived value a field holds.
-#[derive(Clone, Copy, Debug)]
-enum Part {
-    Whole,
-    Low,
-    High,
-}
-
-/// A value the writer derives for a field.
-#[derive(Clone, Debug)]
-enum What {
-    /// The value an `expect` or `assert ==` fixes (constants and `len` only).
-    Value(Expr),
-    /// Where the writer put an item.
-    Place(Item),
-    /// The number of directory records.
-    Count,
-    /// The directory record's size.
-    Stride,
-    /// The payload's offset (in a directory record).
-    PayloadOffset,
-    /// The payload's length (in a directory record).
-    PayloadLength,
-    /// Filled in by `seal`.
-    Checksum,
-    /// The length of a file-level range the writer places (index into `file.ranges`).
-    RangeLength(usize),
-}
-
-#[derive(Clone, Debug)]
-enum Rule {
-    Input,
-    Derived(What, Part),
-}
-
-/// How an item's place is found.
-#[derive(Clone, Debug)]
-enum Placement {
-    /// At the cursor, aligned; a field records it.
-    Derived,
-    /// At a constant expression (which must not lie before the cursor).
-    Fixed(Expr),
-}
-
-/// Everything the emitter needs, found by [`analyse`].
-struct Plan<'a> {
-    w: &'a Writer,
-    dir: &'a Directory,
-    table: &'a Table,
-    range: &'a Range,
-    align_field: Option<usize>,
-    items: Vec<(Item, Placement)>,
-    header: Vec<Rule>,
-    records: Vec<Vec<Rule>>,
-    entry: Vec<Rule>,
-}
-
-fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
-    match o {
-        Owner::Header => c.header(),
-        Owner::Located(k) => c.strukt(&c.schema.file.ext.records.get(k)?.strukt.text),
-        Owner::Record => match scope {
-            Scope::Record(t) | Scope::RecordOnly(t) => c.strukt(&t.record.text),
-            Scope::Top => None,
-        },
-        Owner::Element(..) => None,
-    }
-}
-
-/// The field(s) an expression names, when it is one field or one composed value.
-fn targets(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<(Owner, Vec<(usize, Part)>)> {
-    let Expr::Ref(p) = e else { return None };
-    match c.resolve(p, scope).ok()? {
-        Resolved::Field(o, i) => Some((o, vec![(i, Part::Whole)])),
-        Resolved::Composed(o, ci) => {
-            let st = struct_for(c, o, scope)?;
-            let comp = st.composed.get(ci)?;
-            let pos = |n: &str| st.fields.iter().position(|f| f.name.text == n);
-            Some((
-                o,
-                vec![
-                    (pos(&comp.low.text)?, Part::Low),
-                    (pos(&comp.high.text)?, Part::High),
-                ],
-            ))
-        }
-        _ => None,
-    }
-}
-
-/// Whether an expression reads only constants, enum values and (with `len_ok`) `len`.
-fn const_only(c: &Checked, e: &Expr, len_ok: bool) -> bool {
-    e.refs().iter().all(|p| match c.resolve(p, Scope::Top) {
-        Ok(Resolved::Const(_) | Resolved::EnumValue(..)) => true,
-        Ok(Resolved::Len) => len_ok,
-        _ => false,
-    })
-}
-
-fn field_kind(c: &Checked, st: &Struct, i: usize) -> Option<FieldKind> {
-    c.layouts.get(&st.name.text)?.fields.get(i).map(|f| f.1)
-}
-
-impl Plan<'_> {
-    fn rules_mut(&mut self, o: Owner) -> Option<&mut Vec<Rule>> {
-        match o {
-            Owner::Header => Some(&mut self.header),
-            Owner::Located(k) => self.records.get_mut(k),
-            Owner::Record => Some(&mut self.entry),
-            Owner::Element(..) => None,
-        }
-    }
-    fn assign(&mut self, (o, fields): (Owner, Vec<(usize, Part)>), what: &What) {
-        if let Some(rules) = self.rules_mut(o) {
-            for (i, part) in fields {
-                if let Some(r) = rules.get_mut(i) {
-                    *r = Rule::Derived(what.clone(), part);
-                }
-            }
-        }
-    }
-}
-
-/// The plan of a directory writer, or the reasons there is none (`Err` with diagnostics;
-/// `Ok(None)`: the file has no directory writer).
-fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
-    let file = &c.schema.file;
-    let Some(w) = &file.writer else {
-        return Ok(None);
-    };
-    let mut errs: Vec<(Pos, String)> = Vec::new();
-    let Some(dir) = file.ext.directories.first() else {
-        if file.ext.when.is_some() {
-            errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
-            return Err(errs);
-        }
-        for r in &file.ext.records {
-            if w.order.iter().any(|o| o.text == r.name.text) {
-                errs.push((r.name.pos, format!("record `{}`: only a writer for a section directory places located records; drop it from `writer.order`", r.name.text)));
-            }
-        }
-        if let Some(p) = &w.payload_align {
-            errs.push((
-                p.pos,
-                "`payload_align` is for a writer of a section directory, and this file has none"
-                    .to_string(),
-            ));
-        }
-        return if errs.is_empty() { Ok(None) } else { Err(errs) };
-    };
-    for extra in file.ext.directories.iter().skip(1) {
-        errs.push((extra.name.pos, format!("directory `{}`: a writer writes one section directory; drop the `writer` or the second directory", extra.name.text)));
-    }
-    let (Some(table), Some(range)) = (
-        file.tables.iter().find(|t| t.name.text == dir.table.text),
-        file.ranges.iter().find(|r| r.name.text == dir.payload.text),
-    ) else {
-        // Diagnosed by the directory checks.
-        return Err(errs);
-    };
-    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and the file-level ranges without `when` and the file's strings outside ranges that `writer.order` names";
-    for t in &file.tables {
-        if t.name.text != table.name.text {
-            errs.push((
-                t.name.pos,
-                format!(
-                    "table `{}`: the writer cannot place it ({cannot}); drop the `writer` or the table",
-                    t.name.text
-                ),
-            ));
-        }
-    }
-    // Another file-level range that the order names: placed, its bytes an input (its
-    // offset and length fields are checked below; a `when` is refused by `check_file`).
-    let placed = |r: &Range| r.table.is_none() && w.order.iter().any(|o| o.text == r.name.text);
-    for r in &file.ranges {
-        if r.name.text != range.name.text && !placed(r) {
-            errs.push((
-                r.name.pos,
-                format!(
-                    "range `{}`: the writer cannot place it ({cannot}); drop the `writer` or the range",
-                    r.name.text
-                ),
-            ));
-        }
-    }
-    // A file's string outside any range, its offset one header field, that the order
-    // names: placed there, its bytes an input.
-    let str_placed = |s: &crate::strings::StringDef| {
-        s.table.is_none() && s.range.is_none() && w.order.iter().any(|o| o.text == s.name.text)
-    };
-    for s in &file.strings {
-        if s.table.is_some() || s.range.is_some() {
-            errs.push((
-                s.name.pos,
-                format!(
-                    "string `{}`: the writer cannot place it ({cannot})",
-                    s.name.text
-                ),
-            ));
-        } else if !str_placed(s) {
-            errs.push((
-                s.name.pos,
-                format!(
-                    "string `{}`: the writer places it, so `writer.order` must name it",
-                    s.name.text
-                ),
-            ));
-        } else if !matches!(targets(c, &s.offset.expr, Scope::Top), Some((Owner::Header, f)) if f.len() == 1)
-        {
-            errs.push((
-                s.offset.pos,
-                format!(
-                    "string `{}`: the writer cannot write its offset: `{}` is not one header field",
-                    s.name.text, s.offset.text
-                ),
-            ));
-        }
-    }
-    for s in &file.streams {
-        errs.push((
-            s.name.pos,
-            format!(
-                "stream `{}`: the writer cannot write it ({cannot})",
-                s.name.text
-            ),
-        ));
-    }
-    // A top-level checksum: computed by `seal`, after the directory's (`top_checksum`).
-    let mut top_sums = Vec::new();
-    for k in &file.checksums {
-        match top_checksum_field(c, k) {
-            Ok(i) => top_sums.push(i),
-            Err(why) => errs.push((
-                k.stored.pos,
-                format!(
-                    "checksum `{}`: {why}; drop the `writer` or make it a directory checksum",
-                    k.name.text
-                ),
-            )),
-        }
-        for e in [&k.from, &k.to] {
-            let header_only = e.expr.refs().iter().all(|p| {
-                matches!(
-                    c.resolve(p, Scope::Top),
-                    Ok(Resolved::Const(_)
-                        | Resolved::Len
-                        | Resolved::EnumValue(..)
-                        | Resolved::Field(Owner::Header, _))
-                )
-            });
-            if !header_only {
-                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len` and header fields only, and `{}` reads something else", k.name.text, e.text)));
-            }
-        }
-    }
-    let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
-    let mut plan = Plan {
-        w,
-        dir,
-        table,
-        range,
-        align_field: None,
-        items: Vec::new(),
-        header: vec![Rule::Input; n_of(c.header())],
-        records: file
-            .ext
-            .records
-            .iter()
-            .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
-            .collect(),
-        entry: vec![Rule::Input; n_of(c.strukt(&table.record.text))],
-    };
-    // The order: every located record, the table and the payloads, once each.
-    for item in &w.order {
-        let it = if item.text == table.name.text {
-            Item::Table
-        } else if item.text == range.name.text {
-            Item::Payload
-        } else if let Some(k) = file
-            .ext
-            .records
-            .iter()
-            .position(|r| r.name.text == item.text)
-        {
-            Item::Record(k)
-        } else if let Some(k) = file
-            .ranges
-            .iter()
-            .position(|r| r.name.text == item.text && placed(r))
-        {
-            Item::Range(k)
-        } else if let Some(k) = file
-            .strings
-            .iter()
-            .position(|s| s.name.text == item.text && str_placed(s))
-        {
-            Item::Str(k)
-        } else {
-            // Another table or range: refused above; an unknown name: by the order check.
-            continue;
-        };
-        if plan.items.iter().any(|(x, _)| *x == it) {
-            errs.push((
-                item.pos,
-                format!("writer order names `{}` twice", item.text),
-            ));
-            continue;
-        }
-        plan.items.push((it, Placement::Derived));
-    }
-    let mut wanted: Vec<(Item, String)> = file
-        .ext
-        .records
-        .iter()
-        .enumerate()
-        .map(|(k, r)| (Item::Record(k), r.name.text.clone()))
-        .collect();
-    wanted.push((Item::Table, table.name.text.clone()));
-    wanted.push((Item::Payload, range.name.text.clone()));
-    for (it, n) in wanted {
-        if !plan.items.iter().any(|(x, _)| *x == it) {
-            let at = w.order.first().map_or(w.align_pos, |o| o.pos);
-            errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, the directory table and the payloads")));
-        }
-    }
-    // Values the steps fix.
-    for s in &file.validate {
-        let (target, value) = match s {
-            Step::Expect { field, equals, .. } => (&field.expr, &equals.expr),
-            Step::Assert { expr, .. } => match &expr.expr {
-                Expr::Bin(BinOp::Eq, l, r) => {
-                    if targets(c, l, Scope::Top).is_some() && const_only(c, r, true) {
-                        (&**l, &**r)
-                    } else {
-                        (&**r, &**l)
-                    }
-                }
-                _ => continue,
-            },
-            _ => continue,
-        };
-        if !const_only(c, value, true) {
-            continue;
-        }
-        if let Some(t) = targets(c, target, Scope::Top) {
-            plan.assign(t, &What::Value(value.clone()));
-        }
-    }
-    // Places, counts, strides.
-    let mut places: Vec<(Item, &crate::expr::ExprAt, String)> = file
-        .ext
-        .records
-        .iter()
-        .enumerate()
-        .map(|(k, r)| (Item::Record(k), &r.at, format!("record `{}`", r.name.text)))
-        .collect();
-    places.push((
-        Item::Table,
-        &table.at,
-        format!("table `{}`", table.name.text),
-    ));
-    for (it, at, what) in places {
-        if let Item::Record(k) = it
-            && let Some(r) = file.ext.records.get(k)
-            && r.gate.is_some()
-        {
-            errs.push((
-                r.name.pos,
-                format!("{what}: the writer cannot write a version-gated record"),
-            ));
-        }
-        if let Some(t) = targets(c, &at.expr, Scope::Top) {
-            plan.assign(t, &What::Place(it));
-        } else if const_only(c, &at.expr, false) {
-            if let Some(p) = plan.items.iter_mut().find(|(x, _)| *x == it) {
-                p.1 = Placement::Fixed(at.expr.clone());
-            }
-        } else {
-            errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose) nor a constant expression", at.text)));
-        }
-    }
-    for (k, r) in file.ranges.iter().enumerate() {
-        if r.name.text == range.name.text || !placed(r) {
-            continue;
-        }
-        for (e, what, name) in [
-            (&r.offset, What::Place(Item::Range(k)), "offset"),
-            (&r.length, What::RangeLength(k), "length"),
-        ] {
-            match targets(c, &e.expr, Scope::Top) {
-                Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
-                    plan.assign(t, &what);
-                }
-                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of the header or a located record", r.name.text, e.text))),
-            }
-        }
-        if let Some(f) = c
-            .header()
-            .and_then(|h| h.fields.iter().find(|f| f.name.text == r.name.text))
-        {
-            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes range `{}` as its field of that name; rename one", f.name.text, file.name.text, r.name.text)));
-        }
-    }
-    for (k, s) in file.strings.iter().enumerate() {
-        if !str_placed(s) {
-            continue;
-        }
-        if let Some(t @ (Owner::Header, _)) = targets(c, &s.offset.expr, Scope::Top) {
-            plan.assign(t, &What::Place(Item::Str(k)));
-        }
-        if let Some(f) = c
-            .header()
-            .and_then(|h| h.fields.iter().find(|f| f.name.text == s.name.text))
-        {
-            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes string `{}` as its field of that name; rename one", f.name.text, file.name.text, s.name.text)));
-        }
-    }
-    for i in top_sums {
-        plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
-    }
-    match targets(c, &table.count.expr, Scope::Top) {
-        Some(t) => plan.assign(t, &What::Count),
-        None => errs.push((table.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", table.name.text, table.count.text))),
-    }
-    if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
-        plan.assign(t, &What::Stride);
-    } else if !const_only(c, &table.stride.expr, false) {
-        errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
-    }
-    if let Some(wh) = &range.when {
-        errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
-    }
-    let rscope = Scope::RecordOnly(table);
-    for (e, what, name) in [
-        (&range.offset, What::PayloadOffset, "offset"),
-        (&range.length, What::PayloadLength, "length"),
-    ] {
-        match targets(c, &e.expr, rscope) {
-            Some(t) if t.0 == Owner::Record => plan.assign(t, &what),
-            _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of `{}`", range.name.text, e.text, table.record.text))),
-        }
-    }
-    // Checksums.
-    for k in &dir.checksums {
-        if let DirChecksumKind::Payloads { stored, .. } = &k.kind {
-            match targets(c, &stored.expr, Scope::Top) {
-                Some((Owner::Header, f))
-                    if f.len() == 1
-                        && f.first().and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i))).is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
-                {
-                    plan.assign((Owner::Header, f), &What::Checksum);
-                }
-                _ => errs.push((stored.pos, format!("checksum `{}`: the writer stores a payload checksum in one `u32` or `u64` header field, and `{}` is not one", k.name.text, stored.text))),
-            }
-        }
-        if let DirChecksumKind::Records {
-            records,
-            target,
-            stored,
-        } = &k.kind
-        {
-            let rec = crate::ext::collection_of(file, &records.text)
-                .and_then(|(_, l)| c.strukt(&l.record.text));
-            let kind = |n: &str| {
-                rec.and_then(|st| {
-                    let i = st.fields.iter().position(|f| f.name.text == n)?;
-                    field_kind(c, st, i)
-                })
-            };
-            if !matches!(
-                kind(&stored.text),
-                Some(FieldKind::Int(IntTy::U32 | IntTy::U64))
-            ) {
-                errs.push((stored.pos, format!("checksum `{}`: the writer stores a section's checksum in a `u32` or `u64` field, and `{}` is not one", k.name.text, stored.text)));
-            }
-            let target_ok = match kind(&target.text) {
-                Some(FieldKind::Int(t)) => !t.signed(),
-                Some(FieldKind::Enum(e)) => c.schema.enums.get(e).is_some_and(|x| !x.repr.signed()),
-                _ => false,
-            };
-            if !target_ok {
-                errs.push((target.pos, format!("checksum `{}`: the writer reads the section type a record names from an unsigned integer or enum field, and `{}` is not one", k.name.text, target.text)));
-            }
-        }
-    }
-    // The payload alignment field, and the directory type field (an input).
-    if let Some(entry) = c.strukt(&table.record.text) {
-        if let Some(p) = &w.payload_align {
-            match entry.fields.iter().position(|f| f.name.text == p.text) {
-                Some(i)
-                    if matches!(field_kind(c, entry, i), Some(FieldKind::Int(t)) if !t.signed())
-                        && matches!(plan.entry.get(i), Some(Rule::Input)) =>
-                {
-                    plan.align_field = Some(i);
-                }
-                _ => errs.push((p.pos, format!("`payload_align` must name an unsigned integer field of `{}` that the writer does not derive", table.record.text))),
-            }
-        }
-        if let Some(i) = entry
-            .fields
-            .iter()
-            .position(|f| f.name.text == dir.type_field.text)
-            && !matches!(plan.entry.get(i), Some(Rule::Input))
-        {
-            errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
-        }
-    }
-    // A derived value needs an integer field.
-    let mut owners: Vec<(Option<&Struct>, &Vec<Rule>)> = vec![(c.header(), &plan.header)];
-    for (k, r) in file.ext.records.iter().enumerate() {
-        if let Some(rules) = plan.records.get(k) {
-            owners.push((c.strukt(&r.strukt.text), rules));
-        }
-    }
-    owners.push((c.strukt(&table.record.text), &plan.entry));
-    for (st, rules) in owners {
-        let Some(st) = st else { continue };
-        for (i, r) in rules.iter().enumerate() {
-            if matches!(r, Rule::Derived(..))
-                && field_kind(c, st, i)
-                    .and_then(|k| k.int_ty(&c.schema))
-                    .is_none()
-                && let Some(f) = st.fields.get(i)
-            {
-                errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
-            }
-        }
-    }
-    if errs.is_empty() {
-        Ok(Some(plan))
-    } else {
-        Err(errs)
-    }
-}
-
-/// The header field (index) a top-level checksum is stored in: one `u32` or `u64` field.
-fn top_checksum_field(c: &Checked, k: &crate::schema::Checksum) -> Result<usize, String> {
-    match targets(c, &k.stored.expr, Scope::Top) {
-        Some((Owner::Header, f))
-            if f.len() == 1
-                && f.first()
-                    .and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i)))
-                    .is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
-        {
-            f.first().map(|x| x.0).ok_or_else(String::new)
-        }
-        _ => Err(format!(
-            "a directory writer stores a checksum in one `u32` or `u64` header field, and `{}` is not one",
-            k.stored.text
-        )),
-    }
-}
-
-/// `seal`'s code computing a top-level checksum over the bytes `out` holds, its span read
-/// from the header as written, and storing it (after the directory's checksums).
-fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
-    let (Ok(i), Some(h)) = (top_checksum_field(c, k), c.header()) else {
-        return quote!();
-    };
-    let Some((hsize, off, kind)) = c
-        .layouts
-        .get(&h.name.text)
-        .and_then(|l| l.fields.get(i).map(|f| (l.size, f.0, f.1)))
-    else {
-        return quote!();
-    };
-    let Some(ity) = kind.int_ty(&c.schema) else {
-        return quote!();
-    };
-    let ty = ident(ity.rust());
-    let hty = ident(&h.name.text);
-    let hs = lit_usize(hsize);
-    let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
-    let off = Literal::u64_suffixed(off);
-    let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
-    let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
-    let compute = match k.algorithm {
-        Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
-        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
-    };
-    let item = k.name.text.as_str();
-    quote! {
-        {
-            let Some(hb) = __rt::chunk_at::<#hs>(out, 0).copied() else {
-                return Err(__rt::WriteError::Layout { item: #item });
-            };
-            let header = #hty { raw: &hb, buf: &hb, index: 0 };
-            let _ = &header;
-            let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
-            let _ = len;
-            let sum = match (#from, #to) {
-                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
-                _ => None,
-            };
-            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
-            __rt::put(out, #off, &sum.#tob())?;
-        }
-    }
-}
-
-/// Refuse a directory writer the schema does not give enough to write.
-pub(crate) fn check(c: &Checked, d: &mut Diags) {
-    if let Err(errs) = analyse(c) {
-        for (pos, msg) in errs {
-            d.error(pos, msg);
-        }
-    }
-}
+use crate::check::dir_writer::{Item, Part, Placement, Rule, What, analyse, field_kind, targets};
+use crate::check::{Checked, FieldKind, Owner, Scope};
+use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
+use crate::schema::top::Struct;
+use crate::schema::{Algorithm, IntTy};
 
 // ----- emission ----------------------------------------------------------------------------
 
@@ -683,7 +57,8 @@ fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> Token
         FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
         // A struct-typed field: its value's bytes (`nested_writer.rs`).
         k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-            crate::nested_writer::write_input(k, off, src, &quote!(&mut rec)).unwrap_or_default()
+            crate::emit::nested_writer::write_input(k, off, src, &quote!(&mut rec))
+                .unwrap_or_default()
         }
         FieldKind::Bytes(_) | FieldKind::Str(_) => {
             quote!(__rt::set(&mut rec, #o, *#src);)
@@ -815,8 +190,8 @@ fn spec_fields(
         let Some(&(_, kind)) = l.fields.get(i) else {
             continue;
         };
-        floats |= crate::nested_writer::value_has_floats(c, kind);
-        let (ty, _) = crate::writer::field_type(c, kind);
+        floats |= crate::emit::nested_writer::value_has_floats(c, kind);
+        let (ty, _) = crate::emit::writer::field_type(c, kind);
         let n = ident(&name(&f.name.text));
         let first = esc(f.doc.lines().next().unwrap_or("").trim());
         let doc = if first.is_empty() {
@@ -845,7 +220,7 @@ fn init(alg: Algorithm) -> TokenStream {
 
 /// The u64 value of unsigned field `name` of a `[u8; N]` record `rec` of struct `sname`.
 fn read_field(c: &Checked, sname: &str, name: &str, rec: &TokenStream) -> TokenStream {
-    let Some((i, off, kind)) = crate::ext::field_of(c, sname, name) else {
+    let Some((i, off, kind)) = crate::check::ext::field_of(c, sname, name) else {
         return quote!(0u64);
     };
     let Some(ity) = kind.int_ty(&c.schema) else {
@@ -880,10 +255,10 @@ fn records_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> TokenStream {
         return quote!();
     };
     let file = &c.schema.file;
-    let Some((_, layout)) = crate::ext::collection_of(file, &records.text) else {
+    let Some((_, layout)) = crate::check::ext::collection_of(file, &records.text) else {
         return quote!();
     };
-    let Some(v) = crate::ext::type_value(c, dir, &layout.value.text) else {
+    let Some(v) = crate::check::ext::type_value(c, dir, &layout.value.text) else {
         return quote!();
     };
     let rname = layout.record.text.as_str();
@@ -891,7 +266,7 @@ fn records_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> TokenStream {
     let (rs, rs64) = (lit_usize(size), Literal::u64_suffixed(size));
     let v = Literal::u64_suffixed(v);
     let tval = read_field(c, rname, &target.text, &quote!(rec));
-    let Some((si, soff, skind)) = crate::ext::field_of(c, rname, &stored.text) else {
+    let Some((si, soff, skind)) = crate::check::ext::field_of(c, rname, &stored.text) else {
         return quote!();
     };
     let sbig = c
@@ -949,12 +324,12 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
         if fields.is_empty() {
             continue;
         }
-        let Some(v) = crate::ext::type_value(c, dir, &l.value.text) else {
+        let Some(v) = crate::check::ext::type_value(c, dir, &l.value.text) else {
             continue;
         };
         let n = lit_usize(c.layouts.get(&l.record.text).map_or(0, |x| x.size));
         let clears = fields.iter().filter_map(|f| {
-            let (_, off, kind) = crate::ext::field_of(c, &l.record.text, &f.text)?;
+            let (_, off, kind) = crate::check::ext::field_of(c, &l.record.text, &f.text)?;
             let w = lit_usize(kind.width(&c.schema));
             let o = lit_usize(off);
             Some(quote!(__rt::set(&mut d, #o, [0u8; #w]);))
@@ -1040,6 +415,56 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
     (func, store)
 }
 
+/// `seal`'s code computing a top-level checksum over the bytes `out` holds, its span read
+/// from the header as written, and storing it (after the directory's checksums).
+fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
+    let (Ok(i), Some(h)) = (
+        crate::check::dir_writer::top_checksum_field(c, k),
+        c.header(),
+    ) else {
+        return quote!();
+    };
+    let Some((hsize, off, kind)) = c
+        .layouts
+        .get(&h.name.text)
+        .and_then(|l| l.fields.get(i).map(|f| (l.size, f.0, f.1)))
+    else {
+        return quote!();
+    };
+    let Some(ity) = kind.int_ty(&c.schema) else {
+        return quote!();
+    };
+    let ty = ident(ity.rust());
+    let hty = ident(&h.name.text);
+    let hs = lit_usize(hsize);
+    let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
+    let off = Literal::u64_suffixed(off);
+    let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
+    let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
+    let compute = match k.algorithm {
+        Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
+        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+    };
+    let item = k.name.text.as_str();
+    quote! {
+        {
+            let Some(hb) = __rt::chunk_at::<#hs>(out, 0).copied() else {
+                return Err(__rt::WriteError::Layout { item: #item });
+            };
+            let header = #hty { raw: &hb, buf: &hb, index: 0 };
+            let _ = &header;
+            let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
+            let _ = len;
+            let sum = match (#from, #to) {
+                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                _ => None,
+            };
+            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
+            __rt::put(out, #off, &sum.#tob())?;
+        }
+    }
+}
+
 /// The directory writer of one file layout (empty when it has none).
 fn file_tokens(c: &Checked) -> TokenStream {
     let Ok(Some(plan)) = analyse(c) else {
@@ -1096,7 +521,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 s.name.text,
                 esc(s.doc.lines().next().unwrap_or(""))
             );
-            if crate::strtab_writer::utf8_checked(&file.validate, &s.name.text) {
+            if crate::check::strtab_writer::utf8_checked(&file.validate, &s.name.text) {
                 file_fields.push(quote!(#[doc = #doc] pub #n: &'a str,));
             } else {
                 file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
@@ -1278,7 +703,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         if let Item::Str(k) = it
             && let Some(s) = file.strings.get(*k)
         {
-            record_writes.push(crate::strtab_writer::write_string(c, s, v));
+            record_writes.push(crate::emit::strtab_writer::write_string(c, s, v));
         }
     }
     let epath = format!("{}[]", plan.table.name.text);

@@ -9,24 +9,8 @@
 //!     - { code: note-too-long, assert: "text_len <= record.body_len", field: text_len }
 //! ```
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use crate::check::{Resolved, Scope};
-use crate::schema::Schema;
-
-/// Which position of the current record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecPos {
-    /// Where the record (its header) starts in the file.
-    Offset,
-    /// Where its body starts (after the header).
-    BodyOffset,
-    /// The body's bytes (padding excluded).
-    BodyLen,
-    /// Where the body ends (`body_offset + body_len`, padding excluded).
-    End,
-}
+use crate::check::{RecPos, Resolved, Scope};
+use crate::schema::top::Schema;
 
 /// The parts, by name.
 pub const PARTS: [(&str, RecPos); 4] = [
@@ -55,7 +39,7 @@ pub(crate) fn resolve(
     }
     let file = &schema.file;
     let in_stream = match scope {
-        Scope::Record(t) => crate::streams::is_target(file, &t.name.text),
+        Scope::Record(t) => crate::check::lookup::is_target(file, &t.name.text),
         _ => false,
     };
     if !in_stream {
@@ -93,15 +77,4 @@ pub(crate) fn resolve(
                 )
             }),
     )
-}
-
-/// `u64` tokens for a part, in a stream's `for_each` (where `__item` is the record).
-pub(crate) fn emit(k: RecPos) -> TokenStream {
-    let body_len = quote!(u64::try_from(__item.body().len()).unwrap_or(u64::MAX));
-    match k {
-        RecPos::Offset => quote!(__item.offset()),
-        RecPos::BodyOffset => quote!(__item.body_offset()),
-        RecPos::BodyLen => body_len,
-        RecPos::End => quote!(__item.body_offset().saturating_add(#body_len)),
-    }
 }

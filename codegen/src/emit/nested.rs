@@ -1,12 +1,12 @@
-//! Emission for struct-typed fields (`nested.rs`): the view accessors (`inner()`,
+//! Emission for struct-typed fields (`check/nested.rs`): the view accessors (`inner()`,
 //! `pairs()` and `pairs_at(i)`) and the reads of a field inside one in expressions.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{FieldKind, Owner};
+use crate::check::nested::{split_index, tail};
+use crate::check::{FieldKind, Leaf, Owner};
 use crate::emit::{Em, Env, widen};
-use crate::nested::{Leaf, split_index, tail};
 use crate::schema::{FieldDef, IntTy};
 
 fn lit(v: u64) -> Literal {
@@ -37,7 +37,7 @@ pub(crate) fn accessors(
     Some(match count {
         None => {
             let o = lit(off);
-            let d = crate::doc::doc_attr(&format!(
+            let d = crate::emit::doc::doc_attr(&format!(
                 "{doc}The `{}` at byte {off:#x}, a view over its {size} bytes.",
                 st.name.text
             ));
@@ -63,11 +63,11 @@ pub(crate) fn accessors(
             let sz = Literal::u64_suffixed(size);
             let kk = Literal::u64_suffixed(k);
             let ku = lit(k);
-            let d = crate::doc::doc_attr(&format!(
+            let d = crate::emit::doc::doc_attr(&format!(
                 "{doc}The {k} `{}` elements from byte {off:#x}, {size} bytes each, in order.",
                 st.name.text
             ));
-            let da = crate::doc::doc_attr(&format!(
+            let da = crate::emit::doc::doc_attr(&format!(
                 "Element `i` of `{fname}` (a view over its {size} bytes), `None` when `i` is {k} or more."
             ));
             (

@@ -9,9 +9,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
+use crate::check::expr::single_field;
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
-use crate::schema::{Algorithm, IntTy, Range, Step, Table};
+use crate::schema::top::Step;
+use crate::schema::{Algorithm, IntTy, Range, Table};
 
 fn camel(s: &str) -> String {
     s.split(['_', '-'])
@@ -68,7 +70,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         return quote!();
     };
     if !file.ext.directories.is_empty() {
-        // A section directory's writer: `dir_writer.rs`.
+        // A section directory's writer: `emit/dir_writer.rs`.
         return quote!();
     }
     let Some(hs) = c.header() else {
@@ -87,12 +89,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
     expects(&file.validate, &mut ex);
     let mut hrules = vec![HeaderRule::Input; hs.fields.len()];
     // Fields inside struct-typed header fields that the rules derive (`nested_writer.rs`).
-    let mut leaf_rules: Vec<(crate::nested::Leaf, String, HeaderRule)> = Vec::new();
+    let mut leaf_rules: Vec<(crate::check::Leaf, String, HeaderRule)> = Vec::new();
     let mut derive = |e: &Expr, rule: HeaderRule| {
         if let Some((Owner::Header, i)) = single_field(c, e, Scope::Top) {
             hrules[i] = rule;
         } else if let (Some((Owner::Header, l)), Expr::Ref(p)) =
-            (crate::nested_writer::leaf_of(c, e, Scope::Top), e)
+            (crate::emit::nested_writer::leaf_of(c, e, Scope::Top), e)
         {
             leaf_rules.push((l, p.join("."), rule));
         }
@@ -113,8 +115,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
     for (ki, k) in file.checksums.iter().enumerate() {
         derive(&k.stored.expr, HeaderRule::Checksum(ki));
     }
-    // A string's offset field: where the writer placed the string (`strings.rs`).
-    let strings = crate::strings::writer_parts(c);
+    // A string's offset field: where the writer placed the string (`emit/strings.rs`).
+    let strings = crate::emit::strings::writer_parts(c);
     for (i, name) in &strings.offsets {
         if let Some(r) = hrules.get_mut(*i) {
             *r = HeaderRule::RangeOffset(name.clone());
@@ -124,7 +126,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     // A range that holds strings is built by the writer, not given (`strtab_writer.rs`).
     let top_ranges: Vec<&Range> = top_ranges
         .into_iter()
-        .filter(|r| !crate::strtab_writer::is_built(c, &r.name.text))
+        .filter(|r| !crate::check::strtab_writer::is_built(c, &r.name.text))
         .collect();
 
     // ---- inputs: header setters
@@ -219,11 +221,13 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut plan_steps = Vec::new();
     let mut plan_inits = Vec::new();
     for item in &w.order {
-        if let Some((step, at)) = crate::strings::plan_step(c, &item.text, &align) {
+        if let Some((step, at)) = crate::emit::strings::plan_step(c, &item.text, &align) {
             plan_fields.push(quote!(#at: u64,));
             plan_inits.push(quote!(#at,));
             plan_steps.push(step);
-        } else if let Some((f, i, step)) = crate::strtab_writer::plan_step(c, &item.text, &align) {
+        } else if let Some((f, i, step)) =
+            crate::emit::strtab_writer::plan_step(c, &item.text, &align)
+        {
             plan_fields.extend(f);
             plan_inits.extend(i);
             plan_steps.push(step);
@@ -312,7 +316,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             // A struct-typed field: its value's bytes (`nested_writer.rs`).
             k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
                 if matches!(hrules[i], HeaderRule::Input) {
-                    header_writes.extend(crate::nested_writer::write_input(
+                    header_writes.extend(crate::emit::nested_writer::write_input(
                         k,
                         off,
                         &quote!(self.#name),
@@ -348,7 +352,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
     // The fields inside struct-typed fields that the rules derive, over the values given.
     for (l, p, rule) in &leaf_rules {
-        if let Some((ity, big)) = crate::nested_writer::leaf_store(c, *l) {
+        if let Some((ity, big)) = crate::emit::nested_writer::leaf_store(c, *l) {
             derived(
                 c,
                 rule,
@@ -487,7 +491,7 @@ fn derived(
             let v = format_ident!("{}_at", r);
             (quote!(plan.#v), false)
         }
-        HeaderRule::RangeLength(r) if crate::strtab_writer::is_built(c, r) => {
+        HeaderRule::RangeLength(r) if crate::check::strtab_writer::is_built(c, r) => {
             let len = format_ident!("{}_len", r);
             (quote!(plan.#len), false)
         }
@@ -585,7 +589,7 @@ pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStr
         }
         // A struct-typed field: the struct's value type (`nested_writer.rs`).
         k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-            crate::nested_writer::input_type(c, k).unwrap_or_else(|| (quote!(u8), quote!(0)))
+            crate::emit::nested_writer::input_type(c, k).unwrap_or_else(|| (quote!(u8), quote!(0)))
         }
     }
 }
@@ -610,7 +614,7 @@ fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
         .ranges
         .iter()
         .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
-        || !crate::strtab_writer::record_strings(c, t).is_empty();
+        || !crate::check::strtab_writer::record_strings(c, t).is_empty();
     if borrows {
         quote!(#spec<'a>)
     } else {
@@ -655,7 +659,7 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             .map(|f| f.1)
             .or_else(|| {
                 // A length inside a struct-typed field (`span.length`).
-                crate::nested_writer::leaf_of(c, &r.length.expr, Scope::RecordOnly(t))
+                crate::emit::nested_writer::leaf_of(c, &r.length.expr, Scope::RecordOnly(t))
                     .and_then(|(_, lf)| c.leaf(lf))
                     .map(|x| x.2)
             });
@@ -683,7 +687,7 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             }
         });
     }
-    fields.extend(crate::strtab_writer::spec_fields(c, t));
+    fields.extend(crate::emit::strtab_writer::spec_fields(c, t));
     let doc = format!(
         " One record of `{}` for the writer: the fields it cannot derive.",
         t.name.text
@@ -691,7 +695,7 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     // A float input has no `Eq`.
     let floats = st.fields.iter().enumerate().any(|(i, _)| {
         matches!(rules[i], RecordRule::Input)
-            && crate::nested_writer::value_has_floats(c, l.fields[i].1)
+            && crate::emit::nested_writer::value_has_floats(c, l.fields[i].1)
     });
     let eq = if floats { quote!() } else { quote!(, Eq) };
     let spec_t = spec_ty(c, t);
@@ -726,7 +730,7 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
             rules[fi] = RecordRule::Flag(ri);
         }
     }
-    for (_, i) in crate::strtab_writer::record_strings(c, t) {
+    for (_, i) in crate::check::strtab_writer::record_strings(c, t) {
         if let Some(r) = rules.get_mut(i) {
             *r = RecordRule::Str;
         }
@@ -736,7 +740,7 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
 
 /// The fields inside a record's struct-typed fields that a per-record range's `offset` or
 /// `length` names (`span.offset`): derived like a field of the record (`nested_writer.rs`).
-fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::nested::Leaf, String, RecordRule)> {
+fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String, RecordRule)> {
     let mut out = Vec::new();
     for (ri, r) in c.schema.file.ranges.iter().enumerate() {
         if r.table.as_ref().is_none_or(|x| x.text != t.name.text) {
@@ -746,9 +750,10 @@ fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::nested::Leaf, String
             (&r.offset.expr, RecordRule::Offset(ri)),
             (&r.length.expr, RecordRule::Length(ri)),
         ] {
-            if let (Some((_, l)), Expr::Ref(p)) =
-                (crate::nested_writer::leaf_of(c, e, Scope::RecordOnly(t)), e)
-            {
+            if let (Some((_, l)), Expr::Ref(p)) = (
+                crate::emit::nested_writer::leaf_of(c, e, Scope::RecordOnly(t)),
+                e,
+            ) {
                 out.push((l, format!("{}[].{}", t.name.text, p.join(".")), rule));
             }
         }
@@ -833,7 +838,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
         for (lf, path, rule) in record_leaf_rules(c, t) {
             match rule {
                 RecordRule::Offset(x) if x == *ri => {
-                    on_present.push(crate::nested_writer::set_leaf(
+                    on_present.push(crate::emit::nested_writer::set_leaf(
                         c,
                         lf,
                         &quote!(at),
@@ -843,7 +848,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                     ))
                 }
                 RecordRule::Length(x) if x == *ri => {
-                    on_present.push(crate::nested_writer::set_leaf(
+                    on_present.push(crate::emit::nested_writer::set_leaf(
                         c,
                         lf,
                         &quote!(bytes.len() as u64),
@@ -851,7 +856,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                         &path,
                         &quote!(&mut rec),
                     ));
-                    on_absent.push(crate::nested_writer::set_leaf(
+                    on_absent.push(crate::emit::nested_writer::set_leaf(
                         c,
                         lf,
                         // `n` has the leaf's type when it is an integer (`spec_struct`).
@@ -915,8 +920,13 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                 quote!(__rt::set(&mut rec, #o, spec.#name.#tob());)
             }
             k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-                crate::nested_writer::write_input(k, off, &quote!(spec.#name), &quote!(&mut rec))
-                    .unwrap_or_default()
+                crate::emit::nested_writer::write_input(
+                    k,
+                    off,
+                    &quote!(spec.#name),
+                    &quote!(&mut rec),
+                )
+                .unwrap_or_default()
             }
             FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 quote!(__rt::set(&mut rec, #o, *spec.#name);)
@@ -924,7 +934,7 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
         });
     }
     // The offsets of the records' strings (`strtab_writer.rs`).
-    let (str_cursors, str_sets) = crate::strtab_writer::record_offsets(c, t);
+    let (str_cursors, str_sets) = crate::emit::strtab_writer::record_offsets(c, t);
     let str_sets = str_sets.into_iter().map(|(_, s)| s);
     let records = quote! {
         {

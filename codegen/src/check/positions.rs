@@ -11,16 +11,9 @@
 //! validation steps only: the views and the writer compute without it, so it is refused in
 //! the definitions of tables, ranges, checksums, records and streams.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-
 use crate::check::{Checked, StepState};
 use crate::diag::Diags;
-use crate::expr::{Expr, ExprAt};
-use crate::schema::Step;
-
-/// The function's name in expressions.
-pub const NAME: &str = "first";
+use crate::expr::{Expr, ExprAt, NAME};
 
 /// Every collection named by a `first(...)` in `e`, in order.
 pub fn calls(e: &Expr, out: &mut Vec<String>) {
@@ -43,46 +36,6 @@ pub fn calls(e: &Expr, out: &mut Vec<String>) {
     }
 }
 
-/// Every expression of validation steps (`for_each` bodies, `when` conditions, order keys,
-/// limits and the steps of the other constructs included).
-fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'s ExprAt>) {
-    for s in steps {
-        match s {
-            Step::MinLen { min, .. } => out.push(min),
-            Step::Expect { field, equals, .. } => out.extend([field, equals]),
-            Step::Assert { expr, .. } => out.push(expr),
-            Step::Let { value, .. } => out.push(value),
-            Step::TableFits { within, .. } | Step::RangeFits { within, .. } => out.push(within),
-            Step::Order { by, .. } => out.extend(by.iter()),
-            Step::Ext(x) => out.extend(crate::ext::step_exprs(c, x)),
-            Step::Fill(f) => out.extend(crate::fill::step_exprs(f)),
-            Step::ForEach { steps, .. } => step_exprs(c, steps, out),
-            Step::When { when, step } => {
-                out.push(when);
-                step_exprs(c, std::slice::from_ref(&**step), out);
-            }
-            Step::Checksum { .. }
-            | Step::FlagsKnown { .. }
-            | Step::EnumKnown { .. }
-            | Step::Str(_)
-            | Step::StreamFits { .. } => {}
-        }
-    }
-}
-
-/// The collections whose first record some validation step asks about (the emitter keeps a
-/// position for these only).
-#[must_use]
-pub fn used(c: &Checked) -> Vec<String> {
-    let mut es = Vec::new();
-    step_exprs(c, &c.schema.file.validate, &mut es);
-    let mut out = Vec::new();
-    for e in es {
-        calls(&e.expr, &mut out);
-    }
-    out
-}
-
 /// Check one `first(...)` call: its argument names a collection of a record stream.
 pub(crate) fn check_call(
     c: &Checked,
@@ -95,10 +48,10 @@ pub(crate) fn check_call(
     if let [Expr::Ref(p)] = args
         && let [n] = p.as_slice()
     {
-        if crate::streams::collection(file, n).is_some() {
+        if crate::check::lookup::collection(file, n).is_some() {
             return true;
         }
-        if crate::streams::stream(file, n).is_some() {
+        if crate::check::lookup::stream(file, n).is_some() {
             d.error(at.pos, format!("{what} `{}`: first({n}) names a stream, whose first record is record 0; first() takes one of its collections (a layout's name)", at.text));
             return false;
         }
@@ -133,7 +86,7 @@ pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     let mut names = Vec::new();
     calls(&e.expr, &mut names);
     for n in names {
-        if crate::streams::collection(&c.schema.file, &n).is_some()
+        if crate::check::lookup::collection(&c.schema.file, &n).is_some()
             && !st.tables_fitted.contains(&n)
         {
             d.error(
@@ -194,58 +147,4 @@ fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
         }
     }
     defs
-}
-
-/// The variable that holds the first record's index of collection `name` (an `Option<u64>`
-/// bound by the `stream_fits` step).
-fn var(name: &str) -> proc_macro2::Ident {
-    format_ident!("__first_{}", name)
-}
-
-/// `u64` tokens (with `?`: the check fails when the collection has no record) for
-/// `first(name)`.
-#[must_use]
-pub fn emit_call(args: &[Expr]) -> TokenStream {
-    let name = match args {
-        [Expr::Ref(p)] => p.first().map_or("missing", String::as_str),
-        _ => "missing",
-    };
-    let v = var(name);
-    quote!(#v?)
-}
-
-/// For the walk of a stream: when collection `name` is asked about, its variable, its
-/// declaration before the walk, and the statement that records the current record's
-/// `index` the first time a record of the collection is met.
-#[must_use]
-pub fn walk_tokens(
-    c: &Checked,
-    name: &str,
-) -> Option<(proc_macro2::Ident, TokenStream, TokenStream)> {
-    if !used(c).iter().any(|n| n == name) {
-        return None;
-    }
-    let v = var(name);
-    Some((
-        v.clone(),
-        quote!(let mut #v: Option<u64> = None;),
-        quote! {
-            if #v.is_none() {
-                #v = Some(index);
-            }
-        },
-    ))
-}
-
-/// The name a comparison's error gives an operand that is a `first(...)`
-/// (`first(fmts)`); empty for any other expression.
-#[must_use]
-pub fn operand_name(e: &Expr) -> String {
-    match e {
-        Expr::Call(f, args) if f == NAME => match args.as_slice() {
-            [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
 }

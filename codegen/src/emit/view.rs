@@ -1,316 +1,24 @@
-//! Rust emission: checked schema to tokens (for the macro) and to formatted source (for
-//! build.rs, the CLI and the checked-in `generated/` crate).
+//! The views and validators: the methods of [`Em`] that emit expressions (references,
+//! values, conditions, blame), the constants, enums and flags, the struct and file views, and
+//! the validator's steps (calling each construct's step emitter).
 
-use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope, single_field};
+use crate::check::expr::single_field;
+use crate::check::{FieldKind, Owner, Resolved, Scope};
+use crate::emit::doc::doc_attr;
+use crate::emit::{
+    Blame, Det, Em, Env, Idx, IntoTyped, Opd, fail, from_bytes, int_ident, lit_u64, lit_usize,
+    order_prev, strip_parens, widen,
+};
 use crate::expr::{BinOp, Expr, ExprAt};
-use crate::schema::{Algorithm, IntTy, Range, Step, Struct, Table};
-
-pub(crate) fn camel(s: &str) -> String {
-    let mut out = String::new();
-    let mut up = true;
-    for c in s.chars() {
-        if c == '_' || c == '-' {
-            up = true;
-        } else if up {
-            out.extend(c.to_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn lit_u64(v: u64) -> Literal {
-    Literal::u64_unsuffixed(v)
-}
-
-fn lit_usize(v: u64) -> Literal {
-    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
-}
-
-fn int_ident(t: IntTy) -> proc_macro2::Ident {
-    format_ident!("{}", t.rust())
-}
-
-/// The field a generated error blames: its table (`""` outside one), the record index, its
-/// name or path, the run-time base of its struct and its constant offset there. The error's
-/// offset is `base + off`.
-#[derive(Clone)]
-pub(crate) struct Blame {
-    pub(crate) table: String,
-    pub(crate) index: Idx,
-    pub(crate) name: String,
-    pub(crate) base: TokenStream,
-    pub(crate) off: u64,
-}
-
-/// A record index in generated code.
-#[derive(Clone)]
-pub(crate) enum Idx {
-    /// Outside a table.
-    None,
-    /// A `usize` expression.
-    Usize(TokenStream),
-    /// A `u64` expression (converted at the error site).
-    U64(TokenStream),
-}
-
-impl Blame {
-    /// A field at a fixed offset.
-    pub(crate) fn plain(name: impl Into<String>, off: u64) -> Self {
-        Self {
-            table: String::new(),
-            index: Idx::None,
-            name: name.into(),
-            base: quote!(0),
-            off,
-        }
-    }
-
-    /// A field outside any table at a run-time offset (`u64` tokens).
-    pub(crate) fn at(name: impl Into<String>, base: TokenStream) -> Self {
-        Self {
-            table: String::new(),
-            index: Idx::None,
-            name: name.into(),
-            base,
-            off: 0,
-        }
-    }
-
-    /// Field `name` of record `index` of `table`, at `base + off`.
-    pub(crate) fn record(
-        table: impl Into<String>,
-        index: Idx,
-        name: impl Into<String>,
-        base: TokenStream,
-        off: u64,
-    ) -> Self {
-        Self {
-            table: table.into(),
-            index,
-            name: name.into(),
-            base,
-            off,
-        }
-    }
-}
-
-/// A value of a `Detail::Compare`: a plain `u64`, or an `Option<u64>` (`None` on overflow).
-pub(crate) enum Opd {
-    Val(TokenStream),
-    Opt(TokenStream),
-}
-
-/// The detail of a generated error: its shape, with the run-time values as `u64` tokens.
-pub(crate) enum Det {
-    None,
-    Short(TokenStream, TokenStream),
-    Mismatch(TokenStream, TokenStream),
-    Compare(Opd, Opd, [String; 3]),
-    Range(TokenStream, TokenStream, String, TokenStream),
-    UnknownBits(TokenStream, TokenStream),
-    UnknownValue(TokenStream),
-}
-
-/// The error sites of the module being emitted, in the order their checks are emitted:
-/// site `k` of the list is `ERROR_SITES[k]`, with id `k + 1`. Identical sites (the same
-/// check emitted in two functions) share one entry. Filled by [`fail`] during one
-/// [`tokens`] call, which takes the list at the end to emit the table.
-struct Sites(Vec<String>);
-
-thread_local! {
-    static SITES: std::cell::RefCell<Option<Sites>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
-fn site_index(fields: &TokenStream) -> usize {
-    let key = fields.to_string();
-    SITES.with(|s| {
-        let mut s = s.borrow_mut();
-        let sites = s.get_or_insert_with(|| Sites(Vec::new()));
-        match sites.0.iter().position(|k| *k == key) {
-            Some(i) => i,
-            None => {
-                sites.0.push(key);
-                sites.0.len() - 1
-            }
-        }
-    })
-}
-
-/// Run `f` with an empty site list; returns its result and the sites it registered.
-fn with_sites<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
-    let saved = SITES.with(|s| s.borrow_mut().replace(Sites(Vec::new())));
-    let out = f();
-    let sites = SITES.with(|s| {
-        let mut s = s.borrow_mut();
-        let mine = s.take().map(|x| x.0).unwrap_or_default();
-        *s = saved;
-        mine
-    });
-    (out, sites)
-}
-
-/// The `ERROR_SITES` table of a module and its `error_site` lookup.
-fn sites_table(sites: &[String]) -> TokenStream {
-    let n = sites.len();
-    let len = Literal::usize_unsuffixed(n);
-    if n > usize::from(u16::MAX) {
-        let msg = format!("npuschema: {n} error sites do not fit 16-bit site numbers");
-        return quote!(compile_error!(#msg););
-    }
-    let entries = sites.iter().enumerate().map(|(i, fields)| {
-        let id = Literal::u16_unsuffixed(u16::try_from(i + 1).unwrap_or(u16::MAX));
-        let fields: TokenStream = fields.parse().unwrap_or_default();
-        quote!(__rt::ErrorSite { id: #id, #fields })
-    });
-    quote! {
-        /// Every place this module's validators can fail, numbered from 1 in the order of
-        /// the schema's checks: entry `k` has id `k + 1`. A failing check hands its entry to
-        /// [`__rt::fail`]; a [`__rt::Brief`] keeps only the id, which [`error_site`] turns
-        /// back into the check (code, field, offset in its struct). Firmware that reports
-        /// [`__rt::Brief`]s does not link this table.
-        pub static ERROR_SITES: [__rt::ErrorSite; #len] = [#(#entries),*];
-
-        /// The site with this number ([`__rt::ErrorSite::id`], what a [`__rt::Brief`]
-        /// holds), if this module has it.
-        #[must_use]
-        pub fn error_site(id: u16) -> Option<&'static __rt::ErrorSite> {
-            ERROR_SITES.get(usize::from(id).checked_sub(1)?)
-        }
-    }
-}
-
-/// An expression of type `Result<_, E: __rt::Report>` for a failed check: one call of
-/// `__rt::fail` with the check's entry of `ERROR_SITES` (its number, code, field, offset,
-/// detail shape) and the run-time numbers, so no `Error` is built inline.
-pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
-    let zero = quote!(0);
-    let (kind, a, bv, c) = match d {
-        Det::None => (quote!(None), zero.clone(), zero.clone(), zero),
-        Det::Short(x, y) => (quote!(Short), x, y, zero),
-        Det::Mismatch(x, y) => (quote!(Mismatch), x, y, zero),
-        Det::Compare(l, r, [ln, op, rn]) => {
-            let mut mask = Vec::new();
-            let mut val = |o: Opd, bit: u8| match o {
-                Opd::Val(v) => v,
-                Opd::Opt(v) => {
-                    mask.push(if bit == 0 {
-                        quote!(u64::from(#v.is_none()))
-                    } else {
-                        quote!(u64::from(#v.is_none()) << 1)
-                    });
-                    quote!(#v.unwrap_or(0))
-                }
-            };
-            let (l, r) = (val(l, 0), val(r, 1));
-            let c = if mask.is_empty() {
-                zero
-            } else {
-                quote!(#(#mask)|*)
-            };
-            (quote!(Compare(&[#ln, #op, #rn])), l, r, c)
-        }
-        Det::Range(start, len, limit_name, limit) => {
-            (quote!(Range(#limit_name)), start, len, limit)
-        }
-        Det::UnknownBits(v, u) => (quote!(UnknownBits), v, u, zero),
-        Det::UnknownValue(v) => (quote!(UnknownValue), v, zero.clone(), zero),
-    };
-    let (table, name) = (&b.table, &b.name);
-    // The site keeps a 32-bit offset; a larger constant is added at run time.
-    let (base, off) = match u32::try_from(b.off) {
-        Ok(o) => (b.base.clone(), Literal::u32_unsuffixed(o)),
-        Err(_) => {
-            let (base, off) = (&b.base, lit_u64(b.off));
-            (
-                quote!(#base.saturating_add(#off)),
-                Literal::u32_unsuffixed(0),
-            )
-        }
-    };
-    let index = match &b.index {
-        Idx::None => quote!(0),
-        Idx::Usize(i) => i.clone(),
-        Idx::U64(i) => quote!(usize::try_from(#i).unwrap_or(usize::MAX)),
-    };
-    let k = site_index(&quote! {
-        code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind
-    });
-    let id = Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX));
-    let k = Literal::usize_unsuffixed(k);
-    quote! {
-        __rt::fail(#id, &ERROR_SITES[#k], #base, #a, #bv, #c, #index)
-    }
-}
-
-/// An expression without the parentheses that enclose all of it (`(a & b)` -> `a & b`).
-pub(crate) fn strip_parens(ts: TokenStream) -> TokenStream {
-    let mut it = ts.clone().into_iter();
-    match (it.next(), it.next()) {
-        (Some(proc_macro2::TokenTree::Group(g)), None)
-            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
-        {
-            g.stream()
-        }
-        _ => ts,
-    }
-}
-
-/// `from_le_bytes`, or `from_be_bytes` for a big-endian field.
-pub(crate) fn from_bytes(big: bool) -> proc_macro2::Ident {
-    format_ident!(
-        "{}",
-        if big {
-            "from_be_bytes"
-        } else {
-            "from_le_bytes"
-        }
-    )
-}
-
-/// `to_le_bytes`, or `to_be_bytes` for a big-endian field.
-pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
-    format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
-}
-
-/// The variable holding the previous record's key for an order check inside a `for_each`.
-fn order_prev(code: &crate::schema::Name) -> proc_macro2::Ident {
-    let clean: String = code
-        .text
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format_ident!("__prev_{}", clean)
-}
-
-/// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
-pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
-    if t == IntTy::U64 {
-        x
-    } else {
-        quote!(u64::from(#x))
-    }
-}
-
-/// How expressions reach the header and the current record.
-pub(crate) struct Env {
-    pub(crate) header: TokenStream,
-    pub(crate) record: TokenStream,
-}
-
-pub(crate) struct Em<'a> {
-    pub(crate) c: &'a Checked,
-}
+use crate::names::camel;
+use crate::schema::top::{Step, Struct};
+use crate::schema::{Algorithm, IntTy, Range, Table};
 
 impl<'a> Em<'a> {
-    fn schema(&self) -> &crate::schema::Schema {
+    pub(crate) fn schema(&self) -> &crate::schema::top::Schema {
         &self.c.schema
     }
 
@@ -358,17 +66,17 @@ impl<'a> Em<'a> {
                 quote!(#id)
             }
             // Only in value positions (inside `Option` closures): a missing record fails.
-            Owner::Element(t, k) => crate::sections::element_base(self, t, k),
+            Owner::Element(t, k) => crate::emit::sections::element_base(self, t, k),
         }
     }
 
     pub(crate) fn leaf(&self, path: &[String], scope: Scope<'_>, env: &Env) -> TokenStream {
         match self.c.resolve(path, scope) {
             Ok(Resolved::Len) => quote!(len),
-            Ok(Resolved::RecPos(k)) => crate::recpos::emit(k),
+            Ok(Resolved::RecPos(k)) => crate::emit::recpos::emit(k),
             // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
             Ok(Resolved::Let(i)) => {
-                let lets = crate::check::lets(&self.schema().file);
+                let lets = crate::check::expr::lets(&self.schema().file);
                 let id = format_ident!(
                     "__let_{}",
                     lets.get(i).map_or("missing", |n| n.text.as_str())
@@ -392,9 +100,9 @@ impl<'a> Em<'a> {
                 }
             }
             Ok(r @ Resolved::Field(owner, _))
-                if crate::sections::gated_owner(self, owner, scope) =>
+                if crate::emit::sections::gated_owner(self, owner, scope) =>
             {
-                crate::sections::leaf(self, r, scope, env)
+                crate::emit::sections::leaf(self, r, scope, env)
             }
             Ok(Resolved::Field(owner, fi)) => {
                 let st = self.struct_of(owner, scope);
@@ -429,9 +137,9 @@ impl<'a> Em<'a> {
                 }
             }
             Ok(r @ (Resolved::Composed(..) | Resolved::BitField(..))) => {
-                crate::sections::leaf(self, r, scope, env)
+                crate::emit::sections::leaf(self, r, scope, env)
             }
-            Ok(Resolved::Nested(owner, l)) => crate::nested_emit::leaf(self, path, owner, l, env),
+            Ok(Resolved::Nested(owner, l)) => crate::emit::nested::leaf(self, path, owner, l, env),
             _ => quote!(0u64),
         }
     }
@@ -461,8 +169,8 @@ impl<'a> Em<'a> {
                 }
             }
             Expr::Not(_) => quote!(0u64),
-            Expr::Call(f, args) => crate::sections::call(self, f, args, scope, env),
-            Expr::At(t, i, f) => crate::index::emit(self, (t, i, f), scope, env),
+            Expr::Call(f, args) => crate::emit::sections::call(self, f, args, scope, env),
+            Expr::At(t, i, f) => crate::emit::index::emit(self, (t, i, f), scope, env),
         }
     }
 
@@ -537,7 +245,7 @@ impl<'a> Em<'a> {
                     let base = self.base(owner, env);
                     quote!(#base.#name().contains(#ty::#bit))
                 }
-                Ok(Resolved::Nested(owner, l)) => crate::nested_emit::cond(self, p, owner, l, env),
+                Ok(Resolved::Nested(owner, l)) => crate::emit::nested::cond(self, p, owner, l, env),
                 _ => quote!(false),
             },
             Expr::Bin(op, l, r) if op.is_logical() => {
@@ -573,7 +281,7 @@ impl<'a> Em<'a> {
 
     /// The field a single field reference blames in an error.
     pub(crate) fn blame(&self, e: &Expr, scope: Scope<'_>) -> Blame {
-        if let Some(b) = crate::sections::blame(self, e, scope) {
+        if let Some(b) = crate::emit::sections::blame(self, e, scope) {
             return b;
         }
         let Some((owner, fi)) = single_field(self.c, e, scope) else {
@@ -601,7 +309,7 @@ impl<'a> Em<'a> {
 
     // ----- items -------------------------------------------------------------------------
 
-    fn constants(&self) -> TokenStream {
+    pub(crate) fn constants(&self) -> TokenStream {
         let items = self.schema().constants.iter().map(|k| {
             let id = format_ident!("{}", k.name.text);
             let ty = int_ident(k.ty);
@@ -612,7 +320,7 @@ impl<'a> Em<'a> {
         quote!(#(#items)*)
     }
 
-    fn enums(&self) -> TokenStream {
+    pub(crate) fn enums(&self) -> TokenStream {
         let items = self.schema().enums.iter().map(|e| {
             let id = format_ident!("{}", e.name.text);
             let ty = int_ident(e.repr);
@@ -680,7 +388,7 @@ impl<'a> Em<'a> {
         quote!(#(#items)*)
     }
 
-    fn flags(&self) -> TokenStream {
+    pub(crate) fn flags(&self) -> TokenStream {
         let items = self.schema().flags.iter().map(|f| {
             let id = format_ident!("{}", f.name.text);
             let ty = int_ident(f.repr);
@@ -728,19 +436,19 @@ impl<'a> Em<'a> {
         quote!(#(#items)*)
     }
 
-    fn is_record(&self, sname: &str) -> bool {
+    pub(crate) fn is_record(&self, sname: &str) -> bool {
         self.c
             .files()
             .iter()
             .any(|f| f.tables.iter().any(|t| t.record.text == sname))
-            || crate::sections::is_collection_record(self.c, sname)
-            || crate::streams::is_record_struct(&self.c.schema.file, sname)
+            || crate::emit::sections::is_collection_record(self.c, sname)
+            || crate::check::lookup::is_record_struct(&self.c.schema.file, sname)
     }
 
-    fn views(&self) -> TokenStream {
+    pub(crate) fn views(&self) -> TokenStream {
         let items = self.schema().structs.iter().map(|st| {
-            if crate::ext::is_gated(st) {
-                return crate::sections::gated_view(self, st);
+            if crate::check::lookup::is_gated(st) {
+                return crate::emit::sections::gated_view(self, st);
             }
             let id = format_ident!("{}", st.name.text);
             let layout = &self.c.layouts[&st.name.text];
@@ -751,7 +459,7 @@ impl<'a> Em<'a> {
             for (f, (off, kind)) in st.fields.iter().zip(&layout.fields) {
                 let name = format_ident!("{}", f.name.text);
                 let fname = f.name.text.as_str();
-                if let Some((accs, dbg)) = crate::nested_emit::accessors(self, f, *kind, *off) {
+                if let Some((accs, dbg)) = crate::emit::nested::accessors(self, f, *kind, *off) {
                     accessors.extend(accs);
                     debug_fields.push(dbg);
                     continue;
@@ -805,7 +513,7 @@ impl<'a> Em<'a> {
                             match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => b, None => &[0u8; #n] }
                         })
                     }
-                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::sections::field_read(self, *kind, *off, f.big),
+                    FieldKind::Array(..) | FieldKind::Bits(_) => crate::emit::sections::field_read(self, *kind, *off, f.big),
                     // Struct-typed fields: `nested_emit::accessors` above.
                     FieldKind::Struct(..) | FieldKind::Structs(..) => continue,
                     FieldKind::Str(n) => {
@@ -847,7 +555,7 @@ impl<'a> Em<'a> {
                 }
                 debug_fields.push(quote!(.field(#fname, &self.#name())));
             }
-            for (name, acc) in crate::sections::composed_accessors(self, st) {
+            for (name, acc) in crate::emit::sections::composed_accessors(self, st) {
                 let n = format_ident!("{}", name);
                 accessors.push(acc);
                 debug_fields.push(quote!(.field(#name, &self.#n())));
@@ -899,7 +607,7 @@ impl<'a> Em<'a> {
         quote!(#(#items)*)
     }
 
-    fn record_range_accessor(&self, r: &Range, t: &Table) -> TokenStream {
+    pub(crate) fn record_range_accessor(&self, r: &Range, t: &Table) -> TokenStream {
         let scope = Scope::RecordOnly(t);
         let env = Env {
             header: quote!(self),
@@ -943,11 +651,11 @@ impl<'a> Em<'a> {
         let mut out = Vec::new();
         for (i, s) in steps.iter().enumerate() {
             if matches!(scope, Scope::Top) {
-                out.push(crate::sections::count_bindings(self, s));
+                out.push(crate::emit::sections::count_bindings(self, s));
             }
             let prev = i.checked_sub(1).and_then(|p| steps.get(p));
             out.push(match s {
-                Step::Ext(x) => crate::sections::step(
+                Step::Ext(x) => crate::emit::sections::step(
                     self,
                     x,
                     prev,
@@ -956,14 +664,15 @@ impl<'a> Em<'a> {
                     &env,
                 ),
                 Step::ForEach { table, steps }
-                    if crate::ext::collection_of(&self.schema().file, &table.text).is_some() =>
+                    if crate::check::ext::collection_of(&self.schema().file, &table.text)
+                        .is_some() =>
                 {
-                    crate::sections::for_each_collection(self, &table.text, steps)
+                    crate::emit::sections::for_each_collection(self, &table.text, steps)
                 }
                 Step::ForEach { table, steps }
-                    if crate::streams::is_target(&self.schema().file, &table.text) =>
+                    if crate::check::lookup::is_target(&self.schema().file, &table.text) =>
                 {
-                    crate::stream_emit::for_each(self, &table.text, steps)
+                    crate::emit::stream::for_each(self, &table.text, steps)
                 }
                 _ => self.step(s, scope, &env),
             });
@@ -971,7 +680,7 @@ impl<'a> Em<'a> {
         quote!(#(#out)*)
     }
 
-    fn step(&self, s: &Step, scope: Scope<'_>, env: &Env) -> TokenStream {
+    pub(crate) fn step(&self, s: &Step, scope: Scope<'_>, env: &Env) -> TokenStream {
         let file = &self.schema().file;
         match s {
             Step::MinLen { code, min, field } => {
@@ -1080,7 +789,7 @@ impl<'a> Em<'a> {
                 let neg = op.negated().symbol();
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    _ => crate::positions::operand_name(e),
+                    _ => crate::emit::positions::operand_name(e),
                 };
                 let (ln, rn) = (name_of(l), name_of(r));
                 let b = self.blame(&field.expr, scope);
@@ -1483,10 +1192,10 @@ impl<'a> Em<'a> {
             }
             // Emitted by `steps`, which sees the neighbouring steps.
             Step::Ext(_) => quote!(),
-            Step::Str(x) => crate::strings::emit_step(self, x, scope, env),
-            Step::Fill(x) => crate::fill::emit_step(self, x, scope, env),
+            Step::Str(x) => crate::emit::strings::emit_step(self, x, scope, env),
+            Step::Fill(x) => crate::emit::fill::emit_step(self, x, scope, env),
             Step::StreamFits { code, stream, kind } => {
-                crate::stream_emit::step(self, &code.text, &stream.text, *kind)
+                crate::emit::stream::step(self, &code.text, &stream.text, *kind)
             }
             Step::Order {
                 code,
@@ -1668,14 +1377,14 @@ impl<'a> Em<'a> {
                 let comment = format!("@step when `{}`:", when.text);
                 let inner = match &**step {
                     Step::ForEach { table, steps }
-                        if crate::ext::collection_of(file, &table.text).is_some() =>
+                        if crate::check::ext::collection_of(file, &table.text).is_some() =>
                     {
-                        crate::sections::for_each_collection(self, &table.text, steps)
+                        crate::emit::sections::for_each_collection(self, &table.text, steps)
                     }
                     Step::ForEach { table, steps }
-                        if crate::streams::is_target(file, &table.text) =>
+                        if crate::check::lookup::is_target(file, &table.text) =>
                     {
-                        crate::stream_emit::for_each(self, &table.text, steps)
+                        crate::emit::stream::for_each(self, &table.text, steps)
                     }
                     // A table checked only when the condition holds has no records otherwise.
                     Step::TableFits { table, .. } => {
@@ -1710,7 +1419,7 @@ impl<'a> Em<'a> {
 
     /// Whether the top-level step `s` is the last `for_each` over its table: the one after
     /// whose checks `validate_with` calls the caller's hook for each record.
-    fn visits(&self, s: &Step) -> bool {
+    pub(crate) fn visits(&self, s: &Step) -> bool {
         let Step::ForEach { table, .. } = s else {
             return false;
         };
@@ -1724,7 +1433,7 @@ impl<'a> Em<'a> {
 
     /// The tables the caller's hooks see (those with a top-level `for_each`), in schema
     /// order.
-    fn visited_tables(&self) -> Vec<&'a Table> {
+    pub(crate) fn visited_tables(&self) -> Vec<&'a Table> {
         let file = &self.c.schema.file;
         file.tables
             .iter()
@@ -1867,9 +1576,9 @@ impl<'a> Em<'a> {
             });
         }
         for ext in [
-            crate::sections::file_items(self),
-            crate::stream_emit::file_items(self),
-            crate::strings::file_items(self),
+            crate::emit::sections::file_items(self),
+            crate::emit::stream::file_items(self),
+            crate::emit::strings::file_items(self),
         ] {
             fields.extend(ext.fields);
             inits.extend(ext.inits);
@@ -1933,7 +1642,7 @@ impl<'a> Em<'a> {
                     }
                 }
             });
-            let tdoc = crate::doc::lines(&format!(
+            let tdoc = crate::emit::doc::lines(&format!(
                 "The caller's hooks into [`{fname}::validate_with`]: one per table, called\n\
                  with each record as soon as its checks pass, so that a consumer (the NPU1\n\
                  arena binder, say) does its own work in the validator's one pass over the\n\
@@ -2017,98 +1726,5 @@ impl<'a> Em<'a> {
             #visit_trait
             #(#iters)*
         }
-    }
-}
-
-trait IntoTyped {
-    fn into_token_stream_typed(self) -> TokenStream;
-}
-impl IntoTyped for Literal {
-    fn into_token_stream_typed(self) -> TokenStream {
-        quote!(#self)
-    }
-}
-
-/// Tokens of type `u64` for an expression that cannot fail, else `None` (shared with the
-/// writer emitter).
-pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<TokenStream> {
-    Em { c }.plain(
-        e,
-        scope,
-        &Env {
-            header: quote!(header),
-            record: quote!(rec),
-        },
-    )
-}
-
-/// Tokens of type `Option<u64>` for an expression (shared with the writer emitter).
-pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStream {
-    Em { c }.value(
-        e,
-        scope,
-        &Env {
-            header: quote!(header),
-            record: quote!(rec),
-        },
-    )
-}
-
-/// The generated module body as tokens.
-pub fn tokens(c: &Checked) -> TokenStream {
-    let (body, sites) = with_sites(|| module(c));
-    let table = sites_table(&sites);
-    quote! {
-        #body
-        #table
-    }
-}
-
-/// The module without its `ERROR_SITES` table (which [`tokens`] adds).
-fn module(c: &Checked) -> TokenStream {
-    let em = Em { c };
-    let name = &c.schema.name.text;
-    let sha = &c.sha256;
-    let sdoc = format!(
-        " Schema `{name}`: {}",
-        c.schema.doc.lines().next().unwrap_or("")
-    );
-    let constants = em.constants();
-    let enums = em.enums();
-    let flags = em.flags();
-    let bitfields = crate::sections::bitfields(c);
-    let views = em.views();
-    let file = if !c.schema.has_file {
-        quote!()
-    } else if c.schema.file.ext.variants.is_some() {
-        crate::sections::variants(c)
-    } else {
-        em.file_view()
-    };
-    let writer = crate::writer::tokens(c);
-    let dir_writer = crate::dir_writer::tokens(c);
-    let registers = crate::regs::tokens(c);
-    let commands = crate::commands::tokens(c);
-    let stream_writers = crate::stream_emit::writers(&em);
-    let struct_values = crate::nested_writer::value_types(c);
-    quote! {
-        #[allow(unused_imports)]
-        use ::npuschema_core as __rt;
-        #[doc = #sdoc]
-        pub const SCHEMA_NAME: &str = #name;
-        /// SHA-256 of the schema text this code was generated from.
-        pub const SCHEMA_SHA256: &str = #sha;
-        #constants
-        #enums
-        #flags
-        #bitfields
-        #views
-        #file
-        #writer
-        #dir_writer
-        #registers
-        #commands
-        #stream_writers
-        #struct_values
     }
 }

@@ -1,4 +1,4 @@
-//! Emission for record streams (`streams.rs`): the `stream_fits` walk in the validator
+//! Emission for record streams (`schema/streams.rs`): the `stream_fits` walk in the validator
 //! (every check, per-type counts computed in the same pass), `for_each` over a stream or one
 //! of its collections, and the view's iterators (`records()` gives each record's offset,
 //! header view, body bytes and typed body; `notes()` the typed bodies of one type).
@@ -7,15 +7,19 @@
 //! its header's size (checked: no zero-size step, so at most one record per byte of the
 //! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
 
-use crate::doc::doc_attr;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
-use crate::emit::{Blame, Det, Em, Env, Idx, Opd, camel, fail, strip_parens};
-use crate::schema::{Step, Table};
-use crate::sections::FileItems;
-use crate::streams::{Stream, collection, layout_value, stream, stream_table, type_field};
+use crate::check::lookup::{collection, stream, stream_table};
+use crate::check::streams::{layout_value, type_field};
+use crate::emit::doc::doc_attr;
+use crate::emit::sections::FileItems;
+use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
+use crate::names::camel;
+use crate::schema::Table;
+use crate::schema::streams::Stream;
+use crate::schema::top::Step;
 
 fn lit_u64(v: u64) -> Literal {
     Literal::u64_suffixed(v)
@@ -53,7 +57,7 @@ fn rec_env() -> Env {
 fn type_tokens(em: &Em<'_>, s: &Stream) -> Option<TokenStream> {
     let tf = s.type_field.as_ref()?;
     let (_, t, _) = type_field(em.c, s)?;
-    let is_enum = crate::ext::field_of(em.c, &s.header.text, &tf.text)
+    let is_enum = crate::check::ext::field_of(em.c, &s.header.text, &tf.text)
         .is_some_and(|(_, _, k)| matches!(k, crate::check::FieldKind::Enum(_)));
     let m = if is_enum {
         format_ident!("{}_raw", tf.text)
@@ -203,9 +207,9 @@ pub fn step(
     em: &Em<'_>,
     code: &str,
     target: &str,
-    kind: crate::streams::StreamStep,
+    kind: crate::schema::streams::StreamStep,
 ) -> TokenStream {
-    if kind == crate::streams::StreamStep::Checksum {
+    if kind == crate::schema::streams::StreamStep::Checksum {
         return checksum_step(em, code, target);
     }
     walk_step(em, code, target)
@@ -323,9 +327,9 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             ),
         );
         counters.push(quote!(let mut #var: u64 = 0;));
-        // `first(collection)` (positions.rs): the index of its first record, when asked.
+        // `first(collection)` (`check/positions.rs`): the index of its first record, when asked.
         let first =
-            crate::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
+            crate::emit::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
                 counters.push(decl);
                 firsts.push(v);
                 set
@@ -733,7 +737,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
 /// integer type: (field index, offset, type, big-endian).
 fn size_field(em: &Em<'_>, s: &Stream) -> Option<(usize, u64, crate::schema::IntTy, bool)> {
     let t = stream_table(s);
-    let (_, fi) = crate::check::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
+    let (_, fi) = crate::check::expr::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
     let st = em.c.strukt(&s.header.text)?;
     let (off, kind) = *em.c.layouts.get(&s.header.text)?.fields.get(fi)?;
     match kind {
@@ -779,9 +783,9 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             let Some(&(off, kind)) = l.fields.get(i) else {
                 continue;
             };
-            floats |= crate::nested_writer::value_has_floats(em.c, kind);
+            floats |= crate::emit::nested_writer::value_has_floats(em.c, kind);
             let name = format_ident!("{}", f.name.text);
-            let (ty, _) = crate::writer::field_type(em.c, kind);
+            let (ty, _) = crate::emit::writer::field_type(em.c, kind);
             let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
             let o = lit_usize(off);
@@ -799,10 +803,13 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                     }
                 }
                 K::Int(_) | K::Float(_) => quote!(__rt::set(&mut rec, #o, r.#name.#tob());),
-                k @ (K::Struct(..) | K::Structs(..)) => {
-                    crate::nested_writer::write_input(k, off, &quote!(r.#name), &quote!(&mut rec))
-                        .unwrap_or_default()
-                }
+                k @ (K::Struct(..) | K::Structs(..)) => crate::emit::nested_writer::write_input(
+                    k,
+                    off,
+                    &quote!(r.#name),
+                    &quote!(&mut rec),
+                )
+                .unwrap_or_default(),
                 K::Bytes(_) | K::Str(_) => quote!(__rt::set(&mut rec, #o, *r.#name);),
             });
         }

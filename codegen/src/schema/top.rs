@@ -1,210 +1,17 @@
-//! The typed schema, built from the positioned YAML tree. Every structural mistake (unknown
-//! key, missing key, wrong kind of value, bad expression) is collected, not just the first.
+//! The aggregate schema types (a whole [`Schema`], its [`File`], the validation [`Step`]s,
+//! [`Struct`]s, a file's variants) and [`from_tree`], the loader that reads the top-level keys
+//! and calls every construct's loader (`schema/<construct>.rs`). The leaf types and the YAML
+//! readers are in `schema/mod.rs`.
 
 use crate::diag::Diags;
-use crate::expr::{self, ExprAt};
-use crate::ext;
+use crate::expr::ExprAt;
+use crate::schema::ext::{Directory, Record, Slots, directory, slots};
+use crate::schema::{
+    Checksum, Const, Enum, EnumValue, FieldDef, FlagBit, Flags, IntTy, MapReader, Name, OrderKind,
+    Range, Table, Writer, algorithm, boolean, byte_order, doc, expr_at, ext, int_ty, name,
+    named_entries, seq, type_ref, uint,
+};
 use crate::yaml::{Kind, Node, Pos};
-
-/// A name with the position it was written at.
-#[derive(Clone, Debug, Default)]
-pub struct Name {
-    /// The text.
-    pub text: String,
-    /// Where.
-    pub pos: Pos,
-}
-
-/// Fixed-width little-endian integer types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum IntTy {
-    U8,
-    U16,
-    U32,
-    U64,
-    I8,
-    I16,
-    I32,
-    I64,
-}
-
-impl IntTy {
-    /// Parse `u32` and friends.
-    pub fn parse(s: &str) -> Option<IntTy> {
-        Some(match s {
-            "u8" => IntTy::U8,
-            "u16" => IntTy::U16,
-            "u32" => IntTy::U32,
-            "u64" => IntTy::U64,
-            "i8" => IntTy::I8,
-            "i16" => IntTy::I16,
-            "i32" => IntTy::I32,
-            "i64" => IntTy::I64,
-            _ => return None,
-        })
-    }
-    /// Width in bytes.
-    pub fn bytes(self) -> u64 {
-        match self {
-            IntTy::U8 | IntTy::I8 => 1,
-            IntTy::U16 | IntTy::I16 => 2,
-            IntTy::U32 | IntTy::I32 => 4,
-            IntTy::U64 | IntTy::I64 => 8,
-        }
-    }
-    /// Whether signed.
-    pub fn signed(self) -> bool {
-        matches!(self, IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64)
-    }
-    /// The Rust type name.
-    pub fn rust(self) -> &'static str {
-        match self {
-            IntTy::U8 => "u8",
-            IntTy::U16 => "u16",
-            IntTy::U32 => "u32",
-            IntTy::U64 => "u64",
-            IntTy::I8 => "i8",
-            IntTy::I16 => "i16",
-            IntTy::I32 => "i32",
-            IntTy::I64 => "i64",
-        }
-    }
-    /// The largest value the type holds, as u64 (for unsigned fit checks).
-    pub fn max_unsigned(self) -> u64 {
-        match self.bytes() {
-            8 => u64::MAX,
-            n => (1u64 << (8 * n)) - 1,
-        }
-    }
-}
-
-/// A named constant.
-#[derive(Clone, Debug)]
-pub struct Const {
-    /// Name (SCREAMING_CASE by convention).
-    pub name: Name,
-    /// Its type (default `u32`).
-    pub ty: IntTy,
-    /// Its value.
-    pub value: u64,
-    /// Where the value was written.
-    pub value_pos: Pos,
-    /// Documentation.
-    pub doc: String,
-}
-
-/// One value of an enumeration.
-#[derive(Clone, Debug)]
-pub struct EnumValue {
-    /// Name (snake_case in the schema; the Rust variant is UpperCamel).
-    pub name: Name,
-    /// Its number.
-    pub value: u64,
-    /// Where the number was written.
-    pub value_pos: Pos,
-    /// Documentation.
-    pub doc: String,
-}
-
-/// An enumeration. A closed one rejects unknown values; an open one keeps them.
-#[derive(Clone, Debug)]
-pub struct Enum {
-    /// Name (UpperCamel).
-    pub name: Name,
-    /// Storage type.
-    pub repr: IntTy,
-    /// Whether unknown values are kept (`true`) or an error (`false`).
-    pub open: bool,
-    /// Documentation.
-    pub doc: String,
-    /// The values.
-    pub values: Vec<EnumValue>,
-}
-
-/// One named bit of a flag set.
-#[derive(Clone, Debug)]
-pub struct FlagBit {
-    /// Name (SCREAMING_CASE).
-    pub name: Name,
-    /// Bit number.
-    pub bit: u64,
-    /// Where the bit number was written.
-    pub bit_pos: Pos,
-    /// Documentation.
-    pub doc: String,
-}
-
-/// A flag set: named bits; every other bit must be clear (checked by a `flags_known` step).
-#[derive(Clone, Debug)]
-pub struct Flags {
-    /// Name (UpperCamel).
-    pub name: Name,
-    /// Storage type.
-    pub repr: IntTy,
-    /// Documentation.
-    pub doc: String,
-    /// The bits.
-    pub bits: Vec<FlagBit>,
-}
-
-/// A field's type as written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TypeRef {
-    /// A fixed-width integer.
-    Int(IntTy),
-    /// `bytes[N]`: N raw bytes.
-    Bytes(u64),
-    /// `str[N]`: an N-byte NUL-padded string.
-    Str(u64),
-    /// An enum, flag set or bit-field word by name.
-    Named(String),
-    /// `u32[6]`: a fixed number of integers, stored back to back.
-    Array(IntTy, u64),
-    /// `f32` (`false`) or `f64` (`true`): IEEE 754, compared bitwise.
-    Float(bool),
-    /// `Pair[4]`: a fixed number of structs (or, refused by the checker, enums or flags)
-    /// by name, stored back to back (`nested.rs`).
-    NamedArray(String, u64),
-}
-
-/// A struct field.
-#[derive(Clone, Debug)]
-pub struct FieldDef {
-    /// Name (snake_case).
-    pub name: Name,
-    /// Type.
-    pub ty: TypeRef,
-    /// Where the type was written.
-    pub ty_pos: Pos,
-    /// The offset the schema states, if it does (checked against the layout).
-    pub offset: Option<(u64, Pos)>,
-    /// Version gate: the field is present only when the struct's gate value is at least this.
-    pub since: Option<(u64, Pos)>,
-    /// Version gate: the field is present only when the struct's gate value is below this.
-    pub until: Option<(u64, Pos)>,
-    /// Documentation.
-    pub doc: String,
-    /// Stored big-endian (the field's `byte_order`, else its struct's, else the schema's).
-    pub big: bool,
-    /// Where the field's own `byte_order` was written, if it was (a struct-typed field has
-    /// its struct's byte order: the checker refuses one here).
-    pub order_pos: Option<Pos>,
-}
-
-impl FieldDef {
-    /// Whether the field is version-gated (`since` or `until`).
-    #[must_use]
-    pub fn is_gated(&self) -> bool {
-        self.since.is_some() || self.until.is_some()
-    }
-
-    /// Whether the field is present when the gate value is `g`.
-    #[must_use]
-    pub fn present_at(&self, g: u64) -> bool {
-        self.since.is_none_or(|(s, _)| g >= s) && self.until.is_none_or(|(u, _)| g < u)
-    }
-}
 
 /// A fixed-layout struct.
 #[derive(Clone, Debug)]
@@ -219,70 +26,6 @@ pub struct Struct {
     pub fields: Vec<FieldDef>,
     /// Values composed from two stored words (`u64` from a low and a high `u32`).
     pub composed: Vec<ext::Composed>,
-}
-
-/// A table of records located by other fields.
-#[derive(Clone, Debug)]
-pub struct Table {
-    /// Name (snake_case).
-    pub name: Name,
-    /// Documentation.
-    pub doc: String,
-    /// The record struct.
-    pub record: Name,
-    /// Byte offset of the first record.
-    pub at: ExprAt,
-    /// Number of records.
-    pub count: ExprAt,
-    /// Bytes from one record to the next (must equal the record's size).
-    pub stride: ExprAt,
-}
-
-/// A byte range located by other fields: of the file, or of each record of a table.
-#[derive(Clone, Debug)]
-pub struct Range {
-    /// Name (snake_case).
-    pub name: Name,
-    /// Documentation.
-    pub doc: String,
-    /// For a per-record range, the table.
-    pub table: Option<Name>,
-    /// For a per-record range, the condition under which the record has the range.
-    pub when: Option<ExprAt>,
-    /// Start offset.
-    pub offset: ExprAt,
-    /// Length in bytes.
-    pub length: ExprAt,
-    /// Writer: the variant name for a record that carries the bytes (`Baked`).
-    pub present: Option<Name>,
-    /// Writer: the variant name for a record that only states a size (`Runtime`).
-    pub absent: Option<Name>,
-}
-
-/// Checksum algorithms built in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Algorithm {
-    /// FNV-1a 32-bit (offset basis 0x811C9DC5, prime 0x01000193).
-    Fnv1a32,
-    /// CRC-32 (IEEE, reflected, as zlib).
-    Crc32,
-}
-
-/// A checksum: the range it covers and the field that stores it.
-#[derive(Clone, Debug)]
-pub struct Checksum {
-    /// Name.
-    pub name: Name,
-    /// Documentation.
-    pub doc: String,
-    /// Algorithm.
-    pub algorithm: Algorithm,
-    /// First byte covered.
-    pub from: ExprAt,
-    /// One past the last byte covered.
-    pub to: ExprAt,
-    /// The field that stores the value (`header.checksum`).
-    pub stored: ExprAt,
 }
 
 /// A validation step. Steps run in the order written; the first failure is returned.
@@ -361,12 +104,12 @@ pub enum Step {
         /// The steps, in record context.
         steps: Vec<Step>,
     },
-    /// A step of the directory, located-record, slot and item constructs (`ext.rs`).
+    /// A step of the directory, located-record, slot and item constructs (`schema/ext.rs`).
     Ext(ext::ExtStep),
-    /// `string_fits` and `string_utf8` (`strings.rs`).
-    Str(crate::strings::StrStep),
-    /// Every byte of a span equals one value (`{ code, fill: RANGE, byte: B }`, `fill.rs`).
-    Fill(crate::fill::FillStep),
+    /// `string_fits` and `string_utf8` (`schema/strings.rs`).
+    Str(crate::schema::strings::StrStep),
+    /// Every byte of a span equals one value (`{ code, fill: RANGE, byte: B }`, `schema/fill.rs`).
+    Fill(crate::schema::fill::FillStep),
     /// A named value, computed once here, for the steps after it (`{ let: NAME, value: EXPR }`).
     Let {
         /// The name.
@@ -387,14 +130,14 @@ pub enum Step {
         by: Option<ExprAt>,
     },
     /// A record stream is walked: every record's header and body inside its range
-    /// (`{ code, stream_fits: STREAM }`, `streams.rs`).
+    /// (`{ code, stream_fits: STREAM }`, `schema/streams.rs`).
     StreamFits {
         /// Error code.
         code: Name,
         /// The stream.
         stream: Name,
         /// The walk (`stream_fits`) or the per-record checksums (`stream_checksum`).
-        kind: crate::streams::StreamStep,
+        kind: crate::schema::streams::StreamStep,
     },
     /// A checking step that runs only when a condition holds (`when:` on the step).
     When {
@@ -403,31 +146,6 @@ pub enum Step {
         /// The step.
         step: Box<Step>,
     },
-}
-
-/// The relation `Step::Order` checks between each record and the one before it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OrderKind {
-    /// Keys never decrease.
-    Sorted,
-    /// Keys strictly increase (so no two are equal).
-    Unique,
-    /// Each present range starts at or after the previous present range's end.
-    NoOverlap,
-}
-
-/// How the writer lays the file out.
-#[derive(Clone, Debug)]
-pub struct Writer {
-    /// Items in file order after the header: table and range names.
-    pub order: Vec<Name>,
-    /// Alignment of every range's start.
-    pub align: u64,
-    /// Where the `align` value was written.
-    pub align_pos: Pos,
-    /// A directory writer: the directory record's field giving each payload's alignment
-    /// (`dir_writer.rs`).
-    pub payload_align: Option<Name>,
 }
 
 /// The file: what sits where, and the validation steps.
@@ -451,12 +169,12 @@ pub struct File {
     pub validate: Vec<Step>,
     /// Writer layout, if the schema wants a writer.
     pub writer: Option<Writer>,
-    /// Located records, section directories, slot regions, variants (`ext.rs`).
-    pub ext: ext::FileExt,
-    /// Strings in byte ranges (`strings.rs`).
-    pub strings: Vec<crate::strings::StringDef>,
-    /// Record streams (`streams.rs`).
-    pub streams: Vec<crate::streams::Stream>,
+    /// Located records, section directories, slot regions, variants (`schema/ext.rs`).
+    pub ext: FileExt,
+    /// Strings in byte ranges (`schema/strings.rs`).
+    pub strings: Vec<crate::schema::strings::StringDef>,
+    /// Record streams (`schema/streams.rs`).
+    pub streams: Vec<crate::schema::streams::Stream>,
 }
 
 /// A whole schema.
@@ -479,568 +197,12 @@ pub struct Schema {
     /// The file layout (empty when `has_file` is false).
     pub file: File,
     /// Whether the schema has a `file`: only a schema with `registers` may have none, and
-    /// then there are no bytes to read (`regs.rs`).
+    /// then there are no bytes to read (`schema/regs.rs`).
     pub has_file: bool,
-    /// The register block (`regs.rs`).
-    pub registers: Option<crate::regs::Block>,
-    /// The opcode space (`commands.rs`).
-    pub commands: Option<crate::commands::Space>,
-}
-
-/// Reads a mapping node's keys, remembering which were used, so that unknown keys can be
-/// reported once everything known was taken.
-pub(crate) struct MapReader<'a> {
-    what: String,
-    pos: Pos,
-    pub(crate) entries: Vec<(Pos, &'a str, &'a Node, bool)>,
-    /// Misspelt keys read as the key they are close to: (where, as written, read as).
-    guessed: Vec<(Pos, String, String)>,
-}
-
-/// Every key the language has. A key that is none of these but is close to a key being
-/// looked up (`recrod` for `record`) is read as that key and reported once, so that one
-/// typo gives one diagnostic, not a missing key and every reference to what it defined.
-const LANGUAGE_KEYS: &[&str] = &[
-    "absent",
-    "access",
-    "algorithm",
-    "align",
-    "arch",
-    "archs",
-    "assert",
-    "at",
-    "bit",
-    "bitfields",
-    "bits",
-    "by",
-    "byte",
-    "byte_order",
-    "check",
-    "checksum",
-    "checksums",
-    "code",
-    "collection",
-    "commands",
-    "composed",
-    "constants",
-    "count",
-    "directories",
-    "directory",
-    "doc",
-    "duplicate",
-    "end",
-    "entries",
-    "entry_size",
-    "enum",
-    "enum_known",
-    "enums",
-    "equals",
-    "expect",
-    "field",
-    "fields",
-    "file",
-    "fill",
-    "first",
-    "flags",
-    "flags_known",
-    "for_each",
-    "from",
-    "gate",
-    "hex",
-    "includes_header",
-    "header",
-    "high",
-    "in",
-    "items",
-    "layouts",
-    "length",
-    "let",
-    "list",
-    "long",
-    "long_bit",
-    "low",
-    "map",
-    "min_len",
-    "missing",
-    "no_overlap",
-    "name",
-    "offset",
-    "opcode",
-    "open",
-    "order",
-    "param",
-    "payload",
-    "payload_checksum",
-    "prefix",
-    "present",
-    "range_fits",
-    "range",
-    "ranges",
-    "record",
-    "record_checksums",
-    "record_fits",
-    "records",
-    "region",
-    "registers",
-    "repr",
-    "reset",
-    "schema",
-    "since",
-    "size",
-    "slots",
-    "slots_padding_zero",
-    "slots_paired",
-    "slots_valid",
-    "sorted",
-    "stored",
-    "stream_checksum",
-    "stream_fits",
-    "streams",
-    "stride",
-    "string_fits",
-    "string_utf8",
-    "strings",
-    "struct",
-    "structs",
-    "table",
-    "table_fits",
-    "tables",
-    "target",
-    "to",
-    "type",
-    "unique",
-    "until",
-    "validate",
-    "value",
-    "values",
-    "variants",
-    "when",
-    "within",
-    "word",
-    "writer",
-    "zero",
-];
-
-/// Whether `typed` is a likely misspelling of `key`: at most one edit for short keys, two
-/// for longer ones (a swap of neighbours counts as one).
-fn near_miss(typed: &str, key: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (typed.chars().collect(), key.chars().collect());
-    if b.len() < 3 || a.len() < 2 {
-        return false;
-    }
-    let mut dist = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in dist.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    if let Some(first) = dist.first_mut() {
-        for (j, v) in first.iter_mut().enumerate() {
-            *v = j;
-        }
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (dist[i - 1][j] + 1)
-                .min(dist[i][j - 1] + 1)
-                .min(dist[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(dist[i - 2][j - 2] + 1);
-            }
-            dist[i][j] = v;
-        }
-    }
-    let limit = if b.len() <= 4 { 1 } else { 2 };
-    dist[a.len()][b.len()] <= limit
-}
-
-impl<'a> MapReader<'a> {
-    pub(crate) fn new(node: &'a Node, what: &str, d: &mut Diags) -> Option<Self> {
-        match &node.kind {
-            Kind::Map(m) => Some(Self {
-                what: what.to_string(),
-                pos: node.pos,
-                entries: m
-                    .iter()
-                    .map(|(p, k, v)| (*p, null_key(*p, k, what, d), v, false))
-                    .collect(),
-                guessed: Vec::new(),
-            }),
-            other => {
-                d.error(
-                    node.pos,
-                    format!("{what} must be a mapping, found {}", other.describe()),
-                );
-                None
-            }
-        }
-    }
-
-    pub(crate) fn opt(&mut self, key: &str) -> Option<&'a Node> {
-        if let Some(e) = self.entries.iter_mut().find(|e| e.1 == key) {
-            e.3 = true;
-            return Some(e.2);
-        }
-        let e = self
-            .entries
-            .iter_mut()
-            .find(|e| !e.3 && !LANGUAGE_KEYS.contains(&e.1) && near_miss(e.1, key))?;
-        e.3 = true;
-        self.guessed.push((e.0, e.1.to_string(), key.to_string()));
-        Some(e.2)
-    }
-
-    /// The one of `kinds` this mapping has, or, when it has none, a misspelling of one
-    /// (then read as that kind and reported by `finish`).
-    pub(crate) fn kind_of(&mut self, kinds: &[&'static str]) -> Option<&'static str> {
-        if let Some(k) = kinds
-            .iter()
-            .find(|k| self.entries.iter().any(|e| e.1 == **k))
-        {
-            return Some(k);
-        }
-        for e in &mut self.entries {
-            if LANGUAGE_KEYS.contains(&e.1) {
-                continue;
-            }
-            if let Some(k) = kinds.iter().find(|k| near_miss(e.1, k)) {
-                self.guessed.push((e.0, e.1.to_string(), (*k).to_string()));
-                e.1 = *k;
-                return Some(*k);
-            }
-        }
-        None
-    }
-
-    pub(crate) fn req(&mut self, key: &str, d: &mut Diags) -> Option<&'a Node> {
-        let v = self.opt(key);
-        if v.is_none() {
-            d.error(
-                self.pos,
-                format!("{} is missing the key `{key}`", self.what),
-            );
-        }
-        v
-    }
-
-    pub(crate) fn finish(self, known: &[&str], d: &mut Diags) {
-        for (pos, typed, key) in &self.guessed {
-            d.error(
-                *pos,
-                format!(
-                    "unknown key `{typed}` in {}: did you mean `{key}`? (read as `{key}` so that nothing else is reported for it)",
-                    self.what
-                ),
-            );
-        }
-        let mut seen: Vec<&str> = Vec::new();
-        for (pos, key, _, used) in &self.entries {
-            if seen.contains(key) {
-                d.error(*pos, format!("duplicate key `{key}` in {}", self.what));
-            }
-            seen.push(key);
-            if !used {
-                d.error(
-                    *pos,
-                    format!(
-                        "unknown key `{key}` in {} (expected one of: {})",
-                        self.what,
-                        known.join(", ")
-                    ),
-                );
-            }
-        }
-    }
-}
-
-/// A key YAML read as null: reported, then read as written (so nothing else is reported
-/// for it).
-fn null_key<'k>(pos: Pos, key: &'k str, what: &str, d: &mut Diags) -> &'k str {
-    let Some(raw) = key.strip_prefix(crate::yaml::NULL_KEY) else {
-        return key;
-    };
-    d.error(
-        pos,
-        format!("a key in {what}: `{raw}` is read by YAML as null (nothing), not a name; quote it: \"{raw}\""),
-    );
-    raw
-}
-
-/// `byte_order: little | big`, when the mapping has one (`true`: big-endian).
-/// A checksum's `algorithm` key: one of the built-in algorithms.
-pub(crate) fn algorithm(m: &mut MapReader<'_>, d: &mut Diags) -> Option<Algorithm> {
-    m.req("algorithm", d).and_then(|n| {
-        let s = string(n, "algorithm", d)?;
-        match s.as_str() {
-            "fnv1a32" => Some(Algorithm::Fnv1a32),
-            "crc32" => Some(Algorithm::Crc32),
-            _ => {
-                d.error(
-                    n.pos,
-                    format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
-                );
-                None
-            }
-        }
-    })
-}
-
-fn byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> Option<bool> {
-    let n = m.opt("byte_order")?;
-    match string(n, "byte_order", d)?.as_str() {
-        "little" => Some(false),
-        "big" => Some(true),
-        other => {
-            d.error(
-                n.pos,
-                format!("byte_order `{other}` is not `little` or `big`"),
-            );
-            None
-        }
-    }
-}
-
-pub(crate) fn string(node: &Node, what: &str, d: &mut Diags) -> Option<String> {
-    match &node.kind {
-        Kind::Str(s) => Some(s.clone()),
-        Kind::Int(i) => Some(i.to_string()),
-        _ if node.trap().is_some() => {
-            // Reported, then read as written, so that nothing else is reported for it.
-            d.error(
-                node.pos,
-                format!("{what}: {}", node.trap().unwrap_or_default()),
-            );
-            Some(node.raw.clone())
-        }
-        other => {
-            d.error(
-                node.pos,
-                format!("{what} must be a string, found {}", other.describe()),
-            );
-            None
-        }
-    }
-}
-
-pub(crate) fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
-    let text = string(node, what, d)?;
-    let ok = !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !text.starts_with(|c: char| c.is_ascii_digit());
-    if !ok {
-        d.error(
-            node.pos,
-            format!("{what} `{text}` is not a valid name (letters, digits, `_`)"),
-        );
-        return None;
-    }
-    Some(Name {
-        text,
-        pos: node.pos,
-    })
-}
-
-pub(crate) fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
-    let v = match &node.kind {
-        Kind::Int(i) => u64::try_from(*i).ok(),
-        Kind::Str(s) => {
-            let s = s.trim().replace('_', "");
-            if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-                u64::from_str_radix(h, 16).ok()
-            } else {
-                s.parse().ok()
-            }
-        }
-        _ => None,
-    };
-    if v.is_none() {
-        d.error(
-            node.pos,
-            format!("{what} must be an unsigned integer that fits 64 bits"),
-        );
-    }
-    v
-}
-
-pub(crate) fn boolean(node: &Node, what: &str, d: &mut Diags) -> Option<bool> {
-    match node.kind {
-        Kind::Bool(b) => Some(b),
-        _ => {
-            d.error(node.pos, format!("{what} must be true or false"));
-            None
-        }
-    }
-}
-
-pub(crate) fn doc(m: &mut MapReader<'_>, d: &mut Diags) -> String {
-    m.opt("doc")
-        .and_then(|n| string(n, "doc", d))
-        .unwrap_or_default()
-        .trim()
-        .to_string()
-}
-
-pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
-    let text = match &node.kind {
-        Kind::Int(i) => i.to_string(),
-        Kind::Str(s) => s.clone(),
-        _ if node.trap().is_some() => {
-            d.error(
-                node.pos,
-                format!("{what}: {}", node.trap().unwrap_or_default()),
-            );
-            node.raw.clone()
-        }
-        other => {
-            d.error(
-                node.pos,
-                format!("{what} must be an expression, found {}", other.describe()),
-            );
-            return None;
-        }
-    };
-    match expr::parse(&text) {
-        Ok(expr) => Some(ExprAt {
-            expr,
-            text,
-            pos: node.pos,
-        }),
-        Err(msg) => {
-            d.error(node.pos, format!("{what}: cannot parse `{text}`: {msg}"));
-            None
-        }
-    }
-}
-
-pub(crate) fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
-    match &node.kind {
-        Kind::Seq(items) => items,
-        Kind::Null => &[],
-        other => {
-            d.error(
-                node.pos,
-                format!("{what} must be a sequence, found {}", other.describe()),
-            );
-            &[]
-        }
-    }
-}
-
-/// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
-pub(crate) fn named_entries<'a>(
-    node: &'a Node,
-    what: &str,
-    d: &mut Diags,
-) -> Vec<(Name, &'a Node)> {
-    match &node.kind {
-        Kind::Map(m) => m
-            .iter()
-            .map(|(p, k, v)| {
-                (
-                    Name {
-                        text: null_key(*p, k, what, d).to_string(),
-                        pos: *p,
-                    },
-                    v,
-                )
-            })
-            .collect(),
-        Kind::Null => Vec::new(),
-        other => {
-            d.error(
-                node.pos,
-                format!(
-                    "{what} must be a mapping of names, found {}",
-                    other.describe()
-                ),
-            );
-            Vec::new()
-        }
-    }
-}
-
-pub(crate) fn int_ty(node: &Node, what: &str, d: &mut Diags) -> Option<IntTy> {
-    let s = string(node, what, d)?;
-    let t = IntTy::parse(&s);
-    if t.is_none() {
-        d.error(
-            node.pos,
-            format!("{what} `{s}` is not an integer type (u8, u16, u32, u64, i8, i16, i32, i64)"),
-        );
-    }
-    t
-}
-
-pub(crate) fn type_ref(node: &Node, d: &mut Diags) -> Option<TypeRef> {
-    let s = string(node, "type", d)?;
-    if let Some(t) = IntTy::parse(&s) {
-        return Some(TypeRef::Int(t));
-    }
-    match s.as_str() {
-        "f32" => return Some(TypeRef::Float(false)),
-        "f64" => return Some(TypeRef::Float(true)),
-        _ => {}
-    }
-    for (prefix, make) in [
-        ("bytes[", TypeRef::Bytes as fn(u64) -> TypeRef),
-        ("str[", TypeRef::Str),
-    ] {
-        if let Some(rest) = s.strip_prefix(prefix) {
-            let n = rest
-                .strip_suffix(']')
-                .and_then(|n| n.trim().parse::<u64>().ok());
-            return match n {
-                Some(n) if n > 0 => Some(make(n)),
-                _ => {
-                    d.error(
-                        node.pos,
-                        format!("type `{s}` needs a positive byte count, as `{prefix}16]`"),
-                    );
-                    None
-                }
-            };
-        }
-    }
-    if let Some((elem, n)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
-        && let Some(t) = IntTy::parse(elem)
-    {
-        return match n.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Some(TypeRef::Array(t, n)),
-            _ => {
-                d.error(
-                    node.pos,
-                    format!("type `{s}` needs a positive element count, as `{elem}[4]`"),
-                );
-                None
-            }
-        };
-    }
-    if s.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && s.chars().all(|c| c.is_ascii_alphanumeric())
-    {
-        return Some(TypeRef::Named(s));
-    }
-    if let Some((elem, n)) = s.strip_suffix(']').and_then(|x| x.split_once('['))
-        && elem.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-        && elem.chars().all(|c| c.is_ascii_alphanumeric())
-    {
-        return match n.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Some(TypeRef::NamedArray(elem.to_string(), n)),
-            _ => {
-                d.error(
-                    node.pos,
-                    format!("type `{s}` needs a positive element count, as `{elem}[4]`"),
-                );
-                None
-            }
-        };
-    }
-    d.error(
-        node.pos,
-        format!("type `{s}` is not a type (u8..u64, i8..i64, bytes[N], str[N], u32[N], or an enum, flags or bitfields name)"),
-    );
-    None
+    /// The register block (`schema/regs.rs`).
+    pub registers: Option<crate::schema::regs::Block>,
+    /// The opcode space (`schema/commands.rs`).
+    pub commands: Option<crate::schema::commands::Space>,
 }
 
 /// Build the typed schema from the tree. Returns `None` only when the root is unusable;
@@ -1272,10 +434,12 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         }
     }
 
-    let registers = m.opt("registers").and_then(|n| crate::regs::block(n, d));
+    let registers = m
+        .opt("registers")
+        .and_then(|n| crate::schema::regs::block(n, d));
     let commands = m
         .opt("commands")
-        .and_then(|n| crate::commands::space(n, schema_big, d));
+        .and_then(|n| crate::schema::commands::space(n, schema_big, d));
     // A schema with only registers (or commands) describes a device, not bytes: it needs
     // no `file`.
     let device = registers.is_some() || commands.is_some();
@@ -1290,7 +454,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         None => device.then(File::default),
     };
     if let Some(f) = &mut file {
-        crate::strings::default_order(&mut f.strings, schema_big);
+        crate::schema::strings::default_order(&mut f.strings, schema_big);
     }
     m.finish(
         &[
@@ -1323,7 +487,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
     })
 }
 
-fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
+pub(crate) fn file_def(node: &Node, d: &mut Diags) -> Option<File> {
     file_body(node, "`file`", false, d)
 }
 
@@ -1454,12 +618,12 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             payload_align,
         })
     });
-    let ext = ext::file_ext(&mut m, variant, d);
-    let strings = crate::strings::load(m.opt("strings"), d);
-    let streams = crate::streams::load(&mut m, d);
+    let ext = file_ext(&mut m, variant, d);
+    let strings = crate::schema::strings::load(m.opt("strings"), d);
+    let streams = crate::schema::streams::load(&mut m, d);
     let mut known = vec![
         "strings",
-        crate::streams::FILE_KEY,
+        crate::schema::streams::FILE_KEY,
         "name",
         "doc",
         "header",
@@ -1469,7 +633,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         "validate",
         "writer",
     ];
-    known.extend(ext::FILE_KEYS);
+    known.extend(FILE_KEYS);
     if variant {
         known.push("when");
     }
@@ -1490,7 +654,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
     })
 }
 
-const STEP_KINDS: &[&str] = &[
+pub(crate) const STEP_KINDS: &[&str] = &[
     "let",
     "sorted",
     "unique",
@@ -1517,20 +681,24 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         let when = sm.opt("when").and_then(|n| expr_at(n, "when", d));
         let mut all_kinds = STEP_KINDS.to_vec();
         all_kinds.extend(ext::STEP_KINDS);
-        all_kinds.extend(crate::strings::STEP_KINDS);
-        all_kinds.push(crate::fill::STEP_KIND);
+        all_kinds.extend(crate::schema::strings::STEP_KINDS);
+        all_kinds.push(crate::schema::fill::STEP_KIND);
         let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
-            if sm.entries.iter().any(|e| e.1 == crate::fill::STEP_KIND) {
+            if sm
+                .entries
+                .iter()
+                .any(|e| e.1 == crate::schema::fill::STEP_KIND)
+            {
                 if let Some(w) = &when {
                     d.error(w.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps, not to fill");
                 }
-                if let Some(step) = crate::fill::step(sm, d) {
+                if let Some(step) = crate::schema::fill::step(sm, d) {
                     out.push(Step::Fill(step));
                 }
                 continue;
             }
-            if let Some(sk) = crate::strings::STEP_KINDS
+            if let Some(sk) = crate::schema::strings::STEP_KINDS
                 .iter()
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
                 .copied()
@@ -1538,7 +706,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 if let Some(w) = &when {
                     d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {sk}"));
                 }
-                if let Some(step) = crate::strings::step(sk, sm, d) {
+                if let Some(step) = crate::schema::strings::step(sk, sm, d) {
                     out.push(Step::Str(step));
                 }
                 continue;
@@ -1558,8 +726,8 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             }
             let mut all = STEP_KINDS.to_vec();
             all.extend(ext::STEP_KINDS);
-            all.extend(crate::strings::STEP_KINDS);
-            all.push(crate::fill::STEP_KIND);
+            all.extend(crate::schema::strings::STEP_KINDS);
+            all.push(crate::schema::fill::STEP_KIND);
             d.error(
                 s.pos,
                 format!("a validation step needs one of: {}", all.join(", ")),
@@ -1599,9 +767,9 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "stream_fits" | "stream_checksum" => {
                 let target = sm.opt(kind).and_then(|n| name(n, kind, d));
                 let skind = if kind == "stream_fits" {
-                    crate::streams::StreamStep::Fits
+                    crate::schema::streams::StreamStep::Fits
                 } else {
-                    crate::streams::StreamStep::Checksum
+                    crate::schema::streams::StreamStep::Checksum
                 };
                 code.zip(target).map(|(code, stream)| Step::StreamFits {
                     code,
@@ -1715,6 +883,113 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 },
                 None => step,
             });
+        }
+    }
+    out
+}
+
+/// One layout of a file, chosen by a condition on the common header.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The variant's key (`v2`), the name of the dispatch enum's variant (`V2`).
+    pub key: Name,
+    /// The condition that selects it (a comparison on the common header).
+    pub when: ExprAt,
+    /// Its layout: header, tables, steps...
+    pub file: File,
+}
+
+/// Layouts chosen by the common header.
+#[derive(Clone, Debug)]
+pub struct Variants {
+    /// Code when no variant's condition holds.
+    pub code: Name,
+    /// The field to blame then (`header.version`).
+    pub field: ExprAt,
+    /// The variants, tried in order.
+    pub list: Vec<Variant>,
+}
+
+/// The extra parts of a `file` (or a variant).
+#[derive(Clone, Debug, Default)]
+pub struct FileExt {
+    /// Located records.
+    pub records: Vec<Record>,
+    /// Section directories.
+    pub directories: Vec<Directory>,
+    /// Slot regions.
+    pub slots: Vec<Slots>,
+    /// Variants (top-level file only).
+    pub variants: Option<Box<Variants>>,
+    /// A variant's selecting condition.
+    pub when: Option<ExprAt>,
+}
+
+/// Keys of `file` handled here.
+pub const FILE_KEYS: &[&str] = &["records", "directories", "slots", "variants"];
+
+/// The `file` keys of this module, read from `m`.
+pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt {
+    let mut out = FileExt::default();
+    if let Some(rs) = m.opt("records") {
+        for (rname, v) in named_entries(rs, "records", d) {
+            let Some(mut rm) = MapReader::new(v, &format!("record `{}`", rname.text), d) else {
+                continue;
+            };
+            let rdoc = doc(&mut rm, d);
+            let strukt = rm.req("struct", d).and_then(|n| name(n, "struct", d));
+            let at = rm.req("at", d).and_then(|n| expr_at(n, "at", d));
+            let gate = rm.opt("gate").and_then(|n| expr_at(n, "gate", d));
+            rm.finish(&["doc", "struct", "at", "gate"], d);
+            if let (Some(strukt), Some(at)) = (strukt, at) {
+                out.records.push(Record {
+                    name: rname,
+                    doc: rdoc,
+                    strukt,
+                    at,
+                    gate,
+                });
+            }
+        }
+    }
+    if let Some(ds) = m.opt("directories") {
+        for (dname, v) in named_entries(ds, "directories", d) {
+            if let Some(x) = directory(dname, v, d) {
+                out.directories.push(x);
+            }
+        }
+    }
+    if let Some(ss) = m.opt("slots") {
+        for (sname, v) in named_entries(ss, "slots", d) {
+            if let Some(x) = slots(sname, v, d) {
+                out.slots.push(x);
+            }
+        }
+    }
+    if variant {
+        out.when = m.req("when", d).and_then(|n| expr_at(n, "when", d));
+    }
+    if let Some(vs) = m.opt("variants") {
+        if variant {
+            d.error(vs.pos, "a variant cannot have variants of its own");
+        } else if let Some(mut vm) = MapReader::new(vs, "`variants`", d) {
+            let code = vm.req("code", d).and_then(|n| name(n, "code", d));
+            let field = vm.req("field", d).and_then(|n| expr_at(n, "field", d));
+            let mut list = Vec::new();
+            if let Some(l) = vm.req("list", d) {
+                for (key, v) in named_entries(l, "list", d) {
+                    let what = format!("variant `{}`", key.text);
+                    if let Some(file) = file_body(v, &what, true, d)
+                        && let Some(when) = file.ext.when.clone()
+                    {
+                        list.push(Variant { key, when, file });
+                    }
+                }
+            }
+            vm.finish(&["code", "field", "list"], d);
+            if let (Some(code), Some(field)) = (code, field) {
+                out.variants = Some(Box::new(Variants { code, field, list }));
+            }
         }
     }
     out

@@ -1,287 +1,19 @@
-//! Record streams: a file-level byte range read as a sequence of variable-size records,
-//! each sized by its own header (type-length-value and chunk formats). Their typed form,
-//! loader and checks; the emission is in `stream_emit.rs`, the interpreter's walk in
-//! `interp/stream.rs`.
-//!
-//! ```yaml
-//! file:
-//!   streams:
-//!     records:
-//!       range: body              # a file-level range, checked by its range_fits first
-//!       header: TlvHeader        # the struct at each record's start
-//!       size: length             # header expression: the body's bytes
-//!       includes_header: false   # true: `size` counts the header too
-//!       align: 4                 # records start at multiples of 4 from the range's start
-//!       end: "kind == 0"         # a terminator record (else: the range's end)
-//!       type: kind               # the header field choosing a layout
-//!       layouts:
-//!         notes: { type: 1, record: Note }   # collection: type value, body struct
-//!   validate:
-//!     - { code: record-invalid, stream_fits: records }
-//! ```
+//! Checks of record streams (loaded in `schema/streams.rs`): the stream's header, size,
+//! alignment, terminator, type field and layouts, and the `stream_fits` step.
 
-use crate::check::{Checked, FieldKind, Resolved, Scope, StepState, check_expr};
+use crate::check::expr::check_expr;
+use crate::check::lookup::{stream, stream_table};
+use crate::check::{Checked, FieldKind, Resolved, Scope, StepState};
 use crate::diag::Diags;
-use crate::expr::{Expr, ExprAt};
-use crate::schema::{
-    Algorithm, File, MapReader, Name, Table, boolean, doc, expr_at, name, named_entries, string,
-    uint,
-};
-use crate::yaml::Pos;
-
-/// A sequence of variable-size records filling a file-level range.
-#[derive(Clone, Debug)]
-pub struct Stream {
-    /// Name: the view's iterator (`records()`), `for_each` and `count()`.
-    pub name: Name,
-    /// Documentation.
-    pub doc: String,
-    /// The file-level range the records fill.
-    pub range: Name,
-    /// The struct read at each record's start.
-    pub header: Name,
-    /// The record's size, an expression over the header's fields.
-    pub size: ExprAt,
-    /// Whether `size` counts the header too (`false`: the body alone).
-    pub includes_header: bool,
-    /// Every record starts at a multiple of this from the range's start.
-    pub align: u64,
-    /// Where `align` was written.
-    pub align_pos: Pos,
-    /// A terminator: the record whose header satisfies this ends the stream.
-    pub end: Option<ExprAt>,
-    /// The header field that chooses a layout.
-    pub type_field: Option<Name>,
-    /// Body layouts by type.
-    pub layouts: Vec<StreamLayout>,
-    /// A checksum in every record, checked by a `stream_checksum` step.
-    pub checksum: Option<RecordSum>,
-}
-
-/// A checksum each record carries: over bytes `from..to` of the record, stored as a `u32`
-/// at `stored` (offsets from the record's start, expressions over its header).
-#[derive(Clone, Debug)]
-pub struct RecordSum {
-    /// Algorithm.
-    pub algorithm: Algorithm,
-    /// First byte covered.
-    pub from: ExprAt,
-    /// One past the last byte covered.
-    pub to: ExprAt,
-    /// Where the stored `u32` is.
-    pub stored: ExprAt,
-    /// The stored value is big-endian.
-    pub big: bool,
-    /// Where the checksum was written.
-    pub pos: Pos,
-}
-
-/// The steps over a stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamStep {
-    /// `stream_fits`: walk every record.
-    Fits,
-    /// `stream_checksum`: every record's checksum matches.
-    Checksum,
-}
-
-/// The body layout of the records of one type.
-#[derive(Clone, Debug)]
-pub struct StreamLayout {
-    /// The collection's name (every body of this type).
-    pub collection: Name,
-    /// The type value (a number, a constant or `Enum.value`).
-    pub value: ExprAt,
-    /// The body struct.
-    pub record: Name,
-    /// Documentation.
-    pub doc: String,
-}
-
-/// The `file` key of this module.
-pub const FILE_KEY: &str = "streams";
-
-/// Read `streams:` of a file.
-pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
-    let mut out = Vec::new();
-    let Some(ss) = m.opt(FILE_KEY) else {
-        return out;
-    };
-    for (sname, v) in named_entries(ss, "streams", d) {
-        let Some(mut sm) = MapReader::new(v, &format!("stream `{}`", sname.text), d) else {
-            continue;
-        };
-        let sdoc = doc(&mut sm, d);
-        let range = sm.req("range", d).and_then(|n| name(n, "range", d));
-        let header = sm.req("header", d).and_then(|n| name(n, "header", d));
-        let size = sm.req("size", d).and_then(|n| expr_at(n, "size", d));
-        let includes_header = sm
-            .opt("includes_header")
-            .and_then(|n| boolean(n, "includes_header", d))
-            .unwrap_or(false);
-        let align_node = sm.opt("align");
-        let align = align_node.and_then(|n| uint(n, "align", d)).unwrap_or(1);
-        let align_pos = align_node.map_or(sname.pos, |n| n.pos);
-        let end = sm.opt("end").and_then(|n| expr_at(n, "end", d));
-        let type_field = sm.opt("type").and_then(|n| name(n, "type", d));
-        let checksum = sm.opt("checksum").and_then(|cn| {
-            let mut cm = MapReader::new(cn, &format!("checksum of stream `{}`", sname.text), d)?;
-            let algorithm = crate::schema::algorithm(&mut cm, d);
-            let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
-            let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
-            let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
-            let big = cm.opt("byte_order").and_then(|n| {
-                let s = string(n, "byte_order", d)?;
-                match s.as_str() {
-                    "big" => Some(true),
-                    "little" => Some(false),
-                    _ => {
-                        d.error(n.pos, format!("byte_order `{s}`: little or big"));
-                        None
-                    }
-                }
-            });
-            cm.finish(&["algorithm", "from", "to", "stored", "byte_order"], d);
-            Some(RecordSum {
-                algorithm: algorithm?,
-                from: from?,
-                to: to?,
-                stored: stored?,
-                big: big.unwrap_or(false),
-                pos: cn.pos,
-            })
-        });
-        let mut layouts = Vec::new();
-        if let Some(ls) = sm.opt("layouts") {
-            for (cname, lv) in named_entries(ls, "layouts", d) {
-                let Some(mut lm) = MapReader::new(lv, &format!("layout `{}`", cname.text), d)
-                else {
-                    continue;
-                };
-                let ldoc = doc(&mut lm, d);
-                let value = lm.req("type", d).and_then(|n| expr_at(n, "type", d));
-                let record = lm.req("record", d).and_then(|n| name(n, "record", d));
-                lm.finish(&["doc", "type", "record"], d);
-                if let (Some(value), Some(record)) = (value, record) {
-                    layouts.push(StreamLayout {
-                        collection: cname,
-                        value,
-                        record,
-                        doc: ldoc,
-                    });
-                }
-            }
-        }
-        sm.finish(
-            &[
-                "doc",
-                "range",
-                "header",
-                "size",
-                "includes_header",
-                "align",
-                "end",
-                "type",
-                "layouts",
-                "checksum",
-            ],
-            d,
-        );
-        if let (Some(range), Some(header), Some(size)) = (range, header, size) {
-            out.push(Stream {
-                name: sname,
-                doc: sdoc,
-                range,
-                header,
-                size,
-                includes_header,
-                align,
-                align_pos,
-                end,
-                type_field,
-                layouts,
-                checksum,
-            });
-        }
-    }
-    out
-}
-
-fn dummy(pos: Pos) -> ExprAt {
-    ExprAt {
-        expr: Expr::Num(0),
-        text: "0".to_string(),
-        pos,
-    }
-}
-
-/// The stream's records as a table (its header struct), for `for_each` scopes.
-#[must_use]
-pub fn stream_table(s: &Stream) -> Table {
-    Table {
-        name: s.name.clone(),
-        doc: s.doc.clone(),
-        record: s.header.clone(),
-        at: dummy(s.name.pos),
-        count: dummy(s.name.pos),
-        stride: dummy(s.name.pos),
-    }
-}
-
-/// The file's streams and their per-type collections as tables (for `for_each`, `count()`
-/// and name resolution), streams first.
-#[must_use]
-pub fn tables(file: &File) -> Vec<Table> {
-    let mut out: Vec<Table> = file.streams.iter().map(stream_table).collect();
-    for s in &file.streams {
-        out.extend(s.layouts.iter().map(|l| Table {
-            name: l.collection.clone(),
-            doc: l.doc.clone(),
-            record: l.record.clone(),
-            at: dummy(l.collection.pos),
-            count: dummy(l.collection.pos),
-            stride: dummy(l.collection.pos),
-        }));
-    }
-    out
-}
-
-/// The stream named `name`.
-#[must_use]
-pub fn stream<'a>(file: &'a File, name: &str) -> Option<&'a Stream> {
-    file.streams.iter().find(|s| s.name.text == name)
-}
-
-/// The stream and layout of the collection named `name`.
-#[must_use]
-pub fn collection<'a>(file: &'a File, name: &str) -> Option<(&'a Stream, &'a StreamLayout)> {
-    file.streams.iter().find_map(|s| {
-        s.layouts
-            .iter()
-            .find(|l| l.collection.text == name)
-            .map(|l| (s, l))
-    })
-}
-
-/// Whether struct `sname` is a stream's header or a body layout (its view has `index()`).
-#[must_use]
-pub fn is_record_struct(file: &File, sname: &str) -> bool {
-    file.streams
-        .iter()
-        .any(|s| s.header.text == sname || s.layouts.iter().any(|l| l.record.text == sname))
-}
-
-/// Whether `name` is a stream or a stream's collection.
-#[must_use]
-pub fn is_target(file: &File, name: &str) -> bool {
-    stream(file, name).is_some() || collection(file, name).is_some()
-}
+use crate::expr::Expr;
+use crate::schema::Name;
+use crate::schema::streams::{Stream, StreamLayout, StreamStep};
 
 /// The type field of a stream's header: (offset, integer type, big-endian).
 #[must_use]
 pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy, bool)> {
     let tf = s.type_field.as_ref()?;
-    let (i, off, kind) = crate::ext::field_of(c, &s.header.text, &tf.text)?;
+    let (i, off, kind) = crate::check::ext::field_of(c, &s.header.text, &tf.text)?;
     let big = c
         .strukt(&s.header.text)
         .and_then(|st| st.fields.get(i))
@@ -311,9 +43,9 @@ pub fn layout_value(c: &Checked, l: &StreamLayout) -> Option<u64> {
 }
 
 /// A struct's size, when it has a fixed layout.
-fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
+pub(crate) fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
     let st = c.strukt(sname)?;
-    if crate::ext::is_gated(st) {
+    if crate::check::lookup::is_gated(st) {
         return None;
     }
     c.layouts.get(sname).map(|l| l.size)
@@ -324,7 +56,7 @@ fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
 #[must_use]
 pub fn size_is_field(c: &Checked, s: &Stream) -> bool {
     let t = stream_table(s);
-    crate::check::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
+    crate::check::expr::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
         .and_then(|(_, fi)| c.layouts.get(&s.header.text)?.fields.get(fi).map(|f| f.1))
         .is_some_and(|k| matches!(k, FieldKind::Int(t) if !t.signed()))
 }
@@ -401,7 +133,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         if let Some(k) = &s.checksum {
             let checked = file.validate.iter().any(|x| {
-                matches!(x, crate::schema::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
+                matches!(x, crate::schema::top::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
             });
             if !checked {
                 d.error(
@@ -422,7 +154,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         if let Some(tf) = tf
             && c.strukt(&s.header.text).is_some()
         {
-            match crate::ext::field_of(c, &s.header.text, &tf.text) {
+            match crate::check::ext::field_of(c, &s.header.text, &tf.text) {
                 None => d.error(
                     tf.pos,
                     format!(

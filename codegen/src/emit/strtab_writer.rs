@@ -16,139 +16,26 @@
 //! Plan fields: `<s>_at` (the offset the string, or the first record's string, gets) and
 //! `<s>_place` (where offset 0 is), `<R>_at` and `<R>_len` for a built range.
 //!
-//! Hooks: `strings.rs` (`writable`, the checks, the writes), `writer.rs` (the built ranges'
-//! plan and length, the specs' fields, the records' offset fields), `check.rs` (`check`).
+//! Hooks: `check/strings.rs` (`writable`), `emit/strings.rs` (the writes), `emit/writer.rs`
+//! (the built ranges' plan and length, the specs' fields, the records' offset fields),
+//! `emit/dir_writer.rs` (a file's string), `check/top.rs` (`check`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{Checked, FieldKind, Owner, Scope, single_field};
-use crate::diag::Diags;
-use crate::schema::{Range, Step, Table};
-use crate::strings::{StrStep, StringDef};
-
-/// Whether the writer builds file-level range `name`: some string of a schema with a
-/// `writer` lies in it.
-pub(crate) fn is_built(c: &Checked, name: &str) -> bool {
-    c.schema.file.writer.is_some()
-        && c.schema
-            .file
-            .strings
-            .iter()
-            .any(|s| s.range.as_ref().is_some_and(|r| r.text == name))
-}
-
-/// The record field (index) a record's string's offset is, when it is one integer field
-/// of the record.
-pub(crate) fn record_offset_field(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
-    let t = s
-        .table
-        .as_ref()
-        .and_then(|t| c.table(&t.text))
-        .ok_or("its table is not a table of the file")?;
-    match single_field(c, &s.offset.expr, Scope::RecordOnly(t)) {
-        Some((Owner::Record, i))
-            if c.layouts
-                .get(&t.record.text)
-                .and_then(|l| l.fields.get(i))
-                .is_some_and(|f| matches!(f.1, FieldKind::Int(_))) =>
-        {
-            Ok(i)
-        }
-        _ => Err("its offset is not one integer field of the record the writer could set"),
-    }
-}
-
-/// Whether a `string_utf8` step checks string `name` anywhere (the writer then takes `&str`).
-pub(crate) fn utf8_checked(steps: &[Step], name: &str) -> bool {
-    steps.iter().any(|s| match s {
-        Step::Str(StrStep::Utf8 { string, .. }) => string.text == name,
-        Step::ForEach { steps, .. } => utf8_checked(steps, name),
-        Step::When { step, .. } => utf8_checked(std::slice::from_ref(&**step), name),
-        _ => false,
-    })
-}
+use crate::check::{Checked, FieldKind};
+use crate::schema::strings::StringDef;
+use crate::schema::{Range, Table};
 
 /// The bytes a string takes besides its own: its NUL, or its length word.
 fn extra(s: &StringDef) -> Literal {
     Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()))
 }
 
-/// The record strings of table `t` the writer writes, with their offset field.
-pub(crate) fn record_strings<'c>(c: &'c Checked, t: &Table) -> Vec<(&'c StringDef, usize)> {
-    if c.schema.file.writer.is_none() {
-        return Vec::new();
-    }
-    c.schema
-        .file
-        .strings
-        .iter()
-        .filter(|s| s.table.as_ref().is_some_and(|x| x.text == t.name.text))
-        .filter_map(|s| record_offset_field(c, s).ok().map(|i| (s, i)))
-        .collect()
-}
-
-/// A built range's or a record string's own checks (the string's own are in
-/// `strings::check_defs`): a built range is placed by `writer.order` and its offset and
-/// length are header fields the writer sets; a record's string does not take the name of
-/// an input field of the record's spec.
-pub(crate) fn check(c: &Checked, d: &mut Diags) {
-    let file = &c.schema.file;
-    let Some(w) = &file.writer else { return };
-    for r in file.ranges.iter().filter(|r| r.table.is_none()) {
-        if !is_built(c, &r.name.text) {
-            continue;
-        }
-        let n = &r.name.text;
-        if !w.order.iter().any(|x| &x.text == n) {
-            d.error(
-                r.name.pos,
-                format!("range `{n}` holds strings, so the writer builds it and places it: `writer.order` must name it"),
-            );
-        }
-        for (what, e) in [("offset", &r.offset), ("length", &r.length)] {
-            if !matches!(
-                single_field(c, &e.expr, Scope::Top),
-                Some((Owner::Header, _))
-            ) {
-                d.error(
-                    e.pos,
-                    format!("range `{n}` holds strings, which the writer builds into it: its {what} must be one header field, for the writer to set (`{}` is not)", e.text),
-                );
-            }
-        }
-    }
-    for s in &file.strings {
-        let Some(t) = s.table.as_ref().and_then(|t| c.table(&t.text)) else {
-            continue;
-        };
-        let Some(st) = c.strukt(&t.record.text) else {
-            continue;
-        };
-        // A record string's own offset field is derived, so not in the spec.
-        let offsets: Vec<usize> = record_strings(c, t).iter().map(|x| x.1).collect();
-        if record_offset_field(c, s).is_ok()
-            && st
-                .fields
-                .iter()
-                .enumerate()
-                .any(|(i, f)| f.name.text == s.name.text && !offsets.contains(&i))
-        {
-            d.error(
-                s.name.pos,
-                format!(
-                    "string `{}`: the writer's `{}Spec` takes the string as its field `{}`, which `{}` already has; rename the string",
-                    s.name.text, t.record.text, s.name.text, t.record.text
-                ),
-            );
-        }
-    }
-}
-
 /// `bytes` tokens of record string `s` of `spec`.
 fn spec_bytes(c: &Checked, s: &StringDef, spec: &TokenStream) -> TokenStream {
     let n = format_ident!("{}", s.name.text);
-    if utf8_checked(&c.schema.file.validate, &s.name.text) {
+    if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text) {
         quote!(#spec.#n.as_bytes())
     } else {
         quote!(#spec.#n)
@@ -157,7 +44,7 @@ fn spec_bytes(c: &Checked, s: &StringDef, spec: &TokenStream) -> TokenStream {
 
 /// The spec fields of table `t`'s record strings.
 pub(crate) fn spec_fields(c: &Checked, t: &Table) -> Vec<TokenStream> {
-    record_strings(c, t)
+    crate::check::strtab_writer::record_strings(c, t)
         .into_iter()
         .map(|(s, _)| {
             let n = format_ident!("{}", s.name.text);
@@ -169,7 +56,7 @@ pub(crate) fn spec_fields(c: &Checked, t: &Table) -> Vec<TokenStream> {
                 " String `{}` of the record, {what}; the record's offset field gets its place.",
                 s.name.text
             );
-            if utf8_checked(&c.schema.file.validate, &s.name.text) {
+            if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text) {
                 quote!(#[doc = #doc] pub #n: &'a str,)
             } else {
                 quote!(#[doc = #doc] pub #n: &'a [u8],)
@@ -190,7 +77,7 @@ pub(crate) fn record_offsets(c: &Checked, t: &Table) -> (TokenStream, Vec<(usize
     };
     let mut inits = Vec::new();
     let mut sets = Vec::new();
-    for (s, i) in record_strings(c, t) {
+    for (s, i) in crate::check::strtab_writer::record_strings(c, t) {
         let (Some(f), Some(&(off, FieldKind::Int(ity)))) = (st.fields.get(i), l.fields.get(i))
         else {
             continue;
@@ -254,11 +141,9 @@ pub(crate) fn plan_step(
     let mut inits = Vec::new();
     let mut step = Vec::new();
     let rel = format_ident!("rel");
-    if let Some(r) = file
-        .ranges
-        .iter()
-        .find(|r| r.name.text == item && r.table.is_none() && is_built(c, item))
-    {
+    if let Some(r) = file.ranges.iter().find(|r| {
+        r.name.text == item && r.table.is_none() && crate::check::strtab_writer::is_built(c, item)
+    }) {
         let at = format_ident!("{}_at", r.name.text);
         let len = format_ident!("{}_len", r.name.text);
         step.push(quote! {
@@ -287,7 +172,7 @@ pub(crate) fn plan_step(
         s.name.text == item
             && s.range.is_none()
             && s.table.is_some()
-            && record_offset_field(c, s).is_ok()
+            && crate::check::strtab_writer::record_offset_field(c, s).is_ok()
     }) {
         let sat = format_ident!("{}_at", s.name.text);
         let place = format_ident!("{}_place", s.name.text);
@@ -315,8 +200,8 @@ fn in_range<'c>(c: &'c Checked, r: &Range) -> Vec<&'c StringDef> {
         .iter()
         .filter(|s| s.range.as_ref().is_some_and(|x| x.text == r.name.text))
         .filter(|s| match &s.table {
-            Some(_) => record_offset_field(c, s).is_ok(),
-            None => crate::strings::writable(c, s).is_ok(),
+            Some(_) => crate::check::strtab_writer::record_offset_field(c, s).is_ok(),
+            None => crate::check::strings::writable(c, s).is_ok(),
         })
         .collect()
 }
@@ -353,7 +238,8 @@ fn write_one(s: &StringDef, bytes: &TokenStream, at: &TokenStream) -> TokenStrea
 /// variable: for a directory writer (`dir_writer.rs`).
 pub(crate) fn write_string(c: &Checked, s: &StringDef, at: &proc_macro2::Ident) -> TokenStream {
     let n = format_ident!("{}", s.name.text);
-    let bytes = if utf8_checked(&c.schema.file.validate, &s.name.text) {
+    let bytes = if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text)
+    {
         quote!(self.#n.as_bytes())
     } else {
         quote!(self.#n)
@@ -375,7 +261,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
         let sat = format_ident!("{}_at", s.name.text);
         let place = format_ident!("{}_place", s.name.text);
         match (&s.table, &s.range) {
-            (Some(t), _) if record_offset_field(c, s).is_ok() => {
+            (Some(t), _) if crate::check::strtab_writer::record_offset_field(c, s).is_ok() => {
                 let Some(t) = c.table(&t.text) else { continue };
                 let tn = format_ident!("{}", t.name.text);
                 let bytes = spec_bytes(c, s, &quote!(spec));
@@ -395,7 +281,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
                     }
                 });
             }
-            (None, Some(_)) if crate::strings::writable(c, s).is_ok() => {
+            (None, Some(_)) if crate::check::strings::writable(c, s).is_ok() => {
                 let n = format_ident!("{}", s.name.text);
                 let one = write_one(
                     s,

@@ -10,18 +10,16 @@
 //! or length `header.slices[0].offset`, a count, an `expect` constant, a checksum) is
 //! written over the value given, after it: [`leaf_of`] finds it, [`set_leaf`] writes it.
 //!
-//! Hooks: `emit::module` (the value types), `check::generated_names` (their names),
-//! `writer.rs` (inputs and derived leaves), `dir_writer.rs` and `stream_emit.rs` (inputs).
+//! Hooks: `emit/top.rs` (the value types), `check/top.rs` (their names and
+//! `check/nested_writer.rs`'s checks), `emit/writer.rs` (inputs and derived leaves),
+//! `emit/dir_writer.rs` and `emit/stream.rs` (inputs).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
-use crate::diag::Diags;
+use crate::check::{Checked, FieldKind, Leaf, Owner, Resolved, Scope};
 use crate::expr::Expr;
-use crate::nested::Leaf;
 use crate::schema::IntTy;
-use crate::yaml::Pos;
 
 fn lit(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
@@ -36,41 +34,6 @@ pub(crate) fn value_ident(c: &Checked, si: usize) -> proc_macro2::Ident {
             .get(si)
             .map_or("Missing", |s| s.name.text.as_str())
     )
-}
-
-/// The structs some field has as its type (index into `Schema::structs`), in schema order.
-fn used(c: &Checked) -> Vec<usize> {
-    let mut out = Vec::new();
-    for st in &c.schema.structs {
-        let Some(l) = c.layouts.get(&st.name.text) else {
-            continue;
-        };
-        for (_, k) in &l.fields {
-            if let FieldKind::Struct(i, _) | FieldKind::Structs(i, _, _) = k
-                && !out.contains(i)
-            {
-                out.push(*i);
-            }
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
-/// The names of the value types, with where the struct is named, for the checker's list of
-/// generated types (two of one name would not compile).
-pub(crate) fn generated_names(c: &Checked) -> Vec<(String, Pos, String)> {
-    used(c)
-        .into_iter()
-        .filter_map(|si| c.schema.structs.get(si))
-        .map(|st| {
-            (
-                format!("{}Value", st.name.text),
-                st.name.pos,
-                format!("the writer's value of struct `{}`", st.name.text),
-            )
-        })
-        .collect()
 }
 
 /// The writer's input type of a struct-typed field and its default (`ZERO`), `None` for
@@ -137,38 +100,11 @@ pub(crate) fn leaf_store(c: &Checked, l: Leaf) -> Option<(IntTy, bool)> {
     Some((t, f.big))
 }
 
-/// The writer cannot set a flag bit inside a struct-typed field when a record carries a
-/// range's bytes (it sets a flags field of the record itself): refused at the `when`.
-pub(crate) fn check(c: &Checked, d: &mut Diags) {
-    let file = &c.schema.file;
-    if file.writer.is_none() {
-        return;
-    }
-    for r in &file.ranges {
-        let (Some(t), Some(w)) = (&r.table, &r.when) else {
-            continue;
-        };
-        let Some(t) = file.tables.iter().find(|x| x.name.text == t.text) else {
-            continue;
-        };
-        if let Expr::Ref(p) = &w.expr
-            && let Ok(Resolved::Nested(_, l)) = c.resolve(p, Scope::RecordOnly(t))
-            && l.bit.is_some()
-        {
-            d.error(
-                w.pos,
-                format!(
-                    "range `{}`: its `when` is a flag bit inside a struct-typed field (`{}`), which the writer cannot set for a record that carries the bytes yet; use a flags field of the record itself, or drop `writer`",
-                    r.name.text, w.text
-                ),
-            );
-        }
-    }
-}
-
 /// The value types (empty when no field has a struct type).
 pub(crate) fn value_types(c: &Checked) -> TokenStream {
-    let items = used(c).into_iter().filter_map(|si| value_type(c, si));
+    let items = crate::check::nested_writer::used(c)
+        .into_iter()
+        .filter_map(|si| value_type(c, si));
     quote!(#(#items)*)
 }
 
@@ -234,7 +170,7 @@ fn value_type(c: &Checked, si: usize) -> Option<TokenStream> {
                 } else {
                     // (Refused inside a struct-typed field: `nested::check_struct`.)
                     let first =
-                        format_ident!("{}", crate::emit::camel(&en.values.first()?.name.text));
+                        format_ident!("{}", crate::names::camel(&en.values.first()?.name.text));
                     (
                         quote!(#ety::#first),
                         quote!(match #ety::from_raw(#r) { Some(v) => v, None => #ety::#first }),

@@ -1,0 +1,704 @@
+//! Checks of the directory-era constructs (loaded in `schema/ext.rs`): bit-field words,
+//! composed values, located records, section directories, slots and their steps.
+
+use crate::check::expr::{check_expr, single_field};
+use crate::check::lookup::is_gated;
+use crate::check::{Checked, FieldKind, Layout, Scope, StepState};
+use crate::diag::Diags;
+use crate::expr::{Expr, ExprAt};
+use crate::schema::ext::{
+    Bitfield, DirChecksum, DirChecksumKind, Directory, ExtStep, SectionLayout, range_mask,
+};
+use crate::schema::top::{File, Schema, Struct};
+use crate::schema::{IntTy, Name, Table};
+use crate::yaml::Pos;
+
+/// Ranges inside the word, no overlap, unique names.
+pub fn check_bitfield(b: &Bitfield, d: &mut Diags) {
+    let bits = b.repr.bytes().saturating_mul(8);
+    let mut used = 0u64;
+    let mut names: Vec<&str> = Vec::new();
+    for f in &b.fields {
+        if names.contains(&f.name.text.as_str()) {
+            d.error(
+                f.name.pos,
+                format!(
+                    "duplicate range `{}` in bitfields `{}`",
+                    f.name.text, b.name.text
+                ),
+            );
+        }
+        names.push(&f.name.text);
+        if f.hi >= bits {
+            d.error(
+                f.pos,
+                format!(
+                    "bits {}..{} of `{}` do not fit the repr {}",
+                    f.lo,
+                    f.hi,
+                    f.name.text,
+                    b.repr.rust()
+                ),
+            );
+            continue;
+        }
+        let mask = range_mask(f.lo, f.hi);
+        if used & mask != 0 {
+            d.error(
+                f.pos,
+                format!(
+                    "bits {}..{} of `{}` overlap another range",
+                    f.lo, f.hi, f.name.text
+                ),
+            );
+        }
+        used |= mask;
+    }
+}
+
+/// Composed values name two `u32` fields; `since` fields only in a struct that is not at a
+/// fixed offset of a table.
+pub fn check_struct(schema: &Schema, st: &Struct, l: &Layout, d: &mut Diags) {
+    let _ = schema;
+    for c in &st.composed {
+        for part in [&c.low, &c.high] {
+            match st.fields.iter().position(|f| f.name.text == part.text) {
+                None => d.error(
+                    part.pos,
+                    format!(
+                        "composed `{}` names `{}`, which is not a field of `{}`",
+                        c.name.text, part.text, st.name.text
+                    ),
+                ),
+                Some(i) => {
+                    if !matches!(
+                        l.fields.get(i).map(|f| f.1),
+                        Some(FieldKind::Int(IntTy::U32))
+                    ) {
+                        d.error(
+                            part.pos,
+                            format!(
+                                "composed `{}`: `{}` must be a u32 field",
+                                c.name.text, part.text
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let mut gated = false;
+    for f in &st.fields {
+        if let (Some((s, _)), Some((u, pos))) = (f.since, f.until)
+            && u <= s
+        {
+            d.error(pos, format!("field `{}`: `until` {u:#x} is not above `since` {s:#x}, so the field is never present", f.name.text));
+        }
+        match (f.is_gated(), f.offset) {
+            (true, Some((_, pos))) => d.error(pos, format!("field `{}` has `since` or `until`, so its offset depends on the gate and cannot be stated", f.name.text)),
+            (true, None) => gated = true,
+            (false, Some((_, pos))) if gated => d.error(pos, format!("field `{}` follows a `since` or `until` field, so its offset depends on the gate and cannot be stated", f.name.text)),
+            _ => {}
+        }
+    }
+    if gated {
+        if let Some((_, pos)) = st.size {
+            d.error(pos, format!("struct `{}` has `since` or `until` fields, so its size depends on the gate and cannot be stated", st.name.text));
+        }
+        if !st.composed.is_empty() {
+            d.error(
+                st.name.pos,
+                format!(
+                    "struct `{}` has `since` or `until` fields and composed values: not supported together",
+                    st.name.text
+                ),
+            );
+        }
+    }
+}
+
+/// The file's collections as tables (for `for_each` scopes and resolution).
+pub fn collections(file: &File) -> Vec<Table> {
+    let dummy = |pos| ExprAt {
+        expr: Expr::Num(0),
+        text: "0".to_string(),
+        pos,
+    };
+    file.ext
+        .directories
+        .iter()
+        .flat_map(|dir| dir.layouts.iter())
+        .map(|l| Table {
+            name: l.collection.clone(),
+            doc: l.doc.clone(),
+            record: l.record.clone(),
+            at: dummy(l.collection.pos),
+            count: dummy(l.collection.pos),
+            stride: dummy(l.collection.pos),
+        })
+        .collect()
+}
+
+/// The directory a collection belongs to, and its layout.
+pub fn collection_of<'a>(file: &'a File, name: &str) -> Option<(&'a Directory, &'a SectionLayout)> {
+    file.ext.directories.iter().find_map(|dir| {
+        dir.layouts
+            .iter()
+            .find(|l| l.collection.text == name)
+            .map(|l| (dir, l))
+    })
+}
+
+/// The field index of `name` in struct `sname` and its kind.
+pub fn field_of(c: &Checked, sname: &str, name: &str) -> Option<(usize, u64, FieldKind)> {
+    let st = c.strukt(sname)?;
+    let i = st.fields.iter().position(|f| f.name.text == name)?;
+    let (off, kind) = *c.layouts.get(sname)?.fields.get(i)?;
+    Some((i, off, kind))
+}
+
+/// The directory's type field: its kind, the struct it is in, and its integer type.
+pub fn type_field<'a>(c: &'a Checked, dir: &Directory) -> Option<(&'a Table, FieldKind, IntTy)> {
+    let t = c
+        .schema
+        .file
+        .tables
+        .iter()
+        .find(|t| t.name.text == dir.table.text)?;
+    let (_, _, kind) = field_of(c, &t.record.text, &dir.type_field.text)?;
+    let ty = match kind {
+        FieldKind::Int(t) => t,
+        FieldKind::Enum(e) => c.schema.enums.get(e)?.repr,
+        _ => return None,
+    };
+    Some((t, kind, ty))
+}
+
+/// An unsigned number written as decimal or `0x` hex (with `_` separators).
+pub(crate) fn number(text: &str) -> Option<u64> {
+    let s = text.trim().replace('_', "");
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None if s.starts_with(|ch: char| ch.is_ascii_digit()) => s.parse().ok(),
+        None => None,
+    }
+}
+
+/// The number a section type is named by in a directory (`layouts` keys, a slot region):
+/// a value of the type field's enum by name, else a constant, else a number (`0x70000003`).
+pub fn type_value(c: &Checked, dir: &Directory, value: &str) -> Option<u64> {
+    let (_, kind, _) = type_field(c, dir)?;
+    if let FieldKind::Enum(e) = kind
+        && let Some(v) = c
+            .schema
+            .enums
+            .get(e)
+            .and_then(|en| en.values.iter().find(|v| v.name.text == value))
+    {
+        return Some(v.value);
+    }
+    if let Some(k) = c.schema.constants.iter().find(|k| k.name.text == value) {
+        return Some(k.value);
+    }
+    number(value)
+}
+
+/// The section types a directory keeps a count (and first index) for, ascending: the
+/// values of its type field's enum, its layouts' and its slot regions' types. The
+/// bookkeeping is one slot per type the schema names, found by matching (or, when they
+/// are exactly `0..n`, by the value itself), never one per possible value.
+pub fn type_slots(c: &Checked, dir: &Directory) -> Vec<u64> {
+    let mut v: Vec<u64> = Vec::new();
+    if let Some((_, FieldKind::Enum(e), _)) = type_field(c, dir)
+        && let Some(en) = c.schema.enums.get(e)
+    {
+        v.extend(en.values.iter().map(|x| x.value));
+    }
+    v.extend(
+        dir.layouts
+            .iter()
+            .filter_map(|l| type_value(c, dir, &l.value.text)),
+    );
+    v.extend(
+        c.schema
+            .file
+            .ext
+            .slots
+            .iter()
+            .filter(|s| s.directory.text == dir.name.text)
+            .filter_map(|s| type_value(c, dir, &s.region.text)),
+    );
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Whether a directory's slot types are exactly `0..n`, so a type's slot is its value.
+pub fn slots_dense(slots: &[u64]) -> bool {
+    slots
+        .iter()
+        .enumerate()
+        .all(|(i, v)| u64::try_from(i).is_ok_and(|i| i == *v))
+}
+
+pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut Diags) {
+    match field_of(c, sname, &f.text) {
+        Some((_, _, k)) if k.int_ty(&c.schema).is_some() && !matches!(k, FieldKind::Bits(_)) => {}
+        Some(_) => d.error(
+            f.pos,
+            format!("{what} `{}` must be an integer field of `{sname}`", f.text),
+        ),
+        None => d.error(
+            f.pos,
+            format!("{what} `{}` is not a field of `{sname}`", f.text),
+        ),
+    }
+}
+
+/// Check the records, directories and slots of one file layout.
+pub fn check_file(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    for r in &file.ext.records {
+        match c.strukt(&r.strukt.text) {
+            None => d.error(
+                r.strukt.pos,
+                format!(
+                    "struct `{}` of record `{}` is not defined",
+                    r.strukt.text, r.name.text
+                ),
+            ),
+            Some(st) => match (is_gated(st), &r.gate) {
+                (true, None) => d.error(
+                    r.name.pos,
+                    format!(
+                        "record `{}`: struct `{}` has `since` or `until` fields, so the record needs a `gate`",
+                        r.name.text, st.name.text
+                    ),
+                ),
+                (false, Some(g)) => d.error(
+                    g.pos,
+                    format!(
+                        "record `{}`: struct `{}` has no `since` or `until` field to gate",
+                        r.name.text, st.name.text
+                    ),
+                ),
+                (true, Some(g)) => check_expr(c, g, Scope::Top, false, "gate", d),
+                (false, None) => {}
+            },
+        }
+        check_expr(c, &r.at, Scope::Top, false, "at", d);
+    }
+    for st in &c.schema.structs {
+        if !is_gated(st) {
+            continue;
+        }
+        let misuse = file.header.text == st.name.text
+            || file.tables.iter().any(|t| t.record.text == st.name.text)
+            || c.collections.iter().any(|t| t.record.text == st.name.text);
+        if misuse {
+            d.error(st.name.pos, format!("struct `{}` has `since` or `until` fields: it can only be a located record (with a `gate`)", st.name.text));
+        }
+    }
+    for dir in &file.ext.directories {
+        let Some(t) = file.tables.iter().find(|t| t.name.text == dir.table.text) else {
+            d.error(
+                dir.table.pos,
+                format!(
+                    "directory `{}` names table `{}`, which is not defined",
+                    dir.name.text, dir.table.text
+                ),
+            );
+            continue;
+        };
+        let rec = t.record.text.as_str();
+        match type_field(c, dir) {
+            Some((_, kind, ty)) if !ty.signed() => {
+                let en = match kind {
+                    FieldKind::Enum(e) => c.schema.enums.get(e),
+                    _ => None,
+                };
+                let max = if ty.bytes() >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << ty.bytes().saturating_mul(8)).wrapping_sub(1)
+                };
+                let mut seen: Vec<(u64, &str)> = Vec::new();
+                for l in &dir.layouts {
+                    let Some(v) = type_value(c, dir, &l.value.text) else {
+                        d.error(
+                            l.value.pos,
+                            match en {
+                                Some(en) => format!(
+                                    "layout `{}` is not a value of enum `{}`, a constant or a number",
+                                    l.value.text, en.name.text
+                                ),
+                                None => format!(
+                                    "layout `{}` is not a constant or a number (type `{}` is a plain {})",
+                                    l.value.text,
+                                    dir.type_field.text,
+                                    ty.rust()
+                                ),
+                            },
+                        );
+                        continue;
+                    };
+                    // YAML reads a number key as a number: show it in hex.
+                    let shown = if number(&l.value.text).is_some() {
+                        format!("{v:#x}")
+                    } else {
+                        format!("`{}` ({v:#x})", l.value.text)
+                    };
+                    if v > max {
+                        d.error(
+                            l.value.pos,
+                            format!(
+                                "layout {shown} does not fit type `{}` ({})",
+                                dir.type_field.text,
+                                ty.rust()
+                            ),
+                        );
+                    }
+                    if let Some((_, other)) = seen.iter().find(|(x, _)| *x == v) {
+                        d.error(
+                            l.value.pos,
+                            format!(
+                                "layout {shown} is the section type of layout `{other}` too: a type has one layout"
+                            ),
+                        );
+                    }
+                    seen.push((v, &l.value.text));
+                }
+            }
+            _ => d.error(
+                dir.type_field.pos,
+                format!(
+                    "type `{}` must be a field of `{rec}` with an unsigned integer or enum type",
+                    dir.type_field.text
+                ),
+            ),
+        }
+        int_field(c, rec, &dir.entry_size, "entry_size", d);
+        if !file.ranges.iter().any(|r| {
+            r.name.text == dir.payload.text
+                && r.table.as_ref().is_some_and(|x| x.text == t.name.text)
+        }) {
+            d.error(
+                dir.payload.pos,
+                format!(
+                    "payload `{}` must be a per-record range of table `{}`",
+                    dir.payload.text, t.name.text
+                ),
+            );
+        }
+        for l in &dir.layouts {
+            match c.layouts.get(&l.record.text) {
+                None => d.error(
+                    l.record.pos,
+                    format!("record struct `{}` is not defined", l.record.text),
+                ),
+                Some(lay) if lay.size == 0 => d.error(
+                    l.record.pos,
+                    format!("record struct `{}` is empty", l.record.text),
+                ),
+                Some(_) => {}
+            }
+        }
+        for k in &dir.checksums {
+            match &k.kind {
+                DirChecksumKind::Records {
+                    records,
+                    target,
+                    stored,
+                } => match dir
+                    .layouts
+                    .iter()
+                    .find(|l| l.collection.text == records.text)
+                {
+                    None => d.error(
+                        records.pos,
+                        format!(
+                            "records `{}` is not a collection of directory `{}`",
+                            records.text, dir.name.text
+                        ),
+                    ),
+                    Some(l) => {
+                        int_field(c, &l.record.text, target, "target", d);
+                        int_field(c, &l.record.text, stored, "stored", d);
+                    }
+                },
+                DirChecksumKind::Payloads { zero, stored } => {
+                    for (col, f) in zero {
+                        match dir.layouts.iter().find(|l| l.collection.text == col.text) {
+                            None => d.error(
+                                col.pos,
+                                format!(
+                                    "`{}` is not a collection of directory `{}`",
+                                    col.text, dir.name.text
+                                ),
+                            ),
+                            Some(l) => int_field(c, &l.record.text, f, "zero field", d),
+                        }
+                    }
+                    check_expr(c, stored, Scope::Top, false, "stored", d);
+                    if !matches!(
+                        single_field(c, &stored.expr, Scope::Top),
+                        Some((crate::check::Owner::Header, _))
+                    ) {
+                        d.error(
+                            stored.pos,
+                            format!("stored `{}` must name one header field", stored.text),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let names = file
+        .ext
+        .directories
+        .iter()
+        .flat_map(|x| x.checksums.iter().map(|k| &k.name))
+        .chain(file.checksums.iter().map(|k| &k.name));
+    let mut seen: Vec<&str> = Vec::new();
+    for n in names {
+        if seen.contains(&n.text.as_str()) {
+            d.error(n.pos, format!("duplicate checksum name `{}`", n.text));
+        }
+        seen.push(&n.text);
+    }
+    for s in &file.ext.slots {
+        let Some(dir) = file
+            .ext
+            .directories
+            .iter()
+            .find(|x| x.name.text == s.directory.text)
+        else {
+            d.error(
+                s.directory.pos,
+                format!(
+                    "slots `{}` names directory `{}`, which is not defined",
+                    s.name.text, s.directory.text
+                ),
+            );
+            continue;
+        };
+        if type_value(c, dir, &s.region.text).is_none() {
+            d.error(
+                s.region.pos,
+                format!(
+                    "region `{}` is not a section type of directory `{}`",
+                    s.region.text, dir.name.text
+                ),
+            );
+        }
+        match dir
+            .layouts
+            .iter()
+            .find(|l| l.collection.text == s.entries.text)
+        {
+            None => d.error(
+                s.entries.pos,
+                format!(
+                    "entries `{}` is not a collection of directory `{}`",
+                    s.entries.text, dir.name.text
+                ),
+            ),
+            Some(l) => {
+                int_field(c, &l.record.text, &s.offset, "offset", d);
+                int_field(c, &l.record.text, &s.size, "size", d);
+            }
+        }
+        if !s.align.is_power_of_two() {
+            d.error(
+                s.align_pos,
+                format!("slot align {} is not a power of two", s.align),
+            );
+        }
+    }
+}
+
+/// The directory checksum named `name`, with its directory.
+pub fn dir_checksum<'a>(file: &'a File, name: &str) -> Option<(&'a Directory, &'a DirChecksum)> {
+    file.ext.directories.iter().find_map(|dir| {
+        dir.checksums
+            .iter()
+            .find(|k| k.name.text == name)
+            .map(|k| (dir, k))
+    })
+}
+
+pub(crate) fn need_top(scope: Scope<'_>, what: &Name, d: &mut Diags) {
+    if !matches!(scope, Scope::Top) {
+        d.error(
+            what.pos,
+            format!(
+                "`{}`: this step runs at file level, not inside a for_each",
+                what.text
+            ),
+        );
+    }
+}
+
+pub(crate) fn need_collection(st: &StepState, name: &str, pos: Pos, d: &mut Diags) {
+    if !st.tables_fitted.iter().any(|t| t == name) {
+        d.error(pos, format!("collection `{name}` is used before its directory's entry_size step makes it readable"));
+    }
+}
+
+/// Check one step of this module.
+pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState, d: &mut Diags) {
+    let file = &c.schema.file;
+    match x {
+        ExtStep::RecordFits { record, within, .. } => {
+            need_top(scope, record, d);
+            check_expr(c, within, scope, false, "within", d);
+            if !file.ext.records.iter().any(|r| r.name.text == record.text) {
+                d.error(
+                    record.pos,
+                    format!("record_fits names `{}`, which is not a record", record.text),
+                );
+            }
+            st.records_bound.push(record.text.clone());
+        }
+        ExtStep::EntrySize { directory, .. } => {
+            let Some(dir) = file
+                .ext
+                .directories
+                .iter()
+                .find(|x| x.name.text == directory.text)
+            else {
+                d.error(
+                    directory.pos,
+                    format!(
+                        "entry_size names `{}`, which is not a directory",
+                        directory.text
+                    ),
+                );
+                return;
+            };
+            if !matches!(scope, Scope::Record(t) if t.name.text == dir.table.text) {
+                d.error(
+                    directory.pos,
+                    format!(
+                        "entry_size `{}` belongs inside `for_each: {}`",
+                        directory.text, dir.table.text
+                    ),
+                );
+            }
+            if !st.ranges_fitted.contains(&dir.payload.text) {
+                d.error(
+                    directory.pos,
+                    format!(
+                        "entry_size `{}` comes before the range_fits step of its payload `{}`",
+                        directory.text, dir.payload.text
+                    ),
+                );
+            }
+            st.tables_fitted
+                .extend(dir.layouts.iter().map(|l| l.collection.text.clone()));
+        }
+        ExtStep::Items {
+            array,
+            first,
+            check,
+            ..
+        } => {
+            let Scope::Record(t) = scope else {
+                d.error(array.pos, "items runs inside a for_each");
+                return;
+            };
+            if !matches!(
+                field_of(c, &t.record.text, &array.text),
+                Some((_, _, FieldKind::Array(..)))
+            ) {
+                d.error(
+                    array.pos,
+                    format!(
+                        "items `{}` must be an array field of `{}`",
+                        array.text, t.record.text
+                    ),
+                );
+            }
+            if let Some(f) = first {
+                check_expr(c, f, scope, false, "first", d);
+            }
+            match &check.expr {
+                Expr::Bin(op, l, r)
+                    if op.is_comparison()
+                        && matches!(&**l, Expr::Ref(p) if p.len() == 1 && p.first().is_some_and(|x| x == "item")) =>
+                {
+                    let rhs = ExprAt {
+                        expr: (**r).clone(),
+                        text: check.text.clone(),
+                        pos: check.pos,
+                    };
+                    check_expr(c, &rhs, scope, false, "check", d);
+                }
+                _ => d.error(
+                    check.pos,
+                    format!(
+                        "check `{}` must be `item <comparison> <number>`",
+                        check.text
+                    ),
+                ),
+            }
+        }
+        ExtStep::RecordChecksums { checksum, .. } => {
+            need_top(scope, checksum, d);
+            match dir_checksum(file, &checksum.text) {
+                Some((_, DirChecksum { kind: DirChecksumKind::Records { records, .. }, .. })) => need_collection(st, &records.text, checksum.pos, d),
+                _ => d.error(checksum.pos, format!("record_checksums names `{}`, which is not a directory checksum with `records`", checksum.text)),
+            }
+        }
+        ExtStep::PayloadChecksum { checksum, .. } => {
+            need_top(scope, checksum, d);
+            match dir_checksum(file, &checksum.text) {
+                Some((dir, DirChecksum { kind: DirChecksumKind::Payloads { .. }, .. })) => {
+                    for l in &dir.layouts {
+                        need_collection(st, &l.collection.text, checksum.pos, d);
+                    }
+                }
+                _ => d.error(checksum.pos, format!("payload_checksum names `{}`, which is not a directory checksum over payloads", checksum.text)),
+            }
+        }
+        ExtStep::SlotsPaired { slots, .. }
+        | ExtStep::SlotsValid { slots, .. }
+        | ExtStep::SlotsPaddingZero { slots, .. } => {
+            need_top(scope, slots, d);
+            match file.ext.slots.iter().find(|s| s.name.text == slots.text) {
+                None => d.error(
+                    slots.pos,
+                    format!("`{}` is not a slots definition", slots.text),
+                ),
+                Some(s) => need_collection(st, &s.entries.text, slots.pos, d),
+            }
+        }
+    }
+}
+
+/// The expressions a step evaluates (for the located-record order check).
+pub fn step_exprs<'a>(c: &'a Checked, x: &'a ExtStep) -> Vec<&'a ExprAt> {
+    let file = &c.schema.file;
+    match x {
+        ExtStep::RecordFits { record, within, .. } => {
+            let mut v = vec![within];
+            if let Some(r) = file.ext.records.iter().find(|r| r.name.text == record.text) {
+                v.push(&r.at);
+                v.extend(r.gate.as_ref());
+            }
+            v
+        }
+        ExtStep::Items { first, .. } => first.iter().collect(),
+        ExtStep::PayloadChecksum { checksum, .. } => match dir_checksum(file, &checksum.text) {
+            Some((
+                _,
+                DirChecksum {
+                    kind: DirChecksumKind::Payloads { stored, .. },
+                    ..
+                },
+            )) => vec![stored],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,36 @@
+//! Emission of `table[expr].field` (`check/index.rs`): the index bound to `__at`, then the
+//! record's field read.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::check::Scope;
+use crate::check::index::path;
+use crate::emit::{Em, Env};
+use crate::expr::Expr;
+
+/// `u64` tokens (with `?`) for `table[index].field`: the index is computed once into
+/// `__at`, then the record is read as `<table>.N.<field>` reads record `N`.
+pub(crate) fn emit(
+    em: &Em<'_>,
+    (table, index, field): (&str, &Expr, &[String]),
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let i = em.inner(index, scope, env);
+    let leaf = em.leaf(&path(table, field), scope, env);
+    quote!({
+        let __at: u64 = #i;
+        #leaf
+    })
+}
+
+/// The record view at the computed index `__at` of the table in `var` (a slice of
+/// records): `None` (the check fails) when there is no such record.
+pub(crate) fn element_base(rec: &proc_macro2::Ident, var: &proc_macro2::Ident) -> TokenStream {
+    quote!((#rec {
+        raw: #var.get(usize::try_from(__at).ok()?)?,
+        buf,
+        index: u32::try_from(__at).unwrap_or(u32::MAX),
+    }))
+}

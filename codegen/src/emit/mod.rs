@@ -1,0 +1,350 @@
+//! Rust emission: checked schema to tokens (for the macro) and to formatted source (for
+//! build.rs, the CLI and the checked-in `generated/` crate).
+//!
+//! This module holds what every emitter shares and imports no other emit module: the
+//! emitter context [`Em`], error blame and error sites ([`fail`]), literal and byte-order
+//! helpers. Above it: one module per construct, `view.rs` (views and validators) and
+//! `top.rs` ([`top::tokens`], the whole generated module).
+
+pub(crate) mod commands;
+pub(crate) mod dir_writer;
+pub(crate) mod doc;
+pub(crate) mod fill;
+pub(crate) mod index;
+pub(crate) mod nested;
+pub(crate) mod nested_writer;
+pub(crate) mod positions;
+pub(crate) mod recpos;
+pub(crate) mod regs;
+pub(crate) mod sections;
+pub(crate) mod stream;
+pub(crate) mod strings;
+pub(crate) mod strtab_writer;
+pub(crate) mod top;
+pub(crate) mod view;
+pub(crate) mod writer;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, Scope};
+use crate::expr::Expr;
+use crate::schema::IntTy;
+
+fn lit_u64(v: u64) -> Literal {
+    Literal::u64_unsuffixed(v)
+}
+
+fn lit_usize(v: u64) -> Literal {
+    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
+}
+
+fn int_ident(t: IntTy) -> proc_macro2::Ident {
+    format_ident!("{}", t.rust())
+}
+
+/// The field a generated error blames: its table (`""` outside one), the record index, its
+/// name or path, the run-time base of its struct and its constant offset there. The error's
+/// offset is `base + off`.
+#[derive(Clone)]
+pub(crate) struct Blame {
+    pub(crate) table: String,
+    pub(crate) index: Idx,
+    pub(crate) name: String,
+    pub(crate) base: TokenStream,
+    pub(crate) off: u64,
+}
+
+/// A record index in generated code.
+#[derive(Clone)]
+pub(crate) enum Idx {
+    /// Outside a table.
+    None,
+    /// A `usize` expression.
+    Usize(TokenStream),
+    /// A `u64` expression (converted at the error site).
+    U64(TokenStream),
+}
+
+impl Blame {
+    /// A field at a fixed offset.
+    pub(crate) fn plain(name: impl Into<String>, off: u64) -> Self {
+        Self {
+            table: String::new(),
+            index: Idx::None,
+            name: name.into(),
+            base: quote!(0),
+            off,
+        }
+    }
+
+    /// A field outside any table at a run-time offset (`u64` tokens).
+    pub(crate) fn at(name: impl Into<String>, base: TokenStream) -> Self {
+        Self {
+            table: String::new(),
+            index: Idx::None,
+            name: name.into(),
+            base,
+            off: 0,
+        }
+    }
+
+    /// Field `name` of record `index` of `table`, at `base + off`.
+    pub(crate) fn record(
+        table: impl Into<String>,
+        index: Idx,
+        name: impl Into<String>,
+        base: TokenStream,
+        off: u64,
+    ) -> Self {
+        Self {
+            table: table.into(),
+            index,
+            name: name.into(),
+            base,
+            off,
+        }
+    }
+}
+
+/// A value of a `Detail::Compare`: a plain `u64`, or an `Option<u64>` (`None` on overflow).
+pub(crate) enum Opd {
+    Val(TokenStream),
+    Opt(TokenStream),
+}
+
+/// The detail of a generated error: its shape, with the run-time values as `u64` tokens.
+pub(crate) enum Det {
+    None,
+    Short(TokenStream, TokenStream),
+    Mismatch(TokenStream, TokenStream),
+    Compare(Opd, Opd, [String; 3]),
+    Range(TokenStream, TokenStream, String, TokenStream),
+    UnknownBits(TokenStream, TokenStream),
+    UnknownValue(TokenStream),
+}
+
+/// The error sites of the module being emitted, in the order their checks are emitted:
+/// site `k` of the list is `ERROR_SITES[k]`, with id `k + 1`. Identical sites (the same
+/// check emitted in two functions) share one entry. Filled by [`fail`] during one
+/// [`tokens`] call, which takes the list at the end to emit the table.
+struct Sites(Vec<String>);
+
+thread_local! {
+    static SITES: std::cell::RefCell<Option<Sites>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
+fn site_index(fields: &TokenStream) -> usize {
+    let key = fields.to_string();
+    SITES.with(|s| {
+        let mut s = s.borrow_mut();
+        let sites = s.get_or_insert_with(|| Sites(Vec::new()));
+        match sites.0.iter().position(|k| *k == key) {
+            Some(i) => i,
+            None => {
+                sites.0.push(key);
+                sites.0.len() - 1
+            }
+        }
+    })
+}
+
+/// Run `f` with an empty site list; returns its result and the sites it registered.
+fn with_sites<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let saved = SITES.with(|s| s.borrow_mut().replace(Sites(Vec::new())));
+    let out = f();
+    let sites = SITES.with(|s| {
+        let mut s = s.borrow_mut();
+        let mine = s.take().map(|x| x.0).unwrap_or_default();
+        *s = saved;
+        mine
+    });
+    (out, sites)
+}
+
+/// The `ERROR_SITES` table of a module and its `error_site` lookup.
+fn sites_table(sites: &[String]) -> TokenStream {
+    let n = sites.len();
+    let len = Literal::usize_unsuffixed(n);
+    if n > usize::from(u16::MAX) {
+        let msg = format!("npuschema: {n} error sites do not fit 16-bit site numbers");
+        return quote!(compile_error!(#msg););
+    }
+    let entries = sites.iter().enumerate().map(|(i, fields)| {
+        let id = Literal::u16_unsuffixed(u16::try_from(i + 1).unwrap_or(u16::MAX));
+        let fields: TokenStream = fields.parse().unwrap_or_default();
+        quote!(__rt::ErrorSite { id: #id, #fields })
+    });
+    quote! {
+        /// Every place this module's validators can fail, numbered from 1 in the order of
+        /// the schema's checks: entry `k` has id `k + 1`. A failing check hands its entry to
+        /// [`__rt::fail`]; a [`__rt::Brief`] keeps only the id, which [`error_site`] turns
+        /// back into the check (code, field, offset in its struct). Firmware that reports
+        /// [`__rt::Brief`]s does not link this table.
+        pub static ERROR_SITES: [__rt::ErrorSite; #len] = [#(#entries),*];
+
+        /// The site with this number ([`__rt::ErrorSite::id`], what a [`__rt::Brief`]
+        /// holds), if this module has it.
+        #[must_use]
+        pub fn error_site(id: u16) -> Option<&'static __rt::ErrorSite> {
+            ERROR_SITES.get(usize::from(id).checked_sub(1)?)
+        }
+    }
+}
+
+/// An expression of type `Result<_, E: __rt::Report>` for a failed check: one call of
+/// `__rt::fail` with the check's entry of `ERROR_SITES` (its number, code, field, offset,
+/// detail shape) and the run-time numbers, so no `Error` is built inline.
+pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
+    let zero = quote!(0);
+    let (kind, a, bv, c) = match d {
+        Det::None => (quote!(None), zero.clone(), zero.clone(), zero),
+        Det::Short(x, y) => (quote!(Short), x, y, zero),
+        Det::Mismatch(x, y) => (quote!(Mismatch), x, y, zero),
+        Det::Compare(l, r, [ln, op, rn]) => {
+            let mut mask = Vec::new();
+            let mut val = |o: Opd, bit: u8| match o {
+                Opd::Val(v) => v,
+                Opd::Opt(v) => {
+                    mask.push(if bit == 0 {
+                        quote!(u64::from(#v.is_none()))
+                    } else {
+                        quote!(u64::from(#v.is_none()) << 1)
+                    });
+                    quote!(#v.unwrap_or(0))
+                }
+            };
+            let (l, r) = (val(l, 0), val(r, 1));
+            let c = if mask.is_empty() {
+                zero
+            } else {
+                quote!(#(#mask)|*)
+            };
+            (quote!(Compare(&[#ln, #op, #rn])), l, r, c)
+        }
+        Det::Range(start, len, limit_name, limit) => {
+            (quote!(Range(#limit_name)), start, len, limit)
+        }
+        Det::UnknownBits(v, u) => (quote!(UnknownBits), v, u, zero),
+        Det::UnknownValue(v) => (quote!(UnknownValue), v, zero.clone(), zero),
+    };
+    let (table, name) = (&b.table, &b.name);
+    // The site keeps a 32-bit offset; a larger constant is added at run time.
+    let (base, off) = match u32::try_from(b.off) {
+        Ok(o) => (b.base.clone(), Literal::u32_unsuffixed(o)),
+        Err(_) => {
+            let (base, off) = (&b.base, lit_u64(b.off));
+            (
+                quote!(#base.saturating_add(#off)),
+                Literal::u32_unsuffixed(0),
+            )
+        }
+    };
+    let index = match &b.index {
+        Idx::None => quote!(0),
+        Idx::Usize(i) => i.clone(),
+        Idx::U64(i) => quote!(usize::try_from(#i).unwrap_or(usize::MAX)),
+    };
+    let k = site_index(&quote! {
+        code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind
+    });
+    let id = Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX));
+    let k = Literal::usize_unsuffixed(k);
+    quote! {
+        __rt::fail(#id, &ERROR_SITES[#k], #base, #a, #bv, #c, #index)
+    }
+}
+
+/// An expression without the parentheses that enclose all of it (`(a & b)` -> `a & b`).
+pub(crate) fn strip_parens(ts: TokenStream) -> TokenStream {
+    let mut it = ts.clone().into_iter();
+    match (it.next(), it.next()) {
+        (Some(proc_macro2::TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            g.stream()
+        }
+        _ => ts,
+    }
+}
+
+/// `from_le_bytes`, or `from_be_bytes` for a big-endian field.
+pub(crate) fn from_bytes(big: bool) -> proc_macro2::Ident {
+    format_ident!(
+        "{}",
+        if big {
+            "from_be_bytes"
+        } else {
+            "from_le_bytes"
+        }
+    )
+}
+
+/// `to_le_bytes`, or `to_be_bytes` for a big-endian field.
+pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
+    format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
+}
+
+/// The variable holding the previous record's key for an order check inside a `for_each`.
+fn order_prev(code: &crate::schema::Name) -> proc_macro2::Ident {
+    let clean: String = code
+        .text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format_ident!("__prev_{}", clean)
+}
+
+/// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
+pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
+    if t == IntTy::U64 {
+        x
+    } else {
+        quote!(u64::from(#x))
+    }
+}
+
+/// How expressions reach the header and the current record.
+pub(crate) struct Env {
+    pub(crate) header: TokenStream,
+    pub(crate) record: TokenStream,
+}
+
+pub(crate) struct Em<'a> {
+    pub(crate) c: &'a Checked,
+}
+
+trait IntoTyped {
+    fn into_token_stream_typed(self) -> TokenStream;
+}
+impl IntoTyped for Literal {
+    fn into_token_stream_typed(self) -> TokenStream {
+        quote!(#self)
+    }
+}
+
+/// Tokens of type `u64` for an expression that cannot fail, else `None` (shared with the
+/// writer emitter).
+pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<TokenStream> {
+    Em { c }.plain(
+        e,
+        scope,
+        &Env {
+            header: quote!(header),
+            record: quote!(rec),
+        },
+    )
+}
+
+/// Tokens of type `Option<u64>` for an expression (shared with the writer emitter).
+pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStream {
+    Em { c }.value(
+        e,
+        scope,
+        &Env {
+            header: quote!(header),
+            record: quote!(rec),
+        },
+    )
+}

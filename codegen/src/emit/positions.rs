@@ -1,0 +1,104 @@
+//! Emission of `first(collection)` (`check/positions.rs`): the walk's per-collection
+//! `Option<u64>` and the reads of it in expressions.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::check::Checked;
+use crate::check::positions::calls;
+use crate::expr::{Expr, ExprAt, NAME};
+use crate::schema::top::Step;
+
+/// Every expression of validation steps (`for_each` bodies, `when` conditions, order keys,
+/// limits and the steps of the other constructs included).
+pub(crate) fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'s ExprAt>) {
+    for s in steps {
+        match s {
+            Step::MinLen { min, .. } => out.push(min),
+            Step::Expect { field, equals, .. } => out.extend([field, equals]),
+            Step::Assert { expr, .. } => out.push(expr),
+            Step::Let { value, .. } => out.push(value),
+            Step::TableFits { within, .. } | Step::RangeFits { within, .. } => out.push(within),
+            Step::Order { by, .. } => out.extend(by.iter()),
+            Step::Ext(x) => out.extend(crate::check::ext::step_exprs(c, x)),
+            Step::Fill(f) => out.extend(crate::check::fill::step_exprs(f)),
+            Step::ForEach { steps, .. } => step_exprs(c, steps, out),
+            Step::When { when, step } => {
+                out.push(when);
+                step_exprs(c, std::slice::from_ref(&**step), out);
+            }
+            Step::Checksum { .. }
+            | Step::FlagsKnown { .. }
+            | Step::EnumKnown { .. }
+            | Step::Str(_)
+            | Step::StreamFits { .. } => {}
+        }
+    }
+}
+
+/// The collections whose first record some validation step asks about (the emitter keeps a
+/// position for these only).
+#[must_use]
+pub fn used(c: &Checked) -> Vec<String> {
+    let mut es = Vec::new();
+    step_exprs(c, &c.schema.file.validate, &mut es);
+    let mut out = Vec::new();
+    for e in es {
+        calls(&e.expr, &mut out);
+    }
+    out
+}
+
+/// The variable that holds the first record's index of collection `name` (an `Option<u64>`
+/// bound by the `stream_fits` step).
+pub(crate) fn var(name: &str) -> proc_macro2::Ident {
+    format_ident!("__first_{}", name)
+}
+
+/// `u64` tokens (with `?`: the check fails when the collection has no record) for
+/// `first(name)`.
+#[must_use]
+pub fn emit_call(args: &[Expr]) -> TokenStream {
+    let name = match args {
+        [Expr::Ref(p)] => p.first().map_or("missing", String::as_str),
+        _ => "missing",
+    };
+    let v = var(name);
+    quote!(#v?)
+}
+
+/// For the walk of a stream: when collection `name` is asked about, its variable, its
+/// declaration before the walk, and the statement that records the current record's
+/// `index` the first time a record of the collection is met.
+#[must_use]
+pub fn walk_tokens(
+    c: &Checked,
+    name: &str,
+) -> Option<(proc_macro2::Ident, TokenStream, TokenStream)> {
+    if !used(c).iter().any(|n| n == name) {
+        return None;
+    }
+    let v = var(name);
+    Some((
+        v.clone(),
+        quote!(let mut #v: Option<u64> = None;),
+        quote! {
+            if #v.is_none() {
+                #v = Some(index);
+            }
+        },
+    ))
+}
+
+/// The name a comparison's error gives an operand that is a `first(...)`
+/// (`first(fmts)`); empty for any other expression.
+#[must_use]
+pub fn operand_name(e: &Expr) -> String {
+    match e {
+        Expr::Call(f, args) if f == NAME => match args.as_slice() {
+            [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,348 @@
+//! Emission of strings in byte ranges (`schema/strings.rs`): the view's string accessors,
+//! the `string_fits`/`string_utf8` steps and the writer's string placement.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::check::strings::{def, writable};
+use crate::check::{Checked, Scope};
+use crate::emit::{Blame, Det, Em, Env, Opd, fail};
+use crate::schema::strings::{StrStep, StringDef};
+use crate::schema::top::Step;
+
+/// The string's offset bound to `offset` (evaluated with `env`), the lookup of the string
+/// in `range` (an `Option<&[u8]>`), and the offset as a `u64` for an error.
+pub(crate) fn lookup(
+    em: &Em<'_>,
+    s: &StringDef,
+    scope: Scope<'_>,
+    env: &Env,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let p = s.prefix_bytes();
+    let big = s.big.unwrap_or(false);
+    match em.plain(&s.offset.expr, scope, env) {
+        // An offset that cannot fail to compute (a field, a constant): a plain `u64`.
+        Some(v) => (
+            quote!(let offset: u64 = #v;),
+            quote!(__rt::string_at(range, offset, #p, #big)),
+            quote!(offset),
+        ),
+        None => {
+            let v = em.value(&s.offset.expr, scope, env);
+            (
+                quote!(let offset: Option<u64> = #v;),
+                quote!(offset.and_then(|o| __rt::string_at(range, o, #p, #big))),
+                quote!(offset.unwrap_or(u64::MAX)),
+            )
+        }
+    }
+}
+
+/// The bytes the string lies in: its range's variable (bound by its `range_fits`), or the
+/// whole buffer.
+pub(crate) fn range_of(s: &StringDef, holder: &TokenStream) -> TokenStream {
+    match &s.range {
+        Some(r) => {
+            let v = format_ident!("{}", r.text);
+            quote!(#holder #v)
+        }
+        None => quote!(#holder buf),
+    }
+}
+
+pub(crate) fn limit_name(s: &StringDef) -> String {
+    s.range
+        .as_ref()
+        .map_or("len".to_string(), |r| r.text.clone())
+}
+
+/// A string step in validation. A file's string is bound to a variable of its name (for the
+/// view); a record's string is only checked.
+pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -> TokenStream {
+    let Some(sd) = def(em.c, &s.string().text) else {
+        return quote!();
+    };
+    let code = &s.code().text;
+    let b: Blame = em.blame(&sd.offset.expr, scope);
+    let (decl, find_in, start) = lookup(em, sd, scope, env);
+    let range = range_of(sd, &quote!());
+    let p = sd.prefix_bytes();
+    let big = sd.big.unwrap_or(false);
+    let var = format_ident!("{}", sd.name.text);
+    let per_record = sd.table.is_some();
+    match s {
+        StrStep::Fits { .. } => {
+            let comment = format!(
+                "@step {code}: string `{}` at `{}` must lie inside `{}`.",
+                sd.name.text,
+                sd.offset.text,
+                limit_name(sd)
+            );
+            let f = fail(
+                code,
+                &b,
+                Det::Range(
+                    start.clone(),
+                    quote!(__rt::string_extent(range, #start, #p, #big)),
+                    limit_name(sd),
+                    quote!(u64::try_from(range.len()).unwrap_or(u64::MAX)),
+                ),
+            );
+            let find = quote! {
+                #decl
+                let range: &'a [u8] = #range;
+                let Some(s) = #find_in else {
+                    return #f;
+                };
+            };
+            if per_record {
+                quote! {
+                    #[doc = #comment]
+                    {
+                        #find
+                        let _ = s;
+                    }
+                }
+            } else {
+                quote! {
+                    #[doc = #comment]
+                    let #var: &'a [u8] = { #find s };
+                }
+            }
+        }
+        StrStep::Utf8 { .. } => {
+            let comment = format!("@step {code}: string `{}` must be UTF-8.", sd.name.text);
+            let f = fail(
+                code,
+                &b,
+                Det::Compare(
+                    Opd::Val(quote!(u64::try_from(e.valid_up_to()).unwrap_or(u64::MAX))),
+                    Opd::Val(quote!(u64::try_from(s.len()).unwrap_or(u64::MAX))),
+                    [
+                        "valid_utf8".to_string(),
+                        "<".to_string(),
+                        "length".to_string(),
+                    ],
+                ),
+            );
+            let get = if per_record {
+                quote! {
+                    #decl
+                    let range: &'a [u8] = #range;
+                    let s: &'a [u8] = #find_in.unwrap_or(&[]);
+                }
+            } else {
+                quote!(let s: &'a [u8] = #var;)
+            };
+            quote! {
+                #[doc = #comment]
+                {
+                    #get
+                    if let Err(e) = core::str::from_utf8(s) {
+                        return #f;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The view's fields and accessors for the strings.
+pub(crate) fn file_items(em: &Em<'_>) -> crate::emit::sections::FileItems {
+    let mut out = crate::emit::sections::FileItems::default();
+    for s in &em.c.schema.file.strings {
+        let var = format_ident!("{}", s.name.text);
+        let var_str = format_ident!("{}_str", s.name.text);
+        let sdoc = if s.doc.is_empty() {
+            String::new()
+        } else {
+            s.doc.trim_end().to_string()
+        };
+        let what = match s.prefix {
+            Some((t, _)) => format!("after its `{}` length", t.rust()),
+            None => "up to its NUL (not included)".to_string(),
+        };
+        let doc = format!(
+            " {sdoc}\n\nString `{}` at `{}` in `{}`, {what}: borrowed from the validated buffer.",
+            s.name.text,
+            s.offset.text,
+            limit_name(s)
+        );
+        let doc_str = format!(
+            " String `{}` as text: `Err` when it is not UTF-8 (checked here, on each call; a `string_utf8` step checks it once while validating).",
+            s.name.text
+        );
+        match &s.table {
+            None => {
+                out.fields.push(quote!(#var: &'a [u8],));
+                out.inits.push(quote!(#var,));
+                out.accessors.push(quote! {
+                    #[doc = #doc]
+                    #[must_use]
+                    #[inline]
+                    pub fn #var(&self) -> &'a [u8] { self.#var }
+                    #[doc = #doc_str]
+                    ///
+                    /// # Errors
+                    /// When the bytes are not UTF-8.
+                    #[inline]
+                    pub fn #var_str(&self) -> Result<&'a str, core::str::Utf8Error> {
+                        core::str::from_utf8(self.#var)
+                    }
+                });
+            }
+            Some(t) => {
+                let Some(table) =
+                    em.c.schema
+                        .file
+                        .tables
+                        .iter()
+                        .find(|x| x.name.text == t.text)
+                else {
+                    continue;
+                };
+                let rec_ty = format_ident!("{}", table.record.text);
+                let scope = Scope::RecordOnly(table);
+                let env = Env {
+                    header: quote!(rec),
+                    record: quote!(rec),
+                };
+                let (decl, find_in, _) = lookup(em, s, scope, &env);
+                let range = range_of(s, &quote!(self.));
+                let rdoc = "\n\nThe record's string (empty for a record of another file: validation proved every record of this one has its string).";
+                out.accessors.push(quote! {
+                    #[doc = #doc]
+                    #[doc = #rdoc]
+                    #[must_use]
+                    pub fn #var(&self, rec: &#rec_ty<'a>) -> &'a [u8] {
+                        let _ = rec;
+                        #decl
+                        let range: &'a [u8] = #range;
+                        #find_in.unwrap_or(&[])
+                    }
+                    #[doc = #doc_str]
+                    ///
+                    /// # Errors
+                    /// When the bytes are not UTF-8.
+                    #[inline]
+                    pub fn #var_str(&self, rec: &#rec_ty<'a>) -> Result<&'a str, core::str::Utf8Error> {
+                        core::str::from_utf8(self.#var(rec))
+                    }
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a `string_utf8` step checks the string (its setter then takes `&str`).
+pub(crate) fn utf8_checked(c: &Checked, name: &str) -> bool {
+    c.schema
+        .file
+        .validate
+        .iter()
+        .any(|x| matches!(x, Step::Str(StrStep::Utf8 { string, .. }) if string.text == name))
+}
+
+/// What the writer needs for the file's strings.
+#[derive(Default)]
+pub(crate) struct WriterParts {
+    /// Header fields (index) set to a string's place (the string's name).
+    pub offsets: Vec<(usize, String)>,
+    /// `name: &'a [u8],` in the writer.
+    pub fields: Vec<TokenStream>,
+    /// `name: &[],` in `new`.
+    pub defaults: Vec<TokenStream>,
+    /// `name: self.name,` when the typestate changes.
+    pub moves: Vec<TokenStream>,
+    /// The setters.
+    pub setters: Vec<TokenStream>,
+    /// The writes into `out`, after the header.
+    pub writes: Vec<TokenStream>,
+}
+
+/// The writer's parts for the strings (each writable one: `checks_defs` refused the others).
+pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
+    let mut out = WriterParts {
+        writes: crate::emit::strtab_writer::writes(c),
+        ..WriterParts::default()
+    };
+    for s in &c.schema.file.strings {
+        // A record's string is its record spec's (`strtab_writer.rs`).
+        if s.table.is_some() {
+            continue;
+        }
+        let Ok(i) = writable(c, s) else { continue };
+        let name = format_ident!("{}", s.name.text);
+        let at = format_ident!("{}_at", s.name.text);
+        out.offsets.push((i, s.name.text.clone()));
+        out.fields.push(quote!(#name: &'a [u8],));
+        out.defaults.push(quote!(#name: &[],));
+        out.moves.push(quote!(#name: self.#name,));
+        let what = match s.prefix {
+            Some((t, _)) => format!("written after its `{}` length", t.rust()),
+            None => "written with a NUL after it (it must hold none)".to_string(),
+        };
+        let doc = format!(
+            " Set string `{}` (empty when not set), {what}.",
+            s.name.text
+        );
+        out.setters.push(if utf8_checked(c, &s.name.text) {
+            quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a str) -> Self { self.#name = value.as_bytes(); self }
+            }
+        } else {
+            quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a [u8]) -> Self { self.#name = value; self }
+            }
+        });
+        let item = s.name.text.as_str();
+        if s.range.is_some() {
+            // Written into its range (`strtab_writer::writes`).
+            continue;
+        }
+        out.writes.push(match s.prefix {
+            Some((t, _)) => {
+                let ty = format_ident!("{}", t.rust());
+                let w = proc_macro2::Literal::u64_suffixed(t.bytes());
+                let tob = crate::emit::to_bytes(s.big.unwrap_or(false));
+                quote! {
+                    let n = self.#name.len() as u64;
+                    let word = #ty::try_from(n).map_err(|_| __rt::WriteError::TooLarge { field: #item, value: n })?;
+                    __rt::put(out, plan.#at, &word.#tob())?;
+                    __rt::put(out, plan.#at.checked_add(#w).ok_or(__rt::WriteError::Layout { item: #item })?, self.#name)?;
+                }
+            }
+            None => quote! {
+                if self.#name.contains(&0) {
+                    return Err(__rt::WriteError::Layout { item: #item });
+                }
+                __rt::put(out, plan.#at, self.#name)?;
+            },
+        });
+    }
+    out
+}
+
+/// The plan step placing string `name` (in `writer.order`): aligned, its length word or
+/// NUL included.
+pub(crate) fn plan_step(
+    c: &Checked,
+    name: &str,
+    align: &proc_macro2::Literal,
+) -> Option<(TokenStream, proc_macro2::Ident)> {
+    let s = def(c, name).filter(|s| s.table.is_none() && s.range.is_none())?;
+    let var = format_ident!("{}", s.name.text);
+    let at = format_ident!("{}_at", s.name.text);
+    let extra = proc_macro2::Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()));
+    Some((
+        quote! {
+            let #at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?;
+            cursor = (self.#var.len() as u64).checked_add(#extra).and_then(|n| n.checked_add(#at))
+                .ok_or(__rt::WriteError::TooLarge { field: #name, value: #at })?;
+        },
+        at,
+    ))
+}

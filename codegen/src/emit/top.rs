@@ -1,0 +1,67 @@
+//! The generated module: [`tokens`] assembles the constants, enums, views, validators,
+//! writers, register blocks and command sets (each from its emitter) and the error-site table.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::check::Checked;
+use crate::emit::{Em, sites_table, with_sites};
+
+/// The generated module body as tokens.
+pub fn tokens(c: &Checked) -> TokenStream {
+    let (body, sites) = with_sites(|| module(c));
+    let table = sites_table(&sites);
+    quote! {
+        #body
+        #table
+    }
+}
+
+/// The module without its `ERROR_SITES` table (which [`tokens`] adds).
+pub(crate) fn module(c: &Checked) -> TokenStream {
+    let em = Em { c };
+    let name = &c.schema.name.text;
+    let sha = &c.sha256;
+    let sdoc = format!(
+        " Schema `{name}`: {}",
+        c.schema.doc.lines().next().unwrap_or("")
+    );
+    let constants = em.constants();
+    let enums = em.enums();
+    let flags = em.flags();
+    let bitfields = crate::emit::sections::bitfields(c);
+    let views = em.views();
+    let file = if !c.schema.has_file {
+        quote!()
+    } else if c.schema.file.ext.variants.is_some() {
+        crate::emit::sections::variants(c)
+    } else {
+        em.file_view()
+    };
+    let writer = crate::emit::writer::tokens(c);
+    let dir_writer = crate::emit::dir_writer::tokens(c);
+    let registers = crate::emit::regs::tokens(c);
+    let commands = crate::emit::commands::tokens(c);
+    let stream_writers = crate::emit::stream::writers(&em);
+    let struct_values = crate::emit::nested_writer::value_types(c);
+    quote! {
+        #[allow(unused_imports)]
+        use ::npuschema_core as __rt;
+        #[doc = #sdoc]
+        pub const SCHEMA_NAME: &str = #name;
+        /// SHA-256 of the schema text this code was generated from.
+        pub const SCHEMA_SHA256: &str = #sha;
+        #constants
+        #enums
+        #flags
+        #bitfields
+        #views
+        #file
+        #writer
+        #dir_writer
+        #registers
+        #commands
+        #stream_writers
+        #struct_values
+    }
+}

@@ -1,0 +1,207 @@
+//! Record streams: a file-level byte range read as a sequence of variable-size records,
+//! each sized by its own header (type-length-value and chunk formats). Their typed form and
+//! loader; the checks are in `check/streams.rs` (and the queries resolution needs in
+//! `check/lookup.rs`), the emission in `emit/stream.rs`, the interpreter's walk in
+//! `interp/stream.rs`.
+//!
+//! ```yaml
+//! file:
+//!   streams:
+//!     records:
+//!       range: body              # a file-level range, checked by its range_fits first
+//!       header: TlvHeader        # the struct at each record's start
+//!       size: length             # header expression: the body's bytes
+//!       includes_header: false   # true: `size` counts the header too
+//!       align: 4                 # records start at multiples of 4 from the range's start
+//!       end: "kind == 0"         # a terminator record (else: the range's end)
+//!       type: kind               # the header field choosing a layout
+//!       layouts:
+//!         notes: { type: 1, record: Note }   # collection: type value, body struct
+//!   validate:
+//!     - { code: record-invalid, stream_fits: records }
+//! ```
+
+use crate::diag::Diags;
+use crate::expr::ExprAt;
+use crate::schema::{
+    Algorithm, MapReader, Name, boolean, doc, expr_at, name, named_entries, string, uint,
+};
+use crate::yaml::Pos;
+
+/// A sequence of variable-size records filling a file-level range.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    /// Name: the view's iterator (`records()`), `for_each` and `count()`.
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// The file-level range the records fill.
+    pub range: Name,
+    /// The struct read at each record's start.
+    pub header: Name,
+    /// The record's size, an expression over the header's fields.
+    pub size: ExprAt,
+    /// Whether `size` counts the header too (`false`: the body alone).
+    pub includes_header: bool,
+    /// Every record starts at a multiple of this from the range's start.
+    pub align: u64,
+    /// Where `align` was written.
+    pub align_pos: Pos,
+    /// A terminator: the record whose header satisfies this ends the stream.
+    pub end: Option<ExprAt>,
+    /// The header field that chooses a layout.
+    pub type_field: Option<Name>,
+    /// Body layouts by type.
+    pub layouts: Vec<StreamLayout>,
+    /// A checksum in every record, checked by a `stream_checksum` step.
+    pub checksum: Option<RecordSum>,
+}
+
+/// A checksum each record carries: over bytes `from..to` of the record, stored as a `u32`
+/// at `stored` (offsets from the record's start, expressions over its header).
+#[derive(Clone, Debug)]
+pub struct RecordSum {
+    /// Algorithm.
+    pub algorithm: Algorithm,
+    /// First byte covered.
+    pub from: ExprAt,
+    /// One past the last byte covered.
+    pub to: ExprAt,
+    /// Where the stored `u32` is.
+    pub stored: ExprAt,
+    /// The stored value is big-endian.
+    pub big: bool,
+    /// Where the checksum was written.
+    pub pos: Pos,
+}
+
+/// The steps over a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamStep {
+    /// `stream_fits`: walk every record.
+    Fits,
+    /// `stream_checksum`: every record's checksum matches.
+    Checksum,
+}
+
+/// The body layout of the records of one type.
+#[derive(Clone, Debug)]
+pub struct StreamLayout {
+    /// The collection's name (every body of this type).
+    pub collection: Name,
+    /// The type value (a number, a constant or `Enum.value`).
+    pub value: ExprAt,
+    /// The body struct.
+    pub record: Name,
+    /// Documentation.
+    pub doc: String,
+}
+
+/// The `file` key of this module.
+pub const FILE_KEY: &str = "streams";
+
+/// Read `streams:` of a file.
+pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
+    let mut out = Vec::new();
+    let Some(ss) = m.opt(FILE_KEY) else {
+        return out;
+    };
+    for (sname, v) in named_entries(ss, "streams", d) {
+        let Some(mut sm) = MapReader::new(v, &format!("stream `{}`", sname.text), d) else {
+            continue;
+        };
+        let sdoc = doc(&mut sm, d);
+        let range = sm.req("range", d).and_then(|n| name(n, "range", d));
+        let header = sm.req("header", d).and_then(|n| name(n, "header", d));
+        let size = sm.req("size", d).and_then(|n| expr_at(n, "size", d));
+        let includes_header = sm
+            .opt("includes_header")
+            .and_then(|n| boolean(n, "includes_header", d))
+            .unwrap_or(false);
+        let align_node = sm.opt("align");
+        let align = align_node.and_then(|n| uint(n, "align", d)).unwrap_or(1);
+        let align_pos = align_node.map_or(sname.pos, |n| n.pos);
+        let end = sm.opt("end").and_then(|n| expr_at(n, "end", d));
+        let type_field = sm.opt("type").and_then(|n| name(n, "type", d));
+        let checksum = sm.opt("checksum").and_then(|cn| {
+            let mut cm = MapReader::new(cn, &format!("checksum of stream `{}`", sname.text), d)?;
+            let algorithm = crate::schema::algorithm(&mut cm, d);
+            let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
+            let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
+            let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
+            let big = cm.opt("byte_order").and_then(|n| {
+                let s = string(n, "byte_order", d)?;
+                match s.as_str() {
+                    "big" => Some(true),
+                    "little" => Some(false),
+                    _ => {
+                        d.error(n.pos, format!("byte_order `{s}`: little or big"));
+                        None
+                    }
+                }
+            });
+            cm.finish(&["algorithm", "from", "to", "stored", "byte_order"], d);
+            Some(RecordSum {
+                algorithm: algorithm?,
+                from: from?,
+                to: to?,
+                stored: stored?,
+                big: big.unwrap_or(false),
+                pos: cn.pos,
+            })
+        });
+        let mut layouts = Vec::new();
+        if let Some(ls) = sm.opt("layouts") {
+            for (cname, lv) in named_entries(ls, "layouts", d) {
+                let Some(mut lm) = MapReader::new(lv, &format!("layout `{}`", cname.text), d)
+                else {
+                    continue;
+                };
+                let ldoc = doc(&mut lm, d);
+                let value = lm.req("type", d).and_then(|n| expr_at(n, "type", d));
+                let record = lm.req("record", d).and_then(|n| name(n, "record", d));
+                lm.finish(&["doc", "type", "record"], d);
+                if let (Some(value), Some(record)) = (value, record) {
+                    layouts.push(StreamLayout {
+                        collection: cname,
+                        value,
+                        record,
+                        doc: ldoc,
+                    });
+                }
+            }
+        }
+        sm.finish(
+            &[
+                "doc",
+                "range",
+                "header",
+                "size",
+                "includes_header",
+                "align",
+                "end",
+                "type",
+                "layouts",
+                "checksum",
+            ],
+            d,
+        );
+        if let (Some(range), Some(header), Some(size)) = (range, header, size) {
+            out.push(Stream {
+                name: sname,
+                doc: sdoc,
+                range,
+                header,
+                size,
+                includes_header,
+                align,
+                align_pos,
+                end,
+                type_field,
+                layouts,
+                checksum,
+            });
+        }
+    }
+    out
+}
