@@ -53,7 +53,8 @@ fn paths() {
     golden("nested_paths");
 }
 
-/// A writer over a struct-typed field: refused at the field.
+/// A writer over struct-typed fields: a flag bit inside one gating a per-record range (which
+/// the writer would have to set) is refused at the `when`; the rest is written.
 #[test]
 fn writer() {
     golden("nested_writer");

@@ -51,9 +51,11 @@ fn strings_misused() {
     golden("strings");
 }
 
-/// A writer writes a file's string at a header field's offset; string tables (a record's
-/// string, a string in a range) and computed offsets are refused with the reason, and a
-/// writable string must be placed by `writer.order`.
+/// A writer writes a file's string at a header field's offset and builds string tables (a
+/// record's string, a string in a range); computed offsets (in the file, in a range, in a
+/// record), a string table whose offset or length is no header field or that the order does
+/// not place, and a record's string named like a field of the record's spec are refused
+/// with the reason, and a string outside a range must be placed by `writer.order`.
 #[test]
 fn strings_the_writer_cannot_write() {
     golden("strings_writer");

@@ -5480,7 +5480,7 @@ impl VpmnV2Spec<'_> {
         Self::seal(out, placed)?;
         Ok(out.len())
     }
-    /// Compute, in place, the directory checksums of `VpmnV2` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: `section_crcs`, then `file_crc`. Reads defensively: a payload or record not inside `out` is skipped.
+    /// Compute, in place, the checksums of `VpmnV2` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: `section_crcs`, then `file_crc`. Reads defensively: a payload or record not inside `out` is skipped.
     ///
     /// # Errors
     /// When a stored checksum's field is not inside `out`.

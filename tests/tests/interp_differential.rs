@@ -81,6 +81,8 @@ const OPENDIR: &str = "schemas/opendir.yaml";
 const TLV: &str = "schemas/tlv.yaml";
 const SCOPED: &str = "schemas/scoped.yaml";
 const NESTED: &str = "schemas/nested.yaml";
+const NAMEDTAB: &str = "schemas/namedtab.yaml";
+const DIRNOTES: &str = "schemas/dirnotes.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -2048,6 +2050,310 @@ fn nested_structs_and_their_mutants_agree() {
             "bad-point",
             "bad-dims",
             "blob-out-of-bounds",
+            "ok",
+        ],
+    );
+}
+
+/// Files the generated writer builds from struct values (`nested.yaml`'s `writer`: the
+/// payload's place written into `header.slices[0]`, each blob's into its record's `span`):
+/// the generated validator and the interpreter accept them and read the same values, and
+/// agree on their mutants.
+#[test]
+fn nested_writer_built_files_and_their_mutants_agree() {
+    use nested::{
+        DimValue, EntryBlob, EntrySpec, Level, NestedWriter, PointValue, SliceValue, StampKind,
+        StampValue, VersionValue,
+    };
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (n, kind, level) in [
+        (3usize, StampKind::Tooled, Level::SEALED),
+        (0, StampKind::Plain, Level::empty()),
+        (1, StampKind::Unknown(9), Level::empty()),
+    ] {
+        let entries: Vec<EntrySpec> = (0..n)
+            .map(|i| EntrySpec {
+                id: 100 + i as u32,
+                at: PointValue {
+                    x: i as i16,
+                    y: 2 * i as i16,
+                },
+                span: SliceValue::ZERO,
+                dims: [DimValue { lo: 1, hi: 2 }, DimValue { lo: i as u8, hi: 9 }],
+                blob: if i == 1 {
+                    EntryBlob::Absent(0)
+                } else {
+                    EntryBlob::Present(&b"blob-bytes"[..i + 1])
+                },
+            })
+            .collect();
+        let good = NestedWriter::new()
+            .version(VersionValue { major: 1, minor: 9 })
+            .slices([
+                SliceValue::ZERO,
+                SliceValue::ZERO,
+                SliceValue {
+                    offset: 3,
+                    length: 4,
+                },
+                SliceValue::ZERO,
+            ])
+            .stamp(StampValue {
+                time: 0xA1B2_C3D4,
+                kind,
+                level,
+                tool: VersionValue { major: 1, minor: 7 },
+            })
+            .entries(&entries)
+            .payload(b"the payload")
+            .to_vec()
+            .unwrap();
+        assert_eq!(nested_agree(&good), "ok");
+        for (k, c) in sweep(&good, &nested_agree, &|_| {}, 0..0, 5_000, 0x3E57) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("nested writer verdicts: {verdicts:?}");
+    assert_reached(
+        "nested writer",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-total",
+            "bad-version",
+            "bad-level",
+            "bad-seal",
+            "payload-out-of-bounds",
+            "bad-tool",
+            "entries-out-of-bounds",
+            "bad-point",
+            "bad-dims",
+            "blob-out-of-bounds",
+            "ok",
+        ],
+    );
+}
+
+// ----- string tables the writer builds (namedtab.yaml) ----------------------------------------
+
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod namedtab {
+    npuschema_macro::include_schema!("schemas/namedtab.yaml");
+}
+
+fn namedtab_agree(b: &[u8]) -> &'static str {
+    let g = namedtab::NamedTab::validate(b);
+    let gb = namedtab::NamedTab::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(NAMEDTAB, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [magic, count, names_offset, names_size, label_offset, flags]
+        );
+        assert_eq!(range(v, "names"), Some(span(b, g.names())));
+        let strings = |path: &str| {
+            v.strings
+                .iter()
+                .find(|x| x.path == path)
+                .unwrap_or_else(|| panic!("no string {path}"))
+        };
+        let l = strings("label");
+        assert_eq!(
+            (l.bytes.as_slice(), l.offset),
+            (g.label(), span(b, g.label()).0)
+        );
+        assert_eq!(v.strings.len(), 1 + 2 * g.items().len());
+        assert_eq!(g.items().len(), record_count(v, "items"));
+        for it in g.items() {
+            let p = format!("items[{}]", it.index());
+            same_fields!(v, &p, it, [name_offset, note_offset, value]);
+            let n = strings(&format!("{p}.name"));
+            assert_eq!(
+                (n.bytes.as_slice(), n.offset),
+                (g.name(&it), span(b, g.name(&it)).0)
+            );
+            assert_eq!(n.text.as_deref(), g.name_str(&it).ok());
+            let t = strings(&format!("{p}.note"));
+            assert_eq!(
+                (t.bytes.as_slice(), t.offset),
+                (g.note(&it), span(b, g.note(&it)).0)
+            );
+        }
+    })
+}
+
+/// Files whose string tables the generated writer built (the names range from the label
+/// and the items' names, the notes placed in the file): the generated validator and the
+/// interpreter accept them, read the same strings, and agree on their mutants.
+#[test]
+fn namedtab_writer_built_string_tables_and_their_mutants_agree() {
+    use namedtab::{ItemSpec, NamedTabWriter};
+    assert_eq!(interp(NAMEDTAB).sites(), &namedtab::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (label, names) in [
+        (&b"label"[..], &["alpha", "", "größe", "δ"][..]),
+        (&b""[..], &[][..]),
+        (&b"x"[..], &["only"][..]),
+    ] {
+        let items: Vec<ItemSpec> = names
+            .iter()
+            .enumerate()
+            .map(|(i, &name)| ItemSpec {
+                name,
+                note: &b"a note, then more"[..i * 3],
+                value: i as u32,
+            })
+            .collect();
+        let good = NamedTabWriter::new()
+            .label(label)
+            .flags(3)
+            .items(&items)
+            .to_vec()
+            .unwrap();
+        assert_eq!(namedtab_agree(&good), "ok");
+        for (k, n) in sweep(&good, &namedtab_agree, &|_| {}, 0..0, 5_000, 0x57AB) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("namedtab verdicts: {verdicts:?}");
+    assert_reached(
+        "namedtab",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "items-out-of-bounds",
+            "names-out-of-bounds",
+            "bad-label",
+            "bad-name",
+            "name-not-utf8",
+            "bad-note",
+            "ok",
+        ],
+    );
+}
+
+// ----- a directory writer that also places file-level ranges (dirnotes.yaml) ---------------
+
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod dirnotes {
+    npuschema_macro::include_schema!("schemas/dirnotes.yaml");
+}
+
+fn dirnotes_agree(b: &[u8]) -> &'static str {
+    let g = dirnotes::DirNotes::validate(b);
+    let gb = dirnotes::DirNotes::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRNOTES, b, g, gb, |g, v| {
+        let h = g.header();
+        same_fields!(
+            v,
+            "header",
+            h,
+            [
+                magic,
+                section_count,
+                flags,
+                section_offset,
+                notes_offset,
+                notes_size,
+                trailer_offset,
+                trailer_size,
+                crc,
+                title_offset
+            ]
+        );
+        let t = v
+            .strings
+            .iter()
+            .find(|x| x.path == "title")
+            .expect("the title");
+        assert_eq!(
+            (t.bytes.as_slice(), t.offset),
+            (g.title(), span(b, g.title()).0)
+        );
+        assert_eq!(
+            checksum(v, "file_crc"),
+            (u64::from(h.crc()), u64::from(h.crc()))
+        );
+        assert_eq!(range(v, "notes"), Some(span(b, g.notes())));
+        assert_eq!(range(v, "trailer"), Some(span(b, g.trailer())));
+        assert_eq!(g.sections().len(), record_count(v, "sections"));
+        for s in g.sections() {
+            let p = format!("sections[{}]", s.index());
+            same_fields!(v, &p, s, [entsize, offset, size]);
+            assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+            assert_eq!(
+                range(v, &format!("{p}.payload")),
+                s.payload().map(|d| span(b, d))
+            );
+        }
+    })
+}
+
+/// Files the generated directory writer built with file-level ranges around the directory
+/// (`notes` before it, `trailer` after the payloads): the generated validator and the
+/// interpreter accept them, read the same values, and agree on their mutants.
+#[test]
+fn dirnotes_writer_built_files_and_their_mutants_agree() {
+    use dirnotes::{DirNotesSpec, Kind, SectionSpec};
+    assert_eq!(interp(DIRNOTES).sites(), &dirnotes::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let kinds = [Kind::Data, Kind::Code, Kind::Empty, Kind::Data];
+    for (n, notes, trailer) in [
+        (3usize, &b"notes!"[..], &b"tail"[..]),
+        (0, &b""[..], &b""[..]),
+        (4, &b"n"[..], &b"a longer trailer"[..]),
+    ] {
+        let sections: Vec<SectionSpec> = (0..n)
+            .map(|i| SectionSpec {
+                kind: kinds[i],
+                entsize: i as u16,
+                payload: &b"payload bytes"[..i * 4],
+            })
+            .collect();
+        let good = DirNotesSpec {
+            flags: 9,
+            notes,
+            trailer,
+            title: if n == 0 { "" } else { "ünïcode" },
+            sections: &sections,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(dirnotes_agree(&good), "ok");
+        // Mutants resealed (the CRC recomputed) unless the CRC's own bytes were hit.
+        let reseal = |m: &mut [u8]| {
+            if m.len() >= 36 {
+                let sum = npuschema_core::crc32(0, &m[36..]);
+                m[28..32].copy_from_slice(&sum.to_le_bytes());
+            }
+        };
+        for (k, c) in sweep(&good, &dirnotes_agree, &reseal, 28..32, 5_000, 0xD1A0) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirnotes verdicts: {verdicts:?}");
+    assert_reached(
+        "dirnotes",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "sections-out-of-bounds",
+            "bad-kind",
+            "section-out-of-bounds",
+            "notes-out-of-bounds",
+            "trailer-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
+            "bad-crc",
             "ok",
         ],
     );

@@ -608,6 +608,230 @@ fn the_writer_places_strings_and_sets_their_offsets() {
     ));
 }
 
+mod namedtab {
+    npuschema_macro::include_schema!("schemas/namedtab.yaml");
+}
+
+/// String tables the writer builds: `names` from the label and each item's name (its
+/// offset and size set), each item's note placed by `writer.order` at an offset from the
+/// file's start, every offset field set; the validator accepts the bytes and the views
+/// give back every string and value.
+#[test]
+fn the_writer_builds_string_tables() {
+    use namedtab::{ItemSpec, NamedTab, NamedTabWriter};
+    let items = [
+        ItemSpec {
+            name: "größe",
+            note: b"first note",
+            value: 7,
+        },
+        ItemSpec {
+            name: "",
+            note: b"",
+            value: 8,
+        },
+        ItemSpec {
+            name: "third",
+            note: b"\0 a NUL inside a length-prefixed note is fine",
+            value: 9,
+        },
+    ];
+    let w = NamedTabWriter::new()
+        .flags(0x55AA)
+        .label(b"LBL")
+        .items(&items);
+    let b = w.to_vec().expect("writes");
+    assert_eq!(w.encoded_len(), Ok(b.len()));
+    // Header 20, three items of 12, then `names` (at 56): the label after its u8 length,
+    // then each name with its NUL; then the notes (aligned to 4), each after its
+    // big-endian u16 length.
+    let names: &[u8] = b"\x03LBLgr\xc3\xb6\xc3\x9fe\0\0third\0";
+    assert_eq!(&b[56..56 + names.len()], names);
+    assert_eq!(&b[8..12], &56u32.to_le_bytes());
+    assert_eq!(
+        &b[12..16],
+        &u32::try_from(names.len()).unwrap().to_le_bytes()
+    );
+    assert_eq!(&b[16..18], &0u16.to_le_bytes());
+    let notes_at = (56 + names.len()).next_multiple_of(4);
+    assert_eq!(&b[notes_at..notes_at + 12], b"\0\x0afirst note");
+
+    let v = NamedTab::validate(&b).expect("the writer's output validates");
+    assert!(NamedTab::validate_as::<npuschema_core::Brief>(&b).is_ok());
+    assert_eq!(v.label(), b"LBL");
+    assert_eq!(v.header().flags(), 0x55AA);
+    assert_eq!(v.names(), names);
+    let got: Vec<(&str, &[u8], u32)> = v
+        .items()
+        .map(|it| (v.name_str(&it).expect("UTF-8"), v.note(&it), it.value()))
+        .collect();
+    let want: Vec<(&str, &[u8], u32)> = items.iter().map(|i| (i.name, i.note, i.value)).collect();
+    assert_eq!(got, want);
+    // The offsets the writer set: names from the table's start, notes from the file's.
+    let offs: Vec<(u32, u32)> = v
+        .items()
+        .map(|it| (it.name_offset(), it.note_offset()))
+        .collect();
+    assert_eq!(
+        offs,
+        [
+            (4, u32::try_from(notes_at).unwrap()),
+            (12, u32::try_from(notes_at + 12).unwrap()),
+            (13, u32::try_from(notes_at + 14).unwrap())
+        ]
+    );
+    // Nothing set: an empty label, no items; still valid.
+    let empty = NamedTabWriter::new().to_vec().expect("writes");
+    let v = NamedTab::validate(&empty).expect("valid");
+    assert_eq!(
+        (v.label(), v.items().len(), v.names()),
+        (&b""[..], 0, &b"\0"[..])
+    );
+    // A NUL-terminated name holding a NUL would read back shorter: refused.
+    let bad = [ItemSpec {
+        name: "a\0b",
+        note: b"",
+        value: 0,
+    }];
+    assert!(matches!(
+        NamedTabWriter::new().items(&bad).to_vec(),
+        Err(npuschema_core::WriteError::Layout { item: "name" })
+    ));
+    // A label longer than its u8 length can say: refused.
+    let long = [b'x'; 300];
+    assert!(matches!(
+        NamedTabWriter::new().label(&long).to_vec(),
+        Err(npuschema_core::WriteError::TooLarge { field: "label", .. })
+    ));
+    // Too small a buffer.
+    let mut small = [0u8; 40];
+    assert!(matches!(
+        w.write_into(&mut small),
+        Err(npuschema_core::WriteError::BufferTooSmall { available: 40, .. })
+    ));
+}
+
+mod dirnotes {
+    npuschema_macro::include_schema!("schemas/dirnotes.yaml");
+}
+
+/// A directory writer for a file that also has file-level ranges: `notes` before the
+/// directory and `trailer` after the payloads, placed where `writer.order` names them,
+/// their offset and size fields set; the validator accepts the bytes and the views give
+/// back every input.
+#[test]
+fn the_directory_writer_places_other_ranges() {
+    use dirnotes::{DirNotes, DirNotesSpec, Kind, SectionSpec};
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 4,
+            payload: b"code bytes",
+        },
+        SectionSpec {
+            kind: Kind::Empty,
+            entsize: 0,
+            payload: b"",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 1,
+            payload: b"xyz",
+        },
+    ];
+    let spec = DirNotesSpec {
+        flags: 0xA5,
+        notes: b"some notes",
+        trailer: b"THE END",
+        title: "tïtle",
+        sections: &sections,
+    };
+    let n = spec.encoded_len().expect("fits");
+    let mut buf = vec![0xEEu8; n + 5];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let written = buf[..n].to_vec();
+    let b = &written[..];
+    // Header 36, the notes at 36 (10 bytes), the directory at 48 (3 x 12), the payloads
+    // from 84 (each at a multiple of 4), the trailer at 100, the title at 108 with its NUL;
+    // the CRC-32 of every byte after the header at 28.
+    assert_eq!(&b[36..46], b"some notes");
+    assert_eq!(&b[12..20], &[36, 0, 0, 0, 10, 0, 0, 0]);
+    assert_eq!(&b[8..12], &48u32.to_le_bytes());
+    assert_eq!(&b[84..94], b"code bytes");
+    assert_eq!(&b[96..99], b"xyz");
+    assert_eq!(&b[20..28], &[100, 0, 0, 0, 7, 0, 0, 0]);
+    assert_eq!(&b[100..107], b"THE END");
+    assert_eq!(&b[32..36], &108u32.to_le_bytes());
+    assert_eq!(&b[108..], "tïtle\0".as_bytes());
+    assert_eq!(
+        &b[28..32],
+        &npuschema_core::crc32(0, &b[36..]).to_le_bytes()
+    );
+    let v = DirNotes::validate(b).expect("the writer's output validates");
+    assert!(DirNotes::validate_as::<npuschema_core::Brief>(b).is_ok());
+    assert_eq!(v.header().flags(), 0xA5);
+    assert_eq!(
+        (v.notes(), v.trailer()),
+        (&b"some notes"[..], &b"THE END"[..])
+    );
+    assert_eq!(v.title_str(), Ok("tïtle"));
+    let got: Vec<(Kind, u16, &[u8])> = v
+        .sections()
+        .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
+        .collect();
+    let want: Vec<(Kind, u16, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    // Empty ranges are still placed (and valid); a short buffer fails closed.
+    let bare = DirNotesSpec {
+        flags: 0,
+        notes: b"",
+        trailer: b"",
+        title: "",
+        sections: &[],
+    };
+    let e = bare.to_vec().expect("writes");
+    assert_eq!(e.len(), 37);
+    assert!(DirNotes::validate(&e).is_ok());
+    assert!(matches!(
+        spec.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+    // A title holding a NUL would read back shorter: refused.
+    assert!(matches!(
+        DirNotesSpec {
+            title: "a\0b",
+            ..spec
+        }
+        .to_vec(),
+        Err(npuschema_core::WriteError::Layout { item: "title" })
+    ));
+    // `seal` recomputes the file checksum after an edit.
+    let mut edited = b.to_vec();
+    edited[37] = b'O';
+    assert_eq!(
+        DirNotes::validate(&edited).map(|_| ()).map_err(|e| e.code),
+        Err("bad-crc")
+    );
+    let placed: Vec<(u64, u64, u64)> = v
+        .sections()
+        .map(|s| {
+            (
+                u64::from(s.kind().raw()),
+                u64::from(s.offset()),
+                u64::from(s.size()),
+            )
+        })
+        .collect();
+    DirNotesSpec::seal(&mut edited, placed.iter().copied()).expect("in bounds");
+    assert_eq!(
+        DirNotes::validate(&edited).map(|v| v.notes()),
+        Ok(&b"sOme notes"[..])
+    );
+}
+
 mod tlv {
     npuschema_macro::include_schema!("schemas/tlv.yaml");
 }
@@ -1647,5 +1871,149 @@ mod nested_structs {
         b[HEADER + 12..HEADER + 16].fill(0);
         let v = Nested::validate(&b).expect("valid");
         assert_eq!(v.entries().next().and_then(|e| e.blob()), None);
+    }
+
+    /// The writer takes struct-typed fields as values (`VersionValue`, `[SliceValue; 4]`,
+    /// a big-endian `StampValue` holding a little-endian `VersionValue`) and writes over
+    /// the fields inside them that the rules derive: `slices[0]` (the payload's place) and
+    /// each record's `span` (its blob's place). The validator accepts the bytes and the
+    /// views give back every input.
+    #[test]
+    fn the_writer_writes_structs_inside_structs() {
+        use super::nested::{
+            DimValue, EntryBlob, EntrySpec, Level, NestedWriter, PointValue, SliceValue,
+            StampValue, VersionValue,
+        };
+        let version = VersionValue { major: 1, minor: 4 };
+        // `slices[0]` is derived: what is given there is written over.
+        let slices = [
+            SliceValue {
+                offset: 0xDEAD,
+                length: 0xBEEF,
+            },
+            SliceValue::ZERO,
+            SliceValue {
+                offset: 5,
+                length: 6,
+            },
+            SliceValue {
+                offset: 0xFFFF_FFFF,
+                length: 1,
+            },
+        ];
+        let stamp = StampValue {
+            time: 0x1122_3344_5566_7788,
+            kind: StampKind::Tooled,
+            level: Level::SEALED,
+            tool: VersionValue { major: 2, minor: 7 },
+        };
+        let entries = [
+            EntrySpec {
+                id: 7,
+                at: PointValue { x: 3, y: 1000 },
+                span: SliceValue::ZERO,
+                dims: [DimValue { lo: 1, hi: 2 }, DimValue { lo: 0, hi: 0 }],
+                blob: EntryBlob::Present(b"abc"),
+            },
+            EntrySpec {
+                id: 8,
+                at: PointValue { x: 0, y: 7 },
+                span: SliceValue {
+                    offset: 77,
+                    length: 99,
+                },
+                dims: [DimValue { lo: 3, hi: 3 }, DimValue { lo: 9, hi: 200 }],
+                blob: EntryBlob::Absent(0),
+            },
+        ];
+        let w = NestedWriter::new()
+            .version(version)
+            .slices(slices)
+            .stamp(stamp)
+            .entries(&entries)
+            .payload(b"PAYLOAD");
+        let b = w.to_vec().expect("writes");
+        assert_eq!(w.encoded_len(), Ok(b.len()));
+        // Header 62, two entries of 20 (at 62, as the table says), the payload at 102 (2
+        // aligned), the first blob after it at 110.
+        assert_eq!(b.len(), 62 + 40 + 8 + 3);
+        assert_eq!(&b[62 + 40..62 + 47], b"PAYLOAD");
+        assert_eq!(&b[110..], b"abc");
+        // The stamp's time big-endian (at 40), its tool version little-endian (at 50).
+        assert_eq!(&b[40..48], &0x1122_3344_5566_7788u64.to_be_bytes());
+        assert_eq!(&b[50..54], &[2, 0, 7, 0]);
+
+        let v = Nested::validate(&b).expect("the writer's output validates");
+        assert!(Nested::validate_as::<Brief>(&b).is_ok());
+        let h = v.header();
+        assert_eq!(VersionValue::from(h.version()), version);
+        let got: Vec<SliceValue> = h.slices().map(SliceValue::from).collect();
+        assert_eq!(
+            got,
+            [
+                SliceValue {
+                    offset: 102,
+                    length: 7
+                },
+                slices[1],
+                slices[2],
+                slices[3]
+            ]
+        );
+        assert_eq!(StampValue::from(h.stamp()), stamp);
+        assert_eq!(v.payload(), b"PAYLOAD");
+        assert_eq!((h.entry_count(), h.total_bytes()), (2, 113));
+        let e: Vec<_> = v.entries().collect();
+        assert_eq!(e.len(), 2);
+        for (got, want) in e.iter().zip(&entries) {
+            assert_eq!(got.id(), want.id);
+            assert_eq!(PointValue::from(got.at()), want.at);
+            let dims: Vec<DimValue> = got.dims().map(DimValue::from).collect();
+            assert_eq!(dims, want.dims);
+        }
+        // Each record's `span` locates its blob; an absent blob's length is the one given,
+        // its offset the value given.
+        assert_eq!(
+            SliceValue::from(e[0].span()),
+            SliceValue {
+                offset: 110,
+                length: 3
+            }
+        );
+        assert_eq!(e[0].blob(), Some(&b"abc"[..]));
+        assert_eq!(
+            SliceValue::from(e[1].span()),
+            SliceValue {
+                offset: 77,
+                length: 0
+            }
+        );
+        assert_eq!(e[1].blob(), None);
+        // A value reads back from its bytes, and lays them out again.
+        assert_eq!(StampValue::from_bytes(&stamp.to_bytes()), stamp);
+        assert_eq!(&stamp.to_bytes()[..8], &b[40..48]);
+        // Too small a buffer: an error, nothing written past it.
+        let mut small = [0u8; 100];
+        assert!(matches!(
+            w.write_into(&mut small),
+            Err(npuschema_core::WriteError::BufferTooSmall {
+                needed: 113,
+                available: 100
+            })
+        ));
+        // A blob whose length the `span.length` of its record cannot hold.
+        let long = EntrySpec {
+            blob: EntryBlob::Absent(u32::MAX),
+            ..entries[1]
+        };
+        let lw = NestedWriter::new()
+            .version(version)
+            .entries(std::slice::from_ref(&long))
+            .payload(b"");
+        let lb = lw.to_vec().expect("an absent blob takes no bytes");
+        assert_eq!(
+            Nested::validate(&lb).map(|_| ()).map_err(|e| e.code),
+            Err("blob-out-of-bounds")
+        );
     }
 }

@@ -19,6 +19,10 @@ pub(crate) enum Item {
     Table,
     /// The payloads, in directory order.
     Payload,
+    /// Another file-level range, given as bytes (index into `file.ranges`).
+    Range(usize),
+    /// A file's string in the whole file (index into `file.strings`).
+    Str(usize),
 }
 
 /// Which bits of a derived value a field holds.
@@ -46,6 +50,8 @@ pub(crate) enum What {
     PayloadLength,
     /// Filled in by `seal`.
     Checksum,
+    /// The length of a file-level range the writer places (index into `file.ranges`).
+    RangeLength(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -183,7 +189,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         // Diagnosed by the directory checks.
         return Err(errs);
     };
-    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and nothing else";
+    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and the file-level ranges without `when` and the file's strings outside ranges that `writer.order` names";
     for t in &file.tables {
         if t.name.text != table.name.text {
             errs.push((
@@ -195,8 +201,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             ));
         }
     }
+    // Another file-level range that the order names: placed, its bytes an input (its
+    // offset and length fields are checked below; a `when` is refused by `check_file`).
+    let placed = |r: &Range| r.table.is_none() && w.order.iter().any(|o| o.text == r.name.text);
     for r in &file.ranges {
-        if r.name.text != range.name.text {
+        if r.name.text != range.name.text && !placed(r) {
             errs.push((
                 r.name.pos,
                 format!(
@@ -206,14 +215,38 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             ));
         }
     }
+    // A file's string outside any range, its offset one header field, that the order
+    // names: placed there, its bytes an input.
+    let str_placed = |s: &crate::schema::strings::StringDef| {
+        s.table.is_none() && s.range.is_none() && w.order.iter().any(|o| o.text == s.name.text)
+    };
     for s in &file.strings {
-        errs.push((
-            s.name.pos,
-            format!(
-                "string `{}`: the writer cannot place it ({cannot})",
-                s.name.text
-            ),
-        ));
+        if s.table.is_some() || s.range.is_some() {
+            errs.push((
+                s.name.pos,
+                format!(
+                    "string `{}`: the writer cannot place it ({cannot})",
+                    s.name.text
+                ),
+            ));
+        } else if !str_placed(s) {
+            errs.push((
+                s.name.pos,
+                format!(
+                    "string `{}`: the writer places it, so `writer.order` must name it",
+                    s.name.text
+                ),
+            ));
+        } else if !matches!(targets(c, &s.offset.expr, Scope::Top), Some((Owner::Header, f)) if f.len() == 1)
+        {
+            errs.push((
+                s.offset.pos,
+                format!(
+                    "string `{}`: the writer cannot write its offset: `{}` is not one header field",
+                    s.name.text, s.offset.text
+                ),
+            ));
+        }
     }
     for s in &file.streams {
         errs.push((
@@ -224,8 +257,33 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             ),
         ));
     }
+    // A top-level checksum: computed by `seal`, after the directory's (`top_checksum`).
+    let mut top_sums = Vec::new();
     for k in &file.checksums {
-        errs.push((k.name.pos, format!("checksum `{}`: a directory writer computes the directory's checksums only; make it a directory checksum or drop the `writer`", k.name.text)));
+        match top_checksum_field(c, k) {
+            Ok(i) => top_sums.push(i),
+            Err(why) => errs.push((
+                k.stored.pos,
+                format!(
+                    "checksum `{}`: {why}; drop the `writer` or make it a directory checksum",
+                    k.name.text
+                ),
+            )),
+        }
+        for e in [&k.from, &k.to] {
+            let header_only = e.expr.refs().iter().all(|p| {
+                matches!(
+                    c.resolve(p, Scope::Top),
+                    Ok(Resolved::Const(_)
+                        | Resolved::Len
+                        | Resolved::EnumValue(..)
+                        | Resolved::Field(Owner::Header, _))
+                )
+            });
+            if !header_only {
+                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len` and header fields only, and `{}` reads something else", k.name.text, e.text)));
+            }
+        }
     }
     let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
     let mut plan = Plan {
@@ -257,6 +315,18 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .position(|r| r.name.text == item.text)
         {
             Item::Record(k)
+        } else if let Some(k) = file
+            .ranges
+            .iter()
+            .position(|r| r.name.text == item.text && placed(r))
+        {
+            Item::Range(k)
+        } else if let Some(k) = file
+            .strings
+            .iter()
+            .position(|s| s.name.text == item.text && str_placed(s))
+        {
+            Item::Str(k)
         } else {
             // Another table or range: refused above; an unknown name: by the order check.
             continue;
@@ -340,6 +410,45 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         } else {
             errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose) nor a constant expression", at.text)));
         }
+    }
+    for (k, r) in file.ranges.iter().enumerate() {
+        if r.name.text == range.name.text || !placed(r) {
+            continue;
+        }
+        for (e, what, name) in [
+            (&r.offset, What::Place(Item::Range(k)), "offset"),
+            (&r.length, What::RangeLength(k), "length"),
+        ] {
+            match targets(c, &e.expr, Scope::Top) {
+                Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
+                    plan.assign(t, &what);
+                }
+                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of the header or a located record", r.name.text, e.text))),
+            }
+        }
+        if let Some(f) = c
+            .header()
+            .and_then(|h| h.fields.iter().find(|f| f.name.text == r.name.text))
+        {
+            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes range `{}` as its field of that name; rename one", f.name.text, file.name.text, r.name.text)));
+        }
+    }
+    for (k, s) in file.strings.iter().enumerate() {
+        if !str_placed(s) {
+            continue;
+        }
+        if let Some(t @ (Owner::Header, _)) = targets(c, &s.offset.expr, Scope::Top) {
+            plan.assign(t, &What::Place(Item::Str(k)));
+        }
+        if let Some(f) = c
+            .header()
+            .and_then(|h| h.fields.iter().find(|f| f.name.text == s.name.text))
+        {
+            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes string `{}` as its field of that name; rename one", f.name.text, file.name.text, s.name.text)));
+        }
+    }
+    for i in top_sums {
+        plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
     match targets(c, &table.count.expr, Scope::Top) {
         Some(t) => plan.assign(t, &What::Count),
@@ -453,6 +562,27 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         Ok(Some(plan))
     } else {
         Err(errs)
+    }
+}
+
+/// The header field (index) a top-level checksum is stored in: one `u32` or `u64` field.
+pub(crate) fn top_checksum_field(
+    c: &Checked,
+    k: &crate::schema::Checksum,
+) -> Result<usize, String> {
+    match targets(c, &k.stored.expr, Scope::Top) {
+        Some((Owner::Header, f))
+            if f.len() == 1
+                && f.first()
+                    .and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i)))
+                    .is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
+        {
+            f.first().map(|x| x.0).ok_or_else(String::new)
+        }
+        _ => Err(format!(
+            "a directory writer stores a checksum in one `u32` or `u64` header field, and `{}` is not one",
+            k.stored.text
+        )),
     }
 }
 

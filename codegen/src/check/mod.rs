@@ -14,11 +14,13 @@ pub(crate) mod fill;
 pub(crate) mod index;
 pub(crate) mod lookup;
 pub(crate) mod nested;
+pub(crate) mod nested_writer;
 pub(crate) mod positions;
 pub(crate) mod recpos;
 pub(crate) mod regs;
 pub(crate) mod streams;
 pub(crate) mod strings;
+pub(crate) mod strtab_writer;
 pub(crate) mod top;
 
 use std::collections::HashMap;

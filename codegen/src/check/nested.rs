@@ -465,30 +465,6 @@ pub fn tail(path: &[String], owner: Owner) -> &[String] {
     }
 }
 
-/// The generated writer does not write struct-typed fields yet: a schema with a `writer`
-/// (the file's or a variant's) and a struct-typed field is refused at that field.
-pub(crate) fn check_writer(c: &crate::check::Checked, d: &mut Diags) {
-    let Some(w) = c.files().iter().find_map(|f| f.writer.as_ref()) else {
-        return;
-    };
-    for st in &c.schema.structs {
-        let Some(l) = c.layouts.get(&st.name.text) else {
-            continue;
-        };
-        for (f, (_, k)) in st.fields.iter().zip(&l.fields) {
-            if matches!(k, FieldKind::Struct(..) | FieldKind::Structs(..)) {
-                d.error(
-                    f.ty_pos,
-                    format!(
-                        "field `{}.{}` has a struct type: the generated writer (`writer`, line {}) cannot write a struct-typed field yet; declare the inner fields inline, or drop `writer`",
-                        st.name.text, f.name.text, w.align_pos.line
-                    ),
-                );
-            }
-        }
-    }
-}
-
 /// In a table record's scope, `pairs[2].a` names a field of element 2 of the record's own
 /// struct array `pairs`; the expression parser, which knows no schema, reads it as a table
 /// element (`table[index].field`). Before checking, such an expression whose name is not a

@@ -81,13 +81,17 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
             Some(scope) => crate::check::expr::check_expr(c, &s.offset, scope, false, "offset", d),
             None => {}
         }
-        if let Some(w) = &file.writer {
+        // (A directory's writer checks its strings itself: `dir_writer.rs`.)
+        if let Some(w) = &file.writer
+            && file.ext.directories.is_empty()
+        {
             match writable(c, s) {
                 Err(why) => d.error(
                     s.name.pos,
                     format!("string `{n}`: a writer cannot write it ({why}); remove `writer:` (the view and the validator do not need it) or write the string another way"),
                 ),
-                Ok(_) if !w.order.iter().any(|x| x.text == n) => d.error(
+                // In a range, the range is placed (`strtab_writer::check`).
+                Ok(_) if s.range.is_none() && !w.order.iter().any(|x| x.text == n) => d.error(
                     s.name.pos,
                     format!("string `{n}`: the writer places it, so `writer.order` must name it"),
                 ),
@@ -212,16 +216,14 @@ pub(crate) fn check_step(
     }
 }
 
-/// The header field (index) that holds a string's offset, when a writer can write the
-/// string: a file's string in the whole file whose offset is one header field, which the
-/// writer sets to where it placed the string. A string table (a record's string, or one
-/// inside a range) would need the writer to build the table: not done.
+/// The field (index) that holds a string's offset, when a writer can write the string: for
+/// a file's string (in the whole file or in a range, which the writer then builds) one
+/// header field, which the writer sets to where it placed the string; for a record's
+/// string one integer field of the record (`strtab_writer.rs`).
 pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
     if s.table.is_some() {
-        return Err("a record's string lives in a string table, which the writer does not build");
-    }
-    if s.range.is_some() {
-        return Err("a string inside a range would make the writer build that range");
+        // The record's offset field (`strtab_writer.rs`).
+        return crate::check::strtab_writer::record_offset_field(c, s);
     }
     match crate::check::expr::single_field(c, &s.offset.expr, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => Ok(i),

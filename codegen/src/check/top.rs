@@ -774,7 +774,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
         }
     }
     generated_names(&c, d);
-    crate::check::nested::check_writer(&c, d);
+    crate::check::nested_writer::check(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
 
@@ -904,6 +904,9 @@ pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
             seen.push((n.text.clone(), n.pos, format!("{kind} `{}`", n.text)));
         }
     }
+    for (name, pos, what) in crate::check::nested_writer::generated_names(c) {
+        add(&mut seen, name, pos, what, d);
+    }
     let top_name = &c.schema.file.name;
     add(
         &mut seen,
@@ -1032,6 +1035,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     }
     crate::check::ext::check_file(c, d);
     crate::check::strings::check_defs(c, d);
+    crate::check::strtab_writer::check(c, d);
     crate::check::index::check_writer(c, d);
     crate::check::streams::check_file(c, d);
     crate::check::positions::check_file(c, d);

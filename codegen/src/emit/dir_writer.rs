@@ -55,12 +55,12 @@ fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> Token
             }
         }
         FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
-        // (A struct-typed field is refused with a `writer`: `nested::check_writer`; its bytes
-        // would be an input like `bytes`.)
-        FieldKind::Bytes(_)
-        | FieldKind::Str(_)
-        | FieldKind::Struct(..)
-        | FieldKind::Structs(..) => {
+        // A struct-typed field: its value's bytes (`nested_writer.rs`).
+        k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
+            crate::emit::nested_writer::write_input(k, off, src, &quote!(&mut rec))
+                .unwrap_or_default()
+        }
+        FieldKind::Bytes(_) | FieldKind::Str(_) => {
             quote!(__rt::set(&mut rec, #o, *#src);)
         }
     }
@@ -98,6 +98,19 @@ fn derived_value(
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
         What::Checksum => (quote!(0u64), false),
+        What::RangeLength(k) => {
+            let r = ident(
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str()),
+            );
+            (
+                quote!(u64::try_from(self.#r.len()).unwrap_or(u64::MAX)),
+                false,
+            )
+        }
     }
 }
 
@@ -177,7 +190,7 @@ fn spec_fields(
         let Some(&(_, kind)) = l.fields.get(i) else {
             continue;
         };
-        floats |= matches!(kind, FieldKind::Float(_));
+        floats |= crate::emit::nested_writer::value_has_floats(c, kind);
         let (ty, _) = crate::emit::writer::field_type(c, kind);
         let n = ident(&name(&f.name.text));
         let first = esc(f.doc.lines().next().unwrap_or("").trim());
@@ -402,6 +415,56 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
     (func, store)
 }
 
+/// `seal`'s code computing a top-level checksum over the bytes `out` holds, its span read
+/// from the header as written, and storing it (after the directory's checksums).
+fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
+    let (Ok(i), Some(h)) = (
+        crate::check::dir_writer::top_checksum_field(c, k),
+        c.header(),
+    ) else {
+        return quote!();
+    };
+    let Some((hsize, off, kind)) = c
+        .layouts
+        .get(&h.name.text)
+        .and_then(|l| l.fields.get(i).map(|f| (l.size, f.0, f.1)))
+    else {
+        return quote!();
+    };
+    let Some(ity) = kind.int_ty(&c.schema) else {
+        return quote!();
+    };
+    let ty = ident(ity.rust());
+    let hty = ident(&h.name.text);
+    let hs = lit_usize(hsize);
+    let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
+    let off = Literal::u64_suffixed(off);
+    let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
+    let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
+    let compute = match k.algorithm {
+        Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
+        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+    };
+    let item = k.name.text.as_str();
+    quote! {
+        {
+            let Some(hb) = __rt::chunk_at::<#hs>(out, 0).copied() else {
+                return Err(__rt::WriteError::Layout { item: #item });
+            };
+            let header = #hty { raw: &hb, buf: &hb, index: 0 };
+            let _ = &header;
+            let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
+            let _ = len;
+            let sum = match (#from, #to) {
+                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                _ => None,
+            };
+            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
+            __rt::put(out, #off, &sum.#tob())?;
+        }
+    }
+}
+
 /// The directory writer of one file layout (empty when it has none).
 fn file_tokens(c: &Checked) -> TokenStream {
     let Ok(Some(plan)) = analyse(c) else {
@@ -431,6 +494,39 @@ fn file_tokens(c: &Checked) -> TokenStream {
         let (f, fl) = spec_fields(c, st, rules, &|n| format!("{rn}_{n}"));
         file_fields.extend(f);
         floats |= fl;
+    }
+    // The other file-level ranges it places, as bytes.
+    for (it, _) in &plan.items {
+        if let Item::Range(k) = it
+            && let Some(r) = file.ranges.get(*k)
+        {
+            let n = ident(&r.name.text);
+            let doc = format!(
+                " Range `{}`, placed where `writer.order` names it: {}",
+                r.name.text,
+                esc(r.doc.lines().next().unwrap_or(""))
+            );
+            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+        }
+        if let Item::Str(k) = it
+            && let Some(s) = file.strings.get(*k)
+        {
+            let n = ident(&s.name.text);
+            let what = match s.prefix {
+                Some((t, _)) => format!("written after its `{}` length", t.rust()),
+                None => "written with a NUL after it (it must hold none)".to_string(),
+            };
+            let doc = format!(
+                " String `{}`, placed where `writer.order` names it, {what}: {}",
+                s.name.text,
+                esc(s.doc.lines().next().unwrap_or(""))
+            );
+            if crate::check::strtab_writer::utf8_checked(&file.validate, &s.name.text) {
+                file_fields.push(quote!(#[doc = #doc] pub #n: &'a str,));
+            } else {
+                file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+            }
+        }
     }
     let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
     let eq_file = if floats || efl {
@@ -503,6 +599,24 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 (
                     plan.table.name.text.clone(),
                     quote!(u64::try_from(self.#secs.len()).ok().and_then(|n| n.checked_mul(#s))),
+                )
+            }
+            Item::Str(k) => {
+                let s = file.strings.get(*k);
+                let n = ident(s.map_or("missing", |s| s.name.text.as_str()));
+                let extra =
+                    Literal::u64_suffixed(s.and_then(|s| s.prefix).map_or(1, |(t, _)| t.bytes()));
+                (
+                    s.map_or(String::new(), |s| s.name.text.clone()),
+                    quote!(u64::try_from(self.#n.len()).ok().and_then(|n| n.checked_add(#extra))),
+                )
+            }
+            Item::Range(k) => {
+                let r = file.ranges.get(*k);
+                let n = ident(r.map_or("missing", |r| r.name.text.as_str()));
+                (
+                    r.map_or(String::new(), |r| r.name.text.clone()),
+                    quote!(u64::try_from(self.#n.len()).ok()),
                 )
             }
             Item::Payload => {
@@ -579,6 +693,19 @@ fn file_tokens(c: &Checked) -> TokenStream {
             }
         });
     }
+    for (it, v) in &place_vars {
+        if let Item::Range(k) = it
+            && let Some(r) = file.ranges.get(*k)
+        {
+            let n = ident(&r.name.text);
+            record_writes.push(quote!(__rt::put(out, #v, self.#n)?;));
+        }
+        if let Item::Str(k) = it
+            && let Some(s) = file.strings.get(*k)
+        {
+            record_writes.push(crate::emit::strtab_writer::write_string(c, s, v));
+        }
+    }
     let epath = format!("{}[]", plan.table.name.text);
     let entry_writes = write_fields(
         c,
@@ -654,19 +781,22 @@ fn file_tokens(c: &Checked) -> TokenStream {
         }
     }
     let seal_doc = format!(
-        " Compute, in place, the directory checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
+        " Compute, in place, the checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
         file.name.text,
-        if plan.dir.checksums.is_empty() {
+        if plan.dir.checksums.is_empty() && file.checksums.is_empty() {
             "there are none".to_string()
         } else {
+            // The directory's, then the file's (over the bytes as the others left them).
             plan.dir
                 .checksums
                 .iter()
                 .map(|k| format!("`{}`", k.name.text))
+                .chain(file.checksums.iter().map(|k| format!("`{}`", k.name.text)))
                 .collect::<Vec<_>>()
                 .join(", then ")
         }
     );
+    let seal_top: Vec<TokenStream> = file.checksums.iter().map(|k| top_sum(c, k)).collect();
     let fname = file.name.text.as_str();
 
     let table_var = table_var.unwrap_or_else(|| format_ident!("__p0"));
@@ -756,6 +886,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             {
                 #(#seal_records)*
                 #(#seal_payloads)*
+                #(#seal_top)*
                 let _ = (out, sections);
                 Ok(())
             }

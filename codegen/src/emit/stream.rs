@@ -783,7 +783,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             let Some(&(off, kind)) = l.fields.get(i) else {
                 continue;
             };
-            floats |= matches!(kind, crate::check::FieldKind::Float(_));
+            floats |= crate::emit::nested_writer::value_has_floats(em.c, kind);
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = crate::emit::writer::field_type(em.c, kind);
             let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
@@ -803,9 +803,14 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                     }
                 }
                 K::Int(_) | K::Float(_) => quote!(__rt::set(&mut rec, #o, r.#name.#tob());),
-                K::Bytes(_) | K::Str(_) | K::Struct(..) | K::Structs(..) => {
-                    quote!(__rt::set(&mut rec, #o, *r.#name);)
-                }
+                k @ (K::Struct(..) | K::Structs(..)) => crate::emit::nested_writer::write_input(
+                    k,
+                    off,
+                    &quote!(r.#name),
+                    &quote!(&mut rec),
+                )
+                .unwrap_or_default(),
+                K::Bytes(_) | K::Str(_) => quote!(__rt::set(&mut rec, #o, *r.#name);),
             });
         }
         let size_path = format!("{sn}[].{}", st.fields[size_i].name.text);

@@ -263,8 +263,15 @@ pub(crate) struct WriterParts {
 
 /// The writer's parts for the strings (each writable one: `checks_defs` refused the others).
 pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
-    let mut out = WriterParts::default();
+    let mut out = WriterParts {
+        writes: crate::emit::strtab_writer::writes(c),
+        ..WriterParts::default()
+    };
     for s in &c.schema.file.strings {
+        // A record's string is its record spec's (`strtab_writer.rs`).
+        if s.table.is_some() {
+            continue;
+        }
         let Ok(i) = writable(c, s) else { continue };
         let name = format_ident!("{}", s.name.text);
         let at = format_ident!("{}_at", s.name.text);
@@ -292,6 +299,10 @@ pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
             }
         });
         let item = s.name.text.as_str();
+        if s.range.is_some() {
+            // Written into its range (`strtab_writer::writes`).
+            continue;
+        }
         out.writes.push(match s.prefix {
             Some((t, _)) => {
                 let ty = format_ident!("{}", t.rust());
@@ -322,7 +333,7 @@ pub(crate) fn plan_step(
     name: &str,
     align: &proc_macro2::Literal,
 ) -> Option<(TokenStream, proc_macro2::Ident)> {
-    let s = def(c, name)?;
+    let s = def(c, name).filter(|s| s.table.is_none() && s.range.is_none())?;
     let var = format_ident!("{}", s.name.text);
     let at = format_ident!("{}_at", s.name.text);
     let extra = proc_macro2::Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()));

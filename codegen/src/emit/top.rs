@@ -43,6 +43,7 @@ pub(crate) fn module(c: &Checked) -> TokenStream {
     let registers = crate::emit::regs::tokens(c);
     let commands = crate::emit::commands::tokens(c);
     let stream_writers = crate::emit::stream::writers(&em);
+    let struct_values = crate::emit::nested_writer::value_types(c);
     quote! {
         #[allow(unused_imports)]
         use ::npuschema_core as __rt;
@@ -61,5 +62,6 @@ pub(crate) fn module(c: &Checked) -> TokenStream {
         #registers
         #commands
         #stream_writers
+        #struct_values
     }
 }

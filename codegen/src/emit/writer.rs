@@ -32,7 +32,7 @@ enum HeaderRule {
     Count(String),
     RangeOffset(String),
     RangeLength(String),
-    Checksum,
+    Checksum(usize),
     Input,
 }
 
@@ -41,6 +41,8 @@ enum RecordRule {
     Offset(usize),
     Length(usize),
     Flag(usize),
+    /// The offset of the record's string (`strtab_writer.rs`).
+    Str,
     Input,
 }
 
@@ -86,31 +88,32 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut ex = Vec::new();
     expects(&file.validate, &mut ex);
     let mut hrules = vec![HeaderRule::Input; hs.fields.len()];
-    for (f, v) in &ex {
-        if let Some((Owner::Header, i)) = single_field(c, f, Scope::Top)
-            && const_only(c, v)
+    // Fields inside struct-typed header fields that the rules derive (`nested_writer.rs`).
+    let mut leaf_rules: Vec<(crate::check::Leaf, String, HeaderRule)> = Vec::new();
+    let mut derive = |e: &Expr, rule: HeaderRule| {
+        if let Some((Owner::Header, i)) = single_field(c, e, Scope::Top) {
+            hrules[i] = rule;
+        } else if let (Some((Owner::Header, l)), Expr::Ref(p)) =
+            (crate::emit::nested_writer::leaf_of(c, e, Scope::Top), e)
         {
-            hrules[i] = HeaderRule::Value(v.clone());
+            leaf_rules.push((l, p.join("."), rule));
+        }
+    };
+    for (f, v) in &ex {
+        if const_only(c, v) {
+            derive(f, HeaderRule::Value(v.clone()));
         }
     }
     for t in &file.tables {
-        if let Some((Owner::Header, i)) = single_field(c, &t.count.expr, Scope::Top) {
-            hrules[i] = HeaderRule::Count(t.name.text.clone());
-        }
+        derive(&t.count.expr, HeaderRule::Count(t.name.text.clone()));
     }
     let top_ranges: Vec<&Range> = file.ranges.iter().filter(|r| r.table.is_none()).collect();
     for r in &top_ranges {
-        if let Some((Owner::Header, i)) = single_field(c, &r.offset.expr, Scope::Top) {
-            hrules[i] = HeaderRule::RangeOffset(r.name.text.clone());
-        }
-        if let Some((Owner::Header, i)) = single_field(c, &r.length.expr, Scope::Top) {
-            hrules[i] = HeaderRule::RangeLength(r.name.text.clone());
-        }
+        derive(&r.offset.expr, HeaderRule::RangeOffset(r.name.text.clone()));
+        derive(&r.length.expr, HeaderRule::RangeLength(r.name.text.clone()));
     }
-    for k in &file.checksums {
-        if let Some((Owner::Header, i)) = single_field(c, &k.stored.expr, Scope::Top) {
-            hrules[i] = HeaderRule::Checksum;
-        }
+    for (ki, k) in file.checksums.iter().enumerate() {
+        derive(&k.stored.expr, HeaderRule::Checksum(ki));
     }
     // A string's offset field: where the writer placed the string (`emit/strings.rs`).
     let strings = crate::emit::strings::writer_parts(c);
@@ -119,6 +122,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
             *r = HeaderRule::RangeOffset(name.clone());
         }
     }
+
+    // A range that holds strings is built by the writer, not given (`strtab_writer.rs`).
+    let top_ranges: Vec<&Range> = top_ranges
+        .into_iter()
+        .filter(|r| !crate::check::strtab_writer::is_built(c, &r.name.text))
+        .collect();
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -216,6 +225,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
             plan_fields.push(quote!(#at: u64,));
             plan_inits.push(quote!(#at,));
             plan_steps.push(step);
+        } else if let Some((f, i, step)) =
+            crate::emit::strtab_writer::plan_step(c, &item.text, &align)
+        {
+            plan_fields.extend(f);
+            plan_inits.extend(i);
+            plan_steps.push(step);
         } else if let Some(t) = c.table(&item.text) {
             let at_var = format_ident!("{}_at", t.name.text);
             let name = format_ident!("{}", t.name.text);
@@ -298,39 +313,24 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 }
                 continue;
             }
-            // (A struct-typed field is refused with a `writer`: `nested::check_writer`.)
-            FieldKind::Bytes(_)
-            | FieldKind::Str(_)
-            | FieldKind::Struct(..)
-            | FieldKind::Structs(..) => {
+            // A struct-typed field: its value's bytes (`nested_writer.rs`).
+            k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
+                if matches!(hrules[i], HeaderRule::Input) {
+                    header_writes.extend(crate::emit::nested_writer::write_input(
+                        k,
+                        off,
+                        &quote!(self.#name),
+                        &quote!(&mut h),
+                    ));
+                }
+                continue;
+            }
+            FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 if matches!(hrules[i], HeaderRule::Input) {
                     header_writes.push(quote!(__rt::set(&mut h, #o, *self.#name);));
                 }
                 continue;
             }
-        };
-        let ty = format_ident!("{}", ity.rust());
-        // The value as plain u64 tokens, or (for an expression that can overflow) as an
-        // Option<u64>.
-        let (value, fallible): (TokenStream, bool) = match &hrules[i] {
-            HeaderRule::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
-                Some(t) => (t, false),
-                None => (top_value(c, e), true),
-            },
-            HeaderRule::Count(t) => {
-                let t = format_ident!("{}", t);
-                (quote!(self.#t.len() as u64), false)
-            }
-            HeaderRule::RangeOffset(r) => {
-                let v = format_ident!("{}_at", r);
-                (quote!(plan.#v), false)
-            }
-            HeaderRule::RangeLength(r) => {
-                let r = format_ident!("{}", r);
-                (quote!(self.#r.len() as u64), false)
-            }
-            HeaderRule::Checksum => (quote!(0u64), false),
-            HeaderRule::Input => (quote!(0u64), false),
         };
         if matches!(hrules[i], HeaderRule::Input) {
             let raw = match kind {
@@ -339,43 +339,28 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 _ => quote!(self.#name),
             };
             header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
-        } else if fallible {
-            header_writes.push(quote! {
-                let v = #value;
-                let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
-                __rt::set(&mut h, #o, v.#tob());
-            });
         } else {
-            header_writes.push(quote! {
-                let v: u64 = #value;
-                let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
-                __rt::set(&mut h, #o, v.#tob());
-            });
+            derived(
+                c,
+                &hrules[i],
+                (off, ity, f.big),
+                &path,
+                &mut header_writes,
+                &mut checksum_patch,
+            );
         }
-        if matches!(hrules[i], HeaderRule::Checksum) {
-            let k = file
-                .checksums
-                .iter()
-                .find(|k| single_field(c, &k.stored.expr, Scope::Top) == Some((Owner::Header, i)));
-            if let Some(k) = k {
-                let from = top_value(c, &k.from.expr);
-                let to = top_value(c, &k.to.expr);
-                let compute = match k.algorithm {
-                    Algorithm::Fnv1a32 => {
-                        quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
-                    }
-                    Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
-                };
-                let off64 = Literal::u64_suffixed(off);
-                checksum_patch.push(quote! {
-                    let sum = match (#from, #to) {
-                        (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
-                        _ => None,
-                    };
-                    let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
-                    __rt::put(out, #off64, &sum.#tob())?;
-                });
-            }
+    }
+    // The fields inside struct-typed fields that the rules derive, over the values given.
+    for (l, p, rule) in &leaf_rules {
+        if let Some((ity, big)) = crate::emit::nested_writer::leaf_store(c, *l) {
+            derived(
+                c,
+                rule,
+                (l.at, ity, big),
+                p,
+                &mut header_writes,
+                &mut checksum_patch,
+            );
         }
     }
 
@@ -477,6 +462,81 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
 }
 
+/// The header write of a derived field (`rule`, not `Input`) stored as `ity` at `off` in
+/// byte order `big`, and, for a checksum, its patch once the file is written.
+fn derived(
+    c: &Checked,
+    rule: &HeaderRule,
+    (off, ity, big): (u64, IntTy, bool),
+    path: &str,
+    header_writes: &mut Vec<TokenStream>,
+    checksum_patch: &mut Vec<TokenStream>,
+) {
+    let file = &c.schema.file;
+    let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+    let tob = crate::emit::to_bytes(big);
+    let ty = format_ident!("{}", ity.rust());
+    // The value as plain u64 tokens, or (for an expression that can overflow) as an
+    // Option<u64>.
+    let (value, fallible): (TokenStream, bool) = match rule {
+        HeaderRule::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
+            Some(t) => (t, false),
+            None => (top_value(c, e), true),
+        },
+        HeaderRule::Count(t) => {
+            let t = format_ident!("{}", t);
+            (quote!(self.#t.len() as u64), false)
+        }
+        HeaderRule::RangeOffset(r) => {
+            let v = format_ident!("{}_at", r);
+            (quote!(plan.#v), false)
+        }
+        HeaderRule::RangeLength(r) if crate::check::strtab_writer::is_built(c, r) => {
+            let len = format_ident!("{}_len", r);
+            (quote!(plan.#len), false)
+        }
+        HeaderRule::RangeLength(r) => {
+            let r = format_ident!("{}", r);
+            (quote!(self.#r.len() as u64), false)
+        }
+        HeaderRule::Checksum(_) | HeaderRule::Input => (quote!(0u64), false),
+    };
+    if fallible {
+        header_writes.push(quote! {
+            let v = #value;
+            let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
+            __rt::set(&mut h, #o, v.#tob());
+        });
+    } else {
+        header_writes.push(quote! {
+            let v: u64 = #value;
+            let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
+            __rt::set(&mut h, #o, v.#tob());
+        });
+    }
+    if let HeaderRule::Checksum(ki) = rule
+        && let Some(k) = file.checksums.get(*ki)
+    {
+        let from = top_value(c, &k.from.expr);
+        let to = top_value(c, &k.to.expr);
+        let compute = match k.algorithm {
+            Algorithm::Fnv1a32 => {
+                quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
+            }
+            Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+        };
+        let off64 = Literal::u64_suffixed(off);
+        checksum_patch.push(quote! {
+            let sum = match (#from, #to) {
+                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                _ => None,
+            };
+            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
+            __rt::put(out, #off64, &sum.#tob())?;
+        });
+    }
+}
+
 pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
     match kind {
         FieldKind::Float(w) => {
@@ -527,11 +587,9 @@ pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStr
             let n = Literal::usize_unsuffixed(usize::try_from(n).unwrap_or(0));
             (quote!(&'a [u8; #n]), quote!(&[0u8; #n]))
         }
-        // A struct-typed field of a stream's record header is written from its bytes (the
-        // file's writer refuses one: `nested::check_writer`).
+        // A struct-typed field: the struct's value type (`nested_writer.rs`).
         k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-            let n = Literal::usize_unsuffixed(usize::try_from(k.width(&c.schema)).unwrap_or(0));
-            (quote!(&'a [u8; #n]), quote!(&[0u8; #n]))
+            crate::emit::nested_writer::input_type(c, k).unwrap_or_else(|| (quote!(u8), quote!(0)))
         }
     }
 }
@@ -555,7 +613,8 @@ fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
         .file
         .ranges
         .iter()
-        .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text));
+        .any(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+        || !crate::check::strtab_writer::record_strings(c, t).is_empty();
     if borrows {
         quote!(#spec<'a>)
     } else {
@@ -597,7 +656,13 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         let absent = variant(r.absent.as_ref(), "Absent");
         let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t))
             .and_then(|(_, i)| l.fields.get(i))
-            .map(|f| f.1);
+            .map(|f| f.1)
+            .or_else(|| {
+                // A length inside a struct-typed field (`span.length`).
+                crate::emit::nested_writer::leaf_of(c, &r.length.expr, Scope::RecordOnly(t))
+                    .and_then(|(_, lf)| c.leaf(lf))
+                    .map(|x| x.2)
+            });
         let len_ty = match len_kind {
             Some(FieldKind::Int(ti)) => format_ident!("{}", ti.rust()),
             _ => format_ident!("u64"),
@@ -622,13 +687,15 @@ fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             }
         });
     }
+    fields.extend(crate::emit::strtab_writer::spec_fields(c, t));
     let doc = format!(
         " One record of `{}` for the writer: the fields it cannot derive.",
         t.name.text
     );
     // A float input has no `Eq`.
     let floats = st.fields.iter().enumerate().any(|(i, _)| {
-        matches!(rules[i], RecordRule::Input) && matches!(l.fields[i].1, FieldKind::Float(_))
+        matches!(rules[i], RecordRule::Input)
+            && crate::emit::nested_writer::value_has_floats(c, l.fields[i].1)
     });
     let eq = if floats { quote!() } else { quote!(, Eq) };
     let spec_t = spec_ty(c, t);
@@ -663,7 +730,35 @@ fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
             rules[fi] = RecordRule::Flag(ri);
         }
     }
+    for (_, i) in crate::check::strtab_writer::record_strings(c, t) {
+        if let Some(r) = rules.get_mut(i) {
+            *r = RecordRule::Str;
+        }
+    }
     rules
+}
+
+/// The fields inside a record's struct-typed fields that a per-record range's `offset` or
+/// `length` names (`span.offset`): derived like a field of the record (`nested_writer.rs`).
+fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String, RecordRule)> {
+    let mut out = Vec::new();
+    for (ri, r) in c.schema.file.ranges.iter().enumerate() {
+        if r.table.as_ref().is_none_or(|x| x.text != t.name.text) {
+            continue;
+        }
+        for (e, rule) in [
+            (&r.offset.expr, RecordRule::Offset(ri)),
+            (&r.length.expr, RecordRule::Length(ri)),
+        ] {
+            if let (Some((_, l)), Expr::Ref(p)) = (
+                crate::emit::nested_writer::leaf_of(c, e, Scope::RecordOnly(t)),
+                e,
+            ) {
+                out.push((l, format!("{}[].{}", t.name.text, p.join(".")), rule));
+            }
+        }
+    }
+    out
 }
 
 /// Code writing the table's records, and code writing its record ranges' bytes.
@@ -740,6 +835,47 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
                 _ => {}
             }
         }
+        for (lf, path, rule) in record_leaf_rules(c, t) {
+            match rule {
+                RecordRule::Offset(x) if x == *ri => {
+                    on_present.push(crate::emit::nested_writer::set_leaf(
+                        c,
+                        lf,
+                        &quote!(at),
+                        false,
+                        &path,
+                        &quote!(&mut rec),
+                    ))
+                }
+                RecordRule::Length(x) if x == *ri => {
+                    on_present.push(crate::emit::nested_writer::set_leaf(
+                        c,
+                        lf,
+                        &quote!(bytes.len() as u64),
+                        false,
+                        &path,
+                        &quote!(&mut rec),
+                    ));
+                    on_absent.push(crate::emit::nested_writer::set_leaf(
+                        c,
+                        lf,
+                        // `n` has the leaf's type when it is an integer (`spec_struct`).
+                        &match c.leaf(lf).map(|x| x.2) {
+                            Some(FieldKind::Int(IntTy::U64)) | None => quote!(n),
+                            Some(FieldKind::Int(t)) if !t.signed() => quote!(u64::from(n)),
+                            Some(FieldKind::Int(_)) => {
+                                quote!(u64::try_from(n).unwrap_or(u64::MAX))
+                            }
+                            Some(_) => quote!(n),
+                        },
+                        false,
+                        &path,
+                        &quote!(&mut rec),
+                    ));
+                }
+                _ => {}
+            }
+        }
         per_range.push(quote! {
             match spec.#rn {
                 #en::#present(bytes) => {
@@ -783,20 +919,31 @@ fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) 
             FieldKind::Int(_) | FieldKind::Float(_) => {
                 quote!(__rt::set(&mut rec, #o, spec.#name.#tob());)
             }
-            FieldKind::Bytes(_)
-            | FieldKind::Str(_)
-            | FieldKind::Struct(..)
-            | FieldKind::Structs(..) => {
+            k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
+                crate::emit::nested_writer::write_input(
+                    k,
+                    off,
+                    &quote!(spec.#name),
+                    &quote!(&mut rec),
+                )
+                .unwrap_or_default()
+            }
+            FieldKind::Bytes(_) | FieldKind::Str(_) => {
                 quote!(__rt::set(&mut rec, #o, *spec.#name);)
             }
         });
     }
+    // The offsets of the records' strings (`strtab_writer.rs`).
+    let (str_cursors, str_sets) = crate::emit::strtab_writer::record_offsets(c, t);
+    let str_sets = str_sets.into_iter().map(|(_, s)| s);
     let records = quote! {
         {
             #(#cursors)*
+            #str_cursors
             for (i, spec) in self.#tname.iter().enumerate() {
                 let mut rec = [0u8; #size];
                 #(#inputs)*
+                #(#str_sets)*
                 #(#per_range)*
                 __rt::put(out, plan.#at_var.saturating_add((i as u64).saturating_mul(#size64)), &rec)?;
             }
