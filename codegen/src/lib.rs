@@ -94,7 +94,7 @@ impl Checked {
 pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
     use sha2::Digest;
     let mut d = Diags::new(file);
-    let tree = match yaml::parse(text, &mut d) {
+    let tree = match yaml::parse(text, &mut |pos, message| d.error(pos, message)) {
         Ok(t) => t,
         Err(e) => {
             d.error(e.pos, format!("YAML syntax: {}", e.message));
