@@ -24,6 +24,7 @@ mod at;
 mod fast;
 mod fill;
 mod nested;
+mod slots;
 mod stream;
 mod strings;
 mod view;
@@ -1750,9 +1751,7 @@ impl<'c> Interp<'c> {
     /// The first failed check, as `E`.
     pub fn validate_as<E: Report>(&self, buf: &[u8]) -> Result<View, E> {
         let (prog, key, st) = self.run::<E>(buf)?;
-        let v = view::build(prog, key, &st, buf);
-        st.recycle();
-        Ok(v)
+        Ok(view::build(prog, key, &st, buf))
     }
 
     /// Validate only: no view is built.
@@ -1775,7 +1774,6 @@ impl<'c> Interp<'c> {
         let st = self.run_file::<E>(&self.top, buf)?;
         for (i, (key, cond, prog)) in vs.list.iter().enumerate() {
             if self.variant_holds(&st, i, cond) {
-                st.recycle();
                 let st = self.run_file::<E>(prog, buf)?;
                 return Ok((prog, Some(key.as_str()), st));
             }
@@ -2662,11 +2660,11 @@ struct State<'b> {
     buf: &'b [u8],
     len: u64,
     /// Located records: (offset, size, gate).
-    located: Vec<Option<(u64, u64, u64)>>,
+    located: slots::Slots<(u64, u64, u64), 4>,
     /// Tables after their placement check: (offset, count).
-    tables: Vec<Option<(u64, u64)>>,
+    tables: slots::Slots<(u64, u64), 8>,
     /// File-level ranges after their check: (offset, length).
-    ranges: Vec<Option<(u64, u64)>>,
+    ranges: slots::Slots<(u64, u64), 8>,
     dcount: Vec<Vec<u32>>,
     dfirst: Vec<Vec<u32>>,
     want: Vec<Vec<Option<(u64, u64, u64)>>>,
@@ -2675,10 +2673,11 @@ struct State<'b> {
     /// The current stream record: its offset, its body's offset and its body's end
     /// (`record.<part>`, set by a stream's `for_each`).
     rec_span: (u64, u64, u64),
-    /// Named values, once their `let` ran.
-    lets: Vec<Option<u64>>,
+    /// Named values, once their `let` ran (and after them the run-invariant values of the
+    /// lowered steps, `fast.rs`).
+    lets: slots::Slots<u64, 16>,
     /// Each order check's previous key or end.
-    prev: Vec<Option<u64>>,
+    prev: slots::Slots<u64, 4>,
 }
 
 impl<'b> State<'b> {
@@ -2932,17 +2931,17 @@ impl<'b> State<'b> {
         State {
             buf: self.buf,
             len: self.len,
-            located: Vec::new(),
-            tables: Vec::new(),
-            ranges: Vec::new(),
+            located: slots::Slots::none(),
+            tables: slots::Slots::none(),
+            ranges: slots::Slots::none(),
             dcount: Vec::new(),
             dfirst: Vec::new(),
             want: Vec::new(),
             rec_at: self.rec_at,
             rec_index: self.rec_index,
             rec_span: self.rec_span,
-            lets: Vec::new(),
-            prev: Vec::new(),
+            lets: slots::Slots::none(),
+            prev: slots::Slots::none(),
         }
     }
 }

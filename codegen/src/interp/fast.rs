@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use npuschema_core::Report;
 
+use super::slots::Slots;
 use super::{
     CE, CStep, FRef, Fail, FileProg, Interp, Own, State, compare, sign_extend, table_within, widen,
     word_ty,
@@ -258,6 +259,9 @@ pub(super) enum Chk {
         within: Lim,
         gate: Option<Fx>,
         size: u64,
+        /// A gated record's size when the gate is the pinned key word (the same for every
+        /// value of the interval): no lookup at run time.
+        gated: Option<u64>,
     },
     Items {
         off: u64,
@@ -334,9 +338,6 @@ pub(super) struct Prog {
     keyed: Option<Keyed>,
     /// Slots for the run-invariant values: the most any body has.
     pub(super) memo_slots: usize,
-    /// Whether a run needs no storage at all (no record, table, range, directory, named
-    /// or run-invariant value): its state is made without the spare storage.
-    pub(super) bare: bool,
     /// The variants' conditions, for the top-level layout of a file with variants.
     pub(super) variants: Vec<Fc>,
 }
@@ -384,20 +385,10 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
         .map(|b| b.memos.len())
         .max()
         .unwrap_or(0);
-    let file = &p.c.schema.file;
-    let bare = memo_slots == 0
-        && p.lets == 0
-        && file.ext.records.is_empty()
-        && file.tables.is_empty()
-        && file.ranges.is_empty()
-        && p.dirs.is_empty()
-        && p.want_slots == 0
-        && p.order_slots == 0;
     Prog {
         base,
         keyed,
         memo_slots,
-        bare,
         variants: Vec::new(),
     }
 }
@@ -405,14 +396,15 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
 /// One lowering of `p`'s steps, the key word `pin` (offset, reading, a value of the
 /// interval) decided; and the comparisons of header words with constants it saw.
 fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
-    let l = Low {
-        p,
-        memos: std::cell::RefCell::new(Vec::new()),
-        memo: true,
-        pin,
-        cmps: std::cell::RefCell::new(Vec::new()),
-    };
-    let steps = p.steps.iter().map(|s| l.step(s)).collect();
+    let l = Low::new(p, true, pin);
+    let mut steps = Vec::new();
+    for s in &p.steps {
+        let f = l.step(s);
+        l.note_place(&f);
+        if !passes(&f) {
+            steps.push(f);
+        }
+    }
     let body = Body {
         steps,
         memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
@@ -453,13 +445,7 @@ fn key(cmps: &[KeyCmp]) -> Option<(u64, W, Vec<u64>)> {
 /// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
 /// are read after the run).
 pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &'a CE>) -> Vec<Fc> {
-    let l = Low {
-        p,
-        memos: std::cell::RefCell::new(Vec::new()),
-        memo: false,
-        pin: None,
-        cmps: std::cell::RefCell::new(Vec::new()),
-    };
+    let l = Low::new(p, false, None);
     conds.map(|c| l.fc(c)).collect()
 }
 
@@ -473,6 +459,12 @@ struct Low<'a, 'c> {
     pin: Option<KeyCmp>,
     /// The comparisons of header words with constants seen.
     cmps: std::cell::RefCell<Vec<KeyCmp>>,
+    /// Per table, its place once a top-level `table_fits` with a constant offset and
+    /// count passed: (offset, count). Its element reads after that are absolute reads.
+    tables_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
+    /// Per located record, its place once a top-level `record_fits` with a constant
+    /// offset and size passed: (offset, size).
+    located_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
 }
 
 /// Whether a lowered value is the same all through a run: it reads only header words,
@@ -499,6 +491,17 @@ fn invariant_c(c: &Fc) -> bool {
     }
 }
 
+/// `Abs(at, w) >> s` with a constant `s` below 64: (at, w, s).
+fn shr_of_abs(x: &Fx) -> Option<(u64, W, u32)> {
+    match x {
+        Fx::Bin(BinOp::Shr, a, s) => match (&**a, &**s) {
+            (Fx::Abs(at, w), Fx::K(Some(s))) if *s < 64 => Some((*at, *w, u32::try_from(*s).ok()?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// An arithmetic operator as the generic evaluator applies it (`Some(0)` for an operator
 /// that is no arithmetic in a value position).
 fn arith(op: BinOp, a: u64, b: u64) -> Option<u64> {
@@ -516,7 +519,79 @@ fn arith(op: BinOp, a: u64, b: u64) -> Option<u64> {
     }
 }
 
-impl Low<'_, '_> {
+/// Whether a lowered step always passes and does nothing (a check decided at lowering):
+/// it is left out.
+fn passes(s: &FStep) -> bool {
+    match s {
+        FStep::Check(k, _) => matches!(**k, Chk::Cond(Fc::K(true))),
+        FStep::When(Fc::K(false), _) => true,
+        FStep::When(Fc::K(true), inner) => passes(inner),
+        _ => false,
+    }
+}
+
+impl<'a, 'c> Low<'a, 'c> {
+    fn new(p: &'a FileProg<'c>, memo: bool, pin: Option<KeyCmp>) -> Self {
+        Low {
+            p,
+            memos: std::cell::RefCell::new(Vec::new()),
+            memo,
+            pin,
+            cmps: std::cell::RefCell::new(Vec::new()),
+            tables_at: std::cell::RefCell::new(vec![None; p.table_rec_size.len()]),
+            located_at: std::cell::RefCell::new(vec![None; p.c.schema.file.ext.records.len()]),
+        }
+    }
+
+    /// After top-level step `f`: a table or record it placed at a constant offset (with
+    /// a constant count or size) is noted, so that later reads of it are absolute. Only a
+    /// top-level check qualifies: when it fails the run ends, so every later step sees
+    /// the place it set.
+    fn note_place(&self, f: &FStep) {
+        let FStep::Check(k, _) = f else { return };
+        match &**k {
+            Chk::TableFits {
+                table,
+                rec_size,
+                at: Fx::K(Some(a)),
+                count: Fx::K(Some(n)),
+                stride: Fx::K(Some(stride)),
+                ..
+            } if stride == rec_size => {
+                if let Some(x) = self.tables_at.borrow_mut().get_mut(*table) {
+                    *x = Some((*a, *n));
+                }
+            }
+            Chk::RecordFits {
+                rec,
+                at: Fx::K(Some(a)),
+                gate,
+                size,
+                gated,
+                ..
+            } => {
+                let size = match (gate, gated) {
+                    (None, _) => *size,
+                    (Some(_), Some(n)) => *n,
+                    (Some(_), None) => return,
+                };
+                if let Some(x) = self.located_at.borrow_mut().get_mut(*rec) {
+                    *x = Some((*a, size));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A table element's word: absolute when the table's place is known.
+    fn elem(&self, t: usize, k: u64, rel: u64, w: W) -> Fx {
+        match self.tables_at.borrow().get(t).copied().flatten() {
+            Some((at, n)) if k < n => Fx::Abs(at.saturating_add(rel), w),
+            Some(_) => Fx::K(None),
+            None => Fx::Elem(t, k, rel, w),
+        }
+    }
+
     /// The raw word of a field reference (`None`: not lowered).
     #[allow(unreachable_patterns)]
     fn word(&self, f: &FRef) -> Option<Fx> {
@@ -528,11 +603,14 @@ impl Low<'_, '_> {
             Own::Header => Fx::Abs(f.off, w),
             Own::Record => Fx::Rec(f.off, w),
             Own::Located(i) => match self.p.gates.get(f.st) {
-                Some(None) => Fx::Loc(i, f.off, w),
+                Some(None) => match self.located_at.borrow().get(i).copied().flatten() {
+                    Some((at, _)) => Fx::Abs(at.saturating_add(f.off), w),
+                    None => Fx::Loc(i, f.off, w),
+                },
                 _ => return None,
             },
             Own::Element(t, k) => match self.p.table_rec_size.get(t) {
-                Some(&size) => Fx::Elem(t, k, k.saturating_mul(size).saturating_add(f.off), w),
+                Some(&size) => self.elem(t, k, k.saturating_mul(size).saturating_add(f.off), w),
                 None => Fx::K(None),
             },
             _ => return None,
@@ -542,7 +620,11 @@ impl Low<'_, '_> {
     /// A value, lowered; a run-invariant one that is more than a leaf becomes a
     /// [`Fx::Memo`] (the same value written twice shares one).
     fn fx(&self, e: &CE) -> Fx {
-        let x = self.fx_raw(e);
+        self.memoised(self.fx_raw(e))
+    }
+
+    /// `x`, or the run-invariant value it is (see [`Self::fx`]).
+    fn memoised(&self, x: Fx) -> Fx {
         let leaf = matches!(x, Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_));
         if !self.memo || leaf || !invariant(&x) {
             return x;
@@ -602,7 +684,10 @@ impl Low<'_, '_> {
                 (a, b) => Fx::Bin(*op, Box::new(a), Box::new(b)),
             },
             CE::Let(i) => Fx::Let(*i),
-            CE::End(i) => Fx::End(*i),
+            CE::End(i) => match self.located_at.borrow().get(*i).copied().flatten() {
+                Some((at, size)) => Fx::K(at.checked_add(size)),
+                None => Fx::End(*i),
+            },
             CE::If(c, a, b) => match self.fc(c) {
                 Fc::K(true) => self.fx(a),
                 Fc::K(false) => self.fx(b),
@@ -637,14 +722,7 @@ impl Low<'_, '_> {
                 (Fc::K(false), r) => r,
                 (l, r) => Fc::Or(Box::new(l), Box::new(r)),
             },
-            CE::Bin(op, l, r) if op.is_comparison() => match (self.fx(l), self.fx(r)) {
-                (Fx::K(a), Fx::K(b)) => {
-                    Fc::K(matches!((a, b), (Some(a), Some(b)) if compare(*op, a, b)))
-                }
-                (Fx::Abs(at, w), Fx::K(Some(k))) => self.keyed(*op, at, w, k, false),
-                (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(*op, at, w, k, true),
-                (a, b) => Fc::Cmp(*op, Box::new(a), Box::new(b)),
-            },
+            CE::Bin(op, l, r) if op.is_comparison() => self.compared(*op, l, r),
             CE::Not(x) => match self.fc(x) {
                 Fc::K(b) => Fc::K(!b),
                 x => Fc::Not(Box::new(x)),
@@ -662,6 +740,67 @@ impl Low<'_, '_> {
             | CE::If(..)
             | CE::Let(_) => Fc::K(false),
             _ => Fc::Slow(e.clone()),
+        }
+    }
+
+    /// `l op r` as a condition: decided when both are constants, or when one is the
+    /// pinned key word (or the key shifted right by a constant) and the other a constant.
+    fn compared(&self, op: BinOp, l: &CE, r: &CE) -> Fc {
+        match (self.fx_shr(l), self.fx_shr(r)) {
+            (Fx::K(a), Fx::K(b)) => {
+                Fc::K(matches!((a, b), (Some(a), Some(b)) if compare(op, a, b)))
+            }
+            (Fx::Abs(at, w), Fx::K(Some(k))) => self.keyed(op, at, w, k, false),
+            (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(op, at, w, k, true),
+            (x, Fx::K(Some(k))) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, false),
+            (Fx::K(Some(k)), x) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, true),
+            (a, b) => Fc::Cmp(op, Box::new(self.memoised(a)), Box::new(self.memoised(b))),
+        }
+    }
+
+    /// A value as [`Self::fx`] lowers it, except that a header word shifted right by a
+    /// constant is left as it is (not made a run-invariant value), for
+    /// [`Self::compared`].
+    fn fx_shr(&self, e: &CE) -> Fx {
+        let x = self.fx_raw(e);
+        if shr_of_abs(&x).is_some() {
+            x
+        } else {
+            self.memoised(x)
+        }
+    }
+
+    /// `word >> s op k` (`k op word >> s` when `swapped`): decided when the word is the
+    /// pinned key, else kept. The outcome changes only where `word >> s` crosses `k`, at
+    /// `k << s` and `(k + 1) << s`: both are noted as split points of the key's values.
+    fn keyed_shr(&self, op: BinOp, x: Fx, k: u64, swapped: bool) -> Fc {
+        let Some((at, w, s)) = shr_of_abs(&x) else {
+            return Fc::Cmp(op, Box::new(x), Box::new(Fx::K(Some(k))));
+        };
+        for edge in [Some(k), k.checked_add(1)].into_iter().flatten() {
+            // A split at `edge << s` is noted as a comparison with `(edge << s) - 1`
+            // (`key` splits at `c` and `c + 1`).
+            if let Some(e) = edge.checked_shl(s).filter(|e| e >> s == edge && *e > 0) {
+                self.cmps.borrow_mut().push((at, w, e - 1));
+            }
+        }
+        match self.pin {
+            Some((pa, pw, v)) if pa == at && pw == w => {
+                let v = v >> s;
+                Fc::K(if swapped {
+                    compare(op, k, v)
+                } else {
+                    compare(op, v, k)
+                })
+            }
+            _ => {
+                let (a, b) = (Box::new(self.memoised(x)), Box::new(Fx::K(Some(k))));
+                if swapped {
+                    Fc::Cmp(op, b, a)
+                } else {
+                    Fc::Cmp(op, a, b)
+                }
+            }
         }
     }
 
@@ -683,6 +822,20 @@ impl Low<'_, '_> {
                     Fc::Cmp(op, a, b)
                 }
             }
+        }
+    }
+
+    /// The size of gated struct `sidx` when its gate `g` is the pinned key word; its
+    /// layout's thresholds are noted as split points of a header word gate's values.
+    fn gated_size(&self, sidx: usize, g: &Fx) -> Option<u64> {
+        let Fx::Abs(at, w) = *g else { return None };
+        let table = self.p.gates.get(sidx)?.as_ref()?;
+        for &s in table.starts.iter().filter(|&&s| s > 0) {
+            self.cmps.borrow_mut().push((at, w, s - 1));
+        }
+        match self.pin {
+            Some((pa, pw, v)) if pa == at && pw == w => table.sizes.get(table.pick(v)).copied(),
+            _ => None,
         }
     }
 
@@ -714,7 +867,11 @@ impl Low<'_, '_> {
                 (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(BinOp::Eq, at, w, k)),
                 (f, e) => chk(Chk::Expect(f, e)),
             },
-            CStep::Assert { op, l, r, .. } => chk(Self::cmp_chk(*op, self.fx(l), self.fx(r))),
+            CStep::Assert { op, l, r, .. } => match self.compared(*op, l, r) {
+                Fc::K(b) => chk(Chk::Cond(Fc::K(b))),
+                Fc::Cmp(op, l, r) => chk(Self::cmp_chk(op, *l, *r)),
+                c => chk(Chk::Cond(c)),
+            },
             CStep::Cond { cond, .. } => chk(Chk::Cond(self.fc(cond))),
             CStep::FlagsKnown { field, known, .. } => match self.word(field) {
                 Some(w) => chk(Chk::FlagsKnown(w, *known)),
@@ -773,14 +930,18 @@ impl Low<'_, '_> {
                 gate,
                 size,
                 ..
-            } => chk(Chk::RecordFits {
-                rec: *rec,
-                sidx: *sidx,
-                at: self.fx(at),
-                within: self.lim(within),
-                gate: gate.as_ref().map(|g| self.fx(g)),
-                size: *size,
-            }),
+            } => {
+                let gate = gate.as_ref().map(|g| self.fx(g));
+                chk(Chk::RecordFits {
+                    rec: *rec,
+                    sidx: *sidx,
+                    at: self.fx(at),
+                    within: self.lim(within),
+                    gated: gate.as_ref().and_then(|g| self.gated_size(*sidx, g)),
+                    gate,
+                    size: *size,
+                })
+            }
             CStep::Items {
                 off,
                 ity,
@@ -1058,15 +1219,18 @@ impl State<'_> {
                 within,
                 gate,
                 size,
+                gated,
             } => {
                 let (a, w) = (self.fx(p, at), self.lim(p, within));
                 let parts = if let Some(g) = gate {
                     let table = p.gates.get(*sidx).and_then(Option::as_ref);
                     match (a, self.fx(p, g), w) {
                         (Some(a), Some(g), Some(w)) => {
-                            let n = table
-                                .and_then(|t| t.sizes.get(t.pick(g)).copied())
-                                .unwrap_or(0);
+                            let n = gated.unwrap_or_else(|| {
+                                table
+                                    .and_then(|t| t.sizes.get(t.pick(g)).copied())
+                                    .unwrap_or(0)
+                            });
                             npuschema_core::range_within(self.buf, a, n, w).map(|_| (a, n, g))
                         }
                         _ => None,
@@ -1144,7 +1308,14 @@ type Outcome = (
 #[cfg(debug_assertions)]
 fn outcome(st: State<'_>) -> Outcome {
     (
-        st.located, st.tables, st.ranges, st.dcount, st.dfirst, st.want, st.lets, st.prev,
+        st.located.to_vec(),
+        st.tables.to_vec(),
+        st.ranges.to_vec(),
+        st.dcount,
+        st.dfirst,
+        st.want,
+        st.lets.to_vec(),
+        st.prev.to_vec(),
     )
 }
 
@@ -1158,22 +1329,18 @@ impl<'c> Interp<'c> {
         DISAGREED.load(Ordering::Relaxed)
     }
 
-    /// [`Self::check`]: `run`'s layouts and variant choice, each state used in place and
-    /// its storage kept for the next run (no state is moved).
+    /// [`Self::check`]: `run`'s layouts and variant choice, each state used in place (no
+    /// state is moved).
     pub(super) fn check_in_place<E: Report>(&self, buf: &[u8]) -> Result<(), E> {
         let mut st = State::fresh(&self.top, buf);
         self.run_in(&self.top, &mut st)?;
         let Some(vs) = &self.variants else {
-            st.recycle();
             return Ok(());
         };
         for (i, (_, cond, prog)) in vs.list.iter().enumerate() {
             if self.variant_holds(&st, i, cond) {
-                st.recycle();
-                let mut st = State::fresh(prog, buf);
-                let r = self.run_in(prog, &mut st);
-                st.recycle();
-                return r;
+                st.reset(prog);
+                return self.run_in(prog, &mut st);
             }
         }
         let v = st.val(&self.top, &vs.unknown_value).unwrap_or(u64::MAX);
@@ -1369,128 +1536,62 @@ impl<'c> Interp<'c> {
 
 // ----- state storage -----------------------------------------------------------------------
 
-/// The storage of a finished [`State`], kept for the next run on the same thread.
-#[derive(Default)]
-struct Spare {
-    located: Vec<Option<(u64, u64, u64)>>,
-    tables: Vec<Option<(u64, u64)>>,
-    ranges: Vec<Option<(u64, u64)>>,
-    dcount: Vec<Vec<u32>>,
-    dfirst: Vec<Vec<u32>>,
-    want: Vec<Vec<Option<(u64, u64, u64)>>>,
-    lets: Vec<Option<u64>>,
-    prev: Vec<Option<u64>>,
-}
-
-/// At most this many spare states per thread (a file with variants uses two at a time).
-const SPARES: usize = 4;
-
-thread_local! {
-    static SPARE: std::cell::RefCell<Vec<Spare>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// `v` cleared and filled with `n` copies of `x`, keeping its allocation.
-#[inline]
-fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
-    v.clear();
-    v.resize(n, x);
-    v
-}
-
-/// Per directory, one slot per type the schema names, each `x`.
-#[inline]
-fn refill_dirs(mut v: Vec<Vec<u32>>, p: &FileProg<'_>, x: u32) -> Vec<Vec<u32>> {
-    if p.dirs.is_empty() {
-        v.clear();
-        return v;
-    }
-    v.truncate(p.dirs.len());
-    v.resize_with(p.dirs.len(), Vec::new);
-    for (d, slots) in p.dirs.iter().zip(&mut v) {
-        slots.clear();
-        slots.resize(d.type_slots.len(), x);
-    }
-    v
-}
-
 impl<'b> State<'b> {
-    /// A state at the start of file layout `p` over `buf`, on storage a finished run on
-    /// this thread left (see [`Self::recycle`]), or new.
+    /// A state at the start of file layout `p` over `buf`: its slots sized for the layout
+    /// (held in the state itself, `slots.rs`), all empty.
+    #[inline]
     pub(super) fn fresh(p: &FileProg<'_>, buf: &'b [u8]) -> Self {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        if p.fast.bare {
-            // Nothing to store: empty vectors cost nothing to make or to drop.
-            return State {
-                buf,
-                len,
-                located: Vec::new(),
-                tables: Vec::new(),
-                ranges: Vec::new(),
-                dcount: Vec::new(),
-                dfirst: Vec::new(),
-                want: Vec::new(),
-                rec_at: 0,
-                rec_index: 0,
-                rec_span: (0, 0, 0),
-                lets: Vec::new(),
-                prev: Vec::new(),
-            };
-        }
-        let s = SPARE
-            .try_with(|s| s.borrow_mut().pop())
-            .ok()
-            .flatten()
-            .unwrap_or_default();
         let file = &p.c.schema.file;
+        // (Most layouts have no directory and no record checksum: nothing to make.)
+        let dirs = |x: u32| -> Vec<Vec<u32>> {
+            if p.dirs.is_empty() {
+                return Vec::new();
+            }
+            p.dirs.iter().map(|d| vec![x; d.type_slots.len()]).collect()
+        };
         State {
             buf,
-            len,
-            located: refill(s.located, file.ext.records.len(), None),
-            tables: refill(s.tables, file.tables.len(), None),
-            ranges: refill(s.ranges, file.ranges.len(), None),
-            dcount: refill_dirs(s.dcount, p, 0),
-            dfirst: refill_dirs(s.dfirst, p, u32::MAX),
-            want: refill(s.want, p.want_slots, Vec::new()),
+            len: u64::try_from(buf.len()).unwrap_or(u64::MAX),
+            located: Slots::new(file.ext.records.len()),
+            tables: Slots::new(file.tables.len()),
+            ranges: Slots::new(file.ranges.len()),
+            dcount: dirs(0),
+            dfirst: dirs(u32::MAX),
+            want: if p.want_slots == 0 {
+                Vec::new()
+            } else {
+                vec![Vec::new(); p.want_slots]
+            },
             rec_at: 0,
             rec_index: 0,
             rec_span: (0, 0, 0),
-            lets: refill(s.lets, p.lets.saturating_add(p.fast.memo_slots), None),
-            prev: refill(s.prev, p.order_slots, None),
+            lets: Slots::new(p.lets.saturating_add(p.fast.memo_slots)),
+            prev: Slots::new(p.order_slots),
         }
     }
 
-    /// Give the storage back for the next [`Self::fresh`] on this thread.
-    pub(super) fn recycle(self) {
-        if self.lets.capacity() == 0
-            && self.located.capacity() == 0
-            && self.tables.capacity() == 0
-            && self.ranges.capacity() == 0
-            && self.dcount.capacity() == 0
-            && self.dfirst.capacity() == 0
-            && self.want.capacity() == 0
-            && self.prev.capacity() == 0
-        {
-            // A bare state (or one that never held anything worth keeping).
-            return;
+    /// The state made fresh for file layout `p` over the same buffer, in place: only the
+    /// layout's slots are written.
+    #[inline]
+    fn reset(&mut self, p: &FileProg<'_>) {
+        let file = &p.c.schema.file;
+        self.located.reset(file.ext.records.len());
+        self.tables.reset(file.tables.len());
+        self.ranges.reset(file.ranges.len());
+        self.lets.reset(p.lets.saturating_add(p.fast.memo_slots));
+        self.prev.reset(p.order_slots);
+        if !(p.dirs.is_empty() && self.dcount.is_empty() && self.dfirst.is_empty()) {
+            self.dcount = p.dirs.iter().map(|d| vec![0; d.type_slots.len()]).collect();
+            self.dfirst = p
+                .dirs
+                .iter()
+                .map(|d| vec![u32::MAX; d.type_slots.len()])
+                .collect();
         }
-        let s = Spare {
-            located: self.located,
-            tables: self.tables,
-            ranges: self.ranges,
-            dcount: self.dcount,
-            dfirst: self.dfirst,
-            want: self.want,
-            lets: self.lets,
-            prev: self.prev,
-        };
-        // A thread being torn down keeps nothing.
-        let _ = SPARE.try_with(|spare| {
-            if let Ok(mut spare) = spare.try_borrow_mut()
-                && spare.len() < SPARES
-            {
-                spare.push(s);
-            }
-        });
+        if p.want_slots > 0 || !self.want.is_empty() {
+            self.want = vec![Vec::new(); p.want_slots];
+        }
+        (self.rec_at, self.rec_index, self.rec_span) = (0, 0, (0, 0, 0));
     }
 }
 
