@@ -1268,16 +1268,21 @@ impl State<'_> {
                 };
                 let base = self.rec_at.saturating_add(*off);
                 let width = ity.bytes();
-                for k in 0..(*n).min(first) {
+                let count = (*n).min(first);
+                if count == 0 {
+                    return true;
+                }
+                // The right-hand side is the same for every item (it cannot name one).
+                let Some(b) = self.fx(p, rhs) else {
+                    return false;
+                };
+                (0..count).all(|k| {
                     let item = widen(
                         w.read(self.buf, base.saturating_add(k.saturating_mul(width))),
                         *ity,
                     );
-                    if !matches!(self.fx(p, rhs), Some(b) if compare(*op, item, b)) {
-                        return false;
-                    }
-                }
-                true
+                    compare(*op, item, b)
+                })
             }
         }
     }
@@ -1479,8 +1484,17 @@ impl<'c> Interp<'c> {
                     return Ok(());
                 };
                 let (buf, len) = (st.buf, st.len);
+                // The usual table: its rows in the buffer, both words 4-byte little-endian
+                // in the row; the loop below only from the first failing record on.
+                let from = match rows_le32(buf, at, n, *rec_size, (*so, *sw), (*lo, *lw)) {
+                    Some(rows) => match first_bad_range(buf, len, rows, *so, *lo) {
+                        Some(i) => i,
+                        None => return Ok(()),
+                    },
+                    None => 0,
+                };
                 let saved = (st.rec_at, st.rec_index);
-                for i in 0..n {
+                for i in from..n {
                     let rec_at = at.saturating_add(i.saturating_mul(*rec_size));
                     let s = sw.read(buf, rec_at.saturating_add(*so));
                     let l = lw.read(buf, rec_at.saturating_add(*lo));
@@ -1532,6 +1546,58 @@ impl<'c> Interp<'c> {
             }
         }
     }
+}
+
+/// The `n` rows of `size` bytes at `at`, when they lie in `buf` and both words (offset and
+/// reading) are 4-byte little-endian words inside a row: the shape
+/// [`first_bad_range`] reads.
+fn rows_le32(
+    buf: &[u8],
+    at: u64,
+    n: u64,
+    size: u64,
+    (so, sw): (u64, W),
+    (lo, lw): (u64, W),
+) -> Option<(&[u8], usize)> {
+    let le32 = W::of(IntTy::U32, false);
+    if sw != le32 || lw != le32 {
+        return None;
+    }
+    let size = usize::try_from(size).ok().filter(|&s| s > 0)?;
+    let fits = |o: u64| {
+        usize::try_from(o)
+            .ok()?
+            .checked_add(4)
+            .filter(|&e| e <= size)
+    };
+    fits(so)?;
+    fits(lo)?;
+    let start = usize::try_from(at).ok()?;
+    let total = usize::try_from(n).ok()?.checked_mul(size)?;
+    Some((buf.get(start..start.checked_add(total)?)?, size))
+}
+
+/// The first row whose range (4-byte little-endian start at `so`, length at `lo`) does not
+/// lie within the first `len` bytes of `buf` (`range_fits`), or `None`.
+#[inline(never)]
+fn first_bad_range(
+    buf: &[u8],
+    len: u64,
+    (rows, size): (&[u8], usize),
+    so: u64,
+    lo: u64,
+) -> Option<u64> {
+    let (so, lo) = (usize::try_from(so).ok()?, usize::try_from(lo).ok()?);
+    let word = |row: &[u8], o: usize| {
+        row.get(o..)
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map_or(0, |b| u64::from(u32::from_le_bytes(*b)))
+    };
+    rows.chunks_exact(size)
+        .position(|row| {
+            npuschema_core::range_within(buf, word(row, so), word(row, lo), len).is_none()
+        })
+        .map(|i| i as u64)
 }
 
 // ----- state storage -----------------------------------------------------------------------
@@ -1674,6 +1740,30 @@ mod tests {
         // No run-invariant value still chooses on the version.
         let memos = format!("{:?}", last.memos);
         assert!(!memos.contains("Sel(") && !memos.contains("If("), "{memos}");
+    }
+
+    /// The per-record `range_fits` loop over 4-byte little-endian words finds the record
+    /// the word-by-word reading finds, and declines any other shape.
+    #[test]
+    fn the_range_loop_finds_the_first_bad_record() {
+        let le = W::of(IntTy::U32, false);
+        let mut buf = vec![0u8; 64];
+        // Four 8-byte records at 16: {start, length}.
+        let recs = [(0u32, 16u32), (60, 4), (61, 4), (8, 60)];
+        for (i, (s, l)) in recs.iter().enumerate() {
+            buf[16 + 8 * i..20 + 8 * i].copy_from_slice(&s.to_le_bytes());
+            buf[20 + 8 * i..24 + 8 * i].copy_from_slice(&l.to_le_bytes());
+        }
+        let rows = super::rows_le32(&buf, 16, 4, 8, (0, le), (4, le)).expect("rows");
+        assert_eq!(super::first_bad_range(&buf, 64, rows, 0, 4), Some(2));
+        assert_eq!(super::first_bad_range(&buf, 63, rows, 0, 4), Some(1));
+        let two = super::rows_le32(&buf, 16, 2, 8, (0, le), (4, le)).expect("rows");
+        assert_eq!(super::first_bad_range(&buf, 64, two, 0, 4), None);
+        // Not this shape: big-endian, a word past the row, rows past the buffer.
+        let be = W::of(IntTy::U32, true);
+        assert!(super::rows_le32(&buf, 16, 4, 8, (0, be), (4, le)).is_none());
+        assert!(super::rows_le32(&buf, 16, 4, 8, (0, le), (5, le)).is_none());
+        assert!(super::rows_le32(&buf, 16, 7, 8, (0, le), (4, le)).is_none());
     }
 
     #[test]
