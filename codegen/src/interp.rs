@@ -20,23 +20,41 @@
 //! assert_eq!(err.code, "truncated-header");
 //! ```
 
-// The parts, each using only parts above it in this list (no two use each other); a lower
-// part reaches a higher one only through a method the higher one defines on a lower type.
-mod at;
-mod compile;
-mod decode;
-mod fast;
-mod fill;
-mod ir;
-mod lowered;
-mod nested;
-mod prog;
-mod run;
+// The parts, in layers: each uses only parts declared above it (no two use each other,
+// `codegen/tests/interp_layout.rs`); a lower part reaches a higher one only by a method the
+// higher one defines on a lower part's type (as `prog.rs`'s evaluator calls `stream.rs`'s
+// `State::stream_first`).
+//
+// A run's slot storage.
 mod slots;
-mod stream;
-mod strings;
-mod view;
+// The dynamic view's forms and their JSON.
 mod view_model;
+// Compiled expressions and steps, error sites, resolved layouts, word helpers.
+mod ir;
+// The fast path's lowered forms.
+mod lowered;
+// A file layout, the interpreter, the run-time state and the generic evaluator.
+mod prog;
+// The schema's steps compiled.
+mod compile;
+// `table[index].field`.
+mod at;
+// Structs in structs.
+mod nested;
+// `fill` steps.
+mod fill;
+// Strings.
+mod strings;
+// Field and record decoding for the view.
+mod decode;
+// Record streams.
+mod stream;
+// The fast path: lowering and running.
+mod fast;
+// The dynamic view.
+mod view;
+// The entry points and the generic executor.
+mod run;
 
 pub use prog::Interp;
 pub use view_model::{
