@@ -18,12 +18,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Temporary exception: the interpreter's own internal cycles (`interp` <-> `interp::view`,
-/// `interp::stream`, ...). Its internal layout is being reworked separately; a cycle whose
-/// modules all lie under one of these prefixes is reported but allowed. Everything else must
-/// be acyclic.
-const ALLOWED_CYCLES_UNDER: &[&str] = &["interp"];
-
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -464,15 +458,7 @@ fn modules_form_a_dag_laid_out_by_phase() {
         if comp.len() < 2 {
             continue;
         }
-        let excepted = ALLOWED_CYCLES_UNDER.iter().any(|p| {
-            comp.iter()
-                .all(|m| m == p || m.starts_with(&format!("{p}::")))
-        });
-        if excepted {
-            println!("allowed (temporary) cycle: {}", comp.join(" <-> "));
-        } else {
-            problems.push(format!("cycle: {}", comp.join(" <-> ")));
-        }
+        problems.push(format!("cycle: {}", comp.join(" <-> ")));
     }
     for (m, ds) in &g.deps {
         for d in ds {

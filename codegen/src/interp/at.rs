@@ -2,7 +2,8 @@
 //! record index, and each evaluation reads the record at the index it computes (no record
 //! there, or an index that overflowed: the value is missing and the check fails).
 
-use super::{CE, Comp, FRef, Own};
+use super::compile::Comp;
+use super::ir::*;
 use crate::check::{Resolved, Scope};
 use crate::expr::Expr;
 

@@ -18,341 +18,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use npuschema_core::Report;
 
-use super::{
-    CE, CStep, FRef, Fail, FileProg, Interp, Own, State, compare, sign_extend, table_within, widen,
-    word_ty,
-};
+use super::ir::*;
+use super::lowered::*;
+use super::prog::*;
+use super::slots::Slots;
 use crate::check::FieldKind;
 use crate::expr::BinOp;
 use crate::schema::IntTy;
-
-/// How one stored word is read: width and byte order, as the shift that drops the bytes
-/// past the word from an eight-byte load (no jump on the width at run time).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct W {
-    /// `64 - 8 * width`.
-    drop: u32,
-    /// Stored big-endian (never for one byte).
-    big: bool,
-}
-
-impl W {
-    fn of(t: IntTy, big: bool) -> Self {
-        let bytes = u32::try_from(t.bytes()).unwrap_or(8).clamp(1, 8);
-        W {
-            drop: 64 - 8 * bytes,
-            big: big && bytes > 1,
-        }
-    }
-
-    /// The word at `at`; 0 when the buffer ends first (as `read_int`).
-    #[inline(always)]
-    fn read(self, buf: &[u8], at: u64) -> u64 {
-        let Some(rest) = usize::try_from(at).ok().and_then(|a| buf.get(a..)) else {
-            return 0;
-        };
-        // Eight bytes at hand (nearly always): one load and a shift.
-        if let Some(b) = rest.first_chunk::<8>() {
-            return if self.big {
-                u64::from_be_bytes(*b) >> self.drop
-            } else {
-                (u64::from_le_bytes(*b) << self.drop) >> self.drop
-            };
-        }
-        self.read_short(rest)
-    }
-
-    /// The word at the start of `rest`, fewer than eight bytes long: 0 when the word does
-    /// not fit in it.
-    #[cold]
-    fn read_short(self, rest: &[u8]) -> u64 {
-        let bytes = usize::try_from((64 - self.drop) / 8).unwrap_or(8);
-        let Some(word) = rest.get(..bytes) else {
-            return 0;
-        };
-        let mut b = [0u8; 8];
-        if self.big {
-            // The word's bytes at the end of an eight-byte big-endian value.
-            if let Some(tail) = b.get_mut(8 - bytes..) {
-                tail.copy_from_slice(word);
-            }
-            u64::from_be_bytes(b)
-        } else {
-            if let Some(head) = b.get_mut(..bytes) {
-                head.copy_from_slice(word);
-            }
-            u64::from_le_bytes(b)
-        }
-    }
-}
-
-/// A lowered value expression (the generic `State::val`'s meaning).
-#[derive(Clone, Debug)]
-pub(super) enum Fx {
-    /// A folded constant (`None`: a value that never computes).
-    K(Option<u64>),
-    Len,
-    /// The word at an absolute offset (a header field).
-    Abs(u64, W),
-    /// The word at an offset in the current record.
-    Rec(u64, W),
-    /// The word at an offset in located record `.0` (not gated).
-    Loc(usize, u64, W),
-    /// The word of element `.1` of table `.0`, at `.2` = index * record size + field offset
-    /// from the table's start.
-    Elem(usize, u64, u64, W),
-    /// A signed field: sign-extended, and `None` when negative.
-    Signed(Box<Fx>, IntTy),
-    /// Bits `lo..` of a word, masked.
-    Bits(Box<Fx>, u64, u64),
-    /// `low | high << 32`.
-    Composed(Box<Fx>, Box<Fx>),
-    Bin(BinOp, Box<Fx>, Box<Fx>),
-    /// `x / d` (`.1`: `d`, 2 to `u32::MAX`, `.2`: its reciprocal, [`Recip`]): a multiply
-    /// when `x` fits in 32 bits, not a division.
-    DivK(Box<Fx>, Recip),
-    /// `x % d`, as [`Fx::DivK`].
-    RemK(Box<Fx>, Recip),
-    If(Box<Fc>, Box<Fx>, Box<Fx>),
-    /// `if(x op k, a, b)`: a choice on a comparison with a constant, in one node.
-    Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
-    Let(usize),
-    End(usize),
-    /// A run-invariant value (header words, constants and the length only), computed once
-    /// at the start of each run: [`Prog::memos`]`[.0]`.
-    Memo(usize),
-    /// Not lowered: the generic evaluator.
-    Slow(CE),
-}
-
-/// A constant divisor `d` (2 to `u32::MAX`) and `M = ceil(2^64 / d)`: for every `x` below
-/// 2^32, `x / d` is the high word of `x * M` and `x % d` the high word of `(x * M mod 2^64)
-/// * d` (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019). A larger
-/// `x` is divided.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Recip {
-    d: u64,
-    m: u64,
-}
-
-impl Recip {
-    fn new(d: u64) -> Option<Self> {
-        (2..=u64::from(u32::MAX)).contains(&d).then(|| Recip {
-            d,
-            m: (u64::MAX / d).wrapping_add(1),
-        })
-    }
-
-    #[inline(always)]
-    fn div(self, x: u64) -> u64 {
-        if x <= u64::from(u32::MAX) {
-            ((u128::from(x) * u128::from(self.m)) >> 64) as u64
-        } else {
-            x / self.d
-        }
-    }
-
-    #[inline(always)]
-    fn rem(self, x: u64) -> u64 {
-        if x <= u64::from(u32::MAX) {
-            let low = self.m.wrapping_mul(x);
-            ((u128::from(low) * u128::from(self.d)) >> 64) as u64
-        } else {
-            x % self.d
-        }
-    }
-}
-
-/// A lowered condition (the generic `State::cond`'s meaning).
-#[derive(Clone, Debug)]
-pub(super) enum Fc {
-    K(bool),
-    /// All bits of the (non-zero) mask set in the word.
-    Flag(Box<Fx>, u64),
-    And(Box<Fc>, Box<Fc>),
-    Or(Box<Fc>, Box<Fc>),
-    Not(Box<Fc>),
-    Cmp(BinOp, Box<Fx>, Box<Fx>),
-    /// Not lowered: the generic evaluator.
-    Slow(CE),
-}
-
-/// A `within` limit: the file's length (nearly always), or a value.
-#[derive(Clone, Debug)]
-pub(super) enum Lim {
-    Len,
-    X(Fx),
-}
-
-/// The values an `enum_known` accepts.
-#[derive(Clone, Debug)]
-pub(super) enum Known {
-    /// Every value below 128: one bit each.
-    Mask(u128),
-    /// Sorted.
-    List(Vec<u64>),
-}
-
-impl Known {
-    fn new(values: &[u64]) -> Self {
-        if values.iter().all(|&v| v < 128) {
-            Known::Mask(values.iter().fold(0u128, |m, &v| m | (1u128 << v)))
-        } else {
-            let mut l = values.to_vec();
-            l.sort_unstable();
-            Known::List(l)
-        }
-    }
-
-    fn has(&self, v: u64) -> bool {
-        match self {
-            Known::Mask(m) => v < 128 && (m >> v) & 1 == 1,
-            Known::List(l) => l.binary_search(&v).is_ok(),
-        }
-    }
-}
-
-/// A lowered check: it passes (with its effect on the state) or fails.
-#[derive(Clone, Debug)]
-pub(super) enum Chk {
-    /// The word at an absolute offset against a constant (`expect` of a header field, or
-    /// an `assert` comparing one with a constant): one read, one compare.
-    CmpAbs(BinOp, u64, W, u64),
-    /// The word at an offset in the current record against a constant.
-    CmpRec(BinOp, u64, W, u64),
-    MinLen(Fx),
-    Expect(Fx, Fx),
-    Assert(BinOp, Fx, Fx),
-    Cond(Fc),
-    FlagsKnown(Fx, u64),
-    EnumKnown(Fx, Known),
-    TableFits {
-        table: usize,
-        rec_size: u64,
-        at: Fx,
-        count: Fx,
-        stride: Fx,
-        within: Lim,
-    },
-    RangeFits {
-        range: usize,
-        per_record: bool,
-        when: Option<Fc>,
-        start: Fx,
-        length: Fx,
-        within: Lim,
-    },
-    /// `range_fits` of a range whose offset and length are words of the current record,
-    /// with no condition (the usual per-record range): read in place.
-    RangeRec {
-        range: usize,
-        per_record: bool,
-        start: (u64, W),
-        length: (u64, W),
-        within: Lim,
-    },
-    RecordFits {
-        rec: usize,
-        sidx: usize,
-        at: Fx,
-        within: Lim,
-        gate: Option<Fx>,
-        size: u64,
-    },
-    Items {
-        off: u64,
-        w: W,
-        ity: IntTy,
-        n: u64,
-        first: Option<Fx>,
-        op: BinOp,
-        rhs: Fx,
-    },
-}
-
-/// A lowered step.
-#[derive(Clone, Debug)]
-pub(super) enum FStep {
-    /// Not lowered: the generic `exec` runs it.
-    Slow(Box<CStep>),
-    /// A check; when it fails, the generic `exec` runs the original step to report it.
-    Check(Box<Chk>, Box<CStep>),
-    Let(usize, Fx),
-    When(Fc, Box<FStep>),
-    ForEachTable {
-        table: usize,
-        rec_size: u64,
-        /// The order checks' "previous" slots of the body, reset before the loop.
-        slots: Vec<usize>,
-        body: Vec<FStep>,
-        /// Whether the body is checks only: run in one loop, with no call per record.
-        flat: bool,
-    },
-    /// A `for_each` over a table whose body is one per-record `range_fits` within the
-    /// file's length, its offset and length words of the record: one tight loop.
-    RangeEach {
-        table: usize,
-        rec_size: u64,
-        start: (u64, W),
-        length: (u64, W),
-        /// The `range_fits` step, to report a failure.
-        orig: Box<CStep>,
-    },
-}
-
-// ----- lowering ----------------------------------------------------------------------------
-
-/// One lowering of a file layout's steps.
-#[derive(Debug, Default)]
-pub(super) struct Body {
-    steps: Vec<FStep>,
-    /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
-    memos: Vec<Fx>,
-}
-
-/// The layout's steps lowered once more for each interval of a key word's values (see
-/// [`lower`]): in each, every comparison of the key with a constant is decided.
-#[derive(Debug)]
-struct Keyed {
-    at: u64,
-    w: W,
-    /// The first value of each interval, ascending; the first is 0.
-    starts: Vec<u64>,
-    bodies: Vec<Body>,
-}
-
-/// At most this many intervals of a key word's values are lowered apiece.
-const MAX_INTERVALS: usize = 48;
-
-/// A file layout's lowered steps.
-#[derive(Debug, Default)]
-pub(super) struct Prog {
-    /// The steps with no key word decided.
-    base: Body,
-    /// The steps specialised by a key word's value, when the layout compares a header word
-    /// with constants (a version field choosing the layout).
-    keyed: Option<Keyed>,
-    /// Slots for the run-invariant values: the most any body has.
-    pub(super) memo_slots: usize,
-    /// Whether a run needs no storage at all (no record, table, range, directory, named
-    /// or run-invariant value): its state is made without the spare storage.
-    pub(super) bare: bool,
-    /// The variants' conditions, for the top-level layout of a file with variants.
-    pub(super) variants: Vec<Fc>,
-}
-
-impl Prog {
-    /// The body to run on `buf`: the one for the key word's interval, or the base.
-    #[inline]
-    pub(super) fn body(&self, buf: &[u8]) -> &Body {
-        let Some(k) = &self.keyed else {
-            return &self.base;
-        };
-        let v = k.w.read(buf, k.at);
-        let i = k.starts.partition_point(|&s| s <= v).saturating_sub(1);
-        k.bodies.get(i).unwrap_or(&self.base)
-    }
-}
 
 /// A comparison of a header word with a constant, seen while lowering: the word's offset
 /// and reading, and the constant.
@@ -384,20 +56,10 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
         .map(|b| b.memos.len())
         .max()
         .unwrap_or(0);
-    let file = &p.c.schema.file;
-    let bare = memo_slots == 0
-        && p.lets == 0
-        && file.ext.records.is_empty()
-        && file.tables.is_empty()
-        && file.ranges.is_empty()
-        && p.dirs.is_empty()
-        && p.want_slots == 0
-        && p.order_slots == 0;
     Prog {
         base,
         keyed,
         memo_slots,
-        bare,
         variants: Vec::new(),
     }
 }
@@ -405,14 +67,15 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
 /// One lowering of `p`'s steps, the key word `pin` (offset, reading, a value of the
 /// interval) decided; and the comparisons of header words with constants it saw.
 fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
-    let l = Low {
-        p,
-        memos: std::cell::RefCell::new(Vec::new()),
-        memo: true,
-        pin,
-        cmps: std::cell::RefCell::new(Vec::new()),
-    };
-    let steps = p.steps.iter().map(|s| l.step(s)).collect();
+    let l = Low::new(p, true, pin);
+    let mut steps = Vec::new();
+    for s in &p.steps {
+        let f = l.step(s);
+        l.note_place(&f);
+        if !passes(&f) {
+            steps.push(f);
+        }
+    }
     let body = Body {
         steps,
         memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
@@ -450,16 +113,17 @@ fn key(cmps: &[KeyCmp]) -> Option<(u64, W, Vec<u64>)> {
     (starts.len() <= MAX_INTERVALS).then_some((at, w, starts))
 }
 
+impl FileProg<'_> {
+    /// This layout's steps lowered ([`lower`]).
+    pub(super) fn lowered(&self) -> Prog {
+        lower(self)
+    }
+}
+
 /// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
 /// are read after the run).
 pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &'a CE>) -> Vec<Fc> {
-    let l = Low {
-        p,
-        memos: std::cell::RefCell::new(Vec::new()),
-        memo: false,
-        pin: None,
-        cmps: std::cell::RefCell::new(Vec::new()),
-    };
+    let l = Low::new(p, false, None);
     conds.map(|c| l.fc(c)).collect()
 }
 
@@ -473,6 +137,12 @@ struct Low<'a, 'c> {
     pin: Option<KeyCmp>,
     /// The comparisons of header words with constants seen.
     cmps: std::cell::RefCell<Vec<KeyCmp>>,
+    /// Per table, its place once a top-level `table_fits` with a constant offset and
+    /// count passed: (offset, count). Its element reads after that are absolute reads.
+    tables_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
+    /// Per located record, its place once a top-level `record_fits` with a constant
+    /// offset and size passed: (offset, size).
+    located_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
 }
 
 /// Whether a lowered value is the same all through a run: it reads only header words,
@@ -499,6 +169,17 @@ fn invariant_c(c: &Fc) -> bool {
     }
 }
 
+/// `Abs(at, w) >> s` with a constant `s` below 64: (at, w, s).
+fn shr_of_abs(x: &Fx) -> Option<(u64, W, u32)> {
+    match x {
+        Fx::Bin(BinOp::Shr, a, s) => match (&**a, &**s) {
+            (Fx::Abs(at, w), Fx::K(Some(s))) if *s < 64 => Some((*at, *w, u32::try_from(*s).ok()?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// An arithmetic operator as the generic evaluator applies it (`Some(0)` for an operator
 /// that is no arithmetic in a value position).
 fn arith(op: BinOp, a: u64, b: u64) -> Option<u64> {
@@ -516,7 +197,79 @@ fn arith(op: BinOp, a: u64, b: u64) -> Option<u64> {
     }
 }
 
-impl Low<'_, '_> {
+/// Whether a lowered step always passes and does nothing (a check decided at lowering):
+/// it is left out.
+fn passes(s: &FStep) -> bool {
+    match s {
+        FStep::Check(k, _) => matches!(**k, Chk::Cond(Fc::K(true))),
+        FStep::When(Fc::K(false), _) => true,
+        FStep::When(Fc::K(true), inner) => passes(inner),
+        _ => false,
+    }
+}
+
+impl<'a, 'c> Low<'a, 'c> {
+    fn new(p: &'a FileProg<'c>, memo: bool, pin: Option<KeyCmp>) -> Self {
+        Low {
+            p,
+            memos: std::cell::RefCell::new(Vec::new()),
+            memo,
+            pin,
+            cmps: std::cell::RefCell::new(Vec::new()),
+            tables_at: std::cell::RefCell::new(vec![None; p.table_rec_size.len()]),
+            located_at: std::cell::RefCell::new(vec![None; p.c.schema.file.ext.records.len()]),
+        }
+    }
+
+    /// After top-level step `f`: a table or record it placed at a constant offset (with
+    /// a constant count or size) is noted, so that later reads of it are absolute. Only a
+    /// top-level check qualifies: when it fails the run ends, so every later step sees
+    /// the place it set.
+    fn note_place(&self, f: &FStep) {
+        let FStep::Check(k, _) = f else { return };
+        match &**k {
+            Chk::TableFits {
+                table,
+                rec_size,
+                at: Fx::K(Some(a)),
+                count: Fx::K(Some(n)),
+                stride: Fx::K(Some(stride)),
+                ..
+            } if stride == rec_size => {
+                if let Some(x) = self.tables_at.borrow_mut().get_mut(*table) {
+                    *x = Some((*a, *n));
+                }
+            }
+            Chk::RecordFits {
+                rec,
+                at: Fx::K(Some(a)),
+                gate,
+                size,
+                gated,
+                ..
+            } => {
+                let size = match (gate, gated) {
+                    (None, _) => *size,
+                    (Some(_), Some(n)) => *n,
+                    (Some(_), None) => return,
+                };
+                if let Some(x) = self.located_at.borrow_mut().get_mut(*rec) {
+                    *x = Some((*a, size));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A table element's word: absolute when the table's place is known.
+    fn elem(&self, t: usize, k: u64, rel: u64, w: W) -> Fx {
+        match self.tables_at.borrow().get(t).copied().flatten() {
+            Some((at, n)) if k < n => Fx::Abs(at.saturating_add(rel), w),
+            Some(_) => Fx::K(None),
+            None => Fx::Elem(t, k, rel, w),
+        }
+    }
+
     /// The raw word of a field reference (`None`: not lowered).
     #[allow(unreachable_patterns)]
     fn word(&self, f: &FRef) -> Option<Fx> {
@@ -528,11 +281,14 @@ impl Low<'_, '_> {
             Own::Header => Fx::Abs(f.off, w),
             Own::Record => Fx::Rec(f.off, w),
             Own::Located(i) => match self.p.gates.get(f.st) {
-                Some(None) => Fx::Loc(i, f.off, w),
+                Some(None) => match self.located_at.borrow().get(i).copied().flatten() {
+                    Some((at, _)) => Fx::Abs(at.saturating_add(f.off), w),
+                    None => Fx::Loc(i, f.off, w),
+                },
                 _ => return None,
             },
             Own::Element(t, k) => match self.p.table_rec_size.get(t) {
-                Some(&size) => Fx::Elem(t, k, k.saturating_mul(size).saturating_add(f.off), w),
+                Some(&size) => self.elem(t, k, k.saturating_mul(size).saturating_add(f.off), w),
                 None => Fx::K(None),
             },
             _ => return None,
@@ -542,7 +298,11 @@ impl Low<'_, '_> {
     /// A value, lowered; a run-invariant one that is more than a leaf becomes a
     /// [`Fx::Memo`] (the same value written twice shares one).
     fn fx(&self, e: &CE) -> Fx {
-        let x = self.fx_raw(e);
+        self.memoised(self.fx_raw(e))
+    }
+
+    /// `x`, or the run-invariant value it is (see [`Self::fx`]).
+    fn memoised(&self, x: Fx) -> Fx {
         let leaf = matches!(x, Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Memo(_));
         if !self.memo || leaf || !invariant(&x) {
             return x;
@@ -602,7 +362,10 @@ impl Low<'_, '_> {
                 (a, b) => Fx::Bin(*op, Box::new(a), Box::new(b)),
             },
             CE::Let(i) => Fx::Let(*i),
-            CE::End(i) => Fx::End(*i),
+            CE::End(i) => match self.located_at.borrow().get(*i).copied().flatten() {
+                Some((at, size)) => Fx::K(at.checked_add(size)),
+                None => Fx::End(*i),
+            },
             CE::If(c, a, b) => match self.fc(c) {
                 Fc::K(true) => self.fx(a),
                 Fc::K(false) => self.fx(b),
@@ -637,14 +400,7 @@ impl Low<'_, '_> {
                 (Fc::K(false), r) => r,
                 (l, r) => Fc::Or(Box::new(l), Box::new(r)),
             },
-            CE::Bin(op, l, r) if op.is_comparison() => match (self.fx(l), self.fx(r)) {
-                (Fx::K(a), Fx::K(b)) => {
-                    Fc::K(matches!((a, b), (Some(a), Some(b)) if compare(*op, a, b)))
-                }
-                (Fx::Abs(at, w), Fx::K(Some(k))) => self.keyed(*op, at, w, k, false),
-                (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(*op, at, w, k, true),
-                (a, b) => Fc::Cmp(*op, Box::new(a), Box::new(b)),
-            },
+            CE::Bin(op, l, r) if op.is_comparison() => self.compared(*op, l, r),
             CE::Not(x) => match self.fc(x) {
                 Fc::K(b) => Fc::K(!b),
                 x => Fc::Not(Box::new(x)),
@@ -662,6 +418,67 @@ impl Low<'_, '_> {
             | CE::If(..)
             | CE::Let(_) => Fc::K(false),
             _ => Fc::Slow(e.clone()),
+        }
+    }
+
+    /// `l op r` as a condition: decided when both are constants, or when one is the
+    /// pinned key word (or the key shifted right by a constant) and the other a constant.
+    fn compared(&self, op: BinOp, l: &CE, r: &CE) -> Fc {
+        match (self.fx_shr(l), self.fx_shr(r)) {
+            (Fx::K(a), Fx::K(b)) => {
+                Fc::K(matches!((a, b), (Some(a), Some(b)) if compare(op, a, b)))
+            }
+            (Fx::Abs(at, w), Fx::K(Some(k))) => self.keyed(op, at, w, k, false),
+            (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(op, at, w, k, true),
+            (x, Fx::K(Some(k))) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, false),
+            (Fx::K(Some(k)), x) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, true),
+            (a, b) => Fc::Cmp(op, Box::new(self.memoised(a)), Box::new(self.memoised(b))),
+        }
+    }
+
+    /// A value as [`Self::fx`] lowers it, except that a header word shifted right by a
+    /// constant is left as it is (not made a run-invariant value), for
+    /// [`Self::compared`].
+    fn fx_shr(&self, e: &CE) -> Fx {
+        let x = self.fx_raw(e);
+        if shr_of_abs(&x).is_some() {
+            x
+        } else {
+            self.memoised(x)
+        }
+    }
+
+    /// `word >> s op k` (`k op word >> s` when `swapped`): decided when the word is the
+    /// pinned key, else kept. The outcome changes only where `word >> s` crosses `k`, at
+    /// `k << s` and `(k + 1) << s`: both are noted as split points of the key's values.
+    fn keyed_shr(&self, op: BinOp, x: Fx, k: u64, swapped: bool) -> Fc {
+        let Some((at, w, s)) = shr_of_abs(&x) else {
+            return Fc::Cmp(op, Box::new(x), Box::new(Fx::K(Some(k))));
+        };
+        for edge in [Some(k), k.checked_add(1)].into_iter().flatten() {
+            // A split at `edge << s` is noted as a comparison with `(edge << s) - 1`
+            // (`key` splits at `c` and `c + 1`).
+            if let Some(e) = edge.checked_shl(s).filter(|e| e >> s == edge && *e > 0) {
+                self.cmps.borrow_mut().push((at, w, e - 1));
+            }
+        }
+        match self.pin {
+            Some((pa, pw, v)) if pa == at && pw == w => {
+                let v = v >> s;
+                Fc::K(if swapped {
+                    compare(op, k, v)
+                } else {
+                    compare(op, v, k)
+                })
+            }
+            _ => {
+                let (a, b) = (Box::new(self.memoised(x)), Box::new(Fx::K(Some(k))));
+                if swapped {
+                    Fc::Cmp(op, b, a)
+                } else {
+                    Fc::Cmp(op, a, b)
+                }
+            }
         }
     }
 
@@ -683,6 +500,20 @@ impl Low<'_, '_> {
                     Fc::Cmp(op, a, b)
                 }
             }
+        }
+    }
+
+    /// The size of gated struct `sidx` when its gate `g` is the pinned key word; its
+    /// layout's thresholds are noted as split points of a header word gate's values.
+    fn gated_size(&self, sidx: usize, g: &Fx) -> Option<u64> {
+        let Fx::Abs(at, w) = *g else { return None };
+        let table = self.p.gates.get(sidx)?.as_ref()?;
+        for &s in table.starts.iter().filter(|&&s| s > 0) {
+            self.cmps.borrow_mut().push((at, w, s - 1));
+        }
+        match self.pin {
+            Some((pa, pw, v)) if pa == at && pw == w => table.sizes.get(table.pick(v)).copied(),
+            _ => None,
         }
     }
 
@@ -714,7 +545,11 @@ impl Low<'_, '_> {
                 (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(BinOp::Eq, at, w, k)),
                 (f, e) => chk(Chk::Expect(f, e)),
             },
-            CStep::Assert { op, l, r, .. } => chk(Self::cmp_chk(*op, self.fx(l), self.fx(r))),
+            CStep::Assert { op, l, r, .. } => match self.compared(*op, l, r) {
+                Fc::K(b) => chk(Chk::Cond(Fc::K(b))),
+                Fc::Cmp(op, l, r) => chk(Self::cmp_chk(op, *l, *r)),
+                c => chk(Chk::Cond(c)),
+            },
             CStep::Cond { cond, .. } => chk(Chk::Cond(self.fc(cond))),
             CStep::FlagsKnown { field, known, .. } => match self.word(field) {
                 Some(w) => chk(Chk::FlagsKnown(w, *known)),
@@ -773,14 +608,18 @@ impl Low<'_, '_> {
                 gate,
                 size,
                 ..
-            } => chk(Chk::RecordFits {
-                rec: *rec,
-                sidx: *sidx,
-                at: self.fx(at),
-                within: self.lim(within),
-                gate: gate.as_ref().map(|g| self.fx(g)),
-                size: *size,
-            }),
+            } => {
+                let gate = gate.as_ref().map(|g| self.fx(g));
+                chk(Chk::RecordFits {
+                    rec: *rec,
+                    sidx: *sidx,
+                    at: self.fx(at),
+                    within: self.lim(within),
+                    gated: gate.as_ref().and_then(|g| self.gated_size(*sidx, g)),
+                    gate,
+                    size: *size,
+                })
+            }
             CStep::Items {
                 off,
                 ity,
@@ -1058,15 +897,18 @@ impl State<'_> {
                 within,
                 gate,
                 size,
+                gated,
             } => {
                 let (a, w) = (self.fx(p, at), self.lim(p, within));
                 let parts = if let Some(g) = gate {
                     let table = p.gates.get(*sidx).and_then(Option::as_ref);
                     match (a, self.fx(p, g), w) {
                         (Some(a), Some(g), Some(w)) => {
-                            let n = table
-                                .and_then(|t| t.sizes.get(t.pick(g)).copied())
-                                .unwrap_or(0);
+                            let n = gated.unwrap_or_else(|| {
+                                table
+                                    .and_then(|t| t.sizes.get(t.pick(g)).copied())
+                                    .unwrap_or(0)
+                            });
                             npuschema_core::range_within(self.buf, a, n, w).map(|_| (a, n, g))
                         }
                         _ => None,
@@ -1104,16 +946,21 @@ impl State<'_> {
                 };
                 let base = self.rec_at.saturating_add(*off);
                 let width = ity.bytes();
-                for k in 0..(*n).min(first) {
+                let count = (*n).min(first);
+                if count == 0 {
+                    return true;
+                }
+                // The right-hand side is the same for every item (it cannot name one).
+                let Some(b) = self.fx(p, rhs) else {
+                    return false;
+                };
+                (0..count).all(|k| {
                     let item = widen(
                         w.read(self.buf, base.saturating_add(k.saturating_mul(width))),
                         *ity,
                     );
-                    if !matches!(self.fx(p, rhs), Some(b) if compare(*op, item, b)) {
-                        return false;
-                    }
-                }
-                true
+                    compare(*op, item, b)
+                })
             }
         }
     }
@@ -1144,7 +991,14 @@ type Outcome = (
 #[cfg(debug_assertions)]
 fn outcome(st: State<'_>) -> Outcome {
     (
-        st.located, st.tables, st.ranges, st.dcount, st.dfirst, st.want, st.lets, st.prev,
+        st.located.to_vec(),
+        st.tables.to_vec(),
+        st.ranges.to_vec(),
+        st.dcount,
+        st.dfirst,
+        st.want,
+        st.lets.to_vec(),
+        st.prev.to_vec(),
     )
 }
 
@@ -1158,22 +1012,18 @@ impl<'c> Interp<'c> {
         DISAGREED.load(Ordering::Relaxed)
     }
 
-    /// [`Self::check`]: `run`'s layouts and variant choice, each state used in place and
-    /// its storage kept for the next run (no state is moved).
+    /// [`Self::check`]: `run`'s layouts and variant choice, each state used in place (no
+    /// state is moved).
     pub(super) fn check_in_place<E: Report>(&self, buf: &[u8]) -> Result<(), E> {
         let mut st = State::fresh(&self.top, buf);
         self.run_in(&self.top, &mut st)?;
         let Some(vs) = &self.variants else {
-            st.recycle();
             return Ok(());
         };
         for (i, (_, cond, prog)) in vs.list.iter().enumerate() {
             if self.variant_holds(&st, i, cond) {
-                st.recycle();
-                let mut st = State::fresh(prog, buf);
-                let r = self.run_in(prog, &mut st);
-                st.recycle();
-                return r;
+                st.reset(prog);
+                return self.run_in(prog, &mut st);
             }
         }
         let v = st.val(&self.top, &vs.unknown_value).unwrap_or(u64::MAX);
@@ -1312,8 +1162,17 @@ impl<'c> Interp<'c> {
                     return Ok(());
                 };
                 let (buf, len) = (st.buf, st.len);
+                // The usual table: its rows in the buffer, both words 4-byte little-endian
+                // in the row; the loop below only from the first failing record on.
+                let from = match rows_le32(buf, at, n, *rec_size, (*so, *sw), (*lo, *lw)) {
+                    Some(rows) => match first_bad_range(buf, len, rows, *so, *lo) {
+                        Some(i) => i,
+                        None => return Ok(()),
+                    },
+                    None => 0,
+                };
                 let saved = (st.rec_at, st.rec_index);
-                for i in 0..n {
+                for i in from..n {
                     let rec_at = at.saturating_add(i.saturating_mul(*rec_size));
                     let s = sw.read(buf, rec_at.saturating_add(*so));
                     let l = lw.read(buf, rec_at.saturating_add(*lo));
@@ -1367,130 +1226,116 @@ impl<'c> Interp<'c> {
     }
 }
 
+/// The `n` rows of `size` bytes at `at`, when they lie in `buf` and both words (offset and
+/// reading) are 4-byte little-endian words inside a row: the shape
+/// [`first_bad_range`] reads.
+fn rows_le32(
+    buf: &[u8],
+    at: u64,
+    n: u64,
+    size: u64,
+    (so, sw): (u64, W),
+    (lo, lw): (u64, W),
+) -> Option<(&[u8], usize)> {
+    let le32 = W::of(IntTy::U32, false);
+    if sw != le32 || lw != le32 {
+        return None;
+    }
+    let size = usize::try_from(size).ok().filter(|&s| s > 0)?;
+    let fits = |o: u64| {
+        usize::try_from(o)
+            .ok()?
+            .checked_add(4)
+            .filter(|&e| e <= size)
+    };
+    fits(so)?;
+    fits(lo)?;
+    let start = usize::try_from(at).ok()?;
+    let total = usize::try_from(n).ok()?.checked_mul(size)?;
+    Some((buf.get(start..start.checked_add(total)?)?, size))
+}
+
+/// The first row whose range (4-byte little-endian start at `so`, length at `lo`) does not
+/// lie within the first `len` bytes of `buf` (`range_fits`), or `None`.
+#[inline(never)]
+fn first_bad_range(
+    buf: &[u8],
+    len: u64,
+    (rows, size): (&[u8], usize),
+    so: u64,
+    lo: u64,
+) -> Option<u64> {
+    let (so, lo) = (usize::try_from(so).ok()?, usize::try_from(lo).ok()?);
+    let word = |row: &[u8], o: usize| {
+        row.get(o..)
+            .and_then(<[u8]>::first_chunk::<4>)
+            .map_or(0, |b| u64::from(u32::from_le_bytes(*b)))
+    };
+    rows.chunks_exact(size)
+        .position(|row| {
+            npuschema_core::range_within(buf, word(row, so), word(row, lo), len).is_none()
+        })
+        .map(|i| i as u64)
+}
+
 // ----- state storage -----------------------------------------------------------------------
 
-/// The storage of a finished [`State`], kept for the next run on the same thread.
-#[derive(Default)]
-struct Spare {
-    located: Vec<Option<(u64, u64, u64)>>,
-    tables: Vec<Option<(u64, u64)>>,
-    ranges: Vec<Option<(u64, u64)>>,
-    dcount: Vec<Vec<u32>>,
-    dfirst: Vec<Vec<u32>>,
-    want: Vec<Vec<Option<(u64, u64, u64)>>>,
-    lets: Vec<Option<u64>>,
-    prev: Vec<Option<u64>>,
-}
-
-/// At most this many spare states per thread (a file with variants uses two at a time).
-const SPARES: usize = 4;
-
-thread_local! {
-    static SPARE: std::cell::RefCell<Vec<Spare>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// `v` cleared and filled with `n` copies of `x`, keeping its allocation.
-#[inline]
-fn refill<T: Clone>(mut v: Vec<T>, n: usize, x: T) -> Vec<T> {
-    v.clear();
-    v.resize(n, x);
-    v
-}
-
-/// Per directory, one slot per type the schema names, each `x`.
-#[inline]
-fn refill_dirs(mut v: Vec<Vec<u32>>, p: &FileProg<'_>, x: u32) -> Vec<Vec<u32>> {
-    if p.dirs.is_empty() {
-        v.clear();
-        return v;
-    }
-    v.truncate(p.dirs.len());
-    v.resize_with(p.dirs.len(), Vec::new);
-    for (d, slots) in p.dirs.iter().zip(&mut v) {
-        slots.clear();
-        slots.resize(d.type_slots.len(), x);
-    }
-    v
-}
-
 impl<'b> State<'b> {
-    /// A state at the start of file layout `p` over `buf`, on storage a finished run on
-    /// this thread left (see [`Self::recycle`]), or new.
+    /// A state at the start of file layout `p` over `buf`: its slots sized for the layout
+    /// (held in the state itself, `slots.rs`), all empty.
+    #[inline]
     pub(super) fn fresh(p: &FileProg<'_>, buf: &'b [u8]) -> Self {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        if p.fast.bare {
-            // Nothing to store: empty vectors cost nothing to make or to drop.
-            return State {
-                buf,
-                len,
-                located: Vec::new(),
-                tables: Vec::new(),
-                ranges: Vec::new(),
-                dcount: Vec::new(),
-                dfirst: Vec::new(),
-                want: Vec::new(),
-                rec_at: 0,
-                rec_index: 0,
-                rec_span: (0, 0, 0),
-                lets: Vec::new(),
-                prev: Vec::new(),
-            };
-        }
-        let s = SPARE
-            .try_with(|s| s.borrow_mut().pop())
-            .ok()
-            .flatten()
-            .unwrap_or_default();
         let file = &p.c.schema.file;
+        // (Most layouts have no directory and no record checksum: nothing to make.)
+        let dirs = |x: u32| -> Vec<Vec<u32>> {
+            if p.dirs.is_empty() {
+                return Vec::new();
+            }
+            p.dirs.iter().map(|d| vec![x; d.type_slots.len()]).collect()
+        };
         State {
             buf,
-            len,
-            located: refill(s.located, file.ext.records.len(), None),
-            tables: refill(s.tables, file.tables.len(), None),
-            ranges: refill(s.ranges, file.ranges.len(), None),
-            dcount: refill_dirs(s.dcount, p, 0),
-            dfirst: refill_dirs(s.dfirst, p, u32::MAX),
-            want: refill(s.want, p.want_slots, Vec::new()),
+            len: u64::try_from(buf.len()).unwrap_or(u64::MAX),
+            located: Slots::new(file.ext.records.len()),
+            tables: Slots::new(file.tables.len()),
+            ranges: Slots::new(file.ranges.len()),
+            dcount: dirs(0),
+            dfirst: dirs(u32::MAX),
+            want: if p.want_slots == 0 {
+                Vec::new()
+            } else {
+                vec![Vec::new(); p.want_slots]
+            },
             rec_at: 0,
             rec_index: 0,
             rec_span: (0, 0, 0),
-            lets: refill(s.lets, p.lets.saturating_add(p.fast.memo_slots), None),
-            prev: refill(s.prev, p.order_slots, None),
+            lets: Slots::new(p.lets.saturating_add(p.fast.memo_slots)),
+            prev: Slots::new(p.order_slots),
         }
     }
 
-    /// Give the storage back for the next [`Self::fresh`] on this thread.
-    pub(super) fn recycle(self) {
-        if self.lets.capacity() == 0
-            && self.located.capacity() == 0
-            && self.tables.capacity() == 0
-            && self.ranges.capacity() == 0
-            && self.dcount.capacity() == 0
-            && self.dfirst.capacity() == 0
-            && self.want.capacity() == 0
-            && self.prev.capacity() == 0
-        {
-            // A bare state (or one that never held anything worth keeping).
-            return;
+    /// The state made fresh for file layout `p` over the same buffer, in place: only the
+    /// layout's slots are written.
+    #[inline]
+    fn reset(&mut self, p: &FileProg<'_>) {
+        let file = &p.c.schema.file;
+        self.located.reset(file.ext.records.len());
+        self.tables.reset(file.tables.len());
+        self.ranges.reset(file.ranges.len());
+        self.lets.reset(p.lets.saturating_add(p.fast.memo_slots));
+        self.prev.reset(p.order_slots);
+        if !(p.dirs.is_empty() && self.dcount.is_empty() && self.dfirst.is_empty()) {
+            self.dcount = p.dirs.iter().map(|d| vec![0; d.type_slots.len()]).collect();
+            self.dfirst = p
+                .dirs
+                .iter()
+                .map(|d| vec![u32::MAX; d.type_slots.len()])
+                .collect();
         }
-        let s = Spare {
-            located: self.located,
-            tables: self.tables,
-            ranges: self.ranges,
-            dcount: self.dcount,
-            dfirst: self.dfirst,
-            want: self.want,
-            lets: self.lets,
-            prev: self.prev,
-        };
-        // A thread being torn down keeps nothing.
-        let _ = SPARE.try_with(|spare| {
-            if let Ok(mut spare) = spare.try_borrow_mut()
-                && spare.len() < SPARES
-            {
-                spare.push(s);
-            }
-        });
+        if p.want_slots > 0 || !self.want.is_empty() {
+            self.want = vec![Vec::new(); p.want_slots];
+        }
+        (self.rec_at, self.rec_index, self.rec_span) = (0, 0, (0, 0, 0));
     }
 }
 
@@ -1557,7 +1402,7 @@ mod tests {
     fn v1_steps_are_specialised_by_the_version() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/vpmn.yaml");
         let c = crate::load(&path).unwrap_or_else(|d| panic!("{d}"));
-        let it = super::super::Interp::new(&c);
+        let it = super::super::prog::Interp::new(&c);
         let vs = it.variants.as_ref().expect("variants");
         let (_, _, v1) = vs.list.iter().find(|v| v.0 == "v1").expect("v1");
         let k = v1.fast.keyed.as_ref().expect("keyed by the version");
@@ -1573,6 +1418,30 @@ mod tests {
         // No run-invariant value still chooses on the version.
         let memos = format!("{:?}", last.memos);
         assert!(!memos.contains("Sel(") && !memos.contains("If("), "{memos}");
+    }
+
+    /// The per-record `range_fits` loop over 4-byte little-endian words finds the record
+    /// the word-by-word reading finds, and declines any other shape.
+    #[test]
+    fn the_range_loop_finds_the_first_bad_record() {
+        let le = W::of(IntTy::U32, false);
+        let mut buf = vec![0u8; 64];
+        // Four 8-byte records at 16: {start, length}.
+        let recs = [(0u32, 16u32), (60, 4), (61, 4), (8, 60)];
+        for (i, (s, l)) in recs.iter().enumerate() {
+            buf[16 + 8 * i..20 + 8 * i].copy_from_slice(&s.to_le_bytes());
+            buf[20 + 8 * i..24 + 8 * i].copy_from_slice(&l.to_le_bytes());
+        }
+        let rows = super::rows_le32(&buf, 16, 4, 8, (0, le), (4, le)).expect("rows");
+        assert_eq!(super::first_bad_range(&buf, 64, rows, 0, 4), Some(2));
+        assert_eq!(super::first_bad_range(&buf, 63, rows, 0, 4), Some(1));
+        let two = super::rows_le32(&buf, 16, 2, 8, (0, le), (4, le)).expect("rows");
+        assert_eq!(super::first_bad_range(&buf, 64, two, 0, 4), None);
+        // Not this shape: big-endian, a word past the row, rows past the buffer.
+        let be = W::of(IntTy::U32, true);
+        assert!(super::rows_le32(&buf, 16, 4, 8, (0, be), (4, le)).is_none());
+        assert!(super::rows_le32(&buf, 16, 4, 8, (0, le), (5, le)).is_none());
+        assert!(super::rows_le32(&buf, 16, 7, 8, (0, le), (4, le)).is_none());
     }
 
     #[test]
@@ -1591,7 +1460,7 @@ mod tests {
                 for at in 0..24u64 {
                     assert_eq!(
                         w.read(&buf, at),
-                        super::super::read_int(&buf, at, t, big),
+                        super::read_int(&buf, at, t, big),
                         "{t:?} big={big} at {at}"
                     );
                 }

@@ -3,48 +3,18 @@
 
 use npuschema_core::Report;
 
-use super::{CBlame, CE, CStep, Comp, Fail, FileProg, IdxK, Interp, Shape, State};
-use crate::check::RecPos;
+use super::compile::Comp;
+use super::ir::*;
+use super::prog::*;
 use crate::check::Scope;
 use crate::check::fill::byte_value;
 use crate::schema::fill::{FillStep, Span};
-
-/// The bytes a compiled `fill` step covers.
-#[derive(Clone, Debug)]
-enum FSpan {
-    /// A file-level range (index in `file.ranges`), checked by its `range_fits`.
-    Range(usize),
-    /// `from..to`, absolute.
-    FromTo(Box<(CE, CE)>),
-}
-
-/// A compiled `fill` step: its sites in the emitter's order (the wrong byte, then the span
-/// outside the buffer).
-#[derive(Clone, Debug)]
-pub(super) struct FillCheck {
-    bad: Fail,
-    out: Option<Fail>,
-    span: FSpan,
-    byte: u8,
-}
-
-/// The value of `record.<part>` for the current record `(offset, body offset, body end)`.
-pub(super) fn rec_pos((at, body, end): (u64, u64, u64), k: RecPos) -> u64 {
-    match k {
-        RecPos::Offset => at,
-        RecPos::BodyOffset => body,
-        RecPos::BodyLen => end.saturating_sub(body),
-        RecPos::End => end,
-    }
-}
 
 impl Comp<'_> {
     pub(super) fn fill_step(&mut self, s: &FillStep, scope: Scope<'_>) -> Option<CStep> {
         let name = s.field_name();
         let blame = match scope {
-            Scope::Record(t) => {
-                CBlame::record(&t.name.text, &name, 0, super::BaseK::Zero, IdxK::Index)
-            }
+            Scope::Record(t) => CBlame::record(&t.name.text, &name, 0, BaseK::Zero, IdxK::Index),
             _ => CBlame::plain(&name, 0),
         };
         let bad = self.fail(&s.code.text, blame.clone(), Shape::Mismatch);

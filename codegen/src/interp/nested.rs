@@ -2,9 +2,10 @@
 //! from the checked layout (no emitter code), and the dynamic view's rows for every field
 //! inside, each with its path (`header.pairs[2].a`).
 
-use super::{Comp, FRef, FieldView, FileProg, State};
+use super::compile::Comp;
+use super::ir::*;
 use crate::check::Leaf;
-use crate::check::{FieldKind, Owner, Scope};
+use crate::check::{Owner, Scope};
 
 impl Comp<'_> {
     /// The read of a field inside a struct-typed field of `owner`'s struct: at the leaf's
@@ -22,34 +23,4 @@ impl Comp<'_> {
             big: f.big,
         })
     }
-}
-
-/// The rows of a struct-typed field at `at` (absolute) of the record at `path`: one per
-/// field inside, arrays element by element.
-pub(super) fn rows(
-    p: &FileProg<'_>,
-    st: &State<'_>,
-    path: &str,
-    name: &str,
-    at: u64,
-    kind: FieldKind,
-) -> Vec<FieldView> {
-    let c = p.c;
-    crate::check::nested::leaves(&c.schema, &c.layouts, at, kind, name)
-        .into_iter()
-        .filter_map(|(rel, fat, si, fi)| {
-            let s = c.schema.structs.get(si)?;
-            let f = s.fields.get(fi)?;
-            let k = c.layouts.get(&s.name.text)?.fields.get(fi)?.1;
-            let (raw, value) = super::view::decode(p, st.buf, fat, k, f.big);
-            Some(FieldView {
-                path: format!("{path}.{rel}"),
-                name: rel,
-                offset: fat,
-                size: k.width(&c.schema),
-                raw,
-                value,
-            })
-        })
-        .collect()
 }

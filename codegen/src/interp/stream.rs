@@ -4,52 +4,15 @@
 //! (`positions.rs`), and the dynamic view's
 //! records (each record's header fields and body range, each typed body's fields).
 
-use super::view::{Group, RangeView};
-use super::{CBlame, CE, CStep, Comp, Fail, FileProg, Interp, RecField, Shape, State};
+use super::compile::Comp;
+use super::ir::*;
+use super::prog::*;
+use super::view_model::{Group, RangeView};
 use crate::check::Scope;
 use crate::check::lookup::{collection, stream, stream_table};
 use crate::check::streams::{layout_value, type_field};
 use crate::schema::top::Step;
 use npuschema_core::Report;
-
-/// A stream, resolved.
-#[derive(Clone, Debug)]
-pub(super) struct SInfo {
-    name: String,
-    /// The file-level range (index in `file.ranges`).
-    range: usize,
-    /// The header struct (index in `schema.structs`) and its size.
-    header_st: usize,
-    hs: u64,
-    /// The size expression, in the header's record-only scope.
-    size: CE,
-    includes_header: bool,
-    align: u64,
-    end: Option<CE>,
-    ty: Option<RecField>,
-    /// Per layout: (collection name, type value, body size, body struct).
-    layouts: Vec<(String, u64, u64, usize)>,
-}
-
-/// The sites of one `stream_fits` step, registered in the emitter's order.
-#[derive(Clone, Debug)]
-pub(super) struct Fits {
-    stream: usize,
-    header: Fail,
-    small: Option<Fail>,
-    over: Fail,
-    short: Vec<Fail>,
-    open: Option<Fail>,
-    trailing: Option<Fail>,
-}
-
-/// A `for_each` over a stream (`layout: None`) or one of its collections.
-#[derive(Clone, Debug)]
-pub(super) struct Each {
-    stream: usize,
-    layout: Option<usize>,
-    steps: Vec<CStep>,
-}
 
 /// One record found by the walk: its (absolute) offset, whole size and type.
 #[derive(Clone, Copy, Debug)]
@@ -114,19 +77,6 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
         .collect()
 }
 
-/// A `stream_checksum` step: its sites and the checksum's parts (record-only scope).
-#[derive(Clone, Debug)]
-pub(super) struct Sums {
-    stream: usize,
-    place: Fail,
-    sum: Fail,
-    alg: crate::schema::Algorithm,
-    from: CE,
-    to: CE,
-    stored: CE,
-    big: bool,
-}
-
 /// Compile a stream step: its sites, in the emitter's order.
 pub(super) fn compile_fits(
     comp: &mut Comp<'_>,
@@ -142,15 +92,7 @@ pub(super) fn compile_fits(
         let k = s.checksum.as_ref()?;
         let t = stream_table(s);
         let scope = Scope::RecordOnly(&t);
-        let rec = |name: &str| {
-            CBlame::record(
-                &s.name.text,
-                name,
-                0,
-                super::BaseK::RecAt,
-                super::IdxK::Index,
-            )
-        };
+        let rec = |name: &str| CBlame::record(&s.name.text, name, 0, BaseK::RecAt, IdxK::Index);
         let place = comp.fail(code, rec("checksum"), Shape::Range("record end".into()));
         let sum = comp.fail(code, rec("checksum"), Shape::Mismatch);
         return Some(CStep::StreamChecksum(Box::new(Sums {
@@ -172,9 +114,7 @@ pub(super) fn compile_fits(
     let t = stream_table(s);
     let sn = s.name.text.as_str();
     let hs = c.layouts.get(&s.header.text).map_or(0, |l| l.size);
-    let rec = |name: &str, off: u64| {
-        CBlame::record(sn, name, off, super::BaseK::RecAt, super::IdxK::Index)
-    };
+    let rec = |name: &str, off: u64| CBlame::record(sn, name, off, BaseK::RecAt, IdxK::Index);
     let header = comp.fail(code, rec("header", 0), Shape::Range(rname.clone()));
     // A size that reads several header fields blames the record's header (its `size`), as
     // the emitter does.
@@ -260,7 +200,7 @@ pub(super) fn compile_each(comp: &mut Comp<'_>, name: &str, steps: &[Step]) -> O
 }
 
 fn read(buf: &[u8], at: u64, (off, t, big): RecField) -> u64 {
-    super::widen(super::read_int(buf, at.saturating_add(off), t, big), t)
+    widen(read_int(buf, at.saturating_add(off), t, big), t)
 }
 
 /// Walk stream `s`: its records, and why it stopped early (the record's offset and index).
@@ -421,7 +361,7 @@ pub(super) fn exec_sums<E: Report>(
         } else {
             u32::from_le_bytes(*raw)
         });
-        let computed = u64::from(super::checksum(k.alg, d));
+        let computed = u64::from(checksum(k.alg, d));
         if found != computed {
             let e = it.err_at(
                 st,
@@ -521,7 +461,7 @@ pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
         let mut records = Vec::new();
         for (i, r) in recs.iter().enumerate() {
             let path = format!("{}[{i}]", s.name);
-            let mut rv = super::view::record(p, st, h, r.at, None, path.clone(), Some(i as u64));
+            let mut rv = super::decode::record(p, st, h, r.at, None, path.clone(), Some(i as u64));
             rv.size = r.total;
             rv.ranges.push(RangeView {
                 name: "body".into(),
@@ -546,7 +486,7 @@ pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
                 .filter(|r| r.ty == l.1)
                 .enumerate()
                 .map(|(k, r)| {
-                    super::view::record(
+                    super::decode::record(
                         p,
                         st,
                         b,
@@ -566,4 +506,40 @@ pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
         }
     }
     out
+}
+
+// The entry points the lower parts call, as methods on their types (`compile.rs` compiles
+// stream steps, `prog.rs` evaluates `first()` and `count()`).
+impl Comp<'_> {
+    /// The file's streams, resolved ([`infos`]).
+    pub(super) fn stream_infos(&self) -> Vec<SInfo> {
+        infos(self)
+    }
+
+    /// [`compile_fits`].
+    pub(super) fn stream_fits(
+        &mut self,
+        code: &str,
+        target: &str,
+        kind: crate::schema::streams::StreamStep,
+    ) -> Option<CStep> {
+        compile_fits(self, code, target, kind)
+    }
+
+    /// [`compile_each`].
+    pub(super) fn stream_each(&mut self, name: &str, steps: &[Step]) -> Option<CStep> {
+        compile_each(self, name, steps)
+    }
+}
+
+impl State<'_> {
+    /// [`first`].
+    pub(super) fn stream_first(&self, p: &FileProg<'_>, ci: usize) -> Option<u64> {
+        first(self, p, ci)
+    }
+
+    /// [`count`].
+    pub(super) fn stream_count(&self, p: &FileProg<'_>, ci: usize) -> Option<u64> {
+        count(self, p, ci)
+    }
 }

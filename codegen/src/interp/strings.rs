@@ -3,21 +3,11 @@
 
 use npuschema_core::Report;
 
-use super::{CE, CStep, Comp, Fail, FileProg, Interp, Shape, State};
+use super::compile::Comp;
+use super::ir::*;
+use super::prog::*;
 use crate::check::Scope;
 use crate::schema::strings::{StrStep, StringDef};
-
-/// A compiled string step.
-#[derive(Clone, Debug)]
-pub(super) struct StrCheck {
-    f: Fail,
-    utf8: bool,
-    offset: CE,
-    /// The file-level range the string lies in (index), or the whole file.
-    range: Option<usize>,
-    prefix: u8,
-    big: bool,
-}
 
 fn def<'c>(file: &'c crate::schema::top::File, name: &str) -> Option<&'c StringDef> {
     file.strings.iter().find(|s| s.name.text == name)

@@ -1,0 +1,1156 @@
+//! Compiling a checked schema's steps into the interpreter's forms (`ir.rs`).
+
+use std::collections::HashMap;
+
+use crate::check::{self, FieldKind, Owner, Resolved, Scope};
+use crate::expr::{Expr, ExprAt};
+use crate::schema::ext::{self, DirChecksumKind, Directory, ExtStep};
+use crate::schema::top::Step;
+use crate::schema::{IntTy, OrderKind, Table};
+
+use super::ir::*;
+use super::lowered::Prog;
+use super::prog::FileProg;
+
+// ----- compiling ---------------------------------------------------------------------------
+
+pub(super) struct Comp<'a> {
+    pub(super) c: &'a check::Checked,
+    pub(super) sites: &'a mut Sites,
+    pub(super) want_slots: usize,
+    pub(super) wants: HashMap<String, usize>,
+    /// The codes of the order checks: one "previous" slot each (the emitter's `order_prev`).
+    pub(super) orders: Vec<String>,
+}
+
+pub(super) fn short_name(e: &ExprAt) -> String {
+    match &e.expr {
+        Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+pub(super) fn struct_index(c: &check::Checked, name: &str) -> Option<usize> {
+    c.schema.structs.iter().position(|s| s.name.text == name)
+}
+
+impl Comp<'_> {
+    pub(super) fn file(&self) -> &crate::schema::top::File {
+        &self.c.schema.file
+    }
+
+    pub(super) fn owner_struct(&self, owner: Owner, scope: Scope<'_>) -> Option<usize> {
+        let name = match (owner, scope) {
+            (Owner::Header, _) => self.file().header.text.clone(),
+            (Owner::Located(i), _) => self.file().ext.records.get(i)?.strukt.text.clone(),
+            (Owner::Element(t, _), _) => self.file().tables.get(t)?.record.text.clone(),
+            (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
+            _ => return None,
+        };
+        struct_index(self.c, &name)
+    }
+
+    pub(super) fn own(owner: Owner) -> Own {
+        match owner {
+            Owner::Header => Own::Header,
+            Owner::Record => Own::Record,
+            Owner::Located(i) => Own::Located(i),
+            Owner::Element(t, k) => Own::Element(t, k),
+        }
+    }
+
+    pub(super) fn fref(&self, owner: Owner, fi: usize, scope: Scope<'_>) -> Option<FRef> {
+        let st = self.owner_struct(owner, scope)?;
+        let s = self.c.schema.structs.get(st)?;
+        let (off, kind) = *self.c.layouts.get(&s.name.text)?.fields.get(fi)?;
+        Some(FRef {
+            own: Self::own(owner),
+            st,
+            fi,
+            off,
+            kind,
+            big: s.fields.get(fi)?.big,
+        })
+    }
+
+    pub(super) fn leaf(&self, path: &[String], scope: Scope<'_>) -> CE {
+        match self.c.resolve(path, scope) {
+            Ok(Resolved::Len) => CE::Len,
+            Ok(Resolved::RecPos(k)) => CE::RecPos(k),
+            Ok(Resolved::Let(i)) => CE::Let(i),
+            Ok(Resolved::EnumValue(e, v)) => CE::Num(
+                self.c
+                    .schema
+                    .enums
+                    .get(e)
+                    .and_then(|en| en.values.get(v))
+                    .map_or(0, |x| x.value),
+            ),
+            Ok(Resolved::Const(i)) => {
+                let k = &self.c.schema.constants[i];
+                if k.ty.signed() {
+                    CE::Opt(signed_nonneg(k.value, k.ty))
+                } else {
+                    CE::Num(k.value)
+                }
+            }
+            Ok(Resolved::Field(owner, fi)) => match self.fref(owner, fi, scope) {
+                Some(f) => CE::Field(f),
+                None => CE::Zero,
+            },
+            Ok(Resolved::Nested(owner, l)) => match self.nested_ref(owner, l, scope) {
+                Some(f) => match (l.bit, f.kind) {
+                    (None, _) => CE::Field(f),
+                    (Some(bi), FieldKind::Flags(fl)) => {
+                        let bit = self
+                            .c
+                            .schema
+                            .flags
+                            .get(fl)
+                            .and_then(|x| x.bits.get(bi))
+                            .map_or(64, |b| b.bit);
+                        CE::FlagBit(
+                            f,
+                            1u64.checked_shl(u32::try_from(bit).unwrap_or(64))
+                                .unwrap_or(0),
+                        )
+                    }
+                    _ => CE::Zero,
+                },
+                None => CE::Zero,
+            },
+            Ok(Resolved::Composed(owner, ci)) => {
+                let Some(st) = self.owner_struct(owner, scope) else {
+                    return CE::Zero;
+                };
+                let s = &self.c.schema.structs[st];
+                let Some(comp) = s.composed.get(ci) else {
+                    return CE::Zero;
+                };
+                let lo = s.fields.iter().position(|f| f.name.text == comp.low.text);
+                let hi = s.fields.iter().position(|f| f.name.text == comp.high.text);
+                match (
+                    lo.and_then(|i| self.fref(owner, i, scope)),
+                    hi.and_then(|i| self.fref(owner, i, scope)),
+                ) {
+                    (Some(l), Some(h)) => CE::Composed(l, h),
+                    _ => CE::Zero,
+                }
+            }
+            Ok(Resolved::BitField(owner, fi, bi)) => {
+                let Some(f) = self.fref(owner, fi, scope) else {
+                    return CE::Zero;
+                };
+                let FieldKind::Bits(b) = f.kind else {
+                    return CE::Zero;
+                };
+                let Some(r) = self
+                    .c
+                    .schema
+                    .bitfields
+                    .get(b)
+                    .and_then(|b| b.fields.get(bi))
+                else {
+                    return CE::Zero;
+                };
+                CE::BitRange(f, r.lo, ext::range_mask(r.lo, r.hi) >> r.lo)
+            }
+            Ok(Resolved::FlagBit(owner, fi, bi)) => {
+                let Some(f) = self.fref(owner, fi, scope) else {
+                    return CE::Zero;
+                };
+                let FieldKind::Flags(fl) = f.kind else {
+                    return CE::Zero;
+                };
+                let bit = self.c.schema.flags[fl].bits[bi].bit;
+                CE::FlagBit(
+                    f,
+                    1u64.checked_shl(u32::try_from(bit).unwrap_or(64))
+                        .unwrap_or(0),
+                )
+            }
+            Err(_) => CE::Zero,
+        }
+    }
+
+    pub(super) fn expr(&self, e: &Expr, scope: Scope<'_>) -> CE {
+        match e {
+            Expr::Num(v) => CE::Num(*v),
+            Expr::Ref(p) => self.leaf(p, scope),
+            Expr::Bin(op, l, r) => CE::Bin(
+                *op,
+                Box::new(self.expr(l, scope)),
+                Box::new(self.expr(r, scope)),
+            ),
+            Expr::Not(x) => CE::Not(Box::new(self.expr(x, scope))),
+            Expr::Call(f, args) => match (f.as_str(), args.as_slice()) {
+                ("count", [Expr::Ref(p)]) => {
+                    let name = p.first().map_or("", |s| s.as_str());
+                    match self.c.collections.iter().position(|t| t.name.text == name) {
+                        Some(i) => CE::Count(i),
+                        None => CE::Zero,
+                    }
+                }
+                (crate::expr::NAME, [Expr::Ref(p)]) => {
+                    let name = p.first().map_or("", |s| s.as_str());
+                    match self.c.collections.iter().position(|t| t.name.text == name) {
+                        Some(i) => CE::First(i),
+                        None => CE::Zero,
+                    }
+                }
+                ("end", [Expr::Ref(p)]) => {
+                    let name = p.first().map_or("", |s| s.as_str());
+                    match self
+                        .file()
+                        .ext
+                        .records
+                        .iter()
+                        .position(|r| r.name.text == name)
+                    {
+                        Some(i) => CE::End(i),
+                        None => CE::Zero,
+                    }
+                }
+                ("if", [c, a, b]) => CE::If(
+                    Box::new(self.expr(c, scope)),
+                    Box::new(self.expr(a, scope)),
+                    Box::new(self.expr(b, scope)),
+                ),
+                _ => CE::Zero,
+            },
+            Expr::At(t, i, f) => self.at(t, i, f, scope),
+        }
+    }
+
+    /// The field an error about expression `e` blames (the emitter's rule, restated).
+    pub(super) fn blame(&self, e: &Expr, scope: Scope<'_>) -> CBlame {
+        if let Expr::Ref(p) = e
+            && let Ok(r) = self.c.resolve(p, scope)
+        {
+            let special = match r {
+                Resolved::Composed(owner, ci) => self.owner_struct(owner, scope).and_then(|st| {
+                    let s = &self.c.schema.structs[st];
+                    let comp = s.composed.get(ci)?;
+                    let (_, off, _) =
+                        crate::check::ext::field_of(self.c, &s.name.text, &comp.low.text)?;
+                    Some((owner, comp.name.text.clone(), off))
+                }),
+                Resolved::BitField(owner, fi, _) | Resolved::Field(owner, fi)
+                    if matches!(owner, Owner::Located(_) | Owner::Element(..))
+                        || matches!(r, Resolved::BitField(..)) =>
+                {
+                    self.owner_struct(owner, scope).and_then(|st| {
+                        let s = &self.c.schema.structs[st];
+                        let l = self.c.layouts.get(&s.name.text)?;
+                        let name = s.fields.get(fi)?.name.text.clone();
+                        let off = if crate::check::lookup::is_gated(s) {
+                            0
+                        } else {
+                            l.fields.get(fi)?.0
+                        };
+                        Some((owner, name, off))
+                    })
+                }
+                Resolved::Nested(owner, l) => {
+                    Some((owner, crate::check::nested::tail(p, owner).join("."), l.at))
+                }
+                _ => None,
+            };
+            if let Some((owner, name, off)) = special {
+                return match (owner, scope) {
+                    (Owner::Record, Scope::Record(t)) => {
+                        CBlame::record(&t.name.text, &name, off, BaseK::RecAt, IdxK::Index)
+                    }
+                    (Owner::Element(ti, k), _) => {
+                        let t = &self.file().tables[ti];
+                        let size = self.c.layouts.get(&t.record.text).map_or(0, |l| l.size);
+                        CBlame::record(
+                            &t.name.text,
+                            &name,
+                            k.saturating_mul(size).saturating_add(off),
+                            BaseK::TableAt(ti),
+                            IdxK::Const(k),
+                        )
+                    }
+                    (Owner::Located(i), _) => {
+                        let r = &self.file().ext.records[i];
+                        CBlame {
+                            table: String::new(),
+                            name: format!("{}.{}", r.name.text, name),
+                            off,
+                            base: BaseK::Located(i),
+                            index: IdxK::None,
+                        }
+                    }
+                    _ => CBlame::plain(format!("header.{name}"), off),
+                };
+            }
+        }
+        let Some((owner, fi)) = crate::check::expr::single_field(self.c, e, scope) else {
+            return CBlame::plain("header", 0);
+        };
+        let st = self.owner_struct(owner, scope);
+        let s = st.map(|i| &self.c.schema.structs[i]);
+        let fname = s
+            .and_then(|s| s.fields.get(fi))
+            .map_or(String::new(), |f| f.name.text.clone());
+        let off = s
+            .and_then(|s| self.c.layouts.get(&s.name.text))
+            .and_then(|l| l.fields.get(fi))
+            .map_or(0, |x| x.0);
+        match (owner, scope) {
+            (Owner::Record, Scope::Record(t)) => {
+                CBlame::record(&t.name.text, &fname, off, BaseK::RecAt, IdxK::Index)
+            }
+            _ => CBlame::plain(format!("header.{fname}"), off),
+        }
+    }
+
+    pub(super) fn fail(&mut self, code: &str, blame: CBlame, shape: Shape) -> Fail {
+        let site = self.sites.add(code, &blame, shape);
+        Fail { site, blame }
+    }
+
+    pub(super) fn dir_index(&self, name: &str) -> Option<usize> {
+        self.file()
+            .ext
+            .directories
+            .iter()
+            .position(|d| d.name.text == name)
+    }
+
+    pub(super) fn coll_index(&self, name: &str) -> Option<usize> {
+        self.c.collections.iter().position(|t| t.name.text == name)
+    }
+
+    pub(super) fn rec_field(&self, rec: &str, field: &str) -> RecField {
+        match crate::check::ext::field_of(self.c, rec, field) {
+            Some((i, off, kind)) => (
+                off,
+                kind.int_ty(&self.c.schema).unwrap_or(IntTy::U8),
+                self.c
+                    .strukt(rec)
+                    .and_then(|s| s.fields.get(i))
+                    .is_some_and(|f| f.big),
+            ),
+            None => (0, IntTy::U8, false),
+        }
+    }
+
+    pub(super) fn steps(&mut self, steps: &[Step], scope: Scope<'_>) -> Vec<CStep> {
+        let mut out = Vec::new();
+        for (i, s) in steps.iter().enumerate() {
+            let prev = i.checked_sub(1).and_then(|p| steps.get(p));
+            let next = steps.get(i.saturating_add(1));
+            if let Some(x) = self.step(s, prev, next, scope) {
+                out.push(x);
+            }
+        }
+        out
+    }
+
+    pub(super) fn field_of_expr(&self, e: &ExprAt, scope: Scope<'_>) -> Option<FRef> {
+        let (owner, fi) = crate::check::expr::single_field(self.c, &e.expr, scope)?;
+        self.fref(owner, fi, scope)
+    }
+
+    #[allow(clippy::too_many_lines)]
+    pub(super) fn step(
+        &mut self,
+        s: &Step,
+        prev: Option<&Step>,
+        next: Option<&Step>,
+        scope: Scope<'_>,
+    ) -> Option<CStep> {
+        let c = self.c;
+        let file = &c.schema.file;
+        Some(match s {
+            Step::MinLen { code, min, field } => {
+                let name = field
+                    .as_ref()
+                    .map_or("header".to_string(), |f| f.text.clone());
+                let f = self.fail(&code.text, CBlame::plain(name, 0), Shape::Short);
+                CStep::MinLen {
+                    f,
+                    min: self.expr(&min.expr, scope),
+                }
+            }
+            Step::Expect {
+                code,
+                field,
+                equals,
+            } => {
+                let b = self.blame(&field.expr, scope);
+                let f = self.fail(&code.text, b, Shape::Mismatch);
+                CStep::Expect {
+                    f,
+                    found: self.expr(&field.expr, scope),
+                    expected: self.expr(&equals.expr, scope),
+                }
+            }
+            Step::Assert { code, expr, field } => {
+                let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
+                if !comparison {
+                    let b = self.blame(&field.expr, scope);
+                    let f = self.fail(&code.text, b, Shape::None);
+                    return Some(CStep::Cond {
+                        f,
+                        cond: self.expr(&expr.expr, scope),
+                    });
+                }
+                let Expr::Bin(op, l, r) = &expr.expr else {
+                    return None;
+                };
+                let name_of = |e: &Expr| match e {
+                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                    // `first(collection)` names itself (the emitter's rule, restated).
+                    Expr::Call(f, a) if f == crate::expr::NAME => match a.as_slice() {
+                        [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
+                        _ => String::new(),
+                    },
+                    _ => String::new(),
+                };
+                let b = self.blame(&field.expr, scope);
+                let names = [name_of(l), op.negated().symbol().to_string(), name_of(r)];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                CStep::Assert {
+                    f,
+                    op: *op,
+                    l: self.expr(l, scope),
+                    r: self.expr(r, scope),
+                }
+            }
+            Step::TableFits {
+                code,
+                table,
+                within,
+            } => {
+                let t = c.table(&table.text)?;
+                let ti = file.tables.iter().position(|x| x.name.text == table.text)?;
+                let rec_size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
+                let blame_e = if crate::check::expr::single_field(c, &t.count.expr, scope).is_some()
+                {
+                    &t.count.expr
+                } else {
+                    &t.at.expr
+                };
+                let b = self.blame(blame_e, scope);
+                let names = ["table end".to_string(), ">".to_string(), short_name(within)];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                CStep::TableFits {
+                    f,
+                    table: ti,
+                    rec_size,
+                    at: self.expr(&t.at.expr, scope),
+                    count: self.expr(&t.count.expr, scope),
+                    stride: self.expr(&t.stride.expr, scope),
+                    within: self.expr(&within.expr, scope),
+                }
+            }
+            Step::RangeFits {
+                code,
+                range,
+                within,
+            } => {
+                let ri = file.ranges.iter().position(|r| r.name.text == range.text)?;
+                let r = &file.ranges[ri];
+                let b = self.blame(&r.offset.expr, scope);
+                let f = self.fail(&code.text, b, Shape::Range(short_name(within)));
+                CStep::RangeFits {
+                    f,
+                    range: ri,
+                    per_record: r.table.is_some(),
+                    when: r.when.as_ref().map(|w| self.expr(&w.expr, scope)),
+                    start: self.expr(&r.offset.expr, scope),
+                    length: self.expr(&r.length.expr, scope),
+                    within: self.expr(&within.expr, scope),
+                }
+            }
+            Step::Checksum { code, checksum } => {
+                let k = file
+                    .checksums
+                    .iter()
+                    .find(|k| k.name.text == checksum.text)?;
+                let b = self.blame(&k.stored.expr, scope);
+                let f = self.fail(&code.text, b, Shape::Mismatch);
+                CStep::Checksum {
+                    f,
+                    alg: k.algorithm,
+                    from: self.expr(&k.from.expr, scope),
+                    to: self.expr(&k.to.expr, scope),
+                    stored: self.expr(&k.stored.expr, scope),
+                }
+            }
+            Step::FlagsKnown { code, field } => {
+                let fr = self.field_of_expr(field, scope)?;
+                let FieldKind::Flags(fl) = fr.kind else {
+                    return None;
+                };
+                let known = c.schema.flags[fl].bits.iter().fold(0u64, |a, b| {
+                    a | 1u64
+                        .checked_shl(u32::try_from(b.bit).unwrap_or(64))
+                        .unwrap_or(0)
+                });
+                let b = self.blame(&field.expr, scope);
+                let f = self.fail(&code.text, b, Shape::UnknownBits);
+                CStep::FlagsKnown {
+                    f,
+                    field: fr,
+                    known,
+                }
+            }
+            Step::EnumKnown { code, field } => {
+                let fr = self.field_of_expr(field, scope)?;
+                let FieldKind::Enum(ei) = fr.kind else {
+                    return None;
+                };
+                let b = self.blame(&field.expr, scope);
+                let f = self.fail(&code.text, b, Shape::UnknownValue);
+                CStep::EnumKnown {
+                    f,
+                    field: fr,
+                    values: c.schema.enums[ei].values.iter().map(|v| v.value).collect(),
+                }
+            }
+            Step::ForEach { table, steps }
+                if crate::check::lookup::is_target(file, &table.text) =>
+            {
+                return self.stream_each(&table.text, steps);
+            }
+            Step::ForEach { table, steps } => {
+                if crate::check::ext::collection_of(file, &table.text).is_some() {
+                    let ci = self.coll_index(&table.text)?;
+                    let t: &Table = &c.collections[ci];
+                    let body = self.steps(steps, Scope::Record(t));
+                    CStep::ForEachCollection {
+                        coll: ci,
+                        steps: body,
+                    }
+                } else {
+                    let ti = file.tables.iter().position(|x| x.name.text == table.text)?;
+                    let t = &file.tables[ti];
+                    let rec_size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
+                    let body = self.steps(steps, Scope::Record(t));
+                    CStep::ForEachTable {
+                        table: ti,
+                        rec_size,
+                        steps: body,
+                    }
+                }
+            }
+            Step::Ext(x) => return self.ext_step(x, prev, next, scope),
+            Step::Str(x) => return self.str_step(x, scope),
+            Step::Fill(x) => return self.fill_step(x, scope),
+            Step::StreamFits { code, stream, kind } => {
+                return self.stream_fits(&code.text, &stream.text, *kind);
+            }
+            Step::Let { name, value } => CStep::Let {
+                i: crate::check::expr::lets(file)
+                    .iter()
+                    .position(|n| n.text == name.text)?,
+                value: self.expr(&value.expr, scope),
+            },
+            Step::When { when, step } => {
+                let cond = self.expr(&when.expr, scope);
+                let inner = self.step(step, prev, next, scope)?;
+                CStep::When {
+                    cond,
+                    step: Box::new(inner),
+                }
+            }
+            Step::Order {
+                code,
+                kind,
+                target,
+                by,
+            } => return self.order_step(code, *kind, target, by.as_ref(), scope),
+        })
+    }
+
+    /// An order check (the emitter's rule, restated): inside the table's `for_each` it
+    /// compares each record with the one before in the same pass; at top level it walks the
+    /// table itself.
+    pub(super) fn order_step(
+        &mut self,
+        code: &crate::schema::Name,
+        kind: OrderKind,
+        target: &crate::schema::Name,
+        by: Option<&ExprAt>,
+        scope: Scope<'_>,
+    ) -> Option<CStep> {
+        let c = self.c;
+        let file = &c.schema.file;
+        let in_loop = matches!(scope, Scope::Record(_));
+        let range = file.ranges.iter().find(|r| r.name.text == target.text);
+        let tname = match kind {
+            OrderKind::NoOverlap => range
+                .and_then(|r| r.table.as_ref())
+                .map_or(String::new(), |t| t.text.clone()),
+            _ => target.text.clone(),
+        };
+        let ti = file.tables.iter().position(|t| t.name.text == tname)?;
+        let t = &file.tables[ti];
+        let rscope = Scope::Record(t);
+        let slot = match self.orders.iter().position(|x| *x == code.text) {
+            Some(i) => i,
+            None => {
+                self.orders.push(code.text.clone());
+                self.orders.len() - 1
+            }
+        };
+        let walk = (!in_loop).then(|| (ti, c.layouts.get(&t.record.text).map_or(0, |l| l.size)));
+        match (kind, by, range) {
+            (OrderKind::NoOverlap, _, Some(r)) => {
+                let b = self.blame(&r.offset.expr, rscope);
+                let names = [
+                    short_name(&r.offset),
+                    "<".to_string(),
+                    "previous end".to_string(),
+                ];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                Some(CStep::Order {
+                    f,
+                    slot,
+                    walk,
+                    when: r.when.as_ref().map(|w| self.expr(&w.expr, rscope)),
+                    key: self.expr(&r.offset.expr, rscope),
+                    length: Some(self.expr(&r.length.expr, rscope)),
+                    strict: false,
+                })
+            }
+            (_, Some(by), _) => {
+                let strict = kind == OrderKind::Unique;
+                let b = self.blame(&by.expr, rscope);
+                let names = [
+                    short_name(by),
+                    if strict { "<=" } else { "<" }.to_string(),
+                    "previous".to_string(),
+                ];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                Some(CStep::Order {
+                    f,
+                    slot,
+                    walk,
+                    when: None,
+                    key: self.expr(&by.expr, rscope),
+                    length: None,
+                    strict,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    pub(super) fn ext_step(
+        &mut self,
+        x: &ExtStep,
+        prev: Option<&Step>,
+        next: Option<&Step>,
+        scope: Scope<'_>,
+    ) -> Option<CStep> {
+        let c = self.c;
+        let file = &c.schema.file;
+        Some(match x {
+            ExtStep::RecordFits {
+                code,
+                record,
+                within,
+            } => {
+                let ri = file
+                    .ext
+                    .records
+                    .iter()
+                    .position(|r| r.name.text == record.text)?;
+                let r = &file.ext.records[ri];
+                let st = c.strukt(&r.strukt.text)?;
+                let single = crate::check::expr::single_field(c, &r.at.expr, scope).is_some();
+                let b = if single {
+                    self.blame(&r.at.expr, scope)
+                } else {
+                    CBlame::plain(r.name.text.clone(), 0)
+                };
+                let f = self.fail(&code.text, b, Shape::Range(short_name(within)));
+                let gated = r.gate.is_some();
+                CStep::RecordFits {
+                    f,
+                    rec: ri,
+                    sidx: struct_index(c, &r.strukt.text).unwrap_or(usize::MAX),
+                    at: self.expr(&r.at.expr, scope),
+                    within: self.expr(&within.expr, scope),
+                    gate: if gated {
+                        r.gate.as_ref().map(|g| self.expr(&g.expr, scope))
+                    } else {
+                        None
+                    },
+                    size: c.layouts.get(&st.name.text).map_or(0, |l| l.size),
+                    blame_at_value: !single,
+                }
+            }
+            ExtStep::EntrySize { code, directory } => {
+                let di = self.dir_index(&directory.text)?;
+                let dir = &file.ext.directories[di];
+                let Scope::Record(t) = scope else {
+                    return None;
+                };
+                let tn = dir.table.text.clone();
+                let es_name = dir.entry_size.text.as_str();
+                let es = self.rec_field(&t.record.text, es_name);
+                let blame = CBlame::record(&tn, es_name, es.0, BaseK::RecAt, IdxK::Index);
+                let names = [
+                    "section size".to_string(),
+                    "is not a multiple of".to_string(),
+                    "entry size".to_string(),
+                ];
+                let f1 = self.fail(&code.text, blame.clone(), Shape::Compare(names));
+                let f2 = self.fail(&code.text, blame, Shape::Mismatch);
+                let r = file
+                    .ranges
+                    .iter()
+                    .find(|r| r.name.text == dir.payload.text)?;
+                let length = self.expr(&r.length.expr, Scope::RecordOnly(t));
+                let arms = dir
+                    .layouts
+                    .iter()
+                    .filter_map(|l| {
+                        Some((
+                            crate::check::ext::type_value(c, dir, &l.value.text)?,
+                            c.layouts.get(&l.record.text)?.size,
+                        ))
+                    })
+                    .collect();
+                CStep::EntrySize {
+                    f1,
+                    f2,
+                    dir: di,
+                    es,
+                    length,
+                    arms,
+                }
+            }
+            ExtStep::Items {
+                code,
+                array,
+                first,
+                check,
+            } => {
+                let Scope::Record(t) = scope else {
+                    return None;
+                };
+                let Some((ai, off, FieldKind::Array(ity, n))) =
+                    crate::check::ext::field_of(c, &t.record.text, &array.text)
+                else {
+                    return None;
+                };
+                let big = c
+                    .strukt(&t.record.text)
+                    .and_then(|s| s.fields.get(ai))
+                    .is_some_and(|f| f.big);
+                let Expr::Bin(op, _, rhs) = &check.expr else {
+                    return None;
+                };
+                let rhs_name = match &**rhs {
+                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let blame =
+                    CBlame::record(&t.name.text, &array.text, off, BaseK::RecAt, IdxK::Index);
+                let names = [
+                    "item".to_string(),
+                    op.negated().symbol().to_string(),
+                    rhs_name,
+                ];
+                let f = self.fail(&code.text, blame, Shape::Compare(names));
+                CStep::Items {
+                    f,
+                    off,
+                    ity,
+                    big,
+                    n,
+                    first: first.as_ref().map(|e| self.expr(&e.expr, scope)),
+                    op: *op,
+                    rhs: self.expr(rhs, scope),
+                }
+            }
+            ExtStep::RecordChecksums {
+                code,
+                missing,
+                duplicate,
+                checksum,
+            } => {
+                let (dir, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
+                let DirChecksumKind::Records {
+                    records,
+                    target,
+                    stored,
+                } = &k.kind
+                else {
+                    return None;
+                };
+                let (_, layout) = crate::check::ext::collection_of(file, &records.text)?;
+                let di = self.dir_index(&dir.name.text)?;
+                let coll = self.coll_index(&records.text)?;
+                let rec = layout.record.text.as_str();
+                let tf = self.rec_field(rec, &target.text);
+                let sf = self.rec_field(rec, &stored.text);
+                let col = records.text.as_str();
+                let tb = CBlame::record(col, &target.text, tf.0, BaseK::RecAt, IdxK::Index);
+                let miss = self.fail(
+                    &missing.text,
+                    tb.clone(),
+                    Shape::Compare(["sections of this type".into(), "!=".into(), String::new()]),
+                );
+                let dup = self.fail(
+                    &duplicate.text,
+                    tb,
+                    Shape::Compare([
+                        "section type".into(),
+                        "already named by record".into(),
+                        String::new(),
+                    ]),
+                );
+                let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. }))
+                    if crate::check::ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+                let mism = if fused {
+                    None
+                } else {
+                    // Base and index come from the `want` entry at run time.
+                    Some(self.fail(
+                        &code.text,
+                        CBlame::record(col, &stored.text, 0, BaseK::Zero, IdxK::None),
+                        Shape::Mismatch,
+                    ))
+                };
+                let want = *self
+                    .wants
+                    .entry(k.name.text.clone())
+                    .or_insert(self.want_slots);
+                if want == self.want_slots {
+                    self.want_slots += 1;
+                }
+                CStep::RecordChecksums {
+                    miss,
+                    dup,
+                    mism,
+                    dir: di,
+                    coll,
+                    target: tf,
+                    stored: sf,
+                    want,
+                }
+            }
+            ExtStep::PayloadChecksum { code, checksum } => {
+                let (dir, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
+                let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
+                    return None;
+                };
+                let di = self.dir_index(&dir.name.text)?;
+                let tn = dir.table.text.clone();
+                let mut zero_arms = Vec::new();
+                for l in &dir.layouts {
+                    let fields: Vec<&crate::schema::Name> = zero
+                        .iter()
+                        .filter(|(col, _)| col.text == l.collection.text)
+                        .map(|(_, f)| f)
+                        .collect();
+                    if fields.is_empty() {
+                        continue;
+                    }
+                    let Some(v) = crate::check::ext::type_value(c, dir, &l.value.text) else {
+                        continue;
+                    };
+                    let size = c.layouts.get(&l.record.text).map_or(0, |x| x.size);
+                    let clears = fields
+                        .iter()
+                        .filter_map(|f| {
+                            let (_, off, kind) =
+                                crate::check::ext::field_of(c, &l.record.text, &f.text)?;
+                            Some((off, kind.width(&c.schema)))
+                        })
+                        .collect();
+                    zero_arms.push((v, size, clears));
+                }
+                let fused = match prev {
+                    Some(Step::Ext(ExtStep::RecordChecksums {
+                        code: rcode,
+                        checksum: rk,
+                        ..
+                    })) => match crate::check::ext::dir_checksum(file, &rk.text) {
+                        Some((d, rk)) if d.name.text == dir.name.text => {
+                            let DirChecksumKind::Records {
+                                records,
+                                stored: sfield,
+                                ..
+                            } = &rk.kind
+                            else {
+                                return None;
+                            };
+                            let f = self.fail(
+                                &rcode.text,
+                                CBlame::record(
+                                    &records.text,
+                                    &sfield.text,
+                                    0,
+                                    BaseK::Zero,
+                                    IdxK::None,
+                                ),
+                                Shape::Mismatch,
+                            );
+                            let want = *self.wants.get(&rk.name.text)?;
+                            Some((f, want))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let gone = self.fail(
+                    code.text.as_str(),
+                    CBlame::record(&tn, &dir.payload.text, 0, BaseK::Zero, IdxK::None),
+                    Shape::None,
+                );
+                let b = self.blame(&stored.expr, scope);
+                let mism = self.fail(&code.text, b, Shape::Mismatch);
+                CStep::PayloadChecksum {
+                    fused,
+                    gone,
+                    mism,
+                    dir: di,
+                    zero: zero_arms,
+                    stored: self.expr(&stored.expr, scope),
+                }
+            }
+            ExtStep::SlotsPaired { code, slots } => {
+                let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
+                let di = self.dir_index(&s.directory.text)?;
+                let dir = &file.ext.directories[di];
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let ev = crate::check::ext::type_value(c, dir, &layout.value.text)?;
+                let t = file.tables.iter().find(|t| t.name.text == dir.table.text)?;
+                let (_, type_off, _) =
+                    crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+                let names = [
+                    format!("{} sections", s.region.text),
+                    "unpaired with".to_string(),
+                    format!("{} sections", layout.value.text),
+                ];
+                let f = self.fail(
+                    &code.text,
+                    CBlame::record(
+                        &t.name.text,
+                        &dir.type_field.text,
+                        type_off,
+                        BaseK::Zero,
+                        IdxK::None,
+                    ),
+                    Shape::Compare(names),
+                );
+                CStep::SlotsPaired {
+                    f,
+                    dir: di,
+                    region: rv,
+                    entries: ev,
+                }
+            }
+            ExtStep::SlotsValid { code, slots } => {
+                let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
+                let di = self.dir_index(&s.directory.text)?;
+                let dir = &file.ext.directories[di];
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
+                let coll = self.coll_index(&s.entries.text)?;
+                let rec = layout.record.text.clone();
+                let of = self.rec_field(&rec, &s.offset.text);
+                let sf = self.rec_field(&rec, &s.size.text);
+                let col = s.entries.text.as_str();
+                let fo = CBlame::record(col, &s.offset.text, of.0, BaseK::RecAt, IdxK::Index);
+                let fsz = CBlame::record(col, &s.size.text, sf.0, BaseK::RecAt, IdxK::Index);
+                let cmp = |a: &str, b: &str, cc: &str| {
+                    Shape::Compare([a.to_string(), b.to_string(), cc.to_string()])
+                };
+                let e_zero = self.fail(&code.text, fsz.clone(), cmp("size", "==", ""));
+                let e_align = self.fail(
+                    &code.text,
+                    fo.clone(),
+                    cmp("offset", "is not a multiple of", ""),
+                );
+                let e_order = self.fail(
+                    &code.text,
+                    fo,
+                    cmp("offset", "<", "end of the previous slot"),
+                );
+                let e_past = self.fail(
+                    &code.text,
+                    fsz,
+                    Shape::Range(format!("{} region", s.region.text)),
+                );
+                CStep::SlotsValid {
+                    fs: [e_zero, e_align, e_order, e_past],
+                    dir: di,
+                    region: rv,
+                    coll,
+                    offset: of,
+                    size: sf,
+                    align: s.align,
+                }
+            }
+            ExtStep::SlotsPaddingZero { code, slots } => {
+                let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
+                let di = self.dir_index(&s.directory.text)?;
+                let dir = &file.ext.directories[di];
+                let rv = crate::check::ext::type_value(c, dir, &s.region.text)?;
+                let (_, layout) = crate::check::ext::collection_of(file, &s.entries.text)?;
+                let coll = self.coll_index(&s.entries.text)?;
+                let rec = layout.record.text.clone();
+                let of = self.rec_field(&rec, &s.offset.text);
+                let sf = self.rec_field(&rec, &s.size.text);
+                let f = self.fail(
+                    &code.text,
+                    CBlame::record(
+                        &dir.table.text,
+                        &dir.payload.text,
+                        0,
+                        BaseK::Zero,
+                        IdxK::None,
+                    ),
+                    Shape::Mismatch,
+                );
+                CStep::SlotsPadding {
+                    f,
+                    dir: di,
+                    region: rv,
+                    coll,
+                    offset: of,
+                    size: sf,
+                }
+            }
+        })
+    }
+
+    pub(super) fn dirs(&self) -> Vec<DirInfo> {
+        self.c
+            .schema
+            .file
+            .ext
+            .directories
+            .iter()
+            .map(|dir| self.dir_info(dir).unwrap_or_else(empty_dir))
+            .collect()
+    }
+
+    pub(super) fn dir_info(&self, dir: &Directory) -> Option<DirInfo> {
+        let c = self.c;
+        let file = &c.schema.file;
+        let ti = file
+            .tables
+            .iter()
+            .position(|t| t.name.text == dir.table.text)?;
+        let t = &file.tables[ti];
+        let (type_i, type_off, kind) =
+            crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
+        let type_big = c
+            .strukt(&t.record.text)
+            .and_then(|s| s.fields.get(type_i))
+            .is_some_and(|f| f.big);
+        let type_slots = crate::check::ext::type_slots(c, dir);
+        let r = file
+            .ranges
+            .iter()
+            .find(|r| r.name.text == dir.payload.text)?;
+        let scope = Scope::RecordOnly(t);
+        Some(DirInfo {
+            table: ti,
+            rec_size: c.layouts.get(&t.record.text)?.size,
+            type_off,
+            type_ty: kind.int_ty(&c.schema)?,
+            type_big,
+            type_slots,
+            when: r.when.as_ref().map(|w| self.expr(&w.expr, scope)),
+            offset: self.expr(&r.offset.expr, scope),
+            length: self.expr(&r.length.expr, scope),
+        })
+    }
+
+    pub(super) fn colls(&self) -> Vec<CollInfo> {
+        let c = self.c;
+        let file = &c.schema.file;
+        c.collections
+            .iter()
+            .map(|t| {
+                let found = crate::check::ext::collection_of(file, &t.name.text).and_then(
+                    |(dir, layout)| {
+                        Some(CollInfo {
+                            name: t.name.text.clone(),
+                            dir: self.dir_index(&dir.name.text)?,
+                            value: crate::check::ext::type_value(c, dir, &layout.value.text)?,
+                            rec_size: c.layouts.get(&layout.record.text)?.size,
+                            st: struct_index(c, &layout.record.text)?,
+                        })
+                    },
+                );
+                found.unwrap_or(CollInfo {
+                    name: t.name.text.clone(),
+                    dir: usize::MAX,
+                    value: u64::MAX,
+                    rec_size: 0,
+                    st: usize::MAX,
+                })
+            })
+            .collect()
+    }
+}
+
+pub(super) fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> FileProg<'c> {
+    let header_size = c
+        .header()
+        .and_then(|h| c.layouts.get(&h.name.text))
+        .map_or(0, |l| l.size);
+    let mut comp = Comp {
+        c,
+        sites,
+        want_slots: 0,
+        wants: HashMap::new(),
+        orders: Vec::new(),
+    };
+    let header_site = comp
+        .fail(
+            &c.schema.file.header_code.text,
+            CBlame::plain("header", 0),
+            Shape::Short,
+        )
+        .site;
+    let steps = comp.steps(&c.schema.file.validate, Scope::Top);
+    let dirs = comp.dirs();
+    let colls = comp.colls();
+    let streams = comp.stream_infos();
+    let table_rec_size = c
+        .schema
+        .file
+        .tables
+        .iter()
+        .map(|t| c.layouts.get(&t.record.text).map_or(0, |l| l.size))
+        .collect();
+    let gates = c
+        .schema
+        .structs
+        .iter()
+        .map(|s| crate::check::lookup::is_gated(s).then(|| GateTable::new(c, s)))
+        .collect();
+    let mut prog = FileProg {
+        c,
+        header_size,
+        header_site,
+        steps,
+        dirs,
+        colls,
+        want_slots: comp.want_slots,
+        order_slots: comp.orders.len(),
+        lets: crate::check::expr::lets(&c.schema.file).len(),
+        table_rec_size,
+        gates,
+        streams,
+        fast: Prog::default(),
+    };
+    prog.fast = prog.lowered();
+    prog
+}

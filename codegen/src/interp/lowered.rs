@@ -1,0 +1,335 @@
+//! The lowered steps of the fast path (`fast.rs`): their forms only, below the file
+//! layout that holds them.
+
+use super::ir::{CE, CStep};
+use crate::expr::BinOp;
+use crate::schema::IntTy;
+
+/// How one stored word is read: width and byte order, as the shift that drops the bytes
+/// past the word from an eight-byte load (no jump on the width at run time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct W {
+    /// `64 - 8 * width`.
+    pub(super) drop: u32,
+    /// Stored big-endian (never for one byte).
+    pub(super) big: bool,
+}
+
+impl W {
+    pub(super) fn of(t: IntTy, big: bool) -> Self {
+        let bytes = u32::try_from(t.bytes()).unwrap_or(8).clamp(1, 8);
+        W {
+            drop: 64 - 8 * bytes,
+            big: big && bytes > 1,
+        }
+    }
+
+    /// The word at `at`; 0 when the buffer ends first (as `read_int`).
+    #[inline(always)]
+    pub(super) fn read(self, buf: &[u8], at: u64) -> u64 {
+        let Some(rest) = usize::try_from(at).ok().and_then(|a| buf.get(a..)) else {
+            return 0;
+        };
+        // Eight bytes at hand (nearly always): one load and a shift.
+        if let Some(b) = rest.first_chunk::<8>() {
+            return if self.big {
+                u64::from_be_bytes(*b) >> self.drop
+            } else {
+                (u64::from_le_bytes(*b) << self.drop) >> self.drop
+            };
+        }
+        self.read_short(rest)
+    }
+
+    /// The word at the start of `rest`, fewer than eight bytes long: 0 when the word does
+    /// not fit in it.
+    #[cold]
+    pub(super) fn read_short(self, rest: &[u8]) -> u64 {
+        let bytes = usize::try_from((64 - self.drop) / 8).unwrap_or(8);
+        let Some(word) = rest.get(..bytes) else {
+            return 0;
+        };
+        let mut b = [0u8; 8];
+        if self.big {
+            // The word's bytes at the end of an eight-byte big-endian value.
+            if let Some(tail) = b.get_mut(8 - bytes..) {
+                tail.copy_from_slice(word);
+            }
+            u64::from_be_bytes(b)
+        } else {
+            if let Some(head) = b.get_mut(..bytes) {
+                head.copy_from_slice(word);
+            }
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+/// A lowered value expression (the generic `State::val`'s meaning).
+#[derive(Clone, Debug)]
+pub(super) enum Fx {
+    /// A folded constant (`None`: a value that never computes).
+    K(Option<u64>),
+    Len,
+    /// The word at an absolute offset (a header field).
+    Abs(u64, W),
+    /// The word at an offset in the current record.
+    Rec(u64, W),
+    /// The word at an offset in located record `.0` (not gated).
+    Loc(usize, u64, W),
+    /// The word of element `.1` of table `.0`, at `.2` = index * record size + field offset
+    /// from the table's start.
+    Elem(usize, u64, u64, W),
+    /// A signed field: sign-extended, and `None` when negative.
+    Signed(Box<Fx>, IntTy),
+    /// Bits `lo..` of a word, masked.
+    Bits(Box<Fx>, u64, u64),
+    /// `low | high << 32`.
+    Composed(Box<Fx>, Box<Fx>),
+    Bin(BinOp, Box<Fx>, Box<Fx>),
+    /// `x / d` (`.1`: `d`, 2 to `u32::MAX`, `.2`: its reciprocal, [`Recip`]): a multiply
+    /// when `x` fits in 32 bits, not a division.
+    DivK(Box<Fx>, Recip),
+    /// `x % d`, as [`Fx::DivK`].
+    RemK(Box<Fx>, Recip),
+    If(Box<Fc>, Box<Fx>, Box<Fx>),
+    /// `if(x op k, a, b)`: a choice on a comparison with a constant, in one node.
+    Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
+    Let(usize),
+    End(usize),
+    /// A run-invariant value (header words, constants and the length only), computed once
+    /// at the start of each run: [`Prog::memos`]`[.0]`.
+    Memo(usize),
+    /// Not lowered: the generic evaluator.
+    Slow(CE),
+}
+
+/// A constant divisor `d` (2 to `u32::MAX`) and `M = ceil(2^64 / d)`: for every `x` below
+/// 2^32, `x / d` is the high word of `x * M` and `x % d` the high word of `(x * M mod 2^64)
+/// * d` (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019). A larger
+/// `x` is divided.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Recip {
+    pub(super) d: u64,
+    pub(super) m: u64,
+}
+
+impl Recip {
+    pub(super) fn new(d: u64) -> Option<Self> {
+        (2..=u64::from(u32::MAX)).contains(&d).then(|| Recip {
+            d,
+            m: (u64::MAX / d).wrapping_add(1),
+        })
+    }
+
+    #[inline(always)]
+    pub(super) fn div(self, x: u64) -> u64 {
+        if x <= u64::from(u32::MAX) {
+            ((u128::from(x) * u128::from(self.m)) >> 64) as u64
+        } else {
+            x / self.d
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn rem(self, x: u64) -> u64 {
+        if x <= u64::from(u32::MAX) {
+            let low = self.m.wrapping_mul(x);
+            ((u128::from(low) * u128::from(self.d)) >> 64) as u64
+        } else {
+            x % self.d
+        }
+    }
+}
+
+/// A lowered condition (the generic `State::cond`'s meaning).
+#[derive(Clone, Debug)]
+pub(super) enum Fc {
+    K(bool),
+    /// All bits of the (non-zero) mask set in the word.
+    Flag(Box<Fx>, u64),
+    And(Box<Fc>, Box<Fc>),
+    Or(Box<Fc>, Box<Fc>),
+    Not(Box<Fc>),
+    Cmp(BinOp, Box<Fx>, Box<Fx>),
+    /// Not lowered: the generic evaluator.
+    Slow(CE),
+}
+
+/// A `within` limit: the file's length (nearly always), or a value.
+#[derive(Clone, Debug)]
+pub(super) enum Lim {
+    Len,
+    X(Fx),
+}
+
+/// The values an `enum_known` accepts.
+#[derive(Clone, Debug)]
+pub(super) enum Known {
+    /// Every value below 128: one bit each.
+    Mask(u128),
+    /// Sorted.
+    List(Vec<u64>),
+}
+
+impl Known {
+    pub(super) fn new(values: &[u64]) -> Self {
+        if values.iter().all(|&v| v < 128) {
+            Known::Mask(values.iter().fold(0u128, |m, &v| m | (1u128 << v)))
+        } else {
+            let mut l = values.to_vec();
+            l.sort_unstable();
+            Known::List(l)
+        }
+    }
+
+    #[inline]
+    pub(super) fn has(&self, v: u64) -> bool {
+        match self {
+            Known::Mask(m) => v < 128 && (m >> v) & 1 == 1,
+            Known::List(l) => l.binary_search(&v).is_ok(),
+        }
+    }
+}
+
+/// A lowered check: it passes (with its effect on the state) or fails.
+#[derive(Clone, Debug)]
+pub(super) enum Chk {
+    /// The word at an absolute offset against a constant (`expect` of a header field, or
+    /// an `assert` comparing one with a constant): one read, one compare.
+    CmpAbs(BinOp, u64, W, u64),
+    /// The word at an offset in the current record against a constant.
+    CmpRec(BinOp, u64, W, u64),
+    MinLen(Fx),
+    Expect(Fx, Fx),
+    Assert(BinOp, Fx, Fx),
+    Cond(Fc),
+    FlagsKnown(Fx, u64),
+    EnumKnown(Fx, Known),
+    TableFits {
+        table: usize,
+        rec_size: u64,
+        at: Fx,
+        count: Fx,
+        stride: Fx,
+        within: Lim,
+    },
+    RangeFits {
+        range: usize,
+        per_record: bool,
+        when: Option<Fc>,
+        start: Fx,
+        length: Fx,
+        within: Lim,
+    },
+    /// `range_fits` of a range whose offset and length are words of the current record,
+    /// with no condition (the usual per-record range): read in place.
+    RangeRec {
+        range: usize,
+        per_record: bool,
+        start: (u64, W),
+        length: (u64, W),
+        within: Lim,
+    },
+    RecordFits {
+        rec: usize,
+        sidx: usize,
+        at: Fx,
+        within: Lim,
+        gate: Option<Fx>,
+        size: u64,
+        /// A gated record's size when the gate is the pinned key word (the same for every
+        /// value of the interval): no lookup at run time.
+        gated: Option<u64>,
+    },
+    Items {
+        off: u64,
+        w: W,
+        ity: IntTy,
+        n: u64,
+        first: Option<Fx>,
+        op: BinOp,
+        rhs: Fx,
+    },
+}
+
+/// A lowered step.
+#[derive(Clone, Debug)]
+pub(super) enum FStep {
+    /// Not lowered: the generic `exec` runs it.
+    Slow(Box<CStep>),
+    /// A check; when it fails, the generic `exec` runs the original step to report it.
+    Check(Box<Chk>, Box<CStep>),
+    Let(usize, Fx),
+    When(Fc, Box<FStep>),
+    ForEachTable {
+        table: usize,
+        rec_size: u64,
+        /// The order checks' "previous" slots of the body, reset before the loop.
+        slots: Vec<usize>,
+        body: Vec<FStep>,
+        /// Whether the body is checks only: run in one loop, with no call per record.
+        flat: bool,
+    },
+    /// A `for_each` over a table whose body is one per-record `range_fits` within the
+    /// file's length, its offset and length words of the record: one tight loop.
+    RangeEach {
+        table: usize,
+        rec_size: u64,
+        start: (u64, W),
+        length: (u64, W),
+        /// The `range_fits` step, to report a failure.
+        orig: Box<CStep>,
+    },
+}
+
+// ----- lowering ----------------------------------------------------------------------------
+
+/// One lowering of a file layout's steps.
+#[derive(Debug, Default)]
+pub(super) struct Body {
+    pub(super) steps: Vec<FStep>,
+    /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
+    pub(super) memos: Vec<Fx>,
+}
+
+/// The layout's steps lowered once more for each interval of a key word's values (see
+/// [`lower`]): in each, every comparison of the key with a constant is decided.
+#[derive(Debug)]
+pub(super) struct Keyed {
+    pub(super) at: u64,
+    pub(super) w: W,
+    /// The first value of each interval, ascending; the first is 0.
+    pub(super) starts: Vec<u64>,
+    pub(super) bodies: Vec<Body>,
+}
+
+/// At most this many intervals of a key word's values are lowered apiece.
+pub(super) const MAX_INTERVALS: usize = 48;
+
+/// A file layout's lowered steps.
+#[derive(Debug, Default)]
+pub(super) struct Prog {
+    /// The steps with no key word decided.
+    pub(super) base: Body,
+    /// The steps specialised by a key word's value, when the layout compares a header word
+    /// with constants (a version field choosing the layout).
+    pub(super) keyed: Option<Keyed>,
+    /// Slots for the run-invariant values: the most any body has.
+    pub(super) memo_slots: usize,
+    /// The variants' conditions, for the top-level layout of a file with variants.
+    pub(super) variants: Vec<Fc>,
+}
+
+impl Prog {
+    /// The body to run on `buf`: the one for the key word's interval, or the base.
+    #[inline]
+    pub(super) fn body(&self, buf: &[u8]) -> &Body {
+        let Some(k) = &self.keyed else {
+            return &self.base;
+        };
+        let v = k.w.read(buf, k.at);
+        let i = k.starts.partition_point(|&s| s <= v).saturating_sub(1);
+        k.bodies.get(i).unwrap_or(&self.base)
+    }
+}
