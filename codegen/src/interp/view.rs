@@ -7,7 +7,7 @@ use super::prog::*;
 use super::view_model::*;
 use crate::check::Scope;
 use crate::schema::Algorithm;
-use crate::schema::ext::{self, DirChecksumKind};
+use crate::schema::ext::DirChecksumKind;
 
 pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf: &[u8]) -> View {
     let c = p.c;
