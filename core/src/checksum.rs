@@ -93,7 +93,7 @@ pub fn crc32(state: u32, bytes: &[u8]) -> u32 {
 }
 
 /// CRC-32 (IEEE, reflected, polynomial 0xEDB88320, as zlib's `crc32`) of `bytes`, continuing
-/// from `state` (start with 0), by slicing-by-8 over [`CRC32_TABLES`], with no panic path:
+/// from `state` (start with 0), by slicing-by-8 over eight 256-entry tables (`CRC32_TABLES`), with no panic path:
 /// whole 8-byte blocks come from `as_chunks` (no index), every table read is a `u8` index into
 /// a 256-entry row (in range by its type, read with `get`, whose `None` arm the compiler drops),
 /// and the tail goes a byte at a time through row 0. [`crc32`] on the firmware targets.
