@@ -644,6 +644,19 @@ fn conditional_and_its_mutants_agree() {
         conditional_file(1, 1, (24, 3), 0, 4),
         conditional_file(2, 0b10, (0, 0), 4, 4),
         conditional_file(2, 0b11, (26, 2), 4, 4),
+        // Built by the generated writer: a range with `when`, given and left out.
+        conditional::ConditionalWriter::new()
+            .version(2)
+            .flags(conditional::HeaderFlags::STRICT)
+            .count(4)
+            .notes(b"note")
+            .to_vec()
+            .unwrap(),
+        conditional::ConditionalWriter::new()
+            .version(1)
+            .flags(conditional::HeaderFlags::HAS_NOTES)
+            .to_vec()
+            .unwrap(),
     ] {
         assert_eq!(conditional_agree(&good), "ok");
         for (k, n) in sweep(&good, &conditional_agree, &|_| {}, 0..0, 5_000, 0xC0D) {

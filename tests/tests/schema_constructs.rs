@@ -178,6 +178,52 @@ fn when_on_a_file_level_range() {
 }
 
 #[test]
+fn the_writer_writes_a_range_with_when_and_sets_its_flag_bit() {
+    use conditional::{Conditional as C, ConditionalWriter, HeaderFlags};
+    // Given: placed after the header, its offset and length set, HAS_NOTES set over the
+    // flags given (STRICT kept).
+    let b = ConditionalWriter::new()
+        .version(2)
+        .flags(HeaderFlags::STRICT)
+        .count(8)
+        .notes(b"notes!!!")
+        .to_vec()
+        .expect("writes");
+    let v = C::validate(&b).expect("valid");
+    assert_eq!(v.notes(), Some(&b"notes!!!"[..]));
+    assert_eq!(
+        v.header().flags(),
+        HeaderFlags::STRICT.union(HeaderFlags::HAS_NOTES)
+    );
+    assert_eq!(
+        (v.header().notes_offset(), v.header().notes_size(), b.len()),
+        (24, 8, 32)
+    );
+    // Not given: left out, its fields zero and HAS_NOTES cleared although the flags given
+    // had it.
+    let b = ConditionalWriter::new()
+        .version(1)
+        .flags(HeaderFlags::HAS_NOTES)
+        .to_vec()
+        .expect("writes");
+    let v = C::validate(&b).expect("valid");
+    assert_eq!(v.notes(), None);
+    assert_eq!(v.header().flags().bits(), 0);
+    assert_eq!(
+        (v.header().notes_offset(), v.header().notes_size(), b.len()),
+        (0, 0, 24)
+    );
+    // Encoded length and write_into agree; a short buffer is refused.
+    let w = ConditionalWriter::new().version(1).notes(b"abc");
+    let n = w.encoded_len().expect("fits");
+    assert_eq!(n, 27);
+    let mut buf = vec![0u8; n];
+    assert_eq!(w.write_into(&mut buf), Ok(n));
+    assert_eq!(C::validate(&buf).expect("valid").notes(), Some(&b"abc"[..]));
+    assert!(w.write_into(&mut buf[..n - 1]).is_err());
+}
+
+#[test]
 fn named_values() {
     use conditional::Conditional as C;
     // `let body_bytes = len - HEADER_BYTES`, used by two steps.

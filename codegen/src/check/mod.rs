@@ -22,6 +22,7 @@ pub(crate) mod streams;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
 pub(crate) mod top;
+pub(crate) mod when_writer;
 
 use std::collections::HashMap;
 

@@ -1075,9 +1075,11 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                 check_expr(c, &r.offset, Scope::Top, false, "offset", d);
                 check_expr(c, &r.length, Scope::Top, false, "length", d);
                 if let Some(w) = &r.when {
+                    let before = d.items.len();
                     check_expr(c, w, Scope::Top, true, "when", d);
-                    if file.writer.is_some() {
-                        d.error(w.pos, format!("range `{}`: the writer cannot write a file-level range with `when` (it would need to know when to leave it out); drop the `writer` or the `when`", r.name.text));
+                    // A condition that is wrong in itself gets that one diagnostic.
+                    if d.items.len() == before {
+                        crate::check::when_writer::check_range(c, r, d);
                     }
                 }
             }

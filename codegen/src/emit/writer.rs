@@ -128,6 +128,28 @@ pub fn tokens(c: &Checked) -> TokenStream {
         .into_iter()
         .filter(|r| !crate::check::strtab_writer::is_built(c, &r.name.text))
         .collect();
+    // A range with `when` (one header flag bit, `check/when_writer.rs`) is optional: not
+    // part of the typestate; the writer sets its bit when it is given and clears it if not.
+    let (opt_ranges, top_ranges): (Vec<&Range>, Vec<&Range>) =
+        top_ranges.into_iter().partition(|r| r.when.is_some());
+    let opt_bits: Vec<(usize, TokenStream)> = opt_ranges
+        .iter()
+        .filter_map(|r| {
+            let (fi, bi) = crate::check::when_writer::flag_bit(c, r)?;
+            let FieldKind::Flags(fl) = hl.fields.get(fi)?.1 else {
+                return None;
+            };
+            let fty = format_ident!("{}", c.schema.flags[fl].name.text);
+            let bit = format_ident!("{}", c.schema.flags.get(fl)?.bits.get(bi)?.name.text);
+            let n = format_ident!("{}", r.name.text);
+            Some((
+                fi,
+                quote! {
+                    let bits = if self.#n.is_some() { bits | #fty::#bit.bits() } else { bits & !#fty::#bit.bits() };
+                },
+            ))
+        })
+        .collect();
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -173,6 +195,23 @@ pub fn tokens(c: &Checked) -> TokenStream {
             pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
         });
         spec_items.push(spec_struct(c, t));
+    }
+
+    // ---- optional top-level ranges (`when`)
+    for r in &opt_ranges {
+        let name = format_ident!("{}", r.name.text);
+        let doc = format!(
+            " Set `{}` (optional: left out, and its flag bit cleared, unless set): {}",
+            r.name.text,
+            r.doc.lines().next().unwrap_or("")
+        );
+        in_fields.push(quote!(#name: Option<&'a [u8]>,));
+        in_defaults.push(quote!(#name: None,));
+        moves.push(quote!(#name: self.#name,));
+        setters.push(quote! {
+            #[doc = #doc]
+            pub fn #name(mut self, value: &'a [u8]) -> Self { self.#name = Some(value); self }
+        });
     }
 
     // ---- required top-level ranges: typestate
@@ -247,6 +286,22 @@ pub fn tokens(c: &Checked) -> TokenStream {
         } else if let Some(r) = file.ranges.iter().find(|r| r.name.text == item.text) {
             let item_name = r.name.text.as_str();
             match &r.table {
+                None if r.when.is_some() => {
+                    let at_var = format_ident!("{}_at", r.name.text);
+                    let name = format_ident!("{}", r.name.text);
+                    plan_fields.push(quote!(#at_var: u64,));
+                    plan_inits.push(quote!(#at_var,));
+                    plan_steps.push(quote! {
+                        let #at_var = match self.#name {
+                            Some(bytes) => {
+                                let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                                cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
+                                at
+                            }
+                            None => 0,
+                        };
+                    });
+                }
                 None => {
                     let at_var = format_ident!("{}_at", r.name.text);
                     let name = format_ident!("{}", r.name.text);
@@ -338,7 +393,21 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(self.#name.bits()),
                 _ => quote!(self.#name),
             };
-            header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
+            let patches: Vec<&TokenStream> = opt_bits
+                .iter()
+                .filter(|(fi, _)| *fi == i)
+                .map(|(_, p)| p)
+                .collect();
+            if patches.is_empty() {
+                header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
+            } else {
+                // The flag bits of the optional ranges: set when the range is given.
+                header_writes.push(quote! {
+                    let bits = #raw;
+                    #(#patches)*
+                    __rt::set(&mut h, #o, bits.#tob());
+                });
+            }
         } else {
             derived(
                 c,
@@ -372,11 +441,19 @@ pub fn tokens(c: &Checked) -> TokenStream {
         table_writes.push(rec_code);
         data_writes.push(data_code);
     }
-    let range_writes = top_ranges.iter().map(|r| {
-        let at = format_ident!("{}_at", r.name.text);
-        let n = format_ident!("{}", r.name.text);
-        quote!(__rt::put(out, plan.#at, self.#n)?;)
-    });
+    let range_writes = top_ranges
+        .iter()
+        .map(|r| {
+            let at = format_ident!("{}_at", r.name.text);
+            let n = format_ident!("{}", r.name.text);
+            quote!(__rt::put(out, plan.#at, self.#n)?;)
+        })
+        .chain(opt_ranges.iter().map(|r| {
+            let at = format_ident!("{}_at", r.name.text);
+            let n = format_ident!("{}", r.name.text);
+            quote!(if let Some(bytes) = self.#n { __rt::put(out, plan.#at, bytes)?; })
+        }))
+        .collect::<Vec<_>>();
 
     let string_writes = strings.writes;
     let doc = format!(
@@ -494,6 +571,15 @@ fn derived(
         HeaderRule::RangeLength(r) if crate::check::strtab_writer::is_built(c, r) => {
             let len = format_ident!("{}_len", r);
             (quote!(plan.#len), false)
+        }
+        HeaderRule::RangeLength(r)
+            if file
+                .ranges
+                .iter()
+                .any(|x| x.name.text == *r && x.table.is_none() && x.when.is_some()) =>
+        {
+            let r = format_ident!("{}", r);
+            (quote!(self.#r.map_or(0, |b| b.len() as u64)), false)
         }
         HeaderRule::RangeLength(r) => {
             let r = format_ident!("{}", r);
