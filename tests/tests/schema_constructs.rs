@@ -832,6 +832,179 @@ fn the_directory_writer_places_other_ranges() {
     );
 }
 
+mod dirmix {
+    npuschema_macro::include_schema!("schemas/dirmix.yaml");
+}
+
+/// A directory writer for a file that also has another table (located by a located
+/// record), a string table with the table's names and the file's title, a length-prefixed
+/// label per record outside any range, per-record bytes and a record stream: each placed
+/// where `writer.order` names it, every place, count, stride, size and offset field
+/// derived; the validator accepts the bytes and the views give back every input.
+#[test]
+fn the_directory_writer_places_tables_streams_and_string_tables() {
+    use dirmix::{DirMix, DirMixSpec, EntriesSpec, Kind, SectionSpec, SymbolBlob, SymbolSpec};
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            payload: b"CODE!",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 4,
+            payload: b"dd",
+        },
+    ];
+    let symbols = [
+        SymbolSpec {
+            value: -5,
+            blob: SymbolBlob::Present(b"AB"),
+            name: "f",
+            label: b"L1",
+        },
+        SymbolSpec {
+            value: 9,
+            blob: SymbolBlob::Present(b""),
+            name: "gé",
+            label: b"",
+        },
+    ];
+    let entries = [
+        EntriesSpec {
+            tag: 1,
+            body: b"xyz",
+        },
+        EntriesSpec { tag: 2, body: b"" },
+    ];
+    let spec = DirMixSpec {
+        flags: 0x11,
+        info_version: 2,
+        symbols: &symbols,
+        title: "T",
+        entries: &entries,
+        sections: &sections,
+    };
+    let n = spec.encoded_len().expect("fits");
+    assert_eq!(n, 160);
+    let mut buf = vec![0xEEu8; n + 3];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // The header (40), `info` at 40, the directory at 56, the symbols at 80, the string
+    // table at 120 ("f\0gé\0T\0"), the log at 128 (7 bytes, padding to 8, 4 bytes), the
+    // payloads at 140 and 148, the blobs at 152 and 156, the labels at 156 and 159.
+    assert_eq!(
+        [
+            word(8),
+            word(12),
+            word(16),
+            word(20),
+            word(24),
+            word(28),
+            word(32)
+        ],
+        [56, 40, 128, 12, 120, 8, 6]
+    );
+    assert_eq!([word(40), word(44), word(48), word(52)], [80, 2, 20, 2]);
+    assert_eq!(&b[120..128], "f\0gé\0T\0".as_bytes());
+    assert_eq!(&b[128..140], b"\x01\x00\x03\x00xyz\0\x02\x00\x00\x00");
+    assert_eq!(&b[140..150], b"CODE!\0\0\0dd");
+    assert_eq!(&b[152..154], b"AB");
+    assert_eq!(&b[156..160], b"\x02L1\x00");
+    // Symbol 0: name at 0, label at 156, value -5, blob at 152 (2 bytes); symbol 1: name at
+    // 2, label at 159, value 9, blob at 156 (0 bytes).
+    assert_eq!(
+        [word(80), word(84), word(88), word(92), word(96)],
+        [0, 156, (-5i32) as u32, 152, 2]
+    );
+    assert_eq!(
+        [word(100), word(104), word(108), word(112), word(116)],
+        [2, 159, 9, 156, 0]
+    );
+    assert_eq!(word(36), npuschema_core::crc32(0, &b[40..]));
+    let v = DirMix::validate(b).expect("the writer's output validates");
+    assert!(DirMix::validate_as::<npuschema_core::Brief>(b).is_ok());
+    assert_eq!(v.header().flags(), 0x11);
+    assert_eq!(v.info().version(), 2);
+    assert_eq!(v.title_str(), Ok("T"));
+    let got: Vec<(Kind, u16, &[u8])> = v
+        .sections()
+        .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
+        .collect();
+    let want: Vec<(Kind, u16, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    let got: Vec<(i32, &[u8], &str, &[u8])> = v
+        .symbols()
+        .map(|s| {
+            (
+                s.value(),
+                s.blob().unwrap_or_default(),
+                v.name_str(&s).unwrap_or_default(),
+                v.label(&s),
+            )
+        })
+        .collect();
+    let want: Vec<(i32, &[u8], &str, &[u8])> = symbols
+        .iter()
+        .map(|s| {
+            let SymbolBlob::Present(blob) = s.blob else {
+                unreachable!()
+            };
+            (s.value, blob, s.name, s.label)
+        })
+        .collect();
+    assert_eq!(got, want);
+    let got: Vec<(u16, &[u8])> = v.entries().map(|r| (r.header().tag(), r.body())).collect();
+    assert_eq!(got, [(1, &b"xyz"[..]), (2, &b""[..])]);
+    // Nothing to write but the header and `info`: every item still placed and valid (the
+    // string table holds the title's NUL at 56; the empty log at 60, aligned).
+    let bare = DirMixSpec {
+        flags: 0,
+        info_version: 0,
+        symbols: &[],
+        title: "",
+        entries: &[],
+        sections: &[],
+    };
+    let e = bare.to_vec().expect("writes");
+    assert_eq!(e.len(), 60);
+    assert!(DirMix::validate(&e).is_ok());
+    // A short buffer, a name with a NUL and a label too long for its u8 length fail closed.
+    assert!(matches!(
+        spec.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+    let nul = [SymbolSpec {
+        name: "a\0b",
+        ..symbols[0]
+    }];
+    assert!(matches!(
+        DirMixSpec {
+            symbols: &nul,
+            ..spec
+        }
+        .write_into(&mut buf),
+        Err(npuschema_core::WriteError::Layout { item: "name" })
+    ));
+    let long = [b'x'; 256];
+    let long = [SymbolSpec {
+        label: &long,
+        ..symbols[0]
+    }];
+    assert!(matches!(
+        DirMixSpec {
+            symbols: &long,
+            ..spec
+        }
+        .to_vec(),
+        Err(npuschema_core::WriteError::TooLarge { field: "label", .. })
+    ));
+}
+
 mod tlv {
     npuschema_macro::include_schema!("schemas/tlv.yaml");
 }

@@ -16,8 +16,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{Item, Part, Placement, Rule, What, analyse, field_kind, targets};
+use crate::check::dir_writer::{
+    Item, Part, Placement, RangeKind, Rule, What, analyse, field_kind, range_kind, targets,
+};
 use crate::check::{Checked, FieldKind, Owner, Scope};
+use crate::emit::lit_usize;
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
 use crate::schema::{Algorithm, IntTy};
@@ -29,12 +32,37 @@ fn esc(s: &str) -> String {
     s.replace('[', "\\[").replace(']', "\\]")
 }
 
-fn lit_usize(v: u64) -> Literal {
-    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(0))
-}
-
 fn ident(s: &str) -> proc_macro2::Ident {
     format_ident!("{}", s)
+}
+
+/// Whether a stream's record spec (its header's fields) holds a float (no `Eq`).
+fn stream_has_floats(c: &Checked, header: &str) -> bool {
+    c.strukt(header).is_some_and(|st| {
+        st.fields.iter().enumerate().any(|(i, _)| {
+            field_kind(c, st, i).is_some_and(|k| crate::emit::nested_writer::value_has_floats(c, k))
+        })
+    })
+}
+
+/// The `<File>Spec` field of a file's string `s` (`&'a str` when a `string_utf8` step
+/// checks it), placed `where_`.
+fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -> TokenStream {
+    let n = ident(&s.name.text);
+    let what = match s.prefix {
+        Some((t, _)) => format!("written after its `{}` length", t.rust()),
+        None => "written with a NUL after it (it must hold none)".to_string(),
+    };
+    let doc = format!(
+        " String `{}`, {where_}, {what}: {}",
+        s.name.text,
+        esc(s.doc.lines().next().unwrap_or(""))
+    );
+    if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text) {
+        quote!(#[doc = #doc] pub #n: &'a str,)
+    } else {
+        quote!(#[doc = #doc] pub #n: &'a [u8],)
+    }
 }
 
 /// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off`.
@@ -79,6 +107,18 @@ fn derived_value(
             Some(t) => (t, false),
             None => (crate::emit::value_tokens(c, e, Scope::Top), true),
         },
+        // A string table's place, in the plan with its strings'.
+        What::Place(Item::Range(k)) if range_kind(c, *k) == RangeKind::Built => {
+            let at = format_ident!(
+                "{}_at",
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str())
+            );
+            (quote!(plan.#at), false)
+        }
         What::Place(it) => {
             let v = place_vars
                 .iter()
@@ -98,6 +138,53 @@ fn derived_value(
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
         What::Checksum => (quote!(0u64), false),
+        What::RangeLength(k) if range_kind(c, *k) != RangeKind::Bytes => {
+            // A stream's or a string table's length, found by the plan.
+            let len = format_ident!(
+                "{}_len",
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str())
+            );
+            (quote!(plan.#len), false)
+        }
+        What::TableCount(k) => {
+            let t = ident(
+                c.schema
+                    .file
+                    .tables
+                    .get(*k)
+                    .map_or("missing", |t| t.name.text.as_str()),
+            );
+            (
+                quote!(u64::try_from(self.#t.len()).unwrap_or(u64::MAX)),
+                false,
+            )
+        }
+        What::RecordSize(k) => {
+            let size = c
+                .schema
+                .file
+                .tables
+                .get(*k)
+                .and_then(|t| c.layouts.get(&t.record.text))
+                .map_or(0, |l| l.size);
+            let s = Literal::u64_suffixed(size);
+            (quote!(#s), false)
+        }
+        What::StrOffset(k) => {
+            let at = format_ident!(
+                "{}_at",
+                c.schema
+                    .file
+                    .strings
+                    .get(*k)
+                    .map_or("missing", |s| s.name.text.as_str())
+            );
+            (quote!(plan.#at), false)
+        }
         What::RangeLength(k) => {
             let r = ident(
                 c.schema
@@ -495,37 +582,73 @@ fn file_tokens(c: &Checked) -> TokenStream {
         file_fields.extend(f);
         floats |= fl;
     }
-    // The other file-level ranges it places, as bytes.
+    // The other file-level ranges it places, as bytes, a stream's records or the strings
+    // of a string table; the other tables' records.
+    let mut spec_items = Vec::new();
     for (it, _) in &plan.items {
         if let Item::Range(k) = it
             && let Some(r) = file.ranges.get(*k)
         {
-            let n = ident(&r.name.text);
+            match range_kind(c, *k) {
+                RangeKind::Bytes => {
+                    let n = ident(&r.name.text);
+                    let doc = format!(
+                        " Range `{}`, placed where `writer.order` names it: {}",
+                        r.name.text,
+                        esc(r.doc.lines().next().unwrap_or(""))
+                    );
+                    file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+                }
+                RangeKind::Stream(si) => {
+                    let Some(st) = file.streams.get(si) else {
+                        continue;
+                    };
+                    let n = ident(&st.name.text);
+                    let sspec = format_ident!("{}Spec", crate::names::camel(&st.name.text));
+                    let doc = format!(
+                        " The records of stream `{}`, written by its writer into range `{}`, placed where `writer.order` names it: {}",
+                        st.name.text,
+                        r.name.text,
+                        esc(r.doc.lines().next().unwrap_or(""))
+                    );
+                    floats |= stream_has_floats(c, &st.header.text);
+                    file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#sspec<'a>],));
+                }
+                RangeKind::Built => {
+                    for s in file.strings.iter().filter(|s| {
+                        s.table.is_none() && s.range.as_ref().is_some_and(|x| x.text == r.name.text)
+                    }) {
+                        file_fields.push(str_field(
+                            c,
+                            s,
+                            &format!("in string table `{}`", r.name.text),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Item::OtherTable(k) = it
+            && let Some(t) = file.tables.get(*k)
+        {
+            let n = ident(&t.name.text);
+            let ty = crate::emit::writer::spec_ty(c, t);
             let doc = format!(
-                " Range `{}`, placed where `writer.order` names it: {}",
-                r.name.text,
-                esc(r.doc.lines().next().unwrap_or(""))
+                " The records of table `{}`, placed where `writer.order` names it.",
+                t.name.text
             );
-            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+            floats |= c.strukt(&t.record.text).is_some_and(|st| {
+                st.fields.iter().enumerate().any(|(i, _)| {
+                    field_kind(c, st, i)
+                        .is_some_and(|k| crate::emit::nested_writer::value_has_floats(c, k))
+                })
+            });
+            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#ty],));
+            spec_items.push(crate::emit::writer::spec_struct(c, t));
         }
         if let Item::Str(k) = it
             && let Some(s) = file.strings.get(*k)
         {
-            let n = ident(&s.name.text);
-            let what = match s.prefix {
-                Some((t, _)) => format!("written after its `{}` length", t.rust()),
-                None => "written with a NUL after it (it must hold none)".to_string(),
-            };
-            let doc = format!(
-                " String `{}`, placed where `writer.order` names it, {what}: {}",
-                s.name.text,
-                esc(s.doc.lines().next().unwrap_or(""))
-            );
-            if crate::check::strtab_writer::utf8_checked(&file.validate, &s.name.text) {
-                file_fields.push(quote!(#[doc = #doc] pub #n: &'a str,));
-            } else {
-                file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
-            }
+            file_fields.push(str_field(c, s, "placed where `writer.order` names it"));
         }
     }
     let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
@@ -580,6 +703,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let pv: Vec<&proc_macro2::Ident> = place_vars.iter().map(|(_, v)| v).collect();
     let nitems = plan.items.len();
     let mut plan_steps = Vec::new();
+    // What the plain writer's table and string-table code reads from its plan
+    // (`<table>_at`, `<range>_start`, `<string>_at`, ...), in `<File>Plan`.
+    let mut extra_fields: Vec<TokenStream> = Vec::new();
+    let mut extra_inits: Vec<TokenStream> = Vec::new();
     for (i, (it, placement)) in plan.items.iter().enumerate() {
         let v = &pv[i];
         let (name, size) = match it {
@@ -613,10 +740,104 @@ fn file_tokens(c: &Checked) -> TokenStream {
             }
             Item::Range(k) => {
                 let r = file.ranges.get(*k);
-                let n = ident(r.map_or("missing", |r| r.name.text.as_str()));
+                let rn = r.map_or("missing", |r| r.name.text.as_str());
+                let n = ident(rn);
+                match range_kind(c, *k) {
+                    RangeKind::Bytes => (rn.to_string(), quote!(u64::try_from(self.#n.len()).ok())),
+                    RangeKind::Stream(si) => {
+                        // The stream's writer says how many bytes its records take.
+                        let Some(st) = file.streams.get(si) else {
+                            continue;
+                        };
+                        let sn = ident(&st.name.text);
+                        let sw = format_ident!("{}Writer", crate::names::camel(&st.name.text));
+                        let len = format_ident!("{}_len", rn);
+                        plan_steps.push(quote! {
+                            let #len: u64 = u64::try_from(#sw::new(self.#sn).encoded_len()?).map_err(|_| __rt::WriteError::TooLarge { field: #rn, value: u64::MAX })?;
+                        });
+                        extra_fields.push(quote!(#len: u64,));
+                        extra_inits.push(quote!(#len,));
+                        (rn.to_string(), quote!(Some(#len)))
+                    }
+                    RangeKind::Built => {
+                        // A string table: built and placed as for the plain writer.
+                        let Some((f, init, step)) =
+                            crate::emit::strtab_writer::plan_step(c, rn, &align)
+                        else {
+                            continue;
+                        };
+                        let at = format_ident!("{}_at", rn);
+                        plan_steps.push(quote!(#step let #v: u64 = #at;));
+                        extra_fields.extend(f);
+                        extra_inits.extend(init);
+                        continue;
+                    }
+                }
+            }
+            Item::RecordStr(k) => {
+                // Every record's string, back to back, as for the plain writer.
+                let sn = file
+                    .strings
+                    .get(*k)
+                    .map_or("missing", |s| s.name.text.as_str());
+                let Some((f, init, step)) = crate::emit::strtab_writer::plan_step(c, sn, &align)
+                else {
+                    continue;
+                };
+                let at = format_ident!("{}_at", sn);
+                plan_steps.push(quote!(#step let #v: u64 = #at;));
+                extra_fields.extend(f);
+                extra_inits.extend(init);
+                continue;
+            }
+            Item::RecordRange(k) => {
+                // The bytes of the records that carry them, each aligned, as for the plain
+                // writer (`emit/writer.rs`).
+                let Some(r) = file.ranges.get(*k) else {
+                    continue;
+                };
+                let Some(t) = r.table.as_ref().and_then(|t| c.table(&t.text)) else {
+                    continue;
+                };
+                let item_name = r.name.text.as_str();
+                let start = format_ident!("{}_start", r.name.text);
+                let tn = ident(&t.name.text);
+                let rn = ident(&r.name.text);
+                let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
+                let present = format_ident!(
+                    "{}",
+                    r.present
+                        .as_ref()
+                        .map_or("Present".to_string(), |n| crate::names::camel(&n.text))
+                );
+                plan_steps.push(quote! {
+                    let #v: u64 = cursor;
+                    let #start: u64 = cursor;
+                    for spec in self.#tn {
+                        if let #en::#present(bytes) = spec.#rn {
+                            let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                            cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
+                        }
+                    }
+                });
+                extra_fields.push(quote!(#start: u64,));
+                extra_inits.push(quote!(#start,));
+                continue;
+            }
+            Item::OtherTable(k) => {
+                let t = file.tables.get(*k);
+                let tn = t.map_or("missing", |t| t.name.text.as_str());
+                let n = ident(tn);
+                let size = t
+                    .and_then(|t| c.layouts.get(&t.record.text))
+                    .map_or(0, |l| l.size);
+                let s = Literal::u64_suffixed(size);
+                let at = format_ident!("{}_at", tn);
+                extra_fields.push(quote!(#at: u64,));
+                extra_inits.push(quote!(#at: #v,));
                 (
-                    r.map_or(String::new(), |r| r.name.text.clone()),
-                    quote!(u64::try_from(self.#n.len()).ok()),
+                    tn.to_string(),
+                    quote!(u64::try_from(self.#n.len()).ok().and_then(|n| n.checked_mul(#s))),
                 )
             }
             Item::Payload => {
@@ -698,7 +919,33 @@ fn file_tokens(c: &Checked) -> TokenStream {
             && let Some(r) = file.ranges.get(*k)
         {
             let n = ident(&r.name.text);
-            record_writes.push(quote!(__rt::put(out, #v, self.#n)?;));
+            match range_kind(c, *k) {
+                RangeKind::Bytes => record_writes.push(quote!(__rt::put(out, #v, self.#n)?;)),
+                RangeKind::Stream(si) => {
+                    if let Some(st) = file.streams.get(si) {
+                        let sn = ident(&st.name.text);
+                        let sw = format_ident!("{}Writer", crate::names::camel(&st.name.text));
+                        let item = r.name.text.as_str();
+                        record_writes.push(quote! {
+                            {
+                                let dst = usize::try_from(#v).ok().and_then(|a| out.get_mut(a..)).ok_or(__rt::WriteError::Layout { item: #item })?;
+                                #sw::new(self.#sn).write_into(dst)?;
+                            }
+                        });
+                    }
+                }
+                // Written with the other strings (`strtab_writer::writes_for`).
+                RangeKind::Built => {}
+            }
+        }
+        if let Item::OtherTable(k) = it
+            && let Some(t) = file.tables.get(*k)
+        {
+            // The records, and the bytes of their per-record ranges, as the plain writer
+            // writes them (from `plan.<table>_at`, `plan.<range>_start`).
+            let (recs, data) = crate::emit::writer::table_code(c, t, plan.w.align);
+            record_writes.push(recs);
+            record_writes.push(data);
         }
         if let Item::Str(k) = it
             && let Some(s) = file.strings.get(*k)
@@ -706,6 +953,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
             record_writes.push(crate::emit::strtab_writer::write_string(c, s, v));
         }
     }
+    // Each record's string and each string in a string table.
+    record_writes.extend(crate::emit::strtab_writer::writes_for(c, true));
     let epath = format!("{}[]", plan.table.name.text);
     let entry_writes = write_fields(
         c,
@@ -801,7 +1050,33 @@ fn file_tokens(c: &Checked) -> TokenStream {
 
     let table_var = table_var.unwrap_or_else(|| format_ident!("__p0"));
     let pay_var = pay_var.unwrap_or_else(|| format_ident!("__p0"));
+    // With tables, streams or strings the plain writer's code writes, the plan also
+    // carries what that code reads (`plan.<name>`).
+    let plan_ty = format_ident!("{}Plan", file.name.text);
+    let (plan_ret, plan_extra, plan_skip, plan_bind, plan_struct) = if extra_fields.is_empty() {
+        (
+            quote!((u64, [u64; #nitems])),
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(),
+        )
+    } else {
+        (
+            quote!((u64, [u64; #nitems], #plan_ty)),
+            quote!(, #plan_ty { #(#extra_inits)* }),
+            quote!(, _),
+            quote!(, plan),
+            quote! {
+                /// Where the writer puts what the plain writer's code writes.
+                #[derive(Clone, Copy, Debug)]
+                struct #plan_ty { #(#extra_fields)* }
+            },
+        )
+    };
     quote! {
+        #plan_struct
+        #(#spec_items)*
         #[doc = #sdoc]
         #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
         pub struct #espec<'a> {
@@ -822,17 +1097,17 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 #place_fn
             }
             /// The file's size and the place of each item of the writer's order.
-            fn plan(&self) -> Result<(u64, [u64; #nitems]), __rt::WriteError> {
+            fn plan(&self) -> Result<#plan_ret, __rt::WriteError> {
                 let mut cursor: u64 = #hsize;
                 #(#plan_steps)*
-                Ok((cursor, [#(#pv),*]))
+                Ok((cursor, [#(#pv),*] #plan_extra))
             }
             /// How many bytes the file needs.
             ///
             /// # Errors
             /// When a size or place does not fit the fields that must hold it.
             pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
-                let (total, _) = self.plan()?;
+                let (total, _ #plan_skip) = self.plan()?;
                 usize::try_from(total).map_err(|_| __rt::WriteError::TooLarge { field: #fname, value: total })
             }
             /// Write the file into `out` (every gap zero); returns the bytes written
@@ -841,7 +1116,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             /// # Errors
             /// When `out` is too small or a value does not fit its field.
             pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-                let (total, places) = self.plan()?;
+                let (total, places #plan_bind) = self.plan()?;
                 let [#(#pv),*] = places;
                 let available = u64::try_from(out.len()).unwrap_or(u64::MAX);
                 let Some(out) = usize::try_from(total).ok().and_then(|n| out.get_mut(..n)) else {
