@@ -449,8 +449,28 @@ pub fn dirmix(b: &[u8], g: &schemas::dirmix::DirMix<'_>, v: &View) {
         v,
         "info",
         info,
-        [symbol_offset, symbol_count, symbol_stride, version]
+        [
+            symbol_offset,
+            symbol_count,
+            symbol_stride,
+            version,
+            extra_offset
+        ]
     );
+    // The version-gated record: its fields present at its version, and its size.
+    let x = g.extra();
+    same_fields!(v, "extra", x, [base, tail]);
+    let gated = |name: &str, got: Option<u64>| {
+        let present = record(v, "extra")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, got, "extra.{name}");
+    };
+    gated("added", x.added().map(u64::from));
+    gated("old", x.old().map(u64::from));
+    assert_eq!(record(v, "extra").size, x.as_bytes().len() as u64);
     assert_eq!(range(v, "log"), Some(span(b, g.log())));
     assert_eq!(range(v, "names"), Some(span(b, g.names())));
     let t = string(v, "title");

@@ -2407,7 +2407,12 @@ fn dirmix_writer_built_files_and_their_mutants_agree() {
             .collect();
         let good = DirMixSpec {
             flags: 3,
-            info_version: 7,
+            // `extra`'s layout: everything (2), without `added` (1), without `old` (3).
+            info_version: [3, 1, 2][n % 3],
+            extra_base: 0x0102_0304,
+            extra_added: 0x0506_0708,
+            extra_old: 0x090A,
+            extra_tail: 0x0B,
             symbols: &symbols,
             title: if n == 0 { "" } else { "tïtle" },
             entries: &entries,
@@ -2434,6 +2439,8 @@ fn dirmix_writer_built_files_and_their_mutants_agree() {
             "truncated-header",
             "bad-magic",
             "info-out-of-bounds",
+            "extra-out-of-bounds",
+            "bad-tail",
             "sections-out-of-bounds",
             "bad-stride",
             "symbols-out-of-bounds",

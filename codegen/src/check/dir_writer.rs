@@ -126,6 +126,9 @@ pub(crate) struct Plan<'a> {
     pub(crate) header: Vec<Rule>,
     pub(crate) records: Vec<Vec<Rule>>,
     pub(crate) entry: Vec<Rule>,
+    /// Per located record with a `gate`: the input field the gate value is (the header's
+    /// or an ungated located record's, by index).
+    pub(crate) gates: Vec<Option<(Owner, usize)>>,
 }
 
 pub(crate) fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
@@ -399,6 +402,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
             .collect(),
         entry: vec![Rule::Input; n_of(c.strukt(&table.record.text))],
+        gates: vec![None; file.ext.records.len()],
     };
     // The order: every located record, the table and the payloads, once each.
     for item in &w.order {
@@ -514,15 +518,6 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     for (it, at, what) in places {
-        if let Item::Record(k) = it
-            && let Some(r) = file.ext.records.get(k)
-            && r.gate.is_some()
-        {
-            errs.push((
-                r.name.pos,
-                format!("{what}: the writer cannot write a version-gated record"),
-            ));
-        }
         if let Some(t) = targets(c, &at.expr, Scope::Top) {
             plan.assign(t, &What::Place(it));
         } else if const_only(c, &at.expr, false) {
@@ -716,6 +711,52 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             && !matches!(plan.entry.get(i), Some(Rule::Input))
         {
             errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
+        }
+    }
+    // A version-gated record: its layout (which fields, where, its size) follows its gate,
+    // which must be an unsigned integer field the spec gives (of the header or of an
+    // ungated located record), so the writer knows it before it places anything.
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let Some(g) = &r.gate else { continue };
+        let input = match targets(c, &g.expr, Scope::Top) {
+            Some((o @ (Owner::Header | Owner::Located(_)), f)) if f.len() == 1 => {
+                let i = f.first().map_or(usize::MAX, |x| x.0);
+                let ungated = match o {
+                    Owner::Located(j) => file.ext.records.get(j).is_some_and(|x| x.gate.is_none()),
+                    _ => true,
+                };
+                let rules = match o {
+                    Owner::Header => Some(&plan.header),
+                    Owner::Located(j) => plan.records.get(j),
+                    _ => None,
+                };
+                let st = struct_for(c, o, Scope::Top);
+                (ungated
+                    && matches!(rules.and_then(|x| x.get(i)), Some(Rule::Input))
+                    && st.is_some_and(
+                        |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
+                    ))
+                .then_some((o, i))
+            }
+            _ => None,
+        };
+        match input {
+            Some(x) => {
+                if let Some(slot) = plan.gates.get_mut(k) {
+                    *slot = Some(x);
+                }
+            }
+            None => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so the gate must be one unsigned integer field the spec gives (of the header or an ungated located record), and `{}` is not one", r.name.text, g.text))),
+        }
+        if let Some(st) = c.strukt(&r.strukt.text)
+            && let Some(f) = st.fields.iter().enumerate().find(|(i, _)| {
+                matches!(
+                    field_kind(c, st, *i),
+                    Some(FieldKind::Struct(..) | FieldKind::Structs(..))
+                )
+            })
+        {
+            errs.push((f.1.name.pos, format!("field `{}` of `{}`: the writer cannot write a struct-typed field of a version-gated record", f.1.name.text, st.name.text)));
         }
     }
     // A derived value needs an integer field.

@@ -36,6 +36,23 @@ fn ident(s: &str) -> proc_macro2::Ident {
     format_ident!("{}", s)
 }
 
+/// The gate value of located record `k`, when it is version-gated: `u64` tokens reading
+/// the spec's field the plan found for it.
+fn gate_value(
+    c: &Checked,
+    plan: &crate::check::dir_writer::Plan<'_>,
+    k: usize,
+) -> Option<TokenStream> {
+    let (o, i) = (*plan.gates.get(k)?)?;
+    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => ident(f),
+    };
+    Some(quote!(u64::from(self.#n)))
+}
+
 /// Whether a stream's record spec (its header's fields) holds a float (no `Eq`).
 fn stream_has_floats(c: &Checked, header: &str) -> bool {
     c.strukt(header).is_some_and(|st| {
@@ -65,9 +82,19 @@ fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -
     }
 }
 
-/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off`.
-fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> TokenStream {
-    let o = lit_usize(off);
+/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off` (or, in a
+/// version-gated record, at `at`, a `usize` computed from the gate).
+fn write_input(
+    kind: FieldKind,
+    off: u64,
+    at: Option<&TokenStream>,
+    big: bool,
+    src: &TokenStream,
+) -> TokenStream {
+    let o = at.cloned().unwrap_or_else(|| {
+        let l = lit_usize(off);
+        quote!(#l)
+    });
     let tob = crate::emit::to_bytes(big);
     match kind {
         FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, #src.raw().#tob());),
@@ -201,7 +228,48 @@ fn derived_value(
     }
 }
 
-/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values.
+/// The offset of field `k` of version-gated struct `st` for gate value `gate` (a `u64`
+/// variable): the widths of the fields before it that are present at that value, chosen by
+/// comparisons at the values where the layout changes (as the gated view reads it).
+fn gated_at(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return quote!(0u64);
+    };
+    let mut gates: Vec<u64> = st
+        .fields
+        .iter()
+        .flat_map(|f| [f.since, f.until])
+        .filter_map(|x| x.map(|x| x.0))
+        .collect();
+    gates.sort_unstable();
+    gates.dedup();
+    let offset_at = |g: u64| -> u64 {
+        st.fields
+            .iter()
+            .zip(&l.fields)
+            .take(k)
+            .filter(|(f, _)| f.present_at(g))
+            .map(|(_, (_, kind))| kind.width(&c.schema))
+            .fold(0u64, u64::saturating_add)
+    };
+    let mut last = offset_at(0);
+    let base = Literal::u64_suffixed(last);
+    let mut out = quote!(#base);
+    for g in gates {
+        let v = offset_at(g);
+        if v == last {
+            continue;
+        }
+        last = v;
+        let (gl, v) = (Literal::u64_suffixed(g), Literal::u64_suffixed(v));
+        out = quote!(if #gate >= #gl { #v } else { #out });
+    }
+    out
+}
+
+/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values. With
+/// `gate` (a version-gated record's gate value, a `u64` variable) each field is written
+/// where that layout has it, and only when it has it.
 #[allow(clippy::too_many_arguments)]
 fn write_fields(
     c: &Checked,
@@ -212,6 +280,7 @@ fn write_fields(
     secs: &proc_macro2::Ident,
     stride: u64,
     path: &str,
+    gate: Option<&TokenStream>,
 ) -> Vec<TokenStream> {
     let Some(l) = c.layouts.get(&st.name.text) else {
         return Vec::new();
@@ -221,16 +290,79 @@ fn write_fields(
         let Some(&(off, kind)) = l.fields.get(i) else {
             continue;
         };
+        let Some(g) = gate else {
+            out.extend(write_field(
+                c, f, i, off, None, kind, rules, src, place_vars, secs, stride, path,
+            ));
+            continue;
+        };
+        let at = gated_at(c, st, i, g);
+        let o = quote!(__o);
+        let body = write_field(
+            c,
+            f,
+            i,
+            off,
+            Some(&o),
+            kind,
+            rules,
+            src,
+            place_vars,
+            secs,
+            stride,
+            path,
+        );
+        let mut cond = Vec::new();
+        if let Some((s, _)) = f.since {
+            let s = Literal::u64_suffixed(s);
+            cond.push(quote!(#g >= #s));
+        }
+        if let Some((u, _)) = f.until {
+            let u = Literal::u64_suffixed(u);
+            cond.push(quote!(#g < #u));
+        }
+        let body = body.unwrap_or_default();
+        let code = quote! {
+            let __o: usize = usize::try_from(#at).unwrap_or(usize::MAX);
+            #body
+        };
+        out.push(if cond.is_empty() {
+            quote!({ #code })
+        } else {
+            quote!(if #(#cond)&&* { #code })
+        });
+    }
+    out
+}
+
+/// The write of field `i` (`f`, at `off` or `at`) of a record: its input or derived value.
+#[allow(clippy::too_many_arguments)]
+fn write_field(
+    c: &Checked,
+    f: &crate::schema::FieldDef,
+    i: usize,
+    off: u64,
+    at: Option<&TokenStream>,
+    kind: FieldKind,
+    rules: &[Rule],
+    src: &dyn Fn(&str) -> TokenStream,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    secs: &proc_macro2::Ident,
+    stride: u64,
+    path: &str,
+) -> Option<TokenStream> {
+    {
         match rules.get(i) {
             // Zero until `seal` computes it.
-            Some(Rule::Derived(What::Checksum, _)) => {}
+            Some(Rule::Derived(What::Checksum, _)) => None,
             Some(Rule::Derived(what, part)) => {
-                let Some(ity) = kind.int_ty(&c.schema) else {
-                    continue;
-                };
+                let ity = kind.int_ty(&c.schema)?;
                 let ty = ident(ity.rust());
                 let tob = crate::emit::to_bytes(f.big);
-                let o = lit_usize(off);
+                let o = at.cloned().unwrap_or_else(|| {
+                    let l = lit_usize(off);
+                    quote!(#l)
+                });
                 let fpath = format!("{path}.{}", f.name.text);
                 let (v, fallible) = derived_value(c, what, place_vars, secs, stride);
                 let bind = if fallible {
@@ -243,19 +375,18 @@ fn write_fields(
                     Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
                     Part::High => quote!(let v = v >> 32;),
                 };
-                out.push(quote! {
+                Some(quote! {
                     {
                         #bind
                         #part
                         let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;
                         __rt::set(&mut rec, #o, v.#tob());
                     }
-                });
+                })
             }
-            _ => out.push(write_input(kind, off, f.big, &src(&f.name.text))),
+            _ => Some(write_input(kind, off, at, f.big, &src(&f.name.text))),
         }
     }
-    out
 }
 
 /// Input fields of `st` as spec struct fields named by `name`.
@@ -716,10 +847,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     .and_then(|r| c.layouts.get(&r.strukt.text))
                     .map_or(0, |l| l.size);
                 let s = Literal::u64_suffixed(size);
-                (
-                    r.map_or(String::new(), |r| r.name.text.clone()),
-                    quote!(Some(#s)),
-                )
+                let size = match (gate_value(c, &plan, *k), r) {
+                    // A version-gated record: the size of its gate's layout.
+                    (Some(g), Some(r)) => {
+                        let ty = ident(&r.strukt.text);
+                        quote!(Some(#ty::size_for(#g)))
+                    }
+                    _ => quote!(Some(#s)),
+                };
+                (r.map_or(String::new(), |r| r.name.text.clone()), size)
             }
             Item::Table => {
                 let s = Literal::u64_suffixed(esize);
@@ -881,6 +1017,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &secs,
         esize,
         &hpath,
+        None,
     );
     let hs_l = lit_usize(hsize);
     let mut record_writes = Vec::new();
@@ -901,18 +1038,39 @@ fn file_tokens(c: &Checked) -> TokenStream {
             &secs,
             esize,
             &r.name.text,
+            gate_value(c, &plan, k)
+                .as_ref()
+                .map(|_| quote!(gate))
+                .as_ref(),
         );
         let size = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
         let Some((_, v)) = place_vars.iter().find(|(x, _)| *x == Item::Record(k)) else {
             continue;
         };
-        record_writes.push(quote! {
-            {
-                let mut rec = [0u8; #size];
-                #(#writes)*
-                __rt::put(out, #v, &rec)?;
+        match gate_value(c, &plan, k) {
+            // The layout of its gate: its fields there, its size `size_for(gate)` (the
+            // buffer holds every field).
+            Some(g) => {
+                let ty = ident(&st.name.text);
+                let item = r.name.text.as_str();
+                record_writes.push(quote! {
+                    {
+                        let gate: u64 = #g;
+                        let mut rec = [0u8; #size];
+                        #(#writes)*
+                        let n = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
+                        __rt::put(out, #v, rec.get(..n).ok_or(__rt::WriteError::Layout { item: #item })?)?;
+                    }
+                });
             }
-        });
+            None => record_writes.push(quote! {
+                {
+                    let mut rec = [0u8; #size];
+                    #(#writes)*
+                    __rt::put(out, #v, &rec)?;
+                }
+            }),
+        }
     }
     for (it, v) in &place_vars {
         if let Item::Range(k) = it
@@ -968,6 +1126,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &secs,
         esize,
         &epath,
+        None,
     );
     let es_l = lit_usize(esize);
     let es64 = Literal::u64_suffixed(esize);

@@ -117,7 +117,8 @@ fn scoped(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)
 /// The `dirmix` file tests/tests/schema_constructs.rs has its directory writer write
 /// (`the_directory_writer_places_tables_streams_and_string_tables`), laid out by hand: the
 /// header, `info`, two sections, two symbols, the string table, two log entries, the
-/// payloads, the symbols' bytes and labels, and the CRC-32 of everything after the header.
+/// payloads, the symbols' bytes and labels, `extra`, and the CRC-32 of everything after the
+/// header.
 fn dirmix() -> Vec<u8> {
     let mut out = Vec::new();
     le32(&mut out, &[0x5849_4D44]);
@@ -125,18 +126,20 @@ fn dirmix() -> Vec<u8> {
     out.extend_from_slice(&0x11u16.to_le_bytes());
     // section_offset, info_offset, log_offset, log_size, names_offset, names_size,
     // title_offset, crc (below).
-    le32(&mut out, &[56, 40, 128, 12, 120, 8, 6, 0]);
-    le32(&mut out, &[80, 2, 20, 2]);
-    for (kind, entsize, offset, size) in [(1u16, 0u16, 140u32, 5u32), (2, 4, 148, 2)] {
+    le32(&mut out, &[60, 40, 132, 12, 124, 8, 6, 0]);
+    le32(&mut out, &[84, 2, 20, 2, 164]);
+    for (kind, entsize, offset, size) in [(1u16, 0u16, 144u32, 5u32), (2, 4, 152, 2)] {
         out.extend_from_slice(&kind.to_le_bytes());
         out.extend_from_slice(&entsize.to_le_bytes());
         le32(&mut out, &[offset, size]);
     }
-    le32(&mut out, &[0, 156, (-5i32) as u32, 152, 2]);
-    le32(&mut out, &[2, 159, 9, 156, 0]);
+    le32(&mut out, &[0, 160, (-5i32) as u32, 156, 2]);
+    le32(&mut out, &[2, 163, 9, 160, 0]);
     out.extend_from_slice("f\0gé\0T\0".as_bytes());
     out.extend_from_slice(b"\x01\x00\x03\x00xyz\0\x02\x00\x00\x00");
     out.extend_from_slice(b"CODE!\0\0\0dd\0\0AB\0\0\x02L1\x00");
+    // `extra` in its version-2 layout: base, added, old, tail.
+    out.extend_from_slice(b"\xB3\xB2\xB1\xB0\xA3\xA2\xA1\xA0\xC1\xC0\x50");
     let crc = npuschema_core::crc32(0, &out[40..]);
     out[36..40].copy_from_slice(&crc.to_le_bytes());
     out
