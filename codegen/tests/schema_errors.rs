@@ -218,6 +218,11 @@ fn dir_writer() {
 fn dir_writer_mix() {
     golden("dir_writer_mix");
 }
+/// A plain writer (no section directory) naming a located record, or with `payload_align`.
+#[test]
+fn plain_writer_located() {
+    golden("plain_writer_located");
+}
 /// A variant's writer without a section directory: refused (variants write directories).
 #[test]
 fn dir_writer_variant() {
