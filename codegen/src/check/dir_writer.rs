@@ -1,6 +1,8 @@
-//! The plan of a directory writer (`writer` with a section `directory`): what each field of
-//! the header, the directory and the payloads is derived from, and the diagnostics for what
-//! cannot be derived. Emitted by `emit/dir_writer.rs`.
+//! The plan of a directory writer (`writer` with a section `directory`): the items
+//! `writer.order` places, what each field of the header, the located records, the directory
+//! and the payloads is derived from, and the diagnostics for what cannot be derived (and
+//! for a plain writer's located records, which it does not lay out). Emitted by
+//! `emit/dir_writer.rs`.
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;

@@ -1,8 +1,13 @@
 //! Writers for directory-based containers: a file (or a variant) with a `writer` block and a
 //! section `directory`. The layout is the one the schema implies: the header at 0, then the
-//! items of `writer.order` (located records, the directory table, the payloads) in that
-//! order, each at the writer's `align`; the payloads in directory order, each also at the
-//! alignment its record's `payload_align` field gives (0 and 1: none). As for every writer,
+//! items of `writer.order` (located records, the directory table, the payloads, other
+//! file-level ranges and strings, other tables and their per-record ranges, a stream's
+//! range, a string table, records' strings) in that order, each at the writer's `align`;
+//! the payloads in directory order, each also at the alignment its record's
+//! `payload_align` field gives (0 and 1: none). Other tables, their per-record ranges and
+//! the strings are written by the plain writer's code (`emit/writer.rs::table_code`,
+//! `emit/strtab_writer.rs`), which reads its places from `<File>Plan`; a stream's records
+//! by its `<Stream>Writer`; a version-gated record in its gate's layout. As for every writer,
 //! what the validation rules fix is derived (a field that must equal a constant or `len`,
 //! a record's or table's place, a count, a stride, a payload's offset and length, the
 //! directory checksums); every other field is an input. What the writer cannot derive (a
