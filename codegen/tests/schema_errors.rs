@@ -212,6 +212,17 @@ fn open_directories() {
 fn dir_writer() {
     golden("dir_writer");
 }
+/// What a directory writer still refuses next to other tables, streams and strings (a
+/// second directory, a version-gated record, a stream's record checksums, ...).
+#[test]
+fn dir_writer_mix() {
+    golden("dir_writer_mix");
+}
+/// A plain writer (no section directory) naming a located record, or with `payload_align`.
+#[test]
+fn plain_writer_located() {
+    golden("plain_writer_located");
+}
 /// A variant's writer without a section directory: refused (variants write directories).
 #[test]
 fn dir_writer_variant() {

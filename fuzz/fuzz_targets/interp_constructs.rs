@@ -2,14 +2,15 @@
 //! schema-language constructs (record streams and `first()`, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
 //! fill bytes and record positions (`padded`), object tables, structs inside structs and
-//! arrays of structs), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! arrays of structs, a directory writer's file with another table, a string table and a
+//! record stream (`dirmix`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
 //! byte ranges, strings and checksums). Never a panic in either engine.
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
-//! recompute the checksums of bigend, ordered, opendir and png after the fuzzer's edits, so
+//! recompute the checksums of bigend, ordered, opendir, png and dirmix after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -56,6 +57,7 @@ schemas! {
     padded: "../tests/schemas/padded.yaml";
     wav: "../tests/schemas/wav.yaml";
     nested: "../tests/schemas/nested.yaml";
+    dirmix: "../tests/schemas/dirmix.yaml";
 }
 
 use npuschema_tests::opendir_blobs;
@@ -78,6 +80,10 @@ fn reseal(k: usize, b: &mut [u8]) {
             set_be(b, 16, sum);
         }
         "../tests/schemas/opendir.yaml" => opendir_blobs::seal(b),
+        "../tests/schemas/dirmix.yaml" if b.len() >= 40 => {
+            let crc = npuschema_core::crc32(0, &b[40..]);
+            b[36..40].copy_from_slice(&crc.to_le_bytes());
+        }
         // Each chunk's CRC-32 over its type and data, stored after the data.
         "../tests/schemas/png.yaml" => {
             let mut at = 8usize;
@@ -170,6 +176,7 @@ fuzz_target!(|data: &[u8]| {
         11 => run!(k, b, ordered::Ordered, |g, v| compare::ordered(b, g, v)),
         12 => run!(k, b, padded::Padded, |g, v| compare::padded(b, g, v)),
         13 => run!(k, b, wav::Wav, |g, v| compare::wav(b, g, v)),
-        _ => run!(k, b, nested::Nested, |g, v| compare::nested(b, g, v)),
+        14 => run!(k, b, nested::Nested, |g, v| compare::nested(b, g, v)),
+        _ => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
     }
 });

@@ -220,6 +220,7 @@ pub mod schemas {
         padded: "schemas/padded.yaml";
         wav: "schemas/wav.yaml";
         nested: "schemas/nested.yaml";
+        dirmix: "schemas/dirmix.yaml";
     }
 }
 
@@ -416,6 +417,116 @@ pub fn opendir(b: &[u8], g: &schemas::opendir::OpenDir<'_>, v: &View) {
         checksum(v, "file_crc"),
         (u64::from(h.crc_sum()), u64::from(h.crc_sum()))
     );
+}
+
+/// `dirmix.yaml` (a directory writer's file with another table, a string table, a
+/// record's strings and bytes, and a record stream): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirmix(b: &[u8], g: &schemas::dirmix::DirMix<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            section_count,
+            flags,
+            section_offset,
+            info_offset,
+            log_offset,
+            log_size,
+            names_offset,
+            names_size,
+            title_offset,
+            crc
+        ]
+    );
+    let info = g.info();
+    same_fields!(
+        v,
+        "info",
+        info,
+        [
+            symbol_offset,
+            symbol_count,
+            symbol_stride,
+            version,
+            extra_offset
+        ]
+    );
+    // The version-gated record: its fields present at its version, and its size.
+    let x = g.extra();
+    same_fields!(v, "extra", x, [base, tail]);
+    let gated = |name: &str, got: Option<u64>| {
+        let present = record(v, "extra")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, got, "extra.{name}");
+    };
+    gated("added", x.added().map(u64::from));
+    gated("old", x.old().map(u64::from));
+    assert_eq!(record(v, "extra").size, x.as_bytes().len() as u64);
+    assert_eq!(range(v, "log"), Some(span(b, g.log())));
+    assert_eq!(range(v, "names"), Some(span(b, g.names())));
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
+    assert_eq!(t.text.as_deref(), g.title_str().ok());
+    assert_eq!(
+        checksum(v, "file_crc"),
+        (u64::from(h.crc()), u64::from(h.crc()))
+    );
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(g.symbols().count(), record_count(v, "symbols"));
+    for (k, s) in g.symbols().enumerate() {
+        let p = format!("symbols[{k}]");
+        assert_eq!(record(v, &p).offset, span(b, s.as_bytes()).0, "{p}");
+        same_fields!(
+            v,
+            &p,
+            s,
+            [name_offset, label_offset, blob_offset, blob_size]
+        );
+        assert_eq!(value(v, &p, "value"), &Value::Int(i64::from(s.value())));
+        assert_eq!(range(v, &format!("{p}.blob")), s.blob().map(|d| span(b, d)));
+        for (n, bytes, text) in [
+            ("name", g.name(&s), g.name_str(&s).ok()),
+            ("label", g.label(&s), g.label_str(&s).ok()),
+        ] {
+            let x = string(v, &format!("{p}.{n}"));
+            assert_eq!(
+                (x.bytes.as_slice(), x.offset),
+                (bytes, span(b, bytes).0),
+                "{p}.{n}"
+            );
+            if n == "name" {
+                assert_eq!(x.text.as_deref(), text, "{p}.{n}");
+            }
+        }
+    }
+    assert_eq!(g.entries().count(), record_count(v, "entries"));
+    for r in g.entries() {
+        let p = format!("entries[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [tag, length]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
 }
 
 /// `objtab.yaml` (object tables): as [`tlv`].

@@ -83,14 +83,15 @@ const SCOPED: &str = "schemas/scoped.yaml";
 const NESTED: &str = "schemas/nested.yaml";
 const NAMEDTAB: &str = "schemas/namedtab.yaml";
 const DIRNOTES: &str = "schemas/dirnotes.yaml";
+const DIRMIX: &str = "schemas/dirmix.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
 use npuschema_tests::compare::schemas::{
-    bigend, conditional, floats, nested, objtab, opendir, ordered, padded, scoped, strtab, titled,
-    tlv, wav,
+    bigend, conditional, dirmix, floats, nested, objtab, opendir, ordered, padded, scoped, strtab,
+    titled, tlv, wav,
 };
 
 // ----- NPU1 ----------------------------------------------------------------------------------
@@ -2366,6 +2367,107 @@ fn dirnotes_writer_built_files_and_their_mutants_agree() {
             "trailer-out-of-bounds",
             "bad-title",
             "title-not-utf8",
+            "bad-crc",
+            "ok",
+        ],
+    );
+}
+
+// ----- a directory writer with another table, a string table and a stream (dirmix.yaml) ----
+
+fn dirmix_agree(b: &[u8]) -> &'static str {
+    let g = dirmix::DirMix::validate(b);
+    let gb = dirmix::DirMix::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRMIX, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirmix(b, g, v)
+    })
+}
+
+/// Files the generated directory writer built with another table (`symbols`, located by a
+/// located record, each symbol with a name in the string table `names`, a length-prefixed
+/// label and bytes of its own), a record stream (`entries` in `log`) and the file's title in
+/// the string table: the generated validator and the interpreter accept them, read the same
+/// values, and agree on their mutants.
+#[test]
+fn dirmix_writer_built_files_and_their_mutants_agree() {
+    use dirmix::{DirMixSpec, EntriesSpec, Kind, SectionSpec, SymbolBlob, SymbolSpec};
+    assert_eq!(interp(DIRMIX).sites(), &dirmix::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let names = ["main", "ünï", "", "x"];
+    for n in [3usize, 0, 1] {
+        let sections: Vec<SectionSpec> = (0..n)
+            .map(|i| SectionSpec {
+                kind: if i % 2 == 0 { Kind::Code } else { Kind::Data },
+                entsize: i as u16,
+                payload: &b"payload bytes"[..i * 3],
+            })
+            .collect();
+        let symbols: Vec<SymbolSpec> = (0..n + 1)
+            .map(|i| SymbolSpec {
+                value: -(i as i32) * 7,
+                blob: SymbolBlob::Present(&b"blob!"[..i.min(5)]),
+                name: names[i % names.len()],
+                label: &b"lbl"[..i % 4],
+            })
+            .collect();
+        let entries: Vec<EntriesSpec> = (0..n)
+            .map(|i| EntriesSpec {
+                tag: i as u16 + 1,
+                body: &b"entry body"[..i * 2 + 1],
+            })
+            .collect();
+        let good = DirMixSpec {
+            flags: 3,
+            // `extra`'s layout: everything (2), without `added` (1), without `old` (3).
+            info_version: [3, 1, 2][n % 3],
+            extra_base: 0x0102_0304,
+            extra_added: 0x0506_0708,
+            extra_old: 0x090A,
+            extra_tail: 0x0B,
+            symbols: &symbols,
+            title: if n == 0 { "" } else { "tïtle" },
+            entries: &entries,
+            sections: &sections,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(dirmix_agree(&good), "ok");
+        let reseal = |m: &mut [u8]| {
+            if m.len() >= 40 {
+                let sum = npuschema_core::crc32(0, &m[40..]);
+                m[36..40].copy_from_slice(&sum.to_le_bytes());
+            }
+        };
+        for (k, c) in sweep(&good, &dirmix_agree, &reseal, 36..40, 5_000, 0xD1A1) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirmix verdicts: {verdicts:?}");
+    assert_reached(
+        "dirmix",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "info-out-of-bounds",
+            "extra-out-of-bounds",
+            "bad-tail",
+            "sections-out-of-bounds",
+            "bad-stride",
+            "symbols-out-of-bounds",
+            "bad-kind",
+            "section-out-of-bounds",
+            "log-out-of-bounds",
+            "bad-entry",
+            "names-out-of-bounds",
+            "bad-title",
+            "title-not-utf8",
+            "blob-out-of-bounds",
+            "bad-name",
+            "name-not-utf8",
+            "bad-label",
             "bad-crc",
             "ok",
         ],

@@ -878,6 +878,201 @@ fn the_directory_writer_places_other_ranges() {
     );
 }
 
+mod dirmix {
+    npuschema_macro::include_schema!("schemas/dirmix.yaml");
+}
+
+/// A directory writer for a file that also has another table (located by a located
+/// record), a string table with the table's names and the file's title, a length-prefixed
+/// label per record outside any range, per-record bytes and a record stream: each placed
+/// where `writer.order` names it, every place, count, stride, size and offset field
+/// derived; the validator accepts the bytes and the views give back every input.
+#[test]
+fn the_directory_writer_places_tables_streams_and_string_tables() {
+    use dirmix::{DirMix, DirMixSpec, EntriesSpec, Kind, SectionSpec, SymbolBlob, SymbolSpec};
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            payload: b"CODE!",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 4,
+            payload: b"dd",
+        },
+    ];
+    let symbols = [
+        SymbolSpec {
+            value: -5,
+            blob: SymbolBlob::Present(b"AB"),
+            name: "f",
+            label: b"L1",
+        },
+        SymbolSpec {
+            value: 9,
+            blob: SymbolBlob::Present(b""),
+            name: "gé",
+            label: b"",
+        },
+    ];
+    let entries = [
+        EntriesSpec {
+            tag: 1,
+            body: b"xyz",
+        },
+        EntriesSpec { tag: 2, body: b"" },
+    ];
+    let spec = DirMixSpec {
+        flags: 0x11,
+        info_version: 2,
+        extra_base: 0xB0B1_B2B3,
+        extra_added: 0xA0A1_A2A3,
+        extra_old: 0xC0C1,
+        extra_tail: 0x50,
+        symbols: &symbols,
+        title: "T",
+        entries: &entries,
+        sections: &sections,
+    };
+    let n = spec.encoded_len().expect("fits");
+    assert_eq!(n, 175);
+    let mut buf = vec![0xEEu8; n + 3];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // The header (40), `info` at 40, the directory at 60, the symbols at 84, the string
+    // table at 124 ("f\0gé\0T\0"), the log at 132 (7 bytes, padding to 8, 4 bytes), the
+    // payloads at 144 and 152, the blobs at 156 and 160, the labels at 160 and 163, and
+    // `extra` at 164 in its version-2 layout (base, added, old, tail: 11 bytes).
+    let header: Vec<u32> = (8..36).step_by(4).map(word).collect();
+    assert_eq!(header, [60, 40, 132, 12, 124, 8, 6]);
+    let info: Vec<u32> = (40..60).step_by(4).map(word).collect();
+    assert_eq!(info, [84, 2, 20, 2, 164]);
+    assert_eq!(&b[124..132], "f\0gé\0T\0".as_bytes());
+    assert_eq!(&b[132..144], b"\x01\x00\x03\x00xyz\0\x02\x00\x00\x00");
+    assert_eq!(&b[144..154], b"CODE!\0\0\0dd");
+    assert_eq!(&b[156..158], b"AB");
+    assert_eq!(&b[160..164], b"\x02L1\x00");
+    assert_eq!(
+        &b[164..175],
+        b"\xB3\xB2\xB1\xB0\xA3\xA2\xA1\xA0\xC1\xC0\x50"
+    );
+    // Symbol 0: name at 0, label at 160, value -5, blob at 156 (2 bytes); symbol 1: name at
+    // 2, label at 163, value 9, blob at 160 (0 bytes).
+    let syms: Vec<u32> = (84..124).step_by(4).map(word).collect();
+    assert_eq!(syms, [0, 160, (-5i32) as u32, 156, 2, 2, 163, 9, 160, 0]);
+    assert_eq!(word(36), npuschema_core::crc32(0, &b[40..]));
+    let v = DirMix::validate(b).expect("the writer's output validates");
+    assert!(DirMix::validate_as::<npuschema_core::Brief>(b).is_ok());
+    assert_eq!(v.header().flags(), 0x11);
+    assert_eq!(v.info().version(), 2);
+    let x = v.extra();
+    assert_eq!(
+        (x.base(), x.added(), x.old(), x.tail()),
+        (0xB0B1_B2B3, Some(0xA0A1_A2A3), Some(0xC0C1), 0x50)
+    );
+    assert_eq!(v.title_str(), Ok("T"));
+    let got: Vec<(Kind, u16, &[u8])> = v
+        .sections()
+        .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
+        .collect();
+    let want: Vec<(Kind, u16, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    let got: Vec<(i32, &[u8], &str, &[u8])> = v
+        .symbols()
+        .map(|s| {
+            (
+                s.value(),
+                s.blob().unwrap_or_default(),
+                v.name_str(&s).unwrap_or_default(),
+                v.label(&s),
+            )
+        })
+        .collect();
+    let want: Vec<(i32, &[u8], &str, &[u8])> = symbols
+        .iter()
+        .map(|s| {
+            let SymbolBlob::Present(blob) = s.blob else {
+                unreachable!()
+            };
+            (s.value, blob, s.name, s.label)
+        })
+        .collect();
+    assert_eq!(got, want);
+    let got: Vec<(u16, &[u8])> = v.entries().map(|r| (r.header().tag(), r.body())).collect();
+    assert_eq!(got, [(1, &b"xyz"[..]), (2, &b""[..])]);
+    // Nothing to write but the header, `info` and `extra`: every item still placed and valid
+    // (the string table holds the title's NUL at 60; the empty log at 64, aligned; `extra`
+    // at 64 in its version-0 layout: base, old, tail, without `added`).
+    let bare = DirMixSpec {
+        flags: 0,
+        info_version: 0,
+        extra_base: 1,
+        extra_added: 2,
+        extra_old: 3,
+        extra_tail: 4,
+        symbols: &[],
+        title: "",
+        entries: &[],
+        sections: &[],
+    };
+    let e = bare.to_vec().expect("writes");
+    assert_eq!(e.len(), 71);
+    assert_eq!(&e[64..71], b"\x01\0\0\0\x03\0\x04");
+    let x = DirMix::validate(&e).expect("valid").extra();
+    assert_eq!(
+        (x.base(), x.added(), x.old(), x.tail()),
+        (1, None, Some(3), 4)
+    );
+    // From version 3 `old` is gone.
+    let e = DirMixSpec {
+        info_version: 3,
+        ..bare
+    }
+    .to_vec()
+    .expect("writes");
+    assert_eq!(&e[64..], b"\x01\0\0\0\x02\0\0\0\x04");
+    let x = DirMix::validate(&e).expect("valid").extra();
+    assert_eq!(
+        (x.base(), x.added(), x.old(), x.tail()),
+        (1, Some(2), None, 4)
+    );
+    // A short buffer, a name with a NUL and a label too long for its u8 length fail closed.
+    assert!(matches!(
+        spec.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+    let nul = [SymbolSpec {
+        name: "a\0b",
+        ..symbols[0]
+    }];
+    assert!(matches!(
+        DirMixSpec {
+            symbols: &nul,
+            ..spec
+        }
+        .write_into(&mut buf),
+        Err(npuschema_core::WriteError::Layout { item: "name" })
+    ));
+    let long = [b'x'; 256];
+    let long = [SymbolSpec {
+        label: &long,
+        ..symbols[0]
+    }];
+    assert!(matches!(
+        DirMixSpec {
+            symbols: &long,
+            ..spec
+        }
+        .to_vec(),
+        Err(npuschema_core::WriteError::TooLarge { field: "label", .. })
+    ));
+}
+
 mod tlv {
     npuschema_macro::include_schema!("schemas/tlv.yaml");
 }

@@ -1,6 +1,8 @@
-//! The plan of a directory writer (`writer` with a section `directory`): what each field of
-//! the header, the directory and the payloads is derived from, and the diagnostics for what
-//! cannot be derived. Emitted by `emit/dir_writer.rs`.
+//! The plan of a directory writer (`writer` with a section `directory`): the items
+//! `writer.order` places, what each field of the header, the located records, the directory
+//! and the payloads is derived from, and the diagnostics for what cannot be derived (and
+//! for a plain writer's located records, which it does not lay out). Emitted by
+//! `emit/dir_writer.rs`.
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
@@ -23,6 +25,45 @@ pub(crate) enum Item {
     Range(usize),
     /// A file's string in the whole file (index into `file.strings`).
     Str(usize),
+    /// Another file-level table (index into `file.tables`), its records given as
+    /// `<Record>Spec` as for the plain writer.
+    OtherTable(usize),
+    /// A per-record range of another table (index into `file.ranges`): the bytes of the
+    /// records that carry them, back to back.
+    RecordRange(usize),
+    /// The strings of a table's records outside any range (index into `file.strings`),
+    /// back to back.
+    RecordStr(usize),
+}
+
+/// What a placed file-level range (`Item::Range`) holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RangeKind {
+    /// Bytes the spec gives.
+    Bytes,
+    /// The records of a stream (index into `file.streams`), written by its `<Stream>Writer`.
+    Stream(usize),
+    /// Strings, which the writer builds into it (a string table, `strtab_writer.rs`).
+    Built,
+}
+
+/// What file-level range `k` holds, for a writer.
+pub(crate) fn range_kind(c: &Checked, k: usize) -> RangeKind {
+    let file = &c.schema.file;
+    let Some(r) = file.ranges.get(k) else {
+        return RangeKind::Bytes;
+    };
+    if let Some(si) = file
+        .streams
+        .iter()
+        .position(|s| s.range.text == r.name.text)
+    {
+        RangeKind::Stream(si)
+    } else if crate::check::strtab_writer::is_built(c, &r.name.text) {
+        RangeKind::Built
+    } else {
+        RangeKind::Bytes
+    }
 }
 
 /// Which bits of a derived value a field holds.
@@ -52,6 +93,13 @@ pub(crate) enum What {
     Checksum,
     /// The length of a file-level range the writer places (index into `file.ranges`).
     RangeLength(usize),
+    /// The number of records of another table (index into `file.tables`).
+    TableCount(usize),
+    /// The record size of another table (its `stride` field).
+    RecordSize(usize),
+    /// The offset of a file's string inside the string table it lies in (index into
+    /// `file.strings`).
+    StrOffset(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -80,6 +128,9 @@ pub(crate) struct Plan<'a> {
     pub(crate) header: Vec<Rule>,
     pub(crate) records: Vec<Vec<Rule>>,
     pub(crate) entry: Vec<Rule>,
+    /// Per located record with a `gate`: the input field the gate value is (the header's
+    /// or an ungated located record's, by index).
+    pub(crate) gates: Vec<Option<(Owner, usize)>>,
 }
 
 pub(crate) fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
@@ -165,10 +216,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
             return Err(errs);
         }
+        // The plain writer does not lay out located records, named or not (it would leave
+        // a record the validator reads as zeros).
         for r in &file.ext.records {
-            if w.order.iter().any(|o| o.text == r.name.text) {
-                errs.push((r.name.pos, format!("record `{}`: only a writer for a section directory places located records; drop it from `writer.order`", r.name.text)));
-            }
+            errs.push((r.name.pos, format!("record `{}`: only a writer for a section directory places located records; drop the `writer` or the record", r.name.text)));
         }
         if let Some(p) = &w.payload_align {
             errs.push((
@@ -189,54 +240,94 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         // Diagnosed by the directory checks.
         return Err(errs);
     };
-    let cannot = "a directory writer writes the header, the located records, the directory table and its payloads, and the file-level ranges without `when` and the file's strings outside ranges that `writer.order` names";
-    for t in &file.tables {
-        if t.name.text != table.name.text {
-            errs.push((
-                t.name.pos,
-                format!(
-                    "table `{}`: the writer cannot place it ({cannot}); drop the `writer` or the table",
-                    t.name.text
-                ),
-            ));
+    let named = |n: &str| w.order.iter().any(|o| o.text == n);
+    let must_name = |what: &str, n: &str| {
+        format!("{what} `{n}`: the writer places it, so `writer.order` must name it")
+    };
+    // Other file-level tables: their records given as `<Record>Spec` (as for the plain
+    // writer), placed where the order names them.
+    let others: Vec<usize> = (0..file.tables.len())
+        .filter(|&i| {
+            file.tables
+                .get(i)
+                .is_some_and(|t| t.name.text != table.name.text)
+        })
+        .collect();
+    // (One with the directory's record struct: its `<Record>Spec` clashes, which the
+    // generated-names check reports.)
+    for t in others.iter().filter_map(|&i| file.tables.get(i)) {
+        if !named(&t.name.text) {
+            errs.push((t.name.pos, must_name("table", &t.name.text)));
         }
     }
-    // Another file-level range that the order names: placed, its bytes an input (its
-    // offset and length fields are checked below; a `when` is refused by `check_file`).
-    let placed = |r: &Range| r.table.is_none() && w.order.iter().any(|o| o.text == r.name.text);
+    // Per-record ranges: the directory's payload, or another table's (placed where the
+    // order names them, each record's offset and length fields derived).
     for r in &file.ranges {
-        if r.name.text != range.name.text && !placed(r) {
-            errs.push((
-                r.name.pos,
-                format!(
-                    "range `{}`: the writer cannot place it ({cannot}); drop the `writer` or the range",
-                    r.name.text
-                ),
-            ));
+        let Some(tn) = &r.table else { continue };
+        if r.name.text == range.name.text {
+            continue;
+        }
+        if tn.text == table.name.text {
+            errs.push((r.name.pos, format!("range `{}`: a directory writer writes one per-record range of the directory table, its payloads (`{}`); drop the `writer` or the range", r.name.text, range.name.text)));
+            continue;
+        }
+        if !named(&r.name.text) {
+            errs.push((r.name.pos, must_name("range", &r.name.text)));
+        }
+        if let Some(t) = c.table(&tn.text) {
+            for (e, what) in [(&r.offset, "offset"), (&r.length, "length")] {
+                let scope = Scope::RecordOnly(t);
+                let one = crate::check::expr::single_field(c, &e.expr, scope)
+                    .is_some_and(|x| x.0 == Owner::Record)
+                    || matches!(&e.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(Owner::Record, l)) if l.bit.is_none()));
+                if !one {
+                    errs.push((e.pos, format!("range `{}`: the writer cannot write its {what}: `{}` is not one field of `{}`", r.name.text, e.text, t.record.text)));
+                }
+            }
         }
     }
-    // A file's string outside any range, its offset one header field, that the order
-    // names: placed there, its bytes an input.
+    // Another file-level range that the order names: placed; its bytes an input, a
+    // stream's records, or the strings that lie in it (its offset and length fields are
+    // checked below; a `when` is refused by `check_file`).
+    let placed = |r: &Range| r.table.is_none() && named(&r.name.text);
+    for (k, r) in file.ranges.iter().enumerate() {
+        if r.table.is_some() || placed(r) {
+            continue;
+        }
+        // A range with strings: `strtab_writer::check` asks for it.
+        if range_kind(c, k) != RangeKind::Built {
+            errs.push((r.name.pos, must_name("range", &r.name.text)));
+        }
+    }
+    // The file's strings: outside ranges (one header field, placed where the order names
+    // it), in a range (a string table the writer builds) or a record's (each record of
+    // another table gives its string; its offset field derived).
     let str_placed = |s: &crate::schema::strings::StringDef| {
-        s.table.is_none() && s.range.is_none() && w.order.iter().any(|o| o.text == s.name.text)
+        s.table.is_none() && s.range.is_none() && named(&s.name.text)
     };
     for s in &file.strings {
-        if s.table.is_some() || s.range.is_some() {
+        if s.table.as_ref().is_some_and(|t| t.text == table.name.text) {
             errs.push((
                 s.name.pos,
                 format!(
-                    "string `{}`: the writer cannot place it ({cannot})",
+                    "string `{}`: a directory writer cannot write a string of the directory's records (their spec holds their fields and payload); drop the `writer` or the string",
                     s.name.text
                 ),
             ));
+        } else if s.table.is_some() || s.range.is_some() {
+            if let Err(why) = crate::check::strings::writable(c, s) {
+                errs.push((
+                    s.name.pos,
+                    format!(
+                        "string `{}`: the writer cannot write it ({why})",
+                        s.name.text
+                    ),
+                ));
+            } else if s.range.is_none() && !named(&s.name.text) {
+                errs.push((s.name.pos, must_name("string", &s.name.text)));
+            }
         } else if !str_placed(s) {
-            errs.push((
-                s.name.pos,
-                format!(
-                    "string `{}`: the writer places it, so `writer.order` must name it",
-                    s.name.text
-                ),
-            ));
+            errs.push((s.name.pos, must_name("string", &s.name.text)));
         } else if !matches!(targets(c, &s.offset.expr, Scope::Top), Some((Owner::Header, f)) if f.len() == 1)
         {
             errs.push((
@@ -248,14 +339,26 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             ));
         }
     }
+    // Streams: written by their `<Stream>Writer` into their range (placed like another).
     for s in &file.streams {
-        errs.push((
-            s.name.pos,
-            format!(
-                "stream `{}`: the writer cannot write it ({cannot})",
-                s.name.text
-            ),
-        ));
+        if let Some(k) = &s.checksum {
+            errs.push((
+                k.stored.pos,
+                format!(
+                    "stream `{}`: the writer does not compute a record's checksum; drop the `writer` or the checksum",
+                    s.name.text
+                ),
+            ));
+        }
+        if crate::check::strtab_writer::is_built(c, &s.range.text) {
+            errs.push((
+                s.range.pos,
+                format!(
+                    "stream `{}`: range `{}` also holds strings; the writer fills a range with a stream's records or with strings, not both",
+                    s.name.text, s.range.text
+                ),
+            ));
+        }
     }
     // A top-level checksum: computed by `seal`, after the directory's (`top_checksum`).
     let mut top_sums = Vec::new();
@@ -301,6 +404,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
             .collect(),
         entry: vec![Rule::Input; n_of(c.strukt(&table.record.text))],
+        gates: vec![None; file.ext.records.len()],
     };
     // The order: every located record, the table and the payloads, once each.
     for item in &w.order {
@@ -327,8 +431,23 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .position(|s| s.name.text == item.text && str_placed(s))
         {
             Item::Str(k)
+        } else if let Some(&k) = others
+            .iter()
+            .find(|&&k| file.tables.get(k).is_some_and(|t| t.name.text == item.text))
+        {
+            Item::OtherTable(k)
+        } else if let Some(k) = file.ranges.iter().position(|r| {
+            r.name.text == item.text && r.table.as_ref().is_some_and(|t| t.text != table.name.text)
+        }) {
+            Item::RecordRange(k)
+        } else if let Some(k) = file.strings.iter().position(|s| {
+            s.name.text == item.text
+                && s.range.is_none()
+                && s.table.as_ref().is_some_and(|t| t.text != table.name.text)
+        }) {
+            Item::RecordStr(k)
         } else {
-            // Another table or range: refused above; an unknown name: by the order check.
+            // Refused above; an unknown name: by the order check.
             continue;
         };
         if plan.items.iter().any(|(x, _)| *x == it) {
@@ -391,16 +510,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         &table.at,
         format!("table `{}`", table.name.text),
     ));
-    for (it, at, what) in places {
-        if let Item::Record(k) = it
-            && let Some(r) = file.ext.records.get(k)
-            && r.gate.is_some()
-        {
-            errs.push((
-                r.name.pos,
-                format!("{what}: the writer cannot write a version-gated record"),
+    for &k in &others {
+        if let Some(t) = file.tables.get(k) {
+            places.push((
+                Item::OtherTable(k),
+                &t.at,
+                format!("table `{}`", t.name.text),
             ));
         }
+    }
+    for (it, at, what) in places {
         if let Some(t) = targets(c, &at.expr, Scope::Top) {
             plan.assign(t, &What::Place(it));
         } else if const_only(c, &at.expr, false) {
@@ -423,6 +542,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
                     plan.assign(t, &what);
                 }
+                // A string table's: `strtab_writer::check` says so.
+                _ if range_kind(c, k) == RangeKind::Built => {}
                 _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of the header or a located record", r.name.text, e.text))),
             }
         }
@@ -434,6 +555,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     for (k, s) in file.strings.iter().enumerate() {
+        if s.table.is_none()
+            && s.range.is_some()
+            && let Some(t @ (Owner::Header, _)) = targets(c, &s.offset.expr, Scope::Top)
+        {
+            // In a string table: its offset there.
+            plan.assign(t, &What::StrOffset(k));
+            continue;
+        }
         if !str_placed(s) {
             continue;
         }
@@ -447,6 +576,41 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes string `{}` as its field of that name; rename one", f.name.text, file.name.text, s.name.text)));
         }
     }
+    // The other spec fields of the items: another table's records, a stream's records, a
+    // string table's file strings.
+    let mut spec_names: Vec<(&crate::schema::Name, &str)> = Vec::new();
+    for (it, _) in &plan.items {
+        match *it {
+            Item::OtherTable(k) => {
+                if let Some(t) = file.tables.get(k) {
+                    spec_names.push((&t.name, "table"));
+                }
+            }
+            Item::Range(k) => {
+                if let RangeKind::Stream(si) = range_kind(c, k)
+                    && let Some(st) = file.streams.get(si)
+                {
+                    spec_names.push((&st.name, "stream"));
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in file
+        .strings
+        .iter()
+        .filter(|s| s.table.is_none() && s.range.is_some())
+    {
+        spec_names.push((&s.name, "string"));
+    }
+    for (n, what) in spec_names {
+        if let Some(f) = c
+            .header()
+            .and_then(|h| h.fields.iter().find(|f| f.name.text == n.text))
+        {
+            errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes {what} `{}` as its field of that name; rename one", f.name.text, file.name.text, n.text)));
+        }
+    }
     for i in top_sums {
         plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
@@ -458,6 +622,20 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         plan.assign(t, &What::Stride);
     } else if !const_only(c, &table.stride.expr, false) {
         errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
+    }
+    for &k in &others {
+        let Some(t) = file.tables.get(k) else {
+            continue;
+        };
+        match targets(c, &t.count.expr, Scope::Top) {
+            Some(x) => plan.assign(x, &What::TableCount(k)),
+            None => errs.push((t.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", t.name.text, t.count.text))),
+        }
+        if let Some(x) = targets(c, &t.stride.expr, Scope::Top) {
+            plan.assign(x, &What::RecordSize(k));
+        } else if !const_only(c, &t.stride.expr, false) {
+            errs.push((t.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", t.name.text, t.stride.text)));
+        }
     }
     if let Some(wh) = &range.when {
         errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
@@ -535,6 +713,52 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             && !matches!(plan.entry.get(i), Some(Rule::Input))
         {
             errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
+        }
+    }
+    // A version-gated record: its layout (which fields, where, its size) follows its gate,
+    // which must be an unsigned integer field the spec gives (of the header or of an
+    // ungated located record), so the writer knows it before it places anything.
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let Some(g) = &r.gate else { continue };
+        let input = match targets(c, &g.expr, Scope::Top) {
+            Some((o @ (Owner::Header | Owner::Located(_)), f)) if f.len() == 1 => {
+                let i = f.first().map_or(usize::MAX, |x| x.0);
+                let ungated = match o {
+                    Owner::Located(j) => file.ext.records.get(j).is_some_and(|x| x.gate.is_none()),
+                    _ => true,
+                };
+                let rules = match o {
+                    Owner::Header => Some(&plan.header),
+                    Owner::Located(j) => plan.records.get(j),
+                    _ => None,
+                };
+                let st = struct_for(c, o, Scope::Top);
+                (ungated
+                    && matches!(rules.and_then(|x| x.get(i)), Some(Rule::Input))
+                    && st.is_some_and(
+                        |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
+                    ))
+                .then_some((o, i))
+            }
+            _ => None,
+        };
+        match input {
+            Some(x) => {
+                if let Some(slot) = plan.gates.get_mut(k) {
+                    *slot = Some(x);
+                }
+            }
+            None => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so the gate must be one unsigned integer field the spec gives (of the header or an ungated located record), and `{}` is not one", r.name.text, g.text))),
+        }
+        if let Some(st) = c.strukt(&r.strukt.text)
+            && let Some(f) = st.fields.iter().enumerate().find(|(i, _)| {
+                matches!(
+                    field_kind(c, st, *i),
+                    Some(FieldKind::Struct(..) | FieldKind::Structs(..))
+                )
+            })
+        {
+            errs.push((f.1.name.pos, format!("field `{}` of `{}`: the writer cannot write a struct-typed field of a version-gated record", f.1.name.text, st.name.text)));
         }
     }
     // A derived value needs an integer field.

@@ -1,8 +1,13 @@
 //! Writers for directory-based containers: a file (or a variant) with a `writer` block and a
 //! section `directory`. The layout is the one the schema implies: the header at 0, then the
-//! items of `writer.order` (located records, the directory table, the payloads) in that
-//! order, each at the writer's `align`; the payloads in directory order, each also at the
-//! alignment its record's `payload_align` field gives (0 and 1: none). As for every writer,
+//! items of `writer.order` (located records, the directory table, the payloads, other
+//! file-level ranges and strings, other tables and their per-record ranges, a stream's
+//! range, a string table, records' strings) in that order, each at the writer's `align`;
+//! the payloads in directory order, each also at the alignment its record's
+//! `payload_align` field gives (0 and 1: none). Other tables, their per-record ranges and
+//! the strings are written by the plain writer's code (`emit/writer.rs::table_code`,
+//! `emit/strtab_writer.rs`), which reads its places from `<File>Plan`; a stream's records
+//! by its `<Stream>Writer`; a version-gated record in its gate's layout. As for every writer,
 //! what the validation rules fix is derived (a field that must equal a constant or `len`,
 //! a record's or table's place, a count, a stride, a payload's offset and length, the
 //! directory checksums); every other field is an input. What the writer cannot derive (a
@@ -16,8 +21,11 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{Item, Part, Placement, Rule, What, analyse, field_kind, targets};
+use crate::check::dir_writer::{
+    Item, Part, Placement, RangeKind, Rule, What, analyse, field_kind, range_kind, targets,
+};
 use crate::check::{Checked, FieldKind, Owner, Scope};
+use crate::emit::lit_usize;
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
 use crate::schema::{Algorithm, IntTy};
@@ -29,17 +37,69 @@ fn esc(s: &str) -> String {
     s.replace('[', "\\[").replace(']', "\\]")
 }
 
-fn lit_usize(v: u64) -> Literal {
-    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(0))
-}
-
 fn ident(s: &str) -> proc_macro2::Ident {
     format_ident!("{}", s)
 }
 
-/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off`.
-fn write_input(kind: FieldKind, off: u64, big: bool, src: &TokenStream) -> TokenStream {
-    let o = lit_usize(off);
+/// The gate value of located record `k`, when it is version-gated: `u64` tokens reading
+/// the spec's field the plan found for it.
+fn gate_value(
+    c: &Checked,
+    plan: &crate::check::dir_writer::Plan<'_>,
+    k: usize,
+) -> Option<TokenStream> {
+    let (o, i) = (*plan.gates.get(k)?)?;
+    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => ident(f),
+    };
+    Some(quote!(u64::from(self.#n)))
+}
+
+/// Whether a stream's record spec (its header's fields) holds a float (no `Eq`).
+fn stream_has_floats(c: &Checked, header: &str) -> bool {
+    c.strukt(header).is_some_and(|st| {
+        st.fields.iter().enumerate().any(|(i, _)| {
+            field_kind(c, st, i).is_some_and(|k| crate::emit::nested_writer::value_has_floats(c, k))
+        })
+    })
+}
+
+/// The `<File>Spec` field of a file's string `s` (`&'a str` when a `string_utf8` step
+/// checks it), placed `where_`.
+fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -> TokenStream {
+    let n = ident(&s.name.text);
+    let what = match s.prefix {
+        Some((t, _)) => format!("written after its `{}` length", t.rust()),
+        None => "written with a NUL after it (it must hold none)".to_string(),
+    };
+    let doc = format!(
+        " String `{}`, {where_}, {what}: {}",
+        s.name.text,
+        esc(s.doc.lines().next().unwrap_or(""))
+    );
+    if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text) {
+        quote!(#[doc = #doc] pub #n: &'a str,)
+    } else {
+        quote!(#[doc = #doc] pub #n: &'a [u8],)
+    }
+}
+
+/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off` (or, in a
+/// version-gated record, at `at`, a `usize` computed from the gate).
+fn write_input(
+    kind: FieldKind,
+    off: u64,
+    at: Option<&TokenStream>,
+    big: bool,
+    src: &TokenStream,
+) -> TokenStream {
+    let o = at.cloned().unwrap_or_else(|| {
+        let l = lit_usize(off);
+        quote!(#l)
+    });
     let tob = crate::emit::to_bytes(big);
     match kind {
         FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, #src.raw().#tob());),
@@ -79,6 +139,18 @@ fn derived_value(
             Some(t) => (t, false),
             None => (crate::emit::value_tokens(c, e, Scope::Top), true),
         },
+        // A string table's place, in the plan with its strings'.
+        What::Place(Item::Range(k)) if range_kind(c, *k) == RangeKind::Built => {
+            let at = format_ident!(
+                "{}_at",
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str())
+            );
+            (quote!(plan.#at), false)
+        }
         What::Place(it) => {
             let v = place_vars
                 .iter()
@@ -98,6 +170,53 @@ fn derived_value(
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
         What::Checksum => (quote!(0u64), false),
+        What::RangeLength(k) if range_kind(c, *k) != RangeKind::Bytes => {
+            // A stream's or a string table's length, found by the plan.
+            let len = format_ident!(
+                "{}_len",
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str())
+            );
+            (quote!(plan.#len), false)
+        }
+        What::TableCount(k) => {
+            let t = ident(
+                c.schema
+                    .file
+                    .tables
+                    .get(*k)
+                    .map_or("missing", |t| t.name.text.as_str()),
+            );
+            (
+                quote!(u64::try_from(self.#t.len()).unwrap_or(u64::MAX)),
+                false,
+            )
+        }
+        What::RecordSize(k) => {
+            let size = c
+                .schema
+                .file
+                .tables
+                .get(*k)
+                .and_then(|t| c.layouts.get(&t.record.text))
+                .map_or(0, |l| l.size);
+            let s = Literal::u64_suffixed(size);
+            (quote!(#s), false)
+        }
+        What::StrOffset(k) => {
+            let at = format_ident!(
+                "{}_at",
+                c.schema
+                    .file
+                    .strings
+                    .get(*k)
+                    .map_or("missing", |s| s.name.text.as_str())
+            );
+            (quote!(plan.#at), false)
+        }
         What::RangeLength(k) => {
             let r = ident(
                 c.schema
@@ -114,7 +233,48 @@ fn derived_value(
     }
 }
 
-/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values.
+/// The offset of field `k` of version-gated struct `st` for gate value `gate` (a `u64`
+/// variable): the widths of the fields before it that are present at that value, chosen by
+/// comparisons at the values where the layout changes (as the gated view reads it).
+fn gated_at(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return quote!(0u64);
+    };
+    let mut gates: Vec<u64> = st
+        .fields
+        .iter()
+        .flat_map(|f| [f.since, f.until])
+        .filter_map(|x| x.map(|x| x.0))
+        .collect();
+    gates.sort_unstable();
+    gates.dedup();
+    let offset_at = |g: u64| -> u64 {
+        st.fields
+            .iter()
+            .zip(&l.fields)
+            .take(k)
+            .filter(|(f, _)| f.present_at(g))
+            .map(|(_, (_, kind))| kind.width(&c.schema))
+            .fold(0u64, u64::saturating_add)
+    };
+    let mut last = offset_at(0);
+    let base = Literal::u64_suffixed(last);
+    let mut out = quote!(#base);
+    for g in gates {
+        let v = offset_at(g);
+        if v == last {
+            continue;
+        }
+        last = v;
+        let (gl, v) = (Literal::u64_suffixed(g), Literal::u64_suffixed(v));
+        out = quote!(if #gate >= #gl { #v } else { #out });
+    }
+    out
+}
+
+/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values. With
+/// `gate` (a version-gated record's gate value, a `u64` variable) each field is written
+/// where that layout has it, and only when it has it.
 #[allow(clippy::too_many_arguments)]
 fn write_fields(
     c: &Checked,
@@ -125,6 +285,7 @@ fn write_fields(
     secs: &proc_macro2::Ident,
     stride: u64,
     path: &str,
+    gate: Option<&TokenStream>,
 ) -> Vec<TokenStream> {
     let Some(l) = c.layouts.get(&st.name.text) else {
         return Vec::new();
@@ -134,16 +295,79 @@ fn write_fields(
         let Some(&(off, kind)) = l.fields.get(i) else {
             continue;
         };
+        let Some(g) = gate else {
+            out.extend(write_field(
+                c, f, i, off, None, kind, rules, src, place_vars, secs, stride, path,
+            ));
+            continue;
+        };
+        let at = gated_at(c, st, i, g);
+        let o = quote!(__o);
+        let body = write_field(
+            c,
+            f,
+            i,
+            off,
+            Some(&o),
+            kind,
+            rules,
+            src,
+            place_vars,
+            secs,
+            stride,
+            path,
+        );
+        let mut cond = Vec::new();
+        if let Some((s, _)) = f.since {
+            let s = Literal::u64_suffixed(s);
+            cond.push(quote!(#g >= #s));
+        }
+        if let Some((u, _)) = f.until {
+            let u = Literal::u64_suffixed(u);
+            cond.push(quote!(#g < #u));
+        }
+        let body = body.unwrap_or_default();
+        let code = quote! {
+            let __o: usize = usize::try_from(#at).unwrap_or(usize::MAX);
+            #body
+        };
+        out.push(if cond.is_empty() {
+            quote!({ #code })
+        } else {
+            quote!(if #(#cond)&&* { #code })
+        });
+    }
+    out
+}
+
+/// The write of field `i` (`f`, at `off` or `at`) of a record: its input or derived value.
+#[allow(clippy::too_many_arguments)]
+fn write_field(
+    c: &Checked,
+    f: &crate::schema::FieldDef,
+    i: usize,
+    off: u64,
+    at: Option<&TokenStream>,
+    kind: FieldKind,
+    rules: &[Rule],
+    src: &dyn Fn(&str) -> TokenStream,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    secs: &proc_macro2::Ident,
+    stride: u64,
+    path: &str,
+) -> Option<TokenStream> {
+    {
         match rules.get(i) {
             // Zero until `seal` computes it.
-            Some(Rule::Derived(What::Checksum, _)) => {}
+            Some(Rule::Derived(What::Checksum, _)) => None,
             Some(Rule::Derived(what, part)) => {
-                let Some(ity) = kind.int_ty(&c.schema) else {
-                    continue;
-                };
+                let ity = kind.int_ty(&c.schema)?;
                 let ty = ident(ity.rust());
                 let tob = crate::emit::to_bytes(f.big);
-                let o = lit_usize(off);
+                let o = at.cloned().unwrap_or_else(|| {
+                    let l = lit_usize(off);
+                    quote!(#l)
+                });
                 let fpath = format!("{path}.{}", f.name.text);
                 let (v, fallible) = derived_value(c, what, place_vars, secs, stride);
                 let bind = if fallible {
@@ -156,19 +380,18 @@ fn write_fields(
                     Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
                     Part::High => quote!(let v = v >> 32;),
                 };
-                out.push(quote! {
+                Some(quote! {
                     {
                         #bind
                         #part
                         let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;
                         __rt::set(&mut rec, #o, v.#tob());
                     }
-                });
+                })
             }
-            _ => out.push(write_input(kind, off, f.big, &src(&f.name.text))),
+            _ => Some(write_input(kind, off, at, f.big, &src(&f.name.text))),
         }
     }
-    out
 }
 
 /// Input fields of `st` as spec struct fields named by `name`.
@@ -495,37 +718,73 @@ fn file_tokens(c: &Checked) -> TokenStream {
         file_fields.extend(f);
         floats |= fl;
     }
-    // The other file-level ranges it places, as bytes.
+    // The other file-level ranges it places, as bytes, a stream's records or the strings
+    // of a string table; the other tables' records.
+    let mut spec_items = Vec::new();
     for (it, _) in &plan.items {
         if let Item::Range(k) = it
             && let Some(r) = file.ranges.get(*k)
         {
-            let n = ident(&r.name.text);
+            match range_kind(c, *k) {
+                RangeKind::Bytes => {
+                    let n = ident(&r.name.text);
+                    let doc = format!(
+                        " Range `{}`, placed where `writer.order` names it: {}",
+                        r.name.text,
+                        esc(r.doc.lines().next().unwrap_or(""))
+                    );
+                    file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+                }
+                RangeKind::Stream(si) => {
+                    let Some(st) = file.streams.get(si) else {
+                        continue;
+                    };
+                    let n = ident(&st.name.text);
+                    let sspec = format_ident!("{}Spec", crate::names::camel(&st.name.text));
+                    let doc = format!(
+                        " The records of stream `{}`, written by its writer into range `{}`, placed where `writer.order` names it: {}",
+                        st.name.text,
+                        r.name.text,
+                        esc(r.doc.lines().next().unwrap_or(""))
+                    );
+                    floats |= stream_has_floats(c, &st.header.text);
+                    file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#sspec<'a>],));
+                }
+                RangeKind::Built => {
+                    for s in file.strings.iter().filter(|s| {
+                        s.table.is_none() && s.range.as_ref().is_some_and(|x| x.text == r.name.text)
+                    }) {
+                        file_fields.push(str_field(
+                            c,
+                            s,
+                            &format!("in string table `{}`", r.name.text),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Item::OtherTable(k) = it
+            && let Some(t) = file.tables.get(*k)
+        {
+            let n = ident(&t.name.text);
+            let ty = crate::emit::writer::spec_ty(c, t);
             let doc = format!(
-                " Range `{}`, placed where `writer.order` names it: {}",
-                r.name.text,
-                esc(r.doc.lines().next().unwrap_or(""))
+                " The records of table `{}`, placed where `writer.order` names it.",
+                t.name.text
             );
-            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+            floats |= c.strukt(&t.record.text).is_some_and(|st| {
+                st.fields.iter().enumerate().any(|(i, _)| {
+                    field_kind(c, st, i)
+                        .is_some_and(|k| crate::emit::nested_writer::value_has_floats(c, k))
+                })
+            });
+            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#ty],));
+            spec_items.push(crate::emit::writer::spec_struct(c, t));
         }
         if let Item::Str(k) = it
             && let Some(s) = file.strings.get(*k)
         {
-            let n = ident(&s.name.text);
-            let what = match s.prefix {
-                Some((t, _)) => format!("written after its `{}` length", t.rust()),
-                None => "written with a NUL after it (it must hold none)".to_string(),
-            };
-            let doc = format!(
-                " String `{}`, placed where `writer.order` names it, {what}: {}",
-                s.name.text,
-                esc(s.doc.lines().next().unwrap_or(""))
-            );
-            if crate::check::strtab_writer::utf8_checked(&file.validate, &s.name.text) {
-                file_fields.push(quote!(#[doc = #doc] pub #n: &'a str,));
-            } else {
-                file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
-            }
+            file_fields.push(str_field(c, s, "placed where `writer.order` names it"));
         }
     }
     let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
@@ -580,6 +839,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let pv: Vec<&proc_macro2::Ident> = place_vars.iter().map(|(_, v)| v).collect();
     let nitems = plan.items.len();
     let mut plan_steps = Vec::new();
+    // What the plain writer's table and string-table code reads from its plan
+    // (`<table>_at`, `<range>_start`, `<string>_at`, ...), in `<File>Plan`.
+    let mut extra_fields: Vec<TokenStream> = Vec::new();
+    let mut extra_inits: Vec<TokenStream> = Vec::new();
     for (i, (it, placement)) in plan.items.iter().enumerate() {
         let v = &pv[i];
         let (name, size) = match it {
@@ -589,10 +852,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     .and_then(|r| c.layouts.get(&r.strukt.text))
                     .map_or(0, |l| l.size);
                 let s = Literal::u64_suffixed(size);
-                (
-                    r.map_or(String::new(), |r| r.name.text.clone()),
-                    quote!(Some(#s)),
-                )
+                let size = match (gate_value(c, &plan, *k), r) {
+                    // A version-gated record: the size of its gate's layout.
+                    (Some(g), Some(r)) => {
+                        let ty = ident(&r.strukt.text);
+                        quote!(Some(#ty::size_for(#g)))
+                    }
+                    _ => quote!(Some(#s)),
+                };
+                (r.map_or(String::new(), |r| r.name.text.clone()), size)
             }
             Item::Table => {
                 let s = Literal::u64_suffixed(esize);
@@ -613,10 +881,104 @@ fn file_tokens(c: &Checked) -> TokenStream {
             }
             Item::Range(k) => {
                 let r = file.ranges.get(*k);
-                let n = ident(r.map_or("missing", |r| r.name.text.as_str()));
+                let rn = r.map_or("missing", |r| r.name.text.as_str());
+                let n = ident(rn);
+                match range_kind(c, *k) {
+                    RangeKind::Bytes => (rn.to_string(), quote!(u64::try_from(self.#n.len()).ok())),
+                    RangeKind::Stream(si) => {
+                        // The stream's writer says how many bytes its records take.
+                        let Some(st) = file.streams.get(si) else {
+                            continue;
+                        };
+                        let sn = ident(&st.name.text);
+                        let sw = format_ident!("{}Writer", crate::names::camel(&st.name.text));
+                        let len = format_ident!("{}_len", rn);
+                        plan_steps.push(quote! {
+                            let #len: u64 = u64::try_from(#sw::new(self.#sn).encoded_len()?).map_err(|_| __rt::WriteError::TooLarge { field: #rn, value: u64::MAX })?;
+                        });
+                        extra_fields.push(quote!(#len: u64,));
+                        extra_inits.push(quote!(#len,));
+                        (rn.to_string(), quote!(Some(#len)))
+                    }
+                    RangeKind::Built => {
+                        // A string table: built and placed as for the plain writer.
+                        let Some((f, init, step)) =
+                            crate::emit::strtab_writer::plan_step(c, rn, &align)
+                        else {
+                            continue;
+                        };
+                        let at = format_ident!("{}_at", rn);
+                        plan_steps.push(quote!(#step let #v: u64 = #at;));
+                        extra_fields.extend(f);
+                        extra_inits.extend(init);
+                        continue;
+                    }
+                }
+            }
+            Item::RecordStr(k) => {
+                // Every record's string, back to back, as for the plain writer.
+                let sn = file
+                    .strings
+                    .get(*k)
+                    .map_or("missing", |s| s.name.text.as_str());
+                let Some((f, init, step)) = crate::emit::strtab_writer::plan_step(c, sn, &align)
+                else {
+                    continue;
+                };
+                let at = format_ident!("{}_at", sn);
+                plan_steps.push(quote!(#step let #v: u64 = #at;));
+                extra_fields.extend(f);
+                extra_inits.extend(init);
+                continue;
+            }
+            Item::RecordRange(k) => {
+                // The bytes of the records that carry them, each aligned, as for the plain
+                // writer (`emit/writer.rs`).
+                let Some(r) = file.ranges.get(*k) else {
+                    continue;
+                };
+                let Some(t) = r.table.as_ref().and_then(|t| c.table(&t.text)) else {
+                    continue;
+                };
+                let item_name = r.name.text.as_str();
+                let start = format_ident!("{}_start", r.name.text);
+                let tn = ident(&t.name.text);
+                let rn = ident(&r.name.text);
+                let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
+                let present = format_ident!(
+                    "{}",
+                    r.present
+                        .as_ref()
+                        .map_or("Present".to_string(), |n| crate::names::camel(&n.text))
+                );
+                plan_steps.push(quote! {
+                    let #v: u64 = cursor;
+                    let #start: u64 = cursor;
+                    for spec in self.#tn {
+                        if let #en::#present(bytes) = spec.#rn {
+                            let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                            cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
+                        }
+                    }
+                });
+                extra_fields.push(quote!(#start: u64,));
+                extra_inits.push(quote!(#start,));
+                continue;
+            }
+            Item::OtherTable(k) => {
+                let t = file.tables.get(*k);
+                let tn = t.map_or("missing", |t| t.name.text.as_str());
+                let n = ident(tn);
+                let size = t
+                    .and_then(|t| c.layouts.get(&t.record.text))
+                    .map_or(0, |l| l.size);
+                let s = Literal::u64_suffixed(size);
+                let at = format_ident!("{}_at", tn);
+                extra_fields.push(quote!(#at: u64,));
+                extra_inits.push(quote!(#at: #v,));
                 (
-                    r.map_or(String::new(), |r| r.name.text.clone()),
-                    quote!(u64::try_from(self.#n.len()).ok()),
+                    tn.to_string(),
+                    quote!(u64::try_from(self.#n.len()).ok().and_then(|n| n.checked_mul(#s))),
                 )
             }
             Item::Payload => {
@@ -660,6 +1022,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &secs,
         esize,
         &hpath,
+        None,
     );
     let hs_l = lit_usize(hsize);
     let mut record_writes = Vec::new();
@@ -680,25 +1043,72 @@ fn file_tokens(c: &Checked) -> TokenStream {
             &secs,
             esize,
             &r.name.text,
+            gate_value(c, &plan, k)
+                .as_ref()
+                .map(|_| quote!(gate))
+                .as_ref(),
         );
         let size = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
         let Some((_, v)) = place_vars.iter().find(|(x, _)| *x == Item::Record(k)) else {
             continue;
         };
-        record_writes.push(quote! {
-            {
-                let mut rec = [0u8; #size];
-                #(#writes)*
-                __rt::put(out, #v, &rec)?;
+        match gate_value(c, &plan, k) {
+            // The layout of its gate: its fields there, its size `size_for(gate)` (the
+            // buffer holds every field).
+            Some(g) => {
+                let ty = ident(&st.name.text);
+                let item = r.name.text.as_str();
+                record_writes.push(quote! {
+                    {
+                        let gate: u64 = #g;
+                        let mut rec = [0u8; #size];
+                        #(#writes)*
+                        let n = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
+                        __rt::put(out, #v, rec.get(..n).ok_or(__rt::WriteError::Layout { item: #item })?)?;
+                    }
+                });
             }
-        });
+            None => record_writes.push(quote! {
+                {
+                    let mut rec = [0u8; #size];
+                    #(#writes)*
+                    __rt::put(out, #v, &rec)?;
+                }
+            }),
+        }
     }
     for (it, v) in &place_vars {
         if let Item::Range(k) = it
             && let Some(r) = file.ranges.get(*k)
         {
             let n = ident(&r.name.text);
-            record_writes.push(quote!(__rt::put(out, #v, self.#n)?;));
+            match range_kind(c, *k) {
+                RangeKind::Bytes => record_writes.push(quote!(__rt::put(out, #v, self.#n)?;)),
+                RangeKind::Stream(si) => {
+                    if let Some(st) = file.streams.get(si) {
+                        let sn = ident(&st.name.text);
+                        let sw = format_ident!("{}Writer", crate::names::camel(&st.name.text));
+                        let item = r.name.text.as_str();
+                        record_writes.push(quote! {
+                            {
+                                let dst = usize::try_from(#v).ok().and_then(|a| out.get_mut(a..)).ok_or(__rt::WriteError::Layout { item: #item })?;
+                                #sw::new(self.#sn).write_into(dst)?;
+                            }
+                        });
+                    }
+                }
+                // Written with the other strings (`strtab_writer::writes_for`).
+                RangeKind::Built => {}
+            }
+        }
+        if let Item::OtherTable(k) = it
+            && let Some(t) = file.tables.get(*k)
+        {
+            // The records, and the bytes of their per-record ranges, as the plain writer
+            // writes them (from `plan.<table>_at`, `plan.<range>_start`).
+            let (recs, data) = crate::emit::writer::table_code(c, t, plan.w.align);
+            record_writes.push(recs);
+            record_writes.push(data);
         }
         if let Item::Str(k) = it
             && let Some(s) = file.strings.get(*k)
@@ -706,6 +1116,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
             record_writes.push(crate::emit::strtab_writer::write_string(c, s, v));
         }
     }
+    // Each record's string and each string in a string table.
+    record_writes.extend(crate::emit::strtab_writer::writes_for(c, true));
     let epath = format!("{}[]", plan.table.name.text);
     let entry_writes = write_fields(
         c,
@@ -719,6 +1131,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &secs,
         esize,
         &epath,
+        None,
     );
     let es_l = lit_usize(esize);
     let es64 = Literal::u64_suffixed(esize);
@@ -801,7 +1214,33 @@ fn file_tokens(c: &Checked) -> TokenStream {
 
     let table_var = table_var.unwrap_or_else(|| format_ident!("__p0"));
     let pay_var = pay_var.unwrap_or_else(|| format_ident!("__p0"));
+    // With tables, streams or strings the plain writer's code writes, the plan also
+    // carries what that code reads (`plan.<name>`).
+    let plan_ty = format_ident!("{}Plan", file.name.text);
+    let (plan_ret, plan_extra, plan_skip, plan_bind, plan_struct) = if extra_fields.is_empty() {
+        (
+            quote!((u64, [u64; #nitems])),
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(),
+        )
+    } else {
+        (
+            quote!((u64, [u64; #nitems], #plan_ty)),
+            quote!(, #plan_ty { #(#extra_inits)* }),
+            quote!(, _),
+            quote!(, plan),
+            quote! {
+                /// Where the writer puts what the plain writer's code writes.
+                #[derive(Clone, Copy, Debug)]
+                struct #plan_ty { #(#extra_fields)* }
+            },
+        )
+    };
     quote! {
+        #plan_struct
+        #(#spec_items)*
         #[doc = #sdoc]
         #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
         pub struct #espec<'a> {
@@ -822,17 +1261,17 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 #place_fn
             }
             /// The file's size and the place of each item of the writer's order.
-            fn plan(&self) -> Result<(u64, [u64; #nitems]), __rt::WriteError> {
+            fn plan(&self) -> Result<#plan_ret, __rt::WriteError> {
                 let mut cursor: u64 = #hsize;
                 #(#plan_steps)*
-                Ok((cursor, [#(#pv),*]))
+                Ok((cursor, [#(#pv),*] #plan_extra))
             }
             /// How many bytes the file needs.
             ///
             /// # Errors
             /// When a size or place does not fit the fields that must hold it.
             pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
-                let (total, _) = self.plan()?;
+                let (total, _ #plan_skip) = self.plan()?;
                 usize::try_from(total).map_err(|_| __rt::WriteError::TooLarge { field: #fname, value: total })
             }
             /// Write the file into `out` (every gap zero); returns the bytes written
@@ -841,7 +1280,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             /// # Errors
             /// When `out` is too small or a value does not fit its field.
             pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-                let (total, places) = self.plan()?;
+                let (total, places #plan_bind) = self.plan()?;
                 let [#(#pv),*] = places;
                 let available = u64::try_from(out.len()).unwrap_or(u64::MAX);
                 let Some(out) = usize::try_from(total).ok().and_then(|n| out.get_mut(..n)) else {

@@ -35,7 +35,7 @@ fn lit_u64(v: u64) -> Literal {
     Literal::u64_unsuffixed(v)
 }
 
-fn lit_usize(v: u64) -> Literal {
+pub(crate) fn lit_usize(v: u64) -> Literal {
     Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
 }
 

@@ -418,6 +418,12 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         }))
         .chain(firsts.iter().map(|v| quote!(#v)))
         .collect();
+    // One count alone (a stream without typed collections or `first()`): no parentheses
+    // (`unused_parens`).
+    let (cnt_pat, cnt_tuple) = match (cnt_names.as_slice(), cnt_vals.as_slice()) {
+        ([n], [v]) => (quote!(#n), quote!(#v)),
+        _ => (quote!((#(#cnt_names),*)), quote!((#(#cnt_vals),*))),
+    };
     let comment = format!(
         "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.",
         r.name.text,
@@ -429,7 +435,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     quote! {
         #[doc = #comment]
         let #at: u64 = #start;
-        let (#(#cnt_names),*) = {
+        let #cnt_pat = {
             let bytes: &[u8] = #range;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
@@ -458,7 +464,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
                 #term
                 pos = next;
             }
-            (#(#cnt_vals),*)
+            #cnt_tuple
         };
         let _ = (#at, #(#cnt_names),*);
     }

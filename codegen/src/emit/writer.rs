@@ -692,7 +692,7 @@ fn top_value(c: &Checked, e: &Expr) -> TokenStream {
 
 /// The spec type of a table's records: `<Record>Spec<'a>` when a per-record range lends it
 /// bytes, `<Record>Spec` when it owns all its fields.
-fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
+pub(crate) fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
     let spec = format_ident!("{}Spec", t.record.text);
     let borrows = c
         .schema
@@ -709,7 +709,7 @@ fn spec_ty(c: &Checked, t: &Table) -> TokenStream {
 }
 
 /// The spec struct (and per-range data enum) for a table's records.
-fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
+pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     let file = &c.schema.file;
     let Some(st) = c.strukt(&t.record.text) else {
         return quote!();
@@ -848,7 +848,7 @@ fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String,
 }
 
 /// Code writing the table's records, and code writing its record ranges' bytes.
-fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) {
+pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) {
     let file = &c.schema.file;
     let Some(st) = c.strukt(&t.record.text) else {
         return (quote!(), quote!());

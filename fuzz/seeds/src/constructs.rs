@@ -31,6 +31,7 @@ const ORDERED: u8 = 11;
 const PADDED: u8 = 12;
 const WAV: u8 = 13;
 const NESTED: u8 = 14;
+const DIRMIX: u8 = 15;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -113,6 +114,37 @@ fn scoped(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)
 }
 
 /// `sections`: (name offset, kind, link); kind 3 is a string table (the names), 1 data.
+/// The `dirmix` file tests/tests/schema_constructs.rs has its directory writer write
+/// (`the_directory_writer_places_tables_streams_and_string_tables`), laid out by hand: the
+/// header, `info`, two sections, two symbols, the string table, two log entries, the
+/// payloads, the symbols' bytes and labels, `extra`, and the CRC-32 of everything after the
+/// header.
+fn dirmix() -> Vec<u8> {
+    let mut out = Vec::new();
+    le32(&mut out, &[0x5849_4D44]);
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&0x11u16.to_le_bytes());
+    // section_offset, info_offset, log_offset, log_size, names_offset, names_size,
+    // title_offset, crc (below).
+    le32(&mut out, &[60, 40, 132, 12, 124, 8, 6, 0]);
+    le32(&mut out, &[84, 2, 20, 2, 164]);
+    for (kind, entsize, offset, size) in [(1u16, 0u16, 144u32, 5u32), (2, 4, 152, 2)] {
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&entsize.to_le_bytes());
+        le32(&mut out, &[offset, size]);
+    }
+    le32(&mut out, &[0, 160, (-5i32) as u32, 156, 2]);
+    le32(&mut out, &[2, 163, 9, 160, 0]);
+    out.extend_from_slice("f\0gé\0T\0".as_bytes());
+    out.extend_from_slice(b"\x01\x00\x03\x00xyz\0\x02\x00\x00\x00");
+    out.extend_from_slice(b"CODE!\0\0\0dd\0\0AB\0\0\x02L1\x00");
+    // `extra` in its version-2 layout: base, added, old, tail.
+    out.extend_from_slice(b"\xB3\xB2\xB1\xB0\xA3\xA2\xA1\xA0\xC1\xC0\x50");
+    let crc = npuschema_core::crc32(0, &out[40..]);
+    out[36..40].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
 fn strtab(sections: &[(u32, u16, u16)], names: &[u8], title: &[u8]) -> Vec<u8> {
     let names_at = 16 + 16 * sections.len();
     let data_at = names_at + names.len();
@@ -374,6 +406,7 @@ pub fn write_seeds(dir: &Path) -> usize {
             NESTED,
             nested_blobs::file(&[(5, 3), (1000, 7)], 2),
         ),
+        ("dirmix".into(), DIRMIX | 0x80, dirmix()),
     ];
     seeds.push((
         "padded".into(),
