@@ -22,6 +22,8 @@ pub(crate) mod streams;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
 pub(crate) mod top;
+pub(crate) mod writer;
+pub(crate) mod writer_names;
 
 use std::collections::HashMap;
 

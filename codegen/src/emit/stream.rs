@@ -736,8 +736,8 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
 /// The header field a stream's size is stored in, when `size` is one field of an unsigned
 /// integer type: (field index, offset, type, big-endian).
 fn size_field(em: &Em<'_>, s: &Stream) -> Option<(usize, u64, crate::schema::IntTy, bool)> {
-    let t = stream_table(s);
-    let (_, fi) = crate::check::expr::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
+    // Which streams get a writer: `check/writer_names.rs` (which names its types).
+    let fi = crate::check::writer_names::stream_size_field(em.c, s)?;
     let st = em.c.strukt(&s.header.text)?;
     let (off, kind) = *em.c.layouts.get(&s.header.text)?.fields.get(fi)?;
     match kind {
