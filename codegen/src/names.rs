@@ -16,3 +16,17 @@ pub(crate) fn camel(s: &str) -> String {
     }
     out
 }
+
+/// Whether `s` is UPPER_SNAKE (`STATUS`, `AXI_LIMIT`): a register's or a command's name.
+pub(crate) fn upper_snake(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Whether `s` is lower_snake (`axi_limit`).
+pub(crate) fn lower_snake(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}

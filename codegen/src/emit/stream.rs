@@ -7,7 +7,7 @@
 //! its header's size (checked: no zero-size step, so at most one record per byte of the
 //! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
@@ -15,19 +15,13 @@ use crate::check::lookup::{collection, stream, stream_table};
 use crate::check::streams::{layout_value, type_field};
 use crate::emit::doc::doc_attr;
 use crate::emit::sections::FileItems;
-use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
+use crate::emit::{
+    Blame, Det, Em, Env, Idx, Opd, fail, lit_u64_suffixed as lit_u64, lit_usize, strip_parens,
+};
 use crate::names::camel;
 use crate::schema::Table;
 use crate::schema::streams::Stream;
 use crate::schema::top::Step;
-
-fn lit_u64(v: u64) -> Literal {
-    Literal::u64_suffixed(v)
-}
-
-fn lit_usize(v: u64) -> Literal {
-    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
-}
 
 fn size_of(em: &Em<'_>, sname: &str) -> u64 {
     em.c.layouts.get(sname).map_or(0, |l| l.size)
