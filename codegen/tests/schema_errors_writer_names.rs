@@ -92,3 +92,10 @@ fn located_records_clash_with_each_other_and_with_ranges() {
 fn a_table_or_range_the_writer_order_leaves_out() {
     golden("writer_unplaced");
 }
+
+/// Names the generated code uses as they are, each a Rust keyword (`fn type(&self)` does
+/// not compile): refused where each is written.
+#[test]
+fn rust_keywords_as_names() {
+    golden("keywords");
+}

@@ -260,7 +260,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
                         c.name.text
                     ),
                 );
-            } else if crate::check::regs::KEYWORDS.contains(&fname.as_str()) {
+            } else if crate::names::KEYWORDS.contains(&fname.as_str()) {
                 d.error(
                     f.name.pos,
                     format!(

@@ -3,7 +3,7 @@
 
 use crate::check::taken::Taken;
 use crate::diag::Diags;
-use crate::names::{lower_snake, upper_snake};
+use crate::names::{KEYWORDS, lower_snake, upper_snake};
 use crate::schema::ext::range_mask;
 use crate::schema::regs::{Block, Register};
 use crate::schema::top::Schema;
@@ -17,16 +17,6 @@ pub const RESERVED: &[&str] = &[
     "REGISTERS",
     "REGISTER_BLOCK_BYTES",
     "register_name",
-];
-
-/// Rust's keywords: a field of one of these names would generate `fn type(self)` (register
-/// fields here, command fields in `check/commands.rs`).
-pub(crate) const KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
-    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
-    "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Most elements a register array may have (the checker compares every element's bytes

@@ -132,8 +132,10 @@ pub(crate) fn types(c: &Checked) -> Vec<(String, Pos, String)> {
     out
 }
 
-/// Every clash of member names in the generated types.
+/// Every clash of member names in the generated types, and every name that would be a
+/// Rust keyword where the generator uses it as it is.
 pub(crate) fn check(c: &Checked, d: &mut Diags) {
+    keywords(c, d);
     views(c, d);
     plain_writer(c, d);
     if c.variants.is_empty() {
@@ -447,6 +449,90 @@ fn stream_writers(c: &Checked, d: &mut Diags) {
                     d,
                 );
             }
+        }
+    }
+}
+
+/// The names the generator uses as they are (an accessor, a constant, a type, a flag's
+/// constant) must not be a Rust keyword (`fn type(&self)` does not compile), and an enum
+/// value must not be `self` (its variant would be `Self`). (A register's or a command's
+/// field: `check/regs.rs`, `check/commands.rs`.)
+fn keywords(c: &Checked, d: &mut Diags) {
+    use crate::names::KEYWORDS;
+    let schema = &c.schema;
+    fn refuse(n: &crate::schema::Name, what: &str, d: &mut Diags) {
+        if KEYWORDS.contains(&n.text.as_str()) || n.text == "Self" {
+            d.error(
+                n.pos,
+                format!(
+                    "{what} `{}`: a Rust keyword cannot name it (the generated code uses the name as it is); rename it",
+                    n.text
+                ),
+            );
+        }
+    }
+    for k in &schema.constants {
+        refuse(&k.name, "constant", d);
+    }
+    for e in &schema.enums {
+        refuse(&e.name, "enum", d);
+        for v in e
+            .values
+            .iter()
+            .filter(|v| crate::names::camel(&v.name.text) == "Self")
+        {
+            d.error(
+                v.name.pos,
+                format!(
+                    "value `{}` of enum `{}`: its variant would be `Self`, a Rust keyword; rename it",
+                    v.name.text, e.name.text
+                ),
+            );
+        }
+    }
+    for f in &schema.flags {
+        refuse(&f.name, "flags", d);
+        f.bits.iter().for_each(|b| refuse(&b.name, "flag bit", d));
+    }
+    for b in &schema.bitfields {
+        refuse(&b.name, "bitfields", d);
+        b.fields
+            .iter()
+            .for_each(|r| refuse(&r.name, "bit field", d));
+    }
+    for st in &schema.structs {
+        refuse(&st.name, "struct", d);
+        st.fields.iter().for_each(|f| refuse(&f.name, "field", d));
+        st.composed
+            .iter()
+            .for_each(|k| refuse(&k.name, "composed value", d));
+    }
+    for f in c.files() {
+        refuse(&f.name, "file", d);
+        f.tables.iter().for_each(|t| refuse(&t.name, "table", d));
+        f.ranges.iter().for_each(|r| refuse(&r.name, "range", d));
+        f.strings.iter().for_each(|s| refuse(&s.name, "string", d));
+        f.checksums
+            .iter()
+            .for_each(|k| refuse(&k.name, "checksum", d));
+        f.ext
+            .records
+            .iter()
+            .for_each(|r| refuse(&r.name, "record", d));
+        f.streams.iter().for_each(|s| refuse(&s.name, "stream", d));
+    }
+    // Directory collections and stream layouts (`check/top.rs`'s `collections`).
+    for t in c
+        .collections
+        .iter()
+        .chain(c.variants.iter().flat_map(|v| v.collections.iter()))
+    {
+        if !c
+            .files()
+            .iter()
+            .any(|f| f.streams.iter().any(|s| s.name.text == t.name.text))
+        {
+            refuse(&t.name, "collection", d);
         }
     }
 }
