@@ -107,10 +107,13 @@ pub fn dirnotes_reseal(b: &mut [u8]) {
     }
 }
 
+/// A `blobpack.yaml` entry: kind, flags, blob, skew, weights.
+type BlobEntry<'a> = (u16, u16, &'a [u8], i16, [u8; 6]);
+
 /// A valid `blobpack.yaml` file: three entries (text, compressed image, inline empty).
 #[must_use]
 pub fn blobpack_file() -> Vec<u8> {
-    let entries: [(u16, u16, &[u8], i16, [u8; 6]); 3] = [
+    let entries: [BlobEntry<'_>; 3] = [
         (1, 0, b"hello", 0, [1, 2, 3, 4, 5, 6]),
         (2, 1, b"\x89PNG", 5, [0; 6]),
         (3, 2, b"", 7, [9; 6]),
