@@ -2,15 +2,18 @@
 //! schema-language constructs (record streams and `first()`, strings and string tables, `t[expr].field`,
 //! open big-endian directories, floats, byte order, ordering constraints, `when`, `let`,
 //! fill bytes and record positions (`padded`), object tables, structs inside structs and
-//! arrays of structs, a directory writer's file with another table, a string table and a
-//! record stream (`dirmix`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! arrays of structs, string tables the writer builds (`namedtab`), a directory with ranges
+//! around it (`dirnotes`), signed and 8/16/64-bit fields with `&& || !` (`blobpack`), a
+//! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
+//! a record stream (`dirmix`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
 //! byte ranges, strings and checksums). Never a panic in either engine.
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
-//! recompute the checksums of bigend, ordered, opendir, png and dirmix after the fuzzer's edits, so
+//! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
+//! dirmix after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -57,10 +60,14 @@ schemas! {
     padded: "../tests/schemas/padded.yaml";
     wav: "../tests/schemas/wav.yaml";
     nested: "../tests/schemas/nested.yaml";
+    namedtab: "../tests/schemas/namedtab.yaml";
+    dirnotes: "../tests/schemas/dirnotes.yaml";
+    blobpack: "../tests/schemas/blobpack.yaml";
+    npu1_v2: "../tests/schemas/npu1_v2.yaml";
     dirmix: "../tests/schemas/dirmix.yaml";
 }
 
-use npuschema_tests::opendir_blobs;
+use npuschema_tests::{construct_blobs, opendir_blobs};
 
 fn set_be(b: &mut [u8], at: usize, v: u32) {
     if let Some(w) = b.get_mut(at..at + 4) {
@@ -84,6 +91,9 @@ fn reseal(k: usize, b: &mut [u8]) {
             let crc = npuschema_core::crc32(0, &b[40..]);
             b[36..40].copy_from_slice(&crc.to_le_bytes());
         }
+        "../tests/schemas/dirnotes.yaml" => construct_blobs::dirnotes_reseal(b),
+        "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
+        "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
         "../tests/schemas/png.yaml" => {
             let mut at = 8usize;
@@ -170,13 +180,19 @@ fuzz_target!(|data: &[u8]| {
         5 => run!(k, b, elf64::Elf64, |g, v| compare::elf64(b, g, v)),
         6 => run!(k, b, opendir::OpenDir, |g, v| compare::opendir(b, g, v)),
         7 => run!(k, b, objtab::ObjTab, |g, v| compare::objtab(b, g, v)),
-        8 => run!(k, b, conditional::Conditional, |g, v| compare::conditional(b, g, v)),
+        8 => run!(k, b, conditional::Conditional, |g, v| compare::conditional(
+            b, g, v
+        )),
         9 => run!(k, b, floats::Floats, |g, v| compare::floats(b, g, v)),
         10 => run!(k, b, bigend::BigEnd, |g, v| compare::bigend(b, g, v)),
         11 => run!(k, b, ordered::Ordered, |g, v| compare::ordered(b, g, v)),
         12 => run!(k, b, padded::Padded, |g, v| compare::padded(b, g, v)),
         13 => run!(k, b, wav::Wav, |g, v| compare::wav(b, g, v)),
         14 => run!(k, b, nested::Nested, |g, v| compare::nested(b, g, v)),
+        15 => run!(k, b, namedtab::NamedTab, |g, v| compare::namedtab(b, g, v)),
+        16 => run!(k, b, dirnotes::DirNotes, |g, v| compare::dirnotes(b, g, v)),
+        17 => run!(k, b, blobpack::Blobpack, |g, v| compare::blobpack(b, g, v)),
+        18 => run!(k, b, npu1_v2::Npu1, |g, v| compare::npu1_v2(b, g, v)),
         _ => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
     }
 });

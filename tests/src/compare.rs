@@ -5,7 +5,8 @@
 //!   panicking with the path when the view lacks what is asked (a test failure).
 //! - [`schemas`]: the test schemas that carry the schema-language constructs, expanded by the
 //!   macro once, here, so both users compare the same generated code.
-//! - One comparison per schema ([`tlv`], [`opendir`], ..., and the shipped [`npu1`],
+//! - One comparison per schema ([`tlv`], [`opendir`], ..., [`namedtab`], [`dirnotes`],
+//!   [`blobpack`], [`npu1_v2`], and the shipped [`npu1`],
 //!   [`vpmn_v2`], [`vpmn_v1`]): given a file both engines
 //!   accepted, the generated view and the interpreter's, assert that every value the generated
 //!   view exposes equals the interpreter's (header words, record counts, each record's words
@@ -220,6 +221,10 @@ pub mod schemas {
         padded: "schemas/padded.yaml";
         wav: "schemas/wav.yaml";
         nested: "schemas/nested.yaml";
+        namedtab: "schemas/namedtab.yaml";
+        dirnotes: "schemas/dirnotes.yaml";
+        blobpack: "schemas/blobpack.yaml";
+        npu1_v2: "schemas/npu1_v2.yaml";
         dirmix: "schemas/dirmix.yaml";
     }
 }
@@ -773,6 +778,171 @@ pub fn nested(b: &[u8], g: &schemas::nested::Nested<'_>, v: &View) {
             assert_eq!(raw(v, &p, &format!("dims[{k}].hi")), u64::from(d.hi()));
         }
     }
+}
+
+/// `namedtab.yaml` (string tables the writer builds): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn namedtab(b: &[u8], g: &schemas::namedtab::NamedTab<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, count, names_offset, names_size, label_offset, flags]
+    );
+    assert_eq!(range(v, "names"), Some(span(b, g.names())));
+    let l = string(v, "label");
+    assert_eq!(
+        (l.bytes.as_slice(), l.offset),
+        (g.label(), span(b, g.label()).0)
+    );
+    assert_eq!(l.text.as_deref(), g.label_str().ok());
+    assert_eq!(v.strings.len(), 1 + 2 * g.items().len());
+    assert_eq!(g.items().len(), record_count(v, "items"));
+    for it in g.items() {
+        let p = format!("items[{}]", it.index());
+        same_fields!(v, &p, it, [name_offset, note_offset, value]);
+        assert_eq!(record(v, &p).offset, span(b, it.as_bytes()).0, "{p}");
+        let n = string(v, &format!("{p}.name"));
+        assert_eq!(
+            (n.bytes.as_slice(), n.offset),
+            (g.name(&it), span(b, g.name(&it)).0)
+        );
+        assert_eq!(n.text.as_deref(), g.name_str(&it).ok());
+        let t = string(v, &format!("{p}.note"));
+        assert_eq!(
+            (t.bytes.as_slice(), t.offset),
+            (g.note(&it), span(b, g.note(&it)).0)
+        );
+        assert_eq!(t.text.as_deref(), g.note_str(&it).ok());
+    }
+}
+
+/// `dirnotes.yaml` (a directory writer that also places file-level ranges): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirnotes(b: &[u8], g: &schemas::dirnotes::DirNotes<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            section_count,
+            flags,
+            section_offset,
+            notes_offset,
+            notes_size,
+            trailer_offset,
+            trailer_size,
+            crc,
+            title_offset
+        ]
+    );
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
+    assert_eq!(t.text.as_deref(), g.title_str().ok());
+    assert_eq!(v.strings.len(), 1);
+    assert_eq!(
+        checksum(v, "file_crc"),
+        (u64::from(h.crc()), u64::from(g.file_crc_computed()))
+    );
+    assert_eq!(range(v, "notes"), Some(span(b, g.notes())));
+    assert_eq!(range(v, "trailer"), Some(span(b, g.trailer())));
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size]);
+        assert_eq!(record(v, &p).offset, span(b, s.as_bytes()).0, "{p}");
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(enum_name(v, &p, "kind").as_deref(), s.kind().name());
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
+}
+
+/// `blobpack.yaml` (u8/u16/u64 and signed fields, `&& || !` conditions, bytes and strings):
+/// as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn blobpack(b: &[u8], g: &schemas::blobpack::Blobpack<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, count, pad, total, crc]);
+    assert_eq!(raw(v, "header", "level"), u64::from(h.level().raw()));
+    assert_eq!(enum_name(v, "header", "level").as_deref(), h.level().name());
+    assert_eq!(
+        value(v, "header", "delta"),
+        &Value::Int(i64::from(h.delta()))
+    );
+    assert_eq!(text(v, "header", "label"), h.label());
+    assert_eq!(text(v, "header", "stamp"), h.stamp());
+    assert_eq!(array(v, "header", "scale"), h.scale().map(u64::from));
+    assert_eq!(g.entries().len(), record_count(v, "entries"));
+    for e in g.entries() {
+        let p = format!("entries[{}]", e.index());
+        same_fields!(v, &p, e, [offset, length, tag]);
+        assert_eq!(record(v, &p).offset, span(b, e.as_bytes()).0, "{p}");
+        assert_eq!(raw(v, &p, "kind"), u64::from(e.kind().raw()));
+        assert_eq!(enum_name(v, &p, "kind").as_deref(), e.kind().name());
+        assert_eq!(raw(v, &p, "flags"), u64::from(e.flags().bits()));
+        assert_eq!(value(v, &p, "skew"), &Value::Int(i64::from(e.skew())));
+        assert_eq!(array(v, &p, "weights"), e.weights().map(u64::from));
+        assert_eq!(range(v, &format!("{p}.data")), e.data().map(|d| span(b, d)));
+    }
+    assert_eq!(
+        checksum(v, "body"),
+        (u64::from(h.crc()), u64::from(g.body_computed()))
+    );
+}
+
+/// `npu1_v2.yaml` (NPU1 after a version bump: `model_id` in a 36-byte header): as [`npu1`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn npu1_v2(b: &[u8], g: &schemas::npu1_v2::Npu1<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            total_bytes,
+            region_count,
+            cmd_offset,
+            cmd_bytes,
+            checksum,
+            model_id
+        ]
+    );
+    assert_eq!(raw(v, "header", "accel"), u64::from(h.accel().raw()));
+    assert_eq!(enum_name(v, "header", "accel").as_deref(), h.accel().name());
+    assert_eq!(g.regions().len(), record_count(v, "regions"));
+    for r in g.regions() {
+        let p = format!("regions[{}]", r.index());
+        same_fields!(v, &p, r, [size, data_offset]);
+        assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+        assert_eq!(raw(v, &p, "role"), u64::from(r.role().raw()));
+        assert_eq!(enum_name(v, &p, "role").as_deref(), r.role().name());
+        assert_eq!(raw(v, &p, "flags"), u64::from(r.flags().bits()));
+        assert_eq!(range(v, &format!("{p}.data")), r.data().map(|d| span(b, d)));
+    }
+    assert_eq!(range(v, "cmd_stream"), Some(span(b, g.cmd_stream())));
+    assert_eq!(
+        checksum(v, "payload"),
+        (u64::from(h.checksum()), u64::from(g.payload_computed()))
+    );
 }
 
 /// The shipped `schema/npu1.yaml`: as [`tlv`].

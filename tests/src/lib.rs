@@ -4,6 +4,7 @@
 pub use npuschema_refreader as refreader;
 
 pub mod compare;
+pub mod construct_blobs;
 pub mod nested_blobs;
 pub mod npu1_blobs;
 pub mod opendir_blobs;

@@ -1,12 +1,13 @@
 //! Checks of an instruction set (`commands:`, loaded in `schema/commands.rs`): codes, bit
 //! ranges, lengths, architectures and the generated names.
 
+use crate::check::taken::Taken;
 use crate::diag::Diags;
+use crate::names::{lower_snake, upper_snake};
 use crate::schema::Name;
 use crate::schema::commands::{Bits, Command, Space};
 use crate::schema::ext::range_mask;
 use crate::schema::top::Schema;
-use crate::yaml::Pos;
 
 /// Names the command emitter defines at module level whatever the commands are.
 pub const RESERVED: &[&str] = &["Arch", "CommandField", "CommandInfo"];
@@ -16,18 +17,6 @@ pub(crate) const VIEW_METHODS: &[&str] = &["new", "param", "payload", "zero_ok",
 
 /// Most commands a space may have (the opcode enum is `repr(u16)`).
 pub const MAX_COMMANDS: usize = 65_535;
-
-pub(crate) fn upper_snake(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_uppercase())
-        && s.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
-pub(crate) fn lower_snake(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-}
 
 pub(crate) fn upper_camel(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
@@ -96,48 +85,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
         }
     }
     // Module-level names.
-    let mut taken: Vec<(String, Pos, String)> = RESERVED
-        .iter()
-        .map(|n| {
-            (
-                (*n).to_string(),
-                Pos::default(),
-                "the command emitter".to_string(),
-            )
-        })
-        .collect();
-    for c in &schema.constants {
-        taken.push((
-            c.name.text.clone(),
-            c.name.pos,
-            format!("constant `{}`", c.name.text),
-        ));
-    }
-    for (n, what) in schema
-        .enums
-        .iter()
-        .map(|e| (&e.name, "enum"))
-        .chain(schema.flags.iter().map(|f| (&f.name, "flags")))
-        .chain(schema.bitfields.iter().map(|f| (&f.name, "bitfields")))
-        .chain(schema.structs.iter().map(|s| (&s.name, "struct")))
-    {
-        taken.push((n.text.clone(), n.pos, format!("{what} `{}`", n.text)));
-    }
-    let mut claim = |n: String, pos: Pos, who: String, d: &mut Diags| {
-        if let Some((_, p, w)) = taken.iter().find(|(t, _, _)| *t == n) {
-            let at = if p.line == 0 {
-                String::new()
-            } else {
-                format!(" (line {})", p.line)
-            };
-            d.error(
-                pos,
-                format!("{who} generates `{n}`, which {w}{at} also defines; rename one"),
-            );
-        } else {
-            taken.push((n, pos, who));
-        }
-    };
+    let mut taken = Taken::module(schema, RESERVED, "the command emitter");
     if !upper_camel(&s.name.text) || s.name.text == "Self" {
         d.error(
             s.name.pos,
@@ -147,7 +95,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
             ),
         );
     } else {
-        claim(
+        taken.claim(
             s.name.text.clone(),
             s.name.pos,
             "the opcode enum".to_string(),
@@ -292,7 +240,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
         }
         // Fields and must-be-zero bits.
         if !c.fields.is_empty() {
-            claim(
+            taken.claim(
                 view_name(&c.name.text),
                 c.name.pos,
                 format!("command `{}`", c.name.text),
@@ -312,7 +260,7 @@ pub fn check(schema: &Schema, s: &Space, d: &mut Diags) {
                         c.name.text
                     ),
                 );
-            } else if crate::check::regs::KEYWORDS.contains(&fname.as_str()) {
+            } else if crate::names::KEYWORDS.contains(&fname.as_str()) {
                 d.error(
                     f.name.pos,
                     format!(

@@ -21,8 +21,11 @@ pub(crate) mod regs;
 pub(crate) mod streams;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
+pub(crate) mod taken;
 pub(crate) mod top;
 pub(crate) mod when_writer;
+pub(crate) mod writer;
+pub(crate) mod writer_names;
 
 use std::collections::HashMap;
 

@@ -1,7 +1,9 @@
 //! Checks of a register block (`registers:`, loaded in `schema/regs.rs`): offsets, arrays,
 //! access, reset values, bit ranges and the generated names.
 
+use crate::check::taken::Taken;
 use crate::diag::Diags;
+use crate::names::{KEYWORDS, lower_snake, upper_snake};
 use crate::schema::ext::range_mask;
 use crate::schema::regs::{Block, Register};
 use crate::schema::top::Schema;
@@ -17,31 +19,9 @@ pub const RESERVED: &[&str] = &[
     "register_name",
 ];
 
-/// Rust's keywords: a field of one of these names would generate `fn type(self)` (register
-/// fields here, command fields in `check/commands.rs`).
-pub(crate) const KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
-    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
-    "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-];
-
 /// Most elements a register array may have (the checker compares every element's bytes
 /// with every other's).
 pub const MAX_COUNT: u64 = 4096;
-
-pub(crate) fn upper_snake(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_uppercase())
-        && s.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
-pub(crate) fn lower_snake(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-}
 
 /// The value type's name of register `NAME` (`STATUS` -> `Status`, `AXI_LIMIT` -> `AxiLimit`).
 pub fn type_name(reg: &str) -> String {
@@ -94,33 +74,7 @@ pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
     }
     // Module-level names: registers against each other, the schema's items and the fixed
     // items of the emitter.
-    let mut taken: Vec<(String, Pos, String)> = RESERVED
-        .iter()
-        .map(|s| {
-            (
-                (*s).to_string(),
-                Pos::default(),
-                "the register emitter".to_string(),
-            )
-        })
-        .collect();
-    for c in &schema.constants {
-        taken.push((
-            c.name.text.clone(),
-            c.name.pos,
-            format!("constant `{}`", c.name.text),
-        ));
-    }
-    for (n, what) in schema
-        .enums
-        .iter()
-        .map(|e| (&e.name, "enum"))
-        .chain(schema.flags.iter().map(|f| (&f.name, "flags")))
-        .chain(schema.bitfields.iter().map(|f| (&f.name, "bitfields")))
-        .chain(schema.structs.iter().map(|s| (&s.name, "struct")))
-    {
-        taken.push((n.text.clone(), n.pos, format!("{what} `{}`", n.text)));
-    }
+    let mut taken = Taken::module(schema, RESERVED, "the register emitter");
     // Every byte each register element occupies: (start, end, register name).
     let mut spans: Vec<(u64, u64, String)> = Vec::new();
     for r in &b.registers {
@@ -134,22 +88,7 @@ pub fn check(schema: &Schema, b: &Block, d: &mut Diags) {
             );
         }
         for n in module_names(r) {
-            if let Some((_, p, w)) = taken.iter().find(|(t, _, _)| *t == n) {
-                let at = if p.line == 0 {
-                    String::new()
-                } else {
-                    format!(" (line {})", p.line)
-                };
-                d.error(
-                    r.name.pos,
-                    format!(
-                        "register `{}` generates `{n}`, which {w}{at} also defines; rename one",
-                        r.name.text
-                    ),
-                );
-            } else {
-                taken.push((n, r.name.pos, format!("register `{}`", r.name.text)));
-            }
+            taken.claim(n, r.name.pos, format!("register `{}`", r.name.text), d);
         }
         // Placement.
         let bytes = b.repr.bytes();

@@ -774,6 +774,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
         }
     }
     generated_names(&c, d);
+    crate::check::writer_names::check(&c, d);
     crate::check::nested_writer::check(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
@@ -907,6 +908,9 @@ pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
     for (name, pos, what) in crate::check::nested_writer::generated_names(c) {
         add(&mut seen, name, pos, what, d);
     }
+    for (name, pos, what) in crate::check::writer_names::types(c) {
+        add(&mut seen, name, pos, what, d);
+    }
     let top_name = &c.schema.file.name;
     add(
         &mut seen,
@@ -1036,6 +1040,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::ext::check_file(c, d);
     crate::check::strings::check_defs(c, d);
     crate::check::strtab_writer::check(c, d);
+    crate::check::writer::check(c, d);
     crate::check::index::check_writer(c, d);
     crate::check::streams::check_file(c, d);
     crate::check::positions::check_file(c, d);

@@ -7,6 +7,7 @@ use quote::{format_ident, quote};
 use crate::check::Checked;
 use crate::check::commands::{bits_text, variant, view_name};
 use crate::emit::doc::doc_attr;
+use crate::emit::{field_ty, hex, lit_u32};
 use crate::schema::ext::range_mask;
 
 /// The `UPPER_SNAKE` spelling of an `UpperCamel` name (`ActivationType` -> `ACTIVATION_TYPE`).
@@ -19,25 +20,6 @@ pub(crate) fn upper_snake_of(camel: &str) -> String {
         out.push(c.to_ascii_uppercase());
     }
     out
-}
-
-pub(crate) fn hex(v: u64) -> TokenStream {
-    format!("{v:#x}").parse().unwrap_or_default()
-}
-
-pub(crate) fn lit_u32(v: u64) -> Literal {
-    Literal::u32_unsuffixed(u32::try_from(v).unwrap_or(u32::MAX))
-}
-
-/// The narrowest unsigned type of `width` bits (`bool` for one).
-pub(crate) fn field_ty(width: u64) -> &'static str {
-    match width {
-        1 => "bool",
-        2..=8 => "u8",
-        9..=16 => "u16",
-        17..=32 => "u32",
-        _ => "u64",
-    }
 }
 
 /// The unsigned type holding `width` bits (never `bool`).

@@ -348,3 +348,29 @@ pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStre
         },
     )
 }
+
+/// A `u64` literal with its suffix (`16u64`), where the type must show in the tokens.
+pub(crate) fn lit_u64_suffixed(v: u64) -> Literal {
+    Literal::u64_suffixed(v)
+}
+
+/// A hexadecimal integer literal (`0x1f`), for masks and addresses.
+pub(crate) fn hex(v: u64) -> TokenStream {
+    format!("{v:#x}").parse().unwrap_or_default()
+}
+
+pub(crate) fn lit_u32(v: u64) -> Literal {
+    Literal::u32_unsuffixed(u32::try_from(v).unwrap_or(u32::MAX))
+}
+
+/// The Rust type of a bit field's value (instruction and register fields): `bool` for one
+/// bit, else the narrowest unsigned type of `width` bits.
+pub(crate) fn field_ty(width: u64) -> &'static str {
+    match width {
+        1 => "bool",
+        2..=8 => "u8",
+        9..=16 => "u16",
+        17..=32 => "u32",
+        _ => "u64",
+    }
+}

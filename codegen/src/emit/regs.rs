@@ -1,33 +1,15 @@
 //! Emission of a register block (`registers:`): offset and reset constants, the register
 //! table and one typed value per register with fields.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::check::Checked;
 use crate::check::regs::type_name;
 use crate::emit::doc::doc_attr;
+use crate::emit::{field_ty, hex, lit_u32};
 use crate::schema::ext::range_mask;
 use crate::schema::regs::{ACCESS, Access};
-
-pub(crate) fn hex(v: u64) -> TokenStream {
-    format!("{v:#x}").parse().unwrap_or_default()
-}
-
-pub(crate) fn lit_u32(v: u64) -> Literal {
-    Literal::u32_unsuffixed(u32::try_from(v).unwrap_or(u32::MAX))
-}
-
-/// The Rust type of a field's value: `bool` for one bit, else the narrowest unsigned type.
-pub(crate) fn field_ty(width: u64) -> &'static str {
-    match width {
-        1 => "bool",
-        2..=8 => "u8",
-        9..=16 => "u16",
-        17..=32 => "u32",
-        _ => "u64",
-    }
-}
 
 pub(crate) fn access_variant(a: Access) -> proc_macro2::Ident {
     let s = ACCESS

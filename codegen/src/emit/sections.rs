@@ -14,33 +14,15 @@ use crate::check::ext::{collection_of, field_of, type_value};
 use crate::check::lookup::is_gated;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::emit::doc::doc_attr;
-use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail};
+use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, lit_u64_suffixed as lit_u64, lit_usize};
 use crate::expr::{Expr, ExprAt};
+use crate::names::camel;
 use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};
 use crate::schema::top::{Step, Struct};
 use crate::schema::{FieldDef, IntTy, Table};
 
-fn lit_usize(v: u64) -> Literal {
-    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
-}
-
-fn lit_u64(v: u64) -> Literal {
-    Literal::u64_suffixed(v)
-}
-
 fn ident(s: &str) -> proc_macro2::Ident {
     format_ident!("{}", s)
-}
-
-fn camel(s: &str) -> String {
-    s.split(['_', '-'])
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 /// `T::from_le_bytes([v[o], v[o+1], ...])` over a fixed-size array `v` (`from_be_bytes`

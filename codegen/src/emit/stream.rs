@@ -7,7 +7,7 @@
 //! its header's size (checked: no zero-size step, so at most one record per byte of the
 //! range), positions are checked `u64`s and bytes are reached through `chunk_at`/`range_at`.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::check::Scope;
@@ -15,19 +15,13 @@ use crate::check::lookup::{collection, stream, stream_table};
 use crate::check::streams::{layout_value, type_field};
 use crate::emit::doc::doc_attr;
 use crate::emit::sections::FileItems;
-use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, strip_parens};
+use crate::emit::{
+    Blame, Det, Em, Env, Idx, Opd, fail, lit_u64_suffixed as lit_u64, lit_usize, strip_parens,
+};
 use crate::names::camel;
 use crate::schema::Table;
 use crate::schema::streams::Stream;
 use crate::schema::top::Step;
-
-fn lit_u64(v: u64) -> Literal {
-    Literal::u64_suffixed(v)
-}
-
-fn lit_usize(v: u64) -> Literal {
-    Literal::usize_unsuffixed(usize::try_from(v).unwrap_or(usize::MAX))
-}
 
 fn size_of(em: &Em<'_>, sname: &str) -> u64 {
     em.c.layouts.get(sname).map_or(0, |l| l.size)
@@ -742,8 +736,8 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
 /// The header field a stream's size is stored in, when `size` is one field of an unsigned
 /// integer type: (field index, offset, type, big-endian).
 fn size_field(em: &Em<'_>, s: &Stream) -> Option<(usize, u64, crate::schema::IntTy, bool)> {
-    let t = stream_table(s);
-    let (_, fi) = crate::check::expr::single_field(em.c, &s.size.expr, Scope::RecordOnly(&t))?;
+    // Which streams get a writer: `check/writer_names.rs` (which names its types).
+    let fi = crate::check::writer_names::stream_size_field(em.c, s)?;
     let st = em.c.strukt(&s.header.text)?;
     let (off, kind) = *em.c.layouts.get(&s.header.text)?.fields.get(fi)?;
     match kind {

@@ -247,8 +247,6 @@ pub(crate) fn utf8_checked(c: &Checked, name: &str) -> bool {
 /// What the writer needs for the file's strings.
 #[derive(Default)]
 pub(crate) struct WriterParts {
-    /// Header fields (index) set to a string's place (the string's name).
-    pub offsets: Vec<(usize, String)>,
     /// `name: &'a [u8],` in the writer.
     pub fields: Vec<TokenStream>,
     /// `name: &[],` in `new`.
@@ -272,10 +270,12 @@ pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
         if s.table.is_some() {
             continue;
         }
-        let Ok(i) = writable(c, s) else { continue };
+        // Its offset field is derived (`check/writer.rs`).
+        if writable(c, s).is_err() {
+            continue;
+        }
         let name = format_ident!("{}", s.name.text);
         let at = format_ident!("{}_at", s.name.text);
-        out.offsets.push((i, s.name.text.clone()));
         out.fields.push(quote!(#name: &'a [u8],));
         out.defaults.push(quote!(#name: &[],));
         out.moves.push(quote!(#name: self.#name,));

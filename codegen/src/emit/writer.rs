@@ -10,58 +10,11 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::expr::single_field;
-use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
+use crate::check::writer::{HeaderRule, RecordRule, header_plan, record_rules};
+use crate::check::{Checked, FieldKind, Resolved, Scope};
 use crate::expr::Expr;
-use crate::schema::top::Step;
+use crate::names::camel;
 use crate::schema::{Algorithm, IntTy, Range, Table};
-
-fn camel(s: &str) -> String {
-    s.split(['_', '-'])
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-#[derive(Clone, Debug)]
-enum HeaderRule {
-    Value(Expr),
-    Count(String),
-    RangeOffset(String),
-    RangeLength(String),
-    Checksum(usize),
-    Input,
-}
-
-#[derive(Clone, Debug)]
-enum RecordRule {
-    Offset(usize),
-    Length(usize),
-    Flag(usize),
-    /// The offset of the record's string (`strtab_writer.rs`).
-    Str,
-    Input,
-}
-
-fn expects(steps: &[Step], out: &mut Vec<(Expr, Expr)>) {
-    for s in steps {
-        if let Step::Expect { field, equals, .. } = s {
-            out.push((field.expr.clone(), equals.expr.clone()));
-        }
-    }
-}
-
-fn const_only(c: &Checked, e: &Expr) -> bool {
-    e.refs().iter().all(|p| {
-        matches!(
-            c.resolve(p, Scope::Top),
-            Ok(Resolved::Const(_) | Resolved::Len | Resolved::EnumValue(..))
-        )
-    })
-}
 
 /// Writer tokens, empty when the schema has no `writer` section.
 pub fn tokens(c: &Checked) -> TokenStream {
@@ -84,44 +37,13 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let hsize = Literal::usize_unsuffixed(usize::try_from(hl.size).unwrap_or(0));
     let hsize64 = Literal::u64_suffixed(hl.size);
 
-    // ---- header rules
-    let mut ex = Vec::new();
-    expects(&file.validate, &mut ex);
-    let mut hrules = vec![HeaderRule::Input; hs.fields.len()];
+    // ---- header rules (`check/writer.rs`)
+    let plan = header_plan(c);
+    let hrules = plan.fields;
     // Fields inside struct-typed header fields that the rules derive (`nested_writer.rs`).
-    let mut leaf_rules: Vec<(crate::check::Leaf, String, HeaderRule)> = Vec::new();
-    let mut derive = |e: &Expr, rule: HeaderRule| {
-        if let Some((Owner::Header, i)) = single_field(c, e, Scope::Top) {
-            hrules[i] = rule;
-        } else if let (Some((Owner::Header, l)), Expr::Ref(p)) =
-            (crate::emit::nested_writer::leaf_of(c, e, Scope::Top), e)
-        {
-            leaf_rules.push((l, p.join("."), rule));
-        }
-    };
-    for (f, v) in &ex {
-        if const_only(c, v) {
-            derive(f, HeaderRule::Value(v.clone()));
-        }
-    }
-    for t in &file.tables {
-        derive(&t.count.expr, HeaderRule::Count(t.name.text.clone()));
-    }
+    let leaf_rules = plan.leaves;
     let top_ranges: Vec<&Range> = file.ranges.iter().filter(|r| r.table.is_none()).collect();
-    for r in &top_ranges {
-        derive(&r.offset.expr, HeaderRule::RangeOffset(r.name.text.clone()));
-        derive(&r.length.expr, HeaderRule::RangeLength(r.name.text.clone()));
-    }
-    for (ki, k) in file.checksums.iter().enumerate() {
-        derive(&k.stored.expr, HeaderRule::Checksum(ki));
-    }
-    // A string's offset field: where the writer placed the string (`emit/strings.rs`).
     let strings = crate::emit::strings::writer_parts(c);
-    for (i, name) in &strings.offsets {
-        if let Some(r) = hrules.get_mut(*i) {
-            *r = HeaderRule::RangeOffset(name.clone());
-        }
-    }
 
     // A range that holds strings is built by the writer, not given (`strtab_writer.rs`).
     let top_ranges: Vec<&Range> = top_ranges
@@ -791,37 +713,6 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         #[derive(Clone, Copy, Debug, PartialEq #eq)]
         pub struct #spec_t { #(#fields)* }
     }
-}
-
-fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
-    let file = &c.schema.file;
-    let st = c.strukt(&t.record.text);
-    let n = st.map_or(0, |s| s.fields.len());
-    let mut rules = vec![RecordRule::Input; n];
-    for (ri, r) in file.ranges.iter().enumerate() {
-        if r.table.as_ref().is_none_or(|x| x.text != t.name.text) {
-            continue;
-        }
-        let scope = Scope::RecordOnly(t);
-        if let Some((_, i)) = single_field(c, &r.offset.expr, scope) {
-            rules[i] = RecordRule::Offset(ri);
-        }
-        if let Some((_, i)) = single_field(c, &r.length.expr, scope) {
-            rules[i] = RecordRule::Length(ri);
-        }
-        if let Some(w) = &r.when
-            && let Expr::Ref(p) = &w.expr
-            && let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope)
-        {
-            rules[fi] = RecordRule::Flag(ri);
-        }
-    }
-    for (_, i) in crate::check::strtab_writer::record_strings(c, t) {
-        if let Some(r) = rules.get_mut(i) {
-            *r = RecordRule::Str;
-        }
-    }
-    rules
 }
 
 /// The fields inside a record's struct-typed fields that a per-record range's `offset` or

@@ -110,25 +110,7 @@ pub struct Space {
 // ----- load ------------------------------------------------------------------------------
 
 fn bits(node: &Node, what: &str, d: &mut Diags) -> Option<Bits> {
-    let text = match &node.kind {
-        Kind::Int(i) => i.to_string(),
-        Kind::Str(s) => s.clone(),
-        other => {
-            d.error(
-                node.pos,
-                format!("{what} must be `N` or `LO..HI`, found {}", other.describe()),
-            );
-            return None;
-        }
-    };
-    let parsed = match text.split_once("..") {
-        Some((a, b)) => a
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .zip(b.trim().parse::<u64>().ok()),
-        None => text.trim().parse::<u64>().ok().map(|x| (x, x)),
-    };
+    let (text, parsed) = crate::schema::bit_span(node, what, d)?;
     match parsed {
         Some((lo, hi)) if lo <= hi && hi < 64 => Some(Bits {
             lo,

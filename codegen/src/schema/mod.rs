@@ -661,6 +661,36 @@ pub(crate) fn name(node: &Node, what: &str, d: &mut Diags) -> Option<Name> {
     })
 }
 
+/// A bit span written `N` or `LO..HI` (instruction and register fields): its text and, when
+/// it reads as one, `(lo, hi)` (the caller checks the bounds and says what they are); `None`
+/// (with a diagnostic) when it is neither a number nor a string.
+pub(crate) fn bit_span(
+    node: &Node,
+    what: &str,
+    d: &mut Diags,
+) -> Option<(String, Option<(u64, u64)>)> {
+    let text = match &node.kind {
+        Kind::Int(i) => i.to_string(),
+        Kind::Str(s) => s.clone(),
+        other => {
+            d.error(
+                node.pos,
+                format!("{what} must be `N` or `LO..HI`, found {}", other.describe()),
+            );
+            return None;
+        }
+    };
+    let parsed = match text.split_once("..") {
+        Some((a, b)) => a
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .zip(b.trim().parse::<u64>().ok()),
+        None => text.trim().parse::<u64>().ok().map(|x| (x, x)),
+    };
+    Some((text, parsed))
+}
+
 pub(crate) fn uint(node: &Node, what: &str, d: &mut Diags) -> Option<u64> {
     let v = match &node.kind {
         Kind::Int(i) => u64::try_from(*i).ok(),

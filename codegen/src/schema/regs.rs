@@ -98,25 +98,7 @@ fn bit_range(fname: Name, fv: &Node, d: &mut Diags) -> Option<RegField> {
         _ => (Some(fv), String::new(), None),
     };
     let bn = bits_node?;
-    let text = match &bn.kind {
-        Kind::Int(i) => i.to_string(),
-        Kind::Str(s) => s.clone(),
-        other => {
-            d.error(
-                bn.pos,
-                format!("bits must be `N` or `LO..HI`, found {}", other.describe()),
-            );
-            return None;
-        }
-    };
-    let parsed = match text.split_once("..") {
-        Some((a, b)) => a
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .zip(b.trim().parse::<u64>().ok()),
-        None => text.trim().parse::<u64>().ok().map(|x| (x, x)),
-    };
+    let (text, parsed) = crate::schema::bit_span(bn, "bits", d)?;
     match parsed {
         Some((lo, hi)) if lo <= hi => Some(RegField {
             range: BitRange {

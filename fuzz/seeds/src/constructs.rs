@@ -15,6 +15,10 @@ mod opendir_blobs;
 #[allow(dead_code)]
 mod nested_blobs;
 
+#[path = "../../../tests/src/construct_blobs.rs"]
+#[allow(dead_code)]
+mod construct_blobs;
+
 /// Selector bytes (index in the target's `SCHEMAS`).
 const TLV: u8 = 0;
 const SCOPED: u8 = 1;
@@ -31,7 +35,11 @@ const ORDERED: u8 = 11;
 const PADDED: u8 = 12;
 const WAV: u8 = 13;
 const NESTED: u8 = 14;
-const DIRMIX: u8 = 15;
+const NAMEDTAB: u8 = 15;
+const DIRNOTES: u8 = 16;
+const BLOBPACK: u8 = 17;
+const NPU1_V2: u8 = 18;
+const DIRMIX: u8 = 19;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -420,6 +428,48 @@ pub fn write_seeds(dir: &Path) -> usize {
             ],
             2,
         ),
+    ));
+    seeds.push((
+        "namedtab".into(),
+        NAMEDTAB,
+        construct_blobs::namedtab_file(
+            b"label",
+            &[
+                (b"alpha", b"a note", 1),
+                (b"", b"", 2),
+                ("größe".as_bytes(), b"x", 3),
+            ],
+        ),
+    ));
+    seeds.push((
+        "namedtab-empty".into(),
+        NAMEDTAB,
+        construct_blobs::namedtab_file(b"", &[]),
+    ));
+    seeds.push((
+        "dirnotes".into(),
+        DIRNOTES | 0x80,
+        construct_blobs::dirnotes_file(
+            &[(2, 0, b"data"), (1, 4, b"code bytes"), (3, 0, b"")],
+            b"notes!",
+            b"tail",
+            "ünïcode".as_bytes(),
+        ),
+    ));
+    seeds.push((
+        "dirnotes-empty".into(),
+        DIRNOTES | 0x80,
+        construct_blobs::dirnotes_file(&[], b"", b"", b""),
+    ));
+    seeds.push((
+        "blobpack".into(),
+        BLOBPACK | 0x80,
+        construct_blobs::blobpack_file(),
+    ));
+    seeds.push((
+        "npu1_v2".into(),
+        NPU1_V2 | 0x80,
+        construct_blobs::npu1_v2_file(&[(0, Ok(&[5; 40])), (1, Err(64))], &[1, 2, 3, 4], 0xC0FFEE),
     ));
     seeds.push((
         "opendir".into(),

@@ -1,0 +1,198 @@
+//! The plan of the plain writer (`writer` without a section `directory`): what each field
+//! of the header and of a table's records is derived from, the rest being inputs (the
+//! writer's setters, the fields of a record's `<Record>Spec`). The emitter
+//! (`emit/writer.rs`) writes what this decides, and the checker's list of the names the
+//! writers generate (`check/writer_names.rs`) takes its inputs from here, so the two cannot
+//! disagree on which fields the writer takes.
+
+use crate::check::expr::single_field;
+use crate::check::{Checked, Leaf, Owner, Resolved, Scope};
+use crate::expr::Expr;
+use crate::schema::Table;
+use crate::schema::top::Step;
+
+/// What the writer writes into a header field.
+#[derive(Clone, Debug)]
+pub(crate) enum HeaderRule {
+    /// The constant (or `len`) an `expect` fixes.
+    Value(Expr),
+    /// The number of records of the table (its name).
+    Count(String),
+    /// Where the writer put the range or string (its name).
+    RangeOffset(String),
+    /// The length of the range (its name).
+    RangeLength(String),
+    /// The checksum (index into `file.checksums`), patched once the file is written.
+    Checksum(usize),
+    /// An input: a setter.
+    Input,
+}
+
+/// What the writer writes into a field of a table's record.
+#[derive(Clone, Debug)]
+pub(crate) enum RecordRule {
+    /// Where the record's bytes of a per-record range (index into `file.ranges`) went.
+    Offset(usize),
+    /// Their length.
+    Length(usize),
+    /// The flag bit that says the record carries them.
+    Flag(usize),
+    /// The offset of the record's string (`strtab_writer.rs`).
+    Str,
+    /// An input: a field of the record's `<Record>Spec`.
+    Input,
+}
+
+/// The header's rules, per field, and the rules of fields inside struct-typed header fields
+/// (with the path that names them), for a file whose writer is the plain one.
+pub(crate) struct HeaderPlan {
+    pub(crate) fields: Vec<HeaderRule>,
+    pub(crate) leaves: Vec<(Leaf, String, HeaderRule)>,
+}
+
+fn expects(steps: &[Step], out: &mut Vec<(Expr, Expr)>) {
+    for s in steps {
+        if let Step::Expect { field, equals, .. } = s {
+            out.push((field.expr.clone(), equals.expr.clone()));
+        }
+    }
+}
+
+fn const_only(c: &Checked, e: &Expr) -> bool {
+    e.refs().iter().all(|p| {
+        matches!(
+            c.resolve(p, Scope::Top),
+            Ok(Resolved::Const(_) | Resolved::Len | Resolved::EnumValue(..))
+        )
+    })
+}
+
+/// Whether the file gets the plain writer: a `writer`, no section directory (whose writer
+/// is `dir_writer.rs`'s), a header struct.
+pub(crate) fn has_plain_writer(c: &Checked) -> bool {
+    let file = &c.schema.file;
+    file.writer.is_some() && file.ext.directories.is_empty() && c.header().is_some()
+}
+
+/// The plain writer's header plan (every field an input when the header is undefined).
+pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
+    let file = &c.schema.file;
+    let n = c.header().map_or(0, |h| h.fields.len());
+    let mut fields = vec![HeaderRule::Input; n];
+    let mut leaves: Vec<(Leaf, String, HeaderRule)> = Vec::new();
+    let mut ex = Vec::new();
+    expects(&file.validate, &mut ex);
+    let mut derive = |e: &Expr, rule: HeaderRule| {
+        if let Some((Owner::Header, i)) = single_field(c, e, Scope::Top) {
+            if let Some(r) = fields.get_mut(i) {
+                *r = rule;
+            }
+        } else if let Expr::Ref(p) = e
+            // A field inside a struct-typed header field (`nested_writer.rs`).
+            && let Ok(Resolved::Nested(Owner::Header, l)) = c.resolve(p, Scope::Top)
+            && l.bit.is_none()
+        {
+            leaves.push((l, p.join("."), rule));
+        }
+    };
+    for (f, v) in &ex {
+        if const_only(c, v) {
+            derive(f, HeaderRule::Value(v.clone()));
+        }
+    }
+    for t in &file.tables {
+        derive(&t.count.expr, HeaderRule::Count(t.name.text.clone()));
+    }
+    for r in file.ranges.iter().filter(|r| r.table.is_none()) {
+        derive(&r.offset.expr, HeaderRule::RangeOffset(r.name.text.clone()));
+        derive(&r.length.expr, HeaderRule::RangeLength(r.name.text.clone()));
+    }
+    for (ki, k) in file.checksums.iter().enumerate() {
+        derive(&k.stored.expr, HeaderRule::Checksum(ki));
+    }
+    // A file string's offset field: where the writer placed the string (`strings.rs`).
+    for s in file.strings.iter().filter(|s| s.table.is_none()) {
+        if let Ok(i) = crate::check::strings::writable(c, s)
+            && let Some(r) = fields.get_mut(i)
+        {
+            *r = HeaderRule::RangeOffset(s.name.text.clone());
+        }
+    }
+    HeaderPlan { fields, leaves }
+}
+
+/// The plain writer's rules for the fields of table `t`'s records.
+pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
+    let file = &c.schema.file;
+    let st = c.strukt(&t.record.text);
+    let n = st.map_or(0, |s| s.fields.len());
+    let mut rules = vec![RecordRule::Input; n];
+    for (ri, r) in file.ranges.iter().enumerate() {
+        if r.table.as_ref().is_none_or(|x| x.text != t.name.text) {
+            continue;
+        }
+        let scope = Scope::RecordOnly(t);
+        if let Some((_, i)) = single_field(c, &r.offset.expr, scope)
+            && let Some(x) = rules.get_mut(i)
+        {
+            *x = RecordRule::Offset(ri);
+        }
+        if let Some((_, i)) = single_field(c, &r.length.expr, scope)
+            && let Some(x) = rules.get_mut(i)
+        {
+            *x = RecordRule::Length(ri);
+        }
+        if let Some(w) = &r.when
+            && let Expr::Ref(p) = &w.expr
+            && let Ok(Resolved::FlagBit(_, fi, _)) = c.resolve(p, scope)
+            && let Some(x) = rules.get_mut(fi)
+        {
+            *x = RecordRule::Flag(ri);
+        }
+    }
+    for (_, i) in crate::check::strtab_writer::record_strings(c, t) {
+        if let Some(r) = rules.get_mut(i) {
+            *r = RecordRule::Str;
+        }
+    }
+    rules
+}
+
+/// The plain writer places every table and range it writes where `writer.order` names it
+/// (its plan has no place for one it does not name): a table, a file-level range (one with
+/// a `when` it cannot write is refused on its own, `when_writer.rs`) or a per-record range
+/// that the order leaves out is refused. (A string or a string table: `strings.rs`, `strtab_writer.rs`.)
+pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
+    if !has_plain_writer(c) {
+        return;
+    }
+    let file = &c.schema.file;
+    let Some(w) = &file.writer else { return };
+    let named = |n: &str| w.order.iter().any(|o| o.text == n);
+    for t in file.tables.iter().filter(|t| !named(&t.name.text)) {
+        d.error(
+            t.name.pos,
+            format!(
+                "table `{}`: the writer writes it where `writer.order` names it, and `writer.order` does not; add it",
+                t.name.text
+            ),
+        );
+    }
+    for r in &file.ranges {
+        if named(&r.name.text)
+            || (r.table.is_none()
+                && r.when.is_some()
+                && crate::check::when_writer::flag_bit(c, r).is_none())
+            || crate::check::strtab_writer::is_built(c, &r.name.text)
+        {
+            continue;
+        }
+        d.error(
+            r.name.pos,
+            format!(
+                "range `{}`: the writer writes its bytes where `writer.order` names it, and `writer.order` does not; add it",
+                r.name.text
+            ),
+        );
+    }
+}
