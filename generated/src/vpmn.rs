@@ -2587,6 +2587,7 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         };
+        let _ = sub_header_at;
         // section-header-size: `sub_header.sh_size` must equal `SECTION_HEADER_BYTES`.
         {
             let found = u64::from(sub_header.sh_size());
@@ -4410,6 +4411,7 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
+        let _ = fixed_at;
         // truncated-header: table `entries` (12 + if(header.version >= 0x0001000C, 3, 0) + if(header.version >= 0x0001000E, 1, 0) x 8 bytes at end(fixed)) must lie within `len`.
         let (entries, entries_at): (&'a [[u8; 8]], u64) = {
             let at = fixed_at.checked_add(fixed.raw.len() as u64);

@@ -1054,6 +1054,8 @@ pub fn step(
                             None => { #fail }
                         }
                     };
+                    // Read when a later step blames one of its fields or reads `end(...)`.
+                    let _ = #var_at;
                 }
             } else {
                 let size = c.layouts.get(&st.name.text).map_or(0, |l| l.size);
@@ -1076,6 +1078,8 @@ pub fn step(
                             None => { #fail }
                         }
                     };
+                    // Read when a later step blames one of its fields or reads `end(...)`.
+                    let _ = #var_at;
                 }
             }
         }
