@@ -60,7 +60,13 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
         base,
         keyed,
         memo_slots,
+        slot_lens: [
+            p.c.schema.file.ext.records.len(),
+            p.c.schema.file.tables.len(),
+            p.c.schema.file.ranges.len(),
+        ],
         variants: Vec::new(),
+        choice: None,
     }
 }
 
@@ -76,11 +82,156 @@ fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
             steps.push(f);
         }
     }
+    // The top-level checks that only compare run-invariant values, run first (a top-level
+    // step always runs, and these neither read nor set anything a step sets); then the
+    // placements of run-invariant values whose slot no step before them touches.
+    let (mut guard, mut places, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, f) in steps.iter().enumerate() {
+        let FStep::Check(k, _) = f else {
+            rest.push(f.clone());
+            continue;
+        };
+        if let Some(g) = Pure::of(k) {
+            guard.push(g);
+        } else if let Some(pl) = Place::of(k)
+            && !steps
+                .get(..i)
+                .unwrap_or_default()
+                .iter()
+                .any(|b| touches(b, pl.slot()))
+        {
+            places.push(pl);
+        } else {
+            rest.push(f.clone());
+        }
+    }
     let body = Body {
         steps,
         memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
+        guard,
+        places,
+        rest,
     };
     (body, l.cmps.into_inner())
+}
+
+/// Whether step `f` may read or set slot `s` (`true` when not known: a step run by the
+/// generic path), its report included (the blame's base).
+fn touches(f: &FStep, s: Slot) -> bool {
+    match f {
+        FStep::Slow(_) => true,
+        FStep::Check(k, orig) => chk_touches(k, s) || blame_touches(orig, s),
+        FStep::Let(_, x) => fx_touches(x, s),
+        FStep::When(c, inner) => fc_touches(c, s) || touches(inner, s),
+        FStep::ForEachTable { table, body, .. } => {
+            s == Slot::Table(*table) || body.iter().any(|b| touches(b, s))
+        }
+        FStep::RangeEach { table, orig, .. } => s == Slot::Table(*table) || blame_touches(orig, s),
+    }
+}
+
+/// Whether a step's report reads slot `s` (its blame's base; `true` when not known).
+fn blame_touches(c: &CStep, s: Slot) -> bool {
+    let f = match c {
+        CStep::MinLen { f, .. }
+        | CStep::Expect { f, .. }
+        | CStep::Assert { f, .. }
+        | CStep::TableFits { f, .. }
+        | CStep::RangeFits { f, .. }
+        | CStep::FlagsKnown { f, .. }
+        | CStep::EnumKnown { f, .. }
+        | CStep::Cond { f, .. }
+        | CStep::RecordFits { f, .. }
+        | CStep::Items { f, .. } => f,
+        _ => return true,
+    };
+    match f.blame.base {
+        BaseK::Zero | BaseK::RecAt => false,
+        BaseK::Located(i) => s == Slot::Located(i),
+        BaseK::TableAt(t) => s == Slot::Table(t),
+    }
+}
+
+fn chk_touches(k: &Chk, s: Slot) -> bool {
+    match k {
+        Chk::CmpAbs(..) | Chk::CmpRec(..) => false,
+        Chk::MinLen(x) | Chk::FlagsKnown(x, _) | Chk::EnumKnown(x, _) => fx_touches(x, s),
+        Chk::Expect(a, b) | Chk::Assert(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
+        Chk::Cond(c) => fc_touches(c, s),
+        Chk::TableFits {
+            table,
+            at,
+            count,
+            stride,
+            within,
+            ..
+        } => {
+            s == Slot::Table(*table)
+                || [at, count, stride].iter().any(|x| fx_touches(x, s))
+                || lim_touches(within, s)
+        }
+        Chk::RangeFits {
+            range,
+            when,
+            start,
+            length,
+            within,
+            ..
+        } => {
+            s == Slot::Range(*range)
+                || when.as_ref().is_some_and(|c| fc_touches(c, s))
+                || fx_touches(start, s)
+                || fx_touches(length, s)
+                || lim_touches(within, s)
+        }
+        Chk::RangeRec { range, within, .. } => s == Slot::Range(*range) || lim_touches(within, s),
+        Chk::RecordFits {
+            rec,
+            at,
+            within,
+            gate,
+            ..
+        } => {
+            s == Slot::Located(*rec)
+                || fx_touches(at, s)
+                || lim_touches(within, s)
+                || gate.as_ref().is_some_and(|g| fx_touches(g, s))
+        }
+        Chk::Items { first, rhs, .. } => {
+            first.as_ref().is_some_and(|x| fx_touches(x, s)) || fx_touches(rhs, s)
+        }
+    }
+}
+
+fn lim_touches(l: &Lim, s: Slot) -> bool {
+    match l {
+        Lim::Len => false,
+        Lim::X(x) => fx_touches(x, s),
+    }
+}
+
+fn fx_touches(x: &Fx, s: Slot) -> bool {
+    match x {
+        Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Rec(..) | Fx::Let(_) | Fx::Memo(_) => false,
+        Fx::Loc(i, ..) | Fx::End(i) => s == Slot::Located(*i),
+        Fx::Elem(t, ..) => s == Slot::Table(*t),
+        Fx::Signed(a, _) | Fx::Bits(a, ..) | Fx::DivK(a, _) | Fx::RemK(a, _) => fx_touches(a, s),
+        Fx::Composed(a, b) | Fx::Bin(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
+        Fx::If(c, a, b) => fc_touches(c, s) || fx_touches(a, s) || fx_touches(b, s),
+        Fx::Sel(_, x, _, a, b) => fx_touches(x, s) || fx_touches(a, s) || fx_touches(b, s),
+        Fx::Slow(_) => true,
+    }
+}
+
+fn fc_touches(c: &Fc, s: Slot) -> bool {
+    match c {
+        Fc::K(_) => false,
+        Fc::Flag(x, _) => fx_touches(x, s),
+        Fc::And(a, b) | Fc::Or(a, b) => fc_touches(a, s) || fc_touches(b, s),
+        Fc::Not(a) => fc_touches(a, s),
+        Fc::Cmp(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
+        Fc::Slow(_) => true,
+    }
 }
 
 /// The key word among the comparisons seen, and the first value of each interval of its
@@ -121,10 +272,34 @@ impl FileProg<'_> {
 }
 
 /// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
-/// are read after the run).
-pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &'a CE>) -> Vec<Fc> {
+/// are read after the run); and, when they compare a key word with constants, the variant
+/// each interval of its values chooses (see [`lower`]).
+pub(super) fn lower_variants(p: &FileProg<'_>, conds: &[&CE]) -> (Vec<Fc>, Option<Choice>) {
     let l = Low::new(p, false, None);
-    conds.map(|c| l.fc(c)).collect()
+    let fcs = conds.iter().map(|c| l.fc(c)).collect();
+    let choice = key(&l.cmps.into_inner()).and_then(|(at, w, starts)| {
+        let picks = starts
+            .iter()
+            .map(|&v| {
+                let l = Low::new(p, false, Some((at, w, v)));
+                for (i, c) in conds.iter().enumerate() {
+                    match l.fc(c) {
+                        Fc::K(true) => return Some(Some(i)),
+                        Fc::K(false) => {}
+                        _ => return None,
+                    }
+                }
+                Some(None)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Choice {
+            at,
+            w,
+            starts,
+            picks,
+        })
+    });
+    (fcs, choice)
 }
 
 struct Low<'a, 'c> {
@@ -432,7 +607,11 @@ impl<'a, 'c> Low<'a, 'c> {
             (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(op, at, w, k, true),
             (x, Fx::K(Some(k))) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, false),
             (Fx::K(Some(k)), x) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, true),
-            (a, b) => Fc::Cmp(op, Box::new(self.memoised(a)), Box::new(self.memoised(b))),
+            (a, b) => Fc::Cmp(
+                Op::of(op),
+                Box::new(self.memoised(a)),
+                Box::new(self.memoised(b)),
+            ),
         }
     }
 
@@ -453,7 +632,7 @@ impl<'a, 'c> Low<'a, 'c> {
     /// `k << s` and `(k + 1) << s`: both are noted as split points of the key's values.
     fn keyed_shr(&self, op: BinOp, x: Fx, k: u64, swapped: bool) -> Fc {
         let Some((at, w, s)) = shr_of_abs(&x) else {
-            return Fc::Cmp(op, Box::new(x), Box::new(Fx::K(Some(k))));
+            return Fc::Cmp(Op::of(op), Box::new(x), Box::new(Fx::K(Some(k))));
         };
         for edge in [Some(k), k.checked_add(1)].into_iter().flatten() {
             // A split at `edge << s` is noted as a comparison with `(edge << s) - 1`
@@ -474,9 +653,9 @@ impl<'a, 'c> Low<'a, 'c> {
             _ => {
                 let (a, b) = (Box::new(self.memoised(x)), Box::new(Fx::K(Some(k))));
                 if swapped {
-                    Fc::Cmp(op, b, a)
+                    Fc::Cmp(Op::of(op), b, a)
                 } else {
-                    Fc::Cmp(op, a, b)
+                    Fc::Cmp(Op::of(op), a, b)
                 }
             }
         }
@@ -495,9 +674,9 @@ impl<'a, 'c> Low<'a, 'c> {
             _ => {
                 let (a, b) = (Box::new(Fx::Abs(at, w)), Box::new(Fx::K(Some(k))));
                 if swapped {
-                    Fc::Cmp(op, b, a)
+                    Fc::Cmp(Op::of(op), b, a)
                 } else {
-                    Fc::Cmp(op, a, b)
+                    Fc::Cmp(Op::of(op), a, b)
                 }
             }
         }
@@ -526,7 +705,7 @@ impl<'a, 'c> Low<'a, 'c> {
 
     /// A comparison of two lowered values as a check: fused when it is a word against a
     /// constant.
-    fn cmp_chk(op: BinOp, l: Fx, r: Fx) -> Chk {
+    fn cmp_chk(op: Op, l: Fx, r: Fx) -> Chk {
         match (l, r) {
             (Fx::Abs(at, w), Fx::K(Some(k))) => Chk::CmpAbs(op, at, w, k),
             (Fx::Rec(off, w), Fx::K(Some(k))) => Chk::CmpRec(op, off, w, k),
@@ -542,7 +721,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 found, expected, ..
             } => match (self.fx(found), self.fx(expected)) {
                 // `expected == Some(found)`: a word is always there, a constant too.
-                (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(BinOp::Eq, at, w, k)),
+                (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(Op::of(BinOp::Eq), at, w, k)),
                 (f, e) => chk(Chk::Expect(f, e)),
             },
             CStep::Assert { op, l, r, .. } => match self.compared(*op, l, r) {
@@ -635,7 +814,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 ity: *ity,
                 n: *n,
                 first: first.as_ref().map(|e| self.fx(e)),
-                op: *op,
+                op: Op::of(*op),
                 rhs: self.fx(rhs),
             }),
             CStep::Let { i, value } => FStep::Let(*i, self.fx(value)),
@@ -748,7 +927,7 @@ impl State<'_> {
                 }
             }
             Fx::Sel(op, x, k, a, b) => {
-                if self.fx(p, x).is_some_and(|v| compare(*op, v, *k)) {
+                if self.fx(p, x).is_some_and(|v| op.test(v, *k)) {
                     self.fx(p, a)
                 } else {
                     self.fx(p, b)
@@ -761,6 +940,111 @@ impl State<'_> {
             }
             Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
             Fx::Slow(e) => self.val(p, e),
+        }
+    }
+
+    /// A run-invariant value: as [`Self::fx`], a header word divided by a constant (or
+    /// its remainder, the usual such value) in line.
+    #[inline(always)]
+    fn memo(&self, p: &FileProg<'_>, m: &Fx) -> Option<u64> {
+        match m {
+            Fx::DivK(x, r) if let Fx::Abs(at, w) = **x => Some(r.div(w.read(self.buf, at))),
+            Fx::RemK(x, r) if let Fx::Abs(at, w) = **x => Some(r.rem(w.read(self.buf, at))),
+            _ => self.fx(p, m),
+        }
+    }
+
+    /// A leaf of a run-invariant check.
+    #[inline(always)]
+    fn leaf(&self, p: &FileProg<'_>, l: Leaf) -> Option<u64> {
+        match l {
+            Leaf::K(v) => v,
+            Leaf::Len => Some(self.len),
+            Leaf::Abs(at, w) => Some(w.read(self.buf, at)),
+            Leaf::Memo(i) => self.lets.get(p.lets.saturating_add(i)).copied().flatten(),
+        }
+    }
+
+    /// Whether every run-invariant comparison passes (all are run: no jump per check).
+    #[inline]
+    fn guard(&self, p: &FileProg<'_>, guard: &[Pure]) -> bool {
+        let mut ok = true;
+        for g in guard {
+            ok &= matches!(
+                (self.leaf(p, g.a), self.leaf(p, g.b)),
+                (Some(a), Some(b)) if g.op.test(a, b)
+            );
+        }
+        ok
+    }
+
+    /// Run a placement of run-invariant values ([`Chk::TableFits`], [`Chk::RecordFits`]
+    /// as [`Self::chk`] runs them): `true` when it passes, its slot set.
+    fn place(&mut self, p: &FileProg<'_>, pl: &Place) -> bool {
+        match *pl {
+            Place::Table {
+                table,
+                rec_size,
+                at,
+                count,
+                stride,
+                within,
+            } => {
+                let (a, n, s, w) = (
+                    self.leaf(p, at),
+                    self.leaf(p, count),
+                    self.leaf(p, stride),
+                    self.leaf(p, within),
+                );
+                match (a, n, w, self.tables.get_mut(table)) {
+                    (Some(a), Some(n), Some(w), Some(x))
+                        if s == Some(rec_size) && table_within(self.buf, a, n, w, rec_size) =>
+                    {
+                        *x = Some((a, n));
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Place::Record {
+                rec,
+                sidx,
+                at,
+                within,
+                gate,
+                size,
+                gated,
+            } => {
+                let (a, w) = (self.leaf(p, at), self.leaf(p, within));
+                let parts = match gate {
+                    Some(g) => match (a, self.leaf(p, g), w) {
+                        (Some(a), Some(g), Some(w)) => {
+                            let n = gated.unwrap_or_else(|| {
+                                p.gates
+                                    .get(sidx)
+                                    .and_then(Option::as_ref)
+                                    .and_then(|t| t.sizes.get(t.pick(g)).copied())
+                                    .unwrap_or(0)
+                            });
+                            npuschema_core::range_within(self.buf, a, n, w).map(|_| (a, n, g))
+                        }
+                        _ => None,
+                    },
+                    None => match (a, w) {
+                        (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= size) => {
+                            npuschema_core::range_at(self.buf, a, size).map(|_| (a, size, 0))
+                        }
+                        _ => None,
+                    },
+                };
+                match (parts, self.located.get_mut(rec)) {
+                    (Some(x), Some(slot)) => {
+                        *slot = Some(x);
+                        true
+                    }
+                    _ => false,
+                }
+            }
         }
     }
 
@@ -781,7 +1065,7 @@ impl State<'_> {
             Fc::Or(l, r) => self.fc(p, l) || self.fc(p, r),
             Fc::Not(x) => !self.fc(p, x),
             Fc::Cmp(op, l, r) => {
-                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if compare(*op, a, b))
+                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if op.test(a, b))
             }
             Fc::Slow(e) => self.cond(p, e),
         }
@@ -792,9 +1076,9 @@ impl State<'_> {
     #[inline(always)]
     fn chk(&mut self, p: &FileProg<'_>, k: &Chk) -> bool {
         match k {
-            Chk::CmpAbs(op, at, w, k) => compare(*op, w.read(self.buf, *at), *k),
+            Chk::CmpAbs(op, at, w, k) => op.test(w.read(self.buf, *at), *k),
             Chk::CmpRec(op, off, w, k) => {
-                compare(*op, w.read(self.buf, self.rec_at.saturating_add(*off)), *k)
+                op.test(w.read(self.buf, self.rec_at.saturating_add(*off)), *k)
             }
             Chk::MinLen(min) => matches!(self.fx(p, min), Some(n) if self.len >= n),
             Chk::Expect(found, expected) => {
@@ -802,7 +1086,7 @@ impl State<'_> {
                 self.fx(p, expected) == Some(found)
             }
             Chk::Assert(op, l, r) => {
-                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if compare(*op, a, b))
+                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if op.test(a, b))
             }
             Chk::Cond(c) => self.fc(p, c),
             Chk::FlagsKnown(x, known) => self.fx(p, x).unwrap_or(0) & !known == 0,
@@ -959,7 +1243,7 @@ impl State<'_> {
                         w.read(self.buf, base.saturating_add(k.saturating_mul(width))),
                         *ity,
                     );
-                    compare(*op, item, b)
+                    op.test(item, b)
                 })
             }
         }
@@ -1020,11 +1304,9 @@ impl<'c> Interp<'c> {
         let Some(vs) = &self.variants else {
             return Ok(());
         };
-        for (i, (_, cond, prog)) in vs.list.iter().enumerate() {
-            if self.variant_holds(&st, i, cond) {
-                st.reset(prog);
-                return self.run_in(prog, &mut st);
-            }
+        if let Some((_, _, prog)) = self.choose(&st).and_then(|i| vs.list.get(i)) {
+            st.reset(prog);
+            return self.run_in(prog, &mut st);
         }
         let v = st.val(&self.top, &vs.unknown_value).unwrap_or(u64::MAX);
         Err(self.err(
@@ -1035,6 +1317,28 @@ impl<'c> Interp<'c> {
             },
             [v, 0, 0],
         ))
+    }
+
+    /// The variant that holds after the top-level layout's run (the first whose condition
+    /// holds), if any: by the key word's interval when it decides it.
+    pub(super) fn choose(&self, st: &State<'_>) -> Option<usize> {
+        let vs = self.variants.as_ref()?;
+        let each = || {
+            vs.list
+                .iter()
+                .enumerate()
+                .position(|(i, (_, cond, _))| self.variant_holds(st, i, cond))
+        };
+        if GENERIC.with(std::cell::Cell::get) {
+            return each();
+        }
+        match self.top.fast.choice.as_ref().and_then(|c| c.pick(st.buf)) {
+            Some(pick) => {
+                debug_assert_eq!(pick, each(), "the key word's choice of variant");
+                pick
+            }
+            None => each(),
+        }
     }
 
     /// Whether variant `i` (condition `cond`) holds after the top-level layout's run.
@@ -1069,15 +1373,22 @@ impl<'c> Interp<'c> {
         let body = p.fast.body(st.buf);
         // The run-invariant values, in order (one may use those before it).
         for (i, m) in body.memos.iter().enumerate() {
-            let v = st.fx(p, m);
+            let v = st.memo(p, m);
             if let Some(x) = st.lets.get_mut(p.lets.saturating_add(i)) {
                 *x = v;
             }
         }
+        // The run-invariant comparisons first: when they all pass, the other steps; else
+        // all the steps in order, the first failing one reported.
+        let steps = if st.guard(p, &body.guard) && body.places.iter().all(|x| st.place(p, x)) {
+            &body.rest
+        } else {
+            &body.steps
+        };
         #[cfg(debug_assertions)]
         {
             let (mut a, mut b) = (st.clone(), st.clone());
-            let fast = self.exec_fast::<npuschema_core::Error>(p, &body.steps, &mut a);
+            let fast = self.exec_fast::<npuschema_core::Error>(p, steps, &mut a);
             let generic = self.exec::<npuschema_core::Error>(p, &p.steps, &mut b);
             debug_assert_eq!(fast, generic, "lowered and generic steps disagree");
             if generic.is_ok() {
@@ -1090,7 +1401,7 @@ impl<'c> Interp<'c> {
                 );
             }
         }
-        self.exec_fast(p, &body.steps, st)
+        self.exec_fast(p, steps, st)
     }
 
     /// A lowered check failed: the generic path runs the original step on the same state
@@ -1285,7 +1596,7 @@ impl<'b> State<'b> {
     /// (held in the state itself, `slots.rs`), all empty.
     #[inline]
     pub(super) fn fresh(p: &FileProg<'_>, buf: &'b [u8]) -> Self {
-        let file = &p.c.schema.file;
+        let [records, tables, ranges] = p.fast.slot_lens;
         // (Most layouts have no directory and no record checksum: nothing to make.)
         let dirs = |x: u32| -> Vec<Vec<u32>> {
             if p.dirs.is_empty() {
@@ -1296,9 +1607,9 @@ impl<'b> State<'b> {
         State {
             buf,
             len: u64::try_from(buf.len()).unwrap_or(u64::MAX),
-            located: Slots::new(file.ext.records.len()),
-            tables: Slots::new(file.tables.len()),
-            ranges: Slots::new(file.ranges.len()),
+            located: Slots::new(records),
+            tables: Slots::new(tables),
+            ranges: Slots::new(ranges),
             dcount: dirs(0),
             dfirst: dirs(u32::MAX),
             want: if p.want_slots == 0 {
@@ -1318,10 +1629,10 @@ impl<'b> State<'b> {
     /// layout's slots are written.
     #[inline]
     fn reset(&mut self, p: &FileProg<'_>) {
-        let file = &p.c.schema.file;
-        self.located.reset(file.ext.records.len());
-        self.tables.reset(file.tables.len());
-        self.ranges.reset(file.ranges.len());
+        let [records, tables, ranges] = p.fast.slot_lens;
+        self.located.reset(records);
+        self.tables.reset(tables);
+        self.ranges.reset(ranges);
         self.lets.reset(p.lets.saturating_add(p.fast.memo_slots));
         self.prev.reset(p.order_slots);
         if !(p.dirs.is_empty() && self.dcount.is_empty() && self.dfirst.is_empty()) {
@@ -1442,6 +1753,33 @@ mod tests {
         assert!(super::rows_le32(&buf, 16, 4, 8, (0, be), (4, le)).is_none());
         assert!(super::rows_le32(&buf, 16, 4, 8, (0, le), (5, le)).is_none());
         assert!(super::rows_le32(&buf, 16, 7, 8, (0, le), (4, le)).is_none());
+    }
+
+    #[test]
+    fn operators_compare_as_the_generic_path_compares() {
+        use crate::expr::BinOp;
+        let ops = [
+            BinOp::Eq,
+            BinOp::Ne,
+            BinOp::Lt,
+            BinOp::Le,
+            BinOp::Gt,
+            BinOp::Ge,
+            BinOp::Add,
+            BinOp::LogAnd,
+        ];
+        let values = [0, 1, 2, 7, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
+        for op in ops {
+            for a in values {
+                for b in values {
+                    assert_eq!(
+                        super::Op::of(op).test(a, b),
+                        super::compare(op, a, b),
+                        "{a} {op:?} {b}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -65,6 +65,34 @@ impl W {
     }
 }
 
+/// A comparison operator as the set of orderings it accepts (bit 0: less, bit 1: equal,
+/// bit 2: greater): tested without a jump on the operator. An operator that is no
+/// comparison accepts none (as the generic `compare`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Op(u8);
+
+impl Op {
+    pub(super) fn of(op: BinOp) -> Self {
+        Op(match op {
+            BinOp::Lt => 0b001,
+            BinOp::Eq => 0b010,
+            BinOp::Le => 0b011,
+            BinOp::Gt => 0b100,
+            BinOp::Ne => 0b101,
+            BinOp::Ge => 0b110,
+            _ => 0,
+        })
+    }
+
+    /// `a op b`.
+    #[inline(always)]
+    pub(super) fn test(self, a: u64, b: u64) -> bool {
+        // 0 when less, 1 when equal, 2 when greater.
+        let order = u32::from(a >= b) + u32::from(a > b);
+        (self.0 >> order) & 1 == 1
+    }
+}
+
 /// A lowered value expression (the generic `State::val`'s meaning).
 #[derive(Clone, Debug)]
 pub(super) enum Fx {
@@ -94,7 +122,7 @@ pub(super) enum Fx {
     RemK(Box<Fx>, Recip),
     If(Box<Fc>, Box<Fx>, Box<Fx>),
     /// `if(x op k, a, b)`: a choice on a comparison with a constant, in one node.
-    Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
+    Sel(Op, Box<Fx>, u64, Box<Fx>, Box<Fx>),
     Let(usize),
     End(usize),
     /// A run-invariant value (header words, constants and the length only), computed once
@@ -151,7 +179,7 @@ pub(super) enum Fc {
     And(Box<Fc>, Box<Fc>),
     Or(Box<Fc>, Box<Fc>),
     Not(Box<Fc>),
-    Cmp(BinOp, Box<Fx>, Box<Fx>),
+    Cmp(Op, Box<Fx>, Box<Fx>),
     /// Not lowered: the generic evaluator.
     Slow(CE),
 }
@@ -197,12 +225,12 @@ impl Known {
 pub(super) enum Chk {
     /// The word at an absolute offset against a constant (`expect` of a header field, or
     /// an `assert` comparing one with a constant): one read, one compare.
-    CmpAbs(BinOp, u64, W, u64),
+    CmpAbs(Op, u64, W, u64),
     /// The word at an offset in the current record against a constant.
-    CmpRec(BinOp, u64, W, u64),
+    CmpRec(Op, u64, W, u64),
     MinLen(Fx),
     Expect(Fx, Fx),
-    Assert(BinOp, Fx, Fx),
+    Assert(Op, Fx, Fx),
     Cond(Fc),
     FlagsKnown(Fx, u64),
     EnumKnown(Fx, Known),
@@ -248,7 +276,7 @@ pub(super) enum Chk {
         ity: IntTy,
         n: u64,
         first: Option<Fx>,
-        op: BinOp,
+        op: Op,
         rhs: Fx,
     },
 }
@@ -291,6 +319,158 @@ pub(super) struct Body {
     pub(super) steps: Vec<FStep>,
     /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
     pub(super) memos: Vec<Fx>,
+    /// The top-level checks of `steps` that only compare run-invariant values: they read
+    /// nothing a step sets and set nothing, so they are run first, together, in one loop.
+    pub(super) guard: Vec<Pure>,
+    /// The top-level placement checks of run-invariant values whose slot no step before
+    /// them touches: run after `guard`, before the other steps.
+    pub(super) places: Vec<Place>,
+    /// `steps` without the checks in `guard` and `places`: what runs when they all pass
+    /// (when one fails, `steps` run, and the first failing step is reported as always).
+    pub(super) rest: Vec<FStep>,
+}
+
+/// A slot of the run's state that a step may set or read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Slot {
+    Table(usize),
+    Located(usize),
+    Range(usize),
+}
+
+/// A `table_fits` or `record_fits` of run-invariant values ([`Chk::TableFits`],
+/// [`Chk::RecordFits`] with leaves for values).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Place {
+    Table {
+        table: usize,
+        rec_size: u64,
+        at: Leaf,
+        count: Leaf,
+        stride: Leaf,
+        within: Leaf,
+    },
+    Record {
+        rec: usize,
+        sidx: usize,
+        at: Leaf,
+        within: Leaf,
+        gate: Option<Leaf>,
+        size: u64,
+        gated: Option<u64>,
+    },
+}
+
+impl Place {
+    /// The check `k` as one, when it places a table or record by run-invariant values.
+    pub(super) fn of(k: &Chk) -> Option<Self> {
+        let lim = |l: &Lim| match l {
+            Lim::Len => Some(Leaf::Len),
+            Lim::X(x) => Leaf::of(x),
+        };
+        Some(match k {
+            Chk::TableFits {
+                table,
+                rec_size,
+                at,
+                count,
+                stride,
+                within,
+            } => Place::Table {
+                table: *table,
+                rec_size: *rec_size,
+                at: Leaf::of(at)?,
+                count: Leaf::of(count)?,
+                stride: Leaf::of(stride)?,
+                within: lim(within)?,
+            },
+            Chk::RecordFits {
+                rec,
+                sidx,
+                at,
+                within,
+                gate,
+                size,
+                gated,
+            } => Place::Record {
+                rec: *rec,
+                sidx: *sidx,
+                at: Leaf::of(at)?,
+                within: lim(within)?,
+                gate: match gate {
+                    Some(g) => Some(Leaf::of(g)?),
+                    None => None,
+                },
+                size: *size,
+                gated: *gated,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The slot it sets.
+    pub(super) fn slot(&self) -> Slot {
+        match self {
+            Place::Table { table, .. } => Slot::Table(*table),
+            Place::Record { rec, .. } => Slot::Located(*rec),
+        }
+    }
+}
+
+/// A value of a run-invariant check: a constant (`None`: a value that never computes),
+/// the file's length, a header word, or a run-invariant value ([`Fx::Memo`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Leaf {
+    K(Option<u64>),
+    Len,
+    Abs(u64, W),
+    Memo(usize),
+}
+
+impl Leaf {
+    /// The leaf `x` is, if it is one.
+    pub(super) fn of(x: &Fx) -> Option<Self> {
+        Some(match x {
+            Fx::K(v) => Leaf::K(*v),
+            Fx::Len => Leaf::Len,
+            Fx::Abs(at, w) => Leaf::Abs(*at, *w),
+            Fx::Memo(i) => Leaf::Memo(*i),
+            _ => return None,
+        })
+    }
+
+    /// Whether it always computes.
+    pub(super) fn total(self) -> bool {
+        matches!(self, Leaf::K(Some(_)) | Leaf::Len | Leaf::Abs(..))
+    }
+}
+
+/// A run-invariant check with no effect: it passes when both values compute and `a op b`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pure {
+    pub(super) op: Op,
+    pub(super) a: Leaf,
+    pub(super) b: Leaf,
+}
+
+impl Pure {
+    /// The check `k` as one, when it is a comparison of run-invariant leaves with the
+    /// same verdict.
+    pub(super) fn of(k: &Chk) -> Option<Self> {
+        let (op, a, b) = match k {
+            Chk::CmpAbs(op, at, w, k) => (*op, Leaf::Abs(*at, *w), Leaf::K(Some(*k))),
+            Chk::Assert(op, l, r) => (*op, Leaf::of(l)?, Leaf::of(r)?),
+            Chk::Cond(Fc::Cmp(op, l, r)) => (*op, Leaf::of(l)?, Leaf::of(r)?),
+            // `expected == Some(found)`, the found value always there.
+            Chk::Expect(f, e) => {
+                let f = Leaf::of(f).filter(|f| f.total())?;
+                (Op::of(BinOp::Eq), f, Leaf::of(e)?)
+            }
+            Chk::MinLen(m) => (Op::of(BinOp::Ge), Leaf::Len, Leaf::of(m)?),
+            _ => return None,
+        };
+        Some(Pure { op, a, b })
+    }
 }
 
 /// The layout's steps lowered once more for each interval of a key word's values (see
@@ -317,8 +497,34 @@ pub(super) struct Prog {
     pub(super) keyed: Option<Keyed>,
     /// Slots for the run-invariant values: the most any body has.
     pub(super) memo_slots: usize,
+    /// The layout's located records, tables and ranges: how many slots a state has for
+    /// each (kept here, next to the steps, so that making a state reads no schema).
+    pub(super) slot_lens: [usize; 3],
     /// The variants' conditions, for the top-level layout of a file with variants.
     pub(super) variants: Vec<Fc>,
+    /// The variant each interval of a key word's values chooses, when in every interval
+    /// every condition is decided (they compare only that word with constants).
+    pub(super) choice: Option<Choice>,
+}
+
+/// The variant chosen by a key word's value: the first value of each interval,
+/// ascending from 0, and the variant it chooses (`None`: none holds).
+#[derive(Debug)]
+pub(super) struct Choice {
+    pub(super) at: u64,
+    pub(super) w: W,
+    pub(super) starts: Vec<u64>,
+    pub(super) picks: Vec<Option<usize>>,
+}
+
+impl Choice {
+    /// The variant `buf` chooses, when its interval has one decided.
+    #[inline]
+    pub(super) fn pick(&self, buf: &[u8]) -> Option<Option<usize>> {
+        let v = self.w.read(buf, self.at);
+        let i = self.starts.partition_point(|&s| s <= v).saturating_sub(1);
+        self.picks.get(i).copied()
+    }
 }
 
 impl Prog {
