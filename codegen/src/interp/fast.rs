@@ -105,12 +105,52 @@ fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
             rest.push(f.clone());
         }
     }
-    let body = Body {
-        steps,
-        memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
-        guard,
-        places,
-        rest,
+    let memos: Vec<Fx> = l.memos.into_inner().into_iter().map(|(_, e)| e).collect();
+    // Their values by index; when too many, they stay steps.
+    let leaves: Vec<Leaf> = guard
+        .iter()
+        .flat_map(|g| [g.a, g.b])
+        .chain(places.iter().flat_map(Place::leaves))
+        .collect();
+    let indexed = Vals::of(&leaves, memos.len()).and_then(|(vals, ix)| {
+        let (gx, px) = ix.split_at_checked(2 * guard.len())?;
+        let guard = guard
+            .iter()
+            .zip(gx.chunks_exact(2))
+            .map(|(g, ab)| {
+                Some(Pure {
+                    op: g.op,
+                    a: *ab.first()?,
+                    b: *ab.get(1)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut rest_ix = px;
+        let places = places
+            .iter()
+            .map(|pl| {
+                let (mine, more) = rest_ix.split_at_checked(pl.leaves().len())?;
+                rest_ix = more;
+                pl.with(mine)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((guard, places, vals))
+    });
+    let body = match indexed {
+        Some((guard, places, vals)) => Body {
+            steps,
+            memos,
+            guard,
+            places,
+            vals,
+            rest,
+        },
+        None => Body {
+            rest: steps.clone(),
+            steps,
+            memos,
+            ..Body::default()
+        },
     };
     (body, l.cmps.into_inner())
 }
@@ -954,33 +994,11 @@ impl State<'_> {
         }
     }
 
-    /// A leaf of a run-invariant check.
-    #[inline(always)]
-    fn leaf(&self, p: &FileProg<'_>, l: Leaf) -> Option<u64> {
-        match l {
-            Leaf::K(v) => v,
-            Leaf::Len => Some(self.len),
-            Leaf::Abs(at, w) => Some(w.read(self.buf, at)),
-            Leaf::Memo(i) => self.lets.get(p.lets.saturating_add(i)).copied().flatten(),
-        }
-    }
-
-    /// Whether every run-invariant comparison passes (all are run: no jump per check).
-    #[inline]
-    fn guard(&self, p: &FileProg<'_>, guard: &[Pure]) -> bool {
-        let mut ok = true;
-        for g in guard {
-            ok &= matches!(
-                (self.leaf(p, g.a), self.leaf(p, g.b)),
-                (Some(a), Some(b)) if g.op.test(a, b)
-            );
-        }
-        ok
-    }
-
     /// Run a placement of run-invariant values ([`Chk::TableFits`], [`Chk::RecordFits`]
     /// as [`Self::chk`] runs them): `true` when it passes, its slot set.
-    fn place(&mut self, p: &FileProg<'_>, pl: &Place) -> bool {
+    #[inline]
+    fn place(&mut self, p: &FileProg<'_>, vals: &RunVals, pl: &Place<usize>) -> bool {
+        let v = |i: usize| vals.get(i);
         match *pl {
             Place::Table {
                 table,
@@ -990,12 +1008,7 @@ impl State<'_> {
                 stride,
                 within,
             } => {
-                let (a, n, s, w) = (
-                    self.leaf(p, at),
-                    self.leaf(p, count),
-                    self.leaf(p, stride),
-                    self.leaf(p, within),
-                );
+                let (a, n, s, w) = (v(at), v(count), v(stride), v(within));
                 match (a, n, w, self.tables.get_mut(table)) {
                     (Some(a), Some(n), Some(w), Some(x))
                         if s == Some(rec_size) && table_within(self.buf, a, n, w, rec_size) =>
@@ -1015,9 +1028,9 @@ impl State<'_> {
                 size,
                 gated,
             } => {
-                let (a, w) = (self.leaf(p, at), self.leaf(p, within));
+                let (a, w) = (v(at), v(within));
                 let parts = match gate {
-                    Some(g) => match (a, self.leaf(p, g), w) {
+                    Some(g) => match (a, v(g), w) {
                         (Some(a), Some(g), Some(w)) => {
                             let n = gated.unwrap_or_else(|| {
                                 p.gates
@@ -1371,20 +1384,27 @@ impl<'c> Interp<'c> {
             return self.exec(p, &p.steps, st);
         }
         let body = p.fast.body(st.buf);
-        // The run-invariant values, in order (one may use those before it).
+        // The values the guard and the placements read: the constants, the length, the
+        // run-invariant values (in order: one may use those before it), the header words.
+        let mut vals = RunVals::zero();
+        vals.load(&body.vals);
+        vals.set(0, Some(st.len));
         for (i, m) in body.memos.iter().enumerate() {
             let v = st.memo(p, m);
             if let Some(x) = st.lets.get_mut(p.lets.saturating_add(i)) {
                 *x = v;
             }
+            vals.set(i.saturating_add(1), v);
         }
-        // The run-invariant comparisons first: when they all pass, the other steps; else
-        // all the steps in order, the first failing one reported.
-        let steps = if st.guard(p, &body.guard) && body.places.iter().all(|x| st.place(p, x)) {
-            &body.rest
-        } else {
-            &body.steps
-        };
+        for &(i, at, w) in &body.vals.reads {
+            vals.set(i, Some(w.read(st.buf, at)));
+        }
+        let steps =
+            if guard(&vals, &body.guard) && body.places.iter().all(|x| st.place(p, &vals, x)) {
+                &body.rest
+            } else {
+                &body.steps
+            };
         #[cfg(debug_assertions)]
         {
             let (mut a, mut b) = (st.clone(), st.clone());
@@ -1537,6 +1557,18 @@ impl<'c> Interp<'c> {
     }
 }
 
+/// Whether every run-invariant comparison passes on the run's values (all are run: no
+/// jump per check).
+#[inline]
+fn guard(vals: &RunVals, guard: &[Pure<usize>]) -> bool {
+    let v = |i: usize| vals.get(i);
+    let mut ok = true;
+    for g in guard {
+        ok &= matches!((v(g.a), v(g.b)), (Some(a), Some(b)) if g.op.test(a, b));
+    }
+    ok
+}
+
 /// The `n` rows of `size` bytes at `at`, when they lie in `buf` and both words (offset and
 /// reading) are 4-byte little-endian words inside a row: the shape
 /// [`first_bad_range`] reads.
@@ -1582,10 +1614,11 @@ fn first_bad_range(
             .and_then(<[u8]>::first_chunk::<4>)
             .map_or(0, |b| u64::from(u32::from_le_bytes(*b)))
     };
+    // `range_within(buf, s, l, len)` for words below 2^32: `s + l` (no overflow) within
+    // both the limit and the buffer.
+    let lim = len.min(u64::try_from(buf.len()).unwrap_or(u64::MAX));
     rows.chunks_exact(size)
-        .position(|row| {
-            npuschema_core::range_within(buf, word(row, so), word(row, lo), len).is_none()
-        })
+        .position(|row| word(row, so) + word(row, lo) > lim)
         .map(|i| i as u64)
 }
 
@@ -1731,6 +1764,44 @@ mod tests {
         assert!(!memos.contains("Sel(") && !memos.contains("If("), "{memos}");
     }
 
+    /// In each version's steps, VPMN v1's run-invariant comparisons (the magic, the I/O
+    /// tables' sizes and counts) form the guard and its four placements (the fixed part,
+    /// the entries and the two I/O tables) run with it, leaving the three loops; and the
+    /// variant is chosen by the version's interval, v2 for 0x00020000 only.
+    #[test]
+    fn v1_checks_run_together_and_the_version_chooses_the_variant() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/vpmn.yaml");
+        let c = crate::load(&path).unwrap_or_else(|d| panic!("{d}"));
+        let it = super::super::prog::Interp::new(&c);
+        let vs = it.variants.as_ref().expect("variants");
+        let (_, _, v1) = vs.list.iter().find(|v| v.0 == "v1").expect("v1");
+        let mut head = b"VPMN".to_vec();
+        head.extend_from_slice(&0x0001_0016u32.to_le_bytes());
+        let last = v1.fast.body(&head);
+        assert_eq!(last.guard.len(), 5, "{:?}", last.guard);
+        assert_eq!(last.places.len(), 4, "{:?}", last.places);
+        assert_eq!(last.rest.len(), 3, "{:?}", last.rest);
+        assert!(last.rest.iter().all(|s| matches!(
+            s,
+            super::FStep::RangeEach { .. } | super::FStep::ForEachTable { .. }
+        )));
+        let choice = it.top.fast.choice.as_ref().expect("chosen by the version");
+        let v2 = vs.list.iter().position(|v| v.0 == "v2");
+        let v1i = vs.list.iter().position(|v| v.0 == "v1");
+        let pick = |version: u32| {
+            let mut buf = b"VPMN".to_vec();
+            buf.extend_from_slice(&version.to_le_bytes());
+            choice.pick(&buf).expect("decided")
+        };
+        assert_eq!(pick(0x0002_0000), v2);
+        assert_eq!(pick(0x0002_0001), None);
+        assert_eq!(pick(0x0001_0016), v1i);
+        assert_eq!(pick(0x0001_0000), v1i);
+        assert_eq!(pick(0x0001_FFFF), v1i);
+        assert_eq!(pick(0x0000_FFFF), None);
+        assert_eq!(pick(0x0003_0000), None);
+    }
+
     /// The per-record `range_fits` loop over 4-byte little-endian words finds the record
     /// the word-by-word reading finds, and declines any other shape.
     #[test]
@@ -1748,6 +1819,33 @@ mod tests {
         assert_eq!(super::first_bad_range(&buf, 63, rows, 0, 4), Some(1));
         let two = super::rows_le32(&buf, 16, 2, 8, (0, le), (4, le)).expect("rows");
         assert_eq!(super::first_bad_range(&buf, 64, two, 0, 4), None);
+        // As `range_within` row by row, at every limit and with words near 2^32.
+        let mut big = vec![0u8; 48];
+        let recs = [
+            (0u32, 40u32),
+            (40, 8),
+            (u32::MAX, 1),
+            (1, u32::MAX),
+            (47, 1),
+            (48, 0),
+        ];
+        for (i, (s, l)) in recs.iter().enumerate() {
+            big[8 * i..8 * i + 4].copy_from_slice(&s.to_le_bytes());
+            big[8 * i + 4..8 * i + 8].copy_from_slice(&l.to_le_bytes());
+        }
+        for n in 1..=recs.len() {
+            let rows = super::rows_le32(&big, 0, n as u64, 8, (0, le), (4, le)).expect("rows");
+            for len in [0, 1, 39, 40, 47, 48, 49, u64::MAX] {
+                let want = recs.iter().take(n).position(|&(s, l)| {
+                    npuschema_core::range_within(&big, u64::from(s), u64::from(l), len).is_none()
+                });
+                assert_eq!(
+                    super::first_bad_range(&big, len, rows, 0, 4),
+                    want.map(|i| i as u64),
+                    "{n} rows within {len}"
+                );
+            }
+        }
         // Not this shape: big-endian, a word past the row, rows past the buffer.
         let be = W::of(IntTy::U32, true);
         assert!(super::rows_le32(&buf, 16, 4, 8, (0, be), (4, le)).is_none());

@@ -321,10 +321,12 @@ pub(super) struct Body {
     pub(super) memos: Vec<Fx>,
     /// The top-level checks of `steps` that only compare run-invariant values: they read
     /// nothing a step sets and set nothing, so they are run first, together, in one loop.
-    pub(super) guard: Vec<Pure>,
+    pub(super) guard: Vec<Pure<usize>>,
     /// The top-level placement checks of run-invariant values whose slot no step before
     /// them touches: run after `guard`, before the other steps.
-    pub(super) places: Vec<Place>,
+    pub(super) places: Vec<Place<usize>>,
+    /// The values `guard` and `places` read, by index (see [`Vals`]).
+    pub(super) vals: Vals,
     /// `steps` without the checks in `guard` and `places`: what runs when they all pass
     /// (when one fails, `steps` run, and the first failing step is reported as always).
     pub(super) rest: Vec<FStep>,
@@ -339,26 +341,79 @@ pub(super) enum Slot {
 }
 
 /// A `table_fits` or `record_fits` of run-invariant values ([`Chk::TableFits`],
-/// [`Chk::RecordFits`] with leaves for values).
+/// [`Chk::RecordFits`] with leaves for values; `L` as in [`Pure`]).
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Place {
+pub(super) enum Place<L = Leaf> {
     Table {
         table: usize,
         rec_size: u64,
-        at: Leaf,
-        count: Leaf,
-        stride: Leaf,
-        within: Leaf,
+        at: L,
+        count: L,
+        stride: L,
+        within: L,
     },
     Record {
         rec: usize,
         sidx: usize,
-        at: Leaf,
-        within: Leaf,
-        gate: Option<Leaf>,
+        at: L,
+        within: L,
+        gate: Option<L>,
         size: u64,
         gated: Option<u64>,
     },
+}
+
+impl<L: Copy> Place<L> {
+    /// Its values, in order.
+    pub(super) fn leaves(&self) -> Vec<L> {
+        match *self {
+            Place::Table {
+                at,
+                count,
+                stride,
+                within,
+                ..
+            } => vec![at, count, stride, within],
+            Place::Record {
+                at, within, gate, ..
+            } => [at, within].into_iter().chain(gate).collect(),
+        }
+    }
+
+    /// The same check with values `ix` (in the order of [`Self::leaves`]).
+    pub(super) fn with<M: Copy>(&self, ix: &[M]) -> Option<Place<M>> {
+        Some(match *self {
+            Place::Table {
+                table, rec_size, ..
+            } => Place::Table {
+                table,
+                rec_size,
+                at: *ix.first()?,
+                count: *ix.get(1)?,
+                stride: *ix.get(2)?,
+                within: *ix.get(3)?,
+            },
+            Place::Record {
+                rec,
+                sidx,
+                gate,
+                size,
+                gated,
+                ..
+            } => Place::Record {
+                rec,
+                sidx,
+                at: *ix.first()?,
+                within: *ix.get(1)?,
+                gate: match gate {
+                    Some(_) => Some(*ix.get(2)?),
+                    None => None,
+                },
+                size,
+                gated,
+            },
+        })
+    }
 }
 
 impl Place {
@@ -445,12 +500,120 @@ impl Leaf {
     }
 }
 
-/// A run-invariant check with no effect: it passes when both values compute and `a op b`.
+/// At most this many values are read by a body's guard and placements (a run holds them
+/// in an array on the stack, with a bit each in a `u32`); past it, the checks stay steps.
+pub(super) const MAX_VALS: usize = 32;
+
+/// The values a body's guard and placements read, each once, by index: 0 the file's
+/// length, `1 + i` run-invariant value `i`, then header words, then constants. A run fills
+/// a [`RunVals`] with the constants, the length, the run-invariant values and the words:
+/// no jump on a value's kind.
+#[derive(Debug, Default)]
+pub(super) struct Vals {
+    /// The constants that compute: index and value.
+    pub(super) consts: Vec<(usize, u64)>,
+    /// The constants that never compute, one bit each (by index).
+    pub(super) absent: u32,
+    /// The header words: index, offset, reading.
+    pub(super) reads: Vec<(usize, u64, W)>,
+}
+
+impl Vals {
+    /// The indices of `leaves` (the body has `memos` run-invariant values), or `None` when
+    /// they are more than [`MAX_VALS`].
+    pub(super) fn of(leaves: &[Leaf], memos: usize) -> Option<(Self, Vec<usize>)> {
+        let mut reads: Vec<(u64, W)> = Vec::new();
+        let mut consts: Vec<Option<u64>> = Vec::new();
+        for l in leaves {
+            match *l {
+                Leaf::Abs(at, w) if !reads.contains(&(at, w)) => reads.push((at, w)),
+                Leaf::K(v) if !consts.contains(&v) => consts.push(v),
+                _ => {}
+            }
+        }
+        let (first_read, first_const) = (1 + memos, 1 + memos + reads.len());
+        if first_const + consts.len() > MAX_VALS {
+            return None;
+        }
+        let index = |l: &Leaf| -> Option<usize> {
+            Some(match *l {
+                Leaf::Len => 0,
+                Leaf::Memo(i) if i < memos => 1 + i,
+                Leaf::Memo(_) => return None,
+                Leaf::Abs(at, w) => first_read + reads.iter().position(|r| *r == (at, w))?,
+                Leaf::K(v) => first_const + consts.iter().position(|c| *c == v)?,
+            })
+        };
+        let ix = leaves.iter().map(index).collect::<Option<Vec<_>>>()?;
+        let mut vals = Vals {
+            reads: reads
+                .iter()
+                .enumerate()
+                .map(|(j, &(at, w))| (first_read + j, at, w))
+                .collect(),
+            ..Vals::default()
+        };
+        for (j, c) in consts.iter().enumerate() {
+            match c {
+                Some(k) => vals.consts.push((first_const + j, *k)),
+                None => vals.absent |= 1 << (first_const + j),
+            }
+        }
+        Some((vals, ix))
+    }
+}
+
+/// A run's values of a body's guard and placements ([`Vals`]): each a word, and a bit set
+/// for each that does not compute.
+pub(super) struct RunVals {
+    v: [u64; MAX_VALS],
+    absent: u32,
+}
+
+impl RunVals {
+    /// All 0, none absent.
+    #[inline(always)]
+    pub(super) fn zero() -> Self {
+        RunVals {
+            v: [0; MAX_VALS],
+            absent: 0,
+        }
+    }
+
+    /// `vals`' constants set (in place: the array is not moved).
+    #[inline(always)]
+    pub(super) fn load(&mut self, vals: &Vals) {
+        self.absent = vals.absent;
+        for &(i, k) in &vals.consts {
+            if let Some(x) = self.v.get_mut(i) {
+                *x = k;
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> Option<u64> {
+        let x = *self.v.get(i)?;
+        ((self.absent >> i) & 1 == 0).then_some(x)
+    }
+
+    #[inline(always)]
+    pub(super) fn set(&mut self, i: usize, x: Option<u64>) {
+        if let Some(s) = self.v.get_mut(i) {
+            *s = x.unwrap_or(0);
+            let bit = 1u32 << i;
+            self.absent = (self.absent & !bit) | if x.is_none() { bit } else { 0 };
+        }
+    }
+}
+
+/// A run-invariant check with no effect: it passes when both values compute and `a op b`
+/// (`L`: [`Leaf`] when lowered, an index into the run's values when run).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Pure {
+pub(super) struct Pure<L = Leaf> {
     pub(super) op: Op,
-    pub(super) a: Leaf,
-    pub(super) b: Leaf,
+    pub(super) a: L,
+    pub(super) b: L,
 }
 
 impl Pure {
