@@ -60,7 +60,13 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
         base,
         keyed,
         memo_slots,
+        slot_lens: [
+            p.c.schema.file.ext.records.len(),
+            p.c.schema.file.tables.len(),
+            p.c.schema.file.ranges.len(),
+        ],
         variants: Vec::new(),
+        choice: None,
     }
 }
 
@@ -76,11 +82,196 @@ fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
             steps.push(f);
         }
     }
-    let body = Body {
-        steps,
-        memos: l.memos.into_inner().into_iter().map(|(_, e)| e).collect(),
+    // The top-level checks that only compare run-invariant values, run first (a top-level
+    // step always runs, and these neither read nor set anything a step sets); then the
+    // placements of run-invariant values whose slot no step before them touches.
+    let (mut guard, mut places, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, f) in steps.iter().enumerate() {
+        let FStep::Check(k, _) = f else {
+            rest.push(f.clone());
+            continue;
+        };
+        if let Some(g) = Pure::of(k) {
+            guard.push(g);
+        } else if let Some(pl) = Place::of(k)
+            && !steps
+                .get(..i)
+                .unwrap_or_default()
+                .iter()
+                .any(|b| touches(b, pl.slot()))
+        {
+            places.push(pl);
+        } else {
+            rest.push(f.clone());
+        }
+    }
+    let memos: Vec<Fx> = l.memos.into_inner().into_iter().map(|(_, e)| e).collect();
+    // Their values by index; when too many, they stay steps.
+    let leaves: Vec<Leaf> = guard
+        .iter()
+        .flat_map(|g| [g.a, g.b])
+        .chain(places.iter().flat_map(Place::leaves))
+        .collect();
+    let indexed = Vals::of(&leaves, memos.len()).and_then(|(vals, ix)| {
+        let (gx, px) = ix.split_at_checked(2 * guard.len())?;
+        let guard = guard
+            .iter()
+            .zip(gx.chunks_exact(2))
+            .map(|(g, ab)| {
+                Some(Pure {
+                    op: g.op,
+                    a: *ab.first()?,
+                    b: *ab.get(1)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut rest_ix = px;
+        let places = places
+            .iter()
+            .map(|pl| {
+                let (mine, more) = rest_ix.split_at_checked(pl.leaves().len())?;
+                rest_ix = more;
+                pl.with(mine)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some((guard, places, vals))
+    });
+    let body = match indexed {
+        Some((guard, places, vals)) => Body {
+            steps,
+            memos,
+            guard,
+            places,
+            vals,
+            rest,
+        },
+        None => Body {
+            rest: steps.clone(),
+            steps,
+            memos,
+            ..Body::default()
+        },
     };
     (body, l.cmps.into_inner())
+}
+
+/// Whether step `f` may read or set slot `s` (`true` when not known: a step run by the
+/// generic path), its report included (the blame's base).
+fn touches(f: &FStep, s: Slot) -> bool {
+    match f {
+        FStep::Slow(_) => true,
+        FStep::Check(k, orig) => chk_touches(k, s) || blame_touches(orig, s),
+        FStep::Let(_, x) => fx_touches(x, s),
+        FStep::When(c, inner) => fc_touches(c, s) || touches(inner, s),
+        FStep::ForEachTable { table, body, .. } => {
+            s == Slot::Table(*table) || body.iter().any(|b| touches(b, s))
+        }
+        FStep::RangeEach { table, orig, .. } => s == Slot::Table(*table) || blame_touches(orig, s),
+    }
+}
+
+/// Whether a step's report reads slot `s` (its blame's base; `true` when not known).
+fn blame_touches(c: &CStep, s: Slot) -> bool {
+    let f = match c {
+        CStep::MinLen { f, .. }
+        | CStep::Expect { f, .. }
+        | CStep::Assert { f, .. }
+        | CStep::TableFits { f, .. }
+        | CStep::RangeFits { f, .. }
+        | CStep::FlagsKnown { f, .. }
+        | CStep::EnumKnown { f, .. }
+        | CStep::Cond { f, .. }
+        | CStep::RecordFits { f, .. }
+        | CStep::Items { f, .. } => f,
+        _ => return true,
+    };
+    match f.blame.base {
+        BaseK::Zero | BaseK::RecAt => false,
+        BaseK::Located(i) => s == Slot::Located(i),
+        BaseK::TableAt(t) => s == Slot::Table(t),
+    }
+}
+
+fn chk_touches(k: &Chk, s: Slot) -> bool {
+    match k {
+        Chk::CmpAbs(..) | Chk::CmpRec(..) => false,
+        Chk::MinLen(x) | Chk::FlagsKnown(x, _) | Chk::EnumKnown(x, _) => fx_touches(x, s),
+        Chk::Expect(a, b) | Chk::Assert(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
+        Chk::Cond(c) => fc_touches(c, s),
+        Chk::TableFits {
+            table,
+            at,
+            count,
+            stride,
+            within,
+            ..
+        } => {
+            s == Slot::Table(*table)
+                || [at, count, stride].iter().any(|x| fx_touches(x, s))
+                || lim_touches(within, s)
+        }
+        Chk::RangeFits {
+            range,
+            when,
+            start,
+            length,
+            within,
+            ..
+        } => {
+            s == Slot::Range(*range)
+                || when.as_ref().is_some_and(|c| fc_touches(c, s))
+                || fx_touches(start, s)
+                || fx_touches(length, s)
+                || lim_touches(within, s)
+        }
+        Chk::RangeRec { range, within, .. } => s == Slot::Range(*range) || lim_touches(within, s),
+        Chk::RecordFits {
+            rec,
+            at,
+            within,
+            gate,
+            ..
+        } => {
+            s == Slot::Located(*rec)
+                || fx_touches(at, s)
+                || lim_touches(within, s)
+                || gate.as_ref().is_some_and(|g| fx_touches(g, s))
+        }
+        Chk::Items { first, rhs, .. } => {
+            first.as_ref().is_some_and(|x| fx_touches(x, s)) || fx_touches(rhs, s)
+        }
+    }
+}
+
+fn lim_touches(l: &Lim, s: Slot) -> bool {
+    match l {
+        Lim::Len => false,
+        Lim::X(x) => fx_touches(x, s),
+    }
+}
+
+fn fx_touches(x: &Fx, s: Slot) -> bool {
+    match x {
+        Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Rec(..) | Fx::Let(_) | Fx::Memo(_) => false,
+        Fx::Loc(i, ..) | Fx::End(i) => s == Slot::Located(*i),
+        Fx::Elem(t, ..) => s == Slot::Table(*t),
+        Fx::Signed(a, _) | Fx::Bits(a, ..) | Fx::DivK(a, _) | Fx::RemK(a, _) => fx_touches(a, s),
+        Fx::Composed(a, b) | Fx::Bin(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
+        Fx::If(c, a, b) => fc_touches(c, s) || fx_touches(a, s) || fx_touches(b, s),
+        Fx::Sel(_, x, _, a, b) => fx_touches(x, s) || fx_touches(a, s) || fx_touches(b, s),
+        Fx::Slow(_) => true,
+    }
+}
+
+fn fc_touches(c: &Fc, s: Slot) -> bool {
+    match c {
+        Fc::K(_) => false,
+        Fc::Flag(x, _) => fx_touches(x, s),
+        Fc::And(a, b) | Fc::Or(a, b) => fc_touches(a, s) || fc_touches(b, s),
+        Fc::Not(a) => fc_touches(a, s),
+        Fc::Cmp(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
+        Fc::Slow(_) => true,
+    }
 }
 
 /// The key word among the comparisons seen, and the first value of each interval of its
@@ -121,10 +312,34 @@ impl FileProg<'_> {
 }
 
 /// Lower the variants' conditions of top-level layout `p` (no run-invariant values: they
-/// are read after the run).
-pub(super) fn lower_variants<'a>(p: &FileProg<'_>, conds: impl Iterator<Item = &'a CE>) -> Vec<Fc> {
+/// are read after the run); and, when they compare a key word with constants, the variant
+/// each interval of its values chooses (see [`lower`]).
+pub(super) fn lower_variants(p: &FileProg<'_>, conds: &[&CE]) -> (Vec<Fc>, Option<Choice>) {
     let l = Low::new(p, false, None);
-    conds.map(|c| l.fc(c)).collect()
+    let fcs = conds.iter().map(|c| l.fc(c)).collect();
+    let choice = key(&l.cmps.into_inner()).and_then(|(at, w, starts)| {
+        let picks = starts
+            .iter()
+            .map(|&v| {
+                let l = Low::new(p, false, Some((at, w, v)));
+                for (i, c) in conds.iter().enumerate() {
+                    match l.fc(c) {
+                        Fc::K(true) => return Some(Some(i)),
+                        Fc::K(false) => {}
+                        _ => return None,
+                    }
+                }
+                Some(None)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Choice {
+            at,
+            w,
+            starts,
+            picks,
+        })
+    });
+    (fcs, choice)
 }
 
 struct Low<'a, 'c> {
@@ -432,7 +647,11 @@ impl<'a, 'c> Low<'a, 'c> {
             (Fx::K(Some(k)), Fx::Abs(at, w)) => self.keyed(op, at, w, k, true),
             (x, Fx::K(Some(k))) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, false),
             (Fx::K(Some(k)), x) if shr_of_abs(&x).is_some() => self.keyed_shr(op, x, k, true),
-            (a, b) => Fc::Cmp(op, Box::new(self.memoised(a)), Box::new(self.memoised(b))),
+            (a, b) => Fc::Cmp(
+                Op::of(op),
+                Box::new(self.memoised(a)),
+                Box::new(self.memoised(b)),
+            ),
         }
     }
 
@@ -453,7 +672,7 @@ impl<'a, 'c> Low<'a, 'c> {
     /// `k << s` and `(k + 1) << s`: both are noted as split points of the key's values.
     fn keyed_shr(&self, op: BinOp, x: Fx, k: u64, swapped: bool) -> Fc {
         let Some((at, w, s)) = shr_of_abs(&x) else {
-            return Fc::Cmp(op, Box::new(x), Box::new(Fx::K(Some(k))));
+            return Fc::Cmp(Op::of(op), Box::new(x), Box::new(Fx::K(Some(k))));
         };
         for edge in [Some(k), k.checked_add(1)].into_iter().flatten() {
             // A split at `edge << s` is noted as a comparison with `(edge << s) - 1`
@@ -474,9 +693,9 @@ impl<'a, 'c> Low<'a, 'c> {
             _ => {
                 let (a, b) = (Box::new(self.memoised(x)), Box::new(Fx::K(Some(k))));
                 if swapped {
-                    Fc::Cmp(op, b, a)
+                    Fc::Cmp(Op::of(op), b, a)
                 } else {
-                    Fc::Cmp(op, a, b)
+                    Fc::Cmp(Op::of(op), a, b)
                 }
             }
         }
@@ -495,9 +714,9 @@ impl<'a, 'c> Low<'a, 'c> {
             _ => {
                 let (a, b) = (Box::new(Fx::Abs(at, w)), Box::new(Fx::K(Some(k))));
                 if swapped {
-                    Fc::Cmp(op, b, a)
+                    Fc::Cmp(Op::of(op), b, a)
                 } else {
-                    Fc::Cmp(op, a, b)
+                    Fc::Cmp(Op::of(op), a, b)
                 }
             }
         }
@@ -526,7 +745,7 @@ impl<'a, 'c> Low<'a, 'c> {
 
     /// A comparison of two lowered values as a check: fused when it is a word against a
     /// constant.
-    fn cmp_chk(op: BinOp, l: Fx, r: Fx) -> Chk {
+    fn cmp_chk(op: Op, l: Fx, r: Fx) -> Chk {
         match (l, r) {
             (Fx::Abs(at, w), Fx::K(Some(k))) => Chk::CmpAbs(op, at, w, k),
             (Fx::Rec(off, w), Fx::K(Some(k))) => Chk::CmpRec(op, off, w, k),
@@ -542,7 +761,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 found, expected, ..
             } => match (self.fx(found), self.fx(expected)) {
                 // `expected == Some(found)`: a word is always there, a constant too.
-                (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(BinOp::Eq, at, w, k)),
+                (Fx::Abs(at, w), Fx::K(Some(k))) => chk(Chk::CmpAbs(Op::of(BinOp::Eq), at, w, k)),
                 (f, e) => chk(Chk::Expect(f, e)),
             },
             CStep::Assert { op, l, r, .. } => match self.compared(*op, l, r) {
@@ -635,7 +854,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 ity: *ity,
                 n: *n,
                 first: first.as_ref().map(|e| self.fx(e)),
-                op: *op,
+                op: Op::of(*op),
                 rhs: self.fx(rhs),
             }),
             CStep::Let { i, value } => FStep::Let(*i, self.fx(value)),
@@ -748,7 +967,7 @@ impl State<'_> {
                 }
             }
             Fx::Sel(op, x, k, a, b) => {
-                if self.fx(p, x).is_some_and(|v| compare(*op, v, *k)) {
+                if self.fx(p, x).is_some_and(|v| op.test(v, *k)) {
                     self.fx(p, a)
                 } else {
                     self.fx(p, b)
@@ -761,6 +980,84 @@ impl State<'_> {
             }
             Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
             Fx::Slow(e) => self.val(p, e),
+        }
+    }
+
+    /// A run-invariant value: as [`Self::fx`], a header word divided by a constant (or
+    /// its remainder, the usual such value) in line.
+    #[inline(always)]
+    fn memo(&self, p: &FileProg<'_>, m: &Fx) -> Option<u64> {
+        match m {
+            Fx::DivK(x, r) if let Fx::Abs(at, w) = **x => Some(r.div(w.read(self.buf, at))),
+            Fx::RemK(x, r) if let Fx::Abs(at, w) = **x => Some(r.rem(w.read(self.buf, at))),
+            _ => self.fx(p, m),
+        }
+    }
+
+    /// Run a placement of run-invariant values ([`Chk::TableFits`], [`Chk::RecordFits`]
+    /// as [`Self::chk`] runs them): `true` when it passes, its slot set.
+    #[inline]
+    fn place(&mut self, p: &FileProg<'_>, vals: &RunVals, pl: &Place<usize>) -> bool {
+        let v = |i: usize| vals.get(i);
+        match *pl {
+            Place::Table {
+                table,
+                rec_size,
+                at,
+                count,
+                stride,
+                within,
+            } => {
+                let (a, n, s, w) = (v(at), v(count), v(stride), v(within));
+                match (a, n, w, self.tables.get_mut(table)) {
+                    (Some(a), Some(n), Some(w), Some(x))
+                        if s == Some(rec_size) && table_within(self.buf, a, n, w, rec_size) =>
+                    {
+                        *x = Some((a, n));
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Place::Record {
+                rec,
+                sidx,
+                at,
+                within,
+                gate,
+                size,
+                gated,
+            } => {
+                let (a, w) = (v(at), v(within));
+                let parts = match gate {
+                    Some(g) => match (a, v(g), w) {
+                        (Some(a), Some(g), Some(w)) => {
+                            let n = gated.unwrap_or_else(|| {
+                                p.gates
+                                    .get(sidx)
+                                    .and_then(Option::as_ref)
+                                    .and_then(|t| t.sizes.get(t.pick(g)).copied())
+                                    .unwrap_or(0)
+                            });
+                            npuschema_core::range_within(self.buf, a, n, w).map(|_| (a, n, g))
+                        }
+                        _ => None,
+                    },
+                    None => match (a, w) {
+                        (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= size) => {
+                            npuschema_core::range_at(self.buf, a, size).map(|_| (a, size, 0))
+                        }
+                        _ => None,
+                    },
+                };
+                match (parts, self.located.get_mut(rec)) {
+                    (Some(x), Some(slot)) => {
+                        *slot = Some(x);
+                        true
+                    }
+                    _ => false,
+                }
+            }
         }
     }
 
@@ -781,7 +1078,7 @@ impl State<'_> {
             Fc::Or(l, r) => self.fc(p, l) || self.fc(p, r),
             Fc::Not(x) => !self.fc(p, x),
             Fc::Cmp(op, l, r) => {
-                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if compare(*op, a, b))
+                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if op.test(a, b))
             }
             Fc::Slow(e) => self.cond(p, e),
         }
@@ -792,9 +1089,9 @@ impl State<'_> {
     #[inline(always)]
     fn chk(&mut self, p: &FileProg<'_>, k: &Chk) -> bool {
         match k {
-            Chk::CmpAbs(op, at, w, k) => compare(*op, w.read(self.buf, *at), *k),
+            Chk::CmpAbs(op, at, w, k) => op.test(w.read(self.buf, *at), *k),
             Chk::CmpRec(op, off, w, k) => {
-                compare(*op, w.read(self.buf, self.rec_at.saturating_add(*off)), *k)
+                op.test(w.read(self.buf, self.rec_at.saturating_add(*off)), *k)
             }
             Chk::MinLen(min) => matches!(self.fx(p, min), Some(n) if self.len >= n),
             Chk::Expect(found, expected) => {
@@ -802,7 +1099,7 @@ impl State<'_> {
                 self.fx(p, expected) == Some(found)
             }
             Chk::Assert(op, l, r) => {
-                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if compare(*op, a, b))
+                matches!((self.fx(p, l), self.fx(p, r)), (Some(a), Some(b)) if op.test(a, b))
             }
             Chk::Cond(c) => self.fc(p, c),
             Chk::FlagsKnown(x, known) => self.fx(p, x).unwrap_or(0) & !known == 0,
@@ -959,7 +1256,7 @@ impl State<'_> {
                         w.read(self.buf, base.saturating_add(k.saturating_mul(width))),
                         *ity,
                     );
-                    compare(*op, item, b)
+                    op.test(item, b)
                 })
             }
         }
@@ -1020,11 +1317,9 @@ impl<'c> Interp<'c> {
         let Some(vs) = &self.variants else {
             return Ok(());
         };
-        for (i, (_, cond, prog)) in vs.list.iter().enumerate() {
-            if self.variant_holds(&st, i, cond) {
-                st.reset(prog);
-                return self.run_in(prog, &mut st);
-            }
+        if let Some((_, _, prog)) = self.choose(&st).and_then(|i| vs.list.get(i)) {
+            st.reset(prog);
+            return self.run_in(prog, &mut st);
         }
         let v = st.val(&self.top, &vs.unknown_value).unwrap_or(u64::MAX);
         Err(self.err(
@@ -1035,6 +1330,28 @@ impl<'c> Interp<'c> {
             },
             [v, 0, 0],
         ))
+    }
+
+    /// The variant that holds after the top-level layout's run (the first whose condition
+    /// holds), if any: by the key word's interval when it decides it.
+    pub(super) fn choose(&self, st: &State<'_>) -> Option<usize> {
+        let vs = self.variants.as_ref()?;
+        let each = || {
+            vs.list
+                .iter()
+                .enumerate()
+                .position(|(i, (_, cond, _))| self.variant_holds(st, i, cond))
+        };
+        if GENERIC.with(std::cell::Cell::get) {
+            return each();
+        }
+        match self.top.fast.choice.as_ref().and_then(|c| c.pick(st.buf)) {
+            Some(pick) => {
+                debug_assert_eq!(pick, each(), "the key word's choice of variant");
+                pick
+            }
+            None => each(),
+        }
     }
 
     /// Whether variant `i` (condition `cond`) holds after the top-level layout's run.
@@ -1067,17 +1384,31 @@ impl<'c> Interp<'c> {
             return self.exec(p, &p.steps, st);
         }
         let body = p.fast.body(st.buf);
-        // The run-invariant values, in order (one may use those before it).
+        // The values the guard and the placements read: the constants, the length, the
+        // run-invariant values (in order: one may use those before it), the header words.
+        let mut vals = RunVals::zero();
+        vals.load(&body.vals);
+        vals.set(0, Some(st.len));
         for (i, m) in body.memos.iter().enumerate() {
-            let v = st.fx(p, m);
+            let v = st.memo(p, m);
             if let Some(x) = st.lets.get_mut(p.lets.saturating_add(i)) {
                 *x = v;
             }
+            vals.set(i.saturating_add(1), v);
         }
+        for &(i, at, w) in &body.vals.reads {
+            vals.set(i, Some(w.read(st.buf, at)));
+        }
+        let steps =
+            if guard(&vals, &body.guard) && body.places.iter().all(|x| st.place(p, &vals, x)) {
+                &body.rest
+            } else {
+                &body.steps
+            };
         #[cfg(debug_assertions)]
         {
             let (mut a, mut b) = (st.clone(), st.clone());
-            let fast = self.exec_fast::<npuschema_core::Error>(p, &body.steps, &mut a);
+            let fast = self.exec_fast::<npuschema_core::Error>(p, steps, &mut a);
             let generic = self.exec::<npuschema_core::Error>(p, &p.steps, &mut b);
             debug_assert_eq!(fast, generic, "lowered and generic steps disagree");
             if generic.is_ok() {
@@ -1090,7 +1421,7 @@ impl<'c> Interp<'c> {
                 );
             }
         }
-        self.exec_fast(p, &body.steps, st)
+        self.exec_fast(p, steps, st)
     }
 
     /// A lowered check failed: the generic path runs the original step on the same state
@@ -1226,6 +1557,18 @@ impl<'c> Interp<'c> {
     }
 }
 
+/// Whether every run-invariant comparison passes on the run's values (all are run: no
+/// jump per check).
+#[inline]
+fn guard(vals: &RunVals, guard: &[Pure<usize>]) -> bool {
+    let v = |i: usize| vals.get(i);
+    let mut ok = true;
+    for g in guard {
+        ok &= matches!((v(g.a), v(g.b)), (Some(a), Some(b)) if g.op.test(a, b));
+    }
+    ok
+}
+
 /// The `n` rows of `size` bytes at `at`, when they lie in `buf` and both words (offset and
 /// reading) are 4-byte little-endian words inside a row: the shape
 /// [`first_bad_range`] reads.
@@ -1271,10 +1614,11 @@ fn first_bad_range(
             .and_then(<[u8]>::first_chunk::<4>)
             .map_or(0, |b| u64::from(u32::from_le_bytes(*b)))
     };
+    // `range_within(buf, s, l, len)` for words below 2^32: `s + l` (no overflow) within
+    // both the limit and the buffer.
+    let lim = len.min(u64::try_from(buf.len()).unwrap_or(u64::MAX));
     rows.chunks_exact(size)
-        .position(|row| {
-            npuschema_core::range_within(buf, word(row, so), word(row, lo), len).is_none()
-        })
+        .position(|row| word(row, so) + word(row, lo) > lim)
         .map(|i| i as u64)
 }
 
@@ -1285,7 +1629,7 @@ impl<'b> State<'b> {
     /// (held in the state itself, `slots.rs`), all empty.
     #[inline]
     pub(super) fn fresh(p: &FileProg<'_>, buf: &'b [u8]) -> Self {
-        let file = &p.c.schema.file;
+        let [records, tables, ranges] = p.fast.slot_lens;
         // (Most layouts have no directory and no record checksum: nothing to make.)
         let dirs = |x: u32| -> Vec<Vec<u32>> {
             if p.dirs.is_empty() {
@@ -1296,9 +1640,9 @@ impl<'b> State<'b> {
         State {
             buf,
             len: u64::try_from(buf.len()).unwrap_or(u64::MAX),
-            located: Slots::new(file.ext.records.len()),
-            tables: Slots::new(file.tables.len()),
-            ranges: Slots::new(file.ranges.len()),
+            located: Slots::new(records),
+            tables: Slots::new(tables),
+            ranges: Slots::new(ranges),
             dcount: dirs(0),
             dfirst: dirs(u32::MAX),
             want: if p.want_slots == 0 {
@@ -1318,10 +1662,10 @@ impl<'b> State<'b> {
     /// layout's slots are written.
     #[inline]
     fn reset(&mut self, p: &FileProg<'_>) {
-        let file = &p.c.schema.file;
-        self.located.reset(file.ext.records.len());
-        self.tables.reset(file.tables.len());
-        self.ranges.reset(file.ranges.len());
+        let [records, tables, ranges] = p.fast.slot_lens;
+        self.located.reset(records);
+        self.tables.reset(tables);
+        self.ranges.reset(ranges);
         self.lets.reset(p.lets.saturating_add(p.fast.memo_slots));
         self.prev.reset(p.order_slots);
         if !(p.dirs.is_empty() && self.dcount.is_empty() && self.dfirst.is_empty()) {
@@ -1420,6 +1764,44 @@ mod tests {
         assert!(!memos.contains("Sel(") && !memos.contains("If("), "{memos}");
     }
 
+    /// In each version's steps, VPMN v1's run-invariant comparisons (the magic, the I/O
+    /// tables' sizes and counts) form the guard and its four placements (the fixed part,
+    /// the entries and the two I/O tables) run with it, leaving the three loops; and the
+    /// variant is chosen by the version's interval, v2 for 0x00020000 only.
+    #[test]
+    fn v1_checks_run_together_and_the_version_chooses_the_variant() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/vpmn.yaml");
+        let c = crate::load(&path).unwrap_or_else(|d| panic!("{d}"));
+        let it = super::super::prog::Interp::new(&c);
+        let vs = it.variants.as_ref().expect("variants");
+        let (_, _, v1) = vs.list.iter().find(|v| v.0 == "v1").expect("v1");
+        let mut head = b"VPMN".to_vec();
+        head.extend_from_slice(&0x0001_0016u32.to_le_bytes());
+        let last = v1.fast.body(&head);
+        assert_eq!(last.guard.len(), 5, "{:?}", last.guard);
+        assert_eq!(last.places.len(), 4, "{:?}", last.places);
+        assert_eq!(last.rest.len(), 3, "{:?}", last.rest);
+        assert!(last.rest.iter().all(|s| matches!(
+            s,
+            super::FStep::RangeEach { .. } | super::FStep::ForEachTable { .. }
+        )));
+        let choice = it.top.fast.choice.as_ref().expect("chosen by the version");
+        let v2 = vs.list.iter().position(|v| v.0 == "v2");
+        let v1i = vs.list.iter().position(|v| v.0 == "v1");
+        let pick = |version: u32| {
+            let mut buf = b"VPMN".to_vec();
+            buf.extend_from_slice(&version.to_le_bytes());
+            choice.pick(&buf).expect("decided")
+        };
+        assert_eq!(pick(0x0002_0000), v2);
+        assert_eq!(pick(0x0002_0001), None);
+        assert_eq!(pick(0x0001_0016), v1i);
+        assert_eq!(pick(0x0001_0000), v1i);
+        assert_eq!(pick(0x0001_FFFF), v1i);
+        assert_eq!(pick(0x0000_FFFF), None);
+        assert_eq!(pick(0x0003_0000), None);
+    }
+
     /// The per-record `range_fits` loop over 4-byte little-endian words finds the record
     /// the word-by-word reading finds, and declines any other shape.
     #[test]
@@ -1437,11 +1819,65 @@ mod tests {
         assert_eq!(super::first_bad_range(&buf, 63, rows, 0, 4), Some(1));
         let two = super::rows_le32(&buf, 16, 2, 8, (0, le), (4, le)).expect("rows");
         assert_eq!(super::first_bad_range(&buf, 64, two, 0, 4), None);
+        // As `range_within` row by row, at every limit and with words near 2^32.
+        let mut big = vec![0u8; 48];
+        let recs = [
+            (0u32, 40u32),
+            (40, 8),
+            (u32::MAX, 1),
+            (1, u32::MAX),
+            (47, 1),
+            (48, 0),
+        ];
+        for (i, (s, l)) in recs.iter().enumerate() {
+            big[8 * i..8 * i + 4].copy_from_slice(&s.to_le_bytes());
+            big[8 * i + 4..8 * i + 8].copy_from_slice(&l.to_le_bytes());
+        }
+        for n in 1..=recs.len() {
+            let rows = super::rows_le32(&big, 0, n as u64, 8, (0, le), (4, le)).expect("rows");
+            for len in [0, 1, 39, 40, 47, 48, 49, u64::MAX] {
+                let want = recs.iter().take(n).position(|&(s, l)| {
+                    npuschema_core::range_within(&big, u64::from(s), u64::from(l), len).is_none()
+                });
+                assert_eq!(
+                    super::first_bad_range(&big, len, rows, 0, 4),
+                    want.map(|i| i as u64),
+                    "{n} rows within {len}"
+                );
+            }
+        }
         // Not this shape: big-endian, a word past the row, rows past the buffer.
         let be = W::of(IntTy::U32, true);
         assert!(super::rows_le32(&buf, 16, 4, 8, (0, be), (4, le)).is_none());
         assert!(super::rows_le32(&buf, 16, 4, 8, (0, le), (5, le)).is_none());
         assert!(super::rows_le32(&buf, 16, 7, 8, (0, le), (4, le)).is_none());
+    }
+
+    #[test]
+    fn operators_compare_as_the_generic_path_compares() {
+        use crate::expr::BinOp;
+        let ops = [
+            BinOp::Eq,
+            BinOp::Ne,
+            BinOp::Lt,
+            BinOp::Le,
+            BinOp::Gt,
+            BinOp::Ge,
+            BinOp::Add,
+            BinOp::LogAnd,
+        ];
+        let values = [0, 1, 2, 7, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
+        for op in ops {
+            for a in values {
+                for b in values {
+                    assert_eq!(
+                        super::Op::of(op).test(a, b),
+                        super::compare(op, a, b),
+                        "{a} {op:?} {b}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

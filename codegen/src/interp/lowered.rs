@@ -65,6 +65,34 @@ impl W {
     }
 }
 
+/// A comparison operator as the set of orderings it accepts (bit 0: less, bit 1: equal,
+/// bit 2: greater): tested without a jump on the operator. An operator that is no
+/// comparison accepts none (as the generic `compare`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Op(u8);
+
+impl Op {
+    pub(super) fn of(op: BinOp) -> Self {
+        Op(match op {
+            BinOp::Lt => 0b001,
+            BinOp::Eq => 0b010,
+            BinOp::Le => 0b011,
+            BinOp::Gt => 0b100,
+            BinOp::Ne => 0b101,
+            BinOp::Ge => 0b110,
+            _ => 0,
+        })
+    }
+
+    /// `a op b`.
+    #[inline(always)]
+    pub(super) fn test(self, a: u64, b: u64) -> bool {
+        // 0 when less, 1 when equal, 2 when greater.
+        let order = u32::from(a >= b) + u32::from(a > b);
+        (self.0 >> order) & 1 == 1
+    }
+}
+
 /// A lowered value expression (the generic `State::val`'s meaning).
 #[derive(Clone, Debug)]
 pub(super) enum Fx {
@@ -94,7 +122,7 @@ pub(super) enum Fx {
     RemK(Box<Fx>, Recip),
     If(Box<Fc>, Box<Fx>, Box<Fx>),
     /// `if(x op k, a, b)`: a choice on a comparison with a constant, in one node.
-    Sel(BinOp, Box<Fx>, u64, Box<Fx>, Box<Fx>),
+    Sel(Op, Box<Fx>, u64, Box<Fx>, Box<Fx>),
     Let(usize),
     End(usize),
     /// A run-invariant value (header words, constants and the length only), computed once
@@ -151,7 +179,7 @@ pub(super) enum Fc {
     And(Box<Fc>, Box<Fc>),
     Or(Box<Fc>, Box<Fc>),
     Not(Box<Fc>),
-    Cmp(BinOp, Box<Fx>, Box<Fx>),
+    Cmp(Op, Box<Fx>, Box<Fx>),
     /// Not lowered: the generic evaluator.
     Slow(CE),
 }
@@ -197,12 +225,12 @@ impl Known {
 pub(super) enum Chk {
     /// The word at an absolute offset against a constant (`expect` of a header field, or
     /// an `assert` comparing one with a constant): one read, one compare.
-    CmpAbs(BinOp, u64, W, u64),
+    CmpAbs(Op, u64, W, u64),
     /// The word at an offset in the current record against a constant.
-    CmpRec(BinOp, u64, W, u64),
+    CmpRec(Op, u64, W, u64),
     MinLen(Fx),
     Expect(Fx, Fx),
-    Assert(BinOp, Fx, Fx),
+    Assert(Op, Fx, Fx),
     Cond(Fc),
     FlagsKnown(Fx, u64),
     EnumKnown(Fx, Known),
@@ -248,7 +276,7 @@ pub(super) enum Chk {
         ity: IntTy,
         n: u64,
         first: Option<Fx>,
-        op: BinOp,
+        op: Op,
         rhs: Fx,
     },
 }
@@ -291,6 +319,321 @@ pub(super) struct Body {
     pub(super) steps: Vec<FStep>,
     /// The run-invariant values, each once (`Fx::Memo`); one may use those before it.
     pub(super) memos: Vec<Fx>,
+    /// The top-level checks of `steps` that only compare run-invariant values: they read
+    /// nothing a step sets and set nothing, so they are run first, together, in one loop.
+    pub(super) guard: Vec<Pure<usize>>,
+    /// The top-level placement checks of run-invariant values whose slot no step before
+    /// them touches: run after `guard`, before the other steps.
+    pub(super) places: Vec<Place<usize>>,
+    /// The values `guard` and `places` read, by index (see [`Vals`]).
+    pub(super) vals: Vals,
+    /// `steps` without the checks in `guard` and `places`: what runs when they all pass
+    /// (when one fails, `steps` run, and the first failing step is reported as always).
+    pub(super) rest: Vec<FStep>,
+}
+
+/// A slot of the run's state that a step may set or read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Slot {
+    Table(usize),
+    Located(usize),
+    Range(usize),
+}
+
+/// A `table_fits` or `record_fits` of run-invariant values ([`Chk::TableFits`],
+/// [`Chk::RecordFits`] with leaves for values; `L` as in [`Pure`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Place<L = Leaf> {
+    Table {
+        table: usize,
+        rec_size: u64,
+        at: L,
+        count: L,
+        stride: L,
+        within: L,
+    },
+    Record {
+        rec: usize,
+        sidx: usize,
+        at: L,
+        within: L,
+        gate: Option<L>,
+        size: u64,
+        gated: Option<u64>,
+    },
+}
+
+impl<L: Copy> Place<L> {
+    /// Its values, in order.
+    pub(super) fn leaves(&self) -> Vec<L> {
+        match *self {
+            Place::Table {
+                at,
+                count,
+                stride,
+                within,
+                ..
+            } => vec![at, count, stride, within],
+            Place::Record {
+                at, within, gate, ..
+            } => [at, within].into_iter().chain(gate).collect(),
+        }
+    }
+
+    /// The same check with values `ix` (in the order of [`Self::leaves`]).
+    pub(super) fn with<M: Copy>(&self, ix: &[M]) -> Option<Place<M>> {
+        Some(match *self {
+            Place::Table {
+                table, rec_size, ..
+            } => Place::Table {
+                table,
+                rec_size,
+                at: *ix.first()?,
+                count: *ix.get(1)?,
+                stride: *ix.get(2)?,
+                within: *ix.get(3)?,
+            },
+            Place::Record {
+                rec,
+                sidx,
+                gate,
+                size,
+                gated,
+                ..
+            } => Place::Record {
+                rec,
+                sidx,
+                at: *ix.first()?,
+                within: *ix.get(1)?,
+                gate: match gate {
+                    Some(_) => Some(*ix.get(2)?),
+                    None => None,
+                },
+                size,
+                gated,
+            },
+        })
+    }
+}
+
+impl Place {
+    /// The check `k` as one, when it places a table or record by run-invariant values.
+    pub(super) fn of(k: &Chk) -> Option<Self> {
+        let lim = |l: &Lim| match l {
+            Lim::Len => Some(Leaf::Len),
+            Lim::X(x) => Leaf::of(x),
+        };
+        Some(match k {
+            Chk::TableFits {
+                table,
+                rec_size,
+                at,
+                count,
+                stride,
+                within,
+            } => Place::Table {
+                table: *table,
+                rec_size: *rec_size,
+                at: Leaf::of(at)?,
+                count: Leaf::of(count)?,
+                stride: Leaf::of(stride)?,
+                within: lim(within)?,
+            },
+            Chk::RecordFits {
+                rec,
+                sidx,
+                at,
+                within,
+                gate,
+                size,
+                gated,
+            } => Place::Record {
+                rec: *rec,
+                sidx: *sidx,
+                at: Leaf::of(at)?,
+                within: lim(within)?,
+                gate: match gate {
+                    Some(g) => Some(Leaf::of(g)?),
+                    None => None,
+                },
+                size: *size,
+                gated: *gated,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The slot it sets.
+    pub(super) fn slot(&self) -> Slot {
+        match self {
+            Place::Table { table, .. } => Slot::Table(*table),
+            Place::Record { rec, .. } => Slot::Located(*rec),
+        }
+    }
+}
+
+/// A value of a run-invariant check: a constant (`None`: a value that never computes),
+/// the file's length, a header word, or a run-invariant value ([`Fx::Memo`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Leaf {
+    K(Option<u64>),
+    Len,
+    Abs(u64, W),
+    Memo(usize),
+}
+
+impl Leaf {
+    /// The leaf `x` is, if it is one.
+    pub(super) fn of(x: &Fx) -> Option<Self> {
+        Some(match x {
+            Fx::K(v) => Leaf::K(*v),
+            Fx::Len => Leaf::Len,
+            Fx::Abs(at, w) => Leaf::Abs(*at, *w),
+            Fx::Memo(i) => Leaf::Memo(*i),
+            _ => return None,
+        })
+    }
+
+    /// Whether it always computes.
+    pub(super) fn total(self) -> bool {
+        matches!(self, Leaf::K(Some(_)) | Leaf::Len | Leaf::Abs(..))
+    }
+}
+
+/// At most this many values are read by a body's guard and placements (a run holds them
+/// in an array on the stack, with a bit each in a `u32`); past it, the checks stay steps.
+pub(super) const MAX_VALS: usize = 32;
+
+/// The values a body's guard and placements read, each once, by index: 0 the file's
+/// length, `1 + i` run-invariant value `i`, then header words, then constants. A run fills
+/// a [`RunVals`] with the constants, the length, the run-invariant values and the words:
+/// no jump on a value's kind.
+#[derive(Debug, Default)]
+pub(super) struct Vals {
+    /// The constants that compute: index and value.
+    pub(super) consts: Vec<(usize, u64)>,
+    /// The constants that never compute, one bit each (by index).
+    pub(super) absent: u32,
+    /// The header words: index, offset, reading.
+    pub(super) reads: Vec<(usize, u64, W)>,
+}
+
+impl Vals {
+    /// The indices of `leaves` (the body has `memos` run-invariant values), or `None` when
+    /// they are more than [`MAX_VALS`].
+    pub(super) fn of(leaves: &[Leaf], memos: usize) -> Option<(Self, Vec<usize>)> {
+        let mut reads: Vec<(u64, W)> = Vec::new();
+        let mut consts: Vec<Option<u64>> = Vec::new();
+        for l in leaves {
+            match *l {
+                Leaf::Abs(at, w) if !reads.contains(&(at, w)) => reads.push((at, w)),
+                Leaf::K(v) if !consts.contains(&v) => consts.push(v),
+                _ => {}
+            }
+        }
+        let (first_read, first_const) = (1 + memos, 1 + memos + reads.len());
+        if first_const + consts.len() > MAX_VALS {
+            return None;
+        }
+        let index = |l: &Leaf| -> Option<usize> {
+            Some(match *l {
+                Leaf::Len => 0,
+                Leaf::Memo(i) if i < memos => 1 + i,
+                Leaf::Memo(_) => return None,
+                Leaf::Abs(at, w) => first_read + reads.iter().position(|r| *r == (at, w))?,
+                Leaf::K(v) => first_const + consts.iter().position(|c| *c == v)?,
+            })
+        };
+        let ix = leaves.iter().map(index).collect::<Option<Vec<_>>>()?;
+        let mut vals = Vals {
+            reads: reads
+                .iter()
+                .enumerate()
+                .map(|(j, &(at, w))| (first_read + j, at, w))
+                .collect(),
+            ..Vals::default()
+        };
+        for (j, c) in consts.iter().enumerate() {
+            match c {
+                Some(k) => vals.consts.push((first_const + j, *k)),
+                None => vals.absent |= 1 << (first_const + j),
+            }
+        }
+        Some((vals, ix))
+    }
+}
+
+/// A run's values of a body's guard and placements ([`Vals`]): each a word, and a bit set
+/// for each that does not compute.
+pub(super) struct RunVals {
+    v: [u64; MAX_VALS],
+    absent: u32,
+}
+
+impl RunVals {
+    /// All 0, none absent.
+    #[inline(always)]
+    pub(super) fn zero() -> Self {
+        RunVals {
+            v: [0; MAX_VALS],
+            absent: 0,
+        }
+    }
+
+    /// `vals`' constants set (in place: the array is not moved).
+    #[inline(always)]
+    pub(super) fn load(&mut self, vals: &Vals) {
+        self.absent = vals.absent;
+        for &(i, k) in &vals.consts {
+            if let Some(x) = self.v.get_mut(i) {
+                *x = k;
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> Option<u64> {
+        let x = *self.v.get(i)?;
+        ((self.absent >> i) & 1 == 0).then_some(x)
+    }
+
+    #[inline(always)]
+    pub(super) fn set(&mut self, i: usize, x: Option<u64>) {
+        if let Some(s) = self.v.get_mut(i) {
+            *s = x.unwrap_or(0);
+            let bit = 1u32 << i;
+            self.absent = (self.absent & !bit) | if x.is_none() { bit } else { 0 };
+        }
+    }
+}
+
+/// A run-invariant check with no effect: it passes when both values compute and `a op b`
+/// (`L`: [`Leaf`] when lowered, an index into the run's values when run).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pure<L = Leaf> {
+    pub(super) op: Op,
+    pub(super) a: L,
+    pub(super) b: L,
+}
+
+impl Pure {
+    /// The check `k` as one, when it is a comparison of run-invariant leaves with the
+    /// same verdict.
+    pub(super) fn of(k: &Chk) -> Option<Self> {
+        let (op, a, b) = match k {
+            Chk::CmpAbs(op, at, w, k) => (*op, Leaf::Abs(*at, *w), Leaf::K(Some(*k))),
+            Chk::Assert(op, l, r) => (*op, Leaf::of(l)?, Leaf::of(r)?),
+            Chk::Cond(Fc::Cmp(op, l, r)) => (*op, Leaf::of(l)?, Leaf::of(r)?),
+            // `expected == Some(found)`, the found value always there.
+            Chk::Expect(f, e) => {
+                let f = Leaf::of(f).filter(|f| f.total())?;
+                (Op::of(BinOp::Eq), f, Leaf::of(e)?)
+            }
+            Chk::MinLen(m) => (Op::of(BinOp::Ge), Leaf::Len, Leaf::of(m)?),
+            _ => return None,
+        };
+        Some(Pure { op, a, b })
+    }
 }
 
 /// The layout's steps lowered once more for each interval of a key word's values (see
@@ -317,8 +660,34 @@ pub(super) struct Prog {
     pub(super) keyed: Option<Keyed>,
     /// Slots for the run-invariant values: the most any body has.
     pub(super) memo_slots: usize,
+    /// The layout's located records, tables and ranges: how many slots a state has for
+    /// each (kept here, next to the steps, so that making a state reads no schema).
+    pub(super) slot_lens: [usize; 3],
     /// The variants' conditions, for the top-level layout of a file with variants.
     pub(super) variants: Vec<Fc>,
+    /// The variant each interval of a key word's values chooses, when in every interval
+    /// every condition is decided (they compare only that word with constants).
+    pub(super) choice: Option<Choice>,
+}
+
+/// The variant chosen by a key word's value: the first value of each interval,
+/// ascending from 0, and the variant it chooses (`None`: none holds).
+#[derive(Debug)]
+pub(super) struct Choice {
+    pub(super) at: u64,
+    pub(super) w: W,
+    pub(super) starts: Vec<u64>,
+    pub(super) picks: Vec<Option<usize>>,
+}
+
+impl Choice {
+    /// The variant `buf` chooses, when its interval has one decided.
+    #[inline]
+    pub(super) fn pick(&self, buf: &[u8]) -> Option<Option<usize>> {
+        let v = self.w.read(buf, self.at);
+        let i = self.starts.partition_point(|&s| s <= v).saturating_sub(1);
+        self.picks.get(i).copied()
+    }
 }
 
 impl Prog {

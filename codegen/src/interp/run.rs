@@ -57,7 +57,8 @@ impl<'c> Interp<'c> {
             }
         });
         if let Some(vs) = &variants {
-            top.fast.variants = fast::lower_variants(&top, vs.list.iter().map(|(_, c, _)| c));
+            let conds: Vec<&CE> = vs.list.iter().map(|(_, c, _)| c).collect();
+            (top.fast.variants, top.fast.choice) = fast::lower_variants(&top, &conds);
         }
         let table: Vec<ErrorSite> = sites
             .0
@@ -119,11 +120,9 @@ impl<'c> Interp<'c> {
             return Ok((&self.top, None, st));
         };
         let st = self.run_file::<E>(&self.top, buf)?;
-        for (i, (key, cond, prog)) in vs.list.iter().enumerate() {
-            if self.variant_holds(&st, i, cond) {
-                let st = self.run_file::<E>(prog, buf)?;
-                return Ok((prog, Some(key.as_str()), st));
-            }
+        if let Some((key, _, prog)) = self.choose(&st).and_then(|i| vs.list.get(i)) {
+            let st = self.run_file::<E>(prog, buf)?;
+            return Ok((prog, Some(key.as_str()), st));
         }
         let v = st.val(&self.top, &vs.unknown_value).unwrap_or(u64::MAX);
         Err(self.err(
