@@ -1,6 +1,7 @@
-//! A record stream whose records carry a checksum gets no `<Stream>Writer`: the stream writer
-//! does not compute a record's checksum, so it would write records the validator rejects.
-//! A stream without one keeps its writer.
+//! A record stream whose records carry a checksum: its `<Stream>Writer` computes each record's
+//! checksum and stores it (before, it left the stored word as the spec gave it, so every
+//! record it wrote was rejected). The round trip is in tests/tests/schema_constructs.rs
+//! (`the_stream_writer_computes_each_records_checksum`).
 
 const SCHEMA: &str = r#"
 schema: sums
@@ -49,17 +50,23 @@ fn generated(checksum: bool) -> String {
 }
 
 #[test]
-fn a_stream_with_record_checksums_gets_no_stream_writer() {
+fn the_stream_writer_of_a_checksummed_stream_computes_it() {
     let with = generated(true);
-    assert!(with.contains("bad-crc"), "the checksum is validated");
+    assert!(with.contains("pub struct RecordsWriter"));
+    // The hash over the record as written, stored at the checksum's place.
+    let w = &with[with.find("pub struct RecordsWriter").unwrap_or(0)..];
     assert!(
-        !with.contains("RecordsWriter"),
-        "no writer that would leave the checksum zero"
+        w.contains("__rt::crc32(0, d)"),
+        "the writer computes the CRC-32"
     );
-    assert!(!with.contains("RecordsSpec"));
-    let without = generated(false);
     assert!(
-        without.contains("pub struct RecordsWriter"),
-        "a stream without one keeps its writer"
+        w.contains("records[].checksum"),
+        "a checksum that cannot be placed is an error"
+    );
+    let without = generated(false);
+    let w = &without[without.find("pub struct RecordsWriter").unwrap_or(0)..];
+    assert!(
+        !w.contains("__rt::crc32"),
+        "a stream without one hashes nothing"
     );
 }

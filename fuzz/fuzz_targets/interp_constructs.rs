@@ -5,7 +5,7 @@
 //! arrays of structs, string tables the writer builds (`namedtab`), a directory with ranges
 //! around it (`dirnotes`), signed and 8/16/64-bit fields with `&& || !` (`blobpack`), a
 //! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
-//! a record stream (`dirmix`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -13,7 +13,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix after the fuzzer's edits, so
+//! dirmix, and each record's of sumstream, after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -65,6 +65,7 @@ schemas! {
     blobpack: "../tests/schemas/blobpack.yaml";
     npu1_v2: "../tests/schemas/npu1_v2.yaml";
     dirmix: "../tests/schemas/dirmix.yaml";
+    sumstream: "../tests/schemas/sumstream.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -87,6 +88,17 @@ fn reseal(k: usize, b: &mut [u8]) {
             set_be(b, 16, sum);
         }
         "../tests/schemas/opendir.yaml" => opendir_blobs::seal(b),
+        // Each record's CRC-32 over its body (records of an 8-byte header, 4-aligned).
+        "../tests/schemas/sumstream.yaml" => {
+            let mut at = 8usize;
+            while let Some(h) = b.get(at..at + 8) {
+                let n = usize::from(u16::from_le_bytes([h[2], h[3]]));
+                let Some(body) = b.get(at + 8..at + 8 + n) else { break };
+                let crc = npuschema_core::crc32(0, body);
+                b[at + 4..at + 8].copy_from_slice(&crc.to_le_bytes());
+                at = (at + 8 + n + 3) & !3;
+            }
+        }
         "../tests/schemas/dirmix.yaml" if b.len() >= 40 => {
             let crc = npuschema_core::crc32(0, &b[40..]);
             b[36..40].copy_from_slice(&crc.to_le_bytes());
@@ -193,6 +205,7 @@ fuzz_target!(|data: &[u8]| {
         16 => run!(k, b, dirnotes::DirNotes, |g, v| compare::dirnotes(b, g, v)),
         17 => run!(k, b, blobpack::Blobpack, |g, v| compare::blobpack(b, g, v)),
         18 => run!(k, b, npu1_v2::Npu1, |g, v| compare::npu1_v2(b, g, v)),
-        _ => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
+        19 => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
+        _ => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
     }
 });

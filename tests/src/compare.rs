@@ -226,6 +226,7 @@ pub mod schemas {
         blobpack: "schemas/blobpack.yaml";
         npu1_v2: "schemas/npu1_v2.yaml";
         dirmix: "schemas/dirmix.yaml";
+        sumstream: "schemas/sumstream.yaml";
     }
 }
 
@@ -1219,4 +1220,20 @@ pub fn vpmn_v1(b: &[u8], g: &npuschema_generated::vpmn::VpmnV1<'_>, v: &View) {
     }
     io1!("inputs", g.inputs());
     io1!("outputs", g.outputs());
+}
+
+/// `sumstream.yaml` (a record stream with a CRC-32 in every record): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn sumstream(b: &[u8], g: &schemas::sumstream::SumStream<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, body_bytes]);
+    assert_eq!(g.records().count(), record_count(v, "records"));
+    for r in g.records() {
+        let p = format!("records[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [kind, length, crc]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
 }

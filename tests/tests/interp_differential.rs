@@ -71,6 +71,7 @@ const NESTED: &str = "schemas/nested.yaml";
 const NAMEDTAB: &str = "schemas/namedtab.yaml";
 const DIRNOTES: &str = "schemas/dirnotes.yaml";
 const DIRMIX: &str = "schemas/dirmix.yaml";
+const SUMSTREAM: &str = "schemas/sumstream.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -78,7 +79,7 @@ const COP2: &str = "../schema/ethos_u_cop2.yaml";
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
 use npuschema_tests::compare::schemas::{
     bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, npu1_v2, objtab,
-    opendir, ordered, padded, scoped, strtab, titled, tlv, wav,
+    opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, wav,
 };
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, npu1_v2_file, npu1_v2_reseal,
@@ -2279,6 +2280,60 @@ fn dirmix_writer_built_files_and_their_mutants_agree() {
             "bad-label",
             "bad-crc",
             "ok",
+        ],
+    );
+}
+
+fn sumstream_agree(b: &[u8]) -> &'static str {
+    let g = sumstream::SumStream::validate(b);
+    let gb = sumstream::SumStream::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(SUMSTREAM, b, g, gb, |g, v| {
+        npuschema_tests::compare::sumstream(b, g, v)
+    })
+}
+
+/// A record stream with a CRC-32 in every record, written by the generated stream writer
+/// (which computes each record's checksum), and its mutants.
+#[test]
+fn sumstream_writer_built_record_checksums_and_their_mutants_agree() {
+    use sumstream::{RecordsSpec, RecordsWriter, SumStreamWriter};
+    assert_eq!(interp(SUMSTREAM).sites(), &sumstream::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for bodies in [
+        &[&b"hello"[..], b"", b"a longer body"][..],
+        &[][..],
+        &[&b"x"[..]][..],
+    ] {
+        let specs: Vec<RecordsSpec> = bodies
+            .iter()
+            .enumerate()
+            .map(|(i, body)| RecordsSpec {
+                kind: i as u16,
+                crc: 0xDEAD_BEEF,
+                body,
+            })
+            .collect();
+        let w = RecordsWriter::new(&specs);
+        let mut stream = vec![0u8; w.encoded_len().unwrap()];
+        w.write_into(&mut stream).unwrap();
+        let good = SumStreamWriter::new().body(&stream).to_vec().unwrap();
+        assert_eq!(sumstream_agree(&good), "ok");
+        for (k, n) in sweep(&good, &sumstream_agree, &|_| {}, 0..0, 5_000, 0x5C5) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("sumstream verdicts: {verdicts:?}");
+    assert_reached(
+        "sumstream",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "body-out-of-bounds",
+            "bad-record",
+            "bad-crc",
         ],
     );
 }

@@ -240,6 +240,61 @@ fn named_values() {
     );
 }
 
+mod sumstream {
+    npuschema_macro::include_schema!("schemas/sumstream.yaml");
+}
+
+#[test]
+fn the_stream_writer_computes_each_records_checksum() {
+    use sumstream::{RecordsSpec, RecordsWriter, SumStream, SumStreamWriter};
+    // The `crc` given is written over: the writer stores the CRC-32 of each body.
+    let specs = [
+        RecordsSpec {
+            kind: 1,
+            crc: 0xDEAD_BEEF,
+            body: b"hello",
+        },
+        RecordsSpec {
+            kind: 2,
+            crc: 0,
+            body: b"",
+        },
+    ];
+    let w = RecordsWriter::new(&specs);
+    let n = w.encoded_len().expect("fits");
+    assert_eq!(
+        n,
+        8 + 5 + 3 + 8,
+        "headers, bodies, padding to 4 between records"
+    );
+    let mut body = vec![0xAAu8; n];
+    assert_eq!(w.write_into(&mut body), Ok(n));
+    assert_eq!(body[4..8], npuschema_core::crc32(0, b"hello").to_le_bytes());
+    assert_eq!(body[13..16], [0, 0, 0], "the padding is zeroed");
+    assert_eq!(body[20..24], npuschema_core::crc32(0, b"").to_le_bytes());
+    let file = SumStreamWriter::new().body(&body).to_vec().expect("writes");
+    let v = SumStream::validate(&file).expect("valid");
+    assert!(SumStream::validate_as::<Brief>(&file).is_ok());
+    let recs: Vec<_> = v
+        .records()
+        .map(|r| (r.header().kind(), r.header().crc(), r.body()))
+        .collect();
+    assert_eq!(
+        recs,
+        [
+            (1, npuschema_core::crc32(0, b"hello"), &b"hello"[..]),
+            (2, 0, &b""[..])
+        ]
+    );
+    // A body byte changed after writing: the validator names the record's checksum.
+    let mut bad = file.clone();
+    bad[8 + 8] ^= 1;
+    assert_eq!(
+        SumStream::validate(&bad).map(|_| ()).map_err(|e| e.code),
+        Err("bad-crc")
+    );
+}
+
 mod floats {
     npuschema_macro::include_schema!("schemas/floats.yaml");
 }

@@ -341,15 +341,6 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     // Streams: written by their `<Stream>Writer` into their range (placed like another).
     for s in &file.streams {
-        if let Some(k) = &s.checksum {
-            errs.push((
-                k.stored.pos,
-                format!(
-                    "stream `{}`: the writer does not compute a record's checksum; drop the `writer` or the checksum",
-                    s.name.text
-                ),
-            ));
-        }
         if crate::check::strtab_writer::is_built(c, &s.range.text) {
             errs.push((
                 s.range.pos,

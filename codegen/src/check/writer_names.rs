@@ -83,12 +83,8 @@ impl Space<'_> {
 }
 
 /// The header field a stream's writer derives from the body's length, when the stream
-/// has a writer (`size` is one field of an unsigned integer type, and its records carry no
-/// checksum, which the stream writer does not compute): its index.
+/// has a writer (`size` is one field of an unsigned integer type): its index.
 pub(crate) fn stream_size_field(c: &Checked, s: &crate::schema::streams::Stream) -> Option<usize> {
-    if s.checksum.is_some() {
-        return None;
-    }
     let t = stream_table(s);
     let (_, fi) = crate::check::expr::single_field(c, &s.size.expr, Scope::RecordOnly(&t))?;
     let (_, kind) = *c.layouts.get(&s.header.text)?.fields.get(fi)?;

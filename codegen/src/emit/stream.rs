@@ -834,6 +834,64 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                 }
             }
         });
+        // A per-record checksum: hashed over the record as written, then stored.
+        let sum_patch = s.checksum.as_ref().map(|k| {
+            let env = rec_env();
+            let bind = |e: &crate::expr::ExprAt, name: &str| {
+                let id = format_ident!("{}", name);
+                match em.plain(&e.expr, Scope::RecordOnly(&t), &env) {
+                    Some(p) => quote!(let #id: Option<u64> = u64::checked_add(#p, 0);),
+                    None => {
+                        let v = em.value(&e.expr, Scope::RecordOnly(&t), &env);
+                        quote!(let #id: Option<u64> = #v;)
+                    }
+                }
+            };
+            let (from, to, stored) = (
+                bind(&k.from, "from"),
+                bind(&k.to, "to"),
+                bind(&k.stored, "stored"),
+            );
+            let tob = crate::emit::to_bytes(k.big);
+            let compute = match k.algorithm {
+                crate::schema::Algorithm::Fnv1a32 => {
+                    quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
+                }
+                crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
+            };
+            let item = format!("{sn}[].checksum");
+            quote! {
+                {
+                    let rec = #hty { raw: &rec, buf: &[], index: 0 };
+                    let _ = &rec;
+                    #from
+                    #to
+                    #stored
+                    let total = cursor.saturating_sub(start);
+                    // The covered bytes and the stored word inside the record, apart.
+                    let place = match (from, to, stored) {
+                        (Some(f), Some(t), Some(so))
+                            if f <= t
+                                && t <= total
+                                && so.checked_add(4).is_some_and(|e| e <= total && (e <= f || t <= so)) =>
+                        {
+                            Some((f, t, so))
+                        }
+                        _ => None,
+                    };
+                    let Some((f, t, so)) = place else {
+                        return Err(__rt::WriteError::Layout { item: #item });
+                    };
+                    let Some(d) = __rt::range_at(out, start.saturating_add(f), t - f) else {
+                        return Err(__rt::WriteError::Layout { item: #item });
+                    };
+                    let computed: u32 = #compute;
+                    __rt::put(out, start.saturating_add(so), &computed.#tob())?;
+                }
+            }
+        });
+        // Where the record starts, for its checksum.
+        let start_bind = sum_patch.as_ref().map(|_| quote!(let start = cursor;));
         let eq = if floats { quote!() } else { quote!(, Eq) };
         let sdoc = format!(
             " One record of stream `{sn}` for [`{wr}`]: the header fields the writer does not derive (it writes `{}` from the body's length), and the body.",
@@ -910,10 +968,12 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                         let v = #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
                         __rt::set(&mut rec, #so, v.#stob());
                         #term_check
+                        #start_bind
                         __rt::put(out, cursor, &rec)?;
                         cursor = cursor.saturating_add(#hs64);
                         __rt::put(out, cursor, r.body)?;
                         cursor = cursor.saturating_add(r.body.len() as u64);
+                        #sum_patch
                     }
                     Ok(n)
                 }

@@ -40,6 +40,7 @@ const DIRNOTES: u8 = 16;
 const BLOBPACK: u8 = 17;
 const NPU1_V2: u8 = 18;
 const DIRMIX: u8 = 19;
+const SUMSTREAM: u8 = 20;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -122,6 +123,27 @@ fn scoped(version: u32, flags: u32, entries: &[(u32, u32)], extras: &[(u16, u16)
 }
 
 /// `sections`: (name offset, kind, link); kind 3 is a string table (the names), 1 data.
+/// A `sumstream` file: records of (kind, body), 4-aligned, each with the CRC-32 of its body
+/// (what its stream writer writes; tests/tests/schema_constructs.rs).
+fn sumstream(records: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (i, (kind, b)) in records.iter().enumerate() {
+        if i > 0 {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+        }
+        body.extend_from_slice(&kind.to_le_bytes());
+        body.extend_from_slice(&(b.len() as u16).to_le_bytes());
+        body.extend_from_slice(&npuschema_core::crc32(0, b).to_le_bytes());
+        body.extend_from_slice(b);
+    }
+    let mut out = Vec::new();
+    le32(&mut out, &[0x4D55_5353, body.len() as u32]);
+    out.extend_from_slice(&body);
+    out
+}
+
 /// The `dirmix` file tests/tests/schema_constructs.rs has its directory writer write
 /// (`the_directory_writer_places_tables_streams_and_string_tables`), laid out by hand: the
 /// header, `info`, two sections, two symbols, the string table, two log entries, the
@@ -415,6 +437,11 @@ pub fn write_seeds(dir: &Path) -> usize {
             nested_blobs::file(&[(5, 3), (1000, 7)], 2),
         ),
         ("dirmix".into(), DIRMIX | 0x80, dirmix()),
+        (
+            "sumstream".into(),
+            SUMSTREAM | 0x80,
+            sumstream(&[(1, b"hello"), (2, b""), (3, b"a longer body")]),
+        ),
     ];
     seeds.push((
         "padded".into(),
