@@ -2401,7 +2401,15 @@ fn the_directory_writer_writes_two_directories() {
     assert_eq!((half(4), half(6), word(8), word(12)), (3, 4, 24, 72));
     let code_recs: Vec<(u16, u16, u32, u32, u32)> = (0..3)
         .map(|i| 24 + 16 * i)
-        .map(|at| (half(at), half(at + 2), word(at + 4), word(at + 8), word(at + 12)))
+        .map(|at| {
+            (
+                half(at),
+                half(at + 2),
+                word(at + 4),
+                word(at + 8),
+                word(at + 12),
+            )
+        })
         .collect();
     assert_eq!(
         code_recs,
@@ -2409,7 +2417,15 @@ fn the_directory_writer_writes_two_directories() {
     );
     let asset_recs: Vec<[u32; 5]> = (0..4)
         .map(|i| 72 + 20 * i)
-        .map(|at| [word(at), word(at + 4), word(at + 8), word(at + 12), word(at + 16)])
+        .map(|at| {
+            [
+                word(at),
+                word(at + 4),
+                word(at + 8),
+                word(at + 12),
+                word(at + 16),
+            ]
+        })
         .collect();
     assert_eq!(
         asset_recs,
@@ -2504,7 +2520,12 @@ fn the_directory_writer_writes_two_directories() {
     TwoDirsSpec::seal(
         &mut m,
         sections(&[(1, 160, 5), (2, 168, 11), (3, 180, 16)]),
-        sections(&[(1, 200, 6), (2, 208, 16), (0x7000_0001, 224, 2), (0x7FFF_0000, 228, 2)]),
+        sections(&[
+            (1, 200, 6),
+            (2, 208, 16),
+            (0x7000_0001, 224, 2),
+            (0x7FFF_0000, 228, 2),
+        ]),
     )
     .unwrap();
     assert_eq!(m, b);

@@ -712,7 +712,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 }
                 let target_ok = match kind(&target.text) {
                     Some(FieldKind::Int(t)) => !t.signed(),
-                    Some(FieldKind::Enum(e)) => c.schema.enums.get(e).is_some_and(|x| !x.repr.signed()),
+                    Some(FieldKind::Enum(e)) => {
+                        c.schema.enums.get(e).is_some_and(|x| !x.repr.signed())
+                    }
                     _ => false,
                 };
                 if !target_ok {
@@ -732,14 +734,17 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                             x.align_field = Some(i);
                         }
                     }
-                    _ => errs.push((p.pos, format!("`payload_align` must name an unsigned integer field of `{}` that the writer does not derive", table.record.text))),
+                    _ => errs.push((p.pos, format!("`payload_align` must name an unsigned integer field of `{}` that the writer does not derive{}", table.record.text, if found.len() > 1 { format!(" (it aligns the payloads of every directory, `{}`'s too)", dir.name.text) } else { String::new() }))),
                 }
             }
             if let Some(i) = entry
                 .fields
                 .iter()
                 .position(|f| f.name.text == dir.type_field.text)
-                && !matches!(plan.dirs.get(d).and_then(|x| x.entry.get(i)), Some(Rule::Input))
+                && !matches!(
+                    plan.dirs.get(d).and_then(|x| x.entry.get(i)),
+                    Some(Rule::Input)
+                )
             {
                 errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
             }
