@@ -2516,16 +2516,17 @@ fn the_directory_writer_writes_two_directories() {
     let mut m = b.to_vec();
     m[16..24].fill(0);
     m[184..188].fill(0);
-    let sections = |d: &[(u64, u64, u64)]| d.to_vec().into_iter();
+    let code_placed = [(1, 160, 5), (2, 168, 11), (3, 180, 16)];
+    let asset_placed = [
+        (1, 200, 6),
+        (2, 208, 16),
+        (0x7000_0001, 224, 2),
+        (0x7FFF_0000, 228, 2),
+    ];
     TwoDirsSpec::seal(
         &mut m,
-        sections(&[(1, 160, 5), (2, 168, 11), (3, 180, 16)]),
-        sections(&[
-            (1, 200, 6),
-            (2, 208, 16),
-            (0x7000_0001, 224, 2),
-            (0x7FFF_0000, 228, 2),
-        ]),
+        code_placed.iter().copied(),
+        asset_placed.iter().copied(),
     )
     .unwrap();
     assert_eq!(m, b);
