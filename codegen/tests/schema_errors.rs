@@ -230,6 +230,11 @@ fn dir_writer_two() {
 fn plain_writer_located() {
     golden("plain_writer_located");
 }
+/// A plain writer's table whose `at` is neither one header field nor a constant.
+#[test]
+fn plain_writer_at() {
+    golden("plain_writer_at");
+}
 /// A variant's writer without a section directory: refused (variants write directories).
 #[test]
 fn dir_writer_variant() {

@@ -5,7 +5,7 @@
 //!   panicking with the path when the view lacks what is asked (a test failure).
 //! - [`schemas`]: the test schemas that carry the schema-language constructs, expanded by the
 //!   macro once, here, so both users compare the same generated code.
-//! - One comparison per schema ([`tlv`], [`opendir`], ..., [`namedtab`], [`dirnotes`], [`twodirs`],
+//! - One comparison per schema ([`tlv`], [`opendir`], ..., [`namedtab`], [`dirnotes`], [`twodirs`], [`nestflag`],
 //!   [`blobpack`], [`npu1_v2`], and the shipped [`npu1`],
 //!   [`vpmn_v2`], [`vpmn_v1`]): given a file both engines
 //!   accepted, the generated view and the interpreter's, assert that every value the generated
@@ -228,6 +228,7 @@ pub mod schemas {
         dirmix: "schemas/dirmix.yaml";
         sumstream: "schemas/sumstream.yaml";
         twodirs: "schemas/twodirs.yaml";
+        nestflag: "schemas/nestflag.yaml";
     }
 }
 
@@ -1295,4 +1296,24 @@ pub fn twodirs(b: &[u8], g: &schemas::twodirs::TwoDirs<'_>, v: &View) {
         checksum(v, "asset_sum"),
         (u64::from(h.asset_sum()), u64::from(h.asset_sum()))
     );
+}
+
+/// `nestflag.yaml` (a per-record range flagged by a bit inside a struct-typed field): as
+/// [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn nestflag(b: &[u8], g: &schemas::nestflag::NestFlag<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, count, entries_at]);
+    table!(v, b, "entries", g.entries(), [value]);
+    for e in g.entries() {
+        let p = format!("entries[{}]", e.index());
+        let (tag, at) = (e.tag(), e.span());
+        assert_eq!(raw(v, &p, "tag.kind"), u64::from(tag.kind()));
+        assert_eq!(raw(v, &p, "tag.marks"), u64::from(tag.marks().bits()));
+        assert_eq!(raw(v, &p, "tag.level"), u64::from(tag.level()));
+        assert_eq!(raw(v, &p, "span.offset"), u64::from(at.offset()));
+        assert_eq!(raw(v, &p, "span.length"), u64::from(at.length()));
+        assert_eq!(range(v, &format!("{p}.data")), e.data().map(|d| span(b, d)));
+    }
 }

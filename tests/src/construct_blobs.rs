@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -363,4 +363,38 @@ pub fn twodirs_reseal(b: &mut [u8]) {
         }
     }
     b[20..24].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// `nestflag.yaml`: entries (`(kind, marks, level, value, data)`) after the 12-byte header,
+/// each entry's data after the table (4-aligned) when `marks` has `HAS_DATA` (bit 0), its
+/// span zero otherwise.
+#[must_use]
+pub fn nestflag_file(entries: &[(u16, u8, u8, u32, &[u8])]) -> Vec<u8> {
+    let mut b = Vec::new();
+    le32(&mut b, 0x4741_4C46);
+    le32(&mut b, u32_of(entries.len()));
+    le32(&mut b, 12);
+    let mut cursor = 12 + 16 * entries.len();
+    let mut data = Vec::new();
+    for (kind, marks, level, value, bytes) in entries {
+        le16(&mut b, *kind);
+        b.push(*marks);
+        b.push(*level);
+        if marks & 1 == 1 {
+            let at = cursor.next_multiple_of(4);
+            le32(&mut b, u32_of(at));
+            le32(&mut b, u32_of(bytes.len()));
+            data.push((at, *bytes));
+            cursor = at + bytes.len();
+        } else {
+            le32(&mut b, 0);
+            le32(&mut b, 0);
+        }
+        le32(&mut b, *value);
+    }
+    b.resize(cursor, 0);
+    for (at, bytes) in data {
+        b[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    b
 }

@@ -2572,3 +2572,96 @@ fn the_directory_writer_writes_two_directories() {
         })
     ));
 }
+
+// ----- a per-record range flagged inside a struct-typed field (nestflag.yaml) ---------------
+
+mod nestflag {
+    npuschema_macro::include_schema!("schemas/nestflag.yaml");
+}
+
+/// The writer sets the flag bit inside each record's `tag` (a struct-typed field) that says
+/// the record carries `data` bytes, and clears it for a record that does not, keeping the
+/// field's other bits as the `TagValue` gives them (a `HAS_DATA` given for an absent record
+/// is cleared, one left out for a present record is set); the validator accepts the bytes
+/// and the views give back every input.
+#[test]
+fn the_writer_sets_a_flag_bit_inside_a_struct_typed_field() {
+    use nestflag::{EntryData, EntrySpec, Marks, NestFlag, NestFlagWriter, SpanValue, TagValue};
+    let tag = |kind: u16, marks: Marks| TagValue {
+        kind,
+        marks,
+        level: 9,
+    };
+    // The span's fields are derived: whatever is given is overwritten.
+    let span = SpanValue {
+        offset: 0xFFFF,
+        length: 0xFFFF,
+    };
+    let entries = [
+        EntrySpec {
+            tag: tag(1, Marks::HIDDEN),
+            span,
+            value: 10,
+            data: EntryData::Present(b"abc"),
+        },
+        EntrySpec {
+            tag: tag(
+                2,
+                Marks::from_bits_retain(Marks::HAS_DATA.bits() | Marks::HIDDEN.bits()),
+            ),
+            span: SpanValue {
+                offset: 0,
+                length: 7,
+            },
+            value: 20,
+            data: EntryData::Absent(0),
+        },
+        EntrySpec {
+            tag: tag(3, Marks::HAS_DATA),
+            span,
+            value: 30,
+            data: EntryData::Present(b"de"),
+        },
+    ];
+    // The table goes after the header, `entries_at` set to where.
+    let w = NestFlagWriter::new().entries(&entries);
+    let b = w.to_vec().expect("writes");
+    // The header (12), three entries at 12 (48 bytes), `abc` at 60, `de` at 64.
+    assert_eq!(b.len(), 66);
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // Each entry's tag: kind, marks (HAS_DATA set for 0 and 2, cleared for 1; HIDDEN kept), level.
+    assert_eq!(&b[12..16], &[1, 0, 0b1001, 9]);
+    assert_eq!(&b[28..32], &[2, 0, 0b1000, 9]);
+    assert_eq!(&b[44..48], &[3, 0, 0b0001, 9]);
+    assert_eq!((word(16), word(20)), (60, 3));
+    // An absent record's span: its length as `Absent` gives it, its offset as the value gave it.
+    assert_eq!((word(32), word(36)), (0, 0));
+    assert_eq!((word(48), word(52)), (64, 2));
+    assert_eq!(&b[60..66], b"abc\0de");
+    let v = NestFlag::validate(&b).expect("the writer's output validates");
+    assert!(NestFlag::validate_as::<npuschema_core::Brief>(&b).is_ok());
+    let got: Vec<(u16, u8, u32, Option<&[u8]>)> = v
+        .entries()
+        .map(|e| (e.tag().kind(), e.tag().marks().bits(), e.value(), e.data()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 0b1001, 10, Some(&b"abc"[..])),
+            (2, 0b1000, 20, None),
+            (3, 0b0001, 30, Some(&b"de"[..]))
+        ]
+    );
+    // The bit is what the validator reads: set by hand on entry 1, its empty span is an
+    // `empty-data` error; cleared on entry 0, its bytes are no longer handed out.
+    let mut m = b.clone();
+    m[30] |= 1;
+    assert_eq!(
+        NestFlag::validate(&m).map(|_| ()).map_err(|e| e.code),
+        Err("empty-data")
+    );
+    let mut m = b.clone();
+    m[14] &= !1;
+    let v = NestFlag::validate(&m).expect("valid without entry 0's data");
+    assert_eq!(v.entries().next().map(|e| e.data()), Some(None));
+}

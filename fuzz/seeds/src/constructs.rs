@@ -42,6 +42,7 @@ const NPU1_V2: u8 = 18;
 const DIRMIX: u8 = 19;
 const SUMSTREAM: u8 = 20;
 const TWODIRS: u8 = 21;
+const NESTFLAG: u8 = 22;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -514,6 +515,15 @@ pub fn write_seeds(dir: &Path) -> usize {
                 (0x7FFF_0000, 0, 0, b"??"),
             ],
         ),
+    ));
+    seeds.push((
+        "nestflag".into(),
+        NESTFLAG,
+        construct_blobs::nestflag_file(&[
+            (0, 9, 7, 100, b"first"),
+            (1, 0, 7, 101, b""),
+            (2, 1, 0, 102, b"xy"),
+        ]),
     ));
     seeds.push((
         "opendir".into(),
