@@ -213,15 +213,27 @@ fn dir_writer() {
     golden("dir_writer");
 }
 /// What a directory writer still refuses next to other tables, streams and strings (a
-/// second directory, a version-gated record, a stream's record checksums, ...).
+/// second per-record range of a directory table, a computed gate, a directory's records'
+/// strings, ...).
 #[test]
 fn dir_writer_mix() {
     golden("dir_writer_mix");
+}
+
+/// Two directories: what the writer of both still refuses.
+#[test]
+fn dir_writer_two() {
+    golden("dir_writer_two");
 }
 /// A plain writer (no section directory) naming a located record, or with `payload_align`.
 #[test]
 fn plain_writer_located() {
     golden("plain_writer_located");
+}
+/// A plain writer's table whose `at` is neither one header field nor a constant.
+#[test]
+fn plain_writer_at() {
+    golden("plain_writer_at");
 }
 /// A variant's writer without a section directory: refused (variants write directories).
 #[test]

@@ -52,10 +52,3 @@ fn struct_types() {
 fn paths() {
     golden("nested_paths");
 }
-
-/// A writer over struct-typed fields: a flag bit inside one gating a per-record range (which
-/// the writer would have to set) is refused at the `when`; the rest is written.
-#[test]
-fn writer() {
-    golden("nested_writer");
-}

@@ -5,7 +5,7 @@
 //!   panicking with the path when the view lacks what is asked (a test failure).
 //! - [`schemas`]: the test schemas that carry the schema-language constructs, expanded by the
 //!   macro once, here, so both users compare the same generated code.
-//! - One comparison per schema ([`tlv`], [`opendir`], ..., [`namedtab`], [`dirnotes`],
+//! - One comparison per schema ([`tlv`], [`opendir`], ..., [`namedtab`], [`dirnotes`], [`twodirs`], [`nestflag`],
 //!   [`blobpack`], [`npu1_v2`], and the shipped [`npu1`],
 //!   [`vpmn_v2`], [`vpmn_v1`]): given a file both engines
 //!   accepted, the generated view and the interpreter's, assert that every value the generated
@@ -227,6 +227,8 @@ pub mod schemas {
         npu1_v2: "schemas/npu1_v2.yaml";
         dirmix: "schemas/dirmix.yaml";
         sumstream: "schemas/sumstream.yaml";
+        twodirs: "schemas/twodirs.yaml";
+        nestflag: "schemas/nestflag.yaml";
     }
 }
 
@@ -1235,5 +1237,83 @@ pub fn sumstream(b: &[u8], g: &schemas::sumstream::SumStream<'_>, v: &View) {
         assert_eq!(record(v, &p).offset, r.offset());
         same_fields!(v, &p, r.header(), [kind, length, crc]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
+}
+
+/// `twodirs.yaml` (two section directories, one with a closed and one with an open type,
+/// each with its collection and checksums): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn twodirs(b: &[u8], g: &schemas::twodirs::TwoDirs<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            code_count,
+            asset_count,
+            code_at,
+            asset_at,
+            code_crc,
+            asset_sum
+        ]
+    );
+    assert_eq!(g.code().len(), record_count(v, "code"));
+    for s in g.code() {
+        let p = format!("code[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size, align]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(
+            range(v, &format!("{p}.code_bytes")),
+            s.code_bytes().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(g.assets().len(), record_count(v, "assets"));
+    for s in g.assets() {
+        let p = format!("assets[{}]", s.index());
+        same_fields!(v, &p, s, [align, offset, size, entsize]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(enum_name(v, &p, "kind").as_deref(), s.kind().name());
+        assert_eq!(
+            range(v, &format!("{p}.asset_bytes")),
+            s.asset_bytes().map(|d| span(b, d))
+        );
+    }
+    table!(v, b, "sums", g.sums(), [target, reserved, crc]);
+    for r in g.sums() {
+        let (stored, computed) = checksum(v, &format!("section_crcs[{}]", r.index()));
+        assert_eq!((stored, computed), (u64::from(r.crc()), stored));
+    }
+    table!(v, b, "glyphs", g.glyphs(), [code_point, width, height]);
+    assert_eq!(
+        checksum(v, "code_crc"),
+        (u64::from(h.code_crc()), u64::from(h.code_crc()))
+    );
+    assert_eq!(
+        checksum(v, "asset_sum"),
+        (u64::from(h.asset_sum()), u64::from(h.asset_sum()))
+    );
+}
+
+/// `nestflag.yaml` (a per-record range flagged by a bit inside a struct-typed field): as
+/// [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn nestflag(b: &[u8], g: &schemas::nestflag::NestFlag<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, count, entries_at]);
+    table!(v, b, "entries", g.entries(), [value]);
+    for e in g.entries() {
+        let p = format!("entries[{}]", e.index());
+        let (tag, at) = (e.tag(), e.span());
+        assert_eq!(raw(v, &p, "tag.kind"), u64::from(tag.kind()));
+        assert_eq!(raw(v, &p, "tag.marks"), u64::from(tag.marks().bits()));
+        assert_eq!(raw(v, &p, "tag.level"), u64::from(tag.level()));
+        assert_eq!(raw(v, &p, "span.offset"), u64::from(at.offset()));
+        assert_eq!(raw(v, &p, "span.length"), u64::from(at.length()));
+        assert_eq!(range(v, &format!("{p}.data")), e.data().map(|d| span(b, d)));
     }
 }

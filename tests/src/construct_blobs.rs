@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -222,4 +222,179 @@ pub fn npu1_v2_reseal(b: &mut [u8]) {
         let sum = npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &b[36..]);
         b[28..32].copy_from_slice(&sum.to_le_bytes());
     }
+}
+
+/// `twodirs.yaml`: a code directory (`(kind, entsize, align, payload)`) and an asset directory
+/// (`(kind, align, entsize, payload)`), laid out as its writer does (both tables, then the code
+/// payloads, then the asset payloads, each at a multiple of 4 and of its `align`), sealed.
+#[must_use]
+pub fn twodirs_file(code: &[(u16, u16, u32, &[u8])], assets: &[(u32, u32, u32, &[u8])]) -> Vec<u8> {
+    let place = |cursor: usize, align: u32| {
+        let at = cursor.next_multiple_of(4);
+        match align {
+            0 => at,
+            a => at.next_multiple_of(a as usize),
+        }
+    };
+    let code_at = 24;
+    let asset_at = code_at + 16 * code.len();
+    let mut cursor = asset_at + 20 * assets.len();
+    let mut code_places = Vec::new();
+    for (_, _, align, p) in code {
+        let at = place(cursor, *align);
+        code_places.push(at);
+        cursor = at + p.len();
+    }
+    let mut asset_places = Vec::new();
+    for (_, align, _, p) in assets {
+        let at = place(cursor, *align);
+        asset_places.push(at);
+        cursor = at + p.len();
+    }
+    let mut b = Vec::new();
+    le32(&mut b, 0x4444_5754);
+    le16(&mut b, u16::try_from(code.len()).unwrap_or(u16::MAX));
+    le16(&mut b, u16::try_from(assets.len()).unwrap_or(u16::MAX));
+    le32(&mut b, u32_of(code_at));
+    le32(&mut b, u32_of(asset_at));
+    le32(&mut b, 0);
+    le32(&mut b, 0);
+    for ((kind, entsize, align, p), at) in code.iter().zip(&code_places) {
+        le16(&mut b, *kind);
+        le16(&mut b, *entsize);
+        le32(&mut b, u32_of(*at));
+        le32(&mut b, u32_of(p.len()));
+        le32(&mut b, *align);
+    }
+    for ((kind, align, entsize, p), at) in assets.iter().zip(&asset_places) {
+        le32(&mut b, *kind);
+        le32(&mut b, *align);
+        le32(&mut b, u32_of(*at));
+        le32(&mut b, u32_of(p.len()));
+        le32(&mut b, *entsize);
+    }
+    b.resize(cursor, 0);
+    for ((_, _, _, p), at) in code.iter().zip(&code_places) {
+        b[*at..*at + p.len()].copy_from_slice(p);
+    }
+    for ((_, _, _, p), at) in assets.iter().zip(&asset_places) {
+        b[*at..*at + p.len()].copy_from_slice(p);
+    }
+    twodirs_reseal(&mut b);
+    b
+}
+
+/// Recompute `twodirs.yaml`'s checksums as far as the bytes allow: each `sums` record's CRC-32
+/// of the one code section of the type it names, the CRC-32 over the code payloads (the sums'
+/// values as zero) at 16, the CRC-32 over the asset payloads at 20. A table or payload not
+/// inside `b` is skipped.
+pub fn twodirs_reseal(b: &mut [u8]) {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    };
+    let half = |b: &[u8], at: usize| {
+        b.get(at..at + 2)
+            .map_or(0, |w| usize::from(u16::from_le_bytes([w[0], w[1]])))
+    };
+    if b.len() < 24 {
+        return;
+    }
+    // (type, offset, size) of each directory's sections whose records are inside `b`.
+    let mut code = Vec::new();
+    let (n, at) = (half(b, 4), word(b, 8));
+    for i in 0..n {
+        let Some(r) = i.checked_mul(16).and_then(|x| x.checked_add(at)) else {
+            break;
+        };
+        if r.saturating_add(16) > b.len() {
+            break;
+        }
+        code.push((half(b, r), word(b, r + 4), word(b, r + 8)));
+    }
+    let mut assets = Vec::new();
+    let (n, at) = (half(b, 6), word(b, 12));
+    for i in 0..n {
+        let Some(r) = i.checked_mul(20).and_then(|x| x.checked_add(at)) else {
+            break;
+        };
+        if r.saturating_add(20) > b.len() {
+            break;
+        }
+        assets.push((word(b, r), word(b, r + 8), word(b, r + 12)));
+    }
+    let inside =
+        |b: &[u8], off: usize, size: usize| off.checked_add(size).is_some_and(|e| e <= b.len());
+    // The sums records.
+    for &(kind, off, size) in &code {
+        if kind != 3 || !inside(b, off, size) {
+            continue;
+        }
+        for j in 0..size / 8 {
+            let rec = off + 8 * j;
+            let target = half(b, rec);
+            let mut hits = code.iter().filter(|x| x.0 == target);
+            if let (Some(&(_, po, ps)), None) = (hits.next(), hits.next())
+                && inside(b, po, ps)
+            {
+                let crc = npuschema_core::crc32(0, &b[po..po + ps]);
+                b[rec + 4..rec + 8].copy_from_slice(&crc.to_le_bytes());
+            }
+        }
+    }
+    let mut crc = 0;
+    for &(kind, off, size) in &code {
+        if !inside(b, off, size) {
+            continue;
+        }
+        let mut p = b[off..off + size].to_vec();
+        if kind == 3 {
+            for rec in p.chunks_exact_mut(8) {
+                rec[4..8].fill(0);
+            }
+        }
+        crc = npuschema_core::crc32(crc, &p);
+    }
+    b[16..20].copy_from_slice(&crc.to_le_bytes());
+    let mut crc = 0;
+    for &(_, off, size) in &assets {
+        if inside(b, off, size) {
+            crc = npuschema_core::crc32(crc, &b[off..off + size]);
+        }
+    }
+    b[20..24].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// `nestflag.yaml`: entries (`(kind, marks, level, value, data)`) after the 12-byte header,
+/// each entry's data after the table (4-aligned) when `marks` has `HAS_DATA` (bit 0), its
+/// span zero otherwise.
+#[must_use]
+pub fn nestflag_file(entries: &[(u16, u8, u8, u32, &[u8])]) -> Vec<u8> {
+    let mut b = Vec::new();
+    le32(&mut b, 0x4741_4C46);
+    le32(&mut b, u32_of(entries.len()));
+    le32(&mut b, 12);
+    let mut cursor = 12 + 16 * entries.len();
+    let mut data = Vec::new();
+    for (kind, marks, level, value, bytes) in entries {
+        le16(&mut b, *kind);
+        b.push(*marks);
+        b.push(*level);
+        if marks & 1 == 1 {
+            let at = cursor.next_multiple_of(4);
+            le32(&mut b, u32_of(at));
+            le32(&mut b, u32_of(bytes.len()));
+            data.push((at, *bytes));
+            cursor = at + bytes.len();
+        } else {
+            le32(&mut b, 0);
+            le32(&mut b, 0);
+        }
+        le32(&mut b, *value);
+    }
+    b.resize(cursor, 0);
+    for (at, bytes) in data {
+        b[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    b
 }

@@ -72,17 +72,20 @@ const NAMEDTAB: &str = "schemas/namedtab.yaml";
 const DIRNOTES: &str = "schemas/dirnotes.yaml";
 const DIRMIX: &str = "schemas/dirmix.yaml";
 const SUMSTREAM: &str = "schemas/sumstream.yaml";
+const TWODIRS: &str = "schemas/twodirs.yaml";
+const NESTFLAG: &str = "schemas/nestflag.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
 use npuschema_tests::compare::schemas::{
-    bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, npu1_v2, objtab,
-    opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, wav,
+    bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, nestflag, npu1_v2,
+    objtab, opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, twodirs, wav,
 };
 use npuschema_tests::construct_blobs::{
-    blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, npu1_v2_file, npu1_v2_reseal,
+    blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
+    npu1_v2_reseal, twodirs_file, twodirs_reseal,
 };
 
 // ----- NPU1 ----------------------------------------------------------------------------------
@@ -2334,6 +2337,187 @@ fn sumstream_writer_built_record_checksums_and_their_mutants_agree() {
             "body-out-of-bounds",
             "bad-record",
             "bad-crc",
+        ],
+    );
+}
+
+// ----- two section directories in one writer (twodirs.yaml) ----------------------------------
+
+fn twodirs_agree(b: &[u8]) -> &'static str {
+    let g = twodirs::TwoDirs::validate(b);
+    let gb = twodirs::TwoDirs::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(TWODIRS, b, g, gb, |g, v| {
+        npuschema_tests::compare::twodirs(b, g, v)
+    })
+}
+
+/// Files the generated writer built with two section directories (code sections with their
+/// CRC records, assets of an open type with glyph records), and the same layout built byte by
+/// byte: the generated validator and the interpreter accept them, read the same values, and
+/// agree on their mutants (resealed by hand, so mutations reach the checks behind the
+/// checksums).
+#[test]
+fn twodirs_writer_built_files_and_their_mutants_agree() {
+    use twodirs::{AssetEntrySpec, AssetKind, CodeEntrySpec, CodeKind, TwoDirsSpec};
+    assert_eq!(interp(TWODIRS).sites(), &twodirs::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let sums = [1u8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0];
+    let glyphs = [0x41u8, 0, 0, 0, 8, 0, 12, 0, 0x42, 0, 0, 0, 6, 0, 10, 0];
+    for n in [3usize, 1, 0] {
+        let kinds = [CodeKind::Text, CodeKind::Rodata, CodeKind::Sums];
+        let code: Vec<CodeEntrySpec> = (0..n)
+            .map(|i| CodeEntrySpec {
+                kind: kinds[i],
+                entsize: if i == 2 { 8 } else { 0 },
+                align: [16, 0, 4][i],
+                code_bytes: if i == 2 {
+                    &sums[..]
+                } else {
+                    &b"code and rodata"[..5 + i * 3]
+                },
+            })
+            .collect();
+        let akinds = [
+            AssetKind::Font,
+            AssetKind::Unknown(0x7123_4567),
+            AssetKind::Image,
+            AssetKind::VendorBlob,
+        ];
+        let assets: Vec<AssetEntrySpec> = (0..n + 1)
+            .map(|i| AssetEntrySpec {
+                kind: akinds[i],
+                align: [0, 8, 4, 32][i],
+                entsize: if i == 0 { 8 } else { 0 },
+                asset_bytes: if i == 0 {
+                    &glyphs[..]
+                } else {
+                    &b"asset!"[..i * 2]
+                },
+            })
+            .collect();
+        let good = TwoDirsSpec {
+            code: &code,
+            assets: &assets,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(twodirs_agree(&good), "ok");
+        // The writer's bytes are the hand-built layout's.
+        let code_t: Vec<(u16, u16, u32, &[u8])> = code
+            .iter()
+            .map(|s| (s.kind.raw(), s.entsize, s.align, s.code_bytes))
+            .collect();
+        let asset_t: Vec<(u32, u32, u32, &[u8])> = assets
+            .iter()
+            .map(|s| (s.kind.raw(), s.align, s.entsize, s.asset_bytes))
+            .collect();
+        assert_eq!(good, twodirs_file(&code_t, &asset_t));
+        for (k, c) in sweep(
+            &good,
+            &twodirs_agree,
+            &twodirs_reseal,
+            16..24,
+            5_000,
+            0xD1A2,
+        ) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("twodirs verdicts: {verdicts:?}");
+    assert_reached(
+        "twodirs",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "code-out-of-bounds",
+            "assets-out-of-bounds",
+            "bad-code-kind",
+            "code-section-out-of-bounds",
+            "code-entry-size",
+            "asset-out-of-bounds",
+            "asset-entry-size",
+            "empty-glyph",
+            "section-crc-mismatch",
+            "section-crc-missing",
+            "code-crc-mismatch",
+            "asset-sum-mismatch",
+            "ok",
+        ],
+    );
+}
+
+// ----- a per-record range flagged inside a struct-typed field (nestflag.yaml) ----------------
+
+fn nestflag_agree(b: &[u8]) -> &'static str {
+    let g = nestflag::NestFlag::validate(b);
+    let gb = nestflag::NestFlag::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(NESTFLAG, b, g, gb, |g, v| {
+        npuschema_tests::compare::nestflag(b, g, v)
+    })
+}
+
+/// Files the generated writer built (the flag bit inside each entry's `tag` set or cleared
+/// by the writer), the same files built byte by byte, and their mutants: the generated
+/// validator and the interpreter agree on each.
+#[test]
+fn nestflag_writer_built_files_and_their_mutants_agree() {
+    use nestflag::{EntryData, EntrySpec, Marks, NestFlagWriter, SpanValue, TagValue};
+    assert_eq!(interp(NESTFLAG).sites(), &nestflag::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let bodies: [&[u8]; 4] = [b"first", b"", b"xy", b"fourth!"];
+    for n in [4usize, 1, 0] {
+        let entries: Vec<EntrySpec> = (0..n)
+            .map(|i| EntrySpec {
+                tag: TagValue {
+                    kind: i as u16,
+                    marks: if i % 2 == 0 {
+                        Marks::HIDDEN
+                    } else {
+                        Marks::empty()
+                    },
+                    level: 7,
+                },
+                span: SpanValue {
+                    offset: 0,
+                    length: 0,
+                },
+                value: 100 + i as u32,
+                data: if bodies[i].is_empty() {
+                    EntryData::Absent(0)
+                } else {
+                    EntryData::Present(bodies[i])
+                },
+            })
+            .collect();
+        let good = NestFlagWriter::new().entries(&entries).to_vec().unwrap();
+        assert_eq!(nestflag_agree(&good), "ok");
+        let hand: Vec<(u16, u8, u8, u32, &[u8])> = (0..n)
+            .map(|i| {
+                let marks = if i % 2 == 0 { 8 } else { 0 } | u8::from(!bodies[i].is_empty());
+                (i as u16, marks, 7, 100 + i as u32, bodies[i])
+            })
+            .collect();
+        assert_eq!(good, nestflag_file(&hand));
+        for (k, c) in sweep(&good, &nestflag_agree, &|_| {}, 0..0, 5_000, 0xD1A3) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("nestflag verdicts: {verdicts:?}");
+    assert_reached(
+        "nestflag",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "entries-out-of-bounds",
+            "data-out-of-bounds",
+            "empty-data",
+            "ok",
         ],
     );
 }

@@ -2313,3 +2313,355 @@ mod nested_structs {
         );
     }
 }
+
+// ----- two section directories in one writer (twodirs.yaml) ---------------------------------
+
+mod twodirs {
+    npuschema_macro::include_schema!("schemas/twodirs.yaml");
+}
+
+/// A writer for a file with two section directories: each directory's table and payloads
+/// placed where `writer.order` names them (both tables, then the code payloads, then the
+/// asset payloads), each payload at its record's `align`, both counts derived, the `sums`
+/// records' CRC-32s and both payload checksums computed by `seal` over each directory's own
+/// sections; an unknown type of the open asset type is kept. The validator accepts the
+/// bytes, the views give back every input, and a changed byte in either directory's
+/// payloads is caught by that directory's checksum.
+#[test]
+fn the_directory_writer_writes_two_directories() {
+    use npuschema_core::{Brief, WriteError};
+    use twodirs::{AssetEntrySpec, AssetKind, CodeEntrySpec, CodeKind, TwoDirs, TwoDirsSpec};
+    // Two sums records naming `text` (1) and `rodata` (2), their CRCs left zero.
+    let sums = [1u8, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0];
+    let code = [
+        CodeEntrySpec {
+            kind: CodeKind::Text,
+            entsize: 0,
+            align: 16,
+            code_bytes: &[1, 2, 3, 4, 5],
+        },
+        CodeEntrySpec {
+            kind: CodeKind::Rodata,
+            entsize: 0,
+            align: 0,
+            code_bytes: b"hello world",
+        },
+        CodeEntrySpec {
+            kind: CodeKind::Sums,
+            entsize: 8,
+            align: 4,
+            code_bytes: &sums,
+        },
+    ];
+    let glyphs = [
+        0x41u8, 0, 0, 0, 8, 0, 12, 0, // 'A', 8 x 12
+        0xE9, 0, 0, 0, 7, 0, 12, 0, // 'é', 7 x 12
+    ];
+    let assets = [
+        AssetEntrySpec {
+            kind: AssetKind::Image,
+            align: 8,
+            entsize: 0,
+            asset_bytes: b"PIXELS",
+        },
+        AssetEntrySpec {
+            kind: AssetKind::Font,
+            align: 0,
+            entsize: 8,
+            asset_bytes: &glyphs,
+        },
+        AssetEntrySpec {
+            kind: AssetKind::VendorBlob,
+            align: 4,
+            entsize: 0,
+            asset_bytes: b"VB",
+        },
+        AssetEntrySpec {
+            kind: AssetKind::Unknown(0x7FFF_0000),
+            align: 0,
+            entsize: 0,
+            asset_bytes: b"??",
+        },
+    ];
+    let spec = TwoDirsSpec {
+        code: &code,
+        assets: &assets,
+    };
+    let n = spec.encoded_len().expect("fits");
+    // The header (24), the code table at 24 (3 x 16), the asset table at 72 (4 x 20), the
+    // code payloads at 160 (align 16), 168 and 180, the asset payloads at 200 (align 8),
+    // 208, 224 and 228.
+    assert_eq!(n, 230);
+    let mut buf = vec![0xEEu8; n + 5];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let half = |at: usize| u16::from_le_bytes(b[at..at + 2].try_into().unwrap());
+    assert_eq!(word(0), twodirs::MAGIC);
+    assert_eq!((half(4), half(6), word(8), word(12)), (3, 4, 24, 72));
+    let code_recs: Vec<(u16, u16, u32, u32, u32)> = (0..3)
+        .map(|i| 24 + 16 * i)
+        .map(|at| {
+            (
+                half(at),
+                half(at + 2),
+                word(at + 4),
+                word(at + 8),
+                word(at + 12),
+            )
+        })
+        .collect();
+    assert_eq!(
+        code_recs,
+        [(1, 0, 160, 5, 16), (2, 0, 168, 11, 0), (3, 8, 180, 16, 4)]
+    );
+    let asset_recs: Vec<[u32; 5]> = (0..4)
+        .map(|i| 72 + 20 * i)
+        .map(|at| {
+            [
+                word(at),
+                word(at + 4),
+                word(at + 8),
+                word(at + 12),
+                word(at + 16),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        asset_recs,
+        [
+            [1, 8, 200, 6, 0],
+            [2, 0, 208, 16, 8],
+            [0x7000_0001, 4, 224, 2, 0],
+            [0x7FFF_0000, 0, 228, 2, 0]
+        ]
+    );
+    assert_eq!(&b[160..165], &[1, 2, 3, 4, 5]);
+    assert_eq!(&b[168..179], b"hello world");
+    assert_eq!(&b[200..206], b"PIXELS");
+    assert_eq!(&b[224..226], b"VB");
+    assert_eq!(&b[228..230], b"??");
+    // Gaps are zero, not the buffer's old bytes.
+    assert!(b[152..160].iter().chain(&b[165..168]).all(|&x| x == 0));
+    // The sums records hold each named section's CRC-32; the header both payload sums.
+    assert_eq!(word(184), npuschema_core::crc32(0, &b[160..165]));
+    assert_eq!(word(192), npuschema_core::crc32(0, &b[168..179]));
+    let mut zeroed = b[180..196].to_vec();
+    zeroed[4..8].fill(0);
+    zeroed[12..16].fill(0);
+    let code_sum = [&b[160..165], &b[168..179], &zeroed[..]]
+        .iter()
+        .fold(0, |s, p| npuschema_core::crc32(s, p));
+    assert_eq!(word(16), code_sum);
+    let asset_sum = [&b[200..206], &b[208..224], &b[224..226], &b[228..230]]
+        .iter()
+        .fold(0, |s, p| npuschema_core::crc32(s, p));
+    assert_eq!(word(20), asset_sum);
+    let v = TwoDirs::validate(b).expect("the writer's output validates");
+    assert!(TwoDirs::validate_as::<Brief>(b).is_ok());
+    let got: Vec<(CodeKind, u16, u32, &[u8])> = v
+        .code()
+        .map(|s| (s.kind(), s.entsize(), s.align(), s.code_bytes().unwrap()))
+        .collect();
+    // The sums section as given, but for the CRCs `seal` wrote into it.
+    let want: Vec<(CodeKind, u16, u32, &[u8])> = code
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.align, s.code_bytes))
+        .collect();
+    assert_eq!(got[..2], want[..2]);
+    assert_eq!(zeroed, sums);
+    assert_eq!(got[2].3, &b[180..196]);
+    let got: Vec<(AssetKind, u32, u32, &[u8])> = v
+        .assets()
+        .map(|s| (s.kind(), s.align(), s.entsize(), s.asset_bytes().unwrap()))
+        .collect();
+    let want: Vec<(AssetKind, u32, u32, &[u8])> = assets
+        .iter()
+        .map(|s| (s.kind, s.align, s.entsize, s.asset_bytes))
+        .collect();
+    assert_eq!(got, want);
+    let g: Vec<(u32, u16, u16)> = v
+        .glyphs()
+        .map(|g| (g.code_point(), g.width(), g.height()))
+        .collect();
+    assert_eq!(g, [(0x41, 8, 12), (0xE9, 7, 12)]);
+    let s: Vec<(u16, u32)> = v.sums().map(|r| (r.target(), r.crc())).collect();
+    assert_eq!(s, [(1, word(184)), (2, word(192))]);
+    // A changed byte in each directory's payloads, each caught by its own checksum.
+    for (at, code) in [
+        (162, "section-crc-mismatch"),
+        (175, "section-crc-mismatch"),
+        // A sums record's reserved half: only the code payloads' CRC covers it.
+        (190, "code-crc-mismatch"),
+        (203, "asset-sum-mismatch"),
+        (229, "asset-sum-mismatch"),
+    ] {
+        let mut m = b.to_vec();
+        m[at] ^= 0x20;
+        assert_eq!(
+            TwoDirs::validate(&m).map(|_| ()).map_err(|e| e.code),
+            Err(code),
+            "byte {at}"
+        );
+    }
+    // The same code checksum after a sums record's CRC changes (it is hashed as zero):
+    // the records checksum catches it.
+    let mut m = b.to_vec();
+    m[185] ^= 1;
+    assert_eq!(
+        TwoDirs::validate(&m).map(|_| ()).map_err(|e| e.code),
+        Err("section-crc-mismatch")
+    );
+    // `seal` recomputes every checksum of both directories in place.
+    let mut m = b.to_vec();
+    m[16..24].fill(0);
+    m[184..188].fill(0);
+    let code_placed = [(1, 160, 5), (2, 168, 11), (3, 180, 16)];
+    let asset_placed = [
+        (1, 200, 6),
+        (2, 208, 16),
+        (0x7000_0001, 224, 2),
+        (0x7FFF_0000, 228, 2),
+    ];
+    TwoDirsSpec::seal(
+        &mut m,
+        code_placed.iter().copied(),
+        asset_placed.iter().copied(),
+    )
+    .unwrap();
+    assert_eq!(m, b);
+    // No sections at all: the header and two empty tables, valid.
+    let bare = TwoDirsSpec {
+        code: &[],
+        assets: &[],
+    };
+    let mut e = vec![0u8; bare.encoded_len().unwrap()];
+    assert_eq!(e.len(), 24);
+    bare.write_into(&mut e).unwrap();
+    // Both counts zero, both tables at the end of the header.
+    assert_eq!(&e[4..16], &[0, 0, 0, 0, 24, 0, 0, 0, 24, 0, 0, 0]);
+    let ev = TwoDirs::validate(&e).expect("empty directories validate");
+    assert_eq!((ev.code().len(), ev.assets().len()), (0, 0));
+    // Failures: a short buffer, a count that does not fit its u16 field.
+    assert_eq!(
+        spec.write_into(&mut vec![0u8; n - 1]),
+        Err(WriteError::BufferTooSmall {
+            needed: n as u64,
+            available: n as u64 - 1
+        })
+    );
+    let many = vec![
+        AssetEntrySpec {
+            kind: AssetKind::Image,
+            align: 0,
+            entsize: 0,
+            asset_bytes: b"",
+        };
+        0x1_0000
+    ];
+    let too_many = TwoDirsSpec {
+        code: &[],
+        assets: &many,
+    };
+    let mut big = vec![0u8; too_many.encoded_len().unwrap()];
+    assert!(matches!(
+        too_many.write_into(&mut big),
+        Err(WriteError::TooLarge {
+            field: "header.asset_count",
+            value: 0x1_0000
+        })
+    ));
+}
+
+// ----- a per-record range flagged inside a struct-typed field (nestflag.yaml) ---------------
+
+mod nestflag {
+    npuschema_macro::include_schema!("schemas/nestflag.yaml");
+}
+
+/// The writer sets the flag bit inside each record's `tag` (a struct-typed field) that says
+/// the record carries `data` bytes, and clears it for a record that does not, keeping the
+/// field's other bits as the `TagValue` gives them (a `HAS_DATA` given for an absent record
+/// is cleared, one left out for a present record is set); the validator accepts the bytes
+/// and the views give back every input.
+#[test]
+fn the_writer_sets_a_flag_bit_inside_a_struct_typed_field() {
+    use nestflag::{EntryData, EntrySpec, Marks, NestFlag, NestFlagWriter, SpanValue, TagValue};
+    let tag = |kind: u16, marks: Marks| TagValue {
+        kind,
+        marks,
+        level: 9,
+    };
+    // The span's fields are derived: whatever is given is overwritten.
+    let span = SpanValue {
+        offset: 0xFFFF,
+        length: 0xFFFF,
+    };
+    let entries = [
+        EntrySpec {
+            tag: tag(1, Marks::HIDDEN),
+            span,
+            value: 10,
+            data: EntryData::Present(b"abc"),
+        },
+        EntrySpec {
+            tag: tag(
+                2,
+                Marks::from_bits_retain(Marks::HAS_DATA.bits() | Marks::HIDDEN.bits()),
+            ),
+            span: SpanValue {
+                offset: 0,
+                length: 7,
+            },
+            value: 20,
+            data: EntryData::Absent(0),
+        },
+        EntrySpec {
+            tag: tag(3, Marks::HAS_DATA),
+            span,
+            value: 30,
+            data: EntryData::Present(b"de"),
+        },
+    ];
+    // The table goes after the header, `entries_at` set to where.
+    let w = NestFlagWriter::new().entries(&entries);
+    let b = w.to_vec().expect("writes");
+    // The header (12), three entries at 12 (48 bytes), `abc` at 60, `de` at 64.
+    assert_eq!(b.len(), 66);
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    // Each entry's tag: kind, marks (HAS_DATA set for 0 and 2, cleared for 1; HIDDEN kept), level.
+    assert_eq!(&b[12..16], &[1, 0, 0b1001, 9]);
+    assert_eq!(&b[28..32], &[2, 0, 0b1000, 9]);
+    assert_eq!(&b[44..48], &[3, 0, 0b0001, 9]);
+    assert_eq!((word(16), word(20)), (60, 3));
+    // An absent record's span: its length as `Absent` gives it, its offset as the value gave it.
+    assert_eq!((word(32), word(36)), (0, 0));
+    assert_eq!((word(48), word(52)), (64, 2));
+    assert_eq!(&b[60..66], b"abc\0de");
+    let v = NestFlag::validate(&b).expect("the writer's output validates");
+    assert!(NestFlag::validate_as::<npuschema_core::Brief>(&b).is_ok());
+    let got: Vec<(u16, u8, u32, Option<&[u8]>)> = v
+        .entries()
+        .map(|e| (e.tag().kind(), e.tag().marks().bits(), e.value(), e.data()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 0b1001, 10, Some(&b"abc"[..])),
+            (2, 0b1000, 20, None),
+            (3, 0b0001, 30, Some(&b"de"[..]))
+        ]
+    );
+    // The bit is what the validator reads: set by hand on entry 1, its empty span is an
+    // `empty-data` error; cleared on entry 0, its bytes are no longer handed out.
+    let mut m = b.clone();
+    m[30] |= 1;
+    assert_eq!(
+        NestFlag::validate(&m).map(|_| ()).map_err(|e| e.code),
+        Err("empty-data")
+    );
+    let mut m = b.clone();
+    m[14] &= !1;
+    let v = NestFlag::validate(&m).expect("valid without entry 0's data");
+    assert_eq!(v.entries().next().map(|e| e.data()), Some(None));
+}

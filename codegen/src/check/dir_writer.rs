@@ -17,10 +17,10 @@ use crate::yaml::Pos;
 pub(crate) enum Item {
     /// A located record (index into `file.ext.records`).
     Record(usize),
-    /// The directory table.
-    Table,
-    /// The payloads, in directory order.
-    Payload,
+    /// A directory's table (index into `file.ext.directories` and `Plan::dirs`).
+    Table(usize),
+    /// A directory's payloads, in directory order (index as for `Table`).
+    Payload(usize),
     /// Another file-level range, given as bytes (index into `file.ranges`).
     Range(usize),
     /// A file's string in the whole file (index into `file.strings`).
@@ -81,10 +81,10 @@ pub(crate) enum What {
     Value(Expr),
     /// Where the writer put an item.
     Place(Item),
-    /// The number of directory records.
-    Count,
-    /// The directory record's size.
-    Stride,
+    /// The number of records of a directory (index into `Plan::dirs`).
+    Count(usize),
+    /// The record size of a directory (index into `Plan::dirs`).
+    Stride(usize),
     /// The payload's offset (in a directory record).
     PayloadOffset,
     /// The payload's length (in a directory record).
@@ -117,17 +117,25 @@ pub(crate) enum Placement {
     Fixed(Expr),
 }
 
-/// Everything the emitter needs, found by [`analyse`].
-pub(crate) struct Plan<'a> {
-    pub(crate) w: &'a Writer,
+/// One section directory the writer writes: its table, its payload range, what each field
+/// of its records is derived from.
+pub(crate) struct DirPlan<'a> {
     pub(crate) dir: &'a Directory,
     pub(crate) table: &'a Table,
     pub(crate) range: &'a Range,
+    /// The field `payload_align` names in its record.
     pub(crate) align_field: Option<usize>,
+    pub(crate) entry: Vec<Rule>,
+}
+
+/// Everything the emitter needs, found by [`analyse`].
+pub(crate) struct Plan<'a> {
+    pub(crate) w: &'a Writer,
+    /// Every directory of the file, in `directories` order.
+    pub(crate) dirs: Vec<DirPlan<'a>>,
     pub(crate) items: Vec<(Item, Placement)>,
     pub(crate) header: Vec<Rule>,
     pub(crate) records: Vec<Vec<Rule>>,
-    pub(crate) entry: Vec<Rule>,
     /// Per located record with a `gate`: the input field the gate value is (the header's
     /// or an ungated located record's, by index).
     pub(crate) gates: Vec<Option<(Owner, usize)>>,
@@ -184,16 +192,27 @@ pub(crate) fn field_kind(c: &Checked, st: &Struct, i: usize) -> Option<FieldKind
 }
 
 impl Plan<'_> {
-    pub(crate) fn rules_mut(&mut self, o: Owner) -> Option<&mut Vec<Rule>> {
+    /// The rules of `o`'s fields (`Owner::Record`: the records of directory `d`).
+    pub(crate) fn rules_mut(&mut self, o: Owner, d: usize) -> Option<&mut Vec<Rule>> {
         match o {
             Owner::Header => Some(&mut self.header),
             Owner::Located(k) => self.records.get_mut(k),
-            Owner::Record => Some(&mut self.entry),
+            Owner::Record => self.dirs.get_mut(d).map(|x| &mut x.entry),
             Owner::Element(..) => None,
         }
     }
-    pub(crate) fn assign(&mut self, (o, fields): (Owner, Vec<(usize, Part)>), what: &What) {
-        if let Some(rules) = self.rules_mut(o) {
+    /// Derive `what` into the fields named (a record's: of directory 0).
+    pub(crate) fn assign(&mut self, t: (Owner, Vec<(usize, Part)>), what: &What) {
+        self.assign_in(0, t, what);
+    }
+    /// Derive `what` into the fields named (a record's: of directory `d`).
+    pub(crate) fn assign_in(
+        &mut self,
+        d: usize,
+        (o, fields): (Owner, Vec<(usize, Part)>),
+        what: &What,
+    ) {
+        if let Some(rules) = self.rules_mut(o, d) {
             for (i, part) in fields {
                 if let Some(r) = rules.get_mut(i) {
                     *r = Rule::Derived(what.clone(), part);
@@ -211,7 +230,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         return Ok(None);
     };
     let mut errs: Vec<(Pos, String)> = Vec::new();
-    let Some(dir) = file.ext.directories.first() else {
+    if file.ext.directories.is_empty() {
         if file.ext.when.is_some() {
             errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
             return Err(errs);
@@ -229,17 +248,22 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             ));
         }
         return if errs.is_empty() { Ok(None) } else { Err(errs) };
-    };
-    for extra in file.ext.directories.iter().skip(1) {
-        errs.push((extra.name.pos, format!("directory `{}`: a writer writes one section directory; drop the `writer` or the second directory", extra.name.text)));
     }
-    let (Some(table), Some(range)) = (
-        file.tables.iter().find(|t| t.name.text == dir.table.text),
-        file.ranges.iter().find(|r| r.name.text == dir.payload.text),
-    ) else {
-        // Diagnosed by the directory checks.
-        return Err(errs);
-    };
+    // Each directory: its table and payload range (the writer writes them all, each where
+    // the order names it).
+    let mut found = Vec::new();
+    for dir in &file.ext.directories {
+        let (Some(table), Some(range)) = (
+            file.tables.iter().find(|t| t.name.text == dir.table.text),
+            file.ranges.iter().find(|r| r.name.text == dir.payload.text),
+        ) else {
+            // Diagnosed by the directory checks.
+            return Err(errs);
+        };
+        found.push((dir, table, range));
+    }
+    let is_dir_table = |n: &str| found.iter().any(|(_, t, _)| t.name.text == n);
+    let is_payload = |n: &str| found.iter().any(|(_, _, r)| r.name.text == n);
     let named = |n: &str| w.order.iter().any(|o| o.text == n);
     let must_name = |what: &str, n: &str| {
         format!("{what} `{n}`: the writer places it, so `writer.order` must name it")
@@ -250,10 +274,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         .filter(|&i| {
             file.tables
                 .get(i)
-                .is_some_and(|t| t.name.text != table.name.text)
+                .is_some_and(|t| !is_dir_table(&t.name.text))
         })
         .collect();
-    // (One with the directory's record struct: its `<Record>Spec` clashes, which the
+    // (One with a directory's record struct: its `<Record>Spec` clashes, which the
     // generated-names check reports.)
     for t in others.iter().filter_map(|&i| file.tables.get(i)) {
         if !named(&t.name.text) {
@@ -264,11 +288,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     // order names them, each record's offset and length fields derived).
     for r in &file.ranges {
         let Some(tn) = &r.table else { continue };
-        if r.name.text == range.name.text {
+        if is_payload(&r.name.text) {
             continue;
         }
-        if tn.text == table.name.text {
-            errs.push((r.name.pos, format!("range `{}`: a directory writer writes one per-record range of the directory table, its payloads (`{}`); drop the `writer` or the range", r.name.text, range.name.text)));
+        if let Some((_, _, range)) = found.iter().find(|(_, t, _)| t.name.text == tn.text) {
+            errs.push((r.name.pos, format!("range `{}`: a directory writer writes one per-record range of a directory table, its payloads (`{}`); drop the `writer` or the range", r.name.text, range.name.text)));
             continue;
         }
         if !named(&r.name.text) {
@@ -306,7 +330,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         s.table.is_none() && s.range.is_none() && named(&s.name.text)
     };
     for s in &file.strings {
-        if s.table.as_ref().is_some_and(|t| t.text == table.name.text) {
+        if s.table.as_ref().is_some_and(|t| is_dir_table(&t.text)) {
             errs.push((
                 s.name.pos,
                 format!(
@@ -382,10 +406,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
     let mut plan = Plan {
         w,
-        dir,
-        table,
-        range,
-        align_field: None,
+        dirs: found
+            .iter()
+            .map(|&(dir, table, range)| DirPlan {
+                dir,
+                table,
+                range,
+                align_field: None,
+                entry: vec![Rule::Input; n_of(c.strukt(&table.record.text))],
+            })
+            .collect(),
         items: Vec::new(),
         header: vec![Rule::Input; n_of(c.header())],
         records: file
@@ -394,15 +424,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .iter()
             .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
             .collect(),
-        entry: vec![Rule::Input; n_of(c.strukt(&table.record.text))],
         gates: vec![None; file.ext.records.len()],
     };
-    // The order: every located record, the table and the payloads, once each.
+    // The order: every located record, each directory's table and payloads, once each.
     for item in &w.order {
-        let it = if item.text == table.name.text {
-            Item::Table
-        } else if item.text == range.name.text {
-            Item::Payload
+        let it = if let Some(d) = found.iter().position(|(_, t, _)| t.name.text == item.text) {
+            Item::Table(d)
+        } else if let Some(d) = found.iter().position(|(_, _, r)| r.name.text == item.text) {
+            Item::Payload(d)
         } else if let Some(k) = file
             .ext
             .records
@@ -428,13 +457,13 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         {
             Item::OtherTable(k)
         } else if let Some(k) = file.ranges.iter().position(|r| {
-            r.name.text == item.text && r.table.as_ref().is_some_and(|t| t.text != table.name.text)
+            r.name.text == item.text && r.table.as_ref().is_some_and(|t| !is_dir_table(&t.text))
         }) {
             Item::RecordRange(k)
         } else if let Some(k) = file.strings.iter().position(|s| {
             s.name.text == item.text
                 && s.range.is_none()
-                && s.table.as_ref().is_some_and(|t| t.text != table.name.text)
+                && s.table.as_ref().is_some_and(|t| !is_dir_table(&t.text))
         }) {
             Item::RecordStr(k)
         } else {
@@ -457,12 +486,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         .enumerate()
         .map(|(k, r)| (Item::Record(k), r.name.text.clone()))
         .collect();
-    wanted.push((Item::Table, table.name.text.clone()));
-    wanted.push((Item::Payload, range.name.text.clone()));
+    for (d, (_, table, range)) in found.iter().enumerate() {
+        wanted.push((Item::Table(d), table.name.text.clone()));
+        wanted.push((Item::Payload(d), range.name.text.clone()));
+    }
     for (it, n) in wanted {
         if !plan.items.iter().any(|(x, _)| *x == it) {
             let at = w.order.first().map_or(w.align_pos, |o| o.pos);
-            errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, the directory table and the payloads")));
+            errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, each directory table and its payloads")));
         }
     }
     // Values the steps fix.
@@ -496,11 +527,13 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         .enumerate()
         .map(|(k, r)| (Item::Record(k), &r.at, format!("record `{}`", r.name.text)))
         .collect();
-    places.push((
-        Item::Table,
-        &table.at,
-        format!("table `{}`", table.name.text),
-    ));
+    for (d, (_, table, _)) in found.iter().enumerate() {
+        places.push((
+            Item::Table(d),
+            &table.at,
+            format!("table `{}`", table.name.text),
+        ));
+    }
     for &k in &others {
         if let Some(t) = file.tables.get(k) {
             places.push((
@@ -522,7 +555,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     for (k, r) in file.ranges.iter().enumerate() {
-        if r.name.text == range.name.text || !placed(r) {
+        if is_payload(&r.name.text) || !placed(r) {
             continue;
         }
         for (e, what, name) in [
@@ -605,14 +638,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     for i in top_sums {
         plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
-    match targets(c, &table.count.expr, Scope::Top) {
-        Some(t) => plan.assign(t, &What::Count),
-        None => errs.push((table.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", table.name.text, table.count.text))),
-    }
-    if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
-        plan.assign(t, &What::Stride);
-    } else if !const_only(c, &table.stride.expr, false) {
-        errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
+    for (d, (_, table, _)) in found.iter().enumerate() {
+        match targets(c, &table.count.expr, Scope::Top) {
+            Some(t) => plan.assign(t, &What::Count(d)),
+            None => errs.push((table.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", table.name.text, table.count.text))),
+        }
+        if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
+            plan.assign(t, &What::Stride(d));
+        } else if !const_only(c, &table.stride.expr, false) {
+            errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
+        }
     }
     for &k in &others {
         let Some(t) = file.tables.get(k) else {
@@ -628,82 +663,91 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((t.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", t.name.text, t.stride.text)));
         }
     }
-    if let Some(wh) = &range.when {
-        errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
-    }
-    let rscope = Scope::RecordOnly(table);
-    for (e, what, name) in [
-        (&range.offset, What::PayloadOffset, "offset"),
-        (&range.length, What::PayloadLength, "length"),
-    ] {
-        match targets(c, &e.expr, rscope) {
-            Some(t) if t.0 == Owner::Record => plan.assign(t, &what),
-            _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of `{}`", range.name.text, e.text, table.record.text))),
+    for (d, &(dir, table, range)) in found.iter().enumerate() {
+        if let Some(wh) = &range.when {
+            errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
         }
-    }
-    // Checksums.
-    for k in &dir.checksums {
-        if let DirChecksumKind::Payloads { stored, .. } = &k.kind {
-            match targets(c, &stored.expr, Scope::Top) {
-                Some((Owner::Header, f))
-                    if f.len() == 1
-                        && f.first().and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i))).is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
-                {
-                    plan.assign((Owner::Header, f), &What::Checksum);
+        let rscope = Scope::RecordOnly(table);
+        for (e, what, name) in [
+            (&range.offset, What::PayloadOffset, "offset"),
+            (&range.length, What::PayloadLength, "length"),
+        ] {
+            match targets(c, &e.expr, rscope) {
+                Some(t) if t.0 == Owner::Record => plan.assign_in(d, t, &what),
+                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of `{}`", range.name.text, e.text, table.record.text))),
+            }
+        }
+        // Checksums.
+        for k in &dir.checksums {
+            if let DirChecksumKind::Payloads { stored, .. } = &k.kind {
+                match targets(c, &stored.expr, Scope::Top) {
+                    Some((Owner::Header, f))
+                        if f.len() == 1
+                            && f.first().and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i))).is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
+                    {
+                        plan.assign((Owner::Header, f), &What::Checksum);
+                    }
+                    _ => errs.push((stored.pos, format!("checksum `{}`: the writer stores a payload checksum in one `u32` or `u64` header field, and `{}` is not one", k.name.text, stored.text))),
                 }
-                _ => errs.push((stored.pos, format!("checksum `{}`: the writer stores a payload checksum in one `u32` or `u64` header field, and `{}` is not one", k.name.text, stored.text))),
             }
-        }
-        if let DirChecksumKind::Records {
-            records,
-            target,
-            stored,
-        } = &k.kind
-        {
-            let rec = crate::check::ext::collection_of(file, &records.text)
-                .and_then(|(_, l)| c.strukt(&l.record.text));
-            let kind = |n: &str| {
-                rec.and_then(|st| {
-                    let i = st.fields.iter().position(|f| f.name.text == n)?;
-                    field_kind(c, st, i)
-                })
-            };
-            if !matches!(
-                kind(&stored.text),
-                Some(FieldKind::Int(IntTy::U32 | IntTy::U64))
-            ) {
-                errs.push((stored.pos, format!("checksum `{}`: the writer stores a section's checksum in a `u32` or `u64` field, and `{}` is not one", k.name.text, stored.text)));
-            }
-            let target_ok = match kind(&target.text) {
-                Some(FieldKind::Int(t)) => !t.signed(),
-                Some(FieldKind::Enum(e)) => c.schema.enums.get(e).is_some_and(|x| !x.repr.signed()),
-                _ => false,
-            };
-            if !target_ok {
-                errs.push((target.pos, format!("checksum `{}`: the writer reads the section type a record names from an unsigned integer or enum field, and `{}` is not one", k.name.text, target.text)));
-            }
-        }
-    }
-    // The payload alignment field, and the directory type field (an input).
-    if let Some(entry) = c.strukt(&table.record.text) {
-        if let Some(p) = &w.payload_align {
-            match entry.fields.iter().position(|f| f.name.text == p.text) {
-                Some(i)
-                    if matches!(field_kind(c, entry, i), Some(FieldKind::Int(t)) if !t.signed())
-                        && matches!(plan.entry.get(i), Some(Rule::Input)) =>
-                {
-                    plan.align_field = Some(i);
+            if let DirChecksumKind::Records {
+                records,
+                target,
+                stored,
+            } = &k.kind
+            {
+                let rec = crate::check::ext::collection_of(file, &records.text)
+                    .and_then(|(_, l)| c.strukt(&l.record.text));
+                let kind = |n: &str| {
+                    rec.and_then(|st| {
+                        let i = st.fields.iter().position(|f| f.name.text == n)?;
+                        field_kind(c, st, i)
+                    })
+                };
+                if !matches!(
+                    kind(&stored.text),
+                    Some(FieldKind::Int(IntTy::U32 | IntTy::U64))
+                ) {
+                    errs.push((stored.pos, format!("checksum `{}`: the writer stores a section's checksum in a `u32` or `u64` field, and `{}` is not one", k.name.text, stored.text)));
                 }
-                _ => errs.push((p.pos, format!("`payload_align` must name an unsigned integer field of `{}` that the writer does not derive", table.record.text))),
+                let target_ok = match kind(&target.text) {
+                    Some(FieldKind::Int(t)) => !t.signed(),
+                    Some(FieldKind::Enum(e)) => {
+                        c.schema.enums.get(e).is_some_and(|x| !x.repr.signed())
+                    }
+                    _ => false,
+                };
+                if !target_ok {
+                    errs.push((target.pos, format!("checksum `{}`: the writer reads the section type a record names from an unsigned integer or enum field, and `{}` is not one", k.name.text, target.text)));
+                }
             }
         }
-        if let Some(i) = entry
-            .fields
-            .iter()
-            .position(|f| f.name.text == dir.type_field.text)
-            && !matches!(plan.entry.get(i), Some(Rule::Input))
-        {
-            errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
+        // The payload alignment field, and the directory type field (an input).
+        if let Some(entry) = c.strukt(&table.record.text) {
+            if let Some(p) = &w.payload_align {
+                match entry.fields.iter().position(|f| f.name.text == p.text) {
+                    Some(i)
+                        if matches!(field_kind(c, entry, i), Some(FieldKind::Int(t)) if !t.signed())
+                            && matches!(plan.dirs.get(d).and_then(|x| x.entry.get(i)), Some(Rule::Input)) =>
+                    {
+                        if let Some(x) = plan.dirs.get_mut(d) {
+                            x.align_field = Some(i);
+                        }
+                    }
+                    _ => errs.push((p.pos, format!("`payload_align` must name an unsigned integer field of `{}` that the writer does not derive{}", table.record.text, if found.len() > 1 { format!(" (it aligns the payloads of every directory, `{}`'s too)", dir.name.text) } else { String::new() }))),
+                }
+            }
+            if let Some(i) = entry
+                .fields
+                .iter()
+                .position(|f| f.name.text == dir.type_field.text)
+                && !matches!(
+                    plan.dirs.get(d).and_then(|x| x.entry.get(i)),
+                    Some(Rule::Input)
+                )
+            {
+                errs.push((dir.type_field.pos, format!("directory `{}`: the type field `{}` is an input of the writer, so no rule may fix it", dir.name.text, dir.type_field.text)));
+            }
         }
     }
     // A version-gated record: its layout (which fields, where, its size) follows its gate,
@@ -759,7 +803,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             owners.push((c.strukt(&r.strukt.text), rules));
         }
     }
-    owners.push((c.strukt(&table.record.text), &plan.entry));
+    for x in &plan.dirs {
+        owners.push((c.strukt(&x.table.record.text), &x.entry));
+    }
     for (st, rules) in owners {
         let Some(st) = st else { continue };
         for (i, r) in rules.iter().enumerate() {

@@ -775,7 +775,6 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     }
     generated_names(&c, d);
     crate::check::writer_names::check(&c, d);
-    crate::check::nested_writer::check(&c, d);
     if d.is_empty() { Some(c) } else { None }
 }
 

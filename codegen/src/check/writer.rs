@@ -102,6 +102,8 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     }
     for t in &file.tables {
         derive(&t.count.expr, HeaderRule::Count(t.name.text.clone()));
+        // A table at one header field: where the writer placed it (`at_is_field`).
+        derive(&t.at.expr, HeaderRule::RangeOffset(t.name.text.clone()));
     }
     for r in file.ranges.iter().filter(|r| r.table.is_none()) {
         derive(&r.offset.expr, HeaderRule::RangeOffset(r.name.text.clone()));
@@ -158,6 +160,15 @@ pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
     rules
 }
 
+/// Whether a table's `at` is one header field, which the plain writer sets to the place it
+/// chose (at the cursor, aligned); otherwise it must be a constant expression, the place.
+pub(crate) fn at_is_field(c: &Checked, t: &Table) -> bool {
+    matches!(
+        single_field(c, &t.at.expr, Scope::Top),
+        Some((Owner::Header, _))
+    )
+}
+
 /// The plain writer places every table and range it writes where `writer.order` names it
 /// (its plan has no place for one it does not name): a table, a file-level range (one with
 /// a `when` it cannot write is refused on its own, `when_writer.rs`) or a per-record range
@@ -177,6 +188,17 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
                 t.name.text
             ),
         );
+    }
+    for t in &file.tables {
+        if !at_is_field(c, t) && !crate::check::dir_writer::const_only(c, &t.at.expr, false) {
+            d.error(
+                t.at.pos,
+                format!(
+                    "table `{}`: the writer cannot derive where it goes: `at: {}` is neither one header field (which the writer sets to the place it chose) nor a constant expression (of constants only: the writer does not know `len` before it places the table)",
+                    t.name.text, t.at.text
+                ),
+            );
+        }
     }
     for r in &file.ranges {
         if named(&r.name.text)

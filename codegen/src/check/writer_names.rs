@@ -430,38 +430,42 @@ fn dir_writer(c: &Checked, d: &mut Diags) {
                 }
             }
             Item::Record(_)
-            | Item::Table
-            | Item::Payload
+            | Item::Table(_)
+            | Item::Payload(_)
             | Item::RecordRange(_)
             | Item::RecordStr(_) => {}
         }
     }
-    let t = plan.table;
-    sp.add(
-        t.name.text.clone(),
-        t.name.pos,
-        format!("table `{}`", t.name.text),
-        Src::Other,
-        d,
-    );
-    let Some(entry) = c.strukt(&t.record.text) else {
-        return;
-    };
-    let mut sp = Space::new(format!("the writer's `{}Spec`", entry.name.text));
-    // A field and a per-record range of one name clash in the record's view (`views`).
-    sp.skip = &[(Src::Field, Src::Range)];
-    for (n, p) in inputs(entry, &plan.entry) {
-        let what = format!("field `{n}`");
-        sp.add(n, p, what, Src::Field, d);
+    for x in &plan.dirs {
+        let t = x.table;
+        sp.add(
+            t.name.text.clone(),
+            t.name.pos,
+            format!("table `{}`", t.name.text),
+            Src::Other,
+            d,
+        );
     }
-    let r = plan.range;
-    sp.add(
-        r.name.text.clone(),
-        r.name.pos,
-        format!("payload range `{}`", r.name.text),
-        Src::Range,
-        d,
-    );
+    for x in &plan.dirs {
+        let Some(entry) = c.strukt(&x.table.record.text) else {
+            continue;
+        };
+        let mut sp = Space::new(format!("the writer's `{}Spec`", entry.name.text));
+        // A field and a per-record range of one name clash in the record's view (`views`).
+        sp.skip = &[(Src::Field, Src::Range)];
+        for (n, p) in inputs(entry, &x.entry) {
+            let what = format!("field `{n}`");
+            sp.add(n, p, what, Src::Field, d);
+        }
+        let r = x.range;
+        sp.add(
+            r.name.text.clone(),
+            r.name.pos,
+            format!("payload range `{}`", r.name.text),
+            Src::Range,
+            d,
+        );
+    }
 }
 
 /// A stream's `<Stream>Spec`: its header's fields but the size, and `body`.

@@ -131,8 +131,7 @@ fn derived_value(
     c: &Checked,
     what: &What,
     place_vars: &[(Item, proc_macro2::Ident)],
-    secs: &proc_macro2::Ident,
-    stride: u64,
+    dirs: &[(proc_macro2::Ident, u64)],
 ) -> (TokenStream, bool) {
     match what {
         What::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
@@ -159,12 +158,15 @@ fn derived_value(
                 .unwrap_or(quote!(0u64));
             (v, false)
         }
-        What::Count => (
-            quote!(u64::try_from(self.#secs.len()).unwrap_or(u64::MAX)),
-            false,
-        ),
-        What::Stride => {
-            let s = Literal::u64_suffixed(stride);
+        What::Count(d) => match dirs.get(*d) {
+            Some((secs, _)) => (
+                quote!(u64::try_from(self.#secs.len()).unwrap_or(u64::MAX)),
+                false,
+            ),
+            None => (quote!(0u64), false),
+        },
+        What::Stride(d) => {
+            let s = Literal::u64_suffixed(dirs.get(*d).map_or(0, |x| x.1));
             (quote!(#s), false)
         }
         What::PayloadOffset => (quote!(at), false),
@@ -282,8 +284,7 @@ fn write_fields(
     rules: &[Rule],
     src: &dyn Fn(&str) -> TokenStream,
     place_vars: &[(Item, proc_macro2::Ident)],
-    secs: &proc_macro2::Ident,
-    stride: u64,
+    dirs: &[(proc_macro2::Ident, u64)],
     path: &str,
     gate: Option<&TokenStream>,
 ) -> Vec<TokenStream> {
@@ -297,7 +298,7 @@ fn write_fields(
         };
         let Some(g) = gate else {
             out.extend(write_field(
-                c, f, i, off, None, kind, rules, src, place_vars, secs, stride, path,
+                c, f, i, off, None, kind, rules, src, place_vars, dirs, path,
             ));
             continue;
         };
@@ -313,8 +314,7 @@ fn write_fields(
             rules,
             src,
             place_vars,
-            secs,
-            stride,
+            dirs,
             path,
         );
         let mut cond = Vec::new();
@@ -352,8 +352,7 @@ fn write_field(
     rules: &[Rule],
     src: &dyn Fn(&str) -> TokenStream,
     place_vars: &[(Item, proc_macro2::Ident)],
-    secs: &proc_macro2::Ident,
-    stride: u64,
+    dirs: &[(proc_macro2::Ident, u64)],
     path: &str,
 ) -> Option<TokenStream> {
     {
@@ -369,7 +368,7 @@ fn write_field(
                     quote!(#l)
                 });
                 let fpath = format!("{path}.{}", f.name.text);
-                let (v, fallible) = derived_value(c, what, place_vars, secs, stride);
+                let (v, fallible) = derived_value(c, what, place_vars, dirs);
                 let bind = if fallible {
                     quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
                 } else {
@@ -694,15 +693,37 @@ fn file_tokens(c: &Checked) -> TokenStream {
         return quote!();
     };
     let file = &c.schema.file;
-    let (Some(hs), Some(entry)) = (c.header(), c.strukt(&plan.table.record.text)) else {
+    let Some(hs) = c.header() else {
         return quote!();
     };
+    let mut ds = Vec::new();
+    for x in &plan.dirs {
+        let Some(entry) = c.strukt(&x.table.record.text) else {
+            return quote!();
+        };
+        ds.push(Dir {
+            entry,
+            esize: c.layouts.get(&entry.name.text).map_or(0, |l| l.size),
+            espec: format_ident!("{}Spec", entry.name.text),
+            secs: ident(&x.table.name.text),
+            pay: ident(&x.range.name.text),
+            // One directory: `place` (and `seal`'s `sections`); more: one of each per table.
+            place: if plan.dirs.len() == 1 {
+                format_ident!("place")
+            } else {
+                format_ident!("place_{}", x.table.name.text)
+            },
+            sections: if plan.dirs.len() == 1 {
+                format_ident!("sections")
+            } else {
+                format_ident!("{}_sections", x.table.name.text)
+            },
+        });
+    }
+    let dirs: Vec<(proc_macro2::Ident, u64)> =
+        ds.iter().map(|d| (d.secs.clone(), d.esize)).collect();
     let hsize = c.layouts.get(&hs.name.text).map_or(0, |l| l.size);
-    let esize = c.layouts.get(&entry.name.text).map_or(0, |l| l.size);
     let spec = format_ident!("{}Spec", file.name.text);
-    let espec = format_ident!("{}Spec", entry.name.text);
-    let secs = ident(&plan.table.name.text);
-    let pay = ident(&plan.range.name.text);
     let align = Literal::u64_suffixed(plan.w.align);
 
     // ---- spec structs
@@ -787,24 +808,49 @@ fn file_tokens(c: &Checked) -> TokenStream {
             file_fields.push(str_field(c, s, "placed where `writer.order` names it"));
         }
     }
-    let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
-    let eq_file = if floats || efl {
+    // Each directory's `<Record>Spec`, and its field in `<File>Spec`.
+    let mut entry_specs = Vec::new();
+    let mut dir_fields = Vec::new();
+    let mut any_efl = false;
+    for (x, d) in plan.dirs.iter().zip(&ds) {
+        let (efields, efl) = spec_fields(c, d.entry, &x.entry, &|n| n.to_string());
+        any_efl |= efl;
+        let eq_entry = if efl { quote!() } else { quote!(, Eq) };
+        let sdoc = format!(
+            " `{}`, for the writer: its payload and the fields the writer does not derive.",
+            x.table.name.text
+        );
+        let pdoc = format!(
+            " The payload (`{}`): {}",
+            x.range.name.text,
+            esc(x.range.doc.lines().next().unwrap_or(""))
+        );
+        let secs_doc = format!(
+            " The records of `{}` with their payloads, in order.",
+            x.table.name.text
+        );
+        let (espec, pay, secs) = (&d.espec, &d.pay, &d.secs);
+        entry_specs.push(quote! {
+            #[doc = #sdoc]
+            #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
+            pub struct #espec<'a> {
+                #(#efields)*
+                #[doc = #pdoc]
+                pub #pay: &'a [u8],
+            }
+        });
+        dir_fields.push(quote! {
+            #[doc = #secs_doc]
+            pub #secs: &'a [#espec<'a>],
+        });
+    }
+    let eq_file = if floats || any_efl {
         quote!()
     } else {
         quote!(, Eq)
     };
-    let eq_entry = if efl { quote!() } else { quote!(, Eq) };
-    let sdoc = format!(
-        " `{}`, for the writer: its payload and the fields the writer does not derive.",
-        plan.table.name.text
-    );
-    let pdoc = format!(
-        " The payload (`{}`): {}",
-        plan.range.name.text,
-        esc(plan.range.doc.lines().next().unwrap_or(""))
-    );
     let fdoc = format!(
-        " A {} file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, {}, the directory and the payloads are laid out in that order{}, every derived field and the directory checksums computed.",
+        " A {} file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, {}, {} laid out in that order{}, every derived field and the directory checksums computed.",
         file.name.text,
         if file.ext.records.is_empty() {
             "no located record".to_string()
@@ -816,6 +862,18 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 .collect::<Vec<_>>()
                 .join(", ")
         },
+        if plan.dirs.len() == 1 {
+            "the directory and the payloads are".to_string()
+        } else {
+            format!(
+                "then for each directory ({}) its table and its payloads, are",
+                plan.dirs
+                    .iter()
+                    .map(|x| format!("`{}`", x.table.name.text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
         match &plan.w.payload_align {
             Some(p) => format!(
                 ", each payload at a multiple of its `{}` (0 and 1: none)",
@@ -823,10 +881,6 @@ fn file_tokens(c: &Checked) -> TokenStream {
             ),
             None => String::new(),
         }
-    );
-    let secs_doc = format!(
-        " The records of `{}` with their payloads, in order.",
-        plan.table.name.text
     );
 
     // ---- placement
@@ -862,10 +916,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 };
                 (r.map_or(String::new(), |r| r.name.text.clone()), size)
             }
-            Item::Table => {
-                let s = Literal::u64_suffixed(esize);
+            Item::Table(d) => {
+                let (Some(x), Some(dd)) = (plan.dirs.get(*d), ds.get(*d)) else {
+                    continue;
+                };
+                let s = Literal::u64_suffixed(dd.esize);
+                let secs = &dd.secs;
                 (
-                    plan.table.name.text.clone(),
+                    x.table.name.text.clone(),
                     quote!(u64::try_from(self.#secs.len()).ok().and_then(|n| n.checked_mul(#s))),
                 )
             }
@@ -981,12 +1039,16 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     quote!(u64::try_from(self.#n.len()).ok().and_then(|n| n.checked_mul(#s))),
                 )
             }
-            Item::Payload => {
-                let pname = plan.range.name.text.clone();
+            Item::Payload(d) => {
+                let (Some(x), Some(dd)) = (plan.dirs.get(*d), ds.get(*d)) else {
+                    continue;
+                };
+                let pname = x.range.name.text.clone();
+                let (secs, pay, place) = (&dd.secs, &dd.pay, &dd.place);
                 plan_steps.push(quote! {
                     let #v = cursor;
                     for s in self.#secs {
-                        let at = Self::place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
+                        let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
                         cursor = u64::try_from(s.#pay.len()).ok().and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
                     }
                 });
@@ -1019,8 +1081,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             quote!(self.#n)
         },
         &place_vars,
-        &secs,
-        esize,
+        &dirs,
         &hpath,
         None,
     );
@@ -1040,8 +1101,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 quote!(self.#n)
             },
             &place_vars,
-            &secs,
-            esize,
+            &dirs,
             &r.name.text,
             gate_value(c, &plan, k)
                 .as_ref()
@@ -1118,102 +1178,168 @@ fn file_tokens(c: &Checked) -> TokenStream {
     }
     // Each record's string and each string in a string table.
     record_writes.extend(crate::emit::strtab_writer::writes_for(c, true));
-    let epath = format!("{}[]", plan.table.name.text);
-    let entry_writes = write_fields(
-        c,
-        entry,
-        &plan.entry,
-        &|n| {
-            let n = ident(n);
-            quote!(s.#n)
-        },
-        &place_vars,
-        &secs,
-        esize,
-        &epath,
-        None,
-    );
-    let es_l = lit_usize(esize);
-    let es64 = Literal::u64_suffixed(esize);
-    let table_var = place_vars
-        .iter()
-        .find(|(x, _)| *x == Item::Table)
-        .map(|(_, v)| v.clone());
-    let pay_var = place_vars
-        .iter()
-        .find(|(x, _)| *x == Item::Payload)
-        .map(|(_, v)| v.clone());
-    let pname = plan.range.name.text.as_str();
-    let tname = plan.table.name.text.as_str();
 
-    // The raw type of a section spec, as u64.
-    let type_raw = match entry
-        .fields
-        .iter()
-        .position(|f| f.name.text == plan.dir.type_field.text)
-        .and_then(|i| field_kind(c, entry, i))
-    {
-        Some(FieldKind::Enum(_)) => {
-            let t = ident(&plan.dir.type_field.text);
-            quote!(u64::from(s.#t.raw()))
-        }
-        _ => {
-            let t = ident(&plan.dir.type_field.text);
-            quote!(u64::from(s.#t))
-        }
-    };
-    let place_fn = match plan.align_field.and_then(|i| entry.fields.get(i)) {
-        Some(f) => {
-            let a = ident(&f.name.text);
-            quote! {
-                let at = __rt::align_up(cursor, #align)?;
-                match u64::from(s.#a) {
-                    0 => Some(at),
-                    a => at.checked_next_multiple_of(a),
-                }
-            }
-        }
-        None => quote! {
-            let _ = s;
-            __rt::align_up(cursor, #align)
-        },
-    };
-
-    // ---- checksums
+    // ---- per directory: its records and payloads, where its sections are, its checksums
+    let mut dir_writes = Vec::new();
+    let mut placed_lets = Vec::new();
+    let mut placed_vars = Vec::new();
+    let mut place_fns = Vec::new();
     let mut seal_records = Vec::new();
     let mut seal_payloads = Vec::new();
     let mut sum_fns = Vec::new();
-    for k in &plan.dir.checksums {
-        match &k.kind {
-            DirChecksumKind::Records { .. } => seal_records.push(records_sum(c, plan.dir, k)),
-            DirChecksumKind::Payloads { .. } => {
-                let (f, s) = payload_sum(c, plan.dir, k);
-                sum_fns.push(f);
-                seal_payloads.push(s);
+    let mut seal_params = Vec::new();
+    let mut seal_generics = Vec::new();
+    for (di, (x, d)) in plan.dirs.iter().zip(&ds).enumerate() {
+        let epath = format!("{}[]", x.table.name.text);
+        let entry_writes = write_fields(
+            c,
+            d.entry,
+            &x.entry,
+            &|n| {
+                let n = ident(n);
+                quote!(s.#n)
+            },
+            &place_vars,
+            &dirs,
+            &epath,
+            None,
+        );
+        let es_l = lit_usize(d.esize);
+        let es64 = Literal::u64_suffixed(d.esize);
+        let table_var = place_vars
+            .iter()
+            .find(|(it, _)| *it == Item::Table(di))
+            .map_or_else(|| format_ident!("__p0"), |(_, v)| v.clone());
+        let pay_var = place_vars
+            .iter()
+            .find(|(it, _)| *it == Item::Payload(di))
+            .map_or_else(|| format_ident!("__p0"), |(_, v)| v.clone());
+        let pname = x.range.name.text.as_str();
+        let tname = x.table.name.text.as_str();
+        let (secs, pay, place, espec) = (&d.secs, &d.pay, &d.place, &d.espec);
+        // The raw type of a section spec, as u64.
+        let t = ident(&x.dir.type_field.text);
+        let type_raw = match d
+            .entry
+            .fields
+            .iter()
+            .position(|f| f.name.text == x.dir.type_field.text)
+            .and_then(|i| field_kind(c, d.entry, i))
+        {
+            Some(FieldKind::Enum(_)) => quote!(u64::from(s.#t.raw())),
+            _ => quote!(u64::from(s.#t)),
+        };
+        let place_body = match x.align_field.and_then(|i| d.entry.fields.get(i)) {
+            Some(f) => {
+                let a = ident(&f.name.text);
+                quote! {
+                    let at = __rt::align_up(cursor, #align)?;
+                    match u64::from(s.#a) {
+                        0 => Some(at),
+                        a => at.checked_next_multiple_of(a),
+                    }
+                }
+            }
+            None => quote! {
+                let _ = s;
+                __rt::align_up(cursor, #align)
+            },
+        };
+        let place_doc = if plan.dirs.len() == 1 {
+            " Where the payload of `s` goes when the cursor is at `cursor`.".to_string()
+        } else {
+            format!(" Where the payload of `s` (of `{tname}`) goes when the cursor is at `cursor`.")
+        };
+        place_fns.push(quote! {
+            #[doc = #place_doc]
+            fn #place(cursor: u64, s: &#espec<'_>) -> Option<u64> {
+                #place_body
+            }
+        });
+        dir_writes.push(quote! {
+            let mut cursor: u64 = #pay_var;
+            for (i, s) in self.#secs.iter().enumerate() {
+                let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
+                let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
+                let mut rec = [0u8; #es_l];
+                #(#entry_writes)*
+                let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
+                __rt::put(out, rec_at, &rec)?;
+                __rt::put(out, at, s.#pay)?;
+                cursor = at.checked_add(n).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+            }
+        });
+        let placed = if plan.dirs.len() == 1 {
+            format_ident!("placed")
+        } else {
+            format_ident!("placed_{}", x.table.name.text)
+        };
+        placed_lets.push(quote! {
+            let #placed = self.#secs.iter().scan(#pay_var, |cursor, s| {
+                let at = Self::#place(*cursor, s)?;
+                let n = u64::try_from(s.#pay.len()).ok()?;
+                *cursor = at.checked_add(n)?;
+                Some((#type_raw, at, n))
+            });
+        });
+        placed_vars.push(placed);
+        // The checksums: one directory's read `sections`; with more, each directory's
+        // code reads its own (`<table>_sections`), bound to `sections` around it.
+        let mut recs = Vec::new();
+        let mut pays = Vec::new();
+        for k in &x.dir.checksums {
+            match &k.kind {
+                DirChecksumKind::Records { .. } => recs.push(records_sum(c, x.dir, k)),
+                DirChecksumKind::Payloads { .. } => {
+                    let (f, s) = payload_sum(c, x.dir, k);
+                    sum_fns.push(f);
+                    pays.push(s);
+                }
             }
         }
-    }
-    let seal_doc = format!(
-        " Compute, in place, the checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
-        file.name.text,
-        if plan.dir.checksums.is_empty() && file.checksums.is_empty() {
-            "there are none".to_string()
+        let sections = &d.sections;
+        if plan.dirs.len() == 1 {
+            seal_records.extend(recs);
+            seal_payloads.extend(pays);
         } else {
-            // The directory's, then the file's (over the bytes as the others left them).
-            plan.dir
-                .checksums
-                .iter()
-                .map(|k| format!("`{}`", k.name.text))
-                .chain(file.checksums.iter().map(|k| format!("`{}`", k.name.text)))
-                .collect::<Vec<_>>()
-                .join(", then ")
+            if !recs.is_empty() {
+                seal_records.push(quote!({ let sections = #sections.clone(); #(#recs)* }));
+            }
+            if !pays.is_empty() {
+                seal_payloads.push(quote!({ let sections = #sections.clone(); #(#pays)* }));
+            }
         }
-    );
+        let gi = if plan.dirs.len() == 1 {
+            format_ident!("I")
+        } else {
+            format_ident!("I{}", di)
+        };
+        seal_params.push(quote!(#sections: #gi));
+        seal_generics.push(gi);
+    }
+    let dir_checksums: Vec<&crate::schema::ext::DirChecksum> =
+        plan.dirs.iter().flat_map(|x| &x.dir.checksums).collect();
+    let seal_doc = if plan.dirs.len() == 1 {
+        format!(
+            " Compute, in place, the checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
+            file.name.text,
+            checksum_list(&dir_checksums, file)
+        )
+    } else {
+        format!(
+            " Compute, in place, the checksums of `{}` bytes laid out as {} say (each directory's sections: type, payload offset and payload size, in directory order): {}. Reads defensively: a payload or record not inside `out` is skipped.",
+            file.name.text,
+            ds.iter()
+                .map(|d| format!("`{}`", d.sections))
+                .collect::<Vec<_>>()
+                .join(", "),
+            checksum_list(&dir_checksums, file)
+        )
+    };
     let seal_top: Vec<TokenStream> = file.checksums.iter().map(|k| top_sum(c, k)).collect();
     let fname = file.name.text.as_str();
+    let seal_unused: Vec<&proc_macro2::Ident> = ds.iter().map(|d| &d.sections).collect();
 
-    let table_var = table_var.unwrap_or_else(|| format_ident!("__p0"));
-    let pay_var = pay_var.unwrap_or_else(|| format_ident!("__p0"));
     // With tables, streams or strings the plain writer's code writes, the plan also
     // carries what that code reads (`plan.<name>`).
     let plan_ty = format_ident!("{}Plan", file.name.text);
@@ -1241,25 +1367,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
     quote! {
         #plan_struct
         #(#spec_items)*
-        #[doc = #sdoc]
-        #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
-        pub struct #espec<'a> {
-            #(#efields)*
-            #[doc = #pdoc]
-            pub #pay: &'a [u8],
-        }
+        #(#entry_specs)*
         #[doc = #fdoc]
         #[derive(Clone, Copy, Debug, PartialEq #eq_file)]
         pub struct #spec<'a> {
             #(#file_fields)*
-            #[doc = #secs_doc]
-            pub #secs: &'a [#espec<'a>],
+            #(#dir_fields)*
         }
         impl #spec<'_> {
-            /// Where the payload of `s` goes when the cursor is at `cursor`.
-            fn place(cursor: u64, s: &#espec<'_>) -> Option<u64> {
-                #place_fn
-            }
+            #(#place_fns)*
             /// The file's size and the place of each item of the writer's order.
             fn plan(&self) -> Result<#plan_ret, __rt::WriteError> {
                 let mut cursor: u64 = #hsize;
@@ -1295,38 +1411,23 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     __rt::put(out, 0, &rec)?;
                 }
                 #(#record_writes)*
-                let mut cursor: u64 = #pay_var;
-                for (i, s) in self.#secs.iter().enumerate() {
-                    let at = Self::place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
-                    let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
-                    let mut rec = [0u8; #es_l];
-                    #(#entry_writes)*
-                    let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
-                    __rt::put(out, rec_at, &rec)?;
-                    __rt::put(out, at, s.#pay)?;
-                    cursor = at.checked_add(n).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
-                }
-                let placed = self.#secs.iter().scan(#pay_var, |cursor, s| {
-                    let at = Self::place(*cursor, s)?;
-                    let n = u64::try_from(s.#pay.len()).ok()?;
-                    *cursor = at.checked_add(n)?;
-                    Some((#type_raw, at, n))
-                });
-                Self::seal(out, placed)?;
+                #(#dir_writes)*
+                #(#placed_lets)*
+                Self::seal(out, #(#placed_vars),*)?;
                 Ok(out.len())
             }
             #[doc = #seal_doc]
             ///
             /// # Errors
             /// When a stored checksum's field is not inside `out`.
-            pub fn seal<I>(out: &mut [u8], sections: I) -> Result<(), __rt::WriteError>
+            pub fn seal<#(#seal_generics),*>(out: &mut [u8], #(#seal_params),*) -> Result<(), __rt::WriteError>
             where
-                I: Iterator<Item = (u64, u64, u64)> + Clone,
+                #(#seal_generics: Iterator<Item = (u64, u64, u64)> + Clone,)*
             {
                 #(#seal_records)*
                 #(#seal_payloads)*
                 #(#seal_top)*
-                let _ = (out, sections);
+                let _ = (out, #(#seal_unused),*);
                 Ok(())
             }
             #(#sum_fns)*
@@ -1334,6 +1435,39 @@ fn file_tokens(c: &Checked) -> TokenStream {
             __rt::writer_alloc_methods!();
         }
     }
+}
+
+/// The checksums `seal` computes, in order: the directories', then the file's (over the
+/// bytes as the others left them).
+fn checksum_list(
+    dir: &[&crate::schema::ext::DirChecksum],
+    file: &crate::schema::top::File,
+) -> String {
+    if dir.is_empty() && file.checksums.is_empty() {
+        "there are none".to_string()
+    } else {
+        dir.iter()
+            .map(|k| format!("`{}`", k.name.text))
+            .chain(file.checksums.iter().map(|k| format!("`{}`", k.name.text)))
+            .collect::<Vec<_>>()
+            .join(", then ")
+    }
+}
+
+/// One directory of a directory writer, as the emitter names it.
+struct Dir<'x> {
+    entry: &'x Struct,
+    esize: u64,
+    /// `<Record>Spec`.
+    espec: proc_macro2::Ident,
+    /// `<File>Spec`'s field of its records (the table's name).
+    secs: proc_macro2::Ident,
+    /// `<Record>Spec`'s field of the payload (the payload range's name).
+    pay: proc_macro2::Ident,
+    /// The function placing a payload (`place`, or `place_<table>` with more directories).
+    place: proc_macro2::Ident,
+    /// `seal`'s parameter (`sections`, or `<table>_sections`).
+    sections: proc_macro2::Ident,
 }
 
 /// The directory writers of a schema: its file's, or each variant's.

@@ -316,6 +316,47 @@ pub(crate) fn value_has_floats(c: &Checked, kind: FieldKind) -> bool {
         .is_some_and(|l| l.fields.iter().any(|(_, k)| value_has_floats(c, *k)))
 }
 
+/// Code setting (`on`) or clearing the one flag bit leaf `l` names (`tag.marks.HAS_DATA`) in
+/// the record `rec` (a `[u8; N]`), keeping the field's other bits.
+pub(crate) fn set_leaf_bit(c: &Checked, l: Leaf, on: bool, rec: &TokenStream) -> TokenStream {
+    let (Some(bi), Some((t, big)), Some((_, _, FieldKind::Flags(fl)))) =
+        (l.bit, leaf_store(c, l), c.leaf(l))
+    else {
+        return quote!();
+    };
+    let (Some(flags), Ok(w)) = (c.schema.flags.get(fl), usize::try_from(t.bytes())) else {
+        return quote!();
+    };
+    let Some(bit) = flags.bits.get(bi) else {
+        return quote!();
+    };
+    let fty = format_ident!("{}", flags.name.text);
+    let bit = format_ident!("{}", bit.name.text);
+    let ty = format_ident!("{}", t.rust());
+    let tob = crate::emit::to_bytes(big);
+    let from = format_ident!(
+        "{}",
+        if big {
+            "from_be_bytes"
+        } else {
+            "from_le_bytes"
+        }
+    );
+    let o = lit(l.at);
+    let w = Literal::usize_unsuffixed(w);
+    let v = if on {
+        quote!(v | #fty::#bit.bits())
+    } else {
+        quote!(v & !#fty::#bit.bits())
+    };
+    quote! {
+        {
+            let v = #ty::#from(#rec.get(#o..).and_then(<[u8]>::first_chunk::<#w>).copied().unwrap_or_default());
+            __rt::set(&mut #rec, #o, (#v).#tob());
+        }
+    }
+}
+
 /// Tokens writing the derived value `v` (`u64` tokens, an `Option<u64>` when `fallible`)
 /// into leaf `l` of the array `buf` (`rec` or `h`) at the leaf's offset, in its byte order;
 /// a value its field cannot hold is `TooLarge` for `path`.

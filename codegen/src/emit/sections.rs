@@ -1541,16 +1541,37 @@ fn payload_checksum(
             matches!(#slot_s.and_then(|i| #want.get(i)), Some(Some(_)))
         ));
     }
-    let special = if specials.is_empty() {
-        quote!(false)
-    } else {
-        quote!(#(#specials)||*)
-    };
+    // With no special payload every payload is ordinary (`if !(false)` would be clippy's
+    // `nonminimal_bool` in the user's crate).
+    let special = (!specials.is_empty()).then(|| quote!(#(#specials)||*));
     let gone = err(
         codes,
         &Blame::record(tn, Idx::Usize(quote!(__si)), pn, quote!(__sat), 0),
         Det::None,
     );
+    // An ordinary payload: hashed with any payloads right before it in one update.
+    let merge = quote! {
+        match __pend {
+            Some((s, e)) if e == __ps => __pend = Some((s, __pe)),
+            _ => {
+                #flush
+                __pend = Some((__ps, __pe));
+            }
+        }
+    };
+    let ordinary_or_special = match special {
+        None => merge,
+        Some(special) => quote! {
+            if !(#special) {
+                #merge
+                continue;
+            }
+            #flush
+            #fused
+            #(#zero_arms)*
+            __crc = __rt::crc32(__crc, __p);
+        },
+    };
     let lp = dir_loop(
         em,
         dir,
@@ -1560,21 +1581,7 @@ fn payload_checksum(
             let Some(__p) = __srec.#payload() else { #gone };
             let __ps: u64 = #pat;
             let __pe: u64 = __ps.saturating_add(u64::try_from(__p.len()).unwrap_or(u64::MAX));
-            if !(#special) {
-                // An ordinary payload: hashed with any payloads right before it in one update.
-                match __pend {
-                    Some((s, e)) if e == __ps => __pend = Some((s, __pe)),
-                    _ => {
-                        #flush
-                        __pend = Some((__ps, __pe));
-                    }
-                }
-                continue;
-            }
-            #flush
-            #fused
-            #(#zero_arms)*
-            __crc = __rt::crc32(__crc, __p);
+            #ordinary_or_special
         },
     );
     let (bind_stored, stored_opt, stored_or) = bind_value(em, &stored.expr, scope, env, "stored");

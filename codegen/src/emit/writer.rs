@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 use crate::check::expr::single_field;
 use crate::check::writer::{HeaderRule, RecordRule, header_plan, record_rules};
-use crate::check::{Checked, FieldKind, Resolved, Scope};
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
 use crate::names::camel;
 use crate::schema::{Algorithm, IntTy, Range, Table};
@@ -196,12 +196,19 @@ pub fn tokens(c: &Checked) -> TokenStream {
             let at_var = format_ident!("{}_at", t.name.text);
             let name = format_ident!("{}", t.name.text);
             let size = Literal::u64_suffixed(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
-            let at = top_value(c, &t.at.expr);
             let item_name = t.name.text.as_str();
+            // At one header field: at the cursor, aligned, and the field set to it; else at
+            // the constant place, which must not lie before the cursor.
+            let at = if crate::check::writer::at_is_field(c, t) {
+                quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?)
+            } else {
+                let at = top_value(c, &t.at.expr);
+                quote!(match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) })
+            };
             plan_fields.push(quote!(#at_var: u64,));
             plan_inits.push(quote!(#at_var,));
             plan_steps.push(quote! {
-                let #at_var: u64 = match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) };
+                let #at_var: u64 = #at;
                 cursor = (self.#name.len() as u64).checked_mul(#size).and_then(|n| n.checked_add(#at_var))
                     .ok_or(__rt::WriteError::TooLarge { field: #item_name, value: u64::MAX })?;
             });
@@ -679,10 +686,10 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
             " Whether a record carries its `{}` bytes in the file.",
             r.name.text
         );
-        let pdoc = format!(
-            " The bytes, stored in the file ({}).",
-            r.doc.lines().next().unwrap_or("")
-        );
+        let pdoc = match r.doc.lines().next().map(str::trim) {
+            Some(d) if !d.is_empty() => format!(" The bytes, stored in the file ({d})."),
+            _ => " The bytes, stored in the file.".to_string(),
+        };
         fields.push(quote!(#[doc = #doc] pub #name: #en<'a>,));
         enums.push(quote! {
             #[doc = #doc]
@@ -733,6 +740,18 @@ fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String,
             ) {
                 out.push((l, format!("{}[].{}", t.name.text, p.join(".")), rule));
             }
+        }
+        // A flag bit inside a struct-typed field that says the record carries the bytes.
+        if let Some(w) = &r.when
+            && let Expr::Ref(p) = &w.expr
+            && let Ok(Resolved::Nested(Owner::Record, l)) = c.resolve(p, Scope::RecordOnly(t))
+            && l.bit.is_some()
+        {
+            out.push((
+                l,
+                format!("{}[].{}", t.name.text, p.join(".")),
+                RecordRule::Flag(ri),
+            ));
         }
     }
     out
@@ -848,6 +867,22 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
                         false,
                         &path,
                         &quote!(&mut rec),
+                    ));
+                }
+                // The bit set when the record carries the bytes, cleared when not; the
+                // other bits as its `<Struct>Value` gives them.
+                RecordRule::Flag(x) if x == *ri => {
+                    on_present.push(crate::emit::nested_writer::set_leaf_bit(
+                        c,
+                        lf,
+                        true,
+                        &quote!(rec),
+                    ));
+                    on_absent.push(crate::emit::nested_writer::set_leaf_bit(
+                        c,
+                        lf,
+                        false,
+                        &quote!(rec),
                     ));
                 }
                 _ => {}

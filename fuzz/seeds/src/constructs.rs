@@ -41,6 +41,8 @@ const BLOBPACK: u8 = 17;
 const NPU1_V2: u8 = 18;
 const DIRMIX: u8 = 19;
 const SUMSTREAM: u8 = 20;
+const TWODIRS: u8 = 21;
+const NESTFLAG: u8 = 22;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -497,6 +499,31 @@ pub fn write_seeds(dir: &Path) -> usize {
         "npu1_v2".into(),
         NPU1_V2 | 0x80,
         construct_blobs::npu1_v2_file(&[(0, Ok(&[5; 40])), (1, Err(64))], &[1, 2, 3, 4], 0xC0FFEE),
+    ));
+    seeds.push((
+        "twodirs".into(),
+        TWODIRS | 0x80,
+        construct_blobs::twodirs_file(
+            &[
+                (1, 0, 16, &[1, 2, 3, 4, 5]),
+                (2, 0, 0, b"hello world"),
+                (3, 8, 4, &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]),
+            ],
+            &[
+                (2, 0, 8, &[0x41, 0, 0, 0, 8, 0, 12, 0]),
+                (0x7000_0001, 4, 0, b"VB"),
+                (0x7FFF_0000, 0, 0, b"??"),
+            ],
+        ),
+    ));
+    seeds.push((
+        "nestflag".into(),
+        NESTFLAG,
+        construct_blobs::nestflag_file(&[
+            (0, 9, 7, 100, b"first"),
+            (1, 0, 7, 101, b""),
+            (2, 1, 0, 102, b"xy"),
+        ]),
     ));
     seeds.push((
         "opendir".into(),
