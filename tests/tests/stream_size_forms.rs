@@ -1,6 +1,6 @@
 //! Record streams whose `size` is a form of one header field (`tests/schemas/sizeforms.yaml`):
 //! the generated stream writers solve each record's size for its field (`words * WORD`,
-//! `total - 2` over the whole record, `2 * len + 1`), refuse a size no value of the field
+//! `total - 2` over the whole record, `2 * half + 1`), refuse a size no value of the field
 //! gives (`WriteError::NotRepresentable`) or one past the field's width (`TooLarge`), and the
 //! plain writer places the range at a constant offset that runs to the end of the file. The
 //! files they write validate, read back with the sizes solved, and they and their mutants get
@@ -122,10 +122,10 @@ fn each_size_is_solved_for_its_field_and_reads_back() {
         .map(|r| (r.header().kind(), r.header().total(), r.body().len()))
         .collect();
     assert_eq!(less, [(5, 9, 3), (6, 6, 0)]);
-    // 2 * len + 1 = the body's length; the terminator last.
+    // 2 * half + 1 = the body's length; the terminator last.
     let tagged: Vec<(u8, u8, Vec<u8>)> = v
         .tagged()
-        .map(|r| (r.header().tag(), r.header().len(), r.body().to_vec()))
+        .map(|r| (r.header().tag(), r.header().half(), r.body().to_vec()))
         .collect();
     assert_eq!(
         tagged,
@@ -178,12 +178,12 @@ fn a_size_no_field_value_gives_is_refused() {
             value: 65534
         })
     );
-    // 2 * len + 1: an empty body is below the constant, an even one off the factor.
+    // 2 * half + 1: an empty body is below the constant, an even one off the factor.
     for (body, size) in [(&b""[..], 0u64), (&b"ab"[..], 2)] {
         assert_eq!(
             file(&[], &[], &[(0, body)]),
             Err(WriteError::NotRepresentable {
-                field: "tagged[].len",
+                field: "tagged[].half",
                 value: size
             })
         );

@@ -519,7 +519,21 @@ fn derived(
         }
         HeaderRule::Checksum(_) | HeaderRule::Input => (quote!(0u64), false),
     };
-    if fallible {
+    if ity == IntTy::U64 {
+        // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
+        header_writes.push(if fallible {
+            quote! {
+                let v: Option<u64> = #value;
+                let v = v.ok_or(__rt::WriteError::TooLarge { field: #path, value: u64::MAX })?;
+                __rt::set(&mut h, #o, v.#tob());
+            }
+        } else {
+            quote! {
+                let v: u64 = #value;
+                __rt::set(&mut h, #o, v.#tob());
+            }
+        });
+    } else if fallible {
         header_writes.push(quote! {
             let v = #value;
             let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
