@@ -468,6 +468,14 @@ pub enum WriteError {
         /// What could not be placed.
         item: &'static str,
     },
+    /// No value of the field gives this value through the schema's form for it (a record
+    /// size below the constant added to its size field, or not a multiple of its factor).
+    NotRepresentable {
+        /// The field.
+        field: &'static str,
+        /// The value (a record's size).
+        value: u64,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -480,6 +488,9 @@ impl fmt::Display for WriteError {
                 write!(f, "value-too-large: {field} cannot hold {value:#x}")
             }
             WriteError::Layout { item } => write!(f, "impossible-layout: {item}"),
+            WriteError::NotRepresentable { field, value } => {
+                write!(f, "value-not-representable: no {field} gives {value:#x}")
+            }
         }
     }
 }

@@ -950,10 +950,25 @@ impl<'a> RecordsWriter<'a> {
     pub const fn new(records: &'a [RecordsSpec<'a>]) -> Self {
         Self { records }
     }
+    /// The value of the size field for a record of `size` bytes (`size` as the
+    /// schema states it), solved for the field.
+    ///
+    /// # Errors
+    /// `TooLarge` when the field cannot hold it; `NotRepresentable` when no
+    /// value of the field gives that size.
+    fn stored_size(size: u64) -> Result<u32, __rt::WriteError> {
+        let v = size;
+        u32::try_from(v)
+            .map_err(|_| __rt::WriteError::TooLarge {
+                field: "records[].length",
+                value: size,
+            })
+    }
     /// The bytes the records take, padding between them included.
     ///
     /// # Errors
-    /// A size that does not fit its field; a length past `u64`.
+    /// A size its field cannot give (`TooLarge`, `NotRepresentable`); a length
+    /// past `u64`.
     pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
         let mut cursor: u64 = 0;
         for (i, r) in self.records.iter().enumerate() {
@@ -964,12 +979,7 @@ impl<'a> RecordsWriter<'a> {
                         value: cursor,
                     })?;
             }
-            let size: u64 = r.body.len() as u64;
-            u32::try_from(size)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "records[].length",
-                    value: size,
-                })?;
+            Self::stored_size(r.body.len() as u64)?;
             cursor = cursor
                 .checked_add(8u64)
                 .and_then(|c| c.checked_add(r.body.len() as u64))
@@ -987,7 +997,7 @@ impl<'a> RecordsWriter<'a> {
     /// Write the records into `out` (zeroing the padding); returns the bytes written.
     ///
     /// # Errors
-    /// `out` too small, a size that does not fit its field, or (with a
+    /// `out` too small, a size its field cannot give, or (with a
     /// terminator) a terminator that is not the last record.
     pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
         let n = self.encoded_len()?;
@@ -1011,12 +1021,7 @@ impl<'a> RecordsWriter<'a> {
             }
             let mut rec = [0u8; 8];
             __rt::set(&mut rec, 0, r.kind.to_le_bytes());
-            let size: u64 = r.body.len() as u64;
-            let v = u32::try_from(size)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "records[].length",
-                    value: size,
-                })?;
+            let v = Self::stored_size(r.body.len() as u64)?;
             __rt::set(&mut rec, 4, v.to_le_bytes());
             __rt::put(out, cursor, &rec)?;
             cursor = cursor.saturating_add(8u64);

@@ -6,7 +6,9 @@
 //! chunks with their lengths) and verdict for verdict, and to the schema interpreter error
 //! for error; then chunk-level mutants of each file (a CRC, a length, a type byte, every
 //! truncation) are rejected by both (the png crate told to check every chunk's CRC: by default
-//! it skips an ancillary chunk whose CRC fails).
+//! it skips an ancillary chunk whose CRC fails). Each file is also rebuilt by the generated
+//! writer (`ChunksWriter`, which solves `size: length + 4` for `length` and computes every
+//! CRC, then `PngWriter`) from the view's values, byte for byte, and with chunks edited.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -24,7 +26,7 @@ use npuschema_core::Brief;
 mod png_schema {
     npuschema_macro::include_schema!("schemas/png.yaml");
 }
-use png_schema::Png;
+use png_schema::{ChunksSpec, ChunksWriter, Png, PngWriter};
 
 /// Up to `max` `.png` files under `dir` smaller than 256 KiB, in path order.
 fn pngs(dir: &Path, max: usize) -> Vec<PathBuf> {
@@ -237,4 +239,191 @@ fn chunk_mutants_are_rejected_by_both() {
         "the png crate accepted mutants the schema rejects"
     );
     assert!(codes.contains_key("bad-chunk-crc") && codes.contains_key("bad-chunk"));
+}
+
+/// A chunk's type and data (its body without the CRC), as the view reads them.
+type Chunk = (u32, Vec<u8>);
+
+/// The chunks of a valid file, from the generated view.
+fn chunks_of(v: &Png<'_>) -> Vec<Chunk> {
+    v.chunks()
+        .map(|c| {
+            let body = c.body();
+            assert_eq!(body.len(), c.header().length() as usize + 4);
+            (c.header().chunk_type(), body[..body.len() - 4].to_vec())
+        })
+        .collect()
+}
+
+/// A PNG file from chunks, by the generated writers: each chunk's body is its data and four
+/// zero bytes where the writer stores the CRC it computes; `length` is solved from
+/// `size: length + 4`.
+fn write_png(chunks: &[Chunk]) -> Result<Vec<u8>, npuschema_core::WriteError> {
+    let bodies: Vec<Vec<u8>> = chunks
+        .iter()
+        .map(|(_, d)| d.iter().copied().chain([0u8; 4]).collect())
+        .collect();
+    let specs: Vec<ChunksSpec<'_>> = chunks
+        .iter()
+        .zip(&bodies)
+        .map(|((ty, _), body)| ChunksSpec {
+            chunk_type: *ty,
+            body,
+        })
+        .collect();
+    let w = ChunksWriter::new(&specs);
+    let mut stream = vec![0xAAu8; w.encoded_len()?];
+    assert_eq!(w.write_into(&mut stream)?, stream.len());
+    PngWriter::new().chunk_bytes(&stream).to_vec()
+}
+
+#[test]
+fn real_pngs_are_rebuilt_byte_for_byte_by_the_generated_writer() {
+    let files = pngs(Path::new("/usr/share"), 300);
+    if files.is_empty() {
+        eprintln!("png_real: no .png files under /usr/share; skipped");
+        return;
+    }
+    let (mut rebuilt, mut edited, mut added) = (0usize, 0usize, 0usize);
+    for f in &files {
+        let b = std::fs::read(f).unwrap();
+        let Ok(v) = Png::validate(&b) else { continue };
+        let Ok(seen) = reference(&b) else { continue };
+        let chunks = chunks_of(&v);
+        // The same file, byte for byte: signature, lengths, types, data, CRCs.
+        let out = write_png(&chunks).unwrap();
+        assert!(out == b, "{}: the rebuilt file differs", f.display());
+        assert_eq!(reference(&out), Ok(seen.clone()), "{}", f.display());
+        assert_eq!(ours(&out), Ok(seen.clone()), "{}", f.display());
+        rebuilt += 1;
+
+        // A tEXt chunk's text changed (a byte flipped, and a byte added so its length
+        // changes too): the writer's CRC and length are right, so both readers accept it,
+        // with the same IHDR and chunk list (that chunk one byte longer).
+        let text = u32::from_be_bytes(*b"tEXt");
+        if let Some(k) = chunks
+            .iter()
+            .position(|(ty, d)| *ty == text && d.last().is_some_and(|&x| x != 0))
+        {
+            let mut c = chunks.clone();
+            *c[k].1.last_mut().unwrap() ^= 0x01;
+            c[k].1.push(b' ');
+            let out = write_png(&c).unwrap();
+            let mut want = seen.clone();
+            want.1[k].1 += 1;
+            assert_eq!(reference(&out), Ok(want.clone()), "{}", f.display());
+            assert_eq!(ours(&out), Ok(want), "{}", f.display());
+            edited += 1;
+        }
+        // A tEXt chunk added before IEND: checked by the png crate's strict CRC check.
+        let note = b"Comment\0rebuilt by npuschema";
+        let mut c = chunks.clone();
+        let at = c.len() - 1;
+        c.insert(at, (text, note.to_vec()));
+        let out = write_png(&c).unwrap();
+        let mut want = seen.clone();
+        want.1.insert(at, (*b"tEXt", note.len() as u32));
+        assert_eq!(reference(&out), Ok(want.clone()), "{}", f.display());
+        assert_eq!(ours(&out), Ok(want), "{}", f.display());
+        added += 1;
+
+        // A critical chunk's data changed (the first IDAT's last byte): the CRC the
+        // writer computed is right, so the schema accepts the file (whatever zlib makes
+        // of the data, the png crate reports no CRC error).
+        if let Some(k) = chunks
+            .iter()
+            .position(|(ty, d)| *ty == u32::from_be_bytes(*b"IDAT") && !d.is_empty())
+        {
+            let mut c = chunks.clone();
+            *c[k].1.last_mut().unwrap() ^= 0x01;
+            let out = write_png(&c).unwrap();
+            assert!(ours(&out).is_ok(), "{}", f.display());
+            if let Err(e) = reference(&out) {
+                assert!(!e.to_lowercase().contains("crc"), "{}: {e}", f.display());
+            }
+        }
+    }
+    eprintln!(
+        "png_real writer: {rebuilt} files rebuilt byte for byte, {edited} with a tEXt chunk edited, {added} with a tEXt chunk added"
+    );
+    assert!(rebuilt > 0, "no real PNG was rebuilt");
+}
+
+/// The chunks of a small valid PNG (a 1x1 grey image), written by the generated writer.
+fn tiny() -> Vec<Chunk> {
+    // zlib of one filter byte and one pixel: 0x00 0x00.
+    let idat = vec![0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01];
+    vec![
+        (
+            u32::from_be_bytes(*b"IHDR"),
+            vec![0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0],
+        ),
+        (u32::from_be_bytes(*b"IDAT"), idat),
+        (u32::from_be_bytes(*b"IEND"), Vec::new()),
+    ]
+}
+
+#[test]
+fn the_writer_builds_a_png_the_png_crate_decodes() {
+    let out = write_png(&tiny()).unwrap();
+    assert_eq!(&out[..8], b"\x89PNG\r\n\x1a\n");
+    let want = (
+        (1, 1, 8, 0),
+        vec![(*b"IHDR", 13), (*b"IDAT", 10), (*b"IEND", 0)],
+    );
+    assert_eq!(reference(&out), Ok(want.clone()));
+    assert_eq!(ours(&out), Ok(want));
+}
+
+#[test]
+fn the_writer_refuses_chunks_it_cannot_write() {
+    use npuschema_core::WriteError;
+    // The last chunk must be the terminator (IEND), and only the last: the writer appends
+    // nothing of its own.
+    let mut c = tiny();
+    c.pop();
+    assert_eq!(write_png(&c), Err(WriteError::Layout { item: "chunks" }));
+    let mut c = tiny();
+    c.insert(1, (u32::from_be_bytes(*b"IEND"), Vec::new()));
+    assert_eq!(write_png(&c), Err(WriteError::Layout { item: "chunks" }));
+    // A body shorter than the CRC: no `length` gives `length + 4` = 3.
+    let specs = [ChunksSpec {
+        chunk_type: u32::from_be_bytes(*b"IEND"),
+        body: &[0u8; 3],
+    }];
+    let w = ChunksWriter::new(&specs);
+    let want = Err(WriteError::NotRepresentable {
+        field: "chunks[].length",
+        value: 3,
+    });
+    assert_eq!(w.encoded_len(), want);
+    assert_eq!(w.write_into(&mut [0u8; 64]), want);
+    // The CRC's place must lie in the record: an empty body has none.
+    let specs = [ChunksSpec {
+        chunk_type: u32::from_be_bytes(*b"IEND"),
+        body: &[],
+    }];
+    assert_eq!(
+        ChunksWriter::new(&specs).encoded_len(),
+        Err(WriteError::NotRepresentable {
+            field: "chunks[].length",
+            value: 0,
+        })
+    );
+    // Too small a buffer.
+    let specs = [ChunksSpec {
+        chunk_type: u32::from_be_bytes(*b"IEND"),
+        body: &[0u8; 4],
+    }];
+    assert_eq!(
+        ChunksWriter::new(&specs).write_into(&mut [0u8; 11]),
+        Err(WriteError::BufferTooSmall {
+            needed: 12,
+            available: 11
+        })
+    );
+    // No chunks at all: no terminator, nothing written is a PNG; the writer writes the
+    // empty stream, and the validator rejects the file (the range ends before IEND).
+    assert_eq!(write_png(&[]).map(|v| v.len()), Ok(8));
+    assert_eq!(ours(&write_png(&[]).unwrap()), Err("bad-chunk"));
 }

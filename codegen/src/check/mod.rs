@@ -16,6 +16,7 @@ pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
 pub(crate) mod positions;
+pub(crate) mod range_place;
 pub(crate) mod recpos;
 pub(crate) mod regs;
 pub(crate) mod streams;

@@ -51,14 +51,82 @@ pub(crate) fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
     c.layouts.get(sname).map(|l| l.size)
 }
 
-/// Whether the stream's size is one unsigned integer field of its header (the writer
-/// derives it from each body's length).
+/// How a stream's writer stores a record's size: `size = field * mul + plus - minus`, `field`
+/// one unsigned integer field of the header (its index), `mul` at least 1, at most one of
+/// `plus` and `minus` not zero. The forms written: `F`, `F + C`, `C + F`, `F - C`, `F * K`,
+/// `K * F`, and `F * K` (or `K * F`) plus or minus `C` (C, K numbers or unsigned constants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeForm {
+    /// The header field the size is stored in (its index in the header struct).
+    pub field: usize,
+    /// The factor K (1 without one).
+    pub mul: u64,
+    /// The constant added to the field (`F + C`).
+    pub plus: u64,
+    /// The constant subtracted from the field (`F - C`).
+    pub minus: u64,
+}
+
+/// An unsigned number or unsigned constant's value.
+fn unsigned_const(c: &Checked, e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Num(v) => Some(*v),
+        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
+            Ok(Resolved::Const(i)) => {
+                let k = c.schema.constants.get(i)?;
+                (!k.ty.signed()).then_some(k.value)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `F` or `F * K`/`K * F`: (field index, K).
+fn scaled_field(c: &Checked, s: &Stream, e: &Expr) -> Option<(usize, u64)> {
+    let t = stream_table(s);
+    let field = |e: &Expr| {
+        let (_, fi) = crate::check::expr::single_field(c, e, Scope::RecordOnly(&t))?;
+        let (_, kind) = *c.layouts.get(&s.header.text)?.fields.get(fi)?;
+        matches!(kind, FieldKind::Int(it) if !it.signed()).then_some(fi)
+    };
+    match e {
+        Expr::Bin(crate::expr::BinOp::Mul, a, b) => match (field(a), field(b)) {
+            (Some(fi), None) => Some((fi, unsigned_const(c, b)?)),
+            (None, Some(fi)) => Some((fi, unsigned_const(c, a)?)),
+            _ => None,
+        },
+        e => Some((field(e)?, 1)),
+    }
+    .filter(|&(_, k)| k >= 1)
+}
+
+/// The form of a stream's `size` that its writer solves for one header field, when it has
+/// one of the forms written (see [`SizeForm`]).
+#[must_use]
+pub fn size_form(c: &Checked, s: &Stream) -> Option<SizeForm> {
+    use crate::expr::BinOp;
+    let form = |(field, mul): (usize, u64), plus, minus| SizeForm {
+        field,
+        mul,
+        plus,
+        minus,
+    };
+    match &s.size.expr {
+        Expr::Bin(BinOp::Add, a, b) => match (scaled_field(c, s, a), scaled_field(c, s, b)) {
+            (Some(f), None) => Some(form(f, unsigned_const(c, b)?, 0)),
+            (None, Some(f)) => Some(form(f, unsigned_const(c, a)?, 0)),
+            _ => None,
+        },
+        Expr::Bin(BinOp::Sub, a, b) => Some(form(scaled_field(c, s, a)?, 0, unsigned_const(c, b)?)),
+        e => Some(form(scaled_field(c, s, e)?, 0, 0)),
+    }
+}
+
+/// Whether the stream's writer can solve its size for one header field ([`size_form`]).
 #[must_use]
 pub fn size_is_field(c: &Checked, s: &Stream) -> bool {
-    let t = stream_table(s);
-    crate::check::expr::single_field(c, &s.size.expr, Scope::RecordOnly(&t))
-        .and_then(|(_, fi)| c.layouts.get(&s.header.text)?.fields.get(fi).map(|f| f.1))
-        .is_some_and(|k| matches!(k, FieldKind::Int(t) if !t.signed()))
+    size_form(c, s).is_some()
 }
 
 /// Check the file's streams.
@@ -80,7 +148,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         {
             d.error(
                 s.size.pos,
-                format!("stream `{sn}`: the writer cannot write size `{}`: it writes a record's size into one unsigned header field (make `size` that field, or drop `writer`)", s.size.text),
+                format!("stream `{sn}`: the writer cannot write size `{}`: it solves a record's size for one unsigned header field F, so `size` must be `F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F` or `F * K` plus or minus `C` (C, K numbers or unsigned constants, K at least 1); make `size` one of those, or drop `writer`", s.size.text),
             );
         }
         match file.ranges.iter().find(|r| r.name.text == s.range.text) {

@@ -13,9 +13,8 @@
 //! directory writer places (`dir_writer.rs`).
 
 use crate::check::dir_writer::{Item, RangeKind, Rule, analyse, range_kind};
-use crate::check::lookup::stream_table;
 use crate::check::writer::{HeaderRule, RecordRule, has_plain_writer, header_plan, record_rules};
-use crate::check::{Checked, FieldKind, Scope};
+use crate::check::{Checked, FieldKind};
 use crate::diag::Diags;
 use crate::schema::top::Struct;
 use crate::yaml::Pos;
@@ -83,15 +82,10 @@ impl Space<'_> {
 }
 
 /// The header field a stream's writer derives from the body's length, when the stream
-/// has a writer (`size` is one field of an unsigned integer type): its index.
+/// has a writer (`size` is that unsigned field, or one of the forms `check/streams.rs`
+/// solves for it, such as `F + C`): its index.
 pub(crate) fn stream_size_field(c: &Checked, s: &crate::schema::streams::Stream) -> Option<usize> {
-    let t = stream_table(s);
-    let (_, fi) = crate::check::expr::single_field(c, &s.size.expr, Scope::RecordOnly(&t))?;
-    let (_, kind) = *c.layouts.get(&s.header.text)?.fields.get(fi)?;
-    match kind {
-        FieldKind::Int(it) if !it.signed() => Some(fi),
-        _ => None,
-    }
+    crate::check::streams::size_form(c, s).map(|f| f.field)
 }
 
 /// The types the writers add, with where each comes from, for `check/top.rs`'s list.

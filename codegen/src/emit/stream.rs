@@ -817,6 +817,33 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
         let sty = format_ident!("{}", size_ty.rust());
         let so = lit_usize(size_off);
         let stob = crate::emit::to_bytes(size_big);
+        // The size solved for the field (`check/streams.rs`'s `SizeForm`): `size - C`,
+        // `size + C`, then divided by K; what the field cannot give is an error.
+        let solve = crate::check::streams::size_form(em.c, s).map_or_else(TokenStream::new, |f| {
+            let mut t = TokenStream::new();
+            if f.plus > 0 {
+                let p = lit_u64(f.plus);
+                t.extend(quote! {
+                    let v = v.checked_sub(#p).ok_or(__rt::WriteError::NotRepresentable { field: #size_path, value: size })?;
+                });
+            }
+            if f.minus > 0 {
+                let m = lit_u64(f.minus);
+                t.extend(quote! {
+                    let v = v.checked_add(#m).ok_or(__rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                });
+            }
+            if f.mul > 1 {
+                let k = lit_u64(f.mul);
+                t.extend(quote! {
+                    let v = match (v.checked_rem(#k), v.checked_div(#k)) {
+                        (Some(0), Some(q)) => q,
+                        _ => return Err(__rt::WriteError::NotRepresentable { field: #size_path, value: size }),
+                    };
+                });
+            }
+            t
+        });
         let size_value = if s.includes_header {
             quote!((r.body.len() as u64).saturating_add(#hs64))
         } else {
@@ -893,9 +920,26 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
         // Where the record starts, for its checksum.
         let start_bind = sum_patch.as_ref().map(|_| quote!(let start = cursor;));
         let eq = if floats { quote!() } else { quote!(, Eq) };
+        let body_doc = if s.checksum.is_some() {
+            " The body: the bytes after the header. The writer computes the record's checksum and stores it at its place, over what the spec gives there (a header field, or body bytes when it lies in the body)."
+        } else {
+            " The body: the bytes after the header."
+        };
         let sdoc = format!(
-            " One record of stream `{sn}` for [`{wr}`]: the header fields the writer does not derive (it writes `{}` from the body's length), and the body.",
-            s.size.text
+            " One record of stream `{sn}` for [`{wr}`]: the header fields the writer does not derive (it writes `{}` {}), and the body.",
+            st.fields[size_i].name.text,
+            match (
+                s.size.text == st.fields[size_i].name.text,
+                s.includes_header
+            ) {
+                (true, false) => "from the body's length".to_string(),
+                (true, true) => "from the record's length, its header included".to_string(),
+                (false, false) => format!("so that `{}` is the body's length", s.size.text),
+                (false, true) => format!(
+                    "so that `{}` is the record's length, its header included",
+                    s.size.text
+                ),
+            }
         );
         let wdoc = format!(
             " Writes the records of stream `{sn}` back to back: each header (with its size), its body and zero padding to a multiple of {} before the next record. The bytes go into the file's `{}` range (its writer setter, or your own layout).",
@@ -912,7 +956,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             #[derive(Clone, Copy, Debug, PartialEq #eq)]
             pub struct #spec<'a> {
                 #(#fields)*
-                /// The body: the bytes after the header.
+                #[doc = #body_doc]
                 pub body: &'a [u8],
             }
             #[doc = #wdoc]
@@ -927,18 +971,29 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                 pub const fn new(records: &'a [#spec<'a>]) -> Self {
                     Self { records }
                 }
+                /// The value of the size field for a record of `size` bytes (`size` as the
+                /// schema states it), solved for the field.
+                ///
+                /// # Errors
+                /// `TooLarge` when the field cannot hold it; `NotRepresentable` when no
+                /// value of the field gives that size.
+                fn stored_size(size: u64) -> Result<#sty, __rt::WriteError> {
+                    let v = size;
+                    #solve
+                    #sty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })
+                }
                 /// The bytes the records take, padding between them included.
                 ///
                 /// # Errors
-                /// A size that does not fit its field; a length past `u64`.
+                /// A size its field cannot give (`TooLarge`, `NotRepresentable`); a length
+                /// past `u64`.
                 pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
                     let mut cursor: u64 = 0;
                     for (i, r) in self.records.iter().enumerate() {
                         if i > 0 {
                             cursor = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
                         }
-                        let size: u64 = #size_value;
-                        #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                        Self::stored_size(#size_value)?;
                         cursor = cursor.checked_add(#hs64).and_then(|c| c.checked_add(r.body.len() as u64))
                             .ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
                     }
@@ -947,7 +1002,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                 /// Write the records into `out` (zeroing the padding); returns the bytes written.
                 ///
                 /// # Errors
-                /// `out` too small, a size that does not fit its field, or (with a
+                /// `out` too small, a size its field cannot give, or (with a
                 /// terminator) a terminator that is not the last record.
                 pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
                     let n = self.encoded_len()?;
@@ -964,8 +1019,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                         }
                         let mut rec = [0u8; #hs_u];
                         #(#sets)*
-                        let size: u64 = #size_value;
-                        let v = #sty::try_from(size).map_err(|_| __rt::WriteError::TooLarge { field: #size_path, value: size })?;
+                        let v = Self::stored_size(#size_value)?;
                         __rt::set(&mut rec, #so, v.#stob());
                         #term_check
                         #start_bind

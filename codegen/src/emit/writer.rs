@@ -236,8 +236,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     let name = format_ident!("{}", r.name.text);
                     plan_fields.push(quote!(#at_var: u64,));
                     plan_inits.push(quote!(#at_var,));
+                    // At its constant offset when it has one (`check/range_place.rs`).
+                    let place = match crate::check::range_place::const_offset(c, r) {
+                        Some(e) => {
+                            let at = top_value(c, e);
+                            quote!(match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) })
+                        }
+                        None => {
+                            quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?)
+                        }
+                    };
                     plan_steps.push(quote! {
-                        let #at_var = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                        let #at_var = #place;
                         cursor = #at_var.checked_add(self.#name.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: #at_var })?;
                     });
                 }
@@ -516,7 +526,21 @@ fn derived(
         }
         HeaderRule::Checksum(_) | HeaderRule::Input => (quote!(0u64), false),
     };
-    if fallible {
+    if ity == IntTy::U64 {
+        // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
+        header_writes.push(if fallible {
+            quote! {
+                let v: Option<u64> = #value;
+                let v = v.ok_or(__rt::WriteError::TooLarge { field: #path, value: u64::MAX })?;
+                __rt::set(&mut h, #o, v.#tob());
+            }
+        } else {
+            quote! {
+                let v: u64 = #value;
+                __rt::set(&mut h, #o, v.#tob());
+            }
+        });
+    } else if fallible {
         header_writes.push(quote! {
             let v = #value;
             let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
