@@ -468,6 +468,14 @@ pub enum WriteError {
         /// What could not be placed.
         item: &'static str,
     },
+    /// An optional part (a range or table with `when`) was given while its condition is
+    /// false on the header written, or left out while it is true.
+    WhenDisagrees {
+        /// The range or table.
+        part: &'static str,
+        /// Whether it was given.
+        given: bool,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -480,6 +488,18 @@ impl fmt::Display for WriteError {
                 write!(f, "value-too-large: {field} cannot hold {value:#x}")
             }
             WriteError::Layout { item } => write!(f, "impossible-layout: {item}"),
+            WriteError::WhenDisagrees { part, given: true } => {
+                write!(
+                    f,
+                    "when-disagrees: {part} is given but its condition is false"
+                )
+            }
+            WriteError::WhenDisagrees { part, given: false } => {
+                write!(
+                    f,
+                    "when-disagrees: {part} is left out but its condition is true"
+                )
+            }
         }
     }
 }

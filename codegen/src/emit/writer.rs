@@ -112,21 +112,46 @@ pub fn tokens(c: &Checked) -> TokenStream {
         in_fields.push(quote!(#name: &'a [#spec],));
         in_defaults.push(quote!(#name: &[],));
         moves.push(quote!(#name: self.#name,));
-        setters.push(quote! {
-            #[doc = #doc]
-            pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
-        });
+        if crate::emit::when_writer::optional_table(c, t) {
+            // Optional (`when`): left out unless set (`emit/when_writer.rs`).
+            let g = crate::emit::when_writer::given(t);
+            let doc = format!(
+                " Set the records of `{}` (optional: left out, its count zero, unless set; checked against its `when`).",
+                t.name.text
+            );
+            in_fields.push(quote!(#g: bool,));
+            in_defaults.push(quote!(#g: false,));
+            moves.push(quote!(#g: self.#g,));
+            setters.push(quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self.#g = true; self }
+            });
+        } else {
+            setters.push(quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
+            });
+        }
         spec_items.push(spec_struct(c, t));
     }
 
     // ---- optional top-level ranges (`when`)
     for r in &opt_ranges {
         let name = format_ident!("{}", r.name.text);
-        let doc = format!(
-            " Set `{}` (optional: left out, and its flag bit cleared, unless set): {}",
-            r.name.text,
-            r.doc.lines().next().unwrap_or("")
-        );
+        let doc = if crate::check::when_writer::flag_bit(c, r).is_some() {
+            format!(
+                " Set `{}` (optional: left out, and its flag bit cleared, unless set): {}",
+                r.name.text,
+                r.doc.lines().next().unwrap_or("")
+            )
+        } else {
+            format!(
+                " Set `{}` (optional: left out unless set; `write_into` checks `when: {}` on the header it writes): {}",
+                r.name.text,
+                r.when.as_ref().map_or("", |w| w.text.as_str()),
+                r.doc.lines().next().unwrap_or("")
+            )
+        };
         in_fields.push(quote!(#name: Option<&'a [u8]>,));
         in_defaults.push(quote!(#name: None,));
         moves.push(quote!(#name: self.#name,));
@@ -200,11 +225,20 @@ pub fn tokens(c: &Checked) -> TokenStream {
             let item_name = t.name.text.as_str();
             plan_fields.push(quote!(#at_var: u64,));
             plan_inits.push(quote!(#at_var,));
-            plan_steps.push(quote! {
+            let place = quote! {
                 let #at_var: u64 = match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) };
                 cursor = (self.#name.len() as u64).checked_mul(#size).and_then(|n| n.checked_add(#at_var))
                     .ok_or(__rt::WriteError::TooLarge { field: #item_name, value: u64::MAX })?;
-            });
+            };
+            if crate::emit::when_writer::optional_table(c, t) {
+                // Left out: no place, no bytes (`emit/when_writer.rs`).
+                let g = crate::emit::when_writer::given(t);
+                plan_steps.push(quote! {
+                    let #at_var: u64 = if self.#g { #place #at_var } else { 0 };
+                });
+            } else {
+                plan_steps.push(place);
+            }
         } else if let Some(r) = file.ranges.iter().find(|r| r.name.text == item.text) {
             let item_name = r.name.text.as_str();
             match &r.table {
@@ -378,6 +412,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
         .collect::<Vec<_>>();
 
     let string_writes = strings.writes;
+    // The conditions of the optional parts, checked on the header as written.
+    let when_checks = crate::emit::when_writer::checks(c);
     let doc = format!(
         " Writes a {name} file in one forward pass into a caller's buffer: every offset computed, the\n ranges aligned to {a} bytes, the checksum patched in. Derived fields are not settable.",
         name = c.schema.name.text,
@@ -447,6 +483,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 // The header as written, for expressions that name its fields.
                 let header = #hty { raw: &h, buf: &h, index: 0 };
                 let _ = &header;
+                #(#when_checks)*
                 #(#table_writes)*
                 #(#range_writes)*
                 #(#string_writes)*
