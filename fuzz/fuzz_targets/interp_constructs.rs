@@ -5,7 +5,7 @@
 //! arrays of structs, string tables the writer builds (`namedtab`), a directory with ranges
 //! around it (`dirnotes`), signed and 8/16/64-bit fields with `&& || !` (`blobpack`), a
 //! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
-//! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`), optional parts the writer checks (`whenw`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -66,6 +66,7 @@ schemas! {
     npu1_v2: "../tests/schemas/npu1_v2.yaml";
     dirmix: "../tests/schemas/dirmix.yaml";
     sumstream: "../tests/schemas/sumstream.yaml";
+    whenw: "../tests/schemas/whenw.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -206,6 +207,7 @@ fuzz_target!(|data: &[u8]| {
         17 => run!(k, b, blobpack::Blobpack, |g, v| compare::blobpack(b, g, v)),
         18 => run!(k, b, npu1_v2::Npu1, |g, v| compare::npu1_v2(b, g, v)),
         19 => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
-        _ => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
+        20 => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
+        _ => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
     }
 });

@@ -227,6 +227,7 @@ pub mod schemas {
         npu1_v2: "schemas/npu1_v2.yaml";
         dirmix: "schemas/dirmix.yaml";
         sumstream: "schemas/sumstream.yaml";
+        whenw: "schemas/whenw.yaml";
     }
 }
 
@@ -1236,4 +1237,36 @@ pub fn sumstream(b: &[u8], g: &schemas::sumstream::SumStream<'_>, v: &View) {
         same_fields!(v, &p, r.header(), [kind, length, crc]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
     }
+}
+
+/// `whenw.yaml` (optional parts the writer checks: a version-gated range, a range gated by an
+/// enum value and a flag bit, a table whose table_fits has `when`): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn whenw(b: &[u8], g: &schemas::whenw::WhenW<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            reserved,
+            tag_count,
+            ext_offset,
+            ext_size,
+            extra_offset,
+            extra_size,
+            notes_offset,
+            notes_size
+        ]
+    );
+    assert_eq!(raw(v, "header", "kind"), u64::from(h.kind_raw()));
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    table!(v, b, "tags", g.tags(), [id, value]);
+    assert_eq!(range(v, "ext"), g.ext().map(|d| span(b, d)));
+    assert_eq!(range(v, "extra"), g.extra().map(|d| span(b, d)));
+    assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
 }

@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `whenw.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -222,4 +222,55 @@ pub fn npu1_v2_reseal(b: &mut [u8]) {
         let sum = npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &b[36..]);
         b[28..32].copy_from_slice(&sum.to_le_bytes());
     }
+}
+
+/// `whenw.yaml`: the 36-byte header (`version`, `kind`, `flags` as given, HAS_NOTES set when
+/// `notes` is there), the tags (`(id, value)`, when given), then `ext`, `extra` and `notes`,
+/// each 4-aligned, a part left out taking no bytes and its fields zero.
+#[must_use]
+pub fn whenw_file(
+    (version, kind, flags): (u16, u16, u16),
+    tags: &[(u32, u32)],
+    ext: Option<&[u8]>,
+    extra: Option<&[u8]>,
+    notes: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (id, value) in tags {
+        le32(&mut body, *id);
+        le32(&mut body, *value);
+    }
+    let mut place = |part: Option<&[u8]>| match part {
+        Some(d) => {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+            let at = 36 + body.len();
+            body.extend_from_slice(d);
+            (u32_of(at), u32_of(d.len()))
+        }
+        None => (0, 0),
+    };
+    let ext = place(ext);
+    let extra = place(extra);
+    let notes_at = place(notes);
+    let flags = if notes.is_some() {
+        flags | 1
+    } else {
+        flags & !1
+    };
+    let mut b = Vec::new();
+    le32(&mut b, 0x574E_4857);
+    le16(&mut b, version);
+    le16(&mut b, kind);
+    le16(&mut b, flags);
+    le16(&mut b, 0);
+    le32(&mut b, u32_of(tags.len()));
+    for w in [ext.0, ext.1, extra.0, extra.1] {
+        le32(&mut b, w);
+    }
+    le16(&mut b, u16::try_from(notes_at.0).unwrap_or(u16::MAX));
+    le16(&mut b, u16::try_from(notes_at.1).unwrap_or(u16::MAX));
+    b.extend_from_slice(&body);
+    b
 }

@@ -41,6 +41,7 @@ const BLOBPACK: u8 = 17;
 const NPU1_V2: u8 = 18;
 const DIRMIX: u8 = 19;
 const SUMSTREAM: u8 = 20;
+const WHENW: u8 = 21;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -497,6 +498,22 @@ pub fn write_seeds(dir: &Path) -> usize {
         "npu1_v2".into(),
         NPU1_V2 | 0x80,
         construct_blobs::npu1_v2_file(&[(0, Ok(&[5; 40])), (1, Err(64))], &[1, 2, 3, 4], 0xC0FFEE),
+    ));
+    seeds.push((
+        "whenw".into(),
+        WHENW,
+        construct_blobs::whenw_file(
+            (3, 1, 0b10),
+            &[(7, 70), (8, 80)],
+            Some(b"ext!!"),
+            Some(b"xy"),
+            Some(b"n"),
+        ),
+    ));
+    seeds.push((
+        "whenw-v1".into(),
+        WHENW,
+        construct_blobs::whenw_file((1, 0, 0b10), &[], None, None, None),
     ));
     seeds.push((
         "opendir".into(),
