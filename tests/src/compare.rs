@@ -1239,8 +1239,8 @@ pub fn sumstream(b: &[u8], g: &schemas::sumstream::SumStream<'_>, v: &View) {
     }
 }
 
-/// `whenw.yaml` (optional parts the writer checks: a version-gated range, a range gated by an
-/// enum value and a flag bit, a table whose table_fits has `when`): as [`tlv`].
+/// `whenw.yaml` (optional parts of the writer: a version-gated range, a range gated by an
+/// enum value and a flag bit, tables whose table_fits has `when`): as [`tlv`].
 ///
 /// # Panics
 /// When the two views differ.
@@ -1253,7 +1253,7 @@ pub fn whenw(b: &[u8], g: &schemas::whenw::WhenW<'_>, v: &View) {
         [
             magic,
             version,
-            reserved,
+            mark_count,
             tag_count,
             ext_offset,
             ext_size,
@@ -1266,6 +1266,7 @@ pub fn whenw(b: &[u8], g: &schemas::whenw::WhenW<'_>, v: &View) {
     assert_eq!(raw(v, "header", "kind"), u64::from(h.kind_raw()));
     assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
     table!(v, b, "tags", g.tags(), [id, value]);
+    table!(v, b, "marks", g.marks(), [code]);
     assert_eq!(range(v, "ext"), g.ext().map(|d| span(b, d)));
     assert_eq!(range(v, "extra"), g.extra().map(|d| span(b, d)));
     assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));

@@ -224,13 +224,15 @@ pub fn npu1_v2_reseal(b: &mut [u8]) {
     }
 }
 
-/// `whenw.yaml`: the 36-byte header (`version`, `kind`, `flags` as given, HAS_NOTES set when
-/// `notes` is there), the tags (`(id, value)`, when given), then `ext`, `extra` and `notes`,
-/// each 4-aligned, a part left out taking no bytes and its fields zero.
+/// `whenw.yaml`: the 36-byte header (`version`, `kind`, `flags` as given, HAS_NOTES and
+/// HAS_MARKS set when `notes` and `marks` are there), the tags (`(id, value)`), the marks
+/// (at 68, so after at most 4 tags), then `ext`, `extra` and `notes`, each 4-aligned, a part
+/// left out taking no bytes and its fields zero.
 #[must_use]
 pub fn whenw_file(
     (version, kind, flags): (u16, u16, u16),
     tags: &[(u32, u32)],
+    marks: Option<&[u32]>,
     ext: Option<&[u8]>,
     extra: Option<&[u8]>,
     notes: Option<&[u8]>,
@@ -239,6 +241,12 @@ pub fn whenw_file(
     for (id, value) in tags {
         le32(&mut body, *id);
         le32(&mut body, *value);
+    }
+    if let Some(marks) = marks {
+        body.resize(body.len().max(68 - 36), 0);
+        for m in marks {
+            le32(&mut body, *m);
+        }
     }
     let mut place = |part: Option<&[u8]>| match part {
         Some(d) => {
@@ -259,12 +267,20 @@ pub fn whenw_file(
     } else {
         flags & !1
     };
+    let flags = if marks.is_some() {
+        flags | 4
+    } else {
+        flags & !4
+    };
     let mut b = Vec::new();
     le32(&mut b, 0x574E_4857);
     le16(&mut b, version);
     le16(&mut b, kind);
     le16(&mut b, flags);
-    le16(&mut b, 0);
+    le16(
+        &mut b,
+        u16::try_from(marks.map_or(0, <[u32]>::len)).unwrap_or(u16::MAX),
+    );
     le32(&mut b, u32_of(tags.len()));
     for w in [ext.0, ext.1, extra.0, extra.1] {
         le32(&mut b, w);

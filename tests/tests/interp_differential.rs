@@ -2354,14 +2354,20 @@ fn whenw_agree(b: &[u8]) -> &'static str {
 #[test]
 fn whenw_writer_built_files_and_their_mutants_agree() {
     use npuschema_tests::construct_blobs::whenw_file;
-    use whenw::{Kind, TagSpec, WFlags, WhenWWriter};
+    use whenw::{Kind, MarkSpec, TagSpec, WFlags, WhenWWriter};
     assert_eq!(interp(WHENW).sites(), &whenw::ERROR_SITES[..]);
     let specs = [TagSpec { id: 7, value: 70 }, TagSpec { id: 8, value: 80 }];
+    let marks = [
+        MarkSpec { code: 0xA },
+        MarkSpec { code: 0xB },
+        MarkSpec { code: 0xC },
+    ];
     let all = WhenWWriter::new()
         .version(3)
         .kind(Kind::Ext)
         .flags(WFlags::HAS_EXTRA)
         .tags(&specs)
+        .marks(&marks)
         .ext(b"ext!!")
         .extra(b"xy")
         .notes(b"n")
@@ -2375,6 +2381,7 @@ fn whenw_writer_built_files_and_their_mutants_agree() {
     let v2 = WhenWWriter::new()
         .version(2)
         .kind(Kind::Ext)
+        .marks(&[])
         .ext(b"")
         .notes(b"notes")
         .to_vec()
@@ -2385,15 +2392,16 @@ fn whenw_writer_built_files_and_their_mutants_agree() {
         whenw_file(
             (3, 1, 0b10),
             &[(7, 70), (8, 80)],
+            Some(&[0xA, 0xB, 0xC]),
             Some(b"ext!!"),
             Some(b"xy"),
             Some(b"n")
         )
     );
-    assert_eq!(none, whenw_file((1, 0, 0b10), &[], None, None, None));
+    assert_eq!(none, whenw_file((1, 0, 0b10), &[], None, None, None, None));
     assert_eq!(
         v2,
-        whenw_file((2, 1, 0), &[], Some(b""), None, Some(b"notes"))
+        whenw_file((2, 1, 0), &[], Some(&[]), Some(b""), None, Some(b"notes"))
     );
     let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
     for good in [all, none, v2] {
@@ -2414,6 +2422,7 @@ fn whenw_writer_built_files_and_their_mutants_agree() {
             "bad-flags",
             "tags-out-of-bounds",
             "no-tags-before-v3",
+            "marks-out-of-bounds",
             "ext-out-of-bounds",
             "extra-out-of-bounds",
             "notes-out-of-bounds",

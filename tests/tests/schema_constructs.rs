@@ -2321,7 +2321,7 @@ mod whenw {
 #[test]
 fn the_writer_checks_the_conditions_of_its_optional_parts() {
     use npuschema_core::WriteError;
-    use whenw::{Kind, TagSpec, WFlags, WhenW, WhenWWriter};
+    use whenw::{Kind, MarkSpec, TagSpec, WFlags, WhenW, WhenWWriter};
     let tags = [TagSpec { id: 7, value: 70 }, TagSpec { id: 8, value: 80 }];
     // Every condition true: version 3 (tags, ext), an `ext` file with HAS_EXTRA (extra);
     // HAS_NOTES is set by the writer because notes are given.
@@ -2357,11 +2357,48 @@ fn the_writer_checks_the_conditions_of_its_optional_parts() {
     assert_eq!(w.write_into(&mut buf), Ok(n));
     assert_eq!(WhenW::validate(&buf).expect("valid").ext(), Some(&b"e"[..]));
 
+    // The marks table's condition is one flag bit: the writer sets HAS_MARKS when the marks
+    // are given (at 68, the ranges after them), and clears it when they are not.
+    let marks = [MarkSpec { code: 0xA }, MarkSpec { code: 0xB }];
+    let b = WhenWWriter::new()
+        .version(2)
+        .marks(&marks)
+        .ext(b"e")
+        .to_vec()
+        .expect("writes");
+    let v = WhenW::validate(&b).expect("valid");
+    assert!(WhenW::validate_as::<Brief>(&b).is_ok());
+    assert_eq!(v.header().flags(), WFlags::HAS_MARKS);
+    assert_eq!(v.header().mark_count(), 2);
+    let got: Vec<u32> = v.marks().map(|m| m.code()).collect();
+    assert_eq!(got, [0xA, 0xB]);
+    assert_eq!(
+        v.marks().next().map(|m| m.as_bytes().as_ptr()),
+        Some(b[68..].as_ptr())
+    );
+    assert_eq!((v.header().ext_offset(), v.ext()), (76, Some(&b"e"[..])));
+    // More tags than fit before the marks: the marks cannot be placed.
+    let five = [tags[0]; 5];
+    assert_eq!(
+        WhenWWriter::new()
+            .version(3)
+            .tags(&five)
+            .marks(&marks)
+            .ext(b"")
+            .to_vec(),
+        Err(WriteError::Layout { item: "marks" })
+    );
+
     // Every condition false: version 1, a `base` file; nothing optional given, so the parts
-    // take no bytes and their fields are zero (HAS_EXTRA given is kept: `kind` is base).
+    // take no bytes and their fields are zero (HAS_EXTRA given is kept: `kind` is base;
+    // HAS_NOTES and HAS_MARKS given are cleared).
     let b = WhenWWriter::new()
         .version(1)
-        .flags(WFlags::HAS_EXTRA.union(WFlags::HAS_NOTES))
+        .flags(
+            WFlags::HAS_EXTRA
+                .union(WFlags::HAS_NOTES)
+                .union(WFlags::HAS_MARKS),
+        )
         .to_vec()
         .expect("writes");
     let v = WhenW::validate(&b).expect("valid");
@@ -2370,9 +2407,16 @@ fn the_writer_checks_the_conditions_of_its_optional_parts() {
     assert_eq!(b.len(), 36);
     assert_eq!(h.flags(), WFlags::HAS_EXTRA);
     assert_eq!(
-        (h.tag_count(), h.ext_offset(), h.ext_size(), h.extra_size()),
-        (0, 0, 0, 0)
+        (
+            h.tag_count(),
+            h.mark_count(),
+            h.ext_offset(),
+            h.ext_size(),
+            h.extra_size()
+        ),
+        (0, 0, 0, 0, 0)
     );
+    assert_eq!(v.marks().count(), 0);
     assert_eq!((v.ext(), v.extra(), v.notes()), (None, None, None));
     // Version 3 with no tags given at all is a disagreement, with the empty list is not.
     let e = WhenWWriter::new().version(3).ext(b"e").to_vec();

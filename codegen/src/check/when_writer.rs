@@ -1,12 +1,12 @@
 //! The plain writer's conditional parts: a file-level range with `when`
 //! (`ranges: { notes: { when: ... } }`) and a table whose `table_fits` step has `when`.
-//! Each is an optional part of the writer (given or not). When a range's condition is one
-//! flag bit of a header flags field, the writer sets the bit when the range is given and
+//! Each is an optional part of the writer (given or not). When a part's condition is one
+//! flag bit of a header flags field, the writer sets the bit when the part is given and
 //! clears it when not. Any other condition is one the writer cannot choose (it does not pick
 //! the header's values), so it checks it: once the header is written, the generated writer
 //! evaluates the condition over the header as written, with the validator's expression
 //! code, and returns `WriteError::WhenDisagrees` when the part is given and the condition is
-//! false, or left out and the condition true. A table's condition is always checked.
+//! false, or left out and the condition true.
 //! Emitted by `emit/when_writer.rs` (through hooks in `emit/writer.rs`).
 //!
 //! A condition the writer checks reads only constants, `len`, enum values and the header's
@@ -129,6 +129,12 @@ pub(crate) fn table_when<'a>(c: &'a Checked, t: &Table) -> Option<&'a ExprAt> {
         .map(|(_, w)| w)
 }
 
+/// The header flags field and bit that table `t`'s `table_fits` condition is, when it is
+/// one such bit (the writer sets it when the table is given).
+pub(crate) fn table_bit(c: &Checked, t: &Table) -> Option<(usize, usize)> {
+    bit_of(c, table_when(c, t)?)
+}
+
 /// Whether the plain writer writes file-level range `r` with `when` (given or not): not
 /// next to a directory, not built from strings, its condition a header flag bit or one it
 /// can check.
@@ -169,7 +175,9 @@ pub(crate) fn check_table(c: &Checked, table: &Name, w: &ExprAt, d: &mut Diags) 
     }
     if !file.ext.directories.is_empty() {
         d.error(w.pos, format!("table `{}`: a directory writer writes every table it places, so it cannot write one whose table_fits has `when: {}`; drop the `writer` or the `when`", table.text, w.text));
-    } else if let Some(why) = uncheckable(c, w) {
+    } else if bit_of(c, w).is_none()
+        && let Some(why) = uncheckable(c, w)
+    {
         d.error(w.pos, format!("table `{}`: the writer checks `when: {}` against the header it writes (it writes the table's records only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", table.text, w.text));
     }
 }

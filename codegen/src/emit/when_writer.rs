@@ -2,13 +2,14 @@
 //! header is written, each condition the writer cannot choose is evaluated over the header
 //! as written, with the validator's expression code (`Em::cond`), and a part given while its
 //! condition is false, or left out while it is true, is `WriteError::WhenDisagrees`. A table
-//! with `when` remembers whether its records were given (`_given_<table>`).
+//! with `when` remembers whether its records were given (`_given_<table>`); when its
+//! condition is one header flag bit, the writer sets the bit when it is given instead.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::check::when_writer::{flag_bit, table_when, when_tables};
-use crate::check::{Checked, Scope};
+use crate::check::when_writer::{flag_bit, table_bit, table_when, when_tables};
+use crate::check::{Checked, FieldKind, Layout, Scope};
 use crate::emit::{Em, Env};
 use crate::schema::Table;
 
@@ -56,7 +57,7 @@ pub(crate) fn checks(c: &Checked) -> Vec<TokenStream> {
     }
     let order = file.writer.as_ref().map(|w| &w.order[..]).unwrap_or(&[]);
     for (t, w) in when_tables(c) {
-        if !order.iter().any(|o| o.text == t.name.text) {
+        if !order.iter().any(|o| o.text == t.name.text) || table_bit(c, t).is_some() {
             continue;
         }
         let cond = cond(c, &w.expr);
@@ -70,4 +71,36 @@ pub(crate) fn checks(c: &Checked) -> Vec<TokenStream> {
         });
     }
     out
+}
+
+/// The flag bits of the tables whose condition is one header flag bit, as patches of the
+/// flags field's `bits` (by header field index): set when the table is given, else cleared.
+pub(crate) fn table_bit_patches(c: &Checked, hl: &Layout) -> Vec<(usize, TokenStream)> {
+    let order = c
+        .schema
+        .file
+        .writer
+        .as_ref()
+        .map(|w| &w.order[..])
+        .unwrap_or(&[]);
+    when_tables(c)
+        .into_iter()
+        .filter(|(t, _)| order.iter().any(|o| o.text == t.name.text))
+        .filter_map(|(t, _)| {
+            let (fi, bi) = table_bit(c, t)?;
+            let FieldKind::Flags(fl) = hl.fields.get(fi)?.1 else {
+                return None;
+            };
+            let flags = c.schema.flags.get(fl)?;
+            let fty = format_ident!("{}", flags.name.text);
+            let bit = format_ident!("{}", flags.bits.get(bi)?.name.text);
+            let g = given(t);
+            Some((
+                fi,
+                quote! {
+                    let bits = if self.#g { bits | #fty::#bit.bits() } else { bits & !#fty::#bit.bits() };
+                },
+            ))
+        })
+        .collect()
 }

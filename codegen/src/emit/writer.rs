@@ -54,7 +54,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     // part of the typestate; the writer sets its bit when it is given and clears it if not.
     let (opt_ranges, top_ranges): (Vec<&Range>, Vec<&Range>) =
         top_ranges.into_iter().partition(|r| r.when.is_some());
-    let opt_bits: Vec<(usize, TokenStream)> = opt_ranges
+    let mut opt_bits: Vec<(usize, TokenStream)> = opt_ranges
         .iter()
         .filter_map(|r| {
             let (fi, bi) = crate::check::when_writer::flag_bit(c, r)?;
@@ -72,6 +72,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
             ))
         })
         .collect();
+    // And those of the tables whose `table_fits` has `when` one flag bit (`when_writer.rs`).
+    opt_bits.extend(crate::emit::when_writer::table_bit_patches(c, hl));
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -115,10 +117,17 @@ pub fn tokens(c: &Checked) -> TokenStream {
         if crate::emit::when_writer::optional_table(c, t) {
             // Optional (`when`): left out unless set (`emit/when_writer.rs`).
             let g = crate::emit::when_writer::given(t);
-            let doc = format!(
-                " Set the records of `{}` (optional: left out, its count zero, unless set; checked against its `when`).",
-                t.name.text
-            );
+            let doc = if crate::check::when_writer::table_bit(c, t).is_some() {
+                format!(
+                    " Set the records of `{}` (optional: left out, its count zero and its flag bit cleared, unless set).",
+                    t.name.text
+                )
+            } else {
+                format!(
+                    " Set the records of `{}` (optional: left out, its count zero, unless set; `write_into` checks its `when` on the header it writes).",
+                    t.name.text
+                )
+            };
             in_fields.push(quote!(#g: bool,));
             in_defaults.push(quote!(#g: false,));
             moves.push(quote!(#g: self.#g,));

@@ -505,6 +505,7 @@ pub fn write_seeds(dir: &Path) -> usize {
         construct_blobs::whenw_file(
             (3, 1, 0b10),
             &[(7, 70), (8, 80)],
+            Some(&[0xA, 0xB, 0xC]),
             Some(b"ext!!"),
             Some(b"xy"),
             Some(b"n"),
@@ -513,7 +514,7 @@ pub fn write_seeds(dir: &Path) -> usize {
     seeds.push((
         "whenw-v1".into(),
         WHENW,
-        construct_blobs::whenw_file((1, 0, 0b10), &[], None, None, None),
+        construct_blobs::whenw_file((1, 0, 0b10), &[], None, None, None, None),
     ));
     seeds.push((
         "opendir".into(),
