@@ -13,7 +13,7 @@
 //! fields, and not the field that stores a checksum (patched after everything else is
 //! written, over bytes that depend on which parts are there); anything else is refused here.
 
-use crate::check::writer::{HeaderRule, header_plan};
+use crate::check::expr::single_field;
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
@@ -38,13 +38,29 @@ pub(crate) fn flag_bit(c: &Checked, r: &Range) -> Option<(usize, usize)> {
 
 /// Why the writer cannot check condition `w` on the header it wrote, if it cannot.
 pub(crate) fn uncheckable(c: &Checked, w: &ExprAt) -> Option<String> {
-    let plan = header_plan(c);
+    // The header fields (by index) and the fields inside struct-typed header fields (by
+    // path) that store a checksum.
+    let mut sums = Sums::default();
+    for k in &c.schema.file.checksums {
+        if let Some((Owner::Header, i)) = single_field(c, &k.stored.expr, Scope::Top) {
+            sums.fields.push(i);
+        } else if let Expr::Ref(p) = &k.stored.expr {
+            sums.paths.push(p.join("."));
+        }
+    }
     let mut why = None;
-    walk(c, &w.expr, &plan, &mut why);
+    walk(c, &w.expr, &sums, &mut why);
     why
 }
 
-fn walk(c: &Checked, e: &Expr, plan: &crate::check::writer::HeaderPlan, why: &mut Option<String>) {
+/// The places that store a checksum.
+#[derive(Default)]
+struct Sums {
+    fields: Vec<usize>,
+    paths: Vec<String>,
+}
+
+fn walk(c: &Checked, e: &Expr, plan: &Sums, why: &mut Option<String>) {
     if why.is_some() {
         return;
     }
@@ -76,9 +92,7 @@ fn walk(c: &Checked, e: &Expr, plan: &crate::check::writer::HeaderPlan, why: &mu
                 ) => Some(i),
                 Ok(Resolved::Composed(Owner::Header, _)) => None,
                 Ok(Resolved::Nested(Owner::Header, _)) => {
-                    if plan.leaves.iter().any(|(_, path, rule)| {
-                        *path == name && matches!(rule, HeaderRule::Checksum(_))
-                    }) {
+                    if plan.paths.contains(&name) {
                         *why = Some(format!(
                             "`{name}` stores a checksum, which the writer patches in after the whole file is written"
                         ));
@@ -93,7 +107,7 @@ fn walk(c: &Checked, e: &Expr, plan: &crate::check::writer::HeaderPlan, why: &mu
                 }
             };
             if let Some(i) = field
-                && matches!(plan.fields.get(i), Some(HeaderRule::Checksum(_)))
+                && plan.fields.contains(&i)
             {
                 *why = Some(format!(
                     "`{name}` stores a checksum, which the writer patches in after the whole file is written"
