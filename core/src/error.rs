@@ -476,6 +476,14 @@ pub enum WriteError {
         /// The value (a record's size).
         value: u64,
     },
+    /// An optional part (a range or table with `when`) was given while its condition is
+    /// false on the header written, or left out while it is true.
+    WhenDisagrees {
+        /// The range or table.
+        part: &'static str,
+        /// Whether it was given.
+        given: bool,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -490,6 +498,18 @@ impl fmt::Display for WriteError {
             WriteError::Layout { item } => write!(f, "impossible-layout: {item}"),
             WriteError::NotRepresentable { field, value } => {
                 write!(f, "value-not-representable: no {field} gives {value:#x}")
+            }
+            WriteError::WhenDisagrees { part, given: true } => {
+                write!(
+                    f,
+                    "when-disagrees: {part} is given but its condition is false"
+                )
+            }
+            WriteError::WhenDisagrees { part, given: false } => {
+                write!(
+                    f,
+                    "when-disagrees: {part} is left out but its condition is true"
+                )
             }
         }
     }

@@ -7,7 +7,7 @@
 //! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
 //! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`), two section
 //! directories in one file (`twodirs`), a per-record range flagged inside a struct-typed field
-//! (`nestflag`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! (`nestflag`), optional parts the writer checks (`whenw`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -70,6 +70,7 @@ schemas! {
     sumstream: "../tests/schemas/sumstream.yaml";
     twodirs: "../tests/schemas/twodirs.yaml";
     nestflag: "../tests/schemas/nestflag.yaml";
+    whenw: "../tests/schemas/whenw.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -213,6 +214,7 @@ fuzz_target!(|data: &[u8]| {
         19 => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
         20 => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
         21 => run!(k, b, twodirs::TwoDirs, |g, v| compare::twodirs(b, g, v)),
-        _ => run!(k, b, nestflag::NestFlag, |g, v| compare::nestflag(b, g, v)),
+        22 => run!(k, b, nestflag::NestFlag, |g, v| compare::nestflag(b, g, v)),
+        _ => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
     }
 });

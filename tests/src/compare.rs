@@ -229,6 +229,7 @@ pub mod schemas {
         sumstream: "schemas/sumstream.yaml";
         twodirs: "schemas/twodirs.yaml";
         nestflag: "schemas/nestflag.yaml";
+        whenw: "schemas/whenw.yaml";
     }
 }
 
@@ -1316,4 +1317,37 @@ pub fn nestflag(b: &[u8], g: &schemas::nestflag::NestFlag<'_>, v: &View) {
         assert_eq!(raw(v, &p, "span.length"), u64::from(at.length()));
         assert_eq!(range(v, &format!("{p}.data")), e.data().map(|d| span(b, d)));
     }
+}
+
+/// `whenw.yaml` (optional parts of the writer: a version-gated range, a range gated by an
+/// enum value and a flag bit, tables whose table_fits has `when`): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn whenw(b: &[u8], g: &schemas::whenw::WhenW<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            mark_count,
+            tag_count,
+            ext_offset,
+            ext_size,
+            extra_offset,
+            extra_size,
+            notes_offset,
+            notes_size
+        ]
+    );
+    assert_eq!(raw(v, "header", "kind"), u64::from(h.kind_raw()));
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    table!(v, b, "tags", g.tags(), [id, value]);
+    table!(v, b, "marks", g.marks(), [code]);
+    assert_eq!(range(v, "ext"), g.ext().map(|d| span(b, d)));
+    assert_eq!(range(v, "extra"), g.extra().map(|d| span(b, d)));
+    assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
 }

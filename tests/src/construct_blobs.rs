@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -396,5 +396,72 @@ pub fn nestflag_file(entries: &[(u16, u8, u8, u32, &[u8])]) -> Vec<u8> {
     for (at, bytes) in data {
         b[at..at + bytes.len()].copy_from_slice(bytes);
     }
+    b
+}
+
+/// `whenw.yaml`: the 36-byte header (`version`, `kind`, `flags` as given, HAS_NOTES and
+/// HAS_MARKS set when `notes` and `marks` are there), the tags (`(id, value)`), the marks
+/// (at 68, so after at most 4 tags), then `ext`, `extra` and `notes`, each 4-aligned, a part
+/// left out taking no bytes and its fields zero.
+#[must_use]
+pub fn whenw_file(
+    (version, kind, flags): (u16, u16, u16),
+    tags: &[(u32, u32)],
+    marks: Option<&[u32]>,
+    ext: Option<&[u8]>,
+    extra: Option<&[u8]>,
+    notes: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (id, value) in tags {
+        le32(&mut body, *id);
+        le32(&mut body, *value);
+    }
+    if let Some(marks) = marks {
+        body.resize(body.len().max(68 - 36), 0);
+        for m in marks {
+            le32(&mut body, *m);
+        }
+    }
+    let mut place = |part: Option<&[u8]>| match part {
+        Some(d) => {
+            while body.len() % 4 != 0 {
+                body.push(0);
+            }
+            let at = 36 + body.len();
+            body.extend_from_slice(d);
+            (u32_of(at), u32_of(d.len()))
+        }
+        None => (0, 0),
+    };
+    let ext = place(ext);
+    let extra = place(extra);
+    let notes_at = place(notes);
+    let flags = if notes.is_some() {
+        flags | 1
+    } else {
+        flags & !1
+    };
+    let flags = if marks.is_some() {
+        flags | 4
+    } else {
+        flags & !4
+    };
+    let mut b = Vec::new();
+    le32(&mut b, 0x574E_4857);
+    le16(&mut b, version);
+    le16(&mut b, kind);
+    le16(&mut b, flags);
+    le16(
+        &mut b,
+        u16::try_from(marks.map_or(0, <[u32]>::len)).unwrap_or(u16::MAX),
+    );
+    le32(&mut b, u32_of(tags.len()));
+    for w in [ext.0, ext.1, extra.0, extra.1] {
+        le32(&mut b, w);
+    }
+    le16(&mut b, u16::try_from(notes_at.0).unwrap_or(u16::MAX));
+    le16(&mut b, u16::try_from(notes_at.1).unwrap_or(u16::MAX));
+    b.extend_from_slice(&body);
     b
 }

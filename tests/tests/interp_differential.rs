@@ -74,6 +74,7 @@ const DIRMIX: &str = "schemas/dirmix.yaml";
 const SUMSTREAM: &str = "schemas/sumstream.yaml";
 const TWODIRS: &str = "schemas/twodirs.yaml";
 const NESTFLAG: &str = "schemas/nestflag.yaml";
+const WHENW: &str = "schemas/whenw.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -81,7 +82,7 @@ const COP2: &str = "../schema/ethos_u_cop2.yaml";
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
 use npuschema_tests::compare::schemas::{
     bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, nestflag, npu1_v2,
-    objtab, opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, twodirs, wav,
+    objtab, opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, twodirs, wav, whenw,
 };
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
@@ -2611,6 +2612,97 @@ fn png_writer_built_files_and_their_mutants_agree() {
             "bad-ihdr-size",
             "bad-compression",
             "bad-chunk-crc",
+        ],
+    );
+}
+
+fn whenw_agree(b: &[u8]) -> &'static str {
+    let g = whenw::WhenW::validate(b);
+    let gb = whenw::WhenW::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(WHENW, b, g, gb, |g, v| {
+        npuschema_tests::compare::whenw(b, g, v)
+    })
+}
+
+/// Files whose optional parts the writer checked against their conditions (each condition
+/// true, each false), the same files built byte by byte (the fuzz seeds), and their mutants.
+#[test]
+fn whenw_writer_built_files_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::whenw_file;
+    use whenw::{Kind, MarkSpec, TagSpec, WFlags, WhenWWriter};
+    assert_eq!(interp(WHENW).sites(), &whenw::ERROR_SITES[..]);
+    let specs = [TagSpec { id: 7, value: 70 }, TagSpec { id: 8, value: 80 }];
+    let marks = [
+        MarkSpec { code: 0xA },
+        MarkSpec { code: 0xB },
+        MarkSpec { code: 0xC },
+    ];
+    let all = WhenWWriter::new()
+        .version(3)
+        .kind(Kind::Ext)
+        .flags(WFlags::HAS_EXTRA)
+        .tags(&specs)
+        .marks(&marks)
+        .ext(b"ext!!")
+        .extra(b"xy")
+        .notes(b"n")
+        .to_vec()
+        .unwrap();
+    let none = WhenWWriter::new()
+        .version(1)
+        .flags(WFlags::HAS_EXTRA)
+        .to_vec()
+        .unwrap();
+    let v2 = WhenWWriter::new()
+        .version(2)
+        .kind(Kind::Ext)
+        .marks(&[])
+        .ext(b"")
+        .notes(b"notes")
+        .to_vec()
+        .unwrap();
+    // The byte-by-byte files of the fuzz seeds are the writer's, byte for byte.
+    assert_eq!(
+        all,
+        whenw_file(
+            (3, 1, 0b10),
+            &[(7, 70), (8, 80)],
+            Some(&[0xA, 0xB, 0xC]),
+            Some(b"ext!!"),
+            Some(b"xy"),
+            Some(b"n")
+        )
+    );
+    assert_eq!(none, whenw_file((1, 0, 0b10), &[], None, None, None, None));
+    assert_eq!(
+        v2,
+        whenw_file((2, 1, 0), &[], Some(&[]), Some(b""), None, Some(b"notes"))
+    );
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for good in [all, none, v2] {
+        assert_eq!(whenw_agree(&good), "ok");
+        for (k, n) in sweep(&good, &whenw_agree, &|_| {}, 0..0, 5_000, 0x3E3) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("whenw verdicts: {verdicts:?}");
+    assert_reached(
+        "whenw",
+        &verdicts,
+        &[
+            "ok",
+            "truncated-header",
+            "bad-magic",
+            "bad-kind",
+            "bad-flags",
+            "tags-out-of-bounds",
+            "no-tags-before-v3",
+            "marks-out-of-bounds",
+            "ext-out-of-bounds",
+            "extra-out-of-bounds",
+            "notes-out-of-bounds",
         ],
     );
 }

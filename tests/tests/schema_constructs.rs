@@ -2665,3 +2665,174 @@ fn the_writer_sets_a_flag_bit_inside_a_struct_typed_field() {
     let v = NestFlag::validate(&m).expect("valid without entry 0's data");
     assert_eq!(v.entries().next().map(|e| e.data()), Some(None));
 }
+
+mod whenw {
+    npuschema_macro::include_schema!("schemas/whenw.yaml");
+}
+
+#[test]
+fn the_writer_checks_the_conditions_of_its_optional_parts() {
+    use npuschema_core::WriteError;
+    use whenw::{Kind, MarkSpec, TagSpec, WFlags, WhenW, WhenWWriter};
+    let tags = [TagSpec { id: 7, value: 70 }, TagSpec { id: 8, value: 80 }];
+    // Every condition true: version 3 (tags, ext), an `ext` file with HAS_EXTRA (extra);
+    // HAS_NOTES is set by the writer because notes are given.
+    let b = WhenWWriter::new()
+        .version(3)
+        .kind(Kind::Ext)
+        .flags(WFlags::HAS_EXTRA)
+        .tags(&tags)
+        .ext(b"ext!!")
+        .extra(b"xy")
+        .notes(b"n")
+        .to_vec()
+        .expect("writes");
+    let v = WhenW::validate(&b).expect("valid");
+    assert!(WhenW::validate_as::<Brief>(&b).is_ok());
+    let h = v.header();
+    assert_eq!((h.version(), h.kind(), h.tag_count()), (3, Kind::Ext, 2));
+    assert_eq!(h.flags(), WFlags::HAS_EXTRA.union(WFlags::HAS_NOTES));
+    let got: Vec<(u32, u32)> = v.tags().map(|t| (t.id(), t.value())).collect();
+    assert_eq!(got, [(7, 70), (8, 80)]);
+    assert_eq!(v.ext(), Some(&b"ext!!"[..]));
+    assert_eq!(v.extra(), Some(&b"xy"[..]));
+    assert_eq!(v.notes(), Some(&b"n"[..]));
+    // Laid out after the header (36) and the tags (16), each range aligned to 4.
+    assert_eq!((h.ext_offset(), h.ext_size()), (52, 5));
+    assert_eq!((h.extra_offset(), h.extra_size()), (60, 2));
+    assert_eq!((h.notes_offset(), h.notes_size()), (64, 1));
+    assert_eq!(b.len(), 65);
+    // Encoded length and write_into agree.
+    let w = WhenWWriter::new().version(2).ext(b"e");
+    let n = w.encoded_len().expect("fits");
+    let mut buf = vec![0u8; n];
+    assert_eq!(w.write_into(&mut buf), Ok(n));
+    assert_eq!(WhenW::validate(&buf).expect("valid").ext(), Some(&b"e"[..]));
+
+    // The marks table's condition is one flag bit: the writer sets HAS_MARKS when the marks
+    // are given (at 68, the ranges after them), and clears it when they are not.
+    let marks = [MarkSpec { code: 0xA }, MarkSpec { code: 0xB }];
+    let b = WhenWWriter::new()
+        .version(2)
+        .marks(&marks)
+        .ext(b"e")
+        .to_vec()
+        .expect("writes");
+    let v = WhenW::validate(&b).expect("valid");
+    assert!(WhenW::validate_as::<Brief>(&b).is_ok());
+    assert_eq!(v.header().flags(), WFlags::HAS_MARKS);
+    assert_eq!(v.header().mark_count(), 2);
+    let got: Vec<u32> = v.marks().map(|m| m.code()).collect();
+    assert_eq!(got, [0xA, 0xB]);
+    assert_eq!(
+        v.marks().next().map(|m| m.as_bytes().as_ptr()),
+        Some(b[68..].as_ptr())
+    );
+    assert_eq!((v.header().ext_offset(), v.ext()), (76, Some(&b"e"[..])));
+    // More tags than fit before the marks: the marks cannot be placed.
+    let five = [tags[0]; 5];
+    assert_eq!(
+        WhenWWriter::new()
+            .version(3)
+            .tags(&five)
+            .marks(&marks)
+            .ext(b"")
+            .to_vec(),
+        Err(WriteError::Layout { item: "marks" })
+    );
+
+    // Every condition false: version 1, a `base` file; nothing optional given, so the parts
+    // take no bytes and their fields are zero (HAS_EXTRA given is kept: `kind` is base;
+    // HAS_NOTES and HAS_MARKS given are cleared).
+    let b = WhenWWriter::new()
+        .version(1)
+        .flags(
+            WFlags::HAS_EXTRA
+                .union(WFlags::HAS_NOTES)
+                .union(WFlags::HAS_MARKS),
+        )
+        .to_vec()
+        .expect("writes");
+    let v = WhenW::validate(&b).expect("valid");
+    assert!(WhenW::validate_as::<Brief>(&b).is_ok());
+    let h = v.header();
+    assert_eq!(b.len(), 36);
+    assert_eq!(h.flags(), WFlags::HAS_EXTRA);
+    assert_eq!(
+        (
+            h.tag_count(),
+            h.mark_count(),
+            h.ext_offset(),
+            h.ext_size(),
+            h.extra_size()
+        ),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!(v.marks().count(), 0);
+    assert_eq!((v.ext(), v.extra(), v.notes()), (None, None, None));
+    // Version 3 with no tags given at all is a disagreement, with the empty list is not.
+    let e = WhenWWriter::new().version(3).ext(b"e").to_vec();
+    assert_eq!(
+        e,
+        Err(WriteError::WhenDisagrees {
+            part: "tags",
+            given: false
+        })
+    );
+    let b = WhenWWriter::new()
+        .version(3)
+        .tags(&[])
+        .ext(b"e")
+        .to_vec()
+        .expect("writes");
+    assert_eq!(WhenW::validate(&b).expect("valid").tags().count(), 0);
+
+    // Each disagreement, given and left out.
+    let cases: [(WhenWWriter<'_>, &str, bool); 6] = [
+        (
+            WhenWWriter::new().version(2).tags(&tags).ext(b"e"),
+            "tags",
+            true,
+        ),
+        (WhenWWriter::new().version(1).ext(b"e"), "ext", true),
+        (WhenWWriter::new().version(2), "ext", false),
+        (
+            WhenWWriter::new().version(1).kind(Kind::Ext).extra(b"x"),
+            "extra",
+            true,
+        ),
+        (
+            WhenWWriter::new()
+                .version(1)
+                .flags(WFlags::HAS_EXTRA)
+                .extra(b"x"),
+            "extra",
+            true,
+        ),
+        (
+            WhenWWriter::new()
+                .version(1)
+                .kind(Kind::Ext)
+                .flags(WFlags::HAS_EXTRA),
+            "extra",
+            false,
+        ),
+    ];
+    for (w, part, given) in cases {
+        let want = Err(WriteError::WhenDisagrees { part, given });
+        assert_eq!(w.to_vec(), want, "{part} given {given}");
+        let mut buf = vec![0u8; w.encoded_len().expect("sized")];
+        assert_eq!(
+            w.write_into(&mut buf).map(|_| ()),
+            want.map(|_: Vec<u8>| ())
+        );
+    }
+    assert_eq!(
+        WriteError::WhenDisagrees {
+            part: "ext",
+            given: false
+        }
+        .to_string(),
+        "when-disagrees: ext is left out but its condition is true"
+    );
+}

@@ -569,13 +569,8 @@ pub(crate) fn check_steps(
                             ),
                         );
                     }
-                    if file
-                        .writer
-                        .as_ref()
-                        .is_some_and(|w| w.order.iter().any(|o| o.text == table.text))
-                    {
-                        d.error(when.pos, format!("table `{}`: the writer cannot write a table whose table_fits has `when` (it would need to know when to leave it out); drop the `writer` or the `when`", table.text));
-                    }
+                    // The writer's part is optional, checked against the condition.
+                    crate::check::when_writer::check_table(c, table, when, d);
                 }
                 check_steps(c, std::slice::from_ref(&**step), scope, st, d);
             }

@@ -1,22 +1,164 @@
-//! The writer of a file-level range with `when` (`ranges: { notes: { when: ... } }`): the
-//! writer can leave such a range out only when its condition is one flag bit of a header
-//! flags field, which it then sets when the range is given and clears when it is not.
-//! Emitted by `emit/writer.rs` (the range is an optional part of the writer).
+//! The plain writer's conditional parts: a file-level range with `when`
+//! (`ranges: { notes: { when: ... } }`) and a table whose `table_fits` step has `when`.
+//! Each is an optional part of the writer (given or not). When a part's condition is one
+//! flag bit of a header flags field, the writer sets the bit when the part is given and
+//! clears it when not. Any other condition is one the writer cannot choose (it does not pick
+//! the header's values), so it checks it: once the header is written, the generated writer
+//! evaluates the condition over the header as written, with the validator's expression
+//! code, and returns `WriteError::WhenDisagrees` when the part is given and the condition is
+//! false, or left out and the condition true.
+//! Emitted by `emit/when_writer.rs` (through hooks in `emit/writer.rs`).
+//!
+//! A condition the writer checks reads only constants, `len`, enum values and the header's
+//! fields, and not the field that stores a checksum (patched after everything else is
+//! written, over bytes that depend on which parts are there); anything else is refused here.
 
+use crate::check::expr::single_field;
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::diag::Diags;
-use crate::expr::Expr;
-use crate::schema::Range;
+use crate::expr::{Expr, ExprAt};
+use crate::schema::top::Step;
+use crate::schema::{Name, Range, Table};
 
 /// The header flags field (index) and its bit (index into the flags' bits) that a
-/// file-level range's `when` is, when it is one such bit.
-pub(crate) fn flag_bit(c: &Checked, r: &Range) -> Option<(usize, usize)> {
-    let w = r.when.as_ref()?;
+/// condition is, when it is one such bit.
+fn bit_of(c: &Checked, w: &ExprAt) -> Option<(usize, usize)> {
     let Expr::Ref(p) = &w.expr else { return None };
     match c.resolve(p, Scope::Top).ok()? {
         Resolved::FlagBit(Owner::Header, fi, bi) => Some((fi, bi)),
         _ => None,
     }
+}
+
+/// The header flags field (index) and its bit (index into the flags' bits) that a
+/// file-level range's `when` is, when it is one such bit.
+pub(crate) fn flag_bit(c: &Checked, r: &Range) -> Option<(usize, usize)> {
+    bit_of(c, r.when.as_ref()?)
+}
+
+/// Why the writer cannot check condition `w` on the header it wrote, if it cannot.
+pub(crate) fn uncheckable(c: &Checked, w: &ExprAt) -> Option<String> {
+    // The header fields (by index) and the fields inside struct-typed header fields (by
+    // path) that store a checksum.
+    let mut sums = Sums::default();
+    for k in &c.schema.file.checksums {
+        if let Some((Owner::Header, i)) = single_field(c, &k.stored.expr, Scope::Top) {
+            sums.fields.push(i);
+        } else if let Expr::Ref(p) = &k.stored.expr {
+            sums.paths.push(p.join("."));
+        }
+    }
+    let mut why = None;
+    walk(c, &w.expr, &sums, &mut why);
+    why
+}
+
+/// The places that store a checksum.
+#[derive(Default)]
+struct Sums {
+    fields: Vec<usize>,
+    paths: Vec<String>,
+}
+
+fn walk(c: &Checked, e: &Expr, plan: &Sums, why: &mut Option<String>) {
+    if why.is_some() {
+        return;
+    }
+    match e {
+        Expr::Num(_) => {}
+        Expr::Bin(_, l, r) => {
+            walk(c, l, plan, why);
+            walk(c, r, plan, why);
+        }
+        Expr::Not(x) => walk(c, x, plan, why),
+        Expr::Call(f, _) => {
+            *why = Some(format!(
+                "it calls `{f}(...)`, and the writer checks a condition on the header it wrote only"
+            ));
+        }
+        Expr::At(t, ..) => {
+            *why = Some(format!(
+                "it reads a record of `{t}`, and the writer checks a condition on the header it wrote only"
+            ));
+        }
+        Expr::Ref(p) => {
+            let name = p.join(".");
+            let field = match c.resolve(p, Scope::Top) {
+                Ok(Resolved::Len | Resolved::Const(_) | Resolved::EnumValue(..)) => None,
+                Ok(
+                    Resolved::Field(Owner::Header, i)
+                    | Resolved::FlagBit(Owner::Header, i, _)
+                    | Resolved::BitField(Owner::Header, i, _),
+                ) => Some(i),
+                Ok(Resolved::Composed(Owner::Header, _)) => None,
+                Ok(Resolved::Nested(Owner::Header, _)) => {
+                    if plan.paths.contains(&name) {
+                        *why = Some(format!(
+                            "`{name}` stores a checksum, which the writer patches in after the whole file is written"
+                        ));
+                    }
+                    None
+                }
+                _ => {
+                    *why = Some(format!(
+                        "`{name}` is not a header field, a constant, `len` or an enum value, and the writer checks a condition on the header it wrote only"
+                    ));
+                    None
+                }
+            };
+            if let Some(i) = field
+                && plan.fields.contains(&i)
+            {
+                *why = Some(format!(
+                    "`{name}` stores a checksum, which the writer patches in after the whole file is written"
+                ));
+            }
+        }
+    }
+}
+
+/// The tables whose `table_fits` step (at the top of `validate`) has `when`, with the
+/// condition.
+pub(crate) fn when_tables(c: &Checked) -> Vec<(&Table, &ExprAt)> {
+    c.schema
+        .file
+        .validate
+        .iter()
+        .filter_map(|s| match s {
+            Step::When { when, step } => match &**step {
+                Step::TableFits { table, .. } => c.table(&table.text).map(|t| (t, when)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The condition of table `t`'s `table_fits`, when it has one (the writer's part is
+/// optional then).
+pub(crate) fn table_when<'a>(c: &'a Checked, t: &Table) -> Option<&'a ExprAt> {
+    when_tables(c)
+        .into_iter()
+        .find(|(x, _)| x.name.text == t.name.text)
+        .map(|(_, w)| w)
+}
+
+/// The header flags field and bit that table `t`'s `table_fits` condition is, when it is
+/// one such bit (the writer sets it when the table is given).
+pub(crate) fn table_bit(c: &Checked, t: &Table) -> Option<(usize, usize)> {
+    bit_of(c, table_when(c, t)?)
+}
+
+/// Whether the plain writer writes file-level range `r` with `when` (given or not): not
+/// next to a directory, not built from strings, its condition a header flag bit or one it
+/// can check.
+pub(crate) fn writes_range(c: &Checked, r: &Range) -> bool {
+    let file = &c.schema.file;
+    let Some(w) = &r.when else { return false };
+    r.table.is_none()
+        && file.ext.directories.is_empty()
+        && !crate::check::strtab_writer::is_built(c, &r.name.text)
+        && (flag_bit(c, r).is_some() || uncheckable(c, w).is_none())
 }
 
 /// Diagnoses a file-level range with `when` in a file with a `writer` that cannot write it.
@@ -30,7 +172,26 @@ pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
         d.error(w.pos, format!("range `{}`: a directory writer writes every file-level range it places, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", r.name.text, w.text));
     } else if crate::check::strtab_writer::is_built(c, &r.name.text) {
         d.error(w.pos, format!("range `{}`: the writer builds it from the strings that lie in it, so it cannot leave it out `when: {}`; drop the `writer` or the `when`", r.name.text, w.text));
-    } else if flag_bit(c, r).is_none() {
-        d.error(w.pos, format!("range `{}`: the writer can leave out a file-level range only when its `when` is one flag bit of a header flags field (`header.flags.HAS_{}`), which it sets when the range is given; `{}` is not; drop the `writer` or make the condition such a bit", r.name.text, r.name.text.to_uppercase(), w.text));
+    } else if flag_bit(c, r).is_none()
+        && let Some(why) = uncheckable(c, w)
+    {
+        d.error(w.pos, format!("range `{}`: the writer checks `when: {}` against the header it writes (it writes the range only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", r.name.text, w.text));
+    }
+}
+
+/// Diagnoses table `table` whose `table_fits` has `when` in a file with a `writer` that
+/// cannot write it (given or not, checked against the condition).
+pub(crate) fn check_table(c: &Checked, table: &Name, w: &ExprAt, d: &mut Diags) {
+    let file = &c.schema.file;
+    let Some(wr) = &file.writer else { return };
+    if !wr.order.iter().any(|o| o.text == table.text) {
+        return;
+    }
+    if !file.ext.directories.is_empty() {
+        d.error(w.pos, format!("table `{}`: a directory writer writes every table it places, so it cannot write one whose table_fits has `when: {}`; drop the `writer` or the `when`", table.text, w.text));
+    } else if bit_of(c, w).is_none()
+        && let Some(why) = uncheckable(c, w)
+    {
+        d.error(w.pos, format!("table `{}`: the writer checks `when: {}` against the header it writes (it writes the table's records only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", table.text, w.text));
     }
 }

@@ -204,7 +204,7 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
         if named(&r.name.text)
             || (r.table.is_none()
                 && r.when.is_some()
-                && crate::check::when_writer::flag_bit(c, r).is_none())
+                && !crate::check::when_writer::writes_range(c, r))
             || crate::check::strtab_writer::is_built(c, &r.name.text)
         {
             continue;

@@ -22,6 +22,7 @@ pub(crate) mod strings;
 pub(crate) mod strtab_writer;
 pub(crate) mod top;
 pub(crate) mod view;
+pub(crate) mod when_writer;
 pub(crate) mod writer;
 
 use proc_macro2::{Literal, TokenStream};

@@ -54,7 +54,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     // part of the typestate; the writer sets its bit when it is given and clears it if not.
     let (opt_ranges, top_ranges): (Vec<&Range>, Vec<&Range>) =
         top_ranges.into_iter().partition(|r| r.when.is_some());
-    let opt_bits: Vec<(usize, TokenStream)> = opt_ranges
+    let mut opt_bits: Vec<(usize, TokenStream)> = opt_ranges
         .iter()
         .filter_map(|r| {
             let (fi, bi) = crate::check::when_writer::flag_bit(c, r)?;
@@ -72,6 +72,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
             ))
         })
         .collect();
+    // And those of the tables whose `table_fits` has `when` one flag bit (`when_writer.rs`).
+    opt_bits.extend(crate::emit::when_writer::table_bit_patches(c, hl));
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -112,21 +114,53 @@ pub fn tokens(c: &Checked) -> TokenStream {
         in_fields.push(quote!(#name: &'a [#spec],));
         in_defaults.push(quote!(#name: &[],));
         moves.push(quote!(#name: self.#name,));
-        setters.push(quote! {
-            #[doc = #doc]
-            pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
-        });
+        if crate::emit::when_writer::optional_table(c, t) {
+            // Optional (`when`): left out unless set (`emit/when_writer.rs`).
+            let g = crate::emit::when_writer::given(t);
+            let doc = if crate::check::when_writer::table_bit(c, t).is_some() {
+                format!(
+                    " Set the records of `{}` (optional: left out, its count zero and its flag bit cleared, unless set).",
+                    t.name.text
+                )
+            } else {
+                format!(
+                    " Set the records of `{}` (optional: left out, its count zero, unless set; `write_into` checks its `when` on the header it writes).",
+                    t.name.text
+                )
+            };
+            in_fields.push(quote!(#g: bool,));
+            in_defaults.push(quote!(#g: false,));
+            moves.push(quote!(#g: self.#g,));
+            setters.push(quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self.#g = true; self }
+            });
+        } else {
+            setters.push(quote! {
+                #[doc = #doc]
+                pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
+            });
+        }
         spec_items.push(spec_struct(c, t));
     }
 
     // ---- optional top-level ranges (`when`)
     for r in &opt_ranges {
         let name = format_ident!("{}", r.name.text);
-        let doc = format!(
-            " Set `{}` (optional: left out, and its flag bit cleared, unless set): {}",
-            r.name.text,
-            r.doc.lines().next().unwrap_or("")
-        );
+        let doc = if crate::check::when_writer::flag_bit(c, r).is_some() {
+            format!(
+                " Set `{}` (optional: left out, and its flag bit cleared, unless set): {}",
+                r.name.text,
+                r.doc.lines().next().unwrap_or("")
+            )
+        } else {
+            format!(
+                " Set `{}` (optional: left out unless set; `write_into` checks `when: {}` on the header it writes): {}",
+                r.name.text,
+                r.when.as_ref().map_or("", |w| w.text.as_str()),
+                r.doc.lines().next().unwrap_or("")
+            )
+        };
         in_fields.push(quote!(#name: Option<&'a [u8]>,));
         in_defaults.push(quote!(#name: None,));
         moves.push(quote!(#name: self.#name,));
@@ -207,11 +241,20 @@ pub fn tokens(c: &Checked) -> TokenStream {
             };
             plan_fields.push(quote!(#at_var: u64,));
             plan_inits.push(quote!(#at_var,));
-            plan_steps.push(quote! {
+            let place = quote! {
                 let #at_var: u64 = #at;
                 cursor = (self.#name.len() as u64).checked_mul(#size).and_then(|n| n.checked_add(#at_var))
                     .ok_or(__rt::WriteError::TooLarge { field: #item_name, value: u64::MAX })?;
-            });
+            };
+            if crate::emit::when_writer::optional_table(c, t) {
+                // Left out: no place, no bytes (`emit/when_writer.rs`).
+                let g = crate::emit::when_writer::given(t);
+                plan_steps.push(quote! {
+                    let #at_var: u64 = if self.#g { #place #at_var } else { 0 };
+                });
+            } else {
+                plan_steps.push(place);
+            }
         } else if let Some(r) = file.ranges.iter().find(|r| r.name.text == item.text) {
             let item_name = r.name.text.as_str();
             match &r.table {
@@ -395,6 +438,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
         .collect::<Vec<_>>();
 
     let string_writes = strings.writes;
+    // The conditions of the optional parts, checked on the header as written.
+    let when_checks = crate::emit::when_writer::checks(c);
     let doc = format!(
         " Writes a {name} file in one forward pass into a caller's buffer: every offset computed, the\n ranges aligned to {a} bytes, the checksum patched in. Derived fields are not settable.",
         name = c.schema.name.text,
@@ -464,6 +509,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 // The header as written, for expressions that name its fields.
                 let header = #hty { raw: &h, buf: &h, index: 0 };
                 let _ = &header;
+                #(#when_checks)*
                 #(#table_writes)*
                 #(#range_writes)*
                 #(#string_writes)*

@@ -43,6 +43,7 @@ const DIRMIX: u8 = 19;
 const SUMSTREAM: u8 = 20;
 const TWODIRS: u8 = 21;
 const NESTFLAG: u8 = 22;
+const WHENW: u8 = 23;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -524,6 +525,23 @@ pub fn write_seeds(dir: &Path) -> usize {
             (1, 0, 7, 101, b""),
             (2, 1, 0, 102, b"xy"),
         ]),
+    ));
+    seeds.push((
+        "whenw".into(),
+        WHENW,
+        construct_blobs::whenw_file(
+            (3, 1, 0b10),
+            &[(7, 70), (8, 80)],
+            Some(&[0xA, 0xB, 0xC]),
+            Some(b"ext!!"),
+            Some(b"xy"),
+            Some(b"n"),
+        ),
+    ));
+    seeds.push((
+        "whenw-v1".into(),
+        WHENW,
+        construct_blobs::whenw_file((1, 0, 0b10), &[], None, None, None, None),
     ));
     seeds.push((
         "opendir".into(),
