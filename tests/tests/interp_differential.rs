@@ -2519,6 +2519,9 @@ fn nestflag_writer_built_files_and_their_mutants_agree() {
             "data-out-of-bounds",
             "empty-data",
             "ok",
+        ],
+    );
+}
 
 const PNG: &str = "schemas/png.yaml";
 
