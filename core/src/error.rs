@@ -468,6 +468,16 @@ pub enum WriteError {
         /// What could not be placed.
         item: &'static str,
     },
+    /// A table whose record count the schema fixes (`count: 4`) was given another number
+    /// of records.
+    WrongCount {
+        /// The table.
+        table: &'static str,
+        /// The count the schema fixes.
+        expected: u64,
+        /// The records given.
+        given: u64,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -480,6 +490,14 @@ impl fmt::Display for WriteError {
                 write!(f, "value-too-large: {field} cannot hold {value:#x}")
             }
             WriteError::Layout { item } => write!(f, "impossible-layout: {item}"),
+            WriteError::WrongCount {
+                table,
+                expected,
+                given,
+            } => write!(
+                f,
+                "wrong-count: {table} has {expected} records, {given} given"
+            ),
         }
     }
 }

@@ -229,6 +229,7 @@ pub mod schemas {
         sumstream: "schemas/sumstream.yaml";
         twodirs: "schemas/twodirs.yaml";
         nestflag: "schemas/nestflag.yaml";
+        strided: "schemas/strided.yaml";
     }
 }
 
@@ -1316,4 +1317,19 @@ pub fn nestflag(b: &[u8], g: &schemas::nestflag::NestFlag<'_>, v: &View) {
         assert_eq!(raw(v, &p, "span.length"), u64::from(at.length()));
         assert_eq!(range(v, &format!("{p}.data")), e.data().map(|d| span(b, d)));
     }
+}
+
+/// `strided.yaml` (a stride field, a fixed count): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn strided(b: &[u8], g: &schemas::strided::Strided<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [magic, item_count, item_stride, items_at, slots_at, total]
+    );
+    table!(v, b, "items", g.items(), [id, weight]);
+    table!(v, b, "slots", g.slots(), [base, limit]);
 }
