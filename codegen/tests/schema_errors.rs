@@ -235,6 +235,11 @@ fn plain_writer_located() {
 fn plain_writer_at() {
     golden("plain_writer_at");
 }
+/// A plain writer's table `count` or `stride` it can neither derive nor honour.
+#[test]
+fn writer_count_stride() {
+    golden("writer_count_stride");
+}
 /// A variant's writer without a section directory: refused (variants write directories).
 #[test]
 fn dir_writer_variant() {

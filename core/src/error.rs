@@ -484,6 +484,16 @@ pub enum WriteError {
         /// Whether it was given.
         given: bool,
     },
+    /// A table whose record count the schema fixes (`count: 4`) was given another number
+    /// of records.
+    WrongCount {
+        /// The table.
+        table: &'static str,
+        /// The count the schema fixes.
+        expected: u64,
+        /// The records given.
+        given: u64,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -511,6 +521,14 @@ impl fmt::Display for WriteError {
                     "when-disagrees: {part} is left out but its condition is true"
                 )
             }
+            WriteError::WrongCount {
+                table,
+                expected,
+                given,
+            } => write!(
+                f,
+                "wrong-count: {table} has {expected} records, {given} given"
+            ),
         }
     }
 }

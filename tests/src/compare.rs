@@ -230,6 +230,7 @@ pub mod schemas {
         twodirs: "schemas/twodirs.yaml";
         nestflag: "schemas/nestflag.yaml";
         whenw: "schemas/whenw.yaml";
+        strided: "schemas/strided.yaml";
     }
 }
 
@@ -1350,4 +1351,19 @@ pub fn whenw(b: &[u8], g: &schemas::whenw::WhenW<'_>, v: &View) {
     assert_eq!(range(v, "ext"), g.ext().map(|d| span(b, d)));
     assert_eq!(range(v, "extra"), g.extra().map(|d| span(b, d)));
     assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+}
+
+/// `strided.yaml` (a stride field, a fixed count): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn strided(b: &[u8], g: &schemas::strided::Strided<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [magic, item_count, item_stride, items_at, slots_at, total]
+    );
+    table!(v, b, "items", g.items(), [id, weight]);
+    table!(v, b, "slots", g.slots(), [base, limit]);
 }

@@ -75,6 +75,7 @@ const SUMSTREAM: &str = "schemas/sumstream.yaml";
 const TWODIRS: &str = "schemas/twodirs.yaml";
 const NESTFLAG: &str = "schemas/nestflag.yaml";
 const WHENW: &str = "schemas/whenw.yaml";
+const STRIDED: &str = "schemas/strided.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -82,7 +83,8 @@ const COP2: &str = "../schema/ethos_u_cop2.yaml";
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
 use npuschema_tests::compare::schemas::{
     bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, nestflag, npu1_v2,
-    objtab, opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, twodirs, wav, whenw,
+    objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
+    wav, whenw,
 };
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
@@ -2706,6 +2708,64 @@ fn whenw_writer_built_files_and_their_mutants_agree() {
             "ext-out-of-bounds",
             "extra-out-of-bounds",
             "notes-out-of-bounds",
+        ],
+    );
+}
+
+// ----- a stride field and a fixed count in the writer (strided.yaml) -------------------------
+
+fn strided_agree(b: &[u8]) -> &'static str {
+    let g = strided::Strided::validate(b);
+    let gb = strided::Strided::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(STRIDED, b, g, gb, |g, v| {
+        npuschema_tests::compare::strided(b, g, v)
+    })
+}
+
+/// Files the generated writer built (the stride field set to the record size, the fixed count
+/// of slots) and their mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn strided_writer_built_files_and_their_mutants_agree() {
+    use strided::{ItemSpec, SlotSpec, StridedWriter};
+    assert_eq!(interp(STRIDED).sites(), &strided::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let slots = [
+        SlotSpec { base: 1, limit: 2 },
+        SlotSpec { base: 0, limit: 0 },
+        SlotSpec { base: 5, limit: 9 },
+    ];
+    for n in [3usize, 0] {
+        let items: Vec<ItemSpec> = (0..n as u32)
+            .map(|i| ItemSpec {
+                id: i,
+                weight: 7 * i,
+            })
+            .collect();
+        let good = StridedWriter::new()
+            .items(&items)
+            .slots(&slots)
+            .to_vec()
+            .unwrap();
+        assert_eq!(strided_agree(&good), "ok");
+        for (k, c) in sweep(&good, &strided_agree, &|_| {}, 0..0, 3_000, 0xD1A4) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("strided verdicts: {verdicts:?}");
+    assert_reached(
+        "strided",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-total",
+            "bad-stride",
+            "items-out-of-bounds",
+            "slots-out-of-bounds",
+            "bad-slot",
+            "ok",
         ],
     );
 }

@@ -2836,3 +2836,74 @@ fn the_writer_checks_the_conditions_of_its_optional_parts() {
         "when-disagrees: ext is left out but its condition is true"
     );
 }
+
+// ----- strides and fixed counts in the writer (strided.yaml) --------------------------------
+
+mod strided {
+    npuschema_macro::include_schema!("schemas/strided.yaml");
+}
+
+/// A table's `stride` that is a header field is set to the record's size, and a `count` the
+/// schema fixes is checked against the records given (`WriteError::WrongCount`). (Before, the
+/// stride field was an input the writer ignored, and any number of records was written for a
+/// fixed count: files the validator rejected.)
+#[test]
+fn the_writer_honours_strides_and_fixed_counts() {
+    use npuschema_core::WriteError;
+    use strided::{ItemSpec, SlotSpec, Strided, StridedWriter};
+    let items = [
+        ItemSpec { id: 1, weight: 10 },
+        ItemSpec { id: 2, weight: 20 },
+    ];
+    let slots = [
+        SlotSpec { base: 0, limit: 4 },
+        SlotSpec { base: 8, limit: 8 },
+        SlotSpec {
+            base: 1,
+            limit: 0xFFFF,
+        },
+    ];
+    let b = StridedWriter::new()
+        .items(&items)
+        .slots(&slots)
+        .to_vec()
+        .expect("writes");
+    // The header (20), the items at 20 (2 x 8), the slots at 36 (3 x 8).
+    assert_eq!(b.len(), 60);
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!(&b[4..8], &[2, 0, 8, 0]);
+    assert_eq!((word(8), word(12), word(16)), (20, 36, 60));
+    assert_eq!(
+        (20..36).step_by(4).map(word).collect::<Vec<_>>(),
+        [1, 10, 2, 20]
+    );
+    let slot_words: Vec<u32> = (36..60).step_by(4).map(word).collect();
+    assert_eq!(slot_words, [0, 4, 8, 8, 1, 0xFFFF]);
+    let v = Strided::validate(&b).expect("the writer's output validates");
+    assert!(Strided::validate_as::<npuschema_core::Brief>(&b).is_ok());
+    let got: Vec<(u32, u32)> = v.slots().map(|s| (s.base(), s.limit())).collect();
+    assert_eq!(got, [(0, 4), (8, 8), (1, 0xFFFF)]);
+    let got: Vec<(u32, u32)> = v.items().map(|s| (s.id(), s.weight())).collect();
+    assert_eq!(got, [(1, 10), (2, 20)]);
+    // Two slots where the schema fixes three.
+    assert_eq!(
+        StridedWriter::new()
+            .items(&items)
+            .slots(&slots[..2])
+            .to_vec(),
+        Err(WriteError::WrongCount {
+            table: "slots",
+            expected: 3,
+            given: 2
+        })
+    );
+    assert_eq!(
+        WriteError::WrongCount {
+            table: "slots",
+            expected: 3,
+            given: 2
+        }
+        .to_string(),
+        "wrong-count: slots has 3 records, 2 given"
+    );
+}

@@ -645,23 +645,36 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
         if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
             plan.assign(t, &What::Stride(d));
-        } else if !const_only(c, &table.stride.expr, false) {
-            errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", table.name.text, table.stride.text)));
+        } else {
+            // A number or constant: the record's size (the views read records back to back).
+            let size = c.layouts.get(&table.record.text).map_or(0, |l| l.size);
+            match crate::check::writer::const_u64(c, &table.stride.expr) {
+                Some(s) if s != size => errs.push((table.stride.pos, format!("table `{}`: `stride: {}` is {s}, not the {size} bytes of `{}`: the validator reads a table as back-to-back records of its size (it rejects any other stride), so the writer could only write files it rejects", table.name.text, table.stride.text, table.record.text))),
+                Some(_) => {}
+                None => errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field (which the writer sets to the record's size) nor a number or constant", table.name.text, table.stride.text))),
+            }
         }
     }
     for &k in &others {
         let Some(t) = file.tables.get(k) else {
             continue;
         };
-        match targets(c, &t.count.expr, Scope::Top) {
-            Some(x) => plan.assign(x, &What::TableCount(k)),
-            None => errs.push((t.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", t.name.text, t.count.text))),
+        // A count or stride that is one field: derived; a number or constant: honoured (the
+        // records given must match the count; each record at the stride); else refused.
+        if let Some(x) = targets(c, &t.count.expr, Scope::Top) {
+            plan.assign(x, &What::TableCount(k));
         }
         if let Some(x) = targets(c, &t.stride.expr, Scope::Top) {
             plan.assign(x, &What::RecordSize(k));
-        } else if !const_only(c, &t.stride.expr, false) {
-            errs.push((t.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field nor a constant", t.name.text, t.stride.text)));
         }
+        let mut ds = crate::diag::Diags::default();
+        crate::check::writer::check_count_stride(
+            c,
+            t,
+            &|e: &Expr| targets(c, e, Scope::Top).is_some(),
+            &mut ds,
+        );
+        errs.extend(ds.items.into_iter().map(|x| (x.pos, x.message)));
     }
     for (d, &(dir, table, range)) in found.iter().enumerate() {
         if let Some(wh) = &range.when {

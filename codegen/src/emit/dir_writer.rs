@@ -1034,6 +1034,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let at = format_ident!("{}_at", tn);
                 extra_fields.push(quote!(#at: u64,));
                 extra_inits.push(quote!(#at: #v,));
+                if let Some(t) = t {
+                    plan_steps.push(crate::emit::writer::count_check(c, t));
+                }
                 (
                     tn.to_string(),
                     quote!(u64::try_from(self.#n.len()).ok().and_then(|n| n.checked_mul(#s))),

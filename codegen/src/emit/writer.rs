@@ -230,6 +230,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             let at_var = format_ident!("{}_at", t.name.text);
             let name = format_ident!("{}", t.name.text);
             let size = Literal::u64_suffixed(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+            let count_check = count_check(c, t);
             let item_name = t.name.text.as_str();
             // At one header field: at the cursor, aligned, and the field set to it; else at
             // the constant place, which must not lie before the cursor.
@@ -242,6 +243,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             plan_fields.push(quote!(#at_var: u64,));
             plan_inits.push(quote!(#at_var,));
             let place = quote! {
+                #count_check
                 let #at_var: u64 = #at;
                 cursor = (self.#name.len() as u64).checked_mul(#size).and_then(|n| n.checked_add(#at_var))
                     .ok_or(__rt::WriteError::TooLarge { field: #item_name, value: u64::MAX })?;
@@ -549,6 +551,14 @@ fn derived(
             let t = format_ident!("{}", t);
             (quote!(self.#t.len() as u64), false)
         }
+        HeaderRule::RecordSize(t) => {
+            let size = c
+                .table(t)
+                .and_then(|t| c.layouts.get(&t.record.text))
+                .map_or(0, |l| l.size);
+            let s = Literal::u64_suffixed(size);
+            (quote!(#s), false)
+        }
         HeaderRule::RangeOffset(r) => {
             let v = format_ident!("{}_at", r);
             (quote!(plan.#v), false)
@@ -825,6 +835,21 @@ fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String,
         }
     }
     out
+}
+
+/// The check that the records given match a `count` the schema fixes (a number or constant).
+pub(crate) fn count_check(c: &Checked, t: &Table) -> TokenStream {
+    let Some(n) = crate::check::writer::fixed_count(c, t) else {
+        return quote!();
+    };
+    let n = Literal::u64_suffixed(n);
+    let name = format_ident!("{}", t.name.text);
+    let item = t.name.text.as_str();
+    quote! {
+        if self.#name.len() as u64 != #n {
+            return Err(__rt::WriteError::WrongCount { table: #item, expected: #n, given: self.#name.len() as u64 });
+        }
+    }
 }
 
 /// Code writing the table's records, and code writing its record ranges' bytes.
