@@ -22,6 +22,7 @@ pub(crate) mod regs;
 pub(crate) mod streams;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
+pub(crate) mod table_writer;
 pub(crate) mod taken;
 pub(crate) mod top;
 pub(crate) mod when_writer;

@@ -163,67 +163,6 @@ pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
     rules
 }
 
-/// A number or an unsigned named constant's value.
-pub(crate) fn const_u64(c: &Checked, e: &Expr) -> Option<u64> {
-    match e {
-        Expr::Num(v) => Some(*v),
-        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
-            Ok(Resolved::Const(i)) => {
-                let k = c.schema.constants.get(i)?;
-                (!k.ty.signed()).then_some(k.value)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The record count a table's `count` fixes when it is a number or a constant (the writer
-/// checks the records given against it).
-pub(crate) fn fixed_count(c: &Checked, t: &Table) -> Option<u64> {
-    const_u64(c, &t.count.expr)
-}
-
-/// Diagnoses a table's `count` and `stride` that a writer cannot derive or honour: each must
-/// be one field the writer sets (`field_ok`) or a number or constant (a `stride` equal to the
-/// record's size: the views read a table as back-to-back records of its size, so the
-/// validator rejects any other stride, and the writer lays records out back to back).
-pub(crate) fn check_count_stride(
-    c: &Checked,
-    t: &Table,
-    field_ok: &dyn Fn(&Expr) -> bool,
-    d: &mut crate::diag::Diags,
-) {
-    if !field_ok(&t.count.expr) && const_u64(c, &t.count.expr).is_none() {
-        d.error(
-            t.count.pos,
-            format!(
-                "table `{}`: the writer cannot write its record count: `count: {}` is neither one field (which the writer sets to the number of records given) nor a number or constant (which the records given must match)",
-                t.name.text, t.count.text
-            ),
-        );
-    }
-    let size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
-    match const_u64(c, &t.stride.expr) {
-        Some(s) if s != size => d.error(
-            t.stride.pos,
-            format!(
-                "table `{}`: `stride: {}` is {s}, not the {size} bytes of `{}`: the validator reads a table as back-to-back records of its size (it rejects any other stride), so the writer could only write files it rejects",
-                t.name.text, t.stride.text, t.record.text
-            ),
-        ),
-        Some(_) => {}
-        None if field_ok(&t.stride.expr) => {}
-        None => d.error(
-            t.stride.pos,
-            format!(
-                "table `{}`: the writer cannot write its stride: `stride: {}` is neither one field (which the writer sets to the record's size) nor a number or constant",
-                t.name.text, t.stride.text
-            ),
-        ),
-    }
-}
-
 /// Whether a table's `at` is one header field, which the plain writer sets to the place it
 /// chose (at the cursor, aligned); otherwise it must be a constant expression, the place.
 pub(crate) fn at_is_field(c: &Checked, t: &Table) -> bool {
@@ -258,8 +197,8 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
             matches!(single_field(c, e, Scope::Top), Some((Owner::Header, _)))
                 || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
         };
-        check_count_stride(c, t, &header_field, d);
-        if !at_is_field(c, t) && !crate::check::dir_writer::const_only(c, &t.at.expr, false) {
+        crate::check::table_writer::check_count_stride(c, t, &header_field, d);
+        if !at_is_field(c, t) && !crate::check::table_writer::const_only(c, &t.at.expr) {
             d.error(
                 t.at.pos,
                 format!(

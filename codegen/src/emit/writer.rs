@@ -839,7 +839,7 @@ fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String,
 
 /// The check that the records given match a `count` the schema fixes (a number or constant).
 pub(crate) fn count_check(c: &Checked, t: &Table) -> TokenStream {
-    let Some(n) = crate::check::writer::fixed_count(c, t) else {
+    let Some(n) = crate::check::table_writer::fixed_count(c, t) else {
         return quote!();
     };
     let n = Literal::u64_suffixed(n);
