@@ -227,6 +227,7 @@ pub mod schemas {
         npu1_v2: "schemas/npu1_v2.yaml";
         dirmix: "schemas/dirmix.yaml";
         sumstream: "schemas/sumstream.yaml";
+        plainloc: "schemas/plainloc.yaml";
     }
 }
 
@@ -1236,4 +1237,56 @@ pub fn sumstream(b: &[u8], g: &schemas::sumstream::SumStream<'_>, v: &View) {
         same_fields!(v, &p, r.header(), [kind, length, crc]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
     }
+}
+
+/// `plainloc.yaml` (the plain writer's located records: `info`, and `extra` laid out by its
+/// version): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn plainloc(b: &[u8], g: &schemas::plainloc::PlainLoc<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, info_offset, flags, level, crc]);
+    let info = g.info();
+    same_fields!(
+        v,
+        "info",
+        info,
+        [
+            kind,
+            item_count,
+            version,
+            extra_offset,
+            body_offset,
+            body_size
+        ]
+    );
+    assert_eq!(record(v, "info").offset, span(b, info.as_bytes()).0);
+    // The version-gated record: its fields present at its version, its place and size.
+    let x = g.extra();
+    same_fields!(v, "extra", x, [base, tail]);
+    let gated = |name: &str, got: Option<u64>| {
+        let present = record(v, "extra")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, got, "extra.{name}");
+    };
+    gated("added", x.added().map(u64::from));
+    gated("old", x.old().map(u64::from));
+    assert_eq!(record(v, "extra").offset, span(b, x.as_bytes()).0);
+    assert_eq!(record(v, "extra").size, x.as_bytes().len() as u64);
+    assert_eq!(g.items().count(), record_count(v, "items"));
+    for (k, r) in g.items().enumerate() {
+        let p = format!("items[{k}]");
+        assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+        same_fields!(v, &p, r, [id]);
+        assert_eq!(value(v, &p, "value"), &Value::Int(i64::from(r.value())));
+    }
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(
+        checksum(v, "file_crc"),
+        (u64::from(h.crc()), u64::from(h.crc()))
+    );
 }

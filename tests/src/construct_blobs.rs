@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `plainloc.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -221,5 +221,65 @@ pub fn npu1_v2_reseal(b: &mut [u8]) {
     if b.len() >= 36 {
         let sum = npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, &b[36..]);
         b[28..32].copy_from_slice(&sum.to_le_bytes());
+    }
+}
+
+/// `plainloc.yaml` as its plain writer lays it out (`writer.order: [items, info, body,
+/// extra]`, 4-aligned): the 16-byte header, the items (id, value) at 16, `info` (kind 7,
+/// the item count, `version`, `extra`'s and `body`'s places, `body`'s length), the body, and
+/// `extra` (`base`, `added` from version 2, `old` before version 3, `tail`) in the layout of
+/// `version`; the CRC-32 of everything after the header at 12.
+#[must_use]
+pub fn plainloc_file(
+    (flags, level): (u16, u16),
+    version: u32,
+    items: &[(u32, i32)],
+    body: &[u8],
+    (base, added, old, tail): (u32, u32, u16, u8),
+) -> Vec<u8> {
+    let align = |n: usize| (n + 3) & !3;
+    let info_at = align(16 + 8 * items.len());
+    let body_at = info_at + 20;
+    let extra_at = align(body_at + body.len());
+    let mut b = Vec::new();
+    le32(&mut b, 0x434F_4C50);
+    le32(&mut b, u32_of(info_at));
+    le16(&mut b, flags);
+    le16(&mut b, level);
+    le32(&mut b, 0);
+    for &(id, value) in items {
+        le32(&mut b, id);
+        b.extend_from_slice(&value.to_le_bytes());
+    }
+    b.resize(info_at, 0);
+    le16(&mut b, 7);
+    le16(&mut b, u16::try_from(items.len()).unwrap_or(u16::MAX));
+    for w in [
+        version,
+        u32_of(extra_at),
+        u32_of(body_at),
+        u32_of(body.len()),
+    ] {
+        le32(&mut b, w);
+    }
+    b.extend_from_slice(body);
+    b.resize(extra_at, 0);
+    le32(&mut b, base);
+    if version >= 2 {
+        le32(&mut b, added);
+    }
+    if version < 3 {
+        le16(&mut b, old);
+    }
+    b.push(tail);
+    plainloc_reseal(&mut b);
+    b
+}
+
+/// Recompute `plainloc.yaml`'s CRC-32 (bytes 12..16, over everything after the header).
+pub fn plainloc_reseal(b: &mut [u8]) {
+    if b.len() >= 16 {
+        let crc = npuschema_core::crc32(0, &b[16..]);
+        b[12..16].copy_from_slice(&crc.to_le_bytes());
     }
 }

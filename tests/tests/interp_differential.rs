@@ -72,11 +72,13 @@ const NAMEDTAB: &str = "schemas/namedtab.yaml";
 const DIRNOTES: &str = "schemas/dirnotes.yaml";
 const DIRMIX: &str = "schemas/dirmix.yaml";
 const SUMSTREAM: &str = "schemas/sumstream.yaml";
+const PLAINLOC: &str = "schemas/plainloc.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
+use npuschema_tests::compare::schemas::plainloc;
 use npuschema_tests::compare::schemas::{
     bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, npu1_v2, objtab,
     opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, wav,
@@ -2334,6 +2336,91 @@ fn sumstream_writer_built_record_checksums_and_their_mutants_agree() {
             "body-out-of-bounds",
             "bad-record",
             "bad-crc",
+        ],
+    );
+}
+
+// ----- the plain writer's located records (plainloc.yaml) ------------------------------------
+
+fn plainloc_agree(b: &[u8]) -> &'static str {
+    let g = plainloc::PlainLoc::validate(b);
+    let gb = plainloc::PlainLoc::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(PLAINLOC, b, g, gb, |g, v| {
+        npuschema_tests::compare::plainloc(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with located records (`info`, and `extra` in each
+/// layout of its version), the same bytes as laid out by hand: the generated validator and
+/// the interpreter accept them, read the same values, and agree on their mutants.
+#[test]
+fn plainloc_writer_built_files_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::{plainloc_file, plainloc_reseal};
+    use plainloc::{ItemSpec, PlainLocWriter};
+    assert_eq!(interp(PLAINLOC).sites(), &plainloc::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for n in [2usize, 0, 1, 3] {
+        let items: Vec<ItemSpec> = (0..n)
+            .map(|i| ItemSpec {
+                id: i as u32 * 3,
+                value: -(i as i32),
+            })
+            .collect();
+        let body = &b"body bytes"[..n * 3];
+        // `extra`'s layout: everything (2), without `added` (1), without `old` (3).
+        let version = [2u32, 1, 3, 0][n];
+        let good = PlainLocWriter::new()
+            .flags(n as u16)
+            .level(9)
+            .info_version(version)
+            .extra_base(0x0102_0304)
+            .extra_added(0x0506_0708)
+            .extra_old(0x090A)
+            .extra_tail(0x0B)
+            .items(&items)
+            .body(body)
+            .to_vec()
+            .unwrap();
+        let pairs: Vec<(u32, i32)> = items.iter().map(|i| (i.id, i.value)).collect();
+        assert_eq!(
+            good,
+            plainloc_file(
+                (n as u16, 9),
+                version,
+                &pairs,
+                body,
+                (0x0102_0304, 0x0506_0708, 0x090A, 0x0B)
+            )
+        );
+        assert_eq!(plainloc_agree(&good), "ok");
+        for (k, c) in sweep(
+            &good,
+            &plainloc_agree,
+            &plainloc_reseal,
+            12..16,
+            5_000,
+            0x1C0C,
+        ) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("plainloc verdicts: {verdicts:?}");
+    assert_reached(
+        "plainloc",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "info-out-of-bounds",
+            "bad-kind",
+            "extra-out-of-bounds",
+            "bad-tail",
+            "items-out-of-bounds",
+            "body-out-of-bounds",
+            "bad-crc",
+            "ok",
         ],
     );
 }

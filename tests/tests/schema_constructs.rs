@@ -2313,3 +2313,114 @@ mod nested_structs {
         );
     }
 }
+
+mod plainloc {
+    npuschema_macro::include_schema!("schemas/plainloc.yaml");
+}
+
+/// The plain writer (no section directory) places located records where `writer.order`
+/// names them, as the directory writer does: `info` (its place in the header's
+/// `info_offset`) and the version-gated `extra` (its place in `info.extra_offset`, laid out
+/// by `info.version`); every place, count and length field derived, `info.kind` set to the
+/// value its `expect` fixes, the CRC-32 patched. The bytes are the ones laid out by hand
+/// (`construct_blobs::plainloc_file`), both validators accept them, the views give back
+/// every input, and the failures fail closed.
+#[test]
+fn the_plain_writer_places_located_records() {
+    use npuschema_tests::construct_blobs::plainloc_file;
+    use plainloc::{ItemSpec, PlainLoc, PlainLocWriter};
+    let items = [ItemSpec { id: 1, value: -2 }, ItemSpec { id: 3, value: 4 }];
+    let w = PlainLocWriter::new()
+        .flags(0x11)
+        .level(3)
+        .info_version(2)
+        .extra_base(0xB0B1_B2B3)
+        .extra_added(0xA0A1_A2A3)
+        .extra_old(0xC0C1)
+        .extra_tail(0x50)
+        .items(&items)
+        .body(b"hello");
+    let n = w.encoded_len().expect("fits");
+    // The header (16), the items at 16..32, `info` at 32..52, the body at 52..57, `extra` at
+    // 60 in its version-2 layout (base, added, old, tail: 11 bytes).
+    assert_eq!(n, 71);
+    let mut buf = vec![0xEEu8; n + 5];
+    assert_eq!(w.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!(word(4), 32, "header.info_offset");
+    assert_eq!(
+        &b[32..36],
+        b"\x07\x00\x02\x00",
+        "info.kind, info.item_count"
+    );
+    let info: Vec<u32> = (36..52).step_by(4).map(word).collect();
+    assert_eq!(info, [2, 60, 52, 5]);
+    assert_eq!(&b[52..60], b"hello\0\0\0");
+    assert_eq!(&b[60..71], b"\xB3\xB2\xB1\xB0\xA3\xA2\xA1\xA0\xC1\xC0\x50");
+    assert_eq!(word(12), npuschema_core::crc32(0, &b[16..]));
+    let by_hand = plainloc_file(
+        (0x11, 3),
+        2,
+        &[(1, -2), (3, 4)],
+        b"hello",
+        (0xB0B1_B2B3, 0xA0A1_A2A3, 0xC0C1, 0x50),
+    );
+    assert_eq!(b, &by_hand[..]);
+    let v = PlainLoc::validate(b).expect("the writer's output validates");
+    assert!(PlainLoc::validate_as::<npuschema_core::Brief>(b).is_ok());
+    let h = v.header();
+    assert_eq!((h.flags(), h.level()), (0x11, 3));
+    assert_eq!(v.info().version(), 2);
+    let x = v.extra();
+    assert_eq!(
+        (x.base(), x.added(), x.old(), x.tail()),
+        (0xB0B1_B2B3, Some(0xA0A1_A2A3), Some(0xC0C1), 0x50)
+    );
+    let got: Vec<(u32, i32)> = v.items().map(|r| (r.id(), r.value())).collect();
+    assert_eq!(got, [(1, -2), (3, 4)]);
+    assert_eq!(v.body(), b"hello");
+    // Each layout of `extra`: without `added` (version 0), without `old` (version 3); with
+    // no items and an empty body, `info` follows the header and `extra` follows `info`.
+    for (version, tail) in [
+        (0u32, &b"\x01\0\0\0\x03\0\x04"[..]),
+        (3, b"\x01\0\0\0\x02\0\0\0\x04"),
+    ] {
+        let e = PlainLocWriter::new()
+            .info_version(version)
+            .extra_base(1)
+            .extra_added(2)
+            .extra_old(3)
+            .extra_tail(4)
+            .body(b"")
+            .to_vec()
+            .expect("writes");
+        assert_eq!(&e[4..8], &16u32.to_le_bytes(), "header.info_offset");
+        assert_eq!(
+            &e[24..32],
+            b"\x24\0\0\0\x24\0\0\0",
+            "info.extra_offset, info.body_offset"
+        );
+        assert_eq!(&e[36..], tail);
+        assert_eq!(e, plainloc_file((0, 0), version, &[], b"", (1, 2, 3, 4)));
+        let x = PlainLoc::validate(&e).expect("valid").extra();
+        assert_eq!(x.added().is_some(), version >= 2);
+        assert_eq!(x.old().is_some(), version < 3);
+    }
+    // A short buffer, and more items than `info.item_count` (a u16) holds, fail closed.
+    assert_eq!(
+        w.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall {
+            needed: 71,
+            available: 70
+        })
+    );
+    let many = vec![ItemSpec { id: 0, value: 0 }; 65_536];
+    assert!(matches!(
+        w.items(&many).to_vec(),
+        Err(npuschema_core::WriteError::TooLarge {
+            field: "info.item_count",
+            value: 65_536
+        })
+    ));
+}

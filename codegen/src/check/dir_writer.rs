@@ -1,7 +1,7 @@
 //! The plan of a directory writer (`writer` with a section `directory`): the items
 //! `writer.order` places, what each field of the header, the located records, the directory
 //! and the payloads is derived from, and the diagnostics for what cannot be derived (and
-//! for a plain writer's located records, which it does not lay out). Emitted by
+//! for a plain writer's `payload_align`). Emitted by
 //! `emit/dir_writer.rs`.
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
@@ -216,11 +216,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
             return Err(errs);
         }
-        // The plain writer does not lay out located records, named or not (it would leave
-        // a record the validator reads as zeros).
-        for r in &file.ext.records {
-            errs.push((r.name.pos, format!("record `{}`: only a writer for a section directory places located records; drop the `writer` or the record", r.name.text)));
-        }
+        // The plain writer's located records: `located_writer.rs`.
         if let Some(p) = &w.payload_align {
             errs.push((
                 p.pos,

@@ -18,7 +18,7 @@ pub(crate) enum HeaderRule {
     Value(Expr),
     /// The number of records of the table (its name).
     Count(String),
-    /// Where the writer put the range or string (its name).
+    /// Where the writer put the range, string or located record (its name).
     RangeOffset(String),
     /// The length of the range (its name).
     RangeLength(String),
@@ -109,6 +109,10 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     }
     for (ki, k) in file.checksums.iter().enumerate() {
         derive(&k.stored.expr, HeaderRule::Checksum(ki));
+    }
+    // A located record's `at` (`located_writer.rs`): where the writer placed it.
+    for r in &file.ext.records {
+        derive(&r.at.expr, HeaderRule::RangeOffset(r.name.text.clone()));
     }
     // A file string's offset field: where the writer placed the string (`strings.rs`).
     for s in file.strings.iter().filter(|s| s.table.is_none()) {

@@ -269,6 +269,29 @@ fn plain_writer(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    // The located records' inputs: a setter `<record>_<field>` each (`located_writer.rs`).
+    if let Ok(Some(lp)) = crate::check::located_writer::analyse(c) {
+        for (k, r) in file.ext.records.iter().enumerate() {
+            let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), lp.records.get(k)) else {
+                continue;
+            };
+            for (f, _) in st
+                .fields
+                .iter()
+                .zip(rules)
+                .filter(|(_, r)| matches!(r, Rule::Input))
+            {
+                let what = format!("field `{}` of record `{}`", f.name.text, r.name.text);
+                sp.add(
+                    format!("{}_{}", r.name.text, f.name.text),
+                    f.name.pos,
+                    what,
+                    Src::Other,
+                    d,
+                );
+            }
+        }
+    }
     for s in file
         .strings
         .iter()
