@@ -5,7 +5,8 @@
 //! arrays of structs, string tables the writer builds (`namedtab`), a directory with ranges
 //! around it (`dirnotes`), signed and 8/16/64-bit fields with `&& || !` (`blobpack`), a
 //! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
-//! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`), the plain
+//! writer's located records (`plainloc`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -13,7 +14,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, and each record's of sumstream, after the fuzzer's edits, so
+//! dirmix and plainloc, and each record's of sumstream, after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -66,6 +67,7 @@ schemas! {
     npu1_v2: "../tests/schemas/npu1_v2.yaml";
     dirmix: "../tests/schemas/dirmix.yaml";
     sumstream: "../tests/schemas/sumstream.yaml";
+    plainloc: "../tests/schemas/plainloc.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -104,6 +106,7 @@ fn reseal(k: usize, b: &mut [u8]) {
             b[36..40].copy_from_slice(&crc.to_le_bytes());
         }
         "../tests/schemas/dirnotes.yaml" => construct_blobs::dirnotes_reseal(b),
+        "../tests/schemas/plainloc.yaml" => construct_blobs::plainloc_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
@@ -206,6 +209,7 @@ fuzz_target!(|data: &[u8]| {
         17 => run!(k, b, blobpack::Blobpack, |g, v| compare::blobpack(b, g, v)),
         18 => run!(k, b, npu1_v2::Npu1, |g, v| compare::npu1_v2(b, g, v)),
         19 => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
-        _ => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
+        20 => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
+        _ => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
     }
 });

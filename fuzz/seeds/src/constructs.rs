@@ -41,6 +41,7 @@ const BLOBPACK: u8 = 17;
 const NPU1_V2: u8 = 18;
 const DIRMIX: u8 = 19;
 const SUMSTREAM: u8 = 20;
+const PLAINLOC: u8 = 21;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -497,6 +498,22 @@ pub fn write_seeds(dir: &Path) -> usize {
         "npu1_v2".into(),
         NPU1_V2 | 0x80,
         construct_blobs::npu1_v2_file(&[(0, Ok(&[5; 40])), (1, Err(64))], &[1, 2, 3, 4], 0xC0FFEE),
+    ));
+    seeds.push((
+        "plainloc".into(),
+        PLAINLOC | 0x80,
+        construct_blobs::plainloc_file(
+            (0x11, 3),
+            2,
+            &[(1, -2), (3, 4)],
+            b"hello",
+            (0xB0B1_B2B3, 0xA0A1_A2A3, 0xC0C1, 0x50),
+        ),
+    ));
+    seeds.push((
+        "plainloc-v3".into(),
+        PLAINLOC | 0x80,
+        construct_blobs::plainloc_file((0, 0), 3, &[], b"", (1, 2, 3, 4)),
     ));
     seeds.push((
         "opendir".into(),
