@@ -228,7 +228,7 @@ pub fn npu1_v2_reseal(b: &mut [u8]) {
 /// extra]`, 4-aligned): the 16-byte header, the items (id, value) at 16, `info` (kind 7,
 /// the item count, `version`, `extra`'s and `body`'s places, `body`'s length), the body, and
 /// `extra` (`base`, `added` from version 2, `old` before version 3, `tail`) in the layout of
-/// `version`; the CRC-32 of everything after the header at 12.
+/// its gate, `version & 0xFFFF`; the CRC-32 of everything after the header at 12.
 #[must_use]
 pub fn plainloc_file(
     (flags, level): (u16, u16),
@@ -265,10 +265,11 @@ pub fn plainloc_file(
     b.extend_from_slice(body);
     b.resize(extra_at, 0);
     le32(&mut b, base);
-    if version >= 2 {
+    let gate = version & 0xFFFF;
+    if gate >= 2 {
         le32(&mut b, added);
     }
-    if version < 3 {
+    if gate < 3 {
         le16(&mut b, old);
     }
     b.push(tail);

@@ -2370,7 +2370,8 @@ fn plainloc_writer_built_files_and_their_mutants_agree() {
             .collect();
         let body = &b"body bytes"[..n * 3];
         // `extra`'s layout: everything (2), without `added` (1), without `old` (3).
-        let version = [2u32, 1, 3, 0][n];
+        // (The gate is `version & 0xFFFF`.)
+        let version = [2u32, 0x0007_0001, 3, 0xFFFF_0000][n];
         let good = PlainLocWriter::new()
             .flags(n as u16)
             .level(9)

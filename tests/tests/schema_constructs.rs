@@ -2407,6 +2407,20 @@ fn the_plain_writer_places_located_records() {
         assert_eq!(x.added().is_some(), version >= 2);
         assert_eq!(x.old().is_some(), version < 3);
     }
+    // The gate is computed from the input: `info.version & 0xFFFF`, so version 0x0001_0003
+    // lays `extra` out as version 3 does (without `old`).
+    let e = PlainLocWriter::new()
+        .info_version(0x0001_0003)
+        .extra_base(1)
+        .extra_added(2)
+        .extra_old(3)
+        .extra_tail(4)
+        .body(b"")
+        .to_vec()
+        .expect("writes");
+    assert_eq!(&e[36..], b"\x01\0\0\0\x02\0\0\0\x04");
+    let x = PlainLoc::validate(&e).expect("valid").extra();
+    assert_eq!((x.added(), x.old()), (Some(2), None));
     // A short buffer, and more items than `info.item_count` (a u16) holds, fail closed.
     assert_eq!(
         w.write_into(&mut buf[..n - 1]),

@@ -11,8 +11,8 @@
 //! `emit/located_writer.rs`.
 
 use crate::check::dir_writer::{
-    Item, Part, Placement, RangeKind, Rule, What, const_only, field_kind, range_kind, struct_for,
-    targets,
+    Item, Part, Placement, RangeKind, Rule, What, computed_gate, const_only, field_kind,
+    range_kind, struct_for, targets,
 };
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
@@ -28,6 +28,8 @@ pub(crate) struct LocPlan {
     /// Per version-gated located record: the input field its gate is (the header's or an
     /// ungated located record's, by index).
     pub(crate) gates: Vec<Option<(Owner, usize)>>,
+    /// Per located record whose gate is computed from the writer's inputs: the expression.
+    pub(crate) computed_gates: Vec<Option<Expr>>,
 }
 
 /// Set the rules of a located record's field(s); false when `o` is not a located record.
@@ -95,6 +97,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             .collect(),
         placements: vec![Placement::Derived; file.ext.records.len()],
         gates: vec![None; file.ext.records.len()],
+        computed_gates: vec![None; file.ext.records.len()],
     };
     // Placed where the order names it, once.
     for r in &file.ext.records {
@@ -235,13 +238,32 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             }
             _ => None,
         };
+        let is_input = |o: Owner, i: usize| match o {
+            Owner::Header => matches!(
+                hplan.fields.get(i),
+                Some(crate::check::writer::HeaderRule::Input)
+            ),
+            Owner::Located(j) => matches!(
+                plan.records.get(j).and_then(|x| x.get(i)),
+                Some(Rule::Input)
+            ),
+            _ => false,
+        };
         match input {
             Some(x) => {
                 if let Some(slot) = plan.gates.get_mut(k) {
                     *slot = Some(x);
                 }
             }
-            None => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so the gate must be one unsigned integer field the writer takes (of the header or an ungated located record), and `{}` is not one", r.name.text, g.text))),
+            // A gate computed from the writer's inputs (`header.version >> 16`).
+            None => match computed_gate(c, &g.expr, &is_input) {
+                Ok(()) => {
+                    if let Some(slot) = plan.computed_gates.get_mut(k) {
+                        *slot = Some(g.expr.clone());
+                    }
+                }
+                Err(why) => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so it must compute `{}` from the values it takes before it places anything, and cannot: {why}", r.name.text, g.text))),
+            },
         }
         if let Some(st) = c.strukt(&r.strukt.text) {
             for (i, f) in st.fields.iter().enumerate() {

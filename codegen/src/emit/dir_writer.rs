@@ -49,7 +49,17 @@ fn gate_value(
     plan: &crate::check::dir_writer::Plan<'_>,
     k: usize,
 ) -> Option<TokenStream> {
-    let (o, i) = (*plan.gates.get(k)?)?;
+    let Some((o, i)) = *plan.gates.get(k)? else {
+        // A gate computed from the spec's values.
+        let e = plan.computed_gates.get(k)?.as_ref()?;
+        let item = &c.schema.file.ext.records.get(k)?.name.text;
+        return Some(crate::emit::record_writer::gate_tokens(
+            c,
+            e,
+            &|o, i| input_u64(c, o, i),
+            item,
+        ));
+    };
     let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
     let f = &st.fields.get(i)?.name.text;
     let n = match o {
@@ -57,6 +67,21 @@ fn gate_value(
         _ => ident(f),
     };
     Some(quote!(u64::from(self.#n)))
+}
+
+/// A spec's unsigned integer input field `i` of `o` (the header's `f`, a located record
+/// `r`'s `r_f`) as `u64` tokens.
+fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
+    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => ident(f),
+    };
+    match field_kind(c, st, i)? {
+        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
+        _ => None,
+    }
 }
 
 /// Whether a stream's record spec (its header's fields) holds a float (no `Eq`).

@@ -21,7 +21,17 @@ fn plan(c: &Checked) -> Option<LocPlan> {
 /// The gate value of located record `k`, when it is version-gated: `u64` tokens reading
 /// the writer's input field.
 fn gate_value(c: &Checked, p: &LocPlan, k: usize) -> Option<TokenStream> {
-    let (o, i) = (*p.gates.get(k)?)?;
+    let Some((o, i)) = *p.gates.get(k)? else {
+        // A gate computed from the writer's inputs.
+        let e = p.computed_gates.get(k)?.as_ref()?;
+        let item = &c.schema.file.ext.records.get(k)?.name.text;
+        return Some(crate::emit::record_writer::gate_tokens(
+            c,
+            e,
+            &|o, i| input_u64(c, o, i),
+            item,
+        ));
+    };
     let st = struct_for(c, o, Scope::Top)?;
     let f = &st.fields.get(i)?.name.text;
     let n = match o {
@@ -29,6 +39,21 @@ fn gate_value(c: &Checked, p: &LocPlan, k: usize) -> Option<TokenStream> {
         _ => format_ident!("{}", f),
     };
     Some(quote!(u64::from(self.#n)))
+}
+
+/// The writer's unsigned integer input field `i` of `o` (the header's setter `f`, a located
+/// record `r`'s `r_f`) as `u64` tokens.
+fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
+    let st = struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => format_ident!("{}", f),
+    };
+    match field_kind(c, st, i)? {
+        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
+        _ => None,
+    }
 }
 
 /// The writer's inputs of the located records: (setter name, field kind, doc), in record

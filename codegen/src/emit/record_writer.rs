@@ -321,3 +321,57 @@ pub(crate) fn write_field(
         }
     }
 }
+
+/// `u64` tokens computing a version-gated record's gate `e` (an expression
+/// `check::dir_writer::computed_gate` accepts) from the writer's inputs, `field` giving each
+/// field's tokens (as `u64`), with the views' checked arithmetic: an overflow is
+/// `WriteError::TooLarge` for `item` (the tokens end in `?`).
+pub(crate) fn gate_tokens(
+    c: &Checked,
+    e: &crate::expr::Expr,
+    field: &dyn Fn(crate::check::Owner, usize) -> Option<TokenStream>,
+    item: &str,
+) -> TokenStream {
+    use crate::expr::{BinOp, Expr};
+    fn inner(
+        c: &Checked,
+        e: &Expr,
+        field: &dyn Fn(crate::check::Owner, usize) -> Option<TokenStream>,
+    ) -> TokenStream {
+        match e {
+            Expr::Num(v) => {
+                let l = Literal::u64_suffixed(*v);
+                quote!(#l)
+            }
+            Expr::Ref(p) => match c.resolve(p, Scope::Top) {
+                Ok(crate::check::Resolved::Field(o, i)) => field(o, i).unwrap_or(quote!(0u64)),
+                _ => crate::emit::plain_tokens(c, e, Scope::Top).unwrap_or(quote!(0u64)),
+            },
+            Expr::Bin(op, l, r) => {
+                let l = inner(c, l, field);
+                let r = inner(c, r, field);
+                match op {
+                    BinOp::Add => quote!(#l.checked_add(#r)?),
+                    BinOp::Sub => quote!(#l.checked_sub(#r)?),
+                    BinOp::Mul => quote!(#l.checked_mul(#r)?),
+                    BinOp::Div => quote!(#l.checked_div(#r)?),
+                    BinOp::Rem => quote!(#l.checked_rem(#r)?),
+                    BinOp::And => quote!((#l & #r)),
+                    BinOp::Or => quote!((#l | #r)),
+                    BinOp::Shl => quote!(#l.checked_shl(u32::try_from(#r).ok()?)?),
+                    BinOp::Shr => quote!(#l.checked_shr(u32::try_from(#r).ok()?)?),
+                    _ => quote!(0u64),
+                }
+            }
+            _ => quote!(0u64),
+        }
+    }
+    let t = inner(c, e, field);
+    let field_name = format!("{item}.gate");
+    if t.to_string().contains('?') {
+        quote!((|| -> Option<u64> { Some(#t) })().ok_or(__rt::WriteError::TooLarge { field: #field_name, value: u64::MAX })?)
+    } else {
+        // Used as an argument or a `let`'s value only: no parentheses needed.
+        crate::emit::strip_parens(t)
+    }
+}
