@@ -6,7 +6,8 @@
 //! around it (`dirnotes`), signed and 8/16/64-bit fields with `&& || !` (`blobpack`), a
 //! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
 //! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`), the plain
-//! writer's located records (`plainloc`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! writer's located records (`plainloc`), a record laid out by a computed gate next to a
+//! directory (`dirgate`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -68,6 +69,7 @@ schemas! {
     dirmix: "../tests/schemas/dirmix.yaml";
     sumstream: "../tests/schemas/sumstream.yaml";
     plainloc: "../tests/schemas/plainloc.yaml";
+    dirgate: "../tests/schemas/dirgate.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -210,6 +212,7 @@ fuzz_target!(|data: &[u8]| {
         18 => run!(k, b, npu1_v2::Npu1, |g, v| compare::npu1_v2(b, g, v)),
         19 => run!(k, b, dirmix::DirMix, |g, v| compare::dirmix(b, g, v)),
         20 => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
-        _ => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
+        21 => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
+        _ => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
     }
 });

@@ -228,6 +228,7 @@ pub mod schemas {
         dirmix: "schemas/dirmix.yaml";
         sumstream: "schemas/sumstream.yaml";
         plainloc: "schemas/plainloc.yaml";
+        dirgate: "schemas/dirgate.yaml";
     }
 }
 
@@ -1289,4 +1290,39 @@ pub fn plainloc(b: &[u8], g: &schemas::plainloc::PlainLoc<'_>, v: &View) {
         checksum(v, "file_crc"),
         (u64::from(h.crc()), u64::from(h.crc()))
     );
+}
+
+/// `dirgate.yaml` (a directory writer's file with a record laid out by a computed gate): as
+/// [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirgate(b: &[u8], g: &schemas::dirgate::DirGate<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, version, section_count, section_offset, fixed_offset]
+    );
+    let x = g.fixed();
+    same_fields!(v, "fixed", x, [base, tail]);
+    let present = record(v, "fixed")
+        .fields
+        .iter()
+        .find(|f| f.name == "added")
+        .and_then(|f| f.raw);
+    assert_eq!(present, x.added().map(u64::from), "fixed.added");
+    assert_eq!(record(v, "fixed").offset, span(b, x.as_bytes()).0);
+    assert_eq!(record(v, "fixed").size, x.as_bytes().len() as u64);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
 }

@@ -284,3 +284,54 @@ pub fn plainloc_reseal(b: &mut [u8]) {
         b[12..16].copy_from_slice(&crc.to_le_bytes());
     }
 }
+
+/// `dirgate.yaml` as its directory writer lays it out (`writer.order: [sections, fixed,
+/// payload]`, 4-aligned): the 20-byte header, the directory at 20 (kind, entsize, offset,
+/// size), `fixed` (`base`, `added` from gate 1, `tail`) in the layout of its gate
+/// `(version >> 16) - 1` (`None` when the major version is 0: `fixed` is then written in
+/// the gate-0 layout, which no validator accepts), and the payloads, each 4-aligned.
+#[must_use]
+pub fn dirgate_file(
+    version: u32,
+    sections: &[(u16, u16, &[u8])],
+    (base, added, tail): (u32, u16, u8),
+) -> Vec<u8> {
+    let align = |n: usize| (n + 3) & !3;
+    let gate = (version >> 16).saturating_sub(1);
+    let fixed_at = align(20 + 12 * sections.len());
+    let fixed_len = if gate >= 1 { 7 } else { 5 };
+    let mut at = fixed_at + fixed_len;
+    let mut places = Vec::new();
+    for &(_, _, p) in sections {
+        at = align(at);
+        places.push(at);
+        at += p.len();
+    }
+    let mut b = Vec::new();
+    for w in [
+        0x5441_4744,
+        version,
+        u32_of(sections.len()),
+        20,
+        u32_of(fixed_at),
+    ] {
+        le32(&mut b, w);
+    }
+    for (&(kind, entsize, p), &place) in sections.iter().zip(&places) {
+        le16(&mut b, kind);
+        le16(&mut b, entsize);
+        le32(&mut b, u32_of(place));
+        le32(&mut b, u32_of(p.len()));
+    }
+    b.resize(fixed_at, 0);
+    le32(&mut b, base);
+    if gate >= 1 {
+        le16(&mut b, added);
+    }
+    b.push(tail);
+    for (&(_, _, p), &place) in sections.iter().zip(&places) {
+        b.resize(place, 0);
+        b.extend_from_slice(p);
+    }
+    b
+}

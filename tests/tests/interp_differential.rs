@@ -73,16 +73,17 @@ const DIRNOTES: &str = "schemas/dirnotes.yaml";
 const DIRMIX: &str = "schemas/dirmix.yaml";
 const SUMSTREAM: &str = "schemas/sumstream.yaml";
 const PLAINLOC: &str = "schemas/plainloc.yaml";
+const DIRGATE: &str = "schemas/dirgate.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
 // The schema-language test schemas (tests/tests/schema_constructs.rs), expanded by the macro
 // in npuschema_tests::compare, which also holds the comparison of each with the interpreter.
-use npuschema_tests::compare::schemas::plainloc;
 use npuschema_tests::compare::schemas::{
     bigend, blobpack, conditional, dirmix, dirnotes, floats, namedtab, nested, npu1_v2, objtab,
     opendir, ordered, padded, scoped, strtab, sumstream, titled, tlv, wav,
 };
+use npuschema_tests::compare::schemas::{dirgate, plainloc};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, npu1_v2_file, npu1_v2_reseal,
 };
@@ -2421,6 +2422,75 @@ fn plainloc_writer_built_files_and_their_mutants_agree() {
             "items-out-of-bounds",
             "body-out-of-bounds",
             "bad-crc",
+            "ok",
+        ],
+    );
+}
+
+// ----- a directory writer with a computed version gate (dirgate.yaml) ------------------------
+
+fn dirgate_agree(b: &[u8]) -> &'static str {
+    let g = dirgate::DirGate::validate(b);
+    let gb = dirgate::DirGate::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRGATE, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirgate(b, g, v)
+    })
+}
+
+/// Files the generated directory writer built with a record laid out by a computed gate
+/// (`(header.version >> 16) - 1`), the same bytes as laid out by hand: the generated
+/// validator and the interpreter accept them, read the same values, and agree on their
+/// mutants (a mutated version moves the gate, or makes it underflow).
+#[test]
+fn dirgate_writer_built_files_and_their_mutants_agree() {
+    use dirgate::{DirGateSpec, Kind, SectionSpec};
+    use npuschema_tests::construct_blobs::dirgate_file;
+    assert_eq!(interp(DIRGATE).sites(), &dirgate::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for n in [2usize, 0, 3] {
+        let sections: Vec<SectionSpec> = (0..n)
+            .map(|i| SectionSpec {
+                kind: if i % 2 == 0 { Kind::Code } else { Kind::Data },
+                entsize: i as u16,
+                payload: &b"payload bytes"[..i * 3],
+            })
+            .collect();
+        let version = [0x0002_0000u32, 0x0001_0001, 0x0007_0000][n % 3];
+        let good = DirGateSpec {
+            version,
+            fixed_base: 0x0102_0304,
+            fixed_added: 0x0506,
+            fixed_tail: 0x07,
+            sections: &sections,
+        }
+        .to_vec()
+        .unwrap();
+        let triples: Vec<(u16, u16, &[u8])> = sections
+            .iter()
+            .map(|s| (s.kind.raw(), s.entsize, s.payload))
+            .collect();
+        assert_eq!(
+            good,
+            dirgate_file(version, &triples, (0x0102_0304, 0x0506, 0x07))
+        );
+        assert_eq!(dirgate_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirgate_agree, &|_| {}, 0..0, 5_000, 0xD6A7) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirgate verdicts: {verdicts:?}");
+    assert_reached(
+        "dirgate",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "fixed-out-of-bounds",
+            "sections-out-of-bounds",
+            "bad-kind",
+            "section-out-of-bounds",
             "ok",
         ],
     );

@@ -2438,3 +2438,107 @@ fn the_plain_writer_places_located_records() {
         })
     ));
 }
+
+mod dirgate {
+    npuschema_macro::include_schema!("schemas/dirgate.yaml");
+}
+
+/// Next to a directory, a version-gated record whose gate is computed from the spec's values
+/// (`(header.version >> 16) - 1`): the writer computes it with checked arithmetic and lays
+/// the record out by it; the bytes are the ones laid out by hand
+/// (`construct_blobs::dirgate_file`), both validators accept them and the views give back
+/// every input; a version whose gate underflows is refused, as is a short buffer.
+#[test]
+fn the_directory_writer_computes_a_version_gate() {
+    use dirgate::{DirGate, DirGateSpec, Kind, SectionSpec};
+    use npuschema_tests::construct_blobs::dirgate_file;
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            payload: b"CODE!",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 4,
+            payload: b"dd",
+        },
+    ];
+    let spec = DirGateSpec {
+        version: 0x0002_0005,
+        fixed_base: 0xB0B1_B2B3,
+        fixed_added: 0xC0C1,
+        fixed_tail: 0x50,
+        sections: &sections,
+    };
+    // The header (20), the directory at 20..44, `fixed` at 44 in the layout of gate 1
+    // (base, added, tail: 7 bytes), the payloads at 52 and 60.
+    let n = spec.encoded_len().expect("fits");
+    assert_eq!(n, 62);
+    let mut buf = vec![0xEEu8; n + 1];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    assert_eq!(&b[16..20], &44u32.to_le_bytes(), "header.fixed_offset");
+    assert_eq!(&b[44..51], b"\xB3\xB2\xB1\xB0\xC1\xC0\x50");
+    assert_eq!(&b[52..57], b"CODE!");
+    assert_eq!(&b[60..62], b"dd");
+    let by_hand = dirgate_file(
+        0x0002_0005,
+        &[(1, 0, b"CODE!"), (2, 4, b"dd")],
+        (0xB0B1_B2B3, 0xC0C1, 0x50),
+    );
+    assert_eq!(b, &by_hand[..]);
+    let v = DirGate::validate(b).expect("the writer's output validates");
+    assert!(DirGate::validate_as::<npuschema_core::Brief>(b).is_ok());
+    let x = v.fixed();
+    assert_eq!(
+        (x.gate(), x.base(), x.added(), x.tail()),
+        (1, 0xB0B1_B2B3, Some(0xC0C1), 0x50)
+    );
+    assert_eq!(v.header().version(), 0x0002_0005);
+    let got: Vec<(Kind, u16, &[u8])> = v
+        .sections()
+        .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
+        .collect();
+    let want: Vec<(Kind, u16, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    // Major version 1: gate 0, `fixed` without `added` (5 bytes at 44).
+    let e = DirGateSpec {
+        version: 0x0001_FFFF,
+        ..spec
+    }
+    .to_vec()
+    .expect("writes");
+    assert_eq!(&e[44..49], b"\xB3\xB2\xB1\xB0\x50");
+    assert_eq!(
+        e,
+        dirgate_file(
+            0x0001_FFFF,
+            &[(1, 0, b"CODE!"), (2, 4, b"dd")],
+            (0xB0B1_B2B3, 0xC0C1, 0x50)
+        )
+    );
+    let x = DirGate::validate(&e).expect("valid").fixed();
+    assert_eq!((x.gate(), x.added()), (0, None));
+    // Major version 0: the gate `0 - 1` underflows; the writer refuses (the validator
+    // would reject any file it wrote).
+    let zero = DirGateSpec {
+        version: 0x0000_FFFF,
+        ..spec
+    };
+    let err = Err(npuschema_core::WriteError::TooLarge {
+        field: "fixed.gate",
+        value: u64::MAX,
+    });
+    assert_eq!(zero.encoded_len(), err);
+    assert_eq!(zero.write_into(&mut buf), err);
+    let by_hand = dirgate_file(0x0000_FFFF, &[], (1, 2, 3));
+    assert!(DirGate::validate(&by_hand).is_err());
+    assert!(matches!(
+        spec.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+}

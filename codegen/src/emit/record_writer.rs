@@ -369,7 +369,21 @@ pub(crate) fn gate_tokens(
     let t = inner(c, e, field);
     let field_name = format!("{item}.gate");
     if t.to_string().contains('?') {
-        quote!((|| -> Option<u64> { Some(#t) })().ok_or(__rt::WriteError::TooLarge { field: #field_name, value: u64::MAX })?)
+        // `Some(x?)` is `x` when the last step is a checked operation (an `Option`).
+        let mut toks: Vec<proc_macro2::TokenTree> = t.clone().into_iter().collect();
+        let opt = if matches!(toks.last(), Some(proc_macro2::TokenTree::Punct(q)) if q.as_char() == '?')
+        {
+            toks.pop();
+            let body: TokenStream = toks.into_iter().collect();
+            if body.to_string().contains('?') {
+                quote!((|| -> Option<u64> { #body })())
+            } else {
+                body
+            }
+        } else {
+            quote!((|| -> Option<u64> { Some(#t) })())
+        };
+        quote!(#opt.ok_or(__rt::WriteError::TooLarge { field: #field_name, value: u64::MAX })?)
     } else {
         // Used as an argument or a `let`'s value only: no parentheses needed.
         crate::emit::strip_parens(t)

@@ -42,6 +42,7 @@ const NPU1_V2: u8 = 18;
 const DIRMIX: u8 = 19;
 const SUMSTREAM: u8 = 20;
 const PLAINLOC: u8 = 21;
+const DIRGATE: u8 = 22;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -509,6 +510,20 @@ pub fn write_seeds(dir: &Path) -> usize {
             b"hello",
             (0xB0B1_B2B3, 0xA0A1_A2A3, 0xC0C1, 0x50),
         ),
+    ));
+    seeds.push((
+        "dirgate".into(),
+        DIRGATE,
+        construct_blobs::dirgate_file(
+            0x0002_0005,
+            &[(1, 0, b"CODE!"), (2, 4, b"dd")],
+            (0xB0B1_B2B3, 0xC0C1, 0x50),
+        ),
+    ));
+    seeds.push((
+        "dirgate-v1".into(),
+        DIRGATE,
+        construct_blobs::dirgate_file(0x0001_0000, &[(2, 0, b"x")], (1, 2, 3)),
     ));
     seeds.push((
         "plainloc-v3".into(),
