@@ -1303,8 +1303,17 @@ pub fn dirgate(b: &[u8], g: &schemas::dirgate::DirGate<'_>, v: &View) {
         v,
         "header",
         h,
-        [magic, version, section_count, section_offset, fixed_offset]
+        [
+            magic,
+            version,
+            section_count,
+            section_offset,
+            fixed_offset,
+            names_offset,
+            names_size
+        ]
     );
+    assert_eq!(range(v, "names"), Some(span(b, g.names())));
     let x = g.fixed();
     same_fields!(v, "fixed", x, [base, tail]);
     let present = record(v, "fixed")
@@ -1318,11 +1327,17 @@ pub fn dirgate(b: &[u8], g: &schemas::dirgate::DirGate<'_>, v: &View) {
     assert_eq!(g.sections().len(), record_count(v, "sections"));
     for s in g.sections() {
         let p = format!("sections[{}]", s.index());
-        same_fields!(v, &p, s, [entsize, offset, size]);
+        same_fields!(v, &p, s, [entsize, offset, size, name_offset]);
         assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
         assert_eq!(
             range(v, &format!("{p}.payload")),
             s.payload().map(|d| span(b, d))
         );
+        let x = string(v, &format!("{p}.name"));
+        assert_eq!(
+            (x.bytes.as_slice(), x.offset),
+            (g.name(&s), span(b, g.name(&s)).0)
+        );
+        assert_eq!(x.text.as_deref(), g.name_str(&s).ok());
     }
 }

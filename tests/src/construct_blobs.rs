@@ -286,23 +286,32 @@ pub fn plainloc_reseal(b: &mut [u8]) {
 }
 
 /// `dirgate.yaml` as its directory writer lays it out (`writer.order: [sections, fixed,
-/// payload]`, 4-aligned): the 20-byte header, the directory at 20 (kind, entsize, offset,
-/// size), `fixed` (`base`, `added` from gate 1, `tail`) in the layout of its gate
-/// `(version >> 16) - 1` (`None` when the major version is 0: `fixed` is then written in
-/// the gate-0 layout, which no validator accepts), and the payloads, each 4-aligned.
+/// names, payload]`, 4-aligned): the 28-byte header, the directory at 28 (kind, entsize,
+/// offset, size, name offset), `fixed` (`base`, `added` from gate 1, `tail`) in the layout
+/// of its gate `(version >> 16) - 1` (the gate-0 layout when the major version is 0, which
+/// no validator accepts), the string table (each section's name and a NUL, in order) and
+/// the payloads, each 4-aligned. A section is (kind, entsize, name, payload).
 #[must_use]
 pub fn dirgate_file(
     version: u32,
-    sections: &[(u16, u16, &[u8])],
+    sections: &[(u16, u16, &[u8], &[u8])],
     (base, added, tail): (u32, u16, u8),
 ) -> Vec<u8> {
     let align = |n: usize| (n + 3) & !3;
     let gate = (version >> 16).saturating_sub(1);
-    let fixed_at = align(20 + 12 * sections.len());
+    let fixed_at = align(28 + 16 * sections.len());
     let fixed_len = if gate >= 1 { 7 } else { 5 };
-    let mut at = fixed_at + fixed_len;
+    let names_at = align(fixed_at + fixed_len);
+    let mut names = Vec::new();
+    let mut name_offsets = Vec::new();
+    for &(_, _, name, _) in sections {
+        name_offsets.push(names.len());
+        names.extend_from_slice(name);
+        names.push(0);
+    }
+    let mut at = names_at + names.len();
     let mut places = Vec::new();
-    for &(_, _, p) in sections {
+    for &(_, _, _, p) in sections {
         at = align(at);
         places.push(at);
         at += p.len();
@@ -312,16 +321,21 @@ pub fn dirgate_file(
         0x5441_4744,
         version,
         u32_of(sections.len()),
-        20,
+        28,
         u32_of(fixed_at),
+        u32_of(names_at),
+        u32_of(names.len()),
     ] {
         le32(&mut b, w);
     }
-    for (&(kind, entsize, p), &place) in sections.iter().zip(&places) {
+    for ((&(kind, entsize, _, p), &place), &name_at) in
+        sections.iter().zip(&places).zip(&name_offsets)
+    {
         le16(&mut b, kind);
         le16(&mut b, entsize);
         le32(&mut b, u32_of(place));
         le32(&mut b, u32_of(p.len()));
+        le32(&mut b, u32_of(name_at));
     }
     b.resize(fixed_at, 0);
     le32(&mut b, base);
@@ -329,7 +343,9 @@ pub fn dirgate_file(
         le16(&mut b, added);
     }
     b.push(tail);
-    for (&(_, _, p), &place) in sections.iter().zip(&places) {
+    b.resize(names_at, 0);
+    b.extend_from_slice(&names);
+    for (&(_, _, _, p), &place) in sections.iter().zip(&places) {
         b.resize(place, 0);
         b.extend_from_slice(p);
     }

@@ -2440,7 +2440,8 @@ fn dirgate_agree(b: &[u8]) -> &'static str {
 }
 
 /// Files the generated directory writer built with a record laid out by a computed gate
-/// (`(header.version >> 16) - 1`), the same bytes as laid out by hand: the generated
+/// (`(header.version >> 16) - 1`) and each section's name in a string table it builds, the
+/// same bytes as laid out by hand: the generated
 /// validator and the interpreter accept them, read the same values, and agree on their
 /// mutants (a mutated version moves the gate, or makes it underflow).
 #[test]
@@ -2450,10 +2451,12 @@ fn dirgate_writer_built_files_and_their_mutants_agree() {
     assert_eq!(interp(DIRGATE).sites(), &dirgate::ERROR_SITES[..]);
     let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
     for n in [2usize, 0, 3] {
+        let names = ["text", "", "dätä"];
         let sections: Vec<SectionSpec> = (0..n)
             .map(|i| SectionSpec {
                 kind: if i % 2 == 0 { Kind::Code } else { Kind::Data },
                 entsize: i as u16,
+                name: names[i % 3],
                 payload: &b"payload bytes"[..i * 3],
             })
             .collect();
@@ -2467,9 +2470,9 @@ fn dirgate_writer_built_files_and_their_mutants_agree() {
         }
         .to_vec()
         .unwrap();
-        let triples: Vec<(u16, u16, &[u8])> = sections
+        let triples: Vec<(u16, u16, &[u8], &[u8])> = sections
             .iter()
-            .map(|s| (s.kind.raw(), s.entsize, s.payload))
+            .map(|s| (s.kind.raw(), s.entsize, s.name.as_bytes(), s.payload))
             .collect();
         assert_eq!(
             good,
@@ -2489,8 +2492,11 @@ fn dirgate_writer_built_files_and_their_mutants_agree() {
             "bad-magic",
             "fixed-out-of-bounds",
             "sections-out-of-bounds",
+            "names-out-of-bounds",
             "bad-kind",
             "section-out-of-bounds",
+            "bad-name",
+            "name-not-utf8",
             "ok",
         ],
     );

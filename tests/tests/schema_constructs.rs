@@ -2445,22 +2445,26 @@ mod dirgate {
 
 /// Next to a directory, a version-gated record whose gate is computed from the spec's values
 /// (`(header.version >> 16) - 1`): the writer computes it with checked arithmetic and lays
-/// the record out by it; the bytes are the ones laid out by hand
-/// (`construct_blobs::dirgate_file`), both validators accept them and the views give back
-/// every input; a version whose gate underflows is refused, as is a short buffer.
+/// the record out by it; and each section's name in the string table `names`, which the
+/// writer builds from the `&str` each `SectionSpec` gives, setting each `name_offset`. The
+/// bytes are the ones laid out by hand (`construct_blobs::dirgate_file`), both validators
+/// accept them and the views give back every input; a version whose gate underflows is
+/// refused, as are a name with a NUL and a short buffer.
 #[test]
-fn the_directory_writer_computes_a_version_gate() {
+fn the_directory_writer_computes_a_version_gate_and_names_its_sections() {
     use dirgate::{DirGate, DirGateSpec, Kind, SectionSpec};
     use npuschema_tests::construct_blobs::dirgate_file;
     let sections = [
         SectionSpec {
             kind: Kind::Code,
             entsize: 0,
+            name: "text",
             payload: b"CODE!",
         },
         SectionSpec {
             kind: Kind::Data,
             entsize: 4,
+            name: "dät",
             payload: b"dd",
         },
     ];
@@ -2471,23 +2475,29 @@ fn the_directory_writer_computes_a_version_gate() {
         fixed_tail: 0x50,
         sections: &sections,
     };
-    // The header (20), the directory at 20..44, `fixed` at 44 in the layout of gate 1
-    // (base, added, tail: 7 bytes), the payloads at 52 and 60.
+    // The header (28), the directory at 28..60, `fixed` at 60 in the layout of gate 1
+    // (base, added, tail: 7 bytes), the names at 68 ("text\0dät\0", 10 bytes), the payloads
+    // at 80 and 88.
     let n = spec.encoded_len().expect("fits");
-    assert_eq!(n, 62);
+    assert_eq!(n, 90);
     let mut buf = vec![0xEEu8; n + 1];
     assert_eq!(spec.write_into(&mut buf), Ok(n));
     let b = &buf[..n];
-    assert_eq!(&b[16..20], &44u32.to_le_bytes(), "header.fixed_offset");
-    assert_eq!(&b[44..51], b"\xB3\xB2\xB1\xB0\xC1\xC0\x50");
-    assert_eq!(&b[52..57], b"CODE!");
-    assert_eq!(&b[60..62], b"dd");
-    let by_hand = dirgate_file(
-        0x0002_0005,
-        &[(1, 0, b"CODE!"), (2, 4, b"dd")],
-        (0xB0B1_B2B3, 0xC0C1, 0x50),
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!((word(16), word(20), word(24)), (60, 68, 10), "fixed, names");
+    assert_eq!((word(40), word(56)), (0, 5), "each section's name_offset");
+    assert_eq!(&b[60..67], b"\xB3\xB2\xB1\xB0\xC1\xC0\x50");
+    assert_eq!(&b[68..78], "text\0dät\0".as_bytes());
+    assert_eq!(&b[80..85], b"CODE!");
+    assert_eq!(&b[88..90], b"dd");
+    let hand = [
+        (1u16, 0u16, &b"text"[..], &b"CODE!"[..]),
+        (2, 4, "dät".as_bytes(), b"dd"),
+    ];
+    assert_eq!(
+        b,
+        &dirgate_file(0x0002_0005, &hand, (0xB0B1_B2B3, 0xC0C1, 0x50))[..]
     );
-    assert_eq!(b, &by_hand[..]);
     let v = DirGate::validate(b).expect("the writer's output validates");
     assert!(DirGate::validate_as::<npuschema_core::Brief>(b).is_ok());
     let x = v.fixed();
@@ -2496,30 +2506,33 @@ fn the_directory_writer_computes_a_version_gate() {
         (1, 0xB0B1_B2B3, Some(0xC0C1), 0x50)
     );
     assert_eq!(v.header().version(), 0x0002_0005);
-    let got: Vec<(Kind, u16, &[u8])> = v
+    let got: Vec<(Kind, u16, &str, &[u8])> = v
         .sections()
-        .map(|s| (s.kind(), s.entsize(), s.payload().unwrap_or_default()))
+        .map(|s| {
+            (
+                s.kind(),
+                s.entsize(),
+                v.name_str(&s).unwrap_or_default(),
+                s.payload().unwrap_or_default(),
+            )
+        })
         .collect();
-    let want: Vec<(Kind, u16, &[u8])> = sections
+    let want: Vec<(Kind, u16, &str, &[u8])> = sections
         .iter()
-        .map(|s| (s.kind, s.entsize, s.payload))
+        .map(|s| (s.kind, s.entsize, s.name, s.payload))
         .collect();
     assert_eq!(got, want);
-    // Major version 1: gate 0, `fixed` without `added` (5 bytes at 44).
+    // Major version 1: gate 0, `fixed` without `added` (5 bytes at 60).
     let e = DirGateSpec {
         version: 0x0001_FFFF,
         ..spec
     }
     .to_vec()
     .expect("writes");
-    assert_eq!(&e[44..49], b"\xB3\xB2\xB1\xB0\x50");
+    assert_eq!(&e[60..65], b"\xB3\xB2\xB1\xB0\x50");
     assert_eq!(
         e,
-        dirgate_file(
-            0x0001_FFFF,
-            &[(1, 0, b"CODE!"), (2, 4, b"dd")],
-            (0xB0B1_B2B3, 0xC0C1, 0x50)
-        )
+        dirgate_file(0x0001_FFFF, &hand, (0xB0B1_B2B3, 0xC0C1, 0x50))
     );
     let x = DirGate::validate(&e).expect("valid").fixed();
     assert_eq!((x.gate(), x.added()), (0, None));
@@ -2535,8 +2548,19 @@ fn the_directory_writer_computes_a_version_gate() {
     });
     assert_eq!(zero.encoded_len(), err);
     assert_eq!(zero.write_into(&mut buf), err);
-    let by_hand = dirgate_file(0x0000_FFFF, &[], (1, 2, 3));
-    assert!(DirGate::validate(&by_hand).is_err());
+    assert!(DirGate::validate(&dirgate_file(0x0000_FFFF, &[], (1, 2, 3))).is_err());
+    let nul = [SectionSpec {
+        name: "a\0b",
+        ..sections[0]
+    }];
+    assert_eq!(
+        DirGateSpec {
+            sections: &nul,
+            ..spec
+        }
+        .to_vec(),
+        Err(npuschema_core::WriteError::Layout { item: "name" })
+    );
     assert!(matches!(
         spec.write_into(&mut buf[..n - 1]),
         Err(npuschema_core::WriteError::BufferTooSmall { .. })

@@ -100,6 +100,9 @@ pub(crate) enum What {
     /// The offset of a file's string inside the string table it lies in (index into
     /// `file.strings`).
     StrOffset(usize),
+    /// The offset of a directory record's string in the string table it lies in, set per
+    /// record with the record's string.
+    EntryStr,
 }
 
 #[derive(Clone, Debug)]
@@ -306,13 +309,18 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     };
     for s in &file.strings {
         if s.table.as_ref().is_some_and(|t| t.text == table.name.text) {
-            errs.push((
-                s.name.pos,
-                format!(
-                    "string `{}`: a directory writer cannot write a string of the directory's records (their spec holds their fields and payload); drop the `writer` or the string",
-                    s.name.text
-                ),
-            ));
+            // In a string table, its offset one integer field of the record: the writer
+            // builds it, each section's string given in its `<Entry>Spec`.
+            if s.range.is_none() || crate::check::strtab_writer::record_offset_field(c, s).is_err()
+            {
+                errs.push((
+                    s.name.pos,
+                    format!(
+                        "string `{}`: a directory writer writes a string of the directory's records in a string table (`in:`), its offset one integer field of the record, and this one is not; drop the `writer` or put the string in a range",
+                        s.name.text
+                    ),
+                ));
+            }
         } else if s.table.is_some() || s.range.is_some() {
             if let Err(why) = crate::check::strings::writable(c, s) {
                 errs.push((
@@ -600,6 +608,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .and_then(|h| h.fields.iter().find(|f| f.name.text == n.text))
         {
             errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes {what} `{}` as its field of that name; rename one", f.name.text, file.name.text, n.text)));
+        }
+    }
+    // The directory records' strings in a string table: each record's offset field.
+    for s in &file.strings {
+        if s.range.is_some()
+            && s.table.as_ref().is_some_and(|t| t.text == table.name.text)
+            && let Ok(i) = crate::check::strtab_writer::record_offset_field(c, s)
+            && let Some(r) = plan.entry.get_mut(i)
+        {
+            *r = Rule::Derived(What::EntryStr, Part::Whole);
         }
     }
     for i in top_sums {

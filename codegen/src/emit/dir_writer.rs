@@ -506,7 +506,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
             file_fields.push(str_field(c, s, "placed where `writer.order` names it"));
         }
     }
-    let (efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
+    let (mut efields, efl) = spec_fields(c, entry, &plan.entry, &|n| n.to_string());
+    // The records' strings in a string table: one field each (`strtab_writer.rs`).
+    efields.extend(crate::emit::strtab_writer::spec_fields(c, plan.table));
     let eq_file = if floats || efl {
         quote!()
     } else {
@@ -852,6 +854,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &epath,
         None,
     );
+    // The offsets of the records' strings in their string table, as the plain writer sets a
+    // table's (`strtab_writer::record_offsets`, reading the record's spec as `spec`).
+    let (str_cursors, str_sets) = crate::emit::strtab_writer::record_offsets(c, plan.table);
+    let str_sets: Vec<proc_macro2::TokenStream> = str_sets.into_iter().map(|(_, t)| t).collect();
+    let str_sets = if str_sets.is_empty() {
+        quote!()
+    } else {
+        quote!({ let spec = s; #(#str_sets)* })
+    };
     let es_l = lit_usize(esize);
     let es64 = Literal::u64_suffixed(esize);
     let table_var = place_vars
@@ -1015,11 +1026,13 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 }
                 #(#record_writes)*
                 let mut cursor: u64 = #pay_var;
+                #str_cursors
                 for (i, s) in self.#secs.iter().enumerate() {
                     let at = Self::place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
                     let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
                     let mut rec = [0u8; #es_l];
                     #(#entry_writes)*
+                    #str_sets
                     let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
                     __rt::put(out, rec_at, &rec)?;
                     __rt::put(out, at, s.#pay)?;

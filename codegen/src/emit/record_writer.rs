@@ -134,6 +134,8 @@ pub(crate) fn derived_value(
             let s = Literal::u64_suffixed(size);
             (quote!(#s), false)
         }
+        // Set with the record's string (`strtab_writer::record_offsets`).
+        What::EntryStr => (quote!(0u64), false),
         What::StrOffset(k) => {
             let at = format_ident!(
                 "{}_at",
@@ -287,7 +289,9 @@ pub(crate) fn write_field(
     {
         match rules.get(i) {
             // Zero until `seal` computes it.
-            Some(Rule::Derived(What::Checksum, _)) => None,
+            // Zero until `seal` computes it; a directory record's string offset: set with
+            // its string.
+            Some(Rule::Derived(What::Checksum | What::EntryStr, _)) => None,
             Some(Rule::Derived(what, part)) => {
                 let ity = kind.int_ty(&c.schema)?;
                 let ty = ident(ity.rust());

@@ -516,14 +516,14 @@ pub fn write_seeds(dir: &Path) -> usize {
         DIRGATE,
         construct_blobs::dirgate_file(
             0x0002_0005,
-            &[(1, 0, b"CODE!"), (2, 4, b"dd")],
+            &[(1, 0, b"text", b"CODE!"), (2, 4, b"dat", b"dd")],
             (0xB0B1_B2B3, 0xC0C1, 0x50),
         ),
     ));
     seeds.push((
         "dirgate-v1".into(),
         DIRGATE,
-        construct_blobs::dirgate_file(0x0001_0000, &[(2, 0, b"x")], (1, 2, 3)),
+        construct_blobs::dirgate_file(0x0001_0000, &[(2, 0, b"", b"x")], (1, 2, 3)),
     ));
     seeds.push((
         "plainloc-v3".into(),
