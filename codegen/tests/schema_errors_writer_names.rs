@@ -47,6 +47,13 @@ fn clashing_names_in_a_directory_writer() {
     golden("writer_names_dir");
 }
 
+/// A directory writer's `<Entry>Spec`: a string of the directory's records (in a string
+/// table) named like the payload range.
+#[test]
+fn clashing_names_with_a_directory_record_string() {
+    golden("writer_names_dirstr");
+}
+
 /// The plain writer's setters of its located records' fields (`<record>_<field>`): a header
 /// field and a range named like one.
 #[test]

@@ -484,7 +484,20 @@ fn dir_writer(c: &Checked, d: &mut Diags) {
         format!("payload range `{}`", r.name.text),
         Src::Range,
         d,
-    );
+    ); // The records' strings in a string table: a field each (a field of the same name is
+    // reported by `strtab_writer::check`).
+    for (st, _) in crate::check::strtab_writer::record_strings(c, t)
+        .into_iter()
+        .filter(|(s, _)| s.range.is_some())
+    {
+        sp.add(
+            st.name.text.clone(),
+            st.name.pos,
+            format!("string `{}`", st.name.text),
+            Src::Str,
+            d,
+        );
+    }
 }
 
 /// A stream's `<Stream>Spec`: its header's fields but the size, and `body`.
