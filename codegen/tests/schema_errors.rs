@@ -225,7 +225,9 @@ fn dir_writer_mix() {
 fn dir_writer_two() {
     golden("dir_writer_two");
 }
-/// A plain writer (no section directory) naming a located record, or with `payload_align`.
+/// What a plain writer (no section directory) refuses of its located records (a record the
+/// order leaves out or names twice, an `at` or gate it cannot derive, a table or checksum span
+/// read from a located record), and its `payload_align`.
 #[test]
 fn plain_writer_located() {
     golden("plain_writer_located");

@@ -47,6 +47,20 @@ fn clashing_names_in_a_directory_writer() {
     golden("writer_names_dir");
 }
 
+/// A directory writer's `<Entry>Spec`: a string of the directory's records (in a string
+/// table) named like the payload range.
+#[test]
+fn clashing_names_with_a_directory_record_string() {
+    golden("writer_names_dirstr");
+}
+
+/// The plain writer's setters of its located records' fields (`<record>_<field>`): a header
+/// field and a range named like one.
+#[test]
+fn clashing_names_with_a_located_record_in_a_plain_writer() {
+    golden("writer_names_located");
+}
+
 /// A range that a directory writer places, named like the member a located record's field
 /// gives its `<File>Spec` (`<record>_<field>`): reported once, at the later source.
 #[test]

@@ -7,7 +7,9 @@
 //! version bump (`npu1_v2`), a directory writer's file with another table, a string table and
 //! a record stream (`dirmix`), a CRC-32 in every record of a stream (`sumstream`), two section
 //! directories in one file (`twodirs`), a per-record range flagged inside a struct-typed field
-//! (`nestflag`), optional parts the writer checks (`whenw`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! (`nestflag`), optional parts the writer checks (`whenw`), the plain
+//! writer's located records (`plainloc`), a record laid out by a computed gate next to a
+//! directory (`dirgate`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -15,7 +17,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix and plainloc, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -71,6 +73,8 @@ schemas! {
     twodirs: "../tests/schemas/twodirs.yaml";
     nestflag: "../tests/schemas/nestflag.yaml";
     whenw: "../tests/schemas/whenw.yaml";
+    plainloc: "../tests/schemas/plainloc.yaml";
+    dirgate: "../tests/schemas/dirgate.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -110,6 +114,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         }
         "../tests/schemas/dirnotes.yaml" => construct_blobs::dirnotes_reseal(b),
         "../tests/schemas/twodirs.yaml" => construct_blobs::twodirs_reseal(b),
+        "../tests/schemas/plainloc.yaml" => construct_blobs::plainloc_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
@@ -215,6 +220,8 @@ fuzz_target!(|data: &[u8]| {
         20 => run!(k, b, sumstream::SumStream, |g, v| compare::sumstream(b, g, v)),
         21 => run!(k, b, twodirs::TwoDirs, |g, v| compare::twodirs(b, g, v)),
         22 => run!(k, b, nestflag::NestFlag, |g, v| compare::nestflag(b, g, v)),
-        _ => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
+        23 => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
+        24 => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
+        _ => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
     }
 });

@@ -231,6 +231,8 @@ pub mod schemas {
         nestflag: "schemas/nestflag.yaml";
         whenw: "schemas/whenw.yaml";
         strided: "schemas/strided.yaml";
+        plainloc: "schemas/plainloc.yaml";
+        dirgate: "schemas/dirgate.yaml";
     }
 }
 
@@ -1366,4 +1368,106 @@ pub fn strided(b: &[u8], g: &schemas::strided::Strided<'_>, v: &View) {
     );
     table!(v, b, "items", g.items(), [id, weight]);
     table!(v, b, "slots", g.slots(), [base, limit]);
+}
+
+/// `plainloc.yaml` (the plain writer's located records: `info`, and `extra` laid out by its
+/// version): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn plainloc(b: &[u8], g: &schemas::plainloc::PlainLoc<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, info_offset, flags, level, crc]);
+    let info = g.info();
+    same_fields!(
+        v,
+        "info",
+        info,
+        [
+            kind,
+            item_count,
+            version,
+            extra_offset,
+            body_offset,
+            body_size
+        ]
+    );
+    assert_eq!(record(v, "info").offset, span(b, info.as_bytes()).0);
+    // The version-gated record: its fields present at its version, its place and size.
+    let x = g.extra();
+    same_fields!(v, "extra", x, [base, tail]);
+    let gated = |name: &str, got: Option<u64>| {
+        let present = record(v, "extra")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, got, "extra.{name}");
+    };
+    gated("added", x.added().map(u64::from));
+    gated("old", x.old().map(u64::from));
+    assert_eq!(record(v, "extra").offset, span(b, x.as_bytes()).0);
+    assert_eq!(record(v, "extra").size, x.as_bytes().len() as u64);
+    assert_eq!(g.items().count(), record_count(v, "items"));
+    for (k, r) in g.items().enumerate() {
+        let p = format!("items[{k}]");
+        assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+        same_fields!(v, &p, r, [id]);
+        assert_eq!(value(v, &p, "value"), &Value::Int(i64::from(r.value())));
+    }
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(
+        checksum(v, "file_crc"),
+        (u64::from(h.crc()), u64::from(h.crc()))
+    );
+}
+
+/// `dirgate.yaml` (a directory writer's file with a record laid out by a computed gate): as
+/// [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirgate(b: &[u8], g: &schemas::dirgate::DirGate<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            section_count,
+            section_offset,
+            fixed_offset,
+            names_offset,
+            names_size
+        ]
+    );
+    assert_eq!(range(v, "names"), Some(span(b, g.names())));
+    let x = g.fixed();
+    same_fields!(v, "fixed", x, [base, tail]);
+    let present = record(v, "fixed")
+        .fields
+        .iter()
+        .find(|f| f.name == "added")
+        .and_then(|f| f.raw);
+    assert_eq!(present, x.added().map(u64::from), "fixed.added");
+    assert_eq!(record(v, "fixed").offset, span(b, x.as_bytes()).0);
+    assert_eq!(record(v, "fixed").size, x.as_bytes().len() as u64);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size, name_offset]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+        let x = string(v, &format!("{p}.name"));
+        assert_eq!(
+            (x.bytes.as_slice(), x.offset),
+            (g.name(&s), span(b, g.name(&s)).0)
+        );
+        assert_eq!(x.text.as_deref(), g.name_str(&s).ok());
+    }
 }

@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -463,5 +463,133 @@ pub fn whenw_file(
     le16(&mut b, u16::try_from(notes_at.0).unwrap_or(u16::MAX));
     le16(&mut b, u16::try_from(notes_at.1).unwrap_or(u16::MAX));
     b.extend_from_slice(&body);
+    b
+}
+
+/// `plainloc.yaml` as its plain writer lays it out (`writer.order: [items, info, body,
+/// extra]`, 4-aligned): the 16-byte header, the items (id, value) at 16, `info` (kind 7,
+/// the item count, `version`, `extra`'s and `body`'s places, `body`'s length), the body, and
+/// `extra` (`base`, `added` from version 2, `old` before version 3, `tail`) in the layout of
+/// its gate, `version & 0xFFFF`; the CRC-32 of everything after the header at 12.
+#[must_use]
+pub fn plainloc_file(
+    (flags, level): (u16, u16),
+    version: u32,
+    items: &[(u32, i32)],
+    body: &[u8],
+    (base, added, old, tail): (u32, u32, u16, u8),
+) -> Vec<u8> {
+    let align = |n: usize| (n + 3) & !3;
+    let info_at = align(16 + 8 * items.len());
+    let body_at = info_at + 20;
+    let extra_at = align(body_at + body.len());
+    let mut b = Vec::new();
+    le32(&mut b, 0x434F_4C50);
+    le32(&mut b, u32_of(info_at));
+    le16(&mut b, flags);
+    le16(&mut b, level);
+    le32(&mut b, 0);
+    for &(id, value) in items {
+        le32(&mut b, id);
+        b.extend_from_slice(&value.to_le_bytes());
+    }
+    b.resize(info_at, 0);
+    le16(&mut b, 7);
+    le16(&mut b, u16::try_from(items.len()).unwrap_or(u16::MAX));
+    for w in [
+        version,
+        u32_of(extra_at),
+        u32_of(body_at),
+        u32_of(body.len()),
+    ] {
+        le32(&mut b, w);
+    }
+    b.extend_from_slice(body);
+    b.resize(extra_at, 0);
+    le32(&mut b, base);
+    let gate = version & 0xFFFF;
+    if gate >= 2 {
+        le32(&mut b, added);
+    }
+    if gate < 3 {
+        le16(&mut b, old);
+    }
+    b.push(tail);
+    plainloc_reseal(&mut b);
+    b
+}
+
+/// Recompute `plainloc.yaml`'s CRC-32 (bytes 12..16, over everything after the header).
+pub fn plainloc_reseal(b: &mut [u8]) {
+    if b.len() >= 16 {
+        let crc = npuschema_core::crc32(0, &b[16..]);
+        b[12..16].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// `dirgate.yaml` as its directory writer lays it out (`writer.order: [sections, fixed,
+/// names, payload]`, 4-aligned): the 28-byte header, the directory at 28 (kind, entsize,
+/// offset, size, name offset), `fixed` (`base`, `added` from gate 1, `tail`) in the layout
+/// of its gate `(version >> 16) - 1` (the gate-0 layout when the major version is 0, which
+/// no validator accepts), the string table (each section's name and a NUL, in order) and
+/// the payloads, each 4-aligned. A section is (kind, entsize, name, payload).
+#[must_use]
+pub fn dirgate_file(
+    version: u32,
+    sections: &[(u16, u16, &[u8], &[u8])],
+    (base, added, tail): (u32, u16, u8),
+) -> Vec<u8> {
+    let align = |n: usize| (n + 3) & !3;
+    let gate = (version >> 16).saturating_sub(1);
+    let fixed_at = align(28 + 16 * sections.len());
+    let fixed_len = if gate >= 1 { 7 } else { 5 };
+    let names_at = align(fixed_at + fixed_len);
+    let mut names = Vec::new();
+    let mut name_offsets = Vec::new();
+    for &(_, _, name, _) in sections {
+        name_offsets.push(names.len());
+        names.extend_from_slice(name);
+        names.push(0);
+    }
+    let mut at = names_at + names.len();
+    let mut places = Vec::new();
+    for &(_, _, _, p) in sections {
+        at = align(at);
+        places.push(at);
+        at += p.len();
+    }
+    let mut b = Vec::new();
+    for w in [
+        0x5441_4744,
+        version,
+        u32_of(sections.len()),
+        28,
+        u32_of(fixed_at),
+        u32_of(names_at),
+        u32_of(names.len()),
+    ] {
+        le32(&mut b, w);
+    }
+    for ((&(kind, entsize, _, p), &place), &name_at) in
+        sections.iter().zip(&places).zip(&name_offsets)
+    {
+        le16(&mut b, kind);
+        le16(&mut b, entsize);
+        le32(&mut b, u32_of(place));
+        le32(&mut b, u32_of(p.len()));
+        le32(&mut b, u32_of(name_at));
+    }
+    b.resize(fixed_at, 0);
+    le32(&mut b, base);
+    if gate >= 1 {
+        le16(&mut b, added);
+    }
+    b.push(tail);
+    b.resize(names_at, 0);
+    b.extend_from_slice(&names);
+    for (&(_, _, _, p), &place) in sections.iter().zip(&places) {
+        b.resize(place, 0);
+        b.extend_from_slice(p);
+    }
     b
 }

@@ -2907,3 +2907,256 @@ fn the_writer_honours_strides_and_fixed_counts() {
         "wrong-count: slots has 3 records, 2 given"
     );
 }
+
+mod plainloc {
+    npuschema_macro::include_schema!("schemas/plainloc.yaml");
+}
+
+/// The plain writer (no section directory) places located records where `writer.order`
+/// names them, as the directory writer does: `info` (its place in the header's
+/// `info_offset`) and the version-gated `extra` (its place in `info.extra_offset`, laid out
+/// by `info.version`); every place, count and length field derived, `info.kind` set to the
+/// value its `expect` fixes, the CRC-32 patched. The bytes are the ones laid out by hand
+/// (`construct_blobs::plainloc_file`), both validators accept them, the views give back
+/// every input, and the failures fail closed.
+#[test]
+fn the_plain_writer_places_located_records() {
+    use npuschema_tests::construct_blobs::plainloc_file;
+    use plainloc::{ItemSpec, PlainLoc, PlainLocWriter};
+    let items = [ItemSpec { id: 1, value: -2 }, ItemSpec { id: 3, value: 4 }];
+    let w = PlainLocWriter::new()
+        .flags(0x11)
+        .level(3)
+        .info_version(2)
+        .extra_base(0xB0B1_B2B3)
+        .extra_added(0xA0A1_A2A3)
+        .extra_old(0xC0C1)
+        .extra_tail(0x50)
+        .items(&items)
+        .body(b"hello");
+    let n = w.encoded_len().expect("fits");
+    // The header (16), the items at 16..32, `info` at 32..52, the body at 52..57, `extra` at
+    // 60 in its version-2 layout (base, added, old, tail: 11 bytes).
+    assert_eq!(n, 71);
+    let mut buf = vec![0xEEu8; n + 5];
+    assert_eq!(w.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!(word(4), 32, "header.info_offset");
+    assert_eq!(
+        &b[32..36],
+        b"\x07\x00\x02\x00",
+        "info.kind, info.item_count"
+    );
+    let info: Vec<u32> = (36..52).step_by(4).map(word).collect();
+    assert_eq!(info, [2, 60, 52, 5]);
+    assert_eq!(&b[52..60], b"hello\0\0\0");
+    assert_eq!(&b[60..71], b"\xB3\xB2\xB1\xB0\xA3\xA2\xA1\xA0\xC1\xC0\x50");
+    assert_eq!(word(12), npuschema_core::crc32(0, &b[16..]));
+    let by_hand = plainloc_file(
+        (0x11, 3),
+        2,
+        &[(1, -2), (3, 4)],
+        b"hello",
+        (0xB0B1_B2B3, 0xA0A1_A2A3, 0xC0C1, 0x50),
+    );
+    assert_eq!(b, &by_hand[..]);
+    let v = PlainLoc::validate(b).expect("the writer's output validates");
+    assert!(PlainLoc::validate_as::<npuschema_core::Brief>(b).is_ok());
+    let h = v.header();
+    assert_eq!((h.flags(), h.level()), (0x11, 3));
+    assert_eq!(v.info().version(), 2);
+    let x = v.extra();
+    assert_eq!(
+        (x.base(), x.added(), x.old(), x.tail()),
+        (0xB0B1_B2B3, Some(0xA0A1_A2A3), Some(0xC0C1), 0x50)
+    );
+    let got: Vec<(u32, i32)> = v.items().map(|r| (r.id(), r.value())).collect();
+    assert_eq!(got, [(1, -2), (3, 4)]);
+    assert_eq!(v.body(), b"hello");
+    // Each layout of `extra`: without `added` (version 0), without `old` (version 3); with
+    // no items and an empty body, `info` follows the header and `extra` follows `info`.
+    for (version, tail) in [
+        (0u32, &b"\x01\0\0\0\x03\0\x04"[..]),
+        (3, b"\x01\0\0\0\x02\0\0\0\x04"),
+    ] {
+        let e = PlainLocWriter::new()
+            .info_version(version)
+            .extra_base(1)
+            .extra_added(2)
+            .extra_old(3)
+            .extra_tail(4)
+            .body(b"")
+            .to_vec()
+            .expect("writes");
+        assert_eq!(&e[4..8], &16u32.to_le_bytes(), "header.info_offset");
+        assert_eq!(
+            &e[24..32],
+            b"\x24\0\0\0\x24\0\0\0",
+            "info.extra_offset, info.body_offset"
+        );
+        assert_eq!(&e[36..], tail);
+        assert_eq!(e, plainloc_file((0, 0), version, &[], b"", (1, 2, 3, 4)));
+        let x = PlainLoc::validate(&e).expect("valid").extra();
+        assert_eq!(x.added().is_some(), version >= 2);
+        assert_eq!(x.old().is_some(), version < 3);
+    }
+    // The gate is computed from the input: `info.version & 0xFFFF`, so version 0x0001_0003
+    // lays `extra` out as version 3 does (without `old`).
+    let e = PlainLocWriter::new()
+        .info_version(0x0001_0003)
+        .extra_base(1)
+        .extra_added(2)
+        .extra_old(3)
+        .extra_tail(4)
+        .body(b"")
+        .to_vec()
+        .expect("writes");
+    assert_eq!(&e[36..], b"\x01\0\0\0\x02\0\0\0\x04");
+    let x = PlainLoc::validate(&e).expect("valid").extra();
+    assert_eq!((x.added(), x.old()), (Some(2), None));
+    // A short buffer, and more items than `info.item_count` (a u16) holds, fail closed.
+    assert_eq!(
+        w.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall {
+            needed: 71,
+            available: 70
+        })
+    );
+    let many = vec![ItemSpec { id: 0, value: 0 }; 65_536];
+    assert!(matches!(
+        w.items(&many).to_vec(),
+        Err(npuschema_core::WriteError::TooLarge {
+            field: "info.item_count",
+            value: 65_536
+        })
+    ));
+}
+
+mod dirgate {
+    npuschema_macro::include_schema!("schemas/dirgate.yaml");
+}
+
+/// Next to a directory, a version-gated record whose gate is computed from the spec's values
+/// (`(header.version >> 16) - 1`): the writer computes it with checked arithmetic and lays
+/// the record out by it; and each section's name in the string table `names`, which the
+/// writer builds from the `&str` each `SectionSpec` gives, setting each `name_offset`. The
+/// bytes are the ones laid out by hand (`construct_blobs::dirgate_file`), both validators
+/// accept them and the views give back every input; a version whose gate underflows is
+/// refused, as are a name with a NUL and a short buffer.
+#[test]
+fn the_directory_writer_computes_a_version_gate_and_names_its_sections() {
+    use dirgate::{DirGate, DirGateSpec, Kind, SectionSpec};
+    use npuschema_tests::construct_blobs::dirgate_file;
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            name: "text",
+            payload: b"CODE!",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 4,
+            name: "dät",
+            payload: b"dd",
+        },
+    ];
+    let spec = DirGateSpec {
+        version: 0x0002_0005,
+        fixed_base: 0xB0B1_B2B3,
+        fixed_added: 0xC0C1,
+        fixed_tail: 0x50,
+        sections: &sections,
+    };
+    // The header (28), the directory at 28..60, `fixed` at 60 in the layout of gate 1
+    // (base, added, tail: 7 bytes), the names at 68 ("text\0dät\0", 10 bytes), the payloads
+    // at 80 and 88.
+    let n = spec.encoded_len().expect("fits");
+    assert_eq!(n, 90);
+    let mut buf = vec![0xEEu8; n + 1];
+    assert_eq!(spec.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!((word(16), word(20), word(24)), (60, 68, 10), "fixed, names");
+    assert_eq!((word(40), word(56)), (0, 5), "each section's name_offset");
+    assert_eq!(&b[60..67], b"\xB3\xB2\xB1\xB0\xC1\xC0\x50");
+    assert_eq!(&b[68..78], "text\0dät\0".as_bytes());
+    assert_eq!(&b[80..85], b"CODE!");
+    assert_eq!(&b[88..90], b"dd");
+    let hand = [
+        (1u16, 0u16, &b"text"[..], &b"CODE!"[..]),
+        (2, 4, "dät".as_bytes(), b"dd"),
+    ];
+    assert_eq!(
+        b,
+        &dirgate_file(0x0002_0005, &hand, (0xB0B1_B2B3, 0xC0C1, 0x50))[..]
+    );
+    let v = DirGate::validate(b).expect("the writer's output validates");
+    assert!(DirGate::validate_as::<npuschema_core::Brief>(b).is_ok());
+    let x = v.fixed();
+    assert_eq!(
+        (x.gate(), x.base(), x.added(), x.tail()),
+        (1, 0xB0B1_B2B3, Some(0xC0C1), 0x50)
+    );
+    assert_eq!(v.header().version(), 0x0002_0005);
+    let got: Vec<(Kind, u16, &str, &[u8])> = v
+        .sections()
+        .map(|s| {
+            (
+                s.kind(),
+                s.entsize(),
+                v.name_str(&s).unwrap_or_default(),
+                s.payload().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let want: Vec<(Kind, u16, &str, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.name, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    // Major version 1: gate 0, `fixed` without `added` (5 bytes at 60).
+    let e = DirGateSpec {
+        version: 0x0001_FFFF,
+        ..spec
+    }
+    .to_vec()
+    .expect("writes");
+    assert_eq!(&e[60..65], b"\xB3\xB2\xB1\xB0\x50");
+    assert_eq!(
+        e,
+        dirgate_file(0x0001_FFFF, &hand, (0xB0B1_B2B3, 0xC0C1, 0x50))
+    );
+    let x = DirGate::validate(&e).expect("valid").fixed();
+    assert_eq!((x.gate(), x.added()), (0, None));
+    // Major version 0: the gate `0 - 1` underflows; the writer refuses (the validator
+    // would reject any file it wrote).
+    let zero = DirGateSpec {
+        version: 0x0000_FFFF,
+        ..spec
+    };
+    let err = Err(npuschema_core::WriteError::TooLarge {
+        field: "fixed.gate",
+        value: u64::MAX,
+    });
+    assert_eq!(zero.encoded_len(), err);
+    assert_eq!(zero.write_into(&mut buf), err);
+    assert!(DirGate::validate(&dirgate_file(0x0000_FFFF, &[], (1, 2, 3))).is_err());
+    let nul = [SectionSpec {
+        name: "a\0b",
+        ..sections[0]
+    }];
+    assert_eq!(
+        DirGateSpec {
+            sections: &nul,
+            ..spec
+        }
+        .to_vec(),
+        Err(npuschema_core::WriteError::Layout { item: "name" })
+    );
+    assert!(matches!(
+        spec.write_into(&mut buf[..n - 1]),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+}

@@ -1,7 +1,7 @@
 //! The plan of a directory writer (`writer` with a section `directory`): the items
 //! `writer.order` places, what each field of the header, the located records, the directory
 //! and the payloads is derived from, and the diagnostics for what cannot be derived (and
-//! for a plain writer's located records, which it does not lay out). Emitted by
+//! for a plain writer's `payload_align`). Emitted by
 //! `emit/dir_writer.rs`.
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
@@ -100,6 +100,9 @@ pub(crate) enum What {
     /// The offset of a file's string inside the string table it lies in (index into
     /// `file.strings`).
     StrOffset(usize),
+    /// The offset of a directory record's string in the string table it lies in, set per
+    /// record with the record's string.
+    EntryStr,
 }
 
 #[derive(Clone, Debug)]
@@ -139,6 +142,9 @@ pub(crate) struct Plan<'a> {
     /// Per located record with a `gate`: the input field the gate value is (the header's
     /// or an ungated located record's, by index).
     pub(crate) gates: Vec<Option<(Owner, usize)>>,
+    /// Per located record whose gate is computed from the spec's values (an expression
+    /// [`computed_gate`] accepts): the expression.
+    pub(crate) computed_gates: Vec<Option<Expr>>,
 }
 
 pub(crate) fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
@@ -235,11 +241,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
             return Err(errs);
         }
-        // The plain writer does not lay out located records, named or not (it would leave
-        // a record the validator reads as zeros).
-        for r in &file.ext.records {
-            errs.push((r.name.pos, format!("record `{}`: only a writer for a section directory places located records; drop the `writer` or the record", r.name.text)));
-        }
+        // The plain writer's located records: `located_writer.rs`.
         if let Some(p) = &w.payload_align {
             errs.push((
                 p.pos,
@@ -331,13 +333,18 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     };
     for s in &file.strings {
         if s.table.as_ref().is_some_and(|t| is_dir_table(&t.text)) {
-            errs.push((
-                s.name.pos,
-                format!(
-                    "string `{}`: a directory writer cannot write a string of the directory's records (their spec holds their fields and payload); drop the `writer` or the string",
-                    s.name.text
-                ),
-            ));
+            // In a string table, its offset one integer field of the record: the writer
+            // builds it, each section's string given in its `<Entry>Spec`.
+            if s.range.is_none() || crate::check::strtab_writer::record_offset_field(c, s).is_err()
+            {
+                errs.push((
+                    s.name.pos,
+                    format!(
+                        "string `{}`: a directory writer writes a string of the directory's records in a string table (`in:`), its offset one integer field of the record, and this one is not; drop the `writer` or put the string in a range",
+                        s.name.text
+                    ),
+                ));
+            }
         } else if s.table.is_some() || s.range.is_some() {
             if let Err(why) = crate::check::strings::writable(c, s) {
                 errs.push((
@@ -425,6 +432,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
             .collect(),
         gates: vec![None; file.ext.records.len()],
+        computed_gates: vec![None; file.ext.records.len()],
     };
     // The order: every located record, each directory's table and payloads, once each.
     for item in &w.order {
@@ -635,6 +643,18 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes {what} `{}` as its field of that name; rename one", f.name.text, file.name.text, n.text)));
         }
     }
+    // The directory records' strings in a string table: each record's offset field.
+    for s in &file.strings {
+        if s.range.is_some()
+            && let Some(d) = found
+                .iter()
+                .position(|(_, t, _)| s.table.as_ref().is_some_and(|x| x.text == t.name.text))
+            && let Ok(i) = crate::check::strtab_writer::record_offset_field(c, s)
+            && let Some(r) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i))
+        {
+            *r = Rule::Derived(What::EntryStr, Part::Whole);
+        }
+    }
     for i in top_sums {
         plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
@@ -765,7 +785,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     // A version-gated record: its layout (which fields, where, its size) follows its gate,
     // which must be an unsigned integer field the spec gives (of the header or of an
-    // ungated located record), so the writer knows it before it places anything.
+    // ungated located record), or computed from such fields and constants, so the writer
+    // knows it before it places anything.
     for (k, r) in file.ext.records.iter().enumerate() {
         let Some(g) = &r.gate else { continue };
         let input = match targets(c, &g.expr, Scope::Top) {
@@ -790,13 +811,29 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
             _ => None,
         };
+        let is_input = |o: Owner, i: usize| {
+            let rules = match o {
+                Owner::Header => Some(&plan.header),
+                Owner::Located(j) => plan.records.get(j),
+                _ => None,
+            };
+            matches!(rules.and_then(|x| x.get(i)), Some(Rule::Input))
+        };
         match input {
             Some(x) => {
                 if let Some(slot) = plan.gates.get_mut(k) {
                     *slot = Some(x);
                 }
             }
-            None => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so the gate must be one unsigned integer field the spec gives (of the header or an ungated located record), and `{}` is not one", r.name.text, g.text))),
+            // A gate computed from the spec's values (`header.version >> 16`).
+            None => match computed_gate(c, &g.expr, &is_input) {
+                Ok(()) => {
+                    if let Some(slot) = plan.computed_gates.get_mut(k) {
+                        *slot = Some(g.expr.clone());
+                    }
+                }
+                Err(why) => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so it must compute `{}` from the values the spec gives before it places anything, and cannot: {why}", r.name.text, g.text))),
+            },
         }
         if let Some(st) = c.strukt(&r.strukt.text)
             && let Some(f) = st.fields.iter().enumerate().find(|(i, _)| {
@@ -836,6 +873,66 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         Ok(Some(plan))
     } else {
         Err(errs)
+    }
+}
+
+/// Whether a version-gated record's gate `e` can be computed by the writer before it places
+/// anything: integers, constants, and unsigned integer fields the spec gives (`is_input`:
+/// the field's rule is `Input`) of the header or of a located record without a gate,
+/// combined by `+ - * / % & | << >>` (evaluated as the views do, checked). `Err`: why not.
+pub(crate) fn computed_gate(
+    c: &Checked,
+    e: &Expr,
+    is_input: &dyn Fn(Owner, usize) -> bool,
+) -> Result<(), String> {
+    match e {
+        Expr::Num(_) => Ok(()),
+        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
+            Ok(Resolved::Const(_) | Resolved::EnumValue(..)) => Ok(()),
+            Ok(Resolved::Field(o @ (Owner::Header | Owner::Located(_)), i)) => {
+                let ungated = match o {
+                    Owner::Located(j) => c
+                        .schema
+                        .file
+                        .ext
+                        .records
+                        .get(j)
+                        .is_some_and(|x| x.gate.is_none()),
+                    _ => true,
+                };
+                let unsigned = struct_for(c, o, Scope::Top).is_some_and(
+                    |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
+                );
+                let name = p.join(".");
+                if !ungated {
+                    Err(format!("`{name}` is a field of a version-gated record"))
+                } else if !unsigned {
+                    Err(format!("`{name}` is not an unsigned integer field"))
+                } else if !is_input(o, i) {
+                    Err(format!(
+                        "`{name}` is a value the writer derives (a place, count, length, size or checksum it computes, or a value a step fixes), not one the spec gives"
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            Ok(Resolved::Len) => Err(
+                "`len` is the file's length, which the writer knows only once everything is placed"
+                    .to_string(),
+            ),
+            _ => Err(format!(
+                "`{}` is not a field of the header or of a located record",
+                p.join(".")
+            )),
+        },
+        Expr::Bin(op, l, r) => {
+            if op.is_comparison() || op.is_logical() {
+                return Err(format!("`{}` is a condition, not a value", op.symbol()));
+            }
+            computed_gate(c, l, is_input)?;
+            computed_gate(c, r, is_input)
+        }
+        _ => Err("it reads something other than integers, constants and fields".to_string()),
     }
 }
 

@@ -1196,6 +1196,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         }
     }
     crate::check::dir_writer::check(c, d);
+    crate::check::located_writer::check(c, d);
 }
 
 pub(crate) fn collect_range_fits(steps: &[Step]) -> Vec<String> {

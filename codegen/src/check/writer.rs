@@ -20,7 +20,7 @@ pub(crate) enum HeaderRule {
     Count(String),
     /// The record size of the table (its name): its `stride` field.
     RecordSize(String),
-    /// Where the writer put the range or string (its name).
+    /// Where the writer put the range, string or located record (its name).
     RangeOffset(String),
     /// The length of the range (its name).
     RangeLength(String),
@@ -115,6 +115,10 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     for (ki, k) in file.checksums.iter().enumerate() {
         derive(&k.stored.expr, HeaderRule::Checksum(ki));
     }
+    // A located record's `at` (`located_writer.rs`): where the writer placed it.
+    for r in &file.ext.records {
+        derive(&r.at.expr, HeaderRule::RangeOffset(r.name.text.clone()));
+    }
     // A file string's offset field: where the writer placed the string (`strings.rs`).
     for s in file.strings.iter().filter(|s| s.table.is_none()) {
         if let Ok(i) = crate::check::strings::writable(c, s)
@@ -193,12 +197,21 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
         );
     }
     for t in &file.tables {
+        // One field of the header or of a located record (`located_writer.rs` derives those).
         let header_field = |e: &Expr| {
-            matches!(single_field(c, e, Scope::Top), Some((Owner::Header, _)))
-                || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
+            matches!(
+                single_field(c, e, Scope::Top),
+                Some((Owner::Header | Owner::Located(_), _))
+            ) || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
         };
         crate::check::table_writer::check_count_stride(c, t, &header_field, d);
-        if !at_is_field(c, t) && !crate::check::table_writer::const_only(c, &t.at.expr) {
+        // (A place read from a located record: `located_writer.rs` says so.)
+        let located = matches!(
+            single_field(c, &t.at.expr, Scope::Top),
+            Some((Owner::Located(_), _))
+        );
+        if !located && !at_is_field(c, t) && !crate::check::table_writer::const_only(c, &t.at.expr)
+        {
             d.error(
                 t.at.pos,
                 format!(

@@ -263,6 +263,29 @@ fn plain_writer(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    // The located records' inputs: a setter `<record>_<field>` each (`located_writer.rs`).
+    if let Ok(Some(lp)) = crate::check::located_writer::analyse(c) {
+        for (k, r) in file.ext.records.iter().enumerate() {
+            let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), lp.records.get(k)) else {
+                continue;
+            };
+            for (f, _) in st
+                .fields
+                .iter()
+                .zip(rules)
+                .filter(|(_, r)| matches!(r, Rule::Input))
+            {
+                let what = format!("field `{}` of record `{}`", f.name.text, r.name.text);
+                sp.add(
+                    format!("{}_{}", r.name.text, f.name.text),
+                    f.name.pos,
+                    what,
+                    Src::Other,
+                    d,
+                );
+            }
+        }
+    }
     for s in file
         .strings
         .iter()
@@ -459,6 +482,20 @@ fn dir_writer(c: &Checked, d: &mut Diags) {
             Src::Range,
             d,
         );
+        // The records' strings in a string table: a field each (a field of the same name is
+        // reported by `strtab_writer::check`).
+        for (st, _) in crate::check::strtab_writer::record_strings(c, x.table)
+            .into_iter()
+            .filter(|(s, _)| s.range.is_some())
+        {
+            sp.add(
+                st.name.text.clone(),
+                st.name.pos,
+                format!("string `{}`", st.name.text),
+                Src::Str,
+                d,
+            );
+        }
     }
 }
 

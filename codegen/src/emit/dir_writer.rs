@@ -22,10 +22,11 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::dir_writer::{
-    Item, Part, Placement, RangeKind, Rule, What, analyse, field_kind, range_kind, targets,
+    Item, Placement, RangeKind, Rule, analyse, field_kind, range_kind, targets,
 };
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
+use crate::emit::record_writer::write_fields;
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
 use crate::schema::{Algorithm, IntTy};
@@ -48,7 +49,17 @@ fn gate_value(
     plan: &crate::check::dir_writer::Plan<'_>,
     k: usize,
 ) -> Option<TokenStream> {
-    let (o, i) = (*plan.gates.get(k)?)?;
+    let Some((o, i)) = *plan.gates.get(k)? else {
+        // A gate computed from the spec's values.
+        let e = plan.computed_gates.get(k)?.as_ref()?;
+        let item = &c.schema.file.ext.records.get(k)?.name.text;
+        return Some(crate::emit::record_writer::gate_tokens(
+            c,
+            e,
+            &|o, i| input_u64(c, o, i),
+            item,
+        ));
+    };
     let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
     let f = &st.fields.get(i)?.name.text;
     let n = match o {
@@ -56,6 +67,21 @@ fn gate_value(
         _ => ident(f),
     };
     Some(quote!(u64::from(self.#n)))
+}
+
+/// A spec's unsigned integer input field `i` of `o` (the header's `f`, a located record
+/// `r`'s `r_f`) as `u64` tokens.
+fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
+    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => ident(f),
+    };
+    match field_kind(c, st, i)? {
+        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
+        _ => None,
+    }
 }
 
 /// Whether a stream's record spec (its header's fields) holds a float (no `Eq`).
@@ -84,312 +110,6 @@ fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -
         quote!(#[doc = #doc] pub #n: &'a str,)
     } else {
         quote!(#[doc = #doc] pub #n: &'a [u8],)
-    }
-}
-
-/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off` (or, in a
-/// version-gated record, at `at`, a `usize` computed from the gate).
-fn write_input(
-    kind: FieldKind,
-    off: u64,
-    at: Option<&TokenStream>,
-    big: bool,
-    src: &TokenStream,
-) -> TokenStream {
-    let o = at.cloned().unwrap_or_else(|| {
-        let l = lit_usize(off);
-        quote!(#l)
-    });
-    let tob = crate::emit::to_bytes(big);
-    match kind {
-        FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, #src.raw().#tob());),
-        FieldKind::Flags(_) | FieldKind::Bits(_) => {
-            quote!(__rt::set(&mut rec, #o, #src.bits().#tob());)
-        }
-        FieldKind::Array(t, _) => {
-            let w = lit_usize(t.bytes());
-            quote! {
-                for (k, v) in #src.iter().enumerate() {
-                    __rt::set(&mut rec, #o + k * #w, v.#tob());
-                }
-            }
-        }
-        FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
-        // A struct-typed field: its value's bytes (`nested_writer.rs`).
-        k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-            crate::emit::nested_writer::write_input(k, off, src, &quote!(&mut rec))
-                .unwrap_or_default()
-        }
-        FieldKind::Bytes(_) | FieldKind::Str(_) => {
-            quote!(__rt::set(&mut rec, #o, *#src);)
-        }
-    }
-}
-
-/// The `u64` tokens of a derived value, and whether they are an `Option<u64>`.
-fn derived_value(
-    c: &Checked,
-    what: &What,
-    place_vars: &[(Item, proc_macro2::Ident)],
-    dirs: &[(proc_macro2::Ident, u64)],
-) -> (TokenStream, bool) {
-    match what {
-        What::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
-            Some(t) => (t, false),
-            None => (crate::emit::value_tokens(c, e, Scope::Top), true),
-        },
-        // A string table's place, in the plan with its strings'.
-        What::Place(Item::Range(k)) if range_kind(c, *k) == RangeKind::Built => {
-            let at = format_ident!(
-                "{}_at",
-                c.schema
-                    .file
-                    .ranges
-                    .get(*k)
-                    .map_or("missing", |r| r.name.text.as_str())
-            );
-            (quote!(plan.#at), false)
-        }
-        What::Place(it) => {
-            let v = place_vars
-                .iter()
-                .find(|(x, _)| x == it)
-                .map(|(_, v)| quote!(#v))
-                .unwrap_or(quote!(0u64));
-            (v, false)
-        }
-        What::Count(d) => match dirs.get(*d) {
-            Some((secs, _)) => (
-                quote!(u64::try_from(self.#secs.len()).unwrap_or(u64::MAX)),
-                false,
-            ),
-            None => (quote!(0u64), false),
-        },
-        What::Stride(d) => {
-            let s = Literal::u64_suffixed(dirs.get(*d).map_or(0, |x| x.1));
-            (quote!(#s), false)
-        }
-        What::PayloadOffset => (quote!(at), false),
-        What::PayloadLength => (quote!(n), false),
-        What::Checksum => (quote!(0u64), false),
-        What::RangeLength(k) if range_kind(c, *k) != RangeKind::Bytes => {
-            // A stream's or a string table's length, found by the plan.
-            let len = format_ident!(
-                "{}_len",
-                c.schema
-                    .file
-                    .ranges
-                    .get(*k)
-                    .map_or("missing", |r| r.name.text.as_str())
-            );
-            (quote!(plan.#len), false)
-        }
-        What::TableCount(k) => {
-            let t = ident(
-                c.schema
-                    .file
-                    .tables
-                    .get(*k)
-                    .map_or("missing", |t| t.name.text.as_str()),
-            );
-            (
-                quote!(u64::try_from(self.#t.len()).unwrap_or(u64::MAX)),
-                false,
-            )
-        }
-        What::RecordSize(k) => {
-            let size = c
-                .schema
-                .file
-                .tables
-                .get(*k)
-                .and_then(|t| c.layouts.get(&t.record.text))
-                .map_or(0, |l| l.size);
-            let s = Literal::u64_suffixed(size);
-            (quote!(#s), false)
-        }
-        What::StrOffset(k) => {
-            let at = format_ident!(
-                "{}_at",
-                c.schema
-                    .file
-                    .strings
-                    .get(*k)
-                    .map_or("missing", |s| s.name.text.as_str())
-            );
-            (quote!(plan.#at), false)
-        }
-        What::RangeLength(k) => {
-            let r = ident(
-                c.schema
-                    .file
-                    .ranges
-                    .get(*k)
-                    .map_or("missing", |r| r.name.text.as_str()),
-            );
-            (
-                quote!(u64::try_from(self.#r.len()).unwrap_or(u64::MAX)),
-                false,
-            )
-        }
-    }
-}
-
-/// The offset of field `k` of version-gated struct `st` for gate value `gate` (a `u64`
-/// variable): the widths of the fields before it that are present at that value, chosen by
-/// comparisons at the values where the layout changes (as the gated view reads it).
-fn gated_at(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
-    let Some(l) = c.layouts.get(&st.name.text) else {
-        return quote!(0u64);
-    };
-    let mut gates: Vec<u64> = st
-        .fields
-        .iter()
-        .flat_map(|f| [f.since, f.until])
-        .filter_map(|x| x.map(|x| x.0))
-        .collect();
-    gates.sort_unstable();
-    gates.dedup();
-    let offset_at = |g: u64| -> u64 {
-        st.fields
-            .iter()
-            .zip(&l.fields)
-            .take(k)
-            .filter(|(f, _)| f.present_at(g))
-            .map(|(_, (_, kind))| kind.width(&c.schema))
-            .fold(0u64, u64::saturating_add)
-    };
-    let mut last = offset_at(0);
-    let base = Literal::u64_suffixed(last);
-    let mut out = quote!(#base);
-    for g in gates {
-        let v = offset_at(g);
-        if v == last {
-            continue;
-        }
-        last = v;
-        let (gl, v) = (Literal::u64_suffixed(g), Literal::u64_suffixed(v));
-        out = quote!(if #gate >= #gl { #v } else { #out });
-    }
-    out
-}
-
-/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values. With
-/// `gate` (a version-gated record's gate value, a `u64` variable) each field is written
-/// where that layout has it, and only when it has it.
-#[allow(clippy::too_many_arguments)]
-fn write_fields(
-    c: &Checked,
-    st: &Struct,
-    rules: &[Rule],
-    src: &dyn Fn(&str) -> TokenStream,
-    place_vars: &[(Item, proc_macro2::Ident)],
-    dirs: &[(proc_macro2::Ident, u64)],
-    path: &str,
-    gate: Option<&TokenStream>,
-) -> Vec<TokenStream> {
-    let Some(l) = c.layouts.get(&st.name.text) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (i, f) in st.fields.iter().enumerate() {
-        let Some(&(off, kind)) = l.fields.get(i) else {
-            continue;
-        };
-        let Some(g) = gate else {
-            out.extend(write_field(
-                c, f, i, off, None, kind, rules, src, place_vars, dirs, path,
-            ));
-            continue;
-        };
-        let at = gated_at(c, st, i, g);
-        let o = quote!(__o);
-        let body = write_field(
-            c,
-            f,
-            i,
-            off,
-            Some(&o),
-            kind,
-            rules,
-            src,
-            place_vars,
-            dirs,
-            path,
-        );
-        let mut cond = Vec::new();
-        if let Some((s, _)) = f.since {
-            let s = Literal::u64_suffixed(s);
-            cond.push(quote!(#g >= #s));
-        }
-        if let Some((u, _)) = f.until {
-            let u = Literal::u64_suffixed(u);
-            cond.push(quote!(#g < #u));
-        }
-        let body = body.unwrap_or_default();
-        let code = quote! {
-            let __o: usize = usize::try_from(#at).unwrap_or(usize::MAX);
-            #body
-        };
-        out.push(if cond.is_empty() {
-            quote!({ #code })
-        } else {
-            quote!(if #(#cond)&&* { #code })
-        });
-    }
-    out
-}
-
-/// The write of field `i` (`f`, at `off` or `at`) of a record: its input or derived value.
-#[allow(clippy::too_many_arguments)]
-fn write_field(
-    c: &Checked,
-    f: &crate::schema::FieldDef,
-    i: usize,
-    off: u64,
-    at: Option<&TokenStream>,
-    kind: FieldKind,
-    rules: &[Rule],
-    src: &dyn Fn(&str) -> TokenStream,
-    place_vars: &[(Item, proc_macro2::Ident)],
-    dirs: &[(proc_macro2::Ident, u64)],
-    path: &str,
-) -> Option<TokenStream> {
-    {
-        match rules.get(i) {
-            // Zero until `seal` computes it.
-            Some(Rule::Derived(What::Checksum, _)) => None,
-            Some(Rule::Derived(what, part)) => {
-                let ity = kind.int_ty(&c.schema)?;
-                let ty = ident(ity.rust());
-                let tob = crate::emit::to_bytes(f.big);
-                let o = at.cloned().unwrap_or_else(|| {
-                    let l = lit_usize(off);
-                    quote!(#l)
-                });
-                let fpath = format!("{path}.{}", f.name.text);
-                let (v, fallible) = derived_value(c, what, place_vars, dirs);
-                let bind = if fallible {
-                    quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
-                } else {
-                    quote!(let v: u64 = #v;)
-                };
-                let part = match part {
-                    Part::Whole => quote!(),
-                    Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
-                    Part::High => quote!(let v = v >> 32;),
-                };
-                Some(quote! {
-                    {
-                        #bind
-                        #part
-                        let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;
-                        __rt::set(&mut rec, #o, v.#tob());
-                    }
-                })
-            }
-            _ => Some(write_input(kind, off, at, f.big, &src(&f.name.text))),
-        }
     }
 }
 
@@ -813,7 +533,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let mut dir_fields = Vec::new();
     let mut any_efl = false;
     for (x, d) in plan.dirs.iter().zip(&ds) {
-        let (efields, efl) = spec_fields(c, d.entry, &x.entry, &|n| n.to_string());
+        let (mut efields, efl) = spec_fields(c, d.entry, &x.entry, &|n| n.to_string());
+        // The records' strings in a string table: one field each (`strtab_writer.rs`).
+        efields.extend(crate::emit::strtab_writer::spec_fields(c, x.table));
         any_efl |= efl;
         let eq_entry = if efl { quote!() } else { quote!(, Eq) };
         let sdoc = format!(
@@ -1259,13 +981,24 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 #place_body
             }
         });
+        // The offsets of the records' strings in their string table, as the plain writer sets a
+        // table's (`strtab_writer::record_offsets`, reading the record's spec as `spec`).
+        let (str_cursors, str_sets) = crate::emit::strtab_writer::record_offsets(c, x.table);
+        let str_sets: Vec<TokenStream> = str_sets.into_iter().map(|(_, t)| t).collect();
+        let str_sets = if str_sets.is_empty() {
+            quote!()
+        } else {
+            quote!({ let spec = s; #(#str_sets)* })
+        };
         dir_writes.push(quote! {
             let mut cursor: u64 = #pay_var;
+            #str_cursors
             for (i, s) in self.#secs.iter().enumerate() {
                 let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
                 let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
                 let mut rec = [0u8; #es_l];
                 #(#entry_writes)*
+                #str_sets
                 let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
                 __rt::put(out, rec_at, &rec)?;
                 __rt::put(out, at, s.#pay)?;

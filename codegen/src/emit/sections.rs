@@ -890,7 +890,8 @@ fn bind_value(
     impl Fn(TokenStream) -> TokenStream,
 ) {
     let id = ident(name);
-    match em.plain(e, scope, env) {
+    // A value no step of which can fail (`info.version & 0xFFFF` too): a plain `u64`.
+    match em.infallible(e, scope, env) {
         Some(p) => {
             let bind = quote!(let #id: u64 = #p;);
             let opt = quote!(Some(#id));

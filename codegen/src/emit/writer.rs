@@ -100,6 +100,19 @@ pub fn tokens(c: &Checked) -> TokenStream {
         });
     }
 
+    // The located records' inputs (`located_writer.rs`): a setter `<record>_<field>` each.
+    for (n, kind, doc) in crate::emit::located_writer::inputs(c) {
+        let name = format_ident!("{}", n);
+        let (ty, default) = field_type(c, kind);
+        in_fields.push(quote!(#name: #ty,));
+        in_defaults.push(quote!(#name: #default,));
+        moves.push(quote!(#name: self.#name,));
+        setters.push(quote! {
+            #[doc = #doc]
+            pub fn #name(mut self, value: #ty) -> Self { self.#name = value; self }
+        });
+    }
+
     in_fields.extend(strings.fields);
     in_defaults.extend(strings.defaults);
     moves.extend(strings.moves);
@@ -225,6 +238,12 @@ pub fn tokens(c: &Checked) -> TokenStream {
         {
             plan_fields.extend(f);
             plan_inits.extend(i);
+            plan_steps.push(step);
+        } else if let Some((f, i, step)) =
+            crate::emit::located_writer::plan_step(c, &item.text, &align)
+        {
+            plan_fields.push(f);
+            plan_inits.push(i);
             plan_steps.push(step);
         } else if let Some(t) = c.table(&item.text) {
             let at_var = format_ident!("{}_at", t.name.text);
@@ -442,6 +461,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let string_writes = strings.writes;
     // The conditions of the optional parts, checked on the header as written.
     let when_checks = crate::emit::when_writer::checks(c);
+    let located_writes = crate::emit::located_writer::writes(c);
     let doc = format!(
         " Writes a {name} file in one forward pass into a caller's buffer: every offset computed, the\n ranges aligned to {a} bytes, the checksum patched in. Derived fields are not settable.",
         name = c.schema.name.text,
@@ -512,6 +532,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 let header = #hty { raw: &h, buf: &h, index: 0 };
                 let _ = &header;
                 #(#when_checks)*
+                #(#located_writes)*
                 #(#table_writes)*
                 #(#range_writes)*
                 #(#string_writes)*

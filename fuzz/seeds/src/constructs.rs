@@ -44,6 +44,8 @@ const SUMSTREAM: u8 = 20;
 const TWODIRS: u8 = 21;
 const NESTFLAG: u8 = 22;
 const WHENW: u8 = 23;
+const PLAINLOC: u8 = 24;
+const DIRGATE: u8 = 25;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -542,6 +544,36 @@ pub fn write_seeds(dir: &Path) -> usize {
         "whenw-v1".into(),
         WHENW,
         construct_blobs::whenw_file((1, 0, 0b10), &[], None, None, None, None),
+    ));
+    seeds.push((
+        "plainloc".into(),
+        PLAINLOC | 0x80,
+        construct_blobs::plainloc_file(
+            (0x11, 3),
+            2,
+            &[(1, -2), (3, 4)],
+            b"hello",
+            (0xB0B1_B2B3, 0xA0A1_A2A3, 0xC0C1, 0x50),
+        ),
+    ));
+    seeds.push((
+        "dirgate".into(),
+        DIRGATE,
+        construct_blobs::dirgate_file(
+            0x0002_0005,
+            &[(1, 0, b"text", b"CODE!"), (2, 4, b"dat", b"dd")],
+            (0xB0B1_B2B3, 0xC0C1, 0x50),
+        ),
+    ));
+    seeds.push((
+        "dirgate-v1".into(),
+        DIRGATE,
+        construct_blobs::dirgate_file(0x0001_0000, &[(2, 0, b"", b"x")], (1, 2, 3)),
+    ));
+    seeds.push((
+        "plainloc-v3".into(),
+        PLAINLOC | 0x80,
+        construct_blobs::plainloc_file((0, 0), 3, &[], b"", (1, 2, 3, 4)),
     ));
     seeds.push((
         "opendir".into(),

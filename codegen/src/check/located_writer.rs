@@ -1,0 +1,315 @@
+//! The plain writer's located records (`file.records` in a file without a section
+//! directory): the same meaning as next to a directory (`dir_writer.rs`). Each record is
+//! placed where `writer.order` names it (at the writer's `align`, or at its constant `at`),
+//! its `at` field (one header field, or one field of an ungated located record) set to the
+//! place chosen; its other fields derived as the plain writer derives a header field (a
+//! value an `expect` or `assert ==` fixes, a table's count or record size, a placed range's
+//! offset and length, another located record's place) or given: the writer's setter
+//! `<record>_<field>`, the name the directory writer's `<File>Spec` uses. A version-gated
+//! record is laid out by its gate, an unsigned integer field the writer takes. What the
+//! plain writer cannot derive into a located record is refused here; emitted by
+//! `emit/located_writer.rs`.
+
+use crate::check::dir_writer::{
+    Item, Part, Placement, RangeKind, Rule, What, computed_gate, const_only, field_kind,
+    range_kind, struct_for, targets,
+};
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
+use crate::expr::Expr;
+use crate::schema::top::Step;
+use crate::yaml::Pos;
+
+/// The plain writer's plan for the located records.
+pub(crate) struct LocPlan {
+    /// Per located record (index into `file.ext.records`): the rule of each field.
+    pub(crate) records: Vec<Vec<Rule>>,
+    /// Per located record: where it goes.
+    pub(crate) placements: Vec<Placement>,
+    /// Per version-gated located record: the input field its gate is (the header's or an
+    /// ungated located record's, by index).
+    pub(crate) gates: Vec<Option<(Owner, usize)>>,
+    /// Per located record whose gate is computed from the writer's inputs: the expression.
+    pub(crate) computed_gates: Vec<Option<Expr>>,
+}
+
+/// Set the rules of a located record's field(s); false when `o` is not a located record.
+fn assign(
+    records: &mut [Vec<Rule>],
+    (o, fields): (Owner, Vec<(usize, Part)>),
+    what: &What,
+) -> bool {
+    let Owner::Located(k) = o else { return false };
+    let Some(rules) = records.get_mut(k) else {
+        return false;
+    };
+    for (i, part) in fields {
+        if let Some(r) = rules.get_mut(i) {
+            *r = Rule::Derived(what.clone(), part);
+        }
+    }
+    true
+}
+
+/// The header field a located record's `at` is, when it is one (the plain writer's header
+/// plan sets it to the record's place).
+pub(crate) fn header_at(c: &Checked, k: usize) -> Option<usize> {
+    let r = c.schema.file.ext.records.get(k)?;
+    match crate::check::expr::single_field(c, &r.at.expr, Scope::Top) {
+        Some((Owner::Header, i)) => Some(i),
+        _ => None,
+    }
+}
+
+/// Whether `o` is the header or a located record without a gate (whose fields are all
+/// written, whatever the gate).
+fn ungated(c: &Checked, o: Owner) -> bool {
+    match o {
+        Owner::Header => true,
+        Owner::Located(j) => c
+            .schema
+            .file
+            .ext
+            .records
+            .get(j)
+            .is_some_and(|x| x.gate.is_none()),
+        _ => false,
+    }
+}
+
+/// The plain writer's plan for its located records, or the reasons it cannot write them.
+/// `Ok(None)`: not a plain writer, or no located record.
+pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>> {
+    let file = &c.schema.file;
+    if !crate::check::writer::has_plain_writer(c) || file.ext.records.is_empty() {
+        return Ok(None);
+    }
+    let Some(w) = &file.writer else {
+        return Ok(None);
+    };
+    let mut errs: Vec<(Pos, String)> = Vec::new();
+    let n_of = |s: Option<&crate::schema::top::Struct>| s.map_or(0, |s| s.fields.len());
+    let mut plan = LocPlan {
+        records: file
+            .ext
+            .records
+            .iter()
+            .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
+            .collect(),
+        placements: vec![Placement::Derived; file.ext.records.len()],
+        gates: vec![None; file.ext.records.len()],
+        computed_gates: vec![None; file.ext.records.len()],
+    };
+    // Placed where the order names it, once.
+    for r in &file.ext.records {
+        let n = w.order.iter().filter(|o| o.text == r.name.text).count();
+        if n == 0 {
+            errs.push((r.name.pos, format!("record `{}`: the writer writes it where `writer.order` names it, and `writer.order` does not; add it", r.name.text)));
+        }
+        if let Some(o) = w.order.iter().filter(|o| o.text == r.name.text).nth(1) {
+            errs.push((o.pos, format!("writer order names `{}` twice", o.text)));
+        }
+    }
+    // Where each goes: one header field (`header_plan` sets it), one field of an ungated
+    // located record, or a constant.
+    for (k, r) in file.ext.records.iter().enumerate() {
+        if header_at(c, k).is_some() {
+            continue;
+        }
+        match targets(c, &r.at.expr, Scope::Top) {
+            Some(t @ (Owner::Located(j), _)) if j != k && ungated(c, t.0) && t.1.len() == 1 => {
+                assign(&mut plan.records, t, &What::Place(Item::Record(k)));
+            }
+            _ if const_only(c, &r.at.expr, false) => {
+                if let Some(p) = plan.placements.get_mut(k) {
+                    *p = Placement::Fixed(r.at.expr.clone());
+                }
+            }
+            _ => errs.push((r.at.pos, format!("record `{}`: the writer cannot derive where it goes: `at: {}` is neither one field of the header or of an ungated located record (which the writer would set to the place it chose) nor a constant expression", r.name.text, r.at.text))),
+        }
+    }
+    // Values the steps fix (constants only).
+    for s in &file.validate {
+        let (target, value) = match s {
+            Step::Expect { field, equals, .. } => (&field.expr, &equals.expr),
+            Step::Assert { expr, .. } => match &expr.expr {
+                Expr::Bin(crate::expr::BinOp::Eq, l, r) => {
+                    if targets(c, l, Scope::Top).is_some() && const_only(c, r, true) {
+                        (&**l, &**r)
+                    } else {
+                        (&**r, &**l)
+                    }
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if const_only(c, value, true)
+            && let Some(t) = targets(c, target, Scope::Top)
+        {
+            assign(&mut plan.records, t, &What::Value(value.clone()));
+        }
+    }
+    // What else the plain writer derives into a located record's field: a table's count
+    // and record size; a placed range's offset and length. A table's place (the plain
+    // writer places tables at a constant `at`), a string's offset or a checksum read from a
+    // located record is refused.
+    let located = |e: &Expr| {
+        e.refs().iter().any(|p| {
+            matches!(
+                c.resolve(p, Scope::Top),
+                Ok(Resolved::Field(Owner::Located(_), _)
+                    | Resolved::Composed(Owner::Located(_), _)
+                    | Resolved::Nested(Owner::Located(_), _)
+                    | Resolved::FlagBit(Owner::Located(_), ..))
+            )
+        })
+    };
+    for (ti, t) in file.tables.iter().enumerate() {
+        if located(&t.at.expr) {
+            errs.push((t.at.pos, format!("table `{}`: the plain writer places a table at a constant `at`, and `{}` reads a located record; place it with a constant", t.name.text, t.at.text)));
+        }
+        for (e, what) in [
+            (&t.count, What::TableCount(ti)),
+            (&t.stride, What::RecordSize(ti)),
+        ] {
+            if let Some(x) = targets(c, &e.expr, Scope::Top)
+                && matches!(x.0, Owner::Located(_))
+            {
+                assign(&mut plan.records, x, &what);
+            }
+        }
+    }
+    for (ri, r) in file.ranges.iter().enumerate() {
+        if r.table.is_some() {
+            continue;
+        }
+        let ok = r.when.is_none() && !matches!(range_kind(c, ri), RangeKind::Stream(_));
+        for (e, what, name) in [
+            (&r.offset, What::Place(Item::Range(ri)), "offset"),
+            (&r.length, What::RangeLength(ri), "length"),
+        ] {
+            match targets(c, &e.expr, Scope::Top) {
+                Some(x) if matches!(x.0, Owner::Located(_)) && ok => {
+                    assign(&mut plan.records, x, &what);
+                }
+                _ if located(&e.expr) => errs.push((e.pos, format!("range `{}`: the plain writer cannot write its {name} into a located record: `{}` is not one of its fields, or the range has a `when` or holds a stream; keep it in the header", r.name.text, e.text))),
+                _ => {}
+            }
+        }
+    }
+    for s in &file.strings {
+        if s.table.is_none() && located(&s.offset.expr) {
+            errs.push((s.offset.pos, format!("string `{}`: the plain writer writes a file string's offset into the header, and `{}` reads a located record", s.name.text, s.offset.text)));
+        }
+    }
+    for k in &file.checksums {
+        for e in [&k.from, &k.to] {
+            if located(&e.expr) {
+                errs.push((e.pos, format!("checksum `{}`: the plain writer reads its span from constants, `len` and header fields, and `{}` reads a located record", k.name.text, e.text)));
+            }
+        }
+    }
+    // A version-gated record: laid out by its gate, one unsigned integer field the writer
+    // takes (of the header or of an ungated located record).
+    let hplan = crate::check::writer::header_plan(c);
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let Some(g) = &r.gate else { continue };
+        let input = match targets(c, &g.expr, Scope::Top) {
+            Some((o @ (Owner::Header | Owner::Located(_)), f)) if f.len() == 1 => {
+                let i = f.first().map_or(usize::MAX, |x| x.0);
+                let is_input = match o {
+                    Owner::Header => matches!(
+                        hplan.fields.get(i),
+                        Some(crate::check::writer::HeaderRule::Input)
+                    ),
+                    Owner::Located(j) => matches!(
+                        plan.records.get(j).and_then(|x| x.get(i)),
+                        Some(Rule::Input)
+                    ),
+                    _ => false,
+                };
+                let st = struct_for(c, o, Scope::Top);
+                (ungated(c, o)
+                    && is_input
+                    && st.is_some_and(
+                        |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
+                    ))
+                .then_some((o, i))
+            }
+            _ => None,
+        };
+        let is_input = |o: Owner, i: usize| match o {
+            Owner::Header => matches!(
+                hplan.fields.get(i),
+                Some(crate::check::writer::HeaderRule::Input)
+            ),
+            Owner::Located(j) => matches!(
+                plan.records.get(j).and_then(|x| x.get(i)),
+                Some(Rule::Input)
+            ),
+            _ => false,
+        };
+        match input {
+            Some(x) => {
+                if let Some(slot) = plan.gates.get_mut(k) {
+                    *slot = Some(x);
+                }
+            }
+            // A gate computed from the writer's inputs (`header.version >> 16`).
+            None => match computed_gate(c, &g.expr, &is_input) {
+                Ok(()) => {
+                    if let Some(slot) = plan.computed_gates.get_mut(k) {
+                        *slot = Some(g.expr.clone());
+                    }
+                }
+                Err(why) => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so it must compute `{}` from the values it takes before it places anything, and cannot: {why}", r.name.text, g.text))),
+            },
+        }
+        if let Some(st) = c.strukt(&r.strukt.text) {
+            for (i, f) in st.fields.iter().enumerate() {
+                if matches!(
+                    field_kind(c, st, i),
+                    Some(FieldKind::Struct(..) | FieldKind::Structs(..))
+                ) {
+                    errs.push((f.name.pos, format!("field `{}` of `{}`: the writer cannot write a struct-typed field of a version-gated record", f.name.text, st.name.text)));
+                } else if !matches!(
+                    plan.records.get(k).and_then(|x| x.get(i)),
+                    Some(Rule::Input) | None
+                ) && (f.since.is_some() || f.until.is_some())
+                {
+                    errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`)", f.name.text, st.name.text)));
+                }
+            }
+        }
+    }
+    // A derived value needs an integer field.
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
+            continue;
+        };
+        for (i, rule) in rules.iter().enumerate() {
+            if matches!(rule, Rule::Derived(..))
+                && field_kind(c, st, i)
+                    .and_then(|k| k.int_ty(&c.schema))
+                    .is_none()
+                && let Some(f) = st.fields.get(i)
+            {
+                errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
+            }
+        }
+    }
+    if errs.is_empty() {
+        Ok(Some(plan))
+    } else {
+        Err(errs)
+    }
+}
+
+/// Refuse a plain writer's located records it cannot write.
+pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
+    if let Err(errs) = analyse(c) {
+        for (pos, msg) in errs {
+            d.error(pos, msg);
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The plain writer's located records (`check/located_writer.rs`): each placed where
+//! `writer.order` names it (a step of `<File>Plan`, `<record>_at`), written after the
+//! header from the setters `<record>_<field>` (the names the directory writer's `<File>Spec`
+//! gives them) and the values the writer derives (`record_writer.rs`, as next to a
+//! directory). A version-gated record is written in the layout of its gate's value, its
+//! size `size_for(gate)`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::dir_writer::{Item, Placement, Rule, What, field_kind, struct_for};
+use crate::check::located_writer::{LocPlan, analyse};
+use crate::check::{Checked, FieldKind, Owner, Scope};
+use crate::emit::lit_usize;
+use crate::emit::record_writer::write_fields;
+
+fn plan(c: &Checked) -> Option<LocPlan> {
+    analyse(c).ok().flatten()
+}
+
+/// The gate value of located record `k`, when it is version-gated: `u64` tokens reading
+/// the writer's input field.
+fn gate_value(c: &Checked, p: &LocPlan, k: usize) -> Option<TokenStream> {
+    let Some((o, i)) = *p.gates.get(k)? else {
+        // A gate computed from the writer's inputs.
+        let e = p.computed_gates.get(k)?.as_ref()?;
+        let item = &c.schema.file.ext.records.get(k)?.name.text;
+        return Some(crate::emit::record_writer::gate_tokens(
+            c,
+            e,
+            &|o, i| input_u64(c, o, i),
+            item,
+        ));
+    };
+    let st = struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => format_ident!("{}", f),
+    };
+    Some(quote!(u64::from(self.#n)))
+}
+
+/// The writer's unsigned integer input field `i` of `o` (the header's setter `f`, a located
+/// record `r`'s `r_f`) as `u64` tokens.
+fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
+    let st = struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => format_ident!("{}", f),
+    };
+    match field_kind(c, st, i)? {
+        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
+        _ => None,
+    }
+}
+
+/// The writer's inputs of the located records: (setter name, field kind, doc), in record
+/// and field order.
+pub(crate) fn inputs(c: &Checked) -> Vec<(String, FieldKind, String)> {
+    let Some(p) = plan(c) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (k, r) in c.schema.file.ext.records.iter().enumerate() {
+        let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), p.records.get(k)) else {
+            continue;
+        };
+        for (i, f) in st.fields.iter().enumerate() {
+            if !matches!(rules.get(i), Some(Rule::Input)) {
+                continue;
+            }
+            let Some(kind) = field_kind(c, st, i) else {
+                continue;
+            };
+            let doc = format!(
+                " Set `{}.{}`: {}",
+                r.name.text,
+                f.name.text,
+                f.doc
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .replace('[', "\\[")
+                    .replace(']', "\\]")
+            );
+            out.push((format!("{}_{}", r.name.text, f.name.text), kind, doc));
+        }
+    }
+    out
+}
+
+/// The plan step placing located record `name` (`<name>_at`), when it is one: the plan's
+/// field, its initialiser and the step.
+pub(crate) fn plan_step(
+    c: &Checked,
+    name: &str,
+    align: &Literal,
+) -> Option<(TokenStream, TokenStream, TokenStream)> {
+    let file = &c.schema.file;
+    let k = file.ext.records.iter().position(|r| r.name.text == name)?;
+    let p = plan(c)?;
+    let r = file.ext.records.get(k)?;
+    let at_var = format_ident!("{}_at", name);
+    let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
+    let s = Literal::u64_suffixed(size);
+    let size = match gate_value(c, &p, k) {
+        // A version-gated record: the size of its gate's layout.
+        Some(g) => {
+            let ty = format_ident!("{}", r.strukt.text);
+            quote!(#ty::size_for(#g))
+        }
+        None => quote!(#s),
+    };
+    let at = match p.placements.get(k)? {
+        Placement::Derived => {
+            quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
+        }
+        Placement::Fixed(e) => {
+            let val = crate::emit::value_tokens(c, e, Scope::Top);
+            quote!(match #val { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #name }) })
+        }
+    };
+    Some((
+        quote!(#at_var: u64,),
+        quote!(#at_var,),
+        quote! {
+            let #at_var: u64 = #at;
+            cursor = #at_var.checked_add(#size).ok_or(__rt::WriteError::TooLarge { field: #name, value: #at_var })?;
+        },
+    ))
+}
+
+/// `write_into`'s code writing every located record at its place in `plan`.
+pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
+    let Some(p) = plan(c) else { return Vec::new() };
+    let file = &c.schema.file;
+    let mut out = Vec::new();
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), p.records.get(k)) else {
+            continue;
+        };
+        // The places the record's fields hold, bound from the plan.
+        let mut place_vars: Vec<(Item, proc_macro2::Ident)> = Vec::new();
+        let mut binds = Vec::new();
+        for rule in rules {
+            let Rule::Derived(What::Place(it), _) = rule else {
+                continue;
+            };
+            if place_vars.iter().any(|(x, _)| x == it) {
+                continue;
+            }
+            let n = match *it {
+                Item::Record(j) => file.ext.records.get(j).map(|x| x.name.text.as_str()),
+                Item::Range(j) => file.ranges.get(j).map(|x| x.name.text.as_str()),
+                _ => None,
+            };
+            let Some(n) = n else { continue };
+            let v = format_ident!("{}_at", n);
+            binds.push(quote!(let #v: u64 = plan.#v;));
+            place_vars.push((*it, v));
+        }
+        let rn = r.name.text.clone();
+        let gate = gate_value(c, &p, k);
+        let writes = write_fields(
+            c,
+            st,
+            rules,
+            &|n| {
+                let n = format_ident!("{}_{}", rn, n);
+                quote!(self.#n)
+            },
+            &place_vars,
+            &[],
+            &r.name.text,
+            gate.as_ref().map(|_| quote!(gate)).as_ref(),
+        );
+        let size = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
+        let at = format_ident!("{}_at", r.name.text);
+        let item = r.name.text.as_str();
+        out.push(match gate {
+            // The layout of its gate: its fields there, its size `size_for(gate)` (the
+            // buffer holds every field).
+            Some(g) => {
+                let ty = format_ident!("{}", st.name.text);
+                quote! {
+                    {
+                        let gate: u64 = #g;
+                        #(#binds)*
+                        let mut rec = [0u8; #size];
+                        #(#writes)*
+                        let n = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
+                        __rt::put(out, plan.#at, rec.get(..n).ok_or(__rt::WriteError::Layout { item: #item })?)?;
+                    }
+                }
+            }
+            None => quote! {
+                {
+                    #(#binds)*
+                    let mut rec = [0u8; #size];
+                    #(#writes)*
+                    __rt::put(out, plan.#at, &rec)?;
+                }
+            },
+        });
+    }
+    out
+}

@@ -1,0 +1,394 @@
+//! Writing one record's fields into a `rec` buffer: its inputs and the values a writer
+//! derives (`check::dir_writer::What`), at the offsets of its layout or, for a
+//! version-gated record, of its gate's layout. Shared by the directory writer
+//! (`dir_writer.rs`) and the plain writer's located records (`located_writer.rs`).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::dir_writer::{Item, Part, RangeKind, Rule, What, range_kind};
+use crate::check::{Checked, FieldKind, Scope};
+use crate::emit::lit_usize;
+use crate::schema::top::Struct;
+
+fn ident(s: &str) -> proc_macro2::Ident {
+    format_ident!("{}", s)
+}
+
+/// Tokens writing an input field `src` (of kind `kind`) into `rec` at `off` (or, in a
+/// version-gated record, at `at`, a `usize` computed from the gate).
+pub(crate) fn write_input(
+    kind: FieldKind,
+    off: u64,
+    at: Option<&TokenStream>,
+    big: bool,
+    src: &TokenStream,
+) -> TokenStream {
+    let o = at.cloned().unwrap_or_else(|| {
+        let l = lit_usize(off);
+        quote!(#l)
+    });
+    let tob = crate::emit::to_bytes(big);
+    match kind {
+        FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, #src.raw().#tob());),
+        FieldKind::Flags(_) | FieldKind::Bits(_) => {
+            quote!(__rt::set(&mut rec, #o, #src.bits().#tob());)
+        }
+        FieldKind::Array(t, _) => {
+            let w = lit_usize(t.bytes());
+            quote! {
+                for (k, v) in #src.iter().enumerate() {
+                    __rt::set(&mut rec, #o + k * #w, v.#tob());
+                }
+            }
+        }
+        FieldKind::Int(_) | FieldKind::Float(_) => quote!(__rt::set(&mut rec, #o, #src.#tob());),
+        // A struct-typed field: its value's bytes (`nested_writer.rs`).
+        k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
+            crate::emit::nested_writer::write_input(k, off, src, &quote!(&mut rec))
+                .unwrap_or_default()
+        }
+        FieldKind::Bytes(_) | FieldKind::Str(_) => {
+            quote!(__rt::set(&mut rec, #o, *#src);)
+        }
+    }
+}
+
+/// The `u64` tokens of a derived value, and whether they are an `Option<u64>`.
+pub(crate) fn derived_value(
+    c: &Checked,
+    what: &What,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    dirs: &[(proc_macro2::Ident, u64)],
+) -> (TokenStream, bool) {
+    match what {
+        What::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
+            Some(t) => (t, false),
+            None => (crate::emit::value_tokens(c, e, Scope::Top), true),
+        },
+        // A string table's place, in the plan with its strings'.
+        What::Place(Item::Range(k)) if range_kind(c, *k) == RangeKind::Built => {
+            let at = format_ident!(
+                "{}_at",
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str())
+            );
+            (quote!(plan.#at), false)
+        }
+        What::Place(it) => {
+            let v = place_vars
+                .iter()
+                .find(|(x, _)| x == it)
+                .map(|(_, v)| quote!(#v))
+                .unwrap_or(quote!(0u64));
+            (v, false)
+        }
+        What::Count(d) => match dirs.get(*d) {
+            Some((secs, _)) => (
+                quote!(u64::try_from(self.#secs.len()).unwrap_or(u64::MAX)),
+                false,
+            ),
+            None => (quote!(0u64), false),
+        },
+        What::Stride(d) => {
+            let s = Literal::u64_suffixed(dirs.get(*d).map_or(0, |x| x.1));
+            (quote!(#s), false)
+        }
+        What::PayloadOffset => (quote!(at), false),
+        What::PayloadLength => (quote!(n), false),
+        What::Checksum => (quote!(0u64), false),
+        What::RangeLength(k) if range_kind(c, *k) != RangeKind::Bytes => {
+            // A stream's or a string table's length, found by the plan.
+            let len = format_ident!(
+                "{}_len",
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str())
+            );
+            (quote!(plan.#len), false)
+        }
+        What::TableCount(k) => {
+            let t = ident(
+                c.schema
+                    .file
+                    .tables
+                    .get(*k)
+                    .map_or("missing", |t| t.name.text.as_str()),
+            );
+            (
+                quote!(u64::try_from(self.#t.len()).unwrap_or(u64::MAX)),
+                false,
+            )
+        }
+        What::RecordSize(k) => {
+            let size = c
+                .schema
+                .file
+                .tables
+                .get(*k)
+                .and_then(|t| c.layouts.get(&t.record.text))
+                .map_or(0, |l| l.size);
+            let s = Literal::u64_suffixed(size);
+            (quote!(#s), false)
+        }
+        // Set with the record's string (`strtab_writer::record_offsets`).
+        What::EntryStr => (quote!(0u64), false),
+        What::StrOffset(k) => {
+            let at = format_ident!(
+                "{}_at",
+                c.schema
+                    .file
+                    .strings
+                    .get(*k)
+                    .map_or("missing", |s| s.name.text.as_str())
+            );
+            (quote!(plan.#at), false)
+        }
+        What::RangeLength(k) => {
+            let r = ident(
+                c.schema
+                    .file
+                    .ranges
+                    .get(*k)
+                    .map_or("missing", |r| r.name.text.as_str()),
+            );
+            (
+                quote!(u64::try_from(self.#r.len()).unwrap_or(u64::MAX)),
+                false,
+            )
+        }
+    }
+}
+
+/// The offset of field `k` of version-gated struct `st` for gate value `gate` (a `u64`
+/// variable): the widths of the fields before it that are present at that value, chosen by
+/// comparisons at the values where the layout changes (as the gated view reads it).
+pub(crate) fn gated_at(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return quote!(0u64);
+    };
+    let mut gates: Vec<u64> = st
+        .fields
+        .iter()
+        .flat_map(|f| [f.since, f.until])
+        .filter_map(|x| x.map(|x| x.0))
+        .collect();
+    gates.sort_unstable();
+    gates.dedup();
+    let offset_at = |g: u64| -> u64 {
+        st.fields
+            .iter()
+            .zip(&l.fields)
+            .take(k)
+            .filter(|(f, _)| f.present_at(g))
+            .map(|(_, (_, kind))| kind.width(&c.schema))
+            .fold(0u64, u64::saturating_add)
+    };
+    let mut last = offset_at(0);
+    let base = Literal::u64_suffixed(last);
+    let mut out = quote!(#base);
+    for g in gates {
+        let v = offset_at(g);
+        if v == last {
+            continue;
+        }
+        last = v;
+        let (gl, v) = (Literal::u64_suffixed(g), Literal::u64_suffixed(v));
+        out = quote!(if #gate >= #gl { #v } else { #out });
+    }
+    out
+}
+
+/// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values. With
+/// `gate` (a version-gated record's gate value, a `u64` variable) each field is written
+/// where that layout has it, and only when it has it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_fields(
+    c: &Checked,
+    st: &Struct,
+    rules: &[Rule],
+    src: &dyn Fn(&str) -> TokenStream,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    dirs: &[(proc_macro2::Ident, u64)],
+    path: &str,
+    gate: Option<&TokenStream>,
+) -> Vec<TokenStream> {
+    let Some(l) = c.layouts.get(&st.name.text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, f) in st.fields.iter().enumerate() {
+        let Some(&(off, kind)) = l.fields.get(i) else {
+            continue;
+        };
+        let Some(g) = gate else {
+            out.extend(write_field(
+                c, f, i, off, None, kind, rules, src, place_vars, dirs, path,
+            ));
+            continue;
+        };
+        let at = gated_at(c, st, i, g);
+        let o = quote!(__o);
+        let body = write_field(
+            c,
+            f,
+            i,
+            off,
+            Some(&o),
+            kind,
+            rules,
+            src,
+            place_vars,
+            dirs,
+            path,
+        );
+        let mut cond = Vec::new();
+        if let Some((s, _)) = f.since {
+            let s = Literal::u64_suffixed(s);
+            cond.push(quote!(#g >= #s));
+        }
+        if let Some((u, _)) = f.until {
+            let u = Literal::u64_suffixed(u);
+            cond.push(quote!(#g < #u));
+        }
+        let body = body.unwrap_or_default();
+        let code = quote! {
+            let __o: usize = usize::try_from(#at).unwrap_or(usize::MAX);
+            #body
+        };
+        out.push(if cond.is_empty() {
+            quote!({ #code })
+        } else {
+            quote!(if #(#cond)&&* { #code })
+        });
+    }
+    out
+}
+
+/// The write of field `i` (`f`, at `off` or `at`) of a record: its input or derived value.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_field(
+    c: &Checked,
+    f: &crate::schema::FieldDef,
+    i: usize,
+    off: u64,
+    at: Option<&TokenStream>,
+    kind: FieldKind,
+    rules: &[Rule],
+    src: &dyn Fn(&str) -> TokenStream,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    dirs: &[(proc_macro2::Ident, u64)],
+    path: &str,
+) -> Option<TokenStream> {
+    {
+        match rules.get(i) {
+            // Zero until `seal` computes it.
+            // Zero until `seal` computes it; a directory record's string offset: set with
+            // its string.
+            Some(Rule::Derived(What::Checksum | What::EntryStr, _)) => None,
+            Some(Rule::Derived(what, part)) => {
+                let ity = kind.int_ty(&c.schema)?;
+                let ty = ident(ity.rust());
+                let tob = crate::emit::to_bytes(f.big);
+                let o = at.cloned().unwrap_or_else(|| {
+                    let l = lit_usize(off);
+                    quote!(#l)
+                });
+                let fpath = format!("{path}.{}", f.name.text);
+                let (v, fallible) = derived_value(c, what, place_vars, dirs);
+                let bind = if fallible {
+                    quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
+                } else {
+                    quote!(let v: u64 = #v;)
+                };
+                let part = match part {
+                    Part::Whole => quote!(),
+                    Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
+                    Part::High => quote!(let v = v >> 32;),
+                };
+                Some(quote! {
+                    {
+                        #bind
+                        #part
+                        let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;
+                        __rt::set(&mut rec, #o, v.#tob());
+                    }
+                })
+            }
+            _ => Some(write_input(kind, off, at, f.big, &src(&f.name.text))),
+        }
+    }
+}
+
+/// `u64` tokens computing a version-gated record's gate `e` (an expression
+/// `check::dir_writer::computed_gate` accepts) from the writer's inputs, `field` giving each
+/// field's tokens (as `u64`), with the views' checked arithmetic: an overflow is
+/// `WriteError::TooLarge` for `item` (the tokens end in `?`).
+pub(crate) fn gate_tokens(
+    c: &Checked,
+    e: &crate::expr::Expr,
+    field: &dyn Fn(crate::check::Owner, usize) -> Option<TokenStream>,
+    item: &str,
+) -> TokenStream {
+    use crate::expr::{BinOp, Expr};
+    fn inner(
+        c: &Checked,
+        e: &Expr,
+        field: &dyn Fn(crate::check::Owner, usize) -> Option<TokenStream>,
+    ) -> TokenStream {
+        match e {
+            Expr::Num(v) => {
+                let l = Literal::u64_suffixed(*v);
+                quote!(#l)
+            }
+            Expr::Ref(p) => match c.resolve(p, Scope::Top) {
+                Ok(crate::check::Resolved::Field(o, i)) => field(o, i).unwrap_or(quote!(0u64)),
+                _ => crate::emit::plain_tokens(c, e, Scope::Top).unwrap_or(quote!(0u64)),
+            },
+            Expr::Bin(op, l, r) => {
+                let l = inner(c, l, field);
+                let r = inner(c, r, field);
+                match op {
+                    BinOp::Add => quote!(#l.checked_add(#r)?),
+                    BinOp::Sub => quote!(#l.checked_sub(#r)?),
+                    BinOp::Mul => quote!(#l.checked_mul(#r)?),
+                    BinOp::Div => quote!(#l.checked_div(#r)?),
+                    BinOp::Rem => quote!(#l.checked_rem(#r)?),
+                    BinOp::And => quote!((#l & #r)),
+                    BinOp::Or => quote!((#l | #r)),
+                    BinOp::Shl => quote!(#l.checked_shl(u32::try_from(#r).ok()?)?),
+                    BinOp::Shr => quote!(#l.checked_shr(u32::try_from(#r).ok()?)?),
+                    _ => quote!(0u64),
+                }
+            }
+            _ => quote!(0u64),
+        }
+    }
+    let t = inner(c, e, field);
+    let field_name = format!("{item}.gate");
+    if t.to_string().contains('?') {
+        // `Some(x?)` is `x` when the last step is a checked operation (an `Option`).
+        let mut toks: Vec<proc_macro2::TokenTree> = t.clone().into_iter().collect();
+        let opt = if matches!(toks.last(), Some(proc_macro2::TokenTree::Punct(q)) if q.as_char() == '?')
+        {
+            toks.pop();
+            let body: TokenStream = toks.into_iter().collect();
+            if body.to_string().contains('?') {
+                quote!((|| -> Option<u64> { #body })())
+            } else {
+                body
+            }
+        } else {
+            quote!((|| -> Option<u64> { Some(#t) })())
+        };
+        quote!(#opt.ok_or(__rt::WriteError::TooLarge { field: #field_name, value: u64::MAX })?)
+    } else {
+        // Used as an argument or a `let`'s value only: no parentheses needed.
+        crate::emit::strip_parens(t)
+    }
+}
