@@ -233,6 +233,7 @@ pub mod schemas {
         strided: "schemas/strided.yaml";
         plainloc: "schemas/plainloc.yaml";
         dirgate: "schemas/dirgate.yaml";
+        dirlabel: "schemas/dirlabel.yaml";
     }
 }
 
@@ -1469,5 +1470,29 @@ pub fn dirgate(b: &[u8], g: &schemas::dirgate::DirGate<'_>, v: &View) {
             (g.name(&s), span(b, g.name(&s)).0)
         );
         assert_eq!(x.text.as_deref(), g.name_str(&s).ok());
+    }
+}
+
+/// `dirlabel.yaml` (a directory's records' strings outside a string table): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirlabel(b: &[u8], g: &schemas::dirlabel::DirLabel<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, count, dir_at]);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size, label_at]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+        let x = string(v, &format!("{p}.label"));
+        assert_eq!(
+            (x.bytes.as_slice(), x.offset),
+            (g.label(&s), span(b, g.label(&s)).0)
+        );
+        assert_eq!(x.text.as_deref(), g.label_str(&s).ok());
     }
 }

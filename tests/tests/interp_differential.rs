@@ -78,6 +78,7 @@ const WHENW: &str = "schemas/whenw.yaml";
 const STRIDED: &str = "schemas/strided.yaml";
 const PLAINLOC: &str = "schemas/plainloc.yaml";
 const DIRGATE: &str = "schemas/dirgate.yaml";
+const DIRLABEL: &str = "schemas/dirlabel.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -88,7 +89,7 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirgate, plainloc};
+use npuschema_tests::compare::schemas::{dirgate, dirlabel, plainloc};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -2929,6 +2930,61 @@ fn dirgate_writer_built_files_and_their_mutants_agree() {
             "section-out-of-bounds",
             "bad-name",
             "name-not-utf8",
+            "ok",
+        ],
+    );
+}
+
+// ----- a directory's records' strings outside a string table (dirlabel.yaml) ----------------
+
+fn dirlabel_agree(b: &[u8]) -> &'static str {
+    let g = dirlabel::DirLabel::validate(b);
+    let gb = dirlabel::DirLabel::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRLABEL, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirlabel(b, g, v)
+    })
+}
+
+/// Files the directory writer built with a label per section outside any string table, and
+/// their mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn dirlabel_writer_built_files_and_their_mutants_agree() {
+    use dirlabel::{DirLabelSpec, Kind, SectionSpec};
+    assert_eq!(interp(DIRLABEL).sites(), &dirlabel::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let labels = ["main", "", "dätä", "x"];
+    for n in [3usize, 1, 0] {
+        let sections: Vec<SectionSpec> = (0..n)
+            .map(|i| SectionSpec {
+                kind: if i % 2 == 0 { Kind::Code } else { Kind::Data },
+                entsize: 0,
+                label: labels[i],
+                payload: &b"payload bytes"[..i * 3],
+            })
+            .collect();
+        let good = DirLabelSpec {
+            sections: &sections,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(dirlabel_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirlabel_agree, &|_| {}, 0..0, 3_000, 0xD1A5) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirlabel verdicts: {verdicts:?}");
+    assert_reached(
+        "dirlabel",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "sections-out-of-bounds",
+            "section-out-of-bounds",
+            "bad-label",
+            "label-not-utf8",
             "ok",
         ],
     );

@@ -3160,3 +3160,73 @@ fn the_directory_writer_computes_a_version_gate_and_names_its_sections() {
         Err(npuschema_core::WriteError::BufferTooSmall { .. })
     ));
 }
+
+// ----- a directory's records' strings outside a string table (dirlabel.yaml) -----------------
+
+mod dirlabel {
+    npuschema_macro::include_schema!("schemas/dirlabel.yaml");
+}
+
+/// A string of each directory record outside any string table: the directory writer takes
+/// it in the record's spec, places every record's string back to back where `writer.order`
+/// names the string (each with its NUL) and sets each record's offset field; the validator
+/// accepts the bytes and the views give every label back. A NUL inside a label is refused.
+#[test]
+fn the_directory_writer_places_its_records_strings() {
+    use dirlabel::{DirLabel, DirLabelSpec, Kind, SectionSpec};
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            label: "text",
+            payload: b"CODE!",
+        },
+        SectionSpec {
+            kind: Kind::Unknown(9),
+            entsize: 0,
+            label: "",
+            payload: b"",
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 0,
+            label: "dätä",
+            payload: b"dd",
+        },
+    ];
+    let spec = DirLabelSpec {
+        sections: &sections,
+    };
+    let b = spec.to_vec().expect("writes");
+    // The header (12), the directory at 12 (3 x 16), the payloads at 60 and 68 (the empty one
+    // at 68 too), the labels at 72: "text\0", "\0", "dätä\0".
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    assert_eq!((word(4), word(8)), (3, 12));
+    let labels: Vec<u32> = (0..3).map(|i| word(12 + 16 * i + 12)).collect();
+    assert_eq!(labels, [72, 77, 78]);
+    assert_eq!(&b[72..], "text\0\0dätä\0".as_bytes());
+    let v = DirLabel::validate(&b).expect("the writer's output validates");
+    assert!(DirLabel::validate_as::<npuschema_core::Brief>(&b).is_ok());
+    let got: Vec<(Kind, &str, &[u8])> = v
+        .sections()
+        .map(|s| {
+            (
+                s.kind(),
+                v.label_str(&s).unwrap(),
+                s.payload().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let want: Vec<(Kind, &str, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.label, s.payload))
+        .collect();
+    assert_eq!(got, want);
+    let bad = [SectionSpec {
+        kind: Kind::Code,
+        entsize: 0,
+        label: "a\0b",
+        payload: b"",
+    }];
+    assert!(DirLabelSpec { sections: &bad }.to_vec().is_err());
+}

@@ -333,17 +333,19 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     };
     for s in &file.strings {
         if s.table.as_ref().is_some_and(|t| is_dir_table(&t.text)) {
-            // In a string table, its offset one integer field of the record: the writer
-            // builds it, each section's string given in its `<Entry>Spec`.
-            if s.range.is_none() || crate::check::strtab_writer::record_offset_field(c, s).is_err()
-            {
+            // Its offset one integer field of the record: the writer builds it, each section's
+            // string given in its `<Entry>Spec`, in a string table (`in:`) or, outside any
+            // range, every record's back to back where the order names the string.
+            if crate::check::strtab_writer::record_offset_field(c, s).is_err() {
                 errs.push((
                     s.name.pos,
                     format!(
-                        "string `{}`: a directory writer writes a string of the directory's records in a string table (`in:`), its offset one integer field of the record, and this one is not; drop the `writer` or put the string in a range",
+                        "string `{}`: a directory writer writes a string of the directory's records when its offset is one integer field of the record, and this one is not; drop the `writer` or make the offset such a field",
                         s.name.text
                     ),
                 ));
+            } else if s.range.is_none() && !named(&s.name.text) {
+                errs.push((s.name.pos, must_name("string", &s.name.text)));
             }
         } else if s.table.is_some() || s.range.is_some() {
             if let Err(why) = crate::check::strings::writable(c, s) {
@@ -468,11 +470,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             r.name.text == item.text && r.table.as_ref().is_some_and(|t| !is_dir_table(&t.text))
         }) {
             Item::RecordRange(k)
-        } else if let Some(k) = file.strings.iter().position(|s| {
-            s.name.text == item.text
-                && s.range.is_none()
-                && s.table.as_ref().is_some_and(|t| !is_dir_table(&t.text))
-        }) {
+        } else if let Some(k) = file
+            .strings
+            .iter()
+            .position(|s| s.name.text == item.text && s.range.is_none() && s.table.is_some())
+        {
             Item::RecordStr(k)
         } else {
             // Refused above; an unknown name: by the order check.
@@ -643,12 +645,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((f.name.pos, format!("header field `{}`: `{}Spec` takes {what} `{}` as its field of that name; rename one", f.name.text, file.name.text, n.text)));
         }
     }
-    // The directory records' strings in a string table: each record's offset field.
+    // The directory records' strings: each record's offset field.
     for s in &file.strings {
-        if s.range.is_some()
-            && let Some(d) = found
-                .iter()
-                .position(|(_, t, _)| s.table.as_ref().is_some_and(|x| x.text == t.name.text))
+        if let Some(d) = found
+            .iter()
+            .position(|(_, t, _)| s.table.as_ref().is_some_and(|x| x.text == t.name.text))
             && let Ok(i) = crate::check::strtab_writer::record_offset_field(c, s)
             && let Some(r) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i))
         {

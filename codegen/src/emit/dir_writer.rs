@@ -542,11 +542,12 @@ fn file_tokens(c: &Checked) -> TokenStream {
             " `{}`, for the writer: its payload and the fields the writer does not derive.",
             x.table.name.text
         );
-        let pdoc = format!(
-            " The payload (`{}`): {}",
-            x.range.name.text,
-            esc(x.range.doc.lines().next().unwrap_or(""))
-        );
+        let pdoc = match x.range.doc.lines().next().map(str::trim) {
+            Some(d) if !d.is_empty() => {
+                format!(" The payload (`{}`): {}", x.range.name.text, esc(d))
+            }
+            _ => format!(" The payload (`{}`).", x.range.name.text),
+        };
         let secs_doc = format!(
             " The records of `{}` with their payloads, in order.",
             x.table.name.text
