@@ -1123,11 +1123,15 @@ pub fn step(
                 }
             };
             let slot = slot_of(c, dir, quote!(ty));
-            let arms = dir.layouts.iter().filter_map(|l| {
-                let v = lit_u64(type_value(c, dir, &l.value.text)?);
-                let size = lit_u64(c.layouts.get(&l.record.text)?.size);
-                Some(quote!(#v => Some(#size),))
-            });
+            let arms: Vec<TokenStream> = dir
+                .layouts
+                .iter()
+                .filter_map(|l| {
+                    let v = lit_u64(type_value(c, dir, &l.value.text)?);
+                    let size = lit_u64(c.layouts.get(&l.record.text)?.size);
+                    Some(quote!(#v => Some(#size),))
+                })
+                .collect();
             let field = Blame::record(tn, Idx::U64(quote!(index)), es_name, quote!(rec_at), es_off);
             let e1 = err(
                 codes,
@@ -1147,12 +1151,15 @@ pub fn step(
                 "@step {codes}: the payload of every section of `{}` is a whole number of `{es_name}` entries; a section type with a record layout has entries of exactly that record's size.",
                 dir.name.text
             );
-            quote! {
-                #[doc = #comment]
-                {
-                    let es: u64 = #es;
-                    let size: u64 = #length;
-                    if es != 0 && size.checked_rem(es) != Some(0) { #e1 }
+            // A directory without layouts has no entry size to compare with (`match ty { _ =>
+            // None }` would be clippy's `match_single_binding` in the user's crate).
+            let layout_check = if arms.is_empty() {
+                quote! {
+                    let ty: u64 = #type_read;
+                    let _ = ty;
+                }
+            } else {
+                quote! {
                     let ty: u64 = #type_read;
                     let want: Option<u64> = match ty { #(#arms)* _ => None };
                     if let Some(want) = want
@@ -1160,6 +1167,15 @@ pub fn step(
                     {
                         #e2
                     }
+                }
+            };
+            quote! {
+                #[doc = #comment]
+                {
+                    let es: u64 = #es;
+                    let size: u64 = #length;
+                    if es != 0 && size.checked_rem(es) != Some(0) { #e1 }
+                    #layout_check
                     // The per-type index later steps use to find a type's sections.
                     if let Some(n) = #slot.and_then(|i| #cnt.get_mut(i)) {
                         if *n == 0
