@@ -165,45 +165,6 @@ pub(crate) fn derived_value(
     }
 }
 
-/// The offset of field `k` of version-gated struct `st` for gate value `gate` (a `u64`
-/// variable): the widths of the fields before it that are present at that value, chosen by
-/// comparisons at the values where the layout changes (as the gated view reads it).
-pub(crate) fn gated_at(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
-    let Some(l) = c.layouts.get(&st.name.text) else {
-        return quote!(0u64);
-    };
-    let mut gates: Vec<u64> = st
-        .fields
-        .iter()
-        .flat_map(|f| [f.since, f.until])
-        .filter_map(|x| x.map(|x| x.0))
-        .collect();
-    gates.sort_unstable();
-    gates.dedup();
-    let offset_at = |g: u64| -> u64 {
-        st.fields
-            .iter()
-            .zip(&l.fields)
-            .take(k)
-            .filter(|(f, _)| f.present_at(g))
-            .map(|(_, (_, kind))| kind.width(&c.schema))
-            .fold(0u64, u64::saturating_add)
-    };
-    let mut last = offset_at(0);
-    let base = Literal::u64_suffixed(last);
-    let mut out = quote!(#base);
-    for g in gates {
-        let v = offset_at(g);
-        if v == last {
-            continue;
-        }
-        last = v;
-        let (gl, v) = (Literal::u64_suffixed(g), Literal::u64_suffixed(v));
-        out = quote!(if #gate >= #gl { #v } else { #out });
-    }
-    out
-}
-
 /// Tokens writing every field of `st` into `rec`: inputs from `prefix`, derived values. With
 /// `gate` (a version-gated record's gate value, a `u64` variable) each field is written
 /// where that layout has it, and only when it has it.
@@ -232,7 +193,8 @@ pub(crate) fn write_fields(
             ));
             continue;
         };
-        let at = gated_at(c, st, i, g);
+        // Where the gated view reads the field (`sections::gated_offset`), as a `u64`.
+        let at = crate::emit::sections::gated_offset(c, st, i, g);
         let o = quote!(__o);
         let body = write_field(
             c,
@@ -258,7 +220,8 @@ pub(crate) fn write_fields(
         }
         let body = body.unwrap_or_default();
         let code = quote! {
-            let __o: usize = usize::try_from(#at).unwrap_or(usize::MAX);
+            let __o: u64 = #at;
+            let __o: usize = usize::try_from(__o).unwrap_or(usize::MAX);
             #body
         };
         out.push(if cond.is_empty() {

@@ -166,7 +166,7 @@ pub fn is_collection_record(c: &Checked, sname: &str) -> bool {
 }
 
 /// Offset expression of field `k` of a gated struct for gate value `gate` (tokens, `u64`).
-fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
+pub(crate) fn gated_offset(c: &Checked, st: &Struct, k: usize, gate: &TokenStream) -> TokenStream {
     let Some(l) = c.layouts.get(&st.name.text) else {
         return quote!(0u64);
     };
