@@ -234,6 +234,7 @@ pub mod schemas {
         plainloc: "schemas/plainloc.yaml";
         dirgate: "schemas/dirgate.yaml";
         dirlabel: "schemas/dirlabel.yaml";
+        loctable: "schemas/loctable.yaml";
     }
 }
 
@@ -1494,5 +1495,35 @@ pub fn dirlabel(b: &[u8], g: &schemas::dirlabel::DirLabel<'_>, v: &View) {
             (g.label(&s), span(b, g.label(&s)).0)
         );
         assert_eq!(x.text.as_deref(), g.label_str(&s).ok());
+    }
+}
+
+/// `loctable.yaml` (a table placed by a field of a located record): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [magic, index_at, notes_at, note_count, level]
+    );
+    let x = g.index();
+    same_fields!(v, "index", x, [entries_at, entry_count, entry_size, owner]);
+    assert_eq!(record(v, "index").offset, span(b, x.as_bytes()).0);
+    assert_eq!(g.entries().count(), record_count(v, "entries"));
+    for (k, r) in g.entries().enumerate() {
+        let p = format!("entries[{k}]");
+        assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+        same_fields!(v, &p, r, [id]);
+        assert_eq!(value(v, &p, "value"), &Value::Int(i64::from(r.value())));
+    }
+    assert_eq!(g.notes().count(), record_count(v, "notes"));
+    for (k, r) in g.notes().enumerate() {
+        let p = format!("notes[{k}]");
+        assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+        same_fields!(v, &p, r, [word]);
     }
 }

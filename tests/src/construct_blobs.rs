@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -590,6 +590,107 @@ pub fn dirgate_file(
     for (&(_, _, _, p), &place) in sections.iter().zip(&places) {
         b.resize(place, 0);
         b.extend_from_slice(p);
+    }
+    b
+}
+
+/// `strided.yaml` as its plain writer lays it out (`writer.order: [items, slots]`,
+/// 4-aligned): the 20-byte header (magic, item count, item stride 8, where the items and
+/// the slots are, the file's length), the items (id, weight) at 20, then the three slots
+/// (base, limit).
+#[must_use]
+pub fn strided_file(items: &[(u32, u32)], slots: [(u32, u32); 3]) -> Vec<u8> {
+    let slots_at = 20 + 8 * items.len();
+    let total = slots_at + 24;
+    let mut b = Vec::new();
+    le32(&mut b, 0x4449_5254);
+    le16(&mut b, u16::try_from(items.len()).unwrap_or(u16::MAX));
+    le16(&mut b, 8);
+    for w in [20, u32_of(slots_at), u32_of(total)] {
+        le32(&mut b, w);
+    }
+    for &(id, weight) in items {
+        le32(&mut b, id);
+        le32(&mut b, weight);
+    }
+    for (base, limit) in slots {
+        le32(&mut b, base);
+        le32(&mut b, limit);
+    }
+    b
+}
+
+/// `dirlabel.yaml` as its directory writer lays it out (`writer.order: [sections, payload,
+/// label]`, 4-aligned): the 12-byte header (magic, count, 12), the directory at 12 (kind,
+/// entsize 0, offset, size, label offset), each payload 4-aligned, then every label with
+/// its NUL, back to back from a 4-aligned place. A section is (kind, payload, label).
+#[must_use]
+pub fn dirlabel_file(sections: &[(u16, &[u8], &str)]) -> Vec<u8> {
+    let align = |n: usize| (n + 3) & !3;
+    let mut at = 12 + 16 * sections.len();
+    let mut places = Vec::new();
+    for &(_, p, _) in sections {
+        at = align(at);
+        places.push(at);
+        at += p.len();
+    }
+    let labels_at = align(at);
+    let mut label_at = Vec::new();
+    let mut l = labels_at;
+    for &(_, _, label) in sections {
+        label_at.push(l);
+        l += label.len() + 1;
+    }
+    let mut b = Vec::new();
+    for w in [0x4C42_4C44, u32_of(sections.len()), 12] {
+        le32(&mut b, w);
+    }
+    for ((&(kind, p, _), &place), &la) in sections.iter().zip(&places).zip(&label_at) {
+        le16(&mut b, kind);
+        le16(&mut b, 0);
+        le32(&mut b, u32_of(place));
+        le32(&mut b, u32_of(p.len()));
+        le32(&mut b, u32_of(la));
+    }
+    for (&(_, p, _), &place) in sections.iter().zip(&places) {
+        b.resize(place, 0);
+        b.extend_from_slice(p);
+    }
+    b.resize(labels_at, 0);
+    for &(_, _, label) in sections {
+        b.extend_from_slice(label.as_bytes());
+        b.push(0);
+    }
+    b
+}
+
+/// `loctable.yaml` as its plain writer lays it out (`writer.order: [notes, index,
+/// entries]`, 8-aligned): the 16-byte header (magic, where `index` is, where the notes are,
+/// their count, `level`), the notes at 16, `index` (where the entries are, their count,
+/// their size 8, `owner`), then the entries (id, value).
+#[must_use]
+pub fn loctable_file(level: u16, owner: u32, entries: &[(u32, i32)], notes: &[u32]) -> Vec<u8> {
+    let align = |n: usize| (n + 7) & !7;
+    let index_at = align(16 + 4 * notes.len());
+    let entries_at = align(index_at + 12);
+    let mut b = Vec::new();
+    for w in [0x4C42_544C, u32_of(index_at), 16] {
+        le32(&mut b, w);
+    }
+    le16(&mut b, u16::try_from(notes.len()).unwrap_or(u16::MAX));
+    le16(&mut b, level);
+    for &w in notes {
+        le32(&mut b, w);
+    }
+    b.resize(index_at, 0);
+    le32(&mut b, u32_of(entries_at));
+    le16(&mut b, u16::try_from(entries.len()).unwrap_or(u16::MAX));
+    le16(&mut b, 8);
+    le32(&mut b, owner);
+    b.resize(entries_at, 0);
+    for &(id, value) in entries {
+        le32(&mut b, id);
+        b.extend_from_slice(&value.to_le_bytes());
     }
     b
 }

@@ -79,6 +79,7 @@ const STRIDED: &str = "schemas/strided.yaml";
 const PLAINLOC: &str = "schemas/plainloc.yaml";
 const DIRGATE: &str = "schemas/dirgate.yaml";
 const DIRLABEL: &str = "schemas/dirlabel.yaml";
+const LOCTABLE: &str = "schemas/loctable.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -89,7 +90,7 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirgate, dirlabel, plainloc};
+use npuschema_tests::compare::schemas::{dirgate, dirlabel, loctable, plainloc};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -2752,6 +2753,11 @@ fn strided_writer_built_files_and_their_mutants_agree() {
             .slots(&slots)
             .to_vec()
             .unwrap();
+        let pairs: Vec<(u32, u32)> = items.iter().map(|i| (i.id, i.weight)).collect();
+        assert_eq!(
+            good,
+            npuschema_tests::construct_blobs::strided_file(&pairs, [(1, 2), (0, 0), (5, 9)])
+        );
         assert_eq!(strided_agree(&good), "ok");
         for (k, c) in sweep(&good, &strided_agree, &|_| {}, 0..0, 3_000, 0xD1A4) {
             *verdicts.entry(k).or_default() += c;
@@ -2969,6 +2975,14 @@ fn dirlabel_writer_built_files_and_their_mutants_agree() {
         }
         .to_vec()
         .unwrap();
+        let by_hand: Vec<(u16, &[u8], &str)> = sections
+            .iter()
+            .map(|s| (s.kind.raw(), s.payload, s.label))
+            .collect();
+        assert_eq!(
+            good,
+            npuschema_tests::construct_blobs::dirlabel_file(&by_hand)
+        );
         assert_eq!(dirlabel_agree(&good), "ok");
         for (k, c) in sweep(&good, &dirlabel_agree, &|_| {}, 0..0, 3_000, 0xD1A5) {
             *verdicts.entry(k).or_default() += c;
@@ -2985,6 +2999,70 @@ fn dirlabel_writer_built_files_and_their_mutants_agree() {
             "section-out-of-bounds",
             "bad-label",
             "label-not-utf8",
+            "ok",
+        ],
+    );
+}
+
+// ----- a table placed by a field of a located record (loctable.yaml) -------------------------
+
+fn loctable_agree(b: &[u8]) -> &'static str {
+    let g = loctable::LocTable::validate(b);
+    let gb = loctable::LocTable::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(LOCTABLE, b, g, gb, |g, v| {
+        npuschema_tests::compare::loctable(b, g, v)
+    })
+}
+
+/// Files the plain writer built with a table placed by a field of a located record, and
+/// their mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn loctable_writer_built_files_and_their_mutants_agree() {
+    use loctable::{EntrySpec, LocTableWriter, NoteSpec};
+    assert_eq!(interp(LOCTABLE).sites(), &loctable::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for n in [3usize, 1, 0] {
+        let entries: Vec<EntrySpec> = (0..n)
+            .map(|i| EntrySpec {
+                id: i as u32 + 1,
+                value: -(i as i32),
+            })
+            .collect();
+        let notes: Vec<NoteSpec> = (0..(3 - n))
+            .map(|i| NoteSpec { word: i as u32 * 7 })
+            .collect();
+        let good = LocTableWriter::new()
+            .level(n as u16)
+            .index_owner(0xAB)
+            .entries(&entries)
+            .notes(&notes)
+            .to_vec()
+            .unwrap();
+        let pairs: Vec<(u32, i32)> = entries.iter().map(|e| (e.id, e.value)).collect();
+        let words: Vec<u32> = notes.iter().map(|x| x.word).collect();
+        assert_eq!(
+            good,
+            npuschema_tests::construct_blobs::loctable_file(n as u16, 0xAB, &pairs, &words)
+        );
+        assert_eq!(loctable_agree(&good), "ok");
+        for (k, c) in sweep(&good, &loctable_agree, &|_| {}, 0..0, 3_000, 0x10C7) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("loctable verdicts: {verdicts:?}");
+    assert_reached(
+        "loctable",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "index-out-of-bounds",
+            "bad-entry-size",
+            "entries-out-of-bounds",
+            "notes-out-of-bounds",
+            "bad-entry-id",
             "ok",
         ],
     );

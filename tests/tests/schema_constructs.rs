@@ -3230,3 +3230,88 @@ fn the_directory_writer_places_its_records_strings() {
     }];
     assert!(DirLabelSpec { sections: &bad }.to_vec().is_err());
 }
+
+// ----- a table placed by a field of a located record (loctable.yaml) -------------------------
+
+mod loctable {
+    npuschema_macro::include_schema!("schemas/loctable.yaml");
+}
+
+/// The plain writer places a table whose `at` is a field of a located record at the cursor
+/// (aligned) and sets that field, as it does for a table placed by a header field; it also
+/// sets the record's count and record-size fields. The validator accepts the bytes and the
+/// views give every input back.
+#[test]
+fn the_plain_writer_places_a_table_by_a_located_records_field() {
+    use loctable::{EntrySpec, LocTable, LocTableWriter, NoteSpec};
+    let entries = [
+        EntrySpec { id: 1, value: -2 },
+        EntrySpec { id: 3, value: 4 },
+        EntrySpec {
+            id: 0xFFFF_FFFF,
+            value: i32::MIN,
+        },
+    ];
+    let notes = [NoteSpec { word: 0x0102_0304 }];
+    let w = LocTableWriter::new()
+        .level(5)
+        .index_owner(0xDEAD_BEEF)
+        .entries(&entries)
+        .notes(&notes);
+    let n = w.encoded_len().expect("fits");
+    // The header (16), `notes` at 16..20, `index` at 24..36 (aligned to 8), `entries` at
+    // 40..64.
+    assert_eq!(n, 64);
+    let mut buf = vec![0xEEu8; n + 3];
+    assert_eq!(w.write_into(&mut buf), Ok(n));
+    let b = &buf[..n];
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let half = |at: usize| u16::from_le_bytes(b[at..at + 2].try_into().unwrap());
+    assert_eq!((word(4), word(8), half(12), half(14)), (24, 16, 1, 5));
+    assert_eq!(word(16), 0x0102_0304);
+    assert_eq!(&b[20..24], &[0; 4], "padding before `index`");
+    assert_eq!(
+        (word(24), half(28), half(30), word(32)),
+        (40, 3, 8, 0xDEAD_BEEF),
+        "index: entries_at, entry_count, entry_size, owner"
+    );
+    assert_eq!(&b[36..40], &[0; 4], "padding before `entries`");
+    let got: Vec<(u32, i32)> = (0..3)
+        .map(|k| (word(40 + 8 * k), word(44 + 8 * k) as i32))
+        .collect();
+    assert_eq!(got, [(1, -2), (3, 4), (0xFFFF_FFFF, i32::MIN)]);
+    let v = LocTable::validate(b).expect("the writer's output validates");
+    assert!(LocTable::validate_as::<npuschema_core::Brief>(b).is_ok());
+    let x = v.index();
+    assert_eq!(
+        (x.entries_at(), x.entry_count(), x.entry_size(), x.owner()),
+        (40, 3, 8, 0xDEAD_BEEF)
+    );
+    let back: Vec<(u32, i32)> = v.entries().map(|r| (r.id(), r.value())).collect();
+    assert_eq!(back, [(1, -2), (3, 4), (0xFFFF_FFFF, i32::MIN)]);
+    assert_eq!(
+        v.notes().map(|r| r.word()).collect::<Vec<_>>(),
+        [0x0102_0304]
+    );
+    // No entries: the table is placed after `index` all the same, empty.
+    let e = LocTableWriter::new().to_vec().expect("writes");
+    assert_eq!(e.len(), 32);
+    assert_eq!(&e[16..20], &32u32.to_le_bytes(), "index.entries_at");
+    assert_eq!(&e[20..22], &0u16.to_le_bytes(), "index.entry_count");
+    assert!(LocTable::validate(&e).is_ok());
+    // A count past the field's u16: refused, nothing written.
+    let many = vec![EntrySpec { id: 1, value: 0 }; 65_536];
+    assert!(matches!(
+        LocTableWriter::new().entries(&many).to_vec(),
+        Err(npuschema_core::WriteError::TooLarge {
+            field: "index.entry_count",
+            value: 65_536
+        })
+    ));
+    // A buffer one byte short: refused.
+    let mut short = vec![0u8; n - 1];
+    assert!(matches!(
+        w.write_into(&mut short),
+        Err(npuschema_core::WriteError::BufferTooSmall { .. })
+    ));
+}

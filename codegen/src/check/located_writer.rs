@@ -60,6 +60,19 @@ pub(crate) fn header_at(c: &Checked, k: usize) -> Option<usize> {
     }
 }
 
+/// The located record's field a table's `at` is, when it is one field of an ungated
+/// located record (the plain writer places the table at the cursor and sets the field:
+/// `writer::at_is_field`).
+pub(crate) fn table_at_located(
+    c: &Checked,
+    t: &crate::schema::Table,
+) -> Option<(Owner, Vec<(usize, Part)>)> {
+    match targets(c, &t.at.expr, Scope::Top) {
+        Some(x @ (Owner::Located(_), _)) if crate::check::writer::at_is_field(c, t) => Some(x),
+        _ => None,
+    }
+}
+
 /// Whether `o` is the header or a located record without a gate (whose fields are all
 /// written, whatever the gate).
 fn ungated(c: &Checked, o: Owner) -> bool {
@@ -165,8 +178,12 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         })
     };
     for (ti, t) in file.tables.iter().enumerate() {
-        if located(&t.at.expr) {
-            errs.push((t.at.pos, format!("table `{}`: the plain writer places a table at a constant `at`, and `{}` reads a located record; place it with a constant", t.name.text, t.at.text)));
+        // Placed at the cursor like a table at a header field, the record's field set to
+        // the place (`table_at_located`).
+        if let Some(x) = table_at_located(c, t) {
+            assign(&mut plan.records, x, &What::Place(Item::OtherTable(ti)));
+        } else if located(&t.at.expr) {
+            errs.push((t.at.pos, format!("table `{}`: the writer cannot derive where it goes: `at: {}` reads a located record but is not one field of an ungated one (the writer places a table at a constant, or at the cursor and sets the field `at` is: one field of the header or of an ungated located record)", t.name.text, t.at.text)));
         }
         for (e, what) in [
             (&t.count, What::TableCount(ti)),

@@ -167,13 +167,21 @@ pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
     rules
 }
 
-/// Whether a table's `at` is one header field, which the plain writer sets to the place it
-/// chose (at the cursor, aligned); otherwise it must be a constant expression, the place.
+/// Whether a table's `at` is one header field or one field of an ungated located record,
+/// which the plain writer sets to the place it chose (at the cursor, aligned); otherwise it
+/// must be a constant expression, the place.
 pub(crate) fn at_is_field(c: &Checked, t: &Table) -> bool {
-    matches!(
-        single_field(c, &t.at.expr, Scope::Top),
-        Some((Owner::Header, _))
-    )
+    match single_field(c, &t.at.expr, Scope::Top) {
+        Some((Owner::Header, _)) => true,
+        Some((Owner::Located(j), _)) => c
+            .schema
+            .file
+            .ext
+            .records
+            .get(j)
+            .is_some_and(|r| r.gate.is_none()),
+        _ => false,
+    }
 }
 
 /// The plain writer places every table and range it writes where `writer.order` names it

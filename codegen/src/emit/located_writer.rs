@@ -152,6 +152,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
             let n = match *it {
                 Item::Record(j) => file.ext.records.get(j).map(|x| x.name.text.as_str()),
                 Item::Range(j) => file.ranges.get(j).map(|x| x.name.text.as_str()),
+                Item::OtherTable(j) => file.tables.get(j).map(|x| x.name.text.as_str()),
                 _ => None,
             };
             let Some(n) = n else { continue };

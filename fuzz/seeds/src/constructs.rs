@@ -46,6 +46,9 @@ const NESTFLAG: u8 = 22;
 const WHENW: u8 = 23;
 const PLAINLOC: u8 = 24;
 const DIRGATE: u8 = 25;
+const STRIDED: u8 = 26;
+const DIRLABEL: u8 = 27;
+const LOCTABLE: u8 = 28;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -574,6 +577,31 @@ pub fn write_seeds(dir: &Path) -> usize {
         "plainloc-v3".into(),
         PLAINLOC | 0x80,
         construct_blobs::plainloc_file((0, 0), 3, &[], b"", (1, 2, 3, 4)),
+    ));
+    seeds.push((
+        "strided".into(),
+        STRIDED,
+        construct_blobs::strided_file(&[(0, 0), (1, 7), (2, 14)], [(1, 2), (0, 0), (5, 9)]),
+    ));
+    seeds.push((
+        "strided-empty".into(),
+        STRIDED,
+        construct_blobs::strided_file(&[], [(0, 1), (2, 3), (4, 5)]),
+    ));
+    seeds.push((
+        "dirlabel".into(),
+        DIRLABEL,
+        construct_blobs::dirlabel_file(&[(1, b"CODE!", "text"), (9, b"", ""), (2, b"dd", "d\u{e4}t\u{e4}")]),
+    ));
+    seeds.push((
+        "loctable".into(),
+        LOCTABLE,
+        construct_blobs::loctable_file(5, 0xDEAD_BEEF, &[(1, -2), (3, 4)], &[0x0102_0304]),
+    ));
+    seeds.push((
+        "loctable-empty".into(),
+        LOCTABLE,
+        construct_blobs::loctable_file(0, 0, &[], &[7, 8]),
     ));
     seeds.push((
         "opendir".into(),
