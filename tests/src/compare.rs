@@ -235,6 +235,7 @@ pub mod schemas {
         dirgate: "schemas/dirgate.yaml";
         dirlabel: "schemas/dirlabel.yaml";
         loctable: "schemas/loctable.yaml";
+        dirrel: "schemas/dirrel.yaml";
     }
 }
 
@@ -1526,4 +1527,32 @@ pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
         assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
         same_fields!(v, &p, r, [word]);
     }
+}
+
+/// `dirrel.yaml` (a directory table with a second per-record range): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirrel(b: &[u8], g: &schemas::dirrel::DirRel<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, count, dir_at, payload_crc]);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [offset, size, rel_offset, rel_size, entsize]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(raw(v, &p, "flags"), u64::from(s.flags().bits()));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+        assert_eq!(
+            range(v, &format!("{p}.relocs")),
+            s.relocs().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(
+        checksum(v, "payload_crc"),
+        (u64::from(h.payload_crc()), u64::from(h.payload_crc()))
+    );
 }

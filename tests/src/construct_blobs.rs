@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -693,4 +693,88 @@ pub fn loctable_file(level: u16, owner: u32, entries: &[(u32, i32)], notes: &[u3
         b.extend_from_slice(&value.to_le_bytes());
     }
     b
+}
+
+/// A section of `dirrel.yaml`: its kind, entry size, payload, and its relocation bytes
+/// (`Ok`, `HAS_RELOCS` set) or the length recorded without them (`Err`).
+pub type DirRelSection<'a> = (u16, u32, &'a [u8], Result<&'a [u8], u32>);
+
+/// `dirrel.yaml` as its directory writer lays it out (`writer.order: [sections, payload,
+/// relocs]`, 4-aligned): the 16-byte header (magic, count, 16, the CRC-32 over the
+/// payloads), the directory at 16 (kind, flags, offset, size, relocations' offset and size,
+/// entry size), each payload 4-aligned, then the relocations of the sections that carry
+/// them, each 4-aligned.
+#[must_use]
+pub fn dirrel_file(sections: &[DirRelSection<'_>]) -> Vec<u8> {
+    let align = |n: usize| (n + 3) & !3;
+    let mut at = 16 + 24 * sections.len();
+    let mut places = Vec::new();
+    for &(_, _, p, _) in sections {
+        at = align(at);
+        places.push(at);
+        at += p.len();
+    }
+    let mut rel_places = Vec::new();
+    for &(_, _, _, r) in sections {
+        match r {
+            Ok(bytes) => {
+                at = align(at);
+                rel_places.push(at);
+                at += bytes.len();
+            }
+            Err(_) => rel_places.push(0),
+        }
+    }
+    let mut b = Vec::new();
+    for w in [0x4C45_5244, u32_of(sections.len()), 16, 0] {
+        le32(&mut b, w);
+    }
+    for ((&(kind, entsize, p, r), &place), &rel) in sections.iter().zip(&places).zip(&rel_places) {
+        le16(&mut b, kind);
+        le16(&mut b, u16::from(r.is_ok()));
+        le32(&mut b, u32_of(place));
+        le32(&mut b, u32_of(p.len()));
+        le32(&mut b, u32_of(rel));
+        le32(&mut b, r.map_or_else(|n| n, |x| u32_of(x.len())));
+        le32(&mut b, entsize);
+    }
+    for (&(_, _, p, _), &place) in sections.iter().zip(&places) {
+        b.resize(place, 0);
+        b.extend_from_slice(p);
+    }
+    for (&(_, _, _, r), &rel) in sections.iter().zip(&rel_places) {
+        if let Ok(bytes) = r {
+            b.resize(rel, 0);
+            b.extend_from_slice(bytes);
+        }
+    }
+    dirrel_reseal(&mut b);
+    b
+}
+
+/// Recompute `dirrel.yaml`'s CRC-32 over the payloads (bytes 12..16), over the sections
+/// whose records and payloads lie inside `b`.
+pub fn dirrel_reseal(b: &mut [u8]) {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    };
+    if b.len() < 16 {
+        return;
+    }
+    let (n, at) = (word(b, 4), word(b, 8));
+    let mut crc = 0;
+    for i in 0..n {
+        let Some(r) = i.checked_mul(24).and_then(|x| x.checked_add(at)) else {
+            break;
+        };
+        if r.saturating_add(24) > b.len() {
+            break;
+        }
+        let (off, size) = (word(b, r + 4), word(b, r + 8));
+        if let Some(p) = off.checked_add(size).and_then(|e| b.get(off..e)) {
+            crc = npuschema_core::crc32(crc, p);
+        }
+    }
+    b[12..16].copy_from_slice(&crc.to_le_bytes());
 }

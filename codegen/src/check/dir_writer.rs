@@ -103,6 +103,9 @@ pub(crate) enum What {
     /// The offset of a directory record's string in the string table it lies in, set per
     /// record with the record's string.
     EntryStr,
+    /// The offset, length or flag field of another per-record range of a directory table,
+    /// set per record with the range's bytes (`emit/dir_ranges.rs`).
+    RecordRange,
 }
 
 #[derive(Clone, Debug)]
@@ -145,6 +148,23 @@ pub(crate) struct Plan<'a> {
     /// Per located record whose gate is computed from the spec's values (an expression
     /// [`computed_gate`] accepts): the expression.
     pub(crate) computed_gates: Vec<Option<Expr>>,
+}
+
+/// The per-record ranges of directory `x`'s table other than its payloads (index into
+/// `file.ranges`), which the writer writes as another table's (`emit/dir_ranges.rs`).
+pub(crate) fn extra_ranges<'a>(c: &'a Checked, x: &DirPlan<'_>) -> Vec<(usize, &'a Range)> {
+    c.schema
+        .file
+        .ranges
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.table
+                .as_ref()
+                .is_some_and(|t| t.text == x.table.name.text)
+                && r.name.text != x.range.name.text
+        })
+        .collect()
 }
 
 pub(crate) fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Option<&'a Struct> {
@@ -293,9 +313,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         if is_payload(&r.name.text) {
             continue;
         }
-        if let Some((_, _, range)) = found.iter().find(|(_, t, _)| t.name.text == tn.text) {
-            errs.push((r.name.pos, format!("range `{}`: a directory writer writes one per-record range of a directory table, its payloads (`{}`); drop the `writer` or the range", r.name.text, range.name.text)));
-            continue;
+        // Another per-record range of a directory table (`extra_ranges`): its bytes given
+        // per section (present or absent, as for another table's), placed where the order
+        // names it; a `when` must be a flag bit of the record, which the writer sets when
+        // the bytes are there.
+        if let Some(t) = c.table(&tn.text)
+            && is_dir_table(&tn.text)
+            && let Some(w) = &r.when
+            && !crate::check::writer::record_flag_when(c, t, w)
+        {
+            errs.push((w.pos, format!("range `{}`: a directory writer writes another per-record range of a directory table with `when` only when the condition is one flag bit of the record (which it sets when a section carries the bytes and clears when not), and `{}` is not; drop the `writer` or make the condition a flag bit", r.name.text, w.text)));
         }
         if !named(&r.name.text) {
             errs.push((r.name.pos, must_name("range", &r.name.text)));
@@ -467,7 +494,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         {
             Item::OtherTable(k)
         } else if let Some(k) = file.ranges.iter().position(|r| {
-            r.name.text == item.text && r.table.as_ref().is_some_and(|t| !is_dir_table(&t.text))
+            r.name.text == item.text && r.table.is_some() && !is_payload(&r.name.text)
         }) {
             Item::RecordRange(k)
         } else if let Some(k) = file
@@ -500,6 +527,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         wanted.push((Item::Table(d), table.name.text.clone()));
         wanted.push((Item::Payload(d), range.name.text.clone()));
     }
+
     for (it, n) in wanted {
         if !plan.items.iter().any(|(x, _)| *x == it) {
             let at = w.order.first().map_or(w.align_pos, |o| o.pos);
@@ -654,6 +682,30 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             && let Some(r) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i))
         {
             *r = Rule::Derived(What::EntryStr, Part::Whole);
+        }
+    }
+    // Another per-record range of a directory table: its offset, length and flag fields
+    // set per section with its bytes.
+    for (ri, r) in file.ranges.iter().enumerate() {
+        let Some(d) = found
+            .iter()
+            .position(|(_, t, _)| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+        else {
+            continue;
+        };
+        if is_payload(&r.name.text) {
+            continue;
+        }
+        let Some(dp) = plan.dirs.get(d) else { continue };
+        let table = dp.table;
+        let rules = crate::check::writer::record_rules(c, table);
+        for (i, rule) in rules.iter().enumerate() {
+            let mine = matches!(rule, crate::check::writer::RecordRule::Offset(x)
+                | crate::check::writer::RecordRule::Length(x)
+                | crate::check::writer::RecordRule::Flag(x) if *x == ri);
+            if mine && let Some(e) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i)) {
+                *e = Rule::Derived(What::RecordRange, Part::Whole);
+            }
         }
     }
     for i in top_sums {

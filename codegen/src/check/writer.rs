@@ -130,6 +130,18 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     HeaderPlan { fields, leaves }
 }
 
+/// Whether a per-record range's `when` is one flag bit of table `t`'s record (a flags
+/// field's, or one inside a struct-typed field), which the writer sets when a record
+/// carries the bytes and clears when not.
+pub(crate) fn record_flag_when(c: &Checked, t: &Table, w: &crate::expr::ExprAt) -> bool {
+    let Expr::Ref(p) = &w.expr else { return false };
+    match c.resolve(p, Scope::RecordOnly(t)) {
+        Ok(Resolved::FlagBit(Owner::Record, ..)) => true,
+        Ok(Resolved::Nested(Owner::Record, l)) => l.bit.is_some(),
+        _ => false,
+    }
+}
+
 /// The plain writer's rules for the fields of table `t`'s records.
 pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
     let file = &c.schema.file;

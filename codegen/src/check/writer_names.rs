@@ -482,6 +482,16 @@ fn dir_writer(c: &Checked, d: &mut Diags) {
             Src::Range,
             d,
         );
+        // Its other per-record ranges: a field each.
+        for (_, r) in crate::check::dir_writer::extra_ranges(c, x) {
+            sp.add(
+                r.name.text.clone(),
+                r.name.pos,
+                format!("range `{}`", r.name.text),
+                Src::Range,
+                d,
+            );
+        }
         // The records' strings in a string table: a field each (a field of the same name is
         // reported by `strtab_writer::check`).
         for (st, _) in crate::check::strtab_writer::record_strings(c, x.table)

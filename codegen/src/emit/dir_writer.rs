@@ -536,6 +536,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
         let (mut efields, efl) = spec_fields(c, d.entry, &x.entry, &|n| n.to_string());
         // The records' strings in a string table: one field each (`strtab_writer.rs`).
         efields.extend(crate::emit::strtab_writer::spec_fields(c, x.table));
+        // Its other per-record ranges: a field each, and the enums they take.
+        let (rfields, renums) = crate::emit::dir_ranges::spec(c, x);
+        efields.extend(rfields);
+        spec_items.extend(renums);
         any_efl |= efl;
         let eq_entry = if efl { quote!() } else { quote!(, Eq) };
         let sdoc = format!(
@@ -991,15 +995,18 @@ fn file_tokens(c: &Checked) -> TokenStream {
         } else {
             quote!({ let spec = s; #(#str_sets)* })
         };
+        let (range_cursors, range_writes) = crate::emit::dir_ranges::writes(c, x, plan.w.align);
         dir_writes.push(quote! {
             let mut cursor: u64 = #pay_var;
             #str_cursors
+            #range_cursors
             for (i, s) in self.#secs.iter().enumerate() {
                 let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
                 let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
                 let mut rec = [0u8; #es_l];
                 #(#entry_writes)*
                 #str_sets
+                #range_writes
                 let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
                 __rt::put(out, rec_at, &rec)?;
                 __rt::put(out, at, s.#pay)?;

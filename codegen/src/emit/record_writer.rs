@@ -137,7 +137,7 @@ pub(crate) fn derived_value(
             (quote!(#s), false)
         }
         // Set with the record's string (`strtab_writer::record_offsets`).
-        What::EntryStr => (quote!(0u64), false),
+        What::EntryStr | What::RecordRange => (quote!(0u64), false),
         What::StrOffset(k) => {
             let at = format_ident!(
                 "{}_at",
@@ -252,8 +252,8 @@ pub(crate) fn write_field(
         match rules.get(i) {
             // Zero until `seal` computes it.
             // Zero until `seal` computes it; a directory record's string offset: set with
-            // its string.
-            Some(Rule::Derived(What::Checksum | What::EntryStr, _)) => None,
+            // its string; another per-record range's fields: set with its bytes.
+            Some(Rule::Derived(What::Checksum | What::EntryStr | What::RecordRange, _)) => None,
             Some(Rule::Derived(what, part)) => {
                 let ity = kind.int_ty(&c.schema)?;
                 let ty = ident(ity.rust());

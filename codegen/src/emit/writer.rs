@@ -766,42 +766,9 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         .iter()
         .filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
     {
-        let name = format_ident!("{}", r.name.text);
-        let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
-        let present = variant(r.present.as_ref(), "Present");
-        let absent = variant(r.absent.as_ref(), "Absent");
-        let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t))
-            .and_then(|(_, i)| l.fields.get(i))
-            .map(|f| f.1)
-            .or_else(|| {
-                // A length inside a struct-typed field (`span.length`).
-                crate::emit::nested_writer::leaf_of(c, &r.length.expr, Scope::RecordOnly(t))
-                    .and_then(|(_, lf)| c.leaf(lf))
-                    .map(|x| x.2)
-            });
-        let len_ty = match len_kind {
-            Some(FieldKind::Int(ti)) => format_ident!("{}", ti.rust()),
-            _ => format_ident!("u64"),
-        };
-        let doc = format!(
-            " Whether a record carries its `{}` bytes in the file.",
-            r.name.text
-        );
-        let pdoc = match r.doc.lines().next().map(str::trim) {
-            Some(d) if !d.is_empty() => format!(" The bytes, stored in the file ({d})."),
-            _ => " The bytes, stored in the file.".to_string(),
-        };
-        fields.push(quote!(#[doc = #doc] pub #name: #en<'a>,));
-        enums.push(quote! {
-            #[doc = #doc]
-            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-            pub enum #en<'a> {
-                #[doc = #pdoc]
-                #present(&'a [u8]),
-                /// Not stored in the file: only its length is recorded.
-                #absent(#len_ty),
-            }
-        });
+        let (f, e) = range_spec(c, t, r);
+        fields.push(f);
+        enums.push(e);
     }
     fields.extend(crate::emit::strtab_writer::spec_fields(c, t));
     let doc = format!(
@@ -821,6 +788,50 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         #[derive(Clone, Copy, Debug, PartialEq #eq)]
         pub struct #spec_t { #(#fields)* }
     }
+}
+
+/// The field of a record's `<Record>Spec` for its per-record range `r` (its bytes, or the
+/// length recorded when the record carries none) and the enum it takes. Shared by the
+/// plain writer's tables and another per-record range of a directory table.
+pub(crate) fn range_spec(c: &Checked, t: &Table, r: &Range) -> (TokenStream, TokenStream) {
+    let l = &c.layouts[&t.record.text];
+    let name = format_ident!("{}", r.name.text);
+    let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
+    let present = variant(r.present.as_ref(), "Present");
+    let absent = variant(r.absent.as_ref(), "Absent");
+    let len_kind = single_field(c, &r.length.expr, Scope::RecordOnly(t))
+        .and_then(|(_, i)| l.fields.get(i))
+        .map(|f| f.1)
+        .or_else(|| {
+            // A length inside a struct-typed field (`span.length`).
+            crate::emit::nested_writer::leaf_of(c, &r.length.expr, Scope::RecordOnly(t))
+                .and_then(|(_, lf)| c.leaf(lf))
+                .map(|x| x.2)
+        });
+    let len_ty = match len_kind {
+        Some(FieldKind::Int(ti)) => format_ident!("{}", ti.rust()),
+        _ => format_ident!("u64"),
+    };
+    let doc = format!(
+        " Whether a record carries its `{}` bytes in the file.",
+        r.name.text
+    );
+    let pdoc = match r.doc.lines().next().map(str::trim) {
+        Some(d) if !d.is_empty() => format!(" The bytes, stored in the file ({d})."),
+        _ => " The bytes, stored in the file.".to_string(),
+    };
+    let field = quote!(#[doc = #doc] pub #name: #en<'a>,);
+    let en_def = quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum #en<'a> {
+            #[doc = #pdoc]
+            #present(&'a [u8]),
+            /// Not stored in the file: only its length is recorded.
+            #absent(#len_ty),
+        }
+    };
+    (field, en_def)
 }
 
 /// The fields inside a record's struct-typed fields that a per-record range's `offset` or
@@ -873,6 +884,125 @@ pub(crate) fn count_check(c: &Checked, t: &Table) -> TokenStream {
     }
 }
 
+/// The code that sets a record's fields for its per-record range `r` (index `ri` into
+/// `file.ranges`) of table `t`: when the record carries the bytes (`bytes`, placed at
+/// `at`) and when not (`n`, the length recorded), over the record's bytes `rec`. Shared by
+/// the plain writer's tables and another per-record range of a directory table
+/// (`emit/dir_writer.rs`).
+pub(crate) fn range_sets(
+    c: &Checked,
+    t: &Table,
+    ri: usize,
+    r: &Range,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let Some(st) = c.strukt(&t.record.text) else {
+        return (Vec::new(), Vec::new());
+    };
+    let Some(l) = c.layouts.get(&t.record.text) else {
+        return (Vec::new(), Vec::new());
+    };
+    let rules = record_rules(c, t);
+    let ri = &ri;
+    let mut on_present = Vec::new();
+    let mut on_absent = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let (off, kind) = l.fields[i];
+        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+        let fname = &st.fields[i].name.text;
+        let path = format!("{}[].{}", t.name.text, fname);
+        let tob = crate::emit::to_bytes(st.fields[i].big);
+        let Some(ity) = kind.int_ty(&c.schema) else {
+            continue;
+        };
+        let ty = format_ident!("{}", ity.rust());
+        match rule {
+            RecordRule::Offset(x) if x == ri => {
+                on_present.push(quote! {
+                    let v = #ty::try_from(at).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: at })?;
+                    __rt::set(&mut rec, #o, v.#tob());
+                });
+            }
+            RecordRule::Length(x) if x == ri => {
+                on_present.push(quote! {
+                    let v = #ty::try_from(bytes.len()).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: bytes.len() as u64 })?;
+                    __rt::set(&mut rec, #o, v.#tob());
+                });
+                on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
+            }
+            RecordRule::Flag(x) if x == ri => {
+                let Some(w) = &r.when else { continue };
+                let Expr::Ref(p) = &w.expr else { continue };
+                let Ok(Resolved::FlagBit(_, _, bi)) = c.resolve(p, Scope::RecordOnly(t)) else {
+                    continue;
+                };
+                let FieldKind::Flags(fl) = kind else { continue };
+                let fty = format_ident!("{}", c.schema.flags[fl].name.text);
+                let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
+                on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().#tob());));
+            }
+            _ => {}
+        }
+    }
+    for (lf, path, rule) in record_leaf_rules(c, t) {
+        match rule {
+            RecordRule::Offset(x) if x == *ri => {
+                on_present.push(crate::emit::nested_writer::set_leaf(
+                    c,
+                    lf,
+                    &quote!(at),
+                    false,
+                    &path,
+                    &quote!(&mut rec),
+                ))
+            }
+            RecordRule::Length(x) if x == *ri => {
+                on_present.push(crate::emit::nested_writer::set_leaf(
+                    c,
+                    lf,
+                    &quote!(bytes.len() as u64),
+                    false,
+                    &path,
+                    &quote!(&mut rec),
+                ));
+                on_absent.push(crate::emit::nested_writer::set_leaf(
+                    c,
+                    lf,
+                    // `n` has the leaf's type when it is an integer (`spec_struct`).
+                    &match c.leaf(lf).map(|x| x.2) {
+                        Some(FieldKind::Int(IntTy::U64)) | None => quote!(n),
+                        Some(FieldKind::Int(t)) if !t.signed() => quote!(u64::from(n)),
+                        Some(FieldKind::Int(_)) => {
+                            quote!(u64::try_from(n).unwrap_or(u64::MAX))
+                        }
+                        Some(_) => quote!(n),
+                    },
+                    false,
+                    &path,
+                    &quote!(&mut rec),
+                ));
+            }
+            // The bit set when the record carries the bytes, cleared when not; the
+            // other bits as its `<Struct>Value` gives them.
+            RecordRule::Flag(x) if x == *ri => {
+                on_present.push(crate::emit::nested_writer::set_leaf_bit(
+                    c,
+                    lf,
+                    true,
+                    &quote!(rec),
+                ));
+                on_absent.push(crate::emit::nested_writer::set_leaf_bit(
+                    c,
+                    lf,
+                    false,
+                    &quote!(rec),
+                ));
+            }
+            _ => {}
+        }
+    }
+    (on_present, on_absent)
+}
+
 /// Code writing the table's records, and code writing its record ranges' bytes.
 pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) {
     let file = &c.schema.file;
@@ -907,103 +1037,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
         let rn = format_ident!("{}", r.name.text);
         let cur = format_ident!("{}_cursor", r.name.text);
         let item = format!("{}[].{}", t.name.text, r.name.text);
-        let mut on_present = Vec::new();
-        let mut on_absent = Vec::new();
-        for (i, rule) in rules.iter().enumerate() {
-            let (off, kind) = l.fields[i];
-            let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
-            let fname = &st.fields[i].name.text;
-            let path = format!("{}[].{}", t.name.text, fname);
-            let tob = crate::emit::to_bytes(st.fields[i].big);
-            let Some(ity) = kind.int_ty(&c.schema) else {
-                continue;
-            };
-            let ty = format_ident!("{}", ity.rust());
-            match rule {
-                RecordRule::Offset(x) if x == ri => {
-                    on_present.push(quote! {
-                        let v = #ty::try_from(at).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: at })?;
-                        __rt::set(&mut rec, #o, v.#tob());
-                    });
-                }
-                RecordRule::Length(x) if x == ri => {
-                    on_present.push(quote! {
-                        let v = #ty::try_from(bytes.len()).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: bytes.len() as u64 })?;
-                        __rt::set(&mut rec, #o, v.#tob());
-                    });
-                    on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
-                }
-                RecordRule::Flag(x) if x == ri => {
-                    let Some(w) = &r.when else { continue };
-                    let Expr::Ref(p) = &w.expr else { continue };
-                    let Ok(Resolved::FlagBit(_, _, bi)) = c.resolve(p, Scope::RecordOnly(t)) else {
-                        continue;
-                    };
-                    let FieldKind::Flags(fl) = kind else { continue };
-                    let fty = format_ident!("{}", c.schema.flags[fl].name.text);
-                    let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
-                    on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().#tob());));
-                }
-                _ => {}
-            }
-        }
-        for (lf, path, rule) in record_leaf_rules(c, t) {
-            match rule {
-                RecordRule::Offset(x) if x == *ri => {
-                    on_present.push(crate::emit::nested_writer::set_leaf(
-                        c,
-                        lf,
-                        &quote!(at),
-                        false,
-                        &path,
-                        &quote!(&mut rec),
-                    ))
-                }
-                RecordRule::Length(x) if x == *ri => {
-                    on_present.push(crate::emit::nested_writer::set_leaf(
-                        c,
-                        lf,
-                        &quote!(bytes.len() as u64),
-                        false,
-                        &path,
-                        &quote!(&mut rec),
-                    ));
-                    on_absent.push(crate::emit::nested_writer::set_leaf(
-                        c,
-                        lf,
-                        // `n` has the leaf's type when it is an integer (`spec_struct`).
-                        &match c.leaf(lf).map(|x| x.2) {
-                            Some(FieldKind::Int(IntTy::U64)) | None => quote!(n),
-                            Some(FieldKind::Int(t)) if !t.signed() => quote!(u64::from(n)),
-                            Some(FieldKind::Int(_)) => {
-                                quote!(u64::try_from(n).unwrap_or(u64::MAX))
-                            }
-                            Some(_) => quote!(n),
-                        },
-                        false,
-                        &path,
-                        &quote!(&mut rec),
-                    ));
-                }
-                // The bit set when the record carries the bytes, cleared when not; the
-                // other bits as its `<Struct>Value` gives them.
-                RecordRule::Flag(x) if x == *ri => {
-                    on_present.push(crate::emit::nested_writer::set_leaf_bit(
-                        c,
-                        lf,
-                        true,
-                        &quote!(rec),
-                    ));
-                    on_absent.push(crate::emit::nested_writer::set_leaf_bit(
-                        c,
-                        lf,
-                        false,
-                        &quote!(rec),
-                    ));
-                }
-                _ => {}
-            }
-        }
+        let (on_present, on_absent) = range_sets(c, t, *ri, r);
         per_range.push(quote! {
             match spec.#rn {
                 #en::#present(bytes) => {

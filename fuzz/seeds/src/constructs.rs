@@ -49,6 +49,7 @@ const DIRGATE: u8 = 25;
 const STRIDED: u8 = 26;
 const DIRLABEL: u8 = 27;
 const LOCTABLE: u8 = 28;
+const DIRREL: u8 = 29;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -602,6 +603,15 @@ pub fn write_seeds(dir: &Path) -> usize {
         "loctable-empty".into(),
         LOCTABLE,
         construct_blobs::loctable_file(0, 0, &[], &[7, 8]),
+    ));
+    seeds.push((
+        "dirrel".into(),
+        DIRREL | 0x80,
+        construct_blobs::dirrel_file(&[
+            (1, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
+            (2, 0, b"dd", Err(0)),
+            (3, 0, b"", Ok(b"RELOC003")),
+        ]),
     ));
     seeds.push((
         "opendir".into(),

@@ -1,0 +1,67 @@
+//! Another per-record range of a directory table (besides its payloads: a section's
+//! relocations, its line table), in the directory writer: each section's `<Entry>Spec`
+//! takes its bytes as the plain writer's tables take a per-record range's (`Present(bytes)`
+//! or `Absent(len)`); the bytes of the sections that carry them are placed back to back,
+//! each at the writer's `align`, where `writer.order` names the range (the plan's step is
+//! `emit/dir_writer.rs`'s `Item::RecordRange`), and each record's offset, length and flag
+//! fields are set with them (`emit/writer.rs`'s `range_sets`, shared with the plain
+//! writer). Planned by `check/dir_writer.rs` (`extra_ranges`).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::Checked;
+use crate::check::dir_writer::{DirPlan, extra_ranges};
+
+/// The directory's `<Entry>Spec` fields for its other per-record ranges, and the enums
+/// they take.
+pub(crate) fn spec(c: &Checked, x: &DirPlan<'_>) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    extra_ranges(c, x)
+        .into_iter()
+        .map(|(_, r)| crate::emit::writer::range_spec(c, x.table, r))
+        .unzip()
+}
+
+/// `write_into`'s code for the directory's other per-record ranges: the cursors set before
+/// its records are written (from `plan.<range>_start`), and the code run for each record
+/// (its spec `s`, its bytes `rec`) that writes the range's bytes and sets the record's
+/// fields.
+pub(crate) fn writes(c: &Checked, x: &DirPlan<'_>, align: u64) -> (TokenStream, TokenStream) {
+    let t = x.table;
+    let align = Literal::u64_suffixed(align);
+    let mut cursors = Vec::new();
+    let mut per_record = Vec::new();
+    for (ri, r) in extra_ranges(c, x) {
+        let cur = format_ident!("{}_cursor", r.name.text);
+        let start = format_ident!("{}_start", r.name.text);
+        let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
+        let present = format_ident!(
+            "{}",
+            r.present
+                .as_ref()
+                .map_or("Present".to_string(), |n| crate::names::camel(&n.text))
+        );
+        let absent = format_ident!(
+            "{}",
+            r.absent
+                .as_ref()
+                .map_or("Absent".to_string(), |n| crate::names::camel(&n.text))
+        );
+        let rn = format_ident!("{}", r.name.text);
+        let item = format!("{}[].{}", t.name.text, r.name.text);
+        let (on_present, on_absent) = crate::emit::writer::range_sets(c, t, ri, r);
+        cursors.push(quote!(let mut #cur: u64 = plan.#start;));
+        per_record.push(quote! {
+            match s.#rn {
+                #en::#present(bytes) => {
+                    let at = __rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?;
+                    #cur = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item, value: at })?;
+                    #(#on_present)*
+                    __rt::put(out, at, bytes)?;
+                }
+                #en::#absent(n) => { #(#on_absent)* let _ = n; }
+            }
+        });
+    }
+    (quote!(#(#cursors)*), quote!(#(#per_record)*))
+}
