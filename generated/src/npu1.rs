@@ -993,7 +993,6 @@ impl<'a> Npu1Writer<'a, Set> {
                                 value: data_cursor,
                             })?;
                         data_cursor = at.saturating_add(bytes.len() as u64);
-                        __rt::set(&mut rec, 4, RegionFlags::BAKED.bits().to_le_bytes());
                         let v = u32::try_from(bytes.len())
                             .map_err(|_| __rt::WriteError::TooLarge {
                                 field: "regions[].size",
@@ -1006,6 +1005,18 @@ impl<'a> Npu1Writer<'a, Set> {
                                 value: at,
                             })?;
                         __rt::set(&mut rec, 12, v.to_le_bytes());
+                        let v = u32::from_le_bytes(
+                            rec
+                                .get(4..)
+                                .and_then(<[u8]>::first_chunk::<4>)
+                                .copied()
+                                .unwrap_or_default(),
+                        );
+                        __rt::set(
+                            &mut rec,
+                            4,
+                            (v | RegionFlags::BAKED.bits()).to_le_bytes(),
+                        );
                     }
                     RegionData::Runtime(n) => {
                         __rt::set(&mut rec, 8, n.to_le_bytes());

@@ -695,9 +695,10 @@ pub fn loctable_file(level: u16, owner: u32, entries: &[(u32, i32)], notes: &[u3
     b
 }
 
-/// A section of `dirrel.yaml`: its kind, entry size, payload, and its relocation bytes
-/// (`Ok`, `HAS_RELOCS` set) or the length recorded without them (`Err`).
-pub type DirRelSection<'a> = (u16, u32, &'a [u8], Result<&'a [u8], u32>);
+/// A section of `dirrel.yaml`: its kind, flags (`HAS_RELOCS` is set or cleared by whether
+/// it has relocations), entry size, payload, and its relocation bytes (`Ok`) or the length
+/// recorded without them (`Err`).
+pub type DirRelSection<'a> = (u16, u16, u32, &'a [u8], Result<&'a [u8], u32>);
 
 /// `dirrel.yaml` as its directory writer lays it out (`writer.order: [sections, payload,
 /// relocs]`, 4-aligned): the 16-byte header (magic, count, 16, the CRC-32 over the
@@ -709,13 +710,13 @@ pub fn dirrel_file(sections: &[DirRelSection<'_>]) -> Vec<u8> {
     let align = |n: usize| (n + 3) & !3;
     let mut at = 16 + 24 * sections.len();
     let mut places = Vec::new();
-    for &(_, _, p, _) in sections {
+    for &(_, _, _, p, _) in sections {
         at = align(at);
         places.push(at);
         at += p.len();
     }
     let mut rel_places = Vec::new();
-    for &(_, _, _, r) in sections {
+    for &(_, _, _, _, r) in sections {
         match r {
             Ok(bytes) => {
                 at = align(at);
@@ -729,20 +730,22 @@ pub fn dirrel_file(sections: &[DirRelSection<'_>]) -> Vec<u8> {
     for w in [0x4C45_5244, u32_of(sections.len()), 16, 0] {
         le32(&mut b, w);
     }
-    for ((&(kind, entsize, p, r), &place), &rel) in sections.iter().zip(&places).zip(&rel_places) {
+    for ((&(kind, flags, entsize, p, r), &place), &rel) in
+        sections.iter().zip(&places).zip(&rel_places)
+    {
         le16(&mut b, kind);
-        le16(&mut b, u16::from(r.is_ok()));
+        le16(&mut b, (flags & !1) | u16::from(r.is_ok()));
         le32(&mut b, u32_of(place));
         le32(&mut b, u32_of(p.len()));
         le32(&mut b, u32_of(rel));
         le32(&mut b, r.map_or_else(|n| n, |x| u32_of(x.len())));
         le32(&mut b, entsize);
     }
-    for (&(_, _, p, _), &place) in sections.iter().zip(&places) {
+    for (&(_, _, _, p, _), &place) in sections.iter().zip(&places) {
         b.resize(place, 0);
         b.extend_from_slice(p);
     }
-    for (&(_, _, _, r), &rel) in sections.iter().zip(&rel_places) {
+    for (&(_, _, _, _, r), &rel) in sections.iter().zip(&rel_places) {
         if let Ok(bytes) = r {
             b.resize(rel, 0);
             b.extend_from_slice(bytes);

@@ -3086,7 +3086,7 @@ fn dirrel_agree(b: &[u8]) -> &'static str {
 /// the interpreter agree on each.
 #[test]
 fn dirrel_writer_built_files_and_their_mutants_agree() {
-    use dirrel::{DirRelSpec, Kind, SectionRelocs, SectionSpec};
+    use dirrel::{DirRelSpec, Kind, SectionFlags, SectionRelocs, SectionSpec};
     use npuschema_tests::construct_blobs::{DirRelSection, dirrel_file, dirrel_reseal};
     assert_eq!(interp(DIRREL).sites(), &dirrel::ERROR_SITES[..]);
     let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
@@ -3095,6 +3095,11 @@ fn dirrel_writer_built_files_and_their_mutants_agree() {
         let sections: Vec<SectionSpec> = (0..n)
             .map(|i| SectionSpec {
                 kind: [Kind::Code, Kind::Data, Kind::Note][i],
+                flags: [
+                    SectionFlags::WRITABLE,
+                    SectionFlags::WRITABLE.union(SectionFlags::HAS_RELOCS),
+                    SectionFlags::empty(),
+                ][i],
                 entsize: 0,
                 relocs: if i == 1 {
                     SectionRelocs::Absent(8)
@@ -3116,7 +3121,7 @@ fn dirrel_writer_built_files_and_their_mutants_agree() {
                     SectionRelocs::Present(b) => Ok(b),
                     SectionRelocs::Absent(n) => Err(n),
                 };
-                (s.kind.raw(), s.entsize, s.payload, r)
+                (s.kind.raw(), s.flags.bits(), s.entsize, s.payload, r)
             })
             .collect();
         assert_eq!(good, dirrel_file(&by_hand));

@@ -3335,18 +3335,22 @@ fn the_directory_writer_writes_a_second_per_record_range() {
     let sections = [
         SectionSpec {
             kind: Kind::Code,
+            flags: SectionFlags::WRITABLE,
             entsize: 0,
             relocs: SectionRelocs::Present(b"RELOC001RELOC002"),
             payload: b"CODE!",
         },
         SectionSpec {
             kind: Kind::Data,
+            // Its HAS_RELOCS given but it has none: the writer clears it.
+            flags: SectionFlags::WRITABLE.union(SectionFlags::HAS_RELOCS),
             entsize: 0,
             relocs: SectionRelocs::Absent(0),
             payload: b"dd",
         },
         SectionSpec {
             kind: Kind::Note,
+            flags: SectionFlags::empty(),
             entsize: 0,
             relocs: SectionRelocs::Present(b"RELOC003"),
             payload: b"",
@@ -3378,8 +3382,8 @@ fn the_directory_writer_writes_a_second_per_record_range() {
     assert_eq!(
         recs,
         [
-            (1, 1, 88, 5, 100, 16),
-            (2, 0, 96, 2, 0, 0),
+            (1, 0x11, 88, 5, 100, 16),
+            (2, 0x10, 96, 2, 0, 0),
             (3, 1, 100, 0, 116, 8)
         ]
     );
@@ -3391,9 +3395,9 @@ fn the_directory_writer_writes_a_second_per_record_range() {
     assert_eq!(
         b,
         dirrel_file(&[
-            (1, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
-            (2, 0, b"dd", Err(0)),
-            (3, 0, b"", Ok(b"RELOC003")),
+            (1, 0x10, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
+            (2, 0x10, 0, b"dd", Err(0)),
+            (3, 0, 0, b"", Ok(b"RELOC003")),
         ])
     );
     let v = DirRel::validate(&b).expect("the writer's output validates");
@@ -3415,11 +3419,11 @@ fn the_directory_writer_writes_a_second_per_record_range() {
         [
             (
                 Kind::Code,
-                SectionFlags::HAS_RELOCS,
+                SectionFlags::HAS_RELOCS.union(SectionFlags::WRITABLE),
                 &b"CODE!"[..],
                 Some(&b"RELOC001RELOC002"[..])
             ),
-            (Kind::Data, SectionFlags::empty(), &b"dd"[..], None),
+            (Kind::Data, SectionFlags::WRITABLE, &b"dd"[..], None),
             (
                 Kind::Note,
                 SectionFlags::HAS_RELOCS,
@@ -3432,6 +3436,7 @@ fn the_directory_writer_writes_a_second_per_record_range() {
     // `bad-relocs` rejects them (the writer does not check a rule it cannot derive).
     let odd = [SectionSpec {
         kind: Kind::Code,
+        flags: SectionFlags::empty(),
         entsize: 0,
         relocs: SectionRelocs::Present(b"xyz"),
         payload: b"p",

@@ -6,7 +6,7 @@
 //! disagree on which fields the writer takes.
 
 use crate::check::expr::single_field;
-use crate::check::{Checked, Leaf, Owner, Resolved, Scope};
+use crate::check::{Checked, FieldKind, Leaf, Owner, Resolved, Scope};
 use crate::expr::Expr;
 use crate::schema::Table;
 use crate::schema::top::Step;
@@ -169,6 +169,40 @@ pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
             && let Some(x) = rules.get_mut(fi)
         {
             *x = RecordRule::Flag(ri);
+        }
+    }
+    // A flags field with a bit that gates no per-record range stays an input (its value
+    // given, the gating bits set or cleared over it), so no bit of it is lost.
+    if let Some(st) = st {
+        for (fi, rule) in rules.iter_mut().enumerate() {
+            if !matches!(rule, RecordRule::Flag(_)) {
+                continue;
+            }
+            let Some(FieldKind::Flags(fl)) =
+                crate::check::expr::field_kind_of(c, Owner::Record, fi, Scope::RecordOnly(t))
+            else {
+                continue;
+            };
+            let gating: Vec<usize> = file
+                .ranges
+                .iter()
+                .filter(|r| r.table.as_ref().is_some_and(|x| x.text == t.name.text))
+                .filter_map(|r| match &r.when.as_ref()?.expr {
+                    Expr::Ref(p) => match c.resolve(p, Scope::RecordOnly(t)) {
+                        Ok(Resolved::FlagBit(_, f, b)) if f == fi => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            let all = c
+                .schema
+                .flags
+                .get(fl)
+                .is_some_and(|f| (0..f.bits.len()).all(|b| gating.contains(&b)));
+            if !all && st.fields.get(fi).is_some() {
+                *rule = RecordRule::Input;
+            }
         }
     }
     for (_, i) in crate::check::strtab_writer::record_strings(c, t) {

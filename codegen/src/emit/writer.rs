@@ -929,18 +929,48 @@ pub(crate) fn range_sets(
                 });
                 on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
             }
-            RecordRule::Flag(x) if x == ri => {
-                let Some(w) = &r.when else { continue };
-                let Expr::Ref(p) = &w.expr else { continue };
-                let Ok(Resolved::FlagBit(_, _, bi)) = c.resolve(p, Scope::RecordOnly(t)) else {
-                    continue;
-                };
-                let FieldKind::Flags(fl) = kind else { continue };
-                let fty = format_ident!("{}", c.schema.flags[fl].name.text);
-                let bit = format_ident!("{}", c.schema.flags[fl].bits[bi].name.text);
-                on_present.push(quote!(__rt::set(&mut rec, #o, #fty::#bit.bits().#tob());));
-            }
             _ => {}
+        }
+    }
+    // The flag bit that says the record carries the bytes: set when it does, cleared when
+    // not, over the field's value (the writer's, or the spec's when the flags type has
+    // other bits: `check/writer.rs`'s `record_rules`).
+    if let Some(w) = &r.when
+        && let Expr::Ref(p) = &w.expr
+        && let Ok(Resolved::FlagBit(_, fi, bi)) = c.resolve(p, Scope::RecordOnly(t))
+        && let (Some(&(off, FieldKind::Flags(fl))), Some(f)) = (l.fields.get(fi), st.fields.get(fi))
+        && let Some(flags) = c.schema.flags.get(fl)
+        && let Some(bit) = flags.bits.get(bi)
+    {
+        let fty = format_ident!("{}", flags.name.text);
+        let bit = format_ident!("{}", bit.name.text);
+        let ty = format_ident!("{}", flags.repr.rust());
+        let tob = crate::emit::to_bytes(f.big);
+        let from = format_ident!(
+            "{}",
+            if f.big {
+                "from_be_bytes"
+            } else {
+                "from_le_bytes"
+            }
+        );
+        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+        let w = Literal::usize_unsuffixed(usize::try_from(flags.repr.bytes()).unwrap_or(0));
+        // (The writer's own field starts at zero: nothing to clear.)
+        let input = matches!(rules.get(fi), Some(RecordRule::Input));
+        for (on, list) in [(true, &mut on_present), (false, &mut on_absent)] {
+            if !on && !input {
+                continue;
+            }
+            let v = if on {
+                quote!(v | #fty::#bit.bits())
+            } else {
+                quote!(v & !#fty::#bit.bits())
+            };
+            list.push(quote! {
+                let v = #ty::#from(rec.get(#o..).and_then(<[u8]>::first_chunk::<#w>).copied().unwrap_or_default());
+                __rt::set(&mut rec, #o, (#v).#tob());
+            });
         }
     }
     for (lf, path, rule) in record_leaf_rules(c, t) {

@@ -608,9 +608,9 @@ pub fn write_seeds(dir: &Path) -> usize {
         "dirrel".into(),
         DIRREL | 0x80,
         construct_blobs::dirrel_file(&[
-            (1, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
-            (2, 0, b"dd", Err(0)),
-            (3, 0, b"", Ok(b"RELOC003")),
+            (1, 0x10, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
+            (2, 0x10, 0, b"dd", Err(0)),
+            (3, 0, 0, b"", Ok(b"RELOC003")),
         ]),
     ));
     seeds.push((
