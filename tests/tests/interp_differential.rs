@@ -648,20 +648,23 @@ fn floats_and_their_mutants_agree() {
 }
 
 fn bigend_file() -> Vec<u8> {
-    use bigend::{BigEndWriter, ChunkData, ChunkKind, ChunkSpec};
+    use bigend::{BigEndWriter, ChunkData, ChunkFlags, ChunkKind, ChunkSpec};
     let chunks = [
         ChunkSpec {
             kind: ChunkKind::Text,
+            flags: ChunkFlags::empty(),
             tag: 0x0102_0304,
             data: ChunkData::Stored(b"hello"),
         },
         ChunkSpec {
             kind: ChunkKind::Blob,
+            flags: ChunkFlags::FINAL,
             tag: 0xA0B0_C0D0,
             data: ChunkData::Reserved(9),
         },
         ChunkSpec {
             kind: ChunkKind::Blob,
+            flags: ChunkFlags::FINAL,
             tag: 7,
             data: ChunkData::Stored(b"\x01\x02\x03"),
         },

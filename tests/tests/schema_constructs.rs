@@ -347,16 +347,19 @@ mod bigend {
 
 #[test]
 fn byte_order_schema_struct_and_field() {
-    use bigend::{BigEnd, BigEndWriter, ChunkData, ChunkKind, ChunkSpec};
+    use bigend::{BigEnd, BigEndWriter, ChunkData, ChunkFlags, ChunkKind, ChunkSpec};
     let text = b"hello";
     let chunks = [
         ChunkSpec {
             kind: ChunkKind::Text,
+            flags: ChunkFlags::FINAL,
             tag: 0x0102_0304,
             data: ChunkData::Stored(text),
         },
         ChunkSpec {
             kind: ChunkKind::Blob,
+            // STORED given, but the chunk has no bytes: the writer clears it.
+            flags: ChunkFlags::STORED,
             tag: 0xA0B0_C0D0,
             data: ChunkData::Reserved(9),
         },
@@ -377,6 +380,9 @@ fn byte_order_schema_struct_and_field() {
     // The chunk struct is little-endian, but its `tag` field is big-endian.
     assert_eq!(&b[24..26], &[1, 0]);
     assert_eq!(&b[36..40], &[1, 2, 3, 4]);
+    // The flags: the spec's FINAL kept, STORED set by the writer for the chunk with bytes
+    // and cleared for the one without.
+    assert_eq!((&b[26..28], &b[42..44]), (&[0x09, 0][..], &[0, 0][..]));
     // The views read every field in its order; the checksum (stored big-endian) holds.
     let v = BigEnd::validate(b).expect("the writer's output validates");
     assert_eq!(v.header().magic(), 0x4245_3031);
