@@ -1512,7 +1512,18 @@ pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
         [magic, index_at, notes_at, note_count, level]
     );
     let x = g.index();
-    same_fields!(v, "index", x, [entries_at, entry_count, entry_size, owner]);
+    same_fields!(
+        v,
+        "index",
+        x,
+        [entries_at, entry_count, entry_size, owner, title_at]
+    );
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
+    assert_eq!(t.text.as_deref(), g.title_str().ok());
     assert_eq!(record(v, "index").offset, span(b, x.as_bytes()).0);
     assert_eq!(g.entries().count(), record_count(v, "entries"));
     for (k, r) in g.entries().enumerate() {
@@ -1535,7 +1546,15 @@ pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
 /// When the two views differ.
 pub fn dirrel(b: &[u8], g: &schemas::dirrel::DirRel<'_>, v: &View) {
     let h = g.header();
-    same_fields!(v, "header", h, [magic, count, dir_at, payload_crc]);
+    same_fields!(v, "header", h, [magic, count, dir_at, payload_crc, info_at]);
+    let x = g.info();
+    same_fields!(v, "info", x, [build, title_at]);
+    assert_eq!(record(v, "info").offset, span(b, x.as_bytes()).0);
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
     assert_eq!(g.sections().len(), record_count(v, "sections"));
     for s in g.sections() {
         let p = format!("sections[{}]", s.index());

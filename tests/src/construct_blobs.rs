@@ -665,14 +665,22 @@ pub fn dirlabel_file(sections: &[(u16, &[u8], &str)]) -> Vec<u8> {
 }
 
 /// `loctable.yaml` as its plain writer lays it out (`writer.order: [notes, index,
-/// entries]`, 8-aligned): the 16-byte header (magic, where `index` is, where the notes are,
-/// their count, `level`), the notes at 16, `index` (where the entries are, their count,
-/// their size 8, `owner`), then the entries (id, value).
+/// entries, title]`, 8-aligned): the 16-byte header (magic, where `index` is, where the
+/// notes are, their count, `level`), the notes at 16, `index` (where the entries are, their
+/// count, their size 8, `owner`, where the title is), the entries (id, value), then the
+/// title and its NUL.
 #[must_use]
-pub fn loctable_file(level: u16, owner: u32, entries: &[(u32, i32)], notes: &[u32]) -> Vec<u8> {
+pub fn loctable_file(
+    level: u16,
+    owner: u32,
+    entries: &[(u32, i32)],
+    notes: &[u32],
+    title: &str,
+) -> Vec<u8> {
     let align = |n: usize| (n + 7) & !7;
     let index_at = align(16 + 4 * notes.len());
-    let entries_at = align(index_at + 12);
+    let entries_at = align(index_at + 16);
+    let title_at = align(entries_at + 8 * entries.len());
     let mut b = Vec::new();
     for w in [0x4C42_544C, u32_of(index_at), 16] {
         le32(&mut b, w);
@@ -687,11 +695,15 @@ pub fn loctable_file(level: u16, owner: u32, entries: &[(u32, i32)], notes: &[u3
     le16(&mut b, u16::try_from(entries.len()).unwrap_or(u16::MAX));
     le16(&mut b, 8);
     le32(&mut b, owner);
+    le32(&mut b, u32_of(title_at));
     b.resize(entries_at, 0);
     for &(id, value) in entries {
         le32(&mut b, id);
         b.extend_from_slice(&value.to_le_bytes());
     }
+    b.resize(title_at, 0);
+    b.extend_from_slice(title.as_bytes());
+    b.push(0);
     b
 }
 
@@ -700,15 +712,16 @@ pub fn loctable_file(level: u16, owner: u32, entries: &[(u32, i32)], notes: &[u3
 /// recorded without them (`Err`).
 pub type DirRelSection<'a> = (u16, u16, u32, &'a [u8], Result<&'a [u8], u32>);
 
-/// `dirrel.yaml` as its directory writer lays it out (`writer.order: [sections, payload,
-/// relocs]`, 4-aligned): the 16-byte header (magic, count, 16, the CRC-32 over the
-/// payloads), the directory at 16 (kind, flags, offset, size, relocations' offset and size,
-/// entry size), each payload 4-aligned, then the relocations of the sections that carry
-/// them, each 4-aligned.
+/// `dirrel.yaml` as its directory writer lays it out (`writer.order: [info, sections,
+/// payload, relocs, title]`, 4-aligned): the 20-byte header (magic, count, where the
+/// directory is, the CRC-32 over the payloads, where `info` is), `info` (`build`, where the
+/// title is) at 20, the directory at 28 (kind, flags, offset, size, relocations' offset and
+/// size, entry size), each payload 4-aligned, the relocations of the sections that carry
+/// them, each 4-aligned, then the title and its NUL.
 #[must_use]
-pub fn dirrel_file(sections: &[DirRelSection<'_>]) -> Vec<u8> {
+pub fn dirrel_file(build: u32, sections: &[DirRelSection<'_>], title: &str) -> Vec<u8> {
     let align = |n: usize| (n + 3) & !3;
-    let mut at = 16 + 24 * sections.len();
+    let mut at = 28 + 24 * sections.len();
     let mut places = Vec::new();
     for &(_, _, _, p, _) in sections {
         at = align(at);
@@ -726,8 +739,17 @@ pub fn dirrel_file(sections: &[DirRelSection<'_>]) -> Vec<u8> {
             Err(_) => rel_places.push(0),
         }
     }
+    let title_at = align(at);
     let mut b = Vec::new();
-    for w in [0x4C45_5244, u32_of(sections.len()), 16, 0] {
+    for w in [
+        0x4C45_5244,
+        u32_of(sections.len()),
+        28,
+        0,
+        20,
+        build,
+        u32_of(title_at),
+    ] {
         le32(&mut b, w);
     }
     for ((&(kind, flags, entsize, p, r), &place), &rel) in
@@ -751,6 +773,9 @@ pub fn dirrel_file(sections: &[DirRelSection<'_>]) -> Vec<u8> {
             b.extend_from_slice(bytes);
         }
     }
+    b.resize(title_at, 0);
+    b.extend_from_slice(title.as_bytes());
+    b.push(0);
     dirrel_reseal(&mut b);
     b
 }

@@ -3042,13 +3042,20 @@ fn loctable_writer_built_files_and_their_mutants_agree() {
             .index_owner(0xAB)
             .entries(&entries)
             .notes(&notes)
+            .title(["", "tät", "a title"][n % 3])
             .to_vec()
             .unwrap();
         let pairs: Vec<(u32, i32)> = entries.iter().map(|e| (e.id, e.value)).collect();
         let words: Vec<u32> = notes.iter().map(|x| x.word).collect();
         assert_eq!(
             good,
-            npuschema_tests::construct_blobs::loctable_file(n as u16, 0xAB, &pairs, &words)
+            npuschema_tests::construct_blobs::loctable_file(
+                n as u16,
+                0xAB,
+                &pairs,
+                &words,
+                ["", "tät", "a title"][n % 3]
+            )
         );
         assert_eq!(loctable_agree(&good), "ok");
         for (k, c) in sweep(&good, &loctable_agree, &|_| {}, 0..0, 3_000, 0x10C7) {
@@ -3067,6 +3074,8 @@ fn loctable_writer_built_files_and_their_mutants_agree() {
             "entries-out-of-bounds",
             "notes-out-of-bounds",
             "bad-entry-id",
+            "bad-title",
+            "title-not-utf8",
             "ok",
         ],
     );
@@ -3112,7 +3121,10 @@ fn dirrel_writer_built_files_and_their_mutants_agree() {
                 payload: &b"payload bytes"[..i * 3 + 1],
             })
             .collect();
+        let title = ["", "rel", "t"][n % 3];
         let good = DirRelSpec {
+            info_build: n as u32,
+            title: title.as_bytes(),
             sections: &sections,
         }
         .to_vec()
@@ -3127,7 +3139,7 @@ fn dirrel_writer_built_files_and_their_mutants_agree() {
                 (s.kind.raw(), s.flags.bits(), s.entsize, s.payload, r)
             })
             .collect();
-        assert_eq!(good, dirrel_file(&by_hand));
+        assert_eq!(good, dirrel_file(n as u32, &by_hand, title));
         assert_eq!(dirrel_agree(&good), "ok");
         for (k, c) in sweep(&good, &dirrel_agree, &dirrel_reseal, 12..16, 4_000, 0xD1E1) {
             *verdicts.entry(k).or_default() += c;
@@ -3140,6 +3152,8 @@ fn dirrel_writer_built_files_and_their_mutants_agree() {
         &[
             "truncated-header",
             "bad-magic",
+            "info-out-of-bounds",
+            "bad-title",
             "sections-out-of-bounds",
             "bad-kind",
             "bad-flags",

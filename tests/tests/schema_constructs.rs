@@ -3245,8 +3245,9 @@ mod loctable {
 
 /// The plain writer places a table whose `at` is a field of a located record at the cursor
 /// (aligned) and sets that field, as it does for a table placed by a header field; it also
-/// sets the record's count and record-size fields. The validator accepts the bytes and the
-/// views give every input back.
+/// sets the record's count and record-size fields, and the place of a string whose offset is
+/// another of its fields. The bytes equal a file laid out by hand; the validator accepts them
+/// and the views give every input back.
 #[test]
 fn the_plain_writer_places_a_table_by_a_located_records_field() {
     use loctable::{EntrySpec, LocTable, LocTableWriter, NoteSpec};
@@ -3263,11 +3264,12 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
         .level(5)
         .index_owner(0xDEAD_BEEF)
         .entries(&entries)
-        .notes(&notes);
+        .notes(&notes)
+        .title("Tafel");
     let n = w.encoded_len().expect("fits");
-    // The header (16), `notes` at 16..20, `index` at 24..36 (aligned to 8), `entries` at
-    // 40..64.
-    assert_eq!(n, 64);
+    // The header (16), `notes` at 16..20, `index` at 24..40 (aligned to 8), `entries` at
+    // 40..64, the title at 64..70 with its NUL.
+    assert_eq!(n, 70);
     let mut buf = vec![0xEEu8; n + 3];
     assert_eq!(w.write_into(&mut buf), Ok(n));
     let b = &buf[..n];
@@ -3277,11 +3279,21 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
     assert_eq!(word(16), 0x0102_0304);
     assert_eq!(&b[20..24], &[0; 4], "padding before `index`");
     assert_eq!(
-        (word(24), half(28), half(30), word(32)),
-        (40, 3, 8, 0xDEAD_BEEF),
-        "index: entries_at, entry_count, entry_size, owner"
+        (word(24), half(28), half(30), word(32), word(36)),
+        (40, 3, 8, 0xDEAD_BEEF, 64),
+        "index: entries_at, entry_count, entry_size, owner, title_at"
     );
-    assert_eq!(&b[36..40], &[0; 4], "padding before `entries`");
+    assert_eq!(&b[64..], b"Tafel\0");
+    assert_eq!(
+        b,
+        npuschema_tests::construct_blobs::loctable_file(
+            5,
+            0xDEAD_BEEF,
+            &[(1, -2), (3, 4), (0xFFFF_FFFF, i32::MIN)],
+            &[0x0102_0304],
+            "Tafel"
+        )
+    );
     let got: Vec<(u32, i32)> = (0..3)
         .map(|k| (word(40 + 8 * k), word(44 + 8 * k) as i32))
         .collect();
@@ -3299,11 +3311,13 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
         v.notes().map(|r| r.word()).collect::<Vec<_>>(),
         [0x0102_0304]
     );
-    // No entries: the table is placed after `index` all the same, empty.
-    let e = LocTableWriter::new().to_vec().expect("writes");
-    assert_eq!(e.len(), 32);
+    // No entries: the table is placed after `index` all the same, empty; an empty title is
+    // its NUL.
+    let e = LocTableWriter::new().title("").to_vec().expect("writes");
+    assert_eq!(e.len(), 33);
     assert_eq!(&e[16..20], &32u32.to_le_bytes(), "index.entries_at");
     assert_eq!(&e[20..22], &0u16.to_le_bytes(), "index.entry_count");
+    assert_eq!(&e[28..32], &32u32.to_le_bytes(), "index.title_at");
     assert!(LocTable::validate(&e).is_ok());
     // A count past the field's u16: refused, nothing written.
     let many = vec![EntrySpec { id: 1, value: 0 }; 65_536];
@@ -3314,6 +3328,8 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
             value: 65_536
         })
     ));
+    // A NUL inside the title: refused.
+    assert!(LocTableWriter::new().title("a\0b").to_vec().is_err());
     // A buffer one byte short: refused.
     let mut short = vec![0u8; n - 1];
     assert!(matches!(
@@ -3363,18 +3379,20 @@ fn the_directory_writer_writes_a_second_per_record_range() {
         },
     ];
     let spec = DirRelSpec {
+        info_build: 0xB1D,
+        title: b"rel",
         sections: &sections,
     };
     let n = spec.encoded_len().expect("fits");
-    // The header (16), the directory at 16 (3 x 24), the payloads at 88 and 96 (the empty
-    // one at 100), the relocations at 100 and 116.
-    assert_eq!(n, 124);
+    // The header (20), `info` at 20, the directory at 28 (3 x 24), the payloads at 100 and
+    // 108 (the empty one at 112), the relocations at 112 and 128, the title at 136.
+    assert_eq!(n, 140);
     let b = spec.to_vec().expect("writes");
     let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     let half = |at: usize| u16::from_le_bytes(b[at..at + 2].try_into().unwrap());
     let recs: Vec<(u16, u16, u32, u32, u32, u32)> = (0..3)
         .map(|i| {
-            let r = 16 + 24 * i;
+            let r = 28 + 24 * i;
             (
                 half(r),
                 half(r + 2),
@@ -3388,23 +3406,32 @@ fn the_directory_writer_writes_a_second_per_record_range() {
     assert_eq!(
         recs,
         [
-            (1, 0x11, 88, 5, 100, 16),
-            (2, 0x10, 96, 2, 0, 0),
-            (3, 1, 100, 0, 116, 8)
+            (1, 0x11, 100, 5, 112, 16),
+            (2, 0x10, 108, 2, 0, 0),
+            (3, 1, 112, 0, 128, 8)
         ]
     );
-    assert_eq!(&b[100..124], b"RELOC001RELOC002RELOC003");
+    assert_eq!(&b[112..140], b"RELOC001RELOC002RELOC003rel\0");
+    assert_eq!(
+        (word(16), word(20), word(24)),
+        (20, 0xB1D, 136),
+        "info_at, info"
+    );
     assert_eq!(
         word(12),
         npuschema_core::crc32(npuschema_core::crc32(0, b"CODE!"), b"dd")
     );
     assert_eq!(
         b,
-        dirrel_file(&[
-            (1, 0x10, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
-            (2, 0x10, 0, b"dd", Err(0)),
-            (3, 0, 0, b"", Ok(b"RELOC003")),
-        ])
+        dirrel_file(
+            0xB1D,
+            &[
+                (1, 0x10, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
+                (2, 0x10, 0, b"dd", Err(0)),
+                (3, 0, 0, b"", Ok(b"RELOC003")),
+            ],
+            "rel"
+        )
     );
     let v = DirRel::validate(&b).expect("the writer's output validates");
     assert!(DirRel::validate_as::<npuschema_core::Brief>(&b).is_ok());
@@ -3447,11 +3474,19 @@ fn the_directory_writer_writes_a_second_per_record_range() {
         relocs: SectionRelocs::Present(b"xyz"),
         payload: b"p",
     }];
-    let e = DirRelSpec { sections: &odd }.to_vec().expect("writes");
+    let e = DirRelSpec {
+        info_build: 0,
+        title: b"",
+        sections: &odd,
+    }
+    .to_vec()
+    .expect("writes");
     assert_eq!(
         DirRel::validate(&e).map(|_| ()).map_err(|e| e.code()),
         Err("bad-relocs")
     );
+    assert_eq!(v.info().build(), 0xB1D);
+    assert_eq!(v.title(), b"rel");
     // A buffer one byte short: refused.
     let mut short = vec![0u8; n - 1];
     assert!(matches!(

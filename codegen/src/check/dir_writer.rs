@@ -388,12 +388,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
         } else if !str_placed(s) {
             errs.push((s.name.pos, must_name("string", &s.name.text)));
-        } else if !matches!(targets(c, &s.offset.expr, Scope::Top), Some((Owner::Header, f)) if f.len() == 1)
-        {
+        } else if crate::check::strings::writable(c, s).is_err() {
             errs.push((
                 s.offset.pos,
                 format!(
-                    "string `{}`: the writer cannot write its offset: `{}` is not one header field",
+                    "string `{}`: the writer cannot write its offset: `{}` is not one field of the header or of an ungated located record",
                     s.name.text, s.offset.text
                 ),
             ));
@@ -619,7 +618,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     for (k, s) in file.strings.iter().enumerate() {
         if s.table.is_none()
             && s.range.is_some()
-            && let Some(t @ (Owner::Header, _)) = targets(c, &s.offset.expr, Scope::Top)
+            && crate::check::strings::writable(c, s).is_ok()
+            && let Some(t @ (Owner::Header | Owner::Located(_), _)) =
+                targets(c, &s.offset.expr, Scope::Top)
         {
             // In a string table: its offset there.
             plan.assign(t, &What::StrOffset(k));
@@ -628,7 +629,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         if !str_placed(s) {
             continue;
         }
-        if let Some(t @ (Owner::Header, _)) = targets(c, &s.offset.expr, Scope::Top) {
+        if crate::check::strings::writable(c, s).is_ok()
+            && let Some(t @ (Owner::Header | Owner::Located(_), _)) =
+                targets(c, &s.offset.expr, Scope::Top)
+        {
             plan.assign(t, &What::Place(Item::Str(k)));
         }
         if let Some(f) = c

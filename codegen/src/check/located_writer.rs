@@ -214,9 +214,19 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             }
         }
     }
-    for s in &file.strings {
-        if s.table.is_none() && located(&s.offset.expr) {
-            errs.push((s.offset.pos, format!("string `{}`: the plain writer writes a file string's offset into the header, and `{}` reads a located record", s.name.text, s.offset.text)));
+    // A file string's offset in a located record: where the writer placed it, or its
+    // offset in the string table it lies in (`strings::writable` refuses the rest).
+    for (k, s) in file.strings.iter().enumerate() {
+        if s.table.is_some() || crate::check::strings::writable(c, s).is_err() {
+            continue;
+        }
+        if let Some(x @ (Owner::Located(_), _)) = targets(c, &s.offset.expr, Scope::Top) {
+            let what = if s.range.is_some() {
+                What::StrOffset(k)
+            } else {
+                What::Place(Item::Str(k))
+            };
+            assign(&mut plan.records, x, &what);
         }
     }
     for k in &file.checksums {

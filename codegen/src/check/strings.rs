@@ -218,7 +218,8 @@ pub(crate) fn check_step(
 
 /// The field (index) that holds a string's offset, when a writer can write the string: for
 /// a file's string (in the whole file or in a range, which the writer then builds) one
-/// header field, which the writer sets to where it placed the string; for a record's
+/// field of the header or of an ungated located record (`single_field` says which), which
+/// the writer sets to where it placed the string; for a record's
 /// string one integer field of the record (`strtab_writer.rs`).
 pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
     if s.table.is_some() {
@@ -227,6 +228,19 @@ pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str
     }
     match crate::check::expr::single_field(c, &s.offset.expr, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => Ok(i),
-        _ => Err("its offset is not one header field the writer could set"),
+        // One field of a located record without a gate (its fields are in every layout).
+        Some((crate::check::Owner::Located(k), i))
+            if c.schema
+                .file
+                .ext
+                .records
+                .get(k)
+                .is_some_and(|r| r.gate.is_none()) =>
+        {
+            Ok(i)
+        }
+        _ => Err(
+            "its offset is not one field of the header or of an ungated located record that the writer could set",
+        ),
     }
 }

@@ -122,6 +122,10 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     // A file string's offset field: where the writer placed the string (`strings.rs`).
     for s in file.strings.iter().filter(|s| s.table.is_none()) {
         if let Ok(i) = crate::check::strings::writable(c, s)
+            && matches!(
+                single_field(c, &s.offset.expr, Scope::Top),
+                Some((Owner::Header, _))
+            )
             && let Some(r) = fields.get_mut(i)
         {
             *r = HeaderRule::RangeOffset(s.name.text.clone());

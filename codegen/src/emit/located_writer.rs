@@ -153,6 +153,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
                 Item::Record(j) => file.ext.records.get(j).map(|x| x.name.text.as_str()),
                 Item::Range(j) => file.ranges.get(j).map(|x| x.name.text.as_str()),
                 Item::OtherTable(j) => file.tables.get(j).map(|x| x.name.text.as_str()),
+                Item::Str(j) => file.strings.get(j).map(|x| x.name.text.as_str()),
                 _ => None,
             };
             let Some(n) = n else { continue };

@@ -597,21 +597,25 @@ pub fn write_seeds(dir: &Path) -> usize {
     seeds.push((
         "loctable".into(),
         LOCTABLE,
-        construct_blobs::loctable_file(5, 0xDEAD_BEEF, &[(1, -2), (3, 4)], &[0x0102_0304]),
+        construct_blobs::loctable_file(5, 0xDEAD_BEEF, &[(1, -2), (3, 4)], &[0x0102_0304], "Tafel"),
     ));
     seeds.push((
         "loctable-empty".into(),
         LOCTABLE,
-        construct_blobs::loctable_file(0, 0, &[], &[7, 8]),
+        construct_blobs::loctable_file(0, 0, &[], &[7, 8], ""),
     ));
     seeds.push((
         "dirrel".into(),
         DIRREL | 0x80,
-        construct_blobs::dirrel_file(&[
-            (1, 0x10, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
-            (2, 0x10, 0, b"dd", Err(0)),
-            (3, 0, 0, b"", Ok(b"RELOC003")),
-        ]),
+        construct_blobs::dirrel_file(
+            0xB1D,
+            &[
+                (1, 0x10, 0, b"CODE!", Ok(b"RELOC001RELOC002")),
+                (2, 0x10, 0, b"dd", Err(0)),
+                (3, 0, 0, b"", Ok(b"RELOC003")),
+            ],
+            "rel",
+        ),
     ));
     seeds.push((
         "opendir".into(),
