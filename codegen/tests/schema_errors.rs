@@ -213,6 +213,11 @@ fn dir_writer_two() {
 fn plain_writer_located() {
     golden("plain_writer_located");
 }
+
+#[test]
+fn located_trailer() {
+    golden("located_trailer");
+}
 /// A plain writer's table whose `at` is neither one header field nor a constant.
 #[test]
 fn plain_writer_at() {

@@ -1525,6 +1525,9 @@ pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
     );
     assert_eq!(t.text.as_deref(), g.title_str().ok());
     assert_eq!(record(v, "index").offset, span(b, x.as_bytes()).0);
+    let f = g.footer();
+    same_fields!(v, "footer", f, [end_magic, total]);
+    assert_eq!(record(v, "footer").offset, span(b, f.as_bytes()).0);
     assert_eq!(g.entries().count(), record_count(v, "entries"));
     for (k, r) in g.entries().enumerate() {
         let p = format!("entries[{k}]");

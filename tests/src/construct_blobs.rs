@@ -665,10 +665,10 @@ pub fn dirlabel_file(sections: &[(u16, &[u8], &str)]) -> Vec<u8> {
 }
 
 /// `loctable.yaml` as its plain writer lays it out (`writer.order: [notes, index,
-/// entries, title]`, 8-aligned): the 16-byte header (magic, where `index` is, where the
+/// entries, title, footer]`, 8-aligned): the 16-byte header (magic, where `index` is, where the
 /// notes are, their count, `level`), the notes at 16, `index` (where the entries are, their
-/// count, their size 8, `owner`, where the title is), the entries (id, value), then the
-/// title and its NUL.
+/// count, their size 8, `owner`, where the title is), the entries (id, value), the title
+/// and its NUL, then `footer` (`!END`, the file's length) right after it, ending the file.
 #[must_use]
 pub fn loctable_file(
     level: u16,
@@ -704,6 +704,9 @@ pub fn loctable_file(
     b.resize(title_at, 0);
     b.extend_from_slice(title.as_bytes());
     b.push(0);
+    let total = b.len() + 8;
+    le32(&mut b, 0x444E_4521);
+    le32(&mut b, u32_of(total));
     b
 }
 

@@ -3076,6 +3076,8 @@ fn loctable_writer_built_files_and_their_mutants_agree() {
             "bad-entry-id",
             "bad-title",
             "title-not-utf8",
+            "bad-end-magic",
+            "bad-total",
             "ok",
         ],
     );

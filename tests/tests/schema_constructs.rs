@@ -3246,7 +3246,8 @@ mod loctable {
 /// The plain writer places a table whose `at` is a field of a located record at the cursor
 /// (aligned) and sets that field, as it does for a table placed by a header field; it also
 /// sets the record's count and record-size fields, and the place of a string whose offset is
-/// another of its fields. The bytes equal a file laid out by hand; the validator accepts them
+/// another of its fields; a record at `len - <its size>` is placed last, ending the file. The
+/// bytes equal a file laid out by hand; the validator accepts them
 /// and the views give every input back.
 #[test]
 fn the_plain_writer_places_a_table_by_a_located_records_field() {
@@ -3268,8 +3269,8 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
         .title("Tafel");
     let n = w.encoded_len().expect("fits");
     // The header (16), `notes` at 16..20, `index` at 24..40 (aligned to 8), `entries` at
-    // 40..64, the title at 64..70 with its NUL.
-    assert_eq!(n, 70);
+    // 40..64, the title at 64..70 with its NUL, `footer` right after it, at 70..78.
+    assert_eq!(n, 78);
     let mut buf = vec![0xEEu8; n + 3];
     assert_eq!(w.write_into(&mut buf), Ok(n));
     let b = &buf[..n];
@@ -3283,7 +3284,12 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
         (40, 3, 8, 0xDEAD_BEEF, 64),
         "index: entries_at, entry_count, entry_size, owner, title_at"
     );
-    assert_eq!(&b[64..], b"Tafel\0");
+    assert_eq!(&b[64..70], b"Tafel\0");
+    assert_eq!(
+        (word(70), word(74)),
+        (0x444E_4521, 78),
+        "footer: end_magic, total"
+    );
     assert_eq!(
         b,
         npuschema_tests::construct_blobs::loctable_file(
@@ -3314,7 +3320,8 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
     // No entries: the table is placed after `index` all the same, empty; an empty title is
     // its NUL.
     let e = LocTableWriter::new().title("").to_vec().expect("writes");
-    assert_eq!(e.len(), 33);
+    assert_eq!(e.len(), 41);
+    assert_eq!(&e[33..], b"!END\x29\0\0\0", "footer at len - 8");
     assert_eq!(&e[16..20], &32u32.to_le_bytes(), "index.entries_at");
     assert_eq!(&e[20..22], &0u16.to_le_bytes(), "index.entry_count");
     assert_eq!(&e[28..32], &32u32.to_le_bytes(), "index.title_at");

@@ -30,6 +30,20 @@ pub(crate) struct LocPlan {
     pub(crate) gates: Vec<Option<(Owner, usize)>>,
     /// Per located record whose gate is computed from the writer's inputs: the expression.
     pub(crate) computed_gates: Vec<Option<Expr>>,
+    /// The located record at the end of the file (`at: len - <its size>`), when there is
+    /// one: the last item of `writer.order`, placed right after what precedes it (no
+    /// alignment), so the file ends with it.
+    pub(crate) trailer: Option<usize>,
+}
+
+/// Whether located record `r` (of struct size `size`) sits at the end of the file: `at: len
+/// - C` with C (a number or unsigned constant) its size.
+fn at_end(c: &Checked, r: &crate::schema::ext::Record, size: u64) -> bool {
+    let Expr::Bin(crate::expr::BinOp::Sub, l, k) = &r.at.expr else {
+        return false;
+    };
+    matches!(&**l, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Len)))
+        && crate::check::table_writer::const_u64(c, k) == Some(size)
 }
 
 /// Set the rules of a located record's field(s); false when `o` is not a located record.
@@ -111,6 +125,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         placements: vec![Placement::Derived; file.ext.records.len()],
         gates: vec![None; file.ext.records.len()],
         computed_gates: vec![None; file.ext.records.len()],
+        trailer: None,
     };
     // Placed where the order names it, once.
     for r in &file.ext.records {
@@ -128,6 +143,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         if header_at(c, k).is_some() {
             continue;
         }
+        // At the end of the file: the last item, so the file ends with it.
+        let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
+        if r.gate.is_none() && at_end(c, r, size) {
+            if w.order.last().is_some_and(|o| o.text == r.name.text) {
+                plan.trailer = Some(k);
+            } else {
+                errs.push((r.at.pos, format!("record `{}`: `at: {}` puts it at the end of the file, so the writer places it last, and `writer.order` ends with `{}`; move `{}` to the end", r.name.text, r.at.text, w.order.last().map_or("", |o| o.text.as_str()), r.name.text)));
+            }
+            continue;
+        }
         match targets(c, &r.at.expr, Scope::Top) {
             Some(t @ (Owner::Located(j), _)) if j != k && ungated(c, t.0) && t.1.len() == 1 => {
                 assign(&mut plan.records, t, &What::Place(Item::Record(k)));
@@ -137,7 +162,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                     *p = Placement::Fixed(r.at.expr.clone());
                 }
             }
-            _ => errs.push((r.at.pos, format!("record `{}`: the writer cannot derive where it goes: `at: {}` is neither one field of the header or of an ungated located record (which the writer would set to the place it chose) nor a constant expression", r.name.text, r.at.text))),
+            _ => errs.push((r.at.pos, format!("record `{}`: the writer cannot derive where it goes: `at: {}` is neither one field of the header or of an ungated located record (which the writer would set to the place it chose), a constant expression, nor `len - <its size>` (at the end of the file)", r.name.text, r.at.text))),
         }
     }
     // Values the steps fix (constants only).

@@ -112,6 +112,8 @@ pub(crate) fn plan_step(
         None => quote!(#s),
     };
     let at = match p.placements.get(k)? {
+        // At the end of the file: right after what precedes it, the last item.
+        Placement::Derived if p.trailer == Some(k) => quote!(cursor),
         Placement::Derived => {
             quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
         }
