@@ -20,7 +20,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, plainloc and dirrel, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix, plainloc, dirrel and loctable, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -123,6 +123,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/twodirs.yaml" => construct_blobs::twodirs_reseal(b),
         "../tests/schemas/plainloc.yaml" => construct_blobs::plainloc_reseal(b),
         "../tests/schemas/dirrel.yaml" => construct_blobs::dirrel_reseal(b),
+        "../tests/schemas/loctable.yaml" => construct_blobs::loctable_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.

@@ -1509,7 +1509,7 @@ pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
         v,
         "header",
         h,
-        [magic, index_at, notes_at, note_count, level]
+        [magic, index_at, notes_at, note_count, level, entries_crc]
     );
     let x = g.index();
     same_fields!(
@@ -1528,6 +1528,10 @@ pub fn loctable(b: &[u8], g: &schemas::loctable::LocTable<'_>, v: &View) {
     let f = g.footer();
     same_fields!(v, "footer", f, [end_magic, total]);
     assert_eq!(record(v, "footer").offset, span(b, f.as_bytes()).0);
+    assert_eq!(
+        checksum(v, "entries_crc"),
+        (u64::from(h.entries_crc()), u64::from(h.entries_crc()))
+    );
     assert_eq!(g.entries().count(), record_count(v, "entries"));
     for (k, r) in g.entries().enumerate() {
         let p = format!("entries[{k}]");

@@ -665,8 +665,9 @@ pub fn dirlabel_file(sections: &[(u16, &[u8], &str)]) -> Vec<u8> {
 }
 
 /// `loctable.yaml` as its plain writer lays it out (`writer.order: [notes, index,
-/// entries, title, footer]`, 8-aligned): the 16-byte header (magic, where `index` is, where the
-/// notes are, their count, `level`), the notes at 16, `index` (where the entries are, their
+/// entries, title, footer]`, 8-aligned): the 20-byte header (magic, where `index` is, where the
+/// notes are, their count, `level`, the entries' CRC-32), the notes at 24, `index` (where the
+/// entries are, their
 /// count, their size 8, `owner`, where the title is), the entries (id, value), the title
 /// and its NUL, then `footer` (`!END`, the file's length) right after it, ending the file.
 #[must_use]
@@ -678,15 +679,17 @@ pub fn loctable_file(
     title: &str,
 ) -> Vec<u8> {
     let align = |n: usize| (n + 7) & !7;
-    let index_at = align(16 + 4 * notes.len());
+    let index_at = align(24 + 4 * notes.len());
     let entries_at = align(index_at + 16);
     let title_at = align(entries_at + 8 * entries.len());
     let mut b = Vec::new();
-    for w in [0x4C42_544C, u32_of(index_at), 16] {
+    for w in [0x4C42_544C, u32_of(index_at), 24] {
         le32(&mut b, w);
     }
     le16(&mut b, u16::try_from(notes.len()).unwrap_or(u16::MAX));
     le16(&mut b, level);
+    le32(&mut b, 0);
+    b.resize(24, 0);
     for &w in notes {
         le32(&mut b, w);
     }
@@ -707,7 +710,29 @@ pub fn loctable_file(
     let total = b.len() + 8;
     le32(&mut b, 0x444E_4521);
     le32(&mut b, u32_of(total));
+    loctable_reseal(&mut b);
     b
+}
+
+/// Recompute `loctable.yaml`'s CRC-32 over the entries (bytes 16..20), its span read from
+/// `index` as far as the bytes allow.
+pub fn loctable_reseal(b: &mut [u8]) {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    };
+    let Some(index_at) = word(b, 4) else { return };
+    let (Some(from), Some(count)) = (
+        word(b, index_at),
+        b.get(index_at + 4..index_at + 6)
+            .map(|w| usize::from(u16::from_le_bytes([w[0], w[1]]))),
+    ) else {
+        return;
+    };
+    if let Some(d) = from.checked_add(count * 8).and_then(|to| b.get(from..to)) {
+        let crc = npuschema_core::crc32(0, d);
+        b[16..20].copy_from_slice(&crc.to_le_bytes());
+    }
 }
 
 /// A section of `dirrel.yaml`: its kind, flags (`HAS_RELOCS` is set or cleared by whether

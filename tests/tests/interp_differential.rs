@@ -3058,7 +3058,14 @@ fn loctable_writer_built_files_and_their_mutants_agree() {
             )
         );
         assert_eq!(loctable_agree(&good), "ok");
-        for (k, c) in sweep(&good, &loctable_agree, &|_| {}, 0..0, 3_000, 0x10C7) {
+        for (k, c) in sweep(
+            &good,
+            &loctable_agree,
+            &npuschema_tests::construct_blobs::loctable_reseal,
+            16..20,
+            3_000,
+            0x10C7,
+        ) {
             *verdicts.entry(k).or_default() += c;
         }
     }
@@ -3078,6 +3085,7 @@ fn loctable_writer_built_files_and_their_mutants_agree() {
             "title-not-utf8",
             "bad-end-magic",
             "bad-total",
+            "bad-entries-crc",
             "ok",
         ],
     );

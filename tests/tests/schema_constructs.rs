@@ -3268,28 +3268,30 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
         .notes(&notes)
         .title("Tafel");
     let n = w.encoded_len().expect("fits");
-    // The header (16), `notes` at 16..20, `index` at 24..40 (aligned to 8), `entries` at
-    // 40..64, the title at 64..70 with its NUL, `footer` right after it, at 70..78.
-    assert_eq!(n, 78);
+    // The header (20), `notes` at 24..28 (aligned to 8), `index` at 32..48, `entries` at
+    // 48..72, the title at 72..78 with its NUL, `footer` right after it, at 78..86.
+    assert_eq!(n, 86);
     let mut buf = vec![0xEEu8; n + 3];
     assert_eq!(w.write_into(&mut buf), Ok(n));
     let b = &buf[..n];
     let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     let half = |at: usize| u16::from_le_bytes(b[at..at + 2].try_into().unwrap());
-    assert_eq!((word(4), word(8), half(12), half(14)), (24, 16, 1, 5));
-    assert_eq!(word(16), 0x0102_0304);
-    assert_eq!(&b[20..24], &[0; 4], "padding before `index`");
+    assert_eq!((word(4), word(8), half(12), half(14)), (32, 24, 1, 5));
+    assert_eq!(word(24), 0x0102_0304);
+    assert_eq!(&b[28..32], &[0; 4], "padding before `index`");
     assert_eq!(
-        (word(24), half(28), half(30), word(32), word(36)),
-        (40, 3, 8, 0xDEAD_BEEF, 64),
+        (word(32), half(36), half(38), word(40), word(44)),
+        (48, 3, 8, 0xDEAD_BEEF, 72),
         "index: entries_at, entry_count, entry_size, owner, title_at"
     );
-    assert_eq!(&b[64..70], b"Tafel\0");
+    assert_eq!(&b[72..78], b"Tafel\0");
     assert_eq!(
-        (word(70), word(74)),
-        (0x444E_4521, 78),
+        (word(78), word(82)),
+        (0x444E_4521, 86),
         "footer: end_magic, total"
     );
+    // The CRC-32 over the entries, its span read from `index` as written.
+    assert_eq!(word(16), npuschema_core::crc32(0, &b[48..72]));
     assert_eq!(
         b,
         npuschema_tests::construct_blobs::loctable_file(
@@ -3301,7 +3303,7 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
         )
     );
     let got: Vec<(u32, i32)> = (0..3)
-        .map(|k| (word(40 + 8 * k), word(44 + 8 * k) as i32))
+        .map(|k| (word(48 + 8 * k), word(52 + 8 * k) as i32))
         .collect();
     assert_eq!(got, [(1, -2), (3, 4), (0xFFFF_FFFF, i32::MIN)]);
     let v = LocTable::validate(b).expect("the writer's output validates");
@@ -3309,8 +3311,9 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
     let x = v.index();
     assert_eq!(
         (x.entries_at(), x.entry_count(), x.entry_size(), x.owner()),
-        (40, 3, 8, 0xDEAD_BEEF)
+        (48, 3, 8, 0xDEAD_BEEF)
     );
+    assert_eq!(v.entries_crc_computed(), v.header().entries_crc());
     let back: Vec<(u32, i32)> = v.entries().map(|r| (r.id(), r.value())).collect();
     assert_eq!(back, [(1, -2), (3, 4), (0xFFFF_FFFF, i32::MIN)]);
     assert_eq!(
@@ -3320,11 +3323,12 @@ fn the_plain_writer_places_a_table_by_a_located_records_field() {
     // No entries: the table is placed after `index` all the same, empty; an empty title is
     // its NUL.
     let e = LocTableWriter::new().title("").to_vec().expect("writes");
-    assert_eq!(e.len(), 41);
-    assert_eq!(&e[33..], b"!END\x29\0\0\0", "footer at len - 8");
-    assert_eq!(&e[16..20], &32u32.to_le_bytes(), "index.entries_at");
-    assert_eq!(&e[20..22], &0u16.to_le_bytes(), "index.entry_count");
-    assert_eq!(&e[28..32], &32u32.to_le_bytes(), "index.title_at");
+    assert_eq!(e.len(), 49);
+    assert_eq!(&e[41..], b"!END\x31\0\0\0", "footer at len - 8");
+    assert_eq!(&e[24..28], &40u32.to_le_bytes(), "index.entries_at");
+    assert_eq!(&e[28..30], &0u16.to_le_bytes(), "index.entry_count");
+    assert_eq!(&e[36..40], &40u32.to_le_bytes(), "index.title_at");
+    assert_eq!(&e[16..20], &npuschema_core::crc32(0, b"").to_le_bytes());
     assert!(LocTable::validate(&e).is_ok());
     // A count past the field's u16: refused, nothing written.
     let many = vec![EntrySpec { id: 1, value: 0 }; 65_536];

@@ -209,3 +209,32 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
     }
     out
 }
+
+/// `write_into`'s bindings, before the checksums are patched in, of the located records a
+/// checksum's span reads (`info.body_offset`): each record's view over a copy of its bytes
+/// as written (ungated records only: `check/located_writer.rs` refuses the others).
+pub(crate) fn span_views(c: &Checked) -> TokenStream {
+    let file = &c.schema.file;
+    let mut out = Vec::new();
+    for k in crate::check::located_writer::span_records(c) {
+        let Some(r) = file.ext.records.get(k) else {
+            continue;
+        };
+        let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
+        let n = lit_usize(size);
+        let ty = format_ident!("{}", r.strukt.text);
+        let v = format_ident!("{}", r.name.text);
+        let bytes = format_ident!("{}_bytes", r.name.text);
+        let at = format_ident!("{}_at", r.name.text);
+        let item = r.name.text.as_str();
+        out.push(quote! {
+            let #bytes: [u8; #n] = usize::try_from(plan.#at).ok()
+                .and_then(|a| out.get(a..))
+                .and_then(<[u8]>::first_chunk::<#n>)
+                .copied()
+                .ok_or(__rt::WriteError::Layout { item: #item })?;
+            let #v = #ty { raw: &#bytes, buf: &#bytes, index: 0 };
+        });
+    }
+    quote!(#(#out)*)
+}

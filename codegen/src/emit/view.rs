@@ -1559,10 +1559,28 @@ impl<'a> Em<'a> {
                 " Recompute checksum `{}` ({:?} over `{}`..`{}`); validation proved it equals the stored value.",
                 k.name.text, k.algorithm, k.from.text, k.to.text
             );
+            // The located records its span reads (`info.body_offset`), by their accessors.
+            let mut located: Vec<proc_macro2::Ident> = Vec::new();
+            for p in k.from.expr.refs().iter().chain(k.to.expr.refs().iter()) {
+                if let Ok(
+                    Resolved::Field(Owner::Located(j), _)
+                    | Resolved::Composed(Owner::Located(j), _)
+                    | Resolved::Nested(Owner::Located(j), _)
+                    | Resolved::FlagBit(Owner::Located(j), ..),
+                ) = self.c.resolve(p, Scope::Top)
+                    && let Some(r) = file.ext.records.get(j)
+                {
+                    let id = format_ident!("{}", r.name.text);
+                    if !located.contains(&id) {
+                        located.push(id);
+                    }
+                }
+            }
             accessors.push(quote! {
                 #[doc = #doc]
                 #[must_use]
                 pub fn #name(&self) -> u32 {
+                    #(let #located = self.#located();)*
                     let header = self.header();
                     let buf = self.buf;
                     let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);

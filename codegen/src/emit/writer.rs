@@ -224,6 +224,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let unset_params2 = unset_params.clone();
     let set_params = state_params.iter().map(|_| quote!(Set));
 
+    // The located records a checksum's span reads, as written (`emit/located_writer.rs`).
+    let span_views = crate::emit::located_writer::span_views(c);
+
     // ---- plan: where everything goes
     let mut plan_fields = Vec::new();
     let mut plan_steps = Vec::new();
@@ -537,6 +540,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 #(#range_writes)*
                 #(#string_writes)*
                 #(#data_writes)*
+                #span_views
                 #(#checksum_patch)*
                 Ok(out.len())
             }

@@ -596,12 +596,12 @@ pub fn write_seeds(dir: &Path) -> usize {
     ));
     seeds.push((
         "loctable".into(),
-        LOCTABLE,
+        LOCTABLE | 0x80,
         construct_blobs::loctable_file(5, 0xDEAD_BEEF, &[(1, -2), (3, 4)], &[0x0102_0304], "Tafel"),
     ));
     seeds.push((
         "loctable-empty".into(),
-        LOCTABLE,
+        LOCTABLE | 0x80,
         construct_blobs::loctable_file(0, 0, &[], &[7, 8], ""),
     ));
     seeds.push((
