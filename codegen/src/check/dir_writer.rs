@@ -723,10 +723,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
             plan.assign(t, &What::Stride(d));
         } else {
-            // A number or constant: the record's size (the views read records back to back).
-            let size = c.layouts.get(&table.record.text).map_or(0, |l| l.size);
+            // A number or constant: the record's size (the views read records back to back;
+            // any other is refused for every reader, `top.rs`).
             match crate::check::table_writer::const_u64(c, &table.stride.expr) {
-                Some(s) if s != size => errs.push((table.stride.pos, format!("table `{}`: `stride: {}` is {s}, not the {size} bytes of `{}`: the validator reads a table as back-to-back records of its size (it rejects any other stride), so the writer could only write files it rejects", table.name.text, table.stride.text, table.record.text))),
                 Some(_) => {}
                 None => errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field (which the writer sets to the record's size) nor a number or constant", table.name.text, table.stride.text))),
             }

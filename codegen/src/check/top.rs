@@ -1052,6 +1052,22 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
             check_expr(c, e, Scope::Top, false, w, d);
         }
+        // The views read a table as back-to-back records of its record's size, and
+        // `table_fits` rejects any other stride: a constant one that differs would reject
+        // every file.
+        if let (Some(s), Some(l)) = (
+            crate::check::table_writer::const_u64(c, &t.stride.expr),
+            c.layouts.get(&t.record.text),
+        ) && s != l.size
+        {
+            d.error(
+                t.stride.pos,
+                format!(
+                    "table `{}`: `stride: {}` is {s}, not the {} bytes of `{}`: tables are read as back-to-back records of their record's size (`table_fits` rejects any other stride), so every file would be rejected; make the stride the record's size (records further apart than their size cannot be described yet)",
+                    t.name.text, t.stride.text, l.size, t.record.text
+                ),
+            );
+        }
     }
     for r in &file.ranges {
         match &r.table {
