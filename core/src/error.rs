@@ -484,6 +484,16 @@ pub enum WriteError {
         /// Whether it was given.
         given: bool,
     },
+    /// A record was given the bytes of a per-record range whose `when` is false on the
+    /// record as written, or left without them while it is true.
+    RecordWhenDisagrees {
+        /// The range, as `table[].range`.
+        part: &'static str,
+        /// The record (its index in the table).
+        index: u64,
+        /// Whether the bytes were given.
+        given: bool,
+    },
     /// A table whose record count the schema fixes (`count: 4`) was given another number
     /// of records.
     WrongCount {
@@ -521,6 +531,22 @@ impl fmt::Display for WriteError {
                     "when-disagrees: {part} is left out but its condition is true"
                 )
             }
+            WriteError::RecordWhenDisagrees {
+                part,
+                index,
+                given: true,
+            } => write!(
+                f,
+                "when-disagrees: record {index} is given {part} but its condition is false"
+            ),
+            WriteError::RecordWhenDisagrees {
+                part,
+                index,
+                given: false,
+            } => write!(
+                f,
+                "when-disagrees: record {index} is left without {part} but its condition is true"
+            ),
             WriteError::WrongCount {
                 table,
                 expected,

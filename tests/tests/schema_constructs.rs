@@ -2303,7 +2303,10 @@ mod nested_structs {
                 available: 100
             })
         ));
-        // A blob whose length the `span.length` of its record cannot hold.
+        // An absent blob whose recorded length is not zero: `when: "span.length != 0"` then
+        // holds on the record as written, so a reader would see a blob there. The writer
+        // refuses it (before, it wrote a file the validator rejects, blob-out-of-bounds);
+        // so it does a given blob that is empty.
         let long = EntrySpec {
             blob: EntryBlob::Absent(u32::MAX),
             ..entries[1]
@@ -2312,10 +2315,29 @@ mod nested_structs {
             .version(version)
             .entries(std::slice::from_ref(&long))
             .payload(b"");
-        let lb = lw.to_vec().expect("an absent blob takes no bytes");
         assert_eq!(
-            Nested::validate(&lb).map(|_| ()).map_err(|e| e.code),
-            Err("blob-out-of-bounds")
+            lw.to_vec(),
+            Err(npuschema_core::WriteError::RecordWhenDisagrees {
+                part: "entries[].blob",
+                index: 0,
+                given: false
+            })
+        );
+        let empty = EntrySpec {
+            blob: EntryBlob::Present(b""),
+            ..entries[1]
+        };
+        assert_eq!(
+            NestedWriter::new()
+                .version(version)
+                .entries(&[entries[1], empty])
+                .payload(b"")
+                .to_vec()
+                .map_err(|e| e.to_string()),
+            Err(
+                "when-disagrees: record 1 is given entries[].blob but its condition is false"
+                    .to_string()
+            )
         );
     }
 }

@@ -313,17 +313,6 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         if is_payload(&r.name.text) {
             continue;
         }
-        // Another per-record range of a directory table (`extra_ranges`): its bytes given
-        // per section (present or absent, as for another table's), placed where the order
-        // names it; a `when` must be a flag bit of the record, which the writer sets when
-        // the bytes are there.
-        if let Some(t) = c.table(&tn.text)
-            && is_dir_table(&tn.text)
-            && let Some(w) = &r.when
-            && !crate::check::writer::record_flag_when(c, t, w)
-        {
-            errs.push((w.pos, format!("range `{}`: a directory writer writes another per-record range of a directory table with `when` only when the condition is one flag bit of the record (which it sets when a section carries the bytes and clears when not), and `{}` is not; drop the `writer` or make the condition a flag bit", r.name.text, w.text)));
-        }
         if !named(&r.name.text) {
             errs.push((r.name.pos, must_name("range", &r.name.text)));
         }

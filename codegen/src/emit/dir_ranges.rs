@@ -5,7 +5,8 @@
 //! each at the writer's `align`, where `writer.order` names the range (the plan's step is
 //! `emit/dir_writer.rs`'s `Item::RecordRange`), and each record's offset, length and flag
 //! fields are set with them (`emit/writer.rs`'s `range_sets`, shared with the plain
-//! writer). Planned by `check/dir_writer.rs` (`extra_ranges`).
+//! writer); a `when` that is not one flag bit is checked on the record as written
+//! (`record_when_checks`). Planned by `check/dir_writer.rs` (`extra_ranges`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -63,5 +64,14 @@ pub(crate) fn writes(c: &Checked, x: &DirPlan<'_>, align: u64) -> (TokenStream, 
             }
         });
     }
-    (quote!(#(#cursors)*), quote!(#(#per_record)*))
+    // A `when` that is not one flag bit: checked on the record as written.
+    let ranges = extra_ranges(c, x);
+    let checks = crate::emit::writer::record_when_checks(c, t, &ranges);
+    (
+        quote!(#(#cursors)*),
+        quote! {
+            #(#per_record)*
+            { let spec = s; #checks }
+        },
+    )
 }

@@ -1037,6 +1037,48 @@ pub(crate) fn range_sets(
     (on_present, on_absent)
 }
 
+/// After a record of table `t` is complete in `rec` (its spec `spec`, its index `i`): the
+/// check of each per-record range's `when` that is not one flag bit of the record (one
+/// that is, the writer sets): evaluated on the record as written, it must hold exactly
+/// when the spec gives the bytes (`WriteError::RecordWhenDisagrees`). Shared by the plain
+/// writer's tables and the directory writer's other per-record ranges.
+pub(crate) fn record_when_checks(
+    c: &Checked,
+    t: &Table,
+    ranges: &[(usize, &Range)],
+) -> TokenStream {
+    let mut out = Vec::new();
+    for (_, r) in ranges {
+        let Some(w) = &r.when else { continue };
+        if crate::check::writer::record_flag_when(c, t, w) {
+            continue;
+        }
+        let en = format_ident!("{}{}", t.record.text, camel(&r.name.text));
+        let present = variant(r.present.as_ref(), "Present");
+        let rn = format_ident!("{}", r.name.text);
+        let part = format!("{}[].{}", t.name.text, r.name.text);
+        let ty = format_ident!("{}", t.record.text);
+        let cond = crate::emit::Em { c }.cond(
+            &w.expr,
+            Scope::RecordOnly(t),
+            &crate::emit::Env {
+                header: quote!(header),
+                record: quote!(wrec),
+            },
+        );
+        out.push(quote! {
+            {
+                let wrec = #ty { raw: &rec, buf: &rec, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                let given = matches!(spec.#rn, #en::#present(_));
+                if #cond != given {
+                    return Err(__rt::WriteError::RecordWhenDisagrees { part: #part, index: i as u64, given });
+                }
+            }
+        });
+    }
+    quote!(#(#out)*)
+}
+
 /// Code writing the table's records, and code writing its record ranges' bytes.
 pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, TokenStream) {
     let file = &c.schema.file;
@@ -1129,6 +1171,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
             }
         });
     }
+    let when_checks = record_when_checks(c, t, &rranges);
     // The offsets of the records' strings (`strtab_writer.rs`).
     let (str_cursors, str_sets) = crate::emit::strtab_writer::record_offsets(c, t);
     let str_sets = str_sets.into_iter().map(|(_, s)| s);
@@ -1141,6 +1184,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
                 #(#inputs)*
                 #(#str_sets)*
                 #(#per_range)*
+                #when_checks
                 __rt::put(out, plan.#at_var.saturating_add((i as u64).saturating_mul(#size64)), &rec)?;
             }
         }
