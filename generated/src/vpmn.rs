@@ -5450,9 +5450,6 @@ impl VpmnV2Spec<'_> {
             __rt::set(&mut rec, 32, s.sd_entsize.to_le_bytes());
             __rt::set(&mut rec, 36, s.reserved1.to_le_bytes());
             __rt::set(&mut rec, 40, s.reserved2.to_le_bytes());
-            {
-                let spec = s;
-            }
             let rec_at = u64::try_from(i)
                 .ok()
                 .and_then(|i| i.checked_mul(44u64))

@@ -67,11 +67,16 @@ pub(crate) fn writes(c: &Checked, x: &DirPlan<'_>, align: u64) -> (TokenStream, 
     // A `when` that is not one flag bit: checked on the record as written.
     let ranges = extra_ranges(c, x);
     let checks = crate::emit::writer::record_when_checks(c, t, &ranges);
+    let checks = if checks.is_empty() {
+        quote!()
+    } else {
+        quote!({ let spec = s; #checks })
+    };
     (
         quote!(#(#cursors)*),
         quote! {
             #(#per_record)*
-            { let spec = s; #checks }
+            #checks
         },
     )
 }
