@@ -9,16 +9,16 @@
 //! directories in one file (`twodirs`), a per-record range flagged inside a struct-typed field
 //! (`nestflag`), optional parts the writer checks (`whenw`), the plain
 //! writer's located records (`plainloc`), a record laid out by a computed gate next to a
-//! directory (`dirgate`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
-//! number, and on success the same view, compared field by field by the per-schema
+//! directory (`dirgate`), a directory writer's optional parts (`dirwhen`)), on arbitrary
+//! input: the same verdict, the same `Error`, the same `Brief` number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
 //! byte ranges, strings and checksums). Never a panic in either engine.
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix and plainloc, each record's of sumstream, and twodirs' after the fuzzer's edits, so
-//! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
+//! dirmix, plainloc and dirwhen, each record's of sumstream, and twodirs' after the fuzzer's
+//! edits, so mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
 //! With `NPUSCHEMA_FUZZ_VERDICTS` set, each input's schema and verdict (`ok` or the error
@@ -75,6 +75,7 @@ schemas! {
     whenw: "../tests/schemas/whenw.yaml";
     plainloc: "../tests/schemas/plainloc.yaml";
     dirgate: "../tests/schemas/dirgate.yaml";
+    dirwhen: "../tests/schemas/dirwhen.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -117,6 +118,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/plainloc.yaml" => construct_blobs::plainloc_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
+        "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
         "../tests/schemas/png.yaml" => {
             let mut at = 8usize;
@@ -222,6 +224,7 @@ fuzz_target!(|data: &[u8]| {
         22 => run!(k, b, nestflag::NestFlag, |g, v| compare::nestflag(b, g, v)),
         23 => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
         24 => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
-        _ => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
+        25 => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
+        _ => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
     }
 });
