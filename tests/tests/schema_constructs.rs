@@ -3318,7 +3318,7 @@ fn the_directory_writer_writes_optional_parts() {
         (h.section_at(), h.blob_at(), h.marks_at(), h.tags_at()),
         (52, 88, 120, 128)
     );
-    let got: Vec<(Kind, u16, u32, u32, Option<&[u8]>)> = v
+    let got: Vec<_> = v
         .sections()
         .map(|s| (s.kind(), s.entsize(), s.offset(), s.size(), s.data()))
         .collect();
@@ -3330,7 +3330,7 @@ fn the_directory_writer_writes_optional_parts() {
             (Kind::Data, 2, 144, 2, Some(&b"xy"[..])),
         ]
     );
-    let got: Vec<(u32, BFlags, u32, u32, Option<&[u8]>)> = v
+    let got: Vec<_> = v
         .blobs()
         .map(|s| (s.id(), s.flags(), s.offset(), s.size(), s.blob_bytes()))
         .collect();
