@@ -22,6 +22,11 @@ use crate::emit::{Em, Env, lit_usize};
 use crate::schema::Table;
 use crate::schema::top::Struct;
 
+/// Schema text inside generated docs: square brackets escaped (not intra-doc links).
+fn esc(s: &str) -> String {
+    s.replace('[', "\\[").replace(']', "\\]")
+}
+
 fn ident(s: &str) -> proc_macro2::Ident {
     format_ident!("{}", s)
 }
@@ -44,6 +49,58 @@ pub(crate) fn payload_ty(x: &DirPlan<'_>) -> TokenStream {
     } else {
         quote!(&'a [u8])
     }
+}
+
+/// What `<File>Spec`'s doc adds for file-level range `r` with `when` (nothing without).
+pub(crate) fn range_doc(c: &Checked, r: &crate::schema::Range) -> String {
+    let Some(w) = &r.when else {
+        return String::new();
+    };
+    let how = if crate::check::when_writer::flag_bit(c, r).is_some() {
+        "the writer sets its flag bit when it is given and clears it when not".to_string()
+    } else {
+        "`write_into` checks the condition on the header it writes (`WriteError::WhenDisagrees`)"
+            .to_string()
+    };
+    format!(
+        " Optional (`when: {}`): `None` leaves it out (no bytes, its offset and length fields zero); {how}.",
+        esc(&w.text)
+    )
+}
+
+/// What `<File>Spec`'s doc adds for table `t` when it is optional (nothing otherwise).
+pub(crate) fn table_doc(c: &Checked, t: &Table) -> String {
+    if !crate::check::dir_when::optional_table(c, t) {
+        return String::new();
+    }
+    let Some(w) = crate::check::when_writer::table_when(c, t) else {
+        return String::new();
+    };
+    let how = if crate::check::when_writer::bit_of(c, w).is_some() {
+        "the writer sets its flag bit when it is given and clears it when not"
+    } else {
+        "`write_into` checks the condition on the header it writes (`WriteError::WhenDisagrees`)"
+    };
+    format!(
+        " Optional (`table_fits` `when: {}`): `None` leaves it out (no bytes, its place and count fields zero); {how}.",
+        esc(&w.text)
+    )
+}
+
+/// What `<Record>Spec`'s payload doc adds when payloads are optional (nothing otherwise).
+pub(crate) fn payload_doc(c: &Checked, x: &DirPlan<'_>) -> String {
+    let Some(w) = &x.range.when else {
+        return String::new();
+    };
+    let how = if crate::check::dir_when::payload_bit(c, x.table, x.range).is_some() {
+        "the writer sets the record's flag bit when it is given and clears it when not"
+    } else {
+        "`write_into` checks the condition on the record it writes (`WriteError::SectionWhenDisagrees`)"
+    };
+    format!(
+        " Optional (`when: {}`): `None` for a section without one (no bytes, its offset and length fields zero); {how}.",
+        esc(&w.text)
+    )
 }
 
 /// Where an item goes, as `u64` tokens ending in `?` (at the cursor, aligned, or at its

@@ -477,6 +477,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         Some(_) => quote!(Option<&'a [u8]>),
                         None => quote!(&'a [u8]),
                     };
+                    let doc = doc + &crate::emit::dir_when::range_doc(c, r);
                     file_fields.push(quote!(#[doc = #doc] pub #n: #ty,));
                 }
                 RangeKind::Stream(si) => {
@@ -523,6 +524,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 })
             });
             // `table_fits` with `when`: optional (`dir_when.rs`).
+            let doc = doc + &crate::emit::dir_when::table_doc(c, t);
             let ty = if crate::check::dir_when::optional_table(c, t) {
                 quote!(Option<&'a [#ty]>)
             } else {
@@ -556,7 +558,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 format!(" The payload (`{}`): {}", x.range.name.text, esc(d))
             }
             _ => format!(" The payload (`{}`).", x.range.name.text),
-        };
+        } + &crate::emit::dir_when::payload_doc(c, x);
         let secs_doc = format!(
             " The records of `{}` with their payloads, in order.",
             x.table.name.text
