@@ -3356,6 +3356,24 @@ fn the_directory_writer_writes_optional_parts() {
     assert_eq!((h.ext_offset(), h.ext_size()), (152, 3));
     assert_eq!((h.notes_offset(), h.notes_size()), (156, 1));
     assert_eq!(b.len(), 157);
+    // `seal` recomputes the file CRC after an edit; a section without a payload is
+    // `(type, 0, 0)`.
+    let mut e = b.clone();
+    e[153] ^= 0x20;
+    assert_eq!(
+        DirWhen::validate(&e).map(|_| ()).map_err(|x| x.code),
+        Err("bad-crc")
+    );
+    DirWhenSpec::seal(
+        &mut e,
+        [(1u64, 136u64, 5u64), (8, 0, 0), (2, 144, 2)].into_iter(),
+        [(0x7000_0001u64, 148u64, 4u64), (5, 0, 0)].into_iter(),
+    )
+    .expect("sealed");
+    assert_eq!(
+        DirWhen::validate(&e).expect("valid").ext(),
+        Some(&b"eXt"[..])
+    );
 
     // No optional part: version 1, no marks, tags, ext or notes (their flag bits given are
     // cleared), no payloads; they take no bytes and their fields are zero.
