@@ -504,6 +504,16 @@ pub enum WriteError {
         /// The records given.
         given: u64,
     },
+    /// A section of a directory whose payload range has `when` was given a payload while
+    /// the condition is false on its record as written, or none while it is true.
+    SectionWhenDisagrees {
+        /// The directory's table.
+        table: &'static str,
+        /// The section (its index in the table).
+        index: u64,
+        /// Whether its payload was given.
+        given: bool,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -554,6 +564,22 @@ impl fmt::Display for WriteError {
             } => write!(
                 f,
                 "wrong-count: {table} has {expected} records, {given} given"
+            ),
+            WriteError::SectionWhenDisagrees {
+                table,
+                index,
+                given: true,
+            } => write!(
+                f,
+                "when-disagrees: {table}[{index}] is given a payload but its condition is false"
+            ),
+            WriteError::SectionWhenDisagrees {
+                table,
+                index,
+                given: false,
+            } => write!(
+                f,
+                "when-disagrees: {table}[{index}] has no payload but its condition is true"
             ),
         }
     }

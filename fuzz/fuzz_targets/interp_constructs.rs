@@ -11,16 +11,16 @@
 //! writer's located records (`plainloc`), a record laid out by a computed gate next to a
 //! directory (`dirgate`), a stride field and a fixed count (`strided`), a directory's
 //! records' labels outside a string table (`dirlabel`), a table placed by a located record's
-//! field (`loctable`), a second per-record range of a directory table (`dirrel`)), on
-//! arbitrary input: the same verdict, the same `Error`, the same `Brief`
-//! number, and on success the same view, compared field by field by the per-schema
+//! field (`loctable`), a second per-record range of a directory table (`dirrel`), a directory
+//! writer's optional parts (`dirwhen`)), on arbitrary input: the same verdict, the same
+//! `Error`, the same `Brief` number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
 //! byte ranges, strings and checksums). Never a panic in either engine.
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, plainloc, dirrel and loctable, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix, plainloc, dirrel, loctable and dirwhen, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -82,6 +82,7 @@ schemas! {
     dirlabel: "../tests/schemas/dirlabel.yaml";
     loctable: "../tests/schemas/loctable.yaml";
     dirrel: "../tests/schemas/dirrel.yaml";
+    dirwhen: "../tests/schemas/dirwhen.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -126,6 +127,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/loctable.yaml" => construct_blobs::loctable_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
+        "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
         "../tests/schemas/png.yaml" => {
             let mut at = 8usize;
@@ -235,6 +237,7 @@ fuzz_target!(|data: &[u8]| {
         26 => run!(k, b, strided::Strided, |g, v| compare::strided(b, g, v)),
         27 => run!(k, b, dirlabel::DirLabel, |g, v| compare::dirlabel(b, g, v)),
         28 => run!(k, b, loctable::LocTable, |g, v| compare::loctable(b, g, v)),
-        _ => run!(k, b, dirrel::DirRel, |g, v| compare::dirrel(b, g, v)),
+        29 => run!(k, b, dirrel::DirRel, |g, v| compare::dirrel(b, g, v)),
+        _ => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
     }
 });

@@ -236,6 +236,7 @@ pub mod schemas {
         dirlabel: "schemas/dirlabel.yaml";
         loctable: "schemas/loctable.yaml";
         dirrel: "schemas/dirrel.yaml";
+        dirwhen: "schemas/dirwhen.yaml";
     }
 }
 
@@ -1580,5 +1581,62 @@ pub fn dirrel(b: &[u8], g: &schemas::dirrel::DirRel<'_>, v: &View) {
     assert_eq!(
         checksum(v, "payload_crc"),
         (u64::from(h.payload_crc()), u64::from(h.payload_crc()))
+    );
+}
+
+/// `dirwhen.yaml` (a directory writer's optional parts: payloads there only when their
+/// records say so, optional ranges and tables): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirwhen(b: &[u8], g: &schemas::dirwhen::DirWhen<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            version,
+            section_count,
+            blob_count,
+            section_at,
+            blob_at,
+            ext_offset,
+            ext_size,
+            notes_offset,
+            notes_size,
+            mark_count,
+            tag_count,
+            marks_at,
+            tags_at,
+            crc
+        ]
+    );
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+    }
+    assert_eq!(g.blobs().len(), record_count(v, "blobs"));
+    for s in g.blobs() {
+        let p = format!("blobs[{}]", s.index());
+        same_fields!(v, &p, s, [id, entsize, offset, size]);
+        assert_eq!(raw(v, &p, "flags"), u64::from(s.flags().bits()));
+        assert_eq!(
+            range(v, &format!("{p}.blob_bytes")),
+            s.blob_bytes().map(|d| span(b, d))
+        );
+    }
+    table!(v, b, "marks", g.marks(), [code]);
+    table!(v, b, "tags", g.tags(), [id, value]);
+    assert_eq!(range(v, "ext"), g.ext().map(|d| span(b, d)));
+    assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+    assert_eq!(
+        checksum(v, "file_crc"),
+        (u64::from(h.crc()), u64::from(h.crc()))
     );
 }

@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -833,4 +833,129 @@ pub fn dirrel_reseal(b: &mut [u8]) {
         }
     }
     b[12..16].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A `dirwhen.yaml` section: kind, entsize, its payload (none for a section without one).
+pub type DirWhenSection<'a> = (u16, u16, Option<&'a [u8]>);
+/// A `dirwhen.yaml` blob: id, flags (HAS_DATA set or cleared from whether there are bytes),
+/// entsize, its bytes.
+pub type DirWhenBlob<'a> = (u32, u16, u16, Option<&'a [u8]>);
+
+/// `dirwhen.yaml` as its directory writer lays it out (`writer.order: [sections, blobs,
+/// marks, tags, data, blob_bytes, ext, notes]`, 4-aligned): the 52-byte header (`version`,
+/// `flags` with HAS_NOTES and HAS_TAGS set when `notes` and `tags` are there), the section
+/// and blob records, the marks and tags when there, then the payloads that are there, `ext`
+/// and `notes`; a part left out takes no bytes and its fields are zero; the CRC-32 of
+/// everything after the header at 48.
+#[must_use]
+pub fn dirwhen_file(
+    (version, flags): (u16, u16),
+    sections: &[DirWhenSection<'_>],
+    blobs: &[DirWhenBlob<'_>],
+    marks: Option<&[u32]>,
+    tags: Option<&[(u32, u32)]>,
+    ext: Option<&[u8]>,
+    notes: Option<&[u8]>,
+) -> Vec<u8> {
+    let align = |n: usize| n.div_ceil(4) * 4;
+    let mut cursor = 52 + 12 * sections.len();
+    let blobs_at = align(cursor);
+    cursor = blobs_at + 16 * blobs.len();
+    let mut table = |n: Option<usize>| match n {
+        Some(n) => {
+            let at = align(cursor);
+            cursor = at + n;
+            at
+        }
+        None => 0,
+    };
+    let marks_at = table(marks.map(|m| 4 * m.len()));
+    let tags_at = table(tags.map(|t| 8 * t.len()));
+    let mut place = |part: Option<&[u8]>| match part {
+        Some(d) => {
+            let at = align(cursor);
+            cursor = at + d.len();
+            (at, d.len())
+        }
+        None => (0, 0),
+    };
+    let data: Vec<(usize, usize)> = sections.iter().map(|s| place(s.2)).collect();
+    let bytes: Vec<(usize, usize)> = blobs.iter().map(|s| place(s.3)).collect();
+    let ext_at = place(ext);
+    let notes_at = place(notes);
+    let flags = if notes.is_some() {
+        flags | 1
+    } else {
+        flags & !1
+    };
+    let flags = if tags.is_some() {
+        flags | 2
+    } else {
+        flags & !2
+    };
+    let count = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4E48_5744);
+    le16(&mut b, version);
+    le16(&mut b, flags);
+    le16(&mut b, count(sections.len()));
+    le16(&mut b, count(blobs.len()));
+    for w in [52, blobs_at, ext_at.0, ext_at.1, notes_at.0, notes_at.1] {
+        le32(&mut b, u32_of(w));
+    }
+    le16(&mut b, count(marks.map_or(0, <[u32]>::len)));
+    le16(&mut b, count(tags.map_or(0, <[(u32, u32)]>::len)));
+    for w in [marks_at, tags_at, 0] {
+        le32(&mut b, u32_of(w));
+    }
+    for (s, &(at, n)) in sections.iter().zip(&data) {
+        le16(&mut b, s.0);
+        le16(&mut b, s.1);
+        le32(&mut b, u32_of(at));
+        le32(&mut b, u32_of(n));
+    }
+    b.resize(blobs_at, 0);
+    for (s, &(at, n)) in blobs.iter().zip(&bytes) {
+        le32(&mut b, s.0);
+        le16(&mut b, if s.3.is_some() { s.1 | 1 } else { s.1 & !1 });
+        le16(&mut b, s.2);
+        le32(&mut b, u32_of(at));
+        le32(&mut b, u32_of(n));
+    }
+    if let Some(m) = marks {
+        b.resize(marks_at, 0);
+        for w in m {
+            le32(&mut b, *w);
+        }
+    }
+    if let Some(t) = tags {
+        b.resize(tags_at, 0);
+        for (id, value) in t {
+            le32(&mut b, *id);
+            le32(&mut b, *value);
+        }
+    }
+    let parts = sections
+        .iter()
+        .map(|s| s.2)
+        .zip(&data)
+        .chain(blobs.iter().map(|s| s.3).zip(&bytes))
+        .chain([(ext, &ext_at), (notes, &notes_at)]);
+    for (d, &(at, _)) in parts {
+        if let Some(d) = d {
+            b.resize(at, 0);
+            b.extend_from_slice(d);
+        }
+    }
+    b.resize(cursor, 0);
+    dirwhen_reseal(&mut b);
+    b
+}
+
+/// Recompute `dirwhen.yaml`'s CRC-32 (over everything after the 52-byte header, at 48).
+pub fn dirwhen_reseal(b: &mut [u8]) {
+    if b.len() >= 52 {
+        let sum = npuschema_core::crc32(0, &b[52..]);
+        b[48..52].copy_from_slice(&sum.to_le_bytes());
+    }
 }

@@ -81,6 +81,7 @@ const DIRGATE: &str = "schemas/dirgate.yaml";
 const DIRLABEL: &str = "schemas/dirlabel.yaml";
 const LOCTABLE: &str = "schemas/loctable.yaml";
 const DIRREL: &str = "schemas/dirrel.yaml";
+const DIRWHEN: &str = "schemas/dirwhen.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -91,7 +92,7 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirgate, dirlabel, dirrel, loctable, plainloc};
+use npuschema_tests::compare::schemas::{dirgate, dirlabel, dirrel, dirwhen, loctable, plainloc};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -3172,6 +3173,167 @@ fn dirrel_writer_built_files_and_their_mutants_agree() {
             "bad-relocs",
             "bad-crc",
             "ok",
+        ],
+    );
+}
+
+// ----- a directory writer's optional parts (dirwhen.yaml) -----------------------------------
+
+fn dirwhen_agree(b: &[u8]) -> &'static str {
+    let g = dirwhen::DirWhen::validate(b);
+    let gb = dirwhen::DirWhen::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRWHEN, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirwhen(b, g, v)
+    })
+}
+
+/// Files the directory writer wrote with every optional part and with none (payloads left
+/// out by kind and by flag bit, optional ranges and tables), equal to the byte-by-byte files
+/// of the fuzz seeds, and their mutants (the CRC recomputed unless its own bytes were hit):
+/// the interpreter and the generated code agree on every one.
+#[test]
+fn dirwhen_writer_built_files_and_their_mutants_agree() {
+    use dirwhen::{BFlags, BlobSpec, DirWhenSpec, HFlags, Kind, MarkSpec, SectionSpec, TagSpec};
+    use npuschema_tests::construct_blobs::{dirwhen_file, dirwhen_reseal};
+    assert_eq!(interp(DIRWHEN).sites(), &dirwhen::ERROR_SITES[..]);
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            data: Some(b"abcde"),
+        },
+        SectionSpec {
+            kind: Kind::Nobits,
+            entsize: 0,
+            data: None,
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 2,
+            data: Some(b"xy"),
+        },
+    ];
+    let blobs = [
+        BlobSpec {
+            id: 0x7000_0001,
+            flags: BFlags::KEEP,
+            entsize: 0,
+            blob_bytes: Some(b"BLOB"),
+        },
+        BlobSpec {
+            id: 5,
+            flags: BFlags::HAS_DATA,
+            entsize: 0,
+            blob_bytes: None,
+        },
+    ];
+    let marks = [MarkSpec { code: 0xA }, MarkSpec { code: 0xB }];
+    let tags = [TagSpec { id: 7, value: 70 }];
+    let all = DirWhenSpec {
+        version: 3,
+        flags: HFlags::empty(),
+        marks: Some(&marks),
+        tags: Some(&tags),
+        ext: Some(b"ext"),
+        notes: Some(b"n"),
+        sections: &sections,
+        blobs: &blobs,
+    }
+    .to_vec()
+    .unwrap();
+    let none = DirWhenSpec {
+        version: 1,
+        flags: HFlags::HAS_TAGS,
+        marks: None,
+        tags: None,
+        ext: None,
+        notes: None,
+        sections: &sections[1..2],
+        blobs: &blobs[1..],
+    }
+    .to_vec()
+    .unwrap();
+    let v2 = DirWhenSpec {
+        version: 2,
+        flags: HFlags::empty(),
+        marks: None,
+        tags: Some(&[]),
+        ext: Some(b""),
+        notes: None,
+        sections: &sections[..1],
+        blobs: &[],
+    }
+    .to_vec()
+    .unwrap();
+    // The byte-by-byte files of the fuzz seeds are the writer's, byte for byte.
+    assert_eq!(
+        all,
+        dirwhen_file(
+            (3, 0),
+            &[(1, 0, Some(b"abcde")), (8, 0, None), (2, 2, Some(b"xy"))],
+            &[(0x7000_0001, 2, 0, Some(b"BLOB")), (5, 1, 0, None)],
+            Some(&[0xA, 0xB]),
+            Some(&[(7, 70)]),
+            Some(b"ext"),
+            Some(b"n")
+        )
+    );
+    assert_eq!(
+        none,
+        dirwhen_file(
+            (1, 2),
+            &[(8, 0, None)],
+            &[(5, 1, 0, None)],
+            None,
+            None,
+            None,
+            None
+        )
+    );
+    assert_eq!(
+        v2,
+        dirwhen_file(
+            (2, 0),
+            &[(1, 0, Some(b"abcde"))],
+            &[],
+            None,
+            Some(&[]),
+            Some(b""),
+            None
+        )
+    );
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let reseal = |m: &mut [u8]| dirwhen_reseal(m);
+    for good in [all, none, v2] {
+        assert_eq!(dirwhen_agree(&good), "ok");
+        for (k, n) in sweep(&good, &dirwhen_agree, &reseal, 48..52, 5_000, 0xD3E7) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("dirwhen verdicts: {verdicts:?}");
+    assert_reached(
+        "dirwhen",
+        &verdicts,
+        &[
+            "ok",
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "sections-out-of-bounds",
+            "blobs-out-of-bounds",
+            "bad-kind",
+            "data-out-of-bounds",
+            "section-entry-size",
+            "bad-blob-flags",
+            "blob-out-of-bounds",
+            "blob-entry-size",
+            "marks-out-of-bounds",
+            "tags-out-of-bounds",
+            "ext-out-of-bounds",
+            "notes-out-of-bounds",
+            "bad-crc",
         ],
     );
 }

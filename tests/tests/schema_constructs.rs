@@ -3527,3 +3527,304 @@ fn the_directory_writer_writes_a_second_per_record_range() {
         Err(npuschema_core::WriteError::BufferTooSmall { .. })
     ));
 }
+
+mod dirwhen {
+    npuschema_macro::include_schema!("schemas/dirwhen.yaml");
+}
+
+/// `dirwhen.yaml`: a directory writer's optional parts. A section's payload is there only
+/// when its kind is not `nobits` (checked on each record written), a blob's only when its
+/// HAS_DATA bit is set (set or cleared by the writer from whether the payload is given); a
+/// range there from version 2 on, one behind a header flag bit, a table there from version 3
+/// on, one behind a header flag bit. Written with every part and with none, both validators
+/// accept the bytes, the views give back every input (a part left out takes no bytes and its
+/// offset, size and count fields are zero), and each disagreement is its `WriteError`.
+#[test]
+fn the_directory_writer_writes_optional_parts() {
+    use dirwhen::{
+        BFlags, BlobSpec, DirWhen, DirWhenSpec, HFlags, Kind, MarkSpec, SectionSpec, TagSpec,
+    };
+    use npuschema_core::WriteError;
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            data: Some(b"abcde"),
+        },
+        SectionSpec {
+            kind: Kind::Nobits,
+            entsize: 0,
+            data: None,
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            entsize: 2,
+            data: Some(b"xy"),
+        },
+    ];
+    // HAS_DATA given on a blob without bytes is cleared; KEEP is kept.
+    let blobs = [
+        BlobSpec {
+            id: 0x7000_0001,
+            flags: BFlags::KEEP,
+            entsize: 0,
+            blob_bytes: Some(b"BLOB"),
+        },
+        BlobSpec {
+            id: 5,
+            flags: BFlags::HAS_DATA.union(BFlags::KEEP),
+            entsize: 0,
+            blob_bytes: None,
+        },
+    ];
+    let marks = [MarkSpec { code: 0xA }, MarkSpec { code: 0xB }];
+    let tags = [TagSpec { id: 7, value: 70 }];
+    let all = DirWhenSpec {
+        version: 3,
+        flags: HFlags::empty(),
+        marks: Some(&marks),
+        tags: Some(&tags),
+        ext: Some(b"ext"),
+        notes: Some(b"n"),
+        sections: &sections,
+        blobs: &blobs,
+    };
+    let b = all.to_vec().expect("writes");
+    let n = all.encoded_len().expect("sized");
+    let mut buf = vec![0u8; n];
+    assert_eq!(all.write_into(&mut buf), Ok(n));
+    assert_eq!(buf, b);
+    let v = DirWhen::validate(&b).expect("valid");
+    assert!(DirWhen::validate_as::<Brief>(&b).is_ok());
+    let h = v.header();
+    // The header flag bits of the given `notes` and `tags` are set by the writer.
+    assert_eq!(h.flags(), HFlags::HAS_NOTES.union(HFlags::HAS_TAGS));
+    assert_eq!(
+        (
+            h.version(),
+            h.section_count(),
+            h.blob_count(),
+            h.mark_count(),
+            h.tag_count()
+        ),
+        (3, 3, 2, 2, 1)
+    );
+    // Header 52, sections 52..88, blobs 88..120, marks 120..128, tags 128..136, then the
+    // payloads (the nobits section takes none), the blob bytes, ext and notes, each at 4.
+    assert_eq!(
+        (h.section_at(), h.blob_at(), h.marks_at(), h.tags_at()),
+        (52, 88, 120, 128)
+    );
+    let got: Vec<_> = v
+        .sections()
+        .map(|s| (s.kind(), s.entsize(), s.offset(), s.size(), s.data()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Kind::Code, 0, 136, 5, Some(&b"abcde"[..])),
+            (Kind::Nobits, 0, 0, 0, None),
+            (Kind::Data, 2, 144, 2, Some(&b"xy"[..])),
+        ]
+    );
+    let got: Vec<_> = v
+        .blobs()
+        .map(|s| (s.id(), s.flags(), s.offset(), s.size(), s.blob_bytes()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                0x7000_0001,
+                BFlags::KEEP.union(BFlags::HAS_DATA),
+                148,
+                4,
+                Some(&b"BLOB"[..])
+            ),
+            (5, BFlags::KEEP, 0, 0, None),
+        ]
+    );
+    assert_eq!(v.marks().map(|m| m.code()).collect::<Vec<_>>(), [0xA, 0xB]);
+    assert_eq!(
+        v.tags().map(|t| (t.id(), t.value())).collect::<Vec<_>>(),
+        [(7, 70)]
+    );
+    assert_eq!((v.ext(), v.notes()), (Some(&b"ext"[..]), Some(&b"n"[..])));
+    assert_eq!((h.ext_offset(), h.ext_size()), (152, 3));
+    assert_eq!((h.notes_offset(), h.notes_size()), (156, 1));
+    assert_eq!(b.len(), 157);
+    // `seal` recomputes the file CRC after an edit; a section without a payload is
+    // `(type, 0, 0)`.
+    let mut e = b.clone();
+    e[153] ^= 0x20;
+    assert_eq!(
+        DirWhen::validate(&e).map(|_| ()).map_err(|x| x.code),
+        Err("bad-crc")
+    );
+    DirWhenSpec::seal(
+        &mut e,
+        [(1u64, 136u64, 5u64), (8, 0, 0), (2, 144, 2)].into_iter(),
+        [(0x7000_0001u64, 148u64, 4u64), (5, 0, 0)].into_iter(),
+    )
+    .expect("sealed");
+    assert_eq!(
+        DirWhen::validate(&e).expect("valid").ext(),
+        Some(&b"eXt"[..])
+    );
+
+    // No optional part: version 1, no marks, tags, ext or notes (their flag bits given are
+    // cleared), no payloads; they take no bytes and their fields are zero.
+    let none_s = [SectionSpec {
+        kind: Kind::Nobits,
+        entsize: 4,
+        data: None,
+    }];
+    let none_b = [BlobSpec {
+        id: 1,
+        flags: BFlags::HAS_DATA,
+        entsize: 0,
+        blob_bytes: None,
+    }];
+    let none = DirWhenSpec {
+        version: 1,
+        flags: HFlags::HAS_NOTES.union(HFlags::HAS_TAGS),
+        marks: None,
+        tags: None,
+        ext: None,
+        notes: None,
+        sections: &none_s,
+        blobs: &none_b,
+    };
+    let b = none.to_vec().expect("writes");
+    let v = DirWhen::validate(&b).expect("valid");
+    assert!(DirWhen::validate_as::<Brief>(&b).is_ok());
+    let h = v.header();
+    assert_eq!(b.len(), 52 + 12 + 16);
+    assert_eq!(h.flags(), HFlags::empty());
+    assert_eq!(
+        (
+            h.mark_count(),
+            h.tag_count(),
+            h.marks_at(),
+            h.tags_at(),
+            h.ext_offset(),
+            h.ext_size(),
+            h.notes_offset(),
+            h.notes_size()
+        ),
+        (0, 0, 0, 0, 0, 0, 0, 0)
+    );
+    assert_eq!((v.ext(), v.notes()), (None, None));
+    assert_eq!(v.marks().count() + v.tags().count(), 0);
+    let s = v.sections().next().expect("one section");
+    assert_eq!(
+        (s.entsize(), s.offset(), s.size(), s.data()),
+        (4, 0, 0, None)
+    );
+    let s = v.blobs().next().expect("one blob");
+    assert_eq!(
+        (s.flags(), s.offset(), s.size(), s.blob_bytes()),
+        (BFlags::empty(), 0, 0, None)
+    );
+    // Version 3 with an empty list of marks is not a disagreement.
+    let b = DirWhenSpec {
+        version: 3,
+        marks: Some(&[]),
+        ext: Some(b""),
+        ..none
+    }
+    .to_vec()
+    .expect("writes");
+    assert_eq!(DirWhen::validate(&b).expect("valid").marks().count(), 0);
+
+    // Each disagreement, given and left out: on the header (`marks`, `ext`) and on a
+    // section's record (`sections[i]`).
+    let code_none = [
+        sections[0],
+        SectionSpec {
+            kind: Kind::Code,
+            entsize: 0,
+            data: None,
+        },
+    ];
+    let nobits_some = [SectionSpec {
+        kind: Kind::Nobits,
+        entsize: 0,
+        data: Some(b"z"),
+    }];
+    let cases: [(DirWhenSpec<'_>, WriteError); 6] = [
+        (
+            DirWhenSpec {
+                version: 2,
+                marks: Some(&marks),
+                ext: Some(b"e"),
+                ..none
+            },
+            WriteError::WhenDisagrees {
+                part: "marks",
+                given: true,
+            },
+        ),
+        (
+            DirWhenSpec {
+                version: 3,
+                ext: Some(b"e"),
+                ..none
+            },
+            WriteError::WhenDisagrees {
+                part: "marks",
+                given: false,
+            },
+        ),
+        (
+            DirWhenSpec {
+                ext: Some(b"e"),
+                ..none
+            },
+            WriteError::WhenDisagrees {
+                part: "ext",
+                given: true,
+            },
+        ),
+        (
+            DirWhenSpec { version: 2, ..none },
+            WriteError::WhenDisagrees {
+                part: "ext",
+                given: false,
+            },
+        ),
+        (
+            DirWhenSpec {
+                sections: &code_none,
+                ..none
+            },
+            WriteError::SectionWhenDisagrees {
+                table: "sections",
+                index: 1,
+                given: false,
+            },
+        ),
+        (
+            DirWhenSpec {
+                sections: &nobits_some,
+                ..none
+            },
+            WriteError::SectionWhenDisagrees {
+                table: "sections",
+                index: 0,
+                given: true,
+            },
+        ),
+    ];
+    for (w, e) in cases {
+        assert_eq!(w.to_vec(), Err(e), "{e}");
+        let mut buf = vec![0u8; w.encoded_len().expect("sized")];
+        assert_eq!(w.write_into(&mut buf), Err(e), "{e}");
+    }
+    // A short buffer.
+    let mut short = [0u8; 60];
+    assert!(matches!(
+        all.write_into(&mut short),
+        Err(WriteError::BufferTooSmall { needed: 157, .. })
+    ));
+}

@@ -330,7 +330,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     // Another file-level range that the order names: placed; its bytes an input, a
     // stream's records, or the strings that lie in it (its offset and length fields are
-    // checked below; a `when` is refused by `check_file`).
+    // checked below; a `when`: `dir_when.rs`).
     let placed = |r: &Range| r.table.is_none() && named(&r.name.text);
     for (k, r) in file.ranges.iter().enumerate() {
         if r.table.is_some() || placed(r) {
@@ -691,11 +691,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
         let Some(dp) = plan.dirs.get(d) else { continue };
         let table = dp.table;
-        let rules = crate::check::writer::record_rules(c, table);
+        let rules = crate::check::record_rules::record_rules(c, table);
         for (i, rule) in rules.iter().enumerate() {
-            let mine = matches!(rule, crate::check::writer::RecordRule::Offset(x)
-                | crate::check::writer::RecordRule::Length(x)
-                | crate::check::writer::RecordRule::Flag(x) if *x == ri);
+            let mine = matches!(rule, crate::check::record_rules::RecordRule::Offset(x)
+                | crate::check::record_rules::RecordRule::Length(x)
+                | crate::check::record_rules::RecordRule::Flag(x) if *x == ri);
             if mine && let Some(e) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i)) {
                 *e = Rule::Derived(What::RecordRange, Part::Whole);
             }
@@ -742,9 +742,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         errs.extend(ds.items.into_iter().map(|x| (x.pos, x.message)));
     }
     for (d, &(dir, table, range)) in found.iter().enumerate() {
-        if let Some(wh) = &range.when {
-            errs.push((wh.pos, format!("range `{}`: the writer writes every section's payload, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", range.name.text, wh.text)));
-        }
+        // A payload with `when`: optional per section (`dir_when.rs`).
         let rscope = Scope::RecordOnly(table);
         for (e, what, name) in [
             (&range.offset, What::PayloadOffset, "offset"),

@@ -7,6 +7,7 @@
 //! `top.rs` ([`top::check`], the driver that calls every construct's check).
 
 pub(crate) mod commands;
+pub(crate) mod dir_when;
 pub(crate) mod dir_writer;
 pub(crate) mod expr;
 pub(crate) mod ext;
@@ -18,6 +19,7 @@ pub(crate) mod nested;
 pub(crate) mod nested_writer;
 pub(crate) mod positions;
 pub(crate) mod range_place;
+pub(crate) mod record_rules;
 pub(crate) mod recpos;
 pub(crate) mod regs;
 pub(crate) mod streams;

@@ -571,6 +571,7 @@ pub(crate) fn check_steps(
                     }
                     // The writer's part is optional, checked against the condition.
                     crate::check::when_writer::check_table(c, table, when, d);
+                    crate::check::dir_when::check_table(c, table, when, d);
                 }
                 check_steps(c, std::slice::from_ref(&**step), scope, st, d);
             }
@@ -1083,7 +1084,12 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                     check_expr(c, &r.offset, Scope::RecordOnly(t), false, "offset", d);
                     check_expr(c, &r.length, Scope::RecordOnly(t), false, "length", d);
                     if let Some(w) = &r.when {
+                        let before = d.items.len();
                         check_expr(c, w, Scope::RecordOnly(t), true, "when", d);
+                        // A directory writer's payload with `when` (`dir_when.rs`).
+                        if d.items.len() == before {
+                            crate::check::dir_when::check_payload(c, r, t, d);
+                        }
                     }
                 }
             },
@@ -1096,6 +1102,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                     // A condition that is wrong in itself gets that one diagnostic.
                     if d.items.len() == before {
                         crate::check::when_writer::check_range(c, r, d);
+                        crate::check::dir_when::check_range(c, r, d);
                     }
                 }
             }

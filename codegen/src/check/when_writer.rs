@@ -22,7 +22,7 @@ use crate::schema::{Name, Range, Table};
 
 /// The header flags field (index) and its bit (index into the flags' bits) that a
 /// condition is, when it is one such bit.
-fn bit_of(c: &Checked, w: &ExprAt) -> Option<(usize, usize)> {
+pub(crate) fn bit_of(c: &Checked, w: &ExprAt) -> Option<(usize, usize)> {
     let Expr::Ref(p) = &w.expr else { return None };
     match c.resolve(p, Scope::Top).ok()? {
         Resolved::FlagBit(Owner::Header, fi, bi) => Some((fi, bi)),
@@ -38,6 +38,20 @@ pub(crate) fn flag_bit(c: &Checked, r: &Range) -> Option<(usize, usize)> {
 
 /// Why the writer cannot check condition `w` on the header it wrote, if it cannot.
 pub(crate) fn uncheckable(c: &Checked, w: &ExprAt) -> Option<String> {
+    uncheckable_in(c, w, Scope::Top, &[], "the header it wrote")
+}
+
+/// Why the writer cannot check condition `w` (in `scope`) on `on` (what it wrote: "the
+/// header it wrote", a directory's "record it writes"), if it cannot. `derived`: the fields
+/// of the scope's record that the writer derives from whether the part is given (a payload's
+/// offset and length), which the condition may not read.
+pub(crate) fn uncheckable_in(
+    c: &Checked,
+    w: &ExprAt,
+    scope: Scope<'_>,
+    derived: &[usize],
+    on: &str,
+) -> Option<String> {
     // The header fields (by index) and the fields inside struct-typed header fields (by
     // path) that store a checksum.
     let mut sums = Sums::default();
@@ -49,8 +63,24 @@ pub(crate) fn uncheckable(c: &Checked, w: &ExprAt) -> Option<String> {
         }
     }
     let mut why = None;
-    walk(c, &w.expr, &sums, &mut why);
+    let cx = Cx {
+        c,
+        scope,
+        derived,
+        on,
+        sums: &sums,
+    };
+    walk(&cx, &w.expr, &mut why);
     why
+}
+
+/// What `walk` reads a condition with.
+struct Cx<'a> {
+    c: &'a Checked,
+    scope: Scope<'a>,
+    derived: &'a [usize],
+    on: &'a str,
+    sums: &'a Sums,
 }
 
 /// The places that store a checksum.
@@ -60,30 +90,31 @@ struct Sums {
     paths: Vec<String>,
 }
 
-fn walk(c: &Checked, e: &Expr, plan: &Sums, why: &mut Option<String>) {
+fn walk(cx: &Cx<'_>, e: &Expr, why: &mut Option<String>) {
     if why.is_some() {
         return;
     }
+    let (c, plan, on) = (cx.c, cx.sums, cx.on);
     match e {
         Expr::Num(_) => {}
         Expr::Bin(_, l, r) => {
-            walk(c, l, plan, why);
-            walk(c, r, plan, why);
+            walk(cx, l, why);
+            walk(cx, r, why);
         }
-        Expr::Not(x) => walk(c, x, plan, why),
+        Expr::Not(x) => walk(cx, x, why),
         Expr::Call(f, _) => {
             *why = Some(format!(
-                "it calls `{f}(...)`, and the writer checks a condition on the header it wrote only"
+                "it calls `{f}(...)`, and the writer checks a condition on {on} only"
             ));
         }
         Expr::At(t, ..) => {
             *why = Some(format!(
-                "it reads a record of `{t}`, and the writer checks a condition on the header it wrote only"
+                "it reads a record of `{t}`, and the writer checks a condition on {on} only"
             ));
         }
         Expr::Ref(p) => {
             let name = p.join(".");
-            let field = match c.resolve(p, Scope::Top) {
+            let field = match c.resolve(p, cx.scope) {
                 Ok(Resolved::Len | Resolved::Const(_) | Resolved::EnumValue(..)) => None,
                 Ok(
                     Resolved::Field(Owner::Header, i)
@@ -91,6 +122,28 @@ fn walk(c: &Checked, e: &Expr, plan: &Sums, why: &mut Option<String>) {
                     | Resolved::BitField(Owner::Header, i, _),
                 ) => Some(i),
                 Ok(Resolved::Composed(Owner::Header, _)) => None,
+                // The record's own fields (a directory's payload condition), but not those
+                // the writer derives from whether the part is given.
+                Ok(
+                    Resolved::Field(Owner::Record, i)
+                    | Resolved::FlagBit(Owner::Record, i, _)
+                    | Resolved::BitField(Owner::Record, i, _),
+                ) => {
+                    if cx.derived.contains(&i) {
+                        *why = Some(derived_why(&name));
+                    }
+                    None
+                }
+                Ok(Resolved::Composed(Owner::Record, _)) => {
+                    let parts = crate::check::dir_writer::targets(c, e, cx.scope)
+                        .map(|(_, f)| f)
+                        .unwrap_or_default();
+                    if parts.iter().any(|(i, _)| cx.derived.contains(i)) {
+                        *why = Some(derived_why(&name));
+                    }
+                    None
+                }
+                Ok(Resolved::Nested(Owner::Record, _)) => None,
                 Ok(Resolved::Nested(Owner::Header, _)) => {
                     if plan.paths.contains(&name) {
                         *why = Some(format!(
@@ -101,7 +154,7 @@ fn walk(c: &Checked, e: &Expr, plan: &Sums, why: &mut Option<String>) {
                 }
                 _ => {
                     *why = Some(format!(
-                        "`{name}` is not a header field, a constant, `len` or an enum value, and the writer checks a condition on the header it wrote only"
+                        "`{name}` is not a field, a constant, `len` or an enum value the writer knows when it checks the condition on {on}"
                     ));
                     None
                 }
@@ -115,6 +168,13 @@ fn walk(c: &Checked, e: &Expr, plan: &Sums, why: &mut Option<String>) {
             }
         }
     }
+}
+
+/// Why a condition cannot read `name`: derived from whether the part is given.
+fn derived_why(name: &str) -> String {
+    format!(
+        "`{name}` is the payload's offset or length, which the writer derives from whether the payload is given (zero when it is not)"
+    )
 }
 
 /// The tables whose `table_fits` step (at the top of `validate`) has `when`, with the
@@ -169,7 +229,7 @@ pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
         return;
     }
     if !file.ext.directories.is_empty() {
-        d.error(w.pos, format!("range `{}`: a directory writer writes every file-level range it places, so it cannot write one that is there only `when: {}`; drop the `writer` or the `when`", r.name.text, w.text));
+        // A directory writer's: `check/dir_when.rs` (called next to this).
     } else if crate::check::strtab_writer::is_built(c, &r.name.text) {
         d.error(w.pos, format!("range `{}`: the writer builds it from the strings that lie in it, so it cannot leave it out `when: {}`; drop the `writer` or the `when`", r.name.text, w.text));
     } else if flag_bit(c, r).is_none()
@@ -188,7 +248,7 @@ pub(crate) fn check_table(c: &Checked, table: &Name, w: &ExprAt, d: &mut Diags) 
         return;
     }
     if !file.ext.directories.is_empty() {
-        d.error(w.pos, format!("table `{}`: a directory writer writes every table it places, so it cannot write one whose table_fits has `when: {}`; drop the `writer` or the `when`", table.text, w.text));
+        // A directory writer's: `check/dir_when.rs` (called next to this).
     } else if bit_of(c, w).is_none()
         && let Some(why) = uncheckable(c, w)
     {

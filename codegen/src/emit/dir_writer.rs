@@ -21,9 +21,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{
-    Item, Placement, RangeKind, Rule, analyse, field_kind, range_kind, targets,
-};
+use crate::check::dir_writer::{Item, RangeKind, Rule, analyse, field_kind, range_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
 use crate::emit::record_writer::write_fields;
@@ -474,7 +472,13 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         r.name.text,
                         esc(r.doc.lines().next().unwrap_or(""))
                     );
-                    file_fields.push(quote!(#[doc = #doc] pub #n: &'a [u8],));
+                    // With `when`: optional (`dir_when.rs`).
+                    let ty = match &r.when {
+                        Some(_) => quote!(Option<&'a [u8]>),
+                        None => quote!(&'a [u8]),
+                    };
+                    let doc = doc + &crate::emit::dir_when::range_doc(c, r);
+                    file_fields.push(quote!(#[doc = #doc] pub #n: #ty,));
                 }
                 RangeKind::Stream(si) => {
                     let Some(st) = file.streams.get(si) else {
@@ -519,7 +523,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         .is_some_and(|k| crate::emit::nested_writer::value_has_floats(c, k))
                 })
             });
-            file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#ty],));
+            // `table_fits` with `when`: optional (`dir_when.rs`).
+            let doc = doc + &crate::emit::dir_when::table_doc(c, t);
+            let ty = if crate::check::dir_when::optional_table(c, t) {
+                quote!(Option<&'a [#ty]>)
+            } else {
+                quote!(&'a [#ty])
+            };
+            file_fields.push(quote!(#[doc = #doc] pub #n: #ty,));
             spec_items.push(crate::emit::writer::spec_struct(c, t));
         }
         if let Item::Str(k) = it
@@ -551,19 +562,21 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 format!(" The payload (`{}`): {}", x.range.name.text, esc(d))
             }
             _ => format!(" The payload (`{}`).", x.range.name.text),
-        };
+        } + &crate::emit::dir_when::payload_doc(c, x);
         let secs_doc = format!(
             " The records of `{}` with their payloads, in order.",
             x.table.name.text
         );
         let (espec, pay, secs) = (&d.espec, &d.pay, &d.secs);
+        // With `when`: optional per section (`dir_when.rs`).
+        let pty = crate::emit::dir_when::payload_ty(x);
         entry_specs.push(quote! {
             #[doc = #sdoc]
             #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
             pub struct #espec<'a> {
                 #(#efields)*
                 #[doc = #pdoc]
-                pub #pay: &'a [u8],
+                pub #pay: #pty,
             }
         });
         dir_fields.push(quote! {
@@ -669,6 +682,11 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let rn = r.map_or("missing", |r| r.name.text.as_str());
                 let n = ident(rn);
                 match range_kind(c, *k) {
+                    RangeKind::Bytes if r.is_some_and(|r| r.when.is_some()) => {
+                        let at = crate::emit::dir_when::at_tokens(c, placement, rn, &align);
+                        plan_steps.push(crate::emit::dir_when::range_plan(rn, v, &at));
+                        continue;
+                    }
                     RangeKind::Bytes => (rn.to_string(), quote!(u64::try_from(self.#n.len()).ok())),
                     RangeKind::Stream(si) => {
                         // The stream's writer says how many bytes its records take.
@@ -761,6 +779,11 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let at = format_ident!("{}_at", tn);
                 extra_fields.push(quote!(#at: u64,));
                 extra_inits.push(quote!(#at: #v,));
+                if let Some(t) = t.filter(|t| crate::check::dir_when::optional_table(c, t)) {
+                    let at = crate::emit::dir_when::at_tokens(c, placement, tn, &align);
+                    plan_steps.push(crate::emit::dir_when::table_plan(c, t, size, v, &at));
+                    continue;
+                }
                 if let Some(t) = t {
                     plan_steps.push(crate::emit::writer::count_check(c, t));
                 }
@@ -775,6 +798,17 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 };
                 let pname = x.range.name.text.clone();
                 let (secs, pay, place) = (&dd.secs, &dd.pay, &dd.place);
+                if crate::emit::dir_when::optional_payload(x) {
+                    let names = crate::emit::dir_when::Names {
+                        secs,
+                        pay,
+                        place,
+                        pname: &pname,
+                    };
+                    let lp = crate::emit::dir_when::payload_plan(&names);
+                    plan_steps.push(quote!(let #v = cursor; #lp));
+                    continue;
+                }
                 plan_steps.push(quote! {
                     let #v = cursor;
                     for s in self.#secs {
@@ -785,15 +819,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 continue;
             }
         };
-        let at = match placement {
-            Placement::Derived => {
-                quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
-            }
-            Placement::Fixed(e) => {
-                let val = crate::emit::value_tokens(c, e, Scope::Top);
-                quote!(match #val { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #name }) })
-            }
-        };
+        let at = crate::emit::dir_when::at_tokens(c, placement, &name, &align);
         plan_steps.push(quote! {
             let #v: u64 = #at;
             cursor = #size.and_then(|n| #v.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #name, value: #v })?;
@@ -816,6 +842,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
         None,
     );
     let hs_l = lit_usize(hsize);
+    // The optional parts' header flag bits, and their other conditions (`dir_when.rs`).
+    let header_bits = crate::emit::dir_when::header_bits(c, hs);
+    let header_checks = crate::emit::dir_when::header_checks(c, hs);
     let mut record_writes = Vec::new();
     for (k, r) in file.ext.records.iter().enumerate() {
         let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
@@ -873,6 +902,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
         {
             let n = ident(&r.name.text);
             match range_kind(c, *k) {
+                RangeKind::Bytes if r.when.is_some() => record_writes
+                    .push(quote!(if let Some(bytes) = self.#n { __rt::put(out, #v, bytes)?; })),
                 RangeKind::Bytes => record_writes.push(quote!(__rt::put(out, #v, self.#n)?;)),
                 RangeKind::Stream(si) => {
                     if let Some(st) = file.streams.get(si) {
@@ -996,7 +1027,21 @@ fn file_tokens(c: &Checked) -> TokenStream {
             quote!({ let spec = s; #(#str_sets)* })
         };
         let (range_cursors, range_writes) = crate::emit::dir_ranges::writes(c, x, plan.w.align);
-        dir_writes.push(quote! {
+        let names = crate::emit::dir_when::Names {
+            secs,
+            pay,
+            place,
+            pname,
+        };
+        if crate::emit::dir_when::optional_payload(x) {
+            // Optional payloads (`dir_when.rs`); the other per-record ranges as below.
+            let body = quote!(#(#entry_writes)* #str_sets #range_writes);
+            let lp = crate::emit::dir_when::payload_writes(
+                c, x, d.entry, &names, &pay_var, d.esize, &table_var, &body,
+            );
+            dir_writes.push(quote!(#str_cursors #range_cursors #lp));
+        } else {
+            dir_writes.push(quote! {
             let mut cursor: u64 = #pay_var;
             #str_cursors
             #range_cursors
@@ -1013,19 +1058,26 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 cursor = at.checked_add(n).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
             }
         });
+        }
         let placed = if plan.dirs.len() == 1 {
             format_ident!("placed")
         } else {
             format_ident!("placed_{}", x.table.name.text)
         };
-        placed_lets.push(quote! {
-            let #placed = self.#secs.iter().scan(#pay_var, |cursor, s| {
-                let at = Self::#place(*cursor, s)?;
-                let n = u64::try_from(s.#pay.len()).ok()?;
-                *cursor = at.checked_add(n)?;
-                Some((#type_raw, at, n))
+        if crate::emit::dir_when::optional_payload(x) {
+            placed_lets.push(crate::emit::dir_when::payload_placed(
+                &names, &placed, &pay_var, &type_raw,
+            ));
+        } else {
+            placed_lets.push(quote! {
+                let #placed = self.#secs.iter().scan(#pay_var, |cursor, s| {
+                    let at = Self::#place(*cursor, s)?;
+                    let n = u64::try_from(s.#pay.len()).ok()?;
+                    *cursor = at.checked_add(n)?;
+                    Some((#type_raw, at, n))
+                });
             });
-        });
+        }
         placed_vars.push(placed);
         // The checksums: one directory's read `sections`; with more, each directory's
         // code reads its own (`<table>_sections`), bound to `sections` around it.
@@ -1152,8 +1204,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 {
                     let mut rec = [0u8; #hs_l];
                     #(#header_writes)*
+                    #(#header_bits)*
                     __rt::put(out, 0, &rec)?;
                 }
+                #header_checks
                 #(#record_writes)*
                 #(#dir_writes)*
                 #(#placed_lets)*

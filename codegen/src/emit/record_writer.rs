@@ -113,17 +113,12 @@ pub(crate) fn derived_value(
             (quote!(plan.#len), false)
         }
         What::TableCount(k) => {
-            let t = ident(
-                c.schema
-                    .file
-                    .tables
-                    .get(*k)
-                    .map_or("missing", |t| t.name.text.as_str()),
-            );
-            (
-                quote!(u64::try_from(self.#t.len()).unwrap_or(u64::MAX)),
-                false,
-            )
+            let Some(t) = c.schema.file.tables.get(*k) else {
+                return (quote!(0u64), false);
+            };
+            // (An optional table's records: none when it is left out, `when_writer.rs`.)
+            let t = crate::emit::when_writer::records(c, t);
+            (quote!(u64::try_from(#t.len()).unwrap_or(u64::MAX)), false)
         }
         What::RecordSize(k) => {
             let size = c
@@ -150,13 +145,16 @@ pub(crate) fn derived_value(
             (quote!(plan.#at), false)
         }
         What::RangeLength(k) => {
-            let r = ident(
-                c.schema
-                    .file
-                    .ranges
-                    .get(*k)
-                    .map_or("missing", |r| r.name.text.as_str()),
-            );
+            let r = c.schema.file.ranges.get(*k);
+            let optional = r.is_some_and(|r| r.when.is_some());
+            let r = ident(r.map_or("missing", |r| r.name.text.as_str()));
+            if optional {
+                // Left out (`dir_when.rs`): zero.
+                return (
+                    quote!(self.#r.map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX))),
+                    false,
+                );
+            }
             (
                 quote!(u64::try_from(self.#r.len()).unwrap_or(u64::MAX)),
                 false,

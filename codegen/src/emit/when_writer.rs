@@ -4,6 +4,8 @@
 //! condition is false, or left out while it is true, is `WriteError::WhenDisagrees`. A table
 //! with `when` remembers whether its records were given (`_given_<table>`); when its
 //! condition is one header flag bit, the writer sets the bit when it is given instead.
+//! The directory writer (`emit/dir_when.rs`) uses the same code, its optional table an
+//! `Option` in its spec (`records`, and the `given` tokens it passes).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -34,9 +36,20 @@ fn cond(c: &Checked, e: &crate::expr::Expr) -> TokenStream {
     )
 }
 
+/// The records of table `t` as a slice: `self.<t>`, or for a directory writer's optional
+/// table (an `Option`, `check/dir_when.rs`) none when it is left out.
+pub(crate) fn records(c: &Checked, t: &Table) -> TokenStream {
+    let n = format_ident!("{}", t.name.text);
+    if crate::check::dir_when::optional_table(c, t) {
+        quote!(self.#n.unwrap_or(&[]))
+    } else {
+        quote!(self.#n)
+    }
+}
+
 /// The checks, run in `write_into` with `header` the header as written and `len` the
-/// file's length.
-pub(crate) fn checks(c: &Checked) -> Vec<TokenStream> {
+/// file's length; `given` the `bool` tokens saying an optional table was given.
+pub(crate) fn checks(c: &Checked, given_table: &dyn Fn(&Table) -> TokenStream) -> Vec<TokenStream> {
     let file = &c.schema.file;
     let mut out = Vec::new();
     for r in file.ranges.iter().filter(|r| {
@@ -61,10 +74,10 @@ pub(crate) fn checks(c: &Checked) -> Vec<TokenStream> {
             continue;
         }
         let cond = cond(c, &w.expr);
-        let g = given(t);
+        let g = given_table(t);
         let part = t.name.text.as_str();
         out.push(quote! {
-            let given = self.#g;
+            let given = #g;
             if #cond != given {
                 return Err(__rt::WriteError::WhenDisagrees { part: #part, given });
             }
@@ -73,9 +86,42 @@ pub(crate) fn checks(c: &Checked) -> Vec<TokenStream> {
     out
 }
 
+/// The flag bits of the file-level ranges whose `when` is one header flag bit, as patches of
+/// the flags field's `bits` (by header field index): set when the range is given (an
+/// `Option` in both writers), else cleared.
+pub(crate) fn range_bit_patches(c: &Checked, hl: &Layout) -> Vec<(usize, TokenStream)> {
+    c.schema
+        .file
+        .ranges
+        .iter()
+        .filter(|r| r.table.is_none() && !crate::check::strtab_writer::is_built(c, &r.name.text))
+        .filter_map(|r| {
+            let (fi, bi) = flag_bit(c, r)?;
+            let FieldKind::Flags(fl) = hl.fields.get(fi)?.1 else {
+                return None;
+            };
+            let flags = c.schema.flags.get(fl)?;
+            let fty = format_ident!("{}", flags.name.text);
+            let bit = format_ident!("{}", flags.bits.get(bi)?.name.text);
+            let n = format_ident!("{}", r.name.text);
+            Some((
+                fi,
+                quote! {
+                    let bits = if self.#n.is_some() { bits | #fty::#bit.bits() } else { bits & !#fty::#bit.bits() };
+                },
+            ))
+        })
+        .collect()
+}
+
 /// The flag bits of the tables whose condition is one header flag bit, as patches of the
-/// flags field's `bits` (by header field index): set when the table is given, else cleared.
-pub(crate) fn table_bit_patches(c: &Checked, hl: &Layout) -> Vec<(usize, TokenStream)> {
+/// flags field's `bits` (by header field index): set when the table is given (`given`),
+/// else cleared.
+pub(crate) fn table_bit_patches(
+    c: &Checked,
+    hl: &Layout,
+    given_table: &dyn Fn(&Table) -> TokenStream,
+) -> Vec<(usize, TokenStream)> {
     let order = c
         .schema
         .file
@@ -94,11 +140,11 @@ pub(crate) fn table_bit_patches(c: &Checked, hl: &Layout) -> Vec<(usize, TokenSt
             let flags = c.schema.flags.get(fl)?;
             let fty = format_ident!("{}", flags.name.text);
             let bit = format_ident!("{}", flags.bits.get(bi)?.name.text);
-            let g = given(t);
+            let g = given_table(t);
             Some((
                 fi,
                 quote! {
-                    let bits = if self.#g { bits | #fty::#bit.bits() } else { bits & !#fty::#bit.bits() };
+                    let bits = if #g { bits | #fty::#bit.bits() } else { bits & !#fty::#bit.bits() };
                 },
             ))
         })

@@ -54,26 +54,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
     // part of the typestate; the writer sets its bit when it is given and clears it if not.
     let (opt_ranges, top_ranges): (Vec<&Range>, Vec<&Range>) =
         top_ranges.into_iter().partition(|r| r.when.is_some());
-    let mut opt_bits: Vec<(usize, TokenStream)> = opt_ranges
-        .iter()
-        .filter_map(|r| {
-            let (fi, bi) = crate::check::when_writer::flag_bit(c, r)?;
-            let FieldKind::Flags(fl) = hl.fields.get(fi)?.1 else {
-                return None;
-            };
-            let fty = format_ident!("{}", c.schema.flags[fl].name.text);
-            let bit = format_ident!("{}", c.schema.flags.get(fl)?.bits.get(bi)?.name.text);
-            let n = format_ident!("{}", r.name.text);
-            Some((
-                fi,
-                quote! {
-                    let bits = if self.#n.is_some() { bits | #fty::#bit.bits() } else { bits & !#fty::#bit.bits() };
-                },
-            ))
-        })
-        .collect();
+    let given = |t: &Table| {
+        let g = crate::emit::when_writer::given(t);
+        quote!(self.#g)
+    };
+    let mut opt_bits: Vec<(usize, TokenStream)> =
+        crate::emit::when_writer::range_bit_patches(c, hl);
     // And those of the tables whose `table_fits` has `when` one flag bit (`when_writer.rs`).
-    opt_bits.extend(crate::emit::when_writer::table_bit_patches(c, hl));
+    opt_bits.extend(crate::emit::when_writer::table_bit_patches(c, hl, &given));
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
@@ -463,7 +451,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
 
     let string_writes = strings.writes;
     // The conditions of the optional parts, checked on the header as written.
-    let when_checks = crate::emit::when_writer::checks(c);
+    let when_checks = crate::emit::when_writer::checks(c, &given);
     let located_writes = crate::emit::located_writer::writes(c);
     let doc = format!(
         " Writes a {name} file in one forward pass into a caller's buffer: every offset computed, the\n ranges aligned to {a} bytes, the checksum patched in. Derived fields are not settable.",
@@ -879,11 +867,11 @@ pub(crate) fn count_check(c: &Checked, t: &Table) -> TokenStream {
         return quote!();
     };
     let n = Literal::u64_suffixed(n);
-    let name = format_ident!("{}", t.name.text);
+    let recs = crate::emit::when_writer::records(c, t);
     let item = t.name.text.as_str();
     quote! {
-        if self.#name.len() as u64 != #n {
-            return Err(__rt::WriteError::WrongCount { table: #item, expected: #n, given: self.#name.len() as u64 });
+        if #recs.len() as u64 != #n {
+            return Err(__rt::WriteError::WrongCount { table: #item, expected: #n, given: #recs.len() as u64 });
         }
     }
 }
@@ -1091,6 +1079,8 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
     let size64 = Literal::u64_suffixed(l.size);
     let align = Literal::u64_suffixed(align);
     let tname = format_ident!("{}", t.name.text);
+    // (`self.<t>`, or an optional directory-writer table's records: `emit/when_writer.rs`.)
+    let recs = crate::emit::when_writer::records(c, t);
     let at_var = format_ident!("{}_at", t.name.text);
     let rranges: Vec<(usize, &Range)> = file
         .ranges
@@ -1179,7 +1169,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
         {
             #(#cursors)*
             #str_cursors
-            for (i, spec) in self.#tname.iter().enumerate() {
+            for (i, spec) in #recs.iter().enumerate() {
                 let mut rec = [0u8; #size];
                 #(#inputs)*
                 #(#str_sets)*

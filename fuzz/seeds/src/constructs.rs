@@ -50,6 +50,7 @@ const STRIDED: u8 = 26;
 const DIRLABEL: u8 = 27;
 const LOCTABLE: u8 = 28;
 const DIRREL: u8 = 29;
+const DIRWHEN: u8 = 30;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -573,6 +574,32 @@ pub fn write_seeds(dir: &Path) -> usize {
         "dirgate-v1".into(),
         DIRGATE,
         construct_blobs::dirgate_file(0x0001_0000, &[(2, 0, b"", b"x")], (1, 2, 3)),
+    ));
+    seeds.push((
+        "dirwhen".into(),
+        DIRWHEN | 0x80,
+        construct_blobs::dirwhen_file(
+            (3, 0),
+            &[(1, 0, Some(b"abcde")), (8, 0, None), (2, 2, Some(b"xy"))],
+            &[(0x7000_0001, 2, 0, Some(b"BLOB")), (5, 1, 0, None)],
+            Some(&[0xA, 0xB]),
+            Some(&[(7, 70)]),
+            Some(b"ext"),
+            Some(b"n"),
+        ),
+    ));
+    seeds.push((
+        "dirwhen-v1".into(),
+        DIRWHEN | 0x80,
+        construct_blobs::dirwhen_file(
+            (1, 2),
+            &[(8, 0, None)],
+            &[(5, 1, 0, None)],
+            None,
+            None,
+            None,
+            None,
+        ),
     ));
     seeds.push((
         "plainloc-v3".into(),
