@@ -9,7 +9,8 @@
 //! directories in one file (`twodirs`), a per-record range flagged inside a struct-typed field
 //! (`nestflag`), optional parts the writer checks (`whenw`), the plain
 //! writer's located records (`plainloc`), a record laid out by a computed gate next to a
-//! directory (`dirgate`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! directory (`dirgate`), places, counts and lengths stored as linear forms of one field
+//! (`linforms`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -75,6 +76,7 @@ schemas! {
     whenw: "../tests/schemas/whenw.yaml";
     plainloc: "../tests/schemas/plainloc.yaml";
     dirgate: "../tests/schemas/dirgate.yaml";
+    linforms: "../tests/schemas/linforms.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -222,6 +224,7 @@ fuzz_target!(|data: &[u8]| {
         22 => run!(k, b, nestflag::NestFlag, |g, v| compare::nestflag(b, g, v)),
         23 => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
         24 => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
-        _ => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
+        25 => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
+        _ => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
     }
 });

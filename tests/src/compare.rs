@@ -234,6 +234,7 @@ pub mod schemas {
         plainloc: "schemas/plainloc.yaml";
         dirgate: "schemas/dirgate.yaml";
         dirlabel: "schemas/dirlabel.yaml";
+        linforms: "schemas/linforms.yaml";
     }
 }
 
@@ -1495,4 +1496,39 @@ pub fn dirlabel(b: &[u8], g: &schemas::dirlabel::DirLabel<'_>, v: &View) {
         );
         assert_eq!(x.text.as_deref(), g.label_str(&s).ok());
     }
+}
+
+/// `linforms.yaml` (places, counts, strides, offsets and lengths as linear forms of one
+/// field): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn linforms(b: &[u8], g: &schemas::linforms::LinForms<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [
+            magic,
+            items_at,
+            items_n,
+            item_halves,
+            pairs_at8,
+            pair_half,
+            blob_at,
+            blob_words,
+            note_len,
+            note_at
+        ]
+    );
+    table!(v, b, "items", g.items(), [id, data_at, data_words]);
+    for (k, r) in g.items().enumerate() {
+        assert_eq!(
+            range(v, &format!("items[{k}].data")),
+            r.data().map(|d| span(b, d))
+        );
+    }
+    table!(v, b, "pairs", g.pairs(), [a, b]);
+    assert_eq!(range(v, "blob"), Some(span(b, g.blob())));
+    assert_eq!(range(v, "note"), Some(span(b, g.note())));
 }

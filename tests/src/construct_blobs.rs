@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `linforms.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -591,5 +591,64 @@ pub fn dirgate_file(
         b.resize(place, 0);
         b.extend_from_slice(p);
     }
+    b
+}
+
+/// `linforms.yaml` as its plain writer lays it out (`writer.order: [items, pairs, data, blob,
+/// note]`, 4-byte aligned): each place the first aligned one at or after what precedes it that
+/// its form can store (`items` at least 16, `pairs` a multiple of 8, each item's data at least
+/// 64, `blob` at least 8), each field solved for the value it stores (`items_n` the count plus
+/// one, `pair_half` half the count, `blob_words` and `data_words` the length in words,
+/// `note_len` the length plus one). Items are `(id, data)`, pairs `(a, b)`.
+#[must_use]
+pub fn linforms_file(
+    items: &[(u16, &[u8])],
+    pairs: &[(u16, u16)],
+    blob: &[u8],
+    note: &[u8],
+) -> Vec<u8> {
+    let up = |x: usize, a: usize| x.div_ceil(a) * a;
+    let narrow = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+    let items_at = up(24, 4).max(16);
+    let pairs_at = up(up(items_at + 6 * items.len(), 4), 8);
+    let mut cursor = pairs_at + 4 * pairs.len();
+    let mut data_at = Vec::new();
+    for (_, d) in items {
+        let at = up(cursor, 4).max(64);
+        data_at.push(at);
+        cursor = at + d.len();
+    }
+    let blob_at = up(cursor, 4).max(8);
+    let note_at = up(blob_at + blob.len(), 4);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4D52_4F46);
+    le16(&mut b, narrow(items_at - 16));
+    b.push(u8::try_from(items.len() + 1).unwrap_or(u8::MAX));
+    b.push(3);
+    le16(&mut b, narrow(pairs_at / 8));
+    le16(&mut b, narrow(pairs.len() / 2));
+    le32(&mut b, u32_of(blob_at - 8));
+    le16(&mut b, narrow(blob.len() / 4));
+    le16(&mut b, narrow(note.len() + 1));
+    le32(&mut b, u32_of(note_at));
+    b.resize(items_at, 0);
+    for ((id, d), at) in items.iter().zip(&data_at) {
+        le16(&mut b, *id);
+        le16(&mut b, narrow(at - 64));
+        le16(&mut b, narrow(d.len() / 4));
+    }
+    b.resize(pairs_at, 0);
+    for &(a, x) in pairs {
+        le16(&mut b, a);
+        le16(&mut b, x);
+    }
+    for ((_, d), &at) in items.iter().zip(&data_at) {
+        b.resize(at, 0);
+        b.extend_from_slice(d);
+    }
+    b.resize(blob_at, 0);
+    b.extend_from_slice(blob);
+    b.resize(note_at, 0);
+    b.extend_from_slice(note);
     b
 }

@@ -79,6 +79,7 @@ const STRIDED: &str = "schemas/strided.yaml";
 const PLAINLOC: &str = "schemas/plainloc.yaml";
 const DIRGATE: &str = "schemas/dirgate.yaml";
 const DIRLABEL: &str = "schemas/dirlabel.yaml";
+const LINFORMS: &str = "schemas/linforms.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -89,7 +90,7 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirgate, dirlabel, plainloc};
+use npuschema_tests::compare::schemas::{dirgate, dirlabel, linforms, plainloc};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -2985,6 +2986,78 @@ fn dirlabel_writer_built_files_and_their_mutants_agree() {
             "section-out-of-bounds",
             "bad-label",
             "label-not-utf8",
+            "ok",
+        ],
+    );
+}
+
+// ----- places, counts, strides, offsets and lengths as linear forms (linforms.yaml) ---------
+
+fn linforms_agree(b: &[u8]) -> &'static str {
+    let g = linforms::LinForms::validate(b);
+    let gb = linforms::LinForms::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(LINFORMS, b, g, gb, |g, v| {
+        npuschema_tests::compare::linforms(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with every place, count, stride, offset and length
+/// solved for a field through a linear form (the same bytes as laid out by hand), and their
+/// mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn linforms_writer_built_files_and_their_mutants_agree() {
+    use linforms::{ItemData, ItemSpec, LinFormsWriter, PairSpec};
+    use npuschema_tests::construct_blobs::linforms_file;
+    assert_eq!(interp(LINFORMS).sites(), &linforms::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let data = [0x5Au8; 12];
+    for (items, pairs) in [
+        (
+            &[(1u16, &data[..8]), (2, &data[..4])][..],
+            &[(1u16, 2u16), (3, 4)][..],
+        ),
+        (&[][..], &[][..]),
+        (
+            &[(3, &data[..12])][..],
+            &[(5, 6), (7, 8), (9, 10), (11, 12)][..],
+        ),
+    ] {
+        let specs: Vec<ItemSpec<'_>> = items
+            .iter()
+            .map(|&(id, d)| ItemSpec {
+                id,
+                data: ItemData::Present(d),
+            })
+            .collect();
+        let ps: Vec<PairSpec> = pairs.iter().map(|&(a, b)| PairSpec { a, b }).collect();
+        let good = LinFormsWriter::new()
+            .items(&specs)
+            .pairs(&ps)
+            .blob(b"word")
+            .note(b"note!")
+            .to_vec()
+            .unwrap();
+        assert_eq!(good, linforms_file(items, pairs, b"word", b"note!"));
+        assert_eq!(linforms_agree(&good), "ok");
+        for (k, c) in sweep(&good, &linforms_agree, &|_| {}, 0..0, 3_000, 0x11F0) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("linforms verdicts: {verdicts:?}");
+    assert_reached(
+        "linforms",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-item-size",
+            "items-out-of-bounds",
+            "pairs-out-of-bounds",
+            "data-out-of-bounds",
+            "blob-out-of-bounds",
+            "note-out-of-bounds",
             "ok",
         ],
     );

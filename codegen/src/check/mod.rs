@@ -12,6 +12,8 @@ pub(crate) mod expr;
 pub(crate) mod ext;
 pub(crate) mod fill;
 pub(crate) mod index;
+pub(crate) mod linform;
+pub(crate) mod linform_writer;
 pub(crate) mod located_writer;
 pub(crate) mod lookup;
 pub(crate) mod nested;

@@ -11,6 +11,7 @@ pub(crate) mod dir_writer;
 pub(crate) mod doc;
 pub(crate) mod fill;
 pub(crate) mod index;
+pub(crate) mod linform;
 pub(crate) mod located_writer;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;

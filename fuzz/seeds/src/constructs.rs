@@ -46,6 +46,7 @@ const NESTFLAG: u8 = 22;
 const WHENW: u8 = 23;
 const PLAINLOC: u8 = 24;
 const DIRGATE: u8 = 25;
+const LINFORMS: u8 = 26;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -574,6 +575,16 @@ pub fn write_seeds(dir: &Path) -> usize {
         "plainloc-v3".into(),
         PLAINLOC | 0x80,
         construct_blobs::plainloc_file((0, 0), 3, &[], b"", (1, 2, 3, 4)),
+    ));
+    seeds.push((
+        "linforms".into(),
+        LINFORMS,
+        construct_blobs::linforms_file(
+            &[(1, &[7u8; 8]), (2, &[8u8; 4])],
+            &[(1, 2), (3, 4)],
+            b"word",
+            b"note!",
+        ),
     ));
     seeds.push((
         "opendir".into(),

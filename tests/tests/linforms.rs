@@ -1,0 +1,240 @@
+//! Places, counts, strides, offsets and lengths stored as a linear form of one field
+//! (`tests/schemas/linforms.yaml`): the generated plain writer computes the value it needs (the
+//! place it chose, the number of records, the record size, the bytes' length) and solves it for
+//! the field (`header.items_at + 16`, `header.items_n - 1`, `header.item_halves * 2`,
+//! `PAIR_UNIT * header.pairs_at8`, `2 * header.pair_half`, `8 + header.blob_at`,
+//! `header.blob_words * 4`, `header.note_len - 1`, and per item `data_at + 64`,
+//! `data_words * 4`), choosing each place where its form can store it; a value no field value
+//! gives is `WriteError::NotRepresentable`, one past the field's width `TooLarge`. The files it
+//! writes are the ones laid out by hand (`construct_blobs::linforms_file`), validate (`Error`
+//! and `Brief`), and their views give back every input.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+use npuschema_core::{Brief, WriteError};
+use npuschema_tests::compare::schemas::linforms::{
+    self, ItemData, ItemSpec, LinForms, LinFormsWriter, PairSpec,
+};
+use npuschema_tests::construct_blobs::linforms_file;
+
+/// The generated validator's verdict (its error code), held to its `Brief`.
+fn verdict(b: &[u8]) -> Result<(), &'static str> {
+    let g = LinForms::validate(b).map(|_| ());
+    let gb = LinForms::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    assert_eq!(
+        g.map_err(|e| e.code),
+        gb.map_err(|id| linforms::error_site(id).unwrap().code)
+    );
+    g.map_err(|e| e.code)
+}
+
+type Items<'a> = [(u16, &'a [u8])];
+
+/// The writer's file for these parts.
+fn write(
+    items: &Items<'_>,
+    pairs: &[(u16, u16)],
+    blob: &[u8],
+    note: &[u8],
+) -> Result<Vec<u8>, WriteError> {
+    let items: Vec<ItemSpec<'_>> = items
+        .iter()
+        .map(|&(id, d)| ItemSpec {
+            id,
+            data: ItemData::Present(d),
+        })
+        .collect();
+    let pairs: Vec<PairSpec> = pairs.iter().map(|&(a, b)| PairSpec { a, b }).collect();
+    let w = LinFormsWriter::new()
+        .items(&items)
+        .pairs(&pairs)
+        .blob(blob)
+        .note(note);
+    let n = w.encoded_len()?;
+    let mut out = vec![0xAAu8; n + 3];
+    assert_eq!(w.write_into(&mut out)?, n);
+    assert!(out[n..].iter().all(|&x| x == 0xAA), "wrote past its length");
+    out.truncate(n);
+    assert_eq!(w.to_vec()?, out);
+    Ok(out)
+}
+
+#[test]
+fn every_field_is_solved_for_the_value_it_stores() {
+    let d0 = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    let d1 = [9u8, 10, 11, 12];
+    let b = write(
+        &[(0x11, &d0), (0x22, &d1)],
+        &[(1, 2), (3, 4), (5, 6), (7, 8)],
+        b"blobBLOB",
+        b"hey",
+    )
+    .unwrap();
+    // Every byte, laid out by hand: header (24), items at 24 (`items_at` 8), a gap to 40
+    // (`pairs_at8` 5), pairs to 56, a gap to 64 (the first item's data at least 64: `data_at`
+    // 0), the second item's data at 72 (`data_at` 8), blob at 76 (`blob_at` 68), note at 84.
+    #[rustfmt::skip]
+    let want: Vec<u8> = [
+        &[0x46, 0x4F, 0x52, 0x4D][..],  // magic
+        &[8, 0], &[3], &[3],            // items_at = 24 - 16, items_n = 2 + 1, item_halves = 6 / 2
+        &[5, 0], &[2, 0],               // pairs_at8 = 40 / 8, pair_half = 4 / 2
+        &[68, 0, 0, 0], &[2, 0],        // blob_at = 76 - 8, blob_words = 8 / 4
+        &[4, 0], &[84, 0, 0, 0],        // note_len = 3 + 1, note_at
+        &[0x11, 0, 0, 0, 2, 0],         // items[0]: id, data_at = 64 - 64, data_words = 2
+        &[0x22, 0, 8, 0, 1, 0],         // items[1]: data_at = 72 - 64, data_words = 1
+        &[0; 4],                        // to 40
+        &[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0],
+        &[0; 8],                        // to 64
+        &d0, &d1, b"blobBLOB", b"hey",
+    ]
+    .concat();
+    assert_eq!(b, want);
+    assert_eq!(
+        b,
+        linforms_file(
+            &[(0x11, &d0), (0x22, &d1)],
+            &[(1, 2), (3, 4), (5, 6), (7, 8)],
+            b"blobBLOB",
+            b"hey"
+        )
+    );
+    assert_eq!(verdict(&b), Ok(()));
+    // The views give back every input.
+    let v = LinForms::validate(&b).unwrap();
+    let items: Vec<(u16, Vec<u8>)> = v
+        .items()
+        .map(|r| (r.id(), r.data().unwrap().to_vec()))
+        .collect();
+    assert_eq!(items, [(0x11, d0.to_vec()), (0x22, d1.to_vec())]);
+    let pairs: Vec<(u16, u16)> = v.pairs().map(|p| (p.a(), p.b())).collect();
+    assert_eq!(pairs, [(1, 2), (3, 4), (5, 6), (7, 8)]);
+    assert_eq!(v.blob(), b"blobBLOB");
+    assert_eq!(v.note(), b"hey");
+}
+
+#[test]
+fn other_shapes_match_the_layout_by_hand() {
+    let big = [0x5Au8; 40];
+    for (items, pairs, blob, note) in [
+        (&[][..], &[][..], &[][..], &[][..]),
+        (
+            &[(7, &[][..])][..],
+            &[(9, 9), (8, 8)][..],
+            &[1u8, 2, 3, 4][..],
+            &b"n"[..],
+        ),
+        (
+            &[(1, &big[..]), (2, &big[..8]), (3, &big[..4])][..],
+            &[(1, 1), (2, 2)][..],
+            &big[..12],
+            &big[..5],
+        ),
+    ] {
+        let items: &Items<'_> = items;
+        let b = write(items, pairs, blob, note).unwrap();
+        assert_eq!(b, linforms_file(items, pairs, blob, note));
+        assert_eq!(verdict(&b), Ok(()));
+        let v = LinForms::validate(&b).unwrap();
+        assert_eq!(v.items().count(), items.len());
+        for (r, (id, d)) in v.items().zip(items) {
+            assert_eq!((r.id(), r.data().unwrap()), (*id, *d));
+        }
+        assert_eq!(v.pairs().count(), pairs.len());
+        assert_eq!((v.blob(), v.note()), (blob, note));
+    }
+    // A data item left out still records its length, solved for its field (the record's
+    // bytes 4..6; its offset field stays 0).
+    let items = [ItemSpec {
+        id: 4,
+        data: ItemData::Absent(12),
+    }];
+    let b = LinFormsWriter::new()
+        .items(&items)
+        .blob(b"")
+        .note(b"")
+        .to_vec()
+        .unwrap();
+    assert_eq!(b[24..30], [4, 0, 0, 0, 3, 0]);
+}
+
+#[test]
+fn a_value_no_field_value_gives_is_refused() {
+    let odd = |field: &'static str, value: u64| WriteError::NotRepresentable { field, value };
+    // Pairs are stored as half their count.
+    assert_eq!(
+        write(&[], &[(1, 1), (2, 2), (3, 3)], b"", b""),
+        Err(odd("header.pair_half", 3))
+    );
+    // Lengths in 4-byte words.
+    assert_eq!(
+        write(&[], &[], b"abcde", b""),
+        Err(odd("header.blob_words", 5))
+    );
+    assert_eq!(
+        write(&[(1, b"abc")], &[], b"", b""),
+        Err(odd("items[].data_words", 3))
+    );
+    let items = [ItemSpec {
+        id: 4,
+        data: ItemData::Absent(6),
+    }];
+    assert_eq!(
+        LinFormsWriter::new()
+            .items(&items)
+            .blob(b"")
+            .note(b"")
+            .to_vec(),
+        Err(odd("items[].data_words", 6))
+    );
+    // Past the field's width: a u8 count stored plus one, a u16 length stored plus one, a u16
+    // count of words.
+    let many: Vec<(u16, &[u8])> = (0..255).map(|i| (i, &b""[..])).collect();
+    assert_eq!(
+        write(&many, &[], b"", b""),
+        Err(WriteError::TooLarge {
+            field: "header.items_n",
+            value: 255
+        })
+    );
+    let b = write(&many[..254], &[], b"", b"").unwrap();
+    assert_eq!(verdict(&b), Ok(()));
+    assert_eq!(LinForms::validate(&b).unwrap().header().items_n(), 255);
+    let long = vec![0u8; 0xFFFF];
+    assert_eq!(
+        write(&[], &[], b"", &long),
+        Err(WriteError::TooLarge {
+            field: "header.note_len",
+            value: 0xFFFF
+        })
+    );
+    assert_eq!(
+        verdict(&write(&[], &[], b"", &long[..0xFFFE]).unwrap()),
+        Ok(())
+    );
+    let words = vec![0u8; 4 << 16];
+    assert_eq!(
+        write(&[], &[], &words, b""),
+        Err(WriteError::TooLarge {
+            field: "header.blob_words",
+            value: 4 << 16
+        })
+    );
+    // A short buffer.
+    let w = LinFormsWriter::new().blob(b"").note(b"x");
+    assert_eq!(
+        w.write_into(&mut [0u8; 10]),
+        Err(WriteError::BufferTooSmall {
+            needed: 25,
+            available: 10
+        })
+    );
+}
