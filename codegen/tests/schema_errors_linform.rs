@@ -14,3 +14,11 @@ use golden::golden;
 fn values_the_plain_writer_cannot_solve() {
     golden("linform_writer");
 }
+
+/// A trailer not last, a trailer whose length is not its distance from the end, ranges that
+/// end before the end without the trailer they need right after them, and a length reading
+/// `len` otherwise; the trailer last is written.
+#[test]
+fn ranges_relative_to_the_end_the_plain_writer_cannot_place() {
+    golden("trailer_writer");
+}

@@ -1499,7 +1499,7 @@ pub fn dirlabel(b: &[u8], g: &schemas::dirlabel::DirLabel<'_>, v: &View) {
 }
 
 /// `linforms.yaml` (places, counts, strides, offsets and lengths as linear forms of one
-/// field): as [`tlv`].
+/// field; a fixed-length range, a range that ends before a trailer, the trailer): as [`tlv`].
 ///
 /// # Panics
 /// When the two views differ.
@@ -1518,7 +1518,9 @@ pub fn linforms(b: &[u8], g: &schemas::linforms::LinForms<'_>, v: &View) {
             blob_at,
             blob_words,
             note_len,
-            note_at
+            note_at,
+            stamp_at,
+            body_at
         ]
     );
     table!(v, b, "items", g.items(), [id, data_at, data_words]);
@@ -1531,4 +1533,7 @@ pub fn linforms(b: &[u8], g: &schemas::linforms::LinForms<'_>, v: &View) {
     table!(v, b, "pairs", g.pairs(), [a, b]);
     assert_eq!(range(v, "blob"), Some(span(b, g.blob())));
     assert_eq!(range(v, "note"), Some(span(b, g.note())));
+    assert_eq!(range(v, "stamp"), Some(span(b, g.stamp())));
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(range(v, "tail"), Some(span(b, g.tail())));
 }

@@ -595,21 +595,25 @@ pub fn dirgate_file(
 }
 
 /// `linforms.yaml` as its plain writer lays it out (`writer.order: [items, pairs, data, blob,
-/// note]`, 4-byte aligned): each place the first aligned one at or after what precedes it that
-/// its form can store (`items` at least 16, `pairs` a multiple of 8, each item's data at least
-/// 64, `blob` at least 8), each field solved for the value it stores (`items_n` the count plus
-/// one, `pair_half` half the count, `blob_words` and `data_words` the length in words,
-/// `note_len` the length plus one). Items are `(id, data)`, pairs `(a, b)`.
+/// note, stamp, body, tail]`, 4-byte aligned): each place the first aligned one at or after
+/// what precedes it that its form can store (`items` at least 16, `pairs` a multiple of 8,
+/// each item's data at least 64, `blob` at least 8), each field solved for the value it stores
+/// (`items_n` the count plus one, `pair_half` half the count, `blob_words` and `data_words` the
+/// length in words, `note_len` the length plus one); the 4-byte `stamp`, then `body`, then the
+/// 8-byte trailer right after it (the file ends there). Items are `(id, data)`, pairs `(a, b)`,
+/// `ends` the stamp, body and trailer.
 #[must_use]
 pub fn linforms_file(
     items: &[(u16, &[u8])],
     pairs: &[(u16, u16)],
     blob: &[u8],
     note: &[u8],
+    ends: ([u8; 4], &[u8], [u8; 8]),
 ) -> Vec<u8> {
+    let (stamp, body, tail) = ends;
     let up = |x: usize, a: usize| x.div_ceil(a) * a;
     let narrow = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
-    let items_at = up(24, 4).max(16);
+    let items_at = up(32, 4).max(16);
     let pairs_at = up(up(items_at + 6 * items.len(), 4), 8);
     let mut cursor = pairs_at + 4 * pairs.len();
     let mut data_at = Vec::new();
@@ -620,6 +624,8 @@ pub fn linforms_file(
     }
     let blob_at = up(cursor, 4).max(8);
     let note_at = up(blob_at + blob.len(), 4);
+    let stamp_at = up(note_at + note.len(), 4);
+    let body_at = up(stamp_at + 4, 4);
     let mut b = Vec::new();
     le32(&mut b, 0x4D52_4F46);
     le16(&mut b, narrow(items_at - 16));
@@ -631,6 +637,8 @@ pub fn linforms_file(
     le16(&mut b, narrow(blob.len() / 4));
     le16(&mut b, narrow(note.len() + 1));
     le32(&mut b, u32_of(note_at));
+    le32(&mut b, u32_of(stamp_at));
+    le32(&mut b, u32_of(body_at));
     b.resize(items_at, 0);
     for ((id, d), at) in items.iter().zip(&data_at) {
         le16(&mut b, *id);
@@ -650,5 +658,10 @@ pub fn linforms_file(
     b.extend_from_slice(blob);
     b.resize(note_at, 0);
     b.extend_from_slice(note);
+    b.resize(stamp_at, 0);
+    b.extend_from_slice(&stamp);
+    b.resize(body_at, 0);
+    b.extend_from_slice(body);
+    b.extend_from_slice(&tail);
     b
 }

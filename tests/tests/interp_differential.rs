@@ -3004,7 +3004,8 @@ fn linforms_agree(b: &[u8]) -> &'static str {
 }
 
 /// Files the generated plain writer built with every place, count, stride, offset and length
-/// solved for a field through a linear form (the same bytes as laid out by hand), and their
+/// solved for a field through a linear form, a fixed-length range, a range that ends before a
+/// trailer and the trailer at `len - TAIL` (the same bytes as laid out by hand), and their
 /// mutants: the generated validator and the interpreter agree on each.
 #[test]
 fn linforms_writer_built_files_and_their_mutants_agree() {
@@ -3037,9 +3038,13 @@ fn linforms_writer_built_files_and_their_mutants_agree() {
             .pairs(&ps)
             .blob(b"word")
             .note(b"note!")
+            .stamp(b"STMP")
+            .body(b"body")
+            .tail(b"trailer!")
             .to_vec()
             .unwrap();
-        assert_eq!(good, linforms_file(items, pairs, b"word", b"note!"));
+        let ends = (*b"STMP", &b"body"[..], *b"trailer!");
+        assert_eq!(good, linforms_file(items, pairs, b"word", b"note!", ends));
         assert_eq!(linforms_agree(&good), "ok");
         for (k, c) in sweep(&good, &linforms_agree, &|_| {}, 0..0, 3_000, 0x11F0) {
             *verdicts.entry(k).or_default() += c;
@@ -3058,6 +3063,10 @@ fn linforms_writer_built_files_and_their_mutants_agree() {
             "data-out-of-bounds",
             "blob-out-of-bounds",
             "note-out-of-bounds",
+            "stamp-out-of-bounds",
+            "body-out-of-bounds",
+            // (Not `tail-out-of-bounds`: `len - 8` of 8 bytes is out of bounds only in a
+            // file shorter than 8 bytes, which fails on its 32-byte header first.)
             "ok",
         ],
     );

@@ -5,9 +5,13 @@
 //! `PAIR_UNIT * header.pairs_at8`, `2 * header.pair_half`, `8 + header.blob_at`,
 //! `header.blob_words * 4`, `header.note_len - 1`, and per item `data_at + 64`,
 //! `data_words * 4`), choosing each place where its form can store it; a value no field value
-//! gives is `WriteError::NotRepresentable`, one past the field's width `TooLarge`. The files it
-//! writes are the ones laid out by hand (`construct_blobs::linforms_file`), validate (`Error`
-//! and `Brief`), and their views give back every input.
+//! gives is `WriteError::NotRepresentable`, one past the field's width `TooLarge`. It also
+//! writes ranges placed relative to the end of the file: `body`, which ends `TAIL` bytes
+//! before the end (`length: len - header.body_at - TAIL`), then the `TAIL`-byte trailer at
+//! `len - TAIL` right after it; and the 4-byte `stamp` (`length: 4`): a length other than the
+//! schema's is `WriteError::WrongLength`. The files it writes are the ones laid out by hand
+//! (`construct_blobs::linforms_file`), validate (`Error` and `Brief`), and their views give
+//! back every input.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -39,12 +43,25 @@ fn verdict(b: &[u8]) -> Result<(), &'static str> {
 
 type Items<'a> = [(u16, &'a [u8])];
 
-/// The writer's file for these parts.
+const ENDS: ([u8; 4], &[u8], [u8; 8]) = (*b"STMP", b"BODY!", *b"trailer!");
+
+/// The writer's file for these parts (the stamp, body and trailer `ENDS`).
 fn write(
     items: &Items<'_>,
     pairs: &[(u16, u16)],
     blob: &[u8],
     note: &[u8],
+) -> Result<Vec<u8>, WriteError> {
+    write_ends(items, pairs, blob, note, (&ENDS.0, ENDS.1, &ENDS.2))
+}
+
+/// The writer's file for these parts, with this stamp, body and trailer.
+fn write_ends(
+    items: &Items<'_>,
+    pairs: &[(u16, u16)],
+    blob: &[u8],
+    note: &[u8],
+    (stamp, body, tail): (&[u8], &[u8], &[u8]),
 ) -> Result<Vec<u8>, WriteError> {
     let items: Vec<ItemSpec<'_>> = items
         .iter()
@@ -58,7 +75,10 @@ fn write(
         .items(&items)
         .pairs(&pairs)
         .blob(blob)
-        .note(note);
+        .note(note)
+        .stamp(stamp)
+        .body(body)
+        .tail(tail);
     let n = w.encoded_len()?;
     let mut out = vec![0xAAu8; n + 3];
     assert_eq!(w.write_into(&mut out)?, n);
@@ -79,22 +99,23 @@ fn every_field_is_solved_for_the_value_it_stores() {
         b"hey",
     )
     .unwrap();
-    // Every byte, laid out by hand: header (24), items at 24 (`items_at` 8), a gap to 40
-    // (`pairs_at8` 5), pairs to 56, a gap to 64 (the first item's data at least 64: `data_at`
-    // 0), the second item's data at 72 (`data_at` 8), blob at 76 (`blob_at` 68), note at 84.
+    // Every byte, laid out by hand: header (32), items at 32 (`items_at` 16), a gap to 48
+    // (`pairs_at8` 6), pairs to 64, the first item's data at 64 (at least 64: `data_at` 0),
+    // the second's at 72 (`data_at` 8), blob at 76 (`blob_at` 68), note at 84, the stamp at 88,
+    // the body at 92, the trailer right after it at 97 (the file ends 8 bytes later).
     #[rustfmt::skip]
     let want: Vec<u8> = [
         &[0x46, 0x4F, 0x52, 0x4D][..],  // magic
-        &[8, 0], &[3], &[3],            // items_at = 24 - 16, items_n = 2 + 1, item_halves = 6 / 2
-        &[5, 0], &[2, 0],               // pairs_at8 = 40 / 8, pair_half = 4 / 2
+        &[16, 0], &[3], &[3],           // items_at = 32 - 16, items_n = 2 + 1, item_halves = 6 / 2
+        &[6, 0], &[2, 0],               // pairs_at8 = 48 / 8, pair_half = 4 / 2
         &[68, 0, 0, 0], &[2, 0],        // blob_at = 76 - 8, blob_words = 8 / 4
         &[4, 0], &[84, 0, 0, 0],        // note_len = 3 + 1, note_at
+        &[88, 0, 0, 0], &[92, 0, 0, 0], // stamp_at, body_at
         &[0x11, 0, 0, 0, 2, 0],         // items[0]: id, data_at = 64 - 64, data_words = 2
         &[0x22, 0, 8, 0, 1, 0],         // items[1]: data_at = 72 - 64, data_words = 1
-        &[0; 4],                        // to 40
+        &[0; 4],                        // to 48
         &[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0],
-        &[0; 8],                        // to 64
-        &d0, &d1, b"blobBLOB", b"hey",
+        &d0, &d1, b"blobBLOB", b"hey", &[0], b"STMP", b"BODY!", b"trailer!",
     ]
     .concat();
     assert_eq!(b, want);
@@ -104,7 +125,8 @@ fn every_field_is_solved_for_the_value_it_stores() {
             &[(0x11, &d0), (0x22, &d1)],
             &[(1, 2), (3, 4), (5, 6), (7, 8)],
             b"blobBLOB",
-            b"hey"
+            b"hey",
+            ENDS
         )
     );
     assert_eq!(verdict(&b), Ok(()));
@@ -119,6 +141,10 @@ fn every_field_is_solved_for_the_value_it_stores() {
     assert_eq!(pairs, [(1, 2), (3, 4), (5, 6), (7, 8)]);
     assert_eq!(v.blob(), b"blobBLOB");
     assert_eq!(v.note(), b"hey");
+    assert_eq!(
+        (v.stamp(), v.body(), v.tail()),
+        (&b"STMP"[..], &b"BODY!"[..], &b"trailer!"[..])
+    );
 }
 
 #[test]
@@ -141,7 +167,7 @@ fn other_shapes_match_the_layout_by_hand() {
     ] {
         let items: &Items<'_> = items;
         let b = write(items, pairs, blob, note).unwrap();
-        assert_eq!(b, linforms_file(items, pairs, blob, note));
+        assert_eq!(b, linforms_file(items, pairs, blob, note, ENDS));
         assert_eq!(verdict(&b), Ok(()));
         let v = LinForms::validate(&b).unwrap();
         assert_eq!(v.items().count(), items.len());
@@ -150,6 +176,21 @@ fn other_shapes_match_the_layout_by_hand() {
         }
         assert_eq!(v.pairs().count(), pairs.len());
         assert_eq!((v.blob(), v.note()), (blob, note));
+        assert_eq!((v.body(), v.tail()), (ENDS.1, &ENDS.2[..]));
+    }
+    // An empty body: the trailer right after the stamp; a body of any length.
+    for body in [&b""[..], b"x", b"xyzzy and more"] {
+        let b = write_ends(&[], &[], b"", b"", (b"1234", body, b"87654321")).unwrap();
+        assert_eq!(
+            b,
+            linforms_file(&[], &[], b"", b"", (*b"1234", body, *b"87654321"))
+        );
+        assert_eq!(verdict(&b), Ok(()));
+        let v = LinForms::validate(&b).unwrap();
+        assert_eq!(
+            (v.stamp(), v.body(), v.tail()),
+            (&b"1234"[..], body, &b"87654321"[..])
+        );
     }
     // A data item left out still records its length, solved for its field (the record's
     // bytes 4..6; its offset field stays 0).
@@ -161,9 +202,12 @@ fn other_shapes_match_the_layout_by_hand() {
         .items(&items)
         .blob(b"")
         .note(b"")
+        .stamp(b"stmp")
+        .body(b"")
+        .tail(b"12345678")
         .to_vec()
         .unwrap();
-    assert_eq!(b[24..30], [4, 0, 0, 0, 3, 0]);
+    assert_eq!(b[32..38], [4, 0, 0, 0, 3, 0]);
 }
 
 #[test]
@@ -192,6 +236,9 @@ fn a_value_no_field_value_gives_is_refused() {
             .items(&items)
             .blob(b"")
             .note(b"")
+            .stamp(b"stmp")
+            .body(b"")
+            .tail(b"12345678")
             .to_vec(),
         Err(odd("items[].data_words", 6))
     );
@@ -228,12 +275,41 @@ fn a_value_no_field_value_gives_is_refused() {
             value: 4 << 16
         })
     );
-    // A short buffer.
-    let w = LinFormsWriter::new().blob(b"").note(b"x");
+    // A stamp or trailer of another length than the schema's.
+    let wrong = |range: &'static str, expected: u64, given: u64| WriteError::WrongLength {
+        range,
+        expected,
+        given,
+    };
+    let ends = |stamp: &'static [u8], tail: &'static [u8]| (stamp, &b"b"[..], tail);
+    assert_eq!(
+        write_ends(&[], &[], b"", b"", ends(b"abc", b"12345678")),
+        Err(wrong("stamp", 4, 3))
+    );
+    assert_eq!(
+        write_ends(&[], &[], b"", b"", ends(b"abcde", b"12345678")),
+        Err(wrong("stamp", 4, 5))
+    );
+    assert_eq!(
+        write_ends(&[], &[], b"", b"", ends(b"abcd", b"1234567")),
+        Err(wrong("tail", 8, 7))
+    );
+    assert_eq!(
+        write_ends(&[], &[], b"", b"", ends(b"abcd", b"")),
+        Err(wrong("tail", 8, 0))
+    );
+    // A short buffer: header 32, the note at 32, the stamp at 36, the body at 40, the trailer
+    // at 41.
+    let w = LinFormsWriter::new()
+        .blob(b"")
+        .note(b"x")
+        .stamp(b"abcd")
+        .body(b"b")
+        .tail(b"12345678");
     assert_eq!(
         w.write_into(&mut [0u8; 10]),
         Err(WriteError::BufferTooSmall {
-            needed: 25,
+            needed: 49,
             available: 10
         })
     );

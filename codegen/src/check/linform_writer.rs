@@ -73,16 +73,20 @@ pub(crate) fn check_ranges(c: &Checked, d: &mut crate::diag::Diags) {
                 let offset_ok = one_top_field(c, &r.offset.expr)
                     || crate::check::range_place::const_offset(c, r).is_some() && r.when.is_none()
                     || lin(&r.offset.expr);
-                let length_ok = one_top_field(c, &r.length.expr) || lin(&r.length.expr);
+                let length_ok = one_top_field(c, &r.length.expr)
+                    || lin(&r.length.expr)
+                    || crate::check::trailer::fixed_length(c, r).is_some();
                 for (ok, e, what) in [
                     (offset_ok, &r.offset, "offset"),
                     (length_ok, &r.length, "length"),
                 ] {
                     if !ok && resolves(&e.expr, Scope::Top) {
-                        let also = if what == "offset" && r.when.is_none() {
-                            ", a constant expression (the place)"
-                        } else {
-                            ""
+                        let also = match (what, r.when.is_none()) {
+                            ("offset", true) => ", a constant expression (the place)",
+                            (_, true) => {
+                                ", a constant expression (the bytes given must have that length)"
+                            }
+                            _ => "",
                         };
                         let lin = if r.when.is_none() {
                             format!(

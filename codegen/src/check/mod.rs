@@ -28,6 +28,7 @@ pub(crate) mod strtab_writer;
 pub(crate) mod table_writer;
 pub(crate) mod taken;
 pub(crate) mod top;
+pub(crate) mod trailer;
 pub(crate) mod when_writer;
 pub(crate) mod writer;
 pub(crate) mod writer_names;

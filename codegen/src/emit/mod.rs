@@ -24,6 +24,7 @@ pub(crate) mod stream;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
 pub(crate) mod top;
+pub(crate) mod trailer;
 pub(crate) mod view;
 pub(crate) mod when_writer;
 pub(crate) mod writer;

@@ -319,7 +319,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
                         Some(f) => crate::emit::linform::place(&f, &place, item_name),
                         None => place,
                     };
+                    // A trailer right after what precedes it; a fixed length checked (`emit/trailer.rs`).
+                    let place = crate::emit::trailer::place(c, r, place);
+                    let length_check = crate::emit::trailer::length_check(c, r);
                     plan_steps.push(quote! {
+                        #length_check
                         let #at_var = #place;
                         cursor = #at_var.checked_add(self.#name.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: #at_var })?;
                     });

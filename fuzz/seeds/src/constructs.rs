@@ -584,6 +584,7 @@ pub fn write_seeds(dir: &Path) -> usize {
             &[(1, 2), (3, 4)],
             b"word",
             b"note!",
+            (*b"STMP", b"body", *b"trailer!"),
         ),
     ));
     seeds.push((
