@@ -287,6 +287,10 @@ fn a_value_no_field_value_gives_is_refused() {
         Err(wrong("stamp", 4, 3))
     );
     assert_eq!(
+        wrong("stamp", 4, 3).to_string(),
+        "wrong-length: stamp has 4 bytes, 3 given"
+    );
+    assert_eq!(
         write_ends(&[], &[], b"", b"", ends(b"abcde", b"12345678")),
         Err(wrong("stamp", 4, 5))
     );
