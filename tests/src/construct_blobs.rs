@@ -597,7 +597,8 @@ pub fn dirgate_file(
 /// `linforms.yaml` as its plain writer lays it out (`writer.order: [items, pairs, data, blob,
 /// note, stamp, body, tail]`, 4-byte aligned): each place the first aligned one at or after
 /// what precedes it that its form can store (`items` at least 16, `pairs` a multiple of 8,
-/// each item's data at least 64, `blob` at least 8), each field solved for the value it stores
+/// each item's data at least 64, `blob` 12 past a multiple of 8, `note` 4 before a multiple
+/// of 16), each field solved for the value it stores
 /// (`items_n` the count plus one, `pair_half` half the count, `blob_words` and `data_words` the
 /// length in words, `note_len` the length plus one); the 4-byte `stamp`, then `body`, then the
 /// 8-byte trailer right after it (the file ends there). Items are `(id, data)`, pairs `(a, b)`,
@@ -622,8 +623,8 @@ pub fn linforms_file(
         data_at.push(at);
         cursor = at + d.len();
     }
-    let blob_at = up(cursor, 4).max(8);
-    let note_at = up(blob_at + blob.len(), 4);
+    let blob_at = 12 + up(up(cursor, 4).max(12) - 12, 8);
+    let note_at = up(up(blob_at + blob.len(), 4) + 4, 16) - 4;
     let stamp_at = up(note_at + note.len(), 4);
     let body_at = up(stamp_at + 4, 4);
     let mut b = Vec::new();
@@ -633,10 +634,10 @@ pub fn linforms_file(
     b.push(3);
     le16(&mut b, narrow(pairs_at / 8));
     le16(&mut b, narrow(pairs.len() / 2));
-    le32(&mut b, u32_of(blob_at - 8));
+    le32(&mut b, u32_of((blob_at - 12) / 8));
     le16(&mut b, narrow(blob.len() / 4));
     le16(&mut b, narrow(note.len() + 1));
-    le32(&mut b, u32_of(note_at));
+    le32(&mut b, u32_of((note_at + 4) / 16));
     le32(&mut b, u32_of(stamp_at));
     le32(&mut b, u32_of(body_at));
     b.resize(items_at, 0);

@@ -2,8 +2,9 @@
 //! (`tests/schemas/linforms.yaml`): the generated plain writer computes the value it needs (the
 //! place it chose, the number of records, the record size, the bytes' length) and solves it for
 //! the field (`header.items_at + 16`, `header.items_n - 1`, `header.item_halves * 2`,
-//! `PAIR_UNIT * header.pairs_at8`, `2 * header.pair_half`, `8 + header.blob_at`,
-//! `header.blob_words * 4`, `header.note_len - 1`, and per item `data_at + 64`,
+//! `PAIR_UNIT * header.pairs_at8`, `2 * header.pair_half`, `12 + 8 * header.blob_at`,
+//! `header.blob_words * 4`, `header.note_at * 16 - 4`, `header.note_len - 1`, and per item
+//! `data_at + 64`,
 //! `data_words * 4`), choosing each place where its form can store it; a value no field value
 //! gives is `WriteError::NotRepresentable`, one past the field's width `TooLarge`. It also
 //! writes ranges placed relative to the end of the file: `body`, which ends `TAIL` bytes
@@ -101,21 +102,22 @@ fn every_field_is_solved_for_the_value_it_stores() {
     .unwrap();
     // Every byte, laid out by hand: header (32), items at 32 (`items_at` 16), a gap to 48
     // (`pairs_at8` 6), pairs to 64, the first item's data at 64 (at least 64: `data_at` 0),
-    // the second's at 72 (`data_at` 8), blob at 76 (`blob_at` 68), note at 84, the stamp at 88,
-    // the body at 92, the trailer right after it at 97 (the file ends 8 bytes later).
+    // the second's at 72 (`data_at` 8), blob at 76 (12 past a multiple of 8: `blob_at` 8), a
+    // gap to the note at 92 (4 before a multiple of 16: `note_at` 6), the stamp at 96, the body
+    // at 100, the trailer right after it at 105 (the file ends 8 bytes later).
     #[rustfmt::skip]
     let want: Vec<u8> = [
         &[0x46, 0x4F, 0x52, 0x4D][..],  // magic
         &[16, 0], &[3], &[3],           // items_at = 32 - 16, items_n = 2 + 1, item_halves = 6 / 2
         &[6, 0], &[2, 0],               // pairs_at8 = 48 / 8, pair_half = 4 / 2
-        &[68, 0, 0, 0], &[2, 0],        // blob_at = 76 - 8, blob_words = 8 / 4
-        &[4, 0], &[84, 0, 0, 0],        // note_len = 3 + 1, note_at
-        &[88, 0, 0, 0], &[92, 0, 0, 0], // stamp_at, body_at
+        &[8, 0, 0, 0], &[2, 0],         // blob_at = (76 - 12) / 8, blob_words = 8 / 4
+        &[4, 0], &[6, 0, 0, 0],         // note_len = 3 + 1, note_at = (92 + 4) / 16
+        &[96, 0, 0, 0], &[100, 0, 0, 0], // stamp_at, body_at
         &[0x11, 0, 0, 0, 2, 0],         // items[0]: id, data_at = 64 - 64, data_words = 2
         &[0x22, 0, 8, 0, 1, 0],         // items[1]: data_at = 72 - 64, data_words = 1
         &[0; 4],                        // to 48
         &[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0, 8, 0],
-        &d0, &d1, b"blobBLOB", b"hey", &[0], b"STMP", b"BODY!", b"trailer!",
+        &d0, &d1, b"blobBLOB", &[0; 8], b"hey", &[0], b"STMP", b"BODY!", b"trailer!",
     ]
     .concat();
     assert_eq!(b, want);
@@ -302,8 +304,8 @@ fn a_value_no_field_value_gives_is_refused() {
         write_ends(&[], &[], b"", b"", ends(b"abcd", b"")),
         Err(wrong("tail", 8, 0))
     );
-    // A short buffer: header 32, the note at 32, the stamp at 36, the body at 40, the trailer
-    // at 41.
+    // A short buffer: header 32, the blob at 36 (empty), the note at 44, the stamp at 48, the
+    // body at 52, the trailer at 53.
     let w = LinFormsWriter::new()
         .blob(b"")
         .note(b"x")
@@ -313,7 +315,7 @@ fn a_value_no_field_value_gives_is_refused() {
     assert_eq!(
         w.write_into(&mut [0u8; 10]),
         Err(WriteError::BufferTooSmall {
-            needed: 49,
+            needed: 61,
             available: 10
         })
     );
