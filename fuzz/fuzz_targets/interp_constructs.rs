@@ -10,7 +10,7 @@
 //! (`nestflag`), optional parts the writer checks (`whenw`), the plain
 //! writer's located records (`plainloc`), a record laid out by a computed gate next to a
 //! directory (`dirgate`), places, counts and lengths stored as linear forms of one field
-//! (`linforms`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
+//! (`linforms`), a trailer whose length is a header field (`sigtrail`)), on arbitrary input: the same verdict, the same `Error`, the same `Brief`
 //! number, and on success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
@@ -77,6 +77,7 @@ schemas! {
     plainloc: "../tests/schemas/plainloc.yaml";
     dirgate: "../tests/schemas/dirgate.yaml";
     linforms: "../tests/schemas/linforms.yaml";
+    sigtrail: "../tests/schemas/sigtrail.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -225,6 +226,7 @@ fuzz_target!(|data: &[u8]| {
         23 => run!(k, b, whenw::WhenW, |g, v| compare::whenw(b, g, v)),
         24 => run!(k, b, plainloc::PlainLoc, |g, v| compare::plainloc(b, g, v)),
         25 => run!(k, b, dirgate::DirGate, |g, v| compare::dirgate(b, g, v)),
-        _ => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
+        26 => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
+        _ => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
     }
 });

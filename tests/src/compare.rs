@@ -235,6 +235,7 @@ pub mod schemas {
         dirgate: "schemas/dirgate.yaml";
         dirlabel: "schemas/dirlabel.yaml";
         linforms: "schemas/linforms.yaml";
+        sigtrail: "schemas/sigtrail.yaml";
     }
 }
 
@@ -1536,4 +1537,15 @@ pub fn linforms(b: &[u8], g: &schemas::linforms::LinForms<'_>, v: &View) {
     assert_eq!(range(v, "stamp"), Some(span(b, g.stamp())));
     assert_eq!(range(v, "body"), Some(span(b, g.body())));
     assert_eq!(range(v, "tail"), Some(span(b, g.tail())));
+}
+
+/// `sigtrail.yaml` (a trailer whose length is a header field, after a range that ends before
+/// it): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn sigtrail(b: &[u8], g: &schemas::sigtrail::SigTrail<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, body_at, sig_len, kind]);
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(range(v, "sig"), Some(span(b, g.sig())));
 }

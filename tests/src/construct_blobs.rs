@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `linforms.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `linforms.yaml`, `sigtrail.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -664,5 +664,21 @@ pub fn linforms_file(
     b.resize(body_at, 0);
     b.extend_from_slice(body);
     b.extend_from_slice(&tail);
+    b
+}
+
+/// `sigtrail.yaml` as its plain writer lays it out (`writer.order: [body, sig]`, 8-byte
+/// aligned): the 12-byte header, the body at 16, the signature right after it (unaligned; the
+/// file ends there).
+#[must_use]
+pub fn sigtrail_file(kind: u16, body: &[u8], sig: &[u8]) -> Vec<u8> {
+    let mut b = Vec::new();
+    le32(&mut b, 0x4749_5353);
+    le32(&mut b, 16);
+    le16(&mut b, u16::try_from(sig.len()).unwrap_or(u16::MAX));
+    le16(&mut b, kind);
+    b.resize(16, 0);
+    b.extend_from_slice(body);
+    b.extend_from_slice(sig);
     b
 }

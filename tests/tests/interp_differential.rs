@@ -80,6 +80,7 @@ const PLAINLOC: &str = "schemas/plainloc.yaml";
 const DIRGATE: &str = "schemas/dirgate.yaml";
 const DIRLABEL: &str = "schemas/dirlabel.yaml";
 const LINFORMS: &str = "schemas/linforms.yaml";
+const SIGTRAIL: &str = "schemas/sigtrail.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -90,7 +91,7 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirgate, dirlabel, linforms, plainloc};
+use npuschema_tests::compare::schemas::{dirgate, dirlabel, linforms, plainloc, sigtrail};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -3067,6 +3068,57 @@ fn linforms_writer_built_files_and_their_mutants_agree() {
             "body-out-of-bounds",
             // (Not `tail-out-of-bounds`: `len - 8` of 8 bytes is out of bounds only in a
             // file shorter than 8 bytes, which fails on its 32-byte header first.)
+            "ok",
+        ],
+    );
+}
+
+// ----- a trailer whose length is a header field (sigtrail.yaml) ------------------------------
+
+fn sigtrail_agree(b: &[u8]) -> &'static str {
+    let g = sigtrail::SigTrail::validate(b);
+    let gb = sigtrail::SigTrail::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(SIGTRAIL, b, g, gb, |g, v| {
+        npuschema_tests::compare::sigtrail(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with a body and, right after it, a signature of the
+/// length `sig_len` gives at `len - sig_len` (the same bytes as laid out by hand), and their
+/// mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn sigtrail_writer_built_files_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::sigtrail_file;
+    assert_eq!(interp(SIGTRAIL).sites(), &sigtrail::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (body, sig) in [
+        (&b"the body"[..], &b"SIGNATURE"[..]),
+        (b"", b""),
+        (b"x", b"0123456789abcdef0123"),
+    ] {
+        let good = sigtrail::SigTrailWriter::new()
+            .kind(7)
+            .body(body)
+            .sig(sig)
+            .to_vec()
+            .unwrap();
+        assert_eq!(good, sigtrail_file(7, body, sig));
+        assert_eq!(sigtrail_agree(&good), "ok");
+        for (k, c) in sweep(&good, &sigtrail_agree, &|_| {}, 0..0, 2_000, 0x5176) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("sigtrail verdicts: {verdicts:?}");
+    assert_reached(
+        "sigtrail",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "sig-out-of-bounds",
+            "body-out-of-bounds",
             "ok",
         ],
     );

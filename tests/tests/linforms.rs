@@ -12,7 +12,8 @@
 //! `len - TAIL` right after it; and the 4-byte `stamp` (`length: 4`): a length other than the
 //! schema's is `WriteError::WrongLength`. The files it writes are the ones laid out by hand
 //! (`construct_blobs::linforms_file`), validate (`Error` and `Brief`), and their views give
-//! back every input.
+//! back every input. A trailer whose length is a header field (`tests/schemas/sigtrail.yaml`)
+//! is written the same way.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -317,6 +318,65 @@ fn a_value_no_field_value_gives_is_refused() {
         Err(WriteError::BufferTooSmall {
             needed: 61,
             available: 10
+        })
+    );
+}
+
+/// `sigtrail.yaml`: a trailer whose length is a header field, `offset: len - header.sig_len`,
+/// written right after a body that ends `sig_len` bytes before the end (`sig_len` set to the
+/// signature's length, the body 8-byte aligned, the signature not).
+#[test]
+fn a_trailer_of_a_length_the_header_gives_ends_the_file() {
+    use npuschema_tests::compare::schemas::sigtrail::{self, SigTrail, SigTrailWriter};
+    use npuschema_tests::construct_blobs::sigtrail_file;
+    let verdict = |b: &[u8]| {
+        let g = SigTrail::validate(b).map(|_| ());
+        let gb = SigTrail::validate_as::<Brief>(b)
+            .map(|_| ())
+            .map_err(|e| e.id());
+        assert_eq!(
+            g.map_err(|e| e.code),
+            gb.map_err(|id| sigtrail::error_site(id).unwrap().code)
+        );
+        g.map_err(|e| e.code)
+    };
+    let b = SigTrailWriter::new()
+        .kind(0x0102)
+        .body(b"BODY!")
+        .sig(b"sig")
+        .to_vec()
+        .unwrap();
+    #[rustfmt::skip]
+    let want: Vec<u8> = [
+        &[0x53, 0x53, 0x49, 0x47][..],  // magic
+        &[16, 0, 0, 0],                 // body_at: 12 aligned to 8
+        &[3, 0], &[2, 1],               // sig_len, kind
+        &[0; 4],                        // to 16
+        b"BODY!", b"sig",               // the signature right after the body, the file's end
+    ]
+    .concat();
+    assert_eq!(b, want);
+    assert_eq!(verdict(&b), Ok(()));
+    let v = SigTrail::validate(&b).unwrap();
+    assert_eq!((v.body(), v.sig()), (&b"BODY!"[..], &b"sig"[..]));
+    for (body, sig) in [
+        (&b""[..], &b""[..]),
+        (b"1234567", b"x"),
+        (b"", b"only a signature"),
+    ] {
+        let b = SigTrailWriter::new().body(body).sig(sig).to_vec().unwrap();
+        assert_eq!(b, sigtrail_file(0, body, sig));
+        assert_eq!(verdict(&b), Ok(()));
+        let v = SigTrail::validate(&b).unwrap();
+        assert_eq!((v.body(), v.sig()), (body, sig));
+    }
+    // A signature past `sig_len`'s u16.
+    let long = vec![0u8; 0x1_0000];
+    assert_eq!(
+        SigTrailWriter::new().body(b"").sig(&long).to_vec(),
+        Err(WriteError::TooLarge {
+            field: "header.sig_len",
+            value: 0x1_0000
         })
     );
 }

@@ -175,3 +175,13 @@ pub(crate) fn record_place_form(c: &Checked, r: &crate::schema::Range) -> Option
     let t = c.table(&r.table.as_ref()?.text)?;
     record_form(c, t, &r.offset.expr)
 }
+
+/// Whether `e` is one field the plain writer sets: a field of the header or of a located
+/// record (`located_writer.rs`), or a field inside a struct-typed header field.
+pub(crate) fn one_top_field(c: &Checked, e: &Expr) -> bool {
+    use crate::check::Owner;
+    matches!(
+        crate::check::expr::single_field(c, e, Scope::Top),
+        Some((Owner::Header | Owner::Located(_), _))
+    ) || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
+}

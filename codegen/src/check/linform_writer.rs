@@ -4,7 +4,7 @@
 //! bytes. (Kept apart from `linform.rs`, which `writer.rs` reads, so that no two modules
 //! import each other.)
 
-use crate::check::linform::{FORMS, header_form, record_form};
+use crate::check::linform::{FORMS, header_form, one_top_field, record_form};
 use crate::check::{Checked, Resolved, Scope};
 use crate::expr::Expr;
 
@@ -18,16 +18,6 @@ fn has_at(e: &Expr) -> bool {
         Expr::Call(_, args) => args.iter().any(has_at),
         Expr::Num(_) | Expr::Ref(_) => false,
     }
-}
-
-/// Whether `e` is one field the plain writer sets: a field of the header or of a located
-/// record (`located_writer.rs`), or a field inside a struct-typed header field.
-fn one_top_field(c: &Checked, e: &Expr) -> bool {
-    use crate::check::Owner;
-    matches!(
-        crate::check::expr::single_field(c, e, Scope::Top),
-        Some((Owner::Header | Owner::Located(_), _))
-    ) || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
 }
 
 /// Whether `e` is one field of table `t`'s record (or one inside a struct-typed field of it).

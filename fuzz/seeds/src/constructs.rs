@@ -47,6 +47,7 @@ const WHENW: u8 = 23;
 const PLAINLOC: u8 = 24;
 const DIRGATE: u8 = 25;
 const LINFORMS: u8 = 26;
+const SIGTRAIL: u8 = 27;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -586,6 +587,11 @@ pub fn write_seeds(dir: &Path) -> usize {
             b"note!",
             (*b"STMP", b"body", *b"trailer!"),
         ),
+    ));
+    seeds.push((
+        "sigtrail".into(),
+        SIGTRAIL,
+        construct_blobs::sigtrail_file(7, b"the body", b"SIGNATURE"),
     ));
     seeds.push((
         "opendir".into(),
