@@ -468,12 +468,13 @@ pub enum WriteError {
         /// What could not be placed.
         item: &'static str,
     },
-    /// No value of the field gives this value through the schema's form for it (a record
-    /// size below the constant added to its size field, or not a multiple of its factor).
+    /// No value of the field gives this value through the schema's form for it (a record's
+    /// size, a count or a length below the constant added to its field, or not a multiple
+    /// of its factor).
     NotRepresentable {
         /// The field.
         field: &'static str,
-        /// The value (a record's size).
+        /// The value (a record's size, a count, a length).
         value: u64,
     },
     /// An optional part (a range or table with `when`) was given while its condition is
@@ -513,6 +514,16 @@ pub enum WriteError {
         index: u64,
         /// Whether its payload was given.
         given: bool,
+    },
+    /// A range whose length the schema fixes (`length: 16`, a trailer at `len - 16`) was
+    /// given another number of bytes.
+    WrongLength {
+        /// The range.
+        range: &'static str,
+        /// The length the schema fixes.
+        expected: u64,
+        /// The bytes given.
+        given: u64,
     },
 }
 
@@ -580,6 +591,14 @@ impl fmt::Display for WriteError {
             } => write!(
                 f,
                 "when-disagrees: {table}[{index}] has no payload but its condition is true"
+            ),
+            WriteError::WrongLength {
+                range,
+                expected,
+                given,
+            } => write!(
+                f,
+                "wrong-length: {range} has {expected} bytes, {given} given"
             ),
         }
     }

@@ -12,8 +12,10 @@
 //! directory (`dirgate`), a stride field and a fixed count (`strided`), a directory's
 //! records' labels outside a string table (`dirlabel`), a table placed by a located record's
 //! field (`loctable`), a second per-record range of a directory table (`dirrel`), a directory
-//! writer's optional parts (`dirwhen`)), on arbitrary input: the same verdict, the same
-//! `Error`, the same `Brief` number, and on success the same view, compared field by field by the per-schema
+//! writer's optional parts (`dirwhen`), places, counts and lengths stored as linear forms
+//! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`)), on
+//! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
+//! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
 //! runs: header words, record counts, each record's words and place, enum names, floats,
 //! byte ranges, strings and checksums). Never a panic in either engine.
@@ -83,6 +85,8 @@ schemas! {
     loctable: "../tests/schemas/loctable.yaml";
     dirrel: "../tests/schemas/dirrel.yaml";
     dirwhen: "../tests/schemas/dirwhen.yaml";
+    linforms: "../tests/schemas/linforms.yaml";
+    sigtrail: "../tests/schemas/sigtrail.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -238,6 +242,8 @@ fuzz_target!(|data: &[u8]| {
         27 => run!(k, b, dirlabel::DirLabel, |g, v| compare::dirlabel(b, g, v)),
         28 => run!(k, b, loctable::LocTable, |g, v| compare::loctable(b, g, v)),
         29 => run!(k, b, dirrel::DirRel, |g, v| compare::dirrel(b, g, v)),
-        _ => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
+        30 => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
+        31 => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
+        _ => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
     }
 });

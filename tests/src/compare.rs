@@ -237,6 +237,8 @@ pub mod schemas {
         loctable: "schemas/loctable.yaml";
         dirrel: "schemas/dirrel.yaml";
         dirwhen: "schemas/dirwhen.yaml";
+        linforms: "schemas/linforms.yaml";
+        sigtrail: "schemas/sigtrail.yaml";
     }
 }
 
@@ -1639,4 +1641,55 @@ pub fn dirwhen(b: &[u8], g: &schemas::dirwhen::DirWhen<'_>, v: &View) {
         checksum(v, "file_crc"),
         (u64::from(h.crc()), u64::from(h.crc()))
     );
+}
+
+/// `linforms.yaml` (places, counts, strides, offsets and lengths as linear forms of one
+/// field; a fixed-length range, a range that ends before a trailer, the trailer): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn linforms(b: &[u8], g: &schemas::linforms::LinForms<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [
+            magic,
+            items_at,
+            items_n,
+            item_halves,
+            pairs_at8,
+            pair_half,
+            blob_at,
+            blob_words,
+            note_len,
+            note_at,
+            stamp_at,
+            body_at
+        ]
+    );
+    table!(v, b, "items", g.items(), [id, data_at, data_words]);
+    for (k, r) in g.items().enumerate() {
+        assert_eq!(
+            range(v, &format!("items[{k}].data")),
+            r.data().map(|d| span(b, d))
+        );
+    }
+    table!(v, b, "pairs", g.pairs(), [a, b]);
+    assert_eq!(range(v, "blob"), Some(span(b, g.blob())));
+    assert_eq!(range(v, "note"), Some(span(b, g.note())));
+    assert_eq!(range(v, "stamp"), Some(span(b, g.stamp())));
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(range(v, "tail"), Some(span(b, g.tail())));
+}
+
+/// `sigtrail.yaml` (a trailer whose length is a header field, after a range that ends before
+/// it): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn sigtrail(b: &[u8], g: &schemas::sigtrail::SigTrail<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, body_at, sig_len, kind]);
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(range(v, "sig"), Some(span(b, g.sig())));
 }

@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -958,4 +958,93 @@ pub fn dirwhen_reseal(b: &mut [u8]) {
         let sum = npuschema_core::crc32(0, &b[52..]);
         b[48..52].copy_from_slice(&sum.to_le_bytes());
     }
+}
+
+/// `linforms.yaml` as its plain writer lays it out (`writer.order: [items, pairs, data, blob,
+/// note, stamp, body, tail]`, 4-byte aligned): each place the first aligned one at or after
+/// what precedes it that its form can store (`items` at least 16, `pairs` a multiple of 8,
+/// each item's data at least 64, `blob` 12 past a multiple of 8, `note` 4 before a multiple
+/// of 16), each field solved for the value it stores
+/// (`items_n` the count plus one, `pair_half` half the count, `blob_words` and `data_words` the
+/// length in words, `note_len` the length plus one); the 4-byte `stamp`, then `body`, then the
+/// 8-byte trailer right after it (the file ends there). Items are `(id, data)`, pairs `(a, b)`,
+/// `ends` the stamp, body and trailer.
+#[must_use]
+pub fn linforms_file(
+    items: &[(u16, &[u8])],
+    pairs: &[(u16, u16)],
+    blob: &[u8],
+    note: &[u8],
+    ends: ([u8; 4], &[u8], [u8; 8]),
+) -> Vec<u8> {
+    let (stamp, body, tail) = ends;
+    let up = |x: usize, a: usize| x.div_ceil(a) * a;
+    let narrow = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+    let items_at = up(32, 4).max(16);
+    let pairs_at = up(up(items_at + 6 * items.len(), 4), 8);
+    let mut cursor = pairs_at + 4 * pairs.len();
+    let mut data_at = Vec::new();
+    for (_, d) in items {
+        let at = up(cursor, 4).max(64);
+        data_at.push(at);
+        cursor = at + d.len();
+    }
+    let blob_at = 12 + up(up(cursor, 4).max(12) - 12, 8);
+    let note_at = up(up(blob_at + blob.len(), 4) + 4, 16) - 4;
+    let stamp_at = up(note_at + note.len(), 4);
+    let body_at = up(stamp_at + 4, 4);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4D52_4F46);
+    le16(&mut b, narrow(items_at - 16));
+    b.push(u8::try_from(items.len() + 1).unwrap_or(u8::MAX));
+    b.push(3);
+    le16(&mut b, narrow(pairs_at / 8));
+    le16(&mut b, narrow(pairs.len() / 2));
+    le32(&mut b, u32_of((blob_at - 12) / 8));
+    le16(&mut b, narrow(blob.len() / 4));
+    le16(&mut b, narrow(note.len() + 1));
+    le32(&mut b, u32_of((note_at + 4) / 16));
+    le32(&mut b, u32_of(stamp_at));
+    le32(&mut b, u32_of(body_at));
+    b.resize(items_at, 0);
+    for ((id, d), at) in items.iter().zip(&data_at) {
+        le16(&mut b, *id);
+        le16(&mut b, narrow(at - 64));
+        le16(&mut b, narrow(d.len() / 4));
+    }
+    b.resize(pairs_at, 0);
+    for &(a, x) in pairs {
+        le16(&mut b, a);
+        le16(&mut b, x);
+    }
+    for ((_, d), &at) in items.iter().zip(&data_at) {
+        b.resize(at, 0);
+        b.extend_from_slice(d);
+    }
+    b.resize(blob_at, 0);
+    b.extend_from_slice(blob);
+    b.resize(note_at, 0);
+    b.extend_from_slice(note);
+    b.resize(stamp_at, 0);
+    b.extend_from_slice(&stamp);
+    b.resize(body_at, 0);
+    b.extend_from_slice(body);
+    b.extend_from_slice(&tail);
+    b
+}
+
+/// `sigtrail.yaml` as its plain writer lays it out (`writer.order: [body, sig]`, 8-byte
+/// aligned): the 12-byte header, the body at 16, the signature right after it (unaligned; the
+/// file ends there).
+#[must_use]
+pub fn sigtrail_file(kind: u16, body: &[u8], sig: &[u8]) -> Vec<u8> {
+    let mut b = Vec::new();
+    le32(&mut b, 0x4749_5353);
+    le32(&mut b, 16);
+    le16(&mut b, u16::try_from(sig.len()).unwrap_or(u16::MAX));
+    le16(&mut b, kind);
+    b.resize(16, 0);
+    b.extend_from_slice(body);
+    b.extend_from_slice(sig);
+    b
 }

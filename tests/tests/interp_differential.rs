@@ -82,6 +82,8 @@ const DIRLABEL: &str = "schemas/dirlabel.yaml";
 const LOCTABLE: &str = "schemas/loctable.yaml";
 const DIRREL: &str = "schemas/dirrel.yaml";
 const DIRWHEN: &str = "schemas/dirwhen.yaml";
+const LINFORMS: &str = "schemas/linforms.yaml";
+const SIGTRAIL: &str = "schemas/sigtrail.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -92,7 +94,9 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirgate, dirlabel, dirrel, dirwhen, loctable, plainloc};
+use npuschema_tests::compare::schemas::{
+    dirgate, dirlabel, dirrel, dirwhen, linforms, loctable, plainloc, sigtrail,
+};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -3334,6 +3338,138 @@ fn dirwhen_writer_built_files_and_their_mutants_agree() {
             "ext-out-of-bounds",
             "notes-out-of-bounds",
             "bad-crc",
+        ],
+    );
+}
+
+// ----- places, counts, strides, offsets and lengths as linear forms (linforms.yaml) ---------
+
+fn linforms_agree(b: &[u8]) -> &'static str {
+    let g = linforms::LinForms::validate(b);
+    let gb = linforms::LinForms::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(LINFORMS, b, g, gb, |g, v| {
+        npuschema_tests::compare::linforms(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with every place, count, stride, offset and length
+/// solved for a field through a linear form, a fixed-length range, a range that ends before a
+/// trailer and the trailer at `len - TAIL` (the same bytes as laid out by hand), and their
+/// mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn linforms_writer_built_files_and_their_mutants_agree() {
+    use linforms::{ItemData, ItemSpec, LinFormsWriter, PairSpec};
+    use npuschema_tests::construct_blobs::linforms_file;
+    assert_eq!(interp(LINFORMS).sites(), &linforms::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let data = [0x5Au8; 12];
+    for (items, pairs) in [
+        (
+            &[(1u16, &data[..8]), (2, &data[..4])][..],
+            &[(1u16, 2u16), (3, 4)][..],
+        ),
+        (&[][..], &[][..]),
+        (
+            &[(3, &data[..12])][..],
+            &[(5, 6), (7, 8), (9, 10), (11, 12)][..],
+        ),
+    ] {
+        let specs: Vec<ItemSpec<'_>> = items
+            .iter()
+            .map(|&(id, d)| ItemSpec {
+                id,
+                data: ItemData::Present(d),
+            })
+            .collect();
+        let ps: Vec<PairSpec> = pairs.iter().map(|&(a, b)| PairSpec { a, b }).collect();
+        let good = LinFormsWriter::new()
+            .items(&specs)
+            .pairs(&ps)
+            .blob(b"word")
+            .note(b"note!")
+            .stamp(b"STMP")
+            .body(b"body")
+            .tail(b"trailer!")
+            .to_vec()
+            .unwrap();
+        let ends = (*b"STMP", &b"body"[..], *b"trailer!");
+        assert_eq!(good, linforms_file(items, pairs, b"word", b"note!", ends));
+        assert_eq!(linforms_agree(&good), "ok");
+        for (k, c) in sweep(&good, &linforms_agree, &|_| {}, 0..0, 3_000, 0x11F0) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("linforms verdicts: {verdicts:?}");
+    assert_reached(
+        "linforms",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-item-size",
+            "items-out-of-bounds",
+            "pairs-out-of-bounds",
+            "data-out-of-bounds",
+            "blob-out-of-bounds",
+            "note-out-of-bounds",
+            "stamp-out-of-bounds",
+            "body-out-of-bounds",
+            // (Not `tail-out-of-bounds`: `len - 8` of 8 bytes is out of bounds only in a
+            // file shorter than 8 bytes, which fails on its 32-byte header first.)
+            "ok",
+        ],
+    );
+}
+
+// ----- a trailer whose length is a header field (sigtrail.yaml) ------------------------------
+
+fn sigtrail_agree(b: &[u8]) -> &'static str {
+    let g = sigtrail::SigTrail::validate(b);
+    let gb = sigtrail::SigTrail::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(SIGTRAIL, b, g, gb, |g, v| {
+        npuschema_tests::compare::sigtrail(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with a body and, right after it, a signature of the
+/// length `sig_len` gives at `len - sig_len` (the same bytes as laid out by hand), and their
+/// mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn sigtrail_writer_built_files_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::sigtrail_file;
+    assert_eq!(interp(SIGTRAIL).sites(), &sigtrail::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (body, sig) in [
+        (&b"the body"[..], &b"SIGNATURE"[..]),
+        (b"", b""),
+        (b"x", b"0123456789abcdef0123"),
+    ] {
+        let good = sigtrail::SigTrailWriter::new()
+            .kind(7)
+            .body(body)
+            .sig(sig)
+            .to_vec()
+            .unwrap();
+        assert_eq!(good, sigtrail_file(7, body, sig));
+        assert_eq!(sigtrail_agree(&good), "ok");
+        for (k, c) in sweep(&good, &sigtrail_agree, &|_| {}, 0..0, 2_000, 0x5176) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("sigtrail verdicts: {verdicts:?}");
+    assert_reached(
+        "sigtrail",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "sig-out-of-bounds",
+            "body-out-of-bounds",
+            "ok",
         ],
     );
 }

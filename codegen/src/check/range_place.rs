@@ -71,11 +71,39 @@ pub(crate) fn check(c: &Checked, d: &mut Diags) {
             }
             continue;
         }
+        // A trailer at `len - E`, and a range that ends C bytes before the end (`trailer.rs`).
+        let at = w.order.iter().position(|o| o.text == *n);
+        let last = w.order.len().checked_sub(1);
+        if crate::check::trailer::is_trailer(c, r) {
+            if let (Some(i), Some(l)) = (at, last)
+                && i != l
+            {
+                d.error(
+                    w.order[i].pos,
+                    format!("range `{n}` is a trailer (`offset: {}`), so the writer places it last, right after what precedes it, and `writer.order` ends with `{}`; move `{n}` to the end", r.offset.text, w.order[l].text),
+                );
+            }
+            continue;
+        }
+        if let Some(k) = crate::check::trailer::before_trailer(c, r) {
+            let next = at
+                .and_then(|i| w.order.get(i + 1))
+                .and_then(|o| file.ranges.iter().find(|x| x.name.text == o.text));
+            let ok = at.is_some_and(|i| Some(i + 1) == last)
+                && next.is_some_and(|t| crate::check::trailer::fits_trailer(c, k, t));
+            if !ok && let Some(i) = at {
+                d.error(
+                    w.order[i].pos,
+                    format!("range `{n}` ends before the end of the file (`length: {}`), so the writer needs the bytes it leaves right after it, last: `writer.order` must end with `{n}` and then a trailer of that many bytes (`offset: len - C`, `length: C`)", r.length.text),
+                );
+            }
+            continue;
+        }
         for (e, what) in [(&r.offset, "offset"), (&r.length, "length")] {
             if reads_len(c, &e.expr) {
                 d.error(
                     e.pos,
-                    format!("range `{n}`: the writer cannot write a range whose {what} reads `len` (`{}`), except one that runs to the end of the file: `length: len - <its offset>`, placed last", e.text),
+                    format!("range `{n}`: the writer cannot write a range whose {what} reads `len` (`{}`), except one that runs to the end of the file (`length: len - <its offset>`, placed last), a trailer (`offset: len - C`, `length: C`, placed last) and a range that ends C bytes before the end (`length: len - <its offset> - C`, followed by such a trailer)", e.text),
                 );
             }
         }

@@ -22,6 +22,9 @@ pub(crate) enum RecordRule {
     Str,
     /// An input: a field of the record's `<Record>Spec`.
     Input,
+    /// The value of the other rule (an offset or a length), stored through a linear form of
+    /// this field (solved for it, `linform.rs`).
+    Solved(Box<RecordRule>, crate::check::linform::LinForm<usize>),
 }
 
 /// Whether a per-record range's `when` is one flag bit of table `t`'s record (a flags
@@ -56,6 +59,17 @@ pub(crate) fn record_rules(c: &Checked, t: &Table) -> Vec<RecordRule> {
             && let Some(x) = rules.get_mut(i)
         {
             *x = RecordRule::Length(ri);
+        }
+        // An offset or length stored as a linear form of one field (`linform.rs`).
+        for (e, rule) in [
+            (&r.offset.expr, RecordRule::Offset(ri)),
+            (&r.length.expr, RecordRule::Length(ri)),
+        ] {
+            if let Some(f) = crate::check::linform::record_form(c, t, e)
+                && let Some(x) = rules.get_mut(f.field)
+            {
+                *x = RecordRule::Solved(Box::new(rule), f);
+            }
         }
         if let Some(w) = &r.when
             && let Expr::Ref(p) = &w.expr

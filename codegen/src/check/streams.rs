@@ -52,75 +52,21 @@ pub(crate) fn fixed_size(c: &Checked, sname: &str) -> Option<u64> {
 }
 
 /// How a stream's writer stores a record's size: `size = field * mul + plus - minus`, `field`
-/// one unsigned integer field of the header (its index), `mul` at least 1, at most one of
-/// `plus` and `minus` not zero. The forms written: `F`, `F + C`, `C + F`, `F - C`, `F * K`,
-/// `K * F`, and `F * K` (or `K * F`) plus or minus `C` (C, K numbers or unsigned constants).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SizeForm {
-    /// The header field the size is stored in (its index in the header struct).
-    pub field: usize,
-    /// The factor K (1 without one).
-    pub mul: u64,
-    /// The constant added to the field (`F + C`).
-    pub plus: u64,
-    /// The constant subtracted from the field (`F - C`).
-    pub minus: u64,
-}
+/// one unsigned integer field of the header (its index), a linear form of one field
+/// (`check/linform.rs`, shared with the plain writer).
+pub type SizeForm = crate::check::linform::LinForm<usize>;
 
-/// An unsigned number or unsigned constant's value.
-fn unsigned_const(c: &Checked, e: &Expr) -> Option<u64> {
-    match e {
-        Expr::Num(v) => Some(*v),
-        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
-            Ok(Resolved::Const(i)) => {
-                let k = c.schema.constants.get(i)?;
-                (!k.ty.signed()).then_some(k.value)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// `F` or `F * K`/`K * F`: (field index, K).
-fn scaled_field(c: &Checked, s: &Stream, e: &Expr) -> Option<(usize, u64)> {
+/// The form of a stream's `size` that its writer solves for one header field, when it has
+/// one of the forms written (see [`SizeForm`]).
+#[must_use]
+pub fn size_form(c: &Checked, s: &Stream) -> Option<SizeForm> {
     let t = stream_table(s);
     let field = |e: &Expr| {
         let (_, fi) = crate::check::expr::single_field(c, e, Scope::RecordOnly(&t))?;
         let (_, kind) = *c.layouts.get(&s.header.text)?.fields.get(fi)?;
         matches!(kind, FieldKind::Int(it) if !it.signed()).then_some(fi)
     };
-    match e {
-        Expr::Bin(crate::expr::BinOp::Mul, a, b) => match (field(a), field(b)) {
-            (Some(fi), None) => Some((fi, unsigned_const(c, b)?)),
-            (None, Some(fi)) => Some((fi, unsigned_const(c, a)?)),
-            _ => None,
-        },
-        e => Some((field(e)?, 1)),
-    }
-    .filter(|&(_, k)| k >= 1)
-}
-
-/// The form of a stream's `size` that its writer solves for one header field, when it has
-/// one of the forms written (see [`SizeForm`]).
-#[must_use]
-pub fn size_form(c: &Checked, s: &Stream) -> Option<SizeForm> {
-    use crate::expr::BinOp;
-    let form = |(field, mul): (usize, u64), plus, minus| SizeForm {
-        field,
-        mul,
-        plus,
-        minus,
-    };
-    match &s.size.expr {
-        Expr::Bin(BinOp::Add, a, b) => match (scaled_field(c, s, a), scaled_field(c, s, b)) {
-            (Some(f), None) => Some(form(f, unsigned_const(c, b)?, 0)),
-            (None, Some(f)) => Some(form(f, unsigned_const(c, a)?, 0)),
-            _ => None,
-        },
-        Expr::Bin(BinOp::Sub, a, b) => Some(form(scaled_field(c, s, a)?, 0, unsigned_const(c, b)?)),
-        e => Some(form(scaled_field(c, s, e)?, 0, 0)),
-    }
+    crate::check::linform::lin_form(c, &s.size.expr, &field)
 }
 
 /// Whether the stream's writer can solve its size for one header field ([`size_form`]).

@@ -17,7 +17,6 @@ use crate::check::expr::single_field;
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
-use crate::schema::top::Step;
 use crate::schema::{Name, Range, Table};
 
 /// The header flags field (index) and its bit (index into the flags' bits) that a
@@ -177,31 +176,7 @@ fn derived_why(name: &str) -> String {
     )
 }
 
-/// The tables whose `table_fits` step (at the top of `validate`) has `when`, with the
-/// condition.
-pub(crate) fn when_tables(c: &Checked) -> Vec<(&Table, &ExprAt)> {
-    c.schema
-        .file
-        .validate
-        .iter()
-        .filter_map(|s| match s {
-            Step::When { when, step } => match &**step {
-                Step::TableFits { table, .. } => c.table(&table.text).map(|t| (t, when)),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
-}
-
-/// The condition of table `t`'s `table_fits`, when it has one (the writer's part is
-/// optional then).
-pub(crate) fn table_when<'a>(c: &'a Checked, t: &Table) -> Option<&'a ExprAt> {
-    when_tables(c)
-        .into_iter()
-        .find(|(x, _)| x.name.text == t.name.text)
-        .map(|(_, w)| w)
-}
+pub(crate) use crate::check::table_when::{table_when, when_tables};
 
 /// The header flags field and bit that table `t`'s `table_fits` condition is, when it is
 /// one such bit (the writer sets it when the table is given).

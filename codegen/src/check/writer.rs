@@ -28,6 +28,9 @@ pub(crate) enum HeaderRule {
     Checksum(usize),
     /// An input: a setter.
     Input,
+    /// The value of the other rule, stored through a linear form of this field (the writer
+    /// solves it for the field, `linform.rs`).
+    Solved(Box<HeaderRule>, crate::check::linform::LinForm<usize>),
 }
 
 pub(crate) use crate::check::record_rules::{RecordRule, record_flag_when, record_rules};
@@ -118,6 +121,22 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
             *r = HeaderRule::RangeOffset(s.name.text.clone());
         }
     }
+    // A place, count, stride, offset or length stored as a linear form of one header field
+    // (`header.n - 1`, `header.words * 4`): solved for the field (`linform.rs`).
+    for (e, s) in crate::check::linform::plain_solved(c) {
+        use crate::check::linform::Solved;
+        let rule = match s {
+            Solved::Place(n) => HeaderRule::RangeOffset(n),
+            Solved::Count(n) => HeaderRule::Count(n),
+            Solved::RecordSize(n) => HeaderRule::RecordSize(n),
+            Solved::Length(n) => HeaderRule::RangeLength(n),
+        };
+        if let Some(f) = crate::check::linform::header_form(c, e)
+            && let Some(r) = fields.get_mut(f.field)
+        {
+            *r = HeaderRule::Solved(Box::new(rule), f);
+        }
+    }
     HeaderPlan { fields, leaves }
 }
 
@@ -165,6 +184,9 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
                 single_field(c, e, Scope::Top),
                 Some((Owner::Header | Owner::Located(_), _))
             ) || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
+                // A linear form of one header field, solved for it (`linform.rs`).
+                || (crate::check::when_writer::table_when(c, t).is_none()
+                    && crate::check::linform::header_form(c, e).is_some())
         };
         crate::check::table_writer::check_count_stride(c, t, &header_field, d);
         // (A place read from a located record: `located_writer.rs` says so.)
@@ -172,13 +194,16 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
             single_field(c, &t.at.expr, Scope::Top),
             Some((Owner::Located(_), _))
         );
-        if !located && !at_is_field(c, t) && !crate::check::table_writer::const_only(c, &t.at.expr)
+        if !located
+            && !at_is_field(c, t)
+            && !crate::check::table_writer::const_only(c, &t.at.expr)
+            && crate::check::linform::place_form(c, &t.name.text).is_none()
         {
             d.error(
                 t.at.pos,
                 format!(
-                    "table `{}`: the writer cannot derive where it goes: `at: {}` is neither one header field (which the writer sets to the place it chose) nor a constant expression (of constants only: the writer does not know `len` before it places the table)",
-                    t.name.text, t.at.text
+                    "table `{}`: the writer cannot derive where it goes: `at: {}` is neither one header field (which the writer sets to the place it chose), a linear form of one that it solves ({}), nor a constant expression (of constants only: the writer does not know `len` before it places the table)",
+                    t.name.text, t.at.text, crate::check::linform::FORMS
                 ),
             );
         }

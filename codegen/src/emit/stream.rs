@@ -820,29 +820,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
         // The size solved for the field (`check/streams.rs`'s `SizeForm`): `size - C`,
         // `size + C`, then divided by K; what the field cannot give is an error.
         let solve = crate::check::streams::size_form(em.c, s).map_or_else(TokenStream::new, |f| {
-            let mut t = TokenStream::new();
-            if f.plus > 0 {
-                let p = lit_u64(f.plus);
-                t.extend(quote! {
-                    let v = v.checked_sub(#p).ok_or(__rt::WriteError::NotRepresentable { field: #size_path, value: size })?;
-                });
-            }
-            if f.minus > 0 {
-                let m = lit_u64(f.minus);
-                t.extend(quote! {
-                    let v = v.checked_add(#m).ok_or(__rt::WriteError::TooLarge { field: #size_path, value: size })?;
-                });
-            }
-            if f.mul > 1 {
-                let k = lit_u64(f.mul);
-                t.extend(quote! {
-                    let v = match (v.checked_rem(#k), v.checked_div(#k)) {
-                        (Some(0), Some(q)) => q,
-                        _ => return Err(__rt::WriteError::NotRepresentable { field: #size_path, value: size }),
-                    };
-                });
-            }
-            t
+            crate::emit::linform::solve(&f, &size_path, &quote!(size))
         });
         let size_value = if s.includes_header {
             quote!((r.body.len() as u64).saturating_add(#hs64))

@@ -246,6 +246,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
             // the constant place, which must not lie before the cursor.
             let at = if crate::check::writer::at_is_field(c, t) {
                 quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?)
+            } else if let Some(f) = crate::check::linform::place_form(c, &t.name.text) {
+                // A linear form of a header field: the first place it can store (`linform.rs`).
+                let start = quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?);
+                crate::emit::linform::place(&f, &start, item_name)
             } else {
                 let at = top_value(c, &t.at.expr);
                 quote!(match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) })
@@ -301,7 +305,16 @@ pub fn tokens(c: &Checked) -> TokenStream {
                             quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?)
                         }
                     };
+                    // A linear form of a header field: the first place it can store (`linform.rs`).
+                    let place = match crate::check::linform::place_form(c, item_name) {
+                        Some(f) => crate::emit::linform::place(&f, &place, item_name),
+                        None => place,
+                    };
+                    // A trailer right after what precedes it; a fixed length checked (`emit/trailer.rs`).
+                    let place = crate::emit::trailer::place(c, r, place);
+                    let length_check = crate::emit::trailer::length_check(c, r);
                     plan_steps.push(quote! {
+                        #length_check
                         let #at_var = #place;
                         cursor = #at_var.checked_add(self.#name.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: #at_var })?;
                     });
@@ -315,11 +328,16 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     plan_fields.push(quote!(#start_var: u64,));
                     plan_inits.push(quote!(#start_var,));
                     let rn = format_ident!("{}", r.name.text);
+                    // An offset solved for a record field: the first place it can store.
+                    let mut at = quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?);
+                    if let Some(f) = crate::check::linform::record_place_form(c, r) {
+                        at = crate::emit::linform::place(&f, &at, item_name);
+                    }
                     plan_steps.push(quote! {
                         let #start_var = cursor;
                         for spec in self.#tname {
                             if let #spec_enum::#present(bytes) = spec.#rn {
-                                let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                                let at = #at;
                                 cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
                             }
                         }
@@ -550,6 +568,17 @@ fn derived(
     checksum_patch: &mut Vec<TokenStream>,
 ) {
     let file = &c.schema.file;
+    if let HeaderRule::Solved(inner, f) = rule {
+        // Solved for the field through a linear form (`emit/linform.rs`).
+        header_writes.push(crate::emit::linform::header_write(
+            c,
+            inner,
+            f,
+            (off, ity, big),
+            path,
+        ));
+        return;
+    }
     let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
     let tob = crate::emit::to_bytes(big);
     let ty = format_ident!("{}", ity.rust());
@@ -593,7 +622,9 @@ fn derived(
             let r = format_ident!("{}", r);
             (quote!(self.#r.len() as u64), false)
         }
-        HeaderRule::Checksum(_) | HeaderRule::Input => (quote!(0u64), false),
+        HeaderRule::Checksum(_) | HeaderRule::Input | HeaderRule::Solved(..) => {
+            (quote!(0u64), false)
+        }
     };
     if ity == IntTy::U64 {
         // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
@@ -921,6 +952,40 @@ pub(crate) fn range_sets(
                 });
                 on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
             }
+            // Solved for the field through a linear form (`emit/linform.rs`).
+            RecordRule::Solved(inner, f) => {
+                let store = (off, ity, st.fields[i].big);
+                match **inner {
+                    RecordRule::Offset(x) if x == *ri => {
+                        on_present.push(crate::emit::linform::solved_store(
+                            f,
+                            &quote!(at),
+                            store,
+                            &path,
+                            &quote!(rec),
+                        ))
+                    }
+                    RecordRule::Length(x) if x == *ri => {
+                        let s = crate::emit::linform::solved_store(
+                            f,
+                            &quote!(bytes.len() as u64),
+                            store,
+                            &path,
+                            &quote!(rec),
+                        );
+                        on_present.push(quote!({ #s }));
+                        let s = crate::emit::linform::solved_store(
+                            f,
+                            &quote!(n),
+                            store,
+                            &path,
+                            &quote!(rec),
+                        );
+                        on_absent.push(quote!({ #s }));
+                    }
+                    _ => {}
+                }
+            }
             _ => {}
         }
     }
@@ -1104,10 +1169,15 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
         let cur = format_ident!("{}_cursor", r.name.text);
         let item = format!("{}[].{}", t.name.text, r.name.text);
         let (on_present, on_absent) = range_sets(c, t, *ri, r);
+        // An offset solved for a record field: the first place it can store (as `plan`).
+        let mut at = quote!(__rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?);
+        if let Some(f) = crate::check::linform::record_place_form(c, r) {
+            at = crate::emit::linform::place(&f, &at, &item);
+        }
         per_range.push(quote! {
             match spec.#rn {
                 #en::#present(bytes) => {
-                    let at = __rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?;
+                    let at = #at;
                     #cur = at.saturating_add(bytes.len() as u64);
                     #(#on_present)*
                 }
@@ -1116,7 +1186,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
         });
         per_range_data.push(quote! {
             if let #en::#present(bytes) = spec.#rn {
-                let at = __rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?;
+                let at = #at;
                 __rt::put(out, at, bytes)?;
                 #cur = at.saturating_add(bytes.len() as u64);
             }

@@ -51,6 +51,8 @@ const DIRLABEL: u8 = 27;
 const LOCTABLE: u8 = 28;
 const DIRREL: u8 = 29;
 const DIRWHEN: u8 = 30;
+const LINFORMS: u8 = 31;
+const SIGTRAIL: u8 = 32;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -643,6 +645,22 @@ pub fn write_seeds(dir: &Path) -> usize {
             ],
             "rel",
         ),
+    ));
+    seeds.push((
+        "linforms".into(),
+        LINFORMS,
+        construct_blobs::linforms_file(
+            &[(1, &[7u8; 8]), (2, &[8u8; 4])],
+            &[(1, 2), (3, 4)],
+            b"word",
+            b"note!",
+            (*b"STMP", b"body", *b"trailer!"),
+        ),
+    ));
+    seeds.push((
+        "sigtrail".into(),
+        SIGTRAIL,
+        construct_blobs::sigtrail_file(7, b"the body", b"SIGNATURE"),
     ));
     seeds.push((
         "opendir".into(),

@@ -1,0 +1,187 @@
+//! A value a writer derives, stored as a linear form of one field: `value = F * K + C` or
+//! `value = F * K - C` (`F` one unsigned integer field, `K` and `C` numbers or unsigned
+//! constants, `K` at least 1). The writers solve such a form for `F` (`F = (value - C) / K`,
+//! `F = (value + C) / K`) with checked arithmetic, failing with `TooLarge` past `F`'s width and
+//! `NotRepresentable` below `C` or off a multiple of `K`. Used by the record stream's `size`
+//! (`streams.rs`) and by the plain writer's places, counts, strides, offsets and lengths
+//! (`writer.rs`); the emitter's side is `emit/linform.rs`.
+//!
+//! The forms: `F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F`, and `F * K` (or `K * F`) plus
+//! or minus `C`.
+
+use crate::check::{Checked, Resolved, Scope};
+use crate::expr::{BinOp, Expr};
+
+/// `value = field * mul + plus - minus`, at most one of `plus` and `minus` not zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinForm<F> {
+    /// The field the value is stored in (how the caller names it).
+    pub field: F,
+    /// The factor K (1 without one).
+    pub mul: u64,
+    /// The constant added to the scaled field (`F + C`).
+    pub plus: u64,
+    /// The constant subtracted from the scaled field (`F - C`).
+    pub minus: u64,
+}
+
+impl<F> LinForm<F> {
+    /// Whether the form is the field itself (`F`): the writers' older, direct path.
+    pub fn is_identity(&self) -> bool {
+        self.mul == 1 && self.plus == 0 && self.minus == 0
+    }
+}
+
+/// An unsigned number or unsigned constant's value.
+pub(crate) fn unsigned_const(c: &Checked, e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Num(v) => Some(*v),
+        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
+            Ok(Resolved::Const(i)) => {
+                let k = c.schema.constants.get(i)?;
+                (!k.ty.signed()).then_some(k.value)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `F` or `F * K`/`K * F`: (field, K), K at least 1.
+fn scaled<F>(c: &Checked, e: &Expr, field: &dyn Fn(&Expr) -> Option<F>) -> Option<(F, u64)> {
+    match e {
+        Expr::Bin(BinOp::Mul, a, b) => match (field(a), field(b)) {
+            (Some(f), None) => Some((f, unsigned_const(c, b)?)),
+            (None, Some(f)) => Some((f, unsigned_const(c, a)?)),
+            _ => None,
+        },
+        e => Some((field(e)?, 1)),
+    }
+    .filter(|&(_, k)| k >= 1)
+}
+
+/// The linear form of `e` over one field that `field` recognises (it returns the field when
+/// the expression is one unsigned integer field the caller's writer can set), or `None` when
+/// `e` has none of the forms above.
+pub(crate) fn lin_form<F>(
+    c: &Checked,
+    e: &Expr,
+    field: &dyn Fn(&Expr) -> Option<F>,
+) -> Option<LinForm<F>> {
+    let form = |(field, mul): (F, u64), plus, minus| LinForm {
+        field,
+        mul,
+        plus,
+        minus,
+    };
+    match e {
+        Expr::Bin(BinOp::Add, a, b) => match (scaled(c, a, field), scaled(c, b, field)) {
+            (Some(f), None) => Some(form(f, unsigned_const(c, b)?, 0)),
+            (None, Some(f)) => Some(form(f, unsigned_const(c, a)?, 0)),
+            _ => None,
+        },
+        Expr::Bin(BinOp::Sub, a, b) => Some(form(scaled(c, a, field)?, 0, unsigned_const(c, b)?)),
+        e => Some(form(scaled(c, e, field)?, 0, 0)),
+    }
+}
+
+/// The words a diagnostic uses to list the forms written.
+pub(crate) const FORMS: &str = "`F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F` or `F * K` plus or minus `C` (F one unsigned integer field, C and K numbers or unsigned constants, K at least 1)";
+
+/// The linear form of `e` over one unsigned integer field of the header, when it is not the
+/// field itself (the plain writer's older path sets one field directly).
+pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
+    let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top) {
+        Some((crate::check::Owner::Header, i)) => {
+            let (_, kind) = *c.layouts.get(&c.schema.file.header.text)?.fields.get(i)?;
+            matches!(kind, crate::check::FieldKind::Int(t) if !t.signed()).then_some(i)
+        }
+        _ => None,
+    };
+    lin_form(c, e, &field).filter(|f| !f.is_identity())
+}
+
+/// What the plain writer derives through a linear form of one header field: a table's
+/// place (`at`), its count and stride, a file-level range's offset and length (not an
+/// optional part's, one left out having no place to solve; not a range the writer builds
+/// from strings). Each with its expression.
+pub(crate) fn plain_solved(c: &Checked) -> Vec<(&Expr, Solved)> {
+    let file = &c.schema.file;
+    let mut out = Vec::new();
+    for t in &file.tables {
+        if crate::check::table_when::table_when(c, t).is_some() {
+            continue;
+        }
+        let n = || t.name.text.clone();
+        out.push((&t.at.expr, Solved::Place(n())));
+        out.push((&t.count.expr, Solved::Count(n())));
+        out.push((&t.stride.expr, Solved::RecordSize(n())));
+    }
+    for r in file
+        .ranges
+        .iter()
+        .filter(|r| r.table.is_none() && r.when.is_none())
+        .filter(|r| !crate::check::strtab_writer::is_built(c, &r.name.text))
+    {
+        out.push((&r.offset.expr, Solved::Place(r.name.text.clone())));
+        out.push((&r.length.expr, Solved::Length(r.name.text.clone())));
+    }
+    out.retain(|(e, _)| header_form(c, e).is_some());
+    out
+}
+
+/// A value the plain writer solves for a header field (see [`plain_solved`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Solved {
+    /// Where it put the table or range (its name).
+    Place(String),
+    /// The number of records of the table.
+    Count(String),
+    /// The record size of the table.
+    RecordSize(String),
+    /// The length of the range.
+    Length(String),
+}
+
+/// The linear form of a table's or file-level range's place, when the plain writer solves
+/// it for a header field (see [`plain_solved`]).
+pub(crate) fn place_form(c: &Checked, name: &str) -> Option<LinForm<usize>> {
+    plain_solved(c)
+        .into_iter()
+        .find(|(_, s)| *s == Solved::Place(name.to_string()))
+        .and_then(|(e, _)| header_form(c, e))
+}
+
+/// The linear form of `e` over one unsigned integer field of table `t`'s record, when it is
+/// not the field itself: a per-record range's offset or length (`entry.off + 64`).
+pub(crate) fn record_form(
+    c: &Checked,
+    t: &crate::schema::Table,
+    e: &Expr,
+) -> Option<LinForm<usize>> {
+    let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::RecordOnly(t)) {
+        Some((crate::check::Owner::Record, i)) => {
+            let (_, kind) = *c.layouts.get(&t.record.text)?.fields.get(i)?;
+            matches!(kind, crate::check::FieldKind::Int(t) if !t.signed()).then_some(i)
+        }
+        _ => None,
+    };
+    lin_form(c, e, &field).filter(|f| !f.is_identity())
+}
+
+/// The linear form of per-record range `r`'s offset, when the plain writer solves it for a
+/// field of the record (the writer then places the bytes where the form can store).
+pub(crate) fn record_place_form(c: &Checked, r: &crate::schema::Range) -> Option<LinForm<usize>> {
+    let t = c.table(&r.table.as_ref()?.text)?;
+    record_form(c, t, &r.offset.expr)
+}
+
+/// Whether `e` is one field the plain writer sets: a field of the header or of a located
+/// record (`located_writer.rs`), or a field inside a struct-typed header field.
+pub(crate) fn one_top_field(c: &Checked, e: &Expr) -> bool {
+    use crate::check::Owner;
+    matches!(
+        crate::check::expr::single_field(c, e, Scope::Top),
+        Some((Owner::Header | Owner::Located(_), _))
+    ) || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
+}

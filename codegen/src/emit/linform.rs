@@ -1,0 +1,165 @@
+//! Emission of a linear form of one field (`check/linform.rs`): the statements that solve a
+//! value for the field, and the first place at or after a cursor that the field can store.
+//! Shared by the record stream's writer (`stream.rs`) and the plain writer (`writer.rs`).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use crate::check::linform::LinForm;
+
+/// Statements that turn `v` (a `u64`, the value the writer needs) into the field's value:
+/// `v - C` then divided by K, or `v + C` then divided by K; a value no field value gives is
+/// `WriteError::NotRepresentable { field: path, value }`, one past `u64` `TooLarge` (`value`:
+/// tokens of the value as stated, for the error).
+pub(crate) fn solve<F>(f: &LinForm<F>, path: &str, value: &TokenStream) -> TokenStream {
+    let mut t = TokenStream::new();
+    if f.plus > 0 {
+        let p = Literal::u64_suffixed(f.plus);
+        t.extend(quote! {
+            let v = v.checked_sub(#p).ok_or(__rt::WriteError::NotRepresentable { field: #path, value: #value })?;
+        });
+    }
+    if f.minus > 0 {
+        let m = Literal::u64_suffixed(f.minus);
+        t.extend(quote! {
+            let v = v.checked_add(#m).ok_or(__rt::WriteError::TooLarge { field: #path, value: #value })?;
+        });
+    }
+    if f.mul > 1 {
+        let k = Literal::u64_suffixed(f.mul);
+        t.extend(quote! {
+            let v = match (v.checked_rem(#k), v.checked_div(#k)) {
+                (Some(0), Some(q)) => q,
+                _ => return Err(__rt::WriteError::NotRepresentable { field: #path, value: #value }),
+            };
+        });
+    }
+    t
+}
+
+/// A `u64` expression (it may return `TooLarge { field: item }` with `?`): the first place at
+/// or after `start` (a `u64` variable) that the form can store: at least C for `F + C`, and
+/// one whose value plus the form's `- C` (minus its `+ C`) is a multiple of K. With K = 1 and
+/// no `+ C`, `start` itself.
+pub(crate) fn place<F>(f: &LinForm<F>, start: &TokenStream, item: &str) -> TokenStream {
+    let at_least = (f.plus > 0).then(|| {
+        let p = Literal::u64_suffixed(f.plus);
+        quote!(let p = p.max(#p);)
+    });
+    if f.mul <= 1 {
+        return match at_least {
+            None => start.clone(),
+            Some(_) => {
+                let p = Literal::u64_suffixed(f.plus);
+                quote!(#start.max(#p))
+            }
+        };
+    }
+    // o = p + minus - plus (p >= plus), rounded up to a multiple of K, back to a place.
+    let k = Literal::u64_suffixed(f.mul);
+    let k1 = Literal::u64_suffixed(f.mul - 1);
+    let pl = Literal::u64_suffixed(f.plus);
+    let m = Literal::u64_suffixed(f.minus);
+    let mut ops = Vec::new();
+    if f.minus > 0 {
+        ops.push(quote!(checked_add(#m)));
+    }
+    if f.plus > 0 {
+        ops.push(quote!(checked_sub(#pl)));
+    }
+    ops.push(quote!(checked_add(#k1)));
+    ops.push(quote!(checked_div(#k)));
+    ops.push(quote!(checked_mul(#k)));
+    if f.plus > 0 {
+        ops.push(quote!(checked_add(#pl)));
+    }
+    if f.minus > 0 {
+        ops.push(quote!(checked_sub(#m)));
+    }
+    let mut chain = TokenStream::new();
+    for (i, op) in ops.iter().enumerate() {
+        if i == 0 {
+            chain = quote!(p.#op);
+        } else {
+            chain = quote!(#chain.and_then(|o| o.#op));
+        }
+    }
+    quote! {
+        {
+            let p: u64 = #start;
+            #at_least
+            #chain.ok_or(__rt::WriteError::TooLarge { field: #item, value: p })?
+        }
+    }
+}
+
+/// The plain writer's header write of a value solved for a field (`HeaderRule::Solved`): the
+/// value the inner rule gives (a table's record count or record size, the place the plan
+/// chose, a range's length), solved through the form, then stored as `ity` at `off` in byte
+/// order `big` (`TooLarge` when the field cannot hold it).
+pub(crate) fn header_write(
+    c: &crate::check::Checked,
+    inner: &crate::check::writer::HeaderRule,
+    f: &LinForm<usize>,
+    (off, ity, big): (u64, crate::schema::IntTy, bool),
+    path: &str,
+) -> TokenStream {
+    use crate::check::writer::HeaderRule;
+    use quote::format_ident;
+    let want = match inner {
+        HeaderRule::Count(t) => {
+            let t = format_ident!("{}", t);
+            quote!(self.#t.len() as u64)
+        }
+        HeaderRule::RecordSize(t) => {
+            let size = c
+                .table(t)
+                .and_then(|t| c.layouts.get(&t.record.text))
+                .map_or(0, |l| l.size);
+            let s = Literal::u64_suffixed(size);
+            quote!(#s)
+        }
+        HeaderRule::RangeOffset(r) => {
+            let v = format_ident!("{}_at", r);
+            quote!(plan.#v)
+        }
+        HeaderRule::RangeLength(r) => {
+            let r = format_ident!("{}", r);
+            quote!(self.#r.len() as u64)
+        }
+        // `linform::plain_solved` gives no other.
+        _ => return TokenStream::new(),
+    };
+    solved_store(f, &want, (off, ity, big), path, &quote!(h))
+}
+
+/// Statements that solve `want` (a `u64` expression) through the form and store the field's
+/// value as `ity` at `off` of `buf` (an array variable) in byte order `big`: `TooLarge` when
+/// the field cannot hold it. Also used for a table record's fields (`writer.rs`'s
+/// `table_code`), with `buf` the record.
+pub(crate) fn solved_store<F>(
+    f: &LinForm<F>,
+    want: &TokenStream,
+    (off, ity, big): (u64, crate::schema::IntTy, bool),
+    path: &str,
+    buf: &TokenStream,
+) -> TokenStream {
+    let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+    let tob = crate::emit::to_bytes(big);
+    let ty = quote::format_ident!("{}", ity.rust());
+    let solve = solve(f, path, &quote!(want));
+    let store = if ity == crate::schema::IntTy::U64 {
+        quote!(__rt::set(&mut #buf, #o, v.#tob());)
+    } else {
+        quote! {
+            let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: want })?;
+            __rt::set(&mut #buf, #o, v.#tob());
+        }
+    };
+    quote! {
+        let want: u64 = #want;
+        let v = want;
+        #solve
+        #store
+    }
+}

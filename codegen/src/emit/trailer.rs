@@ -1,0 +1,44 @@
+//! The plain writer's side of `check/trailer.rs`: a trailer at `len - E` goes right after what
+//! precedes it (the file ends E bytes later), and a range of a fixed length gets exactly that
+//! many bytes (`WriteError::WrongLength` otherwise).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::check::{Checked, Scope};
+use crate::schema::Range;
+
+/// Where the plan puts file-level range `r`: right at the cursor when it is a trailer, else
+/// `place` (the writer's usual place for it).
+pub(crate) fn place(c: &Checked, r: &Range, place: TokenStream) -> TokenStream {
+    if crate::check::trailer::is_trailer(c, r) {
+        quote!(cursor)
+    } else {
+        place
+    }
+}
+
+/// The plan's check that a range of a fixed length was given that many bytes (nothing for
+/// another range).
+pub(crate) fn length_check(c: &Checked, r: &Range) -> TokenStream {
+    let Some(e) = crate::check::trailer::fixed_length(c, r) else {
+        return quote!();
+    };
+    let name = format_ident!("{}", r.name.text);
+    let item = r.name.text.as_str();
+    if let Some(v) = crate::emit::plain_tokens(c, e, Scope::Top) {
+        return quote! {
+            let want: u64 = #v;
+            if self.#name.len() as u64 != want {
+                return Err(__rt::WriteError::WrongLength { range: #item, expected: want, given: self.#name.len() as u64 });
+            }
+        };
+    }
+    let v = crate::emit::value_tokens(c, e, Scope::Top);
+    quote! {
+        match #v {
+            Some(n) if n == self.#name.len() as u64 => {}
+            n => return Err(__rt::WriteError::WrongLength { range: #item, expected: n.unwrap_or(u64::MAX), given: self.#name.len() as u64 }),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Golden test for what the plain writer refuses to solve for one field: a place, count,
+//! offset or length that is not a linear form of one unsigned integer field (`F`, `F + C`,
+//! `C + F`, `F - C`, `F * K`, `K * F`, `F * K` plus or minus `C`), or one of an optional range.
+//! `schema_errors/linform_writer.yaml` holds the mistakes, `.expected` the diagnostics
+//! (file:line:column). Regenerate with `NPUSCHEMA_BLESS=1 cargo test -p npuschema-codegen
+//! --test schema_errors_linform` after reviewing the change.
+
+mod golden;
+use golden::golden;
+
+/// Two fields, a quotient, a signed field, a factor 0, a field scaled twice, and a linear form
+/// in an optional range's offset: each refused where the schema says it.
+#[test]
+fn values_the_plain_writer_cannot_solve() {
+    golden("linform_writer");
+}
+
+/// A trailer not last, a trailer whose length is not its distance from the end, ranges that
+/// end before the end without the trailer they need right after them, and a length reading
+/// `len` otherwise; the trailer last is written.
+#[test]
+fn ranges_relative_to_the_end_the_plain_writer_cannot_place() {
+    golden("trailer_writer");
+}
