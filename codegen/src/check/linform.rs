@@ -9,6 +9,7 @@
 //! The forms: `F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F`, and `F * K` (or `K * F`) plus
 //! or minus `C`.
 
+use crate::check::table_writer::const_u64;
 use crate::check::{Checked, Resolved, Scope};
 use crate::expr::{BinOp, Expr};
 
@@ -32,27 +33,12 @@ impl<F> LinForm<F> {
     }
 }
 
-/// An unsigned number or unsigned constant's value.
-pub(crate) fn unsigned_const(c: &Checked, e: &Expr) -> Option<u64> {
-    match e {
-        Expr::Num(v) => Some(*v),
-        Expr::Ref(p) => match c.resolve(p, Scope::Top) {
-            Ok(Resolved::Const(i)) => {
-                let k = c.schema.constants.get(i)?;
-                (!k.ty.signed()).then_some(k.value)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 /// `F` or `F * K`/`K * F`: (field, K), K at least 1.
 fn scaled<F>(c: &Checked, e: &Expr, field: &dyn Fn(&Expr) -> Option<F>) -> Option<(F, u64)> {
     match e {
         Expr::Bin(BinOp::Mul, a, b) => match (field(a), field(b)) {
-            (Some(f), None) => Some((f, unsigned_const(c, b)?)),
-            (None, Some(f)) => Some((f, unsigned_const(c, a)?)),
+            (Some(f), None) => Some((f, const_u64(c, b)?)),
+            (None, Some(f)) => Some((f, const_u64(c, a)?)),
             _ => None,
         },
         e => Some((field(e)?, 1)),
@@ -76,11 +62,11 @@ pub(crate) fn lin_form<F>(
     };
     match e {
         Expr::Bin(BinOp::Add, a, b) => match (scaled(c, a, field), scaled(c, b, field)) {
-            (Some(f), None) => Some(form(f, unsigned_const(c, b)?, 0)),
-            (None, Some(f)) => Some(form(f, unsigned_const(c, a)?, 0)),
+            (Some(f), None) => Some(form(f, const_u64(c, b)?, 0)),
+            (None, Some(f)) => Some(form(f, const_u64(c, a)?, 0)),
             _ => None,
         },
-        Expr::Bin(BinOp::Sub, a, b) => Some(form(scaled(c, a, field)?, 0, unsigned_const(c, b)?)),
+        Expr::Bin(BinOp::Sub, a, b) => Some(form(scaled(c, a, field)?, 0, const_u64(c, b)?)),
         e => Some(form(scaled(c, e, field)?, 0, 0)),
     }
 }

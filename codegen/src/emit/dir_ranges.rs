@@ -36,18 +36,8 @@ pub(crate) fn writes(c: &Checked, x: &DirPlan<'_>, align: u64) -> (TokenStream, 
         let cur = format_ident!("{}_cursor", r.name.text);
         let start = format_ident!("{}_start", r.name.text);
         let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
-        let present = format_ident!(
-            "{}",
-            r.present
-                .as_ref()
-                .map_or("Present".to_string(), |n| crate::names::camel(&n.text))
-        );
-        let absent = format_ident!(
-            "{}",
-            r.absent
-                .as_ref()
-                .map_or("Absent".to_string(), |n| crate::names::camel(&n.text))
-        );
+        let present = crate::emit::writer::variant(r.present.as_ref(), "Present");
+        let absent = crate::emit::writer::variant(r.absent.as_ref(), "Absent");
         let rn = format_ident!("{}", r.name.text);
         let item = format!("{}[].{}", t.name.text, r.name.text);
         let (on_present, on_absent) = crate::emit::writer::range_sets(c, t, ri, r);

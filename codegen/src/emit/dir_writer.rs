@@ -170,14 +170,7 @@ fn read_field(c: &Checked, sname: &str, name: &str, rec: &TokenStream) -> TokenS
         .strukt(sname)
         .and_then(|s| s.fields.get(i))
         .is_some_and(|f| f.big);
-    let from = format_ident!(
-        "{}",
-        if big {
-            "from_be_bytes"
-        } else {
-            "from_le_bytes"
-        }
-    );
+    let from = crate::emit::from_bytes(big);
     let ty = ident(ity.rust());
     let o = lit_usize(off);
     let w = lit_usize(ity.bytes());
@@ -748,12 +741,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let tn = ident(&t.name.text);
                 let rn = ident(&r.name.text);
                 let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
-                let present = format_ident!(
-                    "{}",
-                    r.present
-                        .as_ref()
-                        .map_or("Present".to_string(), |n| crate::names::camel(&n.text))
-                );
+                let present = crate::emit::writer::variant(r.present.as_ref(), "Present");
                 plan_steps.push(quote! {
                     let #v: u64 = cursor;
                     let #start: u64 = cursor;

@@ -123,14 +123,7 @@ fn value_type(c: &Checked, si: usize) -> Option<TokenStream> {
         let name = format_ident!("{}", f.name.text);
         let o = lit(off);
         let tob = crate::emit::to_bytes(f.big);
-        let from = format_ident!(
-            "{}",
-            if f.big {
-                "from_be_bytes"
-            } else {
-                "from_le_bytes"
-            }
-        );
+        let from = crate::emit::from_bytes(f.big);
         let word = |t: IntTy, at: TokenStream| {
             let ty = format_ident!("{}", t.rust());
             let w = lit(t.bytes());
@@ -334,14 +327,7 @@ pub(crate) fn set_leaf_bit(c: &Checked, l: Leaf, on: bool, rec: &TokenStream) ->
     let bit = format_ident!("{}", bit.name.text);
     let ty = format_ident!("{}", t.rust());
     let tob = crate::emit::to_bytes(big);
-    let from = format_ident!(
-        "{}",
-        if big {
-            "from_be_bytes"
-        } else {
-            "from_le_bytes"
-        }
-    );
+    let from = crate::emit::from_bytes(big);
     let o = lit(l.at);
     let w = Literal::usize_unsuffixed(w);
     let v = if on {

@@ -735,7 +735,7 @@ pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStr
 
 /// The writer's variant name for a per-record range's `present` / `absent` case: the
 /// schema's name in UpperCamel, or `default`.
-fn variant(name: Option<&crate::schema::Name>, default: &str) -> proc_macro2::Ident {
+pub(crate) fn variant(name: Option<&crate::schema::Name>, default: &str) -> proc_macro2::Ident {
     format_ident!("{}", name.map_or(default.to_string(), |n| camel(&n.text)))
 }
 
@@ -1003,14 +1003,7 @@ pub(crate) fn range_sets(
         let bit = format_ident!("{}", bit.name.text);
         let ty = format_ident!("{}", flags.repr.rust());
         let tob = crate::emit::to_bytes(f.big);
-        let from = format_ident!(
-            "{}",
-            if f.big {
-                "from_be_bytes"
-            } else {
-                "from_le_bytes"
-            }
-        );
+        let from = crate::emit::from_bytes(f.big);
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let w = Literal::usize_unsuffixed(usize::try_from(flags.repr.bytes()).unwrap_or(0));
         // (The writer's own field starts at zero: nothing to clear.)
