@@ -731,7 +731,10 @@ pub fn loctable_reseal(b: &mut [u8]) {
     };
     if let Some(d) = from.checked_add(count * 8).and_then(|to| b.get(from..to)) {
         let crc = npuschema_core::crc32(0, d);
-        b[16..20].copy_from_slice(&crc.to_le_bytes());
+        // (A file shorter than the header has nowhere to store it.)
+        if let Some(slot) = b.get_mut(16..20) {
+            slot.copy_from_slice(&crc.to_le_bytes());
+        }
     }
 }
 
