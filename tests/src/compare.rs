@@ -239,6 +239,8 @@ pub mod schemas {
         dirwhen: "schemas/dirwhen.yaml";
         linforms: "schemas/linforms.yaml";
         sigtrail: "schemas/sigtrail.yaml";
+        tailtab: "schemas/tailtab.yaml";
+        tailfix: "schemas/tailfix.yaml";
     }
 }
 
@@ -1692,4 +1694,31 @@ pub fn sigtrail(b: &[u8], g: &schemas::sigtrail::SigTrail<'_>, v: &View) {
     same_fields!(v, "header", g.header(), [magic, body_at, sig_len, kind]);
     assert_eq!(range(v, "body"), Some(span(b, g.body())));
     assert_eq!(range(v, "sig"), Some(span(b, g.sig())));
+}
+
+/// `tailtab.yaml` (a table at the end of the file, `at: len - header.count * 12`, its records'
+/// blobs before it): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn tailtab(b: &[u8], g: &schemas::tailtab::TailTab<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, count]);
+    table!(v, b, "index", g.index(), [id, at, size]);
+    for (k, r) in g.index().enumerate() {
+        assert_eq!(
+            range(v, &format!("index[{k}].blob")),
+            r.blob().map(|d| span(b, d))
+        );
+    }
+}
+
+/// `tailfix.yaml` (a table a constant distance from the end of the file, `at: len -
+/// SLOT_BYTES`): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn tailfix(b: &[u8], g: &schemas::tailfix::TailFix<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, body_len, slots_n]);
+    table!(v, b, "slots", g.slots(), [key, value]);
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
 }

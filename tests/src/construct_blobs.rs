@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1049,5 +1049,43 @@ pub fn sigtrail_file(kind: u16, body: &[u8], sig: &[u8]) -> Vec<u8> {
     b.resize(16, 0);
     b.extend_from_slice(body);
     b.extend_from_slice(sig);
+    b
+}
+
+/// `tailtab.yaml` as its plain writer lays it out (`writer.order: [blob, index]`, 4-byte
+/// aligned): the 8-byte header, each entry's blob (`(id, bytes)`) aligned to 4, then the
+/// 12-byte entries right after the last blob, ending the file.
+#[must_use]
+pub fn tailtab_file(entries: &[(u32, &[u8])]) -> Vec<u8> {
+    let mut b = Vec::new();
+    le32(&mut b, 0x4C49_4154);
+    le32(&mut b, u32::try_from(entries.len()).unwrap_or(u32::MAX));
+    let mut places = Vec::new();
+    for (_, blob) in entries {
+        b.resize(b.len().next_multiple_of(4), 0);
+        places.push(u32::try_from(b.len()).unwrap_or(u32::MAX));
+        b.extend_from_slice(blob);
+    }
+    for ((id, blob), at) in entries.iter().zip(places) {
+        le32(&mut b, *id);
+        le32(&mut b, at);
+        le32(&mut b, u32::try_from(blob.len()).unwrap_or(u32::MAX));
+    }
+    b
+}
+
+/// `tailfix.yaml` as its plain writer lays it out (`writer.order: [body, slots]`): the 12-byte
+/// header, the body at 12, then the four `(key, value)` slots right after it, ending the file.
+#[must_use]
+pub fn tailfix_file(body: &[u8], slots: [(u32, u32); 4]) -> Vec<u8> {
+    let mut b = Vec::new();
+    le32(&mut b, 0x5849_4654);
+    le32(&mut b, u32::try_from(body.len()).unwrap_or(u32::MAX));
+    le32(&mut b, 4);
+    b.extend_from_slice(body);
+    for (k, v) in slots {
+        le32(&mut b, k);
+        le32(&mut b, v);
+    }
     b
 }

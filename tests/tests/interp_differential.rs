@@ -84,6 +84,8 @@ const DIRREL: &str = "schemas/dirrel.yaml";
 const DIRWHEN: &str = "schemas/dirwhen.yaml";
 const LINFORMS: &str = "schemas/linforms.yaml";
 const SIGTRAIL: &str = "schemas/sigtrail.yaml";
+const TAILTAB: &str = "schemas/tailtab.yaml";
+const TAILFIX: &str = "schemas/tailfix.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -97,6 +99,7 @@ use npuschema_tests::compare::schemas::{
 use npuschema_tests::compare::schemas::{
     dirgate, dirlabel, dirrel, dirwhen, linforms, loctable, plainloc, sigtrail,
 };
+use npuschema_tests::compare::schemas::{tailfix, tailtab};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -3474,6 +3477,108 @@ fn sigtrail_writer_built_files_and_their_mutants_agree() {
             "truncated-header",
             "bad-magic",
             "sig-out-of-bounds",
+            "body-out-of-bounds",
+            "ok",
+        ],
+    );
+}
+
+// ----- a table at the end of the file (tailtab.yaml, tailfix.yaml) ---------------------------
+
+fn tailtab_agree(b: &[u8]) -> &'static str {
+    let g = tailtab::TailTab::validate(b);
+    let gb = tailtab::TailTab::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(TAILTAB, b, g, gb, |g, v| {
+        npuschema_tests::compare::tailtab(b, g, v)
+    })
+}
+
+fn tailfix_agree(b: &[u8]) -> &'static str {
+    let g = tailfix::TailFix::validate(b);
+    let gb = tailfix::TailFix::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(TAILFIX, b, g, gb, |g, v| {
+        npuschema_tests::compare::tailfix(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with an index at the end of the file (`at: len -
+/// header.count * 12`) and its records' blobs before it, or four slots `SLOT_BYTES` before the
+/// end (the same bytes as laid out by hand), and their mutants: the generated validator and
+/// the interpreter agree on each.
+#[test]
+fn table_at_the_end_writer_built_files_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::{tailfix_file, tailtab_file};
+    assert_eq!(interp(TAILTAB).sites(), &tailtab::ERROR_SITES[..]);
+    assert_eq!(interp(TAILFIX).sites(), &tailfix::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let sets: [&[(u32, &[u8])]; 3] = [
+        &[(1, b"first"), (2, b""), (3, b"the third blob")],
+        &[],
+        &[(9, b"x")],
+    ];
+    for entries in sets {
+        let specs: Vec<tailtab::EntrySpec<'_>> = entries
+            .iter()
+            .map(|(id, blob)| tailtab::EntrySpec {
+                id: *id,
+                blob: tailtab::EntryBlob::Present(blob),
+            })
+            .collect();
+        let good = tailtab::TailTabWriter::new()
+            .index(&specs)
+            .to_vec()
+            .unwrap();
+        assert_eq!(good, tailtab_file(entries));
+        assert_eq!(tailtab_agree(&good), "ok");
+        for (k, c) in sweep(&good, &tailtab_agree, &|_| {}, 0..0, 2_000, 0x7A17) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("tailtab verdicts: {verdicts:?}");
+    assert_reached(
+        "tailtab",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "index-out-of-bounds",
+            "blob-out-of-bounds",
+            "ok",
+        ],
+    );
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let slots = |k: u32| {
+        [(k, 1), (k + 1, 2), (k + 2, 3), (k + 3, 4)]
+            .map(|(key, value)| tailfix::SlotSpec { key, value })
+    };
+    for (body, k) in [(&b"a body"[..], 10), (b"", 0), (b"0123456789abcdef", 7)] {
+        let good = tailfix::TailFixWriter::new()
+            .body(body)
+            .slots(&slots(k))
+            .to_vec()
+            .unwrap();
+        assert_eq!(
+            good,
+            tailfix_file(body, [(k, 1), (k + 1, 2), (k + 2, 3), (k + 3, 4)])
+        );
+        assert_eq!(tailfix_agree(&good), "ok");
+        for (code, c) in sweep(&good, &tailfix_agree, &|_| {}, 0..0, 2_000, 0x7F1C) {
+            *verdicts.entry(code).or_default() += c;
+        }
+    }
+    eprintln!("tailfix verdicts: {verdicts:?}");
+    assert_reached(
+        "tailfix",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "bad-slot-count",
+            "slots-out-of-bounds",
             "body-out-of-bounds",
             "ok",
         ],

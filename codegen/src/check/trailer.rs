@@ -5,13 +5,15 @@
 //! file then ends E bytes later, so `len - E` is where it went); a range that ends C bytes
 //! before the end (`length: len - <its offset> - C`) is followed, last, by a C-byte trailer,
 //! so it ends where the trailer starts. A range whose length is a constant expression gets
-//! exactly that many bytes (`WriteError::WrongLength` otherwise). The checks are in
-//! `range_place.rs`, the emission in `emit/writer.rs`.
+//! exactly that many bytes (`WriteError::WrongLength` otherwise). A table at `len - E`, E its
+//! byte size (a constant, or its count times its record size), is a trailer too: last, right
+//! after what precedes it ([`table_end`]). The checks are in `range_place.rs` and here
+//! ([`check_table`]), the emission in `emit/writer.rs` and `emit/trailer.rs`.
 
 use crate::check::table_writer::{const_only, const_u64};
 use crate::check::{Checked, Resolved, Scope};
 use crate::expr::{BinOp, Expr};
-use crate::schema::Range;
+use crate::schema::{Range, Table};
 
 fn is_len(c: &Checked, e: &Expr) -> bool {
     matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Len)))
@@ -90,4 +92,61 @@ pub(crate) fn before_trailer<'r>(c: &Checked, r: &'r Range) -> Option<&'r Expr> 
 /// Whether `r`'s C (of [`before_trailer`]) is the length of trailer `t`.
 pub(crate) fn fits_trailer(c: &Checked, k: &Expr, t: &Range) -> bool {
     is_trailer(c, t) && trailer_length(c, k, &t.length.expr)
+}
+
+/// E of a table at the end of the file, `at: len - E`.
+pub(crate) enum TableEnd<'t> {
+    /// A constant expression: the records given must take exactly that many bytes.
+    Const(&'t Expr),
+    /// Its count times its record size (`header.n * 16`): whatever the records given.
+    Count,
+}
+
+/// Whether table `t` (without `when`) sits at the end of the file: `at: len - E`, E a constant
+/// expression or its `count` times its record size (either order).
+pub(crate) fn table_end<'t>(c: &Checked, t: &'t Table) -> Option<TableEnd<'t>> {
+    if crate::check::table_when::table_when(c, t).is_some() {
+        return None;
+    }
+    let Expr::Bin(BinOp::Sub, l, e) = &t.at.expr else {
+        return None;
+    };
+    if !is_len(c, l) {
+        return None;
+    }
+    if constant(c, e) {
+        return Some(TableEnd::Const(e));
+    }
+    let size = c.layouts.get(&t.record.text).map(|l| l.size)?;
+    let Expr::Bin(BinOp::Mul, a, b) = &**e else {
+        return None;
+    };
+    let times = |n: &Expr, k: &Expr| *n == t.count.expr && const_u64(c, k) == Some(size);
+    (times(a, b) || times(b, a)).then_some(TableEnd::Count)
+}
+
+/// Diagnoses a table at the end of the file ([`table_end`]) that the plain writer cannot
+/// write: one `writer.order` does not name last, and one whose constant count of records
+/// cannot fill the constant E bytes it sits before the end.
+pub(crate) fn check_table(
+    c: &Checked,
+    t: &Table,
+    order: &[crate::schema::Name],
+    d: &mut crate::diag::Diags,
+) {
+    let Some(end) = table_end(c, t) else { return };
+    let n = &t.name.text;
+    if !order.last().is_some_and(|o| o.text == *n) {
+        d.error(t.at.pos, format!("table `{n}`: `at: {}` puts it at the end of the file, so the writer places it last, right after what precedes it, and `writer.order` ends with `{}`; move `{n}` to the end", t.at.text, order.last().map_or("", |o| o.text.as_str())));
+    }
+    if let TableEnd::Const(e) = end
+        && let (Some(k), Some(count), Some(l)) = (
+            const_u64(c, e),
+            crate::check::table_writer::fixed_count(c, t),
+            c.layouts.get(&t.record.text),
+        )
+        && count.checked_mul(l.size) != Some(k)
+    {
+        d.error(t.at.pos, format!("table `{n}`: `at: {}` puts it {k} bytes before the end of the file, and its {count} records of {} bytes take {}: the writer could not say what fills the rest; make E its size (`len - {}`)", t.at.text, l.size, count.saturating_mul(l.size), count.saturating_mul(l.size)));
+    }
 }

@@ -190,6 +190,8 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
         };
         crate::check::table_writer::check_count_stride(c, t, &header_field, d);
         // (A place read from a located record: `located_writer.rs` says so.)
+        // At the end of the file (`at: len - E`, `trailer.rs`).
+        crate::check::trailer::check_table(c, t, &w.order, d);
         let located = matches!(
             single_field(c, &t.at.expr, Scope::Top),
             Some((Owner::Located(_), _))
@@ -198,11 +200,12 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
             && !at_is_field(c, t)
             && !crate::check::table_writer::const_only(c, &t.at.expr)
             && crate::check::linform::place_form(c, &t.name.text).is_none()
+            && crate::check::trailer::table_end(c, t).is_none()
         {
             d.error(
                 t.at.pos,
                 format!(
-                    "table `{}`: the writer cannot derive where it goes: `at: {}` is neither one header field (which the writer sets to the place it chose), a linear form of one that it solves ({}), nor a constant expression (of constants only: the writer does not know `len` before it places the table)",
+                    "table `{}`: the writer cannot derive where it goes: `at: {}` is neither one header field (which the writer sets to the place it chose), a linear form of one that it solves ({}), nor a constant expression (of constants only: the writer does not know `len` before it places the table), nor `len - E` with E its size (a constant, or its count times its record size: at the end of the file, placed last)",
                     t.name.text, t.at.text, crate::check::linform::FORMS
                 ),
             );

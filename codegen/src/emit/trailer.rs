@@ -1,12 +1,13 @@
 //! The plain writer's side of `check/trailer.rs`: a trailer at `len - E` goes right after what
 //! precedes it (the file ends E bytes later), and a range of a fixed length gets exactly that
-//! many bytes (`WriteError::WrongLength` otherwise).
+//! many bytes (`WriteError::WrongLength` otherwise); a table at `len - E` goes right after what
+//! precedes it too, its records taking E bytes.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::check::{Checked, Scope};
-use crate::schema::Range;
+use crate::schema::{Range, Table};
 
 /// Where the plan puts file-level range `r`: right at the cursor when it is a trailer, else
 /// `place` (the writer's usual place for it).
@@ -41,4 +42,35 @@ pub(crate) fn length_check(c: &Checked, r: &Range) -> TokenStream {
             n => return Err(__rt::WriteError::WrongLength { range: #item, expected: n.unwrap_or(u64::MAX), given: self.#name.len() as u64 }),
         }
     }
+}
+
+/// Where the plan puts a table at the end of the file (`at: len - E`): at the cursor, the
+/// records given checked to take E bytes when E is a constant (`WriteError::WrongLength`).
+pub(crate) fn table_place(
+    c: &Checked,
+    t: &Table,
+    end: &crate::check::trailer::TableEnd<'_>,
+) -> TokenStream {
+    let crate::check::trailer::TableEnd::Const(e) = end else {
+        return quote!(cursor);
+    };
+    let recs = crate::emit::when_writer::records(c, t);
+    let size =
+        proc_macro2::Literal::u64_suffixed(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+    let item = t.name.text.as_str();
+    let want = match crate::emit::plain_tokens(c, e, Scope::Top) {
+        Some(v) => quote!(let want: u64 = #v;),
+        None => {
+            let v = crate::emit::value_tokens(c, e, Scope::Top);
+            quote!(let want: u64 = #v.unwrap_or(u64::MAX);)
+        }
+    };
+    quote! {{
+        #want
+        match (#recs.len() as u64).checked_mul(#size) {
+            Some(given) if given == want => {}
+            given => return Err(__rt::WriteError::WrongLength { range: #item, expected: want, given: given.unwrap_or(u64::MAX) }),
+        }
+        cursor
+    }}
 }

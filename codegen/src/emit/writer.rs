@@ -250,6 +250,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 // A linear form of a header field: the first place it can store (`linform.rs`).
                 let start = quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?);
                 crate::emit::linform::place(&f, &start, item_name)
+            } else if let Some(e) = crate::check::trailer::table_end(c, t) {
+                // At the end of the file: right after what precedes it (`emit/trailer.rs`).
+                crate::emit::trailer::table_place(c, t, &e)
             } else {
                 let at = top_value(c, &t.at.expr);
                 quote!(match #at { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #item_name }) })

@@ -53,6 +53,8 @@ const DIRREL: u8 = 29;
 const DIRWHEN: u8 = 30;
 const LINFORMS: u8 = 31;
 const SIGTRAIL: u8 = 32;
+const TAILTAB: u8 = 33;
+const TAILFIX: u8 = 34;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -661,6 +663,16 @@ pub fn write_seeds(dir: &Path) -> usize {
         "sigtrail".into(),
         SIGTRAIL,
         construct_blobs::sigtrail_file(7, b"the body", b"SIGNATURE"),
+    ));
+    seeds.push((
+        "tailtab".into(),
+        TAILTAB,
+        construct_blobs::tailtab_file(&[(1, b"first"), (2, b""), (3, b"the third blob")]),
+    ));
+    seeds.push((
+        "tailfix".into(),
+        TAILFIX,
+        construct_blobs::tailfix_file(b"a body", [(10, 1), (11, 2), (12, 3), (13, 4)]),
     ));
     seeds.push((
         "opendir".into(),
