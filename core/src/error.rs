@@ -516,7 +516,8 @@ pub enum WriteError {
         given: bool,
     },
     /// A range whose length the schema fixes (`length: 16`, a trailer at `len - 16`) was
-    /// given another number of bytes.
+    /// given another number of bytes, or a table a constant distance from the end of the file
+    /// (`at: len - 32`) records that do not take exactly those bytes.
     WrongLength {
         /// The range.
         range: &'static str,
@@ -524,6 +525,15 @@ pub enum WriteError {
         expected: u64,
         /// The bytes given.
         given: u64,
+    },
+    /// A version-gated record's field that holds a place, length or count of an optional
+    /// part (`since`/`until`) is not in the layout the record's gate chooses, and the part
+    /// was given: a reader of that layout could not find it.
+    NotInLayout {
+        /// The field, as `record.field`.
+        field: &'static str,
+        /// The record's gate.
+        gate: u64,
     },
 }
 
@@ -599,6 +609,10 @@ impl fmt::Display for WriteError {
             } => write!(
                 f,
                 "wrong-length: {range} has {expected} bytes, {given} given"
+            ),
+            WriteError::NotInLayout { field, gate } => write!(
+                f,
+                "not-in-layout: {field} is not in the layout of gate {gate:#x}, and the part it locates was given"
             ),
         }
     }

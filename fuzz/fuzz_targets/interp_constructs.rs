@@ -14,7 +14,8 @@
 //! field (`loctable`), a second per-record range of a directory table (`dirrel`), a directory
 //! writer's optional parts (`dirwhen`), places, counts and lengths stored as linear forms
 //! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`), a table
-//! at the end of the file (`tailtab`, `tailfix`)), on
+//! at the end of the file (`tailtab`, `tailfix`), a version-gated record locating optional parts,
+//! a stream's range and a checksum's span (`gatedw`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -23,7 +24,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, plainloc, dirrel, loctable and dirwhen, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix, plainloc, dirrel, loctable, dirwhen and gatedw, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -90,6 +91,7 @@ schemas! {
     sigtrail: "../tests/schemas/sigtrail.yaml";
     tailtab: "../tests/schemas/tailtab.yaml";
     tailfix: "../tests/schemas/tailfix.yaml";
+    gatedw: "../tests/schemas/gatedw.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -132,6 +134,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/plainloc.yaml" => construct_blobs::plainloc_reseal(b),
         "../tests/schemas/dirrel.yaml" => construct_blobs::dirrel_reseal(b),
         "../tests/schemas/loctable.yaml" => construct_blobs::loctable_reseal(b),
+        "../tests/schemas/gatedw.yaml" => construct_blobs::gatedw_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),
@@ -249,6 +252,7 @@ fuzz_target!(|data: &[u8]| {
         31 => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
         32 => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
         33 => run!(k, b, tailtab::TailTab, |g, v| compare::tailtab(b, g, v)),
-        _ => run!(k, b, tailfix::TailFix, |g, v| compare::tailfix(b, g, v)),
+        34 => run!(k, b, tailfix::TailFix, |g, v| compare::tailfix(b, g, v)),
+        _ => run!(k, b, gatedw::GatedW, |g, v| compare::gatedw(b, g, v)),
     }
 });

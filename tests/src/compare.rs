@@ -241,6 +241,7 @@ pub mod schemas {
         sigtrail: "schemas/sigtrail.yaml";
         tailtab: "schemas/tailtab.yaml";
         tailfix: "schemas/tailfix.yaml";
+        gatedw: "schemas/gatedw.yaml";
     }
 }
 
@@ -1721,4 +1722,46 @@ pub fn tailfix(b: &[u8], g: &schemas::tailfix::TailFix<'_>, v: &View) {
     same_fields!(v, "header", g.header(), [magic, body_len, slots_n]);
     table!(v, b, "slots", g.slots(), [key, value]);
     assert_eq!(range(v, "body"), Some(span(b, g.body())));
+}
+
+/// `gatedw.yaml` (a version-gated record holding the places of optional ranges, of a stream's
+/// range and of a checksum's span): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn gatedw(b: &[u8], g: &schemas::gatedw::GatedW<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, version, meta_at, body_crc]);
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    let m = g.meta();
+    same_fields!(
+        v,
+        "meta",
+        m,
+        [body_at, body_len, extra_at, extra_len, log_at, log_len]
+    );
+    let gated = |name: &str, got: Option<u64>| {
+        let present = record(v, "meta")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, got, "meta.{name}");
+    };
+    gated("notes_at", m.notes_at().map(u64::from));
+    gated("notes_len", m.notes_len().map(u64::from));
+    gated("legacy", m.legacy().map(u64::from));
+    assert_eq!(record(v, "meta").offset, span(b, m.as_bytes()).0);
+    assert_eq!(record(v, "meta").size, m.as_bytes().len() as u64);
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(range(v, "notes"), g.notes().map(|d| span(b, d)));
+    assert_eq!(range(v, "extra"), g.extra().map(|d| span(b, d)));
+    assert_eq!(range(v, "log"), Some(span(b, g.log())));
+    assert_eq!(g.entries().count(), record_count(v, "entries"));
+    for r in g.entries() {
+        let p = format!("entries[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [kind, length]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
 }

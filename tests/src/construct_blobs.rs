@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1088,4 +1088,104 @@ pub fn tailfix_file(body: &[u8], slots: [(u32, u32); 4]) -> Vec<u8> {
         le32(&mut b, v);
     }
     b
+}
+
+/// What `gatedw.yaml`'s writer is given: the version (`meta`'s gate), the user's flag bits
+/// (`SIGNED`; `HAS_NOTES` is the writer's), `meta.legacy`, the body, `notes` and `extra`
+/// when given, and the log's bytes (a record stream).
+pub struct GatedWParts<'a> {
+    /// `header.version`.
+    pub version: u16,
+    /// `header.flags` without `HAS_NOTES`.
+    pub flags: u16,
+    /// `meta.legacy` (written before version 3).
+    pub legacy: u16,
+    /// The body.
+    pub body: &'a [u8],
+    /// `notes` (from version 2).
+    pub notes: Option<&'a [u8]>,
+    /// `extra` (given exactly when the version is at least 1).
+    pub extra: Option<&'a [u8]>,
+    /// The log.
+    pub log: &'a [u8],
+}
+
+/// `gatedw.yaml` as its plain writer lays it out (`writer.order: [meta, body, notes, extra,
+/// log]`, 4-aligned): the 16-byte header, `meta` at 16 in the layout of its version (26,
+/// 32 or 30 bytes), then each part given aligned to 4, the CRC-32 of the body in the header.
+#[must_use]
+pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
+    let v = w.version;
+    let meta_len = 4 + 4 + if v >= 2 { 6 } else { 0 } + if v < 3 { 2 } else { 0 } + 16;
+    let mut at: usize = 16 + meta_len;
+    let mut place = |n: Option<usize>| match n {
+        Some(n) => {
+            at = at.next_multiple_of(4);
+            let p = at;
+            at += n;
+            p
+        }
+        None => 0,
+    };
+    let body_at = place(Some(w.body.len()));
+    let notes_at = place(w.notes.map(<[u8]>::len));
+    let extra_at = place(w.extra.map(<[u8]>::len));
+    let log_at = place(Some(w.log.len()));
+    let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let mut b = Vec::new();
+    le32(&mut b, 0x5754_4147);
+    le16(&mut b, v);
+    le16(&mut b, (w.flags & !1) | u16::from(w.notes.is_some()));
+    le32(&mut b, 16);
+    le32(&mut b, npuschema_core::crc32(0, w.body));
+    le32(&mut b, u(body_at));
+    le32(&mut b, u(w.body.len()));
+    if v >= 2 {
+        le32(&mut b, u(notes_at));
+        le16(
+            &mut b,
+            u16::try_from(w.notes.map_or(0, <[u8]>::len)).unwrap_or(u16::MAX),
+        );
+    }
+    if v < 3 {
+        le16(&mut b, w.legacy);
+    }
+    le32(&mut b, u(extra_at));
+    le32(&mut b, u(w.extra.map_or(0, <[u8]>::len)));
+    le32(&mut b, u(log_at));
+    le32(&mut b, u(w.log.len()));
+    for (p, bytes) in [
+        (body_at, Some(w.body)),
+        (notes_at, w.notes),
+        (extra_at, w.extra),
+        (log_at, Some(w.log)),
+    ] {
+        if let Some(bytes) = bytes {
+            b.resize(p, 0);
+            b.extend_from_slice(bytes);
+        }
+    }
+    b
+}
+
+/// Recompute `gatedw.yaml`'s CRC-32 of the body (bytes 12..16), its span read from `meta`
+/// (located by the word at 8), as far as the bytes allow.
+pub fn gatedw_reseal(b: &mut [u8]) {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at.checked_add(4)?)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    };
+    let Some(meta_at) = word(b, 8) else { return };
+    let (Some(from), Some(n)) = (
+        word(b, meta_at),
+        meta_at.checked_add(4).and_then(|a| word(b, a)),
+    ) else {
+        return;
+    };
+    if let Some(d) = from.checked_add(n).and_then(|to| b.get(from..to)) {
+        let crc = npuschema_core::crc32(0, d);
+        if let Some(slot) = b.get_mut(12..16) {
+            slot.copy_from_slice(&crc.to_le_bytes());
+        }
+    }
 }

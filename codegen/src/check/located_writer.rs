@@ -11,8 +11,7 @@
 //! `emit/located_writer.rs`.
 
 use crate::check::dir_writer::{
-    Item, Part, Placement, RangeKind, Rule, What, computed_gate, const_only, field_kind,
-    range_kind, struct_for, targets,
+    Item, Part, Placement, Rule, What, computed_gate, const_only, field_kind, struct_for, targets,
 };
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
@@ -87,30 +86,6 @@ pub(crate) fn table_at_located(
     }
 }
 
-/// The version-gated located record (index) an expression reads, if any.
-fn gated_read(c: &Checked, e: &Expr) -> Option<usize> {
-    e.refs()
-        .iter()
-        .find_map(|p| match c.resolve(p, Scope::Top) {
-            Ok(
-                Resolved::Field(Owner::Located(j), _)
-                | Resolved::Composed(Owner::Located(j), _)
-                | Resolved::Nested(Owner::Located(j), _)
-                | Resolved::FlagBit(Owner::Located(j), ..),
-            ) if c
-                .schema
-                .file
-                .ext
-                .records
-                .get(j)
-                .is_some_and(|r| r.gate.is_some()) =>
-            {
-                Some(j)
-            }
-            _ => None,
-        })
-}
-
 /// The ungated located records (indexes) that a checksum's span reads, which the plain
 /// writer reads back as written before it computes the checksum.
 pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
@@ -132,6 +107,29 @@ pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
         }
     }
     out
+}
+
+/// Whether `w`, a value the plain writer derives into a located record's field, is the place,
+/// length, count or record size of an optional part (a file-level range or a table with
+/// `when`, which the writer writes): a field only some layouts of a version-gated record have
+/// may hold it, the part then given only in those layouts (`WriteError::NotInLayout`).
+pub(crate) fn optional_part(c: &Checked, w: &What) -> bool {
+    let file = &c.schema.file;
+    let range = |k: usize| {
+        file.ranges
+            .get(k)
+            .is_some_and(|r| crate::check::when_writer::writes_range(c, r))
+    };
+    let table = |k: usize| {
+        file.tables
+            .get(k)
+            .is_some_and(|t| crate::check::table_when::table_when(c, t).is_some())
+    };
+    match *w {
+        What::Place(Item::Range(k)) | What::RangeLength(k) => range(k),
+        What::Place(Item::OtherTable(k)) | What::TableCount(k) | What::RecordSize(k) => table(k),
+        _ => false,
+    }
 }
 
 /// Whether `o` is the header or a located record without a gate (whose fields are all
@@ -272,7 +270,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         if r.table.is_some() {
             continue;
         }
-        let ok = r.when.is_none() && !matches!(range_kind(c, ri), RangeKind::Stream(_));
+        // (A range with `when` the writer writes: its fields zero when it is left out; a
+        // stream's range: the bytes given, as any other.)
+        let ok = r.when.is_none() || crate::check::when_writer::writes_range(c, r);
         for (e, what, name) in [
             (&r.offset, What::Place(Item::Range(ri)), "offset"),
             (&r.length, What::RangeLength(ri), "length"),
@@ -281,7 +281,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                 Some(x) if matches!(x.0, Owner::Located(_)) && ok => {
                     assign(&mut plan.records, x, &what);
                 }
-                _ if located(&e.expr) => errs.push((e.pos, format!("range `{}`: the plain writer cannot write its {name} into a located record: `{}` is not one of its fields, or the range has a `when` or holds a stream; keep it in the header", r.name.text, e.text))),
+                _ if located(&e.expr) => errs.push((e.pos, format!("range `{}`: the plain writer cannot write its {name} into a located record: `{}` is not one of its fields, or the range has a `when` the writer cannot write; keep it in the header", r.name.text, e.text))),
                 _ => {}
             }
         }
@@ -301,16 +301,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             assign(&mut plan.records, x, &what);
         }
     }
-    // A checksum's span may read ungated located records: the writer reads them as written
-    // (`emit/located_writer.rs`'s `span_views`).
-    for k in &file.checksums {
-        for e in [&k.from, &k.to] {
-            if let Some(j) = gated_read(c, &e.expr) {
-                let n = file.ext.records.get(j).map_or("", |r| r.name.text.as_str());
-                errs.push((e.pos, format!("checksum `{}`: the plain writer reads its span from constants, `len`, header fields and located records without a gate, and `{}` reads `{n}`, a version-gated one", k.name.text, e.text)));
-            }
-        }
-    }
+    // A checksum's span may read located records, version-gated ones included: the writer
+    // reads them as written, each in the layout of its gate (`emit/located_writer.rs`'s
+    // `span_views`).
     // A version-gated record: laid out by its gate, one unsigned integer field the writer
     // takes (of the header or of an ungated located record).
     let hplan = crate::check::writer::header_plan(c);
@@ -374,12 +367,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                     Some(FieldKind::Struct(..) | FieldKind::Structs(..))
                 ) {
                     errs.push((f.name.pos, format!("field `{}` of `{}`: the writer cannot write a struct-typed field of a version-gated record", f.name.text, st.name.text)));
-                } else if !matches!(
-                    plan.records.get(k).and_then(|x| x.get(i)),
-                    Some(Rule::Input) | None
-                ) && (f.since.is_some() || f.until.is_some())
+                } else if (f.since.is_some() || f.until.is_some())
+                    && !matches!(
+                        plan.records.get(k).and_then(|x| x.get(i)),
+                        Some(Rule::Input) | None
+                    )
+                    && !plan.records.get(k).and_then(|x| x.get(i)).is_some_and(
+                        |rule| matches!(rule, Rule::Derived(w, _) if optional_part(c, w)),
+                    )
                 {
-                    errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`)", f.name.text, st.name.text)));
+                    errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`), unless it locates or sizes an optional part (a range or table with `when`), which the writer then refuses to write in a layout without the field", f.name.text, st.name.text)));
                 }
             }
         }

@@ -212,14 +212,48 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
 
 /// `write_into`'s bindings, before the checksums are patched in, of the located records a
 /// checksum's span reads (`info.body_offset`): each record's view over a copy of its bytes
-/// as written (ungated records only: `check/located_writer.rs` refuses the others).
+/// as written; a version-gated record's in the layout of its gate (the bytes its size for
+/// that gate takes, the rest of the copy zero).
 pub(crate) fn span_views(c: &Checked) -> TokenStream {
     let file = &c.schema.file;
     let mut out = Vec::new();
+    let p = plan(c);
     for k in crate::check::located_writer::span_records(c) {
         let Some(r) = file.ext.records.get(k) else {
             continue;
         };
+        if let Some(g) = p.as_ref().and_then(|p| gate_value(c, p, k)) {
+            let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
+            let n = lit_usize(size);
+            let ty = format_ident!("{}", r.strukt.text);
+            let v = format_ident!("{}", r.name.text);
+            let bytes = format_ident!("{}_bytes", r.name.text);
+            let gate = format_ident!("{}_gate", r.name.text);
+            let at = format_ident!("{}_at", r.name.text);
+            let item = r.name.text.as_str();
+            out.push(quote! {
+                let #gate: u64 = #g;
+                let #bytes: [u8; #n] = {
+                    let m = usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n);
+                    let src = usize::try_from(plan.#at).ok()
+                        .and_then(|a| out.get(a..))
+                        .and_then(|s| s.get(..m))
+                        .ok_or(__rt::WriteError::Layout { item: #item })?;
+                    let mut b = [0u8; #n];
+                    if let Some(d) = b.get_mut(..m) {
+                        d.copy_from_slice(src);
+                    }
+                    b
+                };
+                let #v = #ty {
+                    raw: #bytes.get(..usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n)).unwrap_or(&[]),
+                    buf: &#bytes,
+                    index: 0,
+                    gate: #gate,
+                };
+            });
+            continue;
+        }
         let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
         let n = lit_usize(size);
         let ty = format_ident!("{}", r.strukt.text);

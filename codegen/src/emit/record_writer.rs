@@ -100,8 +100,13 @@ pub(crate) fn derived_value(
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
         What::Checksum => (quote!(0u64), false),
-        What::RangeLength(k) if range_kind(c, *k) != RangeKind::Bytes => {
-            // A stream's or a string table's length, found by the plan.
+        What::RangeLength(k)
+            if range_kind(c, *k) != RangeKind::Bytes
+                && !(crate::check::writer::has_plain_writer(c)
+                    && matches!(range_kind(c, *k), RangeKind::Stream(_))) =>
+        {
+            // A stream's (the directory writer builds it) or a string table's length,
+            // found by the plan; the plain writer takes a stream's bytes as given.
             let len = format_ident!(
                 "{}_len",
                 c.schema
@@ -222,13 +227,58 @@ pub(crate) fn write_fields(
             let __o: usize = usize::try_from(__o).unwrap_or(usize::MAX);
             #body
         };
+        // A field only some layouts have that locates an optional part: the part given in
+        // a layout without it is refused (`check::located_writer::optional_part`).
+        let absent = match rules.get(i) {
+            Some(Rule::Derived(w, _)) if crate::check::located_writer::optional_part(c, w) => {
+                let given = optional_given(c, w);
+                let fpath = format!("{path}.{}", f.name.text);
+                // (`gate: gate` is clippy's `redundant_field_names`.)
+                let gate = if g.to_string() == "gate" {
+                    quote!(gate)
+                } else {
+                    quote!(gate: #g)
+                };
+                quote! {
+                    else if #given {
+                        return Err(__rt::WriteError::NotInLayout { field: #fpath, #gate });
+                    }
+                }
+            }
+            _ => quote!(),
+        };
         out.push(if cond.is_empty() {
             quote!({ #code })
         } else {
-            quote!(if #(#cond)&&* { #code })
+            quote!(if #(#cond)&&* { #code } #absent)
         });
     }
     out
+}
+
+/// Whether the optional part `w` locates or sizes (a range or table with `when`) is given.
+fn optional_given(c: &Checked, w: &What) -> TokenStream {
+    let file = &c.schema.file;
+    match *w {
+        What::Place(Item::Range(k)) | What::RangeLength(k) => {
+            let r = ident(
+                file.ranges
+                    .get(k)
+                    .map_or("missing", |r| r.name.text.as_str()),
+            );
+            quote!(self.#r.is_some())
+        }
+        What::Place(Item::OtherTable(k)) | What::TableCount(k) | What::RecordSize(k) => {
+            match file.tables.get(k) {
+                Some(t) => {
+                    let g = crate::emit::when_writer::given(t);
+                    quote!(self.#g)
+                }
+                None => quote!(true),
+            }
+        }
+        _ => quote!(true),
+    }
 }
 
 /// The write of field `i` (`f`, at `off` or `at`) of a record: its input or derived value.

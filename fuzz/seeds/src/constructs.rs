@@ -55,6 +55,7 @@ const LINFORMS: u8 = 31;
 const SIGTRAIL: u8 = 32;
 const TAILTAB: u8 = 33;
 const TAILFIX: u8 = 34;
+const GATEDW: u8 = 35;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -674,6 +675,21 @@ pub fn write_seeds(dir: &Path) -> usize {
         TAILFIX,
         construct_blobs::tailfix_file(b"a body", [(10, 1), (11, 2), (12, 3), (13, 4)]),
     ));
+    for version in [1u16, 2] {
+        seeds.push((
+            format!("gatedw-v{version}"),
+            GATEDW | 0x80,
+            construct_blobs::gatedw_file(&construct_blobs::GatedWParts {
+                version,
+                flags: 2,
+                legacy: 9,
+                body: b"the body",
+                notes: (version >= 2).then_some(&b"notes"[..]),
+                extra: Some(b"EXTRA"),
+                log: &[1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 0, 0],
+            }),
+        ));
+    }
     seeds.push((
         "opendir".into(),
         OPENDIR | 0x80,
