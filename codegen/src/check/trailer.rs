@@ -136,7 +136,7 @@ pub(crate) fn check_table(
 ) {
     let Some(end) = table_end(c, t) else { return };
     let n = &t.name.text;
-    if !order.last().is_some_and(|o| o.text == *n) {
+    if order.last().is_none_or(|o| o.text != *n) {
         d.error(t.at.pos, format!("table `{n}`: `at: {}` puts it at the end of the file, so the writer places it last, right after what precedes it, and `writer.order` ends with `{}`; move `{n}` to the end", t.at.text, order.last().map_or("", |o| o.text.as_str())));
     }
     if let TableEnd::Const(e) = end
