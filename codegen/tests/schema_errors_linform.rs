@@ -22,3 +22,10 @@ fn values_the_plain_writer_cannot_solve() {
 fn ranges_relative_to_the_end_the_plain_writer_cannot_place() {
     golden("trailer_writer");
 }
+
+/// A directory writer's parts at the end of the file that are not last, a length reading
+/// `len` otherwise, and a table at `len - 8` its records cannot fill.
+#[test]
+fn parts_at_the_end_a_directory_writer_cannot_place() {
+    golden("dir_writer_end");
+}

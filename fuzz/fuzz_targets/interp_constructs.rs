@@ -15,7 +15,8 @@
 //! writer's optional parts (`dirwhen`), places, counts and lengths stored as linear forms
 //! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`), a table
 //! at the end of the file (`tailtab`, `tailfix`), a version-gated record locating optional parts,
-//! a stream's range and a checksum's span (`gatedw`)), on
+//! a stream's range and a checksum's span (`gatedw`), a directory writer's parts placed
+//! without a field (`dirtail`, `dirfoot`, `dirindex`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -92,6 +93,9 @@ schemas! {
     tailtab: "../tests/schemas/tailtab.yaml";
     tailfix: "../tests/schemas/tailfix.yaml";
     gatedw: "../tests/schemas/gatedw.yaml";
+    dirtail: "../tests/schemas/dirtail.yaml";
+    dirfoot: "../tests/schemas/dirfoot.yaml";
+    dirindex: "../tests/schemas/dirindex.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -253,6 +257,9 @@ fuzz_target!(|data: &[u8]| {
         32 => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
         33 => run!(k, b, tailtab::TailTab, |g, v| compare::tailtab(b, g, v)),
         34 => run!(k, b, tailfix::TailFix, |g, v| compare::tailfix(b, g, v)),
-        _ => run!(k, b, gatedw::GatedW, |g, v| compare::gatedw(b, g, v)),
+        35 => run!(k, b, gatedw::GatedW, |g, v| compare::gatedw(b, g, v)),
+        36 => run!(k, b, dirtail::DirTail, |g, v| compare::dirtail(b, g, v)),
+        37 => run!(k, b, dirfoot::DirFoot, |g, v| compare::dirfoot(b, g, v)),
+        _ => run!(k, b, dirindex::DirIndex, |g, v| compare::dirindex(b, g, v)),
     }
 });

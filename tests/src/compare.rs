@@ -242,6 +242,9 @@ pub mod schemas {
         tailtab: "schemas/tailtab.yaml";
         tailfix: "schemas/tailfix.yaml";
         gatedw: "schemas/gatedw.yaml";
+        dirtail: "schemas/dirtail.yaml";
+        dirfoot: "schemas/dirfoot.yaml";
+        dirindex: "schemas/dirindex.yaml";
     }
 }
 
@@ -1764,4 +1767,80 @@ pub fn gatedw(b: &[u8], g: &schemas::gatedw::GatedW<'_>, v: &View) {
         same_fields!(v, &p, r.header(), [kind, length]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
     }
+}
+
+/// `dirtail.yaml` (a directory writer's ranges placed without a field: a constant place and
+/// length, a body up to a trailer, the trailer): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirtail(b: &[u8], g: &schemas::dirtail::DirTail<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [magic, count, level, dir_at, body_at]
+    );
+    table!(
+        v,
+        b,
+        "sections",
+        g.sections(),
+        [kind, offset, size, entsize]
+    );
+    for (k, r) in g.sections().enumerate() {
+        assert_eq!(
+            range(v, &format!("sections[{k}].payload")),
+            r.payload().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(range(v, "note"), Some(span(b, g.note())));
+    assert_eq!(range(v, "body"), Some(span(b, g.body())));
+    assert_eq!(range(v, "sig"), Some(span(b, g.sig())));
+}
+
+/// `dirfoot.yaml` (a directory writer's located record at the end of the file): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirfoot(b: &[u8], g: &schemas::dirfoot::DirFoot<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, level]);
+    let f = g.footer();
+    same_fields!(v, "footer", f, [dir_at, count, stamp]);
+    assert_eq!(record(v, "footer").offset, span(b, f.as_bytes()).0);
+    table!(
+        v,
+        b,
+        "sections",
+        g.sections(),
+        [kind, offset, size, entsize]
+    );
+    for (k, r) in g.sections().enumerate() {
+        assert_eq!(
+            range(v, &format!("sections[{k}].payload")),
+            r.payload().map(|d| span(b, d))
+        );
+    }
+}
+
+/// `dirindex.yaml` (a directory writer's other table at the end of the file): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirindex(b: &[u8], g: &schemas::dirindex::DirIndex<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, count, dir_at, index_n]);
+    table!(
+        v,
+        b,
+        "sections",
+        g.sections(),
+        [kind, offset, size, entsize]
+    );
+    for (k, r) in g.sections().enumerate() {
+        assert_eq!(
+            range(v, &format!("sections[{k}].payload")),
+            r.payload().map(|d| span(b, d))
+        );
+    }
+    table!(v, b, "index", g.index(), [section, value]);
 }

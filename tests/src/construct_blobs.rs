@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1188,4 +1188,93 @@ pub fn gatedw_reseal(b: &mut [u8]) {
             slot.copy_from_slice(&crc.to_le_bytes());
         }
     }
+}
+
+/// A section of `dirtail.yaml`, `dirfoot.yaml` or `dirindex.yaml`: its kind, entry size and
+/// payload.
+pub type DirEndSection<'a> = (u32, u32, &'a [u8]);
+
+/// The directory records (kind, offset, size, entry size) of `sections` whose payloads
+/// start at `at`, each 4-aligned; returns them and where the last payload ends.
+fn dir_end_records(sections: &[DirEndSection<'_>], mut at: usize) -> (Vec<u8>, Vec<u8>, usize) {
+    let mut recs = Vec::new();
+    let mut pays = Vec::new();
+    let start = at;
+    for &(kind, entsize, p) in sections {
+        at = at.next_multiple_of(4);
+        le32(&mut recs, kind);
+        le32(&mut recs, u32_of(at));
+        le32(&mut recs, u32_of(p.len()));
+        le32(&mut recs, entsize);
+        pays.resize(at - start, 0);
+        pays.extend_from_slice(p);
+        at += p.len();
+    }
+    (recs, pays, at)
+}
+
+/// `dirtail.yaml` as its directory writer lays it out (`writer.order: [note, sections,
+/// payload, body, sig]`, 4-aligned): the 16-byte header, the note at 16, the directory at 24,
+/// each payload aligned, the body aligned, then the signature right after it, ending the file.
+#[must_use]
+pub fn dirtail_file(
+    level: u16,
+    note: &[u8],
+    sections: &[DirEndSection<'_>],
+    body: &[u8],
+    sig: &[u8],
+) -> Vec<u8> {
+    let dir_at = 24;
+    let (recs, pays, end) = dir_end_records(sections, dir_at + 16 * sections.len());
+    let body_at = end.next_multiple_of(4);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4C54_4444);
+    le16(&mut b, u16::try_from(sections.len()).unwrap_or(u16::MAX));
+    le16(&mut b, level);
+    le32(&mut b, u32_of(dir_at));
+    le32(&mut b, u32_of(body_at));
+    b.extend_from_slice(note);
+    b.extend_from_slice(&recs);
+    b.extend_from_slice(&pays);
+    b.resize(body_at, 0);
+    b.extend_from_slice(body);
+    b.extend_from_slice(sig);
+    b
+}
+
+/// `dirfoot.yaml` as its directory writer lays it out (`writer.order: [sections, payload,
+/// footer]`): the 8-byte header, the directory at 8, each payload 4-aligned, then the
+/// 12-byte footer (where the directory is, its count, the stamp) right after the last one.
+#[must_use]
+pub fn dirfoot_file(level: u32, stamp: u32, sections: &[DirEndSection<'_>]) -> Vec<u8> {
+    let (recs, pays, _) = dir_end_records(sections, 8 + 16 * sections.len());
+    let mut b = Vec::new();
+    le32(&mut b, 0x5446_4444);
+    le32(&mut b, level);
+    b.extend_from_slice(&recs);
+    b.extend_from_slice(&pays);
+    le32(&mut b, 8);
+    le32(&mut b, u32_of(sections.len()));
+    le32(&mut b, stamp);
+    b
+}
+
+/// `dirindex.yaml` as its directory writer lays it out (`writer.order: [sections, payload,
+/// index]`): the 16-byte header, the directory at 16, each payload 4-aligned, then the
+/// 8-byte marks (`(section, value)`) right after the last payload, ending the file.
+#[must_use]
+pub fn dirindex_file(sections: &[DirEndSection<'_>], marks: &[(u32, u32)]) -> Vec<u8> {
+    let (recs, pays, _) = dir_end_records(sections, 16 + 16 * sections.len());
+    let mut b = Vec::new();
+    le32(&mut b, 0x5849_4444);
+    le32(&mut b, u32_of(sections.len()));
+    le32(&mut b, 16);
+    le32(&mut b, u32_of(marks.len()));
+    b.extend_from_slice(&recs);
+    b.extend_from_slice(&pays);
+    for &(sec, v) in marks {
+        le32(&mut b, sec);
+        le32(&mut b, v);
+    }
+    b
 }

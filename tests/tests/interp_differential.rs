@@ -87,6 +87,9 @@ const SIGTRAIL: &str = "schemas/sigtrail.yaml";
 const TAILTAB: &str = "schemas/tailtab.yaml";
 const TAILFIX: &str = "schemas/tailfix.yaml";
 const GATEDW: &str = "schemas/gatedw.yaml";
+const DIRTAIL: &str = "schemas/dirtail.yaml";
+const DIRFOOT: &str = "schemas/dirfoot.yaml";
+const DIRINDEX: &str = "schemas/dirindex.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -97,10 +100,10 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
+use npuschema_tests::compare::schemas::{dirfoot, dirindex, dirtail, gatedw, tailfix, tailtab};
 use npuschema_tests::compare::schemas::{
     dirgate, dirlabel, dirrel, dirwhen, linforms, loctable, plainloc, sigtrail,
 };
-use npuschema_tests::compare::schemas::{gatedw, tailfix, tailtab};
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
     npu1_v2_reseal, twodirs_file, twodirs_reseal,
@@ -3659,5 +3662,157 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             "bad-body-crc",
             "ok",
         ],
+    );
+}
+
+// ----- a directory writer's parts placed without a field (dirtail, dirfoot, dirindex) ------
+
+fn dirtail_agree(b: &[u8]) -> &'static str {
+    let g = dirtail::DirTail::validate(b);
+    let gb = dirtail::DirTail::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRTAIL, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirtail(b, g, v)
+    })
+}
+
+fn dirfoot_agree(b: &[u8]) -> &'static str {
+    let g = dirfoot::DirFoot::validate(b);
+    let gb = dirfoot::DirFoot::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRFOOT, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirfoot(b, g, v)
+    })
+}
+
+fn dirindex_agree(b: &[u8]) -> &'static str {
+    let g = dirindex::DirIndex::validate(b);
+    let gb = dirindex::DirIndex::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRINDEX, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirindex(b, g, v)
+    })
+}
+
+/// Files the generated directory writers built with a constant-place note, a body up to a
+/// trailer and the trailer (`dirtail`), a footer at the end (`dirfoot`) and an index at the
+/// end (`dirindex`), the same bytes as laid out by hand, and their mutants: the generated
+/// validator and the interpreter agree on each.
+#[test]
+fn directory_writer_end_of_file_parts_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::{dirfoot_file, dirindex_file, dirtail_file};
+    assert_eq!(interp(DIRTAIL).sites(), &dirtail::ERROR_SITES[..]);
+    assert_eq!(interp(DIRFOOT).sites(), &dirfoot::ERROR_SITES[..]);
+    assert_eq!(interp(DIRINDEX).sites(), &dirindex::ERROR_SITES[..]);
+    let sets: [&[(u32, u32, &[u8])]; 3] = [
+        &[(1, 0, b"first"), (0x7000_0003, 4, b"abcdefgh"), (2, 0, b"")],
+        &[],
+        &[(5, 0, b"x")],
+    ];
+    let mut tail = std::collections::BTreeMap::<&str, usize>::new();
+    let mut foot = std::collections::BTreeMap::<&str, usize>::new();
+    let mut index = std::collections::BTreeMap::<&str, usize>::new();
+    for secs in sets {
+        let s1: Vec<dirtail::SectionSpec<'_>> = secs
+            .iter()
+            .map(|&(kind, entsize, payload)| dirtail::SectionSpec {
+                kind,
+                entsize,
+                payload,
+            })
+            .collect();
+        let good = dirtail::DirTailSpec {
+            level: 2,
+            note: b"12345678",
+            body: b"a body",
+            sig: b"SIG-OK",
+            sections: &s1,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(
+            good,
+            dirtail_file(2, b"12345678", secs, b"a body", b"SIG-OK")
+        );
+        assert_eq!(dirtail_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirtail_agree, &|_| {}, 0..0, 1_500, 0xD7A1) {
+            *tail.entry(k).or_default() += c;
+        }
+        let s2: Vec<dirfoot::SectionSpec<'_>> = secs
+            .iter()
+            .map(|&(kind, entsize, payload)| dirfoot::SectionSpec {
+                kind,
+                entsize,
+                payload,
+            })
+            .collect();
+        let good = dirfoot::DirFootSpec {
+            level: 4,
+            footer_stamp: 77,
+            sections: &s2,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(good, dirfoot_file(4, 77, secs));
+        assert_eq!(dirfoot_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirfoot_agree, &|_| {}, 0..0, 1_500, 0xD7F0) {
+            *foot.entry(k).or_default() += c;
+        }
+        let s3: Vec<dirindex::SectionSpec<'_>> = secs
+            .iter()
+            .map(|&(kind, entsize, payload)| dirindex::SectionSpec {
+                kind,
+                entsize,
+                payload,
+            })
+            .collect();
+        let marks: Vec<dirindex::MarkSpec> = (0..secs.len())
+            .map(|k| dirindex::MarkSpec {
+                section: k as u32,
+                value: 100 + k as u32,
+            })
+            .collect();
+        let good = dirindex::DirIndexSpec {
+            index: &marks,
+            sections: &s3,
+        }
+        .to_vec()
+        .unwrap();
+        let by_hand: Vec<(u32, u32)> = marks.iter().map(|m| (m.section, m.value)).collect();
+        assert_eq!(good, dirindex_file(secs, &by_hand));
+        assert_eq!(dirindex_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirindex_agree, &|_| {}, 0..0, 1_500, 0xD71C) {
+            *index.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirtail verdicts: {tail:?}");
+    eprintln!("dirfoot verdicts: {foot:?}");
+    eprintln!("dirindex verdicts: {index:?}");
+    let common = [
+        "truncated-header",
+        "bad-magic",
+        "sections-out-of-bounds",
+        "section-out-of-bounds",
+        "bad-entry-size",
+        "ok",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        common.iter().chain(extra).copied().collect()
+    };
+    assert_reached(
+        "dirtail",
+        &tail,
+        // (`sig` at `len - SIG` fits any file the header fits: `sig-out-of-bounds` is for
+        // a file shorter than SIG, which the header's check rejects first.)
+        &with(&["note-out-of-bounds", "body-out-of-bounds"]),
+    );
+    assert_reached("dirfoot", &foot, &with(&["footer-out-of-bounds"]));
+    assert_reached(
+        "dirindex",
+        &index,
+        &with(&["index-out-of-bounds", "bad-mark"]),
     );
 }

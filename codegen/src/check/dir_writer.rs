@@ -121,6 +121,10 @@ pub(crate) enum Placement {
     Derived,
     /// At a constant expression (which must not lie before the cursor).
     Fixed(Expr),
+    /// Right after what precedes it, unaligned, the last item: the file ends with it (a
+    /// trailer at `len - C`, a table at `len - <its size>`, a record at `len - <its size>`;
+    /// `check/trailer.rs`).
+    End,
 }
 
 /// One section directory the writer writes: its table, its payload range, what each field
@@ -576,13 +580,41 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             if let Some(p) = plan.items.iter_mut().find(|(x, _)| *x == it) {
                 p.1 = Placement::Fixed(at.expr.clone());
             }
+        } else if item_at_end(c, it) {
+            // At the end of the file, last (`trailer.rs`).
+            if let Some(p) = plan.items.iter_mut().find(|(x, _)| *x == it) {
+                p.1 = Placement::End;
+            }
         } else {
             errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose) nor a constant expression", at.text)));
+        }
+    }
+    // A located record at the end of the file goes last (a range's or a table's order:
+    // `range_place.rs`).
+    for (k, r) in file.ext.records.iter().enumerate() {
+        let last = w.order.last().map_or("", |o| o.text.as_str());
+        if crate::check::trailer::record_at_end(c, r)
+            && plan
+                .items
+                .last()
+                .is_some_and(|(x, _)| *x != Item::Record(k))
+        {
+            errs.push((r.at.pos, format!("record `{}`: `at: {}` puts it at the end of the file, so the writer places it last, and `writer.order` ends with `{last}`; move `{}` to the end", r.name.text, r.at.text, r.name.text)));
         }
     }
     for (k, r) in file.ranges.iter().enumerate() {
         if is_payload(&r.name.text) || !placed(r) {
             continue;
+        }
+        // A constant offset, a trailer at `len - C`; a constant length, one to the end of the
+        // file or to a trailer (`check/range_place.rs` and `trailer.rs` check the order).
+        let (offset_ok, length_ok) = crate::check::range_place::placed_without_field(c, r);
+        if let Some(p) = plan.items.iter_mut().find(|(x, _)| *x == Item::Range(k)) {
+            if let Some(e) = crate::check::range_place::const_offset(c, r) {
+                p.1 = Placement::Fixed(e.clone());
+            } else if crate::check::trailer::is_trailer(c, r) {
+                p.1 = Placement::End;
+            }
         }
         for (e, what, name) in [
             (&r.offset, What::Place(Item::Range(k)), "offset"),
@@ -592,6 +624,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
                     plan.assign(t, &what);
                 }
+                _ if (name == "offset" && offset_ok) || (name == "length" && length_ok) => {}
+                // Another use of `len`: `range_place::check` says what is written.
+                _ if e.expr.refs().iter().any(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Len))) => {}
                 // A string table's: `strtab_writer::check` says so.
                 _ if range_kind(c, k) == RangeKind::Built => {}
                 _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of the header or a located record", r.name.text, e.text))),
@@ -1006,5 +1041,24 @@ pub(crate) fn check(c: &Checked, d: &mut Diags) {
         for (pos, msg) in errs {
             d.error(pos, msg);
         }
+    }
+}
+
+/// Whether a directory writer's item sits at the end of the file, so it goes last, right
+/// after what precedes it: a located record at `len - <its size>`, another table at `len -
+/// E` (`trailer::table_end`).
+fn item_at_end(c: &Checked, it: Item) -> bool {
+    let file = &c.schema.file;
+    match it {
+        Item::Record(k) => file
+            .ext
+            .records
+            .get(k)
+            .is_some_and(|r| crate::check::trailer::record_at_end(c, r)),
+        Item::OtherTable(k) => file
+            .tables
+            .get(k)
+            .is_some_and(|t| crate::check::trailer::table_end(c, t).is_some()),
+        _ => false,
     }
 }

@@ -35,16 +35,6 @@ pub(crate) struct LocPlan {
     pub(crate) trailer: Option<usize>,
 }
 
-/// Whether located record `r` (of struct size `size`) sits at the end of the file: `at: len
-/// - C` with C (a number or unsigned constant) its size.
-fn at_end(c: &Checked, r: &crate::schema::ext::Record, size: u64) -> bool {
-    let Expr::Bin(crate::expr::BinOp::Sub, l, k) = &r.at.expr else {
-        return false;
-    };
-    matches!(&**l, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Len)))
-        && crate::check::table_writer::const_u64(c, k) == Some(size)
-}
-
 /// Set the rules of a located record's field(s); false when `o` is not a located record.
 fn assign(
     records: &mut [Vec<Rule>],
@@ -189,8 +179,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             continue;
         }
         // At the end of the file: the last item, so the file ends with it.
-        let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
-        if r.gate.is_none() && at_end(c, r, size) {
+        if r.gate.is_none() && crate::check::trailer::record_at_end(c, r) {
             if w.order.last().is_some_and(|o| o.text == r.name.text) {
                 plan.trailer = Some(k);
             } else {

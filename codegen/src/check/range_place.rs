@@ -1,10 +1,9 @@
-//! Where the plain writer (`check/writer.rs`) puts a file-level range whose offset or length
-//! is not one header field: a constant offset is where the range goes (the writer places it
+//! Where a writer (the plain writer, `check/writer.rs`, or a directory writer,
+//! `check/dir_writer.rs`) puts a file-level range whose offset or length is not one field: a constant offset is where the range goes (the writer places it
 //! there, zeros before it, or fails when what precedes it ends later), and a range whose
 //! length is `len - <its offset>` runs to the end of the file, so it is the last item the
 //! writer places. The emitter's side: `emit/writer.rs` asks [`const_offset`].
 
-use crate::check::writer::has_plain_writer;
 use crate::check::{Checked, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr};
@@ -42,16 +41,17 @@ pub(crate) fn runs_to_end(c: &Checked, r: &Range) -> bool {
                 && **b == r.offset.expr)
 }
 
-/// In a file with the plain writer: a range that runs to the end of the file must be the
+/// In a file with a writer: a range that runs to the end of the file must be the
 /// last item of `writer.order` (its length is what the file has after its offset), and no
 /// other range's offset or length may read `len` (the writer cannot know it before it has
 /// placed everything).
 pub(crate) fn check(c: &Checked, d: &mut Diags) {
-    if !has_plain_writer(c) {
-        return;
-    }
     let file = &c.schema.file;
     let Some(w) = &file.writer else { return };
+    // A table at the end of the file (`at: len - E`), either writer's (`trailer.rs`).
+    for t in &file.tables {
+        crate::check::trailer::check_table(c, t, &w.order, d);
+    }
     for r in file.ranges.iter().filter(|r| r.table.is_none()) {
         let n = &r.name.text;
         if runs_to_end(c, r) {
@@ -108,4 +108,19 @@ pub(crate) fn check(c: &Checked, d: &mut Diags) {
             }
         }
     }
+}
+
+/// Whether a file-level range's offset and length need no field: a constant offset or a
+/// trailer's `len - E`; a constant length (the bytes given must have it), one that runs to
+/// the end of the file, or one that ends right before a trailer ([`check`] checks the
+/// order).
+pub(crate) fn placed_without_field(c: &Checked, r: &Range) -> (bool, bool) {
+    if r.table.is_some() || r.when.is_some() {
+        return (false, false);
+    }
+    let offset = const_offset(c, r).is_some() || crate::check::trailer::is_trailer(c, r);
+    let length = crate::check::trailer::fixed_length(c, r).is_some()
+        || runs_to_end(c, r)
+        || crate::check::trailer::before_trailer(c, r).is_some();
+    (offset, length)
 }

@@ -150,3 +150,12 @@ pub(crate) fn check_table(
         d.error(t.at.pos, format!("table `{n}`: `at: {}` puts it {k} bytes before the end of the file, and its {count} records of {} bytes take {}: the writer could not say what fills the rest; make E its size (`len - {}`)", t.at.text, l.size, count.saturating_mul(l.size), count.saturating_mul(l.size)));
     }
 }
+
+/// Whether a located record sits at the end of the file: `at: len - <its size>`, no gate.
+pub(crate) fn record_at_end(c: &Checked, r: &crate::schema::ext::Record) -> bool {
+    let Expr::Bin(BinOp::Sub, l, k) = &r.at.expr else {
+        return false;
+    };
+    let size = c.layouts.get(&r.strukt.text).map(|l| l.size);
+    r.gate.is_none() && is_len(c, l) && size.is_some() && const_u64(c, k) == size
+}

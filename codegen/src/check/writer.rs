@@ -190,8 +190,7 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
         };
         crate::check::table_writer::check_count_stride(c, t, &header_field, d);
         // (A place read from a located record: `located_writer.rs` says so.)
-        // At the end of the file (`at: len - E`, `trailer.rs`).
-        crate::check::trailer::check_table(c, t, &w.order, d);
+        // (At the end of the file, `at: len - E`: `range_place.rs` checks the order.)
         let located = matches!(
             single_field(c, &t.at.expr, Scope::Top),
             Some((Owner::Located(_), _))

@@ -103,8 +103,9 @@ pub(crate) fn payload_doc(c: &Checked, x: &DirPlan<'_>) -> String {
     )
 }
 
-/// Where an item goes, as `u64` tokens ending in `?` (at the cursor, aligned, or at its
-/// constant place, which must not lie before the cursor).
+/// Where an item goes, as `u64` tokens ending in `?` (at the cursor, aligned, at its
+/// constant place, which must not lie before the cursor, or at the end of the file: right
+/// after what precedes it).
 pub(crate) fn at_tokens(
     c: &Checked,
     placement: &Placement,
@@ -119,6 +120,8 @@ pub(crate) fn at_tokens(
             let val = crate::emit::value_tokens(c, e, Scope::Top);
             quote!(match #val { Some(a) if a >= cursor => a, _ => return Err(__rt::WriteError::Layout { item: #name }) })
         }
+        // At the end of the file: right after what precedes it (`check/trailer.rs`).
+        Placement::End => quote!(cursor),
     }
 }
 

@@ -680,7 +680,13 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         plan_steps.push(crate::emit::dir_when::range_plan(rn, v, &at));
                         continue;
                     }
-                    RangeKind::Bytes => (rn.to_string(), quote!(u64::try_from(self.#n.len()).ok())),
+                    RangeKind::Bytes => {
+                        // A constant length: the bytes given must have it (`emit/trailer.rs`).
+                        if let Some(r) = r {
+                            plan_steps.push(crate::emit::trailer::length_check(c, r));
+                        }
+                        (rn.to_string(), quote!(u64::try_from(self.#n.len()).ok()))
+                    }
                     RangeKind::Stream(si) => {
                         // The stream's writer says how many bytes its records take.
                         let Some(st) = file.streams.get(si) else {
@@ -774,6 +780,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 }
                 if let Some(t) = t {
                     plan_steps.push(crate::emit::writer::count_check(c, t));
+                    // At `len - E`, E a constant its records must fill (`emit/trailer.rs`).
+                    if let Some(e) = crate::check::trailer::table_end(c, t) {
+                        plan_steps.push(crate::emit::trailer::table_check(c, t, &e));
+                    }
                 }
                 (
                     tn.to_string(),

@@ -114,6 +114,7 @@ pub(crate) fn plan_step(
     let at = match p.placements.get(k)? {
         // At the end of the file: right after what precedes it, the last item.
         Placement::Derived if p.trailer == Some(k) => quote!(cursor),
+        Placement::End => quote!(cursor),
         Placement::Derived => {
             quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
         }

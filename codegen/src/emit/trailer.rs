@@ -44,15 +44,26 @@ pub(crate) fn length_check(c: &Checked, r: &Range) -> TokenStream {
     }
 }
 
-/// Where the plan puts a table at the end of the file (`at: len - E`): at the cursor, the
-/// records given checked to take E bytes when E is a constant (`WriteError::WrongLength`).
+/// Where the plan puts a table at the end of the file (`at: len - E`): at the cursor, after
+/// [`table_check`].
 pub(crate) fn table_place(
     c: &Checked,
     t: &Table,
     end: &crate::check::trailer::TableEnd<'_>,
 ) -> TokenStream {
+    let check = table_check(c, t, end);
+    quote!({ #check cursor })
+}
+
+/// The plan's check that the records given to a table at `len - E` take E bytes when E is a
+/// constant (`WriteError::WrongLength`; nothing when E is its count times its record size).
+pub(crate) fn table_check(
+    c: &Checked,
+    t: &Table,
+    end: &crate::check::trailer::TableEnd<'_>,
+) -> TokenStream {
     let crate::check::trailer::TableEnd::Const(e) = end else {
-        return quote!(cursor);
+        return quote!();
     };
     let recs = crate::emit::when_writer::records(c, t);
     let size =
@@ -65,12 +76,11 @@ pub(crate) fn table_place(
             quote!(let want: u64 = #v.unwrap_or(u64::MAX);)
         }
     };
-    quote! {{
+    quote! {
         #want
         match (#recs.len() as u64).checked_mul(#size) {
             Some(given) if given == want => {}
             given => return Err(__rt::WriteError::WrongLength { range: #item, expected: want, given: given.unwrap_or(u64::MAX) }),
         }
-        cursor
-    }}
+    }
 }

@@ -56,6 +56,9 @@ const SIGTRAIL: u8 = 32;
 const TAILTAB: u8 = 33;
 const TAILFIX: u8 = 34;
 const GATEDW: u8 = 35;
+const DIRTAIL: u8 = 36;
+const DIRFOOT: u8 = 37;
+const DIRINDEX: u8 = 38;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -690,6 +693,18 @@ pub fn write_seeds(dir: &Path) -> usize {
             }),
         ));
     }
+    let secs: &[(u32, u32, &[u8])] = &[(1, 0, b"first"), (0x7000_0003, 4, b"abcdefgh")];
+    seeds.push((
+        "dirtail".into(),
+        DIRTAIL,
+        construct_blobs::dirtail_file(2, b"12345678", secs, b"a body", b"SIG-OK"),
+    ));
+    seeds.push(("dirfoot".into(), DIRFOOT, construct_blobs::dirfoot_file(4, 77, secs)));
+    seeds.push((
+        "dirindex".into(),
+        DIRINDEX,
+        construct_blobs::dirindex_file(secs, &[(0, 100), (1, 101)]),
+    ));
     seeds.push((
         "opendir".into(),
         OPENDIR | 0x80,
