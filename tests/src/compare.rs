@@ -1741,8 +1741,14 @@ pub fn gatedw(b: &[u8], g: &schemas::gatedw::GatedW<'_>, v: &View) {
         v,
         "meta",
         m,
-        [body_at, body_len, extra_at, extra_len, log_at, log_len]
+        [
+            body_at, body_len, extra_at, extra_len, log_at, log_len, marks_at, marks_n, stamp_at
+        ]
     );
+    let st = g.stamp();
+    same_fields!(v, "stamp", st, [when]);
+    assert_eq!(record(v, "stamp").offset, span(b, st.as_bytes()).0);
+    table!(v, b, "marks", g.marks(), [word]);
     let gated = |name: &str, got: Option<u64>| {
         let present = record(v, "meta")
             .fields

@@ -1108,15 +1108,20 @@ pub struct GatedWParts<'a> {
     pub extra: Option<&'a [u8]>,
     /// The log.
     pub log: &'a [u8],
+    /// The words of the table `marks`.
+    pub marks: &'a [u32],
+    /// `stamp.when`.
+    pub stamp: u64,
 }
 
 /// `gatedw.yaml` as its plain writer lays it out (`writer.order: [meta, body, notes, extra,
-/// log]`, 4-aligned): the 16-byte header, `meta` at 16 in the layout of its version (26,
-/// 32 or 30 bytes), then each part given aligned to 4, the CRC-32 of the body in the header.
+/// log, marks, stamp]`, 4-aligned): the 16-byte header, `meta` at 16 in the layout of its
+/// version (36, 42 or 40 bytes), then each part given aligned to 4, the CRC-32 of the body in
+/// the header.
 #[must_use]
 pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
     let v = w.version;
-    let meta_len = 4 + 4 + if v >= 2 { 6 } else { 0 } + if v < 3 { 2 } else { 0 } + 16;
+    let meta_len = 4 + 4 + if v >= 2 { 6 } else { 0 } + if v < 3 { 2 } else { 0 } + 26;
     let mut at: usize = 16 + meta_len;
     let mut place = |n: Option<usize>| match n {
         Some(n) => {
@@ -1131,6 +1136,10 @@ pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
     let notes_at = place(w.notes.map(<[u8]>::len));
     let extra_at = place(w.extra.map(<[u8]>::len));
     let log_at = place(Some(w.log.len()));
+    let marks_at = place(Some(4 * w.marks.len()));
+    let stamp_at = place(Some(8));
+    let marks: Vec<u8> = w.marks.iter().flat_map(|m| m.to_le_bytes()).collect();
+    let stamp = w.stamp.to_le_bytes();
     let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let mut b = Vec::new();
     le32(&mut b, 0x5754_4147);
@@ -1154,11 +1163,16 @@ pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
     le32(&mut b, u(w.extra.map_or(0, <[u8]>::len)));
     le32(&mut b, u(log_at));
     le32(&mut b, u(w.log.len()));
+    le32(&mut b, u(marks_at));
+    le16(&mut b, u16::try_from(w.marks.len()).unwrap_or(u16::MAX));
+    le32(&mut b, u(stamp_at));
     for (p, bytes) in [
         (body_at, Some(w.body)),
         (notes_at, w.notes),
         (extra_at, w.extra),
         (log_at, Some(w.log)),
+        (marks_at, Some(&marks[..])),
+        (stamp_at, Some(&stamp[..])),
     ] {
         if let Some(bytes) = bytes {
             b.resize(p, 0);

@@ -2,7 +2,8 @@
 //! laid out by `header.version`, holds the places and lengths of the body, of `notes` (a
 //! range with `when` on a header flag bit, its fields only in the layouts from version 2), of
 //! `extra` (a range with `when: header.version >= 1`) and of `log` (a range holding a record
-//! stream); a CRC-32 over the body reads its span from `meta`. The writer sets every one of
+//! stream); a CRC-32 over the body reads its span from `meta`; the table `marks` and the
+//! record `stamp` are placed by its fields. The writer sets every one of
 //! those fields in the layout of the version given, writes `notes` only in a layout that has
 //! its fields (`WriteError::NotInLayout`), checks `extra`'s condition on the header it wrote
 //! (`WhenDisagrees`) and computes the CRC over `meta` as written. The files are the ones laid
@@ -36,10 +37,17 @@ fn verdict(b: &[u8]) -> Result<(), &'static str> {
 const LOG: &[u8] = &[1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 0, 0];
 
 fn write(p: &GatedWParts<'_>) -> Result<Vec<u8>, WriteError> {
+    let marks: Vec<gatedw::MarkSpec> = p
+        .marks
+        .iter()
+        .map(|&word| gatedw::MarkSpec { word })
+        .collect();
     let mut w = GatedWWriter::new()
         .version(p.version)
         .flags(HeaderFlags::from_bits_retain(p.flags))
         .meta_legacy(p.legacy)
+        .stamp_when(p.stamp)
+        .marks(&marks)
         .body(p.body)
         .log(p.log);
     if let Some(n) = p.notes {
@@ -68,6 +76,8 @@ fn every_layout_of_the_gated_record_is_written() {
                 notes,
                 extra: (version >= 1).then_some(&b"EXTRA"[..]),
                 log: LOG,
+                marks: &[7, 8, 9],
+                stamp: u64::from(version) << 40,
             };
             let b = write(&p).unwrap();
             assert_eq!(b, gatedw_file(&p), "version {version}, notes {notes:?}");
@@ -85,6 +95,8 @@ fn every_layout_of_the_gated_record_is_written() {
             let m = v.meta();
             assert_eq!(m.legacy(), (version < 3).then_some(0x5A5A));
             assert_eq!(m.notes_at().is_some(), version >= 2);
+            assert_eq!(v.marks().map(|m| m.word()).collect::<Vec<_>>(), [7, 8, 9]);
+            assert_eq!(v.stamp().when(), u64::from(version) << 40);
             let e: Vec<(u16, &[u8])> = v.entries().map(|r| (r.header().kind(), r.body())).collect();
             assert_eq!(e, [(1, &b"abc"[..]), (2, &b""[..])]);
         }
@@ -103,6 +115,8 @@ fn what_the_gated_writer_refuses() {
         notes: Some(b"n"),
         extra: Some(b"x"),
         log: b"",
+        marks: &[],
+        stamp: 0,
     };
     assert_eq!(
         write(&p),

@@ -3626,11 +3626,16 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             notes,
             extra: (version >= 1).then_some(&b"EXTRA"[..]),
             log,
+            marks: &[5, 6],
+            stamp: 42,
         };
+        let marks = [gatedw::MarkSpec { word: 5 }, gatedw::MarkSpec { word: 6 }];
         let mut w = gatedw::GatedWWriter::new()
             .version(version)
             .flags(gatedw::HeaderFlags::from_bits_retain(2))
             .meta_legacy(9)
+            .stamp_when(42)
+            .marks(&marks)
             .body(p.body)
             .log(log);
         if let Some(n) = notes {
@@ -3659,6 +3664,8 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             "extra-out-of-bounds",
             "log-out-of-bounds",
             "bad-entry",
+            "marks-out-of-bounds",
+            "stamp-out-of-bounds",
             "bad-body-crc",
             "ok",
         ],

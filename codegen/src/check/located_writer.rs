@@ -1,7 +1,7 @@
 //! The plain writer's located records (`file.records` in a file without a section
 //! directory): the same meaning as next to a directory (`dir_writer.rs`). Each record is
 //! placed where `writer.order` names it (at the writer's `align`, or at its constant `at`),
-//! its `at` field (one header field, or one field of an ungated located record) set to the
+//! its `at` field (one header field, or one field of another located record) set to the
 //! place chosen; its other fields derived as the plain writer derives a header field (a
 //! value an `expect` or `assert ==` fixes, a table's count or record size, a placed range's
 //! offset and length, another located record's place) or given: the writer's setter
@@ -63,7 +63,7 @@ pub(crate) fn header_at(c: &Checked, k: usize) -> Option<usize> {
     }
 }
 
-/// The located record's field a table's `at` is, when it is one field of an ungated
+/// The located record's field a table's `at` is, when it is one field of a
 /// located record (the plain writer places the table at the cursor and sets the field:
 /// `writer::at_is_field`).
 pub(crate) fn table_at_located(
@@ -76,8 +76,9 @@ pub(crate) fn table_at_located(
     }
 }
 
-/// The ungated located records (indexes) that a checksum's span reads, which the plain
-/// writer reads back as written before it computes the checksum.
+/// The located records (indexes) that a checksum's span reads, which the plain writer reads
+/// back as written (a version-gated one in its gate's layout) before it computes the
+/// checksum.
 pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
     let mut out = Vec::new();
     for k in &c.schema.file.checksums {
@@ -172,7 +173,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             errs.push((o.pos, format!("writer order names `{}` twice", o.text)));
         }
     }
-    // Where each goes: one header field (`header_plan` sets it), one field of an ungated
+    // Where each goes: one header field (`header_plan` sets it), one field of another
     // located record, or a constant.
     for (k, r) in file.ext.records.iter().enumerate() {
         if header_at(c, k).is_some() {
@@ -188,7 +189,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             continue;
         }
         match targets(c, &r.at.expr, Scope::Top) {
-            Some(t @ (Owner::Located(j), _)) if j != k && ungated(c, t.0) && t.1.len() == 1 => {
+            // (A version-gated record's field too, as for a table's place.)
+            Some(t @ (Owner::Located(j), _)) if j != k && t.1.len() == 1 => {
                 assign(&mut plan.records, t, &What::Place(Item::Record(k)));
             }
             _ if const_only(c, &r.at.expr, false) => {
@@ -196,7 +198,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                     *p = Placement::Fixed(r.at.expr.clone());
                 }
             }
-            _ => errs.push((r.at.pos, format!("record `{}`: the writer cannot derive where it goes: `at: {}` is neither one field of the header or of an ungated located record (which the writer would set to the place it chose), a constant expression, nor `len - <its size>` (at the end of the file)", r.name.text, r.at.text))),
+            _ => errs.push((r.at.pos, format!("record `{}`: the writer cannot derive where it goes: `at: {}` is neither one field of the header or of another located record (which the writer would set to the place it chose), a constant expression, nor `len - <its size>` (at the end of the file)", r.name.text, r.at.text))),
         }
     }
     // Values the steps fix (constants only).
@@ -242,7 +244,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         if let Some(x) = table_at_located(c, t) {
             assign(&mut plan.records, x, &What::Place(Item::OtherTable(ti)));
         } else if located(&t.at.expr) {
-            errs.push((t.at.pos, format!("table `{}`: the writer cannot derive where it goes: `at: {}` reads a located record but is not one field of an ungated one (the writer places a table at a constant, or at the cursor and sets the field `at` is: one field of the header or of an ungated located record)", t.name.text, t.at.text)));
+            errs.push((t.at.pos, format!("table `{}`: the writer cannot derive where it goes: `at: {}` reads a located record but is not one of its fields (the writer places a table at a constant, or at the cursor and sets the field `at` is: one field of the header or of a located record)", t.name.text, t.at.text)));
         }
         for (e, what) in [
             (&t.count, What::TableCount(ti)),

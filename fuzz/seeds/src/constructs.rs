@@ -690,6 +690,8 @@ pub fn write_seeds(dir: &Path) -> usize {
                 notes: (version >= 2).then_some(&b"notes"[..]),
                 extra: Some(b"EXTRA"),
                 log: &[1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 0, 0],
+                marks: &[1, 2],
+                stamp: 0x1122_3344_5566_7788,
             }),
         ));
     }
