@@ -1742,13 +1742,19 @@ pub fn gatedw(b: &[u8], g: &schemas::gatedw::GatedW<'_>, v: &View) {
         "meta",
         m,
         [
-            body_at, body_len, extra_at, extra_len, log_at, log_len, marks_at, marks_n, stamp_at
+            body_at, body_len, extra_at, extra_len, log_at, log_len, marks_at, marks_n, stamp_at,
+            title_at
         ]
     );
     let st = g.stamp();
     same_fields!(v, "stamp", st, [when]);
     assert_eq!(record(v, "stamp").offset, span(b, st.as_bytes()).0);
     table!(v, b, "marks", g.marks(), [word]);
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
     let gated = |name: &str, got: Option<u64>| {
         let present = record(v, "meta")
             .fields

@@ -1112,16 +1112,18 @@ pub struct GatedWParts<'a> {
     pub marks: &'a [u32],
     /// `stamp.when`.
     pub stamp: u64,
+    /// The title (without its NUL).
+    pub title: &'a [u8],
 }
 
 /// `gatedw.yaml` as its plain writer lays it out (`writer.order: [meta, body, notes, extra,
-/// log, marks, stamp]`, 4-aligned): the 16-byte header, `meta` at 16 in the layout of its
-/// version (36, 42 or 40 bytes), then each part given aligned to 4, the CRC-32 of the body in
-/// the header.
+/// log, marks, stamp, title]`, 4-aligned): the 16-byte header, `meta` at 16 in the layout of
+/// its version (40, 46 or 44 bytes), then each part given aligned to 4 (the title with its
+/// NUL), the CRC-32 of the body in the header.
 #[must_use]
 pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
     let v = w.version;
-    let meta_len = 4 + 4 + if v >= 2 { 6 } else { 0 } + if v < 3 { 2 } else { 0 } + 26;
+    let meta_len = 4 + 4 + if v >= 2 { 6 } else { 0 } + if v < 3 { 2 } else { 0 } + 30;
     let mut at: usize = 16 + meta_len;
     let mut place = |n: Option<usize>| match n {
         Some(n) => {
@@ -1138,6 +1140,8 @@ pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
     let log_at = place(Some(w.log.len()));
     let marks_at = place(Some(4 * w.marks.len()));
     let stamp_at = place(Some(8));
+    let title_at = place(Some(w.title.len() + 1));
+    let title: Vec<u8> = w.title.iter().copied().chain([0]).collect();
     let marks: Vec<u8> = w.marks.iter().flat_map(|m| m.to_le_bytes()).collect();
     let stamp = w.stamp.to_le_bytes();
     let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
@@ -1166,6 +1170,7 @@ pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
     le32(&mut b, u(marks_at));
     le16(&mut b, u16::try_from(w.marks.len()).unwrap_or(u16::MAX));
     le32(&mut b, u(stamp_at));
+    le32(&mut b, u(title_at));
     for (p, bytes) in [
         (body_at, Some(w.body)),
         (notes_at, w.notes),
@@ -1173,6 +1178,7 @@ pub fn gatedw_file(w: &GatedWParts<'_>) -> Vec<u8> {
         (log_at, Some(w.log)),
         (marks_at, Some(&marks[..])),
         (stamp_at, Some(&stamp[..])),
+        (title_at, Some(&title[..])),
     ] {
         if let Some(bytes) = bytes {
             b.resize(p, 0);

@@ -47,6 +47,7 @@ fn write(p: &GatedWParts<'_>) -> Result<Vec<u8>, WriteError> {
         .flags(HeaderFlags::from_bits_retain(p.flags))
         .meta_legacy(p.legacy)
         .stamp_when(p.stamp)
+        .title(p.title)
         .marks(&marks)
         .body(p.body)
         .log(p.log);
@@ -78,6 +79,7 @@ fn every_layout_of_the_gated_record_is_written() {
                 log: LOG,
                 marks: &[7, 8, 9],
                 stamp: u64::from(version) << 40,
+                title: b"a title",
             };
             let b = write(&p).unwrap();
             assert_eq!(b, gatedw_file(&p), "version {version}, notes {notes:?}");
@@ -97,6 +99,7 @@ fn every_layout_of_the_gated_record_is_written() {
             assert_eq!(m.notes_at().is_some(), version >= 2);
             assert_eq!(v.marks().map(|m| m.word()).collect::<Vec<_>>(), [7, 8, 9]);
             assert_eq!(v.stamp().when(), u64::from(version) << 40);
+            assert_eq!(v.title(), b"a title");
             let e: Vec<(u16, &[u8])> = v.entries().map(|r| (r.header().kind(), r.body())).collect();
             assert_eq!(e, [(1, &b"abc"[..]), (2, &b""[..])]);
         }
@@ -117,6 +120,7 @@ fn what_the_gated_writer_refuses() {
         log: b"",
         marks: &[],
         stamp: 0,
+        title: b"",
     };
     assert_eq!(
         write(&p),

@@ -3628,6 +3628,7 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             log,
             marks: &[5, 6],
             stamp: 42,
+            title: b"T",
         };
         let marks = [gatedw::MarkSpec { word: 5 }, gatedw::MarkSpec { word: 6 }];
         let mut w = gatedw::GatedWWriter::new()
@@ -3635,6 +3636,7 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             .flags(gatedw::HeaderFlags::from_bits_retain(2))
             .meta_legacy(9)
             .stamp_when(42)
+            .title(b"T")
             .marks(&marks)
             .body(p.body)
             .log(log);
@@ -3666,6 +3668,7 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             "bad-entry",
             "marks-out-of-bounds",
             "stamp-out-of-bounds",
+            "bad-title",
             "bad-body-crc",
             "ok",
         ],

@@ -927,9 +927,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         // layouts have would be lost in the others, and the file unreadable there.
         if let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) {
             for (f, rule) in st.fields.iter().zip(rules) {
-                if (f.since.is_some() || f.until.is_some())
-                    && matches!(rule, Rule::Derived(..))
-                {
+                if (f.since.is_some() || f.until.is_some()) && matches!(rule, Rule::Derived(..)) {
                     errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`): in a layout without it, what it locates or counts could not be found", f.name.text, st.name.text)));
                 }
             }

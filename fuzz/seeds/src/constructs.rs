@@ -692,6 +692,7 @@ pub fn write_seeds(dir: &Path) -> usize {
                 log: &[1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 0, 0],
                 marks: &[1, 2],
                 stamp: 0x1122_3344_5566_7788,
+                title: b"gated",
             }),
         ));
     }
