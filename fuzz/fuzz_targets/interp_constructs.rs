@@ -13,7 +13,9 @@
 //! records' labels outside a string table (`dirlabel`), a table placed by a located record's
 //! field (`loctable`), a second per-record range of a directory table (`dirrel`), a directory
 //! writer's optional parts (`dirwhen`), places, counts and lengths stored as linear forms
-//! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`)), on
+//! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`), an
+//! optional table with bytes and strings next to a directory and a CRC whose start a
+//! located record gives (`diropt`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -22,7 +24,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, plainloc, dirrel, loctable and dirwhen, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix, plainloc, dirrel, loctable, dirwhen and diropt, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -87,6 +89,7 @@ schemas! {
     dirwhen: "../tests/schemas/dirwhen.yaml";
     linforms: "../tests/schemas/linforms.yaml";
     sigtrail: "../tests/schemas/sigtrail.yaml";
+    diropt: "../tests/schemas/diropt.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -132,6 +135,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),
+        "../tests/schemas/diropt.yaml" => construct_blobs::diropt_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
         "../tests/schemas/png.yaml" => {
             let mut at = 8usize;
@@ -244,6 +248,7 @@ fuzz_target!(|data: &[u8]| {
         29 => run!(k, b, dirrel::DirRel, |g, v| compare::dirrel(b, g, v)),
         30 => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
         31 => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
-        _ => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
+        32 => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
+        _ => run!(k, b, diropt::DirOpt, |g, v| compare::diropt(b, g, v)),
     }
 });

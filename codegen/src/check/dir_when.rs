@@ -86,7 +86,7 @@ pub(crate) fn check_payload(c: &Checked, r: &Range, t: &Table, d: &mut Diags) {
     {
         d.error(w.pos, format!("range `{}`: the writer cannot leave a section's payload out `when: {}`: checksum `{}` hashes every section's payload of `{}`, and the validator rejects a section without one; drop the `writer`, the `when` or the checksum", r.name.text, w.text, k.name.text, dir.name.text));
     } else if payload_bit(c, t, r).is_none()
-        && let Some(why) = uncheckable_in(c, w, Scope::RecordOnly(t), &[], "the record it writes")
+        && let Some(why) = uncheckable_in(c, w, Scope::RecordOnly(t), "the record it writes")
     {
         d.error(w.pos, format!("range `{}`: the writer checks `when: {}` against each section's record as written (it writes the section's payload only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", r.name.text, w.text));
     }
