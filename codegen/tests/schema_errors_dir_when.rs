@@ -7,10 +7,10 @@
 mod golden;
 use golden::golden;
 
-/// A payload with `when` next to a payload checksum, a payload condition reading the
-/// payload's length, a range whose condition reads a checksum's field, a
-/// directory's own table and a table with a per-record range behind a `when` table_fits;
-/// the parts it writes get no diagnostic.
+/// A payload with `when` next to a payload checksum, a range whose condition reads a
+/// checksum's field, a directory's own table behind a `when` table_fits, and a table whose
+/// condition reads one; the parts it writes (a payload condition reading the payload's
+/// size, a table with a per-record range) get no diagnostic.
 #[test]
 fn dir_when_refusals() {
     golden("dir_when");

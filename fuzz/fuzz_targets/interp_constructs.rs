@@ -16,7 +16,8 @@
 //! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`), a table
 //! at the end of the file (`tailtab`, `tailfix`), a version-gated record locating optional parts,
 //! a stream's range and a checksum's span (`gatedw`), a directory writer's parts placed
-//! without a field (`dirtail`, `dirfoot`, `dirindex`)), on
+//! without a field (`dirtail`, `dirfoot`, `dirindex`), an optional table with bytes and
+//! strings next to a directory and a CRC whose start a located record gives (`diropt`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -25,7 +26,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, plainloc, dirrel, loctable, dirwhen and gatedw, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix, plainloc, dirrel, loctable, dirwhen, gatedw and diropt, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -96,6 +97,7 @@ schemas! {
     dirtail: "../tests/schemas/dirtail.yaml";
     dirfoot: "../tests/schemas/dirfoot.yaml";
     dirindex: "../tests/schemas/dirindex.yaml";
+    diropt: "../tests/schemas/diropt.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -142,6 +144,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),
+        "../tests/schemas/diropt.yaml" => construct_blobs::diropt_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
         "../tests/schemas/png.yaml" => {
             let mut at = 8usize;
@@ -260,6 +263,7 @@ fuzz_target!(|data: &[u8]| {
         35 => run!(k, b, gatedw::GatedW, |g, v| compare::gatedw(b, g, v)),
         36 => run!(k, b, dirtail::DirTail, |g, v| compare::dirtail(b, g, v)),
         37 => run!(k, b, dirfoot::DirFoot, |g, v| compare::dirfoot(b, g, v)),
-        _ => run!(k, b, dirindex::DirIndex, |g, v| compare::dirindex(b, g, v)),
+        38 => run!(k, b, dirindex::DirIndex, |g, v| compare::dirindex(b, g, v)),
+        _ => run!(k, b, diropt::DirOpt, |g, v| compare::diropt(b, g, v)),
     }
 });

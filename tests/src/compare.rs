@@ -245,6 +245,7 @@ pub mod schemas {
         dirtail: "schemas/dirtail.yaml";
         dirfoot: "schemas/dirfoot.yaml";
         dirindex: "schemas/dirindex.yaml";
+        diropt: "schemas/diropt.yaml";
     }
 }
 
@@ -1855,4 +1856,79 @@ pub fn dirindex(b: &[u8], g: &schemas::dirindex::DirIndex<'_>, v: &View) {
         );
     }
     table!(v, b, "index", g.index(), [section, value]);
+}
+
+/// `diropt.yaml` (a directory writer's optional table with per-record bytes and strings, a
+/// payload condition reading the payload's size, a CRC whose start a located record
+/// gives): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn diropt(b: &[u8], g: &schemas::diropt::DirOpt<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            section_count,
+            section_at,
+            tag_count,
+            version,
+            tags_at,
+            info_at,
+            names_offset,
+            names_size,
+            title_offset,
+            crc
+        ]
+    );
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    same_fields!(v, "info", g.info(), [crc_from, note]);
+    assert_eq!(range(v, "names"), Some(span(b, g.names())));
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
+    assert_eq!(t.text.as_deref(), g.title_str().ok());
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind().raw()));
+        assert_eq!(raw(v, &p, "flags"), u64::from(s.flags().bits()));
+        assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+    }
+    assert_eq!(g.tags().count(), record_count(v, "tags"));
+    for (k, s) in g.tags().enumerate() {
+        let p = format!("tags[{k}]");
+        assert_eq!(record(v, &p).offset, span(b, s.as_bytes()).0, "{p}");
+        same_fields!(
+            v,
+            &p,
+            s,
+            [id, name_offset, label_offset, blob_offset, blob_size]
+        );
+        assert_eq!(range(v, &format!("{p}.blob")), s.blob().map(|d| span(b, d)));
+        for (n, bytes, text) in [
+            ("name", g.name(&s), g.name_str(&s).ok()),
+            ("label", g.label(&s), None),
+        ] {
+            let x = string(v, &format!("{p}.{n}"));
+            assert_eq!(
+                (x.bytes.as_slice(), x.offset),
+                (bytes, span(b, bytes).0),
+                "{p}.{n}"
+            );
+            if n == "name" {
+                assert_eq!(x.text.as_deref(), text, "{p}.{n}");
+            }
+        }
+    }
+    assert_eq!(
+        checksum(v, "body_crc"),
+        (u64::from(h.crc()), u64::from(g.body_crc_computed()))
+    );
 }

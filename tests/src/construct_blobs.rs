@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`, `diropt.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1297,4 +1297,141 @@ pub fn dirindex_file(sections: &[DirEndSection<'_>], marks: &[(u32, u32)]) -> Ve
         le32(&mut b, v);
     }
     b
+}
+
+/// A `diropt.yaml` section: kind, flags (as given: the writer checks them), entsize, its
+/// payload (none for a section without one).
+pub type DirOptSection<'a> = (u16, u16, u32, Option<&'a [u8]>);
+/// A `diropt.yaml` tag: id, name (in the string table), label (u8-prefixed), its bytes.
+pub type DirOptTag<'a> = (u32, &'a [u8], &'a [u8], &'a [u8]);
+
+/// `diropt.yaml` as its directory writer lays it out (`writer.order: [info, sections, tags,
+/// names, data, blob, label]`, 4-aligned): the 40-byte header (`flags` with HAS_TAGS set when
+/// `tags` are there), `info` (`crc_from`, `note`), the section records, the tag records when
+/// there, the string table (each tag's name, then the title, each with its NUL), the
+/// payloads that are there, each tag's bytes, then every tag's label (u8 length first) back
+/// to back; left out, the tags take no bytes and their place and count are zero; the CRC-32
+/// from `crc_from` to the end at 36.
+#[must_use]
+pub fn diropt_file(
+    (flags, version, crc_from, note): (u16, u16, u32, u32),
+    title: &[u8],
+    sections: &[DirOptSection<'_>],
+    tags: Option<&[DirOptTag<'_>]>,
+) -> Vec<u8> {
+    let align = |n: usize| n.div_ceil(4) * 4;
+    let tl = tags.unwrap_or(&[]);
+    let mut cursor = 48 + 16 * sections.len();
+    let tags_at = match tags {
+        Some(t) => {
+            let at = align(cursor);
+            cursor = at + 20 * t.len();
+            at
+        }
+        None => 0,
+    };
+    let names_at = align(cursor);
+    let mut names = Vec::new();
+    let mut name_at = Vec::new();
+    for t in tl {
+        name_at.push(names.len());
+        names.extend_from_slice(t.1);
+        names.push(0);
+    }
+    let title_at = names.len();
+    names.extend_from_slice(title);
+    names.push(0);
+    cursor = names_at + names.len();
+    let mut place = |part: Option<&[u8]>| match part {
+        Some(d) => {
+            let at = align(cursor);
+            cursor = at + d.len();
+            (at, d.len())
+        }
+        None => (0, 0),
+    };
+    let data: Vec<(usize, usize)> = sections.iter().map(|s| place(s.3)).collect();
+    let blobs: Vec<(usize, usize)> = tl.iter().map(|t| place(Some(t.3))).collect();
+    let label_at = align(cursor);
+    let mut labels = Vec::new();
+    let mut label_offs = Vec::new();
+    for t in tl {
+        label_offs.push(label_at + labels.len());
+        labels.push(u8::try_from(t.2.len()).unwrap_or(u8::MAX));
+        labels.extend_from_slice(t.2);
+    }
+    let flags = if tags.is_some() {
+        flags | 1
+    } else {
+        flags & !1
+    };
+    let count = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+    let mut b = Vec::new();
+    le32(&mut b, 0x5450_4F44);
+    le16(&mut b, flags);
+    le16(&mut b, count(sections.len()));
+    le32(&mut b, 48);
+    le16(&mut b, count(tl.len()));
+    le16(&mut b, version);
+    for w in [tags_at, 40, names_at, names.len(), title_at, 0] {
+        le32(&mut b, u32_of(w));
+    }
+    le32(&mut b, crc_from);
+    le32(&mut b, note);
+    for (s, &(at, n)) in sections.iter().zip(&data) {
+        le16(&mut b, s.0);
+        le16(&mut b, s.1);
+        le32(&mut b, s.2);
+        le32(&mut b, u32_of(at));
+        le32(&mut b, u32_of(n));
+    }
+    if tags.is_some() {
+        b.resize(tags_at, 0);
+    }
+    for (k, t) in tl.iter().enumerate() {
+        le32(&mut b, t.0);
+        for w in [name_at[k], label_offs[k], blobs[k].0, blobs[k].1] {
+            le32(&mut b, u32_of(w));
+        }
+    }
+    b.resize(names_at, 0);
+    b.extend_from_slice(&names);
+    let parts = sections
+        .iter()
+        .map(|s| s.3)
+        .zip(&data)
+        .chain(tl.iter().map(|t| Some(t.3)).zip(&blobs));
+    for (d, &(at, _)) in parts {
+        if let Some(d) = d {
+            b.resize(at, 0);
+            b.extend_from_slice(d);
+        }
+    }
+    b.resize(label_at, 0);
+    b.extend_from_slice(&labels);
+    diropt_reseal(&mut b);
+    b
+}
+
+/// Recompute `diropt.yaml`'s CRC-32 (from `info.crc_from`, `info` where the header's
+/// `info_at` at 20 says, to the end; stored at 36), when the bytes hold all of it and the
+/// span starts after the stored CRC.
+pub fn diropt_reseal(b: &mut [u8]) {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at.saturating_add(4))
+            .and_then(|w| <[u8; 4]>::try_from(w).ok())
+            .map(u32::from_le_bytes)
+    };
+    let Some(info_at) = word(b, 20).and_then(|a| usize::try_from(a).ok()) else {
+        return;
+    };
+    let Some(from) = word(b, info_at).and_then(|a| usize::try_from(a).ok()) else {
+        return;
+    };
+    if from < 40 {
+        return;
+    }
+    let Some(body) = b.get(from..) else { return };
+    let sum = npuschema_core::crc32(0, body);
+    b[36..40].copy_from_slice(&sum.to_le_bytes());
 }

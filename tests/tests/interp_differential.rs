@@ -90,6 +90,7 @@ const GATEDW: &str = "schemas/gatedw.yaml";
 const DIRTAIL: &str = "schemas/dirtail.yaml";
 const DIRFOOT: &str = "schemas/dirfoot.yaml";
 const DIRINDEX: &str = "schemas/dirindex.yaml";
+const DIROPT: &str = "schemas/diropt.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -100,7 +101,9 @@ use npuschema_tests::compare::schemas::{
     objtab, opendir, ordered, padded, scoped, strided, strtab, sumstream, titled, tlv, twodirs,
     wav, whenw,
 };
-use npuschema_tests::compare::schemas::{dirfoot, dirindex, dirtail, gatedw, tailfix, tailtab};
+use npuschema_tests::compare::schemas::{
+    dirfoot, dirindex, diropt, dirtail, gatedw, tailfix, tailtab,
+};
 use npuschema_tests::compare::schemas::{
     dirgate, dirlabel, dirrel, dirwhen, linforms, loctable, plainloc, sigtrail,
 };
@@ -3824,5 +3827,147 @@ fn directory_writer_end_of_file_parts_and_their_mutants_agree() {
         "dirindex",
         &index,
         &with(&["index-out-of-bounds", "bad-mark"]),
+    );
+}
+
+// ----- a directory writer's optional table with bytes and strings, a payload condition
+// reading its size, a CRC whose start a located record gives (diropt.yaml) ----------------
+
+fn diropt_agree(b: &[u8]) -> &'static str {
+    let g = diropt::DirOpt::validate(b);
+    let gb = diropt::DirOpt::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIROPT, b, g, gb, |g, v| {
+        npuschema_tests::compare::diropt(b, g, v)
+    })
+}
+
+/// Files the directory writer wrote with the optional tags (their bytes, names and labels)
+/// and without, sections with and without payloads, the CRC's start given by `info`: equal
+/// to the byte-by-byte files of the fuzz seeds; then their mutants (the CRC recomputed from
+/// where `info` says, unless its own bytes were hit): the interpreter and the generated code
+/// agree on every one.
+#[test]
+fn diropt_writer_built_files_and_their_mutants_agree() {
+    use diropt::{DirOptSpec, HFlags, Kind, SFlags, SectionSpec, TagBlob, TagSpec};
+    use npuschema_tests::construct_blobs::{diropt_file, diropt_reseal};
+    assert_eq!(interp(DIROPT).sites(), &diropt::ERROR_SITES[..]);
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            flags: SFlags::HAS_DATA.union(SFlags::KEEP),
+            entsize: 0,
+            data: Some(b"abcde"),
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            flags: SFlags::HAS_DATA,
+            entsize: 0,
+            data: None,
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            flags: SFlags::HAS_DATA,
+            entsize: 2,
+            data: Some(b"xy"),
+        },
+    ];
+    let tags = [
+        TagSpec {
+            id: 7,
+            blob: TagBlob::Present(b"BLOB!"),
+            name: "first",
+            label: b"L1",
+        },
+        TagSpec {
+            id: 8,
+            blob: TagBlob::Present(b""),
+            name: "",
+            label: b"",
+        },
+    ];
+    let all = DirOptSpec {
+        flags: HFlags::FINAL,
+        version: 9,
+        info_crc_from: 40,
+        info_note: 0x1234,
+        tags: Some(&tags),
+        title: "diropt",
+        sections: &sections,
+    };
+    let none = DirOptSpec {
+        flags: HFlags::HAS_TAGS,
+        info_crc_from: 80,
+        tags: None,
+        title: "",
+        sections: &sections[1..],
+        ..all
+    };
+    let empty = DirOptSpec {
+        flags: HFlags::empty(),
+        tags: Some(&[]),
+        sections: &[],
+        ..all
+    };
+    let files = [
+        all.to_vec().unwrap(),
+        none.to_vec().unwrap(),
+        empty.to_vec().unwrap(),
+    ];
+    // The byte-by-byte files of the fuzz seeds are the writer's, byte for byte.
+    let secs: [(u16, u16, u32, Option<&[u8]>); 3] = [
+        (1, 3, 0, Some(b"abcde")),
+        (2, 1, 0, None),
+        (2, 1, 2, Some(b"xy")),
+    ];
+    let tag_list: [(u32, &[u8], &[u8], &[u8]); 2] =
+        [(7, b"first", b"L1", b"BLOB!"), (8, b"", b"", b"")];
+    assert_eq!(
+        files[0],
+        diropt_file((2, 9, 40, 0x1234), b"diropt", &secs, Some(&tag_list))
+    );
+    assert_eq!(
+        files[1],
+        diropt_file((1, 9, 80, 0x1234), b"", &secs[1..], None)
+    );
+    assert_eq!(
+        files[2],
+        diropt_file((0, 9, 40, 0x1234), b"diropt", &[], Some(&[]))
+    );
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    let reseal = |m: &mut [u8]| diropt_reseal(m);
+    for good in &files {
+        assert_eq!(diropt_agree(good), "ok");
+        for (k, n) in sweep(good, &diropt_agree, &reseal, 36..40, 5_000, 0xD0F7) {
+            *verdicts.entry(k).or_default() += n;
+        }
+    }
+    eprintln!("diropt verdicts: {verdicts:?}");
+    assert_reached(
+        "diropt",
+        &verdicts,
+        &[
+            "ok",
+            "truncated-header",
+            "bad-magic",
+            "bad-flags",
+            "info-out-of-bounds",
+            "bad-crc-start",
+            "sections-out-of-bounds",
+            "bad-kind",
+            "bad-section-flags",
+            "data-out-of-bounds",
+            "section-entry-size",
+            "tags-out-of-bounds",
+            "names-out-of-bounds",
+            "bad-title",
+            "blob-out-of-bounds",
+            "bad-name",
+            "name-not-utf8",
+            "title-not-utf8",
+            "bad-label",
+            "bad-crc",
+        ],
     );
 }

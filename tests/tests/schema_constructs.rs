@@ -3828,3 +3828,267 @@ fn the_directory_writer_writes_optional_parts() {
         Err(WriteError::BufferTooSmall { needed: 157, .. })
     ));
 }
+
+mod diropt {
+    npuschema_macro::include_schema!("schemas/diropt.yaml");
+}
+
+/// `diropt.yaml`: what a directory writer writes beyond `dirwhen.yaml`. An optional table
+/// (`tags`, behind a header flag bit) whose records carry their own bytes (`blob`), a name
+/// in the string table and a u8-prefixed label: given, all placed as for an ungated table;
+/// left out, none of it takes a byte. A section's payload with `when: "flags.HAS_DATA &&
+/// size != 0"` (reading the payload's own size), checked on each record as written, its
+/// size set. A CRC whose span starts where the located record `info` says, computed by
+/// `seal` over `info` read back. Both validators accept both files, the views give back
+/// every input, and each disagreement is its `WriteError`.
+#[test]
+fn the_directory_writer_writes_optional_tables_with_bytes_and_strings() {
+    use diropt::{DirOpt, DirOptSpec, HFlags, Kind, SFlags, SectionSpec, TagBlob, TagSpec};
+    use npuschema_core::WriteError;
+    let sections = [
+        SectionSpec {
+            kind: Kind::Code,
+            flags: SFlags::HAS_DATA.union(SFlags::KEEP),
+            entsize: 0,
+            data: Some(b"abcde"),
+        },
+        // No payload with HAS_DATA given: its size is 0, so the condition is false, as it
+        // must be for a section left without one.
+        SectionSpec {
+            kind: Kind::Data,
+            flags: SFlags::HAS_DATA,
+            entsize: 0,
+            data: None,
+        },
+        SectionSpec {
+            kind: Kind::Data,
+            flags: SFlags::HAS_DATA,
+            entsize: 2,
+            data: Some(b"xy"),
+        },
+    ];
+    let tags = [
+        TagSpec {
+            id: 7,
+            blob: TagBlob::Present(b"BLOB!"),
+            name: "first",
+            label: b"L1",
+        },
+        TagSpec {
+            id: 8,
+            blob: TagBlob::Present(b""),
+            name: "",
+            label: b"",
+        },
+    ];
+    let all = DirOptSpec {
+        flags: HFlags::FINAL,
+        version: 9,
+        info_crc_from: 40,
+        info_note: 0x1234,
+        tags: Some(&tags),
+        title: "diropt",
+        sections: &sections,
+    };
+    let b = all.to_vec().expect("writes");
+    let n = all.encoded_len().expect("sized");
+    let mut buf = vec![0u8; n];
+    assert_eq!(all.write_into(&mut buf), Ok(n));
+    assert_eq!(buf, b);
+    let v = DirOpt::validate(&b).expect("valid");
+    assert!(DirOpt::validate_as::<Brief>(&b).is_ok());
+    let h = v.header();
+    // HAS_TAGS set by the writer, FINAL kept.
+    assert_eq!(h.flags(), HFlags::HAS_TAGS.union(HFlags::FINAL));
+    // Header 0..40, info 40..48, sections 48..96, tags 96..136, names 136..150 ("first",
+    // "", "diropt", each with its NUL), the payloads at 152 and 160, the blobs at 164 and
+    // 172 (empty), the labels 172..176.
+    assert_eq!(
+        (
+            h.version(),
+            h.info_at(),
+            h.section_at(),
+            h.section_count(),
+            h.tags_at(),
+            h.tag_count(),
+            h.names_offset(),
+            h.names_size(),
+            h.title_offset()
+        ),
+        (9, 40, 48, 3, 96, 2, 136, 14, 7)
+    );
+    assert_eq!((v.info().crc_from(), v.info().note()), (40, 0x1234));
+    assert_eq!(v.title_str(), Ok("diropt"));
+    let got: Vec<_> = v
+        .sections()
+        .map(|s| (s.kind(), s.flags(), s.offset(), s.size(), s.data()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Kind::Code,
+                SFlags::HAS_DATA.union(SFlags::KEEP),
+                152,
+                5,
+                Some(&b"abcde"[..])
+            ),
+            (Kind::Data, SFlags::HAS_DATA, 0, 0, None),
+            (Kind::Data, SFlags::HAS_DATA, 160, 2, Some(&b"xy"[..])),
+        ]
+    );
+    let got: Vec<_> = v
+        .tags()
+        .map(|t| {
+            (
+                t.id(),
+                t.blob_offset(),
+                t.blob(),
+                v.name_str(&t),
+                t.label_offset(),
+                v.label(&t),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (7, 164, Some(&b"BLOB!"[..]), Ok("first"), 172, &b"L1"[..]),
+            (8, 172, Some(&b""[..]), Ok(""), 175, &b""[..]),
+        ]
+    );
+    assert_eq!(b.len(), 176);
+    assert_eq!(v.body_crc_computed(), h.crc());
+    assert_eq!(h.crc(), npuschema_core::crc32(0, &b[40..]));
+    // `seal` after an edit: the CRC again, over `info` as the bytes hold it.
+    let mut e = b.clone();
+    e[154] ^= 0x20;
+    assert_eq!(
+        DirOpt::validate(&e).map(|_| ()).map_err(|x| x.code),
+        Err("bad-crc")
+    );
+    DirOptSpec::seal(
+        &mut e,
+        [(1u64, 152u64, 5u64), (2, 0, 0), (2, 160, 2)].into_iter(),
+    )
+    .expect("sealed");
+    assert_eq!(
+        DirOpt::validate(&e)
+            .expect("valid")
+            .sections()
+            .next()
+            .and_then(|s| s.data()),
+        Some(&b"abCde"[..])
+    );
+    // `info` moved past the end: `seal` cannot find it.
+    let mut e = b.clone();
+    e[20..24].copy_from_slice(&200u32.to_le_bytes());
+    assert_eq!(
+        DirOptSpec::seal(&mut e, core::iter::empty()),
+        Err(WriteError::Layout { item: "info" })
+    );
+    // A span starting later covers less: the CRC follows `info.crc_from`.
+    let later = DirOptSpec {
+        info_crc_from: 152,
+        ..all
+    };
+    let b2 = later.to_vec().expect("writes");
+    let v2 = DirOpt::validate(&b2).expect("valid");
+    assert_eq!(v2.header().crc(), npuschema_core::crc32(0, &b2[152..]));
+
+    // Left out: the tags, their bytes, names and labels take no byte, their count and place
+    // are zero, HAS_TAGS given is cleared.
+    let none = DirOptSpec {
+        flags: HFlags::HAS_TAGS,
+        tags: None,
+        ..all
+    };
+    let b = none.to_vec().expect("writes");
+    let v = DirOpt::validate(&b).expect("valid");
+    assert!(DirOpt::validate_as::<Brief>(&b).is_ok());
+    let h = v.header();
+    assert_eq!(h.flags(), HFlags::empty());
+    assert_eq!((h.tag_count(), h.tags_at()), (0, 0));
+    // Header, info, sections 48..96, names 96..103 (the title), payloads at 104 and 112.
+    assert_eq!(
+        (h.names_offset(), h.names_size(), h.title_offset()),
+        (96, 7, 0)
+    );
+    assert_eq!(v.tags().count(), 0);
+    assert_eq!(
+        v.sections().map(|s| s.offset()).collect::<Vec<_>>(),
+        [104, 0, 112]
+    );
+    assert_eq!(b.len(), 116);
+    // An empty list given is given: HAS_TAGS set, no records, no bytes.
+    let b = DirOptSpec {
+        tags: Some(&[]),
+        ..none
+    }
+    .to_vec()
+    .expect("writes");
+    let v = DirOpt::validate(&b).expect("valid");
+    assert_eq!(v.header().flags(), HFlags::HAS_TAGS);
+    assert_eq!(v.tags().count(), 0);
+    assert_eq!(b.len(), 116);
+
+    // Each disagreement: a payload given without HAS_DATA, an empty payload given (its size
+    // is 0, the condition reads it); a NUL in a name of the given table.
+    let no_flag = [SectionSpec {
+        flags: SFlags::KEEP,
+        ..sections[0]
+    }];
+    let empty = [
+        sections[0],
+        SectionSpec {
+            data: Some(b""),
+            ..sections[2]
+        },
+    ];
+    let nul = [TagSpec {
+        name: "a\0b",
+        ..tags[0]
+    }];
+    let cases: [(DirOptSpec<'_>, WriteError); 3] = [
+        (
+            DirOptSpec {
+                sections: &no_flag,
+                ..all
+            },
+            WriteError::SectionWhenDisagrees {
+                table: "sections",
+                index: 0,
+                given: true,
+            },
+        ),
+        (
+            DirOptSpec {
+                sections: &empty,
+                ..all
+            },
+            WriteError::SectionWhenDisagrees {
+                table: "sections",
+                index: 1,
+                given: true,
+            },
+        ),
+        (
+            DirOptSpec {
+                tags: Some(&nul),
+                ..all
+            },
+            WriteError::Layout { item: "name" },
+        ),
+    ];
+    for (spec, err) in cases {
+        assert_eq!(spec.to_vec(), Err(err));
+        let mut big = vec![0u8; 4096];
+        assert_eq!(spec.write_into(&mut big), Err(err));
+    }
+    // A buffer too small.
+    let mut short = vec![0u8; 175];
+    assert!(matches!(
+        all.write_into(&mut short),
+        Err(WriteError::BufferTooSmall { needed: 176, .. })
+    ));
+}

@@ -9,12 +9,16 @@
 //! - a section payload range with `when`: optional per section (`<Record>Spec`'s payload is
 //!   an `Option`); a condition that is one flag bit of the record is set or cleared from
 //!   whether the payload is given, any other condition over the record's own fields is
-//!   evaluated on the record as written (`WriteError::SectionWhenDisagrees`, naming the
-//!   section). A section without a payload gets zero in its offset and length fields.
+//!   evaluated on the record as written, its payload's offset and length set
+//!   (`WriteError::SectionWhenDisagrees`, naming the section). A section without a payload
+//!   gets zero in its offset and length fields.
+//! - an optional table's per-record ranges and record strings: left out, they take no
+//!   bytes; given, they are placed as for an ungated table (the emitters read the records
+//!   through `emit/when_writer.rs::records`).
 //!
 //! What the writer cannot check is refused here, saying why. Emitted by `emit/dir_when.rs`.
 
-use crate::check::dir_writer::{RangeKind, range_kind, targets};
+use crate::check::dir_writer::{RangeKind, range_kind};
 use crate::check::when_writer::{bit_of, uncheckable, uncheckable_in};
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::diag::Diags;
@@ -47,17 +51,6 @@ pub(crate) fn payload_bit(c: &Checked, t: &Table, r: &Range) -> Option<(usize, u
         Resolved::FlagBit(Owner::Record, fi, bi) => Some((fi, bi)),
         _ => None,
     }
-}
-
-/// The fields of `t`'s record that payload range `r`'s offset and length are: derived from
-/// whether the payload is given.
-fn payload_fields(c: &Checked, t: &Table, r: &Range) -> Vec<usize> {
-    [&r.offset.expr, &r.length.expr]
-        .into_iter()
-        .filter_map(|e| targets(c, e, Scope::RecordOnly(t)))
-        .filter(|x| x.0 == Owner::Record)
-        .flat_map(|x| x.1.into_iter().map(|f| f.0))
-        .collect()
 }
 
 /// Whether table `t` is an optional part of a directory writer (its `table_fits` has
@@ -93,13 +86,7 @@ pub(crate) fn check_payload(c: &Checked, r: &Range, t: &Table, d: &mut Diags) {
     {
         d.error(w.pos, format!("range `{}`: the writer cannot leave a section's payload out `when: {}`: checksum `{}` hashes every section's payload of `{}`, and the validator rejects a section without one; drop the `writer`, the `when` or the checksum", r.name.text, w.text, k.name.text, dir.name.text));
     } else if payload_bit(c, t, r).is_none()
-        && let Some(why) = uncheckable_in(
-            c,
-            w,
-            Scope::RecordOnly(t),
-            &payload_fields(c, t, r),
-            "the record it writes",
-        )
+        && let Some(why) = uncheckable_in(c, w, Scope::RecordOnly(t), "the record it writes")
     {
         d.error(w.pos, format!("range `{}`: the writer checks `when: {}` against each section's record as written (it writes the section's payload only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", r.name.text, w.text));
     }
@@ -139,18 +126,11 @@ pub(crate) fn check_table(c: &Checked, table: &Name, w: &ExprAt, d: &mut Diags) 
     if !dir_writer(c) || !wr.order.iter().any(|o| o.text == table.text) {
         return;
     }
-    let Some(t) = c.table(&table.text) else {
+    if c.table(&table.text).is_none() {
         return;
-    };
+    }
     if is_dir_table(c, &table.text) {
         d.error(w.pos, format!("table `{}`: a directory writer writes every directory's table, so it cannot write one whose table_fits has `when: {}`; drop the `writer` or the `when`", table.text, w.text));
-    } else if file
-        .ranges
-        .iter()
-        .any(|r| r.table.as_ref().is_some_and(|x| x.text == table.text))
-        || !crate::check::strtab_writer::record_strings(c, t).is_empty()
-    {
-        d.error(w.pos, format!("table `{}`: a directory writer leaves out a table whose table_fits has `when: {}` only when no per-record range or string lies in its records; drop the `writer` or the `when`", table.text, w.text));
     } else if bit_of(c, w).is_none()
         && let Some(why) = uncheckable(c, w)
     {

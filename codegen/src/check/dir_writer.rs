@@ -417,17 +417,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             )),
         }
         for e in [&k.from, &k.to] {
-            let header_only = e.expr.refs().iter().all(|p| {
-                matches!(
-                    c.resolve(p, Scope::Top),
-                    Ok(Resolved::Const(_)
-                        | Resolved::Len
-                        | Resolved::EnumValue(..)
-                        | Resolved::Field(Owner::Header, _))
-                )
-            });
+            // Constants, `len`, header fields, a located record's (`dir_span.rs`).
+            let header_only = crate::check::dir_span::span_readable(c, &e.expr);
             if !header_only {
-                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len` and header fields only, and `{}` reads something else", k.name.text, e.text)));
+                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len`, header fields and fields of an ungated located record placed by those, and `{}` reads something else", k.name.text, e.text)));
             }
         }
     }

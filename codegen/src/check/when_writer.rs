@@ -37,18 +37,16 @@ pub(crate) fn flag_bit(c: &Checked, r: &Range) -> Option<(usize, usize)> {
 
 /// Why the writer cannot check condition `w` on the header it wrote, if it cannot.
 pub(crate) fn uncheckable(c: &Checked, w: &ExprAt) -> Option<String> {
-    uncheckable_in(c, w, Scope::Top, &[], "the header it wrote")
+    uncheckable_in(c, w, Scope::Top, "the header it wrote")
 }
 
 /// Why the writer cannot check condition `w` (in `scope`) on `on` (what it wrote: "the
-/// header it wrote", a directory's "record it writes"), if it cannot. `derived`: the fields
-/// of the scope's record that the writer derives from whether the part is given (a payload's
-/// offset and length), which the condition may not read.
+/// header it wrote", a directory's "record it writes", its payload's offset and length
+/// set), if it cannot.
 pub(crate) fn uncheckable_in(
     c: &Checked,
     w: &ExprAt,
     scope: Scope<'_>,
-    derived: &[usize],
     on: &str,
 ) -> Option<String> {
     // The header fields (by index) and the fields inside struct-typed header fields (by
@@ -65,7 +63,6 @@ pub(crate) fn uncheckable_in(
     let cx = Cx {
         c,
         scope,
-        derived,
         on,
         sums: &sums,
     };
@@ -77,7 +74,6 @@ pub(crate) fn uncheckable_in(
 struct Cx<'a> {
     c: &'a Checked,
     scope: Scope<'a>,
-    derived: &'a [usize],
     on: &'a str,
     sums: &'a Sums,
 }
@@ -121,28 +117,15 @@ fn walk(cx: &Cx<'_>, e: &Expr, why: &mut Option<String>) {
                     | Resolved::BitField(Owner::Header, i, _),
                 ) => Some(i),
                 Ok(Resolved::Composed(Owner::Header, _)) => None,
-                // The record's own fields (a directory's payload condition), but not those
-                // the writer derives from whether the part is given.
+                // The record's own fields (a directory's payload condition, checked on the
+                // record as written: its payload's offset and length set).
                 Ok(
-                    Resolved::Field(Owner::Record, i)
-                    | Resolved::FlagBit(Owner::Record, i, _)
-                    | Resolved::BitField(Owner::Record, i, _),
-                ) => {
-                    if cx.derived.contains(&i) {
-                        *why = Some(derived_why(&name));
-                    }
-                    None
-                }
-                Ok(Resolved::Composed(Owner::Record, _)) => {
-                    let parts = crate::check::dir_writer::targets(c, e, cx.scope)
-                        .map(|(_, f)| f)
-                        .unwrap_or_default();
-                    if parts.iter().any(|(i, _)| cx.derived.contains(i)) {
-                        *why = Some(derived_why(&name));
-                    }
-                    None
-                }
-                Ok(Resolved::Nested(Owner::Record, _)) => None,
+                    Resolved::Field(Owner::Record, _)
+                    | Resolved::FlagBit(Owner::Record, ..)
+                    | Resolved::BitField(Owner::Record, ..)
+                    | Resolved::Composed(Owner::Record, _)
+                    | Resolved::Nested(Owner::Record, _),
+                ) => None,
                 Ok(Resolved::Nested(Owner::Header, _)) => {
                     if plan.paths.contains(&name) {
                         *why = Some(format!(
@@ -167,13 +150,6 @@ fn walk(cx: &Cx<'_>, e: &Expr, why: &mut Option<String>) {
             }
         }
     }
-}
-
-/// Why a condition cannot read `name`: derived from whether the part is given.
-fn derived_why(name: &str) -> String {
-    format!(
-        "`{name}` is the payload's offset or length, which the writer derives from whether the payload is given (zero when it is not)"
-    )
 }
 
 pub(crate) use crate::check::table_when::{table_when, when_tables};

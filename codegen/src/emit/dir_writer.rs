@@ -379,6 +379,8 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
         Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
     };
     let item = k.name.text.as_str();
+    // The located records its span reads (`dir_span.rs`).
+    let located = crate::emit::dir_span::bind(c, k);
     quote! {
         {
             let Some(hb) = __rt::chunk_at::<#hs>(out, 0).copied() else {
@@ -388,6 +390,7 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
             let _ = &header;
             let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
             let _ = len;
+            #located
             let sum = match (#from, #to) {
                 (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
                 _ => None,
@@ -744,14 +747,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 };
                 let item_name = r.name.text.as_str();
                 let start = format_ident!("{}_start", r.name.text);
-                let tn = ident(&t.name.text);
+                // (`self.<t>`, or an optional table's records: `emit/when_writer.rs`.)
+                let tn = crate::emit::when_writer::records(c, t);
                 let rn = ident(&r.name.text);
                 let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
                 let present = crate::emit::writer::variant(r.present.as_ref(), "Present");
                 plan_steps.push(quote! {
                     let #v: u64 = cursor;
                     let #start: u64 = cursor;
-                    for spec in self.#tn {
+                    for spec in #tn {
                         if let #en::#present(bytes) = spec.#rn {
                             let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
                             cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;

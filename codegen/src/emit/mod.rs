@@ -8,6 +8,7 @@
 
 pub(crate) mod commands;
 pub(crate) mod dir_ranges;
+pub(crate) mod dir_span;
 pub(crate) mod dir_when;
 pub(crate) mod dir_writer;
 pub(crate) mod doc;

@@ -110,10 +110,11 @@ fn advance(c: &Checked, s: &StringDef, rel: &proc_macro2::Ident) -> TokenStream 
     let ex = extra(s);
     match s.table.as_ref().and_then(|t| c.table(&t.text)) {
         Some(t) => {
-            let tn = format_ident!("{}", t.name.text);
+            // (`self.<t>`, or an optional directory-writer table's: `emit/when_writer.rs`.)
+            let tn = crate::emit::when_writer::records(c, t);
             let n = format_ident!("{}", s.name.text);
             quote! {
-                for spec in self.#tn {
+                for spec in #tn {
                     #rel = (spec.#n.len() as u64).checked_add(#ex).and_then(|n| n.checked_add(#rel))
                         .ok_or(__rt::WriteError::TooLarge { field: #name, value: #rel })?;
                 }
@@ -269,7 +270,7 @@ pub(crate) fn writes_for(c: &Checked, as_str: bool) -> Vec<TokenStream> {
         match (&s.table, &s.range) {
             (Some(t), _) if crate::check::strtab_writer::record_offset_field(c, s).is_ok() => {
                 let Some(t) = c.table(&t.text) else { continue };
-                let tn = format_ident!("{}", t.name.text);
+                let tn = crate::emit::when_writer::records(c, t);
                 let bytes = spec_bytes(c, s, &quote!(spec));
                 let ex = extra(s);
                 let one = write_one(
@@ -280,7 +281,7 @@ pub(crate) fn writes_for(c: &Checked, as_str: bool) -> Vec<TokenStream> {
                 out.push(quote! {
                     {
                         let mut cur: u64 = plan.#sat;
-                        for spec in self.#tn {
+                        for spec in #tn {
                             #one
                             cur = cur.saturating_add((bytes.len() as u64).saturating_add(#ex));
                         }

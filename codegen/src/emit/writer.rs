@@ -1139,7 +1139,6 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
     let size = Literal::usize_unsuffixed(usize::try_from(l.size).unwrap_or(0));
     let size64 = Literal::u64_suffixed(l.size);
     let align = Literal::u64_suffixed(align);
-    let tname = format_ident!("{}", t.name.text);
     // (`self.<t>`, or an optional directory-writer table's records: `emit/when_writer.rs`.)
     let recs = crate::emit::when_writer::records(c, t);
     let at_var = format_ident!("{}_at", t.name.text);
@@ -1251,7 +1250,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
         quote! {
             {
                 #(#cursors2)*
-                for spec in self.#tname { #(#per_range_data)* }
+                for spec in #recs { #(#per_range_data)* }
             }
         }
     };

@@ -59,6 +59,7 @@ const GATEDW: u8 = 35;
 const DIRTAIL: u8 = 36;
 const DIRFOOT: u8 = 37;
 const DIRINDEX: u8 = 38;
+const DIROPT: u8 = 39;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -667,6 +668,28 @@ pub fn write_seeds(dir: &Path) -> usize {
         "sigtrail".into(),
         SIGTRAIL,
         construct_blobs::sigtrail_file(7, b"the body", b"SIGNATURE"),
+    ));
+    // `diropt`: the tags given (their bytes, names, labels) and left out; the CRC resealed
+    // from where `info` says.
+    let diropt_secs: [construct_blobs::DirOptSection<'_>; 3] = [
+        (1, 3, 0, Some(b"abcde")),
+        (2, 1, 0, None),
+        (2, 1, 2, Some(b"xy")),
+    ];
+    seeds.push((
+        "diropt".into(),
+        DIROPT | 0x80,
+        construct_blobs::diropt_file(
+            (2, 9, 40, 0x1234),
+            b"diropt",
+            &diropt_secs,
+            Some(&[(7, b"first", b"L1", b"BLOB!"), (8, b"", b"", b"")]),
+        ),
+    ));
+    seeds.push((
+        "diropt-none".into(),
+        DIROPT | 0x80,
+        construct_blobs::diropt_file((1, 9, 80, 0x1234), b"", &diropt_secs[1..], None),
     ));
     seeds.push((
         "tailtab".into(),
