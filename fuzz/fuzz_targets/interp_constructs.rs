@@ -13,7 +13,8 @@
 //! records' labels outside a string table (`dirlabel`), a table placed by a located record's
 //! field (`loctable`), a second per-record range of a directory table (`dirrel`), a directory
 //! writer's optional parts (`dirwhen`), places, counts and lengths stored as linear forms
-//! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`)), on
+//! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`), the
+//! same solved by a directory writer (`dirlin`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -87,6 +88,7 @@ schemas! {
     dirwhen: "../tests/schemas/dirwhen.yaml";
     linforms: "../tests/schemas/linforms.yaml";
     sigtrail: "../tests/schemas/sigtrail.yaml";
+    dirlin: "../tests/schemas/dirlin.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -244,6 +246,7 @@ fuzz_target!(|data: &[u8]| {
         29 => run!(k, b, dirrel::DirRel, |g, v| compare::dirrel(b, g, v)),
         30 => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
         31 => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
-        _ => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
+        32 => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
+        _ => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
     }
 });

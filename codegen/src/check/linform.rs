@@ -26,11 +26,10 @@ pub struct LinForm<F> {
     pub minus: u64,
 }
 
-impl<F> LinForm<F> {
-    /// Whether the form is the field itself (`F`): the writers' older, direct path.
-    pub fn is_identity(&self) -> bool {
-        self.mul == 1 && self.plus == 0 && self.minus == 0
-    }
+/// Whether `e` is written as something other than one name: one field itself (`F`) is the
+/// writers' older, direct path; `F + 0` or `F * 1` is a form like any other.
+pub(crate) fn not_one_name(e: &Expr) -> bool {
+    !matches!(e, Expr::Ref(_))
 }
 
 /// `F` or `F * K`/`K * F`: (field, K), K at least 1.
@@ -74,8 +73,8 @@ pub(crate) fn lin_form<F>(
 /// The words a diagnostic uses to list the forms written.
 pub(crate) const FORMS: &str = "`F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F` or `F * K` plus or minus `C` (F one unsigned integer field, C and K numbers or unsigned constants, K at least 1)";
 
-/// The linear form of `e` over one unsigned integer field of the header, when it is not the
-/// field itself (the plain writer's older path sets one field directly).
+/// The linear form of `e` over one unsigned integer field of the header, when it is not
+/// written as the field itself (the plain writer's older path sets one field directly).
 pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
     let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => {
@@ -84,7 +83,7 @@ pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
         }
         _ => None,
     };
-    lin_form(c, e, &field).filter(|f| !f.is_identity())
+    lin_form(c, e, &field).filter(|_| not_one_name(e))
 }
 
 /// What the plain writer derives through a linear form of one header field: a table's
@@ -152,7 +151,7 @@ pub(crate) fn record_form(
         }
         _ => None,
     };
-    lin_form(c, e, &field).filter(|f| !f.is_identity())
+    lin_form(c, e, &field).filter(|_| not_one_name(e))
 }
 
 /// The linear form of per-record range `r`'s offset, when the plain writer solves it for a

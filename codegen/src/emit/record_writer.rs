@@ -271,6 +271,11 @@ pub(crate) fn write_field(
                     Part::Whole => quote!(),
                     Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
                     Part::High => quote!(let v = v >> 32;),
+                    // Stored as a linear form of the field: solved for it (`linform.rs`).
+                    Part::Lin(f) => {
+                        let solve = crate::emit::linform::solve(f, &fpath, &quote!(want));
+                        quote!(let want = v; #solve)
+                    }
                 };
                 Some(quote! {
                     {

@@ -53,6 +53,7 @@ const DIRREL: u8 = 29;
 const DIRWHEN: u8 = 30;
 const LINFORMS: u8 = 31;
 const SIGTRAIL: u8 = 32;
+const DIRLIN: u8 = 33;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -661,6 +662,16 @@ pub fn write_seeds(dir: &Path) -> usize {
         "sigtrail".into(),
         SIGTRAIL,
         construct_blobs::sigtrail_file(7, b"the body", b"SIGNATURE"),
+    ));
+    seeds.push((
+        "dirlin".into(),
+        DIRLIN,
+        construct_blobs::dirlin_file(
+            &[(1, 0, b"CODE"), (2, 2, b"data!!"), (2, 0, b"")],
+            b"some notes",
+            &[(7, b"mark"), (8, b"")],
+            b"dirlin",
+        ),
     ));
     seeds.push((
         "opendir".into(),
