@@ -14,7 +14,7 @@
 //! field (`loctable`), a second per-record range of a directory table (`dirrel`), a directory
 //! writer's optional parts (`dirwhen`), places, counts and lengths stored as linear forms
 //! of one field (`linforms`), a trailer whose length is a header field (`sigtrail`), the
-//! same solved by a directory writer (`dirlin`)), on
+//! same solved by a directory writer (`dirlin`) and into a located record (`loclin`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -89,6 +89,7 @@ schemas! {
     linforms: "../tests/schemas/linforms.yaml";
     sigtrail: "../tests/schemas/sigtrail.yaml";
     dirlin: "../tests/schemas/dirlin.yaml";
+    loclin: "../tests/schemas/loclin.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -247,6 +248,7 @@ fuzz_target!(|data: &[u8]| {
         30 => run!(k, b, dirwhen::DirWhen, |g, v| compare::dirwhen(b, g, v)),
         31 => run!(k, b, linforms::LinForms, |g, v| compare::linforms(b, g, v)),
         32 => run!(k, b, sigtrail::SigTrail, |g, v| compare::sigtrail(b, g, v)),
-        _ => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
+        33 => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
+        _ => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
     }
 });

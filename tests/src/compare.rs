@@ -240,6 +240,7 @@ pub mod schemas {
         linforms: "schemas/linforms.yaml";
         sigtrail: "schemas/sigtrail.yaml";
         dirlin: "schemas/dirlin.yaml";
+        loclin: "schemas/loclin.yaml";
     }
 }
 
@@ -1741,4 +1742,22 @@ pub fn dirlin(b: &[u8], g: &schemas::dirlin::DirLin<'_>, v: &View) {
         (t.bytes.as_slice(), t.offset),
         (g.name(), span(b, g.name()).0)
     );
+}
+
+/// `loclin.yaml` (the plain writer's linear forms of a located record's fields): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn loclin(b: &[u8], g: &schemas::loclin::LocLin<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, info_at]);
+    let x = g.info();
+    same_fields!(
+        v,
+        "info",
+        x,
+        [items_at4, items_n1, blob_len2, blob_at, stamp]
+    );
+    assert_eq!(record(v, "info").offset, span(b, x.as_bytes()).0);
+    table!(v, b, "items", g.items(), [id, value]);
+    assert_eq!(range(v, "blob"), Some(span(b, g.blob())));
 }

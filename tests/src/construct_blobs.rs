@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `dirlin.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `dirlin.yaml`, `loclin.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1129,5 +1129,34 @@ pub fn dirlin_file(
     b.resize(name_at, 0);
     b.extend_from_slice(name);
     b.push(0);
+    b
+}
+
+/// `loclin.yaml` as its plain writer lays it out (`writer.order: [info, items, blob]`, 4-byte
+/// aligned): the 8-byte header, `info` at 8, the items at the first multiple of 4 after it
+/// (`items_at4` a quarter of it, `items_n1` the count plus one), the blob at the first aligned
+/// place after them, at least 16 (`blob_at` 16 less, `blob_len2` half its length). Items are
+/// `(id, value)`.
+#[must_use]
+pub fn loclin_file(items: &[(u16, u32)], blob: &[u8], stamp: u32) -> Vec<u8> {
+    let up = |x: usize, a: usize| x.div_ceil(a) * a;
+    let narrow = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+    let items_at = up(up(24, 4), 4);
+    let blob_at = up(items_at + 6 * items.len(), 4).max(16);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4E4C_434C);
+    le32(&mut b, 8);
+    le32(&mut b, u32_of(items_at / 4));
+    le16(&mut b, narrow(items.len() + 1));
+    le16(&mut b, narrow(blob.len() / 2));
+    le32(&mut b, u32_of(blob_at - 16));
+    le32(&mut b, stamp);
+    b.resize(items_at, 0);
+    for &(id, v) in items {
+        le16(&mut b, id);
+        le32(&mut b, v);
+    }
+    b.resize(blob_at, 0);
+    b.extend_from_slice(blob);
     b
 }

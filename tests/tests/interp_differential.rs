@@ -85,6 +85,7 @@ const DIRWHEN: &str = "schemas/dirwhen.yaml";
 const LINFORMS: &str = "schemas/linforms.yaml";
 const SIGTRAIL: &str = "schemas/sigtrail.yaml";
 const DIRLIN: &str = "schemas/dirlin.yaml";
+const LOCLIN: &str = "schemas/loclin.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -96,7 +97,7 @@ use npuschema_tests::compare::schemas::{
     wav, whenw,
 };
 use npuschema_tests::compare::schemas::{
-    dirgate, dirlabel, dirlin, dirrel, dirwhen, linforms, loctable, plainloc, sigtrail,
+    dirgate, dirlabel, dirlin, dirrel, dirwhen, linforms, loclin, loctable, plainloc, sigtrail,
 };
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
@@ -3504,7 +3505,13 @@ fn dirlin_writer_built_files_and_their_mutants_agree() {
     use npuschema_tests::construct_blobs::{DirLinSection, dirlin_file};
     assert_eq!(interp(DIRLIN).sites(), &dirlin::ERROR_SITES[..]);
     let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
-    let cases: [(&[DirLinSection<'_>], &[u8], &[(u32, &[u8])], &[u8]); 3] = [
+    type Case<'a> = (
+        &'a [DirLinSection<'a>],
+        &'a [u8],
+        &'a [(u32, &'a [u8])],
+        &'a [u8],
+    );
+    let cases: [Case<'_>; 3] = [
         (
             &[(1, 0, b"CODE"), (2, 2, b"data!!"), (2, 0, b"")],
             b"some notes",
@@ -3560,6 +3567,63 @@ fn dirlin_writer_built_files_and_their_mutants_agree() {
             "data-out-of-bounds",
             "notes-out-of-bounds",
             "bad-name",
+            "ok",
+        ],
+    );
+}
+
+// ----- the plain writer's linear forms of a located record's fields (loclin.yaml) -----------
+
+fn loclin_agree(b: &[u8]) -> &'static str {
+    let g = loclin::LocLin::validate(b);
+    let gb = loclin::LocLin::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(LOCLIN, b, g, gb, |g, v| {
+        npuschema_tests::compare::loclin(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with a table's place and count and a range's
+/// offset and length solved into a located record's fields (the same bytes as laid out by
+/// hand), and their mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn loclin_writer_built_files_and_their_mutants_agree() {
+    use loclin::{ItemSpec, LocLinWriter};
+    use npuschema_tests::construct_blobs::loclin_file;
+    assert_eq!(interp(LOCLIN).sites(), &loclin::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (items, blob) in [
+        (&[(1u16, 10u32), (2, 20)][..], &b"blob"[..]),
+        (&[][..], &b""[..]),
+        (&[(3, 30), (4, 40), (5, 50)][..], &b"a longer blob."[..]),
+    ] {
+        let specs: Vec<ItemSpec> = items
+            .iter()
+            .map(|&(id, value)| ItemSpec { id, value })
+            .collect();
+        let good = LocLinWriter::new()
+            .info_stamp(7)
+            .items(&specs)
+            .blob(blob)
+            .to_vec()
+            .unwrap();
+        assert_eq!(good, loclin_file(items, blob, 7));
+        assert_eq!(loclin_agree(&good), "ok");
+        for (k, c) in sweep(&good, &loclin_agree, &|_| {}, 0..0, 3_000, 0x10C1) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("loclin verdicts: {verdicts:?}");
+    assert_reached(
+        "loclin",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "info-out-of-bounds",
+            "items-out-of-bounds",
+            "blob-out-of-bounds",
             "ok",
         ],
     );

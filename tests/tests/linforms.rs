@@ -390,6 +390,14 @@ mod dir {
     };
     use npuschema_tests::construct_blobs::{DirLinSection, dirlin_file};
 
+    /// Sections, notes, marks and a name.
+    type Case<'a> = (
+        &'a [DirLinSection<'a>],
+        &'a [u8],
+        &'a [(u32, &'a [u8])],
+        &'a [u8],
+    );
+
     /// The generated validator's verdict (its error code), held to its `Brief`.
     fn verdict(b: &[u8]) -> Result<(), &'static str> {
         let g = DirLin::validate(b).map(|_| ());
@@ -494,7 +502,7 @@ mod dir {
     #[test]
     fn other_directory_shapes_match_the_layout_by_hand() {
         let big = [0x5Au8; 40];
-        let cases: [(&[DirLinSection<'_>], &[u8], &[(u32, &[u8])], &[u8]); 4] = [
+        let cases: [Case<'_>; 4] = [
             (&[], b"", &[], b""),
             (&[(2, 0, b"")], b"n", &[(1, b"")], b"x"),
             (
@@ -562,5 +570,105 @@ mod dir {
                 available: n as u64 - 1
             })
         );
+    }
+}
+
+// ----- the plain writer, into a located record (tests/schemas/loclin.yaml) ------------------
+
+mod located {
+    use npuschema_core::{Brief, WriteError};
+    use npuschema_tests::compare::schemas::loclin::{self, ItemSpec, LocLin, LocLinWriter};
+    use npuschema_tests::construct_blobs::loclin_file;
+
+    /// The generated validator's verdict (its error code), held to its `Brief`.
+    fn verdict(b: &[u8]) -> Result<(), &'static str> {
+        let g = LocLin::validate(b).map(|_| ());
+        let gb = LocLin::validate_as::<Brief>(b)
+            .map(|_| ())
+            .map_err(|e| e.id());
+        assert_eq!(
+            g.map_err(|e| e.code),
+            gb.map_err(|id| loclin::error_site(id).unwrap().code)
+        );
+        g.map_err(|e| e.code)
+    }
+
+    /// The plain writer's file (`write_into` and `to_vec` agreeing).
+    fn write(items: &[(u16, u32)], blob: &[u8], stamp: u32) -> Result<Vec<u8>, WriteError> {
+        let specs: Vec<ItemSpec> = items
+            .iter()
+            .map(|&(id, value)| ItemSpec { id, value })
+            .collect();
+        let w = LocLinWriter::new()
+            .info_stamp(stamp)
+            .items(&specs)
+            .blob(blob);
+        let n = w.encoded_len()?;
+        let mut out = vec![0xAAu8; n + 3];
+        assert_eq!(w.write_into(&mut out)?, n);
+        assert!(out[n..].iter().all(|&x| x == 0xAA), "wrote past its length");
+        out.truncate(n);
+        assert_eq!(w.to_vec()?, out);
+        Ok(out)
+    }
+
+    #[test]
+    fn the_plain_writer_solves_forms_of_a_located_records_fields() {
+        let b = write(&[(1, 0x11), (2, 0x22)], b"blob!!", 9).unwrap();
+        // Every byte: header (8), `info` at 8, the items at 24 (`items_at4` 6, `items_n1` 3),
+        // the blob at 36 (`blob_at` 36 - 16, `blob_len2` 3).
+        #[rustfmt::skip]
+        let want: Vec<u8> = [
+            &[0x4C, 0x43, 0x4C, 0x4E][..], &[8, 0, 0, 0],   // magic, info_at
+            &[6, 0, 0, 0], &[3, 0], &[3, 0],                // items_at4, items_n1, blob_len2
+            &[20, 0, 0, 0], &[9, 0, 0, 0],                  // blob_at, stamp
+            &[1, 0, 0x11, 0, 0, 0], &[2, 0, 0x22, 0, 0, 0], // items
+            b"blob!!",
+        ]
+        .concat();
+        assert_eq!(b, want);
+        assert_eq!(b, loclin_file(&[(1, 0x11), (2, 0x22)], b"blob!!", 9));
+        assert_eq!(verdict(&b), Ok(()));
+        let v = LocLin::validate(&b).unwrap();
+        let items: Vec<(u16, u32)> = v.items().map(|r| (r.id(), r.value())).collect();
+        assert_eq!(items, [(1, 0x11), (2, 0x22)]);
+        assert_eq!((v.blob(), v.info().stamp()), (&b"blob!!"[..], 9));
+        // Other shapes: no items (the blob at 24, at least 16), one, many; an empty blob.
+        for (items, blob) in [
+            (&[][..], &b""[..]),
+            (&[(7, 7)][..], &b"xy"[..]),
+            (
+                &[(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)][..],
+                &[0x5A; 40][..],
+            ),
+        ] {
+            let b = write(items, blob, 0).unwrap();
+            assert_eq!(b, loclin_file(items, blob, 0));
+            assert_eq!(verdict(&b), Ok(()));
+            let v = LocLin::validate(&b).unwrap();
+            assert_eq!(v.items().count(), items.len());
+            assert_eq!(v.blob(), blob);
+        }
+    }
+
+    #[test]
+    fn each_value_no_located_field_gives_is_a_write_error() {
+        assert_eq!(
+            write(&[], b"odd", 0),
+            Err(WriteError::NotRepresentable {
+                field: "info.blob_len2",
+                value: 3
+            })
+        );
+        // 65,535 items: `items_n1` (a `u16`) would be 65,536.
+        let items = vec![(0u16, 0u32); 65_535];
+        assert_eq!(
+            write(&items, b"", 0),
+            Err(WriteError::TooLarge {
+                field: "info.items_n1",
+                value: 65_536
+            })
+        );
+        assert!(write(&items[..65_534], b"", 0).is_ok());
     }
 }

@@ -65,7 +65,7 @@ pub(crate) fn record_form(
 /// optional part left out records as its place, length or count, so only such a form is
 /// taken by one.
 pub(crate) fn stores_zero(f: &LinForm<()>) -> bool {
-    f.plus == 0 && f.mul != 0 && f.minus % f.mul == 0
+    f.plus == 0 && f.mul != 0 && f.minus.is_multiple_of(f.mul)
 }
 
 /// The words a diagnostic adds for an optional part whose form does not store zero.

@@ -272,9 +272,14 @@ pub(crate) fn write_field(
                     Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
                     Part::High => quote!(let v = v >> 32;),
                     // Stored as a linear form of the field: solved for it (`linform.rs`).
+                    // (`F + 0`, `F * 1`: nothing to solve.)
                     Part::Lin(f) => {
                         let solve = crate::emit::linform::solve(f, &fpath, &quote!(want));
-                        quote!(let want = v; #solve)
+                        if solve.is_empty() {
+                            quote!()
+                        } else {
+                            quote!(let want = v; #solve)
+                        }
                     }
                 };
                 Some(quote! {

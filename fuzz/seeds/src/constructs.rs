@@ -54,6 +54,7 @@ const DIRWHEN: u8 = 30;
 const LINFORMS: u8 = 31;
 const SIGTRAIL: u8 = 32;
 const DIRLIN: u8 = 33;
+const LOCLIN: u8 = 34;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -672,6 +673,11 @@ pub fn write_seeds(dir: &Path) -> usize {
             &[(7, b"mark"), (8, b"")],
             b"dirlin",
         ),
+    ));
+    seeds.push((
+        "loclin".into(),
+        LOCLIN,
+        construct_blobs::loclin_file(&[(1, 10), (2, 20)], b"blob", 7),
     ));
     seeds.push((
         "opendir".into(),
