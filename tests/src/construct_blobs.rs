@@ -1052,7 +1052,8 @@ pub fn sigtrail_file(kind: u16, body: &[u8], sig: &[u8]) -> Vec<u8> {
     b
 }
 
-/// A `dirlin.yaml` section: kind, entsize, its payload (of even length).
+/// A `dirlin.yaml` section: kind, entsize, its payload (of even length; a `bss` section, kind
+/// 8, has none, and its bytes here must be empty).
 pub type DirLinSection<'a> = (u16, u16, &'a [u8]);
 
 /// `dirlin.yaml` as its directory writer lays it out (`writer.order: [sub, sections,
@@ -1076,7 +1077,11 @@ pub fn dirlin_file(
     let dir_at = up(up(sub_at + 8, 4), 16);
     let mut cursor = dir_at + 12 * sections.len();
     let mut pay_at = Vec::new();
-    for (_, _, p) in sections {
+    for (kind, _, p) in sections {
+        if *kind == 8 {
+            pay_at.push(0);
+            continue;
+        }
         let at = up(up(cursor, 4), 8);
         pay_at.push(at);
         cursor = at + p.len();
@@ -1110,9 +1115,11 @@ pub fn dirlin_file(
         le32(&mut b, u32_of(at / 8));
         le32(&mut b, u32_of(p.len() / 2));
     }
-    for ((_, _, p), &at) in sections.iter().zip(&pay_at) {
-        b.resize(at, 0);
-        b.extend_from_slice(p);
+    for ((kind, _, p), &at) in sections.iter().zip(&pay_at) {
+        if *kind != 8 {
+            b.resize(at, 0);
+            b.extend_from_slice(p);
+        }
     }
     b.resize(notes_at, 0);
     b.extend_from_slice(notes);

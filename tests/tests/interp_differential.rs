@@ -3513,7 +3513,7 @@ fn dirlin_writer_built_files_and_their_mutants_agree() {
     );
     let cases: [Case<'_>; 3] = [
         (
-            &[(1, 0, b"CODE"), (2, 2, b"data!!"), (2, 0, b"")],
+            &[(1, 0, b"CODE"), (8, 0, b""), (2, 2, b"data!!"), (2, 0, b"")],
             b"some notes",
             &[(7, b"mark"), (8, b"")],
             b"dirlin",
@@ -3527,7 +3527,7 @@ fn dirlin_writer_built_files_and_their_mutants_agree() {
             .map(|&(k, entsize, payload)| SectionSpec {
                 kind: Kind::from_raw(k).unwrap(),
                 entsize,
-                payload,
+                payload: (k != 8).then_some(payload),
             })
             .collect();
         let ms: Vec<MarkSpec<'_>> = marks

@@ -423,7 +423,7 @@ mod dir {
             .map(|&(k, entsize, payload)| SectionSpec {
                 kind: Kind::from_raw(k).unwrap(),
                 entsize,
-                payload,
+                payload: (k != 8).then_some(payload),
             })
             .collect();
         let ms: Vec<MarkSpec<'_>> = marks
@@ -457,11 +457,15 @@ mod dir {
         name: &[u8],
     ) {
         let v = DirLin::validate(b).unwrap();
-        let got: Vec<(u16, u16, &[u8])> = v
+        let got: Vec<(u16, u16, Option<&[u8]>)> = v
             .sections()
-            .map(|s| (s.kind_raw(), s.entsize(), s.payload().unwrap()))
+            .map(|s| (s.kind_raw(), s.entsize(), s.payload()))
             .collect();
-        assert_eq!(got, sections);
+        let want: Vec<(u16, u16, Option<&[u8]>)> = sections
+            .iter()
+            .map(|&(k, e, p)| (k, e, (k != 8).then_some(p)))
+            .collect();
+        assert_eq!(got, want);
         let got: Vec<(u32, &[u8])> = v.marks().map(|m| (m.id(), m.data().unwrap())).collect();
         assert_eq!(got, marks);
         assert_eq!((v.notes(), v.name()), (notes, name));
@@ -513,6 +517,13 @@ mod dir {
             ),
             (&[(2, 0, &big[..14])], &big[..33], &[], b"n"),
         ];
+        // A `bss` section between two with payloads: no bytes, offset and size zero.
+        let with_bss: [DirLinSection<'_>; 3] = [(1, 0, &big[..2]), (8, 0, b""), (2, 0, &big[..4])];
+        let b = write(&with_bss, b"", &[], b"").unwrap();
+        assert_eq!(b, dirlin_file(&with_bss, b"", &[], b""));
+        assert_eq!(&b[48 + 12..48 + 24], &[8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(verdict(&b), Ok(()));
+        read_back(&b, &with_bss, b"", &[], b"");
         for (sections, notes, marks, name) in cases {
             let b = write(sections, notes, marks, name).unwrap();
             assert_eq!(b, dirlin_file(sections, notes, marks, name));
@@ -550,6 +561,32 @@ mod dir {
                 value: 65_536
             })
         );
+        // A payload given to a `bss` section, or none to a `code` one: the condition
+        // `kind != Kind.bss`, checked on the record as written, disagrees.
+        for (kind, payload, given) in [
+            (Kind::Bss, Some(&b"xx"[..]), true),
+            (Kind::Code, None, false),
+        ] {
+            let secs = [SectionSpec {
+                kind,
+                entsize: 0,
+                payload,
+            }];
+            let spec = DirLinSpec {
+                notes: b"",
+                marks: &[],
+                name: b"",
+                sections: &secs,
+            };
+            assert_eq!(
+                spec.to_vec(),
+                Err(WriteError::SectionWhenDisagrees {
+                    table: "sections",
+                    index: 0,
+                    given
+                })
+            );
+        }
         // A NUL inside the name, and a buffer one byte short.
         assert_eq!(
             write(&[], b"", &[], b"a\0b"),
