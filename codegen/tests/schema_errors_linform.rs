@@ -29,3 +29,12 @@ fn ranges_relative_to_the_end_the_plain_writer_cannot_place() {
 fn parts_at_the_end_a_directory_writer_cannot_place() {
     golden("dir_writer_end");
 }
+
+/// A directory writer's forms over a version-gated record's field, a signed field or two
+/// fields, in an optional part that records zero when left out, and a string table placed or
+/// a string in it offset by a form: each refused where the schema says it; the forms it
+/// solves (`size * 4` of an optional payload, another table's place and count) pass.
+#[test]
+fn values_the_directory_writer_cannot_solve() {
+    golden("dir_linform");
+}

@@ -17,7 +17,8 @@
 //! at the end of the file (`tailtab`, `tailfix`), a version-gated record locating optional parts,
 //! a stream's range and a checksum's span (`gatedw`), a directory writer's parts placed
 //! without a field (`dirtail`, `dirfoot`, `dirindex`), an optional table with bytes and
-//! strings next to a directory and a CRC whose start a located record gives (`diropt`)), on
+//! strings next to a directory and a CRC whose start a located record gives (`diropt`), linear
+//! forms solved by a directory writer (`dirlin`) and into a located record (`loclin`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -98,6 +99,8 @@ schemas! {
     dirfoot: "../tests/schemas/dirfoot.yaml";
     dirindex: "../tests/schemas/dirindex.yaml";
     diropt: "../tests/schemas/diropt.yaml";
+    dirlin: "../tests/schemas/dirlin.yaml";
+    loclin: "../tests/schemas/loclin.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -264,6 +267,8 @@ fuzz_target!(|data: &[u8]| {
         36 => run!(k, b, dirtail::DirTail, |g, v| compare::dirtail(b, g, v)),
         37 => run!(k, b, dirfoot::DirFoot, |g, v| compare::dirfoot(b, g, v)),
         38 => run!(k, b, dirindex::DirIndex, |g, v| compare::dirindex(b, g, v)),
-        _ => run!(k, b, diropt::DirOpt, |g, v| compare::diropt(b, g, v)),
+        39 => run!(k, b, diropt::DirOpt, |g, v| compare::diropt(b, g, v)),
+        40 => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
+        _ => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
     }
 });

@@ -246,6 +246,8 @@ pub mod schemas {
         dirfoot: "schemas/dirfoot.yaml";
         dirindex: "schemas/dirindex.yaml";
         diropt: "schemas/diropt.yaml";
+        dirlin: "schemas/dirlin.yaml";
+        loclin: "schemas/loclin.yaml";
     }
 }
 
@@ -1931,4 +1933,70 @@ pub fn diropt(b: &[u8], g: &schemas::diropt::DirOpt<'_>, v: &View) {
         checksum(v, "body_crc"),
         (u64::from(h.crc()), u64::from(g.body_crc_computed()))
     );
+}
+
+/// `dirlin.yaml` (a directory writer's places, counts, offsets and lengths as linear forms of
+/// one field): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirlin(b: &[u8], g: &schemas::dirlin::DirLin<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(
+        v,
+        "header",
+        h,
+        [
+            magic,
+            sub_at,
+            notes_words,
+            notes_len,
+            name_at,
+            marks_at,
+            marks_n
+        ]
+    );
+    let x = g.sub();
+    same_fields!(v, "sub", x, [dir_at16, count1]);
+    assert_eq!(record(v, "sub").offset, span(b, x.as_bytes()).0);
+    assert_eq!(g.sections().len(), record_count(v, "sections"));
+    for s in g.sections() {
+        let p = format!("sections[{}]", s.index());
+        same_fields!(v, &p, s, [entsize, offset, size2]);
+        assert_eq!(raw(v, &p, "kind"), u64::from(s.kind_raw()));
+        assert_eq!(
+            range(v, &format!("{p}.payload")),
+            s.payload().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(g.marks().len(), record_count(v, "marks"));
+    for m in g.marks() {
+        let p = format!("marks[{}]", m.index());
+        same_fields!(v, &p, m, [id, data_at, data_len]);
+        assert_eq!(range(v, &format!("{p}.data")), m.data().map(|d| span(b, d)));
+    }
+    assert_eq!(range(v, "notes"), Some(span(b, g.notes())));
+    let t = string(v, "name");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.name(), span(b, g.name()).0)
+    );
+}
+
+/// `loclin.yaml` (the plain writer's linear forms of a located record's fields): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn loclin(b: &[u8], g: &schemas::loclin::LocLin<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [magic, info_at]);
+    let x = g.info();
+    same_fields!(
+        v,
+        "info",
+        x,
+        [items_at4, items_n1, blob_len2, blob_at, stamp]
+    );
+    assert_eq!(record(v, "info").offset, span(b, x.as_bytes()).0);
+    table!(v, b, "items", g.items(), [id, value]);
+    assert_eq!(range(v, "blob"), Some(span(b, g.blob())));
 }

@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`, `diropt.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`, `diropt.yaml`, `dirlin.yaml`, `loclin.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1434,4 +1434,120 @@ pub fn diropt_reseal(b: &mut [u8]) {
     let Some(body) = b.get(from..) else { return };
     let sum = npuschema_core::crc32(0, body);
     b[36..40].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// A `dirlin.yaml` section: kind, entsize, its payload (of even length; a `bss` section, kind
+/// 8, has none, and its bytes here must be empty).
+pub type DirLinSection<'a> = (u16, u16, &'a [u8]);
+
+/// `dirlin.yaml` as its directory writer lays it out (`writer.order: [sub, sections,
+/// payload, notes, marks, data, name]`, 4-byte aligned): each place the first aligned one at
+/// or after what precedes it that its form can store (`sub` at least 28, the directory a
+/// multiple of 16, each payload a multiple of 8, `notes` a multiple of 4, `marks` a multiple
+/// of 2, each mark's bytes anywhere (`data_at - 16`), `name` at least 1), each
+/// field solved for the value it stores (`sub_at` the place less 28, `dir_at16` a sixteenth,
+/// `count1` the count plus one, `offset` an eighth, `size2` half the length, `notes_words` a
+/// quarter, `notes_len` the length plus 2, `marks_at` a half, `data_at` the place plus 16,
+/// `name_at` the place less 1). Marks are `(id, bytes)`.
+#[must_use]
+pub fn dirlin_file(
+    sections: &[DirLinSection<'_>],
+    notes: &[u8],
+    marks: &[(u32, &[u8])],
+    name: &[u8],
+) -> Vec<u8> {
+    let up = |x: usize, a: usize| x.div_ceil(a) * a;
+    let sub_at = up(24, 4).max(28);
+    let dir_at = up(up(sub_at + 8, 4), 16);
+    let mut cursor = dir_at + 12 * sections.len();
+    let mut pay_at = Vec::new();
+    for (kind, _, p) in sections {
+        if *kind == 8 {
+            pay_at.push(0);
+            continue;
+        }
+        let at = up(up(cursor, 4), 8);
+        pay_at.push(at);
+        cursor = at + p.len();
+    }
+    let notes_at = up(up(cursor, 4), 4);
+    let marks_at = up(up(notes_at + notes.len(), 4), 2);
+    cursor = marks_at + 12 * marks.len();
+    let mut data_at = Vec::new();
+    for (_, d) in marks {
+        let at = up(cursor, 4);
+        data_at.push(at);
+        cursor = at + d.len();
+    }
+    let name_at = up(cursor, 4).max(1);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4E49_4C44);
+    let narrow = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+    le32(&mut b, u32_of(sub_at - 28));
+    le32(&mut b, u32_of(notes_at / 4));
+    le32(&mut b, u32_of(name_at - 1));
+    le32(&mut b, u32_of(marks_at / 2));
+    le16(&mut b, narrow(notes.len() + 2));
+    le16(&mut b, narrow(marks.len()));
+    b.resize(sub_at, 0);
+    le32(&mut b, u32_of(dir_at / 16));
+    le32(&mut b, u32_of(sections.len() + 1));
+    b.resize(dir_at, 0);
+    for ((kind, entsize, p), at) in sections.iter().zip(&pay_at) {
+        le16(&mut b, *kind);
+        le16(&mut b, *entsize);
+        le32(&mut b, u32_of(at / 8));
+        le32(&mut b, u32_of(p.len() / 2));
+    }
+    for ((kind, _, p), &at) in sections.iter().zip(&pay_at) {
+        if *kind != 8 {
+            b.resize(at, 0);
+            b.extend_from_slice(p);
+        }
+    }
+    b.resize(notes_at, 0);
+    b.extend_from_slice(notes);
+    b.resize(marks_at, 0);
+    for ((id, d), at) in marks.iter().zip(&data_at) {
+        le32(&mut b, *id);
+        le32(&mut b, u32_of(at + 16));
+        le32(&mut b, u32_of(d.len()));
+    }
+    for ((_, d), &at) in marks.iter().zip(&data_at) {
+        b.resize(at, 0);
+        b.extend_from_slice(d);
+    }
+    b.resize(name_at, 0);
+    b.extend_from_slice(name);
+    b.push(0);
+    b
+}
+
+/// `loclin.yaml` as its plain writer lays it out (`writer.order: [info, items, blob]`, 4-byte
+/// aligned): the 8-byte header, `info` at 8, the items at the first multiple of 4 after it
+/// (`items_at4` a quarter of it, `items_n1` the count plus one), the blob at the first aligned
+/// place after them, at least 16 (`blob_at` 16 less, `blob_len2` half its length). Items are
+/// `(id, value)`.
+#[must_use]
+pub fn loclin_file(items: &[(u16, u32)], blob: &[u8], stamp: u32) -> Vec<u8> {
+    let up = |x: usize, a: usize| x.div_ceil(a) * a;
+    let narrow = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
+    let items_at = up(up(24, 4), 4);
+    let blob_at = up(items_at + 6 * items.len(), 4).max(16);
+    let mut b = Vec::new();
+    le32(&mut b, 0x4E4C_434C);
+    le32(&mut b, 8);
+    le32(&mut b, u32_of(items_at / 4));
+    le16(&mut b, narrow(items.len() + 1));
+    le16(&mut b, narrow(blob.len() / 2));
+    le32(&mut b, u32_of(blob_at - 16));
+    le32(&mut b, stamp);
+    b.resize(items_at, 0);
+    for &(id, v) in items {
+        le16(&mut b, id);
+        le32(&mut b, v);
+    }
+    b.resize(blob_at, 0);
+    b.extend_from_slice(blob);
+    b
 }

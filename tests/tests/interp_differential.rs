@@ -91,6 +91,8 @@ const DIRTAIL: &str = "schemas/dirtail.yaml";
 const DIRFOOT: &str = "schemas/dirfoot.yaml";
 const DIRINDEX: &str = "schemas/dirindex.yaml";
 const DIROPT: &str = "schemas/diropt.yaml";
+const DIRLIN: &str = "schemas/dirlin.yaml";
+const LOCLIN: &str = "schemas/loclin.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -105,7 +107,7 @@ use npuschema_tests::compare::schemas::{
     dirfoot, dirindex, diropt, dirtail, gatedw, tailfix, tailtab,
 };
 use npuschema_tests::compare::schemas::{
-    dirgate, dirlabel, dirrel, dirwhen, linforms, loctable, plainloc, sigtrail,
+    dirgate, dirlabel, dirlin, dirrel, dirwhen, linforms, loclin, loctable, plainloc, sigtrail,
 };
 use npuschema_tests::construct_blobs::{
     blobpack_file, blobpack_reseal, dirnotes_file, namedtab_file, nestflag_file, npu1_v2_file,
@@ -3968,6 +3970,153 @@ fn diropt_writer_built_files_and_their_mutants_agree() {
             "title-not-utf8",
             "bad-label",
             "bad-crc",
+        ],
+    );
+}
+
+// ----- a directory writer's linear forms of one field (dirlin.yaml) --------------------------
+
+fn dirlin_agree(b: &[u8]) -> &'static str {
+    let g = dirlin::DirLin::validate(b);
+    let gb = dirlin::DirLin::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRLIN, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirlin(b, g, v)
+    })
+}
+
+/// Files the generated directory writer built with a located record's place, the directory's
+/// place and count, each payload's offset and length, a file-level range's offset and length,
+/// another table's place and count, its records' offsets and lengths and a string's offset
+/// all solved for a field through a linear form (the same bytes as laid out by hand), and
+/// their mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn dirlin_writer_built_files_and_their_mutants_agree() {
+    use dirlin::{DirLinSpec, Kind, MarkData, MarkSpec, SectionSpec};
+    use npuschema_tests::construct_blobs::{DirLinSection, dirlin_file};
+    assert_eq!(interp(DIRLIN).sites(), &dirlin::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    type Case<'a> = (
+        &'a [DirLinSection<'a>],
+        &'a [u8],
+        &'a [(u32, &'a [u8])],
+        &'a [u8],
+    );
+    let cases: [Case<'_>; 3] = [
+        (
+            &[(1, 0, b"CODE"), (8, 0, b""), (2, 2, b"data!!"), (2, 0, b"")],
+            b"some notes",
+            &[(7, b"mark"), (8, b"")],
+            b"dirlin",
+        ),
+        (&[], b"", &[], b""),
+        (&[(2, 4, b"12345678")], b"n", &[(1, b"abc")], b"x"),
+    ];
+    for (sections, notes, marks, name) in cases {
+        let secs: Vec<SectionSpec<'_>> = sections
+            .iter()
+            .map(|&(k, entsize, payload)| SectionSpec {
+                kind: Kind::from_raw(k).unwrap(),
+                entsize,
+                payload: (k != 8).then_some(payload),
+            })
+            .collect();
+        let ms: Vec<MarkSpec<'_>> = marks
+            .iter()
+            .map(|&(id, d)| MarkSpec {
+                id,
+                data: MarkData::Present(d),
+            })
+            .collect();
+        let good = DirLinSpec {
+            notes,
+            marks: &ms,
+            name,
+            sections: &secs,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(good, dirlin_file(sections, notes, marks, name));
+        assert_eq!(dirlin_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirlin_agree, &|_| {}, 0..0, 3_000, 0xD11E) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirlin verdicts: {verdicts:?}");
+    assert_reached(
+        "dirlin",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "sub-out-of-bounds",
+            "sections-out-of-bounds",
+            "bad-kind",
+            "section-out-of-bounds",
+            "bad-entry-size",
+            "marks-out-of-bounds",
+            "data-out-of-bounds",
+            "notes-out-of-bounds",
+            "bad-name",
+            "ok",
+        ],
+    );
+}
+
+// ----- the plain writer's linear forms of a located record's fields (loclin.yaml) -----------
+
+fn loclin_agree(b: &[u8]) -> &'static str {
+    let g = loclin::LocLin::validate(b);
+    let gb = loclin::LocLin::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(LOCLIN, b, g, gb, |g, v| {
+        npuschema_tests::compare::loclin(b, g, v)
+    })
+}
+
+/// Files the generated plain writer built with a table's place and count and a range's
+/// offset and length solved into a located record's fields (the same bytes as laid out by
+/// hand), and their mutants: the generated validator and the interpreter agree on each.
+#[test]
+fn loclin_writer_built_files_and_their_mutants_agree() {
+    use loclin::{ItemSpec, LocLinWriter};
+    use npuschema_tests::construct_blobs::loclin_file;
+    assert_eq!(interp(LOCLIN).sites(), &loclin::ERROR_SITES[..]);
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (items, blob) in [
+        (&[(1u16, 10u32), (2, 20)][..], &b"blob"[..]),
+        (&[][..], &b""[..]),
+        (&[(3, 30), (4, 40), (5, 50)][..], &b"a longer blob."[..]),
+    ] {
+        let specs: Vec<ItemSpec> = items
+            .iter()
+            .map(|&(id, value)| ItemSpec { id, value })
+            .collect();
+        let good = LocLinWriter::new()
+            .info_stamp(7)
+            .items(&specs)
+            .blob(blob)
+            .to_vec()
+            .unwrap();
+        assert_eq!(good, loclin_file(items, blob, 7));
+        assert_eq!(loclin_agree(&good), "ok");
+        for (k, c) in sweep(&good, &loclin_agree, &|_| {}, 0..0, 3_000, 0x10C1) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("loclin verdicts: {verdicts:?}");
+    assert_reached(
+        "loclin",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "info-out-of-bounds",
+            "items-out-of-bounds",
+            "blob-out-of-bounds",
+            "ok",
         ],
     );
 }

@@ -380,3 +380,332 @@ fn a_trailer_of_a_length_the_header_gives_ends_the_file() {
         })
     );
 }
+
+// ----- the directory writer (tests/schemas/dirlin.yaml) -------------------------------------
+
+mod dir {
+    use npuschema_core::{Brief, WriteError};
+    use npuschema_tests::compare::schemas::dirlin::{
+        self, DirLin, DirLinSpec, Kind, MarkData, MarkSpec, SectionSpec,
+    };
+    use npuschema_tests::construct_blobs::{DirLinSection, dirlin_file};
+
+    /// Sections, notes, marks and a name.
+    type Case<'a> = (
+        &'a [DirLinSection<'a>],
+        &'a [u8],
+        &'a [(u32, &'a [u8])],
+        &'a [u8],
+    );
+
+    /// The generated validator's verdict (its error code), held to its `Brief`.
+    fn verdict(b: &[u8]) -> Result<(), &'static str> {
+        let g = DirLin::validate(b).map(|_| ());
+        let gb = DirLin::validate_as::<Brief>(b)
+            .map(|_| ())
+            .map_err(|e| e.id());
+        assert_eq!(
+            g.map_err(|e| e.code),
+            gb.map_err(|id| dirlin::error_site(id).unwrap().code)
+        );
+        g.map_err(|e| e.code)
+    }
+
+    /// The directory writer's file for these parts (`write_into` and `to_vec` agreeing).
+    fn write(
+        sections: &[DirLinSection<'_>],
+        notes: &[u8],
+        marks: &[(u32, &[u8])],
+        name: &[u8],
+    ) -> Result<Vec<u8>, WriteError> {
+        let secs: Vec<SectionSpec<'_>> = sections
+            .iter()
+            .map(|&(k, entsize, payload)| SectionSpec {
+                kind: Kind::from_raw(k).unwrap(),
+                entsize,
+                payload: (k != 8).then_some(payload),
+            })
+            .collect();
+        let ms: Vec<MarkSpec<'_>> = marks
+            .iter()
+            .map(|&(id, d)| MarkSpec {
+                id,
+                data: MarkData::Present(d),
+            })
+            .collect();
+        let spec = DirLinSpec {
+            notes,
+            marks: &ms,
+            name,
+            sections: &secs,
+        };
+        let n = spec.encoded_len()?;
+        let mut out = vec![0xAAu8; n + 3];
+        assert_eq!(spec.write_into(&mut out)?, n);
+        assert!(out[n..].iter().all(|&x| x == 0xAA), "wrote past its length");
+        out.truncate(n);
+        assert_eq!(spec.to_vec()?, out);
+        Ok(out)
+    }
+
+    /// The views give back every input.
+    fn read_back(
+        b: &[u8],
+        sections: &[DirLinSection<'_>],
+        notes: &[u8],
+        marks: &[(u32, &[u8])],
+        name: &[u8],
+    ) {
+        let v = DirLin::validate(b).unwrap();
+        let got: Vec<(u16, u16, Option<&[u8]>)> = v
+            .sections()
+            .map(|s| (s.kind_raw(), s.entsize(), s.payload()))
+            .collect();
+        let want: Vec<(u16, u16, Option<&[u8]>)> = sections
+            .iter()
+            .map(|&(k, e, p)| (k, e, (k != 8).then_some(p)))
+            .collect();
+        assert_eq!(got, want);
+        let got: Vec<(u32, &[u8])> = v.marks().map(|m| (m.id(), m.data().unwrap())).collect();
+        assert_eq!(got, marks);
+        assert_eq!((v.notes(), v.name()), (notes, name));
+    }
+
+    #[test]
+    fn the_directory_writer_solves_every_linear_form() {
+        let sections: [DirLinSection<'_>; 2] = [(1, 0, b"CODE"), (2, 2, b"data!!")];
+        let marks: [(u32, &[u8]); 1] = [(7, b"mark")];
+        let b = write(&sections, b"hey", &marks, b"dl").unwrap();
+        // Every byte, laid out by hand: header (24), `sub` at 28 (at least 28: `sub_at` 0),
+        // the directory at 48 (a multiple of 16: `dir_at16` 3, `count1` 3), the payloads at 72
+        // and 80 (multiples of 8: `offset` 9 and 10; `size2` 2 and 3), the notes at 88
+        // (`notes_words` 22, `notes_len` 3 + 2), the marks at 92 (`marks_at` 46), the mark's
+        // bytes at 104 (`data_at` 104 + 16), the name at 108 (`name_at` 107).
+        #[rustfmt::skip]
+        let want: Vec<u8> = [
+            &[0x44, 0x4C, 0x49, 0x4E][..],            // magic
+            &[0, 0, 0, 0], &[22, 0, 0, 0],            // sub_at = 28 - 28, notes_words = 88 / 4
+            &[107, 0, 0, 0], &[46, 0, 0, 0],          // name_at = 108 - 1, marks_at = 92 / 2
+            &[5, 0], &[1, 0],                         // notes_len = 3 + 2, marks_n = 1 + 0
+            &[0; 4],                                  // to 28
+            &[3, 0, 0, 0], &[3, 0, 0, 0],             // sub: dir_at16 = 48 / 16, count1 = 2 + 1
+            &[0; 12],                                 // to 48
+            &[1, 0, 0, 0], &[9, 0, 0, 0], &[2, 0, 0, 0],  // kind, entsize, 72 / 8, 4 / 2
+            &[2, 0, 2, 0], &[10, 0, 0, 0], &[3, 0, 0, 0], // kind, entsize, 80 / 8, 6 / 2
+            b"CODE", &[0; 4], b"data!!", &[0; 2], b"hey", &[0],
+            &[7, 0, 0, 0], &[120, 0, 0, 0], &[4, 0, 0, 0], // mark: id, 104 + 16, 4 + 0
+            b"mark", b"dl", &[0],
+        ]
+        .concat();
+        assert_eq!(b, want);
+        assert_eq!(b, dirlin_file(&sections, b"hey", &marks, b"dl"));
+        assert_eq!(verdict(&b), Ok(()));
+        read_back(&b, &sections, b"hey", &marks, b"dl");
+    }
+
+    #[test]
+    fn other_directory_shapes_match_the_layout_by_hand() {
+        let big = [0x5Au8; 40];
+        let cases: [Case<'_>; 4] = [
+            (&[], b"", &[], b""),
+            (&[(2, 0, b"")], b"n", &[(1, b"")], b"x"),
+            (
+                &[(1, 0, &big[..2]), (2, 4, &big[..8]), (1, 0, &big[..40])],
+                &big[..5],
+                &[(1, &big[..3]), (2, &big[..1]), (3, &big[..7])],
+                b"a longer name",
+            ),
+            (&[(2, 0, &big[..14])], &big[..33], &[], b"n"),
+        ];
+        // A `bss` section between two with payloads: no bytes, offset and size zero.
+        let with_bss: [DirLinSection<'_>; 3] = [(1, 0, &big[..2]), (8, 0, b""), (2, 0, &big[..4])];
+        let b = write(&with_bss, b"", &[], b"").unwrap();
+        assert_eq!(b, dirlin_file(&with_bss, b"", &[], b""));
+        assert_eq!(&b[48 + 12..48 + 24], &[8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(verdict(&b), Ok(()));
+        read_back(&b, &with_bss, b"", &[], b"");
+        for (sections, notes, marks, name) in cases {
+            let b = write(sections, notes, marks, name).unwrap();
+            assert_eq!(b, dirlin_file(sections, notes, marks, name));
+            assert_eq!(verdict(&b), Ok(()));
+            read_back(&b, sections, notes, marks, name);
+        }
+    }
+
+    #[test]
+    fn each_value_no_field_gives_is_a_write_error() {
+        // An odd payload length: `size2 * 2` stores even lengths only.
+        assert_eq!(
+            write(&[(1, 0, b"odd")], b"", &[], b""),
+            Err(WriteError::NotRepresentable {
+                field: "sections[].size2",
+                value: 3
+            })
+        );
+        // Notes of 65,534 bytes: `notes_len` (a `u16`) would be 65,536.
+        let long = vec![b'n'; 65_534];
+        assert_eq!(
+            write(&[], &long, &[], b""),
+            Err(WriteError::TooLarge {
+                field: "header.notes_len",
+                value: 65_536
+            })
+        );
+        assert!(write(&[], &long[..65_533], &[], b"").is_ok());
+        // 65,536 marks: `marks_n + 0` in a `u16`.
+        let marks = vec![(1u32, &b""[..]); 65_536];
+        assert_eq!(
+            write(&[], b"", &marks, b""),
+            Err(WriteError::TooLarge {
+                field: "header.marks_n",
+                value: 65_536
+            })
+        );
+        // A payload given to a `bss` section, or none to a `code` one: the condition
+        // `kind != Kind.bss`, checked on the record as written, disagrees.
+        for (kind, payload, given) in [
+            (Kind::Bss, Some(&b"xx"[..]), true),
+            (Kind::Code, None, false),
+        ] {
+            let secs = [SectionSpec {
+                kind,
+                entsize: 0,
+                payload,
+            }];
+            let spec = DirLinSpec {
+                notes: b"",
+                marks: &[],
+                name: b"",
+                sections: &secs,
+            };
+            assert_eq!(
+                spec.to_vec(),
+                Err(WriteError::SectionWhenDisagrees {
+                    table: "sections",
+                    index: 0,
+                    given
+                })
+            );
+        }
+        // A NUL inside the name, and a buffer one byte short.
+        assert_eq!(
+            write(&[], b"", &[], b"a\0b"),
+            Err(WriteError::Layout { item: "name" })
+        );
+        let spec = DirLinSpec {
+            notes: b"",
+            marks: &[],
+            name: b"n",
+            sections: &[],
+        };
+        let n = spec.encoded_len().unwrap();
+        let mut out = vec![0u8; n - 1];
+        assert_eq!(
+            spec.write_into(&mut out),
+            Err(WriteError::BufferTooSmall {
+                needed: n as u64,
+                available: n as u64 - 1
+            })
+        );
+    }
+}
+
+// ----- the plain writer, into a located record (tests/schemas/loclin.yaml) ------------------
+
+mod located {
+    use npuschema_core::{Brief, WriteError};
+    use npuschema_tests::compare::schemas::loclin::{self, ItemSpec, LocLin, LocLinWriter};
+    use npuschema_tests::construct_blobs::loclin_file;
+
+    /// The generated validator's verdict (its error code), held to its `Brief`.
+    fn verdict(b: &[u8]) -> Result<(), &'static str> {
+        let g = LocLin::validate(b).map(|_| ());
+        let gb = LocLin::validate_as::<Brief>(b)
+            .map(|_| ())
+            .map_err(|e| e.id());
+        assert_eq!(
+            g.map_err(|e| e.code),
+            gb.map_err(|id| loclin::error_site(id).unwrap().code)
+        );
+        g.map_err(|e| e.code)
+    }
+
+    /// The plain writer's file (`write_into` and `to_vec` agreeing).
+    fn write(items: &[(u16, u32)], blob: &[u8], stamp: u32) -> Result<Vec<u8>, WriteError> {
+        let specs: Vec<ItemSpec> = items
+            .iter()
+            .map(|&(id, value)| ItemSpec { id, value })
+            .collect();
+        let w = LocLinWriter::new()
+            .info_stamp(stamp)
+            .items(&specs)
+            .blob(blob);
+        let n = w.encoded_len()?;
+        let mut out = vec![0xAAu8; n + 3];
+        assert_eq!(w.write_into(&mut out)?, n);
+        assert!(out[n..].iter().all(|&x| x == 0xAA), "wrote past its length");
+        out.truncate(n);
+        assert_eq!(w.to_vec()?, out);
+        Ok(out)
+    }
+
+    #[test]
+    fn the_plain_writer_solves_forms_of_a_located_records_fields() {
+        let b = write(&[(1, 0x11), (2, 0x22)], b"blob!!", 9).unwrap();
+        // Every byte: header (8), `info` at 8, the items at 24 (`items_at4` 6, `items_n1` 3),
+        // the blob at 36 (`blob_at` 36 - 16, `blob_len2` 3).
+        #[rustfmt::skip]
+        let want: Vec<u8> = [
+            &[0x4C, 0x43, 0x4C, 0x4E][..], &[8, 0, 0, 0],   // magic, info_at
+            &[6, 0, 0, 0], &[3, 0], &[3, 0],                // items_at4, items_n1, blob_len2
+            &[20, 0, 0, 0], &[9, 0, 0, 0],                  // blob_at, stamp
+            &[1, 0, 0x11, 0, 0, 0], &[2, 0, 0x22, 0, 0, 0], // items
+            b"blob!!",
+        ]
+        .concat();
+        assert_eq!(b, want);
+        assert_eq!(b, loclin_file(&[(1, 0x11), (2, 0x22)], b"blob!!", 9));
+        assert_eq!(verdict(&b), Ok(()));
+        let v = LocLin::validate(&b).unwrap();
+        let items: Vec<(u16, u32)> = v.items().map(|r| (r.id(), r.value())).collect();
+        assert_eq!(items, [(1, 0x11), (2, 0x22)]);
+        assert_eq!((v.blob(), v.info().stamp()), (&b"blob!!"[..], 9));
+        // Other shapes: no items (the blob at 24, at least 16), one, many; an empty blob.
+        for (items, blob) in [
+            (&[][..], &b""[..]),
+            (&[(7, 7)][..], &b"xy"[..]),
+            (
+                &[(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)][..],
+                &[0x5A; 40][..],
+            ),
+        ] {
+            let b = write(items, blob, 0).unwrap();
+            assert_eq!(b, loclin_file(items, blob, 0));
+            assert_eq!(verdict(&b), Ok(()));
+            let v = LocLin::validate(&b).unwrap();
+            assert_eq!(v.items().count(), items.len());
+            assert_eq!(v.blob(), blob);
+        }
+    }
+
+    #[test]
+    fn each_value_no_located_field_gives_is_a_write_error() {
+        assert_eq!(
+            write(&[], b"odd", 0),
+            Err(WriteError::NotRepresentable {
+                field: "info.blob_len2",
+                value: 3
+            })
+        );
+        // 65,535 items: `items_n1` (a `u16`) would be 65,536.
+        let items = vec![(0u16, 0u32); 65_535];
+        assert_eq!(
+            write(&items, b"", 0),
+            Err(WriteError::TooLarge {
+                field: "info.items_n1",
+                value: 65_536
+            })
+        );
+        assert!(write(&items[..65_534], b"", 0).is_ok());
+    }
+}

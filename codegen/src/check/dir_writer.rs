@@ -72,6 +72,9 @@ pub(crate) enum Part {
     Whole,
     Low,
     High,
+    /// The field `F` of a linear form the value is stored as, solved for it
+    /// (`dir_linform.rs`).
+    Lin(crate::check::linform::LinForm<()>),
 }
 
 /// A value the writer derives for a field.
@@ -326,8 +329,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 let one = crate::check::expr::single_field(c, &e.expr, scope)
                     .is_some_and(|x| x.0 == Owner::Record)
                     || matches!(&e.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(Owner::Record, l)) if l.bit.is_none()));
-                if !one {
-                    errs.push((e.pos, format!("range `{}`: the writer cannot write its {what}: `{}` is not one field of `{}`", r.name.text, e.text, t.record.text)));
+                // A linear form of one field of the record: solved (`dir_linform.rs`).
+                let lin = crate::check::dir_linform::record_form(c, t, &e.expr).is_some();
+                if !one && !lin {
+                    errs.push((e.pos, format!("range `{}`: the writer cannot write its {what}: `{}` is neither one field of `{}` nor a linear form of one: {}", r.name.text, e.text, t.record.text, crate::check::linform::FORMS)));
                 }
             }
         }
@@ -381,12 +386,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
         } else if !str_placed(s) {
             errs.push((s.name.pos, must_name("string", &s.name.text)));
-        } else if crate::check::strings::writable(c, s).is_err() {
+        } else if crate::check::strings::writable(c, s).is_err()
+            && crate::check::dir_linform::top_form(c, &s.offset.expr).is_none()
+        {
             errs.push((
                 s.offset.pos,
                 format!(
-                    "string `{}`: the writer cannot write its offset: `{}` is not one field of the header or of an ungated located record",
-                    s.name.text, s.offset.text
+                    "string `{}`: the writer cannot write its offset: `{}` is neither one field of the header or of an ungated located record nor a linear form of one: {}",
+                    s.name.text, s.offset.text, crate::check::linform::FORMS
                 ),
             ));
         }
@@ -567,8 +574,30 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     for (it, at, what) in places {
+        // (An optional table, left out, records place zero: `dir_linform.rs`.)
+        let optional = match it {
+            Item::OtherTable(k) => file
+                .tables
+                .get(k)
+                .is_some_and(|t| crate::check::table_when::table_when(c, t).is_some()),
+            _ => false,
+        };
         if let Some(t) = targets(c, &at.expr, Scope::Top) {
             plan.assign(t, &What::Place(it));
+        } else if let Some((o, i, f)) = crate::check::dir_linform::top_form(c, &at.expr) {
+            // A linear form of one field: the first place at or after the cursor it can
+            // store (`emit/dir_linform.rs`), solved for the field.
+            if optional && !crate::check::dir_linform::stores_zero(&f) {
+                errs.push((
+                    at.pos,
+                    format!(
+                        "{what}: the writer cannot solve `at: {}`: {}",
+                        at.text,
+                        crate::check::dir_linform::ZERO
+                    ),
+                ));
+            }
+            plan.assign((o, vec![(i, Part::Lin(f))]), &What::Place(it));
         } else if const_only(c, &at.expr, false) {
             if let Some(p) = plan.items.iter_mut().find(|(x, _)| *x == it) {
                 p.1 = Placement::Fixed(at.expr.clone());
@@ -579,7 +608,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 p.1 = Placement::End;
             }
         } else {
-            errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose) nor a constant expression", at.text)));
+            errs.push((at.pos, format!("{what}: the writer cannot derive where it goes: `at: {}` is neither one field (which the writer would set to the place it chose), a linear form of one field of the header or of an ungated located record ({}) nor a constant expression", at.text, crate::check::linform::FORMS)));
         }
     }
     // A located record at the end of the file goes last (a range's or a table's order:
@@ -613,6 +642,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             (&r.offset, What::Place(Item::Range(k)), "offset"),
             (&r.length, What::RangeLength(k), "length"),
         ] {
+            let lin = crate::check::dir_linform::top_form(c, &e.expr);
             match targets(c, &e.expr, Scope::Top) {
                 Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
                     plan.assign(t, &what);
@@ -622,7 +652,15 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 _ if e.expr.refs().iter().any(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Len))) => {}
                 // A string table's: `strtab_writer::check` says so.
                 _ if range_kind(c, k) == RangeKind::Built => {}
-                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of the header or a located record", r.name.text, e.text))),
+                // A linear form of one field, solved (`dir_linform.rs`).
+                _ if lin.is_some() => {
+                    let Some((o, i, f)) = lin else { continue };
+                    if r.when.is_some() && !crate::check::dir_linform::stores_zero(&f) {
+                        errs.push((e.pos, format!("range `{}`: the writer cannot solve its {name} `{}`: {}", r.name.text, e.text, crate::check::dir_linform::ZERO)));
+                    }
+                    plan.assign((o, vec![(i, Part::Lin(f))]), &what);
+                }
+                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is neither one field (or composed value) of the header or a located record nor a linear form of one: {}", r.name.text, e.text, crate::check::linform::FORMS))),
             }
         }
         if let Some(f) = c
@@ -651,6 +689,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 targets(c, &s.offset.expr, Scope::Top)
         {
             plan.assign(t, &What::Place(Item::Str(k)));
+        } else if let Some((o, i, f)) = crate::check::dir_linform::top_form(c, &s.offset.expr) {
+            // A linear form of one field, solved (`dir_linform.rs`).
+            plan.assign((o, vec![(i, Part::Lin(f))]), &What::Place(Item::Str(k)));
         }
         if let Some(f) = c
             .header()
@@ -721,6 +762,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         let table = dp.table;
         let rules = crate::check::record_rules::record_rules(c, table);
         for (i, rule) in rules.iter().enumerate() {
+            // (Solved through a linear form: set with the bytes too, `range_sets`.)
+            let rule = match rule {
+                crate::check::record_rules::RecordRule::Solved(inner, _) => &**inner,
+                r => r,
+            };
             let mine = matches!(rule, crate::check::record_rules::RecordRule::Offset(x)
                 | crate::check::record_rules::RecordRule::Length(x)
                 | crate::check::record_rules::RecordRule::Flag(x) if *x == ri);
@@ -733,11 +779,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
     for (d, (_, table, _)) in found.iter().enumerate() {
-        match targets(c, &table.count.expr, Scope::Top) {
+        let lin = |e: &Expr| {
+            crate::check::dir_linform::top_form(c, e).map(|(o, i, f)| (o, vec![(i, Part::Lin(f))]))
+        };
+        match targets(c, &table.count.expr, Scope::Top).or_else(|| lin(&table.count.expr)) {
             Some(t) => plan.assign(t, &What::Count(d)),
-            None => errs.push((table.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is not one field", table.name.text, table.count.text))),
+            None => errs.push((table.count.pos, format!("table `{}`: the writer cannot write its record count: `count: {}` is neither one field nor a linear form of one field of the header or of an ungated located record: {}", table.name.text, table.count.text, crate::check::linform::FORMS))),
         }
-        if let Some(t) = targets(c, &table.stride.expr, Scope::Top) {
+        if let Some(t) =
+            targets(c, &table.stride.expr, Scope::Top).or_else(|| lin(&table.stride.expr))
+        {
             plan.assign(t, &What::Stride(d));
         } else {
             // A number or constant: the record's size (the views read records back to back;
@@ -754,17 +805,40 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         };
         // A count or stride that is one field: derived; a number or constant: honoured (the
         // records given must match the count; each record at the stride); else refused.
-        if let Some(x) = targets(c, &t.count.expr, Scope::Top) {
+        // (Or a linear form of one field, solved: `dir_linform.rs`; an optional table's
+        // count one that stores zero.)
+        let optional = crate::check::table_when::table_when(c, t).is_some();
+        let lin = |e: &Expr| {
+            crate::check::dir_linform::top_form(c, e).map(|(o, i, f)| (o, vec![(i, Part::Lin(f))]))
+        };
+        if let Some(x) = targets(c, &t.count.expr, Scope::Top).or_else(|| lin(&t.count.expr)) {
             plan.assign(x, &What::TableCount(k));
         }
-        if let Some(x) = targets(c, &t.stride.expr, Scope::Top) {
+        if let Some(x) = targets(c, &t.stride.expr, Scope::Top).or_else(|| lin(&t.stride.expr)) {
             plan.assign(x, &What::RecordSize(k));
+        }
+        if optional
+            && let Some((_, _, f)) = crate::check::dir_linform::top_form(c, &t.count.expr)
+            && !crate::check::dir_linform::stores_zero(&f)
+        {
+            errs.push((
+                t.count.pos,
+                format!(
+                    "table `{}`: the writer cannot solve `count: {}`: {}",
+                    t.name.text,
+                    t.count.text,
+                    crate::check::dir_linform::ZERO
+                ),
+            ));
         }
         let mut ds = crate::diag::Diags::default();
         crate::check::table_writer::check_count_stride(
             c,
             t,
-            &|e: &Expr| targets(c, e, Scope::Top).is_some(),
+            &|e: &Expr| {
+                targets(c, e, Scope::Top).is_some()
+                    || crate::check::dir_linform::top_form(c, e).is_some()
+            },
             &mut ds,
         );
         errs.extend(ds.items.into_iter().map(|x| (x.pos, x.message)));
@@ -778,7 +852,15 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         ] {
             match targets(c, &e.expr, rscope) {
                 Some(t) if t.0 == Owner::Record => plan.assign_in(d, t, &what),
-                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is not one field (or composed value) of `{}`", range.name.text, e.text, table.record.text))),
+                // A linear form of one field of the record, solved (`dir_linform.rs`).
+                _ if crate::check::dir_linform::record_form(c, table, &e.expr).is_some() => {
+                    let Some((i, f)) = crate::check::dir_linform::record_form(c, table, &e.expr) else { continue };
+                    if range.when.is_some() && !crate::check::dir_linform::stores_zero(&f) {
+                        errs.push((e.pos, format!("range `{}`: the writer cannot solve its {name} `{}`: {}", range.name.text, e.text, crate::check::dir_linform::ZERO)));
+                    }
+                    plan.assign_in(d, (Owner::Record, vec![(i, Part::Lin(f))]), &what);
+                }
+                _ => errs.push((e.pos, format!("range `{}`: the writer cannot write its {name}: `{}` is neither one field (or composed value) of `{}` nor a linear form of one: {}", range.name.text, e.text, table.record.text, crate::check::linform::FORMS))),
             }
         }
         // Checksums.

@@ -26,11 +26,10 @@ pub struct LinForm<F> {
     pub minus: u64,
 }
 
-impl<F> LinForm<F> {
-    /// Whether the form is the field itself (`F`): the writers' older, direct path.
-    pub fn is_identity(&self) -> bool {
-        self.mul == 1 && self.plus == 0 && self.minus == 0
-    }
+/// Whether `e` is written as something other than one name: one field itself (`F`) is the
+/// writers' older, direct path; `F + 0` or `F * 1` is a form like any other.
+pub(crate) fn not_one_name(e: &Expr) -> bool {
+    !matches!(e, Expr::Ref(_))
 }
 
 /// `F` or `F * K`/`K * F`: (field, K), K at least 1.
@@ -74,8 +73,8 @@ pub(crate) fn lin_form<F>(
 /// The words a diagnostic uses to list the forms written.
 pub(crate) const FORMS: &str = "`F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F` or `F * K` plus or minus `C` (F one unsigned integer field, C and K numbers or unsigned constants, K at least 1)";
 
-/// The linear form of `e` over one unsigned integer field of the header, when it is not the
-/// field itself (the plain writer's older path sets one field directly).
+/// The linear form of `e` over one unsigned integer field of the header, when it is not
+/// written as the field itself (the plain writer's older path sets one field directly).
 pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
     let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => {
@@ -84,7 +83,7 @@ pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
         }
         _ => None,
     };
-    lin_form(c, e, &field).filter(|f| !f.is_identity())
+    lin_form(c, e, &field).filter(|_| not_one_name(e))
 }
 
 /// What the plain writer derives through a linear form of one header field: a table's
@@ -130,12 +129,63 @@ pub(crate) enum Solved {
 }
 
 /// The linear form of a table's or file-level range's place, when the plain writer solves
-/// it for a header field (see [`plain_solved`]).
+/// it for a header field (see [`plain_solved`]) or for a field of an ungated located record
+/// (see [`located_form`]).
 pub(crate) fn place_form(c: &Checked, name: &str) -> Option<LinForm<usize>> {
     plain_solved(c)
         .into_iter()
         .find(|(_, s)| *s == Solved::Place(name.to_string()))
         .and_then(|(e, _)| header_form(c, e))
+        .or_else(|| located_place(c, name).map(|(_, f)| f))
+}
+
+/// The linear form of `e` over one unsigned integer field of a located record without a
+/// `gate` (the record's index, and the form over the field's), when it is not written as
+/// that field itself: the plain writer solves it into the record (`located_writer.rs`).
+pub(crate) fn located_form(c: &Checked, e: &Expr) -> Option<(usize, LinForm<usize>)> {
+    use crate::check::Owner;
+    let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top)? {
+        (Owner::Located(k), i) => {
+            let r = c.schema.file.ext.records.get(k)?;
+            let (_, kind) = *c.layouts.get(&r.strukt.text)?.fields.get(i)?;
+            (r.gate.is_none() && matches!(kind, crate::check::FieldKind::Int(t) if !t.signed()))
+                .then_some((k, i))
+        }
+        _ => None,
+    };
+    let f = lin_form(c, e, &field).filter(|_| not_one_name(e))?;
+    Some((
+        f.field.0,
+        LinForm {
+            field: f.field.1,
+            mul: f.mul,
+            plus: f.plus,
+            minus: f.minus,
+        },
+    ))
+}
+
+/// The plain writer's place of table or file-level range `name` solved through a linear form
+/// of a located record's field ([`located_form`]): not an optional part's (left out, it has
+/// no place), a string table's or a stream's (placed by their own code).
+pub(crate) fn located_place(c: &Checked, name: &str) -> Option<(usize, LinForm<usize>)> {
+    let file = &c.schema.file;
+    if let Some(t) = file.tables.iter().find(|t| t.name.text == name) {
+        if crate::check::table_when::table_when(c, t).is_some() {
+            return None;
+        }
+        return located_form(c, &t.at.expr);
+    }
+    let r = file
+        .ranges
+        .iter()
+        .find(|r| r.name.text == name && r.table.is_none() && r.when.is_none())?;
+    if crate::check::strtab_writer::is_built(c, name)
+        || file.streams.iter().any(|s| s.range.text == name)
+    {
+        return None;
+    }
+    located_form(c, &r.offset.expr)
 }
 
 /// The linear form of `e` over one unsigned integer field of table `t`'s record, when it is
@@ -152,7 +202,7 @@ pub(crate) fn record_form(
         }
         _ => None,
     };
-    lin_form(c, e, &field).filter(|f| !f.is_identity())
+    lin_form(c, e, &field).filter(|_| not_one_name(e))
 }
 
 /// The linear form of per-record range `r`'s offset, when the plain writer solves it for a

@@ -11,7 +11,8 @@
 //! `emit/located_writer.rs`.
 
 use crate::check::dir_writer::{
-    Item, Part, Placement, Rule, What, computed_gate, const_only, field_kind, struct_for, targets,
+    Item, Part, Placement, RangeKind, Rule, What, computed_gate, const_only, field_kind,
+    range_kind, struct_for, targets,
 };
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
@@ -227,6 +228,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
     // and record size; a placed range's offset and length. A table's place (the plain
     // writer places tables at a constant `at`), a string's offset or a checksum read from a
     // located record is refused.
+    // (A linear form of a located record's field: solved into it, `Part::Lin`.)
+    let lin = |k: usize, f: &crate::check::linform::LinForm<usize>| {
+        let bare = crate::check::linform::LinForm {
+            field: (),
+            mul: f.mul,
+            plus: f.plus,
+            minus: f.minus,
+        };
+        (Owner::Located(k), vec![(f.field, Part::Lin(bare))])
+    };
     let located = |e: &Expr| {
         e.refs().iter().any(|p| {
             matches!(
@@ -243,6 +254,13 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         // the place (`table_at_located`).
         if let Some(x) = table_at_located(c, t) {
             assign(&mut plan.records, x, &What::Place(Item::OtherTable(ti)));
+        } else if let Some((k, f)) = crate::check::linform::located_place(c, &t.name.text) {
+            // A linear form of one field: solved into it (`linform.rs`).
+            assign(
+                &mut plan.records,
+                lin(k, &f),
+                &What::Place(Item::OtherTable(ti)),
+            );
         } else if located(&t.at.expr) {
             errs.push((t.at.pos, format!("table `{}`: the writer cannot derive where it goes: `at: {}` reads a located record but is not one of its fields (the writer places a table at a constant, or at the cursor and sets the field `at` is: one field of the header or of a located record)", t.name.text, t.at.text)));
         }
@@ -254,6 +272,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                 && matches!(x.0, Owner::Located(_))
             {
                 assign(&mut plan.records, x, &what);
+            } else if crate::check::table_when::table_when(c, t).is_none()
+                && let Some((k, f)) = crate::check::linform::located_form(c, &e.expr)
+            {
+                assign(&mut plan.records, lin(k, &f), &what);
             }
         }
     }
@@ -268,11 +290,21 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             (&r.offset, What::Place(Item::Range(ri)), "offset"),
             (&r.length, What::RangeLength(ri), "length"),
         ] {
+            // (A range with `when` takes no form: left out, it has no place or length to
+            // solve, `linform_writer.rs`.)
+            let form = crate::check::linform::located_form(c, &e.expr)
+                .filter(|_| r.when.is_none() && range_kind(c, ri) == RangeKind::Bytes);
             match targets(c, &e.expr, Scope::Top) {
                 Some(x) if matches!(x.0, Owner::Located(_)) && ok => {
                     assign(&mut plan.records, x, &what);
                 }
-                _ if located(&e.expr) => errs.push((e.pos, format!("range `{}`: the plain writer cannot write its {name} into a located record: `{}` is not one of its fields, or the range has a `when` the writer cannot write; keep it in the header", r.name.text, e.text))),
+                // A linear form of one field: solved into it (`linform.rs`).
+                _ if form.is_some() => {
+                    if let Some((k, f)) = form {
+                        assign(&mut plan.records, lin(k, &f), &what);
+                    }
+                }
+                _ if located(&e.expr) => errs.push((e.pos, format!("range `{}`: the plain writer cannot write its {name} into a located record: `{}` is not one of its fields (or a linear form of one), or the range has a `when` the writer cannot write; keep it in the header", r.name.text, e.text))),
                 _ => {}
             }
         }

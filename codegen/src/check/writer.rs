@@ -182,7 +182,8 @@ pub(crate) fn check(c: &Checked, d: &mut crate::diag::Diags) {
             ) || matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
                 // A linear form of one header field, solved for it (`linform.rs`).
                 || (crate::check::when_writer::table_when(c, t).is_none()
-                    && crate::check::linform::header_form(c, e).is_some())
+                    && (crate::check::linform::header_form(c, e).is_some()
+                        || crate::check::linform::located_form(c, e).is_some()))
         };
         crate::check::table_writer::check_count_stride(c, t, &header_field, d);
         // (A place read from a located record: `located_writer.rs` says so.)

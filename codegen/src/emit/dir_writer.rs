@@ -680,6 +680,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 match range_kind(c, *k) {
                     RangeKind::Bytes if r.is_some_and(|r| r.when.is_some()) => {
                         let at = crate::emit::dir_when::at_tokens(c, placement, rn, &align);
+                        let at = crate::emit::dir_linform::place(&plan, *it, at, rn);
                         plan_steps.push(crate::emit::dir_when::range_plan(rn, v, &at));
                         continue;
                     }
@@ -752,12 +753,17 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let rn = ident(&r.name.text);
                 let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
                 let present = crate::emit::writer::variant(r.present.as_ref(), "Present");
+                // An offset solved for a record field: the first place it can store.
+                let mut at = quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?);
+                if let Some(f) = crate::check::linform::record_place_form(c, r) {
+                    at = crate::emit::linform::place(&f, &at, item_name);
+                }
                 plan_steps.push(quote! {
                     let #v: u64 = cursor;
                     let #start: u64 = cursor;
                     for spec in #tn {
                         if let #en::#present(bytes) = spec.#rn {
-                            let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?;
+                            let at = #at;
                             cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
                         }
                     }
@@ -779,6 +785,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 extra_inits.push(quote!(#at: #v,));
                 if let Some(t) = t.filter(|t| crate::check::dir_when::optional_table(c, t)) {
                     let at = crate::emit::dir_when::at_tokens(c, placement, tn, &align);
+                    let at = crate::emit::dir_linform::place(&plan, *it, at, tn);
                     plan_steps.push(crate::emit::dir_when::table_plan(c, t, size, v, &at));
                     continue;
                 }
@@ -822,6 +829,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
             }
         };
         let at = crate::emit::dir_when::at_tokens(c, placement, &name, &align);
+        // Stored as a linear form of one field: where the form can store (`dir_linform.rs`).
+        let at = crate::emit::dir_linform::place(&plan, *it, at, &name);
         plan_steps.push(quote! {
             let #v: u64 = #at;
             cursor = #size.and_then(|n| #v.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #name, value: #v })?;
@@ -1013,6 +1022,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
         } else {
             format!(" Where the payload of `s` (of `{tname}`) goes when the cursor is at `cursor`.")
         };
+        // A payload offset stored as a linear form: where it can store (`dir_linform.rs`).
+        let place_body = crate::emit::dir_linform::payload_place(x, place_body);
         place_fns.push(quote! {
             #[doc = #place_doc]
             fn #place(cursor: u64, s: &#espec<'_>) -> Option<u64> {

@@ -42,20 +42,55 @@ pub(crate) fn solve<F>(f: &LinForm<F>, path: &str, value: &TokenStream) -> Token
 /// one whose value plus the form's `- C` (minus its `+ C`) is a multiple of K. With K = 1 and
 /// no `+ C`, `start` itself.
 pub(crate) fn place<F>(f: &LinForm<F>, start: &TokenStream, item: &str) -> TokenStream {
-    let at_least = (f.plus > 0).then(|| {
-        let p = Literal::u64_suffixed(f.plus);
-        quote!(let p = p.max(#p);)
-    });
     if f.mul <= 1 {
-        return match at_least {
-            None => start.clone(),
-            Some(_) => {
-                let p = Literal::u64_suffixed(f.plus);
+        return match f.plus {
+            0 => start.clone(),
+            p => {
+                let p = Literal::u64_suffixed(p);
                 quote!(#start.max(#p))
             }
         };
     }
-    // o = p + minus - plus (p >= plus), rounded up to a multiple of K, back to a place.
+    let (at_least, chain) = rounded(f);
+    quote! {
+        {
+            let p: u64 = #start;
+            #at_least
+            #chain.ok_or(__rt::WriteError::TooLarge { field: #item, value: p })?
+        }
+    }
+}
+
+/// [`place`] as an `Option<u64>` expression (`None` past `u64`), for code that returns an
+/// `Option` (the directory writer's payload placing function).
+pub(crate) fn place_opt<F>(f: &LinForm<F>, start: &TokenStream) -> TokenStream {
+    if f.mul <= 1 {
+        return match f.plus {
+            0 => quote!(Some(#start)),
+            p => {
+                let p = Literal::u64_suffixed(p);
+                quote!(Some(#start.max(#p)))
+            }
+        };
+    }
+    let (at_least, chain) = rounded(f);
+    quote! {
+        {
+            let p: u64 = #start;
+            #at_least
+            #chain
+        }
+    }
+}
+
+/// For K > 1: the statement raising `p` to at least C (`F + C`), and the `Option<u64>` chain
+/// over `p` that rounds it to the next place the form stores: o = p + minus - plus (p >=
+/// plus), rounded up to a multiple of K, back to a place.
+fn rounded<F>(f: &LinForm<F>) -> (Option<TokenStream>, TokenStream) {
+    let at_least = (f.plus > 0).then(|| {
+        let p = Literal::u64_suffixed(f.plus);
+        quote!(let p = p.max(#p);)
+    });
     let k = Literal::u64_suffixed(f.mul);
     let k1 = Literal::u64_suffixed(f.mul - 1);
     let pl = Literal::u64_suffixed(f.plus);
@@ -84,13 +119,7 @@ pub(crate) fn place<F>(f: &LinForm<F>, start: &TokenStream, item: &str) -> Token
             chain = quote!(#chain.and_then(|o| o.#op));
         }
     }
-    quote! {
-        {
-            let p: u64 = #start;
-            #at_least
-            #chain.ok_or(__rt::WriteError::TooLarge { field: #item, value: p })?
-        }
-    }
+    (at_least, chain)
 }
 
 /// The plain writer's header write of a value solved for a field (`HeaderRule::Solved`): the

@@ -321,6 +321,16 @@ pub(crate) fn write_field(
                     Part::Whole => quote!(),
                     Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
                     Part::High => quote!(let v = v >> 32;),
+                    // Stored as a linear form of the field: solved for it (`linform.rs`).
+                    // (`F + 0`, `F * 1`: nothing to solve.)
+                    Part::Lin(f) => {
+                        let solve = crate::emit::linform::solve(f, &fpath, &quote!(want));
+                        if solve.is_empty() {
+                            quote!()
+                        } else {
+                            quote!(let want = v; #solve)
+                        }
+                    }
                 };
                 Some(quote! {
                     {

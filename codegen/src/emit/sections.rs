@@ -1117,9 +1117,11 @@ pub fn step(
             };
             let length = match em.plain(&r.length.expr, Scope::RecordOnly(t), &renv) {
                 Some(p) => p,
+                // (Bound first: `checked_mul(K).unwrap_or(u64::MAX)` is clippy's
+                // `manual_saturating_arithmetic` in the user's crate.)
                 None => {
                     let v = em.value(&r.length.expr, Scope::RecordOnly(t), &renv);
-                    quote!(#v.unwrap_or(u64::MAX))
+                    quote!({ let length: Option<u64> = #v; length.unwrap_or(u64::MAX) })
                 }
             };
             let slot = slot_of(c, dir, quote!(ty));

@@ -60,6 +60,8 @@ const DIRTAIL: u8 = 36;
 const DIRFOOT: u8 = 37;
 const DIRINDEX: u8 = 38;
 const DIROPT: u8 = 39;
+const DIRLIN: u8 = 40;
+const LOCLIN: u8 = 41;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -730,6 +732,21 @@ pub fn write_seeds(dir: &Path) -> usize {
         "dirindex".into(),
         DIRINDEX,
         construct_blobs::dirindex_file(secs, &[(0, 100), (1, 101)]),
+    ));
+    seeds.push((
+        "dirlin".into(),
+        DIRLIN,
+        construct_blobs::dirlin_file(
+            &[(1, 0, b"CODE"), (2, 2, b"data!!"), (2, 0, b"")],
+            b"some notes",
+            &[(7, b"mark"), (8, b"")],
+            b"dirlin",
+        ),
+    ));
+    seeds.push((
+        "loclin".into(),
+        LOCLIN,
+        construct_blobs::loclin_file(&[(1, 10), (2, 20)], b"blob", 7),
     ));
     seeds.push((
         "opendir".into(),
