@@ -18,7 +18,8 @@
 //! a stream's range and a checksum's span (`gatedw`), a directory writer's parts placed
 //! without a field (`dirtail`, `dirfoot`, `dirindex`), an optional table with bytes and
 //! strings next to a directory and a CRC whose start a located record gives (`diropt`), linear
-//! forms solved by a directory writer (`dirlin`) and into a located record (`loclin`)), on
+//! forms solved by a directory writer (`dirlin`) and into a located record (`loclin`), a
+//! directory writer's version-gated record placing optional parts (`dirgatew`)), on
 //! arbitrary input: the same verdict, the same `Error`, the same `Brief` number, and on
 //! success the same view, compared field by field by the per-schema
 //! comparisons of `npuschema_tests::compare` (the ones tests/tests/interp_differential.rs
@@ -101,6 +102,7 @@ schemas! {
     diropt: "../tests/schemas/diropt.yaml";
     dirlin: "../tests/schemas/dirlin.yaml";
     loclin: "../tests/schemas/loclin.yaml";
+    dirgatew: "../tests/schemas/dirgatew.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -269,6 +271,7 @@ fuzz_target!(|data: &[u8]| {
         38 => run!(k, b, dirindex::DirIndex, |g, v| compare::dirindex(b, g, v)),
         39 => run!(k, b, diropt::DirOpt, |g, v| compare::diropt(b, g, v)),
         40 => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
-        _ => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
+        41 => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
+        _ => run!(k, b, dirgatew::DirGateW, |g, v| compare::dirgatew(b, g, v)),
     }
 });

@@ -248,6 +248,7 @@ pub mod schemas {
         diropt: "schemas/diropt.yaml";
         dirlin: "schemas/dirlin.yaml";
         loclin: "schemas/loclin.yaml";
+        dirgatew: "schemas/dirgatew.yaml";
     }
 }
 
@@ -1999,4 +2000,49 @@ pub fn loclin(b: &[u8], g: &schemas::loclin::LocLin<'_>, v: &View) {
     assert_eq!(record(v, "info").offset, span(b, x.as_bytes()).0);
     table!(v, b, "items", g.items(), [id, value]);
     assert_eq!(range(v, "blob"), Some(span(b, g.blob())));
+}
+
+/// `dirgatew.yaml` (a directory writer's version-gated record placing an optional range and a
+/// title): as [`tlv`].
+///
+/// # Panics
+/// When the two views differ.
+pub fn dirgatew(b: &[u8], g: &schemas::dirgatew::DirGateW<'_>, v: &View) {
+    let h = g.header();
+    same_fields!(v, "header", h, [magic, version, dir_at, meta_at]);
+    assert_eq!(raw(v, "header", "flags"), u64::from(h.flags().bits()));
+    let m = g.meta();
+    same_fields!(v, "meta", m, [count, title_at]);
+    let gated = |name: &str, got: Option<u64>| {
+        let present = record(v, "meta")
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.raw);
+        assert_eq!(present, got, "meta.{name}");
+    };
+    gated("extra_at", m.extra_at().map(u64::from));
+    gated("extra_len", m.extra_len().map(u64::from));
+    gated("legacy", m.legacy().map(u64::from));
+    assert_eq!(record(v, "meta").offset, span(b, m.as_bytes()).0);
+    assert_eq!(record(v, "meta").size, m.as_bytes().len() as u64);
+    table!(
+        v,
+        b,
+        "sections",
+        g.sections(),
+        [kind, offset, size, entsize]
+    );
+    for (k, r) in g.sections().enumerate() {
+        assert_eq!(
+            range(v, &format!("sections[{k}].payload")),
+            r.payload().map(|d| span(b, d))
+        );
+    }
+    assert_eq!(range(v, "extra"), g.extra().map(|d| span(b, d)));
+    let t = string(v, "title");
+    assert_eq!(
+        (t.bytes.as_slice(), t.offset),
+        (g.title(), span(b, g.title()).0)
+    );
 }

@@ -1,6 +1,6 @@
 //! Files for the test schemas that interp_differential and the `interp_constructs` fuzz target
 //! compare and that have no builder elsewhere (`namedtab.yaml`, `dirnotes.yaml`,
-//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`, `diropt.yaml`, `dirlin.yaml`, `loclin.yaml`), built byte by byte so that no generated code makes its
+//! `blobpack.yaml`, `npu1_v2.yaml`, `twodirs.yaml`, `nestflag.yaml`, `whenw.yaml`, `plainloc.yaml`, `dirgate.yaml`, `strided.yaml`, `dirlabel.yaml`, `loctable.yaml`, `dirrel.yaml`, `dirwhen.yaml`, `linforms.yaml`, `sigtrail.yaml`, `tailtab.yaml`, `tailfix.yaml`, `gatedw.yaml`, `dirtail.yaml`, `dirfoot.yaml`, `dirindex.yaml`, `diropt.yaml`, `dirlin.yaml`, `loclin.yaml`, `dirgatew.yaml`), built byte by byte so that no generated code makes its
 //! own input, each with its `reseal` (recompute the checksum, as far as the bytes allow).
 //! Shared by tests/tests/interp_differential.rs and fuzz/seeds (by path).
 
@@ -1549,5 +1549,60 @@ pub fn loclin_file(items: &[(u16, u32)], blob: &[u8], stamp: u32) -> Vec<u8> {
     }
     b.resize(blob_at, 0);
     b.extend_from_slice(blob);
+    b
+}
+
+/// `dirgatew.yaml` as its directory writer lays it out (`writer.order: [meta, sections,
+/// payload, extra, title]`, 4-aligned): the 16-byte header (magic, version, flags with
+/// `HAS_EXTRA` set when `extra` is given, where the directory and `meta` are), `meta` at 16
+/// in the layout of `version` (10, 18 or 16 bytes), the directory, each payload, `extra` when
+/// given, then the title and its NUL, each aligned.
+#[must_use]
+pub fn dirgatew_file(
+    version: u16,
+    flags: u16,
+    legacy: u16,
+    sections: &[DirEndSection<'_>],
+    extra: Option<&[u8]>,
+    title: &[u8],
+) -> Vec<u8> {
+    let v = version;
+    let meta_len = 8 + if v >= 2 { 8 } else { 0 } + if v < 3 { 2 } else { 0 };
+    let dir_at = (16usize + meta_len).next_multiple_of(4);
+    let (recs, pays, mut end) = dir_end_records(sections, dir_at + 16 * sections.len());
+    let extra_at = match extra {
+        Some(x) => {
+            let at = end.next_multiple_of(4);
+            end = at + x.len();
+            at
+        }
+        None => 0,
+    };
+    let title_at = end.next_multiple_of(4);
+    let mut b = Vec::new();
+    le32(&mut b, 0x5747_4444);
+    le16(&mut b, v);
+    le16(&mut b, (flags & !1) | u16::from(extra.is_some()));
+    le32(&mut b, u32_of(dir_at));
+    le32(&mut b, 16);
+    le32(&mut b, u32_of(sections.len()));
+    le32(&mut b, u32_of(title_at));
+    if v >= 2 {
+        le32(&mut b, u32_of(extra_at));
+        le32(&mut b, u32_of(extra.map_or(0, <[u8]>::len)));
+    }
+    if v < 3 {
+        le16(&mut b, legacy);
+    }
+    b.resize(dir_at, 0);
+    b.extend_from_slice(&recs);
+    b.extend_from_slice(&pays);
+    if let Some(x) = extra {
+        b.resize(extra_at, 0);
+        b.extend_from_slice(x);
+    }
+    b.resize(title_at, 0);
+    b.extend_from_slice(title);
+    b.push(0);
     b
 }

@@ -8,7 +8,9 @@
 //! its fields (`WriteError::NotInLayout`), checks `extra`'s condition on the header it wrote
 //! (`WhenDisagrees`) and computes the CRC over `meta` as written. The files are the ones laid
 //! out by hand (`construct_blobs::gatedw_file`), validate (`Error` and `Brief`), and their
-//! views give back every input.
+//! views give back every input. A section directory's writer does the same with
+//! `tests/schemas/dirgatew.yaml` (`meta` holds the directory's count, the title's place and,
+//! from version 2, the optional `extra`'s place and length).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -157,4 +159,81 @@ fn what_the_gated_writer_refuses() {
     let body_at = usize::try_from(GatedW::validate(&b).unwrap().meta().body_at()).unwrap();
     b[body_at] ^= 1;
     assert_eq!(verdict(&b), Err("bad-body-crc"));
+}
+
+/// The directory writer: every layout of `meta`, `extra` given where its fields are and left
+/// out anywhere, the title placed by `meta`; `extra` in a layout without its fields refused.
+#[test]
+fn a_directory_writer_writes_every_layout_of_a_gated_record() {
+    use npuschema_tests::compare::schemas::dirgatew::{
+        self, DirGateW, DirGateWSpec, HeaderFlags as F, SectionSpec,
+    };
+    use npuschema_tests::construct_blobs::dirgatew_file;
+    let sections = [
+        SectionSpec {
+            kind: 1,
+            entsize: 0,
+            payload: b"code",
+        },
+        SectionSpec {
+            kind: 0x7000_0001,
+            entsize: 0,
+            payload: b"more!",
+        },
+    ];
+    let by_hand: Vec<(u32, u32, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    for version in [0u16, 1, 2, 3, 9] {
+        for extra in [None, Some(&b"EXTRA BYTES"[..])] {
+            if version < 2 && extra.is_some() {
+                continue;
+            }
+            let spec = DirGateWSpec {
+                version,
+                flags: F::SIGNED,
+                meta_legacy: 0x3C3C,
+                extra,
+                title: b"gated dir",
+                sections: &sections,
+            };
+            let b = spec.to_vec().unwrap();
+            assert_eq!(
+                b,
+                dirgatew_file(version, 2, 0x3C3C, &by_hand, extra, b"gated dir"),
+                "version {version}"
+            );
+            let g = DirGateW::validate(&b).map(|_| ());
+            let gb = DirGateW::validate_as::<Brief>(&b)
+                .map(|_| ())
+                .map_err(|e| e.id());
+            assert_eq!(
+                g.map_err(|e| e.code),
+                gb.map_err(|id| dirgatew::error_site(id).unwrap().code)
+            );
+            assert_eq!(g.map_err(|e| e.code), Ok(()));
+            let v = DirGateW::validate(&b).unwrap();
+            assert_eq!(v.extra(), extra);
+            assert_eq!(v.title(), b"gated dir");
+            assert_eq!(v.meta().count(), 2);
+            assert_eq!(v.meta().extra_at().is_some(), version >= 2);
+            assert_eq!(v.header().flags().contains(F::HAS_EXTRA), extra.is_some());
+        }
+    }
+    let spec = DirGateWSpec {
+        version: 1,
+        flags: F::empty(),
+        meta_legacy: 0,
+        extra: Some(b"x"),
+        title: b"",
+        sections: &[],
+    };
+    assert_eq!(
+        spec.to_vec(),
+        Err(WriteError::NotInLayout {
+            field: "meta.extra_at",
+            gate: 1
+        })
+    );
 }

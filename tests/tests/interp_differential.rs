@@ -93,6 +93,7 @@ const DIRINDEX: &str = "schemas/dirindex.yaml";
 const DIROPT: &str = "schemas/diropt.yaml";
 const DIRLIN: &str = "schemas/dirlin.yaml";
 const LOCLIN: &str = "schemas/loclin.yaml";
+const DIRGATEW: &str = "schemas/dirgatew.yaml";
 const COP1: &str = "../schema/ethos_u_cop1.yaml";
 const COP2: &str = "../schema/ethos_u_cop2.yaml";
 
@@ -104,7 +105,7 @@ use npuschema_tests::compare::schemas::{
     wav, whenw,
 };
 use npuschema_tests::compare::schemas::{
-    dirfoot, dirindex, diropt, dirtail, gatedw, tailfix, tailtab,
+    dirfoot, dirgatew, dirindex, diropt, dirtail, gatedw, tailfix, tailtab,
 };
 use npuschema_tests::compare::schemas::{
     dirgate, dirlabel, dirlin, dirrel, dirwhen, linforms, loclin, loctable, plainloc, sigtrail,
@@ -4116,6 +4117,83 @@ fn loclin_writer_built_files_and_their_mutants_agree() {
             "info-out-of-bounds",
             "items-out-of-bounds",
             "blob-out-of-bounds",
+            "ok",
+        ],
+    );
+}
+
+// ----- a directory writer's version-gated record placing optional parts (dirgatew.yaml) ----
+
+fn dirgatew_agree(b: &[u8]) -> &'static str {
+    let g = dirgatew::DirGateW::validate(b);
+    let gb = dirgatew::DirGateW::validate_as::<Brief>(b)
+        .map(|_| ())
+        .map_err(|e| e.id());
+    agree_with(DIRGATEW, b, g, gb, |g, v| {
+        npuschema_tests::compare::dirgatew(b, g, v)
+    })
+}
+
+/// Files the generated directory writer built in every layout of `meta`, with and without
+/// `extra` (the same bytes as laid out by hand), and their mutants: the generated validator
+/// and the interpreter agree on each.
+#[test]
+fn dirgatew_writer_built_files_and_their_mutants_agree() {
+    use npuschema_tests::construct_blobs::dirgatew_file;
+    assert_eq!(interp(DIRGATEW).sites(), &dirgatew::ERROR_SITES[..]);
+    let sections = [
+        dirgatew::SectionSpec {
+            kind: 3,
+            entsize: 4,
+            payload: b"abcdefgh",
+        },
+        dirgatew::SectionSpec {
+            kind: 1,
+            entsize: 0,
+            payload: b"",
+        },
+    ];
+    let by_hand: Vec<(u32, u32, &[u8])> = sections
+        .iter()
+        .map(|s| (s.kind, s.entsize, s.payload))
+        .collect();
+    let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
+    for (version, extra) in [
+        (0u16, None),
+        (1, None),
+        (2, Some(&b"extra"[..])),
+        (3, Some(b"")),
+        (3, None),
+    ] {
+        let good = dirgatew::DirGateWSpec {
+            version,
+            flags: dirgatew::HeaderFlags::SIGNED,
+            meta_legacy: 5,
+            extra,
+            title: b"t",
+            sections: &sections,
+        }
+        .to_vec()
+        .unwrap();
+        assert_eq!(good, dirgatew_file(version, 2, 5, &by_hand, extra, b"t"));
+        assert_eq!(dirgatew_agree(&good), "ok");
+        for (k, c) in sweep(&good, &dirgatew_agree, &|_| {}, 0..0, 1_500, 0xD6A7) {
+            *verdicts.entry(k).or_default() += c;
+        }
+    }
+    eprintln!("dirgatew verdicts: {verdicts:?}");
+    assert_reached(
+        "dirgatew",
+        &verdicts,
+        &[
+            "truncated-header",
+            "bad-magic",
+            "meta-out-of-bounds",
+            "sections-out-of-bounds",
+            "extra-out-of-bounds",
+            "bad-title",
+            "section-out-of-bounds",
+            "bad-entry-size",
             "ok",
         ],
     );

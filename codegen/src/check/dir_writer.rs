@@ -392,7 +392,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((
                 s.offset.pos,
                 format!(
-                    "string `{}`: the writer cannot write its offset: `{}` is neither one field of the header or of an ungated located record nor a linear form of one: {}",
+                    "string `{}`: the writer cannot write its offset: `{}` is neither one field of the header or of a located record nor a linear form of one: {}",
                     s.name.text, s.offset.text, crate::check::linform::FORMS
                 ),
             ));
@@ -999,11 +999,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((f.1.name.pos, format!("field `{}` of `{}`: the writer cannot write a struct-typed field of a version-gated record", f.1.name.text, st.name.text)));
         }
         // A value the writer derives (a place, a count, a length) into a field only some
-        // layouts have would be lost in the others, and the file unreadable there.
+        // layouts have would be lost in the others, and the file unreadable there; an
+        // optional part's is written, the part refused in a layout without the field.
         if let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) {
             for (f, rule) in st.fields.iter().zip(rules) {
-                if (f.since.is_some() || f.until.is_some()) && matches!(rule, Rule::Derived(..)) {
-                    errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`): in a layout without it, what it locates or counts could not be found", f.name.text, st.name.text)));
+                if (f.since.is_some() || f.until.is_some())
+                    && matches!(rule, Rule::Derived(w, _) if !optional_part(c, w))
+                {
+                    errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`): in a layout without it, what it locates or counts could not be found; unless it locates or sizes an optional part (a range or table with `when`), which the writer then refuses to write in a layout without the field", f.name.text, st.name.text)));
                 }
             }
         }
@@ -1143,6 +1146,35 @@ fn item_at_end(c: &Checked, it: Item) -> bool {
             .tables
             .get(k)
             .is_some_and(|t| crate::check::trailer::table_end(c, t).is_some()),
+        _ => false,
+    }
+}
+
+/// Whether `w`, a value a writer derives into a located record's field, is the place, length,
+/// count or record size of an optional part (a file-level range of bytes or a table, not a
+/// directory's, with `when`; one the writer cannot write is refused on its own): a field
+/// only some layouts of a version-gated record have may hold it, the part then given only in
+/// those layouts (`WriteError::NotInLayout`).
+pub(crate) fn optional_part(c: &Checked, w: &What) -> bool {
+    let file = &c.schema.file;
+    let range = |k: usize| {
+        file.ranges.get(k).is_some_and(|r| {
+            r.table.is_none() && r.when.is_some() && range_kind(c, k) == RangeKind::Bytes
+        })
+    };
+    let table = |k: usize| {
+        file.tables.get(k).is_some_and(|t| {
+            crate::check::table_when::table_when(c, t).is_some()
+                && !file
+                    .ext
+                    .directories
+                    .iter()
+                    .any(|d| d.table.text == t.name.text)
+        })
+    };
+    match *w {
+        What::Place(Item::Range(k)) | What::RangeLength(k) => range(k),
+        What::Place(Item::OtherTable(k)) | What::TableCount(k) | What::RecordSize(k) => table(k),
         _ => false,
     }
 }

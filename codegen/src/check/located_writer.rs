@@ -101,29 +101,6 @@ pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
     out
 }
 
-/// Whether `w`, a value the plain writer derives into a located record's field, is the place,
-/// length, count or record size of an optional part (a file-level range or a table with
-/// `when`, which the writer writes): a field only some layouts of a version-gated record have
-/// may hold it, the part then given only in those layouts (`WriteError::NotInLayout`).
-pub(crate) fn optional_part(c: &Checked, w: &What) -> bool {
-    let file = &c.schema.file;
-    let range = |k: usize| {
-        file.ranges
-            .get(k)
-            .is_some_and(|r| crate::check::when_writer::writes_range(c, r))
-    };
-    let table = |k: usize| {
-        file.tables
-            .get(k)
-            .is_some_and(|t| crate::check::table_when::table_when(c, t).is_some())
-    };
-    match *w {
-        What::Place(Item::Range(k)) | What::RangeLength(k) => range(k),
-        What::Place(Item::OtherTable(k)) | What::TableCount(k) | What::RecordSize(k) => table(k),
-        _ => false,
-    }
-}
-
 /// Whether `o` is the header or a located record without a gate (whose fields are all
 /// written, whatever the gate).
 fn ungated(c: &Checked, o: Owner) -> bool {
@@ -396,7 +373,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                         Some(Rule::Input) | None
                     )
                     && !plan.records.get(k).and_then(|x| x.get(i)).is_some_and(
-                        |rule| matches!(rule, Rule::Derived(w, _) if optional_part(c, w)),
+                        |rule| matches!(rule, Rule::Derived(w, _) if crate::check::dir_writer::optional_part(c, w)),
                     )
                 {
                     errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be in every layout of the version-gated record (no `since` or `until`), unless it locates or sizes an optional part (a range or table with `when`), which the writer then refuses to write in a layout without the field", f.name.text, st.name.text)));

@@ -218,8 +218,7 @@ pub(crate) fn check_step(
 
 /// The field (index) that holds a string's offset, when a writer can write the string: for
 /// a file's string (in the whole file or in a range, which the writer then builds) one
-/// field of the header or of a located record (ungated for a directory writer;
-/// `single_field` says which), which
+/// field of the header or of a located record (`single_field` says which), which
 /// the writer sets to where it placed the string; for a record's
 /// string one integer field of the record (`strtab_writer.rs`).
 pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str> {
@@ -229,21 +228,15 @@ pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str
     }
     match crate::check::expr::single_field(c, &s.offset.expr, Scope::Top) {
         Some((crate::check::Owner::Header, i)) => Ok(i),
-        // One field of a located record without a gate (its fields are in every layout), or,
-        // for the plain writer (no directory), of a version-gated one: set in its gate's
-        // layout (`located_writer.rs` refuses a field only some layouts have).
+        // One field of a located record, version-gated or not: set in its gate's layout
+        // (both writers refuse a field only some layouts have).
         Some((crate::check::Owner::Located(k), i))
-            if c.schema
-                .file
-                .ext
-                .records
-                .get(k)
-                .is_some_and(|r| r.gate.is_none() || c.schema.file.ext.directories.is_empty()) =>
+            if c.schema.file.ext.records.get(k).is_some() =>
         {
             Ok(i)
         }
         _ => Err(
-            "its offset is not one field of the header or of a located record that the writer could set (a directory writer's: of one without a gate)",
+            "its offset is not one field of the header or of a located record that the writer could set",
         ),
     }
 }

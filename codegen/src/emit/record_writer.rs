@@ -228,9 +228,9 @@ pub(crate) fn write_fields(
             #body
         };
         // A field only some layouts have that locates an optional part: the part given in
-        // a layout without it is refused (`check::located_writer::optional_part`).
+        // a layout without it is refused (`check::dir_writer::optional_part`).
         let absent = match rules.get(i) {
-            Some(Rule::Derived(w, _)) if crate::check::located_writer::optional_part(c, w) => {
+            Some(Rule::Derived(w, _)) if crate::check::dir_writer::optional_part(c, w) => {
                 let given = optional_given(c, w);
                 let fpath = format!("{path}.{}", f.name.text);
                 // (`gate: gate` is clippy's `redundant_field_names`.)
@@ -270,6 +270,11 @@ fn optional_given(c: &Checked, w: &What) -> TokenStream {
         }
         What::Place(Item::OtherTable(k)) | What::TableCount(k) | What::RecordSize(k) => {
             match file.tables.get(k) {
+                // A directory writer's optional table is an `Option` (`dir_when.rs`).
+                Some(t) if crate::check::dir_when::optional_table(c, t) => {
+                    let n = ident(&t.name.text);
+                    quote!(self.#n.is_some())
+                }
                 Some(t) => {
                     let g = crate::emit::when_writer::given(t);
                     quote!(self.#g)

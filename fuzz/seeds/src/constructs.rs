@@ -62,6 +62,7 @@ const DIRINDEX: u8 = 38;
 const DIROPT: u8 = 39;
 const DIRLIN: u8 = 40;
 const LOCLIN: u8 = 41;
+const DIRGATEW: u8 = 42;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -748,6 +749,20 @@ pub fn write_seeds(dir: &Path) -> usize {
         LOCLIN,
         construct_blobs::loclin_file(&[(1, 10), (2, 20)], b"blob", 7),
     ));
+    for (version, extra) in [(1u16, None), (2, Some(&b"extra"[..]))] {
+        seeds.push((
+            format!("dirgatew-v{version}"),
+            DIRGATEW,
+            construct_blobs::dirgatew_file(
+                version,
+                2,
+                5,
+                &[(3, 4, b"abcdefgh"), (1, 0, b"")],
+                extra,
+                b"t",
+            ),
+        ));
+    }
     seeds.push((
         "opendir".into(),
         OPENDIR | 0x80,
