@@ -28,7 +28,7 @@
 //!
 //! Input: byte 0 picks the schema (`SCHEMAS[(byte 0 & 0x7F) % SCHEMAS.len()]`; bit 7:
 //! recompute the checksums of bigend, ordered, opendir, png, dirnotes, blobpack, npu1_v2 and
-//! dirmix, plainloc, dirrel, loctable, dirwhen, gatedw and diropt, each record's of sumstream, and twodirs' after the fuzzer's edits, so
+//! dirmix, plainloc, dirrel, loctable, dirwhen, gatedw, diropt and dirgatew, each record's of sumstream, and twodirs' after the fuzzer's edits, so
 //! mutations reach the checks behind them), the rest is the file (fuzz/seeds writes each
 //! seed with its schema's byte in front).
 //!
@@ -146,6 +146,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/dirrel.yaml" => construct_blobs::dirrel_reseal(b),
         "../tests/schemas/loctable.yaml" => construct_blobs::loctable_reseal(b),
         "../tests/schemas/gatedw.yaml" => construct_blobs::gatedw_reseal(b),
+        "../tests/schemas/dirgatew.yaml" => construct_blobs::dirgatew_reseal(b),
         "../tests/schemas/blobpack.yaml" => construct_blobs::blobpack_reseal(b),
         "../tests/schemas/npu1_v2.yaml" => construct_blobs::npu1_v2_reseal(b),
         "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),

@@ -1553,10 +1553,10 @@ pub fn loclin_file(items: &[(u16, u32)], blob: &[u8], stamp: u32) -> Vec<u8> {
 }
 
 /// `dirgatew.yaml` as its directory writer lays it out (`writer.order: [meta, sections,
-/// payload, extra, title]`, 4-aligned): the 16-byte header (magic, version, flags with
-/// `HAS_EXTRA` set when `extra` is given, where the directory and `meta` are), `meta` at 16
-/// in the layout of `version` (10, 18 or 16 bytes), the directory, each payload, `extra` when
-/// given, then the title and its NUL, each aligned.
+/// payload, extra, title]`, 4-aligned): the 20-byte header (magic, version, flags with
+/// `HAS_EXTRA` set when `extra` is given, where the directory and `meta` are, the CRC-32 from
+/// the title to the end), `meta` at 20 in the layout of `version` (10, 18 or 16 bytes), the
+/// directory, each payload, `extra` when given, then the title and its NUL, each aligned.
 #[must_use]
 pub fn dirgatew_file(
     version: u16,
@@ -1568,7 +1568,7 @@ pub fn dirgatew_file(
 ) -> Vec<u8> {
     let v = version;
     let meta_len = 8 + if v >= 2 { 8 } else { 0 } + if v < 3 { 2 } else { 0 };
-    let dir_at = (16usize + meta_len).next_multiple_of(4);
+    let dir_at = (20usize + meta_len).next_multiple_of(4);
     let (recs, pays, mut end) = dir_end_records(sections, dir_at + 16 * sections.len());
     let extra_at = match extra {
         Some(x) => {
@@ -1584,7 +1584,8 @@ pub fn dirgatew_file(
     le16(&mut b, v);
     le16(&mut b, (flags & !1) | u16::from(extra.is_some()));
     le32(&mut b, u32_of(dir_at));
-    le32(&mut b, 16);
+    le32(&mut b, 20);
+    le32(&mut b, 0);
     le32(&mut b, u32_of(sections.len()));
     le32(&mut b, u32_of(title_at));
     if v >= 2 {
@@ -1604,5 +1605,25 @@ pub fn dirgatew_file(
     b.resize(title_at, 0);
     b.extend_from_slice(title);
     b.push(0);
+    dirgatew_reseal(&mut b);
     b
+}
+
+/// Recompute `dirgatew.yaml`'s CRC-32 (bytes 16..20) from where `meta` (located by the word
+/// at 12) says the title is to the end of the file, as far as the bytes allow.
+pub fn dirgatew_reseal(b: &mut [u8]) {
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at.checked_add(4)?)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    };
+    let Some(meta_at) = word(b, 12) else { return };
+    let Some(from) = meta_at.checked_add(4).and_then(|a| word(b, a)) else {
+        return;
+    };
+    if let Some(d) = b.get(from..) {
+        let crc = npuschema_core::crc32(0, d);
+        if let Some(slot) = b.get_mut(16..20) {
+            slot.copy_from_slice(&crc.to_le_bytes());
+        }
+    }
 }

@@ -162,7 +162,8 @@ fn what_the_gated_writer_refuses() {
 }
 
 /// The directory writer: every layout of `meta`, `extra` given where its fields are and left
-/// out anywhere, the title placed by `meta`; `extra` in a layout without its fields refused.
+/// out anywhere, the title placed by `meta`, the CRC from the title computed over `meta` read
+/// back in its gate's layout; `extra` in a layout without its fields refused.
 #[test]
 fn a_directory_writer_writes_every_layout_of_a_gated_record() {
     use npuschema_tests::compare::schemas::dirgatew::{
@@ -219,6 +220,9 @@ fn a_directory_writer_writes_every_layout_of_a_gated_record() {
             assert_eq!(v.meta().count(), 2);
             assert_eq!(v.meta().extra_at().is_some(), version >= 2);
             assert_eq!(v.header().flags().contains(F::HAS_EXTRA), extra.is_some());
+            // The CRC from the title (where `meta` says) to the end, read back by `seal`.
+            let title_at = usize::try_from(v.meta().title_at()).unwrap();
+            assert_eq!(v.header().crc(), npuschema_core::crc32(0, &b[title_at..]));
         }
     }
     let spec = DirGateWSpec {

@@ -4139,7 +4139,7 @@ fn dirgatew_agree(b: &[u8]) -> &'static str {
 /// and the interpreter agree on each.
 #[test]
 fn dirgatew_writer_built_files_and_their_mutants_agree() {
-    use npuschema_tests::construct_blobs::dirgatew_file;
+    use npuschema_tests::construct_blobs::{dirgatew_file, dirgatew_reseal};
     assert_eq!(interp(DIRGATEW).sites(), &dirgatew::ERROR_SITES[..]);
     let sections = [
         dirgatew::SectionSpec {
@@ -4177,7 +4177,14 @@ fn dirgatew_writer_built_files_and_their_mutants_agree() {
         .unwrap();
         assert_eq!(good, dirgatew_file(version, 2, 5, &by_hand, extra, b"t"));
         assert_eq!(dirgatew_agree(&good), "ok");
-        for (k, c) in sweep(&good, &dirgatew_agree, &|_| {}, 0..0, 1_500, 0xD6A7) {
+        for (k, c) in sweep(
+            &good,
+            &dirgatew_agree,
+            &dirgatew_reseal,
+            16..20,
+            1_500,
+            0xD6A7,
+        ) {
             *verdicts.entry(k).or_default() += c;
         }
     }
@@ -4192,6 +4199,7 @@ fn dirgatew_writer_built_files_and_their_mutants_agree() {
             "sections-out-of-bounds",
             "extra-out-of-bounds",
             "bad-title",
+            "bad-crc",
             "section-out-of-bounds",
             "bad-entry-size",
             "ok",

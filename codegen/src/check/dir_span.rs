@@ -3,10 +3,10 @@
 //! written, reads it back from the bytes it seals and evaluates the span over it, as the
 //! reader's `<name>_computed()` does (emitted by `emit/dir_span.rs`).
 //!
-//! Only an ungated record whose `at` reads constants, `len`, enum values and header fields
-//! is read this way (a version-gated record's fields depend on its gate's layout, and a
-//! record placed by another record's field would need that one first); any other span is
-//! refused by `check/dir_writer.rs`, saying what it reads.
+//! Only a record whose `at` (and, version-gated, whose gate: it is read in its gate's layout)
+//! reads constants, `len`, enum values and header fields is read this way (a record placed by
+//! another record's field would need that one first); any other span is refused by
+//! `check/dir_writer.rs`, saying what it reads.
 
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::expr::Expr;
@@ -39,20 +39,23 @@ pub(crate) fn readable(c: &Checked, p: &[String]) -> bool {
     }
 }
 
-/// Whether located record `j` is one `seal` finds over the header as written: ungated, its
-/// `at` reading constants, `len`, enum values and header fields only.
+/// Whether located record `j` is one `seal` finds over the header as written: its `at`, and
+/// a version-gated record's gate (which picks the layout it is read in), reading constants,
+/// `len`, enum values and header fields only.
 pub(crate) fn record(c: &Checked, j: usize) -> bool {
+    let header_only = |e: &Expr| {
+        e.refs().iter().all(|p| {
+            matches!(
+                c.resolve(p, Scope::Top),
+                Ok(Resolved::Const(_)
+                    | Resolved::Len
+                    | Resolved::EnumValue(..)
+                    | Resolved::Field(Owner::Header, _))
+            )
+        })
+    };
     c.schema.file.ext.records.get(j).is_some_and(|r| {
-        r.gate.is_none()
-            && r.at.expr.refs().iter().all(|p| {
-                matches!(
-                    c.resolve(p, Scope::Top),
-                    Ok(Resolved::Const(_)
-                        | Resolved::Len
-                        | Resolved::EnumValue(..)
-                        | Resolved::Field(Owner::Header, _))
-                )
-            })
+        header_only(&r.at.expr) && r.gate.as_ref().is_none_or(|g| header_only(&g.expr))
     })
 }
 

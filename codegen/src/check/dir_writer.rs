@@ -427,7 +427,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             // Constants, `len`, header fields, a located record's (`dir_span.rs`).
             let header_only = crate::check::dir_span::span_readable(c, &e.expr);
             if !header_only {
-                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len`, header fields and fields of an ungated located record placed by those, and `{}` reads something else", k.name.text, e.text)));
+                errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len`, header fields and fields of a located record placed by those (gated by those too, when gated), and `{}` reads something else", k.name.text, e.text)));
             }
         }
     }

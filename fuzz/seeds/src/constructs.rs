@@ -752,7 +752,7 @@ pub fn write_seeds(dir: &Path) -> usize {
     for (version, extra) in [(1u16, None), (2, Some(&b"extra"[..]))] {
         seeds.push((
             format!("dirgatew-v{version}"),
-            DIRGATEW,
+            DIRGATEW | 0x80,
             construct_blobs::dirgatew_file(
                 version,
                 2,
