@@ -394,6 +394,7 @@ mod tests {
             },
         ];
         Npu1Writer::new()
+            .version(npuschema_generated::npu1::VERSION_V1)
             .accel(Accel::Macs128)
             .regions(&regions)
             .cmd_stream(&s)

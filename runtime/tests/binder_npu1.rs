@@ -22,6 +22,7 @@ const STOP: [u8; 4] = [0x00, 0x00, 0xFF, 0xFF];
 
 fn blob(regions: &[WSpec<'_>]) -> Vec<u8> {
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(regions)
         .cmd_stream(&STOP)

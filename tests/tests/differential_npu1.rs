@@ -139,6 +139,7 @@ fn write_both(accel: u32, specs: &[Spec], cmd: &[u8]) -> Vec<u8> {
         })
         .collect();
     let w = Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::from_raw(accel))
         .regions(&gen_specs)
         .cmd_stream(cmd);

@@ -19,6 +19,7 @@ fn blob() -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)

@@ -155,7 +155,7 @@ fn main() {
                 })
                 .sum();
             let accel = [0u32, 32, 64, 128, 256, 7][shape as usize];
-            let blob = Npu1Writer::new()
+            let blob = Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1)
                 .accel(Accel::from_raw(accel))
                 .regions(&specs)
                 .cmd_stream(cmd)
