@@ -563,12 +563,13 @@ fn load_in_one_pass_binds_as_validate_then_bind() {
     assert_eq!((e.code, e.field.index), ("misaligned-baked-region", 0));
 }
 
-/// A job is much smaller than the one it replaced (448 bytes on 64-bit targets): one slot
-/// per region, and nothing per slot that can be derived.
+/// A job stays small: one slot per region, nothing per slot that can be derived, and the
+/// validated view (its slices: 104 bytes on 64-bit targets) from which NPU1 version 2's
+/// tensors and compiled-for words are read (`runtime/src/tensors.rs`).
 #[test]
 fn a_job_stays_small() {
     assert!(
-        std::mem::size_of::<Job<'_, '_>>() <= 384,
+        std::mem::size_of::<Job<'_, '_>>() <= 480,
         "{}",
         std::mem::size_of::<Job<'_, '_>>()
     );

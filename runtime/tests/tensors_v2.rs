@@ -253,6 +253,43 @@ fn the_v2_rules_refuse_what_firmware_could_not_use() {
     );
     bad.size = 2;
     assert_eq!(code(&[bad]), Some("tensor-size-mismatch"));
+    // Names sorted and unique (bytewise): out of order, or twice.
+    let a = spec(
+        "b",
+        Direction::Output,
+        0,
+        1,
+        0,
+        [1, 1, 1, 1],
+        0,
+        DType::Int8,
+    );
+    let b = spec(
+        "a",
+        Direction::Output,
+        1,
+        1,
+        0,
+        [1, 1, 1, 1],
+        0,
+        DType::Int8,
+    );
+    assert_eq!(code(&[a, b]), Some("tensor-names-not-sorted"));
+    assert_eq!(code(&[b, b]), Some("tensor-names-not-sorted"));
+    assert_eq!(code(&[b, a]), None);
+    // A name that is a prefix of the next sorts first.
+    let long = spec(
+        "ab",
+        Direction::Output,
+        2,
+        1,
+        0,
+        [1, 1, 1, 1],
+        0,
+        DType::Int8,
+    );
+    assert_eq!(code(&[b, long]), None);
+    assert_eq!(code(&[long, b]), Some("tensor-names-not-sorted"));
     // A good one passes.
     assert_eq!(
         code(&[spec(
