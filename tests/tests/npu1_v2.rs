@@ -5,7 +5,12 @@
 //! for a `.npz` its regions and offsets from its arrays (read by numpy); the compiled-for
 //! words are the payload's CONFIG and ID. `pack --format-version 1` writes what version 1
 //! wrote. Skips, saying so, without `vela-out/` or the Vela venv.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,8 +24,7 @@ fn repo() -> PathBuf {
 }
 
 fn corpus() -> PathBuf {
-    std::env::var_os("NPUSCHEMA_CORPUS")
-        .map_or_else(|| repo().join("../shared"), PathBuf::from)
+    std::env::var_os("NPUSCHEMA_CORPUS").map_or_else(|| repo().join("../shared"), PathBuf::from)
 }
 
 /// What the model and Vela say of the tensors: Python over Vela's venv.
@@ -57,7 +61,11 @@ fn oracle(py: &Path, model: &Path, npz: Option<&Path>) -> Value {
         .arg(npz.map_or_else(|| PathBuf::from("-"), Path::to_path_buf))
         .output()
         .expect("python runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -98,7 +106,12 @@ fn every_packed_vela_output_lists_the_models_tensors() {
         let packed = pack_model_as(&m, AccelChoice::Auto, FormatVersion::V2).unwrap();
         let view = Npu1::validate(&packed.bytes).unwrap();
         assert_eq!(view.header().version(), 2);
-        assert_eq!(view.ext().npu_config(), Some(m.cop.config), "{}", f.display());
+        assert_eq!(
+            view.ext().npu_config(),
+            Some(m.cop.config),
+            "{}",
+            f.display()
+        );
         assert_eq!(view.ext().npu_id(), Some(m.cop.id));
         let io = npuschema_cli::inspect::npu1_io_json(&view);
         let n_in = want["input"].as_array().unwrap().len();
@@ -119,10 +132,23 @@ fn every_packed_vela_output_lists_the_models_tensors() {
                 assert_eq!(got["name"], name.as_str(), "{}", f.display());
                 // The model's shape; an npz's is padded to 6 with leading 1s, which pack
                 // drops down to four dimensions.
-                let shape: Vec<u64> = t["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
-                let got_shape: Vec<u64> = got["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect();
+                let shape: Vec<u64> = t["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_u64().unwrap())
+                    .collect();
+                let got_shape: Vec<u64> = got["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_u64().unwrap())
+                    .collect();
                 if is_npz {
-                    assert_eq!(got_shape.iter().product::<u64>(), shape.iter().product::<u64>());
+                    assert_eq!(
+                        got_shape.iter().product::<u64>(),
+                        shape.iter().product::<u64>()
+                    );
                     assert_eq!(got_shape.len(), 4);
                 } else {
                     assert_eq!(got_shape, shape, "{}", f.display());
@@ -141,7 +167,10 @@ fn every_packed_vela_output_lists_the_models_tensors() {
                     "int32" => 4,
                     _ => 1,
                 };
-                assert_eq!(got["size"].as_u64().unwrap(), shape.iter().product::<u64>() * elem);
+                assert_eq!(
+                    got["size"].as_u64().unwrap(),
+                    shape.iter().product::<u64>() * elem
+                );
                 let scale = t["scale"].as_array().unwrap();
                 if scale.len() == 1 {
                     let s = scale[0].as_f64().unwrap() as f32;
@@ -156,9 +185,15 @@ fn every_packed_vela_output_lists_the_models_tensors() {
                     assert_eq!(got["offset"], z["offset"][i], "{}", f.display());
                 }
                 // Inside its region, which is a runtime one.
-                let r = view.regions().nth(got["region"].as_u64().unwrap() as usize).unwrap();
+                let r = view
+                    .regions()
+                    .nth(got["region"].as_u64().unwrap() as usize)
+                    .unwrap();
                 assert!(r.data().is_none());
-                assert!(got["offset"].as_u64().unwrap() + got["size"].as_u64().unwrap() <= u64::from(r.size()));
+                assert!(
+                    got["offset"].as_u64().unwrap() + got["size"].as_u64().unwrap()
+                        <= u64::from(r.size())
+                );
             }
         }
         // Version 1 of the same compilation: the same stream, regions and bytes after the
@@ -169,8 +204,12 @@ fn every_packed_vela_output_lists_the_models_tensors() {
         assert_eq!(v1v.io().len(), 0);
         assert_eq!(v1v.cmd_stream(), view.cmd_stream());
         assert_eq!(
-            v1v.regions().map(|r| (r.size(), r.data())).collect::<Vec<_>>(),
-            view.regions().map(|r| (r.size(), r.data())).collect::<Vec<_>>()
+            v1v.regions()
+                .map(|r| (r.size(), r.data()))
+                .collect::<Vec<_>>(),
+            view.regions()
+                .map(|r| (r.size(), r.data()))
+                .collect::<Vec<_>>()
         );
         checked += 1;
     }
