@@ -123,6 +123,7 @@ pub fn doc_example_blob() -> AlignedBlob {
     ];
     AlignedBlob::write(
         &Npu1Writer::new()
+            .version(npuschema_generated::npu1::VERSION_V1)
             .accel(Accel::from_raw(0))
             .regions(&specs)
             .cmd_stream(&cmd),
@@ -152,6 +153,7 @@ pub fn small_blob() -> AlignedBlob {
         .collect();
     AlignedBlob::write(
         &Npu1Writer::new()
+            .version(npuschema_generated::npu1::VERSION_V1)
             .accel(Accel::Macs128)
             .regions(&specs)
             .cmd_stream(&cmd),

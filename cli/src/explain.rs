@@ -342,16 +342,83 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     }
     let _ = writeln!(o);
 
+    // Version 2's header extension, right after the header.
+    let ext = blob.ext();
+    let tab = 32 + ext.as_bytes().len() as u64;
+    if let (Some(cfg), Some(id), Some(ioc), Some(ioo)) = (
+        ext.npu_config(),
+        ext.npu_id(),
+        ext.io_count(),
+        ext.io_offset(),
+    ) {
+        let _ = writeln!(
+            o,
+            "{}",
+            st.heading("Header extension (version 2, 16 bytes at offset 32)")
+        );
+        word_row(
+            st,
+            &mut o,
+            32,
+            ext.as_bytes(),
+            &["npu_config", "npu_id", "io_count", "io_offset"].map(String::from),
+            &[
+                format!("{cfg:#x}"),
+                format!("{id:#x}"),
+                format!("{ioc}"),
+                format!("{ioo:#x}"),
+            ],
+        );
+        let _ = writeln!(
+            o,
+            "  npu_config {cfg:#010x}: {} MACs/cycle, command stream v{}, product {} (the NPU's CONFIG register the stream was compiled for; 0 = unknown)",
+            1u64 << (cfg & 0xF),
+            (cfg >> 4) & 0xF,
+            cfg >> 28
+        );
+        let _ = writeln!(
+            o,
+            "  npu_id     {id:#010x}: architecture {}.{}.{}, product major {} (the NPU's ID register)",
+            (id >> 28) & 0xF,
+            (id >> 20) & 0xFF,
+            (id >> 16) & 0xF,
+            (id >> 12) & 0xF
+        );
+        let _ = writeln!(o);
+        let _ = writeln!(
+            o,
+            "{}",
+            st.heading(&format!(
+                "I/O tensors ({ioc} x 60 bytes at offset {ioo:#x}; sorted by name)"
+            ))
+        );
+        for t in crate::inspect::npu1_io_json(blob) {
+            let _ = writeln!(
+                o,
+                "  {:<6} {}  {:<32} region {} offset {:#x} size {} {} shape {}",
+                t["direction"].as_str().unwrap_or("?"),
+                t["index"],
+                t["name"].as_str().unwrap_or("?"),
+                t["region"],
+                t["offset"].as_u64().unwrap_or(0),
+                t["size"],
+                t["dtype"].as_str().unwrap_or("?"),
+                t["shape"]
+            );
+        }
+        let _ = writeln!(o);
+    }
+
     // Region table.
     let _ = writeln!(
         o,
         "{}",
         st.heading(&format!(
-            "Region table ({n} x 16 bytes at offset 32; index = BASEP slot)"
+            "Region table ({n} x 16 bytes at offset {tab}; index = BASEP slot)"
         ))
     );
     for r in blob.regions() {
-        let at = 32 + u64::from(r.index()) * 16;
+        let at = tab + u64::from(r.index()) * 16;
         let baked = r.flags().contains(RegionFlags::BAKED);
         word_row(
             st,
@@ -382,7 +449,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
         st.dim("Bytes     Hex           Field          Decoded")
     );
     for r in blob.regions() {
-        let at = 32 + u64::from(r.index()) * 16;
+        let at = tab + u64::from(r.index()) * 16;
         let raw = r.as_bytes();
         let baked = r.flags().contains(RegionFlags::BAKED);
         let _ = writeln!(
@@ -434,7 +501,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     let _ = writeln!(o, "{}", st.heading("Layout"));
     let mut ranges: Vec<(u64, u64, String)> = vec![
         (0, 32, "header".to_string()),
-        (32, 32 + n * 16, format!("region table, {n} x 16")),
+        (tab, tab + n * 16, format!("region table, {n} x 16")),
         (
             u64::from(h.cmd_offset()),
             u64::from(h.cmd_offset()) + u64::from(h.cmd_bytes()),
@@ -453,6 +520,25 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
             start,
             start + u64::from(r.size()),
             format!("region {} data ({})", r.index(), role_name(r.role())),
+        ));
+    }
+    if tab > 32 {
+        ranges.push((32, tab, "header extension (version 2)".to_string()));
+    }
+    if let (Some(ioc), Some(ioo)) = (ext.io_count(), ext.io_offset()) {
+        let start = u64::from(ioo);
+        ranges.push((
+            start,
+            start + u64::from(ioc) * 60,
+            format!("I/O tensor table, {ioc} x 60"),
+        ));
+    }
+    for t in blob.io() {
+        let start = u64::from(t.name_offset());
+        ranges.push((
+            start,
+            start + blob.name(&t).len() as u64 + 1,
+            format!("tensor {} name", t.index()),
         ));
     }
     ranges.sort();
@@ -520,7 +606,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
 
     // Cross-checks.
     let _ = writeln!(o, "{}", st.heading("Load cross-checks"));
-    let table_end = 32 + n * 16;
+    let table_end = tab + n * 16;
     check_line(
         st,
         &mut o,
@@ -530,7 +616,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     check_line(
         st,
         &mut o,
-        format!("32 + {n}*16 = {table_end} <= total {total}"),
+        format!("{tab} + {n}*16 = {table_end} <= total {total}"),
         table_end <= total,
     );
     let cmd_end = u64::from(h.cmd_offset()) + u64::from(h.cmd_bytes());

@@ -37,6 +37,7 @@ pub struct Span {
 /// regions that overlap others (legal) are listed where they start.
 pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
     let h = v.header();
+    let ext_end = u64::from(npu1::HEADER_BYTES) + v.ext().as_bytes().len() as u64;
     let mut spans = vec![
         Span {
             start: 0,
@@ -45,8 +46,12 @@ pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
         },
         Span {
             start: u64::from(npu1::HEADER_BYTES),
-            end: u64::from(npu1::HEADER_BYTES)
-                + u64::from(h.region_count()) * u64::from(npu1::REGION_DESC_BYTES),
+            end: ext_end,
+            what: "header-extension".into(),
+        },
+        Span {
+            start: ext_end,
+            end: ext_end + u64::from(h.region_count()) * u64::from(npu1::REGION_DESC_BYTES),
             what: "region-table".into(),
         },
         Span {
@@ -55,6 +60,22 @@ pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
             what: "command-stream".into(),
         },
     ];
+    if let (Some(at), Some(n)) = (v.ext().io_offset(), v.ext().io_count()) {
+        spans.push(Span {
+            start: u64::from(at),
+            end: u64::from(at) + u64::from(n) * u64::from(npu1::TENSOR_DESC_BYTES),
+            what: "io-table".into(),
+        });
+    }
+    for t in v.io() {
+        let at = u64::from(t.name_offset());
+        spans.push(Span {
+            start: at,
+            // The name and its NUL.
+            end: at + v.name(&t).len() as u64 + 1,
+            what: format!("io[{}].name", t.index()),
+        });
+    }
     for r in v.regions() {
         if r.data().is_some() {
             let s = u64::from(r.data_offset());
@@ -89,6 +110,31 @@ pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
         });
     }
     out
+}
+
+/// One I/O tensor of a version 2 file, as `inspect --json` lists it under `io` (and `run
+/// --sim` finds it): the schema's record with its name, its type by name and its shape as
+/// its `rank` dimensions.
+pub fn npu1_io_json(v: &Npu1<'_>) -> Vec<Value> {
+    v.io()
+        .map(|t| {
+            let dims = [t.dim0(), t.dim1(), t.dim2(), t.dim3()];
+            let rank = usize::try_from(t.rank()).unwrap_or(0).min(dims.len());
+            let quantized = t.flags().contains(npu1::TensorFlags::QUANTIZED);
+            json!({
+                "name": String::from_utf8_lossy(v.name(&t)),
+                "direction": t.direction().name(),
+                "index": t.io_index(),
+                "region": t.region(),
+                "offset": t.offset(),
+                "size": t.size(),
+                "shape": dims.get(..rank).unwrap_or(&[]),
+                "dtype": t.dtype().name(),
+                "scale": if quantized { json!(t.scale()) } else { Value::Null },
+                "zero_point": if quantized { json!(t.zero_point()) } else { Value::Null },
+            })
+        })
+        .collect()
 }
 
 /// The `inspect --json` object for a validated NPU1 file.
@@ -128,7 +174,10 @@ pub fn npu1_json(v: &Npu1<'_>) -> Value {
         "accel": h.accel().raw(),
         "accel_name": h.accel().name(),
         "checksum": { "stored": h.checksum(), "computed": v.payload_computed() },
+        "npu_config": v.ext().npu_config(),
+        "npu_id": v.ext().npu_id(),
         "regions": regions,
+        "io": npu1_io_json(v),
         "arena_bytes": npuschema_runtime::binder::arena_size(v).aligned_start,
         "layout": layout,
     })
@@ -187,6 +236,41 @@ fn npu1_text(v: &Npu1<'_>) -> String {
                     r.size()
                 );
             }
+        }
+    }
+    if let (Some(c), Some(i)) = (v.ext().npu_config(), v.ext().npu_id()) {
+        let _ = writeln!(
+            s,
+            "npu_config    {c:#010x} (the NPU CONFIG the stream was compiled for; 0: unknown)"
+        );
+        let _ = writeln!(
+            s,
+            "npu_id        {i:#010x} (the NPU ID the stream was compiled for; 0: unknown)"
+        );
+    }
+    if v.header().version() >= npu1::VERSION_V2 {
+        let _ = writeln!(s, "io:");
+        for t in npu1_io_json(v) {
+            let shape: Vec<String> = t["shape"]
+                .as_array()
+                .map(|a| a.iter().map(ToString::to_string).collect())
+                .unwrap_or_default();
+            let quant = match (t["scale"].as_f64(), t["zero_point"].as_i64()) {
+                (Some(sc), Some(zp)) => format!("  scale {sc} zero_point {zp}"),
+                _ => "  not quantised".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "  {:<6} {} {:<32} region {} offset {:#x} size {:>6}  {} [{}]{quant}",
+                t["direction"].as_str().unwrap_or("?"),
+                t["index"],
+                t["name"].as_str().unwrap_or("?"),
+                t["region"],
+                t["offset"].as_u64().unwrap_or(0),
+                t["size"],
+                t["dtype"].as_str().unwrap_or("?"),
+                shape.join(", "),
+            );
         }
     }
     let arena = npuschema_runtime::binder::arena_size(v);

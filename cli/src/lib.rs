@@ -11,6 +11,7 @@ pub mod io;
 pub mod pack;
 pub mod schema_cmd;
 pub mod site;
+pub mod tensor_io;
 
 pub mod vpmn;
 

@@ -30,12 +30,18 @@ pub struct Args {
     /// Place the arena at an address == K (mod 16).
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub arena_misalign: usize,
-    /// Write a file's bytes at the start of runtime region N before the run (repeatable).
-    #[arg(long, value_name = "N=PATH", value_parser = parse_region_path)]
-    pub input: Vec<(usize, PathBuf)>,
-    /// Write runtime region N's bytes after the run to PATH (repeatable).
-    #[arg(long, value_name = "N=PATH", value_parser = parse_region_path)]
-    pub output: Vec<(usize, PathBuf)>,
+    /// Before the run, write PATH into a tensor (repeatable): NAME is a tensor's name or the
+    /// model's input number (NPU1 version 2); PATH a `.npy` of its shape and type, or its
+    /// raw bytes. `region:N=PATH` (or `N=PATH` for a version 1 blob, which has no tensor
+    /// table) writes the file at the start of runtime region N. Inputs not given are zero.
+    #[arg(long, value_name = "NAME=PATH", value_parser = parse_key_path)]
+    pub input: Vec<(String, PathBuf)>,
+    /// After a successful run, write a tensor to PATH (repeatable): NAME is a tensor's name
+    /// or the model's output number; a PATH ending in `.npy` gets a `.npy` of its shape and
+    /// type, any other its raw bytes. `region:N=PATH` (or `N=PATH` for a version 1 blob)
+    /// writes runtime region N's bytes.
+    #[arg(long, value_name = "NAME=PATH", value_parser = parse_key_path)]
+    pub output: Vec<(String, PathBuf)>,
     /// Inject a fault into the simulated NPU.
     #[arg(long, value_enum)]
     pub fault: Vec<Fault>,
@@ -86,14 +92,44 @@ pub enum Fault {
     SpuriousIrq,
 }
 
-fn parse_region_path(s: &str) -> Result<(usize, PathBuf), String> {
-    let (n, path) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s}: expected N=PATH"))?;
-    let n = n
-        .parse()
-        .map_err(|e| format!("{n}: not a region index: {e}"))?;
-    Ok((n, PathBuf::from(path)))
+fn parse_key_path(s: &str) -> Result<(String, PathBuf), String> {
+    let (key, path) = s.split_once('=').ok_or_else(|| {
+        format!("{s}: expected NAME=PATH (a tensor's name or number, or region:N)")
+    })?;
+    if key.is_empty() || path.is_empty() {
+        return Err(format!("{s}: expected NAME=PATH with both parts"));
+    }
+    Ok((key.to_string(), PathBuf::from(path)))
+}
+
+/// What an `--input`/`--output` key names.
+enum Target<'t> {
+    /// A whole runtime region, from its start.
+    Region(usize),
+    /// A tensor of the table.
+    Tensor(&'t npuschema_cli::tensor_io::TensorDesc),
+}
+
+/// Resolve `key`: `region:N`; a tensor's name or number (version 2); `N` a region when the
+/// blob has no tensor table (version 1).
+fn target<'t>(
+    key: &str,
+    tensors: &'t [npuschema_cli::tensor_io::TensorDesc],
+    version: u32,
+    want: npuschema_generated::npu1::Direction,
+) -> Result<Target<'t>, String> {
+    if let Some(n) = key.strip_prefix("region:") {
+        return n
+            .parse()
+            .map(Target::Region)
+            .map_err(|e| format!("{key}: not a region number: {e}"));
+    }
+    if version == npuschema_generated::npu1::VERSION_V1 {
+        return key.parse().map(Target::Region).map_err(|_| {
+            format!("{key:?}: a version 1 blob has no tensor table; give a region number (N=PATH or region:N=PATH), or pack the model again (pack writes version 2)")
+        });
+    }
+    npuschema_cli::tensor_io::find(tensors, key, want).map(Target::Tensor)
 }
 
 fn parse_bytes(s: &str) -> Result<u64, String> {
@@ -235,13 +271,86 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             return fail("read", code, msg, exit);
         }
     };
-    let mut inputs = Vec::new();
-    for (region, path) in &args.input {
-        match npuschema_cli::io::read_all(path, limit) {
-            Ok(bytes) => inputs.push((*region, bytes)),
+    use npuschema_cli::tensor_io;
+    use npuschema_generated::npu1::Direction;
+    // The tensor table (version 2), to resolve names; an invalid blob is reported by the
+    // run below, with the validator's error.
+    let view = npuschema_generated::npu1::Npu1::validate(&blob).ok();
+    let tensors = view.as_ref().map(tensor_io::tensors).unwrap_or_default();
+    let version = view.as_ref().map_or(0, |v| v.header().version());
+    let region_size = |r: usize| -> usize {
+        view.as_ref()
+            .and_then(|v| v.regions().nth(r))
+            .and_then(|d| usize::try_from(d.size()).ok())
+            .unwrap_or(0)
+    };
+    // One image per region: a region file first, then the tensors written into it.
+    let mut inputs: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut given: Vec<&str> = Vec::new();
+    for (key, path) in &args.input {
+        let bytes = match npuschema_cli::io::read_all(path, limit) {
+            Ok(bytes) => bytes,
             Err(e) => {
                 return fail("input", e.code(), format!("{}: {e}", path.display()), 2);
             }
+        };
+        match target(key, &tensors, version, Direction::Input) {
+            Err(m) => return fail("input", "unknown-tensor", format!("--input {key}: {m}"), 2),
+            Ok(Target::Region(r)) => inputs.push((r, bytes)),
+            Ok(Target::Tensor(t)) => {
+                let data = match tensor_io::tensor_bytes(t, &bytes) {
+                    Ok(d) => d,
+                    Err(m) => {
+                        return fail(
+                            "input",
+                            "bad-tensor-file",
+                            format!("--input {key}={}: {m}", path.display()),
+                            2,
+                        );
+                    }
+                };
+                given.push(&t.name);
+                let at = match inputs.iter().position(|(r, _)| *r == t.region) {
+                    Some(i) => i,
+                    None => {
+                        inputs.push((t.region, Vec::new()));
+                        inputs.len() - 1
+                    }
+                };
+                if let Some((_, image)) = inputs.get_mut(at) {
+                    if image.len() < region_size(t.region) {
+                        image.resize(region_size(t.region), 0);
+                    }
+                    if let Some(dst) = image.get_mut(t.offset..t.offset.saturating_add(data.len()))
+                    {
+                        dst.copy_from_slice(&data);
+                    }
+                }
+            }
+        }
+    }
+    let zero_filled: Vec<String> = tensors
+        .iter()
+        .filter(|t| t.direction == Direction::Input && !given.contains(&t.name.as_str()))
+        .map(|t| {
+            format!(
+                "npuschema run: input {} {:?} not given: zero-filled",
+                t.index, t.name
+            )
+        })
+        .collect();
+    let mut wanted = Vec::new();
+    for (key, path) in &args.output {
+        match target(key, &tensors, version, Direction::Output) {
+            Err(m) => {
+                return fail(
+                    "output",
+                    "unknown-tensor",
+                    format!("--output {key}: {m}"),
+                    2,
+                );
+            }
+            Ok(t) => wanted.push((key, t, path)),
         }
     }
     let mut sources: Vec<&std::path::Path> = vec![args.file.as_path()];
@@ -289,22 +398,47 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             );
         }
     };
-    let mut pending = Vec::new();
-    for (region, path) in &args.output {
-        let Some((_, bytes)) = report.outputs.iter().find(|(i, _)| i == region) else {
+    let mut pending: Vec<(&PathBuf, Vec<u8>)> = Vec::new();
+    for (key, t, path) in wanted {
+        let region = match t {
+            Target::Region(r) => r,
+            Target::Tensor(t) => t.region,
+        };
+        let Some((_, bytes)) = report.outputs.iter().find(|(i, _)| *i == region) else {
             return fail(
                 "output",
                 "not-a-runtime-region",
-                format!("--output {region}: not a runtime region of this blob"),
+                format!("--output {key}: region {region} is not a runtime region of this blob"),
                 2,
             );
         };
-        pending.push((path, bytes));
+        let data = match t {
+            Target::Region(_) => bytes.clone(),
+            Target::Tensor(t) => {
+                let Some(b) = bytes.get(t.offset..t.offset.saturating_add(t.size)) else {
+                    return fail(
+                        "output",
+                        "tensor-out-of-region",
+                        format!("--output {key}: the tensor lies outside its region"),
+                        2,
+                    );
+                };
+                if path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+                {
+                    tensor_io::to_npy(t, b)
+                } else {
+                    b.to_vec()
+                }
+            }
+        };
+        pending.push((path, data));
     }
     if report.succeeded() {
         // Every output is complete in its temporary file before any is renamed.
         let mut staged = Vec::new();
-        for (path, bytes) in pending {
+        for (path, bytes) in pending.iter() {
             let written =
                 npuschema_cli::io::AtomicOutput::create(path, &sources).and_then(|mut o| {
                     o.write_all(bytes)?;
@@ -320,7 +454,13 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
                 return fail("output", e.code, e.to_string(), 2);
             }
         }
-    } else if !pending.is_empty() && !args.json {
+    }
+    if !args.json {
+        for note in &zero_filled {
+            writeln!(err, "{note}")?;
+        }
+    }
+    if !report.succeeded() && !pending.is_empty() && !args.json {
         writeln!(
             err,
             "npuschema run: the run failed: no --output file written"
@@ -394,6 +534,7 @@ mod tests {
             },
         ];
         Npu1Writer::new()
+            .version(npuschema_generated::npu1::VERSION_V1)
             .accel(Accel::Macs128)
             .regions(&regions)
             .cmd_stream(&s)
@@ -440,7 +581,7 @@ mod tests {
         fs::write(&file, blob(32)).unwrap();
         let mut a = args(file);
         a.irq = true;
-        a.output = vec![(1, d.join("out.bin"))];
+        a.output = vec![("1".to_string(), d.join("out.bin"))];
         let (code, out, err) = exec(&a);
         assert_eq!(code, ExitCode::SUCCESS, "{out}{err}");
         assert!(out.contains("result: ok (interrupt"), "{out}");

@@ -40,6 +40,7 @@ fn npub(name: &str, words: &[u32]) -> PathBuf {
         data: RegionData::Runtime(64),
     }];
     let bytes = Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)

@@ -51,6 +51,7 @@ fn blob() -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)
@@ -289,6 +290,7 @@ fn disasm_and_verify_read_npub_files() {
             },
         ];
         Npu1Writer::new()
+            .version(npuschema_generated::npu1::VERSION_V1)
             .regions(&specs)
             .cmd_stream(&stream)
             .to_vec()

@@ -100,6 +100,7 @@ fn blob_with(runtime: u32, accel: Accel) -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(accel)
         .regions(&specs)
         .cmd_stream(&stream)

@@ -80,6 +80,7 @@ fn fixture() -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)

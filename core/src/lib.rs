@@ -64,6 +64,21 @@ pub fn chunk_at<const N: usize>(buf: &[u8], at: u64) -> Option<&[u8; N]> {
     buf.get(start..)?.first_chunk::<N>()
 }
 
+/// A version-gated record's gate value, as a writer's plan knows it before the record is
+/// written: what `end(record)` reads (`<Record>::size_for(record.gate())`) in a place the
+/// writer computes, where a validator reads the record's view.
+#[derive(Clone, Copy, Debug)]
+pub struct Gate(pub u64);
+
+impl Gate {
+    /// The gate value.
+    #[inline(always)]
+    #[must_use]
+    pub const fn gate(&self) -> u64 {
+        self.0
+    }
+}
+
 /// A `Debug` list of what a cloneable iterator yields: how a generated view prints a fixed
 /// array of structs (`pairs: [Pair { .. }, ..]`) without collecting it.
 #[derive(Clone, Copy)]

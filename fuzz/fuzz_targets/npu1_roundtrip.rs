@@ -32,7 +32,7 @@ fuzz_target!(|case: Case| {
             },
         })
         .collect();
-    let w = Npu1Writer::new()
+    let w = Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::from_raw(case.accel))
         .regions(&specs)
         .cmd_stream(&case.cmd);

@@ -4414,7 +4414,7 @@ impl<'a> VpmnV1<'a> {
         let _ = fixed_at;
         // truncated-header: table `entries` (12 + if(header.version >= 0x0001000C, 3, 0) + if(header.version >= 0x0001000E, 1, 0) x 8 bytes at end(fixed)) must lie within `len`.
         let (entries, entries_at): (&'a [[u8; 8]], u64) = {
-            let at = fixed_at.checked_add(fixed.raw.len() as u64);
+            let at = fixed_at.checked_add(V1Fixed::size_for(fixed.gate()));
             let count = (|| -> Option<u64> {
                 12u64
                     .checked_add(

@@ -196,7 +196,7 @@ pub fn npu1_write(cmd: &[u8], weights: &[u8], scratch_bytes: u32, out: &mut [u8]
             data: RegionData::Runtime(scratch_bytes),
         },
     ];
-    match Npu1Writer::new()
+    match Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(cmd)

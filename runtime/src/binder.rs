@@ -50,7 +50,7 @@
 //! [`Job::region_bytes`] returns an empty slice for it.
 
 use npuschema_core::{DetailKind, Error, ErrorSite, Report, align_up, fail};
-use npuschema_generated::npu1::{Header, Npu1, Npu1Visit, Region, RegionFlags};
+use npuschema_generated::npu1::{Ext, HEADER_BYTES, Header, Npu1, Npu1Visit, Region, RegionFlags};
 
 /// Alignment of every address handed to the NPU (command stream, baked and runtime regions).
 pub const ARENA_ALIGN: u64 = 16;
@@ -62,6 +62,7 @@ pub const MAX_REGIONS: usize = 8;
 /// of a descriptor.
 const HEADER_REGION_COUNT: u32 = 12;
 const HEADER_CMD_OFFSET: u32 = 16;
+/// Where the region table of a blob of no version (a [`RegionSpec`] list) is said to be.
 const REGION_TABLE: u64 = 32;
 const REGION_DESC_BYTES: u64 = 16;
 const DESC_FLAGS: u32 = 4;
@@ -368,6 +369,9 @@ pub struct Job<'b, 'a> {
     count: u8,
     /// `Some` for the first `count` slots only: an unused slot is a tag, not zeroed bytes.
     slots: [Option<JobSlot<'b, 'a>>; MAX_REGIONS],
+    /// The validated blob, when the job was bound from one: its tensor table and
+    /// compiled-for words (`tensors.rs`).
+    view: Option<Npu1<'b>>,
 }
 
 /// The binder's own error sites, numbered from [`BINDER_SITE_BASE`]` + 1`: above every
@@ -527,11 +531,18 @@ pub fn error_site(id: u16) -> Option<&'static ErrorSite> {
 /// `Detail::Compare { lhs: address, rhs: address % 16 }`, read "npu address % 0x10 = k".
 const MISALIGNED: DetailKind = DetailKind::Compare(&["npu address", "% 0x10 =", ""]);
 
-/// The byte offset of descriptor `index` (< 8) in the region table (its fields' offsets are
-/// added by the error site).
+/// The byte offset of descriptor `index` (< 8) in a region table at `table` (its fields'
+/// offsets are added by the error site).
 #[inline]
-fn desc_base(index: usize) -> u64 {
-    REGION_TABLE.wrapping_add(REGION_DESC_BYTES.wrapping_mul(index as u64))
+fn desc_base(table: u64, index: usize) -> u64 {
+    table.wrapping_add(REGION_DESC_BYTES.wrapping_mul(index as u64))
+}
+
+/// Where the region table of an NPU1 blob of `version` starts: right after the header and
+/// its extension (empty in version 1), the schema's `end(ext)`.
+#[inline]
+fn region_table_at(version: u32) -> u64 {
+    u64::from(HEADER_BYTES).wrapping_add(Ext::size_for(u64::from(version)))
 }
 
 /// [`ARENA_ALIGN`] as a usize.
@@ -645,11 +656,13 @@ struct Carver<'m, M: ?Sized> {
     total: u64,
     /// The runtime regions' alignment ([`AddressMap::region_align`], sanitised).
     align: usize,
+    /// Where the region table is in the blob, for the errors' offsets.
+    table: u64,
 }
 
 impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
     #[inline(always)]
-    fn new(arena: &[u8], map: &'m M, total: u64) -> Self {
+    fn new(arena: &[u8], map: &'m M, total: u64, table: u64) -> Self {
         Self {
             map,
             arena_npu: map.npu_address(arena.as_ptr().addr()),
@@ -657,6 +670,7 @@ impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
             cursor: 0,
             total,
             align: region_align_of(map),
+            table,
         }
     }
 
@@ -664,7 +678,7 @@ impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
     /// into its error straight in its own result, so nothing large is moved.
     #[inline(always)]
     fn place<'b, T: Bindable<'b>>(&mut self, index: usize, item: &T) -> Result<Slot<'b>, Fault> {
-        let base = desc_base(index);
+        let base = desc_base(self.table, index);
         let Some(spec) = item.spec() else {
             let (start, len) = item.bounds();
             return Err(Fault::new(
@@ -776,7 +790,7 @@ impl Fault {
 fn carve<'b, E, T, I, M, R>(
     cmd_stream: &'b [u8],
     items: I,
-    total: u64,
+    (total, table): (u64, u64),
     arena: &[u8],
     map: &M,
     mut each: impl FnMut(usize, Slot<'b>),
@@ -790,7 +804,7 @@ where
 {
     let count = check_count(items.len())?;
     let cmd_npu = check_cmd(cmd_stream, map)?;
-    let mut carver = Carver::new(arena, map, total);
+    let mut carver = Carver::new(arena, map, total, table);
     for (index, item) in items.enumerate() {
         match carver.place(index, &item) {
             Ok(slot) => each(index, slot),
@@ -871,7 +885,10 @@ where
     carve(
         cmd_stream,
         blob.regions(),
-        blob.as_bytes().len() as u64,
+        (
+            blob.as_bytes().len() as u64,
+            region_table_at(blob.header().version()),
+        ),
         arena,
         map,
         |index, slot| {
@@ -974,6 +991,7 @@ where
             index: usize,
             record: &Region<'b>,
         ) -> Result<(), E> {
+            self.carver.table = region_table_at(header.version());
             if index >= MAX_REGIONS {
                 let count = u64::from(header.region_count());
                 return fail_at(TOO_MANY_REGIONS, 0, count, MAX_REGIONS as u64, 0, 0);
@@ -988,7 +1006,7 @@ where
         }
     }
     let mut load = Load {
-        carver: Carver::new(arena, map, blob.len() as u64),
+        carver: Carver::new(arena, map, blob.len() as u64, REGION_TABLE),
         each,
     };
     let view = Npu1::validate_with(blob, &mut load)?;
@@ -1083,14 +1101,19 @@ impl<'b, 'a> Job<'b, 'a> {
         arena: &'a mut [u8],
         map: &M,
     ) -> Result<Self, E> {
-        Self::bind_items(
+        let mut job: Self = Self::bind_items(
             blob.cmd_stream(),
             blob.header().accel().raw(),
             blob.regions(),
-            blob.as_bytes().len() as u64,
+            (
+                blob.as_bytes().len() as u64,
+                region_table_at(blob.header().version()),
+            ),
             arena,
             map,
-        )
+        )?;
+        job.view = Some(blob);
+        Ok(job)
     }
 
     /// As [`Job::bind_with`], binding each runtime region `i` for which `buffers[i]` is
@@ -1140,7 +1163,7 @@ impl<'b, 'a> Job<'b, 'a> {
         {
             return fail_at(
                 BUFFER_NOT_FOR_RUNTIME_REGION,
-                desc_base(index),
+                desc_base(region_table_at(blob.header().version()), index),
                 index as u64,
                 count as u64,
                 0,
@@ -1155,14 +1178,17 @@ impl<'b, 'a> Job<'b, 'a> {
             blob.cmd_stream(),
             blob.header().accel().raw(),
             items,
-            blob.as_bytes().len() as u64,
+            (
+                blob.as_bytes().len() as u64,
+                region_table_at(blob.header().version()),
+            ),
             arena,
             map,
         )?;
         let align = region_align_of(map);
         for ((index, buffer), region) in buffers.into_iter().enumerate().zip(blob.regions()) {
             let Some(buffer) = buffer else { continue };
-            let base = desc_base(index);
+            let base = desc_base(region_table_at(blob.header().version()), index);
             let Some(slot) = job.slots.get_mut(index).and_then(Option::as_mut) else {
                 continue;
             };
@@ -1189,6 +1215,7 @@ impl<'b, 'a> Job<'b, 'a> {
             slot.npu = npu;
             slot.place = JobPlace::Caller(bytes);
         }
+        job.view = Some(blob);
         Ok(job)
     }
 
@@ -1244,7 +1271,14 @@ impl<'b, 'a> Job<'b, 'a> {
             // At most MAX_REGIONS: the hook failed any record past the eighth.
             count: u8::try_from(view.regions().len()).unwrap_or(u8::MAX),
             slots,
+            view: Some(view),
         })
+    }
+
+    /// The validated blob the job was bound from (`None` for [`Job::bind_regions`]).
+    #[inline]
+    pub(crate) fn view(&self) -> Option<&Npu1<'b>> {
+        self.view.as_ref()
     }
 
     /// Bind a command stream and a list of regions (index order = `BASEP` slot) into
@@ -1275,7 +1309,14 @@ impl<'b, 'a> Job<'b, 'a> {
         I::IntoIter: ExactSizeIterator,
         M: AddressMap + ?Sized,
     {
-        Self::bind_items(cmd_stream, accel_macs, regions.into_iter(), 0, arena, map)
+        Self::bind_items(
+            cmd_stream,
+            accel_macs,
+            regions.into_iter(),
+            (0, REGION_TABLE),
+            arena,
+            map,
+        )
     }
 
     #[allow(
@@ -1287,7 +1328,7 @@ impl<'b, 'a> Job<'b, 'a> {
         cmd: &'b [u8],
         accel_macs: u32,
         items: I,
-        total: u64,
+        total: (u64, u64),
         arena: &'a mut [u8],
         map: &M,
     ) -> Result<Self, E>
@@ -1320,6 +1361,7 @@ impl<'b, 'a> Job<'b, 'a> {
             accel_macs,
             count: head.count,
             slots,
+            view: None,
         })
     }
 

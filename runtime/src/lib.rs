@@ -9,3 +9,4 @@ pub mod binder;
 pub mod cmd;
 pub mod driver;
 pub mod mmio;
+pub mod tensors;

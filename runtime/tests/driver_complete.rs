@@ -671,6 +671,7 @@ fn compiled_for_checks_arch_and_command_stream_version() {
 fn io_blob(stream: &[u8]) -> Vec<u8> {
     let w = pattern(48);
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&[
             WSpec {

@@ -51,6 +51,7 @@ fn copy_blob(accel: Accel, len: u32) -> Vec<u8> {
     ];
     let stream = dma_stream(0, 1, 32, len);
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(accel)
         .regions(&regions)
         .cmd_stream(&stream)
@@ -107,6 +108,7 @@ fn inputs_are_written_before_the_run() {
     ];
     let stream = dma_stream(0, 1, 0, 40);
     let blob = Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .regions(&regions)
         .cmd_stream(&stream)
         .to_vec()
@@ -246,6 +248,7 @@ fn invalid_and_unbindable_blobs_are_run_errors() {
         .collect();
     let stream = dma_stream(0, 1, 0, 16);
     let blob = Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .regions(&regions)
         .cmd_stream(&stream)
         .to_vec()

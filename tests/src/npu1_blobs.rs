@@ -53,6 +53,7 @@ pub fn blob(regions: usize) -> Vec<u8> {
     }
     specs.truncate(regions);
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)

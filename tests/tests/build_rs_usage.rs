@@ -23,6 +23,7 @@ fn the_three_entry_points_agree() {
         data: checked_in::RegionData::Baked(&weights),
     }];
     let blob = checked_in::Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .regions(&specs)
         .cmd_stream(&stream)
         .to_vec()

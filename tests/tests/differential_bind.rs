@@ -30,6 +30,7 @@ fn at_alignment(buf: &mut Vec<u8>, len: usize, misalign: usize) -> &mut [u8] {
 
 fn write(specs: &[RegionSpec<'_>], cmd: &[u8]) -> Vec<u8> {
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(specs)
         .cmd_stream(cmd)

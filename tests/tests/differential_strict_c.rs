@@ -101,7 +101,7 @@ fn every_single_fault_gets_the_same_code() {
         faults.push((name, b, 0, 512));
     };
     edit("bad-magic", &|b| put(b, 0, 0x3155_504F), false);
-    edit("unsupported-version", &|b| put(b, 4, 2), false);
+    edit("unsupported-version", &|b| put(b, 4, 3), false);
     edit("total-bytes-mismatch", &|b| b.push(0), false);
     edit(
         "region-table-out-of-bounds",

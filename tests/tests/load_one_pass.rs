@@ -203,7 +203,7 @@ fn each_single_fault_is_the_same_error() {
         cases.push((code, b, 0, 512));
     };
     edit("bad-magic", 0, 0x3155_504F, false);
-    edit("unsupported-version", 4, 2, false);
+    edit("unsupported-version", 4, 3, false);
     edit("total-bytes-mismatch", 8, 1, false);
     edit("region-table-out-of-bounds", 12, 0x0FFF_FFFE, false);
     edit("command-stream-out-of-bounds", 16, 0xFFFF_FFF0, false);

@@ -40,7 +40,7 @@ proptest! {
         accel in any::<u32>(),
     ) {
         let sp = specs(&rs);
-        let w = Npu1Writer::new().accel(Accel::from_raw(accel)).regions(&sp).cmd_stream(&stream);
+        let w = Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1).accel(Accel::from_raw(accel)).regions(&sp).cmd_stream(&stream);
         let n = w.encoded_len().expect("fits");
         let mut buf = vec![0xAAu8; n + 7];
         prop_assert_eq!(w.write_into(&mut buf).expect("writes"), n);
@@ -74,7 +74,7 @@ proptest! {
         stream in proptest::collection::vec(any::<u8>(), 1..300),
     ) {
         let sp = specs(&rs);
-        let blob = Npu1Writer::new().regions(&sp).cmd_stream(&stream).to_vec().expect("writes");
+        let blob = Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1).regions(&sp).cmd_stream(&stream).to_vec().expect("writes");
         let v = Npu1::validate(&blob).expect("valid");
         let again: Vec<RegionSpec<'_>> = v
             .regions()
@@ -83,7 +83,7 @@ proptest! {
                 data: match r.data() { Some(b) => RegionData::Baked(b), None => RegionData::Runtime(r.size()) },
             })
             .collect();
-        let rewritten = Npu1Writer::new()
+        let rewritten = Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1)
             .accel(v.header().accel())
             .regions(&again)
             .cmd_stream(v.cmd_stream())

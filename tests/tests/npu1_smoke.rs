@@ -16,6 +16,7 @@ fn write_then_validate() {
         },
     ];
     let blob = Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)

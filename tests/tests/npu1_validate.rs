@@ -19,6 +19,7 @@ fn blob() -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)
@@ -103,7 +104,7 @@ fn wrong_magic() {
 
 #[test]
 fn wrong_version() {
-    for v in [0, 2, u32::MAX] {
+    for v in [0, 3, u32::MAX] {
         let mut b = blob();
         put(&mut b, 4, v);
         assert_eq!(code(&b), "unsupported-version", "version {v}");

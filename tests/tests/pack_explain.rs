@@ -38,6 +38,7 @@ fn sample_blob() -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&regions)
         .cmd_stream(&stream)

@@ -1,7 +1,7 @@
-//! A version bump is a schema edit: `tests/schemas/npu1_v2.yaml` is the NPU1 schema with
-//! VERSION 2 and one more header word. build.rs generates it; the new reader reads version-2
-//! blobs and rejects version-1 blobs with `unsupported-version`, and the old reader rejects
-//! version-2 blobs the same way.
+//! A version bump is a schema edit: `tests/schemas/npu1_v2.yaml` is NPU1 version 1's layout
+//! with VERSION 3 and one more header word. build.rs generates it; its reader reads its blobs
+//! and rejects the shipped reader's with `unsupported-version`, and the shipped reader (which
+//! reads versions 1 and 2) rejects version 3 the same way.
 
 #[allow(dead_code, missing_docs, clippy::all)]
 mod v2 {
@@ -44,7 +44,7 @@ fn v1_blob() -> Vec<u8> {
 fn the_v2_reader_reads_v2_blobs() {
     let b = v2_blob();
     let v = v2::Npu1::validate(&b).expect("valid v2");
-    assert_eq!(v.header().version(), 2);
+    assert_eq!(v.header().version(), 3);
     assert_eq!(v.header().model_id(), 0xC0FFEE);
     assert_eq!(v2::Header::SIZE, 36);
     assert_eq!(v.regions().len(), 2);
@@ -64,7 +64,7 @@ fn the_v2_reader_rejects_v1_blobs() {
         e.detail,
         npuschema_core::Detail::Mismatch {
             found: 1,
-            expected: 2
+            expected: 3
         }
     );
 }

@@ -6,11 +6,14 @@ use std::fs;
 use std::path::Path;
 use std::str::FromStr;
 
-use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
+use npuschema_generated::npu1::{
+    Accel, DType, Direction, Npu1, Npu1Writer, RegionData, RegionSpec, Role, TensorFlags,
+    TensorSpec, VERSION_V1, VERSION_V2,
+};
 use npuschema_runtime::cmd::check;
 
 use super::layout::{PlanRole, PlannedRegion, plan};
-use super::model::{PackError, VelaModel};
+use super::model::{PackError, TensorPlacement, TensorType, VelaModel};
 use super::report::{CheckReport, PackReport, RegionReport};
 
 /// `--accel`: take the configuration from the payload's CONFIG word, or insist on one.
@@ -87,6 +90,157 @@ fn choose_accel(m: &VelaModel, choice: AccelChoice) -> Result<Accel, PackError> 
     }
 }
 
+/// `--format-version`: which NPU1 layout `pack` writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FormatVersion {
+    /// Version 1: header, regions, stream, baked data (byte for byte what `pack` wrote
+    /// before version 2 existed).
+    V1,
+    /// Version 2 (the default): version 1 plus the compiled-for words and the I/O tensor
+    /// table.
+    #[default]
+    V2,
+}
+
+impl FromStr for FormatVersion {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "1" => Ok(Self::V1),
+            "2" => Ok(Self::V2),
+            other => Err(format!("{other:?}: expected 1 or 2")),
+        }
+    }
+}
+
+/// One tensor of the I/O table, owned until the writer borrows it.
+struct IoTensor {
+    direction: Direction,
+    index: u32,
+    name: String,
+    region: u32,
+    offset: u32,
+    size: u32,
+    dtype: DType,
+    dims: [u32; 4],
+    rank: u32,
+    quant: Option<(f32, i32)>,
+}
+
+/// The I/O tensor table of a version 2 blob: each of the model's inputs and outputs, sorted
+/// by name (the format's rule: names unique, in order).
+fn io_table(m: &VelaModel) -> Result<Vec<IoTensor>, PackError> {
+    let mut out = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    for (direction, list) in [
+        (Direction::Input, &m.inputs),
+        (Direction::Output, &m.outputs),
+    ] {
+        for (i, t) in list.iter().enumerate() {
+            let what = || {
+                format!(
+                    "{} {i} ({})",
+                    if direction == Direction::Input {
+                        "input"
+                    } else {
+                        "output"
+                    },
+                    t.name
+                )
+            };
+            out.push(io_tensor(direction, i, t, &what)?);
+            names.push(&t.name);
+        }
+    }
+    out.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    if let Some(w) = out.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(PackError::new(
+            "duplicate-tensor-name",
+            w[0].name.clone(),
+            None,
+            "two of the model's inputs and outputs have this name; NPU1 version 2 finds tensors by name (pack --format-version 1 writes no tensor table)".to_string(),
+        ));
+    }
+    Ok(out)
+}
+
+fn io_tensor(
+    direction: Direction,
+    i: usize,
+    t: &TensorPlacement,
+    what: &dyn Fn() -> String,
+) -> Result<IoTensor, PackError> {
+    let bad = |code: &'static str, detail: String| PackError::new(code, what(), None, detail);
+    let dtype = match t.dtype {
+        Some(TensorType::Int8) => DType::Int8,
+        Some(TensorType::Uint8) => DType::Uint8,
+        Some(TensorType::Int16) => DType::Int16,
+        Some(TensorType::Int32) => DType::Int32,
+        None => {
+            return Err(bad(
+                "unsupported-tensor-type",
+                format!(
+                    "{} bytes per element, not int8, uint8, int16 or int32: NPU1 version 2 cannot describe it (--format-version 1 writes no tensor table)",
+                    t.elem_size
+                ),
+            ));
+        }
+    };
+    // Vela's npz pads shapes to 6 dimensions with leading 1s: drop those first.
+    let mut shape: &[u64] = &t.shape;
+    while shape.len() > 4 && shape.first() == Some(&1) {
+        shape = shape.get(1..).unwrap_or_default();
+    }
+    if shape.len() > 4 {
+        return Err(bad(
+            "tensor-rank-over-4",
+            format!("shape {:?} has more than 4 dimensions", t.shape),
+        ));
+    }
+    let mut dims = [1u32; 4];
+    for (d, &v) in dims.iter_mut().zip(shape) {
+        *d = u32::try_from(v)
+            .map_err(|_| bad("tensor-too-large", format!("dimension {v} is over 32 bits")))?;
+    }
+    let size = t
+        .bytes()
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or_else(|| bad("tensor-too-large", "byte size over 32 bits".to_string()))?;
+    let offset = u32::try_from(t.offset).map_err(|_| {
+        bad(
+            "tensor-too-large",
+            format!("offset {} is over 32 bits", t.offset),
+        )
+    })?;
+    let quant = match &t.quantization {
+        Some(q) if q.scale.len() == 1 && q.zero_point.len() == 1 => {
+            let zp = q.zero_point.first().copied().unwrap_or(0);
+            let zp = i32::try_from(zp).map_err(|_| {
+                bad(
+                    "bad-quantization",
+                    format!("zero point {zp} is over 32 bits"),
+                )
+            })?;
+            q.scale.first().map(|&s| (s, zp))
+        }
+        // Per-channel (or none): the table holds per-tensor quantisation only.
+        _ => None,
+    };
+    Ok(IoTensor {
+        direction,
+        index: u32::try_from(i).unwrap_or(u32::MAX),
+        name: t.name.clone(),
+        region: t.region,
+        offset,
+        size,
+        dtype,
+        dims,
+        rank: u32::try_from(shape.len()).unwrap_or(4),
+        quant,
+    })
+}
+
 fn role(r: PlanRole) -> Role {
     match r {
         PlanRole::Weights => Role::Weights,
@@ -106,8 +260,18 @@ pub struct Packed {
     pub report: PackReport,
 }
 
-/// Write `m` as an NPU1 blob, then validate it and check its stream; any failure is an error.
+/// Write `m` as an NPU1 version 2 blob, then validate it and check its stream; any failure
+/// is an error.
 pub fn pack_model(m: &VelaModel, accel: AccelChoice) -> Result<Packed, PackError> {
+    pack_model_as(m, accel, FormatVersion::V2)
+}
+
+/// [`pack_model`] in the given NPU1 version.
+pub fn pack_model_as(
+    m: &VelaModel,
+    accel: AccelChoice,
+    version: FormatVersion,
+) -> Result<Packed, PackError> {
     let accel = choose_accel(m, accel)?;
     let regions = plan(m)?;
     let specs: Vec<RegionSpec<'_>> = regions
@@ -121,9 +285,44 @@ pub fn pack_model(m: &VelaModel, accel: AccelChoice) -> Result<Packed, PackError
             },
         })
         .collect();
-    let bytes = Npu1Writer::new()
-        .accel(accel)
-        .regions(&specs)
+    let io = match version {
+        FormatVersion::V1 => Vec::new(),
+        FormatVersion::V2 => io_table(m)?,
+    };
+    let io_specs: Vec<TensorSpec<'_>> = io
+        .iter()
+        .map(|t| TensorSpec {
+            direction: t.direction,
+            io_index: t.index,
+            region: t.region,
+            offset: t.offset,
+            size: t.size,
+            dtype: t.dtype,
+            rank: t.rank,
+            dim0: t.dims[0],
+            dim1: t.dims[1],
+            dim2: t.dims[2],
+            dim3: t.dims[3],
+            flags: if t.quant.is_some() {
+                TensorFlags::QUANTIZED
+            } else {
+                TensorFlags::empty()
+            },
+            scale: t.quant.map_or(0.0, |q| q.0),
+            zero_point: t.quant.map_or(0, |q| q.1),
+            name: &t.name,
+        })
+        .collect();
+    let writer = Npu1Writer::new().accel(accel).regions(&specs);
+    let writer = match version {
+        FormatVersion::V1 => writer.version(VERSION_V1),
+        FormatVersion::V2 => writer
+            .version(VERSION_V2)
+            .ext_npu_config(m.cop.config)
+            .ext_npu_id(m.cop.id)
+            .io(&io_specs),
+    };
+    let bytes = writer
         .cmd_stream(&m.cmd_stream)
         .to_vec()
         .map_err(|e| PackError::new("npu1-write-failed", "NPU1 writer", None, e.to_string()))?;
@@ -180,6 +379,38 @@ fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackR
         });
     }
 
+    // The tensor table (version 2): every input and output, where the model says.
+    let expected_io = if blob.header().version() == VERSION_V1 {
+        0
+    } else {
+        m.inputs.len() + m.outputs.len()
+    };
+    if blob.io().len() != expected_io {
+        return Err(mismatch(
+            "the tensor table's length differs from the model's inputs and outputs",
+        ));
+    }
+    for t in blob.io() {
+        let list = if t.direction() == Direction::Input {
+            &m.inputs
+        } else {
+            &m.outputs
+        };
+        let meant = usize::try_from(t.io_index()).ok().and_then(|i| list.get(i));
+        let same = meant.is_some_and(|p| {
+            blob.name(&t) == p.name.as_bytes()
+                && t.region() == p.region
+                && u64::from(t.offset()) == p.offset
+                && Some(u64::from(t.size())) == p.bytes()
+        });
+        if !same {
+            return Err(mismatch(&format!(
+                "tensor {} differs from the model",
+                t.index()
+            )));
+        }
+    }
+
     let sizes: Vec<u64> = blob.regions().map(|r| u64::from(r.size())).collect();
     let mut findings = Vec::new();
     let summary = check(blob.cmd_stream(), &sizes, &mut |f| {
@@ -217,6 +448,9 @@ fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackR
         output: String::new(),
         source: m.source,
         cop: m.cop.clone(),
+        format_version: h.version(),
+        npu_config: blob.ext().npu_config(),
+        npu_id: blob.ext().npu_id(),
         accel_macs: h.accel().raw(),
         blob_bytes: h.total_bytes(),
         checksum: h.checksum(),
@@ -241,6 +475,16 @@ fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackR
 /// validated and checked, and only then renamed to `output`; on any failure nothing is left
 /// behind and `output` is untouched. Writing over `input` is refused (`output-is-input`).
 pub fn pack_file(input: &Path, output: &Path, accel: AccelChoice) -> Result<PackReport, PackError> {
+    pack_file_as(input, output, accel, FormatVersion::V2)
+}
+
+/// [`pack_file`] in the given NPU1 version.
+pub fn pack_file_as(
+    input: &Path,
+    output: &Path,
+    accel: AccelChoice,
+    version: FormatVersion,
+) -> Result<PackReport, PackError> {
     let out_err = |e: crate::io::OutputError| {
         PackError::new(e.code, e.path.display().to_string(), None, e.message)
     };
@@ -257,7 +501,7 @@ pub fn pack_file(input: &Path, output: &Path, accel: AccelChoice) -> Result<Pack
         ));
     }
     let m = super::load(input)?;
-    let packed = pack_model(&m, accel)?;
+    let packed = pack_model_as(&m, accel, version)?;
     let mut out = crate::io::AtomicOutput::create(output, &[input]).map_err(out_err)?;
     out.write_all(&packed.bytes).map_err(out_err)?;
     // What is on disk is what gets proved.

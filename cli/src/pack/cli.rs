@@ -1,11 +1,11 @@
-//! `npuschema pack INPUT -o OUT.npub [--accel auto|32|64|128|256] [--json]`.
+//! `npuschema pack INPUT -o OUT.npub [--accel auto|32|64|128|256] [--format-version 1|2] [--json]`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde::Serialize;
 
-use super::blob::{AccelChoice, pack_file};
+use super::blob::{AccelChoice, FormatVersion, pack_file_as};
 use super::model::PackError;
 
 /// Arguments of `npuschema pack`.
@@ -22,9 +22,20 @@ pub struct Args {
     /// must agree with it.
     #[arg(long, default_value = "auto", value_parser = clap::value_parser!(AccelChoice))]
     pub accel: AccelChoice,
+    /// NPU1 version to write: 2 (the default: the compiled-for words and the I/O tensor
+    /// table) or 1 (no tensor table; byte for byte what version-1 readers expect).
+    #[arg(long = "format-version", default_value = "2", value_parser = clap::value_parser!(FormatVersion))]
+    pub format_version: FormatVersion,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+impl clap::builder::ValueParserFactory for FormatVersion {
+    type Parser = clap::builder::ValueParser;
+    fn value_parser() -> Self::Parser {
+        clap::builder::ValueParser::new(|s: &str| s.parse::<FormatVersion>())
+    }
 }
 
 impl clap::builder::ValueParserFactory for AccelChoice {
@@ -56,7 +67,7 @@ fn status(e: &PackError) -> ExitCode {
 
 /// Run `npuschema pack`.
 pub fn run(args: Args) -> ExitCode {
-    match pack_file(&args.input, &args.output, args.accel) {
+    match pack_file_as(&args.input, &args.output, args.accel, args.format_version) {
         Ok(report) => {
             let text = if args.json {
                 format!("{}\n", report.to_json())

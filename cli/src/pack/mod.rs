@@ -25,7 +25,9 @@ pub mod report;
 
 use std::path::Path;
 
-pub use blob::{AccelChoice, Packed, pack_file, pack_model};
+pub use blob::{
+    AccelChoice, FormatVersion, Packed, pack_file, pack_file_as, pack_model, pack_model_as,
+};
 pub use cli::{Args, run};
 pub use model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
 

@@ -51,6 +51,45 @@ pub struct TensorPlacement {
     pub elem_size: u64,
     /// Quantisation parameters, when the source records them.
     pub quantization: Option<Quantization>,
+    /// The element type, when NPU1 version 2 can name it (int8, uint8, int16, int32).
+    pub dtype: Option<TensorType>,
+}
+
+/// A tensor's element type, as NPU1 version 2's tensor table names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TensorType {
+    /// Signed 8-bit.
+    Int8,
+    /// Unsigned 8-bit.
+    Uint8,
+    /// Signed 16-bit.
+    Int16,
+    /// Signed 32-bit.
+    Int32,
+}
+
+impl TensorType {
+    /// Bytes per element.
+    #[must_use]
+    pub fn size(self) -> u64 {
+        match self {
+            Self::Int8 | Self::Uint8 => 1,
+            Self::Int16 => 2,
+            Self::Int32 => 4,
+        }
+    }
+
+    /// The name `inspect` and `.npy` descriptors use.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Int8 => "int8",
+            Self::Uint8 => "uint8",
+            Self::Int16 => "int16",
+            Self::Int32 => "int32",
+        }
+    }
 }
 
 impl TensorPlacement {

@@ -30,7 +30,7 @@ use npyz::{DType, NpyFile, TypeChar};
 use serde_pickle::{HashableValue, Value};
 
 use super::cop;
-use super::model::{PackError, Quantization, SourceKind, TensorPlacement, VelaModel};
+use super::model::{PackError, Quantization, SourceKind, TensorPlacement, TensorType, VelaModel};
 
 /// Members whose declared (uncompressed) size is over the input limit
 /// ([`crate::io::max_input_bytes`], 256 MiB by default) are refused before they are
@@ -787,6 +787,15 @@ fn tensors(
                             format!("{kind}[{i}] in region {region}, not a BASEP slot 0..7"),
                         )
                     })?;
+                // Vela's npz records an element size, not a type: 1 byte is int8 (the
+                // Ethos-U55's activations; a uint8 model's npz cannot be told apart), 2 int16,
+                // 4 int32.
+                let dtype = match elem_size {
+                    1 => Some(TensorType::Int8),
+                    2 => Some(TensorType::Int16),
+                    4 => Some(TensorType::Int32),
+                    _ => None,
+                };
                 Ok(TensorPlacement {
                     name: format!("{kind}[{i}]"),
                     region,
@@ -794,6 +803,7 @@ fn tensors(
                     shape,
                     elem_size,
                     quantization,
+                    dtype,
                 })
             },
         )

@@ -49,6 +49,12 @@ pub struct PackReport {
     pub source: SourceKind,
     /// The driver-actions payload the stream came in.
     pub cop: CopPayload,
+    /// The NPU1 version written.
+    pub format_version: u32,
+    /// Version 2's compiled-for CONFIG word (`None` in version 1).
+    pub npu_config: Option<u32>,
+    /// Version 2's compiled-for ID word (`None` in version 1).
+    pub npu_id: Option<u32>,
     /// The blob's accel word (MACs per cycle).
     pub accel_macs: u32,
     /// Blob size.

@@ -72,6 +72,18 @@ impl From<Invalid> for PackError {
 
 /// Bytes per element of a TensorType (`tflite_subset.fbs`), `None` for types without a
 /// fixed size (STRING, RESOURCE, VARIANT, INT4, unknown).
+/// The NPU1 version 2 element type of a TFLite `TensorType`, when it has one.
+fn tensor_type(t: i8) -> Option<super::model::TensorType> {
+    use super::model::TensorType;
+    Some(match t {
+        9 => TensorType::Int8,
+        3 => TensorType::Uint8,
+        7 => TensorType::Int16,
+        2 => TensorType::Int32,
+        _ => return None,
+    })
+}
+
 fn elem_size(t: i8) -> Option<u64> {
     Some(match t {
         3 | 9 | 6 => 1,       // UINT8, INT8, BOOL
@@ -519,6 +531,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
         if quantization.is_none() {
             notes.push(format!("{name}: no quantisation parameters in the model"));
         }
+        let dtype = tensor_type(t.i8(slot::TENSOR_TYPE, 0, "tensor.type")?);
         Ok(TensorPlacement {
             name,
             region,
@@ -526,6 +539,7 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
             shape,
             elem_size,
             quantization,
+            dtype,
         })
     };
     let in_region = if separate_io { 3 } else { 1 };

@@ -240,3 +240,18 @@ pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str
         ),
     }
 }
+
+/// The string an order step's key names (`unique: items, by: name`), when it is one of the
+/// table's strings: a string key, compared bytewise (shorter first when one is a prefix of
+/// the other). `None` for a numeric key.
+pub(crate) fn order_key<'c>(
+    c: &'c Checked,
+    table: &str,
+    by: &crate::expr::Expr,
+) -> Option<&'c StringDef> {
+    let crate::expr::Expr::Ref(p) = by else {
+        return None;
+    };
+    let [n] = p.as_slice() else { return None };
+    def(c, n).filter(|s| s.table.as_ref().is_some_and(|t| t.text == table))
+}

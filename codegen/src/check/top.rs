@@ -522,7 +522,11 @@ pub(crate) fn check_steps(
                             if !st.tables_fitted.contains(&tn) {
                                 d.error(target.pos, format!("`{}` comes before the table_fits step that makes `{tn}`'s records safe to read", target.text));
                             }
-                            if let Some(by) = by {
+                            // A string of the table's records is a key too (compared
+                            // bytewise, `check/strings.rs`'s `order_key`).
+                            if let Some(by) = by.as_ref().filter(|b| {
+                                crate::check::strings::order_key(c, &tn, &b.expr).is_none()
+                            }) {
                                 check_expr(c, by, Scope::Record(t), false, "by", d);
                                 unbound_records(c, by, Scope::Record(t), st, d);
                             }

@@ -103,13 +103,21 @@ pub(crate) fn plan_step(
     let at_var = format_ident!("{}_at", name);
     let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
     let s = Literal::u64_suffixed(size);
-    let size = match gate_value(c, &p, k) {
-        // A version-gated record: the size of its gate's layout.
+    // A version-gated record: the size of its gate's layout; when a place the writer
+    // computes reads `end(<name>)`, the record's gate is bound as `<name>` (`__rt::Gate`,
+    // what `end` reads: `emit/sections.rs`).
+    let (size, gate_binding) = match gate_value(c, &p, k) {
         Some(g) => {
             let ty = format_ident!("{}", r.strukt.text);
-            quote!(#ty::size_for(#g))
+            let var = format_ident!("{}", name);
+            let bind = if end_is_read(c, name) {
+                quote!(let #var = __rt::Gate(#g);)
+            } else {
+                quote!()
+            };
+            (quote!(#ty::size_for(#g)), bind)
         }
-        None => quote!(#s),
+        None => (quote!(#s), quote!()),
     };
     let at = match p.placements.get(k)? {
         // At the end of the file: right after what precedes it, the last item.
@@ -129,8 +137,35 @@ pub(crate) fn plan_step(
         quote! {
             let #at_var: u64 = #at;
             cursor = #at_var.checked_add(#size).ok_or(__rt::WriteError::TooLarge { field: #name, value: #at_var })?;
+            #gate_binding
         },
     ))
+}
+
+/// Whether a place, count or length the writer computes reads `end(<name>)`.
+fn end_is_read(c: &Checked, name: &str) -> bool {
+    fn reads(e: &crate::expr::Expr, name: &str) -> bool {
+        use crate::expr::Expr;
+        match e {
+            Expr::Call(f, args) => {
+                (f == "end"
+                    && matches!(args.as_slice(), [Expr::Ref(p)] if p.len() == 1 && p[0] == name))
+                    || args.iter().any(|a| reads(a, name))
+            }
+            Expr::Bin(_, a, b) => reads(a, name) || reads(b, name),
+            Expr::Not(a) => reads(a, name),
+            Expr::At(_, i, _) => reads(i, name),
+            Expr::Num(_) | Expr::Ref(_) => false,
+        }
+    }
+    let file = &c.schema.file;
+    file.tables
+        .iter()
+        .any(|t| reads(&t.at.expr, name) || reads(&t.count.expr, name))
+        || file.ranges.iter().any(|r| {
+            r.table.is_none() && (reads(&r.offset.expr, name) || reads(&r.length.expr, name))
+        })
+        || file.ext.records.iter().any(|r| reads(&r.at.expr, name))
 }
 
 /// `write_into`'s code writing every located record at its place in `plan`.

@@ -502,8 +502,14 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             };
             let var = ident(rname);
             let at = format_ident!("{}_at", rname);
+            // A version-gated record's size is its gate's layout's: `#var` is the record's
+            // view in a validator and the writer's `__rt::Gate` in a writer's plan
+            // (`located_writer::plan_step`), both with `gate()`.
             let size = match em.c.strukt(&r.strukt.text) {
-                Some(st) if is_gated(st) => quote!(#var.raw.len() as u64),
+                Some(st) if is_gated(st) => {
+                    let ty = format_ident!("{}", r.strukt.text);
+                    quote!(#ty::size_for(#var.gate()))
+                }
                 _ => lit_u64(em.c.layouts.get(&r.strukt.text).map_or(0, |l| l.size))
                     .into_token_stream_quiet(),
             };

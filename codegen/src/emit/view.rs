@@ -1292,6 +1292,63 @@ impl<'a> Em<'a> {
                             ),
                         )
                     }
+                    (_, Some(by), _)
+                        if crate::check::strings::order_key(self.c, &t.name.text, &by.expr)
+                            .is_some() =>
+                    {
+                        // A string key: the previous record's string is kept as its offset
+                        // and read again to compare (`Compare` carries the two offsets).
+                        let Some(sd) =
+                            crate::check::strings::order_key(self.c, &t.name.text, &by.expr)
+                        else {
+                            return quote!();
+                        };
+                        let strict = *kind == OrderKind::Unique;
+                        let b = self.blame(&sd.offset.expr, rscope);
+                        let neg = if strict { "<=" } else { "<" };
+                        let names = [by.text.clone(), neg.to_string(), "previous".to_string()];
+                        let fail_k = fail(
+                            codes,
+                            &b,
+                            Det::Compare(Opd::Val(quote!(k)), Opd::Val(quote!(p)), names),
+                        );
+                        let (decl, find_in, start) =
+                            crate::emit::strings::lookup(self, sd, rscope, &renv);
+                        let range = crate::emit::strings::range_of(sd, &quote!());
+                        let pb = sd.prefix_bytes();
+                        let big = sd.big.unwrap_or(false);
+                        let bad = if strict {
+                            quote!(key <= before)
+                        } else {
+                            quote!(key < before)
+                        };
+                        (
+                            quote! {
+                                let p = #prev.unwrap_or(0);
+                                #decl
+                                let range: &'a [u8] = #range;
+                                let k: u64 = #start;
+                                if #prev.is_some() {
+                                    let key: &[u8] = #find_in.unwrap_or(&[]);
+                                    let before: &[u8] = __rt::string_at(range, p, #pb, #big).unwrap_or(&[]);
+                                    if #bad {
+                                        return #fail_k;
+                                    }
+                                }
+                                #prev = Some(k);
+                            },
+                            format!(
+                                "@step {codes}: string `{}` {} over the records of `{}`, in table order (bytewise).",
+                                by.text,
+                                if strict {
+                                    "strictly increases (so is unique)"
+                                } else {
+                                    "never decreases"
+                                },
+                                t.name.text
+                            ),
+                        )
+                    }
                     (_, Some(by), _) => {
                         let strict = *kind == OrderKind::Unique;
                         let b = self.blame(&by.expr, rscope);

@@ -616,6 +616,34 @@ impl Comp<'_> {
                     key: self.expr(&r.offset.expr, rscope),
                     length: Some(self.expr(&r.length.expr, rscope)),
                     strict: false,
+                    string: None,
+                })
+            }
+            (_, Some(by), _)
+                if crate::check::strings::order_key(c, &t.name.text, &by.expr).is_some() =>
+            {
+                let sd = crate::check::strings::order_key(c, &t.name.text, &by.expr)?;
+                let strict = kind == OrderKind::Unique;
+                let b = self.blame(&sd.offset.expr, rscope);
+                let names = [
+                    by.text.clone(),
+                    if strict { "<=" } else { "<" }.to_string(),
+                    "previous".to_string(),
+                ];
+                let f = self.fail(&code.text, b, Shape::Compare(names));
+                let range = sd
+                    .range
+                    .as_ref()
+                    .and_then(|r| file.ranges.iter().position(|x| x.name.text == r.text));
+                Some(CStep::Order {
+                    f,
+                    slot,
+                    walk,
+                    when: None,
+                    key: self.expr(&sd.offset.expr, rscope),
+                    length: None,
+                    strict,
+                    string: Some((range, sd.prefix_bytes(), sd.big.unwrap_or(false))),
                 })
             }
             (_, Some(by), _) => {
@@ -635,6 +663,7 @@ impl Comp<'_> {
                     key: self.expr(&by.expr, rscope),
                     length: None,
                     strict,
+                    string: None,
                 })
             }
             _ => None,

@@ -280,6 +280,9 @@ pub(super) enum CStep {
         key: CE,
         length: Option<CE>,
         strict: bool,
+        /// A string key (`key` is then the string's offset): the string's range, prefix
+        /// width and byte order, to read both strings and compare them bytewise.
+        string: Option<(Option<usize>, u8, bool)>,
     },
     ForEachTable {
         table: usize,

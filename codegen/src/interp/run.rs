@@ -149,6 +149,7 @@ impl<'c> Interp<'c> {
             key,
             length,
             strict,
+            string,
             ..
         } = s
         else {
@@ -181,7 +182,18 @@ impl<'c> Interp<'c> {
                 let Some(k) = st.val(p, key) else {
                     return Err(self.err(st, f, [0, pv, 1]));
                 };
-                if prev.is_some() && (k < pv || (*strict && k == pv)) {
+                let out_of_order = match string {
+                    // A string key: `k` and `pv` are the two strings' offsets.
+                    Some((range, prefix, big)) => {
+                        let bytes = super::strings::bytes_of(st, *range, true);
+                        let at =
+                            |o| npuschema_core::string_at(bytes, o, *prefix, *big).unwrap_or(&[]);
+                        let (key, before) = (at(k), at(pv));
+                        key < before || (*strict && key == before)
+                    }
+                    None => k < pv || (*strict && k == pv),
+                };
+                if prev.is_some() && out_of_order {
                     return Err(self.err(st, f, [k, pv, 0]));
                 }
                 st.prev[*slot] = Some(k);

@@ -19,7 +19,7 @@ fn range_index(file: &crate::schema::top::File, s: &StringDef) -> Option<usize> 
 }
 
 /// The bytes a string lies in: its range (once checked) or the whole buffer.
-fn bytes_of<'b>(st: &State<'b>, range: Option<usize>, whole: bool) -> &'b [u8] {
+pub(super) fn bytes_of<'b>(st: &State<'b>, range: Option<usize>, whole: bool) -> &'b [u8] {
     match range {
         None if whole => st.buf,
         None => &[],

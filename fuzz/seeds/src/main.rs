@@ -156,24 +156,65 @@ fn main() {
                 .sum();
             let accel = [0u32, 32, 64, 128, 256, 7][shape as usize];
             let blob = Npu1Writer::new()
+                .version(npuschema_generated::npu1::VERSION_V1)
                 .accel(Accel::from_raw(accel))
                 .regions(&specs)
                 .cmd_stream(cmd)
                 .to_vec()
                 .expect("seed blob");
-            for (k, arena) in [runtime, runtime.saturating_sub(1), runtime + 4096]
-                .into_iter()
-                .enumerate()
-            {
-                let seed = npu1_prefix(&blob, arena);
-                for target in ["npu1_validate", "npu1_bind", "npu1_ref_vs_c", "interp_npu1"] {
-                    write(
-                        &out.join(target),
-                        &format!("{si:02}-{sname}-shape{shape}-arena{k}"),
-                        &seed,
-                    );
+            // NPU1 version 2 of the same: the compiled-for words and a tensor table over the
+            // first runtime region, when there is one.
+            let first_runtime = specs
+                .iter()
+                .position(|s| matches!(s.data, RegionData::Runtime(n) if n >= 8));
+            let io: Vec<npuschema_generated::npu1::TensorSpec<'_>> = first_runtime
+                .map(|r| {
+                    use npuschema_generated::npu1::{DType, Direction, TensorFlags, TensorSpec};
+                    let t = |name, direction, offset| TensorSpec {
+                        direction,
+                        io_index: 0,
+                        region: r as u32,
+                        offset,
+                        size: 4,
+                        dtype: DType::Int8,
+                        rank: 2,
+                        dim0: 1,
+                        dim1: 4,
+                        dim2: 1,
+                        dim3: 1,
+                        flags: TensorFlags::QUANTIZED,
+                        scale: 0.25,
+                        zero_point: -128,
+                        name,
+                    };
+                    vec![t("in", Direction::Input, 0), t("out", Direction::Output, 4)]
+                })
+                .unwrap_or_default();
+            let v2 = Npu1Writer::new()
+                .version(npuschema_generated::npu1::VERSION_V2)
+                .accel(Accel::from_raw(accel))
+                .ext_npu_config(0x1807)
+                .ext_npu_id(0x1006_6001)
+                .regions(&specs)
+                .io(&io)
+                .cmd_stream(cmd)
+                .to_vec()
+                .expect("v2 seed blob");
+            for (version, blob) in [("", &blob), ("-v2", &v2)] {
+                for (k, arena) in [runtime, runtime.saturating_sub(1), runtime + 4096]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let seed = npu1_prefix(blob, arena);
+                    for target in ["npu1_validate", "npu1_bind", "npu1_ref_vs_c", "interp_npu1"] {
+                        write(
+                            &out.join(target),
+                            &format!("{si:02}-{sname}-shape{shape}{version}-arena{k}"),
+                            &seed,
+                        );
+                    }
+                    n_npu1 += 1;
                 }
-                n_npu1 += 1;
             }
         }
         // The stream alone, for the decoder/checker: 8 bound regions of 1 MiB, and 2 of 64 B.

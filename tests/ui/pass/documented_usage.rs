@@ -25,7 +25,7 @@ fn main() {
         RegionSpec { role: Role::Weights, data: RegionData::Baked(&weights) },
         RegionSpec { role: Role::Scratch, data: RegionData::Runtime(256) },
     ];
-    let writer = Npu1Writer::new().accel(Accel::Macs256).regions(&specs).cmd_stream(&stream);
+    let writer = Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1).accel(Accel::Macs256).regions(&specs).cmd_stream(&stream);
     let mut out = [0u8; 256];
     let n = writer.write_into(&mut out).expect("fits");
     let blob = &out[..n];
