@@ -33,9 +33,11 @@ use npuschema_generated::npu1::{Npu1, Role};
 use npuschema_runtime::binder::{
     ArenaSize, BoundRegion, Identity, Job, MAX_REGIONS, RegionKind, arena_size, load_each_as,
 };
+use npuschema_runtime::binder::{CACHE_LINE, CacheAligned};
 use npuschema_runtime::cmd::{CheckedJob, JobCheckError};
-use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, NoCache, RunInfo};
+use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, IrqKey, RunInfo};
 use npuschema_runtime::mmio::Mmio;
+use npuschema_runtime::mmio::cortex_m::CortexM;
 use npuschema_sim::{RunRecord, SimConfig, StaticSim};
 
 use hw::{BLOBS, Blob, Npu1Job};
@@ -302,15 +304,18 @@ fn measurements(arena: &mut [u8]) -> bool {
     ok
 }
 
-/// Step 2: the driver on the board's NPU address must fail the probe with `not-u55`
-/// (`init`, made once), and then refuse to run each blob.
+/// Step 2: the driver on the board's NPU address (with the shipped Cortex-M platform and
+/// the interrupt binding) must fail the probe with `not-u55` (`init`, made once), and then
+/// refuse to run each blob, loaded on 32-byte cache lines and checked.
 fn board_npu(
     blob: &Blob,
     arena: &mut [u8],
-    npu: &mut Driver<Mmio, NoCache>,
+    npu: &mut Driver<Mmio, CortexM>,
+    irq: &mut IrqKey<'_>,
     init: &Result<HwInfo, DriverError>,
 ) -> bool {
-    let job = match Job::load(blob.bytes, arena) {
+    let lines = CacheAligned::lines(Identity);
+    let job = match Job::load_with_as::<npuschema_core::Error, _>(blob.bytes, arena, &lines) {
         Ok(j) => j,
         Err(e) => {
             say!("{}: cannot load: {e}", blob.name);
@@ -324,7 +329,7 @@ fn board_npu(
             return false;
         }
     };
-    let run = npu.run(&mut job);
+    let run = npu.run_irq(&mut job, irq);
     match (init, &run) {
         (Err(e), Err(r)) if e.code == "not-u55" && r.code == "not-initialised" => {
             say!(
@@ -586,10 +591,25 @@ fn run() -> bool {
         core::hint::black_box(r);
         t
     };
-    let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
+    // The shipped Cortex-M platform: SCB cache maintenance on 32-byte lines, a clock (DWT's
+    // cycle counter, or SysTick: QEMU's DWT does not count), WFE sleep.
+    let platform = CortexM::new(p.SCB, &mut p.DCB, &mut p.DWT, &mut p.SYST);
+    say!(
+        "platform: CortexM ({CACHE_LINE}-byte lines), clock {:?}",
+        platform.clock_source()
+    );
+    let Some(mut irq) = hw::NPU.key() else {
+        return false;
+    };
+    let opts = DriverOptions {
+        // One second of the AN547's 32 MHz core clock.
+        run_timeout: CortexM::cycles(1_000_000, 32_000_000),
+        ..DriverOptions::default()
+    };
+    let mut npu = Driver::new(regs, platform, opts);
     let init = npu.init();
     for blob in BLOBS.iter().filter(|b| b.model) {
-        ok &= board_npu(blob, arena, &mut npu, &init);
+        ok &= board_npu(blob, arena, &mut npu, &mut irq, &init);
         say!("--- run --sim {}", blob.name);
         let ((result, back), stack) = hw::stack_peak(|| sim_run(blob.bytes, arena, memory));
         memory = back;

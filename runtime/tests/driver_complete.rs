@@ -1007,3 +1007,67 @@ fn a_panicking_platform_hook_does_not_leave_the_npu_running() {
     );
     assert_eq!(sim.stats().runs, 1);
 }
+
+// ---- item 4: Vela's OPTIMIZER_CONFIG words ---------------------------------------------
+
+#[test]
+fn optimizer_config_words_are_checked_as_arms_driver_does() {
+    use npuschema_runtime::driver::{ConfigCheck, OptimizerConfig};
+    // The simulated NPU is a 128-MAC U55, and reports Vela's own CONFIG word for it.
+    assert_eq!(CONFIG_U55_128, 0x0000_1807);
+    let (_sim, driver) = sim_driver(SimConfig::default());
+    // Vela's ID word for the U55: architecture 1.0.6.
+    let id = 0x1006_0000;
+    assert_eq!(
+        driver.check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_1807,
+            id
+        })),
+        Ok(ConfigCheck::Matched)
+    );
+    // A 256-MAC word is refused, with the NPU's and the stream's log2(MACs/cycle).
+    let e = driver
+        .check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_3008,
+            id,
+        }))
+        .unwrap_err();
+    assert_eq!(e.code, "optimizer-config-mismatch");
+    assert_eq!(e.register, "CONFIG");
+    assert_eq!(
+        e.detail,
+        DriverDetail::Mismatch {
+            found: 7,
+            expected: 8
+        }
+    );
+    // Only the SHRAM size differs: not compared.
+    assert_eq!(
+        driver.check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_3007,
+            id
+        })),
+        Ok(ConfigCheck::Matched)
+    );
+    // Custom DMA asked for, and this NPU has none.
+    let e = driver
+        .check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0800_1807,
+            id,
+        }))
+        .unwrap_err();
+    assert_eq!(e.register, "CONFIG");
+    // A newer minor architecture than the NPU's (1.1): refused at ID.
+    let e = driver
+        .check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_1807,
+            id: 0x1026_0000,
+        }))
+        .unwrap_err();
+    assert_eq!((e.code, e.register), ("optimizer-config-mismatch", "ID"));
+    // No words (an NPU1 v1 file): a reported skip.
+    assert_eq!(
+        driver.check_optimizer_config(None),
+        Ok(ConfigCheck::Skipped)
+    );
+}

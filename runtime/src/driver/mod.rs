@@ -219,6 +219,30 @@ impl CompiledFor {
     }
 }
 
+/// The two words of Vela's `OPTIMIZER_CONFIG` driver action, which Arm's driver checks
+/// against the NPU before a run: the `CONFIG` and `ID` the stream was compiled for (an
+/// NPU1 v2 file's `npu_config` and `npu_id` header words). See
+/// [`Driver::check_optimizer_config`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct OptimizerConfig {
+    /// The `CONFIG` word compiled for (Vela's U55-128: `0x0000_1807`).
+    pub config: u32,
+    /// The `ID` word compiled for.
+    pub id: u32,
+}
+
+/// What [`Driver::check_optimizer_config`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConfigCheck {
+    /// The words were checked and match this NPU.
+    Matched,
+    /// No words to check (an NPU1 v1 file carries none): nothing was compared beyond the
+    /// MACs/cycle [`Driver::check_config`] compares.
+    Skipped,
+}
+
 /// A successful run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -573,6 +597,60 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             ));
         }
         Ok(())
+    }
+
+    /// Check Vela's `OPTIMIZER_CONFIG` words against this NPU's `CONFIG` and `ID`, as Arm's
+    /// driver does (`ethosu_dev_verify_optimizer_config`): when the `CONFIG` words differ,
+    /// the product, MACs/cycle and command-stream version must be equal and a stream
+    /// compiled for custom DMA needs an NPU with it (the SHRAM size is not compared); the
+    /// architecture's major revision must be equal and the NPU's minor revision at least
+    /// the stream's. `None` (a file without the words, NPU1 v1) is a reported skip.
+    ///
+    /// # Errors
+    ///
+    /// `optimizer-config-mismatch`, at `CONFIG` (found: the NPU's field, expected: the
+    /// stream's) or at `ID` (the architectures packed as `ID[31:16]`); `not-initialised`
+    /// before [`Driver::init`].
+    pub fn check_optimizer_config(
+        &self,
+        words: Option<OptimizerConfig>,
+    ) -> Result<ConfigCheck, DriverError> {
+        let Some(hw) = self.hw else {
+            return Err(err("not-initialised", RESET, DriverDetail::None));
+        };
+        let Some(words) = words else {
+            return Ok(ConfigCheck::Skipped);
+        };
+        let mismatch = |offset, found: u32, expected: u32| {
+            err(
+                "optimizer-config-mismatch",
+                offset,
+                DriverDetail::Mismatch {
+                    found: u64::from(found),
+                    expected: u64::from(expected),
+                },
+            )
+        };
+        let (npu, opt) = (hw.config, Config(words.config));
+        if npu.0 != opt.0 {
+            for (found, expected) in [
+                (npu.product(), opt.product()),
+                (npu.macs_per_cc(), opt.macs_per_cc()),
+                (npu.cmd_stream_version(), opt.cmd_stream_version()),
+            ] {
+                if found != expected {
+                    return Err(mismatch(CONFIG, found, expected));
+                }
+            }
+            if opt.custom_dma() && !npu.custom_dma() {
+                return Err(mismatch(CONFIG, 0, 1));
+            }
+        }
+        let (npu, opt) = (hw.id, Id(words.id));
+        if npu.arch_major() != opt.arch_major() || npu.arch_minor() < opt.arch_minor() {
+            return Err(mismatch(ID, npu.arch_word(), opt.arch_word()));
+        }
+        Ok(ConfigCheck::Matched)
     }
 
     /// Run `job` to completion by polling `STATUS`. Returns once the NPU has stopped.

@@ -2,6 +2,9 @@
 //! promises (the address maps it ships): the only `unsafe` in the crate.
 #![allow(unsafe_code)]
 
+#[cfg(feature = "cortex-m")]
+pub mod cortex_m;
+
 use crate::binder::{AddressMap, CacheAligned, Identity};
 use crate::driver::Registers;
 
