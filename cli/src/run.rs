@@ -188,7 +188,12 @@ pub fn report_json(r: &RunReport) -> Value {
         "regions": regions,
         "executed": executed,
         "result": result,
-        "pmu": r.pmu.map(|p| json!({ "cycles": p.cycles, "events": p.events, "overflow": p.overflow })),
+        "pmu": r.pmu.map(|p| json!({
+            "cycles": p.cycles,
+            "events": p.events,
+            "event_names": r.pmu_events.unwrap_or_default().map(|e| e.to_string()),
+            "overflow": p.overflow,
+        })),
         "sim": {
             "resets": r.stats.resets,
             "irqs": r.stats.irqs,

@@ -1071,3 +1071,115 @@ fn optimizer_config_words_are_checked_as_arms_driver_does() {
         Ok(ConfigCheck::Skipped)
     );
 }
+
+// ---- item 4: the rest of Arm's PMU, event names, inference hooks ----------------------
+
+#[test]
+fn pmu_event_names_are_arms() {
+    assert_eq!(PmuEvent::NPU_ACTIVE.name(), Some("NPU_ACTIVE"));
+    assert_eq!(
+        PmuEvent::AXI1_WR_STALL_LIMIT.name(),
+        Some("AXI1_WR_STALL_LIMIT")
+    );
+    assert_eq!(PmuEvent(1000).name(), None);
+    assert_eq!(PmuEvent::CYCLE.to_string(), "CYCLE");
+    assert_eq!(PmuEvent(1000).to_string(), "event 1000");
+}
+
+#[test]
+fn pmu_counter_masks_cycle_preset_and_interrupt_enable() {
+    let (sim, mut driver) = sim_driver(SimConfig {
+        run_latency: 6,
+        ..SimConfig::default()
+    });
+    let cfg = PmuConfig {
+        events: [PmuEvent::NPU_ACTIVE; 4],
+        cycle_start: PmuEvent::NO_EVENT,
+        cycle_stop: PmuEvent::NO_EVENT,
+    };
+    driver.pmu_enable(&cfg).unwrap();
+    // Counters 1 and 3 off, the others on.
+    driver.pmu_disable_counters(0b1010);
+    assert_eq!(
+        driver.read_register(npuschema_runtime::driver::regs::PMCNTENSET) & 0b1111,
+        0b0101
+    );
+    driver.pmu_set_cycle_counter((1 << 40) + 5);
+    let c = driver.pmu_read();
+    assert_eq!(c.cycles, (1 << 40) + 5, "preset, 48 bits over LO/HI");
+    driver.pmu_enable_irq(1 << 31 | 1);
+    assert_eq!(
+        driver.read_register(npuschema_runtime::driver::regs::PMINTSET),
+        1 << 31 | 1
+    );
+    driver.pmu_disable_irq(1);
+    assert_eq!(
+        driver.read_register(npuschema_runtime::driver::regs::PMINTSET),
+        1 << 31
+    );
+    let mut fx = Fixture::new();
+    let mut job = fx.job();
+    sim.bind_job(&job);
+    driver.run(&mut job).unwrap();
+    let c = driver.pmu_read();
+    assert!(c.events[0] > 0 && c.events[2] > 0, "{c:?}");
+    assert_eq!([c.events[1], c.events[3]], [0, 0], "disabled by the mask");
+    driver.pmu_enable_counters(0b1000);
+    driver.run(&mut job).unwrap();
+    let d = driver.pmu_read();
+    assert!(d.events[3] > 0 && d.events[1] == 0, "{d:?}");
+}
+
+/// A platform counting the inference hooks.
+struct Hooks {
+    sim: Sim,
+    log: Vec<&'static str>,
+}
+
+impl Platform for Hooks {
+    fn clean(&mut self, bytes: &[u8], npu: u64, target: CacheTarget) {
+        self.sim.clean(bytes, npu, target);
+    }
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64, target: CacheTarget) {
+        self.log.push("invalidate");
+        self.sim.invalidate(bytes, npu, target);
+    }
+    fn inference_begin(&mut self) {
+        self.log.push("begin");
+    }
+    fn inference_end(&mut self, ok: bool) {
+        self.log.push(if ok { "end ok" } else { "end failed" });
+    }
+}
+
+#[test]
+fn inference_begin_and_end_hooks_frame_every_run() {
+    let sim = Sim::new(SimConfig::default());
+    let platform = Hooks {
+        sim: sim.clone(),
+        log: Vec::new(),
+    };
+    let mut driver = Driver::new(sim.clone(), platform, host_opts());
+    driver.init().unwrap();
+    let mut fx = Fixture::new();
+    let mut job = fx.job();
+    sim.bind_job(&job);
+    driver.run(&mut job).unwrap();
+    sim.set_faults(Faults {
+        hang: true,
+        ..Faults::default()
+    });
+    let opts_timeout = driver.run(&mut job).unwrap_err();
+    assert_eq!(opts_timeout.code, "npu-timeout");
+    assert_eq!(
+        driver.platform_mut().log,
+        [
+            "begin",
+            "invalidate",
+            "end ok",
+            "begin",
+            "invalidate",
+            "end failed"
+        ]
+    );
+}

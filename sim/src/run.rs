@@ -9,7 +9,7 @@ use npuschema_generated::npu1::{Npu1, Role};
 use npuschema_runtime::binder::{ArenaSize, BoundRegion, Job, RegionKind, arena_size};
 use npuschema_runtime::cmd::{CheckedJob, JobCheckError};
 use npuschema_runtime::driver::{
-    Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, RunInfo,
+    Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, PmuEvent, RunInfo,
 };
 
 use crate::{Faults, RunRecord, Sim, SimConfig, SimStats};
@@ -169,6 +169,9 @@ pub struct RunReport {
     pub outputs: Vec<(usize, Vec<u8>)>,
     /// The PMU's counters after the run, when [`RunOptions::pmu`] asked for them.
     pub pmu: Option<PmuCounters>,
+    /// The event each of the four counters counted ([`RunOptions::pmu`]'s), for the
+    /// report's names.
+    pub pmu_events: Option<[PmuEvent; 4]>,
 }
 
 impl RunReport {
@@ -240,11 +243,13 @@ impl RunReport {
             }
         }
         if let Some(p) = &self.pmu {
-            let _ = writeln!(
-                s,
-                "pmu: {} cycles, events {:?}, overflow {:#010x}",
-                p.cycles, p.events, p.overflow
-            );
+            let _ = write!(s, "pmu: {} cycles, events [", p.cycles);
+            let names = self.pmu_events.unwrap_or_default();
+            for (n, (count, event)) in p.events.iter().zip(names).enumerate() {
+                let sep = if n == 0 { "" } else { ", " };
+                let _ = write!(s, "{sep}{event} {count}");
+            }
+            let _ = writeln!(s, "], overflow {:#010x}", p.overflow);
         }
         match &self.outcome {
             Ok(info) => {
@@ -415,5 +420,6 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         stats: sim.stats(),
         outputs,
         pmu,
+        pmu_events: opts.pmu.map(|c| c.events),
     })
 }

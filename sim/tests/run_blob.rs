@@ -286,8 +286,11 @@ fn the_pmu_profiles_a_run_and_a_spurious_interrupt_is_ignored() {
         assert_eq!(pmu.events[0], 9);
         assert!(pmu.events[1] >= 1, "at least the command fetch");
         assert!(
-            report.to_text().contains("pmu: 9 cycles"),
-            "{}",
+            report.to_text().contains(&format!(
+                "pmu: 9 cycles, events [NPU_ACTIVE 9, AXI1_RD_TRANS_ACCEPTED {}, NO_EVENT 0, NO_EVENT 0]",
+                pmu.events[1]
+            )),
+            "event names in the report: {}",
             report.to_text()
         );
         assert_eq!(

@@ -883,6 +883,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             self.regs.write(regs::basep_hi(n), (addr >> 32) as u32);
         }
         self.regs.write(REGIONCFG, self.opts.regioncfg());
+        self.platform.inference_begin();
         let started = self.platform.now();
         let cmd = self.regs.read(CMD);
         self.regs.write(CMD, (cmd & CMD_PWR_CLK_MASK) | CMD_RUN);
@@ -1000,6 +1001,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             if self.timed_out(w) {
                 let e = self.give_up(w);
                 self.invalidate_outputs(job);
+                self.platform.inference_end(false);
                 return Err(e);
             }
             self.pause(w);
@@ -1055,6 +1057,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         };
         self.invalidate_outputs(job);
         self.release_power();
+        self.platform.inference_end(result.is_ok());
         result
     }
 
@@ -1128,6 +1131,41 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         }
     }
 
+    /// Enable the counters in `mask` (`PMCNTENSET`: bit `n` event counter `n`, bit 31 the
+    /// cycle counter), leaving the others as they are: Arm's per-counter enable.
+    pub fn pmu_enable_counters(&mut self, mask: u32) {
+        self.regs.write(PMCNTENSET, mask & PMU_ALL);
+    }
+
+    /// Disable the counters in `mask` (`PMCNTENCLR`), leaving the others counting.
+    pub fn pmu_disable_counters(&mut self, mask: u32) {
+        self.regs.write(PMCNTENCLR, mask & PMU_ALL);
+    }
+
+    /// Preset the 48-bit cycle counter (`PMCCNTR_LO`/`_HI`; bits above 48 dropped), e.g.
+    /// to `2^48 - k` to see its overflow after `k` cycles (Arm's
+    /// `ETHOSU_PMU_Set_CCNTR`).
+    pub fn pmu_set_cycle_counter(&mut self, value: u64) {
+        let hi = map::PmccntrHi::new()
+            .with_cycle_cnt_hi((value >> 32) as u16)
+            .bits();
+        self.regs.write(PMCCNTR, value as u32);
+        self.regs.write(PMCCNTR_HI, hi);
+    }
+
+    /// Raise the NPU interrupt on the overflow of the counters in `mask` (`PMINTSET`; bit
+    /// `n` event counter `n`, bit 31 the cycle counter). The interrupt handler then sees
+    /// `STATUS.pmu_irq_raised` ([`IrqLatch::on_irq`] records it); clear the overflow with
+    /// [`Driver::pmu_clear_overflow`].
+    pub fn pmu_enable_irq(&mut self, mask: u32) {
+        self.regs.write(map::PMINTSET, mask & PMU_ALL);
+    }
+
+    /// Stop raising the interrupt for the counters in `mask` (`PMINTCLR`).
+    pub fn pmu_disable_irq(&mut self, mask: u32) {
+        self.regs.write(map::PMINTCLR, mask & PMU_ALL);
+    }
+
     /// Clear the overflow flags in `mask` (bit `n` event counter `n`, bit 31 cycles).
     pub fn pmu_clear_overflow(&mut self, mask: u32) {
         self.regs.write(PMOVSCLR, mask);
@@ -1174,6 +1212,7 @@ impl<R: Registers, P: Platform> Drop for Active<'_, R, P> {
     fn drop(&mut self) {
         if self.waiting.outcome.is_none() {
             let _ = self.driver.give_up(&mut self.waiting);
+            self.driver.platform.inference_end(false);
         }
         if self.borrowed {
             self.driver.reset_until_stopped();

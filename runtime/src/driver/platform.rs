@@ -63,6 +63,18 @@ pub trait Platform {
         core::hint::spin_loop();
     }
 
+    /// An inference is about to start: called once the run's registers are programmed,
+    /// just before `CMD` starts the NPU (Arm's `ethosu_inference_begin`: start a trace,
+    /// take a timestamp, raise a clock).
+    fn inference_begin(&mut self) {}
+
+    /// The inference has ended (`ok`: it succeeded), the NPU stopped: called after the
+    /// outputs are invalidated, for a failure after the reset too (Arm's
+    /// `ethosu_inference_end`).
+    fn inference_end(&mut self, ok: bool) {
+        let _ = ok;
+    }
+
     /// The soft reset after a failed run failed too (`error`), during a blocking run
     /// ([`super::Driver::run`], [`super::Driver::run_irq`]): the NPU may still use the
     /// job's memory, which that call borrows, so the driver tries the reset again after
@@ -119,6 +131,12 @@ impl<T: Platform + ?Sized> Platform for &mut T {
     }
     fn reset_failed(&mut self, error: &super::DriverError) {
         (**self).reset_failed(error);
+    }
+    fn inference_begin(&mut self) {
+        (**self).inference_begin();
+    }
+    fn inference_end(&mut self, ok: bool) {
+        (**self).inference_end(ok);
     }
 }
 
