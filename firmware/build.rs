@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::{env, fs};
 
 use npuschema_generated::npu1::{Accel, Npu1, Npu1Writer, RegionData, RegionSpec, Role};
-use npuschema_runtime::binder::arena_size;
+use npuschema_runtime::binder::{CACHE_LINE, arena_size, arena_size_align};
 
 /// `bench/src/lib.rs`'s deterministic pseudo-random bytes (xorshift64).
 fn noise(n: usize, seed: u64) -> Vec<u8> {
@@ -106,7 +106,9 @@ fn main() {
         let view = Npu1::validate(&bytes)
             .unwrap_or_else(|e| panic!("{}: not a valid NPU1 blob: {e}", path.display()));
         let need = arena_size(&view);
-        arena = arena.max(need.any_start);
+        // The board's driver binds on 32-byte cache lines (its platform maintains them).
+        let lines = arena_size_align(&view, CACHE_LINE);
+        arena = arena.max(need.any_start).max(lines.any_start);
         let rt: u64 = view
             .regions()
             .filter(|r| r.data().is_none())

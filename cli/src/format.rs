@@ -250,23 +250,6 @@ impl std::fmt::Display for Refusal {
 /// these, or the driver refuses it at run time (`config-mismatch`).
 pub const REAL_ACCELS: [u32; 5] = [0, 32, 64, 128, 256];
 
-/// The NPU address map of a blob placed at address 0 (16-byte aligned, as the format
-/// requires a firmware image to place it): the binder's alignment rules then see the
-/// blob's own offsets.
-struct BlobAtZero {
-    base: usize,
-    len: usize,
-}
-
-impl npuschema_runtime::binder::AddressMap for BlobAtZero {
-    fn npu_address(&self, cpu: usize) -> u64 {
-        match cpu.checked_sub(self.base) {
-            Some(off) if off <= self.len => off as u64,
-            _ => 0,
-        }
-    }
-}
-
 /// What the firmware loader accepts: the generated validator, then the binder's placement
 /// rules that do not depend on the arena (at most 8 regions, the command stream and every
 /// baked region 16-byte aligned, for a blob at a 16-byte aligned address), then an
@@ -279,8 +262,20 @@ impl npuschema_runtime::binder::AddressMap for BlobAtZero {
 pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
     use npuschema_runtime::binder::{Job, RegionSource, RegionSpec};
     let v = Npu1::validate(bytes).map_err(|e| Refusal::of(&e, "validator"))?;
-    // Runtime regions as zero bytes: they take no arena, so only the placement rules run.
-    let specs: Vec<RegionSpec<'_>> = v
+    // Runtime regions as zero bytes (below): they take no arena, so only the placement
+    // rules run.
+    // The binder's placement rules on a copy of the blob at a 16-byte aligned address (as
+    // the format requires a firmware image to place it), with the identity map: an
+    // address is then aligned exactly when the blob offset is. The misalignment reported
+    // is the copy's address; its remainder is the offset's.
+    let mut placed = vec![0u8; bytes.len().saturating_add(15)];
+    let skew = 0usize.wrapping_sub(placed.as_ptr().addr()) & 15;
+    let copy = placed
+        .get_mut(skew..skew.saturating_add(bytes.len()))
+        .unwrap_or_default();
+    copy.copy_from_slice(bytes);
+    let cv = Npu1::validate(copy).map_err(|e| Refusal::of(&e, "validator"))?;
+    let specs: Vec<RegionSpec<'_>> = cv
         .regions()
         .map(|r| RegionSpec {
             role: r.role().raw(),
@@ -290,16 +285,12 @@ pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
             },
         })
         .collect();
-    let map = BlobAtZero {
-        base: bytes.as_ptr().addr(),
-        len: bytes.len(),
-    };
     Job::bind_parts(
-        v.cmd_stream(),
-        v.header().accel().raw(),
+        cv.cmd_stream(),
+        cv.header().accel().raw(),
         specs,
         &mut [],
-        &map,
+        &npuschema_runtime::binder::Identity,
     )
     .map_err(|e| Refusal::of(&e, "binder"))?;
     let accel = v.header().accel().raw();

@@ -224,7 +224,12 @@ pub fn report_json(r: &RunReport) -> Value {
         "regions": regions,
         "executed": executed,
         "result": result,
-        "pmu": r.pmu.map(|p| json!({ "cycles": p.cycles, "events": p.events, "overflow": p.overflow })),
+        "pmu": r.pmu.map(|p| json!({
+            "cycles": p.cycles,
+            "events": p.events,
+            "event_names": r.pmu_events.unwrap_or_default().map(|e| e.to_string()),
+            "overflow": p.overflow,
+        })),
         "sim": {
             "resets": r.stats.resets,
             "irqs": r.stats.irqs,
@@ -482,6 +487,7 @@ fn stage(e: &RunError) -> &'static str {
     match e {
         RunError::Invalid(_) => "validate",
         RunError::Bind(_) => "bind",
+        RunError::Check(_) => "check",
         RunError::Input { .. } => "input",
         RunError::Init(_) => "init",
         RunError::OverLimit { .. } => "limit",
@@ -612,7 +618,9 @@ mod tests {
     }
 
     #[test]
-    fn json_report_of_a_bus_fault_exits_1() {
+    fn json_report_of_a_stream_past_its_region_exits_1_before_the_run() {
+        // The driver runs only a checked stream: a DMA past region 1 is refused on the
+        // check, before anything reaches the (simulated) NPU.
         let d = scratch("fault");
         let file = d.join("m.npub");
         fs::write(&file, blob(200)).unwrap();
@@ -621,10 +629,15 @@ mod tests {
         let (code, out, _) = exec(&a);
         assert_eq!(code, ExitCode::from(1));
         let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["result"]["ok"], false);
-        assert_eq!(v["result"]["code"], "bus-fault");
-        assert_eq!(v["regions"][0]["kind"], "baked");
-        assert_eq!(v["regions"][1]["size"], 64);
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["stage"], "check");
+        assert_eq!(v["code"], "region-overflow");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .contains("command stream refused")
+        );
         fs::remove_dir_all(d).unwrap();
     }
 

@@ -6,6 +6,7 @@
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use npuschema_runtime::mmio::Mmio;
+use npuschema_runtime::mmio::cortex_m::NpuInterrupt;
 
 /// Bytes 16-byte aligned, as the binder requires of a blob and an arena.
 #[repr(C, align(16))]
@@ -28,8 +29,21 @@ include!(concat!(env!("OUT_DIR"), "/blobs.rs"));
 /// The Ethos-U55's register block on the AN547 (secure alias; `0x4010_2000` non-secure).
 pub const NPU_BASE: usize = 0x4810_2000;
 
-/// The AN547's Ethos-U55 interrupt (IRQ 56; this image polls and does not enable it).
+/// The AN547's Ethos-U55 interrupt (IRQ 56; QEMU does not model the NPU, so it never
+/// fires, and the NVIC line is left disabled).
 pub const NPU_IRQ: u16 = 56;
+
+/// The NPU's interrupt binding: the latch the driver waits on and the register block its
+/// handler reads.
+// SAFETY: `NPU_BASE` is the Ethos-U55's register block (see `take_npu`), and
+// `NpuInterrupt::on_interrupt` is called only from the handler below.
+pub static NPU: NpuInterrupt = unsafe { NpuInterrupt::new(NPU_BASE) };
+
+// The handler, under the symbol a device crate's vector table would name for IRQ 56. This
+// image links no device crate (cortex-m-rt's table points every interrupt at its default
+// handler) and leaves the line disabled: on a board, name the device crate's vector and
+// enable it.
+npuschema_runtime::bind_npu_interrupt!(ETHOS_U55 => NPU);
 
 #[unsafe(link_section = ".isram")]
 static mut ARENA: Aligned<ARENA_BYTES> = Aligned([0; ARENA_BYTES]);
@@ -69,7 +83,7 @@ pub fn take_npu() -> Option<Mmio> {
     // 4 KiB register block as device memory (under QEMU, which does not model the NPU, an
     // unimplemented device there reads as zero and ignores writes: no bus fault, no other
     // effect); nothing else in the image uses that range; `NPU_TAKEN` makes this the only
-    // `Mmio` for it, and no interrupt handler is installed.
+    // thread-context `Mmio` for it; the other is `NPU`'s, for its interrupt handler.
     Some(unsafe { Mmio::new(NPU_BASE) })
 }
 

@@ -33,8 +33,11 @@ use npuschema_generated::npu1::{Npu1, Role};
 use npuschema_runtime::binder::{
     ArenaSize, BoundRegion, Identity, Job, MAX_REGIONS, RegionKind, arena_size, load_each_as,
 };
-use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, NoCache, RunInfo};
+use npuschema_runtime::binder::{CACHE_LINE, CacheAligned};
+use npuschema_runtime::cmd::{CheckedJob, JobCheckError};
+use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, IrqKey, RunInfo};
 use npuschema_runtime::mmio::Mmio;
+use npuschema_runtime::mmio::cortex_m::CortexM;
 use npuschema_sim::{RunRecord, SimConfig, StaticSim};
 
 use hw::{BLOBS, Blob, Npu1Job};
@@ -210,6 +213,19 @@ impl fmt::Display for Thousands {
     }
 }
 
+/// `a / b` with two decimals (`-` when `b` is 0).
+struct Hundredths(u32, u32);
+
+impl fmt::Display for Hundredths {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.1 == 0 {
+            return f.write_str("-");
+        }
+        let h = (u64::from(self.0) * 100 + u64::from(self.1) / 2) / u64::from(self.1);
+        write!(f, "{}.{:02}", h / 100, h % 100)
+    }
+}
+
 /// A stack figure, or `?` when painting could not tell.
 struct Stack(Option<usize>);
 
@@ -288,22 +304,32 @@ fn measurements(arena: &mut [u8]) -> bool {
     ok
 }
 
-/// Step 2: the driver on the board's NPU address must fail the probe with `not-u55`
-/// (`init`, made once), and then refuse to run each blob.
+/// Step 2: the driver on the board's NPU address (with the shipped Cortex-M platform and
+/// the interrupt binding) must fail the probe with `not-u55` (`init`, made once), and then
+/// refuse to run each blob, loaded on 32-byte cache lines and checked.
 fn board_npu(
     blob: &Blob,
     arena: &mut [u8],
-    npu: &mut Driver<Mmio, NoCache>,
+    npu: &mut Driver<Mmio, CortexM>,
+    irq: &mut IrqKey<'_>,
     init: &Result<HwInfo, DriverError>,
 ) -> bool {
-    let mut job = match Job::load(blob.bytes, arena) {
+    let lines = CacheAligned::lines(Identity);
+    let job = match Job::load_with_as::<npuschema_core::Error, _>(blob.bytes, arena, &lines) {
         Ok(j) => j,
         Err(e) => {
             say!("{}: cannot load: {e}", blob.name);
             return false;
         }
     };
-    let run = npu.run(&mut job);
+    let mut job = match CheckedJob::check(job) {
+        Ok(j) => j,
+        Err(r) => {
+            say!("{}: command stream refused: {}", blob.name, r.error);
+            return false;
+        }
+    };
+    let run = npu.run_irq(&mut job, irq);
     match (init, &run) {
         (Err(e), Err(r)) if e.code == "not-u55" && r.code == "not-initialised" => {
             say!(
@@ -337,6 +363,9 @@ struct SimReport {
     regions: [Option<(BoundRegion, Option<&'static str>, u32)>; MAX_REGIONS],
     outcome: Result<RunInfo, DriverError>,
     record: Option<RunRecord>,
+    /// The on-device stream check: commands checked, SysTick ticks it took.
+    check_commands: u32,
+    check_ticks: u32,
 }
 
 /// Step 3: `npuschema run --sim`'s load and run, on the simulated NPU in this image:
@@ -362,10 +391,22 @@ fn sim_run(
     let Some(arena) = arena.get_mut(..arena_bytes) else {
         return (Err(SimFail::ArenaTooSmall), memory);
     };
-    let mut job = match Job::bind(view, arena) {
+    let job = match Job::bind(view, arena) {
         Ok(j) => j,
         Err(e) => return (Err(SimFail::Bind(e)), memory),
     };
+    // The driver runs only a checked job: the stream against the bound regions, here on
+    // the core (measured).
+    #[allow(
+        clippy::result_large_err,
+        reason = "the refused job comes back by value, as CheckedJob::check returns it"
+    )]
+    let (checked, check_ticks) = ticks(|| CheckedJob::check(job));
+    let mut job = match checked {
+        Ok(j) => j,
+        Err(r) => return (Err(SimFail::Check(r.error)), memory),
+    };
+    let check_commands = job.summary().commands;
     let macs = if accel_macs == 0 { 128 } else { accel_macs };
     let sim = StaticSim::new(SimConfig::u55(macs), memory);
     let mapped = sim.map_static(blob.as_ptr().addr() as u64, blob);
@@ -397,6 +438,8 @@ fn sim_run(
                 regions,
                 outcome,
                 record: sim.last_run(),
+                check_commands,
+                check_ticks,
             })
         }
     };
@@ -408,6 +451,7 @@ fn sim_run(
 enum SimFail {
     Invalid(npuschema_core::Error),
     Bind(npuschema_core::Error),
+    Check(JobCheckError),
     ArenaTooSmall,
     NotMapped,
     Init(DriverError),
@@ -418,6 +462,7 @@ impl fmt::Display for SimFail {
         match self {
             Self::Invalid(e) => write!(f, "invalid NPU1 blob: {e}"),
             Self::Bind(e) => write!(f, "cannot bind: {e}"),
+            Self::Check(e) => write!(f, "command stream refused: {e}"),
             Self::ArenaTooSmall => f.write_str("the image's arena is too small"),
             Self::NotMapped => f.write_str("the blob could not be mapped into the simulator"),
             Self::Init(e) => write!(f, "NPU init failed: {e}"),
@@ -541,10 +586,30 @@ fn run() -> bool {
     say!("");
     let mut ok = measurements(arena);
     say!("");
-    let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
+    let check_overhead = {
+        let (r, t) = ticks(|| core::hint::black_box(0u32));
+        core::hint::black_box(r);
+        t
+    };
+    // The shipped Cortex-M platform: SCB cache maintenance on 32-byte lines, a clock (DWT's
+    // cycle counter, or SysTick: QEMU's DWT does not count), WFE sleep.
+    let platform = CortexM::new(p.SCB, &mut p.DCB, &mut p.DWT, &mut p.SYST);
+    say!(
+        "platform: CortexM ({CACHE_LINE}-byte lines), clock {:?}",
+        platform.clock_source()
+    );
+    let Some(mut irq) = hw::NPU.key() else {
+        return false;
+    };
+    let opts = DriverOptions {
+        // One second of the AN547's 32 MHz core clock.
+        run_timeout: CortexM::cycles(1_000_000, 32_000_000),
+        ..DriverOptions::default()
+    };
+    let mut npu = Driver::new(regs, platform, opts);
     let init = npu.init();
     for blob in BLOBS.iter().filter(|b| b.model) {
-        ok &= board_npu(blob, arena, &mut npu, &init);
+        ok &= board_npu(blob, arena, &mut npu, &mut irq, &init);
         say!("--- run --sim {}", blob.name);
         let ((result, back), stack) = hw::stack_peak(|| sim_run(blob.bytes, arena, memory));
         memory = back;
@@ -553,9 +618,17 @@ fn run() -> bool {
                 print_report(&report);
                 say!("--- end");
                 say!(
-                    "{}: whole run on the simulated NPU (validate, bind, init, run, simulator included): stack {}",
+                    "{}: whole run on the simulated NPU (validate, bind, check, init, run, simulator included): stack {}",
                     blob.name,
                     Stack(stack)
+                );
+                let instr = instructions(report.check_ticks.saturating_sub(check_overhead));
+                let per = Hundredths(instr, report.check_commands);
+                say!(
+                    "{}: on-device stream check (CheckedJob::check): {} commands, {} instructions, {per} per command",
+                    blob.name,
+                    report.check_commands,
+                    Thousands(instr)
                 );
                 ok &= report.outcome.is_ok();
             }

@@ -33,6 +33,8 @@ pub mod status {
     pub const WRITE: i32 = -2;
     /// The Ethos-U55 driver reported an error (probe, reset, configuration or the run).
     pub const DRIVER: i32 = -3;
+    /// The command stream failed the check against its bound regions.
+    pub const CHECK: i32 = -4;
 }
 
 /// Up to eight bound regions, laid out like the C peer's `npu1_job_t`.
@@ -163,17 +165,23 @@ fn validate_bind<E: Status, const ONE_PASS: bool>(
 }
 
 /// One inference the way firmware does it: validate the blob and bind it into the arena in
-/// one pass ([`Job::load_as`] with [`Brief`] errors), initialise the Ethos-U55 behind
+/// one pass ([`Job::load_as`] with [`Brief`] errors), check its command stream against the
+/// bound regions (`CheckedJob::check`; [`status::CHECK`] if refused), initialise the Ethos-U55 behind
 /// `regs` (probe, soft reset, PROT, AXI limits) and run the job to completion by polling
 /// STATUS. `regs` is the register block the firmware's start-up code made (the one
 /// `unsafe` step, in `npuschema_runtime::mmio`). Returns 0, the failing check's number, or
 /// [`status::DRIVER`] when the driver reports an error. Measured as
-/// "npu1 validate+bind+driver".
+/// "npu1 validate+bind+driver" (the check included).
 pub fn npu1_run(blob: &[u8], arena: &mut [u8], regs: Mmio) -> i32 {
+    use npuschema_runtime::cmd::CheckedJob;
     use npuschema_runtime::driver::{Driver, DriverOptions, NoCache};
-    let mut job = match Job::load_as::<Brief>(blob, arena) {
+    let job = match Job::load_as::<Brief>(blob, arena) {
         Ok(j) => j,
         Err(e) => return e.status(),
+    };
+    // The driver runs only a job whose stream was checked against its regions.
+    let Ok(mut job) = CheckedJob::check(job) else {
+        return status::CHECK;
     };
     let mut npu = Driver::new(regs, NoCache, DriverOptions::default());
     match npu.init().and_then(|_| npu.run(&mut job)) {

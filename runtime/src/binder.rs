@@ -72,7 +72,27 @@ const DESC_DATA_OFFSET: u32 = 12;
 /// Platform hook: the NPU bus address of a CPU address (for example when the NPU sees a
 /// TCM through an alias window), and the alignment of runtime regions. The default is the
 /// identity with 16-byte alignment.
-pub trait AddressMap {
+///
+/// # Safety
+///
+/// The addresses it produces are where the NPU's DMA reads and writes, so a wrong one
+/// aims the NPU at memory the program uses (another live buffer, the stack). An
+/// implementation vouches that, for every buffer the binder maps with it (a blob, an
+/// arena, a caller's buffer):
+///
+/// * it is linear over the buffer: byte `k` of a buffer starting at CPU address `cpu` is
+///   at NPU address `npu_address(cpu) + k`, and that NPU address reaches that very byte
+///   (and no other memory) from the NPU's bus;
+/// * the addresses are ones the NPU may use: mapped on its bus with the access the
+///   region needs, and (with a data cache) covered by the platform's cache hooks.
+///
+/// [`Identity`] (the NPU sees memory at the CPU's addresses) and [`CacheAligned`] over a
+/// sound map are provided; their `unsafe impl`s are in [`crate::mmio`].
+#[allow(
+    unsafe_code,
+    reason = "declares the unsafe trait; its implementations are in crate::mmio"
+)]
+pub unsafe trait AddressMap {
     /// The NPU bus address of the byte at CPU address `cpu`.
     fn npu_address(&self, cpu: usize) -> u64 {
         cpu as u64
@@ -80,10 +100,14 @@ pub trait AddressMap {
 
     /// Alignment of runtime regions' NPU addresses in the arena, and of caller-owned
     /// buffers ([`Job::bind_with_buffers`]): a power of two from 16 to 4096 (anything
-    /// else is taken as 16). The default is [`ARENA_ALIGN`] (16, the NPU's requirement);
-    /// 32 puts every runtime region on D-cache lines of its own on a Cortex-M55 or M85
-    /// (32-byte lines), so cleaning or invalidating one region never touches a
-    /// neighbour's bytes. See [`CacheAligned`].
+    /// else is taken as 16). The default is [`ARENA_ALIGN`] (16, the NPU's requirement).
+    ///
+    /// More than 16 is a data-cache line size: each region the NPU writes (runtime and
+    /// caller-owned) is then also *sized* to whole lines: a runtime region's last line is
+    /// the arena's (the arena must hold it: [`arena_size_for_align`] counts it), a
+    /// caller's buffer must hold the region's size rounded up to the line. Invalidating a
+    /// region's lines then never discards a neighbour's writes. 32
+    /// ([`CacheAligned::lines`]) is the Cortex-M55's and M85's line. See [`CacheAligned`].
     fn region_align(&self) -> u64 {
         ARENA_ALIGN
     }
@@ -110,27 +134,27 @@ pub struct CacheAligned<M = Identity> {
     pub align: u64,
 }
 
+/// The data-cache line of a Cortex-M55 or M85, in bytes: [`CacheAligned::lines`].
+pub const CACHE_LINE: u64 = 32;
+
 impl<M> CacheAligned<M> {
     /// `map` with runtime regions aligned to `align` bytes.
     pub const fn new(map: M, align: u64) -> Self {
         Self { map, align }
     }
-}
 
-impl<M: AddressMap> AddressMap for CacheAligned<M> {
-    fn npu_address(&self, cpu: usize) -> u64 {
-        self.map.npu_address(cpu)
-    }
-    fn region_align(&self) -> u64 {
-        self.align
+    /// `map` with the regions the NPU writes on whole [`CACHE_LINE`] (32-byte) lines.
+    pub const fn lines(map: M) -> Self {
+        Self {
+            map,
+            align: CACHE_LINE,
+        }
     }
 }
 
 /// The identity address map: the NPU sees memory at the CPU's addresses.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Identity;
-
-impl AddressMap for Identity {}
 
 /// Where one region's bytes come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,7 +257,7 @@ where
     for r in regions {
         if let RegionSource::Runtime(size @ 1..) = r.source {
             any_runtime = true;
-            cursor = align_up(cursor, align)?.checked_add(size)?;
+            cursor = align_up(cursor, align)?.checked_add(line_size(size, align)?)?;
         }
     }
     let any_start = if any_runtime {
@@ -245,6 +269,17 @@ where
         aligned_start: cursor,
         any_start,
     })
+}
+
+/// A region's size as carved: rounded up to whole lines when `align` is a cache line
+/// (more than [`ARENA_ALIGN`]), else as is.
+#[inline(always)]
+fn line_size(size: u64, align: u64) -> Option<u64> {
+    if align > ARENA_ALIGN {
+        align_up(size, align)
+    } else {
+        Some(size)
+    }
 }
 
 /// Exact arena bytes needed when the arena's NPU start address is `start`; `None` if the
@@ -367,6 +402,9 @@ pub struct Job<'b, 'a> {
     arena_used: usize,
     accel_macs: u32,
     count: u8,
+    /// The regions' alignment and, above 16, the cache line they are sized to
+    /// ([`AddressMap::region_align`], sanitised).
+    align: u16,
     /// `Some` for the first `count` slots only: an unused slot is a tag, not zeroed bytes.
     slots: [Option<JobSlot<'b, 'a>>; MAX_REGIONS],
     /// The validated blob, when the job was bound from one: its tensor table and
@@ -719,12 +757,20 @@ impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
                 let Some(npu) = self.arena_npu.checked_add(offset as u64) else {
                     return Err(Fault::new(ARENA_OVERFLOW, base, size, 0, 0, index));
                 };
-                // It fits when `offset + size <= arena.len()`.
-                let Some(len) = usize::try_from(size).ok().filter(|&l| l <= available) else {
+                // With cache lines (align > 16), the region's last line is the arena's too.
+                let Some(room) = line_size(size, self.align as u64) else {
+                    return Err(Fault::new(ARENA_OVERFLOW, base, size, 0, 0, index));
+                };
+                // It fits when `offset + room <= arena.len()`.
+                let Some((len, room)) = usize::try_from(size)
+                    .ok()
+                    .zip(usize::try_from(room).ok())
+                    .filter(|&(_, r)| r <= available)
+                else {
                     return Err(Fault::new(
                         ARENA_OVERFLOW,
                         base,
-                        size,
+                        room,
                         available as u64,
                         0,
                         index,
@@ -734,7 +780,7 @@ impl<'m, M: AddressMap + ?Sized> Carver<'m, M> {
                 // 15 bytes past the arena's end, never dereferenced) and leaves the cursor
                 // alone.
                 if len > 0 {
-                    self.cursor = offset.wrapping_add(len);
+                    self.cursor = offset.wrapping_add(room);
                 }
                 (npu, Place::Runtime { offset, len })
             }
@@ -1204,8 +1250,13 @@ impl<'b, 'a> Job<'b, 'a> {
             }
             let size = u64::from(region.size());
             let available = buffer.len() as u64;
+            // With cache lines, the buffer holds the region's last line whole.
+            let room = line_size(size, align as u64).unwrap_or(u64::MAX);
+            if room > available {
+                return fail_at(BUFFER_TOO_SMALL, base, room, available, 0, index);
+            }
             let Some(bytes) = usize::try_from(size).ok().and_then(|n| buffer.get_mut(..n)) else {
-                return fail_at(BUFFER_TOO_SMALL, base, size, available, 0, index);
+                return fail_at(BUFFER_TOO_SMALL, base, room, available, 0, index);
             };
             let npu = map.npu_address(bytes.as_ptr().addr());
             let rem = npu & (align as u64).wrapping_sub(1);
@@ -1270,6 +1321,7 @@ impl<'b, 'a> Job<'b, 'a> {
             accel_macs: view.header().accel().raw(),
             // At most MAX_REGIONS: the hook failed any record past the eighth.
             count: u8::try_from(view.regions().len()).unwrap_or(u8::MAX),
+            align: region_align_of(map) as u16,
             slots,
             view: Some(view),
         })
@@ -1360,6 +1412,7 @@ impl<'b, 'a> Job<'b, 'a> {
             arena_used: head.arena_used,
             accel_macs,
             count: head.count,
+            align: region_align_of(map) as u16,
             slots,
             view: None,
         })
@@ -1381,6 +1434,13 @@ impl<'b, 'a> Job<'b, 'a> {
     #[must_use]
     pub fn accel_macs(&self) -> u32 {
         self.accel_macs
+    }
+
+    /// The alignment of the regions the NPU writes (16, or the cache line they are sized
+    /// to: [`AddressMap::region_align`]).
+    #[must_use]
+    pub fn region_align(&self) -> u64 {
+        u64::from(self.align)
     }
 
     /// Number of bound regions (at most 8).

@@ -389,7 +389,9 @@ fn misaligned_baked_region_is_refused_by_its_address() {
 /// buffers are NPU-misaligned by 8.
 struct Alias;
 
-impl AddressMap for Alias {
+#[allow(unsafe_code)]
+// SAFETY: test-only: jobs bound with it are inspected, never run.
+unsafe impl AddressMap for Alias {
     fn npu_address(&self, cpu: usize) -> u64 {
         cpu as u64 + 0x1000_0008
     }

@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
 use npuschema_runtime::binder::{Identity, Job, RegionSource, RegionSpec};
+use npuschema_runtime::cmd::CheckedJob;
 use npuschema_runtime::driver::{Driver, DriverOptions, IrqLatch, Status};
 use npuschema_sim::{Faults, Sim, SimConfig};
 
@@ -57,12 +58,20 @@ fn block_on<F: Future>(fut: F, mut tick: impl FnMut()) -> (F::Output, u32, u32) 
     }
 }
 
+/// `job`, its stream checked against its regions (as firmware runs it).
+fn checked<'b, 'a>(job: Job<'b, 'a>) -> CheckedJob<'b, 'a> {
+    match CheckedJob::check(job) {
+        Ok(c) => c,
+        Err(r) => panic!("the test's stream fails the check: {}", r.error),
+    }
+}
+
 #[repr(C, align(16))]
 struct Aligned<const N: usize>([u8; N]);
 
 /// A 'static job: region 0 baked 64 bytes, region 1 runtime 128; the stream copies the
 /// weights to region 1 offset 16.
-fn static_job() -> Job<'static, 'static> {
+fn static_job() -> CheckedJob<'static, 'static> {
     let mut s: Vec<u8> = Vec::new();
     let mut cmd0 = |code: u16, param: u16| {
         s.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes())
@@ -91,7 +100,7 @@ fn static_job() -> Job<'static, 'static> {
             source: RegionSource::Runtime(128),
         },
     ];
-    Job::bind_parts(&cmd.0[..stream.len()], 128, regions, arena, &Identity).unwrap()
+    checked(Job::bind_parts(&cmd.0[..stream.len()], 128, regions, arena, &Identity).unwrap())
 }
 
 fn opts() -> DriverOptions {
@@ -115,9 +124,11 @@ fn wait_async_is_woken_by_the_interrupt_handler() {
     });
     let job = static_job();
     sim.bind_job(&job);
-    let transfer = driver.start_irq(job, latch).unwrap();
+    let mut key = latch.claim().unwrap();
+    let transfer = driver.start_irq(job, &mut key).unwrap();
     let ticker = sim.clone();
-    let ((job, result), polls, wakes) = block_on(transfer.wait_async(), || ticker.tick());
+    let (done, polls, wakes) = block_on(transfer.wait_async(), || ticker.tick());
+    let (job, result) = done.unwrap();
     let info = result.unwrap();
     assert!(info.status.cmd_end_reached());
     assert_eq!(polls, 2, "polled once, woken once by the interrupt, done");
@@ -141,7 +152,8 @@ fn dropping_the_future_stops_the_npu() {
     let latch: &'static IrqLatch = Box::leak(Box::new(IrqLatch::new()));
     let job = static_job();
     sim.bind_job(&job);
-    let transfer = driver.start_irq(job, latch).unwrap();
+    let mut key = latch.claim().unwrap();
+    let transfer = driver.start_irq(job, &mut key).unwrap();
     {
         let fut = pin!(transfer.wait_async());
         let waker = Waker::from(Arc::new(CountingWaker(AtomicU32::new(0))));

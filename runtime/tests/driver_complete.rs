@@ -20,12 +20,31 @@ use npuschema_runtime::binder::{
     AddressMap, Buffers, CacheAligned, Identity, Job, RegionKind, RegionSource, RegionSpec,
     arena_size, arena_size_align,
 };
+use npuschema_runtime::cmd::CheckedJob;
 use npuschema_runtime::driver::regs::{CMD, ID, QBASE};
 use npuschema_runtime::driver::{
     CacheTarget, CompiledFor, Driver, DriverDetail, DriverOptions, IrqLatch, Platform, PmuConfig,
     PmuEvent,
 };
 use npuschema_sim::{CONFIG_U55_128, DEFAULT_ID, Faults, Sim, SimConfig, channel};
+
+/// `job`, its stream checked against its regions (as firmware runs it).
+fn checked<'b, 'a>(job: Job<'b, 'a>) -> CheckedJob<'b, 'a> {
+    match CheckedJob::check(job) {
+        Ok(c) => c,
+        Err(r) => panic!("the test's stream fails the check: {}", r.error),
+    }
+}
+
+/// `job` with a stream that fails the check on purpose, to see what the simulated NPU and
+/// the driver do with it.
+#[allow(unsafe_code)]
+fn vouched<'b, 'a>(job: Job<'b, 'a>) -> CheckedJob<'b, 'a> {
+    // SAFETY: only ever run on the simulated NPU (`npuschema_sim::Sim`), which reads and
+    // writes its own copies of the bound regions and reports an access outside them as a
+    // bus fault: the stream cannot reach the test's memory.
+    unsafe { CheckedJob::vouched(job) }
+}
 
 // ---- fixtures -------------------------------------------------------------------------
 
@@ -106,7 +125,11 @@ impl Fixture {
         Box::leak(Box::new(self))
     }
 
-    fn job_with<M: AddressMap>(&mut self, map: &M) -> Job<'_, '_> {
+    fn job_with<M: AddressMap>(&mut self, map: &M) -> CheckedJob<'_, '_> {
+        checked(self.raw_job_with(map))
+    }
+
+    fn raw_job_with<M: AddressMap>(&mut self, map: &M) -> Job<'_, '_> {
         let regions = [
             RegionSpec {
                 role: 0,
@@ -127,8 +150,13 @@ impl Fixture {
         .unwrap()
     }
 
-    fn job(&mut self) -> Job<'_, '_> {
+    fn job(&mut self) -> CheckedJob<'_, '_> {
         self.job_with(&Identity)
+    }
+
+    /// The job with a stream that fails the check on purpose.
+    fn job_vouched(&mut self) -> CheckedJob<'_, '_> {
+        vouched(self.raw_job_with(&Identity))
     }
 }
 
@@ -222,8 +250,9 @@ fn transfer_wait_gives_the_job_back_once_the_npu_stopped() {
     let job = fx.job();
     sim.bind_job(&job);
     let latch: &'static IrqLatch = Box::leak(Box::new(Rc::clone(&latch)));
-    let transfer = driver.start_irq(job, latch).unwrap();
-    let (job, result) = transfer.wait();
+    let mut key = latch.claim().unwrap();
+    let transfer = driver.start_irq(job, &mut key).unwrap();
+    let (job, result) = transfer.wait().unwrap();
     let info = result.unwrap();
     assert!(info.status.cmd_end_reached());
     assert!(!npuschema_runtime::driver::Status(sim.peek_status()).running());
@@ -246,7 +275,7 @@ fn spurious_interrupt_is_ignored_and_counted() {
     let mut job = fx.job();
     sim.bind_job(&job);
     let info = driver
-        .run_irq(&mut job, &latch)
+        .run_irq(&mut job, &mut latch.claim().unwrap())
         .expect("a spurious interrupt does not end the run");
     assert!(info.status.cmd_end_reached());
     assert_eq!(sim.stats().spurious_irqs, 1);
@@ -315,7 +344,9 @@ fn sleep_hook_rechecks_readiness_so_no_wake_up_is_lost() {
     let mut fx = Fixture::new();
     let mut job = fx.job();
     sim.bind_job(&job);
-    driver.run_irq(&mut job, &latch).unwrap();
+    driver
+        .run_irq(&mut job, &mut latch.claim().unwrap())
+        .unwrap();
     let p = driver.platform_mut();
     assert_eq!(
         p.ready_before_wfi, 1,
@@ -534,7 +565,10 @@ fn pmu_event_counter_overflow_sets_its_flag() {
 /// The NPU sees memory 4 GiB above the CPU's addresses.
 struct Above4G;
 
-impl AddressMap for Above4G {
+#[allow(unsafe_code)]
+// SAFETY: test-only: jobs bound with it run only on the simulated NPU (which touches
+// its own copies of the regions), or are refused before anything reaches an NPU.
+unsafe impl AddressMap for Above4G {
     fn npu_address(&self, cpu: usize) -> u64 {
         (cpu as u64 & 0xFFFF_FFFF) | (1 << 32)
     }
@@ -565,7 +599,10 @@ struct NearTop {
 
 const ARENA_AT: usize = 512;
 
-impl AddressMap for NearTop {
+#[allow(unsafe_code)]
+// SAFETY: test-only: jobs bound with it run only on the simulated NPU (which touches
+// its own copies of the regions), or are refused before anything reaches an NPU.
+unsafe impl AddressMap for NearTop {
     fn npu_address(&self, cpu: usize) -> u64 {
         (cpu.wrapping_sub(self.base) as u64).wrapping_add((1 << 32) - 64 - ARENA_AT as u64)
     }
@@ -592,14 +629,16 @@ fn a_region_ending_past_4_gib_is_refused() {
             source: RegionSource::Runtime(128),
         },
     ];
-    let mut job = Job::bind_parts(
-        &head[..stream.len()],
-        128,
-        regions,
-        arena,
-        &NearTop { base },
-    )
-    .unwrap();
+    let mut job = checked(
+        Job::bind_parts(
+            &head[..stream.len()],
+            128,
+            regions,
+            arena,
+            &NearTop { base },
+        )
+        .unwrap(),
+    );
     assert_eq!(job.region(1).unwrap().npu_address, (1 << 32) - 64);
     let e = driver.run(&mut job).unwrap_err();
     assert_eq!(e.code, "address-out-of-range");
@@ -746,7 +785,7 @@ fn caller_buffers_are_bound_in_place_and_told_to_the_cache_hooks() {
     let mut buffers = [const { None }; 8];
     buffers[1] = Some(&mut input.0[..]);
     buffers[2] = Some(&mut output.0[..]);
-    let mut job = Job::bind_with_buffers(view, &mut arena, &Identity, buffers).unwrap();
+    let mut job = checked(Job::bind_with_buffers(view, &mut arena, &Identity, buffers).unwrap());
     let r1 = job.region(1).unwrap();
     let r2 = job.region(2).unwrap();
     let r3 = job.region(3).unwrap();
@@ -867,7 +906,8 @@ fn runtime_regions_can_be_aligned_to_cache_lines() {
     let size16 = arena_size(&view);
     let size32 = arena_size_align(&view, 32);
     assert_eq!(size16.aligned_start, 32 + 32 + 48);
-    assert_eq!(size32.aligned_start, 32 + 32 + 48);
+    // On 32-byte lines the last region (48 bytes) is sized to whole lines too.
+    assert_eq!(size32.aligned_start, 32 + 32 + 64);
     assert_eq!(size32.any_start, size32.aligned_start + 31);
     let mut storage = vec![0u8; 512];
     for misalign in 0..32 {
@@ -892,7 +932,15 @@ fn bus_faults_report_arms_channel_numbers() {
     // A DMA whose source is an unbound region: a memory-to-memory read, channel 4.
     let mut fx = Fixture::with_stream(&dma_stream(5, 1, 0, 16));
     let (sim, mut driver) = sim_driver(SimConfig::default());
-    let mut job = fx.job();
+    // The checker refuses it; vouched for, the simulated NPU faults.
+    assert_eq!(
+        CheckedJob::check(fx.raw_job_with(&Identity))
+            .unwrap_err()
+            .error
+            .code(),
+        "unbound-region"
+    );
+    let mut job = fx.job_vouched();
     sim.bind_job(&job);
     let e = driver.run(&mut job).unwrap_err();
     assert_eq!(e.code, "bus-fault");
@@ -959,4 +1007,180 @@ fn a_panicking_platform_hook_does_not_leave_the_npu_running() {
         "the guard reset the NPU before the job's borrow ended"
     );
     assert_eq!(sim.stats().runs, 1);
+}
+
+// ---- item 4: Vela's OPTIMIZER_CONFIG words ---------------------------------------------
+
+#[test]
+fn optimizer_config_words_are_checked_as_arms_driver_does() {
+    use npuschema_runtime::driver::{ConfigCheck, OptimizerConfig};
+    // The simulated NPU is a 128-MAC U55, and reports Vela's own CONFIG word for it.
+    assert_eq!(CONFIG_U55_128, 0x0000_1807);
+    let (_sim, driver) = sim_driver(SimConfig::default());
+    // Vela's ID word for the U55: architecture 1.0.6.
+    let id = 0x1006_0000;
+    assert_eq!(
+        driver.check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_1807,
+            id
+        })),
+        Ok(ConfigCheck::Matched)
+    );
+    // A 256-MAC word is refused, with the NPU's and the stream's log2(MACs/cycle).
+    let e = driver
+        .check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_3008,
+            id,
+        }))
+        .unwrap_err();
+    assert_eq!(e.code, "optimizer-config-mismatch");
+    assert_eq!(e.register, "CONFIG");
+    assert_eq!(
+        e.detail,
+        DriverDetail::Mismatch {
+            found: 7,
+            expected: 8
+        }
+    );
+    // Only the SHRAM size differs: not compared.
+    assert_eq!(
+        driver.check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_3007,
+            id
+        })),
+        Ok(ConfigCheck::Matched)
+    );
+    // Custom DMA asked for, and this NPU has none.
+    let e = driver
+        .check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0800_1807,
+            id,
+        }))
+        .unwrap_err();
+    assert_eq!(e.register, "CONFIG");
+    // A newer minor architecture than the NPU's (1.1): refused at ID.
+    let e = driver
+        .check_optimizer_config(Some(OptimizerConfig {
+            config: 0x0000_1807,
+            id: 0x1026_0000,
+        }))
+        .unwrap_err();
+    assert_eq!((e.code, e.register), ("optimizer-config-mismatch", "ID"));
+    // No words (an NPU1 v1 file): a reported skip.
+    assert_eq!(
+        driver.check_optimizer_config(None),
+        Ok(ConfigCheck::Skipped)
+    );
+}
+
+// ---- item 4: the rest of Arm's PMU, event names, inference hooks ----------------------
+
+#[test]
+fn pmu_event_names_are_arms() {
+    assert_eq!(PmuEvent::NPU_ACTIVE.name(), Some("NPU_ACTIVE"));
+    assert_eq!(
+        PmuEvent::AXI1_WR_STALL_LIMIT.name(),
+        Some("AXI1_WR_STALL_LIMIT")
+    );
+    assert_eq!(PmuEvent(1000).name(), None);
+    assert_eq!(PmuEvent::CYCLE.to_string(), "CYCLE");
+    assert_eq!(PmuEvent(1000).to_string(), "event 1000");
+}
+
+#[test]
+fn pmu_counter_masks_cycle_preset_and_interrupt_enable() {
+    let (sim, mut driver) = sim_driver(SimConfig {
+        run_latency: 6,
+        ..SimConfig::default()
+    });
+    let cfg = PmuConfig {
+        events: [PmuEvent::NPU_ACTIVE; 4],
+        cycle_start: PmuEvent::NO_EVENT,
+        cycle_stop: PmuEvent::NO_EVENT,
+    };
+    driver.pmu_enable(&cfg).unwrap();
+    // Counters 1 and 3 off, the others on.
+    driver.pmu_disable_counters(0b1010);
+    assert_eq!(
+        driver.read_register(npuschema_runtime::driver::regs::PMCNTENSET) & 0b1111,
+        0b0101
+    );
+    driver.pmu_set_cycle_counter((1 << 40) + 5);
+    let c = driver.pmu_read();
+    assert_eq!(c.cycles, (1 << 40) + 5, "preset, 48 bits over LO/HI");
+    driver.pmu_enable_irq(1 << 31 | 1);
+    assert_eq!(
+        driver.read_register(npuschema_runtime::driver::regs::PMINTSET),
+        1 << 31 | 1
+    );
+    driver.pmu_disable_irq(1);
+    assert_eq!(
+        driver.read_register(npuschema_runtime::driver::regs::PMINTSET),
+        1 << 31
+    );
+    let mut fx = Fixture::new();
+    let mut job = fx.job();
+    sim.bind_job(&job);
+    driver.run(&mut job).unwrap();
+    let c = driver.pmu_read();
+    assert!(c.events[0] > 0 && c.events[2] > 0, "{c:?}");
+    assert_eq!([c.events[1], c.events[3]], [0, 0], "disabled by the mask");
+    driver.pmu_enable_counters(0b1000);
+    driver.run(&mut job).unwrap();
+    let d = driver.pmu_read();
+    assert!(d.events[3] > 0 && d.events[1] == 0, "{d:?}");
+}
+
+/// A platform counting the inference hooks.
+struct Hooks {
+    sim: Sim,
+    log: Vec<&'static str>,
+}
+
+impl Platform for Hooks {
+    fn clean(&mut self, bytes: &[u8], npu: u64, target: CacheTarget) {
+        self.sim.clean(bytes, npu, target);
+    }
+    fn invalidate(&mut self, bytes: &mut [u8], npu: u64, target: CacheTarget) {
+        self.log.push("invalidate");
+        self.sim.invalidate(bytes, npu, target);
+    }
+    fn inference_begin(&mut self) {
+        self.log.push("begin");
+    }
+    fn inference_end(&mut self, ok: bool) {
+        self.log.push(if ok { "end ok" } else { "end failed" });
+    }
+}
+
+#[test]
+fn inference_begin_and_end_hooks_frame_every_run() {
+    let sim = Sim::new(SimConfig::default());
+    let platform = Hooks {
+        sim: sim.clone(),
+        log: Vec::new(),
+    };
+    let mut driver = Driver::new(sim.clone(), platform, host_opts());
+    driver.init().unwrap();
+    let mut fx = Fixture::new();
+    let mut job = fx.job();
+    sim.bind_job(&job);
+    driver.run(&mut job).unwrap();
+    sim.set_faults(Faults {
+        hang: true,
+        ..Faults::default()
+    });
+    let opts_timeout = driver.run(&mut job).unwrap_err();
+    assert_eq!(opts_timeout.code, "npu-timeout");
+    assert_eq!(
+        driver.platform_mut().log,
+        [
+            "begin",
+            "invalidate",
+            "end ok",
+            "begin",
+            "invalidate",
+            "end failed"
+        ]
+    );
 }

@@ -12,9 +12,28 @@
 use std::rc::Rc;
 
 use npuschema_runtime::binder::{Identity, Job, RegionKind, RegionSource, RegionSpec};
+use npuschema_runtime::cmd::CheckedJob;
 use npuschema_runtime::driver::regs::{self, AXI_LIMIT_DEFAULT, CMD, QSIZE, RESET};
 use npuschema_runtime::driver::{Driver, DriverDetail, DriverOptions, IrqLatch, NoCache, Status};
 use npuschema_sim::{BusFault, Faults, Sim, SimConfig, channel};
+
+/// `job`, its stream checked against its regions (as firmware runs it).
+fn checked<'b, 'a>(job: Job<'b, 'a>) -> CheckedJob<'b, 'a> {
+    match CheckedJob::check(job) {
+        Ok(c) => c,
+        Err(r) => panic!("the test's stream fails the check: {}", r.error),
+    }
+}
+
+/// `job` with a stream that fails the check on purpose, to see what the simulated NPU and
+/// the driver do with it.
+#[allow(unsafe_code)]
+fn vouched<'b, 'a>(job: Job<'b, 'a>) -> CheckedJob<'b, 'a> {
+    // SAFETY: only ever run on the simulated NPU (`npuschema_sim::Sim`), which reads and
+    // writes its own copies of the bound regions and reports an access outside them as a
+    // bus fault: the stream cannot reach the test's memory.
+    unsafe { CheckedJob::vouched(job) }
+}
 
 // ---- stream building ----------------------------------------------------------------
 
@@ -105,7 +124,16 @@ impl Fixture {
         Box::leak(Box::new(self))
     }
 
-    fn job(&mut self) -> Job<'_, '_> {
+    fn job(&mut self) -> CheckedJob<'_, '_> {
+        checked(self.raw_job())
+    }
+
+    /// The job with a stream that fails the check on purpose.
+    fn job_vouched(&mut self) -> CheckedJob<'_, '_> {
+        vouched(self.raw_job())
+    }
+
+    fn raw_job(&mut self) -> Job<'_, '_> {
         let regions = [
             RegionSpec {
                 role: 0,
@@ -216,10 +244,16 @@ fn interrupt_run_completes_through_the_latch() {
     });
     let mut job = fx.job();
     sim.bind_job(&job);
-    let info = driver.run_irq(&mut job, &latch).expect("irq run succeeds");
+    let info = driver
+        .run_irq(&mut job, &mut latch.claim().unwrap())
+        .expect("irq run succeeds");
     assert!(
-        info.status.irq_raised(),
+        latch.last().0.irq_raised(),
         "the latch holds STATUS as the ISR read it"
+    );
+    assert!(
+        !info.status.irq_raised() && info.status.cmd_end_reached(),
+        "the driver's own STATUS, read after the ISR cleared the IRQ"
     );
     assert_eq!(latch.count(), 1);
     assert!(!latch.is_pending(), "consumed by the driver");
@@ -248,7 +282,8 @@ fn interrupt_raised_inside_the_start_write_is_not_lost() {
     });
     let job = fx.job();
     sim.bind_job(&job);
-    let mut running = driver.start_irq(job, &latch).unwrap();
+    let mut key = latch.claim().unwrap();
+    let mut running = driver.start_irq(job, &mut key).unwrap();
     assert!(latch.is_pending(), "the run finished during the CMD write");
     let first = running
         .poll_done()
@@ -281,7 +316,7 @@ fn poll_done_reports_nothing_until_the_npu_finishes() {
         assert!(!running.is_done());
     }
     assert!(matches!(running.poll_done(), Some(Ok(_))));
-    let (job, result) = running.wait();
+    let (job, result) = running.wait().unwrap();
     assert!(
         result.is_ok(),
         "wait after completion gives the same outcome"
@@ -315,7 +350,8 @@ fn inputs_written_through_the_job_reach_the_npu() {
         regions[0],
         regions[1],
     ];
-    let mut job = Job::bind_parts(&cmd.0[..stream.0.len()], 0, all, &mut arena, &Identity).unwrap();
+    let mut job =
+        checked(Job::bind_parts(&cmd.0[..stream.0.len()], 0, all, &mut arena, &Identity).unwrap());
     let input = job.find_role(2).unwrap();
     job.region_bytes_mut(input)
         .unwrap()
@@ -494,7 +530,7 @@ fn run_failing(stream: Stream, cfg: SimConfig) -> (Sim, npuschema_runtime::drive
     let (sim, mut driver) = sim_driver(cfg);
     driver.init().unwrap();
     let e = {
-        let mut job = fx.job();
+        let mut job = fx.job_vouched();
         sim.bind_job(&job);
         driver.run(&mut job).unwrap_err()
     };
@@ -548,7 +584,7 @@ fn access_to_an_unbound_region_is_a_bus_fault() {
     let mut fx = Fixture::new(stream);
     let (sim, mut driver) = sim_driver(SimConfig::default());
     driver.init().unwrap();
-    let mut job = fx.job();
+    let mut job = fx.job_vouched();
     sim.bind_job(&job);
     assert_eq!(driver.run(&mut job).unwrap_err().code, "bus-fault");
     assert_eq!(
@@ -677,7 +713,9 @@ fn never_finishing_run_times_out_on_the_interrupt_path() {
     });
     let mut job = fx.job();
     sim.bind_job(&job);
-    let e = driver.run_irq(&mut job, &latch).unwrap_err();
+    let e = driver
+        .run_irq(&mut job, &mut latch.claim().unwrap())
+        .unwrap_err();
     assert_eq!(e.code, "npu-timeout");
     assert_eq!(latch.count(), 0);
     assert!(sim.stats().sleeps >= 99, "{:?}", sim.stats());

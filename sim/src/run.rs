@@ -7,8 +7,9 @@ use std::rc::Rc;
 use npuschema_core::{Error, FNV1A32_OFFSET_BASIS, fnv1a32};
 use npuschema_generated::npu1::{Npu1, Role};
 use npuschema_runtime::binder::{ArenaSize, BoundRegion, Job, RegionKind, arena_size};
+use npuschema_runtime::cmd::{CheckedJob, JobCheckError};
 use npuschema_runtime::driver::{
-    Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, RunInfo,
+    Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, PmuEvent, RunInfo,
 };
 
 use crate::{Faults, RunRecord, Sim, SimConfig, SimStats};
@@ -78,6 +79,9 @@ pub enum RunError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// The command stream failed the check against its bound regions
+    /// ([`CheckedJob::check`]), which the driver requires before a run.
+    Check(JobCheckError),
     /// The driver could not bring the simulated NPU up.
     Init(DriverError),
     /// The arena the blob needs is over [`RunOptions::max_arena`].
@@ -96,6 +100,7 @@ impl RunError {
         match self {
             Self::Invalid(e) | Self::Bind(e) => e.code,
             Self::Input { .. } => "bad-input",
+            Self::Check(e) => e.code(),
             Self::Init(e) => e.code,
             Self::OverLimit { .. } => "arena-over-limit",
         }
@@ -108,6 +113,7 @@ impl fmt::Display for RunError {
             Self::Invalid(e) => write!(f, "invalid NPU1 blob: {e}"),
             Self::Bind(e) => write!(f, "cannot bind: {e}"),
             Self::Input { region, reason } => write!(f, "bad-input: region {region}: {reason}"),
+            Self::Check(e) => write!(f, "command stream refused: {e}"),
             Self::Init(e) => write!(f, "NPU init failed: {e}"),
             Self::OverLimit { needed, limit } => write!(
                 f,
@@ -163,6 +169,9 @@ pub struct RunReport {
     pub outputs: Vec<(usize, Vec<u8>)>,
     /// The PMU's counters after the run, when [`RunOptions::pmu`] asked for them.
     pub pmu: Option<PmuCounters>,
+    /// The event each of the four counters counted ([`RunOptions::pmu`]'s), for the
+    /// report's names.
+    pub pmu_events: Option<[PmuEvent; 4]>,
 }
 
 impl RunReport {
@@ -234,11 +243,13 @@ impl RunReport {
             }
         }
         if let Some(p) = &self.pmu {
-            let _ = writeln!(
-                s,
-                "pmu: {} cycles, events {:?}, overflow {:#010x}",
-                p.cycles, p.events, p.overflow
-            );
+            let _ = write!(s, "pmu: {} cycles, events [", p.cycles);
+            let names = self.pmu_events.unwrap_or_default();
+            for (n, (count, event)) in p.events.iter().zip(names).enumerate() {
+                let sep = if n == 0 { "" } else { ", " };
+                let _ = write!(s, "{sep}{event} {count}");
+            }
+            let _ = writeln!(s, "], overflow {:#010x}", p.overflow);
         }
         match &self.outcome {
             Ok(info) => {
@@ -311,7 +322,8 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
     let arena = storage
         .get_mut(at..at.saturating_add(arena_bytes))
         .unwrap_or_default();
-    let mut job = Job::bind(view, arena).map_err(RunError::Bind)?;
+    let job = Job::bind(view, arena).map_err(RunError::Bind)?;
+    let mut job = CheckedJob::check(job).map_err(|r| RunError::Check(r.error))?;
 
     for (region, bytes) in &opts.inputs {
         let Some(dst) = job.region_bytes_mut(*region) else {
@@ -355,7 +367,11 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         sim.set_irq_handler(move |regs| {
             isr.on_irq(regs);
         });
-        let outcome = driver.run_irq(&mut job, &latch);
+        // A fresh latch always hands out its key.
+        let outcome = match latch.claim() {
+            Some(mut key) => driver.run_irq(&mut job, &mut key),
+            None => driver.run(&mut job),
+        };
         sim.clear_irq_handler();
         outcome
     } else {
@@ -404,5 +420,6 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         stats: sim.stats(),
         outputs,
         pmu,
+        pmu_events: opts.pmu.map(|c| c.events),
     })
 }

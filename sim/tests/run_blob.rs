@@ -11,7 +11,8 @@
 
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 use npuschema_runtime::binder::RegionKind;
-use npuschema_sim::{BusFault, Faults, RunError, RunOptions, run_blob};
+use npuschema_runtime::cmd::JobCheckError;
+use npuschema_sim::{Faults, RunError, RunOptions, run_blob};
 
 fn word(code: u16, param: u16) -> [u8; 4] {
     (u32::from(code) | (u32::from(param) << 16)).to_le_bytes()
@@ -157,27 +158,21 @@ fn a_256_mac_blob_runs_on_a_256_mac_npu_and_not_on_a_128() {
 }
 
 #[test]
-fn an_out_of_bounds_dma_is_reported_as_a_bus_fault() {
-    // 300 bytes do not fit the 96-byte weights region.
+fn an_out_of_bounds_dma_is_refused_by_the_stream_check() {
+    // 300 bytes do not fit the 96-byte weights region: the driver runs only a checked
+    // stream, so the run never starts (the simulated NPU's bus fault for such a stream is
+    // tested in runtime/tests/driver_sim.rs, through CheckedJob::vouched).
     let blob = copy_blob(Accel::Macs128, 300);
-    let report = run_blob(&blob, &RunOptions::default()).unwrap();
-    let e = report.outcome.unwrap_err();
-    assert_eq!(e.code, "bus-fault");
-    let rec = report.record.unwrap();
-    assert!(matches!(
-        rec.bus_fault,
-        Some(BusFault::OutsideRegion {
-            region: 0,
-            size: 96,
-            len: 300,
-            ..
-        })
-    ));
-    assert_eq!(e.run_status().unwrap().1, 32, "QREAD at NPU_OP_DMA_START");
-    assert_eq!(
-        report.stats.resets, 3,
-        "init, the run's power request, and the reset after the fault"
-    );
+    let e = run_blob(&blob, &RunOptions::default()).unwrap_err();
+    assert_eq!(e.code(), "region-overflow");
+    match e {
+        RunError::Check(JobCheckError::Finding { first, .. }) => {
+            assert_eq!(first.region, 0);
+            assert_eq!(first.len, 300);
+            assert_eq!(first.size, Some(96));
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -294,8 +289,11 @@ fn the_pmu_profiles_a_run_and_a_spurious_interrupt_is_ignored() {
         assert_eq!(pmu.events[0], 9);
         assert!(pmu.events[1] >= 1, "at least the command fetch");
         assert!(
-            report.to_text().contains("pmu: 9 cycles"),
-            "{}",
+            report.to_text().contains(&format!(
+                "pmu: 9 cycles, events [NPU_ACTIVE 9, AXI1_RD_TRANS_ACCEPTED {}, NO_EVENT 0, NO_EVENT 0]",
+                pmu.events[1]
+            )),
+            "event names in the report: {}",
             report.to_text()
         );
         assert_eq!(

@@ -2,6 +2,9 @@
 //! will be bound to.
 
 use core::fmt;
+use core::ops::Deref;
+
+use crate::binder::{Job, MAX_REGIONS, RegionKind};
 
 use super::decode::{DecodeError, decode_for};
 use super::opcode::{Arch, Opcode};
@@ -24,6 +27,10 @@ pub enum FindingCode {
     /// stops there, so what follows never runs and the driver reports `cmd-end-not-reached`
     /// (`QREAD` short of `QSIZE`); the checker stops there too.
     StopBeforeEnd,
+    /// `baked-region-written`: an OFM or DMA destination in a region the NPU may only read
+    /// (a baked region, the blob's bytes, which the program holds as `&[u8]`). Only
+    /// [`CheckedJob::check`] knows which regions those are.
+    BakedRegionWritten,
 }
 
 impl FindingCode {
@@ -36,6 +43,7 @@ impl FindingCode {
             FindingCode::ArithmeticOverflow => "arithmetic-overflow",
             FindingCode::UnsupportedDmaMode => "unsupported-dma-mode",
             FindingCode::StopBeforeEnd => "stop-before-end",
+            FindingCode::BakedRegionWritten => "baked-region-written",
         }
     }
 }
@@ -109,6 +117,11 @@ impl fmt::Display for Finding {
                 "the stream stops here, {} bytes before its end: the rest never runs and the driver reports cmd-end-not-reached",
                 self.len
             ),
+            FindingCode::BakedRegionWritten => write!(
+                f,
+                "{} access [{:#x}, +{}) writes region {}, which the NPU may only read (baked)",
+                self.kind, self.start, self.len, self.region
+            ),
         }
     }
 }
@@ -152,6 +165,18 @@ pub fn check_for(
     stream: &[u8],
     arch: Arch,
     region_sizes: &[u64],
+    report: &mut impl FnMut(Finding),
+) -> Result<CheckSummary, DecodeError> {
+    check_inner(stream, arch, region_sizes, 0, report)
+}
+
+/// [`check_for`], with bit `i` of `read_only` marking region `i` as one the NPU must not
+/// write.
+fn check_inner(
+    stream: &[u8],
+    arch: Arch,
+    region_sizes: &[u64],
+    read_only: u8,
     report: &mut impl FnMut(Finding),
 ) -> Result<CheckSummary, DecodeError> {
     let mut state = StreamState::new();
@@ -239,7 +264,194 @@ pub fn check_for(
                 }),
                 Some(_) => {}
             }
+            let writes = matches!(a.kind, AccessKind::Ofm | AccessKind::DmaDst);
+            if writes
+                && u32::from(read_only)
+                    .checked_shr(u32::from(a.region))
+                    .unwrap_or(0)
+                    & 1
+                    != 0
+            {
+                emit(Finding {
+                    code: FindingCode::BakedRegionWritten,
+                    ..found
+                });
+            }
         }
     }
     Ok(summary)
+}
+
+/// Why [`CheckedJob::check`] refused a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobCheckError {
+    /// The stream does not decode (findings before the error are counted in `findings`).
+    Decode {
+        /// The decode error.
+        error: DecodeError,
+        /// Findings before it.
+        findings: u32,
+    },
+    /// The stream decodes, but some access leaves its region, uses an unbound one or writes
+    /// a baked one: the first such finding, and how many there are.
+    Finding {
+        /// The first finding, in stream order.
+        first: Finding,
+        /// Findings in all.
+        findings: u32,
+    },
+}
+
+impl JobCheckError {
+    /// The stable code: the decode error's, or the first finding's.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::Decode { error, .. } => error.code,
+            Self::Finding { first, .. } => first.code.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for JobCheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Decode { error, .. } => write!(f, "{error}"),
+            Self::Finding { first, findings } => {
+                write!(f, "{first}")?;
+                if *findings > 1 {
+                    write!(f, " (and {} more)", findings.saturating_sub(1))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A job the checker refused: the error, and the job, given back.
+#[derive(Debug)]
+pub struct JobRefused<'b, 'a> {
+    /// Why.
+    pub error: JobCheckError,
+    /// The job, untouched.
+    pub job: Job<'b, 'a>,
+}
+
+/// A [`Job`] whose command stream has been checked, on the device, against the regions it
+/// is bound to: every memory access of every operation lies inside a bound region, no
+/// extent overflows, no 2D/3D DMA mode, no `STOP` before the end, and nothing is written
+/// to a baked region. [`crate::driver::Driver`] runs only these.
+///
+/// Made only by [`CheckedJob::check`], or by [`CheckedJob::vouched`] where the caller
+/// vouches for the stream (`unsafe`). It gives read access to the job ([`Deref`]) and
+/// the bytes of its writable regions ([`CheckedJob::region_bytes_mut`]), but no way to
+/// swap the job inside for another one.
+#[derive(Debug)]
+pub struct CheckedJob<'b, 'a> {
+    job: Job<'b, 'a>,
+    summary: CheckSummary,
+}
+
+impl<'b, 'a> CheckedJob<'b, 'a> {
+    /// Check `job`'s command stream (Ethos-U55 commands) against its bound regions: region
+    /// `i` is `job.region(i)`'s size; baked regions are read-only. No allocation; time
+    /// linear in the stream's length.
+    ///
+    /// # Errors
+    ///
+    /// [`JobRefused`], with the job back, on the first decode error or if there is any
+    /// finding (all of [`FindingCode`] are refusals).
+    #[allow(
+        clippy::result_large_err,
+        reason = "the refused job comes back by value, as it went in"
+    )]
+    pub fn check(job: Job<'b, 'a>) -> Result<Self, JobRefused<'b, 'a>> {
+        let mut sizes = [0u64; MAX_REGIONS];
+        let mut read_only = 0u8;
+        let mut count = 0usize;
+        for (r, slot) in job.regions().zip(sizes.iter_mut()) {
+            *slot = r.size;
+            if r.kind == RegionKind::Baked {
+                read_only |= 1u8.checked_shl(u32::from(r.index)).unwrap_or(0);
+            }
+            count = count.saturating_add(1);
+        }
+        let mut first = None;
+        let mut findings = 0u32;
+        let result = check_inner(
+            job.cmd_stream(),
+            Arch::U55,
+            sizes.get(..count).unwrap_or(&[]),
+            read_only,
+            &mut |f| {
+                findings = findings.saturating_add(1);
+                if first.is_none() {
+                    first = Some(f);
+                }
+            },
+        );
+        let error = match (result, first) {
+            (Ok(summary), None) => return Ok(Self { job, summary }),
+            (Ok(_), Some(first)) => JobCheckError::Finding { first, findings },
+            (Err(error), _) => JobCheckError::Decode { error, findings },
+        };
+        Err(JobRefused { error, job })
+    }
+
+    /// Take `job` as checked without checking it.
+    ///
+    /// # Safety
+    ///
+    /// The caller vouches for the stream: run on this job's bound regions, every memory
+    /// access it makes stays inside the region it names (`BASEP[i] .. BASEP[i] + size`),
+    /// names only bound regions, and writes no baked region; that is, it would pass
+    /// [`CheckedJob::check`] (which is how to vouch for it without `unsafe`). A stream that
+    /// does not is a DMA engine aimed at arbitrary memory.
+    #[must_use]
+    #[allow(
+        unsafe_code,
+        reason = "declares the escape hatch; it performs no unsafe operation"
+    )]
+    pub const unsafe fn vouched(job: Job<'b, 'a>) -> Self {
+        Self {
+            job,
+            summary: CheckSummary {
+                commands: 0,
+                operations: 0,
+                findings: 0,
+                extents: [0; 8],
+            },
+        }
+    }
+
+    /// What the check went through (all zero for a [`CheckedJob::vouched`] job).
+    #[must_use]
+    pub fn summary(&self) -> &CheckSummary {
+        &self.summary
+    }
+
+    /// The bytes of runtime or caller-owned region `index` ([`Job::region_bytes_mut`]):
+    /// changing them does not change what was checked.
+    #[must_use]
+    pub fn region_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
+        self.job.region_bytes_mut(index)
+    }
+
+    /// Give back the job (to check again after rebinding, say).
+    #[must_use]
+    pub fn into_job(self) -> Job<'b, 'a> {
+        self.job
+    }
+
+    /// The job, for the driver's cache hooks (which write only region bytes).
+    pub(crate) fn job_mut(&mut self) -> &mut Job<'b, 'a> {
+        &mut self.job
+    }
+}
+
+impl<'b, 'a> Deref for CheckedJob<'b, 'a> {
+    type Target = Job<'b, 'a>;
+    fn deref(&self) -> &Job<'b, 'a> {
+        &self.job
+    }
 }

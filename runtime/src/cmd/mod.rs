@@ -12,7 +12,9 @@ mod listing;
 mod opcode;
 mod state;
 
-pub use check::{CheckSummary, Finding, FindingCode, check, check_for};
+pub use check::{
+    CheckSummary, CheckedJob, Finding, FindingCode, JobCheckError, JobRefused, check, check_for,
+};
 pub use decode::{Command, DecodeError, Decoder, decode, decode_for};
 pub use listing::{Fields, FieldsIn, Listing, ListingIn};
 pub use opcode::{

@@ -1,5 +1,12 @@
-//! The interrupt path: an [`IrqLatch`] the NPU interrupt handler fills and the thread that
-//! started the run reads.
+//! The interrupt path: an [`IrqLatch`] the NPU interrupt handler fills, and the one
+//! [`IrqKey`] that lets a driver wait on it.
+//!
+//! The latch is only a wake-up hint: the driver that was woken confirms completion from its
+//! own `STATUS` (and reads its own `QREAD`), so a latch filled from some other register
+//! block, or by another NPU's handler, cannot end a run while the NPU still runs. A latch
+//! hands out one key ([`IrqLatch::claim`]), and the driver takes it by `&mut` for the whole
+//! run, so no two drivers wait on one latch at the same time (the second would consume the
+//! first one's wake-up and sleep past it).
 
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
@@ -17,8 +24,12 @@ use super::regs::{CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, QREAD, Registers, STATUS
 ///     let mut regs = unsafe { Mmio::new(NPU_BASE) };
 ///     NPU_IRQ.on_irq(&mut regs);
 /// }
-/// // thread: driver.run_irq(&mut job, &NPU_IRQ)?, or driver.start_irq(job, &NPU_IRQ)
+/// // thread, once: let mut key = NPU_IRQ.claim().ok_or(...)?;
+/// // then: driver.run_irq(&mut job, &mut key)?, or driver.start_irq(job, &mut key)
 /// ```
+///
+/// With the runtime's `cortex-m` feature, `npuschema_runtime::bind_npu_interrupt!` writes
+/// the static latch and the handler for you.
 ///
 /// An entry with `STATUS.irq_raised` clear (a spurious interrupt: a shared line, a glitch,
 /// an interrupt left pending across a reset) is ignored and counted ([`IrqLatch::spurious`]):
@@ -33,8 +44,25 @@ pub struct IrqLatch {
     qread: AtomicU32,
     count: AtomicU32,
     spurious: AtomicU32,
+    claimed: AtomicBool,
     #[cfg(feature = "async")]
     waker: atomic_waker::AtomicWaker,
+}
+
+/// The right to wait on an [`IrqLatch`]: [`IrqLatch::claim`] hands out one per latch, and
+/// [`super::Driver::run_irq`] / [`super::Driver::start_irq`] take it by `&mut` for the
+/// run, so one latch serves one driver at a time. Neither `Clone` nor `Copy`.
+#[derive(Debug)]
+pub struct IrqKey<'l> {
+    latch: &'l IrqLatch,
+}
+
+impl<'l> IrqKey<'l> {
+    /// The latch this key waits on.
+    #[must_use]
+    pub fn latch(&self) -> &'l IrqLatch {
+        self.latch
+    }
 }
 
 impl IrqLatch {
@@ -47,8 +75,30 @@ impl IrqLatch {
             qread: AtomicU32::new(0),
             count: AtomicU32::new(0),
             spurious: AtomicU32::new(0),
+            claimed: AtomicBool::new(false),
             #[cfg(feature = "async")]
             waker: atomic_waker::AtomicWaker::new(),
+        }
+    }
+
+    /// The one key of this latch; `None` once it has been claimed.
+    ///
+    /// Where the core has compare-and-swap this is an atomic swap. On a core without it
+    /// (Cortex-M0) it is a load then a store: claim from one thread context only, not from
+    /// an interrupt handler racing it.
+    pub fn claim(&self) -> Option<IrqKey<'_>> {
+        #[cfg(target_has_atomic = "8")]
+        let taken = self.claimed.swap(true, Ordering::AcqRel);
+        #[cfg(not(target_has_atomic = "8"))]
+        let taken = {
+            let t = self.claimed.load(Ordering::Acquire);
+            self.claimed.store(true, Ordering::Release);
+            t
+        };
+        if taken {
+            None
+        } else {
+            Some(IrqKey { latch: self })
         }
     }
 
@@ -56,6 +106,9 @@ impl IrqLatch {
     /// spurious interrupt and return; otherwise read `QREAD`, clear the IRQ with
     /// `CMD = (CMD & 0xC) | 2`, record the outcome for the waiting thread and wake it.
     /// Returns the `STATUS` read.
+    ///
+    /// What it records is a hint: the driver woken by it reads its own `STATUS` before it
+    /// believes the run is over.
     pub fn on_irq<R: Registers + ?Sized>(&self, regs: &mut R) -> Status {
         let status = Status(regs.read(STATUS));
         if !status.irq_raised() {
@@ -108,15 +161,23 @@ impl IrqLatch {
         self.waker.register(waker);
     }
 
-    /// Consume the recorded outcome: `STATUS` and `QREAD`.
-    pub(crate) fn take(&self) -> Option<(Status, u32)> {
+    /// `STATUS` and `QREAD` as the handler last read them (diagnostics only: the driver
+    /// reads its own).
+    #[must_use]
+    pub fn last(&self) -> (Status, u32) {
+        (
+            Status(self.status.load(Ordering::Relaxed)),
+            self.qread.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Consume the wake-up: `true` if the handler recorded an interrupt since the last take.
+    pub(crate) fn take(&self) -> bool {
         if !self.pending.load(Ordering::Acquire) {
-            return None;
+            return false;
         }
-        let status = Status(self.status.load(Ordering::Relaxed));
-        let qread = self.qread.load(Ordering::Relaxed);
         self.pending.store(false, Ordering::Relaxed);
-        Some((status, qread))
+        true
     }
 
     /// Forget a stale outcome (before a run starts).

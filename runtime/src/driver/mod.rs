@@ -11,8 +11,10 @@
 //!    soft-resets the NPU and disables clock and power gating); clean the data cache over
 //!    everything the NPU reads; program `QBASE`, `QSIZE`, `QCONFIG`, `BASEP[n]` and
 //!    `REGIONCFG`; start with `CMD = (CMD & 0xC) | 1`.
-//! 3. Completion: by polling `STATUS`, or from the interrupt handler ([`IrqLatch::on_irq`]),
-//!    within [`DriverOptions::run_timeout`] of the platform's clock. Success needs
+//! 3. Completion: by polling `STATUS`, or woken by the interrupt handler
+//!    ([`IrqLatch::on_irq`]) and confirmed from the driver's own `STATUS` (the latch is a
+//!    wake-up, not evidence), within [`DriverOptions::run_timeout`] of the platform's
+//!    clock. Success needs
 //!    `cmd_end_reached` and none of `bus_status`, `cmd_parse_error`, `wd_fault`,
 //!    `ecc_fault`; anything else is an error carrying `STATUS` and `QREAD`, and the NPU is
 //!    soft-reset. The data cache is then invalidated over every region the NPU may write,
@@ -48,11 +50,27 @@
 //! constructor whose contract reserves it to a driver (and to [`IrqLatch::on_irq`], which
 //! writes only `CMD`'s clear-IRQ bit).
 //!
-//! What the NPU does with the addresses it is given is the command stream's business: the
-//! U55 has no region bounds, so a stream that accesses past its regions, or writes a baked
-//! region, reaches other memory. That is a property of the stream, which
-//! [`crate::cmd::check`] verifies statically against the bound region sizes; the driver
-//! does not run it (code size).
+//! Four more things keep the NPU off memory the program can touch:
+//!
+//! * **The stream is checked on the device.** The U55 has no region bounds, so a stream
+//!   that accesses past its regions, or writes a baked region (the blob's bytes, which the
+//!   program holds as `&[u8]`), reaches other memory. The driver runs only a
+//!   [`CheckedJob`], which only [`CheckedJob::check`] makes (every access against the
+//!   bound regions, no write to a baked one), or the `unsafe` [`CheckedJob::vouched`],
+//!   whose caller vouches for the stream.
+//! * **Addresses come from an `unsafe trait`.** [`crate::binder::AddressMap`] decides where
+//!   the NPU's DMA goes, so implementing it is `unsafe` (the implementation vouches the map
+//!   is linear over each buffer and gives addresses the NPU may use).
+//! * **A latch is a wake-up, bound to one driver.** Completion on the interrupt path is
+//!   confirmed from the driver's own `STATUS`, so a latch filled from another register
+//!   block proves nothing; and a driver waits on a latch only with its one [`IrqKey`],
+//!   held by `&mut` for the run.
+//! * **A job whose NPU did not reset is not given back.** After a failed run the NPU is
+//!   soft-reset; should that reset fail, the NPU may still run. A blocking run then does
+//!   not return until a reset succeeds (retrying, with [`Platform::reset_failed`] between
+//!   tries); [`Transfer::wait`] returns [`Stuck`] without the job (its `'static` memory is
+//!   out of reach for good), and the driver refuses every start with `npu-not-reset`
+//!   until [`Driver::soft_reset`] or [`Driver::init`] succeeds.
 
 mod error;
 mod irq;
@@ -63,12 +81,13 @@ pub mod regs;
 use core::sync::atomic::{Ordering, fence};
 
 pub use error::{DriverDetail, DriverError};
-pub use irq::IrqLatch;
+pub use irq::{IrqKey, IrqLatch};
 pub use platform::{CacheTarget, NoCache, Platform};
 pub use pmu::{PmuConfig, PmuCounters, PmuEvent};
 pub use regs::{Config, Id, Registers, Status};
 
 use crate::binder::{ARENA_ALIGN, Job, RegionKind};
+use crate::cmd::CheckedJob;
 use npuschema_generated::ethos_u55_regs as map;
 use regs::{
     AXI_LIMIT_DEFAULT, CMD, CMD_CLEAR_IRQ, CMD_PWR_CLK_MASK, CMD_RUN, CONFIG, ID, PMCCNTR,
@@ -200,6 +219,30 @@ impl CompiledFor {
     }
 }
 
+/// The two words of Vela's `OPTIMIZER_CONFIG` driver action, which Arm's driver checks
+/// against the NPU before a run: the `CONFIG` and `ID` the stream was compiled for (an
+/// NPU1 v2 file's `npu_config` and `npu_id` header words). See
+/// [`Driver::check_optimizer_config`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct OptimizerConfig {
+    /// The `CONFIG` word compiled for (Vela's U55-128: `0x0000_1807`).
+    pub config: u32,
+    /// The `ID` word compiled for.
+    pub id: u32,
+}
+
+/// What [`Driver::check_optimizer_config`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConfigCheck {
+    /// The words were checked and match this NPU.
+    Matched,
+    /// No words to check (an NPU1 v1 file carries none): nothing was compared beyond the
+    /// MACs/cycle [`Driver::check_config`] compares.
+    Skipped,
+}
+
 /// A successful run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -279,7 +322,21 @@ pub struct Refused {
     /// Why the run did not start (nothing was written to the NPU's run registers).
     pub error: DriverError,
     /// The job, untouched.
-    pub job: Job<'static, 'static>,
+    pub job: CheckedJob<'static, 'static>,
+}
+
+/// A run that failed and whose NPU then did not reset: it may still be running, so its job
+/// is not given back (see [`Transfer::wait`]); the driver refuses to start anything
+/// (`npu-not-reset`) until a soft reset ([`Driver::soft_reset`], [`Driver::init`])
+/// succeeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[must_use]
+pub struct Stuck {
+    /// Why the run failed.
+    pub run: DriverError,
+    /// Why the reset that followed failed (`reset-timeout`, `prot-mismatch`).
+    pub reset: DriverError,
 }
 
 impl<R: Registers, P: Platform> Driver<R, P> {
@@ -309,14 +366,16 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         self.hw
     }
 
-    /// The driver is initialised and the last reset succeeded.
+    /// The driver is initialised and the last reset succeeded (a driver whose reset failed
+    /// after a failed run is poisoned: see [`Driver::last_reset_error`]).
     #[must_use]
     pub fn is_ready(&self) -> bool {
         self.ready
     }
 
-    /// The error of the soft reset that followed a failed run, if that reset failed too
-    /// (the driver is then not ready until [`Driver::init`] succeeds).
+    /// The error of the soft reset that followed a failed run, if that reset failed too.
+    /// The driver is then poisoned: every start is refused with `npu-not-reset` until a
+    /// soft reset ([`Driver::soft_reset`] or [`Driver::init`]) succeeds.
     #[must_use]
     pub fn last_reset_error(&self) -> Option<DriverError> {
         self.last_reset_error
@@ -429,6 +488,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         }
         self.set_gating(self.power_requests == 0);
         self.ready = self.hw.is_some();
+        self.last_reset_error = None;
         Ok(())
     }
 
@@ -539,29 +599,96 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         Ok(())
     }
 
+    /// Check Vela's `OPTIMIZER_CONFIG` words against this NPU's `CONFIG` and `ID`, as Arm's
+    /// driver does (`ethosu_dev_verify_optimizer_config`): when the `CONFIG` words differ,
+    /// the product, MACs/cycle and command-stream version must be equal and a stream
+    /// compiled for custom DMA needs an NPU with it (the SHRAM size is not compared); the
+    /// architecture's major revision must be equal and the NPU's minor revision at least
+    /// the stream's. `None` (a file without the words, NPU1 v1) is a reported skip.
+    ///
+    /// # Errors
+    ///
+    /// `optimizer-config-mismatch`, at `CONFIG` (found: the NPU's field, expected: the
+    /// stream's) or at `ID` (the architectures packed as `ID[31:16]`); `not-initialised`
+    /// before [`Driver::init`].
+    pub fn check_optimizer_config(
+        &self,
+        words: Option<OptimizerConfig>,
+    ) -> Result<ConfigCheck, DriverError> {
+        let Some(hw) = self.hw else {
+            return Err(err("not-initialised", RESET, DriverDetail::None));
+        };
+        let Some(words) = words else {
+            return Ok(ConfigCheck::Skipped);
+        };
+        let mismatch = |offset, found: u32, expected: u32| {
+            err(
+                "optimizer-config-mismatch",
+                offset,
+                DriverDetail::Mismatch {
+                    found: u64::from(found),
+                    expected: u64::from(expected),
+                },
+            )
+        };
+        let (npu, opt) = (hw.config, Config(words.config));
+        if npu.0 != opt.0 {
+            for (found, expected) in [
+                (npu.product(), opt.product()),
+                (npu.macs_per_cc(), opt.macs_per_cc()),
+                (npu.cmd_stream_version(), opt.cmd_stream_version()),
+            ] {
+                if found != expected {
+                    return Err(mismatch(CONFIG, found, expected));
+                }
+            }
+            if opt.custom_dma() && !npu.custom_dma() {
+                return Err(mismatch(CONFIG, 0, 1));
+            }
+        }
+        let (npu, opt) = (hw.id, Id(words.id));
+        if npu.arch_major() != opt.arch_major() || npu.arch_minor() < opt.arch_minor() {
+            return Err(mismatch(ID, npu.arch_word(), opt.arch_word()));
+        }
+        Ok(ConfigCheck::Matched)
+    }
+
     /// Run `job` to completion by polling `STATUS`. Returns once the NPU has stopped.
+    ///
+    /// The job is a [`CheckedJob`]: its stream was checked against its bound regions
+    /// ([`CheckedJob::check`]), or the caller vouched for it ([`CheckedJob::vouched`]).
+    ///
+    /// A failed run is followed by a soft reset. Should that reset fail, the NPU may still
+    /// be using the job's memory, which this call borrows: it does not return until a
+    /// reset succeeds, retrying after each failure and calling
+    /// [`Platform::reset_failed`] in between (which may log, or reset the system and never
+    /// return).
     ///
     /// # Errors
     ///
     /// Those of [`Driver::start`] and [`Transfer::wait`].
-    pub fn run(&mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
+    pub fn run(&mut self, job: &mut CheckedJob<'_, '_>) -> Result<RunInfo, DriverError> {
+        let job = job.job_mut();
         let waiting = self.launch(job, None)?;
         self.block_guarded(waiting, job)
     }
 
-    /// Run `job` to completion through the interrupt: `latch` must be filled by this NPU's
-    /// interrupt handler ([`IrqLatch::on_irq`]); the driver sleeps in [`Platform::sleep`]
-    /// between checks. Returns once the NPU has stopped.
+    /// Run `job` to completion through the interrupt: `irq` is the key of the latch this
+    /// NPU's interrupt handler fills ([`IrqLatch::on_irq`]); the driver sleeps in
+    /// [`Platform::sleep`] between checks, and on each wake-up confirms completion from its
+    /// own `STATUS`. Returns once the NPU has stopped (as [`Driver::run`], also after a
+    /// failed reset).
     ///
     /// # Errors
     ///
     /// As [`Driver::run`].
     pub fn run_irq(
         &mut self,
-        job: &mut Job<'_, '_>,
-        latch: &IrqLatch,
+        job: &mut CheckedJob<'_, '_>,
+        irq: &mut IrqKey<'_>,
     ) -> Result<RunInfo, DriverError> {
-        let waiting = self.launch(job, Some(latch))?;
+        let job = job.job_mut();
+        let waiting = self.launch(job, Some(irq.latch()))?;
         self.block_guarded(waiting, job)
     }
 
@@ -575,17 +702,28 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         job: &mut Job<'_, '_>,
     ) -> Result<RunInfo, DriverError> {
         #[cfg(panic = "unwind")]
-        {
-            Active {
-                driver: self,
-                waiting,
-            }
-            .block(job)
+        let result = Active {
+            driver: &mut *self,
+            waiting,
+            borrowed: true,
         }
+        .block(job);
         #[cfg(not(panic = "unwind"))]
-        {
+        let result = {
             let mut waiting = waiting;
             self.block(&mut waiting, job)
+        };
+        self.reset_until_stopped();
+        result
+    }
+
+    /// After a failed run whose reset failed too: retry the reset until it succeeds, with
+    /// [`Platform::reset_failed`] between tries (for a borrowed job, which must not be
+    /// given back while the NPU may use it).
+    fn reset_until_stopped(&mut self) {
+        while let Some(e) = self.last_reset_error {
+            self.platform.reset_failed(&e);
+            self.recover();
         }
     }
 
@@ -606,12 +744,16 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         clippy::result_large_err,
         reason = "the refused job comes back by value, as it went in"
     )]
-    pub fn start(&mut self, job: Job<'static, 'static>) -> Result<Transfer<'_, R, P>, Refused> {
+    pub fn start(
+        &mut self,
+        job: CheckedJob<'static, 'static>,
+    ) -> Result<Transfer<'_, R, P>, Refused> {
         self.start_with(job, None)
     }
 
-    /// As [`Driver::start`], completion reported by the interrupt handler through `latch`
-    /// ([`IrqLatch::on_irq`]), which must be wired to this NPU's interrupt.
+    /// As [`Driver::start`], woken by the interrupt handler through the latch `irq` is the
+    /// key of ([`IrqLatch::on_irq`], which must be wired to this NPU's interrupt); the key
+    /// stays borrowed while the transfer lives.
     ///
     /// # Errors
     ///
@@ -622,10 +764,10 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     )]
     pub fn start_irq<'d>(
         &'d mut self,
-        job: Job<'static, 'static>,
-        latch: &'d IrqLatch,
+        job: CheckedJob<'static, 'static>,
+        irq: &'d mut IrqKey<'_>,
     ) -> Result<Transfer<'d, R, P>, Refused> {
-        self.start_with(job, Some(latch))
+        self.start_with(job, Some(irq.latch()))
     }
 
     #[allow(
@@ -634,14 +776,15 @@ impl<R: Registers, P: Platform> Driver<R, P> {
     )]
     fn start_with<'d>(
         &'d mut self,
-        mut job: Job<'static, 'static>,
+        mut job: CheckedJob<'static, 'static>,
         latch: Option<&'d IrqLatch>,
     ) -> Result<Transfer<'d, R, P>, Refused> {
-        match self.launch(&mut job, latch) {
+        match self.launch(job.job_mut(), latch) {
             Ok(waiting) => Ok(Transfer {
                 inner: Active {
                     driver: self,
                     waiting,
+                    borrowed: false,
                 },
                 job,
             }),
@@ -654,6 +797,9 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         job: &mut Job<'_, '_>,
         latch: Option<&'l IrqLatch>,
     ) -> Result<Waiting<'l>, DriverError> {
+        if self.last_reset_error.is_some() {
+            return Err(err("npu-not-reset", RESET, DriverDetail::None));
+        }
         if !self.ready {
             return Err(err("not-initialised", RESET, DriverDetail::None));
         }
@@ -662,6 +808,20 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         if status.running() {
             let qread = self.regs.read(QREAD);
             return Err(err("npu-busy", STATUS, DriverDetail::Run { status, qread }));
+        }
+        let line = u64::from(self.platform.cache_line());
+        let writes = job
+            .regions()
+            .any(|r| r.kind != RegionKind::Baked && r.size > 0);
+        if writes && line > job.region_align() {
+            return Err(err(
+                "regions-not-cache-aligned",
+                REGIONCFG,
+                DriverDetail::Mismatch {
+                    found: job.region_align(),
+                    expected: line,
+                },
+            ));
         }
         let qbase = job.cmd_npu_address();
         let cmd_len = job.cmd_stream().len();
@@ -723,6 +883,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             self.regs.write(regs::basep_hi(n), (addr >> 32) as u32);
         }
         self.regs.write(REGIONCFG, self.opts.regioncfg());
+        self.platform.inference_begin();
         let started = self.platform.now();
         let cmd = self.regs.read(CMD);
         self.regs.write(CMD, (cmd & CMD_PWR_CLK_MASK) | CMD_RUN);
@@ -776,18 +937,32 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             return Some(outcome);
         }
         w.polls = w.polls.saturating_add(1);
-        let (status, qread) = match w.latch {
-            Some(latch) => latch.take()?,
+        let status = match w.latch {
+            Some(latch) => {
+                // The latch is a wake-up, not evidence: the NPU's own STATUS says whether
+                // it stopped (a latch filled from another register block, or by another
+                // NPU's handler, proves nothing).
+                if !latch.take() {
+                    return None;
+                }
+                let status = Status(self.regs.read(STATUS));
+                if status.running() {
+                    return None;
+                }
+                status
+            }
             None => {
                 let status = Status(self.regs.read(STATUS));
                 if !(status.irq_raised() || status.any_fault()) {
                     return None;
                 }
-                let qread = self.regs.read(QREAD);
-                self.clear_irq();
-                (status, qread)
+                status
             }
         };
+        let qread = self.regs.read(QREAD);
+        if status.irq_raised() {
+            self.clear_irq();
+        }
         let elapsed = self.elapsed(w);
         let outcome = self.finish(job, status, qread, w.polls, elapsed);
         w.outcome = Some(outcome);
@@ -826,6 +1001,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
             if self.timed_out(w) {
                 let e = self.give_up(w);
                 self.invalidate_outputs(job);
+                self.platform.inference_end(false);
                 return Err(e);
             }
             self.pause(w);
@@ -881,6 +1057,7 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         };
         self.invalidate_outputs(job);
         self.release_power();
+        self.platform.inference_end(result.is_ok());
         result
     }
 
@@ -954,6 +1131,41 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         }
     }
 
+    /// Enable the counters in `mask` (`PMCNTENSET`: bit `n` event counter `n`, bit 31 the
+    /// cycle counter), leaving the others as they are: Arm's per-counter enable.
+    pub fn pmu_enable_counters(&mut self, mask: u32) {
+        self.regs.write(PMCNTENSET, mask & PMU_ALL);
+    }
+
+    /// Disable the counters in `mask` (`PMCNTENCLR`), leaving the others counting.
+    pub fn pmu_disable_counters(&mut self, mask: u32) {
+        self.regs.write(PMCNTENCLR, mask & PMU_ALL);
+    }
+
+    /// Preset the 48-bit cycle counter (`PMCCNTR_LO`/`_HI`; bits above 48 dropped), e.g.
+    /// to `2^48 - k` to see its overflow after `k` cycles (Arm's
+    /// `ETHOSU_PMU_Set_CCNTR`).
+    pub fn pmu_set_cycle_counter(&mut self, value: u64) {
+        let hi = map::PmccntrHi::new()
+            .with_cycle_cnt_hi((value >> 32) as u16)
+            .bits();
+        self.regs.write(PMCCNTR, value as u32);
+        self.regs.write(PMCCNTR_HI, hi);
+    }
+
+    /// Raise the NPU interrupt on the overflow of the counters in `mask` (`PMINTSET`; bit
+    /// `n` event counter `n`, bit 31 the cycle counter). The interrupt handler then sees
+    /// `STATUS.pmu_irq_raised` ([`IrqLatch::on_irq`] records it); clear the overflow with
+    /// [`Driver::pmu_clear_overflow`].
+    pub fn pmu_enable_irq(&mut self, mask: u32) {
+        self.regs.write(map::PMINTSET, mask & PMU_ALL);
+    }
+
+    /// Stop raising the interrupt for the counters in `mask` (`PMINTCLR`).
+    pub fn pmu_disable_irq(&mut self, mask: u32) {
+        self.regs.write(map::PMINTCLR, mask & PMU_ALL);
+    }
+
     /// Clear the overflow flags in `mask` (bit `n` event counter `n`, bit 31 cycles).
     pub fn pmu_clear_overflow(&mut self, mask: u32) {
         self.regs.write(PMOVSCLR, mask);
@@ -979,13 +1191,19 @@ const PMU_ALL: u32 = map::Pmcntenset::FIELDS;
 struct Active<'d, R: Registers, P: Platform> {
     driver: &'d mut Driver<R, P>,
     waiting: Waiting<'d>,
+    /// The job is borrowed (a blocking run), not owned by a [`Transfer`]: dropped while
+    /// the NPU may run, the guard must not let the borrow end before a reset succeeds.
+    borrowed: bool,
 }
 
 impl<R: Registers, P: Platform> Active<'_, R, P> {
     /// Wait for completion or the timeout. Should a platform hook panic and unwind out of
     /// the wait, dropping `self` stops the NPU before the job's borrow ends.
+    #[cfg(panic = "unwind")]
     fn block(mut self, job: &mut Job<'_, '_>) -> Result<RunInfo, DriverError> {
-        let Active { driver, waiting } = &mut self;
+        let Active {
+            driver, waiting, ..
+        } = &mut self;
         driver.block(waiting, job)
     }
 }
@@ -994,6 +1212,10 @@ impl<R: Registers, P: Platform> Drop for Active<'_, R, P> {
     fn drop(&mut self) {
         if self.waiting.outcome.is_none() {
             let _ = self.driver.give_up(&mut self.waiting);
+            self.driver.platform.inference_end(false);
+        }
+        if self.borrowed {
+            self.driver.reset_until_stopped();
         }
     }
 }
@@ -1009,15 +1231,17 @@ impl<R: Registers, P: Platform> Drop for Active<'_, R, P> {
 pub struct Transfer<'d, R: Registers, P: Platform> {
     // Field order matters: `inner` (which stops the NPU) is dropped before `job`.
     inner: Active<'d, R, P>,
-    job: Job<'static, 'static>,
+    job: CheckedJob<'static, 'static>,
 }
 
 impl<R: Registers, P: Platform> Transfer<'_, R, P> {
     /// Check once for completion, without waiting: `None` while the NPU runs, then the
     /// run's result (the same one on every later call).
     pub fn poll_done(&mut self) -> Option<Result<RunInfo, DriverError>> {
-        let Active { driver, waiting } = &mut self.inner;
-        driver.check(waiting, &mut self.job)
+        let Active {
+            driver, waiting, ..
+        } = &mut self.inner;
+        driver.check(waiting, self.job.job_mut())
     }
 
     /// The run has finished (successfully or not).
@@ -1038,10 +1262,32 @@ impl<R: Registers, P: Platform> Transfer<'_, R, P> {
     ///
     /// The result's errors: `npu-timeout` (the NPU is then soft-reset), `bus-fault`,
     /// `cmd-parse-error`, `watchdog-fault`, `ecc-fault`, `cmd-end-not-reached`.
-    pub fn wait(self) -> (Job<'static, 'static>, Result<RunInfo, DriverError>) {
+    ///
+    /// # Errors
+    ///
+    /// [`Stuck`] when the run failed and the soft reset after it failed too: the NPU may
+    /// still be using the job's memory, so the job is not given back (it is dropped here;
+    /// its memory is `'static`, so nothing can reach it again), and the driver is poisoned
+    /// until a reset succeeds ([`Driver::last_reset_error`]).
+    #[allow(
+        clippy::result_large_err,
+        reason = "the job comes back by value, as it went in"
+    )]
+    pub fn wait(
+        self,
+    ) -> Result<(CheckedJob<'static, 'static>, Result<RunInfo, DriverError>), Stuck> {
         let Transfer { inner, mut job } = self;
-        let result = inner.block(&mut job);
-        (job, result)
+        let driver_reset = {
+            let mut inner = inner;
+            let result = {
+                let Active {
+                    driver, waiting, ..
+                } = &mut inner;
+                driver.block(waiting, job.job_mut())
+            };
+            (result, inner.driver.last_reset_error)
+        };
+        settle(job, driver_reset)
     }
 
     /// As [`Transfer::wait`], as a future woken by the interrupt handler
@@ -1053,7 +1299,17 @@ impl<R: Registers, P: Platform> Transfer<'_, R, P> {
     /// drops the transfer, which stops the NPU). Forgetting the future forgets the job,
     /// as forgetting the transfer does.
     #[cfg(feature = "async")]
-    pub async fn wait_async(mut self) -> (Job<'static, 'static>, Result<RunInfo, DriverError>) {
+    ///
+    /// # Errors
+    ///
+    /// As [`Transfer::wait`].
+    #[allow(
+        clippy::result_large_err,
+        reason = "the job comes back by value, as it went in"
+    )]
+    pub async fn wait_async(
+        mut self,
+    ) -> Result<(CheckedJob<'static, 'static>, Result<RunInfo, DriverError>), Stuck> {
         let result = core::future::poll_fn(|cx| {
             if let Some(latch) = self.inner.waiting.latch {
                 latch.register(cx.waker());
@@ -1070,7 +1326,26 @@ impl<R: Registers, P: Platform> Transfer<'_, R, P> {
         })
         .await;
         let Transfer { inner, job } = self;
+        let reset = inner.driver.last_reset_error;
         drop(inner);
-        (job, result)
+        settle(job, (result, reset))
+    }
+}
+
+/// The job back with the run's result, unless the run failed and the reset after it did not
+/// succeed: then the job is dropped (its memory is `'static`, so out of reach for good).
+#[allow(
+    clippy::type_complexity,
+    clippy::result_large_err,
+    reason = "the job and the run's result, as Transfer::wait returns them"
+)]
+fn settle(
+    job: CheckedJob<'static, 'static>,
+    (result, reset): (Result<RunInfo, DriverError>, Option<DriverError>),
+) -> Result<(CheckedJob<'static, 'static>, Result<RunInfo, DriverError>), Stuck> {
+    match (result, reset) {
+        // `job` is not given back: it ends here, and its 'static memory with it.
+        (Err(run), Some(reset)) => Err(Stuck { run, reset }),
+        (result, _) => Ok((job, result)),
     }
 }

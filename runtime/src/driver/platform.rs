@@ -40,6 +40,15 @@ pub trait Platform {
         let _ = (bytes, npu, target);
     }
 
+    /// The data-cache line, in bytes, that [`Platform::invalidate`] maintains whole lines
+    /// of (32 on a Cortex-M55 or M85); 0 (the default): no cache to maintain. The driver
+    /// refuses a job whose writable regions are not aligned and sized to it (bind it with
+    /// [`crate::binder::CacheAligned::lines`]), so invalidating a region's lines never
+    /// discards a neighbour's writes.
+    fn cache_line(&self) -> u32 {
+        0
+    }
+
     /// A monotonic clock in any unit the caller chooses (microseconds, SysTick ticks, ...):
     /// the unit of [`super::DriverOptions::run_timeout`]. `None` (the default): no clock,
     /// and the run timeout counts completion checks instead.
@@ -52,6 +61,28 @@ pub trait Platform {
     /// default is a spin-loop hint.
     fn idle(&mut self) {
         core::hint::spin_loop();
+    }
+
+    /// An inference is about to start: called once the run's registers are programmed,
+    /// just before `CMD` starts the NPU (Arm's `ethosu_inference_begin`: start a trace,
+    /// take a timestamp, raise a clock).
+    fn inference_begin(&mut self) {}
+
+    /// The inference has ended (`ok`: it succeeded), the NPU stopped: called after the
+    /// outputs are invalidated, for a failure after the reset too (Arm's
+    /// `ethosu_inference_end`).
+    fn inference_end(&mut self, ok: bool) {
+        let _ = ok;
+    }
+
+    /// The soft reset after a failed run failed too (`error`), during a blocking run
+    /// ([`super::Driver::run`], [`super::Driver::run_irq`]): the NPU may still use the
+    /// job's memory, which that call borrows, so the driver tries the reset again after
+    /// this returns, for as long as it takes. Log it, count it, or reset the system (and
+    /// never return). The default calls [`Platform::idle`].
+    fn reset_failed(&mut self, error: &super::DriverError) {
+        let _ = error;
+        self.idle();
     }
 
     /// Sleep until the NPU interrupt may have come, when waiting for a run through an
@@ -89,11 +120,23 @@ impl<T: Platform + ?Sized> Platform for &mut T {
     fn now(&mut self) -> Option<u64> {
         (**self).now()
     }
+    fn cache_line(&self) -> u32 {
+        (**self).cache_line()
+    }
     fn idle(&mut self) {
         (**self).idle();
     }
     fn sleep(&mut self, ready: &dyn Fn() -> bool) {
         (**self).sleep(ready);
+    }
+    fn reset_failed(&mut self, error: &super::DriverError) {
+        (**self).reset_failed(error);
+    }
+    fn inference_begin(&mut self) {
+        (**self).inference_begin();
+    }
+    fn inference_end(&mut self, ok: bool) {
+        (**self).inference_end(ok);
     }
 }
 

@@ -91,6 +91,89 @@ impl PmuEvent {
     pub const AXI1_WR_STALL_LIMIT: Self = Self(399);
     pub const ECC_SB1: Self = Self(433);
 
+    /// Arm's name of the event (`"NPU_ACTIVE"`, ...), or `None` for a value the Ethos-U55
+    /// does not document.
+    #[must_use]
+    pub const fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            0 => "NO_EVENT",
+            17 => "CYCLE",
+            32 => "NPU_IDLE",
+            33 => "CC_STALLED_ON_BLOCKDEP",
+            34 => "CC_STALLED_ON_SHRAM_RECONFIG",
+            35 => "NPU_ACTIVE",
+            48 => "MAC_ACTIVE",
+            49 => "MAC_ACTIVE_8BIT",
+            50 => "MAC_ACTIVE_16BIT",
+            51 => "MAC_DPU_ACTIVE",
+            52 => "MAC_STALLED_BY_WD_ACC",
+            53 => "MAC_STALLED_BY_WD",
+            54 => "MAC_STALLED_BY_ACC",
+            55 => "MAC_STALLED_BY_IB",
+            56 => "MAC_ACTIVE_32BIT",
+            57 => "MAC_STALLED_BY_INT_W",
+            58 => "MAC_STALLED_BY_INT_ACC",
+            64 => "AO_ACTIVE",
+            65 => "AO_ACTIVE_8BIT",
+            66 => "AO_ACTIVE_16BIT",
+            67 => "AO_STALLED_BY_OFMP_OB",
+            68 => "AO_STALLED_BY_OFMP",
+            69 => "AO_STALLED_BY_OB",
+            70 => "AO_STALLED_BY_ACC_IB",
+            71 => "AO_STALLED_BY_ACC",
+            72 => "AO_STALLED_BY_IB",
+            80 => "WD_ACTIVE",
+            81 => "WD_STALLED",
+            82 => "WD_STALLED_BY_WS",
+            83 => "WD_STALLED_BY_WD_BUF",
+            84 => "WD_PARSE_ACTIVE",
+            85 => "WD_PARSE_STALLED",
+            86 => "WD_PARSE_STALLED_IN",
+            87 => "WD_PARSE_STALLED_OUT",
+            88 => "WD_TRANS_WS",
+            89 => "WD_TRANS_WB",
+            90 => "WD_TRANS_DW0",
+            91 => "WD_TRANS_DW1",
+            128 => "AXI0_RD_TRANS_ACCEPTED",
+            129 => "AXI0_RD_TRANS_COMPLETED",
+            130 => "AXI0_RD_DATA_BEAT_RECEIVED",
+            131 => "AXI0_RD_TRAN_REQ_STALLED",
+            132 => "AXI0_WR_TRANS_ACCEPTED",
+            133 => "AXI0_WR_TRANS_COMPLETED_M",
+            134 => "AXI0_WR_TRANS_COMPLETED_S",
+            135 => "AXI0_WR_DATA_BEAT_WRITTEN",
+            136 => "AXI0_WR_TRAN_REQ_STALLED",
+            137 => "AXI0_WR_DATA_BEAT_STALLED",
+            140 => "AXI0_ENABLED_CYCLES",
+            142 => "AXI0_RD_STALL_LIMIT",
+            143 => "AXI0_WR_STALL_LIMIT",
+            160 => "AXI_LATENCY_ANY",
+            161 => "AXI_LATENCY_32",
+            162 => "AXI_LATENCY_64",
+            163 => "AXI_LATENCY_128",
+            164 => "AXI_LATENCY_256",
+            165 => "AXI_LATENCY_512",
+            166 => "AXI_LATENCY_1024",
+            176 => "ECC_DMA",
+            177 => "ECC_SB0",
+            384 => "AXI1_RD_TRANS_ACCEPTED",
+            385 => "AXI1_RD_TRANS_COMPLETED",
+            386 => "AXI1_RD_DATA_BEAT_RECEIVED",
+            387 => "AXI1_RD_TRAN_REQ_STALLED",
+            388 => "AXI1_WR_TRANS_ACCEPTED",
+            389 => "AXI1_WR_TRANS_COMPLETED_M",
+            390 => "AXI1_WR_TRANS_COMPLETED_S",
+            391 => "AXI1_WR_DATA_BEAT_WRITTEN",
+            392 => "AXI1_WR_TRAN_REQ_STALLED",
+            393 => "AXI1_WR_DATA_BEAT_STALLED",
+            396 => "AXI1_ENABLED_CYCLES",
+            398 => "AXI1_RD_STALL_LIMIT",
+            399 => "AXI1_WR_STALL_LIMIT",
+            433 => "ECC_SB1",
+            _ => return None,
+        })
+    }
+
     /// The 10-bit register encoding.
     #[must_use]
     pub const fn bits(self) -> u32 {
@@ -108,6 +191,16 @@ pub struct PmuConfig {
     pub cycle_start: PmuEvent,
     /// The event that stops it ([`PmuEvent::NO_EVENT`]: never stops).
     pub cycle_stop: PmuEvent,
+}
+
+impl core::fmt::Display for PmuEvent {
+    /// Arm's name, or `event N` for an undocumented one.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "event {}", self.0),
+        }
+    }
 }
 
 /// The PMU's counters as read by [`super::Driver::pmu_read`].

@@ -3,6 +3,7 @@
 // runs, and a forgotten transfer keeps it (and its 'static arena) for good.
 // Expected: E0382 (the job used after the move), E0503 and E0506 (the arena, in the job).
 use npuschema_runtime::binder::Job;
+use npuschema_runtime::cmd::CheckedJob;
 use npuschema_runtime::driver::{Driver, DriverOptions, NoCache, Registers};
 
 struct Regs;
@@ -15,6 +16,7 @@ impl Registers for Regs {
 
 fn touch_a_running_job(blob: &'static [u8], arena: &'static mut [u8]) {
     let Ok(job) = Job::load(blob, arena) else { return };
+    let Ok(job) = CheckedJob::check(job) else { return };
     let mut npu = Driver::new(Regs, NoCache, DriverOptions::default());
     let Ok(transfer) = npu.start(job) else { return };
     let _ = job.region_bytes(1); // read the arena while the NPU writes it

@@ -4,6 +4,7 @@
 // Expected: E0597 (the arena is borrowed for 'static), E0506 (then written).
 use npuschema_generated::npu1::Npu1;
 use npuschema_runtime::binder::Job;
+use npuschema_runtime::cmd::CheckedJob;
 use npuschema_runtime::driver::{Driver, DriverOptions, NoCache, Registers};
 
 struct Regs;
@@ -18,6 +19,7 @@ fn leak_a_running_transfer(blob: &'static [u8]) {
     let Ok(view) = Npu1::validate(blob) else { return };
     let mut arena = [0u8; 4096];
     let Ok(job) = Job::bind(view, &mut arena) else { return };
+    let Ok(job) = CheckedJob::check(job) else { return };
     let mut npu = Driver::new(Regs, NoCache, DriverOptions::default());
     if let Ok(transfer) = npu.start(job) {
         core::mem::forget(transfer);

@@ -1,7 +1,31 @@
-//! Volatile access to the NPU's memory-mapped registers: the only `unsafe` in the crate.
+//! Volatile access to the NPU's memory-mapped registers, and the crate's other `unsafe`
+//! promises (the address maps it ships): the only `unsafe` in the crate.
 #![allow(unsafe_code)]
 
+#[cfg(feature = "cortex-m")]
+pub mod cortex_m;
+
+use crate::binder::{AddressMap, CacheAligned, Identity};
 use crate::driver::Registers;
+
+// SAFETY: the identity is linear over every buffer (byte `k` of a buffer at `cpu` is at
+// `cpu + k`), and on a system where the NPU sees memory at the CPU's addresses (which is
+// what choosing `Identity` states) that address reaches that byte. Whether the NPU may use
+// it is the buffer's placement, which the driver checks against the NPU's 32-bit reach
+// (`DriverOptions::address_bits`).
+unsafe impl AddressMap for Identity {}
+
+// SAFETY: the addresses are the inner map's, which is an `AddressMap` and so vouches for
+// them; only the runtime regions' alignment changes, which moves where regions are
+// carved inside the arena, not how an address is mapped.
+unsafe impl<M: AddressMap> AddressMap for CacheAligned<M> {
+    fn npu_address(&self, cpu: usize) -> u64 {
+        self.map.npu_address(cpu)
+    }
+    fn region_align(&self) -> u64 {
+        self.align
+    }
+}
 use crate::driver::regs::BLOCK_BYTES;
 
 /// The Ethos-U55 register block at a fixed address, accessed with volatile 32-bit loads
