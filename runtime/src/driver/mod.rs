@@ -232,6 +232,14 @@ pub struct OptimizerConfig {
     pub id: u32,
 }
 
+/// The job's compiled-for words as [`Driver::check_optimizer_config`] takes them: `None`
+/// for an NPU1 v1 blob, a job bound from a list of regions, or words the producer left zero.
+fn optimizer_words(job: &Job<'_, '_>) -> Option<OptimizerConfig> {
+    job.compiled_for()
+        .filter(|&(config, id)| config != 0 || id != 0)
+        .map(|(config, id)| OptimizerConfig { config, id })
+}
+
 /// What [`Driver::check_optimizer_config`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -256,6 +264,11 @@ pub struct RunInfo {
     /// Time from the start to the check that saw completion, in [`Platform::now`]'s unit
     /// (`None` without a clock).
     pub elapsed: Option<u64>,
+    /// Whether the stream's compiled-for words (NPU1 v2's `npu_config`, `npu_id`) were
+    /// checked against this NPU before the run ([`ConfigCheck::Matched`]: they were, and
+    /// matched), or skipped: an NPU1 v1 blob, or a v2 one whose producer did not know them
+    /// (both zero), where only the MACs/cycle were compared.
+    pub compiled_for: ConfigCheck,
 }
 
 /// The Ethos-U55 driver over a register block `R` and platform hooks `P`.
@@ -803,6 +816,9 @@ impl<R: Registers, P: Platform> Driver<R, P> {
         if !self.ready {
             return Err(err("not-initialised", RESET, DriverDetail::None));
         }
+        // The compiled-for words first, when the blob has them (NPU1 v2): the whole CONFIG
+        // and ID, with their own error; then the MACs/cycle every version records.
+        self.check_optimizer_config(optimizer_words(job))?;
         self.check_config(job.accel_macs())?;
         let status = Status(self.regs.read(STATUS));
         if status.running() {
@@ -1049,6 +1065,11 @@ impl<R: Registers, P: Platform> Driver<R, P> {
                 qread,
                 polls,
                 elapsed,
+                compiled_for: if optimizer_words(job).is_some() {
+                    ConfigCheck::Matched
+                } else {
+                    ConfigCheck::Skipped
+                },
             }),
             Some(code) => {
                 self.recover();
