@@ -292,6 +292,7 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     // One image per region: a region file first, then the tensors written into it.
     let mut inputs: Vec<(usize, Vec<u8>)> = Vec::new();
     let mut given: Vec<&str> = Vec::new();
+    let mut whole_regions: Vec<usize> = Vec::new();
     for (key, path) in &args.input {
         let bytes = match npuschema_cli::io::read_all(path, limit) {
             Ok(bytes) => bytes,
@@ -301,7 +302,21 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         };
         match target(key, &tensors, version, Direction::Input) {
             Err(m) => return fail("input", "unknown-tensor", format!("--input {key}: {m}"), 2),
-            Ok(Target::Region(r)) => inputs.push((r, bytes)),
+            Ok(Target::Region(r)) => {
+                // A region's file goes at its start, over what is there (an earlier tensor).
+                match inputs.iter_mut().find(|(x, _)| *x == r) {
+                    Some((_, image)) => {
+                        if image.len() < bytes.len() {
+                            image.resize(bytes.len(), 0);
+                        }
+                        if let Some(dst) = image.get_mut(..bytes.len()) {
+                            dst.copy_from_slice(&bytes);
+                        }
+                    }
+                    None => inputs.push((r, bytes)),
+                }
+                whole_regions.push(r);
+            }
             Ok(Target::Tensor(t)) => {
                 let data = match tensor_io::tensor_bytes(t, &bytes) {
                     Ok(d) => d,
@@ -336,7 +351,11 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     }
     let zero_filled: Vec<String> = tensors
         .iter()
-        .filter(|t| t.direction == Direction::Input && !given.contains(&t.name.as_str()))
+        .filter(|t| {
+            t.direction == Direction::Input
+                && !given.contains(&t.name.as_str())
+                && !whole_regions.contains(&t.region)
+        })
         .map(|t| {
             format!(
                 "npuschema run: input {} {:?} not given: zero-filled",
@@ -546,6 +565,121 @@ mod tests {
             .cmd_stream(&s)
             .to_vec()
             .unwrap()
+    }
+
+    /// [`blob`]'s copy of 32 bytes, as NPU1 version 2 with two tensors in region 1: the
+    /// output `y` (int8 [1, 16], where the copy lands) and the input `x` (int8 [1, 8] at
+    /// 48, which the copy does not touch).
+    fn blob_v2() -> Vec<u8> {
+        use npuschema_generated::npu1::{DType, Direction, TensorFlags, TensorSpec};
+        let v1 = blob(32);
+        let view = npuschema_generated::npu1::Npu1::validate(&v1).unwrap();
+        let w: Vec<u8> = (1..=32).collect();
+        let regions = [
+            RegionSpec {
+                role: Role::Weights,
+                data: RegionData::Baked(&w),
+            },
+            RegionSpec {
+                role: Role::Output,
+                data: RegionData::Runtime(64),
+            },
+        ];
+        let t = |name, direction, offset, n| TensorSpec {
+            direction,
+            io_index: 0,
+            region: 1,
+            offset,
+            size: n,
+            dtype: DType::Int8,
+            rank: 2,
+            dim0: 1,
+            dim1: n,
+            dim2: 1,
+            dim3: 1,
+            flags: TensorFlags::empty(),
+            scale: 0.0,
+            zero_point: 0,
+            name,
+        };
+        let io = [
+            t("x", Direction::Input, 48, 8),
+            t("y", Direction::Output, 0, 16),
+        ];
+        Npu1Writer::new()
+            .version(npuschema_generated::npu1::VERSION_V2)
+            .accel(Accel::Macs128)
+            .regions(&regions)
+            .io(&io)
+            .cmd_stream(view.cmd_stream())
+            .to_vec()
+            .unwrap()
+    }
+
+    #[test]
+    fn tensors_by_name_in_and_out() {
+        let d = scratch("tensors");
+        let file = d.join("m.npub");
+        fs::write(&file, blob_v2()).unwrap();
+        fs::write(d.join("x.bin"), [0xAAu8; 8]).unwrap();
+        let mut a = args(file.clone());
+        a.input = vec![("x".into(), d.join("x.bin"))];
+        a.output = vec![
+            ("y".into(), d.join("y.npy")),
+            ("0".into(), d.join("y.bin")),
+            ("region:1".into(), d.join("r.bin")),
+        ];
+        let (code, out, err) = exec(&a);
+        assert_eq!(code, ExitCode::SUCCESS, "{out}{err}");
+        assert!(!err.contains("zero-filled"), "{err}");
+        let r = fs::read(d.join("r.bin")).unwrap();
+        assert_eq!(
+            &r[48..56],
+            &[0xAA; 8],
+            "the input is at its place in its region"
+        );
+        assert_eq!(
+            fs::read(d.join("y.bin")).unwrap(),
+            (1..=16).collect::<Vec<u8>>()
+        );
+        let npy = fs::read(d.join("y.npy")).unwrap();
+        let header = String::from_utf8_lossy(&npy[10..npy.len() - 16]).to_string();
+        assert!(
+            header.contains("'descr': '|i1'") && header.contains("'shape': (1, 16)"),
+            "{header}"
+        );
+        assert_eq!(&npy[npy.len() - 16..], &(1..=16).collect::<Vec<u8>>()[..]);
+        // The .npy read back as an input of the same shape and type.
+        let mut a = args(file.clone());
+        a.input = vec![("x".into(), d.join("y.npy"))];
+        let (code, _, err) = exec(&a);
+        assert_eq!(code, ExitCode::from(2));
+        assert!(
+            err.contains("tensor \"x\"") && err.contains("shape"),
+            "{err}"
+        );
+        // Not given: zero-filled, and said so.
+        let (code, _, err) = exec(&args(file.clone()));
+        assert_eq!(code, ExitCode::SUCCESS);
+        assert!(
+            err.contains("input 0 \"x\" not given: zero-filled"),
+            "{err}"
+        );
+        // A wrong size, an unknown name, an output given as an input: before the run.
+        fs::write(d.join("short.bin"), [0u8; 7]).unwrap();
+        for (key, path, says) in [
+            ("x", "short.bin", "the file has 7 bytes, the tensor 8"),
+            ("nope", "x.bin", "no input \"nope\""),
+            ("y", "x.bin", "not an input"),
+        ] {
+            let mut a = args(file.clone());
+            a.input = vec![(key.into(), d.join(path))];
+            let (code, out, err) = exec(&a);
+            assert_eq!(code, ExitCode::from(2), "{key}");
+            assert!(err.contains(says), "{key}: {err}");
+            assert!(out.is_empty(), "nothing ran: {out}");
+        }
+        fs::remove_dir_all(d).unwrap();
     }
 
     fn scratch(name: &str) -> PathBuf {
