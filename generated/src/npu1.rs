@@ -1050,8 +1050,7 @@ impl<'a> Npu1Writer<'a, Set> {
             Some(u64::from(header.total_bytes())),
         ) {
             (Some(f), Some(t)) => {
-                t.checked_sub(f)
-                    .and_then(|n| __rt::range_at(out, f, n))
+                __rt::covered_apart(out, f, t, 28u64, 4u64)
                     .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
             }
             _ => None,

@@ -372,6 +372,7 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
     let hs = lit_usize(hsize);
     let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
     let off = Literal::u64_suffixed(off);
+    let width = Literal::u64_suffixed(ity.bytes());
     let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
     let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
     let compute = match k.algorithm {
@@ -391,8 +392,9 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
             let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
             let _ = len;
             #located
+            // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
             let sum = match (#from, #to) {
-                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off, #width).map(|d| #compute),
                 _ => None,
             };
             let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;

@@ -668,9 +668,11 @@ fn derived(
             Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
         };
         let off64 = Literal::u64_suffixed(off);
+        let width = Literal::u64_suffixed(ity.bytes());
+        // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
         checksum_patch.push(quote! {
             let sum = match (#from, #to) {
-                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off64, #width).map(|d| #compute),
                 _ => None,
             };
             let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
