@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `npu1`: NPU1 container, version 1: a flat, memory-mappable file holding a Vela command stream,
+/// Schema `npu1`: NPU1 container, version 1: a flat, memory-mappable file holding a Vela command stream, a region descriptor table (one per BASEPn slot) and the baked region data. All fields are little-endian u32 words; offsets are absolute from byte 0.
 pub const SCHEMA_NAME: &str = "npu1";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "98f92497589817c01be7e9d2b83f37ab0e7127aa10b7e6b19a127d02a256f929";

@@ -786,7 +786,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             floats |= crate::emit::nested_writer::value_has_floats(em.c, kind);
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = crate::emit::writer::field_type(em.c, kind);
-            let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
+            let doc = format!(" `{}`. {}", f.name.text, crate::emit::doc::flow(&f.doc));
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
             let o = lit_usize(off);
             let tob = crate::emit::to_bytes(f.big);

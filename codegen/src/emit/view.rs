@@ -1073,7 +1073,7 @@ impl<'a> Em<'a> {
                     k.from.text,
                     k.to.text,
                     k.stored.text,
-                    k.doc.lines().next().unwrap_or("")
+                    crate::emit::doc::flow(&k.doc)
                 );
                 quote! {
                     #[doc = #comment]
