@@ -20,6 +20,12 @@ pub struct Diags {
     pub file: String,
     /// The mistakes.
     pub items: Vec<Diag>,
+    /// Where an expression is wrong in itself (a name that does not resolve, a call
+    /// misused, an operand of the wrong kind), with those diagnostics: any other error at
+    /// the same place, found before or after, is a knock-on of that one mistake (a writer
+    /// that cannot use a field that does not exist) and is dropped when the diagnostics
+    /// are sorted. One mistake gives one diagnostic.
+    poisoned: Vec<(Pos, Vec<String>)>,
 }
 
 impl Diags {
@@ -28,6 +34,7 @@ impl Diags {
         Self {
             file: file.into(),
             items: Vec::new(),
+            poisoned: Vec::new(),
         }
     }
 
@@ -39,12 +46,37 @@ impl Diags {
         });
     }
 
+    /// The expression at `pos` is wrong in itself, and the diagnostics recorded from
+    /// `since` on say how: whatever else fails there follows from it.
+    pub(crate) fn poison(&mut self, pos: Pos, since: usize) {
+        let roots: Vec<String> = self
+            .items
+            .get(since..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|x| x.pos == pos)
+            .map(|x| x.message.clone())
+            .collect();
+        match self.poisoned.iter_mut().find(|(p, _)| *p == pos) {
+            Some((_, r)) => r.extend(roots),
+            None => self.poisoned.push((pos, roots)),
+        }
+    }
+
     /// Whether anything was recorded.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
     pub(crate) fn sort(&mut self) {
+        // Knock-ons of an expression wrong in itself (see `poisoned`).
+        let poisoned = &self.poisoned;
+        self.items.retain(|x| {
+            poisoned
+                .iter()
+                .find(|(p, _)| *p == x.pos)
+                .is_none_or(|(_, roots)| roots.contains(&x.message))
+        });
         self.items
             .sort_by(|a, b| a.pos.cmp(&b.pos).then_with(|| a.message.cmp(&b.message)));
         self.items.dedup();

@@ -1,12 +1,15 @@
 //! The README's "Use it in your own crate", followed literally: a new crate in a temporary
 //! directory outside the repository, its `Cargo.toml`, `build.rs` and `src/lib.rs` taken
 //! from the README's marked blocks (the path dependencies pointed at this checkout), and
-//! `schema/npu1.yaml` copied in. To prove that generated code is warning-free, the test then
-//! puts `#![deny(warnings)]` on the crate, adds every schema of `schema/` and
-//! `tests/schemas/` twice (the source text `Builder` writes, and the macro), and runs `cargo build --offline` and
-//! `cargo clippy --offline -- -D warnings` (dependencies come from the local registry cache;
-//! the build directory is kept under the workspace's target directory, so a second run only
-//! rebuilds the new crate).
+//! `schema/npu1.yaml` copied in. To prove that generated code is warning-free where a user
+//! gets it, the test then puts `#![deny(warnings)]` on the crate and adds every schema of
+//! `schema/`, `tests/schemas/` and `codegen/tests/own_crate/` twice: through the build script, as a user would
+//! (`npuschema_codegen::Builder` writing to `OUT_DIR`, one subdirectory per schema, and
+//! `include!`: clippy lints this code as the crate's own), and through the macro (whose
+//! expansion clippy does not lint). It runs `cargo build --offline` and
+//! `cargo clippy --offline -- -D warnings` once on the one crate (dependencies come from the
+//! local registry cache; the build directory is kept under the workspace's target
+//! directory, so a second run only rebuilds the new crate).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,13 +79,19 @@ fn readme_own_crate_section_builds_warning_free() {
     // A crate of its own, not a member of a workspace above the temp directory.
     let manifest = manifest.replace("../npuschema/", &checkout) + "\n[workspace]\n";
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("Cargo.toml");
-    std::fs::write(dir.join("build.rs"), readme_block(&readme, "build.rs")).expect("build.rs");
+    // The README's build script, then one `Builder` per schema (each into its own
+    // subdirectory of `OUT_DIR`: two test schemas may share a name).
+    let readme_build = readme_block(&readme, "build.rs");
+    assert!(readme_build.contains("fn main()"), "README's build.rs");
+    let mut build = readme_build.replacen("fn main()", "fn readme_main()", 1);
+    build += "\nfn main() {\n    readme_main();\n    let out = std::path::PathBuf::from(std::env::var_os(\"OUT_DIR\").expect(\"OUT_DIR\"));\n    for (tag, schema) in [\n";
     std::fs::copy(repo.join("schema/npu1.yaml"), dir.join("schema/npu1.yaml")).expect("copy");
 
     let mut lib = String::from("#![deny(warnings)]\n");
     lib += &readme_block(&readme, "src/lib.rs");
     let mut n = 0;
-    for sub in ["schema", "tests/schemas"] {
+    // `codegen/tests/own_crate/`: expressions that once made clippy refuse the generated code.
+    for sub in ["schema", "tests/schemas", "codegen/tests/own_crate"] {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(repo.join(sub))
             .expect("schemas")
             .map(|e| e.expect("entry").path())
@@ -94,17 +103,22 @@ fn readme_own_crate_section_builds_warning_free() {
             let tag = format!("{}_{stem}", sub.replace('/', "_"));
             let copied = format!("schema/all_{tag}.yaml");
             std::fs::copy(&p, dir.join(&copied)).expect("copy schema");
-            // The text `Builder::build` writes (lints see it as the crate's own code), and
-            // the macro's tokens.
-            let text = npuschema_codegen::generate_file(&p).unwrap_or_else(|d| panic!("{d}"));
-            std::fs::write(dir.join(format!("src/gen_{tag}.rs")), text).expect("generated");
+            // What build.rs writes (the file is named after the schema), and the macro's
+            // tokens.
+            let name = npuschema_codegen::load(&p)
+                .unwrap_or_else(|d| panic!("{d}"))
+                .name()
+                .to_string();
+            build += &format!("        (\"{tag}\", \"{copied}\"),\n");
             lib += &format!(
-                "\n/// `{sub}/{stem}.yaml`, as build.rs writes it.\npub mod text_{tag} {{\n    include!(\"gen_{tag}.rs\");\n}}\n\n/// `{sub}/{stem}.yaml`, by the macro.\npub mod macro_{tag} {{\n    npuschema_macro::include_schema!(\"{copied}\");\n}}\n"
+                "\n/// `{sub}/{stem}.yaml`, from build.rs.\npub mod build_{tag} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{tag}/{name}.rs\"));\n}}\n\n/// `{sub}/{stem}.yaml`, by the macro.\npub mod macro_{tag} {{\n    npuschema_macro::include_schema!(\"{copied}\");\n}}\n"
             );
             n += 1;
         }
     }
     assert!(n >= 3, "every shipped and test schema ({n})");
+    build += "    ] {\n        let dir = out.join(tag);\n        std::fs::create_dir_all(&dir).expect(\"out dir\");\n        if let Err(e) = npuschema_codegen::Builder::new().schema(schema).out_dir(dir).build() {\n            eprintln!(\"{e}\");\n            std::process::exit(1);\n        }\n    }\n}\n";
+    std::fs::write(dir.join("build.rs"), build).expect("build.rs");
     std::fs::write(dir.join("src/lib.rs"), lib).expect("lib.rs");
 
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("own-crate");

@@ -23,3 +23,11 @@ fn stream_sizes_the_writer_cannot_solve() {
 fn ranges_that_read_len_in_a_writer() {
     golden("range_to_end");
 }
+
+/// A checksum whose span covers its own stored field in every file (a top-level checksum
+/// from 0 over a header that stores it, one to `len`, a stream record's word inside its
+/// span) is refused at its `from`; spans after, before, or undecidable pass.
+#[test]
+fn checksum_spans_over_their_stored_field() {
+    golden("checksum_span");
+}

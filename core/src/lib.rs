@@ -169,6 +169,28 @@ pub const fn align_up(v: u64, align: u64) -> Option<u64> {
     }
 }
 
+/// The bytes `from .. to` a checksum covers in `buf`, when they lie inside it and the field
+/// storing the checksum, `stored .. stored + width`, lies inside `buf` and outside them.
+///
+/// The writers' half of the invariant every checksum keeps: **a stored field never lies
+/// inside the bytes it covers** (storing the sum would change the bytes it was computed
+/// over, so the validator would reject the file written). The schema checker refuses a span
+/// that covers its field in every file (`codegen/src/check/sum_span.rs`); a span it cannot
+/// decide (read from fields the writer derives) is checked here, where every writer (the
+/// plain, directory and record-stream writers) computes a checksum: `None` makes the writer
+/// fail with [`WriteError::Layout`] rather than write a file its validator rejects.
+#[inline]
+#[must_use]
+pub fn covered_apart(buf: &[u8], from: u64, to: u64, stored: u64, width: u64) -> Option<&[u8]> {
+    let end = stored.checked_add(width)?;
+    let inside = usize::try_from(end).is_ok_and(|e| e <= buf.len());
+    let apart = end <= from || to <= stored;
+    if !inside || !apart {
+        return None;
+    }
+    range_at(buf, from, to.checked_sub(from)?)
+}
+
 /// Copy `bytes` into `out` at `at` (used by generated writers).
 ///
 /// # Errors
@@ -207,7 +229,7 @@ pub fn set<const N: usize, const W: usize>(rec: &mut [u8; N], at: usize, bytes: 
     reason = "test code"
 )]
 mod tests {
-    use super::{range_at, range_within, table_within};
+    use super::{covered_apart, range_at, range_within, table_within};
 
     /// Offsets, lengths and limits around the edges: 0, the buffer's length, the 32-bit
     /// and 64-bit limits, where a sum `start + length` would carry.
@@ -282,5 +304,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every span and stored field around the edges: the bytes come back exactly when the
+    /// span and the field both lie inside the buffer and share no byte.
+    #[test]
+    fn covered_apart_refuses_a_span_over_its_stored_field() {
+        let buf: [u8; 12] = core::array::from_fn(|i| i as u8);
+        let edges = [0u64, 1, 3, 4, 7, 8, 11, 12, 13, u64::MAX - 1, u64::MAX];
+        for &from in &edges {
+            for &to in &edges {
+                for &stored in &edges {
+                    for width in [0u64, 4] {
+                        let (f, t, s) = (u128::from(from), u128::from(to), u128::from(stored));
+                        let e = s + u128::from(width);
+                        let want = f <= t && t <= 12 && e <= 12 && (e <= f || t <= s);
+                        let got = covered_apart(&buf, from, to, stored, width);
+                        assert_eq!(got.is_some(), want, "{from}..{to}, stored {stored}+{width}");
+                        if let Some(d) = got {
+                            assert_eq!(d, &buf[from as usize..to as usize]);
+                        }
+                    }
+                }
+            }
+        }
+        // The newcomer's mistake: a span from 0 over a header whose field 28..32 stores it.
+        let header = [0u8; 40];
+        assert!(covered_apart(&header, 0, 40, 28, 4).is_none());
+        assert!(covered_apart(&header, 32, 40, 28, 4).is_some());
     }
 }

@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `ethos_u55_cmd`: Ethos-U55/U65 register command streams: 32-bit little-endian words. Word 0 of a command
+/// Schema `ethos_u55_cmd`: Ethos-U55/U65 register command streams: 32-bit little-endian words. Word 0 of a command holds the opcode in bits 0..9, the parameter in bits 16..31 and, in bit 14, whether a 32-bit payload word follows (cmd1); bits 10..13 and 15 are zero. An instruction set only: no file layout.
 pub const SCHEMA_NAME: &str = "ethos_u55_cmd";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "15219a7bfb0459f1586b0052ee37b99d32a4be7a734ac2df694dea7f7d73d619";

@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `ethos_u55_regs`: Ethos-U55 registers: 32-bit, little-endian, inside a 4 KiB block at the NPU's base
+/// Schema `ethos_u55_regs`: Ethos-U55 registers: 32-bit, little-endian, inside a 4 KiB block at the NPU's base address. A register map only: there are no bytes to read, so no file layout.
 pub const SCHEMA_NAME: &str = "ethos_u55_regs";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "91efd7c0fe7d237dcd311ea7209103a2525bc5dc95e7b29766dce1c21f7a5027";

@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `ethos_u_cop1`: Vela's COP1 driver actions: the "COP1" magic, then tagged actions (OPTIMIZER_CONFIG with
+/// Schema `ethos_u_cop1`: Vela's COP1 driver actions: the "COP1" magic, then tagged actions (OPTIMIZER_CONFIG with the CONFIG and ID registers the stream was compiled for, COMMAND_STREAM with the register command stream, READ_APB, DUMP_SHRAM, NOP). Zero words after the actions are padding.
 pub const SCHEMA_NAME: &str = "ethos_u_cop1";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "aac2b9b40e9b8ef98f484387647b96a6a310b9f78e637ea67ca7c738b9b69171";

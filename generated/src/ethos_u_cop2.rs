@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `ethos_u_cop2`: Vela's COP2 driver actions: "COP2", a version and the length of the actions, then typed,
+/// Schema `ethos_u_cop2`: Vela's COP2 driver actions: "COP2", a version and the length of the actions, then typed, length-prefixed actions; the command-stream action (type 1) starts with a "VEUM" metadata block (CONFIG, ID, feature words), 0xFF padding to a 16-byte boundary, then the stream (a non-empty whole number of words, to the action's end); zero bytes may follow the actions.
 pub const SCHEMA_NAME: &str = "ethos_u_cop2";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "312bfadc693d18503f02972093d876c830f0a052c1bc69d76625a20f482b0f52";

@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `npu1`: NPU1 container: a flat, memory-mappable file holding a Vela command stream, a region
+/// Schema `npu1`: NPU1 container: a flat, memory-mappable file holding a Vela command stream, a region descriptor table (one per BASEPn slot) and the baked region data. Version 2 adds the words Vela's OPTIMIZER_CONFIG carries (what the stream was compiled for) and a table of the model's input and output tensors. All fields are little-endian words; offsets are absolute from byte 0. An 8-byte prefix (magic, version) is common to every version; the version selects the rest of the layout.
 pub const SCHEMA_NAME: &str = "npu1";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "358685c6a8ae569c05da391b889ad8fef30397049d498dd5d1d9cfe06bb9d316";
@@ -2281,8 +2281,7 @@ impl<'a> Npu1Writer<'a, Set> {
             Some(u64::from(header.total_bytes())),
         ) {
             (Some(f), Some(t)) => {
-                t.checked_sub(f)
-                    .and_then(|n| __rt::range_at(out, f, n))
+                __rt::covered_apart(out, f, t, 28u64, 4u64)
                     .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
             }
             _ => None,

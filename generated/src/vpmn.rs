@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use ::npuschema_core as __rt;
-/// Schema `vpmn`: VPMN / NBG container. All words are little-endian. A 12-byte prefix (magic, version,
+/// Schema `vpmn`: VPMN / NBG container. All words are little-endian. A 12-byte prefix (magic, version, target) is common to every version; the version selects the rest of the layout.
 pub const SCHEMA_NAME: &str = "vpmn";
 /// SHA-256 of the schema text this code was generated from.
 pub const SCHEMA_SHA256: &str = "d9aa7ad9892446dfeb2a2bc5e415c1b6f4ae195964946da69c36d14030957c94";
@@ -2408,9 +2408,9 @@ impl core::fmt::Debug for V1IoRecord<'_> {
 /// One validated view per layout; [`Self::validate`] picks the layout.
 #[derive(Clone, Copy, Debug)]
 pub enum Vpmn<'a> {
-    /// Selected when `header.version == VERSION_V2`. Version 2: the 48-byte format header, one sub-header, the section directory, and
+    /// Selected when `header.version == VERSION_V2`. Version 2: the 48-byte format header, one sub-header, the section directory, and the sections it locates.
     V2(VpmnV2<'a>),
-    /// Selected when `header.version >> 16 == V1_FAMILY`. Version 1 (0x0001xxxx): the 92-byte prefix, the version-gated fixed part, and the
+    /// Selected when `header.version >> 16 == V1_FAMILY`. Version 1 (0x0001xxxx): the 92-byte prefix, the version-gated fixed part, and the {offset, size} entries locating its tables. Only I/O records of the modern layout (0x0001000B on) are decoded; every located table is bounds-checked.
     V1(VpmnV1<'a>),
 }
 impl<'a> Vpmn<'a> {
@@ -3290,7 +3290,7 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
-        // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum`. The header's crc_sum: CRC-32 (initial 0) over the section payloads in
+        // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum`. The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
         {
             let mut __crc: u32 = 0;
             let mut __pend: Option<(u64, u64)> = None;
@@ -5525,7 +5525,7 @@ impl VpmnV2Spec<'_> {
         let _ = (out, sections);
         Ok(())
     }
-    /// `file_crc`: the Crc32 over the payloads of `sections` (type, offset, size), in that order, each as `buf` holds it (one not inside `buf` is skipped), with `checksums.checksum_value` hashed as zero. The header's crc_sum: CRC-32 (initial 0) over the section payloads in
+    /// `file_crc`: the Crc32 over the payloads of `sections` (type, offset, size), in that order, each as `buf` holds it (one not inside `buf` is skipped), with `checksums.checksum_value` hashed as zero. The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
     #[must_use]
     pub fn file_crc<I>(buf: &[u8], sections: I) -> u32
     where

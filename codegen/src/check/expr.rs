@@ -428,6 +428,7 @@ pub(crate) fn check_expr(
     what: &str,
     d: &mut Diags,
 ) {
+    let before = d.items.len();
     let mut ok = check_calls(c, &e.expr, scope, what, e, d);
     for p in e.expr.refs() {
         if let Err(msg) = c.resolve(p, scope) {
@@ -444,6 +445,11 @@ pub(crate) fn check_expr(
         d.error(e.pos, format!("{what} `{}` must be {want}", e.text));
     } else if ok && let Some(msg) = mistyped(c, &e.expr, scope) {
         d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
+    }
+    // Wrong in itself: what else fails at this expression (a writer's plan, a place the
+    // checker works out) follows from this mistake.
+    if d.items.len() > before {
+        d.poison(e.pos, before);
     }
 }
 

@@ -29,6 +29,7 @@ pub(crate) mod regs;
 pub(crate) mod streams;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
+pub(crate) mod sum_span;
 pub(crate) mod table_when;
 pub(crate) mod table_writer;
 pub(crate) mod taken;

@@ -141,6 +141,8 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                         for (e, what) in [(&k.from, "from"), (&k.to, "to"), (&k.stored, "stored")] {
                             check_expr(c, e, Scope::RecordOnly(&t), false, what, d);
                         }
+                        // A stored field never lies inside the bytes it covers (`sum_span.rs`).
+                        crate::check::sum_span::check_stream(c, Scope::RecordOnly(&t), sn, k, d);
                     }
                 }
             },

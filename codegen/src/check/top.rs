@@ -1124,6 +1124,8 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    // A stored field never lies inside the bytes it covers (`sum_span.rs`).
+    crate::check::sum_span::check_top(c, d);
     dup_check(lets(file), "a named value (let)", d);
     let mut defs: Vec<(&ExprAt, String)> = Vec::new();
     for t in &file.tables {

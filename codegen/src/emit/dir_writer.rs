@@ -102,7 +102,7 @@ fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -
     let doc = format!(
         " String `{}`, {where_}, {what}: {}",
         s.name.text,
-        esc(s.doc.lines().next().unwrap_or(""))
+        esc(&crate::emit::doc::flow(&s.doc))
     );
     if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text) {
         quote!(#[doc = #doc] pub #n: &'a str,)
@@ -133,7 +133,7 @@ fn spec_fields(
         floats |= crate::emit::nested_writer::value_has_floats(c, kind);
         let (ty, _) = crate::emit::writer::field_type(c, kind);
         let n = ident(&name(&f.name.text));
-        let first = esc(f.doc.lines().next().unwrap_or("").trim());
+        let first = esc(&crate::emit::doc::flow(&f.doc));
         let doc = if first.is_empty() {
             format!(" `{}.{}`.", st.name.text, f.name.text)
         } else {
@@ -301,7 +301,7 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
                     .join(", ")
             )
         },
-        esc(k.doc.lines().next().unwrap_or(""))
+        esc(&crate::emit::doc::flow(&k.doc))
     );
     let func = quote! {
         #[doc = #doc]
@@ -372,6 +372,7 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
     let hs = lit_usize(hsize);
     let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
     let off = Literal::u64_suffixed(off);
+    let width = Literal::u64_suffixed(ity.bytes());
     let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
     let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
     let compute = match k.algorithm {
@@ -391,8 +392,9 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
             let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
             let _ = len;
             #located
+            // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
             let sum = match (#from, #to) {
-                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off, #width).map(|d| #compute),
                 _ => None,
             };
             let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
@@ -466,7 +468,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     let doc = format!(
                         " Range `{}`, placed where `writer.order` names it: {}",
                         r.name.text,
-                        esc(r.doc.lines().next().unwrap_or(""))
+                        esc(&crate::emit::doc::flow(&r.doc))
                     );
                     // With `when`: optional (`dir_when.rs`).
                     let ty = match &r.when {
@@ -486,7 +488,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         " The records of stream `{}`, written by its writer into range `{}`, placed where `writer.order` names it: {}",
                         st.name.text,
                         r.name.text,
-                        esc(r.doc.lines().next().unwrap_or(""))
+                        esc(&crate::emit::doc::flow(&r.doc))
                     );
                     floats |= stream_has_floats(c, &st.header.text);
                     file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#sspec<'a>],));
@@ -553,8 +555,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
             " `{}`, for the writer: its payload and the fields the writer does not derive.",
             x.table.name.text
         );
-        let pdoc = match x.range.doc.lines().next().map(str::trim) {
-            Some(d) if !d.is_empty() => {
+        let pdoc = match crate::emit::doc::flow(&x.range.doc).as_str() {
+            d if !d.is_empty() => {
                 format!(" The payload (`{}`): {}", x.range.name.text, esc(d))
             }
             _ => format!(" The payload (`{}`).", x.range.name.text),

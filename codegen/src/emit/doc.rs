@@ -10,6 +10,17 @@ pub(crate) fn doc_attr(doc: &str) -> TokenStream {
     lines(&doc.replace('[', "\\[").replace(']', "\\]"))
 }
 
+/// A schema's `doc:` text whole, as one line (its lines trimmed and joined by a space), for
+/// a generated doc that sets it inside a sentence of its own. (Cut at its first line, a doc
+/// stopped mid-sentence.)
+pub(crate) fn flow(doc: &str) -> String {
+    doc.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The generator's own text, whose intra-doc links are meant: no escaping.
 pub(crate) fn lines(doc: &str) -> TokenStream {
     let lines = doc.lines().map(|l| {

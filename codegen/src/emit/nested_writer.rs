@@ -252,7 +252,7 @@ fn value_type(c: &Checked, si: usize) -> Option<TokenStream> {
             }
         };
         floats |= value_has_floats(c, kind);
-        let first = f.doc.lines().next().unwrap_or("").trim();
+        let first = crate::emit::doc::flow(&f.doc);
         let doc = if first.is_empty() {
             format!(" `{}.{}`.", st.name.text, f.name.text)
         } else {

@@ -867,9 +867,8 @@ pub fn for_each_collection(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStre
         return quote!();
     };
     let body = em.steps(steps, Scope::Record(t));
-    let dir_doc = collection_of(&em.c.schema.file, name).map_or(String::new(), |(d, _)| {
-        d.doc.lines().next().unwrap_or("").to_string()
-    });
+    let dir_doc = collection_of(&em.c.schema.file, name)
+        .map_or(String::new(), |(d, _)| crate::emit::doc::flow(&d.doc));
     let comment = format!(
         "@step For every record of collection `{name}` (every section of its type): {dir_doc}"
     );
@@ -1438,7 +1437,7 @@ fn record_checksums(
         } else {
             ""
         },
-        k.doc.lines().next().unwrap_or("")
+        crate::emit::doc::flow(&k.doc)
     );
     quote! {
         #[doc = #comment]
@@ -1632,7 +1631,7 @@ fn payload_checksum(
             )
         },
         stored.text,
-        k.doc.lines().next().unwrap_or("")
+        crate::emit::doc::flow(&k.doc)
     );
     quote! {
         #[doc = #comment]
@@ -1731,7 +1730,7 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         "@step {code}: sections `{}` and `{}` are both present once, or both absent. {}",
         s.region.text,
         layout.value.text,
-        s.doc.lines().next().unwrap_or("")
+        crate::emit::doc::flow(&s.doc)
     );
     quote! {
         #[doc = #comment]
@@ -1805,7 +1804,7 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         "@step {code}: every `{col}` entry has a nonzero size, a {}-aligned offset, lies inside the `{}` region, and starts at or after the previous one's end. {}",
         s.align,
         s.region.text,
-        s.doc.lines().next().unwrap_or("")
+        crate::emit::doc::flow(&s.doc)
     );
     quote! {
         #[doc = #comment]
@@ -1862,7 +1861,7 @@ fn slots_padding(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     let comment = format!(
         "@step {code}: every byte of the `{}` region outside the `{col}` slots is zero. {}",
         s.region.text,
-        s.doc.lines().next().unwrap_or("")
+        crate::emit::doc::flow(&s.doc)
     );
     quote! {
         #[doc = #comment]
@@ -2040,7 +2039,7 @@ pub fn variants(c: &Checked) -> TokenStream {
         let vd = doc_attr(&format!(
             "Selected when `{}`. {}",
             v.when.text,
-            v.file.doc.lines().next().unwrap_or("")
+            crate::emit::doc::flow(&v.file.doc)
         ));
         arms.push(quote!(if #cond { return #vty::validate_as(buf).map(Self::#key); }));
         variants.push(quote!(#vd #key(#vty<'a>),));

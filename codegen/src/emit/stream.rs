@@ -786,7 +786,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             floats |= crate::emit::nested_writer::value_has_floats(em.c, kind);
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = crate::emit::writer::field_type(em.c, kind);
-            let doc = format!(" `{}`. {}", f.name.text, f.doc.lines().next().unwrap_or(""));
+            let doc = format!(" `{}`. {}", f.name.text, crate::emit::doc::flow(&f.doc));
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
             let o = lit_usize(off);
             let tob = crate::emit::to_bytes(f.big);
@@ -873,21 +873,16 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                     #to
                     #stored
                     let total = cursor.saturating_sub(start);
-                    // The covered bytes and the stored word inside the record, apart.
-                    let place = match (from, to, stored) {
-                        (Some(f), Some(t), Some(so))
-                            if f <= t
-                                && t <= total
-                                && so.checked_add(4).is_some_and(|e| e <= total && (e <= f || t <= so)) =>
-                        {
-                            Some((f, t, so))
+                    // The covered bytes and the stored word inside the record, apart: a
+                    // stored field never lies inside the bytes it covers (`check/sum_span.rs`).
+                    let record = __rt::range_at(out, start, total);
+                    let place = match (from, to, stored, record) {
+                        (Some(f), Some(t), Some(so), Some(r)) => {
+                            __rt::covered_apart(r, f, t, so, 4).map(|d| (so, d))
                         }
                         _ => None,
                     };
-                    let Some((f, t, so)) = place else {
-                        return Err(__rt::WriteError::Layout { item: #item });
-                    };
-                    let Some(d) = __rt::range_at(out, start.saturating_add(f), t - f) else {
+                    let Some((so, d)) = place else {
                         return Err(__rt::WriteError::Layout { item: #item });
                     };
                     let computed: u32 = #compute;

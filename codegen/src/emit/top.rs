@@ -24,7 +24,7 @@ pub(crate) fn module(c: &Checked) -> TokenStream {
     let sha = &c.sha256;
     let sdoc = format!(
         " Schema `{name}`: {}",
-        c.schema.doc.lines().next().unwrap_or("")
+        crate::emit::doc::flow(&c.schema.doc)
     );
     let constants = em.constants();
     let enums = em.enums();

@@ -685,17 +685,35 @@ impl<'a> Em<'a> {
         match s {
             Step::MinLen { code, min, field } => {
                 let code = &code.text;
-                let min = self.value(&min.expr, scope, env);
                 let fname = field
                     .as_ref()
                     .map_or("header".to_string(), |f| f.text.clone());
+                let comment =
+                    format!("@step {code}: the buffer must hold at least the needed bytes.");
+                // A size that cannot fail (a constant, a field, an `if`) is a plain `u64`:
+                // no literal `Some` to unwrap.
+                if let Some(p) = self.infallible(&min.expr, scope, env) {
+                    let fail = fail(
+                        code,
+                        &Blame::plain(fname, 0),
+                        Det::Short(quote!(needed), quote!(len)),
+                    );
+                    return quote! {
+                        #[doc = #comment]
+                        {
+                            let needed: u64 = #p;
+                            if len < needed {
+                                return #fail;
+                            }
+                        }
+                    };
+                }
+                let min = self.value(&min.expr, scope, env);
                 let fail = fail(
                     code,
                     &Blame::plain(fname, 0),
                     Det::Short(quote!(needed.unwrap_or(u64::MAX)), quote!(len)),
                 );
-                let comment =
-                    format!("@step {code}: the buffer must hold at least the needed bytes.");
                 quote! {
                     #[doc = #comment]
                     {
@@ -941,12 +959,13 @@ impl<'a> Em<'a> {
                     r.name.text, r.offset.text, r.length.text, within.text
                 );
                 let plain = (
-                    self.plain(&r.offset.expr, scope, env),
-                    self.plain(&r.length.expr, scope, env),
-                    self.plain(&within.expr, scope, env),
+                    self.infallible(&r.offset.expr, scope, env),
+                    self.infallible(&r.length.expr, scope, env),
+                    self.infallible(&within.expr, scope, env),
                 );
                 let check = if let (Some(start), Some(length), Some(w)) = plain {
-                    // Every operand is a plain field or constant: only the sum can overflow.
+                    // No operand can fail (fields, constants, `if`s of them): only the sum can
+                    // overflow.
                     let fail = fail(
                         codes,
                         &b,
@@ -1054,7 +1073,7 @@ impl<'a> Em<'a> {
                     k.from.text,
                     k.to.text,
                     k.stored.text,
-                    k.doc.lines().next().unwrap_or("")
+                    crate::emit::doc::flow(&k.doc)
                 );
                 quote! {
                     #[doc = #comment]

@@ -74,11 +74,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         }
         let name = format_ident!("{}", f.name.text);
         let (ty, default) = field_type(c, hl.fields[i].1);
-        let doc = format!(
-            " Set `{}`: {}",
-            f.name.text,
-            f.doc.lines().next().unwrap_or("")
-        );
+        let doc = format!(" Set `{}`: {}", f.name.text, crate::emit::doc::flow(&f.doc));
         in_fields.push(quote!(#name: #ty,));
         in_defaults.push(quote!(#name: #default,));
         moves.push(quote!(#name: self.#name,));
@@ -152,14 +148,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
             format!(
                 " Set `{}` (optional: left out, and its flag bit cleared, unless set): {}",
                 r.name.text,
-                r.doc.lines().next().unwrap_or("")
+                crate::emit::doc::flow(&r.doc)
             )
         } else {
             format!(
                 " Set `{}` (optional: left out unless set; `write_into` checks `when: {}` on the header it writes): {}",
                 r.name.text,
                 r.when.as_ref().map_or("", |w| w.text.as_str()),
-                r.doc.lines().next().unwrap_or("")
+                crate::emit::doc::flow(&r.doc)
             )
         };
         in_fields.push(quote!(#name: Option<&'a [u8]>,));
@@ -197,7 +193,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let doc = format!(
             " Set `{}` (required): {}",
             r.name.text,
-            r.doc.lines().next().unwrap_or("")
+            crate::emit::doc::flow(&r.doc)
         );
         let moves2 = moves.clone();
         range_setters.push(quote! {
@@ -668,9 +664,11 @@ fn derived(
             Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
         };
         let off64 = Literal::u64_suffixed(off);
+        let width = Literal::u64_suffixed(ity.bytes());
+        // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
         checksum_patch.push(quote! {
             let sum = match (#from, #to) {
-                (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(out, f, n)).map(|d| #compute),
+                (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off64, #width).map(|d| #compute),
                 _ => None,
             };
             let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
@@ -778,7 +776,7 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
         if matches!(rules[i], RecordRule::Input) {
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = field_type(c, l.fields[i].1);
-            let doc = format!(" {}", f.doc.lines().next().unwrap_or(""));
+            let doc = format!(" {}", crate::emit::doc::flow(&f.doc));
             let doc = if doc.trim().is_empty() {
                 format!(" `{}`.", f.name.text)
             } else {
@@ -842,8 +840,8 @@ pub(crate) fn range_spec(c: &Checked, t: &Table, r: &Range) -> (TokenStream, Tok
         " Whether a record carries its `{}` bytes in the file.",
         r.name.text
     );
-    let pdoc = match r.doc.lines().next().map(str::trim) {
-        Some(d) if !d.is_empty() => format!(" The bytes, stored in the file ({d})."),
+    let pdoc = match crate::emit::doc::flow(&r.doc).as_str() {
+        d if !d.is_empty() => format!(" The bytes, stored in the file ({d})."),
         _ => " The bytes, stored in the file.".to_string(),
     };
     let field = quote!(#[doc = #doc] pub #name: #en<'a>,);
