@@ -272,7 +272,10 @@ pub fn run(args: Args) -> ExitCode {
     bar.finish_and_clear();
 
     for (p, why) in &w.skipped {
-        eprintln!("npuschema check: skipped {}: {why}", p.display());
+        eprintln!(
+            "npuschema check: skipped {}: {why}",
+            crate::io::line_path(p)
+        );
     }
     let mut any_invalid = false;
     let mut any_io = !w.errors.is_empty();
@@ -281,7 +284,7 @@ pub fn run(args: Args) -> ExitCode {
         if args.json {
             lines.push(line(Some(p), None, plain_error("io-error", msg)).to_string());
         } else {
-            eprintln!("{}: {msg}", p.display());
+            eprintln!("{}: {msg}", crate::io::line_path(p));
         }
     }
     for (p, o) in &outcomes {
@@ -289,10 +292,14 @@ pub fn run(args: Args) -> ExitCode {
             json_line(p, o).to_string()
         } else {
             match o {
-                Outcome::Checked { result: Ok(()), .. } => format!("{}: OK", p.display()),
-                Outcome::Checked { result: Err(e), .. } => format!("{}: {e}", p.display()),
+                Outcome::Checked { result: Ok(()), .. } => {
+                    format!("{}: OK", crate::io::line_path(p))
+                }
+                Outcome::Checked { result: Err(e), .. } => {
+                    format!("{}: {e}", crate::io::line_path(p))
+                }
                 Outcome::Unread { message, .. } => {
-                    format!("{}: cannot read: {message}", p.display())
+                    format!("{}: cannot read: {message}", crate::io::line_path(p))
                 }
             }
         });

@@ -660,7 +660,7 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => {
             let code = match e {
                 crate::io::InputError::Io(_) => "io-error: ",
-                crate::io::InputError::TooLarge { .. } => "",
+                crate::io::InputError::TooLarge { .. } | crate::io::InputError::NoWriter => "",
             };
             eprintln!("npuschema explain: {code}{}: {e}", args.file.display());
             return ExitCode::from(2);

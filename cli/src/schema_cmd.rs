@@ -99,7 +99,8 @@ impl Output {
 
 /// Load and check a schema; on a mistake, every diagnostic (file:line:column), exit 2.
 fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
-    let c = npuschema_codegen::load(path).map_err(|d| {
+    let text = crate::io::read_schema(path).map_err(|m| Output::fail(format!("{m}\n"), 2))?;
+    let c = npuschema_codegen::load_str(&text, &path.display().to_string()).map_err(|d| {
         let mut msg = d.to_string();
         if !msg.ends_with('\n') {
             msg.push('\n');
@@ -235,7 +236,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             let o: Outcome = Err(("io-error", msg.clone()));
             let _ = writeln!(out.stdout, "{}", json_line(p, it.schema_name(), &o));
         } else {
-            let _ = writeln!(out.stderr, "{}: {msg}", p.display());
+            let _ = writeln!(out.stderr, "{}: {msg}", crate::io::line_path(p));
         }
     }
     if outcomes.is_empty() {
@@ -265,9 +266,9 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             json_line(p, it.schema_name(), o).to_string()
         } else {
             match o {
-                Ok(Ok(())) => format!("{}: OK", p.display()),
-                Ok(Err(e)) => format!("{}: {e}", p.display()),
-                Err((_, msg)) => format!("{}: cannot read: {msg}", p.display()),
+                Ok(Ok(())) => format!("{}: OK", crate::io::line_path(p)),
+                Ok(Err(e)) => format!("{}: {e}", crate::io::line_path(p)),
+                Err((_, msg)) => format!("{}: cannot read: {msg}", crate::io::line_path(p)),
             }
         };
         match o {

@@ -245,6 +245,7 @@ pub fn pack_file(input: &Path, output: &Path, accel: AccelChoice) -> Result<Pack
         PackError::new(e.code, e.path.display().to_string(), None, e.message)
     };
     // Refuse before reading anything, and again when the temporary file is made.
+    crate::io::resolve_output(output).map_err(out_err)?;
     if crate::io::same_file(input, output) {
         return Err(PackError::new(
             "output-is-input",
