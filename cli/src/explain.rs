@@ -350,7 +350,8 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
             "Region table ({n} x 16 bytes at offset 32; index = BASEP slot)"
         ))
     );
-    for r in blob.regions() {
+    let over = n > crate::inspect::LIST_LIMIT;
+    for r in blob.regions().take(crate::inspect::list_limit()) {
         let at = 32 + u64::from(r.index()) * 16;
         let baked = r.flags().contains(RegionFlags::BAKED);
         word_row(
@@ -375,13 +376,21 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
             ],
         );
     }
+    if over {
+        let _ = writeln!(
+            o,
+            "  ... {} more regions not listed (at most {})",
+            n - crate::inspect::LIST_LIMIT,
+            crate::inspect::LIST_LIMIT
+        );
+    }
     let _ = writeln!(o);
     let _ = writeln!(
         o,
         "  {}",
         st.dim("Bytes     Hex           Field          Decoded")
     );
-    for r in blob.regions() {
+    for r in blob.regions().take(crate::inspect::list_limit()) {
         let at = 32 + u64::from(r.index()) * 16;
         let raw = r.as_bytes();
         let baked = r.flags().contains(RegionFlags::BAKED);
@@ -446,6 +455,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     ];
     for r in blob
         .regions()
+        .take(crate::inspect::list_limit())
         .filter(|r| r.flags().contains(RegionFlags::BAKED))
     {
         let start = u64::from(r.data_offset());
@@ -456,6 +466,15 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
         ));
     }
     ranges.sort();
+    if over {
+        // The regions past the limit are not in `ranges`: their bytes would show as
+        // padding, so only the first regions' spans are listed, and the layout says so.
+        let _ = writeln!(
+            o,
+            "  (regions past the first {} are left out of the layout)",
+            crate::inspect::LIST_LIMIT
+        );
+    }
     let mut cursor = 0u64;
     for (start, end, what) in &ranges {
         if *start > cursor {
@@ -493,6 +512,9 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     {
         let at = arena.div_ceil(u64::from(npu1::ARENA_ALIGN)) * u64::from(npu1::ARENA_ALIGN);
         arena = at + u64::from(r.size());
+        if runtime.len() >= crate::inspect::list_limit() {
+            continue;
+        }
         runtime.push(format!(
             "region {} {} {} bytes at arena +{at:#x}",
             r.index(),
@@ -552,6 +574,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     );
     for r in blob
         .regions()
+        .take(crate::inspect::list_limit())
         .filter(|r| r.flags().contains(RegionFlags::BAKED))
     {
         let end = u64::from(r.data_offset()) + u64::from(r.size());

@@ -320,11 +320,17 @@ pub fn view_text(v: &View) -> String {
         let _ = writeln!(
             o,
             "\n{} {} ({}, {} record(s))",
-            g.kind,
-            g.name,
-            g.struct_name,
-            g.records.len()
+            g.kind, g.name, g.struct_name, g.total
         );
+        if g.total > g.records.len() as u64 {
+            let _ = writeln!(
+                o,
+                "  (the first {} listed, {} not: at most {} per group)",
+                g.records.len(),
+                g.total - g.records.len() as u64,
+                npuschema_codegen::interp::LIST_LIMIT
+            );
+        }
         for r in &g.records {
             let _ = writeln!(o, "  {} @ {:#x} ({} bytes)", r.path, r.offset, r.size);
             for f in &r.fields {
@@ -405,7 +411,7 @@ pub fn inspect_output(schema: &Path, file: &Path, json: bool) -> Output {
     match view_of(schema, file) {
         Ok((v, _)) => Output {
             stdout: if json {
-                format!("{}\n", v.to_json())
+                format!("{}\n", v.to_json(&file.display().to_string()))
             } else {
                 view_text(&v)
             },
@@ -481,6 +487,17 @@ pub fn explain_text(v: &View, bytes: &[u8]) -> String {
             .map_or(String::new(), |k| format!(", variant {k}")),
         v.len
     );
+    for g in v.groups.iter().filter(|g| g.total > g.records.len() as u64) {
+        let _ = writeln!(
+            o,
+            "note: {} {} names its first {} of {} records (at most {} per group); the bytes of the others show as not named",
+            g.kind,
+            g.name,
+            g.records.len(),
+            g.total,
+            npuschema_codegen::interp::LIST_LIMIT
+        );
+    }
     let mut covered = 0u64;
     let len = bytes.len() as u64;
     let show = |o: &mut String, start: u64, end: u64, label: &str, full: bool| {

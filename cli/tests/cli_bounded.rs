@@ -628,3 +628,306 @@ fn sigint_and_sigterm_during_pack_remove_the_temporary() {
     }
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 4. aggregates once per collection ----
+
+/// A COP1 payload: the magic, one OPTIMIZER_CONFIG, `nops` NOP actions, a one-word
+/// COMMAND_STREAM.
+fn cop1_payload(nops: usize) -> Vec<u8> {
+    let mut b = b"COP1".to_vec();
+    for w in [1u32, 0x1000_0128, 1] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    for _ in 0..nops {
+        b.extend_from_slice(&5u32.to_le_bytes());
+    }
+    for w in [2u32 | (1 << 16), 0xffff] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b
+}
+
+fn time_check(schema: &Path, file: &Path) -> Duration {
+    let t = Instant::now();
+    let o = run(&[
+        os("check"),
+        os("--schema"),
+        schema.as_os_str(),
+        file.as_os_str(),
+    ]);
+    let took = t.elapsed();
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    took
+}
+
+#[test]
+fn count_and_first_in_a_for_each_body_walk_the_stream_once() {
+    let d = tmp("count");
+    let file = d.join("nops.bin");
+    std::fs::write(&file, cop1_payload(3000)).expect("write");
+    let each = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cop1_count_each.yaml");
+    let plain = schema("ethos_u_cop1.yaml");
+    // The peer: the same file under the schema whose count() is outside the for_each. A
+    // walk per record makes the ratio hundreds (3000 records, each walking 3000); once per
+    // collection it is about 1.
+    let base = (0..3)
+        .map(|_| time_check(&plain, &file))
+        .min()
+        .expect("runs");
+    let with = (0..3)
+        .map(|_| time_check(&each, &file))
+        .min()
+        .expect("runs");
+    let ratio = with.as_secs_f64() / base.as_secs_f64().max(1e-3);
+    eprintln!("count() in for_each: {with:?} against {base:?} without: ratio {ratio:.1}");
+    assert!(ratio < 8.0, "{with:?} against {base:?}: ratio {ratio:.1}");
+    // And the assert itself is checked: a second OPTIMIZER_CONFIG fails it.
+    let mut two = cop1_payload(10);
+    let tail = two.split_off(4);
+    two.extend_from_slice(&tail[..12]);
+    two.extend_from_slice(&tail);
+    std::fs::write(&file, &two).expect("write");
+    let o = run(&[
+        os("check"),
+        os("--schema"),
+        each.as_os_str(),
+        file.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("cop-duplicate-action"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 1. output bounded whatever is printed ----
+
+/// Peak RSS in KB of the binary run with `args` (`/usr/bin/time -f %M`), and its output;
+/// `None` (said on stderr) where `/usr/bin/time` is missing.
+fn peak_kb(args: &[&OsStr]) -> Option<(u64, Output)> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        eprintln!("skipping the memory figure: no /usr/bin/time (Debian package `time`)");
+        return None;
+    }
+    let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
+        .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
+    let report = tmp("peak").join("rss");
+    let o = Command::new(time)
+        .arg("-o")
+        .arg(&report)
+        .arg("-f")
+        .arg("%M")
+        .arg(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    let kb = std::fs::read_to_string(&report)
+        .expect("time's report")
+        .lines()
+        .filter_map(|l| l.trim().parse::<u64>().ok())
+        .next_back()
+        .expect("a number");
+    Some((kb, o))
+}
+
+/// An NPU1 blob with `n` runtime regions of 16 bytes after the DMA's two.
+fn many_regions(n: usize) -> Vec<u8> {
+    let weights = [7u8; 64];
+    let mut stream = Vec::new();
+    for (code, param, payload) in [
+        (0x0130u16, 0u16, None),
+        (0x0131, 1, None),
+        (0x4030, 0, Some(0u32)),
+        (0x4031, 0, Some(16)),
+        (0x4032, 0, Some(16)),
+        (0x0010, 0, None),
+        (0x0011, 0, None),
+        (0x0000, 0xFFFF, None),
+    ] {
+        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
+        if let Some(p) = payload {
+            stream.extend_from_slice(&p.to_le_bytes());
+        }
+    }
+    let mut specs = vec![RegionSpec {
+        role: Role::Weights,
+        data: RegionData::Baked(&weights),
+    }];
+    specs.extend((0..n).map(|_| RegionSpec {
+        role: Role::Scratch,
+        data: RegionData::Runtime(16),
+    }));
+    Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
+}
+
+#[test]
+fn inspect_and_explain_of_many_records_stay_bounded_and_say_what_they_left_out() {
+    let d = tmp("many");
+    let npu1 = d.join("many.npub");
+    let blob = many_regions(300_000);
+    std::fs::write(&npu1, &blob).expect("write");
+    let cop = d.join("nops.cop1");
+    std::fs::write(&cop, cop1_payload(400_000)).expect("write");
+    let s_npu1 = schema("npu1.yaml");
+    let s_cop = schema("ethos_u_cop1.yaml");
+    let input_kb = (blob.len() as u64) / 1024;
+    let cases: Vec<(Vec<&OsStr>, &str)> = vec![
+        (
+            vec![os("inspect"), os("--json"), npu1.as_os_str()],
+            "regions_omitted",
+        ),
+        (
+            vec![os("inspect"), npu1.as_os_str()],
+            "more regions not listed",
+        ),
+        (
+            vec![os("explain"), npu1.as_os_str()],
+            "more regions not listed",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                s_npu1.as_os_str(),
+                os("--json"),
+                npu1.as_os_str(),
+            ],
+            "\"omitted\":290001",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                s_cop.as_os_str(),
+                os("--json"),
+                cop.as_os_str(),
+            ],
+            "\"omitted\":390002",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                s_cop.as_os_str(),
+                cop.as_os_str(),
+            ],
+            "390002 not",
+        ),
+        (
+            vec![
+                os("explain"),
+                os("--schema"),
+                s_cop.as_os_str(),
+                cop.as_os_str(),
+            ],
+            "names its first 10000 of 400002 records",
+        ),
+    ];
+    for (args, says) in cases {
+        let Some((kb, o)) = peak_kb(&args) else {
+            return;
+        };
+        let text = stdout(&o);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(
+            text.contains(says),
+            "{args:?}: {}",
+            &text[text.len().saturating_sub(400)..]
+        );
+        eprintln!(
+            "{args:?}: peak RSS {kb} KB, stdout {} KB",
+            text.len() / 1024
+        );
+        // The input (about 4.6 MB), the listed 10,000 records and the text: not the 300,000
+        // or 400,000 records (hundreds of MB before).
+        assert!(kb < input_kb + 96 * 1024, "{args:?}: {kb} KB");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 14. inspect of a damaged file shows what it can read ----
+
+#[test]
+fn inspect_of_a_bad_checksum_shows_the_header_regions_and_both_checksums() {
+    let d = tmp("damaged");
+    let mut b = blob();
+    let last = b.len() - 1;
+    b[last] ^= 0xff;
+    let p = d.join("bad.npub");
+    std::fs::write(&p, &b).expect("write");
+    let o = run(&[os("inspect"), p.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let text = stdout(&o);
+    assert!(text.contains("INVALID"), "{text}");
+    assert!(text.contains("region_count  2"), "{text}");
+    assert!(text.contains("<-- differ"), "{text}");
+    assert!(text.contains("[1] role"), "{text}");
+    assert!(text.contains("FAILED        checksum-mismatch"), "{text}");
+    let o = run(&[os("inspect"), os("--json"), p.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["error"]["code"], "checksum-mismatch");
+    assert_eq!(v["file"], p.to_str().expect("utf-8"));
+    let k = &v["partial"]["checksum"];
+    assert_ne!(k["stored"], k["computed"]);
+    assert_eq!(
+        v["partial"]["regions_as_stored"]
+            .as_array()
+            .expect("array")
+            .len(),
+        2
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 15. one meaning per JSON key ----
+
+#[test]
+fn file_is_the_path_in_every_commands_json() {
+    let d = tmp("keys");
+    let p = d.join("good.npub");
+    std::fs::write(&p, blob()).expect("write");
+    let s = schema("npu1.yaml");
+    let path = p.to_str().expect("utf-8");
+    for args in [
+        vec![os("check"), os("--json"), p.as_os_str()],
+        vec![
+            os("check"),
+            os("--json"),
+            os("--schema"),
+            s.as_os_str(),
+            p.as_os_str(),
+        ],
+        vec![
+            os("inspect"),
+            os("--json"),
+            os("--schema"),
+            s.as_os_str(),
+            p.as_os_str(),
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+        assert_eq!(v["file"], path, "{args:?}");
+    }
+    let o = run(&[
+        os("inspect"),
+        os("--json"),
+        os("--schema"),
+        s.as_os_str(),
+        p.as_os_str(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["view"], "Npu1");
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -74,6 +74,10 @@ pub(super) struct State<'b> {
     pub(super) lets: slots::Slots<u64, 16>,
     /// Each order check's previous key or end.
     pub(super) prev: slots::Slots<u64, 4>,
+    /// Each stream's aggregates (`count()`, `first()`), walked once per placement of the
+    /// stream instead of once per use (a `count()` in a `for_each` body was a walk per
+    /// record).
+    pub(super) aggs: super::stream::Aggs,
 }
 
 impl<'b> State<'b> {
@@ -348,6 +352,7 @@ impl<'b> State<'b> {
             rec_span: self.rec_span,
             lets: slots::Slots::none(),
             prev: slots::Slots::none(),
+            aggs: super::stream::Aggs::default(),
         }
     }
 }
