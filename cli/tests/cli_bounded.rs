@@ -77,6 +77,11 @@ fn schema(name: &str) -> PathBuf {
 
 /// A small valid NPU1 blob: DMA 16 bytes from baked weights to a runtime region.
 fn blob() -> Vec<u8> {
+    blob_with(48)
+}
+
+/// [`blob`] with a runtime region of `runtime` bytes.
+fn blob_with(runtime: u32) -> Vec<u8> {
     let weights = [7u8; 64];
     let mut stream = Vec::new();
     for (code, param, payload) in [
@@ -101,7 +106,7 @@ fn blob() -> Vec<u8> {
         },
         RegionSpec {
             role: Role::Output,
-            data: RegionData::Runtime(48),
+            data: RegionData::Runtime(runtime),
         },
     ];
     Npu1Writer::new()
@@ -929,5 +934,39 @@ fn file_is_the_path_in_every_commands_json() {
     ]);
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
     assert_eq!(v["view"], "Npu1");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 9. one verdict: the arena run --sim allocates ----
+
+#[test]
+fn check_warns_when_run_sim_needs_a_larger_max_arena() {
+    let d = tmp("arena");
+    let p = d.join("big-arena.npub");
+    std::fs::write(&p, blob_with(128 << 20)).expect("write");
+    let o = run(&[os("check"), p.as_os_str()]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}");
+    assert!(
+        text.contains("OK (warning: arena-over-sim-default"),
+        "{text}"
+    );
+    assert!(text.contains("--max-arena 134217"), "{text}");
+    let o = run(&[os("check"), os("--json"), p.as_os_str()]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["warnings"][0]["code"], "arena-over-sim-default");
+    let need = v["warnings"][0]["arena_bytes"].as_u64().expect("bytes");
+    assert!(need >= 128 << 20, "{need}");
+    // run --sim refuses it as check said, before allocating.
+    let o = run(&[os("run"), os("--sim"), p.as_os_str()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("arena-over-limit") || stdout(&o).contains("arena-over-limit"));
+    // Under the default: no warning.
+    let small = d.join("small.npub");
+    std::fs::write(&small, blob()).expect("write");
+    let o = run(&[os("check"), os("--json"), small.as_os_str()]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert!(v.get("warnings").is_none(), "{v}");
     let _ = std::fs::remove_dir_all(d);
 }
