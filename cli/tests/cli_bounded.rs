@@ -970,3 +970,40 @@ fn check_warns_when_run_sim_needs_a_larger_max_arena() {
     assert!(v.get("warnings").is_none(), "{v}");
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 5. pack: npz members inflated within a total limit ----
+
+#[test]
+fn npz_members_inflate_within_one_total_limit() {
+    let Some(src) = vela_npz() else { return };
+    let d = tmp("npztotal");
+    // Two members of 600 kB each: each under a 1 MB limit, together over it.
+    let weights = npy("|u1", "(600000,)", &vec![0u8; 600_000]);
+    let once = npz_with(&src, "weight_data.npy", &weights);
+    let one = d.join("one.npz");
+    std::fs::write(&one, &once).expect("write");
+    // weight_region.npy's one int64, then 600 kB more: read after the weights, it passes
+    // the total.
+    let mut region = vec![0u8; 8];
+    region.extend(vec![0u8; 600_000]);
+    let region = npy("<i8", "(1,)", &region);
+    let two = d.join("two.npz");
+    std::fs::write(&two, npz_with(&one, "weight_region.npy", &region)).expect("write");
+    let out = d.join("o.npub");
+    let env = [("NPUSCHEMA_MAX_INPUT_BYTES", "1000000")];
+    let o = run_env(
+        &[os("pack"), one.as_os_str(), os("-o"), out.as_os_str()],
+        &env,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&out).expect("packed");
+    let o = run_env(
+        &[os("pack"), two.as_os_str(), os("-o"), out.as_os_str()],
+        &env,
+    );
+    let err = stderr(&o);
+    assert_eq!(code(&o), 1, "{err}");
+    assert!(err.contains("npz-too-large"), "{err}");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(d);
+}
