@@ -483,24 +483,6 @@ pub(super) fn exec_each<E: Report>(
     Ok(())
 }
 
-/// A stream's aggregates from one walk: its record count, and per record type the count
-/// and the index of the first.
-#[derive(Clone, Debug, Default)]
-struct Summary {
-    total: u64,
-    types: std::collections::BTreeMap<u64, (u64, u64)>,
-}
-
-/// The aggregates of each stream walked so far, keyed by the stream and its placement
-/// (offset, length): a stream is walked once for all its `count()`s and `first()`s, so a
-/// `count()` in a `for_each` body costs a lookup per record, not a walk (10,000 records
-/// took 6 s, 100,000 over a minute).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Aggs(std::cell::RefCell<Vec<(AggKey, std::rc::Rc<Summary>)>>);
-
-/// A stream (its index) as placed (its range's offset and length).
-type AggKey = (usize, u64, u64);
-
 /// The aggregates of stream `si` as placed now (walked on first use).
 fn summary(st: &State<'_>, p: &FileProg<'_>, si: usize) -> Option<std::rc::Rc<Summary>> {
     let s = p.streams.get(si)?;
