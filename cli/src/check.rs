@@ -58,6 +58,9 @@ pub enum Outcome {
         format: Option<format::Format>,
         /// The verdict ([`format::verdict`]).
         result: Result<(), format::Refusal>,
+        /// For a valid NPU1 file, the arena its runtime regions need (what `run --sim`
+        /// allocates: `ArenaSize::any_start`).
+        arena: Option<u64>,
     },
     /// Not read: `code` is `io-error` or `file-too-large`.
     Unread {
@@ -170,10 +173,22 @@ pub fn walk_for(
 /// Check one file, as `forced` or as its magic or extension name it.
 pub fn check_file_as(path: &Path, forced: Option<Format>) -> Outcome {
     match format::load(path, forced, crate::io::max_input_bytes()) {
-        Ok(l) => Outcome::Checked {
-            format: l.format,
-            result: l.verdict(),
-        },
+        Ok(l) => {
+            let result = l.verdict();
+            let arena = match (l.format, &result, l.whole()) {
+                (Some(Format::Npu1), Ok(()), Some(b)) => {
+                    npuschema_generated::npu1::Npu1::validate(b)
+                        .ok()
+                        .map(|v| npuschema_runtime::binder::arena_size(&v).any_start)
+                }
+                _ => None,
+            };
+            Outcome::Checked {
+                format: l.format,
+                result,
+                arena,
+            }
+        }
         Err(e) => Outcome::unread(&e),
     }
 }
@@ -216,23 +231,53 @@ fn plain_error(code: &str, message: &str) -> Value {
     json!({ "code": code, "field": "", "offset": 0, "message": message })
 }
 
+/// The one-verdict rule's exception, stated: a valid NPU1 file whose runtime regions need
+/// more than `run --sim` allocates by default (`--max-arena`, 64 MiB) is valid (`check`
+/// exit 0: the format and the firmware take it), and `check` warns
+/// (`arena-over-sim-default`, with the `--max-arena` that runs it); `run --sim` refuses it
+/// (`arena-over-limit`, exit 2) unless given that `--max-arena`.
+#[must_use]
+pub fn arena_warning(arena: Option<u64>) -> Option<(&'static str, String)> {
+    let a = arena.filter(|a| *a > npuschema_sim::run::DEFAULT_MAX_ARENA)?;
+    Some((
+        "arena-over-sim-default",
+        format!(
+            "its runtime regions need an arena of {a} bytes, over run --sim's default --max-arena of {} bytes: run it with --max-arena {a}",
+            npuschema_sim::run::DEFAULT_MAX_ARENA
+        ),
+    ))
+}
+
 /// The JSON object for one file.
 pub fn json_line(path: &Path, outcome: &Outcome) -> Value {
     match outcome {
-        Outcome::Checked { format, result } => line(
-            Some(path),
-            *format,
-            match result {
-                Ok(()) => Value::Null,
-                Err(e) => json!({
-                    "code": e.code,
-                    "field": e.field,
-                    "offset": e.offset,
-                    "message": e.message,
-                    "stage": e.stage,
-                }),
-            },
-        ),
+        Outcome::Checked {
+            format,
+            result,
+            arena,
+        } => {
+            let mut v = line(
+                Some(path),
+                *format,
+                match result {
+                    Ok(()) => Value::Null,
+                    Err(e) => json!({
+                        "code": e.code,
+                        "field": e.field,
+                        "offset": e.offset,
+                        "message": e.message,
+                        "stage": e.stage,
+                    }),
+                },
+            );
+            if let (Some((code, message)), Some(m)) = (arena_warning(*arena), v.as_object_mut()) {
+                m.insert(
+                    "warnings".into(),
+                    json!([{ "code": code, "arena_bytes": arena, "message": message }]),
+                );
+            }
+            v
+        }
         Outcome::Unread { code, message } => line(Some(path), None, plain_error(code, message)),
     }
 }
@@ -272,7 +317,10 @@ pub fn run(args: Args) -> ExitCode {
     bar.finish_and_clear();
 
     for (p, why) in &w.skipped {
-        eprintln!("npuschema check: skipped {}: {why}", p.display());
+        eprintln!(
+            "npuschema check: skipped {}: {why}",
+            crate::io::line_path(p)
+        );
     }
     let mut any_invalid = false;
     let mut any_io = !w.errors.is_empty();
@@ -281,7 +329,7 @@ pub fn run(args: Args) -> ExitCode {
         if args.json {
             lines.push(line(Some(p), None, plain_error("io-error", msg)).to_string());
         } else {
-            eprintln!("{}: {msg}", p.display());
+            eprintln!("{}: {msg}", crate::io::line_path(p));
         }
     }
     for (p, o) in &outcomes {
@@ -289,10 +337,24 @@ pub fn run(args: Args) -> ExitCode {
             json_line(p, o).to_string()
         } else {
             match o {
-                Outcome::Checked { result: Ok(()), .. } => format!("{}: OK", p.display()),
-                Outcome::Checked { result: Err(e), .. } => format!("{}: {e}", p.display()),
+                Outcome::Checked {
+                    result: Ok(()),
+                    arena,
+                    ..
+                } => match arena_warning(*arena) {
+                    Some((code, message)) => {
+                        format!(
+                            "{}: OK (warning: {code}: {message})",
+                            crate::io::line_path(p)
+                        )
+                    }
+                    None => format!("{}: OK", crate::io::line_path(p)),
+                },
+                Outcome::Checked { result: Err(e), .. } => {
+                    format!("{}: {e}", crate::io::line_path(p))
+                }
                 Outcome::Unread { message, .. } => {
-                    format!("{}: cannot read: {message}", p.display())
+                    format!("{}: cannot read: {message}", crate::io::line_path(p))
                 }
             }
         });

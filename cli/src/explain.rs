@@ -417,7 +417,8 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
             "Region table ({n} x 16 bytes at offset {tab}; index = BASEP slot)"
         ))
     );
-    for r in blob.regions() {
+    let over = n > crate::inspect::LIST_LIMIT;
+    for r in blob.regions().take(crate::inspect::list_limit()) {
         let at = tab + u64::from(r.index()) * 16;
         let baked = r.flags().contains(RegionFlags::BAKED);
         word_row(
@@ -442,13 +443,21 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
             ],
         );
     }
+    if over {
+        let _ = writeln!(
+            o,
+            "  ... {} more regions not listed (at most {})",
+            n - crate::inspect::LIST_LIMIT,
+            crate::inspect::LIST_LIMIT
+        );
+    }
     let _ = writeln!(o);
     let _ = writeln!(
         o,
         "  {}",
         st.dim("Bytes     Hex           Field          Decoded")
     );
-    for r in blob.regions() {
+    for r in blob.regions().take(crate::inspect::list_limit()) {
         let at = tab + u64::from(r.index()) * 16;
         let raw = r.as_bytes();
         let baked = r.flags().contains(RegionFlags::BAKED);
@@ -513,6 +522,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     ];
     for r in blob
         .regions()
+        .take(crate::inspect::list_limit())
         .filter(|r| r.flags().contains(RegionFlags::BAKED))
     {
         let start = u64::from(r.data_offset());
@@ -542,6 +552,15 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
         ));
     }
     ranges.sort();
+    if over {
+        // The regions past the limit are not in `ranges`: their bytes would show as
+        // padding, so only the first regions' spans are listed, and the layout says so.
+        let _ = writeln!(
+            o,
+            "  (regions past the first {} are left out of the layout)",
+            crate::inspect::LIST_LIMIT
+        );
+    }
     let mut cursor = 0u64;
     for (start, end, what) in &ranges {
         if *start > cursor {
@@ -579,6 +598,9 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     {
         let at = arena.div_ceil(u64::from(npu1::ARENA_ALIGN)) * u64::from(npu1::ARENA_ALIGN);
         arena = at + u64::from(r.size());
+        if runtime.len() >= crate::inspect::list_limit() {
+            continue;
+        }
         runtime.push(format!(
             "region {} {} {} bytes at arena +{at:#x}",
             r.index(),
@@ -638,6 +660,7 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
     );
     for r in blob
         .regions()
+        .take(crate::inspect::list_limit())
         .filter(|r| r.flags().contains(RegionFlags::BAKED))
     {
         let end = u64::from(r.data_offset()) + u64::from(r.size());
@@ -746,7 +769,7 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => {
             let code = match e {
                 crate::io::InputError::Io(_) => "io-error: ",
-                crate::io::InputError::TooLarge { .. } => "",
+                crate::io::InputError::TooLarge { .. } | crate::io::InputError::NoWriter => "",
             };
             eprintln!("npuschema explain: {code}{}: {e}", args.file.display());
             return ExitCode::from(2);

@@ -140,8 +140,10 @@ pub fn npu1_io_json(v: &Npu1<'_>) -> Vec<Value> {
 /// The `inspect --json` object for a validated NPU1 file.
 pub fn npu1_json(v: &Npu1<'_>) -> Value {
     let h = v.header();
+    let over = u64::from(h.region_count()) > LIST_LIMIT;
     let regions: Vec<Value> = v
         .regions()
+        .take(list_limit())
         .map(|r| {
             let baked = r.data().is_some();
             json!({
@@ -159,11 +161,17 @@ pub fn npu1_json(v: &Npu1<'_>) -> Value {
             })
         })
         .collect();
-    let layout: Vec<Value> = npu1_layout(v)
-        .into_iter()
-        .map(|s| json!({"start": s.start, "end": s.end, "what": s.what}))
-        .collect();
-    json!({
+    // Over LIST_LIMIT regions the layout (every region sorted by offset) is not built: what
+    // is printed stays bounded whatever the file holds, and the JSON says so.
+    let layout: Value = if over {
+        Value::Null
+    } else {
+        npu1_layout(v)
+            .into_iter()
+            .map(|s| json!({"start": s.start, "end": s.end, "what": s.what}))
+            .collect()
+    };
+    let mut o = json!({
         "format": "npu1",
         "magic": h.magic(),
         "version": h.version(),
@@ -180,7 +188,21 @@ pub fn npu1_json(v: &Npu1<'_>) -> Value {
         "io": npu1_io_json(v),
         "arena_bytes": npuschema_runtime::binder::arena_size(v).aligned_start,
         "layout": layout,
-    })
+    });
+    if over {
+        o["regions_omitted"] = json!(u64::from(h.region_count()) - LIST_LIMIT);
+    }
+    o
+}
+
+/// The most regions `inspect` and `explain` list ([`npuschema_codegen::interp::LIST_LIMIT`],
+/// as `--schema` lists per group): past it they say how many they left out.
+pub const LIST_LIMIT: u64 = npuschema_codegen::interp::LIST_LIMIT;
+
+/// [`LIST_LIMIT`] as a count to take.
+#[must_use]
+pub fn list_limit() -> usize {
+    usize::try_from(LIST_LIMIT).unwrap_or(usize::MAX)
 }
 
 fn npu1_text(v: &Npu1<'_>) -> String {
@@ -212,7 +234,8 @@ fn npu1_text(v: &Npu1<'_>) -> String {
         v.payload_computed()
     );
     let _ = writeln!(s, "regions:");
-    for r in v.regions() {
+    let over = u64::from(h.region_count()) > LIST_LIMIT;
+    for r in v.regions().take(list_limit()) {
         let role = r
             .role()
             .name()
@@ -279,7 +302,18 @@ fn npu1_text(v: &Npu1<'_>) -> String {
         "arena_bytes   {} (arena start 16-aligned; {} for any start address)",
         arena.aligned_start, arena.any_start
     );
+    if over {
+        let _ = writeln!(
+            s,
+            "  ... {} more regions not listed (at most {LIST_LIMIT})",
+            u64::from(h.region_count()) - LIST_LIMIT
+        );
+    }
     let _ = writeln!(s, "layout:");
+    if over {
+        let _ = writeln!(s, "  (not listed: over {LIST_LIMIT} regions)");
+        return s;
+    }
     for sp in npu1_layout(v) {
         let _ = writeln!(
             s,
@@ -327,6 +361,129 @@ fn refuse_error(args: &Args, format: Option<Format>, e: &npuschema_core::Error) 
     )
 }
 
+/// `inspect` of an NPU1 file the validator refuses: what can be read, with the failure
+/// marked, as `explain` shows it: the header words as stored, the checksum stored and
+/// computed, the region descriptors as stored (those inside the file, at most
+/// [`LIST_LIMIT`]; not checked), then the error; exit 1. Under `--json` the refusal line
+/// gains `"partial"`.
+fn damaged_npu1(args: &Args, bytes: &[u8], e: &npuschema_core::Error) -> ExitCode {
+    let word = |i: usize| {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .and_then(|w| <[u8; 4]>::try_from(w).ok())
+            .map(u32::from_le_bytes)
+    };
+    // The header's words in the order npu1.yaml lays them out (bytes 0..32).
+    let names = [
+        "magic",
+        "version",
+        "total_bytes",
+        "region_count",
+        "cmd_offset",
+        "cmd_bytes",
+        "accel",
+        "checksum",
+    ];
+    let header: Vec<(&str, Option<u32>)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (*n, word(i)))
+        .collect();
+    let total = word(2).map_or(bytes.len(), |t| {
+        usize::try_from(t).unwrap_or(usize::MAX).min(bytes.len())
+    });
+    let computed = bytes
+        .get(32..total)
+        .map(|b| npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, b));
+    let stored = word(7);
+    // Each descriptor: role, flags, size, data_offset (words 8 + 4i ..).
+    let count = word(3).map_or(0, |n| u64::from(n).min(LIST_LIMIT));
+    let regions: Vec<[u32; 4]> = (0..count)
+        .map_while(|i| {
+            let base = usize::try_from(8 + 4 * i).ok()?;
+            Some([
+                word(base)?,
+                word(base + 1)?,
+                word(base + 2)?,
+                word(base + 3)?,
+            ])
+        })
+        .collect();
+    let field = e.field.to_string();
+    let message = e.to_string();
+    if args.json {
+        let regions: Vec<Value> = regions
+            .iter()
+            .map(|[role, flags, size, data_offset]| {
+                json!({"role": role, "flags": flags, "size": size, "data_offset": data_offset})
+            })
+            .collect();
+        let hdr: serde_json::Map<String, Value> = header
+            .iter()
+            .map(|(n, v)| ((*n).to_string(), json!(v)))
+            .collect();
+        let line = json!({
+            "file": args.file.display().to_string(),
+            "format": "npu1",
+            "error": { "code": e.code, "field": field, "offset": e.offset, "message": message },
+            "partial": {
+                "header": hdr,
+                "checksum": { "stored": stored, "computed": computed },
+                "regions_as_stored": regions,
+            },
+        });
+        eprintln!("{}: {message}", args.file.display());
+        return crate::io::print_then("inspect", format!("{line}\n"), ExitCode::from(1));
+    }
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "format        npu1 (INVALID: what could be read, as stored)"
+    );
+    for (n, v) in &header {
+        let _ = match v {
+            Some(v) => writeln!(s, "{n:<13} {v} ({v:#x})"),
+            None => writeln!(s, "{n:<13} (past the end of the file)"),
+        };
+    }
+    let mark = |ok: bool| if ok { "" } else { "   <-- differ" };
+    match (stored, computed) {
+        (Some(st), Some(c)) => {
+            let _ = writeln!(
+                s,
+                "checksum      stored {st:#010x}, computed {c:#010x} (FNV-1a of bytes 32..{total}){}",
+                mark(st == c)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                s,
+                "checksum      not computable (the file ends before byte 32)"
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "regions (as stored, not checked; {} of {} inside the file):",
+        regions.len(),
+        word(3).unwrap_or(0)
+    );
+    for (i, [role, flags, size, data_offset]) in regions.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  [{i}] role {role} flags {flags:#x} size {size} data_offset {data_offset:#x}"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "FAILED        {} at {field} (offset {:#x}): {message}",
+        e.code, e.offset
+    );
+    eprintln!("{}: {message}", args.file.display());
+    crate::io::print_then("inspect", s, ExitCode::from(1))
+}
+
 /// Run the subcommand.
 pub fn run(args: Args) -> ExitCode {
     let name = args.file.display();
@@ -369,7 +526,7 @@ pub fn run(args: Args) -> ExitCode {
                     };
                     crate::io::print_then("inspect", out, ExitCode::SUCCESS)
                 }
-                Err(e) => refuse_error(&args, loaded.format, &e),
+                Err(e) => damaged_npu1(&args, bytes, &e),
             }
         }
         Some(Format::Vpmn) => crate::vpmn_inspect(bytes, &args),

@@ -44,6 +44,63 @@ pub fn max_input_bytes() -> u64 {
         .unwrap_or(DEFAULT_MAX_INPUT_BYTES)
 }
 
+/// Check `NPUSCHEMA_MAX_INPUT_BYTES` once, before a command runs: set to something that is
+/// not a byte count (`abc`, `-1`, `1e9`), it is an error naming the variable and what it
+/// takes, instead of being ignored while a later error says to set it.
+///
+/// # Errors
+///
+/// The message to print.
+pub fn check_env() -> Result<(), String> {
+    match std::env::var_os(MAX_INPUT_ENV) {
+        None => Ok(()),
+        Some(v) => match v.to_str().map(str::trim).and_then(parse_size) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "{MAX_INPUT_ENV}={}: not a byte count; it takes a whole number of bytes, decimal or 0x hex (e.g. {MAX_INPUT_ENV}=536870912 for 512 MiB), or unset it for the default {} MiB",
+                v.to_string_lossy(),
+                DEFAULT_MAX_INPUT_BYTES >> 20
+            )),
+        },
+    }
+}
+
+/// The most bytes a schema file may have: 4 MiB (the largest shipped schema is under 30 KB).
+/// A schema is read under this limit of its own, not the input limit, and refused with
+/// `schema-too-large` past it (`/dev/zero`, a 2 GiB sparse file, an endless FIFO).
+pub const MAX_SCHEMA_BYTES: u64 = 4 << 20;
+
+/// Read a schema file: opened as [`open_input`] opens it, at most [`MAX_SCHEMA_BYTES`],
+/// UTF-8.
+///
+/// # Errors
+///
+/// One line naming the file, the error's code and what to do.
+pub fn read_schema(path: &Path) -> Result<String, String> {
+    let shown = path.display();
+    let bytes = match read_input(path, MAX_SCHEMA_BYTES, |_| true) {
+        Ok(i) => match i {
+            Input::Whole(b) | Input::Head(b) => b,
+        },
+        Err(InputError::TooLarge { size, known, .. }) => {
+            return Err(format!(
+                "{shown}: schema-too-large: {}{size} bytes, over the schema limit of {MAX_SCHEMA_BYTES} bytes (a schema is YAML text of a few KB; is this the schema?)",
+                if known { "" } else { "more than " }
+            ));
+        }
+        Err(e @ InputError::NoWriter) => return Err(format!("{shown}: {e}")),
+        Err(InputError::Io(e)) => {
+            return Err(format!("{shown}: io-error: cannot read the schema: {e}"));
+        }
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{shown}: schema-not-utf8: byte {} is not UTF-8 (a schema is YAML text)",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
 fn parse_size(s: &str) -> Option<u64> {
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
@@ -56,6 +113,9 @@ fn parse_size(s: &str) -> Option<u64> {
 pub enum InputError {
     /// The operating system's error (missing, unreadable, a directory...).
     Io(io::Error),
+    /// A FIFO (named pipe) that nobody writes to: opening it would have blocked forever, so
+    /// it is opened without blocking and refused at once.
+    NoWriter,
     /// Larger than the limit: `size` is the file's size, or for a stream the limit, which it
     /// has more bytes than (`known` false).
     TooLarge {
@@ -74,6 +134,7 @@ impl InputError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::Io(_) => "io-error",
+            Self::NoWriter => "fifo-no-writer",
             Self::TooLarge { .. } => "file-too-large",
         }
     }
@@ -83,6 +144,10 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Io(e) => write!(f, "{e}"),
+            Self::NoWriter => write!(
+                f,
+                "fifo-no-writer: a FIFO (named pipe) with no writer: nothing to read (start its writer first, or give the file itself)"
+            ),
             Self::TooLarge { size, known, limit } => write!(
                 f,
                 "file-too-large: {}{size} bytes, over the input limit of {limit} bytes (set {MAX_INPUT_ENV} to raise it)",
@@ -125,19 +190,22 @@ fn read_up_to(f: &mut impl Read, want: usize) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Read `path` in bounded pieces: its head, then, if `need_whole(head)` says so, the rest
-/// up to `limit` bytes in all.
+/// Open `path` for reading without ever blocking in `open(2)`: it is opened with
+/// `O_NONBLOCK`, its type checked on the open descriptor (`fstat`), and a directory is
+/// refused. A FIFO is read once without blocking: no writer (end of file at once) is
+/// [`InputError::NoWriter`]; otherwise what was read is returned with the file, which is
+/// switched back to blocking reads (its writer exists, so the read ends when it does).
 ///
 /// # Errors
 ///
-/// [`InputError::Io`] when it cannot be opened or read, [`InputError::TooLarge`] when the
-/// whole file is needed and is over `limit`.
-pub fn read_input(
-    path: &Path,
-    limit: u64,
-    need_whole: impl FnOnce(&[u8]) -> bool,
-) -> Result<Input, InputError> {
-    let mut f = File::open(path)?;
+/// [`InputError::Io`] (missing, unreadable, a directory), [`InputError::NoWriter`].
+pub fn open_input(path: &Path) -> Result<(File, fs::Metadata, Vec<u8>), InputError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let nonblock = i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0);
+    let mut f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nonblock)
+        .open(path)?;
     let meta = f.metadata()?;
     if meta.is_dir() {
         return Err(InputError::Io(io::Error::new(
@@ -145,7 +213,36 @@ pub fn read_input(
             "is a directory",
         )));
     }
-    let mut bytes = read_up_to(&mut f, HEAD_BYTES)?;
+    let mut first = Vec::new();
+    if meta.file_type().is_fifo() {
+        let mut buf = vec![0u8; HEAD_BYTES];
+        match f.read(&mut buf) {
+            Ok(0) => return Err(InputError::NoWriter),
+            Ok(n) => first.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(InputError::Io(e)),
+        }
+    }
+    rustix::fs::fcntl_setfl(&f, rustix::fs::OFlags::empty()).map_err(io::Error::from)?;
+    Ok((f, meta, first))
+}
+
+/// Read `path` in bounded pieces: its head, then, if `need_whole(head)` says so, the rest
+/// up to `limit` bytes in all. Opened as [`open_input`] opens it (a FIFO with no writer is
+/// refused at once).
+///
+/// # Errors
+///
+/// [`InputError::Io`] when it cannot be opened or read, [`InputError::NoWriter`],
+/// [`InputError::TooLarge`] when the whole file is needed and is over `limit`.
+pub fn read_input(
+    path: &Path,
+    limit: u64,
+    need_whole: impl FnOnce(&[u8]) -> bool,
+) -> Result<Input, InputError> {
+    let (mut f, meta, mut bytes) = open_input(path)?;
+    let more = HEAD_BYTES.saturating_sub(bytes.len());
+    bytes.extend(read_up_to(&mut f, more)?);
     if bytes.len() < HEAD_BYTES {
         if bytes.len() as u64 > limit && need_whole(&bytes) {
             return Err(InputError::TooLarge {
@@ -195,6 +292,27 @@ pub fn read_all(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
     match read_input(path, limit, |_| true)? {
         Input::Whole(b) | Input::Head(b) => Ok(b),
     }
+}
+
+/// A path as one line of text: control characters (a newline, a tab, an escape) are
+/// written as escapes (`\n`, `\t`, `\u{1b}`) and a backslash as `\\`, so a file name
+/// can never break "one line per file" or move the terminal's cursor; `--json` keeps the
+/// exact name.
+#[must_use]
+pub fn line_path(p: &Path) -> String {
+    let s = p.display().to_string();
+    if !s.chars().any(|c| c.is_control() || c == '\\') {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() || c == '\\' {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// What kind of file a metadata says this is, for messages about skipped files.
@@ -253,12 +371,147 @@ impl fmt::Display for OutputError {
 
 impl std::error::Error for OutputError {}
 
+/// Where an output named `target` is written, by the rule the README states:
+///
+/// * a name ending in `/` names a directory, not a file: refused;
+/// * an existing directory: refused;
+/// * a symbolic link is written *through*: the file it points to (its final target, however
+///   many links lead there) is replaced, atomically in that file's own directory, and the
+///   link is kept, as `cp` and the shell's `>` do; a dangling link (or a loop) is refused.
+///
+/// Checked before any work is done (`pack` calls it first), and again when the output is
+/// created.
+///
+/// # Errors
+///
+/// `io-error` naming the output and what to give instead.
+pub fn resolve_output(target: &Path) -> Result<PathBuf, OutputError> {
+    use std::os::unix::ffi::OsStrExt;
+    let err = |message: String| OutputError {
+        code: "io-error",
+        path: target.to_path_buf(),
+        message,
+    };
+    if target.as_os_str().as_bytes().ends_with(b"/") || target.file_name().is_none() {
+        return Err(err(
+            "names a directory (it ends in `/` or `..`): give the output file's name".into(),
+        ));
+    }
+    let resolved = match fs::symlink_metadata(target) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(target).map_err(|e| {
+            err(format!(
+                "is a symbolic link whose target cannot be reached ({e}): give a file name, or make the link point at a file"
+            ))
+        })?,
+        _ => target.to_path_buf(),
+    };
+    if fs::metadata(&resolved).is_ok_and(|m| m.is_dir()) {
+        return Err(err(
+            "is a directory: give the output file's name (e.g. DIR/model.npub)".into(),
+        ));
+    }
+    Ok(resolved)
+}
+
+/// The temporaries being written now, removed by the signal handler
+/// ([`remove_temporaries_on_signal`]).
+static LIVE_TEMPS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn live_temps() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// On SIGINT, SIGTERM or SIGHUP, remove every temporary output being written
+/// ([`AtomicOutput`]s not yet committed) and exit with 128 + the signal's number, as the
+/// default action's status reads in a shell. Installed once by `main`; a signal-hook thread
+/// does the work, so nothing runs inside the signal handler itself.
+///
+/// # Errors
+///
+/// The handler could not be installed.
+pub fn remove_temporaries_on_signal() -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                // Held until exit: no new temporary is registered, none is committed.
+                let live = live_temps();
+                for p in live.iter() {
+                    let _ = fs::remove_file(p);
+                }
+                std::process::exit(128 + sig);
+            }
+        })?;
+    Ok(())
+}
+
+/// The prefix of this process's temporaries: `.npuschema-<pid>-`, so that a later run can
+/// tell a temporary whose writer is gone (killed with SIGKILL, or the machine stopped).
+fn temp_prefix() -> String {
+    format!(".npuschema-{}-", std::process::id())
+}
+
+/// Remove, from `dir`, temporaries that a killed run left (`.npuschema-<pid>-*.tmp` whose
+/// process no longer exists), saying so on stderr; name those of an older version
+/// (`.npuschema-XXXXXX.tmp`, no process id) without touching them.
+pub fn clean_stale_temporaries(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name
+            .strip_prefix(".npuschema-")
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let path = dir.join(name);
+        match rest.split_once('-') {
+            Some((pid, _)) if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => {
+                if pid == std::process::id().to_string()
+                    || Path::new("/proc").join(pid).exists()
+                    || !Path::new("/proc/self").exists()
+                {
+                    continue;
+                }
+                if fs::remove_file(&path).is_ok() {
+                    eprintln!(
+                        "npuschema: removed {}: a temporary left by an interrupted run (process {pid}, gone)",
+                        path.display()
+                    );
+                }
+            }
+            _ => eprintln!(
+                "npuschema: note: {} looks like a temporary left by an interrupted run of an older npuschema; remove it if no npuschema is running",
+                path.display()
+            ),
+        }
+    }
+}
+
 /// An output being written: a temporary file next to it, renamed into place by
 /// [`AtomicOutput::commit`] and removed if dropped before.
 #[derive(Debug)]
 pub struct AtomicOutput {
     tmp: tempfile::NamedTempFile,
     target: PathBuf,
+    _registered: Registered,
+}
+
+/// A temporary on the signal handler's list, taken off when dropped (committed or not).
+#[derive(Debug)]
+struct Registered(PathBuf);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        live_temps().retain(|q| q != &self.0);
+    }
 }
 
 impl AtomicOutput {
@@ -275,6 +528,7 @@ impl AtomicOutput {
             path: target.to_path_buf(),
             message,
         };
+        let target = &resolve_output(target)?;
         if let Some(input) = inputs.iter().find(|i| same_file(i, target)) {
             return Err(err(
                 "output-is-input",
@@ -284,23 +538,23 @@ impl AtomicOutput {
                 ),
             ));
         }
-        if target.file_name().is_none() {
-            return Err(err("io-error", "not a file name".into()));
-        }
         let dir = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
+        clean_stale_temporaries(dir);
         let existing = fs::metadata(target).ok();
-        if existing.as_ref().is_some_and(fs::Metadata::is_dir) {
-            return Err(err("io-error", "is a directory".into()));
-        }
+        let mut live = live_temps();
+        let prefix = temp_prefix();
         let tmp = tempfile::Builder::new()
-            .prefix(".npuschema-")
+            .prefix(&prefix)
             .suffix(".tmp")
             .permissions(fs::Permissions::from_mode(0o666))
             .tempfile_in(dir)
             .map_err(|e| err("io-error", format!("cannot create a temporary file: {e}")))?;
+        live.push(tmp.path().to_path_buf());
+        drop(live);
+        let registered = Registered(tmp.path().to_path_buf());
         if let Some(m) = existing {
             fs::set_permissions(tmp.path(), fs::Permissions::from_mode(m.mode() & 0o7777))
                 .map_err(|e| err("io-error", format!("cannot set the mode: {e}")))?;
@@ -308,6 +562,7 @@ impl AtomicOutput {
         Ok(Self {
             tmp,
             target: target.to_path_buf(),
+            _registered: registered,
         })
     }
 

@@ -53,8 +53,33 @@ enum Cmd {
     Site(site::Args),
 }
 
+impl Cmd {
+    /// The subcommand's name, for messages.
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Gen(_) => "gen",
+            Self::Check(_) => "check",
+            Self::Inspect(_) => "inspect",
+            Self::Disasm(_) => "disasm",
+            Self::Verify(_) => "verify",
+            Self::Pack(_) => "pack",
+            Self::Explain(_) => "explain",
+            Self::Run(_) => "run",
+            Self::Site(_) => "site",
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(m) = npuschema_cli::io::check_env() {
+        eprintln!("npuschema {}: {m}", cli.cmd.name());
+        return ExitCode::from(2);
+    }
+    if let Err(e) = npuschema_cli::io::remove_temporaries_on_signal() {
+        eprintln!("npuschema: cannot install the signal handler that removes temporaries: {e}");
+        return ExitCode::from(2);
+    }
     match cli.cmd {
         Cmd::Gen(a) => generate::run(a),
         Cmd::Check(a) => schema_cmd::check(a),

@@ -99,7 +99,8 @@ impl Output {
 
 /// Load and check a schema; on a mistake, every diagnostic (file:line:column), exit 2.
 fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
-    let c = npuschema_codegen::load(path).map_err(|d| {
+    let text = crate::io::read_schema(path).map_err(|m| Output::fail(format!("{m}\n"), 2))?;
+    let c = npuschema_codegen::load_str(&text, &path.display().to_string()).map_err(|d| {
         let mut msg = d.to_string();
         if !msg.ends_with('\n') {
             msg.push('\n');
@@ -235,7 +236,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             let o: Outcome = Err(("io-error", msg.clone()));
             let _ = writeln!(out.stdout, "{}", json_line(p, it.schema_name(), &o));
         } else {
-            let _ = writeln!(out.stderr, "{}: {msg}", p.display());
+            let _ = writeln!(out.stderr, "{}: {msg}", crate::io::line_path(p));
         }
     }
     if outcomes.is_empty() {
@@ -265,9 +266,9 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             json_line(p, it.schema_name(), o).to_string()
         } else {
             match o {
-                Ok(Ok(())) => format!("{}: OK", p.display()),
-                Ok(Err(e)) => format!("{}: {e}", p.display()),
-                Err((_, msg)) => format!("{}: cannot read: {msg}", p.display()),
+                Ok(Ok(())) => format!("{}: OK", crate::io::line_path(p)),
+                Ok(Err(e)) => format!("{}: {e}", crate::io::line_path(p)),
+                Err((_, msg)) => format!("{}: cannot read: {msg}", crate::io::line_path(p)),
             }
         };
         match o {
@@ -319,11 +320,17 @@ pub fn view_text(v: &View) -> String {
         let _ = writeln!(
             o,
             "\n{} {} ({}, {} record(s))",
-            g.kind,
-            g.name,
-            g.struct_name,
-            g.records.len()
+            g.kind, g.name, g.struct_name, g.total
         );
+        if g.total > g.records.len() as u64 {
+            let _ = writeln!(
+                o,
+                "  (the first {} listed, {} not: at most {} per group)",
+                g.records.len(),
+                g.total - g.records.len() as u64,
+                npuschema_codegen::interp::LIST_LIMIT
+            );
+        }
         for r in &g.records {
             let _ = writeln!(o, "  {} @ {:#x} ({} bytes)", r.path, r.offset, r.size);
             for f in &r.fields {
@@ -404,7 +411,7 @@ pub fn inspect_output(schema: &Path, file: &Path, json: bool) -> Output {
     match view_of(schema, file) {
         Ok((v, _)) => Output {
             stdout: if json {
-                format!("{}\n", v.to_json())
+                format!("{}\n", v.to_json(&file.display().to_string()))
             } else {
                 view_text(&v)
             },
@@ -480,6 +487,17 @@ pub fn explain_text(v: &View, bytes: &[u8]) -> String {
             .map_or(String::new(), |k| format!(", variant {k}")),
         v.len
     );
+    for g in v.groups.iter().filter(|g| g.total > g.records.len() as u64) {
+        let _ = writeln!(
+            o,
+            "note: {} {} names its first {} of {} records (at most {} per group); the bytes of the others show as not named",
+            g.kind,
+            g.name,
+            g.records.len(),
+            g.total,
+            npuschema_codegen::interp::LIST_LIMIT
+        );
+    }
     let mut covered = 0u64;
     let len = bytes.len() as u64;
     let show = |o: &mut String, start: u64, end: u64, label: &str, full: bool| {

@@ -52,6 +52,13 @@ fn repo() -> PathBuf {
 }
 
 fn fixture() -> Vec<u8> {
+    fixture_with(48, 0)
+}
+
+/// The fixture with a runtime region of `runtime` bytes and `extra` more 16-byte scratch
+/// regions (issue 31's inputs: an arena over `run --sim`'s default, more regions than
+/// `inspect` and `explain` list).
+fn fixture_with(runtime: u32, extra: usize) -> Vec<u8> {
     let weights: Vec<u8> = (0..64).collect();
     let mut stream = Vec::new();
     for (code, param, payload) in [
@@ -76,9 +83,14 @@ fn fixture() -> Vec<u8> {
         },
         RegionSpec {
             role: Role::Output,
-            data: RegionData::Runtime(48),
+            data: RegionData::Runtime(runtime),
         },
     ];
+    let mut specs = specs.to_vec();
+    specs.extend((0..extra).map(|_| RegionSpec {
+        role: Role::Scratch,
+        data: RegionData::Runtime(16),
+    }));
     Npu1Writer::new()
         .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
@@ -109,12 +121,26 @@ fn files_under(dir: &Path, ends: &[&str]) -> Vec<PathBuf> {
 }
 
 fn sources(work: &Path) -> Vec<Source> {
-    let mut s = vec![Source {
-        name: "fixture.npub".into(),
-        kind: Kind::Npu1,
-        bytes: fixture(),
-        ext: "npub",
-    }];
+    let mut s = vec![
+        Source {
+            name: "fixture.npub".into(),
+            kind: Kind::Npu1,
+            bytes: fixture(),
+            ext: "npub",
+        },
+        Source {
+            name: "big-arena.npub".into(),
+            kind: Kind::Npu1,
+            bytes: fixture_with(128 << 20, 0),
+            ext: "npub",
+        },
+        Source {
+            name: "many-regions.npub".into(),
+            kind: Kind::Npu1,
+            bytes: fixture_with(48, 10_050),
+            ext: "npub",
+        },
+    ];
     let vela = repo().join("vela-out");
     if vela.join(".stamp").is_file() {
         for (i, p) in files_under(&vela, &["_vela.tflite", "_vela.npz"])
@@ -378,6 +404,11 @@ fn container(file: &Path, kind: Kind, tag: &str) -> usize {
         // verdict: `arena-over-limit`, exit 2, before anything is allocated.
         if report["code"] == "arena-over-limit" {
             assert_eq!(sim.code, 2, "{tag}");
+            // ... which check said, with the --max-arena that runs it.
+            assert_eq!(
+                lines[0]["warnings"][0]["code"], "arena-over-sim-default",
+                "check did not warn of the arena run refuses: {tag}"
+            );
         } else {
             assert_eq!(
                 sim.code, 0,

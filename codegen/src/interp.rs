@@ -58,5 +58,5 @@ mod run;
 
 pub use prog::Interp;
 pub use view_model::{
-    ChecksumView, FieldView, Group, RangeView, RecordView, StringView, Value, View,
+    ChecksumView, FieldView, Group, LIST_LIMIT, RangeView, RecordView, StringView, Value, View,
 };

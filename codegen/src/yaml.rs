@@ -220,6 +220,18 @@ fn parse_tree(text: &str) -> Result<(Node, Vec<KeyTrap>), SyntaxError> {
         }
         Err(e) => {
             let pos = e.location().map(|l| pos_of(&l)).unwrap_or_default();
+            let mut inner = &e;
+            while let serde_saphyr::Error::WithSnippet { error, .. }
+            | serde_saphyr::Error::AliasError { error, .. } = inner
+            {
+                inner = error;
+            }
+            if let serde_saphyr::Error::Budget { breach, .. } = inner {
+                return Err(SyntaxError {
+                    pos,
+                    message: budget_message(breach),
+                });
+            }
             let message = e.to_string();
             // serde-saphyr's message may repeat the location; keep the first line only.
             let message = message.lines().next().unwrap_or("invalid YAML");
@@ -233,6 +245,32 @@ fn parse_tree(text: &str) -> Result<(Node, Vec<KeyTrap>), SyntaxError> {
             Err(SyntaxError { pos, message })
         }
     }
+}
+
+/// A YAML budget breach (serde-saphyr's guard against hostile YAML) in words: what was over
+/// which limit, and that a schema needs far less (its debug form, `Depth { depth: 65 }`,
+/// is not a message).
+fn budget_message(b: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let what = match b {
+        B::Depth { depth } => format!("nested {depth} levels deep"),
+        B::Events { events } => format!("{events} parser events"),
+        B::Aliases { aliases } => format!("{aliases} aliases (`*name`)"),
+        B::Anchors { anchors } => format!("{anchors} anchors (`&name`)"),
+        B::Documents { documents } => format!("{documents} documents"),
+        B::Nodes { nodes } => format!("{nodes} nodes"),
+        B::ScalarBytes { total_scalar_bytes } => {
+            format!("{total_scalar_bytes} bytes of scalar text")
+        }
+        B::MergeKeys { merge_keys } => format!("{merge_keys} merge keys (`<<`)"),
+        B::AliasAnchorRatio { aliases, anchors } => {
+            format!("{aliases} aliases for {anchors} anchors")
+        }
+        other => format!("{other:?}").to_lowercase(),
+    };
+    format!(
+        "the YAML is over the parser's safety limits ({what}): a schema needs far less; is this the schema file?"
+    )
 }
 
 /// Deserialization target: each child is wrapped in `Spanned` so the position survives.

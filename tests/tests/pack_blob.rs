@@ -329,8 +329,9 @@ fn plan_roles_map_to_npu1_roles() {
 #[test]
 fn dedicated_sram_fast_scratch_becomes_region_2() {
     let vela = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
-    let Some(corpus) = std::env::var_os("NPUSCHEMA_CORPUS") else {
-        eprintln!("skipping: NPUSCHEMA_CORPUS not set");
+    let Some(corpus) =
+        npuschema_tests::refreader::corpus_dir("dedicated_sram_fast_scratch_becomes_region_2")
+    else {
         return;
     };
     if !vela.is_file() {

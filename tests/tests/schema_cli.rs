@@ -190,7 +190,9 @@ fn a_schema_written_from_scratch_checks_inspects_and_explains_files() {
     assert_eq!(o.code, 0, "{o:?}");
     let v: serde_json::Value = serde_json::from_str(o.stdout.trim()).unwrap();
     assert_eq!(v["schema"], "blobpack");
-    assert_eq!(v["file"], "Blobpack");
+    // `file` is the path, as in every command's JSON; the view type is `view`.
+    assert_eq!(v["file"], ok.display().to_string());
+    assert_eq!(v["view"], "Blobpack");
     assert_eq!(v["len"], good.len());
     let entries = &v["groups"][1];
     assert_eq!(entries["kind"], "table");

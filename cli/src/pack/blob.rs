@@ -470,6 +470,34 @@ fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackR
     })
 }
 
+/// Whether the file at `path` holds exactly `bytes`, read back 1 MiB at a time.
+fn same_on_disk(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut f = fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0usize;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        let end = at.saturating_add(n);
+        if bytes.get(at..end) != buf.get(..n) {
+            return Err(std::io::Error::other(format!(
+                "the bytes read back differ from those written, at or after byte {at}"
+            )));
+        }
+        at = end;
+    }
+    if at != bytes.len() {
+        return Err(std::io::Error::other(format!(
+            "{at} bytes read back, {} written",
+            bytes.len()
+        )));
+    }
+    Ok(())
+}
+
 /// `npuschema pack`: read `input`, write `output`. The blob goes to a uniquely named
 /// temporary file created next to `output` ([`crate::io::AtomicOutput`]), is read back,
 /// validated and checked, and only then renamed to `output`; on any failure nothing is left
@@ -489,6 +517,7 @@ pub fn pack_file_as(
         PackError::new(e.code, e.path.display().to_string(), None, e.message)
     };
     // Refuse before reading anything, and again when the temporary file is made.
+    crate::io::resolve_output(output).map_err(out_err)?;
     if crate::io::same_file(input, output) {
         return Err(PackError::new(
             "output-is-input",
@@ -504,9 +533,10 @@ pub fn pack_file_as(
     let packed = pack_model_as(&m, accel, version)?;
     let mut out = crate::io::AtomicOutput::create(output, &[input]).map_err(out_err)?;
     out.write_all(&packed.bytes).map_err(out_err)?;
-    // What is on disk is what gets proved.
+    // What is on disk is what gets proved: it is read back in pieces and compared with the
+    // blob in memory (no second whole copy), which is then proved.
     let tmp = out.temp_path().to_path_buf();
-    let written = fs::read(&tmp).map_err(|e| {
+    same_on_disk(&tmp, &packed.bytes).map_err(|e| {
         PackError::new(
             "io-error",
             tmp.display().to_string(),
@@ -514,8 +544,9 @@ pub fn pack_file_as(
             format!("cannot read back: {e}"),
         )
     })?;
+    let written = &packed.bytes;
     let regions = plan(&m)?;
-    let mut report = prove(&written, &m, &regions)?;
+    let mut report = prove(written, &m, &regions)?;
     out.commit().map_err(out_err)?;
     report.input = input.display().to_string();
     report.output = output.display().to_string();

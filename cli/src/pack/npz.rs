@@ -184,6 +184,9 @@ fn check_shape(name: &str, shape: &[u64], elem: u64, avail: u64) -> Result<u64, 
 /// The zip file, with its name for messages.
 struct Npz<'a> {
     zip: zip::ZipArchive<Cursor<&'a [u8]>>,
+    /// Bytes inflated so far: all members together stay within the input limit too
+    /// (`npz-too-large`), so a pack holds at most that much inflated, whatever the npz.
+    inflated: u64,
 }
 
 impl Npz<'_> {
@@ -215,6 +218,19 @@ impl Npz<'_> {
                 ),
             ));
         }
+        if self.inflated.saturating_add(f.size()) > limit {
+            return Err(PackError::new(
+                "npz-too-large",
+                name,
+                None,
+                format!(
+                    "the members read inflate to more than {limit} bytes in all ({} before this one of {}; set {} to raise it)",
+                    self.inflated,
+                    f.size(),
+                    crate::io::MAX_INPUT_ENV
+                ),
+            ));
+        }
         let mut out = Vec::new();
         // One byte past the limit tells a member whose declared size lies.
         f.by_ref()
@@ -236,6 +252,7 @@ impl Npz<'_> {
                 format!("more than {limit} bytes uncompressed"),
             ));
         }
+        self.inflated = self.inflated.saturating_add(out.len() as u64);
         Ok(out)
     }
 
@@ -666,7 +683,7 @@ pub fn read(bytes: &[u8]) -> Result<VelaModel, PackError> {
             format!("not a readable zip file: {e}"),
         )
     })?;
-    let mut z = Npz { zip };
+    let mut z = Npz { zip, inflated: 0 };
     let mut notes = Vec::new();
 
     let payload = z.blob("cmd_data")?;

@@ -1655,6 +1655,7 @@ impl<'b> State<'b> {
             rec_span: (0, 0, 0),
             lets: Slots::new(p.lets.saturating_add(p.fast.memo_slots)),
             prev: Slots::new(p.order_slots),
+            aggs: super::prog::Aggs::default(),
         }
     }
 

@@ -51,6 +51,24 @@ pub(super) struct FileProg<'c> {
 
 // ----- run-time state ----------------------------------------------------------------------
 
+/// A stream's aggregates from one walk: its record count, and per record type the count
+/// and the index of the first.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Summary {
+    pub(super) total: u64,
+    pub(super) types: std::collections::BTreeMap<u64, (u64, u64)>,
+}
+
+/// The aggregates of each stream walked so far, keyed by the stream and its placement
+/// (offset, length): a stream is walked once for all its `count()`s and `first()`s, so a
+/// `count()` in a `for_each` body costs a lookup per record, not a walk (10,000 records
+/// took 6 s, 100,000 over a minute).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Aggs(pub(super) std::cell::RefCell<Vec<(AggKey, std::rc::Rc<Summary>)>>);
+
+/// A stream (its index) as placed (its range's offset and length).
+pub(super) type AggKey = (usize, u64, u64);
+
 #[derive(Clone)]
 pub(super) struct State<'b> {
     pub(super) buf: &'b [u8],
@@ -74,6 +92,10 @@ pub(super) struct State<'b> {
     pub(super) lets: slots::Slots<u64, 16>,
     /// Each order check's previous key or end.
     pub(super) prev: slots::Slots<u64, 4>,
+    /// Each stream's aggregates (`count()`, `first()`), walked once per placement of the
+    /// stream instead of once per use (a `count()` in a `for_each` body was a walk per
+    /// record).
+    pub(super) aggs: Aggs,
 }
 
 impl<'b> State<'b> {
@@ -348,6 +370,7 @@ impl<'b> State<'b> {
             rec_span: self.rec_span,
             lets: slots::Slots::none(),
             prev: slots::Slots::none(),
+            aggs: Aggs::default(),
         }
     }
 }

@@ -7,7 +7,7 @@
 use super::compile::Comp;
 use super::ir::*;
 use super::prog::*;
-use super::view_model::{Group, RangeView};
+use super::view_model::{Group, RangeView, RecordView};
 use crate::check::Scope;
 use crate::check::lookup::{collection, stream, stream_table};
 use crate::check::streams::{layout_value, type_field};
@@ -203,30 +203,78 @@ fn read(buf: &[u8], at: u64, (off, t, big): RecField) -> u64 {
     widen(read_int(buf, at.saturating_add(off), t, big), t)
 }
 
-/// Walk stream `s`: its records, and why it stopped early (the record's offset and index).
-fn walk(st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> (Vec<Rec>, Option<(Stop, u64, u64)>) {
-    let mut out = Vec::new();
-    let Some((start, len)) = st.ranges.get(s.range).copied().flatten() else {
-        return (out, None);
-    };
-    let end = len;
-    let mut pos = 0u64;
-    let mut index = 0u64;
-    let m = s.align.saturating_sub(1);
-    loop {
-        let at = start.saturating_add(pos);
+/// What one step of a [`Walker`] found.
+enum Walked {
+    /// The next record.
+    Rec(Rec),
+    /// The stream ended where it should.
+    Done,
+    /// Why the walk stopped early, and at which record (its offset and index).
+    Stopped(Stop, u64, u64),
+}
+
+/// A walk of stream `s` one record at a time, so that no caller holds every record (a
+/// 16 MiB stream of 4-byte records is 4M of them): the same checks, in the same order, as
+/// the generated iterator.
+struct Walker {
+    start: u64,
+    end: u64,
+    pos: u64,
+    index: u64,
+    m: u64,
+    done: bool,
+    /// What the next call returns after a record that ended the stream (`end:`).
+    after: Option<Walked>,
+}
+
+impl Walker {
+    fn new(st: &State<'_>, s: &SInfo) -> Self {
+        let placed = st.ranges.get(s.range).copied().flatten();
+        let (start, end) = placed.unwrap_or((0, 0));
+        Self {
+            start,
+            end,
+            pos: 0,
+            index: 0,
+            m: s.align.saturating_sub(1),
+            done: placed.is_none(),
+            after: None,
+        }
+    }
+
+    fn next(&mut self, st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> Walked {
+        if let Some(a) = self.after.take() {
+            self.done = true;
+            return a;
+        }
+        if self.done {
+            return Walked::Done;
+        }
+        let step = self.step(st, p, s);
+        if !matches!(step, Walked::Rec(_)) {
+            self.done = true;
+        }
+        step
+    }
+
+    fn step(&mut self, st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> Walked {
+        let (end, pos, index) = (self.end, self.pos, self.index);
+        let at = self.start.saturating_add(pos);
         if pos >= end {
-            return (out, s.end.as_ref().map(|_| (Stop::Open, at, index)));
+            return match s.end {
+                Some(_) => Walked::Stopped(Stop::Open, at, index),
+                None => Walked::Done,
+            };
         }
         if end - pos < s.hs {
-            return (out, Some((Stop::Header, at, index)));
+            return Walked::Stopped(Stop::Header, at, index);
         }
         let size = st.eval_rec(p, &s.size, at);
         if s.includes_header
             && let Some(sz) = size
             && sz < s.hs
         {
-            return (out, Some((Stop::Small(sz), at, index)));
+            return Walked::Stopped(Stop::Small(sz), at, index);
         }
         let total = if s.includes_header {
             size
@@ -234,7 +282,7 @@ fn walk(st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> (Vec<Rec>, Option<(Stop,
             size.and_then(|b| b.checked_add(s.hs))
         };
         let Some(total) = total.filter(|t| *t <= end - pos) else {
-            return (out, Some((Stop::Over(total), at, index)));
+            return Walked::Stopped(Stop::Over(total), at, index);
         };
         let ty = s.ty.map_or(0, |f| read(st.buf, at, f));
         if s.ty.is_some() {
@@ -242,26 +290,31 @@ fn walk(st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> (Vec<Rec>, Option<(Stop,
             if let Some(li) = s.layouts.iter().position(|l| l.1 == ty)
                 && body < s.layouts[li].2
             {
-                return (out, Some((Stop::Short(li, body), at, index)));
+                return Walked::Stopped(Stop::Short(li, body), at, index);
             }
         }
-        out.push(Rec { at, total, ty });
         let rec_end = pos + total;
-        let next = if m == 0 {
+        let next = if self.m == 0 {
             rec_end
         } else {
-            rec_end.checked_add(m).map_or(end, |x| (x & !m).min(end))
+            rec_end
+                .checked_add(self.m)
+                .map_or(end, |x| (x & !self.m).min(end))
         };
-        index = index.saturating_add(1);
+        self.index = index.saturating_add(1);
         if let Some(e) = &s.end
             && st.cond_rec(p, e, at)
         {
-            if next < end {
-                return (out, Some((Stop::Trailing(next), at, index)));
-            }
-            return (out, None);
+            // The record is good; what follows it is reported after it.
+            self.after = Some(if next < end {
+                Walked::Stopped(Stop::Trailing(next), at, self.index)
+            } else {
+                Walked::Done
+            });
+            return Walked::Rec(Rec { at, total, ty });
         }
-        pos = next;
+        self.pos = next;
+        Walked::Rec(Rec { at, total, ty })
     }
 }
 
@@ -275,9 +328,13 @@ pub(super) fn exec_fits<E: Report>(
     let Some(s) = p.streams.get(f.stream) else {
         return Ok(());
     };
-    let (_, stop) = walk(st, p, s);
-    let Some((stop, at, index)) = stop else {
-        return Ok(());
+    let mut w = Walker::new(st, s);
+    let (stop, at, index) = loop {
+        match w.next(st, p, s) {
+            Walked::Rec(_) => {}
+            Walked::Done => return Ok(()),
+            Walked::Stopped(stop, at, index) => break (stop, at, index),
+        }
     };
     let (start, end) = st.ranges.get(s.range).copied().flatten().unwrap_or((0, 0));
     let limit = start.saturating_add(end);
@@ -330,8 +387,11 @@ pub(super) fn exec_sums<E: Report>(
     let Some(s) = p.streams.get(k.stream) else {
         return Ok(());
     };
-    let (recs, _) = walk(st, p, s);
-    for (i, r) in recs.iter().enumerate() {
+    let mut w = Walker::new(st, s);
+    let mut i = 0u64;
+    while let Walked::Rec(r) = w.next(st, p, s) {
+        let index = i;
+        i = i.saturating_add(1);
         let from = st.eval_rec(p, &k.from, r.at);
         let to = st.eval_rec(p, &k.to, r.at);
         let stored = st.eval_rec(p, &k.stored, r.at);
@@ -345,7 +405,7 @@ pub(super) fn exec_sums<E: Report>(
             .and_then(|(so, b)| Some((so, npuschema_core::chunk_at::<4>(b, so)?)));
         let saved = (st.rec_at, st.rec_index);
         st.rec_at = r.at;
-        st.rec_index = i as u64;
+        st.rec_index = index;
         let (Some(d), Some((so, raw))) = (covered, place) else {
             let start = r.at.saturating_add(from.unwrap_or(0));
             let len = to
@@ -388,10 +448,13 @@ pub(super) fn exec_each<E: Report>(
     let Some(s) = p.streams.get(e.stream) else {
         return Ok(());
     };
-    let (recs, _) = walk(st, p, s);
     let saved = (st.rec_at, st.rec_index, st.rec_span);
     let mut ci = 0u64;
-    for (i, r) in recs.iter().enumerate() {
+    let mut w = Walker::new(st, s);
+    let mut i = 0u64;
+    while let Walked::Rec(r) = w.next(st, p, s) {
+        let index = i;
+        i = i.saturating_add(1);
         st.rec_span = (
             r.at,
             r.at.saturating_add(s.hs),
@@ -400,7 +463,7 @@ pub(super) fn exec_each<E: Report>(
         match e.layout {
             None => {
                 st.rec_at = r.at;
-                st.rec_index = i as u64;
+                st.rec_index = index;
             }
             Some(li) => {
                 if s.layouts.get(li).is_none_or(|l| l.1 != r.ty) {
@@ -420,16 +483,35 @@ pub(super) fn exec_each<E: Report>(
     Ok(())
 }
 
+/// The aggregates of stream `si` as placed now (walked on first use).
+fn summary(st: &State<'_>, p: &FileProg<'_>, si: usize) -> Option<std::rc::Rc<Summary>> {
+    let s = p.streams.get(si)?;
+    let (start, len) = st.ranges.get(s.range).copied().flatten().unwrap_or((0, 0));
+    let key = (si, start, len);
+    if let Some((_, sum)) = st.aggs.0.borrow().iter().find(|(k, _)| *k == key) {
+        return Some(sum.clone());
+    }
+    let mut sum = Summary::default();
+    let mut w = Walker::new(st, s);
+    while let Walked::Rec(r) = w.next(st, p, s) {
+        let e = sum.types.entry(r.ty).or_insert((0, sum.total));
+        e.0 = e.0.saturating_add(1);
+        sum.total = sum.total.saturating_add(1);
+    }
+    let sum = std::rc::Rc::new(sum);
+    st.aggs.0.borrow_mut().push((key, sum.clone()));
+    Some(sum)
+}
+
 /// `count()` of a stream or a stream's collection (`None`: `ci` is neither).
 pub(super) fn count(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> {
     let name = &p.c.collections.get(ci)?.name.text;
-    for s in &p.streams {
+    for (si, s) in p.streams.iter().enumerate() {
         if &s.name == name {
-            return Some(walk(st, p, s).0.len() as u64);
+            return Some(summary(st, p, si)?.total);
         }
         if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
-            let n = walk(st, p, s).0.iter().filter(|r| r.ty == l.1).count();
-            return Some(n as u64);
+            return Some(summary(st, p, si)?.types.get(&l.1).map_or(0, |t| t.0));
         }
     }
     None
@@ -439,10 +521,9 @@ pub(super) fn count(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> 
 /// when it has none, or `ci` is not a stream's collection).
 pub(super) fn first(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> {
     let name = &p.c.collections.get(ci)?.name.text;
-    for s in &p.streams {
+    for (si, s) in p.streams.iter().enumerate() {
         if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
-            let i = walk(st, p, s).0.iter().position(|r| r.ty == l.1)?;
-            return Some(i as u64);
+            return summary(st, p, si)?.types.get(&l.1).map(|t| t.1);
         }
     }
     None
@@ -457,51 +538,74 @@ pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
         let Some(h) = c.schema.structs.get(s.header_st) else {
             continue;
         };
-        let (recs, _) = walk(st, p, s);
+        let limit = super::view_model::LIST_LIMIT;
         let mut records = Vec::new();
-        for (i, r) in recs.iter().enumerate() {
-            let path = format!("{}[{i}]", s.name);
-            let mut rv = super::decode::record(p, st, h, r.at, None, path.clone(), Some(i as u64));
-            rv.size = r.total;
-            rv.ranges.push(RangeView {
-                name: "body".into(),
-                path: format!("{path}.body"),
-                offset: r.at.saturating_add(s.hs),
-                length: r.total - s.hs,
-            });
-            records.push(rv);
-        }
-        out.push(Group {
-            kind: "stream",
-            name: s.name.clone(),
-            struct_name: h.name.text.clone(),
-            records,
-        });
-        for l in &s.layouts {
-            let Some(b) = c.schema.structs.get(l.3) else {
-                continue;
-            };
-            let records = recs
-                .iter()
-                .filter(|r| r.ty == l.1)
-                .enumerate()
-                .map(|(k, r)| {
-                    super::decode::record(
+        let mut total = 0u64;
+        // Each layout's collection: its struct, its records listed, its count.
+        let mut colls: Vec<(usize, Vec<RecordView>, u64)> = s
+            .layouts
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| c.schema.structs.get(l.3).is_some())
+            .map(|(li, _)| (li, Vec::new(), 0))
+            .collect();
+        let mut w = Walker::new(st, s);
+        while let Walked::Rec(r) = w.next(st, p, s) {
+            let i = total;
+            total = total.saturating_add(1);
+            if i < limit {
+                let path = format!("{}[{i}]", s.name);
+                let mut rv = super::decode::record(p, st, h, r.at, None, path.clone(), Some(i));
+                rv.size = r.total;
+                rv.ranges.push(RangeView {
+                    name: "body".into(),
+                    path: format!("{path}.body"),
+                    offset: r.at.saturating_add(s.hs),
+                    length: r.total - s.hs,
+                });
+                records.push(rv);
+            }
+            for (li, listed, n) in &mut colls {
+                let (Some(l), k) = (s.layouts.get(*li), *n) else {
+                    continue;
+                };
+                if l.1 != r.ty {
+                    continue;
+                }
+                *n = k.saturating_add(1);
+                if let (true, Some(b)) = (k < limit, c.schema.structs.get(l.3)) {
+                    listed.push(super::decode::record(
                         p,
                         st,
                         b,
                         r.at.saturating_add(s.hs),
                         None,
                         format!("{}[{k}]", l.0),
-                        Some(k as u64),
-                    )
-                })
-                .collect();
+                        Some(k),
+                    ));
+                }
+            }
+        }
+        out.push(Group {
+            kind: "stream",
+            name: s.name.clone(),
+            struct_name: h.name.text.clone(),
+            records,
+            total,
+        });
+        for (li, records, total) in colls {
+            let (Some(l), Some(b)) = (
+                s.layouts.get(li),
+                s.layouts.get(li).and_then(|l| c.schema.structs.get(l.3)),
+            ) else {
+                continue;
+            };
             out.push(Group {
                 kind: "collection",
                 name: l.0.clone(),
                 struct_name: b.name.text.clone(),
                 records,
+                total,
             });
         }
     }

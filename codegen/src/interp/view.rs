@@ -19,6 +19,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             name: "header".into(),
             struct_name: h.name.text.clone(),
             records: vec![record(p, st, h, 0, None, "header".into(), None)],
+            total: 1,
         });
     }
     for (i, r) in file.ext.records.iter().enumerate() {
@@ -39,6 +40,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                 r.name.text.clone(),
                 None,
             )],
+            total: 1,
         });
     }
     // Per-record ranges, compiled in each table's record-only scope (as the accessors are).
@@ -70,7 +72,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             })
             .collect();
         let mut records = Vec::new();
-        for i in 0..*n {
+        for i in 0..(*n).min(LIST_LIMIT) {
             let rat = at.saturating_add(i.saturating_mul(size));
             let path = format!("{}[{i}]", t.name.text);
             let mut rv = record(p, st, s, rat, None, path.clone(), Some(i));
@@ -100,6 +102,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             name: t.name.text.clone(),
             struct_name: s.name.text.clone(),
             records,
+            total: *n,
         });
     }
     for (ci, coll) in p.colls.iter().enumerate() {
@@ -108,7 +111,12 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         };
         let mut records = Vec::new();
         let mut st2 = st.clone();
+        let mut total = 0u64;
         st2.clone_for_each_record(p, ci, |x, index, at| {
+            total = total.saturating_add(1);
+            if index >= LIST_LIMIT {
+                return true;
+            }
             records.push(record(
                 p,
                 x,
@@ -125,6 +133,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             name: coll.name.clone(),
             struct_name: s.name.text.clone(),
             records,
+            total,
         });
     }
     groups.extend(super::stream::groups(p, st));

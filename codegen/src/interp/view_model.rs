@@ -48,9 +48,18 @@ pub struct Group {
     pub name: String,
     /// The struct of its records.
     pub struct_name: String,
-    /// The records (one for the header and a located record).
+    /// The records (one for the header and a located record): the first [`LIST_LIMIT`] of a
+    /// larger table, collection or stream.
     pub records: Vec<RecordView>,
+    /// How many records the group has in the file (`records.len()` unless over
+    /// [`LIST_LIMIT`]).
+    pub total: u64,
 }
+
+/// The most records a view lists per group: the view (and what `inspect --schema` and
+/// `explain --schema` print from it) is bounded by the schema, not by the file; a larger
+/// group lists its first records and says how many it left out (`"omitted"` in JSON).
+pub const LIST_LIMIT: u64 = 10_000;
 
 /// One struct in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,19 +174,23 @@ impl View {
             .flat_map(|g| g.records.iter().flat_map(|r| r.fields.iter()))
     }
 
-    /// The view as one JSON object with stable keys:
-    /// `{"schema","file","variant","len","groups":[{"kind","name","struct","records":[{"path","index","offset","size","fields":[{"name","path","offset","size","raw","value"}],"composed":{..},"ranges":[..]}]}],"ranges":[{"name","path","offset","length"}],"checksums":[{"name","path","algorithm","stored","computed","ok"}]}`.
+    /// The view as one JSON object with stable keys (`file` is `path`, the file's name as
+    /// the caller gave it; `view` the validated view type, as `file` is the path in every
+    /// command's JSON); a group over [`LIST_LIMIT`] records also has `total` and `omitted`:
+    /// `{"schema","file","view","variant","len","groups":[{"kind","name","struct","records":[{"path","index","offset","size","fields":[{"name","path","offset","size","raw","value"}],"composed":{..},"ranges":[..]}]}],"ranges":[{"name","path","offset","length"}],"checksums":[{"name","path","algorithm","stored","computed","ok"}]}`.
     /// A decoded value is a number, a string (an enum name, a string field), or an object:
     /// `{"enum": name|null, "value": n}`, `{"flags": [names], "unknown": n}`,
     /// `{"bits": {name: n}}`, `{"bytes": "hex"}`, `{"str": text|null, "bytes": "hex"}`,
     /// `{"float": "text", "bits": n}` (JSON has no NaN), or an array.
     #[must_use]
-    pub fn to_json(&self) -> String {
+    pub fn to_json(&self, path: &str) -> String {
         let mut o = String::new();
         o.push('{');
         kv_str(&mut o, "schema", &self.schema);
         o.push(',');
-        kv_str(&mut o, "file", &self.file);
+        kv_str(&mut o, "file", path);
+        o.push(',');
+        kv_str(&mut o, "view", &self.file);
         o.push_str(",\"variant\":");
         match &self.variant {
             Some(v) => str_json(&mut o, v),
@@ -202,7 +215,12 @@ impl View {
                 }
                 record_json(&mut o, r);
             }
-            o.push_str("]}");
+            o.push(']');
+            let omitted = g.total.saturating_sub(g.records.len() as u64);
+            if omitted > 0 {
+                let _ = write!(o, ",\"total\":{},\"omitted\":{omitted}", g.total);
+            }
+            o.push('}');
         }
         o.push_str("],\"ranges\":[");
         for (i, r) in self.ranges.iter().enumerate() {

@@ -64,15 +64,24 @@ impl From<binrw::Error> for RefError {
     }
 }
 
-/// The folder named by `NPUSCHEMA_CORPUS` (the `shared/` folder: `corpus/vpmn`, `models`,
-/// `peers`), or `None` after printing a skip note naming `what` when the variable is unset.
+/// The shared data folder (`corpus/vpmn`, `models`, `peers`): `NPUSCHEMA_CORPUS` when set,
+/// else `../shared` beside the repository (as the README and `scripts/test` say), or
+/// `None` after printing "SKIPPED: {what}: ..." naming where it looked.
 #[must_use]
 pub fn corpus_dir(what: &str) -> Option<std::path::PathBuf> {
     match std::env::var_os("NPUSCHEMA_CORPUS") {
         Some(v) if !v.is_empty() => Some(std::path::PathBuf::from(v)),
         _ => {
-            eprintln!("skipping {what}: NPUSCHEMA_CORPUS not set");
-            None
+            let fallback = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+            if fallback.is_dir() {
+                Some(fallback)
+            } else {
+                eprintln!(
+                    "SKIPPED: {what}: NPUSCHEMA_CORPUS not set and no {} (the shared data)",
+                    fallback.display()
+                );
+                None
+            }
         }
     }
 }

@@ -36,13 +36,10 @@ pub const CODES: &[&str] = &[
     "dynaio-padding-nonzero",
 ];
 
-/// The corpus files `(name, bytes)`, sorted, or `None` (after saying so) when
-/// `NPUSCHEMA_CORPUS` is not set.
+/// The corpus files `(name, bytes)`, sorted, or `None` (after saying so) when there is no
+/// shared data (`NPUSCHEMA_CORPUS`, else `../shared`: [`refreader::corpus_dir`]).
 pub fn corpus() -> Option<Vec<(String, Vec<u8>)>> {
-    let Some(root) = std::env::var_os("NPUSCHEMA_CORPUS") else {
-        eprintln!("skipping: NPUSCHEMA_CORPUS not set");
-        return None;
-    };
+    let root = npuschema_tests::refreader::corpus_dir("the real VPMN files")?;
     let dir = std::path::Path::new(&root).join("corpus/vpmn");
     let mut out = Vec::new();
     for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {

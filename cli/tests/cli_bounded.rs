@@ -1,0 +1,1009 @@
+//! The CLI bounded in everything (issue 31), through the real binary, in the style of
+//! `cli_faults.rs`: special files never block, schema files have a limit of their own,
+//! errors name the command, the argument at fault and what to do, outputs through a link
+//! follow a stated rule, and interrupted runs leave no temporaries behind.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
+
+/// The binary under test; `NPUSCHEMA_TEST_BIN` runs these tests against another build.
+fn bin() -> Command {
+    match std::env::var_os("NPUSCHEMA_TEST_BIN") {
+        Some(b) => Command::new(b),
+        None => Command::new(env!("CARGO_BIN_EXE_npuschema")),
+    }
+}
+
+/// Run the binary with `env`, killing it and failing the test if it has not ended within
+/// 20 s (a hang is the finding, so the test must not hang with it).
+fn run_env(args: &[&OsStr], env: &[(&str, &str)]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let t = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn run(args: &[&OsStr]) -> Output {
+    run_env(args, &[])
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("npuschema-bounded-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited, not killed")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn os(s: &str) -> &OsStr {
+    OsStr::new(s)
+}
+
+fn schema(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../schema")
+        .join(name)
+}
+
+/// A small valid NPU1 blob: DMA 16 bytes from baked weights to a runtime region.
+fn blob() -> Vec<u8> {
+    blob_with(48)
+}
+
+/// [`blob`] with a runtime region of `runtime` bytes.
+fn blob_with(runtime: u32) -> Vec<u8> {
+    let weights = [7u8; 64];
+    let mut stream = Vec::new();
+    for (code, param, payload) in [
+        (0x0130u16, 0u16, None),
+        (0x0131, 1, None),
+        (0x4030, 0, Some(0u32)),
+        (0x4031, 0, Some(16)),
+        (0x4032, 0, Some(16)),
+        (0x0010, 0, None),
+        (0x0011, 0, None),
+        (0x0000, 0xFFFF, None),
+    ] {
+        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
+        if let Some(p) = payload {
+            stream.extend_from_slice(&p.to_le_bytes());
+        }
+    }
+    let specs = [
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Output,
+            data: RegionData::Runtime(runtime),
+        },
+    ];
+    Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
+}
+
+fn vela_tflite() -> Option<PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vela-out");
+    if !d.join(".stamp").is_file() {
+        eprintln!("skipping: no vela-out (scripts/setup-vela)");
+        return None;
+    }
+    let mut stack = vec![d];
+    let mut found = Vec::new();
+    while let Some(d) = stack.pop() {
+        for p in std::fs::read_dir(&d).ok()?.flatten().map(|e| e.path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with("_vela.tflite") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found.into_iter().next()
+}
+
+fn mkfifo(p: &Path) {
+    let o = Command::new("mkfifo").arg(p).output().expect("mkfifo runs");
+    assert!(o.status.success(), "mkfifo: {o:?}");
+}
+
+// ---- 8. a FIFO with no writer never blocks ----
+
+#[test]
+fn a_fifo_with_no_writer_is_refused_at_once_by_every_command() {
+    let d = tmp("fifo");
+    let fifo = d.join("f.npub");
+    mkfifo(&fifo);
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    let s = schema("npu1.yaml");
+    let f = fifo.as_os_str();
+    let out = d.join("o.npub");
+    let gen_dir = d.join("gen");
+    let cases: Vec<Vec<&OsStr>> = vec![
+        vec![os("check"), f],
+        vec![os("check"), os("--json"), f],
+        vec![os("inspect"), f],
+        vec![os("inspect"), os("--json"), f],
+        vec![os("explain"), f],
+        vec![os("disasm"), f],
+        vec![os("verify"), f],
+        vec![os("run"), os("--sim"), f],
+        vec![os("pack"), f, os("-o"), out.as_os_str()],
+        vec![os("gen"), f, os("-o"), gen_dir.as_os_str()],
+        vec![os("check"), os("--schema"), f, good.as_os_str()],
+        vec![os("check"), os("--schema"), s.as_os_str(), f],
+        vec![os("inspect"), os("--schema"), s.as_os_str(), f],
+        vec![os("inspect"), os("--schema"), f, good.as_os_str()],
+        vec![os("explain"), os("--schema"), s.as_os_str(), f],
+    ];
+    for args in cases {
+        let t = Instant::now();
+        let o = run(&args);
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{args:?} took {:?}",
+            t.elapsed()
+        );
+        let all = stderr(&o) + &stdout(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {all}");
+        assert!(all.contains("fifo-no-writer"), "{args:?}: {all}");
+        assert!(all.contains("f.npub"), "{args:?}: {all}");
+    }
+    assert!(!out.exists());
+    // A FIFO with a writer is read like any stream.
+    let fed = d.join("fed.npub");
+    mkfifo(&fed);
+    let bytes = blob();
+    let fed2 = fed.clone();
+    let writer = std::thread::spawn(move || std::fs::write(&fed2, bytes));
+    // The writer may open after the reader: wait until it has (its open blocks until then).
+    std::thread::sleep(Duration::from_millis(100));
+    let o = run(&[os("check"), fed.as_os_str()]);
+    writer.join().expect("joins").expect("writes");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 3. schema files have a limit of their own ----
+
+#[test]
+fn schema_files_are_read_under_a_limit_of_their_own() {
+    let d = tmp("schema");
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    // A 2 GiB sparse "schema": refused from its size, without reading it.
+    let big = d.join("big.yaml");
+    let f = std::fs::File::create(&big).expect("create");
+    f.set_len(2 << 30).expect("sparse");
+    drop(f);
+    let out = d.join("gen");
+    for (args, what) in [
+        (
+            vec![os("gen"), os("/dev/zero"), os("-o"), out.as_os_str()],
+            "/dev/zero",
+        ),
+        (
+            vec![os("gen"), big.as_os_str(), os("-o"), out.as_os_str()],
+            "big.yaml",
+        ),
+        (
+            vec![
+                os("check"),
+                os("--schema"),
+                big.as_os_str(),
+                good.as_os_str(),
+            ],
+            "big.yaml",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                os("/dev/zero"),
+                good.as_os_str(),
+            ],
+            "/dev/zero",
+        ),
+        (
+            vec![
+                os("explain"),
+                os("--schema"),
+                os("/dev/urandom"),
+                good.as_os_str(),
+            ],
+            "/dev/urandom",
+        ),
+    ] {
+        let t = Instant::now();
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{args:?}");
+        assert!(
+            err.contains("schema-too-large") || err.contains("schema-not-utf8"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains(what), "{args:?}: {err}");
+    }
+    // Under the limit but not text.
+    let bin_schema = d.join("bin.yaml");
+    std::fs::write(&bin_schema, [b'a', b':', b' ', 0xff, 0xfe]).expect("write");
+    let o = run(&[
+        os("check"),
+        os("--schema"),
+        bin_schema.as_os_str(),
+        good.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("schema-not-utf8"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 10. errors name the command, the argument and what to do ----
+
+#[test]
+fn a_bad_input_limit_is_an_error_naming_the_variable() {
+    let d = tmp("env");
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    for bad in ["abc", "-1", "1e9", ""] {
+        let o = run_env(
+            &[os("check"), good.as_os_str()],
+            &[("NPUSCHEMA_MAX_INPUT_BYTES", bad)],
+        );
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{bad:?}: {err}");
+        assert!(
+            err.starts_with("npuschema check: NPUSCHEMA_MAX_INPUT_BYTES="),
+            "{err}"
+        );
+        assert!(err.contains("not a byte count"), "{err}");
+    }
+    for ok in ["1000000", "0x100000"] {
+        let o = run_env(
+            &[os("check"), good.as_os_str()],
+            &[("NPUSCHEMA_MAX_INPUT_BYTES", ok)],
+        );
+        assert_eq!(code(&o), 0, "{ok}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn gen_into_a_file_says_o_takes_a_directory() {
+    let d = tmp("genfile");
+    let file = d.join("x");
+    std::fs::write(&file, b"mine").expect("write");
+    let s = schema("npu1.yaml");
+    let o = run(&[os("gen"), s.as_os_str(), os("-o"), file.as_os_str()]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.starts_with("npuschema gen: -o "), "{err}");
+    assert!(err.contains("-o takes a directory"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert_eq!(std::fs::read(&file).expect("read"), b"mine");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn yaml_budget_breaches_are_words_not_debug_text() {
+    let d = tmp("budget");
+    let deep = d.join("deep.yaml");
+    std::fs::write(
+        &deep,
+        format!("name: x\nfile: {}{}\n", "[".repeat(200), "]".repeat(200)),
+    )
+    .expect("write");
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    let out = d.join("gen");
+    for args in [
+        vec![os("gen"), deep.as_os_str(), os("-o"), out.as_os_str()],
+        vec![
+            os("check"),
+            os("--schema"),
+            deep.as_os_str(),
+            good.as_os_str(),
+        ],
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_ne!(code(&o), 0, "{err}");
+        assert!(
+            err.contains("nested") && err.contains("levels deep"),
+            "{err}"
+        );
+        assert!(!err.contains("Depth {"), "{err}");
+        assert!(err.contains("deep.yaml:"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn a_name_with_a_newline_stays_on_one_line() {
+    let d = tmp("newline");
+    let name = d.join("a\nb.npub");
+    std::fs::write(&name, blob()).expect("write");
+    let s = schema("npu1.yaml");
+    for args in [
+        vec![os("check"), name.as_os_str()],
+        vec![os("check"), d.as_os_str()],
+        vec![os("check"), os("--schema"), s.as_os_str(), name.as_os_str()],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let text = stdout(&o);
+        assert_eq!(text.lines().count(), 1, "{text:?}");
+        assert!(text.contains("a\\nb.npub: OK"), "{text:?}");
+    }
+    // JSON keeps the exact name.
+    let o = run(&[os("check"), os("--json"), name.as_os_str()]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["file"], name.to_str().expect("utf-8"));
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn pack_to_a_directory_name_is_refused_before_any_work() {
+    let Some(src) = vela_tflite() else { return };
+    let d = tmp("packdir");
+    let target = d.join("out.npub");
+    let mut slash = target.as_os_str().as_bytes().to_vec();
+    slash.push(b'/');
+    let slash = PathBuf::from(OsStr::from_bytes(&slash));
+    // An input that would fail late (a directory) shows the order: the output is refused
+    // first, so the input is never read.
+    for (out, want) in [
+        (slash.as_path(), "ends in `/`"),
+        (d.as_path(), "is a directory"),
+    ] {
+        let o = run(&[
+            os("pack"),
+            os("/nonexistent-input"),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(err.contains(want), "{err}");
+        assert!(!err.contains("nonexistent-input"), "{err}");
+        let o = run(&[os("pack"), src.as_os_str(), os("-o"), out.as_os_str()]);
+        assert_eq!(code(&o), 2, "{}", stderr(&o));
+    }
+    let left: Vec<_> = std::fs::read_dir(&d).expect("dir").flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 11. an output through a symbolic link is written through ----
+
+#[test]
+fn pack_and_run_outputs_through_a_link_replace_its_target_and_keep_the_link() {
+    let Some(src) = vela_tflite() else { return };
+    let d = tmp("link");
+    let real_dir = d.join("real");
+    std::fs::create_dir_all(&real_dir).expect("dir");
+    let real = real_dir.join("model.npub");
+    std::fs::write(&real, b"old").expect("write");
+    let link = d.join("link.npub");
+    std::os::unix::fs::symlink("real/model.npub", &link).expect("symlink");
+    let o = run(&[os("pack"), src.as_os_str(), os("-o"), link.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let meta = std::fs::symlink_metadata(&link).expect("link");
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    let packed = std::fs::read(&real).expect("target");
+    assert_eq!(&packed[..4], b"NPU1");
+    // The temporary was made next to the target, and is gone.
+    for dir in [&d, &real_dir] {
+        for e in std::fs::read_dir(dir).expect("dir").flatten() {
+            assert!(!e.file_name().to_string_lossy().ends_with(".tmp"), "{e:?}");
+        }
+    }
+    // A dangling link is refused, nothing created.
+    let dangling = d.join("dangling.npub");
+    std::os::unix::fs::symlink("nowhere/x.npub", &dangling).expect("symlink");
+    let o = run(&[os("pack"), src.as_os_str(), os("-o"), dangling.as_os_str()]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(!d.join("nowhere").exists());
+    // run --output follows the same rule.
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    let out_real = real_dir.join("out.bin");
+    std::fs::write(&out_real, b"old").expect("write");
+    let out_link = d.join("out.bin");
+    std::os::unix::fs::symlink("real/out.bin", &out_link).expect("symlink");
+    let spec = format!("1={}", out_link.display());
+    let o = run(&[
+        os("run"),
+        os("--sim"),
+        good.as_os_str(),
+        os("--output"),
+        os(&spec),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        std::fs::symlink_metadata(&out_link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read(&out_real).expect("read").len(), 48);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 6. interrupted runs leave no temporaries ----
+
+#[test]
+fn a_temporary_left_by_a_killed_run_is_removed_by_the_next() {
+    let Some(src) = vela_tflite() else { return };
+    let d = tmp("stale");
+    // A process id that is gone: a child that has been reaped.
+    let mut child = Command::new("true").spawn().expect("spawn");
+    let dead = child.id();
+    child.wait().expect("wait");
+    let stale = d.join(format!(".npuschema-{dead}-abc123.tmp"));
+    std::fs::write(&stale, vec![0u8; 1000]).expect("write");
+    // One of a live process (this test) is left alone.
+    let live = d.join(format!(".npuschema-{}-abc123.tmp", std::process::id()));
+    std::fs::write(&live, b"live").expect("write");
+    // One without a process id (an older version's) is named, not removed.
+    let old = d.join(".npuschema-Xy12Ab.tmp");
+    std::fs::write(&old, b"old").expect("write");
+    let out = d.join("o.npub");
+    let o = run(&[os("pack"), src.as_os_str(), os("-o"), out.as_os_str()]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 0, "{err}");
+    assert!(!stale.exists(), "{err}");
+    assert!(
+        err.contains(&format!("removed {}", stale.display())),
+        "{err}"
+    );
+    assert!(live.exists());
+    assert!(old.exists());
+    assert!(
+        err.contains(".npuschema-Xy12Ab.tmp") && err.contains("older"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+/// Send `sig` to the process `pid` with kill(1).
+fn kill(pid: u32, sig: &str) {
+    let o = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .output()
+        .expect("kill runs");
+    assert!(o.status.success(), "{o:?}");
+}
+
+/// A copy of the zip `src` with `member` replaced by `bytes`, deflated.
+fn npz_with(src: &Path, member: &str, bytes: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let data = std::fs::read(src).expect("npz");
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(data)).expect("zip");
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for i in 0..z.len() {
+        let mut f = z.by_index(i).expect("member");
+        let name = f.name().expect("name").to_string();
+        let mut body = Vec::new();
+        f.read_to_end(&mut body).expect("read");
+        if name == member {
+            w.start_file(
+                name.as_str(),
+                stored.compression_method(zip::CompressionMethod::Deflated),
+            )
+            .expect("start");
+            w.write_all(bytes).expect("write");
+        } else {
+            w.start_file(name.as_str(), stored).expect("start");
+            w.write_all(&body).expect("write");
+        }
+    }
+    w.finish().expect("finish").into_inner()
+}
+
+/// A version 1 `.npy` file: the header dict, padded, then `data`.
+fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + dict.len() + 1) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&u16::try_from(dict.len()).expect("short").to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+fn vela_npz() -> Option<PathBuf> {
+    let t = vela_tflite()?;
+    let mut stack = vec![t.parent()?.parent()?.parent()?.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(d) = stack.pop() {
+        for p in std::fs::read_dir(&d).ok()?.flatten().map(|e| e.path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with("_vela.npz") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found.into_iter().next()
+}
+
+/// A Vela npz whose weights inflate to `mib` MiB (a few hundred KB on disk).
+fn big_weights_npz(d: &Path, mib: usize) -> Option<PathBuf> {
+    let src = vela_npz()?;
+    let member = npy("|u1", &format!("({},)", mib << 20), &vec![0u8; mib << 20]);
+    let p = d.join("big.npz");
+    std::fs::write(&p, npz_with(&src, "weight_data.npy", &member)).expect("write");
+    Some(p)
+}
+
+#[test]
+fn sigint_and_sigterm_during_pack_remove_the_temporary() {
+    let d = tmp("signal");
+    let Some(input) = big_weights_npz(&d, 64) else {
+        return;
+    };
+    let work = d.join("out");
+    std::fs::create_dir_all(&work).expect("dir");
+    for sig in ["-INT", "-TERM", "-HUP"] {
+        let out = work.join("o.npub");
+        let mut child = bin()
+            .args([os("pack"), input.as_os_str(), os("-o"), out.as_os_str()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let t = Instant::now();
+        let mut signalled = false;
+        while child.try_wait().expect("wait").is_none() && t.elapsed() < Duration::from_secs(60) {
+            let has_tmp = std::fs::read_dir(&work)
+                .expect("dir")
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"));
+            if has_tmp {
+                kill(child.id(), sig);
+                signalled = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let status = child.wait().expect("wait");
+        assert!(
+            signalled,
+            "{sig}: the pack ended before its temporary was seen"
+        );
+        let want = match sig {
+            "-INT" => 130,
+            "-TERM" => 143,
+            _ => 129,
+        };
+        assert_eq!(status.code(), Some(want), "{sig}: {status:?}");
+        let left: Vec<_> = std::fs::read_dir(&work)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "{sig}: {left:?}");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 4. aggregates once per collection ----
+
+/// A COP1 payload: the magic, one OPTIMIZER_CONFIG, `nops` NOP actions, a one-word
+/// COMMAND_STREAM.
+fn cop1_payload(nops: usize) -> Vec<u8> {
+    let mut b = b"COP1".to_vec();
+    for w in [1u32, 0x1000_0128, 1] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    for _ in 0..nops {
+        b.extend_from_slice(&5u32.to_le_bytes());
+    }
+    for w in [2u32 | (1 << 16), 0xffff] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b
+}
+
+fn time_check(schema: &Path, file: &Path) -> Duration {
+    let t = Instant::now();
+    let o = run(&[
+        os("check"),
+        os("--schema"),
+        schema.as_os_str(),
+        file.as_os_str(),
+    ]);
+    let took = t.elapsed();
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    took
+}
+
+#[test]
+fn count_and_first_in_a_for_each_body_walk_the_stream_once() {
+    let d = tmp("count");
+    let file = d.join("nops.bin");
+    std::fs::write(&file, cop1_payload(3000)).expect("write");
+    let each = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cop1_count_each.yaml");
+    let plain = schema("ethos_u_cop1.yaml");
+    // The peer: the same file under the schema whose count() is outside the for_each. A
+    // walk per record makes the ratio hundreds (3000 records, each walking 3000); once per
+    // collection it is about 1.
+    let base = (0..3)
+        .map(|_| time_check(&plain, &file))
+        .min()
+        .expect("runs");
+    let with = (0..3)
+        .map(|_| time_check(&each, &file))
+        .min()
+        .expect("runs");
+    let ratio = with.as_secs_f64() / base.as_secs_f64().max(1e-3);
+    eprintln!("count() in for_each: {with:?} against {base:?} without: ratio {ratio:.1}");
+    assert!(ratio < 8.0, "{with:?} against {base:?}: ratio {ratio:.1}");
+    // And the assert itself is checked: a second OPTIMIZER_CONFIG fails it.
+    let mut two = cop1_payload(10);
+    let tail = two.split_off(4);
+    two.extend_from_slice(&tail[..12]);
+    two.extend_from_slice(&tail);
+    std::fs::write(&file, &two).expect("write");
+    let o = run(&[
+        os("check"),
+        os("--schema"),
+        each.as_os_str(),
+        file.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("cop-duplicate-action"),
+        "{}",
+        stdout(&o)
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 1. output bounded whatever is printed ----
+
+/// Peak RSS in KB of the binary run with `args` (`/usr/bin/time -f %M`), and its output;
+/// `None` (said on stderr) where `/usr/bin/time` is missing.
+fn peak_kb(args: &[&OsStr]) -> Option<(u64, Output)> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        eprintln!("skipping the memory figure: no /usr/bin/time (Debian package `time`)");
+        return None;
+    }
+    let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
+        .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
+    let report = tmp("peak").join("rss");
+    let o = Command::new(time)
+        .arg("-o")
+        .arg(&report)
+        .arg("-f")
+        .arg("%M")
+        .arg(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    let kb = std::fs::read_to_string(&report)
+        .expect("time's report")
+        .lines()
+        .filter_map(|l| l.trim().parse::<u64>().ok())
+        .next_back()
+        .expect("a number");
+    Some((kb, o))
+}
+
+/// An NPU1 blob with `n` runtime regions of 16 bytes after the DMA's two.
+fn many_regions(n: usize) -> Vec<u8> {
+    let weights = [7u8; 64];
+    let mut stream = Vec::new();
+    for (code, param, payload) in [
+        (0x0130u16, 0u16, None),
+        (0x0131, 1, None),
+        (0x4030, 0, Some(0u32)),
+        (0x4031, 0, Some(16)),
+        (0x4032, 0, Some(16)),
+        (0x0010, 0, None),
+        (0x0011, 0, None),
+        (0x0000, 0xFFFF, None),
+    ] {
+        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
+        if let Some(p) = payload {
+            stream.extend_from_slice(&p.to_le_bytes());
+        }
+    }
+    let mut specs = vec![RegionSpec {
+        role: Role::Weights,
+        data: RegionData::Baked(&weights),
+    }];
+    specs.extend((0..n).map(|_| RegionSpec {
+        role: Role::Scratch,
+        data: RegionData::Runtime(16),
+    }));
+    Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
+}
+
+#[test]
+fn inspect_and_explain_of_many_records_stay_bounded_and_say_what_they_left_out() {
+    let d = tmp("many");
+    let npu1 = d.join("many.npub");
+    let blob = many_regions(300_000);
+    std::fs::write(&npu1, &blob).expect("write");
+    let cop = d.join("nops.cop1");
+    std::fs::write(&cop, cop1_payload(400_000)).expect("write");
+    let s_npu1 = schema("npu1.yaml");
+    let s_cop = schema("ethos_u_cop1.yaml");
+    let input_kb = (blob.len() as u64) / 1024;
+    let cases: Vec<(Vec<&OsStr>, &str)> = vec![
+        (
+            vec![os("inspect"), os("--json"), npu1.as_os_str()],
+            "regions_omitted",
+        ),
+        (
+            vec![os("inspect"), npu1.as_os_str()],
+            "more regions not listed",
+        ),
+        (
+            vec![os("explain"), npu1.as_os_str()],
+            "more regions not listed",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                s_npu1.as_os_str(),
+                os("--json"),
+                npu1.as_os_str(),
+            ],
+            "\"omitted\":290001",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                s_cop.as_os_str(),
+                os("--json"),
+                cop.as_os_str(),
+            ],
+            "\"omitted\":390002",
+        ),
+        (
+            vec![
+                os("inspect"),
+                os("--schema"),
+                s_cop.as_os_str(),
+                cop.as_os_str(),
+            ],
+            "390002 not",
+        ),
+        (
+            vec![
+                os("explain"),
+                os("--schema"),
+                s_cop.as_os_str(),
+                cop.as_os_str(),
+            ],
+            "names its first 10000 of 400002 records",
+        ),
+    ];
+    for (args, says) in cases {
+        let Some((kb, o)) = peak_kb(&args) else {
+            return;
+        };
+        let text = stdout(&o);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert!(
+            text.contains(says),
+            "{args:?}: {}",
+            &text[text.len().saturating_sub(400)..]
+        );
+        eprintln!(
+            "{args:?}: peak RSS {kb} KB, stdout {} KB",
+            text.len() / 1024
+        );
+        // The input (about 4.6 MB), the listed 10,000 records and the text: not the 300,000
+        // or 400,000 records (hundreds of MB before).
+        assert!(kb < input_kb + 96 * 1024, "{args:?}: {kb} KB");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 14. inspect of a damaged file shows what it can read ----
+
+#[test]
+fn inspect_of_a_bad_checksum_shows_the_header_regions_and_both_checksums() {
+    let d = tmp("damaged");
+    let mut b = blob();
+    let last = b.len() - 1;
+    b[last] ^= 0xff;
+    let p = d.join("bad.npub");
+    std::fs::write(&p, &b).expect("write");
+    let o = run(&[os("inspect"), p.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let text = stdout(&o);
+    assert!(text.contains("INVALID"), "{text}");
+    assert!(text.contains("region_count  2"), "{text}");
+    assert!(text.contains("<-- differ"), "{text}");
+    assert!(text.contains("[1] role"), "{text}");
+    assert!(text.contains("FAILED        checksum-mismatch"), "{text}");
+    let o = run(&[os("inspect"), os("--json"), p.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["error"]["code"], "checksum-mismatch");
+    assert_eq!(v["file"], p.to_str().expect("utf-8"));
+    let k = &v["partial"]["checksum"];
+    assert_ne!(k["stored"], k["computed"]);
+    assert_eq!(
+        v["partial"]["regions_as_stored"]
+            .as_array()
+            .expect("array")
+            .len(),
+        2
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 15. one meaning per JSON key ----
+
+#[test]
+fn file_is_the_path_in_every_commands_json() {
+    let d = tmp("keys");
+    let p = d.join("good.npub");
+    std::fs::write(&p, blob()).expect("write");
+    let s = schema("npu1.yaml");
+    let path = p.to_str().expect("utf-8");
+    for args in [
+        vec![os("check"), os("--json"), p.as_os_str()],
+        vec![
+            os("check"),
+            os("--json"),
+            os("--schema"),
+            s.as_os_str(),
+            p.as_os_str(),
+        ],
+        vec![
+            os("inspect"),
+            os("--json"),
+            os("--schema"),
+            s.as_os_str(),
+            p.as_os_str(),
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+        assert_eq!(v["file"], path, "{args:?}");
+    }
+    let o = run(&[
+        os("inspect"),
+        os("--json"),
+        os("--schema"),
+        s.as_os_str(),
+        p.as_os_str(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["view"], "Npu1");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 9. one verdict: the arena run --sim allocates ----
+
+#[test]
+fn check_warns_when_run_sim_needs_a_larger_max_arena() {
+    let d = tmp("arena");
+    let p = d.join("big-arena.npub");
+    std::fs::write(&p, blob_with(128 << 20)).expect("write");
+    let o = run(&[os("check"), p.as_os_str()]);
+    let text = stdout(&o);
+    assert_eq!(code(&o), 0, "{text}");
+    assert!(
+        text.contains("OK (warning: arena-over-sim-default"),
+        "{text}"
+    );
+    assert!(text.contains("--max-arena 134217"), "{text}");
+    let o = run(&[os("check"), os("--json"), p.as_os_str()]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["warnings"][0]["code"], "arena-over-sim-default");
+    let need = v["warnings"][0]["arena_bytes"].as_u64().expect("bytes");
+    assert!(need >= 128 << 20, "{need}");
+    // run --sim refuses it as check said, before allocating.
+    let o = run(&[os("run"), os("--sim"), p.as_os_str()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("arena-over-limit") || stdout(&o).contains("arena-over-limit"));
+    // Under the default: no warning.
+    let small = d.join("small.npub");
+    std::fs::write(&small, blob()).expect("write");
+    let o = run(&[os("check"), os("--json"), small.as_os_str()]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert!(v.get("warnings").is_none(), "{v}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 5. pack: npz members inflated within a total limit ----
+
+#[test]
+fn npz_members_inflate_within_one_total_limit() {
+    let Some(src) = vela_npz() else { return };
+    let d = tmp("npztotal");
+    // Two members of 600 kB each: each under a 1 MB limit, together over it.
+    let weights = npy("|u1", "(600000,)", &vec![0u8; 600_000]);
+    let once = npz_with(&src, "weight_data.npy", &weights);
+    let one = d.join("one.npz");
+    std::fs::write(&one, &once).expect("write");
+    // weight_region.npy's one int64, then 600 kB more: read after the weights, it passes
+    // the total.
+    let mut region = vec![0u8; 8];
+    region.extend(vec![0u8; 600_000]);
+    let region = npy("<i8", "(1,)", &region);
+    let two = d.join("two.npz");
+    std::fs::write(&two, npz_with(&one, "weight_region.npy", &region)).expect("write");
+    let out = d.join("o.npub");
+    let env = [("NPUSCHEMA_MAX_INPUT_BYTES", "1000000")];
+    let o = run_env(
+        &[os("pack"), one.as_os_str(), os("-o"), out.as_os_str()],
+        &env,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&out).expect("packed");
+    let o = run_env(
+        &[os("pack"), two.as_os_str(), os("-o"), out.as_os_str()],
+        &env,
+    );
+    let err = stderr(&o);
+    assert_eq!(code(&o), 1, "{err}");
+    assert!(err.contains("npz-too-large"), "{err}");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(d);
+}
