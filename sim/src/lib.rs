@@ -41,6 +41,7 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 
 mod memory;
+pub mod mlw;
 mod model;
 #[cfg(feature = "std")]
 pub mod run;
