@@ -11,7 +11,7 @@ use npuschema_runtime::driver::{
     Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, RunInfo,
 };
 
-use crate::{Faults, RunRecord, Sim, SimConfig, SimStats};
+use crate::{Budget, Faults, RunRecord, Sim, SimConfig, SimStats};
 
 /// How to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +27,13 @@ pub struct RunOptions {
     pub arena_misalign: usize,
     /// Bytes written at the start of runtime regions before the run: `(region index, bytes)`.
     pub inputs: Vec<(usize, Vec<u8>)>,
+    /// Bytes written inside runtime regions before the run: `(region index, byte offset,
+    /// bytes)` (a model's input tensors, where `pack` reports them).
+    pub placed_inputs: Vec<(usize, u64, Vec<u8>)>,
+    /// The work and data the simulated NPU may use ([`Budget::DEFAULT`]).
+    pub budget: Budget,
+    /// [`SimConfig::dbl_single_rounding`].
+    pub dbl_single_rounding: bool,
     /// Faults to inject.
     pub faults: Faults,
     /// Simulated run time in ticks.
@@ -54,6 +61,9 @@ impl Default for RunOptions {
             macs: None,
             arena_misalign: 0,
             inputs: Vec::new(),
+            placed_inputs: Vec::new(),
+            budget: Budget::DEFAULT,
+            dbl_single_rounding: false,
             faults: Faults::default(),
             run_latency: SimConfig::default().run_latency,
             run_timeout: 100_000,
@@ -226,6 +236,14 @@ impl RunReport {
                 "executed: {} commands, {} operations, {} DMA copies ({} bytes), {} SHRAM transfers",
                 rec.commands, rec.operations, rec.dma_copies, rec.dma_bytes, rec.shram_transfers
             );
+            let _ = writeln!(
+                s,
+                "computed: {} operations (values not modelled: {}); work {} operations, {} bytes moved",
+                rec.computed, rec.not_computed, rec.work.ops, rec.work.bytes
+            );
+            if let Some(e) = &rec.compute_error {
+                let _ = writeln!(s, "stopped: {e}");
+            }
             if let Some(f) = &rec.bus_fault {
                 let _ = writeln!(s, "bus fault: {f:?}");
             }
@@ -329,10 +347,31 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         dst.copy_from_slice(bytes);
     }
 
+    for (region, offset, bytes) in &opts.placed_inputs {
+        let Some(dst) = job.region_bytes_mut(*region) else {
+            return Err(RunError::Input {
+                region: *region,
+                reason: "not a runtime region of this blob",
+            });
+        };
+        let dst = usize::try_from(*offset)
+            .ok()
+            .and_then(|at| dst.get_mut(at..at.checked_add(bytes.len())?));
+        let Some(dst) = dst else {
+            return Err(RunError::Input {
+                region: *region,
+                reason: "input does not fit in the region at its offset",
+            });
+        };
+        dst.copy_from_slice(bytes);
+    }
+
     let macs = opts.macs.unwrap_or_else(|| sim_macs(accel_macs));
     let cfg = SimConfig {
         run_latency: opts.run_latency,
         faults: opts.faults,
+        budget: opts.budget,
+        dbl_single_rounding: opts.dbl_single_rounding,
         ..SimConfig::u55(macs)
     };
     let sim = Sim::new(cfg);
@@ -405,4 +444,53 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         outputs,
         pmu,
     })
+}
+
+/// A tensor's place in a runtime region: `(region index, byte offset, length)`.
+pub type Place = (usize, u64, u64);
+
+/// Run `blob` with `inputs` (`(region, offset, bytes)`) written into its runtime regions,
+/// and return the report with the bytes at each of `outputs` after the run (empty when the
+/// run failed). The places are what `npuschema pack` reports for the model's inputs and
+/// outputs; NPU1 v2's tensor table will name them.
+///
+/// # Errors
+///
+/// [`RunError`] as [`run_blob`], and [`RunError::Input`] for a place outside a runtime
+/// region.
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+pub fn run_with_io(
+    blob: &[u8],
+    opts: &RunOptions,
+    inputs: &[(usize, u64, &[u8])],
+    outputs: &[Place],
+) -> Result<(RunReport, Vec<Vec<u8>>), RunError> {
+    let mut opts = opts.clone();
+    opts.placed_inputs = inputs
+        .iter()
+        .map(|(r, o, b)| (*r, *o, b.to_vec()))
+        .collect();
+    let report = run_blob(blob, &opts)?;
+    let mut out = Vec::new();
+    if report.succeeded() {
+        for &(region, offset, len) in outputs {
+            let bytes = report
+                .outputs
+                .iter()
+                .find(|(i, _)| *i == region)
+                .and_then(|(_, b)| {
+                    let at = usize::try_from(offset).ok()?;
+                    b.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+                })
+                .ok_or(RunError::Input {
+                    region,
+                    reason: "output does not fit in the region at its offset",
+                })?;
+            out.push(bytes.to_vec());
+        }
+    }
+    Ok((report, out))
 }

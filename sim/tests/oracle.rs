@@ -1,0 +1,198 @@
+//! The simulator held to TFLite's reference kernels: each shared model's Vela outputs
+//! (`vela-out/<model>/<accel>/<variant>/`, every accelerator and variant) packed to NPU1 and
+//! run on the simulator, and the original `$NPUSCHEMA_CORPUS/models/<model>.tflite` run by
+//! ai-edge-litert's interpreter with `OpResolverType.BUILTIN_REF` (`.venv-litert`, made by
+//! `scripts/setup-litert`), on the same 100 seeded inputs; every output byte must agree.
+//! The inputs and outputs are placed where `pack` reports them. Skips, saying so, when
+//! `vela-out/`, the corpus or the venv is missing.
+//!
+//! The one documented difference: Vela programs `ROUND_MODE_DBL`, which the NPU computes
+//! as TFLite's old double rounding (regor's model of it, `Scale` in
+//! `compiler/graphir_optimiser.cpp`), while the reference kernels ai-edge-litert ships
+//! round once (`MultiplyByQuantizedMultiplier`, tensorflow/tensorflow#50290). The two
+//! differ by at most 1 per operation, on ties only (carried through later layers). So each
+//! input runs twice: as the NPU (the differing bytes and the largest difference are
+//! reported) and with `dbl_single_rounding`, where every byte must equal TFLite's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use npuschema_cli::pack::{AccelChoice, load, pack_model};
+use npuschema_sim::{RunOptions, run_with_io};
+use npuschema_tests::vela::{out_dir as vela_out, outputs};
+
+const SETS: usize = 100;
+
+fn litert_python() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-litert/bin/python");
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipping: {} not found (run scripts/setup-litert)",
+            p.display()
+        );
+        None
+    }
+}
+
+fn corpus_model(name: &str) -> Option<PathBuf> {
+    let corpus = std::env::var_os("NPUSCHEMA_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+        PathBuf::from,
+    );
+    let p = corpus.join("models").join(format!("{name}.tflite"));
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} not found (set NPUSCHEMA_CORPUS)", p.display());
+        None
+    }
+}
+
+/// xorshift64*: the same inputs on every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| (self.next() >> 56) as u8).collect()
+    }
+}
+
+/// TFLite's outputs for `sets` (each the inputs' bytes, concatenated in input order).
+fn reference(py: &Path, model: &Path, sets: &[Vec<u8>]) -> Vec<u8> {
+    let tmp = std::env::temp_dir().join(format!(
+        "npuschema-oracle-{}-{}",
+        std::process::id(),
+        model.file_stem().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (inp, out) = (tmp.join("in.bin"), tmp.join("out.bin"));
+    std::fs::write(&inp, sets.concat()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/tflite_reference.py");
+    let st = Command::new(py)
+        .arg(script)
+        .arg(model)
+        .arg(&inp)
+        .arg(&out)
+        .arg(sets.len().to_string())
+        .status()
+        .unwrap();
+    assert!(
+        st.success(),
+        "tflite_reference.py failed on {}",
+        model.display()
+    );
+    let r = std::fs::read(&out).unwrap();
+    std::fs::remove_dir_all(&tmp).ok();
+    r
+}
+
+/// Every Vela output of `model`: packed, run on `SETS` seeded inputs, compared with TFLite.
+/// Returns how many outputs were compared.
+fn model_is_bit_exact(model: &str) -> usize {
+    let (Some(dir), Some(py), Some(tflite)) = (vela_out(), litert_python(), corpus_model(model))
+    else {
+        return 0;
+    };
+    let files: Vec<PathBuf> = outputs(&dir)
+        .into_iter()
+        .filter(|p| p.starts_with(dir.join(model)))
+        .collect();
+    assert!(files.len() >= 4, "{model}: {} Vela outputs", files.len());
+    let mut compared = 0;
+    let mut hardware_diffs = 0;
+    let mut max_diff = 0i16;
+    for path in &files {
+        let m = load(path).unwrap();
+        let packed = pack_model(&m, AccelChoice::Auto).unwrap();
+        let report = &packed.report;
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ SETS as u64);
+        let sets: Vec<Vec<Vec<u8>>> = (0..SETS)
+            .map(|_| {
+                report
+                    .inputs
+                    .iter()
+                    .map(|t| rng.bytes(t.bytes().unwrap() as usize))
+                    .collect()
+            })
+            .collect();
+        let want = reference(
+            &py,
+            &tflite,
+            &sets.iter().map(|s| s.concat()).collect::<Vec<_>>(),
+        );
+        let out_places: Vec<(usize, u64, u64)> = report
+            .outputs
+            .iter()
+            .map(|t| (t.region as usize, t.offset, t.bytes().unwrap()))
+            .collect();
+        let per_set: usize = out_places.iter().map(|p| p.2 as usize).sum();
+        assert_eq!(want.len(), per_set * SETS, "{}", path.display());
+        for (k, set) in sets.iter().enumerate() {
+            let inputs: Vec<(usize, u64, &[u8])> = report
+                .inputs
+                .iter()
+                .zip(set)
+                .map(|(t, b)| (t.region as usize, t.offset, b.as_slice()))
+                .collect();
+            let want = &want[k * per_set..(k + 1) * per_set];
+            // The NPU (ROUND_MODE_DBL double-rounds): runs, and how far it lands from TFLite
+            // (one rounding step per operation, carried through the later layers) is
+            // reported ...
+            let (run, got) =
+                run_with_io(&packed.bytes, &RunOptions::default(), &inputs, &out_places).unwrap();
+            assert!(run.succeeded(), "{}:\n{}", path.display(), run.to_text());
+            let rec = run.record.as_ref().unwrap();
+            assert_eq!(
+                rec.not_computed,
+                0,
+                "{}: operations not modelled",
+                path.display()
+            );
+            for (g, w) in got.concat().iter().zip(want) {
+                let d = (i16::from(*g as i8) - i16::from(*w as i8)).abs();
+                hardware_diffs += usize::from(d != 0);
+                max_diff = max_diff.max(d);
+            }
+            // ... so with DBL computed as one rounding, bit-exact.
+            let single = RunOptions {
+                dbl_single_rounding: true,
+                ..RunOptions::default()
+            };
+            let (run, got) = run_with_io(&packed.bytes, &single, &inputs, &out_places).unwrap();
+            assert!(run.succeeded(), "{}:\n{}", path.display(), run.to_text());
+            assert_eq!(
+                got.concat(),
+                want,
+                "{}: input set {k} ({set:?}): simulator vs TFLite reference",
+                path.display()
+            );
+            compared += 1;
+        }
+    }
+    eprintln!(
+        "{model}: {} Vela outputs x {SETS} inputs bit-exact with single rounding; \
+         with the NPU's double rounding {hardware_diffs} output bytes differ, by at most {max_diff}",
+        files.len()
+    );
+    compared
+}
+
+#[test]
+fn hello_world_is_bit_exact_with_tflite_reference_kernels() {
+    let n = model_is_bit_exact("hello_world_int8");
+    assert!(n == 0 || n >= 8 * SETS, "{n} runs compared");
+}
