@@ -90,6 +90,12 @@ pub enum RunError {
     },
     /// The driver could not bring the simulated NPU up.
     Init(DriverError),
+    /// The host cannot allocate the memory the run needs (the arena, or the simulator's
+    /// copy of the runtime regions).
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// The arena the blob needs is over [`RunOptions::max_arena`].
     OverLimit {
         /// Bytes the blob's regions need ([`ArenaSize::any_start`]).
@@ -108,6 +114,7 @@ impl RunError {
             Self::Input { .. } => "bad-input",
             Self::Init(e) => e.code,
             Self::OverLimit { .. } => "arena-over-limit",
+            Self::OutOfMemory { .. } => "sim-out-of-memory",
         }
     }
 }
@@ -119,6 +126,10 @@ impl fmt::Display for RunError {
             Self::Bind(e) => write!(f, "cannot bind: {e}"),
             Self::Input { region, reason } => write!(f, "bad-input: region {region}: {reason}"),
             Self::Init(e) => write!(f, "NPU init failed: {e}"),
+            Self::OutOfMemory { bytes } => write!(
+                f,
+                "sim-out-of-memory: cannot allocate {bytes} bytes for the arena or the simulator's copy of the runtime regions (lower --max-arena, or free memory)"
+            ),
             Self::OverLimit { needed, limit } => write!(
                 f,
                 "arena-over-limit: the blob's regions need a {needed}-byte arena, over the simulator's limit of {limit} bytes"
@@ -274,6 +285,21 @@ impl RunReport {
     }
 }
 
+/// Ask the allocator for `bytes` and give them back: `Err(OutOfMemory)` when it refuses
+/// (a later zeroed allocation of the same size then gets the same answer from the
+/// system's overcommit policy, instead of aborting the process).
+#[allow(
+    clippy::result_large_err,
+    reason = "RunError carries npuschema_core::Error, the project-wide Copy error"
+)]
+fn probe_allocation(bytes: u64) -> Result<(), RunError> {
+    let n = usize::try_from(bytes).map_err(|_| RunError::OutOfMemory { bytes })?;
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(n)
+        .map_err(|_| RunError::OutOfMemory { bytes })
+}
+
 /// MACs/cycle for a `CONFIG` that matches the blob.
 fn sim_macs(accel: u32) -> u32 {
     if accel == 0 { 128 } else { accel }
@@ -322,6 +348,11 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
             },
         ))
     })?;
+    // The arena, and the simulator's copy of its runtime regions: both fallible, so that
+    // a large `--max-arena` meets a clear error rather than an allocation abort.
+    // (The runtime regions lie in the arena, so the arena's size bounds the copy's.)
+    probe_allocation(arena_bytes.saturating_add(16) as u64)?;
+    probe_allocation(needed.any_start)?;
     let mut storage = vec![0u8; arena_bytes.saturating_add(16)];
     let base = storage.as_ptr().addr();
     // base + at == arena_misalign (mod 16).
@@ -493,4 +524,21 @@ pub fn run_with_io(
         }
     }
     Ok((report, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_allocation_the_host_refuses_is_a_clear_error() {
+        // 2^62 bytes: refused by every allocator (capacity overflow or out of memory).
+        let e = probe_allocation(1 << 62).unwrap_err();
+        assert_eq!(e.code(), "sim-out-of-memory");
+        assert!(
+            e.to_string()
+                .contains("cannot allocate 4611686018427387904 bytes")
+        );
+        assert!(probe_allocation(4096).is_ok());
+    }
 }
