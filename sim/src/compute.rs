@@ -533,26 +533,37 @@ impl Ordering {
 /// Output positions accumulated per weight-stream pass.
 const CHUNK: usize = 64;
 
+/// Non-zero weights of one output channel kept in a fixed buffer (decoded once per
+/// channel); a channel with more is decoded again for every chunk of positions.
+const TAPS: usize = 256;
+
+/// The next weight of the stream; the stream was checked to hold `slots` weights.
+fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
+    match dec.next() {
+        Some(Ok(w)) => Ok(i64::from(w)),
+        Some(Err(e)) => Err(ComputeError::Weights(e)),
+        None => Err(ComputeError::WeightsShort {
+            needed: slots,
+            got: 0,
+        }),
+    }
+}
+
 /// Execute `op` with the registers in `st`. `basep` holds each region's base address;
 /// `macs` the configuration's MACs/cycle (for its micro-block sizes).
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the registers, memory, configuration and budget of one operation"
-)]
 pub(crate) fn execute(
     op: Opcode,
     st: &StreamState,
     mem: &mut Memory,
     basep: &[u64; 8],
     macs: u32,
-    dbl_single: bool,
     work: &mut Work,
     budget: &Budget,
 ) -> Result<Outcome, ComputeError> {
     match op {
         Opcode::OpConv | Opcode::OpDepthwise => {
             let depthwise = op == Opcode::OpDepthwise;
-            conv(depthwise, st, mem, basep, macs, dbl_single, work, budget)?;
+            conv(depthwise, st, mem, basep, macs, work, budget)?;
             Ok(Outcome::Computed)
         }
         _ => Ok(Outcome::NotModelled),
@@ -568,17 +579,12 @@ fn weights_in(mem: &Memory, addr: u64, len: u64) -> Result<&[u8], ComputeError> 
     })
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the registers, memory, configuration and budget of one operation"
-)]
 fn conv(
     depthwise: bool,
     st: &StreamState,
     mem: &mut Memory,
     basep: &[u64; 8],
     macs: u32,
-    dbl_single: bool,
     work: &mut Work,
     budget: &Budget,
 ) -> Result<(), ComputeError> {
@@ -656,10 +662,7 @@ fn conv(
     let (lo, hi) = ofm.range();
     let act_min = zp(st.param(Opcode::SetActivationMin), ofm.signed).max(lo);
     let act_max = zp(st.param(Opcode::SetActivationMax), ofm.signed).min(hi);
-    let round_mode = match ofm_p.round_mode_raw() {
-        0 if dbl_single => 2,
-        m => m,
-    };
+    let round_mode = ofm_p.round_mode_raw();
     let per_channel = ofm_p.scale_mode_raw() == 0;
 
     let order = Ordering {
@@ -776,29 +779,36 @@ fn conv(
                 u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
             )
         };
+        // The channel's taps, when they fit a fixed buffer: one decode per channel.
+        // Otherwise (a kernel of more than TAPS non-zero weights) one decode per chunk.
+        let mut taps = [(0i64, 0u64, 0u64, 0u64); TAPS];
+        let mut ntaps = 0usize;
+        let mut fits = true;
+        {
+            let mut dec = Decoder::new(weights_in(mem, w_addr, w_len)?);
+            order.walk(|slot| -> Result<(), ComputeError> {
+                let w = next_weight(&mut dec, slots)?;
+                if let Some((oz, ky, kx, iz)) = slot
+                    && oz == o
+                    && w != 0
+                {
+                    match taps.get_mut(ntaps) {
+                        Some(t) => {
+                            *t = (w, ky, kx, iz);
+                            ntaps += 1;
+                        }
+                        None => fits = false,
+                    }
+                }
+                Ok(())
+            })?;
+        }
         let mut start = 0u64;
         while start < positions {
             let n = (positions - start).min(CHUNK as u64) as usize;
             let mut acc = [0i64; CHUNK];
             let mem_ref: &Memory = mem;
-            let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
-            order.walk(|slot| -> Result<(), ComputeError> {
-                let w = match dec.next() {
-                    Some(Ok(w)) => i64::from(w),
-                    Some(Err(e)) => return Err(ComputeError::Weights(e)),
-                    None => {
-                        return Err(ComputeError::WeightsShort {
-                            needed: slots,
-                            got: 0,
-                        });
-                    }
-                };
-                let Some((oz, ky, kx, iz)) = slot else {
-                    return Ok(());
-                };
-                if oz != o || w == 0 {
-                    return Ok(());
-                }
+            let tap = |acc: &mut [i64; CHUNK], w: i64, ky: u64, kx: u64, iz: u64| {
                 let c = if depthwise { o } else { iz };
                 for (p, a) in acc.iter_mut().enumerate().take(n) {
                     let pos = start + p as u64;
@@ -811,8 +821,22 @@ fn conv(
                     let v = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
                     *a += (v - ifm_zp) * w;
                 }
-                Ok(())
-            })?;
+                Ok::<(), ComputeError>(())
+            };
+            if fits {
+                for &(w, ky, kx, iz) in taps.iter().take(ntaps) {
+                    tap(&mut acc, w, ky, kx, iz)?;
+                }
+            } else {
+                let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
+                order.walk(|slot| -> Result<(), ComputeError> {
+                    let w = next_weight(&mut dec, slots)?;
+                    match slot {
+                        Some((oz, ky, kx, iz)) if oz == o && w != 0 => tap(&mut acc, w, ky, kx, iz),
+                        _ => Ok(()),
+                    }
+                })?;
+            }
             for (r, a) in results.iter_mut().zip(acc.iter()).take(n) {
                 let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
                 *r = v.clamp(act_min, act_max).clamp(lo, hi);

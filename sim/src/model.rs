@@ -125,12 +125,6 @@ pub struct SimConfig {
     /// stops with `wd_fault` (the watchdog: the run takes too long) and
     /// [`RunRecord::compute_error`] says [`ComputeError::Budget`].
     pub budget: Budget,
-    /// Compute `ROUND_MODE_DBL` as one rounding (halves up) instead of the hardware's double
-    /// rounding: TFLite's reference kernels single-round (`MultiplyByQuantizedMultiplier`,
-    /// tensorflow/tensorflow#50290), so with this set the simulator must agree with them bit
-    /// for bit, and without it differ by at most 1 where the two roundings do (the oracle
-    /// test checks both). Off by default: the simulator models the NPU.
-    pub dbl_single_rounding: bool,
 }
 
 /// `ID` word the simulator reports by default: arch 1.1.0, product major 0, version 1.0.0.
@@ -161,7 +155,6 @@ impl Default for SimConfig {
             run_latency: 3,
             faults: Faults::default(),
             budget: Budget::DEFAULT,
-            dbl_single_rounding: false,
         }
     }
 }
@@ -1033,7 +1026,6 @@ impl Core {
                     &mut self.memory,
                     &basep,
                     macs,
-                    self.cfg.dbl_single_rounding,
                     &mut rec.work,
                     &self.cfg.budget,
                 ) {

@@ -32,8 +32,7 @@ pub struct RunOptions {
     pub placed_inputs: Vec<(usize, u64, Vec<u8>)>,
     /// The work and data the simulated NPU may use ([`Budget::DEFAULT`]).
     pub budget: Budget,
-    /// [`SimConfig::dbl_single_rounding`].
-    pub dbl_single_rounding: bool,
+
     /// Faults to inject.
     pub faults: Faults,
     /// Simulated run time in ticks.
@@ -63,7 +62,6 @@ impl Default for RunOptions {
             inputs: Vec::new(),
             placed_inputs: Vec::new(),
             budget: Budget::DEFAULT,
-            dbl_single_rounding: false,
             faults: Faults::default(),
             run_latency: SimConfig::default().run_latency,
             run_timeout: 100_000,
@@ -402,7 +400,6 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         run_latency: opts.run_latency,
         faults: opts.faults,
         budget: opts.budget,
-        dbl_single_rounding: opts.dbl_single_rounding,
         ..SimConfig::u55(macs)
     };
     let sim = Sim::new(cfg);
