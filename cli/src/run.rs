@@ -276,7 +276,10 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     let report = match run_blob(&blob, &opts) {
         Ok(r) => r,
         Err(e) => {
-            let exit = if matches!(e, RunError::Input { .. } | RunError::OverLimit { .. }) {
+            let exit = if matches!(
+                e,
+                RunError::Input { .. } | RunError::OverLimit { .. } | RunError::OutOfMemory { .. }
+            ) {
                 2
             } else {
                 1
@@ -344,7 +347,7 @@ fn stage(e: &RunError) -> &'static str {
         RunError::Bind(_) => "bind",
         RunError::Input { .. } => "input",
         RunError::Init(_) => "init",
-        RunError::OverLimit { .. } => "limit",
+        RunError::OverLimit { .. } | RunError::OutOfMemory { .. } => "limit",
     }
 }
 

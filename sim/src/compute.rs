@@ -781,7 +781,7 @@ fn conv(
         };
         // The channel's taps, when they fit a fixed buffer: one decode per channel.
         // Otherwise (a kernel of more than TAPS non-zero weights) one decode per chunk.
-        let mut taps = [(0i64, 0u64, 0u64, 0u64); TAPS];
+        let mut taps = [(0i32, 0u32, 0u32, 0u32); TAPS];
         let mut ntaps = 0usize;
         let mut fits = true;
         {
@@ -792,12 +792,18 @@ fn conv(
                     && oz == o
                     && w != 0
                 {
-                    match taps.get_mut(ntaps) {
-                        Some(t) => {
-                            *t = (w, ky, kx, iz);
+                    // Weights are 9-bit; kernel sizes and depths at most 2^16.
+                    match (
+                        taps.get_mut(ntaps),
+                        u32::try_from(ky),
+                        u32::try_from(kx),
+                        u32::try_from(iz),
+                    ) {
+                        (Some(t), Ok(ky), Ok(kx), Ok(iz)) => {
+                            *t = (w as i32, ky, kx, iz);
                             ntaps += 1;
                         }
-                        None => fits = false,
+                        _ => fits = false,
                     }
                 }
                 Ok(())
@@ -825,7 +831,13 @@ fn conv(
             };
             if fits {
                 for &(w, ky, kx, iz) in taps.iter().take(ntaps) {
-                    tap(&mut acc, w, ky, kx, iz)?;
+                    tap(
+                        &mut acc,
+                        i64::from(w),
+                        u64::from(ky),
+                        u64::from(kx),
+                        u64::from(iz),
+                    )?;
                 }
             } else {
                 let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);

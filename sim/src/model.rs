@@ -298,8 +298,9 @@ pub struct RunRecord {
     /// Operations whose accesses were checked but whose values the simulator does not
     /// model yet (their outputs are left as they were).
     pub not_computed: u64,
-    /// Why the run stopped computing: the budget ran out (`wd_fault`), or an operation's
-    /// registers or weight stream cannot be computed (`cmd_parse_error`).
+    /// The budget ran out (the run stopped with `wd_fault`), or the first operation whose
+    /// outputs could not be computed (a weight stream that does not decode, a register
+    /// value not modelled: the run goes on, counted in `not_computed`).
     pub compute_error: Option<ComputeError>,
     /// Work the run used against [`SimConfig::budget`].
     pub work: Work,
@@ -1033,13 +1034,20 @@ impl Core {
                     Ok(Outcome::NotModelled) => {
                         rec.not_computed = rec.not_computed.saturating_add(1);
                     }
-                    Err(e) => {
-                        let bits = match e {
-                            ComputeError::Budget { .. } => Status::WD_FAULT,
-                            _ => Status::CMD_PARSE_ERROR,
-                        };
+                    // The budget stops the run (the watchdog: a real NPU would still be
+                    // busy). Any other error (a weight stream that does not decode, a
+                    // register value not modelled) leaves that operation's outputs
+                    // uncomputed and the run going, as on hardware, which has no status
+                    // bit for them; the record keeps the first.
+                    Err(e @ ComputeError::Budget { .. }) => {
                         rec.compute_error = Some(e);
-                        return (rec, bits);
+                        return (rec, Status::WD_FAULT);
+                    }
+                    Err(e) => {
+                        rec.not_computed = rec.not_computed.saturating_add(1);
+                        if rec.compute_error.is_none() {
+                            rec.compute_error = Some(e);
+                        }
                     }
                 }
             }

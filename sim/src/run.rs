@@ -478,8 +478,9 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
 pub type Place = (usize, u64, u64);
 
 /// Run `blob` with `inputs` (`(region, offset, bytes)`) written into its runtime regions,
-/// and return the report with the bytes at each of `outputs` after the run (empty when the
-/// run failed). The places are what `npuschema pack` reports for the model's inputs and
+/// and return the report with the bytes at each of `outputs` after the run: empty when the
+/// run failed or any operation's values were not computed (not modelled, or a weight
+/// stream that does not decode: the report's record says which). The places are what `npuschema pack` reports for the model's inputs and
 /// outputs; NPU1 v2's tensor table will name them.
 ///
 /// # Errors
@@ -503,7 +504,11 @@ pub fn run_with_io(
         .collect();
     let report = run_blob(blob, &opts)?;
     let mut out = Vec::new();
-    if report.succeeded() {
+    let computed = report
+        .record
+        .as_ref()
+        .is_some_and(|r| r.not_computed == 0 && r.compute_error.is_none());
+    if report.succeeded() && computed {
         for &(region, offset, len) in outputs {
             let bytes = report
                 .outputs

@@ -27,6 +27,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 use npuschema_cli::pack::{AccelChoice, VelaModel, load, pack_model};
 use npuschema_runtime::cmd::{Opcode, StreamState, code16, decode};
@@ -94,8 +95,9 @@ impl Rng {
 }
 
 /// TFLite's outputs for `sets` (each the inputs' bytes, concatenated in input order), or
-/// with `op` the output of the model's first operator of that builtin name.
-fn reference(py: &Path, model: &Path, sets: &[Vec<u8>], op: Option<&str>) -> Vec<u8> {
+/// with `op` the output of the model's first operator of that builtin name; and the
+/// seconds its `invoke()` calls took.
+fn reference(py: &Path, model: &Path, sets: &[Vec<u8>], op: Option<&str>) -> (Vec<u8>, f64) {
     let tmp = std::env::temp_dir().join(format!(
         "npuschema-oracle-{}-{}",
         std::process::id(),
@@ -120,8 +122,13 @@ fn reference(py: &Path, model: &Path, sets: &[Vec<u8>], op: Option<&str>) -> Vec
         model.display()
     );
     let r = std::fs::read(&out).unwrap();
+    let secs = std::fs::read_to_string(tmp.join("out.bin.seconds"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     std::fs::remove_dir_all(&tmp).ok();
-    r
+    (r, secs)
 }
 
 /// Every Vela output of `model`: packed, run on `SETS` seeded inputs, compared with TFLite.
@@ -138,6 +145,7 @@ fn model_is_bit_exact(model: &str) -> usize {
     assert!(files.len() >= 4, "{model}: {} Vela outputs", files.len());
     let mut compared = 0;
     let mut hardware_diffs = 0;
+    let (mut sim_secs, mut tflite_secs) = (0f64, 0f64);
     let mut max_diff = 0i16;
     for path in &files {
         let m = load(path).unwrap();
@@ -162,7 +170,7 @@ fn model_is_bit_exact(model: &str) -> usize {
                     .collect()
             })
             .collect();
-        let want = reference(
+        let (want, ref_secs) = reference(
             &py,
             &tflite,
             &sets.iter().map(|s| s.concat()).collect::<Vec<_>>(),
@@ -186,8 +194,10 @@ fn model_is_bit_exact(model: &str) -> usize {
             // The NPU (ROUND_MODE_DBL double-rounds): runs, and how far it lands from TFLite
             // (one rounding step per operation, carried through the later layers) is
             // reported ...
+            let t = Instant::now();
             let (run, got) =
                 run_with_io(&packed.bytes, &RunOptions::default(), &inputs, &out_places).unwrap();
+            sim_secs += t.elapsed().as_secs_f64();
             assert!(run.succeeded(), "{}:\n{}", path.display(), run.to_text());
             let rec = run.record.as_ref().unwrap();
             assert_eq!(
@@ -213,7 +223,15 @@ fn model_is_bit_exact(model: &str) -> usize {
             );
             compared += 1;
         }
+        tflite_secs += ref_secs;
     }
+    eprintln!(
+        "{model}: simulator (validate, bind, driver, run) {:.1} us per inference, TFLite \
+         reference invoke() {:.1} us: ratio {:.2}",
+        sim_secs * 1e6 / compared as f64,
+        tflite_secs * 1e6 / compared as f64,
+        sim_secs / tflite_secs
+    );
     eprintln!(
         "{model}: {} Vela outputs x {SETS} inputs bit-exact with the fully-connected layers \
          rounding once; as Vela wrote them (double rounding) {hardware_diffs} output bytes \
@@ -282,7 +300,7 @@ fn micro_speech_up_to_its_fully_connected_layer_is_bit_exact() {
         let sets: Vec<Vec<u8>> = (0..SETS)
             .map(|_| rng.bytes(report.inputs[0].bytes().unwrap() as usize))
             .collect();
-        let want = reference(&py, &tflite, &sets, Some("FULLY_CONNECTED"));
+        let (want, _) = reference(&py, &tflite, &sets, Some("FULLY_CONNECTED"));
         assert_eq!(want.len(), 4 * SETS);
         for (k, set) in sets.iter().enumerate() {
             let i = &report.inputs[0];

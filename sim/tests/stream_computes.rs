@@ -44,13 +44,11 @@ fn sweep(m: &VelaModel, opts: &RunOptions, step: usize) -> Result<Vec<u8>, Strin
             &[(o.region as usize, o.offset, o.bytes().unwrap())],
         )
         .unwrap();
-        if !run.succeeded() {
-            let rec = run.record.unwrap();
-            return Err(rec
-                .compute_error
-                .map_or("no compute error", |e| e.code())
-                .to_string());
+        let rec = run.record.clone().unwrap();
+        if let Some(e) = rec.compute_error {
+            return Err(e.code().to_string());
         }
+        assert!(run.succeeded(), "{}", run.to_text());
         all.extend(got.concat());
     }
     Ok(all)

@@ -5,8 +5,10 @@ model's inputs' bytes in order; OUT gets, per set, the outputs' bytes in order, 
 (a builtin operator name, e.g. FULLY_CONNECTED) the first output tensor of the model's first
 such operator (an intermediate tensor, kept with experimental_preserve_all_tensors). The
 interpreter is ai-edge-litert's with OpResolverType.BUILTIN_REF (the reference kernels).
+OUT.seconds gets the seconds spent in invoke().
 """
 import sys
+import time
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
@@ -31,19 +33,25 @@ def main():
     data = open(inp, "rb").read()
     pos = 0
     result = bytearray()
+    invoke_seconds = 0.0
     for _ in range(count):
         for d in ins:
             n = int(np.prod(d["shape"])) * np.dtype(d["dtype"]).itemsize
             arr = np.frombuffer(data[pos : pos + n], dtype=d["dtype"]).reshape(d["shape"])
             pos += n
             it.set_tensor(d["index"], arr)
+        t = time.perf_counter()
         it.invoke()
+        invoke_seconds += time.perf_counter() - t
         for d in outs:
             result += it.get_tensor(d["index"]).tobytes()
     if pos != len(data):
         sys.exit("tflite_reference.py: %d input bytes left over" % (len(data) - pos))
     with open(out, "wb") as f:
         f.write(result)
+    # The time spent in invoke() (the reference kernels), for the simulator's figures.
+    with open(out + ".seconds", "w") as f:
+        f.write("%.9f\n" % invoke_seconds)
 
 
 main()
