@@ -32,11 +32,13 @@
 //! * **Accumulator**: `sum((ifm - IFM_ZERO_POINT) * weight) + bias`, exact (64-bit).
 //! * **Scaling** (`scaling.quantise_scale`: `scale = round(significand * 2^31)`, `shift =
 //!   31 - exponent`, i.e. TFLite's quantized multiplier with its shift as `31 - shift`):
-//!   `ROUND_MODE_DBL` is TFLite's double rounding (`MultiplyByQuantizedMultiplier`:
-//!   `SaturatingRoundingDoublingHighMul` then `RoundingDivideByPOT`), the arithmetic Vela
-//!   maps TFLite's kernels onto; `NATURAL` rounds half up, `TRUNCATE` toward zero
-//!   (`ethos_u55_interface` round modes). Pinned by the oracle test against TFLite's
-//!   reference kernels (`sim/tests/oracle.rs`).
+//!   `(acc * scale + round) >> shift` with the rounding of regor's `Scale`
+//!   (`compiler/graphir_optimiser.cpp`, see [`scale_value`]): `ROUND_MODE_DBL` is
+//!   gemmlowp's double rounding (`SaturatingRoundingDoublingHighMul` then
+//!   `RoundingDivideByPOT`, checked equal on 160,000 cases in this module's tests),
+//!   `NATURAL` rounds half up (TFLite's single rounding), `TRUNCATE` toward zero. The
+//!   oracle test (`sim/tests/oracle.rs`) pins both against TFLite's reference kernels,
+//!   whose `FULLY_CONNECTED` rounds once and `DEPTHWISE_CONV_2D` twice.
 //! * **Output**: `+ OFM_ZERO_POINT`, clamped to `[ACTIVATION_MIN, ACTIVATION_MAX]` and to
 //!   the OFM precision's range (TFLite: `+ output_offset`, clamp to the activation range).
 
