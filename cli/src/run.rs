@@ -409,7 +409,10 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     let report = match run_blob(&blob, &opts) {
         Ok(r) => r,
         Err(e) => {
-            let exit = if matches!(e, RunError::Input { .. } | RunError::OverLimit { .. }) {
+            let exit = if matches!(
+                e,
+                RunError::Input { .. } | RunError::OverLimit { .. } | RunError::OutOfMemory { .. }
+            ) {
                 2
             } else {
                 1
@@ -509,7 +512,7 @@ fn stage(e: &RunError) -> &'static str {
         RunError::Check(_) => "check",
         RunError::Input { .. } => "input",
         RunError::Init(_) => "init",
-        RunError::OverLimit { .. } => "limit",
+        RunError::OverLimit { .. } | RunError::OutOfMemory { .. } => "limit",
     }
 }
 

@@ -40,7 +40,9 @@
 //! real driver on a simulated NPU (firmware/ runs it under QEMU).
 #![cfg_attr(not(feature = "std"), no_std)]
 
+pub mod compute;
 mod memory;
+pub mod mlw;
 mod model;
 #[cfg(feature = "std")]
 pub mod run;
@@ -53,13 +55,14 @@ use std::cell::RefCell;
 #[cfg(feature = "std")]
 use std::rc::Rc;
 
+pub use compute::{Budget, BudgetKind, ComputeError, Work};
 pub use memory::Memory;
 pub use model::{
     BusFault, CONFIG_U55_128, CONFIG_U55_256, DEFAULT_ID, Faults, RunRecord, SimConfig, SimStats,
     channel, register_name,
 };
 #[cfg(feature = "std")]
-pub use run::{RegionReport, RunError, RunOptions, RunReport, run_blob};
+pub use run::{Place, RegionReport, RunError, RunOptions, RunReport, run_blob, run_with_io};
 pub use static_memory::{MAX_WINDOWS, StaticMemory};
 #[cfg(not(feature = "std"))]
 pub use static_sim::{SimRef, StaticSim};

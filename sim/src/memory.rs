@@ -91,7 +91,12 @@ impl Memory {
         let (Some(len), Some(at)) = (usize_diff(hi, lo), usize_diff(base, lo)) else {
             return false;
         };
-        // Zeroed by the allocator: untouched pages take no memory until written.
+        // Zeroed by the allocator: untouched pages take no memory until written. Asked for
+        // fallibly first: a refusal leaves the range unmapped (the run then faults on it)
+        // instead of aborting the process.
+        if Vec::<u8>::new().try_reserve_exact(len).is_err() {
+            return false;
+        }
         let mut merged = vec![0u8; len];
         for w in self.windows.drain(first..last) {
             // Every merged window lies inside lo..hi.

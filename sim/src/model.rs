@@ -84,6 +84,7 @@ const EVENT_OVERFLOW: [u32; 4] = [
     map::Pmovsset::EVENT_CNT_3_OVF_MASK,
 ];
 
+use crate::compute::{self, Budget, ComputeError, Outcome, Work};
 use crate::memory::Memory;
 
 /// Faults the simulator can be told to inject.
@@ -120,6 +121,10 @@ pub struct SimConfig {
     pub run_latency: u32,
     /// Injected faults.
     pub faults: Faults,
+    /// The work and data one run may use ([`Budget::DEFAULT`]): a stream that needs more
+    /// stops with `wd_fault` (the watchdog: the run takes too long) and
+    /// [`RunRecord::compute_error`] says [`ComputeError::Budget`].
+    pub budget: Budget,
 }
 
 /// `ID` word the simulator reports by default: arch 1.1.0, product major 0, version 1.0.0.
@@ -149,6 +154,7 @@ impl Default for SimConfig {
             reset_latency: 2,
             run_latency: 3,
             faults: Faults::default(),
+            budget: Budget::DEFAULT,
         }
     }
 }
@@ -287,6 +293,17 @@ pub struct RunRecord {
     /// `CMD[3:2]` (clock/power Q-channel enables) when the run started: 0 when the driver
     /// had disabled gating for the run, as it must.
     pub cmd_q_at_start: u32,
+    /// Operations whose output values the simulator computed.
+    pub computed: u64,
+    /// Operations whose accesses were checked but whose values the simulator does not
+    /// model yet (their outputs are left as they were).
+    pub not_computed: u64,
+    /// The budget ran out (the run stopped with `wd_fault`), or the first operation whose
+    /// outputs could not be computed (a weight stream that does not decode, a register
+    /// value not modelled: the run goes on, counted in `not_computed`).
+    pub compute_error: Option<ComputeError>,
+    /// Work the run used against [`SimConfig::budget`].
+    pub work: Work,
 }
 
 /// Counters over the simulator's life.
@@ -981,6 +998,10 @@ impl Core {
             }
             if op.opcode == Opcode::OpDmaStart {
                 let len = u64::from(state.payload(Opcode::SetDma0Len));
+                if let Err(e) = rec.work.bytes(len, &self.cfg.budget) {
+                    rec.compute_error = Some(e);
+                    return (rec, Status::WD_FAULT);
+                }
                 match dma {
                     [Some(src), Some(dst)]
                         if len > 0 && self.memory.copy(src, dst, len).is_some() =>
@@ -992,6 +1013,42 @@ impl Core {
                         rec.shram_transfers = rec.shram_transfers.saturating_add(1);
                     }
                     _ => {}
+                }
+            }
+            if op.opcode != Opcode::OpDmaStart {
+                let mut basep = [0u64; 8];
+                for (i, b) in basep.iter_mut().enumerate() {
+                    *b = self.basep(i);
+                }
+                let macs = 1u32 << (map::Config::from_bits(self.cfg.config).macs_per_cc() & 15);
+                match compute::execute(
+                    op.opcode,
+                    &state,
+                    &mut self.memory,
+                    &basep,
+                    macs,
+                    &mut rec.work,
+                    &self.cfg.budget,
+                ) {
+                    Ok(Outcome::Computed) => rec.computed = rec.computed.saturating_add(1),
+                    Ok(Outcome::NotModelled) => {
+                        rec.not_computed = rec.not_computed.saturating_add(1);
+                    }
+                    // The budget stops the run (the watchdog: a real NPU would still be
+                    // busy). Any other error (a weight stream that does not decode, a
+                    // register value not modelled) leaves that operation's outputs
+                    // uncomputed and the run going, as on hardware, which has no status
+                    // bit for them; the record keeps the first.
+                    Err(e @ ComputeError::Budget { .. }) => {
+                        rec.compute_error = Some(e);
+                        return (rec, Status::WD_FAULT);
+                    }
+                    Err(e) => {
+                        rec.not_computed = rec.not_computed.saturating_add(1);
+                        if rec.compute_error.is_none() {
+                            rec.compute_error = Some(e);
+                        }
+                    }
                 }
             }
         }

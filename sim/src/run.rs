@@ -12,7 +12,7 @@ use npuschema_runtime::driver::{
     Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, PmuEvent, RunInfo,
 };
 
-use crate::{Faults, RunRecord, Sim, SimConfig, SimStats};
+use crate::{Budget, Faults, RunRecord, Sim, SimConfig, SimStats};
 
 /// How to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +28,12 @@ pub struct RunOptions {
     pub arena_misalign: usize,
     /// Bytes written at the start of runtime regions before the run: `(region index, bytes)`.
     pub inputs: Vec<(usize, Vec<u8>)>,
+    /// Bytes written inside runtime regions before the run: `(region index, byte offset,
+    /// bytes)` (a model's input tensors, where `pack` reports them).
+    pub placed_inputs: Vec<(usize, u64, Vec<u8>)>,
+    /// The work and data the simulated NPU may use ([`Budget::DEFAULT`]).
+    pub budget: Budget,
+
     /// Faults to inject.
     pub faults: Faults,
     /// Simulated run time in ticks.
@@ -55,6 +61,8 @@ impl Default for RunOptions {
             macs: None,
             arena_misalign: 0,
             inputs: Vec::new(),
+            placed_inputs: Vec::new(),
+            budget: Budget::DEFAULT,
             faults: Faults::default(),
             run_latency: SimConfig::default().run_latency,
             run_timeout: 100_000,
@@ -84,6 +92,12 @@ pub enum RunError {
     Check(JobCheckError),
     /// The driver could not bring the simulated NPU up.
     Init(DriverError),
+    /// The host cannot allocate the memory the run needs (the arena, or the simulator's
+    /// copy of the runtime regions).
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// The arena the blob needs is over [`RunOptions::max_arena`].
     OverLimit {
         /// Bytes the blob's regions need ([`ArenaSize::any_start`]).
@@ -103,6 +117,7 @@ impl RunError {
             Self::Check(e) => e.code(),
             Self::Init(e) => e.code,
             Self::OverLimit { .. } => "arena-over-limit",
+            Self::OutOfMemory { .. } => "sim-out-of-memory",
         }
     }
 }
@@ -115,6 +130,10 @@ impl fmt::Display for RunError {
             Self::Input { region, reason } => write!(f, "bad-input: region {region}: {reason}"),
             Self::Check(e) => write!(f, "command stream refused: {e}"),
             Self::Init(e) => write!(f, "NPU init failed: {e}"),
+            Self::OutOfMemory { bytes } => write!(
+                f,
+                "sim-out-of-memory: cannot allocate {bytes} bytes for the arena or the simulator's copy of the runtime regions (lower --max-arena, or free memory)"
+            ),
             Self::OverLimit { needed, limit } => write!(
                 f,
                 "arena-over-limit: the blob's regions need a {needed}-byte arena, over the simulator's limit of {limit} bytes"
@@ -235,6 +254,14 @@ impl RunReport {
                 "executed: {} commands, {} operations, {} DMA copies ({} bytes), {} SHRAM transfers",
                 rec.commands, rec.operations, rec.dma_copies, rec.dma_bytes, rec.shram_transfers
             );
+            let _ = writeln!(
+                s,
+                "computed: {} operations (values not modelled: {}); work {} operations, {} bytes moved",
+                rec.computed, rec.not_computed, rec.work.ops, rec.work.bytes
+            );
+            if let Some(e) = &rec.compute_error {
+                let _ = writeln!(s, "stopped: {e}");
+            }
             if let Some(f) = &rec.bus_fault {
                 let _ = writeln!(s, "bus fault: {f:?}");
             }
@@ -265,6 +292,21 @@ impl RunReport {
         }
         s
     }
+}
+
+/// Ask the allocator for `bytes` and give them back: `Err(OutOfMemory)` when it refuses
+/// (a later zeroed allocation of the same size then gets the same answer from the
+/// system's overcommit policy, instead of aborting the process).
+#[allow(
+    clippy::result_large_err,
+    reason = "RunError carries npuschema_core::Error, the project-wide Copy error"
+)]
+fn probe_allocation(bytes: u64) -> Result<(), RunError> {
+    let n = usize::try_from(bytes).map_err(|_| RunError::OutOfMemory { bytes })?;
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(n)
+        .map_err(|_| RunError::OutOfMemory { bytes })
 }
 
 /// MACs/cycle for a `CONFIG` that matches the blob.
@@ -315,6 +357,11 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
             },
         ))
     })?;
+    // The arena, and the simulator's copy of its runtime regions: both fallible, so that
+    // a large `--max-arena` meets a clear error rather than an allocation abort.
+    // (The runtime regions lie in the arena, so the arena's size bounds the copy's.)
+    probe_allocation(arena_bytes.saturating_add(16) as u64)?;
+    probe_allocation(needed.any_start)?;
     let mut storage = vec![0u8; arena_bytes.saturating_add(16)];
     let base = storage.as_ptr().addr();
     // base + at == arena_misalign (mod 16).
@@ -341,10 +388,30 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         dst.copy_from_slice(bytes);
     }
 
+    for (region, offset, bytes) in &opts.placed_inputs {
+        let Some(dst) = job.region_bytes_mut(*region) else {
+            return Err(RunError::Input {
+                region: *region,
+                reason: "not a runtime region of this blob",
+            });
+        };
+        let dst = usize::try_from(*offset)
+            .ok()
+            .and_then(|at| dst.get_mut(at..at.checked_add(bytes.len())?));
+        let Some(dst) = dst else {
+            return Err(RunError::Input {
+                region: *region,
+                reason: "input does not fit in the region at its offset",
+            });
+        };
+        dst.copy_from_slice(bytes);
+    }
+
     let macs = opts.macs.unwrap_or_else(|| sim_macs(accel_macs));
     let cfg = SimConfig {
         run_latency: opts.run_latency,
         faults: opts.faults,
+        budget: opts.budget,
         ..SimConfig::u55(macs)
     };
     let sim = Sim::new(cfg);
@@ -422,4 +489,75 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         pmu,
         pmu_events: opts.pmu.map(|c| c.events),
     })
+}
+
+/// A tensor's place in a runtime region: `(region index, byte offset, length)`.
+pub type Place = (usize, u64, u64);
+
+/// Run `blob` with `inputs` (`(region, offset, bytes)`) written into its runtime regions,
+/// and return the report with the bytes at each of `outputs` after the run: empty when the
+/// run failed or any operation's values were not computed (not modelled, or a weight
+/// stream that does not decode: the report's record says which). The places are what `npuschema pack` reports for the model's inputs and
+/// outputs; NPU1 v2's tensor table will name them.
+///
+/// # Errors
+///
+/// [`RunError`] as [`run_blob`], and [`RunError::Input`] for a place outside a runtime
+/// region.
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+pub fn run_with_io(
+    blob: &[u8],
+    opts: &RunOptions,
+    inputs: &[(usize, u64, &[u8])],
+    outputs: &[Place],
+) -> Result<(RunReport, Vec<Vec<u8>>), RunError> {
+    let mut opts = opts.clone();
+    opts.placed_inputs = inputs
+        .iter()
+        .map(|(r, o, b)| (*r, *o, b.to_vec()))
+        .collect();
+    let report = run_blob(blob, &opts)?;
+    let mut out = Vec::new();
+    let computed = report
+        .record
+        .as_ref()
+        .is_some_and(|r| r.not_computed == 0 && r.compute_error.is_none());
+    if report.succeeded() && computed {
+        for &(region, offset, len) in outputs {
+            let bytes = report
+                .outputs
+                .iter()
+                .find(|(i, _)| *i == region)
+                .and_then(|(_, b)| {
+                    let at = usize::try_from(offset).ok()?;
+                    b.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+                })
+                .ok_or(RunError::Input {
+                    region,
+                    reason: "output does not fit in the region at its offset",
+                })?;
+            out.push(bytes.to_vec());
+        }
+    }
+    Ok((report, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_allocation_the_host_refuses_is_a_clear_error() {
+        // 2^62 bytes: refused by every allocator (capacity overflow or out of memory).
+        let e = probe_allocation(1 << 62).unwrap_err();
+        assert_eq!(e.code(), "sim-out-of-memory");
+        assert!(
+            e.to_string()
+                .contains("cannot allocate 4611686018427387904 bytes")
+        );
+        assert!(probe_allocation(4096).is_ok());
+    }
 }

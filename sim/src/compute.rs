@@ -1,0 +1,925 @@
+//! The functional part of the simulated NPU: the tensor values an operation computes, from
+//! the command stream's register state and the bound memory alone.
+//!
+//! Modelled: `NPU_OP_CONV` and `NPU_OP_DEPTHWISE` (8- and 16-bit IFM, 8/16/32-bit OFM, NHWC
+//! and NHCWB16, four tiles, stride, dilation, padding, per-channel and global scaling, the
+//! three rounding modes, activation clamps). Other operations are checked for their memory
+//! accesses but their values are not produced yet: [`Outcome::NotModelled`], counted in the
+//! run record so a report says so.
+//!
+//! Where each piece of arithmetic comes from (Vela 5.2.0, whose `regor` core produced the
+//! streams the tests run; `ethosu/vela/*` is its Python reference of the same registers):
+//!
+//! * **Feature-map addresses**: `register_command_stream_util.get_address`: element
+//!   `(y, x, c)` is in tile 1 or 3 when `x >= WIDTH0`, tile 2 or 3 when `y >= HEIGHT0`
+//!   (left) or `y >= HEIGHT1` (right); at `BASE[t] + y*STRIDE_Y + x*SX + (c/16)*SC +
+//!   (c%16)*E` with NHWC `SX = STRIDE_X, SC = 16*E` and NHCWB16 `SX = 16*E, SC = STRIDE_C`.
+//! * **IFM window**: the IFM element under kernel tap `(ky, kx)` of output `(y, x)` is
+//!   `(y*stride_y - PAD_TOP + ky*dilation_y, ...)`; rows and columns outside the IFM (whose
+//!   size is the window the kernel covers less the padding, as the access checker computes
+//!   it: `npuschema_runtime::cmd::state`) are padding and read as the IFM zero point, so
+//!   they add nothing (TFLite's reference kernels skip them: the same sum).
+//! * **Weights**: the stream decoded by [`crate::mlw`], in the order regor's
+//!   `EthosUWeightOrdering::GetNext` (`architecture/ethosu55/ethos_u55_weight_encoder.cpp`)
+//!   writes it, given the OFM block depth (`OFM_BLK_DEPTH_M1`), the traversal
+//!   (`KERNEL_STRIDE.weight_order`, depthwise from the operation), the dilation, the IFM
+//!   precision and the micro-block depths of the configuration (`ethos_u55.cpp`: OFM 4 for
+//!   U55-32 and 8 otherwise, IFM 8); the decoded values already have the weight zero point
+//!   removed (`weight_compressor.py`: "Early zero-point correction").
+//! * **Bias and scale**: 10-byte records, one per OFM channel in channel order
+//!   (`EncodeBias` in the same file, `weight_compressor.encode_bias`): 40-bit signed bias,
+//!   32-bit scale, 6-bit shift.
+//! * **Accumulator**: `sum((ifm - IFM_ZERO_POINT) * weight) + bias`, exact (64-bit).
+//! * **Scaling** (`scaling.quantise_scale`: `scale = round(significand * 2^31)`, `shift =
+//!   31 - exponent`, i.e. TFLite's quantized multiplier with its shift as `31 - shift`):
+//!   `(acc * scale + round) >> shift` with the rounding of regor's `Scale`
+//!   (`compiler/graphir_optimiser.cpp`, see [`scale_value`]): `ROUND_MODE_DBL` is
+//!   gemmlowp's double rounding (`SaturatingRoundingDoublingHighMul` then
+//!   `RoundingDivideByPOT`, checked equal on 160,000 cases in this module's tests),
+//!   `NATURAL` rounds half up (TFLite's single rounding), `TRUNCATE` toward zero. The
+//!   oracle test (`sim/tests/oracle.rs`) pins both against TFLite's reference kernels,
+//!   whose `FULLY_CONNECTED` rounds once and `DEPTHWISE_CONV_2D` twice.
+//! * **Output**: `+ OFM_ZERO_POINT`, clamped to `[ACTIVATION_MIN, ACTIVATION_MAX]` and to
+//!   the OFM precision's range (TFLite: `+ output_offset`, clamp to the activation range).
+
+use npuschema_generated::ethos_u55_cmd::{
+    SetActivationCmd, SetIfmPrecisionCmd, SetKernelStrideCmd, SetOfmPrecisionCmd,
+};
+use npuschema_runtime::cmd::{AccessKind, Opcode, StreamState};
+
+use crate::memory::Memory;
+use crate::mlw::{Decoder, MlwError};
+
+/// The work and data a run may use before it is stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Arithmetic operations (multiply-accumulates, decoded weights, output elements).
+    pub ops: u64,
+    /// Bytes moved (DMA and feature-map reads and writes).
+    pub bytes: u64,
+}
+
+impl Budget {
+    /// The default: 2^28 operations and 1 GiB moved, orders of magnitude above what the
+    /// shared models need (hello_world: under a thousand operations; micro_speech: under a
+    /// million), and a few seconds of simulation at most.
+    pub const DEFAULT: Self = Self {
+        ops: 1 << 28,
+        bytes: 1 << 30,
+    };
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// Which part of the [`Budget`] ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetKind {
+    /// [`Budget::ops`].
+    Ops,
+    /// [`Budget::bytes`].
+    Bytes,
+}
+
+/// Work done so far in a run, against its budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Operations used.
+    pub ops: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+}
+
+impl Work {
+    /// Take `n` operations from `budget`.
+    pub(crate) fn ops(&mut self, n: u64, budget: &Budget) -> Result<(), ComputeError> {
+        match self.ops.checked_add(n) {
+            Some(t) if t <= budget.ops => {
+                self.ops = t;
+                Ok(())
+            }
+            _ => Err(ComputeError::Budget {
+                kind: BudgetKind::Ops,
+                limit: budget.ops,
+            }),
+        }
+    }
+
+    /// Take `n` bytes from `budget`.
+    pub(crate) fn bytes(&mut self, n: u64, budget: &Budget) -> Result<(), ComputeError> {
+        match self.bytes.checked_add(n) {
+            Some(t) if t <= budget.bytes => {
+                self.bytes = t;
+                Ok(())
+            }
+            _ => Err(ComputeError::Budget {
+                kind: BudgetKind::Bytes,
+                limit: budget.bytes,
+            }),
+        }
+    }
+}
+
+/// Why an operation's values could not be computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComputeError {
+    /// The run's [`Budget`] ran out.
+    Budget {
+        /// Which part.
+        kind: BudgetKind,
+        /// Its limit.
+        limit: u64,
+    },
+    /// The weight stream does not decode.
+    Weights(MlwError),
+    /// The weight stream holds fewer weights than the operation's kernel needs.
+    WeightsShort {
+        /// Weights the operation needs (micro-block padding included).
+        needed: u64,
+        /// Weights the stream holds.
+        got: u64,
+    },
+    /// The weight stream holds more weights than the operation's kernel needs.
+    WeightsLong {
+        /// Weights the operation needs (micro-block padding included).
+        needed: u64,
+    },
+    /// An element's address is not in simulated memory (or overflows).
+    Unmapped {
+        /// What the access was for.
+        kind: AccessKind,
+        /// Bus address (saturated on overflow).
+        address: u64,
+    },
+    /// A register value the simulator does not model.
+    Unsupported(&'static str),
+}
+
+impl ComputeError {
+    /// A stable code.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::Budget { .. } => "sim-budget-exceeded",
+            Self::Weights(e) => e.kind.code(),
+            Self::WeightsShort { .. } => "weights-short",
+            Self::WeightsLong { .. } => "weights-long",
+            Self::Unmapped { .. } => "element-unmapped",
+            Self::Unsupported(_) => "unsupported-register-value",
+        }
+    }
+}
+
+impl core::fmt::Display for ComputeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Budget { kind, limit } => {
+                let what = match kind {
+                    BudgetKind::Ops => "operations",
+                    BudgetKind::Bytes => "bytes moved",
+                };
+                write!(
+                    f,
+                    "sim-budget-exceeded: the stream needs more than the simulator's budget of {limit} {what}"
+                )
+            }
+            Self::Weights(e) => write!(f, "weight stream: {e}"),
+            Self::WeightsShort { needed, got } => write!(
+                f,
+                "weights-short: the kernel needs {needed} weights, the stream holds {got}"
+            ),
+            Self::WeightsLong { needed } => write!(
+                f,
+                "weights-long: the stream holds more than the {needed} weights the kernel needs"
+            ),
+            Self::Unmapped { kind, address } => write!(
+                f,
+                "element-unmapped: {} element at {address:#x} is not in memory",
+                kind.name()
+            ),
+            Self::Unsupported(what) => write!(f, "unsupported-register-value: {what}"),
+        }
+    }
+}
+
+/// What the executor did with an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Its output values were computed and written.
+    Computed,
+    /// Its values are not modelled (its accesses were still checked).
+    NotModelled,
+}
+
+/// One feature map (IFM, IFM2 or OFM) as the registers describe it.
+#[derive(Clone, Copy, Debug)]
+struct Fm {
+    kind: AccessKind,
+    /// `BASEP` of its region plus each tile's base.
+    bases: [u64; 4],
+    h0: u64,
+    h1: u64,
+    w0: u64,
+    stride_x: u64,
+    stride_y: u64,
+    stride_c: u64,
+    /// Element size in bytes (1, 2 or 4; 8 is refused).
+    elem: u64,
+    signed: bool,
+    nhcwb16: bool,
+}
+
+/// The registers of each feature map (region, bases, tile sizes, strides).
+struct FmRegs {
+    region: Opcode,
+    bases: [Opcode; 4],
+    h0: Opcode,
+    h1: Opcode,
+    w0: Opcode,
+    sx: Opcode,
+    sy: Opcode,
+    sc: Opcode,
+}
+
+const IFM_REGS: FmRegs = FmRegs {
+    region: Opcode::SetIfmRegion,
+    bases: [
+        Opcode::SetIfmBase0,
+        Opcode::SetIfmBase1,
+        Opcode::SetIfmBase2,
+        Opcode::SetIfmBase3,
+    ],
+    h0: Opcode::SetIfmHeight0M1,
+    h1: Opcode::SetIfmHeight1M1,
+    w0: Opcode::SetIfmWidth0M1,
+    sx: Opcode::SetIfmStrideX,
+    sy: Opcode::SetIfmStrideY,
+    sc: Opcode::SetIfmStrideC,
+};
+
+const OFM_REGS: FmRegs = FmRegs {
+    region: Opcode::SetOfmRegion,
+    bases: [
+        Opcode::SetOfmBase0,
+        Opcode::SetOfmBase1,
+        Opcode::SetOfmBase2,
+        Opcode::SetOfmBase3,
+    ],
+    h0: Opcode::SetOfmHeight0M1,
+    h1: Opcode::SetOfmHeight1M1,
+    w0: Opcode::SetOfmWidth0M1,
+    sx: Opcode::SetOfmStrideX,
+    sy: Opcode::SetOfmStrideY,
+    sc: Opcode::SetOfmStrideC,
+};
+
+fn m1(st: &StreamState, op: Opcode) -> u64 {
+    u64::from(st.param(op)).saturating_add(1)
+}
+
+impl Fm {
+    /// From the registers; `elem_code` is the precision field (0: 8 bits, 1: 16, 2: 32).
+    fn new(
+        st: &StreamState,
+        regs: &FmRegs,
+        kind: AccessKind,
+        basep: &[u64; 8],
+        elem_code: u8,
+        format: u8,
+        signed: bool,
+    ) -> Result<Self, ComputeError> {
+        let region = usize::from(st.param(regs.region) & 7);
+        let bp = basep.get(region).copied().unwrap_or(0);
+        let mut bases = [0u64; 4];
+        for (b, op) in bases.iter_mut().zip(regs.bases) {
+            *b = bp.saturating_add(u64::from(st.payload(op)));
+        }
+        let elem = match elem_code {
+            0 => 1,
+            1 => 2,
+            2 => 4,
+            _ => return Err(ComputeError::Unsupported("64-bit feature map precision")),
+        };
+        let nhcwb16 = match format {
+            0 => false,
+            1 => true,
+            _ => return Err(ComputeError::Unsupported("reserved feature map format")),
+        };
+        Ok(Self {
+            kind,
+            bases,
+            h0: m1(st, regs.h0),
+            h1: m1(st, regs.h1),
+            w0: m1(st, regs.w0),
+            stride_x: u64::from(st.payload(regs.sx)),
+            stride_y: u64::from(st.payload(regs.sy)),
+            stride_c: u64::from(st.payload(regs.sc)),
+            elem,
+            signed,
+            nhcwb16,
+        })
+    }
+
+    /// The bus address of element `(y, x, c)` (`get_address`).
+    fn addr(&self, y: u64, x: u64, c: u64) -> Option<u64> {
+        let (mut y, mut x, mut t) = (y, x, 0usize);
+        if x >= self.w0 {
+            x -= self.w0;
+            t = 1;
+            if y >= self.h1 {
+                y -= self.h1;
+                t = 3;
+            }
+        } else if y >= self.h0 {
+            y -= self.h0;
+            t = 2;
+        }
+        let brick = self.elem.checked_mul(16)?;
+        let (sx, sc) = if self.nhcwb16 {
+            (brick, self.stride_c)
+        } else {
+            (self.stride_x, brick)
+        };
+        self.bases
+            .get(t)?
+            .checked_add(y.checked_mul(self.stride_y)?)?
+            .checked_add(x.checked_mul(sx)?)?
+            .checked_add((c / 16).checked_mul(sc)?)?
+            .checked_add((c % 16).checked_mul(self.elem)?)
+    }
+
+    fn unmapped(&self, address: Option<u64>) -> ComputeError {
+        ComputeError::Unmapped {
+            kind: self.kind,
+            address: address.unwrap_or(u64::MAX),
+        }
+    }
+
+    fn read(&self, mem: &Memory, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
+        let a = self.addr(y, x, c);
+        let b = a
+            .and_then(|a| mem.read(a, self.elem))
+            .ok_or_else(|| self.unmapped(a))?;
+        Ok(match (b, self.signed) {
+            ([v], true) => i64::from(*v as i8),
+            ([v], false) => i64::from(*v),
+            ([a, b], true) => i64::from(i16::from_le_bytes([*a, *b])),
+            ([a, b], false) => i64::from(u16::from_le_bytes([*a, *b])),
+            ([a, b, c, d], true) => i64::from(i32::from_le_bytes([*a, *b, *c, *d])),
+            ([a, b, c, d], false) => i64::from(u32::from_le_bytes([*a, *b, *c, *d])),
+            _ => return Err(self.unmapped(a)),
+        })
+    }
+
+    /// The range of this precision.
+    fn range(&self) -> (i64, i64) {
+        let bits = self.elem.saturating_mul(8).min(32) as u32;
+        if self.signed {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        }
+    }
+
+    /// Write `v` (already in range) at `(y, x, c)`.
+    fn write(&self, mem: &mut Memory, y: u64, x: u64, c: u64, v: i64) -> Result<(), ComputeError> {
+        let a = self.addr(y, x, c);
+        let bytes = (v as i32).to_le_bytes();
+        let data = bytes
+            .get(..self.elem as usize)
+            .ok_or_else(|| self.unmapped(a))?;
+        a.and_then(|a| mem.write(a, data))
+            .ok_or_else(|| self.unmapped(a))
+    }
+}
+
+/// `acc * scale / 2^shift` as the output stage rounds it: regor's model of the NPU's
+/// output scaling, `Scale` in `compiler/graphir_optimiser.cpp` (the constant folder that
+/// must agree with the hardware): `(acc * scale + round) >> shift` (an arithmetic shift,
+/// i.e. floor) with `round`:
+///
+/// * `NATURAL` (2): `2^(shift-1)`, halves up;
+/// * `DBL` (0): `2^(shift-1)`, plus `2^30` for a non-negative `acc` and minus `2^30` for a
+///   negative one when `shift > 31` (the double rounding of TFLite's
+///   `SaturatingRoundingDoublingHighMul` + `RoundingDivideByPOT`, folded into one shift);
+/// * `TRUNCATE` (1): 0 for a non-negative product, `2^shift - 1` for a negative one
+///   (toward zero).
+fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
+    let shift = shift.min(63);
+    let product = i128::from(acc) * i128::from(scale);
+    let half: i128 = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
+    let round = match round_mode {
+        0 => {
+            let d: i128 = if shift > 31 { 1 << 30 } else { 0 };
+            if acc >= 0 { half + d } else { half - d }
+        }
+        1 => {
+            if acc >= 0 {
+                0
+            } else {
+                (1i128 << shift) - 1
+            }
+        }
+        _ => half,
+    };
+    ((product + round) >> shift) as i64
+}
+
+/// The nested loops of regor's `EthosUWeightOrdering::GetNext` (see the module
+/// documentation): calls `f` once per weight slot of the stream, in stream order, with the
+/// `(ofm channel, ky, kx, ifm channel)` it holds or `None` for a padding slot.
+#[derive(Clone, Copy, Debug)]
+struct Ordering {
+    ofm_depth: u64,
+    ifm_depth: u64,
+    kh: u64,
+    kw: u64,
+    ofm_block_depth: u64,
+    ifm_block_depth: u64,
+    ofm_ublock: u64,
+    ifm_ublock: u64,
+    decomp_x: u64,
+    decomp_y: u64,
+    subkernel_round: u64,
+    part_kernel: bool,
+    depthwise: bool,
+}
+
+impl Ordering {
+    fn walk<E>(
+        &self,
+        mut f: impl FnMut(Option<(u64, u64, u64, u64)>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let o = self;
+        let ifm_loop = if o.depthwise { 1 } else { o.ifm_depth };
+        let mut ofm_block_z = 0;
+        while ofm_block_z < o.ofm_depth {
+            let clipped_ofm = o.ofm_block_depth.min(o.ofm_depth - ofm_block_z);
+            let mut ifm_block_z = 0;
+            while ifm_block_z < ifm_loop {
+                let clipped_ifm = if o.depthwise {
+                    o.ifm_ublock
+                } else if o.part_kernel {
+                    o.ifm_block_depth.min(o.ifm_depth - ifm_block_z)
+                } else {
+                    o.ifm_block_depth
+                };
+                let mut sub_y = 0;
+                while sub_y < o.kh {
+                    let sub_h = (o.kh - sub_y).min(o.decomp_y);
+                    let mut sub_x = 0;
+                    while sub_x < o.kw {
+                        let sub_w = (o.kw - sub_x).min(o.decomp_x);
+                        let elements =
+                            (sub_w * sub_h).div_ceil(o.subkernel_round) * o.subkernel_round;
+                        let (outer, inner) = if o.part_kernel {
+                            (clipped_ifm, 1)
+                        } else {
+                            (1, clipped_ifm)
+                        };
+                        let mut ub_outer = 0;
+                        while ub_outer < outer {
+                            let mut ofm_ub = 0;
+                            while ofm_ub < clipped_ofm {
+                                for element in 0..elements {
+                                    let kx = element % sub_w;
+                                    let ky = element / sub_w;
+                                    let mut ub_inner = 0;
+                                    while ub_inner < inner {
+                                        let ifm_ub = ub_inner + ub_outer;
+                                        for ofm_z_in in 0..o.ofm_ublock {
+                                            let ifm_ub_depth =
+                                                if o.depthwise { 1 } else { o.ifm_ublock };
+                                            for ifm_z_in in 0..ifm_ub_depth {
+                                                let ifm_z = ifm_block_z + ifm_ub + ifm_z_in;
+                                                let ofm_z = ofm_block_z + ofm_ub + ofm_z_in;
+                                                let valid_ifm = if o.depthwise {
+                                                    ifm_z < 1
+                                                } else {
+                                                    ifm_z < o.ifm_depth
+                                                };
+                                                if valid_ifm && ofm_z < o.ofm_depth && ky < sub_h {
+                                                    f(Some((
+                                                        ofm_z,
+                                                        sub_y + ky,
+                                                        sub_x + kx,
+                                                        ifm_z,
+                                                    )))?;
+                                                } else {
+                                                    f(None)?;
+                                                }
+                                            }
+                                        }
+                                        ub_inner += o.ifm_ublock;
+                                    }
+                                }
+                                ofm_ub += o.ofm_ublock;
+                            }
+                            ub_outer += o.ifm_ublock;
+                        }
+                        sub_x += o.decomp_x;
+                    }
+                    sub_y += o.decomp_y;
+                }
+                ifm_block_z += o.ifm_block_depth;
+            }
+            ofm_block_z += o.ofm_block_depth.max(1);
+        }
+        Ok(())
+    }
+}
+
+/// Output positions accumulated per weight-stream pass.
+const CHUNK: usize = 64;
+
+/// Non-zero weights of one output channel kept in a fixed buffer (decoded once per
+/// channel); a channel with more is decoded again for every chunk of positions.
+const TAPS: usize = 256;
+
+/// The next weight of the stream; the stream was checked to hold `slots` weights.
+fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
+    match dec.next() {
+        Some(Ok(w)) => Ok(i64::from(w)),
+        Some(Err(e)) => Err(ComputeError::Weights(e)),
+        None => Err(ComputeError::WeightsShort {
+            needed: slots,
+            got: 0,
+        }),
+    }
+}
+
+/// Execute `op` with the registers in `st`. `basep` holds each region's base address;
+/// `macs` the configuration's MACs/cycle (for its micro-block sizes).
+pub(crate) fn execute(
+    op: Opcode,
+    st: &StreamState,
+    mem: &mut Memory,
+    basep: &[u64; 8],
+    macs: u32,
+    work: &mut Work,
+    budget: &Budget,
+) -> Result<Outcome, ComputeError> {
+    match op {
+        Opcode::OpConv | Opcode::OpDepthwise => {
+            let depthwise = op == Opcode::OpDepthwise;
+            conv(depthwise, st, mem, basep, macs, work, budget)?;
+            Ok(Outcome::Computed)
+        }
+        _ => Ok(Outcome::NotModelled),
+    }
+}
+
+/// The weight stream `[addr, addr + len)`, borrowed anew for each pass (the memory is
+/// written between passes).
+fn weights_in(mem: &Memory, addr: u64, len: u64) -> Result<&[u8], ComputeError> {
+    mem.read(addr, len).ok_or(ComputeError::Unmapped {
+        kind: AccessKind::Weights,
+        address: addr,
+    })
+}
+
+fn conv(
+    depthwise: bool,
+    st: &StreamState,
+    mem: &mut Memory,
+    basep: &[u64; 8],
+    macs: u32,
+    work: &mut Work,
+    budget: &Budget,
+) -> Result<(), ComputeError> {
+    let ifm_p = SetIfmPrecisionCmd::new(st.param(Opcode::SetIfmPrecision));
+    let ofm_p = SetOfmPrecisionCmd::new(st.param(Opcode::SetOfmPrecision));
+    let ifm = Fm::new(
+        st,
+        &IFM_REGS,
+        AccessKind::Ifm,
+        basep,
+        ifm_p.activation_precision_raw(),
+        ifm_p.activation_format_raw(),
+        ifm_p.activation_type_raw() != 0,
+    )?;
+    let ofm = Fm::new(
+        st,
+        &OFM_REGS,
+        AccessKind::Ofm,
+        basep,
+        ofm_p.activation_precision_raw(),
+        ofm_p.activation_format_raw(),
+        ofm_p.activation_type_raw() != 0,
+    )?;
+    if ifm.elem > 2 {
+        return Err(ComputeError::Unsupported("32-bit IFM in a convolution"));
+    }
+    if st.param(Opcode::SetIfmUpscale) & 3 != 0 {
+        return Err(ComputeError::Unsupported("IFM upscale in a convolution"));
+    }
+    let act = SetActivationCmd::new(st.param(Opcode::SetActivation));
+    if act.activation_function_raw() != 0 {
+        return Err(ComputeError::Unsupported(
+            "activation function other than clamp in a convolution",
+        ));
+    }
+    let (oh, ow, oc) = (
+        m1(st, Opcode::SetOfmHeightM1),
+        m1(st, Opcode::SetOfmWidthM1),
+        m1(st, Opcode::SetOfmDepthM1),
+    );
+    let ic = if depthwise {
+        1
+    } else {
+        m1(st, Opcode::SetIfmDepthM1)
+    };
+    let ks = SetKernelStrideCmd::new(st.param(Opcode::SetKernelStride));
+    let (kh, kw) = (
+        m1(st, Opcode::SetKernelHeightM1),
+        m1(st, Opcode::SetKernelWidthM1),
+    );
+    let sx = ((u64::from(ks.stride_x_msb()) << 1) | u64::from(ks.stride_x_lsb())) + 1;
+    let sy = ((u64::from(ks.stride_y_msb()) << 1) | u64::from(ks.stride_y_lsb())) + 1;
+    let dx = u64::from(ks.dilation_x_raw()) + 1;
+    let dy = u64::from(ks.dilation_y_raw()) + 1;
+    let (pt, pl, pb, pr) = (
+        i64::from(st.param(Opcode::SetIfmPadTop)),
+        i64::from(st.param(Opcode::SetIfmPadLeft)),
+        i64::from(st.param(Opcode::SetIfmPadBottom)),
+        i64::from(st.param(Opcode::SetIfmPadRight)),
+    );
+    // The IFM's size: the window the kernel covers, less the padding (the access checker's
+    // formula). Inputs are at most 16 bits each, so i64 cannot overflow.
+    let span = |o: u64, s: u64, k: u64, d: u64| ((o - 1) * s + (k - 1) * d + 1) as i64;
+    let ifm_h = (span(oh, sy, kh, dy) - pt - pb).max(1);
+    let ifm_w = (span(ow, sx, kw, dx) - pl - pr).max(1);
+    let zp = |v: u16, signed: bool| {
+        if signed {
+            i64::from(v as i16)
+        } else {
+            i64::from(v)
+        }
+    };
+    let ifm_zp = zp(st.param(Opcode::SetIfmZeroPoint), ifm.signed);
+    let ofm_zp = zp(st.param(Opcode::SetOfmZeroPoint), ofm.signed);
+    let (lo, hi) = ofm.range();
+    let act_min = zp(st.param(Opcode::SetActivationMin), ofm.signed).max(lo);
+    let act_max = zp(st.param(Opcode::SetActivationMax), ofm.signed).min(hi);
+    let round_mode = ofm_p.round_mode_raw();
+    let per_channel = ofm_p.scale_mode_raw() == 0;
+
+    let order = Ordering {
+        ofm_depth: oc,
+        ifm_depth: ic,
+        kh,
+        kw,
+        ofm_block_depth: m1(st, Opcode::SetOfmBlkDepthM1),
+        ifm_block_depth: if ks.weight_order_raw() == 1 || ifm.elem == 2 {
+            16
+        } else {
+            32
+        },
+        ofm_ublock: if macs <= 32 { 4 } else { 8 },
+        ifm_ublock: 8,
+        decomp_x: 8 / dx,
+        decomp_y: 8 / dy,
+        subkernel_round: if depthwise {
+            4
+        } else if ks.weight_order_raw() == 1 {
+            if ifm.elem == 2 { 2 } else { 4 }
+        } else {
+            1
+        },
+        part_kernel: !depthwise && ks.weight_order_raw() == 1,
+        depthwise,
+    };
+    let w_region = usize::from(st.param(Opcode::SetWeightRegion) & 7);
+    let w_addr = basep
+        .get(w_region)
+        .copied()
+        .unwrap_or(0)
+        .saturating_add(u64::from(st.payload(Opcode::SetWeightBase)));
+    let w_len = u64::from(st.payload(Opcode::SetWeightLength));
+    let s_region = usize::from(st.param(Opcode::SetScaleRegion) & 7);
+    let s_addr = basep
+        .get(s_region)
+        .copied()
+        .unwrap_or(0)
+        .saturating_add(u64::from(st.payload(Opcode::SetScaleBase)));
+
+    // Budget: every pass decodes the stream once per channel and chunk; every output
+    // element takes a kernel's worth of multiply-accumulates.
+    let positions = oh.saturating_mul(ow);
+    let chunks = positions.div_ceil(CHUNK as u64);
+    let slots = {
+        let mut n = 0u64;
+        let _ = order.walk(|_| -> Result<(), ()> {
+            n = n.saturating_add(1);
+            Ok(())
+        });
+        n
+    };
+    work.ops(
+        oc.saturating_mul(chunks)
+            .saturating_mul(slots)
+            .saturating_add(
+                positions
+                    .saturating_mul(oc)
+                    .saturating_mul(kh.saturating_mul(kw).saturating_mul(ic)),
+            ),
+        budget,
+    )?;
+    work.bytes(
+        w_len
+            .saturating_add(oc.saturating_mul(10))
+            .saturating_add(positions.saturating_mul(oc).saturating_mul(ofm.elem)),
+        budget,
+    )?;
+
+    // Decode once up front to check the stream's length against the kernel's slots.
+    {
+        let weights = weights_in(mem, w_addr, w_len)?;
+        let mut dec = Decoder::new(weights);
+        for _ in 0..slots {
+            match dec.next() {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(ComputeError::Weights(e)),
+                None => {
+                    let got = Decoder::new(weights).count() as u64;
+                    return Err(ComputeError::WeightsShort { needed: slots, got });
+                }
+            }
+        }
+        match dec.next() {
+            None => {}
+            Some(Err(e)) => return Err(ComputeError::Weights(e)),
+            Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
+        }
+    }
+
+    let mut results = [0i64; CHUNK];
+    for o in 0..oc {
+        let rec = s_addr
+            .checked_add(o.saturating_mul(10))
+            .and_then(|a| mem.read(a, 10))
+            .ok_or(ComputeError::Unmapped {
+                kind: AccessKind::Scales,
+                address: s_addr.saturating_add(o.saturating_mul(10)),
+            })?;
+        let mut raw = [0u8; 10];
+        raw.copy_from_slice(rec);
+        // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
+        let bias =
+            i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0]) << 24 >> 24;
+        let (scale, shift) = if per_channel {
+            (
+                u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
+                u32::from(raw[9] & 0x3f),
+            )
+        } else {
+            (
+                st.payload(Opcode::SetOfmScale),
+                u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
+            )
+        };
+        // The channel's taps, when they fit a fixed buffer: one decode per channel.
+        // Otherwise (a kernel of more than TAPS non-zero weights) one decode per chunk.
+        let mut taps = [(0i32, 0u32, 0u32, 0u32); TAPS];
+        let mut ntaps = 0usize;
+        let mut fits = true;
+        {
+            let mut dec = Decoder::new(weights_in(mem, w_addr, w_len)?);
+            order.walk(|slot| -> Result<(), ComputeError> {
+                let w = next_weight(&mut dec, slots)?;
+                if let Some((oz, ky, kx, iz)) = slot
+                    && oz == o
+                    && w != 0
+                {
+                    // Weights are 9-bit; kernel sizes and depths at most 2^16.
+                    match (
+                        taps.get_mut(ntaps),
+                        u32::try_from(ky),
+                        u32::try_from(kx),
+                        u32::try_from(iz),
+                    ) {
+                        (Some(t), Ok(ky), Ok(kx), Ok(iz)) => {
+                            *t = (w as i32, ky, kx, iz);
+                            ntaps += 1;
+                        }
+                        _ => fits = false,
+                    }
+                }
+                Ok(())
+            })?;
+        }
+        let mut start = 0u64;
+        while start < positions {
+            let n = (positions - start).min(CHUNK as u64) as usize;
+            let mut acc = [0i64; CHUNK];
+            let mem_ref: &Memory = mem;
+            let tap = |acc: &mut [i64; CHUNK], w: i64, ky: u64, kx: u64, iz: u64| {
+                let c = if depthwise { o } else { iz };
+                for (p, a) in acc.iter_mut().enumerate().take(n) {
+                    let pos = start + p as u64;
+                    let (y, x) = (pos / ow, pos % ow);
+                    let iy = (y * sy + ky * dy) as i64 - pt;
+                    let ix = (x * sx + kx * dx) as i64 - pl;
+                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                        continue;
+                    }
+                    let v = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
+                    *a += (v - ifm_zp) * w;
+                }
+                Ok::<(), ComputeError>(())
+            };
+            if fits {
+                for &(w, ky, kx, iz) in taps.iter().take(ntaps) {
+                    tap(
+                        &mut acc,
+                        i64::from(w),
+                        u64::from(ky),
+                        u64::from(kx),
+                        u64::from(iz),
+                    )?;
+                }
+            } else {
+                let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
+                order.walk(|slot| -> Result<(), ComputeError> {
+                    let w = next_weight(&mut dec, slots)?;
+                    match slot {
+                        Some((oz, ky, kx, iz)) if oz == o && w != 0 => tap(&mut acc, w, ky, kx, iz),
+                        _ => Ok(()),
+                    }
+                })?;
+            }
+            for (r, a) in results.iter_mut().zip(acc.iter()).take(n) {
+                let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
+                *r = v.clamp(act_min, act_max).clamp(lo, hi);
+            }
+            for (p, r) in results.iter().enumerate().take(n) {
+                let pos = start + p as u64;
+                ofm.write(mem, pos / ow, pos % ow, o, *r)?;
+            }
+            start += n as u64;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// gemmlowp's `SaturatingRoundingDoublingHighMul` then `RoundingDivideByPOT` (TFLite's
+    /// double-rounding `MultiplyByQuantizedMultiplier`), written out as TFLite has it.
+    fn tflite_double(x: i64, m: i64, exponent: i64) -> i64 {
+        let (left, right) = (exponent.max(0), (-exponent).max(0));
+        let a = x * (1 << left);
+        let ab = i128::from(a) * i128::from(m);
+        let nudge: i128 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+        let high = ((ab + nudge) / (1i128 << 31)) as i64;
+        if right == 0 {
+            return high;
+        }
+        let mask = (1i64 << right) - 1;
+        let rem = high & mask;
+        let threshold = (mask >> 1) + i64::from(high < 0);
+        (high >> right) + i64::from(rem > threshold)
+    }
+
+    #[test]
+    fn dbl_is_tflites_double_rounding() {
+        let mut n = 0;
+        for shift in [20u32, 30, 31, 32, 33, 36, 40, 45] {
+            for scale in [
+                1u32 << 30,
+                1_073_741_825,
+                1_500_000_001,
+                2_147_483_647,
+                1_234_567_890,
+            ] {
+                for acc in (-70_000i64..70_000).step_by(7) {
+                    let want = tflite_double(acc, i64::from(scale), 31 - i64::from(shift));
+                    assert_eq!(
+                        scale_value(acc, scale, shift, 0),
+                        want,
+                        "{acc} {scale} {shift}"
+                    );
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 100_000);
+        // The example of the oracle: ties break differently with one rounding.
+        assert_eq!(scale_value(5, 1 << 30, 32, 0), 2);
+        assert_eq!(scale_value(5, 1 << 30, 32, 2), 1);
+    }
+
+    #[test]
+    fn natural_and_truncate() {
+        assert_eq!(scale_value(-3, 1, 1, 2), -1);
+        assert_eq!(scale_value(3, 1, 1, 2), 2);
+        assert_eq!(scale_value(-3, 1, 1, 1), -1);
+        assert_eq!(scale_value(3, 1, 1, 1), 1);
+        assert_eq!(scale_value(7, 3, 0, 2), 21);
+    }
+}
