@@ -437,6 +437,14 @@ impl<'b, 'a> CheckedJob<'b, 'a> {
         self.job.region_bytes_mut(index)
     }
 
+    /// The bytes of one of the job's input tensors ([`Job::tensor_bytes_mut`], NPU1 version
+    /// 2: `job.tensor("name")` or `job.input(0)` finds it): changing them does not change
+    /// what was checked.
+    #[must_use]
+    pub fn tensor_bytes_mut(&mut self, t: &crate::tensors::TensorInfo<'_>) -> Option<&mut [u8]> {
+        self.job.tensor_bytes_mut(t)
+    }
+
     /// Give back the job (to check again after rebinding, say).
     #[must_use]
     pub fn into_job(self) -> Job<'b, 'a> {
