@@ -350,7 +350,7 @@ fn shipped_schemas_give_the_built_in_verdicts() {
 /// (`unknown-format`, format `null`): the schema names one format, so that is its
 /// `bad-magic`; and where the built-in `check` failed a stage after the validator (`host`,
 /// `stream-checker`, `ledger`: rules no schema states), the file passed the validator, so
-/// the schema accepts it.
+/// the schema accepts it; and the built-in line's `warnings`, which no schema states either.
 fn same_verdicts(schema: &[String], built_in: &[String]) {
     assert_eq!(schema.len(), built_in.len());
     let mut unknown = 0;
@@ -368,7 +368,14 @@ fn same_verdicts(schema: &[String], built_in: &[String]) {
             assert_eq!(sv["file"], bv["file"]);
             unknown += 1;
         } else {
-            assert_eq!(s, b);
+            // The built-in check's `warnings` (the arena `run --sim` allocates, a host
+            // limit no schema states) aside, the lines are the same.
+            let sv: serde_json::Value = serde_json::from_str(s).unwrap();
+            let mut bv = bv;
+            if let Some(m) = bv.as_object_mut() {
+                m.remove("warnings");
+            }
+            assert_eq!(sv, bv, "{s} / {b}");
         }
     }
     assert!(unknown < schema.len() / 4, "most mutants keep their magic");
