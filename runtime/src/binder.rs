@@ -392,8 +392,8 @@ impl<'b> From<Slot<'b>> for JobSlot<'b, '_> {
 ///
 /// Borrows the blob for `'b` and the arena (and any caller-owned buffers) mutably for
 /// `'a`: while the job lives, they can be reached only through it, and none can be
-/// dropped. A `Job<'static, 'static>` can be handed to [`crate::driver::Driver::start`],
-/// which owns it while the NPU runs.
+/// dropped. A `Job<'static, 'static>`, once checked ([`crate::cmd::CheckedJob`]), can be
+/// handed to [`crate::driver::Driver::start`], which owns it while the NPU runs.
 #[derive(Debug)]
 pub struct Job<'b, 'a> {
     cmd: &'b [u8],

@@ -1160,7 +1160,12 @@ fn inference_begin_and_end_hooks_frame_every_run() {
         sim: sim.clone(),
         log: Vec::new(),
     };
-    let mut driver = Driver::new(sim.clone(), platform, host_opts());
+    // A short timeout (checks, without a clock): the second run hangs.
+    let opts = DriverOptions {
+        run_timeout: 50,
+        ..host_opts()
+    };
+    let mut driver = Driver::new(sim.clone(), platform, opts);
     driver.init().unwrap();
     let mut fx = Fixture::new();
     let mut job = fx.job();

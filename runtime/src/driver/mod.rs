@@ -39,7 +39,7 @@
 //!   comes back only from [`Transfer::wait`] (or `Transfer::wait_async`, feature `async`), once the NPU
 //!   has stopped. Dropping an unfinished transfer soft-resets the NPU before the job is
 //!   dropped. Forgetting it forgets the job with it: because the job must be
-//!   `Job<'static, 'static>` (its blob `&'static [u8]`, its arena and buffers
+//!   `CheckedJob<'static, 'static>` (its blob `&'static [u8]`, its arena and buffers
 //!   `&'static mut [u8]`), no borrow ends when the transfer is forgotten, and nothing else
 //!   can ever reach that memory again. The driver itself is free again after a forgotten
 //!   transfer; [`Driver::start`] then refuses with `npu-busy` while `STATUS` says the NPU
