@@ -110,6 +110,7 @@ fn blob_with(runtime: u32) -> Vec<u8> {
         },
     ];
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)
@@ -767,6 +768,7 @@ fn many_regions(n: usize) -> Vec<u8> {
         data: RegionData::Runtime(16),
     }));
     Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
         .regions(&specs)
         .cmd_stream(&stream)

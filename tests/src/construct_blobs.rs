@@ -157,7 +157,7 @@ pub fn blobpack_reseal(b: &mut [u8]) {
     }
 }
 
-/// A `npu1_v2.yaml` file (NPU1 version 2: the 36-byte header with `model_id`): regions
+/// A `npu1_v2.yaml` file (the one-word bump, version 3: the 36-byte header with `model_id`): regions
 /// (`(role, baked bytes or a runtime size)`), then the command stream and the baked bytes,
 /// each at a multiple of 16, sealed.
 #[must_use]
@@ -194,7 +194,7 @@ pub fn npu1_v2_file(
     let mut b = Vec::new();
     for w in [
         0x3155_504E,
-        2,
+        3, // tests/schemas/npu1_v2.yaml's VERSION (the one-word bump)
         u32_of(total),
         u32_of(regions.len()),
         u32_of(cmd_at),

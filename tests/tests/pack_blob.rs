@@ -19,7 +19,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use npuschema_cli::pack::layout::PlanRole;
-use npuschema_cli::pack::{AccelChoice, load, pack_file, pack_model};
+// The reference reader and the C peer read NPU1 version 1: these tests pack version 1
+// (version 2 is tests/tests/npu1_v2.rs).
+use npuschema_cli::pack::{AccelChoice, FormatVersion, load, pack_file_as, pack_model_as};
 use npuschema_generated::npu1::{Accel, Npu1, Role};
 use npuschema_tests::refreader::npu1 as refnpu1;
 use npuschema_tests::vela::{out_dir as vela_out, outputs};
@@ -85,8 +87,8 @@ fn every_vela_output_packs_validates_and_matches_vela() {
     for (i, input) in outs.iter().enumerate() {
         let what = input.display();
         let out = tmp.join(format!("{i}.npub"));
-        let report =
-            pack_file(input, &out, AccelChoice::Auto).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let report = pack_file_as(input, &out, AccelChoice::Auto, FormatVersion::V1)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
         assert!(
             !tmp.join(format!("{i}.npub.tmp")).exists(),
             "{what}: temporary file left behind"
@@ -226,8 +228,10 @@ fn npz_and_tflite_pack_to_identical_blobs() {
                 ),
             ];
             for (a, b) in pairs {
-                let pa = pack_model(&load(&a).unwrap(), AccelChoice::Auto).unwrap();
-                let pb = pack_model(&load(&b).unwrap(), AccelChoice::Auto).unwrap();
+                let pa = pack_model_as(&load(&a).unwrap(), AccelChoice::Auto, FormatVersion::V1)
+                    .unwrap();
+                let pb = pack_model_as(&load(&b).unwrap(), AccelChoice::Auto, FormatVersion::V1)
+                    .unwrap();
                 assert_eq!(pa.bytes, pb.bytes, "{} vs {}", a.display(), b.display());
             }
         }
@@ -239,12 +243,12 @@ fn explicit_accel_must_agree_with_the_payload() {
     let Some(dir) = vela_out() else { return };
     let m =
         load(&dir.join("hello_world_int8/ethos-u55-256/raw/hello_world_int8_vela.npz")).unwrap();
-    let ok = pack_model(&m, AccelChoice::Macs(256)).unwrap();
+    let ok = pack_model_as(&m, AccelChoice::Macs(256), FormatVersion::V1).unwrap();
     assert_eq!(
         Npu1::validate(&ok.bytes).unwrap().header().accel(),
         Accel::Macs256
     );
-    let e = pack_model(&m, AccelChoice::Macs(128)).unwrap_err();
+    let e = pack_model_as(&m, AccelChoice::Macs(128), FormatVersion::V1).unwrap_err();
     assert_eq!(e.code, "accel-mismatch", "{e}");
     assert!("512".parse::<AccelChoice>().is_err());
     assert_eq!("auto".parse::<AccelChoice>(), Ok(AccelChoice::Auto));
@@ -260,11 +264,11 @@ fn undersized_regions_are_refused() {
             .unwrap();
     assert_eq!((m.scratch_size, m.inputs[0].offset), (32, 16));
     m.scratch_size = 24; // the input (16..17) still fits, the stream's OFM/IFM accesses do not
-    let e = pack_model(&m, AccelChoice::Auto).unwrap_err();
+    let e = pack_model_as(&m, AccelChoice::Auto, FormatVersion::V1).unwrap_err();
     assert_eq!(e.code, "cmd-check-failed", "{e}");
     assert!(e.detail.contains("region-overflow"), "{e}");
     m.scratch_size = 16;
-    let e = pack_model(&m, AccelChoice::Auto).unwrap_err();
+    let e = pack_model_as(&m, AccelChoice::Auto, FormatVersion::V1).unwrap_err();
     assert_eq!(e.code, "io-tensor-outside-region", "{e}");
 }
 
@@ -277,7 +281,7 @@ fn failures_leave_nothing_behind() {
     let input =
         dir.join("micro_speech_quantized/ethos-u55-128/raw/micro_speech_quantized_vela.npz");
     let out = tmp.join("m.npub");
-    let e = pack_file(&input, &out, AccelChoice::Macs(64)).unwrap_err();
+    let e = pack_file_as(&input, &out, AccelChoice::Macs(64), FormatVersion::V1).unwrap_err();
     assert_eq!(e.code, "accel-mismatch");
     assert!(
         fs::read_dir(&tmp).unwrap().next().is_none(),
@@ -294,7 +298,7 @@ fn failures_leave_nothing_behind() {
     bytes[at] = b'X';
     let damaged = tmp.join("damaged_vela.tflite");
     fs::write(&damaged, &bytes).unwrap();
-    let e = pack_file(&damaged, &out, AccelChoice::Auto).unwrap_err();
+    let e = pack_file_as(&damaged, &out, AccelChoice::Auto, FormatVersion::V1).unwrap_err();
     assert_eq!(e.code, "cop-bad-magic", "{e}");
     assert_eq!(fs::read(&out).unwrap(), b"previous");
     assert!(!tmp.join("m.npub.tmp").exists());
@@ -306,7 +310,7 @@ fn plan_roles_map_to_npu1_roles() {
     let Some(dir) = vela_out() else { return };
     let m =
         load(&dir.join("hello_world_int8/ethos-u55-128/cop2io/hello_world_int8_vela.npz")).unwrap();
-    let p = pack_model(&m, AccelChoice::Auto).unwrap();
+    let p = pack_model_as(&m, AccelChoice::Auto, FormatVersion::V1).unwrap();
     let roles: Vec<PlanRole> = p.report.regions.iter().map(|r| r.role).collect();
     assert_eq!(
         roles,
@@ -369,7 +373,7 @@ fn dedicated_sram_fast_scratch_becomes_region_2() {
         let m = load(&tmp.join(format!("micro_speech_quantized_vela.{ext}"))).unwrap();
         let fast = m.fast_scratch_size.expect("a separate fast scratch");
         assert!(fast > 0 && !m.separate_io);
-        let p = pack_model(&m, AccelChoice::Auto).unwrap();
+        let p = pack_model_as(&m, AccelChoice::Auto, FormatVersion::V1).unwrap();
         let blob = Npu1::validate(&p.bytes).unwrap();
         let regions: Vec<(Role, u32)> = blob.regions().map(|r| (r.role(), r.size())).collect();
         assert_eq!(
@@ -409,7 +413,7 @@ fn packed_files_run_on_the_simulator_with_io_where_reported() {
     for (i, input) in outputs(&dir).iter().enumerate() {
         let what = input.display();
         let out = tmp.join(format!("{i}.npub"));
-        let report = pack_file(input, &out, AccelChoice::Auto).unwrap();
+        let report = pack_file_as(input, &out, AccelChoice::Auto, FormatVersion::V1).unwrap();
         let bytes = fs::read(&out).unwrap();
         let run = npuschema_sim::run_blob(&bytes, &npuschema_sim::RunOptions::default())
             .unwrap_or_else(|e| panic!("{what}: {e}"));

@@ -12,7 +12,9 @@
 use std::fs;
 
 use npuschema_cli::explain::{ExplainError, Format, Style, explain};
-use npuschema_cli::pack::{AccelChoice, load, pack_model};
+// The reference reader reads NPU1 version 1: this test packs version 1 (version 2 is
+// tests/tests/npu1_v2.rs).
+use npuschema_cli::pack::{AccelChoice, FormatVersion, load, pack_model_as};
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 use npuschema_tests::refreader::npu1 as refnpu1;
 use npuschema_tests::vela::out_dir as vela_out;
@@ -265,7 +267,9 @@ fn every_packed_vela_output_is_explained() {
             if p.is_dir() {
                 stack.push(p);
             } else if name.ends_with("_vela.npz") || name.ends_with("_vela.tflite") {
-                let packed = pack_model(&load(&p).unwrap(), AccelChoice::Auto).unwrap();
+                let packed =
+                    pack_model_as(&load(&p).unwrap(), AccelChoice::Auto, FormatVersion::V1)
+                        .unwrap();
                 let text = explain(&packed.bytes, &name, Style::PLAIN).unwrap();
                 assert_explains(&packed.bytes, &text);
                 seen += 1;

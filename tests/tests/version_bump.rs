@@ -35,6 +35,7 @@ fn v2_blob() -> Vec<u8> {
 fn v1_blob() -> Vec<u8> {
     let stream = [1u8, 2, 3, 4];
     v1::Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .cmd_stream(&stream)
         .to_vec()
         .expect("writes")
