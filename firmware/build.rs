@@ -46,7 +46,8 @@ fn doc_example() -> Vec<u8> {
             data: RegionData::Runtime(256 * 1024),
         },
     ];
-    Npu1Writer::new().version(npuschema_generated::npu1::VERSION_V1)
+    Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::from_raw(0))
         .regions(&specs)
         .cmd_stream(&cmd)

@@ -35,7 +35,9 @@ use npuschema_runtime::binder::{
 };
 use npuschema_runtime::binder::{CACHE_LINE, CacheAligned};
 use npuschema_runtime::cmd::{CheckedJob, JobCheckError};
-use npuschema_runtime::driver::{Driver, DriverError, DriverOptions, HwInfo, IrqKey, RunInfo};
+use npuschema_runtime::driver::{
+    ConfigCheck, Driver, DriverError, DriverOptions, HwInfo, IrqKey, RunInfo,
+};
 use npuschema_runtime::mmio::Mmio;
 use npuschema_runtime::mmio::cortex_m::CortexM;
 use npuschema_sim::{RunRecord, SimConfig, StaticSim};
@@ -164,6 +166,23 @@ fn measure(blob: &Blob, arena: &mut [u8], overhead: Overhead) -> Option<Measured
     let mut rj = Npu1Job::default();
     let mut cj = Npu1Job::default();
     let ((rs, rt), rust_stack) = hw::stack_peak(|| ticks(|| rust_load(blob.bytes, arena, &mut rj)));
+    if is_v2(blob.bytes) {
+        // NPU1 version 2: the C peer reads version 1 only; its row compares with the
+        // version 1 blob of the same compilation instead (`measurements`).
+        let ((js, jt), job_stack) = hw::stack_peak(|| ticks(|| rust_job_load(blob.bytes, arena)));
+        if rs != 0 || js < 0 {
+            say!("{}: rejected: Rust {rs}, Job::load_as {js}", blob.name);
+            return None;
+        }
+        return Some(Measured {
+            rust: instructions(rt.saturating_sub(overhead.ticks)),
+            rust_stack: rust_stack.map(|n| n.saturating_sub(overhead.stack)),
+            job: instructions(jt.saturating_sub(overhead.ticks)),
+            job_stack: job_stack.map(|n| n.saturating_sub(overhead.stack)),
+            peer: 0,
+            peer_stack: None,
+        });
+    }
     let ((cs, ct), peer_stack) =
         hw::stack_peak(|| ticks(|| hw::peer_load(blob.bytes, arena, &mut cj)));
     let ((js, jt), job_stack) = hw::stack_peak(|| ticks(|| rust_job_load(blob.bytes, arena)));
@@ -238,6 +257,18 @@ impl fmt::Display for Stack {
     }
 }
 
+/// Whether `blob` says NPU1 version 2.
+fn is_v2(blob: &[u8]) -> bool {
+    blob.get(4..8) == Some(&[2, 0, 0, 0][..])
+}
+
+/// The name of the version 1 blob of the same compilation as version 2 blob `name`
+/// (`scripts/firmware` packs `NAME` and `NAME_v2`).
+fn v1_sibling(name: &str) -> Option<&'static Blob> {
+    let base = name.strip_suffix("_v2")?;
+    BLOBS.iter().find(|b| b.name == base)
+}
+
 /// `rust / peer` as `1.00x`.
 struct Ratio(u32, u32);
 
@@ -271,11 +302,32 @@ fn measurements(arena: &mut [u8]) -> bool {
     );
     say!("|---|---|---|---|---|---|---|");
     let mut ok = true;
-    for blob in &BLOBS {
+    // The version 1 figures, by blob index, for the version 2 rows' ratios.
+    let mut v1_rust = [0u32; hw::BLOBS.len()];
+    let mut v2_rows = [None; hw::BLOBS.len()];
+    for (i, blob) in BLOBS.iter().enumerate() {
         let Some(m) = measure(blob, arena, overhead) else {
             ok = false;
             continue;
         };
+        if is_v2(blob.bytes) {
+            if let Some(slot) = v2_rows.get_mut(i) {
+                *slot = Some((m.rust, m.job));
+            }
+            say!(
+                "| {} | {} | {} | - (version 2) | - | {} | {} / - / {} |",
+                blob.name,
+                Thousands(u32::try_from(blob.bytes.len()).unwrap_or(u32::MAX)),
+                Thousands(m.rust),
+                Thousands(m.job),
+                Stack(m.rust_stack),
+                Stack(m.job_stack),
+            );
+            continue;
+        }
+        if let Some(slot) = v1_rust.get_mut(i) {
+            *slot = m.rust;
+        }
         say!(
             "| {} | {} | {} | {} | {} | {} ({}) | {} / {} / {} |",
             blob.name,
@@ -288,6 +340,27 @@ fn measurements(arena: &mut [u8]) -> bool {
             Stack(m.rust_stack),
             Stack(m.peer_stack),
             Stack(m.job_stack),
+        );
+    }
+    say!("");
+    // NPU1 version 2 against version 1 of the same compilation: the tensor table's checks
+    // (names in order, each tensor inside a runtime region, shape and size) on top.
+    for (blob, row) in BLOBS.iter().zip(v2_rows) {
+        let (Some((rust, _)), Some(v1)) = (row, v1_sibling(blob.name)) else {
+            continue;
+        };
+        let base = BLOBS
+            .iter()
+            .position(|b| core::ptr::eq(b, v1))
+            .and_then(|k| v1_rust.get(k).copied())
+            .unwrap_or(0);
+        say!(
+            "{}: validate + bind of version 2 against version 1 ({}): {} / {} instructions = {}",
+            blob.name,
+            v1.name,
+            Thousands(rust),
+            Thousands(base),
+            Ratio(rust, base)
         );
     }
     say!("");
@@ -366,6 +439,34 @@ struct SimReport {
     /// The on-device stream check: commands checked, SysTick ticks it took.
     check_commands: u32,
     check_ticks: u32,
+    /// NPU1 version 2: the input written and the output read by name.
+    tensors: Option<TensorIo>,
+}
+
+/// What a version 2 run did with its tensors, by name.
+struct TensorIo {
+    input: &'static str,
+    input_bytes: u32,
+    output: &'static str,
+    output_fnv: u32,
+    output_bytes: u32,
+}
+
+/// The input bytes `scripts/firmware` gives the host's `run --sim` too: byte `i` is
+/// `(37 i + 11) mod 256`.
+fn input_pattern(i: usize) -> u8 {
+    (i.wrapping_mul(37).wrapping_add(11) & 0xFF) as u8
+}
+
+/// Write input 0 of a version 2 job by its name (found by number, then looked up by name,
+/// as firmware would): its name and size.
+fn write_input_by_name(job: &mut Job<'static, '_>) -> Option<(&'static str, u32)> {
+    let name = job.input(0)?.name;
+    let t = job.tensor(name)?;
+    for (i, b) in job.tensor_bytes_mut(&t)?.iter_mut().enumerate() {
+        *b = input_pattern(i);
+    }
+    Some((name, t.size))
 }
 
 /// Step 3: `npuschema run --sim`'s load and run, on the simulated NPU in this image:
@@ -376,6 +477,7 @@ fn sim_run(
     blob: &'static [u8],
     arena: &mut [u8],
     memory: &'static mut [u8],
+    macs_override: Option<u32>,
 ) -> (Result<SimReport, SimFail>, &'static mut [u8]) {
     let view = match Npu1::validate(blob) {
         Ok(v) => v,
@@ -391,10 +493,11 @@ fn sim_run(
     let Some(arena) = arena.get_mut(..arena_bytes) else {
         return (Err(SimFail::ArenaTooSmall), memory);
     };
-    let job = match Job::bind(view, arena) {
+    let mut job = match Job::bind(view, arena) {
         Ok(j) => j,
         Err(e) => return (Err(SimFail::Bind(e)), memory),
     };
+    let input = write_input_by_name(&mut job);
     // The driver runs only a checked job: the stream against the bound regions, here on
     // the core (measured).
     #[allow(
@@ -407,7 +510,7 @@ fn sim_run(
         Err(r) => return (Err(SimFail::Check(r.error)), memory),
     };
     let check_commands = job.summary().commands;
-    let macs = if accel_macs == 0 { 128 } else { accel_macs };
+    let macs = macs_override.unwrap_or(if accel_macs == 0 { 128 } else { accel_macs });
     let sim = StaticSim::new(SimConfig::u55(macs), memory);
     let mapped = sim.map_static(blob.as_ptr().addr() as u64, blob);
     sim.bind_job(&job);
@@ -428,7 +531,21 @@ fn sim_run(
                 let role = roles.get(i).copied().flatten().and_then(Role::name);
                 *slot = Some((b, role, fnv1a32(FNV1A32_OFFSET_BASIS, bytes)));
             }
+            // The output, read by its name.
+            let tensors = input.and_then(|(input, input_bytes)| {
+                let name = job.output(0)?.name;
+                let t = job.tensor(name)?;
+                let bytes = job.tensor_bytes(&t)?;
+                Some(TensorIo {
+                    input,
+                    input_bytes,
+                    output: name,
+                    output_fnv: fnv1a32(FNV1A32_OFFSET_BASIS, bytes),
+                    output_bytes: t.size,
+                })
+            });
             Ok(SimReport {
+                tensors,
                 blob_bytes: blob.len(),
                 accel_macs,
                 hw,
@@ -536,6 +653,16 @@ fn print_report(r: &SimReport) {
             rec.dma_bytes,
             rec.shram_transfers
         );
+        say!(
+            "computed: {} operations (values not modelled: {}); work {} operations, {} bytes moved",
+            rec.computed,
+            rec.not_computed,
+            rec.work.ops,
+            rec.work.bytes
+        );
+        if let Some(e) = &rec.compute_error {
+            say!("stopped: {e}");
+        }
         if let Some(f) = &rec.bus_fault {
             say!("bus fault: {f:?}");
         }
@@ -544,13 +671,28 @@ fn print_report(r: &SimReport) {
         }
     }
     match &r.outcome {
-        Ok(info) => say!(
-            "result: ok (polling, {} checks): STATUS {}, QREAD {:#x}",
-            info.polls,
-            info.status,
-            info.qread
-        ),
+        Ok(info) => {
+            say!(
+                "result: ok (polling, {} checks): STATUS {}, QREAD {:#x}",
+                info.polls,
+                info.status,
+                info.qread
+            );
+            say!("{}", compiled_for_line(info.compiled_for));
+        }
         Err(e) => say!("result: FAILED (polling): {e}"),
+    }
+}
+
+/// `run --sim`'s line on the compiled-for check (`npuschema_sim::run`'s `to_text`).
+fn compiled_for_line(c: ConfigCheck) -> &'static str {
+    match c {
+        ConfigCheck::Matched => {
+            "compiled-for: npu_config and npu_id checked against the NPU's CONFIG and ID"
+        }
+        ConfigCheck::Skipped => {
+            "compiled-for: skipped (no npu_config/npu_id words: NPU1 version 1, or left zero); MACs/cycle compared"
+        }
     }
 }
 
@@ -611,12 +753,41 @@ fn run() -> bool {
     for blob in BLOBS.iter().filter(|b| b.model) {
         ok &= board_npu(blob, arena, &mut npu, &mut irq, &init);
         say!("--- run --sim {}", blob.name);
-        let ((result, back), stack) = hw::stack_peak(|| sim_run(blob.bytes, arena, memory));
+        let ((result, back), stack) = hw::stack_peak(|| sim_run(blob.bytes, arena, memory, None));
         memory = back;
         match result {
             Ok(report) => {
                 print_report(&report);
                 say!("--- end");
+                if let Some(t) = &report.tensors {
+                    say!(
+                        "{}: tensors by name: input {:?} ({} bytes) written, output {:?} ({} bytes) read, fnv1a {:#010x}",
+                        blob.name,
+                        t.input,
+                        t.input_bytes,
+                        t.output,
+                        t.output_bytes,
+                        t.output_fnv
+                    );
+                }
+                if blob.name.contains("_u256") {
+                    // Compiled for 256 MACs/cycle: a 128-MAC NPU must refuse it on its
+                    // compiled-for words, before anything runs.
+                    let (again, back) = sim_run(blob.bytes, arena, memory, Some(128));
+                    memory = back;
+                    let refused = matches!(
+                        &again,
+                        Ok(r) if matches!(&r.outcome, Err(e) if e.code == "optimizer-config-mismatch")
+                    );
+                    match &again {
+                        Ok(r) => match &r.outcome {
+                            Err(e) => say!("{}: on a 128-MAC NPU: refused: {e}", blob.name),
+                            Ok(_) => say!("{}: on a 128-MAC NPU: ran (it must not)", blob.name),
+                        },
+                        Err(e) => say!("{}: on a 128-MAC NPU: cannot run: {e}", blob.name),
+                    }
+                    ok &= refused;
+                }
                 say!(
                     "{}: whole run on the simulated NPU (validate, bind, check, init, run, simulator included): stack {}",
                     blob.name,

@@ -9,7 +9,8 @@ use npuschema_generated::npu1::{Npu1, Role};
 use npuschema_runtime::binder::{ArenaSize, BoundRegion, Job, RegionKind, arena_size};
 use npuschema_runtime::cmd::{CheckedJob, JobCheckError};
 use npuschema_runtime::driver::{
-    Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters, PmuEvent, RunInfo,
+    ConfigCheck, Driver, DriverError, DriverOptions, HwInfo, IrqLatch, PmuConfig, PmuCounters,
+    PmuEvent, RunInfo,
 };
 
 use crate::{Budget, Faults, RunRecord, Sim, SimConfig, SimStats};
@@ -284,6 +285,18 @@ impl RunReport {
                     s,
                     "result: ok ({mode}, {} checks): STATUS {}, QREAD {:#x}",
                     info.polls, info.status, info.qread
+                );
+                let _ = writeln!(
+                    s,
+                    "{}",
+                    match info.compiled_for {
+                        ConfigCheck::Matched => {
+                            "compiled-for: npu_config and npu_id checked against the NPU's CONFIG and ID"
+                        }
+                        ConfigCheck::Skipped => {
+                            "compiled-for: skipped (no npu_config/npu_id words: NPU1 version 1, or left zero); MACs/cycle compared"
+                        }
+                    }
                 );
             }
             Err(e) => {
