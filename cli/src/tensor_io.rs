@@ -150,7 +150,7 @@ pub fn tensor_bytes(t: &TensorDesc, file: &[u8]) -> Result<Vec<u8>, String> {
             "tensor {:?}: the .npy holds {got}, the tensor is {} ({})",
             t.name,
             descr(t.dtype),
-            dtype_name(t.dtype)
+            t.dtype.name().unwrap_or("?")
         ));
     }
     let squeeze = |s: &[u64]| s.iter().copied().filter(|&d| d != 1).collect::<Vec<u64>>();
@@ -194,17 +194,6 @@ fn npy_header_len(file: &[u8]) -> Option<usize> {
         _ => 12usize.checked_add(
             usize::try_from(u32::from_le_bytes(file.get(8..12)?.try_into().ok()?)).ok()?,
         ),
-    }
-}
-
-/// The type's name (`int8`, ...).
-#[must_use]
-pub fn dtype_name(d: DType) -> &'static str {
-    match d {
-        DType::Int8 => "int8",
-        DType::Uint8 => "uint8",
-        DType::Int16 => "int16",
-        DType::Int32 => "int32",
     }
 }
 
