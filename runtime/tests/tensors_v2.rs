@@ -19,6 +19,7 @@ use npuschema_runtime::binder::Job;
 /// NPU_OP_STOP 0xFFFF: the smallest valid stream.
 const STOP: [u8; 4] = [0x00, 0x00, 0xFF, 0xFF];
 
+#[allow(clippy::too_many_arguments, reason = "a test's one-line tensor")]
 fn spec(
     name: &str,
     direction: Direction,
