@@ -21,6 +21,49 @@ pub fn string_at(range: &[u8], offset: u64, prefix: u8, big: bool) -> Option<&[u
     rest.get(w..)?.get(..usize::try_from(len).ok()?)
 }
 
+/// Where UTF-8 breaks in `s`: `None` when all of it is UTF-8, else the index of the first
+/// byte that does not start a complete, well-formed sequence (what
+/// `core::str::from_utf8(s).err().map(|e| e.valid_up_to())` says). A plain byte loop with no
+/// table and no word-at-a-time path: a validator's `string_utf8` step runs it over short
+/// names, where code size matters more than speed (`from_utf8` inlined cost about 500 bytes
+/// of Cortex-M `.text` and its 256-byte width table).
+#[must_use]
+pub fn utf8_invalid_at(s: &[u8]) -> Option<usize> {
+    let mut i = 0usize;
+    while let Some(&b) = s.get(i) {
+        // The sequence's continuation bytes after the first, and the first one's range
+        // (RFC 3629's table: no overlong forms, no surrogates, nothing past U+10FFFF).
+        let (more, lo, hi): (usize, u8, u8) = match b {
+            0x00..=0x7F => {
+                i = i.wrapping_add(1);
+                continue;
+            }
+            0xC2..=0xDF => (0, 0x80, 0xBF),
+            0xE0 => (1, 0xA0, 0xBF),
+            0xE1..=0xEC | 0xEE..=0xEF => (1, 0x80, 0xBF),
+            0xED => (1, 0x80, 0x9F),
+            0xF0 => (2, 0x90, 0xBF),
+            0xF1..=0xF3 => (2, 0x80, 0xBF),
+            0xF4 => (2, 0x80, 0x8F),
+            _ => return Some(i),
+        };
+        let first = i.wrapping_add(1);
+        if !s.get(first).is_some_and(|c| (lo..=hi).contains(c)) {
+            return Some(i);
+        }
+        let rest = first.wrapping_add(1);
+        let end = rest.wrapping_add(more);
+        if !s
+            .get(rest..end)
+            .is_some_and(|t| t.iter().all(|c| (0x80..=0xBF).contains(c)))
+        {
+            return Some(i);
+        }
+        i = end;
+    }
+    None
+}
+
 /// How many bytes of `range` from `offset` the string at `offset` claims, for an error
 /// about one that does not fit: NUL-terminated, the bytes up to and including the NUL, or
 /// up to the end of the range when there is none (0 when `offset` is past the range);
@@ -55,6 +98,41 @@ fn word(bytes: &[u8], big: bool) -> u64 {
 
 #[cfg(test)]
 mod tests {
+
+    /// `utf8_invalid_at` says what `core::str::from_utf8` says, on every sequence of up to
+    /// four bytes over the bytes where UTF-8's rules change (fewer under Miri).
+    #[test]
+    fn utf8_invalid_at_agrees_with_core() {
+        let edges: &[u8] = if cfg!(miri) {
+            &[0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
+        } else {
+            &[
+                0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+                0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+            ]
+        };
+        let n = edges.len();
+        let mut buf = [0u8; 4];
+        for len in 0..=4u32 {
+            for k in 0..n.pow(len) {
+                let mut x = k;
+                for slot in buf.iter_mut().take(len as usize) {
+                    *slot = edges[x % n];
+                    x /= n;
+                }
+                let s = &buf[..len as usize];
+                let want = core::str::from_utf8(s).err().map(|e| e.valid_up_to());
+                assert_eq!(super::utf8_invalid_at(s), want, "{s:02x?}");
+            }
+        }
+        let text = "größe ✓ 𝄞".as_bytes();
+        assert_eq!(super::utf8_invalid_at(text), None);
+        assert_eq!(
+            super::utf8_invalid_at(&text[..text.len() - 1]),
+            Some(text.len() - 4)
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -1258,12 +1258,12 @@ impl<'a> Npu1<'a> {
                 let range: &'a [u8] = buf;
                 let s: &'a [u8] = __rt::string_at(range, offset, 0u8, false)
                     .unwrap_or(&[]);
-                if let Err(e) = core::str::from_utf8(s) {
+                if let Some(at) = __rt::utf8_invalid_at(s) {
                     return __rt::fail(
                         15,
                         &ERROR_SITES[14],
                         rec_at,
-                        u64::try_from(e.valid_up_to()).unwrap_or(u64::MAX),
+                        u64::try_from(at).unwrap_or(u64::MAX),
                         u64::try_from(s.len()).unwrap_or(u64::MAX),
                         0,
                         usize::try_from(index).unwrap_or(usize::MAX),

@@ -116,7 +116,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -
                 code,
                 &b,
                 Det::Compare(
-                    Opd::Val(quote!(u64::try_from(e.valid_up_to()).unwrap_or(u64::MAX))),
+                    Opd::Val(quote!(u64::try_from(at).unwrap_or(u64::MAX))),
                     Opd::Val(quote!(u64::try_from(s.len()).unwrap_or(u64::MAX))),
                     [
                         "valid_utf8".to_string(),
@@ -138,7 +138,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -
                 #[doc = #comment]
                 {
                     #get
-                    if let Err(e) = core::str::from_utf8(s) {
+                    if let Some(at) = __rt::utf8_invalid_at(s) {
                         return #f;
                     }
                 }
