@@ -102,6 +102,11 @@ mod tests {
     /// `utf8_invalid_at` says what `core::str::from_utf8` says, on every sequence of up to
     /// four bytes over the bytes where UTF-8's rules change (fewer under Miri).
     #[test]
+    #[allow(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        reason = "test code: a panic is a failure"
+    )]
     fn utf8_invalid_at_agrees_with_core() {
         let edges: &[u8] = if cfg!(miri) {
             &[0x41, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
