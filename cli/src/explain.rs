@@ -369,20 +369,25 @@ fn explain_npu1(st: Style, name: &str, blob: &Npu1<'_>) -> String {
                 format!("{ioo:#x}"),
             ],
         );
+        // Decoded by the driver's own register types, which the run checks them with.
+        let (c, i) = (
+            npuschema_runtime::driver::Config(cfg),
+            npuschema_runtime::driver::Id(id),
+        );
         let _ = writeln!(
             o,
             "  npu_config {cfg:#010x}: {} MACs/cycle, command stream v{}, product {} (the NPU's CONFIG register the stream was compiled for; 0 = unknown)",
-            1u64 << (cfg & 0xF),
-            (cfg >> 4) & 0xF,
-            cfg >> 28
+            c.macs(),
+            c.cmd_stream_version(),
+            c.product()
         );
         let _ = writeln!(
             o,
             "  npu_id     {id:#010x}: architecture {}.{}.{}, product major {} (the NPU's ID register)",
-            (id >> 28) & 0xF,
-            (id >> 20) & 0xFF,
-            (id >> 16) & 0xF,
-            (id >> 12) & 0xF
+            i.arch_major(),
+            i.arch_minor(),
+            i.arch_patch(),
+            i.product_major()
         );
         let _ = writeln!(o);
         let _ = writeln!(

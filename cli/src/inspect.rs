@@ -113,25 +113,25 @@ pub fn npu1_layout(v: &Npu1<'_>) -> Vec<Span> {
 }
 
 /// One I/O tensor of a version 2 file, as `inspect --json` lists it under `io` (and `run
-/// --sim` finds it): the schema's record with its name, its type by name and its shape as
-/// its `rank` dimensions.
+/// --sim` finds it): [`crate::tensor_io::tensors`] with the type by name.
 pub fn npu1_io_json(v: &Npu1<'_>) -> Vec<Value> {
-    v.io()
+    crate::tensor_io::tensors(v)
+        .into_iter()
         .map(|t| {
-            let dims = [t.dim0(), t.dim1(), t.dim2(), t.dim3()];
-            let rank = usize::try_from(t.rank()).unwrap_or(0).min(dims.len());
-            let quantized = t.flags().contains(npu1::TensorFlags::QUANTIZED);
+            let (scale, zero_point) = t
+                .quantization
+                .map_or((Value::Null, Value::Null), |(s, z)| (json!(s), json!(z)));
             json!({
-                "name": String::from_utf8_lossy(v.name(&t)),
-                "direction": t.direction().name(),
-                "index": t.io_index(),
-                "region": t.region(),
-                "offset": t.offset(),
-                "size": t.size(),
-                "shape": dims.get(..rank).unwrap_or(&[]),
-                "dtype": t.dtype().name(),
-                "scale": if quantized { json!(t.scale()) } else { Value::Null },
-                "zero_point": if quantized { json!(t.zero_point()) } else { Value::Null },
+                "name": t.name,
+                "direction": t.direction.name(),
+                "index": t.index,
+                "region": t.region,
+                "offset": t.offset,
+                "size": t.size,
+                "shape": t.shape,
+                "dtype": t.dtype.name(),
+                "scale": scale,
+                "zero_point": zero_point,
             })
         })
         .collect()
