@@ -220,8 +220,8 @@ pub struct Refusal {
     pub message: String,
     /// Which check refused it: `validator` (the generated code of the schema), `binder`
     /// (the firmware loader's placement rules), `host` (this tool's rules for a loadable
-    /// model), `stream-checker` (the static command-stream checker) or `ledger` (VPMN byte
-    /// ownership).
+    /// model) or `stream-checker` (the static command-stream checker). VPMN byte ownership
+    /// is the validator's (the schema's `owned_apart` step).
     pub stage: &'static str,
 }
 
@@ -348,31 +348,17 @@ pub fn npu1_verdict(bytes: &[u8]) -> Result<(), Refusal> {
     }
 }
 
-/// `check`'s verdict on a VPMN file: the generated validator, then the field map's byte
-/// ownership (sections and tables may not overlap), which `inspect` needs.
+/// `check`'s verdict on a VPMN file: the generated validator, which also checks the field
+/// map's byte ownership (no two sections, tables or headers share a byte: the schema's
+/// `ownership` and its `owned_apart` step), so firmware and `check` agree.
 ///
 /// # Errors
 ///
 /// The first check that fails.
 pub fn vpmn_verdict(bytes: &[u8]) -> Result<(), Refusal> {
-    use crate::vpmn::ledger::{Ledger, LedgerError};
-    match Ledger::of(bytes) {
+    match npuschema_generated::vpmn::Vpmn::validate(bytes) {
         Ok(_) => Ok(()),
-        Err(LedgerError::Invalid(e)) => Err(Refusal::of(&e, "validator")),
-        Err(LedgerError::Overlap { first, second, at }) => Err(Refusal {
-            code: "ownership-overlap",
-            field: format!("{first} / {second}"),
-            offset: at,
-            message: format!("ownership-overlap: {first} and {second} both claim byte {at:#x}"),
-            stage: "ledger",
-        }),
-        Err(e) => Err(Refusal {
-            code: "ownership-overlap",
-            field: String::new(),
-            offset: 0,
-            message: e.to_string(),
-            stage: "ledger",
-        }),
+        Err(e) => Err(Refusal::of(&e, "validator")),
     }
 }
 

@@ -45,6 +45,8 @@ mod nested;
 mod fill;
 // Strings.
 mod strings;
+// `owned_apart`.
+mod ownership;
 // Field and record decoding for the view.
 mod decode;
 // Record streams.

@@ -244,6 +244,35 @@ fn compare(file: &[u8]) -> String {
         }
         (Ok(_), Err(e)) => panic!("generated accepts, reference rejects: {e}"),
         (Ok(Vpmn::V1(_)), Ok(_)) => panic!("a file the reference reads as v2 validated as v1"),
+        // Byte ownership is a rule the binrw reader does not state: held here to the plain
+        // definition over the reference's own fields (two parts share a byte).
+        (Err(g), Ok(r)) if g.code == "ownership-overlap" => {
+            let sub = u64::from(r.header.sub_header_offset);
+            let dir = u64::from(r.sub_header.sh_offset);
+            let mut parts = vec![
+                (0u64, 48u64),
+                (sub, sub + 12),
+                (
+                    dir,
+                    dir + u64::from(r.sub_header.sh_count) * u64::from(r.sub_header.sh_size),
+                ),
+            ];
+            for s in &r.sections {
+                let at = u64::from(s.sd_offset_low) | u64::from(s.sd_offset_high) << 32;
+                let size = u64::from(s.sd_size_low) | u64::from(s.sd_size_high) << 32;
+                parts.push((at, at.saturating_add(size)));
+            }
+            let shared = parts.iter().enumerate().any(|(j, b)| {
+                parts[..j]
+                    .iter()
+                    .any(|a| a.1 > a.0 && b.1 > b.0 && a.0 < b.1 && b.0 < a.1)
+            });
+            assert!(
+                shared,
+                "generated refuses {g}, but no two parts share a byte"
+            );
+            g.code.into()
+        }
         (Err(g), Ok(_)) => panic!("generated rejects ({g}), reference accepts"),
     }
 }

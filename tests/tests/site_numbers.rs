@@ -44,15 +44,27 @@ fn pinned(name: &str, sites: &[ErrorSite], schema: &str) {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let checked = npuschema_codegen::load(&repo.join(schema)).unwrap_or_else(|d| panic!("{d}"));
     let interp = npuschema_codegen::interp::Interp::new(&checked);
-    assert_eq!(table(interp.sites()), got, "interpreter and generated {name} sites");
+    assert_eq!(
+        table(interp.sites()),
+        got,
+        "interpreter and generated {name} sites"
+    );
 }
 
 #[test]
 fn npu1_sites_are_pinned() {
-    pinned("npu1", &npuschema_generated::npu1::ERROR_SITES, "schema/npu1.yaml");
+    pinned(
+        "npu1",
+        &npuschema_generated::npu1::ERROR_SITES,
+        "schema/npu1.yaml",
+    );
 }
 
 #[test]
 fn vpmn_sites_are_pinned() {
-    pinned("vpmn", &npuschema_generated::vpmn::ERROR_SITES, "schema/vpmn.yaml");
+    pinned(
+        "vpmn",
+        &npuschema_generated::vpmn::ERROR_SITES,
+        "schema/vpmn.yaml",
+    );
 }

@@ -661,6 +661,9 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
                 _ => d.error(checksum.pos, format!("payload_checksum names `{}`, which is not a directory checksum over payloads", checksum.text)),
             }
         }
+        ExtStep::OwnedApart { ownership, .. } => {
+            crate::check::ownership::check_step(c, ownership, scope, st, d);
+        }
         ExtStep::SlotsPaired { slots, .. }
         | ExtStep::SlotsValid { slots, .. }
         | ExtStep::SlotsPaddingZero { slots, .. } => {

@@ -21,6 +21,7 @@ pub(crate) mod located_writer;
 pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
+pub(crate) mod ownership;
 pub(crate) mod positions;
 pub(crate) mod range_place;
 pub(crate) mod record_rules;

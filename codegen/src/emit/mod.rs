@@ -19,6 +19,7 @@ pub(crate) mod linform;
 pub(crate) mod located_writer;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
+pub(crate) mod ownership;
 pub(crate) mod positions;
 pub(crate) mod record_writer;
 pub(crate) mod recpos;

@@ -1295,6 +1295,11 @@ pub fn step(
         ExtStep::PayloadChecksum { code, checksum } => {
             payload_checksum(em, code, checksum, prev, scope, env)
         }
+        ExtStep::OwnedApart {
+            code,
+            too_many,
+            ownership,
+        } => crate::emit::ownership::step(em, code, too_many, ownership),
         ExtStep::SlotsPaired { code, slots } => {
             slots_paired(em, &code.text, slots_of(c, &slots.text))
         }

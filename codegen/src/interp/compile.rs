@@ -948,6 +948,13 @@ impl Comp<'_> {
                     stored: self.expr(&stored.expr, scope),
                 }
             }
+            ExtStep::OwnedApart {
+                code,
+                too_many,
+                ownership,
+            } => CStep::OwnedApart(Box::new(super::ownership::compile(
+                self, code, too_many, ownership,
+            )?)),
             ExtStep::SlotsPaired { code, slots } => {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;

@@ -362,6 +362,8 @@ pub(super) enum CStep {
     StreamChecksum(Box<Sums>),
     /// A `for_each` over a stream or a stream's collection.
     StreamEach(Box<Each>),
+    /// `owned_apart` (`interp/ownership.rs`).
+    OwnedApart(Box<Owned>),
     SlotsPadding {
         f: Fail,
         dir: usize,
@@ -671,4 +673,37 @@ pub(super) struct StrCheck {
     pub(super) range: Option<usize>,
     pub(super) prefix: u8,
     pub(super) big: bool,
+}
+
+/// One part of an `owned_apart` step, resolved for running.
+#[derive(Clone, Debug)]
+pub(super) enum OPart {
+    /// The header: `header_size` bytes at 0.
+    Header,
+    /// A located record (its slot in `State::located`).
+    Record(usize),
+    /// A table's extent: (table, record size).
+    Table(usize, u64),
+    /// A per-record range: table, record size, condition, start, length.
+    Range(Box<ORange>),
+}
+
+/// A per-record range part of an `owned_apart` step.
+#[derive(Clone, Debug)]
+pub(super) struct ORange {
+    pub(super) table: usize,
+    pub(super) rec_size: u64,
+    pub(super) when: Option<CE>,
+    pub(super) start: CE,
+    pub(super) length: CE,
+}
+
+/// A compiled `owned_apart` step: the bound, the parts, the too-many site and one site per
+/// pair of parts that can overlap (`(earlier, later)`, `emit::ownership::pairs_of`).
+#[derive(Clone, Debug)]
+pub(super) struct Owned {
+    pub(super) max: u64,
+    pub(super) parts: Vec<OPart>,
+    pub(super) many: Fail,
+    pub(super) pairs: Vec<((usize, usize), Fail)>,
 }

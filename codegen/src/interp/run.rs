@@ -685,6 +685,7 @@ impl<'c> Interp<'c> {
                         ));
                     }
                 }
+                CStep::OwnedApart(o) => self.owned_apart(p, o, st)?,
                 CStep::SlotsPaired {
                     f,
                     dir,

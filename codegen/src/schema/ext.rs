@@ -13,6 +13,9 @@
 //!   checksums (`record_checksums`, `payload_checksum`);
 //! - `slots` (per file): a section's payload cut into slots by another section's records
 //!   (`slots_paired`, `slots_valid`, `slots_padding_zero`);
+//! - `ownership` (per file): parts of the file (header, located records, table extents,
+//!   per-record ranges) that must not share a byte, with a bound on their number
+//!   (`owned_apart`);
 //! - `variants` (top-level file only): layouts chosen by a header field (versions).
 
 use crate::diag::Diags;
@@ -171,6 +174,23 @@ pub struct Slots {
     pub align_pos: Pos,
 }
 
+/// Parts of a file that must not share a byte: each part is the file's header, a located
+/// record, a table's extent, or a per-record range (one part instance per record).
+#[derive(Clone, Debug)]
+pub struct Ownership {
+    /// Name.
+    pub name: Name,
+    /// Documentation.
+    pub doc: String,
+    /// The parts, in the order their instances are numbered.
+    pub parts: Vec<Name>,
+    /// The most part instances a valid file has (the check's work is at most
+    /// `max * (max - 1) / 2` comparisons).
+    pub max: u64,
+    /// Where `max` was written.
+    pub max_pos: Pos,
+}
+
 /// The extra step kinds.
 #[derive(Clone, Debug)]
 pub enum ExtStep {
@@ -243,6 +263,16 @@ pub enum ExtStep {
         /// The slots.
         slots: Name,
     },
+    /// No two part instances of an `ownership` share a byte (`code`), and there are no more
+    /// of them than its `max` (`too_many`).
+    OwnedApart {
+        /// Code for two parts sharing a byte.
+        code: Name,
+        /// Code for more part instances than `max`.
+        too_many: Name,
+        /// The ownership declaration.
+        ownership: Name,
+    },
 }
 
 /// Step kinds handled here.
@@ -255,6 +285,7 @@ pub const STEP_KINDS: &[&str] = &[
     "slots_paired",
     "slots_valid",
     "slots_padding_zero",
+    "owned_apart",
 ];
 
 /// `bitfields:` at the top level.
@@ -539,6 +570,30 @@ pub(crate) fn slots(sname: Name, v: &Node, d: &mut Diags) -> Option<Slots> {
     })
 }
 
+pub(crate) fn ownership(oname: Name, v: &Node, d: &mut Diags) -> Option<Ownership> {
+    let mut m = MapReader::new(v, &format!("ownership `{}`", oname.text), d)?;
+    let odoc = doc(&mut m, d);
+    let parts = m
+        .req("parts", d)
+        .map(|n| {
+            seq(n, "parts", d)
+                .iter()
+                .filter_map(|p| name(p, "part", d))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    let max_node = m.req("max", d);
+    let max = max_node.and_then(|n| uint(n, "max", d));
+    m.finish(&["doc", "parts", "max"], d);
+    Some(Ownership {
+        name: oname,
+        doc: odoc,
+        parts,
+        max: max?,
+        max_pos: max_node?.pos,
+    })
+}
+
 /// One step of a kind in [`STEP_KINDS`].
 pub fn step(kind: &str, mut sm: MapReader<'_>, d: &mut Diags) -> Option<ExtStep> {
     let code = sm.req("code", d).and_then(|n| name(n, "code", d));
@@ -585,6 +640,15 @@ pub fn step(kind: &str, mut sm: MapReader<'_>, d: &mut Diags) -> Option<ExtStep>
                 missing: missing?,
                 duplicate: duplicate?,
                 checksum: target?,
+            }
+        }
+        "owned_apart" => {
+            let too_many = sm.req("too_many", d).and_then(|n| name(n, "too_many", d));
+            sm.finish(&["owned_apart", "too_many", "code"], d);
+            ExtStep::OwnedApart {
+                code: code?,
+                too_many: too_many?,
+                ownership: target?,
             }
         }
         "payload_checksum" => {

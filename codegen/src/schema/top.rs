@@ -5,7 +5,7 @@
 
 use crate::diag::Diags;
 use crate::expr::ExprAt;
-use crate::schema::ext::{Directory, Record, Slots, directory, slots};
+use crate::schema::ext::{Directory, Ownership, Record, Slots, directory, ownership, slots};
 use crate::schema::{
     Checksum, Const, Enum, EnumValue, FieldDef, FlagBit, Flags, IntTy, MapReader, Name, OrderKind,
     Range, Table, Writer, algorithm, boolean, byte_order, doc, expr_at, ext, int_ty, name,
@@ -919,6 +919,8 @@ pub struct FileExt {
     pub directories: Vec<Directory>,
     /// Slot regions.
     pub slots: Vec<Slots>,
+    /// Parts that must not share a byte.
+    pub ownership: Vec<Ownership>,
     /// Variants (top-level file only).
     pub variants: Option<Box<Variants>>,
     /// A variant's selecting condition.
@@ -926,7 +928,7 @@ pub struct FileExt {
 }
 
 /// Keys of `file` handled here.
-pub const FILE_KEYS: &[&str] = &["records", "directories", "slots", "variants"];
+pub const FILE_KEYS: &[&str] = &["records", "directories", "slots", "ownership", "variants"];
 
 /// The `file` keys of this module, read from `m`.
 pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt {
@@ -963,6 +965,13 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
         for (sname, v) in named_entries(ss, "slots", d) {
             if let Some(x) = slots(sname, v, d) {
                 out.slots.push(x);
+            }
+        }
+    }
+    if let Some(os) = m.opt("ownership") {
+        for (oname, v) in named_entries(os, "ownership", d) {
+            if let Some(x) = ownership(oname, v, d) {
+                out.ownership.push(x);
             }
         }
     }

@@ -34,6 +34,8 @@ pub const CODES: &[&str] = &[
     "dynaio-unpaired",
     "dynaio-entry-invalid",
     "dynaio-padding-nonzero",
+    "ownership-overlap",
+    "too-many-sections",
 ];
 
 /// The corpus files `(name, bytes)`, sorted, or `None` (after saying so) when there is no

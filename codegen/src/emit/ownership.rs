@@ -1,0 +1,291 @@
+//! Emission of the `owned_apart` step (`check/ownership.rs`): the part instances are
+//! numbered in declaration order and `npuschema_core::first_overlap` compares them pairwise,
+//! within the declared bound; the emitted code only says where each instance lies and which
+//! error a pair of parts gives.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::check::Scope;
+use crate::check::expr::single_field;
+use crate::check::ownership::{Part, ownership, parts};
+use crate::emit::{Blame, Det, Em, Env, Opd, fail, lit_u64_suffixed as lit_u64};
+use crate::schema::Name;
+
+fn ident(s: &str) -> proc_macro2::Ident {
+    format_ident!("{}", s)
+}
+
+/// Where the error for a pair whose later instance is of `part` points: the header, the
+/// record or table (at its start), or the range's offset field in its record (`index` and
+/// `rec_at` bound to that record).
+pub(crate) fn part_blame(em: &Em<'_>, name: &str, part: Part<'_>) -> Blame {
+    let file = &em.c.schema.file;
+    match part {
+        Part::Header => Blame::plain("header", 0),
+        Part::Record(i) => {
+            let r = file
+                .ext
+                .records
+                .get(i)
+                .map_or(name, |r| r.name.text.as_str());
+            let at = format_ident!("{}_at", r);
+            Blame::at(r, quote!(#at))
+        }
+        Part::Table(i) => {
+            let t = file.tables.get(i).map_or(name, |t| t.name.text.as_str());
+            let at = format_ident!("{}_at", t);
+            Blame::at(t, quote!(#at))
+        }
+        Part::Range(r, _, t) => em.blame(&r.offset.expr, Scope::Record(t)),
+    }
+}
+
+/// Where the error for too many part instances points: the count of the first per-record
+/// range's table (its start when the count is no single field), else the header.
+pub(crate) fn too_many_blame(em: &Em<'_>, ps: &[(&str, Part<'_>)]) -> Blame {
+    let first_range = ps.iter().find_map(|(_, p)| match p {
+        Part::Range(_, _, t) => Some(*t),
+        _ => None,
+    });
+    match first_range {
+        Some(t) if single_field(em.c, &t.count.expr, Scope::Top).is_some() => {
+            em.blame(&t.count.expr, Scope::Top)
+        }
+        Some(t) => {
+            let at = format_ident!("{}_at", t.name.text);
+            Blame::at(t.name.text.as_str(), quote!(#at))
+        }
+        None => Blame::plain("header", 0),
+    }
+}
+
+/// The pairs of parts `(earlier, later)` whose instances can share a byte, in the order
+/// their error sites are numbered (later part outer): every two parts, and a per-record
+/// range with itself (two records); a part with one instance cannot overlap itself.
+pub(crate) fn pairs_of(ps: &[(&str, Part<'_>)]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (j2, (_, p2)) in ps.iter().enumerate() {
+        for j1 in 0..=j2 {
+            if j1 < j2 || matches!(p2, Part::Range(..)) {
+                out.push((j1, j2));
+            }
+        }
+    }
+    out
+}
+
+/// The detail names of a pair's error: `byte AT is also in <first part> at START`.
+pub(crate) fn pair_names(first: &str) -> [String; 3] {
+    ["byte".into(), "is also in".into(), format!("{first} at")]
+}
+
+/// The `owned_apart` step.
+pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStream {
+    let c = em.c;
+    let Some(o) = ownership(c, &name.text) else {
+        return quote!();
+    };
+    let ps = parts(c, o);
+    let file = &c.schema.file;
+    let renv = Env {
+        header: quote!(header),
+        record: quote!(rec),
+    };
+    // Each part's instance count and the extent of its instance `i`.
+    let mut counts = Vec::new();
+    let mut extents = Vec::new();
+    for (_, p) in &ps {
+        let (n, e) = match *p {
+            Part::Header => (
+                quote!(1u64),
+                quote!((
+                    0u64,
+                    u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX)
+                )),
+            ),
+            Part::Record(i) => {
+                let r = file.ext.records.get(i).map_or("", |r| r.name.text.as_str());
+                let (v, at) = (ident(r), format_ident!("{}_at", r));
+                (
+                    quote!(1u64),
+                    quote!((#at, #at.saturating_add(u64::try_from(#v.as_bytes().len()).unwrap_or(u64::MAX)))),
+                )
+            }
+            Part::Table(i) => {
+                let t = file.tables.get(i).map_or("", |t| t.name.text.as_str());
+                let (v, at) = (ident(t), format_ident!("{}_at", t));
+                (
+                    quote!(1u64),
+                    quote!((#at, #at.saturating_add(u64::try_from(core::mem::size_of_val(#v)).unwrap_or(u64::MAX)))),
+                )
+            }
+            Part::Range(r, _, t) => {
+                let v = ident(&t.name.text);
+                let rec_ty = ident(&t.record.text);
+                let scope = Scope::RecordOnly(t);
+                let side = |e: &crate::expr::Expr| match em.plain(e, scope, &renv) {
+                    Some(p) => p,
+                    None => {
+                        let v = em.value(e, scope, &renv);
+                        quote!({ let v: Option<u64> = #v; v.unwrap_or(0) })
+                    }
+                };
+                let (s, l) = (side(&r.offset.expr), side(&r.length.expr));
+                let span = quote! {
+                    let start: u64 = #s;
+                    let length: u64 = #l;
+                    (start, start.saturating_add(length))
+                };
+                let span = match &r.when {
+                    Some(w) => {
+                        let guard = crate::emit::strip_parens(em.cond(&w.expr, scope, &renv));
+                        quote!(if #guard { #span } else { (0, 0) })
+                    }
+                    None => span,
+                };
+                (
+                    quote!(u64::try_from(#v.len()).unwrap_or(u64::MAX)),
+                    quote! {
+                        match #v.get(usize::try_from(i).unwrap_or(usize::MAX)) {
+                            Some(raw) => {
+                                let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                                let _ = &rec;
+                                #span
+                            }
+                            None => (0, 0),
+                        }
+                    },
+                )
+            }
+        };
+        counts.push(n);
+        extents.push(e);
+    }
+    let nvars: Vec<_> = (0..ps.len())
+        .map(|j| format_ident!("__own_n{}", j))
+        .collect();
+    let uses_i: Vec<bool> = ps
+        .iter()
+        .map(|(_, p)| matches!(p, Part::Range(..)))
+        .collect();
+    // Part by part: instance `__k` of this part, or `__k` less its count for the next.
+    let last = ps.len().saturating_sub(1);
+    let step_on = |j: usize, n: &proc_macro2::Ident| {
+        if j < last {
+            quote!(__k = __k.saturating_sub(#n);)
+        } else {
+            quote!()
+        }
+    };
+    let ext_arms = extents
+        .iter()
+        .zip(&nvars)
+        .zip(&uses_i)
+        .enumerate()
+        .map(|(j, ((e, n), ui))| {
+            let bind = if *ui { quote!(let i = __k;) } else { quote!() };
+            let next = step_on(j, n);
+            quote! {
+                if __k < #n { #bind return #e; }
+                #next
+            }
+        });
+    let which_arms = nvars.iter().enumerate().map(|(j, n)| {
+        let next = step_on(j, n);
+        let j = crate::emit::lit_usize(u64::try_from(j).unwrap_or(u64::MAX));
+        quote! {
+            if __k < #n { return (#j, __k); }
+            #next
+        }
+    });
+    // The sites, in this order: too many, then each pair (later part, earlier part).
+    let max = lit_u64(o.max);
+    let fail_many = fail(
+        &too_many.text,
+        &too_many_blame(em, &ps),
+        Det::Compare(
+            Opd::Val(quote!(__parts)),
+            Opd::Val(quote!(#max)),
+            ["parts".into(), ">".into(), String::new()],
+        ),
+    );
+    let mut pair_arms = Vec::new();
+    let pairs = pairs_of(&ps);
+    for (j2, (n2, p2)) in ps.iter().enumerate() {
+        let bind = match p2 {
+            Part::Range(_, _, t) => {
+                let at = format_ident!("{}_at", t.name.text);
+                let size = lit_u64(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                quote! {
+                    let index: u64 = i2;
+                    let rec_at = #at.saturating_add(index.saturating_mul(#size));
+                }
+            }
+            _ => quote!(let _ = i2;),
+        };
+        let b = part_blame(em, n2, *p2);
+        for (j1, (n1, _)) in ps.iter().enumerate().take(j2 + 1) {
+            if !pairs.contains(&(j1, j2)) {
+                continue;
+            }
+            let f = fail(
+                &code.text,
+                &b,
+                Det::Compare(Opd::Val(quote!(at)), Opd::Val(quote!(s1)), pair_names(n1)),
+            );
+            let pat = if pairs.last() == Some(&(j1, j2)) {
+                quote!(_)
+            } else {
+                let (a, b) = (
+                    crate::emit::lit_usize(u64::try_from(j1).unwrap_or(u64::MAX)),
+                    crate::emit::lit_usize(u64::try_from(j2).unwrap_or(u64::MAX)),
+                );
+                quote!((#a, #b))
+            };
+            pair_arms.push(quote!(#pat => { #bind return #f; }));
+        }
+    }
+    let names: Vec<String> = o.parts.iter().map(|p| format!("`{}`", p.text)).collect();
+    let comment = format!(
+        "@step {}: no two of {} share a byte; at most {} part instances ({} otherwise, before any comparison). {}",
+        code.text,
+        names.join(", "),
+        o.max,
+        too_many.text,
+        crate::emit::doc::flow(&o.doc)
+    );
+    let sum = nvars.iter().skip(1).fold(
+        nvars.first().map_or(quote!(0u64), |n| quote!(#n)),
+        |acc, n| quote!(#acc.saturating_add(#n)),
+    );
+    quote! {
+        #[doc = #comment]
+        {
+            #(let #nvars: u64 = #counts;)*
+            let __parts: u64 = #sum;
+            let __extent = |k: u64| -> (u64, u64) {
+                let mut __k = k;
+                #(#ext_arms)*
+                (0, 0)
+            };
+            let __which = |k: u64| -> (usize, u64) {
+                let mut __k = k;
+                #(#which_arms)*
+                (usize::MAX, 0)
+            };
+            match __rt::first_overlap(__parts, #max, &__extent) {
+                Ok(()) => {}
+                Err(__rt::Shared::TooMany) => return #fail_many,
+                Err(__rt::Shared::Overlap { first, second, at }) => {
+                    let (p1, _) = __which(first);
+                    let (p2, i2) = __which(second);
+                    let (s1, _) = __extent(first);
+                    match (p1, p2) {
+                        #(#pair_arms)*
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Byte ownership: no two parts of a file share a byte.
+//!
+//! A schema's `ownership` declaration names the parts of a file (its header, located
+//! records, the extent of a table, each record's range) that must lie apart; the generated
+//! validator numbers the part instances `0..count` in declaration order (every record of a
+//! per-record range in table order) and hands [`first_overlap`] a function giving each
+//! instance's extent. The interpreter does the same, so both report the same pair.
+
+/// Why the parts of a file do not own their bytes apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shared {
+    /// More part instances than the schema's declared bound: the check would take more
+    /// than the work the bound allows, so the file is refused before any pair is compared.
+    TooMany,
+    /// Instance `second` shares bytes with the earlier instance `first`, from byte `at`
+    /// (the first shared byte) on.
+    Overlap {
+        /// The earlier instance.
+        first: u64,
+        /// The later instance, the one the error blames.
+        second: u64,
+        /// The first byte both hold.
+        at: u64,
+    },
+}
+
+/// The first pair of part instances that share a byte, or `Ok` when all lie apart.
+///
+/// `extent(k)` is instance `k`'s bytes as `(start, end)`, `end` exclusive; an instance with
+/// `end <= start` is empty and owns nothing. Instances are compared pairwise, with no
+/// allocation and no sorting: instance `j` against every earlier instance, `j` from `1`, so
+/// the pair reported is the one with the smallest `second`, then the smallest `first`.
+///
+/// **Bounded work**: `count` must not exceed `max`, else [`Shared::TooMany`] before any
+/// comparison, so at most `max * (max - 1) / 2` pairs are compared and `extent` is called
+/// at most `max * (max + 1) / 2` times (a bound of 1,024 parts is 523,776 comparisons).
+///
+/// # Errors
+/// [`Shared::TooMany`] or the first [`Shared::Overlap`].
+///
+/// ```
+/// use npuschema_core::{Shared, first_overlap};
+///
+/// let parts = [(0, 48), (48, 60), (200, 300), (250, 260)];
+/// let extent = |k: u64| parts.get(k as usize).copied().unwrap_or((0, 0));
+/// assert_eq!(
+///     first_overlap(4, 16, extent),
+///     Err(Shared::Overlap { first: 2, second: 3, at: 250 })
+/// );
+/// assert_eq!(first_overlap(3, 16, extent), Ok(()));
+/// assert_eq!(first_overlap(4, 3, extent), Err(Shared::TooMany));
+/// ```
+pub fn first_overlap(
+    count: u64,
+    max: u64,
+    mut extent: impl FnMut(u64) -> (u64, u64),
+) -> Result<(), Shared> {
+    if count > max {
+        return Err(Shared::TooMany);
+    }
+    for second in 1..count {
+        let (s2, e2) = extent(second);
+        if e2 <= s2 {
+            continue;
+        }
+        for first in 0..second {
+            let (s1, e1) = extent(first);
+            if e1 > s1 && s1 < e2 && s2 < e1 {
+                return Err(Shared::Overlap {
+                    first,
+                    second,
+                    at: s1.max(s2),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn run(parts: &[(u64, u64)], max: u64) -> Result<(), Shared> {
+        let n = parts.len() as u64;
+        first_overlap(n, max, |k| {
+            parts
+                .get(usize::try_from(k).unwrap_or(usize::MAX))
+                .copied()
+                .unwrap_or((0, 0))
+        })
+    }
+
+    /// Held to a brute-force definition (some byte in both) on every arrangement of three
+    /// parts over a 6-byte file.
+    #[test]
+    fn agrees_with_the_byte_definition() {
+        let spans = || (0..6u64).flat_map(|s| (0..=6u64).map(move |e| (s, e)));
+        for a in spans() {
+            for b in spans() {
+                for c in spans() {
+                    let parts = [a, b, c];
+                    let mut want = Ok(());
+                    'outer: for j in 1..3usize {
+                        for i in 0..j {
+                            let (p, q) = (parts[i], parts[j]);
+                            if let Some(x) =
+                                (0..6u64).find(|x| (p.0..p.1).contains(x) && (q.0..q.1).contains(x))
+                            {
+                                want = Err(Shared::Overlap {
+                                    first: i as u64,
+                                    second: j as u64,
+                                    at: x,
+                                });
+                                break 'outer;
+                            }
+                        }
+                    }
+                    assert_eq!(run(&parts, 3), want, "{parts:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_bound_is_checked_first() {
+        assert_eq!(run(&[(0, 1), (0, 1)], 1), Err(Shared::TooMany));
+        assert_eq!(run(&[], 0), Ok(()));
+        assert_eq!(run(&[(0, 1)], 1), Ok(()));
+    }
+
+    #[test]
+    fn work_is_bounded_by_the_pairs() {
+        let mut calls = 0u64;
+        let r = first_overlap(100, 100, |k| {
+            calls += 1;
+            (k * 10, k * 10 + 10)
+        });
+        assert_eq!(r, Ok(()));
+        assert_eq!(calls, 99 + 99 * 100 / 2);
+    }
+}
