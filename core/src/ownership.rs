@@ -6,6 +6,29 @@
 //! per-record range in table order) and hands [`first_overlap`] a function giving each
 //! instance's extent. The interpreter does the same, so both report the same pair.
 
+/// One part instance of a validated file, from a generated `<ownership>_parts()` accessor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OwnedPart {
+    /// The part's name in the schema (`header`, a record, a table or a range).
+    pub part: &'static str,
+    /// The record's index for a per-record range; 0 for a part with one instance.
+    pub index: u64,
+    /// The first byte.
+    pub start: u64,
+    /// One past the last byte (`end <= start`: the instance owns nothing).
+    pub end: u64,
+}
+
+/// Where `part`, a subslice of `buf`, starts in it (0 when it is not one).
+#[must_use]
+pub fn offset_in(buf: &[u8], part: &[u8]) -> u64 {
+    part.as_ptr()
+        .addr()
+        .checked_sub(buf.as_ptr().addr())
+        .and_then(|d| u64::try_from(d).ok())
+        .unwrap_or(0)
+}
+
 /// Why the parts of a file do not own their bytes apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shared {

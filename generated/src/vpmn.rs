@@ -4006,6 +4006,106 @@ impl<'a> VpmnV2<'a> {
             index: 0,
         }
     }
+    /// The part instances of ownership `layout` (`header`, `sub_header`, `sections`, `payload`), as its `owned_apart` step numbers and checks them: each part's name, the record's index for a per-record range (0 otherwise) and its bytes `start..end` (empty: it owns nothing).
+    pub fn layout_parts(&self) -> impl Iterator<Item = __rt::OwnedPart> + '_ {
+        let buf = self.buf;
+        let header = self.header();
+        let _ = (&header, buf);
+        let sub_header = self.sub_header();
+        let sub_header_at = __rt::offset_in(buf, sub_header.as_bytes());
+        let sections = self.sections;
+        let sections_at = __rt::offset_in(buf, sections.as_flattened());
+        let _ = sections_at;
+        let __own_n0: u64 = 1u64;
+        let __own_n1: u64 = 1u64;
+        let __own_n2: u64 = 1u64;
+        let __own_n3: u64 = u64::try_from(sections.len()).unwrap_or(u64::MAX);
+        let __parts: u64 = __own_n0
+            .saturating_add(__own_n1)
+            .saturating_add(__own_n2)
+            .saturating_add(__own_n3);
+        let __extent = move |k: u64| -> (u64, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (
+                    0u64,
+                    u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
+                );
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (
+                    sub_header_at,
+                    sub_header_at
+                        .saturating_add(
+                            u64::try_from(sub_header.as_bytes().len())
+                                .unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (
+                    sections_at,
+                    sections_at
+                        .saturating_add(
+                            u64::try_from(core::mem::size_of_val(sections))
+                                .unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                let i = __k;
+                return match sections.get(usize::try_from(i).unwrap_or(usize::MAX)) {
+                    Some(raw) => {
+                        let rec = SectionHeader {
+                            raw,
+                            buf,
+                            index: u32::try_from(i).unwrap_or(u32::MAX),
+                        };
+                        let _ = &rec;
+                        let start: u64 = rec.offset();
+                        let length: u64 = rec.size();
+                        (start, start.saturating_add(length))
+                    }
+                    None => (0, 0),
+                };
+            }
+            (0, 0)
+        };
+        let __which = move |k: u64| -> (usize, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (0, __k);
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (1, __k);
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (2, __k);
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                return (3, __k);
+            }
+            (usize::MAX, 0)
+        };
+        const NAMES: [&str; 4] = ["header", "sub_header", "sections", "payload"];
+        (0..__parts)
+            .map(move |k| {
+                let (p, index) = __which(k);
+                let (start, end) = __extent(k);
+                __rt::OwnedPart {
+                    part: NAMES.get(p).copied().unwrap_or(""),
+                    index,
+                    start,
+                    end,
+                }
+            })
+    }
     /// The INPUT records.
     ///
     /// The records of every section of this type, in directory order.
@@ -5375,6 +5475,105 @@ impl<'a> VpmnV1<'a> {
             index: 0,
             gate: self.fixed_gate,
         }
+    }
+    /// The part instances of ownership `layout` (`header`, `fixed`, `entries`, `bytes`), as its `owned_apart` step numbers and checks them: each part's name, the record's index for a per-record range (0 otherwise) and its bytes `start..end` (empty: it owns nothing).
+    pub fn layout_parts(&self) -> impl Iterator<Item = __rt::OwnedPart> + '_ {
+        let buf = self.buf;
+        let header = self.header();
+        let _ = (&header, buf);
+        let fixed = self.fixed();
+        let fixed_at = __rt::offset_in(buf, fixed.as_bytes());
+        let entries = self.entries;
+        let entries_at = __rt::offset_in(buf, entries.as_flattened());
+        let _ = entries_at;
+        let __own_n0: u64 = 1u64;
+        let __own_n1: u64 = 1u64;
+        let __own_n2: u64 = 1u64;
+        let __own_n3: u64 = u64::try_from(entries.len()).unwrap_or(u64::MAX);
+        let __parts: u64 = __own_n0
+            .saturating_add(__own_n1)
+            .saturating_add(__own_n2)
+            .saturating_add(__own_n3);
+        let __extent = move |k: u64| -> (u64, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (
+                    0u64,
+                    u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
+                );
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (
+                    fixed_at,
+                    fixed_at
+                        .saturating_add(
+                            u64::try_from(fixed.as_bytes().len()).unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (
+                    entries_at,
+                    entries_at
+                        .saturating_add(
+                            u64::try_from(core::mem::size_of_val(entries))
+                                .unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                let i = __k;
+                return match entries.get(usize::try_from(i).unwrap_or(usize::MAX)) {
+                    Some(raw) => {
+                        let rec = V1Entry {
+                            raw,
+                            buf,
+                            index: u32::try_from(i).unwrap_or(u32::MAX),
+                        };
+                        let _ = &rec;
+                        let start: u64 = u64::from(rec.offset());
+                        let length: u64 = u64::from(rec.size());
+                        (start, start.saturating_add(length))
+                    }
+                    None => (0, 0),
+                };
+            }
+            (0, 0)
+        };
+        let __which = move |k: u64| -> (usize, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (0, __k);
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (1, __k);
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (2, __k);
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                return (3, __k);
+            }
+            (usize::MAX, 0)
+        };
+        const NAMES: [&str; 4] = ["header", "fixed", "entries", "bytes"];
+        (0..__parts)
+            .map(move |k| {
+                let (p, index) = __which(k);
+                let (start, end) = __extent(k);
+                __rt::OwnedPart {
+                    part: NAMES.get(p).copied().unwrap_or(""),
+                    index,
+                    start,
+                    end,
+                }
+            })
     }
 }
 impl core::fmt::Debug for VpmnV1<'_> {

@@ -9,6 +9,13 @@
 //!   fixed-part extension no public reader maps);
 //! - `connection-tail`: the final 512 bytes, only when nothing else owns them.
 //!
+//! Which bytes each part owns is the schema's: the `ownership` declaration of
+//! `schema/vpmn.yaml`, whose `owned_apart` step the generated validator runs (so firmware
+//! refuses an overlap too), and whose generated `layout_parts()` accessor lists the parts
+//! read here. This module only names and classes them for people (decoded or opaque by
+//! section type, the DYNAIO slots, alignment and padding in the gaps); its own overlap
+//! check is a consistency check that a validated file cannot fail.
+//!
 //! Views (`section-covered-view`) fingerprint ranges already owned (the final 512 bytes when
 //! a section reaches the end of the file) and never take part in re-emission.
 //!
@@ -161,35 +168,38 @@ fn claim(start: u64, len: u64, class: Class, what: impl Into<String>, align: u32
     }
 }
 
+/// The claims of a version 2 file: the parts its schema's `ownership` declares (the
+/// generated `layout_parts`, which the validator checked apart), named and classed for the
+/// ledger; the DYNAIO payload is cut into its slots and the padding between them.
 fn v2_claims(v: &VpmnV2<'_>) -> Vec<Claim> {
-    let h = v.header();
-    let sub = v.sub_header();
-    let mut c = vec![
-        claim(0, 48, Class::DecodedRecord, "format-header", 0),
-        claim(
-            u64::from(h.sub_header_offset()),
-            12,
-            Class::DecodedRecord,
-            "sub-header",
-            0,
-        ),
-        claim(
-            u64::from(sub.sh_offset()),
-            u64::from(sub.sh_count()).saturating_mul(u64::from(sub.sh_size())),
-            Class::DecodedRecord,
-            "section-directory",
-            0,
-        ),
-    ];
+    let sections: Vec<_> = v.sections().collect();
+    let mut c = Vec::new();
     let slots: Vec<(u64, u64)> = v
         .dynaio_table()
         .map(|e| (u64::from(e.offset()), u64::from(e.size())))
         .collect();
-    for s in v.sections() {
+    for part in v.layout_parts() {
+        let (at, size) = (part.start, part.end.saturating_sub(part.start));
+        let fixed = match part.part {
+            "header" => Some("format-header"),
+            "sub_header" => Some("sub-header"),
+            "sections" => Some("section-directory"),
+            _ => None,
+        };
+        if let Some(what) = fixed {
+            c.push(claim(at, size, Class::DecodedRecord, what, 0));
+            continue;
+        }
+        let Some(s) = usize::try_from(part.index)
+            .ok()
+            .and_then(|i| sections.get(i))
+        else {
+            continue;
+        };
         let t = s.sd_type().raw();
         let name = super::section_type_name(t).unwrap_or_else(|| format!("type {t}"));
         let what = format!("section[{}] {name}", s.index());
-        let (at, size, align) = (s.offset(), s.size(), s.sd_alignsize());
+        let align = s.sd_alignsize();
         if t == DYNAIO {
             // The slots are opaque payloads; the bytes between and after them are padding.
             let mut cursor = 0u64;
@@ -262,20 +272,44 @@ pub const V1_TABLES: [&str; 16] = [
     "ppu_param",
 ];
 
+/// The claims of a version 1 file: the parts its schema's `ownership` declares (the
+/// generated `layout_parts`: prefix, fixed part, entry table, each entry's bytes), named and
+/// classed for the ledger, and the words between the entry table and the first located byte.
 fn v1_claims(v: &VpmnV1<'_>) -> Vec<Claim> {
-    let fixed = v.fixed();
-    let fixed_end = 92 + fixed.as_bytes().len() as u64;
-    let entries: Vec<(u64, u64)> = v
-        .entries()
-        .map(|e| (u64::from(e.offset()), u64::from(e.size())))
+    let parts: Vec<_> = v.layout_parts().collect();
+    let extent = |name: &str| {
+        parts
+            .iter()
+            .find(|p| p.part == name)
+            .map_or((0, 0), |p| (p.start, p.end))
+    };
+    let (fixed_start, fixed_end) = extent("fixed");
+    let (table_start, entries_end) = extent("entries");
+    // Each entry's `{offset, size}`, from the parts (empty ones kept, for their index).
+    let entries: Vec<(u64, u64)> = parts
+        .iter()
+        .filter(|p| p.part == "bytes")
+        .map(|p| (p.start, p.end.saturating_sub(p.start)))
         .collect();
-    let entries_end = fixed_end + 8 * entries.len() as u64;
+    let (prefix_start, prefix_end) = extent("header");
     let mut c = vec![
-        claim(0, 92, Class::DecodedRecord, "v1-prefix", 0),
-        claim(92, fixed_end - 92, Class::DecodedRecord, "v1-fixed-part", 0),
         claim(
-            fixed_end,
-            entries_end - fixed_end,
+            prefix_start,
+            prefix_end - prefix_start,
+            Class::DecodedRecord,
+            "v1-prefix",
+            0,
+        ),
+        claim(
+            fixed_start,
+            fixed_end - fixed_start,
+            Class::DecodedRecord,
+            "v1-fixed-part",
+            0,
+        ),
+        claim(
+            table_start,
+            entries_end - table_start,
             Class::DecodedRecord,
             "v1-table-entries",
             0,

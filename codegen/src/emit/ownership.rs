@@ -80,13 +80,12 @@ pub(crate) fn pair_names(first: &str) -> [String; 3] {
     ["byte".into(), "is also in".into(), format!("{first} at")]
 }
 
-/// The `owned_apart` step.
-pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStream {
+/// The instance numbering of an ownership's parts, over locals the caller binds: `header`,
+/// `buf`, each record `R` and `R_at`, each table `T` (its records) and `T_at`: binds the
+/// counts `__own_n<j>` and their sum `__parts`, and the closures `__extent(k) -> (start,
+/// end)` and `__which(k) -> (part, index)` (`move` closures when `mv`).
+fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
     let c = em.c;
-    let Some(o) = ownership(c, &name.text) else {
-        return quote!();
-    };
-    let ps = parts(c, o);
     let file = &c.schema.file;
     let renv = Env {
         header: quote!(header),
@@ -95,7 +94,7 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
     // Each part's instance count and the extent of its instance `i`.
     let mut counts = Vec::new();
     let mut extents = Vec::new();
-    for (_, p) in &ps {
+    for (_, p) in ps {
         let (n, e) = match *p {
             Part::Header => (
                 quote!(1u64),
@@ -199,6 +198,35 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
             #next
         }
     });
+    let sum = nvars.iter().skip(1).fold(
+        nvars.first().map_or(quote!(0u64), |n| quote!(#n)),
+        |acc, n| quote!(#acc.saturating_add(#n)),
+    );
+    let mv = if mv { quote!(move) } else { quote!() };
+    quote! {
+        #(let #nvars: u64 = #counts;)*
+        let __parts: u64 = #sum;
+        let __extent = #mv |k: u64| -> (u64, u64) {
+            let mut __k = k;
+            #(#ext_arms)*
+            (0, 0)
+        };
+        let __which = #mv |k: u64| -> (usize, u64) {
+            let mut __k = k;
+            #(#which_arms)*
+            (usize::MAX, 0)
+        };
+    }
+}
+
+/// The `owned_apart` step.
+pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStream {
+    let c = em.c;
+    let Some(o) = ownership(c, &name.text) else {
+        return quote!();
+    };
+    let ps = parts(c, o);
+    let bind = instances(em, &ps, false);
     // The sites, in this order: too many, then each pair (later part, earlier part).
     let max = lit_u64(o.max);
     let fail_many = fail(
@@ -255,25 +283,10 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
         too_many.text,
         crate::emit::doc::flow(&o.doc)
     );
-    let sum = nvars.iter().skip(1).fold(
-        nvars.first().map_or(quote!(0u64), |n| quote!(#n)),
-        |acc, n| quote!(#acc.saturating_add(#n)),
-    );
     quote! {
         #[doc = #comment]
         {
-            #(let #nvars: u64 = #counts;)*
-            let __parts: u64 = #sum;
-            let __extent = |k: u64| -> (u64, u64) {
-                let mut __k = k;
-                #(#ext_arms)*
-                (0, 0)
-            };
-            let __which = |k: u64| -> (usize, u64) {
-                let mut __k = k;
-                #(#which_arms)*
-                (usize::MAX, 0)
-            };
+            #bind
             match __rt::first_overlap(__parts, #max, &__extent) {
                 Ok(()) => {}
                 Err(__rt::Shared::TooMany) => return #fail_many,
@@ -288,4 +301,72 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
             }
         }
     }
+}
+
+/// The view accessor `<name>_parts()` of each ownership declaration: its part instances as
+/// the `owned_apart` step numbered and checked them (what `inspect --ledger` reports).
+pub fn accessors(em: &Em<'_>) -> Vec<TokenStream> {
+    let c = em.c;
+    let file = &c.schema.file;
+    let mut out = Vec::new();
+    for o in &file.ext.ownership {
+        let ps = parts(c, o);
+        if ps.len() != o.parts.len() {
+            continue;
+        }
+        // The locals the instance closures read, from the view.
+        let mut binds =
+            vec![quote!(let buf = self.buf; let header = self.header(); let _ = (&header, buf);)];
+        for (_, p) in &ps {
+            match *p {
+                Part::Record(i) => {
+                    let Some(r) = file.ext.records.get(i) else {
+                        continue;
+                    };
+                    let (v, at) = (ident(&r.name.text), format_ident!("{}_at", r.name.text));
+                    binds.push(
+                        quote!(let #v = self.#v(); let #at = __rt::offset_in(buf, #v.as_bytes());),
+                    );
+                }
+                Part::Table(i) | Part::Range(_, i, _) => {
+                    let Some(t) = file.tables.get(i) else {
+                        continue;
+                    };
+                    let (v, at) = (ident(&t.name.text), format_ident!("{}_at", t.name.text));
+                    let b = quote!(let #v = self.#v; let #at = __rt::offset_in(buf, #v.as_flattened()); let _ = #at;);
+                    if !binds.iter().any(|x| x.to_string() == b.to_string()) {
+                        binds.push(b);
+                    }
+                }
+                Part::Header => {}
+            }
+        }
+        let inst = instances(em, &ps, true);
+        let fname = format_ident!("{}_parts", o.name.text);
+        let names = ps.iter().map(|(n, _)| *n);
+        let np = crate::emit::lit_usize(u64::try_from(ps.len()).unwrap_or(u64::MAX));
+        let doc = format!(
+            " The part instances of ownership `{}` ({}), as its `owned_apart` step numbers and checks them: each part's name, the record's index for a per-record range (0 otherwise) and its bytes `start..end` (empty: it owns nothing).",
+            o.name.text,
+            o.parts
+                .iter()
+                .map(|p| format!("`{}`", p.text))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        out.push(quote! {
+            #[doc = #doc]
+            pub fn #fname(&self) -> impl Iterator<Item = __rt::OwnedPart> + '_ {
+                #(#binds)*
+                #inst
+                const NAMES: [&str; #np] = [#(#names),*];
+                (0..__parts).map(move |k| {
+                    let (p, index) = __which(k);
+                    let (start, end) = __extent(k);
+                    __rt::OwnedPart { part: NAMES.get(p).copied().unwrap_or(""), index, start, end }
+                })
+            }
+        });
+    }
+    out
 }

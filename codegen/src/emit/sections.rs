@@ -1936,6 +1936,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             });
         }
     }
+    out.accessors.extend(crate::emit::ownership::accessors(em));
     for dir in &file.ext.directories {
         let Some(di) = dir_info(c, dir) else { continue };
         let dsize = lit_usize(di.size);
