@@ -45,6 +45,15 @@
 //! - then: the schema language's README section, a diagnostics test in
 //!   `tests/schema_errors*.rs`, a test schema in `tests/schemas/` (golden and differential).
 //!
+//! **Error sites.** A check's failures are numbered where they are emitted: each
+//! `Em::fail` call registers its site in the module's `SiteList` (handed to every `Em` of
+//! the module; no global state), so the order of `fail` calls is the numbering. The
+//! interpreter registers the same sites in the same order (`interp/compile.rs`, `Comp::fail`),
+//! from the same resolved lists: a construct with several sites resolves what they depend
+//! on once in its `check/` module and both engines read it (`check/ownership.rs`'s
+//! `parts` and `pairs_of` are the example). `tests/tests/site_numbers.rs` pins the shipped
+//! formats' sites and holds the interpreter's numbering to the generated one.
+//!
 //! A new expression form is the exception: the expression checker is one recursion, so its
 //! check goes into `check/expr.rs` (as `table[expr].field`'s does) or into a construct module
 //! that `check/expr.rs` calls and that does not call back (as `first(collection)`'s

@@ -662,7 +662,8 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
             }
         }
         ExtStep::OwnedApart { ownership, .. } => {
-            crate::check::ownership::check_step(c, ownership, scope, st, d);
+            need_top(scope, ownership, d);
+            crate::check::ownership::check_step(c, ownership, st, d);
         }
         ExtStep::SlotsPaired { slots, .. }
         | ExtStep::SlotsValid { slots, .. }

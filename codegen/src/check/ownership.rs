@@ -4,8 +4,7 @@
 //! emitter (`emit/ownership.rs`) and the interpreter (`interp/compile.rs`) both read that
 //! list, in the same order, so both number the part instances, and their error sites, alike.
 
-use crate::check::ext::need_top;
-use crate::check::{Checked, Scope, StepState};
+use crate::check::{Checked, StepState};
 use crate::diag::Diags;
 use crate::schema::ext::Ownership;
 use crate::schema::{Name, Range, Table};
@@ -66,8 +65,8 @@ fn resolve<'a>(c: &'a Checked, p: &Name) -> Option<Part<'a>> {
 /// Check an `owned_apart` step: its declaration exists, every part is a header, a located
 /// record bound, a table placed or a per-record range checked before the step, no part is
 /// named twice, and `max` allows the parts that have one instance each.
-pub fn check_step(c: &Checked, name: &Name, scope: Scope<'_>, st: &StepState, d: &mut Diags) {
-    need_top(scope, name, d);
+/// (That it runs at file level is checked by the caller, `check/ext.rs`.)
+pub fn check_step(c: &Checked, name: &Name, st: &StepState, d: &mut Diags) {
     let file = &c.schema.file;
     let Some(o) = ownership(c, &name.text) else {
         d.error(
@@ -133,4 +132,24 @@ pub fn check_step(c: &Checked, name: &Name, scope: Scope<'_>, st: &StepState, d:
             ),
         );
     }
+}
+
+/// The pairs of parts `(earlier, later)` whose instances can share a byte, in the order
+/// their error sites are numbered (later part outer): every two parts, and a per-record
+/// range with itself (two records); a part with one instance cannot overlap itself.
+pub fn pairs_of(ps: &[(&str, Part<'_>)]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (j2, (_, p2)) in ps.iter().enumerate() {
+        for j1 in 0..=j2 {
+            if j1 < j2 || matches!(p2, Part::Range(..)) {
+                out.push((j1, j2));
+            }
+        }
+    }
+    out
+}
+
+/// The detail names of a pair's error: `byte AT is also in <first part> at START`.
+pub fn pair_names(first: &str) -> [String; 3] {
+    ["byte".into(), "is also in".into(), format!("{first} at")]
 }

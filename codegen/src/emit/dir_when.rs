@@ -357,7 +357,11 @@ fn record_when(c: &Checked, x: &DirPlan<'_>, entry: &Struct) -> TokenStream {
         };
     }
     let ety = ident(&entry.name.text);
-    let cond = Em { c }.cond(
+    let cond = Em {
+        c,
+        sites: &crate::emit::SiteList::default(),
+    }
+    .cond(
         &w.expr,
         Scope::RecordOnly(x.table),
         &Env {

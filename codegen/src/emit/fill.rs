@@ -5,7 +5,7 @@ use quote::{format_ident, quote};
 
 use crate::check::Scope;
 use crate::check::fill::byte_value;
-use crate::emit::{Blame, Det, Em, Env, Idx, fail};
+use crate::emit::{Blame, Det, Em, Env, Idx};
 use crate::schema::fill::{FillStep, Span};
 
 /// The step in a validator: a range error when `from..to` is no span of the buffer, then
@@ -19,7 +19,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &FillStep, scope: Scope<'_>, env: &Env) 
         Scope::Record(t) => Blame::record(&t.name.text, Idx::U64(quote!(index)), &fname, base, 0),
         _ => Blame::at(&fname, base),
     };
-    let bad = fail(
+    let bad = em.fail(
         code,
         &blame(quote!(
             start.saturating_add(u64::try_from(i).unwrap_or(u64::MAX))
@@ -67,7 +67,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &FillStep, scope: Scope<'_>, env: &Env) 
         Span::FromTo { from, to } => {
             let f = em.value(&from.expr, scope, env);
             let t = em.value(&to.expr, scope, env);
-            let out = fail(
+            let out = em.fail(
                 code,
                 &blame(quote!(from.unwrap_or(0))),
                 Det::Range(

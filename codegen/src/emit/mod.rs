@@ -136,41 +136,30 @@ pub(crate) enum Det {
 
 /// The error sites of the module being emitted, in the order their checks are emitted:
 /// site `k` of the list is `ERROR_SITES[k]`, with id `k + 1`. Identical sites (the same
-/// check emitted in two functions) share one entry. Filled by [`fail`] during one
-/// [`tokens`] call, which takes the list at the end to emit the table.
-struct Sites(Vec<String>);
+/// check emitted in two functions) share one entry. One list per generated module, handed
+/// to every [`Em`] that emits its checks ([`Em::fail`] registers a site), and taken by
+/// [`top::tokens`] at the end to emit the table.
+#[derive(Default)]
+pub(crate) struct SiteList(std::cell::RefCell<Vec<String>>);
 
-thread_local! {
-    static SITES: std::cell::RefCell<Option<Sites>> = const { std::cell::RefCell::new(None) };
-}
-
-/// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
-fn site_index(fields: &TokenStream) -> usize {
-    let key = fields.to_string();
-    SITES.with(|s| {
-        let mut s = s.borrow_mut();
-        let sites = s.get_or_insert_with(|| Sites(Vec::new()));
-        match sites.0.iter().position(|k| *k == key) {
+impl SiteList {
+    /// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
+    fn index(&self, fields: &TokenStream) -> usize {
+        let key = fields.to_string();
+        let mut sites = self.0.borrow_mut();
+        match sites.iter().position(|k| *k == key) {
             Some(i) => i,
             None => {
-                sites.0.push(key);
-                sites.0.len() - 1
+                sites.push(key);
+                sites.len() - 1
             }
         }
-    })
-}
+    }
 
-/// Run `f` with an empty site list; returns its result and the sites it registered.
-fn with_sites<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
-    let saved = SITES.with(|s| s.borrow_mut().replace(Sites(Vec::new())));
-    let out = f();
-    let sites = SITES.with(|s| {
-        let mut s = s.borrow_mut();
-        let mine = s.take().map(|x| x.0).unwrap_or_default();
-        *s = saved;
-        mine
-    });
-    (out, sites)
+    /// The sites registered, in order.
+    pub(crate) fn into_sites(self) -> Vec<String> {
+        self.0.into_inner()
+    }
 }
 
 /// The `ERROR_SITES` table of a module and its `error_site` lookup.
@@ -206,7 +195,7 @@ fn sites_table(sites: &[String]) -> TokenStream {
 /// An expression of type `Result<_, E: __rt::Report>` for a failed check: one call of
 /// `__rt::fail` with the check's entry of `ERROR_SITES` (its number, code, field, offset,
 /// detail shape) and the run-time numbers, so no `Error` is built inline.
-pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
+pub(crate) fn fail(sites: &SiteList, code: &str, b: &Blame, d: Det) -> TokenStream {
     let zero = quote!(0);
     let (kind, a, bv, c) = match d {
         Det::None => (quote!(None), zero.clone(), zero.clone(), zero),
@@ -256,7 +245,7 @@ pub(crate) fn fail(code: &str, b: &Blame, d: Det) -> TokenStream {
         Idx::Usize(i) => i.clone(),
         Idx::U64(i) => quote!(usize::try_from(#i).unwrap_or(usize::MAX)),
     };
-    let k = site_index(&quote! {
+    let k = sites.index(&quote! {
         code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind
     });
     let id = Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX));
@@ -323,6 +312,15 @@ pub(crate) struct Env {
 
 pub(crate) struct Em<'a> {
     pub(crate) c: &'a Checked,
+    /// The module's error sites, which [`Em::fail`] adds to.
+    pub(crate) sites: &'a SiteList,
+}
+
+impl Em<'_> {
+    /// A failed check's expression ([`fail`]), its site registered in this module's list.
+    pub(crate) fn fail(&self, code: &str, b: &Blame, d: Det) -> TokenStream {
+        fail(self.sites, code, b, d)
+    }
 }
 
 trait IntoTyped {
@@ -337,7 +335,11 @@ impl IntoTyped for Literal {
 /// Tokens of type `u64` for an expression that cannot fail, else `None` (shared with the
 /// writer emitter).
 pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<TokenStream> {
-    Em { c }.plain(
+    Em {
+        c,
+        sites: &SiteList::default(),
+    }
+    .plain(
         e,
         scope,
         &Env {
@@ -349,7 +351,11 @@ pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<To
 
 /// Tokens of type `Option<u64>` for an expression (shared with the writer emitter).
 pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStream {
-    Em { c }.value(
+    Em {
+        c,
+        sites: &SiteList::default(),
+    }
+    .value(
         e,
         scope,
         &Env {

@@ -8,8 +8,8 @@ use quote::{format_ident, quote};
 
 use crate::check::Scope;
 use crate::check::expr::single_field;
-use crate::check::ownership::{Part, ownership, parts};
-use crate::emit::{Blame, Det, Em, Env, Opd, fail, lit_u64_suffixed as lit_u64};
+use crate::check::ownership::{Part, ownership, pair_names, pairs_of, parts};
+use crate::emit::{Blame, Det, Em, Env, Opd, lit_u64_suffixed as lit_u64};
 use crate::schema::Name;
 
 fn ident(s: &str) -> proc_macro2::Ident {
@@ -58,26 +58,6 @@ pub(crate) fn too_many_blame(em: &Em<'_>, ps: &[(&str, Part<'_>)]) -> Blame {
         }
         None => Blame::plain("header", 0),
     }
-}
-
-/// The pairs of parts `(earlier, later)` whose instances can share a byte, in the order
-/// their error sites are numbered (later part outer): every two parts, and a per-record
-/// range with itself (two records); a part with one instance cannot overlap itself.
-pub(crate) fn pairs_of(ps: &[(&str, Part<'_>)]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for (j2, (_, p2)) in ps.iter().enumerate() {
-        for j1 in 0..=j2 {
-            if j1 < j2 || matches!(p2, Part::Range(..)) {
-                out.push((j1, j2));
-            }
-        }
-    }
-    out
-}
-
-/// The detail names of a pair's error: `byte AT is also in <first part> at START`.
-pub(crate) fn pair_names(first: &str) -> [String; 3] {
-    ["byte".into(), "is also in".into(), format!("{first} at")]
 }
 
 /// The instance numbering of an ownership's parts, over locals the caller binds: `header`,
@@ -229,7 +209,7 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
     let bind = instances(em, &ps, false);
     // The sites, in this order: too many, then each pair (later part, earlier part).
     let max = lit_u64(o.max);
-    let fail_many = fail(
+    let fail_many = em.fail(
         &too_many.text,
         &too_many_blame(em, &ps),
         Det::Compare(
@@ -257,7 +237,7 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
             if !pairs.contains(&(j1, j2)) {
                 continue;
             }
-            let f = fail(
+            let f = em.fail(
                 &code.text,
                 &b,
                 Det::Compare(Opd::Val(quote!(at)), Opd::Val(quote!(s1)), pair_names(n1)),

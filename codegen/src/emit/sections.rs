@@ -14,7 +14,7 @@ use crate::check::ext::{collection_of, field_of, type_value};
 use crate::check::lookup::is_gated;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::emit::doc::doc_attr;
-use crate::emit::{Blame, Det, Em, Env, Idx, Opd, fail, lit_u64_suffixed as lit_u64, lit_usize};
+use crate::emit::{Blame, Det, Em, Env, Idx, Opd, lit_u64_suffixed as lit_u64, lit_usize};
 use crate::expr::{Expr, ExprAt};
 use crate::names::camel;
 use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};
@@ -923,8 +923,8 @@ fn bind_value(
     }
 }
 
-fn err(code: &str, b: &Blame, d: Det) -> TokenStream {
-    let f = fail(code, b, d);
+fn err(em: &Em<'_>, code: &str, b: &Blame, d: Det) -> TokenStream {
+    let f = em.fail(code, b, d);
     quote!(return #f;)
 }
 
@@ -1033,6 +1033,7 @@ pub fn step(
             let (start, limit) = (at_or(quote!(u64::MAX)), w_or(quote!(0)));
             let fail = |len: TokenStream| {
                 err(
+                    em,
                     codes,
                     &blamed,
                     Det::Range(start.clone(), len, wname.clone(), limit.clone()),
@@ -1141,6 +1142,7 @@ pub fn step(
                 .collect();
             let field = Blame::record(tn, Idx::U64(quote!(index)), es_name, quote!(rec_at), es_off);
             let e1 = err(
+                em,
                 codes,
                 &field,
                 Det::Compare(
@@ -1153,7 +1155,7 @@ pub fn step(
                     ],
                 ),
             );
-            let e2 = err(codes, &field, Det::Mismatch(quote!(es), quote!(want)));
+            let e2 = err(em, codes, &field, Det::Mismatch(quote!(es), quote!(want)));
             let comment = format!(
                 "@step {codes}: the payload of every section of `{}` is a whole number of `{es_name}` entries; a section type with a record layout has entries of exactly that record's size.",
                 dir.name.text
@@ -1257,6 +1259,7 @@ pub fn step(
                 check.text
             );
             let fail = err(
+                em,
                 codes,
                 &Blame::record(
                     tn,
@@ -1366,6 +1369,7 @@ fn record_checksums(
     let slot_s = slot_of(c, dir, quote!(__stype));
     let target_field = Blame::record(col, Idx::U64(quote!(index)), tn, quote!(rec_at), toff);
     let miss = err(
+        em,
         &missing.text,
         &target_field,
         Det::Compare(
@@ -1384,6 +1388,7 @@ fn record_checksums(
         },
     );
     let dup = err(
+        em,
         &duplicate.text,
         &target_field,
         Det::Compare(
@@ -1414,6 +1419,7 @@ fn record_checksums(
         quote!()
     } else {
         let mism = err(
+            em,
             &code.text,
             &Blame::record(col, Idx::U64(quote!(k)), sn, quote!(at), 0),
             Det::Mismatch(quote!(v), quote!(u64::from(computed))),
@@ -1525,6 +1531,7 @@ fn payload_checksum(
         let col = records.text.as_str();
         let sn = sfield.text.as_str();
         let mism = err(
+        em,
             &rcode.text,
             &Blame::record(col, Idx::U64(quote!(k)), sn, quote!(at), 0),
             Det::Mismatch(quote!(v), quote!(u64::from(own))),
@@ -1574,6 +1581,7 @@ fn payload_checksum(
     // `nonminimal_bool` in the user's crate).
     let special = (!specials.is_empty()).then(|| quote!(#(#specials)||*));
     let gone = err(
+        em,
         codes,
         &Blame::record(tn, Idx::Usize(quote!(__si)), pn, quote!(__sat), 0),
         Det::None,
@@ -1616,6 +1624,7 @@ fn payload_checksum(
     let (bind_stored, stored_opt, stored_or) = bind_value(em, &stored.expr, scope, env, "stored");
     let found = stored_or(quote!(u64::MAX));
     let mism = err(
+        em,
         codes,
         &em.blame(&stored.expr, scope),
         Det::Mismatch(found, quote!(u64::from(__crc))),
@@ -1723,6 +1732,7 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         },
     );
     let fail = err(
+        em,
         code,
         &Blame::record(tn, Idx::U64(quote!(fi)), tyn, quote!(fat), di.type_off),
         Det::Compare(
@@ -1767,8 +1777,14 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     let cmp = |lhs: TokenStream, rhs: TokenStream, names: [&str; 3]| {
         Det::Compare(Opd::Val(lhs), Opd::Val(rhs), names.map(String::from))
     };
-    let e_zero = err(code, &fs, cmp(quote!(size), quote!(0), ["size", "==", ""]));
+    let e_zero = err(
+        em,
+        code,
+        &fs,
+        cmp(quote!(size), quote!(0), ["size", "==", ""]),
+    );
     let e_align = err(
+        em,
         code,
         &fo,
         cmp(
@@ -1778,6 +1794,7 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         ),
     );
     let e_order = err(
+        em,
         code,
         &fo,
         cmp(
@@ -1787,6 +1804,7 @@ fn slots_valid(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
         ),
     );
     let e_past = err(
+        em,
         code,
         &fs,
         Det::Range(quote!(off), quote!(size), rname, quote!(rlen)),
@@ -1839,6 +1857,7 @@ fn slots_padding(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     let tn = di.table.name.text.as_str();
     let pn = dir.payload.text.as_str();
     let fail = err(
+        em,
         code,
         &Blame::record(
             tn,
@@ -2010,12 +2029,12 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
 // ----- variants --------------------------------------------------------------------------
 
 /// The dispatch enum over the variants, and each variant's view.
-pub fn variants(c: &Checked) -> TokenStream {
+pub fn variants(c: &Checked, sites: &crate::emit::SiteList) -> TokenStream {
     let Some(vs) = &c.schema.file.ext.variants else {
         return quote!();
     };
     let file = &c.schema.file;
-    let em = Em { c };
+    let em = Em { c, sites };
     let id = ident(&file.name.text);
     let doc = doc_attr(&file.doc);
     let Some(hs) = c.header() else {
@@ -2024,7 +2043,7 @@ pub fn variants(c: &Checked) -> TokenStream {
     let hty = ident(&hs.name.text);
     let hsize = c.layouts.get(&hs.name.text).map_or(0, |l| l.size);
     let (hs_l, hs64) = (lit_usize(hsize), lit_u64(hsize));
-    let hfail = fail(
+    let hfail = em.fail(
         &file.header_code.text,
         &Blame::plain("header", 0),
         Det::Short(quote!(#hs64), quote!(len)),
@@ -2050,7 +2069,7 @@ pub fn variants(c: &Checked) -> TokenStream {
         arms.push(quote!(if #cond { return #vty::validate_as(buf).map(Self::#key); }));
         variants.push(quote!(#vd #key(#vty<'a>),));
         bytes_arms.push(quote!(Self::#key(v) => v.as_bytes(),));
-        views.push(Em { c: vc }.file_view());
+        views.push(Em { c: vc, sites }.file_view());
     }
     let fv = match em.plain(&vs.field.expr, Scope::Top, &env) {
         Some(p) => p,
@@ -2059,7 +2078,7 @@ pub fn variants(c: &Checked) -> TokenStream {
             quote!(#v.unwrap_or(u64::MAX))
         }
     };
-    let fail = fail(
+    let fail = em.fail(
         &vs.code.text,
         &em.blame(&vs.field.expr, Scope::Top),
         Det::UnknownValue(fv),

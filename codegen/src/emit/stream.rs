@@ -16,7 +16,7 @@ use crate::check::streams::{layout_value, type_field};
 use crate::emit::doc::doc_attr;
 use crate::emit::sections::FileItems;
 use crate::emit::{
-    Blame, Det, Em, Env, Idx, Opd, fail, lit_u64_suffixed as lit_u64, lit_usize, strip_parens,
+    Blame, Det, Em, Env, Idx, Opd, lit_u64_suffixed as lit_u64, lit_usize, strip_parens,
 };
 use crate::names::camel;
 use crate::schema::Table;
@@ -131,7 +131,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let it = iter_ty(sn);
     let range = format_ident!("{}", s.range.text);
     let at = at_var(s);
-    let f_place = fail(
+    let f_place = em.fail(
         code,
         &Blame::record(sn, Idx::U64(quote!(index)), "checksum", quote!(rec_at), 0),
         Det::Range(
@@ -145,7 +145,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             quote!(rec_at.saturating_add(total)),
         ),
     );
-    let f_sum = fail(
+    let f_sum = em.fail(
         code,
         &Blame::record(
             sn,
@@ -239,7 +239,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let idx = || Idx::U64(quote!(index));
     let limit = quote!(#at.saturating_add(end));
     // The sites, in this order (the interpreter registers them in the same order).
-    let f_header = fail(
+    let f_header = em.fail(
         code,
         &Blame::record(sn, idx(), "header", quote!(rec_at), 0),
         Det::Range(quote!(rec_at), quote!(#hs64), rname.clone(), limit.clone()),
@@ -254,7 +254,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     };
     let sname = Em::short_name(&s.size);
     let small = s.includes_header.then(|| {
-        let f = fail(
+        let f = em.fail(
             code,
             &sb,
             Det::Compare(
@@ -269,7 +269,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             }
         }
     });
-    let f_over = fail(
+    let f_over = em.fail(
         code,
         &sb,
         Det::Range(
@@ -307,7 +307,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         let sized = n > 0;
         any_sized |= sized;
         let n = lit_u64(n);
-        let f = fail(
+        let f = em.fail(
             code,
             &Blame::record(sn, idx(), l.collection.text.clone(), quote!(rec_at), hs),
             Det::Compare(
@@ -371,7 +371,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     };
     let open_end = match &s.end {
         Some(_) => {
-            let f = fail(
+            let f = em.fail(
                 code,
                 &Blame::record(sn, idx(), "end", quote!(rec_at), 0),
                 Det::None,
@@ -382,7 +382,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     };
     let next = next_tokens(s);
     let term = end_tokens(em, s, &t).map(|c| {
-        let f = fail(
+        let f = em.fail(
             code,
             &Blame::record(sn, idx(), "end", quote!(#at.saturating_add(next)), 0),
             Det::Range(

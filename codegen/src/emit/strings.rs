@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use crate::check::strings::{def, writable};
 use crate::check::{Checked, Scope};
-use crate::emit::{Blame, Det, Em, Env, Opd, fail};
+use crate::emit::{Blame, Det, Em, Env, Opd};
 use crate::schema::strings::{StrStep, StringDef};
 use crate::schema::top::Step;
 
@@ -78,7 +78,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -
                 sd.offset.text,
                 limit_name(sd)
             );
-            let f = fail(
+            let f = em.fail(
                 code,
                 &b,
                 Det::Range(
@@ -112,7 +112,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -
         }
         StrStep::Utf8 { .. } => {
             let comment = format!("@step {code}: string `{}` must be UTF-8.", sd.name.text);
-            let f = fail(
+            let f = em.fail(
                 code,
                 &b,
                 Det::Compare(

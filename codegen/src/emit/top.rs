@@ -5,12 +5,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::check::Checked;
-use crate::emit::{Em, sites_table, with_sites};
+use crate::emit::{Em, SiteList, sites_table};
 
 /// The generated module body as tokens.
 pub fn tokens(c: &Checked) -> TokenStream {
-    let (body, sites) = with_sites(|| module(c));
-    let table = sites_table(&sites);
+    let list = SiteList::default();
+    let body = module(c, &list);
+    let table = sites_table(&list.into_sites());
     quote! {
         #body
         #table
@@ -18,8 +19,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
 }
 
 /// The module without its `ERROR_SITES` table (which [`tokens`] adds).
-pub(crate) fn module(c: &Checked) -> TokenStream {
-    let em = Em { c };
+pub(crate) fn module(c: &Checked, sites: &SiteList) -> TokenStream {
+    let em = Em { c, sites };
     let name = &c.schema.name.text;
     let sha = &c.sha256;
     let sdoc = format!(
@@ -34,7 +35,7 @@ pub(crate) fn module(c: &Checked) -> TokenStream {
     let file = if !c.schema.has_file {
         quote!()
     } else if c.schema.file.ext.variants.is_some() {
-        crate::emit::sections::variants(c)
+        crate::emit::sections::variants(c, sites)
     } else {
         em.file_view()
     };

@@ -9,7 +9,7 @@ use crate::check::expr::single_field;
 use crate::check::{FieldKind, Owner, Resolved, Scope};
 use crate::emit::doc::doc_attr;
 use crate::emit::{
-    Blame, Det, Em, Env, Idx, IntoTyped, Opd, fail, from_bytes, int_ident, lit_u64, lit_usize,
+    Blame, Det, Em, Env, Idx, IntoTyped, Opd, from_bytes, int_ident, lit_u64, lit_usize,
     order_prev, strip_parens, widen,
 };
 use crate::expr::{BinOp, Expr, ExprAt};
@@ -693,7 +693,7 @@ impl<'a> Em<'a> {
                 // A size that cannot fail (a constant, a field, an `if`) is a plain `u64`:
                 // no literal `Some` to unwrap.
                 if let Some(p) = self.infallible(&min.expr, scope, env) {
-                    let fail = fail(
+                    let fail = self.fail(
                         code,
                         &Blame::plain(fname, 0),
                         Det::Short(quote!(needed), quote!(len)),
@@ -709,7 +709,7 @@ impl<'a> Em<'a> {
                     };
                 }
                 let min = self.value(&min.expr, scope, env);
-                let fail = fail(
+                let fail = self.fail(
                     code,
                     &Blame::plain(fname, 0),
                     Det::Short(quote!(needed.unwrap_or(u64::MAX)), quote!(len)),
@@ -741,7 +741,7 @@ impl<'a> Em<'a> {
                     self.infallible(&field.expr, scope, env),
                     self.infallible(&equals.expr, scope, env),
                 ) {
-                    let fail = fail(codes, &b, Det::Mismatch(quote!(found), quote!(expected)));
+                    let fail = self.fail(codes, &b, Det::Mismatch(quote!(found), quote!(expected)));
                     return quote! {
                         #[doc = #comment]
                         {
@@ -762,7 +762,7 @@ impl<'a> Em<'a> {
                     }
                 };
                 let expected = self.value(&equals.expr, scope, env);
-                let fail = fail(
+                let fail = self.fail(
                     codes,
                     &b,
                     Det::Mismatch(quote!(found), quote!(expected.unwrap_or(u64::MAX))),
@@ -787,7 +787,7 @@ impl<'a> Em<'a> {
                     let b = self.blame(&field.expr, scope);
                     let comment = format!("@step {codes}: `{}`.", expr.text);
                     let cond = strip_parens(self.cond(&expr.expr, scope, env));
-                    let fail = fail(codes, &b, Det::None);
+                    let fail = self.fail(codes, &b, Det::None);
                     return quote! {
                         #[doc = #comment]
                         {
@@ -823,7 +823,7 @@ impl<'a> Em<'a> {
                     self.plain(l, scope, env),
                     self.plain(r, scope, env),
                 ) {
-                    let fail = fail(
+                    let fail = self.fail(
                         codes,
                         &b,
                         Det::Compare(Opd::Val(quote!(lhs)), Opd::Val(quote!(rhs)), names),
@@ -855,7 +855,7 @@ impl<'a> Em<'a> {
                 };
                 let (lbind, lopt, lopd) = side(l, lv, "lhs");
                 let (rbind, ropt, ropd) = side(r, rv, "rhs");
-                let fail = fail(codes, &b, Det::Compare(lopd, ropd, names));
+                let fail = self.fail(codes, &b, Det::Compare(lopd, ropd, names));
                 quote! {
                     #[doc = #comment]
                     {
@@ -904,7 +904,7 @@ impl<'a> Em<'a> {
                 } else {
                     &t.at.expr
                 };
-                let fail = fail(
+                let fail = self.fail(
                     codes,
                     &self.blame(blame_e, scope),
                     Det::Compare(
@@ -966,7 +966,7 @@ impl<'a> Em<'a> {
                 let check = if let (Some(start), Some(length), Some(w)) = plain {
                     // No operand can fail (fields, constants, `if`s of them): only the sum can
                     // overflow.
-                    let fail = fail(
+                    let fail = self.fail(
                         codes,
                         &b,
                         Det::Range(quote!(start), quote!(length), wname, quote!(within)),
@@ -1000,7 +1000,7 @@ impl<'a> Em<'a> {
                     let (sb, so, sv) = side(&plain.0, &start, "start", quote!(u64::MAX));
                     let (lb, lo, lv) = side(&plain.1, &length, "length", quote!(u64::MAX));
                     let (wb, wo, wv) = side(&plain.2, &w, "within", quote!(0));
-                    let fail = fail(codes, &b, Det::Range(sv, lv, wname, wv));
+                    let fail = self.fail(codes, &b, Det::Range(sv, lv, wname, wv));
                     quote! {
                         #sb
                         #lb
@@ -1058,7 +1058,7 @@ impl<'a> Em<'a> {
                         quote!(#v.unwrap_or(u64::MAX))
                     }
                 };
-                let fail = fail(
+                let fail = self.fail(
                     codes,
                     &self.blame(&k.stored.expr, scope),
                     Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0))),
@@ -1102,7 +1102,7 @@ impl<'a> Em<'a> {
                         .map_or("missing", |f| f.name.text.as_str())
                 );
                 let base = self.base(owner, env);
-                let fail = fail(
+                let fail = self.fail(
                     codes,
                     &self.blame(&field.expr, scope),
                     Det::UnknownBits(
@@ -1139,7 +1139,7 @@ impl<'a> Em<'a> {
                 };
                 let e = &self.schema().enums[ei];
                 let ety = format_ident!("{}", e.name.text);
-                let fail = fail(
+                let fail = self.fail(
                     codes,
                     &self.blame(&field.expr, scope),
                     Det::UnknownValue(quote!(u64::from(raw))),
@@ -1283,7 +1283,7 @@ impl<'a> Em<'a> {
                             "previous end".to_string(),
                         ];
                         let det = |o: Opd| {
-                            fail(
+                            self.fail(
                                 codes,
                                 &b,
                                 Det::Compare(o, Opd::Val(quote!(p)), names.clone()),
@@ -1326,7 +1326,7 @@ impl<'a> Em<'a> {
                         let b = self.blame(&sd.offset.expr, rscope);
                         let neg = if strict { "<=" } else { "<" };
                         let names = [by.text.clone(), neg.to_string(), "previous".to_string()];
-                        let fail_k = fail(
+                        let fail_k = self.fail(
                             codes,
                             &b,
                             Det::Compare(Opd::Val(quote!(k)), Opd::Val(quote!(p)), names),
@@ -1378,7 +1378,7 @@ impl<'a> Em<'a> {
                             "previous".to_string(),
                         ];
                         let det = |o: Opd| {
-                            fail(
+                            self.fail(
                                 codes,
                                 &b,
                                 Det::Compare(o, Opd::Val(quote!(p)), names.clone()),
@@ -1532,7 +1532,7 @@ impl<'a> Em<'a> {
         let hsize = lit_usize(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
         let hsize64 =
             Literal::u64_suffixed(self.c.layouts.get(&hs.name.text).map_or(0, |l| l.size));
-        let hfail = fail(
+        let hfail = self.fail(
             &file.header_code.text,
             &Blame::plain("header", 0),
             Det::Short(quote!(#hsize64), quote!(len)),

@@ -26,7 +26,11 @@ pub(crate) fn optional_table(c: &Checked, t: &Table) -> bool {
 }
 
 fn cond(c: &Checked, e: &crate::expr::Expr) -> TokenStream {
-    Em { c }.cond(
+    Em {
+        c,
+        sites: &crate::emit::SiteList::default(),
+    }
+    .cond(
         e,
         Scope::Top,
         &Env {

@@ -1105,7 +1105,11 @@ pub(crate) fn record_when_checks(
         let rn = format_ident!("{}", r.name.text);
         let part = format!("{}[].{}", t.name.text, r.name.text);
         let ty = format_ident!("{}", t.record.text);
-        let cond = crate::emit::Em { c }.cond(
+        let cond = crate::emit::Em {
+            c,
+            sites: &crate::emit::SiteList::default(),
+        }
+        .cond(
             &w.expr,
             Scope::RecordOnly(t),
             &crate::emit::Env {

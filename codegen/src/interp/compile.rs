@@ -952,9 +952,7 @@ impl Comp<'_> {
                 code,
                 too_many,
                 ownership,
-            } => CStep::OwnedApart(Box::new(super::ownership::compile(
-                self, code, too_many, ownership,
-            )?)),
+            } => CStep::OwnedApart(Box::new(self.owned_apart_step(code, too_many, ownership)?)),
             ExtStep::SlotsPaired { code, slots } => {
                 let s = file.ext.slots.iter().find(|s| s.name.text == slots.text)?;
                 let di = self.dir_index(&s.directory.text)?;

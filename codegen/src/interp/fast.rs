@@ -1767,7 +1767,8 @@ mod tests {
 
     /// In each version's steps, VPMN v1's run-invariant comparisons (the magic, the I/O
     /// tables' sizes and counts) form the guard and its four placements (the fixed part,
-    /// the entries and the two I/O tables) run with it, leaving the three loops; and the
+    /// the entries and the two I/O tables) run with it, leaving the three loops and the
+    /// byte-ownership check; and the
     /// variant is chosen by the version's interval, v2 for 0x00020000 only.
     #[test]
     fn v1_checks_run_together_and_the_version_chooses_the_variant() {
@@ -1781,11 +1782,16 @@ mod tests {
         let last = v1.fast.body(&head);
         assert_eq!(last.guard.len(), 5, "{:?}", last.guard);
         assert_eq!(last.places.len(), 4, "{:?}", last.places);
-        assert_eq!(last.rest.len(), 3, "{:?}", last.rest);
-        assert!(last.rest.iter().all(|s| matches!(
+        // The three loops, then the byte-ownership check (run by the generic executor).
+        assert_eq!(last.rest.len(), 4, "{:?}", last.rest);
+        assert!(last.rest[..3].iter().all(|s| matches!(
             s,
             super::FStep::RangeEach { .. } | super::FStep::ForEachTable { .. }
         )));
+        assert!(matches!(
+            &last.rest[3],
+            super::FStep::Slow(s) if matches!(**s, super::CStep::OwnedApart(_))
+        ));
         let choice = it.top.fast.choice.as_ref().expect("chosen by the version");
         let v2 = vs.list.iter().position(|v| v.0 == "v2");
         let v1i = vs.list.iter().position(|v| v.0 == "v1");

@@ -14,85 +14,89 @@ use super::compile::Comp;
 use super::ir::*;
 use super::prog::{FileProg, Interp, State};
 
-pub(super) fn compile(
-    comp: &mut Comp<'_>,
-    code: &Name,
-    too_many: &Name,
-    name: &Name,
-) -> Option<Owned> {
-    let c = comp.c;
-    let file = &c.schema.file;
-    let o = ownership(c, &name.text)?;
-    let ps = parts(c, o);
-    let rec_size = |ti: usize| {
-        file.tables
-            .get(ti)
-            .and_then(|t| c.layouts.get(&t.record.text))
-            .map_or(0, |l| l.size)
-    };
-    let mut out = Vec::new();
-    let mut blames = Vec::new();
-    for (n, p) in &ps {
-        let (part, blame) = match *p {
-            Part::Header => (OPart::Header, CBlame::plain("header", 0)),
-            Part::Record(i) => (
-                OPart::Record(i),
-                CBlame::record("", n, 0, BaseK::Located(i), IdxK::None),
-            ),
-            Part::Table(ti) => (
-                OPart::Table(ti, rec_size(ti)),
-                CBlame::record("", n, 0, BaseK::TableAt(ti), IdxK::None),
-            ),
-            Part::Range(r, ti, t) => (
-                OPart::Range(Box::new(ORange {
-                    table: ti,
-                    rec_size: rec_size(ti),
-                    when: r
-                        .when
-                        .as_ref()
-                        .map(|w| comp.expr(&w.expr, Scope::Record(t))),
-                    start: comp.expr(&r.offset.expr, Scope::Record(t)),
-                    length: comp.expr(&r.length.expr, Scope::Record(t)),
-                })),
-                comp.blame(&r.offset.expr, Scope::Record(t)),
-            ),
+impl Comp<'_> {
+    /// Compile an `owned_apart` step.
+    pub(super) fn owned_apart_step(
+        &mut self,
+        code: &Name,
+        too_many: &Name,
+        name: &Name,
+    ) -> Option<Owned> {
+        let comp = self;
+        let c = comp.c;
+        let file = &c.schema.file;
+        let o = ownership(c, &name.text)?;
+        let ps = parts(c, o);
+        let rec_size = |ti: usize| {
+            file.tables
+                .get(ti)
+                .and_then(|t| c.layouts.get(&t.record.text))
+                .map_or(0, |l| l.size)
         };
-        out.push(part);
-        blames.push(blame);
-    }
-    let many_blame = match ps.iter().find_map(|(_, p)| match p {
-        Part::Range(_, ti, t) => Some((*ti, *t)),
-        _ => None,
-    }) {
-        Some((_, t)) if single_field(c, &t.count.expr, Scope::Top).is_some() => {
-            comp.blame(&t.count.expr, Scope::Top)
+        let mut out = Vec::new();
+        let mut blames = Vec::new();
+        for (n, p) in &ps {
+            let (part, blame) = match *p {
+                Part::Header => (OPart::Header, CBlame::plain("header", 0)),
+                Part::Record(i) => (
+                    OPart::Record(i),
+                    CBlame::record("", n, 0, BaseK::Located(i), IdxK::None),
+                ),
+                Part::Table(ti) => (
+                    OPart::Table(ti, rec_size(ti)),
+                    CBlame::record("", n, 0, BaseK::TableAt(ti), IdxK::None),
+                ),
+                Part::Range(r, ti, t) => (
+                    OPart::Range(Box::new(ORange {
+                        table: ti,
+                        rec_size: rec_size(ti),
+                        when: r
+                            .when
+                            .as_ref()
+                            .map(|w| comp.expr(&w.expr, Scope::Record(t))),
+                        start: comp.expr(&r.offset.expr, Scope::Record(t)),
+                        length: comp.expr(&r.length.expr, Scope::Record(t)),
+                    })),
+                    comp.blame(&r.offset.expr, Scope::Record(t)),
+                ),
+            };
+            out.push(part);
+            blames.push(blame);
         }
-        Some((ti, t)) => CBlame::record("", &t.name.text, 0, BaseK::TableAt(ti), IdxK::None),
-        None => CBlame::plain("header", 0),
-    };
-    let many = comp.fail(
-        &too_many.text,
-        many_blame,
-        Shape::Compare(["parts".into(), ">".into(), String::new()]),
-    );
-    let mut pairs = Vec::new();
-    for (j1, j2) in crate::emit::ownership::pairs_of(&ps) {
-        let (Some((n1, _)), Some(b)) = (ps.get(j1), blames.get(j2)) else {
-            continue;
+        let many_blame = match ps.iter().find_map(|(_, p)| match p {
+            Part::Range(_, ti, t) => Some((*ti, *t)),
+            _ => None,
+        }) {
+            Some((_, t)) if single_field(c, &t.count.expr, Scope::Top).is_some() => {
+                comp.blame(&t.count.expr, Scope::Top)
+            }
+            Some((ti, t)) => CBlame::record("", &t.name.text, 0, BaseK::TableAt(ti), IdxK::None),
+            None => CBlame::plain("header", 0),
         };
-        let f = comp.fail(
-            &code.text,
-            b.clone(),
-            Shape::Compare(crate::emit::ownership::pair_names(n1)),
+        let many = comp.fail(
+            &too_many.text,
+            many_blame,
+            Shape::Compare(["parts".into(), ">".into(), String::new()]),
         );
-        pairs.push(((j1, j2), f));
+        let mut pairs = Vec::new();
+        for (j1, j2) in crate::check::ownership::pairs_of(&ps) {
+            let (Some((n1, _)), Some(b)) = (ps.get(j1), blames.get(j2)) else {
+                continue;
+            };
+            let f = comp.fail(
+                &code.text,
+                b.clone(),
+                Shape::Compare(crate::check::ownership::pair_names(n1)),
+            );
+            pairs.push(((j1, j2), f));
+        }
+        Some(Owned {
+            max: o.max,
+            parts: out,
+            many,
+            pairs,
+        })
     }
-    Some(Owned {
-        max: o.max,
-        parts: out,
-        many,
-        pairs,
-    })
 }
 
 impl Interp<'_> {
