@@ -46,7 +46,7 @@
 //!   `tests/schema_errors*.rs`, a test schema in `tests/schemas/` (golden and differential).
 //!
 //! **Error sites.** A check's failures are numbered where they are emitted: each
-//! `Em::fail` call registers its site in the module's `SiteList` (handed to every `Em` of
+//! `Em::fail` call registers its site in the module's `ModuleOut` (handed to every `Em` of
 //! the module; no global state), so the order of `fail` calls is the numbering. The
 //! interpreter registers the same sites in the same order (`interp/compile.rs`, `Comp::fail`),
 //! from the same resolved lists: a construct with several sites resolves what they depend

@@ -2485,6 +2485,122 @@ pub struct VpmnV2<'a> {
     sub_header: &'a [u8; 12],
 }
 impl<'a> VpmnV2<'a> {
+    /// ownership-overlap: no two of `header`, `sub_header`, `sections`, `payload` share a byte; at most 1024 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the format header, the sub-header, the section directory and each section's payload own their bytes, and no two share one (an empty section owns nothing). Real files have 17 or 18 sections; the bound of 1,024 parts keeps the check within 523,776 comparisons.
+    #[allow(clippy::too_many_arguments)]
+    fn owned_apart_layout<E: __rt::Report>(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sub_header: SubHeader<'a>,
+        sub_header_at: u64,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+    ) -> Result<(), E> {
+        let _ = (buf, &header);
+        let __own_n0: u64 = 1u64;
+        let __own_n1: u64 = 1u64;
+        let __own_n2: u64 = 1u64;
+        let __own_n3: u64 = u64::try_from(sections.len()).unwrap_or(u64::MAX);
+        let __parts: u64 = __own_n0
+            .saturating_add(__own_n1)
+            .saturating_add(__own_n2)
+            .saturating_add(__own_n3);
+        let __extent = |k: u64| -> (u64, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (
+                    0u64,
+                    u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
+                );
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (
+                    sub_header_at,
+                    sub_header_at
+                        .saturating_add(
+                            u64::try_from(sub_header.as_bytes().len())
+                                .unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (
+                    sections_at,
+                    sections_at
+                        .saturating_add(
+                            u64::try_from(core::mem::size_of_val(sections))
+                                .unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                let i = __k;
+                return match sections.get(usize::try_from(i).unwrap_or(usize::MAX)) {
+                    Some(raw) => {
+                        let rec = SectionHeader {
+                            raw,
+                            buf,
+                            index: u32::try_from(i).unwrap_or(u32::MAX),
+                        };
+                        let _ = &rec;
+                        let start: u64 = rec.offset();
+                        let length: u64 = rec.size();
+                        (start, start.saturating_add(length))
+                    }
+                    None => (0, 0),
+                };
+            }
+            (0, 0)
+        };
+        let __which = |k: u64| -> (usize, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (0, __k);
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (1, __k);
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (2, __k);
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                return (3, __k);
+            }
+            (usize::MAX, 0)
+        };
+        match __rt::first_overlap(__parts, 1024u64, &__extent) {
+            Ok(()) => Ok(()),
+            Err(__rt::Shared::TooMany) => {
+                __rt::fail(33, &ERROR_SITES[32], sub_header_at, __parts, 1024u64, 0, 0)
+            }
+            Err(__rt::Shared::Overlap { first, second, at }) => {
+                let (p1, _) = __which(first);
+                let (p2, i2) = __which(second);
+                let rec_at: u64 = match p2 {
+                    3 => sections_at.saturating_add(i2.saturating_mul(44u64)),
+                    _ => 0,
+                };
+                let ix = usize::try_from(i2).unwrap_or(usize::MAX);
+                let (s1, _) = __extent(first);
+                match (p1, p2) {
+                    (0, 1) => {
+                        __rt::fail(34, &ERROR_SITES[33], sub_header_at, at, s1, 0, 0)
+                    }
+                    (0, 2) => __rt::fail(35, &ERROR_SITES[34], sections_at, at, s1, 0, 0),
+                    (1, 2) => __rt::fail(36, &ERROR_SITES[35], sections_at, at, s1, 0, 0),
+                    (0, 3) => __rt::fail(37, &ERROR_SITES[36], rec_at, at, s1, 0, ix),
+                    (1, 3) => __rt::fail(38, &ERROR_SITES[37], rec_at, at, s1, 0, ix),
+                    (2, 3) => __rt::fail(39, &ERROR_SITES[38], rec_at, at, s1, 0, ix),
+                    _ => __rt::fail(40, &ERROR_SITES[39], rec_at, at, s1, 0, ix),
+                }
+            }
+        }
+    }
     /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
     ///
     /// The view borrows `buf`; its accessors cannot fail.
@@ -3772,198 +3888,9 @@ impl<'a> VpmnV2<'a> {
             }
         }
         // ownership-overlap: no two of `header`, `sub_header`, `sections`, `payload` share a byte; at most 1024 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the format header, the sub-header, the section directory and each section's payload own their bytes, and no two share one (an empty section owns nothing). Real files have 17 or 18 sections; the bound of 1,024 parts keeps the check within 523,776 comparisons.
-        {
-            let __own_n0: u64 = 1u64;
-            let __own_n1: u64 = 1u64;
-            let __own_n2: u64 = 1u64;
-            let __own_n3: u64 = u64::try_from(sections.len()).unwrap_or(u64::MAX);
-            let __parts: u64 = __own_n0
-                .saturating_add(__own_n1)
-                .saturating_add(__own_n2)
-                .saturating_add(__own_n3);
-            let __extent = |k: u64| -> (u64, u64) {
-                let mut __k = k;
-                if __k < __own_n0 {
-                    return (
-                        0u64,
-                        u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
-                    );
-                }
-                __k = __k.saturating_sub(__own_n0);
-                if __k < __own_n1 {
-                    return (
-                        sub_header_at,
-                        sub_header_at
-                            .saturating_add(
-                                u64::try_from(sub_header.as_bytes().len())
-                                    .unwrap_or(u64::MAX),
-                            ),
-                    );
-                }
-                __k = __k.saturating_sub(__own_n1);
-                if __k < __own_n2 {
-                    return (
-                        sections_at,
-                        sections_at
-                            .saturating_add(
-                                u64::try_from(core::mem::size_of_val(sections))
-                                    .unwrap_or(u64::MAX),
-                            ),
-                    );
-                }
-                __k = __k.saturating_sub(__own_n2);
-                if __k < __own_n3 {
-                    let i = __k;
-                    return match sections.get(usize::try_from(i).unwrap_or(usize::MAX)) {
-                        Some(raw) => {
-                            let rec = SectionHeader {
-                                raw,
-                                buf,
-                                index: u32::try_from(i).unwrap_or(u32::MAX),
-                            };
-                            let _ = &rec;
-                            let start: u64 = rec.offset();
-                            let length: u64 = rec.size();
-                            (start, start.saturating_add(length))
-                        }
-                        None => (0, 0),
-                    };
-                }
-                (0, 0)
-            };
-            let __which = |k: u64| -> (usize, u64) {
-                let mut __k = k;
-                if __k < __own_n0 {
-                    return (0, __k);
-                }
-                __k = __k.saturating_sub(__own_n0);
-                if __k < __own_n1 {
-                    return (1, __k);
-                }
-                __k = __k.saturating_sub(__own_n1);
-                if __k < __own_n2 {
-                    return (2, __k);
-                }
-                __k = __k.saturating_sub(__own_n2);
-                if __k < __own_n3 {
-                    return (3, __k);
-                }
-                (usize::MAX, 0)
-            };
-            match __rt::first_overlap(__parts, 1024u64, &__extent) {
-                Ok(()) => {}
-                Err(__rt::Shared::TooMany) => {
-                    return __rt::fail(
-                        33,
-                        &ERROR_SITES[32],
-                        sub_header_at,
-                        __parts,
-                        1024u64,
-                        0,
-                        0,
-                    );
-                }
-                Err(__rt::Shared::Overlap { first, second, at }) => {
-                    let (p1, _) = __which(first);
-                    let (p2, i2) = __which(second);
-                    let (s1, _) = __extent(first);
-                    match (p1, p2) {
-                        (0, 1) => {
-                            let _ = i2;
-                            return __rt::fail(
-                                34,
-                                &ERROR_SITES[33],
-                                sub_header_at,
-                                at,
-                                s1,
-                                0,
-                                0,
-                            );
-                        }
-                        (0, 2) => {
-                            let _ = i2;
-                            return __rt::fail(
-                                35,
-                                &ERROR_SITES[34],
-                                sections_at,
-                                at,
-                                s1,
-                                0,
-                                0,
-                            );
-                        }
-                        (1, 2) => {
-                            let _ = i2;
-                            return __rt::fail(
-                                36,
-                                &ERROR_SITES[35],
-                                sections_at,
-                                at,
-                                s1,
-                                0,
-                                0,
-                            );
-                        }
-                        (0, 3) => {
-                            let index: u64 = i2;
-                            let rec_at = sections_at
-                                .saturating_add(index.saturating_mul(44u64));
-                            return __rt::fail(
-                                37,
-                                &ERROR_SITES[36],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        (1, 3) => {
-                            let index: u64 = i2;
-                            let rec_at = sections_at
-                                .saturating_add(index.saturating_mul(44u64));
-                            return __rt::fail(
-                                38,
-                                &ERROR_SITES[37],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        (2, 3) => {
-                            let index: u64 = i2;
-                            let rec_at = sections_at
-                                .saturating_add(index.saturating_mul(44u64));
-                            return __rt::fail(
-                                39,
-                                &ERROR_SITES[38],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        _ => {
-                            let index: u64 = i2;
-                            let rec_at = sections_at
-                                .saturating_add(index.saturating_mul(44u64));
-                            return __rt::fail(
-                                40,
-                                &ERROR_SITES[39],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                    }
-                }
-            }
-        }
+        Self::owned_apart_layout::<
+            E,
+        >(buf, header, sub_header, sub_header_at, sections, sections_at)?;
         let _ = sections_at;
         Ok(Self {
             buf,
@@ -4599,6 +4526,119 @@ pub struct VpmnV1<'a> {
     fixed_gate: u64,
 }
 impl<'a> VpmnV1<'a> {
+    /// ownership-overlap: no two of `header`, `fixed`, `entries`, `bytes` share a byte; at most 64 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the prefix, the fixed part, the entry table and the bytes each entry locates own their bytes, and no two share one (an empty entry owns nothing). A version 1 file has at most 16 entries.
+    #[allow(clippy::too_many_arguments)]
+    fn owned_apart_layout<E: __rt::Report>(
+        buf: &'a [u8],
+        header: V1Prefix<'a>,
+        fixed: V1Fixed<'a>,
+        fixed_at: u64,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(), E> {
+        let _ = (buf, &header);
+        let __own_n0: u64 = 1u64;
+        let __own_n1: u64 = 1u64;
+        let __own_n2: u64 = 1u64;
+        let __own_n3: u64 = u64::try_from(entries.len()).unwrap_or(u64::MAX);
+        let __parts: u64 = __own_n0
+            .saturating_add(__own_n1)
+            .saturating_add(__own_n2)
+            .saturating_add(__own_n3);
+        let __extent = |k: u64| -> (u64, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (
+                    0u64,
+                    u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
+                );
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (
+                    fixed_at,
+                    fixed_at
+                        .saturating_add(
+                            u64::try_from(fixed.as_bytes().len()).unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (
+                    entries_at,
+                    entries_at
+                        .saturating_add(
+                            u64::try_from(core::mem::size_of_val(entries))
+                                .unwrap_or(u64::MAX),
+                        ),
+                );
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                let i = __k;
+                return match entries.get(usize::try_from(i).unwrap_or(usize::MAX)) {
+                    Some(raw) => {
+                        let rec = V1Entry {
+                            raw,
+                            buf,
+                            index: u32::try_from(i).unwrap_or(u32::MAX),
+                        };
+                        let _ = &rec;
+                        let start: u64 = u64::from(rec.offset());
+                        let length: u64 = u64::from(rec.size());
+                        (start, start.saturating_add(length))
+                    }
+                    None => (0, 0),
+                };
+            }
+            (0, 0)
+        };
+        let __which = |k: u64| -> (usize, u64) {
+            let mut __k = k;
+            if __k < __own_n0 {
+                return (0, __k);
+            }
+            __k = __k.saturating_sub(__own_n0);
+            if __k < __own_n1 {
+                return (1, __k);
+            }
+            __k = __k.saturating_sub(__own_n1);
+            if __k < __own_n2 {
+                return (2, __k);
+            }
+            __k = __k.saturating_sub(__own_n2);
+            if __k < __own_n3 {
+                return (3, __k);
+            }
+            (usize::MAX, 0)
+        };
+        match __rt::first_overlap(__parts, 64u64, &__extent) {
+            Ok(()) => Ok(()),
+            Err(__rt::Shared::TooMany) => {
+                __rt::fail(51, &ERROR_SITES[50], entries_at, __parts, 64u64, 0, 0)
+            }
+            Err(__rt::Shared::Overlap { first, second, at }) => {
+                let (p1, _) = __which(first);
+                let (p2, i2) = __which(second);
+                let rec_at: u64 = match p2 {
+                    3 => entries_at.saturating_add(i2.saturating_mul(8u64)),
+                    _ => 0,
+                };
+                let ix = usize::try_from(i2).unwrap_or(usize::MAX);
+                let (s1, _) = __extent(first);
+                match (p1, p2) {
+                    (0, 1) => __rt::fail(52, &ERROR_SITES[51], fixed_at, at, s1, 0, 0),
+                    (0, 2) => __rt::fail(53, &ERROR_SITES[52], entries_at, at, s1, 0, 0),
+                    (1, 2) => __rt::fail(54, &ERROR_SITES[53], entries_at, at, s1, 0, 0),
+                    (0, 3) => __rt::fail(55, &ERROR_SITES[54], rec_at, at, s1, 0, ix),
+                    (1, 3) => __rt::fail(56, &ERROR_SITES[55], rec_at, at, s1, 0, ix),
+                    (2, 3) => __rt::fail(57, &ERROR_SITES[56], rec_at, at, s1, 0, ix),
+                    _ => __rt::fail(58, &ERROR_SITES[57], rec_at, at, s1, 0, ix),
+                }
+            }
+        }
+    }
     /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
     ///
     /// The view borrows `buf`; its accessors cannot fail.
@@ -5216,197 +5256,9 @@ impl<'a> VpmnV1<'a> {
             }
         }
         // ownership-overlap: no two of `header`, `fixed`, `entries`, `bytes` share a byte; at most 64 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the prefix, the fixed part, the entry table and the bytes each entry locates own their bytes, and no two share one (an empty entry owns nothing). A version 1 file has at most 16 entries.
-        {
-            let __own_n0: u64 = 1u64;
-            let __own_n1: u64 = 1u64;
-            let __own_n2: u64 = 1u64;
-            let __own_n3: u64 = u64::try_from(entries.len()).unwrap_or(u64::MAX);
-            let __parts: u64 = __own_n0
-                .saturating_add(__own_n1)
-                .saturating_add(__own_n2)
-                .saturating_add(__own_n3);
-            let __extent = |k: u64| -> (u64, u64) {
-                let mut __k = k;
-                if __k < __own_n0 {
-                    return (
-                        0u64,
-                        u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
-                    );
-                }
-                __k = __k.saturating_sub(__own_n0);
-                if __k < __own_n1 {
-                    return (
-                        fixed_at,
-                        fixed_at
-                            .saturating_add(
-                                u64::try_from(fixed.as_bytes().len()).unwrap_or(u64::MAX),
-                            ),
-                    );
-                }
-                __k = __k.saturating_sub(__own_n1);
-                if __k < __own_n2 {
-                    return (
-                        entries_at,
-                        entries_at
-                            .saturating_add(
-                                u64::try_from(core::mem::size_of_val(entries))
-                                    .unwrap_or(u64::MAX),
-                            ),
-                    );
-                }
-                __k = __k.saturating_sub(__own_n2);
-                if __k < __own_n3 {
-                    let i = __k;
-                    return match entries.get(usize::try_from(i).unwrap_or(usize::MAX)) {
-                        Some(raw) => {
-                            let rec = V1Entry {
-                                raw,
-                                buf,
-                                index: u32::try_from(i).unwrap_or(u32::MAX),
-                            };
-                            let _ = &rec;
-                            let start: u64 = u64::from(rec.offset());
-                            let length: u64 = u64::from(rec.size());
-                            (start, start.saturating_add(length))
-                        }
-                        None => (0, 0),
-                    };
-                }
-                (0, 0)
-            };
-            let __which = |k: u64| -> (usize, u64) {
-                let mut __k = k;
-                if __k < __own_n0 {
-                    return (0, __k);
-                }
-                __k = __k.saturating_sub(__own_n0);
-                if __k < __own_n1 {
-                    return (1, __k);
-                }
-                __k = __k.saturating_sub(__own_n1);
-                if __k < __own_n2 {
-                    return (2, __k);
-                }
-                __k = __k.saturating_sub(__own_n2);
-                if __k < __own_n3 {
-                    return (3, __k);
-                }
-                (usize::MAX, 0)
-            };
-            match __rt::first_overlap(__parts, 64u64, &__extent) {
-                Ok(()) => {}
-                Err(__rt::Shared::TooMany) => {
-                    return __rt::fail(
-                        51,
-                        &ERROR_SITES[50],
-                        entries_at,
-                        __parts,
-                        64u64,
-                        0,
-                        0,
-                    );
-                }
-                Err(__rt::Shared::Overlap { first, second, at }) => {
-                    let (p1, _) = __which(first);
-                    let (p2, i2) = __which(second);
-                    let (s1, _) = __extent(first);
-                    match (p1, p2) {
-                        (0, 1) => {
-                            let _ = i2;
-                            return __rt::fail(
-                                52,
-                                &ERROR_SITES[51],
-                                fixed_at,
-                                at,
-                                s1,
-                                0,
-                                0,
-                            );
-                        }
-                        (0, 2) => {
-                            let _ = i2;
-                            return __rt::fail(
-                                53,
-                                &ERROR_SITES[52],
-                                entries_at,
-                                at,
-                                s1,
-                                0,
-                                0,
-                            );
-                        }
-                        (1, 2) => {
-                            let _ = i2;
-                            return __rt::fail(
-                                54,
-                                &ERROR_SITES[53],
-                                entries_at,
-                                at,
-                                s1,
-                                0,
-                                0,
-                            );
-                        }
-                        (0, 3) => {
-                            let index: u64 = i2;
-                            let rec_at = entries_at
-                                .saturating_add(index.saturating_mul(8u64));
-                            return __rt::fail(
-                                55,
-                                &ERROR_SITES[54],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        (1, 3) => {
-                            let index: u64 = i2;
-                            let rec_at = entries_at
-                                .saturating_add(index.saturating_mul(8u64));
-                            return __rt::fail(
-                                56,
-                                &ERROR_SITES[55],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        (2, 3) => {
-                            let index: u64 = i2;
-                            let rec_at = entries_at
-                                .saturating_add(index.saturating_mul(8u64));
-                            return __rt::fail(
-                                57,
-                                &ERROR_SITES[56],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        _ => {
-                            let index: u64 = i2;
-                            let rec_at = entries_at
-                                .saturating_add(index.saturating_mul(8u64));
-                            return __rt::fail(
-                                58,
-                                &ERROR_SITES[57],
-                                rec_at,
-                                at,
-                                s1,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                    }
-                }
-            }
-        }
+        Self::owned_apart_layout::<
+            E,
+        >(buf, header, fixed, fixed_at, entries, entries_at)?;
         let _ = entries_at;
         let _ = inputs_at;
         let _ = outputs_at;

@@ -359,7 +359,7 @@ fn record_when(c: &Checked, x: &DirPlan<'_>, entry: &Struct) -> TokenStream {
     let ety = ident(&entry.name.text);
     let cond = Em {
         c,
-        sites: &crate::emit::SiteList::default(),
+        sites: &crate::emit::ModuleOut::default(),
     }
     .cond(
         &w.expr,

@@ -134,15 +134,22 @@ pub(crate) enum Det {
     UnknownValue(TokenStream),
 }
 
-/// The error sites of the module being emitted, in the order their checks are emitted:
-/// site `k` of the list is `ERROR_SITES[k]`, with id `k + 1`. Identical sites (the same
-/// check emitted in two functions) share one entry. One list per generated module, handed
-/// to every [`Em`] that emits its checks ([`Em::fail`] registers a site), and taken by
-/// [`top::tokens`] at the end to emit the table.
+/// What the checks of one generated module leave besides their inline code, handed to
+/// every [`Em`] that emits them (no global state):
+///
+/// - the error sites, in the order their checks are emitted: site `k` of the list is
+///   `ERROR_SITES[k]`, with id `k + 1`; identical sites (the same check emitted in two
+///   functions) share one entry. [`Em::fail`] registers a site; [`top::tokens`] takes the
+///   list at the end to emit the table;
+/// - helper functions a check is emitted as (a step too long to read inline, such as
+///   `owned_apart`): the file view's `impl` takes them after its validator's steps.
 #[derive(Default)]
-pub(crate) struct SiteList(std::cell::RefCell<Vec<String>>);
+pub(crate) struct ModuleOut(
+    std::cell::RefCell<Vec<String>>,
+    std::cell::RefCell<Vec<TokenStream>>,
+);
 
-impl SiteList {
+impl ModuleOut {
     /// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
     fn index(&self, fields: &TokenStream) -> usize {
         let key = fields.to_string();
@@ -159,6 +166,16 @@ impl SiteList {
     /// The sites registered, in order.
     pub(crate) fn into_sites(self) -> Vec<String> {
         self.0.into_inner()
+    }
+
+    /// Add a helper function to the view whose validator is being emitted.
+    pub(crate) fn push_helper(&self, f: TokenStream) {
+        self.1.borrow_mut().push(f);
+    }
+
+    /// The helper functions added since the last call.
+    pub(crate) fn take_helpers(&self) -> Vec<TokenStream> {
+        std::mem::take(&mut *self.1.borrow_mut())
     }
 }
 
@@ -195,7 +212,7 @@ fn sites_table(sites: &[String]) -> TokenStream {
 /// An expression of type `Result<_, E: __rt::Report>` for a failed check: one call of
 /// `__rt::fail` with the check's entry of `ERROR_SITES` (its number, code, field, offset,
 /// detail shape) and the run-time numbers, so no `Error` is built inline.
-pub(crate) fn fail(sites: &SiteList, code: &str, b: &Blame, d: Det) -> TokenStream {
+pub(crate) fn fail(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> TokenStream {
     let zero = quote!(0);
     let (kind, a, bv, c) = match d {
         Det::None => (quote!(None), zero.clone(), zero.clone(), zero),
@@ -313,7 +330,7 @@ pub(crate) struct Env {
 pub(crate) struct Em<'a> {
     pub(crate) c: &'a Checked,
     /// The module's error sites, which [`Em::fail`] adds to.
-    pub(crate) sites: &'a SiteList,
+    pub(crate) sites: &'a ModuleOut,
 }
 
 impl Em<'_> {
@@ -337,7 +354,7 @@ impl IntoTyped for Literal {
 pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<TokenStream> {
     Em {
         c,
-        sites: &SiteList::default(),
+        sites: &ModuleOut::default(),
     }
     .plain(
         e,
@@ -353,7 +370,7 @@ pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<To
 pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStream {
     Em {
         c,
-        sites: &SiteList::default(),
+        sites: &ModuleOut::default(),
     }
     .value(
         e,

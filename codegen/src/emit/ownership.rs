@@ -219,20 +219,18 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
         ),
     );
     let mut pair_arms = Vec::new();
+    let mut rec_arms = Vec::new();
     let pairs = pairs_of(&ps);
     for (j2, (n2, p2)) in ps.iter().enumerate() {
-        let bind = match p2 {
-            Part::Range(_, _, t) => {
-                let at = format_ident!("{}_at", t.name.text);
-                let size = lit_u64(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
-                quote! {
-                    let index: u64 = i2;
-                    let rec_at = #at.saturating_add(index.saturating_mul(#size));
-                }
-            }
-            _ => quote!(let _ = i2;),
-        };
-        let b = part_blame(em, n2, *p2);
+        let mut b = part_blame(em, n2, *p2);
+        if let Part::Range(_, _, t) = p2 {
+            // The later instance's record: where its blamed field is, and its index.
+            let at = format_ident!("{}_at", t.name.text);
+            let size = lit_u64(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+            let j = crate::emit::lit_usize(u64::try_from(j2).unwrap_or(u64::MAX));
+            rec_arms.push(quote!(#j => #at.saturating_add(i2.saturating_mul(#size)),));
+            b.index = crate::emit::Idx::Usize(quote!(ix));
+        }
         for (j1, (n1, _)) in ps.iter().enumerate().take(j2 + 1) {
             if !pairs.contains(&(j1, j2)) {
                 continue;
@@ -251,9 +249,17 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
                 );
                 quote!((#a, #b))
             };
-            pair_arms.push(quote!(#pat => { #bind return #f; }));
+            pair_arms.push(quote!(#pat => #f,));
         }
     }
+    let rec_bind = if rec_arms.is_empty() {
+        quote!(let _ = i2;)
+    } else {
+        quote! {
+            let rec_at: u64 = match p2 { #(#rec_arms)* _ => 0 };
+            let ix = usize::try_from(i2).unwrap_or(usize::MAX);
+        }
+    };
     let names: Vec<String> = o.parts.iter().map(|p| format!("`{}`", p.text)).collect();
     let comment = format!(
         "@step {}: no two of {} share a byte; at most {} part instances ({} otherwise, before any comparison). {}",
@@ -263,16 +269,59 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
         too_many.text,
         crate::emit::doc::flow(&o.doc)
     );
-    quote! {
-        #[doc = #comment]
-        {
+    // The check is a function of the view, called from the validator with the parts it
+    // bound: the header, each record and its offset, each table and its offset.
+    let file = &c.schema.file;
+    let hty = c.header().map(|h| ident(&h.name.text));
+    let mut params = vec![quote!(buf: &'a [u8]), quote!(header: #hty<'a>)];
+    let mut args = vec![quote!(buf), quote!(header)];
+    for (_, p) in &ps {
+        match *p {
+            Part::Record(i) => {
+                let Some(r) = file.ext.records.get(i) else {
+                    continue;
+                };
+                let Some(st) = c.strukt(&r.strukt.text) else {
+                    continue;
+                };
+                let (v, at, ty) = (
+                    ident(&r.name.text),
+                    format_ident!("{}_at", r.name.text),
+                    ident(&st.name.text),
+                );
+                params.push(quote!(#v: #ty<'a>, #at: u64));
+                args.push(quote!(#v, #at));
+            }
+            Part::Table(i) | Part::Range(_, i, _) => {
+                let Some(t) = file.tables.get(i) else {
+                    continue;
+                };
+                let (v, at) = (ident(&t.name.text), format_ident!("{}_at", t.name.text));
+                let n = crate::emit::lit_usize(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                let a = quote!(#v, #at);
+                if !args.iter().any(|x| x.to_string() == a.to_string()) {
+                    params.push(quote!(#v: &'a [[u8; #n]], #at: u64));
+                    args.push(a);
+                }
+            }
+            Part::Header => {}
+        }
+    }
+    let fname = format_ident!("owned_apart_{}", o.name.text);
+    let fdoc = crate::emit::doc::lines(&comment.replacen("@step ", "", 1));
+    em.sites.push_helper(quote! {
+        #fdoc
+        #[allow(clippy::too_many_arguments)]
+        fn #fname<E: __rt::Report>(#(#params),*) -> Result<(), E> {
+            let _ = (buf, &header);
             #bind
             match __rt::first_overlap(__parts, #max, &__extent) {
-                Ok(()) => {}
-                Err(__rt::Shared::TooMany) => return #fail_many,
+                Ok(()) => Ok(()),
+                Err(__rt::Shared::TooMany) => #fail_many,
                 Err(__rt::Shared::Overlap { first, second, at }) => {
                     let (p1, _) = __which(first);
                     let (p2, i2) = __which(second);
+                    #rec_bind
                     let (s1, _) = __extent(first);
                     match (p1, p2) {
                         #(#pair_arms)*
@@ -280,6 +329,10 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
                 }
             }
         }
+    });
+    quote! {
+        #[doc = #comment]
+        Self::#fname::<E>(#(#args),*)?;
     }
 }
 

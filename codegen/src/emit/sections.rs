@@ -2029,7 +2029,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
 // ----- variants --------------------------------------------------------------------------
 
 /// The dispatch enum over the variants, and each variant's view.
-pub fn variants(c: &Checked, sites: &crate::emit::SiteList) -> TokenStream {
+pub fn variants(c: &Checked, sites: &crate::emit::ModuleOut) -> TokenStream {
     let Some(vs) = &c.schema.file.ext.variants else {
         return quote!();
     };

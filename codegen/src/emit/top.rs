@@ -5,11 +5,11 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::check::Checked;
-use crate::emit::{Em, SiteList, sites_table};
+use crate::emit::{Em, ModuleOut, sites_table};
 
 /// The generated module body as tokens.
 pub fn tokens(c: &Checked) -> TokenStream {
-    let list = SiteList::default();
+    let list = ModuleOut::default();
     let body = module(c, &list);
     let table = sites_table(&list.into_sites());
     quote! {
@@ -19,7 +19,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
 }
 
 /// The module without its `ERROR_SITES` table (which [`tokens`] adds).
-pub(crate) fn module(c: &Checked, sites: &SiteList) -> TokenStream {
+pub(crate) fn module(c: &Checked, sites: &ModuleOut) -> TokenStream {
     let em = Em { c, sites };
     let name = &c.schema.name.text;
     let sha = &c.sha256;

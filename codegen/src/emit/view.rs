@@ -1538,6 +1538,7 @@ impl<'a> Em<'a> {
             Det::Short(quote!(#hsize64), quote!(len)),
         );
         let body = self.steps(&file.validate, Scope::Top);
+        let helpers = self.sites.take_helpers();
 
         let mut fields = Vec::new();
         let mut inits = Vec::new();
@@ -1790,6 +1791,7 @@ impl<'a> Em<'a> {
                 #(#fields)*
             }
             impl<'a> #id<'a> {
+                #(#helpers)*
                 #[doc = #validate_doc]
                 ///
                 /// The view borrows `buf`; its accessors cannot fail.

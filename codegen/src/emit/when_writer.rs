@@ -28,7 +28,7 @@ pub(crate) fn optional_table(c: &Checked, t: &Table) -> bool {
 fn cond(c: &Checked, e: &crate::expr::Expr) -> TokenStream {
     Em {
         c,
-        sites: &crate::emit::SiteList::default(),
+        sites: &crate::emit::ModuleOut::default(),
     }
     .cond(
         e,

@@ -1107,7 +1107,7 @@ pub(crate) fn record_when_checks(
         let ty = format_ident!("{}", t.record.text);
         let cond = crate::emit::Em {
             c,
-            sites: &crate::emit::SiteList::default(),
+            sites: &crate::emit::ModuleOut::default(),
         }
         .cond(
             &w.expr,
