@@ -10,6 +10,7 @@
 mod checksum;
 mod error;
 mod ownership;
+mod payloads;
 mod strings;
 
 pub use checksum::{
@@ -17,6 +18,7 @@ pub use checksum::{
 };
 pub use error::{Brief, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail};
 pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
+pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
 pub use strings::{string_at, string_extent, utf8_invalid_at};
 
 /// The `alloc` crate, for [`writer_alloc_methods!`] (only with this crate's `alloc` feature).

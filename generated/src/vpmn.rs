@@ -3406,107 +3406,69 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
-        // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum`. The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
+        // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum` (`npuschema_core::crc32_payloads`). The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
         {
-            let mut __crc: u32 = 0;
-            let mut __pend: Option<(u64, u64)> = None;
-            for (__si, __sraw) in sections.iter().enumerate() {
-                let __stype: u64 = u64::from(
-                    u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
-                );
-                let __srec = SectionHeader {
-                    raw: __sraw,
-                    buf,
-                    index: u32::try_from(__si).unwrap_or(u32::MAX),
-                };
-                let __sat: u64 = sections_at
-                    .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
-                    );
-                let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+            const ZEROED: [__rt::ZeroedFields; 1] = [
+                __rt::ZeroedFields {
+                    kind: 40u64,
+                    record: 8,
+                    fields: &[(4, 4)],
+                },
+            ];
+            let __sections = sections
+                .iter()
+                .map(|raw| {
+                    let __srec = SectionHeader {
+                        raw,
+                        buf,
+                        index: 0,
+                    };
+                    let _ = &__srec;
+                    (
+                        u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])),
+                        __srec.offset(),
+                        __srec.size(),
+                    )
+                });
+            let __crc: u32 = match __rt::crc32_payloads(
+                buf,
+                __sections,
+                &ZEROED,
+                |t: u64| {
+                    usize::try_from(t)
+                        .ok()
+                        .and_then(|i| __want_section_crcs.get(i))
+                        .copied()
+                        .flatten()
+                },
+            ) {
+                Ok(crc) => crc,
+                Err(__rt::PayloadsError::Unreadable { section: __si }) => {
+                    let __sat: u64 = sections_at
+                        .saturating_add(
+                            u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        );
                     return __rt::fail(25, &ERROR_SITES[24], __sat, 0, 0, 0, __si);
-                };
-                let __ps: u64 = __srec.offset();
-                let __pe: u64 = __ps
-                    .saturating_add(u64::try_from(__p.len()).unwrap_or(u64::MAX));
-                if !(matches!(__stype, 40u64)
-                    || matches!(
-                        usize::try_from(__stype).ok().and_then(| i | __want_section_crcs
-                        .get(i)), Some(Some(_))
-                    ))
-                {
-                    match __pend {
-                        Some((s, e)) if e == __ps => __pend = Some((s, __pe)),
-                        _ => {
-                            if let Some((s, e)) = __pend.take() {
-                                __crc = __rt::crc32(
-                                    __crc,
-                                    __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]),
-                                );
-                            }
-                            __pend = Some((__ps, __pe));
-                        }
-                    }
-                    continue;
                 }
-                if let Some((s, e)) = __pend.take() {
-                    __crc = __rt::crc32(
-                        __crc,
-                        __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]),
+                Err(
+                    __rt::PayloadsError::Mismatch {
+                        stored: v,
+                        computed: own,
+                        record: k,
+                        at,
+                    },
+                ) => {
+                    return __rt::fail(
+                        24,
+                        &ERROR_SITES[23],
+                        at,
+                        v,
+                        u64::from(own),
+                        0,
+                        usize::try_from(k).unwrap_or(usize::MAX),
                     );
                 }
-                if let Some(Some((v, k, at))) = usize::try_from(__stype)
-                    .ok()
-                    .and_then(|i| __want_section_crcs.get(i))
-                    .copied()
-                {
-                    let own = __rt::crc32(0, __p);
-                    if u64::from(own) != v {
-                        return __rt::fail(
-                            24,
-                            &ERROR_SITES[23],
-                            at,
-                            v,
-                            u64::from(own),
-                            0,
-                            usize::try_from(k).unwrap_or(usize::MAX),
-                        );
-                    }
-                    if !matches!(__stype, 40u64) {
-                        __crc = __rt::crc32_combine(
-                            __crc,
-                            own,
-                            u64::try_from(__p.len()).unwrap_or(u64::MAX),
-                        );
-                        continue;
-                    }
-                }
-                if __stype == 40u64 {
-                    let (recs, rest) = __p.as_chunks::<8>();
-                    for batch in recs.chunks(32) {
-                        let mut tmp = [[0u8; 8]; 32];
-                        for (d, s) in tmp.iter_mut().zip(batch) {
-                            *d = *s;
-                            __rt::set(d, 4, [0u8; 4]);
-                        }
-                        let used = batch.len().saturating_mul(8);
-                        __crc = __rt::crc32(
-                            __crc,
-                            tmp.as_flattened().get(..used).unwrap_or(&[]),
-                        );
-                    }
-                    __crc = __rt::crc32(__crc, rest);
-                    continue;
-                }
-                __crc = __rt::crc32(__crc, __p);
-            }
-            if let Some((s, e)) = __pend.take() {
-                __crc = __rt::crc32(
-                    __crc,
-                    __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]),
-                );
-            }
+            };
             let stored: u64 = u64::from(header.crc_sum());
             if Some(stored) != Some(u64::from(__crc)) {
                 return __rt::fail(

@@ -1479,147 +1479,98 @@ fn payload_checksum(
     let Some(di) = dir_info(c, dir) else {
         return quote!();
     };
-    let payload = ident(&dir.payload.text);
     let codes = &code.text;
     let tn = di.table.name.text.as_str();
     let pn = dir.payload.text.as_str();
-    // Sections whose records have fields hashed as zero.
-    let mut zero_arms = Vec::new();
+    // The section types whose records have fields hashed as zero: a constant table.
+    let mut zeroed = Vec::new();
     for l in &dir.layouts {
-        let fields: Vec<&crate::schema::Name> = zero
+        let mut fields: Vec<(u64, u64)> = zero
             .iter()
             .filter(|(col, _)| col.text == l.collection.text)
-            .map(|(_, f)| f)
+            .filter_map(|(_, f)| {
+                let (_, off, kind) = field_of(c, &l.record.text, &f.text)?;
+                Some((off, kind.width(&c.schema)))
+            })
             .collect();
         if fields.is_empty() {
             continue;
         }
+        fields.sort_unstable();
         let Some(v) = type_value(c, dir, &l.value.text) else {
             continue;
         };
-        let size = c.layouts.get(&l.record.text).map_or(0, |x| x.size);
-        let n = lit_usize(size);
-        let clears = fields.iter().filter_map(|f| {
-            let (_, off, kind) = field_of(c, &l.record.text, &f.text)?;
-            let w = lit_usize(kind.width(&c.schema));
-            let o = lit_usize(off);
-            Some(quote!(__rt::set(d, #o, [0u8; #w]);))
-        });
+        let n = lit_usize(c.layouts.get(&l.record.text).map_or(0, |x| x.size));
         let v = lit_u64(v);
-        zero_arms.push(quote! {
-            if __stype == #v {
-                // Hashed as if the listed fields were zero, in batches on the stack.
-                let (recs, rest) = __p.as_chunks::<#n>();
-                for batch in recs.chunks(32) {
-                    let mut tmp = [[0u8; #n]; 32];
-                    for (d, s) in tmp.iter_mut().zip(batch) {
-                        *d = *s;
-                        #(#clears)*
-                    }
-                    let used = batch.len().saturating_mul(#n);
-                    __crc = __rt::crc32(__crc, tmp.as_flattened().get(..used).unwrap_or(&[]));
-                }
-                __crc = __rt::crc32(__crc, rest);
-                continue;
-            }
+        let fs = fields.iter().map(|&(o, w)| {
+            let (o, w) = (lit_usize(o), lit_usize(w));
+            quote!((#o, #w))
         });
+        zeroed.push(quote!(__rt::ZeroedFields { kind: #v, record: #n, fields: &[#(#fs),*] }));
     }
+    // Sections a `record_checksums` step right before names: their own CRC is checked
+    // in this pass (its mismatch site is that step's) and combined into the file's.
     let fused = fused_with(c, prev, dir).map(|(rcode, rk)| {
-        let DirChecksumKind::Records { records, stored: sfield, .. } = &rk.kind else { return quote!() };
+        let DirChecksumKind::Records {
+            records,
+            stored: sfield,
+            ..
+        } = &rk.kind
+        else {
+            return (quote!(|_: u64| None), quote!());
+        };
         let want = want_var(&rk.name.text);
-        let slot_s = slot_of(c, dir, quote!(__stype));
-        let col = records.text.as_str();
-        let sn = sfield.text.as_str();
+        let slot_t = slot_of(c, dir, quote!(t));
         let mism = err(
-        em,
+            em,
             &rcode.text,
-            &Blame::record(col, Idx::U64(quote!(k)), sn, quote!(at), 0),
+            &Blame::record(
+                &records.text,
+                Idx::U64(quote!(k)),
+                &sfield.text,
+                quote!(at),
+                0,
+            ),
             Det::Mismatch(quote!(v), quote!(u64::from(own))),
         );
-        let zero_types: Vec<Literal> = dir
-            .layouts
-            .iter()
-            .filter(|l| zero.iter().any(|(col, _)| col.text == l.collection.text))
-            .filter_map(|l| type_value(c, dir, &l.value.text).map(lit_u64))
-            .collect();
-        quote! {
-            if let Some(Some((v, k, at))) = #slot_s.and_then(|i| #want.get(i)).copied() {
-                let own = __rt::crc32(0, __p);
-                if u64::from(own) != v { #mism }
-                if !matches!(__stype, #(#zero_types)|* ) {
-                    // Hashed once: the section's own CRC is combined into the file's.
-                    __crc = __rt::crc32_combine(__crc, own, u64::try_from(__p.len()).unwrap_or(u64::MAX));
-                    continue;
+        (
+            quote!(|t: u64| #slot_t.and_then(|i| #want.get(i)).copied().flatten()),
+            quote! {
+                Err(__rt::PayloadsError::Mismatch { stored: v, computed: own, record: k, at }) => {
+                    #mism
                 }
-            }
-        }
+            },
+        )
     });
-    let pat = payload_expr(em, dir, true, quote!(0));
-    let flush = quote! {
-        if let Some((s, e)) = __pend.take() {
-            __crc = __rt::crc32(__crc, __rt::range_at(buf, s, e.saturating_sub(s)).unwrap_or(&[]));
-        }
-    };
-    let zero_values: Vec<Literal> = dir
-        .layouts
-        .iter()
-        .filter(|l| zero.iter().any(|(col, _)| col.text == l.collection.text))
-        .filter_map(|l| type_value(c, dir, &l.value.text).map(lit_u64))
-        .collect();
-    let mut specials: Vec<TokenStream> = Vec::new();
-    if !zero_values.is_empty() {
-        specials.push(quote!(matches!(__stype, #(#zero_values)|*)));
-    }
-    if let Some((_, rk)) = fused_with(c, prev, dir) {
-        let want = want_var(&rk.name.text);
-        let slot_s = slot_of(c, dir, quote!(__stype));
-        specials.push(quote!(
-            matches!(#slot_s.and_then(|i| #want.get(i)), Some(Some(_)))
-        ));
-    }
-    // With no special payload every payload is ordinary (`if !(false)` would be clippy's
-    // `nonminimal_bool` in the user's crate).
-    let special = (!specials.is_empty()).then(|| quote!(#(#specials)||*));
     let gone = err(
         em,
         codes,
         &Blame::record(tn, Idx::Usize(quote!(__si)), pn, quote!(__sat), 0),
         Det::None,
     );
-    // An ordinary payload: hashed with any payloads right before it in one update.
-    let merge = quote! {
-        match __pend {
-            Some((s, e)) if e == __ps => __pend = Some((s, __pe)),
-            _ => {
-                #flush
-                __pend = Some((__ps, __pe));
-            }
-        }
+    let (var, var_at, drec) = (&di.var, &di.var_at, &di.rec_ty);
+    let (want_fn, mism_arm) = match fused {
+        Some(f) => f,
+        // No section is checked on its own, so no section mismatch can happen.
+        None => (
+            quote!(|_: u64| None),
+            quote! {
+                Err(__rt::PayloadsError::Mismatch { .. }) => {
+                    let __si = 0usize;
+                    let __sat = #var_at;
+                    #gone
+                }
+            },
+        ),
     };
-    let ordinary_or_special = match special {
-        None => merge,
-        Some(special) => quote! {
-            if !(#special) {
-                #merge
-                continue;
-            }
-            #flush
-            #fused
-            #(#zero_arms)*
-            __crc = __rt::crc32(__crc, __p);
-        },
-    };
-    let lp = dir_loop(
-        em,
-        dir,
-        None,
-        quote! {
-            // In bounds: every payload passed its range check.
-            let Some(__p) = __srec.#payload() else { #gone };
-            let __ps: u64 = #pat;
-            let __pe: u64 = __ps.saturating_add(u64::try_from(__p.len()).unwrap_or(u64::MAX));
-            #ordinary_or_special
-        },
+    let size = lit_u64(di.size);
+    let stype = widen(
+        di.type_ty,
+        read_at(&quote!(raw), di.type_ty, di.type_off, di.type_big),
+    );
+    let (off, len) = (
+        payload_expr(em, dir, true, quote!(0)),
+        payload_expr(em, dir, false, quote!(0)),
     );
     let (bind_stored, stored_opt, stored_or) = bind_value(em, &stored.expr, scope, env, "stored");
     let found = stored_or(quote!(u64::MAX));
@@ -1630,7 +1581,7 @@ fn payload_checksum(
         Det::Mismatch(found, quote!(u64::from(__crc))),
     );
     let comment = format!(
-        "@step {codes}: {:?} over every payload of `{}` in directory order (gaps excluded; {}) must equal `{}`. {}",
+        "@step {codes}: {:?} over every payload of `{}` in directory order (gaps excluded; {}) must equal `{}` (`npuschema_core::crc32_payloads`). {}",
         k.algorithm,
         dir.name.text,
         if zero.is_empty() {
@@ -1647,13 +1598,26 @@ fn payload_checksum(
         stored.text,
         crate::emit::doc::flow(&k.doc)
     );
+    let zeroed_len = lit_usize(u64::try_from(zeroed.len()).unwrap_or(u64::MAX));
     quote! {
         #[doc = #comment]
         {
-            let mut __crc: u32 = 0;
-            let mut __pend: Option<(u64, u64)> = None;
-            #lp
-            #flush
+            const ZEROED: [__rt::ZeroedFields; #zeroed_len] = [#(#zeroed),*];
+            let __sections = #var.iter().map(|raw| {
+                let __srec = #drec { raw, buf, index: 0 };
+                let _ = &__srec;
+                (#stype, #off, #len)
+            });
+            let __crc: u32 = match __rt::crc32_payloads(buf, __sections, &ZEROED, #want_fn) {
+                Ok(crc) => crc,
+                Err(__rt::PayloadsError::Unreadable { section: __si }) => {
+                    let __sat: u64 = #var_at.saturating_add(
+                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(#size),
+                    );
+                    #gone
+                }
+                #mism_arm
+            };
             #bind_stored
             if #stored_opt != Some(u64::from(__crc)) { #mism }
         }
