@@ -13,7 +13,7 @@ const LONG: &[(&str, &str, usize)] = &[
     (
         "vpmn.rs",
         "pub fn validate_with<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(",
-        1270,
+        1232,
     ),
     (
         "vpmn.rs",
