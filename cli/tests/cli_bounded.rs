@@ -1009,3 +1009,61 @@ fn npz_members_inflate_within_one_total_limit() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 7. a huge --max-arena meets a clear error, never an abort ----
+
+/// Run the binary with `args` under an address-space limit of `kb` KB (`ulimit -v`), as a
+/// machine with that much memory would, killing it after 60 s.
+fn run_limited(kb: u64, args: &[&OsStr]) -> Output {
+    let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
+        .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kb} && exec \"$0\" \"$@\""))
+        .arg(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let t = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[test]
+fn run_sim_with_a_huge_max_arena_ends_with_a_clear_error_not_an_abort() {
+    let d = tmp("hugearena");
+    let p = d.join("huge.npub");
+    // Valid (check and verify accept it: the stream touches 32 bytes), with a 4 GiB - 1
+    // runtime region; run --sim is allowed an 8 GiB arena, on a machine of 6 GiB.
+    std::fs::write(&p, blob_with(0xFFFF_FFFF)).expect("write");
+    for json in [false, true] {
+        let mut args = vec![os("run"), os("--sim"), os("--max-arena"), os("8589934592")];
+        if json {
+            args.push(os("--json"));
+        }
+        args.push(p.as_os_str());
+        let t = Instant::now();
+        let o = run_limited(6 << 20, &args);
+        let all = stderr(&o) + &stdout(&o);
+        eprintln!("{args:?}: {:?} in {:?}", o.status, t.elapsed());
+        // Exited (an abort is SIGABRT: `code` panics on a signal), with a clear error.
+        assert_eq!(code(&o), 2, "{all}");
+        assert!(all.contains("sim-out-of-memory"), "{all}");
+        assert!(!all.contains("memory allocation of"), "{all}");
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            assert_eq!(v["code"], "sim-out-of-memory", "{v}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
