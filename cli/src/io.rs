@@ -585,6 +585,40 @@ impl AtomicOutput {
         })
     }
 
+    /// Write `bytes` at byte `offset` of the temporary file (it grows to hold them).
+    ///
+    /// # Errors
+    ///
+    /// `io-error`.
+    pub fn write_all_at(&mut self, bytes: &[u8], offset: u64) -> Result<(), OutputError> {
+        use std::os::unix::fs::FileExt;
+        self.tmp
+            .as_file()
+            .write_all_at(bytes, offset)
+            .map_err(|e| OutputError {
+                code: "io-error",
+                path: self.tmp.path().to_path_buf(),
+                message: format!("cannot write at byte {offset}: {e}"),
+            })
+    }
+
+    /// Read `buf.len()` bytes at byte `offset` of the temporary file.
+    ///
+    /// # Errors
+    ///
+    /// `io-error`, also when the file ends first.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<(), OutputError> {
+        use std::os::unix::fs::FileExt;
+        self.tmp
+            .as_file()
+            .read_exact_at(buf, offset)
+            .map_err(|e| OutputError {
+                code: "io-error",
+                path: self.tmp.path().to_path_buf(),
+                message: format!("cannot read back at byte {offset}: {e}"),
+            })
+    }
+
     /// Flush to disk and rename over the target. Afterwards, if the target is no longer
     /// this file (another writer renamed over it in between), say so (`output-replaced`)
     /// instead of reporting a success that is not on disk.

@@ -720,7 +720,11 @@ fn peak_kb(args: &[&OsStr]) -> Option<(u64, Output)> {
     }
     let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
         .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
-    let report = tmp("peak").join("rss");
+    // One directory per call: tests run in parallel, and `tmp` empties what it returns.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = tmp(&format!("peak{call}"));
+    let report = dir.join("rss");
     let o = Command::new(time)
         .arg("-o")
         .arg(&report)
@@ -737,6 +741,7 @@ fn peak_kb(args: &[&OsStr]) -> Option<(u64, Output)> {
         .filter_map(|l| l.trim().parse::<u64>().ok())
         .next_back()
         .expect("a number");
+    let _ = std::fs::remove_dir_all(dir);
     Some((kb, o))
 }
 
@@ -1065,5 +1070,46 @@ fn run_sim_with_a_huge_max_arena_ends_with_a_clear_error_not_an_abort() {
             assert_eq!(v["code"], "sim-out-of-memory", "{v}");
         }
     }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 5. pack holds one copy of the inflated input ----
+
+#[test]
+fn pack_of_a_small_npz_with_large_weights_holds_them_once() {
+    let d = tmp("packrss");
+    let mib = 128;
+    let Some(input) = big_weights_npz(&d, mib) else {
+        return;
+    };
+    let small = vela_npz().expect("the npz big_weights_npz started from");
+    let out = d.join("o.npub");
+    // The constant: the same pack of the model as Vela wrote it (a few KB of weights).
+    let Some((base_kb, o)) = peak_kb(&[os("pack"), small.as_os_str(), os("-o"), out.as_os_str()])
+    else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&out).expect("packed");
+    let Some((kb, o)) = peak_kb(&[os("pack"), input.as_os_str(), os("-o"), out.as_os_str()]) else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let inflated_kb = (mib as u64) << 10;
+    let on_disk_kb = std::fs::metadata(&input).expect("input").len() / 1024;
+    eprintln!(
+        "pack of a {on_disk_kb} KB npz inflating to {inflated_kb} KB: peak RSS {kb} KB (the small model's pack: {base_kb} KB)"
+    );
+    // One copy of the weights (in the blob) and the small model's constant, with 16 MiB
+    // to spare; two copies (the model's and the blob's, 774 MB and then 531 MB for 250 MiB
+    // before) are over it by 112 MiB.
+    assert!(
+        kb < inflated_kb + base_kb + (16 << 10),
+        "{kb} KB for {inflated_kb} KB of weights (constant {base_kb} KB)"
+    );
+    // The blob holds the weights, as packed.
+    let o = run(&[os("check"), out.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert!(std::fs::metadata(&out).expect("out").len() > (mib as u64) << 20);
     let _ = std::fs::remove_dir_all(d);
 }
