@@ -1113,3 +1113,128 @@ fn pack_of_a_small_npz_with_large_weights_holds_them_once() {
     assert!(std::fs::metadata(&out).expect("out").len() > (mib as u64) << 20);
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 1. VPMN views and listings bounded too ----
+
+fn u32s(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A 112-byte VPMN I/O record.
+fn io_record(dims: &[u32], format: u32, name: &str) -> Vec<u8> {
+    let mut d = [1u32; 6];
+    d[..dims.len()].copy_from_slice(dims);
+    let mut r = u32s(&[dims.len() as u32]);
+    r.extend(u32s(&d));
+    r.extend(u32s(&[format, 0, 0, 0, 0]));
+    let mut n = [0u8; 64];
+    n[..name.len()].copy_from_slice(name.as_bytes());
+    r.extend(n);
+    r
+}
+
+/// A 220-byte VPMN NETWORK_INFO record.
+fn network_info(inputs: u32, outputs: u32) -> Vec<u8> {
+    let mut n = [0u8; 64];
+    n[..4].copy_from_slice(b"test");
+    let mut r = n.to_vec();
+    r.extend(u32s(&[inputs, outputs, 1, 1, 4, 1, 32, 0x0a]));
+    r.extend([0u8; 124]);
+    r
+}
+
+/// A valid VPMN version 2 file (the writer's) with `sections` extra directory records (an
+/// opaque type, 4 bytes each), `inputs` INPUT records and `slots` DYNAIO_TABLE entries.
+fn many_vpmn(sections: usize, inputs: usize, slots: usize) -> Vec<u8> {
+    use npuschema_cli::vpmn::writer::{Section, V2Spec, build_v2};
+    let mut input = Vec::new();
+    for i in 0..inputs {
+        input.extend(io_record(&[3, 8, 8, 1], 1, &format!("input[{i}]")));
+    }
+    let mut dynaio = vec![0u8; 64 * slots.max(1)];
+    dynaio[0] = 1;
+    let table: Vec<u32> = (0..slots as u32).flat_map(|i| [64 * i, 64]).collect();
+    let mut s = vec![
+        Section::new(35, 220, network_info(inputs as u32, 1)),
+        Section::new(38, 4, u32s(&[262_144])),
+        Section::new(40, 8, u32s(&[7, 0])),
+        Section::new(1, 112, input),
+        Section::new(2, 112, io_record(&[10], 5, "out")),
+        Section::new(7, 192, (0..192u32).map(|i| (i * 7) as u8).collect()),
+        Section::new(20, 1, dynaio),
+        Section::new(26, 8, u32s(&table)),
+    ];
+    s.extend((0..sections).map(|i| Section::new(4, 4, u32s(&[i as u32]))));
+    build_v2(&V2Spec {
+        target: 0x1000_003B,
+        class_word: 0,
+        reserved: [0, 0],
+        sections: s,
+    })
+    .expect("writes")
+}
+
+#[test]
+fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
+    let d = tmp("vpmnmany");
+    let p = d.join("many.nb");
+    // 100,008 sections, 20,000 inputs, 20,000 DYNAIO slots: 8 MB.
+    let bytes = many_vpmn(100_000, 20_000, 20_000);
+    std::fs::write(&p, &bytes).expect("write");
+    let input_kb = bytes.len() as u64 / 1024;
+    let cases: Vec<(Vec<&OsStr>, Vec<&str>)> = vec![
+        (
+            vec![os("inspect"), p.as_os_str()],
+            vec![
+                "... 90008 more sections not listed (at most 10000)",
+                "... 10000 more inputs not listed (at most 10000)",
+            ],
+        ),
+        (
+            vec![os("inspect"), os("--ledger"), p.as_os_str()],
+            vec!["more owners not listed (at most 10000)"],
+        ),
+        (
+            vec![os("inspect"), os("--json"), p.as_os_str()],
+            vec![
+                "\"sections_omitted\":90008",
+                "\"inputs_omitted\":10000",
+                "\"dynaio_omitted\":10000",
+                "\"owners_omitted\":",
+            ],
+        ),
+        (
+            vec![os("explain"), p.as_os_str()],
+            vec![
+                "... 90008 more directory records not listed (at most 10000)",
+                "more owners not listed (at most 10000)",
+                "90008 more sections (not listed, at most 10000): 0 checks fail",
+                "10000 more DYNAIO slots (not listed, at most 10000): 0 checks fail",
+            ],
+        ),
+    ];
+    for (args, says) in cases {
+        let Some((kb, o)) = peak_kb(&args) else {
+            return;
+        };
+        let text = stdout(&o);
+        eprintln!(
+            "{args:?}: peak RSS {kb} KB (input {input_kb} KB), stdout {} KB",
+            text.len() / 1024
+        );
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        for s in says {
+            assert!(text.contains(s), "{args:?}: no {s:?}");
+        }
+        // The input, the ledger of its 120,000 owners (a few times the input) and the
+        // listed 10,000 of each kind (about 90 MB of JSON values for the four lists):
+        // not 160,000 JSON objects (859 MB before) nor 2.8 million lines (187 MB).
+        assert!(kb < 8 * input_kb + 160 * 1024, "{args:?}: {kb} KB");
+        assert!(
+            (text.len() as u64) < 32 << 20,
+            "{args:?}: {} bytes",
+            text.len()
+        );
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
