@@ -181,7 +181,7 @@ fn validate_vpmn(bytes: &[u8]) -> Result<(), Error> {
 /// message)` for a file that is not NPU1 (`code` is the failing check's, or
 /// `wrong-format` for a VPMN file).
 pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, &'static str, String)> {
-    let name = path.display();
+    let name = crate::io::line_path(path);
     let loaded = load(path, Some(Format::Npu1), crate::io::max_input_bytes())
         .map_err(|e| (2, e.code(), format!("npuschema {cmd}: {name}: {e}")))?;
     match loaded.input {

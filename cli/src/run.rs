@@ -297,7 +297,12 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         let bytes = match npuschema_cli::io::read_all(path, limit) {
             Ok(bytes) => bytes,
             Err(e) => {
-                return fail("input", e.code(), format!("{}: {e}", path.display()), 2);
+                return fail(
+                    "input",
+                    e.code(),
+                    format!("{}: {e}", npuschema_cli::io::line_path(path)),
+                    2,
+                );
             }
         };
         match target(key, &tensors, version, Direction::Input) {
@@ -420,7 +425,7 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             return fail(
                 stage(&e),
                 e.code(),
-                format!("{}: {e}", args.file.display()),
+                format!("{}: {e}", npuschema_cli::io::line_path(&args.file)),
                 exit,
             );
         }

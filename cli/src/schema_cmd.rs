@@ -228,7 +228,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
         let _ = writeln!(
             out.stderr,
             "npuschema check: skipped {}: {why}",
-            p.display()
+            crate::io::line_path(p)
         );
     }
     for (p, msg) in &io_errors {
@@ -236,7 +236,11 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             let o: Outcome = Err(("io-error", msg.clone()));
             let _ = writeln!(out.stdout, "{}", json_line(p, it.schema_name(), &o));
         } else {
-            let _ = writeln!(out.stderr, "{}: {msg}", crate::io::line_path(p));
+            let _ = writeln!(
+                out.stderr,
+                "npuschema check: {}: {msg}",
+                crate::io::line_path(p)
+            );
         }
     }
     if outcomes.is_empty() {
@@ -268,7 +272,16 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             match o {
                 Ok(Ok(())) => format!("{}: OK", crate::io::line_path(p)),
                 Ok(Err(e)) => format!("{}: {e}", crate::io::line_path(p)),
-                Err((_, msg)) => format!("{}: cannot read: {msg}", crate::io::line_path(p)),
+                Err((_, msg)) => {
+                    // Not a verdict: an error, on stderr, naming the command.
+                    any_io = true;
+                    let _ = writeln!(
+                        out.stderr,
+                        "npuschema check: {}: cannot read: {msg}",
+                        crate::io::line_path(p)
+                    );
+                    continue;
+                }
             }
         };
         match o {
@@ -283,16 +296,17 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
 }
 
 /// Read the file and validate it with the schema: the view, or the exit code after the
-/// message.
-fn view_of(schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
+/// message (`npuschema CMD: FILE: ...`).
+fn view_of(cmd: &str, schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
     let c = load(schema)?;
     let it = Interp::new(&c);
+    let name = crate::io::line_path(file);
     let bytes = read_bounded(file)
-        .map_err(|(_, e)| Output::fail(format!("{}: {e}\n", file.display()), 2))?;
+        .map_err(|(_, e)| Output::fail(format!("npuschema {cmd}: {name}: {e}\n"), 2))?;
     match it.validate(&bytes) {
         Ok(v) => Ok((v, bytes)),
         Err(e) => {
-            let mut msg = format!("{}: {e}\n", file.display());
+            let mut msg = format!("npuschema {cmd}: {name}: {e}\n");
             if let Some(rows) = hex_rows(&bytes, e.offset.saturating_sub(e.offset % 16), 2) {
                 msg.push_str(&rows);
             }
@@ -408,7 +422,7 @@ pub fn inspect(args: InspectArgs) -> ExitCode {
 /// object ([`View::to_json`]).
 #[must_use]
 pub fn inspect_output(schema: &Path, file: &Path, json: bool) -> Output {
-    match view_of(schema, file) {
+    match view_of("inspect", schema, file) {
         Ok((v, _)) => Output {
             stdout: if json {
                 format!("{}\n", v.to_json(&file.display().to_string()))
@@ -569,7 +583,7 @@ pub fn explain(args: ExplainArgs) -> ExitCode {
 /// `explain --schema SCHEMA FILE`: the annotated hexdump of [`explain_text`].
 #[must_use]
 pub fn explain_output(schema: &Path, file: &Path) -> Output {
-    match view_of(schema, file) {
+    match view_of("explain", schema, file) {
         Ok((v, bytes)) => Output {
             stdout: explain_text(&v, &bytes),
             stderr: String::new(),

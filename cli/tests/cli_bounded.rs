@@ -1238,3 +1238,91 @@ fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
     }
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 10. one line per verdict on stdout; every other line names the command ----
+
+#[test]
+fn check_prints_verdicts_on_stdout_and_errors_naming_the_command_on_stderr() {
+    let d = tmp("prefix");
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    let bad = d.join("bad\nname.npub");
+    let mut b = blob();
+    b[4] = 9;
+    std::fs::write(&bad, &b).expect("write");
+    let fifo = d.join("f\nifo.npub");
+    mkfifo(&fifo);
+    let gone = d.join("gone.npub");
+    let s = schema("npu1.yaml");
+    for schema_args in [vec![], vec![os("--schema"), s.as_os_str()]] {
+        let mut args = vec![os("check")];
+        args.extend(schema_args.iter().copied());
+        args.extend([
+            good.as_os_str(),
+            bad.as_os_str(),
+            fifo.as_os_str(),
+            gone.as_os_str(),
+        ]);
+        let o = run(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        // Verdicts: one line per file checked, the name escaped.
+        let out = stdout(&o);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {out}");
+        assert!(lines.iter().any(|l| l.ends_with("good.npub: OK")), "{out}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("bad\\nname.npub: unsupported-version")),
+            "{out}"
+        );
+        // Errors: each line names the command and the file (escaped).
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {err}");
+        for l in &lines {
+            assert!(l.starts_with("npuschema check: "), "{args:?}: {l}");
+            assert!(l.contains(": cannot read: "), "{args:?}: {l}");
+        }
+        assert!(
+            err.contains("f\\nifo.npub: cannot read: fifo-no-writer"),
+            "{err}"
+        );
+        assert!(err.contains("gone.npub: cannot read: "), "{err}");
+    }
+    // The other file commands name themselves too, with or without a schema.
+    for (cmd, schema_args) in [
+        ("inspect", vec![]),
+        ("inspect", vec![os("--schema"), s.as_os_str()]),
+        ("explain", vec![]),
+        ("explain", vec![os("--schema"), s.as_os_str()]),
+        ("verify", vec![]),
+        ("disasm", vec![]),
+    ] {
+        for f in [&gone, &bad] {
+            let mut args = vec![os(cmd)];
+            args.extend(schema_args.iter().copied());
+            args.push(f.as_os_str());
+            let o = run(&args);
+            let err = stderr(&o);
+            assert_ne!(code(&o), 0, "{args:?}");
+            if cmd == "explain" && schema_args.is_empty() && f == &bad {
+                // The explanation of what failed is explain's output.
+                let out = stdout(&o);
+                let first = out.lines().next().unwrap_or_default();
+                assert!(
+                    first.contains("bad\\nname.npub: not a valid NPU1 blob"),
+                    "{out}"
+                );
+                continue;
+            }
+            let first = err.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with(&format!("npuschema {cmd}: ")),
+                "{args:?}: {err}"
+            );
+            assert!(!first.contains('\n'), "{args:?}: {err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
