@@ -1326,3 +1326,91 @@ fn check_prints_verdicts_on_stdout_and_errors_naming_the_command_on_stderr() {
     }
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 2. the simulator's work is bounded ----
+
+/// An NPU1 blob of two 30 MiB runtime regions whose stream starts one 30 MiB DMA between
+/// them `times` times.
+fn dma_repeat(times: usize) -> Vec<u8> {
+    let weights = [7u8; 64];
+    let len = 30u32 << 20;
+    let mut stream = Vec::new();
+    let mut cmd = |code: u16, param: u16, payload: Option<u32>| {
+        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
+        if let Some(p) = payload {
+            stream.extend_from_slice(&p.to_le_bytes());
+        }
+    };
+    cmd(0x0130, 1, None); // DMA source region 1
+    cmd(0x0131, 2, None); // DMA destination region 2
+    cmd(0x4030, 0, Some(0));
+    cmd(0x4031, 0, Some(0));
+    cmd(0x4032, 0, Some(len));
+    for _ in 0..times {
+        cmd(0x0010, 0, None); // DMA start
+    }
+    cmd(0x0011, 0, None);
+    cmd(0x0000, 0xFFFF, None);
+    let specs = [
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Input,
+            data: RegionData::Runtime(len),
+        },
+        RegionSpec {
+            role: Role::Output,
+            data: RegionData::Runtime(len),
+        },
+    ];
+    Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
+}
+
+#[test]
+fn a_million_30_mib_dmas_end_with_the_budget_error_in_bounded_time() {
+    let d = tmp("dmarepeat");
+    let p = d.join("dma.npub");
+    // 4 MB: one DMA of 30 MiB started a million times (about 70 minutes of copying once).
+    std::fs::write(&p, dma_repeat(1_000_000)).expect("write");
+    // Valid: the format and the stream check take it.
+    let o = run(&[os("check"), p.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    for json in [false, true] {
+        let mut args = vec![os("run"), os("--sim")];
+        if json {
+            args.push(os("--json"));
+        }
+        args.push(p.as_os_str());
+        let t = Instant::now();
+        // `run` kills it and fails after 20 s.
+        let o = run(&args);
+        eprintln!("{args:?}: exit {:?} in {:?}", o.status.code(), t.elapsed());
+        // The simulator's limit, as arena-over-limit: exit 2, its own code.
+        assert_eq!(code(&o), 2, "{args:?}: {}{}", stdout(&o), stderr(&o));
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+            assert_eq!(
+                v["executed"]["stopped"]["code"], "sim-budget-exceeded",
+                "{v}"
+            );
+            assert_eq!(v["result"]["ok"], false, "{v}");
+            // 34 copies of 30 MiB: the 1 GiB of bytes moved, not a million.
+            assert_eq!(v["executed"]["dma_copies"], 34, "{v}");
+        } else {
+            assert!(
+                stdout(&o).contains("stopped: sim-budget-exceeded"),
+                "{}",
+                stdout(&o)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
