@@ -969,6 +969,24 @@ fn check_warns_when_run_sim_needs_a_larger_max_arena() {
     let o = run(&[os("run"), os("--sim"), p.as_os_str()]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("arena-over-limit") || stdout(&o).contains("arena-over-limit"));
+    // ... and with the --max-arena check names, the run succeeds (the README's rule).
+    let need = need.to_string();
+    let o = run(&[
+        os("run"),
+        os("--sim"),
+        os("--max-arena"),
+        os(&need),
+        p.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 0, "--max-arena {need}: {}", stderr(&o));
+    let o = run(&[
+        os("run"),
+        os("--sim"),
+        os("--max-arena"),
+        os(&(need.parse::<u64>().expect("n") - 1).to_string()),
+        p.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 2, "one byte less: {}", stderr(&o));
     // Under the default: no warning.
     let small = d.join("small.npub");
     std::fs::write(&small, blob()).expect("write");
@@ -1413,4 +1431,92 @@ fn a_million_30_mib_dmas_end_with_the_budget_error_in_bounded_time() {
         }
     }
     let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 12 and 16. the demo: what it lacks, named before anything is installed ----
+
+#[test]
+fn the_demo_names_what_it_is_missing_before_installing_anything() {
+    let d = tmp("demo");
+    // A copy of the demo in a repository of its own, so that what it makes is seen.
+    let repo = d.join("repo");
+    std::fs::create_dir_all(repo.join("scripts")).expect("dir");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/demo");
+    std::fs::copy(&demo, repo.join("scripts/demo")).expect("copy");
+    // A PATH with the shell's tools and neither cargo nor python.
+    let tools = d.join("bin");
+    std::fs::create_dir_all(&tools).expect("dir");
+    for t in ["dirname", "mkdir", "cat", "printf", "head"] {
+        for dir in ["/usr/bin", "/bin"] {
+            let p = Path::new(dir).join(t);
+            if p.exists() {
+                let _ = std::os::unix::fs::symlink(&p, tools.join(t));
+                break;
+            }
+        }
+    }
+    let o = Command::new("/bin/bash")
+        .arg(repo.join("scripts/demo"))
+        .env_clear()
+        .env("PATH", &tools)
+        .env("NPUSCHEMA_CORPUS", d.join("no-shared-data"))
+        .env("PYTHON", "python3")
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash runs");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}{}", stdout(&o));
+    let missing: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("demo: missing: "))
+        .collect();
+    assert_eq!(missing.len(), 2, "{err}");
+    assert!(
+        missing[0].contains("cargo") && missing[0].contains("rustup"),
+        "{err}"
+    );
+    assert!(
+        missing[1].contains("python3") && missing[1].contains("apt-get"),
+        "{err}"
+    );
+    // Nothing made or installed: no target/, no venv.
+    let made: Vec<_> = std::fs::read_dir(&repo)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(made, vec![std::ffi::OsString::from("scripts")], "{made:?}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn the_demo_installs_only_what_it_runs() {
+    let demo =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/demo"))
+            .expect("scripts/demo");
+    // Its commands (comments aside): the Vela venv and the release CLI, nothing of the
+    // tests' (the Cortex-M target, QEMU, arm-none-eabi-gcc, nightly with Miri).
+    let code: String = demo
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for tests_only in [
+        "setup-miri",
+        "setup-targets",
+        "setup-litert",
+        "scripts/setup ",
+        "nightly",
+        "rustup",
+        "apt-get install",
+        "qemu",
+    ] {
+        // `rustup` and `apt-get install` may appear in the hint a missing tool prints.
+        let used = code
+            .lines()
+            .any(|l| l.contains(tests_only) && !l.contains("need \""));
+        assert!(!used, "the demo runs {tests_only:?}");
+    }
+    assert!(code.contains("scripts/setup-vela"));
+    assert!(code.contains("cargo build --release --locked -p npuschema-cli"));
 }
