@@ -405,10 +405,22 @@ pub fn resolve_output(target: &Path) -> Result<PathBuf, OutputError> {
         })?,
         _ => target.to_path_buf(),
     };
-    if fs::metadata(&resolved).is_ok_and(|m| m.is_dir()) {
-        return Err(err(
-            "is a directory: give the output file's name (e.g. DIR/model.npub)".into(),
-        ));
+    match fs::metadata(&resolved) {
+        Ok(m) if m.is_dir() => {
+            return Err(err(
+                "is a directory: give the output file's name (e.g. DIR/model.npub)".into(),
+            ));
+        }
+        // A FIFO, socket or device: the file would be renamed over it, replacing it with
+        // a regular file, never writing into it. Refused, as the README states.
+        Ok(m) if !m.is_file() => {
+            return Err(OutputError {
+                code: "output-not-a-regular-file",
+                path: target.to_path_buf(),
+                message: "is a FIFO, socket or device: outputs are written to a temporary file and renamed over the target, which would replace it; give a regular file's name".into(),
+            });
+        }
+        _ => {}
     }
     Ok(resolved)
 }

@@ -468,6 +468,33 @@ fn pack_and_run_outputs_through_a_link_replace_its_target_and_keep_the_link() {
             .is_symlink()
     );
     assert_eq!(std::fs::read(&out_real).expect("read").len(), 48);
+    // A FIFO (or a device) as the output: the rename would replace it, so it is refused
+    // before any work, and stays a FIFO.
+    let fifo = d.join("fifo.npub");
+    mkfifo(&fifo);
+    let spec = format!("1={}", fifo.display());
+    for args in [
+        vec![os("pack"), src.as_os_str(), os("-o"), fifo.as_os_str()],
+        vec![
+            os("run"),
+            os("--sim"),
+            good.as_os_str(),
+            os("--output"),
+            os(&spec),
+        ],
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains("output-not-a-regular-file"), "{err}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .expect("fifo")
+                .file_type()
+                .is_fifo()
+        );
+    }
     let _ = std::fs::remove_dir_all(d);
 }
 
