@@ -1428,6 +1428,10 @@ fn a_million_30_mib_dmas_end_with_the_budget_error_in_bounded_time() {
     // Valid: the format and the stream check take it.
     let o = run(&[os("check"), p.as_os_str()]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
+    if let Some((kb, o)) = peak_kb(&[os("run"), os("--sim"), p.as_os_str()]) {
+        eprintln!("run --sim: peak RSS {kb} KB");
+        assert_eq!(code(&o), 2);
+    }
     for json in [false, true] {
         let mut args = vec![os("run"), os("--sim")];
         if json {
