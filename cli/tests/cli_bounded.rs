@@ -1551,3 +1551,56 @@ fn the_demo_installs_only_what_it_runs() {
     assert!(code.contains("scripts/setup-vela"));
     assert!(code.contains("cargo build --release --locked -p npuschema-cli"));
 }
+
+#[test]
+fn inspect_of_a_damaged_vpmn_file_shows_the_header_checksums_and_directory() {
+    let d = tmp("vpmndamaged");
+    let mut b = many_vpmn(0, 1, 1);
+    // A byte of the NN section's payload (section 5, which the CHECKSUM record covers).
+    let dir = u32::from_le_bytes(b[48..52].try_into().expect("4")) as usize;
+    let nn = u32::from_le_bytes(b[dir + 5 * 44 + 4..dir + 5 * 44 + 8].try_into().expect("4"));
+    b[nn as usize + 3] ^= 0xff;
+    let p = d.join("bad.nb");
+    std::fs::write(&p, &b).expect("write");
+    let o = run(&[os("inspect"), p.as_os_str()]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("vpmn (INVALID"), "{text}");
+    assert!(
+        text.contains("version                  131072 (0x20000)"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("section_checksum         NBG_SECTION_NN")
+                && l.ends_with("<-- differ")),
+        "{text}"
+    );
+    assert!(text.contains("file_checksum            recorded"), "{text}");
+    assert!(text.contains("[ 5] NBG_SECTION_NN"), "{text}");
+    assert!(
+        text.contains("FAILED                   section-checksum-mismatch"),
+        "{text}"
+    );
+    assert!(
+        stderr(&o).starts_with("npuschema inspect: "),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[os("inspect"), os("--json"), p.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["error"]["code"], "section-checksum-mismatch");
+    let k = &v["partial"]["section_checksums"][0];
+    assert_eq!(k["type"], 7);
+    assert_ne!(k["recorded"], k["computed"]);
+    assert_eq!(v["partial"]["header"]["version"], 0x20000);
+    assert_eq!(
+        v["partial"]["sections_as_stored"]
+            .as_array()
+            .expect("array")
+            .len(),
+        8
+    );
+    let _ = std::fs::remove_dir_all(d);
+}

@@ -548,6 +548,7 @@ pub fn run(bytes: &[u8], file: &std::path::Path, as_json: bool, with_ledger: boo
             };
             crate::io::print_then("inspect", out, ExitCode::SUCCESS)
         }
+        Err(super::ledger::LedgerError::Invalid(v)) => damaged(bytes, file, as_json, &v),
         Err(e) => {
             let message = e.to_string();
             let (code, field, offset) = match &e {
@@ -566,4 +567,164 @@ pub fn run(bytes: &[u8], file: &std::path::Path, as_json: bool, with_ledger: boo
             )
         }
     }
+}
+
+/// The little-endian word at `at`, if the file has it.
+fn word_at(b: &[u8], at: u64) -> Option<u32> {
+    let at = usize::try_from(at).ok()?;
+    b.get(at..)?
+        .first_chunk::<4>()
+        .map(|w| u32::from_le_bytes(*w))
+}
+
+/// `inspect` of a VPMN file the validator refuses: what can be read, as stored and
+/// unchecked (the header words, the recorded and recomputed checksums, the directory), and
+/// the failure marked, as for NPU1; exit 1.
+fn damaged(
+    bytes: &[u8],
+    file: &std::path::Path,
+    as_json: bool,
+    e: &npuschema_core::Error,
+) -> ExitCode {
+    use std::fmt::Write;
+    let version = word_at(bytes, 4).unwrap_or(0);
+    let v2 = version == npuschema_generated::vpmn::VERSION_V2;
+    let names: &[&str] = if v2 {
+        &[
+            "magic",
+            "version",
+            "target",
+            "crc_sum",
+            "total_size_low",
+            "total_size_high",
+            "sub_header_offset",
+            "sub_header_size",
+            "sub_header_count",
+            "class_word",
+            "reserved2",
+            "reserved3",
+        ]
+    } else {
+        &["magic", "version", "target"]
+    };
+    let header: Vec<(&str, Option<u32>)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (*n, word_at(bytes, 4 * i as u64)))
+        .collect();
+    // Version 2: the file CRC and each CHECKSUM record, recorded and recomputed over the
+    // directory as stored.
+    let dir = if v2 { directory(bytes) } else { Vec::new() };
+    let payload = |o: u64, n: u64| {
+        let (o, n) = (usize::try_from(o).ok()?, usize::try_from(n).ok()?);
+        bytes.get(o..o.checked_add(n)?)
+    };
+    let file_crc = v2.then(|| (word_at(bytes, 12), computed_file_crc(bytes).0));
+    let mut records = Vec::new();
+    for &(_, o, n) in dir.iter().filter(|d| d.0 == CHECKSUM) {
+        let Some(p) = payload(o, n) else { continue };
+        for r in p.chunks_exact(8).take(crate::inspect::list_limit()) {
+            let ty = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+            let recorded = u32::from_le_bytes([r[4], r[5], r[6], r[7]]);
+            let computed = dir
+                .iter()
+                .find(|d| d.0 == ty)
+                .and_then(|&(_, o, n)| payload(o, n))
+                .map(crc32fast::hash);
+            records.push((ty, recorded, computed));
+        }
+    }
+    let limit = crate::inspect::list_limit();
+    let listed = &dir[..dir.len().min(limit)];
+    let omitted = dir.len().saturating_sub(limit);
+    let field = e.field.to_string();
+    let message = e.to_string();
+    eprintln!(
+        "npuschema inspect: {}: {message}",
+        crate::io::line_path(file)
+    );
+    if as_json {
+        let hdr: serde_json::Map<String, Value> = header
+            .iter()
+            .map(|(n, v)| ((*n).to_string(), json!(v)))
+            .collect();
+        let mut partial = json!({
+            "header": hdr,
+            "file_checksum": file_crc.map(|(r, c)| json!({ "recorded": r, "computed": c })),
+            "section_checksums": records
+                .iter()
+                .map(|(t, r, c)| json!({ "type": t, "type_name": section_type_name(*t), "recorded": r, "computed": c }))
+                .collect::<Vec<_>>(),
+            "sections_as_stored": listed
+                .iter()
+                .map(|(t, o, n)| json!({ "type": t, "type_name": section_type_name(*t), "offset": o, "size": n }))
+                .collect::<Vec<_>>(),
+        });
+        if omitted > 0 {
+            partial["sections_omitted"] = json!(omitted);
+        }
+        let line = json!({
+            "file": file.display().to_string(),
+            "format": "vpmn",
+            "error": { "code": e.code, "field": field, "offset": e.offset, "message": message },
+            "partial": partial,
+        });
+        return crate::io::print_then("inspect", format!("{line}\n"), ExitCode::from(1));
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "format                   vpmn (INVALID: what could be read, as stored)"
+    );
+    for (n, v) in &header {
+        let _ = match v {
+            Some(v) => writeln!(s, "{n:<24} {v} ({v:#x})"),
+            None => writeln!(s, "{n:<24} (past the end of the file)"),
+        };
+    }
+    let mark = |ok: bool| if ok { "" } else { "   <-- differ" };
+    if let Some((recorded, computed)) = file_crc {
+        let _ = match recorded {
+            Some(r) => writeln!(
+                s,
+                "file_checksum            recorded {r:#010x} computed {computed:#010x}{}",
+                mark(r == computed)
+            ),
+            None => writeln!(s, "file_checksum            (past the end of the file)"),
+        };
+    }
+    for (t, r, c) in &records {
+        let name = section_type_name(*t).unwrap_or_else(|| format!("type {t}"));
+        let _ = match c {
+            Some(c) => writeln!(
+                s,
+                "section_checksum         {name}: recorded {r:#010x} computed {c:#010x}{}",
+                mark(r == c)
+            ),
+            None => writeln!(
+                s,
+                "section_checksum         {name}: recorded {r:#010x}, no such section   <-- differ"
+            ),
+        };
+    }
+    if v2 {
+        let _ = writeln!(s, "sections (as stored, not checked):");
+        for (i, (t, o, n)) in listed.iter().enumerate() {
+            let name = section_type_name(*t).unwrap_or_else(|| format!("type {t}"));
+            let _ = writeln!(s, "  [{i:>2}] {name:<40} offset {o:>10} size {n:>10}");
+        }
+        if omitted > 0 {
+            let _ = writeln!(
+                s,
+                "  ... {omitted} more sections not listed (at most {})",
+                crate::inspect::LIST_LIMIT
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "FAILED                   {} at {field} (offset {:#x}): {message}",
+        e.code, e.offset
+    );
+    crate::io::print_then("inspect", s, ExitCode::from(1))
 }
