@@ -98,8 +98,9 @@ impl Output {
 }
 
 /// Load and check a schema; on a mistake, every diagnostic (file:line:column), exit 2.
-fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
-    let text = crate::io::read_schema(path).map_err(|m| Output::fail(format!("{m}\n"), 2))?;
+fn load(cmd: &str, path: &Path) -> Result<npuschema_codegen::Checked, Output> {
+    let text = crate::io::read_schema(path)
+        .map_err(|m| Output::fail(format!("npuschema {cmd}: {m}\n"), 2))?;
     let c = npuschema_codegen::load_str(&text, &path.display().to_string()).map_err(|d| {
         let mut msg = d.to_string();
         if !msg.ends_with('\n') {
@@ -115,8 +116,8 @@ fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
         };
         return Err(Output::fail(
             format!(
-                "{}: schema `{}` declares {only} only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
-                path.display(),
+                "npuschema {cmd}: {}: schema `{}` declares {only} only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
+                crate::io::line_path(path),
                 c.name()
             ),
             2,
@@ -184,7 +185,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
 /// `ext` extensions, every file when none), in path order.
 #[must_use]
 pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool) -> Output {
-    let c = match load(schema) {
+    let c = match load("check", schema) {
         Ok(c) => c,
         Err(o) => return o,
     };
@@ -298,7 +299,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
 /// Read the file and validate it with the schema: the view, or the exit code after the
 /// message (`npuschema CMD: FILE: ...`).
 fn view_of(cmd: &str, schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
-    let c = load(schema)?;
+    let c = load(cmd, schema)?;
     let it = Interp::new(&c);
     let name = crate::io::line_path(file);
     let bytes = read_bounded(file)

@@ -1369,6 +1369,19 @@ fn check_prints_verdicts_on_stdout_and_errors_naming_the_command_on_stderr() {
             assert!(!first.contains('\n'), "{args:?}: {err}");
         }
     }
+    // A schema that cannot be read: the command named too.
+    let schema_dir = schema("");
+    for cmd in ["check", "inspect", "explain"] {
+        for bad in [schema_dir.as_os_str(), os("/dev/zero")] {
+            let o = run(&[os(cmd), os("--schema"), bad, good.as_os_str()]);
+            assert_eq!(code(&o), 2, "{cmd} {bad:?}");
+            assert!(
+                stderr(&o).starts_with(&format!("npuschema {cmd}: ")),
+                "{cmd} {bad:?}: {}",
+                stderr(&o)
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(d);
 }
 
