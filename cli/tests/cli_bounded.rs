@@ -1617,3 +1617,74 @@ fn inspect_of_a_damaged_vpmn_file_shows_the_header_checksums_and_directory() {
     );
     let _ = std::fs::remove_dir_all(d);
 }
+
+/// `.venv-litert`'s Python (scripts/setup-litert), whose ai-edge-litert carries TFLite's
+/// FlatBuffer schema with its object API: what rewrites a `.tflite` here.
+fn litert_python() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-litert/bin/python");
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipping: no .venv-litert (scripts/setup-litert) to write a large .tflite");
+        None
+    }
+}
+
+#[test]
+fn pack_of_a_tflite_with_large_weights_holds_them_once() {
+    let (Some(src), Some(python)) = (vela_tflite(), litert_python()) else {
+        return;
+    };
+    let d = tmp("packtflite");
+    let big = d.join("big.tflite");
+    let mib = 128u64;
+    // Vela's .tflite with 128 MiB of zeros after its read-only data (the ethos-u operator's
+    // input 1): a file of that size, weights and all.
+    let script = format!(
+        r#"
+import sys, numpy as np, flatbuffers
+from ai_edge_litert import schema_py_generated as s
+m = s.ModelT.InitFromPackedBuf(open(sys.argv[1], 'rb').read(), 0)
+g = m.subgraphs[0]
+op = [o for o in g.operators if m.operatorCodes[o.opcodeIndex].customCode == b'ethos-u'][0]
+b = m.buffers[g.tensors[op.inputs[1]].buffer]
+b.data = np.concatenate([np.asarray(b.data, dtype=np.uint8), np.zeros({mib} << 20, dtype=np.uint8)])
+f = flatbuffers.Builder(({mib} + 1) << 20)
+f.Finish(m.Pack(f), file_identifier=b'TFL3')
+open(sys.argv[2], 'wb').write(f.Output())
+"#
+    );
+    let o = Command::new(python)
+        .arg("-B")
+        .arg("-c")
+        .arg(&script)
+        .arg(&src)
+        .arg(&big)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = d.join("o.npub");
+    let Some((base_kb, o)) = peak_kb(&[os("pack"), src.as_os_str(), os("-o"), out.as_os_str()])
+    else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&out).expect("packed");
+    let Some((kb, o)) = peak_kb(&[os("pack"), big.as_os_str(), os("-o"), out.as_os_str()]) else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let file_kb = std::fs::metadata(&big).expect("big").len() / 1024;
+    eprintln!(
+        "pack of a {file_kb} KB .tflite: peak RSS {kb} KB (the small model's pack: {base_kb} KB)"
+    );
+    // The file held once (its weights cut out in place, then the blob around them), not
+    // the file and a copy of its weights (273 MB before for this file).
+    assert!(
+        kb < file_kb + base_kb + (16 << 10),
+        "{kb} KB for a {file_kb} KB file (constant {base_kb} KB)"
+    );
+    assert!(std::fs::metadata(&out).expect("out").len() > mib << 20);
+    let _ = std::fs::remove_dir_all(d);
+}
