@@ -1688,3 +1688,116 @@ open(sys.argv[2], 'wb').write(f.Output())
     assert!(std::fs::metadata(&out).expect("out").len() > mib << 20);
     let _ = std::fs::remove_dir_all(d);
 }
+
+// ---- 13. a test that skips says so in the summary of scripts/test ----
+
+/// The first string literal at or after byte `at` of `src`.
+fn literal_after(src: &str, at: usize) -> Option<String> {
+    let rest = src.get(at..)?;
+    let start = rest.find('"')? + 1;
+    let mut out = String::new();
+    let mut chars = rest[start..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '"' => return Some(out),
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+#[test]
+fn every_skip_notice_reaches_the_summary() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let script = std::fs::read_to_string(repo.join("scripts/test")).expect("scripts/test");
+    // The pattern scripts/test collects skips with.
+    let line = script
+        .lines()
+        .find(|l| l.contains("\"$log_dir/cargo-test\"") && l.contains("grep -aE"))
+        .expect("scripts/test collects the skips of cargo test");
+    let pattern = line
+        .split('\'')
+        .nth(1)
+        .expect("a quoted pattern")
+        .to_string();
+    // Every eprintln!/println! notice in the workspace's tests that says it skips.
+    let mut notices = Vec::new();
+    let mut stack: Vec<PathBuf> = ["cli", "tests", "sim", "runtime", "codegen", "core", "macro"]
+        .iter()
+        .map(|d| repo.join(d))
+        .collect();
+    while let Some(d) = stack.pop() {
+        for p in std::fs::read_dir(&d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+        {
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "target") {
+                    stack.push(p);
+                }
+                continue;
+            }
+            // Test code: the tests/ folders, and the shared test helpers (refreader).
+            let test_code = p.components().any(|c| c.as_os_str() == "tests")
+                || p.to_string_lossy().contains("refreader");
+            if p.extension().is_none_or(|e| e != "rs") || !test_code {
+                continue;
+            }
+            let src = std::fs::read_to_string(&p).expect("source");
+            for (at, _) in src
+                .match_indices("eprintln!(")
+                .chain(src.match_indices("println!("))
+            {
+                let Some(text) = literal_after(&src, at) else {
+                    continue;
+                };
+                // Placeholders out: a count named `skipped` is not a notice.
+                let mut plain = String::new();
+                let mut depth = 0;
+                for c in text.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth > 0 => {
+                            depth -= 1;
+                            plain.push('X');
+                        }
+                        c if depth == 0 => plain.push(c),
+                        _ => {}
+                    }
+                }
+                if plain.to_lowercase().contains("skip") {
+                    notices.push((p.clone(), plain));
+                }
+            }
+        }
+    }
+    assert!(notices.len() >= 10, "found only {notices:?}");
+    let input: String = notices.iter().map(|(_, t)| format!("{t}\n")).collect();
+    let mut grep = Command::new("grep")
+        .args(["-avE", &pattern])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("grep runs");
+    use std::io::Write;
+    grep.stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let missed =
+        String::from_utf8_lossy(&grep.wait_with_output().expect("grep").stdout).into_owned();
+    let missed: Vec<&(PathBuf, String)> = notices
+        .iter()
+        .filter(|(_, t)| missed.lines().any(|m| m == t))
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "skip notices scripts/test's summary does not collect ({pattern}): {missed:#?}"
+    );
+}
