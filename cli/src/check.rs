@@ -10,9 +10,10 @@
 //! only the head of a file whose magic already decides the verdict.
 //!
 //! Files are checked in parallel; on a terminal a progress bar shows on stderr. Output is in
-//! path order: plain, one line per file (`PATH: OK` or `PATH: <error>`); `--json`, one object
-//! per line, errors that concern no single file included (an unreadable directory,
-//! `nothing-checked`). Exit status 0 when every file is valid, 1 when any is not, 2 for
+//! path order: plain, one line per file checked on stdout (`PATH: OK` or `PATH: <error>`),
+//! and every error that is not a verdict on stderr, naming the command (`npuschema check:
+//! PATH: cannot read: ...`, an unreadable directory, a skipped FIFO, `nothing-checked`);
+//! `--json`, one object per line on stdout, those errors included. Exit status 0 when every file is valid, 1 when any is not, 2 for
 //! usage or I/O errors, a file over the input limit, or when nothing was checked.
 
 use std::collections::HashSet;
@@ -329,10 +330,19 @@ pub fn run(args: Args) -> ExitCode {
         if args.json {
             lines.push(line(Some(p), None, plain_error("io-error", msg)).to_string());
         } else {
-            eprintln!("{}: {msg}", crate::io::line_path(p));
+            eprintln!("npuschema check: {}: {msg}", crate::io::line_path(p));
         }
     }
     for (p, o) in &outcomes {
+        if let (false, Outcome::Unread { message, .. }) = (args.json, o) {
+            // Not a verdict: an error, on stderr as every command's, naming the command.
+            eprintln!(
+                "npuschema check: {}: cannot read: {message}",
+                crate::io::line_path(p)
+            );
+            any_io = true;
+            continue;
+        }
         lines.push(if args.json {
             json_line(p, o).to_string()
         } else {

@@ -123,7 +123,10 @@ pub fn run(args: Args) -> ExitCode {
                 &args,
                 e.code(),
                 0,
-                &format!("npuschema disasm: {}: {e}", args.file.display()),
+                &format!(
+                    "npuschema disasm: {}: {e}",
+                    npuschema_cli::io::line_path(&args.file)
+                ),
                 2,
             ),
         };
@@ -138,7 +141,10 @@ pub fn run(args: Args) -> ExitCode {
             &args,
             e.code,
             e.offset,
-            &format!("npuschema disasm: {}: {e}", args.file.display()),
+            &format!(
+                "npuschema disasm: {}: {e}",
+                npuschema_cli::io::line_path(&args.file)
+            ),
             1,
         ),
     }
@@ -161,7 +167,10 @@ pub fn disasm_stream(stream: &[u8], args: &Args) -> ExitCode {
             args,
             e.code,
             u64::from(e.offset),
-            &format!("npuschema disasm: {}: {e}", args.file.display()),
+            &format!(
+                "npuschema disasm: {}: {e}",
+                npuschema_cli::io::line_path(&args.file)
+            ),
             1,
         ),
         // A closed pipe (`| head`) is not an error worth reporting.

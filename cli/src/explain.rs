@@ -776,7 +776,10 @@ pub fn run(args: Args) -> ExitCode {
                 crate::io::InputError::Io(_) => "io-error: ",
                 crate::io::InputError::TooLarge { .. } | crate::io::InputError::NoWriter => "",
             };
-            eprintln!("npuschema explain: {code}{}: {e}", args.file.display());
+            eprintln!(
+                "npuschema explain: {code}{}: {e}",
+                crate::io::line_path(&args.file)
+            );
             return ExitCode::from(2);
         }
     };
@@ -790,7 +793,7 @@ pub fn run(args: Args) -> ExitCode {
         "never" => false,
         _ => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let name = args.file.display().to_string();
+    let name = crate::io::line_path(&args.file);
     match explain_as(format, bytes, &name, Style { color }) {
         Ok(text) => crate::io::print_then("explain", text, ExitCode::SUCCESS),
         Err(ExplainError::Invalid(text)) => {

@@ -181,7 +181,7 @@ fn validate_vpmn(bytes: &[u8]) -> Result<(), Error> {
 /// message)` for a file that is not NPU1 (`code` is the failing check's, or
 /// `wrong-format` for a VPMN file).
 pub fn load_npu1(path: &Path, cmd: &str) -> Result<Vec<u8>, (u8, &'static str, String)> {
-    let name = path.display();
+    let name = crate::io::line_path(path);
     let loaded = load(path, Some(Format::Npu1), crate::io::max_input_bytes())
         .map_err(|e| (2, e.code(), format!("npuschema {cmd}: {name}: {e}")))?;
     match loaded.input {
@@ -267,14 +267,21 @@ pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
     // The binder's placement rules on a copy of the blob at a 16-byte aligned address (as
     // the format requires a firmware image to place it), with the identity map: an
     // address is then aligned exactly when the blob offset is. The misalignment reported
-    // is the copy's address; its remainder is the offset's.
-    let mut placed = vec![0u8; bytes.len().saturating_add(15)];
-    let skew = 0usize.wrapping_sub(placed.as_ptr().addr()) & 15;
-    let copy = placed
-        .get_mut(skew..skew.saturating_add(bytes.len()))
-        .unwrap_or_default();
-    copy.copy_from_slice(bytes);
-    let cv = Npu1::validate(copy).map_err(|e| Refusal::of(&e, "validator"))?;
+    // is the copy's address; its remainder is the offset's. A buffer that already sits at
+    // such an address (the allocator's usual alignment) is used as it is: no second copy
+    // of the input.
+    let mut placed = Vec::new();
+    let cv = if bytes.as_ptr().addr() & 15 == 0 {
+        v
+    } else {
+        placed.resize(bytes.len().saturating_add(15), 0u8);
+        let skew = 0usize.wrapping_sub(placed.as_ptr().addr()) & 15;
+        let copy = placed
+            .get_mut(skew..skew.saturating_add(bytes.len()))
+            .unwrap_or_default();
+        copy.copy_from_slice(bytes);
+        Npu1::validate(copy).map_err(|e| Refusal::of(&e, "validator"))?
+    };
     let specs: Vec<RegionSpec<'_>> = cv
         .regions()
         .map(|r| RegionSpec {

@@ -337,7 +337,10 @@ pub(crate) fn refuse(
     exit: u8,
 ) -> ExitCode {
     let (code, field, offset, message) = error;
-    eprintln!("{}: {message}", file.display());
+    eprintln!(
+        "npuschema inspect: {}: {message}",
+        crate::io::line_path(file)
+    );
     if json {
         let line = json!({
             "file": file.display().to_string(),
@@ -432,7 +435,10 @@ fn damaged_npu1(args: &Args, bytes: &[u8], e: &npuschema_core::Error) -> ExitCod
                 "regions_as_stored": regions,
             },
         });
-        eprintln!("{}: {message}", args.file.display());
+        eprintln!(
+            "npuschema inspect: {}: {message}",
+            crate::io::line_path(&args.file)
+        );
         return crate::io::print_then("inspect", format!("{line}\n"), ExitCode::from(1));
     }
     use std::fmt::Write;
@@ -480,13 +486,16 @@ fn damaged_npu1(args: &Args, bytes: &[u8], e: &npuschema_core::Error) -> ExitCod
         "FAILED        {} at {field} (offset {:#x}): {message}",
         e.code, e.offset
     );
-    eprintln!("{}: {message}", args.file.display());
+    eprintln!(
+        "npuschema inspect: {}: {message}",
+        crate::io::line_path(&args.file)
+    );
     crate::io::print_then("inspect", s, ExitCode::from(1))
 }
 
 /// Run the subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let name = args.file.display();
+    let name = crate::io::line_path(&args.file);
     let loaded = match format::load(&args.file, None, crate::io::max_input_bytes()) {
         Ok(l) => l,
         Err(e) => {

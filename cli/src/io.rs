@@ -405,10 +405,22 @@ pub fn resolve_output(target: &Path) -> Result<PathBuf, OutputError> {
         })?,
         _ => target.to_path_buf(),
     };
-    if fs::metadata(&resolved).is_ok_and(|m| m.is_dir()) {
-        return Err(err(
-            "is a directory: give the output file's name (e.g. DIR/model.npub)".into(),
-        ));
+    match fs::metadata(&resolved) {
+        Ok(m) if m.is_dir() => {
+            return Err(err(
+                "is a directory: give the output file's name (e.g. DIR/model.npub)".into(),
+            ));
+        }
+        // A FIFO, socket or device: the file would be renamed over it, replacing it with
+        // a regular file, never writing into it. Refused, as the README states.
+        Ok(m) if !m.is_file() => {
+            return Err(OutputError {
+                code: "output-not-a-regular-file",
+                path: target.to_path_buf(),
+                message: "is a FIFO, socket or device: outputs are written to a temporary file and renamed over the target, which would replace it; give a regular file's name".into(),
+            });
+        }
+        _ => {}
     }
     Ok(resolved)
 }
@@ -583,6 +595,40 @@ impl AtomicOutput {
             path: self.tmp.path().to_path_buf(),
             message: format!("cannot write: {e}"),
         })
+    }
+
+    /// Write `bytes` at byte `offset` of the temporary file (it grows to hold them).
+    ///
+    /// # Errors
+    ///
+    /// `io-error`.
+    pub fn write_all_at(&mut self, bytes: &[u8], offset: u64) -> Result<(), OutputError> {
+        use std::os::unix::fs::FileExt;
+        self.tmp
+            .as_file()
+            .write_all_at(bytes, offset)
+            .map_err(|e| OutputError {
+                code: "io-error",
+                path: self.tmp.path().to_path_buf(),
+                message: format!("cannot write at byte {offset}: {e}"),
+            })
+    }
+
+    /// Read `buf.len()` bytes at byte `offset` of the temporary file.
+    ///
+    /// # Errors
+    ///
+    /// `io-error`, also when the file ends first.
+    pub fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> Result<(), OutputError> {
+        use std::os::unix::fs::FileExt;
+        self.tmp
+            .as_file()
+            .read_exact_at(buf, offset)
+            .map_err(|e| OutputError {
+                code: "io-error",
+                path: self.tmp.path().to_path_buf(),
+                message: format!("cannot read back at byte {offset}: {e}"),
+            })
     }
 
     /// Flush to disk and rename over the target. Afterwards, if the target is no longer

@@ -4,7 +4,9 @@
 //! driver's result (text, or `--json`).
 //!
 //! Exit 0 when the run succeeded, 1 when the file is invalid, cannot be bound, or the run
-//! failed (a fault, a configuration mismatch, a timeout), 2 on usage or I/O errors.
+//! failed (a fault, a configuration mismatch, a timeout), 2 on usage or I/O errors and on
+//! the simulator's own limits (`arena-over-limit`, `sim-out-of-memory`, and a run stopped
+//! by its work budget, `sim-budget-exceeded`).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -208,6 +210,12 @@ pub fn report_json(r: &RunReport) -> Value {
             "shram_transfers": rec.shram_transfers,
             "bus_fault": rec.bus_fault.map(|f| format!("{f:?}")),
             "parse_error": rec.parse_error.map(|e| e.to_string()),
+            // Why the simulator stopped computing (`sim-budget-exceeded`: the work budget
+            // ran out, and the run is then failed; or a weight stream that does not decode).
+            "stopped": rec.compute_error.as_ref().map(|e| json!({
+                "code": e.code(),
+                "message": e.to_string(),
+            })),
         })
     });
     json!({
@@ -297,7 +305,12 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         let bytes = match npuschema_cli::io::read_all(path, limit) {
             Ok(bytes) => bytes,
             Err(e) => {
-                return fail("input", e.code(), format!("{}: {e}", path.display()), 2);
+                return fail(
+                    "input",
+                    e.code(),
+                    format!("{}: {e}", npuschema_cli::io::line_path(path)),
+                    2,
+                );
             }
         };
         match target(key, &tensors, version, Direction::Input) {
@@ -420,7 +433,7 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             return fail(
                 stage(&e),
                 e.code(),
-                format!("{}: {e}", args.file.display()),
+                format!("{}: {e}", npuschema_cli::io::line_path(&args.file)),
                 exit,
             );
         }
@@ -500,8 +513,21 @@ pub fn execute(args: &Args, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     }
     Ok(if report.succeeded() {
         ExitCode::SUCCESS
+    } else if over_budget(&report) {
+        // The simulator's limit, not a verdict on the file (as `arena-over-limit`).
+        ExitCode::from(2)
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// Whether the simulator stopped the run because its work budget ran out.
+fn over_budget(report: &RunReport) -> bool {
+    report.record.as_ref().is_some_and(|r| {
+        matches!(
+            r.compute_error,
+            Some(npuschema_sim::ComputeError::Budget { .. })
+        )
     })
 }
 

@@ -98,8 +98,9 @@ impl Output {
 }
 
 /// Load and check a schema; on a mistake, every diagnostic (file:line:column), exit 2.
-fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
-    let text = crate::io::read_schema(path).map_err(|m| Output::fail(format!("{m}\n"), 2))?;
+fn load(cmd: &str, path: &Path) -> Result<npuschema_codegen::Checked, Output> {
+    let text = crate::io::read_schema(path)
+        .map_err(|m| Output::fail(format!("npuschema {cmd}: {m}\n"), 2))?;
     let c = npuschema_codegen::load_str(&text, &path.display().to_string()).map_err(|d| {
         let mut msg = d.to_string();
         if !msg.ends_with('\n') {
@@ -115,8 +116,8 @@ fn load(path: &Path) -> Result<npuschema_codegen::Checked, Output> {
         };
         return Err(Output::fail(
             format!(
-                "{}: schema `{}` declares {only} only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
-                path.display(),
+                "npuschema {cmd}: {}: schema `{}` declares {only} only (no `file`): it describes a device, not bytes, so there is nothing to read\n",
+                crate::io::line_path(path),
                 c.name()
             ),
             2,
@@ -184,7 +185,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
 /// `ext` extensions, every file when none), in path order.
 #[must_use]
 pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool) -> Output {
-    let c = match load(schema) {
+    let c = match load("check", schema) {
         Ok(c) => c,
         Err(o) => return o,
     };
@@ -228,7 +229,7 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
         let _ = writeln!(
             out.stderr,
             "npuschema check: skipped {}: {why}",
-            p.display()
+            crate::io::line_path(p)
         );
     }
     for (p, msg) in &io_errors {
@@ -236,7 +237,11 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             let o: Outcome = Err(("io-error", msg.clone()));
             let _ = writeln!(out.stdout, "{}", json_line(p, it.schema_name(), &o));
         } else {
-            let _ = writeln!(out.stderr, "{}: {msg}", crate::io::line_path(p));
+            let _ = writeln!(
+                out.stderr,
+                "npuschema check: {}: {msg}",
+                crate::io::line_path(p)
+            );
         }
     }
     if outcomes.is_empty() {
@@ -268,7 +273,16 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
             match o {
                 Ok(Ok(())) => format!("{}: OK", crate::io::line_path(p)),
                 Ok(Err(e)) => format!("{}: {e}", crate::io::line_path(p)),
-                Err((_, msg)) => format!("{}: cannot read: {msg}", crate::io::line_path(p)),
+                Err((_, msg)) => {
+                    // Not a verdict: an error, on stderr, naming the command.
+                    any_io = true;
+                    let _ = writeln!(
+                        out.stderr,
+                        "npuschema check: {}: cannot read: {msg}",
+                        crate::io::line_path(p)
+                    );
+                    continue;
+                }
             }
         };
         match o {
@@ -283,16 +297,17 @@ pub fn check_output(schema: &Path, paths: &[PathBuf], ext: &[String], json: bool
 }
 
 /// Read the file and validate it with the schema: the view, or the exit code after the
-/// message.
-fn view_of(schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
-    let c = load(schema)?;
+/// message (`npuschema CMD: FILE: ...`).
+fn view_of(cmd: &str, schema: &Path, file: &Path) -> Result<(View, Vec<u8>), Output> {
+    let c = load(cmd, schema)?;
     let it = Interp::new(&c);
+    let name = crate::io::line_path(file);
     let bytes = read_bounded(file)
-        .map_err(|(_, e)| Output::fail(format!("{}: {e}\n", file.display()), 2))?;
+        .map_err(|(_, e)| Output::fail(format!("npuschema {cmd}: {name}: {e}\n"), 2))?;
     match it.validate(&bytes) {
         Ok(v) => Ok((v, bytes)),
         Err(e) => {
-            let mut msg = format!("{}: {e}\n", file.display());
+            let mut msg = format!("npuschema {cmd}: {name}: {e}\n");
             if let Some(rows) = hex_rows(&bytes, e.offset.saturating_sub(e.offset % 16), 2) {
                 msg.push_str(&rows);
             }
@@ -408,7 +423,7 @@ pub fn inspect(args: InspectArgs) -> ExitCode {
 /// object ([`View::to_json`]).
 #[must_use]
 pub fn inspect_output(schema: &Path, file: &Path, json: bool) -> Output {
-    match view_of(schema, file) {
+    match view_of("inspect", schema, file) {
         Ok((v, _)) => Output {
             stdout: if json {
                 format!("{}\n", v.to_json(&file.display().to_string()))
@@ -569,7 +584,7 @@ pub fn explain(args: ExplainArgs) -> ExitCode {
 /// `explain --schema SCHEMA FILE`: the annotated hexdump of [`explain_text`].
 #[must_use]
 pub fn explain_output(schema: &Path, file: &Path) -> Output {
-    match view_of(schema, file) {
+    match view_of("explain", schema, file) {
         Ok((v, bytes)) => Output {
             stdout: explain_text(&v, &bytes),
             stderr: String::new(),

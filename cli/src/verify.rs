@@ -114,7 +114,10 @@ pub fn run(args: Args) -> ExitCode {
         return match npuschema_cli::io::read_all(&args.file, npuschema_cli::io::max_input_bytes()) {
             Ok(bytes) => verify_stream(&bytes, args.arch.arch, &args.region_sizes),
             Err(e) => {
-                eprintln!("npuschema verify: {}: {e}", args.file.display());
+                eprintln!(
+                    "npuschema verify: {}: {e}",
+                    npuschema_cli::io::line_path(&args.file)
+                );
                 ExitCode::from(2)
             }
         };
@@ -132,7 +135,10 @@ pub fn run(args: Args) -> ExitCode {
             verify_stream(v.cmd_stream(), args.arch.arch, &sizes)
         }
         Err(e) => {
-            eprintln!("npuschema verify: {}: {e}", args.file.display());
+            eprintln!(
+                "npuschema verify: {}: {e}",
+                npuschema_cli::io::line_path(&args.file)
+            );
             ExitCode::from(1)
         }
     }

@@ -468,6 +468,33 @@ fn pack_and_run_outputs_through_a_link_replace_its_target_and_keep_the_link() {
             .is_symlink()
     );
     assert_eq!(std::fs::read(&out_real).expect("read").len(), 48);
+    // A FIFO (or a device) as the output: the rename would replace it, so it is refused
+    // before any work, and stays a FIFO.
+    let fifo = d.join("fifo.npub");
+    mkfifo(&fifo);
+    let spec = format!("1={}", fifo.display());
+    for args in [
+        vec![os("pack"), src.as_os_str(), os("-o"), fifo.as_os_str()],
+        vec![
+            os("run"),
+            os("--sim"),
+            good.as_os_str(),
+            os("--output"),
+            os(&spec),
+        ],
+    ] {
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains("output-not-a-regular-file"), "{err}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .expect("fifo")
+                .file_type()
+                .is_fifo()
+        );
+    }
     let _ = std::fs::remove_dir_all(d);
 }
 
@@ -720,7 +747,11 @@ fn peak_kb(args: &[&OsStr]) -> Option<(u64, Output)> {
     }
     let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
         .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
-    let report = tmp("peak").join("rss");
+    // One directory per call: tests run in parallel, and `tmp` empties what it returns.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = tmp(&format!("peak{call}"));
+    let report = dir.join("rss");
     let o = Command::new(time)
         .arg("-o")
         .arg(&report)
@@ -737,6 +768,7 @@ fn peak_kb(args: &[&OsStr]) -> Option<(u64, Output)> {
         .filter_map(|l| l.trim().parse::<u64>().ok())
         .next_back()
         .expect("a number");
+    let _ = std::fs::remove_dir_all(dir);
     Some((kb, o))
 }
 
@@ -964,6 +996,24 @@ fn check_warns_when_run_sim_needs_a_larger_max_arena() {
     let o = run(&[os("run"), os("--sim"), p.as_os_str()]);
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("arena-over-limit") || stdout(&o).contains("arena-over-limit"));
+    // ... and with the --max-arena check names, the run succeeds (the README's rule).
+    let need = need.to_string();
+    let o = run(&[
+        os("run"),
+        os("--sim"),
+        os("--max-arena"),
+        os(&need),
+        p.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 0, "--max-arena {need}: {}", stderr(&o));
+    let o = run(&[
+        os("run"),
+        os("--sim"),
+        os("--max-arena"),
+        os(&(need.parse::<u64>().expect("n") - 1).to_string()),
+        p.as_os_str(),
+    ]);
+    assert_eq!(code(&o), 2, "one byte less: {}", stderr(&o));
     // Under the default: no warning.
     let small = d.join("small.npub");
     std::fs::write(&small, blob()).expect("write");
@@ -1008,4 +1058,746 @@ fn npz_members_inflate_within_one_total_limit() {
     assert!(err.contains("npz-too-large"), "{err}");
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 7. a huge --max-arena meets a clear error, never an abort ----
+
+/// Run the binary with `args` under an address-space limit of `kb` KB (`ulimit -v`), as a
+/// machine with that much memory would, killing it after 60 s.
+fn run_limited(kb: u64, args: &[&OsStr]) -> Output {
+    let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
+        .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kb} && exec \"$0\" \"$@\""))
+        .arg(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let t = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} hangs");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[test]
+fn run_sim_with_a_huge_max_arena_ends_with_a_clear_error_not_an_abort() {
+    let d = tmp("hugearena");
+    let p = d.join("huge.npub");
+    // Valid (check and verify accept it: the stream touches 32 bytes), with a 4 GiB - 1
+    // runtime region; run --sim is allowed an 8 GiB arena, on a machine of 6 GiB.
+    std::fs::write(&p, blob_with(0xFFFF_FFFF)).expect("write");
+    for json in [false, true] {
+        let mut args = vec![os("run"), os("--sim"), os("--max-arena"), os("8589934592")];
+        if json {
+            args.push(os("--json"));
+        }
+        args.push(p.as_os_str());
+        let t = Instant::now();
+        let o = run_limited(6 << 20, &args);
+        let all = stderr(&o) + &stdout(&o);
+        eprintln!("{args:?}: {:?} in {:?}", o.status, t.elapsed());
+        // Exited (an abort is SIGABRT: `code` panics on a signal), with a clear error.
+        assert_eq!(code(&o), 2, "{all}");
+        assert!(all.contains("sim-out-of-memory"), "{all}");
+        assert!(!all.contains("memory allocation of"), "{all}");
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            assert_eq!(v["code"], "sim-out-of-memory", "{v}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 5. pack holds one copy of the inflated input ----
+
+#[test]
+fn pack_of_a_small_npz_with_large_weights_holds_them_once() {
+    let d = tmp("packrss");
+    let mib = 128;
+    let Some(input) = big_weights_npz(&d, mib) else {
+        return;
+    };
+    let small = vela_npz().expect("the npz big_weights_npz started from");
+    let out = d.join("o.npub");
+    // The constant: the same pack of the model as Vela wrote it (a few KB of weights).
+    let Some((base_kb, o)) = peak_kb(&[os("pack"), small.as_os_str(), os("-o"), out.as_os_str()])
+    else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&out).expect("packed");
+    let Some((kb, o)) = peak_kb(&[os("pack"), input.as_os_str(), os("-o"), out.as_os_str()]) else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let inflated_kb = (mib as u64) << 10;
+    let on_disk_kb = std::fs::metadata(&input).expect("input").len() / 1024;
+    eprintln!(
+        "pack of a {on_disk_kb} KB npz inflating to {inflated_kb} KB: peak RSS {kb} KB (the small model's pack: {base_kb} KB)"
+    );
+    // One copy of the weights (in the blob) and the small model's constant, with 16 MiB
+    // to spare; two copies (the model's and the blob's, 774 MB and then 531 MB for 250 MiB
+    // before) are over it by 112 MiB.
+    assert!(
+        kb < inflated_kb + base_kb + (16 << 10),
+        "{kb} KB for {inflated_kb} KB of weights (constant {base_kb} KB)"
+    );
+    // The blob holds the weights, as packed.
+    let o = run(&[os("check"), out.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert!(std::fs::metadata(&out).expect("out").len() > (mib as u64) << 20);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 1. VPMN views and listings bounded too ----
+
+fn u32s(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A 112-byte VPMN I/O record.
+fn io_record(dims: &[u32], format: u32, name: &str) -> Vec<u8> {
+    let mut d = [1u32; 6];
+    d[..dims.len()].copy_from_slice(dims);
+    let mut r = u32s(&[dims.len() as u32]);
+    r.extend(u32s(&d));
+    r.extend(u32s(&[format, 0, 0, 0, 0]));
+    let mut n = [0u8; 64];
+    n[..name.len()].copy_from_slice(name.as_bytes());
+    r.extend(n);
+    r
+}
+
+/// A 220-byte VPMN NETWORK_INFO record.
+fn network_info(inputs: u32, outputs: u32) -> Vec<u8> {
+    let mut n = [0u8; 64];
+    n[..4].copy_from_slice(b"test");
+    let mut r = n.to_vec();
+    r.extend(u32s(&[inputs, outputs, 1, 1, 4, 1, 32, 0x0a]));
+    r.extend([0u8; 124]);
+    r
+}
+
+/// A valid VPMN version 2 file (the writer's) with `sections` extra directory records (an
+/// opaque type, 4 bytes each), `inputs` INPUT records and `slots` DYNAIO_TABLE entries.
+fn many_vpmn(sections: usize, inputs: usize, slots: usize) -> Vec<u8> {
+    use npuschema_cli::vpmn::writer::{Section, V2Spec, build_v2};
+    let mut input = Vec::new();
+    for i in 0..inputs {
+        input.extend(io_record(&[3, 8, 8, 1], 1, &format!("input[{i}]")));
+    }
+    let mut dynaio = vec![0u8; 64 * slots.max(1)];
+    dynaio[0] = 1;
+    let table: Vec<u32> = (0..slots as u32).flat_map(|i| [64 * i, 64]).collect();
+    let mut s = vec![
+        Section::new(35, 220, network_info(inputs as u32, 1)),
+        Section::new(38, 4, u32s(&[262_144])),
+        Section::new(40, 8, u32s(&[7, 0])),
+        Section::new(1, 112, input),
+        Section::new(2, 112, io_record(&[10], 5, "out")),
+        Section::new(7, 192, (0..192u32).map(|i| (i * 7) as u8).collect()),
+        Section::new(20, 1, dynaio),
+        Section::new(26, 8, u32s(&table)),
+    ];
+    s.extend((0..sections).map(|i| Section::new(4, 4, u32s(&[i as u32]))));
+    build_v2(&V2Spec {
+        target: 0x1000_003B,
+        class_word: 0,
+        reserved: [0, 0],
+        sections: s,
+    })
+    .expect("writes")
+}
+
+#[test]
+fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
+    let d = tmp("vpmnmany");
+    let p = d.join("many.nb");
+    // 100,008 sections, 20,000 inputs, 20,000 DYNAIO slots: 8 MB.
+    let bytes = many_vpmn(100_000, 20_000, 20_000);
+    std::fs::write(&p, &bytes).expect("write");
+    let input_kb = bytes.len() as u64 / 1024;
+    let cases: Vec<(Vec<&OsStr>, Vec<&str>)> = vec![
+        (
+            vec![os("inspect"), p.as_os_str()],
+            vec![
+                "... 90008 more sections not listed (at most 10000)",
+                "... 10000 more inputs not listed (at most 10000)",
+            ],
+        ),
+        (
+            vec![os("inspect"), os("--ledger"), p.as_os_str()],
+            vec!["more owners not listed (at most 10000)"],
+        ),
+        (
+            vec![os("inspect"), os("--json"), p.as_os_str()],
+            vec![
+                "\"sections_omitted\":90008",
+                "\"inputs_omitted\":10000",
+                "\"dynaio_omitted\":10000",
+                "\"owners_omitted\":",
+            ],
+        ),
+        (
+            vec![os("explain"), p.as_os_str()],
+            vec![
+                "... 90008 more directory records not listed (at most 10000)",
+                "more owners not listed (at most 10000)",
+                "90008 more sections (not listed, at most 10000): 0 checks fail",
+                "10000 more DYNAIO slots (not listed, at most 10000): 0 checks fail",
+            ],
+        ),
+    ];
+    for (args, says) in cases {
+        let Some((kb, o)) = peak_kb(&args) else {
+            return;
+        };
+        let text = stdout(&o);
+        eprintln!(
+            "{args:?}: peak RSS {kb} KB (input {input_kb} KB), stdout {} KB",
+            text.len() / 1024
+        );
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        for s in says {
+            assert!(text.contains(s), "{args:?}: no {s:?}");
+        }
+        // The input, the ledger of its 120,000 owners (a few times the input) and the
+        // listed 10,000 of each kind (about 90 MB of JSON values for the four lists):
+        // not 160,000 JSON objects (859 MB before) nor 2.8 million lines (187 MB).
+        assert!(kb < 8 * input_kb + 160 * 1024, "{args:?}: {kb} KB");
+        assert!(
+            (text.len() as u64) < 32 << 20,
+            "{args:?}: {} bytes",
+            text.len()
+        );
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 10. one line per verdict on stdout; every other line names the command ----
+
+#[test]
+fn check_prints_verdicts_on_stdout_and_errors_naming_the_command_on_stderr() {
+    let d = tmp("prefix");
+    let good = d.join("good.npub");
+    std::fs::write(&good, blob()).expect("write");
+    let bad = d.join("bad\nname.npub");
+    let mut b = blob();
+    b[4] = 9;
+    std::fs::write(&bad, &b).expect("write");
+    let fifo = d.join("f\nifo.npub");
+    mkfifo(&fifo);
+    let gone = d.join("gone.npub");
+    let s = schema("npu1.yaml");
+    for schema_args in [vec![], vec![os("--schema"), s.as_os_str()]] {
+        let mut args = vec![os("check")];
+        args.extend(schema_args.iter().copied());
+        args.extend([
+            good.as_os_str(),
+            bad.as_os_str(),
+            fifo.as_os_str(),
+            gone.as_os_str(),
+        ]);
+        let o = run(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        // Verdicts: one line per file checked, the name escaped.
+        let out = stdout(&o);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {out}");
+        assert!(lines.iter().any(|l| l.ends_with("good.npub: OK")), "{out}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("bad\\nname.npub: unsupported-version")),
+            "{out}"
+        );
+        // Errors: each line names the command and the file (escaped).
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {err}");
+        for l in &lines {
+            assert!(l.starts_with("npuschema check: "), "{args:?}: {l}");
+            assert!(l.contains(": cannot read: "), "{args:?}: {l}");
+        }
+        assert!(
+            err.contains("f\\nifo.npub: cannot read: fifo-no-writer"),
+            "{err}"
+        );
+        assert!(err.contains("gone.npub: cannot read: "), "{err}");
+    }
+    // The other file commands name themselves too, with or without a schema.
+    for (cmd, schema_args) in [
+        ("inspect", vec![]),
+        ("inspect", vec![os("--schema"), s.as_os_str()]),
+        ("explain", vec![]),
+        ("explain", vec![os("--schema"), s.as_os_str()]),
+        ("verify", vec![]),
+        ("disasm", vec![]),
+    ] {
+        for f in [&gone, &bad] {
+            let mut args = vec![os(cmd)];
+            args.extend(schema_args.iter().copied());
+            args.push(f.as_os_str());
+            let o = run(&args);
+            let err = stderr(&o);
+            assert_ne!(code(&o), 0, "{args:?}");
+            if cmd == "explain" && schema_args.is_empty() && f == &bad {
+                // The explanation of what failed is explain's output.
+                let out = stdout(&o);
+                let first = out.lines().next().unwrap_or_default();
+                assert!(
+                    first.contains("bad\\nname.npub: not a valid NPU1 blob"),
+                    "{out}"
+                );
+                continue;
+            }
+            let first = err.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with(&format!("npuschema {cmd}: ")),
+                "{args:?}: {err}"
+            );
+            assert!(!first.contains('\n'), "{args:?}: {err}");
+        }
+    }
+    // A schema that cannot be read: the command named too.
+    let schema_dir = schema("");
+    for cmd in ["check", "inspect", "explain"] {
+        for bad in [schema_dir.as_os_str(), os("/dev/zero")] {
+            let o = run(&[os(cmd), os("--schema"), bad, good.as_os_str()]);
+            assert_eq!(code(&o), 2, "{cmd} {bad:?}");
+            assert!(
+                stderr(&o).starts_with(&format!("npuschema {cmd}: ")),
+                "{cmd} {bad:?}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 2. the simulator's work is bounded ----
+
+/// An NPU1 blob of two 30 MiB runtime regions whose stream starts one 30 MiB DMA between
+/// them `times` times.
+fn dma_repeat(times: usize) -> Vec<u8> {
+    let weights = [7u8; 64];
+    let len = 30u32 << 20;
+    let mut stream = Vec::new();
+    let mut cmd = |code: u16, param: u16, payload: Option<u32>| {
+        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
+        if let Some(p) = payload {
+            stream.extend_from_slice(&p.to_le_bytes());
+        }
+    };
+    cmd(0x0130, 1, None); // DMA source region 1
+    cmd(0x0131, 2, None); // DMA destination region 2
+    cmd(0x4030, 0, Some(0));
+    cmd(0x4031, 0, Some(0));
+    cmd(0x4032, 0, Some(len));
+    for _ in 0..times {
+        cmd(0x0010, 0, None); // DMA start
+    }
+    cmd(0x0011, 0, None);
+    cmd(0x0000, 0xFFFF, None);
+    let specs = [
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Input,
+            data: RegionData::Runtime(len),
+        },
+        RegionSpec {
+            role: Role::Output,
+            data: RegionData::Runtime(len),
+        },
+    ];
+    Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
+}
+
+#[test]
+fn a_million_30_mib_dmas_end_with_the_budget_error_in_bounded_time() {
+    let d = tmp("dmarepeat");
+    let p = d.join("dma.npub");
+    // 4 MB: one DMA of 30 MiB started a million times (about 70 minutes of copying once).
+    std::fs::write(&p, dma_repeat(1_000_000)).expect("write");
+    // Valid: the format and the stream check take it.
+    let o = run(&[os("check"), p.as_os_str()]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    if let Some((kb, o)) = peak_kb(&[os("run"), os("--sim"), p.as_os_str()]) {
+        eprintln!("run --sim: peak RSS {kb} KB");
+        assert_eq!(code(&o), 2);
+    }
+    for json in [false, true] {
+        let mut args = vec![os("run"), os("--sim")];
+        if json {
+            args.push(os("--json"));
+        }
+        args.push(p.as_os_str());
+        let t = Instant::now();
+        // `run` kills it and fails after 20 s.
+        let o = run(&args);
+        eprintln!("{args:?}: exit {:?} in {:?}", o.status.code(), t.elapsed());
+        // The simulator's limit, as arena-over-limit: exit 2, its own code.
+        assert_eq!(code(&o), 2, "{args:?}: {}{}", stdout(&o), stderr(&o));
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+            assert_eq!(
+                v["executed"]["stopped"]["code"], "sim-budget-exceeded",
+                "{v}"
+            );
+            assert_eq!(v["result"]["ok"], false, "{v}");
+            // 34 copies of 30 MiB: the 1 GiB of bytes moved, not a million.
+            assert_eq!(v["executed"]["dma_copies"], 34, "{v}");
+        } else {
+            assert!(
+                stdout(&o).contains("stopped: sim-budget-exceeded"),
+                "{}",
+                stdout(&o)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 12 and 16. the demo: what it lacks, named before anything is installed ----
+
+#[test]
+fn the_demo_names_what_it_is_missing_before_installing_anything() {
+    let d = tmp("demo");
+    // A copy of the demo in a repository of its own, so that what it makes is seen.
+    let repo = d.join("repo");
+    std::fs::create_dir_all(repo.join("scripts")).expect("dir");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/demo");
+    std::fs::copy(&demo, repo.join("scripts/demo")).expect("copy");
+    // A PATH with the shell's tools and neither cargo nor python.
+    let tools = d.join("bin");
+    std::fs::create_dir_all(&tools).expect("dir");
+    for t in ["dirname", "mkdir", "cat", "printf", "head"] {
+        for dir in ["/usr/bin", "/bin"] {
+            let p = Path::new(dir).join(t);
+            if p.exists() {
+                let _ = std::os::unix::fs::symlink(&p, tools.join(t));
+                break;
+            }
+        }
+    }
+    let o = Command::new("/bin/bash")
+        .arg(repo.join("scripts/demo"))
+        .env_clear()
+        .env("PATH", &tools)
+        .env("NPUSCHEMA_CORPUS", d.join("no-shared-data"))
+        .env("PYTHON", "python3")
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash runs");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}{}", stdout(&o));
+    let missing: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("demo: missing: "))
+        .collect();
+    assert_eq!(missing.len(), 2, "{err}");
+    assert!(
+        missing[0].contains("cargo") && missing[0].contains("rustup"),
+        "{err}"
+    );
+    assert!(
+        missing[1].contains("python3") && missing[1].contains("apt-get"),
+        "{err}"
+    );
+    // Nothing made or installed: no target/, no venv.
+    let made: Vec<_> = std::fs::read_dir(&repo)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(made, vec![std::ffi::OsString::from("scripts")], "{made:?}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn the_demo_installs_only_what_it_runs() {
+    let demo =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/demo"))
+            .expect("scripts/demo");
+    // Its commands (comments aside): the Vela venv and the release CLI, nothing of the
+    // tests' (the Cortex-M target, QEMU, arm-none-eabi-gcc, nightly with Miri).
+    let code: String = demo
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for tests_only in [
+        "setup-miri",
+        "setup-targets",
+        "setup-litert",
+        "scripts/setup ",
+        "nightly",
+        "rustup",
+        "apt-get install",
+        "qemu",
+    ] {
+        // `rustup` and `apt-get install` may appear in the hint a missing tool prints.
+        let used = code
+            .lines()
+            .any(|l| l.contains(tests_only) && !l.contains("need \""));
+        assert!(!used, "the demo runs {tests_only:?}");
+    }
+    assert!(code.contains("scripts/setup-vela"));
+    assert!(code.contains("cargo build --release --locked -p npuschema-cli"));
+}
+
+#[test]
+fn inspect_of_a_damaged_vpmn_file_shows_the_header_checksums_and_directory() {
+    let d = tmp("vpmndamaged");
+    let mut b = many_vpmn(0, 1, 1);
+    // A byte of the NN section's payload (section 5, which the CHECKSUM record covers).
+    let dir = u32::from_le_bytes(b[48..52].try_into().expect("4")) as usize;
+    let nn = u32::from_le_bytes(b[dir + 5 * 44 + 4..dir + 5 * 44 + 8].try_into().expect("4"));
+    b[nn as usize + 3] ^= 0xff;
+    let p = d.join("bad.nb");
+    std::fs::write(&p, &b).expect("write");
+    let o = run(&[os("inspect"), p.as_os_str()]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("vpmn (INVALID"), "{text}");
+    assert!(
+        text.contains("version                  131072 (0x20000)"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("section_checksum         NBG_SECTION_NN")
+                && l.ends_with("<-- differ")),
+        "{text}"
+    );
+    assert!(text.contains("file_checksum            recorded"), "{text}");
+    assert!(text.contains("[ 5] NBG_SECTION_NN"), "{text}");
+    assert!(
+        text.contains("FAILED                   section-checksum-mismatch"),
+        "{text}"
+    );
+    assert!(
+        stderr(&o).starts_with("npuschema inspect: "),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[os("inspect"), os("--json"), p.as_os_str()]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("json");
+    assert_eq!(v["error"]["code"], "section-checksum-mismatch");
+    let k = &v["partial"]["section_checksums"][0];
+    assert_eq!(k["type"], 7);
+    assert_ne!(k["recorded"], k["computed"]);
+    assert_eq!(v["partial"]["header"]["version"], 0x20000);
+    assert_eq!(
+        v["partial"]["sections_as_stored"]
+            .as_array()
+            .expect("array")
+            .len(),
+        8
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+/// `.venv-litert`'s Python (scripts/setup-litert), whose ai-edge-litert carries TFLite's
+/// FlatBuffer schema with its object API: what rewrites a `.tflite` here.
+fn litert_python() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-litert/bin/python");
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipping: no .venv-litert (scripts/setup-litert) to write a large .tflite");
+        None
+    }
+}
+
+#[test]
+fn pack_of_a_tflite_with_large_weights_holds_them_once() {
+    let (Some(src), Some(python)) = (vela_tflite(), litert_python()) else {
+        return;
+    };
+    let d = tmp("packtflite");
+    let big = d.join("big.tflite");
+    let mib = 128u64;
+    // Vela's .tflite with 128 MiB of zeros after its read-only data (the ethos-u operator's
+    // input 1): a file of that size, weights and all.
+    let script = format!(
+        r#"
+import sys, numpy as np, flatbuffers
+from ai_edge_litert import schema_py_generated as s
+m = s.ModelT.InitFromPackedBuf(open(sys.argv[1], 'rb').read(), 0)
+g = m.subgraphs[0]
+op = [o for o in g.operators if m.operatorCodes[o.opcodeIndex].customCode == b'ethos-u'][0]
+b = m.buffers[g.tensors[op.inputs[1]].buffer]
+b.data = np.concatenate([np.asarray(b.data, dtype=np.uint8), np.zeros({mib} << 20, dtype=np.uint8)])
+f = flatbuffers.Builder(({mib} + 1) << 20)
+f.Finish(m.Pack(f), file_identifier=b'TFL3')
+open(sys.argv[2], 'wb').write(f.Output())
+"#
+    );
+    let o = Command::new(python)
+        .arg("-B")
+        .arg("-c")
+        .arg(&script)
+        .arg(&src)
+        .arg(&big)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = d.join("o.npub");
+    let Some((base_kb, o)) = peak_kb(&[os("pack"), src.as_os_str(), os("-o"), out.as_os_str()])
+    else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    std::fs::remove_file(&out).expect("packed");
+    let Some((kb, o)) = peak_kb(&[os("pack"), big.as_os_str(), os("-o"), out.as_os_str()]) else {
+        return;
+    };
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let file_kb = std::fs::metadata(&big).expect("big").len() / 1024;
+    eprintln!(
+        "pack of a {file_kb} KB .tflite: peak RSS {kb} KB (the small model's pack: {base_kb} KB)"
+    );
+    // The file held once (its weights cut out in place, then the blob around them), not
+    // the file and a copy of its weights (273 MB before for this file).
+    assert!(
+        kb < file_kb + base_kb + (16 << 10),
+        "{kb} KB for a {file_kb} KB file (constant {base_kb} KB)"
+    );
+    assert!(std::fs::metadata(&out).expect("out").len() > mib << 20);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+// ---- 13. a test that skips says so in the summary of scripts/test ----
+
+/// The first string literal at or after byte `at` of `src`.
+fn literal_after(src: &str, at: usize) -> Option<String> {
+    let rest = src.get(at..)?;
+    let start = rest.find('"')? + 1;
+    let mut out = String::new();
+    let mut chars = rest[start..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '"' => return Some(out),
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+#[test]
+fn every_skip_notice_reaches_the_summary() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let script = std::fs::read_to_string(repo.join("scripts/test")).expect("scripts/test");
+    // The pattern scripts/test collects skips with.
+    let line = script
+        .lines()
+        .find(|l| l.contains("\"$log_dir/cargo-test\"") && l.contains("grep -aE"))
+        .expect("scripts/test collects the skips of cargo test");
+    let pattern = line
+        .split('\'')
+        .nth(1)
+        .expect("a quoted pattern")
+        .to_string();
+    // Every eprintln!/println! notice in the workspace's tests that says it skips.
+    let mut notices = Vec::new();
+    let mut stack: Vec<PathBuf> = ["cli", "tests", "sim", "runtime", "codegen", "core", "macro"]
+        .iter()
+        .map(|d| repo.join(d))
+        .collect();
+    while let Some(d) = stack.pop() {
+        for p in std::fs::read_dir(&d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+        {
+            if p.is_dir() {
+                if p.file_name().is_some_and(|n| n != "target") {
+                    stack.push(p);
+                }
+                continue;
+            }
+            // Test code: the tests/ folders, and the shared test helpers (refreader).
+            let test_code = p.components().any(|c| c.as_os_str() == "tests")
+                || p.to_string_lossy().contains("refreader");
+            if p.extension().is_none_or(|e| e != "rs") || !test_code {
+                continue;
+            }
+            let src = std::fs::read_to_string(&p).expect("source");
+            for (at, _) in src
+                .match_indices("eprintln!(")
+                .chain(src.match_indices("println!("))
+            {
+                let Some(text) = literal_after(&src, at) else {
+                    continue;
+                };
+                // Placeholders out: a count named `skipped` is not a notice.
+                let mut plain = String::new();
+                let mut depth = 0;
+                for c in text.chars() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth > 0 => {
+                            depth -= 1;
+                            plain.push('X');
+                        }
+                        c if depth == 0 => plain.push(c),
+                        _ => {}
+                    }
+                }
+                if plain.to_lowercase().contains("skip") {
+                    notices.push((p.clone(), plain));
+                }
+            }
+        }
+    }
+    assert!(notices.len() >= 10, "found only {notices:?}");
+    let input: String = notices.iter().map(|(_, t)| format!("{t}\n")).collect();
+    let mut grep = Command::new("grep")
+        .args(["-avE", &pattern])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("grep runs");
+    use std::io::Write;
+    grep.stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let missed =
+        String::from_utf8_lossy(&grep.wait_with_output().expect("grep").stdout).into_owned();
+    let missed: Vec<&(PathBuf, String)> = notices
+        .iter()
+        .filter(|(_, t)| missed.lines().any(|m| m == t))
+        .collect();
+    assert!(
+        missed.is_empty(),
+        "skip notices scripts/test's summary does not collect ({pattern}): {missed:#?}"
+    );
 }

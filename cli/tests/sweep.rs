@@ -9,7 +9,14 @@
 //!   `disasm`, `verify` and `run` on a VPMN file name it as one.
 //!
 //! Sources: a synthetic NPU1 blob, Vela's outputs packed to NPU1 (and the Vela outputs
-//! themselves, for `pack`), and the VPMN corpus files. Mutations: a byte, a header or table
+//! themselves, for `pack`), and the VPMN corpus files; and issue 31's inputs: an arena over
+//! `run --sim`'s default and a 4 GiB runtime region (items 7 and 9), more NPU1 regions,
+//! VPMN sections and COP1 actions than `inspect` and `explain` list (item 1, through the
+//! schema interpreter too), `count()` inside a `for_each` (item 4), a DMA repeated past the
+//! simulator's work budget (item 2), an npz whose weights inflate to 8 MiB (item 5). The
+//! inputs that are not files (a FIFO with no writer, a schema from `/dev/zero`, a bad
+//! `NPUSCHEMA_MAX_INPUT_BYTES`, outputs through links: items 3, 8, 10, 11) go through every
+//! command in [`every_command_on_the_special_inputs`]. Mutations: a byte, a header or table
 //! word, a truncation; half of them resealed (the checksums recomputed) so that the checks
 //! behind the checksum run. Deterministic (xorshift); `NPUSCHEMA_SWEEP_MUTANTS` (mutants per
 //! source, default 4) and `NPUSCHEMA_SWEEP_SEED` widen it: `scripts/sweep` runs thousands
@@ -34,6 +41,9 @@ enum Kind {
     Npu1,
     Vpmn,
     Vela,
+    /// A COP1 payload, read through a schema (`check`/`inspect`/`explain --schema`): the
+    /// file under `schema/` or `cli/tests/data/` this names.
+    Schema(&'static str),
 }
 
 struct Source {
@@ -100,6 +110,138 @@ fn fixture_with(runtime: u32, extra: usize) -> Vec<u8> {
         .expect("writes")
 }
 
+/// An NPU1 blob of two 10 MiB runtime regions whose stream starts one 10 MiB DMA between
+/// them `times` times (issue 31 item 2: the simulator's budget stops it after 1 GiB).
+fn dma_repeat(times: usize) -> Vec<u8> {
+    let weights = [7u8; 64];
+    let len = 10u32 << 20;
+    let mut stream = Vec::new();
+    let mut cmd = |code: u16, param: u16, payload: Option<u32>| {
+        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
+        if let Some(p) = payload {
+            stream.extend_from_slice(&p.to_le_bytes());
+        }
+    };
+    cmd(0x0130, 1, None);
+    cmd(0x0131, 2, None);
+    cmd(0x4030, 0, Some(0));
+    cmd(0x4031, 0, Some(0));
+    cmd(0x4032, 0, Some(len));
+    for _ in 0..times {
+        cmd(0x0010, 0, None);
+    }
+    cmd(0x0011, 0, None);
+    cmd(0x0000, 0xFFFF, None);
+    let specs = [
+        RegionSpec {
+            role: Role::Weights,
+            data: RegionData::Baked(&weights),
+        },
+        RegionSpec {
+            role: Role::Input,
+            data: RegionData::Runtime(len),
+        },
+        RegionSpec {
+            role: Role::Output,
+            data: RegionData::Runtime(len),
+        },
+    ];
+    Npu1Writer::new()
+        .version(npuschema_generated::npu1::VERSION_V1)
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .cmd_stream(&stream)
+        .to_vec()
+        .expect("writes")
+}
+
+fn u32s(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// A VPMN version 2 file (the writer's) with `n` extra 4-byte sections of an opaque type.
+fn many_sections(n: usize) -> Vec<u8> {
+    use npuschema_cli::vpmn::writer::{Section, V2Spec, build_v2};
+    let io = |name: &str| {
+        let mut r = u32s(&[1, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]);
+        let mut b = [0u8; 64];
+        b[..name.len()].copy_from_slice(name.as_bytes());
+        r.extend(b);
+        r
+    };
+    let mut info = b"test".to_vec();
+    info.resize(64, 0);
+    info.extend(u32s(&[1, 1, 1, 1, 4, 1, 32, 0x0a]));
+    info.resize(220, 0);
+    let mut s = vec![
+        Section::new(35, 220, info),
+        Section::new(38, 4, u32s(&[262_144])),
+        Section::new(40, 8, u32s(&[7, 0])),
+        Section::new(1, 112, io("in")),
+        Section::new(2, 112, io("out")),
+        Section::new(7, 192, (0..192u32).map(|i| (i * 7) as u8).collect()),
+    ];
+    s.extend((0..n).map(|i| Section::new(4, 4, u32s(&[i as u32]))));
+    build_v2(&V2Spec {
+        target: 0x1000_003B,
+        class_word: 0,
+        reserved: [0, 0],
+        sections: s,
+    })
+    .expect("writes")
+}
+
+/// A COP1 payload: the magic, one OPTIMIZER_CONFIG, `nops` NOP actions, a one-word
+/// COMMAND_STREAM.
+fn cop1_payload(nops: usize) -> Vec<u8> {
+    let mut b = b"COP1".to_vec();
+    for w in [1u32, 0x1000_0128, 1] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    for _ in 0..nops {
+        b.extend_from_slice(&5u32.to_le_bytes());
+    }
+    for w in [2u32 | (1 << 16), 0xffff] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b
+}
+
+/// The npz `src` with its weights replaced by `n` zero bytes (a 1-d uint8 array), deflated.
+fn npz_with_weights(src: &[u8], n: usize) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(src)).expect("zip");
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for i in 0..z.len() {
+        let mut f = z.by_index(i).expect("member");
+        let name = f.name().expect("name").to_string();
+        let mut body = Vec::new();
+        f.read_to_end(&mut body).expect("read");
+        if name == "weight_data.npy" {
+            let mut dict = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({n},), }}");
+            while (10 + dict.len() + 1) % 64 != 0 {
+                dict.push(' ');
+            }
+            dict.push('\n');
+            body = b"\x93NUMPY\x01\x00".to_vec();
+            body.extend_from_slice(&u16::try_from(dict.len()).expect("short").to_le_bytes());
+            body.extend_from_slice(dict.as_bytes());
+            body.resize(body.len() + n, 0);
+            w.start_file(
+                name.as_str(),
+                stored.compression_method(zip::CompressionMethod::Deflated),
+            )
+            .expect("start");
+        } else {
+            w.start_file(name.as_str(), stored).expect("start");
+        }
+        w.write_all(&body).expect("write");
+    }
+    w.finish().expect("finish").into_inner()
+}
+
 fn files_under(dir: &Path, ends: &[&str]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -140,6 +282,36 @@ fn sources(work: &Path) -> Vec<Source> {
             bytes: fixture_with(48, 10_050),
             ext: "npub",
         },
+        Source {
+            name: "4gib-region.npub".into(),
+            kind: Kind::Npu1,
+            bytes: fixture_with(0xFFFF_FFFF, 0),
+            ext: "npub",
+        },
+        Source {
+            name: "dma-past-the-budget.npub".into(),
+            kind: Kind::Npu1,
+            bytes: dma_repeat(100_000),
+            ext: "npub",
+        },
+        Source {
+            name: "many-sections.nb".into(),
+            kind: Kind::Vpmn,
+            bytes: many_sections(10_050),
+            ext: "nb",
+        },
+        Source {
+            name: "many-actions.cop1".into(),
+            kind: Kind::Schema("schema/ethos_u_cop1.yaml"),
+            bytes: cop1_payload(10_050),
+            ext: "cop1",
+        },
+        Source {
+            name: "count-in-for-each.cop1".into(),
+            kind: Kind::Schema("cli/tests/data/cop1_count_each.yaml"),
+            bytes: cop1_payload(3_000),
+            ext: "cop1",
+        },
     ];
     let vela = repo().join("vela-out");
     if vela.join(".stamp").is_file() {
@@ -170,6 +342,14 @@ fn sources(work: &Path) -> Vec<Source> {
                     kind: Kind::Npu1,
                     bytes: std::fs::read(&out).expect("packed"),
                     ext: "npub",
+                });
+            }
+            if ext == "npz" && !s.iter().any(|x| x.name == "8mib-weights.npz") {
+                s.push(Source {
+                    name: "8mib-weights.npz".into(),
+                    kind: Kind::Vela,
+                    bytes: npz_with_weights(&bytes, 8 << 20),
+                    ext: "npz",
                 });
             }
             s.push(Source {
@@ -278,8 +458,14 @@ struct Ran {
 }
 
 fn run(args: &[OsString]) -> Ran {
-    let mut child = Command::new(bin())
-        .args(args)
+    let mut cmd = Command::new(bin());
+    cmd.args(args);
+    run_cmd(cmd, args)
+}
+
+/// Run `cmd` (`args` for messages) within [`TIMEOUT`]; its exit must be 0, 1 or 2.
+fn run_cmd(mut cmd: Command, args: &[OsString]) -> Ran {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -409,6 +595,9 @@ fn container(file: &Path, kind: Kind, tag: &str) -> usize {
                 lines[0]["warnings"][0]["code"], "arena-over-sim-default",
                 "check did not warn of the arena run refuses: {tag}"
             );
+        } else if report["executed"]["stopped"]["code"] == "sim-budget-exceeded" {
+            // The second stated exception: the simulator's work budget, a limit (exit 2).
+            assert_eq!(sim.code, 2, "{tag}: {}", sim.stdout);
         } else {
             assert_eq!(
                 sim.code, 0,
@@ -428,6 +617,39 @@ fn container(file: &Path, kind: Kind, tag: &str) -> usize {
         }
     }
     6
+}
+
+/// `check`, `inspect --json` and `explain` through `schema` on one mutant: one verdict
+/// (a file `check --schema` accepts, `inspect --schema` and `explain --schema` show; one
+/// they refuse, it refuses), well-formed JSON. Returns the number of runs and whether
+/// `check --schema` accepted the file.
+fn through_schema(file: &Path, schema: &Path, tag: &str) -> (usize, bool) {
+    let with = |cmd: &[&str]| {
+        let mut a: Vec<OsString> = cmd.iter().map(OsString::from).collect();
+        a.extend(["--schema".into(), schema.into(), file.into()]);
+        run(&a)
+    };
+    let check = with(&["check", "--json"]);
+    let lines = json_lines(&format!("check --schema {tag}"), &check);
+    assert_eq!(lines.len(), 1, "check --schema {tag}: {lines:?}");
+    let valid = lines[0]["valid"] == true;
+    assert_eq!(valid, check.code == 0, "check --schema {tag}: {lines:?}");
+    let inspect = with(&["inspect", "--json"]);
+    if inspect.code == 0 {
+        let v = json_lines(&format!("inspect --schema {tag}"), &inspect);
+        assert_eq!(v.len(), 1, "inspect --schema {tag}");
+    }
+    let explain = with(&["explain"]);
+    for (what, r) in [("inspect", &inspect), ("explain", &explain)] {
+        assert_eq!(
+            r.code == 0,
+            valid,
+            "check --schema says {valid}, {what} --schema exits {}: {tag}: {}",
+            r.code,
+            r.stderr
+        );
+    }
+    (3, valid)
 }
 
 #[test]
@@ -473,7 +695,9 @@ fn every_command_on_mutants_of_every_source() {
                     std::fs::write(&file, &bytes).expect("write mutant");
                     let tag = format!("{} mutant {n} ({} bytes)", src.name, bytes.len());
                     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        if src.kind == Kind::Vela {
+                        if let Kind::Schema(schema) = src.kind {
+                            through_schema(&file, &repo().join(schema), &tag)
+                        } else if src.kind == Kind::Vela {
                             let out = work.join(format!("w{w}-{i}.npub"));
                             let mut a = vec!["pack".into(), file.clone().into()];
                             a.extend(["-o".into(), out.clone().into(), "--json".into()]);
@@ -529,5 +753,153 @@ fn every_command_on_mutants_of_every_source() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // The unmutated sources are all accepted, so the agreement checks above ran.
     assert!(accepted.load(Ordering::Relaxed) >= srcs.len());
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// Issue 31's inputs that are not file contents, through every command: a FIFO with no
+/// writer as the file or the schema (item 8), a schema from `/dev/zero` or `/dev/urandom`
+/// (item 3), a bad `NPUSCHEMA_MAX_INPUT_BYTES` (item 10), `pack -o` and `run --output`
+/// through a link and a dangling link (item 11). Each run ends (the sweep's timeout), exits
+/// 0, 1 or 2 with no signal, names the command on stderr when it fails, and leaves no
+/// temporary file behind.
+#[test]
+fn every_command_on_the_special_inputs() {
+    let work = std::env::temp_dir().join(format!("npuschema-sweep-special-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).expect("work dir");
+    let good = work.join("good.npub");
+    std::fs::write(&good, fixture()).expect("write");
+    let fifo = work.join("fifo.npub");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    let schema = repo().join("schema/npu1.yaml");
+    let out_dir = work.join("out");
+    std::fs::create_dir_all(&out_dir).expect("dir");
+    let link = out_dir.join("link.npub");
+    std::fs::write(out_dir.join("target.npub"), b"old").expect("write");
+    std::os::unix::fs::symlink("target.npub", &link).expect("link");
+    let dangling = out_dir.join("dangling.bin");
+    std::os::unix::fs::symlink("nowhere/x.bin", &dangling).expect("link");
+    let commands: &[&[&str]] = &[
+        &["check"],
+        &["check", "--json"],
+        &["inspect"],
+        &["inspect", "--json"],
+        &["explain"],
+        &["disasm"],
+        &["verify"],
+        &["run", "--sim"],
+    ];
+    let mut runs = 0;
+    /// The arguments, and the environment they run with.
+    type Case<'a> = (Vec<OsString>, Vec<(&'a str, &'a str)>);
+    let mut cases: Vec<Case<'_>> = Vec::new();
+    for file in [&fifo, &good] {
+        for c in commands {
+            cases.push((args(c, file), vec![]));
+            // A bad input limit: an error naming the variable, whatever the command.
+            cases.push((args(c, file), vec![("NPUSCHEMA_MAX_INPUT_BYTES", "1e9")]));
+        }
+        for c in ["check", "inspect", "explain"] {
+            for s in [
+                schema.as_path(),
+                Path::new("/dev/zero"),
+                Path::new("/dev/urandom"),
+                &fifo,
+            ] {
+                let a: Vec<OsString> = vec![c.into(), "--schema".into(), s.into(), file.into()];
+                cases.push((a, vec![]));
+            }
+        }
+    }
+    cases.push((
+        vec![
+            "gen".into(),
+            "/dev/zero".into(),
+            "-o".into(),
+            work.join("gen").into(),
+        ],
+        vec![],
+    ));
+    cases.push((
+        vec![
+            "gen".into(),
+            fifo.clone().into(),
+            "-o".into(),
+            work.join("gen").into(),
+        ],
+        vec![],
+    ));
+    let spec = |p: &Path| OsString::from(format!("1={}", p.display()));
+    cases.push((
+        vec![
+            "run".into(),
+            "--sim".into(),
+            good.clone().into(),
+            "--output".into(),
+            spec(&link),
+        ],
+        vec![],
+    ));
+    cases.push((
+        vec![
+            "run".into(),
+            "--sim".into(),
+            good.clone().into(),
+            "--output".into(),
+            spec(&dangling),
+        ],
+        vec![],
+    ));
+    for (a, env) in &cases {
+        let mut cmd = Command::new(bin());
+        cmd.args(a).envs(env.iter().copied());
+        let r = run_cmd(cmd, a);
+        runs += 1;
+        if r.code != 0 {
+            let first = r.stderr.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with("npuschema ")
+                    || a.iter().any(|x| x == "--json" || x == "--schema"),
+                "{a:?} {env:?}: exit {} without the command's name: {}",
+                r.code,
+                r.stderr
+            );
+        }
+        if !env.is_empty() {
+            assert_eq!(r.code, 2, "{a:?} {env:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains("NPUSCHEMA_MAX_INPUT_BYTES"),
+                "{}",
+                r.stderr
+            );
+        }
+        if a.contains(&OsString::from(&fifo)) && env.is_empty() {
+            assert_eq!(r.code, 2, "{a:?}: {}", r.stderr);
+        }
+    }
+    // Written through the link, the link kept; nothing through the dangling one.
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read(out_dir.join("target.npub"))
+            .expect("target")
+            .len(),
+        48
+    );
+    assert!(!out_dir.join("nowhere").exists());
+    for e in std::fs::read_dir(&out_dir).expect("dir").flatten() {
+        assert!(!e.file_name().to_string_lossy().ends_with(".tmp"), "{e:?}");
+    }
+    eprintln!("sweep: special inputs: {runs} runs");
     let _ = std::fs::remove_dir_all(&work);
 }

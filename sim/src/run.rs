@@ -483,7 +483,15 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
             write_extent,
         });
         if bound.kind != RegionKind::Baked {
-            outputs.push((i, bytes.to_vec()));
+            // As large as the arena: fallible, as the arena is (a clear error, not an
+            // allocation abort, when a large `--max-arena` leaves no room for the copy).
+            let mut copy = Vec::new();
+            copy.try_reserve_exact(bytes.len())
+                .map_err(|_| RunError::OutOfMemory {
+                    bytes: bytes.len() as u64,
+                })?;
+            copy.extend_from_slice(bytes);
+            outputs.push((i, copy));
         }
     }
     Ok(RunReport {

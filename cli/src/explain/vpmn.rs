@@ -94,6 +94,47 @@ fn hex_dec(x: u32) -> String {
     format!("{x:#x} = {x}")
 }
 
+/// Say how many of `n` items were left out past [`crate::inspect::LIST_LIMIT`].
+fn not_listed(o: &mut String, n: usize, what: &str) {
+    let limit = crate::inspect::list_limit();
+    if n > limit {
+        let _ = writeln!(
+            o,
+            "  ... {} more {what} not listed (at most {limit})",
+            n - limit
+        );
+    }
+}
+
+/// The checks of `items`, `check` giving each item's (at most [`crate::inspect::LIST_LIMIT`]
+/// items listed); the rest are evaluated too and summed up in one check that holds when
+/// all of theirs do.
+fn capped_checks<T>(
+    checks: &mut Vec<(String, bool)>,
+    mut items: impl Iterator<Item = T>,
+    what: &str,
+    mut check: impl FnMut(T, &mut Vec<(String, bool)>),
+) {
+    let limit = crate::inspect::list_limit();
+    for item in items.by_ref().take(limit) {
+        check(item, checks);
+    }
+    let (mut rest, mut failed) = (0u64, 0u64);
+    let mut one = Vec::new();
+    for item in items {
+        rest += 1;
+        check(item, &mut one);
+        failed += one.iter().filter(|c| !c.1).count() as u64;
+        one.clear();
+    }
+    if rest > 0 {
+        checks.push((
+            format!("{rest} more {what} (not listed, at most {limit}): {failed} checks fail"),
+            failed == 0,
+        ));
+    }
+}
+
 /// The layout: every owner of the byte-ownership ledger, then its views and totals.
 fn layout(st: Style, o: &mut String, bytes: &[u8]) {
     let _ = writeln!(
@@ -103,7 +144,8 @@ fn layout(st: Style, o: &mut String, bytes: &[u8]) {
     );
     match Ledger::of(bytes) {
         Ok(l) => {
-            for w in &l.owners {
+            let limit = crate::inspect::list_limit();
+            for w in l.owners.iter().take(limit) {
                 let what = format!("{:<16} {}", w.class.name(), w.what);
                 let what = match w.class {
                     Class::Alignment | Class::Padding => st.dim(&what),
@@ -111,10 +153,12 @@ fn layout(st: Style, o: &mut String, bytes: &[u8]) {
                 };
                 layout_line(o, w.start, w.end, &what);
             }
-            for v in &l.views {
+            not_listed(o, l.owners.len(), "owners");
+            for v in l.views.iter().take(limit) {
                 let what = format!("{:<16} {} (a view of bytes owned above)", v.kind, v.what);
                 layout_line(o, v.start, v.end, &st.dim(&what));
             }
+            not_listed(o, l.views.len(), "views");
             let totals: Vec<String> = l.totals().iter().map(|(k, n)| format!("{k} {n}")).collect();
             let _ = writeln!(
                 o,
@@ -311,7 +355,7 @@ pub(super) fn explain_v2(st: Style, name: &str, v: &VpmnV2<'_>) -> String {
             sub.sh_offset()
         ))
     );
-    for s in v.sections() {
+    for s in v.sections().take(crate::inspect::list_limit()) {
         let at = offset_in(bytes, s.as_bytes());
         let raw = s.as_bytes();
         if s.index() > 0 {
@@ -414,6 +458,7 @@ pub(super) fn explain_v2(st: Style, name: &str, v: &VpmnV2<'_>) -> String {
             table_row_w(st, &mut o, at + i as u64 * 4, w, field, W, decoded);
         }
     }
+    not_listed(&mut o, n, "directory records");
     let _ = writeln!(
         o,
         "  {}",
@@ -472,7 +517,7 @@ pub(super) fn explain_v2(st: Style, name: &str, v: &VpmnV2<'_>) -> String {
         ),
         dir_end <= len,
     ));
-    for s in v.sections() {
+    capped_checks(&mut checks, v.sections(), "sections", |s, checks| {
         let (off, size) = (s.offset(), s.size());
         let end = off.saturating_add(size);
         let what = format!("section[{}] {}", s.index(), type_name(s.sd_type().raw()));
@@ -487,18 +532,23 @@ pub(super) fn explain_v2(st: Style, name: &str, v: &VpmnV2<'_>) -> String {
                 size % es == 0,
             ));
         }
-    }
+    });
     if let Some(region) = v.sections().find(|s| s.sd_type().raw() == DYNAIO) {
         let rsize = region.size();
-        for e in v.dynaio_table() {
-            let (off, size) = (u64::from(e.offset()), u64::from(e.size()));
-            let end = off + size;
-            checks.push((format!(
+        capped_checks(
+            &mut checks,
+            v.dynaio_table(),
+            "DYNAIO slots",
+            |e, checks| {
+                let (off, size) = (u64::from(e.offset()), u64::from(e.size()));
+                let end = off + size;
+                checks.push((format!(
                     "DYNAIO slot {}: offset {off} % {DYNAIO_ALIGN} == 0, size {size} > 0, {off} + {size} = {end} <= region size {rsize}",
                     e.index()
                 ),
                 off % u64::from(DYNAIO_ALIGN) == 0 && size > 0 && end <= rsize));
-        }
+            },
+        );
     }
     for c in v.checksums() {
         let at = offset_in(bytes, c.as_bytes());
@@ -861,11 +911,13 @@ pub(super) fn explain_v1(st: Style, name: &str, v: &VpmnV1<'_>) -> String {
     );
     if io_decoded {
         let upper = |n: Option<&str>| n.map_or_else(|| "unknown".to_string(), str::to_uppercase);
-        for (kind, recs) in [
-            ("input", v.inputs().collect::<Vec<_>>()),
-            ("output", v.outputs().collect::<Vec<_>>()),
+        let inputs: Box<dyn Iterator<Item = _>> = Box::new(v.inputs());
+        let outputs: Box<dyn Iterator<Item = _>> = Box::new(v.outputs());
+        for (kind, n, recs) in [
+            ("input", v.inputs().len(), inputs),
+            ("output", v.outputs().len(), outputs),
         ] {
-            for r in recs {
+            for r in recs.take(crate::inspect::list_limit()) {
                 let dims = r.dim_size();
                 let dn = (r.dim_count() as usize).min(dims.len());
                 let _ = writeln!(
@@ -880,6 +932,7 @@ pub(super) fn explain_v1(st: Style, name: &str, v: &VpmnV1<'_>) -> String {
                     upper(r.quant_format().name())
                 );
             }
+            not_listed(&mut o, n, &format!("{kind} records"));
         }
     } else {
         let _ = writeln!(

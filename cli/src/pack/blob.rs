@@ -7,8 +7,8 @@ use std::path::Path;
 use std::str::FromStr;
 
 use npuschema_generated::npu1::{
-    Accel, DType, Direction, Npu1, Npu1Writer, RegionData, RegionSpec, Role, TensorFlags,
-    TensorSpec, VERSION_V1, VERSION_V2,
+    Accel, DType, Direction, HEADER_BYTES, Npu1, Npu1Writer, RegionData, RegionSpec, Role, Set,
+    TensorFlags, TensorSpec, VERSION_V1, VERSION_V2,
 };
 use npuschema_runtime::cmd::check;
 
@@ -266,55 +266,76 @@ pub fn pack_model(m: &VelaModel, accel: AccelChoice) -> Result<Packed, PackError
     pack_model_as(m, accel, FormatVersion::V2)
 }
 
-/// [`pack_model`] in the given NPU1 version.
-pub fn pack_model_as(
-    m: &VelaModel,
-    accel: AccelChoice,
+/// What the blob of a model is written from: the accelerator word, the regions and the
+/// tensor table.
+struct Plan {
+    accel: Accel,
     version: FormatVersion,
-) -> Result<Packed, PackError> {
+    regions: Vec<PlannedRegion>,
+    io: Vec<IoTensor>,
+}
+
+fn prepare(m: &VelaModel, accel: AccelChoice, version: FormatVersion) -> Result<Plan, PackError> {
     let accel = choose_accel(m, accel)?;
     let regions = plan(m)?;
-    let specs: Vec<RegionSpec<'_>> = regions
+    let io = match version {
+        FormatVersion::V1 => Vec::new(),
+        FormatVersion::V2 => io_table(m)?,
+    };
+    Ok(Plan {
+        accel,
+        version,
+        regions,
+        io,
+    })
+}
+
+/// `f` of the generated writer of `m` as `p` plans it, with `baked` as the bytes of the
+/// read-only region.
+fn with_writer<T>(
+    m: &VelaModel,
+    p: &Plan,
+    baked: &[u8],
+    f: impl FnOnce(&Npu1Writer<'_, Set>) -> T,
+) -> T {
+    let specs: Vec<RegionSpec<'_>> = p
+        .regions
         .iter()
         .map(|r| RegionSpec {
             role: role(r.role),
             data: if r.baked {
-                RegionData::Baked(&m.readonly)
+                RegionData::Baked(baked)
             } else {
                 RegionData::Runtime(r.size)
             },
         })
         .collect();
-    let io = match version {
-        FormatVersion::V1 => Vec::new(),
-        FormatVersion::V2 => io_table(m)?,
-    };
-    let io_specs: Vec<TensorSpec<'_>> = io
-        .iter()
-        .map(|t| TensorSpec {
-            direction: t.direction,
-            io_index: t.index,
-            region: t.region,
-            offset: t.offset,
-            size: t.size,
-            dtype: t.dtype,
-            rank: t.rank,
-            dim0: t.dims[0],
-            dim1: t.dims[1],
-            dim2: t.dims[2],
-            dim3: t.dims[3],
-            flags: if t.quant.is_some() {
-                TensorFlags::QUANTIZED
-            } else {
-                TensorFlags::empty()
-            },
-            scale: t.quant.map_or(0.0, |q| q.0),
-            zero_point: t.quant.map_or(0, |q| q.1),
-            name: &t.name,
-        })
-        .collect();
-    let writer = Npu1Writer::new().accel(accel).regions(&specs);
-    let writer = match version {
+    let io_specs: Vec<TensorSpec<'_>> =
+        p.io.iter()
+            .map(|t| TensorSpec {
+                direction: t.direction,
+                io_index: t.index,
+                region: t.region,
+                offset: t.offset,
+                size: t.size,
+                dtype: t.dtype,
+                rank: t.rank,
+                dim0: t.dims[0],
+                dim1: t.dims[1],
+                dim2: t.dims[2],
+                dim3: t.dims[3],
+                flags: if t.quant.is_some() {
+                    TensorFlags::QUANTIZED
+                } else {
+                    TensorFlags::empty()
+                },
+                scale: t.quant.map_or(0.0, |q| q.0),
+                zero_point: t.quant.map_or(0, |q| q.1),
+                name: &t.name,
+            })
+            .collect();
+    let writer = Npu1Writer::new().accel(p.accel).regions(&specs);
+    let writer = match p.version {
         FormatVersion::V1 => writer.version(VERSION_V1),
         FormatVersion::V2 => writer
             .version(VERSION_V2)
@@ -322,17 +343,34 @@ pub fn pack_model_as(
             .ext_npu_id(m.cop.id)
             .io(&io_specs),
     };
-    let bytes = writer
-        .cmd_stream(&m.cmd_stream)
-        .to_vec()
-        .map_err(|e| PackError::new("npu1-write-failed", "NPU1 writer", None, e.to_string()))?;
-    let report = prove(&bytes, m, &regions)?;
+    f(&writer.cmd_stream(&m.cmd_stream))
+}
+
+fn write_failed(e: npuschema_core::WriteError) -> PackError {
+    PackError::new("npu1-write-failed", "NPU1 writer", None, e.to_string())
+}
+
+/// [`pack_model`] in the given NPU1 version.
+pub fn pack_model_as(
+    m: &VelaModel,
+    accel: AccelChoice,
+    version: FormatVersion,
+) -> Result<Packed, PackError> {
+    let p = prepare(m, accel, version)?;
+    let bytes = with_writer(m, &p, &m.readonly, |w| w.to_vec()).map_err(write_failed)?;
+    let report = prove(&bytes, m, &p.regions, &|d| d == m.readonly.as_slice())?;
     Ok(Packed { bytes, report })
 }
 
 /// Validate `bytes` with the generated validator, compare it with what was meant to be
-/// written, and run the static command-stream checker against its region sizes.
-fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackReport, PackError> {
+/// written (`readonly_ok` says whether the baked region holds the model's read-only data),
+/// and run the static command-stream checker against its region sizes.
+fn prove(
+    bytes: &[u8],
+    m: &VelaModel,
+    regions: &[PlannedRegion],
+    readonly_ok: &dyn Fn(&[u8]) -> bool,
+) -> Result<PackReport, PackError> {
     let blob = Npu1::validate(bytes).map_err(|e| {
         PackError::at(
             e.code,
@@ -359,7 +397,7 @@ fn prove(bytes: &[u8], m: &VelaModel, regions: &[PlannedRegion]) -> Result<PackR
     for (r, p) in blob.regions().zip(regions) {
         let data = r.data();
         let baked_ok = if p.baked {
-            data == Some(m.readonly.as_slice())
+            data.is_some_and(readonly_ok)
         } else {
             data.is_none()
         };
@@ -498,10 +536,22 @@ fn same_on_disk(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// `npuschema pack`: read `input`, write `output`. The blob goes to a uniquely named
-/// temporary file created next to `output` ([`crate::io::AtomicOutput`]), is read back,
-/// validated and checked, and only then renamed to `output`; on any failure nothing is left
-/// behind and `output` is untouched. Writing over `input` is refused (`output-is-input`).
+/// Where the header keeps its checksum (npu1.yaml: `header.checksum`, at byte 28).
+const CHECKSUM_AT: usize = 28;
+
+/// `npuschema pack`: read `input`, write `output`, through a uniquely named temporary file
+/// created next to `output` ([`crate::io::AtomicOutput`]) and renamed only when the blob
+/// written there validates and its stream checks; on any failure nothing is left behind and
+/// `output` is untouched. Writing over `input` is refused (`output-is-input`).
+///
+/// Memory: one copy of the read-only data (the largest part by far: the weights) plus the
+/// rest of the blob. The read-only bytes go to their place in the temporary file first and
+/// are dropped; the generated writer then lays out the blob with a stand-in of zeros that
+/// is never written (the kernel backs it with its shared zero page, so it is not resident);
+/// the bytes are read back from the file into their place in the blob, the header's
+/// checksum is computed over the result, and the blob is proved (the generated validator
+/// re-checks that checksum, and the read-only region must have the CRC-32 of the model's
+/// data) before its head is written and the whole file is compared with it piece by piece.
 pub fn pack_file(input: &Path, output: &Path, accel: AccelChoice) -> Result<PackReport, PackError> {
     pack_file_as(input, output, accel, FormatVersion::V2)
 }
@@ -529,14 +579,60 @@ pub fn pack_file_as(
             ),
         ));
     }
-    let m = super::load(input)?;
-    let packed = pack_model_as(&m, accel, version)?;
+    let mut m = super::load(input)?;
+    let p = prepare(&m, accel, version)?;
+    let readonly = std::mem::take(&mut m.readonly);
+    let n = readonly.len();
+    let digest = npuschema_core::crc32(0, &readonly);
+    let total = with_writer(&m, &p, &readonly, |w| w.encoded_len()).map_err(write_failed)?;
+    // The writer lays the baked bytes out last (pack bakes one region); the proof below
+    // fails if they are anywhere else.
+    let data_at = total.checked_sub(n).ok_or_else(|| {
+        PackError::new(
+            "npu1-write-failed",
+            "NPU1 writer",
+            None,
+            format!("{total} bytes in all, fewer than the {n} read-only bytes"),
+        )
+    })?;
     let mut out = crate::io::AtomicOutput::create(output, &[input]).map_err(out_err)?;
-    out.write_all(&packed.bytes).map_err(out_err)?;
-    // What is on disk is what gets proved: it is read back in pieces and compared with the
-    // blob in memory (no second whole copy), which is then proved.
+    out.write_all_at(&readonly, data_at as u64)
+        .map_err(out_err)?;
+    drop(readonly);
+    let stand_in = vec![0u8; n];
+    let mut blob = with_writer(&m, &p, &stand_in, |w| w.to_vec()).map_err(write_failed)?;
+    drop(stand_in);
+    let short = |what: &str| {
+        PackError::new(
+            "npu1-write-failed",
+            "NPU1 writer",
+            None,
+            format!("{what}, {total} bytes planned"),
+        )
+    };
+    if blob.len() != total {
+        return Err(short(&format!("{} bytes written", blob.len())));
+    }
+    let data = blob
+        .get_mut(data_at..)
+        .ok_or_else(|| short("no read-only bytes"))?;
+    out.read_exact_at(data, data_at as u64).map_err(out_err)?;
+    let sum = npuschema_core::fnv1a32(
+        npuschema_core::FNV1A32_OFFSET_BASIS,
+        blob.get(HEADER_BYTES as usize..).unwrap_or_default(),
+    );
+    blob.get_mut(CHECKSUM_AT..CHECKSUM_AT + 4)
+        .ok_or_else(|| short("no header"))?
+        .copy_from_slice(&sum.to_le_bytes());
+    let mut report = prove(&blob, &m, &p.regions, &|d| {
+        d.len() == n && npuschema_core::crc32(0, d) == digest
+    })?;
+    out.write_all_at(blob.get(..data_at).unwrap_or_default(), 0)
+        .map_err(out_err)?;
+    // What is on disk is what was proved: read back in pieces and compared with the blob
+    // (no second whole copy).
     let tmp = out.temp_path().to_path_buf();
-    same_on_disk(&tmp, &packed.bytes).map_err(|e| {
+    same_on_disk(&tmp, &blob).map_err(|e| {
         PackError::new(
             "io-error",
             tmp.display().to_string(),
@@ -544,9 +640,6 @@ pub fn pack_file_as(
             format!("cannot read back: {e}"),
         )
     })?;
-    let written = &packed.bytes;
-    let regions = plan(&m)?;
-    let mut report = prove(written, &m, &regions)?;
     out.commit().map_err(out_err)?;
     report.input = input.display().to_string();
     report.output = output.display().to_string();

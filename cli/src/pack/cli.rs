@@ -57,7 +57,11 @@ struct JsonError<'a> {
 fn status(e: &PackError) -> ExitCode {
     if matches!(
         e.code,
-        "io-error" | "input-too-large" | "output-is-input" | "output-replaced"
+        "io-error"
+            | "input-too-large"
+            | "output-is-input"
+            | "output-replaced"
+            | "output-not-a-regular-file"
     ) {
         ExitCode::from(2)
     } else {

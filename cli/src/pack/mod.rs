@@ -46,7 +46,14 @@ pub fn load(path: &Path) -> Result<VelaModel, PackError> {
             format!("cannot read: {e}"),
         )
     })?;
-    parse(&bytes).map_err(|e| PackError {
+    let zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
+    let parsed = if !zip && bytes.get(4..8) == Some(b"TFL3") {
+        // The weights taken out of the file's buffer in place: held once.
+        tflite::read_owned(bytes)
+    } else {
+        parse(&bytes)
+    };
+    parsed.map_err(|e| PackError {
         field: format!("{}: {}", path.display(), e.field),
         ..e
     })

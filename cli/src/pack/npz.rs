@@ -232,6 +232,17 @@ impl Npz<'_> {
             ));
         }
         let mut out = Vec::new();
+        // The declared size (within the limit) up front: read_to_end then fills it without
+        // reallocating when the size is true.
+        out.try_reserve_exact(usize::try_from(f.size()).unwrap_or(0))
+            .map_err(|e| {
+                PackError::new(
+                    "npz-member-too-large",
+                    name.clone(),
+                    None,
+                    format!("cannot allocate {} bytes: {e}", f.size()),
+                )
+            })?;
         // One byte past the limit tells a member whose declared size lies.
         f.by_ref()
             .take(limit.saturating_add(1))
@@ -284,50 +295,64 @@ impl Npz<'_> {
     }
 
     /// A byte blob: a 0-d `|S<n>` value read whole (trailing zeros included), or a 1-d
-    /// `uint8` array.
+    /// `uint8` array. The member's bytes become the blob in place (its header moved out),
+    /// so a large weight member is held once, not twice.
     fn blob(&mut self, member: &str) -> Result<Vec<u8>, PackError> {
-        let bytes = self.member(member)?;
-        let npy = self.npy(member, &bytes)?;
+        let mut bytes = self.member(member)?;
         let name = format!("{member}.npy");
-        let dtype = npy.dtype();
-        let shape = npy.shape().to_vec();
-        match &dtype {
-            DType::Plain(ts) if ts.type_char() == TypeChar::ByteStr && shape.is_empty() => {
-                let n = ts.size_field();
-                let data = npy.into_inner();
-                let data_at = (bytes.len() - data.len()) as u64;
-                let avail = data.len() as u64;
-                usize::try_from(n)
-                    .ok()
-                    .and_then(|n| data.get(..n))
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| {
-                        PackError::at(
+        let (data_at, n) = {
+            let npy = self.npy(member, &bytes)?;
+            let dtype = npy.dtype();
+            let shape = npy.shape().to_vec();
+            // What follows the header npyz parsed.
+            let avail = npy.into_inner().len() as u64;
+            let data_at = (bytes.len() as u64).saturating_sub(avail);
+            match &dtype {
+                DType::Plain(ts) if ts.type_char() == TypeChar::ByteStr && shape.is_empty() => {
+                    let n = ts.size_field();
+                    if n > avail {
+                        return Err(PackError::at(
                             "npz-truncated-member",
                             name,
                             data_at,
                             format!("|S{n} value needs {n} bytes, {avail} follow the header"),
-                        )
-                    })
+                        ));
+                    }
+                    (data_at, n)
+                }
+                DType::Plain(ts)
+                    if ts.type_char() == TypeChar::Uint
+                        && ts.size_field() == 1
+                        && shape.len() == 1 =>
+                {
+                    (data_at, check_shape(&name, &shape, 1, avail)?)
+                }
+                other => {
+                    return Err(PackError::at(
+                        "npz-unexpected-dtype",
+                        name,
+                        0,
+                        format!(
+                            "dtype {} with shape {shape:?}; expected a 0-d byte string (|S<n>) or 1-d uint8",
+                            other.descr()
+                        ),
+                    ));
+                }
             }
-            DType::Plain(ts)
-                if ts.type_char() == TypeChar::Uint && ts.size_field() == 1 && shape.len() == 1 =>
-            {
-                let avail = npy_data_len(&bytes);
-                check_shape(&name, &shape, 1, avail)?;
-                npy.into_vec::<u8>()
-                    .map_err(|e| PackError::new("npz-truncated-member", name, None, e.to_string()))
-            }
-            other => Err(PackError::at(
-                "npz-unexpected-dtype",
+        };
+        // Both are at most the member's length (checked above).
+        let (Ok(data_at), Ok(end)) = (usize::try_from(data_at), usize::try_from(data_at + n))
+        else {
+            return Err(PackError::new(
+                "npz-member-too-large",
                 name,
-                0,
-                format!(
-                    "dtype {} with shape {shape:?}; expected a 0-d byte string (|S<n>) or 1-d uint8",
-                    other.descr()
-                ),
-            )),
-        }
+                None,
+                "over the address space",
+            ));
+        };
+        bytes.truncate(end);
+        bytes.drain(..data_at);
+        Ok(bytes)
     }
 
     /// All values of an integer array of any integer dtype, flattened, with its shape. An

@@ -339,6 +339,28 @@ pub fn touched_extents(stream: &[u8]) -> Result<[u64; 8], PackError> {
 
 /// Read a Vela `.tflite`.
 pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
+    read_with(file, true).map(|(m, _)| m)
+}
+
+/// [`read`] taking the file: the read-only data (the weights, most of the file) becomes the
+/// model's in place, its bytes moved to the front of the file's buffer, so a `.tflite` is
+/// held once, not as the file and a copy of its weights.
+pub fn read_owned(mut file: Vec<u8>) -> Result<VelaModel, PackError> {
+    let (mut m, at) = read_with(&file, false)?;
+    if let Some(at) = at {
+        file.truncate(at.end);
+        file.drain(..at.start);
+        m.readonly = file;
+    }
+    Ok(m)
+}
+
+/// The model, and where its read-only data lies in `file` when the caller is to take it
+/// from there (`copy` false and the data found in `file`); else the model holds a copy.
+fn read_with(
+    file: &[u8],
+    copy: bool,
+) -> Result<(VelaModel, Option<std::ops::Range<usize>>), PackError> {
     if file.get(4..8) != Some(b"TFL3".as_slice()) {
         let found = file
             .get(4..8)
@@ -456,12 +478,24 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
         .stream(payload)
         .ok_or_else(|| err("cop-stream-out-of-bounds", "ethos-u payload", ""))?
         .to_vec();
-    let readonly = r
-        .buffer(
-            Reader::tensor_buffer(&r.tensor(*ro_idx, "input 1 (read-only)")?)?,
-            "ethos-u read-only data",
-        )?
-        .to_vec();
+    let ro = r.buffer(
+        Reader::tensor_buffer(&r.tensor(*ro_idx, "input 1 (read-only)")?)?,
+        "ethos-u read-only data",
+    )?;
+    // Where it lies in the file (it is a slice of it; an empty one may point anywhere).
+    let at = ro
+        .as_ptr()
+        .addr()
+        .checked_sub(file.as_ptr().addr())
+        .filter(|&a| {
+            !copy && !ro.is_empty() && a.checked_add(ro.len()).is_some_and(|e| e <= file.len())
+        })
+        .map(|a| a..a + ro.len());
+    let readonly = if at.is_some() {
+        Vec::new()
+    } else {
+        ro.to_vec()
+    };
     let scratch_t = r.tensor(*scratch_idx, "input 2 (scratch)")?;
     let scratch_size = r.bytes(&scratch_t, *scratch_idx)?;
 
@@ -553,18 +587,21 @@ pub fn read(file: &[u8]) -> Result<VelaModel, PackError> {
         .map(|&i| place(i, out_region, "output"))
         .collect::<Result<Vec<_>, _>>()?;
 
-    Ok(VelaModel {
-        source: SourceKind::Tflite,
-        cop,
-        cmd_stream,
-        readonly,
-        scratch_size,
-        fast_scratch_size,
-        separate_io,
-        inputs,
-        outputs,
-        notes,
-    })
+    Ok((
+        VelaModel {
+            source: SourceKind::Tflite,
+            cop,
+            cmd_stream,
+            readonly,
+            scratch_size,
+            fast_scratch_size,
+            separate_io,
+            inputs,
+            outputs,
+            notes,
+        },
+        at,
+    ))
 }
 
 #[cfg(test)]

@@ -99,6 +99,26 @@ fn io_v1(r: &V1IoRecord<'_>) -> Value {
     )
 }
 
+/// The first [`crate::inspect::LIST_LIMIT`] items of `it` as JSON, and how many more there
+/// are (counted, not built): every list `inspect` prints is capped so.
+fn listed<T>(mut it: impl Iterator<Item = T>, f: impl FnMut(T) -> Value) -> (Vec<Value>, u64) {
+    let shown: Vec<Value> = it
+        .by_ref()
+        .take(crate::inspect::list_limit())
+        .map(f)
+        .collect();
+    (shown, it.count() as u64)
+}
+
+/// Add `"<key>_omitted": n` to `j` for each list that left `n > 0` items out.
+fn say_omitted(j: &mut Value, lists: &[(&str, u64)]) {
+    for &(key, n) in lists {
+        if n > 0 {
+            j[format!("{key}_omitted")] = json!(n);
+        }
+    }
+}
+
 /// How `inspect` treats a section of type `t`; `covered` lists the types the CHECKSUM
 /// records name.
 #[must_use]
@@ -136,40 +156,34 @@ pub fn v2_json(bytes: &[u8], v: &VpmnV2<'_>, ledger: &Ledger) -> Value {
     let h = v.header();
     let sub = v.sub_header();
     let covered: Vec<u32> = v.checksums().map(|c| c.sd_type()).collect();
-    let sections: Vec<Value> = v
-        .sections()
-        .map(|s| {
-            let t = s.sd_type().raw();
-            json!({
-                "index": s.index(),
-                "type": t,
-                "type_name": section_type_name(t),
-                "offset": s.offset(),
-                "size": s.size(),
-                "load_address": s.load_address(),
-                "alignment": s.sd_alignsize(),
-                "entry_size": s.sd_entsize(),
-                "stride": s.sd_entsize(),
-                "entries": s.size().checked_div(u64::from(s.sd_entsize())),
-                "reserved_words": [s.reserved1(), s.reserved2()],
-                "handling": handling(t, &covered),
-                "sha256": sha256_hex(s.payload().unwrap_or_default()),
-            })
+    let (sections, sections_omitted) = listed(v.sections(), |s| {
+        let t = s.sd_type().raw();
+        json!({
+            "index": s.index(),
+            "type": t,
+            "type_name": section_type_name(t),
+            "offset": s.offset(),
+            "size": s.size(),
+            "load_address": s.load_address(),
+            "alignment": s.sd_alignsize(),
+            "entry_size": s.sd_entsize(),
+            "stride": s.sd_entsize(),
+            "entries": s.size().checked_div(u64::from(s.sd_entsize())),
+            "reserved_words": [s.reserved1(), s.reserved2()],
+            "handling": handling(t, &covered),
+            "sha256": sha256_hex(s.payload().unwrap_or_default()),
         })
-        .collect();
-    let section_checksums: Vec<Value> = v
-        .checksums()
-        .map(|c| {
-            let computed = section_crc(v, c.sd_type());
-            json!({
-                "type": c.sd_type(),
-                "type_name": section_type_name(c.sd_type()),
-                "recorded_crc32": c.checksum_value(),
-                "computed_crc32": computed,
-                "matches": computed == Some(c.checksum_value()),
-            })
+    });
+    let (section_checksums, checksums_omitted) = listed(v.checksums(), |c| {
+        let computed = section_crc(v, c.sd_type());
+        json!({
+            "type": c.sd_type(),
+            "type_name": section_type_name(c.sd_type()),
+            "recorded_crc32": c.checksum_value(),
+            "computed_crc32": computed,
+            "matches": computed == Some(c.checksum_value()),
         })
-        .collect();
+    });
     // The file checksum, recomputed here with crc32fast (independently of the validator).
     let dir = directory(bytes);
     let (computed, covered_bytes) = computed_file_crc(bytes);
@@ -216,27 +230,26 @@ pub fn v2_json(bytes: &[u8], v: &VpmnV2<'_>, ledger: &Ledger) -> Value {
         })
     });
     let region = v.sections().find(|s| s.sd_type().raw() == DYNAIO);
-    let dynaio: Vec<Value> = v
-        .dynaio_table()
-        .map(|e| {
-            let start = region.map(|r| r.offset() + u64::from(e.offset()));
-            let data = region
-                .and_then(|r| r.payload())
-                .and_then(|p| p.get(e.offset() as usize..(e.offset() + e.size()) as usize));
-            json!({
-                "index": e.index(),
-                "offset": e.offset(),
-                "size": e.size(),
-                "file_offset": start,
-                "sha256": data.map(sha256_hex),
-            })
+    let (dynaio, dynaio_omitted) = listed(v.dynaio_table(), |e| {
+        let start = region.map(|r| r.offset() + u64::from(e.offset()));
+        let data = region
+            .and_then(|r| r.payload())
+            .and_then(|p| p.get(e.offset() as usize..(e.offset() + e.size()) as usize));
+        json!({
+            "index": e.index(),
+            "offset": e.offset(),
+            "size": e.size(),
+            "file_offset": start,
+            "sha256": data.map(sha256_hex),
         })
-        .collect();
+    });
     let dynaio_region = region.map(|r| {
         let mapped: u64 = v.dynaio_table().map(|e| u64::from(e.size())).sum();
         json!({ "offset": r.offset(), "size": r.size(), "mapped_bytes": mapped, "padding_bytes": r.size() - mapped })
     });
-    json!({
+    let (inputs, inputs_omitted) = listed(v.inputs(), |r| io_v2(&r));
+    let (outputs, outputs_omitted) = listed(v.outputs(), |r| io_v2(&r));
+    let mut j = json!({
         "format": "vpmn",
         "family": "v2",
         "magic": magic_text(bytes),
@@ -262,8 +275,8 @@ pub fn v2_json(bytes: &[u8], v: &VpmnV2<'_>, ledger: &Ledger) -> Value {
         "section_header_size": sub.sh_size(),
         "section_header_count": sub.sh_count(),
         "sections": sections,
-        "inputs": v.inputs().map(|r| io_v2(&r)).collect::<Vec<_>>(),
-        "outputs": v.outputs().map(|r| io_v2(&r)).collect::<Vec<_>>(),
+        "inputs": inputs,
+        "outputs": outputs,
         "network_info": ni,
         "memory_pool_bytes": v.memory_pool().next().map(|m| m.used_bytes()),
         "vip_sram_bytes": v.vip_sram().next().map(|m| m.used_bytes()),
@@ -284,7 +297,18 @@ pub fn v2_json(bytes: &[u8], v: &VpmnV2<'_>, ledger: &Ledger) -> Value {
         "dynaio_region": dynaio_region,
         "connection_tail": tail(bytes, ledger),
         "ledger": ledger.json(bytes),
-    })
+    });
+    say_omitted(
+        &mut j,
+        &[
+            ("sections", sections_omitted),
+            ("section_checksums", checksums_omitted),
+            ("dynaio", dynaio_omitted),
+            ("inputs", inputs_omitted),
+            ("outputs", outputs_omitted),
+        ],
+    );
+    j
 }
 
 /// The `inspect --json` object of a validated version 1 file.
@@ -294,34 +318,31 @@ pub fn v1_json(bytes: &[u8], v: &VpmnV1<'_>, ledger: &Ledger) -> Value {
     let f = v.fixed();
     let version = h.version();
     let io_size = u64::from(v1_io_record_bytes(version));
-    let tables: Vec<Value> = v
-        .entries()
-        .map(|e| {
-            let k = e.index() as usize;
-            let record_size = match k {
-                0 | 1 => Some(io_size),
-                2 => Some(if version < 0x0001_0008 { 72 } else { 76 }),
-                3 => Some(if version <= 0x0001_000F {
-                    24
-                } else if version < 0x0001_0017 {
-                    28
-                } else {
-                    32
-                }),
-                _ => None,
-            };
-            let data = e.bytes().unwrap_or_default();
-            json!({
-                "index": k,
-                "name": V1_TABLES.get(k),
-                "offset": e.offset(),
-                "size": e.size(),
-                "record_size": record_size,
-                "records": record_size.and_then(|r| u64::from(e.size()).checked_div(r)),
-                "sha256": sha256_hex(data),
-            })
+    let (tables, tables_omitted) = listed(v.entries(), |e| {
+        let k = e.index() as usize;
+        let record_size = match k {
+            0 | 1 => Some(io_size),
+            2 => Some(if version < 0x0001_0008 { 72 } else { 76 }),
+            3 => Some(if version <= 0x0001_000F {
+                24
+            } else if version < 0x0001_0017 {
+                28
+            } else {
+                32
+            }),
+            _ => None,
+        };
+        let data = e.bytes().unwrap_or_default();
+        json!({
+            "index": k,
+            "name": V1_TABLES.get(k),
+            "offset": e.offset(),
+            "size": e.size(),
+            "record_size": record_size,
+            "records": record_size.and_then(|r| u64::from(e.size()).checked_div(r)),
+            "sha256": sha256_hex(data),
         })
-        .collect();
+    });
     let features = f.feature_bits().map(|b| {
         json!({
             "raw": b.bits(),
@@ -341,7 +362,9 @@ pub fn v1_json(bytes: &[u8], v: &VpmnV1<'_>, ledger: &Ledger) -> Value {
             "sha256": sha256_hex(bytes.get(o.start as usize..o.end as usize).unwrap_or_default()),
         })
     });
-    json!({
+    let (inputs, inputs_omitted) = listed(v.inputs(), |r| io_v1(&r));
+    let (outputs, outputs_omitted) = listed(v.outputs(), |r| io_v1(&r));
+    let mut j = json!({
         "format": "vpmn",
         "family": "v1",
         "magic": magic_text(bytes),
@@ -362,12 +385,21 @@ pub fn v1_json(bytes: &[u8], v: &VpmnV1<'_>, ledger: &Ledger) -> Value {
         "axi_sram_bytes": f.axi_sram_size(),
         "tables": tables,
         "io_records_decoded": version >= 0x0001_000B,
-        "inputs": v.inputs().map(|r| io_v1(&r)).collect::<Vec<_>>(),
-        "outputs": v.outputs().map(|r| io_v1(&r)).collect::<Vec<_>>(),
+        "inputs": inputs,
+        "outputs": outputs,
         "opaque_fixed_extension": ext,
         "connection_tail": tail(bytes, ledger),
         "ledger": ledger.json(bytes),
-    })
+    });
+    say_omitted(
+        &mut j,
+        &[
+            ("tables", tables_omitted),
+            ("inputs", inputs_omitted),
+            ("outputs", outputs_omitted),
+        ],
+    );
+    j
 }
 
 /// The `inspect --json` object of any valid VPMN file.
@@ -379,6 +411,18 @@ pub fn json(bytes: &[u8]) -> Result<Value, super::ledger::LedgerError> {
     match Vpmn::validate(bytes).map_err(super::ledger::LedgerError::Invalid)? {
         Vpmn::V2(v) => Ok(v2_json(bytes, &v, &ledger)),
         Vpmn::V1(v) => Ok(v1_json(bytes, &v, &ledger)),
+    }
+}
+
+/// The line that says a list was cut (`n` is its `<key>_omitted`, absent when it was not).
+fn more(s: &mut String, n: &Value, what: &str) {
+    use std::fmt::Write;
+    if let Some(n) = n.as_u64() {
+        let _ = writeln!(
+            s,
+            "  ... {n} more {what} not listed (at most {})",
+            crate::inspect::LIST_LIMIT
+        );
     }
 }
 
@@ -418,6 +462,7 @@ pub fn text(j: &Value, with_ledger: bool) -> String {
                     scalar(&x["handling"])
                 );
             }
+            more(&mut s, &j[format!("{key}_omitted")], key);
         }
     }
     for key in ["inputs", "outputs"] {
@@ -432,6 +477,7 @@ pub fn text(j: &Value, with_ledger: bool) -> String {
                     scalar(&x["quantization"]["format_name"])
                 );
             }
+            more(&mut s, &j[format!("{key}_omitted")], key);
         }
     }
     if j["file_checksum"].is_object() {
@@ -465,6 +511,7 @@ pub fn text(j: &Value, with_ledger: bool) -> String {
                     scalar(&o["what"])
                 );
             }
+            more(&mut s, &j["ledger"]["owners_omitted"], "owners");
         }
         if let Some(list) = j["ledger"]["views"].as_array() {
             for o in list {
@@ -478,6 +525,7 @@ pub fn text(j: &Value, with_ledger: bool) -> String {
                     scalar(&o["sha256"])
                 );
             }
+            more(&mut s, &j["ledger"]["views_omitted"], "views");
         }
         let _ = writeln!(
             s,
@@ -500,6 +548,7 @@ pub fn run(bytes: &[u8], file: &std::path::Path, as_json: bool, with_ledger: boo
             };
             crate::io::print_then("inspect", out, ExitCode::SUCCESS)
         }
+        Err(super::ledger::LedgerError::Invalid(v)) => damaged(bytes, file, as_json, &v),
         Err(e) => {
             let message = e.to_string();
             let (code, field, offset) = match &e {
@@ -518,4 +567,164 @@ pub fn run(bytes: &[u8], file: &std::path::Path, as_json: bool, with_ledger: boo
             )
         }
     }
+}
+
+/// The little-endian word at `at`, if the file has it.
+fn word_at(b: &[u8], at: u64) -> Option<u32> {
+    let at = usize::try_from(at).ok()?;
+    b.get(at..)?
+        .first_chunk::<4>()
+        .map(|w| u32::from_le_bytes(*w))
+}
+
+/// `inspect` of a VPMN file the validator refuses: what can be read, as stored and
+/// unchecked (the header words, the recorded and recomputed checksums, the directory), and
+/// the failure marked, as for NPU1; exit 1.
+fn damaged(
+    bytes: &[u8],
+    file: &std::path::Path,
+    as_json: bool,
+    e: &npuschema_core::Error,
+) -> ExitCode {
+    use std::fmt::Write;
+    let version = word_at(bytes, 4).unwrap_or(0);
+    let v2 = version == npuschema_generated::vpmn::VERSION_V2;
+    let names: &[&str] = if v2 {
+        &[
+            "magic",
+            "version",
+            "target",
+            "crc_sum",
+            "total_size_low",
+            "total_size_high",
+            "sub_header_offset",
+            "sub_header_size",
+            "sub_header_count",
+            "class_word",
+            "reserved2",
+            "reserved3",
+        ]
+    } else {
+        &["magic", "version", "target"]
+    };
+    let header: Vec<(&str, Option<u32>)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (*n, word_at(bytes, 4 * i as u64)))
+        .collect();
+    // Version 2: the file CRC and each CHECKSUM record, recorded and recomputed over the
+    // directory as stored.
+    let dir = if v2 { directory(bytes) } else { Vec::new() };
+    let payload = |o: u64, n: u64| {
+        let (o, n) = (usize::try_from(o).ok()?, usize::try_from(n).ok()?);
+        bytes.get(o..o.checked_add(n)?)
+    };
+    let file_crc = v2.then(|| (word_at(bytes, 12), computed_file_crc(bytes).0));
+    let mut records = Vec::new();
+    for &(_, o, n) in dir.iter().filter(|d| d.0 == CHECKSUM) {
+        let Some(p) = payload(o, n) else { continue };
+        for r in p.chunks_exact(8).take(crate::inspect::list_limit()) {
+            let ty = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+            let recorded = u32::from_le_bytes([r[4], r[5], r[6], r[7]]);
+            let computed = dir
+                .iter()
+                .find(|d| d.0 == ty)
+                .and_then(|&(_, o, n)| payload(o, n))
+                .map(crc32fast::hash);
+            records.push((ty, recorded, computed));
+        }
+    }
+    let limit = crate::inspect::list_limit();
+    let listed = &dir[..dir.len().min(limit)];
+    let omitted = dir.len().saturating_sub(limit);
+    let field = e.field.to_string();
+    let message = e.to_string();
+    eprintln!(
+        "npuschema inspect: {}: {message}",
+        crate::io::line_path(file)
+    );
+    if as_json {
+        let hdr: serde_json::Map<String, Value> = header
+            .iter()
+            .map(|(n, v)| ((*n).to_string(), json!(v)))
+            .collect();
+        let mut partial = json!({
+            "header": hdr,
+            "file_checksum": file_crc.map(|(r, c)| json!({ "recorded": r, "computed": c })),
+            "section_checksums": records
+                .iter()
+                .map(|(t, r, c)| json!({ "type": t, "type_name": section_type_name(*t), "recorded": r, "computed": c }))
+                .collect::<Vec<_>>(),
+            "sections_as_stored": listed
+                .iter()
+                .map(|(t, o, n)| json!({ "type": t, "type_name": section_type_name(*t), "offset": o, "size": n }))
+                .collect::<Vec<_>>(),
+        });
+        if omitted > 0 {
+            partial["sections_omitted"] = json!(omitted);
+        }
+        let line = json!({
+            "file": file.display().to_string(),
+            "format": "vpmn",
+            "error": { "code": e.code, "field": field, "offset": e.offset, "message": message },
+            "partial": partial,
+        });
+        return crate::io::print_then("inspect", format!("{line}\n"), ExitCode::from(1));
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "format                   vpmn (INVALID: what could be read, as stored)"
+    );
+    for (n, v) in &header {
+        let _ = match v {
+            Some(v) => writeln!(s, "{n:<24} {v} ({v:#x})"),
+            None => writeln!(s, "{n:<24} (past the end of the file)"),
+        };
+    }
+    let mark = |ok: bool| if ok { "" } else { "   <-- differ" };
+    if let Some((recorded, computed)) = file_crc {
+        let _ = match recorded {
+            Some(r) => writeln!(
+                s,
+                "file_checksum            recorded {r:#010x} computed {computed:#010x}{}",
+                mark(r == computed)
+            ),
+            None => writeln!(s, "file_checksum            (past the end of the file)"),
+        };
+    }
+    for (t, r, c) in &records {
+        let name = section_type_name(*t).unwrap_or_else(|| format!("type {t}"));
+        let _ = match c {
+            Some(c) => writeln!(
+                s,
+                "section_checksum         {name}: recorded {r:#010x} computed {c:#010x}{}",
+                mark(r == c)
+            ),
+            None => writeln!(
+                s,
+                "section_checksum         {name}: recorded {r:#010x}, no such section   <-- differ"
+            ),
+        };
+    }
+    if v2 {
+        let _ = writeln!(s, "sections (as stored, not checked):");
+        for (i, (t, o, n)) in listed.iter().enumerate() {
+            let name = section_type_name(*t).unwrap_or_else(|| format!("type {t}"));
+            let _ = writeln!(s, "  [{i:>2}] {name:<40} offset {o:>10} size {n:>10}");
+        }
+        if omitted > 0 {
+            let _ = writeln!(
+                s,
+                "  ... {omitted} more sections not listed (at most {})",
+                crate::inspect::LIST_LIMIT
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "FAILED                   {} at {field} (offset {:#x}): {message}",
+        e.code, e.offset
+    );
+    crate::io::print_then("inspect", s, ExitCode::from(1))
 }

@@ -513,14 +513,18 @@ impl Ledger {
     /// The ledger as JSON.
     #[must_use]
     pub fn json(&self, source: &[u8]) -> Value {
+        // At most LIST_LIMIT owners and views are listed; the totals cover every one.
+        let limit = crate::inspect::list_limit();
         let owners: Vec<Value> = self
             .owners
             .iter()
+            .take(limit)
             .map(|o| json!({ "start": o.start, "end": o.end, "size": o.end - o.start, "class": o.class.name(), "what": o.what }))
             .collect();
         let views: Vec<Value> = self
             .views
             .iter()
+            .take(limit)
             .map(|v| json!({ "start": v.start, "end": v.end, "size": v.end - v.start, "kind": v.kind, "what": v.what, "sha256": v.sha256 }))
             .collect();
         let totals: serde_json::Map<String, Value> = self
@@ -528,13 +532,22 @@ impl Ledger {
             .into_iter()
             .map(|(k, v)| (k.to_string(), json!(v)))
             .collect();
-        json!({
+        let mut j = json!({
             "owners": owners,
             "views": views,
             "totals": totals,
             "exclusive": self.is_exclusive(),
             "reemits_exactly": self.reemit(source) == source,
-        })
+        });
+        for (key, n) in [
+            ("owners_omitted", self.owners.len()),
+            ("views_omitted", self.views.len()),
+        ] {
+            if n > limit {
+                j[key] = json!(n - limit);
+            }
+        }
+        j
     }
 }
 
