@@ -1223,17 +1223,15 @@ fn many_vpmn(sections: usize, inputs: usize, slots: usize) -> Vec<u8> {
 fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
     let d = tmp("vpmnmany");
     let p = d.join("many.nb");
-    // 100,008 sections, 20,000 inputs, 20,000 DYNAIO slots: 8 MB.
-    let bytes = many_vpmn(100_000, 20_000, 20_000);
+    // 1,008 sections (the schema allows 1,024 parts: header, sub-header, directory and
+    // 1,021 sections), 20,000 inputs, 20,000 DYNAIO slots: 4.6 MB.
+    let bytes = many_vpmn(1_000, 20_000, 20_000);
     std::fs::write(&p, &bytes).expect("write");
     let input_kb = bytes.len() as u64 / 1024;
     let cases: Vec<(Vec<&OsStr>, Vec<&str>)> = vec![
         (
             vec![os("inspect"), p.as_os_str()],
-            vec![
-                "... 90008 more sections not listed (at most 10000)",
-                "... 10000 more inputs not listed (at most 10000)",
-            ],
+            vec!["... 10000 more inputs not listed (at most 10000)"],
         ),
         (
             vec![os("inspect"), os("--ledger"), p.as_os_str()],
@@ -1242,7 +1240,6 @@ fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
         (
             vec![os("inspect"), os("--json"), p.as_os_str()],
             vec![
-                "\"sections_omitted\":90008",
                 "\"inputs_omitted\":10000",
                 "\"dynaio_omitted\":10000",
                 "\"owners_omitted\":",
@@ -1251,9 +1248,7 @@ fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
         (
             vec![os("explain"), p.as_os_str()],
             vec![
-                "... 90008 more directory records not listed (at most 10000)",
                 "more owners not listed (at most 10000)",
-                "90008 more sections (not listed, at most 10000): 0 checks fail",
                 "10000 more DYNAIO slots (not listed, at most 10000): 0 checks fail",
             ],
         ),
@@ -1271,15 +1266,54 @@ fn vpmn_inspect_and_explain_of_many_entries_stay_bounded() {
         for s in says {
             assert!(text.contains(s), "{args:?}: no {s:?}");
         }
-        // The input, the ledger of its 120,000 owners (a few times the input) and the
-        // listed 10,000 of each kind (about 90 MB of JSON values for the four lists):
-        // not 160,000 JSON objects (859 MB before) nor 2.8 million lines (187 MB).
+        // The input, the ledger of its 21,000 owners (a few times the input) and the
+        // listed 10,000 of each kind: not every record as a JSON object.
         assert!(kb < 8 * input_kb + 160 * 1024, "{args:?}: {kb} KB");
         assert!(
             (text.len() as u64) < 32 << 20,
             "{args:?}: {} bytes",
             text.len()
         );
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
+/// A directory of 100,008 sections is past the schema's bound of 1,024 parts: every
+/// command refuses it at once (`too-many-sections`, before any pair is compared) with
+/// memory bounded by the input, not the 5 x 10^9 comparisons the parts would need.
+#[test]
+fn vpmn_directory_past_the_ownership_bound_is_refused_at_once() {
+    use npuschema_cli::vpmn::writer::{Section, V2Spec, assemble};
+    let d = tmp("vpmnbound");
+    let p = d.join("too-many.nb");
+    let mut s = vec![
+        Section::new(35, 220, network_info(1, 1)),
+        Section::new(1, 112, io_record(&[3, 8, 8, 1], 1, "input")),
+        Section::new(2, 112, io_record(&[10], 5, "out")),
+    ];
+    s.extend((0..100_005).map(|i| Section::new(4, 4, u32s(&[i as u32]))));
+    let bytes = assemble(&V2Spec {
+        target: 0x1000_003B,
+        class_word: 0,
+        reserved: [0, 0],
+        sections: s,
+    })
+    .expect("writes");
+    std::fs::write(&p, &bytes).expect("write");
+    let input_kb = bytes.len() as u64 / 1024;
+    for args in [
+        vec![os("check"), os("--json"), p.as_os_str()],
+        vec![os("inspect"), p.as_os_str()],
+        vec![os("explain"), p.as_os_str()],
+    ] {
+        let Some((kb, o)) = peak_kb(&args) else {
+            return;
+        };
+        eprintln!("{args:?}: peak RSS {kb} KB (input {input_kb} KB)");
+        assert_eq!(code(&o), 1, "{args:?}");
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(all.contains("too-many-sections"), "{args:?}: {all}");
+        assert!(kb < 8 * input_kb + 160 * 1024, "{args:?}: {kb} KB");
     }
     let _ = std::fs::remove_dir_all(d);
 }

@@ -160,8 +160,10 @@ fn u32s(words: &[u32]) -> Vec<u8> {
 }
 
 /// A VPMN version 2 file (the writer's) with `n` extra 4-byte sections of an opaque type.
+/// A VPMN file of `n` extra sections, written (checksums sealed) but not validated: past
+/// the schema's bound of 1,024 parts it is refused (`too-many-sections`) by every command.
 fn many_sections(n: usize) -> Vec<u8> {
-    use npuschema_cli::vpmn::writer::{Section, V2Spec, build_v2};
+    use npuschema_cli::vpmn::writer::{Section, V2Spec, assemble};
     let io = |name: &str| {
         let mut r = u32s(&[1, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]);
         let mut b = [0u8; 64];
@@ -182,7 +184,7 @@ fn many_sections(n: usize) -> Vec<u8> {
         Section::new(7, 192, (0..192u32).map(|i| (i * 7) as u8).collect()),
     ];
     s.extend((0..n).map(|i| Section::new(4, 4, u32s(&[i as u32]))));
-    build_v2(&V2Spec {
+    assemble(&V2Spec {
         target: 0x1000_003B,
         class_word: 0,
         reserved: [0, 0],
