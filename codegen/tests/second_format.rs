@@ -73,7 +73,7 @@ file:
         "pub enum Toy<'a>",
         "One(ToyV1<'a>)",
         "pub fn names(&self) -> NamesIter<'a>",
-        "crc32_combine",
+        "crc32_payloads",
         "\"no-target\"",
     ] {
         assert!(code.contains(want), "generated code lacks {want}");

@@ -5929,25 +5929,16 @@ impl VpmnV2Spec<'_> {
     where
         I: Iterator<Item = (u64, u64, u64)>,
     {
-        let mut sum: u32 = 0u32;
-        for (t, off, size) in sections {
-            let Some(p) = __rt::range_at(buf, off, size) else {
-                continue;
-            };
-            let _ = t;
-            if t == 40u64 {
-                let (recs, rest) = p.as_chunks::<8>();
-                for r in recs {
-                    let mut d = *r;
-                    __rt::set(&mut d, 4, [0u8; 4]);
-                    sum = __rt::crc32(sum, &d);
-                }
-                sum = __rt::crc32(sum, rest);
-                continue;
-            }
-            sum = __rt::crc32(sum, p);
-        }
-        sum
+        const ZEROED: [__rt::ZeroedFields; 1] = [
+            __rt::ZeroedFields {
+                kind: 40u64,
+                record: 8,
+                fields: &[(4, 4)],
+            },
+        ];
+        let readable = sections
+            .filter(|&(_, off, size)| __rt::range_at(buf, off, size).is_some());
+        __rt::crc32_payloads(buf, readable, &ZEROED, |_| None).unwrap_or(0)
     }
     __rt::writer_alloc_methods!();
 }

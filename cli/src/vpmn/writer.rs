@@ -295,8 +295,8 @@ pub fn reseal(b: &mut [u8]) {
 
 /// The field map's file checksum over `sections` (in directory order): CRC-32 over each
 /// payload, gaps excluded, CHECKSUM payloads with their value words taken as zero. The
-/// generated writer's `file_crc`, which is not the validator's code (that one combines the
-/// CHECKSUM-covered sections' CRCs in its single pass).
+/// generated writer's `file_crc`: `npuschema_core::crc32_payloads`, as the validator's
+/// check (which also checks each CHECKSUM-covered section's own CRC in the same pass).
 #[must_use]
 pub fn file_crc(b: &[u8], sections: &[(u32, u64, u64)]) -> u32 {
     vpmn::VpmnV2Spec::file_crc(b, sections.iter().map(|&(t, o, s)| (u64::from(t), o, s)))

@@ -247,45 +247,9 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
         return (quote!(), quote!());
     };
     let file = &c.schema.file;
-    let mut arms = Vec::new();
-    for l in &dir.layouts {
-        let fields: Vec<&crate::schema::Name> = zero
-            .iter()
-            .filter(|(col, _)| col.text == l.collection.text)
-            .map(|(_, f)| f)
-            .collect();
-        if fields.is_empty() {
-            continue;
-        }
-        let Some(v) = crate::check::ext::type_value(c, dir, &l.value.text) else {
-            continue;
-        };
-        let n = lit_usize(c.layouts.get(&l.record.text).map_or(0, |x| x.size));
-        let clears = fields.iter().filter_map(|f| {
-            let (_, off, kind) = crate::check::ext::field_of(c, &l.record.text, &f.text)?;
-            let w = lit_usize(kind.width(&c.schema));
-            let o = lit_usize(off);
-            Some(quote!(__rt::set(&mut d, #o, [0u8; #w]);))
-        });
-        let v = Literal::u64_suffixed(v);
-        let up_d = update(k.algorithm, quote!(sum), quote!(&d));
-        let up_rest = update(k.algorithm, quote!(sum), quote!(rest));
-        arms.push(quote! {
-            if t == #v {
-                let (recs, rest) = p.as_chunks::<#n>();
-                for r in recs {
-                    let mut d = *r;
-                    #(#clears)*
-                    sum = #up_d;
-                }
-                sum = #up_rest;
-                continue;
-            }
-        });
-    }
+    let zeroed = crate::emit::sections::zeroed_table(c, dir, zero);
+    let nz = lit_usize(u64::try_from(zeroed.len()).unwrap_or(u64::MAX));
     let name = ident(&k.name.text);
-    let start = init(k.algorithm);
-    let up = update(k.algorithm, quote!(sum), quote!(p));
     let doc = format!(
         " `{}`: the {:?} over the payloads of `sections` (type, offset, size), in that order, each as `buf` holds it (one not inside `buf` is skipped){}. {}",
         k.name.text,
@@ -310,16 +274,10 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
         where
             I: Iterator<Item = (u64, u64, u64)>,
         {
-            let mut sum: u32 = #start;
-            for (t, off, size) in sections {
-                let Some(p) = __rt::range_at(buf, off, size) else {
-                    continue;
-                };
-                let _ = t;
-                #(#arms)*
-                sum = #up;
-            }
-            sum
+            const ZEROED: [__rt::ZeroedFields; #nz] = [#(#zeroed),*];
+            let readable = sections.filter(|&(_, off, size)| __rt::range_at(buf, off, size).is_some());
+            // Every payload readable and no section checked on its own: it cannot fail.
+            __rt::crc32_payloads(buf, readable, &ZEROED, |_| None).unwrap_or(0)
         }
     };
     let Some((Owner::Header, f)) = targets(c, &stored.expr, Scope::Top) else {

@@ -1460,29 +1460,15 @@ fn record_checksums(
     }
 }
 
-fn payload_checksum(
-    em: &Em<'_>,
-    code: &crate::schema::Name,
-    checksum: &crate::schema::Name,
-    prev: Option<&Step>,
-    scope: Scope<'_>,
-    env: &Env,
-) -> TokenStream {
-    let c = em.c;
-    let file = &c.schema.file;
-    let Some((dir, k)) = crate::check::ext::dir_checksum(file, &checksum.text) else {
-        return quote!();
-    };
-    let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
-        return quote!();
-    };
-    let Some(di) = dir_info(c, dir) else {
-        return quote!();
-    };
-    let codes = &code.text;
-    let tn = di.table.name.text.as_str();
-    let pn = dir.payload.text.as_str();
-    // The section types whose records have fields hashed as zero: a constant table.
+/// The `npuschema_core::ZeroedFields` entries of a payload checksum: each section type
+/// whose records have fields hashed as zero, its record size and the fields (offset, width)
+/// in increasing offset. The validator and the writer's checksum function both pass it to
+/// `npuschema_core::crc32_payloads`.
+pub(crate) fn zeroed_table(
+    c: &Checked,
+    dir: &Directory,
+    zero: &[(crate::schema::Name, crate::schema::Name)],
+) -> Vec<TokenStream> {
     let mut zeroed = Vec::new();
     for l in &dir.layouts {
         let mut fields: Vec<(u64, u64)> = zero
@@ -1508,6 +1494,32 @@ fn payload_checksum(
         });
         zeroed.push(quote!(__rt::ZeroedFields { kind: #v, record: #n, fields: &[#(#fs),*] }));
     }
+    zeroed
+}
+
+fn payload_checksum(
+    em: &Em<'_>,
+    code: &crate::schema::Name,
+    checksum: &crate::schema::Name,
+    prev: Option<&Step>,
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let c = em.c;
+    let file = &c.schema.file;
+    let Some((dir, k)) = crate::check::ext::dir_checksum(file, &checksum.text) else {
+        return quote!();
+    };
+    let DirChecksumKind::Payloads { zero, stored } = &k.kind else {
+        return quote!();
+    };
+    let Some(di) = dir_info(c, dir) else {
+        return quote!();
+    };
+    let codes = &code.text;
+    let tn = di.table.name.text.as_str();
+    let pn = dir.payload.text.as_str();
+    let zeroed = zeroed_table(c, dir, zero);
     // Sections a `record_checksums` step right before names: their own CRC is checked
     // in this pass (its mismatch site is that step's) and combined into the file's.
     let fused = fused_with(c, prev, dir).map(|(rcode, rk)| {
