@@ -3,9 +3,13 @@
 //!
 //! Modelled: `NPU_OP_CONV` and `NPU_OP_DEPTHWISE` (8- and 16-bit IFM, 8/16/32-bit OFM, NHWC
 //! and NHCWB16, four tiles, stride, dilation, padding, per-channel and global scaling, the
-//! three rounding modes, activation clamps). Other operations are checked for their memory
-//! accesses but their values are not produced yet: [`Outcome::NotModelled`], counted in the
-//! run record so a report says so.
+//! three rounding modes, activation clamps); `NPU_OP_ELEMENTWISE` and `NPU_OP_POOL`
+//! (`crate::elementwise`: ADD, SUB, MUL, MIN, MAX, ABS, CLZ, SHL, SHR with IFM2
+//! broadcast and scalars; MAX, AVERAGE and REDUCE_SUM pools; LUT activations read from the
+//! SHRAM the DMA loaded). DMA copies bytes (`crate::model`). What is not modelled is
+//! refused with [`ComputeError::Unsupported`] (its outputs are left as they were, counted
+//! in the run record's `not_computed`, the error kept), or for other operations
+//! [`Outcome::NotModelled`].
 //!
 //! Where each piece of arithmetic comes from (Vela 5.2.0, whose `regor` core produced the
 //! streams the tests run; `ethosu/vela/*` is its Python reference of the same registers):
@@ -216,7 +220,7 @@ pub(crate) enum Outcome {
 
 /// One feature map (IFM, IFM2 or OFM) as the registers describe it.
 #[derive(Clone, Copy, Debug)]
-struct Fm {
+pub(crate) struct Fm {
     kind: AccessKind,
     /// `BASEP` of its region plus each tile's base.
     bases: [u64; 4],
@@ -227,24 +231,24 @@ struct Fm {
     stride_y: u64,
     stride_c: u64,
     /// Element size in bytes (1, 2 or 4; 8 is refused).
-    elem: u64,
-    signed: bool,
+    pub(crate) elem: u64,
+    pub(crate) signed: bool,
     nhcwb16: bool,
 }
 
 /// The registers of each feature map (region, bases, tile sizes, strides).
-struct FmRegs {
-    region: Opcode,
-    bases: [Opcode; 4],
-    h0: Opcode,
-    h1: Opcode,
-    w0: Opcode,
-    sx: Opcode,
-    sy: Opcode,
-    sc: Opcode,
+pub(crate) struct FmRegs {
+    pub(crate) region: Opcode,
+    pub(crate) bases: [Opcode; 4],
+    pub(crate) h0: Opcode,
+    pub(crate) h1: Opcode,
+    pub(crate) w0: Opcode,
+    pub(crate) sx: Opcode,
+    pub(crate) sy: Opcode,
+    pub(crate) sc: Opcode,
 }
 
-const IFM_REGS: FmRegs = FmRegs {
+pub(crate) const IFM_REGS: FmRegs = FmRegs {
     region: Opcode::SetIfmRegion,
     bases: [
         Opcode::SetIfmBase0,
@@ -260,7 +264,7 @@ const IFM_REGS: FmRegs = FmRegs {
     sc: Opcode::SetIfmStrideC,
 };
 
-const OFM_REGS: FmRegs = FmRegs {
+pub(crate) const OFM_REGS: FmRegs = FmRegs {
     region: Opcode::SetOfmRegion,
     bases: [
         Opcode::SetOfmBase0,
@@ -276,13 +280,13 @@ const OFM_REGS: FmRegs = FmRegs {
     sc: Opcode::SetOfmStrideC,
 };
 
-fn m1(st: &StreamState, op: Opcode) -> u64 {
+pub(crate) fn m1(st: &StreamState, op: Opcode) -> u64 {
     u64::from(st.param(op)).saturating_add(1)
 }
 
 impl Fm {
     /// From the registers; `elem_code` is the precision field (0: 8 bits, 1: 16, 2: 32).
-    fn new(
+    pub(crate) fn new(
         st: &StreamState,
         regs: &FmRegs,
         kind: AccessKind,
@@ -358,7 +362,7 @@ impl Fm {
         }
     }
 
-    fn read(&self, mem: &Memory, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
+    pub(crate) fn read(&self, mem: &Memory, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
         let a = self.addr(y, x, c);
         let b = a
             .and_then(|a| mem.read(a, self.elem))
@@ -375,7 +379,7 @@ impl Fm {
     }
 
     /// The range of this precision.
-    fn range(&self) -> (i64, i64) {
+    pub(crate) fn range(&self) -> (i64, i64) {
         let bits = self.elem.saturating_mul(8).min(32) as u32;
         if self.signed {
             (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
@@ -385,7 +389,14 @@ impl Fm {
     }
 
     /// Write `v` (already in range) at `(y, x, c)`.
-    fn write(&self, mem: &mut Memory, y: u64, x: u64, c: u64, v: i64) -> Result<(), ComputeError> {
+    pub(crate) fn write(
+        &self,
+        mem: &mut Memory,
+        y: u64,
+        x: u64,
+        c: u64,
+        v: i64,
+    ) -> Result<(), ComputeError> {
         let a = self.addr(y, x, c);
         let bytes = (v as i32).to_le_bytes();
         let data = bytes
@@ -407,7 +418,7 @@ impl Fm {
 ///   `SaturatingRoundingDoublingHighMul` + `RoundingDivideByPOT`, folded into one shift);
 /// * `TRUNCATE` (1): 0 for a non-negative product, `2^shift - 1` for a negative one
 ///   (toward zero).
-fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
+pub(crate) fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
     let shift = shift.min(63);
     let product = i128::from(acc) * i128::from(scale);
     let half: i128 = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
@@ -552,13 +563,16 @@ fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
 }
 
 /// Execute `op` with the registers in `st`. `basep` holds each region's base address;
-/// `macs` the configuration's MACs/cycle (for its micro-block sizes).
+/// `macs` the configuration's MACs/cycle (for its micro-block sizes); `lut` the LUT memory
+/// (the last 2 KiB of SHRAM, as the DMA left it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn execute(
     op: Opcode,
     st: &StreamState,
     mem: &mut Memory,
     basep: &[u64; 8],
     macs: u32,
+    lut: &[u8; crate::elementwise::LUT_BYTES],
     work: &mut Work,
     budget: &Budget,
 ) -> Result<Outcome, ComputeError> {
@@ -566,6 +580,14 @@ pub(crate) fn execute(
         Opcode::OpConv | Opcode::OpDepthwise => {
             let depthwise = op == Opcode::OpDepthwise;
             conv(depthwise, st, mem, basep, macs, work, budget)?;
+            Ok(Outcome::Computed)
+        }
+        Opcode::OpElementwise => {
+            crate::elementwise::elementwise(st, mem, basep, lut, work, budget)?;
+            Ok(Outcome::Computed)
+        }
+        Opcode::OpPool => {
+            crate::elementwise::pool(st, mem, basep, lut, work, budget)?;
             Ok(Outcome::Computed)
         }
         _ => Ok(Outcome::NotModelled),

@@ -98,8 +98,11 @@ impl Rng {
 /// with `op` the output of the model's first operator of that builtin name; and the
 /// seconds its `invoke()` calls took.
 fn reference(py: &Path, model: &Path, sets: &[Vec<u8>], op: Option<&str>) -> (Vec<u8>, f64) {
+    // Unique per call: tests run in parallel on the same model.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = std::env::temp_dir().join(format!(
-        "npuschema-oracle-{}-{}",
+        "npuschema-oracle-{}-{call}-{}",
         std::process::id(),
         model.file_stem().unwrap().to_string_lossy()
     ));
@@ -253,8 +256,8 @@ fn hello_world_is_bit_exact_with_tflite_reference_kernels() {
 /// OFM read where that operation's registers put it, against TFLite's FULLY_CONNECTED output
 /// tensor, on 100 seeded inputs, in every Vela output, with the stream's own rounding
 /// (`ROUND_MODE_DBL`; with the convolution rounding once instead, input set 49 of the
-/// U55-128 outputs is 1 off, as TFLite's `DEPTHWISE_CONV_2D` double-rounds). (The softmax
-/// that follows is not modelled yet.)
+/// U55-128 outputs is 1 off, as TFLite's `DEPTHWISE_CONV_2D` double-rounds). The softmax
+/// that follows: `micro_speech_is_bit_exact_end_to_end`.
 #[test]
 fn micro_speech_up_to_its_fully_connected_layer_is_bit_exact() {
     let (Some(dir), Some(py), Some(tflite)) = (
@@ -327,4 +330,118 @@ fn micro_speech_up_to_its_fully_connected_layer_is_bit_exact() {
         files.len()
     );
     assert_eq!(compared, files.len() * SETS);
+}
+
+/// micro_speech end to end, softmax included (MAX pool, SUB with the exp LUT loaded into
+/// SHRAM by DMA, SHR, REDUCE_SUM, CLZ, SUB/SHL/MUL/ADD of the Newton-Raphson reciprocal,
+/// the final rounding SHR): every Vela output, 100 seeded inputs each, the stream as Vela
+/// wrote it, every output byte equal to TFLite's reference kernels.
+#[test]
+fn micro_speech_is_bit_exact_end_to_end() {
+    let (Some(dir), Some(py), Some(tflite)) = (
+        vela_out(),
+        litert_python(),
+        corpus_model("micro_speech_quantized"),
+    ) else {
+        return;
+    };
+    let files: Vec<PathBuf> = outputs(&dir)
+        .into_iter()
+        .filter(|p| p.starts_with(dir.join("micro_speech_quantized")))
+        .collect();
+    assert!(files.len() >= 4);
+    let n = stream_is_bit_exact(&py, &tflite, &files, 0x51ed_270b_9e37_79b9);
+    assert_eq!(n, files.len() * SETS);
+}
+
+/// Each of `files` (Vela outputs of `tflite`) packed and run on `SETS` inputs from `seed`,
+/// as Vela wrote it; every output byte must equal TFLite's. Returns the runs compared.
+fn stream_is_bit_exact(py: &Path, tflite: &Path, files: &[PathBuf], seed: u64) -> usize {
+    let mut compared = 0;
+    let (mut sim_secs, mut tflite_secs) = (0f64, 0f64);
+    for path in files {
+        let m = load(path).unwrap();
+        let packed = pack_model(&m, AccelChoice::Auto).unwrap();
+        let report = &packed.report;
+        let mut rng = Rng(seed);
+        let sets: Vec<Vec<Vec<u8>>> = (0..SETS)
+            .map(|_| {
+                report
+                    .inputs
+                    .iter()
+                    .map(|t| rng.bytes(t.bytes().unwrap() as usize))
+                    .collect()
+            })
+            .collect();
+        let (want, ref_secs) = reference(
+            py,
+            tflite,
+            &sets.iter().map(|s| s.concat()).collect::<Vec<_>>(),
+            None,
+        );
+        tflite_secs += ref_secs;
+        let out_places: Vec<(usize, u64, u64)> = report
+            .outputs
+            .iter()
+            .map(|t| (t.region as usize, t.offset, t.bytes().unwrap()))
+            .collect();
+        let per_set: usize = out_places.iter().map(|p| p.2 as usize).sum();
+        assert_eq!(want.len(), per_set * SETS, "{}", path.display());
+        // The inputs must exercise the model: many different outputs, not one saturated one.
+        let distinct: std::collections::BTreeSet<&[u8]> = want.chunks(per_set).collect();
+        eprintln!(
+            "{}: {} distinct reference outputs of {SETS}",
+            path.display(),
+            distinct.len()
+        );
+        assert!(
+            distinct.len() >= SETS / 4,
+            "{}: {} distinct outputs",
+            path.display(),
+            distinct.len()
+        );
+        let mut bad = Vec::new();
+        for (k, set) in sets.iter().enumerate() {
+            let inputs: Vec<(usize, u64, &[u8])> = report
+                .inputs
+                .iter()
+                .zip(set)
+                .map(|(t, b)| (t.region as usize, t.offset, b.as_slice()))
+                .collect();
+            let t = Instant::now();
+            let (run, got) =
+                run_with_io(&packed.bytes, &RunOptions::default(), &inputs, &out_places).unwrap();
+            sim_secs += t.elapsed().as_secs_f64();
+            assert!(run.succeeded(), "{}:\n{}", path.display(), run.to_text());
+            let rec = run.record.as_ref().unwrap();
+            assert_eq!(
+                (rec.not_computed, rec.compute_error),
+                (0, None),
+                "{}: operations not computed",
+                path.display()
+            );
+            let want = &want[k * per_set..(k + 1) * per_set];
+            if got.concat() != want {
+                bad.push((k, got.concat(), want.to_vec()));
+            }
+            compared += 1;
+        }
+        assert!(
+            bad.is_empty(),
+            "{}: {} of {SETS} input sets differ from TFLite, first: {:?}",
+            path.display(),
+            bad.len(),
+            &bad[..bad.len().min(3)]
+        );
+    }
+    eprintln!(
+        "{}: {} Vela outputs x {SETS} inputs bit-exact; simulator {:.1} us per inference, \
+         TFLite reference invoke() {:.1} us: ratio {:.2}",
+        tflite.display(),
+        files.len(),
+        sim_secs * 1e6 / compared as f64,
+        tflite_secs * 1e6 / compared as f64,
+        sim_secs / tflite_secs
+    );
+    compared
 }
