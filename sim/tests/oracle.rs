@@ -6,6 +6,12 @@
 //! The inputs and outputs are placed where `pack` reports them. Skips, saying so, when
 //! `vela-out/`, the corpus or the venv is missing.
 //!
+//! Beyond `vela-out/` (U55-128 and -256, `Shared_Sram`), the `*_every_configuration_*`
+//! tests compile each shared model with the pinned Vela (`.venv-vela`, the system
+//! configuration of `scripts/setup-vela`) for U55-32, -64, -128 and -256 in `Shared_Sram`
+//! and `Sram_Only` into cargo's target tmp dir, and hold each to TFLite the same way
+//! (`Dedicated_Sram` is not a U55 memory mode Vela accepts: see `ACCELS`).
+//!
 //! The one documented difference is rounding. Vela programs `ROUND_MODE_DBL`, which the
 //! NPU computes as gemmlowp's double rounding (regor's model of it, `Scale` in
 //! `compiler/graphir_optimiser.cpp`, checked equal to TFLite's double-rounding
@@ -350,17 +356,28 @@ fn micro_speech_is_bit_exact_end_to_end() {
         .filter(|p| p.starts_with(dir.join("micro_speech_quantized")))
         .collect();
     assert!(files.len() >= 4);
-    let n = stream_is_bit_exact(&py, &tflite, &files, 0x51ed_270b_9e37_79b9);
+    let n = stream_is_bit_exact(&py, &tflite, &files, 0x51ed_270b_9e37_79b9, false);
     assert_eq!(n, files.len() * SETS);
 }
 
 /// Each of `files` (Vela outputs of `tflite`) packed and run on `SETS` inputs from `seed`,
-/// as Vela wrote it; every output byte must equal TFLite's. Returns the runs compared.
-fn stream_is_bit_exact(py: &Path, tflite: &Path, files: &[PathBuf], seed: u64) -> usize {
+/// as Vela wrote it (or with `natural`, every operation rounding once: hello_world's
+/// fully-connected layers, see the module documentation); every output byte must equal
+/// TFLite's. Returns the runs compared.
+fn stream_is_bit_exact(
+    py: &Path,
+    tflite: &Path,
+    files: &[PathBuf],
+    seed: u64,
+    natural: bool,
+) -> usize {
     let mut compared = 0;
     let (mut sim_secs, mut tflite_secs) = (0f64, 0f64);
     for path in files {
-        let m = load(path).unwrap();
+        let mut m = load(path).unwrap();
+        if natural {
+            m.cmd_stream = every_op_natural(&m.cmd_stream);
+        }
         let packed = pack_model(&m, AccelChoice::Auto).unwrap();
         let report = &packed.report;
         let mut rng = Rng(seed);
@@ -444,4 +461,95 @@ fn stream_is_bit_exact(py: &Path, tflite: &Path, files: &[PathBuf], seed: u64) -
         sim_secs / tflite_secs
     );
     compared
+}
+
+/// The Vela configurations the oracle compiles itself (into cargo's target tmp dir, never
+/// the repository): every U55 size, in the memory modes a U55 system has. `Dedicated_Sram`
+/// needs a DRAM for the arena, which neither of Vela's U55 system configurations has
+/// (Vela 5.2.0: "Invalid configuration of arena_mem_area=OffChipFlash (must be Sram or
+/// Dram)"): `vela_refuses_dedicated_sram_on_the_u55_systems` checks that it still does.
+const ACCELS: [&str; 4] = [
+    "ethos-u55-32",
+    "ethos-u55-64",
+    "ethos-u55-128",
+    "ethos-u55-256",
+];
+const MODES: [&str; 2] = ["Shared_Sram", "Sram_Only"];
+
+fn vela() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipping: {} not found (run scripts/setup-vela)",
+            p.display()
+        );
+        None
+    }
+}
+
+/// `vela MODEL` for `accel` and `mode` (raw output), into `out`; Vela's status and output.
+fn compile(vela: &Path, model: &Path, accel: &str, mode: &str, out: &Path) -> (bool, String) {
+    std::fs::create_dir_all(out).unwrap();
+    let o = Command::new(vela)
+        .arg(model)
+        .args(["--config", "Arm/vela.ini"])
+        .args(["--system-config", "Ethos_U55_High_End_Embedded"])
+        .args(["--memory-mode", mode])
+        .args(["--accelerator-config", accel])
+        .args(["--output-format", "raw"])
+        .arg("--output-dir")
+        .arg(out)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.success(), text)
+}
+
+/// `model` compiled for every configuration of `ACCELS` x `MODES`, each bit-exact on
+/// `SETS` seeded inputs.
+fn every_configuration_is_bit_exact(model: &str, natural: bool) {
+    let (Some(vela), Some(py), Some(tflite)) = (vela(), litert_python(), corpus_model(model))
+    else {
+        return;
+    };
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("oracle-vela")
+        .join(model);
+    let mut files = Vec::new();
+    for accel in ACCELS {
+        for mode in MODES {
+            let out = base.join(accel).join(mode);
+            let (ok, text) = compile(&vela, &tflite, accel, mode, &out);
+            assert!(ok, "vela {model} {accel} {mode}:\n{text}");
+            files.push(out.join(format!("{model}_vela.npz")));
+        }
+    }
+    let n = stream_is_bit_exact(&py, &tflite, &files, 0x0dd_ba11_cafe_f00d, natural);
+    assert_eq!(n, ACCELS.len() * MODES.len() * SETS);
+}
+
+#[test]
+fn hello_world_every_configuration_is_bit_exact() {
+    every_configuration_is_bit_exact("hello_world_int8", true);
+}
+
+#[test]
+fn micro_speech_every_configuration_is_bit_exact() {
+    every_configuration_is_bit_exact("micro_speech_quantized", false);
+}
+
+#[test]
+fn vela_refuses_dedicated_sram_on_the_u55_systems() {
+    let (Some(vela), Some(tflite)) = (vela(), corpus_model("hello_world_int8")) else {
+        return;
+    };
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-vela-dedicated");
+    let (ok, text) = compile(&vela, &tflite, "ethos-u55-128", "Dedicated_Sram", &out);
+    assert!(!ok && text.contains("arena_mem_area"), "{text}");
 }
