@@ -18,6 +18,9 @@
 //!   `(y, x, c)` is in tile 1 or 3 when `x >= WIDTH0`, tile 2 or 3 when `y >= HEIGHT0`
 //!   (left) or `y >= HEIGHT1` (right); at `BASE[t] + y*STRIDE_Y + x*SX + (c/16)*SC +
 //!   (c%16)*E` with NHWC `SX = STRIDE_X, SC = 16*E` and NHCWB16 `SX = 16*E, SC = STRIDE_C`.
+//! * **Kernel size**: `KERNEL_HEIGHT_M1`/`WIDTH_M1` hold the dilated extent less one
+//!   (Vela's `register_command_stream_generator`: `dilation_y * (kernel.height - 1)`), so
+//!   the kernel has `extent / dilation + 1` taps (`op_models.rs`' dilated convolution).
 //! * **IFM window**: the IFM element under kernel tap `(ky, kx)` of output `(y, x)` is
 //!   `(y*stride_y - PAD_TOP + ky*dilation_y, ...)`; rows and columns outside the IFM (whose
 //!   size is the window the kernel covers less the padding, as the access checker computes
@@ -419,12 +422,21 @@ impl Fm {
 /// * `TRUNCATE` (1): 0 for a non-negative product, `2^shift - 1` for a negative one
 ///   (toward zero).
 pub(crate) fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
+    scale_value_dr(acc, scale, shift, round_mode, 0)
+}
+
+/// [`scale_value`] with `Scale`'s `doubleRound` offset `dr` (0..=30): under `DBL` the
+/// double rounding's `2^(30-dr)` applies when `shift > 31 - dr`, the rounding of a value
+/// that gemmlowp would have shifted left by `dr` first (TFLite's ADD shifts its inputs left
+/// by 20 for 8 bits, 15 for 16, before scaling them: regor's `double_round.shift`).
+pub(crate) fn scale_value_dr(acc: i64, scale: u32, shift: u32, round_mode: u8, dr: u32) -> i64 {
     let shift = shift.min(63);
+    let dr = dr.min(30);
     let product = i128::from(acc) * i128::from(scale);
     let half: i128 = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
     let round = match round_mode {
         0 => {
-            let d: i128 = if shift > 31 { 1 << 30 } else { 0 };
+            let d: i128 = if shift > 31 - dr { 1 << (30 - dr) } else { 0 };
             if acc >= 0 { half + d } else { half - d }
         }
         1 => {
@@ -436,7 +448,8 @@ pub(crate) fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i
         }
         _ => half,
     };
-    ((product + round) >> shift) as i64
+    let v = (product + round) >> shift;
+    v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// The nested loops of regor's `EthosUWeightOrdering::GetNext` (see the module
@@ -655,14 +668,17 @@ fn conv(
         m1(st, Opcode::SetIfmDepthM1)
     };
     let ks = SetKernelStrideCmd::new(st.param(Opcode::SetKernelStride));
-    let (kh, kw) = (
-        m1(st, Opcode::SetKernelHeightM1),
-        m1(st, Opcode::SetKernelWidthM1),
-    );
     let sx = ((u64::from(ks.stride_x_msb()) << 1) | u64::from(ks.stride_x_lsb())) + 1;
     let sy = ((u64::from(ks.stride_y_msb()) << 1) | u64::from(ks.stride_y_lsb())) + 1;
     let dx = u64::from(ks.dilation_x_raw()) + 1;
     let dy = u64::from(ks.dilation_y_raw()) + 1;
+    // KERNEL_HEIGHT_M1/WIDTH_M1 hold the dilated extent less one (Vela's
+    // `register_command_stream_generator`: `dilation_y * (kernel.height - 1)`): the kernel
+    // has `extent / dilation + 1` taps (`op_models.rs`' dilated convolution pins it).
+    let (kh, kw) = (
+        (m1(st, Opcode::SetKernelHeightM1) - 1) / dy + 1,
+        (m1(st, Opcode::SetKernelWidthM1) - 1) / dx + 1,
+    );
     let (pt, pl, pb, pr) = (
         i64::from(st.param(Opcode::SetIfmPadTop)),
         i64::from(st.param(Opcode::SetIfmPadLeft)),

@@ -7,20 +7,28 @@
 //!   too except along each axis `IFM2_BROADCAST` broadcasts (bits 0 H, 1 W, 2 C: element 0
 //!   of that axis is read), or a scalar (bit 7: the 16-bit `IFM2_SCALAR`), and bit 6
 //!   (`operand_order`) swaps the operands. A pool's IFM window is a convolution's
-//!   (stride, padding, kernel; no dilation), `REDUCE_SUM` summing the window over every
-//!   IFM channel into a one-channel OFM.
+//!   (stride, padding, kernel; no dilation) over the IFM upscaled 2x when `IFM_UPSCALE`
+//!   says (NEAREST repeats each element: TFLite's nearest-neighbour resize, which
+//!   `op_models.rs`' `resize_nearest` pins; ZEROS puts the zero point between them),
+//!   `REDUCE_SUM` summing the window over every IFM channel into a one-channel OFM.
 //! * **Inputs**: each element less its zero point (`IFM_ZERO_POINT`, `IFM2_ZERO_POINT`),
 //!   as in Vela's `register_command_stream_generator` (zero points of 32-bit tensors are 0).
 //! * **Operations** (Vela 5.2.0's `regor`, `ethos_u55_register_cs_generator.cpp`
 //!   `GenerateScalingForElementwise`, and `ethos_u55_scaling.cpp` `RescaleElementwise`):
 //!   `ADD`/`SUB` with `IFM_SCALE_MODE_OPA_OPB_16` scale each operand by the low 16 bits
 //!   of `OPA_SCALE`/`OPB_SCALE` (regor writes the operands' scales there, their shifts
-//!   folded in) and add or subtract; `MUL` multiplies; `MIN`/`MAX` compare; `ABS`; `CLZ`
+//!   folded in) and add or subtract; with `OPA_32` (`OPB_32`) the IFM (IFM2) is scaled by
+//!   `OPA_SCALE`'s scale and shift, rounding as TFLite's `MultiplyByQuantizedMultiplier`
+//!   of the operand shifted left by 20 (8 bits; 15 for 16) would (regor's `Scale` with
+//!   `doubleRound` 20, `AdvancedElementwiseAddSubScale`), and the other operand is
+//!   shifted left by 19 (14): TFLite's multiplier of the larger-scale input is exactly
+//!   1/2 (`op_models.rs`' `add_broadcast`, `sub_broadcast` pin it); `MUL` multiplies; `MIN`/`MAX` compare; `ABS`; `CLZ`
 //!   counts leading zeros of the 32-bit value; `SHL` shifts left and `SHR` right by the
 //!   IFM2 value (0..=31), `SHR` rounding as the round mode says (regor's `Asr` with
 //!   `round`, `RoundMode::NATURAL`: half up, TFLite's `RoundingDivideByPOT` on the
 //!   non-negative values softmax shifts). Pools: `MAX` of the window (padding excluded,
-//!   as TFLite's `MaxPool`), `AVERAGE` and `REDUCE_SUM` its sum.
+//!   as TFLite's `MaxPool`), `AVERAGE` and `REDUCE_SUM` its sum; a padded `AVERAGE`
+//!   divides by the taps inside the IFM ([`div_round_away`]).
 //! * **Output scaling**: with `OFM_SCALE_MODE_GLOBAL` the result is scaled by
 //!   `OFM_SCALE` with the round mode ([`crate::compute`]'s `scale_value`, regor's
 //!   `Scale`); `OFM_SCALE_MODE_PER_CHANNEL` (which Vela and regor set for every
@@ -42,9 +50,17 @@
 //!   0x5800 for 24 KiB, 0xB800 for 48 KiB); the entry is the output.
 //!
 //! Not modelled (refused with [`ComputeError::Unsupported`], the run going on): advanced
-//! ADD/SUB scaling (`IFM_SCALE_MODE_OPA_32`/`OPB_32`, for operands of different scales),
-//! `LRELU`, the TANH/SIGMOID activation functions, 16-bit (interpolating) LUTs, IFM
-//! upscaling, `AVERAGE` pools with padding, per-channel pool scaling.
+//! ADD/SUB scaling of 32-bit operands, the `LRELU` mode (Vela lowers int8 leaky ReLU to a
+//! LUT, which is modelled), the TANH/SIGMOID activation functions and 16-bit
+//! (interpolating) LUTs (int16 models), IFM upscaling in elementwise operations,
+//! per-channel pool scaling.
+//!
+//! Held to TFLite's reference kernels by `sim/tests/oracle.rs` (the shared models) and
+//! `sim/tests/op_models.rs` (one model per operator family: convolution with stride,
+//! dilation and padding, depthwise with a multiplier, max and average pools with and
+//! without padding, ADD/SUB/MUL with and without broadcast and of different scales,
+//! MIN, MAX, ABS, softmax, tanh, sigmoid and leaky ReLU as LUTs, concatenation,
+//! nearest-neighbour and bilinear resize, fully connected).
 
 use npuschema_generated::ethos_u55_cmd::{
     SetActivationCmd, SetIfm2BroadcastCmd, SetIfm2PrecisionCmd, SetIfmPrecisionCmd,
@@ -52,7 +68,9 @@ use npuschema_generated::ethos_u55_cmd::{
 };
 use npuschema_runtime::cmd::{AccessKind, Opcode, StreamState};
 
-use crate::compute::{Budget, ComputeError, Fm, FmRegs, IFM_REGS, OFM_REGS, Work, m1, scale_value};
+use crate::compute::{
+    Budget, ComputeError, Fm, FmRegs, IFM_REGS, OFM_REGS, Work, m1, scale_value, scale_value_dr,
+};
 use crate::memory::Memory;
 
 /// The SHRAM the LUTs live in: its last 2 KiB, eight 256-byte slots.
@@ -249,11 +267,35 @@ pub(crate) fn elementwise(
         i64::from(st.payload(Opcode::SetOpaScale) & 0xffff),
         i64::from(st.payload(Opcode::SetOpbScale) & 0xffff),
     );
-    if matches!(mode, 1 | 2) && ifm_p.scale_mode_raw() != 0 {
-        return Err(ComputeError::Unsupported(
-            "advanced ADD/SUB scaling (IFM_SCALE_MODE_OPA_32/OPB_32)",
-        ));
-    }
+    // Advanced ADD/SUB scaling: OPA_SCALE scales one operand (IFM for OPA_32, IFM2 for
+    // OPB_32), with the double rounding of TFLite's input shift; the other is shifted
+    // left by that shift less one (its TFLite multiplier is exactly 1/2).
+    let advanced = match (mode, ifm_p.scale_mode_raw()) {
+        (1 | 2, 0) | (0 | 3..=9, _) => None,
+        (1 | 2, m @ (1 | 2)) => {
+            let dr: u32 = match ifm.elem {
+                1 => 20,
+                2 => 15,
+                _ => {
+                    return Err(ComputeError::Unsupported(
+                        "advanced ADD/SUB scaling of 32-bit operands",
+                    ));
+                }
+            };
+            Some((
+                m == 2,
+                st.payload(Opcode::SetOpaScale),
+                u32::from(st.param(Opcode::SetOpaScale) & 0x3f),
+                dr,
+            ))
+        }
+        _ => {
+            return Err(ComputeError::Unsupported(
+                "a reserved IFM scale mode (IFM_PRECISION.scale_mode 3)",
+            ));
+        }
+    };
+    let ifm_round = ifm_p.round_mode_raw();
     // A 32-bit MUL applies the shift alone (see the module documentation).
     let mul32 = mode == 0 && ifm.elem == 4;
     if mul32
@@ -303,6 +345,19 @@ pub(crate) fn elementwise(
                     None => scalar_value,
                 };
                 let (a, b) = if swap && !unary { (b, a) } else { (a, b) };
+                let (a, b) = match advanced {
+                    None if matches!(mode, 1 | 2) => (a.saturating_mul(opa), b.saturating_mul(opb)),
+                    None => (a, b),
+                    Some((scale_b, s, sh, dr)) => {
+                        let scaled = |v: i64| scale_value_dr(v, s, sh, ifm_round, dr);
+                        let shifted = |v: i64| v.saturating_mul(1 << (dr - 1));
+                        if scale_b {
+                            (shifted(a), scaled(b))
+                        } else {
+                            (scaled(a), shifted(b))
+                        }
+                    }
+                };
                 let r = match mode {
                     0 if mul32 => {
                         let shift = out.scale.map_or(0, |s| s.1);
@@ -311,8 +366,8 @@ pub(crate) fn elementwise(
                         continue;
                     }
                     0 => a.saturating_mul(b),
-                    1 => a.saturating_mul(opa).saturating_add(b.saturating_mul(opb)),
-                    2 => a.saturating_mul(opa).saturating_sub(b.saturating_mul(opb)),
+                    1 => a.saturating_add(b),
+                    2 => a.saturating_sub(b),
                     3 => a.min(b),
                     4 => a.max(b),
                     6 => a.saturating_abs(),
@@ -361,8 +416,11 @@ pub(crate) fn pool(
         ofm_p.activation_format_raw(),
         ofm_p.activation_type_raw() != 0,
     )?;
-    if st.param(Opcode::SetIfmUpscale) & 3 != 0 {
-        return Err(ComputeError::Unsupported("IFM upscale in a pool"));
+    // IFM_UPSCALE: the window runs over the IFM upscaled 2x, NEAREST repeating each
+    // element, ZEROS putting zeros (the zero point) between them.
+    let upscale = st.param(Opcode::SetIfmUpscale) & 3;
+    if upscale == 3 {
+        return Err(ComputeError::Unsupported("a reserved IFM upscale mode"));
     }
     if ofm_p.scale_mode_raw() != 1 {
         return Err(ComputeError::Unsupported("per-channel scaling in a pool"));
@@ -386,9 +444,11 @@ pub(crate) fn pool(
         i64::from(st.param(Opcode::SetIfmPadBottom)),
         i64::from(st.param(Opcode::SetIfmPadRight)),
     );
-    if mode == 1 && (pt | pl | pb | pr) != 0 {
-        return Err(ComputeError::Unsupported("an AVERAGE pool with padding"));
-    }
+    // An AVERAGE pool with padding averages the taps inside the IFM (TFLite's count);
+    // regor leaves its OFM scale at 1 then ("padded average-pools use HW-scaling",
+    // `GenerateOFMScalingForPooling`): the hardware divides by that count
+    // ([`div_round_away`]).
+    let padded_average = mode == 1 && (pt | pl | pb | pr) != 0;
     if mode > 2 {
         return Err(ComputeError::Unsupported("a reserved pooling mode"));
     }
@@ -422,6 +482,7 @@ pub(crate) fn pool(
         for x in 0..ow {
             for c in 0..oc {
                 let mut acc: Option<i64> = None;
+                let mut count = 0i64;
                 for ky in 0..kh {
                     for kx in 0..kw {
                         let iy = (y * sy + ky) as i64 - pt;
@@ -429,11 +490,19 @@ pub(crate) fn pool(
                         if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
                             continue;
                         }
+                        count += 1;
                         for z in 0..ic {
                             let ch = if reduce { z } else { c };
-                            let v = ifm
-                                .read(mem, iy as u64, ix as u64, ch)?
-                                .saturating_sub(ifm_zp);
+                            let (ry, rx) = (iy as u64, ix as u64);
+                            let v = match upscale {
+                                0 => ifm.read(mem, ry, rx, ch)?,
+                                1 => ifm.read(mem, ry / 2, rx / 2, ch)?,
+                                _ if ry % 2 == 0 && rx % 2 == 0 => {
+                                    ifm.read(mem, ry / 2, rx / 2, ch)?
+                                }
+                                _ => ifm_zp,
+                            }
+                            .saturating_sub(ifm_zp);
                             acc = Some(match (acc, mode) {
                                 (None, _) => v,
                                 (Some(a), 0) => a.max(v),
@@ -442,9 +511,27 @@ pub(crate) fn pool(
                         }
                     }
                 }
-                ofm.write(mem, y, x, c, out.apply(acc.unwrap_or(0)))?;
+                let mut r = acc.unwrap_or(0);
+                if padded_average && count > 0 {
+                    r = div_round_away(r, count);
+                }
+                ofm.write(mem, y, x, c, out.apply(r))?;
             }
         }
     }
     Ok(())
+}
+
+/// `n / d` (`d > 0`) rounded half away from zero: TFLite's average pool (`(acc +- count/2)
+/// / count`). The hardware's division of a padded AVERAGE pool (regor programs
+/// `ROUND_MODE_NATURAL` and an OFM scale of 1 for it) agrees with TFLite this way, not
+/// rounding half up: `op_models.rs`' `avgpool_3x3_stride2_same` is bit-exact, and with
+/// half up 804 of its 2,000 output bytes are 1 off.
+fn div_round_away(n: i64, d: i64) -> i64 {
+    let half = d / 2;
+    if n >= 0 {
+        n.saturating_add(half) / d
+    } else {
+        n.saturating_sub(half) / d
+    }
 }
