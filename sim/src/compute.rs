@@ -410,6 +410,66 @@ impl Fm {
     }
 }
 
+/// Element reads of a feature map held in one borrowed slice: the elements of tile 0,
+/// resolved once per pass instead of a memory lookup per element.
+#[derive(Clone, Copy)]
+pub(crate) struct FmView<'m> {
+    fm: Fm,
+    bytes: &'m [u8],
+    base: u64,
+}
+
+impl Fm {
+    /// A view of the `h x w x c` elements from `(0, 0, 0)`, if they all lie in tile 0 and
+    /// in one memory window.
+    pub(crate) fn view<'m>(&self, mem: &'m Memory, h: u64, w: u64, c: u64) -> Option<FmView<'m>> {
+        if h == 0 || w == 0 || c == 0 || h > self.h0 || w > self.w0 {
+            return None;
+        }
+        let base = *self.bases.first()?;
+        let sc = if self.nhcwb16 {
+            self.stride_c
+        } else {
+            self.elem.checked_mul(16)?
+        };
+        let end = self
+            .addr(h - 1, w - 1, 0)?
+            .checked_add(((c - 1) / 16).checked_mul(sc)?)?
+            .checked_add(((c - 1).min(15) + 1).checked_mul(self.elem)?)?;
+        let bytes = mem.read(base, end.checked_sub(base)?)?;
+        Some(FmView {
+            fm: *self,
+            bytes,
+            base,
+        })
+    }
+}
+
+impl FmView<'_> {
+    /// Element `(y, x, c)` (inside the view's extent), as [`Fm::read`] reads it.
+    #[inline]
+    pub(crate) fn get(&self, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
+        let a = self.fm.addr(y, x, c);
+        let b = a
+            .and_then(|a| a.checked_sub(self.base))
+            .and_then(|off| usize::try_from(off).ok())
+            .and_then(|off| {
+                self.bytes
+                    .get(off..off.checked_add(usize::try_from(self.fm.elem).ok()?)?)
+            })
+            .ok_or_else(|| self.fm.unmapped(a))?;
+        Ok(match (b, self.fm.signed) {
+            ([v], true) => i64::from(*v as i8),
+            ([v], false) => i64::from(*v),
+            ([a, b], true) => i64::from(i16::from_le_bytes([*a, *b])),
+            ([a, b], false) => i64::from(u16::from_le_bytes([*a, *b])),
+            ([a, b, c, d], true) => i64::from(i32::from_le_bytes([*a, *b, *c, *d])),
+            ([a, b, c, d], false) => i64::from(u32::from_le_bytes([*a, *b, *c, *d])),
+            _ => return Err(self.fm.unmapped(a)),
+        })
+    }
+}
+
 /// `acc * scale / 2^shift` as the output stage rounds it: regor's model of the NPU's
 /// output scaling, `Scale` in `compiler/graphir_optimiser.cpp` (the constant folder that
 /// must agree with the hardware): `(acc * scale + round) >> shift` (an arithmetic shift,
@@ -559,9 +619,8 @@ impl Ordering {
 /// Output positions accumulated per weight-stream pass.
 const CHUNK: usize = 64;
 
-/// Non-zero weights of one output channel kept in a fixed buffer (decoded once per
-/// channel); a channel with more is decoded again for every chunk of positions.
-const TAPS: usize = 256;
+/// Output channels accumulated per weight-stream pass.
+const OB: usize = 8;
 
 /// The next weight of the stream; the stream was checked to hold `slots` weights.
 fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
@@ -744,10 +803,12 @@ fn conv(
         .unwrap_or(0)
         .saturating_add(u64::from(st.payload(Opcode::SetScaleBase)));
 
-    // Budget: every pass decodes the stream once per channel and chunk; every output
-    // element takes a kernel's worth of multiply-accumulates.
+    // Budget: the stream is decoded once per block of OB channels and chunk of positions;
+    // every output element takes a kernel's worth of multiply-accumulates.
     let positions = oh.saturating_mul(ow);
-    let chunks = positions.div_ceil(CHUNK as u64);
+    let chunks = positions
+        .div_ceil(CHUNK as u64)
+        .saturating_mul(oc.div_ceil(OB as u64));
     let slots = {
         let mut n = 0u64;
         let _ = order.walk(|_| -> Result<(), ()> {
@@ -757,13 +818,11 @@ fn conv(
         n
     };
     work.ops(
-        oc.saturating_mul(chunks)
-            .saturating_mul(slots)
-            .saturating_add(
-                positions
-                    .saturating_mul(oc)
-                    .saturating_mul(kh.saturating_mul(kw).saturating_mul(ic)),
-            ),
+        chunks.saturating_mul(slots).saturating_add(
+            positions
+                .saturating_mul(oc)
+                .saturating_mul(kh.saturating_mul(kw).saturating_mul(ic)),
+        ),
         budget,
     )?;
     work.bytes(
@@ -794,111 +853,95 @@ fn conv(
         }
     }
 
-    let mut results = [0i64; CHUNK];
-    for o in 0..oc {
-        let rec = s_addr
-            .checked_add(o.saturating_mul(10))
-            .and_then(|a| mem.read(a, 10))
-            .ok_or(ComputeError::Unmapped {
+    // Output channels in blocks of OB, positions in chunks of CHUNK: the weight stream is
+    // decoded once per block and chunk, each weight accumulated where it belongs.
+    let ifm_c = if depthwise { oc } else { ic };
+    let mut ob = 0u64;
+    while ob < oc {
+        let nb = (oc - ob).min(OB as u64) as usize;
+        let mut recs = [(0i64, 0u32, 0u32); OB];
+        for (j, r) in recs.iter_mut().enumerate().take(nb) {
+            let o = ob + j as u64;
+            let at = s_addr.saturating_add(o.saturating_mul(10));
+            let rec = mem.read(at, 10).ok_or(ComputeError::Unmapped {
                 kind: AccessKind::Scales,
-                address: s_addr.saturating_add(o.saturating_mul(10)),
+                address: at,
             })?;
-        let mut raw = [0u8; 10];
-        raw.copy_from_slice(rec);
-        // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
-        let bias =
-            i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0]) << 24 >> 24;
-        let (scale, shift) = if per_channel {
-            (
-                u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
-                u32::from(raw[9] & 0x3f),
-            )
-        } else {
-            (
-                st.payload(Opcode::SetOfmScale),
-                u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
-            )
-        };
-        // The channel's taps, when they fit a fixed buffer: one decode per channel.
-        // Otherwise (a kernel of more than TAPS non-zero weights) one decode per chunk.
-        let mut taps = [(0i32, 0u32, 0u32, 0u32); TAPS];
-        let mut ntaps = 0usize;
-        let mut fits = true;
-        {
-            let mut dec = Decoder::new(weights_in(mem, w_addr, w_len)?);
-            order.walk(|slot| -> Result<(), ComputeError> {
-                let w = next_weight(&mut dec, slots)?;
-                if let Some((oz, ky, kx, iz)) = slot
-                    && oz == o
-                    && w != 0
-                {
-                    // Weights are 9-bit; kernel sizes and depths at most 2^16.
-                    match (
-                        taps.get_mut(ntaps),
-                        u32::try_from(ky),
-                        u32::try_from(kx),
-                        u32::try_from(iz),
-                    ) {
-                        (Some(t), Ok(ky), Ok(kx), Ok(iz)) => {
-                            *t = (w as i32, ky, kx, iz);
-                            ntaps += 1;
-                        }
-                        _ => fits = false,
-                    }
-                }
-                Ok(())
-            })?;
+            let mut raw = [0u8; 10];
+            raw.copy_from_slice(rec);
+            // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
+            let bias =
+                i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0]) << 24 >> 24;
+            *r = if per_channel {
+                (
+                    bias,
+                    u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
+                    u32::from(raw[9] & 0x3f),
+                )
+            } else {
+                (
+                    bias,
+                    st.payload(Opcode::SetOfmScale),
+                    u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
+                )
+            };
         }
         let mut start = 0u64;
         while start < positions {
             let n = (positions - start).min(CHUNK as u64) as usize;
-            let mut acc = [0i64; CHUNK];
-            let mem_ref: &Memory = mem;
-            let tap = |acc: &mut [i64; CHUNK], w: i64, ky: u64, kx: u64, iz: u64| {
-                let c = if depthwise { o } else { iz };
-                for (p, a) in acc.iter_mut().enumerate().take(n) {
-                    let pos = start + p as u64;
-                    let (y, x) = (pos / ow, pos % ow);
-                    let iy = (y * sy + ky * dy) as i64 - pt;
-                    let ix = (x * sx + kx * dx) as i64 - pl;
-                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                        continue;
-                    }
-                    let v = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
-                    *a += (v - ifm_zp) * w;
-                }
-                Ok::<(), ComputeError>(())
-            };
-            if fits {
-                for &(w, ky, kx, iz) in taps.iter().take(ntaps) {
-                    tap(
-                        &mut acc,
-                        i64::from(w),
-                        u64::from(ky),
-                        u64::from(kx),
-                        u64::from(iz),
-                    )?;
-                }
-            } else {
+            let mut acc = [[0i64; CHUNK]; OB];
+            {
+                let mem_ref: &Memory = mem;
+                let view = ifm.view(mem_ref, ifm_h as u64, ifm_w as u64, ifm_c);
                 let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
                 order.walk(|slot| -> Result<(), ComputeError> {
                     let w = next_weight(&mut dec, slots)?;
-                    match slot {
-                        Some((oz, ky, kx, iz)) if oz == o && w != 0 => tap(&mut acc, w, ky, kx, iz),
-                        _ => Ok(()),
+                    let Some((oz, ky, kx, iz)) = slot else {
+                        return Ok(());
+                    };
+                    if w == 0 || oz < ob || oz >= ob + nb as u64 {
+                        return Ok(());
                     }
+                    let Some(acc) = acc.get_mut((oz - ob) as usize) else {
+                        return Ok(());
+                    };
+                    let c = if depthwise { oz } else { iz };
+                    for (p, a) in acc.iter_mut().enumerate().take(n) {
+                        let pos = start + p as u64;
+                        let (y, x) = (pos / ow, pos % ow);
+                        let iy = (y * sy + ky * dy) as i64 - pt;
+                        let ix = (x * sx + kx * dx) as i64 - pl;
+                        if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                            continue;
+                        }
+                        let v = match &view {
+                            Some(v) => v.get(iy as u64, ix as u64, c)?,
+                            None => ifm.read(mem_ref, iy as u64, ix as u64, c)?,
+                        };
+                        *a += (v - ifm_zp) * w;
+                    }
+                    Ok(())
                 })?;
             }
-            for (r, a) in results.iter_mut().zip(acc.iter()).take(n) {
-                let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
-                *r = v.clamp(act_min, act_max).clamp(lo, hi);
-            }
-            for (p, r) in results.iter().enumerate().take(n) {
-                let pos = start + p as u64;
-                ofm.write(mem, pos / ow, pos % ow, o, *r)?;
+            for (j, (acc, &(bias, scale, shift))) in
+                acc.iter().zip(recs.iter()).enumerate().take(nb)
+            {
+                let o = ob + j as u64;
+                for (p, a) in acc.iter().enumerate().take(n) {
+                    let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
+                    let pos = start + p as u64;
+                    ofm.write(
+                        mem,
+                        pos / ow,
+                        pos % ow,
+                        o,
+                        v.clamp(act_min, act_max).clamp(lo, hi),
+                    )?;
+                }
             }
             start += n as u64;
         }
+        ob += nb as u64;
     }
     Ok(())
 }
