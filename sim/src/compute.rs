@@ -446,6 +446,49 @@ impl Fm {
 }
 
 impl FmView<'_> {
+    /// The byte offset of channel `c` within an element's row and column.
+    #[inline]
+    fn chan_offset(&self, c: u64) -> u64 {
+        let sc = if self.fm.nhcwb16 {
+            self.fm.stride_c
+        } else {
+            self.fm.elem.saturating_mul(16)
+        };
+        (c / 16)
+            .saturating_mul(sc)
+            .saturating_add((c % 16).saturating_mul(self.fm.elem))
+    }
+
+    /// The element at row `y`, column `x` (in tile 0) and channel offset `coff`
+    /// ([`Self::chan_offset`]); `None` outside the view.
+    #[inline]
+    fn at(&self, y: u64, x: u64, coff: u64) -> Option<i64> {
+        let sx = if self.fm.nhcwb16 {
+            self.fm.elem.saturating_mul(16)
+        } else {
+            self.fm.stride_x
+        };
+        let off = y
+            .saturating_mul(self.fm.stride_y)
+            .saturating_add(x.saturating_mul(sx))
+            .saturating_add(coff);
+        let off = usize::try_from(off).ok()?;
+        Some(match (self.fm.elem, self.fm.signed) {
+            (1, true) => i64::from(*self.bytes.get(off)? as i8),
+            (1, false) => i64::from(*self.bytes.get(off)?),
+            _ => {
+                let end = off.checked_add(usize::try_from(self.fm.elem).ok()?)?;
+                match (self.bytes.get(off..end)?, self.fm.signed) {
+                    ([a, b], true) => i64::from(i16::from_le_bytes([*a, *b])),
+                    ([a, b], false) => i64::from(u16::from_le_bytes([*a, *b])),
+                    ([a, b, c, d], true) => i64::from(i32::from_le_bytes([*a, *b, *c, *d])),
+                    ([a, b, c, d], false) => i64::from(u32::from_le_bytes([*a, *b, *c, *d])),
+                    _ => return None,
+                }
+            }
+        })
+    }
+
     /// Element `(y, x, c)` (inside the view's extent), as [`Fm::read`] reads it.
     #[inline]
     pub(crate) fn get(&self, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
@@ -890,6 +933,13 @@ fn conv(
         while start < positions {
             let n = (positions - start).min(CHUNK as u64) as usize;
             let mut acc = [[0i64; CHUNK]; OB];
+            // Each position's top-left IFM row and column.
+            let (mut rows, mut cols) = ([0i64; CHUNK], [0i64; CHUNK]);
+            for (p, (r, c)) in rows.iter_mut().zip(cols.iter_mut()).enumerate().take(n) {
+                let pos = start + p as u64;
+                *r = ((pos / ow) * sy) as i64 - pt;
+                *c = ((pos % ow) * sx) as i64 - pl;
+            }
             {
                 let mem_ref: &Memory = mem;
                 let view = ifm.view(mem_ref, ifm_h as u64, ifm_w as u64, ifm_c);
@@ -906,19 +956,32 @@ fn conv(
                         return Ok(());
                     };
                     let c = if depthwise { oz } else { iz };
-                    for (p, a) in acc.iter_mut().enumerate().take(n) {
-                        let pos = start + p as u64;
-                        let (y, x) = (pos / ow, pos % ow);
-                        let iy = (y * sy + ky * dy) as i64 - pt;
-                        let ix = (x * sx + kx * dx) as i64 - pl;
-                        if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                            continue;
+                    let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
+                    match &view {
+                        Some(v) => {
+                            let coff = v.chan_offset(c);
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (ry + oy, rx + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let val = match v.at(iy as u64, ix as u64, coff) {
+                                    Some(val) => val,
+                                    None => v.get(iy as u64, ix as u64, c)?,
+                                };
+                                *a += (val - ifm_zp) * w;
+                            }
                         }
-                        let v = match &view {
-                            Some(v) => v.get(iy as u64, ix as u64, c)?,
-                            None => ifm.read(mem_ref, iy as u64, ix as u64, c)?,
-                        };
-                        *a += (v - ifm_zp) * w;
+                        None => {
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (ry + oy, rx + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
+                                *a += (val - ifm_zp) * w;
+                            }
+                        }
                     }
                     Ok(())
                 })?;
