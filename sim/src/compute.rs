@@ -875,30 +875,10 @@ fn conv(
         budget,
     )?;
 
-    // Decode once up front to check the stream's length against the kernel's slots.
-    {
-        let weights = weights_in(mem, w_addr, w_len)?;
-        let mut dec = Decoder::new(weights);
-        for _ in 0..slots {
-            match dec.next() {
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(ComputeError::Weights(e)),
-                None => {
-                    let got = Decoder::new(weights).count() as u64;
-                    return Err(ComputeError::WeightsShort { needed: slots, got });
-                }
-            }
-        }
-        match dec.next() {
-            None => {}
-            Some(Err(e)) => return Err(ComputeError::Weights(e)),
-            Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
-        }
-    }
-
     // Output channels in blocks of OB, positions in chunks of CHUNK: the weight stream is
     // decoded once per block and chunk, each weight accumulated where it belongs.
     let ifm_c = if depthwise { oc } else { ic };
+    let mut first = true;
     let mut ob = 0u64;
     while ob < oc {
         let nb = (oc - ob).min(OB as u64) as usize;
@@ -944,7 +924,7 @@ fn conv(
                 let mem_ref: &Memory = mem;
                 let view = ifm.view(mem_ref, ifm_h as u64, ifm_w as u64, ifm_c);
                 let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
-                order.walk(|slot| -> Result<(), ComputeError> {
+                let walked = order.walk(|slot| -> Result<(), ComputeError> {
                     let w = next_weight(&mut dec, slots)?;
                     let Some((oz, ky, kx, iz)) = slot else {
                         return Ok(());
@@ -984,7 +964,25 @@ fn conv(
                         }
                     }
                     Ok(())
-                })?;
+                });
+                match walked {
+                    Err(ComputeError::WeightsShort { needed, .. }) => {
+                        let got = Decoder::new(weights_in(mem_ref, w_addr, w_len)?).count() as u64;
+                        return Err(ComputeError::WeightsShort { needed, got });
+                    }
+                    Err(e) => return Err(e),
+                    Ok(()) => {}
+                }
+                // The first pass checks the stream holds no more than the kernel's slots
+                // (before any output is written).
+                if first {
+                    first = false;
+                    match dec.next() {
+                        None => {}
+                        Some(Err(e)) => return Err(ComputeError::Weights(e)),
+                        Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
+                    }
+                }
             }
             for (j, (acc, &(bias, scale, shift))) in
                 acc.iter().zip(recs.iter()).enumerate().take(nb)
