@@ -92,5 +92,21 @@ model("resize_bilinear", [(4, 4, 3)], [U],
 wf, bf = const((24, 10)), const((10,))
 model("fully_connected", [(24,)], [U], lambda x: tf.matmul(x, wf) + bf)
 
+wt = const((3, 3, 6, 4))
+model("transpose_conv_stride2_same", [(5, 5, 4)], [U],
+      lambda x: tf.nn.conv2d_transpose(x, wt, [1, 10, 10, 6], 2, "SAME"))
+model("mean_hw", [(6, 6, 8)], [U], lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True))
+model("pad", [(4, 4, 3)], [U], lambda x: tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]))
+model("strided_slice", [(8, 8, 4)], [U], lambda x: x[:, 1:7:2, 0:8:2, :])
+model("relu6_conv", [(6, 6, 3)], [(-8.0, 8.0)],
+      lambda x: tf.nn.relu6(tf.nn.conv2d(x, w1, 1, "SAME")))
+model("hard_swish", [(4, 4, 8)], [(-4.0, 4.0)],
+      lambda x: x * tf.nn.relu6(x + 3.0) / 6.0)
+wd3 = const((3, 3, 4, 1))
+model("depthwise_3x3_dilation2_same", [(9, 9, 4)], [U],
+      lambda x: tf.nn.depthwise_conv2d(x, wd3, [1, 1, 1, 1], "SAME", dilations=[2, 2]))
+model("squared_difference", [(4, 4, 8), (4, 4, 8)], [U, U],
+      lambda x, y: tf.math.squared_difference(x, y))
+
 with open(os.path.join(OUT, ".done"), "w") as fh:
     fh.write("ok\n")

@@ -25,7 +25,10 @@
 //!   `(y*stride_y - PAD_TOP + ky*dilation_y, ...)`; rows and columns outside the IFM (whose
 //!   size is the window the kernel covers less the padding, as the access checker computes
 //!   it: `npuschema_runtime::cmd::state`) are padding and read as the IFM zero point, so
-//!   they add nothing (TFLite's reference kernels skip them: the same sum).
+//!   they add nothing (TFLite's reference kernels skip them: the same sum). With
+//!   `IFM_UPSCALE` the window runs over the IFM upscaled 2x: NEAREST repeats each element,
+//!   ZEROS (a transposed convolution's) puts zeros between them (`op_models.rs`'
+//!   `transpose_conv_stride2_same` pins it).
 //! * **Weights**: the stream decoded by [`crate::mlw`], in the order regor's
 //!   `EthosUWeightOrdering::GetNext` (`architecture/ethosu55/ethos_u55_weight_encoder.cpp`)
 //!   writes it, given the OFM block depth (`OFM_BLK_DEPTH_M1`), the traversal
@@ -750,8 +753,11 @@ fn conv(
     if ifm.elem > 2 {
         return Err(ComputeError::Unsupported("32-bit IFM in a convolution"));
     }
-    if st.param(Opcode::SetIfmUpscale) & 3 != 0 {
-        return Err(ComputeError::Unsupported("IFM upscale in a convolution"));
+    // IFM_UPSCALE: the kernel runs over the IFM upscaled 2x (NEAREST repeats each element;
+    // ZEROS, a transposed convolution's, puts zeros between them), as in a pool.
+    let upscale = st.param(Opcode::SetIfmUpscale) & 3;
+    if upscale == 3 {
+        return Err(ComputeError::Unsupported("a reserved IFM upscale mode"));
     }
     let act = SetActivationCmd::new(st.param(Opcode::SetActivation));
     if act.activation_function_raw() != 0 {
@@ -878,6 +884,14 @@ fn conv(
     // Output channels in blocks of OB, positions in chunks of CHUNK: the weight stream is
     // decoded once per block and chunk, each weight accumulated where it belongs.
     let ifm_c = if depthwise { oc } else { ic };
+    // The stored IFM element under upscaled position (iy, ix), or None for an inserted
+    // zero (the zero point: it adds nothing).
+    let source = |iy: i64, ix: i64| match upscale {
+        0 => Some((iy, ix)),
+        1 => Some((iy / 2, ix / 2)),
+        _ if iy % 2 == 0 && ix % 2 == 0 => Some((iy / 2, ix / 2)),
+        _ => None,
+    };
     let mut first = true;
     let mut ob = 0u64;
     while ob < oc {
@@ -922,7 +936,12 @@ fn conv(
             }
             {
                 let mem_ref: &Memory = mem;
-                let view = ifm.view(mem_ref, ifm_h as u64, ifm_w as u64, ifm_c);
+                let (vh, vw) = if upscale == 0 {
+                    (ifm_h as u64, ifm_w as u64)
+                } else {
+                    ((ifm_h as u64).div_ceil(2), (ifm_w as u64).div_ceil(2))
+                };
+                let view = ifm.view(mem_ref, vh, vw, ifm_c);
                 let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
                 let walked = order.walk(|slot| -> Result<(), ComputeError> {
                     let w = next_weight(&mut dec, slots)?;
@@ -945,6 +964,9 @@ fn conv(
                                 if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
                                     continue;
                                 }
+                                let Some((iy, ix)) = source(iy, ix) else {
+                                    continue;
+                                };
                                 let val = match v.at(iy as u64, ix as u64, coff) {
                                     Some(val) => val,
                                     None => v.get(iy as u64, ix as u64, c)?,
@@ -958,6 +980,9 @@ fn conv(
                                 if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
                                     continue;
                                 }
+                                let Some((iy, ix)) = source(iy, ix) else {
+                                    continue;
+                                };
                                 let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
                                 *a += (val - ifm_zp) * w;
                             }

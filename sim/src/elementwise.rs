@@ -57,10 +57,12 @@
 //!
 //! Held to TFLite's reference kernels by `sim/tests/oracle.rs` (the shared models) and
 //! `sim/tests/op_models.rs` (one model per operator family: convolution with stride,
-//! dilation and padding, depthwise with a multiplier, max and average pools with and
-//! without padding, ADD/SUB/MUL with and without broadcast and of different scales,
-//! MIN, MAX, ABS, softmax, tanh, sigmoid and leaky ReLU as LUTs, concatenation,
-//! nearest-neighbour and bilinear resize, fully connected).
+//! dilation, padding and a fused ReLU6, transposed convolution, depthwise with a
+//! multiplier, a stride or a dilation, max and average pools with and without padding,
+//! mean, ADD/SUB/MUL with and without broadcast and of different scales, squared
+//! difference, MIN, MAX, ABS, softmax, tanh, sigmoid, leaky ReLU and hard swish,
+//! concatenation, pad, strided slice, nearest-neighbour and bilinear resize, fully
+//! connected).
 
 use npuschema_generated::ethos_u55_cmd::{
     SetActivationCmd, SetIfm2BroadcastCmd, SetIfm2PrecisionCmd, SetIfmPrecisionCmd,
