@@ -19,8 +19,9 @@ def const(shape, scale=0.5):
     return tf.constant(RNG.uniform(-scale, scale, size=shape).astype(np.float32))
 
 
-def model(name, shapes, ranges, fn):
-    """`fn` over inputs of `shapes` (batch 1), each drawn from its `ranges` interval."""
+def model(name, shapes, ranges, fn, int16=False):
+    """`fn` over inputs of `shapes` (batch 1), each drawn from its `ranges` interval;
+    int8, or with `int16` TFLite's 16x8 quantisation (int16 activations, int8 weights)."""
     sig = [tf.TensorSpec((1,) + s, tf.float32) for s in shapes]
     f = tf.function(fn, input_signature=sig)
     cf = f.get_concrete_function()
@@ -36,9 +37,16 @@ def model(name, shapes, ranges, fn):
     conv = tf.lite.TFLiteConverter.from_concrete_functions([cf], f)
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     conv.representative_dataset = rep
-    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-    conv.inference_input_type = tf.int8
-    conv.inference_output_type = tf.int8
+    if int16:
+        conv.target_spec.supported_ops = [
+            tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+        ]
+        conv.inference_input_type = tf.int16
+        conv.inference_output_type = tf.int16
+    else:
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        conv.inference_input_type = tf.int8
+        conv.inference_output_type = tf.int8
     data = conv.convert()
     path = os.path.join(OUT, name + ".tflite")
     with open(path + ".tmp", "wb") as fh:
@@ -107,6 +115,18 @@ model("depthwise_3x3_dilation2_same", [(9, 9, 4)], [U],
       lambda x: tf.nn.depthwise_conv2d(x, wd3, [1, 1, 1, 1], "SAME", dilations=[2, 2]))
 model("squared_difference", [(4, 4, 8), (4, 4, 8)], [U, U],
       lambda x, y: tf.math.squared_difference(x, y))
+
+# int16 activations (16x8): the i16_ prefix tells the test to compare 16-bit elements.
+model("i16_conv", [(9, 9, 3)], [U], lambda x: tf.nn.relu(tf.nn.conv2d(x, w1, 2, "SAME") + b1),
+      int16=True)
+model("i16_add", [(4, 4, 8), (1, 1, 8)], [U, (-3.0, 3.0)], lambda x, y: x + y, int16=True)
+model("i16_mul", [(4, 4, 8), (4, 4, 8)], [U, (-2.0, 2.0)], lambda x, y: x * y, int16=True)
+model("i16_maxpool", [(8, 8, 5)], [U], lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), int16=True)
+model("i16_avgpool", [(8, 8, 5)], [U], lambda x: tf.nn.avg_pool2d(x, 2, 2, "VALID"), int16=True)
+model("i16_softmax", [(12,)], [(-4.0, 4.0)], lambda x: tf.nn.softmax(x), int16=True)
+model("i16_fully_connected", [(24,)], [U], lambda x: tf.matmul(x, wf) + bf, int16=True)
+model("i16_tanh", [(4, 4, 8)], [(-3.0, 3.0)], lambda x: tf.tanh(x), int16=True)
+model("i16_sigmoid", [(4, 4, 8)], [(-3.0, 3.0)], lambda x: tf.sigmoid(x), int16=True)
 
 with open(os.path.join(OUT, ".done"), "w") as fh:
     fh.write("ok\n")

@@ -37,9 +37,11 @@
 //!   alone: regor lowers softmax's fixed-point products (gemmlowp's
 //!   `SaturatingRoundingDoublingHighMul`, `F0 * F2` and `F2 * F2`) to 32-bit MULs with
 //!   `OFM_SCALE` (2^30, 31), its `F0 * F0` to (2^30, 30), and its `Rescale<2>` to a MUL
-//!   by 4 with (1, 0): only `(a * b) >> shift` (rounded) agrees with TFLite for all
-//!   three, which `sim/tests/oracle.rs` pins bit-exact on micro_speech's softmax. Other
-//!   scales of a 32-bit MUL are refused ([`ComputeError::Unsupported`]).
+//!   by 4 with (1, 0); its int16 softmax multiplies by a constant holding the multiplier
+//!   of a quantised scale with `OFM_SCALE` that same scale (`GetGraphInt16`'s
+//!   `mul2_scale`): only `(a * b) >> shift` (rounded) agrees with TFLite for all of them,
+//!   which `sim/tests/oracle.rs` (micro_speech) and `op_models.rs` (`softmax`,
+//!   `i16_softmax`) pin bit-exact.
 //! * **Output stage**: `+ OFM_ZERO_POINT`; `ACTIVATION_MIN`/`MAX` (16-bit registers,
 //!   regor clamps them to the int16 range) apply to 8- and 16-bit OFMs and to a LUT's
 //!   index, not to a 32-bit OFM; then `ACTIVATION.clip_range` (OFM precision, or forced
@@ -47,13 +49,15 @@
 //!   by 128 when the clip range is int8, indexes a table of 256 entries of the OFM's
 //!   element size at SHRAM `LUT base + n * 256` (regor's `lutSlotSize`), the LUT base
 //!   being the last 2 KiB of SHRAM (the DMA destination regor writes, 0x3800 for 16 KiB,
-//!   0x5800 for 24 KiB, 0xB800 for 48 KiB); the entry is the output.
+//!   0x5800 for 24 KiB, 0xB800 for 48 KiB); the entry is the output. With the int16 clip
+//!   range the table is 512 interpolated entries filling the LUT memory (TFLite's
+//!   `generic_int16_table_lookup`, `op_models.rs`' `i16_softmax` pins it).
 //!
 //! Not modelled (refused with [`ComputeError::Unsupported`], the run going on): advanced
 //! ADD/SUB scaling of 32-bit operands, the `LRELU` mode (Vela lowers int8 leaky ReLU to a
-//! LUT, which is modelled), the TANH/SIGMOID activation functions and 16-bit
-//! (interpolating) LUTs (int16 models), IFM upscaling in elementwise operations,
-//! per-channel pool scaling.
+//! LUT, which is modelled), the TANH/SIGMOID activation functions (Vela's int16 tanh and
+//! sigmoid; `op_models.rs` checks they are refused), IFM upscaling in elementwise
+//! operations, per-channel pool scaling.
 //!
 //! Held to TFLite's reference kernels by `sim/tests/oracle.rs` (the shared models) and
 //! `sim/tests/op_models.rs` (one model per operator family: convolution with stride,
@@ -143,19 +147,34 @@ impl<'a> OutStage<'a> {
         let lut = match func {
             0 => None,
             16..=23 => {
-                let esize = usize::try_from(ofm.elem).unwrap_or(usize::MAX);
-                if clip.1.saturating_sub(clip.0) > 255 || esize == 2 {
+                // An 8-bit index (the clip range spans 256 values): 256 entries of the OFM's
+                // element size. A 16-bit one: 512 interpolated entries of 4 bytes, the
+                // whole LUT memory (`Lut::Interpolated`).
+                let wide = clip.1.saturating_sub(clip.0) > 255;
+                if wide && clip != (-32768, 32767) {
                     return Err(ComputeError::Unsupported(
-                        "a 16-bit (interpolating) lookup table",
+                        "a lookup table indexed by more than 16 bits",
+                    ));
+                }
+                let esize = if wide {
+                    0
+                } else {
+                    usize::try_from(ofm.elem).unwrap_or(usize::MAX)
+                };
+                if esize == 2 {
+                    return Err(ComputeError::Unsupported(
+                        "an 8-bit-indexed lookup table of 16-bit entries",
                     ));
                 }
                 let slot = usize::from(func.saturating_sub(16)).saturating_mul(256);
-                let table = lut_ram
-                    .get(slot..)
-                    .and_then(|t| t.get(..esize.saturating_mul(256)))
-                    .ok_or(ComputeError::Unsupported(
-                        "a lookup table past the end of the LUT memory",
-                    ))?;
+                let len = if wide {
+                    LUT_BYTES
+                } else {
+                    esize.saturating_mul(256)
+                };
+                let table = lut_ram.get(slot..).and_then(|t| t.get(..len)).ok_or(
+                    ComputeError::Unsupported("a lookup table past the end of the LUT memory"),
+                )?;
                 Some((table, esize))
             }
             _ => {
@@ -194,7 +213,21 @@ impl<'a> OutStage<'a> {
             v = v.max(lo).min(hi);
         }
         v = v.clamp(self.clip.0, self.clip.1);
-        if let Some((table, esize)) = self.lut {
+        if let Some((table, 0)) = self.lut {
+            // 16-bit: TFLite's `generic_int16_table_lookup`, the table Vela and regor
+            // write (`EXP_LUT` in `softmax.cpp`: each entry the slope in its high half,
+            // the base in its low half): index 256 + (v >> 7), base + (slope *
+            // (v & 0x7f) + 64) >> 7.
+            let idx = usize::try_from((v >> 7).saturating_add(256)).unwrap_or(0);
+            let at = idx.saturating_mul(4);
+            let entry = match table.get(at..at.saturating_add(4)) {
+                Some([a, b, c, d]) => u32::from_le_bytes([*a, *b, *c, *d]),
+                _ => 0,
+            };
+            let base = i64::from(entry as u16 as i16);
+            let slope = i64::from((entry >> 16) as u16 as i16);
+            v = base + ((slope * (v & 0x7f) + 64) >> 7);
+        } else if let Some((table, esize)) = self.lut {
             let idx = usize::try_from(v.saturating_add(self.lut_offset)).unwrap_or(0);
             let at = idx.saturating_mul(esize);
             v = match table.get(at..at.saturating_add(esize)) {
@@ -300,15 +333,6 @@ pub(crate) fn elementwise(
     let ifm_round = ifm_p.round_mode_raw();
     // A 32-bit MUL applies the shift alone (see the module documentation).
     let mul32 = mode == 0 && ifm.elem == 4;
-    if mul32
-        && let Some((scale, _)) = out.scale
-        && scale != 1
-        && scale != 1 << 30
-    {
-        return Err(ComputeError::Unsupported(
-            "a 32-bit MUL with an OFM scale other than 1 or 2^30",
-        ));
-    }
     let (oh, ow, oc) = (
         m1(st, Opcode::SetOfmHeightM1),
         m1(st, Opcode::SetOfmWidthM1),

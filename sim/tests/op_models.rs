@@ -45,7 +45,7 @@ enum Outcome {
     /// Every output byte equal to TFLite's on every input.
     Exact,
     /// Runs completed, some bytes differ: how many, and by at most how much.
-    Differ(usize, i16),
+    Differ(usize, i32),
     /// The simulator refused to compute an operation (the error's text).
     NotComputed(String),
     /// Vela did not put the whole model on the NPU (raw output needs it).
@@ -149,7 +149,7 @@ fn run_family(
         "{name}: outputs take {} values",
         values.len()
     );
-    let (mut differ, mut max) = (0, 0i16);
+    let (mut differ, mut max) = (0, 0i32);
     for (k, set) in sets.iter().enumerate() {
         let inputs: Vec<(usize, u64, &[u8])> = r
             .inputs
@@ -165,12 +165,19 @@ fn run_family(
             return Outcome::NotComputed(e.to_string());
         }
         assert_eq!(rec.not_computed, 0, "{name}");
+        // int16 families (`i16_*`) compare 16-bit elements.
+        let elem = if name.starts_with("i16_") { 2 } else { 1 };
+        let got = got.concat();
+        let value = |b: &[u8]| match b {
+            [a] => i32::from(*a as i8),
+            [a, b] => i32::from(i16::from_le_bytes([*a, *b])),
+            _ => 0,
+        };
         for (g, w) in got
-            .concat()
-            .iter()
-            .zip(&want[k * per_set..(k + 1) * per_set])
+            .chunks(elem)
+            .zip(want[k * per_set..(k + 1) * per_set].chunks(elem))
         {
-            let d = (i16::from(*g as i8) - i16::from(*w as i8)).abs();
+            let d = (value(g) - value(w)).abs();
             differ += usize::from(d != 0);
             max = max.max(d);
         }
@@ -197,6 +204,12 @@ const EXACT: &[&str] = &[
     "depthwise_3x3_multiplier2_same",
     "depthwise_3x3_stride2_valid",
     "hard_swish",
+    "i16_add",
+    "i16_avgpool",
+    "i16_conv",
+    "i16_maxpool",
+    "i16_mul",
+    "i16_softmax",
     "leaky_relu",
     "maximum",
     "maxpool_2x2_valid",
@@ -224,6 +237,22 @@ const EXACT: &[&str] = &[
 /// output may be 1 off on ties; with the stream rounding once (`NATURAL`) it must be
 /// bit-exact.
 const ROUNDS_ONCE: &[&str] = &["fully_connected"];
+
+/// Families that differ by at most a bound, with either rounding mode, and why.
+const BOUNDED: &[(&str, i32, &str)] = &[(
+    "i16_fully_connected",
+    1,
+    "measured, not explained: regor encodes the int16 scale as a 16-bit reduced \
+     multiplier, as TFLite's int16 kernels use (the int16 convolution, the same datapath \
+     here, is bit-exact), yet ai-edge-litert's int16 FULLY_CONNECTED lands 1 off on \
+     about one output in ten, with ROUND_MODE_DBL as with NATURAL; most likely the scale \
+     values themselves (Vela's later MLBEDSW-10828 aligns its int16 scale calculation \
+     with the reference's two steps); the simulator computes the stream's scale",
+)];
+
+/// Families the simulator refuses: Vela runs int16 tanh and sigmoid on the NPU's own
+/// TANH/SIGMOID activation functions, whose arithmetic is not modelled.
+const NOT_MODELLED: &[&str] = &["i16_sigmoid", "i16_tanh"];
 
 #[test]
 fn every_operator_family_against_tflite_reference_kernels() {
@@ -273,6 +302,21 @@ fn every_operator_family_against_tflite_reference_kernels() {
                     matches!(outcome, Outcome::Exact | Outcome::Differ(_, 1)),
                     "{name} ({accel}): {outcome:?}"
                 );
+            } else if let Some((_, bound, why)) = BOUNDED.iter().find(|b| b.0 == name) {
+                eprintln!("{name} ({accel}): within {bound}: {why}");
+                assert!(
+                    match outcome {
+                        Outcome::Exact => true,
+                        Outcome::Differ(_, d) => d <= *bound,
+                        _ => false,
+                    },
+                    "{name} ({accel}): {outcome:?}"
+                );
+            } else if NOT_MODELLED.contains(&name.as_str()) {
+                assert!(
+                    matches!(&outcome, Outcome::NotComputed(e) if e.contains("TANH/SIGMOID")),
+                    "{name} ({accel}): {outcome:?}"
+                );
             } else {
                 assert!(
                     EXACT.contains(&name.as_str()),
@@ -284,7 +328,10 @@ fn every_operator_family_against_tflite_reference_kernels() {
         }
         results.insert(name, outcomes);
     }
-    assert_eq!(results.len(), EXACT.len() + ROUNDS_ONCE.len());
+    assert_eq!(
+        results.len(),
+        EXACT.len() + ROUNDS_ONCE.len() + BOUNDED.len() + NOT_MODELLED.len()
+    );
     for name in EXACT {
         assert!(results.contains_key(*name), "{name} not made");
     }
