@@ -71,8 +71,9 @@ pub struct Budget {
 
 impl Budget {
     /// The default: 2^28 operations and 1 GiB moved, orders of magnitude above what the
-    /// shared models need (hello_world: under a thousand operations; micro_speech: under a
-    /// million), and a few seconds of simulation at most.
+    /// shared models need (each under a million operations as counted here: decoded
+    /// weights per pass, multiply-accumulates, elements), and a few seconds of simulation
+    /// at most.
     pub const DEFAULT: Self = Self {
         ops: 1 << 28,
         bytes: 1 << 30,
