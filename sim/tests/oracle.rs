@@ -9,7 +9,8 @@
 //! Beyond `vela-out/` (U55-128 and -256, `Shared_Sram`), the `*_every_configuration_*`
 //! tests compile each shared model with the pinned Vela (`.venv-vela`, the system
 //! configuration of `scripts/setup-vela`) for U55-32, -64, -128 and -256 in `Shared_Sram`
-//! and `Sram_Only` into cargo's target tmp dir, and hold each to TFLite the same way
+//! and `Sram_Only`, in both output formats (`raw` and `tflite`), into cargo's target tmp
+//! dir, and hold each to TFLite the same way
 //! (`Dedicated_Sram` is not a U55 memory mode Vela accepts: see `ACCELS`).
 //!
 //! The one documented difference is rounding. Vela programs `ROUND_MODE_DBL`, which the
@@ -489,8 +490,16 @@ fn vela() -> Option<PathBuf> {
     }
 }
 
-/// `vela MODEL` for `accel` and `mode` (raw output), into `out`; Vela's status and output.
-fn compile(vela: &Path, model: &Path, accel: &str, mode: &str, out: &Path) -> (bool, String) {
+/// `vela MODEL` for `accel` and `mode` in output format `format` (`raw` or `tflite`), into
+/// `out`; Vela's status and output.
+fn compile(
+    vela: &Path,
+    model: &Path,
+    accel: &str,
+    mode: &str,
+    format: &str,
+    out: &Path,
+) -> (bool, String) {
     std::fs::create_dir_all(out).unwrap();
     let o = Command::new(vela)
         .arg(model)
@@ -498,7 +507,7 @@ fn compile(vela: &Path, model: &Path, accel: &str, mode: &str, out: &Path) -> (b
         .args(["--system-config", "Ethos_U55_High_End_Embedded"])
         .args(["--memory-mode", mode])
         .args(["--accelerator-config", accel])
-        .args(["--output-format", "raw"])
+        .args(["--output-format", format])
         .arg("--output-dir")
         .arg(out)
         .output()
@@ -511,8 +520,8 @@ fn compile(vela: &Path, model: &Path, accel: &str, mode: &str, out: &Path) -> (b
     (o.status.success(), text)
 }
 
-/// `model` compiled for every configuration of `ACCELS` x `MODES`, each bit-exact on
-/// `SETS` seeded inputs.
+/// `model` compiled for every configuration of `ACCELS` x `MODES` x output format, each
+/// bit-exact on `SETS` seeded inputs.
 fn every_configuration_is_bit_exact(model: &str, natural: bool) {
     let (Some(vela), Some(py), Some(tflite)) = (vela(), litert_python(), corpus_model(model))
     else {
@@ -524,14 +533,16 @@ fn every_configuration_is_bit_exact(model: &str, natural: bool) {
     let mut files = Vec::new();
     for accel in ACCELS {
         for mode in MODES {
-            let out = base.join(accel).join(mode);
-            let (ok, text) = compile(&vela, &tflite, accel, mode, &out);
-            assert!(ok, "vela {model} {accel} {mode}:\n{text}");
-            files.push(out.join(format!("{model}_vela.npz")));
+            for (format, ext) in [("raw", "npz"), ("tflite", "tflite")] {
+                let out = base.join(accel).join(mode).join(format);
+                let (ok, text) = compile(&vela, &tflite, accel, mode, format, &out);
+                assert!(ok, "vela {model} {accel} {mode} {format}:\n{text}");
+                files.push(out.join(format!("{model}_vela.{ext}")));
+            }
         }
     }
     let n = stream_is_bit_exact(&py, &tflite, &files, 0x0dd_ba11_cafe_f00d, natural);
-    assert_eq!(n, ACCELS.len() * MODES.len() * SETS);
+    assert_eq!(n, ACCELS.len() * MODES.len() * 2 * SETS);
 }
 
 #[test]
@@ -550,6 +561,13 @@ fn vela_refuses_dedicated_sram_on_the_u55_systems() {
         return;
     };
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-vela-dedicated");
-    let (ok, text) = compile(&vela, &tflite, "ethos-u55-128", "Dedicated_Sram", &out);
+    let (ok, text) = compile(
+        &vela,
+        &tflite,
+        "ethos-u55-128",
+        "Dedicated_Sram",
+        "raw",
+        &out,
+    );
     assert!(!ok && text.contains("arena_mem_area"), "{text}");
 }
