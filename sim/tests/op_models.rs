@@ -242,12 +242,12 @@ const ROUNDS_ONCE: &[&str] = &["fully_connected"];
 const BOUNDED: &[(&str, i32, &str)] = &[(
     "i16_fully_connected",
     1,
-    "measured, not explained: regor encodes the int16 scale as a 16-bit reduced \
-     multiplier, as TFLite's int16 kernels use (the int16 convolution, the same datapath \
-     here, is bit-exact), yet ai-edge-litert's int16 FULLY_CONNECTED lands 1 off on \
-     about one output in ten, with ROUND_MODE_DBL as with NATURAL; most likely the scale \
-     values themselves (Vela's later MLBEDSW-10828 aligns its int16 scale calculation \
-     with the reference's two steps); the simulator computes the stream's scale",
+    "TFLite and Vela scale it differently: regor encodes the int16 scale as TFLite's \
+     16-bit reduced multiplier (what TFLite's int16 convolution uses: that family is \
+     bit-exact), while ai-edge-litert's int16 FULLY_CONNECTED scales with the full \
+     32-bit multiplier and gemmlowp's double rounding (checked by hand on the model's \
+     accumulators: one input gives 6804 with the full multiplier, as TFLite, and 6805 with \
+     the reduced one, as the stream); the simulator computes the stream's scale",
 )];
 
 /// Families the simulator refuses: Vela runs int16 tanh and sigmoid on the NPU's own
