@@ -3,9 +3,13 @@
 //!
 //! Modelled: `NPU_OP_CONV` and `NPU_OP_DEPTHWISE` (8- and 16-bit IFM, 8/16/32-bit OFM, NHWC
 //! and NHCWB16, four tiles, stride, dilation, padding, per-channel and global scaling, the
-//! three rounding modes, activation clamps). Other operations are checked for their memory
-//! accesses but their values are not produced yet: [`Outcome::NotModelled`], counted in the
-//! run record so a report says so.
+//! three rounding modes, activation clamps); `NPU_OP_ELEMENTWISE` and `NPU_OP_POOL`
+//! (`crate::elementwise`: ADD, SUB, MUL, MIN, MAX, ABS, CLZ, SHL, SHR with IFM2
+//! broadcast and scalars; MAX, AVERAGE and REDUCE_SUM pools; LUT activations read from the
+//! SHRAM the DMA loaded). DMA copies bytes (`crate::model`). What is not modelled is
+//! refused with [`ComputeError::Unsupported`] (its outputs are left as they were, counted
+//! in the run record's `not_computed`, the error kept), or for other operations
+//! [`Outcome::NotModelled`].
 //!
 //! Where each piece of arithmetic comes from (Vela 5.2.0, whose `regor` core produced the
 //! streams the tests run; `ethosu/vela/*` is its Python reference of the same registers):
@@ -14,11 +18,17 @@
 //!   `(y, x, c)` is in tile 1 or 3 when `x >= WIDTH0`, tile 2 or 3 when `y >= HEIGHT0`
 //!   (left) or `y >= HEIGHT1` (right); at `BASE[t] + y*STRIDE_Y + x*SX + (c/16)*SC +
 //!   (c%16)*E` with NHWC `SX = STRIDE_X, SC = 16*E` and NHCWB16 `SX = 16*E, SC = STRIDE_C`.
+//! * **Kernel size**: `KERNEL_HEIGHT_M1`/`WIDTH_M1` hold the dilated extent less one
+//!   (Vela's `register_command_stream_generator`: `dilation_y * (kernel.height - 1)`), so
+//!   the kernel has `extent / dilation + 1` taps (`op_models.rs`' dilated convolution).
 //! * **IFM window**: the IFM element under kernel tap `(ky, kx)` of output `(y, x)` is
 //!   `(y*stride_y - PAD_TOP + ky*dilation_y, ...)`; rows and columns outside the IFM (whose
 //!   size is the window the kernel covers less the padding, as the access checker computes
 //!   it: `npuschema_runtime::cmd::state`) are padding and read as the IFM zero point, so
-//!   they add nothing (TFLite's reference kernels skip them: the same sum).
+//!   they add nothing (TFLite's reference kernels skip them: the same sum). With
+//!   `IFM_UPSCALE` the window runs over the IFM upscaled 2x: NEAREST repeats each element,
+//!   ZEROS (a transposed convolution's) puts zeros between them (`op_models.rs`'
+//!   `transpose_conv_stride2_same` pins it).
 //! * **Weights**: the stream decoded by [`crate::mlw`], in the order regor's
 //!   `EthosUWeightOrdering::GetNext` (`architecture/ethosu55/ethos_u55_weight_encoder.cpp`)
 //!   writes it, given the OFM block depth (`OFM_BLK_DEPTH_M1`), the traversal
@@ -61,8 +71,9 @@ pub struct Budget {
 
 impl Budget {
     /// The default: 2^28 operations and 1 GiB moved, orders of magnitude above what the
-    /// shared models need (hello_world: under a thousand operations; micro_speech: under a
-    /// million), and a few seconds of simulation at most.
+    /// shared models need (each under a million operations as counted here: decoded
+    /// weights per pass, multiply-accumulates, elements), and a few seconds of simulation
+    /// at most.
     pub const DEFAULT: Self = Self {
         ops: 1 << 28,
         bytes: 1 << 30,
@@ -216,7 +227,7 @@ pub(crate) enum Outcome {
 
 /// One feature map (IFM, IFM2 or OFM) as the registers describe it.
 #[derive(Clone, Copy, Debug)]
-struct Fm {
+pub(crate) struct Fm {
     kind: AccessKind,
     /// `BASEP` of its region plus each tile's base.
     bases: [u64; 4],
@@ -227,24 +238,24 @@ struct Fm {
     stride_y: u64,
     stride_c: u64,
     /// Element size in bytes (1, 2 or 4; 8 is refused).
-    elem: u64,
-    signed: bool,
+    pub(crate) elem: u64,
+    pub(crate) signed: bool,
     nhcwb16: bool,
 }
 
 /// The registers of each feature map (region, bases, tile sizes, strides).
-struct FmRegs {
-    region: Opcode,
-    bases: [Opcode; 4],
-    h0: Opcode,
-    h1: Opcode,
-    w0: Opcode,
-    sx: Opcode,
-    sy: Opcode,
-    sc: Opcode,
+pub(crate) struct FmRegs {
+    pub(crate) region: Opcode,
+    pub(crate) bases: [Opcode; 4],
+    pub(crate) h0: Opcode,
+    pub(crate) h1: Opcode,
+    pub(crate) w0: Opcode,
+    pub(crate) sx: Opcode,
+    pub(crate) sy: Opcode,
+    pub(crate) sc: Opcode,
 }
 
-const IFM_REGS: FmRegs = FmRegs {
+pub(crate) const IFM_REGS: FmRegs = FmRegs {
     region: Opcode::SetIfmRegion,
     bases: [
         Opcode::SetIfmBase0,
@@ -260,7 +271,7 @@ const IFM_REGS: FmRegs = FmRegs {
     sc: Opcode::SetIfmStrideC,
 };
 
-const OFM_REGS: FmRegs = FmRegs {
+pub(crate) const OFM_REGS: FmRegs = FmRegs {
     region: Opcode::SetOfmRegion,
     bases: [
         Opcode::SetOfmBase0,
@@ -276,13 +287,13 @@ const OFM_REGS: FmRegs = FmRegs {
     sc: Opcode::SetOfmStrideC,
 };
 
-fn m1(st: &StreamState, op: Opcode) -> u64 {
+pub(crate) fn m1(st: &StreamState, op: Opcode) -> u64 {
     u64::from(st.param(op)).saturating_add(1)
 }
 
 impl Fm {
     /// From the registers; `elem_code` is the precision field (0: 8 bits, 1: 16, 2: 32).
-    fn new(
+    pub(crate) fn new(
         st: &StreamState,
         regs: &FmRegs,
         kind: AccessKind,
@@ -358,7 +369,7 @@ impl Fm {
         }
     }
 
-    fn read(&self, mem: &Memory, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
+    pub(crate) fn read(&self, mem: &Memory, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
         let a = self.addr(y, x, c);
         let b = a
             .and_then(|a| mem.read(a, self.elem))
@@ -375,7 +386,7 @@ impl Fm {
     }
 
     /// The range of this precision.
-    fn range(&self) -> (i64, i64) {
+    pub(crate) fn range(&self) -> (i64, i64) {
         let bits = self.elem.saturating_mul(8).min(32) as u32;
         if self.signed {
             (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
@@ -385,7 +396,14 @@ impl Fm {
     }
 
     /// Write `v` (already in range) at `(y, x, c)`.
-    fn write(&self, mem: &mut Memory, y: u64, x: u64, c: u64, v: i64) -> Result<(), ComputeError> {
+    pub(crate) fn write(
+        &self,
+        mem: &mut Memory,
+        y: u64,
+        x: u64,
+        c: u64,
+        v: i64,
+    ) -> Result<(), ComputeError> {
         let a = self.addr(y, x, c);
         let bytes = (v as i32).to_le_bytes();
         let data = bytes
@@ -393,6 +411,109 @@ impl Fm {
             .ok_or_else(|| self.unmapped(a))?;
         a.and_then(|a| mem.write(a, data))
             .ok_or_else(|| self.unmapped(a))
+    }
+}
+
+/// Element reads of a feature map held in one borrowed slice: the elements of tile 0,
+/// resolved once per pass instead of a memory lookup per element.
+#[derive(Clone, Copy)]
+pub(crate) struct FmView<'m> {
+    fm: Fm,
+    bytes: &'m [u8],
+    base: u64,
+}
+
+impl Fm {
+    /// A view of the `h x w x c` elements from `(0, 0, 0)`, if they all lie in tile 0 and
+    /// in one memory window.
+    pub(crate) fn view<'m>(&self, mem: &'m Memory, h: u64, w: u64, c: u64) -> Option<FmView<'m>> {
+        if h == 0 || w == 0 || c == 0 || h > self.h0 || w > self.w0 {
+            return None;
+        }
+        let base = *self.bases.first()?;
+        let sc = if self.nhcwb16 {
+            self.stride_c
+        } else {
+            self.elem.checked_mul(16)?
+        };
+        let end = self
+            .addr(h - 1, w - 1, 0)?
+            .checked_add(((c - 1) / 16).checked_mul(sc)?)?
+            .checked_add(((c - 1).min(15) + 1).checked_mul(self.elem)?)?;
+        let bytes = mem.read(base, end.checked_sub(base)?)?;
+        Some(FmView {
+            fm: *self,
+            bytes,
+            base,
+        })
+    }
+}
+
+impl FmView<'_> {
+    /// The byte offset of channel `c` within an element's row and column.
+    #[inline]
+    fn chan_offset(&self, c: u64) -> u64 {
+        let sc = if self.fm.nhcwb16 {
+            self.fm.stride_c
+        } else {
+            self.fm.elem.saturating_mul(16)
+        };
+        (c / 16)
+            .saturating_mul(sc)
+            .saturating_add((c % 16).saturating_mul(self.fm.elem))
+    }
+
+    /// The element at row `y`, column `x` (in tile 0) and channel offset `coff`
+    /// ([`Self::chan_offset`]); `None` outside the view.
+    #[inline]
+    fn at(&self, y: u64, x: u64, coff: u64) -> Option<i64> {
+        let sx = if self.fm.nhcwb16 {
+            self.fm.elem.saturating_mul(16)
+        } else {
+            self.fm.stride_x
+        };
+        let off = y
+            .saturating_mul(self.fm.stride_y)
+            .saturating_add(x.saturating_mul(sx))
+            .saturating_add(coff);
+        let off = usize::try_from(off).ok()?;
+        Some(match (self.fm.elem, self.fm.signed) {
+            (1, true) => i64::from(*self.bytes.get(off)? as i8),
+            (1, false) => i64::from(*self.bytes.get(off)?),
+            _ => {
+                let end = off.checked_add(usize::try_from(self.fm.elem).ok()?)?;
+                match (self.bytes.get(off..end)?, self.fm.signed) {
+                    ([a, b], true) => i64::from(i16::from_le_bytes([*a, *b])),
+                    ([a, b], false) => i64::from(u16::from_le_bytes([*a, *b])),
+                    ([a, b, c, d], true) => i64::from(i32::from_le_bytes([*a, *b, *c, *d])),
+                    ([a, b, c, d], false) => i64::from(u32::from_le_bytes([*a, *b, *c, *d])),
+                    _ => return None,
+                }
+            }
+        })
+    }
+
+    /// Element `(y, x, c)` (inside the view's extent), as [`Fm::read`] reads it.
+    #[inline]
+    pub(crate) fn get(&self, y: u64, x: u64, c: u64) -> Result<i64, ComputeError> {
+        let a = self.fm.addr(y, x, c);
+        let b = a
+            .and_then(|a| a.checked_sub(self.base))
+            .and_then(|off| usize::try_from(off).ok())
+            .and_then(|off| {
+                self.bytes
+                    .get(off..off.checked_add(usize::try_from(self.fm.elem).ok()?)?)
+            })
+            .ok_or_else(|| self.fm.unmapped(a))?;
+        Ok(match (b, self.fm.signed) {
+            ([v], true) => i64::from(*v as i8),
+            ([v], false) => i64::from(*v),
+            ([a, b], true) => i64::from(i16::from_le_bytes([*a, *b])),
+            ([a, b], false) => i64::from(u16::from_le_bytes([*a, *b])),
+            ([a, b, c, d], true) => i64::from(i32::from_le_bytes([*a, *b, *c, *d])),
+            ([a, b, c, d], false) => i64::from(u32::from_le_bytes([*a, *b, *c, *d])),
+            _ => return Err(self.fm.unmapped(a)),
+        })
     }
 }
 
@@ -407,13 +528,22 @@ impl Fm {
 ///   `SaturatingRoundingDoublingHighMul` + `RoundingDivideByPOT`, folded into one shift);
 /// * `TRUNCATE` (1): 0 for a non-negative product, `2^shift - 1` for a negative one
 ///   (toward zero).
-fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
+pub(crate) fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
+    scale_value_dr(acc, scale, shift, round_mode, 0)
+}
+
+/// [`scale_value`] with `Scale`'s `doubleRound` offset `dr` (0..=30): under `DBL` the
+/// double rounding's `2^(30-dr)` applies when `shift > 31 - dr`, the rounding of a value
+/// that gemmlowp would have shifted left by `dr` first (TFLite's ADD shifts its inputs left
+/// by 20 for 8 bits, 15 for 16, before scaling them: regor's `double_round.shift`).
+pub(crate) fn scale_value_dr(acc: i64, scale: u32, shift: u32, round_mode: u8, dr: u32) -> i64 {
     let shift = shift.min(63);
+    let dr = dr.min(30);
     let product = i128::from(acc) * i128::from(scale);
     let half: i128 = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
     let round = match round_mode {
         0 => {
-            let d: i128 = if shift > 31 { 1 << 30 } else { 0 };
+            let d: i128 = if shift > 31 - dr { 1 << (30 - dr) } else { 0 };
             if acc >= 0 { half + d } else { half - d }
         }
         1 => {
@@ -425,7 +555,8 @@ fn scale_value(acc: i64, scale: u32, shift: u32, round_mode: u8) -> i64 {
         }
         _ => half,
     };
-    ((product + round) >> shift) as i64
+    let v = (product + round) >> shift;
+    v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
 }
 
 /// The nested loops of regor's `EthosUWeightOrdering::GetNext` (see the module
@@ -535,9 +666,8 @@ impl Ordering {
 /// Output positions accumulated per weight-stream pass.
 const CHUNK: usize = 64;
 
-/// Non-zero weights of one output channel kept in a fixed buffer (decoded once per
-/// channel); a channel with more is decoded again for every chunk of positions.
-const TAPS: usize = 256;
+/// Output channels accumulated per weight-stream pass.
+const OB: usize = 8;
 
 /// The next weight of the stream; the stream was checked to hold `slots` weights.
 fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
@@ -552,13 +682,16 @@ fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
 }
 
 /// Execute `op` with the registers in `st`. `basep` holds each region's base address;
-/// `macs` the configuration's MACs/cycle (for its micro-block sizes).
+/// `macs` the configuration's MACs/cycle (for its micro-block sizes); `lut` the LUT memory
+/// (the last 2 KiB of SHRAM, as the DMA left it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn execute(
     op: Opcode,
     st: &StreamState,
     mem: &mut Memory,
     basep: &[u64; 8],
     macs: u32,
+    lut: &[u8; crate::elementwise::LUT_BYTES],
     work: &mut Work,
     budget: &Budget,
 ) -> Result<Outcome, ComputeError> {
@@ -566,6 +699,14 @@ pub(crate) fn execute(
         Opcode::OpConv | Opcode::OpDepthwise => {
             let depthwise = op == Opcode::OpDepthwise;
             conv(depthwise, st, mem, basep, macs, work, budget)?;
+            Ok(Outcome::Computed)
+        }
+        Opcode::OpElementwise => {
+            crate::elementwise::elementwise(st, mem, basep, lut, work, budget)?;
+            Ok(Outcome::Computed)
+        }
+        Opcode::OpPool => {
+            crate::elementwise::pool(st, mem, basep, lut, work, budget)?;
             Ok(Outcome::Computed)
         }
         _ => Ok(Outcome::NotModelled),
@@ -613,8 +754,11 @@ fn conv(
     if ifm.elem > 2 {
         return Err(ComputeError::Unsupported("32-bit IFM in a convolution"));
     }
-    if st.param(Opcode::SetIfmUpscale) & 3 != 0 {
-        return Err(ComputeError::Unsupported("IFM upscale in a convolution"));
+    // IFM_UPSCALE: the kernel runs over the IFM upscaled 2x (NEAREST repeats each element;
+    // ZEROS, a transposed convolution's, puts zeros between them), as in a pool.
+    let upscale = st.param(Opcode::SetIfmUpscale) & 3;
+    if upscale == 3 {
+        return Err(ComputeError::Unsupported("a reserved IFM upscale mode"));
     }
     let act = SetActivationCmd::new(st.param(Opcode::SetActivation));
     if act.activation_function_raw() != 0 {
@@ -633,14 +777,17 @@ fn conv(
         m1(st, Opcode::SetIfmDepthM1)
     };
     let ks = SetKernelStrideCmd::new(st.param(Opcode::SetKernelStride));
-    let (kh, kw) = (
-        m1(st, Opcode::SetKernelHeightM1),
-        m1(st, Opcode::SetKernelWidthM1),
-    );
     let sx = ((u64::from(ks.stride_x_msb()) << 1) | u64::from(ks.stride_x_lsb())) + 1;
     let sy = ((u64::from(ks.stride_y_msb()) << 1) | u64::from(ks.stride_y_lsb())) + 1;
     let dx = u64::from(ks.dilation_x_raw()) + 1;
     let dy = u64::from(ks.dilation_y_raw()) + 1;
+    // KERNEL_HEIGHT_M1/WIDTH_M1 hold the dilated extent less one (Vela's
+    // `register_command_stream_generator`: `dilation_y * (kernel.height - 1)`): the kernel
+    // has `extent / dilation + 1` taps (`op_models.rs`' dilated convolution pins it).
+    let (kh, kw) = (
+        (m1(st, Opcode::SetKernelHeightM1) - 1) / dy + 1,
+        (m1(st, Opcode::SetKernelWidthM1) - 1) / dx + 1,
+    );
     let (pt, pl, pb, pr) = (
         i64::from(st.param(Opcode::SetIfmPadTop)),
         i64::from(st.param(Opcode::SetIfmPadLeft)),
@@ -706,10 +853,12 @@ fn conv(
         .unwrap_or(0)
         .saturating_add(u64::from(st.payload(Opcode::SetScaleBase)));
 
-    // Budget: every pass decodes the stream once per channel and chunk; every output
-    // element takes a kernel's worth of multiply-accumulates.
+    // Budget: the stream is decoded once per block of OB channels and chunk of positions;
+    // every output element takes a kernel's worth of multiply-accumulates.
     let positions = oh.saturating_mul(ow);
-    let chunks = positions.div_ceil(CHUNK as u64);
+    let chunks = positions
+        .div_ceil(CHUNK as u64)
+        .saturating_mul(oc.div_ceil(OB as u64));
     let slots = {
         let mut n = 0u64;
         let _ = order.walk(|_| -> Result<(), ()> {
@@ -719,13 +868,11 @@ fn conv(
         n
     };
     work.ops(
-        oc.saturating_mul(chunks)
-            .saturating_mul(slots)
-            .saturating_add(
-                positions
-                    .saturating_mul(oc)
-                    .saturating_mul(kh.saturating_mul(kw).saturating_mul(ic)),
-            ),
+        chunks.saturating_mul(slots).saturating_add(
+            positions
+                .saturating_mul(oc)
+                .saturating_mul(kh.saturating_mul(kw).saturating_mul(ic)),
+        ),
         budget,
     )?;
     work.bytes(
@@ -735,132 +882,176 @@ fn conv(
         budget,
     )?;
 
-    // Decode once up front to check the stream's length against the kernel's slots.
-    {
-        let weights = weights_in(mem, w_addr, w_len)?;
-        let mut dec = Decoder::new(weights);
-        for _ in 0..slots {
-            match dec.next() {
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(ComputeError::Weights(e)),
-                None => {
-                    let got = Decoder::new(weights).count() as u64;
-                    return Err(ComputeError::WeightsShort { needed: slots, got });
-                }
-            }
-        }
-        match dec.next() {
-            None => {}
-            Some(Err(e)) => return Err(ComputeError::Weights(e)),
-            Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
-        }
-    }
-
-    let mut results = [0i64; CHUNK];
-    for o in 0..oc {
-        let rec = s_addr
-            .checked_add(o.saturating_mul(10))
-            .and_then(|a| mem.read(a, 10))
-            .ok_or(ComputeError::Unmapped {
+    // Output channels in blocks of OB, positions in chunks of CHUNK: the weight stream is
+    // decoded once per block and chunk, each weight accumulated where it belongs.
+    let ifm_c = if depthwise { oc } else { ic };
+    // The stored IFM element under upscaled position (iy, ix), or None for an inserted
+    // zero (the zero point: it adds nothing).
+    let source = |iy: i64, ix: i64| match upscale {
+        0 => Some((iy, ix)),
+        1 => Some((iy / 2, ix / 2)),
+        _ if iy % 2 == 0 && ix % 2 == 0 => Some((iy / 2, ix / 2)),
+        _ => None,
+    };
+    let mut first = true;
+    let mut ob = 0u64;
+    while ob < oc {
+        let nb = (oc - ob).min(OB as u64) as usize;
+        let mut recs = [(0i64, 0u32, 0u32); OB];
+        for (j, r) in recs.iter_mut().enumerate().take(nb) {
+            let o = ob + j as u64;
+            let at = s_addr.saturating_add(o.saturating_mul(10));
+            let rec = mem.read(at, 10).ok_or(ComputeError::Unmapped {
                 kind: AccessKind::Scales,
-                address: s_addr.saturating_add(o.saturating_mul(10)),
+                address: at,
             })?;
-        let mut raw = [0u8; 10];
-        raw.copy_from_slice(rec);
-        // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
-        let bias =
-            i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0]) << 24 >> 24;
-        let (scale, shift) = if per_channel {
-            (
-                u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
-                u32::from(raw[9] & 0x3f),
-            )
-        } else {
-            (
-                st.payload(Opcode::SetOfmScale),
-                u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
-            )
-        };
-        // The channel's taps, when they fit a fixed buffer: one decode per channel.
-        // Otherwise (a kernel of more than TAPS non-zero weights) one decode per chunk.
-        let mut taps = [(0i32, 0u32, 0u32, 0u32); TAPS];
-        let mut ntaps = 0usize;
-        let mut fits = true;
-        {
-            let mut dec = Decoder::new(weights_in(mem, w_addr, w_len)?);
-            order.walk(|slot| -> Result<(), ComputeError> {
-                let w = next_weight(&mut dec, slots)?;
-                if let Some((oz, ky, kx, iz)) = slot
-                    && oz == o
-                    && w != 0
-                {
-                    // Weights are 9-bit; kernel sizes and depths at most 2^16.
-                    match (
-                        taps.get_mut(ntaps),
-                        u32::try_from(ky),
-                        u32::try_from(kx),
-                        u32::try_from(iz),
-                    ) {
-                        (Some(t), Ok(ky), Ok(kx), Ok(iz)) => {
-                            *t = (w as i32, ky, kx, iz);
-                            ntaps += 1;
-                        }
-                        _ => fits = false,
-                    }
-                }
-                Ok(())
-            })?;
+            let mut raw = [0u8; 10];
+            raw.copy_from_slice(rec);
+            // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
+            let bias =
+                i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0]) << 24 >> 24;
+            *r = if per_channel {
+                (
+                    bias,
+                    u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
+                    u32::from(raw[9] & 0x3f),
+                )
+            } else {
+                (
+                    bias,
+                    st.payload(Opcode::SetOfmScale),
+                    u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
+                )
+            };
         }
         let mut start = 0u64;
         while start < positions {
             let n = (positions - start).min(CHUNK as u64) as usize;
-            let mut acc = [0i64; CHUNK];
-            let mem_ref: &Memory = mem;
-            let tap = |acc: &mut [i64; CHUNK], w: i64, ky: u64, kx: u64, iz: u64| {
-                let c = if depthwise { o } else { iz };
-                for (p, a) in acc.iter_mut().enumerate().take(n) {
-                    let pos = start + p as u64;
-                    let (y, x) = (pos / ow, pos % ow);
-                    let iy = (y * sy + ky * dy) as i64 - pt;
-                    let ix = (x * sx + kx * dx) as i64 - pl;
-                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                        continue;
+            let mut acc = [[0i64; CHUNK]; OB];
+            // Each position's top-left IFM row and column.
+            let (mut rows, mut cols) = ([0i64; CHUNK], [0i64; CHUNK]);
+            for (p, (r, c)) in rows.iter_mut().zip(cols.iter_mut()).enumerate().take(n) {
+                let pos = start + p as u64;
+                *r = ((pos / ow) * sy) as i64 - pt;
+                *c = ((pos % ow) * sx) as i64 - pl;
+            }
+            {
+                let mem_ref: &Memory = mem;
+                let (vh, vw) = if upscale == 0 {
+                    (ifm_h as u64, ifm_w as u64)
+                } else {
+                    ((ifm_h as u64).div_ceil(2), (ifm_w as u64).div_ceil(2))
+                };
+                let view = ifm.view(mem_ref, vh, vw, ifm_c);
+                let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
+                let walked = order.walk(|slot| -> Result<(), ComputeError> {
+                    let w = next_weight(&mut dec, slots)?;
+                    let Some((oz, ky, kx, iz)) = slot else {
+                        return Ok(());
+                    };
+                    if w == 0 || oz < ob || oz >= ob + nb as u64 {
+                        return Ok(());
                     }
-                    let v = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
-                    *a += (v - ifm_zp) * w;
+                    let Some(acc) = acc.get_mut((oz - ob) as usize) else {
+                        return Ok(());
+                    };
+                    let c = if depthwise { oz } else { iz };
+                    let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
+                    match &view {
+                        // The common case, a signed 8-bit IFM without upscaling: one byte
+                        // at a precomputed offset.
+                        Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
+                            let coff = v.chan_offset(c);
+                            let sx = if v.fm.nhcwb16 { 16 } else { v.fm.stride_x };
+                            let sy = v.fm.stride_y;
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (ry + oy, rx + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let off = (iy as u64)
+                                    .saturating_mul(sy)
+                                    .saturating_add((ix as u64).saturating_mul(sx))
+                                    .saturating_add(coff);
+                                let val =
+                                    match usize::try_from(off).ok().and_then(|o| v.bytes.get(o)) {
+                                        Some(b) => i64::from(*b as i8),
+                                        None => v.get(iy as u64, ix as u64, c)?,
+                                    };
+                                *a += (val - ifm_zp) * w;
+                            }
+                        }
+                        Some(v) => {
+                            let coff = v.chan_offset(c);
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (ry + oy, rx + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let Some((iy, ix)) = source(iy, ix) else {
+                                    continue;
+                                };
+                                let val = match v.at(iy as u64, ix as u64, coff) {
+                                    Some(val) => val,
+                                    None => v.get(iy as u64, ix as u64, c)?,
+                                };
+                                *a += (val - ifm_zp) * w;
+                            }
+                        }
+                        None => {
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (ry + oy, rx + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let Some((iy, ix)) = source(iy, ix) else {
+                                    continue;
+                                };
+                                let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
+                                *a += (val - ifm_zp) * w;
+                            }
+                        }
+                    }
+                    Ok(())
+                });
+                match walked {
+                    Err(ComputeError::WeightsShort { needed, .. }) => {
+                        let got = Decoder::new(weights_in(mem_ref, w_addr, w_len)?).count() as u64;
+                        return Err(ComputeError::WeightsShort { needed, got });
+                    }
+                    Err(e) => return Err(e),
+                    Ok(()) => {}
                 }
-                Ok::<(), ComputeError>(())
-            };
-            if fits {
-                for &(w, ky, kx, iz) in taps.iter().take(ntaps) {
-                    tap(
-                        &mut acc,
-                        i64::from(w),
-                        u64::from(ky),
-                        u64::from(kx),
-                        u64::from(iz),
+                // The first pass checks the stream holds no more than the kernel's slots
+                // (before any output is written).
+                if first {
+                    first = false;
+                    match dec.next() {
+                        None => {}
+                        Some(Err(e)) => return Err(ComputeError::Weights(e)),
+                        Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
+                    }
+                }
+            }
+            for (j, (acc, &(bias, scale, shift))) in
+                acc.iter().zip(recs.iter()).enumerate().take(nb)
+            {
+                let o = ob + j as u64;
+                for (p, a) in acc.iter().enumerate().take(n) {
+                    let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
+                    let pos = start + p as u64;
+                    ofm.write(
+                        mem,
+                        pos / ow,
+                        pos % ow,
+                        o,
+                        v.clamp(act_min, act_max).clamp(lo, hi),
                     )?;
                 }
-            } else {
-                let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
-                order.walk(|slot| -> Result<(), ComputeError> {
-                    let w = next_weight(&mut dec, slots)?;
-                    match slot {
-                        Some((oz, ky, kx, iz)) if oz == o && w != 0 => tap(&mut acc, w, ky, kx, iz),
-                        _ => Ok(()),
-                    }
-                })?;
-            }
-            for (r, a) in results.iter_mut().zip(acc.iter()).take(n) {
-                let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
-                *r = v.clamp(act_min, act_max).clamp(lo, hi);
-            }
-            for (p, r) in results.iter().enumerate().take(n) {
-                let pos = start + p as u64;
-                ofm.write(mem, pos / ow, pos % ow, o, *r)?;
             }
             start += n as u64;
         }
+        ob += nb as u64;
     }
     Ok(())
 }

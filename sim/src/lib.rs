@@ -22,8 +22,9 @@
 //!   region raises `bus_status`, with `QREAD` at the faulting command.
 //! * **Execution.** At `CMD` run the stream at `QBASE` (`QSIZE` bytes) is decoded with
 //!   [`npuschema_runtime::cmd`]; every memory-touching operation's accesses are checked;
-//!   `NPU_OP_DMA_START` copies bytes (DMA to or from SHRAM is checked on its external side
-//!   only); compute operations produce no tensor values. The run completes
+//!   `NPU_OP_DMA_START` copies bytes (a DMA into SHRAM's last 2 KiB loads the LUT memory the
+//!   LUT activations read; other SHRAM transfers are checked on their external side only);
+//!   compute operations produce their outputs ([`compute`]). The run completes
 //!   [`SimConfig::run_latency`] ticks later (a tick is a `STATUS` read, a
 //!   [`Platform::idle`] call, or a [`Platform::sleep`] call that finds the run not done;
 //!   the ticks are its clock, [`Platform::now`]) with `cmd_end_reached` (when `NPU_OP_STOP` is the stream's
@@ -41,6 +42,7 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 
 pub mod compute;
+mod elementwise;
 mod memory;
 pub mod mlw;
 mod model;

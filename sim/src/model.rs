@@ -85,6 +85,7 @@ const EVENT_OVERFLOW: [u32; 4] = [
 ];
 
 use crate::compute::{self, Budget, ComputeError, Outcome, Work};
+use crate::elementwise::LUT_BYTES;
 use crate::memory::Memory;
 
 /// Faults the simulator can be told to inject.
@@ -581,6 +582,8 @@ pub(crate) struct Core {
     irq_event: bool,
     ticks: u64,
     pmu: Pmu,
+    /// SHRAM's LUT memory (its last 2 KiB), as DMA transfers into SHRAM leave it.
+    lut: [u8; LUT_BYTES],
 }
 
 impl Core {
@@ -611,6 +614,7 @@ impl Core {
             irq_event: false,
             ticks: 0,
             pmu: Pmu::default(),
+            lut: [0; LUT_BYTES],
         }
     }
 
@@ -872,6 +876,34 @@ impl Core {
         }
     }
 
+    /// A DMA of `len` bytes from bus address `src` to SHRAM offset `at`: the part that
+    /// lands in the LUT memory (SHRAM's last 2 KiB, where regor's `InsertLUTDMACommand`
+    /// puts tables) is copied there; the rest of SHRAM holds nothing an operation reads
+    /// across commands, and is not kept.
+    fn load_lut(&mut self, src: u64, at: u64, len: u64) {
+        let shram =
+            u64::from(map::Config::from_bits(self.cfg.config).shram_size()).saturating_mul(1024);
+        let base = shram.saturating_sub(LUT_BYTES as u64);
+        for i in 0..len.min(shram) {
+            let off = at.saturating_add(i);
+            if off < base || off >= shram {
+                continue;
+            }
+            let byte = src
+                .checked_add(i)
+                .and_then(|a| self.memory.read(a, 1))
+                .and_then(|b| b.first().copied());
+            if let (Some(b), Some(slot)) = (
+                byte,
+                usize::try_from(off.saturating_sub(base))
+                    .ok()
+                    .and_then(|o| self.lut.get_mut(o)),
+            ) {
+                *slot = b;
+            }
+        }
+    }
+
     /// Run the stream now; returns what happened and the `STATUS` bits to raise at
     /// completion.
     fn execute(&mut self) -> (RunRecord, u32) {
@@ -937,8 +969,13 @@ impl Core {
             }
             // Check every access first (the NPU stops at the first bad one).
             let mut dma: [Option<u64>; 2] = [None, None];
+            // A DMA into SHRAM: its SHRAM offset.
+            let mut shram_dst: Option<u64> = None;
             for a in op.accesses() {
                 if a.shram {
+                    if a.kind == AccessKind::DmaDst {
+                        shram_dst = Some(a.start);
+                    }
                     continue;
                 }
                 let region = usize::from(a.region) % REGION_SLOTS;
@@ -1002,12 +1039,16 @@ impl Core {
                     rec.compute_error = Some(e);
                     return (rec, Status::WD_FAULT);
                 }
-                match dma {
-                    [Some(src), Some(dst)]
+                match (dma, shram_dst) {
+                    ([Some(src), Some(dst)], _)
                         if len > 0 && self.memory.copy(src, dst, len).is_some() =>
                     {
                         rec.dma_copies = rec.dma_copies.saturating_add(1);
                         rec.dma_bytes = rec.dma_bytes.saturating_add(len);
+                    }
+                    ([Some(src), None], Some(at)) => {
+                        rec.shram_transfers = rec.shram_transfers.saturating_add(1);
+                        self.load_lut(src, at, len);
                     }
                     _ if op.accesses().iter().any(|a| a.shram) => {
                         rec.shram_transfers = rec.shram_transfers.saturating_add(1);
@@ -1027,6 +1068,7 @@ impl Core {
                     &mut self.memory,
                     &basep,
                     macs,
+                    &self.lut,
                     &mut rec.work,
                     &self.cfg.budget,
                 ) {

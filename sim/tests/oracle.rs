@@ -6,6 +6,13 @@
 //! The inputs and outputs are placed where `pack` reports them. Skips, saying so, when
 //! `vela-out/`, the corpus or the venv is missing.
 //!
+//! Beyond `vela-out/` (U55-128 and -256, `Shared_Sram`), the `*_every_configuration_*`
+//! tests compile each shared model with the pinned Vela (`.venv-vela`, the system
+//! configuration of `scripts/setup-vela`) for U55-32, -64, -128 and -256 in `Shared_Sram`
+//! and `Sram_Only`, in both output formats (`raw` and `tflite`), into cargo's target tmp
+//! dir, and hold each to TFLite the same way
+//! (`Dedicated_Sram` is not a U55 memory mode Vela accepts: see `ACCELS`).
+//!
 //! The one documented difference is rounding. Vela programs `ROUND_MODE_DBL`, which the
 //! NPU computes as gemmlowp's double rounding (regor's model of it, `Scale` in
 //! `compiler/graphir_optimiser.cpp`, checked equal to TFLite's double-rounding
@@ -98,8 +105,11 @@ impl Rng {
 /// with `op` the output of the model's first operator of that builtin name; and the
 /// seconds its `invoke()` calls took.
 fn reference(py: &Path, model: &Path, sets: &[Vec<u8>], op: Option<&str>) -> (Vec<u8>, f64) {
+    // Unique per call: tests run in parallel on the same model.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = std::env::temp_dir().join(format!(
-        "npuschema-oracle-{}-{}",
+        "npuschema-oracle-{}-{call}-{}",
         std::process::id(),
         model.file_stem().unwrap().to_string_lossy()
     ));
@@ -253,8 +263,8 @@ fn hello_world_is_bit_exact_with_tflite_reference_kernels() {
 /// OFM read where that operation's registers put it, against TFLite's FULLY_CONNECTED output
 /// tensor, on 100 seeded inputs, in every Vela output, with the stream's own rounding
 /// (`ROUND_MODE_DBL`; with the convolution rounding once instead, input set 49 of the
-/// U55-128 outputs is 1 off, as TFLite's `DEPTHWISE_CONV_2D` double-rounds). (The softmax
-/// that follows is not modelled yet.)
+/// U55-128 outputs is 1 off, as TFLite's `DEPTHWISE_CONV_2D` double-rounds). The softmax
+/// that follows: `micro_speech_is_bit_exact_end_to_end`.
 #[test]
 fn micro_speech_up_to_its_fully_connected_layer_is_bit_exact() {
     let (Some(dir), Some(py), Some(tflite)) = (
@@ -327,4 +337,237 @@ fn micro_speech_up_to_its_fully_connected_layer_is_bit_exact() {
         files.len()
     );
     assert_eq!(compared, files.len() * SETS);
+}
+
+/// micro_speech end to end, softmax included (MAX pool, SUB with the exp LUT loaded into
+/// SHRAM by DMA, SHR, REDUCE_SUM, CLZ, SUB/SHL/MUL/ADD of the Newton-Raphson reciprocal,
+/// the final rounding SHR): every Vela output, 100 seeded inputs each, the stream as Vela
+/// wrote it, every output byte equal to TFLite's reference kernels.
+#[test]
+fn micro_speech_is_bit_exact_end_to_end() {
+    let (Some(dir), Some(py), Some(tflite)) = (
+        vela_out(),
+        litert_python(),
+        corpus_model("micro_speech_quantized"),
+    ) else {
+        return;
+    };
+    let files: Vec<PathBuf> = outputs(&dir)
+        .into_iter()
+        .filter(|p| p.starts_with(dir.join("micro_speech_quantized")))
+        .collect();
+    assert!(files.len() >= 4);
+    let n = stream_is_bit_exact(&py, &tflite, &files, 0x51ed_270b_9e37_79b9, false);
+    assert_eq!(n, files.len() * SETS);
+}
+
+/// Each of `files` (Vela outputs of `tflite`) packed and run on `SETS` inputs from `seed`,
+/// as Vela wrote it (or with `natural`, every operation rounding once: hello_world's
+/// fully-connected layers, see the module documentation); every output byte must equal
+/// TFLite's. Returns the runs compared.
+fn stream_is_bit_exact(
+    py: &Path,
+    tflite: &Path,
+    files: &[PathBuf],
+    seed: u64,
+    natural: bool,
+) -> usize {
+    let mut compared = 0;
+    let (mut sim_secs, mut tflite_secs) = (0f64, 0f64);
+    for path in files {
+        let mut m = load(path).unwrap();
+        if natural {
+            m.cmd_stream = every_op_natural(&m.cmd_stream);
+        }
+        let packed = pack_model(&m, AccelChoice::Auto).unwrap();
+        let report = &packed.report;
+        let mut rng = Rng(seed);
+        let sets: Vec<Vec<Vec<u8>>> = (0..SETS)
+            .map(|_| {
+                report
+                    .inputs
+                    .iter()
+                    .map(|t| rng.bytes(t.bytes().unwrap() as usize))
+                    .collect()
+            })
+            .collect();
+        let (want, ref_secs) = reference(
+            py,
+            tflite,
+            &sets.iter().map(|s| s.concat()).collect::<Vec<_>>(),
+            None,
+        );
+        tflite_secs += ref_secs;
+        let out_places: Vec<(usize, u64, u64)> = report
+            .outputs
+            .iter()
+            .map(|t| (t.region as usize, t.offset, t.bytes().unwrap()))
+            .collect();
+        let per_set: usize = out_places.iter().map(|p| p.2 as usize).sum();
+        assert_eq!(want.len(), per_set * SETS, "{}", path.display());
+        // The inputs must exercise the model: many different outputs, not one saturated one.
+        let distinct: std::collections::BTreeSet<&[u8]> = want.chunks(per_set).collect();
+        eprintln!(
+            "{}: {} distinct reference outputs of {SETS}",
+            path.display(),
+            distinct.len()
+        );
+        assert!(
+            distinct.len() >= SETS / 4,
+            "{}: {} distinct outputs",
+            path.display(),
+            distinct.len()
+        );
+        let mut bad = Vec::new();
+        for (k, set) in sets.iter().enumerate() {
+            let inputs: Vec<(usize, u64, &[u8])> = report
+                .inputs
+                .iter()
+                .zip(set)
+                .map(|(t, b)| (t.region as usize, t.offset, b.as_slice()))
+                .collect();
+            let t = Instant::now();
+            let (run, got) =
+                run_with_io(&packed.bytes, &RunOptions::default(), &inputs, &out_places).unwrap();
+            sim_secs += t.elapsed().as_secs_f64();
+            assert!(run.succeeded(), "{}:\n{}", path.display(), run.to_text());
+            let rec = run.record.as_ref().unwrap();
+            assert_eq!(
+                (rec.not_computed, rec.compute_error),
+                (0, None),
+                "{}: operations not computed",
+                path.display()
+            );
+            let want = &want[k * per_set..(k + 1) * per_set];
+            if got.concat() != want {
+                bad.push((k, got.concat(), want.to_vec()));
+            }
+            compared += 1;
+        }
+        assert!(
+            bad.is_empty(),
+            "{}: {} of {SETS} input sets differ from TFLite, first: {:?}",
+            path.display(),
+            bad.len(),
+            &bad[..bad.len().min(3)]
+        );
+    }
+    eprintln!(
+        "{}: {} Vela outputs x {SETS} inputs bit-exact; simulator {:.1} us per inference, \
+         TFLite reference invoke() {:.1} us: ratio {:.2}",
+        tflite.display(),
+        files.len(),
+        sim_secs * 1e6 / compared as f64,
+        tflite_secs * 1e6 / compared as f64,
+        sim_secs / tflite_secs
+    );
+    compared
+}
+
+/// The Vela configurations the oracle compiles itself (into cargo's target tmp dir, never
+/// the repository): every U55 size, in the memory modes a U55 system has. `Dedicated_Sram`
+/// needs a DRAM for the arena, which neither of Vela's U55 system configurations has
+/// (Vela 5.2.0: "Invalid configuration of arena_mem_area=OffChipFlash (must be Sram or
+/// Dram)"): `vela_refuses_dedicated_sram_on_the_u55_systems` checks that it still does.
+const ACCELS: [&str; 4] = [
+    "ethos-u55-32",
+    "ethos-u55-64",
+    "ethos-u55-128",
+    "ethos-u55-256",
+];
+const MODES: [&str; 2] = ["Shared_Sram", "Sram_Only"];
+
+fn vela() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipping: {} not found (run scripts/setup-vela)",
+            p.display()
+        );
+        None
+    }
+}
+
+/// `vela MODEL` for `accel` and `mode` in output format `format` (`raw` or `tflite`), into
+/// `out`; Vela's status and output.
+fn compile(
+    vela: &Path,
+    model: &Path,
+    accel: &str,
+    mode: &str,
+    format: &str,
+    out: &Path,
+) -> (bool, String) {
+    std::fs::create_dir_all(out).unwrap();
+    let o = Command::new(vela)
+        .arg(model)
+        .args(["--config", "Arm/vela.ini"])
+        .args(["--system-config", "Ethos_U55_High_End_Embedded"])
+        .args(["--memory-mode", mode])
+        .args(["--accelerator-config", accel])
+        .args(["--output-format", format])
+        .arg("--output-dir")
+        .arg(out)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.success(), text)
+}
+
+/// `model` compiled for every configuration of `ACCELS` x `MODES` x output format, each
+/// bit-exact on `SETS` seeded inputs.
+fn every_configuration_is_bit_exact(model: &str, natural: bool) {
+    let (Some(vela), Some(py), Some(tflite)) = (vela(), litert_python(), corpus_model(model))
+    else {
+        return;
+    };
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("oracle-vela")
+        .join(model);
+    let mut files = Vec::new();
+    for accel in ACCELS {
+        for mode in MODES {
+            for (format, ext) in [("raw", "npz"), ("tflite", "tflite")] {
+                let out = base.join(accel).join(mode).join(format);
+                let (ok, text) = compile(&vela, &tflite, accel, mode, format, &out);
+                assert!(ok, "vela {model} {accel} {mode} {format}:\n{text}");
+                files.push(out.join(format!("{model}_vela.{ext}")));
+            }
+        }
+    }
+    let n = stream_is_bit_exact(&py, &tflite, &files, 0x0dd_ba11_cafe_f00d, natural);
+    assert_eq!(n, ACCELS.len() * MODES.len() * 2 * SETS);
+}
+
+#[test]
+fn hello_world_every_configuration_is_bit_exact() {
+    every_configuration_is_bit_exact("hello_world_int8", true);
+}
+
+#[test]
+fn micro_speech_every_configuration_is_bit_exact() {
+    every_configuration_is_bit_exact("micro_speech_quantized", false);
+}
+
+#[test]
+fn vela_refuses_dedicated_sram_on_the_u55_systems() {
+    let (Some(vela), Some(tflite)) = (vela(), corpus_model("hello_world_int8")) else {
+        return;
+    };
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oracle-vela-dedicated");
+    let (ok, text) = compile(
+        &vela,
+        &tflite,
+        "ethos-u55-128",
+        "Dedicated_Sram",
+        "raw",
+        &out,
+    );
+    assert!(!ok && text.contains("arena_mem_area"), "{text}");
 }

@@ -3,7 +3,10 @@
 //! point register) gives other outputs, or a refused run; and a stream that needs more than
 //! the simulator's budget (a DMA repeated 100,000 times, a convolution over a tiny budget)
 //! ends with the budget error. The change is made to what `pack` packs (a byte edit of the
-//! packed blob would only meet the checksum). Skips, saying so, without `vela-out/`.
+//! packed blob would only meet the checksum). Also: a blob with its two regions swapped
+//! (the weights region bound where the arena was and back), and micro_speech with one
+//! changed byte of its softmax's exp LUT (which the stream DMAs into SHRAM) or of its
+//! fully-connected layer's bias record. Skips, saying so, without `vela-out/`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -13,6 +16,7 @@
 )]
 
 use npuschema_cli::pack::{AccelChoice, VelaModel, load, pack_model};
+use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role, VERSION_V1};
 use npuschema_runtime::cmd::{Opcode, StreamState, code16, decode};
 use npuschema_sim::{Budget, BudgetKind, ComputeError, RunOptions, run_with_io};
 use npuschema_tests::vela::out_dir as vela_out;
@@ -204,4 +208,186 @@ fn a_dma_repeated_100000_times_ends_with_the_budget_error() {
     let (run, _) = run_with_io(&packed.bytes, &RunOptions::default(), &[], &[]).unwrap();
     assert!(run.succeeded(), "{}", run.to_text());
     assert_eq!(run.record.unwrap().dma_copies, 100_000);
+}
+
+fn micro() -> Option<VelaModel> {
+    let dir = vela_out()?;
+    Some(
+        load(&dir.join(
+            "micro_speech_quantized/ethos-u55-128/tflite/micro_speech_quantized_vela.tflite",
+        ))
+        .unwrap(),
+    )
+}
+
+/// micro_speech's outputs on 20 seeded inputs (`Err(code)` when a run is refused).
+fn micro_outputs(m: &VelaModel) -> Result<Vec<u8>, String> {
+    let packed = pack_model(m, AccelChoice::Auto).unwrap();
+    let r = &packed.report;
+    let (i, o) = (&r.inputs[0], &r.outputs[0]);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut all = Vec::new();
+    for _ in 0..20 {
+        let input: Vec<u8> = (0..i.bytes().unwrap())
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 56) as u8
+            })
+            .collect();
+        let (run, got) = run_with_io(
+            &packed.bytes,
+            &RunOptions::default(),
+            &[(i.region as usize, i.offset, &input[..])],
+            &[(o.region as usize, o.offset, o.bytes().unwrap())],
+        )
+        .unwrap();
+        let rec = run.record.clone().unwrap();
+        if let Some(e) = rec.compute_error {
+            return Err(e.code().to_string());
+        }
+        assert!(run.succeeded(), "{}", run.to_text());
+        all.extend(got.concat());
+    }
+    Ok(all)
+}
+
+/// `m` (two regions: 0 the baked read-only data, 1 the arena) as an NPU1 version 1 blob
+/// with its regions in the given order, run on every input of `inputs`: the outputs, or
+/// `Err` with why the run was refused. The input and output are placed in the arena,
+/// wherever it now is.
+fn run_regions(m: &VelaModel, swapped: bool, inputs: &[Vec<u8>]) -> Result<Vec<u8>, String> {
+    assert!(!m.separate_io && m.fast_scratch_size.is_none());
+    let weights = RegionSpec {
+        role: Role::Weights,
+        data: RegionData::Baked(&m.readonly),
+    };
+    let arena = RegionSpec {
+        role: Role::Scratch,
+        data: RegionData::Runtime(u32::try_from(m.scratch_size).unwrap()),
+    };
+    let specs = if swapped {
+        [arena, weights]
+    } else {
+        [weights, arena]
+    };
+    let blob = Npu1Writer::new()
+        .accel(Accel::Macs128)
+        .regions(&specs)
+        .version(VERSION_V1)
+        .cmd_stream(&m.cmd_stream)
+        .to_vec()
+        .unwrap();
+    let arena_index = usize::from(swapped).wrapping_sub(1) & 1;
+    let (i, o) = (&m.inputs[0], &m.outputs[0]);
+    assert_eq!((i.region, o.region), (1, 1), "tensors in the arena");
+    let mut all = Vec::new();
+    for input in inputs {
+        let (run, got) = run_with_io(
+            &blob,
+            &RunOptions::default(),
+            &[(arena_index, i.offset, &input[..])],
+            &[(arena_index, o.offset, o.bytes().unwrap())],
+        )
+        .map_err(|e| format!("{e}"))?;
+        if !run.succeeded() {
+            return Err(run.to_text());
+        }
+        if let Some(e) = run.record.as_ref().unwrap().compute_error {
+            return Err(e.code().to_string());
+        }
+        all.extend(got.concat());
+    }
+    Ok(all)
+}
+
+#[test]
+fn swapping_the_two_regions_changes_the_outputs_or_is_refused() {
+    for (name, m) in [("hello_world", hello()), ("micro_speech", micro())] {
+        let Some(m) = m else { return };
+        let n = m.inputs[0].bytes().unwrap() as usize;
+        let inputs: Vec<Vec<u8>> = (0..8u8)
+            .map(|k| {
+                (0..n)
+                    .map(|j| (j as u8).wrapping_mul(31) ^ k.wrapping_mul(77))
+                    .collect()
+            })
+            .collect();
+        // The blob as built here computes what `pack`'s does ...
+        let straight = run_regions(&m, false, &inputs).unwrap();
+        let packed = pack_model(&m, AccelChoice::Auto).unwrap();
+        let (i, o) = (&packed.report.inputs[0], &packed.report.outputs[0]);
+        let mut want = Vec::new();
+        for input in &inputs {
+            let (_, got) = run_with_io(
+                &packed.bytes,
+                &RunOptions::default(),
+                &[(i.region as usize, i.offset, &input[..])],
+                &[(o.region as usize, o.offset, o.bytes().unwrap())],
+            )
+            .unwrap();
+            want.extend(got.concat());
+        }
+        assert_eq!(straight, want, "{name}");
+        // ... and with its regions swapped, something else, or nothing.
+        match run_regions(&m, true, &inputs) {
+            Ok(out) => {
+                assert_ne!(out, straight, "{name}: swapped regions, same outputs");
+                eprintln!("{name}: regions swapped: the outputs change");
+            }
+            Err(why) => eprintln!("{name}: regions swapped: refused: {why}"),
+        }
+    }
+}
+
+#[test]
+fn a_changed_exp_lut_entry_changes_micro_speechs_softmax() {
+    let Some(m) = micro() else { return };
+    let base = micro_outputs(&m).unwrap();
+    // The LUT the stream DMAs into SHRAM: entry 255 is exp(0), which the largest class
+    // always reads.
+    let mut st = StreamState::new();
+    let mut src = None;
+    for c in decode(&m.cmd_stream) {
+        let c = c.unwrap();
+        if st.apply(&c).is_some() && c.opcode() == Some(Opcode::OpDmaStart) {
+            assert_eq!(st.payload(Opcode::SetDma0Len), 1024, "256 32-bit entries");
+            src = Some(st.payload(Opcode::SetDma0Src) as usize);
+        }
+    }
+    let at = src.unwrap() + 255 * 4 + 3;
+    let mut m2 = m.clone();
+    m2.readonly[at] ^= 0x10;
+    let o = micro_outputs(&m2).unwrap();
+    let moved = o
+        .chunks(4)
+        .zip(base.chunks(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    eprintln!("exp LUT entry 255 changed: {moved} of 20 outputs change");
+    assert!(moved > 10, "{moved} of 20 outputs changed");
+}
+
+#[test]
+fn a_changed_bias_record_changes_micro_speechs_class_scores() {
+    let Some(m) = micro() else { return };
+    let base = micro_outputs(&m).unwrap();
+    // The fully-connected layer (the second NPU_OP_CONV): class 1's bias + 2^16.
+    let fc = convs(&m)[1].clone();
+    let rec = fc.payload(Opcode::SetScaleBase) as usize + 10;
+    let mut m2 = m.clone();
+    let mut b = [0u8; 8];
+    b[..5].copy_from_slice(&m2.readonly[rec..rec + 5]);
+    let bias = i64::from_le_bytes(b) << 24 >> 24;
+    m2.readonly[rec..rec + 5].copy_from_slice(&(bias + (1 << 16)).to_le_bytes()[..5]);
+    let o = micro_outputs(&m2).unwrap();
+    // Class 1 gains, so its score rises (or stays saturated) and the others fall or stay.
+    let mut rose = 0;
+    for (a, b) in o.chunks(4).zip(base.chunks(4)) {
+        let (a1, b1) = (a[1] as i8, b[1] as i8);
+        assert!(a1 >= b1, "class 1: {b1} -> {a1}");
+        rose += usize::from(a1 > b1);
+    }
+    assert!(rose > 10, "class 1 rose in {rose} of 20");
 }

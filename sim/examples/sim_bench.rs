@@ -1,0 +1,138 @@
+//! The functional simulator against TFLite's reference interpreter, in the same run: for
+//! each shared model (its Vela output for U55-128, TFLite variant, packed as `pack` packs
+//! it), the time per inference of `run_with_io` (validate, bind, the driver, the simulated
+//! NPU computing every operation) and of ai-edge-litert's `invoke()` with
+//! `OpResolverType.BUILTIN_REF` on the same 200 seeded inputs, their ratio, and the
+//! simulator's peak memory: how far the model's first inference raises the process's peak
+//! resident set (`VmHWM`, reset before the run; Linux; page-grained, so an upper bound of
+//! what the simulator allocates), against the blob's size.
+//!
+//! Run: `cargo run --release -p npuschema-sim --example sim_bench` (needs `vela-out/`,
+//! `.venv-litert` and the corpus; says what it skips).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use npuschema_cli::pack::{AccelChoice, load, pack_model};
+use npuschema_sim::{RunOptions, run_with_io};
+use npuschema_tests::vela::out_dir as vela_out;
+
+/// A `/proc/self/status` field in KiB (Linux), `None` elsewhere.
+fn status_kib(field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Reset the peak resident set (`VmHWM`) to the current one (Linux: `clear_refs` 5).
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+const SETS: usize = 200;
+
+fn main() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let py = repo.join(".venv-litert/bin/python");
+    let corpus =
+        std::env::var_os("NPUSCHEMA_CORPUS").map_or_else(|| repo.join("../shared"), PathBuf::from);
+    let Some(dir) = vela_out() else {
+        eprintln!("sim_bench: skipped (no vela-out/: run scripts/setup-vela)");
+        return;
+    };
+    if !py.is_file() {
+        eprintln!("sim_bench: skipped (no .venv-litert: run scripts/setup-litert)");
+        return;
+    }
+    println!(
+        "| model | simulator us/inference | TFLite reference us/inference | ratio | simulator peak memory (VmHWM over VmRSS) | blob |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for model in ["hello_world_int8", "micro_speech_quantized"] {
+        let tflite = corpus.join("models").join(format!("{model}.tflite"));
+        if !tflite.is_file() {
+            eprintln!("sim_bench: {model} skipped (no {})", tflite.display());
+            continue;
+        }
+        let vela = dir.join(format!("{model}/ethos-u55-128/tflite/{model}_vela.tflite"));
+        let m = load(&vela).expect("Vela output");
+        let packed = pack_model(&m, AccelChoice::Auto).expect("pack");
+        let r = &packed.report;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let sets: Vec<Vec<u8>> = (0..SETS)
+            .map(|_| {
+                let n = usize::try_from(r.inputs[0].bytes().unwrap_or(0)).unwrap_or(0);
+                (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (x >> 56) as u8
+                    })
+                    .collect()
+            })
+            .collect();
+        // TFLite, in this run.
+        let tmp = std::env::temp_dir().join(format!("npuschema-sim-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).expect("temp dir");
+        let (inp, out) = (tmp.join("in.bin"), tmp.join("out.bin"));
+        std::fs::write(&inp, sets.concat()).expect("write inputs");
+        let st = Command::new(&py)
+            .arg(repo.join("sim/tests/support/tflite_reference.py"))
+            .arg(&tflite)
+            .arg(&inp)
+            .arg(&out)
+            .arg(SETS.to_string())
+            .status()
+            .expect("python");
+        assert!(st.success(), "tflite_reference.py failed");
+        let want = std::fs::read(&out).expect("reference outputs");
+        let ref_secs: f64 = std::fs::read_to_string(tmp.join("out.bin.seconds"))
+            .expect("seconds")
+            .trim()
+            .parse()
+            .expect("seconds");
+        std::fs::remove_dir_all(&tmp).ok();
+        // The simulator.
+        let (i, o) = (&r.inputs[0], &r.outputs[0]);
+        let osize = o.bytes().unwrap_or(0);
+        let mut got = Vec::new();
+        let run_one = |set: &[u8]| {
+            let (run, outs) = run_with_io(
+                &packed.bytes,
+                &RunOptions::default(),
+                &[(i.region as usize, i.offset, set)],
+                &[(o.region as usize, o.offset, osize)],
+            )
+            .expect("run");
+            assert!(run.succeeded(), "{}", run.to_text());
+            outs.concat()
+        };
+        // Peak memory, outside the timed loop: the model's first inference (cold: nothing
+        // of its size allocated before), after a peak reset.
+        let before = status_kib("VmRSS:").filter(|_| reset_peak());
+        let _ = run_one(&sets[0]);
+        let peak = before.and_then(|b| Some(status_kib("VmHWM:")?.saturating_sub(b)));
+        let t = Instant::now();
+        for set in &sets {
+            got.extend(run_one(set));
+        }
+        let sim_secs = t.elapsed().as_secs_f64();
+        // hello_world's fully-connected layers round twice here and once in TFLite: a
+        // byte may differ by 1 (sim/tests/oracle.rs); micro_speech is bit-exact.
+        let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+        println!(
+            "| {model} | {:.1} | {:.1} | {:.1}x | {} | {} B |",
+            sim_secs * 1e6 / SETS as f64,
+            ref_secs * 1e6 / SETS as f64,
+            sim_secs / ref_secs,
+            peak.map_or_else(|| "n/a (not Linux)".into(), |k| format!("{k} KiB")),
+            packed.bytes.len(),
+        );
+        eprintln!(
+            "{model}: {differ} of {} output bytes differ from TFLite",
+            want.len()
+        );
+    }
+}
