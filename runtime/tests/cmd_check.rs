@@ -290,21 +290,32 @@ fn cmd_conv_nhwc_accesses() {
 #[test]
 fn cmd_dilation_upscale_and_stride_msb() {
     // Dilation x2 in Y (bit 4) and stride_y msb (bit 7): stride_y = (1<<1 | 0) + 1 = 3.
-    // H = (4-1)*3 + (3-1)*2 + 1 - 2 = 12 rows.
+    // KERNEL_HEIGHT_M1 = 2 is the dilated extent less one (Vela writes
+    // `dilation_y * (kernel.height - 1)`: two taps two rows apart), so the dilation does
+    // not stretch it again: H = (4-1)*3 + 2 + 1 - 2 = 10 rows (the checker used to count
+    // (3-1)*2 + 1 = 5 rows for the kernel, 12 in all, and could refuse a valid stream whose
+    // IFM ends at its region's end).
     let s = conv_nhwc()
         .c0(O::SetKernelStride, 0b1001_0001)
         .c0(O::SetIfmHeight0M1, 11)
         .c0(O::SetIfmHeight1M1, 11)
         .c0(O::OpConv, 0);
     let ifm = s.ops()[0].accesses()[0];
-    assert_eq!(ifm.len, (12 - 1) * 30 + 27 + 3);
-    // With the tile registers left at 7 rows, rows 7..12 fall in tile 2 (BASE2 = 0).
+    assert_eq!(ifm.len, (10 - 1) * 30 + 27 + 3);
+    // The same without dilation: the same 10 rows (the extent is the register's).
+    let s = conv_nhwc()
+        .c0(O::SetKernelStride, 0b1000_0001)
+        .c0(O::SetIfmHeight0M1, 11)
+        .c0(O::SetIfmHeight1M1, 11)
+        .c0(O::OpConv, 0);
+    assert_eq!(s.ops()[0].accesses()[0].len, (10 - 1) * 30 + 27 + 3);
+    // With the tile registers left at 7 rows, rows 7..10 fall in tile 2 (BASE2 = 0).
     let s = conv_nhwc()
         .c0(O::SetKernelStride, 0b1001_0001)
         .c0(O::OpConv, 0);
     let a = s.ops()[0].accesses().to_vec();
     assert_eq!(a[0], acc(AccessKind::Ifm, 1, 0x100, 210, false));
-    assert_eq!(a[1], acc(AccessKind::Ifm, 1, 0, 4 * 30 + 27 + 3, false));
+    assert_eq!(a[1], acc(AccessKind::Ifm, 1, 0, 2 * 30 + 27 + 3, false));
     // IFM_UPSCALE (nearest): the IFM is half the size, rounding up: H = ceil(7/2) = 4,
     // W = ceil(10/2) = 5.
     let s = conv_nhwc().c0(O::SetIfmUpscale, 1).c0(O::OpConv, 0);

@@ -48,11 +48,13 @@
 //! **Shapes.** OFM: `H = OFM_HEIGHT_M1+1`, `W = OFM_WIDTH_M1+1`, `C = OFM_DEPTH_M1+1`.
 //! IFM of CONV / DEPTHWISE / POOL: the IFM size is not a register; the hardware reads the
 //! rows and columns the kernel windows cover, less the padding:
-//! `H = (OFM_H-1)*stride_y + (KH-1)*dilation_y + 1 - PAD_TOP - PAD_BOTTOM` (at least 1),
+//! `H = (OFM_H-1)*stride_y + KERNEL_HEIGHT_M1 + 1 - PAD_TOP - PAD_BOTTOM` (at least 1),
 //! likewise W with PAD_LEFT/PAD_RIGHT, halved rounding up when IFM_UPSCALE is not NONE
-//! (the IFM is upscaled 2x before the kernel). `KH = KERNEL_HEIGHT_M1+1`; stride and
-//! dilation from KERNEL_STRIDE (`stride_x = (bit6 << 1 | bit0) + 1`,
-//! `stride_y = (bit7 << 1 | bit1) + 1`, dilation bits 3 and 4 double the step). Channels:
+//! (the IFM is upscaled 2x before the kernel). `KERNEL_HEIGHT_M1` already holds the
+//! *dilated* extent less one (Vela's `register_command_stream_generator`:
+//! `dilation_y * (kernel.height - 1)`), so the dilation is not applied again; stride from
+//! KERNEL_STRIDE (`stride_x = (bit6 << 1 | bit0) + 1`, `stride_y = (bit7 << 1 | bit1) +
+//! 1`; dilation bits 3 and 4 only space the taps within that extent). Channels:
 //! CONV `IFM_DEPTH_M1+1`; DEPTHWISE and POOL `max(IFM_DEPTH_M1+1, OFM depth)`.
 //! ELEMENTWISE: IFM is `OFM_H x OFM_W x max(IFM_DEPTH_M1+1, OFM depth)`; IFM2 the same
 //! except that each broadcast axis of IFM2_BROADCAST (bits 0 H, 1 W, 2 C) is 1; there is no
@@ -513,12 +515,12 @@ impl StreamState {
     /// saturating operations keep that obviously panic-free.
     fn ifm_extent(&self, ofm_len: u64, axis: Axis) -> u64 {
         let ks = SetKernelStrideCmd::new(self.param(Opcode::SetKernelStride));
-        let (kernel, lsb, msb, dilated, pad_a, pad_b) = match axis {
+        // `extent`: the kernel's dilated extent (KERNEL_*_M1 + 1, see the module doc).
+        let (extent, lsb, msb, pad_a, pad_b) = match axis {
             Axis::Y => (
                 self.m1(Opcode::SetKernelHeightM1),
                 ks.stride_y_lsb(),
                 ks.stride_y_msb(),
-                ks.dilation_y_raw(),
                 Opcode::SetIfmPadTop,
                 Opcode::SetIfmPadBottom,
             ),
@@ -526,18 +528,15 @@ impl StreamState {
                 self.m1(Opcode::SetKernelWidthM1),
                 ks.stride_x_lsb(),
                 ks.stride_x_msb(),
-                ks.dilation_x_raw(),
                 Opcode::SetIfmPadLeft,
                 Opcode::SetIfmPadRight,
             ),
         };
         let stride = ((u64::from(msb) << 1) | u64::from(lsb)).saturating_add(1);
-        let dilation = u64::from(dilated).saturating_add(1);
         let span = ofm_len
             .saturating_sub(1)
             .saturating_mul(stride)
-            .saturating_add(kernel.saturating_sub(1).saturating_mul(dilation))
-            .saturating_add(1);
+            .saturating_add(extent);
         let pads = u64::from(self.param(pad_a)).saturating_add(u64::from(self.param(pad_b)));
         let mut len = span.saturating_sub(pads).max(1);
         if SetIfmUpscaleCmd::new(self.param(Opcode::SetIfmUpscale)).mode_raw() != 0 {
