@@ -292,6 +292,28 @@ pub(crate) fn m1(st: &StreamState, op: Opcode) -> u64 {
 }
 
 impl Fm {
+    /// The IFM, as its registers and `IFM_PRECISION` describe it.
+    pub(crate) fn ifm(st: &StreamState, basep: &[u64; 8]) -> Result<Self, ComputeError> {
+        let p = SetIfmPrecisionCmd::new(st.param(Opcode::SetIfmPrecision));
+        let (e, f, s) = (
+            p.activation_precision_raw(),
+            p.activation_format_raw(),
+            p.activation_type_raw(),
+        );
+        Self::new(st, &IFM_REGS, AccessKind::Ifm, basep, e, f, s != 0)
+    }
+
+    /// The OFM, as its registers and `OFM_PRECISION` describe it.
+    pub(crate) fn ofm(st: &StreamState, basep: &[u64; 8]) -> Result<Self, ComputeError> {
+        let p = SetOfmPrecisionCmd::new(st.param(Opcode::SetOfmPrecision));
+        let (e, f, s) = (
+            p.activation_precision_raw(),
+            p.activation_format_raw(),
+            p.activation_type_raw(),
+        );
+        Self::new(st, &OFM_REGS, AccessKind::Ofm, basep, e, f, s != 0)
+    }
+
     /// From the registers; `elem_code` is the precision field (0: 8 bits, 1: 16, 2: 32).
     pub(crate) fn new(
         st: &StreamState,
@@ -731,26 +753,9 @@ fn conv(
     work: &mut Work,
     budget: &Budget,
 ) -> Result<(), ComputeError> {
-    let ifm_p = SetIfmPrecisionCmd::new(st.param(Opcode::SetIfmPrecision));
     let ofm_p = SetOfmPrecisionCmd::new(st.param(Opcode::SetOfmPrecision));
-    let ifm = Fm::new(
-        st,
-        &IFM_REGS,
-        AccessKind::Ifm,
-        basep,
-        ifm_p.activation_precision_raw(),
-        ifm_p.activation_format_raw(),
-        ifm_p.activation_type_raw() != 0,
-    )?;
-    let ofm = Fm::new(
-        st,
-        &OFM_REGS,
-        AccessKind::Ofm,
-        basep,
-        ofm_p.activation_precision_raw(),
-        ofm_p.activation_format_raw(),
-        ofm_p.activation_type_raw() != 0,
-    )?;
+    let ifm = Fm::ifm(st, basep)?;
+    let ofm = Fm::ofm(st, basep)?;
     if ifm.elem > 2 {
         return Err(ComputeError::Unsupported("32-bit IFM in a convolution"));
     }

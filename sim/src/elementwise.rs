@@ -74,9 +74,7 @@ use npuschema_generated::ethos_u55_cmd::{
 };
 use npuschema_runtime::cmd::{AccessKind, Opcode, StreamState};
 
-use crate::compute::{
-    Budget, ComputeError, Fm, FmRegs, IFM_REGS, OFM_REGS, Work, m1, scale_value, scale_value_dr,
-};
+use crate::compute::{Budget, ComputeError, Fm, FmRegs, Work, m1, scale_value, scale_value_dr};
 use crate::memory::Memory;
 
 /// The SHRAM the LUTs live in: its last 2 KiB, eight 256-byte slots.
@@ -253,24 +251,8 @@ pub(crate) fn elementwise(
     let ifm_p = SetIfmPrecisionCmd::new(st.param(Opcode::SetIfmPrecision));
     let ifm2_p = SetIfm2PrecisionCmd::new(st.param(Opcode::SetIfm2Precision));
     let ofm_p = SetOfmPrecisionCmd::new(st.param(Opcode::SetOfmPrecision));
-    let ifm = Fm::new(
-        st,
-        &IFM_REGS,
-        AccessKind::Ifm,
-        basep,
-        ifm_p.activation_precision_raw(),
-        ifm_p.activation_format_raw(),
-        ifm_p.activation_type_raw() != 0,
-    )?;
-    let ofm = Fm::new(
-        st,
-        &OFM_REGS,
-        AccessKind::Ofm,
-        basep,
-        ofm_p.activation_precision_raw(),
-        ofm_p.activation_format_raw(),
-        ofm_p.activation_type_raw() != 0,
-    )?;
+    let ifm = Fm::ifm(st, basep)?;
+    let ofm = Fm::ofm(st, basep)?;
     let unary = matches!(mode, 5..=7);
     let bc = SetIfm2BroadcastCmd::new(st.param(Opcode::SetIfm2Broadcast));
     let scalar = bc.broadcast_constant_raw() != 0;
@@ -422,26 +404,9 @@ pub(crate) fn pool(
     budget: &Budget,
 ) -> Result<(), ComputeError> {
     let mode = st.param(Opcode::OpPool);
-    let ifm_p = SetIfmPrecisionCmd::new(st.param(Opcode::SetIfmPrecision));
     let ofm_p = SetOfmPrecisionCmd::new(st.param(Opcode::SetOfmPrecision));
-    let ifm = Fm::new(
-        st,
-        &IFM_REGS,
-        AccessKind::Ifm,
-        basep,
-        ifm_p.activation_precision_raw(),
-        ifm_p.activation_format_raw(),
-        ifm_p.activation_type_raw() != 0,
-    )?;
-    let ofm = Fm::new(
-        st,
-        &OFM_REGS,
-        AccessKind::Ofm,
-        basep,
-        ofm_p.activation_precision_raw(),
-        ofm_p.activation_format_raw(),
-        ofm_p.activation_type_raw() != 0,
-    )?;
+    let ifm = Fm::ifm(st, basep)?;
+    let ofm = Fm::ofm(st, basep)?;
     // IFM_UPSCALE: the window runs over the IFM upscaled 2x, NEAREST repeating each
     // element, ZEROS putting zeros (the zero point) between them.
     let upscale = st.param(Opcode::SetIfmUpscale) & 3;
