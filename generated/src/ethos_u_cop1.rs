@@ -238,34 +238,14 @@ pub struct Cop1<'a> {
     __at_records: u64,
 }
 impl<'a> Cop1<'a> {
-    /// Validate `buf` as a ethos_u_cop1 file: every step of the schema, in order; the first failure is returned.
-    ///
-    /// The view borrows `buf`; its accessors cannot fail.
-    ///
-    /// # Errors
-    /// The first failed check, with its code, field and byte offset.
-    #[inline]
-    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
-        Self::validate_as(buf)
-    }
-    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's number (the
-    /// smallest code on a microcontroller; [`error_site`] names it), or your own
-    /// [`__rt::Report`].
-    ///
-    /// # Errors
-    /// The first failed check, as `E`.
-    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let Some(header_raw) = __rt::chunk_at::<4>(buf, 0) else {
-            return __rt::fail(1, &ERROR_SITES[0], 0, 4u64, len, 0, 0);
-        };
-        let header = Magic {
-            raw: header_raw,
-            buf,
-            index: 0,
-        };
-        let _ = &header;
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop-bad-magic`, `cop-truncated`, `cop-stream-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_bad_magic<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: Magic<'a>,
+    ) -> Result<(&'a [u8], u64), E> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -298,7 +278,17 @@ impl<'a> Cop1<'a> {
         };
         // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it.
         let __at_records: u64 = u64::from(MAGIC_BYTES);
-        let (__count_records, __count_configs, __count_streams) = {
+        Ok((actions, __at_records))
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn bind_count_records<E: __rt::Report>(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(u64, u64), E> {
+        let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
             let bytes: &[u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
@@ -401,9 +391,22 @@ impl<'a> Cop1<'a> {
             (index, __n_configs, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_configs, __count_streams);
+        Ok((__count_configs, __count_streams))
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order: `each_records`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, `cop-duplicate-action`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_records<E: __rt::Report>(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __count_configs: u64,
+        __count_streams: u64,
+    ) -> Result<(), E> {
         // For every record of stream `records`.
-        for __item in RecordsIter::new(buf, actions, __at_records) {
-            let rec = __item.header();
+        for __next in RecordsIter::new(buf, actions, __at_records) {
+            let __item: RecordsItem<'a> = __next;
+            let rec: Action<'a> = __item.header();
             let rec_at: u64 = __item.offset();
             let index: u64 = u64::from(__item.index());
             let _ = (&rec, rec_at, index);
@@ -484,6 +487,43 @@ impl<'a> Cop1<'a> {
                 return __rt::fail(11, &ERROR_SITES[10], 0, lhs, rhs, 0, 0);
             }
         }
+        Ok(())
+    }
+    /// Validate `buf` as a ethos_u_cop1 file: every step of the schema, in order; the first failure is returned.
+    ///
+    /// The view borrows `buf`; its accessors cannot fail.
+    ///
+    /// # Errors
+    /// The first failed check, with its code, field and byte offset.
+    #[inline]
+    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        let Some(header_raw) = __rt::chunk_at::<4>(buf, 0) else {
+            return __rt::fail(1, &ERROR_SITES[0], 0, 4u64, len, 0, 0);
+        };
+        let header: Magic<'a> = Magic {
+            raw: header_raw,
+            buf,
+            index: 0,
+        };
+        let _ = &header;
+        let (actions, __at_records) = Self::check_cop_bad_magic::<E>(buf, len, header)?;
+        let (__count_configs, __count_streams) = Self::bind_count_records::<
+            E,
+        >(buf, actions, __at_records)?;
+        Self::check_each_records::<
+            E,
+        >(buf, actions, __at_records, __count_configs, __count_streams)?;
         Ok(Self {
             buf,
             header: header_raw,

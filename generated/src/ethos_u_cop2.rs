@@ -279,34 +279,191 @@ pub struct Cop2<'a> {
     __at_records: u64,
 }
 impl<'a> Cop2<'a> {
-    /// Validate `buf` as a ethos_u_cop2 file: every step of the schema, in order; the first failure is returned.
-    ///
-    /// The view borrows `buf`; its accessors cannot fail.
-    ///
-    /// # Errors
-    /// The first failed check, with its code, field and byte offset.
-    #[inline]
-    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
-        Self::validate_as(buf)
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop2_bad_metadata<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        mut __ci: u64,
+        __item: RecordsItem<'a>,
+        rec: StreamMeta<'a>,
+    ) -> Result<(u64, u64, Option<u64>, u64), E> {
+        let index: u64 = __ci;
+        __ci = __ci.saturating_add(1);
+        let rec_at: u64 = __item.body_offset();
+        let _ = (&rec, rec_at, index);
+        // cop2-bad-metadata: `meta_size <= record.body_len`.
+        {
+            let lhs: u64 = u64::from(rec.meta_size());
+            let rhs: u64 = u64::try_from(__item.body().len()).unwrap_or(u64::MAX);
+            if lhs > rhs {
+                return __rt::fail(
+                    18,
+                    &ERROR_SITES[17],
+                    rec_at,
+                    lhs,
+                    rhs,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // let `stream_start` = `(record.body_offset + meta_size + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN` (`None` if it overflows).
+        let __let_stream_start: Option<u64> = (|| -> Option<u64> {
+            __item
+                .body_offset()
+                .checked_add(u64::from(rec.meta_size()))?
+                .checked_add(u64::from(STREAM_ALIGN))?
+                .checked_sub(1u64)?
+                .checked_div(u64::from(STREAM_ALIGN))?
+                .checked_mul(u64::from(STREAM_ALIGN))
+        })();
+        // cop-missing-stream: `stream_start <= record.end`.
+        {
+            let lhs = __let_stream_start;
+            let rhs: u64 = __item
+                .body_offset()
+                .saturating_add(u64::try_from(__item.body().len()).unwrap_or(u64::MAX));
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a <= b) {
+                return __rt::fail(
+                    19,
+                    &ERROR_SITES[18],
+                    rec_at,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // cop2-bad-padding: bytes `record.body_offset + meta_size` to `stream_start` must lie in the buffer and each be 0xff.
+        {
+            let from: Option<u64> = __item
+                .body_offset()
+                .checked_add(u64::from(rec.meta_size()));
+            let to: Option<u64> = __let_stream_start;
+            let bytes: Option<&'a [u8]> = match (from, to) {
+                (Some(f), Some(t)) => {
+                    match (usize::try_from(f), usize::try_from(t)) {
+                        (Ok(f), Ok(t)) => buf.get(f..t),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let Some(bytes) = bytes else {
+                return __rt::fail(
+                    21,
+                    &ERROR_SITES[20],
+                    from.unwrap_or(0),
+                    from.unwrap_or(u64::MAX),
+                    to.zip(from).and_then(|(t, f)| t.checked_sub(f)).unwrap_or(u64::MAX),
+                    len,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            };
+            let start: u64 = from.unwrap_or(0);
+            if let Some((i, &b)) = bytes.iter().enumerate().find(|(_, b)| **b != 255u8) {
+                return __rt::fail(
+                    20,
+                    &ERROR_SITES[19],
+                    start.saturating_add(u64::try_from(i).unwrap_or(u64::MAX)),
+                    u64::from(b),
+                    u64::from(255u8),
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // cop-empty-stream: `stream_start < record.end`.
+        {
+            let lhs = __let_stream_start;
+            let rhs: u64 = __item
+                .body_offset()
+                .saturating_add(u64::try_from(__item.body().len()).unwrap_or(u64::MAX));
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a < b) {
+                return __rt::fail(
+                    22,
+                    &ERROR_SITES[21],
+                    rec_at,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        Ok((index, rec_at, __let_stream_start, __ci))
     }
-    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's number (the
-    /// smallest code on a microcontroller; [`error_site`] names it), or your own
-    /// [`__rt::Report`].
-    ///
-    /// # Errors
-    /// The first failed check, as `E`.
-    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let Some(header_raw) = __rt::chunk_at::<16>(buf, 0) else {
-            return __rt::fail(1, &ERROR_SITES[0], 0, 16u64, len, 0, 0);
-        };
-        let header = Header {
-            raw: header_raw,
-            buf,
-            index: 0,
-        };
-        let _ = &header;
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop-stream-not-words`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_stream_not_words<E: __rt::Report>(
+        __item: RecordsItem<'a>,
+        index: u64,
+        rec_at: u64,
+        __let_stream_start: Option<u64>,
+    ) -> Result<(), E> {
+        // cop-stream-not-words: `(record.end - stream_start) % 4 == 0`.
+        {
+            let lhs = (|| -> Option<u64> {
+                __item
+                    .body_offset()
+                    .saturating_add(
+                        u64::try_from(__item.body().len()).unwrap_or(u64::MAX),
+                    )
+                    .checked_sub(__let_stream_start?)?
+                    .checked_rem(4u64)
+            })();
+            let rhs: u64 = 0u64;
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    23,
+                    &ERROR_SITES[22],
+                    rec_at,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_streams<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), E> {
+        let mut __ci: u64 = 0;
+        for __next in RecordsIter::new(buf, actions, __at_records) {
+            let __item: RecordsItem<'a> = __next;
+            let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
+                continue;
+            };
+            let (index, rec_at, __let_stream_start, __updated_ci) = Self::check_cop2_bad_metadata::<
+                E,
+            >(buf, len, __ci, __item, rec)?;
+            __ci = __updated_ci;
+            Self::check_cop_stream_not_words::<
+                E,
+            >(__item, index, rec_at, __let_stream_start)?;
+        }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_bad_magic<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: Header<'a>,
+    ) -> Result<(&'a [u8], u64, u64), E> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -336,7 +493,7 @@ impl<'a> Cop2<'a> {
         };
         // cop2-action-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it.
         let __at_records: u64 = u64::from(HEADER_BYTES);
-        let (__count_records, __count_streams) = {
+        let (__count_records, __count_streams): (u64, u64) = {
             let bytes: &[u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
@@ -400,9 +557,21 @@ impl<'a> Cop2<'a> {
             (index, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_streams);
+        Ok((actions, __at_records, __count_streams))
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order: `each_records`, `cop-missing-stream`, `cop-duplicate-action`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_records<E: __rt::Report>(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __count_streams: u64,
+    ) -> Result<(), E> {
         // For every record of stream `records`.
-        for __item in RecordsIter::new(buf, actions, __at_records) {
-            let rec = __item.header();
+        for __next in RecordsIter::new(buf, actions, __at_records) {
+            let __item: RecordsItem<'a> = __next;
+            let rec: ActionHeader<'a> = __item.header();
             let rec_at: u64 = __item.offset();
             let index: u64 = u64::from(__item.index());
             let _ = (&rec, rec_at, index);
@@ -439,11 +608,22 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(10, &ERROR_SITES[9], 0, lhs, rhs, 0, 0);
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order: `each_streams`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_streams_2<E: __rt::Report>(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), E> {
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
             let mut __ci: u64 = 0;
-            for __item in RecordsIter::new(buf, actions, __at_records) {
-                let Some(rec) = __item.as_streams() else {
+            for __next in RecordsIter::new(buf, actions, __at_records) {
+                let __item: RecordsItem<'a> = __next;
+                let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
                     continue;
                 };
                 let index: u64 = __ci;
@@ -533,6 +713,18 @@ impl<'a> Cop2<'a> {
                 }
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop-trailing-data`, `each_streams`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_trailing_data<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: Header<'a>,
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), E> {
         // cop-trailing-data: bytes `HEADER_BYTES + header.actions_len` to `len` must lie in the buffer and each be 0x00.
         {
             let from: Option<u64> = u64::from(HEADER_BYTES)
@@ -573,154 +765,44 @@ impl<'a> Cop2<'a> {
         }
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
-            let mut __ci: u64 = 0;
-            for __item in RecordsIter::new(buf, actions, __at_records) {
-                let Some(rec) = __item.as_streams() else {
-                    continue;
-                };
-                let index: u64 = __ci;
-                __ci = __ci.saturating_add(1);
-                let rec_at: u64 = __item.body_offset();
-                let _ = (&rec, rec_at, index);
-                // cop2-bad-metadata: `meta_size <= record.body_len`.
-                {
-                    let lhs: u64 = u64::from(rec.meta_size());
-                    let rhs: u64 = u64::try_from(__item.body().len())
-                        .unwrap_or(u64::MAX);
-                    if lhs > rhs {
-                        return __rt::fail(
-                            18,
-                            &ERROR_SITES[17],
-                            rec_at,
-                            lhs,
-                            rhs,
-                            0,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-                // let `stream_start` = `(record.body_offset + meta_size + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN` (`None` if it overflows).
-                let __let_stream_start: Option<u64> = (|| -> Option<u64> {
-                    __item
-                        .body_offset()
-                        .checked_add(u64::from(rec.meta_size()))?
-                        .checked_add(u64::from(STREAM_ALIGN))?
-                        .checked_sub(1u64)?
-                        .checked_div(u64::from(STREAM_ALIGN))?
-                        .checked_mul(u64::from(STREAM_ALIGN))
-                })();
-                // cop-missing-stream: `stream_start <= record.end`.
-                {
-                    let lhs = __let_stream_start;
-                    let rhs: u64 = __item
-                        .body_offset()
-                        .saturating_add(
-                            u64::try_from(__item.body().len()).unwrap_or(u64::MAX),
-                        );
-                    if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a <= b) {
-                        return __rt::fail(
-                            19,
-                            &ERROR_SITES[18],
-                            rec_at,
-                            lhs.unwrap_or(0),
-                            rhs,
-                            u64::from(lhs.is_none()),
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-                // cop2-bad-padding: bytes `record.body_offset + meta_size` to `stream_start` must lie in the buffer and each be 0xff.
-                {
-                    let from: Option<u64> = __item
-                        .body_offset()
-                        .checked_add(u64::from(rec.meta_size()));
-                    let to: Option<u64> = __let_stream_start;
-                    let bytes: Option<&'a [u8]> = match (from, to) {
-                        (Some(f), Some(t)) => {
-                            match (usize::try_from(f), usize::try_from(t)) {
-                                (Ok(f), Ok(t)) => buf.get(f..t),
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    };
-                    let Some(bytes) = bytes else {
-                        return __rt::fail(
-                            21,
-                            &ERROR_SITES[20],
-                            from.unwrap_or(0),
-                            from.unwrap_or(u64::MAX),
-                            to
-                                .zip(from)
-                                .and_then(|(t, f)| t.checked_sub(f))
-                                .unwrap_or(u64::MAX),
-                            len,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    };
-                    let start: u64 = from.unwrap_or(0);
-                    if let Some((i, &b)) = bytes
-                        .iter()
-                        .enumerate()
-                        .find(|(_, b)| **b != 255u8)
-                    {
-                        return __rt::fail(
-                            20,
-                            &ERROR_SITES[19],
-                            start.saturating_add(u64::try_from(i).unwrap_or(u64::MAX)),
-                            u64::from(b),
-                            u64::from(255u8),
-                            0,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-                // cop-empty-stream: `stream_start < record.end`.
-                {
-                    let lhs = __let_stream_start;
-                    let rhs: u64 = __item
-                        .body_offset()
-                        .saturating_add(
-                            u64::try_from(__item.body().len()).unwrap_or(u64::MAX),
-                        );
-                    if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a < b) {
-                        return __rt::fail(
-                            22,
-                            &ERROR_SITES[21],
-                            rec_at,
-                            lhs.unwrap_or(0),
-                            rhs,
-                            u64::from(lhs.is_none()),
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-                // cop-stream-not-words: `(record.end - stream_start) % 4 == 0`.
-                {
-                    let lhs = (|| -> Option<u64> {
-                        __item
-                            .body_offset()
-                            .saturating_add(
-                                u64::try_from(__item.body().len()).unwrap_or(u64::MAX),
-                            )
-                            .checked_sub(__let_stream_start?)?
-                            .checked_rem(4u64)
-                    })();
-                    let rhs: u64 = 0u64;
-                    if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
-                        return __rt::fail(
-                            23,
-                            &ERROR_SITES[22],
-                            rec_at,
-                            lhs.unwrap_or(0),
-                            rhs,
-                            u64::from(lhs.is_none()),
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-            }
+            Self::check_each_streams::<E>(buf, len, actions, __at_records)?;
         }
+        Ok(())
+    }
+    /// Validate `buf` as a ethos_u_cop2 file: every step of the schema, in order; the first failure is returned.
+    ///
+    /// The view borrows `buf`; its accessors cannot fail.
+    ///
+    /// # Errors
+    /// The first failed check, with its code, field and byte offset.
+    #[inline]
+    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        let Some(header_raw) = __rt::chunk_at::<16>(buf, 0) else {
+            return __rt::fail(1, &ERROR_SITES[0], 0, 16u64, len, 0, 0);
+        };
+        let header: Header<'a> = Header {
+            raw: header_raw,
+            buf,
+            index: 0,
+        };
+        let _ = &header;
+        let (actions, __at_records, __count_streams) = Self::check_cop_bad_magic::<
+            E,
+        >(buf, len, header)?;
+        Self::check_each_records::<E>(buf, actions, __at_records, __count_streams)?;
+        Self::check_each_streams_2::<E>(buf, actions, __at_records)?;
+        Self::check_cop_trailing_data::<E>(buf, len, header, actions, __at_records)?;
         Ok(Self {
             buf,
             header: header_raw,

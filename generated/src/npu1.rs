@@ -955,48 +955,340 @@ pub struct Npu1<'a> {
     ext_gate: u64,
 }
 impl<'a> Npu1<'a> {
-    /// Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
-    ///
-    /// The view borrows `buf`; its accessors cannot fail.
-    ///
-    /// # Errors
-    /// The first failed check, with its code, field and byte offset.
-    #[inline]
-    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
-        Self::validate_as(buf)
-    }
-    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's number (the
-    /// smallest code on a microcontroller; [`error_site`] names it), or your own
-    /// [`__rt::Report`].
-    ///
-    /// # Errors
-    /// The first failed check, as `E`.
-    #[inline]
-    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
-        Self::validate_with(buf, &mut ())
-    }
-    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
-    /// table as soon as the record's checks pass (the checks of the file, then of
-    /// the table, run in schema order as always). The view is returned only when
-    /// every check passed and every hook returned `Ok`.
-    ///
-    /// # Errors
-    /// The first failed check, or the first error a hook returned.
-    pub fn validate_with<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+    /// Part of [`Self::validate_with`], its checks in schema order: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_unknown_direction<E: __rt::Report>(
         buf: &'a [u8],
-        visit: &mut V,
-    ) -> Result<Self, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let Some(header_raw) = __rt::chunk_at::<32>(buf, 0) else {
-            return __rt::fail(1, &ERROR_SITES[0], 0, 32u64, len, 0, 0);
-        };
-        let header = Header {
-            raw: header_raw,
-            buf,
-            index: 0,
-        };
-        let _ = &header;
+        io_at: u64,
+        index: u64,
+        rec: Tensor<'a>,
+    ) -> Result<u64, E> {
+        let rec_at: u64 = io_at.saturating_add(index.saturating_mul(60u64));
+        let _ = (&rec, rec_at);
+        // unknown-direction: `direction` must be a value enum `Direction` defines.
+        {
+            let raw = u32::from_le_bytes([
+                rec.as_bytes()[0],
+                rec.as_bytes()[1],
+                rec.as_bytes()[2],
+                rec.as_bytes()[3],
+            ]);
+            if Direction::from_raw(raw).is_none() {
+                return __rt::fail(
+                    11,
+                    &ERROR_SITES[10],
+                    rec_at,
+                    u64::from(raw),
+                    0,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // unknown-dtype: `dtype` must be a value enum `DType` defines.
+        {
+            let raw = u32::from_le_bytes([
+                rec.as_bytes()[24],
+                rec.as_bytes()[25],
+                rec.as_bytes()[26],
+                rec.as_bytes()[27],
+            ]);
+            if DType::from_raw(raw).is_none() {
+                return __rt::fail(
+                    12,
+                    &ERROR_SITES[11],
+                    rec_at,
+                    u64::from(raw),
+                    0,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // unknown-tensor-flags: `flags` may have only the bits the schema names.
+        {
+            let v = rec.flags();
+            if v.unknown_bits() != 0 {
+                return __rt::fail(
+                    13,
+                    &ERROR_SITES[12],
+                    rec_at,
+                    u64::from(v.bits()),
+                    u64::from(v.unknown_bits()),
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // bad-tensor-name: string `name` at `name_offset` must lie inside `len`.
+        {
+            let offset: u64 = u64::from(rec.name_offset());
+            let range: &'a [u8] = buf;
+            let Some(s) = __rt::string_at(range, offset, 0u8, false) else {
+                return __rt::fail(
+                    14,
+                    &ERROR_SITES[13],
+                    rec_at,
+                    offset,
+                    __rt::string_extent(range, offset, 0u8, false),
+                    u64::try_from(range.len()).unwrap_or(u64::MAX),
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            };
+            let _ = s;
+        }
+        // tensor-name-not-utf8: string `name` must be UTF-8.
+        {
+            let offset: u64 = u64::from(rec.name_offset());
+            let range: &'a [u8] = buf;
+            let s: &'a [u8] = __rt::string_at(range, offset, 0u8, false).unwrap_or(&[]);
+            if let Some(at) = __rt::utf8_invalid_at(s) {
+                return __rt::fail(
+                    15,
+                    &ERROR_SITES[14],
+                    rec_at,
+                    u64::try_from(at).unwrap_or(u64::MAX),
+                    u64::try_from(s.len()).unwrap_or(u64::MAX),
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        Ok(rec_at)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-names-not-sorted`, `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_names_not_sorted<E: __rt::Report>(
+        buf: &'a [u8],
+        header: Header<'a>,
+        regions: &'a [[u8; 16]],
+        mut __prev_tensor_names_not_sorted: Option<u64>,
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<Option<u64>, E> {
+        // tensor-names-not-sorted: string `name` strictly increases (so is unique) over the records of `io`, in table order (bytewise).
+        {
+            let p = __prev_tensor_names_not_sorted.unwrap_or(0);
+            let offset: u64 = u64::from(rec.name_offset());
+            let range: &'a [u8] = buf;
+            let k: u64 = offset;
+            if __prev_tensor_names_not_sorted.is_some() {
+                let key: &[u8] = __rt::string_at(range, offset, 0u8, false)
+                    .unwrap_or(&[]);
+                let before: &[u8] = __rt::string_at(range, p, 0u8, false).unwrap_or(&[]);
+                if key <= before {
+                    return __rt::fail(
+                        16,
+                        &ERROR_SITES[15],
+                        rec_at,
+                        k,
+                        p,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+            }
+            __prev_tensor_names_not_sorted = Some(k);
+        }
+        // tensor-bad-region: `region < header.region_count`.
+        {
+            let lhs: u64 = u64::from(rec.region());
+            let rhs: u64 = u64::from(header.region_count());
+            if lhs >= rhs {
+                return __rt::fail(
+                    17,
+                    &ERROR_SITES[16],
+                    rec_at,
+                    lhs,
+                    rhs,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // tensor-in-baked-region: `(regions[region].flags & REGION_BAKED) == 0`.
+        {
+            let lhs = (|| -> Option<u64> {
+                Some(
+                    {
+                        let __at: u64 = u64::from(rec.region());
+                        u64::from(
+                            (Region {
+                                raw: regions.get(usize::try_from(__at).ok()?)?,
+                                buf,
+                                index: u32::try_from(__at).unwrap_or(u32::MAX),
+                            })
+                                .flags()
+                                .bits(),
+                        )
+                    } & u64::from(REGION_BAKED),
+                )
+            })();
+            let rhs: u64 = 0u64;
+            if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    18,
+                    &ERROR_SITES[17],
+                    rec_at,
+                    lhs.unwrap_or(0),
+                    rhs,
+                    u64::from(lhs.is_none()),
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // tensor-out-of-region: `offset + size <= regions[region].size`.
+        {
+            let lhs = u64::from(rec.offset()).checked_add(u64::from(rec.size()));
+            let rhs = (|| -> Option<u64> {
+                Some({
+                    let __at: u64 = u64::from(rec.region());
+                    u64::from(
+                        (Region {
+                            raw: regions.get(usize::try_from(__at).ok()?)?,
+                            buf,
+                            index: u32::try_from(__at).unwrap_or(u32::MAX),
+                        })
+                            .size(),
+                    )
+                })
+            })();
+            if !matches!((lhs, rhs), (Some(a), Some(b)) if a <= b) {
+                return __rt::fail(
+                    19,
+                    &ERROR_SITES[18],
+                    rec_at,
+                    lhs.unwrap_or(0),
+                    rhs.unwrap_or(0),
+                    u64::from(lhs.is_none()) | u64::from(rhs.is_none()) << 1,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        Ok(__prev_tensor_names_not_sorted)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-bad-rank`, `tensor-bad-shape`, `tensor-size-mismatch`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_bad_rank<E: __rt::Report>(
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<(), E> {
+        // tensor-bad-rank: `rank <= MAX_TENSOR_RANK`.
+        {
+            let lhs: u64 = u64::from(rec.rank());
+            let rhs: u64 = u64::from(MAX_TENSOR_RANK);
+            if lhs > rhs {
+                return __rt::fail(
+                    20,
+                    &ERROR_SITES[19],
+                    rec_at,
+                    lhs,
+                    rhs,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // tensor-bad-shape: `(rank > 0 || dim0 == 1) && (rank > 1 || dim1 == 1) && (rank > 2 || dim2 == 1) && (rank > 3 || dim3 == 1)`.
+        {
+            let holds: bool = (((matches!(
+                (Some(u64::from(rec.rank())), Some(0u64)), (Some(a), Some(b)) if a > b
+            )
+                || matches!(
+                    (Some(u64::from(rec.dim0())), Some(1u64)), (Some(a), Some(b)) if a ==
+                    b
+                ))
+                && (matches!(
+                    (Some(u64::from(rec.rank())), Some(1u64)), (Some(a), Some(b)) if a >
+                    b
+                )
+                    || matches!(
+                        (Some(u64::from(rec.dim1())), Some(1u64)), (Some(a), Some(b)) if
+                        a == b
+                    )))
+                && (matches!(
+                    (Some(u64::from(rec.rank())), Some(2u64)), (Some(a), Some(b)) if a >
+                    b
+                )
+                    || matches!(
+                        (Some(u64::from(rec.dim2())), Some(1u64)), (Some(a), Some(b)) if
+                        a == b
+                    )))
+                && (matches!(
+                    (Some(u64::from(rec.rank())), Some(3u64)), (Some(a), Some(b)) if a >
+                    b
+                )
+                    || matches!(
+                        (Some(u64::from(rec.dim3())), Some(1u64)), (Some(a), Some(b)) if
+                        a == b
+                    ));
+            if !holds {
+                return __rt::fail(
+                    21,
+                    &ERROR_SITES[20],
+                    rec_at,
+                    0,
+                    0,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // let `elem_bytes` = `if(dtype == DType.int32, 4, if(dtype == DType.int16, 2, 1))` (`None` if it overflows).
+        let __let_elem_bytes: Option<u64> = Some(
+            if matches!(
+                (Some(u64::from(rec.dtype_raw())), Some(3u64)), (Some(a), Some(b)) if a
+                == b
+            ) {
+                4u64
+            } else {
+                if matches!(
+                    (Some(u64::from(rec.dtype_raw())), Some(2u64)), (Some(a), Some(b)) if
+                    a == b
+                ) {
+                    2u64
+                } else {
+                    1u64
+                }
+            },
+        );
+        // tensor-size-mismatch: `size == dim0 * dim1 * dim2 * dim3 * elem_bytes`.
+        {
+            let lhs: u64 = u64::from(rec.size());
+            let rhs = (|| -> Option<u64> {
+                u64::from(rec.dim0())
+                    .checked_mul(u64::from(rec.dim1()))?
+                    .checked_mul(u64::from(rec.dim2()))?
+                    .checked_mul(u64::from(rec.dim3()))?
+                    .checked_mul(__let_elem_bytes?)
+            })();
+            if !matches!((Some(lhs), rhs), (Some(a), Some(b)) if a == b) {
+                return __rt::fail(
+                    22,
+                    &ERROR_SITES[21],
+                    rec_at,
+                    lhs,
+                    rhs.unwrap_or(0),
+                    u64::from(rhs.is_none()) << 1,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_bad_magic<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: Header<'a>,
+    ) -> Result<(Ext<'a>, u64, &'a [[u8; 16]], u64, &'a [u8]), E> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -1104,6 +1396,19 @@ impl<'a> Npu1<'a> {
             };
             bytes
         };
+        Ok((ext, ext_at, regions, regions_at, cmd_stream))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `checksum-mismatch`, `each_io`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_checksum_mismatch<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: Header<'a>,
+        ext: Ext<'a>,
+        ext_at: u64,
+        regions: &'a [[u8; 16]],
+    ) -> Result<(&'a [[u8; 60]], u64), E> {
         // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over everything after the header (the header holds the checksum, so it is excluded).
         {
             let data = match (
@@ -1172,318 +1477,43 @@ impl<'a> Npu1<'a> {
         let mut __prev_tensor_names_not_sorted: Option<u64> = None;
         // For every record of `io`:
         for (i, raw) in io.iter().enumerate() {
-            let index = u64::try_from(i).unwrap_or(u64::MAX);
-            let rec = Tensor {
+            let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+            let rec: Tensor<'a> = Tensor {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = io_at.saturating_add(index.saturating_mul(60u64));
-            let _ = (&rec, rec_at);
-            // unknown-direction: `direction` must be a value enum `Direction` defines.
-            {
-                let raw = u32::from_le_bytes([
-                    rec.as_bytes()[0],
-                    rec.as_bytes()[1],
-                    rec.as_bytes()[2],
-                    rec.as_bytes()[3],
-                ]);
-                if Direction::from_raw(raw).is_none() {
-                    return __rt::fail(
-                        11,
-                        &ERROR_SITES[10],
-                        rec_at,
-                        u64::from(raw),
-                        0,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // unknown-dtype: `dtype` must be a value enum `DType` defines.
-            {
-                let raw = u32::from_le_bytes([
-                    rec.as_bytes()[24],
-                    rec.as_bytes()[25],
-                    rec.as_bytes()[26],
-                    rec.as_bytes()[27],
-                ]);
-                if DType::from_raw(raw).is_none() {
-                    return __rt::fail(
-                        12,
-                        &ERROR_SITES[11],
-                        rec_at,
-                        u64::from(raw),
-                        0,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // unknown-tensor-flags: `flags` may have only the bits the schema names.
-            {
-                let v = rec.flags();
-                if v.unknown_bits() != 0 {
-                    return __rt::fail(
-                        13,
-                        &ERROR_SITES[12],
-                        rec_at,
-                        u64::from(v.bits()),
-                        u64::from(v.unknown_bits()),
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // bad-tensor-name: string `name` at `name_offset` must lie inside `len`.
-            {
-                let offset: u64 = u64::from(rec.name_offset());
-                let range: &'a [u8] = buf;
-                let Some(s) = __rt::string_at(range, offset, 0u8, false) else {
-                    return __rt::fail(
-                        14,
-                        &ERROR_SITES[13],
-                        rec_at,
-                        offset,
-                        __rt::string_extent(range, offset, 0u8, false),
-                        u64::try_from(range.len()).unwrap_or(u64::MAX),
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                };
-                let _ = s;
-            }
-            // tensor-name-not-utf8: string `name` must be UTF-8.
-            {
-                let offset: u64 = u64::from(rec.name_offset());
-                let range: &'a [u8] = buf;
-                let s: &'a [u8] = __rt::string_at(range, offset, 0u8, false)
-                    .unwrap_or(&[]);
-                if let Some(at) = __rt::utf8_invalid_at(s) {
-                    return __rt::fail(
-                        15,
-                        &ERROR_SITES[14],
-                        rec_at,
-                        u64::try_from(at).unwrap_or(u64::MAX),
-                        u64::try_from(s.len()).unwrap_or(u64::MAX),
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // tensor-names-not-sorted: string `name` strictly increases (so is unique) over the records of `io`, in table order (bytewise).
-            {
-                let p = __prev_tensor_names_not_sorted.unwrap_or(0);
-                let offset: u64 = u64::from(rec.name_offset());
-                let range: &'a [u8] = buf;
-                let k: u64 = offset;
-                if __prev_tensor_names_not_sorted.is_some() {
-                    let key: &[u8] = __rt::string_at(range, offset, 0u8, false)
-                        .unwrap_or(&[]);
-                    let before: &[u8] = __rt::string_at(range, p, 0u8, false)
-                        .unwrap_or(&[]);
-                    if key <= before {
-                        return __rt::fail(
-                            16,
-                            &ERROR_SITES[15],
-                            rec_at,
-                            k,
-                            p,
-                            0,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-                __prev_tensor_names_not_sorted = Some(k);
-            }
-            // tensor-bad-region: `region < header.region_count`.
-            {
-                let lhs: u64 = u64::from(rec.region());
-                let rhs: u64 = u64::from(header.region_count());
-                if lhs >= rhs {
-                    return __rt::fail(
-                        17,
-                        &ERROR_SITES[16],
-                        rec_at,
-                        lhs,
-                        rhs,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // tensor-in-baked-region: `(regions[region].flags & REGION_BAKED) == 0`.
-            {
-                let lhs = (|| -> Option<u64> {
-                    Some(
-                        {
-                            let __at: u64 = u64::from(rec.region());
-                            u64::from(
-                                (Region {
-                                    raw: regions.get(usize::try_from(__at).ok()?)?,
-                                    buf,
-                                    index: u32::try_from(__at).unwrap_or(u32::MAX),
-                                })
-                                    .flags()
-                                    .bits(),
-                            )
-                        } & u64::from(REGION_BAKED),
-                    )
-                })();
-                let rhs: u64 = 0u64;
-                if !matches!((lhs, Some(rhs)), (Some(a), Some(b)) if a == b) {
-                    return __rt::fail(
-                        18,
-                        &ERROR_SITES[17],
-                        rec_at,
-                        lhs.unwrap_or(0),
-                        rhs,
-                        u64::from(lhs.is_none()),
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // tensor-out-of-region: `offset + size <= regions[region].size`.
-            {
-                let lhs = u64::from(rec.offset()).checked_add(u64::from(rec.size()));
-                let rhs = (|| -> Option<u64> {
-                    Some({
-                        let __at: u64 = u64::from(rec.region());
-                        u64::from(
-                            (Region {
-                                raw: regions.get(usize::try_from(__at).ok()?)?,
-                                buf,
-                                index: u32::try_from(__at).unwrap_or(u32::MAX),
-                            })
-                                .size(),
-                        )
-                    })
-                })();
-                if !matches!((lhs, rhs), (Some(a), Some(b)) if a <= b) {
-                    return __rt::fail(
-                        19,
-                        &ERROR_SITES[18],
-                        rec_at,
-                        lhs.unwrap_or(0),
-                        rhs.unwrap_or(0),
-                        u64::from(lhs.is_none()) | u64::from(rhs.is_none()) << 1,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // tensor-bad-rank: `rank <= MAX_TENSOR_RANK`.
-            {
-                let lhs: u64 = u64::from(rec.rank());
-                let rhs: u64 = u64::from(MAX_TENSOR_RANK);
-                if lhs > rhs {
-                    return __rt::fail(
-                        20,
-                        &ERROR_SITES[19],
-                        rec_at,
-                        lhs,
-                        rhs,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // tensor-bad-shape: `(rank > 0 || dim0 == 1) && (rank > 1 || dim1 == 1) && (rank > 2 || dim2 == 1) && (rank > 3 || dim3 == 1)`.
-            {
-                let holds: bool = (((matches!(
-                    (Some(u64::from(rec.rank())), Some(0u64)), (Some(a), Some(b)) if a >
-                    b
-                )
-                    || matches!(
-                        (Some(u64::from(rec.dim0())), Some(1u64)), (Some(a), Some(b)) if
-                        a == b
-                    ))
-                    && (matches!(
-                        (Some(u64::from(rec.rank())), Some(1u64)), (Some(a), Some(b)) if
-                        a > b
-                    )
-                        || matches!(
-                            (Some(u64::from(rec.dim1())), Some(1u64)), (Some(a), Some(b))
-                            if a == b
-                        )))
-                    && (matches!(
-                        (Some(u64::from(rec.rank())), Some(2u64)), (Some(a), Some(b)) if
-                        a > b
-                    )
-                        || matches!(
-                            (Some(u64::from(rec.dim2())), Some(1u64)), (Some(a), Some(b))
-                            if a == b
-                        )))
-                    && (matches!(
-                        (Some(u64::from(rec.rank())), Some(3u64)), (Some(a), Some(b)) if
-                        a > b
-                    )
-                        || matches!(
-                            (Some(u64::from(rec.dim3())), Some(1u64)), (Some(a), Some(b))
-                            if a == b
-                        ));
-                if !holds {
-                    return __rt::fail(
-                        21,
-                        &ERROR_SITES[20],
-                        rec_at,
-                        0,
-                        0,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // let `elem_bytes` = `if(dtype == DType.int32, 4, if(dtype == DType.int16, 2, 1))` (`None` if it overflows).
-            let __let_elem_bytes: Option<u64> = Some(
-                if matches!(
-                    (Some(u64::from(rec.dtype_raw())), Some(3u64)), (Some(a), Some(b)) if
-                    a == b
-                ) {
-                    4u64
-                } else {
-                    if matches!(
-                        (Some(u64::from(rec.dtype_raw())), Some(2u64)), (Some(a),
-                        Some(b)) if a == b
-                    ) {
-                        2u64
-                    } else {
-                        1u64
-                    }
-                },
-            );
-            // tensor-size-mismatch: `size == dim0 * dim1 * dim2 * dim3 * elem_bytes`.
-            {
-                let lhs: u64 = u64::from(rec.size());
-                let rhs = (|| -> Option<u64> {
-                    u64::from(rec.dim0())
-                        .checked_mul(u64::from(rec.dim1()))?
-                        .checked_mul(u64::from(rec.dim2()))?
-                        .checked_mul(u64::from(rec.dim3()))?
-                        .checked_mul(__let_elem_bytes?)
-                })();
-                if !matches!((Some(lhs), rhs), (Some(a), Some(b)) if a == b) {
-                    return __rt::fail(
-                        22,
-                        &ERROR_SITES[21],
-                        rec_at,
-                        lhs,
-                        rhs.unwrap_or(0),
-                        u64::from(rhs.is_none()) << 1,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
+            let rec_at = Self::check_unknown_direction::<E>(buf, io_at, index, rec)?;
+            let __updated_prev_tensor_names_not_sorted = Self::check_tensor_names_not_sorted::<
+                E,
+            >(buf, header, regions, __prev_tensor_names_not_sorted, index, rec, rec_at)?;
+            __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
+            Self::check_tensor_bad_rank::<E>(index, rec, rec_at)?;
             // The caller's `io` hook sees the checked record.
             visit.io(&header, i, &rec)?;
         }
+        Ok((io, io_at))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_regions`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_regions<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: Header<'a>,
+        regions: &'a [[u8; 16]],
+        regions_at: u64,
+        io_at: u64,
+    ) -> Result<(), E> {
         // For every record of `regions`:
         for (i, raw) in regions.iter().enumerate() {
-            let index = u64::try_from(i).unwrap_or(u64::MAX);
-            let rec = Region {
+            let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+            let rec: Region<'a> = Region {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = regions_at.saturating_add(index.saturating_mul(16u64));
+            let rec_at: u64 = regions_at.saturating_add(index.saturating_mul(16u64));
             let _ = (&rec, rec_at);
             // unknown-region-flags: `flags` may have only the bits the schema names.
             {
@@ -1524,6 +1554,61 @@ impl<'a> Npu1<'a> {
         }
         let _ = regions_at;
         let _ = io_at;
+        Ok(())
+    }
+    /// Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
+    ///
+    /// The view borrows `buf`; its accessors cannot fail.
+    ///
+    /// # Errors
+    /// The first failed check, with its code, field and byte offset.
+    #[inline]
+    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    #[inline]
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        Self::validate_with(buf, &mut ())
+    }
+    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+    /// table as soon as the record's checks pass (the checks of the file, then of
+    /// the table, run in schema order as always). The view is returned only when
+    /// every check passed and every hook returned `Ok`.
+    ///
+    /// # Errors
+    /// The first failed check, or the first error a hook returned.
+    pub fn validate_with<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+    ) -> Result<Self, E> {
+        let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        let Some(header_raw) = __rt::chunk_at::<32>(buf, 0) else {
+            return __rt::fail(1, &ERROR_SITES[0], 0, 32u64, len, 0, 0);
+        };
+        let header: Header<'a> = Header {
+            raw: header_raw,
+            buf,
+            index: 0,
+        };
+        let _ = &header;
+        let (ext, ext_at, regions, regions_at, cmd_stream) = Self::check_bad_magic::<
+            E,
+        >(buf, len, header)?;
+        let (io, io_at) = Self::check_checksum_mismatch::<
+            E,
+            V,
+        >(buf, visit, header, ext, ext_at, regions)?;
+        Self::check_each_regions::<
+            E,
+            V,
+        >(buf, visit, header, regions, regions_at, io_at)?;
         Ok(Self {
             buf,
             header: header_raw,

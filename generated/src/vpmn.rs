@@ -2601,48 +2601,423 @@ impl<'a> VpmnV2<'a> {
             }
         }
     }
-    /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
-    ///
-    /// The view borrows `buf`; its accessors cannot fail.
-    ///
-    /// # Errors
-    /// The first failed check, with its code, field and byte offset.
-    #[inline]
-    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
-        Self::validate_as(buf)
-    }
-    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's number (the
-    /// smallest code on a microcontroller; [`error_site`] names it), or your own
-    /// [`__rt::Report`].
-    ///
-    /// # Errors
-    /// The first failed check, as `E`.
-    #[inline]
-    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
-        Self::validate_with(buf, &mut ())
-    }
-    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
-    /// table as soon as the record's checks pass (the checks of the file, then of
-    /// the table, run in schema order as always). The view is returned only when
-    /// every check passed and every hook returned `Ok`.
-    ///
-    /// # Errors
-    /// The first failed check, or the first error a hook returned.
-    pub fn validate_with<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
+    /// Part of [`Self::validate_with`], its checks in schema order: `unknown-section-type`, `section-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_unknown_section_type<E: __rt::Report>(
         buf: &'a [u8],
-        visit: &mut V,
-    ) -> Result<Self, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let Some(header_raw) = __rt::chunk_at::<48>(buf, 0) else {
-            return __rt::fail(1, &ERROR_SITES[0], 0, 48u64, len, 0, 0);
-        };
-        let header = FormatHeader {
-            raw: header_raw,
-            buf,
-            index: 0,
-        };
-        let _ = &header;
+        len: u64,
+        sections_at: u64,
+        index: u64,
+        rec: SectionHeader<'a>,
+    ) -> Result<u64, E> {
+        let rec_at: u64 = sections_at.saturating_add(index.saturating_mul(44u64));
+        let _ = (&rec, rec_at);
+        // unknown-section-type: `sd_type` must be a value enum `SectionType` defines.
+        {
+            let raw = u32::from_le_bytes([
+                rec.as_bytes()[0],
+                rec.as_bytes()[1],
+                rec.as_bytes()[2],
+                rec.as_bytes()[3],
+            ]);
+            if SectionType::from_raw(raw).is_none() {
+                return __rt::fail(
+                    10,
+                    &ERROR_SITES[9],
+                    rec_at,
+                    u64::from(raw),
+                    0,
+                    0,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        // section-out-of-bounds: range `payload` (offset + size) must lie within `len`.
+        if true {
+            let start = rec.offset();
+            let length = rec.size();
+            let within = len;
+            let bytes = __rt::range_within(buf, start, length, within);
+            let Some(bytes) = bytes else {
+                return __rt::fail(
+                    11,
+                    &ERROR_SITES[10],
+                    rec_at,
+                    start,
+                    length,
+                    within,
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            };
+            let _ = bytes;
+        }
+        Ok(rec_at)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn bind_ci<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+        rlen: u64,
+        mut cursor: u64,
+    ) -> Result<(), E> {
+        let mut __ci: u64 = 0;
+        for (__si, __sraw) in sections
+            .iter()
+            .enumerate()
+            .skip(
+                __dfirst_sections
+                    .get(26)
+                    .map_or(usize::MAX, |f| usize::try_from(*f).unwrap_or(usize::MAX)),
+            )
+            .take(if __dcount_sections.get(26) == Some(&1) { 1 } else { usize::MAX })
+        {
+            let __stype: u64 = u64::from(
+                u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
+            );
+            if __stype != 26u64 {
+                continue;
+            }
+            let __srec = SectionHeader {
+                raw: __sraw,
+                buf,
+                index: u32::try_from(__si).unwrap_or(u32::MAX),
+            };
+            let __sat: u64 = sections_at
+                .saturating_add(
+                    u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                );
+            let _ = (&__srec, __sat);
+            let Some(__p) = __srec.payload() else {
+                continue;
+            };
+            let __pat: u64 = __srec.offset();
+            for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
+                let index = __ci;
+                __ci = __ci.saturating_add(1);
+                let rec = DynaioEntry {
+                    raw,
+                    buf,
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
+                };
+                let rec_at = __pat
+                    .saturating_add(
+                        u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
+                    );
+                let _ = (&rec, rec_at, index);
+                let off: u64 = u64::from(
+                    u32::from_le_bytes([
+                        rec.as_bytes()[0],
+                        rec.as_bytes()[1],
+                        rec.as_bytes()[2],
+                        rec.as_bytes()[3],
+                    ]),
+                );
+                let size: u64 = u64::from(
+                    u32::from_le_bytes([
+                        rec.as_bytes()[4],
+                        rec.as_bytes()[5],
+                        rec.as_bytes()[6],
+                        rec.as_bytes()[7],
+                    ]),
+                );
+                if size == 0 {
+                    return __rt::fail(
+                        28,
+                        &ERROR_SITES[27],
+                        rec_at,
+                        size,
+                        0,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+                if off.checked_rem(64u64) != Some(0) {
+                    return __rt::fail(
+                        29,
+                        &ERROR_SITES[28],
+                        rec_at,
+                        off,
+                        64u64,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+                if off < cursor {
+                    return __rt::fail(
+                        30,
+                        &ERROR_SITES[29],
+                        rec_at,
+                        off,
+                        cursor,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+                let end = off.checked_add(size);
+                let Some(end) = end.filter(|e| *e <= rlen) else {
+                    return __rt::fail(
+                        31,
+                        &ERROR_SITES[30],
+                        rec_at,
+                        off,
+                        size,
+                        rlen,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                };
+                cursor = end;
+            }
+        }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_entry_invalid<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+    ) -> Result<(), E> {
+        let mut __region: Option<(&'a [u8], u64, u64)> = None;
+        for (__si, __sraw) in sections
+            .iter()
+            .enumerate()
+            .skip(
+                __dfirst_sections
+                    .get(20)
+                    .map_or(usize::MAX, |f| usize::try_from(*f).unwrap_or(usize::MAX)),
+            )
+            .take(if __dcount_sections.get(20) == Some(&1) { 1 } else { usize::MAX })
+        {
+            let __stype: u64 = u64::from(
+                u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
+            );
+            if __stype != 20u64 {
+                continue;
+            }
+            let __srec = SectionHeader {
+                raw: __sraw,
+                buf,
+                index: u32::try_from(__si).unwrap_or(u32::MAX),
+            };
+            let __sat: u64 = sections_at
+                .saturating_add(
+                    u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                );
+            let _ = (&__srec, __sat);
+            if __region.is_none() && let Some(p) = __srec.payload() {
+                __region = Some((
+                    p,
+                    u64::try_from(__si).unwrap_or(u64::MAX),
+                    __srec.offset(),
+                ));
+            }
+        }
+        let rlen: u64 = __region
+            .map_or(0, |r| u64::try_from(r.0.len()).unwrap_or(u64::MAX));
+        let cursor: u64 = 0;
+        {
+            Self::bind_ci::<
+                E,
+            >(
+                buf,
+                sections,
+                sections_at,
+                __dcount_sections,
+                __dfirst_sections,
+                rlen,
+                cursor,
+            )?;
+        }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_padding_nonzero<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+    ) -> Result<Option<(&'a [u8], u64, u64)>, E> {
+        let mut __region: Option<(&'a [u8], u64, u64)> = None;
+        for (__si, __sraw) in sections
+            .iter()
+            .enumerate()
+            .skip(
+                __dfirst_sections
+                    .get(20)
+                    .map_or(usize::MAX, |f| usize::try_from(*f).unwrap_or(usize::MAX)),
+            )
+            .take(if __dcount_sections.get(20) == Some(&1) { 1 } else { usize::MAX })
+        {
+            let __stype: u64 = u64::from(
+                u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
+            );
+            if __stype != 20u64 {
+                continue;
+            }
+            let __srec = SectionHeader {
+                raw: __sraw,
+                buf,
+                index: u32::try_from(__si).unwrap_or(u32::MAX),
+            };
+            let __sat: u64 = sections_at
+                .saturating_add(
+                    u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                );
+            let _ = (&__srec, __sat);
+            if __region.is_none() && let Some(p) = __srec.payload() {
+                __region = Some((
+                    p,
+                    u64::try_from(__si).unwrap_or(u64::MAX),
+                    __srec.offset(),
+                ));
+            }
+        }
+        Ok(__region)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_padding_nonzero_2<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+        __region: Option<(&'a [u8], u64, u64)>,
+    ) -> Result<(), E> {
+        if let Some((r, rsi, rat)) = __region {
+            let first_nonzero = |from: u64, to: u64| -> Option<(u64, u8)> {
+                let (f, t) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
+                let gap = r.get(f..t.min(r.len()))?;
+                let i = gap.iter().position(|&b| b != 0)?;
+                Some((
+                    from.saturating_add(u64::try_from(i).unwrap_or(u64::MAX)),
+                    gap.get(i).copied().unwrap_or(0),
+                ))
+            };
+            let mut cursor: u64 = 0;
+            {
+                let mut __ci: u64 = 0;
+                for (__si, __sraw) in sections
+                    .iter()
+                    .enumerate()
+                    .skip(
+                        __dfirst_sections
+                            .get(26)
+                            .map_or(
+                                usize::MAX,
+                                |f| usize::try_from(*f).unwrap_or(usize::MAX),
+                            ),
+                    )
+                    .take(
+                        if __dcount_sections.get(26) == Some(&1) {
+                            1
+                        } else {
+                            usize::MAX
+                        },
+                    )
+                {
+                    let __stype: u64 = u64::from(
+                        u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
+                    );
+                    if __stype != 26u64 {
+                        continue;
+                    }
+                    let __srec = SectionHeader {
+                        raw: __sraw,
+                        buf,
+                        index: u32::try_from(__si).unwrap_or(u32::MAX),
+                    };
+                    let __sat: u64 = sections_at
+                        .saturating_add(
+                            u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        );
+                    let _ = (&__srec, __sat);
+                    let Some(__p) = __srec.payload() else {
+                        continue;
+                    };
+                    let __pat: u64 = __srec.offset();
+                    for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
+                        let index = __ci;
+                        __ci = __ci.saturating_add(1);
+                        let rec = DynaioEntry {
+                            raw,
+                            buf,
+                            index: u32::try_from(index).unwrap_or(u32::MAX),
+                        };
+                        let rec_at = __pat
+                            .saturating_add(
+                                u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
+                            );
+                        let _ = (&rec, rec_at, index);
+                        let off: u64 = u64::from(
+                            u32::from_le_bytes([
+                                rec.as_bytes()[0],
+                                rec.as_bytes()[1],
+                                rec.as_bytes()[2],
+                                rec.as_bytes()[3],
+                            ]),
+                        );
+                        let size: u64 = u64::from(
+                            u32::from_le_bytes([
+                                rec.as_bytes()[4],
+                                rec.as_bytes()[5],
+                                rec.as_bytes()[6],
+                                rec.as_bytes()[7],
+                            ]),
+                        );
+                        if off > cursor
+                            && let Some((at, byte)) = first_nonzero(cursor, off)
+                        {
+                            return __rt::fail(
+                                32,
+                                &ERROR_SITES[31],
+                                rat.saturating_add(at),
+                                u64::from(byte),
+                                0,
+                                0,
+                                usize::try_from(rsi).unwrap_or(usize::MAX),
+                            );
+                        }
+                        cursor = cursor.max(off.saturating_add(size));
+                    }
+                }
+            }
+            let rlen = u64::try_from(r.len()).unwrap_or(u64::MAX);
+            if let Some((at, byte)) = first_nonzero(cursor, rlen) {
+                return __rt::fail(
+                    32,
+                    &ERROR_SITES[31],
+                    rat.saturating_add(at),
+                    u64::from(byte),
+                    0,
+                    0,
+                    usize::try_from(rsi).unwrap_or(usize::MAX),
+                );
+            }
+        }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `file-size-mismatch`, `sub-header-count`, `sub-header-size`, `sub-header-out-of-bounds`, `section-header-size`, `section-table-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_bad_magic<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: FormatHeader<'a>,
+    ) -> Result<(SubHeader<'a>, u64, &'a [[u8; 44]], u64, [u32; 41], [u32; 41]), E> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -2750,57 +3125,41 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         };
-        let mut __dcount_sections = [0u32; 41];
-        let mut __dfirst_sections = [u32::MAX; 41];
+        let __dcount_sections: [u32; 41] = [0u32; 41];
+        let __dfirst_sections: [u32; 41] = [u32::MAX; 41];
+        Ok((
+            sub_header,
+            sub_header_at,
+            sections,
+            sections_at,
+            __dcount_sections,
+            __dfirst_sections,
+        ))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_sections`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_sections<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        len: u64,
+        header: FormatHeader<'a>,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        mut __dcount_sections: [u32; 41],
+        mut __dfirst_sections: [u32; 41],
+    ) -> Result<([u32; 41], [u32; 41]), E> {
         // For every record of `sections`:
         for (i, raw) in sections.iter().enumerate() {
-            let index = u64::try_from(i).unwrap_or(u64::MAX);
-            let rec = SectionHeader {
+            let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+            let rec: SectionHeader<'a> = SectionHeader {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = sections_at.saturating_add(index.saturating_mul(44u64));
-            let _ = (&rec, rec_at);
-            // unknown-section-type: `sd_type` must be a value enum `SectionType` defines.
-            {
-                let raw = u32::from_le_bytes([
-                    rec.as_bytes()[0],
-                    rec.as_bytes()[1],
-                    rec.as_bytes()[2],
-                    rec.as_bytes()[3],
-                ]);
-                if SectionType::from_raw(raw).is_none() {
-                    return __rt::fail(
-                        10,
-                        &ERROR_SITES[9],
-                        rec_at,
-                        u64::from(raw),
-                        0,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-            // section-out-of-bounds: range `payload` (offset + size) must lie within `len`.
-            if true {
-                let start = rec.offset();
-                let length = rec.size();
-                let within = len;
-                let bytes = __rt::range_within(buf, start, length, within);
-                let Some(bytes) = bytes else {
-                    return __rt::fail(
-                        11,
-                        &ERROR_SITES[10],
-                        rec_at,
-                        start,
-                        length,
-                        within,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                };
-                let _ = bytes;
-            }
+            let rec_at = Self::check_unknown_section_type::<
+                E,
+            >(buf, len, sections_at, index, rec)?;
             // section-entry-size: the payload of every section of `sections` is a whole number of `sd_entsize` entries; a section type with a record layout has entries of exactly that record's size.
             {
                 let es: u64 = u64::from(
@@ -2870,6 +3229,18 @@ impl<'a> VpmnV2<'a> {
             // The caller's `sections` hook sees the checked record.
             visit.sections(&header, i, &rec)?;
         }
+        Ok((__dcount_sections, __dfirst_sections))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_inputs`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_inputs<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+    ) -> Result<(), E> {
         // For every record of collection `inputs` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -2978,6 +3349,18 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_outputs`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_outputs<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+    ) -> Result<(), E> {
         // For every record of collection `outputs` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -3086,6 +3469,18 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn bind_count_inputs<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+    ) -> Result<(u64, u64), E> {
         let __count_inputs: u64 = {
             let mut n: u64 = 0;
             for (__si, __sraw) in sections
@@ -3158,6 +3553,20 @@ impl<'a> VpmnV2<'a> {
             }
             n
         };
+        Ok((__count_inputs, __count_outputs))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_network_info`, `section-checksum-missing`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_network_info<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+        __count_inputs: u64,
+        __count_outputs: u64,
+    ) -> Result<[u32; 41], E> {
         // For every record of collection `network_info` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -3243,7 +3652,20 @@ impl<'a> VpmnV2<'a> {
             }
         }
         // section-checksum-missing, section-checksum-duplicate, section-checksum-mismatch: every record of `checksums` names (by `sd_type`) a section present exactly once, no section twice, and `checksum_value` is the Crc32 of that section's payload (checked in the next step's pass). Each CHECKSUM record holds the CRC-32 of the payload of the section it names.
-        let __sec_count = __dcount_sections;
+        let __sec_count: [u32; 41] = __dcount_sections;
+        Ok(__sec_count)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn bind_want_section_crcs<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+        __sec_count: [u32; 41],
+    ) -> Result<[Option<(u64, u64, u64)>; 41], E> {
         {
             let mut __ci: u64 = 0;
             for (__si, __sraw) in sections
@@ -3318,7 +3740,20 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
-        let mut __want_section_crcs: [Option<(u64, u64, u64)>; 41] = [None; 41];
+        let __want_section_crcs: [Option<(u64, u64, u64)>; 41] = [None; 41];
+        Ok(__want_section_crcs)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_part<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+        mut __want_section_crcs: [Option<(u64, u64, u64)>; 41],
+    ) -> Result<[Option<(u64, u64, u64)>; 41], E> {
         {
             let mut __ci: u64 = 0;
             for (__si, __sraw) in sections
@@ -3406,6 +3841,18 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
+        Ok(__want_section_crcs)
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `file-checksum-mismatch`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_file_checksum_mismatch<E: __rt::Report>(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __want_section_crcs: [Option<(u64, u64, u64)>; 41],
+    ) -> Result<(), E> {
         // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum` (`npuschema_core::crc32_payloads`). The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
         {
             const ZEROED: [__rt::ZeroedFields; 1] = [
@@ -3482,6 +3929,21 @@ impl<'a> VpmnV2<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `dynaio-unpaired`, `dynaio-entry-invalid`, `dynaio-padding-nonzero`, `ownership-overlap`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_unpaired<E: __rt::Report>(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sub_header: SubHeader<'a>,
+        sub_header_at: u64,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: [u32; 41],
+        __dfirst_sections: [u32; 41],
+    ) -> Result<(), E> {
         // dynaio-unpaired: sections `dynaio` and `dynaio_table` are both present once, or both absent. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let (mut nr, mut ne) = (0u64, 0u64);
@@ -3526,334 +3988,154 @@ impl<'a> VpmnV2<'a> {
         }
         // dynaio-entry-invalid: every `dynaio_table` entry has a nonzero size, a 64-aligned offset, lies inside the `dynaio` region, and starts at or after the previous one's end. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let mut __region: Option<(&'a [u8], u64, u64)> = None;
-            for (__si, __sraw) in sections
-                .iter()
-                .enumerate()
-                .skip(
-                    __dfirst_sections
-                        .get(20)
-                        .map_or(
-                            usize::MAX,
-                            |f| usize::try_from(*f).unwrap_or(usize::MAX),
-                        ),
-                )
-                .take(if __dcount_sections.get(20) == Some(&1) { 1 } else { usize::MAX })
-            {
-                let __stype: u64 = u64::from(
-                    u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
-                );
-                if __stype != 20u64 {
-                    continue;
-                }
-                let __srec = SectionHeader {
-                    raw: __sraw,
-                    buf,
-                    index: u32::try_from(__si).unwrap_or(u32::MAX),
-                };
-                let __sat: u64 = sections_at
-                    .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
-                    );
-                let _ = (&__srec, __sat);
-                if __region.is_none() && let Some(p) = __srec.payload() {
-                    __region = Some((
-                        p,
-                        u64::try_from(__si).unwrap_or(u64::MAX),
-                        __srec.offset(),
-                    ));
-                }
-            }
-            let rlen: u64 = __region
-                .map_or(0, |r| u64::try_from(r.0.len()).unwrap_or(u64::MAX));
-            let mut cursor: u64 = 0;
-            {
-                let mut __ci: u64 = 0;
-                for (__si, __sraw) in sections
-                    .iter()
-                    .enumerate()
-                    .skip(
-                        __dfirst_sections
-                            .get(26)
-                            .map_or(
-                                usize::MAX,
-                                |f| usize::try_from(*f).unwrap_or(usize::MAX),
-                            ),
-                    )
-                    .take(
-                        if __dcount_sections.get(26) == Some(&1) {
-                            1
-                        } else {
-                            usize::MAX
-                        },
-                    )
-                {
-                    let __stype: u64 = u64::from(
-                        u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
-                    );
-                    if __stype != 26u64 {
-                        continue;
-                    }
-                    let __srec = SectionHeader {
-                        raw: __sraw,
-                        buf,
-                        index: u32::try_from(__si).unwrap_or(u32::MAX),
-                    };
-                    let __sat: u64 = sections_at
-                        .saturating_add(
-                            u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
-                        );
-                    let _ = (&__srec, __sat);
-                    let Some(__p) = __srec.payload() else {
-                        continue;
-                    };
-                    let __pat: u64 = __srec.offset();
-                    for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                        let index = __ci;
-                        __ci = __ci.saturating_add(1);
-                        let rec = DynaioEntry {
-                            raw,
-                            buf,
-                            index: u32::try_from(index).unwrap_or(u32::MAX),
-                        };
-                        let rec_at = __pat
-                            .saturating_add(
-                                u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
-                            );
-                        let _ = (&rec, rec_at, index);
-                        let off: u64 = u64::from(
-                            u32::from_le_bytes([
-                                rec.as_bytes()[0],
-                                rec.as_bytes()[1],
-                                rec.as_bytes()[2],
-                                rec.as_bytes()[3],
-                            ]),
-                        );
-                        let size: u64 = u64::from(
-                            u32::from_le_bytes([
-                                rec.as_bytes()[4],
-                                rec.as_bytes()[5],
-                                rec.as_bytes()[6],
-                                rec.as_bytes()[7],
-                            ]),
-                        );
-                        if size == 0 {
-                            return __rt::fail(
-                                28,
-                                &ERROR_SITES[27],
-                                rec_at,
-                                size,
-                                0,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        if off.checked_rem(64u64) != Some(0) {
-                            return __rt::fail(
-                                29,
-                                &ERROR_SITES[28],
-                                rec_at,
-                                off,
-                                64u64,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        if off < cursor {
-                            return __rt::fail(
-                                30,
-                                &ERROR_SITES[29],
-                                rec_at,
-                                off,
-                                cursor,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                        let end = off.checked_add(size);
-                        let Some(end) = end.filter(|e| *e <= rlen) else {
-                            return __rt::fail(
-                                31,
-                                &ERROR_SITES[30],
-                                rec_at,
-                                off,
-                                size,
-                                rlen,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        };
-                        cursor = end;
-                    }
-                }
-            }
+            Self::check_dynaio_entry_invalid::<
+                E,
+            >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
         }
         // dynaio-padding-nonzero: every byte of the `dynaio` region outside the `dynaio_table` slots is zero. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let mut __region: Option<(&'a [u8], u64, u64)> = None;
-            for (__si, __sraw) in sections
-                .iter()
-                .enumerate()
-                .skip(
-                    __dfirst_sections
-                        .get(20)
-                        .map_or(
-                            usize::MAX,
-                            |f| usize::try_from(*f).unwrap_or(usize::MAX),
-                        ),
-                )
-                .take(if __dcount_sections.get(20) == Some(&1) { 1 } else { usize::MAX })
-            {
-                let __stype: u64 = u64::from(
-                    u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
-                );
-                if __stype != 20u64 {
-                    continue;
-                }
-                let __srec = SectionHeader {
-                    raw: __sraw,
-                    buf,
-                    index: u32::try_from(__si).unwrap_or(u32::MAX),
-                };
-                let __sat: u64 = sections_at
-                    .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
-                    );
-                let _ = (&__srec, __sat);
-                if __region.is_none() && let Some(p) = __srec.payload() {
-                    __region = Some((
-                        p,
-                        u64::try_from(__si).unwrap_or(u64::MAX),
-                        __srec.offset(),
-                    ));
-                }
-            }
-            if let Some((r, rsi, rat)) = __region {
-                let first_nonzero = |from: u64, to: u64| -> Option<(u64, u8)> {
-                    let (f, t) = (
-                        usize::try_from(from).ok()?,
-                        usize::try_from(to).ok()?,
-                    );
-                    let gap = r.get(f..t.min(r.len()))?;
-                    let i = gap.iter().position(|&b| b != 0)?;
-                    Some((
-                        from.saturating_add(u64::try_from(i).unwrap_or(u64::MAX)),
-                        gap.get(i).copied().unwrap_or(0),
-                    ))
-                };
-                let mut cursor: u64 = 0;
-                {
-                    let mut __ci: u64 = 0;
-                    for (__si, __sraw) in sections
-                        .iter()
-                        .enumerate()
-                        .skip(
-                            __dfirst_sections
-                                .get(26)
-                                .map_or(
-                                    usize::MAX,
-                                    |f| usize::try_from(*f).unwrap_or(usize::MAX),
-                                ),
-                        )
-                        .take(
-                            if __dcount_sections.get(26) == Some(&1) {
-                                1
-                            } else {
-                                usize::MAX
-                            },
-                        )
-                    {
-                        let __stype: u64 = u64::from(
-                            u32::from_le_bytes([
-                                __sraw[0],
-                                __sraw[1],
-                                __sraw[2],
-                                __sraw[3],
-                            ]),
-                        );
-                        if __stype != 26u64 {
-                            continue;
-                        }
-                        let __srec = SectionHeader {
-                            raw: __sraw,
-                            buf,
-                            index: u32::try_from(__si).unwrap_or(u32::MAX),
-                        };
-                        let __sat: u64 = sections_at
-                            .saturating_add(
-                                u64::try_from(__si)
-                                    .unwrap_or(u64::MAX)
-                                    .saturating_mul(44u64),
-                            );
-                        let _ = (&__srec, __sat);
-                        let Some(__p) = __srec.payload() else {
-                            continue;
-                        };
-                        let __pat: u64 = __srec.offset();
-                        for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                            let index = __ci;
-                            __ci = __ci.saturating_add(1);
-                            let rec = DynaioEntry {
-                                raw,
-                                buf,
-                                index: u32::try_from(index).unwrap_or(u32::MAX),
-                            };
-                            let rec_at = __pat
-                                .saturating_add(
-                                    u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
-                                );
-                            let _ = (&rec, rec_at, index);
-                            let off: u64 = u64::from(
-                                u32::from_le_bytes([
-                                    rec.as_bytes()[0],
-                                    rec.as_bytes()[1],
-                                    rec.as_bytes()[2],
-                                    rec.as_bytes()[3],
-                                ]),
-                            );
-                            let size: u64 = u64::from(
-                                u32::from_le_bytes([
-                                    rec.as_bytes()[4],
-                                    rec.as_bytes()[5],
-                                    rec.as_bytes()[6],
-                                    rec.as_bytes()[7],
-                                ]),
-                            );
-                            if off > cursor
-                                && let Some((at, byte)) = first_nonzero(cursor, off)
-                            {
-                                return __rt::fail(
-                                    32,
-                                    &ERROR_SITES[31],
-                                    rat.saturating_add(at),
-                                    u64::from(byte),
-                                    0,
-                                    0,
-                                    usize::try_from(rsi).unwrap_or(usize::MAX),
-                                );
-                            }
-                            cursor = cursor.max(off.saturating_add(size));
-                        }
-                    }
-                }
-                let rlen = u64::try_from(r.len()).unwrap_or(u64::MAX);
-                if let Some((at, byte)) = first_nonzero(cursor, rlen) {
-                    return __rt::fail(
-                        32,
-                        &ERROR_SITES[31],
-                        rat.saturating_add(at),
-                        u64::from(byte),
-                        0,
-                        0,
-                        usize::try_from(rsi).unwrap_or(usize::MAX),
-                    );
-                }
-            }
+            let __region = Self::check_dynaio_padding_nonzero::<
+                E,
+            >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+            Self::check_dynaio_padding_nonzero_2::<
+                E,
+            >(
+                buf,
+                sections,
+                sections_at,
+                __dcount_sections,
+                __dfirst_sections,
+                __region,
+            )?;
         }
         // ownership-overlap: no two of `header`, `sub_header`, `sections`, `payload` share a byte; at most 1024 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the format header, the sub-header, the section directory and each section's payload own their bytes, and no two share one (an empty section owns nothing). Real files have 17 or 18 sections; the bound of 1,024 parts keeps the check within 523,776 comparisons.
         Self::owned_apart_layout::<
             E,
         >(buf, header, sub_header, sub_header_at, sections, sections_at)?;
         let _ = sections_at;
+        Ok(())
+    }
+    /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
+    ///
+    /// The view borrows `buf`; its accessors cannot fail.
+    ///
+    /// # Errors
+    /// The first failed check, with its code, field and byte offset.
+    #[inline]
+    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    #[inline]
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        Self::validate_with(buf, &mut ())
+    }
+    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+    /// table as soon as the record's checks pass (the checks of the file, then of
+    /// the table, run in schema order as always). The view is returned only when
+    /// every check passed and every hook returned `Ok`.
+    ///
+    /// # Errors
+    /// The first failed check, or the first error a hook returned.
+    pub fn validate_with<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+    ) -> Result<Self, E> {
+        let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        let Some(header_raw) = __rt::chunk_at::<48>(buf, 0) else {
+            return __rt::fail(1, &ERROR_SITES[0], 0, 48u64, len, 0, 0);
+        };
+        let header: FormatHeader<'a> = FormatHeader {
+            raw: header_raw,
+            buf,
+            index: 0,
+        };
+        let _ = &header;
+        let (
+            sub_header,
+            sub_header_at,
+            sections,
+            sections_at,
+            mut __dcount_sections,
+            mut __dfirst_sections,
+        ) = Self::check_bad_magic::<E>(buf, len, header)?;
+        let (__updated_dcount_sections, __updated_dfirst_sections) = Self::check_each_sections::<
+            E,
+            V,
+        >(
+            buf,
+            visit,
+            len,
+            header,
+            sections,
+            sections_at,
+            __dcount_sections,
+            __dfirst_sections,
+        )?;
+        __dcount_sections = __updated_dcount_sections;
+        __dfirst_sections = __updated_dfirst_sections;
+        Self::check_each_inputs::<
+            E,
+        >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+        Self::check_each_outputs::<
+            E,
+        >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+        let (__count_inputs, __count_outputs) = Self::bind_count_inputs::<
+            E,
+        >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+        let __sec_count = Self::check_each_network_info::<
+            E,
+        >(
+            buf,
+            sections,
+            sections_at,
+            __dcount_sections,
+            __dfirst_sections,
+            __count_inputs,
+            __count_outputs,
+        )?;
+        let mut __want_section_crcs = Self::bind_want_section_crcs::<
+            E,
+        >(
+            buf,
+            sections,
+            sections_at,
+            __dcount_sections,
+            __dfirst_sections,
+            __sec_count,
+        )?;
+        let __updated_want_section_crcs = Self::check_part::<
+            E,
+        >(
+            buf,
+            sections,
+            sections_at,
+            __dcount_sections,
+            __dfirst_sections,
+            __want_section_crcs,
+        )?;
+        __want_section_crcs = __updated_want_section_crcs;
+        Self::check_file_checksum_mismatch::<
+            E,
+        >(buf, header, sections, sections_at, __want_section_crcs)?;
+        Self::check_dynaio_unpaired::<
+            E,
+        >(
+            buf,
+            header,
+            sub_header,
+            sub_header_at,
+            sections,
+            sections_at,
+            __dcount_sections,
+            __dfirst_sections,
+        )?;
         Ok(Self {
             buf,
             header: header_raw,
@@ -4601,48 +4883,14 @@ impl<'a> VpmnV1<'a> {
             }
         }
     }
-    /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
-    ///
-    /// The view borrows `buf`; its accessors cannot fail.
-    ///
-    /// # Errors
-    /// The first failed check, with its code, field and byte offset.
-    #[inline]
-    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
-        Self::validate_as(buf)
-    }
-    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
-    /// everything, [`__rt::Brief`] for only the failing check's number (the
-    /// smallest code on a microcontroller; [`error_site`] names it), or your own
-    /// [`__rt::Report`].
-    ///
-    /// # Errors
-    /// The first failed check, as `E`.
-    #[inline]
-    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
-        Self::validate_with(buf, &mut ())
-    }
-    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
-    /// table as soon as the record's checks pass (the checks of the file, then of
-    /// the table, run in schema order as always). The view is returned only when
-    /// every check passed and every hook returned `Ok`.
-    ///
-    /// # Errors
-    /// The first failed check, or the first error a hook returned.
-    pub fn validate_with<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `truncated-header`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_bad_magic<E: __rt::Report>(
         buf: &'a [u8],
-        visit: &mut V,
-    ) -> Result<Self, E> {
-        let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
-        let Some(header_raw) = __rt::chunk_at::<92>(buf, 0) else {
-            return __rt::fail(1, &ERROR_SITES[0], 0, 92u64, len, 0, 0);
-        };
-        let header = V1Prefix {
-            raw: header_raw,
-            buf,
-            index: 0,
-        };
-        let _ = &header;
+        len: u64,
+        header: V1Prefix<'a>,
+    ) -> Result<(V1Fixed<'a>, u64), E> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -4707,6 +4955,19 @@ impl<'a> VpmnV1<'a> {
             }
         };
         let _ = fixed_at;
+        Ok((fixed, fixed_at))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `truncated-header`, `each_entries`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_truncated_header<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        len: u64,
+        header: V1Prefix<'a>,
+        fixed: V1Fixed<'a>,
+        fixed_at: u64,
+    ) -> Result<(&'a [[u8; 8]], u64), E> {
         // truncated-header: table `entries` (12 + if(header.version >= 0x0001000C, 3, 0) + if(header.version >= 0x0001000E, 1, 0) x 8 bytes at end(fixed)) must lie within `len`.
         let (entries, entries_at): (&'a [[u8; 8]], u64) = {
             let at = fixed_at.checked_add(V1Fixed::size_for(fixed.gate()));
@@ -4761,13 +5022,13 @@ impl<'a> VpmnV1<'a> {
         };
         // For every record of `entries`:
         for (i, raw) in entries.iter().enumerate() {
-            let index = u64::try_from(i).unwrap_or(u64::MAX);
-            let rec = V1Entry {
+            let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+            let rec: V1Entry<'a> = V1Entry {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = entries_at.saturating_add(index.saturating_mul(8u64));
+            let rec_at: u64 = entries_at.saturating_add(index.saturating_mul(8u64));
             let _ = (&rec, rec_at);
             // section-out-of-bounds: range `bytes` (offset + size) must lie within `len`.
             if true {
@@ -4791,6 +5052,17 @@ impl<'a> VpmnV1<'a> {
             // The caller's `entries` hook sees the checked record.
             visit.entries(&header, i, &rec)?;
         }
+        Ok((entries, entries_at))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `section-entry-size`, `section-entry-size`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_section_entry_size<E: __rt::Report>(
+        buf: &'a [u8],
+        header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(), E> {
         // section-entry-size: `entries.0.size % if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES)) == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -4875,6 +5147,18 @@ impl<'a> VpmnV1<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `section-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_section_out_of_bounds<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(&'a [[u8; 116]], u64), E> {
         // section-out-of-bounds: table `inputs` (if(header.version >= 0x0001000B, entries.0.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.0.offset) must lie within `len`.
         let (inputs, inputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -4935,6 +5219,18 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
+        Ok((inputs, inputs_at))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `section-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_section_out_of_bounds_2<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(&'a [[u8; 116]], u64), E> {
         // section-out-of-bounds: table `outputs` (if(header.version >= 0x0001000B, entries.1.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.1.offset) must lie within `len`.
         let (outputs, outputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -4995,15 +5291,27 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
+        Ok((outputs, outputs_at))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_inputs`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_inputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: V1Prefix<'a>,
+        inputs: &'a [[u8; 116]],
+        inputs_at: u64,
+    ) -> Result<(), E> {
         // For every record of `inputs`:
         for (i, raw) in inputs.iter().enumerate() {
-            let index = u64::try_from(i).unwrap_or(u64::MAX);
-            let rec = V1IoRecord {
+            let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+            let rec: V1IoRecord<'a> = V1IoRecord {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = inputs_at.saturating_add(index.saturating_mul(116u64));
+            let rec_at: u64 = inputs_at.saturating_add(index.saturating_mul(116u64));
             let _ = (&rec, rec_at);
             // bad-io-record: `dim_count >= 1`.
             {
@@ -5064,15 +5372,27 @@ impl<'a> VpmnV1<'a> {
             // The caller's `inputs` hook sees the checked record.
             visit.inputs(&header, i, &rec)?;
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_outputs`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_outputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: V1Prefix<'a>,
+        outputs: &'a [[u8; 116]],
+        outputs_at: u64,
+    ) -> Result<(), E> {
         // For every record of `outputs`:
         for (i, raw) in outputs.iter().enumerate() {
-            let index = u64::try_from(i).unwrap_or(u64::MAX);
-            let rec = V1IoRecord {
+            let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+            let rec: V1IoRecord<'a> = V1IoRecord {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = outputs_at.saturating_add(index.saturating_mul(116u64));
+            let rec_at: u64 = outputs_at.saturating_add(index.saturating_mul(116u64));
             let _ = (&rec, rec_at);
             // bad-io-record: `dim_count >= 1`.
             {
@@ -5133,6 +5453,21 @@ impl<'a> VpmnV1<'a> {
             // The caller's `outputs` hook sees the checked record.
             visit.outputs(&header, i, &rec)?;
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `metadata-count-mismatch`, `metadata-count-mismatch`, `ownership-overlap`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_metadata_count_mismatch<E: __rt::Report>(
+        buf: &'a [u8],
+        header: V1Prefix<'a>,
+        fixed: V1Fixed<'a>,
+        fixed_at: u64,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+        inputs_at: u64,
+        outputs_at: u64,
+    ) -> Result<(), E> {
         // metadata-count-mismatch: `header.input_count == entries.0.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
             let lhs: u64 = u64::from(header.input_count());
@@ -5224,6 +5559,67 @@ impl<'a> VpmnV1<'a> {
         let _ = entries_at;
         let _ = inputs_at;
         let _ = outputs_at;
+        Ok(())
+    }
+    /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
+    ///
+    /// The view borrows `buf`; its accessors cannot fail.
+    ///
+    /// # Errors
+    /// The first failed check, with its code, field and byte offset.
+    #[inline]
+    pub fn validate(buf: &'a [u8]) -> Result<Self, __rt::Error> {
+        Self::validate_as(buf)
+    }
+    /// As [`Self::validate`], reporting a failure as `E`: [`__rt::Error`] for
+    /// everything, [`__rt::Brief`] for only the failing check's number (the
+    /// smallest code on a microcontroller; [`error_site`] names it), or your own
+    /// [`__rt::Report`].
+    ///
+    /// # Errors
+    /// The first failed check, as `E`.
+    #[inline]
+    pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {
+        Self::validate_with(buf, &mut ())
+    }
+    /// As [`Self::validate_as`], calling `visit`'s hook with each record of each
+    /// table as soon as the record's checks pass (the checks of the file, then of
+    /// the table, run in schema order as always). The view is returned only when
+    /// every check passed and every hook returned `Ok`.
+    ///
+    /// # Errors
+    /// The first failed check, or the first error a hook returned.
+    pub fn validate_with<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+    ) -> Result<Self, E> {
+        let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+        let Some(header_raw) = __rt::chunk_at::<92>(buf, 0) else {
+            return __rt::fail(1, &ERROR_SITES[0], 0, 92u64, len, 0, 0);
+        };
+        let header: V1Prefix<'a> = V1Prefix {
+            raw: header_raw,
+            buf,
+            index: 0,
+        };
+        let _ = &header;
+        let (fixed, fixed_at) = Self::check_bad_magic::<E>(buf, len, header)?;
+        let (entries, entries_at) = Self::check_truncated_header::<
+            E,
+            V,
+        >(buf, visit, len, header, fixed, fixed_at)?;
+        Self::check_section_entry_size::<E>(buf, header, entries, entries_at)?;
+        let (inputs, inputs_at) = Self::check_section_out_of_bounds::<
+            E,
+        >(buf, len, header, entries, entries_at)?;
+        let (outputs, outputs_at) = Self::check_section_out_of_bounds_2::<
+            E,
+        >(buf, len, header, entries, entries_at)?;
+        Self::check_each_inputs::<E, V>(buf, visit, header, inputs, inputs_at)?;
+        Self::check_each_outputs::<E, V>(buf, visit, header, outputs, outputs_at)?;
+        Self::check_metadata_count_mismatch::<
+            E,
+        >(buf, header, fixed, fixed_at, entries, entries_at, inputs_at, outputs_at)?;
         Ok(Self {
             buf,
             header: header_raw,

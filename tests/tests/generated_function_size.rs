@@ -2,7 +2,7 @@
 //! except the ones listed in `LONG`, each with the length it may not exceed. The list is a
 //! ratchet, not a licence: a function that grows past its ceiling, or a new long one,
 //! fails here, and an entry whose function got short fails too, so the list only shrinks.
-//! (Splitting the validators into one function per part is the open part of issue 29.)
+//! The validators are cut into helpers by `codegen/src/emit/split.rs`; the writers are not yet.
 
 use std::path::Path;
 
@@ -11,34 +11,9 @@ const LIMIT: usize = 150;
 /// (file, first line of the function, most lines it may have).
 const LONG: &[(&str, &str, usize)] = &[
     (
-        "vpmn.rs",
-        "pub fn validate_with<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(",
-        1232,
-    ),
-    (
-        "vpmn.rs",
-        "pub fn validate_with<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(",
-        605,
-    ),
-    (
-        "npu1.rs",
-        "pub fn validate_with<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(",
-        551,
-    ),
-    (
-        "ethos_u_cop2.rs",
-        "pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {",
-        432,
-    ),
-    (
         "npu1.rs",
         "pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {",
         275,
-    ),
-    (
-        "ethos_u_cop1.rs",
-        "pub fn validate_as<E: __rt::Report>(buf: &'a [u8]) -> Result<Self, E> {",
-        236,
     ),
     (
         "vpmn.rs",
@@ -135,4 +110,36 @@ fn the_measure_counts_lines_of_a_function() {
             ("fn b() { 3 }".to_string(), 1)
         ]
     );
+}
+
+/// The test schemas' generated code (each construct alone and in combination): no function
+/// over the limit, except writers (`write_into` and its `plan`, not cut yet; listed in `LONG` for the
+/// shipped formats) and constant tables.
+#[test]
+fn no_function_generated_from_a_test_schema_is_longer_than_the_limit() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    names.sort();
+    for p in names {
+        let text = npuschema_codegen::generate_file(&p)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", p.display()));
+        checked += 1;
+        for (first, n) in functions(&text) {
+            if n > LIMIT
+                && !first.contains("fn write_into(")
+                && !first.contains("fn plan(")
+                && !first.starts_with("pub const fn")
+            {
+                failures.push(format!("{}: `{first}` has {n} lines", p.display()));
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} test schemas found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

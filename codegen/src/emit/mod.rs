@@ -25,6 +25,7 @@ pub(crate) mod record_writer;
 pub(crate) mod recpos;
 pub(crate) mod regs;
 pub(crate) mod sections;
+pub(crate) mod split;
 pub(crate) mod stream;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;

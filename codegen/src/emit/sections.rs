@@ -680,8 +680,8 @@ pub fn count_bindings(em: &Em<'_>, s: &Step) -> TokenStream {
         let (cnt, first) = index_vars(dir);
         let m = lit_usize(type_slots(em.c, dir));
         quote! {
-            let mut #cnt = [0u32; #m];
-            let mut #first = [u32::MAX; #m];
+            let mut #cnt: [u32; #m] = [0u32; #m];
+            let mut #first: [u32; #m] = [u32::MAX; #m];
         }
     });
     let mut names = Vec::new();
@@ -1452,7 +1452,7 @@ fn record_checksums(
     );
     quote! {
         #[doc = #comment]
-        let __sec_count = #dcount;
+        let __sec_count: [u32; #m] = #dcount;
         #miss_loop
         let mut #want: [Option<(u64, u64, u64)>; #m] = [None; #m];
         #dup_loop

@@ -414,9 +414,18 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         .collect();
     // One count alone (a stream without typed collections or `first()`): no parentheses
     // (`unused_parens`).
+    // The counts are `u64`s, each `first()` an `Option<u64>` (declared, so that
+    // `split.rs` may hand them to a helper).
+    let cnt_tys: Vec<TokenStream> = std::iter::once(quote!(u64))
+        .chain(counts.iter().map(|_| quote!(u64)))
+        .chain(firsts.iter().map(|_| quote!(Option<u64>)))
+        .collect();
     let (cnt_pat, cnt_tuple) = match (cnt_names.as_slice(), cnt_vals.as_slice()) {
-        ([n], [v]) => (quote!(#n), quote!(#v)),
-        _ => (quote!((#(#cnt_names),*)), quote!((#(#cnt_vals),*))),
+        ([n], [v]) => (quote!(#n: u64), quote!(#v)),
+        _ => (
+            quote!((#(#cnt_names),*): (#(#cnt_tys),*)),
+            quote!((#(#cnt_vals),*)),
+        ),
     };
     let comment = format!(
         "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.",
@@ -477,10 +486,13 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         let range = format_ident!("{}", s.range.text);
         let at = at_var(s);
         let comment = format!("@step For every record of stream `{name}`.");
+        let ity = item_ty(s);
+        let hty = format_ident!("{}", s.header.text);
         return quote! {
             #[doc = #comment]
-            for __item in #it::new(buf, #range, #at) {
-                let rec = __item.header();
+            for __next in #it::new(buf, #range, #at) {
+                let __item: #ity<'a> = __next;
+                let rec: #hty<'a> = __item.header();
                 let rec_at: u64 = __item.offset();
                 let index: u64 = u64::from(__item.index());
                 let _ = (&rec, rec_at, index);
@@ -495,6 +507,8 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
     let range = format_ident!("{}", s.range.text);
     let at = at_var(s);
     let as_m = format_ident!("as_{}", l.collection.text);
+    let ity = item_ty(s);
+    let bty = format_ident!("{}", l.record.text);
     let comment = format!(
         "@step For every record of collection `{name}` (the bodies of type `{}` of stream `{}`).",
         l.value.text, s.name.text
@@ -503,8 +517,9 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         #[doc = #comment]
         {
             let mut __ci: u64 = 0;
-            for __item in #it::new(buf, #range, #at) {
-                let Some(rec) = __item.#as_m() else { continue; };
+            for __next in #it::new(buf, #range, #at) {
+                let __item: #ity<'a> = __next;
+                let Some(rec): Option<#bty<'a>> = __item.#as_m() else { continue; };
                 let index: u64 = __ci;
                 __ci = __ci.saturating_add(1);
                 let rec_at: u64 = __item.body_offset();

@@ -1200,9 +1200,9 @@ impl<'a> Em<'a> {
                     #(#prevs)*
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
-                        let index = u64::try_from(i).unwrap_or(u64::MAX);
-                        let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
-                        let rec_at = #var_at.saturating_add(index.saturating_mul(#size));
+                        let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
+                        let rec: #rec_ty<'a> = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                        let rec_at: u64 = #var_at.saturating_add(index.saturating_mul(#size));
                         let _ = (&rec, rec_at);
                         #body
                         #hook
@@ -1694,18 +1694,51 @@ impl<'a> Em<'a> {
             /// # Errors
             /// The first failed check, as `E`.
         };
+        let visited = self.visited_tables();
+        let vt = format_ident!("{}Visit", file.name.text);
+        // A long body is cut into helpers of the view (`split.rs`), each given the bindings
+        // it reads; these are in scope before the schema's steps.
+        let splitter = crate::emit::split::Splitter::new(
+            self.sites,
+            (!visited.is_empty()).then(|| quote!(V: #vt<'a, E> + ?Sized)),
+            if visited.is_empty() {
+                "validate_as"
+            } else {
+                "validate_with"
+            },
+        );
+        let env = [
+            crate::emit::split::Binding::typed("buf", quote!(&'a [u8])),
+            crate::emit::split::Binding {
+                name: "visit".to_string(),
+                ty: None,
+                mutable: false,
+            },
+            crate::emit::split::Binding::typed("len", quote!(u64)),
+            crate::emit::split::Binding::typed("header", quote!(#hty<'a>)),
+        ];
+        let steps_body = splitter.split(
+            quote! {
+                #body
+                #( let _ = #table_ats; )*
+                Ok(Self { buf, header: header_raw, #(#inits)* })
+            },
+            &env,
+        );
+        let helpers = {
+            let mut h = helpers;
+            h.extend(self.sites.take_helpers());
+            h
+        };
         let validate_body = quote! {
-            let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
+            let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
             let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
                 return #hfail;
             };
-            let header = #hty { raw: header_raw, buf, index: 0 };
+            let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 };
             let _ = &header;
-            #body
-            #( let _ = #table_ats; )*
-            Ok(Self { buf, header: header_raw, #(#inits)* })
+            #steps_body
         };
-        let visited = self.visited_tables();
         let (validate_as, validate_with, visit_trait) = if visited.is_empty() {
             (
                 quote! {
@@ -1718,7 +1751,6 @@ impl<'a> Em<'a> {
                 quote!(),
             )
         } else {
-            let vt = format_ident!("{}Visit", file.name.text);
             let methods = visited.iter().map(|t| {
                 let var = format_ident!("{}", t.name.text);
                 let rec_ty = format_ident!("{}", t.record.text);

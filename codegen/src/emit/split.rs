@@ -1,0 +1,1033 @@
+//! Generated functions a person can audit: a validator body longer than [`MAIN_LINES`] is
+//! cut into helper functions of the view, one per run of consecutive steps (named after the
+//! first step's code), so that no generated function is much longer than a screenful.
+//!
+//! The cut is made on the emitted statements, after every construct has emitted its own
+//! code, so it applies to every construct alike and changes no check: each helper holds the
+//! same statements in the same order, takes the bindings it reads as arguments, returns the
+//! bindings later statements read, and hands back the bindings it updates (copied in and
+//! out; every binding the validators keep is `Copy`). The helpers are `#[inline(always)]`,
+//! so the machine code is that of the one long function (measured by `scripts/code-size` and
+//! `scripts/firmware`). Error sites are numbered before the cut, so it does not move them.
+//!
+//! A statement is cut out only when everything it needs is known: each binding it reads has
+//! a declared type (the emitters annotate the bindings they make: `let rec: Rec<'a> = ..`),
+//! and it holds no `break` or `continue` aimed at a loop outside it. A statement longer than
+//! the budget is opened (a block, a loop's body, a `let`'s initialiser, an `if`'s branch)
+//! and its own statements are cut the same way.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+use proc_macro2::{Delimiter, Ident, Spacing, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote};
+
+use super::ModuleOut;
+
+/// A body up to this many lines is left whole.
+pub(crate) const MAIN_LINES: usize = 130;
+/// The most lines one helper is given.
+const BUDGET: usize = 110;
+/// A helper may take up to this many lines when its run starts with fewer than
+/// [`MIN_LINES`] (one long statement that could not be opened further).
+const HARD: usize = 136;
+/// A run of statements shorter than this stays where it is: a call would not shorten much.
+const MIN_LINES: usize = 12;
+
+/// A binding in scope: its name, its type when the emitter declared it, whether it is `mut`.
+#[derive(Clone)]
+pub(crate) struct Binding {
+    pub(crate) name: String,
+    pub(crate) ty: Option<TokenStream>,
+    pub(crate) mutable: bool,
+}
+
+impl Binding {
+    pub(crate) fn typed(name: &str, ty: TokenStream) -> Self {
+        Binding {
+            name: name.to_string(),
+            ty: Some(ty),
+            mutable: false,
+        }
+    }
+}
+
+/// What the helpers of one view share: where they go, their generic parameters, the names
+/// already taken.
+pub(crate) struct Splitter<'m> {
+    pub(crate) out: &'m ModuleOut,
+    /// The visitor's bound (`V: FooVisit<'a, E> + ?Sized`), for a helper that calls a hook.
+    pub(crate) visit_bound: Option<TokenStream>,
+    /// The function the helpers are cut from, for their doc comments.
+    pub(crate) from: String,
+    names: RefCell<Vec<String>>,
+}
+
+impl<'m> Splitter<'m> {
+    pub(crate) fn new(out: &'m ModuleOut, visit_bound: Option<TokenStream>, from: &str) -> Self {
+        Splitter {
+            out,
+            visit_bound,
+            from: from.to_string(),
+            names: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// `body` (statements, then an optional tail expression), with runs of its statements
+    /// moved into helper functions when it is longer than [`MAIN_LINES`]; `env` is what is in
+    /// scope before it. A body that does not parse is returned as it is.
+    pub(crate) fn split(&self, body: TokenStream, env: &[Binding]) -> TokenStream {
+        let Ok(block) = syn::parse2::<syn::Block>(quote!({ #body })) else {
+            return body;
+        };
+        if lines_of(&body) <= MAIN_LINES {
+            return body;
+        }
+        let stmts: Vec<TokenStream> = block.stmts.iter().map(ToTokens::to_token_stream).collect();
+        self.block(stmts, env.to_vec(), false, true, None)
+    }
+
+    fn block(
+        &self,
+        stmts: Vec<TokenStream>,
+        mut env: Vec<Binding>,
+        in_loop: bool,
+        value_used: bool,
+        within: Option<&str>,
+    ) -> TokenStream {
+        // Open the statements too long for one helper, each with what is in scope before it.
+        let mut items: Vec<Item> = Vec::new();
+        let last = stmts.len().saturating_sub(1);
+        for (k, s) in stmts.into_iter().enumerate() {
+            let s = if lines_of(&s) > BUDGET {
+                self.open(s, &env)
+            } else {
+                s
+            };
+            let defs = defs_of(&s);
+            let item = Item {
+                lines: lines_of(&s),
+                uses: uses_of(&s),
+                jumps: escaping_jump(&s),
+                is_tail: value_used && k == last && is_tail(&s),
+                is_last_unit: !value_used && k == last && is_tail(&s),
+                code: first_code(&s),
+                env: env.clone(),
+                defs: defs.clone(),
+                s,
+            };
+            env.extend(defs);
+            items.push(item);
+        }
+        // Runs of statements that can move, packed up to the budget.
+        let n = items.len();
+        let mut chunk_of: Vec<Option<usize>> = vec![None; n];
+        let mut chunks: Vec<(usize, usize)> = Vec::new();
+        let mut i = 0;
+        while i < n {
+            if !self.movable(&items, i) {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            let mut total = 0;
+            while j < n
+                && self.movable(&items, j)
+                && (total + items[j].lines <= BUDGET
+                    || (total < MIN_LINES && total + items[j].lines <= HARD))
+            {
+                total += items[j].lines;
+                j += 1;
+            }
+            if j == i {
+                // One statement over the budget that could not be opened: left in place.
+                i += 1;
+                continue;
+            }
+            if total >= MIN_LINES && self.defs_typed(&items, i, j) {
+                for c in chunk_of.iter_mut().take(j).skip(i) {
+                    *c = Some(chunks.len());
+                }
+                chunks.push((i, j));
+            }
+            i = j;
+        }
+        if chunks.is_empty() {
+            return items.into_iter().map(|it| it.s).collect();
+        }
+        // What each chunk reads, updates and hands on.
+        let plans: Vec<Plan> = chunks
+            .iter()
+            .map(|&(a, b)| plan(&items, a, b, in_loop))
+            .collect();
+        let mut out = TokenStream::new();
+        let mut k = 0;
+        while k < n {
+            match chunk_of[k] {
+                None => {
+                    // A `let mut` whose binding only helpers change (and do not hand back)
+                    // loses its `mut`.
+                    let mut s = items[k].s.clone();
+                    for d in items[k].defs.iter().filter(|d| d.mutable) {
+                        let changed = items[k + 1..].iter().enumerate().any(|(off, it)| {
+                            match chunk_of[k + 1 + off] {
+                                None => mutates(&it.s, &d.name),
+                                Some(c2) => plans[c2].inout.iter().any(|x| x.name == d.name),
+                            }
+                        });
+                        if !changed {
+                            s = drop_mut(s, &d.name);
+                        }
+                    }
+                    out.extend(s);
+                    k += 1;
+                }
+                Some(c) => {
+                    let (a, b) = chunks[c];
+                    out.extend(self.emit_chunk(&items, a, b, &plans[c], within, |name| {
+                        // A binding handed on is `mut` when something after changes it.
+                        items[b..].iter().enumerate().any(|(off, it)| {
+                            let at = b + off;
+                            match chunk_of[at] {
+                                None => mutates(&it.s, name),
+                                Some(c2) => plans[c2].inout.iter().any(|x| x.name == name),
+                            }
+                        })
+                    }));
+                    k = b;
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether statement `i` may move into a helper.
+    fn movable(&self, items: &[Item], i: usize) -> bool {
+        let it = &items[i];
+        if it.jumps || it.is_tail {
+            return false;
+        }
+        it.env.iter().all(|b| {
+            !it.uses.contains(&b.name)
+                || b.ty.is_some()
+                || (b.name == "visit" && self.visit_bound.is_some())
+        })
+    }
+
+    /// Whether the bindings that statements `a..b` make and later statements read all have
+    /// declared types (they are returned from the helper).
+    fn defs_typed(&self, items: &[Item], a: usize, b: usize) -> bool {
+        let later: BTreeSet<&String> = items[b..].iter().flat_map(|it| it.uses.iter()).collect();
+        items[a..b]
+            .iter()
+            .flat_map(|it| it.defs.iter())
+            .all(|d| d.ty.is_some() || !later.contains(&d.name))
+    }
+
+    /// A statement over the budget with its inner statements cut: a block, a loop's body, a
+    /// `let`'s block initialiser or an `if`'s first branch. Anything else is kept whole.
+    fn open(&self, s: TokenStream, env: &[Binding]) -> TokenStream {
+        let tts: Vec<TokenTree> = s.clone().into_iter().collect();
+        // The last brace group at the top level of the statement is the body to cut, unless
+        // something other than `;` or `else { .. }` follows it.
+        let Some(pos) = tts
+            .iter()
+            .rposition(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))
+        else {
+            return s;
+        };
+        let rest = &tts[pos + 1..];
+        let tail_ok = rest.is_empty()
+            || (rest.len() == 1 && matches!(&rest[0], TokenTree::Punct(p) if p.as_char() == ';'));
+        if !tail_ok {
+            return s;
+        }
+        let head = &tts[..pos];
+        let head_text: Vec<String> = head.iter().map(ToString::to_string).collect();
+        // `else { .. }` of a let-else, or a match's arms: not a body to cut.
+        if head_text.last().is_some_and(|t| t == "else") || head_text.iter().any(|t| t == "match") {
+            return s;
+        }
+        let TokenTree::Group(g) = &tts[pos] else {
+            return s;
+        };
+        let Ok(block) = syn::parse2::<syn::Block>(quote!({ #g })).map(|b| b.stmts) else {
+            return s;
+        };
+        // The braces' own statements (the parse above wrapped the group once more).
+        let inner = match block.as_slice() {
+            [syn::Stmt::Expr(syn::Expr::Block(b), _)] => b.block.stmts.clone(),
+            _ => return s,
+        };
+        let mut inner_env = env.to_vec();
+        // A loop's or an `if let`'s pattern binds names of unknown type: statements reading
+        // them stay.
+        for id in head_bindings(head) {
+            inner_env.push(Binding {
+                name: id,
+                ty: None,
+                mutable: false,
+            });
+        }
+        let stmts: Vec<TokenStream> = inner.iter().map(ToTokens::to_token_stream).collect();
+        let in_loop = head_text
+            .iter()
+            .any(|t| t == "for" || t == "while" || t == "loop");
+        // Only a `let`'s initialiser has a value; a block, a loop or an `if` without `else`
+        // standing as a statement is `()`, so its last statement may move too.
+        let value_used = first_code_token(&head_text).is_some_and(|k| head_text[k] == "let");
+        let code = first_code(&s);
+        let cut = self.block(stmts, inner_env, in_loop, value_used, code.as_deref());
+        let mut out: TokenStream = head.iter().cloned().collect();
+        let mut ng = proc_macro2::Group::new(Delimiter::Brace, cut);
+        ng.set_span(g.span());
+        out.extend([TokenTree::Group(ng)]);
+        out.extend(rest.iter().cloned());
+        out
+    }
+
+    /// `base` made an identifier and unique among this view's helpers.
+    fn name(&self, base: &str) -> Ident {
+        let base: String = base
+            .chars()
+            .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
+            .collect();
+        let mut names = self.names.borrow_mut();
+        let mut name = base.clone();
+        let mut k = 2;
+        while names.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        names.push(name.clone());
+        format_ident!("{}", name)
+    }
+
+    /// The helper for statements `a..b` (pushed to the view) and the statements that call it.
+    fn emit_chunk(
+        &self,
+        items: &[Item],
+        a: usize,
+        b: usize,
+        p: &Plan,
+        within: Option<&str>,
+        mut_after: impl Fn(&str) -> bool,
+    ) -> TokenStream {
+        let codes: Vec<String> = items[a..b]
+            .iter()
+            .filter_map(|it| it.code.clone())
+            .collect();
+        // Named after its first check, or else after the first binding it makes.
+        let name = match (
+            codes.first().map(String::as_str).or(within),
+            items[a..b].iter().flat_map(|it| it.defs.iter()).next(),
+        ) {
+            (Some(c), _) => self.name(&format!("check_{c}")),
+            (None, Some(d)) => self.name(&format!("bind_{}", d.name.trim_start_matches('_'))),
+            (None, None) => self.name("check_part"),
+        };
+        let uses_visit = p.params.iter().any(|x| x.name == "visit");
+        let generics = match (&self.visit_bound, uses_visit) {
+            (Some(vb), true) => quote!(<E: __rt::Report, #vb>),
+            _ => quote!(<E: __rt::Report>),
+        };
+        let turbofish = if uses_visit && self.visit_bound.is_some() {
+            quote!(::<E, V>)
+        } else {
+            quote!(::<E>)
+        };
+        let params = p.params.iter().map(|x| {
+            let id = format_ident!("{}", x.name);
+            if x.name == "visit" && self.visit_bound.is_some() {
+                return quote!(visit: &mut V);
+            }
+            let ty = x.ty.clone().unwrap_or_default();
+            if p.mutated.contains(&x.name) {
+                quote!(mut #id: #ty)
+            } else {
+                quote!(#id: #ty)
+            }
+        });
+        let args = p.params.iter().map(|x| format_ident!("{}", x.name));
+        let ret_all: Vec<&Binding> = p.outs.iter().chain(p.inout.iter()).collect();
+        let ret_ids: Vec<Ident> = ret_all
+            .iter()
+            .map(|x| format_ident!("{}", x.name))
+            .collect();
+        let ret_tys: Vec<TokenStream> = ret_all
+            .iter()
+            .map(|x| x.ty.clone().unwrap_or_default())
+            .collect();
+        let (ret_ty, ret_val) = match ret_all.len() {
+            0 => (quote!(()), quote!(())),
+            1 => (ret_tys[0].clone(), ret_ids[0].to_token_stream()),
+            _ => (quote!((#(#ret_tys),*)), quote!((#(#ret_ids),*))),
+        };
+        let body: TokenStream = items[a..b]
+            .iter()
+            .enumerate()
+            .map(|(k, it)| {
+                // A `let mut` whose binding changes only after the helper: `mut` goes (the
+                // call's binding has it).
+                let mut s = it.s.clone();
+                for d in it.defs.iter().filter(|d| d.mutable) {
+                    if !items[a + k + 1..b].iter().any(|x| mutates(&x.s, &d.name)) {
+                        s = drop_mut(s, &d.name);
+                    }
+                }
+                // A unit block's last statement, if it is no block: now followed by `Ok`.
+                if it.is_last_unit && !block_like(&s) {
+                    s.extend(quote!(;));
+                }
+                s
+            })
+            .collect();
+        let listed = if codes.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": {}",
+                codes
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let doc = format!(
+            " Part of [`Self::{}`], its checks in schema order{listed}.",
+            self.from
+        );
+        self.out.push_helper(quote! {
+            #[doc = #doc]
+            #[inline(always)]
+            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+            fn #name #generics(#(#params),*) -> Result<#ret_ty, E> {
+                #body
+                Ok(#ret_val)
+            }
+        });
+        // The call: fresh bindings for what the helper made, assignments for what it updated.
+        let pats: Vec<TokenStream> = ret_all
+            .iter()
+            .enumerate()
+            .map(|(k, x)| {
+                let id = format_ident!("{}", x.name);
+                if k < p.outs.len() {
+                    if mut_after(&x.name) {
+                        quote!(mut #id)
+                    } else {
+                        quote!(#id)
+                    }
+                } else {
+                    format_ident!("__updated_{}", x.name.trim_start_matches('_')).to_token_stream()
+                }
+            })
+            .collect();
+        let assigns = p.inout.iter().map(|x| {
+            let id = format_ident!("{}", x.name);
+            let up = format_ident!("__updated_{}", x.name.trim_start_matches('_'));
+            quote!(#id = #up;)
+        });
+        let call = quote!(Self::#name #turbofish(#(#args),*)?);
+        let lhs = match pats.len() {
+            0 => return quote!(#call;),
+            1 => pats[0].clone(),
+            _ => quote!((#(#pats),*)),
+        };
+        quote! {
+            let #lhs = #call;
+            #(#assigns)*
+        }
+    }
+}
+
+/// One statement and what the cut needs to know of it.
+struct Item {
+    s: TokenStream,
+    lines: usize,
+    uses: BTreeSet<String>,
+    jumps: bool,
+    is_tail: bool,
+    /// The last statement of a block whose value is `()`.
+    is_last_unit: bool,
+    code: Option<String>,
+    /// What is in scope before it.
+    env: Vec<Binding>,
+    /// What it binds.
+    defs: Vec<Binding>,
+}
+
+/// A helper's interface: what it reads, what it makes that later statements read, what it
+/// updates.
+struct Plan {
+    params: Vec<Binding>,
+    /// Parameters the helper changes (declared `mut`).
+    mutated: Vec<String>,
+    outs: Vec<Binding>,
+    inout: Vec<Binding>,
+}
+
+fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
+    let env = &items[a].env;
+    let uses: BTreeSet<&String> = items[a..b].iter().flat_map(|it| it.uses.iter()).collect();
+    // Each name once, as it is in scope at the chunk's start (the last binding of a name).
+    let mut params: Vec<Binding> = Vec::new();
+    for bnd in env.iter().rev() {
+        if uses.contains(&bnd.name) && !params.iter().any(|x| x.name == bnd.name) {
+            params.push(bnd.clone());
+        }
+    }
+    params.reverse();
+    let mutated: Vec<String> = params
+        .iter()
+        .filter(|x| x.mutable && items[a..b].iter().any(|it| mutates(&it.s, &x.name)))
+        .map(|x| x.name.clone())
+        .collect();
+    let later: BTreeSet<&String> = items[b..].iter().flat_map(|it| it.uses.iter()).collect();
+    let mut outs: Vec<Binding> = Vec::new();
+    for d in items[a..b].iter().flat_map(|it| it.defs.iter()).rev() {
+        if later.contains(&d.name) && !outs.iter().any(|x| x.name == d.name) {
+            outs.push(d.clone());
+        }
+    }
+    outs.reverse();
+    // An updated binding is handed back when something after reads it (in a loop's body,
+    // the next round does).
+    let inout = params
+        .iter()
+        .filter(|x| {
+            mutated.contains(&x.name)
+                && !outs.iter().any(|o| o.name == x.name)
+                && (in_loop || later.contains(&x.name))
+        })
+        .cloned()
+        .collect();
+    Plan {
+        params,
+        mutated,
+        outs,
+        inout,
+    }
+}
+
+/// The number of lines `s` takes once formatted (as the statements of a function).
+pub(crate) fn lines_of(s: &TokenStream) -> usize {
+    // Measured as a helper's body is printed: inside an `impl`'s function.
+    match syn::parse2::<syn::File>(quote!(impl X { fn __f() { #s } })) {
+        Ok(f) => prettyplease::unparse(&f).lines().count().saturating_sub(4),
+        Err(_) => s.to_string().len() / 60,
+    }
+}
+
+/// The names a statement reads or writes as variables: identifiers not after `.` (a field or
+/// method) or `::` (a path), not before `::`, and not a field name in a struct literal.
+fn uses_of(s: &TokenStream) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    collect_uses(s.clone(), &BTreeSet::new(), &mut out);
+    out
+}
+
+/// The uses in `ts` of names not bound inside it: a `let`'s names count from the `;` that
+/// ends it, a `for`'s, an `if let`'s or a `while let`'s inside the braces that follow.
+fn collect_uses(ts: TokenStream, bound: &BTreeSet<String>, out: &mut BTreeSet<String>) {
+    let tts: Vec<TokenTree> = ts.into_iter().collect();
+    let mut bound = bound.clone();
+    let mut pending: Vec<String> = Vec::new();
+    let mut for_body: Vec<String> = Vec::new();
+    // In a pattern: `Some(true)` for a `let` bound at its `;`, `Some(false)` for one bound in
+    // the braces after it (a `for`, an `if let`, a `while let`).
+    let mut pattern: Option<bool> = None;
+    let is_punct =
+        |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    for (k, t) in tts.iter().enumerate() {
+        let prev = k.checked_sub(1).and_then(|p| tts.get(p));
+        if let Some(at_semi) = pattern {
+            let end = match t {
+                TokenTree::Ident(id) => id == "in",
+                TokenTree::Punct(p) => {
+                    p.as_char() == '='
+                        && !is_punct(tts.get(k + 1), '=')
+                        && !is_punct(tts.get(k + 1), '>')
+                        && !matches!(prev, Some(TokenTree::Punct(q)) if "=!<>".contains(q.as_char()) && q.spacing() == Spacing::Joint)
+                }
+                _ => false,
+            };
+            if end {
+                pattern = None;
+                continue;
+            }
+            let names = match t {
+                TokenTree::Ident(_) | TokenTree::Group(_) => {
+                    pattern_idents(std::slice::from_ref(t))
+                }
+                _ => Vec::new(),
+            };
+            // A type after `:` in a `let`: nothing bound, nothing used.
+            if at_semi {
+                pending.extend(names);
+            } else {
+                for_body.extend(names);
+            }
+            continue;
+        }
+        match t {
+            TokenTree::Ident(id) if id == "let" => {
+                let in_cond = matches!(prev, Some(TokenTree::Ident(x)) if x == "if" || x == "while")
+                    || is_punct(prev, '&');
+                pattern = Some(!in_cond);
+            }
+            TokenTree::Ident(id) if id == "for" => pattern = Some(false),
+            TokenTree::Punct(p) if p.as_char() == ';' => bound.extend(pending.drain(..)),
+            // `#[..]`: an attribute, not code.
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket && is_punct(prev, '#') => {}
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                let mut inner = bound.clone();
+                inner.extend(for_body.drain(..));
+                collect_uses(g.stream(), &inner, out);
+            }
+            TokenTree::Group(g) => collect_uses(g.stream(), &bound, out),
+            TokenTree::Ident(id) => {
+                let prev2 = k.checked_sub(2).and_then(|p| tts.get(p));
+                let next = tts.get(k + 1);
+                // `x.y`: y is a field or method, unless `..y` (a range).
+                if is_punct(prev, '.') && !is_punct(prev2, '.') {
+                    continue;
+                }
+                if is_punct(prev, ':') && is_punct(prev2, ':') {
+                    continue;
+                }
+                // `x::` is a path; `x:` a field name or a declared type.
+                if is_punct(next, ':') {
+                    continue;
+                }
+                // A lifetime's name (`'a`).
+                if is_punct(prev, '\'') {
+                    continue;
+                }
+                let name = id.to_string();
+                if !bound.contains(&name) {
+                    out.insert(name);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `s` changes the variable `name`: assigns it (`x = `, `x += `, `x[..] = `), takes
+/// `&mut x`, or calls `x.get_mut(..)`.
+fn mutates(s: &TokenStream, name: &str) -> bool {
+    let tts: Vec<TokenTree> = s.clone().into_iter().collect();
+    for (k, t) in tts.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) if mutates(&g.stream(), name) => return true,
+            TokenTree::Ident(id) if id == name => {
+                let prev = k.checked_sub(1).and_then(|p| tts.get(p));
+                if matches!(prev, Some(TokenTree::Punct(p)) if p.as_char() == '.')
+                    || matches!(prev, Some(TokenTree::Ident(m)) if m == "let")
+                {
+                    continue;
+                }
+                if matches!(prev, Some(TokenTree::Ident(m)) if m == "mut") {
+                    // `&mut x` (not `let mut x`, a new binding).
+                    let prev2 = k.checked_sub(2).and_then(|p| tts.get(p));
+                    if matches!(prev2, Some(TokenTree::Punct(p)) if p.as_char() == '&') {
+                        return true;
+                    }
+                    continue;
+                }
+                let mut j = k + 1;
+                // Skip `[..]` index groups.
+                while let Some(TokenTree::Group(g)) = tts.get(j) {
+                    if g.delimiter() != Delimiter::Bracket {
+                        break;
+                    }
+                    j += 1;
+                }
+                match (tts.get(j), tts.get(j + 1)) {
+                    (Some(TokenTree::Punct(p)), nx) if p.as_char() == '=' => {
+                        let eqeq = matches!(nx, Some(TokenTree::Punct(q)) if q.as_char() == '=')
+                            && p.spacing() == Spacing::Joint;
+                        let arrow = matches!(nx, Some(TokenTree::Punct(q)) if q.as_char() == '>')
+                            && p.spacing() == Spacing::Joint;
+                        if !eqeq && !arrow {
+                            return true;
+                        }
+                    }
+                    (Some(TokenTree::Punct(p)), Some(TokenTree::Punct(q)))
+                        if "+-*/%|&^".contains(p.as_char())
+                            && p.spacing() == Spacing::Joint
+                            && q.as_char() == '=' =>
+                    {
+                        return true;
+                    }
+                    (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(m)))
+                        if p.as_char() == '.'
+                            && ["get_mut", "iter_mut", "as_mut", "take", "replace"]
+                                .contains(&m.to_string().as_str()) =>
+                    {
+                        return true;
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The bindings a `let` statement makes, with their types when declared.
+fn defs_of(s: &TokenStream) -> Vec<Binding> {
+    let Ok(syn::Stmt::Local(l)) = syn::parse2::<syn::Stmt>(s.clone()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    pat_defs(&l.pat, None, &mut out);
+    out
+}
+
+fn pat_defs(p: &syn::Pat, ty: Option<&syn::Type>, out: &mut Vec<Binding>) {
+    match p {
+        syn::Pat::Ident(pi) => out.push(Binding {
+            name: pi.ident.to_string(),
+            ty: ty.map(ToTokens::to_token_stream),
+            mutable: pi.mutability.is_some(),
+        }),
+        syn::Pat::Type(pt) => pat_defs(&pt.pat, Some(&pt.ty), out),
+        syn::Pat::Tuple(t) => {
+            let tys: Option<Vec<&syn::Type>> = match ty {
+                Some(syn::Type::Tuple(tt)) if tt.elems.len() == t.elems.len() => {
+                    Some(tt.elems.iter().collect())
+                }
+                _ => None,
+            };
+            for (k, e) in t.elems.iter().enumerate() {
+                pat_defs(e, tys.as_ref().map(|v| v[k]), out);
+            }
+        }
+        // A let-else's `Some(x): Option<T>`: x is a T.
+        syn::Pat::TupleStruct(ts)
+            if ts.path.is_ident("Some")
+                && ts.elems.len() == 1
+                && let Some(syn::Type::Path(tp)) = ty
+                && let Some(seg) = tp.path.segments.last()
+                && seg.ident == "Option"
+                && let syn::PathArguments::AngleBracketed(args) = &seg.arguments
+                && let Some(syn::GenericArgument::Type(inner)) = args.args.first() =>
+        {
+            pat_defs(&ts.elems[0], Some(inner), out);
+        }
+        // Anything else (an untyped let-else's `Some(x)`, a struct pattern): names of unknown
+        // type.
+        other => {
+            for id in pattern_idents(&other.to_token_stream().into_iter().collect::<Vec<_>>()) {
+                out.push(Binding {
+                    name: id,
+                    ty: None,
+                    mutable: false,
+                });
+            }
+        }
+    }
+}
+
+/// The names a pattern binds: its lower-case identifiers (not a path's, not a constant's).
+fn pattern_idents(tts: &[TokenTree]) -> Vec<String> {
+    fn walk(tts: &[TokenTree], out: &mut Vec<String>) {
+        for (k, t) in tts.iter().enumerate() {
+            match t {
+                TokenTree::Ident(id) => {
+                    let s = id.to_string();
+                    let path =
+                        matches!(tts.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    if !path
+                        && !matches!(s.as_str(), "mut" | "ref" | "_")
+                        && s.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                    {
+                        out.push(s);
+                    }
+                }
+                TokenTree::Group(g) => walk(&g.stream().into_iter().collect::<Vec<_>>(), out),
+                TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tts, &mut out);
+    out
+}
+
+/// The names bound in the head of a block-like statement: a `for` loop's pattern (up to
+/// `in`) and each `let` pattern of an `if let` or `while let` (up to its `=`).
+fn head_bindings(head: &[TokenTree]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < head.len() {
+        let (start, stop) = match &head[k] {
+            TokenTree::Ident(id) if id == "for" => (k + 1, "in"),
+            TokenTree::Ident(id) if id == "let" => (k + 1, "="),
+            _ => {
+                k += 1;
+                continue;
+            }
+        };
+        let mut j = start;
+        while j < head.len() && head[j].to_string() != stop {
+            j += 1;
+        }
+        out.extend(pattern_idents(&head[start..j.min(head.len())]));
+        k = j;
+    }
+    out
+}
+
+/// Whether `s` holds a `break` or `continue` for a loop outside it (any with a label).
+fn escaping_jump(s: &TokenStream) -> bool {
+    let tts: Vec<TokenTree> = s.clone().into_iter().collect();
+    let mut k = 0;
+    while k < tts.len() {
+        match &tts[k] {
+            TokenTree::Ident(id) if id == "break" || id == "continue" => return true,
+            TokenTree::Ident(id) if id == "for" || id == "while" || id == "loop" => {
+                // Skip to the loop's body and past it: jumps in there are its own, unless
+                // labelled.
+                let mut j = k + 1;
+                while j < tts.len()
+                    && !matches!(&tts[j], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)
+                {
+                    j += 1;
+                }
+                if let Some(TokenTree::Group(g)) = tts.get(j)
+                    && labelled_jump(&g.stream())
+                {
+                    return true;
+                }
+                k = j + 1;
+                continue;
+            }
+            TokenTree::Group(g) if escaping_jump(&g.stream()) => return true,
+            _ => {}
+        }
+        k += 1;
+    }
+    false
+}
+
+fn labelled_jump(s: &TokenStream) -> bool {
+    let tts: Vec<TokenTree> = s.clone().into_iter().collect();
+    tts.iter().enumerate().any(|(k, t)| match t {
+        TokenTree::Ident(id) if id == "break" || id == "continue" => {
+            matches!(tts.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '\'')
+        }
+        TokenTree::Group(g) => labelled_jump(&g.stream()),
+        _ => false,
+    })
+}
+
+/// `s` without the `mut` of `let mut name` (or of `mut name` in its pattern).
+fn drop_mut(s: TokenStream, name: &str) -> TokenStream {
+    let tts: Vec<TokenTree> = s.into_iter().collect();
+    let mut out = Vec::with_capacity(tts.len());
+    let mut in_pat = false;
+    for (k, t) in tts.iter().enumerate() {
+        match t {
+            TokenTree::Ident(id) if id == "let" => in_pat = true,
+            TokenTree::Punct(p) if p.as_char() == '=' => in_pat = false,
+            TokenTree::Ident(id)
+                if in_pat
+                    && id == "mut"
+                    && matches!(tts.get(k + 1), Some(TokenTree::Ident(n)) if n == name) =>
+            {
+                continue;
+            }
+            TokenTree::Group(g) if in_pat && g.delimiter() == Delimiter::Parenthesis => {
+                let mut ng =
+                    proc_macro2::Group::new(g.delimiter(), drop_mut_in_pat(g.stream(), name));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+                continue;
+            }
+            _ => {}
+        }
+        out.push(t.clone());
+    }
+    out.into_iter().collect()
+}
+
+fn drop_mut_in_pat(s: TokenStream, name: &str) -> TokenStream {
+    let tts: Vec<TokenTree> = s.into_iter().collect();
+    tts.iter()
+        .enumerate()
+        .filter(|(k, t)| {
+            !(matches!(t, TokenTree::Ident(id) if id == "mut")
+                && matches!(tts.get(k + 1), Some(TokenTree::Ident(n)) if n == name))
+        })
+        .map(|(_, t)| t.clone())
+        .collect()
+}
+
+/// Whether `s` is a block-like expression statement (a block, loop, `if` or `match`).
+fn block_like(s: &TokenStream) -> bool {
+    matches!(
+        syn::parse2::<syn::Stmt>(s.clone()),
+        Ok(syn::Stmt::Expr(
+            syn::Expr::Block(_)
+                | syn::Expr::ForLoop(_)
+                | syn::Expr::If(_)
+                | syn::Expr::While(_)
+                | syn::Expr::Loop(_)
+                | syn::Expr::Match(_),
+            _
+        ))
+    )
+}
+
+/// The index of the first token after a statement's attributes (`#` and its `[..]`).
+fn first_code_token(head: &[String]) -> Option<usize> {
+    let mut k = 0;
+    while head.get(k).is_some_and(|t| t == "#") {
+        k += 2;
+    }
+    (k < head.len()).then_some(k)
+}
+
+/// Whether `s`, the last statement of a block, is its tail expression (its value).
+fn is_tail(s: &TokenStream) -> bool {
+    match syn::parse2::<syn::Block>(quote!({ #s })) {
+        Ok(b) => matches!(b.stmts.last(), Some(syn::Stmt::Expr(_, None))),
+        Err(_) => true,
+    }
+}
+
+/// The code of the first `@step` comment on `s`: `bad-magic` of "@step bad-magic: ..", or the
+/// table of "@step For every record of `t`..".
+fn first_code(s: &TokenStream) -> Option<String> {
+    let text = s.to_string();
+    let at = text.find("\"@step ")?;
+    let rest = &text[at + "\"@step ".len()..];
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '_')
+        .collect();
+    if !word.is_empty() && rest[word.len()..].starts_with([':', ',']) {
+        return Some(word);
+    }
+    if rest.starts_with("For every record of") {
+        let t = rest.split('`').nth(1)?;
+        return Some(format!("each_{t}"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_let_binds_its_names_with_their_types_and_mutability() {
+        let d = defs_of(&quote!(let mut p: Option<u64> = None;));
+        assert_eq!(d.len(), 1);
+        assert!(d[0].mutable);
+        assert_eq!(d[0].ty.as_ref().unwrap().to_string(), "Option < u64 >");
+        let d = defs_of(&quote!(let (a, b): (T<'a>, u64) = f();));
+        assert_eq!(
+            d.iter()
+                .map(|b| (b.name.as_str(), b.ty.as_ref().unwrap().to_string()))
+                .collect::<Vec<_>>(),
+            [("a", "T < 'a >".to_string()), ("b", "u64".to_string())]
+        );
+        let d = defs_of(&quote!(let Some(x) = y else { return; };));
+        assert_eq!(d.len(), 1);
+        assert!(d[0].ty.is_none());
+    }
+
+    #[test]
+    fn assignments_and_mutable_borrows_change_a_binding_comparisons_do_not() {
+        let p = quote!(p);
+        let _ = p;
+        assert!(mutates(
+            &quote!({
+                p = Some(k);
+            }),
+            "p"
+        ));
+        assert!(mutates(
+            &quote!(if c {
+                p[3] += 1;
+            }),
+            "p"
+        ));
+        assert!(mutates(&quote!(if let Some(n) = p.get_mut(i) {}), "p"));
+        assert!(!mutates(&quote!(if p == q {}), "p"));
+        assert!(!mutates(&quote!(let p = 3;), "p"));
+        assert!(!mutates(
+            &quote!(match p {
+                _ => 1,
+            }),
+            "p"
+        ));
+        assert!(!mutates(&quote!(let x = y.p;), "p"));
+    }
+
+    #[test]
+    fn uses_are_variables_not_fields_paths_or_attributes() {
+        let u = uses_of(&quote!(
+            #[doc = "x"]
+            {
+                let v = a.b + c::d + f(e) + S { g: h, k };
+                0..n
+            }
+        ));
+        for x in ["a", "e", "h", "k", "n"] {
+            assert!(u.contains(x), "{x}");
+        }
+        for x in ["b", "c", "d", "g", "doc"] {
+            assert!(!u.contains(x), "{x}");
+        }
+    }
+
+    #[test]
+    fn names_bound_inside_a_statement_are_not_uses_of_the_outer_ones() {
+        let u = uses_of(&quote!({
+            let raw = f(x);
+            let y: u64 = raw + 1;
+            for (i, r) in t {
+                g(r, i, raw)
+            }
+        }));
+        assert!(u.contains("x") && u.contains("t"));
+        assert!(!u.contains("raw") && !u.contains("r") && !u.contains("i") && !u.contains("y"));
+        // Read before its own `let` ends: the outer one.
+        let u = uses_of(&quote!({
+            let raw = raw + 1;
+            if let Some(q) = raw.get() {
+                q
+            }
+        }));
+        assert!(u.contains("raw"));
+        assert!(!u.contains("q"));
+    }
+
+    #[test]
+    fn only_jumps_out_of_the_statement_count() {
+        assert!(escaping_jump(&quote!({
+            if x {
+                continue;
+            }
+        })));
+        assert!(!escaping_jump(&quote!({
+            for i in x {
+                if i {
+                    continue;
+                }
+            }
+        })));
+        assert!(escaping_jump(&quote!({
+            for i in x {
+                break 'outer;
+            }
+        })));
+    }
+}
