@@ -279,7 +279,7 @@ pub struct Cop2<'a> {
     __at_records: u64,
 }
 impl<'a> Cop2<'a> {
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`.
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`, `cop-stream-not-words`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop2_bad_metadata<E: __rt::Report>(
@@ -288,7 +288,7 @@ impl<'a> Cop2<'a> {
         mut __ci: u64,
         __item: RecordsItem<'a>,
         rec: StreamMeta<'a>,
-    ) -> Result<(u64, u64, Option<u64>, u64), E> {
+    ) -> Result<u64, E> {
         let index: u64 = __ci;
         __ci = __ci.saturating_add(1);
         let rec_at: u64 = __item.body_offset();
@@ -394,17 +394,6 @@ impl<'a> Cop2<'a> {
                 );
             }
         }
-        Ok((index, rec_at, __let_stream_start, __ci))
-    }
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop-stream-not-words`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_stream_not_words<E: __rt::Report>(
-        __item: RecordsItem<'a>,
-        index: u64,
-        rec_at: u64,
-        __let_stream_start: Option<u64>,
-    ) -> Result<(), E> {
         // cop-stream-not-words: `(record.end - stream_start) % 4 == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -429,41 +418,16 @@ impl<'a> Cop2<'a> {
                 );
             }
         }
-        Ok(())
+        Ok(__ci)
     }
-    /// Part of [`Self::validate_as`], its checks in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_streams<E: __rt::Report>(
-        buf: &'a [u8],
-        len: u64,
-        actions: &'a [u8],
-        __at_records: u64,
-    ) -> Result<(), E> {
-        let mut __ci: u64 = 0;
-        for __next in RecordsIter::new(buf, actions, __at_records) {
-            let __item: RecordsItem<'a> = __next;
-            let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
-                continue;
-            };
-            let (index, rec_at, __let_stream_start, __updated_ci) = Self::check_cop2_bad_metadata::<
-                E,
-            >(buf, len, __ci, __item, rec)?;
-            __ci = __updated_ci;
-            Self::check_cop_stream_not_words::<
-                E,
-            >(__item, index, rec_at, __let_stream_start)?;
-        }
-        Ok(())
-    }
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`.
+    /// Part of [`Self::validate_as`], its checks in schema order: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, `each_records`, `cop-missing-stream`, `cop-duplicate-action`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic<E: __rt::Report>(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-    ) -> Result<(&'a [u8], u64, u64), E> {
+    ) -> Result<(&'a [u8], u64), E> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -557,17 +521,6 @@ impl<'a> Cop2<'a> {
             (index, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_streams);
-        Ok((actions, __at_records, __count_streams))
-    }
-    /// Part of [`Self::validate_as`], its checks in schema order: `each_records`, `cop-missing-stream`, `cop-duplicate-action`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_records<E: __rt::Report>(
-        buf: &'a [u8],
-        actions: &'a [u8],
-        __at_records: u64,
-        __count_streams: u64,
-    ) -> Result<(), E> {
         // For every record of stream `records`.
         for __next in RecordsIter::new(buf, actions, __at_records) {
             let __item: RecordsItem<'a> = __next;
@@ -608,13 +561,15 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(10, &ERROR_SITES[9], 0, lhs, rhs, 0, 0);
             }
         }
-        Ok(())
+        Ok((actions, __at_records))
     }
-    /// Part of [`Self::validate_as`], its checks in schema order: `each_streams`.
+    /// Part of [`Self::validate_as`], its checks in schema order: `each_streams`, `cop-trailing-data`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_streams_2<E: __rt::Report>(
+    fn check_each_streams<E: __rt::Report>(
         buf: &'a [u8],
+        len: u64,
+        header: Header<'a>,
         actions: &'a [u8],
         __at_records: u64,
     ) -> Result<(), E> {
@@ -713,18 +668,6 @@ impl<'a> Cop2<'a> {
                 }
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop-trailing-data`, `each_streams`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_trailing_data<E: __rt::Report>(
-        buf: &'a [u8],
-        len: u64,
-        header: Header<'a>,
-        actions: &'a [u8],
-        __at_records: u64,
-    ) -> Result<(), E> {
         // cop-trailing-data: bytes `HEADER_BYTES + header.actions_len` to `len` must lie in the buffer and each be 0x00.
         {
             let from: Option<u64> = u64::from(HEADER_BYTES)
@@ -763,9 +706,30 @@ impl<'a> Cop2<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`], its checks in schema order: `each_streams`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_streams_2<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), E> {
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
-            Self::check_each_streams::<E>(buf, len, actions, __at_records)?;
+            let mut __ci: u64 = 0;
+            for __next in RecordsIter::new(buf, actions, __at_records) {
+                let __item: RecordsItem<'a> = __next;
+                let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
+                    continue;
+                };
+                let __updated_ci = Self::check_cop2_bad_metadata::<
+                    E,
+                >(buf, len, __ci, __item, rec)?;
+                __ci = __updated_ci;
+            }
         }
         Ok(())
     }
@@ -797,12 +761,9 @@ impl<'a> Cop2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records, __count_streams) = Self::check_cop_bad_magic::<
-            E,
-        >(buf, len, header)?;
-        Self::check_each_records::<E>(buf, actions, __at_records, __count_streams)?;
-        Self::check_each_streams_2::<E>(buf, actions, __at_records)?;
-        Self::check_cop_trailing_data::<E>(buf, len, header, actions, __at_records)?;
+        let (actions, __at_records) = Self::check_cop_bad_magic::<E>(buf, len, header)?;
+        Self::check_each_streams::<E>(buf, len, header, actions, __at_records)?;
+        Self::check_each_streams_2::<E>(buf, len, actions, __at_records)?;
         Ok(Self {
             buf,
             header: header_raw,

@@ -955,15 +955,17 @@ pub struct Npu1<'a> {
     ext_gate: u64,
 }
 impl<'a> Npu1<'a> {
-    /// Part of [`Self::validate_with`], its checks in schema order: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, `tensor-bad-region`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_unknown_direction<E: __rt::Report>(
         buf: &'a [u8],
+        header: Header<'a>,
         io_at: u64,
+        mut __prev_tensor_names_not_sorted: Option<u64>,
         index: u64,
         rec: Tensor<'a>,
-    ) -> Result<u64, E> {
+    ) -> Result<(u64, Option<u64>), E> {
         let rec_at: u64 = io_at.saturating_add(index.saturating_mul(60u64));
         let _ = (&rec, rec_at);
         // unknown-direction: `direction` must be a value enum `Direction` defines.
@@ -1055,20 +1057,6 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok(rec_at)
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-names-not-sorted`, `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_names_not_sorted<E: __rt::Report>(
-        buf: &'a [u8],
-        header: Header<'a>,
-        regions: &'a [[u8; 16]],
-        mut __prev_tensor_names_not_sorted: Option<u64>,
-        index: u64,
-        rec: Tensor<'a>,
-        rec_at: u64,
-    ) -> Result<Option<u64>, E> {
         // tensor-names-not-sorted: string `name` strictly increases (so is unique) over the records of `io`, in table order (bytewise).
         {
             let p = __prev_tensor_names_not_sorted.unwrap_or(0);
@@ -1109,6 +1097,18 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
+        Ok((rec_at, __prev_tensor_names_not_sorted))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_in_baked_region<E: __rt::Report>(
+        buf: &'a [u8],
+        regions: &'a [[u8; 16]],
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<(), E> {
         // tensor-in-baked-region: `(regions[region].flags & REGION_BAKED) == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -1168,16 +1168,6 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok(__prev_tensor_names_not_sorted)
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-bad-rank`, `tensor-bad-shape`, `tensor-size-mismatch`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_bad_rank<E: __rt::Report>(
-        index: u64,
-        rec: Tensor<'a>,
-        rec_at: u64,
-    ) -> Result<(), E> {
         // tensor-bad-rank: `rank <= MAX_TENSOR_RANK`.
         {
             let lhs: u64 = u64::from(rec.rank());
@@ -1239,6 +1229,16 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-size-mismatch`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_size_mismatch<E: __rt::Report>(
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<(), E> {
         // let `elem_bytes` = `if(dtype == DType.int32, 4, if(dtype == DType.int16, 2, 1))` (`None` if it overflows).
         let __let_elem_bytes: Option<u64> = Some(
             if matches!(
@@ -1281,7 +1281,7 @@ impl<'a> Npu1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, `checksum-mismatch`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_bad_magic<E: __rt::Report>(
@@ -1396,19 +1396,6 @@ impl<'a> Npu1<'a> {
             };
             bytes
         };
-        Ok((ext, ext_at, regions, regions_at, cmd_stream))
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `checksum-mismatch`, `each_io`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_checksum_mismatch<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
-        buf: &'a [u8],
-        visit: &mut V,
-        header: Header<'a>,
-        ext: Ext<'a>,
-        ext_at: u64,
-        regions: &'a [[u8; 16]],
-    ) -> Result<(&'a [[u8; 60]], u64), E> {
         // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over everything after the header (the header holds the checksum, so it is excluded).
         {
             let data = match (
@@ -1435,6 +1422,20 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
+        Ok((ext, ext_at, regions, regions_at, cmd_stream))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_io`, `each_regions`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_io<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: Header<'a>,
+        ext: Ext<'a>,
+        ext_at: u64,
+        regions: &'a [[u8; 16]],
+        regions_at: u64,
+    ) -> Result<&'a [[u8; 60]], E> {
         // when `header.version >= VERSION_V2`:
         let (io, io_at): (&'a [[u8; 60]], u64) = if matches!(
             (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
@@ -1483,28 +1484,15 @@ impl<'a> Npu1<'a> {
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = Self::check_unknown_direction::<E>(buf, io_at, index, rec)?;
-            let __updated_prev_tensor_names_not_sorted = Self::check_tensor_names_not_sorted::<
+            let (rec_at, __updated_prev_tensor_names_not_sorted) = Self::check_unknown_direction::<
                 E,
-            >(buf, header, regions, __prev_tensor_names_not_sorted, index, rec, rec_at)?;
+            >(buf, header, io_at, __prev_tensor_names_not_sorted, index, rec)?;
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
-            Self::check_tensor_bad_rank::<E>(index, rec, rec_at)?;
+            Self::check_tensor_in_baked_region::<E>(buf, regions, index, rec, rec_at)?;
+            Self::check_tensor_size_mismatch::<E>(index, rec, rec_at)?;
             // The caller's `io` hook sees the checked record.
             visit.io(&header, i, &rec)?;
         }
-        Ok((io, io_at))
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_regions`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_regions<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
-        buf: &'a [u8],
-        visit: &mut V,
-        header: Header<'a>,
-        regions: &'a [[u8; 16]],
-        regions_at: u64,
-        io_at: u64,
-    ) -> Result<(), E> {
         // For every record of `regions`:
         for (i, raw) in regions.iter().enumerate() {
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
@@ -1554,7 +1542,7 @@ impl<'a> Npu1<'a> {
         }
         let _ = regions_at;
         let _ = io_at;
-        Ok(())
+        Ok(io)
     }
     /// Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
     ///
@@ -1601,14 +1589,10 @@ impl<'a> Npu1<'a> {
         let (ext, ext_at, regions, regions_at, cmd_stream) = Self::check_bad_magic::<
             E,
         >(buf, len, header)?;
-        let (io, io_at) = Self::check_checksum_mismatch::<
+        let io = Self::check_each_io::<
             E,
             V,
-        >(buf, visit, header, ext, ext_at, regions)?;
-        Self::check_each_regions::<
-            E,
-            V,
-        >(buf, visit, header, regions, regions_at, io_at)?;
+        >(buf, visit, header, ext, ext_at, regions, regions_at)?;
         Ok(Self {
             buf,
             header: header_raw,

@@ -2601,181 +2601,6 @@ impl<'a> VpmnV2<'a> {
             }
         }
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `unknown-section-type`, `section-out-of-bounds`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_unknown_section_type<E: __rt::Report>(
-        buf: &'a [u8],
-        len: u64,
-        sections_at: u64,
-        index: u64,
-        rec: SectionHeader<'a>,
-    ) -> Result<u64, E> {
-        let rec_at: u64 = sections_at.saturating_add(index.saturating_mul(44u64));
-        let _ = (&rec, rec_at);
-        // unknown-section-type: `sd_type` must be a value enum `SectionType` defines.
-        {
-            let raw = u32::from_le_bytes([
-                rec.as_bytes()[0],
-                rec.as_bytes()[1],
-                rec.as_bytes()[2],
-                rec.as_bytes()[3],
-            ]);
-            if SectionType::from_raw(raw).is_none() {
-                return __rt::fail(
-                    10,
-                    &ERROR_SITES[9],
-                    rec_at,
-                    u64::from(raw),
-                    0,
-                    0,
-                    usize::try_from(index).unwrap_or(usize::MAX),
-                );
-            }
-        }
-        // section-out-of-bounds: range `payload` (offset + size) must lie within `len`.
-        if true {
-            let start = rec.offset();
-            let length = rec.size();
-            let within = len;
-            let bytes = __rt::range_within(buf, start, length, within);
-            let Some(bytes) = bytes else {
-                return __rt::fail(
-                    11,
-                    &ERROR_SITES[10],
-                    rec_at,
-                    start,
-                    length,
-                    within,
-                    usize::try_from(index).unwrap_or(usize::MAX),
-                );
-            };
-            let _ = bytes;
-        }
-        Ok(rec_at)
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn bind_ci<E: __rt::Report>(
-        buf: &'a [u8],
-        sections: &'a [[u8; 44]],
-        sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
-        rlen: u64,
-        mut cursor: u64,
-    ) -> Result<(), E> {
-        let mut __ci: u64 = 0;
-        for (__si, __sraw) in sections
-            .iter()
-            .enumerate()
-            .skip(
-                __dfirst_sections
-                    .get(26)
-                    .map_or(usize::MAX, |f| usize::try_from(*f).unwrap_or(usize::MAX)),
-            )
-            .take(if __dcount_sections.get(26) == Some(&1) { 1 } else { usize::MAX })
-        {
-            let __stype: u64 = u64::from(
-                u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
-            );
-            if __stype != 26u64 {
-                continue;
-            }
-            let __srec = SectionHeader {
-                raw: __sraw,
-                buf,
-                index: u32::try_from(__si).unwrap_or(u32::MAX),
-            };
-            let __sat: u64 = sections_at
-                .saturating_add(
-                    u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
-                );
-            let _ = (&__srec, __sat);
-            let Some(__p) = __srec.payload() else {
-                continue;
-            };
-            let __pat: u64 = __srec.offset();
-            for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                let index = __ci;
-                __ci = __ci.saturating_add(1);
-                let rec = DynaioEntry {
-                    raw,
-                    buf,
-                    index: u32::try_from(index).unwrap_or(u32::MAX),
-                };
-                let rec_at = __pat
-                    .saturating_add(
-                        u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
-                    );
-                let _ = (&rec, rec_at, index);
-                let off: u64 = u64::from(
-                    u32::from_le_bytes([
-                        rec.as_bytes()[0],
-                        rec.as_bytes()[1],
-                        rec.as_bytes()[2],
-                        rec.as_bytes()[3],
-                    ]),
-                );
-                let size: u64 = u64::from(
-                    u32::from_le_bytes([
-                        rec.as_bytes()[4],
-                        rec.as_bytes()[5],
-                        rec.as_bytes()[6],
-                        rec.as_bytes()[7],
-                    ]),
-                );
-                if size == 0 {
-                    return __rt::fail(
-                        28,
-                        &ERROR_SITES[27],
-                        rec_at,
-                        size,
-                        0,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-                if off.checked_rem(64u64) != Some(0) {
-                    return __rt::fail(
-                        29,
-                        &ERROR_SITES[28],
-                        rec_at,
-                        off,
-                        64u64,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-                if off < cursor {
-                    return __rt::fail(
-                        30,
-                        &ERROR_SITES[29],
-                        rec_at,
-                        off,
-                        cursor,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-                let end = off.checked_add(size);
-                let Some(end) = end.filter(|e| *e <= rlen) else {
-                    return __rt::fail(
-                        31,
-                        &ERROR_SITES[30],
-                        rec_at,
-                        off,
-                        size,
-                        rlen,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                };
-                cursor = end;
-            }
-        }
-        Ok(())
-    }
     /// Part of [`Self::validate_with`], its checks in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -2783,9 +2608,9 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
-    ) -> Result<(), E> {
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+    ) -> Result<(u64, u64), E> {
         let mut __region: Option<(&'a [u8], u64, u64)> = None;
         for (__si, __sraw) in sections
             .iter()
@@ -2824,18 +2649,132 @@ impl<'a> VpmnV2<'a> {
         let rlen: u64 = __region
             .map_or(0, |r| u64::try_from(r.0.len()).unwrap_or(u64::MAX));
         let cursor: u64 = 0;
+        Ok((rlen, cursor))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_entry_invalid_2<E: __rt::Report>(
+        buf: &'a [u8],
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+        rlen: u64,
+        mut cursor: u64,
+    ) -> Result<(), E> {
         {
-            Self::bind_ci::<
-                E,
-            >(
-                buf,
-                sections,
-                sections_at,
-                __dcount_sections,
-                __dfirst_sections,
-                rlen,
-                cursor,
-            )?;
+            let mut __ci: u64 = 0;
+            for (__si, __sraw) in sections
+                .iter()
+                .enumerate()
+                .skip(
+                    __dfirst_sections
+                        .get(26)
+                        .map_or(
+                            usize::MAX,
+                            |f| usize::try_from(*f).unwrap_or(usize::MAX),
+                        ),
+                )
+                .take(if __dcount_sections.get(26) == Some(&1) { 1 } else { usize::MAX })
+            {
+                let __stype: u64 = u64::from(
+                    u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
+                );
+                if __stype != 26u64 {
+                    continue;
+                }
+                let __srec = SectionHeader {
+                    raw: __sraw,
+                    buf,
+                    index: u32::try_from(__si).unwrap_or(u32::MAX),
+                };
+                let __sat: u64 = sections_at
+                    .saturating_add(
+                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                    );
+                let _ = (&__srec, __sat);
+                let Some(__p) = __srec.payload() else {
+                    continue;
+                };
+                let __pat: u64 = __srec.offset();
+                for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
+                    let index = __ci;
+                    __ci = __ci.saturating_add(1);
+                    let rec = DynaioEntry {
+                        raw,
+                        buf,
+                        index: u32::try_from(index).unwrap_or(u32::MAX),
+                    };
+                    let rec_at = __pat
+                        .saturating_add(
+                            u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
+                        );
+                    let _ = (&rec, rec_at, index);
+                    let off: u64 = u64::from(
+                        u32::from_le_bytes([
+                            rec.as_bytes()[0],
+                            rec.as_bytes()[1],
+                            rec.as_bytes()[2],
+                            rec.as_bytes()[3],
+                        ]),
+                    );
+                    let size: u64 = u64::from(
+                        u32::from_le_bytes([
+                            rec.as_bytes()[4],
+                            rec.as_bytes()[5],
+                            rec.as_bytes()[6],
+                            rec.as_bytes()[7],
+                        ]),
+                    );
+                    if size == 0 {
+                        return __rt::fail(
+                            28,
+                            &ERROR_SITES[27],
+                            rec_at,
+                            size,
+                            0,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    }
+                    if off.checked_rem(64u64) != Some(0) {
+                        return __rt::fail(
+                            29,
+                            &ERROR_SITES[28],
+                            rec_at,
+                            off,
+                            64u64,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    }
+                    if off < cursor {
+                        return __rt::fail(
+                            30,
+                            &ERROR_SITES[29],
+                            rec_at,
+                            off,
+                            cursor,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    }
+                    let end = off.checked_add(size);
+                    let Some(end) = end.filter(|e| *e <= rlen) else {
+                        return __rt::fail(
+                            31,
+                            &ERROR_SITES[30],
+                            rec_at,
+                            off,
+                            size,
+                            rlen,
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    };
+                    cursor = end;
+                }
+            }
         }
         Ok(())
     }
@@ -2846,8 +2785,8 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
     ) -> Result<Option<(&'a [u8], u64, u64)>, E> {
         let mut __region: Option<(&'a [u8], u64, u64)> = None;
         for (__si, __sraw) in sections
@@ -2893,8 +2832,8 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
         __region: Option<(&'a [u8], u64, u64)>,
     ) -> Result<(), E> {
         if let Some((r, rsi, rat)) = __region {
@@ -3017,7 +2956,7 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         len: u64,
         header: FormatHeader<'a>,
-    ) -> Result<(SubHeader<'a>, u64, &'a [[u8; 44]], u64, [u32; 41], [u32; 41]), E> {
+    ) -> Result<(SubHeader<'a>, u64, &'a [[u8; 44]], u64), E> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -3125,16 +3064,7 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         };
-        let __dcount_sections: [u32; 41] = [0u32; 41];
-        let __dfirst_sections: [u32; 41] = [u32::MAX; 41];
-        Ok((
-            sub_header,
-            sub_header_at,
-            sections,
-            sections_at,
-            __dcount_sections,
-            __dfirst_sections,
-        ))
+        Ok((sub_header, sub_header_at, sections, sections_at))
     }
     /// Part of [`Self::validate_with`], its checks in schema order: `each_sections`.
     #[inline(always)]
@@ -3146,9 +3076,9 @@ impl<'a> VpmnV2<'a> {
         header: FormatHeader<'a>,
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        mut __dcount_sections: [u32; 41],
-        mut __dfirst_sections: [u32; 41],
-    ) -> Result<([u32; 41], [u32; 41]), E> {
+        __dcount_sections: &mut [u32; 41],
+        __dfirst_sections: &mut [u32; 41],
+    ) -> Result<(), E> {
         // For every record of `sections`:
         for (i, raw) in sections.iter().enumerate() {
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
@@ -3157,9 +3087,47 @@ impl<'a> VpmnV2<'a> {
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at = Self::check_unknown_section_type::<
-                E,
-            >(buf, len, sections_at, index, rec)?;
+            let rec_at: u64 = sections_at.saturating_add(index.saturating_mul(44u64));
+            let _ = (&rec, rec_at);
+            // unknown-section-type: `sd_type` must be a value enum `SectionType` defines.
+            {
+                let raw = u32::from_le_bytes([
+                    rec.as_bytes()[0],
+                    rec.as_bytes()[1],
+                    rec.as_bytes()[2],
+                    rec.as_bytes()[3],
+                ]);
+                if SectionType::from_raw(raw).is_none() {
+                    return __rt::fail(
+                        10,
+                        &ERROR_SITES[9],
+                        rec_at,
+                        u64::from(raw),
+                        0,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+            }
+            // section-out-of-bounds: range `payload` (offset + size) must lie within `len`.
+            if true {
+                let start = rec.offset();
+                let length = rec.size();
+                let within = len;
+                let bytes = __rt::range_within(buf, start, length, within);
+                let Some(bytes) = bytes else {
+                    return __rt::fail(
+                        11,
+                        &ERROR_SITES[10],
+                        rec_at,
+                        start,
+                        length,
+                        within,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                };
+                let _ = bytes;
+            }
             // section-entry-size: the payload of every section of `sections` is a whole number of `sd_entsize` entries; a section type with a record layout has entries of exactly that record's size.
             {
                 let es: u64 = u64::from(
@@ -3229,7 +3197,7 @@ impl<'a> VpmnV2<'a> {
             // The caller's `sections` hook sees the checked record.
             visit.sections(&header, i, &rec)?;
         }
-        Ok((__dcount_sections, __dfirst_sections))
+        Ok(())
     }
     /// Part of [`Self::validate_with`], its checks in schema order: `each_inputs`.
     #[inline(always)]
@@ -3238,8 +3206,8 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
     ) -> Result<(), E> {
         // For every record of collection `inputs` (every section of its type): The sections by type.
         {
@@ -3358,8 +3326,8 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
     ) -> Result<(), E> {
         // For every record of collection `outputs` (every section of its type): The sections by type.
         {
@@ -3478,8 +3446,8 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
     ) -> Result<(u64, u64), E> {
         let __count_inputs: u64 = {
             let mut n: u64 = 0;
@@ -3555,18 +3523,18 @@ impl<'a> VpmnV2<'a> {
         };
         Ok((__count_inputs, __count_outputs))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_network_info`, `section-checksum-missing`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_network_info`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_network_info<E: __rt::Report>(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
         __count_inputs: u64,
         __count_outputs: u64,
-    ) -> Result<[u32; 41], E> {
+    ) -> Result<(), E> {
         // For every record of collection `network_info` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -3651,21 +3619,19 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
-        // section-checksum-missing, section-checksum-duplicate, section-checksum-mismatch: every record of `checksums` names (by `sd_type`) a section present exactly once, no section twice, and `checksum_value` is the Crc32 of that section's payload (checked in the next step's pass). Each CHECKSUM record holds the CRC-32 of the payload of the section it names.
-        let __sec_count: [u32; 41] = __dcount_sections;
-        Ok(__sec_count)
+        Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`], its checks in schema order: `section-checksum-missing`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn bind_want_section_crcs<E: __rt::Report>(
+    fn check_section_checksum_missing<E: __rt::Report>(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
-        __sec_count: [u32; 41],
-    ) -> Result<[Option<(u64, u64, u64)>; 41], E> {
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+    ) -> Result<(), E> {
+        // section-checksum-missing, section-checksum-duplicate, section-checksum-mismatch: every record of `checksums` names (by `sd_type`) a section present exactly once, no section twice, and `checksum_value` is the Crc32 of that section's payload (checked in the next step's pass). Each CHECKSUM record holds the CRC-32 of the payload of the section it names.
         {
             let mut __ci: u64 = 0;
             for (__si, __sraw) in sections
@@ -3724,7 +3690,7 @@ impl<'a> VpmnV2<'a> {
                     );
                     let found = usize::try_from(t)
                         .ok()
-                        .and_then(|i| __sec_count.get(i))
+                        .and_then(|i| __dcount_sections.get(i))
                         .map_or(0, |n| u64::from(*n));
                     if found != 1 {
                         return __rt::fail(
@@ -3740,8 +3706,7 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
-        let __want_section_crcs: [Option<(u64, u64, u64)>; 41] = [None; 41];
-        Ok(__want_section_crcs)
+        Ok(())
     }
     /// Part of [`Self::validate_with`], its checks in schema order.
     #[inline(always)]
@@ -3750,10 +3715,10 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
-        mut __want_section_crcs: [Option<(u64, u64, u64)>; 41],
-    ) -> Result<[Option<(u64, u64, u64)>; 41], E> {
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+        __want_section_crcs: &mut [Option<(u64, u64, u64)>; 41],
+    ) -> Result<(), E> {
         {
             let mut __ci: u64 = 0;
             for (__si, __sraw) in sections
@@ -3841,9 +3806,9 @@ impl<'a> VpmnV2<'a> {
                 }
             }
         }
-        Ok(__want_section_crcs)
+        Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `file-checksum-mismatch`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `file-checksum-mismatch`, `dynaio-unpaired`, `dynaio-entry-invalid`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_file_checksum_mismatch<E: __rt::Report>(
@@ -3851,7 +3816,9 @@ impl<'a> VpmnV2<'a> {
         header: FormatHeader<'a>,
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __want_section_crcs: [Option<(u64, u64, u64)>; 41],
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+        __want_section_crcs: &[Option<(u64, u64, u64)>; 41],
     ) -> Result<(), E> {
         // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum` (`npuschema_core::crc32_payloads`). The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
         {
@@ -3929,21 +3896,6 @@ impl<'a> VpmnV2<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `dynaio-unpaired`, `dynaio-entry-invalid`, `dynaio-padding-nonzero`, `ownership-overlap`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_unpaired<E: __rt::Report>(
-        buf: &'a [u8],
-        header: FormatHeader<'a>,
-        sub_header: SubHeader<'a>,
-        sub_header_at: u64,
-        sections: &'a [[u8; 44]],
-        sections_at: u64,
-        __dcount_sections: [u32; 41],
-        __dfirst_sections: [u32; 41],
-    ) -> Result<(), E> {
         // dynaio-unpaired: sections `dynaio` and `dynaio_table` are both present once, or both absent. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let (mut nr, mut ne) = (0u64, 0u64);
@@ -3988,10 +3940,36 @@ impl<'a> VpmnV2<'a> {
         }
         // dynaio-entry-invalid: every `dynaio_table` entry has a nonzero size, a 64-aligned offset, lies inside the `dynaio` region, and starts at or after the previous one's end. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            Self::check_dynaio_entry_invalid::<
+            let (rlen, cursor) = Self::check_dynaio_entry_invalid::<
                 E,
             >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+            Self::check_dynaio_entry_invalid_2::<
+                E,
+            >(
+                buf,
+                sections,
+                sections_at,
+                __dcount_sections,
+                __dfirst_sections,
+                rlen,
+                cursor,
+            )?;
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `dynaio-padding-nonzero`, `ownership-overlap`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_padding_nonzero_3<E: __rt::Report>(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sub_header: SubHeader<'a>,
+        sub_header_at: u64,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+    ) -> Result<(), E> {
         // dynaio-padding-nonzero: every byte of the `dynaio` region outside the `dynaio_table` slots is zero. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let __region = Self::check_dynaio_padding_nonzero::<
@@ -4057,15 +4035,12 @@ impl<'a> VpmnV2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (
-            sub_header,
-            sub_header_at,
-            sections,
-            sections_at,
-            mut __dcount_sections,
-            mut __dfirst_sections,
-        ) = Self::check_bad_magic::<E>(buf, len, header)?;
-        let (__updated_dcount_sections, __updated_dfirst_sections) = Self::check_each_sections::<
+        let (sub_header, sub_header_at, sections, sections_at) = Self::check_bad_magic::<
+            E,
+        >(buf, len, header)?;
+        let mut __dcount_sections: [u32; 41] = [0u32; 41];
+        let mut __dfirst_sections: [u32; 41] = [u32::MAX; 41];
+        Self::check_each_sections::<
             E,
             V,
         >(
@@ -4075,56 +4050,55 @@ impl<'a> VpmnV2<'a> {
             header,
             sections,
             sections_at,
-            __dcount_sections,
-            __dfirst_sections,
+            &mut __dcount_sections,
+            &mut __dfirst_sections,
         )?;
-        __dcount_sections = __updated_dcount_sections;
-        __dfirst_sections = __updated_dfirst_sections;
         Self::check_each_inputs::<
             E,
-        >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
         Self::check_each_outputs::<
             E,
-        >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
+        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
         let (__count_inputs, __count_outputs) = Self::bind_count_inputs::<
             E,
-        >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
-        let __sec_count = Self::check_each_network_info::<
+        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
+        Self::check_each_network_info::<
             E,
         >(
             buf,
             sections,
             sections_at,
-            __dcount_sections,
-            __dfirst_sections,
+            &__dcount_sections,
+            &__dfirst_sections,
             __count_inputs,
             __count_outputs,
         )?;
-        let mut __want_section_crcs = Self::bind_want_section_crcs::<
+        Self::check_section_checksum_missing::<
+            E,
+        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
+        let mut __want_section_crcs: [Option<(u64, u64, u64)>; 41] = [None; 41];
+        Self::check_part::<
             E,
         >(
             buf,
             sections,
             sections_at,
-            __dcount_sections,
-            __dfirst_sections,
-            __sec_count,
+            &__dcount_sections,
+            &__dfirst_sections,
+            &mut __want_section_crcs,
         )?;
-        let __updated_want_section_crcs = Self::check_part::<
-            E,
-        >(
-            buf,
-            sections,
-            sections_at,
-            __dcount_sections,
-            __dfirst_sections,
-            __want_section_crcs,
-        )?;
-        __want_section_crcs = __updated_want_section_crcs;
         Self::check_file_checksum_mismatch::<
             E,
-        >(buf, header, sections, sections_at, __want_section_crcs)?;
-        Self::check_dynaio_unpaired::<
+        >(
+            buf,
+            header,
+            sections,
+            sections_at,
+            &__dcount_sections,
+            &__dfirst_sections,
+            &__want_section_crcs,
+        )?;
+        Self::check_dynaio_padding_nonzero_3::<
             E,
         >(
             buf,
@@ -4133,8 +4107,8 @@ impl<'a> VpmnV2<'a> {
             sub_header_at,
             sections,
             sections_at,
-            __dcount_sections,
-            __dfirst_sections,
+            &__dcount_sections,
+            &__dfirst_sections,
         )?;
         Ok(Self {
             buf,
@@ -4883,14 +4857,14 @@ impl<'a> VpmnV1<'a> {
             }
         }
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `truncated-header`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `truncated-header`, `truncated-header`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_bad_magic<E: __rt::Report>(
         buf: &'a [u8],
         len: u64,
         header: V1Prefix<'a>,
-    ) -> Result<(V1Fixed<'a>, u64), E> {
+    ) -> Result<(V1Fixed<'a>, u64, &'a [[u8; 8]], u64), E> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -4955,19 +4929,6 @@ impl<'a> VpmnV1<'a> {
             }
         };
         let _ = fixed_at;
-        Ok((fixed, fixed_at))
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `truncated-header`, `each_entries`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_truncated_header<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
-        buf: &'a [u8],
-        visit: &mut V,
-        len: u64,
-        header: V1Prefix<'a>,
-        fixed: V1Fixed<'a>,
-        fixed_at: u64,
-    ) -> Result<(&'a [[u8; 8]], u64), E> {
         // truncated-header: table `entries` (12 + if(header.version >= 0x0001000C, 3, 0) + if(header.version >= 0x0001000E, 1, 0) x 8 bytes at end(fixed)) must lie within `len`.
         let (entries, entries_at): (&'a [[u8; 8]], u64) = {
             let at = fixed_at.checked_add(V1Fixed::size_for(fixed.gate()));
@@ -5020,6 +4981,19 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
+        Ok((fixed, fixed_at, entries, entries_at))
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_entries`, `section-entry-size`, `section-entry-size`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_entries<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        len: u64,
+        header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(), E> {
         // For every record of `entries`:
         for (i, raw) in entries.iter().enumerate() {
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
@@ -5052,17 +5026,6 @@ impl<'a> VpmnV1<'a> {
             // The caller's `entries` hook sees the checked record.
             visit.entries(&header, i, &rec)?;
         }
-        Ok((entries, entries_at))
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `section-entry-size`, `section-entry-size`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_section_entry_size<E: __rt::Report>(
-        buf: &'a [u8],
-        header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
-        entries_at: u64,
-    ) -> Result<(), E> {
         // section-entry-size: `entries.0.size % if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES)) == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -5149,7 +5112,7 @@ impl<'a> VpmnV1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `section-out-of-bounds`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `section-out-of-bounds`, `section-out-of-bounds`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_section_out_of_bounds<E: __rt::Report>(
@@ -5158,7 +5121,7 @@ impl<'a> VpmnV1<'a> {
         header: V1Prefix<'a>,
         entries: &'a [[u8; 8]],
         entries_at: u64,
-    ) -> Result<(&'a [[u8; 116]], u64), E> {
+    ) -> Result<(&'a [[u8; 116]], u64, &'a [[u8; 116]], u64), E> {
         // section-out-of-bounds: table `inputs` (if(header.version >= 0x0001000B, entries.0.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.0.offset) must lie within `len`.
         let (inputs, inputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -5219,18 +5182,6 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
-        Ok((inputs, inputs_at))
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `section-out-of-bounds`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_section_out_of_bounds_2<E: __rt::Report>(
-        buf: &'a [u8],
-        len: u64,
-        header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
-        entries_at: u64,
-    ) -> Result<(&'a [[u8; 116]], u64), E> {
         // section-out-of-bounds: table `outputs` (if(header.version >= 0x0001000B, entries.1.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.1.offset) must lie within `len`.
         let (outputs, outputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -5291,7 +5242,7 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
-        Ok((outputs, outputs_at))
+        Ok((inputs, inputs_at, outputs, outputs_at))
     }
     /// Part of [`Self::validate_with`], its checks in schema order: `each_inputs`.
     #[inline(always)]
@@ -5374,13 +5325,14 @@ impl<'a> VpmnV1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_outputs`.
+    /// Part of [`Self::validate_with`], its checks in schema order: `each_outputs`, `metadata-count-mismatch`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_outputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
         buf: &'a [u8],
         visit: &mut V,
         header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
         outputs: &'a [[u8; 116]],
         outputs_at: u64,
     ) -> Result<(), E> {
@@ -5453,21 +5405,6 @@ impl<'a> VpmnV1<'a> {
             // The caller's `outputs` hook sees the checked record.
             visit.outputs(&header, i, &rec)?;
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`], its checks in schema order: `metadata-count-mismatch`, `metadata-count-mismatch`, `ownership-overlap`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_metadata_count_mismatch<E: __rt::Report>(
-        buf: &'a [u8],
-        header: V1Prefix<'a>,
-        fixed: V1Fixed<'a>,
-        fixed_at: u64,
-        entries: &'a [[u8; 8]],
-        entries_at: u64,
-        inputs_at: u64,
-        outputs_at: u64,
-    ) -> Result<(), E> {
         // metadata-count-mismatch: `header.input_count == entries.0.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
             let lhs: u64 = u64::from(header.input_count());
@@ -5510,6 +5447,21 @@ impl<'a> VpmnV1<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`], its checks in schema order: `metadata-count-mismatch`, `ownership-overlap`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_metadata_count_mismatch<E: __rt::Report>(
+        buf: &'a [u8],
+        header: V1Prefix<'a>,
+        fixed: V1Fixed<'a>,
+        fixed_at: u64,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+        inputs_at: u64,
+        outputs_at: u64,
+    ) -> Result<(), E> {
         // metadata-count-mismatch: `header.output_count == entries.1.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
             let lhs: u64 = u64::from(header.output_count());
@@ -5603,20 +5555,18 @@ impl<'a> VpmnV1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (fixed, fixed_at) = Self::check_bad_magic::<E>(buf, len, header)?;
-        let (entries, entries_at) = Self::check_truncated_header::<
+        let (fixed, fixed_at, entries, entries_at) = Self::check_bad_magic::<
             E,
-            V,
-        >(buf, visit, len, header, fixed, fixed_at)?;
-        Self::check_section_entry_size::<E>(buf, header, entries, entries_at)?;
-        let (inputs, inputs_at) = Self::check_section_out_of_bounds::<
-            E,
-        >(buf, len, header, entries, entries_at)?;
-        let (outputs, outputs_at) = Self::check_section_out_of_bounds_2::<
+        >(buf, len, header)?;
+        Self::check_each_entries::<E, V>(buf, visit, len, header, entries, entries_at)?;
+        let (inputs, inputs_at, outputs, outputs_at) = Self::check_section_out_of_bounds::<
             E,
         >(buf, len, header, entries, entries_at)?;
         Self::check_each_inputs::<E, V>(buf, visit, header, inputs, inputs_at)?;
-        Self::check_each_outputs::<E, V>(buf, visit, header, outputs, outputs_at)?;
+        Self::check_each_outputs::<
+            E,
+            V,
+        >(buf, visit, header, entries, outputs, outputs_at)?;
         Self::check_metadata_count_mismatch::<
             E,
         >(buf, header, fixed, fixed_at, entries, entries_at, inputs_at, outputs_at)?;

@@ -1383,7 +1383,7 @@ fn record_checksums(
         col,
         quote! {
             let t: u64 = #tval;
-            let found = #slot_t.and_then(|i| __sec_count.get(i)).map_or(0, |n| u64::from(*n));
+            let found = #slot_t.and_then(|i| #dcount.get(i)).map_or(0, |n| u64::from(*n));
             if found != 1 { #miss }
         },
     );
@@ -1452,7 +1452,6 @@ fn record_checksums(
     );
     quote! {
         #[doc = #comment]
-        let __sec_count: [u32; #m] = #dcount;
         #miss_loop
         let mut #want: [Option<(u64, u64, u64)>; #m] = [None; #m];
         #dup_loop

@@ -27,10 +27,10 @@ use super::ModuleOut;
 /// A body up to this many lines is left whole.
 pub(crate) const MAIN_LINES: usize = 130;
 /// The most lines one helper is given.
-const BUDGET: usize = 110;
+const BUDGET: usize = 135;
 /// A helper may take up to this many lines when its run starts with fewer than
 /// [`MIN_LINES`] (one long statement that could not be opened further).
-const HARD: usize = 136;
+const HARD: usize = 138;
 /// A run of statements shorter than this stays where it is: a call would not shorten much.
 const MIN_LINES: usize = 12;
 
@@ -43,6 +43,13 @@ pub(crate) struct Binding {
 }
 
 impl Binding {
+    /// An array (`[T; N]`): lent to helpers (`&x`, `&mut x`), never copied in and out.
+    fn is_array(&self) -> bool {
+        self.ty
+            .as_ref()
+            .is_some_and(|t| matches!(syn::parse2::<syn::Type>(t.clone()), Ok(syn::Type::Array(_))))
+    }
+
     pub(crate) fn typed(name: &str, ty: TokenStream) -> Self {
         Binding {
             name: name.to_string(),
@@ -172,7 +179,7 @@ impl<'m> Splitter<'m> {
                         let changed = items[k + 1..].iter().enumerate().any(|(off, it)| {
                             match chunk_of[k + 1 + off] {
                                 None => mutates(&it.s, &d.name),
-                                Some(c2) => plans[c2].inout.iter().any(|x| x.name == d.name),
+                                Some(c2) => plans[c2].changes(&d.name),
                             }
                         });
                         if !changed {
@@ -190,7 +197,7 @@ impl<'m> Splitter<'m> {
                             let at = b + off;
                             match chunk_of[at] {
                                 None => mutates(&it.s, name),
-                                Some(c2) => plans[c2].inout.iter().any(|x| x.name == name),
+                                Some(c2) => plans[c2].changes(name),
                             }
                         })
                     }));
@@ -204,7 +211,8 @@ impl<'m> Splitter<'m> {
     /// Whether statement `i` may move into a helper.
     fn movable(&self, items: &[Item], i: usize) -> bool {
         let it = &items[i];
-        if it.jumps || it.is_tail {
+        // An array's `let` stays in the caller, which lends the array to the helpers.
+        if it.jumps || it.is_tail || it.defs.iter().any(Binding::is_array) {
             return false;
         }
         it.env.iter().all(|b| {
@@ -342,13 +350,24 @@ impl<'m> Splitter<'m> {
                 return quote!(visit: &mut V);
             }
             let ty = x.ty.clone().unwrap_or_default();
-            if p.mutated.contains(&x.name) {
+            if x.is_array() && p.mutated.contains(&x.name) {
+                quote!(#id: &mut #ty)
+            } else if x.is_array() {
+                quote!(#id: &#ty)
+            } else if p.mutated.contains(&x.name) {
                 quote!(mut #id: #ty)
             } else {
                 quote!(#id: #ty)
             }
         });
-        let args = p.params.iter().map(|x| format_ident!("{}", x.name));
+        let args = p.params.iter().map(|x| {
+            let id = format_ident!("{}", x.name);
+            match (x.is_array(), p.mutated.contains(&x.name)) {
+                (true, true) => quote!(&mut #id),
+                (true, false) => quote!(&#id),
+                _ => quote!(#id),
+            }
+        });
         let ret_all: Vec<&Binding> = p.outs.iter().chain(p.inout.iter()).collect();
         let ret_ids: Vec<Ident> = ret_all
             .iter()
@@ -398,6 +417,12 @@ impl<'m> Splitter<'m> {
             " Part of [`Self::{}`], its checks in schema order{listed}.",
             self.from
         );
+        // An array lent to this helper is a reference in its body: lending it on to a nested
+        // helper passes the reference itself (`x`, not `&x`).
+        let mut body = body;
+        for x in p.params.iter().filter(|x| x.is_array()) {
+            body = unlend(body, &x.name);
+        }
         self.out.push_helper(quote! {
             #[doc = #doc]
             #[inline(always)]
@@ -468,6 +493,18 @@ struct Plan {
     inout: Vec<Binding>,
 }
 
+impl Plan {
+    /// Whether the caller's binding `name` changes at this helper's call: it is handed back,
+    /// or lent mutably.
+    fn changes(&self, name: &str) -> bool {
+        self.inout.iter().any(|x| x.name == name)
+            || self
+                .params
+                .iter()
+                .any(|x| x.name == name && x.is_array() && self.mutated.contains(&x.name))
+    }
+}
+
 fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
     let env = &items[a].env;
     let uses: BTreeSet<&String> = items[a..b].iter().flat_map(|it| it.uses.iter()).collect();
@@ -497,7 +534,8 @@ fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
     let inout = params
         .iter()
         .filter(|x| {
-            mutated.contains(&x.name)
+            !x.is_array()
+                && mutated.contains(&x.name)
                 && !outs.iter().any(|o| o.name == x.name)
                 && (in_loop || later.contains(&x.name))
         })
@@ -824,6 +862,49 @@ fn labelled_jump(s: &TokenStream) -> bool {
         TokenTree::Group(g) => labelled_jump(&g.stream()),
         _ => false,
     })
+}
+
+/// `s` with each unary `&name` and `&mut name` made `name`.
+fn unlend(s: TokenStream, name: &str) -> TokenStream {
+    let tts: Vec<TokenTree> = s.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
+    let mut k = 0;
+    while k < tts.len() {
+        if let TokenTree::Punct(p) = &tts[k]
+            && p.as_char() == '&'
+            && p.spacing() == Spacing::Alone
+            && match out.last() {
+                None => true,
+                Some(TokenTree::Punct(q)) => matches!(q.as_char(), ',' | '=' | '('),
+                _ => false,
+            }
+        {
+            let skip = match (tts.get(k + 1), tts.get(k + 2)) {
+                (Some(TokenTree::Ident(m)), Some(TokenTree::Ident(n)))
+                    if m == "mut" && n == name =>
+                {
+                    2
+                }
+                (Some(TokenTree::Ident(n)), _) if n == name => 1,
+                _ => 0,
+            };
+            if skip > 0 {
+                out.push(tts[k + skip].clone());
+                k += skip + 1;
+                continue;
+            }
+        }
+        match &tts[k] {
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), unlend(g.stream(), name));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            t => out.push(t.clone()),
+        }
+        k += 1;
+    }
+    out.into_iter().collect()
 }
 
 /// `s` without the `mut` of `let mut name` (or of `mut name` in its pattern).
