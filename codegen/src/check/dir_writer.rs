@@ -186,12 +186,15 @@ pub(crate) fn struct_for<'a>(c: &'a Checked, o: Owner, scope: Scope<'_>) -> Opti
     }
 }
 
+/// The field(s) an expression names: their owner and (field, part) pairs.
+pub(crate) type Target = (Owner, Vec<(usize, Part)>);
+
+/// How a writer knows a version-gated record's gate: the input field that holds it, or the
+/// expression over its inputs it computes ([`gate_plan`]).
+pub(crate) type GatePlan = (Option<(Owner, usize)>, Option<Expr>);
+
 /// The field(s) an expression names, when it is one field or one composed value.
-pub(crate) fn targets(
-    c: &Checked,
-    e: &Expr,
-    scope: Scope<'_>,
-) -> Option<(Owner, Vec<(usize, Part)>)> {
+pub(crate) fn targets(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<Target> {
     let Expr::Ref(p) = e else { return None };
     match c.resolve(p, scope).ok()? {
         Resolved::Field(o, i) => Some((o, vec![(i, Part::Whole)])),
@@ -527,27 +530,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     // Values the steps fix.
-    for s in &file.validate {
-        let (target, value) = match s {
-            Step::Expect { field, equals, .. } => (&field.expr, &equals.expr),
-            Step::Assert { expr, .. } => match &expr.expr {
-                Expr::Bin(BinOp::Eq, l, r) => {
-                    if targets(c, l, Scope::Top).is_some() && const_only(c, r, true) {
-                        (&**l, &**r)
-                    } else {
-                        (&**r, &**l)
-                    }
-                }
-                _ => continue,
-            },
-            _ => continue,
-        };
-        if !const_only(c, value, true) {
-            continue;
-        }
-        if let Some(t) = targets(c, target, Scope::Top) {
-            plan.assign(t, &What::Value(value.clone()));
-        }
+    for (t, value) in fixed_values(c) {
+        plan.assign(t, &What::Value(value.clone()));
     }
     // Places, counts, strides.
     let mut places: Vec<(Item, &crate::expr::ExprAt, String)> = file
@@ -942,28 +926,6 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     // knows it before it places anything.
     for (k, r) in file.ext.records.iter().enumerate() {
         let Some(g) = &r.gate else { continue };
-        let input = match targets(c, &g.expr, Scope::Top) {
-            Some((o @ (Owner::Header | Owner::Located(_)), f)) if f.len() == 1 => {
-                let i = f.first().map_or(usize::MAX, |x| x.0);
-                let ungated = match o {
-                    Owner::Located(j) => file.ext.records.get(j).is_some_and(|x| x.gate.is_none()),
-                    _ => true,
-                };
-                let rules = match o {
-                    Owner::Header => Some(&plan.header),
-                    Owner::Located(j) => plan.records.get(j),
-                    _ => None,
-                };
-                let st = struct_for(c, o, Scope::Top);
-                (ungated
-                    && matches!(rules.and_then(|x| x.get(i)), Some(Rule::Input))
-                    && st.is_some_and(
-                        |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
-                    ))
-                .then_some((o, i))
-            }
-            _ => None,
-        };
         let is_input = |o: Owner, i: usize| {
             let rules = match o {
                 Owner::Header => Some(&plan.header),
@@ -972,21 +934,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             };
             matches!(rules.and_then(|x| x.get(i)), Some(Rule::Input))
         };
-        match input {
-            Some(x) => {
+        match gate_plan(c, &r.name.text, g, &is_input, "the values the spec gives") {
+            Ok((input, computed)) => {
                 if let Some(slot) = plan.gates.get_mut(k) {
-                    *slot = Some(x);
+                    *slot = input;
+                }
+                if let Some(slot) = plan.computed_gates.get_mut(k) {
+                    *slot = computed;
                 }
             }
-            // A gate computed from the spec's values (`header.version >> 16`).
-            None => match computed_gate(c, &g.expr, &is_input) {
-                Ok(()) => {
-                    if let Some(slot) = plan.computed_gates.get_mut(k) {
-                        *slot = Some(g.expr.clone());
-                    }
-                }
-                Err(why) => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so it must compute `{}` from the values the spec gives before it places anything, and cannot: {why}", r.name.text, g.text))),
-            },
+            Err(e) => errs.push(e),
         }
         if let Some(st) = c.strukt(&r.strukt.text)
             && let Some(f) = st.fields.iter().enumerate().find(|(i, _)| {
@@ -1038,6 +995,91 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         Ok(Some(plan))
     } else {
         Err(errs)
+    }
+}
+
+/// The fields the validation steps fix to a constant (`expect`, `assert: f == K`), with
+/// their values: both writers set them (`What::Value`).
+pub(crate) fn fixed_values(c: &Checked) -> Vec<(Target, &Expr)> {
+    let mut out = Vec::new();
+    for s in &c.schema.file.validate {
+        let (target, value) = match s {
+            Step::Expect { field, equals, .. } => (&field.expr, &equals.expr),
+            Step::Assert { expr, .. } => match &expr.expr {
+                Expr::Bin(BinOp::Eq, l, r) => {
+                    if targets(c, l, Scope::Top).is_some() && const_only(c, r, true) {
+                        (&**l, &**r)
+                    } else {
+                        (&**r, &**l)
+                    }
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if const_only(c, value, true)
+            && let Some(t) = targets(c, target, Scope::Top)
+        {
+            out.push((t, value));
+        }
+    }
+    out
+}
+
+/// Whether `o` is the header or a located record without a gate (whose fields are all
+/// written, whatever the gate).
+pub(crate) fn ungated(c: &Checked, o: Owner) -> bool {
+    match o {
+        Owner::Header => true,
+        Owner::Located(j) => c
+            .schema
+            .file
+            .ext
+            .records
+            .get(j)
+            .is_some_and(|x| x.gate.is_none()),
+        _ => false,
+    }
+}
+
+/// How a writer knows version-gated record `rname`'s gate `g` before it places anything
+/// (both writers lay such a record out by its gate): the one unsigned integer field it takes
+/// that holds it (of the header or of an ungated located record; `is_input` says which
+/// fields it takes), or else `g` itself, computed from such fields and constants. `from`
+/// names those values in the diagnostic. `Err`: why it cannot.
+pub(crate) fn gate_plan(
+    c: &Checked,
+    rname: &str,
+    g: &crate::expr::ExprAt,
+    is_input: &dyn Fn(Owner, usize) -> bool,
+    from: &str,
+) -> Result<GatePlan, (crate::yaml::Pos, String)> {
+    let input = match targets(c, &g.expr, Scope::Top) {
+        Some((o @ (Owner::Header | Owner::Located(_)), f)) if f.len() == 1 => {
+            let i = f.first().map_or(usize::MAX, |x| x.0);
+            let st = struct_for(c, o, Scope::Top);
+            (ungated(c, o)
+                && is_input(o, i)
+                && st.is_some_and(
+                    |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
+                ))
+            .then_some((o, i))
+        }
+        _ => None,
+    };
+    match input {
+        Some(x) => Ok((Some(x), None)),
+        // A gate computed from the inputs (`header.version >> 16`).
+        None => match computed_gate(c, &g.expr, is_input) {
+            Ok(()) => Ok((None, Some(g.expr.clone()))),
+            Err(why) => Err((
+                g.pos,
+                format!(
+                    "record `{rname}`: the writer lays a version-gated record out by its gate, so it must compute `{}` from {from} before it places anything, and cannot: {why}",
+                    g.text
+                ),
+            )),
+        },
     }
 }
 

@@ -11,12 +11,10 @@
 //! `emit/located_writer.rs`.
 
 use crate::check::dir_writer::{
-    Item, Part, Placement, RangeKind, Rule, What, computed_gate, const_only, field_kind,
-    range_kind, struct_for, targets,
+    Item, Part, Placement, RangeKind, Rule, What, const_only, field_kind, range_kind, targets,
 };
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
-use crate::schema::top::Step;
 use crate::yaml::Pos;
 
 /// The plain writer's plan for the located records.
@@ -101,22 +99,6 @@ pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
     out
 }
 
-/// Whether `o` is the header or a located record without a gate (whose fields are all
-/// written, whatever the gate).
-fn ungated(c: &Checked, o: Owner) -> bool {
-    match o {
-        Owner::Header => true,
-        Owner::Located(j) => c
-            .schema
-            .file
-            .ext
-            .records
-            .get(j)
-            .is_some_and(|x| x.gate.is_none()),
-        _ => false,
-    }
-}
-
 /// The plain writer's plan for its located records, or the reasons it cannot write them.
 /// `Ok(None)`: not a plain writer, or no located record.
 pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>> {
@@ -180,26 +162,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         }
     }
     // Values the steps fix (constants only).
-    for s in &file.validate {
-        let (target, value) = match s {
-            Step::Expect { field, equals, .. } => (&field.expr, &equals.expr),
-            Step::Assert { expr, .. } => match &expr.expr {
-                Expr::Bin(crate::expr::BinOp::Eq, l, r) => {
-                    if targets(c, l, Scope::Top).is_some() && const_only(c, r, true) {
-                        (&**l, &**r)
-                    } else {
-                        (&**r, &**l)
-                    }
-                }
-                _ => continue,
-            },
-            _ => continue,
-        };
-        if const_only(c, value, true)
-            && let Some(t) = targets(c, target, Scope::Top)
-        {
-            assign(&mut plan.records, t, &What::Value(value.clone()));
-        }
+    for (t, value) in crate::check::dir_writer::fixed_values(c) {
+        assign(&mut plan.records, t, &What::Value(value.clone()));
     }
     // What else the plain writer derives into a located record's field: a table's count
     // and record size; a placed range's offset and length. A table's place (the plain
@@ -309,30 +273,6 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
     let hplan = crate::check::writer::header_plan(c);
     for (k, r) in file.ext.records.iter().enumerate() {
         let Some(g) = &r.gate else { continue };
-        let input = match targets(c, &g.expr, Scope::Top) {
-            Some((o @ (Owner::Header | Owner::Located(_)), f)) if f.len() == 1 => {
-                let i = f.first().map_or(usize::MAX, |x| x.0);
-                let is_input = match o {
-                    Owner::Header => matches!(
-                        hplan.fields.get(i),
-                        Some(crate::check::writer::HeaderRule::Input)
-                    ),
-                    Owner::Located(j) => matches!(
-                        plan.records.get(j).and_then(|x| x.get(i)),
-                        Some(Rule::Input)
-                    ),
-                    _ => false,
-                };
-                let st = struct_for(c, o, Scope::Top);
-                (ungated(c, o)
-                    && is_input
-                    && st.is_some_and(
-                        |st| matches!(field_kind(c, st, i), Some(FieldKind::Int(t)) if !t.signed()),
-                    ))
-                .then_some((o, i))
-            }
-            _ => None,
-        };
         let is_input = |o: Owner, i: usize| match o {
             Owner::Header => matches!(
                 hplan.fields.get(i),
@@ -344,21 +284,22 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
             ),
             _ => false,
         };
-        match input {
-            Some(x) => {
+        match crate::check::dir_writer::gate_plan(
+            c,
+            &r.name.text,
+            g,
+            &is_input,
+            "the values it takes",
+        ) {
+            Ok((input, computed)) => {
                 if let Some(slot) = plan.gates.get_mut(k) {
-                    *slot = Some(x);
+                    *slot = input;
+                }
+                if let Some(slot) = plan.computed_gates.get_mut(k) {
+                    *slot = computed;
                 }
             }
-            // A gate computed from the writer's inputs (`header.version >> 16`).
-            None => match computed_gate(c, &g.expr, &is_input) {
-                Ok(()) => {
-                    if let Some(slot) = plan.computed_gates.get_mut(k) {
-                        *slot = Some(g.expr.clone());
-                    }
-                }
-                Err(why) => errs.push((g.pos, format!("record `{}`: the writer lays a version-gated record out by its gate, so it must compute `{}` from the values it takes before it places anything, and cannot: {why}", r.name.text, g.text))),
-            },
+            Err(e) => errs.push(e),
         }
         if let Some(st) = c.strukt(&r.strukt.text) {
             for (i, f) in st.fields.iter().enumerate() {

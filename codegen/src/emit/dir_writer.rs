@@ -24,7 +24,7 @@ use quote::{format_ident, quote};
 use crate::check::dir_writer::{Item, RangeKind, Rule, analyse, field_kind, range_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
-use crate::emit::record_writer::write_fields;
+use crate::emit::record_writer::{gate_value, write_fields};
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
 use crate::schema::{Algorithm, IntTy};
@@ -38,48 +38,6 @@ fn esc(s: &str) -> String {
 
 fn ident(s: &str) -> proc_macro2::Ident {
     format_ident!("{}", s)
-}
-
-/// The gate value of located record `k`, when it is version-gated: `u64` tokens reading
-/// the spec's field the plan found for it.
-fn gate_value(
-    c: &Checked,
-    plan: &crate::check::dir_writer::Plan<'_>,
-    k: usize,
-) -> Option<TokenStream> {
-    let Some((o, i)) = *plan.gates.get(k)? else {
-        // A gate computed from the spec's values.
-        let e = plan.computed_gates.get(k)?.as_ref()?;
-        let item = &c.schema.file.ext.records.get(k)?.name.text;
-        return Some(crate::emit::record_writer::gate_tokens(
-            c,
-            e,
-            &|o, i| input_u64(c, o, i),
-            item,
-        ));
-    };
-    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
-    let f = &st.fields.get(i)?.name.text;
-    let n = match o {
-        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
-        _ => ident(f),
-    };
-    Some(quote!(u64::from(self.#n)))
-}
-
-/// A spec's unsigned integer input field `i` of `o` (the header's `f`, a located record
-/// `r`'s `r_f`) as `u64` tokens.
-fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
-    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
-    let f = &st.fields.get(i)?.name.text;
-    let n = match o {
-        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
-        _ => ident(f),
-    };
-    match field_kind(c, st, i)? {
-        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
-        _ => None,
-    }
 }
 
 /// Whether a stream's record spec (its header's fields) holds a float (no `Eq`).
@@ -602,7 +560,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     .and_then(|r| c.layouts.get(&r.strukt.text))
                     .map_or(0, |l| l.size);
                 let s = Literal::u64_suffixed(size);
-                let size = match (gate_value(c, &plan, *k), r) {
+                let size = match (gate_value(c, &plan.gates, &plan.computed_gates, *k), r) {
                     // A version-gated record: the size of its gate's layout.
                     (Some(g), Some(r)) => {
                         let ty = ident(&r.strukt.text);
@@ -833,7 +791,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             &place_vars,
             &dirs,
             &r.name.text,
-            gate_value(c, &plan, k)
+            gate_value(c, &plan.gates, &plan.computed_gates, k)
                 .as_ref()
                 .map(|_| quote!(gate))
                 .as_ref(),
@@ -842,7 +800,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         let Some((_, v)) = place_vars.iter().find(|(x, _)| *x == Item::Record(k)) else {
             continue;
         };
-        match gate_value(c, &plan, k) {
+        match gate_value(c, &plan.gates, &plan.computed_gates, k) {
             // The layout of its gate: its fields there, its size `size_for(gate)` (the
             // buffer holds every field).
             Some(g) => {

@@ -8,52 +8,14 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{Item, Placement, Rule, What, field_kind, struct_for};
+use crate::check::dir_writer::{Item, Placement, Rule, What, field_kind};
 use crate::check::located_writer::{LocPlan, analyse};
-use crate::check::{Checked, FieldKind, Owner, Scope};
+use crate::check::{Checked, FieldKind, Scope};
 use crate::emit::lit_usize;
-use crate::emit::record_writer::write_fields;
+use crate::emit::record_writer::{gate_value, write_fields};
 
 fn plan(c: &Checked) -> Option<LocPlan> {
     analyse(c).ok().flatten()
-}
-
-/// The gate value of located record `k`, when it is version-gated: `u64` tokens reading
-/// the writer's input field.
-fn gate_value(c: &Checked, p: &LocPlan, k: usize) -> Option<TokenStream> {
-    let Some((o, i)) = *p.gates.get(k)? else {
-        // A gate computed from the writer's inputs.
-        let e = p.computed_gates.get(k)?.as_ref()?;
-        let item = &c.schema.file.ext.records.get(k)?.name.text;
-        return Some(crate::emit::record_writer::gate_tokens(
-            c,
-            e,
-            &|o, i| input_u64(c, o, i),
-            item,
-        ));
-    };
-    let st = struct_for(c, o, Scope::Top)?;
-    let f = &st.fields.get(i)?.name.text;
-    let n = match o {
-        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
-        _ => format_ident!("{}", f),
-    };
-    Some(quote!(u64::from(self.#n)))
-}
-
-/// The writer's unsigned integer input field `i` of `o` (the header's setter `f`, a located
-/// record `r`'s `r_f`) as `u64` tokens.
-fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
-    let st = struct_for(c, o, Scope::Top)?;
-    let f = &st.fields.get(i)?.name.text;
-    let n = match o {
-        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
-        _ => format_ident!("{}", f),
-    };
-    match field_kind(c, st, i)? {
-        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
-        _ => None,
-    }
 }
 
 /// The writer's inputs of the located records: (setter name, field kind, doc), in record
@@ -106,7 +68,7 @@ pub(crate) fn plan_step(
     // A version-gated record: the size of its gate's layout; when a place the writer
     // computes reads `end(<name>)`, the record's gate is bound as `<name>` (`__rt::Gate`,
     // what `end` reads: `emit/sections.rs`).
-    let (size, gate_binding) = match gate_value(c, &p, k) {
+    let (size, gate_binding) = match gate_value(c, &p.gates, &p.computed_gates, k) {
         Some(g) => {
             let ty = format_ident!("{}", r.strukt.text);
             let var = format_ident!("{}", name);
@@ -200,7 +162,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
             place_vars.push((*it, v));
         }
         let rn = r.name.text.clone();
-        let gate = gate_value(c, &p, k);
+        let gate = gate_value(c, &p.gates, &p.computed_gates, k);
         let writes = write_fields(
             c,
             st,
@@ -258,53 +220,24 @@ pub(crate) fn span_views(c: &Checked) -> TokenStream {
         let Some(r) = file.ext.records.get(k) else {
             continue;
         };
-        if let Some(g) = p.as_ref().and_then(|p| gate_value(c, p, k)) {
-            let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
-            let n = lit_usize(size);
-            let ty = format_ident!("{}", r.strukt.text);
-            let v = format_ident!("{}", r.name.text);
-            let bytes = format_ident!("{}_bytes", r.name.text);
-            let gate = format_ident!("{}_gate", r.name.text);
-            let at = format_ident!("{}_at", r.name.text);
-            let item = r.name.text.as_str();
-            out.push(quote! {
-                let #gate: u64 = #g;
-                let #bytes: [u8; #n] = {
-                    let m = usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n);
-                    let src = usize::try_from(plan.#at).ok()
-                        .and_then(|a| out.get(a..))
-                        .and_then(|s| s.get(..m))
-                        .ok_or(__rt::WriteError::Layout { item: #item })?;
-                    let mut b = [0u8; #n];
-                    if let Some(d) = b.get_mut(..m) {
-                        d.copy_from_slice(src);
-                    }
-                    b
-                };
-                let #v = #ty {
-                    raw: #bytes.get(..usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n)).unwrap_or(&[]),
-                    buf: &#bytes,
-                    index: 0,
-                    gate: #gate,
-                };
-            });
-            continue;
+        let at_var = format_ident!("{}_at", r.name.text);
+        let at = quote!(Some(plan.#at_var));
+        match p
+            .as_ref()
+            .and_then(|p| gate_value(c, &p.gates, &p.computed_gates, k))
+        {
+            Some(g) => {
+                let gate = format_ident!("{}_gate", r.name.text);
+                out.push(quote!(let #gate: u64 = #g;));
+                out.push(crate::emit::record_writer::read_back(
+                    c,
+                    r,
+                    &at,
+                    Some(&gate),
+                ));
+            }
+            None => out.push(crate::emit::record_writer::read_back(c, r, &at, None)),
         }
-        let size = c.layouts.get(&r.strukt.text).map_or(0, |l| l.size);
-        let n = lit_usize(size);
-        let ty = format_ident!("{}", r.strukt.text);
-        let v = format_ident!("{}", r.name.text);
-        let bytes = format_ident!("{}_bytes", r.name.text);
-        let at = format_ident!("{}_at", r.name.text);
-        let item = r.name.text.as_str();
-        out.push(quote! {
-            let #bytes: [u8; #n] = usize::try_from(plan.#at).ok()
-                .and_then(|a| out.get(a..))
-                .and_then(<[u8]>::first_chunk::<#n>)
-                .copied()
-                .ok_or(__rt::WriteError::Layout { item: #item })?;
-            let #v = #ty { raw: &#bytes, buf: &#bytes, index: 0 };
-        });
     }
     quote!(#(#out)*)
 }

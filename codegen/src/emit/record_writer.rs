@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::dir_writer::{Item, Part, RangeKind, Rule, What, range_kind};
-use crate::check::{Checked, FieldKind, Scope};
+use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
 use crate::schema::top::Struct;
 
@@ -416,5 +416,97 @@ pub(crate) fn gate_tokens(
     } else {
         // Used as an argument or a `let`'s value only: no parentheses needed.
         crate::emit::strip_parens(t)
+    }
+}
+
+/// The gate value of located record `k`, when it is version-gated, for either writer's plan
+/// (`gates`: the input field that holds it; `computed`: the expression over the inputs the
+/// plan computes it from): `u64` tokens.
+pub(crate) fn gate_value(
+    c: &Checked,
+    gates: &[Option<(Owner, usize)>],
+    computed: &[Option<crate::expr::Expr>],
+    k: usize,
+) -> Option<TokenStream> {
+    let Some((o, i)) = *gates.get(k)? else {
+        let e = computed.get(k)?.as_ref()?;
+        let item = &c.schema.file.ext.records.get(k)?.name.text;
+        return Some(gate_tokens(c, e, &|o, i| input_u64(c, o, i), item));
+    };
+    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = input_name(c, o, f)?;
+    Some(quote!(u64::from(self.#n)))
+}
+
+/// A writer's input field for field `f` of `o`: the header's `f`, a located record `r`'s
+/// `r_f`.
+fn input_name(c: &Checked, o: Owner, f: &str) -> Option<proc_macro2::Ident> {
+    Some(match o {
+        Owner::Located(j) => format_ident!("{}_{}", c.schema.file.ext.records.get(j)?.name.text, f),
+        _ => format_ident!("{}", f),
+    })
+}
+
+/// A writer's unsigned integer input field `i` of `o` as `u64` tokens.
+fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
+    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let f = &st.fields.get(i)?.name.text;
+    let n = input_name(c, o, f)?;
+    match crate::check::dir_writer::field_kind(c, st, i)? {
+        FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
+        _ => None,
+    }
+}
+
+/// Located record `r` read back from the bytes being written (`out`) at `at` (tokens of an
+/// `Option<u64>`) into a copy, `<r>_bytes`, and bound as its view `<r>` (so `out` can be
+/// written after); with `gate` (a bound `u64`), in the layout of that gate: the bytes its
+/// size for the gate takes, the rest of the copy zero. A record not inside `out` is
+/// `WriteError::Layout` naming it. Both writers read records back so for a checksum's span.
+pub(crate) fn read_back(
+    c: &Checked,
+    r: &crate::schema::ext::Record,
+    at: &TokenStream,
+    gate: Option<&proc_macro2::Ident>,
+) -> TokenStream {
+    let n = lit_usize(c.layouts.get(&r.strukt.text).map_or(0, |l| l.size));
+    let ty = format_ident!("{}", r.strukt.text);
+    let v = format_ident!("{}", r.name.text);
+    let bytes = format_ident!("{}_bytes", r.name.text);
+    let item = r.name.text.as_str();
+    let Some(gate) = gate else {
+        return quote! {
+            let #bytes: [u8; #n] = #at
+                .and_then(|a| usize::try_from(a).ok())
+                .and_then(|a| out.get(a..))
+                .and_then(<[u8]>::first_chunk::<#n>)
+                .copied()
+                .ok_or(__rt::WriteError::Layout { item: #item })?;
+            let #v = #ty { raw: &#bytes, buf: &#bytes, index: 0 };
+            let _ = &#v;
+        };
+    };
+    quote! {
+        let #bytes: [u8; #n] = {
+            let m = usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n);
+            let src = #at
+                .and_then(|a| usize::try_from(a).ok())
+                .and_then(|a| out.get(a..))
+                .and_then(|s| s.get(..m))
+                .ok_or(__rt::WriteError::Layout { item: #item })?;
+            let mut b = [0u8; #n];
+            if let Some(d) = b.get_mut(..m) {
+                d.copy_from_slice(src);
+            }
+            b
+        };
+        let #v = #ty {
+            raw: #bytes.get(..usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n)).unwrap_or(&[]),
+            buf: &#bytes,
+            index: 0,
+            gate: #gate,
+        };
+        let _ = &#v;
     }
 }
