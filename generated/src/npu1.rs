@@ -2089,71 +2089,110 @@ impl<'a> Npu1Writer<'a, Set> {
     /// # Errors
     /// When `out` is too small or a value does not fit its field.
     pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-        let plan = self.plan()?;
+        let plan: Npu1Plan = self.plan()?;
         let available = out.len() as u64;
-        let Some(out) = usize::try_from(plan.total).ok().and_then(|n| out.get_mut(..n))
-        else {
+        let Some(out): Option<&mut [u8]> = usize::try_from(plan.total)
+            .ok()
+            .and_then(|n| out.get_mut(..n)) else {
             return Err(__rt::WriteError::BufferTooSmall {
                 needed: plan.total,
                 available,
             });
         };
         out.fill(0);
-        let len = plan.total;
+        let len: u64 = plan.total;
         let _ = len;
-        let mut h = [0u8; 32];
-        let v: u64 = u64::from(MAGIC);
-        let v = u32::try_from(v)
-            .map_err(|_| __rt::WriteError::TooLarge {
-                field: "header.magic",
-                value: v,
-            })?;
-        __rt::set(&mut h, 0, v.to_le_bytes());
-        __rt::set(&mut h, 4, self.version.to_le_bytes());
-        let v: u64 = len;
-        let v = u32::try_from(v)
-            .map_err(|_| __rt::WriteError::TooLarge {
-                field: "header.total_bytes",
-                value: v,
-            })?;
-        __rt::set(&mut h, 8, v.to_le_bytes());
-        let v: u64 = self.regions.len() as u64;
-        let v = u32::try_from(v)
-            .map_err(|_| __rt::WriteError::TooLarge {
-                field: "header.region_count",
-                value: v,
-            })?;
-        __rt::set(&mut h, 12, v.to_le_bytes());
-        let v: u64 = plan.cmd_stream_at;
-        let v = u32::try_from(v)
-            .map_err(|_| __rt::WriteError::TooLarge {
-                field: "header.cmd_offset",
-                value: v,
-            })?;
-        __rt::set(&mut h, 16, v.to_le_bytes());
-        let v: u64 = self.cmd_stream.len() as u64;
-        let v = u32::try_from(v)
-            .map_err(|_| __rt::WriteError::TooLarge {
-                field: "header.cmd_bytes",
-                value: v,
-            })?;
-        __rt::set(&mut h, 20, v.to_le_bytes());
-        __rt::set(&mut h, 24, self.accel.raw().to_le_bytes());
-        let v: u64 = 0u64;
-        let v = u32::try_from(v)
-            .map_err(|_| __rt::WriteError::TooLarge {
-                field: "header.checksum",
-                value: v,
-            })?;
-        __rt::set(&mut h, 28, v.to_le_bytes());
-        __rt::put(out, 0, &h)?;
-        let header = Header {
+        let mut h: [u8; 32] = [0u8; 32];
+        self.write_into_part_1(plan, out, len, &mut h)?;
+        let header: Header<'_> = Header {
             raw: &h,
             buf: &h,
             index: 0,
         };
+        self.write_into_part_2(plan, out, header)?;
+        self.write_into_part_3(plan, out, header)?;
+        Ok(out.len())
+    }
+    /// Part of [`Self::write_into`], in order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn write_into_part_1(
+        &self,
+        plan: Npu1Plan,
+        out: &mut [u8],
+        len: u64,
+        h: &mut [u8; 32],
+    ) -> Result<(), __rt::WriteError> {
+        {
+            let v: u64 = u64::from(MAGIC);
+            let v = u32::try_from(v)
+                .map_err(|_| __rt::WriteError::TooLarge {
+                    field: "header.magic",
+                    value: v,
+                })?;
+            __rt::set(h, 0, v.to_le_bytes());
+        }
+        __rt::set(h, 4, self.version.to_le_bytes());
+        {
+            let v: u64 = len;
+            let v = u32::try_from(v)
+                .map_err(|_| __rt::WriteError::TooLarge {
+                    field: "header.total_bytes",
+                    value: v,
+                })?;
+            __rt::set(h, 8, v.to_le_bytes());
+        }
+        {
+            let v: u64 = self.regions.len() as u64;
+            let v = u32::try_from(v)
+                .map_err(|_| __rt::WriteError::TooLarge {
+                    field: "header.region_count",
+                    value: v,
+                })?;
+            __rt::set(h, 12, v.to_le_bytes());
+        }
+        {
+            let v: u64 = plan.cmd_stream_at;
+            let v = u32::try_from(v)
+                .map_err(|_| __rt::WriteError::TooLarge {
+                    field: "header.cmd_offset",
+                    value: v,
+                })?;
+            __rt::set(h, 16, v.to_le_bytes());
+        }
+        {
+            let v: u64 = self.cmd_stream.len() as u64;
+            let v = u32::try_from(v)
+                .map_err(|_| __rt::WriteError::TooLarge {
+                    field: "header.cmd_bytes",
+                    value: v,
+                })?;
+            __rt::set(h, 20, v.to_le_bytes());
+        }
+        __rt::set(h, 24, self.accel.raw().to_le_bytes());
+        {
+            let v: u64 = 0u64;
+            let v = u32::try_from(v)
+                .map_err(|_| __rt::WriteError::TooLarge {
+                    field: "header.checksum",
+                    value: v,
+                })?;
+            __rt::set(h, 28, v.to_le_bytes());
+        }
+        __rt::put(out, 0, h)?;
+        Ok(())
+    }
+    /// Part of [`Self::write_into`], in order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn write_into_part_2(
+        &self,
+        plan: Npu1Plan,
+        out: &mut [u8],
+        header: Header<'_>,
+    ) -> Result<(), __rt::WriteError> {
         let _ = &header;
-        let given = self._given_io;
+        let given: bool = self._given_io;
         if matches!(
             (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
             Some(b)) if a >= b
@@ -2167,7 +2206,7 @@ impl<'a> Npu1Writer<'a, Set> {
         {
             let gate: u64 = u64::from(self.version);
             let io_at: u64 = plan.io_at;
-            let mut rec = [0u8; 16];
+            let mut rec: [u8; 16] = [0u8; 16];
             if gate >= 2u64 {
                 let __o: u64 = 0u64;
                 let __o: usize = usize::try_from(__o).unwrap_or(usize::MAX);
@@ -2214,7 +2253,7 @@ impl<'a> Npu1Writer<'a, Set> {
                     gate,
                 });
             }
-            let n = usize::try_from(Ext::size_for(gate)).unwrap_or(usize::MAX);
+            let n: usize = usize::try_from(Ext::size_for(gate)).unwrap_or(usize::MAX);
             __rt::put(
                 out,
                 plan.ext_at,
@@ -2275,6 +2314,17 @@ impl<'a> Npu1Writer<'a, Set> {
                 )?;
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::write_into`], in order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn write_into_part_3(
+        &self,
+        plan: Npu1Plan,
+        out: &mut [u8],
+        header: Header<'_>,
+    ) -> Result<(), __rt::WriteError> {
         {
             let mut name_cursor: u64 = plan.name_at;
             for (i, spec) in self.io.iter().enumerate() {
@@ -2345,23 +2395,25 @@ impl<'a> Npu1Writer<'a, Set> {
                 }
             }
         }
-        let sum = match (
-            Some(u64::from(HEADER_BYTES)),
-            Some(u64::from(header.total_bytes())),
-        ) {
-            (Some(f), Some(t)) => {
-                __rt::covered_apart(out, f, t, 28u64, 4u64)
-                    .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
-            }
-            _ => None,
-        };
-        let sum = sum
-            .and_then(|v| u32::try_from(v).ok())
-            .ok_or(__rt::WriteError::Layout {
-                item: "header.checksum",
-            })?;
-        __rt::put(out, 28u64, &sum.to_le_bytes())?;
-        Ok(out.len())
+        {
+            let sum = match (
+                Some(u64::from(HEADER_BYTES)),
+                Some(u64::from(header.total_bytes())),
+            ) {
+                (Some(f), Some(t)) => {
+                    __rt::covered_apart(out, f, t, 28u64, 4u64)
+                        .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
+                }
+                _ => None,
+            };
+            let sum = sum
+                .and_then(|v| u32::try_from(v).ok())
+                .ok_or(__rt::WriteError::Layout {
+                    item: "header.checksum",
+                })?;
+            __rt::put(out, 28u64, &sum.to_le_bytes())?;
+        }
+        Ok(())
     }
     __rt::writer_alloc_methods!();
 }

@@ -6018,10 +6018,12 @@ impl VpmnV2Spec<'_> {
     /// # Errors
     /// When `out` is too small or a value does not fit its field.
     pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-        let (total, places) = self.plan()?;
-        let [__p0, __p1, __p2] = places;
+        let (total, places): (u64, [u64; 3usize]) = self.plan()?;
+        let [__p0, __p1, __p2]: [u64; 3usize] = places;
         let available = u64::try_from(out.len()).unwrap_or(u64::MAX);
-        let Some(out) = usize::try_from(total).ok().and_then(|n| out.get_mut(..n)) else {
+        let Some(out): Option<&mut [u8]> = usize::try_from(total)
+            .ok()
+            .and_then(|n| out.get_mut(..n)) else {
             return Err(__rt::WriteError::BufferTooSmall {
                 needed: total,
                 available,
@@ -6030,8 +6032,36 @@ impl VpmnV2Spec<'_> {
         out.fill(0);
         let len: u64 = total;
         let _ = len;
+        let cursor = self.write_into_part_1(__p0, __p1, __p2, out, len)?;
+        self.write_into_part_2(__p1, out, cursor)?;
+        let placed = self
+            .sections
+            .iter()
+            .scan(
+                __p2,
+                |cursor, s| {
+                    let at = Self::place(*cursor, s)?;
+                    let n = u64::try_from(s.payload.len()).ok()?;
+                    *cursor = at.checked_add(n)?;
+                    Some((u64::from(s.sd_type.raw()), at, n))
+                },
+            );
+        Self::seal(out, placed)?;
+        Ok(out.len())
+    }
+    /// Part of [`Self::write_into`], in order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn write_into_part_1(
+        &self,
+        __p0: u64,
+        __p1: u64,
+        __p2: u64,
+        out: &mut [u8],
+        len: u64,
+    ) -> Result<u64, __rt::WriteError> {
         {
-            let mut rec = [0u8; 48];
+            let mut rec: [u8; 48] = [0u8; 48];
             {
                 let v: u64 = u64::from(MAGIC);
                 let v = u32::try_from(v)
@@ -6104,7 +6134,7 @@ impl VpmnV2Spec<'_> {
             __rt::put(out, 0, &rec)?;
         }
         {
-            let mut rec = [0u8; 12];
+            let mut rec: [u8; 12] = [0u8; 12];
             {
                 let v: u64 = __p1;
                 let v = u32::try_from(v)
@@ -6134,7 +6164,18 @@ impl VpmnV2Spec<'_> {
             }
             __rt::put(out, __p0, &rec)?;
         }
-        let mut cursor: u64 = __p2;
+        let cursor: u64 = __p2;
+        Ok(cursor)
+    }
+    /// Part of [`Self::write_into`], in order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn write_into_part_2(
+        &self,
+        __p1: u64,
+        out: &mut [u8],
+        mut cursor: u64,
+    ) -> Result<(), __rt::WriteError> {
         for (i, s) in self.sections.iter().enumerate() {
             let at = Self::place(cursor, s)
                 .ok_or(__rt::WriteError::TooLarge {
@@ -6146,7 +6187,7 @@ impl VpmnV2Spec<'_> {
                     field: "payload",
                     value: u64::MAX,
                 })?;
-            let mut rec = [0u8; 44];
+            let mut rec: [u8; 44] = [0u8; 44];
             __rt::set(&mut rec, 0, s.sd_type.raw().to_le_bytes());
             {
                 let v: u64 = at;
@@ -6211,20 +6252,7 @@ impl VpmnV2Spec<'_> {
                     value: at,
                 })?;
         }
-        let placed = self
-            .sections
-            .iter()
-            .scan(
-                __p2,
-                |cursor, s| {
-                    let at = Self::place(*cursor, s)?;
-                    let n = u64::try_from(s.payload.len()).ok()?;
-                    *cursor = at.checked_add(n)?;
-                    Some((u64::from(s.sd_type.raw()), at, n))
-                },
-            );
-        Self::seal(out, placed)?;
-        Ok(out.len())
+        Ok(())
     }
     /// Compute, in place, the checksums of `VpmnV2` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: `section_crcs`, then `file_crc`. Reads defensively: a payload or record not inside `out` is skipped.
     ///

@@ -308,7 +308,7 @@ pub(crate) fn payload_writes(
                 }
                 None => (0, 0),
             };
-            let mut rec = [0u8; #es_l];
+            let mut rec: [u8; #es_l] = [0u8; #es_l];
             #body
             #when
             let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;

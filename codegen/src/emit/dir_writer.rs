@@ -809,16 +809,16 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 record_writes.push(quote! {
                     {
                         let gate: u64 = #g;
-                        let mut rec = [0u8; #size];
+                        let mut rec: [u8; #size] = [0u8; #size];
                         #(#writes)*
-                        let n = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
+                        let n: usize = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
                         __rt::put(out, #v, rec.get(..n).ok_or(__rt::WriteError::Layout { item: #item })?)?;
                     }
                 });
             }
             None => record_writes.push(quote! {
                 {
-                    let mut rec = [0u8; #size];
+                    let mut rec: [u8; #size] = [0u8; #size];
                     #(#writes)*
                     __rt::put(out, #v, &rec)?;
                 }
@@ -979,7 +979,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             for (i, s) in self.#secs.iter().enumerate() {
                 let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
                 let n = u64::try_from(s.#pay.len()).map_err(|_| __rt::WriteError::TooLarge { field: #pname, value: u64::MAX })?;
-                let mut rec = [0u8; #es_l];
+                let mut rec: [u8; #es_l] = [0u8; #es_l];
                 #(#entry_writes)*
                 #str_sets
                 #range_writes
@@ -1091,6 +1091,50 @@ fn file_tokens(c: &Checked) -> TokenStream {
             },
         )
     };
+    // A long body is cut into helper methods (`split.rs`); these are in scope before it.
+    let splitter = crate::emit::split::Splitter::writer("write_into");
+    let mut env = vec![
+        crate::emit::split::Binding::typed("self", quote!(Self)),
+        crate::emit::split::Binding::typed("total", quote!(u64)),
+        crate::emit::split::Binding::typed("places", quote!([u64; #nitems])),
+    ];
+    env.extend(
+        pv.iter()
+            .map(|v| crate::emit::split::Binding::typed(&v.to_string(), quote!(u64))),
+    );
+    if !extra_fields.is_empty() {
+        env.push(crate::emit::split::Binding::typed("plan", quote!(#plan_ty)));
+    }
+    env.push(crate::emit::split::Binding::typed("out", quote!(&mut [u8])));
+    env.push(crate::emit::split::Binding::typed("len", quote!(u64)));
+    let write_body = splitter.split(
+        quote! {
+            {
+                let mut rec: [u8; #hs_l] = [0u8; #hs_l];
+                #(#header_writes)*
+                #(#header_bits)*
+                __rt::put(out, 0, &rec)?;
+            }
+            #header_checks
+            #(#record_writes)*
+            #(#dir_writes)*
+            #(#placed_lets)*
+            Self::seal(out, #(#placed_vars),*)?;
+            Ok(out.len())
+        },
+        &env,
+    );
+    let write_helpers = splitter.take_helpers();
+    let plan_splitter = crate::emit::split::Splitter::writer("plan");
+    let plan_body = plan_splitter.split(
+        quote! {
+            let mut cursor: u64 = #hsize;
+            #(#plan_steps)*
+            Ok((cursor, [#(#pv),*] #plan_extra))
+        },
+        &[crate::emit::split::Binding::typed("self", quote!(Self))],
+    );
+    let plan_helpers = plan_splitter.take_helpers();
     quote! {
         #plan_struct
         #(#spec_items)*
@@ -1105,10 +1149,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
             #(#place_fns)*
             /// The file's size and the place of each item of the writer's order.
             fn plan(&self) -> Result<#plan_ret, __rt::WriteError> {
-                let mut cursor: u64 = #hsize;
-                #(#plan_steps)*
-                Ok((cursor, [#(#pv),*] #plan_extra))
+                #plan_body
             }
+            #(#plan_helpers)*
             /// How many bytes the file needs.
             ///
             /// # Errors
@@ -1123,28 +1166,18 @@ fn file_tokens(c: &Checked) -> TokenStream {
             /// # Errors
             /// When `out` is too small or a value does not fit its field.
             pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-                let (total, places #plan_bind) = self.plan()?;
-                let [#(#pv),*] = places;
+                let (total, places #plan_bind): #plan_ret = self.plan()?;
+                let [#(#pv),*]: [u64; #nitems] = places;
                 let available = u64::try_from(out.len()).unwrap_or(u64::MAX);
-                let Some(out) = usize::try_from(total).ok().and_then(|n| out.get_mut(..n)) else {
+                let Some(out): Option<&mut [u8]> = usize::try_from(total).ok().and_then(|n| out.get_mut(..n)) else {
                     return Err(__rt::WriteError::BufferTooSmall { needed: total, available });
                 };
                 out.fill(0);
                 let len: u64 = total;
                 let _ = len;
-                {
-                    let mut rec = [0u8; #hs_l];
-                    #(#header_writes)*
-                    #(#header_bits)*
-                    __rt::put(out, 0, &rec)?;
-                }
-                #header_checks
-                #(#record_writes)*
-                #(#dir_writes)*
-                #(#placed_lets)*
-                Self::seal(out, #(#placed_vars),*)?;
-                Ok(out.len())
+                #write_body
             }
+            #(#write_helpers)*
             #[doc = #seal_doc]
             ///
             /// # Errors

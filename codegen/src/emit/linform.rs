@@ -185,10 +185,10 @@ pub(crate) fn solved_store<F>(
             __rt::set(&mut #buf, #o, v.#tob());
         }
     };
-    quote! {
+    quote! {{
         let want: u64 = #want;
         let v = want;
         #solve
         #store
-    }
+    }}
 }

@@ -188,9 +188,9 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
                     {
                         let gate: u64 = #g;
                         #(#binds)*
-                        let mut rec = [0u8; #size];
+                        let mut rec: [u8; #size] = [0u8; #size];
                         #(#writes)*
-                        let n = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
+                        let n: usize = usize::try_from(#ty::size_for(gate)).unwrap_or(usize::MAX);
                         __rt::put(out, plan.#at, rec.get(..n).ok_or(__rt::WriteError::Layout { item: #item })?)?;
                     }
                 }
@@ -198,7 +198,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
             None => quote! {
                 {
                     #(#binds)*
-                    let mut rec = [0u8; #size];
+                    let mut rec: [u8; #size] = [0u8; #size];
                     #(#writes)*
                     __rt::put(out, plan.#at, &rec)?;
                 }

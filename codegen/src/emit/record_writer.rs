@@ -483,7 +483,7 @@ pub(crate) fn read_back(
                 .and_then(<[u8]>::first_chunk::<#n>)
                 .copied()
                 .ok_or(__rt::WriteError::Layout { item: #item })?;
-            let #v = #ty { raw: &#bytes, buf: &#bytes, index: 0 };
+            let #v: #ty<'_> = #ty { raw: &#bytes, buf: &#bytes, index: 0 };
             let _ = &#v;
         };
     };
@@ -501,7 +501,7 @@ pub(crate) fn read_back(
             }
             b
         };
-        let #v = #ty {
+        let #v: #ty<'_> = #ty {
             raw: #bytes.get(..usize::try_from(#ty::size_for(#gate)).unwrap_or(usize::MAX).min(#n)).unwrap_or(&[]),
             buf: &#bytes,
             index: 0,

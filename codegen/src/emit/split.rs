@@ -22,8 +22,6 @@ use std::collections::BTreeSet;
 use proc_macro2::{Delimiter, Ident, Spacing, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote};
 
-use super::ModuleOut;
-
 /// A body up to this many lines is left whole.
 pub(crate) const MAIN_LINES: usize = 130;
 /// The most lines one helper is given.
@@ -59,25 +57,47 @@ impl Binding {
     }
 }
 
-/// What the helpers of one view share: where they go, their generic parameters, the names
-/// already taken.
-pub(crate) struct Splitter<'m> {
-    pub(crate) out: &'m ModuleOut,
+/// What the helpers cut from one function share: their error type, generic parameters, the
+/// names already taken; the helpers themselves, for the `impl` the function is in.
+pub(crate) struct Splitter {
     /// The visitor's bound (`V: FooVisit<'a, E> + ?Sized`), for a helper that calls a hook.
-    pub(crate) visit_bound: Option<TokenStream>,
+    visit_bound: Option<TokenStream>,
+    /// A validator's helpers report as its `E: __rt::Report`; a writer's (`None`) return
+    /// `__rt::WriteError`.
+    generic_error: bool,
     /// The function the helpers are cut from, for their doc comments.
-    pub(crate) from: String,
+    from: String,
     names: RefCell<Vec<String>>,
+    helpers: RefCell<Vec<TokenStream>>,
 }
 
-impl<'m> Splitter<'m> {
-    pub(crate) fn new(out: &'m ModuleOut, visit_bound: Option<TokenStream>, from: &str) -> Self {
+impl Splitter {
+    /// For a validator (`validate_with`, `validate_as`), generic over its `E: __rt::Report`.
+    pub(crate) fn validator(visit_bound: Option<TokenStream>, from: &str) -> Self {
         Splitter {
-            out,
             visit_bound,
+            generic_error: true,
             from: from.to_string(),
             names: RefCell::new(Vec::new()),
+            helpers: RefCell::new(Vec::new()),
         }
+    }
+
+    /// For a writer's method (`write_into`): helpers are methods too (`&self` when they read
+    /// it) and return `__rt::WriteError`.
+    pub(crate) fn writer(from: &str) -> Self {
+        Splitter {
+            visit_bound: None,
+            generic_error: false,
+            from: from.to_string(),
+            names: RefCell::new(Vec::new()),
+            helpers: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The helpers cut so far, to emit in the function's `impl`.
+    pub(crate) fn take_helpers(&self) -> Vec<TokenStream> {
+        std::mem::take(&mut *self.helpers.borrow_mut())
     }
 
     /// `body` (statements, then an optional tail expression), with runs of its statements
@@ -211,14 +231,25 @@ impl<'m> Splitter<'m> {
     /// Whether statement `i` may move into a helper.
     fn movable(&self, items: &[Item], i: usize) -> bool {
         let it = &items[i];
-        // An array's `let` stays in the caller, which lends the array to the helpers.
+        // An array's `let` stays in the caller, which lends the array to the helpers; so does
+        // a `let` whose binding a later statement reads and a helper could not hand back (no
+        // declared type, or one that borrows a local: `'_`).
         if it.jumps || it.is_tail || it.defs.iter().any(Binding::is_array) {
+            return false;
+        }
+        let later = |name: &str| items[i + 1..].iter().any(|x| x.uses.contains(name));
+        if it
+            .defs
+            .iter()
+            .any(|d| later(&d.name) && d.ty.as_ref().is_none_or(|t| t.to_string().contains("'_")))
+        {
             return false;
         }
         it.env.iter().all(|b| {
             !it.uses.contains(&b.name)
                 || b.ty.is_some()
                 || (b.name == "visit" && self.visit_bound.is_some())
+                || b.name == "self"
         })
     }
 
@@ -226,10 +257,10 @@ impl<'m> Splitter<'m> {
     /// declared types (they are returned from the helper).
     fn defs_typed(&self, items: &[Item], a: usize, b: usize) -> bool {
         let later: BTreeSet<&String> = items[b..].iter().flat_map(|it| it.uses.iter()).collect();
-        items[a..b]
-            .iter()
-            .flat_map(|it| it.defs.iter())
-            .all(|d| d.ty.is_some() || !later.contains(&d.name))
+        // A binding that borrows a local (`'_`) cannot be handed back either.
+        items[a..b].iter().flat_map(|it| it.defs.iter()).all(|d| {
+            !later.contains(&d.name) || d.ty.as_ref().is_some_and(|t| !t.to_string().contains("'_"))
+        })
     }
 
     /// A statement over the budget with its inner statements cut: a block, a loop's body, a
@@ -326,25 +357,34 @@ impl<'m> Splitter<'m> {
             .filter_map(|it| it.code.clone())
             .collect();
         // Named after its first check, or else after the first binding it makes.
+        // A writer's runs have no checks to be named after: numbered in order.
+        let k = self.names.borrow().len() + 1;
         let name = match (
             codes.first().map(String::as_str).or(within),
             items[a..b].iter().flat_map(|it| it.defs.iter()).next(),
         ) {
+            _ if !self.generic_error => self.name(&format!("{}_part_{k}", self.from)),
             (Some(c), _) => self.name(&format!("check_{c}")),
             (None, Some(d)) => self.name(&format!("bind_{}", d.name.trim_start_matches('_'))),
             (None, None) => self.name("check_part"),
         };
         let uses_visit = p.params.iter().any(|x| x.name == "visit");
-        let generics = match (&self.visit_bound, uses_visit) {
-            (Some(vb), true) => quote!(<E: __rt::Report, #vb>),
-            _ => quote!(<E: __rt::Report>),
+        let uses_self = p.params.iter().any(|x| x.name == "self");
+        let (generics, turbofish, err_ty) = match (self.generic_error, &self.visit_bound) {
+            (false, _) => (quote!(), quote!(), quote!(__rt::WriteError)),
+            (true, Some(vb)) if uses_visit => {
+                (quote!(<E: __rt::Report, #vb>), quote!(::<E, V>), quote!(E))
+            }
+            (true, _) => (quote!(<E: __rt::Report>), quote!(::<E>), quote!(E)),
         };
-        let turbofish = if uses_visit && self.visit_bound.is_some() {
-            quote!(::<E, V>)
+        let receiver = uses_self.then(|| quote!(&self,));
+        let callee = if uses_self {
+            quote!(self)
         } else {
-            quote!(::<E>)
+            quote!(Self)
         };
-        let params = p.params.iter().map(|x| {
+        let dot = if uses_self { quote!(.) } else { quote!(::) };
+        let params = p.params.iter().filter(|x| x.name != "self").map(|x| {
             let id = format_ident!("{}", x.name);
             if x.name == "visit" && self.visit_bound.is_some() {
                 return quote!(visit: &mut V);
@@ -360,7 +400,7 @@ impl<'m> Splitter<'m> {
                 quote!(#id: #ty)
             }
         });
-        let args = p.params.iter().map(|x| {
+        let args = p.params.iter().filter(|x| x.name != "self").map(|x| {
             let id = format_ident!("{}", x.name);
             match (x.is_array(), p.mutated.contains(&x.name)) {
                 (true, true) => quote!(&mut #id),
@@ -413,21 +453,25 @@ impl<'m> Splitter<'m> {
                     .join(", ")
             )
         };
-        let doc = format!(
-            " Part of [`Self::{}`], its checks in schema order{listed}.",
-            self.from
-        );
+        let doc = if self.generic_error {
+            format!(
+                " Part of [`Self::{}`], its checks in schema order{listed}.",
+                self.from
+            )
+        } else {
+            format!(" Part of [`Self::{}`], in order.", self.from)
+        };
         // An array lent to this helper is a reference in its body: lending it on to a nested
         // helper passes the reference itself (`x`, not `&x`).
         let mut body = body;
         for x in p.params.iter().filter(|x| x.is_array()) {
             body = unlend(body, &x.name);
         }
-        self.out.push_helper(quote! {
+        self.helpers.borrow_mut().push(quote! {
             #[doc = #doc]
             #[inline(always)]
             #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-            fn #name #generics(#(#params),*) -> Result<#ret_ty, E> {
+            fn #name #generics(#receiver #(#params),*) -> Result<#ret_ty, #err_ty> {
                 #body
                 Ok(#ret_val)
             }
@@ -454,7 +498,7 @@ impl<'m> Splitter<'m> {
             let up = format_ident!("__updated_{}", x.name.trim_start_matches('_'));
             quote!(#id = #up;)
         });
-        let call = quote!(Self::#name #turbofish(#(#args),*)?);
+        let call = quote!(#callee #dot #name #turbofish(#(#args),*)?);
         let lhs = match pats.len() {
             0 => return quote!(#call;),
             1 => pats[0].clone(),
@@ -573,6 +617,7 @@ fn collect_uses(ts: TokenStream, bound: &BTreeSet<String>, out: &mut BTreeSet<St
     let mut bound = bound.clone();
     let mut pending: Vec<String> = Vec::new();
     let mut for_body: Vec<String> = Vec::new();
+    let mut closure_params: Vec<String> = Vec::new();
     // In a pattern: `Some(true)` for a `let` bound at its `;`, `Some(false)` for one bound in
     // the braces after it (a `for`, an `if let`, a `while let`).
     let mut pattern: Option<bool> = None;
@@ -609,6 +654,40 @@ fn collect_uses(ts: TokenStream, bound: &BTreeSet<String>, out: &mut BTreeSet<St
             }
             continue;
         }
+        // A closure's parameters (`|a, b: u64|`): bound for the rest of this group, which
+        // holds the closure's body.
+        if let TokenTree::Punct(p) = t
+            && p.as_char() == '|'
+            && p.spacing() == Spacing::Alone
+            && match prev {
+                None => true,
+                Some(TokenTree::Punct(q)) => matches!(q.as_char(), ',' | '='),
+                Some(TokenTree::Ident(m)) => m == "move",
+                _ => false,
+            }
+            && let Some(close) = tts[k + 1..]
+                .iter()
+                .position(|x| matches!(x, TokenTree::Punct(q) if q.as_char() == '|'))
+        {
+            let params = &tts[k + 1..k + 1 + close];
+            // Names before a `:` (a declared type is not bound).
+            let mut names = Vec::new();
+            let mut typed = false;
+            for x in params {
+                match x {
+                    TokenTree::Punct(q) if q.as_char() == ':' => typed = true,
+                    TokenTree::Punct(q) if q.as_char() == ',' => typed = false,
+                    _ if !typed => names.extend(pattern_idents(std::slice::from_ref(x))),
+                    _ => {}
+                }
+            }
+            closure_params.extend(names);
+        }
+        if let TokenTree::Ident(id) = t
+            && closure_params.contains(&id.to_string())
+        {
+            continue;
+        }
         match t {
             TokenTree::Ident(id) if id == "let" => {
                 let in_cond = matches!(prev, Some(TokenTree::Ident(x)) if x == "if" || x == "while")
@@ -622,9 +701,14 @@ fn collect_uses(ts: TokenStream, bound: &BTreeSet<String>, out: &mut BTreeSet<St
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
                 let mut inner = bound.clone();
                 inner.extend(for_body.drain(..));
+                inner.extend(closure_params.iter().cloned());
                 collect_uses(g.stream(), &inner, out);
             }
-            TokenTree::Group(g) => collect_uses(g.stream(), &bound, out),
+            TokenTree::Group(g) => {
+                let mut inner = bound.clone();
+                inner.extend(closure_params.iter().cloned());
+                collect_uses(g.stream(), &inner, out);
+            }
             TokenTree::Ident(id) => {
                 let prev2 = k.checked_sub(2).and_then(|p| tts.get(p));
                 let next = tts.get(k + 1);
@@ -662,7 +746,9 @@ fn mutates(s: &TokenStream, name: &str) -> bool {
             TokenTree::Group(g) if mutates(&g.stream(), name) => return true,
             TokenTree::Ident(id) if id == name => {
                 let prev = k.checked_sub(1).and_then(|p| tts.get(p));
-                if matches!(prev, Some(TokenTree::Punct(p)) if p.as_char() == '.')
+                // `x.f`, `let x` (a new binding), `*x = ..` (through a reference: the
+                // binding itself does not change).
+                if matches!(prev, Some(TokenTree::Punct(p)) if p.as_char() == '.' || p.as_char() == '*')
                     || matches!(prev, Some(TokenTree::Ident(m)) if m == "let")
                 {
                     continue;
@@ -743,6 +829,16 @@ fn pat_defs(p: &syn::Pat, ty: Option<&syn::Type>, out: &mut Vec<Binding>) {
             };
             for (k, e) in t.elems.iter().enumerate() {
                 pat_defs(e, tys.as_ref().map(|v| v[k]), out);
+            }
+        }
+        // `[a, b]: [T; N]`: each a T.
+        syn::Pat::Slice(sl) => {
+            let elem = match ty {
+                Some(syn::Type::Array(a)) => Some(&*a.elem),
+                _ => None,
+            };
+            for e in &sl.elems {
+                pat_defs(e, elem, out);
             }
         }
         // A let-else's `Some(x): Option<T>`: x is a T.
@@ -875,7 +971,7 @@ fn unlend(s: TokenStream, name: &str) -> TokenStream {
             && p.spacing() == Spacing::Alone
             && match out.last() {
                 None => true,
-                Some(TokenTree::Punct(q)) => matches!(q.as_char(), ',' | '=' | '('),
+                Some(TokenTree::Punct(q)) => matches!(q.as_char(), ',' | '=' | ':'),
                 _ => false,
             }
         {

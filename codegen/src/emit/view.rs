@@ -1698,8 +1698,7 @@ impl<'a> Em<'a> {
         let vt = format_ident!("{}Visit", file.name.text);
         // A long body is cut into helpers of the view (`split.rs`), each given the bindings
         // it reads; these are in scope before the schema's steps.
-        let splitter = crate::emit::split::Splitter::new(
-            self.sites,
+        let splitter = crate::emit::split::Splitter::validator(
             (!visited.is_empty()).then(|| quote!(V: #vt<'a, E> + ?Sized)),
             if visited.is_empty() {
                 "validate_as"
@@ -1727,7 +1726,7 @@ impl<'a> Em<'a> {
         );
         let helpers = {
             let mut h = helpers;
-            h.extend(self.sites.take_helpers());
+            h.extend(splitter.take_helpers());
             h
         };
         let validate_body = quote! {

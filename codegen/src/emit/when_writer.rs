@@ -66,7 +66,7 @@ pub(crate) fn checks(c: &Checked, given_table: &dyn Fn(&Table) -> TokenStream) -
         let n = format_ident!("{}", r.name.text);
         let part = r.name.text.as_str();
         out.push(quote! {
-            let given = self.#n.is_some();
+            let given: bool = self.#n.is_some();
             if #cond != given {
                 return Err(__rt::WriteError::WhenDisagrees { part: #part, given });
             }
@@ -81,7 +81,7 @@ pub(crate) fn checks(c: &Checked, given_table: &dyn Fn(&Table) -> TokenStream) -
         let g = given_table(t);
         let part = t.name.text.as_str();
         out.push(quote! {
-            let given = #g;
+            let given: bool = #g;
             if #cond != given {
                 return Err(__rt::WriteError::WhenDisagrees { part: #part, given });
             }

@@ -413,11 +413,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
             } else {
                 // The flag bits of the optional ranges: set when the range is given.
-                header_writes.push(quote! {
+                header_writes.push(quote! {{
                     let bits = #raw;
                     #(#patches)*
                     __rt::set(&mut h, #o, bits.#tob());
-                });
+                }});
             }
         } else {
             derived(
@@ -476,6 +476,44 @@ pub fn tokens(c: &Checked) -> TokenStream {
         a = w.align
     );
     let file_ty = format_ident!("{}", file.name.text);
+    // A long body is cut into helper methods (`split.rs`); these are in scope before it.
+    let splitter = crate::emit::split::Splitter::writer("write_into");
+    let write_body = splitter.split(
+        quote! {
+            let mut h: [u8; #hsize] = [0u8; #hsize];
+            #(#header_writes)*
+            __rt::put(out, 0, &h)?;
+            // The header as written, for expressions that name its fields.
+            let header: #hty<'_> = #hty { raw: &h, buf: &h, index: 0 };
+            let _ = &header;
+            #(#when_checks)*
+            #(#located_writes)*
+            #(#table_writes)*
+            #(#range_writes)*
+            #(#string_writes)*
+            #(#data_writes)*
+            #span_views
+            #(#checksum_patch)*
+            Ok(out.len())
+        },
+        &[
+            crate::emit::split::Binding::typed("self", quote!(Self)),
+            crate::emit::split::Binding::typed("plan", quote!(#plan_ty)),
+            crate::emit::split::Binding::typed("out", quote!(&mut [u8])),
+            crate::emit::split::Binding::typed("len", quote!(u64)),
+        ],
+    );
+    let write_helpers = splitter.take_helpers();
+    let plan_splitter = crate::emit::split::Splitter::writer("plan");
+    let plan_body = plan_splitter.split(
+        quote! {
+            let mut cursor: u64 = #hsize64;
+            #(#plan_steps)*
+            Ok(#plan_ty { total: cursor, #(#plan_inits)* })
+        },
+        &[crate::emit::split::Binding::typed("self", quote!(Self))],
+    );
+    let plan_helpers = plan_splitter.take_helpers();
     quote! {
         /// Writer typestate: a required part is not set yet.
         #[derive(Clone, Copy, Debug)]
@@ -508,10 +546,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
         }
         impl<'a> #id<'a, #(#set_params),*> {
             fn plan(&self) -> Result<#plan_ty, __rt::WriteError> {
-                let mut cursor: u64 = #hsize64;
-                #(#plan_steps)*
-                Ok(#plan_ty { total: cursor, #(#plan_inits)* })
+                #plan_body
             }
+            #(#plan_helpers)*
             /// How many bytes the file needs.
             ///
             /// # Errors
@@ -525,30 +562,17 @@ pub fn tokens(c: &Checked) -> TokenStream {
             /// # Errors
             /// When `out` is too small or a value does not fit its field.
             pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-                let plan = self.plan()?;
+                let plan: #plan_ty = self.plan()?;
                 let available = out.len() as u64;
-                let Some(out) = usize::try_from(plan.total).ok().and_then(|n| out.get_mut(..n)) else {
+                let Some(out): Option<&mut [u8]> = usize::try_from(plan.total).ok().and_then(|n| out.get_mut(..n)) else {
                     return Err(__rt::WriteError::BufferTooSmall { needed: plan.total, available });
                 };
                 out.fill(0);
-                let len = plan.total;
+                let len: u64 = plan.total;
                 let _ = len;
-                let mut h = [0u8; #hsize];
-                #(#header_writes)*
-                __rt::put(out, 0, &h)?;
-                // The header as written, for expressions that name its fields.
-                let header = #hty { raw: &h, buf: &h, index: 0 };
-                let _ = &header;
-                #(#when_checks)*
-                #(#located_writes)*
-                #(#table_writes)*
-                #(#range_writes)*
-                #(#string_writes)*
-                #(#data_writes)*
-                #span_views
-                #(#checksum_patch)*
-                Ok(out.len())
+                #write_body
             }
+            #(#write_helpers)*
             // `to_vec()` when `npuschema-core` has its `alloc` feature; nothing otherwise.
             __rt::writer_alloc_methods!();
         }
@@ -628,29 +652,29 @@ fn derived(
     if ity == IntTy::U64 {
         // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
         header_writes.push(if fallible {
-            quote! {
+            quote! {{
                 let v: Option<u64> = #value;
                 let v = v.ok_or(__rt::WriteError::TooLarge { field: #path, value: u64::MAX })?;
                 __rt::set(&mut h, #o, v.#tob());
-            }
+            }}
         } else {
-            quote! {
+            quote! {{
                 let v: u64 = #value;
                 __rt::set(&mut h, #o, v.#tob());
-            }
+            }}
         });
     } else if fallible {
-        header_writes.push(quote! {
+        header_writes.push(quote! {{
             let v = #value;
             let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
             __rt::set(&mut h, #o, v.#tob());
-        });
+        }});
     } else {
-        header_writes.push(quote! {
+        header_writes.push(quote! {{
             let v: u64 = #value;
             let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
             __rt::set(&mut h, #o, v.#tob());
-        });
+        }});
     }
     if let HeaderRule::Checksum(ki) = rule
         && let Some(k) = file.checksums.get(*ki)
@@ -666,14 +690,14 @@ fn derived(
         let off64 = Literal::u64_suffixed(off);
         let width = Literal::u64_suffixed(ity.bytes());
         // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
-        checksum_patch.push(quote! {
+        checksum_patch.push(quote! {{
             let sum = match (#from, #to) {
                 (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off64, #width).map(|d| #compute),
                 _ => None,
             };
             let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
             __rt::put(out, #off64, &sum.#tob())?;
-        });
+        }});
     }
 }
 
