@@ -979,22 +979,33 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         owners.push((c.strukt(&x.table.record.text), &x.entry));
     }
     for (st, rules) in owners {
-        let Some(st) = st else { continue };
-        for (i, r) in rules.iter().enumerate() {
-            if matches!(r, Rule::Derived(..))
-                && field_kind(c, st, i)
-                    .and_then(|k| k.int_ty(&c.schema))
-                    .is_none()
-                && let Some(f) = st.fields.get(i)
-            {
-                errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
-            }
-        }
+        derived_need_integers(c, st, rules, &mut errs);
     }
     if errs.is_empty() {
         Ok(Some(plan))
     } else {
         Err(errs)
+    }
+}
+
+/// A value either writer derives (`Rule::Derived`) goes into an integer field: each other
+/// field of `st` with such a rule is an error at its name.
+pub(crate) fn derived_need_integers(
+    c: &Checked,
+    st: Option<&Struct>,
+    rules: &[Rule],
+    errs: &mut Vec<(crate::yaml::Pos, String)>,
+) {
+    let Some(st) = st else { return };
+    for (i, r) in rules.iter().enumerate() {
+        if matches!(r, Rule::Derived(..))
+            && field_kind(c, st, i)
+                .and_then(|k| k.int_ty(&c.schema))
+                .is_none()
+            && let Some(f) = st.fields.get(i)
+        {
+            errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
+        }
     }
 }
 

@@ -324,18 +324,13 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
     }
     // A derived value needs an integer field.
     for (k, r) in file.ext.records.iter().enumerate() {
-        let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
-            continue;
-        };
-        for (i, rule) in rules.iter().enumerate() {
-            if matches!(rule, Rule::Derived(..))
-                && field_kind(c, st, i)
-                    .and_then(|k| k.int_ty(&c.schema))
-                    .is_none()
-                && let Some(f) = st.fields.get(i)
-            {
-                errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
-            }
+        if let Some(rules) = plan.records.get(k) {
+            crate::check::dir_writer::derived_need_integers(
+                c,
+                c.strukt(&r.strukt.text),
+                rules,
+                &mut errs,
+            );
         }
     }
     if errs.is_empty() {

@@ -779,22 +779,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
         let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
             continue;
         };
-        let rn = r.name.text.clone();
-        let writes = write_fields(
+        let writes = crate::emit::record_writer::located_field_writes(
             c,
             st,
             rules,
-            &|n| {
-                let n = format_ident!("{}_{}", rn, n);
-                quote!(self.#n)
-            },
+            r,
             &place_vars,
             &dirs,
-            &r.name.text,
-            gate_value(c, &plan.gates, &plan.computed_gates, k)
-                .as_ref()
-                .map(|_| quote!(gate))
-                .as_ref(),
+            gate_value(c, &plan.gates, &plan.computed_gates, k).is_some(),
         );
         let size = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
         let Some((_, v)) = place_vars.iter().find(|(x, _)| *x == Item::Record(k)) else {

@@ -133,12 +133,40 @@ pub(crate) fn header_write(
     (off, ity, big): (u64, crate::schema::IntTy, bool),
     path: &str,
 ) -> TokenStream {
+    // `linform::plain_solved` gives no other.
+    if !matches!(
+        inner,
+        crate::check::writer::HeaderRule::Count(_)
+            | crate::check::writer::HeaderRule::RecordSize(_)
+            | crate::check::writer::HeaderRule::RangeOffset(_)
+            | crate::check::writer::HeaderRule::RangeLength(_)
+    ) {
+        return TokenStream::new();
+    }
+    let (want, _) = header_value(c, inner);
+    solved_store(f, &want, (off, ity, big), path, &quote!(h))
+}
+
+/// The value a plain writer's derived header field holds (`rule`; before a linear form
+/// solves the stored value from it): plain `u64` tokens, or with `true` an `Option<u64>` (an
+/// expression that can overflow). Both the field's write (`writer.rs`) and a linear form's
+/// (`header_write`) start from it.
+pub(crate) fn header_value(
+    c: &crate::check::Checked,
+    rule: &crate::check::writer::HeaderRule,
+) -> (TokenStream, bool) {
+    use crate::check::Scope;
     use crate::check::writer::HeaderRule;
     use quote::format_ident;
-    let want = match inner {
+    let file = &c.schema.file;
+    match rule {
+        HeaderRule::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
+            Some(t) => (t, false),
+            None => (crate::emit::value_tokens(c, e, Scope::Top), true),
+        },
         HeaderRule::Count(t) => {
             let t = format_ident!("{}", t);
-            quote!(self.#t.len() as u64)
+            (quote!(self.#t.len() as u64), false)
         }
         HeaderRule::RecordSize(t) => {
             let size = c
@@ -146,20 +174,33 @@ pub(crate) fn header_write(
                 .and_then(|t| c.layouts.get(&t.record.text))
                 .map_or(0, |l| l.size);
             let s = Literal::u64_suffixed(size);
-            quote!(#s)
+            (quote!(#s), false)
         }
         HeaderRule::RangeOffset(r) => {
             let v = format_ident!("{}_at", r);
-            quote!(plan.#v)
+            (quote!(plan.#v), false)
+        }
+        HeaderRule::RangeLength(r) if crate::check::strtab_writer::is_built(c, r) => {
+            let len = format_ident!("{}_len", r);
+            (quote!(plan.#len), false)
+        }
+        HeaderRule::RangeLength(r)
+            if file
+                .ranges
+                .iter()
+                .any(|x| x.name.text == *r && x.table.is_none() && x.when.is_some()) =>
+        {
+            let r = format_ident!("{}", r);
+            (quote!(self.#r.map_or(0, |b| b.len() as u64)), false)
         }
         HeaderRule::RangeLength(r) => {
             let r = format_ident!("{}", r);
-            quote!(self.#r.len() as u64)
+            (quote!(self.#r.len() as u64), false)
         }
-        // `linform::plain_solved` gives no other.
-        _ => return TokenStream::new(),
-    };
-    solved_store(f, &want, (off, ity, big), path, &quote!(h))
+        HeaderRule::Checksum(_) | HeaderRule::Input | HeaderRule::Solved(..) => {
+            (quote!(0u64), false)
+        }
+    }
 }
 
 /// Statements that solve `want` (a `u64` expression) through the form and store the field's

@@ -12,7 +12,7 @@ use crate::check::dir_writer::{Item, Placement, Rule, What, field_kind};
 use crate::check::located_writer::{LocPlan, analyse};
 use crate::check::{Checked, FieldKind, Scope};
 use crate::emit::lit_usize;
-use crate::emit::record_writer::{gate_value, write_fields};
+use crate::emit::record_writer::gate_value;
 
 fn plan(c: &Checked) -> Option<LocPlan> {
     analyse(c).ok().flatten()
@@ -161,20 +161,15 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
             binds.push(quote!(let #v: u64 = plan.#v;));
             place_vars.push((*it, v));
         }
-        let rn = r.name.text.clone();
         let gate = gate_value(c, &p.gates, &p.computed_gates, k);
-        let writes = write_fields(
+        let writes = crate::emit::record_writer::located_field_writes(
             c,
             st,
             rules,
-            &|n| {
-                let n = format_ident!("{}_{}", rn, n);
-                quote!(self.#n)
-            },
+            r,
             &place_vars,
             &[],
-            &r.name.text,
-            gate.as_ref().map(|_| quote!(gate)).as_ref(),
+            gate.is_some(),
         );
         let size = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
         let at = format_ident!("{}_at", r.name.text);

@@ -510,3 +510,31 @@ pub(crate) fn read_back(
         let _ = &#v;
     }
 }
+
+/// The field writes of located record `r` (struct `st`), whose inputs are the spec's
+/// `<r>_<field>` fields, in the layout of its gate (bound as `gate`) when `gated`.
+pub(crate) fn located_field_writes(
+    c: &Checked,
+    st: &Struct,
+    rules: &[Rule],
+    r: &crate::schema::ext::Record,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    dirs: &[(proc_macro2::Ident, u64)],
+    gated: bool,
+) -> Vec<TokenStream> {
+    let rn = r.name.text.as_str();
+    let gate = gated.then(|| quote!(gate));
+    write_fields(
+        c,
+        st,
+        rules,
+        &|n| {
+            let n = format_ident!("{}_{}", rn, n);
+            quote!(self.#n)
+        },
+        place_vars,
+        dirs,
+        rn,
+        gate.as_ref(),
+    )
+}

@@ -607,48 +607,7 @@ fn derived(
     let ty = format_ident!("{}", ity.rust());
     // The value as plain u64 tokens, or (for an expression that can overflow) as an
     // Option<u64>.
-    let (value, fallible): (TokenStream, bool) = match rule {
-        HeaderRule::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
-            Some(t) => (t, false),
-            None => (top_value(c, e), true),
-        },
-        HeaderRule::Count(t) => {
-            let t = format_ident!("{}", t);
-            (quote!(self.#t.len() as u64), false)
-        }
-        HeaderRule::RecordSize(t) => {
-            let size = c
-                .table(t)
-                .and_then(|t| c.layouts.get(&t.record.text))
-                .map_or(0, |l| l.size);
-            let s = Literal::u64_suffixed(size);
-            (quote!(#s), false)
-        }
-        HeaderRule::RangeOffset(r) => {
-            let v = format_ident!("{}_at", r);
-            (quote!(plan.#v), false)
-        }
-        HeaderRule::RangeLength(r) if crate::check::strtab_writer::is_built(c, r) => {
-            let len = format_ident!("{}_len", r);
-            (quote!(plan.#len), false)
-        }
-        HeaderRule::RangeLength(r)
-            if file
-                .ranges
-                .iter()
-                .any(|x| x.name.text == *r && x.table.is_none() && x.when.is_some()) =>
-        {
-            let r = format_ident!("{}", r);
-            (quote!(self.#r.map_or(0, |b| b.len() as u64)), false)
-        }
-        HeaderRule::RangeLength(r) => {
-            let r = format_ident!("{}", r);
-            (quote!(self.#r.len() as u64), false)
-        }
-        HeaderRule::Checksum(_) | HeaderRule::Input | HeaderRule::Solved(..) => {
-            (quote!(0u64), false)
-        }
-    };
+    let (value, fallible) = crate::emit::linform::header_value(c, rule);
     if ity == IntTy::U64 {
         // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
         header_writes.push(if fallible {
