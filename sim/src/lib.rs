@@ -51,6 +51,7 @@ pub mod run;
 mod static_memory;
 #[cfg(not(feature = "std"))]
 mod static_sim;
+mod tanh_sigmoid;
 
 #[cfg(feature = "std")]
 use std::cell::RefCell;
