@@ -584,7 +584,7 @@ pub(crate) fn scale_value_dr(acc: i64, scale: u32, shift: u32, round_mode: u8, d
 /// The nested loops of regor's `EthosUWeightOrdering::GetNext` (see the module
 /// documentation): calls `f` once per weight slot of the stream, in stream order, with the
 /// `(ofm channel, ky, kx, ifm channel)` it holds or `None` for a padding slot.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ordering {
     ofm_depth: u64,
     ifm_depth: u64,
@@ -703,6 +703,124 @@ fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
     }
 }
 
+/// One nonzero weight of a stream with the `(ofm channel, ky, kx, ifm channel)` it
+/// applies to ([`Ordering::walk`]'s slot), in stream order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tap {
+    w: i16,
+    oz: u32,
+    ky: u32,
+    kx: u32,
+    iz: u32,
+}
+
+/// Decoded weight streams kept between operations and runs (with `std`): each the
+/// stream's bytes, the [`Ordering`] its operation's registers give, and the nonzero
+/// weights [`crate::mlw`] decodes from the bytes with the slots the ordering gives them,
+/// which depend on those two alone. A stream whose bytes and ordering equal a kept one's
+/// is not decoded again: the same weights at the same slots, without the decoder's cost
+/// per weight (nor the walk over padding and zero slots) on every pass and every run.
+/// Only a stream that decodes to exactly the operation's weight slots is kept (any other
+/// is decoded as it is read, with its error); at most [`WeightCache::MAX_BYTES`] are kept
+/// (beyond, it starts over). Without `std` nothing is kept. `sim/tests/run_vela.rs`
+/// checks a kept decoding computes what decoding on every pass computes, on every Vela
+/// output and configuration.
+#[derive(Debug)]
+pub(crate) struct WeightCache {
+    /// Keep decodings (`Sim::set_keep_weights`; without `std` there is nothing to keep).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) enabled: bool,
+    #[cfg(feature = "std")]
+    entries: std::vec::Vec<(std::vec::Vec<u8>, Ordering, std::vec::Vec<Tap>)>,
+    #[cfg(feature = "std")]
+    bytes: usize,
+}
+
+impl WeightCache {
+    /// The most stream and decoded bytes kept.
+    #[cfg(feature = "std")]
+    pub(crate) const MAX_BYTES: usize = 64 << 20;
+
+    pub(crate) fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            #[cfg(feature = "std")]
+            entries: std::vec::Vec::new(),
+            #[cfg(feature = "std")]
+            bytes: 0,
+        }
+    }
+
+    /// The taps of `stream` under `order`, if it decodes to exactly `slots` weights.
+    #[cfg(feature = "std")]
+    fn get(&mut self, stream: &[u8], order: &Ordering, slots: u64) -> Option<&[Tap]> {
+        if !self.enabled {
+            return None;
+        }
+        let found = self
+            .entries
+            .iter()
+            .position(|(s, o, _)| o == order && s.as_slice() == stream);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let n = usize::try_from(slots).ok()?;
+                let mut dec = Decoder::new(stream);
+                let mut taps = std::vec::Vec::new();
+                let mut taken = 0usize;
+                let walked = order.walk(|slot| -> Result<(), ()> {
+                    let w = match dec.next() {
+                        Some(Ok(w)) => w,
+                        _ => return Err(()),
+                    };
+                    taken += 1;
+                    let Some((oz, ky, kx, iz)) = slot else {
+                        return Ok(());
+                    };
+                    if w != 0 {
+                        let c = |v: u64| u32::try_from(v).map_err(|_| ());
+                        if taps.len() == taps.capacity() {
+                            taps.try_reserve(taps.len().max(64)).map_err(|_| ())?;
+                        }
+                        taps.push(Tap {
+                            w,
+                            oz: c(oz)?,
+                            ky: c(ky)?,
+                            kx: c(kx)?,
+                            iz: c(iz)?,
+                        });
+                    }
+                    Ok(())
+                });
+                if walked.is_err() || taken != n || dec.next().is_some() {
+                    return None;
+                }
+                let size = taps
+                    .len()
+                    .checked_mul(core::mem::size_of::<Tap>())?
+                    .checked_add(stream.len())?;
+                if size > Self::MAX_BYTES {
+                    return None;
+                }
+                if self.bytes.saturating_add(size) > Self::MAX_BYTES {
+                    self.entries.clear();
+                    self.bytes = 0;
+                }
+                self.bytes = self.bytes.saturating_add(size);
+                self.entries.push((stream.to_vec(), *order, taps));
+                self.entries.len() - 1
+            }
+        };
+        self.entries.get(at).map(|(_, _, t)| t.as_slice())
+    }
+
+    #[cfg(not(feature = "std"))]
+    #[allow(clippy::unused_self)]
+    fn get(&mut self, _stream: &[u8], _order: &Ordering, _slots: u64) -> Option<&[Tap]> {
+        None
+    }
+}
+
 /// Execute `op` with the registers in `st`. `basep` holds each region's base address;
 /// `macs` the configuration's MACs/cycle (for its micro-block sizes); `lut` the LUT memory
 /// (the last 2 KiB of SHRAM, as the DMA left it).
@@ -714,13 +832,14 @@ pub(crate) fn execute(
     basep: &[u64; 8],
     macs: u32,
     lut: &[u8; crate::elementwise::LUT_BYTES],
+    cache: &mut WeightCache,
     work: &mut Work,
     budget: &Budget,
 ) -> Result<Outcome, ComputeError> {
     match op {
         Opcode::OpConv | Opcode::OpDepthwise => {
             let depthwise = op == Opcode::OpDepthwise;
-            conv(depthwise, st, mem, basep, macs, work, budget)?;
+            conv(depthwise, st, mem, basep, macs, cache, work, budget)?;
             Ok(Outcome::Computed)
         }
         Opcode::OpElementwise => {
@@ -744,12 +863,14 @@ fn weights_in(mem: &Memory, addr: u64, len: u64) -> Result<&[u8], ComputeError> 
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn conv(
     depthwise: bool,
     st: &StreamState,
     mem: &mut Memory,
     basep: &[u64; 8],
     macs: u32,
+    cache: &mut WeightCache,
     work: &mut Work,
     budget: &Budget,
 ) -> Result<(), ComputeError> {
@@ -898,7 +1019,13 @@ fn conv(
         _ if iy % 2 == 0 && ix % 2 == 0 => Some((iy / 2, ix / 2)),
         _ => None,
     };
-    let mut first = true;
+    // A kept decoding of this stream (checked to hold exactly `slots` weights), copied
+    // out of the cache's borrow of `mem`'s bytes: the OFM is written between passes.
+    let kept = {
+        let stream = weights_in(mem, w_addr, w_len)?;
+        cache.get(stream, &order, slots)
+    };
+    let mut first = kept.is_none();
     let mut ob = 0u64;
     while ob < oc {
         let nb = (oc - ob).min(OB as u64) as usize;
@@ -948,12 +1075,13 @@ fn conv(
                     ((ifm_h as u64).div_ceil(2), (ifm_w as u64).div_ceil(2))
                 };
                 let view = ifm.view(mem_ref, vh, vw, ifm_c);
-                let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
-                let walked = order.walk(|slot| -> Result<(), ComputeError> {
-                    let w = next_weight(&mut dec, slots)?;
-                    let Some((oz, ky, kx, iz)) = slot else {
-                        return Ok(());
-                    };
+                // Weight `w` of slot `(oz, ky, kx, iz)`, accumulated where it belongs.
+                let mut mac = |w: i64,
+                               oz: u64,
+                               ky: u64,
+                               kx: u64,
+                               iz: u64|
+                 -> Result<(), ComputeError> {
                     if w == 0 || oz < ob || oz >= ob + nb as u64 {
                         return Ok(());
                     }
@@ -1018,23 +1146,46 @@ fn conv(
                         }
                     }
                     Ok(())
-                });
-                match walked {
-                    Err(ComputeError::WeightsShort { needed, .. }) => {
-                        let got = Decoder::new(weights_in(mem_ref, w_addr, w_len)?).count() as u64;
-                        return Err(ComputeError::WeightsShort { needed, got });
+                };
+                if let Some(taps) = kept {
+                    for t in taps {
+                        mac(
+                            i64::from(t.w),
+                            u64::from(t.oz),
+                            u64::from(t.ky),
+                            u64::from(t.kx),
+                            u64::from(t.iz),
+                        )?;
                     }
-                    Err(e) => return Err(e),
-                    Ok(()) => {}
-                }
-                // The first pass checks the stream holds no more than the kernel's slots
-                // (before any output is written).
-                if first {
-                    first = false;
-                    match dec.next() {
-                        None => {}
-                        Some(Err(e)) => return Err(ComputeError::Weights(e)),
-                        Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
+                } else {
+                    let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
+                    let walked = order.walk(|slot| -> Result<(), ComputeError> {
+                        let w = next_weight(&mut dec, slots)?;
+                        match slot {
+                            Some((oz, ky, kx, iz)) => mac(w, oz, ky, kx, iz),
+                            None => Ok(()),
+                        }
+                    });
+                    match walked {
+                        Err(ComputeError::WeightsShort { needed, .. }) => {
+                            let got =
+                                Decoder::new(weights_in(mem_ref, w_addr, w_len)?).count() as u64;
+                            return Err(ComputeError::WeightsShort { needed, got });
+                        }
+                        Err(e) => return Err(e),
+                        Ok(()) => {}
+                    }
+                    // The first pass checks the stream holds no more than the kernel's
+                    // slots (before any output is written).
+                    if first {
+                        first = false;
+                        match dec.next() {
+                            None => {}
+                            Some(Err(e)) => return Err(ComputeError::Weights(e)),
+                            Some(Ok(_)) => {
+                                return Err(ComputeError::WeightsLong { needed: slots });
+                            }
+                        }
                     }
                 }
             }

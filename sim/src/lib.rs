@@ -65,7 +65,10 @@ pub use model::{
     channel, register_name,
 };
 #[cfg(feature = "std")]
-pub use run::{Place, RegionReport, RunError, RunOptions, RunReport, run_blob, run_with_io};
+pub use run::{
+    Inference, Place, RegionReport, RunError, RunOptions, RunReport, Session, run_blob,
+    run_with_io, with_session,
+};
 pub use static_memory::{MAX_WINDOWS, StaticMemory};
 #[cfg(not(feature = "std"))]
 pub use static_sim::{SimRef, StaticSim};
@@ -128,6 +131,12 @@ impl Sim {
     /// Change the injected faults.
     pub fn set_faults(&self, faults: Faults) {
         self.core.borrow_mut().cfg.faults = faults;
+    }
+
+    /// Keep decoded weight streams between passes and runs (the default), or decode each
+    /// stream on every pass as it is read (what a build without `std` does).
+    pub fn set_keep_weights(&self, keep: bool) {
+        self.core.borrow_mut().weights = compute::WeightCache::new(keep);
     }
 
     /// Change the run latency in ticks.

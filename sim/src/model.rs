@@ -584,6 +584,8 @@ pub(crate) struct Core {
     pmu: Pmu,
     /// SHRAM's LUT memory (its last 2 KiB), as DMA transfers into SHRAM leave it.
     lut: [u8; LUT_BYTES],
+    /// Weight streams decoded before (`compute::WeightCache`).
+    pub(crate) weights: compute::WeightCache,
 }
 
 impl Core {
@@ -615,6 +617,7 @@ impl Core {
             ticks: 0,
             pmu: Pmu::default(),
             lut: [0; LUT_BYTES],
+            weights: compute::WeightCache::new(true),
         }
     }
 
@@ -1069,6 +1072,7 @@ impl Core {
                     &basep,
                     macs,
                     &self.lut,
+                    &mut self.weights,
                     &mut rec.work,
                     &self.cfg.budget,
                 ) {
