@@ -734,12 +734,19 @@ pub(crate) struct WeightCache {
     entries: std::vec::Vec<(std::vec::Vec<u8>, Ordering, std::vec::Vec<Tap>)>,
     #[cfg(feature = "std")]
     bytes: usize,
+    /// [`Self::slots`]' counts, at most [`Self::MAX_ORDERINGS`].
+    #[cfg(feature = "std")]
+    slot_counts: std::vec::Vec<(Ordering, u64)>,
 }
 
 impl WeightCache {
     /// The most stream and decoded bytes kept.
     #[cfg(feature = "std")]
     pub(crate) const MAX_BYTES: usize = 64 << 20;
+
+    /// The most orderings whose slot counts are kept.
+    #[cfg(feature = "std")]
+    const MAX_ORDERINGS: usize = 4096;
 
     pub(crate) fn new(enabled: bool) -> Self {
         Self {
@@ -748,6 +755,8 @@ impl WeightCache {
             entries: std::vec::Vec::new(),
             #[cfg(feature = "std")]
             bytes: 0,
+            #[cfg(feature = "std")]
+            slot_counts: std::vec::Vec::new(),
         }
     }
 
@@ -812,6 +821,24 @@ impl WeightCache {
             }
         };
         self.entries.get(at).map(|(_, _, t)| t.as_slice())
+    }
+
+    /// How many weight slots `order` walks (kept with `std`: it depends on `order` alone).
+    fn slots(&mut self, order: &Ordering) -> u64 {
+        #[cfg(feature = "std")]
+        if let Some((_, n)) = self.slot_counts.iter().find(|(o, _)| o == order) {
+            return *n;
+        }
+        let mut n = 0u64;
+        let _ = order.walk(|_| -> Result<(), ()> {
+            n = n.saturating_add(1);
+            Ok(())
+        });
+        #[cfg(feature = "std")]
+        if self.enabled && self.slot_counts.len() < Self::MAX_ORDERINGS {
+            self.slot_counts.push((*order, n));
+        }
+        n
     }
 
     #[cfg(not(feature = "std"))]
@@ -985,14 +1012,7 @@ fn conv(
     let chunks = positions
         .div_ceil(CHUNK as u64)
         .saturating_mul(oc.div_ceil(OB as u64));
-    let slots = {
-        let mut n = 0u64;
-        let _ = order.walk(|_| -> Result<(), ()> {
-            n = n.saturating_add(1);
-            Ok(())
-        });
-        n
-    };
+    let slots = cache.slots(&order);
     work.ops(
         chunks.saturating_mul(slots).saturating_add(
             positions
@@ -1075,78 +1095,121 @@ fn conv(
                     ((ifm_h as u64).div_ceil(2), (ifm_w as u64).div_ceil(2))
                 };
                 let view = ifm.view(mem_ref, vh, vw, ifm_c);
+                // Each position's top-left byte offset in the view (the 8-bit path).
+                let view_strides = view.as_ref().map_or((0, 0), |v| {
+                    let sx = if v.fm.nhcwb16 { 16 } else { v.fm.stride_x };
+                    (sx as i64, v.fm.stride_y as i64)
+                });
+                let mut pos_off = [0i64; CHUNK];
+                for ((o, &r), &c) in pos_off.iter_mut().zip(&rows).zip(&cols).take(n) {
+                    *o = r * view_strides.1 + c * view_strides.0;
+                }
+                // The chunk's extent of top-left rows and columns.
+                let (rmin, rmax) = rows
+                    .iter()
+                    .take(n)
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+                let (cmin, cmax) = cols
+                    .iter()
+                    .take(n)
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
                 // Weight `w` of slot `(oz, ky, kx, iz)`, accumulated where it belongs.
-                let mut mac = |w: i64,
-                               oz: u64,
-                               ky: u64,
-                               kx: u64,
-                               iz: u64|
-                 -> Result<(), ComputeError> {
-                    if w == 0 || oz < ob || oz >= ob + nb as u64 {
-                        return Ok(());
-                    }
-                    let Some(acc) = acc.get_mut((oz - ob) as usize) else {
-                        return Ok(());
-                    };
-                    let c = if depthwise { oz } else { iz };
-                    let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
-                    match &view {
-                        // The common case, a signed 8-bit IFM without upscaling: one byte
-                        // at a precomputed offset.
-                        Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
-                            let coff = v.chan_offset(c);
-                            let sx = if v.fm.nhcwb16 { 16 } else { v.fm.stride_x };
-                            let sy = v.fm.stride_y;
-                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (ry + oy, rx + ox);
-                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                    continue;
+                let mut mac =
+                    |w: i64, oz: u64, ky: u64, kx: u64, iz: u64| -> Result<(), ComputeError> {
+                        if w == 0 || oz < ob || oz >= ob + nb as u64 {
+                            return Ok(());
+                        }
+                        let Some(acc) = acc.get_mut((oz - ob) as usize) else {
+                            return Ok(());
+                        };
+                        let c = if depthwise { oz } else { iz };
+                        let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
+                        match &view {
+                            // The common case, a signed 8-bit IFM without upscaling: one byte
+                            // at a precomputed offset.
+                            Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
+                                // The tap's byte offset from each position's top-left
+                                // (`pos_off`); unsigned compares reject rows and columns
+                                // outside the IFM (negative ones wrap past its size). Offsets
+                                // are below 2^50 (16-bit coordinates, 32-bit strides).
+                                let (sx, sy) = view_strides;
+                                let d = oy * sy + ox * sx + v.chan_offset(c) as i64;
+                                let (h, wd) = (ifm_h as u64, ifm_w as u64);
+                                if rmin.saturating_add(oy) >= 0
+                                    && rmax.saturating_add(oy) < ifm_h
+                                    && cmin.saturating_add(ox) >= 0
+                                    && cmax.saturating_add(ox) < ifm_w
+                                {
+                                    // Every position of the chunk reads inside the IFM.
+                                    for (p, (a, &po)) in
+                                        acc.iter_mut().zip(&pos_off).enumerate().take(n)
+                                    {
+                                        let val = match usize::try_from(po + d)
+                                            .ok()
+                                            .and_then(|o| v.bytes.get(o))
+                                        {
+                                            Some(b) => i64::from(*b as i8),
+                                            None => {
+                                                let (ry, rx) = (rows[p], cols[p]);
+                                                v.get((ry + oy) as u64, (rx + ox) as u64, c)?
+                                            }
+                                        };
+                                        *a += (val - ifm_zp) * w;
+                                    }
+                                    return Ok(());
                                 }
-                                let off = (iy as u64)
-                                    .saturating_mul(sy)
-                                    .saturating_add((ix as u64).saturating_mul(sx))
-                                    .saturating_add(coff);
-                                let val =
-                                    match usize::try_from(off).ok().and_then(|o| v.bytes.get(o)) {
+                                for (((a, &ry), &rx), &po) in
+                                    acc.iter_mut().zip(&rows).zip(&cols).zip(&pos_off).take(n)
+                                {
+                                    let (iy, ix) = (ry + oy, rx + ox);
+                                    if iy as u64 >= h || ix as u64 >= wd {
+                                        continue;
+                                    }
+                                    let val = match usize::try_from(po + d)
+                                        .ok()
+                                        .and_then(|o| v.bytes.get(o))
+                                    {
                                         Some(b) => i64::from(*b as i8),
                                         None => v.get(iy as u64, ix as u64, c)?,
                                     };
-                                *a += (val - ifm_zp) * w;
-                            }
-                        }
-                        Some(v) => {
-                            let coff = v.chan_offset(c);
-                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (ry + oy, rx + ox);
-                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                    continue;
+                                    *a += (val - ifm_zp) * w;
                                 }
-                                let Some((iy, ix)) = source(iy, ix) else {
-                                    continue;
-                                };
-                                let val = match v.at(iy as u64, ix as u64, coff) {
-                                    Some(val) => val,
-                                    None => v.get(iy as u64, ix as u64, c)?,
-                                };
-                                *a += (val - ifm_zp) * w;
                             }
-                        }
-                        None => {
-                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (ry + oy, rx + ox);
-                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                    continue;
+                            Some(v) => {
+                                let coff = v.chan_offset(c);
+                                for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n)
+                                {
+                                    let (iy, ix) = (ry + oy, rx + ox);
+                                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                        continue;
+                                    }
+                                    let Some((iy, ix)) = source(iy, ix) else {
+                                        continue;
+                                    };
+                                    let val = match v.at(iy as u64, ix as u64, coff) {
+                                        Some(val) => val,
+                                        None => v.get(iy as u64, ix as u64, c)?,
+                                    };
+                                    *a += (val - ifm_zp) * w;
                                 }
-                                let Some((iy, ix)) = source(iy, ix) else {
-                                    continue;
-                                };
-                                let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
-                                *a += (val - ifm_zp) * w;
+                            }
+                            None => {
+                                for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n)
+                                {
+                                    let (iy, ix) = (ry + oy, rx + ox);
+                                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                        continue;
+                                    }
+                                    let Some((iy, ix)) = source(iy, ix) else {
+                                        continue;
+                                    };
+                                    let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
+                                    *a += (val - ifm_zp) * w;
+                                }
                             }
                         }
-                    }
-                    Ok(())
-                };
+                        Ok(())
+                    };
                 if let Some(taps) = kept {
                     for t in taps {
                         mac(
