@@ -1046,6 +1046,9 @@ fn conv(
         cache.get(stream, &order, slots)
     };
     let mut first = kept.is_none();
+    let mut acc = [[0i64; CHUNK]; OB];
+    // Each position's top-left IFM row and column.
+    let (mut rows, mut cols) = ([0i64; CHUNK], [0i64; CHUNK]);
     let mut ob = 0u64;
     while ob < oc {
         let nb = (oc - ob).min(OB as u64) as usize;
@@ -1079,9 +1082,10 @@ fn conv(
         let mut start = 0u64;
         while start < positions {
             let n = (positions - start).min(CHUNK as u64) as usize;
-            let mut acc = [[0i64; CHUNK]; OB];
-            // Each position's top-left IFM row and column.
-            let (mut rows, mut cols) = ([0i64; CHUNK], [0i64; CHUNK]);
+            // The accumulators this pass uses, zeroed (the arrays are made once per op).
+            for a in acc.iter_mut().take(nb) {
+                a.iter_mut().take(n).for_each(|v| *v = 0);
+            }
             for (p, (r, c)) in rows.iter_mut().zip(cols.iter_mut()).enumerate().take(n) {
                 let pos = start + p as u64;
                 *r = ((pos / ow) * sy) as i64 - pt;
@@ -1141,12 +1145,15 @@ fn conv(
                                     && cmax.saturating_add(ox) < ifm_w
                                 {
                                     // Every position of the chunk reads inside the IFM.
+                                    // (`(val - zp) * w` as `val * w - zp * w`, the same exact sum; locals, so
+                                    // the loop keeps them in registers.)
+                                    let (bytes, zw) = (v.bytes, ifm_zp * w);
                                     for (p, (a, &po)) in
                                         acc.iter_mut().zip(&pos_off).enumerate().take(n)
                                     {
                                         let val = match usize::try_from(po + d)
                                             .ok()
-                                            .and_then(|o| v.bytes.get(o))
+                                            .and_then(|o| bytes.get(o))
                                         {
                                             Some(b) => i64::from(*b as i8),
                                             None => {
@@ -1154,7 +1161,7 @@ fn conv(
                                                 v.get((ry + oy) as u64, (rx + ox) as u64, c)?
                                             }
                                         };
-                                        *a += (val - ifm_zp) * w;
+                                        *a += val * w - zw;
                                     }
                                     return Ok(());
                                 }
