@@ -1217,7 +1217,40 @@ fn conv(
                         }
                         Ok(())
                     };
-                if let Some(taps) = kept {
+                let single8 = view
+                    .as_ref()
+                    .filter(|v| n == 1 && upscale == 0 && v.fm.elem == 1 && v.fm.signed);
+                if let (Some(taps), Some(v)) = (kept, single8) {
+                    // One output position (a fully connected layer's) and a signed 8-bit
+                    // IFM: `mac`'s 8-bit path, per tap, without its per-call setup.
+                    let (sx, sy) = view_strides;
+                    let (r0, c0, p0) = (rows[0], cols[0], pos_off[0]);
+                    let (h, wd) = (ifm_h as u64, ifm_w as u64);
+                    for t in taps {
+                        let oz = u64::from(t.oz);
+                        let Some(a) = oz
+                            .checked_sub(ob)
+                            .and_then(|j| usize::try_from(j).ok())
+                            .filter(|&j| j < nb)
+                            .and_then(|j| acc.get_mut(j))
+                            .and_then(|a| a.first_mut())
+                        else {
+                            continue;
+                        };
+                        let c = if depthwise { oz } else { u64::from(t.iz) };
+                        let (oy, ox) = (i64::from(t.ky) * dy as i64, i64::from(t.kx) * dx as i64);
+                        let (iy, ix) = (r0 + oy, c0 + ox);
+                        if iy as u64 >= h || ix as u64 >= wd {
+                            continue;
+                        }
+                        let off = p0 + oy * sy + ox * sx + v.chan_offset(c) as i64;
+                        let val = match usize::try_from(off).ok().and_then(|o| v.bytes.get(o)) {
+                            Some(b) => i64::from(*b as i8),
+                            None => v.get(iy as u64, ix as u64, c)?,
+                        };
+                        *a += (val - ifm_zp) * i64::from(t.w);
+                    }
+                } else if let Some(taps) = kept {
                     for t in taps {
                         mac(
                             i64::from(t.w),
