@@ -1047,8 +1047,10 @@ fn conv(
     };
     let mut first = kept.is_none();
     let mut acc = [[0i64; CHUNK]; OB];
-    // Each position's top-left IFM row and column.
-    let (mut rows, mut cols) = ([0i64; CHUNK], [0i64; CHUNK]);
+    // Each position's top-left IFM row and column: below 2^19 in magnitude (16-bit
+    // coordinates and padding, strides of at most 4), so 32 bits hold them (half the
+    // stack of the no_std build's arrays).
+    let (mut rows, mut cols) = ([0i32; CHUNK], [0i32; CHUNK]);
     let mut ob = 0u64;
     while ob < oc {
         let nb = (oc - ob).min(OB as u64) as usize;
@@ -1088,8 +1090,8 @@ fn conv(
             }
             for (p, (r, c)) in rows.iter_mut().zip(cols.iter_mut()).enumerate().take(n) {
                 let pos = start + p as u64;
-                *r = ((pos / ow) * sy) as i64 - pt;
-                *c = ((pos % ow) * sx) as i64 - pl;
+                *r = (((pos / ow) * sy) as i64 - pt) as i32;
+                *c = (((pos % ow) * sx) as i64 - pl) as i32;
             }
             {
                 let mem_ref: &Memory = mem;
@@ -1106,117 +1108,122 @@ fn conv(
                 });
                 let mut pos_off = [0i64; CHUNK];
                 for ((o, &r), &c) in pos_off.iter_mut().zip(&rows).zip(&cols).take(n) {
-                    *o = r * view_strides.1 + c * view_strides.0;
+                    *o = i64::from(r) * view_strides.1 + i64::from(c) * view_strides.0;
                 }
                 // The chunk's extent of top-left rows and columns.
                 let (rmin, rmax) = rows
                     .iter()
                     .take(n)
-                    .fold((i64::MAX, i64::MIN), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &r| {
+                        (lo.min(i64::from(r)), hi.max(i64::from(r)))
+                    });
                 let (cmin, cmax) = cols
                     .iter()
                     .take(n)
-                    .fold((i64::MAX, i64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &c| {
+                        (lo.min(i64::from(c)), hi.max(i64::from(c)))
+                    });
                 // Weight `w` of slot `(oz, ky, kx, iz)`, accumulated where it belongs.
-                let mut mac =
-                    |w: i64, oz: u64, ky: u64, kx: u64, iz: u64| -> Result<(), ComputeError> {
-                        if w == 0 || oz < ob || oz >= ob + nb as u64 {
-                            return Ok(());
-                        }
-                        let Some(acc) = acc.get_mut((oz - ob) as usize) else {
-                            return Ok(());
-                        };
-                        let c = if depthwise { oz } else { iz };
-                        let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
-                        match &view {
-                            // The common case, a signed 8-bit IFM without upscaling: one byte
-                            // at a precomputed offset.
-                            Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
-                                // The tap's byte offset from each position's top-left
-                                // (`pos_off`); unsigned compares reject rows and columns
-                                // outside the IFM (negative ones wrap past its size). Offsets
-                                // are below 2^50 (16-bit coordinates, 32-bit strides).
-                                let (sx, sy) = view_strides;
-                                let d = oy * sy + ox * sx + v.chan_offset(c) as i64;
-                                let (h, wd) = (ifm_h as u64, ifm_w as u64);
-                                if rmin.saturating_add(oy) >= 0
-                                    && rmax.saturating_add(oy) < ifm_h
-                                    && cmin.saturating_add(ox) >= 0
-                                    && cmax.saturating_add(ox) < ifm_w
+                let mut mac = |w: i64,
+                               oz: u64,
+                               ky: u64,
+                               kx: u64,
+                               iz: u64|
+                 -> Result<(), ComputeError> {
+                    if w == 0 || oz < ob || oz >= ob + nb as u64 {
+                        return Ok(());
+                    }
+                    let Some(acc) = acc.get_mut((oz - ob) as usize) else {
+                        return Ok(());
+                    };
+                    let c = if depthwise { oz } else { iz };
+                    let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
+                    match &view {
+                        // The common case, a signed 8-bit IFM without upscaling: one byte
+                        // at a precomputed offset.
+                        Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
+                            // The tap's byte offset from each position's top-left
+                            // (`pos_off`); unsigned compares reject rows and columns
+                            // outside the IFM (negative ones wrap past its size). Offsets
+                            // are below 2^50 (16-bit coordinates, 32-bit strides).
+                            let (sx, sy) = view_strides;
+                            let d = oy * sy + ox * sx + v.chan_offset(c) as i64;
+                            let (h, wd) = (ifm_h as u64, ifm_w as u64);
+                            if rmin.saturating_add(oy) >= 0
+                                && rmax.saturating_add(oy) < ifm_h
+                                && cmin.saturating_add(ox) >= 0
+                                && cmax.saturating_add(ox) < ifm_w
+                            {
+                                // Every position of the chunk reads inside the IFM.
+                                // (`(val - zp) * w` as `val * w - zp * w`, the same exact sum; locals, so
+                                // the loop keeps them in registers.)
+                                let (bytes, zw) = (v.bytes, ifm_zp * w);
+                                for (p, (a, &po)) in
+                                    acc.iter_mut().zip(&pos_off).enumerate().take(n)
                                 {
-                                    // Every position of the chunk reads inside the IFM.
-                                    // (`(val - zp) * w` as `val * w - zp * w`, the same exact sum; locals, so
-                                    // the loop keeps them in registers.)
-                                    let (bytes, zw) = (v.bytes, ifm_zp * w);
-                                    for (p, (a, &po)) in
-                                        acc.iter_mut().zip(&pos_off).enumerate().take(n)
-                                    {
-                                        let val = match usize::try_from(po + d)
-                                            .ok()
-                                            .and_then(|o| bytes.get(o))
-                                        {
-                                            Some(b) => i64::from(*b as i8),
-                                            None => {
-                                                let (ry, rx) = (rows[p], cols[p]);
-                                                v.get((ry + oy) as u64, (rx + ox) as u64, c)?
-                                            }
-                                        };
-                                        *a += val * w - zw;
-                                    }
-                                    return Ok(());
-                                }
-                                for (((a, &ry), &rx), &po) in
-                                    acc.iter_mut().zip(&rows).zip(&cols).zip(&pos_off).take(n)
-                                {
-                                    let (iy, ix) = (ry + oy, rx + ox);
-                                    if iy as u64 >= h || ix as u64 >= wd {
-                                        continue;
-                                    }
                                     let val = match usize::try_from(po + d)
                                         .ok()
-                                        .and_then(|o| v.bytes.get(o))
+                                        .and_then(|o| bytes.get(o))
+                                    {
+                                        Some(b) => i64::from(*b as i8),
+                                        None => {
+                                            let (ry, rx) = (i64::from(rows[p]), i64::from(cols[p]));
+                                            v.get((ry + oy) as u64, (rx + ox) as u64, c)?
+                                        }
+                                    };
+                                    *a += val * w - zw;
+                                }
+                                return Ok(());
+                            }
+                            for (((a, &ry), &rx), &po) in
+                                acc.iter_mut().zip(&rows).zip(&cols).zip(&pos_off).take(n)
+                            {
+                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                if iy as u64 >= h || ix as u64 >= wd {
+                                    continue;
+                                }
+                                let val =
+                                    match usize::try_from(po + d).ok().and_then(|o| v.bytes.get(o))
                                     {
                                         Some(b) => i64::from(*b as i8),
                                         None => v.get(iy as u64, ix as u64, c)?,
                                     };
-                                    *a += (val - ifm_zp) * w;
-                                }
-                            }
-                            Some(v) => {
-                                let coff = v.chan_offset(c);
-                                for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n)
-                                {
-                                    let (iy, ix) = (ry + oy, rx + ox);
-                                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                        continue;
-                                    }
-                                    let Some((iy, ix)) = source(iy, ix) else {
-                                        continue;
-                                    };
-                                    let val = match v.at(iy as u64, ix as u64, coff) {
-                                        Some(val) => val,
-                                        None => v.get(iy as u64, ix as u64, c)?,
-                                    };
-                                    *a += (val - ifm_zp) * w;
-                                }
-                            }
-                            None => {
-                                for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n)
-                                {
-                                    let (iy, ix) = (ry + oy, rx + ox);
-                                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                        continue;
-                                    }
-                                    let Some((iy, ix)) = source(iy, ix) else {
-                                        continue;
-                                    };
-                                    let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
-                                    *a += (val - ifm_zp) * w;
-                                }
+                                *a += (val - ifm_zp) * w;
                             }
                         }
-                        Ok(())
-                    };
+                        Some(v) => {
+                            let coff = v.chan_offset(c);
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let Some((iy, ix)) = source(iy, ix) else {
+                                    continue;
+                                };
+                                let val = match v.at(iy as u64, ix as u64, coff) {
+                                    Some(val) => val,
+                                    None => v.get(iy as u64, ix as u64, c)?,
+                                };
+                                *a += (val - ifm_zp) * w;
+                            }
+                        }
+                        None => {
+                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
+                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                    continue;
+                                }
+                                let Some((iy, ix)) = source(iy, ix) else {
+                                    continue;
+                                };
+                                let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
+                                *a += (val - ifm_zp) * w;
+                            }
+                        }
+                    }
+                    Ok(())
+                };
                 let single8 = view
                     .as_ref()
                     .filter(|v| n == 1 && upscale == 0 && v.fm.elem == 1 && v.fm.signed);
@@ -1224,7 +1231,7 @@ fn conv(
                     // One output position (a fully connected layer's) and a signed 8-bit
                     // IFM: `mac`'s 8-bit path, per tap, without its per-call setup.
                     let (sx, sy) = view_strides;
-                    let (r0, c0, p0) = (rows[0], cols[0], pos_off[0]);
+                    let (r0, c0, p0) = (i64::from(rows[0]), i64::from(cols[0]), pos_off[0]);
                     let (h, wd) = (ifm_h as u64, ifm_w as u64);
                     for t in taps {
                         let oz = u64::from(t.oz);
