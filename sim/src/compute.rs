@@ -704,14 +704,16 @@ fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
 }
 
 /// One nonzero weight of a stream with the `(ofm channel, ky, kx, ifm channel)` it
-/// applies to ([`Ordering::walk`]'s slot), in stream order.
+/// applies to ([`Ordering::walk`]'s slot), in stream order. Each coordinate is below a
+/// 16-bit register's value plus one (`OFM_DEPTH_M1`, `KERNEL_*_M1`, `IFM_DEPTH_M1`), so
+/// 16 bits hold it: 10 bytes a weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Tap {
     w: i16,
-    oz: u32,
-    ky: u32,
-    kx: u32,
-    iz: u32,
+    oz: u16,
+    ky: u16,
+    kx: u16,
+    iz: u16,
 }
 
 /// Decoded weight streams kept between operations and runs (with `std`): each the
@@ -787,7 +789,7 @@ impl WeightCache {
                         return Ok(());
                     };
                     if w != 0 {
-                        let c = |v: u64| u32::try_from(v).map_err(|_| ());
+                        let c = |v: u64| u16::try_from(v).map_err(|_| ());
                         if taps.len() == taps.capacity() {
                             taps.try_reserve(taps.len().max(64)).map_err(|_| ())?;
                         }
