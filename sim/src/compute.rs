@@ -35,7 +35,9 @@
 //!   (`KERNEL_STRIDE.weight_order`, depthwise from the operation), the dilation, the IFM
 //!   precision and the micro-block depths of the configuration (`ethos_u55.cpp`: OFM 4 for
 //!   U55-32 and 8 otherwise, IFM 8); the decoded values already have the weight zero point
-//!   removed (`weight_compressor.py`: "Early zero-point correction").
+//!   removed (`weight_compressor.py`: "Early zero-point correction"). With `std` a
+//!   stream's decoding is kept and reused while its bytes and ordering are unchanged
+//!   (`WeightCache`); without, it is decoded on every pass.
 //! * **Bias and scale**: 10-byte records, one per OFM channel in channel order
 //!   (`EncodeBias` in the same file, `weight_compressor.encode_bias`): 40-bit signed bias,
 //!   32-bit scale, 6-bit shift.
