@@ -214,8 +214,10 @@ const EXACT: &[&str] = &[
     "depthwise_3x3_stride2_valid",
     "hard_swish",
     "i16_add",
+    "i16_add_sigmoid",
     "i16_avgpool",
     "i16_conv",
+    "i16_conv_tanh",
     "i16_leaky_relu",
     "i16_leaky_relu_big",
     "i16_leaky_relu_eq",
@@ -286,6 +288,16 @@ const USES: &[(&str, &str, (Opcode, u16))] = &[
     ),
     (
         "i16_sigmoid_pot",
+        "ACTIVATION_FUNCTION_SIGMOID",
+        (Opcode::SetActivation, 4),
+    ),
+    (
+        "i16_conv_tanh",
+        "ACTIVATION_FUNCTION_TANH",
+        (Opcode::SetActivation, 3),
+    ),
+    (
+        "i16_add_sigmoid",
         "ACTIVATION_FUNCTION_SIGMOID",
         (Opcode::SetActivation, 4),
     ),
