@@ -793,7 +793,17 @@ impl WeightCache {
                     if w != 0 {
                         let c = |v: u64| u16::try_from(v).map_err(|_| ());
                         if taps.len() == taps.capacity() {
-                            taps.try_reserve(taps.len().max(64)).map_err(|_| ())?;
+                            // Never past the cache's bound, even while building.
+                            let more = taps.len().max(64);
+                            let bytes = taps
+                                .len()
+                                .saturating_add(more)
+                                .saturating_mul(core::mem::size_of::<Tap>())
+                                .saturating_add(stream.len());
+                            if bytes > Self::MAX_BYTES {
+                                return Err(());
+                            }
+                            taps.try_reserve_exact(more).map_err(|_| ())?;
                         }
                         taps.push(Tap {
                             w,
@@ -1373,6 +1383,94 @@ mod tests {
         // The example of the oracle: ties break differently with one rounding.
         assert_eq!(scale_value(5, 1 << 30, 32, 0), 2);
         assert_eq!(scale_value(5, 1 << 30, 32, 2), 1);
+    }
+
+    /// The stream of `mlw.rs`' `uncompressed_direct_values`: values 0, 0, 1, -1.
+    #[cfg(feature = "std")]
+    fn four_values() -> Vec<u8> {
+        let mut bits: Vec<(u32, u32)> = vec![(6, 3), (3, 15), (7, 3), (0, 1), (1, 1)];
+        bits.extend([(0, 5), (0, 5), (0, 3)]);
+        bits.extend([(0, 2), (1, 2), (2, 2), (3, 2)]);
+        bits.push((7, 3));
+        let (mut out, mut acc, mut n) = (Vec::new(), 0u64, 0u32);
+        for (v, len) in bits {
+            for i in 0..len {
+                acc |= u64::from((v >> i) & 1) << n;
+                n += 1;
+                if n == 8 {
+                    out.push(acc as u8);
+                    (acc, n) = (0, 0);
+                }
+            }
+        }
+        if n > 0 {
+            out.push(acc as u8);
+        }
+        out
+    }
+
+    /// 2 OFM x 2 IFM channels, 1x1 kernel, micro-blocks of 2: four slots, OFM channel
+    /// outer.
+    #[cfg(feature = "std")]
+    fn two_by_two(ofm_depth: u64) -> Ordering {
+        Ordering {
+            ofm_depth,
+            ifm_depth: 2,
+            kh: 1,
+            kw: 1,
+            ofm_block_depth: ofm_depth,
+            ifm_block_depth: 2,
+            ofm_ublock: 2,
+            ifm_ublock: 2,
+            decomp_x: 8,
+            decomp_y: 8,
+            subkernel_round: 1,
+            part_kernel: false,
+            depthwise: false,
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "std")]
+    fn a_kept_decoding_is_the_streams_nonzero_weights_at_their_slots() {
+        let stream = four_values();
+        let order = two_by_two(2);
+        let mut cache = WeightCache::new(true);
+        assert_eq!(cache.slots(&order), 4);
+        let want = [
+            Tap {
+                w: 1,
+                oz: 1,
+                ky: 0,
+                kx: 0,
+                iz: 0,
+            },
+            Tap {
+                w: -1,
+                oz: 1,
+                ky: 0,
+                kx: 0,
+                iz: 1,
+            },
+        ];
+        assert_eq!(cache.get(&stream, &order, 4), Some(&want[..]));
+        // Kept: found again, not added twice.
+        assert_eq!(cache.get(&stream, &order, 4), Some(&want[..]));
+        assert_eq!(cache.entries.len(), 1);
+        // A stream shorter than the ordering's slots, or one byte different, is not
+        // taken for the kept one; a short one is not kept (the pass decodes it and
+        // reports its error).
+        let long = two_by_two(4);
+        assert_eq!(cache.slots(&long), 8);
+        assert_eq!(cache.get(&stream, &long, 8), None);
+        let mut other = stream.clone();
+        other[3] ^= 0x10;
+        assert_ne!(cache.get(&other, &order, 4), Some(&want[..]));
+        // Nothing is kept when keeping is off.
+        let mut off = WeightCache::new(false);
+        assert_eq!(off.slots(&order), 4);
+        assert_eq!(off.get(&stream, &order, 4), None);
+        assert!(off.entries.is_empty() && off.slot_counts.is_empty());
     }
 
     #[test]
