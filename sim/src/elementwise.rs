@@ -64,9 +64,13 @@
 //!   the rule comes from; `op_models.rs`' `i16_tanh` and `i16_sigmoid` pin it).
 //!
 //! Not modelled (refused with [`ComputeError::Unsupported`], the run going on): advanced
-//! ADD/SUB scaling of 32-bit operands, TANH/SIGMOID to an 8-bit OFM (Vela lowers 8-bit
-//! tanh and sigmoid to a LUT), `LRELU` without a global OFM scale, IFM upscaling in
-//! elementwise operations, per-channel pool scaling.
+//! ADD/SUB scaling of 32-bit operands (regor's `SupportsAdvancedAddSubIFMScaling` allows
+//! it for 8- and 16-bit IFMs only: Vela 5.2.0 does not emit it), TANH/SIGMOID to an 8-bit
+//! OFM (Vela lowers 8-bit tanh and sigmoid to a LUT), `LRELU` without a global OFM scale
+//! (regor always writes alpha there), IFM upscaling in elementwise operations (regor's
+//! `scheduler_decompose.cpp` sets IFM resampling on the average pools of a resize and on
+//! transposed convolutions only), per-channel pool scaling (regor's `GeneratePoolingOp`
+//! uses it for a pool with a scale tensor; no model tried here has one).
 //!
 //! Held to TFLite's reference kernels by `sim/tests/oracle.rs` (the shared models) and
 //! `sim/tests/op_models.rs` (one model per operator family: convolution with stride,
