@@ -5,6 +5,9 @@
 //! models. Everything is generated into cargo's target tmp dir; nothing binary is
 //! committed. Skips, saying so, without the venvs.
 //!
+//! The first input of each is also run decoding every weight stream on every pass (what
+//! the `no_std` build does, `keep_weights: false`): the same outputs.
+//!
 //! Each family's result is printed; `EXACT` lists the families that must be bit-exact,
 //! `DIFFER` the ones that must not be (with the reason), so that a change either way is
 //! seen.
@@ -169,6 +172,17 @@ fn run_family(
         let (run, got) =
             run_with_io(&packed.bytes, &RunOptions::default(), &inputs, &places).unwrap();
         assert!(run.succeeded(), "{name}:\n{}", run.to_text());
+        if k == 0 {
+            // Decoding every weight stream on every pass (the no_std build's way) computes
+            // what the kept decodings compute.
+            let every_pass = RunOptions {
+                keep_weights: false,
+                ..RunOptions::default()
+            };
+            let (run2, got2) = run_with_io(&packed.bytes, &every_pass, &inputs, &places).unwrap();
+            assert!(run2.succeeded(), "{name}:\n{}", run2.to_text());
+            assert_eq!(got2, got, "{name}: keep_weights false");
+        }
         let rec = run.record.as_ref().unwrap();
         if let Some(e) = rec.compute_error {
             return Outcome::NotComputed(e.to_string());
