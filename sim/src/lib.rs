@@ -197,6 +197,11 @@ impl Sim {
         self.core.borrow().writes.clone()
     }
 
+    /// Forget the register writes logged so far ([`Self::write_log`]).
+    pub fn clear_write_log(&self) {
+        self.core.borrow_mut().writes.clear();
+    }
+
     /// `BASEP[n]` as programmed.
     #[must_use]
     pub fn basep(&self, n: usize) -> u64 {

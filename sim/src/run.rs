@@ -665,6 +665,13 @@ pub struct Inference {
 }
 
 impl Session<'_, '_, '_> {
+    /// The simulated NPU (its counters, its last run, the register writes of the last
+    /// inference).
+    #[must_use]
+    pub fn sim(&self) -> &Sim {
+        &self.setup.sim
+    }
+
     /// Write `inputs` (`(region, offset, bytes)`), run the stream through the driver (its
     /// cache maintenance hands the NPU the runtime regions, as on a board), and read
     /// `outputs`.
@@ -684,6 +691,9 @@ impl Session<'_, '_, '_> {
         for &(region, offset, bytes) in inputs {
             write_placed(self.job, region, offset, bytes)?;
         }
+        // The register write log holds this inference's writes only: a session's memory
+        // does not grow with the number of inferences.
+        self.setup.sim.clear_write_log();
         let outcome = self.setup.driver.run(self.job);
         let record = self.setup.sim.last_run();
         let computed = record

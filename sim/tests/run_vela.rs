@@ -177,6 +177,7 @@ fn a_session_infers_as_one_shot_runs_do() {
         // Forward, then backward, then forward again: 18 inferences in one session.
         let order: Vec<usize> = (0..6).chain((0..6).rev()).chain(0..6).collect();
         with_session(&packed.bytes, &RunOptions::default(), |s| {
+            let mut logged = None;
             for &k in &order {
                 let ins = inputs(&sets[k]);
                 let ins: Vec<(usize, u64, &[u8])> =
@@ -185,6 +186,11 @@ fn a_session_infers_as_one_shot_runs_do() {
                 assert!(inf.outcome.is_ok(), "{}", path.display());
                 assert!(!inf.outputs.is_empty());
                 assert_eq!(inf.outputs, one_shot[k], "{} input {k}", path.display());
+                // Each inference's register writes, not all of them so far: the same
+                // number every time (a session does not grow).
+                let n = s.sim().write_log().len();
+                assert!(n > 0);
+                assert_eq!(*logged.get_or_insert(n), n, "{}", path.display());
             }
         })
         .unwrap();
