@@ -116,23 +116,6 @@ impl Bits<'_> {
 
     /// `len` (at most 32) bits, LSB first.
     fn get(&mut self, len: u32) -> Result<u32, MlwError> {
-        let len = len.min(32);
-        // All `len` bits in the buffer: read the (at most 5) bytes they span at once.
-        if self.pos.saturating_add(u64::from(len)) <= self.total() {
-            let first = usize::try_from(self.pos >> 3).unwrap_or(usize::MAX);
-            let word = self
-                .buf
-                .get(first..)
-                .unwrap_or_default()
-                .iter()
-                .take(5)
-                .enumerate()
-                .fold(0u64, |w, (k, b)| w | (u64::from(*b) << (8 * k)));
-            let mask = (1u64 << len) - 1;
-            self.pos = self.pos.saturating_add(u64::from(len));
-            return Ok(((word >> (self.pos.wrapping_sub(u64::from(len)) & 7)) & mask) as u32);
-        }
-        // Past the end: bit by bit, so the error names the first missing bit.
         let mut data = 0u32;
         for i in 0..len.min(32) {
             let byte = usize::try_from(self.pos >> 3)
