@@ -127,6 +127,23 @@ model("i16_softmax", [(12,)], [(-4.0, 4.0)], lambda x: tf.nn.softmax(x), int16=T
 model("i16_fully_connected", [(24,)], [U], lambda x: tf.matmul(x, wf) + bf, int16=True)
 model("i16_tanh", [(4, 4, 8)], [(-3.0, 3.0)], lambda x: tf.tanh(x), int16=True)
 model("i16_sigmoid", [(4, 4, 8)], [(-3.0, 3.0)], lambda x: tf.sigmoid(x), int16=True)
+# Power-of-two input scales: Vela's (and TFLite's) special case, OFM_SCALE (3 << n, 0).
+model("i16_tanh_pot", [(4, 4, 8)], [(-8.0, 8.0)], lambda x: tf.tanh(x), int16=True)
+model("i16_sigmoid_pot", [(4, 4, 8)], [(-8.0, 8.0)], lambda x: tf.sigmoid(x), int16=True)
+# Tanh and sigmoid of intermediate tensors (a convolution's, an addition's): scales the
+# converter picks from the data, not the input's.
+model("i16_conv_tanh", [(9, 9, 3)], [U],
+      lambda x: tf.tanh(tf.nn.conv2d(x, w1, 2, "SAME") + b1), int16=True)
+model("i16_add_sigmoid", [(4, 4, 8), (4, 4, 8)], [U, U], lambda x, y: tf.sigmoid(x + y),
+      int16=True)
+# Leaky ReLU: IFM and OFM scales differ (Vela lowers it to MUL, MUL and MAX); equal
+# (the input range gives both the same symmetric int16 scale: Vela's LRELU elementwise
+# mode), with alpha below and above 1.
+model("i16_leaky_relu", [(4, 4, 8)], [U], lambda x: tf.nn.leaky_relu(x, 0.2), int16=True)
+model("i16_leaky_relu_eq", [(4, 4, 8)], [(-1.0, 3.0)], lambda x: tf.nn.leaky_relu(x, 0.3),
+      int16=True)
+model("i16_leaky_relu_big", [(4, 4, 8)], [(-1.0, 3.0)], lambda x: tf.nn.leaky_relu(x, 1.5),
+      int16=True)
 
 with open(os.path.join(OUT, ".done"), "w") as fh:
     fh.write("ok\n")

@@ -1,8 +1,12 @@
 //! The functional simulator against TFLite's reference interpreter, in the same run: for
 //! each shared model (its Vela output for U55-128, TFLite variant, packed as `pack` packs
-//! it), the time per inference of `run_with_io` (validate, bind, the driver, the simulated
-//! NPU computing every operation) and of ai-edge-litert's `invoke()` with
-//! `OpResolverType.BUILTIN_REF` on the same 200 seeded inputs, their ratio, and the
+//! it), the time per inference of ai-edge-litert's `invoke()` with
+//! `OpResolverType.BUILTIN_REF` (its interpreter made and its tensors allocated once) and
+//! of the simulator on the same 200 seeded inputs: a [`with_session`] inference (the blob
+//! validated, bound, checked and the driver initialised once, as the interpreter is; per
+//! inference: the inputs written, the driver's run with its cache maintenance, the
+//! simulated NPU computing every operation, the outputs read), and a one-shot
+//! `run_with_io` (all of that per inference, as `run --sim` does); their ratios, and the
 //! simulator's peak memory: how far the model's first inference raises the process's peak
 //! resident set (`VmHWM`, reset before the run; Linux; page-grained, so an upper bound of
 //! what the simulator allocates), against the blob's size.
@@ -15,7 +19,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
-use npuschema_sim::{RunOptions, run_with_io};
+use npuschema_sim::{RunOptions, run_with_io, with_session};
 use npuschema_tests::vela::out_dir as vela_out;
 
 /// A `/proc/self/status` field in KiB (Linux), `None` elsewhere.
@@ -46,9 +50,9 @@ fn main() {
         return;
     }
     println!(
-        "| model | simulator us/inference | TFLite reference us/inference | ratio | simulator peak memory (VmHWM over VmRSS) | blob |"
+        "| model | TFLite reference us/inference | simulator session us/inference | ratio | one-shot run us/inference | ratio | simulator peak memory (VmHWM over VmRSS) | blob |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for model in ["hello_world_int8", "micro_speech_quantized"] {
         let tflite = corpus.join("models").join(format!("{model}.tflite"));
         if !tflite.is_file() {
@@ -119,13 +123,36 @@ fn main() {
             got.extend(run_one(set));
         }
         let sim_secs = t.elapsed().as_secs_f64();
+        // The same inputs through one session.
+        let mut got_session = Vec::new();
+        let session_secs = with_session(&packed.bytes, &RunOptions::default(), |s| {
+            let t = Instant::now();
+            for set in &sets {
+                let inf = s
+                    .infer(
+                        &[(i.region as usize, i.offset, set)],
+                        &[(o.region as usize, o.offset, osize)],
+                    )
+                    .expect("infer");
+                assert!(inf.outcome.is_ok() && !inf.outputs.is_empty());
+                got_session.extend(inf.outputs.concat());
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .expect("session");
+        assert_eq!(
+            got_session, got,
+            "{model}: a session and one-shot runs differ"
+        );
         // hello_world's fully-connected layers round twice here and once in TFLite: a
         // byte may differ by 1 (sim/tests/oracle.rs); micro_speech is bit-exact.
         let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count();
         println!(
-            "| {model} | {:.1} | {:.1} | {:.1}x | {} | {} B |",
-            sim_secs * 1e6 / SETS as f64,
+            "| {model} | {:.1} | {:.1} | {:.1}x | {:.1} | {:.1}x | {} | {} B |",
             ref_secs * 1e6 / SETS as f64,
+            session_secs * 1e6 / SETS as f64,
+            session_secs / ref_secs,
+            sim_secs * 1e6 / SETS as f64,
             sim_secs / ref_secs,
             peak.map_or_else(|| "n/a (not Linux)".into(), |k| format!("{k} KiB")),
             packed.bytes.len(),

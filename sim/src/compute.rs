@@ -35,7 +35,9 @@
 //!   (`KERNEL_STRIDE.weight_order`, depthwise from the operation), the dilation, the IFM
 //!   precision and the micro-block depths of the configuration (`ethos_u55.cpp`: OFM 4 for
 //!   U55-32 and 8 otherwise, IFM 8); the decoded values already have the weight zero point
-//!   removed (`weight_compressor.py`: "Early zero-point correction").
+//!   removed (`weight_compressor.py`: "Early zero-point correction"). With `std` a
+//!   stream's decoding is kept and reused while its bytes and ordering are unchanged
+//!   (`WeightCache`); without, it is decoded on every pass.
 //! * **Bias and scale**: 10-byte records, one per OFM channel in channel order
 //!   (`EncodeBias` in the same file, `weight_compressor.encode_bias`): 40-bit signed bias,
 //!   32-bit scale, 6-bit shift.
@@ -584,7 +586,7 @@ pub(crate) fn scale_value_dr(acc: i64, scale: u32, shift: u32, round_mode: u8, d
 /// The nested loops of regor's `EthosUWeightOrdering::GetNext` (see the module
 /// documentation): calls `f` once per weight slot of the stream, in stream order, with the
 /// `(ofm channel, ky, kx, ifm channel)` it holds or `None` for a padding slot.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ordering {
     ofm_depth: u64,
     ifm_depth: u64,
@@ -703,6 +705,163 @@ fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
     }
 }
 
+/// One nonzero weight of a stream with the `(ofm channel, ky, kx, ifm channel)` it
+/// applies to ([`Ordering::walk`]'s slot), in stream order. Each coordinate is below a
+/// 16-bit register's value plus one (`OFM_DEPTH_M1`, `KERNEL_*_M1`, `IFM_DEPTH_M1`), so
+/// 16 bits hold it: 10 bytes a weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tap {
+    w: i16,
+    oz: u16,
+    ky: u16,
+    kx: u16,
+    iz: u16,
+}
+
+/// Decoded weight streams kept between operations and runs (with `std`): each the
+/// stream's bytes, the [`Ordering`] its operation's registers give, and the nonzero
+/// weights [`crate::mlw`] decodes from the bytes with the slots the ordering gives them,
+/// which depend on those two alone. A stream whose bytes and ordering equal a kept one's
+/// is not decoded again: the same weights at the same slots, without the decoder's cost
+/// per weight (nor the walk over padding and zero slots) on every pass and every run.
+/// Only a stream that decodes to exactly the operation's weight slots is kept (any other
+/// is decoded as it is read, with its error); at most [`WeightCache::MAX_BYTES`] are kept
+/// (beyond, it starts over). Without `std` nothing is kept. `sim/tests/run_vela.rs`
+/// checks a kept decoding computes what decoding on every pass computes, on every Vela
+/// output and configuration.
+#[derive(Debug)]
+pub(crate) struct WeightCache {
+    /// Keep decodings (`Sim::set_keep_weights`; without `std` there is nothing to keep).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) enabled: bool,
+    #[cfg(feature = "std")]
+    entries: std::vec::Vec<(std::vec::Vec<u8>, Ordering, std::vec::Vec<Tap>)>,
+    #[cfg(feature = "std")]
+    bytes: usize,
+    /// [`Self::slots`]' counts, at most [`Self::MAX_ORDERINGS`].
+    #[cfg(feature = "std")]
+    slot_counts: std::vec::Vec<(Ordering, u64)>,
+}
+
+impl WeightCache {
+    /// The most stream and decoded bytes kept.
+    #[cfg(feature = "std")]
+    pub(crate) const MAX_BYTES: usize = 64 << 20;
+
+    /// The most orderings whose slot counts are kept.
+    #[cfg(feature = "std")]
+    const MAX_ORDERINGS: usize = 4096;
+
+    pub(crate) fn new(enabled: bool) -> Self {
+        Self {
+            enabled,
+            #[cfg(feature = "std")]
+            entries: std::vec::Vec::new(),
+            #[cfg(feature = "std")]
+            bytes: 0,
+            #[cfg(feature = "std")]
+            slot_counts: std::vec::Vec::new(),
+        }
+    }
+
+    /// The taps of `stream` under `order`, if it decodes to exactly `slots` weights.
+    #[cfg(feature = "std")]
+    fn get(&mut self, stream: &[u8], order: &Ordering, slots: u64) -> Option<&[Tap]> {
+        if !self.enabled {
+            return None;
+        }
+        let found = self
+            .entries
+            .iter()
+            .position(|(s, o, _)| o == order && s.as_slice() == stream);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let n = usize::try_from(slots).ok()?;
+                let mut dec = Decoder::new(stream);
+                let mut taps = std::vec::Vec::new();
+                let mut taken = 0usize;
+                let walked = order.walk(|slot| -> Result<(), ()> {
+                    let w = match dec.next() {
+                        Some(Ok(w)) => w,
+                        _ => return Err(()),
+                    };
+                    taken += 1;
+                    let Some((oz, ky, kx, iz)) = slot else {
+                        return Ok(());
+                    };
+                    if w != 0 {
+                        let c = |v: u64| u16::try_from(v).map_err(|_| ());
+                        if taps.len() == taps.capacity() {
+                            // Never past the cache's bound, even while building.
+                            let more = taps.len().max(64);
+                            let bytes = taps
+                                .len()
+                                .saturating_add(more)
+                                .saturating_mul(core::mem::size_of::<Tap>())
+                                .saturating_add(stream.len());
+                            if bytes > Self::MAX_BYTES {
+                                return Err(());
+                            }
+                            taps.try_reserve_exact(more).map_err(|_| ())?;
+                        }
+                        taps.push(Tap {
+                            w,
+                            oz: c(oz)?,
+                            ky: c(ky)?,
+                            kx: c(kx)?,
+                            iz: c(iz)?,
+                        });
+                    }
+                    Ok(())
+                });
+                if walked.is_err() || taken != n || dec.next().is_some() {
+                    return None;
+                }
+                let size = taps
+                    .len()
+                    .checked_mul(core::mem::size_of::<Tap>())?
+                    .checked_add(stream.len())?;
+                if size > Self::MAX_BYTES {
+                    return None;
+                }
+                if self.bytes.saturating_add(size) > Self::MAX_BYTES {
+                    self.entries.clear();
+                    self.bytes = 0;
+                }
+                self.bytes = self.bytes.saturating_add(size);
+                self.entries.push((stream.to_vec(), *order, taps));
+                self.entries.len() - 1
+            }
+        };
+        self.entries.get(at).map(|(_, _, t)| t.as_slice())
+    }
+
+    /// How many weight slots `order` walks (kept with `std`: it depends on `order` alone).
+    fn slots(&mut self, order: &Ordering) -> u64 {
+        #[cfg(feature = "std")]
+        if let Some((_, n)) = self.slot_counts.iter().find(|(o, _)| o == order) {
+            return *n;
+        }
+        let mut n = 0u64;
+        let _ = order.walk(|_| -> Result<(), ()> {
+            n = n.saturating_add(1);
+            Ok(())
+        });
+        #[cfg(feature = "std")]
+        if self.enabled && self.slot_counts.len() < Self::MAX_ORDERINGS {
+            self.slot_counts.push((*order, n));
+        }
+        n
+    }
+
+    #[cfg(not(feature = "std"))]
+    #[allow(clippy::unused_self)]
+    fn get(&mut self, _stream: &[u8], _order: &Ordering, _slots: u64) -> Option<&[Tap]> {
+        None
+    }
+}
+
 /// Execute `op` with the registers in `st`. `basep` holds each region's base address;
 /// `macs` the configuration's MACs/cycle (for its micro-block sizes); `lut` the LUT memory
 /// (the last 2 KiB of SHRAM, as the DMA left it).
@@ -714,13 +873,14 @@ pub(crate) fn execute(
     basep: &[u64; 8],
     macs: u32,
     lut: &[u8; crate::elementwise::LUT_BYTES],
+    cache: &mut WeightCache,
     work: &mut Work,
     budget: &Budget,
 ) -> Result<Outcome, ComputeError> {
     match op {
         Opcode::OpConv | Opcode::OpDepthwise => {
             let depthwise = op == Opcode::OpDepthwise;
-            conv(depthwise, st, mem, basep, macs, work, budget)?;
+            conv(depthwise, st, mem, basep, macs, cache, work, budget)?;
             Ok(Outcome::Computed)
         }
         Opcode::OpElementwise => {
@@ -744,12 +904,14 @@ fn weights_in(mem: &Memory, addr: u64, len: u64) -> Result<&[u8], ComputeError> 
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn conv(
     depthwise: bool,
     st: &StreamState,
     mem: &mut Memory,
     basep: &[u64; 8],
     macs: u32,
+    cache: &mut WeightCache,
     work: &mut Work,
     budget: &Budget,
 ) -> Result<(), ComputeError> {
@@ -864,14 +1026,7 @@ fn conv(
     let chunks = positions
         .div_ceil(CHUNK as u64)
         .saturating_mul(oc.div_ceil(OB as u64));
-    let slots = {
-        let mut n = 0u64;
-        let _ = order.walk(|_| -> Result<(), ()> {
-            n = n.saturating_add(1);
-            Ok(())
-        });
-        n
-    };
+    let slots = cache.slots(&order);
     work.ops(
         chunks.saturating_mul(slots).saturating_add(
             positions
@@ -898,7 +1053,18 @@ fn conv(
         _ if iy % 2 == 0 && ix % 2 == 0 => Some((iy / 2, ix / 2)),
         _ => None,
     };
-    let mut first = true;
+    // A kept decoding of this stream (checked to hold exactly `slots` weights), copied
+    // out of the cache's borrow of `mem`'s bytes: the OFM is written between passes.
+    let kept = {
+        let stream = weights_in(mem, w_addr, w_len)?;
+        cache.get(stream, &order, slots)
+    };
+    let mut first = kept.is_none();
+    let mut acc = [[0i64; CHUNK]; OB];
+    // Each position's top-left IFM row and column: below 2^19 in magnitude (16-bit
+    // coordinates and padding, strides of at most 4), so 32 bits hold them (half the
+    // stack of the no_std build's arrays).
+    let (mut rows, mut cols) = ([0i32; CHUNK], [0i32; CHUNK]);
     let mut ob = 0u64;
     while ob < oc {
         let nb = (oc - ob).min(OB as u64) as usize;
@@ -932,13 +1098,14 @@ fn conv(
         let mut start = 0u64;
         while start < positions {
             let n = (positions - start).min(CHUNK as u64) as usize;
-            let mut acc = [[0i64; CHUNK]; OB];
-            // Each position's top-left IFM row and column.
-            let (mut rows, mut cols) = ([0i64; CHUNK], [0i64; CHUNK]);
+            // The accumulators this pass uses, zeroed (the arrays are made once per op).
+            for a in acc.iter_mut().take(nb) {
+                a.iter_mut().take(n).for_each(|v| *v = 0);
+            }
             for (p, (r, c)) in rows.iter_mut().zip(cols.iter_mut()).enumerate().take(n) {
                 let pos = start + p as u64;
-                *r = ((pos / ow) * sy) as i64 - pt;
-                *c = ((pos % ow) * sx) as i64 - pl;
+                *r = (((pos / ow) * sy) as i64 - pt) as i32;
+                *c = (((pos % ow) * sx) as i64 - pl) as i32;
             }
             {
                 let mem_ref: &Memory = mem;
@@ -948,12 +1115,35 @@ fn conv(
                     ((ifm_h as u64).div_ceil(2), (ifm_w as u64).div_ceil(2))
                 };
                 let view = ifm.view(mem_ref, vh, vw, ifm_c);
-                let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
-                let walked = order.walk(|slot| -> Result<(), ComputeError> {
-                    let w = next_weight(&mut dec, slots)?;
-                    let Some((oz, ky, kx, iz)) = slot else {
-                        return Ok(());
-                    };
+                // Each position's top-left byte offset in the view (the 8-bit path).
+                let view_strides = view.as_ref().map_or((0, 0), |v| {
+                    let sx = if v.fm.nhcwb16 { 16 } else { v.fm.stride_x };
+                    (sx as i64, v.fm.stride_y as i64)
+                });
+                let mut pos_off = [0i64; CHUNK];
+                for ((o, &r), &c) in pos_off.iter_mut().zip(&rows).zip(&cols).take(n) {
+                    *o = i64::from(r) * view_strides.1 + i64::from(c) * view_strides.0;
+                }
+                // The chunk's extent of top-left rows and columns.
+                let (rmin, rmax) = rows
+                    .iter()
+                    .take(n)
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &r| {
+                        (lo.min(i64::from(r)), hi.max(i64::from(r)))
+                    });
+                let (cmin, cmax) = cols
+                    .iter()
+                    .take(n)
+                    .fold((i64::MAX, i64::MIN), |(lo, hi), &c| {
+                        (lo.min(i64::from(c)), hi.max(i64::from(c)))
+                    });
+                // Weight `w` of slot `(oz, ky, kx, iz)`, accumulated where it belongs.
+                let mut mac = |w: i64,
+                               oz: u64,
+                               ky: u64,
+                               kx: u64,
+                               iz: u64|
+                 -> Result<(), ComputeError> {
                     if w == 0 || oz < ob || oz >= ob + nb as u64 {
                         return Ok(());
                     }
@@ -966,20 +1156,49 @@ fn conv(
                         // The common case, a signed 8-bit IFM without upscaling: one byte
                         // at a precomputed offset.
                         Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
-                            let coff = v.chan_offset(c);
-                            let sx = if v.fm.nhcwb16 { 16 } else { v.fm.stride_x };
-                            let sy = v.fm.stride_y;
-                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (ry + oy, rx + ox);
-                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                            // The tap's byte offset from each position's top-left
+                            // (`pos_off`); unsigned compares reject rows and columns
+                            // outside the IFM (negative ones wrap past its size). Offsets
+                            // are below 2^50 (16-bit coordinates, 32-bit strides).
+                            let (sx, sy) = view_strides;
+                            let d = oy * sy + ox * sx + v.chan_offset(c) as i64;
+                            let (h, wd) = (ifm_h as u64, ifm_w as u64);
+                            if rmin.saturating_add(oy) >= 0
+                                && rmax.saturating_add(oy) < ifm_h
+                                && cmin.saturating_add(ox) >= 0
+                                && cmax.saturating_add(ox) < ifm_w
+                            {
+                                // Every position of the chunk reads inside the IFM.
+                                // (`(val - zp) * w` as `val * w - zp * w`, the same exact sum; locals, so
+                                // the loop keeps them in registers.)
+                                let (bytes, zw) = (v.bytes, ifm_zp * w);
+                                for (p, (a, &po)) in
+                                    acc.iter_mut().zip(&pos_off).enumerate().take(n)
+                                {
+                                    let val = match usize::try_from(po + d)
+                                        .ok()
+                                        .and_then(|o| bytes.get(o))
+                                    {
+                                        Some(b) => i64::from(*b as i8),
+                                        None => {
+                                            let (ry, rx) = (i64::from(rows[p]), i64::from(cols[p]));
+                                            v.get((ry + oy) as u64, (rx + ox) as u64, c)?
+                                        }
+                                    };
+                                    *a += val * w - zw;
+                                }
+                                return Ok(());
+                            }
+                            for (((a, &ry), &rx), &po) in
+                                acc.iter_mut().zip(&rows).zip(&cols).zip(&pos_off).take(n)
+                            {
+                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                if iy as u64 >= h || ix as u64 >= wd {
                                     continue;
                                 }
-                                let off = (iy as u64)
-                                    .saturating_mul(sy)
-                                    .saturating_add((ix as u64).saturating_mul(sx))
-                                    .saturating_add(coff);
                                 let val =
-                                    match usize::try_from(off).ok().and_then(|o| v.bytes.get(o)) {
+                                    match usize::try_from(po + d).ok().and_then(|o| v.bytes.get(o))
+                                    {
                                         Some(b) => i64::from(*b as i8),
                                         None => v.get(iy as u64, ix as u64, c)?,
                                     };
@@ -989,7 +1208,7 @@ fn conv(
                         Some(v) => {
                             let coff = v.chan_offset(c);
                             for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (ry + oy, rx + ox);
+                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
                                 if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
                                     continue;
                                 }
@@ -1005,7 +1224,7 @@ fn conv(
                         }
                         None => {
                             for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (ry + oy, rx + ox);
+                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
                                 if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
                                     continue;
                                 }
@@ -1018,23 +1237,79 @@ fn conv(
                         }
                     }
                     Ok(())
-                });
-                match walked {
-                    Err(ComputeError::WeightsShort { needed, .. }) => {
-                        let got = Decoder::new(weights_in(mem_ref, w_addr, w_len)?).count() as u64;
-                        return Err(ComputeError::WeightsShort { needed, got });
+                };
+                let single8 = view
+                    .as_ref()
+                    .filter(|v| n == 1 && upscale == 0 && v.fm.elem == 1 && v.fm.signed);
+                if let (Some(taps), Some(v)) = (kept, single8) {
+                    // One output position (a fully connected layer's) and a signed 8-bit
+                    // IFM: `mac`'s 8-bit path, per tap, without its per-call setup.
+                    let (sx, sy) = view_strides;
+                    let (r0, c0, p0) = (i64::from(rows[0]), i64::from(cols[0]), pos_off[0]);
+                    let (h, wd) = (ifm_h as u64, ifm_w as u64);
+                    for t in taps {
+                        let oz = u64::from(t.oz);
+                        let Some(a) = oz
+                            .checked_sub(ob)
+                            .and_then(|j| usize::try_from(j).ok())
+                            .filter(|&j| j < nb)
+                            .and_then(|j| acc.get_mut(j))
+                            .and_then(|a| a.first_mut())
+                        else {
+                            continue;
+                        };
+                        let c = if depthwise { oz } else { u64::from(t.iz) };
+                        let (oy, ox) = (i64::from(t.ky) * dy as i64, i64::from(t.kx) * dx as i64);
+                        let (iy, ix) = (r0 + oy, c0 + ox);
+                        if iy as u64 >= h || ix as u64 >= wd {
+                            continue;
+                        }
+                        let off = p0 + oy * sy + ox * sx + v.chan_offset(c) as i64;
+                        let val = match usize::try_from(off).ok().and_then(|o| v.bytes.get(o)) {
+                            Some(b) => i64::from(*b as i8),
+                            None => v.get(iy as u64, ix as u64, c)?,
+                        };
+                        *a += (val - ifm_zp) * i64::from(t.w);
                     }
-                    Err(e) => return Err(e),
-                    Ok(()) => {}
-                }
-                // The first pass checks the stream holds no more than the kernel's slots
-                // (before any output is written).
-                if first {
-                    first = false;
-                    match dec.next() {
-                        None => {}
-                        Some(Err(e)) => return Err(ComputeError::Weights(e)),
-                        Some(Ok(_)) => return Err(ComputeError::WeightsLong { needed: slots }),
+                } else if let Some(taps) = kept {
+                    for t in taps {
+                        mac(
+                            i64::from(t.w),
+                            u64::from(t.oz),
+                            u64::from(t.ky),
+                            u64::from(t.kx),
+                            u64::from(t.iz),
+                        )?;
+                    }
+                } else {
+                    let mut dec = Decoder::new(weights_in(mem_ref, w_addr, w_len)?);
+                    let walked = order.walk(|slot| -> Result<(), ComputeError> {
+                        let w = next_weight(&mut dec, slots)?;
+                        match slot {
+                            Some((oz, ky, kx, iz)) => mac(w, oz, ky, kx, iz),
+                            None => Ok(()),
+                        }
+                    });
+                    match walked {
+                        Err(ComputeError::WeightsShort { needed, .. }) => {
+                            let got =
+                                Decoder::new(weights_in(mem_ref, w_addr, w_len)?).count() as u64;
+                            return Err(ComputeError::WeightsShort { needed, got });
+                        }
+                        Err(e) => return Err(e),
+                        Ok(()) => {}
+                    }
+                    // The first pass checks the stream holds no more than the kernel's
+                    // slots (before any output is written).
+                    if first {
+                        first = false;
+                        match dec.next() {
+                            None => {}
+                            Some(Err(e)) => return Err(ComputeError::Weights(e)),
+                            Some(Ok(_)) => {
+                                return Err(ComputeError::WeightsLong { needed: slots });
+                            }
+                        }
                     }
                 }
             }
@@ -1108,6 +1383,94 @@ mod tests {
         // The example of the oracle: ties break differently with one rounding.
         assert_eq!(scale_value(5, 1 << 30, 32, 0), 2);
         assert_eq!(scale_value(5, 1 << 30, 32, 2), 1);
+    }
+
+    /// The stream of `mlw.rs`' `uncompressed_direct_values`: values 0, 0, 1, -1.
+    #[cfg(feature = "std")]
+    fn four_values() -> Vec<u8> {
+        let mut bits: Vec<(u32, u32)> = vec![(6, 3), (3, 15), (7, 3), (0, 1), (1, 1)];
+        bits.extend([(0, 5), (0, 5), (0, 3)]);
+        bits.extend([(0, 2), (1, 2), (2, 2), (3, 2)]);
+        bits.push((7, 3));
+        let (mut out, mut acc, mut n) = (Vec::new(), 0u64, 0u32);
+        for (v, len) in bits {
+            for i in 0..len {
+                acc |= u64::from((v >> i) & 1) << n;
+                n += 1;
+                if n == 8 {
+                    out.push(acc as u8);
+                    (acc, n) = (0, 0);
+                }
+            }
+        }
+        if n > 0 {
+            out.push(acc as u8);
+        }
+        out
+    }
+
+    /// 2 OFM x 2 IFM channels, 1x1 kernel, micro-blocks of 2: four slots, OFM channel
+    /// outer.
+    #[cfg(feature = "std")]
+    fn two_by_two(ofm_depth: u64) -> Ordering {
+        Ordering {
+            ofm_depth,
+            ifm_depth: 2,
+            kh: 1,
+            kw: 1,
+            ofm_block_depth: ofm_depth,
+            ifm_block_depth: 2,
+            ofm_ublock: 2,
+            ifm_ublock: 2,
+            decomp_x: 8,
+            decomp_y: 8,
+            subkernel_round: 1,
+            part_kernel: false,
+            depthwise: false,
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "std")]
+    fn a_kept_decoding_is_the_streams_nonzero_weights_at_their_slots() {
+        let stream = four_values();
+        let order = two_by_two(2);
+        let mut cache = WeightCache::new(true);
+        assert_eq!(cache.slots(&order), 4);
+        let want = [
+            Tap {
+                w: 1,
+                oz: 1,
+                ky: 0,
+                kx: 0,
+                iz: 0,
+            },
+            Tap {
+                w: -1,
+                oz: 1,
+                ky: 0,
+                kx: 0,
+                iz: 1,
+            },
+        ];
+        assert_eq!(cache.get(&stream, &order, 4), Some(&want[..]));
+        // Kept: found again, not added twice.
+        assert_eq!(cache.get(&stream, &order, 4), Some(&want[..]));
+        assert_eq!(cache.entries.len(), 1);
+        // A stream shorter than the ordering's slots, or one byte different, is not
+        // taken for the kept one; a short one is not kept (the pass decodes it and
+        // reports its error).
+        let long = two_by_two(4);
+        assert_eq!(cache.slots(&long), 8);
+        assert_eq!(cache.get(&stream, &long, 8), None);
+        let mut other = stream.clone();
+        other[3] ^= 0x10;
+        assert_ne!(cache.get(&other, &order, 4), Some(&want[..]));
+        // Nothing is kept when keeping is off.
+        let mut off = WeightCache::new(false);
+        assert_eq!(off.slots(&order), 4);
+        assert_eq!(off.get(&stream, &order, 4), None);
+        assert!(off.entries.is_empty() && off.slot_counts.is_empty());
     }
 
     #[test]

@@ -22,7 +22,14 @@
 //!   of the operand shifted left by 20 (8 bits; 15 for 16) would (regor's `Scale` with
 //!   `doubleRound` 20, `AdvancedElementwiseAddSubScale`), and the other operand is
 //!   shifted left by 19 (14): TFLite's multiplier of the larger-scale input is exactly
-//!   1/2 (`op_models.rs`' `add_broadcast`, `sub_broadcast` pin it); `MUL` multiplies; `MIN`/`MAX` compare; `ABS`; `CLZ`
+//!   1/2 (`op_models.rs`' `add_broadcast`, `sub_broadcast` pin it); `MUL` multiplies; `MIN`/`MAX` compare; `ABS`;
+//!   `LRELU` scales the negative values by `OFM_SCALE` with the round mode and leaves the
+//!   others (regor writes the leaky ReLU's alpha there, `GenerateScalingForElementwise`,
+//!   and emits `LRELU` for int16 leaky ReLU with equal IFM and OFM scaling and any
+//!   non-negative alpha, larger than 1 too, `ConvertLeakyRelu`: so the scale cannot apply to the
+//!   non-negative values, nor can the mode be a maximum of `x` and `alpha * x`; TFLite's
+//!   `QuantizeLeakyRelu` with an identity multiplier of 1; `op_models.rs`'
+//!   `i16_leaky_relu_eq` (alpha 0.3) and `i16_leaky_relu_big` (1.5) pin it); `CLZ`
 //!   counts leading zeros of the 32-bit value; `SHL` shifts left and `SHR` right by the
 //!   IFM2 value (0..=31), `SHR` rounding as the round mode says (regor's `Asr` with
 //!   `round`, `RoundMode::NATURAL`: half up, TFLite's `RoundingDivideByPOT` on the
@@ -52,19 +59,26 @@
 //!   0x5800 for 24 KiB, 0xB800 for 48 KiB); the entry is the output. With the int16 clip
 //!   range the table is 512 interpolated entries filling the LUT memory (TFLite's
 //!   `generic_int16_table_lookup`, `op_models.rs`' `i16_softmax` pins it).
+//!   `ACTIVATION_FUNCTION_TANH`/`SIGMOID` (Vela's int16 tanh and logistic) apply to the
+//!   scaled value, before the zero point and the clamps ([`crate::tanh_sigmoid`], where
+//!   the rule comes from; `op_models.rs`' `i16_tanh` and `i16_sigmoid` pin it).
 //!
 //! Not modelled (refused with [`ComputeError::Unsupported`], the run going on): advanced
-//! ADD/SUB scaling of 32-bit operands, the `LRELU` mode (Vela lowers int8 leaky ReLU to a
-//! LUT, which is modelled), the TANH/SIGMOID activation functions (Vela's int16 tanh and
-//! sigmoid; `op_models.rs` checks they are refused), IFM upscaling in elementwise
-//! operations, per-channel pool scaling.
+//! ADD/SUB scaling of 32-bit operands (regor's `SupportsAdvancedAddSubIFMScaling` allows
+//! it for 8- and 16-bit IFMs only: Vela 5.2.0 does not emit it), TANH/SIGMOID to an 8-bit
+//! OFM (Vela lowers 8-bit tanh and sigmoid to a LUT), `LRELU` without a global OFM scale
+//! (regor always writes alpha there), IFM upscaling in elementwise operations (regor's
+//! `scheduler_decompose.cpp` sets IFM resampling on the average pools of a resize and on
+//! transposed convolutions only), per-channel pool scaling (regor's `GeneratePoolingOp`
+//! uses it for a pool with a scale tensor; no model tried here has one).
 //!
 //! Held to TFLite's reference kernels by `sim/tests/oracle.rs` (the shared models) and
 //! `sim/tests/op_models.rs` (one model per operator family: convolution with stride,
 //! dilation, padding and a fused ReLU6, transposed convolution, depthwise with a
 //! multiplier, a stride or a dilation, max and average pools with and without padding,
 //! mean, ADD/SUB/MUL with and without broadcast and of different scales, squared
-//! difference, MIN, MAX, ABS, softmax, tanh, sigmoid, leaky ReLU and hard swish,
+//! difference, MIN, MAX, ABS, softmax, tanh, sigmoid (int8 and int16), leaky ReLU (int8
+//! and int16, lowered or `LRELU`) and hard swish,
 //! concatenation, pad, strided slice, nearest-neighbour and bilinear resize, fully
 //! connected).
 
@@ -76,6 +90,7 @@ use npuschema_runtime::cmd::{AccessKind, Opcode, StreamState};
 
 use crate::compute::{Budget, ComputeError, Fm, FmRegs, Work, m1, scale_value, scale_value_dr};
 use crate::memory::Memory;
+use crate::tanh_sigmoid;
 
 /// The SHRAM the LUTs live in: its last 2 KiB, eight 256-byte slots.
 pub(crate) const LUT_BYTES: usize = 2048;
@@ -120,6 +135,8 @@ struct OutStage<'a> {
     lut: Option<(&'a [u8], usize)>,
     /// Offset added to the clipped value to index the table.
     lut_offset: i64,
+    /// `ACTIVATION_FUNCTION_TANH`/`SIGMOID`.
+    tanh_sigmoid: Option<fn(i64) -> i64>,
     ofm_range: (i64, i64),
 }
 
@@ -175,11 +192,22 @@ impl<'a> OutStage<'a> {
                 )?;
                 Some((table, esize))
             }
-            _ => {
+            3 | 4 if ofm.elem == 2 => None,
+            3 | 4 => {
                 return Err(ComputeError::Unsupported(
-                    "the TANH/SIGMOID activation functions",
+                    "the TANH/SIGMOID activation functions to a non-16-bit OFM",
                 ));
             }
+            _ => {
+                return Err(ComputeError::Unsupported("a reserved activation function"));
+            }
+        };
+        // TANH (3) and SIGMOID (4), on the scaled value, before the zero point and the
+        // clamps ([`crate::tanh_sigmoid`]).
+        let tanh_sigmoid = match func {
+            3 => Some(tanh_sigmoid::tanh as fn(i64) -> i64),
+            4 => Some(tanh_sigmoid::sigmoid as fn(i64) -> i64),
+            _ => None,
         };
         let act_range = (ofm.elem <= 2 || lut.is_some()).then(|| {
             let signed = ofm.signed || clip.0 < 0;
@@ -196,6 +224,7 @@ impl<'a> OutStage<'a> {
             clip,
             lut,
             lut_offset: if clip.0 < 0 { 128 } else { 0 },
+            tanh_sigmoid,
             ofm_range,
         })
     }
@@ -206,6 +235,9 @@ impl<'a> OutStage<'a> {
             Some((scale, shift)) => scale_value(r, scale, shift, self.round_mode),
             None => r,
         };
+        if let Some(f) = self.tanh_sigmoid {
+            v = f(v);
+        }
         v = v.saturating_add(self.ofm_zp);
         if let Some((lo, hi)) = self.act {
             v = v.max(lo).min(hi);
@@ -383,7 +415,20 @@ pub(crate) fn elementwise(
                     8 => scale_value(a, 1, b.clamp(0, 31) as u32, round_mode),
                     9 => a.checked_shl(b.clamp(0, 31) as u32).unwrap_or(0),
                     5 => {
-                        return Err(ComputeError::Unsupported("the LRELU elementwise mode"));
+                        // LRELU: the negative values scaled by OFM_SCALE (alpha), the
+                        // others unchanged; no further scaling (see the module docs).
+                        let Some((scale, shift)) = out.scale else {
+                            return Err(ComputeError::Unsupported(
+                                "the LRELU elementwise mode without a global OFM scale",
+                            ));
+                        };
+                        let v = if a < 0 {
+                            scale_value(a, scale, shift, round_mode)
+                        } else {
+                            a
+                        };
+                        ofm.write(mem, y, x, c, unscaled.apply(v))?;
+                        continue;
                     }
                     _ => return Err(ComputeError::Unsupported("a reserved elementwise mode")),
                 };

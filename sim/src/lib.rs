@@ -51,6 +51,7 @@ pub mod run;
 mod static_memory;
 #[cfg(not(feature = "std"))]
 mod static_sim;
+mod tanh_sigmoid;
 
 #[cfg(feature = "std")]
 use std::cell::RefCell;
@@ -64,7 +65,10 @@ pub use model::{
     channel, register_name,
 };
 #[cfg(feature = "std")]
-pub use run::{Place, RegionReport, RunError, RunOptions, RunReport, run_blob, run_with_io};
+pub use run::{
+    Inference, Place, RegionReport, RunError, RunOptions, RunReport, Session, run_blob,
+    run_with_io, with_session,
+};
 pub use static_memory::{MAX_WINDOWS, StaticMemory};
 #[cfg(not(feature = "std"))]
 pub use static_sim::{SimRef, StaticSim};
@@ -129,6 +133,12 @@ impl Sim {
         self.core.borrow_mut().cfg.faults = faults;
     }
 
+    /// Keep decoded weight streams between passes and runs (the default), or decode each
+    /// stream on every pass as it is read (what a build without `std` does).
+    pub fn set_keep_weights(&self, keep: bool) {
+        self.core.borrow_mut().weights = compute::WeightCache::new(keep);
+    }
+
     /// Change the run latency in ticks.
     pub fn set_run_latency(&self, ticks: u32) {
         self.core.borrow_mut().cfg.run_latency = ticks;
@@ -185,6 +195,11 @@ impl Sim {
     #[must_use]
     pub fn write_log(&self) -> Vec<(u32, u32)> {
         self.core.borrow().writes.clone()
+    }
+
+    /// Forget the register writes logged so far ([`Self::write_log`]).
+    pub fn clear_write_log(&self) {
+        self.core.borrow_mut().writes.clear();
     }
 
     /// `BASEP[n]` as programmed.

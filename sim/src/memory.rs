@@ -77,6 +77,18 @@ impl Memory {
         if data.is_empty() {
             return true;
         }
+        // Inside one window (a run's cache clean of what the last run's mapped): in place,
+        // as the merge below would leave it (windows are disjoint and non-adjacent, so no
+        // other window touches the range).
+        let inside = self.find(base, data.len() as u64);
+        if let Some(dst) = inside.and_then(|(i, start, stop)| {
+            self.windows
+                .get_mut(i)
+                .and_then(|w| w.bytes.get_mut(start..stop))
+        }) {
+            copy_touching(dst, data);
+            return true;
+        }
         // Windows that overlap or touch [base, end).
         let first = self.windows.partition_point(|w| w.end() < base);
         let last = self.windows.partition_point(|w| w.base <= end);
@@ -195,6 +207,13 @@ mod tests {
         assert_eq!(m.read(0x100, 16), Some(&[1u8; 16][..]));
         assert_eq!(m.read(0x110, 0x18), Some(&[3u8; 0x18][..]));
         assert_eq!(m.read(0x128, 8), Some(&[2u8; 8][..]));
+        // Inside the window: written in place, the window unchanged, its other bytes kept.
+        assert!(m.store(0x104, &[4; 8]));
+        assert_eq!(m.windows().collect::<Vec<_>>(), vec![(0x100, 0x30)]);
+        assert_eq!(m.read(0x100, 4), Some(&[1u8; 4][..]));
+        assert_eq!(m.read(0x104, 8), Some(&[4u8; 8][..]));
+        assert_eq!(m.read(0x10c, 4), Some(&[1u8; 4][..]));
+        assert_eq!(m.read(0x110, 0x18), Some(&[3u8; 0x18][..]));
     }
 
     #[test]

@@ -554,6 +554,10 @@ enum Run {
     Hung,
 }
 
+/// One item of a decoded command stream.
+#[cfg(feature = "std")]
+type Decoded = Result<cmd::Command, cmd::DecodeError>;
+
 /// The whole simulated NPU.
 #[derive(Debug)]
 pub(crate) struct Core {
@@ -584,6 +588,11 @@ pub(crate) struct Core {
     pmu: Pmu,
     /// SHRAM's LUT memory (its last 2 KiB), as DMA transfers into SHRAM leave it.
     lut: [u8; LUT_BYTES],
+    /// Weight streams decoded before (`compute::WeightCache`).
+    pub(crate) weights: compute::WeightCache,
+    /// The last command stream's bytes and its decoded commands (`execute`).
+    #[cfg(feature = "std")]
+    commands: Option<(Vec<u8>, Vec<Decoded>)>,
 }
 
 impl Core {
@@ -615,6 +624,9 @@ impl Core {
             ticks: 0,
             pmu: Pmu::default(),
             lut: [0; LUT_BYTES],
+            weights: compute::WeightCache::new(true),
+            #[cfg(feature = "std")]
+            commands: None,
         }
     }
 
@@ -928,8 +940,36 @@ impl Core {
             false,
             qsize,
         );
+        // With `std` the decoded commands of the last stream are kept, and reused while
+        // the stream's bytes are the same (a stream of N bytes decodes to at most N/4
+        // commands); without, the stream is decoded as it runs.
+        #[cfg(feature = "std")]
+        {
+            let kept = self
+                .commands
+                .take()
+                .filter(|(b, _)| b.as_slice() == &stream[..]);
+            let (bytes, list) = match kept {
+                Some(k) => k,
+                None => (stream.to_vec(), cmd::decode(&stream).collect()),
+            };
+            let out = self.run_commands(rec, qsize, list.iter().copied());
+            self.commands = Some((bytes, list));
+            out
+        }
+        #[cfg(not(feature = "std"))]
+        self.run_commands(rec, qsize, cmd::decode(&stream))
+    }
+
+    /// Run `commands` (a stream of `qsize` bytes, decoded).
+    fn run_commands(
+        &mut self,
+        mut rec: RunRecord,
+        qsize: u64,
+        commands: impl Iterator<Item = Result<cmd::Command, cmd::DecodeError>>,
+    ) -> (RunRecord, u32) {
         let mut state = StreamState::new();
-        for item in cmd::decode(&stream) {
+        for item in commands {
             let command = match item {
                 Ok(c) => c,
                 Err(e) => {
@@ -1069,6 +1109,7 @@ impl Core {
                     &basep,
                     macs,
                     &self.lut,
+                    &mut self.weights,
                     &mut rec.work,
                     &self.cfg.budget,
                 ) {

@@ -49,6 +49,9 @@ pub struct RunOptions {
     /// anything is allocated (the simulator holds a copy of what the NPU may touch, so a
     /// blob declaring a 4 GiB region would otherwise take several times that).
     pub max_arena: u64,
+    /// Keep decoded weight streams between passes and runs ([`Sim::set_keep_weights`]);
+    /// `false` decodes every stream on every pass, as the `no_std` build does.
+    pub keep_weights: bool,
 }
 
 /// The default [`RunOptions::max_arena`]: 64 MiB, far above the arena of any model the
@@ -69,6 +72,7 @@ impl Default for RunOptions {
             run_timeout: 100_000,
             pmu: None,
             max_arena: DEFAULT_MAX_ARENA,
+            keep_weights: true,
         }
     }
 }
@@ -340,6 +344,61 @@ fn sim_macs(accel: u32) -> u32 {
     reason = "carries npuschema_core::Error, the project-wide Copy error"
 )]
 pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
+    prepare(blob, opts, |job, setup| report(blob, opts, job, setup))
+}
+
+/// What [`prepare`] hands on: the simulated NPU and its initialised driver.
+struct Setup {
+    sim: Sim,
+    driver: Driver<Sim, Sim>,
+    hw: HwInfo,
+    accel_macs: u32,
+    roles: Vec<Role>,
+    needed: ArenaSize,
+    arena_bytes: usize,
+}
+
+/// `bytes` written at `offset` of runtime region `region`.
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+fn write_placed(
+    job: &mut CheckedJob<'_, '_>,
+    region: usize,
+    offset: u64,
+    bytes: &[u8],
+) -> Result<(), RunError> {
+    let Some(dst) = job.region_bytes_mut(region) else {
+        return Err(RunError::Input {
+            region,
+            reason: "not a runtime region of this blob",
+        });
+    };
+    let dst = usize::try_from(offset)
+        .ok()
+        .and_then(|at| dst.get_mut(at..at.checked_add(bytes.len())?));
+    let Some(dst) = dst else {
+        return Err(RunError::Input {
+            region,
+            reason: "input does not fit in the region at its offset",
+        });
+    };
+    dst.copy_from_slice(bytes);
+    Ok(())
+}
+
+/// Validate, bind, check, write `opts`' inputs, make the simulated NPU and initialise its
+/// driver; then `f`.
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+fn prepare<R>(
+    blob: &[u8],
+    opts: &RunOptions,
+    f: impl FnOnce(&mut CheckedJob<'_, '_>, Setup) -> Result<R, RunError>,
+) -> Result<R, RunError> {
     // A firmware image places the blob at a 16-byte aligned address; a `Vec<u8>` or a file
     // read promises no alignment, so run a copy that sits at one.
     let mut placed = vec![0u8; blob.len().saturating_add(15)];
@@ -402,22 +461,7 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
     }
 
     for (region, offset, bytes) in &opts.placed_inputs {
-        let Some(dst) = job.region_bytes_mut(*region) else {
-            return Err(RunError::Input {
-                region: *region,
-                reason: "not a runtime region of this blob",
-            });
-        };
-        let dst = usize::try_from(*offset)
-            .ok()
-            .and_then(|at| dst.get_mut(at..at.checked_add(bytes.len())?));
-        let Some(dst) = dst else {
-            return Err(RunError::Input {
-                region: *region,
-                reason: "input does not fit in the region at its offset",
-            });
-        };
-        dst.copy_from_slice(bytes);
+        write_placed(&mut job, *region, *offset, bytes)?;
     }
 
     let macs = opts.macs.unwrap_or_else(|| sim_macs(accel_macs));
@@ -428,6 +472,7 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         ..SimConfig::u55(macs)
     };
     let sim = Sim::new(cfg);
+    sim.set_keep_weights(opts.keep_weights);
     sim.bind_job(&job);
     let dopts = DriverOptions {
         run_timeout: opts.run_timeout,
@@ -440,7 +485,40 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
     if let Some(cfg) = &opts.pmu {
         driver.pmu_enable(cfg).map_err(RunError::Init)?;
     }
+    f(
+        &mut job,
+        Setup {
+            sim,
+            driver,
+            hw,
+            accel_macs,
+            roles,
+            needed,
+            arena_bytes,
+        },
+    )
+}
 
+/// One run of the prepared job, reported.
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+fn report(
+    blob: &[u8],
+    opts: &RunOptions,
+    job: &mut CheckedJob<'_, '_>,
+    setup: Setup,
+) -> Result<RunReport, RunError> {
+    let Setup {
+        sim,
+        mut driver,
+        hw,
+        accel_macs,
+        roles,
+        needed,
+        arena_bytes,
+    } = setup;
     let outcome = if opts.interrupt {
         let latch = Rc::new(IrqLatch::new());
         let isr = Rc::clone(&latch);
@@ -449,13 +527,13 @@ pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
         });
         // A fresh latch always hands out its key.
         let outcome = match latch.claim() {
-            Some(mut key) => driver.run_irq(&mut job, &mut key),
-            None => driver.run(&mut job),
+            Some(mut key) => driver.run_irq(job, &mut key),
+            None => driver.run(job),
         };
         sim.clear_irq_handler();
         outcome
     } else {
-        driver.run(&mut job)
+        driver.run(job)
     };
     let pmu = opts.pmu.map(|_| {
         let counters = driver.pmu_read();
@@ -564,6 +642,111 @@ pub fn run_with_io(
         }
     }
     Ok((report, out))
+}
+
+/// A blob validated, bound, checked and on a simulated NPU whose driver is initialised,
+/// for many inferences: as TFLite's interpreter is made and its tensors allocated once,
+/// then invoked per input. Made by [`with_session`].
+pub struct Session<'j, 'b, 'a> {
+    job: &'j mut CheckedJob<'b, 'a>,
+    setup: Setup,
+}
+
+/// One inference of a [`Session`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inference {
+    /// What the driver's run returned.
+    pub outcome: Result<RunInfo, DriverError>,
+    /// What the simulated NPU did.
+    pub record: Option<RunRecord>,
+    /// The bytes at each requested output place; empty unless the run succeeded and every
+    /// operation's values were computed (as [`run_with_io`]).
+    pub outputs: Vec<Vec<u8>>,
+}
+
+impl Session<'_, '_, '_> {
+    /// The simulated NPU (its counters, its last run, the register writes of the last
+    /// inference).
+    #[must_use]
+    pub fn sim(&self) -> &Sim {
+        &self.setup.sim
+    }
+
+    /// Write `inputs` (`(region, offset, bytes)`), run the stream through the driver (its
+    /// cache maintenance hands the NPU the runtime regions, as on a board), and read
+    /// `outputs`.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::Input`] for an input or output that is not inside a runtime region.
+    #[allow(
+        clippy::result_large_err,
+        reason = "carries npuschema_core::Error, the project-wide Copy error"
+    )]
+    pub fn infer(
+        &mut self,
+        inputs: &[(usize, u64, &[u8])],
+        outputs: &[Place],
+    ) -> Result<Inference, RunError> {
+        for &(region, offset, bytes) in inputs {
+            write_placed(self.job, region, offset, bytes)?;
+        }
+        // The register write log holds this inference's writes only: a session's memory
+        // does not grow with the number of inferences.
+        self.setup.sim.clear_write_log();
+        let outcome = self.setup.driver.run(self.job);
+        let record = self.setup.sim.last_run();
+        let computed = record
+            .as_ref()
+            .is_some_and(|r| r.not_computed == 0 && r.compute_error.is_none());
+        let mut out = Vec::new();
+        if outcome.is_ok() && computed {
+            for &(region, offset, len) in outputs {
+                let bytes = self
+                    .job
+                    .region_bytes(region)
+                    .and_then(|b| {
+                        let at = usize::try_from(offset).ok()?;
+                        b.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+                    })
+                    .ok_or(RunError::Input {
+                        region,
+                        reason: "output does not fit in the region at its offset",
+                    })?;
+                out.push(bytes.to_vec());
+            }
+        }
+        Ok(Inference {
+            outcome,
+            record,
+            outputs: out,
+        })
+    }
+}
+
+/// Prepare `blob` as [`run_blob`] does (`opts`' inputs written once, polling; `opts.pmu`
+/// and `opts.interrupt` are not used) and hand `f` a [`Session`] to run it many times.
+///
+/// # Errors
+///
+/// [`RunError`] when the blob cannot be run at all.
+#[allow(
+    clippy::result_large_err,
+    reason = "carries npuschema_core::Error, the project-wide Copy error"
+)]
+pub fn with_session<R>(
+    blob: &[u8],
+    opts: &RunOptions,
+    f: impl FnOnce(&mut Session<'_, '_, '_>) -> R,
+) -> Result<R, RunError> {
+    let opts = RunOptions {
+        pmu: None,
+        ..opts.clone()
+    };
+    prepare(blob, &opts, |job, setup| {
+        let mut session = Session { job, setup };
+        Ok(f(&mut session))
+    })
 }
 
 #[cfg(test)]
