@@ -238,7 +238,7 @@ pub struct Cop1<'a> {
     __at_records: u64,
 }
 impl<'a> Cop1<'a> {
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop-bad-magic`, `cop-truncated`, `cop-stream-out-of-bounds`.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop-truncated`, `cop-stream-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic<E: __rt::Report>(
@@ -383,7 +383,7 @@ impl<'a> Cop1<'a> {
         let _ = (__at_records, __count_records, __count_configs, __count_streams);
         Ok((actions, __at_records, __count_configs, __count_streams))
     }
-    /// Part of [`Self::validate_as`], its checks in schema order: `each_records`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, `cop-duplicate-action`.
+    /// Part of [`Self::validate_as`]: every record of `records`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_records<E: __rt::Report>(

@@ -279,7 +279,7 @@ pub struct Cop2<'a> {
     __at_records: u64,
 }
 impl<'a> Cop2<'a> {
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`, `cop-stream-not-words`.
+    /// Part of [`Self::validate_as`]: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`, `cop-stream-not-words`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop2_bad_metadata<E: __rt::Report>(
@@ -420,7 +420,7 @@ impl<'a> Cop2<'a> {
         }
         Ok(__ci)
     }
-    /// Part of [`Self::validate_as`], its checks in schema order: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, `each_records`, `cop-missing-stream`, `cop-duplicate-action`.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, every record of `records`, `cop-missing-stream`, `cop-duplicate-action`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic<E: __rt::Report>(
@@ -563,7 +563,7 @@ impl<'a> Cop2<'a> {
         }
         Ok((actions, __at_records))
     }
-    /// Part of [`Self::validate_as`], its checks in schema order: `each_streams`, `cop-trailing-data`.
+    /// Part of [`Self::validate_as`]: every record of `streams`, `cop-trailing-data`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_streams<E: __rt::Report>(
@@ -708,7 +708,7 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`], its checks in schema order: `each_streams`.
+    /// Part of [`Self::validate_as`]: every record of `streams`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_streams_2<E: __rt::Report>(

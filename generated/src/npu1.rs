@@ -955,7 +955,7 @@ pub struct Npu1<'a> {
     ext_gate: u64,
 }
 impl<'a> Npu1<'a> {
-    /// Part of [`Self::validate_with`], its checks in schema order: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, `tensor-bad-region`.
+    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, `tensor-bad-region`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_unknown_direction<E: __rt::Report>(
@@ -1099,7 +1099,7 @@ impl<'a> Npu1<'a> {
         }
         Ok((rec_at, __prev_tensor_names_not_sorted))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`.
+    /// Part of [`Self::validate_with`]: `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_tensor_in_baked_region<E: __rt::Report>(
@@ -1231,7 +1231,7 @@ impl<'a> Npu1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `tensor-size-mismatch`.
+    /// Part of [`Self::validate_with`]: `tensor-size-mismatch`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_tensor_size_mismatch<E: __rt::Report>(
@@ -1281,7 +1281,7 @@ impl<'a> Npu1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, `checksum-mismatch`.
+    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, `checksum-mismatch`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_bad_magic<E: __rt::Report>(
@@ -1424,7 +1424,7 @@ impl<'a> Npu1<'a> {
         }
         Ok((ext, ext_at, regions, regions_at, cmd_stream))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_io`, `each_regions`.
+    /// Part of [`Self::validate_with`]: every record of `io`, every record of `regions`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_io<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(

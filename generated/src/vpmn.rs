@@ -2601,7 +2601,7 @@ impl<'a> VpmnV2<'a> {
             }
         }
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`]: part of `dynaio-entry-invalid`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_entry_invalid<E: __rt::Report>(
@@ -2651,7 +2651,7 @@ impl<'a> VpmnV2<'a> {
         let cursor: u64 = 0;
         Ok((rlen, cursor))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`]: part of `dynaio-entry-invalid`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_entry_invalid_2<E: __rt::Report>(
@@ -2778,7 +2778,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`]: part of `dynaio-padding-nonzero`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_padding_nonzero<E: __rt::Report>(
@@ -2825,7 +2825,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(__region)
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`]: part of `dynaio-padding-nonzero`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_padding_nonzero_2<E: __rt::Report>(
@@ -2949,7 +2949,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `file-size-mismatch`, `sub-header-count`, `sub-header-size`, `sub-header-out-of-bounds`, `section-header-size`, `section-table-out-of-bounds`.
+    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `file-size-mismatch`, `sub-header-count`, `sub-header-size`, `sub-header-out-of-bounds`, `section-header-size`, `section-table-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_bad_magic<E: __rt::Report>(
@@ -3066,7 +3066,7 @@ impl<'a> VpmnV2<'a> {
         };
         Ok((sub_header, sub_header_at, sections, sections_at))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_sections`.
+    /// Part of [`Self::validate_with`]: every record of `sections`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_sections<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
@@ -3199,7 +3199,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_inputs`.
+    /// Part of [`Self::validate_with`]: every record of `inputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_inputs<E: __rt::Report>(
@@ -3319,7 +3319,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_outputs`.
+    /// Part of [`Self::validate_with`]: every record of `outputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_outputs<E: __rt::Report>(
@@ -3439,7 +3439,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`]: what later checks read, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn bind_count_inputs<E: __rt::Report>(
@@ -3523,7 +3523,7 @@ impl<'a> VpmnV2<'a> {
         };
         Ok((__count_inputs, __count_outputs))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_network_info`.
+    /// Part of [`Self::validate_with`]: every record of `network_info`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_network_info<E: __rt::Report>(
@@ -3621,7 +3621,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `section-checksum-missing`.
+    /// Part of [`Self::validate_with`]: `section-checksum-missing`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_section_checksum_missing<E: __rt::Report>(
@@ -3708,7 +3708,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order.
+    /// Part of [`Self::validate_with`]: what later checks read, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_part<E: __rt::Report>(
@@ -3808,7 +3808,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `file-checksum-mismatch`, `dynaio-unpaired`, `dynaio-entry-invalid`.
+    /// Part of [`Self::validate_with`]: `file-checksum-mismatch`, `dynaio-unpaired`, `dynaio-entry-invalid`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_file_checksum_mismatch<E: __rt::Report>(
@@ -3957,7 +3957,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `dynaio-padding-nonzero`, `ownership-overlap`.
+    /// Part of [`Self::validate_with`]: `dynaio-padding-nonzero`, `ownership-overlap`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_padding_nonzero_3<E: __rt::Report>(
@@ -4857,7 +4857,7 @@ impl<'a> VpmnV1<'a> {
             }
         }
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `bad-magic`, `unsupported-version`, `truncated-header`, `truncated-header`.
+    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `truncated-header`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_bad_magic<E: __rt::Report>(
@@ -4983,7 +4983,7 @@ impl<'a> VpmnV1<'a> {
         };
         Ok((fixed, fixed_at, entries, entries_at))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_entries`, `section-entry-size`, `section-entry-size`.
+    /// Part of [`Self::validate_with`]: every record of `entries`, `section-entry-size`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_entries<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
@@ -5112,7 +5112,7 @@ impl<'a> VpmnV1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `section-out-of-bounds`, `section-out-of-bounds`.
+    /// Part of [`Self::validate_with`]: `section-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_section_out_of_bounds<E: __rt::Report>(
@@ -5244,7 +5244,7 @@ impl<'a> VpmnV1<'a> {
         };
         Ok((inputs, inputs_at, outputs, outputs_at))
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_inputs`.
+    /// Part of [`Self::validate_with`]: every record of `inputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_inputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
@@ -5325,7 +5325,7 @@ impl<'a> VpmnV1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `each_outputs`, `metadata-count-mismatch`.
+    /// Part of [`Self::validate_with`]: every record of `outputs`, `metadata-count-mismatch`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_outputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
@@ -5449,7 +5449,7 @@ impl<'a> VpmnV1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`], its checks in schema order: `metadata-count-mismatch`, `ownership-overlap`.
+    /// Part of [`Self::validate_with`]: `metadata-count-mismatch`, `ownership-overlap`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_metadata_count_mismatch<E: __rt::Report>(

@@ -441,25 +441,32 @@ impl Splitter {
                 s
             })
             .collect();
-        let listed = if codes.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ": {}",
-                codes
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+        // What it holds, for its doc comment: each check once, a loop as "every record of".
+        let said = |c: &str| match c.strip_prefix("each_") {
+            Some(t) => format!("every record of `{t}`"),
+            None => format!("`{c}`"),
         };
-        let doc = if self.generic_error {
-            format!(
-                " Part of [`Self::{}`], its checks in schema order{listed}.",
+        let mut listed: Vec<String> = Vec::new();
+        for c in &codes {
+            let x = said(c);
+            if !listed.contains(&x) {
+                listed.push(x);
+            }
+        }
+        let doc = match (self.generic_error, listed.is_empty(), within) {
+            (false, ..) => format!(" Part of [`Self::{}`], in order.", self.from),
+            (true, false, _) => format!(
+                " Part of [`Self::{}`]: {}, in schema order.",
+                self.from,
+                listed.join(", ")
+            ),
+            (true, true, Some(w)) => {
+                format!(" Part of [`Self::{}`]: part of {}.", self.from, said(w))
+            }
+            (true, true, None) => format!(
+                " Part of [`Self::{}`]: what later checks read, in schema order.",
                 self.from
-            )
-        } else {
-            format!(" Part of [`Self::{}`], in order.", self.from)
+            ),
         };
         // An array lent to this helper is a reference in its body: lending it on to a nested
         // helper passes the reference itself (`x`, not `&x`).
