@@ -54,6 +54,27 @@
 //! `parts` and `pairs_of` are the example). `tests/tests/site_numbers.rs` pins the shipped
 //! formats' sites and holds the interpreter's numbering to the generated one.
 //!
+//! **Writers.** A construct a writer can write gets a case in each writer that serves the
+//! formats using it. There are still three (issue 29's one writer emitter is not done):
+//!
+//! - the plain writer (`check/writer.rs`'s `HeaderRule` plan, `emit/writer.rs`; located
+//!   records in `check/located_writer.rs` and `emit/located_writer.rs`);
+//! - the directory writer (`check/dir_writer.rs`'s `Rule` plan, `emit/dir_writer.rs`);
+//! - the record-stream writer (`emit/stream.rs`).
+//!
+//! What they share has one home; use it rather than restating it:
+//!
+//! - from `check/dir_writer.rs`: the values the steps fix (`fixed_values`), the located
+//!   records' starting rules (`located_inputs`), a gate's plan (`gate_plan`), and a derived
+//!   value needing an integer field (`derived_need_integers`);
+//! - from `emit/record_writer.rs`: the field writes (`write_fields`,
+//!   `located_field_writes`), a gate's value (`gate_value`), and a record read back for a
+//!   span (`read_back`);
+//! - from `emit/linform.rs`: a derived header field's value (`header_value`);
+//! - from `check/sum_span.rs`: a stored checksum never lies in its own span.
+//!
+//! A writer's refusal is a diagnostic in its `check/` module, never a run-time surprise.
+//!
 //! **Function length.** A construct emits its step's statements as it likes; it does not cut
 //! them into functions. `emit/split.rs` cuts a validator body longer than about 130 lines into
 //! helpers of the view (one per run of steps, named after the first step's code), after every

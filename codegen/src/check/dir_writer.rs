@@ -449,12 +449,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .collect(),
         items: Vec::new(),
         header: vec![Rule::Input; n_of(c.header())],
-        records: file
-            .ext
-            .records
-            .iter()
-            .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
-            .collect(),
+        records: located_inputs(c),
         gates: vec![None; file.ext.records.len()],
         computed_gates: vec![None; file.ext.records.len()],
     };
@@ -1007,6 +1002,18 @@ pub(crate) fn derived_need_integers(
             errs.push((f.name.pos, format!("field `{}` of `{}`: the writer derives its value, so it must be an integer field", f.name.text, st.name.text)));
         }
     }
+}
+
+/// Every located record's fields as inputs of the writer, before any rule derives one: both
+/// writers' plans start from this.
+pub(crate) fn located_inputs(c: &Checked) -> Vec<Vec<Rule>> {
+    c.schema
+        .file
+        .ext
+        .records
+        .iter()
+        .map(|r| vec![Rule::Input; c.strukt(&r.strukt.text).map_or(0, |s| s.fields.len())])
+        .collect()
 }
 
 /// The fields the validation steps fix to a constant (`expect`, `assert: f == K`), with

@@ -110,14 +110,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         return Ok(None);
     };
     let mut errs: Vec<(Pos, String)> = Vec::new();
-    let n_of = |s: Option<&crate::schema::top::Struct>| s.map_or(0, |s| s.fields.len());
     let mut plan = LocPlan {
-        records: file
-            .ext
-            .records
-            .iter()
-            .map(|r| vec![Rule::Input; n_of(c.strukt(&r.strukt.text))])
-            .collect(),
+        records: crate::check::dir_writer::located_inputs(c),
         placements: vec![Placement::Derived; file.ext.records.len()],
         gates: vec![None; file.ext.records.len()],
         computed_gates: vec![None; file.ext.records.len()],
