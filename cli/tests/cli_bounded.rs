@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 
+mod support;
+
 /// The binary under test; `NPUSCHEMA_TEST_BIN` runs these tests against another build.
 fn bin() -> Command {
     match std::env::var_os("NPUSCHEMA_TEST_BIN") {
@@ -22,7 +24,7 @@ fn bin() -> Command {
 /// Run the binary with `env`, killing it and failing the test if it has not ended within
 /// 20 s (a hang is the finding, so the test must not hang with it).
 fn run_env(args: &[&OsStr], env: &[(&str, &str)]) -> Output {
-    let mut child = bin()
+    let child = bin()
         .args(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
@@ -30,16 +32,7 @@ fn run_env(args: &[&OsStr], env: &[(&str, &str)]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let t = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if t.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} hangs");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.wait_with_output().expect("output")
+    support::wait_bounded(child, Duration::from_secs(20), &args)
 }
 
 fn run(args: &[&OsStr]) -> Output {
@@ -1067,7 +1060,7 @@ fn npz_members_inflate_within_one_total_limit() {
 fn run_limited(kb: u64, args: &[&OsStr]) -> Output {
     let bin = std::env::var_os("NPUSCHEMA_TEST_BIN")
         .unwrap_or_else(|| OsStr::new(env!("CARGO_BIN_EXE_npuschema")).to_os_string());
-    let mut child = Command::new("sh")
+    let child = Command::new("sh")
         .arg("-c")
         .arg(format!("ulimit -v {kb} && exec \"$0\" \"$@\""))
         .arg(bin)
@@ -1077,16 +1070,7 @@ fn run_limited(kb: u64, args: &[&OsStr]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let t = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if t.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{args:?} hangs");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    child.wait_with_output().expect("output")
+    support::wait_bounded(child, Duration::from_secs(60), &args)
 }
 
 #[test]
@@ -1421,57 +1405,12 @@ fn check_prints_verdicts_on_stdout_and_errors_naming_the_command_on_stderr() {
 
 // ---- 2. the simulator's work is bounded ----
 
-/// An NPU1 blob of two 30 MiB runtime regions whose stream starts one 30 MiB DMA between
-/// them `times` times.
-fn dma_repeat(times: usize) -> Vec<u8> {
-    let weights = [7u8; 64];
-    let len = 30u32 << 20;
-    let mut stream = Vec::new();
-    let mut cmd = |code: u16, param: u16, payload: Option<u32>| {
-        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
-        if let Some(p) = payload {
-            stream.extend_from_slice(&p.to_le_bytes());
-        }
-    };
-    cmd(0x0130, 1, None); // DMA source region 1
-    cmd(0x0131, 2, None); // DMA destination region 2
-    cmd(0x4030, 0, Some(0));
-    cmd(0x4031, 0, Some(0));
-    cmd(0x4032, 0, Some(len));
-    for _ in 0..times {
-        cmd(0x0010, 0, None); // DMA start
-    }
-    cmd(0x0011, 0, None);
-    cmd(0x0000, 0xFFFF, None);
-    let specs = [
-        RegionSpec {
-            role: Role::Weights,
-            data: RegionData::Baked(&weights),
-        },
-        RegionSpec {
-            role: Role::Input,
-            data: RegionData::Runtime(len),
-        },
-        RegionSpec {
-            role: Role::Output,
-            data: RegionData::Runtime(len),
-        },
-    ];
-    Npu1Writer::new()
-        .version(npuschema_generated::npu1::VERSION_V1)
-        .accel(Accel::Macs128)
-        .regions(&specs)
-        .cmd_stream(&stream)
-        .to_vec()
-        .expect("writes")
-}
-
 #[test]
 fn a_million_30_mib_dmas_end_with_the_budget_error_in_bounded_time() {
     let d = tmp("dmarepeat");
     let p = d.join("dma.npub");
     // 4 MB: one DMA of 30 MiB started a million times (about 70 minutes of copying once).
-    std::fs::write(&p, dma_repeat(1_000_000)).expect("write");
+    std::fs::write(&p, support::dma_repeat(30 << 20, 1_000_000)).expect("write");
     // Valid: the format and the stream check take it.
     let o = run(&[os("check"), p.as_os_str()]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));

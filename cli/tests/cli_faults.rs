@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 
+mod support;
+
 /// The binary under test; `NPUSCHEMA_TEST_BIN` runs these tests against another build (an
 /// older one, to see them fail).
 fn bin() -> Command {
@@ -31,21 +33,13 @@ fn run<S: AsRef<OsStr>>(args: &[S]) -> Output {
 /// Run the binary, killing it and failing the test if it has not ended within 20 s (a
 /// hang is the finding, so the test must not hang with it).
 fn run_within(args: &[&OsStr]) -> Output {
-    let mut child = bin()
+    let child = bin()
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let t = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if t.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("{args:?} hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
+    support::wait_bounded(child, Duration::from_secs(20), &args)
 }
 
 fn tmp(name: &str) -> PathBuf {

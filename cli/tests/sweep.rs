@@ -33,6 +33,8 @@ use std::time::{Duration, Instant};
 
 use npuschema_generated::npu1::{Accel, Npu1Writer, RegionData, RegionSpec, Role};
 
+mod support;
+
 /// The longest any one run may take (a debug build on a loaded 2-core machine).
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -101,51 +103,6 @@ fn fixture_with(runtime: u32, extra: usize) -> Vec<u8> {
         role: Role::Scratch,
         data: RegionData::Runtime(16),
     }));
-    Npu1Writer::new()
-        .version(npuschema_generated::npu1::VERSION_V1)
-        .accel(Accel::Macs128)
-        .regions(&specs)
-        .cmd_stream(&stream)
-        .to_vec()
-        .expect("writes")
-}
-
-/// An NPU1 blob of two 10 MiB runtime regions whose stream starts one 10 MiB DMA between
-/// them `times` times (issue 31 item 2: the simulator's budget stops it after 1 GiB).
-fn dma_repeat(times: usize) -> Vec<u8> {
-    let weights = [7u8; 64];
-    let len = 10u32 << 20;
-    let mut stream = Vec::new();
-    let mut cmd = |code: u16, param: u16, payload: Option<u32>| {
-        stream.extend_from_slice(&(u32::from(code) | (u32::from(param) << 16)).to_le_bytes());
-        if let Some(p) = payload {
-            stream.extend_from_slice(&p.to_le_bytes());
-        }
-    };
-    cmd(0x0130, 1, None);
-    cmd(0x0131, 2, None);
-    cmd(0x4030, 0, Some(0));
-    cmd(0x4031, 0, Some(0));
-    cmd(0x4032, 0, Some(len));
-    for _ in 0..times {
-        cmd(0x0010, 0, None);
-    }
-    cmd(0x0011, 0, None);
-    cmd(0x0000, 0xFFFF, None);
-    let specs = [
-        RegionSpec {
-            role: Role::Weights,
-            data: RegionData::Baked(&weights),
-        },
-        RegionSpec {
-            role: Role::Input,
-            data: RegionData::Runtime(len),
-        },
-        RegionSpec {
-            role: Role::Output,
-            data: RegionData::Runtime(len),
-        },
-    ];
     Npu1Writer::new()
         .version(npuschema_generated::npu1::VERSION_V1)
         .accel(Accel::Macs128)
@@ -293,7 +250,7 @@ fn sources(work: &Path) -> Vec<Source> {
         Source {
             name: "dma-past-the-budget.npub".into(),
             kind: Kind::Npu1,
-            bytes: dma_repeat(100_000),
+            bytes: support::dma_repeat(10 << 20, 100_000),
             ext: "npub",
         },
         Source {

@@ -26,21 +26,12 @@ use std::process::Command;
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
 use npuschema_runtime::cmd::{Opcode, decode};
 use npuschema_sim::{RunOptions, run_with_io};
+use npuschema_tests::vela::venv_tool;
 
 const SETS: usize = 100;
 
 /// The configurations each family is compiled for.
 const ACCELS: [&str; 3] = ["ethos-u55-32", "ethos-u55-128", "ethos-u55-256"];
-
-fn venv_python(name: &str, setup: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../{name}/bin/python"));
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found (run scripts/{setup})", p.display());
-        None
-    }
-}
 
 /// What one family's model gave.
 #[derive(Debug, PartialEq)]
@@ -335,19 +326,14 @@ const USES: &[(&str, &str, (Opcode, u16))] = &[
 #[test]
 fn every_operator_family_against_tflite_reference_kernels() {
     let (Some(tf), Some(litert)) = (
-        venv_python(".venv-tf", "setup-tf"),
-        venv_python(".venv-litert", "setup-litert"),
+        venv_tool(".venv-tf/bin/python", "setup-tf"),
+        venv_tool(".venv-litert/bin/python", "setup-litert"),
     ) else {
         return;
     };
-    let vela = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
-    if !vela.is_file() {
-        eprintln!(
-            "skipping: {} not found (run scripts/setup-vela)",
-            vela.display()
-        );
+    let Some(vela) = venv_tool(".venv-vela/bin/vela", "setup-vela") else {
         return;
-    }
+    };
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("op-models");
     let models = base.join("tflite");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/make-op-models.py");

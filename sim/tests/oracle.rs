@@ -39,21 +39,12 @@ use std::time::Instant;
 use npuschema_cli::pack::{AccelChoice, VelaModel, load, pack_model};
 use npuschema_runtime::cmd::{Opcode, StreamState, code16, decode};
 use npuschema_sim::{RunOptions, run_with_io};
-use npuschema_tests::vela::{out_dir as vela_out, outputs};
+use npuschema_tests::vela::{out_dir as vela_out, outputs, venv_tool};
 
 const SETS: usize = 100;
 
 fn litert_python() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-litert/bin/python");
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipping: {} not found (run scripts/setup-litert)",
-            p.display()
-        );
-        None
-    }
+    venv_tool(".venv-litert/bin/python", "setup-litert")
 }
 
 fn corpus_model(name: &str) -> Option<PathBuf> {
@@ -478,16 +469,7 @@ const ACCELS: [&str; 4] = [
 const MODES: [&str; 2] = ["Shared_Sram", "Sram_Only"];
 
 fn vela() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipping: {} not found (run scripts/setup-vela)",
-            p.display()
-        );
-        None
-    }
+    venv_tool(".venv-vela/bin/vela", "setup-vela")
 }
 
 /// `vela MODEL` for `accel` and `mode` in output format `format` (`raw` or `tflite`), into

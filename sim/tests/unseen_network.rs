@@ -24,27 +24,18 @@
     clippy::arithmetic_side_effects
 )]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
 use npuschema_runtime::cmd::{Opcode, StreamState, code16, decode};
 use npuschema_sim::{RunOptions, run_with_io};
+use npuschema_tests::vela::venv_tool;
 
 const SETS: usize = 100;
 const ACCELS: [&str; 2] = ["ethos-u55-128", "ethos-u55-256"];
 /// The dense layer's output channels (the model's classes).
 const CLASSES: u16 = 10;
-
-fn venv_python(name: &str, setup: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../{name}/bin/python"));
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found (run scripts/{setup})", p.display());
-        None
-    }
-}
 
 /// xorshift64: the same inputs on every run.
 struct Rng(u64);
@@ -168,19 +159,14 @@ fn compare(
 #[test]
 fn unseen_mobilenet_like_network_against_tflite_reference_kernels() {
     let (Some(tf), Some(litert)) = (
-        venv_python(".venv-tf", "setup-tf"),
-        venv_python(".venv-litert", "setup-litert"),
+        venv_tool(".venv-tf/bin/python", "setup-tf"),
+        venv_tool(".venv-litert/bin/python", "setup-litert"),
     ) else {
         return;
     };
-    let vela = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv-vela/bin/vela");
-    if !vela.is_file() {
-        eprintln!(
-            "skipping: {} not found (run scripts/setup-vela)",
-            vela.display()
-        );
+    let Some(vela) = venv_tool(".venv-vela/bin/vela", "setup-vela") else {
         return;
-    }
+    };
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("unseen-network");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/make-net-model.py");
     let o = Command::new(&tf).arg(script).arg(&base).output().unwrap();

@@ -41,3 +41,17 @@ pub fn outputs(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// A program of one of the project's Python environments (`.venv-vela/bin/vela`,
+/// `.venv-litert/bin/python`), made by `scripts/<setup>`; `None`, saying so on stderr, when
+/// it is not there (the test then skips).
+#[must_use]
+pub fn venv_tool(rel: &str, setup: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} not found (run scripts/{setup})", p.display());
+        None
+    }
+}
