@@ -245,7 +245,7 @@ impl<'a> Cop1<'a> {
         buf: &'a [u8],
         len: u64,
         header: Magic<'a>,
-    ) -> Result<(&'a [u8], u64, u64, u64), E> {
+    ) -> Result<(&'a [u8], u64), E> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -278,6 +278,16 @@ impl<'a> Cop1<'a> {
         };
         // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it.
         let __at_records: u64 = u64::from(MAGIC_BYTES);
+        Ok((actions, __at_records))
+    }
+    /// Part of [`Self::validate_as`]: what later checks read, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn bind_count_records<E: __rt::Report>(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(u64, u64), E> {
         let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
             let bytes: &[u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
@@ -381,7 +391,7 @@ impl<'a> Cop1<'a> {
             (index, __n_configs, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_configs, __count_streams);
-        Ok((actions, __at_records, __count_configs, __count_streams))
+        Ok((__count_configs, __count_streams))
     }
     /// Part of [`Self::validate_as`]: every record of `records`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
     #[inline(always)]
@@ -507,9 +517,10 @@ impl<'a> Cop1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records, __count_configs, __count_streams) = Self::check_cop_bad_magic::<
+        let (actions, __at_records) = Self::check_cop_bad_magic::<E>(buf, len, header)?;
+        let (__count_configs, __count_streams) = Self::bind_count_records::<
             E,
-        >(buf, len, header)?;
+        >(buf, actions, __at_records)?;
         Self::check_each_records::<
             E,
         >(buf, actions, __at_records, __count_configs, __count_streams)?;

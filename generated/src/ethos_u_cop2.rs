@@ -420,14 +420,14 @@ impl<'a> Cop2<'a> {
         }
         Ok(__ci)
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, every record of `records`, `cop-missing-stream`, `cop-duplicate-action`, in schema order.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, every record of `records`, `cop-missing-stream`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic<E: __rt::Report>(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-    ) -> Result<(&'a [u8], u64), E> {
+    ) -> Result<(&'a [u8], u64, u64), E> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -553,6 +553,17 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(9, &ERROR_SITES[8], 0, lhs, rhs, 0, 0);
             }
         }
+        Ok((actions, __at_records, __count_streams))
+    }
+    /// Part of [`Self::validate_as`]: `cop-duplicate-action`, every record of `streams`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_duplicate_action<E: __rt::Report>(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __count_streams: u64,
+    ) -> Result<(), E> {
         // cop-duplicate-action: `count(streams) <= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -561,18 +572,6 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(10, &ERROR_SITES[9], 0, lhs, rhs, 0, 0);
             }
         }
-        Ok((actions, __at_records))
-    }
-    /// Part of [`Self::validate_as`]: every record of `streams`, `cop-trailing-data`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_streams<E: __rt::Report>(
-        buf: &'a [u8],
-        len: u64,
-        header: Header<'a>,
-        actions: &'a [u8],
-        __at_records: u64,
-    ) -> Result<(), E> {
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
             let mut __ci: u64 = 0;
@@ -668,6 +667,18 @@ impl<'a> Cop2<'a> {
                 }
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`]: `cop-trailing-data`, every record of `streams`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_trailing_data<E: __rt::Report>(
+        buf: &'a [u8],
+        len: u64,
+        header: Header<'a>,
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), E> {
         // cop-trailing-data: bytes `HEADER_BYTES + header.actions_len` to `len` must lie in the buffer and each be 0x00.
         {
             let from: Option<u64> = u64::from(HEADER_BYTES)
@@ -706,17 +717,6 @@ impl<'a> Cop2<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_as`]: every record of `streams`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_streams_2<E: __rt::Report>(
-        buf: &'a [u8],
-        len: u64,
-        actions: &'a [u8],
-        __at_records: u64,
-    ) -> Result<(), E> {
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
             let mut __ci: u64 = 0;
@@ -761,9 +761,13 @@ impl<'a> Cop2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records) = Self::check_cop_bad_magic::<E>(buf, len, header)?;
-        Self::check_each_streams::<E>(buf, len, header, actions, __at_records)?;
-        Self::check_each_streams_2::<E>(buf, len, actions, __at_records)?;
+        let (actions, __at_records, __count_streams) = Self::check_cop_bad_magic::<
+            E,
+        >(buf, len, header)?;
+        Self::check_cop_duplicate_action::<
+            E,
+        >(buf, actions, __at_records, __count_streams)?;
+        Self::check_cop_trailing_data::<E>(buf, len, header, actions, __at_records)?;
         Ok(Self {
             buf,
             header: header_raw,

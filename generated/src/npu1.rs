@@ -955,12 +955,11 @@ pub struct Npu1<'a> {
     ext_gate: u64,
 }
 impl<'a> Npu1<'a> {
-    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, `tensor-bad-region`, in schema order.
+    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_unknown_direction<E: __rt::Report>(
         buf: &'a [u8],
-        header: Header<'a>,
         io_at: u64,
         mut __prev_tensor_names_not_sorted: Option<u64>,
         index: u64,
@@ -1081,6 +1080,19 @@ impl<'a> Npu1<'a> {
             }
             __prev_tensor_names_not_sorted = Some(k);
         }
+        Ok((rec_at, __prev_tensor_names_not_sorted))
+    }
+    /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_bad_region<E: __rt::Report>(
+        buf: &'a [u8],
+        header: Header<'a>,
+        regions: &'a [[u8; 16]],
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<(), E> {
         // tensor-bad-region: `region < header.region_count`.
         {
             let lhs: u64 = u64::from(rec.region());
@@ -1097,18 +1109,6 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok((rec_at, __prev_tensor_names_not_sorted))
-    }
-    /// Part of [`Self::validate_with`]: `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_in_baked_region<E: __rt::Report>(
-        buf: &'a [u8],
-        regions: &'a [[u8; 16]],
-        index: u64,
-        rec: Tensor<'a>,
-        rec_at: u64,
-    ) -> Result<(), E> {
         // tensor-in-baked-region: `(regions[region].flags & REGION_BAKED) == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -1184,6 +1184,16 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`]: `tensor-bad-shape`, `tensor-size-mismatch`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_bad_shape<E: __rt::Report>(
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<(), E> {
         // tensor-bad-shape: `(rank > 0 || dim0 == 1) && (rank > 1 || dim1 == 1) && (rank > 2 || dim2 == 1) && (rank > 3 || dim3 == 1)`.
         {
             let holds: bool = (((matches!(
@@ -1229,16 +1239,6 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`]: `tensor-size-mismatch`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_size_mismatch<E: __rt::Report>(
-        index: u64,
-        rec: Tensor<'a>,
-        rec_at: u64,
-    ) -> Result<(), E> {
         // let `elem_bytes` = `if(dtype == DType.int32, 4, if(dtype == DType.int16, 2, 1))` (`None` if it overflows).
         let __let_elem_bytes: Option<u64> = Some(
             if matches!(
@@ -1281,7 +1281,7 @@ impl<'a> Npu1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, `checksum-mismatch`, in schema order.
+    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_bad_magic<E: __rt::Report>(
@@ -1396,6 +1396,19 @@ impl<'a> Npu1<'a> {
             };
             bytes
         };
+        Ok((ext, ext_at, regions, regions_at, cmd_stream))
+    }
+    /// Part of [`Self::validate_with`]: `checksum-mismatch`, every record of `io`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_checksum_mismatch<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: Header<'a>,
+        ext: Ext<'a>,
+        ext_at: u64,
+        regions: &'a [[u8; 16]],
+    ) -> Result<(&'a [[u8; 60]], u64), E> {
         // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over everything after the header (the header holds the checksum, so it is excluded).
         {
             let data = match (
@@ -1422,20 +1435,6 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok((ext, ext_at, regions, regions_at, cmd_stream))
-    }
-    /// Part of [`Self::validate_with`]: every record of `io`, every record of `regions`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_io<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
-        buf: &'a [u8],
-        visit: &mut V,
-        header: Header<'a>,
-        ext: Ext<'a>,
-        ext_at: u64,
-        regions: &'a [[u8; 16]],
-        regions_at: u64,
-    ) -> Result<&'a [[u8; 60]], E> {
         // when `header.version >= VERSION_V2`:
         let (io, io_at): (&'a [[u8; 60]], u64) = if matches!(
             (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
@@ -1486,13 +1485,28 @@ impl<'a> Npu1<'a> {
             };
             let (rec_at, __updated_prev_tensor_names_not_sorted) = Self::check_unknown_direction::<
                 E,
-            >(buf, header, io_at, __prev_tensor_names_not_sorted, index, rec)?;
+            >(buf, io_at, __prev_tensor_names_not_sorted, index, rec)?;
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
-            Self::check_tensor_in_baked_region::<E>(buf, regions, index, rec, rec_at)?;
-            Self::check_tensor_size_mismatch::<E>(index, rec, rec_at)?;
+            Self::check_tensor_bad_region::<
+                E,
+            >(buf, header, regions, index, rec, rec_at)?;
+            Self::check_tensor_bad_shape::<E>(index, rec, rec_at)?;
             // The caller's `io` hook sees the checked record.
             visit.io(&header, i, &rec)?;
         }
+        Ok((io, io_at))
+    }
+    /// Part of [`Self::validate_with`]: every record of `regions`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_regions<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: Header<'a>,
+        regions: &'a [[u8; 16]],
+        regions_at: u64,
+        io_at: u64,
+    ) -> Result<(), E> {
         // For every record of `regions`:
         for (i, raw) in regions.iter().enumerate() {
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
@@ -1542,7 +1556,7 @@ impl<'a> Npu1<'a> {
         }
         let _ = regions_at;
         let _ = io_at;
-        Ok(io)
+        Ok(())
     }
     /// Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
     ///
@@ -1589,10 +1603,14 @@ impl<'a> Npu1<'a> {
         let (ext, ext_at, regions, regions_at, cmd_stream) = Self::check_bad_magic::<
             E,
         >(buf, len, header)?;
-        let io = Self::check_each_io::<
+        let (io, io_at) = Self::check_checksum_mismatch::<
             E,
             V,
-        >(buf, visit, header, ext, ext_at, regions, regions_at)?;
+        >(buf, visit, header, ext, ext_at, regions)?;
+        Self::check_each_regions::<
+            E,
+            V,
+        >(buf, visit, header, regions, regions_at, io_at)?;
         Ok(Self {
             buf,
             header: header_raw,

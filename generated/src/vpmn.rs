@@ -3808,7 +3808,7 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: `file-checksum-mismatch`, `dynaio-unpaired`, `dynaio-entry-invalid`, in schema order.
+    /// Part of [`Self::validate_with`]: `file-checksum-mismatch`, `dynaio-unpaired`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_file_checksum_mismatch<E: __rt::Report>(
@@ -3816,8 +3816,6 @@ impl<'a> VpmnV2<'a> {
         header: FormatHeader<'a>,
         sections: &'a [[u8; 44]],
         sections_at: u64,
-        __dcount_sections: &[u32; 41],
-        __dfirst_sections: &[u32; 41],
         __want_section_crcs: &[Option<(u64, u64, u64)>; 41],
     ) -> Result<(), E> {
         // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum` (`npuschema_core::crc32_payloads`). The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
@@ -3938,6 +3936,21 @@ impl<'a> VpmnV2<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`]: `dynaio-entry-invalid`, `dynaio-padding-nonzero`, `ownership-overlap`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_dynaio_entry_invalid_3<E: __rt::Report>(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sub_header: SubHeader<'a>,
+        sub_header_at: u64,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+    ) -> Result<(), E> {
         // dynaio-entry-invalid: every `dynaio_table` entry has a nonzero size, a 64-aligned offset, lies inside the `dynaio` region, and starts at or after the previous one's end. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let (rlen, cursor) = Self::check_dynaio_entry_invalid::<
@@ -3955,21 +3968,6 @@ impl<'a> VpmnV2<'a> {
                 cursor,
             )?;
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`]: `dynaio-padding-nonzero`, `ownership-overlap`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_padding_nonzero_3<E: __rt::Report>(
-        buf: &'a [u8],
-        header: FormatHeader<'a>,
-        sub_header: SubHeader<'a>,
-        sub_header_at: u64,
-        sections: &'a [[u8; 44]],
-        sections_at: u64,
-        __dcount_sections: &[u32; 41],
-        __dfirst_sections: &[u32; 41],
-    ) -> Result<(), E> {
         // dynaio-padding-nonzero: every byte of the `dynaio` region outside the `dynaio_table` slots is zero. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let __region = Self::check_dynaio_padding_nonzero::<
@@ -4089,16 +4087,8 @@ impl<'a> VpmnV2<'a> {
         )?;
         Self::check_file_checksum_mismatch::<
             E,
-        >(
-            buf,
-            header,
-            sections,
-            sections_at,
-            &__dcount_sections,
-            &__dfirst_sections,
-            &__want_section_crcs,
-        )?;
-        Self::check_dynaio_padding_nonzero_3::<
+        >(buf, header, sections, sections_at, &__want_section_crcs)?;
+        Self::check_dynaio_entry_invalid_3::<
             E,
         >(
             buf,
