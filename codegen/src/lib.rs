@@ -12,7 +12,8 @@
 //! cycle or on a phase importing a later one.
 //!
 //! - base: `yaml.rs` (YAML with positions), `diag.rs` (diagnostics), `expr.rs` (the
-//!   expression syntax), `names.rs` (schema names to generated names);
+//!   expression syntax), `names.rs` (schema names to generated names), `sites.rs` (error
+//!   sites and their list);
 //! - load, `schema/`: `mod.rs` the leaf types and the YAML readers, one file per construct
 //!   (`strings`, `streams`, `fill`, `ext`, `commands`, `regs`) with its types and loader,
 //!   `top.rs` the aggregate types (`Schema`, `File`, `Step`, `Struct`) and
@@ -24,7 +25,8 @@
 //!   sites, literal helpers), `doc.rs` doc attributes, one file per construct (the directory
 //!   constructs' in `sections.rs`, streams' in `stream.rs`), `writer.rs` and `dir_writer.rs`
 //!   (writers), `view.rs` (views and validators), `top.rs` the generated module;
-//! - `interp/`: the interpreter, which uses load and check and shares no code with emit.
+//! - `interp/`: the interpreter, which uses load and check and shares no code with emit
+//!   (it takes the error sites' numbers from the crate's `Checked`).
 //!
 //! In each phase directory, `mod.rs` imports no sibling and `top.rs` is the only module that
 //! names every construct; a construct's module imports `mod.rs` and the modules it needs
@@ -47,12 +49,14 @@
 //!
 //! **Error sites.** A check's failures are numbered where they are emitted: each
 //! `Em::fail` call registers its site in the module's `ModuleOut` (handed to every `Em` of
-//! the module; no global state), so the order of `fail` calls is the numbering. The
-//! interpreter registers the same sites in the same order (`interp/compile.rs`, `Comp::fail`),
-//! from the same resolved lists: a construct with several sites resolves what they depend
-//! on once in its `check/` module and both engines read it (`check/ownership.rs`'s
+//! the module; no global state), so the order of `fail` calls is the numbering. The list is
+//! made once per schema (`sites.rs`; `Checked` keeps it) and the interpreter looks its sites
+//! up in it (`interp/compile.rs`, `Comp::fail`): it numbers nothing, so it need not fail in
+//! the emitter's order. Its sites must still be the same ones (code, field, offset, detail
+//! shape), from the same resolved lists: a construct with several sites resolves what they
+//! depend on once in its `check/` module and both engines read it (`check/ownership.rs`'s
 //! `parts` and `pairs_of` are the example). `tests/tests/site_numbers.rs` pins the shipped
-//! formats' sites and holds the interpreter's numbering to the generated one.
+//! formats' sites and holds the interpreter's table to the generated one.
 //!
 //! **Writers.** A construct a writer can write gets a case in each writer that serves the
 //! formats using it. There are still three (issue 29's one writer emitter is not done):
@@ -96,6 +100,7 @@ mod expr;
 pub mod interp;
 mod names;
 mod schema;
+mod sites;
 mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -104,7 +109,7 @@ pub use diag::{Diag, Diags};
 pub use yaml::Pos;
 
 /// A loaded and checked schema, ready to emit.
-pub struct Checked(check::Checked);
+pub struct Checked(check::Checked, std::sync::OnceLock<sites::SiteList>);
 
 impl Checked {
     /// The schema's name (`npu1`), used as the module and file name.
@@ -123,6 +128,11 @@ impl Checked {
     /// Whether the schema declares an instruction set (`commands`).
     pub fn has_commands(&self) -> bool {
         self.0.schema.commands.is_some()
+    }
+    /// The error sites of the generated module, in number order (made once, by the
+    /// emitter, and read by the interpreter; see `sites.rs`).
+    pub(crate) fn site_list(&self) -> &sites::SiteList {
+        self.1.get_or_init(|| crate::emit::top::site_list(&self.0))
     }
 }
 
@@ -152,7 +162,7 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
         _ => None,
     };
     match checked {
-        Some(c) if d.is_empty() => Ok(Checked(c)),
+        Some(c) if d.is_empty() => Ok(Checked(c, std::sync::OnceLock::new())),
         _ => {
             d.sort();
             Err(d)

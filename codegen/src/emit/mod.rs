@@ -41,6 +41,7 @@ use quote::{format_ident, quote};
 use crate::check::{Checked, Scope};
 use crate::expr::Expr;
 use crate::schema::IntTy;
+use crate::sites::{Shape, SiteKey, SiteList};
 
 fn lit_u64(v: u64) -> Literal {
     Literal::u64_unsuffixed(v)
@@ -146,26 +147,18 @@ pub(crate) enum Det {
 ///   `owned_apart`): the file view's `impl` takes them after its validator's steps.
 #[derive(Default)]
 pub(crate) struct ModuleOut(
-    std::cell::RefCell<Vec<String>>,
+    std::cell::RefCell<SiteList>,
     std::cell::RefCell<Vec<TokenStream>>,
 );
 
 impl ModuleOut {
-    /// The index in `ERROR_SITES` of a site given as its fields' tokens (without the id).
-    fn index(&self, fields: &TokenStream) -> usize {
-        let key = fields.to_string();
-        let mut sites = self.0.borrow_mut();
-        match sites.iter().position(|k| *k == key) {
-            Some(i) => i,
-            None => {
-                sites.push(key);
-                sites.len() - 1
-            }
-        }
+    /// The index in `ERROR_SITES` of a site.
+    fn index(&self, key: SiteKey) -> usize {
+        self.0.borrow_mut().number(key)
     }
 
     /// The sites registered, in order.
-    pub(crate) fn into_sites(self) -> Vec<String> {
+    pub(crate) fn into_sites(self) -> SiteList {
         self.0.into_inner()
     }
 
@@ -181,17 +174,33 @@ impl ModuleOut {
 }
 
 /// The `ERROR_SITES` table of a module and its `error_site` lookup.
-fn sites_table(sites: &[String]) -> TokenStream {
+fn sites_table(sites: &SiteList) -> TokenStream {
+    let sites = sites.keys();
     let n = sites.len();
     let len = Literal::usize_unsuffixed(n);
     if n > usize::from(u16::MAX) {
         let msg = format!("npuschema: {n} error sites do not fit 16-bit site numbers");
         return quote!(compile_error!(#msg););
     }
-    let entries = sites.iter().enumerate().map(|(i, fields)| {
+    let entries = sites.iter().enumerate().map(|(i, k)| {
         let id = Literal::u16_unsuffixed(u16::try_from(i + 1).unwrap_or(u16::MAX));
-        let fields: TokenStream = fields.parse().unwrap_or_default();
-        quote!(__rt::ErrorSite { id: #id, #fields })
+        let (code, table, name) = (&k.code, &k.table, &k.name);
+        let off = Literal::u32_unsuffixed(k.offset);
+        let kind = match &k.shape {
+            Shape::None => quote!(None),
+            Shape::Short => quote!(Short),
+            Shape::Mismatch => quote!(Mismatch),
+            Shape::Compare([l, op, r]) => quote!(Compare(&[#l, #op, #r])),
+            Shape::Range(limit) => quote!(Range(#limit)),
+            Shape::UnknownBits => quote!(UnknownBits),
+            Shape::UnknownValue => quote!(UnknownValue),
+        };
+        quote! {
+            __rt::ErrorSite {
+                id: #id, code: #code, table: #table, name: #name, offset: #off,
+                detail: __rt::DetailKind::#kind
+            }
+        }
     });
     quote! {
         /// Every place this module's validators can fail, numbered from 1 in the order of
@@ -215,11 +224,11 @@ fn sites_table(sites: &[String]) -> TokenStream {
 /// detail shape) and the run-time numbers, so no `Error` is built inline.
 pub(crate) fn fail(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> TokenStream {
     let zero = quote!(0);
-    let (kind, a, bv, c) = match d {
-        Det::None => (quote!(None), zero.clone(), zero.clone(), zero),
-        Det::Short(x, y) => (quote!(Short), x, y, zero),
-        Det::Mismatch(x, y) => (quote!(Mismatch), x, y, zero),
-        Det::Compare(l, r, [ln, op, rn]) => {
+    let (shape, a, bv, c) = match d {
+        Det::None => (Shape::None, zero.clone(), zero.clone(), zero),
+        Det::Short(x, y) => (Shape::Short, x, y, zero),
+        Det::Mismatch(x, y) => (Shape::Mismatch, x, y, zero),
+        Det::Compare(l, r, names) => {
             let mut mask = Vec::new();
             let mut val = |o: Opd, bit: u8| match o {
                 Opd::Val(v) => v,
@@ -238,24 +247,18 @@ pub(crate) fn fail(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> TokenStr
             } else {
                 quote!(#(#mask)|*)
             };
-            (quote!(Compare(&[#ln, #op, #rn])), l, r, c)
+            (Shape::Compare(names), l, r, c)
         }
-        Det::Range(start, len, limit_name, limit) => {
-            (quote!(Range(#limit_name)), start, len, limit)
-        }
-        Det::UnknownBits(v, u) => (quote!(UnknownBits), v, u, zero),
-        Det::UnknownValue(v) => (quote!(UnknownValue), v, zero.clone(), zero),
+        Det::Range(start, len, limit_name, limit) => (Shape::Range(limit_name), start, len, limit),
+        Det::UnknownBits(v, u) => (Shape::UnknownBits, v, u, zero),
+        Det::UnknownValue(v) => (Shape::UnknownValue, v, zero.clone(), zero),
     };
-    let (table, name) = (&b.table, &b.name);
     // The site keeps a 32-bit offset; a larger constant is added at run time.
-    let (base, off) = match u32::try_from(b.off) {
-        Ok(o) => (b.base.clone(), Literal::u32_unsuffixed(o)),
+    let (base, offset) = match u32::try_from(b.off) {
+        Ok(o) => (b.base.clone(), o),
         Err(_) => {
             let (base, off) = (&b.base, lit_u64(b.off));
-            (
-                quote!(#base.saturating_add(#off)),
-                Literal::u32_unsuffixed(0),
-            )
+            (quote!(#base.saturating_add(#off)), 0)
         }
     };
     let index = match &b.index {
@@ -263,8 +266,12 @@ pub(crate) fn fail(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> TokenStr
         Idx::Usize(i) => i.clone(),
         Idx::U64(i) => quote!(usize::try_from(#i).unwrap_or(usize::MAX)),
     };
-    let k = sites.index(&quote! {
-        code: #code, table: #table, name: #name, offset: #off, detail: __rt::DetailKind::#kind
+    let k = sites.index(SiteKey {
+        code: code.to_string(),
+        table: b.table.clone(),
+        name: b.name.clone(),
+        offset,
+        shape,
     });
     let id = Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX));
     let k = Literal::usize_unsuffixed(k);

@@ -238,7 +238,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     };
     let idx = || Idx::U64(quote!(index));
     let limit = quote!(#at.saturating_add(end));
-    // The sites, in this order (the interpreter registers them in the same order).
+    // The sites, numbered in this order.
     let f_header = em.fail(
         code,
         &Blame::record(sn, idx(), "header", quote!(rec_at), 0),

@@ -18,6 +18,13 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
 }
 
+/// The module's error sites, in number order: what [`tokens`] puts in `ERROR_SITES`.
+pub(crate) fn site_list(c: &Checked) -> crate::sites::SiteList {
+    let list = ModuleOut::default();
+    let _ = module(c, &list);
+    list.into_sites()
+}
+
 /// The module without its `ERROR_SITES` table (which [`tokens`] adds).
 pub(crate) fn module(c: &Checked, sites: &ModuleOut) -> TokenStream {
     let em = Em { c, sites };

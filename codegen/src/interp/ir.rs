@@ -149,33 +149,30 @@ impl CBlame {
     }
 }
 
-/// The shape of a site's detail while compiling (owned names).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Shape {
-    None,
-    Short,
-    Mismatch,
-    Compare([String; 3]),
-    Range(String),
-    UnknownBits,
-    UnknownValue,
-}
+use crate::sites::SiteList;
+pub(super) use crate::sites::{Shape, SiteKey};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct SiteKey {
-    pub(super) code: String,
-    pub(super) table: String,
-    pub(super) name: String,
-    pub(super) offset: u32,
-    pub(super) shape: Shape,
-}
-
-/// Registers sites in the emitter's order: the first occurrence of an identical site
-/// gives its number; a repeated one shares it.
+/// The sites the compiled steps fail at, numbered by the generated module
+/// ([`crate::Checked`] keeps its list): a site is looked up, never numbered here. A site
+/// the generated module does not have (which `tests/tests/site_numbers.rs` and
+/// `interp_differential` would report) is numbered after the module's.
 #[derive(Default)]
-pub(super) struct Sites(pub(super) Vec<SiteKey>);
+pub(super) struct Sites {
+    numbered: SiteList,
+    extra: Vec<SiteKey>,
+}
 
 impl Sites {
+    /// The sites numbered as `list` is.
+    pub(super) fn numbered_as(list: &SiteList) -> Self {
+        Self {
+            numbered: list.clone(),
+            extra: Vec::new(),
+        }
+    }
+
+    /// The index of the site of a check failing with `code`, blaming `b`, with a detail
+    /// of `shape`.
     pub(super) fn add(&mut self, code: &str, b: &CBlame, shape: Shape) -> usize {
         let key = SiteKey {
             code: code.to_string(),
@@ -184,13 +181,22 @@ impl Sites {
             offset: u32::try_from(b.off).unwrap_or(0),
             shape,
         };
-        match self.0.iter().position(|k| *k == key) {
-            Some(i) => i,
+        if let Some(i) = self.numbered.find(&key) {
+            return i;
+        }
+        let n = self.numbered.keys().len();
+        match self.extra.iter().position(|k| *k == key) {
+            Some(i) => n + i,
             None => {
-                self.0.push(key);
-                self.0.len() - 1
+                self.extra.push(key);
+                n + self.extra.len() - 1
             }
         }
+    }
+
+    /// Every site, in number order.
+    pub(super) fn all(&self) -> impl Iterator<Item = &SiteKey> {
+        self.numbered.keys().iter().chain(&self.extra)
     }
 }
 
@@ -601,7 +607,7 @@ pub(super) struct SInfo {
     pub(super) layouts: Vec<(String, u64, u64, usize)>,
 }
 
-/// The sites of one `stream_fits` step, registered in the emitter's order.
+/// The sites of one `stream_fits` step.
 #[derive(Clone, Debug)]
 pub(super) struct Fits {
     pub(super) stream: usize,
@@ -643,8 +649,7 @@ pub(super) enum FSpan {
     FromTo(Box<(CE, CE)>),
 }
 
-/// A compiled `fill` step: its sites in the emitter's order (the wrong byte, then the span
-/// outside the buffer).
+/// A compiled `fill` step: its sites (the wrong byte, then the span outside the buffer).
 #[derive(Clone, Debug)]
 pub(super) struct FillCheck {
     pub(super) bad: Fail,

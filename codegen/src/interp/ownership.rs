@@ -1,7 +1,7 @@
 //! The interpreter's `owned_apart`: the parts the schema checker resolved
 //! (`check::ownership::parts`), each instance's extent read from the state the steps before
-//! left, compared by `npuschema_core::first_overlap` as the generated code does; the sites are
-//! registered in the emitter's order (too many, then each pair, later part outer).
+//! left, compared by `npuschema_core::first_overlap` as the generated code does; the sites
+//! (too many, then each pair, later part outer) are the generated module's.
 
 use npuschema_core::{Report, Shared, first_overlap};
 

@@ -13,8 +13,8 @@ use super::view_model::View;
 use super::{fast, stream, view};
 
 impl<'c> Interp<'c> {
-    /// Prepare a checked schema for interpretation: resolve every reference once and number
-    /// the error sites. The site table lives for the rest of the process (it is leaked
+    /// Prepare a checked schema for interpretation: resolve every reference once and take
+    /// the error sites' numbers from the generated module's list. The site table lives for the rest of the process (it is leaked
     /// once per call, so that errors are the `'static` [`npuschema_core::Error`] the
     /// generated code returns): build one `Interp` per schema, not one per file.
     ///
@@ -24,7 +24,7 @@ impl<'c> Interp<'c> {
     #[must_use]
     pub fn new(checked: &'c crate::Checked) -> Self {
         let c = &checked.0;
-        let mut sites = Sites::default();
+        let mut sites = Sites::numbered_as(checked.site_list());
         let mut top = compile_file(c, &mut sites);
         let variants = c.schema.file.ext.variants.as_ref().map(|vs| {
             let dummy = Comp {
@@ -61,8 +61,7 @@ impl<'c> Interp<'c> {
             (top.fast.variants, top.fast.choice) = fast::lower_variants(&top, &conds);
         }
         let table: Vec<ErrorSite> = sites
-            .0
-            .iter()
+            .all()
             .enumerate()
             .map(|(i, k)| to_site(i, k))
             .collect();

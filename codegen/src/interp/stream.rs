@@ -77,7 +77,7 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
         .collect()
 }
 
-/// Compile a stream step: its sites, in the emitter's order.
+/// Compile a stream step and look up its sites.
 pub(super) fn compile_fits(
     comp: &mut Comp<'_>,
     code: &str,

@@ -1,0 +1,64 @@
+//! Error sites: what a failed check reports besides its run-time numbers (its code, the
+//! field it blames, the field's offset in its struct, the shape of its detail), numbered
+//! once for a schema.
+//!
+//! The generated module numbers its sites as its checks are emitted (`emit/mod.rs`,
+//! `fail`): site `k` of the [`SiteList`] is `ERROR_SITES[k]`, with id `k + 1`, and the same
+//! site met again (a check emitted in two functions) keeps its first number. The
+//! interpreter does not number sites: it looks each of its sites up in the generated
+//! module's list ([`crate::Checked`] keeps it), so the two engines report the same numbers
+//! by construction. `tests/tests/site_numbers.rs` pins the shipped formats' lists.
+
+/// The shape of a site's detail, with the names it prints (`npuschema_core::DetailKind`
+/// without the run-time numbers).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Shape {
+    None,
+    Short,
+    Mismatch,
+    /// The left operand's name, the operator, the right operand's name.
+    Compare([String; 3]),
+    /// The name of the limit a range must lie within.
+    Range(String),
+    UnknownBits,
+    UnknownValue,
+}
+
+/// One site: a row of a generated module's `ERROR_SITES` without its id.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct SiteKey {
+    pub(crate) code: String,
+    /// The table of the record blamed (empty outside a table).
+    pub(crate) table: String,
+    pub(crate) name: String,
+    /// The field's offset in its struct (a larger one is added at run time).
+    pub(crate) offset: u32,
+    pub(crate) shape: Shape,
+}
+
+/// A schema's sites, in number order: the site at index `k` has id `k + 1`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SiteList(Vec<SiteKey>);
+
+impl SiteList {
+    /// The index of `key`, registered at the end if it is new.
+    pub(crate) fn number(&mut self, key: SiteKey) -> usize {
+        match self.find(&key) {
+            Some(i) => i,
+            None => {
+                self.0.push(key);
+                self.0.len() - 1
+            }
+        }
+    }
+
+    /// The index of `key`, if it is in the list.
+    pub(crate) fn find(&self, key: &SiteKey) -> Option<usize> {
+        self.0.iter().position(|k| k == key)
+    }
+
+    /// The sites, in number order.
+    pub(crate) fn keys(&self) -> &[SiteKey] {
+        &self.0
+    }
+}
