@@ -266,10 +266,11 @@ pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
     // rules run.
     // The binder's placement rules on a copy of the blob at a 16-byte aligned address (as
     // the format requires a firmware image to place it), with the identity map: an
-    // address is then aligned exactly when the blob offset is. The misalignment reported
-    // is the copy's address; its remainder is the offset's. A buffer that already sits at
-    // such an address (the allocator's usual alignment) is used as it is: no second copy
-    // of the input.
+    // address is then aligned exactly when the blob offset is. A misaligned address is
+    // reported as its offset in the blob ([`from_blob_start`]): the copy's address means
+    // nothing to the user and changes from run to run. A buffer that already sits at such
+    // an address (the allocator's usual alignment) is used as it is: no second copy of the
+    // input.
     let mut placed = Vec::new();
     let cv = if bytes.as_ptr().addr() & 15 == 0 {
         v
@@ -299,7 +300,7 @@ pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
         &mut [],
         &npuschema_runtime::binder::Identity,
     )
-    .map_err(|e| Refusal::of(&e, "binder"))?;
+    .map_err(|e| Refusal::of(&from_blob_start(e, cv.as_bytes()), "binder"))?;
     let accel = v.header().accel().raw();
     if !REAL_ACCELS.contains(&accel) {
         let e = Error::new(
@@ -317,6 +318,27 @@ pub fn npu1_loadable(bytes: &[u8]) -> Result<Npu1<'_>, Refusal> {
         return Err(r);
     }
     Ok(v)
+}
+
+/// A binder error about an address in `blob` (bound with the identity map), with that
+/// address given as its offset from the blob's start: `npu address 0x5651fac4943c % 0x10 =
+/// 0xc` becomes `blob offset 0x21c % 0x10 = 0xc`. Other errors are returned as they are.
+fn from_blob_start(mut e: Error, blob: &[u8]) -> Error {
+    /// The binder's misalignment detail, rebased.
+    const BLOB_OFFSET: [&str; 3] = ["blob offset", "% 0x10 =", ""];
+    if let npuschema_core::Detail::Compare {
+        lhs: Some(address),
+        names,
+        ..
+    } = &mut e.detail
+        && names[0] == "npu address"
+        && let Some(offset) = address.checked_sub(blob.as_ptr().addr() as u64)
+        && offset < blob.len() as u64
+    {
+        *address = offset;
+        *names = &BLOB_OFFSET;
+    }
+    e
 }
 
 /// `check`'s verdict on an NPU1 file: [`npu1_loadable`], then the static command-stream
