@@ -319,16 +319,10 @@ impl<'a> Cop1<'a> {
                 let _ = &rec;
                 let size: Option<u64> = (|| -> Option<u64> {
                     Some(
-                        if matches!(
-                            (Some(u64::from(rec.id())), Some(u64::from(DA_CONFIG))),
-                            (Some(a), Some(b)) if a == b
-                        ) {
+                        if u64::from(rec.id()) == u64::from(DA_CONFIG) {
                             8u64
                         } else {
-                            if matches!(
-                                (Some(u64::from(rec.id())), Some(u64::from(DA_CMD_STREAM))),
-                                (Some(a), Some(b)) if a == b
-                            ) {
+                            if u64::from(rec.id()) == u64::from(DA_CMD_STREAM) {
                                 (u64::from(rec.reserved())
                                     .checked_shl(u32::try_from(16u64).ok()?)?
                                     | u64::from(rec.param()))
@@ -427,10 +421,7 @@ impl<'a> Cop1<'a> {
                 }
             }
             // when `id == DA_RESERVED`:
-            if matches!(
-                (Some(u64::from(rec.id())), Some(u64::from(DA_RESERVED))), (Some(a),
-                Some(b)) if a == b
-            ) {
+            if u64::from(rec.id()) == u64::from(DA_RESERVED) {
                 // cop-bad-padding: `reserved == 0 && param == 0`.
                 {
                     let holds: bool = matches!(
@@ -756,16 +747,10 @@ impl<'a> Iterator for RecordsIter<'a> {
         let _ = &rec;
         let total: u64 = (|| -> Option<u64> {
             Some(
-                if matches!(
-                    (Some(u64::from(rec.id())), Some(u64::from(DA_CONFIG))), (Some(a),
-                    Some(b)) if a == b
-                ) {
+                if u64::from(rec.id()) == u64::from(DA_CONFIG) {
                     8u64
                 } else {
-                    if matches!(
-                        (Some(u64::from(rec.id())), Some(u64::from(DA_CMD_STREAM))),
-                        (Some(a), Some(b)) if a == b
-                    ) {
+                    if u64::from(rec.id()) == u64::from(DA_CMD_STREAM) {
                         (u64::from(rec.reserved())
                             .checked_shl(u32::try_from(16u64).ok()?)?
                             | u64::from(rec.param()))

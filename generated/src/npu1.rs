@@ -1082,7 +1082,7 @@ impl<'a> Npu1<'a> {
         }
         Ok((rec_at, __prev_tensor_names_not_sorted))
     }
-    /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, in schema order.
+    /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_tensor_bad_region<E: __rt::Report>(
@@ -1092,7 +1092,7 @@ impl<'a> Npu1<'a> {
         index: u64,
         rec: Tensor<'a>,
         rec_at: u64,
-    ) -> Result<(), E> {
+    ) -> Result<Option<u64>, E> {
         // tensor-bad-region: `region < header.region_count`.
         {
             let lhs: u64 = u64::from(rec.region());
@@ -1184,49 +1184,14 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`]: `tensor-bad-shape`, `tensor-size-mismatch`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_bad_shape<E: __rt::Report>(
-        index: u64,
-        rec: Tensor<'a>,
-        rec_at: u64,
-    ) -> Result<(), E> {
         // tensor-bad-shape: `(rank > 0 || dim0 == 1) && (rank > 1 || dim1 == 1) && (rank > 2 || dim2 == 1) && (rank > 3 || dim3 == 1)`.
         {
             let holds: bool = (((matches!(
                 (Some(u64::from(rec.rank())), Some(0u64)), (Some(a), Some(b)) if a > b
-            )
-                || matches!(
-                    (Some(u64::from(rec.dim0())), Some(1u64)), (Some(a), Some(b)) if a ==
-                    b
-                ))
-                && (matches!(
-                    (Some(u64::from(rec.rank())), Some(1u64)), (Some(a), Some(b)) if a >
-                    b
-                )
-                    || matches!(
-                        (Some(u64::from(rec.dim1())), Some(1u64)), (Some(a), Some(b)) if
-                        a == b
-                    )))
-                && (matches!(
-                    (Some(u64::from(rec.rank())), Some(2u64)), (Some(a), Some(b)) if a >
-                    b
-                )
-                    || matches!(
-                        (Some(u64::from(rec.dim2())), Some(1u64)), (Some(a), Some(b)) if
-                        a == b
-                    )))
-                && (matches!(
-                    (Some(u64::from(rec.rank())), Some(3u64)), (Some(a), Some(b)) if a >
-                    b
-                )
-                    || matches!(
-                        (Some(u64::from(rec.dim3())), Some(1u64)), (Some(a), Some(b)) if
-                        a == b
-                    ));
+            ) || (u64::from(rec.dim0()) == 1u64))
+                && ((u64::from(rec.rank()) > 1u64) || (u64::from(rec.dim1()) == 1u64)))
+                && ((u64::from(rec.rank()) > 2u64) || (u64::from(rec.dim2()) == 1u64)))
+                && ((u64::from(rec.rank()) > 3u64) || (u64::from(rec.dim3()) == 1u64));
             if !holds {
                 return __rt::fail(
                     21,
@@ -1241,22 +1206,23 @@ impl<'a> Npu1<'a> {
         }
         // let `elem_bytes` = `if(dtype == DType.int32, 4, if(dtype == DType.int16, 2, 1))` (`None` if it overflows).
         let __let_elem_bytes: Option<u64> = Some(
-            if matches!(
-                (Some(u64::from(rec.dtype_raw())), Some(3u64)), (Some(a), Some(b)) if a
-                == b
-            ) {
+            if u64::from(rec.dtype_raw()) == 3u64 {
                 4u64
             } else {
-                if matches!(
-                    (Some(u64::from(rec.dtype_raw())), Some(2u64)), (Some(a), Some(b)) if
-                    a == b
-                ) {
-                    2u64
-                } else {
-                    1u64
-                }
+                if u64::from(rec.dtype_raw()) == 2u64 { 2u64 } else { 1u64 }
             },
         );
+        Ok(__let_elem_bytes)
+    }
+    /// Part of [`Self::validate_with`]: `tensor-size-mismatch`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_size_mismatch<E: __rt::Report>(
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+        __let_elem_bytes: Option<u64>,
+    ) -> Result<(), E> {
         // tensor-size-mismatch: `size == dim0 * dim1 * dim2 * dim3 * elem_bytes`.
         {
             let lhs: u64 = u64::from(rec.size());
@@ -1299,14 +1265,8 @@ impl<'a> Npu1<'a> {
         }
         // unsupported-version: `header.version == VERSION_V1 || header.version == VERSION_V2`.
         {
-            let holds: bool = matches!(
-                (Some(u64::from(header.version())), Some(u64::from(VERSION_V1))),
-                (Some(a), Some(b)) if a == b
-            )
-                || matches!(
-                    (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))),
-                    (Some(a), Some(b)) if a == b
-                );
+            let holds: bool = (u64::from(header.version()) == u64::from(VERSION_V1))
+                || (u64::from(header.version()) == u64::from(VERSION_V2));
             if !holds {
                 return __rt::fail(3, &ERROR_SITES[2], 0, 0, 0, 0, 0);
             }
@@ -1436,10 +1396,9 @@ impl<'a> Npu1<'a> {
             }
         }
         // when `header.version >= VERSION_V2`:
-        let (io, io_at): (&'a [[u8; 60]], u64) = if matches!(
-            (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
-            Some(b)) if a >= b
-        ) {
+        let (io, io_at): (&'a [[u8; 60]], u64) = if u64::from(header.version())
+            >= u64::from(VERSION_V2)
+        {
             // io-table-out-of-bounds: table `io` (ext.io_count x TENSOR_DESC_BYTES bytes at ext.io_offset) must lie within `header.total_bytes`.
             let (io, io_at): (&'a [[u8; 60]], u64) = {
                 let at = (|| -> Option<u64> { Some(u64::from(ext.io_offset()?)) })();
@@ -1487,10 +1446,10 @@ impl<'a> Npu1<'a> {
                 E,
             >(buf, io_at, __prev_tensor_names_not_sorted, index, rec)?;
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
-            Self::check_tensor_bad_region::<
+            let __let_elem_bytes = Self::check_tensor_bad_region::<
                 E,
             >(buf, header, regions, index, rec, rec_at)?;
-            Self::check_tensor_bad_shape::<E>(index, rec, rec_at)?;
+            Self::check_tensor_size_mismatch::<E>(index, rec, rec_at, __let_elem_bytes)?;
             // The caller's `io` hook sees the checked record.
             visit.io(&header, i, &rec)?;
         }
@@ -2211,11 +2170,7 @@ impl<'a> Npu1Writer<'a, Set> {
     ) -> Result<(), __rt::WriteError> {
         let _ = &header;
         let given: bool = self._given_io;
-        if matches!(
-            (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
-            Some(b)) if a >= b
-        ) != given
-        {
+        if (u64::from(header.version()) >= u64::from(VERSION_V2)) != given {
             return Err(__rt::WriteError::WhenDisagrees {
                 part: "io",
                 given,

@@ -2448,10 +2448,7 @@ impl<'a> Vpmn<'a> {
                 return __rt::fail(2, &ERROR_SITES[1], 0, found, expected, 0, 0);
             }
         }
-        if matches!(
-            (Some(u64::from(header.version())), Some(u64::from(VERSION_V2))), (Some(a),
-            Some(b)) if a == b
-        ) {
+        if u64::from(header.version()) == u64::from(VERSION_V2) {
             return VpmnV2::validate_as(buf).map(Self::V2);
         }
         if matches!(
@@ -4925,24 +4922,10 @@ impl<'a> VpmnV1<'a> {
             let count = (|| -> Option<u64> {
                 12u64
                     .checked_add(
-                        if matches!(
-                            (Some(u64::from(header.version())), Some(65548u64)),
-                            (Some(a), Some(b)) if a >= b
-                        ) {
-                            3u64
-                        } else {
-                            0u64
-                        },
+                        if u64::from(header.version()) >= 65548u64 { 3u64 } else { 0u64 },
                     )?
                     .checked_add(
-                        if matches!(
-                            (Some(u64::from(header.version())), Some(65550u64)),
-                            (Some(a), Some(b)) if a >= b
-                        ) {
-                            1u64
-                        } else {
-                            0u64
-                        },
+                        if u64::from(header.version()) >= 65550u64 { 1u64 } else { 0u64 },
                     )
             })();
             let stride = Some(8u64);
@@ -5028,16 +5011,10 @@ impl<'a> VpmnV1<'a> {
                             .size(),
                     )
                     .checked_rem(
-                        if matches!(
-                            (Some(u64::from(header.version())), Some(65540u64)),
-                            (Some(a), Some(b)) if a < b
-                        ) {
+                        if u64::from(header.version()) < 65540u64 {
                             u64::from(V1_IO_OLD_BYTES)
                         } else {
-                            if matches!(
-                                (Some(u64::from(header.version())), Some(65547u64)),
-                                (Some(a), Some(b)) if a < b
-                            ) {
+                            if u64::from(header.version()) < 65547u64 {
                                 u64::from(V1_IO_NAMED_BYTES)
                             } else {
                                 u64::from(V1_IO_RECORD_BYTES)
@@ -5070,16 +5047,10 @@ impl<'a> VpmnV1<'a> {
                             .size(),
                     )
                     .checked_rem(
-                        if matches!(
-                            (Some(u64::from(header.version())), Some(65540u64)),
-                            (Some(a), Some(b)) if a < b
-                        ) {
+                        if u64::from(header.version()) < 65540u64 {
                             u64::from(V1_IO_OLD_BYTES)
                         } else {
-                            if matches!(
-                                (Some(u64::from(header.version())), Some(65547u64)),
-                                (Some(a), Some(b)) if a < b
-                            ) {
+                            if u64::from(header.version()) < 65547u64 {
                                 u64::from(V1_IO_NAMED_BYTES)
                             } else {
                                 u64::from(V1_IO_RECORD_BYTES)
@@ -5128,10 +5099,7 @@ impl<'a> VpmnV1<'a> {
             })();
             let count = (|| -> Option<u64> {
                 Some(
-                    if matches!(
-                        (Some(u64::from(header.version())), Some(65547u64)), (Some(a),
-                        Some(b)) if a >= b
-                    ) {
+                    if u64::from(header.version()) >= 65547u64 {
                         u64::from(
                                 (V1Entry {
                                     raw: entries.first()?,
@@ -5188,10 +5156,7 @@ impl<'a> VpmnV1<'a> {
             })();
             let count = (|| -> Option<u64> {
                 Some(
-                    if matches!(
-                        (Some(u64::from(header.version())), Some(65547u64)), (Some(a),
-                        Some(b)) if a >= b
-                    ) {
+                    if u64::from(header.version()) >= 65547u64 {
                         u64::from(
                                 (V1Entry {
                                     raw: entries.get(1)?,
@@ -5408,16 +5373,10 @@ impl<'a> VpmnV1<'a> {
                             .size(),
                     )
                     .checked_div(
-                        if matches!(
-                            (Some(u64::from(header.version())), Some(65540u64)),
-                            (Some(a), Some(b)) if a < b
-                        ) {
+                        if u64::from(header.version()) < 65540u64 {
                             u64::from(V1_IO_OLD_BYTES)
                         } else {
-                            if matches!(
-                                (Some(u64::from(header.version())), Some(65547u64)),
-                                (Some(a), Some(b)) if a < b
-                            ) {
+                            if u64::from(header.version()) < 65547u64 {
                                 u64::from(V1_IO_NAMED_BYTES)
                             } else {
                                 u64::from(V1_IO_RECORD_BYTES)
@@ -5465,16 +5424,10 @@ impl<'a> VpmnV1<'a> {
                             .size(),
                     )
                     .checked_div(
-                        if matches!(
-                            (Some(u64::from(header.version())), Some(65540u64)),
-                            (Some(a), Some(b)) if a < b
-                        ) {
+                        if u64::from(header.version()) < 65540u64 {
                             u64::from(V1_IO_OLD_BYTES)
                         } else {
-                            if matches!(
-                                (Some(u64::from(header.version())), Some(65547u64)),
-                                (Some(a), Some(b)) if a < b
-                            ) {
+                            if u64::from(header.version()) < 65547u64 {
                                 u64::from(V1_IO_NAMED_BYTES)
                             } else {
                                 u64::from(V1_IO_RECORD_BYTES)

@@ -2035,7 +2035,7 @@ pub fn variants(c: &Checked, sites: &crate::emit::ModuleOut) -> TokenStream {
     for (v, vc) in vs.list.iter().zip(&c.variants) {
         let key = ident(&camel(&v.key.text));
         let vty = ident(&v.file.name.text);
-        let cond = em.cond(&v.when.expr, Scope::Top, &env);
+        let cond = crate::emit::strip_parens(em.cond(&v.when.expr, Scope::Top, &env));
         let vd = doc_attr(&format!(
             "Selected when `{}`. {}",
             v.when.text,

@@ -553,8 +553,12 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let hs64 = lit_u64(hs);
         let total = total_tokens(em, s, &t);
         let next = next_tokens(s);
-        let advance = match end_tokens(em, s, &t) {
-            Some(c) => quote!(!(#c) && next > pos),
+        let not_end = s
+            .end
+            .as_ref()
+            .map(|e| em.not_cond(&e.expr, Scope::RecordOnly(&t), &rec_env()));
+        let advance = match not_end {
+            Some(c) => quote!(#c && next > pos),
             None => quote!(next > pos),
         };
         let sdoc = doc_attr(&s.doc);

@@ -258,17 +258,65 @@ impl<'a> Em<'a> {
                 }
             }
             Expr::Bin(op, l, r) => {
+                let o: TokenStream = op.symbol().parse().unwrap_or_default();
+                if let Some((a, b)) = self.plain_operands(l, r, scope, env) {
+                    return quote!((#a #o #b));
+                }
                 let l = self.value(l, scope, env);
                 let r = self.value(r, scope, env);
-                let o: TokenStream = op.symbol().parse().unwrap_or_default();
                 quote!(matches!((#l, #r), (Some(a), Some(b)) if a #o b))
             }
-            Expr::Not(x) => {
-                let x = self.cond(x, scope, env);
-                quote!(!#x)
-            }
+            Expr::Not(x) => self.not_cond(x, scope, env),
             Expr::Num(_) | Expr::Call(..) | Expr::At(..) => quote!(false),
         }
+    }
+
+    /// Tokens of type `bool`: `e` does not hold. A comparison of two plain values is
+    /// written with the opposite operator (`a != b`, not `!(a == b)`, which clippy's
+    /// `nonminimal_bool` flags in the user's crate); a negation is dropped.
+    pub(crate) fn not_cond(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+        let opposite = |op: &BinOp| match op {
+            BinOp::Eq => Some("!="),
+            BinOp::Ne => Some("=="),
+            BinOp::Lt => Some(">="),
+            BinOp::Le => Some(">"),
+            BinOp::Gt => Some("<="),
+            BinOp::Ge => Some("<"),
+            _ => None,
+        };
+        match e {
+            Expr::Not(x) => self.cond(x, scope, env),
+            Expr::Bin(op, l, r) => match (opposite(op), self.plain_operands(l, r, scope, env)) {
+                (Some(o), Some((a, b))) => {
+                    let o: TokenStream = o.parse().unwrap_or_default();
+                    quote!((#a #o #b))
+                }
+                _ => {
+                    let c = self.cond(e, scope, env);
+                    quote!(!#c)
+                }
+            },
+            _ => {
+                let c = self.cond(e, scope, env);
+                quote!(!#c)
+            }
+        }
+    }
+
+    /// The operands of a comparison as plain `u64` tokens, when both cannot fail and
+    /// neither is 0 (`x >= 0` on a `u64` is a compiler warning in the user's
+    /// crate, `unused_comparisons`, whatever the schema means by it): the comparison is
+    /// then written as it is, not through `Option`s.
+    fn plain_operands(
+        &self,
+        l: &Expr,
+        r: &Expr,
+        scope: Scope<'_>,
+        env: &Env,
+    ) -> Option<(TokenStream, TokenStream)> {
+        let (a, b) = (self.plain(l, scope, env)?, self.plain(r, scope, env)?);
+        let zero = |t: &TokenStream| matches!(t.to_string().as_str(), "0" | "0u64");
+        (!zero(&a) && !zero(&b)).then_some((a, b))
     }
 
     /// A short display name for a value expression: the last part of a single reference.
@@ -616,8 +664,8 @@ impl<'a> Em<'a> {
         let name = format_ident!("{}", r.name.text);
         let doc = doc_attr(&r.doc);
         let guard = r.when.as_ref().map(|w| {
-            let c = self.cond(&w.expr, scope, &env);
-            quote!(if !#c { return None; })
+            let c = strip_parens(self.not_cond(&w.expr, scope, &env));
+            quote!(if #c { return None; })
         });
         let start = self.plain(&r.offset.expr, scope, &env).unwrap_or_else(|| {
             let v = self.value(&r.offset.expr, scope, &env);
