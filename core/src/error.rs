@@ -358,6 +358,57 @@ impl fmt::Display for Brief {
 
 impl core::error::Error for Brief {}
 
+/// A failed check whose report is not made yet: what most helper functions of a generated
+/// validator (the parts a long validator is cut into) fail with. The validator makes its
+/// report with [`Deferred::into_report`] where the helpers' failing paths meet, so an image
+/// makes it once, as an uncut validator does: a report made in each helper and moved out of
+/// it costs an `E::at` and a copy per helper (for [`Error`], 80 bytes and a `memcpy`).
+/// A helper that calls a visitor hook (whose error is an `E` already) fails with `E`.
+#[derive(Clone, Copy, Debug)]
+pub struct Deferred {
+    id: u16,
+    site: &'static ErrorSite,
+    base: u64,
+    a: u64,
+    b: u64,
+    c: u64,
+    index: usize,
+}
+
+impl Report for Deferred {
+    #[inline(always)]
+    fn at(
+        id: u16,
+        site: &'static ErrorSite,
+        base: u64,
+        a: u64,
+        b: u64,
+        c: u64,
+        index: usize,
+    ) -> Self {
+        Self {
+            id,
+            site,
+            base,
+            a,
+            b,
+            c,
+            index,
+        }
+    }
+}
+
+impl Deferred {
+    /// The report: `E::at` with the check's arguments.
+    #[inline(always)]
+    #[must_use]
+    pub fn into_report<E: Report>(self) -> E {
+        E::at(
+            self.id, self.site, self.base, self.a, self.b, self.c, self.index,
+        )
+    }
+}
+
 /// `Err(E::at(id, site, base, a, b, c, index))`: each failing check in generated code is
 /// this call with its site's number and entry (`fail(3, &ERROR_SITES[2], ..)`) and a few
 /// numbers; for [`Error`] the error is built by [`ErrorSite::error`] straight into the

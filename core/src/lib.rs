@@ -16,7 +16,9 @@ mod strings;
 pub use checksum::{
     Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, crc32_table, fnv1a32,
 };
-pub use error::{Brief, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail};
+pub use error::{
+    Brief, Deferred, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail,
+};
 pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
 pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
 pub use strings::{string_at, string_extent, utf8_invalid_at};

@@ -241,11 +241,11 @@ impl<'a> Cop1<'a> {
     /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop-truncated`, `cop-stream-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_bad_magic<E: __rt::Report>(
+    fn check_cop_bad_magic(
         buf: &'a [u8],
         len: u64,
         header: Magic<'a>,
-    ) -> Result<(&'a [u8], u64), E> {
+    ) -> Result<(&'a [u8], u64), __rt::Deferred> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -283,11 +283,11 @@ impl<'a> Cop1<'a> {
     /// Part of [`Self::validate_as`]: what later checks read, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn bind_count_records<E: __rt::Report>(
+    fn bind_count_records(
         buf: &'a [u8],
         actions: &'a [u8],
         __at_records: u64,
-    ) -> Result<(u64, u64), E> {
+    ) -> Result<(u64, u64), __rt::Deferred> {
         let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
             let bytes: &[u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
@@ -390,13 +390,13 @@ impl<'a> Cop1<'a> {
     /// Part of [`Self::validate_as`]: every record of `records`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_records<E: __rt::Report>(
+    fn check_each_records(
         buf: &'a [u8],
         actions: &'a [u8],
         __at_records: u64,
         __count_configs: u64,
         __count_streams: u64,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // For every record of stream `records`.
         for __next in RecordsIter::new(buf, actions, __at_records) {
             let __item: RecordsItem<'a> = __next;
@@ -508,13 +508,28 @@ impl<'a> Cop1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records) = Self::check_cop_bad_magic::<E>(buf, len, header)?;
-        let (__count_configs, __count_streams) = Self::bind_count_records::<
-            E,
-        >(buf, actions, __at_records)?;
-        Self::check_each_records::<
-            E,
-        >(buf, actions, __at_records, __count_configs, __count_streams)?;
+        let (actions, __at_records) = match Self::check_cop_bad_magic(buf, len, header) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        let (__count_configs, __count_streams) = match Self::bind_count_records(
+            buf,
+            actions,
+            __at_records,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_each_records(
+            buf,
+            actions,
+            __at_records,
+            __count_configs,
+            __count_streams,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         Ok(Self {
             buf,
             header: header_raw,

@@ -282,13 +282,13 @@ impl<'a> Cop2<'a> {
     /// Part of [`Self::validate_as`]: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`, `cop-stream-not-words`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop2_bad_metadata<E: __rt::Report>(
+    fn check_cop2_bad_metadata(
         buf: &'a [u8],
         len: u64,
         mut __ci: u64,
         __item: RecordsItem<'a>,
         rec: StreamMeta<'a>,
-    ) -> Result<u64, E> {
+    ) -> Result<u64, __rt::Deferred> {
         let index: u64 = __ci;
         __ci = __ci.saturating_add(1);
         let rec_at: u64 = __item.body_offset();
@@ -420,14 +420,43 @@ impl<'a> Cop2<'a> {
         }
         Ok(__ci)
     }
+    /// Part of [`Self::validate_as`]: part of every record of `streams`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_each_streams(
+        buf: &'a [u8],
+        len: u64,
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), __rt::Deferred> {
+        let mut __ci: u64 = 0;
+        for __next in RecordsIter::new(buf, actions, __at_records) {
+            let __item: RecordsItem<'a> = __next;
+            let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
+                continue;
+            };
+            let __updated_ci = match Self::check_cop2_bad_metadata(
+                buf,
+                len,
+                __ci,
+                __item,
+                rec,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+            __ci = __updated_ci;
+        }
+        Ok(())
+    }
     /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, every record of `records`, `cop-missing-stream`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_bad_magic<E: __rt::Report>(
+    fn check_cop_bad_magic(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-    ) -> Result<(&'a [u8], u64, u64), E> {
+    ) -> Result<(&'a [u8], u64, u64), __rt::Deferred> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -558,12 +587,12 @@ impl<'a> Cop2<'a> {
     /// Part of [`Self::validate_as`]: `cop-duplicate-action`, every record of `streams`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_duplicate_action<E: __rt::Report>(
+    fn check_cop_duplicate_action(
         buf: &'a [u8],
         actions: &'a [u8],
         __at_records: u64,
         __count_streams: u64,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // cop-duplicate-action: `count(streams) <= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -672,13 +701,13 @@ impl<'a> Cop2<'a> {
     /// Part of [`Self::validate_as`]: `cop-trailing-data`, every record of `streams`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_trailing_data<E: __rt::Report>(
+    fn check_cop_trailing_data(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
         actions: &'a [u8],
         __at_records: u64,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // cop-trailing-data: bytes `HEADER_BYTES + header.actions_len` to `len` must lie in the buffer and each be 0x00.
         {
             let from: Option<u64> = u64::from(HEADER_BYTES)
@@ -719,17 +748,10 @@ impl<'a> Cop2<'a> {
         }
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
-            let mut __ci: u64 = 0;
-            for __next in RecordsIter::new(buf, actions, __at_records) {
-                let __item: RecordsItem<'a> = __next;
-                let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
-                    continue;
-                };
-                let __updated_ci = Self::check_cop2_bad_metadata::<
-                    E,
-                >(buf, len, __ci, __item, rec)?;
-                __ci = __updated_ci;
-            }
+            match Self::check_each_streams(buf, len, actions, __at_records) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
         }
         Ok(())
     }
@@ -761,13 +783,27 @@ impl<'a> Cop2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records, __count_streams) = Self::check_cop_bad_magic::<
-            E,
-        >(buf, len, header)?;
-        Self::check_cop_duplicate_action::<
-            E,
-        >(buf, actions, __at_records, __count_streams)?;
-        Self::check_cop_trailing_data::<E>(buf, len, header, actions, __at_records)?;
+        let (actions, __at_records, __count_streams) = match Self::check_cop_bad_magic(
+            buf,
+            len,
+            header,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_cop_duplicate_action(
+            buf,
+            actions,
+            __at_records,
+            __count_streams,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_cop_trailing_data(buf, len, header, actions, __at_records) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         Ok(Self {
             buf,
             header: header_raw,

@@ -958,13 +958,13 @@ impl<'a> Npu1<'a> {
     /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_unknown_direction<E: __rt::Report>(
+    fn check_unknown_direction(
         buf: &'a [u8],
         io_at: u64,
         mut __prev_tensor_names_not_sorted: Option<u64>,
         index: u64,
         rec: Tensor<'a>,
-    ) -> Result<(u64, Option<u64>), E> {
+    ) -> Result<(u64, Option<u64>), __rt::Deferred> {
         let rec_at: u64 = io_at.saturating_add(index.saturating_mul(60u64));
         let _ = (&rec, rec_at);
         // unknown-direction: `direction` must be a value enum `Direction` defines.
@@ -1085,14 +1085,14 @@ impl<'a> Npu1<'a> {
     /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_bad_region<E: __rt::Report>(
+    fn check_tensor_bad_region(
         buf: &'a [u8],
         header: Header<'a>,
         regions: &'a [[u8; 16]],
         index: u64,
         rec: Tensor<'a>,
         rec_at: u64,
-    ) -> Result<Option<u64>, E> {
+    ) -> Result<Option<u64>, __rt::Deferred> {
         // tensor-bad-region: `region < header.region_count`.
         {
             let lhs: u64 = u64::from(rec.region());
@@ -1217,12 +1217,12 @@ impl<'a> Npu1<'a> {
     /// Part of [`Self::validate_with`]: `tensor-size-mismatch`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_size_mismatch<E: __rt::Report>(
+    fn check_tensor_size_mismatch(
         index: u64,
         rec: Tensor<'a>,
         rec_at: u64,
         __let_elem_bytes: Option<u64>,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // tensor-size-mismatch: `size == dim0 * dim1 * dim2 * dim3 * elem_bytes`.
         {
             let lhs: u64 = u64::from(rec.size());
@@ -1250,11 +1250,11 @@ impl<'a> Npu1<'a> {
     /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_bad_magic<E: __rt::Report>(
+    fn check_bad_magic(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-    ) -> Result<(Ext<'a>, u64, &'a [[u8; 16]], u64, &'a [u8]), E> {
+    ) -> Result<(Ext<'a>, u64, &'a [[u8; 16]], u64, &'a [u8]), __rt::Deferred> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -1442,14 +1442,37 @@ impl<'a> Npu1<'a> {
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let (rec_at, __updated_prev_tensor_names_not_sorted) = Self::check_unknown_direction::<
-                E,
-            >(buf, io_at, __prev_tensor_names_not_sorted, index, rec)?;
+            let (rec_at, __updated_prev_tensor_names_not_sorted) = match Self::check_unknown_direction(
+                buf,
+                io_at,
+                __prev_tensor_names_not_sorted,
+                index,
+                rec,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
-            let __let_elem_bytes = Self::check_tensor_bad_region::<
-                E,
-            >(buf, header, regions, index, rec, rec_at)?;
-            Self::check_tensor_size_mismatch::<E>(index, rec, rec_at, __let_elem_bytes)?;
+            let __let_elem_bytes = match Self::check_tensor_bad_region(
+                buf,
+                header,
+                regions,
+                index,
+                rec,
+                rec_at,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+            match Self::check_tensor_size_mismatch(
+                index,
+                rec,
+                rec_at,
+                __let_elem_bytes,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
             // The caller's `io` hook sees the checked record.
             visit.io(&header, i, &rec)?;
         }
@@ -1559,9 +1582,14 @@ impl<'a> Npu1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (ext, ext_at, regions, regions_at, cmd_stream) = Self::check_bad_magic::<
-            E,
-        >(buf, len, header)?;
+        let (ext, ext_at, regions, regions_at, cmd_stream) = match Self::check_bad_magic(
+            buf,
+            len,
+            header,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         let (io, io_at) = Self::check_checksum_mismatch::<
             E,
             V,

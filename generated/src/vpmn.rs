@@ -2601,13 +2601,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: part of `dynaio-entry-invalid`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_entry_invalid<E: __rt::Report>(
+    fn check_dynaio_entry_invalid(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<(u64, u64), E> {
+    ) -> Result<(u64, u64), __rt::Deferred> {
         let mut __region: Option<(&'a [u8], u64, u64)> = None;
         for (__si, __sraw) in sections
             .iter()
@@ -2651,7 +2651,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: part of `dynaio-entry-invalid`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_entry_invalid_2<E: __rt::Report>(
+    fn check_dynaio_entry_invalid_2(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -2659,7 +2659,7 @@ impl<'a> VpmnV2<'a> {
         __dfirst_sections: &[u32; 41],
         rlen: u64,
         mut cursor: u64,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         {
             let mut __ci: u64 = 0;
             for (__si, __sraw) in sections
@@ -2778,13 +2778,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: part of `dynaio-padding-nonzero`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_padding_nonzero<E: __rt::Report>(
+    fn check_dynaio_padding_nonzero(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<Option<(&'a [u8], u64, u64)>, E> {
+    ) -> Result<Option<(&'a [u8], u64, u64)>, __rt::Deferred> {
         let mut __region: Option<(&'a [u8], u64, u64)> = None;
         for (__si, __sraw) in sections
             .iter()
@@ -2825,14 +2825,14 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: part of `dynaio-padding-nonzero`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_padding_nonzero_2<E: __rt::Report>(
+    fn check_dynaio_padding_nonzero_2(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
         __region: Option<(&'a [u8], u64, u64)>,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         if let Some((r, rsi, rat)) = __region {
             let first_nonzero = |from: u64, to: u64| -> Option<(u64, u8)> {
                 let (f, t) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
@@ -2949,11 +2949,11 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `file-size-mismatch`, `sub-header-count`, `sub-header-size`, `sub-header-out-of-bounds`, `section-header-size`, `section-table-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_bad_magic<E: __rt::Report>(
+    fn check_bad_magic(
         buf: &'a [u8],
         len: u64,
         header: FormatHeader<'a>,
-    ) -> Result<(SubHeader<'a>, u64, &'a [[u8; 44]], u64), E> {
+    ) -> Result<(SubHeader<'a>, u64, &'a [[u8; 44]], u64), __rt::Deferred> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -3199,13 +3199,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `inputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_inputs<E: __rt::Report>(
+    fn check_each_inputs(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // For every record of collection `inputs` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -3319,13 +3319,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `outputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_outputs<E: __rt::Report>(
+    fn check_each_outputs(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // For every record of collection `outputs` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -3439,13 +3439,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: what later checks read, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn bind_count_inputs<E: __rt::Report>(
+    fn bind_count_inputs(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<(u64, u64), E> {
+    ) -> Result<(u64, u64), __rt::Deferred> {
         let __count_inputs: u64 = {
             let mut n: u64 = 0;
             for (__si, __sraw) in sections
@@ -3523,7 +3523,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `network_info`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_network_info<E: __rt::Report>(
+    fn check_each_network_info(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3531,7 +3531,7 @@ impl<'a> VpmnV2<'a> {
         __dfirst_sections: &[u32; 41],
         __count_inputs: u64,
         __count_outputs: u64,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // For every record of collection `network_info` (every section of its type): The sections by type.
         {
             let mut __ci: u64 = 0;
@@ -3621,13 +3621,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: `section-checksum-missing`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_section_checksum_missing<E: __rt::Report>(
+    fn check_section_checksum_missing(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // section-checksum-missing, section-checksum-duplicate, section-checksum-mismatch: every record of `checksums` names (by `sd_type`) a section present exactly once, no section twice, and `checksum_value` is the Crc32 of that section's payload (checked in the next step's pass). Each CHECKSUM record holds the CRC-32 of the payload of the section it names.
         {
             let mut __ci: u64 = 0;
@@ -3708,14 +3708,14 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: what later checks read, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_part<E: __rt::Report>(
+    fn check_part(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
         __want_section_crcs: &mut [Option<(u64, u64, u64)>; 41],
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         {
             let mut __ci: u64 = 0;
             for (__si, __sraw) in sections
@@ -3808,13 +3808,13 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: `file-checksum-mismatch`, `dynaio-unpaired`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_file_checksum_mismatch<E: __rt::Report>(
+    fn check_file_checksum_mismatch(
         buf: &'a [u8],
         header: FormatHeader<'a>,
         sections: &'a [[u8; 44]],
         sections_at: u64,
         __want_section_crcs: &[Option<(u64, u64, u64)>; 41],
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // file-checksum-mismatch: Crc32 over every payload of `sections` in directory order (gaps excluded; checksums.checksum_value hashed as zero) must equal `header.crc_sum` (`npuschema_core::crc32_payloads`). The header's crc_sum: CRC-32 (initial 0) over the section payloads in directory order; header, sub-header, directory and gaps excluded; the CHECKSUM section included with its value words taken as zero.
         {
             const ZEROED: [__rt::ZeroedFields; 1] = [
@@ -3938,7 +3938,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: `dynaio-entry-invalid`, `dynaio-padding-nonzero`, `ownership-overlap`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_entry_invalid_3<E: __rt::Report>(
+    fn check_dynaio_entry_invalid_3(
         buf: &'a [u8],
         header: FormatHeader<'a>,
         sub_header: SubHeader<'a>,
@@ -3947,15 +3947,20 @@ impl<'a> VpmnV2<'a> {
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // dynaio-entry-invalid: every `dynaio_table` entry has a nonzero size, a 64-aligned offset, lies inside the `dynaio` region, and starts at or after the previous one's end. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let (rlen, cursor) = Self::check_dynaio_entry_invalid::<
-                E,
-            >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
-            Self::check_dynaio_entry_invalid_2::<
-                E,
-            >(
+            let (rlen, cursor) = match Self::check_dynaio_entry_invalid(
+                buf,
+                sections,
+                sections_at,
+                __dcount_sections,
+                __dfirst_sections,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+            match Self::check_dynaio_entry_invalid_2(
                 buf,
                 sections,
                 sections_at,
@@ -3963,27 +3968,38 @@ impl<'a> VpmnV2<'a> {
                 __dfirst_sections,
                 rlen,
                 cursor,
-            )?;
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
         }
         // dynaio-padding-nonzero: every byte of the `dynaio` region outside the `dynaio_table` slots is zero. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let __region = Self::check_dynaio_padding_nonzero::<
-                E,
-            >(buf, sections, sections_at, __dcount_sections, __dfirst_sections)?;
-            Self::check_dynaio_padding_nonzero_2::<
-                E,
-            >(
+            let __region = match Self::check_dynaio_padding_nonzero(
+                buf,
+                sections,
+                sections_at,
+                __dcount_sections,
+                __dfirst_sections,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+            match Self::check_dynaio_padding_nonzero_2(
                 buf,
                 sections,
                 sections_at,
                 __dcount_sections,
                 __dfirst_sections,
                 __region,
-            )?;
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
         }
         // ownership-overlap: no two of `header`, `sub_header`, `sections`, `payload` share a byte; at most 1024 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the format header, the sub-header, the section directory and each section's payload own their bytes, and no two share one (an empty section owns nothing). Real files have 17 or 18 sections; the bound of 1,024 parts keeps the check within 523,776 comparisons.
         Self::owned_apart_layout::<
-            E,
+            __rt::Deferred,
         >(buf, header, sub_header, sub_header_at, sections, sections_at)?;
         let _ = sections_at;
         Ok(())
@@ -4030,9 +4046,14 @@ impl<'a> VpmnV2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (sub_header, sub_header_at, sections, sections_at) = Self::check_bad_magic::<
-            E,
-        >(buf, len, header)?;
+        let (sub_header, sub_header_at, sections, sections_at) = match Self::check_bad_magic(
+            buf,
+            len,
+            header,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         let mut __dcount_sections: [u32; 41] = [0u32; 41];
         let mut __dfirst_sections: [u32; 41] = [u32::MAX; 41];
         Self::check_each_sections::<
@@ -4048,18 +4069,37 @@ impl<'a> VpmnV2<'a> {
             &mut __dcount_sections,
             &mut __dfirst_sections,
         )?;
-        Self::check_each_inputs::<
-            E,
-        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
-        Self::check_each_outputs::<
-            E,
-        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
-        let (__count_inputs, __count_outputs) = Self::bind_count_inputs::<
-            E,
-        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
-        Self::check_each_network_info::<
-            E,
-        >(
+        match Self::check_each_inputs(
+            buf,
+            sections,
+            sections_at,
+            &__dcount_sections,
+            &__dfirst_sections,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_each_outputs(
+            buf,
+            sections,
+            sections_at,
+            &__dcount_sections,
+            &__dfirst_sections,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        let (__count_inputs, __count_outputs) = match Self::bind_count_inputs(
+            buf,
+            sections,
+            sections_at,
+            &__dcount_sections,
+            &__dfirst_sections,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_each_network_info(
             buf,
             sections,
             sections_at,
@@ -4067,27 +4107,43 @@ impl<'a> VpmnV2<'a> {
             &__dfirst_sections,
             __count_inputs,
             __count_outputs,
-        )?;
-        Self::check_section_checksum_missing::<
-            E,
-        >(buf, sections, sections_at, &__dcount_sections, &__dfirst_sections)?;
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_section_checksum_missing(
+            buf,
+            sections,
+            sections_at,
+            &__dcount_sections,
+            &__dfirst_sections,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         let mut __want_section_crcs: [Option<(u64, u64, u64)>; 41] = [None; 41];
-        Self::check_part::<
-            E,
-        >(
+        match Self::check_part(
             buf,
             sections,
             sections_at,
             &__dcount_sections,
             &__dfirst_sections,
             &mut __want_section_crcs,
-        )?;
-        Self::check_file_checksum_mismatch::<
-            E,
-        >(buf, header, sections, sections_at, &__want_section_crcs)?;
-        Self::check_dynaio_entry_invalid_3::<
-            E,
-        >(
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_file_checksum_mismatch(
+            buf,
+            header,
+            sections,
+            sections_at,
+            &__want_section_crcs,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_dynaio_entry_invalid_3(
             buf,
             header,
             sub_header,
@@ -4096,7 +4152,10 @@ impl<'a> VpmnV2<'a> {
             sections_at,
             &__dcount_sections,
             &__dfirst_sections,
-        )?;
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         Ok(Self {
             buf,
             header: header_raw,
@@ -4847,11 +4906,11 @@ impl<'a> VpmnV1<'a> {
     /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `truncated-header`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_bad_magic<E: __rt::Report>(
+    fn check_bad_magic(
         buf: &'a [u8],
         len: u64,
         header: V1Prefix<'a>,
-    ) -> Result<(V1Fixed<'a>, u64, &'a [[u8; 8]], u64), E> {
+    ) -> Result<(V1Fixed<'a>, u64, &'a [[u8; 8]], u64), __rt::Deferred> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -5076,13 +5135,13 @@ impl<'a> VpmnV1<'a> {
     /// Part of [`Self::validate_with`]: `section-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_section_out_of_bounds<E: __rt::Report>(
+    fn check_section_out_of_bounds(
         buf: &'a [u8],
         len: u64,
         header: V1Prefix<'a>,
         entries: &'a [[u8; 8]],
         entries_at: u64,
-    ) -> Result<(&'a [[u8; 116]], u64, &'a [[u8; 116]], u64), E> {
+    ) -> Result<(&'a [[u8; 116]], u64, &'a [[u8; 116]], u64), __rt::Deferred> {
         // section-out-of-bounds: table `inputs` (if(header.version >= 0x0001000B, entries.0.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.0.offset) must lie within `len`.
         let (inputs, inputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -5401,7 +5460,7 @@ impl<'a> VpmnV1<'a> {
     /// Part of [`Self::validate_with`]: `metadata-count-mismatch`, `ownership-overlap`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_metadata_count_mismatch<E: __rt::Report>(
+    fn check_metadata_count_mismatch(
         buf: &'a [u8],
         header: V1Prefix<'a>,
         fixed: V1Fixed<'a>,
@@ -5410,7 +5469,7 @@ impl<'a> VpmnV1<'a> {
         entries_at: u64,
         inputs_at: u64,
         outputs_at: u64,
-    ) -> Result<(), E> {
+    ) -> Result<(), __rt::Deferred> {
         // metadata-count-mismatch: `header.output_count == entries.1.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
             let lhs: u64 = u64::from(header.output_count());
@@ -5449,7 +5508,7 @@ impl<'a> VpmnV1<'a> {
         }
         // ownership-overlap: no two of `header`, `fixed`, `entries`, `bytes` share a byte; at most 64 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the prefix, the fixed part, the entry table and the bytes each entry locates own their bytes, and no two share one (an empty entry owns nothing). A version 1 file has at most 16 entries.
         Self::owned_apart_layout::<
-            E,
+            __rt::Deferred,
         >(buf, header, fixed, fixed_at, entries, entries_at)?;
         let _ = entries_at;
         let _ = inputs_at;
@@ -5498,21 +5557,43 @@ impl<'a> VpmnV1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (fixed, fixed_at, entries, entries_at) = Self::check_bad_magic::<
-            E,
-        >(buf, len, header)?;
+        let (fixed, fixed_at, entries, entries_at) = match Self::check_bad_magic(
+            buf,
+            len,
+            header,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         Self::check_each_entries::<E, V>(buf, visit, len, header, entries, entries_at)?;
-        let (inputs, inputs_at, outputs, outputs_at) = Self::check_section_out_of_bounds::<
-            E,
-        >(buf, len, header, entries, entries_at)?;
+        let (inputs, inputs_at, outputs, outputs_at) = match Self::check_section_out_of_bounds(
+            buf,
+            len,
+            header,
+            entries,
+            entries_at,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         Self::check_each_inputs::<E, V>(buf, visit, header, inputs, inputs_at)?;
         Self::check_each_outputs::<
             E,
             V,
         >(buf, visit, header, entries, outputs, outputs_at)?;
-        Self::check_metadata_count_mismatch::<
-            E,
-        >(buf, header, fixed, fixed_at, entries, entries_at, inputs_at, outputs_at)?;
+        match Self::check_metadata_count_mismatch(
+            buf,
+            header,
+            fixed,
+            fixed_at,
+            entries,
+            entries_at,
+            inputs_at,
+            outputs_at,
+        ) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
         Ok(Self {
             buf,
             header: header_raw,

@@ -383,8 +383,9 @@ impl Splitter {
             (true, Some(vb)) if uses_visit => {
                 (quote!(<E: __rt::Report, #vb>), quote!(::<E, V>), quote!(E))
             }
-            (true, _) => (quote!(<E: __rt::Report>), quote!(::<E>), quote!(E)),
+            (true, _) => (quote!(), quote!(), quote!(__rt::Deferred)),
         };
+        let deferred = self.generic_error && !(uses_visit && self.visit_bound.is_some());
         let receiver = uses_self.then(|| quote!(&self,));
         let callee = if uses_self {
             quote!(self)
@@ -478,7 +479,7 @@ impl Splitter {
         };
         // An array lent to this helper is a reference in its body: lending it on to a nested
         // helper passes the reference itself (`x`, not `&x`).
-        let mut body = body;
+        let mut body = if deferred { deferred_body(body) } else { body };
         for x in p.params.iter().filter(|x| x.is_array()) {
             body = unlend(body, &x.name);
         }
@@ -513,7 +514,18 @@ impl Splitter {
             let up = format_ident!("__updated_{}", x.name.trim_start_matches('_'));
             quote!(#id = #up;)
         });
-        let call = quote!(#callee #dot #name #turbofish(#(#args),*)?);
+        // A validator's helper fails with a `Deferred` report, made where the failing paths
+        // meet: in the validator, or in a helper that calls the visitor (and fails with `E`).
+        // Written as a `match`, not `.map_err(..)?`: at `opt-level = "z"` the function item
+        // `map_err` takes is not inlined, and the paths no longer meet.
+        let call = if deferred {
+            quote!(match #callee #dot #name #turbofish(#(#args),*) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            })
+        } else {
+            quote!(#callee #dot #name #turbofish(#(#args),*)?)
+        };
         let lhs = match pats.len() {
             0 => return quote!(#call;),
             1 => pats[0].clone(),
@@ -985,6 +997,23 @@ fn labelled_jump(s: &TokenStream) -> bool {
 }
 
 /// `s` with each unary `&name` and `&mut name` made `name`.
+/// A deferred helper's body: a generic check it calls (`owned_apart_x::<E>`) reports as a
+/// `Deferred` too (`::<__rt::Deferred>`). Its nested helpers' failures need nothing:
+/// `d.into_report()` makes the `Deferred` again.
+fn deferred_body(s: TokenStream) -> TokenStream {
+    s.into_iter()
+        .flat_map(|t| match t {
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), deferred_body(g.stream()));
+                ng.set_span(g.span());
+                TokenTree::Group(ng).into_token_stream()
+            }
+            TokenTree::Ident(e) if e == "E" => quote!(__rt::Deferred),
+            t => t.into_token_stream(),
+        })
+        .collect()
+}
+
 fn unlend(s: TokenStream, name: &str) -> TokenStream {
     let tts: Vec<TokenTree> = s.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tts.len());
