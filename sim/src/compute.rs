@@ -785,110 +785,6 @@ struct Tap {
     iz: u16,
 }
 
-/// What a [`FlatTap`]'s byte offset depends on besides its tap: a signed 8-bit IFM's
-/// column and row strides in bytes, its channel-brick stride, and the dilation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FlatKey {
-    sx: u64,
-    sy: u64,
-    sc: u64,
-    nhcwb16: bool,
-    dx: u64,
-    dy: u64,
-}
-
-#[cfg(feature = "std")]
-impl FlatKey {
-    /// Byte offset of tap `(ky, kx)` on channel `c` from an output position's top-left IFM
-    /// element (`FmView::chan_offset`'s channel term).
-    fn offset(&self, ky: u64, kx: u64, c: u64) -> Option<u64> {
-        ky.checked_mul(self.dy)?
-            .checked_mul(self.sy)?
-            .checked_add(kx.checked_mul(self.dx)?.checked_mul(self.sx)?)?
-            .checked_add((c / 16).checked_mul(self.sc)?)?
-            .checked_add(c % 16)
-    }
-}
-
-/// One nonzero weight of a kept decoding with its IFM byte offset under a [`FlatKey`]
-/// (the sum of the tap's row, column and channel terms) and its output channel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FlatTap {
-    off: u32,
-    oz: u16,
-    w: i16,
-}
-
-/// A [`Flat`]'s taps (without `std` nothing is kept, so there are none).
-#[cfg(feature = "std")]
-type FlatTaps = std::vec::Vec<FlatTap>;
-#[cfg(not(feature = "std"))]
-type FlatTaps = [FlatTap; 0];
-
-/// A kept decoding's taps as [`FlatTap`]s, for a one-position pass (a fully connected
-/// layer's) over a signed 8-bit IFM: each weight then takes one byte read at a fixed
-/// offset. Made from the kept taps and the registers' layout alone; used only when the
-/// kernel's whole reach (`reach_y`, `reach_x`, `max_off`) lies inside the IFM and its view.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Flat {
-    key: FlatKey,
-    taps: FlatTaps,
-    /// The largest row and column tap offsets (`ky * dy`, `kx * dx`) and byte offset.
-    reach_y: u64,
-    reach_x: u64,
-    max_off: u64,
-}
-
-#[cfg(feature = "std")]
-impl Flat {
-    /// `taps` under `key`, if every offset fits 32 bits and the table `budget` bytes.
-    fn new(taps: &[Tap], key: FlatKey, depthwise: bool, budget: usize) -> Option<Self> {
-        if taps.len().checked_mul(core::mem::size_of::<FlatTap>())? > budget {
-            return None;
-        }
-        let mut out = std::vec::Vec::new();
-        out.try_reserve_exact(taps.len()).ok()?;
-        let (mut reach_y, mut reach_x, mut max_off) = (0u64, 0u64, 0u64);
-        for t in taps {
-            let (ky, kx) = (u64::from(t.ky), u64::from(t.kx));
-            let c = if depthwise { t.oz } else { t.iz };
-            let off = key.offset(ky, kx, u64::from(c))?;
-            reach_y = reach_y.max(ky.checked_mul(key.dy)?);
-            reach_x = reach_x.max(kx.checked_mul(key.dx)?);
-            max_off = max_off.max(off);
-            out.push(FlatTap {
-                off: u32::try_from(off).ok()?,
-                oz: t.oz,
-                w: t.w,
-            });
-        }
-        Some(Self {
-            key,
-            taps: out,
-            reach_y,
-            reach_x,
-            max_off,
-        })
-    }
-
-    /// Bytes it takes.
-    fn size(&self) -> usize {
-        self.taps
-            .len()
-            .saturating_mul(core::mem::size_of::<FlatTap>())
-    }
-}
-
-/// One kept decoding: the stream's bytes, its [`Ordering`], its taps, and their
-/// [`Flat`] form under the last IFM layout asked for.
-#[cfg(feature = "std")]
-type Kept = (
-    std::vec::Vec<u8>,
-    Ordering,
-    std::vec::Vec<Tap>,
-    Option<Flat>,
-);
-
 /// Decoded weight streams kept between operations and runs (with `std`): each the
 /// stream's bytes, the [`Ordering`] its operation's registers give, and the nonzero
 /// weights [`crate::mlw`] decodes from the bytes with the slots the ordering gives them,
@@ -906,7 +802,7 @@ pub(crate) struct WeightCache {
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) enabled: bool,
     #[cfg(feature = "std")]
-    entries: std::vec::Vec<Kept>,
+    entries: std::vec::Vec<(std::vec::Vec<u8>, Ordering, std::vec::Vec<Tap>)>,
     #[cfg(feature = "std")]
     bytes: usize,
     /// [`Self::slots`]' counts, at most [`Self::MAX_ORDERINGS`].
@@ -936,28 +832,15 @@ impl WeightCache {
     }
 
     /// The taps of `stream` under `order`, if it decodes to exactly `slots` weights.
-    #[cfg(all(test, feature = "std"))]
-    fn get(&mut self, stream: &[u8], order: &Ordering, slots: u64) -> Option<&[Tap]> {
-        self.get_flat(stream, order, slots, None).map(|(t, _)| t)
-    }
-
-    /// [`Self::get`], and with `key` the taps' [`Flat`] form under that IFM layout (made
-    /// the first time the layout is asked for; `None` when its offsets do not fit).
     #[cfg(feature = "std")]
-    fn get_flat(
-        &mut self,
-        stream: &[u8],
-        order: &Ordering,
-        slots: u64,
-        key: Option<FlatKey>,
-    ) -> Option<(&[Tap], Option<&Flat>)> {
+    fn get(&mut self, stream: &[u8], order: &Ordering, slots: u64) -> Option<&[Tap]> {
         if !self.enabled {
             return None;
         }
         let found = self
             .entries
             .iter()
-            .position(|(s, o, _, _)| o == order && s.as_slice() == stream);
+            .position(|(s, o, _)| o == order && s.as_slice() == stream);
         let at = match found {
             Some(at) => at,
             None => {
@@ -1014,32 +897,11 @@ impl WeightCache {
                     self.bytes = 0;
                 }
                 self.bytes = self.bytes.saturating_add(size);
-                self.entries.push((stream.to_vec(), *order, taps, None));
+                self.entries.push((stream.to_vec(), *order, taps));
                 self.entries.len() - 1
             }
         };
-        if let Some(key) = key {
-            let stale = self
-                .entries
-                .get(at)
-                .is_some_and(|(_, _, _, f)| f.as_ref().is_none_or(|f| f.key != key));
-            if stale {
-                let budget = Self::MAX_BYTES.saturating_sub(self.bytes);
-                let made = self
-                    .entries
-                    .get(at)
-                    .and_then(|(_, o, t, _)| Flat::new(t, key, o.depthwise, budget));
-                if let Some(e) = self.entries.get_mut(at) {
-                    let old = e.3.as_ref().map_or(0, Flat::size);
-                    let new = made.as_ref().map_or(0, Flat::size);
-                    self.bytes = self.bytes.saturating_sub(old).saturating_add(new);
-                    e.3 = made;
-                }
-            }
-        }
-        self.entries
-            .get(at)
-            .map(|(_, _, t, f)| (t.as_slice(), f.as_ref().filter(|f| key == Some(f.key))))
+        self.entries.get(at).map(|(_, _, t)| t.as_slice())
     }
 
     /// How many weight slots `order` walks (kept with `std`: it depends on `order` alone).
@@ -1062,13 +924,7 @@ impl WeightCache {
 
     #[cfg(not(feature = "std"))]
     #[allow(clippy::unused_self)]
-    fn get_flat(
-        &mut self,
-        _stream: &[u8],
-        _order: &Ordering,
-        _slots: u64,
-        _key: Option<FlatKey>,
-    ) -> Option<(&[Tap], Option<&Flat>)> {
+    fn get(&mut self, _stream: &[u8], _order: &Ordering, _slots: u64) -> Option<&[Tap]> {
         None
     }
 }
@@ -1113,6 +969,58 @@ fn weights_in(mem: &Memory, addr: u64, len: u64) -> Result<&[u8], ComputeError> 
         kind: AccessKind::Weights,
         address: addr,
     })
+}
+
+/// What [`direct_taps`] needs of its pass: the block's first channel and channel count,
+/// the accumulators' position stride, the traversal, the IFM's byte strides of a tap's row
+/// (`dilation_y * stride_y`), column and channel brick, and the IFM zero point.
+struct DirectPass {
+    ob: u64,
+    nb: u64,
+    pstride: usize,
+    depthwise: bool,
+    ysy: u64,
+    xsx: u64,
+    sc: u64,
+    zp: i64,
+}
+
+/// Accumulate the kept `taps` of a one-position pass over a signed 8-bit IFM whose
+/// position's bytes start `bytes` (each tap's byte at its row, column and channel offset),
+/// into `acc`; a run of taps of one channel (the stream's innermost loop is the IFM's
+/// channels) is summed in a local first. `false` when a byte or an accumulator is out of
+/// reach (the caller checked neither can be, and then takes the checked path).
+fn direct_taps(taps: &[Tap], bytes: &[u8], acc: &mut [i64], p: &DirectPass) -> bool {
+    let (mut cur, mut sum) = (usize::MAX, 0i64);
+    for t in taps {
+        let j = u64::from(t.oz).wrapping_sub(p.ob);
+        if j >= p.nb {
+            continue;
+        }
+        let c = u64::from(if p.depthwise { t.oz } else { t.iz });
+        let off = u64::from(t.ky) * p.ysy + u64::from(t.kx) * p.xsx + (c >> 4) * p.sc + (c & 15);
+        let Some(&b) = usize::try_from(off).ok().and_then(|o| bytes.get(o)) else {
+            return false;
+        };
+        let j = j as usize;
+        if j != cur {
+            if cur != usize::MAX {
+                let Some(a) = acc.get_mut(cur.saturating_mul(p.pstride)) else {
+                    return false;
+                };
+                *a += sum;
+            }
+            (cur, sum) = (j, 0);
+        }
+        sum += (i64::from(b as i8) - p.zp) * i64::from(t.w);
+    }
+    if cur != usize::MAX {
+        let Some(a) = acc.get_mut(cur.saturating_mul(p.pstride)) else {
+            return false;
+        };
+        *a += sum;
+    }
+    true
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1271,23 +1179,9 @@ fn conv(
     };
     // A kept decoding of this stream (checked to hold exactly `slots` weights), copied
     // out of the cache's borrow of `mem`'s bytes: the OFM is written between passes.
-    // One position over a signed 8-bit IFM without upscaling: its taps' flat form under
-    // the IFM's layout too.
-    let flat_key =
-        (positions == 1 && upscale == 0 && ifm.elem == 1 && ifm.signed).then_some(FlatKey {
-            sx: if ifm.nhcwb16 { 16 } else { ifm.stride_x },
-            sy: ifm.stride_y,
-            sc: if ifm.nhcwb16 { ifm.stride_c } else { 16 },
-            nhcwb16: ifm.nhcwb16,
-            dx,
-            dy,
-        });
-    let (kept, flat) = {
+    let kept = {
         let stream = weights_in(mem, w_addr, w_len)?;
-        match cache.get_flat(stream, &order, slots, flat_key) {
-            Some((t, f)) => (Some(t), f),
-            None => (None, None),
-        }
+        cache.get(stream, &order, slots)
     };
     let mut first = kept.is_none();
     // Channel `j` of the pass, position `p` of the chunk: `acc[j * pstride + p]`.
@@ -1348,35 +1242,54 @@ fn conv(
                 let single8 = view
                     .as_ref()
                     .filter(|v| n == 1 && upscale == 0 && v.fm.elem == 1 && v.fm.signed);
-                // The flat taps, when the kernel's whole reach lies inside the IFM and
-                // its view: one byte at a kept offset per weight.
-                let flat_done = match (flat, single8) {
-                    (Some(f), Some(v))
+                // The kept taps of a one-position pass, when the kernel's whole reach lies
+                // inside the IFM and its view: one byte read per weight at an offset from
+                // the tap alone (`mac`'s 8-bit path without its per-tap checks).
+                let (reach_y, reach_x) = ((kh - 1) * dy, (kw - 1) * dx);
+                let direct = match (kept, single8) {
+                    (Some(taps), Some(v))
                         if rows[0] >= 0
                             && cols[0] >= 0
-                            && i64::from(rows[0]).saturating_add_unsigned(f.reach_y) < ifm_h
-                            && i64::from(cols[0]).saturating_add_unsigned(f.reach_x) < ifm_w =>
+                            && i64::from(rows[0]).saturating_add_unsigned(reach_y) < ifm_h
+                            && i64::from(cols[0]).saturating_add_unsigned(reach_x) < ifm_w =>
                     {
+                        let (sx, sy) = (view_strides.0 as u64, view_strides.1 as u64);
+                        let sc = if v.fm.nhcwb16 { v.fm.stride_c } else { 16 };
+                        let (ysy, xsx) = (dy.saturating_mul(sy), dx.saturating_mul(sx));
+                        // The largest offset a tap can have (NHWC: the last channel's; NHCWB16:
+                        // at most the last brick's plus the largest channel within a brick).
+                        let last = ifm_c - 1;
+                        let chan = if v.fm.nhcwb16 {
+                            (last / 16).saturating_mul(sc).saturating_add(last.min(15))
+                        } else {
+                            last
+                        };
+                        let reach = reach_y
+                            .saturating_mul(sy)
+                            .saturating_add(reach_x.saturating_mul(sx))
+                            .saturating_add(chan);
                         let bytes = usize::try_from(pos_off[0])
                             .ok()
                             .and_then(|p0| v.bytes.get(p0..))
-                            .filter(|b| (b.len() as u64) > f.max_off);
-                        bytes.is_some_and(|bytes| {
-                            for t in &f.taps {
-                                let j = u64::from(t.oz).wrapping_sub(ob);
-                                if j >= nb as u64 {
-                                    continue;
-                                }
-                                let (Some(a), Some(&b)) = (
-                                    acc.get_mut((j as usize).saturating_mul(pstride)),
-                                    bytes.get(t.off as usize),
-                                ) else {
-                                    return false;
-                                };
-                                *a += (i64::from(b as i8) - ifm_zp) * i64::from(t.w);
-                            }
-                            true
-                        })
+                            .filter(|b| (b.len() as u64) > reach);
+                        match bytes {
+                            Some(bytes) => direct_taps(
+                                taps,
+                                bytes,
+                                &mut acc,
+                                &DirectPass {
+                                    ob,
+                                    nb: nb as u64,
+                                    pstride,
+                                    depthwise,
+                                    ysy,
+                                    xsx,
+                                    sc,
+                                    zp: ifm_zp,
+                                },
+                            ),
+                            None => false,
+                        }
                     }
                     _ => false,
                 };
@@ -1478,10 +1391,12 @@ fn conv(
                         }
                         Ok(())
                     };
-                if flat_done {
+                if direct {
+                    // Done above.
                 } else if let (Some(taps), Some(v)) = (kept, single8) {
                     // One output position (a fully connected layer's) and a signed 8-bit
-                    // IFM: `mac`'s 8-bit path, per tap, without its per-call setup.
+                    // IFM: `mac`'s 8-bit path, per tap, without its per-call setup (the
+                    // accumulators zeroed again: the direct path may have stopped midway).
                     acc.iter_mut()
                         .take(nb.saturating_mul(pstride))
                         .for_each(|v| *v = 0);
