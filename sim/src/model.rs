@@ -554,60 +554,66 @@ enum Run {
     Hung,
 }
 
-/// One command of a kept stream ([`Kept`]): the command (or the decode error that ends the
-/// stream), its opcode, and for a memory-touching operation the index of its registers and
-/// accesses in [`Kept::ops`].
+/// One command of a kept stream ([`Kept`]): the command, its opcode, and for a
+/// memory-touching operation the index of its registers and accesses in [`Kept::ops`]
+/// ([`Step::NONE`] for other commands).
 #[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy)]
 struct Step {
-    item: Result<cmd::Command, cmd::DecodeError>,
+    command: cmd::Command,
     opcode: Option<Opcode>,
-    op: Option<usize>,
+    op: u32,
 }
 
-/// The last command stream's decoding: its bytes, its commands, and at each
-/// memory-touching operation the registers as the stream leaves them and what the
-/// operation touches (relative to its regions: the region checks, base addresses and
-/// memory are the run's). All of it follows from the bytes alone, so it is kept while the
-/// bytes are the same, compared on every run.
+#[cfg(feature = "std")]
+impl Step {
+    /// [`Step::op`] of a command that is not a memory-touching operation.
+    const NONE: u32 = u32::MAX;
+}
+
+/// The last command stream's decoding: its bytes, its commands up to the end or the first
+/// that does not decode (and that error), and at each memory-touching operation the
+/// registers as the stream leaves them and what the operation touches (relative to its
+/// regions: the region checks, base addresses and memory are the run's). All of it follows
+/// from the bytes alone, so it is kept while the bytes are the same, compared on every run.
 #[cfg(feature = "std")]
 #[derive(Debug)]
 pub(crate) struct Kept {
     bytes: Vec<u8>,
     steps: Vec<Step>,
+    error: Option<cmd::DecodeError>,
     ops: Vec<(StreamState, cmd::Operation)>,
 }
 
 #[cfg(feature = "std")]
 impl Kept {
     /// The most operations kept (984 bytes each on a 64-bit host: at most some 16 MiB, on
-    /// top of 48 bytes a command); a stream with more is decoded as it runs.
+    /// top of 24 bytes a command); a stream with more is decoded as it runs.
     const MAX_OPS: usize = 16 << 10;
 
     /// Decode `stream` up to its end or its first decode error; `None` past
     /// [`Self::MAX_OPS`] operations.
     fn new(stream: &[u8]) -> Option<Self> {
         let mut state = StreamState::new();
-        let (mut steps, mut ops) = (Vec::new(), Vec::new());
+        let (mut steps, mut ops, mut error) = (Vec::new(), Vec::new(), None);
         for item in cmd::decode(stream) {
-            let Ok(command) = item else {
-                steps.push(Step {
-                    item,
-                    opcode: None,
-                    op: None,
-                });
-                break;
+            let command = match item {
+                Ok(c) => c,
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
             };
             let op = match state.apply(&command) {
                 Some(op) if ops.len() < Self::MAX_OPS => {
                     ops.push((state.clone(), op));
-                    Some(ops.len() - 1)
+                    u32::try_from(ops.len() - 1).ok()?
                 }
                 Some(_) => return None,
-                None => None,
+                None => Step::NONE,
             };
             steps.push(Step {
-                item,
+                command,
                 opcode: command.opcode(),
                 op,
             });
@@ -615,6 +621,7 @@ impl Kept {
         Some(Self {
             bytes: stream.to_vec(),
             steps,
+            error,
             ops,
         })
     }
@@ -1053,19 +1060,18 @@ impl Core {
     #[cfg(feature = "std")]
     fn run_kept(&mut self, mut rec: RunRecord, qsize: u64, kept: &Kept) -> (RunRecord, u32) {
         for step in &kept.steps {
-            let command = match step.item {
-                Ok(c) => c,
-                Err(e) => return Self::parse_error(rec, e),
-            };
-            let op = step
-                .op
+            let op = usize::try_from(step.op)
+                .ok()
                 .and_then(|i| kept.ops.get(i))
                 .map(|(state, op)| (state, op));
-            if let Some(bits) = self.step(&mut rec, qsize, &command, step.opcode, op) {
+            if let Some(bits) = self.step(&mut rec, qsize, &step.command, step.opcode, op) {
                 return (rec, bits);
             }
         }
-        (rec, Status::CMD_END_REACHED)
+        match kept.error {
+            Some(e) => Self::parse_error(rec, e),
+            None => (rec, Status::CMD_END_REACHED),
+        }
     }
 
     /// The stream does not decode at `e`.
@@ -1282,6 +1288,7 @@ mod tests {
     fn core(stream: &[u8]) -> Core {
         let mut c = Core::new(SimConfig {
             run_latency: 0,
+            reset_latency: 0,
             ..SimConfig::default()
         });
         let src: Vec<u8> = (1..=16).collect();
@@ -1289,11 +1296,16 @@ mod tests {
         assert!(c.memory.store(DST, &[0; 16]));
         assert!(c.memory.store(STREAM, stream));
         c.region_sizes = [Some(16), Some(16), None, None, None, None, None, None];
+        program(&mut c, stream.len());
+        c
+    }
+
+    /// The base pointers and the queue of a `len`-byte stream, as after [`core`].
+    fn program(c: &mut Core, len: usize) {
         c.write(map::BASEP, SRC as u32);
         c.write(map::BASEP + map::BASEP_STRIDE, DST as u32);
         c.write(QBASE, STREAM as u32);
-        c.write(QSIZE, stream.len() as u32);
-        c
+        c.write(QSIZE, len as u32);
     }
 
     fn run(c: &mut Core) -> RunRecord {
@@ -1318,6 +1330,30 @@ mod tests {
         let r = run(&mut c);
         assert_eq!((r.operations, r.dma_bytes), (1, 8));
         assert_eq!(c.memory.read(DST, 8).unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn a_kept_stream_stops_at_its_first_command_that_does_not_decode() {
+        let mut s = dmas(1, 4);
+        let stop = s.len() - 4;
+        // An unknown opcode in place of NPU_OP_STOP, then a DMA that never runs.
+        s.splice(stop.., word(0x3FF, 0));
+        s.extend(word(0x010, 0));
+        let mut c = core(&s);
+        let first = run(&mut c);
+        assert!(c.commands.is_some());
+        let e = first.parse_error.expect("a parse error");
+        assert_eq!((e.offset, first.qread), (stop as u32, stop as u32));
+        assert_eq!((first.operations, first.dma_bytes), (1, 4));
+        assert_eq!(
+            first.final_status.map(|s| s & Status::CMD_PARSE_ERROR),
+            Some(Status::CMD_PARSE_ERROR)
+        );
+        // The kept decoding stops there too (after a reset: a parse error needs one).
+        c.write(RESET, 0);
+        program(&mut c, s.len());
+        assert_eq!(run(&mut c), first);
+        assert_eq!((c.stats.runs, c.stats.ignored_starts), (2, 0));
     }
 
     #[test]
