@@ -451,6 +451,28 @@ impl Fm {
     /// A view of the `h x w x c` elements from `(0, 0, 0)`, if they all lie in tile 0 and
     /// in one memory window.
     pub(crate) fn view<'m>(&self, mem: &'m Memory, h: u64, w: u64, c: u64) -> Option<FmView<'m>> {
+        let (base, len) = self.extent(h, w, c)?;
+        let bytes = mem.read(base, len)?;
+        Some(FmView {
+            fm: *self,
+            bytes,
+            base,
+        })
+    }
+}
+
+/// Element writes of a feature map held in one borrowed slice (tile 0), as [`FmView`]
+/// reads.
+pub(crate) struct FmViewMut<'m> {
+    fm: Fm,
+    bytes: &'m mut [u8],
+    base: u64,
+}
+
+impl Fm {
+    /// The byte range of the `h x w x c` elements from `(0, 0, 0)` (an upper bound for
+    /// NHCWB16's last brick), if they all lie in tile 0.
+    fn extent(&self, h: u64, w: u64, c: u64) -> Option<(u64, u64)> {
         if h == 0 || w == 0 || c == 0 || h > self.h0 || w > self.w0 {
             return None;
         }
@@ -464,12 +486,54 @@ impl Fm {
             .addr(h - 1, w - 1, 0)?
             .checked_add(((c - 1) / 16).checked_mul(sc)?)?
             .checked_add(((c - 1).min(15) + 1).checked_mul(self.elem)?)?;
-        let bytes = mem.read(base, end.checked_sub(base)?)?;
-        Some(FmView {
+        Some((base, end.checked_sub(base)?))
+    }
+
+    /// A writable view of the `h x w x c` elements from `(0, 0, 0)`, if they all lie in
+    /// tile 0 and in one memory window.
+    pub(crate) fn view_mut<'m>(
+        &self,
+        mem: &'m mut Memory,
+        h: u64,
+        w: u64,
+        c: u64,
+    ) -> Option<FmViewMut<'m>> {
+        let (base, len) = self.extent(h, w, c)?;
+        let bytes = mem.read_mut(base, len)?;
+        Some(FmViewMut {
             fm: *self,
             bytes,
             base,
         })
+    }
+}
+
+impl FmViewMut<'_> {
+    /// Write `v` (already in range) at `(y, x, c)`, as [`Fm::write`] does; `false` (nothing
+    /// written) when the element is not in the view.
+    #[inline]
+    pub(crate) fn put(&mut self, y: u64, x: u64, c: u64, v: i64) -> bool {
+        let elem = self.fm.elem as usize;
+        let at = self
+            .fm
+            .addr(y, x, c)
+            .and_then(|a| a.checked_sub(self.base))
+            .and_then(|off| usize::try_from(off).ok());
+        let bytes = (v as i32).to_le_bytes();
+        let (Some(at), Some(src)) = (at, bytes.get(..elem)) else {
+            return false;
+        };
+        match self.bytes.get_mut(at..at.saturating_add(elem)) {
+            Some([b]) => {
+                *b = v as u8;
+                true
+            }
+            Some(dst) => {
+                dst.copy_from_slice(src);
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -690,8 +754,11 @@ impl Ordering {
 /// Output positions accumulated per weight-stream pass.
 const CHUNK: usize = 64;
 
-/// Output channels accumulated per weight-stream pass.
+/// Output channels accumulated per weight-stream pass (at the most positions, CHUNK).
 const OB: usize = 8;
+
+/// Accumulators of one pass: OB channels of CHUNK positions, or more channels of fewer.
+const ACC: usize = OB * CHUNK;
 
 /// The next weight of the stream; the stream was checked to hold `slots` weights.
 fn next_weight(dec: &mut Decoder<'_>, slots: u64) -> Result<i64, ComputeError> {
@@ -904,6 +971,58 @@ fn weights_in(mem: &Memory, addr: u64, len: u64) -> Result<&[u8], ComputeError> 
     })
 }
 
+/// What [`direct_taps`] needs of its pass: the block's first channel and channel count,
+/// the accumulators' position stride, the traversal, the IFM's byte strides of a tap's row
+/// (`dilation_y * stride_y`), column and channel brick, and the IFM zero point.
+struct DirectPass {
+    ob: u64,
+    nb: u64,
+    pstride: usize,
+    depthwise: bool,
+    ysy: u64,
+    xsx: u64,
+    sc: u64,
+    zp: i64,
+}
+
+/// Accumulate the kept `taps` of a one-position pass over a signed 8-bit IFM whose
+/// position's bytes start `bytes` (each tap's byte at its row, column and channel offset),
+/// into `acc`; a run of taps of one channel (the stream's innermost loop is the IFM's
+/// channels) is summed in a local first. `false` when a byte or an accumulator is out of
+/// reach (the caller checked neither can be, and then takes the checked path).
+fn direct_taps(taps: &[Tap], bytes: &[u8], acc: &mut [i64], p: &DirectPass) -> bool {
+    let (mut cur, mut sum) = (usize::MAX, 0i64);
+    for t in taps {
+        let j = u64::from(t.oz).wrapping_sub(p.ob);
+        if j >= p.nb {
+            continue;
+        }
+        let c = u64::from(if p.depthwise { t.oz } else { t.iz });
+        let off = u64::from(t.ky) * p.ysy + u64::from(t.kx) * p.xsx + (c >> 4) * p.sc + (c & 15);
+        let Some(&b) = usize::try_from(off).ok().and_then(|o| bytes.get(o)) else {
+            return false;
+        };
+        let j = j as usize;
+        if j != cur {
+            if cur != usize::MAX {
+                let Some(a) = acc.get_mut(cur.saturating_mul(p.pstride)) else {
+                    return false;
+                };
+                *a += sum;
+            }
+            (cur, sum) = (j, 0);
+        }
+        sum += (i64::from(b as i8) - p.zp) * i64::from(t.w);
+    }
+    if cur != usize::MAX {
+        let Some(a) = acc.get_mut(cur.saturating_mul(p.pstride)) else {
+            return false;
+        };
+        *a += sum;
+    }
+    true
+}
+
 #[allow(clippy::too_many_arguments)]
 fn conv(
     depthwise: bool,
@@ -1020,15 +1139,20 @@ fn conv(
         .unwrap_or(0)
         .saturating_add(u64::from(st.payload(Opcode::SetScaleBase)));
 
-    // Budget: the stream is decoded once per block of OB channels and chunk of positions;
-    // every output element takes a kernel's worth of multiply-accumulates.
+    // Output channels in blocks, positions in chunks of at most CHUNK: a pass holds
+    // `pstride` positions of each of `cb` channels in the ACC accumulators, so a layer of
+    // few positions (a fully connected layer's one) takes many channels per pass.
     let positions = oh.saturating_mul(ow);
-    let chunks = positions
-        .div_ceil(CHUNK as u64)
-        .saturating_mul(oc.div_ceil(OB as u64));
+    let pstride = usize::try_from(positions.clamp(1, CHUNK as u64)).unwrap_or(CHUNK);
+    let cb = (ACC / pstride) as u64;
+    // Budget: the stream is decoded once per pass; every output element takes a kernel's
+    // worth of multiply-accumulates.
+    let passes = positions
+        .div_ceil(pstride as u64)
+        .saturating_mul(oc.div_ceil(cb));
     let slots = cache.slots(&order);
     work.ops(
-        chunks.saturating_mul(slots).saturating_add(
+        passes.saturating_mul(slots).saturating_add(
             positions
                 .saturating_mul(oc)
                 .saturating_mul(kh.saturating_mul(kw).saturating_mul(ic)),
@@ -1042,8 +1166,8 @@ fn conv(
         budget,
     )?;
 
-    // Output channels in blocks of OB, positions in chunks of CHUNK: the weight stream is
-    // decoded once per block and chunk, each weight accumulated where it belongs.
+    // Each pass decodes the weight stream once (or walks its kept decoding), each weight
+    // accumulated where it belongs.
     let ifm_c = if depthwise { oc } else { ic };
     // The stored IFM element under upscaled position (iy, ix), or None for an inserted
     // zero (the zero point: it adds nothing).
@@ -1060,52 +1184,30 @@ fn conv(
         cache.get(stream, &order, slots)
     };
     let mut first = kept.is_none();
-    let mut acc = [[0i64; CHUNK]; OB];
+    // Channel `j` of the pass, position `p` of the chunk: `acc[j * pstride + p]`.
+    let mut acc = [0i64; ACC];
     // Each position's top-left IFM row and column: below 2^19 in magnitude (16-bit
     // coordinates and padding, strides of at most 4), so 32 bits hold them (half the
     // stack of the no_std build's arrays).
     let (mut rows, mut cols) = ([0i32; CHUNK], [0i32; CHUNK]);
     let mut ob = 0u64;
     while ob < oc {
-        let nb = (oc - ob).min(OB as u64) as usize;
-        let mut recs = [(0i64, 0u32, 0u32); OB];
-        for (j, r) in recs.iter_mut().enumerate().take(nb) {
-            let o = ob + j as u64;
-            let at = s_addr.saturating_add(o.saturating_mul(10));
-            let rec = mem.read(at, 10).ok_or(ComputeError::Unmapped {
-                kind: AccessKind::Scales,
-                address: at,
-            })?;
-            let mut raw = [0u8; 10];
-            raw.copy_from_slice(rec);
-            // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
-            let bias =
-                i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0]) << 24 >> 24;
-            *r = if per_channel {
-                (
-                    bias,
-                    u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
-                    u32::from(raw[9] & 0x3f),
-                )
-            } else {
-                (
-                    bias,
-                    st.payload(Opcode::SetOfmScale),
-                    u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
-                )
-            };
-        }
+        let nb = (oc - ob).min(cb) as usize;
         let mut start = 0u64;
         while start < positions {
-            let n = (positions - start).min(CHUNK as u64) as usize;
-            // The accumulators this pass uses, zeroed (the arrays are made once per op).
-            for a in acc.iter_mut().take(nb) {
-                a.iter_mut().take(n).for_each(|v| *v = 0);
-            }
-            for (p, (r, c)) in rows.iter_mut().zip(cols.iter_mut()).enumerate().take(n) {
-                let pos = start + p as u64;
-                *r = (((pos / ow) * sy) as i64 - pt) as i32;
-                *c = (((pos % ow) * sx) as i64 - pl) as i32;
+            let n = (positions - start).min(pstride as u64) as usize;
+            // The accumulators this pass uses, zeroed (the array is made once per op).
+            acc.iter_mut()
+                .take(nb.saturating_mul(pstride))
+                .for_each(|v| *v = 0);
+            let (mut y, mut x) = (start / ow, start % ow);
+            for (r, c) in rows.iter_mut().zip(cols.iter_mut()).take(n) {
+                *r = ((y * sy) as i64 - pt) as i32;
+                *c = ((x * sx) as i64 - pl) as i32;
+                x += 1;
+                if x == ow {
+                    (y, x) = (y + 1, 0);
+                }
             }
             {
                 let mem_ref: &Memory = mem;
@@ -1137,113 +1239,167 @@ fn conv(
                     .fold((i64::MAX, i64::MIN), |(lo, hi), &c| {
                         (lo.min(i64::from(c)), hi.max(i64::from(c)))
                     });
-                // Weight `w` of slot `(oz, ky, kx, iz)`, accumulated where it belongs.
-                let mut mac = |w: i64,
-                               oz: u64,
-                               ky: u64,
-                               kx: u64,
-                               iz: u64|
-                 -> Result<(), ComputeError> {
-                    if w == 0 || oz < ob || oz >= ob + nb as u64 {
-                        return Ok(());
+                let single8 = view
+                    .as_ref()
+                    .filter(|v| n == 1 && upscale == 0 && v.fm.elem == 1 && v.fm.signed);
+                // The kept taps of a one-position pass, when the kernel's whole reach lies
+                // inside the IFM and its view: one byte read per weight at an offset from
+                // the tap alone (`mac`'s 8-bit path without its per-tap checks).
+                let (reach_y, reach_x) = ((kh - 1) * dy, (kw - 1) * dx);
+                let direct = match (kept, single8) {
+                    (Some(taps), Some(v))
+                        if rows[0] >= 0
+                            && cols[0] >= 0
+                            && i64::from(rows[0]).saturating_add_unsigned(reach_y) < ifm_h
+                            && i64::from(cols[0]).saturating_add_unsigned(reach_x) < ifm_w =>
+                    {
+                        let (sx, sy) = (view_strides.0 as u64, view_strides.1 as u64);
+                        let sc = if v.fm.nhcwb16 { v.fm.stride_c } else { 16 };
+                        let (ysy, xsx) = (dy.saturating_mul(sy), dx.saturating_mul(sx));
+                        // The largest offset a tap can have (NHWC: the last channel's; NHCWB16:
+                        // at most the last brick's plus the largest channel within a brick).
+                        let last = ifm_c - 1;
+                        let chan = if v.fm.nhcwb16 {
+                            (last / 16).saturating_mul(sc).saturating_add(last.min(15))
+                        } else {
+                            last
+                        };
+                        let reach = reach_y
+                            .saturating_mul(sy)
+                            .saturating_add(reach_x.saturating_mul(sx))
+                            .saturating_add(chan);
+                        let bytes = usize::try_from(pos_off[0])
+                            .ok()
+                            .and_then(|p0| v.bytes.get(p0..))
+                            .filter(|b| (b.len() as u64) > reach);
+                        match bytes {
+                            Some(bytes) => direct_taps(
+                                taps,
+                                bytes,
+                                &mut acc,
+                                &DirectPass {
+                                    ob,
+                                    nb: nb as u64,
+                                    pstride,
+                                    depthwise,
+                                    ysy,
+                                    xsx,
+                                    sc,
+                                    zp: ifm_zp,
+                                },
+                            ),
+                            None => false,
+                        }
                     }
-                    let Some(acc) = acc.get_mut((oz - ob) as usize) else {
-                        return Ok(());
-                    };
-                    let c = if depthwise { oz } else { iz };
-                    let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
-                    match &view {
-                        // The common case, a signed 8-bit IFM without upscaling: one byte
-                        // at a precomputed offset.
-                        Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
-                            // The tap's byte offset from each position's top-left
-                            // (`pos_off`); unsigned compares reject rows and columns
-                            // outside the IFM (negative ones wrap past its size). Offsets
-                            // are below 2^50 (16-bit coordinates, 32-bit strides).
-                            let (sx, sy) = view_strides;
-                            let d = oy * sy + ox * sx + v.chan_offset(c) as i64;
-                            let (h, wd) = (ifm_h as u64, ifm_w as u64);
-                            if rmin.saturating_add(oy) >= 0
-                                && rmax.saturating_add(oy) < ifm_h
-                                && cmin.saturating_add(ox) >= 0
-                                && cmax.saturating_add(ox) < ifm_w
-                            {
-                                // Every position of the chunk reads inside the IFM.
-                                // (`(val - zp) * w` as `val * w - zp * w`, the same exact sum; locals, so
-                                // the loop keeps them in registers.)
-                                let (bytes, zw) = (v.bytes, ifm_zp * w);
-                                for (p, (a, &po)) in
-                                    acc.iter_mut().zip(&pos_off).enumerate().take(n)
+                    _ => false,
+                };
+                // Weight `w` of slot `(oz, ky, kx, iz)`, accumulated where it belongs.
+                let mut mac =
+                    |w: i64, oz: u64, ky: u64, kx: u64, iz: u64| -> Result<(), ComputeError> {
+                        if w == 0 || oz < ob || oz >= ob + nb as u64 {
+                            return Ok(());
+                        }
+                        let at = ((oz - ob) as usize).saturating_mul(pstride);
+                        let Some(acc) = acc.get_mut(at..at.saturating_add(n)) else {
+                            return Ok(());
+                        };
+                        let c = if depthwise { oz } else { iz };
+                        let (oy, ox) = ((ky * dy) as i64, (kx * dx) as i64);
+                        match &view {
+                            // The common case, a signed 8-bit IFM without upscaling: one byte
+                            // at a precomputed offset.
+                            Some(v) if upscale == 0 && v.fm.elem == 1 && v.fm.signed => {
+                                // The tap's byte offset from each position's top-left
+                                // (`pos_off`); unsigned compares reject rows and columns
+                                // outside the IFM (negative ones wrap past its size). Offsets
+                                // are below 2^50 (16-bit coordinates, 32-bit strides).
+                                let (sx, sy) = view_strides;
+                                let d = oy * sy + ox * sx + v.chan_offset(c) as i64;
+                                let (h, wd) = (ifm_h as u64, ifm_w as u64);
+                                if rmin.saturating_add(oy) >= 0
+                                    && rmax.saturating_add(oy) < ifm_h
+                                    && cmin.saturating_add(ox) >= 0
+                                    && cmax.saturating_add(ox) < ifm_w
                                 {
+                                    // Every position of the chunk reads inside the IFM.
+                                    // (`(val - zp) * w` as `val * w - zp * w`, the same exact sum; locals, so
+                                    // the loop keeps them in registers.)
+                                    let (bytes, zw) = (v.bytes, ifm_zp * w);
+                                    for (p, (a, &po)) in acc.iter_mut().zip(&pos_off).enumerate() {
+                                        let val = match usize::try_from(po + d)
+                                            .ok()
+                                            .and_then(|o| bytes.get(o))
+                                        {
+                                            Some(b) => i64::from(*b as i8),
+                                            None => {
+                                                let (ry, rx) =
+                                                    (i64::from(rows[p]), i64::from(cols[p]));
+                                                v.get((ry + oy) as u64, (rx + ox) as u64, c)?
+                                            }
+                                        };
+                                        *a += val * w - zw;
+                                    }
+                                    return Ok(());
+                                }
+                                for (((a, &ry), &rx), &po) in
+                                    acc.iter_mut().zip(&rows).zip(&cols).zip(&pos_off)
+                                {
+                                    let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                    if iy as u64 >= h || ix as u64 >= wd {
+                                        continue;
+                                    }
                                     let val = match usize::try_from(po + d)
                                         .ok()
-                                        .and_then(|o| bytes.get(o))
-                                    {
-                                        Some(b) => i64::from(*b as i8),
-                                        None => {
-                                            let (ry, rx) = (i64::from(rows[p]), i64::from(cols[p]));
-                                            v.get((ry + oy) as u64, (rx + ox) as u64, c)?
-                                        }
-                                    };
-                                    *a += val * w - zw;
-                                }
-                                return Ok(());
-                            }
-                            for (((a, &ry), &rx), &po) in
-                                acc.iter_mut().zip(&rows).zip(&cols).zip(&pos_off).take(n)
-                            {
-                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
-                                if iy as u64 >= h || ix as u64 >= wd {
-                                    continue;
-                                }
-                                let val =
-                                    match usize::try_from(po + d).ok().and_then(|o| v.bytes.get(o))
+                                        .and_then(|o| v.bytes.get(o))
                                     {
                                         Some(b) => i64::from(*b as i8),
                                         None => v.get(iy as u64, ix as u64, c)?,
                                     };
-                                *a += (val - ifm_zp) * w;
-                            }
-                        }
-                        Some(v) => {
-                            let coff = v.chan_offset(c);
-                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
-                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                    continue;
+                                    *a += (val - ifm_zp) * w;
                                 }
-                                let Some((iy, ix)) = source(iy, ix) else {
-                                    continue;
-                                };
-                                let val = match v.at(iy as u64, ix as u64, coff) {
-                                    Some(val) => val,
-                                    None => v.get(iy as u64, ix as u64, c)?,
-                                };
-                                *a += (val - ifm_zp) * w;
                             }
-                        }
-                        None => {
-                            for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols).take(n) {
-                                let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
-                                if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
-                                    continue;
+                            Some(v) => {
+                                let coff = v.chan_offset(c);
+                                for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols) {
+                                    let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                        continue;
+                                    }
+                                    let Some((iy, ix)) = source(iy, ix) else {
+                                        continue;
+                                    };
+                                    let val = match v.at(iy as u64, ix as u64, coff) {
+                                        Some(val) => val,
+                                        None => v.get(iy as u64, ix as u64, c)?,
+                                    };
+                                    *a += (val - ifm_zp) * w;
                                 }
-                                let Some((iy, ix)) = source(iy, ix) else {
-                                    continue;
-                                };
-                                let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
-                                *a += (val - ifm_zp) * w;
+                            }
+                            None => {
+                                for ((a, &ry), &rx) in acc.iter_mut().zip(&rows).zip(&cols) {
+                                    let (iy, ix) = (i64::from(ry) + oy, i64::from(rx) + ox);
+                                    if iy < 0 || ix < 0 || iy >= ifm_h || ix >= ifm_w {
+                                        continue;
+                                    }
+                                    let Some((iy, ix)) = source(iy, ix) else {
+                                        continue;
+                                    };
+                                    let val = ifm.read(mem_ref, iy as u64, ix as u64, c)?;
+                                    *a += (val - ifm_zp) * w;
+                                }
                             }
                         }
-                    }
-                    Ok(())
-                };
-                let single8 = view
-                    .as_ref()
-                    .filter(|v| n == 1 && upscale == 0 && v.fm.elem == 1 && v.fm.signed);
-                if let (Some(taps), Some(v)) = (kept, single8) {
+                        Ok(())
+                    };
+                if direct {
+                    // Done above.
+                } else if let (Some(taps), Some(v)) = (kept, single8) {
                     // One output position (a fully connected layer's) and a signed 8-bit
-                    // IFM: `mac`'s 8-bit path, per tap, without its per-call setup.
+                    // IFM: `mac`'s 8-bit path, per tap, without its per-call setup (the
+                    // accumulators zeroed again: the direct path may have stopped midway).
+                    acc.iter_mut()
+                        .take(nb.saturating_mul(pstride))
+                        .for_each(|v| *v = 0);
                     let (sx, sy) = view_strides;
                     let (r0, c0, p0) = (i64::from(rows[0]), i64::from(cols[0]), pos_off[0]);
                     let (h, wd) = (ifm_h as u64, ifm_w as u64);
@@ -1253,8 +1409,7 @@ fn conv(
                             .checked_sub(ob)
                             .and_then(|j| usize::try_from(j).ok())
                             .filter(|&j| j < nb)
-                            .and_then(|j| acc.get_mut(j))
-                            .and_then(|a| a.first_mut())
+                            .and_then(|j| acc.get_mut(j.saturating_mul(pstride)))
                         else {
                             continue;
                         };
@@ -1313,20 +1468,76 @@ fn conv(
                     }
                 }
             }
-            for (j, (acc, &(bias, scale, shift))) in
-                acc.iter().zip(recs.iter()).enumerate().take(nb)
-            {
+            // Each accumulator scaled into its output value, in place (the bias, scale and
+            // shift records read first), then written.
+            let block = s_addr.saturating_add(ob.saturating_mul(10));
+            let block_recs = mem.read(block, (nb as u64).saturating_mul(10));
+            for (j, acc) in acc.chunks_mut(pstride).enumerate().take(nb) {
                 let o = ob + j as u64;
-                for (p, a) in acc.iter().enumerate().take(n) {
-                    let v = scale_value(a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
-                    let pos = start + p as u64;
-                    ofm.write(
-                        mem,
-                        pos / ow,
-                        pos % ow,
-                        o,
-                        v.clamp(act_min, act_max).clamp(lo, hi),
-                    )?;
+                let rec = match block_recs {
+                    Some(b) => b.get(j.saturating_mul(10)..).and_then(|r| r.get(..10)),
+                    None => None,
+                };
+                let at = s_addr.saturating_add(o.saturating_mul(10));
+                let rec = rec
+                    .or_else(|| mem.read(at, 10))
+                    .ok_or(ComputeError::Unmapped {
+                        kind: AccessKind::Scales,
+                        address: at,
+                    })?;
+                let mut raw = [0u8; 10];
+                raw.copy_from_slice(rec);
+                // 40-bit signed bias, 32-bit scale, 6-bit shift (EncodeBias).
+                let bias = i64::from_le_bytes([raw[0], raw[1], raw[2], raw[3], raw[4], 0, 0, 0])
+                    << 24
+                    >> 24;
+                let (scale, shift) = if per_channel {
+                    (
+                        u32::from_le_bytes([raw[5], raw[6], raw[7], raw[8]]),
+                        u32::from(raw[9] & 0x3f),
+                    )
+                } else {
+                    (
+                        st.payload(Opcode::SetOfmScale),
+                        u32::from(st.param(Opcode::SetOfmScale) & 0x3f),
+                    )
+                };
+                for a in acc.iter_mut().take(n) {
+                    let v = scale_value(*a + bias, scale, shift, round_mode).saturating_add(ofm_zp);
+                    *a = v.clamp(act_min, act_max).clamp(lo, hi);
+                }
+            }
+            // The OFM's bytes borrowed once for the chunk when it lies in one window and
+            // tile 0; else (or should an element fall outside them) element by element,
+            // the same values again.
+            let (y0, x0) = (start / ow, start % ow);
+            let mut viewed = false;
+            if let Some(mut out) = ofm.view_mut(mem, oh, ow, oc) {
+                viewed = true;
+                'put: for (j, a) in acc.chunks(pstride).enumerate().take(nb) {
+                    let (mut y, mut x) = (y0, x0);
+                    for &v in a.iter().take(n) {
+                        if !out.put(y, x, ob + j as u64, v) {
+                            viewed = false;
+                            break 'put;
+                        }
+                        x += 1;
+                        if x == ow {
+                            (y, x) = (y + 1, 0);
+                        }
+                    }
+                }
+            }
+            if !viewed {
+                for (j, a) in acc.chunks(pstride).enumerate().take(nb) {
+                    let (mut y, mut x) = (y0, x0);
+                    for &v in a.iter().take(n) {
+                        ofm.write(mem, y, x, ob + j as u64, v)?;
+                        x += 1;
+                        if x == ow {
+                            (y, x) = (y + 1, 0);
+                        }
+                    }
                 }
             }
             start += n as u64;

@@ -150,6 +150,12 @@ impl Memory {
         self.windows.get(i)?.bytes.get(start..stop)
     }
 
+    /// The bytes `addr .. addr + len`, writable, if they all lie in one window.
+    pub(crate) fn read_mut(&mut self, addr: u64, len: u64) -> Option<&mut [u8]> {
+        let (i, start, stop) = self.find(addr, len)?;
+        self.windows.get_mut(i)?.bytes.get_mut(start..stop)
+    }
+
     /// A copy of the command stream `addr .. addr + len`, if it lies in one window (the
     /// executor reads it while DMA commands write other windows).
     pub(crate) fn stream(&self, addr: u64, len: u64) -> Option<Vec<u8>> {

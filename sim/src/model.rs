@@ -554,9 +554,78 @@ enum Run {
     Hung,
 }
 
-/// One item of a decoded command stream.
+/// One command of a kept stream ([`Kept`]): the command, its opcode, and for a
+/// memory-touching operation the index of its registers and accesses in [`Kept::ops`]
+/// ([`Step::NONE`] for other commands).
 #[cfg(feature = "std")]
-type Decoded = Result<cmd::Command, cmd::DecodeError>;
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    command: cmd::Command,
+    opcode: Option<Opcode>,
+    op: u32,
+}
+
+#[cfg(feature = "std")]
+impl Step {
+    /// [`Step::op`] of a command that is not a memory-touching operation.
+    const NONE: u32 = u32::MAX;
+}
+
+/// The last command stream's decoding: its bytes, its commands up to the end or the first
+/// that does not decode (and that error), and at each memory-touching operation the
+/// registers as the stream leaves them and what the operation touches (relative to its
+/// regions: the region checks, base addresses and memory are the run's). All of it follows
+/// from the bytes alone, so it is kept while the bytes are the same, compared on every run.
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub(crate) struct Kept {
+    bytes: Vec<u8>,
+    steps: Vec<Step>,
+    error: Option<cmd::DecodeError>,
+    ops: Vec<(StreamState, cmd::Operation)>,
+}
+
+#[cfg(feature = "std")]
+impl Kept {
+    /// The most operations kept (984 bytes each on a 64-bit host: at most some 16 MiB, on
+    /// top of 24 bytes a command); a stream with more is decoded as it runs.
+    const MAX_OPS: usize = 16 << 10;
+
+    /// Decode `stream` up to its end or its first decode error; `None` past
+    /// [`Self::MAX_OPS`] operations.
+    fn new(stream: &[u8]) -> Option<Self> {
+        let mut state = StreamState::new();
+        let (mut steps, mut ops, mut error) = (Vec::new(), Vec::new(), None);
+        for item in cmd::decode(stream) {
+            let command = match item {
+                Ok(c) => c,
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            };
+            let op = match state.apply(&command) {
+                Some(op) if ops.len() < Self::MAX_OPS => {
+                    ops.push((state.clone(), op));
+                    u32::try_from(ops.len() - 1).ok()?
+                }
+                Some(_) => return None,
+                None => Step::NONE,
+            };
+            steps.push(Step {
+                command,
+                opcode: command.opcode(),
+                op,
+            });
+        }
+        Some(Self {
+            bytes: stream.to_vec(),
+            steps,
+            error,
+            ops,
+        })
+    }
+}
 
 /// The whole simulated NPU.
 #[derive(Debug)]
@@ -590,9 +659,9 @@ pub(crate) struct Core {
     lut: [u8; LUT_BYTES],
     /// Weight streams decoded before (`compute::WeightCache`).
     pub(crate) weights: compute::WeightCache,
-    /// The last command stream's bytes and its decoded commands (`execute`).
+    /// The last command stream's decoding (`execute`).
     #[cfg(feature = "std")]
-    commands: Option<(Vec<u8>, Vec<Decoded>)>,
+    commands: Option<Kept>,
 }
 
 impl Core {
@@ -919,224 +988,264 @@ impl Core {
     /// Run the stream now; returns what happened and the `STATUS` bits to raise at
     /// completion.
     fn execute(&mut self) -> (RunRecord, u32) {
-        let mut rec = RunRecord::default();
+        let rec = RunRecord::default();
         let qbase = (u64::from(self.qbase_hi) << 32) | u64::from(self.qbase);
         let qsize = u64::from(self.qsize);
-        let Some(stream) = self.memory.stream(qbase, qsize) else {
-            rec.bus_fault = Some(BusFault::CommandFetch {
-                address: qbase,
-                len: qsize,
-            });
-            return (
-                rec,
-                Self::bus_fault_bits(
-                    channel::CMD,
-                    Self::interface_of_attr(Self::qconfig_attr(self.qconfig)),
-                ),
-            );
-        };
-        self.pmu.access(
-            Self::interface_of_attr(Self::qconfig_attr(self.qconfig)),
-            false,
-            qsize,
-        );
-        // With `std` the decoded commands of the last stream are kept, and reused while
-        // the stream's bytes are the same (a stream of N bytes decodes to at most N/4
-        // commands); without, the stream is decoded as it runs.
+        let interface = Self::interface_of_attr(Self::qconfig_attr(self.qconfig));
+        // With `std` the last stream's decoding is kept ([`Kept`]) and reused while the
+        // stream's bytes are the same (compared in place on every run); without, the
+        // stream is decoded as it runs.
         #[cfg(feature = "std")]
         {
-            let kept = self
-                .commands
-                .take()
-                .filter(|(b, _)| b.as_slice() == &stream[..]);
-            let (bytes, list) = match kept {
-                Some(k) => k,
-                None => (stream.to_vec(), cmd::decode(&stream).collect()),
+            let Some(stream) = self.memory.read(qbase, qsize) else {
+                return Self::fetch_fault(rec, qbase, qsize, interface);
             };
-            let out = self.run_commands(rec, qsize, list.iter().copied());
-            self.commands = Some((bytes, list));
-            out
+            let kept = match self.commands.take() {
+                Some(k) if k.bytes.as_slice() == stream => Some(k),
+                _ => Kept::new(stream),
+            };
+            self.pmu.access(interface, false, qsize);
+            match kept {
+                Some(k) => {
+                    let out = self.run_kept(rec, qsize, &k);
+                    self.commands = Some(k);
+                    out
+                }
+                // Too many operations to keep each one's registers: decoded as it runs,
+                // from a copy (DMA commands may write the stream's window).
+                None => match self.memory.stream(qbase, qsize) {
+                    Some(stream) => self.run_decoding(rec, qsize, &stream),
+                    None => Self::fetch_fault(RunRecord::default(), qbase, qsize, interface),
+                },
+            }
         }
         #[cfg(not(feature = "std"))]
-        self.run_commands(rec, qsize, cmd::decode(&stream))
+        {
+            let Some(stream) = self.memory.stream(qbase, qsize) else {
+                return Self::fetch_fault(rec, qbase, qsize, interface);
+            };
+            self.pmu.access(interface, false, qsize);
+            self.run_decoding(rec, qsize, &stream)
+        }
     }
 
-    /// Run `commands` (a stream of `qsize` bytes, decoded).
-    fn run_commands(
-        &mut self,
-        mut rec: RunRecord,
-        qsize: u64,
-        commands: impl Iterator<Item = Result<cmd::Command, cmd::DecodeError>>,
-    ) -> (RunRecord, u32) {
+    /// The command stream `QBASE .. QBASE + QSIZE` is not in simulated memory.
+    fn fetch_fault(mut rec: RunRecord, address: u64, len: u64, interface: u32) -> (RunRecord, u32) {
+        rec.bus_fault = Some(BusFault::CommandFetch { address, len });
+        (rec, Self::bus_fault_bits(channel::CMD, interface))
+    }
+
+    /// Run `stream` (`qsize` bytes), decoding it as it runs.
+    fn run_decoding(&mut self, mut rec: RunRecord, qsize: u64, stream: &[u8]) -> (RunRecord, u32) {
         let mut state = StreamState::new();
-        for item in commands {
+        for item in cmd::decode(stream) {
             let command = match item {
                 Ok(c) => c,
-                Err(e) => {
-                    rec.qread = e.offset;
-                    rec.parse_error = Some(e);
-                    return (rec, Status::CMD_PARSE_ERROR);
-                }
+                Err(e) => return Self::parse_error(rec, e),
             };
-            rec.qread = command.offset;
-            rec.commands = rec.commands.saturating_add(1);
-            match command.opcode() {
-                Some(Opcode::OpStop) => {
-                    if let Some(bits) = self.injected_fault() {
-                        return (rec, bits);
-                    }
-                    let next = u64::from(command.offset).saturating_add(u64::from(command.size()));
-                    let end = if next >= qsize {
-                        Status::CMD_END_REACHED
-                    } else {
-                        0
-                    };
-                    return (rec, end);
-                }
-                Some(Opcode::OpIrq) => rec.irq_ops = rec.irq_ops.saturating_add(1),
-                _ => {}
-            }
-            let Some(op) = state.apply(&command) else {
-                continue;
-            };
-            rec.operations = rec.operations.saturating_add(1);
-            if let Some(bits) = self.injected_fault() {
+            let opcode = command.opcode();
+            let op = state.apply(&command);
+            let op = op.as_ref().map(|op| (&state, op));
+            if let Some(bits) = self.step(&mut rec, qsize, &command, opcode, op) {
                 return (rec, bits);
-            }
-            if let Some(kind) = op.overflowed().next() {
-                rec.bus_fault = Some(BusFault::AddressOverflow { kind });
-                return (rec, Self::bus_fault_bits(channel_of(kind), 0));
-            }
-            // Check every access first (the NPU stops at the first bad one).
-            let mut dma: [Option<u64>; 2] = [None, None];
-            // A DMA into SHRAM: its SHRAM offset.
-            let mut shram_dst: Option<u64> = None;
-            for a in op.accesses() {
-                if a.shram {
-                    if a.kind == AccessKind::DmaDst {
-                        shram_dst = Some(a.start);
-                    }
-                    continue;
-                }
-                let region = usize::from(a.region) % REGION_SLOTS;
-                let attr = u32::from(region_attr(self.regioncfg, a.region));
-                let fault = |f: BusFault| {
-                    (
-                        f,
-                        Self::bus_fault_bits(channel_of(a.kind), Self::interface_of_attr(attr)),
-                    )
-                };
-                let Some(size) = self.region_sizes.get(region).copied().flatten() else {
-                    let (f, bits) = fault(BusFault::UnboundRegion {
-                        kind: a.kind,
-                        region: a.region,
-                    });
-                    rec.bus_fault = Some(f);
-                    return (rec, bits);
-                };
-                if a.end() > size {
-                    let (f, bits) = fault(BusFault::OutsideRegion {
-                        kind: a.kind,
-                        region: a.region,
-                        start: a.start,
-                        len: a.len,
-                        size,
-                    });
-                    rec.bus_fault = Some(f);
-                    return (rec, bits);
-                }
-                let address = self.basep(region).checked_add(a.start);
-                let Some(address) = address.filter(|&addr| self.memory.contains(addr, a.len))
-                else {
-                    let (f, bits) = fault(BusFault::Unmapped {
-                        kind: a.kind,
-                        region: a.region,
-                        address: self.basep(region).saturating_add(a.start),
-                        len: a.len,
-                    });
-                    rec.bus_fault = Some(f);
-                    return (rec, bits);
-                };
-                let extents = if a.write {
-                    &mut rec.write_extent
-                } else {
-                    &mut rec.read_extent
-                };
-                if let Some(e) = extents.get_mut(region) {
-                    *e = (*e).max(a.end());
-                }
-                self.pmu
-                    .access(Self::interface_of_attr(attr), a.write, a.len);
-                match a.kind {
-                    AccessKind::DmaSrc => dma[0] = Some(address),
-                    AccessKind::DmaDst => dma[1] = Some(address),
-                    _ => {}
-                }
-            }
-            if op.opcode == Opcode::OpDmaStart {
-                let len = u64::from(state.payload(Opcode::SetDma0Len));
-                if let Err(e) = rec.work.bytes(len, &self.cfg.budget) {
-                    rec.compute_error = Some(e);
-                    return (rec, Status::WD_FAULT);
-                }
-                match (dma, shram_dst) {
-                    ([Some(src), Some(dst)], _)
-                        if len > 0 && self.memory.copy(src, dst, len).is_some() =>
-                    {
-                        rec.dma_copies = rec.dma_copies.saturating_add(1);
-                        rec.dma_bytes = rec.dma_bytes.saturating_add(len);
-                    }
-                    ([Some(src), None], Some(at)) => {
-                        rec.shram_transfers = rec.shram_transfers.saturating_add(1);
-                        self.load_lut(src, at, len);
-                    }
-                    _ if op.accesses().iter().any(|a| a.shram) => {
-                        rec.shram_transfers = rec.shram_transfers.saturating_add(1);
-                    }
-                    _ => {}
-                }
-            }
-            if op.opcode != Opcode::OpDmaStart {
-                let mut basep = [0u64; 8];
-                for (i, b) in basep.iter_mut().enumerate() {
-                    *b = self.basep(i);
-                }
-                let macs = 1u32 << (map::Config::from_bits(self.cfg.config).macs_per_cc() & 15);
-                match compute::execute(
-                    op.opcode,
-                    &state,
-                    &mut self.memory,
-                    &basep,
-                    macs,
-                    &self.lut,
-                    &mut self.weights,
-                    &mut rec.work,
-                    &self.cfg.budget,
-                ) {
-                    Ok(Outcome::Computed) => rec.computed = rec.computed.saturating_add(1),
-                    Ok(Outcome::NotModelled) => {
-                        rec.not_computed = rec.not_computed.saturating_add(1);
-                    }
-                    // The budget stops the run (the watchdog: a real NPU would still be
-                    // busy). Any other error (a weight stream that does not decode, a
-                    // register value not modelled) leaves that operation's outputs
-                    // uncomputed and the run going, as on hardware, which has no status
-                    // bit for them; the record keeps the first.
-                    Err(e @ ComputeError::Budget { .. }) => {
-                        rec.compute_error = Some(e);
-                        return (rec, Status::WD_FAULT);
-                    }
-                    Err(e) => {
-                        rec.not_computed = rec.not_computed.saturating_add(1);
-                        if rec.compute_error.is_none() {
-                            rec.compute_error = Some(e);
-                        }
-                    }
-                }
             }
         }
         // The stream ran out without NPU_OP_STOP: the end of the stream is reached.
         (rec, Status::CMD_END_REACHED)
+    }
+
+    /// Run a kept decoding of the stream (`qsize` bytes): as [`Self::run_decoding`] does,
+    /// with each command's opcode and each operation's registers and accesses as decoding
+    /// the same bytes gives them.
+    #[cfg(feature = "std")]
+    fn run_kept(&mut self, mut rec: RunRecord, qsize: u64, kept: &Kept) -> (RunRecord, u32) {
+        for step in &kept.steps {
+            let op = usize::try_from(step.op)
+                .ok()
+                .and_then(|i| kept.ops.get(i))
+                .map(|(state, op)| (state, op));
+            if let Some(bits) = self.step(&mut rec, qsize, &step.command, step.opcode, op) {
+                return (rec, bits);
+            }
+        }
+        match kept.error {
+            Some(e) => Self::parse_error(rec, e),
+            None => (rec, Status::CMD_END_REACHED),
+        }
+    }
+
+    /// The stream does not decode at `e`.
+    fn parse_error(mut rec: RunRecord, e: cmd::DecodeError) -> (RunRecord, u32) {
+        rec.qread = e.offset;
+        rec.parse_error = Some(e);
+        (rec, Status::CMD_PARSE_ERROR)
+    }
+
+    /// Execute `command` (opcode `opcode`; for a memory-touching operation, `op`: the
+    /// registers after it and what it touches). `Some(bits)` stops the run with those
+    /// `STATUS` bits.
+    fn step(
+        &mut self,
+        rec: &mut RunRecord,
+        qsize: u64,
+        command: &cmd::Command,
+        opcode: Option<Opcode>,
+        op: Option<(&StreamState, &cmd::Operation)>,
+    ) -> Option<u32> {
+        rec.qread = command.offset;
+        rec.commands = rec.commands.saturating_add(1);
+        match opcode {
+            Some(Opcode::OpStop) => {
+                if let Some(bits) = self.injected_fault() {
+                    return Some(bits);
+                }
+                let next = u64::from(command.offset).saturating_add(u64::from(command.size()));
+                let end = if next >= qsize {
+                    Status::CMD_END_REACHED
+                } else {
+                    0
+                };
+                return Some(end);
+            }
+            Some(Opcode::OpIrq) => rec.irq_ops = rec.irq_ops.saturating_add(1),
+            _ => {}
+        }
+        let (state, op) = op?;
+        rec.operations = rec.operations.saturating_add(1);
+        if let Some(bits) = self.injected_fault() {
+            return Some(bits);
+        }
+        if let Some(kind) = op.overflowed().next() {
+            rec.bus_fault = Some(BusFault::AddressOverflow { kind });
+            return Some(Self::bus_fault_bits(channel_of(kind), 0));
+        }
+        // Check every access first (the NPU stops at the first bad one).
+        let mut dma: [Option<u64>; 2] = [None, None];
+        // A DMA into SHRAM: its SHRAM offset.
+        let mut shram_dst: Option<u64> = None;
+        for a in op.accesses() {
+            if a.shram {
+                if a.kind == AccessKind::DmaDst {
+                    shram_dst = Some(a.start);
+                }
+                continue;
+            }
+            let region = usize::from(a.region) % REGION_SLOTS;
+            let attr = u32::from(region_attr(self.regioncfg, a.region));
+            let fault = |f: BusFault| {
+                (
+                    f,
+                    Self::bus_fault_bits(channel_of(a.kind), Self::interface_of_attr(attr)),
+                )
+            };
+            let Some(size) = self.region_sizes.get(region).copied().flatten() else {
+                let (f, bits) = fault(BusFault::UnboundRegion {
+                    kind: a.kind,
+                    region: a.region,
+                });
+                rec.bus_fault = Some(f);
+                return Some(bits);
+            };
+            if a.end() > size {
+                let (f, bits) = fault(BusFault::OutsideRegion {
+                    kind: a.kind,
+                    region: a.region,
+                    start: a.start,
+                    len: a.len,
+                    size,
+                });
+                rec.bus_fault = Some(f);
+                return Some(bits);
+            }
+            let address = self.basep(region).checked_add(a.start);
+            let Some(address) = address.filter(|&addr| self.memory.contains(addr, a.len)) else {
+                let (f, bits) = fault(BusFault::Unmapped {
+                    kind: a.kind,
+                    region: a.region,
+                    address: self.basep(region).saturating_add(a.start),
+                    len: a.len,
+                });
+                rec.bus_fault = Some(f);
+                return Some(bits);
+            };
+            let extents = if a.write {
+                &mut rec.write_extent
+            } else {
+                &mut rec.read_extent
+            };
+            if let Some(e) = extents.get_mut(region) {
+                *e = (*e).max(a.end());
+            }
+            self.pmu
+                .access(Self::interface_of_attr(attr), a.write, a.len);
+            match a.kind {
+                AccessKind::DmaSrc => dma[0] = Some(address),
+                AccessKind::DmaDst => dma[1] = Some(address),
+                _ => {}
+            }
+        }
+        if op.opcode == Opcode::OpDmaStart {
+            let len = u64::from(state.payload(Opcode::SetDma0Len));
+            if let Err(e) = rec.work.bytes(len, &self.cfg.budget) {
+                rec.compute_error = Some(e);
+                return Some(Status::WD_FAULT);
+            }
+            match (dma, shram_dst) {
+                ([Some(src), Some(dst)], _)
+                    if len > 0 && self.memory.copy(src, dst, len).is_some() =>
+                {
+                    rec.dma_copies = rec.dma_copies.saturating_add(1);
+                    rec.dma_bytes = rec.dma_bytes.saturating_add(len);
+                }
+                ([Some(src), None], Some(at)) => {
+                    rec.shram_transfers = rec.shram_transfers.saturating_add(1);
+                    self.load_lut(src, at, len);
+                }
+                _ if op.accesses().iter().any(|a| a.shram) => {
+                    rec.shram_transfers = rec.shram_transfers.saturating_add(1);
+                }
+                _ => {}
+            }
+        }
+        if op.opcode != Opcode::OpDmaStart {
+            let mut basep = [0u64; 8];
+            for (i, b) in basep.iter_mut().enumerate() {
+                *b = self.basep(i);
+            }
+            let macs = 1u32 << (map::Config::from_bits(self.cfg.config).macs_per_cc() & 15);
+            match compute::execute(
+                op.opcode,
+                state,
+                &mut self.memory,
+                &basep,
+                macs,
+                &self.lut,
+                &mut self.weights,
+                &mut rec.work,
+                &self.cfg.budget,
+            ) {
+                Ok(Outcome::Computed) => rec.computed = rec.computed.saturating_add(1),
+                Ok(Outcome::NotModelled) => {
+                    rec.not_computed = rec.not_computed.saturating_add(1);
+                }
+                // The budget stops the run (the watchdog: a real NPU would still be
+                // busy). Any other error (a weight stream that does not decode, a
+                // register value not modelled) leaves that operation's outputs
+                // uncomputed and the run going, as on hardware, which has no status
+                // bit for them; the record keeps the first.
+                Err(e @ ComputeError::Budget { .. }) => {
+                    rec.compute_error = Some(e);
+                    return Some(Status::WD_FAULT);
+                }
+                Err(e) => {
+                    rec.not_computed = rec.not_computed.saturating_add(1);
+                    if rec.compute_error.is_none() {
+                        rec.compute_error = Some(e);
+                    }
+                }
+            }
+        }
+        None
     }
 }
 
@@ -1144,4 +1253,129 @@ impl Core {
 #[must_use]
 pub fn register_name(offset: u32) -> &'static str {
     regs::name(offset)
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use super::*;
+
+    fn word(code: u16, param: u16) -> [u8; 4] {
+        (u32::from(code) | (u32::from(param) << 16)).to_le_bytes()
+    }
+
+    /// `ops` DMAs of `len` bytes from region 0 offset 0 to region 1 offset 0, then stop.
+    fn dmas(ops: usize, len: u32) -> Vec<u8> {
+        let mut s = Vec::new();
+        s.extend(word(0x130, 0));
+        s.extend(word(0x131, 1));
+        for (code, payload) in [(0x4030u16, 0u32), (0x4031, 0), (0x4032, len)] {
+            s.extend(word(code, 0));
+            s.extend(payload.to_le_bytes());
+        }
+        for _ in 0..ops {
+            s.extend(word(0x010, 0)); // NPU_OP_DMA_START
+        }
+        s.extend(word(0x000, 0xFFFF)); // NPU_OP_STOP
+        s
+    }
+
+    const STREAM: u64 = 0x1000;
+    const SRC: u64 = 0x2000;
+    const DST: u64 = 0x3000;
+
+    /// A core with `stream` at [`STREAM`], 16 bytes 1..=16 at [`SRC`] (region 0) and 16
+    /// zeros at [`DST`] (region 1).
+    fn core(stream: &[u8]) -> Core {
+        let mut c = Core::new(SimConfig {
+            run_latency: 0,
+            reset_latency: 0,
+            ..SimConfig::default()
+        });
+        let src: Vec<u8> = (1..=16).collect();
+        assert!(c.memory.store(SRC, &src));
+        assert!(c.memory.store(DST, &[0; 16]));
+        assert!(c.memory.store(STREAM, stream));
+        c.region_sizes = [Some(16), Some(16), None, None, None, None, None, None];
+        program(&mut c, stream.len());
+        c
+    }
+
+    /// The base pointers and the queue of a `len`-byte stream, as after [`core`].
+    fn program(c: &mut Core, len: usize) {
+        c.write(map::BASEP, SRC as u32);
+        c.write(map::BASEP + map::BASEP_STRIDE, DST as u32);
+        c.write(QBASE, STREAM as u32);
+        c.write(QSIZE, len as u32);
+    }
+
+    fn run(c: &mut Core) -> RunRecord {
+        c.write(CMD, CMD_RUN | CMD_CLEAR_IRQ);
+        c.last_run.clone().unwrap()
+    }
+
+    #[test]
+    fn a_kept_stream_is_decoded_again_when_its_bytes_change() {
+        let a = dmas(1, 4);
+        let mut c = core(&a);
+        let r = run(&mut c);
+        assert_eq!((r.operations, r.dma_bytes), (1, 4));
+        assert_eq!(c.memory.read(DST, 8).unwrap(), &[1, 2, 3, 4, 0, 0, 0, 0]);
+        assert!(c.commands.is_some(), "the stream's decoding is kept");
+        // The same bytes again: the same run.
+        assert_eq!(run(&mut c), r);
+        // One payload byte changed in place (DMA0_LEN 4 -> 8): the run follows the bytes.
+        let b = dmas(1, 8);
+        assert_eq!(a.len(), b.len());
+        assert!(c.memory.store(STREAM, &b));
+        let r = run(&mut c);
+        assert_eq!((r.operations, r.dma_bytes), (1, 8));
+        assert_eq!(c.memory.read(DST, 8).unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn a_kept_stream_stops_at_its_first_command_that_does_not_decode() {
+        let mut s = dmas(1, 4);
+        let stop = s.len() - 4;
+        // An unknown opcode in place of NPU_OP_STOP, then a DMA that never runs.
+        s.splice(stop.., word(0x3FF, 0));
+        s.extend(word(0x010, 0));
+        let mut c = core(&s);
+        let first = run(&mut c);
+        assert!(c.commands.is_some());
+        let e = first.parse_error.expect("a parse error");
+        assert_eq!((e.offset, first.qread), (stop as u32, stop as u32));
+        assert_eq!((first.operations, first.dma_bytes), (1, 4));
+        assert_eq!(
+            first.final_status.map(|s| s & Status::CMD_PARSE_ERROR),
+            Some(Status::CMD_PARSE_ERROR)
+        );
+        // The kept decoding stops there too (after a reset: a parse error needs one).
+        c.write(RESET, 0);
+        program(&mut c, s.len());
+        assert_eq!(run(&mut c), first);
+        assert_eq!((c.stats.runs, c.stats.ignored_starts), (2, 0));
+    }
+
+    #[test]
+    fn a_stream_of_more_operations_than_are_kept_is_decoded_as_it_runs() {
+        let n = Kept::MAX_OPS + 1;
+        let mut c = core(&dmas(n, 2));
+        let r = run(&mut c);
+        assert!(c.commands.is_none(), "not kept");
+        assert_eq!(r.operations, n as u64);
+        assert_eq!(r.commands, n as u64 + 6);
+        assert_eq!((r.dma_copies, r.dma_bytes), (n as u64, 2 * n as u64));
+        assert_eq!(
+            r.final_status.map(|s| s & Status::CMD_END_REACHED),
+            Some(Status::CMD_END_REACHED)
+        );
+        // At the limit it is kept, and runs alike.
+        let mut k = core(&dmas(n - 1, 2));
+        let r = run(&mut k);
+        assert!(k.commands.is_some());
+        assert_eq!(
+            (r.operations, r.dma_bytes),
+            (n as u64 - 1, 2 * (n as u64 - 1))
+        );
+    }
 }

@@ -227,6 +227,18 @@ impl StaticMemory {
         }
     }
 
+    /// The bytes `addr .. addr + len`, writable, if they all lie in one writable window
+    /// (the `no_std` build's OFM writes).
+    #[cfg_attr(feature = "std", allow(dead_code))]
+    pub(crate) fn read_mut(&mut self, addr: u64, len: u64) -> Option<&mut [u8]> {
+        let (w, s, e) = self.find(addr, len)?;
+        let Place::Backing { start, .. } = w.place else {
+            return None;
+        };
+        let r = self.backing_range(start, s, e)?;
+        self.backing.get_mut(r)
+    }
+
     /// The command stream `addr .. addr + len`, if it lies in one read-only window.
     #[must_use]
     pub fn stream(&self, addr: u64, len: u64) -> Option<Stream> {
