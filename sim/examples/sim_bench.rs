@@ -7,9 +7,10 @@
 //! inference: the inputs written, the driver's run with its cache maintenance, the
 //! simulated NPU computing every operation, the outputs read), and a one-shot
 //! `run_with_io` (all of that per inference, as `run --sim` does); their ratios, and the
-//! simulator's peak memory: how far the model's first inference raises the process's peak
-//! resident set (`VmHWM`, reset before the run; Linux; page-grained, so an upper bound of
-//! what the simulator allocates), against the blob's size.
+//! simulator's peak memory: how far the model's first inference (one-shot, and a fresh
+//! session's, with what the session keeps) raises the process's peak resident set
+//! (`VmHWM`, reset before the run; Linux; page-grained, so an upper bound of what the
+//! simulator allocates), against the blob's size.
 //!
 //! Run: `cargo run --release -p npuschema-sim --example sim_bench` (needs `vela-out/`,
 //! `.venv-litert` and the corpus; says what it skips).
@@ -50,9 +51,9 @@ fn main() {
         return;
     }
     println!(
-        "| model | TFLite reference us/inference | simulator session us/inference | ratio | one-shot run us/inference | ratio | simulator peak memory (VmHWM over VmRSS) | blob |"
+        "| model | TFLite reference us/inference | simulator session us/inference | ratio | one-shot run us/inference | ratio | one-shot peak memory (VmHWM over VmRSS) | session peak memory | blob |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for model in ["hello_world_int8", "micro_speech_quantized"] {
         let tflite = corpus.join("models").join(format!("{model}.tflite"));
         if !tflite.is_file() {
@@ -123,6 +124,20 @@ fn main() {
             got.extend(run_one(set));
         }
         let sim_secs = t.elapsed().as_secs_f64();
+        // A session's peak memory, as the one-shot run's: a fresh session's first
+        // inference (what it keeps for the next ones included), after a peak reset.
+        let before = status_kib("VmRSS:").filter(|_| reset_peak());
+        with_session(&packed.bytes, &RunOptions::default(), |s| {
+            let inf = s
+                .infer(
+                    &[(i.region as usize, i.offset, &sets[0])],
+                    &[(o.region as usize, o.offset, osize)],
+                )
+                .expect("infer");
+            assert!(inf.outcome.is_ok() && !inf.outputs.is_empty());
+        })
+        .expect("session");
+        let session_peak = before.and_then(|b| Some(status_kib("VmHWM:")?.saturating_sub(b)));
         // The same inputs through one session.
         let mut got_session = Vec::new();
         let session_secs = with_session(&packed.bytes, &RunOptions::default(), |s| {
@@ -148,13 +163,14 @@ fn main() {
         // byte may differ by 1 (sim/tests/oracle.rs); micro_speech is bit-exact.
         let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count();
         println!(
-            "| {model} | {:.1} | {:.1} | {:.1}x | {:.1} | {:.1}x | {} | {} B |",
+            "| {model} | {:.1} | {:.1} | {:.1}x | {:.1} | {:.1}x | {} | {} | {} B |",
             ref_secs * 1e6 / SETS as f64,
             session_secs * 1e6 / SETS as f64,
             session_secs / ref_secs,
             sim_secs * 1e6 / SETS as f64,
             sim_secs / ref_secs,
             peak.map_or_else(|| "n/a (not Linux)".into(), |k| format!("{k} KiB")),
+            session_peak.map_or_else(|| "n/a (not Linux)".into(), |k| format!("{k} KiB")),
             packed.bytes.len(),
         );
         eprintln!(
