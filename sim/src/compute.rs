@@ -850,7 +850,8 @@ impl Entry {
 /// decoder's cost per weight (nor the walk over padding and zero slots) on every pass and
 /// every run. Only a stream that decodes to exactly the operation's weight slots is kept
 /// (any other is decoded as it is read, with its error); at most the limit's bytes are
-/// kept, allocations included (beyond, it starts over), and no more while one is decoded.
+/// kept, allocations included (beyond, it starts over), and a decoding under way stops
+/// (and is not kept) when it would grow past the limit by itself.
 /// `sim/tests/run_vela.rs` checks a session's kept decodings compute what one-shot runs,
 /// decoding every pass, compute, on every Vela output and configuration.
 #[derive(Debug, Default)]
