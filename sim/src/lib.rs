@@ -143,7 +143,8 @@ impl Sim {
     /// command stream's (while its bytes are unchanged; bounded by its commands and
     /// operations, [`KeptBytes::stream_bound`]) and its weight streams' (at most
     /// [`compute::KEPT_WEIGHT_BYTES_PER_STREAM_BYTE`] bytes per byte of the weight streams
-    /// its operations read). Off by default: every run decodes as it runs and keeps nothing
+    /// its operations read and [`KeptBytes::WEIGHT_ENTRY_BYTES`] a stream,
+    /// [`KeptBytes::weights_bound`]). Off by default: every run decodes as it runs and keeps nothing
     /// beyond the simulated memory, SHRAM and the registers, as the `no_std` build; turning
     /// it off drops what was kept.
     pub fn set_keep_decodings(&self, keep: bool) {
