@@ -799,7 +799,7 @@ struct Tap {
 /// How many bytes a session keeps for its weight streams at most, per byte of the
 /// distinct weight streams its operations read (and an entry's fixed bytes a stream:
 /// `KeptBytes::weights_bound`): a kept decoding is the stream's copy (1 byte a byte)
-/// and its nonzero weights with their slots, 10 bytes each ([`WeightCache`]). Vela's
+/// and its nonzero weights with their slots, 10 bytes each (`WeightCache`). Vela's
 /// int8 weight streams take about a byte a weight (its Golomb-Rice codes save little
 /// on weights that fill the int8 range), so a model needs about 10: the shared models
 /// 8.6 (hello_world) and 9.6 (micro_speech), as `sim/tests/run_vela.rs` prints, the
