@@ -9,7 +9,7 @@
 //! SHRAM the DMA loaded). DMA copies bytes (`crate::model`). What is not modelled is
 //! refused with [`ComputeError::Unsupported`] (its outputs are left as they were, counted
 //! in the run record's `not_computed`, the error kept), or for other operations
-//! [`Outcome::NotModelled`].
+//! `Outcome::NotModelled`.
 //!
 //! Where each piece of arithmetic comes from (Vela 5.2.0, whose `regor` core produced the
 //! streams the tests run; `ethosu/vela/*` is its Python reference of the same registers):
@@ -46,7 +46,7 @@
 //! * **Scaling** (`scaling.quantise_scale`: `scale = round(significand * 2^31)`, `shift =
 //!   31 - exponent`, i.e. TFLite's quantized multiplier with its shift as `31 - shift`):
 //!   `(acc * scale + round) >> shift` with the rounding of regor's `Scale`
-//!   (`compiler/graphir_optimiser.cpp`, see [`scale_value`]): `ROUND_MODE_DBL` is
+//!   (`compiler/graphir_optimiser.cpp`, see `scale_value`): `ROUND_MODE_DBL` is
 //!   gemmlowp's double rounding (`SaturatingRoundingDoublingHighMul` then
 //!   `RoundingDivideByPOT`, checked equal on 160,000 cases in this module's tests),
 //!   `NATURAL` rounds half up (TFLite's single rounding), `TRUNCATE` toward zero. The
