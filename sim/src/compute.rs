@@ -9,7 +9,7 @@
 //! SHRAM the DMA loaded). DMA copies bytes (`crate::model`). What is not modelled is
 //! refused with [`ComputeError::Unsupported`] (its outputs are left as they were, counted
 //! in the run record's `not_computed`, the error kept), or for other operations
-//! [`Outcome::NotModelled`].
+//! `Outcome::NotModelled`.
 //!
 //! Where each piece of arithmetic comes from (Vela 5.2.0, whose `regor` core produced the
 //! streams the tests run; `ethosu/vela/*` is its Python reference of the same registers):
@@ -35,9 +35,10 @@
 //!   (`KERNEL_STRIDE.weight_order`, depthwise from the operation), the dilation, the IFM
 //!   precision and the micro-block depths of the configuration (`ethos_u55.cpp`: OFM 4 for
 //!   U55-32 and 8 otherwise, IFM 8); the decoded values already have the weight zero point
-//!   removed (`weight_compressor.py`: "Early zero-point correction"). With `std` a
-//!   stream's decoding is kept and reused while its bytes and ordering are unchanged
-//!   (`WeightCache`); without, it is decoded on every pass.
+//!   removed (`weight_compressor.py`: "Early zero-point correction"). A session (with
+//!   `std`) keeps a stream's decoding and reuses it while its bytes and ordering are
+//!   unchanged (`WeightCache`, bounded by [`KEPT_WEIGHT_BYTES_PER_STREAM_BYTE`]); a
+//!   one-shot run and the `no_std` build decode it on every pass.
 //! * **Bias and scale**: 10-byte records, one per OFM channel in channel order
 //!   (`EncodeBias` in the same file, `weight_compressor.encode_bias`): 40-bit signed bias,
 //!   32-bit scale, 6-bit shift.
@@ -45,7 +46,7 @@
 //! * **Scaling** (`scaling.quantise_scale`: `scale = round(significand * 2^31)`, `shift =
 //!   31 - exponent`, i.e. TFLite's quantized multiplier with its shift as `31 - shift`):
 //!   `(acc * scale + round) >> shift` with the rounding of regor's `Scale`
-//!   (`compiler/graphir_optimiser.cpp`, see [`scale_value`]): `ROUND_MODE_DBL` is
+//!   (`compiler/graphir_optimiser.cpp`, see `scale_value`): `ROUND_MODE_DBL` is
 //!   gemmlowp's double rounding (`SaturatingRoundingDoublingHighMul` then
 //!   `RoundingDivideByPOT`, checked equal on 160,000 cases in this module's tests),
 //!   `NATURAL` rounds half up (TFLite's single rounding), `TRUNCATE` toward zero. The
@@ -668,6 +669,16 @@ struct Ordering {
 }
 
 impl Ordering {
+    /// How many weight slots [`Self::walk`] calls its function for.
+    fn slots(&self) -> u64 {
+        let mut n = 0u64;
+        let _ = self.walk(|_| -> Result<(), ()> {
+            n = n.saturating_add(1);
+            Ok(())
+        });
+        n
+    }
+
     fn walk<E>(
         &self,
         mut f: impl FnMut(Option<(u64, u64, u64, u64)>) -> Result<(), E>,
@@ -785,146 +796,217 @@ struct Tap {
     iz: u16,
 }
 
-/// Decoded weight streams kept between operations and runs (with `std`): each the
-/// stream's bytes, the [`Ordering`] its operation's registers give, and the nonzero
-/// weights [`crate::mlw`] decodes from the bytes with the slots the ordering gives them,
-/// which depend on those two alone. A stream whose bytes and ordering equal a kept one's
-/// is not decoded again: the same weights at the same slots, without the decoder's cost
-/// per weight (nor the walk over padding and zero slots) on every pass and every run.
-/// Only a stream that decodes to exactly the operation's weight slots is kept (any other
-/// is decoded as it is read, with its error); at most [`WeightCache::MAX_BYTES`] are kept
-/// (beyond, it starts over). Without `std` nothing is kept. `sim/tests/run_vela.rs`
-/// checks a kept decoding computes what decoding on every pass computes, on every Vela
-/// output and configuration.
+/// How many bytes a session keeps for its weight streams at most, per byte of the
+/// distinct weight streams its operations read (and an entry's fixed bytes a stream:
+/// `KeptBytes::weights_bound`): a kept decoding is the stream's copy (1 byte a byte)
+/// and its nonzero weights with their slots, 10 bytes each (`WeightCache`). Vela's
+/// int8 weight streams take about a byte a weight (its Golomb-Rice codes save little
+/// on weights that fill the int8 range), so a model needs about 10: the shared models
+/// 8.6 (hello_world) and 9.6 (micro_speech), as `sim/tests/run_vela.rs` prints, the
+/// operator test models' convolutions 7.4 to 9.3 (`sim/tests/op_models.rs` prints
+/// them). 16 leaves room for streams compressed to 5 bits a nonzero weight, and caps the
+/// memory well below the 81 bytes a byte the format allows (a nonzero weight takes at
+/// least one bit); a stream that does not fit is decoded on every pass instead, as a
+/// one-shot run decodes every stream (the `mean_hw` operator model's, all its weights
+/// equal at about a bit each, is).
+pub const KEPT_WEIGHT_BYTES_PER_STREAM_BYTE: u64 = 16;
+
+/// One kept decoding ([`WeightCache`]).
+#[cfg(feature = "std")]
 #[derive(Debug)]
+pub(crate) struct Entry {
+    stream: std::vec::Vec<u8>,
+    order: Ordering,
+    /// The weight slots `order` walks (the stream holds exactly that many weights).
+    slots: u64,
+    taps: std::vec::Vec<Tap>,
+}
+
+#[cfg(feature = "std")]
+impl Entry {
+    /// An entry's own bytes (beside the stream's copy and its taps).
+    pub(crate) const BYTES: usize = core::mem::size_of::<Self>();
+
+    /// Its bytes: the stream's copy and its taps (their allocations) and the entry itself.
+    fn bytes(&self) -> usize {
+        self.stream
+            .capacity()
+            .saturating_add(
+                self.taps
+                    .capacity()
+                    .saturating_mul(core::mem::size_of::<Tap>()),
+            )
+            .saturating_add(Self::BYTES)
+    }
+}
+
+/// Decoded weight streams a session keeps between passes and runs (with `std`, when
+/// given a limit: [`WeightCache::set_limit`]; a one-shot run and the `no_std` build keep
+/// nothing and decode each stream on every pass): each the stream's bytes, the
+/// [`Ordering`] its operation's registers give, the weight slots that ordering walks, and
+/// the nonzero weights [`crate::mlw`] decodes from the bytes with the slots the ordering
+/// gives them, which depend on those two alone. A stream whose bytes and ordering equal a
+/// kept one's is not decoded again: the same weights at the same slots, without the
+/// decoder's cost per weight (nor the walk over padding and zero slots) on every pass and
+/// every run. Only a stream that decodes to exactly the operation's weight slots is kept
+/// (any other is decoded as it is read, with its error); at most the limit's bytes are
+/// kept, allocations included (beyond, it starts over), and a decoding under way stops
+/// (and is not kept) when it would grow past the limit by itself.
+/// `sim/tests/run_vela.rs` checks a session's kept decodings compute what one-shot runs,
+/// decoding every pass, compute, on every Vela output and configuration.
+#[derive(Debug, Default)]
 pub(crate) struct WeightCache {
-    /// Keep decodings (`Sim::set_keep_weights`; without `std` there is nothing to keep).
-    #[cfg_attr(not(feature = "std"), allow(dead_code))]
-    pub(crate) enabled: bool,
+    /// The most bytes kept (0: nothing).
     #[cfg(feature = "std")]
-    entries: std::vec::Vec<(std::vec::Vec<u8>, Ordering, std::vec::Vec<Tap>)>,
+    limit: usize,
+    #[cfg(feature = "std")]
+    entries: std::vec::Vec<Entry>,
+    /// What the entries take ([`Entry::bytes`], the list's spare room included).
     #[cfg(feature = "std")]
     bytes: usize,
-    /// [`Self::slots`]' counts, at most [`Self::MAX_ORDERINGS`].
-    #[cfg(feature = "std")]
-    slot_counts: std::vec::Vec<(Ordering, u64)>,
 }
 
 impl WeightCache {
-    /// The most stream and decoded bytes kept.
+    /// The most bytes kept whatever the limit asked for: 64 MiB.
     #[cfg(feature = "std")]
     pub(crate) const MAX_BYTES: usize = 64 << 20;
 
-    /// The most orderings whose slot counts are kept.
+    /// Keep at most `limit` bytes (at most [`Self::MAX_BYTES`]; 0: nothing); what is kept
+    /// beyond it is dropped.
     #[cfg(feature = "std")]
-    const MAX_ORDERINGS: usize = 4096;
-
-    pub(crate) fn new(enabled: bool) -> Self {
-        Self {
-            enabled,
-            #[cfg(feature = "std")]
-            entries: std::vec::Vec::new(),
-            #[cfg(feature = "std")]
-            bytes: 0,
-            #[cfg(feature = "std")]
-            slot_counts: std::vec::Vec::new(),
+    pub(crate) fn set_limit(&mut self, limit: usize) {
+        self.limit = limit.min(Self::MAX_BYTES);
+        if self.bytes > self.limit {
+            self.clear();
         }
     }
 
-    /// The taps of `stream` under `order`, if it decodes to exactly `slots` weights.
+    /// The limit in force.
     #[cfg(feature = "std")]
-    fn get(&mut self, stream: &[u8], order: &Ordering, slots: u64) -> Option<&[Tap]> {
-        if !self.enabled {
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The bytes kept.
+    #[cfg(feature = "std")]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    #[cfg(feature = "std")]
+    fn clear(&mut self) {
+        self.entries = std::vec::Vec::new();
+        self.bytes = 0;
+    }
+
+    /// The kept decoding of `stream` under `order`: its index and weight slots.
+    #[cfg(feature = "std")]
+    fn find(&self, stream: &[u8], order: &Ordering) -> Option<(usize, u64)> {
+        if self.limit == 0 {
             return None;
         }
-        let found = self
-            .entries
+        self.entries
             .iter()
-            .position(|(s, o, _)| o == order && s.as_slice() == stream);
-        let at = match found {
-            Some(at) => at,
-            None => {
-                let n = usize::try_from(slots).ok()?;
-                let mut dec = Decoder::new(stream);
-                let mut taps = std::vec::Vec::new();
-                let mut taken = 0usize;
-                let walked = order.walk(|slot| -> Result<(), ()> {
-                    let w = match dec.next() {
-                        Some(Ok(w)) => w,
-                        _ => return Err(()),
-                    };
-                    taken += 1;
-                    let Some((oz, ky, kx, iz)) = slot else {
-                        return Ok(());
-                    };
-                    if w != 0 {
-                        let c = |v: u64| u16::try_from(v).map_err(|_| ());
-                        if taps.len() == taps.capacity() {
-                            // Never past the cache's bound, even while building.
-                            let more = taps.len().max(64);
-                            let bytes = taps
-                                .len()
-                                .saturating_add(more)
-                                .saturating_mul(core::mem::size_of::<Tap>())
-                                .saturating_add(stream.len());
-                            if bytes > Self::MAX_BYTES {
-                                return Err(());
-                            }
-                            taps.try_reserve_exact(more).map_err(|_| ())?;
-                        }
-                        taps.push(Tap {
-                            w,
-                            oz: c(oz)?,
-                            ky: c(ky)?,
-                            kx: c(kx)?,
-                            iz: c(iz)?,
-                        });
-                    }
-                    Ok(())
-                });
-                if walked.is_err() || taken != n || dec.next().is_some() {
-                    return None;
-                }
-                let size = taps
-                    .len()
-                    .checked_mul(core::mem::size_of::<Tap>())?
-                    .checked_add(stream.len())?;
-                if size > Self::MAX_BYTES {
-                    return None;
-                }
-                if self.bytes.saturating_add(size) > Self::MAX_BYTES {
-                    self.entries.clear();
-                    self.bytes = 0;
-                }
-                self.bytes = self.bytes.saturating_add(size);
-                self.entries.push((stream.to_vec(), *order, taps));
-                self.entries.len() - 1
-            }
-        };
-        self.entries.get(at).map(|(_, _, t)| t.as_slice())
+            .position(|e| e.order == *order && e.stream.as_slice() == stream)
+            .and_then(|at| Some((at, self.entries.get(at)?.slots)))
     }
 
-    /// How many weight slots `order` walks (kept with `std`: it depends on `order` alone).
-    fn slots(&mut self, order: &Ordering) -> u64 {
-        #[cfg(feature = "std")]
-        if let Some((_, n)) = self.slot_counts.iter().find(|(o, _)| o == order) {
-            return *n;
+    /// Entry `at`'s taps.
+    #[cfg(feature = "std")]
+    fn taps(&self, at: usize) -> Option<&[Tap]> {
+        self.entries.get(at).map(|e| e.taps.as_slice())
+    }
+
+    /// Decode `stream` under `order` and keep it, if it decodes to exactly `slots`
+    /// weights and fits the limit; its taps.
+    #[cfg(feature = "std")]
+    fn insert(&mut self, stream: &[u8], order: &Ordering, slots: u64) -> Option<&[Tap]> {
+        if self.limit == 0 {
+            return None;
         }
-        let mut n = 0u64;
-        let _ = order.walk(|_| -> Result<(), ()> {
-            n = n.saturating_add(1);
+        let n = usize::try_from(slots).ok()?;
+        let fixed = stream.len().checked_add(Entry::BYTES)?;
+        let limit = self.limit;
+        let mut dec = Decoder::new(stream);
+        let mut taps = std::vec::Vec::new();
+        let mut taken = 0usize;
+        let walked = order.walk(|slot| -> Result<(), ()> {
+            let w = match dec.next() {
+                Some(Ok(w)) => w,
+                _ => return Err(()),
+            };
+            taken += 1;
+            let Some((oz, ky, kx, iz)) = slot else {
+                return Ok(());
+            };
+            if w != 0 {
+                let c = |v: u64| u16::try_from(v).map_err(|_| ());
+                if taps.len() == taps.capacity() {
+                    // Never past the limit, even while building.
+                    let more = taps.len().max(64);
+                    let bytes = taps
+                        .len()
+                        .saturating_add(more)
+                        .saturating_mul(core::mem::size_of::<Tap>())
+                        .saturating_add(fixed);
+                    if bytes > limit {
+                        return Err(());
+                    }
+                    taps.try_reserve_exact(more).map_err(|_| ())?;
+                }
+                taps.push(Tap {
+                    w,
+                    oz: c(oz)?,
+                    ky: c(ky)?,
+                    kx: c(kx)?,
+                    iz: c(iz)?,
+                });
+            }
             Ok(())
         });
-        #[cfg(feature = "std")]
-        if self.enabled && self.slot_counts.len() < Self::MAX_ORDERINGS {
-            self.slot_counts.push((*order, n));
+        if walked.is_err() || taken != n || dec.next().is_some() {
+            return None;
         }
-        n
+        taps.shrink_to_fit();
+        let mut copy = std::vec::Vec::new();
+        copy.try_reserve_exact(stream.len()).ok()?;
+        copy.extend_from_slice(stream);
+        let entry = Entry {
+            stream: copy,
+            order: *order,
+            slots,
+            taps,
+        };
+        let size = entry.bytes();
+        if size > limit {
+            return None;
+        }
+        if self.bytes.saturating_add(size) > limit {
+            self.clear();
+        }
+        // One more entry, its list grown by exactly one (so the bytes counted are the
+        // bytes taken).
+        self.entries.try_reserve_exact(1).ok()?;
+        self.entries.push(entry);
+        self.bytes = self.bytes.saturating_add(size);
+        self.entries.last().map(|e| e.taps.as_slice())
     }
 
     #[cfg(not(feature = "std"))]
     #[allow(clippy::unused_self)]
-    fn get(&mut self, _stream: &[u8], _order: &Ordering, _slots: u64) -> Option<&[Tap]> {
+    fn find(&self, _stream: &[u8], _order: &Ordering) -> Option<(usize, u64)> {
+        None
+    }
+
+    #[cfg(not(feature = "std"))]
+    #[allow(clippy::unused_self)]
+    fn taps(&self, _at: usize) -> Option<&[Tap]> {
+        None
+    }
+
+    #[cfg(not(feature = "std"))]
+    #[allow(clippy::unused_self)]
+    fn insert(&mut self, _stream: &[u8], _order: &Ordering, _slots: u64) -> Option<&[Tap]> {
         None
     }
 }
@@ -1150,7 +1232,11 @@ fn conv(
     let passes = positions
         .div_ceil(pstride as u64)
         .saturating_mul(oc.div_ceil(cb));
-    let slots = cache.slots(&order);
+    // A kept decoding of this stream (with its slot count), or the count walked.
+    let found = weights_in(mem, w_addr, w_len)
+        .ok()
+        .and_then(|stream| cache.find(stream, &order));
+    let slots = found.map_or_else(|| order.slots(), |(_, n)| n);
     work.ops(
         passes.saturating_mul(slots).saturating_add(
             positions
@@ -1179,9 +1265,12 @@ fn conv(
     };
     // A kept decoding of this stream (checked to hold exactly `slots` weights), copied
     // out of the cache's borrow of `mem`'s bytes: the OFM is written between passes.
-    let kept = {
-        let stream = weights_in(mem, w_addr, w_len)?;
-        cache.get(stream, &order, slots)
+    let kept = match found {
+        Some((at, _)) => cache.taps(at),
+        None => {
+            let stream = weights_in(mem, w_addr, w_len)?;
+            cache.insert(stream, &order, slots)
+        }
     };
     let mut first = kept.is_none();
     // Channel `j` of the pass, position `p` of the chunk: `acc[j * pstride + p]`.
@@ -1646,8 +1735,9 @@ mod tests {
     fn a_kept_decoding_is_the_streams_nonzero_weights_at_their_slots() {
         let stream = four_values();
         let order = two_by_two(2);
-        let mut cache = WeightCache::new(true);
-        assert_eq!(cache.slots(&order), 4);
+        assert_eq!(order.slots(), 4);
+        let mut cache = WeightCache::default();
+        cache.set_limit(1 << 20);
         let want = [
             Tap {
                 w: 1,
@@ -1664,24 +1754,40 @@ mod tests {
                 iz: 1,
             },
         ];
-        assert_eq!(cache.get(&stream, &order, 4), Some(&want[..]));
-        // Kept: found again, not added twice.
-        assert_eq!(cache.get(&stream, &order, 4), Some(&want[..]));
+        assert_eq!(cache.find(&stream, &order), None);
+        assert_eq!(cache.insert(&stream, &order, 4), Some(&want[..]));
+        // Kept: found again, with its slots.
+        assert_eq!(cache.find(&stream, &order), Some((0, 4)));
+        assert_eq!(cache.taps(0), Some(&want[..]));
         assert_eq!(cache.entries.len(), 1);
+        let one = cache.kept_bytes();
+        assert_eq!(
+            one,
+            stream.len() + 2 * core::mem::size_of::<Tap>() + core::mem::size_of::<Entry>()
+        );
         // A stream shorter than the ordering's slots, or one byte different, is not
         // taken for the kept one; a short one is not kept (the pass decodes it and
         // reports its error).
         let long = two_by_two(4);
-        assert_eq!(cache.slots(&long), 8);
-        assert_eq!(cache.get(&stream, &long, 8), None);
+        assert_eq!(long.slots(), 8);
+        assert_eq!(cache.find(&stream, &long), None);
+        assert_eq!(cache.insert(&stream, &long, 8), None);
         let mut other = stream.clone();
         other[3] ^= 0x10;
-        assert_ne!(cache.get(&other, &order, 4), Some(&want[..]));
-        // Nothing is kept when keeping is off.
-        let mut off = WeightCache::new(false);
-        assert_eq!(off.slots(&order), 4);
-        assert_eq!(off.get(&stream, &order, 4), None);
-        assert!(off.entries.is_empty() && off.slot_counts.is_empty());
+        assert_eq!(cache.find(&other, &order), None);
+        assert_eq!(cache.kept_bytes(), one);
+        // Nothing is kept without a limit (a one-shot run's cache), nor past it.
+        let mut off = WeightCache::default();
+        assert_eq!(off.insert(&stream, &order, 4), None);
+        assert_eq!(off.find(&stream, &order), None);
+        assert!(off.entries.is_empty() && off.kept_bytes() == 0);
+        let mut small = WeightCache::default();
+        small.set_limit(one - 1);
+        assert_eq!(small.insert(&stream, &order, 4), None);
+        assert_eq!(small.kept_bytes(), 0);
+        // A lower limit drops what is over it.
+        cache.set_limit(one - 1);
+        assert_eq!((cache.kept_bytes(), cache.entries.len()), (0, 0));
     }
 
     #[test]

@@ -32,6 +32,10 @@
 //!   [`Sim::set_irq_handler`], so the driver's interrupt path runs. A malformed stream sets
 //!   `cmd_parse_error`; a bad access sets `bus_status` and the faulting channel/interface.
 //!   After a fault, runs are ignored until a soft reset.
+//! * **Memory bound.** A run decodes the stream and each weight stream as it runs and keeps
+//!   nothing beyond the simulated memory, SHRAM and the registers. Only a session
+//!   ([`with_session`], [`Sim::set_keep_decodings`]) keeps decodings for the next runs,
+//!   each bounded by what the model needs ([`KeptBytes`], [`Session`]).
 //! * **Faults** to inject: [`Faults`].
 //!
 //! **Without std.** With the default `std` feature off the crate is `no_std` and needs no
@@ -58,8 +62,10 @@ use std::cell::RefCell;
 #[cfg(feature = "std")]
 use std::rc::Rc;
 
-pub use compute::{Budget, BudgetKind, ComputeError, Work};
+pub use compute::{Budget, BudgetKind, ComputeError, KEPT_WEIGHT_BYTES_PER_STREAM_BYTE, Work};
 pub use memory::Memory;
+#[cfg(feature = "std")]
+pub use model::KeptBytes;
 pub use model::{
     BusFault, CONFIG_U55_128, CONFIG_U55_256, DEFAULT_ID, Faults, RunRecord, SimConfig, SimStats,
     channel, register_name,
@@ -133,10 +139,22 @@ impl Sim {
         self.core.borrow_mut().cfg.faults = faults;
     }
 
-    /// Keep decoded weight streams between passes and runs (the default), or decode each
-    /// stream on every pass as it is read (what a build without `std` does).
-    pub fn set_keep_weights(&self, keep: bool) {
-        self.core.borrow_mut().weights = compute::WeightCache::new(keep);
+    /// Keep decodings for the next runs, as a session does ([`with_session`]): the
+    /// command stream's (while its bytes are unchanged; bounded by its commands and
+    /// operations, [`KeptBytes::stream_bound`]) and its weight streams' (at most
+    /// [`compute::KEPT_WEIGHT_BYTES_PER_STREAM_BYTE`] bytes per byte of the weight streams
+    /// its operations read and [`KeptBytes::WEIGHT_ENTRY_BYTES`] a stream,
+    /// [`KeptBytes::weights_bound`]). Off by default: every run decodes as it runs and keeps nothing
+    /// beyond the simulated memory, SHRAM and the registers, as the `no_std` build; turning
+    /// it off drops what was kept.
+    pub fn set_keep_decodings(&self, keep: bool) {
+        self.core.borrow_mut().set_keep(keep);
+    }
+
+    /// What is kept for the next runs ([`Self::set_keep_decodings`]).
+    #[must_use]
+    pub fn kept(&self) -> KeptBytes {
+        self.core.borrow().kept()
     }
 
     /// Change the run latency in ticks.

@@ -571,11 +571,14 @@ impl Step {
     const NONE: u32 = u32::MAX;
 }
 
-/// The last command stream's decoding: its bytes, its commands up to the end or the first
-/// that does not decode (and that error), and at each memory-touching operation the
-/// registers as the stream leaves them and what the operation touches (relative to its
-/// regions: the region checks, base addresses and memory are the run's). All of it follows
-/// from the bytes alone, so it is kept while the bytes are the same, compared on every run.
+/// The last command stream's decoding, kept by a session ([`Core::set_keep`]): its bytes,
+/// its commands up to the end or the first that does not decode (and that error), and at
+/// each memory-touching operation the registers as the stream leaves them and what the
+/// operation touches (relative to its regions: the region checks, base addresses and
+/// memory are the run's). All of it follows from the bytes alone, so it is kept while the
+/// bytes are the same, compared on every run. Its size is bounded by the stream's:
+/// [`KeptBytes::STEP_BYTES`] a command and [`KeptBytes::OPERATION_BYTES`] more an
+/// operation, at most [`Kept::MAX_OPS`] operations.
 #[cfg(feature = "std")]
 #[derive(Debug)]
 pub(crate) struct Kept {
@@ -583,19 +586,24 @@ pub(crate) struct Kept {
     steps: Vec<Step>,
     error: Option<cmd::DecodeError>,
     ops: Vec<(StreamState, cmd::Operation)>,
+    /// The bytes of the distinct weight streams (region, offset, length) its operations
+    /// read, and how many: what bounds the kept weight decodings ([`Core::weight_limit`]).
+    weight_bytes: u64,
+    weight_streams: u64,
 }
 
 #[cfg(feature = "std")]
 impl Kept {
-    /// The most operations kept (984 bytes each on a 64-bit host: at most some 16 MiB, on
-    /// top of 24 bytes a command); a stream with more is decoded as it runs.
-    const MAX_OPS: usize = 16 << 10;
+    /// The most operations kept (at most some 16 MiB of them on a 64-bit host); a stream
+    /// with more is decoded as it runs, and no weight decodings are kept for it.
+    pub(crate) const MAX_OPS: usize = 16 << 10;
 
     /// Decode `stream` up to its end or its first decode error; `None` past
     /// [`Self::MAX_OPS`] operations.
     fn new(stream: &[u8]) -> Option<Self> {
         let mut state = StreamState::new();
         let (mut steps, mut ops, mut error) = (Vec::new(), Vec::new(), None);
+        let mut weights: Vec<(u8, u64, u64)> = Vec::new();
         for item in cmd::decode(stream) {
             let command = match item {
                 Ok(c) => c,
@@ -606,6 +614,12 @@ impl Kept {
             };
             let op = match state.apply(&command) {
                 Some(op) if ops.len() < Self::MAX_OPS => {
+                    weights.extend(
+                        op.accesses()
+                            .iter()
+                            .filter(|a| a.kind == AccessKind::Weights && !a.shram)
+                            .map(|a| (a.region, a.start, a.len)),
+                    );
                     ops.push((state.clone(), op));
                     u32::try_from(ops.len() - 1).ok()?
                 }
@@ -618,12 +632,101 @@ impl Kept {
                 op,
             });
         }
+        weights.sort_unstable();
+        weights.dedup();
+        steps.shrink_to_fit();
+        ops.shrink_to_fit();
         Some(Self {
             bytes: stream.to_vec(),
             steps,
             error,
             ops,
+            weight_bytes: weights
+                .iter()
+                .fold(0u64, |sum, &(_, _, len)| sum.saturating_add(len)),
+            weight_streams: weights.len() as u64,
         })
+    }
+
+    /// Its bytes (the allocations' capacities).
+    fn size(&self) -> u64 {
+        let bytes = self
+            .bytes
+            .capacity()
+            .saturating_add(self.steps.capacity().saturating_mul(KeptBytes::STEP_BYTES))
+            .saturating_add(
+                self.ops
+                    .capacity()
+                    .saturating_mul(KeptBytes::OPERATION_BYTES),
+            )
+            .saturating_add(core::mem::size_of::<Self>());
+        bytes as u64
+    }
+}
+
+/// What a simulator keeps beyond its memory (the bound regions), SHRAM and its registers:
+/// decodings kept for the next runs, which only a session asks for
+/// ([`crate::Sim::set_keep_decodings`], [`crate::with_session`]). A one-shot run keeps
+/// none (all zero), as the `no_std` build.
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptBytes {
+    /// Bytes of the kept command-stream decoding (allocations included): at most
+    /// [`Self::stream_bound`] of its commands and operations.
+    pub stream: u64,
+    /// Commands in it.
+    pub commands: u64,
+    /// Memory-touching operations in it.
+    pub operations: u64,
+    /// Bytes of the kept weight-stream decodings (allocations included): at most
+    /// [`Self::weights_limit`].
+    pub weights: u64,
+    /// The bytes of the distinct weight streams (region, offset, length) the kept
+    /// stream's operations read.
+    pub weight_stream_bytes: u64,
+    /// How many they are.
+    pub weight_streams: u64,
+    /// The limit on [`Self::weights`], [`Self::weights_bound`] of the two above (and
+    /// 64 MiB at most).
+    pub weights_limit: u64,
+}
+
+#[cfg(feature = "std")]
+impl KeptBytes {
+    /// Bytes a kept command takes (the command, its opcode, its operation's index).
+    pub const STEP_BYTES: usize = core::mem::size_of::<Step>();
+    /// Bytes a kept operation takes on top (the registers after it, what it touches).
+    pub const OPERATION_BYTES: usize = core::mem::size_of::<(StreamState, cmd::Operation)>();
+
+    /// The most a kept decoding of a `stream_len`-byte stream of `commands` commands and
+    /// `operations` operations takes: the stream's copy, [`Self::STEP_BYTES`] a command,
+    /// [`Self::OPERATION_BYTES`] an operation (a command takes at least 4 of the stream's
+    /// bytes, so at most `stream_len / 4` commands), and the decoding's own fields.
+    #[must_use]
+    pub fn stream_bound(stream_len: u64, commands: u64, operations: u64) -> u64 {
+        stream_len
+            .saturating_add(commands.saturating_mul(Self::STEP_BYTES as u64))
+            .saturating_add(operations.saturating_mul(Self::OPERATION_BYTES as u64))
+            .saturating_add(core::mem::size_of::<Kept>() as u64)
+    }
+
+    /// Bytes a kept weight decoding takes beside its stream's copy and its weights.
+    pub const WEIGHT_ENTRY_BYTES: usize = compute::Entry::BYTES;
+
+    /// The most the kept decodings of `streams` weight streams of `bytes` bytes in all
+    /// may take: [`crate::compute::KEPT_WEIGHT_BYTES_PER_STREAM_BYTE`] a byte and
+    /// [`Self::WEIGHT_ENTRY_BYTES`] a stream.
+    #[must_use]
+    pub fn weights_bound(bytes: u64, streams: u64) -> u64 {
+        bytes
+            .saturating_mul(compute::KEPT_WEIGHT_BYTES_PER_STREAM_BYTE)
+            .saturating_add(streams.saturating_mul(Self::WEIGHT_ENTRY_BYTES as u64))
+    }
+
+    /// Everything kept.
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.stream.saturating_add(self.weights)
     }
 }
 
@@ -657,9 +760,13 @@ pub(crate) struct Core {
     pmu: Pmu,
     /// SHRAM's LUT memory (its last 2 KiB), as DMA transfers into SHRAM leave it.
     lut: [u8; LUT_BYTES],
-    /// Weight streams decoded before (`compute::WeightCache`).
+    /// Weight streams decoded before (`compute::WeightCache`): kept only while
+    /// [`Self::keep`] is set.
     pub(crate) weights: compute::WeightCache,
-    /// The last command stream's decoding (`execute`).
+    /// Keep decodings for the next runs (a session's; [`Self::set_keep`]).
+    #[cfg(feature = "std")]
+    keep: bool,
+    /// The last command stream's decoding, while [`Self::keep`] is set (`execute`).
     #[cfg(feature = "std")]
     commands: Option<Kept>,
 }
@@ -693,9 +800,55 @@ impl Core {
             ticks: 0,
             pmu: Pmu::default(),
             lut: [0; LUT_BYTES],
-            weights: compute::WeightCache::new(true),
+            weights: compute::WeightCache::default(),
+            #[cfg(feature = "std")]
+            keep: false,
             #[cfg(feature = "std")]
             commands: None,
+        }
+    }
+
+    /// Keep the command stream's decoding and its weight streams' for the next runs (a
+    /// session's), each bounded by the stream's ([`KeptBytes`]); or keep nothing (the
+    /// default, and what is kept is dropped): each run decodes as it runs.
+    #[cfg(feature = "std")]
+    pub(crate) fn set_keep(&mut self, keep: bool) {
+        self.keep = keep;
+        if !keep {
+            self.commands = None;
+            self.weights.set_limit(0);
+        }
+    }
+
+    /// The limit on the kept weight decodings for the kept stream `k`
+    /// ([`KeptBytes::weights_bound`] of its weight streams).
+    #[cfg(feature = "std")]
+    fn weight_limit(k: &Kept) -> usize {
+        let limit = KeptBytes::weights_bound(k.weight_bytes, k.weight_streams);
+        usize::try_from(limit).unwrap_or(usize::MAX)
+    }
+
+    /// What is kept for the next runs.
+    #[cfg(feature = "std")]
+    pub(crate) fn kept(&self) -> KeptBytes {
+        let (stream, commands, operations, weight_stream_bytes, weight_streams) =
+            self.commands.as_ref().map_or((0, 0, 0, 0, 0), |k| {
+                (
+                    k.size(),
+                    k.steps.len() as u64,
+                    k.ops.len() as u64,
+                    k.weight_bytes,
+                    k.weight_streams,
+                )
+            });
+        KeptBytes {
+            stream,
+            commands,
+            operations,
+            weights: self.weights.kept_bytes() as u64,
+            weight_stream_bytes,
+            weight_streams,
+            weights_limit: self.weights.limit() as u64,
         }
     }
 
@@ -992,31 +1145,42 @@ impl Core {
         let qbase = (u64::from(self.qbase_hi) << 32) | u64::from(self.qbase);
         let qsize = u64::from(self.qsize);
         let interface = Self::interface_of_attr(Self::qconfig_attr(self.qconfig));
-        // With `std` the last stream's decoding is kept ([`Kept`]) and reused while the
-        // stream's bytes are the same (compared in place on every run); without, the
-        // stream is decoded as it runs.
+        // In a session ([`Self::set_keep`]) the last stream's decoding is kept ([`Kept`])
+        // and reused while the stream's bytes are the same (compared in place on every
+        // run), and with it the weight streams' decodings, up to a limit from the
+        // stream's weight streams; otherwise (a one-shot run, the `no_std` build) the
+        // stream is decoded as it runs and nothing is kept.
         #[cfg(feature = "std")]
         {
             let Some(stream) = self.memory.read(qbase, qsize) else {
                 return Self::fetch_fault(rec, qbase, qsize, interface);
             };
-            let kept = match self.commands.take() {
-                Some(k) if k.bytes.as_slice() == stream => Some(k),
-                _ => Kept::new(stream),
+            let kept = if self.keep {
+                match self.commands.take() {
+                    Some(k) if k.bytes.as_slice() == stream => Some(k),
+                    _ => Kept::new(stream),
+                }
+            } else {
+                None
             };
             self.pmu.access(interface, false, qsize);
             match kept {
                 Some(k) => {
+                    self.weights.set_limit(Self::weight_limit(&k));
                     let out = self.run_kept(rec, qsize, &k);
                     self.commands = Some(k);
                     out
                 }
-                // Too many operations to keep each one's registers: decoded as it runs,
-                // from a copy (DMA commands may write the stream's window).
-                None => match self.memory.stream(qbase, qsize) {
-                    Some(stream) => self.run_decoding(rec, qsize, &stream),
-                    None => Self::fetch_fault(RunRecord::default(), qbase, qsize, interface),
-                },
+                // Not kept (a one-shot run, or too many operations to keep each one's
+                // registers: then no weight decodings either): decoded as it runs, from a
+                // copy (DMA commands may write the stream's window).
+                None => {
+                    self.weights.set_limit(0);
+                    match self.memory.stream(qbase, qsize) {
+                        Some(stream) => self.run_decoding(rec, qsize, &stream),
+                        None => Self::fetch_fault(RunRecord::default(), qbase, qsize, interface),
+                    }
+                }
             }
         }
         #[cfg(not(feature = "std"))]
@@ -1283,14 +1447,15 @@ mod tests {
     const SRC: u64 = 0x2000;
     const DST: u64 = 0x3000;
 
-    /// A core with `stream` at [`STREAM`], 16 bytes 1..=16 at [`SRC`] (region 0) and 16
-    /// zeros at [`DST`] (region 1).
+    /// A core keeping decodings (a session's) with `stream` at [`STREAM`], 16 bytes
+    /// 1..=16 at [`SRC`] (region 0) and 16 zeros at [`DST`] (region 1).
     fn core(stream: &[u8]) -> Core {
         let mut c = Core::new(SimConfig {
             run_latency: 0,
             reset_latency: 0,
             ..SimConfig::default()
         });
+        c.set_keep(true);
         let src: Vec<u8> = (1..=16).collect();
         assert!(c.memory.store(SRC, &src));
         assert!(c.memory.store(DST, &[0; 16]));
@@ -1354,6 +1519,53 @@ mod tests {
         program(&mut c, s.len());
         assert_eq!(run(&mut c), first);
         assert_eq!((c.stats.runs, c.stats.ignored_starts), (2, 0));
+    }
+
+    #[test]
+    fn a_core_keeps_no_decoding_unless_asked_and_a_kept_one_is_bounded_by_the_stream() {
+        let s = dmas(3, 4);
+        let mut kept = core(&s);
+        let mut plain = core(&s);
+        plain.set_keep(false);
+        for _ in 0..2 {
+            let (a, b) = (run(&mut kept), run(&mut plain));
+            assert_eq!(a, b, "the same run, kept or not");
+            assert_eq!(plain.kept(), KeptBytes::default(), "nothing kept");
+            assert!(plain.commands.is_none());
+        }
+        let k = kept.kept();
+        // 2 region commands, 3 DMA registers, 3 DMAs, stop; 3 operations.
+        assert_eq!((k.commands, k.operations), (9, 3));
+        assert!(k.stream > 0);
+        let bound = KeptBytes::stream_bound(s.len() as u64, k.commands, k.operations);
+        assert!(k.stream <= bound, "{} > {bound}", k.stream);
+        // No weight streams: no weight decodings may be kept.
+        assert_eq!(
+            (
+                k.weight_stream_bytes,
+                k.weight_streams,
+                k.weights,
+                k.weights_limit
+            ),
+            (0, 0, 0, 0)
+        );
+        // Turning keeping off drops what was kept.
+        kept.set_keep(false);
+        assert_eq!(kept.kept(), KeptBytes::default());
+    }
+
+    /// The sizes the session's documentation states (`crate::run::Session`).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn kept_sizes_are_the_documented_ones() {
+        assert_eq!(
+            (
+                KeptBytes::STEP_BYTES,
+                KeptBytes::OPERATION_BYTES,
+                KeptBytes::WEIGHT_ENTRY_BYTES
+            ),
+            (24, 984, 152)
+        );
     }
 
     #[test]

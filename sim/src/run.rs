@@ -13,7 +13,7 @@ use npuschema_runtime::driver::{
     PmuEvent, RunInfo,
 };
 
-use crate::{Budget, Faults, RunRecord, Sim, SimConfig, SimStats};
+use crate::{Budget, Faults, KeptBytes, RunRecord, Sim, SimConfig, SimStats};
 
 /// How to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,9 +49,6 @@ pub struct RunOptions {
     /// anything is allocated (the simulator holds a copy of what the NPU may touch, so a
     /// blob declaring a 4 GiB region would otherwise take several times that).
     pub max_arena: u64,
-    /// Keep decoded weight streams between passes and runs ([`Sim::set_keep_weights`]);
-    /// `false` decodes every stream on every pass, as the `no_std` build does.
-    pub keep_weights: bool,
 }
 
 /// The default [`RunOptions::max_arena`]: 64 MiB, far above the arena of any model the
@@ -72,7 +69,6 @@ impl Default for RunOptions {
             run_timeout: 100_000,
             pmu: None,
             max_arena: DEFAULT_MAX_ARENA,
-            keep_weights: true,
         }
     }
 }
@@ -189,6 +185,9 @@ pub struct RunReport {
     pub record: Option<RunRecord>,
     /// Simulator counters.
     pub stats: SimStats,
+    /// What the simulator kept for further runs after this one: nothing (all zero) for
+    /// [`run_blob`] and [`run_with_io`], which decode as they run.
+    pub kept: KeptBytes,
     /// The bytes of every runtime region after the run, `(index, bytes)`.
     pub outputs: Vec<(usize, Vec<u8>)>,
     /// The PMU's counters after the run, when [`RunOptions::pmu`] asked for them.
@@ -334,6 +333,9 @@ fn sim_macs(accel: u32) -> u32 {
 /// Validate `blob` (copied first to a 16-byte aligned address, as a firmware image would
 /// place it), bind it into a fresh arena of [`ArenaSize::any_start`] bytes, run it on a
 /// simulated U55 through [`Driver`] (polling or interrupt), and report what happened.
+/// The simulator decodes the command stream and each weight stream as it runs (on every
+/// pass that reads it) and keeps no decoding: its memory is the bound regions, SHRAM and
+/// its fixed-size state, as the `no_std` build's ([`RunReport::kept`] is zero).
 ///
 /// # Errors
 ///
@@ -344,7 +346,9 @@ fn sim_macs(accel: u32) -> u32 {
     reason = "carries npuschema_core::Error, the project-wide Copy error"
 )]
 pub fn run_blob(blob: &[u8], opts: &RunOptions) -> Result<RunReport, RunError> {
-    prepare(blob, opts, |job, setup| report(blob, opts, job, setup))
+    prepare(blob, opts, false, |job, setup| {
+        report(blob, opts, job, setup)
+    })
 }
 
 /// What [`prepare`] hands on: the simulated NPU and its initialised driver.
@@ -388,8 +392,9 @@ fn write_placed(
     Ok(())
 }
 
-/// Validate, bind, check, write `opts`' inputs, make the simulated NPU and initialise its
-/// driver; then `f`.
+/// Validate, bind, check, write `opts`' inputs, make the simulated NPU (keeping decodings
+/// for the next runs when `keep`: [`Sim::set_keep_decodings`]) and initialise its driver;
+/// then `f`.
 #[allow(
     clippy::result_large_err,
     reason = "carries npuschema_core::Error, the project-wide Copy error"
@@ -397,6 +402,7 @@ fn write_placed(
 fn prepare<R>(
     blob: &[u8],
     opts: &RunOptions,
+    keep: bool,
     f: impl FnOnce(&mut CheckedJob<'_, '_>, Setup) -> Result<R, RunError>,
 ) -> Result<R, RunError> {
     // A firmware image places the blob at a 16-byte aligned address; a `Vec<u8>` or a file
@@ -472,7 +478,7 @@ fn prepare<R>(
         ..SimConfig::u55(macs)
     };
     let sim = Sim::new(cfg);
-    sim.set_keep_weights(opts.keep_weights);
+    sim.set_keep_decodings(keep);
     sim.bind_job(&job);
     let dopts = DriverOptions {
         run_timeout: opts.run_timeout,
@@ -584,6 +590,7 @@ fn report(
         outcome,
         record,
         stats: sim.stats(),
+        kept: sim.kept(),
         outputs,
         pmu,
         pmu_events: opts.pmu.map(|c| c.events),
@@ -647,6 +654,20 @@ pub fn run_with_io(
 /// A blob validated, bound, checked and on a simulated NPU whose driver is initialised,
 /// for many inferences: as TFLite's interpreter is made and its tensors allocated once,
 /// then invoked per input. Made by [`with_session`].
+///
+/// A session is the explicit opt-in to memory beyond the bound regions and SHRAM, for the
+/// speed of repeated inference: its simulator keeps the command stream's decoding (while
+/// the stream's bytes are unchanged, compared on every run) and the weight streams'
+/// decodings, each reused by the next passes and inferences, and bounded by what the model
+/// needs ([`Sim::kept`], [`KeptBytes`]): the stream's at most its bytes plus
+/// [`KeptBytes::STEP_BYTES`] a command and [`KeptBytes::OPERATION_BYTES`] more an
+/// operation (24 and 984 on a 64-bit host; a stream of more than 16K operations keeps
+/// nothing), the weights' at most [`crate::KEPT_WEIGHT_BYTES_PER_STREAM_BYTE`] (16) bytes
+/// per byte of the distinct weight streams the stream's operations read, plus
+/// [`KeptBytes::WEIGHT_ENTRY_BYTES`] (152) a stream, and 64 MiB in all; a weight stream
+/// beyond is decoded on every pass. For micro_speech that is 42 KB for the stream and
+/// 183 KB for its 19 KB of weight streams. A one-shot run ([`run_blob`],
+/// [`run_with_io`]) keeps none of it.
 pub struct Session<'j, 'b, 'a> {
     job: &'j mut CheckedJob<'b, 'a>,
     setup: Setup,
@@ -743,7 +764,7 @@ pub fn with_session<R>(
         pmu: None,
         ..opts.clone()
     };
-    prepare(blob, &opts, |job, setup| {
+    prepare(blob, &opts, true, |job, setup| {
         let mut session = Session { job, setup };
         Ok(f(&mut session))
     })

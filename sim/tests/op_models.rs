@@ -5,8 +5,10 @@
 //! models. Everything is generated into cargo's target tmp dir; nothing binary is
 //! committed. Skips, saying so, without the venvs.
 //!
-//! The first input of each is also run decoding every weight stream on every pass (what
-//! the `no_std` build does, `keep_weights: false`): the same outputs.
+//! The inputs are run one-shot (`run_with_io`: every weight stream decoded on every pass,
+//! nothing kept, as the `no_std` build does); the first is also run in a session
+//! (`with_session`, which keeps the stream's and the weights' decodings): the same
+//! outputs.
 //!
 //! Each family's result is printed; `EXACT` lists the families that must be bit-exact,
 //! `DIFFER` the ones that must not be (with the reason), so that a change either way is
@@ -25,7 +27,7 @@ use std::process::Command;
 
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
 use npuschema_runtime::cmd::{Opcode, decode};
-use npuschema_sim::{RunOptions, run_with_io};
+use npuschema_sim::{KeptBytes, RunOptions, run_with_io, with_session};
 use npuschema_tests::vela::venv_tool;
 
 const SETS: usize = 100;
@@ -164,15 +166,31 @@ fn run_family(
             run_with_io(&packed.bytes, &RunOptions::default(), &inputs, &places).unwrap();
         assert!(run.succeeded(), "{name}:\n{}", run.to_text());
         if k == 0 {
-            // Decoding every weight stream on every pass (the no_std build's way) computes
-            // what the kept decodings compute.
-            let every_pass = RunOptions {
-                keep_weights: false,
-                ..RunOptions::default()
-            };
-            let (run2, got2) = run_with_io(&packed.bytes, &every_pass, &inputs, &places).unwrap();
-            assert!(run2.succeeded(), "{name}:\n{}", run2.to_text());
-            assert_eq!(got2, got, "{name}: keep_weights false");
+            // A session's kept decodings compute what decoding every weight stream on
+            // every pass (a one-shot run's way, and the no_std build's) computes.
+            let (inf, kept) = with_session(&packed.bytes, &RunOptions::default(), |s| {
+                (s.infer(&inputs, &places).unwrap(), s.sim().kept())
+            })
+            .unwrap();
+            assert!(inf.outcome.is_ok(), "{name}: {:?}", inf.outcome);
+            assert_eq!(
+                inf.outputs, got,
+                "{name}: a session and a one-shot run differ"
+            );
+            // What the session keeps for the weights stays within its limit (and nothing
+            // for a one-shot run).
+            assert!(kept.weights <= kept.weights_limit, "{name}: {kept:?}");
+            assert_eq!(run.kept, KeptBytes::default(), "{name}");
+            if kept.weight_stream_bytes > 0 {
+                eprintln!(
+                    "{name} ({accel}): a session keeps {} B of weight decodings, {:.2} per byte of {} B in {} weight streams (limit {} B)",
+                    kept.weights,
+                    kept.weights as f64 / kept.weight_stream_bytes as f64,
+                    kept.weight_stream_bytes,
+                    kept.weight_streams,
+                    kept.weights_limit
+                );
+            }
         }
         let rec = run.record.as_ref().unwrap();
         if let Some(e) = rec.compute_error {

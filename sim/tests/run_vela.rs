@@ -14,8 +14,11 @@
 
 use npuschema_cli::pack::{AccelChoice, load, pack_model};
 use npuschema_runtime::binder::RegionKind;
-use npuschema_runtime::cmd::{Opcode, decode};
-use npuschema_sim::{Place, RunOptions, RunReport, run_blob, run_with_io, with_session};
+use npuschema_runtime::cmd::{AccessKind, Opcode, StreamState, decode};
+use npuschema_sim::{
+    KEPT_WEIGHT_BYTES_PER_STREAM_BYTE, KeptBytes, Place, RunOptions, RunReport, run_blob,
+    run_with_io, with_session,
+};
 use npuschema_tests::vela::{out_dir as vela_out, outputs};
 
 fn runtime_digests(r: &RunReport) -> Vec<(u8, u32)> {
@@ -203,11 +206,38 @@ fn a_session_infers_as_one_shot_runs_do() {
     }
 }
 
-/// Kept weight decodings (the default with `std`) compute what decoding every stream on
-/// every pass computes (the `no_std` build's way, `keep_weights: false`), on every Vela
-/// output and configuration, with the same work counted.
+/// `set`'s inputs as `infer` and `run_with_io` take them.
+fn refs(set: &[(usize, u64, Vec<u8>)]) -> Vec<(usize, u64, &[u8])> {
+    set.iter().map(|(a, b, c)| (*a, *b, c.as_slice())).collect()
+}
+
+/// The distinct weight streams `(region, offset, length)` the operations of `stream` read,
+/// from the stream's decoding: their bytes, and how many.
+fn weight_streams(stream: &[u8]) -> (u64, u64) {
+    let mut state = StreamState::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in decode(stream) {
+        if let Some(op) = state.apply(&c.unwrap()) {
+            for a in op.accesses() {
+                if a.kind == AccessKind::Weights && !a.shram {
+                    seen.insert((a.region, a.start, a.len));
+                }
+            }
+        }
+    }
+    (seen.iter().map(|w| w.2).sum(), seen.len() as u64)
+}
+
+/// A one-shot run keeps no decoding (its memory is the bound regions, SHRAM and the
+/// simulator's fixed-size state); a session keeps the stream's and the weight streams'
+/// decodings within the bounds its documentation states (the stream's: its bytes plus
+/// `STEP_BYTES` a command and `OPERATION_BYTES` an operation; the weights':
+/// `KEPT_WEIGHT_BYTES_PER_STREAM_BYTE` per byte of the weight streams its operations
+/// read), and computes with them what one-shot runs (decoding every weight stream on
+/// every pass) compute, with the same work counted: on every Vela output and
+/// configuration.
 #[test]
-fn kept_weight_decodings_compute_what_decoding_every_pass_does() {
+fn one_shot_runs_keep_nothing_and_a_sessions_decodings_are_bounded() {
     let Some(dir) = vela_out() else { return };
     let files = outputs(&dir);
     assert!(!files.is_empty(), "vela-out has no outputs");
@@ -221,38 +251,104 @@ fn kept_weight_decodings_compute_what_decoding_every_pass_does() {
             .iter()
             .map(|t| (t.region as usize, t.offset, t.bytes().unwrap()))
             .collect();
-        for _ in 0..3 {
-            let ins: Vec<(usize, u64, Vec<u8>)> = r
-                .inputs
-                .iter()
-                .map(|t| {
-                    let b = (0..t.bytes().unwrap())
-                        .map(|_| {
-                            x ^= x << 13;
-                            x ^= x >> 7;
-                            x ^= x << 17;
-                            (x >> 56) as u8
-                        })
-                        .collect();
-                    (t.region as usize, t.offset, b)
-                })
-                .collect();
-            let ins: Vec<(usize, u64, &[u8])> =
-                ins.iter().map(|(a, b, c)| (*a, *b, c.as_slice())).collect();
-            let every_pass = RunOptions {
-                keep_weights: false,
-                ..RunOptions::default()
-            };
-            let (a, out_a) =
-                run_with_io(&packed.bytes, &RunOptions::default(), &ins, &places).unwrap();
-            let (b, out_b) = run_with_io(&packed.bytes, &every_pass, &ins, &places).unwrap();
-            assert!(a.succeeded() && b.succeeded(), "{}", path.display());
-            assert!(!out_a.is_empty(), "{}", path.display());
-            assert_eq!(out_a, out_b, "{}", path.display());
-            assert_eq!(runtime_digests(&a), runtime_digests(&b));
-            let (ra, rb) = (a.record.unwrap(), b.record.unwrap());
-            assert_eq!(ra.work, rb.work, "{}", path.display());
-            assert_eq!(ra.computed, rb.computed);
-        }
+        let sets: Vec<Vec<(usize, u64, Vec<u8>)>> = (0..3)
+            .map(|_| {
+                r.inputs
+                    .iter()
+                    .map(|t| {
+                        let b = (0..t.bytes().unwrap())
+                            .map(|_| {
+                                x ^= x << 13;
+                                x ^= x >> 7;
+                                x ^= x << 17;
+                                (x >> 56) as u8
+                            })
+                            .collect();
+                        (t.region as usize, t.offset, b)
+                    })
+                    .collect()
+            })
+            .collect();
+        let one_shot: Vec<_> = sets
+            .iter()
+            .map(|set| {
+                let (run, out) =
+                    run_with_io(&packed.bytes, &RunOptions::default(), &refs(set), &places)
+                        .unwrap();
+                assert!(run.succeeded(), "{}", path.display());
+                assert!(!out.is_empty(), "{}", path.display());
+                assert_eq!(run.kept, KeptBytes::default(), "{}: kept", path.display());
+                (out, run.record.unwrap())
+            })
+            .collect();
+        // The bounds, from the stream's bytes.
+        let stream_len = model.cmd_stream.len() as u64;
+        let commands = decode(&model.cmd_stream).count() as u64;
+        let (weight_bytes, streams) = weight_streams(&model.cmd_stream);
+        assert!(weight_bytes > 0, "{}: no weight streams", path.display());
+        let kept = with_session(&packed.bytes, &RunOptions::default(), |s| {
+            // Twice over the inputs: the second time with every decoding kept.
+            for _ in 0..2 {
+                for (set, (out, rec)) in sets.iter().zip(&one_shot) {
+                    let inf = s.infer(&refs(set), &places).unwrap();
+                    assert!(inf.outcome.is_ok(), "{}", path.display());
+                    assert_eq!(&inf.outputs, out, "{}", path.display());
+                    let got = inf.record.unwrap();
+                    assert_eq!(got.work, rec.work, "{}", path.display());
+                    assert_eq!(got.computed, rec.computed);
+                }
+            }
+            s.sim().kept()
+        })
+        .unwrap();
+        let ops = one_shot[0].1.operations;
+        assert_eq!(kept.commands, commands, "{}", path.display());
+        assert_eq!(kept.operations, ops, "{}", path.display());
+        let stream_bound = stream_len
+            + commands * KeptBytes::STEP_BYTES as u64
+            + ops * KeptBytes::OPERATION_BYTES as u64;
+        // On top, the decoding's own fields: a few dozen bytes.
+        let fields = KeptBytes::stream_bound(0, 0, 0);
+        assert!(fields < 256);
+        assert_eq!(
+            KeptBytes::stream_bound(stream_len, commands, ops),
+            stream_bound + fields
+        );
+        assert!(
+            kept.stream > stream_len && kept.stream <= stream_bound + fields,
+            "{}: {kept:?}, bound {stream_bound}",
+            path.display()
+        );
+        assert_eq!(
+            (kept.weight_stream_bytes, kept.weight_streams),
+            (weight_bytes, streams),
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            kept.weights_limit,
+            (weight_bytes * KEPT_WEIGHT_BYTES_PER_STREAM_BYTE
+                + streams * KeptBytes::WEIGHT_ENTRY_BYTES as u64)
+                .min(64 << 20)
+        );
+        assert!(
+            kept.weights > 0 && kept.weights <= kept.weights_limit,
+            "{}: {kept:?}",
+            path.display()
+        );
+        eprintln!(
+            "{}: kept {} B: stream {} B ({} commands, {} operations, {} B of stream), weights {} B ({:.2} per byte of {} B in {} weight streams; limit {} B)",
+            path.strip_prefix(&dir).unwrap().display(),
+            kept.total(),
+            kept.stream,
+            kept.commands,
+            kept.operations,
+            stream_len,
+            kept.weights,
+            kept.weights as f64 / weight_bytes as f64,
+            weight_bytes,
+            streams,
+            kept.weights_limit,
+        );
     }
 }
