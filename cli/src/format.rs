@@ -331,7 +331,7 @@ fn from_blob_start(mut e: Error, blob: &[u8]) -> Error {
         names,
         ..
     } = &mut e.detail
-        && names[0] == "npu address"
+        && **names == npuschema_runtime::binder::MISALIGNED_NAMES
         && let Some(offset) = address.checked_sub(blob.as_ptr().addr() as u64)
         && offset < blob.len() as u64
     {

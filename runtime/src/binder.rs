@@ -566,8 +566,14 @@ pub fn error_site(id: u16) -> Option<&'static ErrorSite> {
     }
 }
 
-/// `Detail::Compare { lhs: address, rhs: address % 16 }`, read "npu address % 0x10 = k".
-const MISALIGNED: DetailKind = DetailKind::Compare(&["npu address", "% 0x10 =", ""]);
+/// The names of a misaligned blob part's detail (`misaligned-baked-region`,
+/// `misaligned-command-stream`): `Detail::Compare { lhs: address, rhs: address % 16 }`, read
+/// "npu address % 0x10 = k". A host tool that bound a copy of the blob can recognise it and
+/// say the address as an offset in the blob (`npuschema check` does).
+pub const MISALIGNED_NAMES: [&str; 3] = ["npu address", "% 0x10 =", ""];
+
+/// [`MISALIGNED_NAMES`]' detail.
+const MISALIGNED: DetailKind = DetailKind::Compare(&MISALIGNED_NAMES);
 
 /// The byte offset of descriptor `index` (< 8) in a region table at `table` (its fields'
 /// offsets are added by the error site).

@@ -998,20 +998,41 @@ fn labelled_jump(s: &TokenStream) -> bool {
 
 /// `s` with each unary `&name` and `&mut name` made `name`.
 /// A deferred helper's body: a generic check it calls (`owned_apart_x::<E>`) reports as a
-/// `Deferred` too (`::<__rt::Deferred>`). Its nested helpers' failures need nothing:
+/// `Deferred` too (`::<__rt::Deferred>`). Only a turbofish's `E` is the report type: a value
+/// named `E` (a schema constant) stays. Its nested helpers' failures need nothing:
 /// `d.into_report()` makes the `Deferred` again.
 fn deferred_body(s: TokenStream) -> TokenStream {
-    s.into_iter()
-        .flat_map(|t| match t {
+    let tts: Vec<TokenTree> = s.into_iter().collect();
+    let mut out = TokenStream::new();
+    // How deep inside `::< .. >` the next token is.
+    let mut depth = 0usize;
+    for (k, t) in tts.iter().enumerate() {
+        match t {
             TokenTree::Group(g) => {
                 let mut ng = proc_macro2::Group::new(g.delimiter(), deferred_body(g.stream()));
                 ng.set_span(g.span());
-                TokenTree::Group(ng).into_token_stream()
+                out.extend([TokenTree::Group(ng)]);
+                continue;
             }
-            TokenTree::Ident(e) if e == "E" => quote!(__rt::Deferred),
-            t => t.into_token_stream(),
-        })
-        .collect()
+            TokenTree::Punct(p) if p.as_char() == '<' => {
+                let after_path_sep = k >= 2
+                    && matches!((&tts[k - 2], &tts[k - 1]),
+                        (TokenTree::Punct(a), TokenTree::Punct(b))
+                            if a.as_char() == ':' && b.as_char() == ':');
+                if depth > 0 || after_path_sep {
+                    depth += 1;
+                }
+            }
+            TokenTree::Punct(p) if p.as_char() == '>' => depth = depth.saturating_sub(1),
+            TokenTree::Ident(e) if e == "E" && depth > 0 => {
+                out.extend(quote!(__rt::Deferred));
+                continue;
+            }
+            _ => {}
+        }
+        out.extend([t.clone()]);
+    }
+    out
 }
 
 fn unlend(s: TokenStream, name: &str) -> TokenStream {
@@ -1153,6 +1174,24 @@ fn first_code(s: &TokenStream) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_deferred_body_changes_the_report_type_only() {
+        let body = quote! {
+            Self::owned_apart_x::<E>(buf, E)?;
+            let v = u64::from(E) + f::<u8, E>(x);
+        };
+        let got = deferred_body(body).to_string();
+        assert!(
+            got.contains("owned_apart_x :: < __rt :: Deferred >"),
+            "{got}"
+        );
+        assert!(
+            got.contains("(buf , E)") && got.contains("u64 :: from (E)"),
+            "{got}"
+        );
+        assert!(got.contains("f :: < u8 , __rt :: Deferred >"), "{got}");
+    }
+
     use super::*;
 
     #[test]
