@@ -13,7 +13,9 @@
 //!
 //! - base: `yaml.rs` (YAML with positions), `diag.rs` (diagnostics), `expr.rs` (the
 //!   expression syntax), `names.rs` (schema names to generated names), `sites.rs` (error
-//!   sites and their list);
+//!   sites and their list), `model.rs` (the lowered layout model's vocabulary: the items a
+//!   writer places and the equations `field = form(source)` every writer's plan is stated
+//!   in);
 //! - load, `schema/`: `mod.rs` the leaf types and the YAML readers, one file per construct
 //!   (`strings`, `streams`, `fill`, `ext`, `commands`, `regs`) with its types and loader,
 //!   `top.rs` the aggregate types (`Schema`, `File`, `Step`, `Struct`) and
@@ -58,12 +60,16 @@
 //! `parts` and `pairs_of` are the example). `tests/tests/site_numbers.rs` pins the shipped
 //! formats' sites and holds the interpreter's table to the generated one.
 //!
-//! **Writers.** A construct a writer can write gets a case in each writer that serves the
-//! formats using it. There are still three (issue 29's one writer emitter is not done):
+//! **Writers.** Every writer states its plan in one vocabulary, `model.rs`: per stored field
+//! a `Rule`, an input or `Derived(What, Part)` (what the field's value comes from, and
+//! whether it stores the whole value, one half, or a linear form solved for it). A new
+//! source of a derived value is one new `What` variant, which every writer's emitter then
+//! matches. The emitters are still three (issue 29's one writer emitter is not done):
 //!
-//! - the plain writer (`check/writer.rs`'s `HeaderRule` plan, `emit/writer.rs`; located
-//!   records in `check/located_writer.rs` and `emit/located_writer.rs`);
-//! - the directory writer (`check/dir_writer.rs`'s `Rule` plan, `emit/dir_writer.rs`);
+//! - the plain writer (`check/writer.rs`'s header plan, `check/record_rules.rs`'s table
+//!   records, `emit/writer.rs`; located records in `check/located_writer.rs` and
+//!   `emit/located_writer.rs`);
+//! - the directory writer (`check/dir_writer.rs`'s plan, `emit/dir_writer.rs`);
 //! - the record-stream writer (`emit/stream.rs`).
 //!
 //! What they share has one home; use it rather than restating it:
@@ -101,6 +107,7 @@ mod diag;
 mod emit;
 mod expr;
 pub mod interp;
+mod model;
 mod names;
 mod schema;
 mod sites;

@@ -18,11 +18,12 @@
 //!
 //! What the writer cannot check is refused here, saying why. Emitted by `emit/dir_when.rs`.
 
-use crate::check::dir_writer::{RangeKind, range_kind};
+use crate::check::dir_writer::range_kind;
 use crate::check::when_writer::{bit_of, uncheckable, uncheckable_in};
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
+use crate::model::RangeKind;
 use crate::schema::ext::{DirChecksumKind, Directory};
 use crate::schema::{Name, Range, Table};
 

@@ -7,45 +7,11 @@
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr};
+use crate::model::{Item, Part, Placement, RangeKind, Rule, Sum, What};
 use crate::schema::ext::{DirChecksumKind, Directory};
 use crate::schema::top::{Step, Struct};
 use crate::schema::{IntTy, Range, Table, Writer};
 use crate::yaml::Pos;
-
-/// One item the writer places after the header.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Item {
-    /// A located record (index into `file.ext.records`).
-    Record(usize),
-    /// A directory's table (index into `file.ext.directories` and `Plan::dirs`).
-    Table(usize),
-    /// A directory's payloads, in directory order (index as for `Table`).
-    Payload(usize),
-    /// Another file-level range, given as bytes (index into `file.ranges`).
-    Range(usize),
-    /// A file's string in the whole file (index into `file.strings`).
-    Str(usize),
-    /// Another file-level table (index into `file.tables`), its records given as
-    /// `<Record>Spec` as for the plain writer.
-    OtherTable(usize),
-    /// A per-record range of another table (index into `file.ranges`): the bytes of the
-    /// records that carry them, back to back.
-    RecordRange(usize),
-    /// The strings of a table's records outside any range (index into `file.strings`),
-    /// back to back.
-    RecordStr(usize),
-}
-
-/// What a placed file-level range (`Item::Range`) holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RangeKind {
-    /// Bytes the spec gives.
-    Bytes,
-    /// The records of a stream (index into `file.streams`), written by its `<Stream>Writer`.
-    Stream(usize),
-    /// Strings, which the writer builds into it (a string table, `strtab_writer.rs`).
-    Built,
-}
 
 /// What file-level range `k` holds, for a writer.
 pub(crate) fn range_kind(c: &Checked, k: usize) -> RangeKind {
@@ -64,70 +30,6 @@ pub(crate) fn range_kind(c: &Checked, k: usize) -> RangeKind {
     } else {
         RangeKind::Bytes
     }
-}
-
-/// Which bits of a derived value a field holds.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Part {
-    Whole,
-    Low,
-    High,
-    /// The field `F` of a linear form the value is stored as, solved for it
-    /// (`dir_linform.rs`).
-    Lin(crate::check::linform::LinForm<()>),
-}
-
-/// A value the writer derives for a field.
-#[derive(Clone, Debug)]
-pub(crate) enum What {
-    /// The value an `expect` or `assert ==` fixes (constants and `len` only).
-    Value(Expr),
-    /// Where the writer put an item.
-    Place(Item),
-    /// The number of records of a directory (index into `Plan::dirs`).
-    Count(usize),
-    /// The record size of a directory (index into `Plan::dirs`).
-    Stride(usize),
-    /// The payload's offset (in a directory record).
-    PayloadOffset,
-    /// The payload's length (in a directory record).
-    PayloadLength,
-    /// Filled in by `seal`.
-    Checksum,
-    /// The length of a file-level range the writer places (index into `file.ranges`).
-    RangeLength(usize),
-    /// The number of records of another table (index into `file.tables`).
-    TableCount(usize),
-    /// The record size of another table (its `stride` field).
-    RecordSize(usize),
-    /// The offset of a file's string inside the string table it lies in (index into
-    /// `file.strings`).
-    StrOffset(usize),
-    /// The offset of a directory record's string in the string table it lies in, set per
-    /// record with the record's string.
-    EntryStr,
-    /// The offset, length or flag field of another per-record range of a directory table,
-    /// set per record with the range's bytes (`emit/dir_ranges.rs`).
-    RecordRange,
-}
-
-#[derive(Clone, Debug)]
-pub(crate) enum Rule {
-    Input,
-    Derived(What, Part),
-}
-
-/// How an item's place is found.
-#[derive(Clone, Debug)]
-pub(crate) enum Placement {
-    /// At the cursor, aligned; a field records it.
-    Derived,
-    /// At a constant expression (which must not lie before the cursor).
-    Fixed(Expr),
-    /// Right after what precedes it, unaligned, the last item: the file ends with it (a
-    /// trailer at `len - C`, a table at `len - <its size>`, a record at `len - <its size>`;
-    /// `check/trailer.rs`).
-    End,
 }
 
 /// One section directory the writer writes: its table, its payload range, what each field
@@ -415,9 +317,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     // A top-level checksum: computed by `seal`, after the directory's (`top_checksum`).
     let mut top_sums = Vec::new();
-    for k in &file.checksums {
+    for (ki, k) in file.checksums.iter().enumerate() {
         match top_checksum_field(c, k) {
-            Ok(i) => top_sums.push(i),
+            Ok(i) => top_sums.push((i, ki)),
             Err(why) => errs.push((
                 k.stored.pos,
                 format!(
@@ -722,7 +624,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             && let Ok(i) = crate::check::strtab_writer::record_offset_field(c, s)
             && let Some(r) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i))
         {
-            *r = Rule::Derived(What::EntryStr, Part::Whole);
+            *r = Rule::Derived(What::RecordStr, Part::Whole);
         }
     }
     // Another per-record range of a directory table: its offset, length and flag fields
@@ -742,20 +644,22 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         let rules = crate::check::record_rules::record_rules(c, table);
         for (i, rule) in rules.iter().enumerate() {
             // (Solved through a linear form: set with the bytes too, `range_sets`.)
-            let rule = match rule {
-                crate::check::record_rules::RecordRule::Solved(inner, _) => &**inner,
-                r => r,
-            };
-            let mine = matches!(rule, crate::check::record_rules::RecordRule::Offset(x)
-                | crate::check::record_rules::RecordRule::Length(x)
-                | crate::check::record_rules::RecordRule::Flag(x) if *x == ri);
-            if mine && let Some(e) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i)) {
-                *e = Rule::Derived(What::RecordRange, Part::Whole);
+            let mine = matches!(rule.what(), Some(What::RecordOffset(x)
+                | What::RecordLength(x)
+                | What::RecordFlag(x)) if *x == ri);
+            if mine
+                && let Some(w) = rule.what()
+                && let Some(e) = plan.dirs.get_mut(d).and_then(|x| x.entry.get_mut(i))
+            {
+                *e = Rule::Derived(w.clone(), Part::Whole);
             }
         }
     }
-    for i in top_sums {
-        plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
+    for (i, ki) in top_sums {
+        plan.assign(
+            (Owner::Header, vec![(i, Part::Whole)]),
+            &What::Checksum(Sum::File(ki)),
+        );
     }
     for (d, (_, table, _)) in found.iter().enumerate() {
         let lin = |e: &Expr| {
@@ -843,14 +747,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
         }
         // Checksums.
-        for k in &dir.checksums {
+        for (kj, k) in dir.checksums.iter().enumerate() {
             if let DirChecksumKind::Payloads { stored, .. } = &k.kind {
                 match targets(c, &stored.expr, Scope::Top) {
                     Some((Owner::Header, f))
                         if f.len() == 1
                             && f.first().and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i))).is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
                     {
-                        plan.assign((Owner::Header, f), &What::Checksum);
+                        plan.assign((Owner::Header, f), &What::Checksum(Sum::Directory(d, kj)));
                     }
                     _ => errs.push((stored.pos, format!("checksum `{}`: the writer stores a payload checksum in one `u32` or `u64` header field, and `{}` is not one", k.name.text, stored.text))),
                 }

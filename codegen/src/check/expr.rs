@@ -114,6 +114,22 @@ impl Checked {
             .find(|t| t.name.text == name)
             .or_else(|| self.collections.iter().find(|t| t.name.text == name))
     }
+    /// The name an item is declared with (a located record's, a table's, a range's, a
+    /// string's; a directory's table's for its table and payloads).
+    pub(crate) fn item_name(&self, it: crate::model::Item) -> Option<&str> {
+        use crate::model::Item;
+        let file = &self.schema.file;
+        match it {
+            Item::Record(j) => file.ext.records.get(j).map(|r| r.name.text.as_str()),
+            Item::Table(d) => file.ext.directories.get(d).map(|x| x.table.text.as_str()),
+            Item::Payload(d) => file.ext.directories.get(d).map(|x| x.payload.text.as_str()),
+            Item::Range(k) | Item::RecordRange(k) => {
+                file.ranges.get(k).map(|r| r.name.text.as_str())
+            }
+            Item::Str(k) | Item::RecordStr(k) => file.strings.get(k).map(|s| s.name.text.as_str()),
+            Item::OtherTable(t) => file.tables.get(t).map(|t| t.name.text.as_str()),
+        }
+    }
     /// The file's layouts: the file itself and each variant's.
     pub fn files(&self) -> Vec<&File> {
         let mut v = vec![&self.schema.file];

@@ -12,19 +12,8 @@
 use crate::check::table_writer::const_u64;
 use crate::check::{Checked, Resolved, Scope};
 use crate::expr::{BinOp, Expr};
-
-/// `value = field * mul + plus - minus`, at most one of `plus` and `minus` not zero.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinForm<F> {
-    /// The field the value is stored in (how the caller names it).
-    pub field: F,
-    /// The factor K (1 without one).
-    pub mul: u64,
-    /// The constant added to the scaled field (`F + C`).
-    pub plus: u64,
-    /// The constant subtracted from the scaled field (`F - C`).
-    pub minus: u64,
-}
+pub use crate::model::LinForm;
+use crate::model::{Item, What};
 
 /// Whether `e` is written as something other than one name: one field itself (`F`) is the
 /// writers' older, direct path; `F + 0` or `F * 1` is a form like any other.
@@ -90,42 +79,29 @@ pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
 /// place (`at`), its count and stride, a file-level range's offset and length (not an
 /// optional part's, one left out having no place to solve; not a range the writer builds
 /// from strings). Each with its expression.
-pub(crate) fn plain_solved(c: &Checked) -> Vec<(&Expr, Solved)> {
+pub(crate) fn plain_solved(c: &Checked) -> Vec<(&Expr, What)> {
     let file = &c.schema.file;
     let mut out = Vec::new();
-    for t in &file.tables {
+    for (ti, t) in file.tables.iter().enumerate() {
         if crate::check::table_when::table_when(c, t).is_some() {
             continue;
         }
-        let n = || t.name.text.clone();
-        out.push((&t.at.expr, Solved::Place(n())));
-        out.push((&t.count.expr, Solved::Count(n())));
-        out.push((&t.stride.expr, Solved::RecordSize(n())));
+        out.push((&t.at.expr, What::Place(Item::OtherTable(ti))));
+        out.push((&t.count.expr, What::TableCount(ti)));
+        out.push((&t.stride.expr, What::RecordSize(ti)));
     }
-    for r in file
-        .ranges
-        .iter()
-        .filter(|r| r.table.is_none() && r.when.is_none())
-        .filter(|r| !crate::check::strtab_writer::is_built(c, &r.name.text))
-    {
-        out.push((&r.offset.expr, Solved::Place(r.name.text.clone())));
-        out.push((&r.length.expr, Solved::Length(r.name.text.clone())));
+    for (k, r) in file.ranges.iter().enumerate() {
+        if r.table.is_some()
+            || r.when.is_some()
+            || crate::check::strtab_writer::is_built(c, &r.name.text)
+        {
+            continue;
+        }
+        out.push((&r.offset.expr, What::Place(Item::Range(k))));
+        out.push((&r.length.expr, What::RangeLength(k)));
     }
     out.retain(|(e, _)| header_form(c, e).is_some());
     out
-}
-
-/// A value the plain writer solves for a header field (see [`plain_solved`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Solved {
-    /// Where it put the table or range (its name).
-    Place(String),
-    /// The number of records of the table.
-    Count(String),
-    /// The record size of the table.
-    RecordSize(String),
-    /// The length of the range.
-    Length(String),
 }
 
 /// The linear form of a table's or file-level range's place, when the plain writer solves
@@ -134,7 +110,7 @@ pub(crate) enum Solved {
 pub(crate) fn place_form(c: &Checked, name: &str) -> Option<LinForm<usize>> {
     plain_solved(c)
         .into_iter()
-        .find(|(_, s)| *s == Solved::Place(name.to_string()))
+        .find(|(_, w)| matches!(w, What::Place(it) if c.item_name(*it) == Some(name)))
         .and_then(|(e, _)| header_form(c, e))
         .or_else(|| located_place(c, name).map(|(_, f)| f))
 }

@@ -10,11 +10,11 @@
 //! plain writer cannot derive into a located record is refused here; emitted by
 //! `emit/located_writer.rs`.
 
-use crate::check::dir_writer::{
-    Item, Part, Placement, RangeKind, Rule, What, const_only, field_kind, range_kind, targets,
-};
+use crate::check::dir_writer::range_kind;
+use crate::check::dir_writer::{const_only, field_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
+use crate::model::{Item, Part, Placement, RangeKind, Rule, What};
 use crate::yaml::Pos;
 
 /// The plain writer's plan for the located records.
@@ -268,10 +268,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
     for (k, r) in file.ext.records.iter().enumerate() {
         let Some(g) = &r.gate else { continue };
         let is_input = |o: Owner, i: usize| match o {
-            Owner::Header => matches!(
-                hplan.fields.get(i),
-                Some(crate::check::writer::HeaderRule::Input)
-            ),
+            Owner::Header => hplan.fields.get(i).is_some_and(Rule::is_input),
             Owner::Located(j) => matches!(
                 plan.records.get(j).and_then(|x| x.get(i)),
                 Some(Rule::Input)

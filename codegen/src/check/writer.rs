@@ -8,38 +8,17 @@
 use crate::check::expr::single_field;
 use crate::check::{Checked, Leaf, Owner, Resolved, Scope};
 use crate::expr::Expr;
+use crate::model::{Item, Part, Rule, Sum, What};
 use crate::schema::Table;
 use crate::schema::top::Step;
 
-/// What the writer writes into a header field.
-#[derive(Clone, Debug)]
-pub(crate) enum HeaderRule {
-    /// The constant (or `len`) an `expect` fixes.
-    Value(Expr),
-    /// The number of records of the table (its name).
-    Count(String),
-    /// The record size of the table (its name): its `stride` field.
-    RecordSize(String),
-    /// Where the writer put the range, string or located record (its name).
-    RangeOffset(String),
-    /// The length of the range (its name).
-    RangeLength(String),
-    /// The checksum (index into `file.checksums`), patched once the file is written.
-    Checksum(usize),
-    /// An input: a setter.
-    Input,
-    /// The value of the other rule, stored through a linear form of this field (the writer
-    /// solves it for the field, `linform.rs`).
-    Solved(Box<HeaderRule>, crate::check::linform::LinForm<usize>),
-}
-
-pub(crate) use crate::check::record_rules::{RecordRule, record_flag_when, record_rules};
+pub(crate) use crate::check::record_rules::{record_flag_when, record_rules};
 
 /// The header's rules, per field, and the rules of fields inside struct-typed header fields
 /// (with the path that names them), for a file whose writer is the plain one.
 pub(crate) struct HeaderPlan {
-    pub(crate) fields: Vec<HeaderRule>,
-    pub(crate) leaves: Vec<(Leaf, String, HeaderRule)>,
+    pub(crate) fields: Vec<Rule>,
+    pub(crate) leaves: Vec<(Leaf, String, Rule)>,
 }
 
 fn expects(steps: &[Step], out: &mut Vec<(Expr, Expr)>) {
@@ -70,11 +49,12 @@ pub(crate) fn has_plain_writer(c: &Checked) -> bool {
 pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     let file = &c.schema.file;
     let n = c.header().map_or(0, |h| h.fields.len());
-    let mut fields = vec![HeaderRule::Input; n];
-    let mut leaves: Vec<(Leaf, String, HeaderRule)> = Vec::new();
+    let mut fields = vec![Rule::Input; n];
+    let mut leaves: Vec<(Leaf, String, Rule)> = Vec::new();
     let mut ex = Vec::new();
     expects(&file.validate, &mut ex);
-    let mut derive = |e: &Expr, rule: HeaderRule| {
+    let mut derive = |e: &Expr, what: What| {
+        let rule = Rule::Derived(what, Part::Whole);
         if let Some((Owner::Header, i)) = single_field(c, e, Scope::Top) {
             if let Some(r) = fields.get_mut(i) {
                 *r = rule;
@@ -89,52 +69,48 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
     };
     for (f, v) in &ex {
         if const_only(c, v) {
-            derive(f, HeaderRule::Value(v.clone()));
+            derive(f, What::Value(v.clone()));
         }
     }
-    for t in &file.tables {
-        derive(&t.count.expr, HeaderRule::Count(t.name.text.clone()));
-        derive(&t.stride.expr, HeaderRule::RecordSize(t.name.text.clone()));
+    for (ti, t) in file.tables.iter().enumerate() {
+        derive(&t.count.expr, What::TableCount(ti));
+        derive(&t.stride.expr, What::RecordSize(ti));
         // A table at one header field: where the writer placed it (`at_is_field`).
-        derive(&t.at.expr, HeaderRule::RangeOffset(t.name.text.clone()));
+        derive(&t.at.expr, What::Place(Item::OtherTable(ti)));
     }
-    for r in file.ranges.iter().filter(|r| r.table.is_none()) {
-        derive(&r.offset.expr, HeaderRule::RangeOffset(r.name.text.clone()));
-        derive(&r.length.expr, HeaderRule::RangeLength(r.name.text.clone()));
+    for (k, r) in file.ranges.iter().enumerate() {
+        if r.table.is_none() {
+            derive(&r.offset.expr, What::Place(Item::Range(k)));
+            derive(&r.length.expr, What::RangeLength(k));
+        }
     }
     for (ki, k) in file.checksums.iter().enumerate() {
-        derive(&k.stored.expr, HeaderRule::Checksum(ki));
+        derive(&k.stored.expr, What::Checksum(Sum::File(ki)));
     }
     // A located record's `at` (`located_writer.rs`): where the writer placed it.
-    for r in &file.ext.records {
-        derive(&r.at.expr, HeaderRule::RangeOffset(r.name.text.clone()));
+    for (j, r) in file.ext.records.iter().enumerate() {
+        derive(&r.at.expr, What::Place(Item::Record(j)));
     }
     // A file string's offset field: where the writer placed the string (`strings.rs`).
-    for s in file.strings.iter().filter(|s| s.table.is_none()) {
-        if let Ok(i) = crate::check::strings::writable(c, s)
+    for (si, s) in file.strings.iter().enumerate() {
+        if s.table.is_none()
+            && let Ok(i) = crate::check::strings::writable(c, s)
             && matches!(
                 single_field(c, &s.offset.expr, Scope::Top),
                 Some((Owner::Header, _))
             )
             && let Some(r) = fields.get_mut(i)
         {
-            *r = HeaderRule::RangeOffset(s.name.text.clone());
+            *r = Rule::Derived(What::Place(Item::Str(si)), Part::Whole);
         }
     }
     // A place, count, stride, offset or length stored as a linear form of one header field
     // (`header.n - 1`, `header.words * 4`): solved for the field (`linform.rs`).
-    for (e, s) in crate::check::linform::plain_solved(c) {
-        use crate::check::linform::Solved;
-        let rule = match s {
-            Solved::Place(n) => HeaderRule::RangeOffset(n),
-            Solved::Count(n) => HeaderRule::Count(n),
-            Solved::RecordSize(n) => HeaderRule::RecordSize(n),
-            Solved::Length(n) => HeaderRule::RangeLength(n),
-        };
+    for (e, what) in crate::check::linform::plain_solved(c) {
         if let Some(f) = crate::check::linform::header_form(c, e)
             && let Some(r) = fields.get_mut(f.field)
         {
-            *r = HeaderRule::Solved(Box::new(rule), f);
+            *r = Rule::Derived(what, Part::Lin(f.unnamed()));
         }
     }
     HeaderPlan { fields, leaves }

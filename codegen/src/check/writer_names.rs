@@ -12,10 +12,12 @@
 //! of its record (`strtab_writer.rs`), a header field named like a range or string a
 //! directory writer places (`dir_writer.rs`).
 
-use crate::check::dir_writer::{Item, RangeKind, Rule, analyse, range_kind};
-use crate::check::writer::{HeaderRule, RecordRule, has_plain_writer, header_plan, record_rules};
+use crate::check::dir_writer::analyse;
+use crate::check::dir_writer::range_kind;
+use crate::check::writer::{has_plain_writer, header_plan, record_rules};
 use crate::check::{Checked, FieldKind};
 use crate::diag::Diags;
+use crate::model::{Item, RangeKind, Rule};
 use crate::schema::top::Struct;
 use crate::yaml::Pos;
 
@@ -253,7 +255,7 @@ fn plain_writer(c: &Checked, d: &mut Diags) {
     .fixed(&["_state"], "the writer's field");
     let hp = header_plan(c);
     for (f, r) in hs.fields.iter().zip(&hp.fields) {
-        if matches!(r, HeaderRule::Input) {
+        if r.is_input() {
             sp.add(
                 f.name.text.clone(),
                 f.name.pos,
@@ -338,7 +340,7 @@ fn record_spec(c: &Checked, t: &crate::schema::Table, d: &mut Diags) {
     let mut sp = Space::new(format!("the writer's `{}Spec`", t.record.text));
     sp.skip = &[(Src::Field, Src::Range), (Src::Field, Src::Str)];
     for (f, r) in st.fields.iter().zip(record_rules(c, t)) {
-        if matches!(r, RecordRule::Input) {
+        if r.is_input() {
             sp.add(
                 f.name.text.clone(),
                 f.name.pos,

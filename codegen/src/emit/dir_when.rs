@@ -16,9 +16,10 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{DirPlan, Placement};
+use crate::check::dir_writer::DirPlan;
 use crate::check::{Checked, FieldKind, Scope};
 use crate::emit::{Em, Env, lit_usize};
+use crate::model::Placement;
 use crate::schema::Table;
 use crate::schema::top::Struct;
 

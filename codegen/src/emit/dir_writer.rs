@@ -21,10 +21,12 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{Item, RangeKind, Rule, analyse, field_kind, range_kind, targets};
+use crate::check::dir_writer::range_kind;
+use crate::check::dir_writer::{analyse, field_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
 use crate::emit::record_writer::{gate_value, write_fields};
+use crate::model::{Item, RangeKind, Rule};
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
 use crate::schema::{Algorithm, IntTy};

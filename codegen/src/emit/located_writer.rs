@@ -8,11 +8,12 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{Item, Placement, Rule, What, field_kind};
+use crate::check::dir_writer::field_kind;
 use crate::check::located_writer::{LocPlan, analyse};
 use crate::check::{Checked, FieldKind, Scope};
 use crate::emit::lit_usize;
 use crate::emit::record_writer::gate_value;
+use crate::model::{Item, Placement, Rule, What};
 
 fn plan(c: &Checked) -> Option<LocPlan> {
     analyse(c).ok().flatten()

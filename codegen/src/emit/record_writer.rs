@@ -6,9 +6,10 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::{Item, Part, RangeKind, Rule, What, range_kind};
+use crate::check::dir_writer::range_kind;
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
+use crate::model::{Item, Part, RangeKind, Rule, What};
 use crate::schema::top::Struct;
 
 fn ident(s: &str) -> proc_macro2::Ident {
@@ -99,7 +100,7 @@ pub(crate) fn derived_value(
         }
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
-        What::Checksum => (quote!(0u64), false),
+        What::Checksum(_) => (quote!(0u64), false),
         What::RangeLength(k)
             if range_kind(c, *k) != RangeKind::Bytes
                 && !(crate::check::writer::has_plain_writer(c)
@@ -136,8 +137,11 @@ pub(crate) fn derived_value(
             let s = Literal::u64_suffixed(size);
             (quote!(#s), false)
         }
-        // Set with the record's string (`strtab_writer::record_offsets`).
-        What::EntryStr | What::RecordRange => (quote!(0u64), false),
+        // Set with the record's string (`strtab_writer::record_offsets`) or with its
+        // per-record range's bytes (`range_sets`).
+        What::RecordOffset(_) | What::RecordLength(_) | What::RecordFlag(_) | What::RecordStr => {
+            (quote!(0u64), false)
+        }
         What::StrOffset(k) => {
             let at = format_ident!(
                 "{}_at",
@@ -306,7 +310,7 @@ pub(crate) fn write_field(
             // Zero until `seal` computes it.
             // Zero until `seal` computes it; a directory record's string offset: set with
             // its string; another per-record range's fields: set with its bytes.
-            Some(Rule::Derived(What::Checksum | What::EntryStr | What::RecordRange, _)) => None,
+            Some(Rule::Derived(w, _)) if matches!(w, What::Checksum(_)) || w.per_record() => None,
             Some(Rule::Derived(what, part)) => {
                 let ity = kind.int_ty(&c.schema)?;
                 let ty = ident(ity.rust());

@@ -10,9 +10,10 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::expr::single_field;
-use crate::check::writer::{HeaderRule, RecordRule, header_plan, record_rules};
+use crate::check::writer::{header_plan, record_rules};
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
+use crate::model::{Part, Rule, Sum, What};
 use crate::names::camel;
 use crate::schema::{Algorithm, IntTy, Range, Table};
 
@@ -69,7 +70,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut setters = Vec::new();
     let mut moves = Vec::new();
     for (i, f) in hs.fields.iter().enumerate() {
-        if !matches!(hrules[i], HeaderRule::Input) {
+        if !hrules[i].is_input() {
             continue;
         }
         let name = format_ident!("{}", f.name.text);
@@ -369,7 +370,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             FieldKind::Flags(fl) => c.schema.flags[fl].repr,
             FieldKind::Bits(b) => c.schema.bitfields.get(b).map_or(IntTy::U32, |x| x.repr),
             FieldKind::Array(t, _) => {
-                if matches!(hrules[i], HeaderRule::Input) {
+                if hrules[i].is_input() {
                     let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
                     header_writes.push(quote! {
                         for (k, v) in self.#name.iter().enumerate() {
@@ -381,7 +382,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             }
             // A struct-typed field: its value's bytes (`nested_writer.rs`).
             k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-                if matches!(hrules[i], HeaderRule::Input) {
+                if hrules[i].is_input() {
                     header_writes.extend(crate::emit::nested_writer::write_input(
                         k,
                         off,
@@ -392,13 +393,13 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 continue;
             }
             FieldKind::Bytes(_) | FieldKind::Str(_) => {
-                if matches!(hrules[i], HeaderRule::Input) {
+                if hrules[i].is_input() {
                     header_writes.push(quote!(__rt::set(&mut h, #o, *self.#name);));
                 }
                 continue;
             }
         };
-        if matches!(hrules[i], HeaderRule::Input) {
+        if hrules[i].is_input() {
             let raw = match kind {
                 FieldKind::Enum(_) => quote!(self.#name.raw()),
                 FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(self.#name.bits()),
@@ -584,18 +585,21 @@ pub fn tokens(c: &Checked) -> TokenStream {
 /// byte order `big`, and, for a checksum, its patch once the file is written.
 fn derived(
     c: &Checked,
-    rule: &HeaderRule,
+    rule: &Rule,
     (off, ity, big): (u64, IntTy, bool),
     path: &str,
     header_writes: &mut Vec<TokenStream>,
     checksum_patch: &mut Vec<TokenStream>,
 ) {
     let file = &c.schema.file;
-    if let HeaderRule::Solved(inner, f) = rule {
+    let Rule::Derived(what, part) = rule else {
+        return;
+    };
+    if let Part::Lin(f) = part {
         // Solved for the field through a linear form (`emit/linform.rs`).
         header_writes.push(crate::emit::linform::header_write(
             c,
-            inner,
+            what,
             f,
             (off, ity, big),
             path,
@@ -607,7 +611,7 @@ fn derived(
     let ty = format_ident!("{}", ity.rust());
     // The value as plain u64 tokens, or (for an expression that can overflow) as an
     // Option<u64>.
-    let (value, fallible) = crate::emit::linform::header_value(c, rule);
+    let (value, fallible) = crate::emit::linform::header_value(c, what);
     if ity == IntTy::U64 {
         // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
         header_writes.push(if fallible {
@@ -635,7 +639,7 @@ fn derived(
             __rt::set(&mut h, #o, v.#tob());
         }});
     }
-    if let HeaderRule::Checksum(ki) = rule
+    if let What::Checksum(Sum::File(ki)) = what
         && let Some(k) = file.checksums.get(*ki)
     {
         let from = top_value(c, &k.from.expr);
@@ -756,7 +760,7 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     let mut fields = Vec::new();
     let mut enums = Vec::new();
     for (i, f) in st.fields.iter().enumerate() {
-        if matches!(rules[i], RecordRule::Input) {
+        if rules[i].is_input() {
             let name = format_ident!("{}", f.name.text);
             let (ty, _) = field_type(c, l.fields[i].1);
             let doc = format!(" {}", crate::emit::doc::flow(&f.doc));
@@ -784,8 +788,7 @@ pub(crate) fn spec_struct(c: &Checked, t: &Table) -> TokenStream {
     );
     // A float input has no `Eq`.
     let floats = st.fields.iter().enumerate().any(|(i, _)| {
-        matches!(rules[i], RecordRule::Input)
-            && crate::emit::nested_writer::value_has_floats(c, l.fields[i].1)
+        rules[i].is_input() && crate::emit::nested_writer::value_has_floats(c, l.fields[i].1)
     });
     let eq = if floats { quote!() } else { quote!(, Eq) };
     let spec_t = spec_ty(c, t);
@@ -843,15 +846,15 @@ pub(crate) fn range_spec(c: &Checked, t: &Table, r: &Range) -> (TokenStream, Tok
 
 /// The fields inside a record's struct-typed fields that a per-record range's `offset` or
 /// `length` names (`span.offset`): derived like a field of the record (`nested_writer.rs`).
-fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String, RecordRule)> {
+fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String, What)> {
     let mut out = Vec::new();
     for (ri, r) in c.schema.file.ranges.iter().enumerate() {
         if r.table.as_ref().is_none_or(|x| x.text != t.name.text) {
             continue;
         }
         for (e, rule) in [
-            (&r.offset.expr, RecordRule::Offset(ri)),
-            (&r.length.expr, RecordRule::Length(ri)),
+            (&r.offset.expr, What::RecordOffset(ri)),
+            (&r.length.expr, What::RecordLength(ri)),
         ] {
             if let (Some((_, l)), Expr::Ref(p)) = (
                 crate::emit::nested_writer::leaf_of(c, e, Scope::RecordOnly(t)),
@@ -869,7 +872,7 @@ fn record_leaf_rules(c: &Checked, t: &Table) -> Vec<(crate::check::Leaf, String,
             out.push((
                 l,
                 format!("{}[].{}", t.name.text, p.join(".")),
-                RecordRule::Flag(ri),
+                What::RecordFlag(ri),
             ));
         }
     }
@@ -923,13 +926,13 @@ pub(crate) fn range_sets(
         };
         let ty = format_ident!("{}", ity.rust());
         match rule {
-            RecordRule::Offset(x) if x == ri => {
+            Rule::Derived(What::RecordOffset(x), Part::Whole) if x == ri => {
                 on_present.push(quote! {
                     let v = #ty::try_from(at).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: at })?;
                     __rt::set(&mut rec, #o, v.#tob());
                 });
             }
-            RecordRule::Length(x) if x == ri => {
+            Rule::Derived(What::RecordLength(x), Part::Whole) if x == ri => {
                 on_present.push(quote! {
                     let v = #ty::try_from(bytes.len()).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: bytes.len() as u64 })?;
                     __rt::set(&mut rec, #o, v.#tob());
@@ -937,38 +940,29 @@ pub(crate) fn range_sets(
                 on_absent.push(quote!(__rt::set(&mut rec, #o, n.#tob());));
             }
             // Solved for the field through a linear form (`emit/linform.rs`).
-            RecordRule::Solved(inner, f) => {
+            Rule::Derived(What::RecordOffset(x), Part::Lin(f)) if x == ri => {
                 let store = (off, ity, st.fields[i].big);
-                match **inner {
-                    RecordRule::Offset(x) if x == *ri => {
-                        on_present.push(crate::emit::linform::solved_store(
-                            f,
-                            &quote!(at),
-                            store,
-                            &path,
-                            &quote!(rec),
-                        ))
-                    }
-                    RecordRule::Length(x) if x == *ri => {
-                        let s = crate::emit::linform::solved_store(
-                            f,
-                            &quote!(bytes.len() as u64),
-                            store,
-                            &path,
-                            &quote!(rec),
-                        );
-                        on_present.push(quote!({ #s }));
-                        let s = crate::emit::linform::solved_store(
-                            f,
-                            &quote!(n),
-                            store,
-                            &path,
-                            &quote!(rec),
-                        );
-                        on_absent.push(quote!({ #s }));
-                    }
-                    _ => {}
-                }
+                on_present.push(crate::emit::linform::solved_store(
+                    f,
+                    &quote!(at),
+                    store,
+                    &path,
+                    &quote!(rec),
+                ))
+            }
+            Rule::Derived(What::RecordLength(x), Part::Lin(f)) if x == ri => {
+                let store = (off, ity, st.fields[i].big);
+                let s = crate::emit::linform::solved_store(
+                    f,
+                    &quote!(bytes.len() as u64),
+                    store,
+                    &path,
+                    &quote!(rec),
+                );
+                on_present.push(quote!({ #s }));
+                let s =
+                    crate::emit::linform::solved_store(f, &quote!(n), store, &path, &quote!(rec));
+                on_absent.push(quote!({ #s }));
             }
             _ => {}
         }
@@ -991,7 +985,7 @@ pub(crate) fn range_sets(
         let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let w = Literal::usize_unsuffixed(usize::try_from(flags.repr.bytes()).unwrap_or(0));
         // (The writer's own field starts at zero: nothing to clear.)
-        let input = matches!(rules.get(fi), Some(RecordRule::Input));
+        let input = rules.get(fi).is_some_and(Rule::is_input);
         for (on, list) in [(true, &mut on_present), (false, &mut on_absent)] {
             if !on && !input {
                 continue;
@@ -1009,7 +1003,7 @@ pub(crate) fn range_sets(
     }
     for (lf, path, rule) in record_leaf_rules(c, t) {
         match rule {
-            RecordRule::Offset(x) if x == *ri => {
+            What::RecordOffset(x) if x == *ri => {
                 on_present.push(crate::emit::nested_writer::set_leaf(
                     c,
                     lf,
@@ -1019,7 +1013,7 @@ pub(crate) fn range_sets(
                     &quote!(&mut rec),
                 ))
             }
-            RecordRule::Length(x) if x == *ri => {
+            What::RecordLength(x) if x == *ri => {
                 on_present.push(crate::emit::nested_writer::set_leaf(
                     c,
                     lf,
@@ -1047,7 +1041,7 @@ pub(crate) fn range_sets(
             }
             // The bit set when the record carries the bytes, cleared when not; the
             // other bits as its `<Struct>Value` gives them.
-            RecordRule::Flag(x) if x == *ri => {
+            What::RecordFlag(x) if x == *ri => {
                 on_present.push(crate::emit::nested_writer::set_leaf_bit(
                     c,
                     lf,
@@ -1174,7 +1168,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
     }
     let mut inputs = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
-        if !matches!(rule, RecordRule::Input) {
+        if !rule.is_input() {
             continue;
         }
         let (off, kind) = l.fields[i];
