@@ -4,13 +4,14 @@
 //! for a plain writer's `payload_align`). Emitted by
 //! `emit/dir_writer.rs`.
 
+pub(crate) use crate::check::plan::{DirPlan, Plan};
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr};
 use crate::model::{Item, Part, Placement, RangeKind, Rule, Sum, What};
-use crate::schema::ext::{DirChecksumKind, Directory};
+use crate::schema::ext::DirChecksumKind;
 use crate::schema::top::{Step, Struct};
-use crate::schema::{IntTy, Range, Table, Writer};
+use crate::schema::{IntTy, Range};
 use crate::yaml::Pos;
 
 /// What file-level range `k` holds, for a writer.
@@ -30,33 +31,6 @@ pub(crate) fn range_kind(c: &Checked, k: usize) -> RangeKind {
     } else {
         RangeKind::Bytes
     }
-}
-
-/// One section directory the writer writes: its table, its payload range, what each field
-/// of its records is derived from.
-pub(crate) struct DirPlan<'a> {
-    pub(crate) dir: &'a Directory,
-    pub(crate) table: &'a Table,
-    pub(crate) range: &'a Range,
-    /// The field `payload_align` names in its record.
-    pub(crate) align_field: Option<usize>,
-    pub(crate) entry: Vec<Rule>,
-}
-
-/// Everything the emitter needs, found by [`analyse`].
-pub(crate) struct Plan<'a> {
-    pub(crate) w: &'a Writer,
-    /// Every directory of the file, in `directories` order.
-    pub(crate) dirs: Vec<DirPlan<'a>>,
-    pub(crate) items: Vec<(Item, Placement)>,
-    pub(crate) header: Vec<Rule>,
-    pub(crate) records: Vec<Vec<Rule>>,
-    /// Per located record with a `gate`: the input field the gate value is (the header's
-    /// or an ungated located record's, by index).
-    pub(crate) gates: Vec<Option<(Owner, usize)>>,
-    /// Per located record whose gate is computed from the spec's values (an expression
-    /// [`computed_gate`] accepts): the expression.
-    pub(crate) computed_gates: Vec<Option<Expr>>,
 }
 
 /// The per-record ranges of directory `x`'s table other than its payloads (index into
@@ -351,6 +325,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .collect(),
         items: Vec::new(),
         header: vec![Rule::Input; n_of(c.header())],
+        leaves: Vec::new(),
         records: located_inputs(c),
         gates: vec![None; file.ext.records.len()],
         computed_gates: vec![None; file.ext.records.len()],

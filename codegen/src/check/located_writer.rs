@@ -12,26 +12,17 @@
 
 use crate::check::dir_writer::range_kind;
 use crate::check::dir_writer::{const_only, field_kind, targets};
+use crate::check::plan::Plan;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
 use crate::model::{Item, Part, Placement, RangeKind, Rule, What};
 use crate::yaml::Pos;
 
-/// The plain writer's plan for the located records.
-pub(crate) struct LocPlan {
-    /// Per located record (index into `file.ext.records`): the rule of each field.
-    pub(crate) records: Vec<Vec<Rule>>,
-    /// Per located record: where it goes.
-    pub(crate) placements: Vec<Placement>,
-    /// Per version-gated located record: the input field its gate is (the header's or an
-    /// ungated located record's, by index).
-    pub(crate) gates: Vec<Option<(Owner, usize)>>,
-    /// Per located record whose gate is computed from the writer's inputs: the expression.
-    pub(crate) computed_gates: Vec<Option<Expr>>,
-    /// The located record at the end of the file (`at: len - <its size>`), when there is
-    /// one: the last item of `writer.order`, placed right after what precedes it (no
-    /// alignment), so the file ends with it.
-    pub(crate) trailer: Option<usize>,
+/// Place located record `k` as `p`.
+fn set_placement(plan: &mut Plan<'_>, k: usize, p: Placement) {
+    if let Some(x) = plan.items.iter_mut().find(|(it, _)| *it == Item::Record(k)) {
+        x.1 = p;
+    }
 }
 
 /// Set the rules of a located record's field(s); false when `o` is not a located record.
@@ -99,23 +90,31 @@ pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
     out
 }
 
-/// The plain writer's plan for its located records, or the reasons it cannot write them.
-/// `Ok(None)`: not a plain writer, or no located record.
-pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>> {
+/// The plain writer's plan (the one [`Plan`] type, without directories): the header's rules
+/// (`writer.rs`'s `header_rules`) and its located records' (placed, gated and derived
+/// here), or the reasons it cannot write the located records. `Ok(None)`: not a plain
+/// writer.
+pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)>> {
     let file = &c.schema.file;
-    if !crate::check::writer::has_plain_writer(c) || file.ext.records.is_empty() {
+    if !crate::check::writer::has_plain_writer(c) {
         return Ok(None);
     }
     let Some(w) = &file.writer else {
         return Ok(None);
     };
+    let (header, leaves) = crate::check::writer::header_rules(c);
     let mut errs: Vec<(Pos, String)> = Vec::new();
-    let mut plan = LocPlan {
+    let mut plan = Plan {
+        w,
+        dirs: Vec::new(),
+        items: (0..file.ext.records.len())
+            .map(|k| (Item::Record(k), Placement::Derived))
+            .collect(),
+        header,
+        leaves,
         records: crate::check::dir_writer::located_inputs(c),
-        placements: vec![Placement::Derived; file.ext.records.len()],
         gates: vec![None; file.ext.records.len()],
         computed_gates: vec![None; file.ext.records.len()],
-        trailer: None,
     };
     // Placed where the order names it, once.
     for r in &file.ext.records {
@@ -136,7 +135,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
         // At the end of the file: the last item, so the file ends with it.
         if r.gate.is_none() && crate::check::trailer::record_at_end(c, r) {
             if w.order.last().is_some_and(|o| o.text == r.name.text) {
-                plan.trailer = Some(k);
+                set_placement(&mut plan, k, Placement::End);
             } else {
                 errs.push((r.at.pos, format!("record `{}`: `at: {}` puts it at the end of the file, so the writer places it last, and `writer.order` ends with `{}`; move `{}` to the end", r.name.text, r.at.text, w.order.last().map_or("", |o| o.text.as_str()), r.name.text)));
             }
@@ -148,9 +147,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
                 assign(&mut plan.records, t, &What::Place(Item::Record(k)));
             }
             _ if const_only(c, &r.at.expr, false) => {
-                if let Some(p) = plan.placements.get_mut(k) {
-                    *p = Placement::Fixed(r.at.expr.clone());
-                }
+                set_placement(&mut plan, k, Placement::Fixed(r.at.expr.clone()));
             }
             _ => errs.push((r.at.pos, format!("record `{}`: the writer cannot derive where it goes: `at: {}` is neither one field of the header or of another located record (which the writer would set to the place it chose), a constant expression, nor `len - <its size>` (at the end of the file)", r.name.text, r.at.text))),
         }
@@ -165,13 +162,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
     // located record is refused.
     // (A linear form of a located record's field: solved into it, `Part::Lin`.)
     let lin = |k: usize, f: &crate::check::linform::LinForm<usize>| {
-        let bare = crate::check::linform::LinForm {
-            field: (),
-            mul: f.mul,
-            plus: f.plus,
-            minus: f.minus,
-        };
-        (Owner::Located(k), vec![(f.field, Part::Lin(bare))])
+        (Owner::Located(k), vec![(f.field, Part::Lin(f.unnamed()))])
     };
     let located = |e: &Expr| {
         e.refs().iter().any(|p| {
@@ -264,11 +255,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<LocPlan>, Vec<(Pos, String)>
     // `span_views`).
     // A version-gated record: laid out by its gate, one unsigned integer field the writer
     // takes (of the header or of an ungated located record).
-    let hplan = crate::check::writer::header_plan(c);
     for (k, r) in file.ext.records.iter().enumerate() {
         let Some(g) = &r.gate else { continue };
         let is_input = |o: Owner, i: usize| match o {
-            Owner::Header => hplan.fields.get(i).is_some_and(Rule::is_input),
+            Owner::Header => plan.header.get(i).is_some_and(Rule::is_input),
             Owner::Located(j) => matches!(
                 plan.records.get(j).and_then(|x| x.get(i)),
                 Some(Rule::Input)

@@ -22,6 +22,7 @@ pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
 pub(crate) mod ownership;
+pub(crate) mod plan;
 pub(crate) mod positions;
 pub(crate) mod range_place;
 pub(crate) mod record_rules;

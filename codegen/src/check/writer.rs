@@ -14,13 +14,6 @@ use crate::schema::top::Step;
 
 pub(crate) use crate::check::record_rules::{record_flag_when, record_rules};
 
-/// The header's rules, per field, and the rules of fields inside struct-typed header fields
-/// (with the path that names them), for a file whose writer is the plain one.
-pub(crate) struct HeaderPlan {
-    pub(crate) fields: Vec<Rule>,
-    pub(crate) leaves: Vec<(Leaf, String, Rule)>,
-}
-
 fn expects(steps: &[Step], out: &mut Vec<(Expr, Expr)>) {
     for s in steps {
         if let Step::Expect { field, equals, .. } = s {
@@ -45,12 +38,18 @@ pub(crate) fn has_plain_writer(c: &Checked) -> bool {
     file.writer.is_some() && file.ext.directories.is_empty() && c.header().is_some()
 }
 
-/// The plain writer's header plan (every field an input when the header is undefined).
-pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
+/// A field inside a struct-typed header field that the writer derives, with the path that
+/// names it, and its rule (`nested_writer.rs`).
+pub(crate) type LeafRule = (Leaf, String, Rule);
+
+/// The plain writer's header rules (every field an input when the header is undefined),
+/// and those of fields inside struct-typed header fields. The rest of its plan:
+/// `located_writer.rs`'s `analyse`.
+pub(crate) fn header_rules(c: &Checked) -> (Vec<Rule>, Vec<LeafRule>) {
     let file = &c.schema.file;
     let n = c.header().map_or(0, |h| h.fields.len());
     let mut fields = vec![Rule::Input; n];
-    let mut leaves: Vec<(Leaf, String, Rule)> = Vec::new();
+    let mut leaves: Vec<LeafRule> = Vec::new();
     let mut ex = Vec::new();
     expects(&file.validate, &mut ex);
     let mut derive = |e: &Expr, what: What| {
@@ -113,7 +112,7 @@ pub(crate) fn header_plan(c: &Checked) -> HeaderPlan {
             *r = Rule::Derived(what, Part::Lin(f.unnamed()));
         }
     }
-    HeaderPlan { fields, leaves }
+    (fields, leaves)
 }
 
 /// Whether a table's `at` is one header field or one field of a located record,

@@ -14,7 +14,7 @@
 
 use crate::check::dir_writer::analyse;
 use crate::check::dir_writer::range_kind;
-use crate::check::writer::{has_plain_writer, header_plan, record_rules};
+use crate::check::writer::{has_plain_writer, header_rules, record_rules};
 use crate::check::{Checked, FieldKind};
 use crate::diag::Diags;
 use crate::model::{Item, RangeKind, Rule};
@@ -253,8 +253,8 @@ fn plain_writer(c: &Checked, d: &mut Diags) {
         "the writer's method",
     )
     .fixed(&["_state"], "the writer's field");
-    let hp = header_plan(c);
-    for (f, r) in hs.fields.iter().zip(&hp.fields) {
+    let (header, _) = header_rules(c);
+    for (f, r) in hs.fields.iter().zip(&header) {
         if r.is_input() {
             sp.add(
                 f.name.text.clone(),

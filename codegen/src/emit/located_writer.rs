@@ -9,13 +9,14 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::dir_writer::field_kind;
-use crate::check::located_writer::{LocPlan, analyse};
+use crate::check::located_writer::analyse;
+use crate::check::plan::Plan;
 use crate::check::{Checked, FieldKind, Scope};
 use crate::emit::lit_usize;
 use crate::emit::record_writer::gate_value;
 use crate::model::{Item, Placement, Rule, What};
 
-fn plan(c: &Checked) -> Option<LocPlan> {
+fn plan(c: &Checked) -> Option<Plan<'_>> {
     analyse(c).ok().flatten()
 }
 
@@ -82,9 +83,8 @@ pub(crate) fn plan_step(
         }
         None => (quote!(#s), quote!()),
     };
-    let at = match p.placements.get(k)? {
+    let at = match p.placement(Item::Record(k))? {
         // At the end of the file: right after what precedes it, the last item.
-        Placement::Derived if p.trailer == Some(k) => quote!(cursor),
         Placement::End => quote!(cursor),
         Placement::Derived => {
             quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
@@ -150,14 +150,7 @@ pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
             if place_vars.iter().any(|(x, _)| x == it) {
                 continue;
             }
-            let n = match *it {
-                Item::Record(j) => file.ext.records.get(j).map(|x| x.name.text.as_str()),
-                Item::Range(j) => file.ranges.get(j).map(|x| x.name.text.as_str()),
-                Item::OtherTable(j) => file.tables.get(j).map(|x| x.name.text.as_str()),
-                Item::Str(j) => file.strings.get(j).map(|x| x.name.text.as_str()),
-                _ => None,
-            };
-            let Some(n) = n else { continue };
+            let Some(n) = c.item_name(*it) else { continue };
             let v = format_ident!("{}_at", n);
             binds.push(quote!(let #v: u64 = plan.#v;));
             place_vars.push((*it, v));

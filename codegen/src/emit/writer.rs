@@ -10,7 +10,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::expr::single_field;
-use crate::check::writer::{header_plan, record_rules};
+use crate::check::writer::record_rules;
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
 use crate::model::{Part, Rule, Sum, What};
@@ -39,8 +39,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let hsize64 = Literal::u64_suffixed(hl.size);
 
     // ---- header rules (`check/writer.rs`)
-    let plan = header_plan(c);
-    let hrules = plan.fields;
+    let Ok(Some(plan)) = crate::check::located_writer::analyse(c) else {
+        return TokenStream::new();
+    };
+    let hrules = plan.header;
     // Fields inside struct-typed header fields that the rules derive (`nested_writer.rs`).
     let leaf_rules = plan.leaves;
     let top_ranges: Vec<&Range> = file.ranges.iter().filter(|r| r.table.is_none()).collect();
