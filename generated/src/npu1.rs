@@ -2148,7 +2148,7 @@ impl<'a> Npu1Writer<'a, Set> {
             __rt::set(h, 8, v.to_le_bytes());
         }
         {
-            let v: u64 = self.regions.len() as u64;
+            let v: u64 = u64::try_from(self.regions.len()).unwrap_or(u64::MAX);
             let v = u32::try_from(v)
                 .map_err(|_| __rt::WriteError::TooLarge {
                     field: "header.region_count",
@@ -2166,7 +2166,7 @@ impl<'a> Npu1Writer<'a, Set> {
             __rt::set(h, 16, v.to_le_bytes());
         }
         {
-            let v: u64 = self.cmd_stream.len() as u64;
+            let v: u64 = u64::try_from(self.cmd_stream.len()).unwrap_or(u64::MAX);
             let v = u32::try_from(v)
                 .map_err(|_| __rt::WriteError::TooLarge {
                     field: "header.cmd_bytes",

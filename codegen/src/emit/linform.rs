@@ -2,7 +2,6 @@
 //! value for the field, and the first place at or after a cursor that the field can store.
 //! Shared by the record stream's writer (`stream.rs`) and the plain writer (`writer.rs`).
 
-use crate::model::What;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -121,78 +120,6 @@ fn rounded<F>(f: &LinForm<F>) -> (Option<TokenStream>, TokenStream) {
         }
     }
     (at_least, chain)
-}
-
-/// The plain writer's header write of a value solved for a field (`Part::Lin`): the value
-/// `inner` gives (a table's record count or record size, the place the plan chose, a
-/// range's length), solved through the form, then stored as `ity` at `off` in byte order
-/// `big` (`TooLarge` when the field cannot hold it).
-pub(crate) fn header_write(
-    c: &crate::check::Checked,
-    inner: &What,
-    f: &LinForm<()>,
-    (off, ity, big): (u64, crate::schema::IntTy, bool),
-    path: &str,
-) -> TokenStream {
-    // `linform::plain_solved` gives no other.
-    if !matches!(
-        inner,
-        What::TableCount(_) | What::RecordSize(_) | What::Place(_) | What::RangeLength(_)
-    ) {
-        return TokenStream::new();
-    }
-    let (want, _) = header_value(c, inner);
-    solved_store(f, &want, (off, ity, big), path, &quote!(h))
-}
-
-/// The value a plain writer's derived header field holds (`what`; before a linear form
-/// solves the stored value from it): plain `u64` tokens, or with `true` an `Option<u64>` (an
-/// expression that can overflow). Both the field's write (`writer.rs`) and a linear form's
-/// (`header_write`) start from it.
-pub(crate) fn header_value(c: &crate::check::Checked, what: &What) -> (TokenStream, bool) {
-    use crate::check::Scope;
-    use quote::format_ident;
-    let file = &c.schema.file;
-    let ident = |n: Option<&str>| format_ident!("{}", n.unwrap_or("missing"));
-    match what {
-        What::Value(e) => match crate::emit::plain_tokens(c, e, Scope::Top) {
-            Some(t) => (t, false),
-            None => (crate::emit::value_tokens(c, e, Scope::Top), true),
-        },
-        What::TableCount(t) => {
-            let t = ident(file.tables.get(*t).map(|t| t.name.text.as_str()));
-            (quote!(self.#t.len() as u64), false)
-        }
-        What::RecordSize(t) => {
-            let size = file
-                .tables
-                .get(*t)
-                .and_then(|t| c.layouts.get(&t.record.text))
-                .map_or(0, |l| l.size);
-            let s = Literal::u64_suffixed(size);
-            (quote!(#s), false)
-        }
-        What::Place(it) => {
-            let v = format_ident!("{}_at", c.item_name(*it).unwrap_or("missing"));
-            (quote!(plan.#v), false)
-        }
-        What::RangeLength(k) => {
-            let Some(r) = file.ranges.get(*k) else {
-                return (quote!(0u64), false);
-            };
-            if crate::check::strtab_writer::is_built(c, &r.name.text) {
-                let len = format_ident!("{}_len", r.name.text);
-                (quote!(plan.#len), false)
-            } else if r.when.is_some() {
-                let r = ident(Some(&r.name.text));
-                (quote!(self.#r.map_or(0, |b| b.len() as u64)), false)
-            } else {
-                let r = ident(Some(&r.name.text));
-                (quote!(self.#r.len() as u64), false)
-            }
-        }
-        _ => (quote!(0u64), false),
-    }
 }
 
 /// Statements that solve `want` (a `u64` expression) through the form and store the field's

@@ -55,7 +55,11 @@ pub(crate) fn write_input(
     }
 }
 
-/// The `u64` tokens of a derived value, and whether they are an `Option<u64>`.
+/// The `u64` tokens of a derived value, and whether they are an `Option<u64>`: the one
+/// source of every writer's derived values (the directory writer's fields, the located
+/// records', the plain writer's header fields and the linear forms solved from them).
+/// `place_vars`: the variables holding the places the writer chose; an item not among them
+/// is read from the writer's plan (`plan.<item>_at`, the plain writer's).
 pub(crate) fn derived_value(
     c: &Checked,
     what: &What,
@@ -84,7 +88,10 @@ pub(crate) fn derived_value(
                 .iter()
                 .find(|(x, _)| x == it)
                 .map(|(_, v)| quote!(#v))
-                .unwrap_or(quote!(0u64));
+                .unwrap_or_else(|| {
+                    let at = format_ident!("{}_at", c.item_name(*it).unwrap_or("missing"));
+                    quote!(plan.#at)
+                });
             (v, false)
         }
         What::Count(d) => match dirs.get(*d) {

@@ -583,6 +583,28 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
 }
 
+/// The plain writer's header write of a value solved for a field (`Part::Lin`): the value
+/// `inner` gives (a table's record count or record size, the place the plan chose, a
+/// range's length), solved through the form, then stored as `ity` at `off` in byte order
+/// `big` (`TooLarge` when the field cannot hold it).
+fn solved_header_write(
+    c: &Checked,
+    inner: &What,
+    f: &crate::model::LinForm<()>,
+    (off, ity, big): (u64, crate::schema::IntTy, bool),
+    path: &str,
+) -> TokenStream {
+    // `linform::plain_solved` gives no other.
+    if !matches!(
+        inner,
+        What::TableCount(_) | What::RecordSize(_) | What::Place(_) | What::RangeLength(_)
+    ) {
+        return TokenStream::new();
+    }
+    let (want, _) = crate::emit::record_writer::derived_value(c, inner, &[], &[]);
+    crate::emit::linform::solved_store(f, &want, (off, ity, big), path, &quote!(h))
+}
+
 /// The header write of a derived field (`rule`, not `Input`) stored as `ity` at `off` in
 /// byte order `big`, and, for a checksum, its patch once the file is written.
 fn derived(
@@ -599,13 +621,7 @@ fn derived(
     };
     if let Part::Lin(f) = part {
         // Solved for the field through a linear form (`emit/linform.rs`).
-        header_writes.push(crate::emit::linform::header_write(
-            c,
-            what,
-            f,
-            (off, ity, big),
-            path,
-        ));
+        header_writes.push(solved_header_write(c, what, f, (off, ity, big), path));
         return;
     }
     let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
@@ -613,7 +629,7 @@ fn derived(
     let ty = format_ident!("{}", ity.rust());
     // The value as plain u64 tokens, or (for an expression that can overflow) as an
     // Option<u64>.
-    let (value, fallible) = crate::emit::linform::header_value(c, what);
+    let (value, fallible) = crate::emit::record_writer::derived_value(c, what, &[], &[]);
     if ity == IntTy::U64 {
         // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
         header_writes.push(if fallible {
