@@ -77,10 +77,11 @@
 //! - from `check/dir_writer.rs`: the values the steps fix (`fixed_values`), the located
 //!   records' starting rules (`located_inputs`), a gate's plan (`gate_plan`), and a derived
 //!   value needing an integer field (`derived_need_integers`);
-//! - from `emit/record_writer.rs`: the field writes (`write_fields`,
-//!   `located_field_writes`), a gate's value (`gate_value`), and a record read back for a
-//!   span (`read_back`);
-//! - from `emit/linform.rs`: a derived header field's value (`header_value`);
+//! - from `emit/record_writer.rs`: a derived value (`derived_value`) and its write
+//!   (`write_derived`), every field's write (`write_field`, `write_fields`,
+//!   `located_field_writes`; the plain writer's header is written by them too), a gate's
+//!   value (`gate_value`), and a record read back for a span (`read_back`);
+//! - from `emit/linform.rs`: a linear form solved for its field (`solve`, `solved_store`);
 //! - from `check/sum_span.rs`: a stored checksum never lies in its own span.
 //!
 //! A writer's refusal is a diagnostic in its `check/` module, never a run-time surprise.

@@ -2107,11 +2107,11 @@ impl<'a> Npu1Writer<'a, Set> {
         out.fill(0);
         let len: u64 = plan.total;
         let _ = len;
-        let mut h: [u8; 32] = [0u8; 32];
-        self.write_into_part_1(plan, out, len, &mut h)?;
+        let mut rec: [u8; 32] = [0u8; 32];
+        self.write_into_part_1(plan, out, len, &mut rec)?;
         let header: Header<'_> = Header {
-            raw: &h,
-            buf: &h,
+            raw: &rec,
+            buf: &rec,
             index: 0,
         };
         self.write_into_part_2(plan, out, header)?;
@@ -2126,7 +2126,7 @@ impl<'a> Npu1Writer<'a, Set> {
         plan: Npu1Plan,
         out: &mut [u8],
         len: u64,
-        h: &mut [u8; 32],
+        rec: &mut [u8; 32],
     ) -> Result<(), __rt::WriteError> {
         {
             let v: u64 = u64::from(MAGIC);
@@ -2135,9 +2135,9 @@ impl<'a> Npu1Writer<'a, Set> {
                     field: "header.magic",
                     value: v,
                 })?;
-            __rt::set(h, 0, v.to_le_bytes());
+            __rt::set(rec, 0, v.to_le_bytes());
         }
-        __rt::set(h, 4, self.version.to_le_bytes());
+        __rt::set(rec, 4, self.version.to_le_bytes());
         {
             let v: u64 = len;
             let v = u32::try_from(v)
@@ -2145,7 +2145,7 @@ impl<'a> Npu1Writer<'a, Set> {
                     field: "header.total_bytes",
                     value: v,
                 })?;
-            __rt::set(h, 8, v.to_le_bytes());
+            __rt::set(rec, 8, v.to_le_bytes());
         }
         {
             let v: u64 = u64::try_from(self.regions.len()).unwrap_or(u64::MAX);
@@ -2154,7 +2154,7 @@ impl<'a> Npu1Writer<'a, Set> {
                     field: "header.region_count",
                     value: v,
                 })?;
-            __rt::set(h, 12, v.to_le_bytes());
+            __rt::set(rec, 12, v.to_le_bytes());
         }
         {
             let v: u64 = plan.cmd_stream_at;
@@ -2163,7 +2163,7 @@ impl<'a> Npu1Writer<'a, Set> {
                     field: "header.cmd_offset",
                     value: v,
                 })?;
-            __rt::set(h, 16, v.to_le_bytes());
+            __rt::set(rec, 16, v.to_le_bytes());
         }
         {
             let v: u64 = u64::try_from(self.cmd_stream.len()).unwrap_or(u64::MAX);
@@ -2172,19 +2172,10 @@ impl<'a> Npu1Writer<'a, Set> {
                     field: "header.cmd_bytes",
                     value: v,
                 })?;
-            __rt::set(h, 20, v.to_le_bytes());
+            __rt::set(rec, 20, v.to_le_bytes());
         }
-        __rt::set(h, 24, self.accel.raw().to_le_bytes());
-        {
-            let v: u64 = 0u64;
-            let v = u32::try_from(v)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "header.checksum",
-                    value: v,
-                })?;
-            __rt::set(h, 28, v.to_le_bytes());
-        }
-        __rt::put(out, 0, h)?;
+        __rt::set(rec, 24, self.accel.raw().to_le_bytes());
+        __rt::put(out, 0, rec)?;
         Ok(())
     }
     /// Part of [`Self::write_into`], in order.

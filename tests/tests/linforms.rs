@@ -246,13 +246,14 @@ fn a_value_no_field_value_gives_is_refused() {
         Err(odd("items[].data_words", 6))
     );
     // Past the field's width: a u8 count stored plus one, a u16 length stored plus one, a u16
-    // count of words.
+    // count of words. The error gives the value the field would have to hold (255 records
+    // stored plus one: 256, which a u8 cannot hold), as the directory writer's does.
     let many: Vec<(u16, &[u8])> = (0..255).map(|i| (i, &b""[..])).collect();
     assert_eq!(
         write(&many, &[], b"", b""),
         Err(WriteError::TooLarge {
             field: "header.items_n",
-            value: 255
+            value: 256
         })
     );
     let b = write(&many[..254], &[], b"", b"").unwrap();
@@ -263,7 +264,7 @@ fn a_value_no_field_value_gives_is_refused() {
         write(&[], &[], b"", &long),
         Err(WriteError::TooLarge {
             field: "header.note_len",
-            value: 0xFFFF
+            value: 0x1_0000
         })
     );
     assert_eq!(
@@ -275,7 +276,7 @@ fn a_value_no_field_value_gives_is_refused() {
         write(&[], &[], &words, b""),
         Err(WriteError::TooLarge {
             field: "header.blob_words",
-            value: 4 << 16
+            value: 1 << 16
         })
     );
     // A stamp or trailer of another length than the schema's.

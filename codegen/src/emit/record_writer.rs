@@ -320,44 +320,72 @@ pub(crate) fn write_field(
             Some(Rule::Derived(w, _)) if matches!(w, What::Checksum(_)) || w.per_record() => None,
             Some(Rule::Derived(what, part)) => {
                 let ity = kind.int_ty(&c.schema)?;
-                let ty = ident(ity.rust());
-                let tob = crate::emit::to_bytes(f.big);
                 let o = at.cloned().unwrap_or_else(|| {
                     let l = lit_usize(off);
                     quote!(#l)
                 });
                 let fpath = format!("{path}.{}", f.name.text);
-                let (v, fallible) = derived_value(c, what, place_vars, dirs);
-                let bind = if fallible {
-                    quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
-                } else {
-                    quote!(let v: u64 = #v;)
-                };
-                let part = match part {
-                    Part::Whole => quote!(),
-                    Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
-                    Part::High => quote!(let v = v >> 32;),
-                    // Stored as a linear form of the field: solved for it (`linform.rs`).
-                    // (`F + 0`, `F * 1`: nothing to solve.)
-                    Part::Lin(f) => {
-                        let solve = crate::emit::linform::solve(f, &fpath, &quote!(want));
-                        if solve.is_empty() {
-                            quote!()
-                        } else {
-                            quote!(let want = v; #solve)
-                        }
-                    }
-                };
-                Some(quote! {
-                    {
-                        #bind
-                        #part
-                        let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;
-                        __rt::set(&mut rec, #o, v.#tob());
-                    }
-                })
+                Some(write_derived(
+                    c,
+                    (what, part),
+                    (&o, ity, f.big),
+                    &fpath,
+                    place_vars,
+                    dirs,
+                ))
             }
             _ => Some(write_input(kind, off, at, f.big, &src(&f.name.text))),
+        }
+    }
+}
+
+/// The write of a derived value (`what`, stored as `part` of it) into `rec` at `o` (a
+/// `usize` expression) as `ity` in byte order `big`: `TooLarge` naming `fpath` when the
+/// field cannot hold it. Every writer's derived fields are written by it: a record's,
+/// a located record's, the header's and the fields inside its struct-typed fields.
+pub(crate) fn write_derived(
+    c: &Checked,
+    (what, part): (&What, &Part),
+    (o, ity, big): (&TokenStream, crate::schema::IntTy, bool),
+    fpath: &str,
+    place_vars: &[(Item, proc_macro2::Ident)],
+    dirs: &[(proc_macro2::Ident, u64)],
+) -> TokenStream {
+    let ty = ident(ity.rust());
+    let tob = crate::emit::to_bytes(big);
+    let (v, fallible) = derived_value(c, what, place_vars, dirs);
+    let bind = if fallible {
+        quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
+    } else {
+        quote!(let v: u64 = #v;)
+    };
+    let part = match part {
+        Part::Whole => quote!(),
+        Part::Low => quote!(let v = v & 0xFFFF_FFFF;),
+        Part::High => quote!(let v = v >> 32;),
+        // Stored as a linear form of the field: solved for it (`linform.rs`).
+        // (`F + 0`, `F * 1`: nothing to solve.)
+        Part::Lin(f) => {
+            let solve = crate::emit::linform::solve(f, fpath, &quote!(want));
+            if solve.is_empty() {
+                quote!()
+            } else {
+                quote!(let want = v; #solve)
+            }
+        }
+    };
+    // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
+    let convert = if ity == crate::schema::IntTy::U64 {
+        quote!()
+    } else {
+        quote!(let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;)
+    };
+    quote! {
+        {
+            #bind
+            #part
+            #convert
+            __rt::set(&mut rec, #o, v.#tob());
         }
     }
 }

@@ -349,101 +349,73 @@ pub fn tokens(c: &Checked) -> TokenStream {
         }
     }
 
-    // ---- header bytes
+    // ---- header bytes: the header's inputs and derived values, written as every writer
+    // writes a record's fields (`record_writer.rs`), and the checksums patched in last
     let mut header_writes = Vec::new();
     let mut checksum_patch = Vec::new();
+    let src = |n: &str| {
+        let n = format_ident!("{}", n);
+        quote!(self.#n)
+    };
     for (i, f) in hs.fields.iter().enumerate() {
         let (off, kind) = hl.fields[i];
-        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
         let path = format!("header.{}", f.name.text);
-        let name = format_ident!("{}", f.name.text);
-        let tob = crate::emit::to_bytes(f.big);
-        let ity = match kind {
-            FieldKind::Int(t) => t,
-            // A value the rules derive is written as the float's bits.
-            FieldKind::Float(w) => {
-                if w {
-                    IntTy::U64
-                } else {
-                    IntTy::U32
-                }
-            }
-            FieldKind::Enum(e) => c.schema.enums[e].repr,
-            FieldKind::Flags(fl) => c.schema.flags[fl].repr,
-            FieldKind::Bits(b) => c.schema.bitfields.get(b).map_or(IntTy::U32, |x| x.repr),
-            FieldKind::Array(t, _) => {
-                if hrules[i].is_input() {
-                    let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
-                    header_writes.push(quote! {
-                        for (k, v) in self.#name.iter().enumerate() {
-                            __rt::set(&mut h, #o + k * #w, v.#tob());
-                        }
-                    });
-                }
-                continue;
-            }
-            // A struct-typed field: its value's bytes (`nested_writer.rs`).
-            k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-                if hrules[i].is_input() {
-                    header_writes.extend(crate::emit::nested_writer::write_input(
-                        k,
-                        off,
-                        &quote!(self.#name),
-                        &quote!(&mut h),
-                    ));
-                }
-                continue;
-            }
-            FieldKind::Bytes(_) | FieldKind::Str(_) => {
-                if hrules[i].is_input() {
-                    header_writes.push(quote!(__rt::set(&mut h, #o, *self.#name);));
-                }
-                continue;
-            }
-        };
-        if hrules[i].is_input() {
+        let patches: Vec<&TokenStream> = opt_bits
+            .iter()
+            .filter(|(fi, _)| *fi == i)
+            .map(|(_, p)| p)
+            .collect();
+        if hrules[i].is_input() && !patches.is_empty() {
+            // The flag bits of the optional ranges and tables: set when the part is given.
+            let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+            let name = format_ident!("{}", f.name.text);
+            let tob = crate::emit::to_bytes(f.big);
             let raw = match kind {
                 FieldKind::Enum(_) => quote!(self.#name.raw()),
                 FieldKind::Flags(_) | FieldKind::Bits(_) => quote!(self.#name.bits()),
                 _ => quote!(self.#name),
             };
-            let patches: Vec<&TokenStream> = opt_bits
-                .iter()
-                .filter(|(fi, _)| *fi == i)
-                .map(|(_, p)| p)
-                .collect();
-            if patches.is_empty() {
-                header_writes.push(quote!(__rt::set(&mut h, #o, #raw.#tob());));
-            } else {
-                // The flag bits of the optional ranges: set when the range is given.
-                header_writes.push(quote! {{
-                    let bits = #raw;
-                    #(#patches)*
-                    __rt::set(&mut h, #o, bits.#tob());
-                }});
-            }
-        } else {
-            derived(
-                c,
-                &hrules[i],
-                (off, ity, f.big),
-                &path,
-                &mut header_writes,
-                &mut checksum_patch,
-            );
+            header_writes.push(quote! {{
+                let bits = #raw;
+                #(#patches)*
+                __rt::set(&mut rec, #o, bits.#tob());
+            }});
+            continue;
         }
+        if let Some(ity) = kind.int_ty(&c.schema) {
+            checksum_patch.extend(checksum_patch_of(c, &hrules[i], (off, ity, f.big), &path));
+        }
+        header_writes.extend(crate::emit::record_writer::write_field(
+            c,
+            f,
+            i,
+            off,
+            None,
+            kind,
+            &hrules,
+            &src,
+            &[],
+            &[],
+            "header",
+        ));
     }
     // The fields inside struct-typed fields that the rules derive, over the values given.
     for (l, p, rule) in &leaf_rules {
         if let Some((ity, big)) = crate::emit::nested_writer::leaf_store(c, *l) {
-            derived(
-                c,
-                rule,
-                (l.at, ity, big),
-                p,
-                &mut header_writes,
-                &mut checksum_patch,
-            );
+            checksum_patch.extend(checksum_patch_of(c, rule, (l.at, ity, big), p));
+            if let Rule::Derived(what, part) = rule
+                && !matches!(what, What::Checksum(_))
+            {
+                let o = Literal::usize_unsuffixed(usize::try_from(l.at).unwrap_or(0));
+                header_writes.push(crate::emit::record_writer::write_derived(
+                    c,
+                    (what, part),
+                    (&quote!(#o), ity, big),
+                    p,
+                    &[],
+                    &[],
+                ));
+            }
         }
     }
 
@@ -483,11 +455,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let splitter = crate::emit::split::Splitter::writer("write_into");
     let write_body = splitter.split(
         quote! {
-            let mut h: [u8; #hsize] = [0u8; #hsize];
+            let mut rec: [u8; #hsize] = [0u8; #hsize];
             #(#header_writes)*
-            __rt::put(out, 0, &h)?;
+            __rt::put(out, 0, &rec)?;
             // The header as written, for expressions that name its fields.
-            let header: #hty<'_> = #hty { raw: &h, buf: &h, index: 0 };
+            let header: #hty<'_> = #hty { raw: &rec, buf: &rec, index: 0 };
             let _ = &header;
             #(#when_checks)*
             #(#located_writes)*
@@ -583,103 +555,40 @@ pub fn tokens(c: &Checked) -> TokenStream {
     }
 }
 
-/// The plain writer's header write of a value solved for a field (`Part::Lin`): the value
-/// `inner` gives (a table's record count or record size, the place the plan chose, a
-/// range's length), solved through the form, then stored as `ity` at `off` in byte order
-/// `big` (`TooLarge` when the field cannot hold it).
-fn solved_header_write(
-    c: &Checked,
-    inner: &What,
-    f: &crate::model::LinForm<()>,
-    (off, ity, big): (u64, crate::schema::IntTy, bool),
-    path: &str,
-) -> TokenStream {
-    // `linform::plain_solved` gives no other.
-    if !matches!(
-        inner,
-        What::TableCount(_) | What::RecordSize(_) | What::Place(_) | What::RangeLength(_)
-    ) {
-        return TokenStream::new();
-    }
-    let (want, _) = crate::emit::record_writer::derived_value(c, inner, &[], &[]);
-    crate::emit::linform::solved_store(f, &want, (off, ity, big), path, &quote!(h))
-}
-
-/// The header write of a derived field (`rule`, not `Input`) stored as `ity` at `off` in
-/// byte order `big`, and, for a checksum, its patch once the file is written.
-fn derived(
+/// The patch of a file checksum stored in a header field (`rule` a `Checksum`), stored as
+/// `ity` at `off` in byte order `big`, computed once the file is written; none for another
+/// rule.
+fn checksum_patch_of(
     c: &Checked,
     rule: &Rule,
     (off, ity, big): (u64, IntTy, bool),
     path: &str,
-    header_writes: &mut Vec<TokenStream>,
-    checksum_patch: &mut Vec<TokenStream>,
-) {
-    let file = &c.schema.file;
-    let Rule::Derived(what, part) = rule else {
-        return;
+) -> Option<TokenStream> {
+    let Rule::Derived(What::Checksum(Sum::File(ki)), _) = rule else {
+        return None;
     };
-    if let Part::Lin(f) = part {
-        // Solved for the field through a linear form (`emit/linform.rs`).
-        header_writes.push(solved_header_write(c, what, f, (off, ity, big), path));
-        return;
-    }
-    let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
+    let k = c.schema.file.checksums.get(*ki)?;
     let tob = crate::emit::to_bytes(big);
     let ty = format_ident!("{}", ity.rust());
-    // The value as plain u64 tokens, or (for an expression that can overflow) as an
-    // Option<u64>.
-    let (value, fallible) = crate::emit::record_writer::derived_value(c, what, &[], &[]);
-    if ity == IntTy::U64 {
-        // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
-        header_writes.push(if fallible {
-            quote! {{
-                let v: Option<u64> = #value;
-                let v = v.ok_or(__rt::WriteError::TooLarge { field: #path, value: u64::MAX })?;
-                __rt::set(&mut h, #o, v.#tob());
-            }}
-        } else {
-            quote! {{
-                let v: u64 = #value;
-                __rt::set(&mut h, #o, v.#tob());
-            }}
-        });
-    } else if fallible {
-        header_writes.push(quote! {{
-            let v = #value;
-            let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
-            __rt::set(&mut h, #o, v.#tob());
-        }});
-    } else {
-        header_writes.push(quote! {{
-            let v: u64 = #value;
-            let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
-            __rt::set(&mut h, #o, v.#tob());
-        }});
-    }
-    if let What::Checksum(Sum::File(ki)) = what
-        && let Some(k) = file.checksums.get(*ki)
-    {
-        let from = top_value(c, &k.from.expr);
-        let to = top_value(c, &k.to.expr);
-        let compute = match k.algorithm {
-            Algorithm::Fnv1a32 => {
-                quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
-            }
-            Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+    let from = top_value(c, &k.from.expr);
+    let to = top_value(c, &k.to.expr);
+    let compute = match k.algorithm {
+        Algorithm::Fnv1a32 => {
+            quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
+        }
+        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+    };
+    let off64 = Literal::u64_suffixed(off);
+    let width = Literal::u64_suffixed(ity.bytes());
+    // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
+    Some(quote! {{
+        let sum = match (#from, #to) {
+            (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off64, #width).map(|d| #compute),
+            _ => None,
         };
-        let off64 = Literal::u64_suffixed(off);
-        let width = Literal::u64_suffixed(ity.bytes());
-        // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
-        checksum_patch.push(quote! {{
-            let sum = match (#from, #to) {
-                (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off64, #width).map(|d| #compute),
-                _ => None,
-            };
-            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
-            __rt::put(out, #off64, &sum.#tob())?;
-        }});
-    }
+        let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
+        __rt::put(out, #off64, &sum.#tob())?;
+    }})
 }
 
 pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
