@@ -807,30 +807,14 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
             let (ty, _) = crate::emit::writer::field_type(em.c, kind);
             let doc = format!(" `{}`. {}", f.name.text, crate::emit::doc::flow(&f.doc));
             fields.push(quote!(#[doc = #doc] pub #name: #ty,));
-            let o = lit_usize(off);
-            let tob = crate::emit::to_bytes(f.big);
-            use crate::check::FieldKind as K;
-            sets.push(match kind {
-                K::Enum(_) => quote!(__rt::set(&mut rec, #o, r.#name.raw().#tob());),
-                K::Flags(_) | K::Bits(_) => quote!(__rt::set(&mut rec, #o, r.#name.bits().#tob());),
-                K::Array(it, _) => {
-                    let w = lit_usize(it.bytes());
-                    quote! {
-                        for (k, v) in r.#name.iter().enumerate() {
-                            __rt::set(&mut rec, #o + k * #w, v.#tob());
-                        }
-                    }
-                }
-                K::Int(_) | K::Float(_) => quote!(__rt::set(&mut rec, #o, r.#name.#tob());),
-                k @ (K::Struct(..) | K::Structs(..)) => crate::emit::nested_writer::write_input(
-                    k,
-                    off,
-                    &quote!(r.#name),
-                    &quote!(&mut rec),
-                )
-                .unwrap_or_default(),
-                K::Bytes(_) | K::Str(_) => quote!(__rt::set(&mut rec, #o, *r.#name);),
-            });
+            // Written as every writer writes a record's input (`record_writer.rs`).
+            sets.push(crate::emit::record_writer::write_input(
+                kind,
+                off,
+                None,
+                f.big,
+                &quote!(r.#name),
+            ));
         }
         let size_path = format!("{sn}[].{}", st.fields[size_i].name.text);
         let sty = format_ident!("{}", size_ty.rust());

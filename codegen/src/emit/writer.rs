@@ -1093,44 +1093,22 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
             }
         });
     }
+    // The inputs, written as every writer writes a record's (`record_writer.rs`).
     let mut inputs = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
-        if !rule.is_input() {
+        let (Some(&(off, kind)), Some(f)) = (l.fields.get(i), st.fields.get(i)) else {
             continue;
+        };
+        if rule.is_input() {
+            let name = format_ident!("{}", f.name.text);
+            inputs.push(crate::emit::record_writer::write_input(
+                kind,
+                off,
+                None,
+                f.big,
+                &quote!(spec.#name),
+            ));
         }
-        let (off, kind) = l.fields[i];
-        let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
-        let name = format_ident!("{}", st.fields[i].name.text);
-        let tob = crate::emit::to_bytes(st.fields[i].big);
-        inputs.push(match kind {
-            FieldKind::Enum(_) => quote!(__rt::set(&mut rec, #o, spec.#name.raw().#tob());),
-            FieldKind::Flags(_) | FieldKind::Bits(_) => {
-                quote!(__rt::set(&mut rec, #o, spec.#name.bits().#tob());)
-            }
-            FieldKind::Array(t, _) => {
-                let w = Literal::usize_unsuffixed(usize::try_from(t.bytes()).unwrap_or(0));
-                quote! {
-                    for (k, v) in spec.#name.iter().enumerate() {
-                        __rt::set(&mut rec, #o + k * #w, v.#tob());
-                    }
-                }
-            }
-            FieldKind::Int(_) | FieldKind::Float(_) => {
-                quote!(__rt::set(&mut rec, #o, spec.#name.#tob());)
-            }
-            k @ (FieldKind::Struct(..) | FieldKind::Structs(..)) => {
-                crate::emit::nested_writer::write_input(
-                    k,
-                    off,
-                    &quote!(spec.#name),
-                    &quote!(&mut rec),
-                )
-                .unwrap_or_default()
-            }
-            FieldKind::Bytes(_) | FieldKind::Str(_) => {
-                quote!(__rt::set(&mut rec, #o, *spec.#name);)
-            }
-        });
     }
     let when_checks = record_when_checks(c, t, &rranges);
     // The offsets of the records' strings (`strtab_writer.rs`).
