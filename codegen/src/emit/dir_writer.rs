@@ -285,19 +285,11 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
     let Some(ity) = kind.int_ty(&c.schema) else {
         return quote!();
     };
-    let ty = ident(ity.rust());
     let hty = ident(&h.name.text);
     let hs = lit_usize(hsize);
-    let tob = crate::emit::to_bytes(h.fields.get(i).is_some_and(|f| f.big));
-    let off = Literal::u64_suffixed(off);
-    let width = Literal::u64_suffixed(ity.bytes());
-    let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
-    let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
-    let compute = match k.algorithm {
-        Algorithm::Fnv1a32 => quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
-        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
-    };
+    let big = h.fields.get(i).is_some_and(|f| f.big);
     let item = k.name.text.as_str();
+    let store = crate::emit::record_writer::checksum_store(c, k, (off, ity, big), item);
     // The located records its span reads (`dir_span.rs`).
     let located = crate::emit::dir_span::bind(c, k);
     quote! {
@@ -310,13 +302,7 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
             let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
             let _ = len;
             #located
-            // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
-            let sum = match (#from, #to) {
-                (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off, #width).map(|d| #compute),
-                _ => None,
-            };
-            let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
-            __rt::put(out, #off, &sum.#tob())?;
+            #store
         }
     }
 }

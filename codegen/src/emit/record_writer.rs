@@ -390,6 +390,38 @@ pub(crate) fn write_derived(
     }
 }
 
+/// The statements computing file checksum `k` over the bytes `out` holds and storing it
+/// as `ity` at `off` in byte order `big` (`Layout` naming `item` when its span cannot be
+/// read or the sum does not fit): every writer's file checksum, patched once the file is
+/// written. A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
+pub(crate) fn checksum_store(
+    c: &Checked,
+    k: &crate::schema::Checksum,
+    (off, ity, big): (u64, crate::schema::IntTy, bool),
+    item: &str,
+) -> TokenStream {
+    let ty = ident(ity.rust());
+    let tob = crate::emit::to_bytes(big);
+    let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
+    let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
+    let compute = match k.algorithm {
+        crate::schema::Algorithm::Fnv1a32 => {
+            quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
+        }
+        crate::schema::Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
+    };
+    let off = Literal::u64_suffixed(off);
+    let width = Literal::u64_suffixed(ity.bytes());
+    quote! {
+        let sum = match (#from, #to) {
+            (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off, #width).map(|d| #compute),
+            _ => None,
+        };
+        let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #item })?;
+        __rt::put(out, #off, &sum.#tob())?;
+    }
+}
+
 /// `u64` tokens computing a version-gated record's gate `e` (an expression
 /// `check::dir_writer::computed_gate` accepts) from the writer's inputs, `field` giving each
 /// field's tokens (as `u64`), with the views' checked arithmetic: an overflow is

@@ -15,7 +15,7 @@ use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::Expr;
 use crate::model::{Part, Rule, Sum, What};
 use crate::names::camel;
-use crate::schema::{Algorithm, IntTy, Range, Table};
+use crate::schema::{IntTy, Range, Table};
 
 /// Writer tokens, empty when the schema has no `writer` section.
 pub fn tokens(c: &Checked) -> TokenStream {
@@ -568,27 +568,8 @@ fn checksum_patch_of(
         return None;
     };
     let k = c.schema.file.checksums.get(*ki)?;
-    let tob = crate::emit::to_bytes(big);
-    let ty = format_ident!("{}", ity.rust());
-    let from = top_value(c, &k.from.expr);
-    let to = top_value(c, &k.to.expr);
-    let compute = match k.algorithm {
-        Algorithm::Fnv1a32 => {
-            quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
-        }
-        Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
-    };
-    let off64 = Literal::u64_suffixed(off);
-    let width = Literal::u64_suffixed(ity.bytes());
-    // A stored field never lies inside the bytes it covers (`check/sum_span.rs`).
-    Some(quote! {{
-        let sum = match (#from, #to) {
-            (Some(f), Some(t)) => __rt::covered_apart(out, f, t, #off64, #width).map(|d| #compute),
-            _ => None,
-        };
-        let sum = sum.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::Layout { item: #path })?;
-        __rt::put(out, #off64, &sum.#tob())?;
-    }})
+    let store = crate::emit::record_writer::checksum_store(c, k, (off, ity, big), path);
+    Some(quote!({ #store }))
 }
 
 pub(crate) fn field_type(c: &Checked, kind: FieldKind) -> (TokenStream, TokenStream) {
