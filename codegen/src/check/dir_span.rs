@@ -59,14 +59,15 @@ pub(crate) fn record(c: &Checked, j: usize) -> bool {
     })
 }
 
-/// The located records (indexes) that checksum `k`'s span reads.
-pub(crate) fn span_records(c: &Checked, k: &crate::schema::Checksum) -> Vec<usize> {
-    let mut out = Vec::new();
+/// The located records (indexes) that checksum `k`'s span reads, added to `out` once
+/// each (every writer's: `located_writer.rs`'s `span_records` takes every checksum's).
+pub(crate) fn span_records_into(c: &Checked, k: &crate::schema::Checksum, out: &mut Vec<usize>) {
     for e in [&k.from, &k.to] {
         for p in e.expr.refs() {
             if let Ok(
                 Resolved::Field(Owner::Located(j), _)
                 | Resolved::Composed(Owner::Located(j), _)
+                | Resolved::Nested(Owner::Located(j), _)
                 | Resolved::FlagBit(Owner::Located(j), ..),
             ) = c.resolve(p, Scope::Top)
                 && !out.contains(&j)
@@ -75,5 +76,11 @@ pub(crate) fn span_records(c: &Checked, k: &crate::schema::Checksum) -> Vec<usiz
             }
         }
     }
+}
+
+/// The located records (indexes) that checksum `k`'s span reads.
+pub(crate) fn span_records(c: &Checked, k: &crate::schema::Checksum) -> Vec<usize> {
+    let mut out = Vec::new();
+    span_records_into(c, k, &mut out);
     out
 }

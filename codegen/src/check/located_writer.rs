@@ -72,20 +72,7 @@ pub(crate) fn table_at_located(
 pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
     let mut out = Vec::new();
     for k in &c.schema.file.checksums {
-        for e in [&k.from, &k.to] {
-            for p in e.expr.refs() {
-                if let Ok(
-                    Resolved::Field(Owner::Located(j), _)
-                    | Resolved::Composed(Owner::Located(j), _)
-                    | Resolved::Nested(Owner::Located(j), _)
-                    | Resolved::FlagBit(Owner::Located(j), ..),
-                ) = c.resolve(p, Scope::Top)
-                    && !out.contains(&j)
-                {
-                    out.push(j);
-                }
-            }
-        }
+        crate::check::dir_span::span_records_into(c, k, &mut out);
     }
     out
 }

@@ -43,10 +43,7 @@ pub(crate) fn writes(c: &Checked, x: &DirPlan<'_>, align: u64) -> (TokenStream, 
         let (on_present, on_absent) = crate::emit::writer::range_sets(c, t, ri, r);
         cursors.push(quote!(let mut #cur: u64 = plan.#start;));
         // An offset solved for a record field: the first place it can store (as `plan`).
-        let mut at = quote!(__rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?);
-        if let Some(f) = crate::check::linform::record_place_form(c, r) {
-            at = crate::emit::linform::place(&f, &at, &item);
-        }
+        let at = crate::emit::linform::record_range_at(c, r, &quote!(#cur), &align, &item);
         per_record.push(quote! {
             match s.#rn {
                 #en::#present(bytes) => {

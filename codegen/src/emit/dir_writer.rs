@@ -660,10 +660,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let en = format_ident!("{}{}", t.record.text, crate::names::camel(&r.name.text));
                 let present = crate::emit::writer::variant(r.present.as_ref(), "Present");
                 // An offset solved for a record field: the first place it can store.
-                let mut at = quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?);
-                if let Some(f) = crate::check::linform::record_place_form(c, r) {
-                    at = crate::emit::linform::place(&f, &at, item_name);
-                }
+                let at =
+                    crate::emit::linform::record_range_at(c, r, &quote!(cursor), &align, item_name);
                 plan_steps.push(quote! {
                     let #v: u64 = cursor;
                     let #start: u64 = cursor;

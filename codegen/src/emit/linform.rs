@@ -61,6 +61,25 @@ pub(crate) fn place<F>(f: &LinForm<F>, start: &TokenStream, item: &str) -> Token
     }
 }
 
+/// Where the writer puts a record's bytes of per-record range `r`, the cursor being `cur`
+/// (a `u64` variable): the cursor aligned to `align`, then, when the range's offset is a
+/// linear form of a record field, the first place the form can store ([`place`]). Every
+/// writer places a per-record range so (the plain writer's tables, the directory writer's
+/// other tables and its directory's other per-record ranges).
+pub(crate) fn record_range_at(
+    c: &crate::check::Checked,
+    r: &crate::schema::Range,
+    cur: &TokenStream,
+    align: &proc_macro2::Literal,
+    item: &str,
+) -> TokenStream {
+    let at = quote!(__rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?);
+    match crate::check::linform::record_place_form(c, r) {
+        Some(f) => place(&f, &at, item),
+        None => at,
+    }
+}
+
 /// [`place`] as an `Option<u64>` expression (`None` past `u64`), for code that returns an
 /// `Option` (the directory writer's payload placing function).
 pub(crate) fn place_opt<F>(f: &LinForm<F>, start: &TokenStream) -> TokenStream {

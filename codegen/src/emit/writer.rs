@@ -331,10 +331,13 @@ pub fn tokens(c: &Checked) -> TokenStream {
                     plan_inits.push(quote!(#start_var,));
                     let rn = format_ident!("{}", r.name.text);
                     // An offset solved for a record field: the first place it can store.
-                    let mut at = quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: cursor })?);
-                    if let Some(f) = crate::check::linform::record_place_form(c, r) {
-                        at = crate::emit::linform::place(&f, &at, item_name);
-                    }
+                    let at = crate::emit::linform::record_range_at(
+                        c,
+                        r,
+                        &quote!(cursor),
+                        &align,
+                        item_name,
+                    );
                     plan_steps.push(quote! {
                         let #start_var = cursor;
                         for spec in self.#tname {
@@ -1052,10 +1055,7 @@ pub(crate) fn table_code(c: &Checked, t: &Table, align: u64) -> (TokenStream, To
         let item = format!("{}[].{}", t.name.text, r.name.text);
         let (on_present, on_absent) = range_sets(c, t, *ri, r);
         // An offset solved for a record field: the first place it can store (as `plan`).
-        let mut at = quote!(__rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?);
-        if let Some(f) = crate::check::linform::record_place_form(c, r) {
-            at = crate::emit::linform::place(&f, &at, &item);
-        }
+        let at = crate::emit::linform::record_range_at(c, r, &quote!(#cur), &align, &item);
         per_range.push(quote! {
             match spec.#rn {
                 #en::#present(bytes) => {
