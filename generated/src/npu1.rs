@@ -1822,6 +1822,72 @@ impl<'a> DoubleEndedIterator for Io<'a> {
 }
 impl ExactSizeIterator for Io<'_> {}
 impl core::iter::FusedIterator for Io<'_> {}
+/// The values a npu1 file is written from, as plain fields: the shape every format's writer takes (`Npu1Writer` is a typestate builder over the same values that cannot leave a required range unset).
+#[derive(Clone, Copy, Debug)]
+pub struct Npu1Spec<'a> {
+    /// `version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
+    pub version: u32,
+    /// `accel`: Vela accelerator configuration (MACs per cycle).
+    pub accel: Accel,
+    /// `ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
+    pub ext_npu_config: u32,
+    /// `ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
+    pub ext_npu_id: u32,
+    /// The records of `regions`.
+    pub regions: &'a [RegionSpec<'a>],
+    /// The records of `io` (optional: `None` leaves it out).
+    pub io: Option<&'a [TensorSpec<'a>]>,
+    /// `cmd_stream`: The Vela register command stream (what QBASE points at).
+    pub cmd_stream: &'a [u8],
+}
+impl Default for Npu1Spec<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl<'a> Npu1Spec<'a> {
+    /// Every value zero or empty, every optional part left out.
+    pub const fn new() -> Self {
+        Self {
+            version: 0,
+            accel: Accel::from_raw(0),
+            ext_npu_config: 0,
+            ext_npu_id: 0,
+            regions: &[],
+            io: None,
+            cmd_stream: &[],
+        }
+    }
+    /// The typestate writer holding these values.
+    pub fn writer(&self) -> Npu1Writer<'a, Set> {
+        Npu1Writer {
+            version: self.version,
+            accel: self.accel,
+            ext_npu_config: self.ext_npu_config,
+            ext_npu_id: self.ext_npu_id,
+            regions: self.regions,
+            io: self.io.unwrap_or(&[]),
+            _given_io: self.io.is_some(),
+            cmd_stream: self.cmd_stream,
+            _state: core::marker::PhantomData,
+        }
+    }
+    /// How many bytes the file needs.
+    ///
+    /// # Errors
+    /// When a size does not fit the fields that must hold it.
+    pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+        self.writer().encoded_len()
+    }
+    /// Write the file into `out`; returns the bytes written (`encoded_len`).
+    ///
+    /// # Errors
+    /// When `out` is too small or a value does not fit its field.
+    pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+        self.writer().write_into(out)
+    }
+    __rt::writer_alloc_methods!();
+}
 /// Writer typestate: a required part is not set yet.
 #[derive(Clone, Copy, Debug)]
 pub struct Unset;

@@ -979,15 +979,13 @@ pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
                 format!("the writer of `{}`", f.name.text),
                 d,
             );
-            if !f.ext.directories.is_empty() {
-                add(
-                    &mut seen,
-                    format!("{}Spec", f.name.text),
-                    f.name.pos,
-                    format!("the writer of `{}`", f.name.text),
-                    d,
-                );
-            }
+            add(
+                &mut seen,
+                format!("{}Spec", f.name.text),
+                f.name.pos,
+                format!("the writer of `{}`", f.name.text),
+                d,
+            );
             for t in &f.tables {
                 add(
                     &mut seen,

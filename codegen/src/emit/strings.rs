@@ -255,6 +255,12 @@ pub(crate) struct WriterParts {
     pub moves: Vec<TokenStream>,
     /// The setters.
     pub setters: Vec<TokenStream>,
+    /// `pub name: &'a str,` (or `&'a [u8]`) in the writer's `<File>Spec`, with its doc.
+    pub spec_fields: Vec<TokenStream>,
+    /// `name: "",` in the spec's `default`.
+    pub spec_defaults: Vec<TokenStream>,
+    /// `name: self.name.as_bytes(),` (or `self.name`): the writer's field from the spec's.
+    pub spec_inits: Vec<TokenStream>,
     /// The writes into `out`, after the header.
     pub writes: Vec<TokenStream>,
 }
@@ -287,6 +293,18 @@ pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
             " Set string `{}` (empty when not set), {what}.",
             s.name.text
         );
+        let spec_doc = format!(" String `{}` (empty when not set), {what}.", s.name.text);
+        if utf8_checked(c, &s.name.text) {
+            out.spec_fields
+                .push(quote!(#[doc = #spec_doc] pub #name: &'a str,));
+            out.spec_defaults.push(quote!(#name: "",));
+            out.spec_inits.push(quote!(#name: self.#name.as_bytes(),));
+        } else {
+            out.spec_fields
+                .push(quote!(#[doc = #spec_doc] pub #name: &'a [u8],));
+            out.spec_defaults.push(quote!(#name: &[],));
+            out.spec_inits.push(quote!(#name: self.#name,));
+        }
         out.setters.push(if utf8_checked(c, &s.name.text) {
             quote! {
                 #[doc = #doc]

@@ -71,6 +71,11 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut in_defaults = Vec::new();
     let mut setters = Vec::new();
     let mut moves = Vec::new();
+    // The same inputs as the public fields of `<File>Spec` (the one writer shape every
+    // format has), and the writer's fields made from them.
+    let mut spec_fields = Vec::new();
+    let mut spec_defaults = Vec::new();
+    let mut spec_inits = Vec::new();
     for (i, f) in hs.fields.iter().enumerate() {
         if !hrules[i].is_input() {
             continue;
@@ -78,6 +83,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let name = format_ident!("{}", f.name.text);
         let (ty, default) = field_type(c, hl.fields[i].1);
         let doc = format!(" Set `{}`: {}", f.name.text, crate::emit::doc::flow(&f.doc));
+        let sdoc = format!(" `{}`: {}", f.name.text, crate::emit::doc::flow(&f.doc));
+        spec_fields.push(quote!(#[doc = #sdoc] pub #name: #ty,));
+        spec_defaults.push(quote!(#name: #default,));
+        spec_inits.push(quote!(#name: self.#name,));
         in_fields.push(quote!(#name: #ty,));
         in_defaults.push(quote!(#name: #default,));
         moves.push(quote!(#name: self.#name,));
@@ -91,6 +100,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
     for (n, kind, doc) in crate::emit::located_writer::inputs(c) {
         let name = format_ident!("{}", n);
         let (ty, default) = field_type(c, kind);
+        let sdoc = doc.replacen(" Set ", " ", 1);
+        spec_fields.push(quote!(#[doc = #sdoc] pub #name: #ty,));
+        spec_defaults.push(quote!(#name: #default,));
+        spec_inits.push(quote!(#name: self.#name,));
         in_fields.push(quote!(#name: #ty,));
         in_defaults.push(quote!(#name: #default,));
         moves.push(quote!(#name: self.#name,));
@@ -100,6 +113,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
         });
     }
 
+    spec_fields.extend(strings.spec_fields);
+    spec_defaults.extend(strings.spec_defaults);
+    spec_inits.extend(strings.spec_inits);
     in_fields.extend(strings.fields);
     in_defaults.extend(strings.defaults);
     moves.extend(strings.moves);
@@ -114,9 +130,17 @@ pub fn tokens(c: &Checked) -> TokenStream {
         in_fields.push(quote!(#name: &'a [#spec],));
         in_defaults.push(quote!(#name: &[],));
         moves.push(quote!(#name: self.#name,));
+        let sdoc = format!(" The records of `{}`.", t.name.text);
         if crate::emit::when_writer::optional_table(c, t) {
             // Optional (`when`): left out unless set (`emit/when_writer.rs`).
             let g = crate::emit::when_writer::given(t);
+            let sdoc = format!(
+                " The records of `{}` (optional: `None` leaves it out).",
+                t.name.text
+            );
+            spec_fields.push(quote!(#[doc = #sdoc] pub #name: Option<&'a [#spec]>,));
+            spec_defaults.push(quote!(#name: None,));
+            spec_inits.push(quote!(#name: self.#name.unwrap_or(&[]), #g: self.#name.is_some(),));
             let doc = if crate::check::when_writer::table_bit(c, t).is_some() {
                 format!(
                     " Set the records of `{}` (optional: left out, its count zero and its flag bit cleared, unless set).",
@@ -136,6 +160,9 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self.#g = true; self }
             });
         } else {
+            spec_fields.push(quote!(#[doc = #sdoc] pub #name: &'a [#spec],));
+            spec_defaults.push(quote!(#name: &[],));
+            spec_inits.push(quote!(#name: self.#name,));
             setters.push(quote! {
                 #[doc = #doc]
                 pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
@@ -161,6 +188,14 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 crate::emit::doc::flow(&r.doc)
             )
         };
+        let sdoc = format!(
+            " `{}` (optional: `None` leaves it out): {}",
+            r.name.text,
+            crate::emit::doc::flow(&r.doc)
+        );
+        spec_fields.push(quote!(#[doc = #sdoc] pub #name: Option<&'a [u8]>,));
+        spec_defaults.push(quote!(#name: None,));
+        spec_inits.push(quote!(#name: self.#name,));
         in_fields.push(quote!(#name: Option<&'a [u8]>,));
         in_defaults.push(quote!(#name: None,));
         moves.push(quote!(#name: self.#name,));
@@ -178,6 +213,10 @@ pub fn tokens(c: &Checked) -> TokenStream {
     let mut range_setters = Vec::new();
     for (k, r) in top_ranges.iter().enumerate() {
         let name = format_ident!("{}", r.name.text);
+        let sdoc = format!(" `{}`: {}", r.name.text, crate::emit::doc::flow(&r.doc));
+        spec_fields.push(quote!(#[doc = #sdoc] pub #name: &'a [u8],));
+        spec_defaults.push(quote!(#name: &[],));
+        spec_inits.push(quote!(#name: self.#name,));
         in_fields.push(quote!(#name: &'a [u8],));
         in_defaults.push(quote!(#name: &[],));
         let out_params = state_params
@@ -492,7 +531,47 @@ pub fn tokens(c: &Checked) -> TokenStream {
         &[crate::emit::split::Binding::typed("self", quote!(Self))],
     );
     let plan_helpers = plan_splitter.take_helpers();
+    let spec_id = format_ident!("{}Spec", file.name.text);
+    let spec_doc = format!(
+        " The values a {name} file is written from, as plain fields: the shape every format's writer takes (`{id}` is a typestate builder over the same values that cannot leave a required range unset).",
+        name = c.schema.name.text
+    );
+    let set_params2 = state_params.iter().map(|_| quote!(Set));
     quote! {
+        #[doc = #spec_doc]
+        #[derive(Clone, Copy, Debug)]
+        pub struct #spec_id<'a> {
+            #(#spec_fields)*
+        }
+        impl Default for #spec_id<'_> {
+            fn default() -> Self { Self::new() }
+        }
+        impl<'a> #spec_id<'a> {
+            /// Every value zero or empty, every optional part left out.
+            pub const fn new() -> Self {
+                Self { #(#spec_defaults)* }
+            }
+            /// The typestate writer holding these values.
+            pub fn writer(&self) -> #id<'a, #(#set_params2),*> {
+                #id { #(#spec_inits)* _state: core::marker::PhantomData }
+            }
+            /// How many bytes the file needs.
+            ///
+            /// # Errors
+            /// When a size does not fit the fields that must hold it.
+            pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+                self.writer().encoded_len()
+            }
+            /// Write the file into `out`; returns the bytes written (`encoded_len`).
+            ///
+            /// # Errors
+            /// When `out` is too small or a value does not fit its field.
+            pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+                self.writer().write_into(out)
+            }
+            // `to_vec()` when `npuschema-core` has its `alloc` feature; nothing otherwise.
+            __rt::writer_alloc_methods!();
+        }
         /// Writer typestate: a required part is not set yet.
         #[derive(Clone, Copy, Debug)]
         pub struct Unset;
