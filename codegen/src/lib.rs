@@ -62,14 +62,21 @@
 //!
 //! **Writers.** Every writer states its plan in one vocabulary, `model.rs`: per stored field
 //! a `Rule`, an input or `Derived(What, Part)` (what the field's value comes from, and
-//! whether it stores the whole value, one half, or a linear form solved for it). A new
-//! source of a derived value is one new `What` variant, which every writer's emitter then
-//! matches. The emitters are still three (issue 29's one writer emitter is not done):
+//! whether it stores the whole value, one half, or a linear form solved for it), and one
+//! plan type, `check/plan.rs`'s `Plan` (the items in the order the writer places them, the
+//! rules of the header, of each located record and of each directory's records). A new
+//! source of a derived value is one new `What` variant: `emit/record_writer.rs`'s
+//! `derived_value` gives its value and `write_derived` stores it, for every writer. Every
+//! format's writer takes one API shape, `<File>Spec` (`schema/README.md` says why); a file
+//! without a directory also gets the typestate builder `<File>Writer` over the same values.
+//! The lowering and the emitters are still three (issue 29's one writer emitter is not
+//! done):
 //!
-//! - the plain writer (`check/writer.rs`'s header plan, `check/record_rules.rs`'s table
-//!   records, `emit/writer.rs`; located records in `check/located_writer.rs` and
-//!   `emit/located_writer.rs`);
-//! - the directory writer (`check/dir_writer.rs`'s plan, `emit/dir_writer.rs`);
+//! - the plain writer (`check/writer.rs`'s header rules, `check/record_rules.rs`'s table
+//!   records and `check/located_writer.rs`'s located records make its `Plan`;
+//!   `emit/writer.rs`, `emit/located_writer.rs`);
+//! - the directory writer (`check/dir_writer.rs`'s `analyse` makes its `Plan`;
+//!   `emit/dir_writer.rs`);
 //! - the record-stream writer (`emit/stream.rs`).
 //!
 //! What they share has one home; use it rather than restating it:
