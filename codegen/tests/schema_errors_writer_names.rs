@@ -94,3 +94,10 @@ fn a_table_or_range_the_writer_order_leaves_out() {
 fn rust_keywords_as_names() {
     golden("keywords");
 }
+
+/// A value the plain writer derives (a constant an `expect` fixes) stored in a float header
+/// field: refused, as the directory writer refuses it (both writers store integers).
+#[test]
+fn a_derived_value_needs_an_integer_field_in_a_plain_writer() {
+    golden("writer_float_derived");
+}

@@ -290,7 +290,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
         }
     }
-    // A derived value needs an integer field.
+    // A derived value needs an integer field (the header's, as the directory writer's).
+    crate::check::dir_writer::derived_need_integers(c, c.header(), &plan.header, &mut errs);
     for (k, r) in file.ext.records.iter().enumerate() {
         if let Some(rules) = plan.records.get(k) {
             crate::check::dir_writer::derived_need_integers(
