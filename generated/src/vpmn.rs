@@ -4302,104 +4302,56 @@ impl<'a> VpmnV2<'a> {
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn inputs(&self) -> InputsIter<'a> {
-        InputsIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        InputsIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 1u64))
     }
     /// The OUTPUT records.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn outputs(&self) -> OutputsIter<'a> {
-        OutputsIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        OutputsIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 2u64))
     }
     /// NETWORK_INFO.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn network_info(&self) -> NetworkInfoIter<'a> {
-        NetworkInfoIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        NetworkInfoIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 35u64))
     }
     /// MEMORY_POOL.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn memory_pool(&self) -> MemoryPoolIter<'a> {
-        MemoryPoolIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        MemoryPoolIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 37u64))
     }
     /// VIP_SRAM.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn vip_sram(&self) -> VipSramIter<'a> {
-        VipSramIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        VipSramIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 38u64))
     }
     /// AXI_SRAM.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn axi_sram(&self) -> AxiSramIter<'a> {
-        AxiSramIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        AxiSramIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 39u64))
     }
     /// The CHECKSUM records.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn checksums(&self) -> ChecksumsIter<'a> {
-        ChecksumsIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        ChecksumsIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 40u64))
     }
     /// The DYNAIO_TABLE records.
     ///
     /// The records of every section of this type, in directory order.
     #[must_use]
     pub fn dynaio_table(&self) -> DynaioTableIter<'a> {
-        DynaioTableIter {
-            dir: self.sections.iter(),
-            dir_index: 0,
-            cur: Default::default(),
-            buf: self.buf,
-            next: 0,
-        }
+        DynaioTableIter(__VpmnV2SectionsRecords::new(self.sections, self.buf, 26u64))
     }
 }
 impl core::fmt::Debug for VpmnV2<'_> {
@@ -4469,27 +4421,34 @@ impl<'a> DoubleEndedIterator for Sections<'a> {
 }
 impl ExactSizeIterator for Sections<'_> {}
 impl core::iter::FusedIterator for Sections<'_> {}
-/// Iterator over collection `inputs`: the records of every section of type `input`, in directory order.
+/// The records of every section of one type of directory `sections`, in directory order, with their index among them: the walk behind each of its collections' iterators.
 #[derive(Clone)]
-pub struct InputsIter<'a> {
+struct __VpmnV2SectionsRecords<'a, const N: usize> {
     dir: core::slice::Iter<'a, [u8; 44]>,
     dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 112]>,
+    cur: core::slice::Iter<'a, [u8; N]>,
     buf: &'a [u8],
     next: u32,
+    want: u64,
 }
-impl<'a> Iterator for InputsIter<'a> {
-    type Item = IoRecord<'a>;
-    fn next(&mut self) -> Option<IoRecord<'a>> {
+impl<'a, const N: usize> __VpmnV2SectionsRecords<'a, N> {
+    fn new(dir: &'a [[u8; 44]], buf: &'a [u8], want: u64) -> Self {
+        Self {
+            dir: dir.iter(),
+            dir_index: 0,
+            cur: Default::default(),
+            buf,
+            next: 0,
+            want,
+        }
+    }
+    /// The next record of a section of type `want`, and its index among them.
+    fn next_raw(&mut self) -> Option<(&'a [u8; N], u32)> {
         loop {
             if let Some(raw) = self.cur.next() {
                 let index = self.next;
                 self.next = self.next.saturating_add(1);
-                return Some(IoRecord {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
+                return Some((raw, index));
             }
             let raw = self.dir.next()?;
             let s = SectionHeader {
@@ -4498,278 +4457,131 @@ impl<'a> Iterator for InputsIter<'a> {
                 index: self.dir_index,
             };
             self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 1u64
-                && let Some(p) = s.payload()
+            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]))
+                == self.want && let Some(p) = s.payload()
             {
-                self.cur = p.as_chunks::<112>().0.iter();
+                self.cur = p.as_chunks::<N>().0.iter();
             }
         }
+    }
+}
+/// Iterator over collection `inputs`: the records of every section of type `input`, in directory order.
+#[derive(Clone)]
+pub struct InputsIter<'a>(__VpmnV2SectionsRecords<'a, 112>);
+impl<'a> Iterator for InputsIter<'a> {
+    type Item = IoRecord<'a>;
+    fn next(&mut self) -> Option<IoRecord<'a>> {
+        let (raw, index) = self.0.next_raw()?;
+        Some(IoRecord {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for InputsIter<'_> {}
 /// Iterator over collection `outputs`: the records of every section of type `output`, in directory order.
 #[derive(Clone)]
-pub struct OutputsIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 112]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct OutputsIter<'a>(__VpmnV2SectionsRecords<'a, 112>);
 impl<'a> Iterator for OutputsIter<'a> {
     type Item = IoRecord<'a>;
     fn next(&mut self) -> Option<IoRecord<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(IoRecord {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 2u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<112>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(IoRecord {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for OutputsIter<'_> {}
 /// Iterator over collection `network_info`: the records of every section of type `network_info`, in directory order.
 #[derive(Clone)]
-pub struct NetworkInfoIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 220]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct NetworkInfoIter<'a>(__VpmnV2SectionsRecords<'a, 220>);
 impl<'a> Iterator for NetworkInfoIter<'a> {
     type Item = NetworkInfo<'a>;
     fn next(&mut self) -> Option<NetworkInfo<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(NetworkInfo {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 35u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<220>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(NetworkInfo {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for NetworkInfoIter<'_> {}
 /// Iterator over collection `memory_pool`: the records of every section of type `memory_pool`, in directory order.
 #[derive(Clone)]
-pub struct MemoryPoolIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 8]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct MemoryPoolIter<'a>(__VpmnV2SectionsRecords<'a, 8>);
 impl<'a> Iterator for MemoryPoolIter<'a> {
     type Item = MemoryPool<'a>;
     fn next(&mut self) -> Option<MemoryPool<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(MemoryPool {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 37u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<8>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(MemoryPool {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for MemoryPoolIter<'_> {}
 /// Iterator over collection `vip_sram`: the records of every section of type `vip_sram`, in directory order.
 #[derive(Clone)]
-pub struct VipSramIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 4]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct VipSramIter<'a>(__VpmnV2SectionsRecords<'a, 4>);
 impl<'a> Iterator for VipSramIter<'a> {
     type Item = SramSize<'a>;
     fn next(&mut self) -> Option<SramSize<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(SramSize {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 38u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<4>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(SramSize {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for VipSramIter<'_> {}
 /// Iterator over collection `axi_sram`: the records of every section of type `axi_sram`, in directory order.
 #[derive(Clone)]
-pub struct AxiSramIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 4]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct AxiSramIter<'a>(__VpmnV2SectionsRecords<'a, 4>);
 impl<'a> Iterator for AxiSramIter<'a> {
     type Item = SramSize<'a>;
     fn next(&mut self) -> Option<SramSize<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(SramSize {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 39u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<4>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(SramSize {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for AxiSramIter<'_> {}
 /// Iterator over collection `checksums`: the records of every section of type `checksum`, in directory order.
 #[derive(Clone)]
-pub struct ChecksumsIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 8]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct ChecksumsIter<'a>(__VpmnV2SectionsRecords<'a, 8>);
 impl<'a> Iterator for ChecksumsIter<'a> {
     type Item = ChecksumRecord<'a>;
     fn next(&mut self) -> Option<ChecksumRecord<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(ChecksumRecord {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 40u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<8>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(ChecksumRecord {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for ChecksumsIter<'_> {}
 /// Iterator over collection `dynaio_table`: the records of every section of type `dynaio_table`, in directory order.
 #[derive(Clone)]
-pub struct DynaioTableIter<'a> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
-    dir_index: u32,
-    cur: core::slice::Iter<'a, [u8; 8]>,
-    buf: &'a [u8],
-    next: u32,
-}
+pub struct DynaioTableIter<'a>(__VpmnV2SectionsRecords<'a, 8>);
 impl<'a> Iterator for DynaioTableIter<'a> {
     type Item = DynaioEntry<'a>;
     fn next(&mut self) -> Option<DynaioEntry<'a>> {
-        loop {
-            if let Some(raw) = self.cur.next() {
-                let index = self.next;
-                self.next = self.next.saturating_add(1);
-                return Some(DynaioEntry {
-                    raw,
-                    buf: self.buf,
-                    index,
-                });
-            }
-            let raw = self.dir.next()?;
-            let s = SectionHeader {
-                raw,
-                buf: self.buf,
-                index: self.dir_index,
-            };
-            self.dir_index = self.dir_index.saturating_add(1);
-            if u64::from(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])) == 26u64
-                && let Some(p) = s.payload()
-            {
-                self.cur = p.as_chunks::<8>().0.iter();
-            }
-        }
+        let (raw, index) = self.0.next_raw()?;
+        Some(DynaioEntry {
+            raw,
+            buf: self.0.buf,
+            index,
+        })
     }
 }
 impl core::iter::FusedIterator for DynaioTableIter<'_> {}

@@ -1941,6 +1941,52 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             read_at(&quote!(raw), di.type_ty, di.type_off, di.type_big),
         );
         let payload = ident(&dir.payload.text);
+        // One walk over the directory for every collection: the records of the sections of
+        // one type, in directory order, each with its index among them. Each collection's
+        // iterator is this walk with its type value and record size, and its record view.
+        let walk = format_ident!("__{}{}Records", file.name.text, camel(&dir.name.text));
+        if dir.layouts.is_empty() {
+            continue;
+        }
+        let wdoc = format!(
+            " The records of every section of one type of directory `{}`, in directory order, with their index among them: the walk behind each of its collections' iterators.",
+            dir.name.text
+        );
+        out.items.push(quote! {
+            #[doc = #wdoc]
+            #[derive(Clone)]
+            struct #walk<'a, const N: usize> {
+                dir: core::slice::Iter<'a, [u8; #dsize]>,
+                dir_index: u32,
+                cur: core::slice::Iter<'a, [u8; N]>,
+                buf: &'a [u8],
+                next: u32,
+                want: u64,
+            }
+            impl<'a, const N: usize> #walk<'a, N> {
+                fn new(dir: &'a [[u8; #dsize]], buf: &'a [u8], want: u64) -> Self {
+                    Self { dir: dir.iter(), dir_index: 0, cur: Default::default(), buf, next: 0, want }
+                }
+                /// The next record of a section of type `want`, and its index among them.
+                fn next_raw(&mut self) -> Option<(&'a [u8; N], u32)> {
+                    loop {
+                        if let Some(raw) = self.cur.next() {
+                            let index = self.next;
+                            self.next = self.next.saturating_add(1);
+                            return Some((raw, index));
+                        }
+                        let raw = self.dir.next()?;
+                        let s = #drec { raw, buf: self.buf, index: self.dir_index };
+                        self.dir_index = self.dir_index.saturating_add(1);
+                        if #type_read == self.want
+                            && let Some(p) = s.#payload()
+                        {
+                            self.cur = p.as_chunks::<N>().0.iter();
+                        }
+                    }
+                }
+            }
+        });
         for l in &dir.layouts {
             let Some(v) = type_value(c, dir, &l.value.text) else {
                 continue;
@@ -1961,37 +2007,18 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 /// The records of every section of this type, in directory order.
                 #[must_use]
                 pub fn #name(&self) -> #it<'a> {
-                    #it { dir: self.#dvar.iter(), dir_index: 0, cur: Default::default(), buf: self.buf, next: 0 }
+                    #it(#walk::new(self.#dvar, self.buf, #v))
                 }
             });
             out.items.push(quote! {
                 #[doc = #idoc]
                 #[derive(Clone)]
-                pub struct #it<'a> {
-                    dir: core::slice::Iter<'a, [u8; #dsize]>,
-                    dir_index: u32,
-                    cur: core::slice::Iter<'a, [u8; #n]>,
-                    buf: &'a [u8],
-                    next: u32,
-                }
+                pub struct #it<'a>(#walk<'a, #n>);
                 impl<'a> Iterator for #it<'a> {
                     type Item = #rec<'a>;
                     fn next(&mut self) -> Option<#rec<'a>> {
-                        loop {
-                            if let Some(raw) = self.cur.next() {
-                                let index = self.next;
-                                self.next = self.next.saturating_add(1);
-                                return Some(#rec { raw, buf: self.buf, index });
-                            }
-                            let raw = self.dir.next()?;
-                            let s = #drec { raw, buf: self.buf, index: self.dir_index };
-                            self.dir_index = self.dir_index.saturating_add(1);
-                            if #type_read == #v
-                                && let Some(p) = s.#payload()
-                            {
-                                self.cur = p.as_chunks::<#n>().0.iter();
-                            }
-                        }
+                        let (raw, index) = self.0.next_raw()?;
+                        Some(#rec { raw, buf: self.0.buf, index })
                     }
                 }
                 impl core::iter::FusedIterator for #it<'_> {}
