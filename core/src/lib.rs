@@ -11,6 +11,7 @@ mod checksum;
 mod error;
 mod ownership;
 mod payloads;
+mod records;
 mod strings;
 
 pub use checksum::{
@@ -21,6 +22,7 @@ pub use error::{
 };
 pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
 pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
+pub use records::{RecordView, Records};
 pub use strings::{string_at, string_extent, utf8_invalid_at};
 
 /// The `alloc` crate, for [`writer_alloc_methods!`] (only with this crate's `alloc` feature).

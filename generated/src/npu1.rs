@@ -1628,19 +1628,13 @@ impl<'a> Npu1<'a> {
     #[must_use]
     #[inline]
     pub fn regions(&self) -> Regions<'a> {
-        Regions {
-            iter: self.regions.iter().enumerate(),
-            buf: self.buf,
-        }
+        __rt::Records::new(self.regions, self.buf)
     }
     /// The model's input and output tensors (version 2; none in version 1).
     #[must_use]
     #[inline]
     pub fn io(&self) -> Io<'a> {
-        Io {
-            iter: self.io.iter().enumerate(),
-            buf: self.buf,
-        }
+        __rt::Records::new(self.io, self.buf)
     }
     /// The Vela register command stream (what QBASE points at).
     ///
@@ -1738,90 +1732,22 @@ pub trait Npu1Visit<'a, E> {
     }
 }
 impl<E> Npu1Visit<'_, E> for () {}
-/// Iterator over the records of `regions`.
-#[derive(Clone)]
-pub struct Regions<'a> {
-    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; 16]>>,
-    buf: &'a [u8],
-}
-impl<'a> Regions<'a> {
+/// Iterator over the records of `regions`, each a [`Region`] (double-ended, exact size).
+pub type Regions<'a> = __rt::Records<'a, 16, Region<'a>>;
+impl<'a> __rt::RecordView<'a, 16> for Region<'a> {
     #[inline]
-    fn view(&self, (i, raw): (usize, &'a [u8; 16])) -> Region<'a> {
-        Region {
-            raw,
-            buf: self.buf,
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-        }
+    fn view(raw: &'a [u8; 16], buf: &'a [u8], index: u32) -> Self {
+        Region { raw, buf, index }
     }
 }
-impl<'a> Iterator for Regions<'a> {
-    type Item = Region<'a>;
+/// Iterator over the records of `io`, each a [`Tensor`] (double-ended, exact size).
+pub type Io<'a> = __rt::Records<'a, 60, Tensor<'a>>;
+impl<'a> __rt::RecordView<'a, 60> for Tensor<'a> {
     #[inline]
-    fn next(&mut self) -> Option<Region<'a>> {
-        let x = self.iter.next()?;
-        Some(self.view(x))
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
-    }
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<Region<'a>> {
-        let x = self.iter.nth(n)?;
-        Some(self.view(x))
+    fn view(raw: &'a [u8; 60], buf: &'a [u8], index: u32) -> Self {
+        Tensor { raw, buf, index }
     }
 }
-impl<'a> DoubleEndedIterator for Regions<'a> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Region<'a>> {
-        let x = self.iter.next_back()?;
-        Some(self.view(x))
-    }
-}
-impl ExactSizeIterator for Regions<'_> {}
-impl core::iter::FusedIterator for Regions<'_> {}
-/// Iterator over the records of `io`.
-#[derive(Clone)]
-pub struct Io<'a> {
-    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; 60]>>,
-    buf: &'a [u8],
-}
-impl<'a> Io<'a> {
-    #[inline]
-    fn view(&self, (i, raw): (usize, &'a [u8; 60])) -> Tensor<'a> {
-        Tensor {
-            raw,
-            buf: self.buf,
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-        }
-    }
-}
-impl<'a> Iterator for Io<'a> {
-    type Item = Tensor<'a>;
-    #[inline]
-    fn next(&mut self) -> Option<Tensor<'a>> {
-        let x = self.iter.next()?;
-        Some(self.view(x))
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
-    }
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<Tensor<'a>> {
-        let x = self.iter.nth(n)?;
-        Some(self.view(x))
-    }
-}
-impl<'a> DoubleEndedIterator for Io<'a> {
-    #[inline]
-    fn next_back(&mut self) -> Option<Tensor<'a>> {
-        let x = self.iter.next_back()?;
-        Some(self.view(x))
-    }
-}
-impl ExactSizeIterator for Io<'_> {}
-impl core::iter::FusedIterator for Io<'_> {}
 /// The values a npu1 file is written from, as plain fields: the shape every format's writer takes (`Npu1Writer` is a typestate builder over the same values that cannot leave a required range unset).
 #[derive(Clone, Copy, Debug)]
 pub struct Npu1Spec<'a> {

@@ -4183,10 +4183,7 @@ impl<'a> VpmnV2<'a> {
     #[must_use]
     #[inline]
     pub fn sections(&self) -> Sections<'a> {
-        Sections {
-            iter: self.sections.iter().enumerate(),
-            buf: self.buf,
-        }
+        __rt::Records::new(self.sections, self.buf)
     }
     /// The one sub-header.
     #[must_use]
@@ -4379,48 +4376,14 @@ pub trait VpmnV2Visit<'a, E> {
     }
 }
 impl<E> VpmnV2Visit<'_, E> for () {}
-/// Iterator over the records of `sections`.
-#[derive(Clone)]
-pub struct Sections<'a> {
-    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; 44]>>,
-    buf: &'a [u8],
-}
-impl<'a> Sections<'a> {
+/// Iterator over the records of `sections`, each a [`SectionHeader`] (double-ended, exact size).
+pub type Sections<'a> = __rt::Records<'a, 44, SectionHeader<'a>>;
+impl<'a> __rt::RecordView<'a, 44> for SectionHeader<'a> {
     #[inline]
-    fn view(&self, (i, raw): (usize, &'a [u8; 44])) -> SectionHeader<'a> {
-        SectionHeader {
-            raw,
-            buf: self.buf,
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-        }
+    fn view(raw: &'a [u8; 44], buf: &'a [u8], index: u32) -> Self {
+        SectionHeader { raw, buf, index }
     }
 }
-impl<'a> Iterator for Sections<'a> {
-    type Item = SectionHeader<'a>;
-    #[inline]
-    fn next(&mut self) -> Option<SectionHeader<'a>> {
-        let x = self.iter.next()?;
-        Some(self.view(x))
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
-    }
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<SectionHeader<'a>> {
-        let x = self.iter.nth(n)?;
-        Some(self.view(x))
-    }
-}
-impl<'a> DoubleEndedIterator for Sections<'a> {
-    #[inline]
-    fn next_back(&mut self) -> Option<SectionHeader<'a>> {
-        let x = self.iter.next_back()?;
-        Some(self.view(x))
-    }
-}
-impl ExactSizeIterator for Sections<'_> {}
-impl core::iter::FusedIterator for Sections<'_> {}
 /// The records of every section of one type of directory `sections`, in directory order, with their index among them: the walk behind each of its collections' iterators.
 #[derive(Clone)]
 struct __VpmnV2SectionsRecords<'a, const N: usize> {
@@ -5439,28 +5402,19 @@ impl<'a> VpmnV1<'a> {
     #[must_use]
     #[inline]
     pub fn entries(&self) -> Entries<'a> {
-        Entries {
-            iter: self.entries.iter().enumerate(),
-            buf: self.buf,
-        }
+        __rt::Records::new(self.entries, self.buf)
     }
     /// The input records (decoded from 0x0001000B on; none before).
     #[must_use]
     #[inline]
     pub fn inputs(&self) -> Inputs<'a> {
-        Inputs {
-            iter: self.inputs.iter().enumerate(),
-            buf: self.buf,
-        }
+        __rt::Records::new(self.inputs, self.buf)
     }
     /// The output records (decoded from 0x0001000B on; none before).
     #[must_use]
     #[inline]
     pub fn outputs(&self) -> Outputs<'a> {
-        Outputs {
-            iter: self.outputs.iter().enumerate(),
-            buf: self.buf,
-        }
+        __rt::Records::new(self.outputs, self.buf)
     }
     /// The version-gated fixed part.
     #[must_use]
@@ -5623,132 +5577,24 @@ pub trait VpmnV1Visit<'a, E> {
     }
 }
 impl<E> VpmnV1Visit<'_, E> for () {}
-/// Iterator over the records of `entries`.
-#[derive(Clone)]
-pub struct Entries<'a> {
-    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; 8]>>,
-    buf: &'a [u8],
-}
-impl<'a> Entries<'a> {
+/// Iterator over the records of `entries`, each a [`V1Entry`] (double-ended, exact size).
+pub type Entries<'a> = __rt::Records<'a, 8, V1Entry<'a>>;
+impl<'a> __rt::RecordView<'a, 8> for V1Entry<'a> {
     #[inline]
-    fn view(&self, (i, raw): (usize, &'a [u8; 8])) -> V1Entry<'a> {
-        V1Entry {
-            raw,
-            buf: self.buf,
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-        }
+    fn view(raw: &'a [u8; 8], buf: &'a [u8], index: u32) -> Self {
+        V1Entry { raw, buf, index }
     }
 }
-impl<'a> Iterator for Entries<'a> {
-    type Item = V1Entry<'a>;
+/// Iterator over the records of `inputs`, each a [`V1IoRecord`] (double-ended, exact size).
+pub type Inputs<'a> = __rt::Records<'a, 116, V1IoRecord<'a>>;
+impl<'a> __rt::RecordView<'a, 116> for V1IoRecord<'a> {
     #[inline]
-    fn next(&mut self) -> Option<V1Entry<'a>> {
-        let x = self.iter.next()?;
-        Some(self.view(x))
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
-    }
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<V1Entry<'a>> {
-        let x = self.iter.nth(n)?;
-        Some(self.view(x))
+    fn view(raw: &'a [u8; 116], buf: &'a [u8], index: u32) -> Self {
+        V1IoRecord { raw, buf, index }
     }
 }
-impl<'a> DoubleEndedIterator for Entries<'a> {
-    #[inline]
-    fn next_back(&mut self) -> Option<V1Entry<'a>> {
-        let x = self.iter.next_back()?;
-        Some(self.view(x))
-    }
-}
-impl ExactSizeIterator for Entries<'_> {}
-impl core::iter::FusedIterator for Entries<'_> {}
-/// Iterator over the records of `inputs`.
-#[derive(Clone)]
-pub struct Inputs<'a> {
-    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; 116]>>,
-    buf: &'a [u8],
-}
-impl<'a> Inputs<'a> {
-    #[inline]
-    fn view(&self, (i, raw): (usize, &'a [u8; 116])) -> V1IoRecord<'a> {
-        V1IoRecord {
-            raw,
-            buf: self.buf,
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-        }
-    }
-}
-impl<'a> Iterator for Inputs<'a> {
-    type Item = V1IoRecord<'a>;
-    #[inline]
-    fn next(&mut self) -> Option<V1IoRecord<'a>> {
-        let x = self.iter.next()?;
-        Some(self.view(x))
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
-    }
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<V1IoRecord<'a>> {
-        let x = self.iter.nth(n)?;
-        Some(self.view(x))
-    }
-}
-impl<'a> DoubleEndedIterator for Inputs<'a> {
-    #[inline]
-    fn next_back(&mut self) -> Option<V1IoRecord<'a>> {
-        let x = self.iter.next_back()?;
-        Some(self.view(x))
-    }
-}
-impl ExactSizeIterator for Inputs<'_> {}
-impl core::iter::FusedIterator for Inputs<'_> {}
-/// Iterator over the records of `outputs`.
-#[derive(Clone)]
-pub struct Outputs<'a> {
-    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; 116]>>,
-    buf: &'a [u8],
-}
-impl<'a> Outputs<'a> {
-    #[inline]
-    fn view(&self, (i, raw): (usize, &'a [u8; 116])) -> V1IoRecord<'a> {
-        V1IoRecord {
-            raw,
-            buf: self.buf,
-            index: u32::try_from(i).unwrap_or(u32::MAX),
-        }
-    }
-}
-impl<'a> Iterator for Outputs<'a> {
-    type Item = V1IoRecord<'a>;
-    #[inline]
-    fn next(&mut self) -> Option<V1IoRecord<'a>> {
-        let x = self.iter.next()?;
-        Some(self.view(x))
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.iter.size_hint()
-    }
-    #[inline]
-    fn nth(&mut self, n: usize) -> Option<V1IoRecord<'a>> {
-        let x = self.iter.nth(n)?;
-        Some(self.view(x))
-    }
-}
-impl<'a> DoubleEndedIterator for Outputs<'a> {
-    #[inline]
-    fn next_back(&mut self) -> Option<V1IoRecord<'a>> {
-        let x = self.iter.next_back()?;
-        Some(self.view(x))
-    }
-}
-impl ExactSizeIterator for Outputs<'_> {}
-impl core::iter::FusedIterator for Outputs<'_> {}
+/// Iterator over the records of `outputs`, each a [`V1IoRecord`] (double-ended, exact size).
+pub type Outputs<'a> = __rt::Records<'a, 116, V1IoRecord<'a>>;
 /// `sections`, for the writer: its payload and the fields the writer does not derive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SectionHeaderSpec<'a> {

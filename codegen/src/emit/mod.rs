@@ -144,11 +144,14 @@ pub(crate) enum Det {
 ///   functions) share one entry. [`Em::fail`] registers a site; [`top::tokens`] takes the
 ///   list at the end to emit the table;
 /// - helper functions a check is emitted as (a step too long to read inline, such as
-///   `owned_apart`): the file view's `impl` takes them after its validator's steps.
+///   `owned_apart`): the file view's `impl` takes them after its validator's steps;
+/// - the record types whose `RecordView` impl the module has (one each, whichever file or
+///   variant's table asked first).
 #[derive(Default)]
 pub(crate) struct ModuleOut(
     std::cell::RefCell<SiteList>,
     std::cell::RefCell<Vec<TokenStream>>,
+    std::cell::RefCell<Vec<String>>,
 );
 
 impl ModuleOut {
@@ -160,6 +163,16 @@ impl ModuleOut {
     /// The sites registered, in order.
     pub(crate) fn into_sites(self) -> SiteList {
         self.0.into_inner()
+    }
+
+    /// Whether record type `name` still needs its `RecordView` impl (true once per module).
+    pub(crate) fn first_record_view(&self, name: &str) -> bool {
+        let mut seen = self.2.borrow_mut();
+        if seen.iter().any(|n| n == name) {
+            return false;
+        }
+        seen.push(name.to_string());
+        true
     }
 
     /// Add a helper function to the view whose validator is being emitted.

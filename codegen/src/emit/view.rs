@@ -1592,6 +1592,9 @@ impl<'a> Em<'a> {
         let mut inits = Vec::new();
         let mut accessors = Vec::new();
         let mut iters = Vec::new();
+        // Each table's records through `npuschema_core::Records` (one iterator, audited once),
+        // its record view made by the view's `RecordView` impl (one per record type in the
+        // module, `ModuleOut::first_record_view`).
         for t in &file.tables {
             let var = format_ident!("{}", t.name.text);
             let n = lit_usize(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
@@ -1600,42 +1603,30 @@ impl<'a> Em<'a> {
             let tdoc = doc_attr(&t.doc);
             fields.push(quote!(#var: &'a [[u8; #n]],));
             inits.push(quote!(#var,));
-            let iter_doc = format!(" Iterator over the records of `{}`.", t.name.text);
+            let iter_doc = format!(
+                " Iterator over the records of `{}`, each a [`{}`] (double-ended, exact size).",
+                t.name.text, t.record.text
+            );
             accessors.push(quote! {
                 #tdoc
                 #[must_use]
                 #[inline]
-                pub fn #var(&self) -> #iter_ty<'a> { #iter_ty { iter: self.#var.iter().enumerate(), buf: self.buf } }
+                pub fn #var(&self) -> #iter_ty<'a> { __rt::Records::new(self.#var, self.buf) }
             });
             iters.push(quote! {
                 #[doc = #iter_doc]
-                #[derive(Clone)]
-                pub struct #iter_ty<'a> {
-                    iter: core::iter::Enumerate<core::slice::Iter<'a, [u8; #n]>>,
-                    buf: &'a [u8],
-                }
-                impl<'a> #iter_ty<'a> {
-                    #[inline]
-                    fn view(&self, (i, raw): (usize, &'a [u8; #n])) -> #rec_ty<'a> {
-                        #rec_ty { raw, buf: self.buf, index: u32::try_from(i).unwrap_or(u32::MAX) }
-                    }
-                }
-                impl<'a> Iterator for #iter_ty<'a> {
-                    type Item = #rec_ty<'a>;
-                    #[inline]
-                    fn next(&mut self) -> Option<#rec_ty<'a>> { let x = self.iter.next()?; Some(self.view(x)) }
-                    #[inline]
-                    fn size_hint(&self) -> (usize, Option<usize>) { self.iter.size_hint() }
-                    #[inline]
-                    fn nth(&mut self, n: usize) -> Option<#rec_ty<'a>> { let x = self.iter.nth(n)?; Some(self.view(x)) }
-                }
-                impl<'a> DoubleEndedIterator for #iter_ty<'a> {
-                    #[inline]
-                    fn next_back(&mut self) -> Option<#rec_ty<'a>> { let x = self.iter.next_back()?; Some(self.view(x)) }
-                }
-                impl ExactSizeIterator for #iter_ty<'_> {}
-                impl core::iter::FusedIterator for #iter_ty<'_> {}
+                pub type #iter_ty<'a> = __rt::Records<'a, #n, #rec_ty<'a>>;
             });
+            if self.sites.first_record_view(&t.record.text) {
+                iters.push(quote! {
+                    impl<'a> __rt::RecordView<'a, #n> for #rec_ty<'a> {
+                        #[inline]
+                        fn view(raw: &'a [u8; #n], buf: &'a [u8], index: u32) -> Self {
+                            #rec_ty { raw, buf, index }
+                        }
+                    }
+                });
+            }
         }
         for r in file.ranges.iter().filter(|r| r.table.is_none()) {
             let var = format_ident!("{}", r.name.text);

@@ -1,0 +1,147 @@
+//! The iterator over one table's records that every generated table accessor returns: the
+//! records are `N`-byte arrays of a validated buffer, each handed out as its view with its
+//! index in the table. One generic type, audited and tested here once, instead of a copy per
+//! table in every generated module.
+
+use core::fmt;
+use core::iter::{Enumerate, FusedIterator};
+use core::marker::PhantomData;
+use core::slice;
+
+/// A view of one `N`-byte record of a validated buffer: what [`Records`] hands out.
+/// Generated record views implement it.
+pub trait RecordView<'a, const N: usize>: Sized {
+    /// The view of `raw`, record `index` of its table, inside the validated buffer `buf`.
+    fn view(raw: &'a [u8; N], buf: &'a [u8], index: u32) -> Self;
+}
+
+/// The records of one table, in order, each as its view `V` (double-ended, exact size).
+/// A record's index saturates at `u32::MAX` (a validated table never has that many).
+pub struct Records<'a, const N: usize, V> {
+    iter: Enumerate<slice::Iter<'a, [u8; N]>>,
+    buf: &'a [u8],
+    view: PhantomData<fn() -> V>,
+}
+
+impl<'a, const N: usize, V> Records<'a, N, V> {
+    /// The records `records` (a table of the validated buffer `buf`).
+    #[must_use]
+    #[inline]
+    pub fn new(records: &'a [[u8; N]], buf: &'a [u8]) -> Self {
+        Self {
+            iter: records.iter().enumerate(),
+            buf,
+            view: PhantomData,
+        }
+    }
+}
+
+impl<'a, const N: usize, V: RecordView<'a, N>> Records<'a, N, V> {
+    #[inline]
+    fn make(&self, (i, raw): (usize, &'a [u8; N])) -> V {
+        V::view(raw, self.buf, u32::try_from(i).unwrap_or(u32::MAX))
+    }
+}
+
+impl<const N: usize, V> Clone for Records<'_, N, V> {
+    fn clone(&self) -> Self {
+        Self {
+            iter: self.iter.clone(),
+            buf: self.buf,
+            view: PhantomData,
+        }
+    }
+}
+
+impl<const N: usize, V> fmt::Debug for Records<'_, N, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Records")
+            .field("record_bytes", &N)
+            .field("left", &self.iter.len())
+            .finish()
+    }
+}
+
+impl<'a, const N: usize, V: RecordView<'a, N>> Iterator for Records<'a, N, V> {
+    type Item = V;
+    #[inline]
+    fn next(&mut self) -> Option<V> {
+        let x = self.iter.next()?;
+        Some(self.make(x))
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.iter.size_hint()
+    }
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<V> {
+        let x = self.iter.nth(n)?;
+        Some(self.make(x))
+    }
+}
+
+impl<'a, const N: usize, V: RecordView<'a, N>> DoubleEndedIterator for Records<'a, N, V> {
+    #[inline]
+    fn next_back(&mut self) -> Option<V> {
+        let x = self.iter.next_back()?;
+        Some(self.make(x))
+    }
+}
+
+impl<'a, const N: usize, V: RecordView<'a, N>> ExactSizeIterator for Records<'a, N, V> {}
+impl<'a, const N: usize, V: RecordView<'a, N>> FusedIterator for Records<'a, N, V> {}
+
+#[cfg(test)]
+#[allow(clippy::expect_used, reason = "tests")]
+mod tests {
+    use super::{RecordView, Records};
+
+    /// A view that keeps what it was given.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Pair<'a> {
+        raw: &'a [u8; 2],
+        index: u32,
+        buf_len: usize,
+    }
+
+    impl<'a> RecordView<'a, 2> for Pair<'a> {
+        fn view(raw: &'a [u8; 2], buf: &'a [u8], index: u32) -> Self {
+            Pair {
+                raw,
+                index,
+                buf_len: buf.len(),
+            }
+        }
+    }
+
+    #[test]
+    fn hands_out_each_record_with_its_index_from_both_ends() {
+        let buf = [9u8; 7];
+        let recs = [[1u8, 2], [3, 4], [5, 6]];
+        let mut it: Records<'_, 2, Pair<'_>> = Records::new(&recs, &buf);
+        assert_eq!(it.len(), 3);
+        let first = it.next().expect("first");
+        assert_eq!((first.raw, first.index, first.buf_len), (&[1, 2], 0, 7));
+        let last = it.next_back().expect("last");
+        assert_eq!((last.raw, last.index), (&[5, 6], 2));
+        assert_eq!(it.len(), 1);
+        let mut copy = it.clone();
+        assert_eq!(it.next().map(|p| p.index), Some(1));
+        assert_eq!(it.next(), None);
+        assert_eq!(it.next_back(), None);
+        // The clone walks on its own.
+        assert_eq!(copy.next().map(|p| (p.raw, p.index)), Some((&[3, 4], 1)));
+        assert_eq!(copy.next(), None);
+    }
+
+    #[test]
+    fn nth_skips_and_keeps_the_indexes() {
+        let recs = [[0u8, 0], [1, 1], [2, 2], [3, 3]];
+        let mut it: Records<'_, 2, Pair<'_>> = Records::new(&recs, &[]);
+        assert_eq!(it.nth(2).map(|p| p.index), Some(2));
+        assert_eq!(it.size_hint(), (1, Some(1)));
+        assert_eq!(it.nth(5), None);
+        let mut empty: Records<'_, 2, Pair<'_>> = Records::new(&[], &[]);
+        assert_eq!((empty.len(), empty.next()), (0, None));
+    }
+}
