@@ -1786,17 +1786,7 @@ impl<'a> Npu1Spec<'a> {
     }
     /// The typestate writer holding these values.
     pub fn writer(&self) -> Npu1Writer<'a, Set> {
-        Npu1Writer {
-            version: self.version,
-            accel: self.accel,
-            ext_npu_config: self.ext_npu_config,
-            ext_npu_id: self.ext_npu_id,
-            regions: self.regions,
-            io: self.io.unwrap_or(&[]),
-            _given_io: self.io.is_some(),
-            cmd_stream: self.cmd_stream,
-            _state: core::marker::PhantomData,
-        }
+        Npu1Writer::__from_spec(*self)
     }
     /// How many bytes the file needs.
     ///
@@ -1899,17 +1889,7 @@ struct Npu1Plan {
 impl<'a> Npu1Writer<'a, Unset> {
     /// A writer with nothing set.
     pub const fn new() -> Self {
-        Self {
-            version: 0,
-            accel: Accel::from_raw(0),
-            ext_npu_config: 0,
-            ext_npu_id: 0,
-            regions: &[],
-            io: &[],
-            _given_io: false,
-            cmd_stream: &[],
-            _state: core::marker::PhantomData,
-        }
+        Self::__from_spec(Npu1Spec::new())
     }
 }
 impl Default for Npu1Writer<'_, Unset> {
@@ -1918,6 +1898,24 @@ impl Default for Npu1Writer<'_, Unset> {
     }
 }
 impl<'a, CmdStreamState> Npu1Writer<'a, CmdStreamState> {
+    /// The writer holding `spec`'s values, in any typestate: `new` and
+    /// `<File>Spec::writer` both start from it, so the two agree by construction.
+    const fn __from_spec(spec: Npu1Spec<'a>) -> Self {
+        Self {
+            version: spec.version,
+            accel: spec.accel,
+            ext_npu_config: spec.ext_npu_config,
+            ext_npu_id: spec.ext_npu_id,
+            regions: spec.regions,
+            io: match spec.io {
+                Some(r) => r,
+                None => &[],
+            },
+            _given_io: spec.io.is_some(),
+            cmd_stream: spec.cmd_stream,
+            _state: core::marker::PhantomData,
+        }
+    }
     /// Set `version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
     pub fn version(mut self, value: u32) -> Self {
         self.version = value;

@@ -249,8 +249,6 @@ pub(crate) fn utf8_checked(c: &Checked, name: &str) -> bool {
 pub(crate) struct WriterParts {
     /// `name: &'a [u8],` in the writer.
     pub fields: Vec<TokenStream>,
-    /// `name: &[],` in `new`.
-    pub defaults: Vec<TokenStream>,
     /// `name: self.name,` when the typestate changes.
     pub moves: Vec<TokenStream>,
     /// The setters.
@@ -259,7 +257,7 @@ pub(crate) struct WriterParts {
     pub spec_fields: Vec<TokenStream>,
     /// `name: "",` in the spec's `default`.
     pub spec_defaults: Vec<TokenStream>,
-    /// `name: self.name.as_bytes(),` (or `self.name`): the writer's field from the spec's.
+    /// `name: spec.name.as_bytes(),` (or `spec.name`): the writer's field from the spec's.
     pub spec_inits: Vec<TokenStream>,
     /// The writes into `out`, after the header.
     pub writes: Vec<TokenStream>,
@@ -283,7 +281,6 @@ pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
         let name = format_ident!("{}", s.name.text);
         let at = format_ident!("{}_at", s.name.text);
         out.fields.push(quote!(#name: &'a [u8],));
-        out.defaults.push(quote!(#name: &[],));
         out.moves.push(quote!(#name: self.#name,));
         let what = match s.prefix {
             Some((t, _)) => format!("written after its `{}` length", t.rust()),
@@ -298,12 +295,12 @@ pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
             out.spec_fields
                 .push(quote!(#[doc = #spec_doc] pub #name: &'a str,));
             out.spec_defaults.push(quote!(#name: "",));
-            out.spec_inits.push(quote!(#name: self.#name.as_bytes(),));
+            out.spec_inits.push(quote!(#name: spec.#name.as_bytes(),));
         } else {
             out.spec_fields
                 .push(quote!(#[doc = #spec_doc] pub #name: &'a [u8],));
             out.spec_defaults.push(quote!(#name: &[],));
-            out.spec_inits.push(quote!(#name: self.#name,));
+            out.spec_inits.push(quote!(#name: spec.#name,));
         }
         out.setters.push(if utf8_checked(c, &s.name.text) {
             quote! {

@@ -68,7 +68,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
 
     // ---- inputs: header setters
     let mut in_fields = Vec::new();
-    let mut in_defaults = Vec::new();
     let mut setters = Vec::new();
     let mut moves = Vec::new();
     // The same inputs as the public fields of `<File>Spec` (the one writer shape every
@@ -86,9 +85,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let sdoc = format!(" `{}`: {}", f.name.text, crate::emit::doc::flow(&f.doc));
         spec_fields.push(quote!(#[doc = #sdoc] pub #name: #ty,));
         spec_defaults.push(quote!(#name: #default,));
-        spec_inits.push(quote!(#name: self.#name,));
+        spec_inits.push(quote!(#name: spec.#name,));
         in_fields.push(quote!(#name: #ty,));
-        in_defaults.push(quote!(#name: #default,));
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
@@ -103,9 +101,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let sdoc = doc.replacen(" Set ", " ", 1);
         spec_fields.push(quote!(#[doc = #sdoc] pub #name: #ty,));
         spec_defaults.push(quote!(#name: #default,));
-        spec_inits.push(quote!(#name: self.#name,));
+        spec_inits.push(quote!(#name: spec.#name,));
         in_fields.push(quote!(#name: #ty,));
-        in_defaults.push(quote!(#name: #default,));
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
@@ -117,7 +114,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
     spec_defaults.extend(strings.spec_defaults);
     spec_inits.extend(strings.spec_inits);
     in_fields.extend(strings.fields);
-    in_defaults.extend(strings.defaults);
     moves.extend(strings.moves);
     setters.extend(strings.setters);
 
@@ -128,7 +124,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let spec = spec_ty(c, t);
         let doc = format!(" Set the records of `{}`.", t.name.text);
         in_fields.push(quote!(#name: &'a [#spec],));
-        in_defaults.push(quote!(#name: &[],));
         moves.push(quote!(#name: self.#name,));
         let sdoc = format!(" The records of `{}`.", t.name.text);
         if crate::emit::when_writer::optional_table(c, t) {
@@ -140,7 +135,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             );
             spec_fields.push(quote!(#[doc = #sdoc] pub #name: Option<&'a [#spec]>,));
             spec_defaults.push(quote!(#name: None,));
-            spec_inits.push(quote!(#name: self.#name.unwrap_or(&[]), #g: self.#name.is_some(),));
+            spec_inits.push(quote!(#name: match spec.#name { Some(r) => r, None => &[] }, #g: spec.#name.is_some(),));
             let doc = if crate::check::when_writer::table_bit(c, t).is_some() {
                 format!(
                     " Set the records of `{}` (optional: left out, its count zero and its flag bit cleared, unless set).",
@@ -153,7 +148,6 @@ pub fn tokens(c: &Checked) -> TokenStream {
                 )
             };
             in_fields.push(quote!(#g: bool,));
-            in_defaults.push(quote!(#g: false,));
             moves.push(quote!(#g: self.#g,));
             setters.push(quote! {
                 #[doc = #doc]
@@ -162,7 +156,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
         } else {
             spec_fields.push(quote!(#[doc = #sdoc] pub #name: &'a [#spec],));
             spec_defaults.push(quote!(#name: &[],));
-            spec_inits.push(quote!(#name: self.#name,));
+            spec_inits.push(quote!(#name: spec.#name,));
             setters.push(quote! {
                 #[doc = #doc]
                 pub fn #name(mut self, value: &'a [#spec]) -> Self { self.#name = value; self }
@@ -195,9 +189,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
         );
         spec_fields.push(quote!(#[doc = #sdoc] pub #name: Option<&'a [u8]>,));
         spec_defaults.push(quote!(#name: None,));
-        spec_inits.push(quote!(#name: self.#name,));
+        spec_inits.push(quote!(#name: spec.#name,));
         in_fields.push(quote!(#name: Option<&'a [u8]>,));
-        in_defaults.push(quote!(#name: None,));
         moves.push(quote!(#name: self.#name,));
         setters.push(quote! {
             #[doc = #doc]
@@ -216,9 +209,8 @@ pub fn tokens(c: &Checked) -> TokenStream {
         let sdoc = format!(" `{}`: {}", r.name.text, crate::emit::doc::flow(&r.doc));
         spec_fields.push(quote!(#[doc = #sdoc] pub #name: &'a [u8],));
         spec_defaults.push(quote!(#name: &[],));
-        spec_inits.push(quote!(#name: self.#name,));
+        spec_inits.push(quote!(#name: spec.#name,));
         in_fields.push(quote!(#name: &'a [u8],));
-        in_defaults.push(quote!(#name: &[],));
         let out_params = state_params
             .iter()
             .enumerate()
@@ -553,7 +545,7 @@ pub fn tokens(c: &Checked) -> TokenStream {
             }
             /// The typestate writer holding these values.
             pub fn writer(&self) -> #id<'a, #(#set_params2),*> {
-                #id { #(#spec_inits)* _state: core::marker::PhantomData }
+                #id::__from_spec(*self)
             }
             /// How many bytes the file needs.
             ///
@@ -591,13 +583,18 @@ pub fn tokens(c: &Checked) -> TokenStream {
         impl<'a> #id<'a, #(#unset_params),*> {
             /// A writer with nothing set.
             pub const fn new() -> Self {
-                Self { #(#in_defaults)* _state: core::marker::PhantomData }
+                Self::__from_spec(#spec_id::new())
             }
         }
         impl Default for #id<'_, #(#unset_params2),*> {
             fn default() -> Self { Self::new() }
         }
         impl<'a, #(#state_params),*> #id<'a, #(#state_params),*> {
+            /// The writer holding `spec`'s values, in any typestate: `new` and
+            /// `<File>Spec::writer` both start from it, so the two agree by construction.
+            const fn __from_spec(spec: #spec_id<'a>) -> Self {
+                Self { #(#spec_inits)* _state: core::marker::PhantomData }
+            }
             #(#setters)*
             #(#range_setters)*
         }
