@@ -67,17 +67,17 @@
 //! rules of the header, of each located record and of each directory's records). A new
 //! source of a derived value is one new `What` variant: `emit/record_writer.rs`'s
 //! `derived_value` gives its value and `write_derived` stores it, for every writer. Every
-//! format's writer takes one API shape, `<File>Spec` (`schema/README.md` says why); a file
-//! without a directory also gets the typestate builder `<File>Writer` over the same values.
-//! The lowering and the emitters are still three (issue 29's one writer emitter is not
-//! done):
-//!
-//! - the plain writer (`check/writer.rs`'s header rules, `check/record_rules.rs`'s table
-//!   records and `check/located_writer.rs`'s located records make its `Plan`;
-//!   `emit/writer.rs`, `emit/located_writer.rs`);
-//! - the directory writer (`check/dir_writer.rs`'s `analyse` makes its `Plan`;
-//!   `emit/dir_writer.rs`);
-//! - the record-stream writer (`emit/stream.rs`).
+//! format's writer takes one API shape, `<File>Spec` (`schema/README.md` says why). One
+//! lowering makes every file's plan, `check/dir_writer.rs`'s `analyse` (a file without a
+//! directory is a plan with no `dirs`), and one emitter writes it, `emit/dir_writer.rs`: the
+//! spec, its `plan` (each item placed at the cursor in `writer.order`), `write_into` and
+//! `seal`; `emit/typestate.rs` adds the typestate builder `<File>Writer` over the spec's
+//! fields for a file without a directory, and `emit/writer.rs` holds the table records' code
+//! both call. A record stream's range is written by the stream's own writer
+//! (`emit/stream.rs`), which the file's writer calls. What is left of the first writer's
+//! lowering is its diagnostics (`check/writer.rs`, `check/located_writer.rs` and their
+//! helpers report what a file without a directory cannot write; `dir_writer::check` reports
+//! what they let through).
 //!
 //! What they share has one home; use it rather than restating it:
 //!

@@ -76,8 +76,9 @@ pub(crate) enum What {
     PayloadOffset,
     /// The payload's length (in a directory record).
     PayloadLength,
-    /// A checksum's stored value, patched once the bytes it covers are written.
-    Checksum(Sum),
+    /// A checksum's stored value (a file's or a directory's), computed by `seal` once the
+    /// bytes it covers are written.
+    Checksum,
     /// The length of a file-level range the writer places (index into `file.ranges`).
     RangeLength(usize),
     /// The number of records of a table that is no directory (index into `file.tables`).
@@ -98,16 +99,6 @@ pub(crate) enum What {
     /// In a table's record: the offset of the record's string in the string table it lies
     /// in (`strtab_writer.rs`).
     RecordStr,
-}
-
-/// Which checksum a stored field holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Sum {
-    /// A file-level checksum (index into `file.checksums`).
-    File(usize),
-    /// A directory's checksum (index into `file.ext.directories`, then into its
-    /// `checksums`).
-    Directory(usize, usize),
 }
 
 impl What {

@@ -10,8 +10,8 @@ use std::path::Path;
 mod golden;
 use golden::golden;
 
-/// The plain writer and a stream writer: header fields named like a table, a range or the
-/// writer's method `plan` (one setter each), enums named like the writer's typestate `Set`
+/// The writer of a file without a directory and a stream writer: header fields named like a
+/// table or a range (one field of the spec and one setter each), enums named like the writer's typestate `Set`
 /// or a range's typestate parameter, a stream whose `<Stream>Spec` is a table's
 /// `<Record>Spec`, a stream header field `body`; a record's view with a field named like a
 /// per-record range, like its `index`, or like a string field's `_str` accessor.
@@ -35,8 +35,9 @@ fn clashing_names_with_a_directory_record_string() {
     golden("writer_names_dirstr");
 }
 
-/// The plain writer's setters of its located records' fields (`<record>_<field>`): a header
-/// field and a range named like one.
+/// The spec's fields (and the builder's setters) of the located records' fields
+/// (`<record>_<field>`): a header field and a range named like one; a header field named
+/// like the typestate builder's method `write_into`.
 #[test]
 fn clashing_names_with_a_located_record_in_a_plain_writer() {
     golden("writer_names_located");

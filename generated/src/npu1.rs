@@ -1748,68 +1748,15 @@ impl<'a> __rt::RecordView<'a, 60> for Tensor<'a> {
         Tensor { raw, buf, index }
     }
 }
-/// The values a npu1 file is written from, as plain fields: the shape every format's writer takes (`Npu1Writer` is a typestate builder over the same values that cannot leave a required range unset).
+/// Where the writer puts the tables, streams and strings it places.
 #[derive(Clone, Copy, Debug)]
-pub struct Npu1Spec<'a> {
-    /// `version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
-    pub version: u32,
-    /// `accel`: Vela accelerator configuration (MACs per cycle).
-    pub accel: Accel,
-    /// `ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
-    pub ext_npu_config: u32,
-    /// `ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
-    pub ext_npu_id: u32,
-    /// The records of `regions`.
-    pub regions: &'a [RegionSpec<'a>],
-    /// The records of `io` (optional: `None` leaves it out).
-    pub io: Option<&'a [TensorSpec<'a>]>,
-    /// `cmd_stream`: The Vela register command stream (what QBASE points at).
-    pub cmd_stream: &'a [u8],
+struct Npu1Plan {
+    regions_at: u64,
+    io_at: u64,
+    name_at: u64,
+    name_place: u64,
+    data_start: u64,
 }
-impl Default for Npu1Spec<'_> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-impl<'a> Npu1Spec<'a> {
-    /// Every value zero or empty, every optional part left out.
-    pub const fn new() -> Self {
-        Self {
-            version: 0,
-            accel: Accel::from_raw(0),
-            ext_npu_config: 0,
-            ext_npu_id: 0,
-            regions: &[],
-            io: None,
-            cmd_stream: &[],
-        }
-    }
-    /// The typestate writer holding these values.
-    pub fn writer(&self) -> Npu1Writer<'a, Set> {
-        Npu1Writer::__from_spec(*self)
-    }
-    /// How many bytes the file needs.
-    ///
-    /// # Errors
-    /// When a size does not fit the fields that must hold it.
-    pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
-        self.writer().encoded_len()
-    }
-    /// Write the file into `out`; returns the bytes written (`encoded_len`).
-    ///
-    /// # Errors
-    /// When `out` is too small or a value does not fit its field.
-    pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-        self.writer().write_into(out)
-    }
-    __rt::writer_alloc_methods!();
-}
-/// Writer typestate: a required part is not set yet.
-#[derive(Clone, Copy, Debug)]
-pub struct Unset;
-/// Writer typestate: a required part is set.
-#[derive(Clone, Copy, Debug)]
-pub struct Set;
 /// Whether a record carries its `data` bytes in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RegionData<'a> {
@@ -1860,36 +1807,72 @@ pub struct TensorSpec<'a> {
     /// String `name` of the record, written with a NUL after it (it must hold none); the record's offset field gets its place.
     pub name: &'a str,
 }
-/** Writes a npu1 file in one forward pass into a caller's buffer: every offset computed, the
- ranges aligned to 16 bytes, the checksum patched in. Derived fields are not settable.*/
+/// A Npu1 file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, `ext`, then for each directory () its table and its payloads, are laid out in that order, every derived field and the directory checksums computed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Npu1Spec<'a> {
+    /// `Header.version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
+    pub version: u32,
+    /// `Header.accel`: Vela accelerator configuration (MACs per cycle).
+    pub accel: Accel,
+    /// `Ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
+    pub ext_npu_config: u32,
+    /// `Ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
+    pub ext_npu_id: u32,
+    /// The records of table `regions`, placed where `writer.order` names it.
+    pub regions: &'a [RegionSpec<'a>],
+    /// The records of table `io`, placed where `writer.order` names it. Optional (`table_fits` `when: header.version >= VERSION_V2`): `None` leaves it out (no bytes, its place and count fields zero); `write_into` checks the condition on the header it writes (`WriteError::WhenDisagrees`).
+    pub io: Option<&'a [TensorSpec<'a>]>,
+    /// Range `cmd_stream`, placed where `writer.order` names it: The Vela register command stream (what QBASE points at).
+    pub cmd_stream: &'a [u8],
+}
+impl Default for Npu1Spec<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl Npu1Spec<'_> {
+    /// Every value zero or empty, every optional part left out.
+    pub const fn new() -> Self {
+        Self {
+            version: 0,
+            accel: Accel::from_raw(0),
+            ext_npu_config: 0,
+            ext_npu_id: 0,
+            regions: &[],
+            io: None,
+            cmd_stream: &[],
+        }
+    }
+}
+impl<'a> Npu1Spec<'a> {
+    /// The typestate writer holding these values.
+    pub fn writer(&self) -> Npu1Writer<'a, Set> {
+        Npu1Writer {
+            spec: *self,
+            _state: core::marker::PhantomData,
+        }
+    }
+}
+/// Writer typestate: a required part is not set yet.
+#[derive(Clone, Copy, Debug)]
+pub struct Unset;
+/// Writer typestate: a required part is set.
+#[derive(Clone, Copy, Debug)]
+pub struct Set;
+/// The typestate builder of a Npu1 file: a setter per field of `Npu1Spec`, and `write_into` once every range the file needs is set (an unset one is a compile error). It writes what `Npu1Spec` writes.
 #[derive(Clone, Copy, Debug)]
 #[must_use]
 pub struct Npu1Writer<'a, CmdStreamState> {
-    version: u32,
-    accel: Accel,
-    ext_npu_config: u32,
-    ext_npu_id: u32,
-    regions: &'a [RegionSpec<'a>],
-    io: &'a [TensorSpec<'a>],
-    _given_io: bool,
-    cmd_stream: &'a [u8],
+    spec: Npu1Spec<'a>,
     _state: core::marker::PhantomData<(CmdStreamState,)>,
-}
-#[derive(Clone, Copy, Debug)]
-struct Npu1Plan {
-    total: u64,
-    ext_at: u64,
-    regions_at: u64,
-    io_at: u64,
-    name_at: u64,
-    name_place: u64,
-    cmd_stream_at: u64,
-    data_start: u64,
 }
 impl<'a> Npu1Writer<'a, Unset> {
     /// A writer with nothing set.
     pub const fn new() -> Self {
-        Self::__from_spec(Npu1Spec::new())
+        Self {
+            spec: Npu1Spec::new(),
+            _state: core::marker::PhantomData,
+        }
     }
 }
 impl Default for Npu1Writer<'_, Unset> {
@@ -1898,119 +1881,124 @@ impl Default for Npu1Writer<'_, Unset> {
     }
 }
 impl<'a, CmdStreamState> Npu1Writer<'a, CmdStreamState> {
-    /// The writer holding `spec`'s values, in any typestate: `new` and
-    /// `<File>Spec::writer` both start from it, so the two agree by construction.
-    const fn __from_spec(spec: Npu1Spec<'a>) -> Self {
-        Self {
-            version: spec.version,
-            accel: spec.accel,
-            ext_npu_config: spec.ext_npu_config,
-            ext_npu_id: spec.ext_npu_id,
-            regions: spec.regions,
-            io: match spec.io {
-                Some(r) => r,
-                None => &[],
-            },
-            _given_io: spec.io.is_some(),
-            cmd_stream: spec.cmd_stream,
-            _state: core::marker::PhantomData,
-        }
-    }
-    /// Set `version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
+    /// Set `Header.version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
     pub fn version(mut self, value: u32) -> Self {
-        self.version = value;
+        self.spec.version = value;
         self
     }
-    /// Set `accel`: Vela accelerator configuration (MACs per cycle).
+    /// Set `Header.accel`: Vela accelerator configuration (MACs per cycle).
     pub fn accel(mut self, value: Accel) -> Self {
-        self.accel = value;
+        self.spec.accel = value;
         self
     }
-    /// Set `ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
+    /// Set `Ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
     pub fn ext_npu_config(mut self, value: u32) -> Self {
-        self.ext_npu_config = value;
+        self.spec.ext_npu_config = value;
         self
     }
-    /// Set `ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
+    /// Set `Ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
     pub fn ext_npu_id(mut self, value: u32) -> Self {
-        self.ext_npu_id = value;
+        self.spec.ext_npu_id = value;
         self
     }
-    /// Set the records of `regions`.
+    /// Set The records of table `regions`, placed where `writer.order` names it.
     pub fn regions(mut self, value: &'a [RegionSpec<'a>]) -> Self {
-        self.regions = value;
+        self.spec.regions = value;
         self
     }
-    /// Set the records of `io` (optional: left out, its count zero, unless set; `write_into` checks its `when` on the header it writes).
+    /// Set The records of table `io`, placed where `writer.order` names it. Optional (`table_fits` `when: header.version >= VERSION_V2`): `None` leaves it out (no bytes, its place and count fields zero); `write_into` checks the condition on the header it writes (`WriteError::WhenDisagrees`).
     pub fn io(mut self, value: &'a [TensorSpec<'a>]) -> Self {
-        self.io = value;
-        self._given_io = true;
+        self.spec.io = Some(value);
         self
     }
-    /// Set `cmd_stream` (required): The Vela register command stream (what QBASE points at).
+    /// Set Range `cmd_stream`, placed where `writer.order` names it: The Vela register command stream (what QBASE points at).
     pub fn cmd_stream(self, value: &'a [u8]) -> Npu1Writer<'a, Set> {
+        let mut spec = self.spec;
+        spec.cmd_stream = value;
         Npu1Writer {
-            version: self.version,
-            accel: self.accel,
-            ext_npu_config: self.ext_npu_config,
-            ext_npu_id: self.ext_npu_id,
-            regions: self.regions,
-            io: self.io,
-            _given_io: self._given_io,
-            cmd_stream: value,
+            spec,
             _state: core::marker::PhantomData,
         }
     }
 }
-impl<'a> Npu1Writer<'a, Set> {
-    fn plan(&self) -> Result<Npu1Plan, __rt::WriteError> {
+impl Npu1Writer<'_, Set> {
+    /// How many bytes the file needs.
+    ///
+    /// # Errors
+    /// When a size or place does not fit the fields that must hold it.
+    pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
+        self.spec.encoded_len()
+    }
+    /// Write the file into `out` (every gap zero); returns the bytes written
+    /// (`encoded_len`).
+    ///
+    /// # Errors
+    /// When `out` is too small or a value does not fit its field.
+    pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
+        self.spec.write_into(out)
+    }
+    __rt::writer_alloc_methods!();
+}
+impl Npu1Spec<'_> {
+    /// The file's size and the place of each item of the writer's order.
+    fn plan(&self) -> Result<(u64, [u64; 6usize], Npu1Plan), __rt::WriteError> {
         let mut cursor: u64 = 32u64;
-        let ext_at: u64 = match Some(u64::from(HEADER_BYTES)) {
-            Some(a) if a >= cursor => a,
-            _ => {
-                return Err(__rt::WriteError::Layout {
-                    item: "ext",
-                });
-            }
+        let __p0: u64 = {
+            let at: u64 = match Some(u64::from(HEADER_BYTES)) {
+                Some(a) if a >= cursor => a,
+                _ => {
+                    return Err(__rt::WriteError::Layout {
+                        item: "ext",
+                    });
+                }
+            };
+            cursor = Some(Ext::size_for(u64::from(self.version)))
+                .and_then(|n| at.checked_add(n))
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "ext",
+                    value: at,
+                })?;
+            at
         };
-        cursor = ext_at
-            .checked_add(Ext::size_for(u64::from(self.version)))
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "ext",
-                value: ext_at,
-            })?;
+        let ext_at: u64 = __p0;
         let ext = __rt::Gate(u64::from(self.version));
-        let regions_at: u64 = match ext_at.checked_add(Ext::size_for(ext.gate())) {
-            Some(a) if a >= cursor => a,
-            _ => {
-                return Err(__rt::WriteError::Layout {
-                    item: "regions",
-                });
-            }
+        let __p1: u64 = {
+            let at: u64 = match ext_at.checked_add(Ext::size_for(ext.gate())) {
+                Some(a) if a >= cursor => a,
+                _ => {
+                    return Err(__rt::WriteError::Layout {
+                        item: "regions",
+                    });
+                }
+            };
+            cursor = u64::try_from(self.regions.len())
+                .ok()
+                .and_then(|n| n.checked_mul(16u64))
+                .and_then(|n| at.checked_add(n))
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "regions",
+                    value: at,
+                })?;
+            at
         };
-        cursor = (self.regions.len() as u64)
-            .checked_mul(16u64)
-            .and_then(|n| n.checked_add(regions_at))
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "regions",
-                value: u64::MAX,
-            })?;
-        let io_at: u64 = if self._given_io {
-            let io_at: u64 = __rt::align_up(cursor, 16u64)
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "io",
-                    value: cursor,
-                })?;
-            cursor = (self.io.len() as u64)
-                .checked_mul(60u64)
-                .and_then(|n| n.checked_add(io_at))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "io",
-                    value: u64::MAX,
-                })?;
-            io_at
-        } else {
-            0
+        let __p2: u64 = match self.io {
+            Some(recs) => {
+                let at: u64 = __rt::align_up(cursor, 16u64)
+                    .ok_or(__rt::WriteError::TooLarge {
+                        field: "io",
+                        value: cursor,
+                    })?;
+                cursor = u64::try_from(recs.len())
+                    .ok()
+                    .and_then(|n| n.checked_mul(60u64))
+                    .and_then(|n| at.checked_add(n))
+                    .ok_or(__rt::WriteError::TooLarge {
+                        field: "io",
+                        value: at,
+                    })?;
+                at
+            }
+            None => 0,
         };
         let name_at = __rt::align_up(cursor, 16u64)
             .ok_or(__rt::WriteError::TooLarge {
@@ -2019,7 +2007,7 @@ impl<'a> Npu1Writer<'a, Set> {
             })?;
         let name_place: u64 = 0;
         let mut rel: u64 = name_at;
-        for spec in self.io {
+        for spec in self.io.unwrap_or(&[]) {
             rel = (spec.name.len() as u64)
                 .checked_add(1u64)
                 .and_then(|n| n.checked_add(rel))
@@ -2029,18 +2017,24 @@ impl<'a> Npu1Writer<'a, Set> {
                 })?;
         }
         cursor = rel;
-        let cmd_stream_at = __rt::align_up(cursor, 16u64)
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "cmd_stream",
-                value: cursor,
-            })?;
-        cursor = cmd_stream_at
-            .checked_add(self.cmd_stream.len() as u64)
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "cmd_stream",
-                value: cmd_stream_at,
-            })?;
-        let data_start = cursor;
+        let __p3: u64 = name_at;
+        let __p4: u64 = {
+            let at: u64 = __rt::align_up(cursor, 16u64)
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "cmd_stream",
+                    value: cursor,
+                })?;
+            cursor = u64::try_from(self.cmd_stream.len())
+                .ok()
+                .and_then(|n| at.checked_add(n))
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "cmd_stream",
+                    value: at,
+                })?;
+            at
+        };
+        let __p5: u64 = cursor;
+        let data_start: u64 = cursor;
         for spec in self.regions {
             if let RegionData::Baked(bytes) = spec.data {
                 let at = __rt::align_up(cursor, 16u64)
@@ -2056,56 +2050,52 @@ impl<'a> Npu1Writer<'a, Set> {
                     })?;
             }
         }
-        Ok(Npu1Plan {
-            total: cursor,
-            ext_at,
-            regions_at,
-            io_at,
-            name_at,
-            name_place,
-            cmd_stream_at,
-            data_start,
-        })
+        Ok((
+            cursor,
+            [__p0, __p1, __p2, __p3, __p4, __p5],
+            Npu1Plan {
+                regions_at: __p1,
+                io_at: __p2,
+                name_at,
+                name_place,
+                data_start,
+            },
+        ))
     }
     /// How many bytes the file needs.
     ///
     /// # Errors
-    /// When a size does not fit the fields that must hold it.
+    /// When a size or place does not fit the fields that must hold it.
     pub fn encoded_len(&self) -> Result<usize, __rt::WriteError> {
-        let total = self.plan()?.total;
+        let (total, _, _) = self.plan()?;
         usize::try_from(total)
             .map_err(|_| __rt::WriteError::TooLarge {
-                field: "total",
+                field: "Npu1",
                 value: total,
             })
     }
-    /// Write the file into `out`; returns the bytes written (`encoded_len`).
+    /// Write the file into `out` (every gap zero); returns the bytes written
+    /// (`encoded_len`).
     ///
     /// # Errors
     /// When `out` is too small or a value does not fit its field.
     pub fn write_into(&self, out: &mut [u8]) -> Result<usize, __rt::WriteError> {
-        let plan: Npu1Plan = self.plan()?;
-        let available = out.len() as u64;
-        let Some(out): Option<&mut [u8]> = usize::try_from(plan.total)
+        let (total, places, plan): (u64, [u64; 6usize], Npu1Plan) = self.plan()?;
+        let [__p0, __p1, __p2, __p3, __p4, __p5]: [u64; 6usize] = places;
+        let available = u64::try_from(out.len()).unwrap_or(u64::MAX);
+        let Some(out): Option<&mut [u8]> = usize::try_from(total)
             .ok()
             .and_then(|n| out.get_mut(..n)) else {
             return Err(__rt::WriteError::BufferTooSmall {
-                needed: plan.total,
+                needed: total,
                 available,
             });
         };
         out.fill(0);
-        let len: u64 = plan.total;
+        let len: u64 = total;
         let _ = len;
-        let mut rec: [u8; 32] = [0u8; 32];
-        self.write_into_part_1(plan, out, len, &mut rec)?;
-        let header: Header<'_> = Header {
-            raw: &rec,
-            buf: &rec,
-            index: 0,
-        };
-        self.write_into_part_2(plan, out, header)?;
-        self.write_into_part_3(plan, out, header)?;
+        self.write_into_part_1(__p0, __p2, __p4, out, len)?;
+        self.write_into_part_2(__p4, plan, out)?;
         Ok(out.len())
     }
     /// Part of [`Self::write_into`], in order.
@@ -2113,81 +2103,85 @@ impl<'a> Npu1Writer<'a, Set> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn write_into_part_1(
         &self,
-        plan: Npu1Plan,
+        __p0: u64,
+        __p2: u64,
+        __p4: u64,
         out: &mut [u8],
         len: u64,
-        rec: &mut [u8; 32],
     ) -> Result<(), __rt::WriteError> {
         {
-            let v: u64 = u64::from(MAGIC);
-            let v = u32::try_from(v)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "header.magic",
-                    value: v,
-                })?;
-            __rt::set(rec, 0, v.to_le_bytes());
+            let mut rec: [u8; 32] = [0u8; 32];
+            {
+                let v: u64 = u64::from(MAGIC);
+                let v = u32::try_from(v)
+                    .map_err(|_| __rt::WriteError::TooLarge {
+                        field: "header.magic",
+                        value: v,
+                    })?;
+                __rt::set(&mut rec, 0, v.to_le_bytes());
+            }
+            __rt::set(&mut rec, 4, self.version.to_le_bytes());
+            {
+                let v: u64 = len;
+                let v = u32::try_from(v)
+                    .map_err(|_| __rt::WriteError::TooLarge {
+                        field: "header.total_bytes",
+                        value: v,
+                    })?;
+                __rt::set(&mut rec, 8, v.to_le_bytes());
+            }
+            {
+                let v: u64 = u64::try_from(self.regions.len()).unwrap_or(u64::MAX);
+                let v = u32::try_from(v)
+                    .map_err(|_| __rt::WriteError::TooLarge {
+                        field: "header.region_count",
+                        value: v,
+                    })?;
+                __rt::set(&mut rec, 12, v.to_le_bytes());
+            }
+            {
+                let v: u64 = __p4;
+                let v = u32::try_from(v)
+                    .map_err(|_| __rt::WriteError::TooLarge {
+                        field: "header.cmd_offset",
+                        value: v,
+                    })?;
+                __rt::set(&mut rec, 16, v.to_le_bytes());
+            }
+            {
+                let v: u64 = u64::try_from(self.cmd_stream.len()).unwrap_or(u64::MAX);
+                let v = u32::try_from(v)
+                    .map_err(|_| __rt::WriteError::TooLarge {
+                        field: "header.cmd_bytes",
+                        value: v,
+                    })?;
+                __rt::set(&mut rec, 20, v.to_le_bytes());
+            }
+            __rt::set(&mut rec, 24, self.accel.raw().to_le_bytes());
+            __rt::put(out, 0, &rec)?;
         }
-        __rt::set(rec, 4, self.version.to_le_bytes());
         {
-            let v: u64 = len;
-            let v = u32::try_from(v)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "header.total_bytes",
-                    value: v,
+            let hb = __rt::chunk_at::<32>(out, 0)
+                .copied()
+                .ok_or(__rt::WriteError::Layout {
+                    item: "header",
                 })?;
-            __rt::set(rec, 8, v.to_le_bytes());
-        }
-        {
-            let v: u64 = u64::try_from(self.regions.len()).unwrap_or(u64::MAX);
-            let v = u32::try_from(v)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "header.region_count",
-                    value: v,
-                })?;
-            __rt::set(rec, 12, v.to_le_bytes());
-        }
-        {
-            let v: u64 = plan.cmd_stream_at;
-            let v = u32::try_from(v)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "header.cmd_offset",
-                    value: v,
-                })?;
-            __rt::set(rec, 16, v.to_le_bytes());
-        }
-        {
-            let v: u64 = u64::try_from(self.cmd_stream.len()).unwrap_or(u64::MAX);
-            let v = u32::try_from(v)
-                .map_err(|_| __rt::WriteError::TooLarge {
-                    field: "header.cmd_bytes",
-                    value: v,
-                })?;
-            __rt::set(rec, 20, v.to_le_bytes());
-        }
-        __rt::set(rec, 24, self.accel.raw().to_le_bytes());
-        __rt::put(out, 0, rec)?;
-        Ok(())
-    }
-    /// Part of [`Self::write_into`], in order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn write_into_part_2(
-        &self,
-        plan: Npu1Plan,
-        out: &mut [u8],
-        header: Header<'_>,
-    ) -> Result<(), __rt::WriteError> {
-        let _ = &header;
-        let given: bool = self._given_io;
-        if (u64::from(header.version()) >= u64::from(VERSION_V2)) != given {
-            return Err(__rt::WriteError::WhenDisagrees {
-                part: "io",
-                given,
-            });
+            let header = Header {
+                raw: &hb,
+                buf: &hb,
+                index: 0,
+            };
+            let _ = &header;
+            let given: bool = self.io.is_some();
+            if (u64::from(header.version()) >= u64::from(VERSION_V2)) != given {
+                return Err(__rt::WriteError::WhenDisagrees {
+                    part: "io",
+                    given,
+                });
+            }
         }
         {
             let gate: u64 = u64::from(self.version);
-            let io_at: u64 = plan.io_at;
             let mut rec: [u8; 16] = [0u8; 16];
             if gate >= 2u64 {
                 let __o: u64 = 0u64;
@@ -2203,7 +2197,8 @@ impl<'a> Npu1Writer<'a, Set> {
                 let __o: u64 = if gate >= 2u64 { 8u64 } else { 0u64 };
                 let __o: usize = usize::try_from(__o).unwrap_or(usize::MAX);
                 {
-                    let v: u64 = u64::try_from(self.io.len()).unwrap_or(u64::MAX);
+                    let v: u64 = u64::try_from(self.io.unwrap_or(&[]).len())
+                        .unwrap_or(u64::MAX);
                     let v = u32::try_from(v)
                         .map_err(|_| __rt::WriteError::TooLarge {
                             field: "ext.io_count",
@@ -2211,7 +2206,7 @@ impl<'a> Npu1Writer<'a, Set> {
                         })?;
                     __rt::set(&mut rec, __o, v.to_le_bytes());
                 }
-            } else if self._given_io {
+            } else if self.io.is_some() {
                 return Err(__rt::WriteError::NotInLayout {
                     field: "ext.io_count",
                     gate,
@@ -2221,7 +2216,7 @@ impl<'a> Npu1Writer<'a, Set> {
                 let __o: u64 = if gate >= 2u64 { 12u64 } else { 0u64 };
                 let __o: usize = usize::try_from(__o).unwrap_or(usize::MAX);
                 {
-                    let v: u64 = io_at;
+                    let v: u64 = __p2;
                     let v = u32::try_from(v)
                         .map_err(|_| __rt::WriteError::TooLarge {
                             field: "ext.io_offset",
@@ -2229,7 +2224,7 @@ impl<'a> Npu1Writer<'a, Set> {
                         })?;
                     __rt::set(&mut rec, __o, v.to_le_bytes());
                 }
-            } else if self._given_io {
+            } else if self.io.is_some() {
                 return Err(__rt::WriteError::NotInLayout {
                     field: "ext.io_offset",
                     gate,
@@ -2238,7 +2233,7 @@ impl<'a> Npu1Writer<'a, Set> {
             let n: usize = usize::try_from(Ext::size_for(gate)).unwrap_or(usize::MAX);
             __rt::put(
                 out,
-                plan.ext_at,
+                __p0,
                 rec
                     .get(..n)
                     .ok_or(__rt::WriteError::Layout {
@@ -2246,6 +2241,17 @@ impl<'a> Npu1Writer<'a, Set> {
                     })?,
             )?;
         }
+        Ok(())
+    }
+    /// Part of [`Self::write_into`], in order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn write_into_part_2(
+        &self,
+        __p4: u64,
+        plan: Npu1Plan,
+        out: &mut [u8],
+    ) -> Result<(), __rt::WriteError> {
         {
             let mut data_cursor = plan.data_start;
             for (i, spec) in self.regions.iter().enumerate() {
@@ -2296,20 +2302,23 @@ impl<'a> Npu1Writer<'a, Set> {
                 )?;
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::write_into`], in order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn write_into_part_3(
-        &self,
-        plan: Npu1Plan,
-        out: &mut [u8],
-        header: Header<'_>,
-    ) -> Result<(), __rt::WriteError> {
+        {
+            let mut data_cursor = plan.data_start;
+            for spec in self.regions {
+                if let RegionData::Baked(bytes) = spec.data {
+                    let at = __rt::align_up(data_cursor, 16u64)
+                        .ok_or(__rt::WriteError::TooLarge {
+                            field: "regions[].data",
+                            value: data_cursor,
+                        })?;
+                    __rt::put(out, at, bytes)?;
+                    data_cursor = at.saturating_add(bytes.len() as u64);
+                }
+            }
+        }
         {
             let mut name_cursor: u64 = plan.name_at;
-            for (i, spec) in self.io.iter().enumerate() {
+            for (i, spec) in self.io.unwrap_or(&[]).iter().enumerate() {
                 let mut rec = [0u8; 60];
                 __rt::set(&mut rec, 0, spec.direction.raw().to_le_bytes());
                 __rt::set(&mut rec, 4, spec.io_index.to_le_bytes());
@@ -2340,10 +2349,10 @@ impl<'a> Npu1Writer<'a, Set> {
                 )?;
             }
         }
-        __rt::put(out, plan.cmd_stream_at, self.cmd_stream)?;
+        __rt::put(out, __p4, self.cmd_stream)?;
         {
             let mut cur: u64 = plan.name_at;
-            for spec in self.io {
+            for spec in self.io.unwrap_or(&[]) {
                 let bytes: &[u8] = spec.name.as_bytes();
                 if bytes.contains(&0) {
                     return Err(__rt::WriteError::Layout {
@@ -2363,21 +2372,28 @@ impl<'a> Npu1Writer<'a, Set> {
                 cur = cur.saturating_add((bytes.len() as u64).saturating_add(1u64));
             }
         }
+        Self::seal(out)?;
+        Ok(())
+    }
+    /// Compute, in place, the checksums of `Npu1` bytes laid out as  say (each directory's sections: type, payload offset and payload size, in directory order): `payload`. Reads defensively: a payload or record not inside `out` is skipped.
+    ///
+    /// # Errors
+    /// When a stored checksum's field is not inside `out`.
+    pub fn seal(out: &mut [u8]) -> Result<(), __rt::WriteError> {
         {
-            let mut data_cursor = plan.data_start;
-            for spec in self.regions {
-                if let RegionData::Baked(bytes) = spec.data {
-                    let at = __rt::align_up(data_cursor, 16u64)
-                        .ok_or(__rt::WriteError::TooLarge {
-                            field: "regions[].data",
-                            value: data_cursor,
-                        })?;
-                    __rt::put(out, at, bytes)?;
-                    data_cursor = at.saturating_add(bytes.len() as u64);
-                }
-            }
-        }
-        {
+            let Some(hb) = __rt::chunk_at::<32>(out, 0).copied() else {
+                return Err(__rt::WriteError::Layout {
+                    item: "payload",
+                });
+            };
+            let header = Header {
+                raw: &hb,
+                buf: &hb,
+                index: 0,
+            };
+            let _ = &header;
+            let len = u64::try_from(out.len()).unwrap_or(u64::MAX);
+            let _ = len;
             let sum = match (
                 Some(u64::from(HEADER_BYTES)),
                 Some(u64::from(header.total_bytes())),
@@ -2391,17 +2407,15 @@ impl<'a> Npu1Writer<'a, Set> {
             let sum = sum
                 .and_then(|v| u32::try_from(v).ok())
                 .ok_or(__rt::WriteError::Layout {
-                    item: "header.checksum",
+                    item: "payload",
                 })?;
             __rt::put(out, 28u64, &sum.to_le_bytes())?;
         }
+        let _ = (out,);
         Ok(())
     }
     __rt::writer_alloc_methods!();
 }
-const _: fn() = || {
-    let _ = Npu1::validate;
-};
 /// Every place this module's validators can fail, numbered from 1 in the order of
 /// the schema's checks: entry `k` has id `k + 1`. A failing check hands its entry to
 /// [`__rt::fail`]; a [`__rt::Brief`] keeps only the id, which [`error_site`] turns

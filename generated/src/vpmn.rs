@@ -5629,6 +5629,23 @@ pub struct VpmnV2Spec<'a> {
     /// The records of `sections` with their payloads, in order.
     pub sections: &'a [SectionHeaderSpec<'a>],
 }
+impl Default for VpmnV2Spec<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl VpmnV2Spec<'_> {
+    /// Every value zero or empty, every optional part left out.
+    pub const fn new() -> Self {
+        Self {
+            target: 0,
+            class_word: ClassWord::from_bits(0),
+            reserved2: 0,
+            reserved3: 0,
+            sections: &[],
+        }
+    }
+}
 impl VpmnV2Spec<'_> {
     /// Where the payload of `s` goes when the cursor is at `cursor`.
     fn place(cursor: u64, s: &SectionHeaderSpec<'_>) -> Option<u64> {
@@ -5641,30 +5658,36 @@ impl VpmnV2Spec<'_> {
     /// The file's size and the place of each item of the writer's order.
     fn plan(&self) -> Result<(u64, [u64; 3usize]), __rt::WriteError> {
         let mut cursor: u64 = 48u64;
-        let __p0: u64 = __rt::align_up(cursor, 1u64)
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "sub_header",
-                value: cursor,
-            })?;
-        cursor = Some(12u64)
-            .and_then(|n| __p0.checked_add(n))
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "sub_header",
-                value: __p0,
-            })?;
-        let __p1: u64 = __rt::align_up(cursor, 1u64)
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "sections",
-                value: cursor,
-            })?;
-        cursor = u64::try_from(self.sections.len())
-            .ok()
-            .and_then(|n| n.checked_mul(44u64))
-            .and_then(|n| __p1.checked_add(n))
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "sections",
-                value: __p1,
-            })?;
+        let __p0: u64 = {
+            let at: u64 = __rt::align_up(cursor, 1u64)
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "sub_header",
+                    value: cursor,
+                })?;
+            cursor = Some(12u64)
+                .and_then(|n| at.checked_add(n))
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "sub_header",
+                    value: at,
+                })?;
+            at
+        };
+        let __p1: u64 = {
+            let at: u64 = __rt::align_up(cursor, 1u64)
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "sections",
+                    value: cursor,
+                })?;
+            cursor = u64::try_from(self.sections.len())
+                .ok()
+                .and_then(|n| n.checked_mul(44u64))
+                .and_then(|n| at.checked_add(n))
+                .ok_or(__rt::WriteError::TooLarge {
+                    field: "sections",
+                    value: at,
+                })?;
+            at
+        };
         let __p2 = cursor;
         for s in self.sections {
             let at = Self::place(cursor, s)

@@ -38,12 +38,29 @@ fn verdict(b: &[u8]) -> Result<(), &'static str> {
 /// Two log records, the second aligned to 2: kind 1 with 3 bytes, kind 2 empty.
 const LOG: &[u8] = &[1, 0, 3, 0, b'a', b'b', b'c', 0, 2, 0, 0, 0];
 
+/// The records of `log` (`LOG` or none), as the writer takes them (it writes the stream
+/// into `log`).
+fn log_entries(log: &[u8]) -> Vec<gatedw::EntriesSpec<'static>> {
+    if log.is_empty() {
+        return Vec::new();
+    }
+    assert_eq!(log, LOG, "the tests write LOG's records or none");
+    vec![
+        gatedw::EntriesSpec {
+            kind: 1,
+            body: b"abc",
+        },
+        gatedw::EntriesSpec { kind: 2, body: b"" },
+    ]
+}
+
 fn write(p: &GatedWParts<'_>) -> Result<Vec<u8>, WriteError> {
     let marks: Vec<gatedw::MarkSpec> = p
         .marks
         .iter()
         .map(|&word| gatedw::MarkSpec { word })
         .collect();
+    let entries = log_entries(p.log);
     let mut w = GatedWWriter::new()
         .version(p.version)
         .flags(HeaderFlags::from_bits_retain(p.flags))
@@ -52,7 +69,7 @@ fn write(p: &GatedWParts<'_>) -> Result<Vec<u8>, WriteError> {
         .title(p.title)
         .marks(&marks)
         .body(p.body)
-        .log(p.log);
+        .entries(&entries);
     if let Some(n) = p.notes {
         w = w.notes(n);
     }

@@ -2331,7 +2331,7 @@ fn sumstream_agree(b: &[u8]) -> &'static str {
 /// (which computes each record's checksum), and its mutants.
 #[test]
 fn sumstream_writer_built_record_checksums_and_their_mutants_agree() {
-    use sumstream::{RecordsSpec, RecordsWriter, SumStreamWriter};
+    use sumstream::{RecordsSpec, SumStreamWriter};
     assert_eq!(interp(SUMSTREAM).sites(), &sumstream::ERROR_SITES[..]);
     let mut verdicts = std::collections::BTreeMap::<&str, usize>::new();
     for bodies in [
@@ -2348,10 +2348,7 @@ fn sumstream_writer_built_record_checksums_and_their_mutants_agree() {
                 body,
             })
             .collect();
-        let w = RecordsWriter::new(&specs);
-        let mut stream = vec![0u8; w.encoded_len().unwrap()];
-        w.write_into(&mut stream).unwrap();
-        let good = SumStreamWriter::new().body(&stream).to_vec().unwrap();
+        let good = SumStreamWriter::new().records(&specs).to_vec().unwrap();
         assert_eq!(sumstream_agree(&good), "ok");
         for (k, n) in sweep(&good, &sumstream_agree, &|_| {}, 0..0, 5_000, 0x5C5) {
             *verdicts.entry(k).or_default() += n;
@@ -2586,7 +2583,7 @@ fn png_reseal(m: &mut [u8]) {
 #[test]
 fn png_writer_built_files_and_their_mutants_agree() {
     use npuschema_tests::compare::schemas::png::{
-        ChunksSpec, ChunksWriter, ERROR_SITES, PngWriter,
+        ChunksSpec, ERROR_SITES, PngWriter,
     };
     assert_eq!(interp(PNG).sites(), &ERROR_SITES[..]);
     let ty = |t: &[u8; 4]| u32::from_be_bytes(*t);
@@ -2619,10 +2616,7 @@ fn png_writer_built_files_and_their_mutants_agree() {
                 body,
             })
             .collect();
-        let w = ChunksWriter::new(&specs);
-        let mut stream = vec![0u8; w.encoded_len().unwrap()];
-        w.write_into(&mut stream).unwrap();
-        let good = PngWriter::new().chunk_bytes(&stream).to_vec().unwrap();
+        let good = PngWriter::new().chunks(&specs).to_vec().unwrap();
         let ihdrs = chunks.iter().filter(|c| c.0 == ty(b"IHDR")).count();
         let want = ["ihdr-not-first", "ok", "one-ihdr"][ihdrs];
         assert_eq!(png_agree(&good), want);
@@ -3645,7 +3639,13 @@ fn gatedw_writer_built_files_and_their_mutants_agree() {
             .title(b"T")
             .marks(&marks)
             .body(p.body)
-            .log(log);
+            .entries(&[
+                gatedw::EntriesSpec {
+                    kind: 1,
+                    body: b"abc",
+                },
+                gatedw::EntriesSpec { kind: 2, body: b"" },
+            ]);
         if let Some(n) = notes {
             w = w.notes(n);
         }

@@ -271,10 +271,7 @@ fn write_png(chunks: &[Chunk]) -> Result<Vec<u8>, npuschema_core::WriteError> {
             body,
         })
         .collect();
-    let w = ChunksWriter::new(&specs);
-    let mut stream = vec![0xAAu8; w.encoded_len()?];
-    assert_eq!(w.write_into(&mut stream)?, stream.len());
-    PngWriter::new().chunk_bytes(&stream).to_vec()
+    PngWriter::new().chunks(&specs).to_vec()
 }
 
 #[test]

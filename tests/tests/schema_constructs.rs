@@ -272,7 +272,11 @@ fn the_stream_writer_computes_each_records_checksum() {
     assert_eq!(body[4..8], npuschema_core::crc32(0, b"hello").to_le_bytes());
     assert_eq!(body[13..16], [0, 0, 0], "the padding is zeroed");
     assert_eq!(body[20..24], npuschema_core::crc32(0, b"").to_le_bytes());
-    let file = SumStreamWriter::new().body(&body).to_vec().expect("writes");
+    let file = SumStreamWriter::new()
+        .records(&specs)
+        .to_vec()
+        .expect("writes");
+    assert_eq!(file.get(8..8 + n), Some(&body[..]), "the stream's bytes");
     let v = SumStream::validate(&file).expect("valid");
     assert!(SumStream::validate_as::<Brief>(&file).is_ok());
     let recs: Vec<_> = v
@@ -1341,7 +1345,7 @@ fn record_stream_writer_round_trips() {
     assert_eq!(w.write_into(&mut body), Ok(40));
     // The padding is written as zeros.
     assert_eq!(&body[13..16], &[0, 0, 0]);
-    let fw = TlvWriter::new().record_count(4).body(&body);
+    let fw = TlvWriter::new().record_count(4).records(&specs);
     let mut file = vec![0u8; fw.encoded_len().expect("len")];
     fw.write_into(&mut file).expect("written");
     // The same bytes as the hand-built fixture, and every record read back.

@@ -88,16 +88,18 @@ fn file(
         .iter()
         .map(|&(tag, body)| TaggedSpec { tag, body })
         .collect();
-    let (w, l, t) = (
-        stream!(WordsWriter, &w),
-        stream!(LessWriter, &l),
-        stream!(TaggedWriter, &t),
-    );
-    SizeFormsWriter::new()
-        .words_area(&w)
-        .less_area(&l)
-        .tagged_area(&t)
-        .to_vec()
+    let file = SizeFormsWriter::new()
+        .words(&w)
+        .less(&l)
+        .tagged(&t)
+        .to_vec()?;
+    // Each stream's bytes in the file are what its own writer writes.
+    if let Ok(v) = SizeForms::validate(&file) {
+        assert_eq!(v.words_area(), &stream!(WordsWriter, &w)[..]);
+        assert_eq!(v.less_area(), &stream!(LessWriter, &l)[..]);
+        assert_eq!(v.tagged_area(), &stream!(TaggedWriter, &t)[..]);
+    }
+    Ok(file)
 }
 
 #[test]

@@ -57,7 +57,7 @@ pub(crate) fn payload_bit(c: &Checked, t: &Table, r: &Range) -> Option<(usize, u
 /// Whether table `t` is an optional part of a directory writer (its `table_fits` has
 /// `when`; not a directory's table).
 pub(crate) fn optional_table(c: &Checked, t: &Table) -> bool {
-    dir_writer(c)
+    c.schema.file.writer.is_some()
         && !is_dir_table(c, &t.name.text)
         && crate::check::when_writer::table_when(c, t).is_some()
 }

@@ -8,7 +8,7 @@ pub(crate) use crate::check::plan::{DirPlan, Plan};
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{BinOp, Expr};
-use crate::model::{Item, Part, Placement, RangeKind, Rule, Sum, What};
+use crate::model::{Item, Part, Placement, RangeKind, Rule, What};
 use crate::schema::ext::DirChecksumKind;
 use crate::schema::top::{Step, Struct};
 use crate::schema::{IntTy, Range};
@@ -92,7 +92,18 @@ pub(crate) fn targets(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<Target>
 
 /// Whether an expression reads only constants, enum values and (with `len_ok`) `len`.
 pub(crate) fn const_only(c: &Checked, e: &Expr, len_ok: bool) -> bool {
-    e.refs().iter().all(|p| match c.resolve(p, Scope::Top) {
+    // (`count(s)`, `first(t)`, `end(r)` and `t[i].f` read the file: not constants.)
+    fn no_reads(e: &Expr) -> bool {
+        match e {
+            Expr::Num(_) | Expr::Ref(_) => true,
+            Expr::Bin(_, l, r) => no_reads(l) && no_reads(r),
+            Expr::Not(x) => no_reads(x),
+            Expr::Call(f, args) => (f == "if" || f == "end") && args.iter().all(no_reads),
+            Expr::At(..) => false,
+        }
+    }
+    no_reads(e)
+        && e.refs().iter().all(|p| match c.resolve(p, Scope::Top) {
         Ok(Resolved::Const(_) | Resolved::EnumValue(..)) => true,
         Ok(Resolved::Len) => len_ok,
         _ => false,
@@ -155,7 +166,13 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                     .to_string(),
             ));
         }
-        return if errs.is_empty() { Ok(None) } else { Err(errs) };
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        // Without a header struct: refused on its own.
+        if c.header().is_none() {
+            return Ok(None);
+        }
     }
     // Each directory: its table and payload range (the writer writes them all, each where
     // the order names it).
@@ -291,9 +308,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     // A top-level checksum: computed by `seal`, after the directory's (`top_checksum`).
     let mut top_sums = Vec::new();
-    for (ki, k) in file.checksums.iter().enumerate() {
+    for k in &file.checksums {
         match top_checksum_field(c, k) {
-            Ok(i) => top_sums.push((i, ki)),
+            Ok(i) => top_sums.push(i),
             Err(why) => errs.push((
                 k.stored.pos,
                 format!(
@@ -311,6 +328,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
+    // The fields inside struct-typed header fields the writer derives, as the header's
+    // rules find them (`writer.rs`).
+    let leaves = crate::check::writer::header_rules(c).1;
     let mut plan = Plan {
         w,
         dirs: found
@@ -325,7 +345,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             .collect(),
         items: Vec::new(),
         header: vec![Rule::Input; n_of(c.header())],
-        leaves: Vec::new(),
+        leaves,
         records: located_inputs(c),
         gates: vec![None; file.ext.records.len()],
         computed_gates: vec![None; file.ext.records.len()],
@@ -508,6 +528,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 _ if e.expr.refs().iter().any(|p| matches!(c.resolve(p, Scope::Top), Ok(Resolved::Len))) => {}
                 // A string table's: `strtab_writer::check` says so.
                 _ if range_kind(c, k) == RangeKind::Built => {}
+                // A field inside a struct-typed header field: one of `plan.leaves`.
+                _ if header_leaf(c, &e.expr) => {}
                 // A linear form of one field, solved (`dir_linform.rs`).
                 _ if lin.is_some() => {
                     let Some((o, i, f)) = lin else { continue };
@@ -630,11 +652,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
         }
     }
-    for (i, ki) in top_sums {
-        plan.assign(
-            (Owner::Header, vec![(i, Part::Whole)]),
-            &What::Checksum(Sum::File(ki)),
-        );
+    for i in top_sums {
+        plan.assign((Owner::Header, vec![(i, Part::Whole)]), &What::Checksum);
     }
     for (d, (_, table, _)) in found.iter().enumerate() {
         let lin = |e: &Expr| {
@@ -696,6 +715,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             &|e: &Expr| {
                 targets(c, e, Scope::Top).is_some()
                     || crate::check::dir_linform::top_form(c, e).is_some()
+                    || header_leaf(c, e)
             },
             &mut ds,
         );
@@ -722,14 +742,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             }
         }
         // Checksums.
-        for (kj, k) in dir.checksums.iter().enumerate() {
+        for k in &dir.checksums {
             if let DirChecksumKind::Payloads { stored, .. } = &k.kind {
                 match targets(c, &stored.expr, Scope::Top) {
                     Some((Owner::Header, f))
                         if f.len() == 1
                             && f.first().and_then(|(i, _)| c.header().and_then(|h| field_kind(c, h, *i))).is_some_and(|k| matches!(k, FieldKind::Int(IntTy::U32 | IntTy::U64))) =>
                     {
-                        plan.assign((Owner::Header, f), &What::Checksum(Sum::Directory(d, kj)));
+                        plan.assign((Owner::Header, f), &What::Checksum);
                     }
                     _ => errs.push((stored.pos, format!("checksum `{}`: the writer stores a payload checksum in one `u32` or `u64` header field, and `{}` is not one", k.name.text, stored.text))),
                 }
@@ -1061,8 +1081,29 @@ pub(crate) fn top_checksum_field(
     }
 }
 
+/// Whether `e` names a field inside a struct-typed header field (not a bit of one): the
+/// writer derives it as one of `Plan::leaves`.
+fn header_leaf(c: &Checked, e: &Expr) -> bool {
+    matches!(e, Expr::Ref(p) if matches!(c.resolve(p, Scope::Top), Ok(Resolved::Nested(Owner::Header, l)) if l.bit.is_none()))
+}
+
 /// Refuse a directory writer the schema does not give enough to write.
 pub(crate) fn check(c: &Checked, d: &mut Diags) {
+    // A file without a directory: its writer's checks (`writer.rs`, `located_writer.rs` and
+    // the rest, run before) say what is wrong; this plan, which the one writer emitter
+    // reads, reports only what they let through.
+    let file = &c.schema.file;
+    if file.ext.directories.is_empty() && file.ext.when.is_none() {
+        if let Some(p) = file.writer.as_ref().and_then(|w| w.payload_align.as_ref()) {
+            d.error(
+                p.pos,
+                "`payload_align` is for a writer of a section directory, and this file has none",
+            );
+        }
+        if !d.items.is_empty() {
+            return;
+        }
+    }
     if let Err(errs) = analyse(c) {
         for (pos, msg) in errs {
             d.error(pos, msg);

@@ -66,17 +66,6 @@ pub(crate) fn table_at_located(
     }
 }
 
-/// The located records (indexes) that a checksum's span reads, which the plain writer reads
-/// back as written (a version-gated one in its gate's layout) before it computes the
-/// checksum.
-pub(crate) fn span_records(c: &Checked) -> Vec<usize> {
-    let mut out = Vec::new();
-    for k in &c.schema.file.checksums {
-        crate::check::dir_span::span_records_into(c, k, &mut out);
-    }
-    out
-}
-
 /// The plain writer's plan (the one [`Plan`] type, without directories): the header's rules
 /// (`writer.rs`'s `header_rules`) and its located records' (placed, gated and derived
 /// here), or the reasons it cannot write the located records. `Ok(None)`: not a plain

@@ -44,9 +44,3 @@ pub(crate) struct Plan<'a> {
     pub(crate) computed_gates: Vec<Option<Expr>>,
 }
 
-impl Plan<'_> {
-    /// Where item `it` goes, when the plan places it.
-    pub(crate) fn placement(&self, it: Item) -> Option<&Placement> {
-        self.items.iter().find(|(x, _)| *x == it).map(|(_, p)| p)
-    }
-}

@@ -1223,8 +1223,8 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
             }
         }
     }
-    crate::check::dir_writer::check(c, d);
     crate::check::located_writer::check(c, d);
+    crate::check::dir_writer::check(c, d);
 }
 
 pub(crate) fn collect_range_fits(steps: &[Step]) -> Vec<String> {

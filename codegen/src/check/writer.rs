@@ -8,7 +8,7 @@
 use crate::check::expr::single_field;
 use crate::check::{Checked, Leaf, Owner, Resolved, Scope};
 use crate::expr::Expr;
-use crate::model::{Item, Part, Rule, Sum, What};
+use crate::model::{Item, Part, Rule, What};
 use crate::schema::Table;
 use crate::schema::top::Step;
 
@@ -83,8 +83,8 @@ pub(crate) fn header_rules(c: &Checked) -> (Vec<Rule>, Vec<LeafRule>) {
             derive(&r.length.expr, What::RangeLength(k));
         }
     }
-    for (ki, k) in file.checksums.iter().enumerate() {
-        derive(&k.stored.expr, What::Checksum(Sum::File(ki)));
+    for k in &file.checksums {
+        derive(&k.stored.expr, What::Checksum);
     }
     // A located record's `at` (`located_writer.rs`): where the writer placed it.
     for (j, r) in file.ext.records.iter().enumerate() {

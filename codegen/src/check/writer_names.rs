@@ -14,7 +14,7 @@
 
 use crate::check::dir_writer::analyse;
 use crate::check::dir_writer::range_kind;
-use crate::check::writer::{has_plain_writer, header_rules, record_rules};
+use crate::check::writer::{has_plain_writer, record_rules};
 use crate::check::{Checked, FieldKind};
 use crate::diag::Diags;
 use crate::model::{Item, RangeKind, Rule};
@@ -102,9 +102,10 @@ pub(crate) fn types(c: &Checked) -> Vec<(String, Pos, String)> {
                 format!("the writer of `{}` (its typestate `{n}`)", file.name.text),
             ));
         }
-        // The typestate parameters: a type of that name would be shadowed inside the writer.
-        for r in file.ranges.iter().filter(|r| {
-            r.table.is_none() && !crate::check::strtab_writer::is_built(c, &r.name.text)
+        // The typestate parameters, one per range the file needs (`emit/typestate.rs`): a
+        // type of that name would be shadowed inside the writer.
+        for (_, r) in file.ranges.iter().enumerate().filter(|(k, r)| {
+            r.table.is_none() && r.when.is_none() && range_kind(c, *k) == RangeKind::Bytes
         }) {
             out.push((
                 format!("{}State", crate::names::camel(&r.name.text)),
@@ -133,7 +134,6 @@ pub(crate) fn types(c: &Checked) -> Vec<(String, Pos, String)> {
 pub(crate) fn check(c: &Checked, d: &mut Diags) {
     keywords(c, d);
     views(c, d);
-    plain_writer(c, d);
     if c.variants.is_empty() {
         dir_writer(c, d);
     } else {
@@ -236,98 +236,6 @@ fn views(c: &Checked, d: &mut Diags) {
     }
 }
 
-/// The plain writer: `<File>Writer` (its fields and setters, which share the methods'
-/// names) and each table's `<Record>Spec`.
-fn plain_writer(c: &Checked, d: &mut Diags) {
-    if !has_plain_writer(c) {
-        return;
-    }
-    let file = &c.schema.file;
-    let Some(hs) = c.header() else { return };
-    let mut sp = Space::new(format!(
-        "the writer `{}Writer` (a field and a setter each)",
-        file.name.text
-    ))
-    .fixed(
-        &["new", "plan", "encoded_len", "write_into", "to_vec"],
-        "the writer's method",
-    )
-    .fixed(&["_state"], "the writer's field");
-    let (header, _) = header_rules(c);
-    for (f, r) in hs.fields.iter().zip(&header) {
-        if r.is_input() {
-            sp.add(
-                f.name.text.clone(),
-                f.name.pos,
-                format!("header field `{}`", f.name.text),
-                Src::Other,
-                d,
-            );
-        }
-    }
-    // The located records' inputs: a setter `<record>_<field>` each (`located_writer.rs`).
-    if let Ok(Some(lp)) = crate::check::located_writer::analyse(c) {
-        for (k, r) in file.ext.records.iter().enumerate() {
-            let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), lp.records.get(k)) else {
-                continue;
-            };
-            for (f, _) in st
-                .fields
-                .iter()
-                .zip(rules)
-                .filter(|(_, r)| matches!(r, Rule::Input))
-            {
-                let what = format!("field `{}` of record `{}`", f.name.text, r.name.text);
-                sp.add(
-                    format!("{}_{}", r.name.text, f.name.text),
-                    f.name.pos,
-                    what,
-                    Src::Other,
-                    d,
-                );
-            }
-        }
-    }
-    for s in file
-        .strings
-        .iter()
-        .filter(|s| s.table.is_none() && crate::check::strings::writable(c, s).is_ok())
-    {
-        sp.add(
-            s.name.text.clone(),
-            s.name.pos,
-            format!("string `{}`", s.name.text),
-            Src::Str,
-            d,
-        );
-    }
-    for t in &file.tables {
-        sp.add(
-            t.name.text.clone(),
-            t.name.pos,
-            format!("table `{}`", t.name.text),
-            Src::Other,
-            d,
-        );
-    }
-    for r in file
-        .ranges
-        .iter()
-        .filter(|r| r.table.is_none() && !crate::check::strtab_writer::is_built(c, &r.name.text))
-    {
-        sp.add(
-            r.name.text.clone(),
-            r.name.pos,
-            format!("range `{}`", r.name.text),
-            Src::Range,
-            d,
-        );
-    }
-    for t in &file.tables {
-        record_spec(c, t, d);
-    }
-}
-
 /// A table's `<Record>Spec` (plain writer, or another table next to a directory): its
 /// inputs, its per-record ranges and its records' strings.
 fn record_spec(c: &Checked, t: &crate::schema::Table, d: &mut Diags) {
@@ -382,7 +290,20 @@ fn dir_writer(c: &Checked, d: &mut Diags) {
         return;
     };
     let file = &c.schema.file;
-    let mut sp = Space::new(format!("the writer's `{}Spec`", file.name.text));
+    // A file without a directory: the spec's fields are also its typestate builder's
+    // setters (`emit/typestate.rs`), next to the builder's methods.
+    let mut sp = if plan.dirs.is_empty() {
+        Space::new(format!(
+            "the writer's `{}Spec` (and `{}Writer`, a setter each)",
+            file.name.text, file.name.text
+        ))
+        .fixed(
+            &["new", "encoded_len", "write_into", "to_vec"],
+            "the typestate builder's method",
+        )
+    } else {
+        Space::new(format!("the writer's `{}Spec`", file.name.text))
+    };
     // A header field named like a range or a string: `dir_writer.rs`.
     sp.skip = &[(Src::Field, Src::Range), (Src::Field, Src::Str)];
     let inputs = |st: &Struct, rules: &[Rule]| -> Vec<(String, Pos)> {

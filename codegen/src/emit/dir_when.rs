@@ -6,7 +6,7 @@
 //!   bytes, and its offset, length and count fields are zero. The header flag bits that are
 //!   such conditions are set or cleared (`when_writer::range_bit_patches`,
 //!   `table_bit_patches`), the other conditions checked on the header as written
-//!   (`when_writer::checks`, `WriteError::WhenDisagrees`): the plain writer's code.
+//!   (`when_writer::checks`, `WriteError::WhenDisagrees`).
 //! - a payload range with `when` is `Option<&'a [u8]>` in `<Record>Spec`; a section
 //!   without one has no place and zero in its offset and length fields (`seal` gets `(type,
 //!   0, 0)` for it). A record flag bit that is the condition is set or cleared from whether

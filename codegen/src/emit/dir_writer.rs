@@ -1,12 +1,13 @@
-//! Writers for directory-based containers: a file (or a variant) with a `writer` block and a
-//! section `directory`. The layout is the one the schema implies: the header at 0, then the
+//! The one writer emitter: every file (or variant) with a `writer` block, with section
+//! directories or without (a plan with no `dirs`). The layout is the one the schema implies:
+//! the header at 0, then the
 //! items of `writer.order` (located records, the directory table, the payloads, other
 //! file-level ranges and strings, other tables and their per-record ranges, a stream's
 //! range, a string table, records' strings) in that order, each at the writer's `align`;
 //! the payloads in directory order, each also at the alignment its record's
 //! `payload_align` field gives (0 and 1: none). Other tables, their per-record ranges and
-//! the strings are written by the plain writer's code (`emit/writer.rs::table_code`,
-//! `emit/strtab_writer.rs`), which reads its places from `<File>Plan`; a stream's records
+//! the strings are written by `emit/writer.rs::table_code` and `emit/strtab_writer.rs`,
+//! which read their places from `<File>Plan`; a stream's records
 //! by its `<Stream>Writer`; a version-gated record in its gate's layout. As for every writer,
 //! what the validation rules fix is derived (a field that must equal a constant or `len`,
 //! a record's or table's place, a count, a stride, a payload's offset and length, the
@@ -15,8 +16,9 @@
 //! refused by [`crate::check::dir_writer::check`] with a diagnostic that says so.
 //!
 //! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`),
-//! `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
-//! says, computed in place) and one function per payload checksum.
+//! `new`, `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
+//! says, computed in place) and one function per payload checksum; for a file without a
+//! directory, the typestate builder `<File>Writer` over the spec (`typestate.rs`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -26,6 +28,7 @@ use crate::check::dir_writer::{analyse, field_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
 use crate::emit::record_writer::{gate_value, write_fields};
+use crate::emit::typestate::{Set, SpecField};
 use crate::model::{Item, RangeKind, Rule};
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
@@ -53,7 +56,7 @@ fn stream_has_floats(c: &Checked, header: &str) -> bool {
 
 /// The `<File>Spec` field of a file's string `s` (`&'a str` when a `string_utf8` step
 /// checks it), placed `where_`.
-fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -> TokenStream {
+fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -> SpecField {
     let n = ident(&s.name.text);
     let what = match s.prefix {
         Some((t, _)) => format!("written after its `{}` length", t.rust()),
@@ -65,9 +68,9 @@ fn str_field(c: &Checked, s: &crate::schema::strings::StringDef, where_: &str) -
         esc(&crate::emit::doc::flow(&s.doc))
     );
     if crate::check::strtab_writer::utf8_checked(&c.schema.file.validate, &s.name.text) {
-        quote!(#[doc = #doc] pub #n: &'a str,)
+        SpecField::value(n, quote!(&'a str), quote!(""), doc)
     } else {
-        quote!(#[doc = #doc] pub #n: &'a [u8],)
+        SpecField::value(n, quote!(&'a [u8]), quote!(&[]), doc)
     }
 }
 
@@ -77,7 +80,7 @@ fn spec_fields(
     st: &Struct,
     rules: &[Rule],
     name: &dyn Fn(&str) -> String,
-) -> (Vec<TokenStream>, bool) {
+) -> (Vec<SpecField>, bool) {
     let Some(l) = c.layouts.get(&st.name.text) else {
         return (Vec::new(), false);
     };
@@ -91,15 +94,15 @@ fn spec_fields(
             continue;
         };
         floats |= crate::emit::nested_writer::value_has_floats(c, kind);
-        let (ty, _) = crate::emit::writer::field_type(c, kind);
-        let n = ident(&name(&f.name.text));
+        let (ty, default) = crate::emit::writer::field_type(c, kind);
+        let n = name(&f.name.text);
         let first = esc(&crate::emit::doc::flow(&f.doc));
         let doc = if first.is_empty() {
             format!(" `{}.{}`.", st.name.text, f.name.text)
         } else {
             format!(" `{}.{}`: {first}", st.name.text, f.name.text)
         };
-        out.push(quote!(#[doc = #doc] pub #n: #ty,));
+        out.push(SpecField::value(ident(&n), ty, default, doc));
     }
     (out, floats)
 }
@@ -374,13 +377,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         r.name.text,
                         esc(&crate::emit::doc::flow(&r.doc))
                     );
-                    // With `when`: optional (`dir_when.rs`).
-                    let ty = match &r.when {
-                        Some(_) => quote!(Option<&'a [u8]>),
-                        None => quote!(&'a [u8]),
-                    };
+                    // With `when`: optional (`dir_when.rs`); else one the builder needs.
                     let doc = doc + &crate::emit::dir_when::range_doc(c, r);
-                    file_fields.push(quote!(#[doc = #doc] pub #n: #ty,));
+                    file_fields.push(match &r.when {
+                        Some(_) => SpecField::given(n, quote!(&'a [u8]), doc),
+                        None => SpecField {
+                            set: Set::Required,
+                            ..SpecField::value(n, quote!(&'a [u8]), quote!(&[]), doc)
+                        },
+                    });
                 }
                 RangeKind::Stream(si) => {
                     let Some(st) = file.streams.get(si) else {
@@ -395,7 +400,12 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         esc(&crate::emit::doc::flow(&r.doc))
                     );
                     floats |= stream_has_floats(c, &st.header.text);
-                    file_fields.push(quote!(#[doc = #doc] pub #n: &'a [#sspec<'a>],));
+                    file_fields.push(SpecField::value(
+                        n,
+                        quote!(&'a [#sspec<'a>]),
+                        quote!(&[]),
+                        doc,
+                    ));
                 }
                 RangeKind::Built => {
                     for s in file.strings.iter().filter(|s| {
@@ -427,12 +437,11 @@ fn file_tokens(c: &Checked) -> TokenStream {
             });
             // `table_fits` with `when`: optional (`dir_when.rs`).
             let doc = doc + &crate::emit::dir_when::table_doc(c, t);
-            let ty = if crate::check::dir_when::optional_table(c, t) {
-                quote!(Option<&'a [#ty]>)
+            file_fields.push(if crate::check::dir_when::optional_table(c, t) {
+                SpecField::given(n, quote!(&'a [#ty]), doc)
             } else {
-                quote!(&'a [#ty])
-            };
-            file_fields.push(quote!(#[doc = #doc] pub #n: #ty,));
+                SpecField::value(n, quote!(&'a [#ty]), quote!(&[]), doc)
+            });
             spec_items.push(crate::emit::writer::spec_struct(c, t));
         }
         if let Item::Str(k) = it
@@ -446,7 +455,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let mut dir_fields = Vec::new();
     let mut any_efl = false;
     for (x, d) in plan.dirs.iter().zip(&ds) {
-        let (mut efields, efl) = spec_fields(c, d.entry, &x.entry, &|n| n.to_string());
+        let (efields, efl) = spec_fields(c, d.entry, &x.entry, &|n| n.to_string());
+        let mut efields: Vec<TokenStream> = efields.iter().map(SpecField::decl).collect();
         // The records' strings in a string table: one field each (`strtab_writer.rs`).
         efields.extend(crate::emit::strtab_writer::spec_fields(c, x.table));
         // Its other per-record ranges: a field each, and the enums they take.
@@ -481,10 +491,12 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 pub #pay: #pty,
             }
         });
-        dir_fields.push(quote! {
-            #[doc = #secs_doc]
-            pub #secs: &'a [#espec<'a>],
-        });
+        dir_fields.push(SpecField::value(
+            secs.clone(),
+            quote!(&'a [#espec<'a>]),
+            quote!(&[]),
+            secs_doc,
+        ));
     }
     let eq_file = if floats || any_efl {
         quote!()
@@ -535,7 +547,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let pv: Vec<&proc_macro2::Ident> = place_vars.iter().map(|(_, v)| v).collect();
     let nitems = plan.items.len();
     let mut plan_steps = Vec::new();
-    // What the plain writer's table and string-table code reads from its plan
+    // What the table and string-table code (`writer.rs`, `strtab_writer.rs`) reads from the plan
     // (`<table>_at`, `<range>_start`, `<string>_at`, ...), in `<File>Plan`.
     let mut extra_fields: Vec<TokenStream> = Vec::new();
     let mut extra_inits: Vec<TokenStream> = Vec::new();
@@ -608,12 +620,15 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         plan_steps.push(quote! {
                             let #len: u64 = u64::try_from(#sw::new(self.#sn).encoded_len()?).map_err(|_| __rt::WriteError::TooLarge { field: #rn, value: u64::MAX })?;
                         });
-                        extra_fields.push(quote!(#len: u64,));
-                        extra_inits.push(quote!(#len,));
+                        // In `<File>Plan` when a field stores it.
+                        if length_stored(&plan, *k) {
+                            extra_fields.push(quote!(#len: u64,));
+                            extra_inits.push(quote!(#len,));
+                        }
                         (rn.to_string(), quote!(Some(#len)))
                     }
                     RangeKind::Built => {
-                        // A string table: built and placed as for the plain writer.
+                        // A string table: built and placed (`strtab_writer.rs`).
                         let Some((f, init, step)) =
                             crate::emit::strtab_writer::plan_step(c, rn, &align)
                         else {
@@ -628,7 +643,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 }
             }
             Item::RecordStr(k) => {
-                // Every record's string, back to back, as for the plain writer.
+                // Every record's string, back to back (`strtab_writer.rs`).
                 let sn = file
                     .strings
                     .get(*k)
@@ -735,10 +750,27 @@ fn file_tokens(c: &Checked) -> TokenStream {
         let at = crate::emit::dir_when::at_tokens(c, placement, &name, &align);
         // Stored as a linear form of one field: where the form can store (`dir_linform.rs`).
         let at = crate::emit::dir_linform::place(&plan, *it, at, &name);
+        // (One statement: the place, and the cursor moved past the item.)
         plan_steps.push(quote! {
-            let #v: u64 = #at;
-            cursor = #size.and_then(|n| #v.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #name, value: #v })?;
+            let #v: u64 = {
+                let at: u64 = #at;
+                cursor = #size.and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #name, value: at })?;
+                at
+            };
         });
+        // A place computed from `end(<record>)`: the record's place and gate, bound as the
+        // validator's code names them (`<record>_at`, `<record>`).
+        if let Item::Record(k) = it
+            && end_is_read(c, &name)
+        {
+            let at_var = format_ident!("{}_at", name);
+            let var = ident(&name);
+            let gate = match gate_value(c, &plan.gates, &plan.computed_gates, *k) {
+                Some(g) => quote!(let #var = __rt::Gate(#g);),
+                None => quote!(),
+            };
+            plan_steps.push(quote!(let #at_var: u64 = #v; #gate));
+        }
     }
 
     // ---- writes
@@ -756,6 +788,24 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &hpath,
         None,
     );
+    // The fields inside struct-typed header fields that the plan derives, over the values
+    // given (`nested_writer.rs`).
+    let mut header_writes = header_writes;
+    for (l, p, rule) in &plan.leaves {
+        if let (Some((ity, big)), Rule::Derived(what, part)) =
+            (crate::emit::nested_writer::leaf_store(c, *l), rule)
+        {
+            let o = lit_usize(l.at);
+            header_writes.push(crate::emit::record_writer::write_derived(
+                c,
+                (what, part),
+                (&quote!(#o), ity, big),
+                p,
+                &place_vars,
+                &dirs,
+            ));
+        }
+    }
     let hs_l = lit_usize(hsize);
     // The optional parts' header flag bits, and their other conditions (`dir_when.rs`).
     let header_bits = crate::emit::dir_when::header_bits(c, hs);
@@ -832,7 +882,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         if let Item::OtherTable(k) = it
             && let Some(t) = file.tables.get(*k)
         {
-            // The records, and the bytes of their per-record ranges, as the plain writer
+            // The records, and the bytes of their per-record ranges (`writer.rs`'s `table_code`,
             // writes them (from `plan.<table>_at`, `plan.<range>_start`).
             let (recs, data) = crate::emit::writer::table_code(c, t, plan.w.align);
             record_writes.push(recs);
@@ -845,7 +895,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         }
     }
     // Each record's string and each string in a string table.
-    record_writes.extend(crate::emit::strtab_writer::writes_for(c, true));
+    record_writes.extend(crate::emit::strtab_writer::writes_for(c));
 
     // ---- per directory: its records and payloads, where its sections are, its checksums
     let mut dir_writes = Vec::new();
@@ -926,7 +976,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 #place_body
             }
         });
-        // The offsets of the records' strings in their string table, as the plain writer sets a
+        // The offsets of the records' strings in their string table, as another table's are set
         // table's (`strtab_writer::record_offsets`, reading the record's spec as `spec`).
         let (str_cursors, str_sets) = crate::emit::strtab_writer::record_offsets(c, x.table);
         let str_sets: Vec<TokenStream> = str_sets.into_iter().map(|(_, t)| t).collect();
@@ -1045,7 +1095,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
     let fname = file.name.text.as_str();
     let seal_unused: Vec<&proc_macro2::Ident> = ds.iter().map(|d| &d.sections).collect();
 
-    // With tables, streams or strings the plain writer's code writes, the plan also
+    // With tables, streams or strings that `table_code` and `strtab_writer.rs` write, the plan also
     // carries what that code reads (`plan.<name>`).
     let plan_ty = format_ident!("{}Plan", file.name.text);
     let (plan_ret, plan_extra, plan_skip, plan_bind, plan_struct) = if extra_fields.is_empty() {
@@ -1063,7 +1113,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
             quote!(, _),
             quote!(, plan),
             quote! {
-                /// Where the writer puts what the plain writer's code writes.
+                /// Where the writer puts the tables, streams and strings it places.
                 #[derive(Clone, Copy, Debug)]
                 struct #plan_ty { #(#extra_fields)* }
             },
@@ -1113,6 +1163,16 @@ fn file_tokens(c: &Checked) -> TokenStream {
         &[crate::emit::split::Binding::typed("self", quote!(Self))],
     );
     let plan_helpers = plan_splitter.take_helpers();
+    // The spec's fields, `new()`, and (a file without a directory) the typestate builder
+    // over them (`typestate.rs`).
+    file_fields.extend(dir_fields);
+    let decls: Vec<TokenStream> = file_fields.iter().map(SpecField::decl).collect();
+    let spec_new = crate::emit::typestate::spec_new(&spec, &file_fields);
+    let builder = if plan.dirs.is_empty() {
+        crate::emit::typestate::builder(fname, &spec, &file_fields)
+    } else {
+        quote!()
+    };
     quote! {
         #plan_struct
         #(#spec_items)*
@@ -1120,9 +1180,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
         #[doc = #fdoc]
         #[derive(Clone, Copy, Debug, PartialEq #eq_file)]
         pub struct #spec<'a> {
-            #(#file_fields)*
-            #(#dir_fields)*
+            #(#decls)*
         }
+        #spec_new
+        #builder
         impl #spec<'_> {
             #(#place_fns)*
             /// The file's size and the place of each item of the writer's order.
@@ -1192,6 +1253,41 @@ fn checksum_list(
             .collect::<Vec<_>>()
             .join(", then ")
     }
+}
+
+/// Whether a place, count or length the writer computes reads `end(<name>)`.
+fn end_is_read(c: &Checked, name: &str) -> bool {
+    fn reads(e: &crate::expr::Expr, name: &str) -> bool {
+        use crate::expr::Expr;
+        match e {
+            Expr::Call(f, args) => {
+                (f == "end"
+                    && matches!(args.as_slice(), [Expr::Ref(p)] if p.len() == 1 && p[0] == name))
+                    || args.iter().any(|a| reads(a, name))
+            }
+            Expr::Bin(_, a, b) => reads(a, name) || reads(b, name),
+            Expr::Not(a) => reads(a, name),
+            Expr::At(_, i, _) => reads(i, name),
+            Expr::Num(_) | Expr::Ref(_) => false,
+        }
+    }
+    let file = &c.schema.file;
+    file.tables
+        .iter()
+        .any(|t| reads(&t.at.expr, name) || reads(&t.count.expr, name))
+        || file.ranges.iter().any(|r| {
+            r.table.is_none() && (reads(&r.offset.expr, name) || reads(&r.length.expr, name))
+        })
+        || file.ext.records.iter().any(|r| reads(&r.at.expr, name))
+}
+
+/// Whether a field the plan derives stores the length of range `k`.
+fn length_stored(plan: &crate::check::plan::Plan<'_>, k: usize) -> bool {
+    let is = |r: &Rule| matches!(r.what(), Some(crate::model::What::RangeLength(x)) if *x == k);
+    plan.header.iter().any(is)
+        || plan.records.iter().flatten().any(is)
+        || plan.leaves.iter().any(|(_, _, r)| is(r))
+        || plan.dirs.iter().flat_map(|x| &x.entry).any(is)
 }
 
 /// One directory of a directory writer, as the emitter names it.

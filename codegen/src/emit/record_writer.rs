@@ -1,7 +1,7 @@
 //! Writing one record's fields into a `rec` buffer: its inputs and the values a writer
 //! derives (`check::dir_writer::What`), at the offsets of its layout or, for a
-//! version-gated record, of its gate's layout. Shared by the directory writer
-//! (`dir_writer.rs`) and the plain writer's located records (`located_writer.rs`).
+//! version-gated record, of its gate's layout, for the writer (`dir_writer.rs`): the header,
+//! the located records and the directories' records.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -56,10 +56,10 @@ pub(crate) fn write_input(
 }
 
 /// The `u64` tokens of a derived value, and whether they are an `Option<u64>`: the one
-/// source of every writer's derived values (the directory writer's fields, the located
-/// records', the plain writer's header fields and the linear forms solved from them).
-/// `place_vars`: the variables holding the places the writer chose; an item not among them
-/// is read from the writer's plan (`plan.<item>_at`, the plain writer's).
+/// source of every derived value (the header's fields, the located records', the
+/// directories' records' and the linear forms solved from them). `place_vars`: the variables
+/// holding the places the writer chose; an item not among them is read from the writer's
+/// plan (`plan.<item>_at`).
 pub(crate) fn derived_value(
     c: &Checked,
     what: &What,
@@ -107,14 +107,10 @@ pub(crate) fn derived_value(
         }
         What::PayloadOffset => (quote!(at), false),
         What::PayloadLength => (quote!(n), false),
-        What::Checksum(_) => (quote!(0u64), false),
-        What::RangeLength(k)
-            if range_kind(c, *k) != RangeKind::Bytes
-                && !(crate::check::writer::has_plain_writer(c)
-                    && matches!(range_kind(c, *k), RangeKind::Stream(_))) =>
-        {
-            // A stream's (the directory writer builds it) or a string table's length,
-            // found by the plan; the plain writer takes a stream's bytes as given.
+        What::Checksum => (quote!(0u64), false),
+        What::RangeLength(k) if range_kind(c, *k) != RangeKind::Bytes => {
+            // A stream's (the writer builds it from its records) or a string table's
+            // length, found by the plan.
             let len = format_ident!(
                 "{}_len",
                 c.schema
@@ -317,7 +313,7 @@ pub(crate) fn write_field(
             // Zero until `seal` computes it.
             // Zero until `seal` computes it; a directory record's string offset: set with
             // its string; another per-record range's fields: set with its bytes.
-            Some(Rule::Derived(w, _)) if matches!(w, What::Checksum(_)) || w.per_record() => None,
+            Some(Rule::Derived(w, _)) if matches!(w, What::Checksum) || w.per_record() => None,
             Some(Rule::Derived(what, part)) => {
                 let ity = kind.int_ty(&c.schema)?;
                 let o = at.cloned().unwrap_or_else(|| {

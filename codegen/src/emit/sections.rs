@@ -504,7 +504,7 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             let at = format_ident!("{}_at", rname);
             // A version-gated record's size is its gate's layout's: `#var` is the record's
             // view in a validator and the writer's `__rt::Gate` in a writer's plan
-            // (`located_writer::plan_step`), both with `gate()`.
+            // (`dir_writer.rs`'s plan, when `end(<record>)` is read), both with `gate()`.
             let size = match em.c.strukt(&r.strukt.text) {
                 Some(st) if is_gated(st) => {
                     let ty = format_ident!("{}", r.strukt.text);

@@ -4,11 +4,10 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::check::strings::{def, writable};
-use crate::check::{Checked, Scope};
+use crate::check::Scope;
+use crate::check::strings::def;
 use crate::emit::{Blame, Det, Em, Env, Opd};
 use crate::schema::strings::{StrStep, StringDef};
-use crate::schema::top::Step;
 
 /// The string's offset bound to `offset` (evaluated with `env`), the lookup of the string
 /// in `range` (an `Option<&[u8]>`), and the offset as a `u64` for an error.
@@ -233,131 +232,4 @@ pub(crate) fn file_items(em: &Em<'_>) -> crate::emit::sections::FileItems {
         }
     }
     out
-}
-
-/// Whether a `string_utf8` step checks the string (its setter then takes `&str`).
-pub(crate) fn utf8_checked(c: &Checked, name: &str) -> bool {
-    c.schema
-        .file
-        .validate
-        .iter()
-        .any(|x| matches!(x, Step::Str(StrStep::Utf8 { string, .. }) if string.text == name))
-}
-
-/// What the writer needs for the file's strings.
-#[derive(Default)]
-pub(crate) struct WriterParts {
-    /// `name: &'a [u8],` in the writer.
-    pub fields: Vec<TokenStream>,
-    /// `name: self.name,` when the typestate changes.
-    pub moves: Vec<TokenStream>,
-    /// The setters.
-    pub setters: Vec<TokenStream>,
-    /// `pub name: &'a str,` (or `&'a [u8]`) in the writer's `<File>Spec`, with its doc.
-    pub spec_fields: Vec<TokenStream>,
-    /// `name: "",` in the spec's `default`.
-    pub spec_defaults: Vec<TokenStream>,
-    /// `name: spec.name.as_bytes(),` (or `spec.name`): the writer's field from the spec's.
-    pub spec_inits: Vec<TokenStream>,
-    /// The writes into `out`, after the header.
-    pub writes: Vec<TokenStream>,
-}
-
-/// The writer's parts for the strings (each writable one: `checks_defs` refused the others).
-pub(crate) fn writer_parts(c: &Checked) -> WriterParts {
-    let mut out = WriterParts {
-        writes: crate::emit::strtab_writer::writes(c),
-        ..WriterParts::default()
-    };
-    for s in &c.schema.file.strings {
-        // A record's string is its record spec's (`strtab_writer.rs`).
-        if s.table.is_some() {
-            continue;
-        }
-        // Its offset field is derived (`check/writer.rs`).
-        if writable(c, s).is_err() {
-            continue;
-        }
-        let name = format_ident!("{}", s.name.text);
-        let at = format_ident!("{}_at", s.name.text);
-        out.fields.push(quote!(#name: &'a [u8],));
-        out.moves.push(quote!(#name: self.#name,));
-        let what = match s.prefix {
-            Some((t, _)) => format!("written after its `{}` length", t.rust()),
-            None => "written with a NUL after it (it must hold none)".to_string(),
-        };
-        let doc = format!(
-            " Set string `{}` (empty when not set), {what}.",
-            s.name.text
-        );
-        let spec_doc = format!(" String `{}` (empty when not set), {what}.", s.name.text);
-        if utf8_checked(c, &s.name.text) {
-            out.spec_fields
-                .push(quote!(#[doc = #spec_doc] pub #name: &'a str,));
-            out.spec_defaults.push(quote!(#name: "",));
-            out.spec_inits.push(quote!(#name: spec.#name.as_bytes(),));
-        } else {
-            out.spec_fields
-                .push(quote!(#[doc = #spec_doc] pub #name: &'a [u8],));
-            out.spec_defaults.push(quote!(#name: &[],));
-            out.spec_inits.push(quote!(#name: spec.#name,));
-        }
-        out.setters.push(if utf8_checked(c, &s.name.text) {
-            quote! {
-                #[doc = #doc]
-                pub fn #name(mut self, value: &'a str) -> Self { self.#name = value.as_bytes(); self }
-            }
-        } else {
-            quote! {
-                #[doc = #doc]
-                pub fn #name(mut self, value: &'a [u8]) -> Self { self.#name = value; self }
-            }
-        });
-        let item = s.name.text.as_str();
-        if s.range.is_some() {
-            // Written into its range (`strtab_writer::writes`).
-            continue;
-        }
-        out.writes.push(match s.prefix {
-            Some((t, _)) => {
-                let ty = format_ident!("{}", t.rust());
-                let w = proc_macro2::Literal::u64_suffixed(t.bytes());
-                let tob = crate::emit::to_bytes(s.big.unwrap_or(false));
-                quote! {
-                    let n = self.#name.len() as u64;
-                    let word = #ty::try_from(n).map_err(|_| __rt::WriteError::TooLarge { field: #item, value: n })?;
-                    __rt::put(out, plan.#at, &word.#tob())?;
-                    __rt::put(out, plan.#at.checked_add(#w).ok_or(__rt::WriteError::Layout { item: #item })?, self.#name)?;
-                }
-            }
-            None => quote! {
-                if self.#name.contains(&0) {
-                    return Err(__rt::WriteError::Layout { item: #item });
-                }
-                __rt::put(out, plan.#at, self.#name)?;
-            },
-        });
-    }
-    out
-}
-
-/// The plan step placing string `name` (in `writer.order`): aligned, its length word or
-/// NUL included.
-pub(crate) fn plan_step(
-    c: &Checked,
-    name: &str,
-    align: &proc_macro2::Literal,
-) -> Option<(TokenStream, proc_macro2::Ident)> {
-    let s = def(c, name).filter(|s| s.table.is_none() && s.range.is_none())?;
-    let var = format_ident!("{}", s.name.text);
-    let at = format_ident!("{}_at", s.name.text);
-    let extra = proc_macro2::Literal::u64_suffixed(s.prefix.map_or(1, |(t, _)| t.bytes()));
-    Some((
-        quote! {
-            let #at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?;
-            cursor = (self.#var.len() as u64).checked_add(#extra).and_then(|n| n.checked_add(#at))
-                .ok_or(__rt::WriteError::TooLarge { field: #name, value: #at })?;
-        },
-        at,
-    ))
 }

@@ -249,15 +249,9 @@ pub(crate) fn write_string(c: &Checked, s: &StringDef, at: &proc_macro2::Ident) 
     quote!({ #one })
 }
 
-/// The writes of the strings this module writes: each record's string, and each file
-/// string in a built range, at `place + offset`.
-pub(crate) fn writes(c: &Checked) -> Vec<TokenStream> {
-    writes_for(c, false)
-}
-
-/// [`writes`], for a writer whose file strings are `&str` when a `string_utf8` step checks
-/// them (`as_str`: a directory writer's `<File>Spec`), not the bytes its setter took.
-pub(crate) fn writes_for(c: &Checked, as_str: bool) -> Vec<TokenStream> {
+/// `write_into`'s code writing each record's string and each string in a string table, from
+/// `<File>Spec` (a file string is `&str` there when a `string_utf8` step checks it).
+pub(crate) fn writes_for(c: &Checked) -> Vec<TokenStream> {
     let file = &c.schema.file;
     let mut out = Vec::new();
     if file.writer.is_none() {
@@ -289,12 +283,7 @@ pub(crate) fn writes_for(c: &Checked, as_str: bool) -> Vec<TokenStream> {
                 });
             }
             (None, Some(_)) if crate::check::strings::writable(c, s).is_ok() => {
-                let n = format_ident!("{}", s.name.text);
-                let bytes = if as_str {
-                    spec_bytes(c, s, &quote!(self))
-                } else {
-                    quote!(self.#n)
-                };
+                let bytes = spec_bytes(c, s, &quote!(self));
                 let one = write_one(
                     s,
                     &bytes,

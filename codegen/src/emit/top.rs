@@ -46,8 +46,7 @@ pub(crate) fn module(c: &Checked, sites: &ModuleOut) -> TokenStream {
     } else {
         em.file_view()
     };
-    let writer = crate::emit::writer::tokens(c);
-    let dir_writer = crate::emit::dir_writer::tokens(c);
+    let writer = crate::emit::dir_writer::tokens(c);
     let registers = crate::emit::regs::tokens(c);
     let commands = crate::emit::commands::tokens(c);
     let stream_writers = crate::emit::stream::writers(&em);
@@ -66,7 +65,6 @@ pub(crate) fn module(c: &Checked, sites: &ModuleOut) -> TokenStream {
         #views
         #file
         #writer
-        #dir_writer
         #registers
         #commands
         #stream_writers

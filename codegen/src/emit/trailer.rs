@@ -9,16 +9,6 @@ use quote::{format_ident, quote};
 use crate::check::{Checked, Scope};
 use crate::schema::{Range, Table};
 
-/// Where the plan puts file-level range `r`: right at the cursor when it is a trailer, else
-/// `place` (the writer's usual place for it).
-pub(crate) fn place(c: &Checked, r: &Range, place: TokenStream) -> TokenStream {
-    if crate::check::trailer::is_trailer(c, r) {
-        quote!(cursor)
-    } else {
-        place
-    }
-}
-
 /// The plan's check that a range of a fixed length was given that many bytes (nothing for
 /// another range).
 pub(crate) fn length_check(c: &Checked, r: &Range) -> TokenStream {
@@ -28,12 +18,12 @@ pub(crate) fn length_check(c: &Checked, r: &Range) -> TokenStream {
     let name = format_ident!("{}", r.name.text);
     let item = r.name.text.as_str();
     if let Some(v) = crate::emit::plain_tokens(c, e, Scope::Top) {
-        return quote! {
+        return quote! {{
             let want: u64 = #v;
             if self.#name.len() as u64 != want {
                 return Err(__rt::WriteError::WrongLength { range: #item, expected: want, given: self.#name.len() as u64 });
             }
-        };
+        }};
     }
     let v = crate::emit::value_tokens(c, e, Scope::Top);
     quote! {
@@ -42,17 +32,6 @@ pub(crate) fn length_check(c: &Checked, r: &Range) -> TokenStream {
             n => return Err(__rt::WriteError::WrongLength { range: #item, expected: n.unwrap_or(u64::MAX), given: self.#name.len() as u64 }),
         }
     }
-}
-
-/// Where the plan puts a table at the end of the file (`at: len - E`): at the cursor, after
-/// [`table_check`].
-pub(crate) fn table_place(
-    c: &Checked,
-    t: &Table,
-    end: &crate::check::trailer::TableEnd<'_>,
-) -> TokenStream {
-    let check = table_check(c, t, end);
-    quote!({ #check cursor })
 }
 
 /// The plan's check that the records given to a table at `len - E` take E bytes when E is a

@@ -10,7 +10,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::check::when_writer::{flag_bit, table_bit, table_when, when_tables};
+use crate::check::when_writer::{flag_bit, table_bit, when_tables};
 use crate::check::{Checked, FieldKind, Layout, Scope};
 use crate::emit::{Em, Env};
 use crate::schema::Table;
@@ -18,11 +18,6 @@ use crate::schema::Table;
 /// The writer's private field that says table `t`'s records were given.
 pub(crate) fn given(t: &Table) -> proc_macro2::Ident {
     format_ident!("_given_{}", t.name.text)
-}
-
-/// Whether table `t` is an optional part of the writer (its `table_fits` has `when`).
-pub(crate) fn optional_table(c: &Checked, t: &Table) -> bool {
-    table_when(c, t).is_some()
 }
 
 fn cond(c: &Checked, e: &crate::expr::Expr) -> TokenStream {
