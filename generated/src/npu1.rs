@@ -1807,7 +1807,7 @@ pub struct TensorSpec<'a> {
     /// String `name` of the record, written with a NUL after it (it must hold none); the record's offset field gets its place.
     pub name: &'a str,
 }
-/// A Npu1 file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, `ext`, then for each directory () its table and its payloads, are laid out in that order, every derived field and the directory checksums computed.
+/// A Npu1 file to write: the fields the writer does not derive. The header, then the items of `writer.order` (`ext`, `regions`, `io`, `name`, `cmd_stream`, `data`) in that order, each at a multiple of 16 unless the schema places it, every derived field and checksum computed. `Npu1Writer` is a typestate builder over the same fields.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Npu1Spec<'a> {
     /// `Header.version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
@@ -2375,7 +2375,7 @@ impl Npu1Spec<'_> {
         Self::seal(out)?;
         Ok(())
     }
-    /// Compute, in place, the checksums of `Npu1` bytes laid out as  say (each directory's sections: type, payload offset and payload size, in directory order): `payload`. Reads defensively: a payload or record not inside `out` is skipped.
+    /// Compute, in place, the checksums of `Npu1` bytes: `payload`. For bytes edited after `write_into`.
     ///
     /// # Errors
     /// When a stored checksum's field is not inside `out`.

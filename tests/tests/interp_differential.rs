@@ -2582,9 +2582,7 @@ fn png_reseal(m: &mut [u8]) {
 /// (`chunk-too-long` needs a length above 2^31 - 1 inside the file: not reached here.)
 #[test]
 fn png_writer_built_files_and_their_mutants_agree() {
-    use npuschema_tests::compare::schemas::png::{
-        ChunksSpec, ERROR_SITES, PngWriter,
-    };
+    use npuschema_tests::compare::schemas::png::{ChunksSpec, ERROR_SITES, PngWriter};
     assert_eq!(interp(PNG).sites(), &ERROR_SITES[..]);
     let ty = |t: &[u8; 4]| u32::from_be_bytes(*t);
     let ihdr = [0, 0, 0, 2, 0, 0, 0, 1, 8, 0, 0, 0, 0];

@@ -104,10 +104,10 @@ pub(crate) fn const_only(c: &Checked, e: &Expr, len_ok: bool) -> bool {
     }
     no_reads(e)
         && e.refs().iter().all(|p| match c.resolve(p, Scope::Top) {
-        Ok(Resolved::Const(_) | Resolved::EnumValue(..)) => true,
-        Ok(Resolved::Len) => len_ok,
-        _ => false,
-    })
+            Ok(Resolved::Const(_) | Resolved::EnumValue(..)) => true,
+            Ok(Resolved::Len) => len_ok,
+            _ => false,
+        })
 }
 
 pub(crate) fn field_kind(c: &Checked, st: &Struct, i: usize) -> Option<FieldKind> {

@@ -43,4 +43,3 @@ pub(crate) struct Plan<'a> {
     /// `dir_writer::computed_gate` accepts): the expression.
     pub(crate) computed_gates: Vec<Option<Expr>>,
 }
-

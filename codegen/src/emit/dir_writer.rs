@@ -503,39 +503,54 @@ fn file_tokens(c: &Checked) -> TokenStream {
     } else {
         quote!(, Eq)
     };
-    let fdoc = format!(
-        " A {} file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, {}, {} laid out in that order{}, every derived field and the directory checksums computed.",
-        file.name.text,
-        if file.ext.records.is_empty() {
-            "no located record".to_string()
-        } else {
-            file.ext
-                .records
+    let fdoc = if plan.dirs.is_empty() {
+        format!(
+            " A {} file to write: the fields the writer does not derive. The header, then the items of `writer.order` ({}) in that order, each at a multiple of {} unless the schema places it, every derived field and checksum computed. `{}Writer` is a typestate builder over the same fields.",
+            file.name.text,
+            plan.w
+                .order
                 .iter()
-                .map(|r| format!("`{}`", r.name.text))
+                .map(|o| format!("`{}`", o.text))
                 .collect::<Vec<_>>()
-                .join(", ")
-        },
-        if plan.dirs.len() == 1 {
-            "the directory and the payloads are".to_string()
-        } else {
-            format!(
-                "then for each directory ({}) its table and its payloads, are",
-                plan.dirs
+                .join(", "),
+            plan.w.align,
+            file.name.text
+        )
+    } else {
+        format!(
+            " A {} file to write: the fields the writer does not derive, and the sections in directory (and file) order. The header, {}, {} laid out in that order{}, every derived field and the directory checksums computed.",
+            file.name.text,
+            if file.ext.records.is_empty() {
+                "no located record".to_string()
+            } else {
+                file.ext
+                    .records
                     .iter()
-                    .map(|x| format!("`{}`", x.table.name.text))
+                    .map(|r| format!("`{}`", r.name.text))
                     .collect::<Vec<_>>()
                     .join(", ")
-            )
-        },
-        match &plan.w.payload_align {
-            Some(p) => format!(
-                ", each payload at a multiple of its `{}` (0 and 1: none)",
-                p.text
-            ),
-            None => String::new(),
-        }
-    );
+            },
+            if plan.dirs.len() == 1 {
+                "the directory and the payloads are".to_string()
+            } else {
+                format!(
+                    "then for each directory ({}) its table and its payloads, are",
+                    plan.dirs
+                        .iter()
+                        .map(|x| format!("`{}`", x.table.name.text))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            match &plan.w.payload_align {
+                Some(p) => format!(
+                    ", each payload at a multiple of its `{}` (0 and 1: none)",
+                    p.text
+                ),
+                None => String::new(),
+            }
+        )
+    };
 
     // ---- placement
     let place_vars: Vec<(Item, proc_macro2::Ident)> = plan
@@ -1074,7 +1089,13 @@ fn file_tokens(c: &Checked) -> TokenStream {
     }
     let dir_checksums: Vec<&crate::schema::ext::DirChecksum> =
         plan.dirs.iter().flat_map(|x| &x.dir.checksums).collect();
-    let seal_doc = if plan.dirs.len() == 1 {
+    let seal_doc = if plan.dirs.is_empty() {
+        format!(
+            " Compute, in place, the checksums of `{}` bytes: {}. For bytes edited after `write_into`.",
+            file.name.text,
+            checksum_list(&dir_checksums, file)
+        )
+    } else if plan.dirs.len() == 1 {
         format!(
             " Compute, in place, the checksums of `{}` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: {}. Reads defensively: a payload or record not inside `out` is skipped.",
             file.name.text,
