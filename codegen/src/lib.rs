@@ -74,10 +74,9 @@
 //! `seal`; `emit/typestate.rs` adds the typestate builder `<File>Writer` over the spec's
 //! fields for a file without a directory, and `emit/writer.rs` holds the table records' code
 //! both call. A record stream's range is written by the stream's own writer
-//! (`emit/stream.rs`), which the file's writer calls. What is left of the first writer's
-//! lowering is its diagnostics (`check/writer.rs`, `check/located_writer.rs` and their
-//! helpers report what a file without a directory cannot write; `dir_writer::check` reports
-//! what they let through).
+//! (`emit/stream.rs`), which the file's writer calls. What the writer cannot write is
+//! refused where the plan is made (`dir_writer::check`, with the construct checks it calls),
+//! a place another check has diagnosed said once.
 //!
 //! What they share has one home; use it rather than restating it:
 //!

@@ -206,9 +206,9 @@ fn dir_writer_mix() {
 fn dir_writer_two() {
     golden("dir_writer_two");
 }
-/// What a plain writer (no section directory) refuses of its located records (a record the
-/// order leaves out or names twice, an `at` or gate it cannot derive, a table or checksum span
-/// read from a located record), and its `payload_align`.
+/// What the writer of a file without a section directory refuses of its located records (a
+/// record the order leaves out or names twice, an `at` or gate it cannot derive, a checksum
+/// span read from a record `seal` cannot find), and its `payload_align`.
 #[test]
 fn plain_writer_located() {
     golden("plain_writer_located");

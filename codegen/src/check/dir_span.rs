@@ -60,7 +60,7 @@ pub(crate) fn record(c: &Checked, j: usize) -> bool {
 }
 
 /// The located records (indexes) that checksum `k`'s span reads, added to `out` once
-/// each (every writer's: `located_writer.rs`'s `span_records` takes every checksum's).
+/// each.
 pub(crate) fn span_records_into(c: &Checked, k: &crate::schema::Checksum, out: &mut Vec<usize>) {
     for e in [&k.from, &k.to] {
         for p in e.expr.refs() {

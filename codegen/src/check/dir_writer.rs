@@ -158,7 +158,6 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));
             return Err(errs);
         }
-        // The plain writer's located records: `located_writer.rs`.
         if let Some(p) = &w.payload_align {
             errs.push((
                 p.pos,
@@ -166,12 +165,9 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                     .to_string(),
             ));
         }
-        if !errs.is_empty() {
-            return Err(errs);
-        }
         // Without a header struct: refused on its own.
         if c.header().is_none() {
-            return Ok(None);
+            return if errs.is_empty() { Ok(None) } else { Err(errs) };
         }
     }
     // Each directory: its table and payload range (the writer writes them all, each where
@@ -330,7 +326,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     let n_of = |s: Option<&Struct>| s.map_or(0, |s| s.fields.len());
     // The fields inside struct-typed header fields the writer derives, as the header's
     // rules find them (`writer.rs`).
-    let leaves = crate::check::writer::header_rules(c).1;
+    let leaves = crate::check::writer::header_leaves(c);
     let mut plan = Plan {
         w,
         dirs: found
@@ -416,9 +412,20 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
 
     for (it, n) in wanted {
-        if !plan.items.iter().any(|(x, _)| *x == it) {
-            let at = w.order.first().map_or(w.align_pos, |o| o.pos);
-            errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, each directory table and its payloads")));
+        if plan.items.iter().any(|(x, _)| *x == it) {
+            continue;
+        }
+        match it {
+            // At the record, as for a table or a range the order leaves out.
+            Item::Record(k) => {
+                if let Some(r) = file.ext.records.get(k) {
+                    errs.push((r.name.pos, must_name("record", &n)));
+                }
+            }
+            _ => {
+                let at = w.order.first().map_or(w.align_pos, |o| o.pos);
+                errs.push((at, format!("writer order must name `{n}`: a directory writer places every located record, each directory table and its payloads")));
+            }
         }
     }
     // Values the steps fix.
@@ -1089,24 +1096,13 @@ fn header_leaf(c: &Checked, e: &Expr) -> bool {
 
 /// Refuse a directory writer the schema does not give enough to write.
 pub(crate) fn check(c: &Checked, d: &mut Diags) {
-    // A file without a directory: its writer's checks (`writer.rs`, `located_writer.rs` and
-    // the rest, run before) say what is wrong; this plan, which the one writer emitter
-    // reads, reports only what they let through.
-    let file = &c.schema.file;
-    if file.ext.directories.is_empty() && file.ext.when.is_none() {
-        if let Some(p) = file.writer.as_ref().and_then(|w| w.payload_align.as_ref()) {
-            d.error(
-                p.pos,
-                "`payload_align` is for a writer of a section directory, and this file has none",
-            );
-        }
-        if !d.items.is_empty() {
-            return;
-        }
-    }
     if let Err(errs) = analyse(c) {
+        // (A place another check has diagnosed already: the same mistake, said once.)
+        let said: Vec<Pos> = d.items.iter().map(|x| x.pos).collect();
         for (pos, msg) in errs {
-            d.error(pos, msg);
+            if !said.contains(&pos) {
+                d.error(pos, msg);
+            }
         }
     }
 }

@@ -13,7 +13,6 @@ use crate::check::table_writer::const_u64;
 use crate::check::{Checked, Resolved, Scope};
 use crate::expr::{BinOp, Expr};
 pub use crate::model::LinForm;
-use crate::model::{Item, What};
 
 /// Whether `e` is written as something other than one name: one field itself (`F`) is the
 /// writers' older, direct path; `F + 0` or `F * 1` is a form like any other.
@@ -75,49 +74,9 @@ pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
     lin_form(c, e, &field).filter(|_| not_one_name(e))
 }
 
-/// What the plain writer derives through a linear form of one header field: a table's
-/// place (`at`), its count and stride, a file-level range's offset and length (not an
-/// optional part's, one left out having no place to solve; not a range the writer builds
-/// from strings). Each with its expression.
-pub(crate) fn plain_solved(c: &Checked) -> Vec<(&Expr, What)> {
-    let file = &c.schema.file;
-    let mut out = Vec::new();
-    for (ti, t) in file.tables.iter().enumerate() {
-        if crate::check::table_when::table_when(c, t).is_some() {
-            continue;
-        }
-        out.push((&t.at.expr, What::Place(Item::OtherTable(ti))));
-        out.push((&t.count.expr, What::TableCount(ti)));
-        out.push((&t.stride.expr, What::RecordSize(ti)));
-    }
-    for (k, r) in file.ranges.iter().enumerate() {
-        if r.table.is_some()
-            || r.when.is_some()
-            || crate::check::strtab_writer::is_built(c, &r.name.text)
-        {
-            continue;
-        }
-        out.push((&r.offset.expr, What::Place(Item::Range(k))));
-        out.push((&r.length.expr, What::RangeLength(k)));
-    }
-    out.retain(|(e, _)| header_form(c, e).is_some());
-    out
-}
-
-/// The linear form of a table's or file-level range's place, when the plain writer solves
-/// it for a header field (see [`plain_solved`]) or for a field of an ungated located record
-/// (see [`located_form`]).
-pub(crate) fn place_form(c: &Checked, name: &str) -> Option<LinForm<usize>> {
-    plain_solved(c)
-        .into_iter()
-        .find(|(_, w)| matches!(w, What::Place(it) if c.item_name(*it) == Some(name)))
-        .and_then(|(e, _)| header_form(c, e))
-        .or_else(|| located_place(c, name).map(|(_, f)| f))
-}
-
 /// The linear form of `e` over one unsigned integer field of a located record without a
 /// `gate` (the record's index, and the form over the field's), when it is not written as
-/// that field itself: the plain writer solves it into the record (`located_writer.rs`).
+/// that field itself: the writer solves it into the record (`dir_linform.rs`).
 pub(crate) fn located_form(c: &Checked, e: &Expr) -> Option<(usize, LinForm<usize>)> {
     use crate::check::Owner;
     let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top)? {
@@ -139,29 +98,6 @@ pub(crate) fn located_form(c: &Checked, e: &Expr) -> Option<(usize, LinForm<usiz
             minus: f.minus,
         },
     ))
-}
-
-/// The plain writer's place of table or file-level range `name` solved through a linear form
-/// of a located record's field ([`located_form`]): not an optional part's (left out, it has
-/// no place), a string table's or a stream's (placed by their own code).
-pub(crate) fn located_place(c: &Checked, name: &str) -> Option<(usize, LinForm<usize>)> {
-    let file = &c.schema.file;
-    if let Some(t) = file.tables.iter().find(|t| t.name.text == name) {
-        if crate::check::table_when::table_when(c, t).is_some() {
-            return None;
-        }
-        return located_form(c, &t.at.expr);
-    }
-    let r = file
-        .ranges
-        .iter()
-        .find(|r| r.name.text == name && r.table.is_none() && r.when.is_none())?;
-    if crate::check::strtab_writer::is_built(c, name)
-        || file.streams.iter().any(|s| s.range.text == name)
-    {
-        return None;
-    }
-    located_form(c, &r.offset.expr)
 }
 
 /// The linear form of `e` over one unsigned integer field of table `t`'s record, when it is
@@ -189,7 +125,7 @@ pub(crate) fn record_place_form(c: &Checked, r: &crate::schema::Range) -> Option
 }
 
 /// Whether `e` is one field the plain writer sets: a field of the header or of a located
-/// record (`located_writer.rs`), or a field inside a struct-typed header field.
+/// record, or a field inside a struct-typed header field.
 pub(crate) fn one_top_field(c: &Checked, e: &Expr) -> bool {
     use crate::check::Owner;
     matches!(

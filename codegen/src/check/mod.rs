@@ -17,7 +17,6 @@ pub(crate) mod fill;
 pub(crate) mod index;
 pub(crate) mod linform;
 pub(crate) mod linform_writer;
-pub(crate) mod located_writer;
 pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;

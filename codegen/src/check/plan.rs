@@ -19,11 +19,9 @@ pub(crate) struct DirPlan<'a> {
 }
 
 /// Everything a writer's emitter needs: the items in the order the writer places them, and
-/// a [`Rule`] for every field it writes. The plain writer's lowering
-/// (`check/writer.rs`'s `plan`, with `check/located_writer.rs`) and the directory writer's
-/// (`check/dir_writer.rs`'s `analyse`) both make one; the plain writer's has no `dirs`, and
-/// its `items` are its located records (it places tables, ranges and strings where
-/// `writer.order` names them, `emit/writer.rs`).
+/// a [`Rule`] for every field it writes. `check/dir_writer.rs`'s `analyse` makes it for
+/// every file with a writer (one without a section directory has no `dirs`), and
+/// `emit/dir_writer.rs` writes it.
 pub(crate) struct Plan<'a> {
     pub(crate) w: &'a Writer,
     /// Every directory of the file, in `directories` order.

@@ -1037,7 +1037,6 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::ext::check_file(c, d);
     crate::check::strings::check_defs(c, d);
     crate::check::strtab_writer::check(c, d);
-    crate::check::writer::check(c, d);
     crate::check::range_place::check(c, d);
     crate::check::linform_writer::check_ranges(c, d);
     crate::check::index::check_writer(c, d);
@@ -1223,7 +1222,6 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
             }
         }
     }
-    crate::check::located_writer::check(c, d);
     crate::check::dir_writer::check(c, d);
 }
 

@@ -160,18 +160,6 @@ pub(crate) fn table_bit(c: &Checked, t: &Table) -> Option<(usize, usize)> {
     bit_of(c, table_when(c, t)?)
 }
 
-/// Whether the plain writer writes file-level range `r` with `when` (given or not): not
-/// next to a directory, not built from strings, its condition a header flag bit or one it
-/// can check.
-pub(crate) fn writes_range(c: &Checked, r: &Range) -> bool {
-    let file = &c.schema.file;
-    let Some(w) = &r.when else { return false };
-    r.table.is_none()
-        && file.ext.directories.is_empty()
-        && !crate::check::strtab_writer::is_built(c, &r.name.text)
-        && (flag_bit(c, r).is_some() || uncheckable(c, w).is_none())
-}
-
 /// Diagnoses a file-level range with `when` in a file with a `writer` that cannot write it.
 pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
     let file = &c.schema.file;
