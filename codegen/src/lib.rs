@@ -23,10 +23,15 @@
 //! - resolve and check, `check/`: `mod.rs` the checked model (`Checked`, `FieldKind`,
 //!   `Resolved`, `Scope`), `lookup.rs` queries on the loaded file, one file per construct,
 //!   `expr.rs` name resolution and the expression checker, `top.rs` the driver;
+//! - lower, `lower/`: what the checked schema means for a back end, stated once: the
+//!   writer's one plan type (`plan.rs`), the lowering that makes it for every file and says
+//!   what it cannot write (`writer.rs`), the names its spec types give (`names.rs`), and
+//!   `top.rs`, which the crate root runs after the check phase;
 //! - emit, `emit/`: `mod.rs` what the emitters share (the context `Em`, error blame and
 //!   sites, literal helpers), `doc.rs` doc attributes, one file per construct (the directory
-//!   constructs' in `sections.rs`, streams' in `stream.rs`), `writer.rs` and `dir_writer.rs`
-//!   (writers), `view.rs` (views and validators), `top.rs` the generated module;
+//!   constructs' in `sections.rs`, streams' in `stream.rs`), `file_writer.rs` (the one writer
+//!   emitter, over `lower/`'s plan), `typestate.rs` and `writer.rs` (its typestate builder
+//!   and table records), `view.rs` (views and validators), `top.rs` the generated module;
 //! - `interp/`: the interpreter, which uses load and check and shares no code with emit
 //!   (it takes the error sites' numbers from the crate's `Checked`).
 //!
@@ -63,29 +68,29 @@
 //! **Writers.** Every writer states its plan in one vocabulary, `model.rs`: per stored field
 //! a `Rule`, an input or `Derived(What, Part)` (what the field's value comes from, and
 //! whether it stores the whole value, one half, or a linear form solved for it), and one
-//! plan type, `check/plan.rs`'s `Plan` (the items in the order the writer places them, the
+//! plan type, `lower/plan.rs`'s `Plan` (the items in the order the writer places them, the
 //! rules of the header, of each located record and of each directory's records). A new
 //! source of a derived value is one new `What` variant: `emit/record_writer.rs`'s
 //! `derived_value` gives its value and `write_derived` stores it, for every writer. Every
 //! format's writer takes one API shape, `<File>Spec` (`schema/README.md` says why). One
-//! lowering makes every file's plan, `check/dir_writer.rs`'s `analyse` (a file without a
-//! directory is a plan with no `dirs`), and one emitter writes it, `emit/dir_writer.rs`: the
+//! lowering makes every file's plan, `lower/writer.rs`'s `analyse` (a file without a
+//! directory is a plan with no `dirs`), and one emitter writes it, `emit/file_writer.rs`: the
 //! spec, its `plan` (each item placed at the cursor in `writer.order`), `write_into` and
 //! `seal`; `emit/typestate.rs` adds the typestate builder `<File>Writer` over the spec's
 //! fields for a file without a directory, and `emit/writer.rs` holds the table records' code
 //! both call. A record stream's range is written by the stream's own writer
 //! (`emit/stream.rs`), which the file's writer calls. What the writer cannot write is
-//! refused where the plan is made (`dir_writer::check`, with the construct checks it calls),
-//! a place another check has diagnosed said once.
+//! refused where the plan is made (`lower/writer.rs`'s `check`, run by the crate root after
+//! the check phase), a place another check has diagnosed said once.
 //!
-//! What they share has one home; use it rather than restating it:
+//! What the writer's code shares has one home; use it rather than restating it:
 //!
-//! - from `check/dir_writer.rs`: the values the steps fix (`fixed_values`), the located
+//! - from `check/writer_rules.rs`: the values the steps fix (`fixed_values`), the located
 //!   records' starting rules (`located_inputs`), a gate's plan (`gate_plan`), and a derived
 //!   value needing an integer field (`derived_need_integers`);
 //! - from `emit/record_writer.rs`: a derived value (`derived_value`) and its write
 //!   (`write_derived`), every field's write (`write_field`, `write_fields`,
-//!   `located_field_writes`; the plain writer's header is written by them too), a gate's
+//!   `located_field_writes`), a gate's
 //!   value (`gate_value`), and a record read back for a span (`read_back`);
 //! - from `emit/linform.rs`: a linear form solved for its field (`solve`, `solved_store`);
 //! - from `check/sum_span.rs`: a stored checksum never lies in its own span.
@@ -114,6 +119,7 @@ mod diag;
 mod emit;
 mod expr;
 pub mod interp;
+mod lower;
 mod model;
 mod names;
 mod schema;
@@ -178,6 +184,10 @@ pub fn load_str(text: &str, file: &str) -> Result<Checked, Diags> {
         Some(s) => crate::check::top::check(s, sha, &mut d),
         _ => None,
     };
+    // The lowering's diagnostics (what the writer cannot write), over the checked schema.
+    if let Some(c) = &checked {
+        crate::lower::top::check(c, &mut d);
+    }
     match checked {
         Some(c) if d.is_empty() => Ok(Checked(c, std::sync::OnceLock::new())),
         _ => {

@@ -5,7 +5,7 @@
 //! record, a [`Rule`]: an input (a setter, a field of a `<Record>Spec`), or derived from a
 //! [`What`] (a constant an `expect` fixes, where the writer put an [`Item`], a count, a
 //! length, a checksum) and stored as a [`Part`] of it (the whole value, one half, or through
-//! a linear form solved for the field). The writer's lowering (`check/dir_writer.rs`'s
+//! a linear form solved for the field). The writer's lowering (`lower/writer.rs`'s
 //! `analyse`, with the table records' rules of `check/record_rules.rs` and the header's
 //! struct-typed fields' of `check/writer.rs`) states every file's plan in these types, so a
 //! source of a value is named once and the one emitter reads one type.

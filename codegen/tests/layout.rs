@@ -6,11 +6,13 @@
 //! any cycle (a strongly connected component of more than one module) and on any phase
 //! violation. The phases, in order:
 //!
-//! - base: everything outside the four phase directories (`yaml`, `diag`, `expr`, ...), which
+//! - base: everything outside the five phase directories (`yaml`, `diag`, `expr`, ...), which
 //!   imports no phase;
 //! - load (`schema/`): the schema's types and reading them from the YAML tree (base, load);
 //! - `check`: resolve and check (base, load, check);
-//! - `emit`: the Rust emitters (base, load, check, emit);
+//! - `lower`: what the checked schema means for a back end, stated once (the writer's plan)
+//!   (base, load, check, lower);
+//! - `emit`: the Rust emitters (base, load, check, lower, emit);
 //! - `interp`: the interpreter (base, load, check, interp), which shares no code with `emit`.
 //!
 //! The crate root (`lib.rs`) is the entry point and may use every phase; no module may use it.
@@ -347,6 +349,7 @@ fn phase(m: &str) -> &'static str {
         "crate" => "root",
         "schema" => "load",
         "check" => "check",
+        "lower" => "lower",
         "emit" => "emit",
         "interp" => "interp",
         _ => "base",
@@ -362,8 +365,9 @@ fn allowed(from: &str, to: &str) -> bool {
         ("root", _) => true,
         (f, t) if f == t => true,
         (_, "base") => true,
-        ("check" | "emit" | "interp", "load") => true,
-        ("emit" | "interp", "check") => true,
+        ("check" | "lower" | "emit" | "interp", "load") => true,
+        ("lower" | "emit" | "interp", "check") => true,
+        ("emit", "lower") => true,
         _ => false,
     }
 }
@@ -443,6 +447,8 @@ fn the_reader_sees_use_trees_inline_paths_and_super() {
     assert_eq!(module_of(Path::new("lib.rs")), "crate");
     assert!(allowed("emit", "check") && !allowed("check", "emit") && !allowed("interp", "emit"));
     assert!(!allowed("emit", "interp") && !allowed("load", "check") && !allowed("base", "load"));
+    assert!(allowed("emit", "lower") && allowed("lower", "check") && !allowed("check", "lower"));
+    assert!(!allowed("interp", "lower") && !allowed("lower", "emit"));
 }
 
 #[test]
@@ -473,7 +479,7 @@ fn modules_form_a_dag_laid_out_by_phase() {
     }
     // Within a phase directory: `mod.rs` is the bottom (it imports no sibling) and `top.rs`
     // the top (no sibling imports it), so that a construct's module sits between the two.
-    for dir in ["schema", "check", "emit"] {
+    for dir in ["schema", "check", "lower", "emit"] {
         let top = format!("{dir}::top");
         for (m, ds) in &g.deps {
             if m == dir && ds.iter().any(|d| d.starts_with(&format!("{dir}::"))) {

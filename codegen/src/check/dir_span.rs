@@ -6,7 +6,7 @@
 //! Only a record whose `at` (and, version-gated, whose gate: it is read in its gate's layout)
 //! reads constants, `len`, enum values and header fields is read this way (a record placed by
 //! another record's field would need that one first); any other span is refused by
-//! `check/dir_writer.rs`, saying what it reads.
+//! `lower/writer.rs`, saying what it reads.
 
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::expr::Expr;

@@ -18,8 +18,8 @@
 //!
 //! What the writer cannot check is refused here, saying why. Emitted by `emit/dir_when.rs`.
 
-use crate::check::dir_writer::range_kind;
 use crate::check::when_writer::{bit_of, uncheckable, uncheckable_in};
+use crate::check::writer_rules::range_kind;
 use crate::check::{Checked, Owner, Resolved, Scope};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};

@@ -10,7 +10,6 @@ pub(crate) mod commands;
 pub(crate) mod dir_linform;
 pub(crate) mod dir_span;
 pub(crate) mod dir_when;
-pub(crate) mod dir_writer;
 pub(crate) mod expr;
 pub(crate) mod ext;
 pub(crate) mod fill;
@@ -21,7 +20,6 @@ pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
 pub(crate) mod ownership;
-pub(crate) mod plan;
 pub(crate) mod positions;
 pub(crate) mod range_place;
 pub(crate) mod record_rules;
@@ -39,6 +37,7 @@ pub(crate) mod trailer;
 pub(crate) mod when_writer;
 pub(crate) mod writer;
 pub(crate) mod writer_names;
+pub(crate) mod writer_rules;
 
 use std::collections::HashMap;
 

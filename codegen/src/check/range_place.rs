@@ -1,5 +1,5 @@
 //! Where a writer (the plain writer, `check/writer.rs`, or a directory writer,
-//! `check/dir_writer.rs`) puts a file-level range whose offset or length is not one field: a constant offset is where the range goes (the writer places it
+//! `lower/writer.rs`) puts a file-level range whose offset or length is not one field: a constant offset is where the range goes (the writer places it
 //! there, zeros before it, or fails when what precedes it ends later), and a range whose
 //! length is `len - <its offset>` runs to the end of the file, so it is the last item the
 //! writer places. The emitter's side: `emit/writer.rs` asks [`const_offset`].

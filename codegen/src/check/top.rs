@@ -640,7 +640,9 @@ pub(crate) fn collections_of(file: &crate::schema::top::File) -> Vec<Table> {
     v
 }
 
-/// Check a schema; on success the layouts are attached.
+/// Check a schema: the checked model (its layouts attached) whenever one could be built, its
+/// mistakes in `d`. It is the schema's only when `d` stays empty; the crate root runs the
+/// lowering's checks over it first (`lower/top.rs`).
 pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checked> {
     // `pairs[2].a` in a record's scope: a path into the record's struct array (`check/nested.rs`).
     crate::check::nested::bare_elements(&mut schema);
@@ -729,7 +731,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     };
     if !has_file {
         // Registers only: no file layout to check.
-        return if d.is_empty() { Some(c) } else { None };
+        return Some(c);
     }
     check_file(&c, d);
     if let Some(vs) = c.schema.file.ext.variants.clone() {
@@ -775,7 +777,9 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     }
     generated_names(&c, d);
     crate::check::writer_names::check(&c, d);
-    if d.is_empty() { Some(c) } else { None }
+    // (With mistakes too: the lowering's diagnostics run over it; the caller keeps it only
+    // when `d` is empty.)
+    Some(c)
 }
 
 /// Every closed-enum field that the file hands out through a view must be checked by an
@@ -1222,7 +1226,6 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
             }
         }
     }
-    crate::check::dir_writer::check(c, d);
 }
 
 pub(crate) fn collect_range_fits(steps: &[Step]) -> Vec<String> {

@@ -6,8 +6,9 @@
 
 use proc_macro2::TokenStream;
 
-use crate::check::dir_writer::{DirPlan, Plan};
 use crate::check::linform::LinForm;
+use crate::lower::plan::DirPlan;
+use crate::lower::plan::Plan;
 use crate::model::{Item, Part, Rule, What};
 
 /// The linear form a field of the header or of a located record stores item `it`'s place

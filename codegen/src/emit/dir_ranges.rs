@@ -3,16 +3,17 @@
 //! takes its bytes as the plain writer's tables take a per-record range's (`Present(bytes)`
 //! or `Absent(len)`); the bytes of the sections that carry them are placed back to back,
 //! each at the writer's `align`, where `writer.order` names the range (the plan's step is
-//! `emit/dir_writer.rs`'s `Item::RecordRange`), and each record's offset, length and flag
+//! `emit/file_writer.rs`'s `Item::RecordRange`), and each record's offset, length and flag
 //! fields are set with them (`emit/writer.rs`'s `range_sets`, shared with the plain
 //! writer); a `when` that is not one flag bit is checked on the record as written
-//! (`record_when_checks`). Planned by `check/dir_writer.rs` (`extra_ranges`).
+//! (`record_when_checks`). Planned by `lower/writer.rs` (`extra_ranges`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::check::Checked;
-use crate::check::dir_writer::{DirPlan, extra_ranges};
+use crate::lower::plan::DirPlan;
+use crate::lower::writer::extra_ranges;
 
 /// The directory's `<Entry>Spec` fields for its other per-record ranges, and the enums
 /// they take.

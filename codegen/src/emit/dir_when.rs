@@ -1,5 +1,5 @@
 //! The directory writer's optional parts (`check/dir_when.rs`), emitted through hooks in
-//! `emit/dir_writer.rs`:
+//! `emit/file_writer.rs`:
 //!
 //! - a file-level range with `when` is `Option<&'a [u8]>` in `<File>Spec`, a table whose
 //!   `table_fits` has `when` is `Option<&'a [<Record>Spec]>`; left out, it has no place, no
@@ -16,9 +16,9 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::DirPlan;
 use crate::check::{Checked, FieldKind, Scope};
 use crate::emit::{Em, Env, lit_usize};
+use crate::lower::plan::DirPlan;
 use crate::model::Placement;
 use crate::schema::Table;
 use crate::schema::top::Struct;
@@ -220,7 +220,7 @@ pub(crate) fn header_checks(c: &Checked, hs: &Struct) -> TokenStream {
     }
 }
 
-/// Idents of one directory, as `emit/dir_writer.rs` names them.
+/// Idents of one directory, as `emit/file_writer.rs` names them.
 pub(crate) struct Names<'x> {
     /// `<File>Spec`'s field of the records.
     pub(crate) secs: &'x proc_macro2::Ident,

@@ -12,7 +12,7 @@
 //!
 //! Hooks: `emit/top.rs` (the value types), `check/top.rs` (their names and
 //! `check/nested_writer.rs`'s checks), `emit/writer.rs` (inputs and derived leaves),
-//! `emit/dir_writer.rs` and `emit/stream.rs` (inputs).
+//! `emit/file_writer.rs` and `emit/stream.rs` (inputs).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

@@ -6,7 +6,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::range_kind;
+use crate::check::writer_rules::range_kind;
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
 use crate::model::{Item, Part, RangeKind, Rule, What};
@@ -237,7 +237,7 @@ pub(crate) fn write_fields(
         // A field only some layouts have that locates an optional part: the part given in
         // a layout without it is refused (`check::dir_writer::optional_part`).
         let absent = match rules.get(i) {
-            Some(Rule::Derived(w, _)) if crate::check::dir_writer::optional_part(c, w) => {
+            Some(Rule::Derived(w, _)) if crate::check::writer_rules::optional_part(c, w) => {
                 let given = optional_given(c, w);
                 let fpath = format!("{path}.{}", f.name.text);
                 // (`gate: gate` is clippy's `redundant_field_names`.)
@@ -500,7 +500,7 @@ pub(crate) fn gate_value(
         let item = &c.schema.file.ext.records.get(k)?.name.text;
         return Some(gate_tokens(c, e, &|o, i| input_u64(c, o, i), item));
     };
-    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let st = crate::check::writer_rules::struct_for(c, o, Scope::Top)?;
     let f = &st.fields.get(i)?.name.text;
     let n = input_name(c, o, f)?;
     Some(quote!(u64::from(self.#n)))
@@ -517,10 +517,10 @@ fn input_name(c: &Checked, o: Owner, f: &str) -> Option<proc_macro2::Ident> {
 
 /// A writer's unsigned integer input field `i` of `o` as `u64` tokens.
 fn input_u64(c: &Checked, o: Owner, i: usize) -> Option<TokenStream> {
-    let st = crate::check::dir_writer::struct_for(c, o, Scope::Top)?;
+    let st = crate::check::writer_rules::struct_for(c, o, Scope::Top)?;
     let f = &st.fields.get(i)?.name.text;
     let n = input_name(c, o, f)?;
-    match crate::check::dir_writer::field_kind(c, st, i)? {
+    match crate::check::writer_rules::field_kind(c, st, i)? {
         FieldKind::Int(t) => Some(crate::emit::widen(t, quote!(self.#n))),
         _ => None,
     }

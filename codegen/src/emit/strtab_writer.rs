@@ -18,7 +18,7 @@
 //!
 //! Hooks: `check/strings.rs` (`writable`), `emit/strings.rs` (the writes), `emit/writer.rs`
 //! (the built ranges' plan and length, the specs' fields, the records' offset fields),
-//! `emit/dir_writer.rs` (a file's string), `check/top.rs` (`check`).
+//! `emit/file_writer.rs` (a file's string), `check/top.rs` (`check`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

@@ -46,7 +46,7 @@ pub(crate) fn module(c: &Checked, sites: &ModuleOut) -> TokenStream {
     } else {
         em.file_view()
     };
-    let writer = crate::emit::dir_writer::tokens(c);
+    let writer = crate::emit::file_writer::tokens(c);
     let registers = crate::emit::regs::tokens(c);
     let commands = crate::emit::commands::tokens(c);
     let stream_writers = crate::emit::stream::writers(&em);

@@ -247,7 +247,7 @@ pub(crate) fn count_check(c: &Checked, t: &Table) -> TokenStream {
 /// `file.ranges`) of table `t`: when the record carries the bytes (`bytes`, placed at
 /// `at`) and when not (`n`, the length recorded), over the record's bytes `rec`. Shared by
 /// the plain writer's tables and another per-record range of a directory table
-/// (`emit/dir_writer.rs`).
+/// (`emit/file_writer.rs`).
 pub(crate) fn range_sets(
     c: &Checked,
     t: &Table,

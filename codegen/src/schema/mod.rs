@@ -303,7 +303,7 @@ pub struct Writer {
     /// Where the `align` value was written.
     pub align_pos: Pos,
     /// A directory writer: the directory record's field giving each payload's alignment
-    /// (`check/dir_writer.rs`).
+    /// (`lower/writer.rs`).
     pub payload_align: Option<Name>,
 }
 

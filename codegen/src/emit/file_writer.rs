@@ -13,7 +13,7 @@
 //! a record's or table's place, a count, a stride, a payload's offset and length, the
 //! directory checksums); every other field is an input. What the writer cannot derive (a
 //! place that is neither one field nor a constant, a table or range it does not lay out) is
-//! refused by [`crate::check::dir_writer::check`] with a diagnostic that says so.
+//! refused by [`crate::lower::writer::check`] with a diagnostic that says so.
 //!
 //! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`),
 //! `new`, `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
@@ -23,12 +23,13 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::dir_writer::range_kind;
-use crate::check::dir_writer::{analyse, field_kind, targets};
+use crate::check::writer_rules::range_kind;
+use crate::check::writer_rules::{field_kind, targets};
 use crate::check::{Checked, FieldKind, Owner, Scope};
 use crate::emit::lit_usize;
 use crate::emit::record_writer::{gate_value, write_fields};
 use crate::emit::typestate::{Set, SpecField};
+use crate::lower::writer::analyse;
 use crate::model::{Item, RangeKind, Rule};
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
@@ -273,7 +274,7 @@ fn payload_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> (TokenStream, T
 /// from the header as written, and storing it (after the directory's checksums).
 fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
     let (Ok(i), Some(h)) = (
-        crate::check::dir_writer::top_checksum_field(c, k),
+        crate::check::writer_rules::top_checksum_field(c, k),
         c.header(),
     ) else {
         return quote!();
@@ -1303,7 +1304,7 @@ fn end_is_read(c: &Checked, name: &str) -> bool {
 }
 
 /// Whether a field the plan derives stores the length of range `k`.
-fn length_stored(plan: &crate::check::plan::Plan<'_>, k: usize) -> bool {
+fn length_stored(plan: &crate::lower::plan::Plan<'_>, k: usize) -> bool {
     let is = |r: &Rule| matches!(r.what(), Some(crate::model::What::RangeLength(x)) if *x == k);
     plan.header.iter().any(is)
         || plan.records.iter().flatten().any(is)

@@ -3,7 +3,7 @@
 
 use crate::check::{Leaf, Owner};
 use crate::expr::Expr;
-use crate::model::{Item, Placement, Rule};
+use crate::model::{Item, Part, Placement, Rule, What};
 use crate::schema::ext::Directory;
 use crate::schema::{Range, Table, Writer};
 
@@ -19,9 +19,9 @@ pub(crate) struct DirPlan<'a> {
 }
 
 /// Everything a writer's emitter needs: the items in the order the writer places them, and
-/// a [`Rule`] for every field it writes. `check/dir_writer.rs`'s `analyse` makes it for
+/// a [`Rule`] for every field it writes. `lower/writer.rs`'s `analyse` makes it for
 /// every file with a writer (one without a section directory has no `dirs`), and
-/// `emit/dir_writer.rs` writes it.
+/// `emit/file_writer.rs` writes it.
 pub(crate) struct Plan<'a> {
     pub(crate) w: &'a Writer,
     /// Every directory of the file, in `directories` order.
@@ -40,4 +40,35 @@ pub(crate) struct Plan<'a> {
     /// Per located record whose gate is computed from the spec's values (an expression
     /// `dir_writer::computed_gate` accepts): the expression.
     pub(crate) computed_gates: Vec<Option<Expr>>,
+}
+
+impl Plan<'_> {
+    /// The rules of `o`'s fields (`Owner::Record`: the records of directory `d`).
+    pub(crate) fn rules_mut(&mut self, o: Owner, d: usize) -> Option<&mut Vec<Rule>> {
+        match o {
+            Owner::Header => Some(&mut self.header),
+            Owner::Located(k) => self.records.get_mut(k),
+            Owner::Record => self.dirs.get_mut(d).map(|x| &mut x.entry),
+            Owner::Element(..) => None,
+        }
+    }
+    /// Derive `what` into the fields named (a record's: of directory 0).
+    pub(crate) fn assign(&mut self, t: (Owner, Vec<(usize, Part)>), what: &What) {
+        self.assign_in(0, t, what);
+    }
+    /// Derive `what` into the fields named (a record's: of directory `d`).
+    pub(crate) fn assign_in(
+        &mut self,
+        d: usize,
+        (o, fields): (Owner, Vec<(usize, Part)>),
+        what: &What,
+    ) {
+        if let Some(rules) = self.rules_mut(o, d) {
+            for (i, part) in fields {
+                if let Some(r) = rules.get_mut(i) {
+                    *r = Rule::Derived(what.clone(), part);
+                }
+            }
+        }
+    }
 }

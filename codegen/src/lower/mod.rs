@@ -1,0 +1,9 @@
+//! The lowering phase, between check and emit: what a checked schema means for a back end,
+//! stated once so every emitter reads the same model. Today: the writer's plan
+//! (`plan.rs`, the one plan type; `writer.rs`, the lowering that makes it for every file and
+//! its diagnostics) and the writer's generated names (`names.rs`).
+
+pub(crate) mod names;
+pub(crate) mod plan;
+pub(crate) mod top;
+pub(crate) mod writer;
