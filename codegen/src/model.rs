@@ -56,7 +56,7 @@ pub(crate) enum Part {
     Low,
     High,
     /// The field `F` of a linear form the value is stored as, solved for it
-    /// (`check/linform.rs`, `check/dir_linform.rs`).
+    /// (`check/linform.rs`, `check/linform.rs`).
     Lin(LinForm<()>),
 }
 

@@ -3,14 +3,17 @@
 //! constants, `K` at least 1). The writers solve such a form for `F` (`F = (value - C) / K`,
 //! `F = (value + C) / K`) with checked arithmetic, failing with `TooLarge` past `F`'s width and
 //! `NotRepresentable` below `C` or off a multiple of `K`. Used by the record stream's `size`
-//! (`streams.rs`) and by the plain writer's places, counts, strides, offsets and lengths
-//! (`writer.rs`); the emitter's side is `emit/linform.rs`.
+//! (`streams.rs`) and by the writer's places, counts, strides, offsets and lengths: over one
+//! field of the header or of an ungated located record (`top_form`), or of a table's record
+//! (`record_form`: a per-record range's offset or length, a section payload's). An optional
+//! part (`when`) takes a form only when it stores zero (`stores_zero`). The emitter's side is
+//! `emit/linform.rs`.
 //!
 //! The forms: `F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F`, and `F * K` (or `K * F`) plus
 //! or minus `C`.
 
 use crate::check::table_writer::const_u64;
-use crate::check::{Checked, Resolved, Scope};
+use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::expr::{BinOp, Expr};
 pub use crate::model::LinForm;
 
@@ -61,44 +64,39 @@ pub(crate) fn lin_form<F>(
 /// The words a diagnostic uses to list the forms written.
 pub(crate) const FORMS: &str = "`F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F` or `F * K` plus or minus `C` (F one unsigned integer field, C and K numbers or unsigned constants, K at least 1)";
 
-/// The linear form of `e` over one unsigned integer field of the header, when it is not
-/// written as the field itself (the plain writer's older path sets one field directly).
-pub(crate) fn header_form(c: &Checked, e: &Expr) -> Option<LinForm<usize>> {
-    let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top) {
-        Some((crate::check::Owner::Header, i)) => {
-            let (_, kind) = *c.layouts.get(&c.schema.file.header.text)?.fields.get(i)?;
-            matches!(kind, crate::check::FieldKind::Int(t) if !t.signed()).then_some(i)
-        }
-        _ => None,
-    };
-    lin_form(c, e, &field).filter(|_| not_one_name(e))
-}
-
-/// The linear form of `e` over one unsigned integer field of a located record without a
-/// `gate` (the record's index, and the form over the field's), when it is not written as
-/// that field itself: the writer solves it into the record (`dir_linform.rs`).
-pub(crate) fn located_form(c: &Checked, e: &Expr) -> Option<(usize, LinForm<usize>)> {
-    use crate::check::Owner;
+/// The linear form of `e` over one unsigned integer field of the header or of an ungated
+/// located record (its owner and index), when it is not written as that field itself (one
+/// field: the writer's direct path, `writer_rules::targets`; `F + 0` is a form).
+pub(crate) fn top_form(c: &Checked, e: &Expr) -> Option<(Owner, usize, LinForm<()>)> {
     let field = |e: &Expr| match crate::check::expr::single_field(c, e, Scope::Top)? {
-        (Owner::Located(k), i) => {
-            let r = c.schema.file.ext.records.get(k)?;
-            let (_, kind) = *c.layouts.get(&r.strukt.text)?.fields.get(i)?;
-            (r.gate.is_none() && matches!(kind, crate::check::FieldKind::Int(t) if !t.signed()))
-                .then_some((k, i))
+        (o @ Owner::Header, i) => unsigned(c, o, i).then_some((o, i)),
+        (o @ Owner::Located(k), i) => {
+            let ungated = c.schema.file.ext.records.get(k)?.gate.is_none();
+            (ungated && unsigned(c, o, i)).then_some((o, i))
         }
         _ => None,
     };
     let f = lin_form(c, e, &field).filter(|_| not_one_name(e))?;
-    Some((
-        f.field.0,
-        LinForm {
-            field: f.field.1,
-            mul: f.mul,
-            plus: f.plus,
-            minus: f.minus,
-        },
-    ))
+    Some((f.field.0, f.field.1, f.unnamed()))
 }
+
+/// Whether field `i` of `o` (header or located record) is an unsigned integer.
+fn unsigned(c: &Checked, o: Owner, i: usize) -> bool {
+    matches!(
+        crate::check::expr::field_kind_of(c, o, i, Scope::Top),
+        Some(FieldKind::Int(t)) if !t.signed()
+    )
+}
+
+/// Whether the form stores zero (no `+ C`, and `C` of `- C` a multiple of `K`): what an
+/// optional part left out records as its place, length or count, so only such a form is
+/// taken by one.
+pub(crate) fn stores_zero(f: &LinForm<()>) -> bool {
+    f.plus == 0 && f.mul != 0 && f.minus.is_multiple_of(f.mul)
+}
+
+/// The words a diagnostic adds for an optional part whose form does not store zero.
+pub(crate) const ZERO: &str = "an optional part (`when`) takes a linear form only when it stores zero (no `+ C`, and `C` of `- C` a multiple of `K`), zero being what a part left out records";
 
 /// The linear form of `e` over one unsigned integer field of table `t`'s record, when it is
 /// not the field itself: a per-record range's offset or length (`entry.off + 64`).

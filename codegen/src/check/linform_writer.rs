@@ -4,7 +4,7 @@
 //! bytes. (Kept apart from `linform.rs`, which `writer.rs` reads, so that no two modules
 //! import each other.)
 
-use crate::check::linform::{FORMS, header_form, one_top_field, record_form};
+use crate::check::linform::{FORMS, one_top_field, record_form, top_form};
 use crate::check::{Checked, Resolved, Scope};
 use crate::expr::Expr;
 
@@ -61,8 +61,7 @@ pub(crate) fn check_ranges(c: &Checked, d: &mut crate::diag::Diags) {
                 }
                 let lin = |e: &Expr| {
                     r.when.is_none()
-                        && (header_form(c, e).is_some()
-                            || crate::check::linform::located_form(c, e).is_some())
+                        && top_form(c, e).is_some()
                 };
                 let offset_ok = one_top_field(c, &r.offset.expr)
                     || crate::check::range_place::const_offset(c, r).is_some() && r.when.is_none()

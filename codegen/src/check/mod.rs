@@ -7,7 +7,6 @@
 //! `top.rs` ([`top::check`], the driver that calls every construct's check).
 
 pub(crate) mod commands;
-pub(crate) mod dir_linform;
 pub(crate) mod dir_span;
 pub(crate) mod dir_when;
 pub(crate) mod expr;

@@ -614,7 +614,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 match range_kind(c, *k) {
                     RangeKind::Bytes if r.is_some_and(|r| r.when.is_some()) => {
                         let at = crate::emit::dir_when::at_tokens(c, placement, rn, &align);
-                        let at = crate::emit::dir_linform::place(&plan, *it, at, rn);
+                        let at = crate::emit::linform::item_place(&plan, *it, at, rn);
                         plan_steps.push(crate::emit::dir_when::range_plan(rn, v, &at));
                         continue;
                     }
@@ -720,7 +720,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 extra_inits.push(quote!(#at: #v,));
                 if let Some(t) = t.filter(|t| crate::check::dir_when::optional_table(c, t)) {
                     let at = crate::emit::dir_when::at_tokens(c, placement, tn, &align);
-                    let at = crate::emit::dir_linform::place(&plan, *it, at, tn);
+                    let at = crate::emit::linform::item_place(&plan, *it, at, tn);
                     plan_steps.push(crate::emit::dir_when::table_plan(c, t, size, v, &at));
                     continue;
                 }
@@ -764,8 +764,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
             }
         };
         let at = crate::emit::dir_when::at_tokens(c, placement, &name, &align);
-        // Stored as a linear form of one field: where the form can store (`dir_linform.rs`).
-        let at = crate::emit::dir_linform::place(&plan, *it, at, &name);
+        // Stored as a linear form of one field: where the form can store (`linform.rs`).
+        let at = crate::emit::linform::item_place(&plan, *it, at, &name);
         // (One statement: the place, and the cursor moved past the item.)
         plan_steps.push(quote! {
             let #v: u64 = {
@@ -984,8 +984,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
         } else {
             format!(" Where the payload of `s` (of `{tname}`) goes when the cursor is at `cursor`.")
         };
-        // A payload offset stored as a linear form: where it can store (`dir_linform.rs`).
-        let place_body = crate::emit::dir_linform::payload_place(x, place_body);
+        // A payload offset stored as a linear form: where it can store (`linform.rs`).
+        let place_body = crate::emit::linform::payload_place(x, place_body);
         place_fns.push(quote! {
             #[doc = #place_doc]
             fn #place(cursor: u64, s: &#espec<'_>) -> Option<u64> {

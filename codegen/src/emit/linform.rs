@@ -1,11 +1,17 @@
 //! Emission of a linear form of one field (`check/linform.rs`): the statements that solve a
 //! value for the field, and the first place at or after a cursor that the field can store.
-//! Shared by the record stream's writer (`stream.rs`) and the plain writer (`writer.rs`).
+//! Shared by the record stream's writer (`stream.rs`) and the file's (`file_writer.rs`): an
+//! item whose place a field stores as `F * K ± C` goes to the first place at or after the
+//! (aligned) cursor that the form can store (`place`, over the plan); a section's payload
+//! likewise, inside its placing function (`payload_place`). The field itself is solved where
+//! its record is written (`record_writer.rs`, `Part::Lin`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::check::linform::LinForm;
+use crate::lower::plan::{DirPlan, Plan};
+use crate::model::{Item, Part, Rule, What};
 
 /// Statements that turn `v` (a `u64`, the value the writer needs) into the field's value:
 /// `v - C` then divided by K, or `v + C` then divided by K; a value no field value gives is
@@ -170,4 +176,45 @@ pub(crate) fn solved_store<F>(
         #solve
         #store
     }}
+}
+
+/// The linear form a field of the header or of a located record stores item `it`'s place
+/// through, if one does.
+pub(crate) fn place_form(plan: &Plan<'_>, it: Item) -> Option<LinForm<()>> {
+    std::iter::once(&plan.header)
+        .chain(&plan.records)
+        .flatten()
+        .find_map(|r| match r {
+            Rule::Derived(What::Place(x), Part::Lin(f)) if *x == it => Some(*f),
+            _ => None,
+        })
+}
+
+/// `at` (a `u64` expression, the aligned cursor or a fixed place), moved to the first place
+/// the form of item `it` can store when its place is stored through one.
+pub(crate) fn item_place(plan: &Plan<'_>, it: Item, at: TokenStream, name: &str) -> TokenStream {
+    match place_form(plan, it) {
+        Some(f) => crate::emit::linform::place(&f, &at, name),
+        None => at,
+    }
+}
+
+/// The body of directory `x`'s payload placing function (an `Option<u64>`): `body` (the
+/// aligned place), then, when the payload's offset is stored as a linear form of a record
+/// field, the first place at or after it that the form can store.
+pub(crate) fn payload_place(x: &DirPlan<'_>, body: TokenStream) -> TokenStream {
+    let form = x.entry.iter().find_map(|r| match r {
+        Rule::Derived(What::PayloadOffset, Part::Lin(f)) => Some(*f),
+        _ => None,
+    });
+    match form {
+        Some(f) => {
+            let place = crate::emit::linform::place_opt(&f, &quote::quote!(at));
+            quote::quote! {
+                let at: u64 = { #body }?;
+                #place
+            }
+        }
+        None => body,
+    }
 }

@@ -7,7 +7,6 @@
 //! `top.rs` ([`top::tokens`], the whole generated module).
 
 pub(crate) mod commands;
-pub(crate) mod dir_linform;
 pub(crate) mod dir_ranges;
 pub(crate) mod dir_span;
 pub(crate) mod dir_when;

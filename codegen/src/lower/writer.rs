@@ -115,8 +115,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 let one = crate::check::expr::single_field(c, &e.expr, scope)
                     .is_some_and(|x| x.0 == Owner::Record)
                     || matches!(&e.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(Owner::Record, l)) if l.bit.is_none()));
-                // A linear form of one field of the record: solved (`dir_linform.rs`).
-                let lin = crate::check::dir_linform::record_form(c, t, &e.expr).is_some();
+                // A linear form of one field of the record: solved (`linform.rs`).
+                let lin = crate::check::linform::record_form(c, t, &e.expr).is_some();
                 if !one && !lin {
                     errs.push((e.pos, format!("range `{}`: the writer cannot write its {what}: `{}` is neither one field of `{}` nor a linear form of one: {}", r.name.text, e.text, t.record.text, crate::check::linform::FORMS)));
                 }
@@ -173,7 +173,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         } else if !str_placed(s) {
             errs.push((s.name.pos, must_name("string", &s.name.text)));
         } else if crate::check::strings::writable(c, s).is_err()
-            && crate::check::dir_linform::top_form(c, &s.offset.expr).is_none()
+            && crate::check::linform::top_form(c, &s.offset.expr).is_none()
         {
             errs.push((
                 s.offset.pos,
@@ -351,7 +351,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         }
     }
     for (it, at, what) in places {
-        // (An optional table, left out, records place zero: `dir_linform.rs`.)
+        // (An optional table, left out, records place zero: `linform.rs`.)
         let optional = match it {
             Item::OtherTable(k) => file
                 .tables
@@ -361,16 +361,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         };
         if let Some(t) = targets(c, &at.expr, Scope::Top) {
             plan.assign(t, &What::Place(it));
-        } else if let Some((o, i, f)) = crate::check::dir_linform::top_form(c, &at.expr) {
+        } else if let Some((o, i, f)) = crate::check::linform::top_form(c, &at.expr) {
             // A linear form of one field: the first place at or after the cursor it can
-            // store (`emit/dir_linform.rs`), solved for the field.
-            if optional && !crate::check::dir_linform::stores_zero(&f) {
+            // store (`emit/linform.rs`), solved for the field.
+            if optional && !crate::check::linform::stores_zero(&f) {
                 errs.push((
                     at.pos,
                     format!(
                         "{what}: the writer cannot solve `at: {}`: {}",
                         at.text,
-                        crate::check::dir_linform::ZERO
+                        crate::check::linform::ZERO
                     ),
                 ));
             }
@@ -419,7 +419,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             (&r.offset, What::Place(Item::Range(k)), "offset"),
             (&r.length, What::RangeLength(k), "length"),
         ] {
-            let lin = crate::check::dir_linform::top_form(c, &e.expr);
+            let lin = crate::check::linform::top_form(c, &e.expr);
             match targets(c, &e.expr, Scope::Top) {
                 Some(t) if matches!(t.0, Owner::Header | Owner::Located(_)) => {
                     plan.assign(t, &what);
@@ -431,11 +431,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 _ if range_kind(c, k) == RangeKind::Built => {}
                 // A field inside a struct-typed header field: one of `plan.leaves`.
                 _ if header_leaf(c, &e.expr) => {}
-                // A linear form of one field, solved (`dir_linform.rs`).
+                // A linear form of one field, solved (`linform.rs`).
                 _ if lin.is_some() => {
                     let Some((o, i, f)) = lin else { continue };
-                    if r.when.is_some() && !crate::check::dir_linform::stores_zero(&f) {
-                        errs.push((e.pos, format!("range `{}`: the writer cannot solve its {name} `{}`: {}", r.name.text, e.text, crate::check::dir_linform::ZERO)));
+                    if r.when.is_some() && !crate::check::linform::stores_zero(&f) {
+                        errs.push((e.pos, format!("range `{}`: the writer cannot solve its {name} `{}`: {}", r.name.text, e.text, crate::check::linform::ZERO)));
                     }
                     plan.assign((o, vec![(i, Part::Lin(f))]), &what);
                 }
@@ -468,8 +468,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                 targets(c, &s.offset.expr, Scope::Top)
         {
             plan.assign(t, &What::Place(Item::Str(k)));
-        } else if let Some((o, i, f)) = crate::check::dir_linform::top_form(c, &s.offset.expr) {
-            // A linear form of one field, solved (`dir_linform.rs`).
+        } else if let Some((o, i, f)) = crate::check::linform::top_form(c, &s.offset.expr) {
+            // A linear form of one field, solved (`linform.rs`).
             plan.assign((o, vec![(i, Part::Lin(f))]), &What::Place(Item::Str(k)));
         }
         if let Some(f) = c
@@ -558,7 +558,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     for (d, (_, table, _)) in found.iter().enumerate() {
         let lin = |e: &Expr| {
-            crate::check::dir_linform::top_form(c, e).map(|(o, i, f)| (o, vec![(i, Part::Lin(f))]))
+            crate::check::linform::top_form(c, e).map(|(o, i, f)| (o, vec![(i, Part::Lin(f))]))
         };
         match targets(c, &table.count.expr, Scope::Top).or_else(|| lin(&table.count.expr)) {
             Some(t) => plan.assign(t, &What::Count(d)),
@@ -583,11 +583,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         };
         // A count or stride that is one field: derived; a number or constant: honoured (the
         // records given must match the count; each record at the stride); else refused.
-        // (Or a linear form of one field, solved: `dir_linform.rs`; an optional table's
+        // (Or a linear form of one field, solved: `linform.rs`; an optional table's
         // count one that stores zero.)
         let optional = crate::check::table_when::table_when(c, t).is_some();
         let lin = |e: &Expr| {
-            crate::check::dir_linform::top_form(c, e).map(|(o, i, f)| (o, vec![(i, Part::Lin(f))]))
+            crate::check::linform::top_form(c, e).map(|(o, i, f)| (o, vec![(i, Part::Lin(f))]))
         };
         if let Some(x) = targets(c, &t.count.expr, Scope::Top).or_else(|| lin(&t.count.expr)) {
             plan.assign(x, &What::TableCount(k));
@@ -596,8 +596,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             plan.assign(x, &What::RecordSize(k));
         }
         if optional
-            && let Some((_, _, f)) = crate::check::dir_linform::top_form(c, &t.count.expr)
-            && !crate::check::dir_linform::stores_zero(&f)
+            && let Some((_, _, f)) = crate::check::linform::top_form(c, &t.count.expr)
+            && !crate::check::linform::stores_zero(&f)
         {
             errs.push((
                 t.count.pos,
@@ -605,7 +605,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                     "table `{}`: the writer cannot solve `count: {}`: {}",
                     t.name.text,
                     t.count.text,
-                    crate::check::dir_linform::ZERO
+                    crate::check::linform::ZERO
                 ),
             ));
         }
@@ -615,7 +615,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             t,
             &|e: &Expr| {
                 targets(c, e, Scope::Top).is_some()
-                    || crate::check::dir_linform::top_form(c, e).is_some()
+                    || crate::check::linform::top_form(c, e).is_some()
                     || header_leaf(c, e)
             },
             &mut ds,
@@ -631,11 +631,12 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         ] {
             match targets(c, &e.expr, rscope) {
                 Some(t) if t.0 == Owner::Record => plan.assign_in(d, t, &what),
-                // A linear form of one field of the record, solved (`dir_linform.rs`).
-                _ if crate::check::dir_linform::record_form(c, table, &e.expr).is_some() => {
-                    let Some((i, f)) = crate::check::dir_linform::record_form(c, table, &e.expr) else { continue };
-                    if range.when.is_some() && !crate::check::dir_linform::stores_zero(&f) {
-                        errs.push((e.pos, format!("range `{}`: the writer cannot solve its {name} `{}`: {}", range.name.text, e.text, crate::check::dir_linform::ZERO)));
+                // A linear form of one field of the record, solved (`linform.rs`).
+                _ if crate::check::linform::record_form(c, table, &e.expr).is_some() => {
+                    let Some(f) = crate::check::linform::record_form(c, table, &e.expr) else { continue };
+                    let (i, f) = (f.field, f.unnamed());
+                    if range.when.is_some() && !crate::check::linform::stores_zero(&f) {
+                        errs.push((e.pos, format!("range `{}`: the writer cannot solve its {name} `{}`: {}", range.name.text, e.text, crate::check::linform::ZERO)));
                     }
                     plan.assign_in(d, (Owner::Record, vec![(i, Part::Lin(f))]), &what);
                 }
