@@ -1,5 +1,5 @@
-//! The directory writer's optional parts (a `writer` next to `directories`), by the plain
-//! writer's scheme (`when_writer.rs`):
+//! The writer's optional parts, and what it refuses of them (`when_writer.rs` says which
+//! parts are optional and how their conditions are set or checked):
 //!
 //! - a file-level range with `when` and a table (not a directory's own) whose `table_fits`
 //!   has `when`: optional in `<File>Spec` (`Option`); a condition that is one header flag
@@ -100,7 +100,7 @@ pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
     let (Some(w), Some(wr)) = (&r.when, &file.writer) else {
         return;
     };
-    if !dir_writer(c) || r.table.is_some() || !wr.order.iter().any(|o| o.text == r.name.text) {
+    if r.table.is_some() || !wr.order.iter().any(|o| o.text == r.name.text) {
         return;
     }
     let Some(k) = file.ranges.iter().position(|x| x.name.text == r.name.text) else {
@@ -108,7 +108,7 @@ pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
     };
     match range_kind(c, k) {
         RangeKind::Built => d.error(w.pos, format!("range `{}`: the writer builds it from the strings that lie in it, so it cannot leave it out `when: {}`; drop the `writer` or the `when`", r.name.text, w.text)),
-        RangeKind::Stream(_) => d.error(w.pos, format!("range `{}`: a directory writer writes a stream's range always, and does not leave it out `when: {}`; drop the `writer` or the `when`", r.name.text, w.text)),
+        RangeKind::Stream(_) => d.error(w.pos, format!("range `{}`: the writer writes a stream's range always (from its records), and does not leave it out `when: {}`; drop the `writer` or the `when`", r.name.text, w.text)),
         RangeKind::Bytes => {
             if crate::check::when_writer::flag_bit(c, r).is_none()
                 && let Some(why) = uncheckable(c, w)
@@ -124,7 +124,7 @@ pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
 pub(crate) fn check_table(c: &Checked, table: &Name, w: &ExprAt, d: &mut Diags) {
     let file = &c.schema.file;
     let Some(wr) = &file.writer else { return };
-    if !dir_writer(c) || !wr.order.iter().any(|o| o.text == table.text) {
+    if !wr.order.iter().any(|o| o.text == table.text) {
         return;
     }
     if c.table(&table.text).is_none() {

@@ -59,10 +59,7 @@ pub(crate) fn check_ranges(c: &Checked, d: &mut crate::diag::Diags) {
                 if reads_len(&r.offset.expr) || reads_len(&r.length.expr) {
                     continue;
                 }
-                let lin = |e: &Expr| {
-                    r.when.is_none()
-                        && top_form(c, e).is_some()
-                };
+                let lin = |e: &Expr| r.when.is_none() && top_form(c, e).is_some();
                 let offset_ok = one_top_field(c, &r.offset.expr)
                     || crate::check::range_place::const_offset(c, r).is_some() && r.when.is_none()
                     || lin(&r.offset.expr);

@@ -574,7 +574,6 @@ pub(crate) fn check_steps(
                         );
                     }
                     // The writer's part is optional, checked against the condition.
-                    crate::check::when_writer::check_table(c, table, when, d);
                     crate::check::dir_when::check_table(c, table, when, d);
                 }
                 check_steps(c, std::slice::from_ref(&**step), scope, st, d);
@@ -1107,7 +1106,6 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                     check_expr(c, w, Scope::Top, true, "when", d);
                     // A condition that is wrong in itself gets that one diagnostic.
                     if d.items.len() == before {
-                        crate::check::when_writer::check_range(c, r, d);
                         crate::check::dir_when::check_range(c, r, d);
                     }
                 }

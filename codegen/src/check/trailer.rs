@@ -48,7 +48,9 @@ pub(crate) fn fixed_length<'r>(c: &Checked, r: &'r Range) -> Option<&'r Expr> {
 /// header, a located record, a struct-typed header field) or a linear form of one header
 /// field it solves.
 fn writer_length(c: &Checked, l: &Expr) -> bool {
-    crate::check::linform::one_top_field(c, l) || crate::check::linform::top_form(c, l).is_some_and(|(o, ..)| o == crate::check::Owner::Header)
+    crate::check::linform::one_top_field(c, l)
+        || crate::check::linform::top_form(c, l)
+            .is_some_and(|(o, ..)| o == crate::check::Owner::Header)
 }
 
 /// Whether `e`, what a trailer sits before the end of the file, is its length `l`: the same

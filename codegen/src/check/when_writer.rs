@@ -1,4 +1,4 @@
-//! The plain writer's conditional parts: a file-level range with `when`
+//! What a writer's conditional parts are: a file-level range with `when`
 //! (`ranges: { notes: { when: ... } }`) and a table whose `table_fits` step has `when`.
 //! Each is an optional part of the writer (given or not). When a part's condition is one
 //! flag bit of a header flags field, the writer sets the bit when the part is given and
@@ -7,17 +7,17 @@
 //! evaluates the condition over the header as written, with the validator's expression
 //! code, and returns `WriteError::WhenDisagrees` when the part is given and the condition is
 //! false, or left out and the condition true.
-//! Emitted by `emit/when_writer.rs` (through hooks in `emit/writer.rs`).
+//! Emitted by `emit/when_writer.rs` (through hooks in `emit/file_writer.rs`); what the writer
+//! cannot write of them is refused by `dir_when.rs`.
 //!
 //! A condition the writer checks reads only constants, `len`, enum values and the header's
 //! fields, and not the field that stores a checksum (patched after everything else is
-//! written, over bytes that depend on which parts are there); anything else is refused here.
+//! written, over bytes that depend on which parts are there): `uncheckable` says why not.
 
 use crate::check::expr::single_field;
 use crate::check::{Checked, Owner, Resolved, Scope};
-use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
-use crate::schema::{Name, Range, Table};
+use crate::schema::{Range, Table};
 
 /// The header flags field (index) and its bit (index into the flags' bits) that a
 /// condition is, when it is one such bit.
@@ -158,39 +158,4 @@ pub(crate) use crate::check::table_when::{table_when, when_tables};
 /// one such bit (the writer sets it when the table is given).
 pub(crate) fn table_bit(c: &Checked, t: &Table) -> Option<(usize, usize)> {
     bit_of(c, table_when(c, t)?)
-}
-
-/// Diagnoses a file-level range with `when` in a file with a `writer` that cannot write it.
-pub(crate) fn check_range(c: &Checked, r: &Range, d: &mut Diags) {
-    let file = &c.schema.file;
-    let Some(w) = &r.when else { return };
-    if file.writer.is_none() || r.table.is_some() {
-        return;
-    }
-    if !file.ext.directories.is_empty() {
-        // A directory writer's: `check/dir_when.rs` (called next to this).
-    } else if crate::check::strtab_writer::is_built(c, &r.name.text) {
-        d.error(w.pos, format!("range `{}`: the writer builds it from the strings that lie in it, so it cannot leave it out `when: {}`; drop the `writer` or the `when`", r.name.text, w.text));
-    } else if flag_bit(c, r).is_none()
-        && let Some(why) = uncheckable(c, w)
-    {
-        d.error(w.pos, format!("range `{}`: the writer checks `when: {}` against the header it writes (it writes the range only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", r.name.text, w.text));
-    }
-}
-
-/// Diagnoses table `table` whose `table_fits` has `when` in a file with a `writer` that
-/// cannot write it (given or not, checked against the condition).
-pub(crate) fn check_table(c: &Checked, table: &Name, w: &ExprAt, d: &mut Diags) {
-    let file = &c.schema.file;
-    let Some(wr) = &file.writer else { return };
-    if !wr.order.iter().any(|o| o.text == table.text) {
-        return;
-    }
-    if !file.ext.directories.is_empty() {
-        // A directory writer's: `check/dir_when.rs` (called next to this).
-    } else if bit_of(c, w).is_none()
-        && let Some(why) = uncheckable(c, w)
-    {
-        d.error(w.pos, format!("table `{}`: the writer checks `when: {}` against the header it writes (it writes the table's records only if it holds), but cannot: {why}; drop the `writer` or rewrite the condition", table.text, w.text));
-    }
 }
