@@ -1881,37 +1881,37 @@ impl Default for Npu1Writer<'_, Unset> {
     }
 }
 impl<'a, CmdStreamState> Npu1Writer<'a, CmdStreamState> {
-    /// Set `Header.version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
+    /// Sets `Npu1Spec::version`. `Header.version`: VERSION_V1 or VERSION_V2; checked before any offset is interpreted.
     pub fn version(mut self, value: u32) -> Self {
         self.spec.version = value;
         self
     }
-    /// Set `Header.accel`: Vela accelerator configuration (MACs per cycle).
+    /// Sets `Npu1Spec::accel`. `Header.accel`: Vela accelerator configuration (MACs per cycle).
     pub fn accel(mut self, value: Accel) -> Self {
         self.spec.accel = value;
         self
     }
-    /// Set `Ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
+    /// Sets `Npu1Spec::ext_npu_config`. `Ext.npu_config`: From version 2: the CONFIG word of Vela's OPTIMIZER_CONFIG driver action (the NPU's CONFIG register the stream was compiled for: macs_per_cc, cmd_stream_version, custom_dma, product); 0 when the producer does not know it.
     pub fn ext_npu_config(mut self, value: u32) -> Self {
         self.spec.ext_npu_config = value;
         self
     }
-    /// Set `Ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
+    /// Sets `Npu1Spec::ext_npu_id`. `Ext.npu_id`: From version 2: the ID word of Vela's OPTIMIZER_CONFIG (the NPU's ID register: architecture version, product major); 0 when the producer does not know it.
     pub fn ext_npu_id(mut self, value: u32) -> Self {
         self.spec.ext_npu_id = value;
         self
     }
-    /// Set The records of table `regions`, placed where `writer.order` names it.
+    /// Sets `Npu1Spec::regions`. The records of table `regions`, placed where `writer.order` names it.
     pub fn regions(mut self, value: &'a [RegionSpec<'a>]) -> Self {
         self.spec.regions = value;
         self
     }
-    /// Set The records of table `io`, placed where `writer.order` names it. Optional (`table_fits` `when: header.version >= VERSION_V2`): `None` leaves it out (no bytes, its place and count fields zero); `write_into` checks the condition on the header it writes (`WriteError::WhenDisagrees`).
+    /// Sets `Npu1Spec::io`, given (`Some`). The records of table `io`, placed where `writer.order` names it. Optional (`table_fits` `when: header.version >= VERSION_V2`): `None` leaves it out (no bytes, its place and count fields zero); `write_into` checks the condition on the header it writes (`WriteError::WhenDisagrees`).
     pub fn io(mut self, value: &'a [TensorSpec<'a>]) -> Self {
         self.spec.io = Some(value);
         self
     }
-    /// Set Range `cmd_stream`, placed where `writer.order` names it: The Vela register command stream (what QBASE points at).
+    /// Sets `Npu1Spec::cmd_stream` (required). Range `cmd_stream`, placed where `writer.order` names it: The Vela register command stream (what QBASE points at).
     pub fn cmd_stream(self, value: &'a [u8]) -> Npu1Writer<'a, Set> {
         let mut spec = self.spec;
         spec.cmd_stream = value;

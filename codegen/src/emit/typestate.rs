@@ -101,7 +101,12 @@ pub(crate) fn builder(file: &str, spec: &Ident, fields: &[SpecField]) -> TokenSt
     let mut setters = Vec::new();
     for f in fields {
         let n = &f.name;
-        let doc = format!(" Set{}", f.doc);
+        let how = match f.set {
+            Set::Value => "",
+            Set::Given => ", given (`Some`)",
+            Set::Required => " (required)",
+        };
+        let doc = format!(" Sets `{spec}::{n}`{how}.{}", f.doc);
         match f.set {
             Set::Value => {
                 let ty = &f.ty;

@@ -1,10 +1,10 @@
-//! Writer emission. The writer is derived from the validation rules, so the two cannot
-//! disagree: a field that must equal a constant is written with it, a field that must equal
-//! `len` gets the file's length, a table's count field its number of records, a range's
-//! offset and length fields the place the writer chose, a checksum's field the checksum, and
-//! a flag bit that gates a per-record range is set when the record carries the bytes.
-//! Every other field is an input: a setter for header fields, a field of the record's
-//! `...Spec` struct for table records.
+//! The writer's table records (for `file_writer.rs`, the one writer emitter): each table's
+//! `<Record>Spec` and its per-record ranges' enums, the records' bytes and their per-record
+//! ranges' bytes (`table_code`), a constant count checked, and the Rust type of an input
+//! field (`field_type`). As for every field the writer writes, what the validation rules fix
+//! is derived (a per-record range's offset and length fields, the flag bit that gates it),
+//! so the writer and the validator cannot disagree; every other field of the record is an
+//! input of its `<Record>Spec`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
