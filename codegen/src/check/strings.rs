@@ -81,23 +81,7 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
             Some(scope) => crate::check::expr::check_expr(c, &s.offset, scope, false, "offset", d),
             None => {}
         }
-        // (A directory's writer checks its strings itself: `dir_writer.rs`.)
-        if let Some(w) = &file.writer
-            && file.ext.directories.is_empty()
-        {
-            match writable(c, s) {
-                Err(why) => d.error(
-                    s.name.pos,
-                    format!("string `{n}`: a writer cannot write it ({why}); remove `writer:` (the view and the validator do not need it) or write the string another way"),
-                ),
-                // In a range, the range is placed (`strtab_writer::check`).
-                Ok(_) if s.range.is_none() && !w.order.iter().any(|x| x.text == n) => d.error(
-                    s.name.pos,
-                    format!("string `{n}`: the writer places it, so `writer.order` must name it"),
-                ),
-                Ok(_) => {}
-            }
-        }
+        // (What a writer cannot write of a string: the lowering says, `lower/writer.rs`.)
         if !fitted_somewhere(&file.validate, n, s.table.as_ref().map(|t| t.text.as_str())) {
             d.error(
                 s.name.pos,

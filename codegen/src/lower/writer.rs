@@ -170,11 +170,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             } else if s.range.is_none() && !named(&s.name.text) {
                 errs.push((s.name.pos, must_name("string", &s.name.text)));
             }
-        } else if !str_placed(s) {
-            errs.push((s.name.pos, must_name("string", &s.name.text)));
         } else if crate::check::strings::writable(c, s).is_err()
             && crate::check::linform::top_form(c, &s.offset.expr).is_none()
         {
+            // (Before whether the order names it: naming it would not help.)
             errs.push((
                 s.offset.pos,
                 format!(
@@ -182,6 +181,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
                     s.name.text, s.offset.text, crate::check::linform::FORMS
                 ),
             ));
+        } else if !str_placed(s) {
+            errs.push((s.name.pos, must_name("string", &s.name.text)));
         }
     }
     // Streams: written by their `<Stream>Writer` into their range (placed like another).
