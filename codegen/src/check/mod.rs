@@ -14,7 +14,6 @@ pub(crate) mod ext;
 pub(crate) mod fill;
 pub(crate) mod index;
 pub(crate) mod linform;
-pub(crate) mod linform_writer;
 pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;

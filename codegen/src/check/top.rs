@@ -1041,7 +1041,6 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::strings::check_defs(c, d);
     crate::check::strtab_writer::check(c, d);
     crate::check::range_place::check(c, d);
-    crate::check::linform_writer::check_ranges(c, d);
     crate::check::index::check_writer(c, d);
     crate::check::streams::check_file(c, d);
     crate::check::positions::check_file(c, d);
