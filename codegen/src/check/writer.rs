@@ -28,7 +28,7 @@ fn const_only(c: &Checked, e: &Expr) -> bool {
 
 /// Whether the file's writer has no section directory (and a header struct): its
 /// `<File>Spec` also gets the typestate builder `<File>Writer`.
-pub(crate) fn has_plain_writer(c: &Checked) -> bool {
+pub(crate) fn has_builder(c: &Checked) -> bool {
     let file = &c.schema.file;
     file.writer.is_some() && file.ext.directories.is_empty() && c.header().is_some()
 }

@@ -12,7 +12,7 @@
 //! of its record (`strtab_writer.rs`), a header field named like a range or string a
 //! directory writer places (`dir_writer.rs`).
 
-use crate::check::writer::{has_plain_writer, record_rules};
+use crate::check::writer::{has_builder, record_rules};
 use crate::check::writer_rules::range_kind;
 use crate::check::{Checked, FieldKind};
 use crate::diag::Diags;
@@ -93,7 +93,7 @@ pub(crate) fn stream_size_field(c: &Checked, s: &crate::schema::streams::Stream)
 pub(crate) fn types(c: &Checked) -> Vec<(String, Pos, String)> {
     let file = &c.schema.file;
     let mut out = Vec::new();
-    if has_plain_writer(c) {
+    if has_builder(c) {
         for n in ["Unset", "Set"] {
             out.push((
                 n.to_string(),

@@ -1190,7 +1190,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
     file_fields.extend(dir_fields);
     let decls: Vec<TokenStream> = file_fields.iter().map(SpecField::decl).collect();
     let spec_new = crate::emit::typestate::spec_new(&spec, &file_fields);
-    let builder = if plan.dirs.is_empty() {
+    let builder = if crate::check::writer::has_builder(c) {
         crate::emit::typestate::builder(fname, &spec, &file_fields)
     } else {
         quote!()
