@@ -259,12 +259,18 @@ fn the_stream_writer_computes_each_records_checksum() {
             crc: 0,
             body: b"",
         },
+        // A packed record (`when: "kind != KIND_PACKED"`): its `crc` is kept as given.
+        RecordsSpec {
+            kind: sumstream::KIND_PACKED,
+            crc: 0x1234_5678,
+            body: b"zz",
+        },
     ];
     let w = RecordsWriter::new(&specs);
     let n = w.encoded_len().expect("fits");
     assert_eq!(
         n,
-        8 + 5 + 3 + 8,
+        8 + 5 + 3 + 8 + 8 + 2,
         "headers, bodies, padding to 4 between records"
     );
     let mut body = vec![0xAAu8; n];
@@ -272,6 +278,7 @@ fn the_stream_writer_computes_each_records_checksum() {
     assert_eq!(body[4..8], npuschema_core::crc32(0, b"hello").to_le_bytes());
     assert_eq!(body[13..16], [0, 0, 0], "the padding is zeroed");
     assert_eq!(body[20..24], npuschema_core::crc32(0, b"").to_le_bytes());
+    assert_eq!(body[28..32], 0x1234_5678u32.to_le_bytes(), "not computed");
     let file = SumStreamWriter::new()
         .records(&specs)
         .to_vec()
@@ -287,9 +294,14 @@ fn the_stream_writer_computes_each_records_checksum() {
         recs,
         [
             (1, npuschema_core::crc32(0, b"hello"), &b"hello"[..]),
-            (2, 0, &b""[..])
+            (2, 0, &b""[..]),
+            (sumstream::KIND_PACKED, 0x1234_5678, &b"zz"[..])
         ]
     );
+    // The packed record's body changed: its checksum is not checked.
+    let mut packed = file.clone();
+    packed[8 + 24 + 8] ^= 1;
+    assert!(SumStream::validate(&packed).is_ok());
     // A body byte changed after writing: the validator names the record's checksum.
     let mut bad = file.clone();
     bad[8 + 8] ^= 1;

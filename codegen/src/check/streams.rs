@@ -141,6 +141,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                         for (e, what) in [(&k.from, "from"), (&k.to, "to"), (&k.stored, "stored")] {
                             check_expr(c, e, Scope::RecordOnly(&t), false, what, d);
                         }
+                        if let Some(w) = &k.when {
+                            check_expr(c, w, Scope::RecordOnly(&t), true, "when", d);
+                        }
                         // A stored field never lies inside the bytes it covers (`sum_span.rs`).
                         crate::check::sum_span::check_stream(c, Scope::RecordOnly(&t), sn, k, d);
                     }
@@ -149,6 +152,10 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         if let Some(k) = &s.checksum {
             let checked = file.validate.iter().any(|x| {
+                let x = match x {
+                    crate::schema::top::Step::When { step, .. } => &**step,
+                    x => x,
+                };
                 matches!(x, crate::schema::top::Step::StreamFits { stream, kind: StreamStep::Checksum, .. } if stream.text == *sn)
             });
             if !checked {

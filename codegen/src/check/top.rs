@@ -551,7 +551,15 @@ pub(crate) fn check_steps(
             }
             Step::When { when, step } => {
                 check_expr(c, when, scope, true, "when", d);
-                if !matches!(
+                if matches!(
+                    **step,
+                    Step::StreamFits {
+                        kind: crate::schema::streams::StreamStep::Checksum,
+                        ..
+                    }
+                ) {
+                    d.error(when.pos, "`when` on a stream_checksum step is refused: a checksum only some records carry has the condition in the stream's `checksum` (`when`, over each record's header)");
+                } else if !matches!(
                     **step,
                     Step::MinLen { .. }
                         | Step::Expect { .. }

@@ -163,8 +163,23 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         }
         crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
     };
+    let (skip, only) = match &k.when {
+        Some(w) => {
+            let c = strip_parens(em.cond(&w.expr, Scope::RecordOnly(&t), &env));
+            (
+                quote! {
+                    let carries: bool = #c;
+                    if !carries {
+                        continue;
+                    }
+                },
+                format!(" (records where `{}`)", w.text),
+            )
+        }
+        None => (TokenStream::new(), String::new()),
+    };
     let comment = format!(
-        "@step {code}: every record of stream `{sn}` stores the {:?} of its bytes `{}`..`{}` at `{}`.",
+        "@step {code}: every record of stream `{sn}`{only} stores the {:?} of its bytes `{}`..`{}` at `{}`.",
         k.algorithm, k.from.text, k.to.text, k.stored.text
     );
     quote! {
@@ -172,6 +187,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         for __item in #it::new(buf, #range, #at) {
             let rec = __item.header();
             let _ = &rec;
+            #skip
             let rec_at: u64 = __item.offset();
             let index: u64 = u64::from(__item.index());
             let total: u64 = (__item.body().len() as u64).saturating_add(__item.body_offset().saturating_sub(rec_at));
@@ -868,8 +884,25 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                 crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
             };
             let item = format!("{sn}[].checksum");
+            // A checksum only some records carry: the others keep what the spec gave.
+            let (carries, skip) = match &k.when {
+                Some(w) => {
+                    let c = strip_parens(em.cond(&w.expr, Scope::RecordOnly(&t), &env));
+                    (
+                        quote! {
+                            let carries: bool = {
+                                let rec = #hty { raw: &rec, buf: &[], index: 0 };
+                                #c
+                            };
+                        },
+                        quote!(if carries),
+                    )
+                }
+                None => (TokenStream::new(), TokenStream::new()),
+            };
             quote! {
-                {
+                #carries
+                #skip {
                     let rec = #hty { raw: &rec, buf: &[], index: 0 };
                     let _ = &rec;
                     #from

@@ -638,6 +638,8 @@ pub(super) struct Sums {
     pub(super) to: CE,
     pub(super) stored: CE,
     pub(super) big: bool,
+    /// Only the records whose header satisfies this carry a checksum.
+    pub(super) when: Option<CE>,
 }
 
 /// The bytes a compiled `fill` step covers.

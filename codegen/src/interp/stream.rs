@@ -104,6 +104,7 @@ pub(super) fn compile_fits(
             to: comp.expr(&k.to.expr, scope),
             stored: comp.expr(&k.stored.expr, scope),
             big: k.big,
+            when: k.when.as_ref().map(|w| comp.expr(&w.expr, scope)),
         })));
     }
     let file = &c.schema.file;
@@ -392,6 +393,9 @@ pub(super) fn exec_sums<E: Report>(
     while let Walked::Rec(r) = w.next(st, p, s) {
         let index = i;
         i = i.saturating_add(1);
+        if k.when.as_ref().is_some_and(|w| !st.cond_rec(p, w, r.at)) {
+            continue;
+        }
         let from = st.eval_rec(p, &k.from, r.at);
         let to = st.eval_rec(p, &k.to, r.at);
         let stored = st.eval_rec(p, &k.stored, r.at);

@@ -71,6 +71,9 @@ pub struct RecordSum {
     pub stored: ExprAt,
     /// The stored value is big-endian.
     pub big: bool,
+    /// Records whose header satisfies this carry a checksum; the others' are not checked
+    /// (ZIP's CRC-32 is of the uncompressed data: checkable for stored entries only).
+    pub when: Option<ExprAt>,
     /// Where the checksum was written.
     pub pos: Pos,
 }
@@ -140,13 +143,15 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                     }
                 }
             });
-            cm.finish(&["algorithm", "from", "to", "stored", "byte_order"], d);
+            let when = cm.opt("when").and_then(|n| expr_at(n, "when", d));
+            cm.finish(&["algorithm", "from", "to", "stored", "byte_order", "when"], d);
             Some(RecordSum {
                 algorithm: algorithm?,
                 from: from?,
                 to: to?,
                 stored: stored?,
                 big: big.unwrap_or(false),
+                when,
                 pos: cn.pos,
             })
         });
