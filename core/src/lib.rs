@@ -13,6 +13,7 @@ mod ownership;
 mod payloads;
 mod records;
 mod strings;
+mod table;
 
 pub use checksum::{
     Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, crc32_table, fnv1a32,
@@ -24,6 +25,7 @@ pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
 pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
 pub use records::{RecordView, Records};
 pub use strings::{string_at, string_extent, utf8_invalid_at};
+pub use table::{Table, TableIter, table_strided};
 
 /// The `alloc` crate, for [`writer_alloc_methods!`] (only with this crate's `alloc` feature).
 #[cfg(feature = "alloc")]

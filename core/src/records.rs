@@ -6,7 +6,8 @@
 use core::fmt;
 use core::iter::{Enumerate, FusedIterator};
 use core::marker::PhantomData;
-use core::slice;
+
+use crate::table::{Table, TableIter};
 
 /// A view of one `N`-byte record of a validated buffer: what [`Records`] hands out.
 /// Generated record views implement it.
@@ -18,7 +19,7 @@ pub trait RecordView<'a, const N: usize>: Sized {
 /// The records of one table, in order, each as its view `V` (double-ended, exact size).
 /// A record's index saturates at `u32::MAX` (a validated table never has that many).
 pub struct Records<'a, const N: usize, V> {
-    iter: Enumerate<slice::Iter<'a, [u8; N]>>,
+    iter: Enumerate<TableIter<'a, N>>,
     buf: &'a [u8],
     view: PhantomData<fn() -> V>,
 }
@@ -27,7 +28,7 @@ impl<'a, const N: usize, V> Records<'a, N, V> {
     /// The records `records` (a table of the validated buffer `buf`).
     #[must_use]
     #[inline]
-    pub fn new(records: &'a [[u8; N]], buf: &'a [u8]) -> Self {
+    pub fn new(records: Table<'a, N>, buf: &'a [u8]) -> Self {
         Self {
             iter: records.iter().enumerate(),
             buf,
@@ -95,6 +96,7 @@ impl<'a, const N: usize, V: RecordView<'a, N>> FusedIterator for Records<'a, N, 
 #[allow(clippy::expect_used, reason = "tests")]
 mod tests {
     use super::{RecordView, Records};
+    use crate::table::{Table, table_strided};
 
     /// A view that keeps what it was given.
     #[derive(Debug, PartialEq, Eq)]
@@ -117,8 +119,9 @@ mod tests {
     #[test]
     fn hands_out_each_record_with_its_index_from_both_ends() {
         let buf = [9u8; 7];
-        let recs = [[1u8, 2], [3, 4], [5, 6]];
-        let mut it: Records<'_, 2, Pair<'_>> = Records::new(&recs, &buf);
+        let bytes = [1u8, 2, 3, 4, 5, 6];
+        let recs = table_strided::<2>(&bytes, 0, 3, 2, 6).expect("fits");
+        let mut it: Records<'_, 2, Pair<'_>> = Records::new(recs, &buf);
         assert_eq!(it.len(), 3);
         let first = it.next().expect("first");
         assert_eq!((first.raw, first.index, first.buf_len), (&[1, 2], 0, 7));
@@ -136,12 +139,13 @@ mod tests {
 
     #[test]
     fn nth_skips_and_keeps_the_indexes() {
-        let recs = [[0u8, 0], [1, 1], [2, 2], [3, 3]];
-        let mut it: Records<'_, 2, Pair<'_>> = Records::new(&recs, &[]);
+        let bytes = [0u8, 0, 1, 1, 2, 2, 3, 3];
+        let recs = table_strided::<2>(&bytes, 0, 4, 2, 8).expect("fits");
+        let mut it: Records<'_, 2, Pair<'_>> = Records::new(recs, &[]);
         assert_eq!(it.nth(2).map(|p| p.index), Some(2));
         assert_eq!(it.size_hint(), (1, Some(1)));
         assert_eq!(it.nth(5), None);
-        let mut empty: Records<'_, 2, Pair<'_>> = Records::new(&[], &[]);
+        let mut empty: Records<'_, 2, Pair<'_>> = Records::new(Table::EMPTY, &[]);
         assert_eq!((empty.len(), empty.next()), (0, None));
     }
 }

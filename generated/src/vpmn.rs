@@ -2478,7 +2478,7 @@ impl<'a> Vpmn<'a> {
 pub struct VpmnV2<'a> {
     buf: &'a [u8],
     header: &'a [u8; 48],
-    sections: &'a [[u8; 44]],
+    sections: __rt::Table<'a, 44>,
     sub_header: &'a [u8; 12],
 }
 impl<'a> VpmnV2<'a> {
@@ -2489,7 +2489,7 @@ impl<'a> VpmnV2<'a> {
         header: FormatHeader<'a>,
         sub_header: SubHeader<'a>,
         sub_header_at: u64,
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
     ) -> Result<(), E> {
         let _ = (buf, &header);
@@ -2526,8 +2526,7 @@ impl<'a> VpmnV2<'a> {
                     sections_at,
                     sections_at
                         .saturating_add(
-                            u64::try_from(core::mem::size_of_val(sections))
-                                .unwrap_or(u64::MAX),
+                            u64::try_from(sections.as_bytes().len()).unwrap_or(u64::MAX),
                         ),
                 );
             }
@@ -2579,7 +2578,7 @@ impl<'a> VpmnV2<'a> {
                 let (p1, _) = __which(first);
                 let (p2, i2) = __which(second);
                 let rec_at: u64 = match p2 {
-                    3 => sections_at.saturating_add(i2.saturating_mul(44u64)),
+                    3 => sections_at.saturating_add(sections.record_offset(i2)),
                     _ => 0,
                 };
                 let ix = usize::try_from(i2).unwrap_or(usize::MAX);
@@ -2603,7 +2602,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_entry_invalid(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -2632,7 +2631,7 @@ impl<'a> VpmnV2<'a> {
             };
             let __sat: u64 = sections_at
                 .saturating_add(
-                    u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                    sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                 );
             let _ = (&__srec, __sat);
             if __region.is_none() && let Some(p) = __srec.payload() {
@@ -2653,7 +2652,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_entry_invalid_2(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -2688,7 +2687,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
@@ -2780,7 +2779,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_padding_nonzero(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -2809,7 +2808,7 @@ impl<'a> VpmnV2<'a> {
             };
             let __sat: u64 = sections_at
                 .saturating_add(
-                    u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                    sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                 );
             let _ = (&__srec, __sat);
             if __region.is_none() && let Some(p) = __srec.payload() {
@@ -2827,7 +2826,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_dynaio_padding_nonzero_2(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -2878,7 +2877,8 @@ impl<'a> VpmnV2<'a> {
                     };
                     let __sat: u64 = sections_at
                         .saturating_add(
-                            u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                            sections
+                                .record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                         );
                     let _ = (&__srec, __sat);
                     let Some(__p) = __srec.payload() else {
@@ -2953,7 +2953,7 @@ impl<'a> VpmnV2<'a> {
         buf: &'a [u8],
         len: u64,
         header: FormatHeader<'a>,
-    ) -> Result<(SubHeader<'a>, u64, &'a [[u8; 44]], u64), __rt::Deferred> {
+    ) -> Result<(SubHeader<'a>, u64, __rt::Table<'a, 44>, u64), __rt::Deferred> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -3032,14 +3032,14 @@ impl<'a> VpmnV2<'a> {
             }
         }
         // section-table-out-of-bounds: table `sections` (sub_header.sh_count x sub_header.sh_size bytes at sub_header.sh_offset) must lie within `len`.
-        let (sections, sections_at): (&'a [[u8; 44]], u64) = {
+        let (sections, sections_at): (__rt::Table<'a, 44>, u64) = {
             let at = Some(u64::from(sub_header.sh_offset()));
             let count = Some(u64::from(sub_header.sh_count()));
             let stride = Some(u64::from(sub_header.sh_size()));
             let within: u64 = len;
-            let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(44u64) => {
-                    __rt::table_within::<44>(buf, a, c, w)
+            let records = match (at, count, stride, Some(within)) {
+                (Some(a), Some(c), Some(s), Some(w)) => {
+                    __rt::table_strided::<44>(buf, a, c, s, w)
                 }
                 _ => None,
             };
@@ -3071,21 +3071,24 @@ impl<'a> VpmnV2<'a> {
         visit: &mut V,
         len: u64,
         header: FormatHeader<'a>,
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &mut [u32; 41],
         __dfirst_sections: &mut [u32; 41],
     ) -> Result<(), E> {
         // For every record of `sections`:
         for (i, raw) in sections.iter().enumerate() {
+            let rec_at: u64 = sections_at
+                .saturating_add(
+                    sections.record_offset(u64::try_from(i).unwrap_or(u64::MAX)),
+                );
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
             let rec: SectionHeader<'a> = SectionHeader {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at: u64 = sections_at.saturating_add(index.saturating_mul(44u64));
-            let _ = (&rec, rec_at);
+            let _ = (&rec, rec_at, index);
             // unknown-section-type: `sd_type` must be a value enum `SectionType` defines.
             {
                 let raw = u32::from_le_bytes([
@@ -3201,7 +3204,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_inputs(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -3235,7 +3238,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
@@ -3321,7 +3324,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_outputs(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -3355,7 +3358,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
@@ -3441,7 +3444,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn bind_count_inputs(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -3474,7 +3477,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let length: u64 = __srec.size();
@@ -3510,7 +3513,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let length: u64 = __srec.size();
@@ -3525,7 +3528,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_each_network_info(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -3561,7 +3564,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
@@ -3623,7 +3626,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_section_checksum_missing(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -3657,7 +3660,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
@@ -3710,7 +3713,7 @@ impl<'a> VpmnV2<'a> {
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_part(
         buf: &'a [u8],
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -3744,7 +3747,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 let Some(__p) = __srec.payload() else {
@@ -3811,7 +3814,7 @@ impl<'a> VpmnV2<'a> {
     fn check_file_checksum_mismatch(
         buf: &'a [u8],
         header: FormatHeader<'a>,
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __want_section_crcs: &[Option<(u64, u64, u64)>; 41],
     ) -> Result<(), __rt::Deferred> {
@@ -3855,7 +3858,8 @@ impl<'a> VpmnV2<'a> {
                 Err(__rt::PayloadsError::Unreadable { section: __si }) => {
                     let __sat: u64 = sections_at
                         .saturating_add(
-                            u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                            sections
+                                .record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                         );
                     return __rt::fail(25, &ERROR_SITES[24], __sat, 0, 0, 0, __si);
                 }
@@ -3906,7 +3910,7 @@ impl<'a> VpmnV2<'a> {
                 };
                 let __sat: u64 = sections_at
                     .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
+                        sections.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                 let _ = (&__srec, __sat);
                 if __stype == 20u64 || __stype == 26u64 {
@@ -3943,7 +3947,7 @@ impl<'a> VpmnV2<'a> {
         header: FormatHeader<'a>,
         sub_header: SubHeader<'a>,
         sub_header_at: u64,
-        sections: &'a [[u8; 44]],
+        sections: __rt::Table<'a, 44>,
         sections_at: u64,
         __dcount_sections: &[u32; 41],
         __dfirst_sections: &[u32; 41],
@@ -4202,7 +4206,7 @@ impl<'a> VpmnV2<'a> {
         let sub_header = self.sub_header();
         let sub_header_at = __rt::offset_in(buf, sub_header.as_bytes());
         let sections = self.sections;
-        let sections_at = __rt::offset_in(buf, sections.as_flattened());
+        let sections_at = __rt::offset_in(buf, sections.as_bytes());
         let _ = sections_at;
         let __own_n0: u64 = 1u64;
         let __own_n1: u64 = 1u64;
@@ -4237,8 +4241,7 @@ impl<'a> VpmnV2<'a> {
                     sections_at,
                     sections_at
                         .saturating_add(
-                            u64::try_from(core::mem::size_of_val(sections))
-                                .unwrap_or(u64::MAX),
+                            u64::try_from(sections.as_bytes().len()).unwrap_or(u64::MAX),
                         ),
                 );
             }
@@ -4387,7 +4390,7 @@ impl<'a> __rt::RecordView<'a, 44> for SectionHeader<'a> {
 /// The records of every section of one type of directory `sections`, in directory order, with their index among them: the walk behind each of its collections' iterators.
 #[derive(Clone)]
 struct __VpmnV2SectionsRecords<'a, const N: usize> {
-    dir: core::slice::Iter<'a, [u8; 44]>,
+    dir: __rt::TableIter<'a, 44>,
     dir_index: u32,
     cur: core::slice::Iter<'a, [u8; N]>,
     buf: &'a [u8],
@@ -4395,7 +4398,7 @@ struct __VpmnV2SectionsRecords<'a, const N: usize> {
     want: u64,
 }
 impl<'a, const N: usize> __VpmnV2SectionsRecords<'a, N> {
-    fn new(dir: &'a [[u8; 44]], buf: &'a [u8], want: u64) -> Self {
+    fn new(dir: __rt::Table<'a, 44>, buf: &'a [u8], want: u64) -> Self {
         Self {
             dir: dir.iter(),
             dir_index: 0,
@@ -4558,9 +4561,9 @@ impl core::iter::FusedIterator for DynaioTableIter<'_> {}
 pub struct VpmnV1<'a> {
     buf: &'a [u8],
     header: &'a [u8; 92],
-    entries: &'a [[u8; 8]],
-    inputs: &'a [[u8; 116]],
-    outputs: &'a [[u8; 116]],
+    entries: __rt::Table<'a, 8>,
+    inputs: __rt::Table<'a, 116>,
+    outputs: __rt::Table<'a, 116>,
     fixed: &'a [u8],
     fixed_gate: u64,
 }
@@ -4572,7 +4575,7 @@ impl<'a> VpmnV1<'a> {
         header: V1Prefix<'a>,
         fixed: V1Fixed<'a>,
         fixed_at: u64,
-        entries: &'a [[u8; 8]],
+        entries: __rt::Table<'a, 8>,
         entries_at: u64,
     ) -> Result<(), E> {
         let _ = (buf, &header);
@@ -4608,8 +4611,7 @@ impl<'a> VpmnV1<'a> {
                     entries_at,
                     entries_at
                         .saturating_add(
-                            u64::try_from(core::mem::size_of_val(entries))
-                                .unwrap_or(u64::MAX),
+                            u64::try_from(entries.as_bytes().len()).unwrap_or(u64::MAX),
                         ),
                 );
             }
@@ -4661,7 +4663,7 @@ impl<'a> VpmnV1<'a> {
                 let (p1, _) = __which(first);
                 let (p2, i2) = __which(second);
                 let rec_at: u64 = match p2 {
-                    3 => entries_at.saturating_add(i2.saturating_mul(8u64)),
+                    3 => entries_at.saturating_add(entries.record_offset(i2)),
                     _ => 0,
                 };
                 let ix = usize::try_from(i2).unwrap_or(usize::MAX);
@@ -4685,7 +4687,7 @@ impl<'a> VpmnV1<'a> {
         buf: &'a [u8],
         len: u64,
         header: V1Prefix<'a>,
-    ) -> Result<(V1Fixed<'a>, u64, &'a [[u8; 8]], u64), __rt::Deferred> {
+    ) -> Result<(V1Fixed<'a>, u64, __rt::Table<'a, 8>, u64), __rt::Deferred> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -4751,7 +4753,7 @@ impl<'a> VpmnV1<'a> {
         };
         let _ = fixed_at;
         // truncated-header: table `entries` (12 + if(header.version >= 0x0001000C, 3, 0) + if(header.version >= 0x0001000E, 1, 0) x 8 bytes at end(fixed)) must lie within `len`.
-        let (entries, entries_at): (&'a [[u8; 8]], u64) = {
+        let (entries, entries_at): (__rt::Table<'a, 8>, u64) = {
             let at = fixed_at.checked_add(V1Fixed::size_for(fixed.gate()));
             let count = (|| -> Option<u64> {
                 12u64
@@ -4764,9 +4766,9 @@ impl<'a> VpmnV1<'a> {
             })();
             let stride = Some(8u64);
             let within: u64 = len;
-            let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(8u64) => {
-                    __rt::table_within::<8>(buf, a, c, w)
+            let records = match (at, count, stride, Some(within)) {
+                (Some(a), Some(c), Some(s), Some(w)) => {
+                    __rt::table_strided::<8>(buf, a, c, s, w)
                 }
                 _ => None,
             };
@@ -4798,19 +4800,22 @@ impl<'a> VpmnV1<'a> {
         visit: &mut V,
         len: u64,
         header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
+        entries: __rt::Table<'a, 8>,
         entries_at: u64,
     ) -> Result<(), E> {
         // For every record of `entries`:
         for (i, raw) in entries.iter().enumerate() {
+            let rec_at: u64 = entries_at
+                .saturating_add(
+                    entries.record_offset(u64::try_from(i).unwrap_or(u64::MAX)),
+                );
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
             let rec: V1Entry<'a> = V1Entry {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at: u64 = entries_at.saturating_add(index.saturating_mul(8u64));
-            let _ = (&rec, rec_at);
+            let _ = (&rec, rec_at, index);
             // section-out-of-bounds: range `bytes` (offset + size) must lie within `len`.
             if true {
                 let start = u64::from(rec.offset());
@@ -4914,11 +4919,11 @@ impl<'a> VpmnV1<'a> {
         buf: &'a [u8],
         len: u64,
         header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
+        entries: __rt::Table<'a, 8>,
         entries_at: u64,
-    ) -> Result<(&'a [[u8; 116]], u64, &'a [[u8; 116]], u64), __rt::Deferred> {
+    ) -> Result<(__rt::Table<'a, 116>, u64, __rt::Table<'a, 116>, u64), __rt::Deferred> {
         // section-out-of-bounds: table `inputs` (if(header.version >= 0x0001000B, entries.0.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.0.offset) must lie within `len`.
-        let (inputs, inputs_at): (&'a [[u8; 116]], u64) = {
+        let (inputs, inputs_at): (__rt::Table<'a, 116>, u64) = {
             let at = (|| -> Option<u64> {
                 Some(
                     u64::from(
@@ -4950,9 +4955,9 @@ impl<'a> VpmnV1<'a> {
             })();
             let stride = Some(u64::from(V1_IO_RECORD_BYTES));
             let within: u64 = len;
-            let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(116u64) => {
-                    __rt::table_within::<116>(buf, a, c, w)
+            let records = match (at, count, stride, Some(within)) {
+                (Some(a), Some(c), Some(s), Some(w)) => {
+                    __rt::table_strided::<116>(buf, a, c, s, w)
                 }
                 _ => None,
             };
@@ -4975,7 +4980,7 @@ impl<'a> VpmnV1<'a> {
             }
         };
         // section-out-of-bounds: table `outputs` (if(header.version >= 0x0001000B, entries.1.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.1.offset) must lie within `len`.
-        let (outputs, outputs_at): (&'a [[u8; 116]], u64) = {
+        let (outputs, outputs_at): (__rt::Table<'a, 116>, u64) = {
             let at = (|| -> Option<u64> {
                 Some(
                     u64::from(
@@ -5007,9 +5012,9 @@ impl<'a> VpmnV1<'a> {
             })();
             let stride = Some(u64::from(V1_IO_RECORD_BYTES));
             let within: u64 = len;
-            let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(116u64) => {
-                    __rt::table_within::<116>(buf, a, c, w)
+            let records = match (at, count, stride, Some(within)) {
+                (Some(a), Some(c), Some(s), Some(w)) => {
+                    __rt::table_strided::<116>(buf, a, c, s, w)
                 }
                 _ => None,
             };
@@ -5040,19 +5045,22 @@ impl<'a> VpmnV1<'a> {
         buf: &'a [u8],
         visit: &mut V,
         header: V1Prefix<'a>,
-        inputs: &'a [[u8; 116]],
+        inputs: __rt::Table<'a, 116>,
         inputs_at: u64,
     ) -> Result<(), E> {
         // For every record of `inputs`:
         for (i, raw) in inputs.iter().enumerate() {
+            let rec_at: u64 = inputs_at
+                .saturating_add(
+                    inputs.record_offset(u64::try_from(i).unwrap_or(u64::MAX)),
+                );
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
             let rec: V1IoRecord<'a> = V1IoRecord {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at: u64 = inputs_at.saturating_add(index.saturating_mul(116u64));
-            let _ = (&rec, rec_at);
+            let _ = (&rec, rec_at, index);
             // bad-io-record: `dim_count >= 1`.
             {
                 let lhs: u64 = u64::from(rec.dim_count());
@@ -5121,20 +5129,23 @@ impl<'a> VpmnV1<'a> {
         buf: &'a [u8],
         visit: &mut V,
         header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
-        outputs: &'a [[u8; 116]],
+        entries: __rt::Table<'a, 8>,
+        outputs: __rt::Table<'a, 116>,
         outputs_at: u64,
     ) -> Result<(), E> {
         // For every record of `outputs`:
         for (i, raw) in outputs.iter().enumerate() {
+            let rec_at: u64 = outputs_at
+                .saturating_add(
+                    outputs.record_offset(u64::try_from(i).unwrap_or(u64::MAX)),
+                );
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
             let rec: V1IoRecord<'a> = V1IoRecord {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let rec_at: u64 = outputs_at.saturating_add(index.saturating_mul(116u64));
-            let _ = (&rec, rec_at);
+            let _ = (&rec, rec_at, index);
             // bad-io-record: `dim_count >= 1`.
             {
                 let lhs: u64 = u64::from(rec.dim_count());
@@ -5240,7 +5251,7 @@ impl<'a> VpmnV1<'a> {
         header: V1Prefix<'a>,
         fixed: V1Fixed<'a>,
         fixed_at: u64,
-        entries: &'a [[u8; 8]],
+        entries: __rt::Table<'a, 8>,
         entries_at: u64,
         inputs_at: u64,
         outputs_at: u64,
@@ -5434,7 +5445,7 @@ impl<'a> VpmnV1<'a> {
         let fixed = self.fixed();
         let fixed_at = __rt::offset_in(buf, fixed.as_bytes());
         let entries = self.entries;
-        let entries_at = __rt::offset_in(buf, entries.as_flattened());
+        let entries_at = __rt::offset_in(buf, entries.as_bytes());
         let _ = entries_at;
         let __own_n0: u64 = 1u64;
         let __own_n1: u64 = 1u64;
@@ -5468,8 +5479,7 @@ impl<'a> VpmnV1<'a> {
                     entries_at,
                     entries_at
                         .saturating_add(
-                            u64::try_from(core::mem::size_of_val(entries))
-                                .unwrap_or(u64::MAX),
+                            u64::try_from(entries.as_bytes().len()).unwrap_or(u64::MAX),
                         ),
                 );
             }

@@ -9,7 +9,10 @@
 //! program header tables and `.shstrtab` flipped, truncations, random mutants): no panic,
 //! every mutant accepted or rejected with a code, and the same verdict as `object`
 //! wherever `object` decides by the checks the schema makes (a mutant that turns on ELF's
-//! extended numbering, which the schema does not express, is only required not to panic).
+//! extended numbering, which the schema does not express, is only required not to panic;
+//! one with entries larger than their struct, which the schema reads as readelf does and
+//! `object` refuses, is counted apart). A real file rewritten with padded section and
+//! program headers reads as the original does.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -90,6 +93,43 @@ fn extended_numbering(b: &[u8]) -> bool {
     matches!((u16_at(60), shoff), (Some(0), Some(off)) if off != 0)
         || u16_at(62) == Some(0xFFFF)
         || u16_at(56) == Some(0xFFFF)
+}
+
+/// Whether the file's program or section headers are larger than their struct (with
+/// entries): the schema reads them padded (its stride is the entry size, as readelf's),
+/// `object` requires the exact size.
+fn padded_entries(b: &[u8]) -> bool {
+    let u16_at = |at: usize| b.get(at..at + 2).map(|x| u16::from_le_bytes([x[0], x[1]]));
+    let u64_at = |at: usize| {
+        b.get(at..at + 8)
+            .map(|x| u64::from_le_bytes(x.try_into().unwrap()))
+    };
+    let ph = u64_at(32).is_some_and(|o| o != 0) && u16_at(56).is_some_and(|n| n != 0);
+    let sh = u64_at(40).is_some_and(|o| o != 0) && u16_at(60).is_some_and(|n| n != 0);
+    (ph && u16_at(54).is_some_and(|s| s > 56)) || (sh && u16_at(58).is_some_and(|s| s > 64))
+}
+
+/// `good` with its program and section headers copied to its end, each padded with
+/// `extra` bytes of 0xA5 (`e_phentsize` 56 + extra, `e_shentsize` 64 + extra).
+fn with_padded_entries(good: &[u8], extra: usize) -> Vec<u8> {
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes([good[at], good[at + 1]]));
+    let u64_at = |at: usize| u64::from_le_bytes(good[at..at + 8].try_into().unwrap()) as usize;
+    let mut b = good.to_vec();
+    for (off_at, num_at, size_at, size) in [(32, 56, 54, 56usize), (40, 60, 58, 64)] {
+        let (off, n) = (u64_at(off_at), u16_at(num_at));
+        if off == 0 || n == 0 {
+            continue;
+        }
+        b.resize(b.len().next_multiple_of(8), 0);
+        let at = b.len() as u64;
+        for i in 0..n {
+            b.extend_from_slice(&good[off + i * size..off + (i + 1) * size]);
+            b.extend(std::iter::repeat_n(0xA5, extra));
+        }
+        b[off_at..off_at + 8].copy_from_slice(&at.to_le_bytes());
+        b[size_at..size_at + 2].copy_from_slice(&((size + extra) as u16).to_le_bytes());
+    }
+    b
 }
 
 /// The ELF files of this machine (by canonical path, each once).
@@ -208,6 +248,10 @@ fn sweep(
             skipped += 1;
             return;
         }
+        if padded_entries(m) {
+            *verdicts.entry("padded (object refuses)").or_default() += 1;
+            return;
+        }
         let theirs = by_object(m);
         match (&ours, &theirs) {
             (Ok(a), Ok(t)) => assert_eq!(a, t),
@@ -315,4 +359,47 @@ fn mutants_of_real_elf_files_agree_with_object() {
             "no mutant reached {code}: {verdicts:?}"
         );
     }
+}
+
+/// Padded entries: a real file's program and section headers copied to its end, each
+/// followed by 8 (then 40) bytes that belong to no entry, `e_phentsize` and `e_shentsize`
+/// saying so. The generated validator and the interpreter read the same sections (names,
+/// types, offsets, sizes) as `object` reads from the original; `object` refuses the padded
+/// file (it requires the exact entry sizes). An entry size below the struct's is refused.
+#[test]
+fn padded_entries_read_as_the_original() {
+    let Some(good) = real_files()
+        .iter()
+        .filter(|p| p.starts_with("/usr/bin"))
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter(|b| is_elf(b) && !extended_numbering(b) && by_schema(b).is_ok_and(|s| s.len() > 4))
+        .min_by_key(Vec::len)
+    else {
+        eprintln!("elf_object: no ELF64 file in /usr/bin here; skipped");
+        return;
+    };
+    let c = npuschema_codegen::load(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/elf64.yaml"),
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let want = by_object(&good).unwrap();
+    for extra in [8usize, 40] {
+        let padded = with_padded_entries(&good, extra);
+        assert!(padded_entries(&padded));
+        assert_eq!(by_schema(&padded), Ok(want.clone()), "padded by {extra}");
+        let v = elf64::Elf64::validate(&padded).unwrap();
+        assert_eq!(v.header().e_shentsize(), 64 + extra as u16);
+        assert_eq!(v.segments().len(), usize::from(v.header().e_phnum()));
+        let iv = interp.validate(&padded).unwrap_or_else(|e| panic!("{e:?}"));
+        let names: Vec<&[u8]> = iv.strings.iter().map(|s| s.bytes.as_slice()).collect();
+        let want_names: Vec<&[u8]> = want.iter().map(|s| s.0.as_slice()).collect();
+        assert_eq!(names, want_names, "the interpreter, padded by {extra}");
+        assert!(by_object(&padded).is_err(), "object requires the exact size");
+    }
+    // Entries shorter than their struct: refused, by both engines, naming the field.
+    let mut short = with_padded_entries(&good, 8);
+    short[58..60].copy_from_slice(&63u16.to_le_bytes());
+    assert_eq!(by_schema(&short), Err("bad-shentsize"));
+    assert_eq!(interp.validate(&short).map(|_| ()).map_err(|e| e.code), Err("bad-shentsize"));
 }

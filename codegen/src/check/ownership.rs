@@ -20,7 +20,8 @@ pub enum Part<'a> {
     Header,
     /// A located record (index in `file.ext.records`): one instance.
     Record(usize),
-    /// The extent of a table (index in `file.tables`): one instance, `count * stride` bytes.
+    /// The extent of a table (index in `file.tables`): one instance, from its first record's
+    /// start to its last one's end (`(count - 1) * stride + size` bytes; none without records).
     Table(usize),
     /// A per-record range: one instance per record of its table (index in `file.tables`),
     /// empty for a record whose `when` does not hold.

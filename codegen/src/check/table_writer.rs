@@ -39,10 +39,22 @@ pub(crate) fn fixed_count(c: &Checked, t: &Table) -> Option<u64> {
     const_u64(c, &t.count.expr)
 }
 
+/// The refusal of a constant `stride` larger than the record: the views read such a table
+/// (padded records), the writer lays records out back to back, so it cannot honour it.
+pub(crate) fn padded_const(c: &Checked, t: &Table) -> Option<String> {
+    let s = const_u64(c, &t.stride.expr)?;
+    let size = c.layouts.get(&t.record.text)?.size;
+    (s > size).then(|| {
+        format!(
+            "table `{}`: the writer cannot write records {s} bytes apart (`stride: {}`, the record `{}` is {size} bytes): it lays a table's records out back to back; a stride field lets it write (it sets the field to the record's size), and the views read either",
+            t.name.text, t.stride.text, t.record.text
+        )
+    })
+}
+
 /// Diagnoses a table's `count` and `stride` that a writer cannot derive or honour: each must
-/// be one field the writer sets (`field_ok`) or a number or constant (a `stride` equal to the
-/// record's size: the views read a table as back-to-back records of its size, so the
-/// validator rejects any other stride, and the writer lays records out back to back).
+/// be one field the writer sets (`field_ok`) or a number or constant (a constant `stride`
+/// equal to the record's size: the writer lays records out back to back, `padded_const`).
 pub(crate) fn check_count_stride(
     c: &Checked,
     t: &Table,
@@ -58,7 +70,10 @@ pub(crate) fn check_count_stride(
             ),
         );
     }
-    // (A constant that is not the record's size: refused for every reader, `top.rs`.)
+    // (A constant below the record's size: refused for every reader, `top.rs`.)
+    if let Some(m) = padded_const(c, t) {
+        d.error(t.stride.pos, m);
+    }
     if const_u64(c, &t.stride.expr).is_none() && !field_ok(&t.stride.expr) {
         d.error(
             t.stride.pos,

@@ -1065,18 +1065,17 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {
             check_expr(c, e, Scope::Top, false, w, d);
         }
-        // The views read a table as back-to-back records of its record's size, and
-        // `table_fits` rejects any other stride: a constant one that differs would reject
-        // every file.
+        // Records lie `stride` bytes apart, at least their size (`table_fits` rejects a
+        // shorter stride): a constant one below the record's size would reject every file.
         if let (Some(s), Some(l)) = (
             crate::check::table_writer::const_u64(c, &t.stride.expr),
             c.layouts.get(&t.record.text),
-        ) && s != l.size
+        ) && s < l.size
         {
             d.error(
                 t.stride.pos,
                 format!(
-                    "table `{}`: `stride: {}` is {s}, not the {} bytes of `{}`: tables are read as back-to-back records of their record's size (`table_fits` rejects any other stride), so every file would be rejected; make the stride the record's size (records further apart than their size cannot be described yet)",
+                    "table `{}`: `stride: {}` is {s}, less than the {} bytes of `{}`: records would overlap (`table_fits` rejects a stride shorter than the record), so every file would be rejected; make the stride at least the record's size",
                     t.name.text, t.stride.text, l.size, t.record.text
                 ),
             );

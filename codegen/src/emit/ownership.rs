@@ -96,7 +96,7 @@ fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
                 let (v, at) = (ident(t), format_ident!("{}_at", t));
                 (
                     quote!(1u64),
-                    quote!((#at, #at.saturating_add(u64::try_from(core::mem::size_of_val(#v)).unwrap_or(u64::MAX)))),
+                    quote!((#at, #at.saturating_add(u64::try_from(#v.as_bytes().len()).unwrap_or(u64::MAX)))),
                 )
             }
             Part::Range(r, _, t) => {
@@ -226,9 +226,9 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
         if let Part::Range(_, _, t) = p2 {
             // The later instance's record: where its blamed field is, and its index.
             let at = format_ident!("{}_at", t.name.text);
-            let size = lit_u64(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+            let v = ident(&t.name.text);
             let j = crate::emit::lit_usize(u64::try_from(j2).unwrap_or(u64::MAX));
-            rec_arms.push(quote!(#j => #at.saturating_add(i2.saturating_mul(#size)),));
+            rec_arms.push(quote!(#j => #at.saturating_add(#v.record_offset(i2)),));
             b.index = crate::emit::Idx::Usize(quote!(ix));
         }
         for (j1, (n1, _)) in ps.iter().enumerate().take(j2 + 1) {
@@ -300,7 +300,7 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
                 let n = crate::emit::lit_usize(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
                 let a = quote!(#v, #at);
                 if !args.iter().any(|x| x.to_string() == a.to_string()) {
-                    params.push(quote!(#v: &'a [[u8; #n]], #at: u64));
+                    params.push(quote!(#v: __rt::Table<'a, #n>, #at: u64));
                     args.push(a);
                 }
             }
@@ -366,7 +366,7 @@ pub fn accessors(em: &Em<'_>) -> Vec<TokenStream> {
                         continue;
                     };
                     let (v, at) = (ident(&t.name.text), format_ident!("{}_at", t.name.text));
-                    let b = quote!(let #v = self.#v; let #at = __rt::offset_in(buf, #v.as_flattened()); let _ = #at;);
+                    let b = quote!(let #v = self.#v; let #at = __rt::offset_in(buf, #v.as_bytes()); let _ = #at;);
                     if !binds.iter().any(|x| x.to_string() == b.to_string()) {
                         binds.push(b);
                     }

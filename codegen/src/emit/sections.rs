@@ -785,12 +785,10 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
         var,
         var_at,
         rec_ty,
-        size,
         type_off,
         type_ty,
         ..
     } = di;
-    let size = lit_u64(size);
     let ty = widen(
         type_ty,
         read_at(&quote!(__sraw), type_ty, type_off, di.type_big),
@@ -817,7 +815,7 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
             let __stype: u64 = #ty;
             #filter
             let __srec = #rec_ty { raw: __sraw, buf, index: u32::try_from(__si).unwrap_or(u32::MAX) };
-            let __sat: u64 = #var_at.saturating_add(u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(#size));
+            let __sat: u64 = #var_at.saturating_add(#var.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)));
             let _ = (&__srec, __sat);
             #body
         }
@@ -1574,7 +1572,6 @@ fn payload_checksum(
             },
         ),
     };
-    let size = lit_u64(di.size);
     let stype = widen(
         di.type_ty,
         read_at(&quote!(raw), di.type_ty, di.type_off, di.type_big),
@@ -1623,7 +1620,7 @@ fn payload_checksum(
                 Ok(crc) => crc,
                 Err(__rt::PayloadsError::Unreadable { section: __si }) => {
                     let __sat: u64 = #var_at.saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(#size),
+                        #var.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
                     );
                     #gone
                 }
@@ -1956,7 +1953,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             #[doc = #wdoc]
             #[derive(Clone)]
             struct #walk<'a, const N: usize> {
-                dir: core::slice::Iter<'a, [u8; #dsize]>,
+                dir: __rt::TableIter<'a, #dsize>,
                 dir_index: u32,
                 cur: core::slice::Iter<'a, [u8; N]>,
                 buf: &'a [u8],
@@ -1964,7 +1961,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 want: u64,
             }
             impl<'a, const N: usize> #walk<'a, N> {
-                fn new(dir: &'a [[u8; #dsize]], buf: &'a [u8], want: u64) -> Self {
+                fn new(dir: __rt::Table<'a, #dsize>, buf: &'a [u8], want: u64) -> Self {
                     Self { dir: dir.iter(), dir_index: 0, cur: Default::default(), buf, next: 0, want }
                 }
                 /// The next record of a section of type `want`, and its index among them.

@@ -926,7 +926,6 @@ impl<'a> Em<'a> {
                 };
                 let rec_size = self.c.layouts.get(&t.record.text).map_or(0, |l| l.size);
                 let n = lit_usize(rec_size);
-                let n64 = Literal::u64_suffixed(rec_size);
                 let at = self.value(&t.at.expr, scope, env);
                 let count = self.value(&t.count.expr, scope, env);
                 let stride = self.value(&t.stride.expr, scope, env);
@@ -969,13 +968,13 @@ impl<'a> Em<'a> {
                 );
                 quote! {
                     #[doc = #comment]
-                    let (#var, #var_at): (&'a [[u8; #n]], u64) = {
+                    let (#var, #var_at): (__rt::Table<'a, #n>, u64) = {
                         let at = #at;
                         let count = #count;
                         let stride = #stride;
                         #wbind
-                        let records = match (at, count, #w) {
-                            (Some(a), Some(c), Some(w)) if stride == Some(#n64) => __rt::table_within::<#n>(buf, a, c, w),
+                        let records = match (at, count, stride, #w) {
+                            (Some(a), Some(c), Some(s), Some(w)) => __rt::table_strided::<#n>(buf, a, c, s, w),
                             _ => None,
                         };
                         match (records, at) {
@@ -1221,8 +1220,6 @@ impl<'a> Em<'a> {
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
-                let size =
-                    Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
                 let body = self.steps(steps, Scope::Record(t));
                 let comment = format!("@step For every record of `{}`:", t.name.text);
                 // The caller's hook for the table, after the last `for_each` over it.
@@ -1248,10 +1245,11 @@ impl<'a> Em<'a> {
                     #(#prevs)*
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
+                        // (Before `index`, which may be the table's name.)
+                        let rec_at: u64 = #var_at.saturating_add(#var.record_offset(u64::try_from(i).unwrap_or(u64::MAX)));
                         let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
                         let rec: #rec_ty<'a> = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
-                        let rec_at: u64 = #var_at.saturating_add(index.saturating_mul(#size));
-                        let _ = (&rec, rec_at);
+                        let _ = (&rec, rec_at, index);
                         #body
                         #hook
                     }
@@ -1299,8 +1297,6 @@ impl<'a> Em<'a> {
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
-                let size =
-                    Literal::u64_suffixed(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
                 // A value bound as a plain `u64` `name`: directly when it cannot overflow,
                 // else through an `Option` whose `None` fails the check.
                 let bind =
@@ -1475,10 +1471,11 @@ impl<'a> Em<'a> {
                     {
                         let mut prev: Option<u64> = None;
                         for (i, raw) in #var.iter().enumerate() {
+                            // (Before `index`, which may be the table's name.)
+                            let rec_at = #var_at.saturating_add(#var.record_offset(u64::try_from(i).unwrap_or(u64::MAX)));
                             let index = u64::try_from(i).unwrap_or(u64::MAX);
                             let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
-                            let rec_at = #var_at.saturating_add(index.saturating_mul(#size));
-                            let _ = (&rec, rec_at);
+                            let _ = (&rec, rec_at, index);
                             #check
                         }
                     }
@@ -1521,11 +1518,11 @@ impl<'a> Em<'a> {
                         let var_at = format_ident!("{}_at", t.name.text);
                         return quote! {
                             #[doc = #comment]
-                            let (#var, #var_at): (&'a [[u8; #n]], u64) = if #cond {
+                            let (#var, #var_at): (__rt::Table<'a, #n>, u64) = if #cond {
                                 #inner
                                 (#var, #var_at)
                             } else {
-                                (&[], 0)
+                                (__rt::Table::EMPTY, 0)
                             };
                         };
                     }
@@ -1601,7 +1598,7 @@ impl<'a> Em<'a> {
             let rec_ty = format_ident!("{}", t.record.text);
             let iter_ty = format_ident!("{}", camel(&t.name.text));
             let tdoc = doc_attr(&t.doc);
-            fields.push(quote!(#var: &'a [[u8; #n]],));
+            fields.push(quote!(#var: __rt::Table<'a, #n>,));
             inits.push(quote!(#var,));
             let iter_doc = format!(
                 " Iterator over the records of `{}`, each a [`{}`] (double-ended, exact size).",

@@ -529,11 +529,9 @@ impl Comp<'_> {
                 } else {
                     let ti = file.tables.iter().position(|x| x.name.text == table.text)?;
                     let t = &file.tables[ti];
-                    let rec_size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
                     let body = self.steps(steps, Scope::Record(t));
                     CStep::ForEachTable {
                         table: ti,
-                        rec_size,
                         steps: body,
                     }
                 }
@@ -598,7 +596,7 @@ impl Comp<'_> {
                 self.orders.len() - 1
             }
         };
-        let walk = (!in_loop).then(|| (ti, c.layouts.get(&t.record.text).map_or(0, |l| l.size)));
+        let walk = (!in_loop).then_some(ti);
         match (kind, by, range) {
             (OrderKind::NoOverlap, _, Some(r)) => {
                 let b = self.blame(&r.offset.expr, rscope);
@@ -1094,7 +1092,6 @@ impl Comp<'_> {
         let scope = Scope::RecordOnly(t);
         Some(DirInfo {
             table: ti,
-            rec_size: c.layouts.get(&t.record.text)?.size,
             type_off,
             type_ty: kind.int_ty(&c.schema)?,
             type_big,

@@ -354,7 +354,7 @@ struct Low<'a, 'c> {
     cmps: std::cell::RefCell<Vec<KeyCmp>>,
     /// Per table, its place once a top-level `table_fits` with a constant offset and
     /// count passed: (offset, count). Its element reads after that are absolute reads.
-    tables_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
+    tables_at: std::cell::RefCell<Vec<Option<(u64, u64, u64)>>>,
     /// Per located record, its place once a top-level `record_fits` with a constant
     /// offset and size passed: (offset, size).
     located_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
@@ -450,9 +450,9 @@ impl<'a, 'c> Low<'a, 'c> {
                 count: Fx::K(Some(n)),
                 stride: Fx::K(Some(stride)),
                 ..
-            } if stride == rec_size => {
+            } if stride >= rec_size && *stride > 0 => {
                 if let Some(x) = self.tables_at.borrow_mut().get_mut(*table) {
-                    *x = Some((*a, *n));
+                    *x = Some((*a, *n, *stride));
                 }
             }
             Chk::RecordFits {
@@ -476,12 +476,15 @@ impl<'a, 'c> Low<'a, 'c> {
         }
     }
 
-    /// A table element's word: absolute when the table's place is known.
-    fn elem(&self, t: usize, k: u64, rel: u64, w: W) -> Fx {
+    /// A table element's word (field `off` of record `k`): absolute when the table's place
+    /// is known.
+    fn elem(&self, t: usize, k: u64, off: u64, w: W) -> Fx {
         match self.tables_at.borrow().get(t).copied().flatten() {
-            Some((at, n)) if k < n => Fx::Abs(at.saturating_add(rel), w),
+            Some((at, n, stride)) if k < n => {
+                Fx::Abs(at.saturating_add(k.saturating_mul(stride)).saturating_add(off), w)
+            }
             Some(_) => Fx::K(None),
-            None => Fx::Elem(t, k, rel, w),
+            None => Fx::Elem(t, k, off, w),
         }
     }
 
@@ -503,7 +506,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 _ => return None,
             },
             Own::Element(t, k) => match self.p.table_rec_size.get(t) {
-                Some(&size) => self.elem(t, k, k.saturating_mul(size).saturating_add(f.off), w),
+                Some(_) => self.elem(t, k, f.off, w),
                 None => Fx::K(None),
             },
             _ => return None,
@@ -859,11 +862,7 @@ impl<'a, 'c> Low<'a, 'c> {
             }),
             CStep::Let { i, value } => FStep::Let(*i, self.fx(value)),
             CStep::When { cond, step } => FStep::When(self.fc(cond), Box::new(self.step(step))),
-            CStep::ForEachTable {
-                table,
-                rec_size,
-                steps,
-            } => {
+            CStep::ForEachTable { table, steps } => {
                 let body: Vec<FStep> = steps.iter().map(|x| self.step(x)).collect();
                 if let [FStep::Check(k, orig)] = body.as_slice()
                     && let Chk::RangeRec {
@@ -876,7 +875,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 {
                     return FStep::RangeEach {
                         table: *table,
-                        rec_size: *rec_size,
+                        rec_size: self.p.table_rec_size.get(*table).copied().unwrap_or(0),
                         start: *start,
                         length: *length,
                         orig: orig.clone(),
@@ -884,7 +883,6 @@ impl<'a, 'c> Low<'a, 'c> {
                 }
                 FStep::ForEachTable {
                     table: *table,
-                    rec_size: *rec_size,
                     slots: steps
                         .iter()
                         .filter_map(|x| match x {
@@ -914,12 +912,13 @@ impl State<'_> {
             Fx::Len => Some(self.len),
             Fx::Abs(at, w) => Some(w.read(self.buf, *at)),
             Fx::Rec(off, w) => Some(w.read(self.buf, self.rec_at.saturating_add(*off))),
-            Fx::Elem(t, k, rel, w) => {
-                let (at, n) = (*self.tables.get(*t)?)?;
+            Fx::Elem(t, k, off, w) => {
+                let (at, n, stride) = (*self.tables.get(*t)?)?;
                 if *k >= n {
                     return None;
                 }
-                Some(w.read(self.buf, at.saturating_add(*rel)))
+                let rat = at.saturating_add(k.saturating_mul(stride));
+                Some(w.read(self.buf, rat.saturating_add(*off)))
             }
             Fx::Memo(i) => self.lets.get(p.lets.saturating_add(*i)).copied().flatten(),
             _ => self.fx_node(p, e),
@@ -937,12 +936,13 @@ impl State<'_> {
                 let (at, _, _) = (*self.located.get(*i)?)?;
                 Some(w.read(self.buf, at.saturating_add(*off)))
             }
-            Fx::Elem(t, k, rel, w) => {
-                let (at, n) = (*self.tables.get(*t)?)?;
+            Fx::Elem(t, k, off, w) => {
+                let (at, n, stride) = (*self.tables.get(*t)?)?;
                 if *k >= n {
                     return None;
                 }
-                Some(w.read(self.buf, at.saturating_add(*rel)))
+                let rat = at.saturating_add(k.saturating_mul(stride));
+                Some(w.read(self.buf, rat.saturating_add(*off)))
             }
             Fx::Signed(x, t) => u64::try_from(sign_extend(self.fx(p, x)?, *t)).ok(),
             Fx::Bits(x, lo, mask) => Some(
@@ -1009,11 +1009,11 @@ impl State<'_> {
                 within,
             } => {
                 let (a, n, s, w) = (v(at), v(count), v(stride), v(within));
-                match (a, n, w, self.tables.get_mut(table)) {
-                    (Some(a), Some(n), Some(w), Some(x))
-                        if s == Some(rec_size) && table_within(self.buf, a, n, w, rec_size) =>
+                match (a, n, s, w, self.tables.get_mut(table)) {
+                    (Some(a), Some(n), Some(s), Some(w), Some(x))
+                        if table_within(self.buf, a, n, s, w, rec_size) =>
                     {
-                        *x = Some((a, n));
+                        *x = Some((a, n, s));
                         true
                     }
                     _ => false,
@@ -1118,13 +1118,13 @@ impl State<'_> {
                     self.fx(p, stride),
                     self.lim(p, within),
                 );
-                match (a, n, w) {
-                    (Some(a), Some(n), Some(w))
-                        if s == Some(*rec_size) && table_within(self.buf, a, n, w, *rec_size) =>
+                match (a, n, s, w) {
+                    (Some(a), Some(n), Some(s), Some(w))
+                        if table_within(self.buf, a, n, s, w, *rec_size) =>
                     {
                         match self.tables.get_mut(*table) {
                             Some(x) => {
-                                *x = Some((a, n));
+                                *x = Some((a, n, s));
                                 true
                             }
                             None => false,
@@ -1276,7 +1276,7 @@ thread_local! {
 #[cfg(debug_assertions)]
 type Outcome = (
     Vec<Option<(u64, u64, u64)>>,
-    Vec<Option<(u64, u64)>>,
+    Vec<Option<(u64, u64, u64)>>,
     Vec<Option<(u64, u64)>>,
     Vec<Vec<u32>>,
     Vec<Vec<u32>>,
@@ -1489,13 +1489,17 @@ impl<'c> Interp<'c> {
                 length: (lo, lw),
                 orig,
             } => {
-                let Some((at, n)) = st.tables.get(*table).copied().flatten() else {
+                let Some((at, n, stride)) = st.tables.get(*table).copied().flatten() else {
                     return Ok(());
                 };
                 let (buf, len) = (st.buf, st.len);
-                // The usual table: its rows in the buffer, both words 4-byte little-endian
-                // in the row; the loop below only from the first failing record on.
-                let from = match rows_le32(buf, at, n, *rec_size, (*so, *sw), (*lo, *lw)) {
+                // The usual table: its rows back to back in the buffer, both words 4-byte
+                // little-endian in the row; the loop below only from the first failing
+                // record on.
+                let rows = (stride == *rec_size)
+                    .then(|| rows_le32(buf, at, n, *rec_size, (*so, *sw), (*lo, *lw)))
+                    .flatten();
+                let from = match rows {
                     Some(rows) => match first_bad_range(buf, len, rows, *so, *lo) {
                         Some(i) => i,
                         None => return Ok(()),
@@ -1504,7 +1508,7 @@ impl<'c> Interp<'c> {
                 };
                 let saved = (st.rec_at, st.rec_index);
                 for i in from..n {
-                    let rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                    let rec_at = at.saturating_add(i.saturating_mul(stride));
                     let s = sw.read(buf, rec_at.saturating_add(*so));
                     let l = lw.read(buf, rec_at.saturating_add(*lo));
                     if npuschema_core::range_within(buf, s, l, len).is_none() {
@@ -1517,23 +1521,23 @@ impl<'c> Interp<'c> {
             }
             FStep::ForEachTable {
                 table,
-                rec_size,
                 slots,
                 body,
                 flat,
+                ..
             } => {
                 for s in slots {
                     if let Some(x) = st.prev.get_mut(*s) {
                         *x = None;
                     }
                 }
-                let Some((at, n)) = st.tables.get(*table).copied().flatten() else {
+                let Some((at, n, stride)) = st.tables.get(*table).copied().flatten() else {
                     return Ok(());
                 };
                 let saved = (st.rec_at, st.rec_index);
                 if *flat {
                     for i in 0..n {
-                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_at = at.saturating_add(i.saturating_mul(stride));
                         st.rec_index = i;
                         for s in body {
                             if let FStep::Check(k, orig) = s
@@ -1545,7 +1549,7 @@ impl<'c> Interp<'c> {
                     }
                 } else {
                     for i in 0..n {
-                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_at = at.saturating_add(i.saturating_mul(stride));
                         st.rec_index = i;
                         self.exec_fast(p, body, st)?;
                     }

@@ -279,8 +279,8 @@ pub(super) enum CStep {
     Order {
         f: Fail,
         slot: usize,
-        /// Inside the table's `for_each` (`None`), or walking table `.0` (record size `.1`).
-        walk: Option<(usize, u64)>,
+        /// Inside the table's `for_each` (`None`), or walking table `.0`.
+        walk: Option<usize>,
         /// `no_overlap`: the range's `when`, offset and length; else the key.
         when: Option<CE>,
         key: CE,
@@ -292,7 +292,6 @@ pub(super) enum CStep {
     },
     ForEachTable {
         table: usize,
-        rec_size: u64,
         steps: Vec<CStep>,
     },
     ForEachCollection {
@@ -391,7 +390,6 @@ pub(super) type ZeroArm = (u64, u64, Vec<(u64, u64)>);
 #[derive(Clone, Debug)]
 pub(super) struct DirInfo {
     pub(super) table: usize,
-    pub(super) rec_size: u64,
     pub(super) type_off: u64,
     pub(super) type_ty: IntTy,
     /// Whether the type field is stored big-endian.
@@ -424,7 +422,6 @@ impl DirInfo {
 pub(super) fn empty_dir() -> DirInfo {
     DirInfo {
         table: usize::MAX,
-        rec_size: 0,
         type_off: 0,
         type_ty: IntTy::U8,
         type_big: false,
@@ -495,28 +492,22 @@ pub(super) fn compare(op: BinOp, a: u64, b: u64) -> bool {
     }
 }
 
-/// `count <= (within - at) / n` and the records inside `buf`: the generated placement check.
-pub(super) fn table_within(buf: &[u8], at: u64, count: u64, within: u64, n: u64) -> bool {
-    let within = usize::try_from(within).unwrap_or(usize::MAX);
-    let (Ok(at), Ok(count), Ok(n)) = (
-        usize::try_from(at),
-        usize::try_from(count),
-        usize::try_from(n),
-    ) else {
+/// `count` records of `n` bytes, `stride` apart from `at` (`stride >= n`, not 0, when there
+/// are records), end within `within` and inside `buf`: the generated placement check
+/// (`table_strided`).
+pub(super) fn table_within(buf: &[u8], at: u64, count: u64, stride: u64, within: u64, n: u64) -> bool {
+    // Without records the stride is not read.
+    if count > 0 && (stride == 0 || stride < n) {
         return false;
+    }
+    // The last record's end from `at`, in `u128`: no product of two `u64` overflows it.
+    let span = match count {
+        0 => 0,
+        c => u128::from(c - 1) * u128::from(stride) + u128::from(n),
     };
-    let Some(room) = within.checked_sub(at) else {
-        return false;
-    };
-    // `count <= room / n` and `count <= rest / n` as products: for `n > 0` the same
-    // verdicts (a product past `usize` is past both), without a division per table.
-    let Some(bytes) = count.checked_mul(n).filter(|_| n > 0) else {
-        return false;
-    };
-    let Some(rest) = buf.len().checked_sub(at) else {
-        return false;
-    };
-    bytes <= room && bytes <= rest
+    let end = u128::from(at) + span;
+    let limit = u128::from(within).min(buf.len() as u128);
+    at <= within && (at as u128) <= buf.len() as u128 && end <= limit
 }
 
 /// The word of type `t` stored at `at`, little-endian or (`big`) big-endian; 0 when the
@@ -699,7 +690,6 @@ pub(super) enum OPart {
 #[derive(Clone, Debug)]
 pub(super) struct ORange {
     pub(super) table: usize,
-    pub(super) rec_size: u64,
     pub(super) when: Option<CE>,
     pub(super) start: CE,
     pub(super) length: CE,

@@ -105,8 +105,8 @@ pub(super) enum Fx {
     Rec(u64, W),
     /// The word at an offset in located record `.0` (not gated).
     Loc(usize, u64, W),
-    /// The word of element `.1` of table `.0`, at `.2` = index * record size + field offset
-    /// from the table's start.
+    /// The word of element `.1` of table `.0`, field offset `.2` in the record (the record
+    /// at index * the table's stride from its start).
     Elem(usize, u64, u64, W),
     /// A signed field: sign-extended, and `None` when negative.
     Signed(Box<Fx>, IntTy),
@@ -292,7 +292,6 @@ pub(super) enum FStep {
     When(Fc, Box<FStep>),
     ForEachTable {
         table: usize,
-        rec_size: u64,
         /// The order checks' "previous" slots of the body, reset before the loop.
         slots: Vec<usize>,
         body: Vec<FStep>,

@@ -49,7 +49,6 @@ impl Comp<'_> {
                 Part::Range(r, ti, t) => (
                     OPart::Range(Box::new(ORange {
                         table: ti,
-                        rec_size: rec_size(ti),
                         when: r
                             .when
                             .as_ref()
@@ -143,14 +142,18 @@ impl Interp<'_> {
                 .get(*t)
                 .copied()
                 .flatten()
-                .map_or((0, 0), |(at, n)| {
-                    (at, at.saturating_add(n.saturating_mul(*size)))
+                .map_or((0, 0), |(at, n, stride)| {
+                    // The last record's end: the padding between records is the table's.
+                    let span = n
+                        .checked_sub(1)
+                        .map_or(0, |l| l.saturating_mul(stride).saturating_add(*size));
+                    (at, at.saturating_add(span))
                 }),
             Some(OPart::Range(r)) => {
-                let Some((at, _)) = st.tables.get(r.table).copied().flatten() else {
+                let Some((at, _, stride)) = st.tables.get(r.table).copied().flatten() else {
                     return (0, 0);
                 };
-                st.rec_at = at.saturating_add(i.saturating_mul(r.rec_size));
+                st.rec_at = at.saturating_add(i.saturating_mul(stride));
                 st.rec_index = i;
                 if r.when.as_ref().is_some_and(|w| !st.cond(p, w)) {
                     return (0, 0);

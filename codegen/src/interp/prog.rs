@@ -76,7 +76,7 @@ pub(super) struct State<'b> {
     /// Located records: (offset, size, gate).
     pub(super) located: slots::Slots<(u64, u64, u64), 4>,
     /// Tables after their placement check: (offset, count).
-    pub(super) tables: slots::Slots<(u64, u64), 8>,
+    pub(super) tables: slots::Slots<(u64, u64, u64), 8>,
     /// File-level ranges after their check: (offset, length).
     pub(super) ranges: slots::Slots<(u64, u64), 8>,
     pub(super) dcount: Vec<Vec<u32>>,
@@ -121,12 +121,11 @@ impl<'b> State<'b> {
                 at
             }
             Own::Element(t, k) => {
-                let (at, n) = (*self.tables.get(t)?)?;
+                let (at, n, stride) = (*self.tables.get(t)?)?;
                 if k >= n {
                     return None;
                 }
-                let size = *p.table_rec_size.get(t)?;
-                at.saturating_add(k.saturating_mul(size))
+                at.saturating_add(k.saturating_mul(stride))
             }
         };
         Some(base.saturating_add(f.off))
@@ -232,14 +231,14 @@ impl<'b> State<'b> {
         _p: &FileProg<'_>,
         d: &'s DirInfo,
     ) -> impl Iterator<Item = (u64, u64, u64, u64)> + 's {
-        let (at, n) = self
+        let (at, n, stride) = self
             .tables
             .get(d.table)
             .copied()
             .flatten()
-            .unwrap_or((0, 0));
+            .unwrap_or((0, 0, 0));
         (0..n).map(move |i| {
-            let rat = at.saturating_add(i.saturating_mul(d.rec_size));
+            let rat = at.saturating_add(i.saturating_mul(stride));
             let ty = widen(
                 read_int(
                     self.buf,
@@ -272,8 +271,8 @@ impl<'b> State<'b> {
     }
 
     pub(super) fn payload(&self, p: &FileProg<'_>, d: &DirInfo, si: u64) -> Option<&'b [u8]> {
-        let (at, _) = self.tables.get(d.table).copied().flatten()?;
-        self.payload_at(p, d, at.saturating_add(si.saturating_mul(d.rec_size)))
+        let (at, _, stride) = self.tables.get(d.table).copied().flatten()?;
+        self.payload_at(p, d, at.saturating_add(si.saturating_mul(stride)))
     }
 
     /// The first section of type `v` with a payload: (payload, index, payload offset).

@@ -308,14 +308,14 @@ impl<'c> Interp<'c> {
                         st.val(p, stride),
                         st.val(p, within),
                     );
-                    let fits = match (a, n, w) {
-                        (Some(a), Some(n), Some(w)) if s == Some(*rec_size) => {
-                            table_within(st.buf, a, n, w, *rec_size)
+                    let fits = match (a, n, s, w) {
+                        (Some(a), Some(n), Some(s), Some(w)) => {
+                            table_within(st.buf, a, n, s, w, *rec_size)
                         }
                         _ => false,
                     };
-                    match (fits, a, n) {
-                        (true, Some(a), Some(n)) => st.tables[*table] = Some((a, n)),
+                    match (fits, a, n, s) {
+                        (true, Some(a), Some(n), Some(s)) => st.tables[*table] = Some((a, n, s)),
                         _ => {
                             let end = (|| a?.checked_add(n?.checked_mul(s?)?))();
                             let mask = u64::from(end.is_none()) | (u64::from(w.is_none()) << 1);
@@ -413,25 +413,23 @@ impl<'c> Interp<'c> {
                 CStep::Order { walk: None, .. } => self.order(p, s, st)?,
                 CStep::Order {
                     slot,
-                    walk: Some((table, rec_size)),
+                    walk: Some(table),
                     ..
                 } => {
                     st.prev[*slot] = None;
-                    let Some((at, n)) = st.tables[*table] else {
+                    let Some((at, n, stride)) = st.tables[*table] else {
                         continue;
                     };
                     let saved = (st.rec_at, st.rec_index);
                     for i in 0..n {
-                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_at = at.saturating_add(i.saturating_mul(stride));
                         st.rec_index = i;
                         self.order(p, s, st)?;
                     }
                     (st.rec_at, st.rec_index) = saved;
                 }
                 CStep::ForEachTable {
-                    table,
-                    rec_size,
-                    steps,
+                    table, steps, ..
                 } => {
                     // The order checks' "previous" start afresh before the loop.
                     for x in steps {
@@ -439,12 +437,12 @@ impl<'c> Interp<'c> {
                             st.prev[*slot] = None;
                         }
                     }
-                    let Some((at, n)) = st.tables[*table] else {
+                    let Some((at, n, stride)) = st.tables[*table] else {
                         continue;
                     };
                     let saved = (st.rec_at, st.rec_index);
                     for i in 0..n {
-                        st.rec_at = at.saturating_add(i.saturating_mul(*rec_size));
+                        st.rec_at = at.saturating_add(i.saturating_mul(stride));
                         st.rec_index = i;
                         self.exec(p, steps, st)?;
                     }

@@ -128,10 +128,9 @@ pub(super) fn found(p: &FileProg<'_>, comp: &Comp<'_>, st: &State<'_>) -> Vec<Fo
         }
     }
     for (ti, t) in file.tables.iter().enumerate() {
-        let Some(Some((tat, count))) = st.tables.get(ti) else {
+        let Some(Some((tat, count, stride))) = st.tables.get(ti) else {
             continue;
         };
-        let size = p.table_rec_size.get(ti).copied().unwrap_or(0);
         for sd in file
             .strings
             .iter()
@@ -140,7 +139,7 @@ pub(super) fn found(p: &FileProg<'_>, comp: &Comp<'_>, st: &State<'_>) -> Vec<Fo
             let range = bytes_of(st, range_index(file, sd), true);
             let off = comp.expr(&sd.offset.expr, Scope::RecordOnly(t));
             for i in 0..*count {
-                let rat = tat.saturating_add(i.saturating_mul(size));
+                let rat = tat.saturating_add(i.saturating_mul(*stride));
                 if let Some(s) = st.eval_rec(p, &off, rat).and_then(|o| {
                     npuschema_core::string_at(range, o, sd.prefix_bytes(), sd.big.unwrap_or(false))
                 }) {

@@ -53,10 +53,10 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         orders: Vec::new(),
     };
     for (ti, t) in file.tables.iter().enumerate() {
-        let (Some(Some((at, n))), Some(s)) = (st.tables.get(ti), c.strukt(&t.record.text)) else {
+        let (Some(Some((at, n, stride))), Some(s)) = (st.tables.get(ti), c.strukt(&t.record.text))
+        else {
             continue;
         };
-        let size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
         let scope = Scope::RecordOnly(t);
         let rranges: Vec<(String, Option<CE>, CE, CE)> = file
             .ranges
@@ -73,7 +73,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             .collect();
         let mut records = Vec::new();
         for i in 0..(*n).min(LIST_LIMIT) {
-            let rat = at.saturating_add(i.saturating_mul(size));
+            let rat = at.saturating_add(i.saturating_mul(*stride));
             let path = format!("{}[{i}]", t.name.text);
             let mut rv = record(p, st, s, rat, None, path.clone(), Some(i));
             for (name, when, off, len) in &rranges {

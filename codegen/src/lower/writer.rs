@@ -570,10 +570,14 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         {
             plan.assign(t, &What::Stride(d));
         } else {
-            // A number or constant: the record's size (the views read records back to back;
-            // any other is refused for every reader, `top.rs`).
+            // A number or constant: the record's size (the writer lays records out back to
+            // back; a smaller one is refused for every reader, `top.rs`).
             match crate::check::table_writer::const_u64(c, &table.stride.expr) {
-                Some(_) => {}
+                Some(_) => {
+                    if let Some(m) = crate::check::table_writer::padded_const(c, table) {
+                        errs.push((table.stride.pos, m));
+                    }
+                }
                 None => errs.push((table.stride.pos, format!("table `{}`: the writer cannot write its stride: `stride: {}` is neither one field (which the writer sets to the record's size) nor a number or constant", table.name.text, table.stride.text))),
             }
         }
