@@ -1,13 +1,13 @@
 //! The iterator over one table's records that every generated table accessor returns: the
-//! records are `N`-byte arrays of a validated buffer, each handed out as its view with its
-//! index in the table. One generic type, audited and tested here once, instead of a copy per
-//! table in every generated module.
+//! records are `N`-byte arrays of a validated buffer (back to back, a slice of arrays; or a
+//! stride apart, a [`Table`]), each handed out as its view with its index in the table. One
+//! generic type, audited and tested here once, instead of a copy per table in every
+//! generated module.
 
 use core::fmt;
 use core::iter::{Enumerate, FusedIterator};
 use core::marker::PhantomData;
-
-use crate::table::{Table, TableIter};
+use core::slice;
 
 /// A view of one `N`-byte record of a validated buffer: what [`Records`] hands out.
 /// Generated record views implement it.
@@ -17,34 +17,40 @@ pub trait RecordView<'a, const N: usize>: Sized {
 }
 
 /// The records of one table, in order, each as its view `V` (double-ended, exact size).
-/// A record's index saturates at `u32::MAX` (a validated table never has that many).
-pub struct Records<'a, const N: usize, V> {
-    iter: Enumerate<TableIter<'a, N>>,
+/// `I` walks the table's records: back to back (a slice of arrays, the default) or a stride
+/// apart ([`crate::TableIter`]). A record's index saturates at `u32::MAX` (a validated table
+/// never has that many).
+pub struct Records<'a, const N: usize, V, I = slice::Iter<'a, [u8; N]>> {
+    iter: Enumerate<I>,
     buf: &'a [u8],
     view: PhantomData<fn() -> V>,
 }
 
-impl<'a, const N: usize, V> Records<'a, N, V> {
-    /// The records `records` (a table of the validated buffer `buf`).
+impl<'a, const N: usize, V, I> Records<'a, N, V, I>
+where
+    I: Iterator<Item = &'a [u8; N]>,
+{
+    /// The records `records` (a table of the validated buffer `buf`: `&[[u8; N]]` or
+    /// [`crate::Table`]).
     #[must_use]
     #[inline]
-    pub fn new(records: Table<'a, N>, buf: &'a [u8]) -> Self {
+    pub fn new(records: impl IntoIterator<IntoIter = I>, buf: &'a [u8]) -> Self {
         Self {
-            iter: records.iter().enumerate(),
+            iter: records.into_iter().enumerate(),
             buf,
             view: PhantomData,
         }
     }
 }
 
-impl<'a, const N: usize, V: RecordView<'a, N>> Records<'a, N, V> {
+impl<'a, const N: usize, V: RecordView<'a, N>, I> Records<'a, N, V, I> {
     #[inline]
     fn make(&self, (i, raw): (usize, &'a [u8; N])) -> V {
         V::view(raw, self.buf, u32::try_from(i).unwrap_or(u32::MAX))
     }
 }
 
-impl<const N: usize, V> Clone for Records<'_, N, V> {
+impl<const N: usize, V, I: Clone> Clone for Records<'_, N, V, I> {
     fn clone(&self) -> Self {
         Self {
             iter: self.iter.clone(),
@@ -54,7 +60,7 @@ impl<const N: usize, V> Clone for Records<'_, N, V> {
     }
 }
 
-impl<const N: usize, V> fmt::Debug for Records<'_, N, V> {
+impl<const N: usize, V, I: ExactSizeIterator> fmt::Debug for Records<'_, N, V, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Records")
             .field("record_bytes", &N)
@@ -63,7 +69,9 @@ impl<const N: usize, V> fmt::Debug for Records<'_, N, V> {
     }
 }
 
-impl<'a, const N: usize, V: RecordView<'a, N>> Iterator for Records<'a, N, V> {
+impl<'a, const N: usize, V: RecordView<'a, N>, I: Iterator<Item = &'a [u8; N]>> Iterator
+    for Records<'a, N, V, I>
+{
     type Item = V;
     #[inline]
     fn next(&mut self) -> Option<V> {
@@ -81,7 +89,11 @@ impl<'a, const N: usize, V: RecordView<'a, N>> Iterator for Records<'a, N, V> {
     }
 }
 
-impl<'a, const N: usize, V: RecordView<'a, N>> DoubleEndedIterator for Records<'a, N, V> {
+impl<'a, const N: usize, V, I> DoubleEndedIterator for Records<'a, N, V, I>
+where
+    V: RecordView<'a, N>,
+    I: DoubleEndedIterator<Item = &'a [u8; N]> + ExactSizeIterator,
+{
     #[inline]
     fn next_back(&mut self) -> Option<V> {
         let x = self.iter.next_back()?;
@@ -89,14 +101,24 @@ impl<'a, const N: usize, V: RecordView<'a, N>> DoubleEndedIterator for Records<'
     }
 }
 
-impl<'a, const N: usize, V: RecordView<'a, N>> ExactSizeIterator for Records<'a, N, V> {}
-impl<'a, const N: usize, V: RecordView<'a, N>> FusedIterator for Records<'a, N, V> {}
+impl<'a, const N: usize, V, I> ExactSizeIterator for Records<'a, N, V, I>
+where
+    V: RecordView<'a, N>,
+    I: ExactSizeIterator<Item = &'a [u8; N]>,
+{
+}
+impl<'a, const N: usize, V, I> FusedIterator for Records<'a, N, V, I>
+where
+    V: RecordView<'a, N>,
+    I: FusedIterator<Item = &'a [u8; N]>,
+{
+}
 
 #[cfg(test)]
 #[allow(clippy::expect_used, reason = "tests")]
 mod tests {
     use super::{RecordView, Records};
-    use crate::table::{Table, table_strided};
+    use crate::table::{TableIter, table_strided};
 
     /// A view that keeps what it was given.
     #[derive(Debug, PartialEq, Eq)]
@@ -119,9 +141,8 @@ mod tests {
     #[test]
     fn hands_out_each_record_with_its_index_from_both_ends() {
         let buf = [9u8; 7];
-        let bytes = [1u8, 2, 3, 4, 5, 6];
-        let recs = table_strided::<2>(&bytes, 0, 3, 2, 6).expect("fits");
-        let mut it: Records<'_, 2, Pair<'_>> = Records::new(recs, &buf);
+        let recs = [[1u8, 2], [3, 4], [5, 6]];
+        let mut it: Records<'_, 2, Pair<'_>> = Records::new(&recs, &buf);
         assert_eq!(it.len(), 3);
         let first = it.next().expect("first");
         assert_eq!((first.raw, first.index, first.buf_len), (&[1, 2], 0, 7));
@@ -139,13 +160,24 @@ mod tests {
 
     #[test]
     fn nth_skips_and_keeps_the_indexes() {
-        let bytes = [0u8, 0, 1, 1, 2, 2, 3, 3];
-        let recs = table_strided::<2>(&bytes, 0, 4, 2, 8).expect("fits");
-        let mut it: Records<'_, 2, Pair<'_>> = Records::new(recs, &[]);
+        let recs = [[0u8, 0], [1, 1], [2, 2], [3, 3]];
+        let mut it: Records<'_, 2, Pair<'_>> = Records::new(&recs, &[]);
         assert_eq!(it.nth(2).map(|p| p.index), Some(2));
         assert_eq!(it.size_hint(), (1, Some(1)));
         assert_eq!(it.nth(5), None);
-        let mut empty: Records<'_, 2, Pair<'_>> = Records::new(Table::EMPTY, &[]);
+        let mut empty: Records<'_, 2, Pair<'_>> = Records::new(&[], &[]);
         assert_eq!((empty.len(), empty.next()), (0, None));
+    }
+
+    #[test]
+    fn padded_records_keep_their_indexes() {
+        let bytes = [1u8, 2, 0xEE, 3, 4, 0xEE, 5, 6];
+        let recs = table_strided::<2>(&bytes, 0, 3, 3, 8).expect("fits");
+        let mut it: Records<'_, 2, Pair<'_>, TableIter<'_, 2>> = Records::new(recs, &bytes);
+        assert_eq!(it.len(), 3);
+        assert_eq!(it.next_back().map(|p| (p.raw, p.index)), Some((&[5, 6], 2)));
+        assert_eq!(it.next().map(|p| (p.raw, p.index)), Some((&[1, 2], 0)));
+        assert_eq!(it.next().map(|p| (p.raw, p.index)), Some((&[3, 4], 1)));
+        assert_eq!(it.next(), None);
     }
 }

@@ -948,25 +948,25 @@ impl core::fmt::Debug for Tensor<'_> {
 pub struct Npu1<'a> {
     buf: &'a [u8],
     header: &'a [u8; 32],
-    regions: __rt::Table<'a, 16>,
-    io: __rt::Table<'a, 60>,
+    regions: &'a [[u8; 16]],
+    io: &'a [[u8; 60]],
     cmd_stream: &'a [u8],
     ext: &'a [u8],
     ext_gate: u64,
 }
 impl<'a> Npu1<'a> {
-    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, `tensor-bad-region`, in schema order.
+    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_unknown_direction(
         buf: &'a [u8],
-        header: Header<'a>,
+        io_at: u64,
         mut __prev_tensor_names_not_sorted: Option<u64>,
-        rec_at: u64,
         index: u64,
         rec: Tensor<'a>,
-    ) -> Result<Option<u64>, __rt::Deferred> {
-        let _ = (&rec, rec_at, index);
+    ) -> Result<(u64, Option<u64>), __rt::Deferred> {
+        let rec_at: u64 = io_at.saturating_add(index.saturating_mul(60u64));
+        let _ = (&rec, rec_at);
         // unknown-direction: `direction` must be a value enum `Direction` defines.
         {
             let raw = u32::from_le_bytes([
@@ -1080,6 +1080,19 @@ impl<'a> Npu1<'a> {
             }
             __prev_tensor_names_not_sorted = Some(k);
         }
+        Ok((rec_at, __prev_tensor_names_not_sorted))
+    }
+    /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_bad_region(
+        buf: &'a [u8],
+        header: Header<'a>,
+        regions: &'a [[u8; 16]],
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+    ) -> Result<Option<u64>, __rt::Deferred> {
         // tensor-bad-region: `region < header.region_count`.
         {
             let lhs: u64 = u64::from(rec.region());
@@ -1096,18 +1109,6 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
-        Ok(__prev_tensor_names_not_sorted)
-    }
-    /// Part of [`Self::validate_with`]: `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, `tensor-size-mismatch`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_tensor_in_baked_region(
-        buf: &'a [u8],
-        regions: __rt::Table<'a, 16>,
-        rec_at: u64,
-        index: u64,
-        rec: Tensor<'a>,
-    ) -> Result<(), __rt::Deferred> {
         // tensor-in-baked-region: `(regions[region].flags & REGION_BAKED) == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -1211,6 +1212,17 @@ impl<'a> Npu1<'a> {
                 if u64::from(rec.dtype_raw()) == 2u64 { 2u64 } else { 1u64 }
             },
         );
+        Ok(__let_elem_bytes)
+    }
+    /// Part of [`Self::validate_with`]: `tensor-size-mismatch`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_tensor_size_mismatch(
+        index: u64,
+        rec: Tensor<'a>,
+        rec_at: u64,
+        __let_elem_bytes: Option<u64>,
+    ) -> Result<(), __rt::Deferred> {
         // tensor-size-mismatch: `size == dim0 * dim1 * dim2 * dim3 * elem_bytes`.
         {
             let lhs: u64 = u64::from(rec.size());
@@ -1242,7 +1254,7 @@ impl<'a> Npu1<'a> {
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-    ) -> Result<(Ext<'a>, u64, __rt::Table<'a, 16>, u64, &'a [u8]), __rt::Deferred> {
+    ) -> Result<(Ext<'a>, u64, &'a [[u8; 16]], u64, &'a [u8]), __rt::Deferred> {
         // bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -1296,14 +1308,14 @@ impl<'a> Npu1<'a> {
         };
         let _ = ext_at;
         // region-table-out-of-bounds: table `regions` (header.region_count x REGION_DESC_BYTES bytes at end(ext)) must lie within `header.total_bytes`.
-        let (regions, regions_at): (__rt::Table<'a, 16>, u64) = {
+        let (regions, regions_at): (&'a [[u8; 16]], u64) = {
             let at = ext_at.checked_add(Ext::size_for(ext.gate()));
             let count = Some(u64::from(header.region_count()));
             let stride = Some(u64::from(REGION_DESC_BYTES));
             let within: u64 = u64::from(header.total_bytes());
-            let records = match (at, count, stride, Some(within)) {
-                (Some(a), Some(c), Some(s), Some(w)) => {
-                    __rt::table_strided::<16>(buf, a, c, s, w)
+            let records = match (at, count, Some(within)) {
+                (Some(a), Some(c), Some(w)) if stride == Some(16u64) => {
+                    __rt::table_within::<16>(buf, a, c, w)
                 }
                 _ => None,
             };
@@ -1355,8 +1367,8 @@ impl<'a> Npu1<'a> {
         header: Header<'a>,
         ext: Ext<'a>,
         ext_at: u64,
-        regions: __rt::Table<'a, 16>,
-    ) -> Result<(__rt::Table<'a, 60>, u64), E> {
+        regions: &'a [[u8; 16]],
+    ) -> Result<(&'a [[u8; 60]], u64), E> {
         // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over everything after the header (the header holds the checksum, so it is excluded).
         {
             let data = match (
@@ -1384,18 +1396,18 @@ impl<'a> Npu1<'a> {
             }
         }
         // when `header.version >= VERSION_V2`:
-        let (io, io_at): (__rt::Table<'a, 60>, u64) = if u64::from(header.version())
+        let (io, io_at): (&'a [[u8; 60]], u64) = if u64::from(header.version())
             >= u64::from(VERSION_V2)
         {
             // io-table-out-of-bounds: table `io` (ext.io_count x TENSOR_DESC_BYTES bytes at ext.io_offset) must lie within `header.total_bytes`.
-            let (io, io_at): (__rt::Table<'a, 60>, u64) = {
+            let (io, io_at): (&'a [[u8; 60]], u64) = {
                 let at = (|| -> Option<u64> { Some(u64::from(ext.io_offset()?)) })();
                 let count = (|| -> Option<u64> { Some(u64::from(ext.io_count()?)) })();
                 let stride = Some(u64::from(TENSOR_DESC_BYTES));
                 let within: u64 = u64::from(header.total_bytes());
-                let records = match (at, count, stride, Some(within)) {
-                    (Some(a), Some(c), Some(s), Some(w)) => {
-                        __rt::table_strided::<60>(buf, a, c, s, w)
+                let records = match (at, count, Some(within)) {
+                    (Some(a), Some(c), Some(w)) if stride == Some(60u64) => {
+                        __rt::table_within::<60>(buf, a, c, w)
                     }
                     _ => None,
                 };
@@ -1419,24 +1431,21 @@ impl<'a> Npu1<'a> {
             };
             (io, io_at)
         } else {
-            (__rt::Table::EMPTY, 0)
+            (&[], 0)
         };
         let mut __prev_tensor_names_not_sorted: Option<u64> = None;
         // For every record of `io`:
         for (i, raw) in io.iter().enumerate() {
-            let rec_at: u64 = io_at
-                .saturating_add(io.record_offset(u64::try_from(i).unwrap_or(u64::MAX)));
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
             let rec: Tensor<'a> = Tensor {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let __updated_prev_tensor_names_not_sorted = match Self::check_unknown_direction(
+            let (rec_at, __updated_prev_tensor_names_not_sorted) = match Self::check_unknown_direction(
                 buf,
-                header,
+                io_at,
                 __prev_tensor_names_not_sorted,
-                rec_at,
                 index,
                 rec,
             ) {
@@ -1444,7 +1453,23 @@ impl<'a> Npu1<'a> {
                 Err(d) => return Err(d.into_report()),
             };
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
-            match Self::check_tensor_in_baked_region(buf, regions, rec_at, index, rec) {
+            let __let_elem_bytes = match Self::check_tensor_bad_region(
+                buf,
+                header,
+                regions,
+                index,
+                rec,
+                rec_at,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+            match Self::check_tensor_size_mismatch(
+                index,
+                rec,
+                rec_at,
+                __let_elem_bytes,
+            ) {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
             };
@@ -1460,23 +1485,20 @@ impl<'a> Npu1<'a> {
         buf: &'a [u8],
         visit: &mut V,
         header: Header<'a>,
-        regions: __rt::Table<'a, 16>,
+        regions: &'a [[u8; 16]],
         regions_at: u64,
         io_at: u64,
     ) -> Result<(), E> {
         // For every record of `regions`:
         for (i, raw) in regions.iter().enumerate() {
-            let rec_at: u64 = regions_at
-                .saturating_add(
-                    regions.record_offset(u64::try_from(i).unwrap_or(u64::MAX)),
-                );
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
             let rec: Region<'a> = Region {
                 raw,
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let _ = (&rec, rec_at, index);
+            let rec_at: u64 = regions_at.saturating_add(index.saturating_mul(16u64));
+            let _ = (&rec, rec_at);
             // unknown-region-flags: `flags` may have only the bits the schema names.
             {
                 let v = rec.flags();

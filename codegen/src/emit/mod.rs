@@ -27,6 +27,7 @@ pub(crate) mod split;
 pub(crate) mod stream;
 pub(crate) mod strings;
 pub(crate) mod strtab_writer;
+pub(crate) mod table;
 pub(crate) mod top;
 pub(crate) mod trailer;
 pub(crate) mod typestate;

@@ -92,11 +92,14 @@ fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
                 )
             }
             Part::Table(i) => {
-                let t = file.tables.get(i).map_or("", |t| t.name.text.as_str());
-                let (v, at) = (ident(t), format_ident!("{}_at", t));
+                let Some(t) = file.tables.get(i) else {
+                    continue;
+                };
+                let (v, at) = (ident(&t.name.text), format_ident!("{}_at", t.name.text));
+                let extent = crate::emit::table::shape(c, t).extent(&v);
                 (
                     quote!(1u64),
-                    quote!((#at, #at.saturating_add(u64::try_from(#v.as_bytes().len()).unwrap_or(u64::MAX)))),
+                    quote!((#at, #at.saturating_add(u64::try_from(#extent).unwrap_or(u64::MAX)))),
                 )
             }
             Part::Range(r, _, t) => {
@@ -227,8 +230,9 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
             // The later instance's record: where its blamed field is, and its index.
             let at = format_ident!("{}_at", t.name.text);
             let v = ident(&t.name.text);
+            let off = crate::emit::table::shape(c, t).offset(&v, &quote!(i2));
             let j = crate::emit::lit_usize(u64::try_from(j2).unwrap_or(u64::MAX));
-            rec_arms.push(quote!(#j => #at.saturating_add(#v.record_offset(i2)),));
+            rec_arms.push(quote!(#j => #at.saturating_add(#off),));
             b.index = crate::emit::Idx::Usize(quote!(ix));
         }
         for (j1, (n1, _)) in ps.iter().enumerate().take(j2 + 1) {
@@ -297,10 +301,10 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
                     continue;
                 };
                 let (v, at) = (ident(&t.name.text), format_ident!("{}_at", t.name.text));
-                let n = crate::emit::lit_usize(c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                let ty = crate::emit::table::shape(c, t).ty();
                 let a = quote!(#v, #at);
                 if !args.iter().any(|x| x.to_string() == a.to_string()) {
-                    params.push(quote!(#v: __rt::Table<'a, #n>, #at: u64));
+                    params.push(quote!(#v: #ty, #at: u64));
                     args.push(a);
                 }
             }
@@ -366,7 +370,8 @@ pub fn accessors(em: &Em<'_>) -> Vec<TokenStream> {
                         continue;
                     };
                     let (v, at) = (ident(&t.name.text), format_ident!("{}_at", t.name.text));
-                    let b = quote!(let #v = self.#v; let #at = __rt::offset_in(buf, #v.as_bytes()); let _ = #at;);
+                    let bytes = crate::emit::table::shape(c, t).bytes(&v);
+                    let b = quote!(let #v = self.#v; let #at = __rt::offset_in(buf, #bytes); let _ = #at;);
                     if !binds.iter().any(|x| x.to_string() == b.to_string()) {
                         binds.push(b);
                     }

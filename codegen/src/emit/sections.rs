@@ -719,7 +719,6 @@ struct DirInfo<'a> {
     var: proc_macro2::Ident,
     var_at: proc_macro2::Ident,
     rec_ty: proc_macro2::Ident,
-    size: u64,
     type_off: u64,
     type_ty: IntTy,
     type_big: bool,
@@ -739,7 +738,6 @@ fn dir_info<'a>(c: &'a Checked, dir: &Directory) -> Option<DirInfo<'a>> {
         var: ident(&table.name.text),
         var_at: format_ident!("{}_at", table.name.text),
         rec_ty: ident(&table.record.text),
-        size: c.layouts.get(&table.record.text)?.size,
         type_off,
         type_ty: kind.int_ty(&c.schema)?,
         type_big: big_of(c, &table.record.text, type_i),
@@ -781,6 +779,8 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
     let Some(di) = dir_info(em.c, dir) else {
         return quote!();
     };
+    let off = crate::emit::table::shape(em.c, di.table)
+        .offset(&di.var, &quote!(u64::try_from(__si).unwrap_or(u64::MAX)));
     let DirInfo {
         var,
         var_at,
@@ -815,7 +815,7 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
             let __stype: u64 = #ty;
             #filter
             let __srec = #rec_ty { raw: __sraw, buf, index: u32::try_from(__si).unwrap_or(u32::MAX) };
-            let __sat: u64 = #var_at.saturating_add(#var.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)));
+            let __sat: u64 = #var_at.saturating_add(#off);
             let _ = (&__srec, __sat);
             #body
         }
@@ -1576,6 +1576,8 @@ fn payload_checksum(
         di.type_ty,
         read_at(&quote!(raw), di.type_ty, di.type_off, di.type_big),
     );
+    let sat_off = crate::emit::table::shape(em.c, di.table)
+        .offset(&di.var, &quote!(u64::try_from(__si).unwrap_or(u64::MAX)));
     let (off, len) = (
         payload_expr(em, dir, true, quote!(0)),
         payload_expr(em, dir, false, quote!(0)),
@@ -1619,9 +1621,7 @@ fn payload_checksum(
             let __crc: u32 = match __rt::crc32_payloads(buf, __sections, &ZEROED, #want_fn) {
                 Ok(crc) => crc,
                 Err(__rt::PayloadsError::Unreadable { section: __si }) => {
-                    let __sat: u64 = #var_at.saturating_add(
-                        #var.record_offset(u64::try_from(__si).unwrap_or(u64::MAX)),
-                    );
+                    let __sat: u64 = #var_at.saturating_add(#sat_off);
                     #gone
                 }
                 #mism_arm
@@ -1930,7 +1930,8 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
     out.accessors.extend(crate::emit::ownership::accessors(em));
     for dir in &file.ext.directories {
         let Some(di) = dir_info(c, dir) else { continue };
-        let dsize = lit_usize(di.size);
+        let dshape = crate::emit::table::shape(c, di.table);
+        let (dir_ty, dir_iter) = (dshape.ty(), dshape.iter_ty());
         let dvar = &di.var;
         let drec = &di.rec_ty;
         let type_read = widen(
@@ -1953,7 +1954,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             #[doc = #wdoc]
             #[derive(Clone)]
             struct #walk<'a, const N: usize> {
-                dir: __rt::TableIter<'a, #dsize>,
+                dir: #dir_iter,
                 dir_index: u32,
                 cur: core::slice::Iter<'a, [u8; N]>,
                 buf: &'a [u8],
@@ -1961,7 +1962,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 want: u64,
             }
             impl<'a, const N: usize> #walk<'a, N> {
-                fn new(dir: __rt::Table<'a, #dsize>, buf: &'a [u8], want: u64) -> Self {
+                fn new(dir: #dir_ty, buf: &'a [u8], want: u64) -> Self {
                     Self { dir: dir.iter(), dir_index: 0, cur: Default::default(), buf, next: 0, want }
                 }
                 /// The next record of a section of type `want`, and its index among them.

@@ -924,8 +924,7 @@ impl<'a> Em<'a> {
                 let Some(t) = self.c.table(&table.text) else {
                     return quote!();
                 };
-                let rec_size = self.c.layouts.get(&t.record.text).map_or(0, |l| l.size);
-                let n = lit_usize(rec_size);
+                let shape = crate::emit::table::shape(self.c, t);
                 let at = self.value(&t.at.expr, scope, env);
                 let count = self.value(&t.count.expr, scope, env);
                 let stride = self.value(&t.stride.expr, scope, env);
@@ -966,17 +965,16 @@ impl<'a> Em<'a> {
                     "@step {codes}: table `{}` ({} x {} bytes at {}) must lie within `{}`.",
                     t.name.text, t.count.text, t.stride.text, t.at.text, within.text
                 );
+                let ty = shape.ty();
+                let place = shape.place(&w);
                 quote! {
                     #[doc = #comment]
-                    let (#var, #var_at): (__rt::Table<'a, #n>, u64) = {
+                    let (#var, #var_at): (#ty, u64) = {
                         let at = #at;
                         let count = #count;
                         let stride = #stride;
                         #wbind
-                        let records = match (at, count, stride, #w) {
-                            (Some(a), Some(c), Some(s), Some(w)) => __rt::table_strided::<#n>(buf, a, c, s, w),
-                            _ => None,
-                        };
+                        let records = #place;
                         match (records, at) {
                             (Some(r), Some(a)) => (r, a),
                             _ => {
@@ -1220,6 +1218,7 @@ impl<'a> Em<'a> {
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
+                let (at_first, at_then) = crate::emit::table::shape(self.c, t).rec_at(&var, &var_at);
                 let body = self.steps(steps, Scope::Record(t));
                 let comment = format!("@step For every record of `{}`:", t.name.text);
                 // The caller's hook for the table, after the last `for_each` over it.
@@ -1245,11 +1244,11 @@ impl<'a> Em<'a> {
                     #(#prevs)*
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
-                        // (Before `index`, which may be the table's name.)
-                        let rec_at: u64 = #var_at.saturating_add(#var.record_offset(u64::try_from(i).unwrap_or(u64::MAX)));
+                        #at_first
                         let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
                         let rec: #rec_ty<'a> = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
-                        let _ = (&rec, rec_at, index);
+                        #at_then
+                        let _ = (&rec, rec_at);
                         #body
                         #hook
                     }
@@ -1297,6 +1296,7 @@ impl<'a> Em<'a> {
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
+                let (at_first, at_then) = crate::emit::table::shape(self.c, t).rec_at(&var, &var_at);
                 // A value bound as a plain `u64` `name`: directly when it cannot overflow,
                 // else through an `Option` whose `None` fails the check.
                 let bind =
@@ -1471,11 +1471,11 @@ impl<'a> Em<'a> {
                     {
                         let mut prev: Option<u64> = None;
                         for (i, raw) in #var.iter().enumerate() {
-                            // (Before `index`, which may be the table's name.)
-                            let rec_at = #var_at.saturating_add(#var.record_offset(u64::try_from(i).unwrap_or(u64::MAX)));
+                            #at_first
                             let index = u64::try_from(i).unwrap_or(u64::MAX);
                             let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
-                            let _ = (&rec, rec_at, index);
+                            #at_then
+                            let _ = (&rec, rec_at);
                             #check
                         }
                     }
@@ -1513,16 +1513,17 @@ impl<'a> Em<'a> {
                         let Some(t) = self.c.table(&table.text) else {
                             return quote!();
                         };
-                        let n = lit_usize(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
+                        let shape = crate::emit::table::shape(self.c, t);
+                        let (ty, empty) = (shape.ty(), shape.empty());
                         let var = format_ident!("{}", t.name.text);
                         let var_at = format_ident!("{}_at", t.name.text);
                         return quote! {
                             #[doc = #comment]
-                            let (#var, #var_at): (__rt::Table<'a, #n>, u64) = if #cond {
+                            let (#var, #var_at): (#ty, u64) = if #cond {
                                 #inner
                                 (#var, #var_at)
                             } else {
-                                (__rt::Table::EMPTY, 0)
+                                (#empty, 0)
                             };
                         };
                     }
@@ -1598,7 +1599,9 @@ impl<'a> Em<'a> {
             let rec_ty = format_ident!("{}", t.record.text);
             let iter_ty = format_ident!("{}", camel(&t.name.text));
             let tdoc = doc_attr(&t.doc);
-            fields.push(quote!(#var: __rt::Table<'a, #n>,));
+            let shape = crate::emit::table::shape(self.c, t);
+            let (ty, it) = (shape.ty(), shape.records_arg());
+            fields.push(quote!(#var: #ty,));
             inits.push(quote!(#var,));
             let iter_doc = format!(
                 " Iterator over the records of `{}`, each a [`{}`] (double-ended, exact size).",
@@ -1612,7 +1615,7 @@ impl<'a> Em<'a> {
             });
             iters.push(quote! {
                 #[doc = #iter_doc]
-                pub type #iter_ty<'a> = __rt::Records<'a, #n, #rec_ty<'a>>;
+                pub type #iter_ty<'a> = __rt::Records<'a, #n, #rec_ty<'a> #it>;
             });
             if self.sites.first_record_view(&t.record.text) {
                 iters.push(quote! {
