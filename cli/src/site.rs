@@ -175,7 +175,7 @@ mod tests {
             }
         }
         // A test schema: its numbers from 1, each naming a check of the schema.
-        let tail = schema_sites(&root.join("tests/schemas/png.yaml")).unwrap();
+        let tail = schema_sites(&root.join("formats/png.yaml")).unwrap();
         assert!(!tail.is_empty());
         for (i, (s, _)) in tail.iter().enumerate() {
             assert_eq!(usize::from(s.id), i + 1);

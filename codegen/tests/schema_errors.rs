@@ -48,7 +48,7 @@ fn every_mistake_is_reported_at_once() {
 #[test]
 fn the_shipped_schemas_load() {
     let mut n = 0;
-    for dir in ["../schema", "../tests/schemas"] {
+    for dir in ["../schema", "../formats", "../tests/schemas"] {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         for entry in std::fs::read_dir(&root).expect("schema dir") {
             let p = entry.expect("entry").path();

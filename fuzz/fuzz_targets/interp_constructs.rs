@@ -62,10 +62,10 @@ macro_rules! schemas {
 schemas! {
     tlv: "../tests/schemas/tlv.yaml";
     scoped: "../tests/schemas/scoped.yaml";
-    png: "../tests/schemas/png.yaml";
+    png: "../formats/png.yaml";
     strtab: "../tests/schemas/strtab.yaml";
     titled: "../tests/schemas/titled.yaml";
-    elf64: "../tests/schemas/elf64.yaml";
+    elf64: "../formats/elf64.yaml";
     opendir: "../tests/schemas/opendir.yaml";
     objtab: "../tests/schemas/objtab.yaml";
     conditional: "../tests/schemas/conditional.yaml";
@@ -73,7 +73,7 @@ schemas! {
     bigend: "../tests/schemas/bigend.yaml";
     ordered: "../tests/schemas/ordered.yaml";
     padded: "../tests/schemas/padded.yaml";
-    wav: "../tests/schemas/wav.yaml";
+    wav: "../formats/wav.yaml";
     nested: "../tests/schemas/nested.yaml";
     namedtab: "../tests/schemas/namedtab.yaml";
     dirnotes: "../tests/schemas/dirnotes.yaml";
@@ -152,7 +152,7 @@ fn reseal(k: usize, b: &mut [u8]) {
         "../tests/schemas/dirwhen.yaml" => construct_blobs::dirwhen_reseal(b),
         "../tests/schemas/diropt.yaml" => construct_blobs::diropt_reseal(b),
         // Each chunk's CRC-32 over its type and data, stored after the data.
-        "../tests/schemas/png.yaml" => {
+        "../formats/png.yaml" => {
             let mut at = 8usize;
             while let Some(l) = b.get(at..at + 4) {
                 let len = u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize;

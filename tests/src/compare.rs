@@ -208,10 +208,10 @@ pub mod schemas {
     expand! {
         tlv: "schemas/tlv.yaml";
         scoped: "schemas/scoped.yaml";
-        png: "schemas/png.yaml";
+        png: "../formats/png.yaml";
         strtab: "schemas/strtab.yaml";
         titled: "schemas/titled.yaml";
-        elf64: "schemas/elf64.yaml";
+        elf64: "../formats/elf64.yaml";
         opendir: "schemas/opendir.yaml";
         objtab: "schemas/objtab.yaml";
         conditional: "schemas/conditional.yaml";
@@ -219,7 +219,7 @@ pub mod schemas {
         bigend: "schemas/bigend.yaml";
         ordered: "schemas/ordered.yaml";
         padded: "schemas/padded.yaml";
-        wav: "schemas/wav.yaml";
+        wav: "../formats/wav.yaml";
         nested: "schemas/nested.yaml";
         namedtab: "schemas/namedtab.yaml";
         dirnotes: "schemas/dirnotes.yaml";

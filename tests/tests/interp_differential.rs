@@ -1801,7 +1801,7 @@ fn cop2_real_payloads_and_their_mutants_agree() {
 
 // ----- RIFF/WAVE (wav.yaml): record positions (`first()`), real files --------------------------
 
-const WAV: &str = "schemas/wav.yaml";
+const WAV: &str = "../formats/wav.yaml";
 
 /// A RIFF/WAVE file of the chunks `(id, body)`, each padded to an even length.
 fn wav_file(cs: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
@@ -2550,7 +2550,7 @@ fn nestflag_writer_built_files_and_their_mutants_agree() {
     );
 }
 
-const PNG: &str = "schemas/png.yaml";
+const PNG: &str = "../formats/png.yaml";
 
 fn png_agree(b: &[u8]) -> &'static str {
     use npuschema_tests::compare::schemas::png;

@@ -161,9 +161,12 @@ fn vpmn_v1_versions_across_every_interval_agree_on_both_paths() {
 
 #[test]
 fn every_test_schema_agrees_on_both_paths() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut n = 0;
-    for e in std::fs::read_dir(&dir).unwrap() {
+    let entries = [root.join("schemas"), root.join("../formats")]
+        .into_iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap());
+    for e in entries {
         let p = e.unwrap().path();
         if p.extension().is_none_or(|x| x != "yaml") {
             continue;
@@ -359,7 +362,7 @@ fn a_schema_of_every_lowered_kind_agrees_on_both_paths() {
     no_disagreement();
 }
 
-/// RIFF/WAVE (`tests/schemas/wav.yaml`: a record stream, `count()` and `first()`) on the
+/// RIFF/WAVE (`formats/wav.yaml`: a record stream, `count()` and `first()`) on the
 /// real `.wav` files under /usr/share/sounds and their mutants.
 #[test]
 fn wav_real_files_and_mutants_agree_on_both_paths() {
@@ -385,7 +388,7 @@ fn wav_real_files_and_mutants_agree_on_both_paths() {
         return;
     }
     files.sort_by_key(Vec::len);
-    let c = load("schemas/wav.yaml");
+    let c = load("../formats/wav.yaml");
     let it = Interp::new(&c);
     let mut codes = std::collections::BTreeSet::new();
     for good in files.iter().take(3) {

@@ -1,4 +1,4 @@
-//! PNG, a public format nobody here designed, as a record stream (`tests/schemas/png.yaml`):
+//! PNG, a public format nobody here designed, as a record stream (`formats/png.yaml`):
 //! big-endian fields, chunks sized by their own headers, a per-chunk CRC-32 over type and
 //! data, the stream ending at IEND. Run on the real PNG files of this machine (`/usr/share`,
 //! which Debian's packages fill; skipped with a message when there are none) and held to the
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use npuschema_core::Brief;
 
 mod png_schema {
-    npuschema_macro::include_schema!("schemas/png.yaml");
+    npuschema_macro::include_schema!("../formats/png.yaml");
 }
 use png_schema::{ChunksSpec, ChunksWriter, Png, PngWriter};
 
@@ -139,7 +139,7 @@ fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
     static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
         std::sync::OnceLock::new();
     I.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/png.yaml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/png.yaml");
         let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
         let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
         npuschema_codegen::interp::Interp::new(c)

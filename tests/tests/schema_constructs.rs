@@ -1869,10 +1869,10 @@ mod positions {
     use npuschema_core::{Brief, Detail};
 
     mod wav {
-        npuschema_macro::include_schema!("schemas/wav.yaml");
+        npuschema_macro::include_schema!("../formats/wav.yaml");
     }
     mod png {
-        npuschema_macro::include_schema!("schemas/png.yaml");
+        npuschema_macro::include_schema!("../formats/png.yaml");
     }
 
     /// A RIFF/WAVE file of the chunks `(id, body)`, each padded to an even length.

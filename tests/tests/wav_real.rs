@@ -1,5 +1,5 @@
 //! RIFF/WAVE, a public format nobody here designed, as a record stream
-//! (`tests/schemas/wav.yaml`): a RIFF header, then chunks sized by their own headers and
+//! (`formats/wav.yaml`): a RIFF header, then chunks sized by their own headers and
 //! padded to even lengths, layouts chosen by the chunk id (`fmt `, `data`; LIST and the
 //! others kept as unknown records), one `fmt ` before one `data` (`count()` and `first()`).
 //! Run on the real WAV files of this machine (`/usr/share`, which Debian's `sound-icons`
@@ -35,7 +35,7 @@ use npuschema_core::Brief;
 use npuschema_tests::npu1_blobs::xorshift;
 
 mod wav_schema {
-    npuschema_macro::include_schema!("schemas/wav.yaml");
+    npuschema_macro::include_schema!("../formats/wav.yaml");
 }
 use wav_schema::Wav;
 
@@ -140,7 +140,7 @@ fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
     static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
         std::sync::OnceLock::new();
     I.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/wav.yaml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/wav.yaml");
         let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
         let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
         npuschema_codegen::interp::Interp::new(c)
