@@ -254,9 +254,10 @@ fn sweep(
             (Ok(a), Ok(t)) => assert_eq!(a, t),
             (Err(_), Err(_)) => {}
             _ => panic!(
-                "verdicts differ: schema {:?} / object {:?}",
+                "verdicts differ: schema {:?} / object {:?}; header {:02x?}",
                 ours.as_ref().map(Vec::len),
-                theirs
+                theirs,
+                &m[..64]
             ),
         }
         compared += 1;
@@ -321,6 +322,12 @@ fn mutants_of_real_elf_files_agree_with_object() {
         let (c, s) = sweep(good, &spans, 4096, 20_000, 0xE1F0 + i as u32, &mut verdicts);
         compared += c;
         skipped += s;
+        // The same file with extended numbering: the header and section 0 mutated.
+        let ext = with_extended_numbering(good);
+        let ext_spans = [0..64, shoff..shoff + 64];
+        let (c, s) = sweep(&ext, &ext_spans, 0, 5_000, 0xE7F0 + i as u32, &mut verdicts);
+        compared += c;
+        skipped += s;
         // Truncations around the end of the section header table too.
         let end = shoff + 64 * usize::from(h.e_shnum());
         for len in end.saturating_sub(130)..good.len().min(end + 2) {
@@ -357,6 +364,25 @@ fn mutants_of_real_elf_files_agree_with_object() {
             "no mutant reached {code}: {verdicts:?}"
         );
     }
+}
+
+/// `good` (with section headers) with its counts and string table index moved into section
+/// 0, as ELF's extended numbering keeps them: `e_phnum` PN_XNUM with the count in `sh_info`,
+/// `e_shnum` 0 with the count in `sh_size`, `e_shstrndx` SHN_XINDEX with the index in
+/// `sh_link`.
+fn with_extended_numbering(good: &[u8]) -> Vec<u8> {
+    let u16_at = |at: usize| u16::from_le_bytes([good[at], good[at + 1]]);
+    let shoff = u64::from_le_bytes(good[40..48].try_into().unwrap()) as usize;
+    let (phnum, shnum, shstrndx) = (u16_at(56), u16_at(60), u16_at(62));
+    let mut ext = good.to_vec();
+    ext[56..58].copy_from_slice(&0xFFFFu16.to_le_bytes());
+    ext[60..62].copy_from_slice(&0u16.to_le_bytes());
+    ext[62..64].copy_from_slice(&0xFFFFu16.to_le_bytes());
+    // Section 0: sh_size at 32, sh_link at 40, sh_info at 44.
+    ext[shoff + 32..shoff + 40].copy_from_slice(&u64::from(shnum).to_le_bytes());
+    ext[shoff + 40..shoff + 44].copy_from_slice(&u32::from(shstrndx).to_le_bytes());
+    ext[shoff + 44..shoff + 48].copy_from_slice(&u32::from(phnum).to_le_bytes());
+    ext
 }
 
 /// Padded entries: a real file's program and section headers copied to its end, each
@@ -427,15 +453,8 @@ fn extended_numbering_reads_as_the_original() {
     let want = by_object(&good).unwrap();
     let u16_at = |b: &[u8], at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
     let shoff = u64::from_le_bytes(good[40..48].try_into().unwrap()) as usize;
-    let (phnum, shnum, shstrndx) = (u16_at(&good, 56), u16_at(&good, 60), u16_at(&good, 62));
-    let mut ext = good.clone();
-    ext[56..58].copy_from_slice(&0xFFFFu16.to_le_bytes());
-    ext[60..62].copy_from_slice(&0u16.to_le_bytes());
-    ext[62..64].copy_from_slice(&0xFFFFu16.to_le_bytes());
-    // Section 0: sh_size at 32, sh_link at 40, sh_info at 44.
-    ext[shoff + 32..shoff + 40].copy_from_slice(&u64::from(shnum).to_le_bytes());
-    ext[shoff + 40..shoff + 44].copy_from_slice(&u32::from(shstrndx).to_le_bytes());
-    ext[shoff + 44..shoff + 48].copy_from_slice(&u32::from(phnum).to_le_bytes());
+    let (phnum, shnum) = (u16_at(&good, 56), u16_at(&good, 60));
+    let ext = with_extended_numbering(&good);
     assert!(extended_numbering(&ext));
     // What the original's section 0 says, but for the count it now holds.
     let mut want = want;
