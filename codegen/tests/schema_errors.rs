@@ -180,6 +180,11 @@ fn order_misused() {
 }
 /// Record streams: bad references, expressions, layouts, and stream_fits out of place.
 #[test]
+fn search() {
+    golden("search");
+}
+
+#[test]
 fn stream_misused() {
     golden("stream_misused");
 }

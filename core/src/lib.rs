@@ -12,6 +12,7 @@ mod error;
 mod ownership;
 mod payloads;
 mod records;
+mod search;
 mod strings;
 mod table;
 
@@ -24,6 +25,7 @@ pub use error::{
 pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
 pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
 pub use records::{RecordView, Records};
+pub use search::search_back;
 pub use strings::{string_at, string_extent, utf8_invalid_at};
 pub use table::{Table, TableIter, table_strided};
 

@@ -103,6 +103,7 @@ schemas! {
     dirlin: "../tests/schemas/dirlin.yaml";
     loclin: "../tests/schemas/loclin.yaml";
     dirgatew: "../tests/schemas/dirgatew.yaml";
+    zip: "../formats/zip.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -273,6 +274,7 @@ fuzz_target!(|data: &[u8]| {
         39 => run!(k, b, diropt::DirOpt, |g, v| compare::diropt(b, g, v)),
         40 => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
         41 => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
-        _ => run!(k, b, dirgatew::DirGateW, |g, v| compare::dirgatew(b, g, v)),
+        42 => run!(k, b, dirgatew::DirGateW, |g, v| compare::dirgatew(b, g, v)),
+        _ => run!(k, b, zip::Zip, |g, v| compare::zip(b, g, v)),
     }
 });

@@ -249,6 +249,7 @@ pub mod schemas {
         dirlin: "schemas/dirlin.yaml";
         loclin: "schemas/loclin.yaml";
         dirgatew: "schemas/dirgatew.yaml";
+        zip: "../formats/zip.yaml";
     }
 }
 
@@ -2046,3 +2047,24 @@ pub fn dirgatew(b: &[u8], g: &schemas::dirgatew::DirGateW<'_>, v: &View) {
         (g.title(), span(b, g.title()).0)
     );
 }
+
+/// `formats/zip.yaml` (a located record found by searching back from the end, a record
+/// stream in the range it locates): the end record's fields, then each central directory
+/// entry's offset, fields and bytes.
+pub fn zip(b: &[u8], g: &schemas::zip::Zip<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [signature]);
+    same_fields!(
+        v,
+        "end",
+        g.end(),
+        [signature, disk, central_disk, disk_entries, entries, central_size, central_offset, comment_len]
+    );
+    assert_eq!(g.centrals().count(), record_count(v, "centrals"));
+    for c in g.centrals() {
+        let p = format!("centrals[{}]", c.index());
+        assert_eq!(record(v, &p).offset, c.offset());
+        same_fields!(v, &p, c.header(), [signature, name_len, extra_len, comment_len, local_offset]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
+    }
+}
+

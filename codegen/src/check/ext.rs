@@ -255,6 +255,43 @@ pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut 
     }
 }
 
+/// The farthest a search may look back: 16 MiB, so that a search's work (one condition per
+/// place) stays bounded by what a schema states, whatever the file holds.
+pub const MAX_SEARCH_BACK: u64 = 1 << 24;
+
+/// A located record's `search`: a condition over the record's own fields, a constant
+/// distance, and a record of one size (no `gate`).
+fn check_search(c: &Checked, r: &crate::schema::ext::Record, s: &crate::schema::ext::Search, d: &mut Diags) {
+    let t = crate::check::lookup::record_table(r);
+    check_expr(c, &s.cond, Scope::RecordOnly(&t), true, "where", d);
+    match crate::check::table_writer::const_u64(c, &s.back.expr) {
+        None => d.error(
+            s.back.pos,
+            format!(
+                "record `{}`: `back: {}` must be a number or constant (the search's bound)",
+                r.name.text, s.back.text
+            ),
+        ),
+        Some(b) if b > MAX_SEARCH_BACK => d.error(
+            s.back.pos,
+            format!(
+                "record `{}`: `back: {}` is {b}, more than {MAX_SEARCH_BACK} bytes (a search tries every place in that distance)",
+                r.name.text, s.back.text
+            ),
+        ),
+        Some(_) => {}
+    }
+    if let Some(g) = &r.gate {
+        d.error(
+            g.pos,
+            format!(
+                "record `{}`: a version-gated record cannot be searched for (its size depends on the gate, read from the record the search has not found yet)",
+                r.name.text
+            ),
+        );
+    }
+}
+
 /// Check the records, directories and slots of one file layout.
 pub fn check_file(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
@@ -287,6 +324,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
             },
         }
         check_expr(c, &r.at, Scope::Top, false, "at", d);
+        if let Some(s) = &r.search {
+            check_search(c, r, s, d);
+        }
     }
     for st in &c.schema.structs {
         if !is_gated(st) {

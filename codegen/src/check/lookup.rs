@@ -33,6 +33,20 @@ pub fn stream_table(s: &Stream) -> Table {
     }
 }
 
+/// A located record's struct as a table of one record: the scope of its search's `where`
+/// (the record's own fields, unprefixed).
+#[must_use]
+pub fn record_table(r: &crate::schema::ext::Record) -> Table {
+    Table {
+        name: r.name.clone(),
+        doc: r.doc.clone(),
+        record: r.strukt.clone(),
+        at: dummy(r.name.pos),
+        count: dummy(r.name.pos),
+        stride: dummy(r.name.pos),
+    }
+}
+
 /// The file's streams and their per-type collections as tables (for `for_each`, `count()`
 /// and name resolution), streams first.
 #[must_use]

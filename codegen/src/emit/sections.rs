@@ -1024,10 +1024,16 @@ pub fn step(
             } else {
                 Blame::at(&r.name.text, at_or(quote!(0)))
             };
-            let comment = format!(
-                "@step {codes}: record `{}` ({} at {}) must lie within `{}`.",
-                r.name.text, st.name.text, r.at.text, within.text
-            );
+            let comment = match &r.search {
+                Some(s) => format!(
+                    "@step {codes}: record `{}` ({}) is found at the last place at or before {}, at most {} bytes before it, where `{}`, and lies within `{}`.",
+                    r.name.text, st.name.text, r.at.text, s.back.text, s.cond.text, within.text
+                ),
+                None => format!(
+                    "@step {codes}: record `{}` ({} at {}) must lie within `{}`.",
+                    r.name.text, st.name.text, r.at.text, within.text
+                ),
+            };
             let (start, limit) = (at_or(quote!(u64::MAX)), w_or(quote!(0)));
             let fail = |len: TokenStream| {
                 err(
@@ -1066,6 +1072,43 @@ pub fn step(
                 let size = c.layouts.get(&st.name.text).map_or(0, |l| l.size);
                 let n = lit_usize(size);
                 let n64 = lit_u64(size);
+                if let Some(s) = &r.search {
+                    // The searched bytes: `back` places before `at`, and the record's size.
+                    let back = crate::check::table_writer::const_u64(c, &s.back.expr).unwrap_or(0);
+                    let (back, span) = (lit_u64(back), lit_u64(back.saturating_add(size)));
+                    let t = crate::check::lookup::record_table(r);
+                    let env = Env {
+                        header: quote!(header),
+                        record: quote!(rec),
+                    };
+                    let cond = crate::emit::strip_parens(em.cond(&s.cond.expr, Scope::RecordOnly(&t), &env));
+                    let fail = err(
+                        em,
+                        codes,
+                        &blamed,
+                        Det::Range(quote!(#start.saturating_sub(#back)), quote!(#span), wname.clone(), limit.clone()),
+                    );
+                    return quote! {
+                        #[doc = #comment]
+                        let (#var, #var_at): (#ty<'a>, u64) = {
+                            #bind_at
+                            #bind_w
+                            let parts = match (#at_opt, #w_opt) {
+                                (Some(a), Some(w)) => __rt::search_back::<#n>(buf, a, #back, w, |raw| {
+                                    let rec = #ty { raw, buf, index: 0 };
+                                    #cond
+                                }),
+                                _ => None,
+                            };
+                            match parts {
+                                Some((raw, a)) => (#ty { raw, buf, index: 0 }, a),
+                                None => { #fail }
+                            }
+                        };
+                        // Read when a later step blames one of its fields or reads `end(...)`.
+                        let _ = #var_at;
+                    };
+                }
                 let fail = fail(quote!(#n64));
                 quote! {
                     #[doc = #comment]

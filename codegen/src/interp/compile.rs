@@ -712,6 +712,11 @@ impl Comp<'_> {
                     },
                     size: c.layouts.get(&st.name.text).map_or(0, |l| l.size),
                     blame_at_value: !single,
+                    search: r.search.as_ref().map(|s| {
+                        let t = crate::check::lookup::record_table(r);
+                        let back = crate::check::table_writer::const_u64(c, &s.back.expr);
+                        Box::new((self.expr(&s.cond.expr, Scope::RecordOnly(&t)), back.unwrap_or(0)))
+                    }),
                 }
             }
             ExtStep::EntrySize { code, directory } => {

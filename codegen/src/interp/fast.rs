@@ -822,6 +822,10 @@ impl<'a, 'c> Low<'a, 'c> {
                     within: self.lim(within),
                 }),
             },
+            // A searched record: the generic path (a loop, not one placement).
+            CStep::RecordFits {
+                search: Some(_), ..
+            } => FStep::Slow(Box::new(s.clone())),
             CStep::RecordFits {
                 rec,
                 sidx,

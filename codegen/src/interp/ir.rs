@@ -307,6 +307,8 @@ pub(super) enum CStep {
         gate: Option<CE>,
         size: u64,
         blame_at_value: bool,
+        /// Found by a search back from `at`: the condition over the record, and how far.
+        search: Option<Box<(CE, u64)>>,
     },
     EntrySize {
         f1: Fail,

@@ -475,8 +475,29 @@ impl<'c> Interp<'c> {
                     gate,
                     size,
                     blame_at_value,
+                    search,
                 } => {
                     let (a, w) = (st.val(p, at), st.val(p, within));
+                    if let Some(s) = search {
+                        let (cond, back) = &**s;
+                        match (a, w) {
+                            (Some(a), Some(w)) if let Some(x) = search_back(st, p, cond, a, *back, w, *size) => {
+                                st.located[*rec] = Some((x, *size, 0));
+                            }
+                            _ => {
+                                let base = blame_at_value.then(|| a.unwrap_or(0));
+                                let start = a.unwrap_or(u64::MAX).saturating_sub(*back);
+                                return Err(self.err_at(
+                                    st,
+                                    f,
+                                    [start, back.saturating_add(*size), w.unwrap_or(0)],
+                                    base,
+                                    None,
+                                ));
+                            }
+                        }
+                        continue;
+                    }
                     let table = p.gates.get(*sidx).and_then(Option::as_ref);
                     let size_at = |g: u64| {
                         table
@@ -904,4 +925,22 @@ impl<'c> Interp<'c> {
         flush(&mut crc, &mut pend);
         Ok(crc)
     }
+}
+
+/// A located record's search, as the interpreter makes it: from `from` down to `from - back`
+/// (at 0 at the lowest), the first place where `size` bytes lie within `within` and the
+/// buffer and `cond` holds over the record there.
+fn search_back(
+    st: &State<'_>,
+    p: &FileProg<'_>,
+    cond: &CE,
+    from: u64,
+    back: u64,
+    within: u64,
+    size: u64,
+) -> Option<u64> {
+    let end = within.min(st.buf.len() as u64);
+    let hi = from.min(end.checked_sub(size)?);
+    let lo = from.saturating_sub(back);
+    (lo..=hi).rev().find(|&at| st.cond_rec(p, cond, at))
 }

@@ -47,6 +47,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         return Ok(None);
     };
     let mut errs: Vec<(Pos, String)> = Vec::new();
+    // A record found by a search: the validator looks for it, the writer would have to make
+    // its condition hold at the place it picks and nowhere after it.
+    for r in &file.ext.records {
+        if let Some(s) = &r.search {
+            errs.push((s.pos, format!("record `{}`: the writer cannot write a record found by a search (it would have to make `{}` hold where it puts the record and nowhere after it); drop the `writer`, or place the record by `at` alone", r.name.text, s.cond.text)));
+        }
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
     if file.ext.directories.is_empty() {
         if file.ext.when.is_some() {
             errs.push((file.name.pos, format!("variant `{}`: a variant's writer writes a section directory (`directories`), and this variant has none; drop its `writer`", file.name.text)));

@@ -80,6 +80,20 @@ pub struct Record {
     pub at: ExprAt,
     /// For a struct with `since` fields: the value its fields are gated on.
     pub gate: Option<ExprAt>,
+    /// Found by searching back from `at` (ZIP's end record behind its comment).
+    pub search: Option<Search>,
+}
+
+/// A located record's search: the last place at or before the record's `at`, at most `back`
+/// bytes before it, where the record fits and `cond` (over its fields) holds.
+#[derive(Clone, Debug)]
+pub struct Search {
+    /// How far back to look: a number or constant.
+    pub back: ExprAt,
+    /// The condition a place must meet, over the record's fields (`where`).
+    pub cond: ExprAt,
+    /// Where `search` was written.
+    pub pos: Pos,
 }
 
 /// A section type with a record layout: every section of that type is an array of records.

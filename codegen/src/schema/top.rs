@@ -942,7 +942,18 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
             let strukt = rm.req("struct", d).and_then(|n| name(n, "struct", d));
             let at = rm.req("at", d).and_then(|n| expr_at(n, "at", d));
             let gate = rm.opt("gate").and_then(|n| expr_at(n, "gate", d));
-            rm.finish(&["doc", "struct", "at", "gate"], d);
+            let search = rm.opt("search").and_then(|sn| {
+                let mut sm = MapReader::new(sn, &format!("search of record `{}`", rname.text), d)?;
+                let back = sm.req("back", d).and_then(|n| expr_at(n, "back", d));
+                let cond = sm.req("where", d).and_then(|n| expr_at(n, "where", d));
+                sm.finish(&["back", "where"], d);
+                Some(crate::schema::ext::Search {
+                    back: back?,
+                    cond: cond?,
+                    pos: sn.pos,
+                })
+            });
+            rm.finish(&["doc", "struct", "at", "gate", "search"], d);
             if let (Some(strukt), Some(at)) = (strukt, at) {
                 out.records.push(Record {
                     name: rname,
@@ -950,6 +961,7 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
                     strukt,
                     at,
                     gate,
+                    search,
                 });
             }
         }

@@ -1,0 +1,76 @@
+//! A record found by searching backwards (ZIP's end of central directory record, which a
+//! comment of up to 65,535 bytes may follow): the last place at or before a start where the
+//! record fits and a condition over its bytes holds, looking back at most a stated distance.
+//! The work is bounded by that distance, whatever the file holds.
+
+/// The last offset `p` with `from - back <= p <= from` (the lower end clamped at 0) where `N`
+/// bytes lie within the first `within` bytes of `buf` and `wanted` holds for them, with
+/// those bytes; `None` when there is none. At most `back + 1` places are tried, and none
+/// past the end of `buf` or of `within`.
+#[inline]
+#[must_use]
+pub fn search_back<const N: usize>(
+    buf: &[u8],
+    from: u64,
+    back: u64,
+    within: u64,
+    mut wanted: impl FnMut(&[u8; N]) -> bool,
+) -> Option<(&[u8; N], u64)> {
+    let lo = from.saturating_sub(back);
+    // The highest place where the record still fits: inside `within` and inside `buf`.
+    let end = within.min(u64::try_from(buf.len()).unwrap_or(u64::MAX));
+    let hi = from.min(end.checked_sub(u64::try_from(N).ok()?)?);
+    let mut p = hi;
+    while p >= lo {
+        let at = usize::try_from(p).ok()?;
+        if let Some(raw) = buf.get(at..).and_then(|s| s.first_chunk::<N>())
+            && wanted(raw)
+        {
+            return Some((raw, p));
+        }
+        p = p.checked_sub(1)?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_back;
+
+    #[test]
+    fn finds_the_last_match_within_the_distance() {
+        // "PK" records at 2 and 6; the buffer ends at 10.
+        let buf = *b"..PK..PK..";
+        let pk = |r: &[u8; 2]| r == b"PK";
+        assert_eq!(search_back::<2>(&buf, 8, 8, 10, pk), Some((b"PK", 6)));
+        // From 5 back: 2.
+        assert_eq!(search_back::<2>(&buf, 5, 8, 10, pk).map(|x| x.1), Some(2));
+        // Not far enough back.
+        assert_eq!(search_back::<2>(&buf, 5, 2, 10, pk), None);
+        // `back` reaching past 0 is clamped; a `from` past the end starts where it fits.
+        assert_eq!(search_back::<2>(&buf, 1_000, u64::MAX, 10, pk).map(|x| x.1), Some(6));
+        // `within` cuts the last one off.
+        assert_eq!(search_back::<2>(&buf, 8, 8, 7, pk).map(|x| x.1), Some(2));
+        // Too short for one record.
+        assert_eq!(search_back::<2>(&buf[..1], 0, 0, 10, pk), None);
+        assert_eq!(search_back::<2>(&buf, 0, 0, 1, pk), None);
+    }
+
+    #[test]
+    fn tries_at_most_back_plus_one_places() {
+        let buf = [0u8; 100];
+        let mut tried = 0;
+        let found = search_back::<4>(&buf, 90, 10, 100, |_| {
+            tried += 1;
+            false
+        });
+        assert_eq!((found, tried), (None, 11));
+        // At 0 the walk stops without wrapping.
+        tried = 0;
+        let _ = search_back::<4>(&buf, 3, 100, 100, |_| {
+            tried += 1;
+            false
+        });
+        assert_eq!(tried, 4);
+    }
+}
