@@ -141,7 +141,7 @@ impl Expr {
             Expr::Not(e) => e.collect_refs(out),
             // `count(collection)`, `first(collection)` and `end(record)` name things, not
             // values: not references.
-            Expr::Call(f, _) if f == "count" || f == "end" || f == NAME => {}
+            Expr::Call(f, _) if f == "count" || f == "end" || POSITIONS.contains(&f.as_str()) => {}
             Expr::Call(_, args) => args.iter().for_each(|a| a.collect_refs(out)),
             // The table and the field name a record's part, not a value: only the index's
             // references are references (the field is resolved by `crate::check::index`).
@@ -396,6 +396,13 @@ pub fn parse(text: &str) -> Result<Expr, String> {
 
 /// The name of the `first(collection)` function in expressions (the positions construct).
 pub const NAME: &str = "first";
+
+/// The name of the `last(collection)` function (the positions construct): the index in its
+/// stream of a collection's last record.
+pub const LAST: &str = "last";
+
+/// The positions construct's functions.
+pub const POSITIONS: [&str; 2] = [NAME, LAST];
 
 #[cfg(test)]
 mod tests {

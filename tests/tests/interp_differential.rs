@@ -2602,6 +2602,14 @@ fn png_writer_built_files_and_their_mutants_agree() {
             (ty(b"IEND"), &[][..]),
         ],
         vec![(ty(b"IEND"), &[][..])],
+        // The image data split, with a chunk between its two IDATs.
+        vec![
+            (ty(b"IHDR"), &ihdr[..]),
+            (ty(b"IDAT"), &[0x78, 0x9C, 0x63][..]),
+            (ty(b"tEXt"), &b"k\0v"[..]),
+            (ty(b"IDAT"), &[0x60, 0x00, 0x00][..]),
+            (ty(b"IEND"), &[][..]),
+        ],
     ] {
         let bodies: Vec<Vec<u8>> = chunks
             .iter()
@@ -2617,7 +2625,14 @@ fn png_writer_built_files_and_their_mutants_agree() {
             .collect();
         let good = PngWriter::new().chunks(&specs).to_vec().unwrap();
         let ihdrs = chunks.iter().filter(|c| c.0 == ty(b"IHDR")).count();
-        let want = ["ihdr-not-first", "ok", "one-ihdr"][ihdrs];
+        let idats: Vec<usize> = (0..chunks.len()).filter(|&i| chunks[i].0 == ty(b"IDAT")).collect();
+        let want = match (ihdrs, idats.as_slice()) {
+            (0, _) => "ihdr-not-first",
+            (2, _) => "one-ihdr",
+            (_, []) => "no-idat",
+            (_, [a, .., b]) if b - a + 1 != idats.len() => "idat-not-consecutive",
+            _ => "ok",
+        };
         assert_eq!(png_agree(&good), want);
         for (k, n) in sweep(&good, &png_agree, &png_reseal, 0..8, 5_000, 0x96E) {
             *verdicts.entry(k).or_default() += n;
@@ -2634,6 +2649,8 @@ fn png_writer_built_files_and_their_mutants_agree() {
             "bad-chunk",
             "ihdr-not-first",
             "one-ihdr",
+            "no-idat",
+            "idat-not-consecutive",
             "bad-ihdr-size",
             "bad-compression",
             "bad-chunk-crc",

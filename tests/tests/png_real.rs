@@ -424,3 +424,87 @@ fn the_writer_refuses_chunks_it_cannot_write() {
     assert_eq!(write_png(&[]).map(|v| v.len()), Ok(8));
     assert_eq!(ours(&write_png(&[]).unwrap()), Err("bad-chunk"));
 }
+
+/// Bytes after IEND: the stream ends at its terminator and the schema says `trailing: true`,
+/// so a real file with 16 bytes of garbage, or a whole extra chunk, after IEND reads as the
+/// original by the generated code, the interpreter and the png crate (which stops at IEND).
+#[test]
+fn bytes_after_iend_are_not_read() {
+    let files = pngs(Path::new("/usr/share"), 20);
+    if files.is_empty() {
+        eprintln!("png_real: no .png files under /usr/share; skipped");
+        return;
+    }
+    let mut n = 0;
+    for f in &files {
+        let b = std::fs::read(f).unwrap();
+        let Ok(want) = reference(&b) else { continue };
+        let mut extra_chunk = b.clone();
+        extra_chunk.extend_from_slice(&[0, 0, 0, 0, b't', b'E', b'X', b't', 0, 0, 0, 0]);
+        let mut garbage = b.clone();
+        garbage.extend((0..16u8).map(|k| k.wrapping_mul(37)));
+        for m in [extra_chunk, garbage] {
+            assert_eq!(ours(&m), Ok(want.clone()), "{}", f.display());
+            assert_eq!(reference(&m), Ok(want.clone()), "{}: the png crate", f.display());
+        }
+        n += 1;
+    }
+    assert!(n > 0, "no PNG file the png crate decodes");
+}
+
+/// The chunks of `b` as (type, data), and `b` rebuilt from such a list (signature, each
+/// chunk with its length and CRC-32).
+fn split_chunks(b: &[u8]) -> Vec<([u8; 4], Vec<u8>)> {
+    chunk_offsets(b)
+        .into_iter()
+        .map(|(at, n)| (b[at + 4..at + 8].try_into().unwrap(), b[at + 8..at + 8 + n].to_vec()))
+        .collect()
+}
+
+fn join_chunks(chunks: &[([u8; 4], Vec<u8>)]) -> Vec<u8> {
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (ty, data) in chunks {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let from = out.len();
+        out.extend_from_slice(ty);
+        out.extend_from_slice(data);
+        let crc = npuschema_core::crc32(0, &out[from..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    out
+}
+
+/// IDAT chunks are consecutive (11.2.4: `last(idats) - first(idats) + 1 == count(idats)`):
+/// a real file's image data split into two IDAT chunks reads as the original; with a tEXt
+/// chunk between the two, both the schema (`idat-not-consecutive`, generated code and
+/// interpreter) and the png crate refuse it.
+#[test]
+fn idat_chunks_are_consecutive() {
+    let files = pngs(Path::new("/usr/share"), 20);
+    let mut n = 0;
+    for f in &files {
+        let b = std::fs::read(f).unwrap();
+        let Ok(want) = reference(&b) else { continue };
+        let chunks = split_chunks(&b);
+        let Some(i) = chunks.iter().position(|c| &c.0 == b"IDAT" && c.1.len() >= 2) else {
+            continue;
+        };
+        let (head, tail) = chunks[i].1.split_at(chunks[i].1.len() / 2);
+        let idat = |d: &[u8]| (*b"IDAT", d.to_vec());
+        let mut two = chunks.clone();
+        two.splice(i..=i, [idat(head), idat(tail)]);
+        let two = join_chunks(&two);
+        let (ihdr, _) = want.clone();
+        assert_eq!(ours(&two).map(|s| s.0), Ok(ihdr), "{}: split IDAT", f.display());
+        assert_eq!(reference(&two).map(|s| s.0), Ok(ihdr), "{}: the png crate", f.display());
+        let mut apart = chunks.clone();
+        apart.splice(i..=i, [idat(head), (*b"tEXt", b"k\0v".to_vec()), idat(tail)]);
+        let apart = join_chunks(&apart);
+        assert_eq!(ours(&apart), Err("idat-not-consecutive"), "{}", f.display());
+        assert!(reference(&apart).is_err(), "{}: the png crate", f.display());
+        n += 1;
+    }
+    if n == 0 {
+        eprintln!("png_real: no PNG file with an IDAT chunk here; skipped");
+    }
+}

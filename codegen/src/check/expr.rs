@@ -395,7 +395,9 @@ pub(crate) fn check_calls(
                 );
                 false
             }
-            (crate::expr::NAME, _) => crate::check::positions::check_call(c, args, what, at, d),
+            (crate::expr::NAME | crate::expr::LAST, _) => {
+                crate::check::positions::check_call(c, f, args, what, at, d)
+            }
             ("end", [Expr::Ref(p)])
                 if p.len() == 1
                     && c.schema

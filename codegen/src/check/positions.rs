@@ -1,7 +1,8 @@
-//! Record positions in a stream: `first(collection)`, the index in its stream of the first
-//! record of a stream collection (a layout's records), for order rules across records of
-//! different types ("IHDR comes first": `first(ihdrs) == 0`; "`fmt ` before `data`":
-//! `first(fmts) < first(datas)`).
+//! Record positions in a stream: `first(collection)` and `last(collection)`, the index in its
+//! stream of the first and the last record of a stream collection (a layout's records), for
+//! order rules across records of different types ("IHDR comes first": `first(ihdrs) == 0`;
+//! "`fmt ` before `data`": `first(fmts) < first(datas)`; "IDAT chunks are consecutive":
+//! `last(idats) - first(idats) + 1 == count(idats)`).
 //!
 //! The `stream_fits` walk computes it in the pass that counts the records (no allocation,
 //! no second walk): the emitter keeps one `Option<u64>` per collection that some step asks
@@ -13,10 +14,10 @@
 
 use crate::check::{Checked, StepState};
 use crate::diag::Diags;
-use crate::expr::{Expr, ExprAt, NAME};
+use crate::expr::{Expr, ExprAt, POSITIONS};
 
-/// Every collection named by a `first(...)` in `e`, in order.
-pub fn calls(e: &Expr, out: &mut Vec<String>) {
+/// Every `first(...)` and `last(...)` in `e`, as (function, collection), in order.
+pub fn calls(e: &Expr, out: &mut Vec<(&'static str, String)>) {
     match e {
         Expr::Num(_) | Expr::Ref(_) => {}
         Expr::Not(x) | Expr::At(_, x, _) => calls(x, out),
@@ -25,20 +26,23 @@ pub fn calls(e: &Expr, out: &mut Vec<String>) {
             calls(r, out);
         }
         Expr::Call(f, args) => {
-            if let (true, [Expr::Ref(p)]) = (f == NAME, args.as_slice())
+            if let (Some(k), [Expr::Ref(p)]) =
+                (POSITIONS.iter().find(|k| **k == f), args.as_slice())
                 && let Some(n) = p.first()
-                && !out.contains(n)
+                && !out.iter().any(|(kk, nn)| kk == k && nn == n)
             {
-                out.push(n.clone());
+                out.push((k, n.clone()));
             }
             args.iter().for_each(|a| calls(a, out));
         }
     }
 }
 
-/// Check one `first(...)` call: its argument names a collection of a record stream.
+/// Check one `first(...)` or `last(...)` call (`f`): its argument names a collection of a
+/// record stream.
 pub(crate) fn check_call(
     c: &Checked,
+    f: &str,
     args: &[Expr],
     what: &str,
     at: &ExprAt,
@@ -52,7 +56,7 @@ pub(crate) fn check_call(
             return true;
         }
         if crate::check::lookup::stream(file, n).is_some() {
-            d.error(at.pos, format!("{what} `{}`: first({n}) names a stream, whose first record is record 0; first() takes one of its collections (a layout's name)", at.text));
+            d.error(at.pos, format!("{what} `{}`: {f}({n}) names a stream (its first record is record 0, its last `count({n}) - 1`); {f}() takes one of its collections (a layout's name)", at.text));
             return false;
         }
     }
@@ -64,7 +68,7 @@ pub(crate) fn check_call(
     d.error(
         at.pos,
         format!(
-            "{what} `{}`: first() takes one collection of a record stream (a layout's name: {})",
+            "{what} `{}`: {f}() takes one collection of a record stream (a layout's name: {})",
             at.text,
             if names.is_empty() {
                 "this file has none".to_string()
@@ -76,7 +80,7 @@ pub(crate) fn check_call(
     false
 }
 
-/// A `first(...)` read before the `stream_fits` step that walks its stream (in a
+/// A `first(...)` or `last(...)` read before the `stream_fits` step that walks its stream (in a
 /// validation step: in a definition it is refused by [`check_file`], and a name that is no
 /// collection by [`check_call`]).
 pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
@@ -85,14 +89,14 @@ pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     }
     let mut names = Vec::new();
     calls(&e.expr, &mut names);
-    for n in names {
+    for (f, n) in names {
         if crate::check::lookup::collection(&c.schema.file, &n).is_some()
             && !st.tables_fitted.contains(&n)
         {
             d.error(
                 e.pos,
                 format!(
-                    "`{}` reads the first record of `{n}` before the stream_fits step that walks its stream",
+                    "`{}` reads the {f} record of `{n}` before the stream_fits step that walks its stream",
                     e.text
                 ),
             );
@@ -100,14 +104,15 @@ pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     }
 }
 
-/// `first(...)` in the definition of a table, range, checksum, located record, string or
-/// stream: refused (the views and the writer compute those without the walk's positions).
+/// `first(...)` or `last(...)` in the definition of a table, range, checksum, located
+/// record, string or stream: refused (the views and the writer compute those without the
+/// walk's positions).
 pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     for (e, what) in definitions(c) {
         let mut names = Vec::new();
         calls(&e.expr, &mut names);
-        if !names.is_empty() {
-            d.error(e.pos, format!("{what}: `{}` uses first(), a position the stream_fits step computes for validation steps (the views and the writer compute without it)", e.text));
+        if let Some((f, _)) = names.first() {
+            d.error(e.pos, format!("{what}: `{}` uses {f}(), a position the stream_fits step computes for validation steps (the views and the writer compute without it)", e.text));
         }
     }
 }
@@ -134,6 +139,9 @@ fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
     }
     for r in &file.ext.records {
         defs.push((&r.at, format!("record `{}`", r.name.text)));
+        if let Some(s) = &r.search {
+            defs.push((&s.cond, format!("record `{}`", r.name.text)));
+        }
     }
     for s in &file.strings {
         defs.push((&s.offset, format!("string `{}`", s.name.text)));
@@ -144,6 +152,7 @@ fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
         defs.extend(s.end.iter().map(|e| (e, what.clone())));
         if let Some(k) = &s.checksum {
             defs.extend([&k.from, &k.to, &k.stored].map(|e| (e, what.clone())));
+            defs.extend(k.when.iter().map(|e| (e, what.clone())));
         }
     }
     defs

@@ -167,6 +167,12 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 );
             }
         }
+        if let (Some(pos), None) = (s.trailing, &s.end) {
+            d.error(
+                pos,
+                format!("stream `{sn}`: `trailing` lets bytes follow the terminator, and the stream has no `end`"),
+            );
+        }
         if s.align == 0 || !s.align.is_power_of_two() {
             d.error(
                 s.align_pos,

@@ -1,12 +1,12 @@
-//! Emission of `first(collection)` (`check/positions.rs`): the walk's per-collection
-//! `Option<u64>` and the reads of it in expressions.
+//! Emission of `first(collection)` and `last(collection)` (`check/positions.rs`): the
+//! walk's per-collection `Option<u64>`s and the reads of them in expressions.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::check::Checked;
 use crate::check::positions::calls;
-use crate::expr::{Expr, ExprAt, NAME};
+use crate::expr::{Expr, ExprAt, NAME, POSITIONS};
 use crate::schema::top::Step;
 
 /// Every expression of validation steps (`for_each` bodies, `when` conditions, order keys,
@@ -36,10 +36,10 @@ pub(crate) fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'
     }
 }
 
-/// The collections whose first record some validation step asks about (the emitter keeps a
+/// The (function, collection) pairs some validation step asks about (the emitter keeps a
 /// position for these only).
 #[must_use]
-pub fn used(c: &Checked) -> Vec<String> {
+pub fn used(c: &Checked) -> Vec<(&'static str, String)> {
     let mut es = Vec::new();
     step_exprs(c, &c.schema.file.validate, &mut es);
     let mut out = Vec::new();
@@ -49,53 +49,55 @@ pub fn used(c: &Checked) -> Vec<String> {
     out
 }
 
-/// The variable that holds the first record's index of collection `name` (an `Option<u64>`
-/// bound by the `stream_fits` step).
-pub(crate) fn var(name: &str) -> proc_macro2::Ident {
-    format_ident!("__first_{}", name)
+/// The variable that holds the first (`f`: `first`) or last (`last`) record's index of
+/// collection `name` (an `Option<u64>` bound by the `stream_fits` step).
+pub(crate) fn var(f: &str, name: &str) -> proc_macro2::Ident {
+    format_ident!("__{}_{}", f, name)
 }
 
 /// `u64` tokens (with `?`: the check fails when the collection has no record) for
-/// `first(name)`.
+/// `first(name)` or `last(name)` (`f`).
 #[must_use]
-pub fn emit_call(args: &[Expr]) -> TokenStream {
+pub fn emit_call(f: &str, args: &[Expr]) -> TokenStream {
     let name = match args {
         [Expr::Ref(p)] => p.first().map_or("missing", String::as_str),
         _ => "missing",
     };
-    let v = var(name);
+    let v = var(f, name);
     quote!(#v?)
 }
 
-/// For the walk of a stream: when collection `name` is asked about, its variable, its
-/// declaration before the walk, and the statement that records the current record's
-/// `index` the first time a record of the collection is met.
+/// For the walk of a stream: for each of `first(name)` and `last(name)` some step asks
+/// about, its variable, its declaration before the walk, and the statement that records the
+/// current record's `index` (the first time a record of the collection is met; every time).
 #[must_use]
-pub fn walk_tokens(
-    c: &Checked,
-    name: &str,
-) -> Option<(proc_macro2::Ident, TokenStream, TokenStream)> {
-    if !used(c).iter().any(|n| n == name) {
-        return None;
-    }
-    let v = var(name);
-    Some((
-        v.clone(),
-        quote!(let mut #v: Option<u64> = None;),
-        quote! {
-            if #v.is_none() {
-                #v = Some(index);
-            }
-        },
-    ))
+pub fn walk_tokens(c: &Checked, name: &str) -> Vec<(proc_macro2::Ident, TokenStream, TokenStream)> {
+    let used = used(c);
+    POSITIONS
+        .iter()
+        .filter(|f| used.iter().any(|(uf, n)| uf == *f && n == name))
+        .map(|f| {
+            let v = var(f, name);
+            let set = if *f == NAME {
+                quote! {
+                    if #v.is_none() {
+                        #v = Some(index);
+                    }
+                }
+            } else {
+                quote!(#v = Some(index);)
+            };
+            (v.clone(), quote!(let mut #v: Option<u64> = None;), set)
+        })
+        .collect()
 }
 
-/// The name a comparison's error gives an operand that is a `first(...)`
+/// The name a comparison's error gives an operand that is a `first(...)` or `last(...)`
 /// (`first(fmts)`); empty for any other expression.
 #[must_use]
 pub fn operand_name(e: &Expr) -> String {
     match e {
-        Expr::Call(f, args) if f == NAME => match args.as_slice() {
+        Expr::Call(f, args) if POSITIONS.contains(&f.as_str()) => match args.as_slice() {
             [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
             _ => String::new(),
         },

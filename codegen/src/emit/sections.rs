@@ -487,7 +487,7 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             let v = format_ident!("__count_{}", p.first().map_or("missing", |s| s.as_str()));
             quote!(#v)
         }
-        (crate::expr::NAME, _) => crate::emit::positions::emit_call(args),
+        (crate::expr::NAME | crate::expr::LAST, _) => crate::emit::positions::emit_call(f, args),
         ("end", [Expr::Ref(p)]) => {
             let rname = p.first().map_or("missing", |s| s.as_str());
             let Some(r) =

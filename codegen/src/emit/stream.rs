@@ -337,13 +337,16 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             ),
         );
         counters.push(quote!(let mut #var: u64 = 0;));
-        // `first(collection)` (`check/positions.rs`): the index of its first record, when asked.
-        let first =
-            crate::emit::positions::walk_tokens(em.c, &l.collection.text).map(|(v, decl, set)| {
+        // `first(collection)` and `last(collection)` (`check/positions.rs`): the index of its
+        // first and last record, when asked.
+        let first: Vec<TokenStream> = crate::emit::positions::walk_tokens(em.c, &l.collection.text)
+            .into_iter()
+            .map(|(v, decl, set)| {
                 counters.push(decl);
                 firsts.push(v);
                 set
-            });
+            })
+            .collect();
         let short = sized.then(|| {
             quote! {
                 if __body < #n {
@@ -354,7 +357,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         let body = quote! {
             #short
             #var = #var.saturating_add(1);
-            #first
+            #(#first)*
         };
         arms.push(quote! {
             #v => {
@@ -398,6 +401,14 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     };
     let next = next_tokens(s);
     let term = end_tokens(em, s, &t).map(|c| {
+        if s.trailing.is_some() {
+            // Bytes may follow the terminator: the walk ends at it (no site for them).
+            return quote! {
+                if #c {
+                    break;
+                }
+            };
+        }
         let f = em.fail(
             code,
             &Blame::record(sn, idx(), "end", quote!(#at.saturating_add(next)), 0),

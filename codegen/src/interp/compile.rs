@@ -191,10 +191,11 @@ impl Comp<'_> {
                         None => CE::Zero,
                     }
                 }
-                (crate::expr::NAME, [Expr::Ref(p)]) => {
+                (crate::expr::NAME | crate::expr::LAST, [Expr::Ref(p)]) => {
                     let name = p.first().map_or("", |s| s.as_str());
                     match self.c.collections.iter().position(|t| t.name.text == name) {
-                        Some(i) => CE::First(i),
+                        Some(i) if f == crate::expr::NAME => CE::First(i),
+                        Some(i) => CE::Last(i),
                         None => CE::Zero,
                     }
                 }
@@ -403,8 +404,9 @@ impl Comp<'_> {
                 };
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    // `first(collection)` names itself (the emitter's rule, restated).
-                    Expr::Call(f, a) if f == crate::expr::NAME => match a.as_slice() {
+                    // `first(collection)` and `last(...)` name themselves (the emitter's rule,
+                    // restated).
+                    Expr::Call(f, a) if crate::expr::POSITIONS.contains(&f.as_str()) => match a.as_slice() {
                         [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
                         _ => String::new(),
                     },

@@ -94,6 +94,8 @@ pub(super) enum CE {
     Count(usize),
     /// `first(collection)`: the index in its stream of the collection's first record.
     First(usize),
+    /// `last(collection)`: the index in its stream of the collection's last record.
+    Last(usize),
     End(usize),
     If(Box<CE>, Box<CE>, Box<CE>),
     /// A named value (index among the file's `let` steps).
@@ -595,6 +597,8 @@ pub(super) struct SInfo {
     pub(super) includes_header: bool,
     pub(super) align: u64,
     pub(super) end: Option<CE>,
+    /// Bytes may follow the terminator.
+    pub(super) trailing: bool,
     pub(super) ty: Option<RecField>,
     /// Per layout: (collection name, type value, body size, body struct).
     pub(super) layouts: Vec<(String, u64, u64, usize)>,

@@ -52,11 +52,12 @@ pub(super) struct FileProg<'c> {
 // ----- run-time state ----------------------------------------------------------------------
 
 /// A stream's aggregates from one walk: its record count, and per record type the count
-/// and the index of the first.
+/// and the indexes of the first and the last.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Summary {
     pub(super) total: u64,
-    pub(super) types: std::collections::BTreeMap<u64, (u64, u64)>,
+    /// Per type value: (count, first index, last index).
+    pub(super) types: std::collections::BTreeMap<u64, (u64, u64, u64)>,
 }
 
 /// The aggregates of each stream walked so far, keyed by the stream and its placement
@@ -183,6 +184,7 @@ impl<'b> State<'b> {
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::RecPos(k) => Some(rec_pos(self.rec_span, *k)),
             CE::First(ci) => self.stream_first(p, *ci),
+            CE::Last(ci) => self.stream_last(p, *ci),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;
                 at.checked_add(size)

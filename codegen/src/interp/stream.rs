@@ -59,6 +59,7 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                 includes_header: s.includes_header,
                 align: s.align.max(1),
                 end: s.end.as_ref().map(|e| comp.expr(&e.expr, scope)),
+                trailing: s.trailing.is_some(),
                 ty: type_field(c, s),
                 layouts: s
                     .layouts
@@ -150,9 +151,11 @@ pub(super) fn compile_fits(
         .end
         .as_ref()
         .map(|_| comp.fail(code, rec("end", 0), Shape::None));
+    // (Bytes after the terminator: an error unless the stream allows them.)
     let trailing = s
         .end
         .as_ref()
+        .filter(|_| s.trailing.is_none())
         .map(|_| comp.fail(code, rec("end", 0), Shape::Range(rname.clone())));
     Some(CStep::StreamFits(Box::new(Fits {
         stream: si,
@@ -307,7 +310,7 @@ impl Walker {
             && st.cond_rec(p, e, at)
         {
             // The record is good; what follows it is reported after it.
-            self.after = Some(if next < end {
+            self.after = Some(if next < end && !s.trailing {
                 Walked::Stopped(Stop::Trailing(next), at, self.index)
             } else {
                 Walked::Done
@@ -498,8 +501,9 @@ fn summary(st: &State<'_>, p: &FileProg<'_>, si: usize) -> Option<std::rc::Rc<Su
     let mut sum = Summary::default();
     let mut w = Walker::new(st, s);
     while let Walked::Rec(r) = w.next(st, p, s) {
-        let e = sum.types.entry(r.ty).or_insert((0, sum.total));
+        let e = sum.types.entry(r.ty).or_insert((0, sum.total, sum.total));
         e.0 = e.0.saturating_add(1);
+        e.2 = sum.total;
         sum.total = sum.total.saturating_add(1);
     }
     let sum = std::rc::Rc::new(sum);
@@ -528,6 +532,18 @@ pub(super) fn first(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> 
     for (si, s) in p.streams.iter().enumerate() {
         if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
             return summary(st, p, si)?.types.get(&l.1).map(|t| t.1);
+        }
+    }
+    None
+}
+
+/// `last()` of a stream's collection: the index in the stream of its last record (`None`
+/// when it has none, or `ci` is not a stream's collection).
+pub(super) fn last(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> {
+    let name = &p.c.collections.get(ci)?.name.text;
+    for (si, s) in p.streams.iter().enumerate() {
+        if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
+            return summary(st, p, si)?.types.get(&l.1).map(|t| t.2);
         }
     }
     None
@@ -644,6 +660,11 @@ impl State<'_> {
     /// [`first`].
     pub(super) fn stream_first(&self, p: &FileProg<'_>, ci: usize) -> Option<u64> {
         first(self, p, ci)
+    }
+
+    /// [`last`].
+    pub(super) fn stream_last(&self, p: &FileProg<'_>, ci: usize) -> Option<u64> {
+        last(self, p, ci)
     }
 
     /// [`count`].

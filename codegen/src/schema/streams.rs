@@ -49,6 +49,8 @@ pub struct Stream {
     pub align_pos: Pos,
     /// A terminator: the record whose header satisfies this ends the stream.
     pub end: Option<ExprAt>,
+    /// Bytes may follow the terminator, up to the range's end (not read).
+    pub trailing: Option<Pos>,
     /// The header field that chooses a layout.
     pub type_field: Option<Name>,
     /// Body layouts by type.
@@ -125,6 +127,10 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
         let align = align_node.and_then(|n| uint(n, "align", d)).unwrap_or(1);
         let align_pos = align_node.map_or(sname.pos, |n| n.pos);
         let end = sm.opt("end").and_then(|n| expr_at(n, "end", d));
+        let trailing = sm.opt("trailing").and_then(|n| {
+            let pos = n.pos;
+            boolean(n, "trailing", d)?.then_some(pos)
+        });
         let type_field = sm.opt("type").and_then(|n| name(n, "type", d));
         let checksum = sm.opt("checksum").and_then(|cn| {
             let mut cm = MapReader::new(cn, &format!("checksum of stream `{}`", sname.text), d)?;
@@ -185,6 +191,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 "includes_header",
                 "align",
                 "end",
+                "trailing",
                 "type",
                 "layouts",
                 "checksum",
@@ -202,6 +209,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 align,
                 align_pos,
                 end,
+                trailing,
                 type_field,
                 layouts,
                 checksum,
