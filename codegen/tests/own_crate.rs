@@ -91,7 +91,12 @@ fn readme_own_crate_section_builds_warning_free() {
     lib += &readme_block(&readme, "src/lib.rs");
     let mut n = 0;
     // `codegen/tests/own_crate/`: expressions that once made clippy refuse the generated code.
-    for sub in ["schema", "formats", "tests/schemas", "codegen/tests/own_crate"] {
+    for sub in [
+        "schema",
+        "formats",
+        "tests/schemas",
+        "codegen/tests/own_crate",
+    ] {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(repo.join(sub))
             .expect("schemas")
             .map(|e| e.expect("entry").path())

@@ -48,7 +48,10 @@ mod tests {
         // Not far enough back.
         assert_eq!(search_back::<2>(&buf, 5, 2, 10, pk), None);
         // `back` reaching past 0 is clamped; a `from` past the end starts where it fits.
-        assert_eq!(search_back::<2>(&buf, 1_000, u64::MAX, 10, pk).map(|x| x.1), Some(6));
+        assert_eq!(
+            search_back::<2>(&buf, 1_000, u64::MAX, 10, pk).map(|x| x.1),
+            Some(6)
+        );
         // `within` cuts the last one off.
         assert_eq!(search_back::<2>(&buf, 8, 8, 7, pk).map(|x| x.1), Some(2));
         // Too short for one record.

@@ -73,7 +73,9 @@ impl<'a, const N: usize> Table<'a, N> {
             return None;
         }
         // `i < len`: `i * stride + N <= bytes.len()`, which `table_strided` checked.
-        self.bytes.get(i.checked_mul(self.stride)?..)?.first_chunk::<N>()
+        self.bytes
+            .get(i.checked_mul(self.stride)?..)?
+            .first_chunk::<N>()
     }
 
     /// The first record, or `None` without records.
@@ -254,8 +256,14 @@ mod tests {
         let t = table_strided::<2>(&b, 1, 3, 4, 11).expect("fits");
         assert_eq!((t.len(), t.stride(), t.record_offset(2)), (3, 4, 8));
         assert_eq!(t.record_offset(u64::MAX), u64::MAX);
-        assert_eq!((t.get(0), t.get(1), t.get(2)), (Some(&[1, 2]), Some(&[5, 6]), Some(&[9, 10])));
-        assert_eq!((t.first(), t.last(), t.as_bytes().len()), (Some(&[1, 2]), Some(&[9, 10]), 10));
+        assert_eq!(
+            (t.get(0), t.get(1), t.get(2)),
+            (Some(&[1, 2]), Some(&[5, 6]), Some(&[9, 10]))
+        );
+        assert_eq!(
+            (t.first(), t.last(), t.as_bytes().len()),
+            (Some(&[1, 2]), Some(&[9, 10]), 10)
+        );
         let mut it = t.into_iter();
         assert_eq!(it.next_back(), Some(&[9, 10]));
         assert_eq!(it.next(), Some(&[1, 2]));
@@ -275,21 +283,33 @@ mod tests {
         assert!(table_strided::<2>(&b, 2, 3, 4, 11).is_none());
         // Inside the buffer when `within` is larger (records at 2, 6, 10, the last ends at
         // 12); past it, even when `within` allows it.
-        assert_eq!(table_strided::<2>(&b, 2, 3, 4, 100).map(|t| t.len()), Some(3));
+        assert_eq!(
+            table_strided::<2>(&b, 2, 3, 4, 100).map(|t| t.len()),
+            Some(3)
+        );
         assert!(table_strided::<2>(&b, 4, 3, 4, 100).is_none());
         // A stride shorter than the record, or 0.
         assert!(table_strided::<2>(&b, 0, 2, 1, 12).is_none());
         assert!(table_strided::<2>(&b, 0, 1, 0, 12).is_none());
         assert!(table_strided::<0>(&b, 0, 1_000_000, 0, 12).is_none());
         // Without records the stride is not read.
-        assert_eq!(table_strided::<2>(&b, 3, 0, 0, 12).map(|t| t.len()), Some(0));
+        assert_eq!(
+            table_strided::<2>(&b, 3, 0, 0, 12).map(|t| t.len()),
+            Some(0)
+        );
         // Overflowing counts and strides.
         assert!(table_strided::<2>(&b, 0, u64::MAX, 2, u64::MAX).is_none());
         assert!(table_strided::<2>(&b, 0, 2, u64::MAX, u64::MAX).is_none());
         // No record: nothing needs room, but the place must lie inside `within`.
-        assert_eq!(table_strided::<2>(&b, 12, 0, 7, 12).map(|t| t.len()), Some(0));
+        assert_eq!(
+            table_strided::<2>(&b, 12, 0, 7, 12).map(|t| t.len()),
+            Some(0)
+        );
         assert!(table_strided::<2>(&b, 13, 0, 2, 12).is_none());
         assert_eq!(Table::<2>::EMPTY.iter().next(), None);
-        assert_eq!((Table::<2>::EMPTY.first(), Table::<2>::EMPTY.last()), (None, None));
+        assert_eq!(
+            (Table::<2>::EMPTY.first(), Table::<2>::EMPTY.last()),
+            (None, None)
+        );
     }
 }

@@ -2057,14 +2057,27 @@ pub fn zip(b: &[u8], g: &schemas::zip::Zip<'_>, v: &View) {
         v,
         "end",
         g.end(),
-        [signature, disk, central_disk, disk_entries, entries, central_size, central_offset, comment_len]
+        [
+            signature,
+            disk,
+            central_disk,
+            disk_entries,
+            entries,
+            central_size,
+            central_offset,
+            comment_len
+        ]
     );
     assert_eq!(g.centrals().count(), record_count(v, "centrals"));
     for c in g.centrals() {
         let p = format!("centrals[{}]", c.index());
         assert_eq!(record(v, &p).offset, c.offset());
-        same_fields!(v, &p, c.header(), [signature, name_len, extra_len, comment_len, local_offset]);
+        same_fields!(
+            v,
+            &p,
+            c.header(),
+            [signature, name_len, extra_len, comment_len, local_offset]
+        );
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
     }
 }
-

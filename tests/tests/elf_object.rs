@@ -419,13 +419,19 @@ fn padded_entries_read_as_the_original() {
         let names: Vec<&[u8]> = iv.strings.iter().map(|s| s.bytes.as_slice()).collect();
         let want_names: Vec<&[u8]> = want.iter().map(|s| s.0.as_slice()).collect();
         assert_eq!(names, want_names, "the interpreter, padded by {extra}");
-        assert!(by_object(&padded).is_err(), "object requires the exact size");
+        assert!(
+            by_object(&padded).is_err(),
+            "object requires the exact size"
+        );
     }
     // Entries shorter than their struct: refused, by both engines, naming the field.
     let mut short = with_padded_entries(&good, 8);
     short[58..60].copy_from_slice(&63u16.to_le_bytes());
     assert_eq!(by_schema(&short), Err("bad-shentsize"));
-    assert_eq!(interp.validate(&short).map(|_| ()).map_err(|e| e.code), Err("bad-shentsize"));
+    assert_eq!(
+        interp.validate(&short).map(|_| ()).map_err(|e| e.code),
+        Err("bad-shentsize")
+    );
 }
 
 /// Extended numbering: a real file's `e_shnum` moved into section 0's `sh_size`, its
@@ -460,7 +466,11 @@ fn extended_numbering_reads_as_the_original() {
     let mut want = want;
     want[0].3 = u64::from(shnum);
     assert_eq!(by_object(&ext).as_ref(), Ok(&want), "object reads it");
-    assert_eq!(by_schema(&ext), Ok(want.clone()), "the generated code reads it");
+    assert_eq!(
+        by_schema(&ext),
+        Ok(want.clone()),
+        "the generated code reads it"
+    );
     let v = elf64::Elf64::validate(&ext).unwrap();
     assert_eq!(v.segments().len(), usize::from(phnum));
     let iv = interp.validate(&ext).unwrap_or_else(|e| panic!("{e:?}"));
@@ -469,12 +479,21 @@ fn extended_numbering_reads_as_the_original() {
     assert_eq!(names, want_names, "the interpreter reads it");
     // Each word of section 0 wrong: the two readers agree on the verdict, and the two
     // engines on the code.
-    for (at, bad) in [(32usize, 0xFFFF_FFFFu64), (40, 0), (40, u64::from(shnum)), (44, 0xFFFF)] {
+    for (at, bad) in [
+        (32usize, 0xFFFF_FFFFu64),
+        (40, 0),
+        (40, u64::from(shnum)),
+        (44, 0xFFFF),
+    ] {
         let mut m = ext.clone();
         let width = if at == 32 { 8 } else { 4 };
         m[shoff + at..shoff + at + width].copy_from_slice(&bad.to_le_bytes()[..width]);
         let ours = by_schema(&m);
-        assert_eq!(ours.is_ok(), by_object(&m).is_ok(), "section 0 +{at} = {bad:#x}");
+        assert_eq!(
+            ours.is_ok(),
+            by_object(&m).is_ok(),
+            "section 0 +{at} = {bad:#x}"
+        );
         assert_eq!(
             interp.validate(&m).map(|_| ()).map_err(|e| e.code),
             ours.map(|_| ()),

@@ -2344,7 +2344,11 @@ fn sumstream_writer_built_record_checksums_and_their_mutants_agree() {
             .enumerate()
             .map(|(i, body)| RecordsSpec {
                 // The third record is packed: its checksum is not checked (`when`).
-                kind: if i == 2 { sumstream::KIND_PACKED } else { i as u16 },
+                kind: if i == 2 {
+                    sumstream::KIND_PACKED
+                } else {
+                    i as u16
+                },
                 crc: 0xDEAD_BEEF,
                 body,
             })
@@ -2625,7 +2629,9 @@ fn png_writer_built_files_and_their_mutants_agree() {
             .collect();
         let good = PngWriter::new().chunks(&specs).to_vec().unwrap();
         let ihdrs = chunks.iter().filter(|c| c.0 == ty(b"IHDR")).count();
-        let idats: Vec<usize> = (0..chunks.len()).filter(|&i| chunks[i].0 == ty(b"IDAT")).collect();
+        let idats: Vec<usize> = (0..chunks.len())
+            .filter(|&i| chunks[i].0 == ty(b"IDAT"))
+            .collect();
         let want = match (ihdrs, idats.as_slice()) {
             (0, _) => "ihdr-not-first",
             (2, _) => "one-ihdr",

@@ -445,7 +445,12 @@ fn bytes_after_iend_are_not_read() {
         garbage.extend((0..16u8).map(|k| k.wrapping_mul(37)));
         for m in [extra_chunk, garbage] {
             assert_eq!(ours(&m), Ok(want.clone()), "{}", f.display());
-            assert_eq!(reference(&m), Ok(want.clone()), "{}: the png crate", f.display());
+            assert_eq!(
+                reference(&m),
+                Ok(want.clone()),
+                "{}: the png crate",
+                f.display()
+            );
         }
         n += 1;
     }
@@ -457,7 +462,12 @@ fn bytes_after_iend_are_not_read() {
 fn split_chunks(b: &[u8]) -> Vec<([u8; 4], Vec<u8>)> {
     chunk_offsets(b)
         .into_iter()
-        .map(|(at, n)| (b[at + 4..at + 8].try_into().unwrap(), b[at + 8..at + 8 + n].to_vec()))
+        .map(|(at, n)| {
+            (
+                b[at + 4..at + 8].try_into().unwrap(),
+                b[at + 8..at + 8 + n].to_vec(),
+            )
+        })
         .collect()
 }
 
@@ -486,7 +496,10 @@ fn idat_chunks_are_consecutive() {
         let b = std::fs::read(f).unwrap();
         let Ok(want) = reference(&b) else { continue };
         let chunks = split_chunks(&b);
-        let Some(i) = chunks.iter().position(|c| &c.0 == b"IDAT" && c.1.len() >= 2) else {
+        let Some(i) = chunks
+            .iter()
+            .position(|c| &c.0 == b"IDAT" && c.1.len() >= 2)
+        else {
             continue;
         };
         let (head, tail) = chunks[i].1.split_at(chunks[i].1.len() / 2);
@@ -495,10 +508,23 @@ fn idat_chunks_are_consecutive() {
         two.splice(i..=i, [idat(head), idat(tail)]);
         let two = join_chunks(&two);
         let (ihdr, _) = want.clone();
-        assert_eq!(ours(&two).map(|s| s.0), Ok(ihdr), "{}: split IDAT", f.display());
-        assert_eq!(reference(&two).map(|s| s.0), Ok(ihdr), "{}: the png crate", f.display());
+        assert_eq!(
+            ours(&two).map(|s| s.0),
+            Ok(ihdr),
+            "{}: split IDAT",
+            f.display()
+        );
+        assert_eq!(
+            reference(&two).map(|s| s.0),
+            Ok(ihdr),
+            "{}: the png crate",
+            f.display()
+        );
         let mut apart = chunks.clone();
-        apart.splice(i..=i, [idat(head), (*b"tEXt", b"k\0v".to_vec()), idat(tail)]);
+        apart.splice(
+            i..=i,
+            [idat(head), (*b"tEXt", b"k\0v".to_vec()), idat(tail)],
+        );
         let apart = join_chunks(&apart);
         assert_eq!(ours(&apart), Err("idat-not-consecutive"), "{}", f.display());
         assert!(reference(&apart).is_err(), "{}: the png crate", f.display());

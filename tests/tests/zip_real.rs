@@ -50,7 +50,8 @@ fn zips(roots: &[PathBuf], max: usize) -> Vec<PathBuf> {
                     stack.push(p);
                 } else if m.is_file()
                     && m.len() < 8 << 20
-                    && p.extension().is_some_and(|e| e == "zip" || e == "jar" || e == "whl")
+                    && p.extension()
+                        .is_some_and(|e| e == "zip" || e == "jar" || e == "whl")
                 {
                     out.push(p);
                 }
@@ -98,16 +99,23 @@ fn by_schema(b: &[u8]) -> Result<Vec<Vec<u8>>, &'static str> {
 
 /// Why the `zip` crate may accept a file the schema refuses, by a rule it does not hold to
 /// when it opens an archive; `None` when the two decide by the same rules.
-fn crate_only_rule(ours: &Result<Vec<Vec<u8>>, &str>, theirs: &Result<Vec<Vec<u8>>, String>) -> Option<&'static str> {
+fn crate_only_rule(
+    ours: &Result<Vec<Vec<u8>>, &str>,
+    theirs: &Result<Vec<Vec<u8>>, String>,
+) -> Option<&'static str> {
     if theirs.is_err() {
         return None;
     }
     match ours {
         // The crate reads an entry's local header only when the entry is read.
-        Err("local-header-out-of-bounds") => Some("local header offsets (checked when an entry is read)"),
+        Err("local-header-out-of-bounds") => {
+            Some("local header offsets (checked when an entry is read)")
+        }
         // A central directory offset that does not match the end record's place: the crate
         // takes it for data prepended to the archive and shifts every offset.
-        Err("central-out-of-bounds" | "bad-central-signature") => Some("central directory offsets shifted (prepended data)"),
+        Err("central-out-of-bounds" | "bad-central-signature") => {
+            Some("central directory offsets shifted (prepended data)")
+        }
         // The crate reads `entries` headers from the central directory's start and does not
         // hold the directory to its stated size.
         Err("bad-central-entry" | "entry-count") => Some("central directory size not held to"),
@@ -130,10 +138,9 @@ fn real_zip_files_agree_with_the_zip_crate() {
         eprintln!("zip_real: no .zip, .jar or .whl file here; skipped");
         return;
     }
-    let c = npuschema_codegen::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let c =
+        npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
+            .unwrap_or_else(|d| panic!("{d}"));
     let interp = npuschema_codegen::interp::Interp::new(&c);
     let (mut accepted, mut entries) = (0usize, 0usize);
     let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
@@ -174,7 +181,10 @@ fn real_zip_files_agree_with_the_zip_crate() {
     eprintln!(
         "zip_real: {} files, {accepted} accepted by both ({entries} entries, names equal), refused by both {refused:?}, decided apart by rules the schema does not state {:?}",
         files.len(),
-        apart.iter().map(|(k, v)| (k, v.len())).collect::<BTreeMap<_, _>>()
+        apart
+            .iter()
+            .map(|(k, v)| (k, v.len()))
+            .collect::<BTreeMap<_, _>>()
     );
     assert!(accepted > 0, "no ZIP file both readers accept");
 }
@@ -198,10 +208,9 @@ fn mutants_of_real_zip_files() {
         return;
     }
     small.sort();
-    let c = npuschema_codegen::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let c =
+        npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
+            .unwrap_or_else(|d| panic!("{d}"));
     let interp = npuschema_codegen::interp::Interp::new(&c);
     let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut apart: BTreeMap<&str, usize> = BTreeMap::new();
@@ -213,13 +222,19 @@ fn mutants_of_real_zip_files() {
         let spans = [cd..good.len()];
         let mut check = |m: &[u8]| {
             let ours = by_schema(m);
-            *verdicts.entry(ours.as_ref().err().copied().unwrap_or("ok")).or_default() += 1;
+            *verdicts
+                .entry(ours.as_ref().err().copied().unwrap_or("ok"))
+                .or_default() += 1;
             let mine = interp.validate(m);
             match (&mine, Zip::validate(m)) {
                 // The interpreter's view: the same fields, records and bytes.
                 (Ok(iv), Ok(g)) => npuschema_tests::compare::zip(m, &g, iv),
                 (Err(e), Err(g)) => assert_eq!(e.code, g.code, "interpreter"),
-                (i, g) => panic!("interpreter {:?} / generated {:?}", i.as_ref().map(|_| ()), g.map(|_| ())),
+                (i, g) => panic!(
+                    "interpreter {:?} / generated {:?}",
+                    i.as_ref().map(|_| ()),
+                    g.map(|_| ())
+                ),
             }
             compared += 1;
             let theirs = by_zip(m);
@@ -228,9 +243,15 @@ fn mutants_of_real_zip_files() {
                 (Err(_), Err(_)) => same += 1,
                 _ => {
                     if std::env::var_os("ZIP_DEBUG").is_some() {
-                        eprintln!("apart: ours {:?} / zip {:?}", ours.as_ref().map(Vec::len), theirs.as_ref().map(Vec::len));
+                        eprintln!(
+                            "apart: ours {:?} / zip {:?}",
+                            ours.as_ref().map(Vec::len),
+                            theirs.as_ref().map(Vec::len)
+                        );
                     }
-                    *apart.entry(crate_only_rule(&ours, &theirs).unwrap_or("undecided")).or_default() += 1
+                    *apart
+                        .entry(crate_only_rule(&ours, &theirs).unwrap_or("undecided"))
+                        .or_default() += 1
                 }
             }
         };
@@ -261,7 +282,11 @@ fn mutants_of_real_zip_files() {
     eprintln!(
         "zip_real mutants: {compared} (generated code and interpreter agree on each), {same} with the zip crate's verdict, the others by reason {apart:?}; verdicts {verdicts:?}"
     );
-    assert_eq!(apart.get("undecided"), None, "a verdict differs from the zip crate's by a rule the schema states");
+    assert_eq!(
+        apart.get("undecided"),
+        None,
+        "a verdict differs from the zip crate's by a rule the schema states"
+    );
     // (`central-range` is not reached: `central-out-of-bounds` before it holds the directory
     // to the end record's start, which lies inside the file.)
     for code in [
@@ -275,7 +300,10 @@ fn mutants_of_real_zip_files() {
         "local-header-out-of-bounds",
         "ok",
     ] {
-        assert!(verdicts.contains_key(code), "no mutant reached {code}: {verdicts:?}");
+        assert!(
+            verdicts.contains_key(code),
+            "no mutant reached {code}: {verdicts:?}"
+        );
     }
 }
 
@@ -296,10 +324,9 @@ fn the_end_record_is_found_behind_a_comment() {
         eprintln!("zip_real: no small ZIP file without a comment here; skipped");
         return;
     };
-    let c = npuschema_codegen::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let c =
+        npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
+            .unwrap_or_else(|d| panic!("{d}"));
     let interp = npuschema_codegen::interp::Interp::new(&c);
     let names = by_schema(&good).unwrap();
     let end_at = good.len() - 22;
@@ -312,15 +339,25 @@ fn the_end_record_is_found_behind_a_comment() {
     for n in [1usize, 1_000, 65_535] {
         let b = with_comment(n, 0);
         assert_eq!(by_schema(&b), Ok(names.clone()), "comment of {n}");
-        assert_eq!(by_zip(&b), Ok(names.clone()), "the zip crate, comment of {n}");
+        assert_eq!(
+            by_zip(&b),
+            Ok(names.clone()),
+            "the zip crate, comment of {n}"
+        );
         let v = Zip::validate(&b).unwrap();
         assert_eq!(v.end().comment_len() as usize, n);
-        assert!(interp.validate(&b).is_ok(), "the interpreter, comment of {n}");
+        assert!(
+            interp.validate(&b).is_ok(),
+            "the interpreter, comment of {n}"
+        );
     }
     // Out of reach: the record starts 65,536 bytes before `len - 22`.
     let far = with_comment(65_535, 1);
     assert_eq!(by_schema(&far), Err("no-end-record"));
-    assert_eq!(interp.validate(&far).map(|_| ()).map_err(|e| e.code), Err("no-end-record"));
+    assert_eq!(
+        interp.validate(&far).map(|_| ()).map_err(|e| e.code),
+        Err("no-end-record")
+    );
     // A signature in the comment is the last one: its record is read (and here it says
     // nothing sensible, so a later check fails).
     let mut sig = with_comment(100, 0);
@@ -328,5 +365,8 @@ fn the_end_record_is_found_behind_a_comment() {
     sig[at..at + 4].copy_from_slice(&0x0605_4B50u32.to_le_bytes());
     let ours = by_schema(&sig);
     assert!(ours.is_err(), "{ours:?}");
-    assert_eq!(interp.validate(&sig).map(|_| ()).map_err(|e| e.code), ours.map(|_| ()));
+    assert_eq!(
+        interp.validate(&sig).map(|_| ()).map_err(|e| e.code),
+        ours.map(|_| ())
+    );
 }

@@ -261,7 +261,12 @@ pub const MAX_SEARCH_BACK: u64 = 1 << 24;
 
 /// A located record's `search`: a condition over the record's own fields, a constant
 /// distance, and a record of one size (no `gate`).
-fn check_search(c: &Checked, r: &crate::schema::ext::Record, s: &crate::schema::ext::Search, d: &mut Diags) {
+fn check_search(
+    c: &Checked,
+    r: &crate::schema::ext::Record,
+    s: &crate::schema::ext::Search,
+    d: &mut Diags,
+) {
     let t = crate::check::lookup::record_table(r);
     check_expr(c, &s.cond, Scope::RecordOnly(&t), true, "where", d);
     match crate::check::table_writer::const_u64(c, &s.back.expr) {

@@ -1081,12 +1081,21 @@ pub fn step(
                         header: quote!(header),
                         record: quote!(rec),
                     };
-                    let cond = crate::emit::strip_parens(em.cond(&s.cond.expr, Scope::RecordOnly(&t), &env));
+                    let cond = crate::emit::strip_parens(em.cond(
+                        &s.cond.expr,
+                        Scope::RecordOnly(&t),
+                        &env,
+                    ));
                     let fail = err(
                         em,
                         codes,
                         &blamed,
-                        Det::Range(quote!(#start.saturating_sub(#back)), quote!(#span), wname.clone(), limit.clone()),
+                        Det::Range(
+                            quote!(#start.saturating_sub(#back)),
+                            quote!(#span),
+                            wname.clone(),
+                            limit.clone(),
+                        ),
                     );
                     return quote! {
                         #[doc = #comment]

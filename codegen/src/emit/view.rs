@@ -1218,7 +1218,8 @@ impl<'a> Em<'a> {
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
-                let (at_first, at_then) = crate::emit::table::shape(self.c, t).rec_at(&var, &var_at);
+                let (at_first, at_then) =
+                    crate::emit::table::shape(self.c, t).rec_at(&var, &var_at);
                 let body = self.steps(steps, Scope::Record(t));
                 let comment = format!("@step For every record of `{}`:", t.name.text);
                 // The caller's hook for the table, after the last `for_each` over it.
@@ -1296,7 +1297,8 @@ impl<'a> Em<'a> {
                 let rec_ty = format_ident!("{}", t.record.text);
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
-                let (at_first, at_then) = crate::emit::table::shape(self.c, t).rec_at(&var, &var_at);
+                let (at_first, at_then) =
+                    crate::emit::table::shape(self.c, t).rec_at(&var, &var_at);
                 // A value bound as a plain `u64` `name`: directly when it cannot overflow,
                 // else through an `Option` whose `None` fails the check.
                 let bind =

@@ -406,10 +406,12 @@ impl Comp<'_> {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
                     // `first(collection)` and `last(...)` name themselves (the emitter's rule,
                     // restated).
-                    Expr::Call(f, a) if crate::expr::POSITIONS.contains(&f.as_str()) => match a.as_slice() {
-                        [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
-                        _ => String::new(),
-                    },
+                    Expr::Call(f, a) if crate::expr::POSITIONS.contains(&f.as_str()) => {
+                        match a.as_slice() {
+                            [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
+                            _ => String::new(),
+                        }
+                    }
                     _ => String::new(),
                 };
                 let b = self.blame(&field.expr, scope);
@@ -717,7 +719,10 @@ impl Comp<'_> {
                     search: r.search.as_ref().map(|s| {
                         let t = crate::check::lookup::record_table(r);
                         let back = crate::check::table_writer::const_u64(c, &s.back.expr);
-                        Box::new((self.expr(&s.cond.expr, Scope::RecordOnly(&t)), back.unwrap_or(0)))
+                        Box::new((
+                            self.expr(&s.cond.expr, Scope::RecordOnly(&t)),
+                            back.unwrap_or(0),
+                        ))
                     }),
                 }
             }

@@ -480,9 +480,11 @@ impl<'a, 'c> Low<'a, 'c> {
     /// is known.
     fn elem(&self, t: usize, k: u64, off: u64, w: W) -> Fx {
         match self.tables_at.borrow().get(t).copied().flatten() {
-            Some((at, n, stride)) if k < n => {
-                Fx::Abs(at.saturating_add(k.saturating_mul(stride)).saturating_add(off), w)
-            }
+            Some((at, n, stride)) if k < n => Fx::Abs(
+                at.saturating_add(k.saturating_mul(stride))
+                    .saturating_add(off),
+                w,
+            ),
             Some(_) => Fx::K(None),
             None => Fx::Elem(t, k, off, w),
         }

@@ -499,7 +499,14 @@ pub(super) fn compare(op: BinOp, a: u64, b: u64) -> bool {
 /// `count` records of `n` bytes, `stride` apart from `at` (`stride >= n`, not 0, when there
 /// are records), end within `within` and inside `buf`: the generated placement check
 /// (`table_strided`).
-pub(super) fn table_within(buf: &[u8], at: u64, count: u64, stride: u64, within: u64, n: u64) -> bool {
+pub(super) fn table_within(
+    buf: &[u8],
+    at: u64,
+    count: u64,
+    stride: u64,
+    within: u64,
+    n: u64,
+) -> bool {
     // Without records the stride is not read.
     if count > 0 && (stride == 0 || stride < n) {
         return false;

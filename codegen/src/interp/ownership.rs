@@ -137,18 +137,19 @@ impl Interp<'_> {
                 .copied()
                 .flatten()
                 .map_or((0, 0), |(at, size, _)| (at, at.saturating_add(size))),
-            Some(OPart::Table(t, size)) => st
-                .tables
-                .get(*t)
-                .copied()
-                .flatten()
-                .map_or((0, 0), |(at, n, stride)| {
-                    // The last record's end: the padding between records is the table's.
-                    let span = n
-                        .checked_sub(1)
-                        .map_or(0, |l| l.saturating_mul(stride).saturating_add(*size));
-                    (at, at.saturating_add(span))
-                }),
+            Some(OPart::Table(t, size)) => {
+                st.tables
+                    .get(*t)
+                    .copied()
+                    .flatten()
+                    .map_or((0, 0), |(at, n, stride)| {
+                        // The last record's end: the padding between records is the table's.
+                        let span = n
+                            .checked_sub(1)
+                            .map_or(0, |l| l.saturating_mul(stride).saturating_add(*size));
+                        (at, at.saturating_add(span))
+                    })
+            }
             Some(OPart::Range(r)) => {
                 let Some((at, _, stride)) = st.tables.get(r.table).copied().flatten() else {
                     return (0, 0);

@@ -428,9 +428,7 @@ impl<'c> Interp<'c> {
                     }
                     (st.rec_at, st.rec_index) = saved;
                 }
-                CStep::ForEachTable {
-                    table, steps, ..
-                } => {
+                CStep::ForEachTable { table, steps, .. } => {
                     // The order checks' "previous" start afresh before the loop.
                     for x in steps {
                         if let CStep::Order { slot, .. } = x {
@@ -481,7 +479,9 @@ impl<'c> Interp<'c> {
                     if let Some(s) = search {
                         let (cond, back) = &**s;
                         match (a, w) {
-                            (Some(a), Some(w)) if let Some(x) = search_back(st, p, cond, a, *back, w, *size) => {
+                            (Some(a), Some(w))
+                                if let Some(x) = search_back(st, p, cond, a, *back, w, *size) =>
+                            {
                                 st.located[*rec] = Some((x, *size, 0));
                             }
                             _ => {

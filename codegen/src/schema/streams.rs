@@ -150,7 +150,10 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 }
             });
             let when = cm.opt("when").and_then(|n| expr_at(n, "when", d));
-            cm.finish(&["algorithm", "from", "to", "stored", "byte_order", "when"], d);
+            cm.finish(
+                &["algorithm", "from", "to", "stored", "byte_order", "when"],
+                d,
+            );
             Some(RecordSum {
                 algorithm: algorithm?,
                 from: from?,
