@@ -145,12 +145,10 @@ impl<'a, const N: usize> Iterator for TableIter<'a, N> {
     type Item = &'a [u8; N];
     #[inline]
     fn next(&mut self) -> Option<&'a [u8; N]> {
-        if self.len == 0 {
-            return None;
-        }
+        let left = self.len.checked_sub(1)?;
         let rec = self.bytes.first_chunk::<N>()?;
-        self.len -= 1;
-        self.bytes = if self.len == 0 {
+        self.len = left;
+        self.bytes = if left == 0 {
             &[]
         } else {
             self.bytes.get(self.stride..).unwrap_or(&[])
@@ -168,7 +166,7 @@ impl<'a, const N: usize> Iterator for TableIter<'a, N> {
             self.bytes = &[];
             return None;
         }
-        self.len -= n;
+        self.len = self.len.saturating_sub(n);
         self.bytes = self.bytes.get(n.checked_mul(self.stride)?..).unwrap_or(&[]);
         self.next()
     }
