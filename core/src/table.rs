@@ -72,9 +72,10 @@ impl<'a, const N: usize> Table<'a, N> {
         if i >= self.len {
             return None;
         }
-        // `i < len`: `i * stride + N <= bytes.len()`, which `table_strided` checked.
+        // `i < len`: `i * stride + N <= bytes.len()`, which `table_strided` checked, so the
+        // product does not wrap (and a wrong one could only miss, not read elsewhere).
         self.bytes
-            .get(i.checked_mul(self.stride)?..)?
+            .get(i.wrapping_mul(self.stride)..)?
             .first_chunk::<N>()
     }
 
@@ -145,14 +146,10 @@ impl<'a, const N: usize> Iterator for TableIter<'a, N> {
     type Item = &'a [u8; N];
     #[inline]
     fn next(&mut self) -> Option<&'a [u8; N]> {
-        let left = self.len.checked_sub(1)?;
-        let rec = self.bytes.first_chunk::<N>()?;
-        self.len = left;
-        self.bytes = if left == 0 {
-            &[]
-        } else {
-            self.bytes.get(self.stride..).unwrap_or(&[])
-        };
+        self.len = self.len.checked_sub(1)?;
+        let (rec, _) = self.bytes.split_first_chunk::<N>()?;
+        // After the last record fewer than `stride` bytes may be left: then none.
+        self.bytes = self.bytes.get(self.stride..).unwrap_or(&[]);
         Some(rec)
     }
     #[inline]
