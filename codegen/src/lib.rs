@@ -51,8 +51,13 @@
 //! - emit: `emit/fill.rs` (`emit_step`); hook: the `Step::Fill` arm of `Em::step` in
 //!   `emit/view.rs`;
 //! - interpret: `interp/fill.rs`, compiled and run from `interp.rs`;
+//! - run time: what the generated code does that is not layout (a bounded search, records
+//!   a stride apart) is one `no_std` function or type in `npuschema-core`, tested there
+//!   (`search_back`, `Table`), which the emitted code calls;
 //! - then: the schema language's README section, a diagnostics test in
-//!   `tests/schema_errors*.rs`, a test schema in `tests/schemas/` (golden and differential).
+//!   `tests/schema_errors*.rs`, and the real format that needs the construct in `formats/`
+//!   (held to a reference crate on real files) or, for a construct no gallery format shows
+//!   yet, a test schema in `tests/schemas/` (golden and differential).
 //!
 //! **Error sites.** A check's failures are numbered where they are emitted: each
 //! `Em::fail` call registers its site in the module's `ModuleOut` (handed to every `Em` of
