@@ -63,6 +63,7 @@ const DIROPT: u8 = 39;
 const DIRLIN: u8 = 40;
 const LOCLIN: u8 = 41;
 const DIRGATEW: u8 = 42;
+const ZIP: u8 = 43;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -785,6 +786,19 @@ pub fn write_seeds(dir: &Path) -> usize {
             WAV,
             fs::read(&p).unwrap_or_default(),
         ));
+    }
+    // Small ZIP archives (Python wheels and the like): the end record found by its search.
+    for root in ["/usr/share", "/usr/lib"] {
+        for p in real_files(Path::new(root), 64 << 10, 4, &|p, h| {
+            p.extension().is_some_and(|e| e == "zip" || e == "whl" || e == "jar")
+                && h.starts_with(b"PK")
+        }) {
+            seeds.push((
+                format!("zip-{}", p.display()).replace('/', "_"),
+                ZIP,
+                fs::read(&p).unwrap_or_default(),
+            ));
+        }
     }
     // Small relocatable objects (the C runtime's crt*.o) and executables.
     let elf = |_: &Path, h: &[u8]| h.starts_with(b"\x7fELF\x02\x01");
