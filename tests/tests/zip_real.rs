@@ -212,6 +212,11 @@ fn mutants_of_real_zip_files() {
         npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
             .unwrap_or_else(|d| panic!("{d}"));
     let interp = npuschema_codegen::interp::Interp::new(&c);
+    // One site table: the interpreter numbers nothing, it looks its sites up.
+    assert_eq!(
+        interp.sites(),
+        &npuschema_tests::compare::schemas::zip::ERROR_SITES[..]
+    );
     let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut apart: BTreeMap<&str, usize> = BTreeMap::new();
     let (mut compared, mut same) = (0usize, 0usize);
@@ -226,10 +231,16 @@ fn mutants_of_real_zip_files() {
                 .entry(ours.as_ref().err().copied().unwrap_or("ok"))
                 .or_default() += 1;
             let mine = interp.validate(m);
+            assert_eq!(
+                interp.check::<Brief>(m).map_err(|e| e.id()),
+                Zip::validate_as::<Brief>(m).map(|_| ()).map_err(|e| e.id()),
+                "Brief"
+            );
             match (&mine, Zip::validate(m)) {
                 // The interpreter's view: the same fields, records and bytes.
                 (Ok(iv), Ok(g)) => npuschema_tests::compare::zip(m, &g, iv),
-                (Err(e), Err(g)) => assert_eq!(e.code, g.code, "interpreter"),
+                // The same error: code, field, offset, detail and site.
+                (Err(e), Err(g)) => assert_eq!(*e, g, "interpreter `{e}`, generated `{g}`"),
                 (i, g) => panic!(
                     "interpreter {:?} / generated {:?}",
                     i.as_ref().map(|_| ()),
@@ -352,9 +363,19 @@ fn the_end_record_is_found_behind_a_comment() {
     // Out of reach: the record starts 65,536 bytes before `len - 22`.
     let far = with_comment(65_535, 1);
     assert_eq!(by_schema(&far), Err("no-end-record"));
+    let miss = Zip::validate(&far).map(|_| ()).unwrap_err();
+    assert_eq!(interp.validate(&far).map(|_| ()), Err(miss));
+    // The detail names the places searched: 65,535 bytes before `len - 22`, up to it.
+    let at = far.len() as u64 - 22;
     assert_eq!(
-        interp.validate(&far).map(|_| ()).map_err(|e| e.code),
-        Err("no-end-record")
+        miss.to_string().split(": ").last(),
+        Some(
+            format!(
+                "no `signature == END_SIGNATURE` from {:#x} to {at:#x}",
+                at - 65_535
+            )
+            .as_str()
+        )
     );
     // A signature in the comment is the last one: its record is read (and here it says
     // nothing sensible, so a later check fails).

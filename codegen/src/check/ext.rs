@@ -259,6 +259,16 @@ pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut 
 /// place) stays bounded by what a schema states, whatever the file holds.
 pub const MAX_SEARCH_BACK: u64 = 1 << 24;
 
+/// The names of a search miss's detail (`Compare { lhs: at - back, rhs: at }`), read as
+/// "no `signature == END_SIGNATURE` from 0x.. to 0x..": the places searched.
+pub(crate) fn search_names(s: &crate::schema::ext::Search) -> [String; 3] {
+    [
+        format!("no `{}` from", s.cond.text),
+        "to".to_string(),
+        String::new(),
+    ]
+}
+
 /// A located record's `search`: a condition over the record's own fields, a constant
 /// distance, and a record of one size (no `gate`).
 fn check_search(

@@ -1073,9 +1073,9 @@ pub fn step(
                 let n = lit_usize(size);
                 let n64 = lit_u64(size);
                 if let Some(s) = &r.search {
-                    // The searched bytes: `back` places before `at`, and the record's size.
+                    // The places searched: from `at - back` to `at`.
                     let back = crate::check::table_writer::const_u64(c, &s.back.expr).unwrap_or(0);
-                    let (back, span) = (lit_u64(back), lit_u64(back.saturating_add(size)));
+                    let back = lit_u64(back);
                     let t = crate::check::lookup::record_table(r);
                     let env = Env {
                         header: quote!(header),
@@ -1090,11 +1090,10 @@ pub fn step(
                         em,
                         codes,
                         &blamed,
-                        Det::Range(
-                            quote!(#start.saturating_sub(#back)),
-                            quote!(#span),
-                            wname.clone(),
-                            limit.clone(),
+                        Det::Compare(
+                            Opd::Opt(quote!(#at_opt.map(|a: u64| a.saturating_sub(#back)))),
+                            Opd::Opt(quote!(#at_opt)),
+                            crate::check::ext::search_names(s),
                         ),
                     );
                     return quote! {

@@ -701,7 +701,12 @@ impl Comp<'_> {
                 } else {
                     CBlame::plain(r.name.text.clone(), 0)
                 };
-                let f = self.fail(&code.text, b, Shape::Range(short_name(within)));
+                // A search's miss names the places searched; a placement's, the bytes past the limit.
+                let shape = match &r.search {
+                    Some(s) => Shape::Compare(crate::check::ext::search_names(s)),
+                    None => Shape::Range(short_name(within)),
+                };
+                let f = self.fail(&code.text, b, shape);
                 let gated = r.gate.is_some();
                 CStep::RecordFits {
                     f,

@@ -485,12 +485,15 @@ impl<'c> Interp<'c> {
                                 st.located[*rec] = Some((x, *size, 0));
                             }
                             _ => {
+                                // The places searched, `at - back` to `at` (both missing when
+                                // `at` does not compute).
                                 let base = blame_at_value.then(|| a.unwrap_or(0));
-                                let start = a.unwrap_or(u64::MAX).saturating_sub(*back);
+                                let lo = a.map_or(0, |a| a.saturating_sub(*back));
+                                let mask = if a.is_none() { 3 } else { 0 };
                                 return Err(self.err_at(
                                     st,
                                     f,
-                                    [start, back.saturating_add(*size), w.unwrap_or(0)],
+                                    [lo, a.unwrap_or(0), mask],
                                     base,
                                     None,
                                 ));
