@@ -4,9 +4,10 @@
 //! RIFF/WAVE (`hound`: the reader's header parse, up to the data chunk), ZIP (`zip`: the
 //! archive's directory on opening) and PNG (`png`: a decode, which also inflates the image:
 //! the ratio says what the schema's chunk-level check costs beside a decode, not a like
-//! for like). The two sides interleaved round by round, medians of the fastest rounds.
+//! for like). Measured as `ratios.rs` measures (`npuschema_bench::ratio`).
 //!
-//! `cargo bench -p npuschema-bench --bench formats` (`RATIO_ROUNDS`, default 15);
+//! `cargo bench -p npuschema-bench --bench formats` (`RATIO_ROUNDS`, default 15; without
+//! `--bench`, as `cargo test --all-targets` runs it, one short round each);
 //! `scripts/bench-formats` runs it.
 #![allow(
     clippy::expect_used,
@@ -20,7 +21,9 @@
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+
+use npuschema_bench::ratio::{Outcome, compare, fmt_time, rounds};
+use npuschema_tests::real_files;
 
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod elf64 {
@@ -39,35 +42,6 @@ mod png_schema {
     npuschema_macro::include_schema!("../formats/png.yaml");
 }
 
-/// Files under `roots` whose name ends with one of `exts`, below `max_bytes`.
-fn files(roots: &[PathBuf], exts: &[&str], max_bytes: u64) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for root in roots {
-        let mut stack = vec![root.clone()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for p in rd.flatten().map(|e| e.path()) {
-                let Ok(m) = std::fs::symlink_metadata(&p) else {
-                    continue;
-                };
-                if m.is_dir() {
-                    stack.push(p);
-                } else if m.is_file()
-                    && m.len() < max_bytes
-                    && (exts.is_empty()
-                        || p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)))
-                {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// The largest of `paths` that `ok` accepts, read.
 fn largest(paths: &[PathBuf], ok: impl Fn(&[u8]) -> bool) -> Option<(PathBuf, Vec<u8>)> {
     let mut sized: Vec<(u64, &PathBuf)> = paths
@@ -81,79 +55,41 @@ fn largest(paths: &[PathBuf], ok: impl Fn(&[u8]) -> bool) -> Option<(PathBuf, Ve
     })
 }
 
-fn time<F: FnMut() -> u64>(f: &mut F, iters: u32) -> Duration {
-    let start = Instant::now();
-    let mut acc = 0u64;
-    for _ in 0..iters {
-        acc = acc.wrapping_add(f());
-    }
-    black_box(acc);
-    start.elapsed() / iters
-}
-
-fn iters_for<F: FnMut() -> u64>(f: &mut F, target: Duration) -> u32 {
-    let mut n = 1u32;
-    loop {
-        let t = time(f, n) * n;
-        if t >= target / 4 || n >= 1 << 24 {
-            let per = t.as_secs_f64() / f64::from(n);
-            return ((target.as_secs_f64() / per.max(1e-12)) as u32).clamp(1, 1 << 24);
-        }
-        n *= 4;
-    }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Ours and the reference interleaved: (ours, reference) per call in seconds, medians.
-fn compare(mut ours: impl FnMut() -> u64, mut theirs: impl FnMut() -> u64) -> (f64, f64) {
-    let rounds: usize = std::env::var("RATIO_ROUNDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(15);
-    let target = Duration::from_millis(40);
-    let (na, nb) = (iters_for(&mut ours, target), iters_for(&mut theirs, target));
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for r in 0..rounds {
-        if r % 2 == 0 {
-            a.push(time(&mut ours, na).as_secs_f64());
-            b.push(time(&mut theirs, nb).as_secs_f64());
-        } else {
-            b.push(time(&mut theirs, nb).as_secs_f64());
-            a.push(time(&mut ours, na).as_secs_f64());
-        }
-    }
-    (median(&mut a), median(&mut b))
-}
-
-fn report(format: &str, path: &Path, bytes: usize, (ours, theirs): (f64, f64), reference: &str) {
+fn report(format: &str, path: &Path, bytes: usize, o: &Outcome, reference: &str) {
     println!(
-        "| {format} | {} ({bytes} bytes) | {:.2} µs | {:.2} µs ({reference}) | {:.2}x |",
+        "| {format} | {} ({bytes} bytes) | {} | {} ({reference}) | {:.2}x | {:.2}x |",
         path.display(),
-        ours * 1e6,
-        theirs * 1e6,
-        theirs / ours
+        fmt_time(o.a),
+        fmt_time(o.b),
+        o.speed,
+        o.median_speed
     );
 }
 
 fn main() {
+    let (rounds, smoke) = rounds(15);
+    if smoke {
+        println!("(smoke run: use `cargo bench -p npuschema-bench --bench formats` for figures)");
+    }
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
-    println!("| format | largest real file | generated validator | reference | reference / ours |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "ratio = (reference time) / (our time), each side's fastest of {rounds} interleaved rounds; median = the median of the per-round ratios."
+    );
+    println!();
+    println!("| format | largest real file | generated validator | reference | ratio | median |");
+    println!("|---|---|---|---|---|---|");
 
     // ELF64: both walk the header, the program and section headers, every name and range.
-    let elves = files(
+    let elves = real_files(
         &[
             PathBuf::from("/usr/bin"),
             PathBuf::from("/usr/lib/x86_64-linux-gnu"),
         ],
         &[],
         64 << 20,
+        usize::MAX,
     );
     let by_object = |b: &[u8]| -> Option<u64> {
         use object::read::elf::{FileHeader, SectionHeader};
@@ -174,12 +110,18 @@ fn main() {
         let r = compare(
             || elf64::Elf64::validate(black_box(&b)).map_or(0, |v| v.sections().len() as u64),
             || by_object(black_box(&b)).unwrap_or(0),
+            rounds,
         );
-        report("ELF64", &p, b.len(), r, "object");
+        report("ELF64", &p, b.len(), &r, "object");
     }
 
     // RIFF/WAVE: ours walks every chunk; hound parses the header up to the data chunk.
-    let wavs = files(&[PathBuf::from("/usr/share")], &["wav"], 64 << 20);
+    let wavs = real_files(
+        &[PathBuf::from("/usr/share")],
+        &["wav"],
+        64 << 20,
+        usize::MAX,
+    );
     let by_hound = |b: &[u8]| -> Option<u64> {
         let r = hound::WavReader::new(std::io::Cursor::new(b)).ok()?;
         Some(u64::from(r.spec().sample_rate) + u64::from(r.len()))
@@ -190,12 +132,13 @@ fn main() {
         let r = compare(
             || wav::Wav::validate(black_box(&b)).map_or(0, |v| v.chunks().count() as u64),
             || by_hound(black_box(&b)).unwrap_or(0),
+            rounds,
         );
-        report("RIFF/WAVE", &p, b.len(), r, "hound");
+        report("RIFF/WAVE", &p, b.len(), &r, "hound");
     }
 
     // ZIP: both find the end record and read the central directory.
-    let zips = files(
+    let zips = real_files(
         &[
             PathBuf::from("/usr/share"),
             PathBuf::from("/usr/lib"),
@@ -204,6 +147,7 @@ fn main() {
         ],
         &["zip", "jar", "whl"],
         64 << 20,
+        usize::MAX,
     );
     let by_zip = |b: &[u8]| -> Option<u64> {
         let a = zip::ZipArchive::new(std::io::Cursor::new(b)).ok()?;
@@ -215,12 +159,18 @@ fn main() {
         let r = compare(
             || zipf::Zip::validate(black_box(&b)).map_or(0, |v| v.centrals().count() as u64),
             || by_zip(black_box(&b)).unwrap_or(0),
+            rounds,
         );
-        report("ZIP", &p, b.len(), r, "zip");
+        report("ZIP", &p, b.len(), &r, "zip");
     }
 
     // PNG: ours checks every chunk and its CRC-32; the png crate decodes (and inflates).
-    let pngs = files(&[PathBuf::from("/usr/share")], &["png"], 16 << 20);
+    let pngs = real_files(
+        &[PathBuf::from("/usr/share")],
+        &["png"],
+        16 << 20,
+        usize::MAX,
+    );
     let by_png = |b: &[u8]| -> Option<u64> {
         let mut r = png::Decoder::new(std::io::Cursor::new(b))
             .read_info()
@@ -235,7 +185,8 @@ fn main() {
         let r = compare(
             || png_schema::Png::validate(black_box(&b)).map_or(0, |v| v.chunks().count() as u64),
             || by_png(black_box(&b)).unwrap_or(0),
+            rounds,
         );
-        report("PNG", &p, b.len(), r, "png, a decode");
+        report("PNG", &p, b.len(), &r, "png, a decode");
     }
 }

@@ -9,6 +9,7 @@
 #![allow(clippy::arithmetic_side_effects)]
 
 pub mod fnv;
+pub mod ratio;
 
 use std::path::PathBuf;
 

@@ -9,3 +9,68 @@ pub mod nested_blobs;
 pub mod npu1_blobs;
 pub mod opendir_blobs;
 pub mod vela;
+
+/// The real files of this machine that the public-format tests and benches read: regular
+/// files (symbolic links are not followed) under `roots` whose extension is one of `exts`
+/// (any case; every file when `exts` is empty) and whose size is below `below` bytes, each once, in path order, at most
+/// `max`. A root that is not there contributes nothing.
+#[must_use]
+pub fn real_files(
+    roots: &[std::path::PathBuf],
+    exts: &[&str],
+    below: u64,
+    max: usize,
+) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack: Vec<std::path::PathBuf> = roots.to_vec();
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for p in rd.flatten().map(|e| e.path()) {
+            let Ok(md) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if md.is_dir() {
+                stack.push(p);
+            } else if md.is_file()
+                && md.len() < below
+                && (exts.is_empty()
+                    || p.extension()
+                        .and_then(|e| e.to_str())
+                        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x))))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out.truncate(max);
+    out
+}
+
+/// The schema interpreter of `schema` (a path relative to `tests/`), loaded once per test
+/// binary and kept for its life.
+///
+/// # Panics
+/// When the schema does not load (its diagnostics).
+#[must_use]
+pub fn interp(schema: &'static str) -> &'static npuschema_codegen::interp::Interp<'static> {
+    use npuschema_codegen::interp::Interp;
+    type Cache = std::sync::Mutex<Vec<(&'static str, &'static Interp<'static>)>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let mut g = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, i)) = g.iter().find(|(s, _)| *s == schema) {
+        return i;
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(schema);
+    let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
+    let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
+    let i: &'static Interp<'static> = Box::leak(Box::new(Interp::new(c)));
+    g.push((schema, i));
+    i
+}

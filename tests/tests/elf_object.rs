@@ -171,11 +171,7 @@ fn real_elf_files_agree_with_object() {
         eprintln!("elf_object: no /usr/bin or /usr/lib/x86_64-linux-gnu here; skipped");
         return;
     }
-    let c = npuschema_codegen::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/elf64.yaml"),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
-    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let interp = npuschema_tests::interp("../formats/elf64.yaml");
     let (mut elf, mut accepted, mut sections, mut other_codes) = (0usize, 0, 0, Vec::new());
     for (i, p) in files.iter().enumerate() {
         let Ok(b) = std::fs::read(p) else {
@@ -385,6 +381,17 @@ fn with_extended_numbering(good: &[u8]) -> Vec<u8> {
     ext
 }
 
+/// The smallest ELF64 file of /usr/bin with more than four sections that the schema
+/// accepts (a file the rewrites below start from).
+fn smallest_elf() -> Option<Vec<u8>> {
+    real_files()
+        .iter()
+        .filter(|p| p.starts_with("/usr/bin"))
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter(|b| is_elf(b) && by_schema(b).is_ok_and(|s| s.len() > 4))
+        .min_by_key(Vec::len)
+}
+
 /// Padded entries: a real file's program and section headers copied to its end, each
 /// followed by 8 (then 40) bytes that belong to no entry, `e_phentsize` and `e_shentsize`
 /// saying so. The generated validator and the interpreter read the same sections (names,
@@ -392,21 +399,11 @@ fn with_extended_numbering(good: &[u8]) -> Vec<u8> {
 /// file (it requires the exact entry sizes). An entry size below the struct's is refused.
 #[test]
 fn padded_entries_read_as_the_original() {
-    let Some(good) = real_files()
-        .iter()
-        .filter(|p| p.starts_with("/usr/bin"))
-        .filter_map(|p| std::fs::read(p).ok())
-        .filter(|b| is_elf(b) && by_schema(b).is_ok_and(|s| s.len() > 4))
-        .min_by_key(Vec::len)
-    else {
+    let Some(good) = smallest_elf() else {
         eprintln!("elf_object: no ELF64 file in /usr/bin here; skipped");
         return;
     };
-    let c = npuschema_codegen::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/elf64.yaml"),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
-    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let interp = npuschema_tests::interp("../formats/elf64.yaml");
     let want = by_object(&good).unwrap();
     for extra in [8usize, 40] {
         let padded = with_padded_entries(&good, extra);
@@ -441,21 +438,11 @@ fn padded_entries_read_as_the_original() {
 /// word changed) too; PN_XNUM without section headers is `bad-phnum`.
 #[test]
 fn extended_numbering_reads_as_the_original() {
-    let Some(good) = real_files()
-        .iter()
-        .filter(|p| p.starts_with("/usr/bin"))
-        .filter_map(|p| std::fs::read(p).ok())
-        .filter(|b| is_elf(b) && by_schema(b).is_ok_and(|s| s.len() > 4))
-        .min_by_key(Vec::len)
-    else {
+    let Some(good) = smallest_elf() else {
         eprintln!("elf_object: no ELF64 file in /usr/bin here; skipped");
         return;
     };
-    let c = npuschema_codegen::load(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/elf64.yaml"),
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
-    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let interp = npuschema_tests::interp("../formats/elf64.yaml");
     let want = by_object(&good).unwrap();
     let u16_at = |b: &[u8], at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
     let shoff = u64::from_le_bytes(good[40..48].try_into().unwrap()) as usize;

@@ -29,30 +29,15 @@
 mod vpmn_util;
 
 use std::path::Path;
-use std::sync::OnceLock;
 
-use npuschema_codegen::interp::{Interp, View};
+use npuschema_codegen::interp::View;
 use npuschema_core::Brief;
 use npuschema_generated::{ethos_u_cop1, ethos_u_cop2, npu1, vpmn};
 use npuschema_tests::compare::{range, record, record_count, span};
 use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
 use npuschema_tests::same_fields;
 
-fn interp(schema: &'static str) -> &'static Interp<'static> {
-    static CACHE: OnceLock<std::sync::Mutex<Vec<(&'static str, &'static Interp<'static>)>>> =
-        OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut g = cache.lock().unwrap();
-    if let Some((_, i)) = g.iter().find(|(s, _)| *s == schema) {
-        return i;
-    }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(schema);
-    let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
-    let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
-    let i: &'static Interp<'static> = Box::leak(Box::new(Interp::new(c)));
-    g.push((schema, i));
-    i
-}
+use npuschema_tests::interp;
 
 const NPU1: &str = "../schema/npu1.yaml";
 const VPMN: &str = "../schema/vpmn.yaml";

@@ -30,31 +30,7 @@ use png_schema::{ChunksSpec, ChunksWriter, Png, PngWriter};
 
 /// Up to `max` `.png` files under `dir` smaller than 256 KiB, in path order.
 fn pngs(dir: &Path, max: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries.into_iter().rev() {
-            let Ok(md) = std::fs::symlink_metadata(&p) else {
-                continue;
-            };
-            if md.is_dir() {
-                stack.push(p);
-            } else if md.is_file()
-                && md.len() < 256 * 1024
-                && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"))
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out.truncate(max);
-    out
+    npuschema_tests::real_files(&[dir.to_path_buf()], &["png"], 256 * 1024, max)
 }
 
 /// IHDR (width, height, bit depth, colour type) and the chunks `(type, length)`.
@@ -136,14 +112,7 @@ fn ours(b: &[u8]) -> Result<Seen, &'static str> {
 }
 
 fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
-    static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
-        std::sync::OnceLock::new();
-    I.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/png.yaml");
-        let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
-        let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
-        npuschema_codegen::interp::Interp::new(c)
-    })
+    npuschema_tests::interp("../formats/png.yaml")
 }
 
 /// Where each chunk starts: `(offset, data length)`.

@@ -42,29 +42,7 @@ use wav_schema::Wav;
 /// Up to `max` `.wav` files under `dir` smaller than 512 KiB (no symbolic links), in path
 /// order.
 fn wavs(dir: &Path, max: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for p in rd.flatten().map(|e| e.path()) {
-            let Ok(md) = std::fs::symlink_metadata(&p) else {
-                continue;
-            };
-            if md.is_dir() {
-                stack.push(p);
-            } else if md.is_file()
-                && md.len() < 512 * 1024
-                && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("wav"))
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out.truncate(max);
-    out
+    npuschema_tests::real_files(&[dir.to_path_buf()], &["wav"], 512 * 1024, max)
 }
 
 /// What both readers say of a file: channels, sample rate, bits per sample, float samples,
@@ -137,14 +115,7 @@ fn reference(b: &[u8]) -> Hound {
 }
 
 fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
-    static I: std::sync::OnceLock<npuschema_codegen::interp::Interp<'static>> =
-        std::sync::OnceLock::new();
-    I.get_or_init(|| {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/wav.yaml");
-        let c = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
-        let c: &'static npuschema_codegen::Checked = Box::leak(Box::new(c));
-        npuschema_codegen::interp::Interp::new(c)
-    })
+    npuschema_tests::interp("../formats/wav.yaml")
 }
 
 /// The generated reader's view of a file, or its error; its `Error` and `Brief` name the

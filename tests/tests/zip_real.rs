@@ -22,47 +22,13 @@
 )]
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use npuschema_core::Brief;
 use npuschema_tests::npu1_blobs::xorshift;
 
 // The generated code, expanded once in npuschema_tests::compare (the fuzz target's too).
 use npuschema_tests::compare::schemas::zip::Zip;
-
-/// Up to `max` ZIP files (`.zip`, `.jar`, `.whl`) under `roots`, smaller than 8 MiB, each
-/// once, in path order.
-fn zips(roots: &[PathBuf], max: usize) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for root in roots {
-        let mut stack = vec![root.clone()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-            entries.sort();
-            for p in entries.into_iter().rev() {
-                let Ok(m) = std::fs::symlink_metadata(&p) else {
-                    continue;
-                };
-                if m.is_dir() {
-                    stack.push(p);
-                } else if m.is_file()
-                    && m.len() < 8 << 20
-                    && p.extension()
-                        .is_some_and(|e| e == "zip" || e == "jar" || e == "whl")
-                {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out.truncate(max);
-    out
-}
 
 fn roots() -> Vec<PathBuf> {
     let mut r = vec![PathBuf::from("/usr/share"), PathBuf::from("/usr/lib")];
@@ -72,6 +38,29 @@ fn roots() -> Vec<PathBuf> {
         r.push(home.join(".pyenv"));
     }
     r
+}
+
+/// Up to `max` ZIP files (`.zip`, `.jar`, `.whl`) of this machine smaller than 8 MiB, in
+/// path order.
+fn zips(max: usize) -> Vec<PathBuf> {
+    npuschema_tests::real_files(&roots(), &["zip", "jar", "whl"], 8 << 20, max)
+}
+
+/// The smallest archives (below 64 KiB, two entries or more) both readers accept, smallest
+/// first.
+fn small_archives() -> Vec<Vec<u8>> {
+    let mut small: Vec<Vec<u8>> = zips(600)
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .filter(|b| b.len() < 64 << 10)
+        .filter(|b| by_schema(b).is_ok_and(|n| n.len() >= 2) && by_zip(b).is_ok())
+        .collect();
+    small.sort_by_key(Vec::len);
+    small
+}
+
+fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
+    npuschema_tests::interp("../formats/zip.yaml")
 }
 
 /// The `zip` crate's verdict: every entry's raw name, in central directory order.
@@ -133,15 +122,12 @@ fn crate_only_rule(
 
 #[test]
 fn real_zip_files_agree_with_the_zip_crate() {
-    let files = zips(&roots(), 600);
+    let files = zips(600);
     if files.is_empty() {
         eprintln!("zip_real: no .zip, .jar or .whl file here; skipped");
         return;
     }
-    let c =
-        npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
-            .unwrap_or_else(|d| panic!("{d}"));
-    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let interp = interp();
     let (mut accepted, mut entries) = (0usize, 0usize);
     let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
     let mut apart: BTreeMap<&str, Vec<PathBuf>> = BTreeMap::new();
@@ -196,22 +182,12 @@ fn real_zip_files_agree_with_the_zip_crate() {
 /// otherwise, the reason is one the schema does not state (counted).
 #[test]
 fn mutants_of_real_zip_files() {
-    let mut small: Vec<(usize, Vec<u8>)> = zips(&roots(), 600)
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .filter(|b| b.len() < 64 << 10)
-        .filter(|b| by_schema(b).is_ok_and(|n| n.len() >= 2) && by_zip(b).is_ok())
-        .map(|b| (b.len(), b))
-        .collect();
+    let small = small_archives();
     if small.is_empty() {
         eprintln!("zip_real: no small ZIP file here; skipped");
         return;
     }
-    small.sort();
-    let c =
-        npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
-            .unwrap_or_else(|d| panic!("{d}"));
-    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let interp = interp();
     // One site table: the interpreter numbers nothing, it looks its sites up.
     assert_eq!(
         interp.sites(),
@@ -220,7 +196,7 @@ fn mutants_of_real_zip_files() {
     let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut apart: BTreeMap<&str, usize> = BTreeMap::new();
     let (mut compared, mut same) = (0usize, 0usize);
-    for (i, (_, good)) in small.iter().take(3).enumerate() {
+    for (i, good) in small.iter().take(3).enumerate() {
         let v = Zip::validate(good).unwrap();
         let cd = v.end().central_offset() as usize;
         // The central directory, the end record and its comment.
@@ -323,20 +299,14 @@ fn mutants_of_real_zip_files() {
 /// signature inside the comment is found first (it is the last one).
 #[test]
 fn the_end_record_is_found_behind_a_comment() {
-    let Some(good) = zips(&roots(), 600)
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .filter(|b| b.len() < 64 << 10)
-        .filter(|b| by_schema(b).is_ok_and(|n| n.len() >= 2) && by_zip(b).is_ok())
+    let Some(good) = small_archives()
+        .into_iter()
         .find(|b| Zip::validate(b).is_ok_and(|v| v.end().comment_len() == 0))
     else {
         eprintln!("zip_real: no small ZIP file without a comment here; skipped");
         return;
     };
-    let c =
-        npuschema_codegen::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"))
-            .unwrap_or_else(|d| panic!("{d}"));
-    let interp = npuschema_codegen::interp::Interp::new(&c);
+    let interp = interp();
     let names = by_schema(&good).unwrap();
     let end_at = good.len() - 22;
     let with_comment = |n: usize, extra: usize| {
