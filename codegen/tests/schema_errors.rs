@@ -185,6 +185,16 @@ fn search() {
 }
 
 #[test]
+fn per_record() {
+    golden("per_record");
+}
+
+#[test]
+fn per_record_writer() {
+    golden("per_record_writer");
+}
+
+#[test]
 fn stream_misused() {
     golden("stream_misused");
 }

@@ -2079,5 +2079,28 @@ pub fn zip(b: &[u8], g: &schemas::zip::Zip<'_>, v: &View) {
             [signature, name_len, extra_len, comment_len, local_offset]
         );
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
+        // The local header found from the entry: by the generated accessor, and by the
+        // interpreter's view, at one place with the same fields (the records it lists).
+        let local = g
+            .local(&c.header())
+            .expect("a validated entry has its local header");
+        if u64::from(c.index()) < npuschema_codegen::interp::LIST_LIMIT {
+            let lp = format!("{p}.local");
+            assert_eq!(record(v, &lp).offset, span(b, local.as_bytes()).0);
+            same_fields!(
+                v,
+                &lp,
+                local,
+                [
+                    signature,
+                    method,
+                    flags,
+                    crc32,
+                    compressed_size,
+                    name_len,
+                    extra_len
+                ]
+            );
+        }
     }
 }

@@ -255,6 +255,58 @@ pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut 
     }
 }
 
+/// A located record with `table: T`, one per record of the table or stream T: its `at` over
+/// T's record fields and constants; no `gate` or `search` (no format needs them per record
+/// yet). The writer refuses it (`lower/writer.rs`).
+fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Diags) {
+    match c.table(&tn.text) {
+        None => d.error(
+            tn.pos,
+            format!(
+                "record `{}`: `table: {}` is not a table or stream of the file",
+                r.name.text, tn.text
+            ),
+        ),
+        // The record's fields and constants only: the view finds the record from the
+        // record it is given (`zip.local(&entry)`), without the file's other values.
+        Some(t) => {
+            let mut only = Diags::new(d.file.clone());
+            check_expr(c, &r.at, Scope::RecordOnly(t), false, "at", &mut only);
+            let mut wider = Diags::new(d.file.clone());
+            check_expr(c, &r.at, Scope::Record(t), false, "at", &mut wider);
+            if !only.is_empty() && wider.is_empty() {
+                d.error(
+                    r.at.pos,
+                    format!(
+                        "record `{}`: `at: {}` may read only the fields of `{}`'s record and constants (its view finds it from the record it is given)",
+                        r.name.text, r.at.text, tn.text
+                    ),
+                );
+            } else {
+                check_expr(c, &r.at, Scope::RecordOnly(t), false, "at", d);
+            }
+        }
+    }
+    let why = |what: &str| {
+        format!(
+            "record `{}` is one per record of `{}`, and {what}",
+            r.name.text, tn.text
+        )
+    };
+    if let Some(g) = &r.gate {
+        d.error(
+            g.pos,
+            why("cannot have a `gate` (its layout would change from record to record)"),
+        );
+    }
+    if let Some(s) = &r.search {
+        d.error(
+            s.pos,
+            why("cannot be searched for (give its place with `at`)"),
+        );
+    }
+}
+
 /// The farthest a search may look back: 16 MiB, so that a search's work (one condition per
 /// place) stays bounded by what a schema states, whatever the file holds.
 pub const MAX_SEARCH_BACK: u64 = 1 << 24;
@@ -338,7 +390,10 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 (false, None) => {}
             },
         }
-        check_expr(c, &r.at, Scope::Top, false, "at", d);
+        match &r.table {
+            None => check_expr(c, &r.at, Scope::Top, false, "at", d),
+            Some(tn) => per_record(c, r, tn, d),
+        }
         if let Some(s) = &r.search {
             check_search(c, r, s, d);
         }
@@ -605,7 +660,25 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
     let file = &c.schema.file;
     match x {
         ExtStep::RecordFits { record, within, .. } => {
-            need_top(scope, record, d);
+            let per = file
+                .ext
+                .records
+                .iter()
+                .find(|r| r.name.text == record.text)
+                .and_then(|r| r.table.as_ref());
+            match (per, scope) {
+                (None, _) => need_top(scope, record, d),
+                (Some(t), Scope::Record(s)) if s.name.text == t.text => {}
+                // A collection that does not exist is reported at the record, once.
+                (Some(t), _) if c.table(&t.text).is_none() => {}
+                (Some(t), _) => d.error(
+                    record.pos,
+                    format!(
+                        "`{}` is one record per record of `{}`: its record_fits step belongs inside `for_each: {}`",
+                        record.text, t.text, t.text
+                    ),
+                ),
+            }
             check_expr(c, within, scope, false, "within", d);
             if !file.ext.records.iter().any(|r| r.name.text == record.text) {
                 d.error(

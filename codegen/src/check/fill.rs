@@ -1,14 +1,19 @@
-//! Checks of the `fill` step (loaded in `schema/fill.rs`): its span and byte value.
+//! Checks of the `fill` and `same_bytes` steps (loaded in `schema/fill.rs`): the span, and
+//! the byte value or the other place.
 
 use crate::check::{Checked, Resolved, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
-use crate::schema::fill::{FillStep, Span};
+use crate::schema::fill::{FillStep, Span, Value};
 
-/// The byte value: a number or an unsigned constant (`None`: neither, or above 0xFF).
+/// The byte value: a number or an unsigned constant (`None`: neither, above 0xFF, or a
+/// `same_bytes` step).
 #[must_use]
 pub fn byte_value(c: &Checked, s: &FillStep) -> Option<u8> {
-    let v = match &s.byte.expr {
+    let Value::Byte(byte) = &s.value else {
+        return None;
+    };
+    let v = match &byte.expr {
         Expr::Num(v) => *v,
         Expr::Ref(p) => match c.resolve(p, Scope::Top) {
             Ok(Resolved::Const(i)) => {
@@ -25,11 +30,14 @@ pub fn byte_value(c: &Checked, s: &FillStep) -> Option<u8> {
     u8::try_from(v).ok()
 }
 
-/// The expressions a fill step evaluates.
+/// The expressions a fill or same_bytes step evaluates.
 pub(crate) fn step_exprs(s: &FillStep) -> Vec<&ExprAt> {
+    let value = match &s.value {
+        Value::Byte(e) | Value::Same(e) => e,
+    };
     match &s.span {
-        Span::Range(_) => vec![&s.byte],
-        Span::FromTo { from, to } => vec![from, to, &s.byte],
+        Span::Range(_) => vec![value],
+        Span::FromTo { from, to } => vec![from, to, value],
     }
 }
 
@@ -42,14 +50,16 @@ pub(crate) fn check_step(
     st: &StepState,
     d: &mut Diags,
 ) {
-    if byte_value(c, s).is_none() {
-        d.error(
-            s.byte.pos,
+    match &s.value {
+        Value::Byte(b) if byte_value(c, s).is_none() => d.error(
+            b.pos,
             format!(
                 "fill byte `{}` must be a number or an unsigned constant from 0 to 0xFF",
-                s.byte.text
+                b.text
             ),
-        );
+        ),
+        Value::Byte(_) => {}
+        Value::Same(e) => crate::check::expr::check_expr(c, e, scope, false, "as", d),
     }
     match &s.span {
         Span::FromTo { from, to } => {

@@ -193,6 +193,8 @@ pub(crate) struct StepState {
     pub tables_fitted: Vec<String>,
     /// Located records bound.
     pub records_bound: Vec<String>,
+    /// Per-record located records placed inside a `for_each` (out of scope after it).
+    pub records_per_record: Vec<String>,
     /// Ranges checked so far.
     pub ranges_fitted: Vec<String>,
     /// Strings found so far (`string_fits`).

@@ -292,9 +292,46 @@ pub(crate) fn unbound_records(
                 continue;
             };
             if !st.records_bound.contains(&r.name.text) {
-                d.error(e.pos, format!("`{}` reads record `{}` before the record_fits step that makes it safe to read", e.text, r.name.text));
+                match &r.table {
+                    Some(t) => d.error(e.pos, format!("`{}` reads record `{}`, one per record of `{}`: read it inside `for_each: {}`, after the record_fits step that places it", e.text, r.name.text, t.text, t.text)),
+                    None => d.error(e.pos, format!("`{}` reads record `{}` before the record_fits step that makes it safe to read", e.text, r.name.text)),
+                }
             }
         }
+    }
+}
+
+/// A checksum with `table: T`, one per record of the table or stream T: `from`, `to` and
+/// `stored` over T's records (read at its `checksum` step, inside `for_each: T`, where the
+/// located records placed before it are readable too), `stored` one field of the record.
+/// The writer refuses it (`lower/writer.rs`).
+fn record_checksum(c: &Checked, k: &crate::schema::Checksum, d: &mut Diags) {
+    let Some(tn) = &k.table else { return };
+    let Some(t) = c.table(&tn.text) else {
+        d.error(
+            tn.pos,
+            format!(
+                "checksum `{}`: `table: {}` is not a table or stream of the file",
+                k.name.text, tn.text
+            ),
+        );
+        return;
+    };
+    let scope = Scope::Record(t);
+    check_expr(c, &k.from, scope, false, "from", d);
+    check_expr(c, &k.to, scope, false, "to", d);
+    check_expr(c, &k.stored, scope, false, "stored", d);
+    if !matches!(
+        single_field(c, &k.stored.expr, scope),
+        Some((Owner::Record, _))
+    ) {
+        d.error(
+            k.stored.pos,
+            format!(
+                "stored `{}` must name one field of `{}`'s record",
+                k.stored.text, tn.text
+            ),
+        );
     }
 }
 
@@ -383,14 +420,23 @@ pub(crate) fn check_steps(
                     }
                 }
             }
-            Step::Checksum { checksum, .. } => {
-                if !file.checksums.iter().any(|x| x.name.text == checksum.text) {
-                    d.error(
+            Step::Checksum { checksum, .. } => match file.checksum(&checksum.text) {
+                None => d.error(
+                    checksum.pos,
+                    format!("checksum `{}` is not defined", checksum.text),
+                ),
+                Some(k) => match (&k.table, scope) {
+                    (None, _) => {}
+                    (Some(t), Scope::Record(s)) if s.name.text == t.text => {}
+                    (Some(t), _) => d.error(
                         checksum.pos,
-                        format!("checksum `{}` is not defined", checksum.text),
-                    );
-                }
-            }
+                        format!(
+                            "checksum `{}` is one per record of `{}`: its checksum step belongs inside `for_each: {}`",
+                            checksum.text, t.text, t.text
+                        ),
+                    ),
+                },
+            },
             Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => {
                 let want_flags = matches!(s, Step::FlagsKnown { .. });
                 if matches!(
@@ -449,10 +495,14 @@ pub(crate) fn check_steps(
                             d.error(table.pos, format!("for_each `{}` comes before the table_fits step that makes its records safe to read", table.text));
                         }
                     }
-                    // Named values defined inside are the record's: gone after the loop.
+                    // Named values and per-record located records placed inside are the
+                    // record's: gone after the loop.
                     let bound = st.lets_bound.len();
+                    let records = st.records_bound.len();
                     check_steps(c, steps, Scope::Record(t), st, d);
                     st.lets_bound.truncate(bound);
+                    let placed: Vec<String> = st.records_bound.drain(records..).collect();
+                    st.records_per_record.extend(placed);
                 }
             },
             Step::Ext(x) => crate::check::ext::check_step(c, x, scope, st, d),
@@ -617,9 +667,7 @@ pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
             v
         }
         Step::Checksum { checksum, .. } => file
-            .checksums
-            .iter()
-            .find(|k| k.name.text == checksum.text)
+            .checksum(&checksum.text)
             .map(|k| vec![&k.from, &k.to, &k.stored])
             .unwrap_or_default(),
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
@@ -1032,6 +1080,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         .map(|t| &t.name)
         .chain(file.ranges.iter().map(|r| &r.name))
         .chain(file.checksums.iter().map(|c| &c.name))
+        .chain(file.record_checksums.iter().map(|c| &c.name))
         .chain(file.ext.records.iter().map(|r| &r.name))
         .chain(c.collections.iter().map(|t| &t.name));
     dup_check(
@@ -1129,6 +1178,9 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
     }
+    for k in &file.record_checksums {
+        record_checksum(c, k, d);
+    }
     // A stored field never lies inside the bytes it covers (`sum_span.rs`).
     crate::check::sum_span::check_top(c, d);
     dup_check(lets(file), "a named value (let)", d);
@@ -1165,13 +1217,15 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         lets_bound: Vec::new(),
         tables_fitted: Vec::new(),
         records_bound: Vec::new(),
+        records_per_record: Vec::new(),
         ranges_fitted: Vec::new(),
         strings_fitted: Vec::new(),
     };
     check_steps(c, &file.validate, Scope::Top, &mut st, d);
     closed_enums_checked(c, d);
     for r in &file.ext.records {
-        if !st.records_bound.contains(&r.name.text) {
+        if !st.records_bound.contains(&r.name.text) && !st.records_per_record.contains(&r.name.text)
+        {
             d.error(r.name.pos, format!("record `{}` is never checked by a record_fits step, so its view cannot be built", r.name.text));
         }
     }

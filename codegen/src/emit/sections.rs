@@ -581,6 +581,16 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
         (Owner::Located(i), _) => {
             let r = em.c.schema.file.ext.records.get(i)?;
             let at = format_ident!("{}_at", r.name.text);
+            // One per record of a collection: named by that record (`centrals[3].local.x`).
+            if let Some(t) = &r.table {
+                return Some(Blame::record(
+                    &t.text,
+                    Idx::U64(quote!(index)),
+                    format!("{}.{}", r.name.text, name),
+                    quote!(#at),
+                    off,
+                ));
+            }
             // A gated record's field offset depends on the gate: blame the record's start.
             let mut b = Blame::at(format!("{}.{}", r.name.text, name), quote!(#at));
             b.off = off;
@@ -1958,6 +1968,41 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let var = ident(&r.name.text);
         let ty = ident(&st.name.text);
         let d = doc_attr(&r.doc);
+        if let Some(tn) = &r.table {
+            // One per record of a table or stream: found from the record on each call.
+            let Some(t) = c.table(&tn.text) else { continue };
+            let rec_ty = ident(&t.record.text);
+            let n = c.layouts.get(&st.name.text).map_or(0, |l| l.size);
+            let n = lit_usize(n);
+            let env = Env {
+                header: quote!(rec),
+                record: quote!(rec),
+            };
+            let scope = Scope::RecordOnly(t);
+            let at = match em.infallible(&r.at.expr, scope, &env) {
+                Some(v) => v,
+                None => {
+                    let v = em.value(&r.at.expr, scope, &env);
+                    quote!(#v?)
+                }
+            };
+            let rdoc = format!(
+                " The `{}` of `rec`, a record of `{}`, at `{}`: `None` when it does not lie in the buffer (a record of another file; validation proved every record of this one has it).",
+                r.name.text, tn.text, r.at.text
+            );
+            out.accessors.push(quote! {
+                #d
+                #[doc = ""]
+                #[doc = #rdoc]
+                #[must_use]
+                pub fn #var(&self, rec: &#rec_ty<'a>) -> Option<#ty<'a>> {
+                    let at: u64 = #at;
+                    let raw = __rt::chunk_at::<#n>(self.buf, at)?;
+                    Some(#ty { raw, buf: self.buf, index: 0 })
+                }
+            });
+            continue;
+        }
         if is_gated(st) {
             let gv = format_ident!("{}_gate", r.name.text);
             out.fields.push(quote!(#var: &'a [u8], #gv: u64,));

@@ -1091,7 +1091,7 @@ impl<'a> Em<'a> {
             }
             Step::Checksum { code, checksum } => {
                 let codes = &code.text;
-                let Some(k) = file.checksums.iter().find(|k| k.name.text == checksum.text) else {
+                let Some(k) = file.checksum(&checksum.text) else {
                     return quote!();
                 };
                 let from = self.value(&k.from.expr, scope, env);

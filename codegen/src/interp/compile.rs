@@ -275,6 +275,15 @@ impl Comp<'_> {
                     }
                     (Owner::Located(i), _) => {
                         let r = &self.file().ext.records[i];
+                        if let Some(t) = &r.table {
+                            return CBlame::record(
+                                &t.text,
+                                &format!("{}.{}", r.name.text, name),
+                                off,
+                                BaseK::Located(i),
+                                IdxK::Index,
+                            );
+                        }
                         CBlame {
                             table: String::new(),
                             name: format!("{}.{}", r.name.text, name),
@@ -471,10 +480,7 @@ impl Comp<'_> {
                 }
             }
             Step::Checksum { code, checksum } => {
-                let k = file
-                    .checksums
-                    .iter()
-                    .find(|k| k.name.text == checksum.text)?;
+                let k = file.checksum(&checksum.text)?;
                 let b = self.blame(&k.stored.expr, scope);
                 let f = self.fail(&code.text, b, Shape::Mismatch);
                 CStep::Checksum {

@@ -490,6 +490,18 @@ impl<'a, 'c> Low<'a, 'c> {
         }
     }
 
+    /// Whether located record `i` is one per record of a collection (`table:`).
+    fn per_record(&self, i: usize) -> bool {
+        self.p
+            .c
+            .schema
+            .file
+            .ext
+            .records
+            .get(i)
+            .is_some_and(|r| r.table.is_some())
+    }
+
     /// The raw word of a field reference (`None`: not lowered).
     #[allow(unreachable_patterns)]
     fn word(&self, f: &FRef) -> Option<Fx> {
@@ -500,6 +512,9 @@ impl<'a, 'c> Low<'a, 'c> {
         Some(match f.own {
             Own::Header => Fx::Abs(f.off, w),
             Own::Record => Fx::Rec(f.off, w),
+            // One per record of a collection: placed anew for each record, so no value
+            // read from it is run-invariant; the generic path reads it.
+            Own::Located(i) if self.per_record(i) => return None,
             Own::Located(i) => match self.p.gates.get(f.st) {
                 Some(None) => match self.located_at.borrow().get(i).copied().flatten() {
                     Some((at, _)) => Fx::Abs(at.saturating_add(f.off), w),
@@ -582,6 +597,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 (a, b) => Fx::Bin(*op, Box::new(a), Box::new(b)),
             },
             CE::Let(i) => Fx::Let(*i),
+            CE::End(i) if self.per_record(*i) => slow(),
             CE::End(i) => match self.located_at.borrow().get(*i).copied().flatten() {
                 Some((at, size)) => Fx::K(at.checked_add(size)),
                 None => Fx::End(*i),
@@ -824,10 +840,14 @@ impl<'a, 'c> Low<'a, 'c> {
                     within: self.lim(within),
                 }),
             },
-            // A searched record: the generic path (a loop, not one placement).
+            // A searched record: the generic path (a loop, not one placement); a record per
+            // record too (placed anew for each).
             CStep::RecordFits {
                 search: Some(_), ..
             } => FStep::Slow(Box::new(s.clone())),
+            CStep::RecordFits { rec, .. } if self.per_record(*rec) => {
+                FStep::Slow(Box::new(s.clone()))
+            }
             CStep::RecordFits {
                 rec,
                 sidx,

@@ -1,4 +1,4 @@
-//! `fill` steps in the interpreter (the emitter's rules in `fill.rs`, restated from the
+//! `fill` and `same_bytes` steps in the interpreter (the emitter's rules in `fill.rs`, restated from the
 //! checked schema), and the values of `record.<part>`.
 
 use npuschema_core::Report;
@@ -8,7 +8,7 @@ use super::ir::*;
 use super::prog::*;
 use crate::check::Scope;
 use crate::check::fill::byte_value;
-use crate::schema::fill::{FillStep, Span};
+use crate::schema::fill::{FillStep, Span, Value};
 
 impl Comp<'_> {
     pub(super) fn fill_step(&mut self, s: &FillStep, scope: Scope<'_>) -> Option<CStep> {
@@ -18,6 +18,13 @@ impl Comp<'_> {
             _ => CBlame::plain(&name, 0),
         };
         let bad = self.fail(&s.code.text, blame.clone(), Shape::Mismatch);
+        let value = match &s.value {
+            Value::Byte(_) => FValue::Byte(byte_value(self.c, s)?),
+            Value::Same(e) => {
+                let out = self.fail(&s.code.text, blame.clone(), Shape::Range("len".to_string()));
+                FValue::Same(Box::new((self.expr(&e.expr, scope), out)))
+            }
+        };
         let (span, out) = match &s.span {
             Span::Range(r) => (
                 FSpan::Range(
@@ -42,7 +49,7 @@ impl Comp<'_> {
             bad,
             out,
             span,
-            byte: byte_value(self.c, s)?,
+            value,
         })))
     }
 }
@@ -89,15 +96,36 @@ impl<'c> Interp<'c> {
                 (from.unwrap_or(0), bytes)
             }
         };
-        if let Some((i, &b)) = bytes.iter().enumerate().find(|(_, b)| **b != k.byte) {
+        let first = match &k.value {
+            FValue::Byte(v) => bytes
+                .iter()
+                .enumerate()
+                .find(|(_, b)| **b != *v)
+                .map(|(i, &b)| (i, b, *v)),
+            FValue::Same(x) => {
+                let (other, out) = &**x;
+                let at = st.val(p, other);
+                let n = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+                let Some(same) = at.and_then(|a| npuschema_core::range_at(st.buf, a, n)) else {
+                    return Err(self.err_at(
+                        st,
+                        out,
+                        [at.unwrap_or(u64::MAX), n, st.len],
+                        Some(at.unwrap_or(0)),
+                        None,
+                    ));
+                };
+                bytes
+                    .iter()
+                    .zip(same)
+                    .enumerate()
+                    .find(|(_, (b, e))| b != e)
+                    .map(|(i, (&b, &e))| (i, b, e))
+            }
+        };
+        if let Some((i, b, e)) = first {
             let at = start.saturating_add(u64::try_from(i).unwrap_or(u64::MAX));
-            return Err(self.err_at(
-                st,
-                &k.bad,
-                [u64::from(b), u64::from(k.byte), 0],
-                Some(at),
-                None,
-            ));
+            return Err(self.err_at(st, &k.bad, [u64::from(b), u64::from(e), 0], Some(at), None));
         }
         Ok(())
     }

@@ -661,7 +661,17 @@ pub(super) struct FillCheck {
     pub(super) bad: Fail,
     pub(super) out: Option<Fail>,
     pub(super) span: FSpan,
-    pub(super) byte: u8,
+    pub(super) value: FValue,
+}
+
+/// What each byte of a fill's span must equal.
+#[derive(Clone, Debug)]
+pub(super) enum FValue {
+    /// One byte (`fill`).
+    Byte(u8),
+    /// The byte at the same distance from a place (`same_bytes`), and the failure when the
+    /// bytes there are not in the buffer.
+    Same(Box<(CE, Fail)>),
 }
 
 /// The value of `record.<part>` for the current record `(offset, body offset, body end)`.

@@ -551,6 +551,29 @@ pub(super) fn last(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> {
 
 /// The dynamic view's groups: each stream's records (header fields, body range) and each
 /// collection's typed bodies.
+/// Where the first `limit` records of stream `name` start (their headers), in order, and
+/// how many records it has.
+pub(super) fn record_starts(
+    p: &FileProg<'_>,
+    st: &State<'_>,
+    name: &str,
+    limit: u64,
+) -> (Vec<u64>, u64) {
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    let Some(s) = p.streams.iter().find(|s| s.name == name) else {
+        return (out, total);
+    };
+    let mut w = Walker::new(st, s);
+    while let Walked::Rec(r) = w.next(st, p, s) {
+        if total < limit {
+            out.push(r.at);
+        }
+        total = total.saturating_add(1);
+    }
+    (out, total)
+}
+
 pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
     let c = p.c;
     let mut out = Vec::new();

@@ -27,6 +27,10 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         else {
             continue;
         };
+        // One per record of a collection: the walk placed one for each, not one for the file.
+        if r.table.is_some() {
+            continue;
+        }
         groups.push(Group {
             kind: "record",
             name: r.name.text.clone(),
@@ -137,6 +141,46 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         });
     }
     groups.extend(super::stream::groups(p, st));
+    // Records one per record of a table or stream: `centrals[3].local`, found from each
+    // record as the view's accessor finds it (`at` in the record-only scope).
+    for r in &file.ext.records {
+        let (Some(tn), Some(s)) = (&r.table, c.strukt(&r.strukt.text)) else {
+            continue;
+        };
+        let Some(t) = c.table(&tn.text) else { continue };
+        let at = comp.expr(&r.at.expr, Scope::RecordOnly(t));
+        let size = c.layouts.get(&s.name.text).map_or(0, |l| l.size);
+        let (starts, total) = match file.tables.iter().position(|x| x.name.text == tn.text) {
+            Some(ti) => match st.tables.get(ti).copied().flatten() {
+                Some((a, n, stride)) => (
+                    (0..n.min(LIST_LIMIT))
+                        .map(|i| a.saturating_add(i.saturating_mul(stride)))
+                        .collect(),
+                    n,
+                ),
+                None => (Vec::new(), 0),
+            },
+            None => super::stream::record_starts(p, st, &tn.text, LIST_LIMIT),
+        };
+        let mut records = Vec::new();
+        for (i, rat) in (0u64..).zip(starts) {
+            let Some(o) = st.eval_rec(p, &at, rat) else {
+                continue;
+            };
+            if npuschema_core::range_at(buf, o, size).is_none() {
+                continue;
+            }
+            let path = format!("{}[{i}].{}", tn.text, r.name.text);
+            records.push(record(p, st, s, o, None, path, Some(i)));
+        }
+        groups.push(Group {
+            kind: "record",
+            name: r.name.text.clone(),
+            struct_name: s.name.text.clone(),
+            records,
+            total,
+        });
+    }
     let ranges = file
         .ranges
         .iter()

@@ -53,6 +53,16 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         if let Some(s) = &r.search {
             errs.push((s.pos, format!("record `{}`: the writer cannot write a record found by a search (it would have to make `{}` hold where it puts the record and nowhere after it); drop the `writer`, or place the record by `at` alone", r.name.text, s.cond.text)));
         }
+        // One per record of a table or stream (ZIP's local headers): the writer places
+        // the file's parts once each, not one per record.
+        if let Some(t) = &r.table {
+            errs.push((r.name.pos, format!("record `{}` is one per record of `{}`, and the writer does not place records per record: leave out `writer`, or the record", r.name.text, t.text)));
+        }
+    }
+    for k in &file.record_checksums {
+        if let Some(t) = &k.table {
+            errs.push((k.name.pos, format!("checksum `{}` is one per record of `{}`, and the writer does not compute checksums per record: leave out `writer`, or the checksum", k.name.text, t.text)));
+        }
     }
     if !errs.is_empty() {
         return Err(errs);

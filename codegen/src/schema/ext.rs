@@ -82,6 +82,10 @@ pub struct Record {
     pub gate: Option<ExprAt>,
     /// Found by searching back from `at` (ZIP's end record behind its comment).
     pub search: Option<Search>,
+    /// One record per record of this table or stream (`table: centrals`): `at` is in that
+    /// collection's record scope, and the record is placed and read inside its `for_each`
+    /// (ZIP's local header, located by its central directory entry).
+    pub table: Option<Name>,
 }
 
 /// A located record's search: the last place at or before the record's `at`, at most `back`

@@ -1,6 +1,8 @@
 //! Fill bytes: a validation step asserting that every byte of a span equals one value
-//! (zero padding after a payload, 0xFF padding up to an aligned start). Loaded here; checked in
-//! `check/fill.rs`, emitted in `emit/fill.rs`; the interpreter's side is `interp/fill.rs`.
+//! (zero padding after a payload, 0xFF padding up to an aligned start), or the byte at the
+//! same distance from another place (`same_bytes`: ZIP's local header repeats its central
+//! entry's name). Loaded here; checked in `check/fill.rs`, emitted in `emit/fill.rs`; the
+//! interpreter's side is `interp/fill.rs`.
 //!
 //! ```yaml
 //! validate:
@@ -8,6 +10,7 @@
 //!   - for_each: records
 //!     validate:
 //!       - { code: bad-padding, fill: { from: "record.body_offset + used", to: record.end }, byte: 0xFF, field: padding }
+//!       - { code: name-differs, same_bytes: { from: name_at, to: "name_at + name_len" }, as: record.body_offset, field: name }
 //! ```
 
 use crate::diag::Diags;
@@ -17,6 +20,19 @@ use crate::yaml::Kind;
 
 /// The step kind handled here.
 pub const STEP_KIND: &str = "fill";
+
+/// Its other kind: the bytes equal the bytes at another place.
+pub const SAME_KIND: &str = "same_bytes";
+
+/// What every byte of the span must equal.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// One value (`byte: B`): a number or an unsigned constant, at most 0xFF.
+    Byte(ExprAt),
+    /// The byte at the same distance from this place (`as: EXPR`, `same_bytes`), in the
+    /// step's scope: those bytes must lie in the buffer too.
+    Same(ExprAt),
+}
 
 /// The bytes a `fill` step covers.
 #[derive(Clone, Debug)]
@@ -32,15 +48,16 @@ pub enum Span {
     },
 }
 
-/// `{ code, fill: RANGE | { from: EXPR, to: EXPR }, byte: BYTE, field? }`.
+/// `{ code, fill: SPAN, byte: BYTE, field? }` or `{ code, same_bytes: SPAN, as: EXPR, field? }`,
+/// SPAN being `RANGE | { from: EXPR, to: EXPR }`.
 #[derive(Clone, Debug)]
 pub struct FillStep {
     /// Error code.
     pub code: Name,
     /// The bytes.
     pub span: Span,
-    /// The value every byte must hold: a number or an unsigned constant, at most 0xFF.
-    pub byte: ExprAt,
+    /// What every byte must equal.
+    pub value: Value,
     /// The name the error gives the bytes (default: the range's name, or `fill`).
     pub field: Option<Name>,
 }
@@ -52,18 +69,21 @@ impl FillStep {
         match (&self.field, &self.span) {
             (Some(f), _) => f.text.clone(),
             (None, Span::Range(r)) => r.text.clone(),
-            (None, Span::FromTo { .. }) => "fill".to_string(),
+            (None, Span::FromTo { .. }) => match self.value {
+                Value::Byte(_) => STEP_KIND.to_string(),
+                Value::Same(_) => SAME_KIND.to_string(),
+            },
         }
     }
 }
 
-/// Read a `fill` step (the step's mapping, its kind already known).
-pub(crate) fn step(mut sm: MapReader<'_>, d: &mut Diags) -> Option<FillStep> {
+/// Read a `fill` or `same_bytes` step (the step's mapping, its kind `kind`).
+pub(crate) fn step(kind: &str, mut sm: MapReader<'_>, d: &mut Diags) -> Option<FillStep> {
     let code = sm.req("code", d).and_then(|n| name(n, "code", d));
-    let node = sm.opt(STEP_KIND)?;
+    let node = sm.opt(kind)?;
     let span = match &node.kind {
         Kind::Map(_) => {
-            let mut m = MapReader::new(node, "a fill span", d)?;
+            let mut m = MapReader::new(node, &format!("a {kind} span"), d)?;
             let from = m.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = m.req("to", d).and_then(|n| expr_at(n, "to", d));
             m.finish(&["from", "to"], d);
@@ -72,19 +92,29 @@ pub(crate) fn step(mut sm: MapReader<'_>, d: &mut Diags) -> Option<FillStep> {
                 to: to?,
             })
         }
-        _ => name(node, "fill", d).map(Span::Range),
+        _ => name(node, kind, d).map(Span::Range),
     };
-    let byte = sm.req("byte", d).and_then(|n| expr_at(n, "byte", d));
+    let (key, value) = if kind == SAME_KIND {
+        (
+            "as",
+            sm.req("as", d)
+                .and_then(|n| expr_at(n, "as", d))
+                .map(Value::Same),
+        )
+    } else {
+        (
+            "byte",
+            sm.req("byte", d)
+                .and_then(|n| expr_at(n, "byte", d))
+                .map(Value::Byte),
+        )
+    };
     let field = sm.opt("field").and_then(|n| name(n, "field", d));
-    sm.finish(&[STEP_KIND, "code", "byte", "field"], d);
+    sm.finish(&[kind, "code", key, "field"], d);
     Some(FillStep {
         code: code?,
         span: span?,
-        byte: byte?,
+        value: value?,
         field,
     })
 }
-
-// ----- check -------------------------------------------------------------------------------
-
-// ----- emit --------------------------------------------------------------------------------

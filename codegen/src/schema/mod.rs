@@ -280,6 +280,10 @@ pub struct Checksum {
     pub to: ExprAt,
     /// The field that stores the value (`header.checksum`).
     pub stored: ExprAt,
+    /// One per record of this table or stream (`table: centrals`): `from`, `to` and `stored`
+    /// in that collection's record scope, checked by a `checksum` step in its `for_each`
+    /// (ZIP's CRC-32 of a stored entry's data). Kept in `File::record_checksums`.
+    pub table: Option<Name>,
 }
 
 /// The relation `Step::Order` checks between each record and the one before it.
@@ -361,6 +365,8 @@ const LANGUAGE_KEYS: &[&str] = &[
     "fields",
     "file",
     "fill",
+    "same_bytes",
+    "as",
     "first",
     "flags",
     "flags_known",

@@ -148,6 +148,17 @@ pub enum Step {
     },
 }
 
+impl File {
+    /// The checksum named `name`: of the file, or one per record.
+    #[must_use]
+    pub fn checksum(&self, name: &str) -> Option<&Checksum> {
+        self.checksums
+            .iter()
+            .chain(&self.record_checksums)
+            .find(|k| k.name.text == name)
+    }
+}
+
 /// The file: what sits where, and the validation steps.
 #[derive(Clone, Debug, Default)]
 pub struct File {
@@ -163,8 +174,10 @@ pub struct File {
     pub tables: Vec<Table>,
     /// Ranges.
     pub ranges: Vec<Range>,
-    /// Checksums.
+    /// Checksums of the file.
     pub checksums: Vec<Checksum>,
+    /// Checksums with `table`: one per record of a table or stream.
+    pub record_checksums: Vec<Checksum>,
     /// Validation steps, in order.
     pub validate: Vec<Step>,
     /// Writer layout, if the schema wants a writer.
@@ -568,6 +581,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         }
     }
     let mut checksums = Vec::new();
+    let mut record_checksums = Vec::new();
     if let Some(cs) = m.opt("checksums") {
         for (cname, v) in named_entries(cs, "checksums", d) {
             let Some(mut cm) = MapReader::new(v, &format!("checksum `{}`", cname.text), d) else {
@@ -578,18 +592,25 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
-            cm.finish(&["doc", "algorithm", "from", "to", "stored"], d);
+            let table = cm.opt("table").and_then(|n| name(n, "table", d));
+            cm.finish(&["doc", "algorithm", "from", "to", "stored", "table"], d);
             if let (Some(algorithm), Some(from), Some(to), Some(stored)) =
                 (algorithm, from, to, stored)
             {
-                checksums.push(Checksum {
+                let k = Checksum {
                     name: cname,
                     doc: cdoc,
                     algorithm,
                     from,
                     to,
                     stored,
-                });
+                    table,
+                };
+                if k.table.is_some() {
+                    record_checksums.push(k);
+                } else {
+                    checksums.push(k);
+                }
             }
         }
     }
@@ -646,6 +667,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         tables,
         ranges,
         checksums,
+        record_checksums,
         validate,
         writer,
         ext,
@@ -683,17 +705,20 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
         all_kinds.extend(ext::STEP_KINDS);
         all_kinds.extend(crate::schema::strings::STEP_KINDS);
         all_kinds.push(crate::schema::fill::STEP_KIND);
+        all_kinds.push(crate::schema::fill::SAME_KIND);
         let kind = sm.kind_of(&all_kinds).filter(|k| STEP_KINDS.contains(k));
         let Some(kind) = kind else {
-            if sm
-                .entries
-                .iter()
-                .any(|e| e.1 == crate::schema::fill::STEP_KIND)
+            if let Some(fk) = [
+                crate::schema::fill::STEP_KIND,
+                crate::schema::fill::SAME_KIND,
+            ]
+            .into_iter()
+            .find(|k| sm.entries.iter().any(|e| e.1 == *k))
             {
                 if let Some(w) = &when {
-                    d.error(w.pos, "`when` applies to min_len, expect, assert, checksum and flags_known steps, not to fill");
+                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {fk}"));
                 }
-                if let Some(step) = crate::schema::fill::step(sm, d) {
+                if let Some(step) = crate::schema::fill::step(fk, sm, d) {
                     out.push(Step::Fill(step));
                 }
                 continue;
@@ -728,6 +753,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             all.extend(ext::STEP_KINDS);
             all.extend(crate::schema::strings::STEP_KINDS);
             all.push(crate::schema::fill::STEP_KIND);
+            all.push(crate::schema::fill::SAME_KIND);
             d.error(
                 s.pos,
                 format!("a validation step needs one of: {}", all.join(", ")),
@@ -953,7 +979,8 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
                     pos: sn.pos,
                 })
             });
-            rm.finish(&["doc", "struct", "at", "gate", "search"], d);
+            let table = rm.opt("table").and_then(|n| name(n, "table", d));
+            rm.finish(&["doc", "struct", "at", "gate", "search", "table"], d);
             if let (Some(strukt), Some(at)) = (strukt, at) {
                 out.records.push(Record {
                     name: rname,
@@ -962,6 +989,7 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
                     at,
                     gate,
                     search,
+                    table,
                 });
             }
         }
