@@ -2,7 +2,8 @@
 //! the largest real file of each format on this machine (the same places the tests read):
 //! ELF64 (`object`: header, program and section headers, every section's name and bytes),
 //! RIFF/WAVE (`hound`: the reader's header parse, up to the data chunk), ZIP (`zip`: the
-//! archive's directory on opening) and PNG (`png`: a decode, which also inflates the image:
+//! archive's directory on opening, every local header against its entry, every stored
+//! entry read for its CRC-32) and PNG (`png`: a decode, which also inflates the image:
 //! the ratio says what the schema's chunk-level check costs beside a decode, not a like
 //! for like). Measured as `ratios.rs` measures (`npuschema_bench::ratio`).
 //!
@@ -137,7 +138,9 @@ fn main() {
         report("RIFF/WAVE", &p, b.len(), &r, "hound");
     }
 
-    // ZIP: both find the end record and read the central directory.
+    // ZIP: both find the end record, read the central directory, check every entry's local
+    // header against it, and the CRC-32 of every stored entry that is not encrypted (the
+    // crate reads those entries; it also looks for overlaps and unlisted local headers).
     let zips = real_files(
         &[
             PathBuf::from("/usr/share"),
@@ -150,7 +153,18 @@ fn main() {
         usize::MAX,
     );
     let by_zip = |b: &[u8]| -> Option<u64> {
-        let a = zip::ZipArchive::new(std::io::Cursor::new(b)).ok()?;
+        let mut a = zip::ZipArchive::new(std::io::Cursor::new(b)).ok()?;
+        a.validate_header_consistency().ok()?;
+        for i in 0..a.len() {
+            let plain = {
+                let f = a.by_index_raw(i).ok()?;
+                f.compression() == zip::CompressionMethod::Stored && !f.encrypted()
+            };
+            if plain {
+                let mut f = a.by_index(i).ok()?;
+                std::io::copy(&mut f, &mut std::io::sink()).ok()?;
+            }
+        }
         Some(a.len() as u64)
     };
     if let Some((p, b)) = largest(&zips, |b| {
