@@ -194,6 +194,17 @@ fn per_record_writer() {
     golden("per_record_writer");
 }
 
+/// The file's byte order chosen when it is read, where it cannot be yet.
+#[test]
+fn file_order() {
+    golden("file_order");
+}
+
+#[test]
+fn file_order_writer() {
+    golden("file_order_writer");
+}
+
 #[test]
 fn stream_misused() {
     golden("stream_misused");

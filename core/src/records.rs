@@ -14,6 +14,14 @@ use core::slice;
 pub trait RecordView<'a, const N: usize>: Sized {
     /// The view of `raw`, record `index` of its table, inside the validated buffer `buf`.
     fn view(raw: &'a [u8; N], buf: &'a [u8], index: u32) -> Self;
+    /// As [`Self::view`], in the byte order the file's header chose (`big`: big-endian),
+    /// for a record whose fields are in the file's order; a record of a fixed order ignores
+    /// it (the default).
+    #[inline]
+    fn view_in(raw: &'a [u8; N], buf: &'a [u8], index: u32, big: bool) -> Self {
+        let _ = big;
+        Self::view(raw, buf, index)
+    }
 }
 
 /// The records of one table, in order, each as its view `V` (double-ended, exact size).
@@ -23,6 +31,8 @@ pub trait RecordView<'a, const N: usize>: Sized {
 pub struct Records<'a, const N: usize, V, I = slice::Iter<'a, [u8; N]>> {
     iter: Enumerate<I>,
     buf: &'a [u8],
+    /// The file's byte order, for records in it ([`RecordView::view_in`]).
+    big: bool,
     view: PhantomData<fn() -> V>,
 }
 
@@ -35,9 +45,18 @@ where
     #[must_use]
     #[inline]
     pub fn new(records: impl IntoIterator<IntoIter = I>, buf: &'a [u8]) -> Self {
+        Self::new_in(records, buf, false)
+    }
+
+    /// As [`Self::new`], for records in the byte order the file's header chose (`big`:
+    /// big-endian), handed to each view ([`RecordView::view_in`]).
+    #[must_use]
+    #[inline]
+    pub fn new_in(records: impl IntoIterator<IntoIter = I>, buf: &'a [u8], big: bool) -> Self {
         Self {
             iter: records.into_iter().enumerate(),
             buf,
+            big,
             view: PhantomData,
         }
     }
@@ -46,7 +65,12 @@ where
 impl<'a, const N: usize, V: RecordView<'a, N>, I> Records<'a, N, V, I> {
     #[inline]
     fn make(&self, (i, raw): (usize, &'a [u8; N])) -> V {
-        V::view(raw, self.buf, u32::try_from(i).unwrap_or(u32::MAX))
+        V::view_in(
+            raw,
+            self.buf,
+            u32::try_from(i).unwrap_or(u32::MAX),
+            self.big,
+        )
     }
 }
 
@@ -55,6 +79,7 @@ impl<const N: usize, V, I: Clone> Clone for Records<'_, N, V, I> {
         Self {
             iter: self.iter.clone(),
             buf: self.buf,
+            big: self.big,
             view: PhantomData,
         }
     }
@@ -179,5 +204,44 @@ mod tests {
         assert_eq!(it.next().map(|p| (p.raw, p.index)), Some((&[1, 2], 0)));
         assert_eq!(it.next().map(|p| (p.raw, p.index)), Some((&[3, 4], 1)));
         assert_eq!(it.next(), None);
+    }
+
+    /// A view in the file's byte order: keeps the order it was handed.
+    struct Word {
+        value: u16,
+    }
+
+    impl<'a> RecordView<'a, 2> for Word {
+        fn view(raw: &'a [u8; 2], _: &'a [u8], _: u32) -> Self {
+            Word {
+                value: u16::from_le_bytes(*raw),
+            }
+        }
+        fn view_in(raw: &'a [u8; 2], _: &'a [u8], _: u32, big: bool) -> Self {
+            Word {
+                value: if big {
+                    u16::from_be_bytes(*raw)
+                } else {
+                    u16::from_le_bytes(*raw)
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn records_in_the_file_s_order_get_it() {
+        let recs = [[1u8, 2], [3, 4]];
+        let mut big: Records<'_, 2, Word> = Records::new_in(&recs, &[], true);
+        assert_eq!(big.next().map(|w| w.value), Some(0x0102));
+        assert_eq!(big.next_back().map(|w| w.value), Some(0x0304));
+        let mut little: Records<'_, 2, Word> = Records::new(&recs, &[]);
+        assert_eq!(little.nth(1).map(|w| w.value), Some(0x0403));
+        // A view of a fixed order ignores it; a clone keeps it.
+        let mut fixed: Records<'_, 2, Pair<'_>> = Records::new_in(&recs, &[], true);
+        assert_eq!(fixed.next().map(|p| p.raw[0]), Some(1));
+        let mut again: Records<'_, 2, Word> = Records::new_in(&recs, &[], true);
+        let mut copy = again.clone();
+        assert_eq!(again.next().map(|w| w.value), Some(0x0102));
+        assert_eq!(copy.next_back().map(|w| w.value), Some(0x0304));
     }
 }

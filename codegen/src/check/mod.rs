@@ -17,6 +17,7 @@ pub(crate) mod linform;
 pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
+pub(crate) mod order;
 pub(crate) mod ownership;
 pub(crate) mod positions;
 pub(crate) mod range_place;

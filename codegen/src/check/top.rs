@@ -1097,6 +1097,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::ext::check_file(c, d);
     crate::check::strings::check_defs(c, d);
     crate::check::strtab_writer::check(c, d);
+    crate::check::order::check(c, d);
     crate::check::range_place::check(c, d);
     crate::check::index::check_writer(c, d);
     crate::check::streams::check_file(c, d);

@@ -26,11 +26,17 @@ pub(crate) fn emit(
 }
 
 /// The record view at the computed index `__at` of the table in `var` (a slice of
-/// records): `None` (the check fails) when there is no such record.
-pub(crate) fn element_base(rec: &proc_macro2::Ident, var: &proc_macro2::Ident) -> TokenStream {
+/// records, `order` its view's byte order when in the file's): `None` (the check fails)
+/// when there is no such record.
+pub(crate) fn element_base(
+    rec: &proc_macro2::Ident,
+    var: &proc_macro2::Ident,
+    order: &TokenStream,
+) -> TokenStream {
     quote!((#rec {
         raw: #var.get(usize::try_from(__at).ok()?)?,
         buf,
-        index: u32::try_from(__at).unwrap_or(u32::MAX),
+        index: u32::try_from(__at).unwrap_or(u32::MAX)
+        #order
     }))
 }

@@ -318,6 +318,37 @@ pub(crate) fn from_bytes(big: bool) -> proc_macro2::Ident {
     )
 }
 
+/// `, big: ORDER` in the literal of a view of struct `name` whose fields are in the file's
+/// byte order (the view carries the order the header chose: `__big` in a validator,
+/// `self.__big` in a validated view's accessor, `self.big` in a record view's); nothing for
+/// a struct of a fixed order.
+pub(crate) fn order_init(c: &crate::check::Checked, name: &str, order: TokenStream) -> TokenStream {
+    if crate::check::order::runtime_struct(c, name) {
+        quote!(, big: #order)
+    } else {
+        quote!()
+    }
+}
+
+/// A read of the `N`-byte array `bytes` as integer type `ty`: in the field's fixed order, or,
+/// for a field in the file's byte order, in the order the view carries (`self.big`).
+pub(crate) fn word_from(
+    ty: &proc_macro2::Ident,
+    f: &crate::schema::FieldDef,
+    width: u64,
+    bytes: TokenStream,
+) -> TokenStream {
+    if f.file_order && width > 1 {
+        quote! {{
+            let b = #bytes;
+            if self.big { #ty::from_be_bytes(b) } else { #ty::from_le_bytes(b) }
+        }}
+    } else {
+        let from = from_bytes(f.big);
+        quote!(#ty::#from(#bytes))
+    }
+}
+
 /// `to_le_bytes`, or `to_be_bytes` for a big-endian field.
 pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
     format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })

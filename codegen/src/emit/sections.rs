@@ -467,8 +467,9 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     };
     let var = ident(&t.name.text);
     let rec = ident(&t.record.text);
+    let order = crate::emit::order_init(em.c, &t.record.text, quote!(__big));
     if k == crate::check::index::COMPUTED {
-        return crate::emit::index::element_base(&rec, &var);
+        return crate::emit::index::element_base(&rec, &var, &order);
     }
     let kl = lit_usize(k);
     let k32 = Literal::u32_suffixed(u32::try_from(k).unwrap_or(u32::MAX));
@@ -477,7 +478,7 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     } else {
         quote!(#var.get(#kl)?)
     };
-    quote!((#rec { raw: #get, buf, index: #k32 }))
+    quote!((#rec { raw: #get, buf, index: #k32 #order }))
 }
 
 /// Built-in functions: `count(collection)`, `if(c, a, b)`, `end(record)`.
@@ -1025,6 +1026,7 @@ pub fn step(
             let var = ident(&r.name.text);
             let var_at = format_ident!("{}_at", r.name.text);
             let ty = ident(&st.name.text);
+            let order = crate::emit::order_init(c, &st.name.text, quote!(__big));
             let (bind_at, at_opt, at_or) = bind_value(em, &r.at.expr, scope, env, "at");
             let (bind_w, w_opt, w_or) = bind_value(em, &within.expr, scope, env, "within");
             let wname = Em::short_name(within);
@@ -1113,13 +1115,13 @@ pub fn step(
                             #bind_w
                             let parts = match (#at_opt, #w_opt) {
                                 (Some(a), Some(w)) => __rt::search_back::<#n>(buf, a, #back, w, |raw| {
-                                    let rec = #ty { raw, buf, index: 0 };
+                                    let rec = #ty { raw, buf, index: 0 #order };
                                     #cond
                                 }),
                                 _ => None,
                             };
                             match parts {
-                                Some((raw, a)) => (#ty { raw, buf, index: 0 }, a),
+                                Some((raw, a)) => (#ty { raw, buf, index: 0 #order }, a),
                                 None => { #fail }
                             }
                         };
@@ -1140,7 +1142,7 @@ pub fn step(
                             _ => None,
                         };
                         match parts {
-                            Some((raw, a)) => (#ty { raw, buf, index: 0 }, a),
+                            Some((raw, a)) => (#ty { raw, buf, index: 0 #order }, a),
                             None => { #fail }
                         }
                     };
@@ -1968,6 +1970,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let var = ident(&r.name.text);
         let ty = ident(&st.name.text);
         let d = doc_attr(&r.doc);
+        let order = crate::emit::order_init(c, &st.name.text, quote!(self.__big));
         if let Some(tn) = &r.table {
             // One per record of a table or stream: found from the record on each call.
             let Some(t) = c.table(&tn.text) else { continue };
@@ -1998,7 +2001,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 pub fn #var(&self, rec: &#rec_ty<'a>) -> Option<#ty<'a>> {
                     let at: u64 = #at;
                     let raw = __rt::chunk_at::<#n>(self.buf, at)?;
-                    Some(#ty { raw, buf: self.buf, index: 0 })
+                    Some(#ty { raw, buf: self.buf, index: 0 #order })
                 }
             });
             continue;
@@ -2019,7 +2022,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             out.accessors.push(quote! {
                 #d
                 #[must_use]
-                pub fn #var(&self) -> #ty<'a> { #ty { raw: self.#var, buf: self.buf, index: 0 } }
+                pub fn #var(&self) -> #ty<'a> { #ty { raw: self.#var, buf: self.buf, index: 0 #order } }
             });
         }
     }

@@ -32,6 +32,16 @@ fn at_var(s: &Stream) -> proc_macro2::Ident {
     format_ident!("__at_{}", s.name.text)
 }
 
+/// `, __big` after the arguments of a stream iterator's `new` in a validator, when the file's
+/// byte order is chosen when it is read (the iterator then carries it); nothing otherwise.
+fn new_order(em: &Em<'_>, order: TokenStream) -> TokenStream {
+    if em.c.schema.big_when.is_some() {
+        quote!(, #order)
+    } else {
+        quote!()
+    }
+}
+
 fn iter_ty(name: &str) -> proc_macro2::Ident {
     format_ident!("{}Iter", camel(name))
 }
@@ -129,6 +139,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     );
     let sn = s.name.text.as_str();
     let it = iter_ty(sn);
+    let new_order = new_order(em, quote!(__big));
     let range = format_ident!("{}", s.range.text);
     let at = at_var(s);
     let f_place = em.fail(
@@ -184,7 +195,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     );
     quote! {
         #[doc = #comment]
-        for __item in #it::new(buf, #range, #at) {
+        for __item in #it::new(buf, #range, #at #new_order) {
             let rec = __item.header();
             let _ = &rec;
             #skip
@@ -238,6 +249,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     let rscope = Scope::Record(&t);
     let sn = s.name.text.as_str();
     let hty = format_ident!("{}", s.header.text);
+    let walk_order = crate::emit::order_init(em.c, &s.header.text, quote!(__big));
     let hs = size_of(em, &s.header.text);
     let hs_u = lit_usize(hs);
     let hs64 = lit_u64(hs);
@@ -479,7 +491,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
                 let Some(raw) = __rt::chunk_at::<#hs_u>(bytes, pos) else {
                     return #f_header;
                 };
-                let rec = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) };
+                let rec = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
                 let _ = &rec;
                 let size: Option<u64> = #size_v;
                 #small
@@ -510,6 +522,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
     let body = em.steps(steps, Scope::Record(t));
     if let Some(s) = stream(file, name) {
         let it = iter_ty(name);
+        let new_order = new_order(em, quote!(__big));
         let range = format_ident!("{}", s.range.text);
         let at = at_var(s);
         let comment = format!("@step For every record of stream `{name}`.");
@@ -517,7 +530,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         let hty = format_ident!("{}", s.header.text);
         return quote! {
             #[doc = #comment]
-            for __next in #it::new(buf, #range, #at) {
+            for __next in #it::new(buf, #range, #at #new_order) {
                 let __item: #ity<'a> = __next;
                 let rec: #hty<'a> = __item.header();
                 let rec_at: u64 = __item.offset();
@@ -531,6 +544,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         return quote!();
     };
     let it = iter_ty(&s.name.text);
+    let new_order = new_order(em, quote!(__big));
     let range = format_ident!("{}", s.range.text);
     let at = at_var(s);
     let as_m = format_ident!("as_{}", l.collection.text);
@@ -544,7 +558,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         #[doc = #comment]
         {
             let mut __ci: u64 = 0;
-            for __next in #it::new(buf, #range, #at) {
+            for __next in #it::new(buf, #range, #at #new_order) {
                 let __item: #ity<'a> = __next;
                 let Some(rec): Option<#bty<'a>> = __item.#as_m() else { continue; };
                 let index: u64 = __ci;
@@ -575,6 +589,22 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let it = iter_ty(sn);
         let item = item_ty(s);
         let hty = format_ident!("{}", s.header.text);
+        let runtime = em.c.schema.big_when.is_some();
+        let self_order = new_order(em, quote!(self.__big));
+        let head_order = crate::emit::order_init(em.c, &s.header.text, quote!(self.big));
+        let (order_field, new_param, new_init, item_init) = if runtime {
+            (
+                quote! {
+                    /// Big-endian: the byte order the file's header chose.
+                    big: bool,
+                },
+                quote!(, big: bool),
+                quote!(, big),
+                quote!(big: self.big,),
+            )
+        } else {
+            (quote!(), quote!(), quote!(), quote!())
+        };
         let hs = size_of(em, &s.header.text);
         let hs_u = lit_usize(hs);
         let hs64 = lit_u64(hs);
@@ -605,7 +635,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             #[doc = #acc_doc]
             #[must_use]
             #[inline]
-            pub fn #var(&self) -> #it<'a> { #it::new(self.buf, self.#range, self.#at) }
+            pub fn #var(&self) -> #it<'a> { #it::new(self.buf, self.#range, self.#at #self_order) }
         });
         let ty = type_tokens(em, s);
         let mut as_methods = Vec::new();
@@ -619,6 +649,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             let Some(ty) = &ty else { continue };
             let as_m = format_ident!("as_{}", l.collection.text);
             let bty = format_ident!("{}", l.record.text);
+            let body_order = crate::emit::order_init(em.c, &l.record.text, quote!(self.big));
             let v = lit_u64(v);
             let n = lit_usize(n);
             let cvar = format_ident!("{}", l.collection.text);
@@ -637,7 +668,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                         return None;
                     }
                     let raw = self.body.first_chunk::<#n>()?;
-                    Some(#bty { raw, buf: self.buf, index: self.index })
+                    Some(#bty { raw, buf: self.buf, index: self.index #body_order })
                 }
             });
             let cdoc = doc_attr(&l.doc);
@@ -688,6 +719,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 body: &'a [u8],
                 offset: u64,
                 index: u32,
+                #order_field
             }
             impl<'a> #item<'a> {
                 /// Where the record (its header) starts in the file.
@@ -705,7 +737,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 /// Its header.
                 #[must_use]
                 #[inline]
-                pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: self.index } }
+                pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: self.index #head_order } }
                 /// Its body: the bytes after the header, up to the record's size (padding
                 /// excluded). Borrowed, never copied.
                 #[must_use]
@@ -731,10 +763,11 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 pos: u64,
                 index: u32,
                 done: bool,
+                #order_field
             }
             impl<'a> #it<'a> {
-                fn new(buf: &'a [u8], bytes: &'a [u8], at: u64) -> Self {
-                    Self { buf, bytes, at, pos: 0, index: 0, done: false }
+                fn new(buf: &'a [u8], bytes: &'a [u8], at: u64 #new_param) -> Self {
+                    Self { buf, bytes, at, pos: 0, index: 0, done: false #new_init }
                 }
             }
             impl<'a> Iterator for #it<'a> {
@@ -752,7 +785,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                         return None;
                     }
                     let raw = __rt::chunk_at::<#hs_u>(self.bytes, pos)?;
-                    let rec = #hty { raw, buf: self.buf, index: self.index };
+                    let rec = #hty { raw, buf: self.buf, index: self.index #head_order };
                     let _ = &rec;
                     let total: u64 = #total?;
                     let body = __rt::range_at(self.bytes, pos.checked_add(#hs64)?, total.saturating_sub(#hs64))?;
@@ -762,6 +795,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                         body,
                         offset: self.at.saturating_add(pos),
                         index: self.index,
+                        #item_init
                     };
                     let rec_end: u64 = pos.checked_add(total)?;
                     let next: u64 = #next;

@@ -515,13 +515,12 @@ impl<'a> Em<'a> {
                 let fdoc = doc_attr(format!("{}\n\nAt byte {off:#x} of the {}.", f.doc, st.name.text).trim_start());
                 // One load of the field's bytes as an array (in bounds by construction, so
                 // the fallback is never taken), not one load per byte.
-                let from = from_bytes(f.big);
                 let read = |t: IntTy| {
                     let ty = int_ident(t);
                     let (o, n) = (lit_usize(*off), lit_usize(t.bytes()));
-                    quote! {
-                        #ty::#from(match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] })
-                    }
+                    crate::emit::word_from(&ty, f, t.bytes(), quote! {
+                        match self.raw.get(#o..).and_then(|s| s.first_chunk::<#n>()) { Some(b) => *b, None => [0; #n] }
+                    })
                 };
                 let (ret, body) = match *kind {
                     FieldKind::Int(t) => {
@@ -625,6 +624,15 @@ impl<'a> Em<'a> {
                 }
             }
             let sname = st.name.text.as_str();
+            // A struct in the file's byte order carries the order its file's header chose.
+            let order_field = if crate::check::order::runtime_struct(self.c, sname) {
+                quote! {
+                    /// Big-endian: the byte order the file's header chose.
+                    big: bool,
+                }
+            } else {
+                quote!()
+            };
             quote! {
                 #doc
                 #[derive(Clone, Copy)]
@@ -634,6 +642,7 @@ impl<'a> Em<'a> {
                     buf: &'a [u8],
                     #[allow(dead_code)]
                     index: u32,
+                    #order_field
                 }
                 impl<'a> #id<'a> {
                     /// Size in bytes.
@@ -1195,8 +1204,19 @@ impl<'a> Em<'a> {
                     .map_or(0, |x| x.0);
                 let idx = (0..e.repr.bytes()).map(|i| lit_usize(off_in + i));
                 let ty = int_ident(e.repr);
-                let from = from_bytes(st.and_then(|s| s.fields.get(fi)).is_some_and(|f| f.big));
+                let fd = st.and_then(|s| s.fields.get(fi));
                 let base = self.base(owner, env);
+                // In the file's byte order: the view reads it in the order it carries.
+                let read = match fd {
+                    Some(f) if f.file_order => {
+                        let rname = format_ident!("{}_raw", f.name.text);
+                        quote!(#base.#rname())
+                    }
+                    _ => {
+                        let from = from_bytes(fd.is_some_and(|f| f.big));
+                        quote!(#ty::#from([#(#base.as_bytes()[#idx]),*]))
+                    }
+                };
                 let comment = format!(
                     "@step {codes}: `{}` must be a value enum `{}` defines.",
                     field.text, e.name.text
@@ -1204,7 +1224,7 @@ impl<'a> Em<'a> {
                 quote! {
                     #[doc = #comment]
                     {
-                        let raw = #ty::#from([#(#base.as_bytes()[#idx]),*]);
+                        let raw = #read;
                         if #ety::from_raw(raw).is_none() {
                             return #fail;
                         }
@@ -1216,6 +1236,7 @@ impl<'a> Em<'a> {
                     return quote!();
                 };
                 let rec_ty = format_ident!("{}", t.record.text);
+                let rec_order = crate::emit::order_init(self.c, &t.record.text, quote!(__big));
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
                 let (at_first, at_then) =
@@ -1247,7 +1268,7 @@ impl<'a> Em<'a> {
                     for (i, raw) in #var.iter().enumerate() {
                         #at_first
                         let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
-                        let rec: #rec_ty<'a> = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                        let rec: #rec_ty<'a> = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) #rec_order };
                         #at_then
                         let _ = (&rec, rec_at);
                         #body
@@ -1295,6 +1316,7 @@ impl<'a> Em<'a> {
                     record: quote!(rec),
                 };
                 let rec_ty = format_ident!("{}", t.record.text);
+                let rec_order = crate::emit::order_init(self.c, &t.record.text, quote!(__big));
                 let var = format_ident!("{}", t.name.text);
                 let var_at = format_ident!("{}_at", t.name.text);
                 let (at_first, at_then) =
@@ -1475,7 +1497,7 @@ impl<'a> Em<'a> {
                         for (i, raw) in #var.iter().enumerate() {
                             #at_first
                             let index = u64::try_from(i).unwrap_or(u64::MAX);
-                            let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) };
+                            let rec = #rec_ty { raw, buf, index: u32::try_from(i).unwrap_or(u32::MAX) #rec_order };
                             #at_then
                             let _ = (&rec, rec_at);
                             #check
@@ -1587,6 +1609,41 @@ impl<'a> Em<'a> {
         );
         let body = self.steps(&file.validate, Scope::Top);
         let helpers = self.sites.take_helpers();
+        // The file's byte order, chosen by the header (`big_when`): read once, right after
+        // the header, from its fields of a fixed order; every view of a struct in the file's
+        // order carries it (`__big` here, `self.__big` in the view's accessors).
+        let (header_bind, order_field, order_init, self_order) = match &self.schema().big_when {
+            Some(b) => {
+                let env = Env {
+                    header: quote!(header),
+                    record: quote!(header),
+                };
+                let cond = strip_parens(self.cond(&b.expr, Scope::Top, &env));
+                let comment = format!("@step the file's byte order: big-endian when `{}`.", b.text);
+                let first = crate::emit::order_init(self.c, &hs.name.text, quote!(false));
+                let then = crate::emit::order_init(self.c, &hs.name.text, quote!(__big));
+                (
+                    quote! {
+                        let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #first };
+                        #[doc = #comment]
+                        let __big: bool = #cond;
+                        let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #then };
+                    },
+                    quote! {
+                        /// Big-endian: the byte order the header chose.
+                        __big: bool,
+                    },
+                    quote!(__big,),
+                    crate::emit::order_init(self.c, &hs.name.text, quote!(self.__big)),
+                )
+            }
+            None => (
+                quote!(let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 };),
+                quote!(),
+                quote!(),
+                quote!(),
+            ),
+        };
 
         let mut fields = Vec::new();
         let mut inits = Vec::new();
@@ -1603,6 +1660,12 @@ impl<'a> Em<'a> {
             let tdoc = doc_attr(&t.doc);
             let shape = crate::emit::table::shape(self.c, t);
             let (ty, it) = (shape.ty(), shape.records_arg());
+            let runtime = crate::check::order::runtime_struct(self.c, &t.record.text);
+            let records = if runtime {
+                quote!(__rt::Records::new_in(self.#var, self.buf, self.__big))
+            } else {
+                quote!(__rt::Records::new(self.#var, self.buf))
+            };
             fields.push(quote!(#var: #ty,));
             inits.push(quote!(#var,));
             let iter_doc = format!(
@@ -1613,19 +1676,28 @@ impl<'a> Em<'a> {
                 #tdoc
                 #[must_use]
                 #[inline]
-                pub fn #var(&self) -> #iter_ty<'a> { __rt::Records::new(self.#var, self.buf) }
+                pub fn #var(&self) -> #iter_ty<'a> { #records }
             });
             iters.push(quote! {
                 #[doc = #iter_doc]
                 pub type #iter_ty<'a> = __rt::Records<'a, #n, #rec_ty<'a> #it>;
             });
             if self.sites.first_record_view(&t.record.text) {
+                // A record in the file's byte order takes the order the table hands it.
+                let view_in = runtime.then(|| quote! {
+                    #[inline]
+                    fn view_in(raw: &'a [u8; #n], buf: &'a [u8], index: u32, big: bool) -> Self {
+                        #rec_ty { raw, buf, index, big }
+                    }
+                });
+                let fixed = crate::emit::order_init(self.c, &t.record.text, quote!(false));
                 iters.push(quote! {
                     impl<'a> __rt::RecordView<'a, #n> for #rec_ty<'a> {
                         #[inline]
                         fn view(raw: &'a [u8; #n], buf: &'a [u8], index: u32) -> Self {
-                            #rec_ty { raw, buf, index }
+                            #rec_ty { raw, buf, index #fixed }
                         }
+                        #view_in
                     }
                 });
             }
@@ -1757,11 +1829,15 @@ impl<'a> Em<'a> {
             crate::emit::split::Binding::typed("len", quote!(u64)),
             crate::emit::split::Binding::typed("header", quote!(#hty<'a>)),
         ];
+        let mut env = env.to_vec();
+        if self.schema().big_when.is_some() {
+            env.push(crate::emit::split::Binding::typed("__big", quote!(bool)));
+        }
         let steps_body = splitter.split(
             quote! {
                 #body
                 #( let _ = #table_ats; )*
-                Ok(Self { buf, header: header_raw, #(#inits)* })
+                Ok(Self { buf, header: header_raw, #order_init #(#inits)* })
             },
             &env,
         );
@@ -1775,7 +1851,7 @@ impl<'a> Em<'a> {
             let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
                 return #hfail;
             };
-            let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 };
+            #header_bind
             let _ = &header;
             #steps_body
         };
@@ -1860,6 +1936,7 @@ impl<'a> Em<'a> {
             pub struct #id<'a> {
                 buf: &'a [u8],
                 header: &'a [u8; #hsize],
+                #order_field
                 #(#fields)*
             }
             impl<'a> #id<'a> {
@@ -1883,7 +1960,7 @@ impl<'a> Em<'a> {
                 /// The header.
                 #[must_use]
                 #[inline]
-                pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: 0 } }
+                pub fn header(&self) -> #hty<'a> { #hty { raw: self.header, buf: self.buf, index: 0 #self_order } }
                 #(#accessors)*
             }
             impl core::fmt::Debug for #id<'_> {

@@ -70,6 +70,7 @@ impl Comp<'_> {
             off,
             kind,
             big: s.fields.get(fi)?.big,
+            file_order: s.fields.get(fi)?.file_order,
         })
     }
 
@@ -1190,8 +1191,14 @@ pub(super) fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> File
         .iter()
         .map(|s| crate::check::lookup::is_gated(s).then(|| GateTable::new(c, s)))
         .collect();
+    let big_when = c
+        .schema
+        .big_when
+        .as_ref()
+        .map(|b| comp.expr(&b.expr, Scope::Top));
     let mut prog = FileProg {
         c,
+        big_when,
         header_size,
         header_site,
         steps,

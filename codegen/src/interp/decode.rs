@@ -133,7 +133,13 @@ pub(super) fn record(
             fields.extend(rows(p, st, &path, &f.name.text, fat, kind));
             continue;
         }
-        let (raw, value) = decode(p, st.buf, fat, kind, f.big);
+        let (raw, value) = decode(
+            p,
+            st.buf,
+            fat,
+            kind,
+            if f.file_order { st.big } else { f.big },
+        );
         fields.push(FieldView {
             name: f.name.text.clone(),
             path: format!("{path}.{}", f.name.text),
@@ -189,7 +195,7 @@ pub(super) fn rows(
             let s = c.schema.structs.get(si)?;
             let f = s.fields.get(fi)?;
             let k = c.layouts.get(&s.name.text)?.fields.get(fi)?.1;
-            let (raw, value) = decode(p, st.buf, fat, k, f.big);
+            let (raw, value) = decode(p, st.buf, fat, k, if f.file_order { st.big } else { f.big });
             Some(FieldView {
                 path: format!("{path}.{rel}"),
                 name: rel,

@@ -1406,7 +1406,9 @@ impl<'c> Interp<'c> {
         p: &FileProg<'c>,
         st: &mut State<'_>,
     ) -> Result<(), E> {
-        if GENERIC.with(std::cell::Cell::get) {
+        // (A file whose byte order its header chooses: the lowered reads have theirs fixed,
+        // so the generic path reads it.)
+        if GENERIC.with(std::cell::Cell::get) || p.big_when.is_some() {
             return self.exec(p, &p.steps, st);
         }
         let body = p.fast.body(st.buf);
@@ -1686,6 +1688,7 @@ impl<'b> State<'b> {
             lets: Slots::new(p.lets.saturating_add(p.fast.memo_slots)),
             prev: Slots::new(p.order_slots),
             aggs: super::prog::Aggs::default(),
+            big: false,
         }
     }
 

@@ -75,6 +75,8 @@ pub(super) struct FRef {
     pub(super) kind: FieldKind,
     /// Stored big-endian.
     pub(super) big: bool,
+    /// In the file's byte order (`big` unused): the order the header chose, `State::big`.
+    pub(super) file_order: bool,
 }
 
 #[derive(Clone, Debug)]

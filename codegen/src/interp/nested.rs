@@ -21,6 +21,7 @@ impl Comp<'_> {
             off: l.at,
             kind,
             big: f.big,
+            file_order: f.file_order,
         })
     }
 }

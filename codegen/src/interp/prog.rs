@@ -28,6 +28,8 @@ pub(super) struct Variants<'c> {
 /// One file layout (the file, or one variant) with its compiled steps.
 pub(super) struct FileProg<'c> {
     pub(super) c: &'c check::Checked,
+    /// The schema's `big_when`: the file's byte order, read right after the header.
+    pub(super) big_when: Option<CE>,
     pub(super) header_size: u64,
     pub(super) header_site: usize,
     pub(super) steps: Vec<CStep>,
@@ -97,6 +99,9 @@ pub(super) struct State<'b> {
     /// stream instead of once per use (a `count()` in a `for_each` body was a walk per
     /// record).
     pub(super) aggs: Aggs,
+    /// The file's byte order, when the schema lets the header choose it (`big_when`):
+    /// big-endian. Fields in the file's order are read in it.
+    pub(super) big: bool,
 }
 
 impl<'b> State<'b> {
@@ -132,11 +137,16 @@ impl<'b> State<'b> {
         Some(base.saturating_add(f.off))
     }
 
+    /// Whether field `f` is read big-endian: its fixed order, or the file's.
+    pub(super) fn big_of(&self, f: &FRef) -> bool {
+        if f.file_order { self.big } else { f.big }
+    }
+
     /// A field's raw word (unsigned bits).
     pub(super) fn raw(&self, p: &FileProg<'_>, f: &FRef) -> Option<u64> {
         let at = self.locate(p, f)?;
         let t = word_ty(f.kind, &p.c.schema)?;
-        Some(read_int(self.buf, at, t, f.big))
+        Some(read_int(self.buf, at, t, self.big_of(f)))
     }
 
     pub(super) fn val(&self, p: &FileProg<'_>, e: &CE) -> Option<u64> {
@@ -372,6 +382,7 @@ impl<'b> State<'b> {
             lets: slots::Slots::none(),
             prev: slots::Slots::none(),
             aggs: Aggs::default(),
+            big: self.big,
         }
     }
 }

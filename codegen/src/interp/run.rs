@@ -260,6 +260,8 @@ impl<'c> Interp<'c> {
             };
             return Err(self.err(st, &f, [p.header_size, st.len, 0]));
         }
+        // The file's byte order, from the header's fields of a fixed order.
+        st.big = p.big_when.as_ref().is_some_and(|b| st.cond(p, b));
         self.exec_file(p, st)
     }
 

@@ -59,6 +59,10 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             errs.push((r.name.pos, format!("record `{}` is one per record of `{}`, and the writer does not place records per record: leave out `writer`, or the record", r.name.text, t.text)));
         }
     }
+    // The file's byte order chosen when it is read: the writer writes one order.
+    if let Some(b) = &c.schema.big_when {
+        errs.push((b.pos, format!("the writer does not write a file whose byte order is chosen when it is read (`big_when: {}`): leave out `writer`, or give the schema one `byte_order`", b.text)));
+    }
     for k in &file.record_checksums {
         if let Some(t) = &k.table {
             errs.push((k.name.pos, format!("checksum `{}` is one per record of `{}`, and the writer does not compute checksums per record: leave out `writer`, or the checksum", k.name.text, t.text)));

@@ -199,6 +199,10 @@ pub struct FieldDef {
     pub doc: String,
     /// Stored big-endian (the field's `byte_order`, else its struct's, else the schema's).
     pub big: bool,
+    /// In the file's byte order, chosen when the file is read (the schema's `byte_order: {
+    /// big_when: COND }`, and no `byte_order` on the field or its struct): `big` is then
+    /// unused, and the views and the interpreter read the order the header chose.
+    pub file_order: bool,
     /// Where the field's own `byte_order` was written, if it was (a struct-typed field has
     /// its struct's byte order: the checker refuses one here).
     pub order_pos: Option<Pos>,
@@ -340,6 +344,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "by",
     "byte",
     "byte_order",
+    "big_when",
     "check",
     "checksum",
     "checksums",
@@ -616,6 +621,36 @@ pub(crate) fn algorithm(m: &mut MapReader<'_>, d: &mut Diags) -> Option<Algorith
             }
         }
     })
+}
+
+/// The schema's `byte_order`: `little`, `big`, or `{ big_when: COND }` (the file's order,
+/// chosen by a condition over the header's fields when the file is read): `(big, Some(COND))`
+/// for the last.
+pub(crate) fn schema_byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> (bool, Option<ExprAt>) {
+    let Some(n) = m.opt("byte_order") else {
+        return (false, None);
+    };
+    if let Kind::Map(_) = &n.kind {
+        let Some(mut bm) = MapReader::new(n, "`byte_order`", d) else {
+            return (false, None);
+        };
+        let cond = bm
+            .req("big_when", d)
+            .and_then(|x| expr_at(x, "big_when", d));
+        bm.finish(&["big_when"], d);
+        return (false, cond);
+    }
+    match string(n, "byte_order", d).as_deref() {
+        Some("little") | None => (false, None),
+        Some("big") => (true, None),
+        Some(other) => {
+            d.error(
+                n.pos,
+                format!("byte_order `{other}` is not `little`, `big` or `{{ big_when: COND }}`"),
+            );
+            (false, None)
+        }
+    }
 }
 
 fn byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> Option<bool> {

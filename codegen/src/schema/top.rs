@@ -216,6 +216,10 @@ pub struct Schema {
     pub registers: Option<crate::schema::regs::Block>,
     /// The opcode space (`schema/commands.rs`).
     pub commands: Option<crate::schema::commands::Space>,
+    /// `byte_order: { big_when: COND }`: the file's byte order, big-endian when COND (over
+    /// the header's fields of a fixed order) holds; the fields without a `byte_order` of
+    /// their own or of their struct take it (`FieldDef::file_order`).
+    pub big_when: Option<ExprAt>,
 }
 
 /// Build the typed schema from the tree. Returns `None` only when the root is unusable;
@@ -372,7 +376,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         .map(|n| ext::bitfields(n, d))
         .unwrap_or_default();
 
-    let schema_big = byte_order(&mut m, d).unwrap_or(false);
+    let (schema_big, big_when) = crate::schema::schema_byte_order(&mut m, d);
     let mut structs = Vec::new();
     if let Some(n) = m.opt("structs") {
         for (stname, v) in named_entries(n, "structs", d) {
@@ -380,7 +384,8 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 continue;
             };
             let sdoc = doc(&mut sm, d);
-            let struct_big = byte_order(&mut sm, d).unwrap_or(schema_big);
+            let struct_order = byte_order(&mut sm, d);
+            let struct_big = struct_order.unwrap_or(schema_big);
             let size = sm
                 .opt("size")
                 .and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
@@ -404,7 +409,10 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         .and_then(|n| uint(n, "until", d).map(|v| (v, n.pos)));
                     let fdoc = doc(&mut fm, d);
                     let order_pos = fm.entries.iter().find(|e| e.1 == "byte_order").map(|e| e.0);
-                    let big = byte_order(&mut fm, d).unwrap_or(struct_big);
+                    let field_order = byte_order(&mut fm, d);
+                    let big = field_order.unwrap_or(struct_big);
+                    let file_order =
+                        big_when.is_some() && field_order.is_none() && struct_order.is_none();
                     fm.finish(
                         &[
                             "name",
@@ -427,6 +435,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                             until,
                             doc: fdoc,
                             big,
+                            file_order,
                             order_pos,
                         });
                     }
@@ -466,7 +475,11 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         Some(n) => file_def(n, d),
         None => device.then(File::default),
     };
-    if let Some(f) = &mut file {
+    // (With the file's order chosen when it is read, a length word without its own
+    // `byte_order` keeps none: refused by `check/order.rs`.)
+    if let Some(f) = &mut file
+        && big_when.is_none()
+    {
         crate::schema::strings::default_order(&mut f.strings, schema_big);
     }
     m.finish(
@@ -497,6 +510,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         has_file,
         registers,
         commands,
+        big_when,
     })
 }
 
