@@ -39,6 +39,10 @@ mod zipf {
     npuschema_macro::include_schema!("../formats/zip.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod pcapf {
+    npuschema_macro::include_schema!("../formats/pcap.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod png_schema {
     npuschema_macro::include_schema!("../formats/png.yaml");
 }
@@ -176,6 +180,56 @@ fn main() {
             rounds,
         );
         report("ZIP", &p, b.len(), &r, "zip");
+    }
+
+    // pcap: both read the header and every packet record, with the same rules; the capture
+    // rewritten big-endian with nanosecond timestamps by pcap-file's writer is timed too (the
+    // file's byte order read at run time, and the reference's other path).
+    let pcaps = real_files(
+        &[PathBuf::from("/usr/share"), PathBuf::from("/usr/lib")],
+        &["pcap", "cap"],
+        64 << 20,
+        usize::MAX,
+    );
+    let by_pcap = |b: &[u8]| -> Option<u64> {
+        let (mut rest, parser) = pcap_file::pcap::PcapParser::new(b).ok()?;
+        let mut n = 0u64;
+        while !rest.is_empty() {
+            let (r, _) = parser.next_packet(rest).ok()?;
+            rest = r;
+            n += 1;
+        }
+        Some(n)
+    };
+    if let Some((p, b)) = largest(&pcaps, |b| {
+        pcapf::Pcap::validate(b).is_ok() && by_pcap(b).is_some()
+    }) {
+        let r = compare(
+            || pcapf::Pcap::validate(black_box(&b)).map_or(0, |v| v.packets().count() as u64),
+            || by_pcap(black_box(&b)).unwrap_or(0),
+            rounds,
+        );
+        report("pcap", &p, b.len(), &r, "pcap-file");
+        // Big-endian, nanoseconds: the same packets, written by the reference's writer.
+        let (mut rest, parser) = pcap_file::pcap::PcapParser::new(&b).unwrap();
+        let header = pcap_file::pcap::PcapHeader {
+            endianness: pcap_file::Endianness::Big,
+            ts_resolution: pcap_file::TsResolution::NanoSecond,
+            ..parser.header()
+        };
+        let mut w = pcap_file::pcap::PcapWriter::with_header(Vec::new(), header).unwrap();
+        while !rest.is_empty() {
+            let (next, pkt) = parser.next_packet(rest).unwrap();
+            w.write_packet(&pkt).unwrap();
+            rest = next;
+        }
+        let be = w.into_writer();
+        let r = compare(
+            || pcapf::Pcap::validate(black_box(&be)).map_or(0, |v| v.packets().count() as u64),
+            || by_pcap(black_box(&be)).unwrap_or(0),
+            rounds,
+        );
+        report("pcap (big-endian, ns)", &p, be.len(), &r, "pcap-file");
     }
 
     // PNG: ours checks every chunk and its CRC-32; the png crate decodes (and inflates).

@@ -104,6 +104,7 @@ schemas! {
     loclin: "../tests/schemas/loclin.yaml";
     dirgatew: "../tests/schemas/dirgatew.yaml";
     zip: "../formats/zip.yaml";
+    pcap: "../formats/pcap.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -275,6 +276,7 @@ fuzz_target!(|data: &[u8]| {
         40 => run!(k, b, dirlin::DirLin, |g, v| compare::dirlin(b, g, v)),
         41 => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
         42 => run!(k, b, dirgatew::DirGateW, |g, v| compare::dirgatew(b, g, v)),
-        _ => run!(k, b, zip::Zip, |g, v| compare::zip(b, g, v)),
+        43 => run!(k, b, zip::Zip, |g, v| compare::zip(b, g, v)),
+        _ => run!(k, b, pcap::Pcap, |g, v| compare::pcap(b, g, v)),
     }
 });

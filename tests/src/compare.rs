@@ -250,6 +250,7 @@ pub mod schemas {
         loclin: "schemas/loclin.yaml";
         dirgatew: "schemas/dirgatew.yaml";
         zip: "../formats/zip.yaml";
+        pcap: "../formats/pcap.yaml";
     }
 }
 
@@ -2102,5 +2103,35 @@ pub fn zip(b: &[u8], g: &schemas::zip::Zip<'_>, v: &View) {
                 ]
             );
         }
+    }
+}
+
+/// `formats/pcap.yaml` (the file's byte order chosen by the magic, a record stream to the end
+/// of the file): the header's words read in that order, and every packet record's place,
+/// header and data.
+///
+/// # Panics
+/// When the interpreter's view differs from the generated one.
+pub fn pcap(b: &[u8], g: &schemas::pcap::Pcap<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [
+            magic,
+            version_major,
+            version_minor,
+            sigfigs,
+            snaplen,
+            network
+        ]
+    );
+    let listed = usize::try_from(npuschema_codegen::interp::LIST_LIMIT).unwrap_or(usize::MAX);
+    assert_eq!(g.packets().count().min(listed), record_count(v, "packets"));
+    for r in g.packets().take(listed) {
+        let p = format!("packets[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [ts_sec, ts_frac, incl_len, orig_len]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
     }
 }

@@ -1621,13 +1621,11 @@ impl<'a> Em<'a> {
                 let cond = strip_parens(self.cond(&b.expr, Scope::Top, &env));
                 let comment = format!("@step the file's byte order: big-endian when `{}`.", b.text);
                 let first = crate::emit::order_init(self.c, &hs.name.text, quote!(false));
-                let then = crate::emit::order_init(self.c, &hs.name.text, quote!(__big));
                 (
                     quote! {
                         let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #first };
                         #[doc = #comment]
-                        let __big: bool = #cond;
-                        let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #then };
+                        let __order: bool = #cond;
                     },
                     quote! {
                         /// Big-endian: the byte order the header chose.
@@ -1846,14 +1844,37 @@ impl<'a> Em<'a> {
             h.extend(splitter.take_helpers());
             h
         };
+        // With the file's order chosen by the header, the steps once per order, each with the
+        // order a constant: every read in them is one load, no branch (the parts the body
+        // was split into take `__big` and are inlined).
+        let order_body = if self.schema().big_when.is_some() {
+            let then = crate::emit::order_init(self.c, &hs.name.text, quote!(__big));
+            quote! {
+                if __order {
+                    let __big: bool = true;
+                    let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #then };
+                    let _ = &header;
+                    #steps_body
+                } else {
+                    let __big: bool = false;
+                    let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #then };
+                    let _ = &header;
+                    #steps_body
+                }
+            }
+        } else {
+            quote! {
+                let _ = &header;
+                #steps_body
+            }
+        };
         let validate_body = quote! {
             let len: u64 = u64::try_from(buf.len()).unwrap_or(u64::MAX);
             let Some(header_raw) = __rt::chunk_at::<#hsize>(buf, 0) else {
                 return #hfail;
             };
             #header_bind
-            let _ = &header;
-            #steps_body
+            #order_body
         };
         let (validate_as, validate_with, visit_trait) = if visited.is_empty() {
             (

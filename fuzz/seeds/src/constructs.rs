@@ -64,6 +64,7 @@ const DIRLIN: u8 = 40;
 const LOCLIN: u8 = 41;
 const DIRGATEW: u8 = 42;
 const ZIP: u8 = 43;
+const PCAP: u8 = 44;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -799,6 +800,27 @@ pub fn write_seeds(dir: &Path) -> usize {
                 fs::read(&p).unwrap_or_default(),
             ));
         }
+    }
+    // Captures (python3-dpkt's examples): a byte order and resolution from the magic.
+    for p in real_files(Path::new("/usr/share"), 32 << 10, 4, &|p, h| {
+        p.extension().is_some_and(|e| e == "pcap" || e == "cap")
+            && (h.starts_with(&[0xD4, 0xC3, 0xB2, 0xA1]) || h.starts_with(&[0xA1, 0xB2, 0xC3, 0xD4]))
+    }) {
+        seeds.push((
+            format!("pcap-{}", p.display()).replace('/', "_"),
+            PCAP,
+            fs::read(&p).unwrap_or_default(),
+        ));
+    }
+    // Big-endian shared objects (s390x's C library): the file's byte order from EI_DATA.
+    for p in real_files(Path::new("/usr/s390x-linux-gnu/lib"), 64 << 10, 2, &|_, h| {
+        h.starts_with(b"\x7fELF\x02\x02")
+    }) {
+        seeds.push((
+            format!("elfbe-{}", p.display()).replace('/', "_"),
+            ELF64,
+            fs::read(&p).unwrap_or_default(),
+        ));
     }
     // Small relocatable objects (the C runtime's crt*.o) and executables.
     let elf = |_: &Path, h: &[u8]| h.starts_with(b"\x7fELF\x02\x01");
