@@ -401,8 +401,15 @@ pub const NAME: &str = "first";
 /// stream of a collection's last record.
 pub const LAST: &str = "last";
 
+/// The name of the `first_body(collection)` function (the positions construct): where the
+/// body of a collection's first record starts in the file (its layout's struct).
+pub const FIRST_BODY: &str = "first_body";
+
+/// The name of the `last_body(collection)` function: where its last record's body starts.
+pub const LAST_BODY: &str = "last_body";
+
 /// The positions construct's functions.
-pub const POSITIONS: [&str; 2] = [NAME, LAST];
+pub const POSITIONS: [&str; 4] = [NAME, LAST, FIRST_BODY, LAST_BODY];
 
 #[cfg(test)]
 mod tests {

@@ -395,9 +395,13 @@ pub(crate) fn check_calls(
                 );
                 false
             }
-            (crate::expr::NAME | crate::expr::LAST, _) => {
-                crate::check::positions::check_call(c, f, args, what, at, d)
-            }
+            (
+                crate::expr::NAME
+                | crate::expr::LAST
+                | crate::expr::FIRST_BODY
+                | crate::expr::LAST_BODY,
+                _,
+            ) => crate::check::positions::check_call(c, f, args, what, at, d),
             ("end", [Expr::Ref(p)])
                 if p.len() == 1
                     && c.schema

@@ -2,7 +2,10 @@
 //! stream of the first and the last record of a stream collection (a layout's records), for
 //! order rules across records of different types ("IHDR comes first": `first(ihdrs) == 0`;
 //! "`fmt ` before `data`": `first(fmts) < first(datas)`; "IDAT chunks are consecutive":
-//! `last(idats) - first(idats) + 1 == count(idats)`).
+//! `last(idats) - first(idats) + 1 == count(idats)`); and `first_body(collection)` and
+//! `last_body(collection)`, where those records' bodies start in the file, to place a located
+//! record there and read it anywhere after (WAVE's "the data length is a multiple of the
+//! format chunk's `block_align`": `records: { fmt: { struct: Fmt, at: "first_body(fmts)" } }`).
 //!
 //! The `stream_fits` walk computes it in the pass that counts the records (no allocation,
 //! no second walk): the emitter keeps one `Option<u64>` per collection that some step asks
@@ -104,9 +107,9 @@ pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     }
 }
 
-/// `first(...)` or `last(...)` in the definition of a table, range, checksum, located
-/// record, string or stream: refused (the views and the writer compute those without the
-/// walk's positions).
+/// A position in the definition of a table, range, checksum, located record per record or
+/// found by a search, string or stream: refused (the views and the writer compute those
+/// without the walk's positions). A file-level located record's `at` may read one.
 pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     for (e, what) in definitions(c) {
         let mut names = Vec::new();
@@ -138,7 +141,13 @@ fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
         }
     }
     for r in &file.ext.records {
-        defs.push((&r.at, format!("record `{}`", r.name.text)));
+        // A file-level record placed where it is (no search) is placed by its record_fits
+        // step, after the walk, and the view keeps its bytes: its `at` may read a position
+        // (`first_body(fmts)`: WAVE's format chunk). One per record of a collection is found
+        // again by the view's accessor, without the walk.
+        if r.table.is_some() || r.search.is_some() {
+            defs.push((&r.at, format!("record `{}`", r.name.text)));
+        }
         if let Some(s) = &r.search {
             defs.push((&s.cond, format!("record `{}`", r.name.text)));
         }

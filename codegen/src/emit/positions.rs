@@ -1,12 +1,13 @@
-//! Emission of `first(collection)` and `last(collection)` (`check/positions.rs`): the
-//! walk's per-collection `Option<u64>`s and the reads of them in expressions.
+//! Emission of `first(collection)`, `last(collection)`, `first_body(collection)` and
+//! `last_body(collection)` (`check/positions.rs`): the walk's per-collection `Option<u64>`s
+//! and the reads of them in expressions.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::check::Checked;
 use crate::check::positions::calls;
-use crate::expr::{Expr, ExprAt, NAME, POSITIONS};
+use crate::expr::{Expr, ExprAt, FIRST_BODY, LAST, NAME, POSITIONS};
 use crate::schema::top::Step;
 
 /// Every expression of validation steps (`for_each` bodies, `when` conditions, order keys,
@@ -73,19 +74,34 @@ pub fn emit_call(f: &str, args: &[Expr]) -> TokenStream {
 #[must_use]
 pub fn walk_tokens(c: &Checked, name: &str) -> Vec<(proc_macro2::Ident, TokenStream, TokenStream)> {
     let used = used(c);
+    // A body starts after its record's header (`rec_at` in the walk: where the record starts).
+    let hs = c
+        .schema
+        .file
+        .streams
+        .iter()
+        .find(|s| s.layouts.iter().any(|l| l.collection.text == name))
+        .and_then(|s| c.layouts.get(&s.header.text))
+        .map_or(0, |l| l.size);
+    let hs = crate::emit::lit_u64_suffixed(hs);
     POSITIONS
         .iter()
         .filter(|f| used.iter().any(|(uf, n)| uf == *f && n == name))
         .map(|f| {
             let v = var(f, name);
-            let set = if *f == NAME {
+            let value = if *f == NAME || *f == LAST {
+                quote!(index)
+            } else {
+                quote!(rec_at.saturating_add(#hs))
+            };
+            let set = if *f == NAME || *f == FIRST_BODY {
                 quote! {
                     if #v.is_none() {
-                        #v = Some(index);
+                        #v = Some(#value);
                     }
                 }
             } else {
-                quote!(#v = Some(index);)
+                quote!(#v = Some(#value);)
             };
             (v.clone(), quote!(let mut #v: Option<u64> = None;), set)
         })

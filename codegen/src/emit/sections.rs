@@ -488,7 +488,13 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
             let v = format_ident!("__count_{}", p.first().map_or("missing", |s| s.as_str()));
             quote!(#v)
         }
-        (crate::expr::NAME | crate::expr::LAST, _) => crate::emit::positions::emit_call(f, args),
+        (
+            crate::expr::NAME
+            | crate::expr::LAST
+            | crate::expr::FIRST_BODY
+            | crate::expr::LAST_BODY,
+            _,
+        ) => crate::emit::positions::emit_call(f, args),
         ("end", [Expr::Ref(p)]) => {
             let rname = p.first().map_or("missing", |s| s.as_str());
             let Some(r) =

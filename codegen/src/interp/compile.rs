@@ -192,11 +192,18 @@ impl Comp<'_> {
                         None => CE::Zero,
                     }
                 }
-                (crate::expr::NAME | crate::expr::LAST, [Expr::Ref(p)]) => {
+                (
+                    crate::expr::NAME
+                    | crate::expr::LAST
+                    | crate::expr::FIRST_BODY
+                    | crate::expr::LAST_BODY,
+                    [Expr::Ref(p)],
+                ) => {
                     let name = p.first().map_or("", |s| s.as_str());
                     match self.c.collections.iter().position(|t| t.name.text == name) {
                         Some(i) if f == crate::expr::NAME => CE::First(i),
-                        Some(i) => CE::Last(i),
+                        Some(i) if f == crate::expr::LAST => CE::Last(i),
+                        Some(i) => CE::Body(i, f == crate::expr::LAST_BODY),
                         None => CE::Zero,
                     }
                 }

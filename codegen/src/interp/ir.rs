@@ -98,6 +98,9 @@ pub(super) enum CE {
     First(usize),
     /// `last(collection)`: the index in its stream of the collection's last record.
     Last(usize),
+    /// `first_body(collection)`, `last_body(collection)`: where the body of the collection's
+    /// first (`false`) or last (`true`) record starts in the file.
+    Body(usize, bool),
     End(usize),
     If(Box<CE>, Box<CE>, Box<CE>),
     /// A named value (index among the file's `let` steps).

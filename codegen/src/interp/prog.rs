@@ -58,8 +58,9 @@ pub(super) struct FileProg<'c> {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Summary {
     pub(super) total: u64,
-    /// Per type value: (count, first index, last index).
-    pub(super) types: std::collections::BTreeMap<u64, (u64, u64, u64)>,
+    /// Per type value: (count, first index, last index, first body's offset, last body's
+    /// offset).
+    pub(super) types: std::collections::BTreeMap<u64, (u64, u64, u64, u64, u64)>,
 }
 
 /// The aggregates of each stream walked so far, keyed by the stream and its placement
@@ -195,6 +196,7 @@ impl<'b> State<'b> {
             CE::RecPos(k) => Some(rec_pos(self.rec_span, *k)),
             CE::First(ci) => self.stream_first(p, *ci),
             CE::Last(ci) => self.stream_last(p, *ci),
+            CE::Body(ci, last) => self.stream_body(p, *ci, *last),
             CE::End(ri) => {
                 let (at, size, _) = (*self.located.get(*ri)?)?;
                 at.checked_add(size)

@@ -501,9 +501,14 @@ fn summary(st: &State<'_>, p: &FileProg<'_>, si: usize) -> Option<std::rc::Rc<Su
     let mut sum = Summary::default();
     let mut w = Walker::new(st, s);
     while let Walked::Rec(r) = w.next(st, p, s) {
-        let e = sum.types.entry(r.ty).or_insert((0, sum.total, sum.total));
+        let body = r.at.saturating_add(s.hs);
+        let e = sum
+            .types
+            .entry(r.ty)
+            .or_insert((0, sum.total, sum.total, body, body));
         e.0 = e.0.saturating_add(1);
         e.2 = sum.total;
+        e.4 = body;
         sum.total = sum.total.saturating_add(1);
     }
     let sum = std::rc::Rc::new(sum);
@@ -532,6 +537,21 @@ pub(super) fn first(st: &State<'_>, p: &FileProg<'_>, ci: usize) -> Option<u64> 
     for (si, s) in p.streams.iter().enumerate() {
         if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
             return summary(st, p, si)?.types.get(&l.1).map(|t| t.1);
+        }
+    }
+    None
+}
+
+/// `first_body()` (`last`: `last_body()`) of a stream's collection: where the body of its
+/// first (last) record starts in the file (`None` when it has none).
+pub(super) fn body(st: &State<'_>, p: &FileProg<'_>, ci: usize, last: bool) -> Option<u64> {
+    let name = &p.c.collections.get(ci)?.name.text;
+    for (si, s) in p.streams.iter().enumerate() {
+        if let Some(l) = s.layouts.iter().find(|l| &l.0 == name) {
+            return summary(st, p, si)?
+                .types
+                .get(&l.1)
+                .map(|t| if last { t.4 } else { t.3 });
         }
     }
     None
@@ -688,6 +708,11 @@ impl State<'_> {
     /// [`last`].
     pub(super) fn stream_last(&self, p: &FileProg<'_>, ci: usize) -> Option<u64> {
         last(self, p, ci)
+    }
+
+    /// `first_body(collection)` (`last`: `last_body(collection)`).
+    pub(super) fn stream_body(&self, p: &FileProg<'_>, ci: usize, last: bool) -> Option<u64> {
+        body(self, p, ci, last)
     }
 
     /// [`count`].
