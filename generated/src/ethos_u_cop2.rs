@@ -449,7 +449,7 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, every record of `records`, `cop-missing-stream`, in schema order.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, `cop-unknown-action`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic(
@@ -487,11 +487,12 @@ impl<'a> Cop2<'a> {
         // cop2-action-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it.
         let __at_records: u64 = u64::from(HEADER_BYTES);
         let (__count_records, __count_streams): (u64, u64) = {
-            let bytes: &[u8] = actions;
+            let bytes: &'a [u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
             let mut index: u64 = 0;
             let mut __n_streams: u64 = 0;
+            let mut __deferred: Option<__rt::Deferred> = None;
             loop {
                 let rec_at: u64 = __at_records.saturating_add(pos);
                 if pos >= end {
@@ -544,36 +545,51 @@ impl<'a> Cop2<'a> {
                 }
                 let rec_end: u64 = pos.saturating_add(total);
                 let next: u64 = rec_end;
+                if __deferred.is_none() {
+                    let index: u64 = index;
+                    let _ = (&rec, rec_at, index);
+                    if let Err(d) = (|| -> Result<(), __rt::Deferred> {
+                        // cop-unknown-action: `kind == ACTION_CMD_STREAM`.
+                        {
+                            let lhs: u64 = u64::from(rec.kind());
+                            let rhs: u64 = u64::from(ACTION_CMD_STREAM);
+                            if lhs != rhs {
+                                return __rt::fail(
+                                    8,
+                                    &ERROR_SITES[7],
+                                    rec_at,
+                                    lhs,
+                                    rhs,
+                                    0,
+                                    usize::try_from(index).unwrap_or(usize::MAX),
+                                );
+                            }
+                        }
+                        Ok(())
+                    })() {
+                        __deferred = Some(d);
+                    }
+                }
                 index = index.saturating_add(1);
                 pos = next;
+            }
+            if let Some(d) = __deferred {
+                return Err(d.into_report());
             }
             (index, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_streams);
-        // For every record of stream `records`.
-        for __next in RecordsIter::new(buf, actions, __at_records) {
-            let __item: RecordsItem<'a> = __next;
-            let rec: ActionHeader<'a> = __item.header();
-            let rec_at: u64 = __item.offset();
-            let index: u64 = u64::from(__item.index());
-            let _ = (&rec, rec_at, index);
-            // cop-unknown-action: `kind == ACTION_CMD_STREAM`.
-            {
-                let lhs: u64 = u64::from(rec.kind());
-                let rhs: u64 = u64::from(ACTION_CMD_STREAM);
-                if lhs != rhs {
-                    return __rt::fail(
-                        8,
-                        &ERROR_SITES[7],
-                        rec_at,
-                        lhs,
-                        rhs,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-            }
-        }
+        Ok((actions, __at_records, __count_streams))
+    }
+    /// Part of [`Self::validate_as`]: `cop-missing-stream`, `cop-duplicate-action`, every record of `streams`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_missing_stream(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __count_streams: u64,
+    ) -> Result<(), __rt::Deferred> {
         // cop-missing-stream: `count(streams) >= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -582,17 +598,6 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(9, &ERROR_SITES[8], 0, lhs, rhs, 0, 0);
             }
         }
-        Ok((actions, __at_records, __count_streams))
-    }
-    /// Part of [`Self::validate_as`]: `cop-duplicate-action`, every record of `streams`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_duplicate_action(
-        buf: &'a [u8],
-        actions: &'a [u8],
-        __at_records: u64,
-        __count_streams: u64,
-    ) -> Result<(), __rt::Deferred> {
         // cop-duplicate-action: `count(streams) <= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -791,7 +796,7 @@ impl<'a> Cop2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_cop_duplicate_action(
+        match Self::check_cop_missing_stream(
             buf,
             actions,
             __at_records,

@@ -233,11 +233,71 @@ pub fn step(
     if kind == crate::schema::streams::StreamStep::Checksum {
         return checksum_step(em, code, target);
     }
-    walk_step(em, code, target)
+    walk_step(em, code, target, None)
 }
 
-/// The `stream_fits` step: walk every record, checking it, counting records per type.
-fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
+/// Whether the `for_each` over stream `stream` can run inside its `stream_fits` walk
+/// ([`fused_walk`]): its steps are checks of one record (`assert`, `expect`, `min_len`,
+/// `flags_known`, `enum_known`, `let`, and those under `when`) that read no aggregate of a
+/// walk (`count()`, `first()` and the other positions, which the walk has not finished).
+#[must_use]
+pub fn fusable_body(steps: &[Step]) -> bool {
+    fn simple(s: &Step) -> bool {
+        match s {
+            Step::Assert { .. }
+            | Step::Expect { .. }
+            | Step::MinLen { .. }
+            | Step::FlagsKnown { .. }
+            | Step::EnumKnown { .. }
+            | Step::Let { .. } => true,
+            Step::When { step, .. } => simple(step),
+            _ => false,
+        }
+    }
+    steps.iter().all(simple) && steps.len() <= 8
+}
+
+/// Whether expression `e` reads an aggregate of a walk (`count()`, `end()`, a position).
+#[must_use]
+pub fn reads_aggregate(e: &crate::expr::Expr) -> bool {
+    use crate::expr::Expr;
+    match e {
+        Expr::Num(_) | Expr::Ref(_) => false,
+        Expr::Not(x) | Expr::At(_, x, _) => reads_aggregate(x),
+        Expr::Bin(_, l, r) => reads_aggregate(l) || reads_aggregate(r),
+        Expr::Call(f, args) => {
+            f == "count"
+                || f == "end"
+                || crate::expr::POSITIONS.contains(&f.as_str())
+                || args.iter().any(reads_aggregate)
+        }
+    }
+}
+
+/// The `stream_fits` walk of stream `target` with the `for_each` over it that follows run
+/// inside it, record by record, in one pass over the records instead of two (pcap's packet
+/// checks). The errors are the ones the two passes give: a record's checks run once the walk
+/// has checked that record, and the first that fails is held back (as a `Deferred`) while
+/// the walk goes on, so that a failure of the walk itself, on any later record, is still the
+/// one reported; the held failure is reported after the walk and the steps between
+/// (`between`: `let`s that read no aggregate of the walk, emitted before it).
+pub fn fused_walk(
+    em: &Em<'_>,
+    code: &str,
+    target: &str,
+    between: TokenStream,
+    steps: &[Step],
+) -> TokenStream {
+    let walk = walk_step(em, code, target, Some(steps));
+    quote! {
+        #between
+        #walk
+    }
+}
+
+/// The `stream_fits` step: walk every record, checking it, counting records per type (and,
+/// with `fused`, running a `for_each`'s steps on each record: [`fused_walk`]).
+fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> TokenStream {
     let file = &em.c.schema.file;
     let Some(s) = stream(file, target) else {
         return quote!();
@@ -440,6 +500,77 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             }
         }
     });
+    // The `for_each`'s steps, emitted after every site of the walk (so that the sites keep
+    // the numbers two passes give them), on the record the walk has just checked; the first
+    // failure held until the walk is done (in the walk's block, where the helper functions
+    // the body may be cut into see it).
+    // (A record the steps read borrows the buffer for as long as the view does.)
+    let bytes_ty = if fused.is_some() {
+        quote!(&'a [u8])
+    } else {
+        quote!(&[u8])
+    };
+    let (held, report) = if fused.is_some() {
+        (
+            quote!(let mut __deferred: Option<__rt::Deferred> = None;),
+            quote! {
+                if let Some(d) = __deferred {
+                    return Err(d.into_report());
+                }
+            },
+        )
+    } else {
+        (quote!(), quote!())
+    };
+    let fused = fused.and_then(|steps| {
+        let ct = em.c.collections.iter().find(|t| t.name.text == sn)?;
+        let body = em.steps(steps, Scope::Record(ct));
+        let ity = item_ty(s);
+        let item_order = em
+            .c
+            .schema
+            .big_when
+            .is_some()
+            .then(|| quote!(big: __big,));
+        // Steps that read only the header (no `record.body_offset` and the like) read the
+        // walk's own view of it.
+        if !body.to_string().contains("__item") {
+            return Some(quote! {
+                if __deferred.is_none() {
+                    let index: u64 = index;
+                    let _ = (&rec, rec_at, index);
+                    if let Err(d) = (|| -> Result<(), __rt::Deferred> {
+                        #body
+                        Ok(())
+                    })() {
+                        __deferred = Some(d);
+                    }
+                }
+            });
+        }
+        Some(quote! {
+            if __deferred.is_none() {
+                let __item: #ity<'a> = #ity {
+                    buf,
+                    header: raw,
+                    body: __rt::range_at(bytes, pos.saturating_add(#hs64), total.saturating_sub(#hs64)).unwrap_or(&[]),
+                    offset: rec_at,
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
+                    #item_order
+                };
+                let rec: #hty<'a> = __item.header();
+                let rec_at: u64 = __item.offset();
+                let index: u64 = u64::from(__item.index());
+                let _ = (&rec, rec_at, index);
+                if let Err(d) = (|| -> Result<(), __rt::Deferred> {
+                    #body
+                    Ok(())
+                })() {
+                    __deferred = Some(d);
+                }
+            }
+        })
+    });
     let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
         .chain(counts.iter().map(|c| c.0.clone()))
         .chain(firsts.iter().cloned())
@@ -478,11 +609,12 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         #[doc = #comment]
         let #at: u64 = #start;
         let #cnt_pat = {
-            let bytes: &[u8] = #range;
+            let bytes: #bytes_ty = #range;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
             let mut index: u64 = 0;
             #(#counters)*
+            #held
             loop {
                 let rec_at: u64 = #at.saturating_add(pos);
                 if pos >= end {
@@ -502,10 +634,12 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
                 #layout_check
                 let rec_end: u64 = pos.saturating_add(total);
                 let next: u64 = #next;
+                #fused
                 index = index.saturating_add(1);
                 #term
                 pos = next;
             }
+            #report
             #cnt_tuple
         };
         let _ = (#at, #(#cnt_names),*);

@@ -706,9 +706,61 @@ impl<'a> Em<'a> {
             record: quote!(rec),
         };
         let mut out = Vec::new();
+        let mut skip = 0usize;
         for (i, s) in steps.iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
             if matches!(scope, Scope::Top) {
                 out.push(crate::emit::sections::count_bindings(self, s));
+            }
+            // A walk, `let`s that do not read it, and the `for_each` over its stream: one pass
+            // (`stream::fused_walk`).
+            if matches!(scope, Scope::Top)
+                && let Step::StreamFits {
+                    code,
+                    stream,
+                    kind: crate::schema::streams::StreamStep::Fits,
+                } = s
+            {
+                let rest = steps.get(i.saturating_add(1)..).unwrap_or(&[]);
+                let lets = rest
+                    .iter()
+                    .take_while(|x| {
+                        matches!(x, Step::Let { value, .. } if !crate::emit::stream::reads_aggregate(&value.expr))
+                    })
+                    .count();
+                if let Some(Step::ForEach { table, steps: body }) = rest.get(lets)
+                    && table.text == stream.text
+                    && crate::emit::stream::fusable_body(body)
+                    && !body.iter().any(|b| {
+                        let mut es = Vec::new();
+                        crate::emit::positions::step_exprs(
+                            self.c,
+                            std::slice::from_ref(b),
+                            &mut es,
+                        );
+                        es.iter()
+                            .any(|e| crate::emit::stream::reads_aggregate(&e.expr))
+                    })
+                {
+                    let between: Vec<TokenStream> = rest
+                        .get(..lets)
+                        .unwrap_or(&[])
+                        .iter()
+                        .map(|x| self.step(x, scope, &env))
+                        .collect();
+                    out.push(crate::emit::stream::fused_walk(
+                        self,
+                        &code.text,
+                        &stream.text,
+                        quote!(#(#between)*),
+                        body,
+                    ));
+                    skip = lets.saturating_add(1);
+                    continue;
+                }
             }
             let prev = i.checked_sub(1).and_then(|p| steps.get(p));
             out.push(match s {
