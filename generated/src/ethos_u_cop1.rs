@@ -429,8 +429,8 @@ impl<'a> Cop1<'a> {
             };
             bytes
         };
-        // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it.
         let __at_records: u64 = u64::from(MAGIC_BYTES);
+        // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
         let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
             let bytes: &'a [u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);

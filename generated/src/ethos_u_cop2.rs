@@ -449,7 +449,7 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, `cop-unknown-action`, in schema order.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic(
@@ -484,8 +484,8 @@ impl<'a> Cop2<'a> {
             };
             bytes
         };
-        // cop2-action-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it.
         let __at_records: u64 = u64::from(HEADER_BYTES);
+        // cop2-action-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
         let (__count_records, __count_streams): (u64, u64) = {
             let bytes: &'a [u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);

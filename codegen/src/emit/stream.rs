@@ -598,16 +598,23 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         ),
     };
     let comment = format!(
-        "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.",
+        "@step {code}: the records of stream `{sn}` fill range `{}`: each header and body inside it{}.{}",
         r.name.text,
         s.end.as_ref().map_or(String::new(), |e| format!(
             ", ending at a record where `{}`, with nothing after it",
             e.text
-        ))
+        )),
+        if fused.is_some() {
+            format!(
+                " The checks of `for_each: {sn}` run on each record as the walk goes; the first that fails is reported once the walk has checked every record."
+            )
+        } else {
+            String::new()
+        }
     );
     quote! {
-        #[doc = #comment]
         let #at: u64 = #start;
+        #[doc = #comment]
         let #cnt_pat = {
             let bytes: #bytes_ty = #range;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
