@@ -407,3 +407,99 @@ fn wav_real_files_and_mutants_agree_on_both_paths() {
     assert!(codes.len() > 6, "the sweep reaches many checks: {codes:?}");
     no_disagreement();
 }
+
+/// Files whose header chooses their byte order (`byte_order: { big_when }`): the lowering
+/// is made once per order, and both paths agree on the ELF64 files of either order here
+/// (x86-64 binaries, s390x's C library when `scripts/setup-formats` installed it) and on
+/// every capture in the four byte order and resolution combinations, each with every byte
+/// of its first 128 flipped.
+#[test]
+fn files_in_either_byte_order_agree_on_both_paths() {
+    let sweep = |it: &Interp<'_>, good: &[u8], codes: &mut std::collections::BTreeSet<&str>| {
+        codes.insert(agree(it, good));
+        let mut m = good.to_vec();
+        for at in 0..good.len().min(128) {
+            for x in [0x01u8, 0x80, 0xFF] {
+                m[at] ^= x;
+                codes.insert(agree(it, &m));
+                m[at] = good[at];
+            }
+        }
+    };
+    // ELF64: the smallest objects of each order.
+    let elf_schema = load("../formats/elf64.yaml");
+    let elf = Interp::new(&elf_schema);
+    let mut files: Vec<Vec<u8>> = Vec::new();
+    for dir in ["/usr/s390x-linux-gnu/lib", "/usr/lib/x86_64-linux-gnu"] {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut these: Vec<Vec<u8>> = rd
+            .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+            .filter(|b| b.starts_with(b"\x7fELF\x02") && b.len() < 64 << 10)
+            .collect();
+        these.sort_by_key(Vec::len);
+        files.extend(these.into_iter().take(2));
+    }
+    let mut codes = std::collections::BTreeSet::new();
+    for b in &files {
+        sweep(&elf, b, &mut codes);
+    }
+    if files.iter().any(|b| b.get(5) == Some(&2)) {
+        assert!(codes.contains("ok") && codes.len() > 4, "ELF: {codes:?}");
+    } else {
+        eprintln!(
+            "interp_fast: no big-endian ELF64 file here (scripts/setup-formats installs libc6-s390x-cross); little-endian only"
+        );
+    }
+    // pcap: each capture in the four combinations.
+    let pcap_schema = load("../formats/pcap.yaml");
+    let pcap = Interp::new(&pcap_schema);
+    let captures = npuschema_tests::real_files(
+        &[Path::new("/usr/share").to_path_buf()],
+        &["pcap"],
+        64 << 10,
+        4,
+    );
+    let mut codes = std::collections::BTreeSet::new();
+    for p in &captures {
+        let Ok(good) = std::fs::read(p) else { continue };
+        let Ok((rest, parser)) = pcap_file::pcap::PcapParser::new(&good) else {
+            continue;
+        };
+        for (e, r) in [
+            (
+                pcap_file::Endianness::Little,
+                pcap_file::TsResolution::MicroSecond,
+            ),
+            (
+                pcap_file::Endianness::Big,
+                pcap_file::TsResolution::NanoSecond,
+            ),
+        ] {
+            let header = pcap_file::pcap::PcapHeader {
+                endianness: e,
+                ts_resolution: r,
+                ..parser.header()
+            };
+            let mut w = pcap_file::pcap::PcapWriter::with_header(Vec::new(), header).unwrap();
+            let mut left = rest;
+            while !left.is_empty() {
+                let Ok((next, pkt)) = parser.next_packet(left) else {
+                    break;
+                };
+                w.write_packet(&pkt).unwrap();
+                left = next;
+            }
+            sweep(&pcap, &w.into_writer(), &mut codes);
+        }
+    }
+    if captures.is_empty() {
+        eprintln!(
+            "interp_fast: no capture here (scripts/setup-formats installs python3-dpkt); pcap skipped"
+        );
+    } else {
+        assert!(codes.contains("ok") && codes.len() > 3, "pcap: {codes:?}");
+    }
+    no_disagreement();
+}

@@ -35,12 +35,27 @@ type KeyCmp = (u64, W, u64);
 /// each interval of the key's values on which all those comparisons have the same outcome,
 /// with the outcomes folded in (`if(header.version >= X, ...)` becomes one arm, a table's
 /// count a constant, and so on). A run reads the key and takes its interval's body.
+///
+/// A file whose header chooses its byte order is lowered once per order, the fields in the
+/// file's order read in that one ([`Prog::big`] for big-endian files), as the generated
+/// validator runs its steps once per order.
 pub(super) fn lower(p: &FileProg<'_>) -> Prog {
-    let (base, cmps) = lower_body(p, None);
+    let mut prog = lower_in(p, false);
+    if p.big_when.is_some() {
+        let big = lower_in(p, true);
+        prog.memo_slots = prog.memo_slots.max(big.memo_slots);
+        prog.big = Some(Box::new(big));
+    }
+    prog
+}
+
+/// [`lower`] for files in one byte order (`big`: big-endian), for the fields in the file's.
+fn lower_in(p: &FileProg<'_>, big: bool) -> Prog {
+    let (base, cmps) = lower_body(p, None, big);
     let keyed = key(&cmps).map(|(at, w, starts)| {
         let bodies = starts
             .iter()
-            .map(|&v| lower_body(p, Some((at, w, v))).0)
+            .map(|&v| lower_body(p, Some((at, w, v)), big).0)
             .collect();
         Keyed {
             at,
@@ -67,13 +82,14 @@ pub(super) fn lower(p: &FileProg<'_>) -> Prog {
         ],
         variants: Vec::new(),
         choice: None,
+        big: None,
     }
 }
 
 /// One lowering of `p`'s steps, the key word `pin` (offset, reading, a value of the
 /// interval) decided; and the comparisons of header words with constants it saw.
-fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>) -> (Body, Vec<KeyCmp>) {
-    let l = Low::new(p, true, pin);
+fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>, big: bool) -> (Body, Vec<KeyCmp>) {
+    let l = Low::new(p, true, pin, big);
     let mut steps = Vec::new();
     for s in &p.steps {
         let f = l.step(s);
@@ -315,13 +331,13 @@ impl FileProg<'_> {
 /// are read after the run); and, when they compare a key word with constants, the variant
 /// each interval of its values chooses (see [`lower`]).
 pub(super) fn lower_variants(p: &FileProg<'_>, conds: &[&CE]) -> (Vec<Fc>, Option<Choice>) {
-    let l = Low::new(p, false, None);
+    let l = Low::new(p, false, None, false);
     let fcs = conds.iter().map(|c| l.fc(c)).collect();
     let choice = key(&l.cmps.into_inner()).and_then(|(at, w, starts)| {
         let picks = starts
             .iter()
             .map(|&v| {
-                let l = Low::new(p, false, Some((at, w, v)));
+                let l = Low::new(p, false, Some((at, w, v)), false);
                 for (i, c) in conds.iter().enumerate() {
                     match l.fc(c) {
                         Fc::K(true) => return Some(Some(i)),
@@ -358,6 +374,8 @@ struct Low<'a, 'c> {
     /// Per located record, its place once a top-level `record_fits` with a constant
     /// offset and size passed: (offset, size).
     located_at: std::cell::RefCell<Vec<Option<(u64, u64)>>>,
+    /// The byte order of this lowering, for the fields in the file's (big-endian).
+    big: bool,
 }
 
 /// Whether a lowered value is the same all through a run: it reads only header words,
@@ -424,9 +442,10 @@ fn passes(s: &FStep) -> bool {
 }
 
 impl<'a, 'c> Low<'a, 'c> {
-    fn new(p: &'a FileProg<'c>, memo: bool, pin: Option<KeyCmp>) -> Self {
+    fn new(p: &'a FileProg<'c>, memo: bool, pin: Option<KeyCmp>, big: bool) -> Self {
         Low {
             p,
+            big,
             memos: std::cell::RefCell::new(Vec::new()),
             memo,
             pin,
@@ -508,7 +527,7 @@ impl<'a, 'c> Low<'a, 'c> {
         let Some(t) = word_ty(f.kind, &self.p.c.schema) else {
             return Some(Fx::K(None));
         };
-        let w = W::of(t, f.big);
+        let w = W::of(t, if f.file_order { self.big } else { f.big });
         Some(match f.own {
             Own::Header => Fx::Abs(f.off, w),
             Own::Record => Fx::Rec(f.off, w),
@@ -1406,12 +1425,15 @@ impl<'c> Interp<'c> {
         p: &FileProg<'c>,
         st: &mut State<'_>,
     ) -> Result<(), E> {
-        // (A file whose byte order its header chooses: the lowered reads have theirs fixed,
-        // so the generic path reads it.)
-        if GENERIC.with(std::cell::Cell::get) || p.big_when.is_some() {
+        if GENERIC.with(std::cell::Cell::get) {
             return self.exec(p, &p.steps, st);
         }
-        let body = p.fast.body(st.buf);
+        // A file whose header chose big-endian: the steps lowered for that order.
+        let prog = match (&p.fast.big, st.big) {
+            (Some(b), true) => &**b,
+            _ => &p.fast,
+        };
+        let body = prog.body(st.buf);
         // The values the guard and the placements read: the constants, the length, the
         // run-invariant values (in order: one may use those before it), the header words.
         let mut vals = RunVals::zero();

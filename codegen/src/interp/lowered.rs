@@ -667,6 +667,9 @@ pub(super) struct Prog {
     /// The variant each interval of a key word's values chooses, when in every interval
     /// every condition is decided (they compare only that word with constants).
     pub(super) choice: Option<Choice>,
+    /// The steps lowered for a big-endian file, when the file's header chooses its byte
+    /// order (`byte_order: { big_when }`): these are for a little-endian one.
+    pub(super) big: Option<Box<Prog>>,
 }
 
 /// The variant chosen by a key word's value: the first value of each interval,
