@@ -214,19 +214,8 @@ fn main() {
         );
         report("pcap", &p, b.len(), &r, "pcap-file");
         // Big-endian, nanoseconds: the same packets, written by the reference's writer.
-        let (mut rest, parser) = pcap_file::pcap::PcapParser::new(&b).unwrap();
-        let header = pcap_file::pcap::PcapHeader {
-            endianness: pcap_file::Endianness::Big,
-            ts_resolution: pcap_file::TsResolution::NanoSecond,
-            ..parser.header()
-        };
-        let mut w = pcap_file::pcap::PcapWriter::with_header(Vec::new(), header).unwrap();
-        while !rest.is_empty() {
-            let (next, pkt) = parser.next_packet(rest).unwrap();
-            w.write_packet(&pkt).unwrap();
-            rest = next;
-        }
-        let be = w.into_writer();
+        let be =
+            npuschema_tests::pcap_rewritten(&b, true, true).expect("a capture pcap-file reads");
         let r = compare(
             || pcapf::Pcap::validate(black_box(&be)).map_or(0, |v| u64::from(v.header().snaplen())),
             || by_pcap(black_box(&be)).unwrap_or(0),

@@ -337,7 +337,6 @@ impl<'a> Cop1<'a> {
             let rec_end: u64 = pos.saturating_add(total);
             let next: u64 = rec_end;
             if __deferred.is_none() {
-                let index: u64 = index;
                 let _ = (&rec, rec_at, index);
                 if let Err(d) = (|| -> Result<(), __rt::Deferred> {
                     // cop-unknown-action: `id <= DA_LAST`.

@@ -449,7 +449,7 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, in schema order.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, `cop-missing-stream`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic(
@@ -546,7 +546,6 @@ impl<'a> Cop2<'a> {
                 let rec_end: u64 = pos.saturating_add(total);
                 let next: u64 = rec_end;
                 if __deferred.is_none() {
-                    let index: u64 = index;
                     let _ = (&rec, rec_at, index);
                     if let Err(d) = (|| -> Result<(), __rt::Deferred> {
                         // cop-unknown-action: `kind == ACTION_CMD_STREAM`.
@@ -579,17 +578,6 @@ impl<'a> Cop2<'a> {
             (index, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_streams);
-        Ok((actions, __at_records, __count_streams))
-    }
-    /// Part of [`Self::validate_as`]: `cop-missing-stream`, `cop-duplicate-action`, every record of `streams`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_missing_stream(
-        buf: &'a [u8],
-        actions: &'a [u8],
-        __at_records: u64,
-        __count_streams: u64,
-    ) -> Result<(), __rt::Deferred> {
         // cop-missing-stream: `count(streams) >= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -598,6 +586,17 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(9, &ERROR_SITES[8], 0, lhs, rhs, 0, 0);
             }
         }
+        Ok((actions, __at_records, __count_streams))
+    }
+    /// Part of [`Self::validate_as`]: `cop-duplicate-action`, every record of `streams`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_duplicate_action(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __count_streams: u64,
+    ) -> Result<(), __rt::Deferred> {
         // cop-duplicate-action: `count(streams) <= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -796,7 +795,7 @@ impl<'a> Cop2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_cop_missing_stream(
+        match Self::check_cop_duplicate_action(
             buf,
             actions,
             __at_records,

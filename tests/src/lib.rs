@@ -74,3 +74,48 @@ pub fn interp(schema: &'static str) -> &'static npuschema_codegen::interp::Inter
     g.push((schema, i));
     i
 }
+
+/// The capture `good` (one `pcap-file` reads) written again by `pcap-file`'s writer,
+/// big-endian when `big`, with nanosecond timestamps when `nanos`, packet for packet (raw
+/// packets: a microsecond fraction is exact in nanoseconds; nanoseconds written to a
+/// microsecond file lose their last three digits). `None` when `pcap-file` cannot read or
+/// write it.
+#[must_use]
+pub fn pcap_rewritten(good: &[u8], big: bool, nanos: bool) -> Option<Vec<u8>> {
+    use pcap_file::pcap::{PcapHeader, PcapParser, PcapWriter, RawPcapPacket};
+    use pcap_file::{Endianness, TsResolution};
+    let (mut rest, parser) = PcapParser::new(good).ok()?;
+    let h = parser.header();
+    let r = if nanos {
+        TsResolution::NanoSecond
+    } else {
+        TsResolution::MicroSecond
+    };
+    let header = PcapHeader {
+        endianness: if big {
+            Endianness::Big
+        } else {
+            Endianness::Little
+        },
+        ts_resolution: r,
+        ..h
+    };
+    let mut w = PcapWriter::with_header(Vec::new(), header).ok()?;
+    while !rest.is_empty() {
+        let (next, raw) = parser.next_raw_packet(rest).ok()?;
+        let frac = match (h.ts_resolution, r) {
+            (TsResolution::MicroSecond, TsResolution::NanoSecond) => {
+                raw.ts_frac.checked_mul(1000)?
+            }
+            (TsResolution::NanoSecond, TsResolution::MicroSecond) => raw.ts_frac / 1000,
+            _ => raw.ts_frac,
+        };
+        w.write_raw_packet(&RawPcapPacket {
+            ts_frac: frac,
+            ..raw
+        })
+        .ok()?;
+        rest = next;
+    }
+    Some(w.into_writer())
+}

@@ -180,6 +180,30 @@ fn real_files() -> Vec<PathBuf> {
     out
 }
 
+/// The interpreter on `b` (the file at `p`): the generated code's verdict `ours`, its code
+/// when it refuses, the same section names when it accepts.
+fn interpreter_agrees(
+    interp: &npuschema_codegen::interp::Interp<'_>,
+    b: &[u8],
+    ours: &Result<Vec<Sec>, &'static str>,
+    p: &std::path::Path,
+) {
+    match (interp.validate(b), ours) {
+        (Ok(v), Ok(secs)) => {
+            let names: Vec<&[u8]> = v.strings.iter().map(|s| s.bytes.as_slice()).collect();
+            let want: Vec<&[u8]> = secs.iter().map(|s| s.0.as_slice()).collect();
+            assert_eq!(names, want, "{}", p.display());
+        }
+        (Err(e), Err(code)) => assert_eq!(e.code, *code, "{}", p.display()),
+        (v, o) => panic!(
+            "{}: interpreter {:?} / generated {:?}",
+            p.display(),
+            v.map(|_| ()),
+            o.as_ref().map(|_| ())
+        ),
+    }
+}
+
 fn is_elf(b: &[u8]) -> bool {
     b.starts_with(b"\x7fELF")
 }
@@ -217,20 +241,7 @@ fn real_elf_files_agree_with_object() {
         }
         // The interpreter, on every tenth file: the same verdict and the same names.
         if i % 10 == 0 {
-            match (interp.validate(&b), &ours) {
-                (Ok(v), Ok(secs)) => {
-                    let names: Vec<&[u8]> = v.strings.iter().map(|s| s.bytes.as_slice()).collect();
-                    let want: Vec<&[u8]> = secs.iter().map(|s| s.0.as_slice()).collect();
-                    assert_eq!(names, want, "{}", p.display());
-                }
-                (Err(e), Err(code)) => assert_eq!(e.code, *code, "{}", p.display()),
-                (v, o) => panic!(
-                    "{}: interpreter {:?} / generated {:?}",
-                    p.display(),
-                    v.map(|_| ()),
-                    o.as_ref().map(|_| ())
-                ),
-            }
+            interpreter_agrees(interp, &b, &ours, p);
         }
     }
     other_codes.sort_unstable();
@@ -582,19 +593,7 @@ fn big_endian_files_agree_with_object() {
             (Err(_), Err(_)) => {}
             _ => panic!("{}: schema {ours:?} / object {theirs:?}", p.display()),
         }
-        match (interp.validate(b), &ours) {
-            (Ok(v), Ok(secs)) => {
-                let names: Vec<&[u8]> = v.strings.iter().map(|s| s.bytes.as_slice()).collect();
-                let want: Vec<&[u8]> = secs.iter().map(|s| s.0.as_slice()).collect();
-                assert_eq!(names, want, "{}", p.display());
-            }
-            (Err(e), Err(code)) => assert_eq!(e.code, *code, "{}", p.display()),
-            (v, o) => panic!(
-                "{}: interpreter {:?} / generated {o:?}",
-                p.display(),
-                v.map(|_| ())
-            ),
-        }
+        interpreter_agrees(interp, b, &ours, p);
     }
     assert!(accepted > 0, "no big-endian ELF64 file both readers accept");
     // The smallest one, mutated.

@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use npuschema_core::Brief;
 use npuschema_tests::npu1_blobs::xorshift;
-use pcap_file::pcap::{PcapHeader, PcapParser, PcapWriter, RawPcapPacket};
+use pcap_file::pcap::PcapParser;
 use pcap_file::{Endianness, TsResolution};
 
 // The generated code, expanded once in npuschema_tests::compare (the fuzz target's too).
@@ -95,34 +95,10 @@ fn captures() -> Vec<(PathBuf, Vec<u8>)> {
     .collect()
 }
 
-/// `good` (a capture `pcap-file` reads) written again by `pcap-file`'s writer in byte order
-/// `e` and resolution `r`, packet for packet (a microsecond file's fractions exact in
-/// nanoseconds; nanoseconds written to a microsecond file lose their last three digits, so
-/// the rewrite keeps the file's own resolution's values: raw packets, fractions converted).
+/// `good` (a capture `pcap-file` reads) in byte order `e` and resolution `r`.
 fn rewritten(good: &[u8], e: Endianness, r: TsResolution) -> Vec<u8> {
-    let (mut rest, parser) = PcapParser::new(good).unwrap();
-    let h = parser.header();
-    let header = PcapHeader {
-        endianness: e,
-        ts_resolution: r,
-        ..h
-    };
-    let mut w = PcapWriter::with_header(Vec::new(), header).unwrap();
-    while !rest.is_empty() {
-        let (next, raw) = parser.next_raw_packet(rest).unwrap();
-        let frac = match (h.ts_resolution, r) {
-            (TsResolution::MicroSecond, TsResolution::NanoSecond) => raw.ts_frac * 1000,
-            (TsResolution::NanoSecond, TsResolution::MicroSecond) => raw.ts_frac / 1000,
-            _ => raw.ts_frac,
-        };
-        w.write_raw_packet(&RawPcapPacket {
-            ts_frac: frac,
-            ..raw
-        })
-        .unwrap();
-        rest = next;
-    }
-    w.into_writer()
+    npuschema_tests::pcap_rewritten(good, e == Endianness::Big, r == TsResolution::NanoSecond)
+        .expect("pcap-file rewrites a capture it reads")
 }
 
 const COMBINATIONS: [(Endianness, TsResolution); 4] = [

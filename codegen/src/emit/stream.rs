@@ -532,24 +532,10 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             .big_when
             .is_some()
             .then(|| quote!(big: __big,));
-        // Steps that read only the header (no `record.body_offset` and the like) read the
-        // walk's own view of it.
-        if !body.to_string().contains("__item") {
-            return Some(quote! {
-                if __deferred.is_none() {
-                    let index: u64 = index;
-                    let _ = (&rec, rec_at, index);
-                    if let Err(d) = (|| -> Result<(), __rt::Deferred> {
-                        #body
-                        Ok(())
-                    })() {
-                        __deferred = Some(d);
-                    }
-                }
-            });
-        }
-        Some(quote! {
-            if __deferred.is_none() {
+        // The walk's `rec`, `rec_at` and `index` are the record's; steps that read where
+        // its body is (`record.body_offset` and the like) also get the stream's item.
+        let item = body.to_string().contains("__item").then(|| {
+            quote! {
                 let __item: #ity<'a> = #ity {
                     buf,
                     header: raw,
@@ -558,9 +544,11 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                     index: u32::try_from(index).unwrap_or(u32::MAX),
                     #item_order
                 };
-                let rec: #hty<'a> = __item.header();
-                let rec_at: u64 = __item.offset();
-                let index: u64 = u64::from(__item.index());
+            }
+        });
+        Some(quote! {
+            if __deferred.is_none() {
+                #item
                 let _ = (&rec, rec_at, index);
                 if let Err(d) = (|| -> Result<(), __rt::Deferred> {
                     #body
