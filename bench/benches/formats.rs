@@ -1,6 +1,7 @@
 //! The public-format gallery's validators against the reference crates each is held to, on
 //! the largest real file of each format on this machine (the same places the tests read):
-//! ELF64 (`object`: header, program and section headers, every section's name and bytes),
+//! ELF, 64- and 32-bit (`object`: header, program and section headers, every section's name
+//! and bytes),
 //! RIFF/WAVE (`hound`: the reader's header parse, up to the data chunk), ZIP (`zip`: the
 //! archive's directory on opening, every local header against its entry, every stored
 //! entry read for its CRC-32) and PNG (`png`: a decode, which also inflates the image:
@@ -27,8 +28,8 @@ use npuschema_bench::ratio::{Outcome, compare, fmt_time, rounds};
 use npuschema_tests::real_files;
 
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
-mod elf64 {
-    npuschema_macro::include_schema!("../formats/elf64.yaml");
+mod elf {
+    npuschema_macro::include_schema!("../formats/elf.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod wav {
@@ -86,19 +87,14 @@ fn main() {
     println!("| format | largest real file | generated validator | reference | ratio | median |");
     println!("|---|---|---|---|---|---|");
 
-    // ELF64: both walk the header, the program and section headers, every name and range.
-    let elves = real_files(
-        &[
-            PathBuf::from("/usr/bin"),
-            PathBuf::from("/usr/lib/x86_64-linux-gnu"),
-        ],
-        &[],
-        64 << 20,
-        usize::MAX,
-    );
-    let by_object = |b: &[u8]| -> Option<u64> {
-        use object::read::elf::{FileHeader, SectionHeader};
-        let h = object::elf::FileHeader64::<object::LittleEndian>::parse(b).ok()?;
+    // ELF: both walk the header, the program and section headers, every name and range;
+    // the largest 64-bit file of the machine, and the largest 32-bit one of the other
+    // targets' libraries (`scripts/setup-formats`).
+    fn by_object<H: object::read::elf::FileHeader<Endian = object::Endianness>>(
+        b: &[u8],
+    ) -> Option<u64> {
+        use object::read::elf::SectionHeader;
+        let h = H::parse(b).ok()?;
         let e = h.endian().ok()?;
         h.program_headers(e, b).ok()?;
         let t = h.sections(e, b).ok()?;
@@ -108,16 +104,47 @@ fn main() {
             n = n.wrapping_add(s.data(e, b).ok()?.len() as u64);
         }
         Some(n)
+    }
+    let by_object = |b: &[u8]| {
+        if b.get(4) == Some(&1) {
+            by_object::<object::elf::FileHeader32<object::Endianness>>(b)
+        } else {
+            by_object::<object::elf::FileHeader64<object::Endianness>>(b)
+        }
     };
-    if let Some((p, b)) = largest(&elves, |b| {
-        elf64::Elf64::validate(b).is_ok() && by_object(b).is_some()
-    }) {
-        let r = compare(
-            || elf64::Elf64::validate(black_box(&b)).map_or(0, |v| v.sections().len() as u64),
-            || by_object(black_box(&b)).unwrap_or(0),
-            rounds,
-        );
-        report("ELF64", &p, b.len(), &r, "object");
+    let sections = |v: elf::Elf<'_>| match v {
+        elf::Elf::Elf32(v) => v.sections().len() as u64,
+        elf::Elf::Elf64(v) => v.sections().len() as u64,
+    };
+    let elves = real_files(
+        &[
+            PathBuf::from("/usr/bin"),
+            PathBuf::from("/usr/lib/x86_64-linux-gnu"),
+        ],
+        &[],
+        64 << 20,
+        usize::MAX,
+    );
+    let elves32 = real_files(
+        &[
+            PathBuf::from("/usr/arm-linux-gnueabihf/lib"),
+            PathBuf::from("/usr/powerpc-linux-gnu/lib"),
+        ],
+        &[],
+        64 << 20,
+        usize::MAX,
+    );
+    for (name, files) in [("ELF64", &elves), ("ELF32", &elves32)] {
+        if let Some((p, b)) = largest(files, |b| {
+            elf::Elf::validate(b).is_ok() && by_object(b).is_some()
+        }) {
+            let r = compare(
+                || elf::Elf::validate(black_box(&b)).map_or(0, sections),
+                || by_object(black_box(&b)).unwrap_or(0),
+                rounds,
+            );
+            report(name, &p, b.len(), &r, "object");
+        }
     }
 
     // RIFF/WAVE: ours walks every chunk; hound parses the header up to the data chunk.

@@ -65,7 +65,7 @@ schemas! {
     png: "../formats/png.yaml";
     strtab: "../tests/schemas/strtab.yaml";
     titled: "../tests/schemas/titled.yaml";
-    elf64: "../formats/elf64.yaml";
+    elf: "../formats/elf.yaml";
     opendir: "../tests/schemas/opendir.yaml";
     objtab: "../tests/schemas/objtab.yaml";
     conditional: "../tests/schemas/conditional.yaml";
@@ -236,7 +236,7 @@ fuzz_target!(|data: &[u8]| {
         2 => run!(k, b, png::Png, |g, v| compare::png(b, g, v)),
         3 => run!(k, b, strtab::StrTab, |g, v| compare::strtab(b, g, v)),
         4 => run!(k, b, titled::Titled, |g, v| compare::titled(b, g, v)),
-        5 => run!(k, b, elf64::Elf64, |g, v| compare::elf64(b, g, v)),
+        5 => run!(k, b, elf::Elf, |g, v| compare::elf(b, g, v)),
         6 => run!(k, b, opendir::OpenDir, |g, v| compare::opendir(b, g, v)),
         7 => run!(k, b, objtab::ObjTab, |g, v| compare::objtab(b, g, v)),
         8 => run!(k, b, conditional::Conditional, |g, v| compare::conditional(

@@ -211,7 +211,7 @@ pub mod schemas {
         png: "../formats/png.yaml";
         strtab: "schemas/strtab.yaml";
         titled: "schemas/titled.yaml";
-        elf64: "../formats/elf64.yaml";
+        elf: "../formats/elf.yaml";
         opendir: "schemas/opendir.yaml";
         objtab: "schemas/objtab.yaml";
         conditional: "schemas/conditional.yaml";
@@ -395,20 +395,30 @@ pub fn titled(b: &[u8], g: &schemas::titled::Titled<'_>, v: &View) {
     );
 }
 
-/// `elf64.yaml` (`t[expr].field`, section names from a string table): as [`tlv`].
+/// `elf.yaml` (variants by `EI_CLASS` in the byte order `EI_DATA` chooses,
+/// `t[expr].field`, section names from a string table): as [`tlv`].
 ///
 /// # Panics
 /// When the two views differ.
-pub fn elf64(b: &[u8], g: &schemas::elf64::Elf64<'_>, v: &View) {
-    assert_eq!(g.segments().len(), record_count(v, "segments"));
-    assert_eq!(g.sections().len(), record_count(v, "sections"));
-    assert_eq!(range(v, "shstrtab"), Some(span(b, g.shstrtab())));
-    for s in g.sections() {
-        let p = format!("sections[{}]", s.index());
-        same_fields!(v, &p, s, [sh_name, sh_offset, sh_size]);
-        assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type_raw()));
-        assert_eq!(string(v, &format!("{p}.name")).bytes.as_slice(), g.name(&s));
-        assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+pub fn elf(b: &[u8], g: &schemas::elf::Elf<'_>, v: &View) {
+    macro_rules! same {
+        ($g:expr) => {{
+            let g = $g;
+            assert_eq!(g.segments().len(), record_count(v, "segments"));
+            assert_eq!(g.sections().len(), record_count(v, "sections"));
+            assert_eq!(range(v, "shstrtab"), Some(span(b, g.shstrtab())));
+            for s in g.sections() {
+                let p = format!("sections[{}]", s.index());
+                same_fields!(v, &p, s, [sh_name, sh_offset, sh_size]);
+                assert_eq!(raw(v, &p, "sh_type"), u64::from(s.sh_type_raw()));
+                assert_eq!(string(v, &format!("{p}.name")).bytes.as_slice(), g.name(&s));
+                assert_eq!(range(v, &format!("{p}.data")), s.data().map(|d| span(b, d)));
+            }
+        }};
+    }
+    match g {
+        schemas::elf::Elf::Elf32(g) => same!(g),
+        schemas::elf::Elf::Elf64(g) => same!(g),
     }
 }
 

@@ -135,6 +135,7 @@ pub fn collections(file: &File) -> Vec<Table> {
             at: dummy(l.collection.pos),
             count: dummy(l.collection.pos),
             stride: dummy(l.collection.pos),
+            type_name: None,
         })
         .collect()
 }

@@ -30,6 +30,7 @@ pub fn stream_table(s: &Stream) -> Table {
         at: dummy(s.name.pos),
         count: dummy(s.name.pos),
         stride: dummy(s.name.pos),
+        type_name: None,
     }
 }
 
@@ -44,6 +45,7 @@ pub fn record_table(r: &crate::schema::ext::Record) -> Table {
         at: dummy(r.name.pos),
         count: dummy(r.name.pos),
         stride: dummy(r.name.pos),
+        type_name: None,
     }
 }
 
@@ -60,6 +62,7 @@ pub fn tables(file: &File) -> Vec<Table> {
             at: dummy(l.collection.pos),
             count: dummy(l.collection.pos),
             stride: dummy(l.collection.pos),
+            type_name: None,
         }));
     }
     out

@@ -9,8 +9,10 @@
 //! located records, tables and record streams, at file level or per record). The rest is
 //! refused with its reason: a field of an array, bit-field or struct type in the file's
 //! order, a composed value of two such words, a version-gated struct, a length-prefixed
-//! string whose length word has no order of its own, directories, slots, ownership and
-//! variants. The writer refuses the file in `lower/writer.rs`.
+//! string whose length word has no order of its own, directories, slots and ownership. A
+//! file with variants (ELF's classes) reads the order from the common header and again from
+//! each variant's header, which must have the fields the condition reads (like the
+//! variants' `when`). The writer refuses the file in `lower/writer.rs`.
 
 use crate::check::{Checked, FieldKind, Owner, Resolved, Scope};
 use crate::diag::Diags;
@@ -138,14 +140,6 @@ pub(crate) fn check(c: &Checked, d: &mut Diags) {
         (
             "an ownership declaration",
             file.ext.ownership.first().map(|x| x.name.pos),
-        ),
-        (
-            "a variant",
-            file.ext
-                .variants
-                .as_ref()
-                .and_then(|v| v.list.first())
-                .map(|v| v.key.pos),
         ),
     ];
     for (what, pos) in parts {

@@ -941,8 +941,9 @@ pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
             d.error(
                 pos,
                 format!(
-                    "{what} generates the type `{name}`, which {w} (line {}) also generates; rename one",
-                    p.line
+                    "{what} generates the type `{name}`, which {w} (line {}) also generates; rename one{}",
+                    p.line,
+                    if what.starts_with("table ") { " (a table's type: give it a `type_name`)" } else { "" }
                 ),
             );
         } else {
@@ -1006,10 +1007,21 @@ pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
             );
         }
         for t in &f.tables {
+            if let Some(n) = &t.type_name
+                && !crate::check::commands::upper_camel(&n.text)
+            {
+                d.error(
+                    n.pos,
+                    format!(
+                        "table `{}`: `type_name: {}` is a type's name, UpperCamel (`Segments32`)",
+                        t.name.text, n.text
+                    ),
+                );
+            }
             add(
                 &mut seen,
-                crate::names::camel(&t.name.text),
-                t.name.pos,
+                t.type_name(),
+                t.type_name.as_ref().map_or(t.name.pos, |n| n.pos),
                 format!("table `{}`{of}", t.name.text),
                 d,
             );

@@ -2158,6 +2158,23 @@ pub fn variants(c: &Checked, sites: &crate::emit::ModuleOut) -> TokenStream {
         header: quote!(header),
         record: quote!(rec),
     };
+    // The file's byte order, chosen by the common header (`big_when`): its view carries it;
+    // each variant reads it again from its own header.
+    let header_bind = match &c.schema.big_when {
+        Some(b) => {
+            let cond = crate::emit::strip_parens(em.cond(&b.expr, Scope::Top, &env));
+            let comment = format!("@step the file's byte order: big-endian when `{}`.", b.text);
+            let first = crate::emit::order_init(c, &hs.name.text, quote!(false));
+            let then = crate::emit::order_init(c, &hs.name.text, quote!(__big));
+            quote! {
+                let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #first };
+                #[doc = #comment]
+                let __big: bool = #cond;
+                let header: #hty<'a> = #hty { raw: header_raw, buf, index: 0 #then };
+            }
+        }
+        None => quote!(let header = #hty { raw: header_raw, buf, index: 0 };),
+    };
     let mut arms = Vec::new();
     let mut variants = Vec::new();
     let mut views = Vec::new();
@@ -2221,7 +2238,7 @@ pub fn variants(c: &Checked, sites: &crate::emit::ModuleOut) -> TokenStream {
                 let Some(header_raw) = __rt::chunk_at::<#hs_l>(buf, 0) else {
                     return #hfail;
                 };
-                let header = #hty { raw: header_raw, buf, index: 0 };
+                #header_bind
                 let _ = (&header, len);
                 #common
                 #(#arms)*

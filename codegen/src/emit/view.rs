@@ -264,7 +264,10 @@ impl<'a> Em<'a> {
                 }
                 let l = self.value(l, scope, env);
                 let r = self.value(r, scope, env);
-                quote!(matches!((#l, #r), (Some(a), Some(b)) if a #o b))
+                // A `match`, not `matches!`: the formatter lays out a match's operands (a
+                // macro's arguments stay one wrapped token line, where an `if` inside would
+                // read as a suspicious `else`).
+                quote!(match (#l, #r) { (Some(a), Some(b)) => a #o b, _ => false })
             }
             Expr::Not(x) => self.not_cond(x, scope, env),
             Expr::Num(_) | Expr::Call(..) | Expr::At(..) => quote!(false),
@@ -1706,7 +1709,7 @@ impl<'a> Em<'a> {
             let var = format_ident!("{}", t.name.text);
             let n = lit_usize(self.c.layouts.get(&t.record.text).map_or(0, |l| l.size));
             let rec_ty = format_ident!("{}", t.record.text);
-            let iter_ty = format_ident!("{}", camel(&t.name.text));
+            let iter_ty = format_ident!("{}", t.type_name());
             let tdoc = doc_attr(&t.doc);
             let shape = crate::emit::table::shape(self.c, t);
             let (ty, it) = (shape.ty(), shape.records_arg());

@@ -237,6 +237,19 @@ pub struct Table {
     pub count: ExprAt,
     /// Bytes from one record to the next (must equal the record's size).
     pub stride: ExprAt,
+    /// The name of the type its accessor returns (`type_name: Segments32`), when not the
+    /// table's name in UpperCamel: two variants' tables of one name need two.
+    pub type_name: Option<Name>,
+}
+
+impl Table {
+    /// The type its accessor returns: `type_name`, or the table's name in UpperCamel.
+    #[must_use]
+    pub fn type_name(&self) -> String {
+        self.type_name
+            .as_ref()
+            .map_or_else(|| crate::names::camel(&self.name.text), |n| n.text.clone())
+    }
 }
 
 /// A byte range located by other fields: of the file, or of each record of a table.

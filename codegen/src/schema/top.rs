@@ -547,7 +547,8 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let at = tm.req("at", d).and_then(|n| expr_at(n, "at", d));
             let count = tm.req("count", d).and_then(|n| expr_at(n, "count", d));
             let stride = tm.req("stride", d).and_then(|n| expr_at(n, "stride", d));
-            tm.finish(&["doc", "record", "at", "count", "stride"], d);
+            let type_name = tm.opt("type_name").and_then(|n| name(n, "type_name", d));
+            tm.finish(&["doc", "record", "at", "count", "stride", "type_name"], d);
             if let (Some(record), Some(at), Some(count), Some(stride)) = (record, at, count, stride)
             {
                 tables.push(Table {
@@ -557,6 +558,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                     at,
                     count,
                     stride,
+                    type_name,
                 });
             }
         }

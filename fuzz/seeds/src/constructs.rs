@@ -3,7 +3,7 @@
 //! fuzz/fuzz_targets/interp_constructs.rs; bit 7 asks the target to reseal checksums).
 //! Small files are built byte by byte here (the generated readers are not used to make
 //! their own input); the opendir files come from tests/src/opendir_blobs.rs (shared with
-//! the tests); PNG, ELF64 and WAV seeds are real files of this machine.
+//! the tests); PNG, ELF and WAV seeds are real files of this machine.
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +25,7 @@ const SCOPED: u8 = 1;
 const PNG: u8 = 2;
 const STRTAB: u8 = 3;
 const TITLED: u8 = 4;
-const ELF64: u8 = 5;
+const ELF: u8 = 5;
 const OPENDIR: u8 = 6;
 const OBJTAB: u8 = 7;
 const CONDITIONAL: u8 = 8;
@@ -812,13 +812,19 @@ pub fn write_seeds(dir: &Path) -> usize {
             fs::read(&p).unwrap_or_default(),
         ));
     }
-    // Big-endian shared objects (s390x's C library): the file's byte order from EI_DATA.
-    for p in real_files(Path::new("/usr/s390x-linux-gnu/lib"), 64 << 10, 2, &|_, h| {
-        h.starts_with(b"\x7fELF\x02\x02")
+    // Other targets' shared objects (s390x's, PowerPC's and ARM's C libraries): the layout
+    // from EI_CLASS, the byte order from EI_DATA.
+    let cross = [
+        "/usr/s390x-linux-gnu/lib",
+        "/usr/powerpc-linux-gnu/lib",
+        "/usr/arm-linux-gnueabihf/lib",
+    ];
+    for p in cross.iter().flat_map(|d| {
+        real_files(Path::new(d), 64 << 10, 2, &|_, h| h.starts_with(b"\x7fELF"))
     }) {
         seeds.push((
             format!("elfbe-{}", p.display()).replace('/', "_"),
-            ELF64,
+            ELF,
             fs::read(&p).unwrap_or_default(),
         ));
     }
@@ -836,7 +842,7 @@ pub fn write_seeds(dir: &Path) -> usize {
     {
         seeds.push((
             format!("elf-{}", p.display()).replace('/', "_"),
-            ELF64,
+            ELF,
             fs::read(&p).unwrap_or_default(),
         ));
     }
