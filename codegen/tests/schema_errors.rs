@@ -194,6 +194,16 @@ fn per_record_writer() {
     golden("per_record_writer");
 }
 
+#[test]
+fn optional_record() {
+    golden("optional_record");
+}
+
+#[test]
+fn optional_record_writer() {
+    golden("optional_record_writer");
+}
+
 /// The file's byte order chosen when it is read, where it cannot be yet.
 #[test]
 fn file_order() {

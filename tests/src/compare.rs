@@ -752,6 +752,26 @@ pub fn wav(b: &[u8], g: &schemas::wav::Wav<'_>, v: &View) {
         ]
     );
     assert_eq!(g.datas().count(), record_count(v, "datas"));
+    // The format chunk's parts: located records, two present only `when` the chunk has them.
+    same_fields!(v, "fmt", g.fmt(), [format_tag, channels, block_align]);
+    assert_eq!(g.fmt_ex().is_some(), v.group("fmt_ex").is_some());
+    if let Some(x) = g.fmt_ex() {
+        same_fields!(v, "fmt_ex", x, [cb_size]);
+    }
+    assert_eq!(g.fmt_ext().is_some(), v.group("fmt_ext").is_some());
+    if let Some(x) = g.fmt_ext() {
+        same_fields!(
+            v,
+            "fmt_ext",
+            x,
+            [
+                valid_bits_per_sample,
+                channel_mask,
+                sub_format1,
+                sub_format4
+            ]
+        );
+    }
 }
 
 /// `nested.yaml` (structs inside structs, arrays of structs): every field inside, by its

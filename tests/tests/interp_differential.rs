@@ -1854,6 +1854,22 @@ fn wav_chunk_streams_real_files_and_their_mutants_agree() {
             (b"junk", b"odd"),
         ]),
     ];
+    // The format chunk as WAVEFORMATEX (`cbSize` 0) and as WAVEFORMATEXTENSIBLE (its
+    // fields, located records present only when the chunk has them).
+    let mut ex = fmt.to_vec();
+    ex.extend_from_slice(&[0, 0]);
+    let mut ext = fmt.to_vec();
+    ext[..2].copy_from_slice(&0xFFFEu16.to_le_bytes());
+    ext.extend_from_slice(&[22, 0, 16, 0, 3, 0, 0, 0]);
+    ext.extend_from_slice(&[
+        1, 0, 0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71,
+    ]);
+    for f in [&ex, &ext] {
+        goods.push(wav_file(&[
+            (b"fmt ", f),
+            (b"data", &[1, 0, 2, 0, 3, 0, 4, 0]),
+        ]));
+    }
     let real = small_wavs(2);
     if real.is_empty() {
         eprintln!(
@@ -1911,6 +1927,8 @@ fn wav_chunk_streams_real_files_and_their_mutants_agree() {
             "bad-bits-per-sample",
             "bad-block-align",
             "bad-byte-rate",
+            "extension-past-chunk",
+            "bad-valid-bits",
             "ok",
         ],
     );

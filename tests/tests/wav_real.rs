@@ -17,7 +17,12 @@
 //! `fmt ` chunks, does not skip the pad byte after an odd-sized chunk, refuses sample
 //! formats it cannot decode (`Unsupported`, `TooWide`). The data length against the format
 //! chunk's block size, a rule across two chunks, is the schema's too (`partial-frame`: the
-//! format chunk's body is a located record at `first_body(fmts)`).
+//! format chunk's body is a located record at `first_body(fmts)`). The format chunk's
+//! WAVEFORMATEX and WAVEFORMATEXTENSIBLE parts are records present only when its size and
+//! tag call for them: real files rewritten with them read as the originals in both readers,
+//! and are mutated with the rest (hound's own rules on the chunk's size per tag, its
+//! ignoring PCM's `cbSize` and the valid bits, and its not skipping the rest of an
+//! extensible chunk longer than 40 bytes are named reasons).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -152,26 +157,24 @@ fn ours(b: &[u8]) -> Result<Seen, npuschema_core::Error> {
         .chunks()
         .find(|c| c.as_datas().is_some())
         .expect("one data");
-    let fmt_body = v
-        .chunks()
-        .find(|c| c.as_fmts().is_some())
-        .expect("one fmt")
-        .body();
-    let u16_at = |k: usize| {
-        fmt_body
-            .get(k..k + 2)
-            .map(|x| u16::from_le_bytes([x[0], x[1]]))
-    };
     // WAVE_FORMAT_EXTENSIBLE: the sample format is the sub-format GUID's first word, and
-    // the valid bits (when not 0) are the sample's bits.
-    let (tag, bits) = if f.format_tag() == 0xFFFE {
-        (
-            u16_at(24).unwrap_or(0),
-            u16_at(18).filter(|v| *v > 0).unwrap_or(f.bits_per_sample()),
-        )
-    } else {
-        (f.format_tag(), f.bits_per_sample())
+    // the valid bits (when not 0) are the sample's bits (the format chunk's extension, a
+    // located record present only in a chunk of that tag).
+    let (tag, bits) = match v.fmt_ext() {
+        Some(x) => (
+            u16::try_from(x.sub_format1()).unwrap_or(0),
+            match x.valid_bits_per_sample() {
+                0 => f.bits_per_sample(),
+                b => b,
+            },
+        ),
+        None => (f.format_tag(), f.bits_per_sample()),
     };
+    assert_eq!(v.fmt_ext().is_some(), f.format_tag() == 0xFFFE);
+    assert_eq!(
+        v.fmt_ex().is_some(),
+        chunks(b).iter().any(|c| &c.1 == b"fmt " && c.2 >= 18)
+    );
     let block_align = u64::from(f.block_align());
     let per_sample = block_align / u64::from(f.channels());
     let data_len = data.body().len() as u64;
@@ -285,8 +288,40 @@ fn why_they_differ(
         .iter()
         .take_while(|c| &c.1 != b"data")
         .any(|c| c.2 % 2 == 1);
+    // hound's own rules for the format chunk, beyond the format's: the sizes it takes per
+    // tag (PCM 16, 18 or 40; IEEE float 16, or 18 with `cbSize` 0; extensible `cbSize`
+    // exactly 22) and PCM in a WAVEFORMATEX of 8, 16 or 24 bits only.
+    let fmt = chunks(m).into_iter().find(|c| &c.1 == b"fmt ");
+    let u16_at = |k: usize| {
+        m.get(k..k + 2)
+            .map_or(0, |x| u16::from_le_bytes([x[0], x[1]]))
+    };
+    let fmt_tag = fmt.map(|(at, _, _)| u16_at(at + 8));
+    let hound_fmt_rule = fmt.is_some_and(|(at, _, n)| {
+        let (tag, bits, cb) = (u16_at(at + 8), u16_at(at + 22), u16_at(at + 24));
+        match tag {
+            1 => !matches!(n, 16 | 18 | 40) || (n != 16 && !matches!(bits, 8 | 16 | 24)),
+            3 => !(n == 16 || (n == 18 && cb == 0)),
+            0xFFFE => n >= 40 && cb != 22,
+            _ => false,
+        }
+    });
     match (h, o) {
         (Hound::Undecided, _) => Some("a sample format hound does not decode"),
+        (Hound::Ok(_), Err(_)) | (Hound::Rejected(_), Ok(_))
+            if fmt.is_some_and(|(_, _, n)| n > 40) && fmt_tag == Some(0xFFFE) =>
+        {
+            Some("an extensible format chunk longer than 40 bytes (hound does not skip the rest)")
+        }
+        (Hound::Rejected(_), Ok(_)) if hound_fmt_rule => {
+            Some("a format chunk size, cbSize or PCM width hound does not take for its tag")
+        }
+        (Hound::Ok(_), Err(e)) if e.code == "extension-past-chunk" && fmt_tag == Some(1) => {
+            Some("WAVEFORMATEX's cbSize past the chunk (hound ignores PCM's)")
+        }
+        (_, Err(e)) if e.code == "bad-valid-bits" => {
+            Some("valid bits beyond the sample's (hound does not check them)")
+        }
         (_, _) if riff_size.is_some_and(|s| u64::from(s) != m.len() as u64 - 8) => {
             Some("the RIFF size (hound does not read it)")
         }
@@ -318,6 +353,14 @@ fn mutants_are_rejected_alike() {
     }
     files.sort_by_key(Vec::len);
     files.truncate(6);
+    // The two smallest rewritten with WAVEFORMATEX and WAVEFORMATEXTENSIBLE format chunks
+    // (no real file here has one): their extensions mutated too.
+    let rewritten: Vec<Vec<u8>> = files
+        .iter()
+        .take(2)
+        .flat_map(|g| [with_format(g, false), with_format(g, true)])
+        .collect();
+    files.extend(rewritten);
     let mut codes = BTreeMap::<&str, usize>::new();
     let mut skipped = BTreeMap::<&str, usize>::new();
     let mut compared = 0usize;
@@ -435,6 +478,9 @@ fn mutants_are_rejected_alike() {
         "bad-byte-rate",
         "bad-float-width",
         "partial-frame",
+        "extension-past-chunk",
+        "bad-extensible-size",
+        "bad-valid-bits",
         "ok",
     ] {
         assert!(
@@ -466,4 +512,106 @@ fn pad_byte_after_an_odd_chunk() {
     let riff_size = (short.len() - 8) as u32;
     short[4..8].copy_from_slice(&riff_size.to_le_bytes());
     assert!(ours(&short).is_ok());
+}
+
+/// `good` (a PCM file with a 16-byte format chunk) with its format chunk written as
+/// WAVEFORMATEX (`cbSize` 0) or as WAVEFORMATEXTENSIBLE (`cbSize` 22, the valid bits the
+/// sample's, no channel mask, the PCM sub-format GUID), the samples as they were.
+fn with_format(good: &[u8], extensible: bool) -> Vec<u8> {
+    let mut ps = parts(good);
+    let f = ps.iter_mut().find(|(id, _)| id == b"fmt ").unwrap();
+    assert_eq!(f.1.len(), 16);
+    let bits = [f.1[14], f.1[15]];
+    if extensible {
+        f.1[0..2].copy_from_slice(&0xFFFEu16.to_le_bytes());
+        f.1.extend_from_slice(&22u16.to_le_bytes());
+        f.1.extend_from_slice(&bits);
+        f.1.extend_from_slice(&0u32.to_le_bytes());
+        f.1.extend_from_slice(&[
+            1, 0, 0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71,
+        ]);
+    } else {
+        f.1.extend_from_slice(&0u16.to_le_bytes());
+    }
+    rebuild(&ps)
+}
+
+/// The format chunk by its size and tag: real PCM files rewritten with WAVEFORMATEX and
+/// WAVEFORMATEXTENSIBLE format chunks read as the originals (hound and the schema, every
+/// field; the samples 2 and 24 bytes later), the view's `fmt_ex()` and `fmt_ext()` present
+/// where the chunk has them; and each rule over the extension refuses what it states, in
+/// both engines (`ours` holds the interpreter to the generated code).
+#[test]
+fn extended_format_chunks_read_as_the_original() {
+    let mut files: Vec<Vec<u8>> = wavs(Path::new("/usr/share"), 300)
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .filter(|b| matches!(reference(b), Hound::Ok(_)) && ours(b).is_ok())
+        .filter(|b| chunks(b).iter().any(|c| &c.1 == b"fmt " && c.2 == 16))
+        .collect();
+    if files.is_empty() {
+        eprintln!("wav_real: no PCM .wav file under /usr/share that both accept; skipped");
+        return;
+    }
+    files.sort_by_key(Vec::len);
+    for good in files.iter().take(3) {
+        let plain = rebuild(&parts(good));
+        let want = ours(&plain).unwrap();
+        for (extensible, shift) in [(false, 2u64), (true, 24)] {
+            let b = with_format(good, extensible);
+            let seen = ours(&b).unwrap();
+            assert!(matches!(reference(&b), Hound::Ok(s) if s == seen));
+            assert_eq!(
+                seen,
+                Seen {
+                    data_at: want.data_at + shift,
+                    ..want
+                }
+            );
+            let v = Wav::validate(&b).unwrap();
+            assert_eq!(
+                v.fmt_ex().map(|x| x.cb_size()),
+                Some(if extensible { 22 } else { 0 })
+            );
+            match v.fmt_ext() {
+                Some(x) => {
+                    assert!(extensible);
+                    assert_eq!(x.valid_bits_per_sample(), v.fmt().bits_per_sample());
+                    assert_eq!(
+                        (
+                            x.sub_format1(),
+                            x.sub_format2(),
+                            x.sub_format3(),
+                            x.sub_format4()
+                        ),
+                        (1, 0, 0x10, 0x8000_00AA_0038_9B71)
+                    );
+                }
+                None => assert!(!extensible),
+            }
+            let v = Wav::validate(&plain).unwrap();
+            assert!(v.fmt_ex().is_none() && v.fmt_ext().is_none());
+        }
+        // Each rule over the extension: the chunk's bytes changed, the file rebuilt.
+        let ext = parts(&with_format(good, true));
+        let edit = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut ps = ext.clone();
+            f(&mut ps.iter_mut().find(|(id, _)| id == b"fmt ").unwrap().1);
+            ours(&rebuild(&ps)).map(|_| ()).map_err(|e| e.code)
+        };
+        // cbSize past the chunk; an extensible chunk shorter than 40 bytes; cbSize below
+        // 22; valid bits beyond the sample's.
+        assert_eq!(edit(&|f| f[16] = 23), Err("extension-past-chunk"));
+        assert_eq!(
+            edit(&|f| {
+                f.truncate(38);
+                f[16] = 20;
+            }),
+            Err("extensible-too-short")
+        );
+        assert_eq!(edit(&|f| f[16] = 20), Err("bad-extensible-size"));
+        assert_eq!(edit(&|f| f[18] = f[14] + 8), Err("bad-valid-bits"));
+        // A tag the schema does not know keeps its bytes (not decoded): accepted.
+        assert_eq!(edit(&|f| f[0] = 0x55), Ok(()));
+    }
 }

@@ -308,6 +308,90 @@ fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Di
     }
 }
 
+/// A located record present only `when` a condition holds: the condition is over what is
+/// read before its `record_fits` (the order check reads it with `at`); a record per record,
+/// a searched or a version-gated one cannot also be optional.
+fn check_when(c: &Checked, r: &crate::schema::ext::Record, w: &ExprAt, d: &mut Diags) {
+    check_expr(c, w, Scope::Top, true, "when", d);
+    for (what, has) in [
+        (
+            "one per record of a collection (`table`)",
+            r.table.is_some(),
+        ),
+        ("searched for (`search`)", r.search.is_some()),
+        ("version-gated (`gate`)", r.gate.is_some()),
+    ] {
+        if has {
+            d.error(
+                w.pos,
+                format!(
+                    "record `{}` is {what} and cannot also be present only `when` a condition holds",
+                    r.name.text
+                ),
+            );
+        }
+    }
+}
+
+/// A record present only `when` a condition holds is read by validation steps (a read of it
+/// has no value when it is absent: the check fails) and by the view's `Option` accessor;
+/// the definitions the views compute from located records (tables, ranges, checksums,
+/// strings, streams, records found again by the view) cannot read it.
+fn optional_reads(c: &Checked, d: &mut Diags) {
+    let optional: Vec<&str> = c
+        .schema
+        .file
+        .ext
+        .records
+        .iter()
+        .filter(|r| r.when.is_some())
+        .map(|r| r.name.text.as_str())
+        .collect();
+    if optional.is_empty() {
+        return;
+    }
+    for (e, what) in crate::check::positions::definitions(c) {
+        let mut reads: Vec<String> = e
+            .expr
+            .refs()
+            .into_iter()
+            .filter(|p| p.len() >= 2 && optional.contains(&p[0].as_str()))
+            .map(|p| p[0].clone())
+            .collect();
+        ends(&e.expr, &optional, &mut reads);
+        if let Some(r) = reads.first() {
+            d.error(
+                e.pos,
+                format!(
+                    "{what}: `{}` reads record `{r}`, which is present only `when` its condition holds; read it in validation steps (the views compute {what} without it)",
+                    e.text
+                ),
+            );
+        }
+    }
+}
+
+/// The optional records `end(...)` is called on in `e`.
+fn ends(e: &Expr, optional: &[&str], out: &mut Vec<String>) {
+    match e {
+        Expr::Num(_) | Expr::Ref(_) => {}
+        Expr::Not(x) | Expr::At(_, x, _) => ends(x, optional, out),
+        Expr::Bin(_, l, r) => {
+            ends(l, optional, out);
+            ends(r, optional, out);
+        }
+        Expr::Call(f, args) => {
+            if let (true, [Expr::Ref(p)]) = (f == "end", args.as_slice())
+                && let Some(n) = p.first()
+                && optional.contains(&n.as_str())
+            {
+                out.push(n.clone());
+            }
+            args.iter().for_each(|a| ends(a, optional, out));
+        }
+    }
+}
+
 /// The farthest a search may look back: 16 MiB, so that a search's work (one condition per
 /// place) stays bounded by what a schema states, whatever the file holds.
 pub const MAX_SEARCH_BACK: u64 = 1 << 24;
@@ -398,7 +482,11 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         if let Some(s) = &r.search {
             check_search(c, r, s, d);
         }
+        if let Some(w) = &r.when {
+            check_when(c, r, w, d);
+        }
     }
+    optional_reads(c, d);
     for st in &c.schema.structs {
         if !is_gated(st) {
             continue;
@@ -818,6 +906,7 @@ pub fn step_exprs<'a>(c: &'a Checked, x: &'a ExtStep) -> Vec<&'a ExprAt> {
             if let Some(r) = file.ext.records.iter().find(|r| r.name.text == record.text) {
                 v.push(&r.at);
                 v.extend(r.gate.as_ref());
+                v.extend(r.when.as_ref());
             }
             v
         }

@@ -122,7 +122,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
 
 /// The expressions that define the file's tables, ranges, checksums, located records,
 /// strings and streams, each with what it defines.
-fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
+pub(crate) fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
     let file = &c.schema.file;
     let mut defs: Vec<(&ExprAt, String)> = Vec::new();
     for t in &file.tables {

@@ -520,7 +520,12 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
                 _ => lit_u64(em.c.layouts.get(&r.strukt.text).map_or(0, |l| l.size))
                     .into_token_stream_quiet(),
             };
-            quote!(#at.checked_add(#size)?)
+            if r.when.is_some() {
+                // Present only when its condition holds: no end when absent.
+                quote!(#var.map(|_| #at)?.checked_add(#size)?)
+            } else {
+                quote!(#at.checked_add(#size)?)
+            }
         }
         ("if", [c, a, b]) => {
             let c = crate::emit::strip_parens(em.cond(c, scope, env));
@@ -1136,6 +1141,35 @@ pub fn step(
                     };
                 }
                 let fail = fail(quote!(#n64));
+                if let Some(w) = &r.when {
+                    // Present only when its condition holds: placed then, `None` otherwise.
+                    let cond = crate::emit::strip_parens(em.cond(&w.expr, scope, env));
+                    let comment = format!(
+                        "@step {codes}: record `{}` ({} at {}), present when `{}`, must then lie within `{}`.",
+                        r.name.text, st.name.text, r.at.text, w.text, within.text
+                    );
+                    return quote! {
+                        #[doc = #comment]
+                        let (#var, #var_at): (Option<#ty<'a>>, u64) = if #cond {
+                            #bind_at
+                            #bind_w
+                            let parts = match (#at_opt, #w_opt) {
+                                (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= #n64) => {
+                                    __rt::chunk_at::<#n>(buf, a).map(|raw| (raw, a))
+                                }
+                                _ => None,
+                            };
+                            match parts {
+                                Some((raw, a)) => (Some(#ty { raw, buf, index: 0 #order }), a),
+                                None => { #fail }
+                            }
+                        } else {
+                            (None, 0)
+                        };
+                        // Read when a later step reads one of its fields or `end(...)`.
+                        let _ = (&#var, #var_at);
+                    };
+                }
                 quote! {
                     #[doc = #comment]
                     let (#var, #var_at): (#ty<'a>, u64) = {
@@ -2020,6 +2054,23 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 #d
                 #[must_use]
                 pub fn #var(&self) -> #ty<'a> { #ty { raw: self.#var, buf: self.buf, index: 0, gate: self.#gv } }
+            });
+        } else if let Some(w) = &r.when {
+            let n = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
+            let wdoc = format!(
+                " `None` when `{}` does not hold (the record is not there).",
+                w.text
+            );
+            out.fields.push(quote!(#var: Option<&'a [u8; #n]>,));
+            out.inits.push(quote!(#var: #var.map(|r| r.raw),));
+            out.accessors.push(quote! {
+                #d
+                #[doc = ""]
+                #[doc = #wdoc]
+                #[must_use]
+                pub fn #var(&self) -> Option<#ty<'a>> {
+                    self.#var.map(|raw| #ty { raw, buf: self.buf, index: 0 #order })
+                }
             });
         } else {
             let n = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));

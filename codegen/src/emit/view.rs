@@ -63,7 +63,21 @@ impl<'a> Em<'a> {
                     .get(i)
                     .map_or("missing", |r| r.name.text.as_str());
                 let id = format_ident!("{}", r);
-                quote!(#id)
+                // Present only `when` its condition holds: an `Option`, read in value
+                // positions (a read of an absent record has no value).
+                if self
+                    .c
+                    .schema
+                    .file
+                    .ext
+                    .records
+                    .get(i)
+                    .is_some_and(|r| r.when.is_some())
+                {
+                    quote!(#id?)
+                } else {
+                    quote!(#id)
+                }
             }
             // Only in value positions (inside `Option` closures): a missing record fails.
             Owner::Element(t, k) => crate::emit::sections::element_base(self, t, k),
@@ -243,7 +257,12 @@ impl<'a> Em<'a> {
                     let bit = format_ident!("{}", flags.bits[bi].name.text);
                     let name = format_ident!("{}", f.map_or("missing", |f| f.name.text.as_str()));
                     let base = self.base(owner, env);
-                    quote!(#base.#name().contains(#ty::#bit))
+                    if base.to_string().contains('?') {
+                        // A record present only `when` its condition holds: absent, no bit.
+                        quote!((|| -> Option<bool> { Some(#base.#name().contains(#ty::#bit)) })().unwrap_or(false))
+                    } else {
+                        quote!(#base.#name().contains(#ty::#bit))
+                    }
                 }
                 Ok(Resolved::Nested(owner, l)) => crate::emit::nested::cond(self, p, owner, l, env),
                 _ => quote!(false),

@@ -722,7 +722,7 @@ impl Comp<'_> {
                 };
                 let f = self.fail(&code.text, b, shape);
                 let gated = r.gate.is_some();
-                CStep::RecordFits {
+                let placed = CStep::RecordFits {
                     f,
                     rec: ri,
                     sidx: struct_index(c, &r.strukt.text).unwrap_or(usize::MAX),
@@ -743,6 +743,15 @@ impl Comp<'_> {
                             back.unwrap_or(0),
                         ))
                     }),
+                };
+                // Present only when its condition holds: placed then, absent (its reads
+                // without a value) otherwise.
+                match &r.when {
+                    Some(w) => CStep::When {
+                        cond: self.expr(&w.expr, scope),
+                        step: Box::new(placed),
+                    },
+                    None => placed,
                 }
             }
             ExtStep::EntrySize { code, directory } => {

@@ -509,7 +509,9 @@ impl<'a, 'c> Low<'a, 'c> {
         }
     }
 
-    /// Whether located record `i` is one per record of a collection (`table:`).
+    /// Whether located record `i` is placed anew or maybe not at all: one per record of a
+    /// collection (`table:`), or present only `when` a condition holds. Its placement and
+    /// reads take the generic path (no run-invariant place).
     fn per_record(&self, i: usize) -> bool {
         self.p
             .c
@@ -518,7 +520,7 @@ impl<'a, 'c> Low<'a, 'c> {
             .ext
             .records
             .get(i)
-            .is_some_and(|r| r.table.is_some())
+            .is_some_and(|r| r.table.is_some() || r.when.is_some())
     }
 
     /// The raw word of a field reference (`None`: not lowered).

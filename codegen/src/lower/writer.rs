@@ -58,6 +58,11 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         if let Some(t) = &r.table {
             errs.push((r.name.pos, format!("record `{}` is one per record of `{}`, and the writer does not place records per record: leave out `writer`, or the record", r.name.text, t.text)));
         }
+        // Present only when its condition holds: the writer would have to write the
+        // condition's fields from whether the record is given.
+        if let Some(w) = &r.when {
+            errs.push((w.pos, format!("record `{}` is present only `when: {}`, and the writer does not write optional records: leave out `writer`, or the `when`", r.name.text, w.text)));
+        }
     }
     // The file's byte order chosen when it is read: the writer writes one order.
     if let Some(b) = &c.schema.big_when {

@@ -86,6 +86,10 @@ pub struct Record {
     /// collection's record scope, and the record is placed and read inside its `for_each`
     /// (ZIP's local header, located by its central directory entry).
     pub table: Option<Name>,
+    /// Present only when this holds (WAVE's WAVEFORMATEXTENSIBLE fields, by the format
+    /// chunk's tag and size): placed by its `record_fits` then, absent otherwise; a read of
+    /// it has no value when it is absent, and its view's accessor returns an `Option`.
+    pub when: Option<ExprAt>,
 }
 
 /// A located record's search: the last place at or before the record's `at`, at most `back`

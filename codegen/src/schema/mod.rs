@@ -459,6 +459,7 @@ const LANGUAGE_KEYS: &[&str] = &[
     "to",
     "too_many",
     "type",
+    "type_name",
     "unique",
     "until",
     "validate",

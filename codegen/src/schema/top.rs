@@ -996,7 +996,11 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
                 })
             });
             let table = rm.opt("table").and_then(|n| name(n, "table", d));
-            rm.finish(&["doc", "struct", "at", "gate", "search", "table"], d);
+            let when = rm.opt("when").and_then(|n| expr_at(n, "when", d));
+            rm.finish(
+                &["doc", "struct", "at", "gate", "search", "table", "when"],
+                d,
+            );
             if let (Some(strukt), Some(at)) = (strukt, at) {
                 out.records.push(Record {
                     name: rname,
@@ -1006,6 +1010,7 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
                     gate,
                     search,
                     table,
+                    when,
                 });
             }
         }

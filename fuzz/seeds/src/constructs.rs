@@ -788,6 +788,12 @@ pub fn write_seeds(dir: &Path) -> usize {
             fs::read(&p).unwrap_or_default(),
         ));
     }
+    // A format chunk as WAVEFORMATEXTENSIBLE (no real file here has one): the records
+    // present only when the chunk has them.
+    let mut ext = b"RIFF\x44\0\0\0WAVEfmt \x28\0\0\0\xfe\xff\x02\0\x44\xac\0\0\x10\xb1\x02\0\x04\0\x10\0\x16\0\x10\0\x03\0\0\0".to_vec();
+    ext.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71]);
+    ext.extend_from_slice(b"data\x08\0\0\0\x01\0\x02\0\x03\0\x04\0");
+    seeds.push(("wav-extensible".to_string(), WAV, ext));
     // Small ZIP archives (Python wheels and the like): the end record found by its search.
     for root in ["/usr/share", "/usr/lib"] {
         for p in real_files(Path::new(root), 64 << 10, 4, &|p, h| {
