@@ -2451,15 +2451,12 @@ impl<'a> Vpmn<'a> {
         if u64::from(header.version()) == u64::from(VERSION_V2) {
             return VpmnV2::validate_as(buf).map(Self::V2);
         }
-        if match (
-            (|| -> Option<u64> {
-                u64::from(header.version()).checked_shr(u32::try_from(16u64).ok()?)
-            })(),
-            Some(u64::from(V1_FAMILY)),
-        ) {
-            (Some(a), Some(b)) => a == b,
-            _ => false,
-        } {
+        if (|| -> Option<u64> {
+            u64::from(header.version()).checked_shr(u32::try_from(16u64).ok()?)
+        })()
+            .zip(Some(u64::from(V1_FAMILY)))
+            .is_some_and(|(a, b)| a == b)
+        {
             return VpmnV1::validate_as(buf).map(Self::V1);
         }
         __rt::fail(59, &ERROR_SITES[58], 0, u64::from(header.version()), 0, 0, 0)

@@ -618,8 +618,15 @@ pub(crate) fn check_steps(
                         | Step::FlagsKnown { .. }
                         | Step::ForEach { .. }
                         | Step::TableFits { .. }
+                        | Step::Order { .. }
+                        | Step::Fill(_)
+                        | Step::Str(crate::schema::strings::StrStep::Utf8 { .. })
+                        | Step::Ext(
+                            crate::schema::ext::ExtStep::Items { .. }
+                                | crate::schema::ext::ExtStep::PayloadChecksum { .. }
+                        )
                 ) {
-                    d.error(when.pos, "`when` applies to min_len, expect, assert, checksum, flags_known, table_fits and for_each steps: a step that makes something else safe to read (range_fits, enum_known, record_fits, stream_fits) must hold for every file; put the condition in a range's own `when`, or on the steps inside a for_each");
+                    d.error(when.pos, "`when` applies to the steps that check (min_len, expect, assert, checksum, flags_known, sorted, unique, no_overlap, fill, string_utf8, items, payload_checksum), to table_fits and to for_each: a step that makes something else safe to read (range_fits, enum_known, record_fits, stream_fits, string_fits, entry_size) must hold for every file; put the condition in a range's own `when` (a record's), or on the steps inside a for_each");
                 }
                 if let Step::TableFits { table, .. } = &**step {
                     if !matches!(scope, Scope::Top) {

@@ -278,15 +278,15 @@ impl<'a> Em<'a> {
             }
             Expr::Bin(op, l, r) => {
                 let o: TokenStream = op.symbol().parse().unwrap_or_default();
-                if let Some((a, b)) = self.plain_operands(l, r, scope, env) {
+                if let Some((a, b)) = self.plain_operands(*op, l, r, scope, env) {
                     return quote!((#a #o #b));
                 }
                 let l = self.value(l, scope, env);
                 let r = self.value(r, scope, env);
-                // A `match`, not `matches!`: the formatter lays out a match's operands (a
+                // A method chain, not `matches!`: the formatter lays out its operands (a
                 // macro's arguments stay one wrapped token line, where an `if` inside would
                 // read as a suspicious `else`).
-                quote!(match (#l, #r) { (Some(a), Some(b)) => a #o b, _ => false })
+                quote!(#l.zip(#r).is_some_and(|(a, b)| a #o b))
             }
             Expr::Not(x) => self.not_cond(x, scope, env),
             Expr::Num(_) | Expr::Call(..) | Expr::At(..) => quote!(false),
@@ -308,10 +308,18 @@ impl<'a> Em<'a> {
         };
         match e {
             Expr::Not(x) => self.cond(x, scope, env),
-            Expr::Bin(op, l, r) => match (opposite(op), self.plain_operands(l, r, scope, env)) {
+            Expr::Bin(op, l, r) => match (opposite(op), self.plain_operands(*op, l, r, scope, env))
+            {
                 (Some(o), Some((a, b))) => {
                     let o: TokenStream = o.parse().unwrap_or_default();
                     quote!((#a #o #b))
+                }
+                // Not both values, or the opposite comparison between them.
+                (Some(o), None) => {
+                    let o: TokenStream = o.parse().unwrap_or_default();
+                    let l = self.value(l, scope, env);
+                    let r = self.value(r, scope, env);
+                    quote!(#l.zip(#r).is_none_or(|(a, b)| a #o b))
                 }
                 _ => {
                     let c = self.cond(e, scope, env);
@@ -331,14 +339,17 @@ impl<'a> Em<'a> {
     /// then written as it is, not through `Option`s.
     fn plain_operands(
         &self,
+        op: BinOp,
         l: &Expr,
         r: &Expr,
         scope: Scope<'_>,
         env: &Env,
     ) -> Option<(TokenStream, TokenStream)> {
         let (a, b) = (self.plain(l, scope, env)?, self.plain(r, scope, env)?);
+        // `x == 0` and `x != 0` are plain; an order against 0 (`x >= 0`) is what the
+        // compiler and clippy call useless, so it goes the long way.
         let zero = |t: &TokenStream| matches!(t.to_string().as_str(), "0" | "0u64");
-        (!zero(&a) && !zero(&b)).then_some((a, b))
+        (matches!(op, BinOp::Eq | BinOp::Ne) || (!zero(&a) && !zero(&b))).then_some((a, b))
     }
 
     /// A short display name for a value expression: the last part of a single reference.
@@ -1118,8 +1129,9 @@ impl<'a> Em<'a> {
                         let id = format_ident!("{}", name);
                         match p {
                             Some(p) => (quote!(let #id: u64 = #p;), quote!(Some(#id)), quote!(#id)),
+                            // Typed, so that the splitter may hand it from a helper.
                             None => (
-                                quote!(let #id = #v;),
+                                quote!(let #id: Option<u64> = #v;),
                                 quote!(#id),
                                 quote!(#id.unwrap_or(#dflt)),
                             ),
@@ -1329,12 +1341,19 @@ impl<'a> Em<'a> {
                     }
                 });
                 // The previous record's key for each order check in the loop.
+                // (With `when`, only the records where it holds are compared, each with the
+                // last such record before it.)
                 let prevs = steps.iter().filter_map(|x| match x {
-                    Step::Order { code, .. } => {
-                        let p = order_prev(code);
-                        Some(quote!(let mut #p: Option<u64> = None;))
-                    }
+                    Step::Order { code, .. } => Some(code),
+                    Step::When { step, .. } => match &**step {
+                        Step::Order { code, .. } => Some(code),
+                        _ => None,
+                    },
                     _ => None,
+                });
+                let prevs = prevs.map(|code| {
+                    let p = order_prev(code);
+                    quote!(let mut #p: Option<u64> = None;)
                 });
                 quote! {
                     #(#prevs)*
@@ -1625,6 +1644,8 @@ impl<'a> Em<'a> {
                             };
                         };
                     }
+                    // A step of this module's extensions, alone under its condition.
+                    Step::Ext(x) => crate::emit::sections::step(self, x, None, None, scope, env),
                     _ => self.step(step, scope, env),
                 };
                 quote! {

@@ -710,6 +710,17 @@ pub(crate) const STEP_KINDS: &[&str] = &[
     "for_each",
 ];
 
+/// `step` under its `when`, if it has one (the checker says which steps may).
+fn under(when: Option<ExprAt>, step: Step) -> Step {
+    match when {
+        Some(when) => Step::When {
+            when,
+            step: Box::new(step),
+        },
+        None => step,
+    }
+}
+
 pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
     let mut out = Vec::new();
     for s in seq(node, "validate", d) {
@@ -731,11 +742,8 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             .into_iter()
             .find(|k| sm.entries.iter().any(|e| e.1 == *k))
             {
-                if let Some(w) = &when {
-                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {fk}"));
-                }
                 if let Some(step) = crate::schema::fill::step(fk, sm, d) {
-                    out.push(Step::Fill(step));
+                    out.push(under(when, Step::Fill(step)));
                 }
                 continue;
             }
@@ -744,11 +752,8 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
                 .copied()
             {
-                if let Some(w) = &when {
-                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {sk}"));
-                }
                 if let Some(step) = crate::schema::strings::step(sk, sm, d) {
-                    out.push(Step::Str(step));
+                    out.push(under(when, Step::Str(step)));
                 }
                 continue;
             }
@@ -757,11 +762,8 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
                 .find(|k| sm.entries.iter().any(|e| e.1 == **k))
                 .copied()
             {
-                if let Some(w) = &when {
-                    d.error(w.pos, format!("`when` applies to min_len, expect, assert, checksum and flags_known steps, not to {ek}"));
-                }
                 if let Some(step) = ext::step(ek, sm, d) {
-                    out.push(Step::Ext(step));
+                    out.push(under(when, Step::Ext(step)));
                 }
                 continue;
             }
