@@ -116,26 +116,16 @@ fn main() {
         elf::Elf::Elf32(v) => v.sections().len() as u64,
         elf::Elf::Elf64(v) => v.sections().len() as u64,
     };
-    let elves = real_files(
-        &[
-            PathBuf::from("/usr/bin"),
-            PathBuf::from("/usr/lib/x86_64-linux-gnu"),
-        ],
-        &[],
-        64 << 20,
-        usize::MAX,
-    );
-    let elves32 = real_files(
-        &[
-            PathBuf::from("/usr/arm-linux-gnueabihf/lib"),
-            PathBuf::from("/usr/powerpc-linux-gnu/lib"),
-        ],
-        &[],
-        64 << 20,
-        usize::MAX,
-    );
-    for (name, files) in [("ELF64", &elves), ("ELF32", &elves32)] {
-        if let Some((p, b)) = largest(files, |b| {
+    for (name, dirs) in [
+        ("ELF64", ["/usr/bin", "/usr/lib/x86_64-linux-gnu"]),
+        (
+            "ELF32",
+            ["/usr/arm-linux-gnueabihf/lib", "/usr/powerpc-linux-gnu/lib"],
+        ),
+    ] {
+        let dirs = dirs.map(PathBuf::from);
+        let files = real_files(&dirs, &[], 64 << 20, usize::MAX);
+        if let Some((p, b)) = largest(&files, |b| {
             elf::Elf::validate(b).is_ok() && by_object(b).is_some()
         }) {
             let r = compare(

@@ -130,6 +130,33 @@ impl Expr {
         out
     }
 
+    /// Every call on a name (`count(fmts)`, `first(pngs)`, `end(local)`): the function and
+    /// the first part of its one reference argument, in order, repeats kept.
+    pub fn named_calls(&self) -> Vec<(&str, &str)> {
+        let mut out = Vec::new();
+        self.collect_named_calls(&mut out);
+        out
+    }
+
+    fn collect_named_calls<'a>(&'a self, out: &mut Vec<(&'a str, &'a str)>) {
+        match self {
+            Expr::Num(_) | Expr::Ref(_) => {}
+            Expr::Not(x) | Expr::At(_, x, _) => x.collect_named_calls(out),
+            Expr::Bin(_, l, r) => {
+                l.collect_named_calls(out);
+                r.collect_named_calls(out);
+            }
+            Expr::Call(f, args) => {
+                if let [Expr::Ref(p)] = args.as_slice()
+                    && let Some(n) = p.first()
+                {
+                    out.push((f.as_str(), n.as_str()));
+                }
+                args.iter().for_each(|a| a.collect_named_calls(out));
+            }
+        }
+    }
+
     fn collect_refs<'a>(&'a self, out: &mut Vec<&'a [String]>) {
         match self {
             Expr::Num(_) => {}

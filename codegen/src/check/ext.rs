@@ -358,7 +358,14 @@ fn optional_reads(c: &Checked, d: &mut Diags) {
             .filter(|p| p.len() >= 2 && optional.contains(&p[0].as_str()))
             .map(|p| p[0].clone())
             .collect();
-        ends(&e.expr, &optional, &mut reads);
+        // `end(x)` names the record, not a value: not among the references.
+        reads.extend(
+            e.expr
+                .named_calls()
+                .into_iter()
+                .filter(|(f, n)| *f == "end" && optional.contains(n))
+                .map(|(_, n)| n.to_string()),
+        );
         if let Some(r) = reads.first() {
             d.error(
                 e.pos,
@@ -367,27 +374,6 @@ fn optional_reads(c: &Checked, d: &mut Diags) {
                     e.text
                 ),
             );
-        }
-    }
-}
-
-/// The optional records `end(...)` is called on in `e`.
-fn ends(e: &Expr, optional: &[&str], out: &mut Vec<String>) {
-    match e {
-        Expr::Num(_) | Expr::Ref(_) => {}
-        Expr::Not(x) | Expr::At(_, x, _) => ends(x, optional, out),
-        Expr::Bin(_, l, r) => {
-            ends(l, optional, out);
-            ends(r, optional, out);
-        }
-        Expr::Call(f, args) => {
-            if let (true, [Expr::Ref(p)]) = (f == "end", args.as_slice())
-                && let Some(n) = p.first()
-                && optional.contains(&n.as_str())
-            {
-                out.push(n.clone());
-            }
-            args.iter().for_each(|a| ends(a, optional, out));
         }
     }
 }

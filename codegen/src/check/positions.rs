@@ -21,22 +21,11 @@ use crate::expr::{Expr, ExprAt, POSITIONS};
 
 /// Every `first(...)` and `last(...)` in `e`, as (function, collection), in order.
 pub fn calls(e: &Expr, out: &mut Vec<(&'static str, String)>) {
-    match e {
-        Expr::Num(_) | Expr::Ref(_) => {}
-        Expr::Not(x) | Expr::At(_, x, _) => calls(x, out),
-        Expr::Bin(_, l, r) => {
-            calls(l, out);
-            calls(r, out);
-        }
-        Expr::Call(f, args) => {
-            if let (Some(k), [Expr::Ref(p)]) =
-                (POSITIONS.iter().find(|k| **k == f), args.as_slice())
-                && let Some(n) = p.first()
-                && !out.iter().any(|(kk, nn)| kk == k && nn == n)
-            {
-                out.push((k, n.clone()));
-            }
-            args.iter().for_each(|a| calls(a, out));
+    for (f, n) in e.named_calls() {
+        if let Some(k) = POSITIONS.iter().find(|k| **k == f)
+            && !out.iter().any(|(kk, nn)| kk == k && nn == n)
+        {
+            out.push((k, n.to_string()));
         }
     }
 }

@@ -615,21 +615,9 @@ pub fn blame(em: &Em<'_>, e: &Expr, scope: Scope<'_>) -> Option<Blame> {
 // ----- count bindings --------------------------------------------------------------------
 
 fn expr_counts(e: &Expr, out: &mut Vec<String>) {
-    match e {
-        Expr::Num(_) | Expr::Ref(_) => {}
-        Expr::Not(x) | Expr::At(_, x, _) => expr_counts(x, out),
-        Expr::Bin(_, l, r) => {
-            expr_counts(l, out);
-            expr_counts(r, out);
-        }
-        Expr::Call(f, args) => {
-            if let (true, [Expr::Ref(p)]) = (f == "count", args.as_slice())
-                && let Some(n) = p.first()
-                && !out.contains(n)
-            {
-                out.push(n.clone());
-            }
-            args.iter().for_each(|a| expr_counts(a, out));
+    for (f, n) in e.named_calls() {
+        if f == "count" && !out.iter().any(|x| x == n) {
+            out.push(n.to_string());
         }
     }
 }
@@ -1141,53 +1129,45 @@ pub fn step(
                     };
                 }
                 let fail = fail(quote!(#n64));
-                if let Some(w) = &r.when {
-                    // Present only when its condition holds: placed then, `None` otherwise.
-                    let cond = crate::emit::strip_parens(em.cond(&w.expr, scope, env));
-                    let comment = format!(
-                        "@step {codes}: record `{}` ({} at {}), present when `{}`, must then lie within `{}`.",
-                        r.name.text, st.name.text, r.at.text, w.text, within.text
-                    );
+                let view = quote!(#ty { raw, buf, index: 0 #order });
+                // Present only when its condition holds (`when`): placed then, `None`
+                // otherwise.
+                let (var_ty, view) = match &r.when {
+                    Some(_) => (quote!(Option<#ty<'a>>), quote!(Some(#view))),
+                    None => (quote!(#ty<'a>), view),
+                };
+                let placed = quote! {
+                    #bind_at
+                    #bind_w
+                    let parts = match (#at_opt, #w_opt) {
+                        (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= #n64) => {
+                            __rt::chunk_at::<#n>(buf, a).map(|raw| (raw, a))
+                        }
+                        _ => None,
+                    };
+                    match parts {
+                        Some((raw, a)) => (#view, a),
+                        None => { #fail }
+                    }
+                };
+                let Some(w) = &r.when else {
                     return quote! {
                         #[doc = #comment]
-                        let (#var, #var_at): (Option<#ty<'a>>, u64) = if #cond {
-                            #bind_at
-                            #bind_w
-                            let parts = match (#at_opt, #w_opt) {
-                                (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= #n64) => {
-                                    __rt::chunk_at::<#n>(buf, a).map(|raw| (raw, a))
-                                }
-                                _ => None,
-                            };
-                            match parts {
-                                Some((raw, a)) => (Some(#ty { raw, buf, index: 0 #order }), a),
-                                None => { #fail }
-                            }
-                        } else {
-                            (None, 0)
-                        };
-                        // Read when a later step reads one of its fields or `end(...)`.
-                        let _ = (&#var, #var_at);
+                        let (#var, #var_at): (#var_ty, u64) = { #placed };
+                        // Read when a later step blames one of its fields or reads `end(...)`.
+                        let _ = #var_at;
                     };
-                }
+                };
+                let cond = crate::emit::strip_parens(em.cond(&w.expr, scope, env));
+                let comment = format!(
+                    "@step {codes}: record `{}` ({} at {}), present when `{}`, must then lie within `{}`.",
+                    r.name.text, st.name.text, r.at.text, w.text, within.text
+                );
                 quote! {
                     #[doc = #comment]
-                    let (#var, #var_at): (#ty<'a>, u64) = {
-                        #bind_at
-                        #bind_w
-                        let parts = match (#at_opt, #w_opt) {
-                            (Some(a), Some(w)) if w.checked_sub(a).is_some_and(|room| room >= #n64) => {
-                                __rt::chunk_at::<#n>(buf, a).map(|raw| (raw, a))
-                            }
-                            _ => None,
-                        };
-                        match parts {
-                            Some((raw, a)) => (#ty { raw, buf, index: 0 #order }, a),
-                            None => { #fail }
-                        }
-                    };
-                    // Read when a later step blames one of its fields or reads `end(...)`.
-                    let _ = #var_at;
+                    let (#var, #var_at): (#var_ty, u64) = if #cond { #placed } else { (None, 0) };
+                    // Read when a later step reads one of its fields or `end(...)`.
+                    let _ = (&#var, #var_at);
                 }
             }
         }

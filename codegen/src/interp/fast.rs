@@ -512,7 +512,7 @@ impl<'a, 'c> Low<'a, 'c> {
     /// Whether located record `i` is placed anew or maybe not at all: one per record of a
     /// collection (`table:`), or present only `when` a condition holds. Its placement and
     /// reads take the generic path (no run-invariant place).
-    fn per_record(&self, i: usize) -> bool {
+    fn placed_anew(&self, i: usize) -> bool {
         self.p
             .c
             .schema
@@ -535,7 +535,7 @@ impl<'a, 'c> Low<'a, 'c> {
             Own::Record => Fx::Rec(f.off, w),
             // One per record of a collection: placed anew for each record, so no value
             // read from it is run-invariant; the generic path reads it.
-            Own::Located(i) if self.per_record(i) => return None,
+            Own::Located(i) if self.placed_anew(i) => return None,
             Own::Located(i) => match self.p.gates.get(f.st) {
                 Some(None) => match self.located_at.borrow().get(i).copied().flatten() {
                     Some((at, _)) => Fx::Abs(at.saturating_add(f.off), w),
@@ -618,7 +618,7 @@ impl<'a, 'c> Low<'a, 'c> {
                 (a, b) => Fx::Bin(*op, Box::new(a), Box::new(b)),
             },
             CE::Let(i) => Fx::Let(*i),
-            CE::End(i) if self.per_record(*i) => slow(),
+            CE::End(i) if self.placed_anew(*i) => slow(),
             CE::End(i) => match self.located_at.borrow().get(*i).copied().flatten() {
                 Some((at, size)) => Fx::K(at.checked_add(size)),
                 None => Fx::End(*i),
@@ -866,7 +866,7 @@ impl<'a, 'c> Low<'a, 'c> {
             CStep::RecordFits {
                 search: Some(_), ..
             } => FStep::Slow(Box::new(s.clone())),
-            CStep::RecordFits { rec, .. } if self.per_record(*rec) => {
+            CStep::RecordFits { rec, .. } if self.placed_anew(*rec) => {
                 FStep::Slow(Box::new(s.clone()))
             }
             CStep::RecordFits {
