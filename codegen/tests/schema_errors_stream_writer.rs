@@ -31,3 +31,11 @@ fn ranges_that_read_len_in_a_writer() {
 fn checksum_spans_over_their_stored_field() {
     golden("checksum_span");
 }
+
+/// Records nested in a stream's records: `nested: true` without `max_depth`, `max_depth`
+/// without a nested layout, out of 1..=32, with a terminator, and `record.depth` over a
+/// stream that does not nest.
+#[test]
+fn nested_stream_records() {
+    golden("nested_stream");
+}

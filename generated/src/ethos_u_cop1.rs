@@ -238,7 +238,7 @@ pub struct Cop1<'a> {
     __at_records: u64,
 }
 impl<'a> Cop1<'a> {
-    /// Part of [`Self::validate_as`]: `cop-unknown-action`, in schema order.
+    /// Part of [`Self::validate_as`]: part of `cop-unknown-action`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_unknown_action(
@@ -246,18 +246,13 @@ impl<'a> Cop1<'a> {
         __at_records: u64,
         bytes: &'a [u8],
         end: u64,
-        mut pos: u64,
-        mut index: u64,
-        mut __n_configs: u64,
-        mut __n_streams: u64,
-        mut __deferred: Option<__rt::Deferred>,
-    ) -> Result<(u64, u64, u64, Option<__rt::Deferred>), __rt::Deferred> {
-        loop {
-            let rec_at: u64 = __at_records.saturating_add(pos);
-            if pos >= end {
-                break;
-            }
-            let Some(raw) = __rt::chunk_at::<4>(bytes, pos) else {
+        pos: u64,
+        index: u64,
+        rec_at: u64,
+    ) -> Result<Action<'a>, __rt::Deferred> {
+        let raw: &'a [u8; 4] = match __rt::chunk_at::<4>(bytes, pos) {
+            Some(r) => r,
+            None => {
                 return __rt::fail(
                     4,
                     &ERROR_SITES[3],
@@ -267,13 +262,159 @@ impl<'a> Cop1<'a> {
                     __at_records.saturating_add(end),
                     usize::try_from(index).unwrap_or(usize::MAX),
                 );
-            };
-            let rec = Action {
-                raw,
+            }
+        };
+        let rec: Action<'a> = Action {
+            raw,
+            buf,
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+        };
+        let _ = &rec;
+        Ok(rec)
+    }
+    /// Part of [`Self::validate_as`]: `cop-unknown-action`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_unknown_action_2(
+        __at_records: u64,
+        end: u64,
+        mut pos: u64,
+        mut index: u64,
+        mut __n_configs: u64,
+        mut __n_streams: u64,
+        mut __deferred: Option<__rt::Deferred>,
+        rec_at: u64,
+        rec: Action<'a>,
+        size: Option<u64>,
+    ) -> Result<(u64, u64, u64, u64, Option<__rt::Deferred>), __rt::Deferred> {
+        let total: Option<u64> = size.and_then(|b| b.checked_add(4u64));
+        let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
+            Some(t) => t,
+            None => {
+                return __rt::fail(
+                    5,
+                    &ERROR_SITES[4],
+                    rec_at,
+                    rec_at,
+                    total.unwrap_or(u64::MAX),
+                    __at_records.saturating_add(end),
+                    usize::try_from(index).unwrap_or(usize::MAX),
+                );
+            }
+        };
+        let __body: u64 = total.saturating_sub(4u64);
+        match u64::from(rec.id()) {
+            1u64 => {
+                if __body < 8u64 {
+                    return __rt::fail(
+                        6,
+                        &ERROR_SITES[5],
+                        rec_at,
+                        __body,
+                        8u64,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+                __n_configs = __n_configs.saturating_add(1);
+            }
+            2u64 => {
+                if __body < 4u64 {
+                    return __rt::fail(
+                        7,
+                        &ERROR_SITES[6],
+                        rec_at,
+                        __body,
+                        4u64,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+                __n_streams = __n_streams.saturating_add(1);
+            }
+            _ => {}
+        }
+        let rec_end: u64 = pos.saturating_add(total);
+        let next: u64 = rec_end;
+        if __deferred.is_none() {
+            let _ = (&rec, rec_at, index);
+            if let Err(d) = (|| -> Result<(), __rt::Deferred> {
+                // cop-unknown-action: `id <= DA_LAST`.
+                {
+                    let lhs: u64 = u64::from(rec.id());
+                    let rhs: u64 = u64::from(DA_LAST);
+                    if lhs > rhs {
+                        return __rt::fail(
+                            8,
+                            &ERROR_SITES[7],
+                            rec_at,
+                            lhs,
+                            rhs,
+                            0,
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    }
+                }
+                // when `id == DA_RESERVED`:
+                if u64::from(rec.id()) == u64::from(DA_RESERVED) {
+                    // cop-bad-padding: `reserved == 0 && param == 0`.
+                    {
+                        let holds: bool = (u64::from(rec.reserved()) == 0u64)
+                            && (u64::from(rec.param()) == 0u64);
+                        if !holds {
+                            return __rt::fail(
+                                9,
+                                &ERROR_SITES[8],
+                                rec_at,
+                                0,
+                                0,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
+                            );
+                        }
+                    }
+                }
+                Ok(())
+            })() {
+                __deferred = Some(d);
+            }
+        }
+        index = index.saturating_add(1);
+        pos = next;
+        Ok((pos, index, __n_configs, __n_streams, __deferred))
+    }
+    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_stream_out_of_bounds(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(u64, u64, u64), __rt::Deferred> {
+        let bytes: &'a [u8] = actions;
+        let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        let mut pos: u64 = 0;
+        let mut index: u64 = 0;
+        let mut __n_configs: u64 = 0;
+        let mut __n_streams: u64 = 0;
+        let mut __deferred: Option<__rt::Deferred> = None;
+        loop {
+            let rec_at: u64 = __at_records.saturating_add(pos);
+            if pos >= end {
+                break;
+            }
+            let rec = match Self::check_cop_unknown_action(
                 buf,
-                index: u32::try_from(index).unwrap_or(u32::MAX),
+                __at_records,
+                bytes,
+                end,
+                pos,
+                index,
+                rec_at,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
             };
-            let _ = &rec;
             let size: Option<u64> = (|| -> Option<u64> {
                 Some(
                     if u64::from(rec.id()) == u64::from(DA_CONFIG) {
@@ -290,99 +431,37 @@ impl<'a> Cop1<'a> {
                     },
                 )
             })();
-            let total: Option<u64> = size.and_then(|b| b.checked_add(4u64));
-            let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
-                return __rt::fail(
-                    5,
-                    &ERROR_SITES[4],
-                    rec_at,
-                    rec_at,
-                    total.unwrap_or(u64::MAX),
-                    __at_records.saturating_add(end),
-                    usize::try_from(index).unwrap_or(usize::MAX),
-                );
+            let (
+                __updated_pos,
+                __updated_index,
+                __updated_n_configs,
+                __updated_n_streams,
+                __updated_deferred,
+            ) = match Self::check_cop_unknown_action_2(
+                __at_records,
+                end,
+                pos,
+                index,
+                __n_configs,
+                __n_streams,
+                __deferred,
+                rec_at,
+                rec,
+                size,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
             };
-            let __body: u64 = total.saturating_sub(4u64);
-            match u64::from(rec.id()) {
-                1u64 => {
-                    if __body < 8u64 {
-                        return __rt::fail(
-                            6,
-                            &ERROR_SITES[5],
-                            rec_at,
-                            __body,
-                            8u64,
-                            0,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                    __n_configs = __n_configs.saturating_add(1);
-                }
-                2u64 => {
-                    if __body < 4u64 {
-                        return __rt::fail(
-                            7,
-                            &ERROR_SITES[6],
-                            rec_at,
-                            __body,
-                            4u64,
-                            0,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                    __n_streams = __n_streams.saturating_add(1);
-                }
-                _ => {}
-            }
-            let rec_end: u64 = pos.saturating_add(total);
-            let next: u64 = rec_end;
-            if __deferred.is_none() {
-                let _ = (&rec, rec_at, index);
-                if let Err(d) = (|| -> Result<(), __rt::Deferred> {
-                    // cop-unknown-action: `id <= DA_LAST`.
-                    {
-                        let lhs: u64 = u64::from(rec.id());
-                        let rhs: u64 = u64::from(DA_LAST);
-                        if lhs > rhs {
-                            return __rt::fail(
-                                8,
-                                &ERROR_SITES[7],
-                                rec_at,
-                                lhs,
-                                rhs,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                    }
-                    // when `id == DA_RESERVED`:
-                    if u64::from(rec.id()) == u64::from(DA_RESERVED) {
-                        // cop-bad-padding: `reserved == 0 && param == 0`.
-                        {
-                            let holds: bool = (u64::from(rec.reserved()) == 0u64)
-                                && (u64::from(rec.param()) == 0u64);
-                            if !holds {
-                                return __rt::fail(
-                                    9,
-                                    &ERROR_SITES[8],
-                                    rec_at,
-                                    0,
-                                    0,
-                                    0,
-                                    usize::try_from(index).unwrap_or(usize::MAX),
-                                );
-                            }
-                        }
-                    }
-                    Ok(())
-                })() {
-                    __deferred = Some(d);
-                }
-            }
-            index = index.saturating_add(1);
-            pos = next;
+            pos = __updated_pos;
+            index = __updated_index;
+            __n_configs = __updated_n_configs;
+            __n_streams = __updated_n_streams;
+            __deferred = __updated_deferred;
         }
-        Ok((index, __n_configs, __n_streams, __deferred))
+        if let Some(d) = __deferred {
+            return Err(d.into_report());
+        }
+        Ok((index, __n_configs, __n_streams))
     }
     /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop-truncated`, `cop-stream-out-of-bounds`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
     #[inline(always)]
@@ -425,39 +504,14 @@ impl<'a> Cop1<'a> {
         let __at_records: u64 = u64::from(MAGIC_BYTES);
         // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
         let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
-            let bytes: &'a [u8] = actions;
-            let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-            let pos: u64 = 0;
-            let mut index: u64 = 0;
-            let mut __n_configs: u64 = 0;
-            let mut __n_streams: u64 = 0;
-            let mut __deferred: Option<__rt::Deferred> = None;
-            let (
-                __updated_index,
-                __updated_n_configs,
-                __updated_n_streams,
-                __updated_deferred,
-            ) = match Self::check_cop_unknown_action(
+            let (index, __n_configs, __n_streams) = match Self::check_cop_stream_out_of_bounds(
                 buf,
+                actions,
                 __at_records,
-                bytes,
-                end,
-                pos,
-                index,
-                __n_configs,
-                __n_streams,
-                __deferred,
             ) {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
             };
-            index = __updated_index;
-            __n_configs = __updated_n_configs;
-            __n_streams = __updated_n_streams;
-            __deferred = __updated_deferred;
-            if let Some(d) = __deferred {
-                return Err(d.into_report());
-            }
             (index, __n_configs, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_configs, __count_streams);

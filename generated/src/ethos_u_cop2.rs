@@ -449,7 +449,7 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, `cop-missing-stream`, in schema order.
+    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_bad_magic(
@@ -498,18 +498,21 @@ impl<'a> Cop2<'a> {
                 if pos >= end {
                     break;
                 }
-                let Some(raw) = __rt::chunk_at::<8>(bytes, pos) else {
-                    return __rt::fail(
-                        5,
-                        &ERROR_SITES[4],
-                        rec_at,
-                        rec_at,
-                        8u64,
-                        __at_records.saturating_add(end),
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
+                let raw: &'a [u8; 8] = match __rt::chunk_at::<8>(bytes, pos) {
+                    Some(r) => r,
+                    None => {
+                        return __rt::fail(
+                            5,
+                            &ERROR_SITES[4],
+                            rec_at,
+                            rec_at,
+                            8u64,
+                            __at_records.saturating_add(end),
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    }
                 };
-                let rec = ActionHeader {
+                let rec: ActionHeader<'a> = ActionHeader {
                     raw,
                     buf,
                     index: u32::try_from(index).unwrap_or(u32::MAX),
@@ -517,16 +520,19 @@ impl<'a> Cop2<'a> {
                 let _ = &rec;
                 let size: Option<u64> = Some(u64::from(rec.length()));
                 let total: Option<u64> = size.and_then(|b| b.checked_add(8u64));
-                let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
-                    return __rt::fail(
-                        6,
-                        &ERROR_SITES[5],
-                        rec_at,
-                        rec_at,
-                        total.unwrap_or(u64::MAX),
-                        __at_records.saturating_add(end),
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
+                let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
+                    Some(t) => t,
+                    None => {
+                        return __rt::fail(
+                            6,
+                            &ERROR_SITES[5],
+                            rec_at,
+                            rec_at,
+                            total.unwrap_or(u64::MAX),
+                            __at_records.saturating_add(end),
+                            usize::try_from(index).unwrap_or(usize::MAX),
+                        );
+                    }
                 };
                 let __body: u64 = total.saturating_sub(8u64);
                 if u64::from(rec.kind()) == 1u64 {
@@ -578,6 +584,17 @@ impl<'a> Cop2<'a> {
             (index, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_streams);
+        Ok((actions, __at_records, __count_streams))
+    }
+    /// Part of [`Self::validate_as`]: `cop-missing-stream`, `cop-duplicate-action`, every record of `streams`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_missing_stream(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __count_streams: u64,
+    ) -> Result<(), __rt::Deferred> {
         // cop-missing-stream: `count(streams) >= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -586,17 +603,6 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(9, &ERROR_SITES[8], 0, lhs, rhs, 0, 0);
             }
         }
-        Ok((actions, __at_records, __count_streams))
-    }
-    /// Part of [`Self::validate_as`]: `cop-duplicate-action`, every record of `streams`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_duplicate_action(
-        buf: &'a [u8],
-        actions: &'a [u8],
-        __at_records: u64,
-        __count_streams: u64,
-    ) -> Result<(), __rt::Deferred> {
         // cop-duplicate-action: `count(streams) <= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -795,7 +801,7 @@ impl<'a> Cop2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_cop_duplicate_action(
+        match Self::check_cop_missing_stream(
             buf,
             actions,
             __at_records,

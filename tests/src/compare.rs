@@ -734,6 +734,9 @@ pub fn wav(b: &[u8], g: &schemas::wav::Wav<'_>, v: &View) {
     for c in g.chunks() {
         let p = format!("chunks[{}]", c.index());
         assert_eq!(record(v, &p).offset, c.offset());
+        // LIST sub-chunks: the depth the interpreter's walk gives each record.
+        let depth = record(v, &p).composed.iter().find(|x| x.0 == "depth");
+        assert_eq!(depth.map(|x| x.1), Some(u64::from(c.depth())));
         same_fields!(v, &p, c.header(), [id, size]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, c.body())));
     }

@@ -1853,6 +1853,16 @@ fn wav_chunk_streams_real_files_and_their_mutants_agree() {
             (b"data", &[9, 0, 8, 0, 7, 0, 6, 0]),
             (b"junk", b"odd"),
         ]),
+        // LISTs nested two deep (records nested in the stream's records), sub-chunks of
+        // odd size at a LIST's end without their pad byte, the inner LIST padded.
+        wav_file(&[
+            (b"fmt ", fmt),
+            (
+                b"LIST",
+                b"adtlLIST\x13\0\0\0INFOISFT\x07\0\0\0deeper!\0note\x01\0\0\0x",
+            ),
+            (b"data", &[1, 0, 2, 0, 3, 0, 4, 0]),
+        ]),
     ];
     // The format chunk as WAVEFORMATEX (`cbSize` 0) and as WAVEFORMATEXTENSIBLE (its
     // fields, located records present only when the chunk has them).

@@ -1908,7 +1908,7 @@ mod positions {
     fn first_orders_records_of_different_types() {
         // Unknown chunks before and between: `fmt ` is record 1, `data` record 3.
         let good = riff(&[
-            (b"LIST", b"INFOab"),
+            (b"bext", b"INFOab"),
             (b"fmt ", &FMT),
             (b"junk", b"odd"),
             (b"data", &[1, 0, 2, 0]),
@@ -1918,7 +1918,7 @@ mod positions {
         let ids: Vec<u32> = v.chunks().map(|c| c.header().id()).collect();
         assert_eq!(
             ids,
-            [0x5453_494C, wav::CHUNK_FMT, 0x6B6E_756A, wav::CHUNK_DATA]
+            [0x7478_6562, wav::CHUNK_FMT, 0x6B6E_756A, wav::CHUNK_DATA]
         );
         // The odd-sized chunk's pad byte is skipped: `data` starts on an even offset.
         let data = v.chunks().nth(3).expect("data");
@@ -1935,7 +1935,7 @@ mod positions {
         // `data` before `fmt `: the positions, compared, name the rule.
         let swapped = riff(&[
             (b"data", &[1, 0, 2, 0]),
-            (b"LIST", b"INFOab"),
+            (b"bext", b"INFOab"),
             (b"fmt ", &FMT),
         ]);
         let e = wav_rejected(&swapped);

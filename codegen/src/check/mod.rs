@@ -229,4 +229,7 @@ pub enum RecPos {
     BodyLen,
     /// Where the body ends (`body_offset + body_len`, padding excluded).
     End,
+    /// How deep the record is nested (0 in the stream's range; streams with `nested`
+    /// layouts).
+    Depth,
 }

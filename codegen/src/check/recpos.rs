@@ -1,6 +1,7 @@
 //! `record.<part>`: where the current record of a record stream lies, inside a `for_each`
 //! over the stream or one of its collections (`record.offset`, `record.body_offset`,
-//! `record.body_len`, `record.end`). Resolved here, emitted here; the interpreter reads
+//! `record.body_len`, `record.end`, and `record.depth` in a stream whose records nest).
+//! Resolved here, emitted here; the interpreter reads
 //! the same values from its walk (`interp/stream.rs`).
 //!
 //! ```yaml
@@ -13,11 +14,12 @@ use crate::check::{RecPos, Resolved, Scope};
 use crate::schema::top::Schema;
 
 /// The parts, by name.
-pub const PARTS: [(&str, RecPos); 4] = [
+pub const PARTS: [(&str, RecPos); 5] = [
     ("offset", RecPos::Offset),
     ("body_offset", RecPos::BodyOffset),
     ("body_len", RecPos::BodyLen),
     ("end", RecPos::End),
+    ("depth", RecPos::Depth),
 ];
 
 /// The word that names the current record.
@@ -60,6 +62,20 @@ pub(crate) fn resolve(
         return Some(Err(format!(
             "`record.{part}` is the current record of a record stream: it exists only in the steps of a for_each over a stream or one of its collections"
         )));
+    }
+    if part == "depth"
+        && let Scope::Record(t) = scope
+    {
+        let lookup = crate::check::lookup::stream(file, &t.name.text)
+            .or_else(|| crate::check::lookup::collection(file, &t.name.text).map(|x| x.0));
+        if let Some(s) = lookup
+            && !s.layouts.iter().any(|l| l.nested.is_some())
+        {
+            return Some(Err(format!(
+                "`record.depth`: the records of stream `{}` do not nest (no layout of it is `nested: true`), so every record's depth is 0",
+                s.name.text
+            )));
+        }
     }
     Some(
         PARTS

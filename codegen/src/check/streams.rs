@@ -209,6 +209,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 format!("stream `{sn}`: layouts need a `type` field in the stream to choose them"),
             );
         }
+        check_nesting(s, d);
         let mut seen: Vec<(u64, &str)> = Vec::new();
         for l in &s.layouts {
             match fixed_size(c, &l.record.text) {
@@ -259,6 +260,38 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 }
             }
         }
+    }
+}
+
+/// The most a stream's records may nest (`max_depth`): the walks keep one 24-byte entry per
+/// level open, on the stack.
+pub const MAX_DEPTH: u64 = 32;
+
+/// Nested layouts (`nested: true`) and `max_depth` go together; a nesting stream has no
+/// terminator (each level ends where its record's body does).
+fn check_nesting(s: &Stream, d: &mut Diags) {
+    let sn = &s.name.text;
+    let nested = s.layouts.iter().find(|l| l.nested.is_some());
+    match (nested, s.max_depth) {
+        (Some(l), None) => d.error(
+            l.nested.unwrap_or(l.collection.pos),
+            format!("stream `{sn}`: layout `{}` holds nested records; say how deep they may nest with `max_depth` on the stream (1: records inside a record, no deeper)", l.collection.text),
+        ),
+        (None, Some((_, pos))) => d.error(
+            pos,
+            format!("stream `{sn}`: `max_depth` bounds nested records, and no layout is `nested: true`"),
+        ),
+        (Some(_), Some((n, pos))) if n == 0 || n > MAX_DEPTH => d.error(
+            pos,
+            format!("stream `{sn}`: max_depth {n} is not between 1 and {MAX_DEPTH}"),
+        ),
+        _ => {}
+    }
+    if let (Some(l), Some(e)) = (nested, &s.end) {
+        d.error(
+            l.nested.unwrap_or(l.collection.pos),
+            format!("stream `{sn}`: layout `{}` holds nested records, and the stream ends at a terminator (`end: {}`); nested records end with their record's body, so a nesting stream has no `end`", l.collection.text, e.text),
+        );
     }
 }
 

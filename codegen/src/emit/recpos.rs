@@ -13,5 +13,6 @@ pub(crate) fn emit(k: RecPos) -> TokenStream {
         RecPos::BodyOffset => quote!(__item.body_offset()),
         RecPos::BodyLen => body_len,
         RecPos::End => quote!(__item.body_offset().saturating_add(#body_len)),
+        RecPos::Depth => quote!(u64::from(__item.depth())),
     }
 }

@@ -102,12 +102,50 @@ fn end_tokens(em: &Em<'_>, s: &Stream, t: &Table) -> Option<TokenStream> {
 
 /// `u64` tokens: the next record's position after a record ending at `rec_end` (relative to
 /// the range's start), or `end` when the padding reaches or passes the range's end.
-fn next_tokens(s: &Stream) -> TokenStream {
+/// In a stream that nests records, `align` counts from the start of the record's level
+/// (`lvl`: the range's start, or the nesting record's body after its struct).
+fn next_tokens(s: &Stream, lvl: &TokenStream) -> TokenStream {
     if s.align <= 1 {
         return quote!(rec_end);
     }
     let m = lit_u64(s.align - 1);
+    if depth(s).is_some() {
+        return quote!(rec_end.saturating_sub(#lvl).checked_add(#m).map_or(end, |x| (x & !#m).saturating_add(#lvl).min(end)));
+    }
     quote!(rec_end.checked_add(#m).map_or(end, |x| (x & !#m).min(end)))
+}
+
+/// How deep a stream's records may nest, when a layout holds records (`nested: true`).
+fn depth(s: &Stream) -> Option<u64> {
+    s.layouts
+        .iter()
+        .any(|l| l.nested.is_some())
+        .then_some(s.max_depth.map_or(1, |m| m.0))
+}
+
+/// `Option<u64>` tokens: where the level a record of header `rec` opens starts, relative to
+/// the range (its body after its layout's struct), when its layout is `nested`.
+fn opens_tokens(em: &Em<'_>, s: &Stream) -> TokenStream {
+    let ty = type_tokens(em, s);
+    let arms: Vec<TokenStream> = s
+        .layouts
+        .iter()
+        .filter(|l| l.nested.is_some())
+        .filter_map(|l| {
+            let v = lit_u64(layout_value(em.c, l)?);
+            let n = lit_u64(em.c.layouts.get(&l.record.text)?.size);
+            Some(quote!(#v => Some(#n),))
+        })
+        .collect();
+    match ty {
+        Some(ty) if !arms.is_empty() => quote! {
+            match #ty {
+                #(#arms)*
+                _ => None,
+            }
+        },
+        _ => quote!(None),
+    }
 }
 
 /// The `stream_checksum` step: every record's stored checksum matches its bytes.
@@ -439,6 +477,23 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         ifs.push((v, body));
         counts.push((cnt, var));
     }
+    // Nested records (`nested: true`): a record past `max_depth` fails; each open level is
+    // (where it starts, where it ends, where the walk resumes after it) on a fixed stack.
+    let nest = depth(s).map(|d| {
+        let f = em.fail(
+            code,
+            &Blame::record(sn, idx(), "depth", quote!(rec_at), 0),
+            Det::Compare(
+                Opd::Val(quote!(u64::try_from(__depth).unwrap_or(u64::MAX).saturating_add(1))),
+                Opd::Val({
+                    let d = lit_u64(d);
+                    quote!(#d)
+                }),
+                ["depth".to_string(), ">".to_string(), "max_depth".to_string()],
+            ),
+        );
+        (lit_usize(d), f)
+    });
     let body_len = any_sized.then(|| quote!(let __body: u64 = total.saturating_sub(#hs64);));
     let layout_check = match (&ty, arms.len()) {
         (Some(_), 0) | (None, _) => quote!(),
@@ -471,7 +526,54 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         }
         None => quote!(break;),
     };
-    let next = next_tokens(s);
+    let next = next_tokens(s, &quote!(__lvl));
+    // A nested level ends before the range does: the header must fit in the level.
+    let in_level = nest
+        .as_ref()
+        .map(|_| quote!(.filter(|_| end.saturating_sub(pos) >= #hs64)));
+    let (levels, pop, push, open, end_mut, item_depth) = match &nest {
+        Some((d, f)) => {
+            let opens = opens_tokens(em, s);
+            (
+                quote! {
+                    let mut __lvl: u64 = 0;
+                    let mut __depth: usize = 0;
+                    let mut __levels: [(u64, u64, u64); #d] = [(0, 0, 0); #d];
+                },
+                quote! {
+                    if let Some(d) = __depth.checked_sub(1)
+                        && let Some(&(l, e, p)) = __levels.get(d)
+                    {
+                        (__depth, __lvl, end, pos) = (d, l, e, p);
+                        continue;
+                    }
+                },
+                // The level it opens is kept before its `for_each` checks run (a record too
+                // deep is the walk's error, as in the interpreter's first pass).
+                quote! {
+                    let __opens: Option<u64> = #opens;
+                    if __opens.is_some() {
+                        let Some(slot) = __levels.get_mut(__depth) else {
+                            return #f;
+                        };
+                        *slot = (__lvl, end, next);
+                    }
+                },
+                quote! {
+                    if let Some(inner) = __opens {
+                        __depth = __depth.saturating_add(1);
+                        __lvl = pos.saturating_add(#hs64).saturating_add(inner);
+                        end = rec_end;
+                        pos = __lvl;
+                        continue;
+                    }
+                },
+                quote!(mut),
+                quote!(depth: u32::try_from(__depth).unwrap_or(u32::MAX),),
+            )
+        }
+        None => (quote!(), quote!(), quote!(), quote!(), quote!(), quote!()),
+    };
     let term = end_tokens(em, s, &t).map(|c| {
         if s.trailing.is_some() {
             // Bytes may follow the terminator: the walk ends at it (no site for them).
@@ -542,6 +644,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                     body: __rt::range_at(bytes, pos.saturating_add(#hs64), total.saturating_sub(#hs64)).unwrap_or(&[]),
                     offset: rec_at,
                     index: u32::try_from(index).unwrap_or(u32::MAX),
+                    #item_depth
                     #item_order
                 };
             }
@@ -559,6 +662,39 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             }
         })
     });
+    // With a `for_each` run in the walk, the record's bindings are typed, so that the
+    // splitter (`split.rs`) may move its checks (and the rest) out of a long walk.
+    let (read_header, fit_total) = if fused.is_some() {
+        (
+            quote! {
+                let raw: &'a [u8; #hs_u] = match __rt::chunk_at::<#hs_u>(bytes, pos) #in_level {
+                    Some(r) => r,
+                    None => return #f_header,
+                };
+                let rec: #hty<'a> = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
+            },
+            quote! {
+                let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
+                    Some(t) => t,
+                    None => return #f_over,
+                };
+            },
+        )
+    } else {
+        (
+            quote! {
+                let Some(raw) = __rt::chunk_at::<#hs_u>(bytes, pos) #in_level else {
+                    return #f_header;
+                };
+                let rec = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
+            },
+            quote! {
+                let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
+                    return #f_over;
+                };
+            },
+        )
+    };
     let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
         .chain(counts.iter().map(|c| c.0.clone()))
         .chain(firsts.iter().cloned())
@@ -605,33 +741,32 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         #[doc = #comment]
         let #cnt_pat = {
             let bytes: #bytes_ty = #range;
-            let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            let #end_mut end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
             let mut index: u64 = 0;
+            #levels
             #(#counters)*
             #held
             loop {
                 let rec_at: u64 = #at.saturating_add(pos);
                 if pos >= end {
+                    #pop
                     #open_end
                 }
-                let Some(raw) = __rt::chunk_at::<#hs_u>(bytes, pos) else {
-                    return #f_header;
-                };
-                let rec = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
+                #read_header
                 let _ = &rec;
                 let size: Option<u64> = #size_v;
                 #small
                 let total: Option<u64> = #total;
-                let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
-                    return #f_over;
-                };
+                #fit_total
                 #layout_check
                 let rec_end: u64 = pos.saturating_add(total);
                 let next: u64 = #next;
+                #push
                 #fused
                 index = index.saturating_add(1);
                 #term
+                #open
                 pos = next;
             }
             #report
@@ -738,7 +873,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let hs_u = lit_usize(hs);
         let hs64 = lit_u64(hs);
         let total = total_tokens(em, s, &t);
-        let next = next_tokens(s);
+        let next = next_tokens(s, &quote!(self.lvl));
         let not_end = s
             .end
             .as_ref()
@@ -839,6 +974,79 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         }
         let idoc = format!(" Iterator over the records of stream `{sn}`.");
         let itemdoc = format!(" One record of stream `{sn}`.");
+        // Nested records: each item has its depth; the iterator walks the records in file
+        // order (a nesting record, then the records in its body), with a fixed stack of the
+        // levels it is inside.
+        let in_level = depth(s).map(|_| quote!(.filter(|t| *t <= end.saturating_sub(pos))));
+        let (item_field, item_method, item_set, iter_fields, iter_init, pop, open) =
+            match depth(s) {
+                Some(d) => {
+                    let du = lit_usize(d);
+                    let opens = opens_tokens(em, s);
+                    (
+                        quote! { depth: u32, },
+                        quote! {
+                            /// How deep it is nested: 0 in the stream's range, 1 in the body of
+                            /// a record there, and so on.
+                            #[must_use]
+                            #[inline]
+                            pub fn depth(&self) -> u32 { self.depth }
+                        },
+                        quote! { depth: self.depth, },
+                        quote! {
+                            end: u64,
+                            lvl: u64,
+                            depth: u32,
+                            levels: [(u64, u64, u64); #du],
+                        },
+                        quote! {
+                            , end: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
+                            lvl: 0,
+                            depth: 0,
+                            levels: [(0, 0, 0); #du]
+                        },
+                        quote! {
+                            let mut pos = self.pos;
+                            while pos >= self.end {
+                                let d = usize::try_from(self.depth).ok()?.checked_sub(1)?;
+                                let &(l, e, p) = self.levels.get(d)?;
+                                (self.lvl, self.end, pos) = (l, e, p);
+                                self.depth = self.depth.saturating_sub(1);
+                            }
+                            let end: u64 = self.end;
+                        },
+                        quote! {
+                            let opens: Option<u64> = #opens;
+                            if let Some(inner) = opens {
+                                let slot = self.levels.get_mut(usize::try_from(self.depth).ok()?)?;
+                                *slot = (self.lvl, end, next);
+                                self.depth = self.depth.saturating_add(1);
+                                self.lvl = pos.checked_add(#hs64)?.checked_add(inner)?;
+                                self.end = rec_end;
+                                self.pos = self.lvl;
+                                self.done = false;
+                                self.index = self.index.saturating_add(1);
+                                return Some(item);
+                            }
+                        },
+                    )
+                }
+                None => (
+                    quote!(),
+                    quote!(),
+                    quote!(),
+                    quote!(),
+                    quote!(),
+                    quote! {
+                        let end: u64 = u64::try_from(self.bytes.len()).unwrap_or(u64::MAX);
+                        let pos = self.pos;
+                        if pos >= end {
+                            return None;
+                        }
+                    },
+                    quote!(),
+                ),
+            };
         out.items.push(quote! {
             #[doc = #itemdoc]
             #[derive(Clone, Copy)]
@@ -848,6 +1056,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 body: &'a [u8],
                 offset: u64,
                 index: u32,
+                #item_field
                 #order_field
             }
             impl<'a> #item<'a> {
@@ -872,6 +1081,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 #[must_use]
                 #[inline]
                 pub fn body(&self) -> &'a [u8] { self.body }
+                #item_method
                 #(#as_methods)*
             }
             impl core::fmt::Debug for #item<'_> {
@@ -892,11 +1102,12 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 pos: u64,
                 index: u32,
                 done: bool,
+                #iter_fields
                 #order_field
             }
             impl<'a> #it<'a> {
                 fn new(buf: &'a [u8], bytes: &'a [u8], at: u64 #new_param) -> Self {
-                    Self { buf, bytes, at, pos: 0, index: 0, done: false #new_init }
+                    Self { buf, bytes, at, pos: 0, index: 0, done: false #iter_init #new_init }
                 }
             }
             impl<'a> Iterator for #it<'a> {
@@ -908,15 +1119,11 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                     // Validation proved every record sound: a failure here cannot happen,
                     // and only ends the iteration.
                     self.done = true;
-                    let end: u64 = u64::try_from(self.bytes.len()).unwrap_or(u64::MAX);
-                    let pos = self.pos;
-                    if pos >= end {
-                        return None;
-                    }
+                    #pop
                     let raw = __rt::chunk_at::<#hs_u>(self.bytes, pos)?;
                     let rec = #hty { raw, buf: self.buf, index: self.index #head_order };
                     let _ = &rec;
-                    let total: u64 = #total?;
+                    let total: u64 = #total #in_level?;
                     let body = __rt::range_at(self.bytes, pos.checked_add(#hs64)?, total.saturating_sub(#hs64))?;
                     let item = #item {
                         buf: self.buf,
@@ -924,10 +1131,12 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                         body,
                         offset: self.at.saturating_add(pos),
                         index: self.index,
+                        #item_set
                         #item_init
                     };
                     let rec_end: u64 = pos.checked_add(total)?;
                     let next: u64 = #next;
+                    #open
                     if #advance {
                         self.done = false;
                         self.pos = next;

@@ -614,6 +614,11 @@ pub(super) struct SInfo {
     pub(super) ty: Option<RecField>,
     /// Per layout: (collection name, type value, body size, body struct).
     pub(super) layouts: Vec<(String, u64, u64, usize)>,
+    /// The type values whose records hold nested records, and their body struct's size
+    /// (where the nested records start in the body).
+    pub(super) nests: Vec<(u64, u64)>,
+    /// How deep records may nest (0 when no layout nests).
+    pub(super) max_depth: usize,
 }
 
 /// The sites of one `stream_fits` step.
@@ -624,6 +629,8 @@ pub(super) struct Fits {
     pub(super) small: Option<Fail>,
     pub(super) over: Fail,
     pub(super) short: Vec<Fail>,
+    /// A record nested deeper than `max_depth`.
+    pub(super) deep: Option<Fail>,
     pub(super) open: Option<Fail>,
     pub(super) trailing: Option<Fail>,
 }
@@ -679,9 +686,11 @@ pub(super) enum FValue {
     Same(Box<(CE, Fail)>),
 }
 
-/// The value of `record.<part>` for the current record `(offset, body offset, body end)`.
-pub(super) fn rec_pos((at, body, end): (u64, u64, u64), k: RecPos) -> u64 {
+/// The value of `record.<part>` for the current record `(offset, body offset, body end,
+/// depth)`.
+pub(super) fn rec_pos((at, body, end, depth): (u64, u64, u64, u64), k: RecPos) -> u64 {
     match k {
+        RecPos::Depth => depth,
         RecPos::Offset => at,
         RecPos::BodyOffset => body,
         RecPos::BodyLen => end.saturating_sub(body),

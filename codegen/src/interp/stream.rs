@@ -20,6 +20,8 @@ struct Rec {
     at: u64,
     total: u64,
     ty: u64,
+    /// 0 in the stream's range, 1 in the body of a record there, and so on.
+    depth: u64,
 }
 
 /// Why the walk stopped early, and at which record (its offset and index).
@@ -29,6 +31,8 @@ enum Stop {
     Small(u64),
     Over(Option<u64>),
     Short(usize, u64),
+    /// A nesting record at `max_depth`: its level would be one deeper.
+    Deep(u64),
     Open,
     Trailing(u64),
 }
@@ -73,6 +77,18 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                         ))
                     })
                     .collect(),
+                nests: s
+                    .layouts
+                    .iter()
+                    .filter(|l| l.nested.is_some())
+                    .filter_map(|l| Some((layout_value(c, l)?, c.layouts.get(&l.record.text)?.size)))
+                    .collect(),
+                max_depth: s
+                    .layouts
+                    .iter()
+                    .any(|l| l.nested.is_some())
+                    .then(|| s.max_depth.map_or(1, |m| usize::try_from(m.0).unwrap_or(usize::MAX)))
+                    .unwrap_or(0),
             }
         })
         .collect()
@@ -147,6 +163,13 @@ pub(super) fn compile_fits(
             Shape::Compare(["body bytes".into(), "<".into(), l.record.text.clone()]),
         ));
     }
+    let deep = s.layouts.iter().any(|l| l.nested.is_some()).then(|| {
+        comp.fail(
+            code,
+            rec("depth", 0),
+            Shape::Compare(["depth".into(), ">".into(), "max_depth".into()]),
+        )
+    });
     let open = s
         .end
         .as_ref()
@@ -163,6 +186,7 @@ pub(super) fn compile_fits(
         small,
         over,
         short,
+        deep,
         open,
         trailing,
     })))
@@ -223,6 +247,10 @@ enum Walked {
 struct Walker {
     start: u64,
     end: u64,
+    /// Where the current level starts (`align` counts from it).
+    lvl: u64,
+    /// The levels the walk is inside: (start, end, where it resumes after them).
+    levels: Vec<(u64, u64, u64)>,
     pos: u64,
     index: u64,
     m: u64,
@@ -238,6 +266,8 @@ impl Walker {
         Self {
             start,
             end,
+            lvl: 0,
+            levels: Vec::new(),
             pos: 0,
             index: 0,
             m: s.align.saturating_sub(1),
@@ -262,7 +292,13 @@ impl Walker {
     }
 
     fn step(&mut self, st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> Walked {
+        while self.pos >= self.end
+            && let Some((l, e, p)) = self.levels.pop()
+        {
+            (self.lvl, self.end, self.pos) = (l, e, p);
+        }
         let (end, pos, index) = (self.end, self.pos, self.index);
+        let depth = self.levels.len() as u64;
         let at = self.start.saturating_add(pos);
         if pos >= end {
             return match s.end {
@@ -297,15 +333,27 @@ impl Walker {
                 return Walked::Stopped(Stop::Short(li, body), at, index);
             }
         }
+        let opens = s.nests.iter().find(|n| n.0 == ty).map(|n| n.1);
+        if opens.is_some() && self.levels.len() >= s.max_depth {
+            return Walked::Stopped(Stop::Deep(depth), at, index);
+        }
         let rec_end = pos + total;
         let next = if self.m == 0 {
             rec_end
         } else {
-            rec_end
+            (rec_end - self.lvl)
                 .checked_add(self.m)
-                .map_or(end, |x| (x & !self.m).min(end))
+                .map_or(end, |x| (x & !self.m).saturating_add(self.lvl).min(end))
         };
         self.index = index.saturating_add(1);
+        if let Some(inner) = opens {
+            // Its body, after its struct, is a level of records: walked next.
+            self.levels.push((self.lvl, end, next));
+            self.lvl = pos + s.hs + inner;
+            self.end = rec_end;
+            self.pos = self.lvl;
+            return Walked::Rec(Rec { at, total, ty, depth });
+        }
         if let Some(e) = &s.end
             && st.cond_rec(p, e, at)
         {
@@ -315,10 +363,10 @@ impl Walker {
             } else {
                 Walked::Done
             });
-            return Walked::Rec(Rec { at, total, ty });
+            return Walked::Rec(Rec { at, total, ty, depth });
         }
         self.pos = next;
-        Walked::Rec(Rec { at, total, ty })
+        Walked::Rec(Rec { at, total, ty, depth })
     }
 }
 
@@ -341,7 +389,8 @@ pub(super) fn exec_fits<E: Report>(
         }
     };
     let (start, end) = st.ranges.get(s.range).copied().flatten().unwrap_or((0, 0));
-    let limit = start.saturating_add(end);
+    // The end of the level the walk stopped in: the range's, or a nesting record's body's.
+    let limit = start.saturating_add(w.end);
     let saved = (st.rec_at, st.rec_index);
     st.rec_at = at;
     st.rec_index = index;
@@ -359,6 +408,10 @@ pub(super) fn exec_fits<E: Report>(
                 None => it.err(st, &f.over, [at, u64::MAX, limit]),
             }
         }
+        Stop::Deep(depth) => match &f.deep {
+            Some(fd) => it.err(st, fd, [depth.saturating_add(1), s.max_depth as u64, 0]),
+            None => it.err(st, &f.over, [at, u64::MAX, limit]),
+        },
         Stop::Open => match &f.open {
             Some(fo) => it.err(st, fo, [0, 0, 0]),
             None => it.err(st, &f.over, [at, u64::MAX, limit]),
@@ -466,6 +519,7 @@ pub(super) fn exec_each<E: Report>(
             r.at,
             r.at.saturating_add(s.hs),
             r.at.saturating_add(r.total),
+            r.depth,
         );
         match e.layout {
             None => {
@@ -620,6 +674,10 @@ pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
                 let path = format!("{}[{i}]", s.name);
                 let mut rv = super::decode::record(p, st, h, r.at, None, path.clone(), Some(i));
                 rv.size = r.total;
+                if s.max_depth > 0 {
+                    // `r.depth()` of the generated view (`record.depth`).
+                    rv.composed.push(("depth".into(), r.depth));
+                }
                 rv.ranges.push(RangeView {
                     name: "body".into(),
                     path: format!("{path}.body"),

@@ -57,6 +57,9 @@ pub struct Stream {
     pub layouts: Vec<StreamLayout>,
     /// A checksum in every record, checked by a `stream_checksum` step.
     pub checksum: Option<RecordSum>,
+    /// How deep records may nest (records of a `nested` layout hold records of this stream
+    /// in their bodies, after the layout's struct), and where it was written.
+    pub max_depth: Option<(u64, Pos)>,
 }
 
 /// A checksum each record carries: over bytes `from..to` of the record, stored as a `u32`
@@ -100,6 +103,9 @@ pub struct StreamLayout {
     pub record: Name,
     /// Documentation.
     pub doc: String,
+    /// Where `nested: true` was written: the body holds records of the same stream after
+    /// the struct (RIFF's `LIST`).
+    pub nested: Option<Pos>,
 }
 
 /// The `file` key of this module.
@@ -132,6 +138,10 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
             boolean(n, "trailing", d)?.then_some(pos)
         });
         let type_field = sm.opt("type").and_then(|n| name(n, "type", d));
+        let max_depth = sm.opt("max_depth").and_then(|n| {
+            let pos = n.pos;
+            Some((uint(n, "max_depth", d)?, pos))
+        });
         let checksum = sm.opt("checksum").and_then(|cn| {
             let mut cm = MapReader::new(cn, &format!("checksum of stream `{}`", sname.text), d)?;
             let algorithm = crate::schema::algorithm(&mut cm, d);
@@ -174,13 +184,18 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 let ldoc = doc(&mut lm, d);
                 let value = lm.req("type", d).and_then(|n| expr_at(n, "type", d));
                 let record = lm.req("record", d).and_then(|n| name(n, "record", d));
-                lm.finish(&["doc", "type", "record"], d);
+                let nested = lm.opt("nested").and_then(|n| {
+                    let pos = n.pos;
+                    boolean(n, "nested", d)?.then_some(pos)
+                });
+                lm.finish(&["doc", "type", "record", "nested"], d);
                 if let (Some(value), Some(record)) = (value, record) {
                     layouts.push(StreamLayout {
                         collection: cname,
                         value,
                         record,
                         doc: ldoc,
+                        nested,
                     });
                 }
             }
@@ -198,6 +213,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 "type",
                 "layouts",
                 "checksum",
+                "max_depth",
             ],
             d,
         );
@@ -216,6 +232,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 type_field,
                 layouts,
                 checksum,
+                max_depth,
             });
         }
     }

@@ -794,6 +794,12 @@ pub fn write_seeds(dir: &Path) -> usize {
     ext.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71]);
     ext.extend_from_slice(b"data\x08\0\0\0\x01\0\x02\0\x03\0\x04\0");
     seeds.push(("wav-extensible".to_string(), WAV, ext));
+    // LIST chunks nested two deep (records nested in the stream's records), odd sub-chunks
+    // at their LIST's end without a pad byte.
+    let mut lists = b"RIFF\x5e\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x40\x1f\0\0\x80\x3e\0\0\x02\0\x10\0".to_vec();
+    lists.extend_from_slice(b"LIST\x29\0\0\0adtlLIST\x13\0\0\0INFOISFT\x07\0\0\0deeper!\0note\x01\0\0\0x\0");
+    lists.extend_from_slice(b"data\x08\0\0\0\x01\0\x02\0\x03\0\x04\0");
+    seeds.push(("wav-lists".to_string(), WAV, lists));
     // Small ZIP archives (Python wheels and the like): the end record found by its search.
     for root in ["/usr/share", "/usr/lib"] {
         for p in real_files(Path::new(root), 64 << 10, 4, &|p, h| {
