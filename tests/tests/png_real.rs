@@ -503,3 +503,80 @@ fn idat_chunks_are_consecutive() {
         eprintln!("png_real: no PNG file with an IDAT chunk here; skipped");
     }
 }
+
+/// PNG 5.6: the chunks that say how to read the image data (cHRM, gAMA, iCCP, sBIT, sRGB,
+/// tRNS, pHYs) come before the first IDAT; the schema refuses each one after it where it
+/// stands (`record.index < first(idats)`, the error at that chunk's type), as the png crate
+/// does for cHRM, gAMA, iCCP, sRGB and pHYs (it drops sBIT's errors, and checks tRNS's place
+/// in indexed colour only: named and counted). Real files whose own such chunks are moved
+/// after their IDATs, and a pHYs added before (accepted by both) and after (refused by
+/// both) the image data.
+#[test]
+fn image_chunks_after_idat_are_refused_where_they_stand() {
+    let files = pngs(Path::new("/usr/share"), 300);
+    if files.is_empty() {
+        eprintln!("png_real: no .png files under /usr/share; skipped");
+        return;
+    }
+    let idat = u32::from_be_bytes(*b"IDAT");
+    let kinds: Vec<u32> = [b"cHRM", b"gAMA", b"iCCP", b"sBIT", b"sRGB", b"tRNS", b"pHYs"]
+        .iter()
+        .map(|t| u32::from_be_bytes(**t))
+        .collect();
+    let (mut moved, mut added, mut lenient) = (0usize, 0usize, 0usize);
+    for f in files.iter().take(60) {
+        let b = std::fs::read(f).unwrap();
+        let Ok(v) = Png::validate(&b) else { continue };
+        if reference(&b).is_err() {
+            continue;
+        }
+        let chunks = chunks_of(&v);
+        let last_idat = chunks.iter().rposition(|c| c.0 == idat).unwrap();
+        let own: Vec<usize> = (0..last_idat)
+            .filter(|&k| kinds.contains(&chunks[k].0))
+            .collect();
+        if let Some(&k) = own.first() {
+            // The first such chunk moved to just after the last IDAT.
+            let mut c = chunks.clone();
+            let x = c.remove(k);
+            c.insert(last_idat, x.clone());
+            let out = write_png(&c).unwrap();
+            let e = Png::validate(&out).unwrap_err();
+            assert_eq!(
+                (e.code, e.field.table, e.field.index, e.field.name),
+                ("chunk-after-idat", "chunks", last_idat as u64, "chunk_type")
+            );
+            let at = 8 + c[..last_idat].iter().map(|c| 12 + c.1.len()).sum::<usize>();
+            assert_eq!(e.offset, at as u64 + 4);
+            assert_eq!(ours(&out), Err("chunk-after-idat"));
+            // The png crate drops sBIT's errors, and places tRNS in indexed colour only.
+            if [*b"sBIT", *b"tRNS"].contains(&x.0.to_be_bytes()) {
+                lenient += usize::from(reference(&out).is_ok());
+            } else {
+                assert!(reference(&out).is_err(), "{}", f.display());
+            }
+            moved += 1;
+        }
+        if chunks.iter().any(|c| c.0 == kinds[6]) {
+            continue;
+        }
+        // A pHYs (3780 pixels per metre, the unit the metre) before the first IDAT, then
+        // after the last one.
+        let phys = (kinds[6], vec![0, 0, 0x0E, 0xC4, 0, 0, 0x0E, 0xC4, 1]);
+        let first_idat = chunks.iter().position(|c| c.0 == idat).unwrap();
+        let mut before = chunks.clone();
+        before.insert(first_idat, phys.clone());
+        let out = write_png(&before).unwrap();
+        assert!(ours(&out).is_ok() && reference(&out).is_ok(), "{}", f.display());
+        let mut after = chunks.clone();
+        after.insert(last_idat + 1, phys);
+        let out = write_png(&after).unwrap();
+        assert_eq!(ours(&out), Err("chunk-after-idat"));
+        assert!(reference(&out).is_err(), "{}", f.display());
+        added += 1;
+    }
+    eprintln!(
+        "png_real: {moved} files with their own cHRM/gAMA/iCCP/sBIT/sRGB/tRNS/pHYs moved after the image data ({lenient} of them sBIT or tRNS the png crate accepts there), {added} with a pHYs added before and after it"
+    );
+    assert!(added > 0, "no real PNG took a pHYs");
+}

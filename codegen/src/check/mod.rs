@@ -232,4 +232,6 @@ pub enum RecPos {
     /// How deep the record is nested (0 in the stream's range; streams with `nested`
     /// layouts).
     Depth,
+    /// Its index in the stream (every record counted, as `first()` and `last()` count).
+    Index,
 }

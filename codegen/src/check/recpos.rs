@@ -1,6 +1,7 @@
 //! `record.<part>`: where the current record of a record stream lies, inside a `for_each`
 //! over the stream or one of its collections (`record.offset`, `record.body_offset`,
-//! `record.body_len`, `record.end`, and `record.depth` in a stream whose records nest).
+//! `record.body_len`, `record.end`, `record.index`, and `record.depth` in a stream whose
+//! records nest).
 //! Resolved here, emitted here; the interpreter reads
 //! the same values from its walk (`interp/stream.rs`).
 //!
@@ -14,12 +15,13 @@ use crate::check::{RecPos, Resolved, Scope};
 use crate::schema::top::Schema;
 
 /// The parts, by name.
-pub const PARTS: [(&str, RecPos); 5] = [
+pub const PARTS: [(&str, RecPos); 6] = [
     ("offset", RecPos::Offset),
     ("body_offset", RecPos::BodyOffset),
     ("body_len", RecPos::BodyLen),
     ("end", RecPos::End),
     ("depth", RecPos::Depth),
+    ("index", RecPos::Index),
 ];
 
 /// The word that names the current record.

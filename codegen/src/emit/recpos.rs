@@ -14,5 +14,6 @@ pub(crate) fn emit(k: RecPos) -> TokenStream {
         RecPos::BodyLen => body_len,
         RecPos::End => quote!(__item.body_offset().saturating_add(#body_len)),
         RecPos::Depth => quote!(u64::from(__item.depth())),
+        RecPos::Index => quote!(u64::from(__item.index())),
     }
 }

@@ -1708,7 +1708,7 @@ impl<'b> State<'b> {
             },
             rec_at: 0,
             rec_index: 0,
-            rec_span: (0, 0, 0, 0),
+            rec_span: (0, 0, 0, 0, 0),
             lets: Slots::new(p.lets.saturating_add(p.fast.memo_slots)),
             prev: Slots::new(p.order_slots),
             aggs: super::prog::Aggs::default(),
@@ -1737,7 +1737,7 @@ impl<'b> State<'b> {
         if p.want_slots > 0 || !self.want.is_empty() {
             self.want = vec![Vec::new(); p.want_slots];
         }
-        (self.rec_at, self.rec_index, self.rec_span) = (0, 0, (0, 0, 0, 0));
+        (self.rec_at, self.rec_index, self.rec_span) = (0, 0, (0, 0, 0, 0, 0));
     }
 }
 

@@ -88,9 +88,9 @@ pub(super) struct State<'b> {
     pub(super) want: Vec<Vec<Option<(u64, u64, u64)>>>,
     pub(super) rec_at: u64,
     pub(super) rec_index: u64,
-    /// The current stream record: its offset, its body's offset, its body's end and its
-    /// depth (`record.<part>`, set by a stream's `for_each`).
-    pub(super) rec_span: (u64, u64, u64, u64),
+    /// The current stream record: its offset, its body's offset, its body's end, its
+    /// depth and its index in the stream (`record.<part>`, set by a stream's `for_each`).
+    pub(super) rec_span: (u64, u64, u64, u64, u64),
     /// Named values, once their `let` ran (and after them the run-invariant values of the
     /// lowered steps, `fast.rs`).
     pub(super) lets: slots::Slots<u64, 16>,

@@ -520,6 +520,7 @@ pub(super) fn exec_each<E: Report>(
             r.at.saturating_add(s.hs),
             r.at.saturating_add(r.total),
             r.depth,
+            index,
         );
         match e.layout {
             None => {
