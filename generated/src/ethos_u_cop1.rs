@@ -238,10 +238,10 @@ pub struct Cop1<'a> {
     __at_records: u64,
 }
 impl<'a> Cop1<'a> {
-    /// Part of [`Self::validate_as`]: part of `cop-unknown-action`.
+    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_unknown_action(
+    fn check_cop_stream_out_of_bounds(
         buf: &'a [u8],
         __at_records: u64,
         bytes: &'a [u8],
@@ -272,10 +272,10 @@ impl<'a> Cop1<'a> {
         let _ = &rec;
         Ok(rec)
     }
-    /// Part of [`Self::validate_as`]: `cop-unknown-action`, in schema order.
+    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`, with `cop-unknown-action`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_unknown_action_2(
+    fn check_cop_unknown_action(
         __at_records: u64,
         end: u64,
         mut pos: u64,
@@ -386,7 +386,7 @@ impl<'a> Cop1<'a> {
     /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_stream_out_of_bounds(
+    fn check_cop_stream_out_of_bounds_2(
         buf: &'a [u8],
         actions: &'a [u8],
         __at_records: u64,
@@ -403,7 +403,7 @@ impl<'a> Cop1<'a> {
             if pos >= end {
                 break;
             }
-            let rec = match Self::check_cop_unknown_action(
+            let rec = match Self::check_cop_stream_out_of_bounds(
                 buf,
                 __at_records,
                 bytes,
@@ -437,7 +437,7 @@ impl<'a> Cop1<'a> {
                 __updated_n_configs,
                 __updated_n_streams,
                 __updated_deferred,
-            ) = match Self::check_cop_unknown_action_2(
+            ) = match Self::check_cop_unknown_action(
                 __at_records,
                 end,
                 pos,
@@ -504,7 +504,7 @@ impl<'a> Cop1<'a> {
         let __at_records: u64 = u64::from(MAGIC_BYTES);
         // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
         let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
-            let (index, __n_configs, __n_streams) = match Self::check_cop_stream_out_of_bounds(
+            let (index, __n_configs, __n_streams) = match Self::check_cop_stream_out_of_bounds_2(
                 buf,
                 actions,
                 __at_records,

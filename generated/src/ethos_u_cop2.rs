@@ -279,7 +279,7 @@ pub struct Cop2<'a> {
     __at_records: u64,
 }
 impl<'a> Cop2<'a> {
-    /// Part of [`Self::validate_as`]: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`, `cop-stream-not-words`, in schema order.
+    /// Part of [`Self::validate_as`]: `cop2-bad-metadata`, `cop-missing-stream`, `cop2-bad-padding`, `cop-empty-stream`, `cop-stream-not-words` for every record of `streams`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop2_bad_metadata(

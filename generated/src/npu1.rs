@@ -955,7 +955,7 @@ pub struct Npu1<'a> {
     ext_gate: u64,
 }
 impl<'a> Npu1<'a> {
-    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted`, in schema order.
+    /// Part of [`Self::validate_with`]: `unknown-direction`, `unknown-dtype`, `unknown-tensor-flags`, `bad-tensor-name`, `tensor-name-not-utf8`, `tensor-names-not-sorted` for every record of `io`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_unknown_direction(
@@ -1082,7 +1082,7 @@ impl<'a> Npu1<'a> {
         }
         Ok((rec_at, __prev_tensor_names_not_sorted))
     }
-    /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape`, in schema order.
+    /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape` for every record of `io`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_tensor_bad_region(
@@ -1214,7 +1214,7 @@ impl<'a> Npu1<'a> {
         );
         Ok(__let_elem_bytes)
     }
-    /// Part of [`Self::validate_with`]: `tensor-size-mismatch`, in schema order.
+    /// Part of [`Self::validate_with`]: `tensor-size-mismatch` for every record of `io`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_tensor_size_mismatch(

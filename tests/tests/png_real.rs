@@ -519,10 +519,12 @@ fn image_chunks_after_idat_are_refused_where_they_stand() {
         return;
     }
     let idat = u32::from_be_bytes(*b"IDAT");
-    let kinds: Vec<u32> = [b"cHRM", b"gAMA", b"iCCP", b"sBIT", b"sRGB", b"tRNS", b"pHYs"]
-        .iter()
-        .map(|t| u32::from_be_bytes(**t))
-        .collect();
+    let kinds: Vec<u32> = [
+        b"cHRM", b"gAMA", b"iCCP", b"sBIT", b"sRGB", b"tRNS", b"pHYs",
+    ]
+    .iter()
+    .map(|t| u32::from_be_bytes(**t))
+    .collect();
     let (mut moved, mut added, mut lenient) = (0usize, 0usize, 0usize);
     for f in files.iter().take(60) {
         let b = std::fs::read(f).unwrap();
@@ -567,7 +569,11 @@ fn image_chunks_after_idat_are_refused_where_they_stand() {
         let mut before = chunks.clone();
         before.insert(first_idat, phys.clone());
         let out = write_png(&before).unwrap();
-        assert!(ours(&out).is_ok() && reference(&out).is_ok(), "{}", f.display());
+        assert!(
+            ours(&out).is_ok() && reference(&out).is_ok(),
+            "{}",
+            f.display()
+        );
         let mut after = chunks.clone();
         after.insert(last_idat + 1, phys);
         let out = write_png(&after).unwrap();

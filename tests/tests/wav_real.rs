@@ -520,8 +520,16 @@ fn mutants_are_rejected_alike() {
 fn pad_byte_after_an_odd_chunk() {
     let fmt: &[u8] = &[1, 0, 1, 0, 0x40, 0x1F, 0, 0, 0x80, 0x3E, 0, 0, 2, 0, 16, 0];
     let data: &[u8] = &[1, 0, 2, 0, 3, 0, 4, 0];
-    let even = riff(&[(b"LIST", b"INFOISFT\x02\0\0\0ab"), (b"fmt ", fmt), (b"data", data)]);
-    let odd = riff(&[(b"LIST", b"INFOISFT\x03\0\0\0abc"), (b"fmt ", fmt), (b"data", data)]);
+    let even = riff(&[
+        (b"LIST", b"INFOISFT\x02\0\0\0ab"),
+        (b"fmt ", fmt),
+        (b"data", data),
+    ]);
+    let odd = riff(&[
+        (b"LIST", b"INFOISFT\x03\0\0\0abc"),
+        (b"fmt ", fmt),
+        (b"data", data),
+    ]);
     let seen = ours(&even).unwrap();
     assert!(matches!(reference(&even), Hound::Ok(s) if s == seen));
     assert_eq!((seen.samples, seen.data_at), (4, 12 + 22 + 24 + 8));
@@ -640,9 +648,11 @@ fn extended_format_chunks_read_as_the_original() {
     }
 }
 
-/// Every chunk of a file the schema accepts, in file order (a LIST, then its sub-chunks), as
-/// the generated view walks them: `(offset, id, size, depth)`.
-fn our_tree(b: &[u8]) -> Vec<(u64, [u8; 4], u32, u32)> {
+/// A file's chunks in file order (a LIST, then its sub-chunks): `(offset, id, size, depth)`.
+type Tree = Vec<(u64, [u8; 4], u32, u32)>;
+
+/// Every chunk of a file the schema accepts, as the generated view walks them.
+fn our_tree(b: &[u8]) -> Tree {
     let v = Wav::validate(b).unwrap();
     v.chunks()
         .map(|c| {
@@ -653,8 +663,7 @@ fn our_tree(b: &[u8]) -> Vec<(u64, [u8; 4], u32, u32)> {
 }
 
 /// The same from the `riff` crate: the RIFF chunk's children, and each LIST's, recursively.
-fn riff_tree(b: &[u8]) -> std::io::Result<Vec<(u64, [u8; 4], u32, u32)>> {
-    type Tree = Vec<(u64, [u8; 4], u32, u32)>;
+fn riff_tree(b: &[u8]) -> std::io::Result<Tree> {
     fn walk(
         c: &riff::Chunk,
         cur: &mut Cursor<&[u8]>,
@@ -712,7 +721,12 @@ fn hound_samples() -> Vec<PathBuf> {
         .into_iter()
         .flatten()
         .flatten()
-        .flat_map(|index| std::fs::read_dir(index.path()).into_iter().flatten().flatten())
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
         .filter(|d| d.file_name().to_string_lossy().starts_with("hound-3."))
         .flat_map(|d| {
             std::fs::read_dir(d.path().join("testsamples"))
@@ -762,7 +776,11 @@ fn list_sub_chunks_agree_with_riff() {
     files.sort_by_key(Vec::len);
     let info = list(
         b"INFO",
-        &[(b"INAM", b"a title\0"), (b"IART", b"someone\0"), (b"ISFT", b"npuschema")],
+        &[
+            (b"INAM", b"a title\0"),
+            (b"IART", b"someone\0"),
+            (b"ISFT", b"npuschema"),
+        ],
     );
     let mut nested = list(b"INFO", &[(b"ISFT", b"deep")]);
     for ty in [b"adtl", b"lvl3", b"lvl2"] {
@@ -800,7 +818,11 @@ fn list_sub_chunks_agree_with_riff() {
         let e = ours(&with_list(good, &info[..info.len() - 13])).unwrap_err();
         assert_eq!((e.code, e.field.name), ("bad-chunk", "header"));
         // The format chunk is the WAVE form's own, not a list's.
-        let fmt = parts(good).into_iter().find(|(id, _)| id == b"fmt ").unwrap().1;
+        let fmt = parts(good)
+            .into_iter()
+            .find(|(id, _)| id == b"fmt ")
+            .unwrap()
+            .1;
         let e = ours(&with_list(good, &list(b"INFO", &[(b"fmt ", &fmt)]))).unwrap_err();
         assert_eq!(e.code, "nested-format-or-data");
     }
@@ -816,8 +838,14 @@ fn lists_written_by_the_stream_writer() {
     let data: &[u8] = &[1, 0, 2, 0, 3, 0, 4, 0];
     let id = |x: &[u8; 4]| u32::from_le_bytes(*x);
     let subs = [
-        ChunksSpec { id: id(b"INAM"), body: b"odd" },
-        ChunksSpec { id: id(b"ISFT"), body: b"npuschema!" },
+        ChunksSpec {
+            id: id(b"INAM"),
+            body: b"odd",
+        },
+        ChunksSpec {
+            id: id(b"ISFT"),
+            body: b"npuschema!",
+        },
     ];
     let w = ChunksWriter::new(&subs);
     let mut body = b"INFO".to_vec();
@@ -829,9 +857,18 @@ fn lists_written_by_the_stream_writer() {
         list(b"INFO", &[(b"INAM", b"odd"), (b"ISFT", b"npuschema!")])
     );
     let top = [
-        ChunksSpec { id: id(b"fmt "), body: fmt },
-        ChunksSpec { id: id(b"LIST"), body: &body },
-        ChunksSpec { id: id(b"data"), body: data },
+        ChunksSpec {
+            id: id(b"fmt "),
+            body: fmt,
+        },
+        ChunksSpec {
+            id: id(b"LIST"),
+            body: &body,
+        },
+        ChunksSpec {
+            id: id(b"data"),
+            body: data,
+        },
     ];
     let w = ChunksWriter::new(&top);
     let mut file = b"RIFF\0\0\0\0WAVE".to_vec();

@@ -129,7 +129,7 @@ impl Splitter {
         let last = stmts.len().saturating_sub(1);
         for (k, s) in stmts.into_iter().enumerate() {
             let s = if lines_of(&s) > BUDGET {
-                self.open(s, &env)
+                self.open(s, &env, within)
             } else {
                 s
             };
@@ -273,7 +273,8 @@ impl Splitter {
 
     /// A statement over the budget with its inner statements cut: a block, a loop's body, a
     /// `let`'s block initialiser or an `if`'s first branch. Anything else is kept whole.
-    fn open(&self, s: TokenStream, env: &[Binding]) -> TokenStream {
+    /// `within`: the step the statement belongs to, when it is inside one.
+    fn open(&self, s: TokenStream, env: &[Binding], within: Option<&str>) -> TokenStream {
         let tts: Vec<TokenTree> = s.clone().into_iter().collect();
         // The last brace group at the top level of the statement is the body to cut, unless
         // something other than `;` or `else { .. }` follows it.
@@ -323,7 +324,12 @@ impl Splitter {
         // Only a `let`'s initialiser has a value; a block, a loop or an `if` without `else`
         // standing as a statement is `()`, so its last statement may move too.
         let value_used = first_code_token(&head_text).is_some_and(|k| head_text[k] == "let");
-        let code = first_code(&s);
+        // The helpers cut from inside are part of the statement's own step (its `@step`
+        // comment), or of the step it is inside, not of a step nested in it (a `for_each`'s
+        // checks run in a walk are part of the walk's step).
+        let code = own_code(&s)
+            .or_else(|| within.map(String::from))
+            .or_else(|| first_code(&s));
         let cut = self.block(stmts, inner_env, in_loop, value_used, code.as_deref());
         let mut out: TokenStream = head.iter().cloned().collect();
         let mut ng = proc_macro2::Group::new(Delimiter::Brace, cut);
@@ -464,6 +470,23 @@ impl Splitter {
         }
         let doc = match (self.generic_error, listed.is_empty(), within) {
             (false, ..) => format!(" Part of [`Self::{}`], in order.", self.from),
+            // Cut from inside a step, holding checks of steps nested in it (a `for_each`'s
+            // run in a walk).
+            (true, false, Some(w)) if !codes.iter().any(|c| c == w) => {
+                match w.strip_prefix("each_") {
+                    Some(t) => format!(
+                        " Part of [`Self::{}`]: {} for every record of `{t}`, in schema order.",
+                        self.from,
+                        listed.join(", ")
+                    ),
+                    None => format!(
+                        " Part of [`Self::{}`]: part of {}, with {}, in schema order.",
+                        self.from,
+                        said(w),
+                        listed.join(", ")
+                    ),
+                }
+            }
             (true, false, _) => format!(
                 " Part of [`Self::{}`]: {}, in schema order.",
                 self.from,
@@ -1149,6 +1172,20 @@ fn is_tail(s: &TokenStream) -> bool {
     match syn::parse2::<syn::Block>(quote!({ #s })) {
         Ok(b) => matches!(b.stmts.last(), Some(syn::Stmt::Expr(_, None))),
         Err(_) => true,
+    }
+}
+
+/// The code of the `@step` comment the statement `s` starts with (its own doc attribute),
+/// if any.
+fn own_code(s: &TokenStream) -> Option<String> {
+    let mut tts = s.clone().into_iter();
+    match (tts.next(), tts.next()) {
+        (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g)))
+            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket =>
+        {
+            first_code(&g.stream())
+        }
+        _ => None,
     }
 }
 

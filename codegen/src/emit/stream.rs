@@ -484,12 +484,18 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             code,
             &Blame::record(sn, idx(), "depth", quote!(rec_at), 0),
             Det::Compare(
-                Opd::Val(quote!(u64::try_from(__depth).unwrap_or(u64::MAX).saturating_add(1))),
+                Opd::Val(quote!(
+                    u64::try_from(__depth).unwrap_or(u64::MAX).saturating_add(1)
+                )),
                 Opd::Val({
                     let d = lit_u64(d);
                     quote!(#d)
                 }),
-                ["depth".to_string(), ">".to_string(), "max_depth".to_string()],
+                [
+                    "depth".to_string(),
+                    ">".to_string(),
+                    "max_depth".to_string(),
+                ],
             ),
         );
         (lit_usize(d), f)
@@ -978,75 +984,75 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         // order (a nesting record, then the records in its body), with a fixed stack of the
         // levels it is inside.
         let in_level = depth(s).map(|_| quote!(.filter(|t| *t <= end.saturating_sub(pos))));
-        let (item_field, item_method, item_set, iter_fields, iter_init, pop, open) =
-            match depth(s) {
-                Some(d) => {
-                    let du = lit_usize(d);
-                    let opens = opens_tokens(em, s);
-                    (
-                        quote! { depth: u32, },
-                        quote! {
-                            /// How deep it is nested: 0 in the stream's range, 1 in the body of
-                            /// a record there, and so on.
-                            #[must_use]
-                            #[inline]
-                            pub fn depth(&self) -> u32 { self.depth }
-                        },
-                        quote! { depth: self.depth, },
-                        quote! {
-                            end: u64,
-                            lvl: u64,
-                            depth: u32,
-                            levels: [(u64, u64, u64); #du],
-                        },
-                        quote! {
-                            , end: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
-                            lvl: 0,
-                            depth: 0,
-                            levels: [(0, 0, 0); #du]
-                        },
-                        quote! {
-                            let mut pos = self.pos;
-                            while pos >= self.end {
-                                let d = usize::try_from(self.depth).ok()?.checked_sub(1)?;
-                                let &(l, e, p) = self.levels.get(d)?;
-                                (self.lvl, self.end, pos) = (l, e, p);
-                                self.depth = self.depth.saturating_sub(1);
-                            }
-                            let end: u64 = self.end;
-                        },
-                        quote! {
-                            let opens: Option<u64> = #opens;
-                            if let Some(inner) = opens {
-                                let slot = self.levels.get_mut(usize::try_from(self.depth).ok()?)?;
-                                *slot = (self.lvl, end, next);
-                                self.depth = self.depth.saturating_add(1);
-                                self.lvl = pos.checked_add(#hs64)?.checked_add(inner)?;
-                                self.end = rec_end;
-                                self.pos = self.lvl;
-                                self.done = false;
-                                self.index = self.index.saturating_add(1);
-                                return Some(item);
-                            }
-                        },
-                    )
-                }
-                None => (
-                    quote!(),
-                    quote!(),
-                    quote!(),
-                    quote!(),
-                    quote!(),
+        let (item_field, item_method, item_set, iter_fields, iter_init, pop, open) = match depth(s)
+        {
+            Some(d) => {
+                let du = lit_usize(d);
+                let opens = opens_tokens(em, s);
+                (
+                    quote! { depth: u32, },
                     quote! {
-                        let end: u64 = u64::try_from(self.bytes.len()).unwrap_or(u64::MAX);
-                        let pos = self.pos;
-                        if pos >= end {
-                            return None;
+                        /// How deep it is nested: 0 in the stream's range, 1 in the body of
+                        /// a record there, and so on.
+                        #[must_use]
+                        #[inline]
+                        pub fn depth(&self) -> u32 { self.depth }
+                    },
+                    quote! { depth: self.depth, },
+                    quote! {
+                        end: u64,
+                        lvl: u64,
+                        depth: u32,
+                        levels: [(u64, u64, u64); #du],
+                    },
+                    quote! {
+                        , end: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
+                        lvl: 0,
+                        depth: 0,
+                        levels: [(0, 0, 0); #du]
+                    },
+                    quote! {
+                        let mut pos = self.pos;
+                        while pos >= self.end {
+                            let d = usize::try_from(self.depth).ok()?.checked_sub(1)?;
+                            let &(l, e, p) = self.levels.get(d)?;
+                            (self.lvl, self.end, pos) = (l, e, p);
+                            self.depth = self.depth.saturating_sub(1);
+                        }
+                        let end: u64 = self.end;
+                    },
+                    quote! {
+                        let opens: Option<u64> = #opens;
+                        if let Some(inner) = opens {
+                            let slot = self.levels.get_mut(usize::try_from(self.depth).ok()?)?;
+                            *slot = (self.lvl, end, next);
+                            self.depth = self.depth.saturating_add(1);
+                            self.lvl = pos.checked_add(#hs64)?.checked_add(inner)?;
+                            self.end = rec_end;
+                            self.pos = self.lvl;
+                            self.done = false;
+                            self.index = self.index.saturating_add(1);
+                            return Some(item);
                         }
                     },
-                    quote!(),
-                ),
-            };
+                )
+            }
+            None => (
+                quote!(),
+                quote!(),
+                quote!(),
+                quote!(),
+                quote!(),
+                quote! {
+                    let end: u64 = u64::try_from(self.bytes.len()).unwrap_or(u64::MAX);
+                    let pos = self.pos;
+                    if pos >= end {
+                        return None;
+                    }
+                },
+                quote!(),
+            ),
+        };
         out.items.push(quote! {
             #[doc = #itemdoc]
             #[derive(Clone, Copy)]

@@ -688,10 +688,7 @@ pub(super) enum FValue {
 
 /// The value of `record.<part>` for the current record `(offset, body offset, body end,
 /// depth, index in the stream)`.
-pub(super) fn rec_pos(
-    (at, body, end, depth, index): (u64, u64, u64, u64, u64),
-    k: RecPos,
-) -> u64 {
+pub(super) fn rec_pos((at, body, end, depth, index): (u64, u64, u64, u64, u64), k: RecPos) -> u64 {
     match k {
         RecPos::Depth => depth,
         RecPos::Index => index,

@@ -81,14 +81,16 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                     .layouts
                     .iter()
                     .filter(|l| l.nested.is_some())
-                    .filter_map(|l| Some((layout_value(c, l)?, c.layouts.get(&l.record.text)?.size)))
+                    .filter_map(|l| {
+                        Some((layout_value(c, l)?, c.layouts.get(&l.record.text)?.size))
+                    })
                     .collect(),
-                max_depth: s
-                    .layouts
-                    .iter()
-                    .any(|l| l.nested.is_some())
-                    .then(|| s.max_depth.map_or(1, |m| usize::try_from(m.0).unwrap_or(usize::MAX)))
-                    .unwrap_or(0),
+                max_depth: if s.layouts.iter().any(|l| l.nested.is_some()) {
+                    s.max_depth
+                        .map_or(1, |m| usize::try_from(m.0).unwrap_or(usize::MAX))
+                } else {
+                    0
+                },
             }
         })
         .collect()
@@ -352,7 +354,12 @@ impl Walker {
             self.lvl = pos + s.hs + inner;
             self.end = rec_end;
             self.pos = self.lvl;
-            return Walked::Rec(Rec { at, total, ty, depth });
+            return Walked::Rec(Rec {
+                at,
+                total,
+                ty,
+                depth,
+            });
         }
         if let Some(e) = &s.end
             && st.cond_rec(p, e, at)
@@ -363,10 +370,20 @@ impl Walker {
             } else {
                 Walked::Done
             });
-            return Walked::Rec(Rec { at, total, ty, depth });
+            return Walked::Rec(Rec {
+                at,
+                total,
+                ty,
+                depth,
+            });
         }
         self.pos = next;
-        Walked::Rec(Rec { at, total, ty, depth })
+        Walked::Rec(Rec {
+            at,
+            total,
+            ty,
+            depth,
+        })
     }
 }
 
