@@ -102,16 +102,14 @@ fn end_tokens(em: &Em<'_>, s: &Stream, t: &Table) -> Option<TokenStream> {
 
 /// `u64` tokens: the next record's position after a record ending at `rec_end` (relative to
 /// the range's start), or `end` when the padding reaches or passes the range's end.
-/// In a stream that nests records, `align` counts from the start of the record's level
-/// (`lvl`: the range's start, or the nesting record's body after its struct).
-fn next_tokens(s: &Stream, lvl: &TokenStream) -> TokenStream {
+/// (In a stream that nests records, too: `align` counts from the range's start at every
+/// depth, so a level left ends where its nesting record does, and the walk resumes after that
+/// record's padding, cut at the enclosing level's end, `end` then.)
+fn next_tokens(s: &Stream) -> TokenStream {
     if s.align <= 1 {
         return quote!(rec_end);
     }
     let m = lit_u64(s.align - 1);
-    if depth(s).is_some() {
-        return quote!(rec_end.saturating_sub(#lvl).checked_add(#m).map_or(end, |x| (x & !#m).saturating_add(#lvl).min(end)));
-    }
     quote!(rec_end.checked_add(#m).map_or(end, |x| (x & !#m).min(end)))
 }
 
@@ -477,8 +475,8 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         ifs.push((v, body));
         counts.push((cnt, var));
     }
-    // Nested records (`nested: true`): a record past `max_depth` fails; each open level is
-    // (where it starts, where it ends, where the walk resumes after it) on a fixed stack.
+    // Nested records (`nested: true`): a record past `max_depth` fails; the ends of the
+    // levels the walk is inside are on a fixed stack (the current level's is `end`).
     let nest = depth(s).map(|d| {
         let f = em.fail(
             code,
@@ -532,7 +530,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         }
         None => quote!(break;),
     };
-    let next = next_tokens(s, &quote!(__lvl));
+    let next = next_tokens(s);
     // A nested level ends before the range does: the header must fit in the level.
     let in_level = nest
         .as_ref()
@@ -542,15 +540,18 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             let opens = opens_tokens(em, s);
             (
                 quote! {
-                    let mut __lvl: u64 = 0;
                     let mut __depth: usize = 0;
-                    let mut __levels: [(u64, u64, u64); #d] = [(0, 0, 0); #d];
+                    let mut __ends: [u64; #d] = [0; #d];
                 },
+                // A level done: on after its nesting record (which ends where it does) and
+                // that record's padding.
                 quote! {
                     if let Some(d) = __depth.checked_sub(1)
-                        && let Some(&(l, e, p)) = __levels.get(d)
+                        && let Some(&e) = __ends.get(d)
                     {
-                        (__depth, __lvl, end, pos) = (d, l, e, p);
+                        let rec_end: u64 = end;
+                        end = e;
+                        (__depth, pos) = (d, #next);
                         continue;
                     }
                 },
@@ -559,18 +560,17 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 quote! {
                     let __opens: Option<u64> = #opens;
                     if __opens.is_some() {
-                        let Some(slot) = __levels.get_mut(__depth) else {
+                        let Some(slot) = __ends.get_mut(__depth) else {
                             return #f;
                         };
-                        *slot = (__lvl, end, next);
+                        *slot = end;
                     }
                 },
                 quote! {
                     if let Some(inner) = __opens {
                         __depth = __depth.saturating_add(1);
-                        __lvl = pos.saturating_add(#hs64).saturating_add(inner);
                         end = rec_end;
-                        pos = __lvl;
+                        pos = pos.saturating_add(#hs64).saturating_add(inner);
                         continue;
                     }
                 },
@@ -879,7 +879,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let hs_u = lit_usize(hs);
         let hs64 = lit_u64(hs);
         let total = total_tokens(em, s, &t);
-        let next = next_tokens(s, &quote!(self.lvl));
+        let next = next_tokens(s);
         let not_end = s
             .end
             .as_ref()
@@ -978,6 +978,10 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 impl core::iter::FusedIterator for #cit<'_> {}
             });
         }
+        // A nesting stream's `next` is larger than the optimiser inlines by itself, and a
+        // call per record doubled the time of a WAVE file's `for_each` loops (measured with
+        // callgrind: 853 instructions per validation, 651 inlined; 387 before nesting).
+        let next_inline = depth(s).map(|_| quote!(#[inline(always)]));
         let idoc = format!(" Iterator over the records of stream `{sn}`.");
         let itemdoc = format!(" One record of stream `{sn}`.");
         // Nested records: each item has its depth; the iterator walks the records in file
@@ -1001,22 +1005,24 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                     quote! { depth: self.depth, },
                     quote! {
                         end: u64,
-                        lvl: u64,
                         depth: u32,
-                        levels: [(u64, u64, u64); #du],
+                        ends: [u64; #du],
                     },
                     quote! {
                         , end: u64::try_from(bytes.len()).unwrap_or(u64::MAX),
-                        lvl: 0,
                         depth: 0,
-                        levels: [(0, 0, 0); #du]
+                        ends: [0; #du]
                     },
+                    // A level done: on after its nesting record (which ends where it does)
+                    // and that record's padding, cut at the enclosing level's end.
                     quote! {
                         let mut pos = self.pos;
                         while pos >= self.end {
                             let d = usize::try_from(self.depth).ok()?.checked_sub(1)?;
-                            let &(l, e, p) = self.levels.get(d)?;
-                            (self.lvl, self.end, pos) = (l, e, p);
+                            let rec_end: u64 = self.end;
+                            let end: u64 = *self.ends.get(d)?;
+                            pos = #next;
+                            self.end = end;
                             self.depth = self.depth.saturating_sub(1);
                         }
                         let end: u64 = self.end;
@@ -1024,12 +1030,10 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                     quote! {
                         let opens: Option<u64> = #opens;
                         if let Some(inner) = opens {
-                            let slot = self.levels.get_mut(usize::try_from(self.depth).ok()?)?;
-                            *slot = (self.lvl, end, next);
+                            *self.ends.get_mut(usize::try_from(self.depth).ok()?)? = end;
                             self.depth = self.depth.saturating_add(1);
-                            self.lvl = pos.checked_add(#hs64)?.checked_add(inner)?;
                             self.end = rec_end;
-                            self.pos = self.lvl;
+                            self.pos = pos.checked_add(#hs64)?.checked_add(inner)?;
                             self.done = false;
                             self.index = self.index.saturating_add(1);
                             return Some(item);
@@ -1118,6 +1122,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             }
             impl<'a> Iterator for #it<'a> {
                 type Item = #item<'a>;
+                #next_inline
                 fn next(&mut self) -> Option<#item<'a>> {
                     if self.done {
                         return None;

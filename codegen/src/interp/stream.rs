@@ -249,10 +249,8 @@ enum Walked {
 struct Walker {
     start: u64,
     end: u64,
-    /// Where the current level starts (`align` counts from it).
-    lvl: u64,
-    /// The levels the walk is inside: (start, end, where it resumes after them).
-    levels: Vec<(u64, u64, u64)>,
+    /// The ends of the levels the walk is inside (the current one's is `end`).
+    levels: Vec<u64>,
     pos: u64,
     index: u64,
     m: u64,
@@ -268,13 +266,24 @@ impl Walker {
         Self {
             start,
             end,
-            lvl: 0,
             levels: Vec::new(),
             pos: 0,
             index: 0,
             m: s.align.saturating_sub(1),
             done: placed.is_none(),
             after: None,
+        }
+    }
+
+    /// Where the record after one ending at `rec_end` starts: after its padding (`align`
+    /// counts from the range's start), cut at the level's `end`.
+    fn after(&self, rec_end: u64, end: u64) -> u64 {
+        if self.m == 0 {
+            rec_end
+        } else {
+            rec_end
+                .checked_add(self.m)
+                .map_or(end, |x| (x & !self.m).min(end))
         }
     }
 
@@ -294,10 +303,12 @@ impl Walker {
     }
 
     fn step(&mut self, st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> Walked {
+        // A level done: on after its nesting record, which ends where it does.
         while self.pos >= self.end
-            && let Some((l, e, p)) = self.levels.pop()
+            && let Some(e) = self.levels.pop()
         {
-            (self.lvl, self.end, self.pos) = (l, e, p);
+            self.pos = self.after(self.end, e);
+            self.end = e;
         }
         let (end, pos, index) = (self.end, self.pos, self.index);
         let depth = self.levels.len() as u64;
@@ -340,20 +351,13 @@ impl Walker {
             return Walked::Stopped(Stop::Deep(depth), at, index);
         }
         let rec_end = pos + total;
-        let next = if self.m == 0 {
-            rec_end
-        } else {
-            (rec_end - self.lvl)
-                .checked_add(self.m)
-                .map_or(end, |x| (x & !self.m).saturating_add(self.lvl).min(end))
-        };
+        let next = self.after(rec_end, end);
         self.index = index.saturating_add(1);
         if let Some(inner) = opens {
             // Its body, after its struct, is a level of records: walked next.
-            self.levels.push((self.lvl, end, next));
-            self.lvl = pos + s.hs + inner;
+            self.levels.push(end);
             self.end = rec_end;
-            self.pos = self.lvl;
+            self.pos = pos + s.hs + inner;
             return Walked::Rec(Rec {
                 at,
                 total,
