@@ -263,8 +263,8 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
     }
 }
 
-/// The most a stream's records may nest (`max_depth`): the walks keep one 24-byte entry per
-/// level open, on the stack.
+/// The most a stream's records may nest (`max_depth`): the walks and iterators keep the end of
+/// each level they are inside, a `u64` per level, on the stack.
 pub const MAX_DEPTH: u64 = 32;
 
 /// Nested layouts (`nested: true`) and `max_depth` go together; a nesting stream has no
