@@ -535,6 +535,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
     let in_level = nest
         .as_ref()
         .map(|_| quote!(.filter(|_| end.saturating_sub(pos) >= #hs64)));
+    let mask = lit_u64(s.align.saturating_sub(1));
     let (levels, pop, push, open, end_mut, item_depth) = match &nest {
         Some((d, f)) => {
             let opens = opens_tokens(em, s);
@@ -546,12 +547,8 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 // A level done: on after its nesting record (which ends where it does) and
                 // that record's padding.
                 quote! {
-                    if let Some(d) = __depth.checked_sub(1)
-                        && let Some(&e) = __ends.get(d)
-                    {
-                        let rec_end: u64 = end;
-                        end = e;
-                        (__depth, pos) = (d, #next);
+                    if let Some(p) = __rt::leave_level(&__ends, &mut __depth, &mut end, #mask) {
+                        pos = p;
                         continue;
                     }
                 },
@@ -993,6 +990,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             Some(d) => {
                 let du = lit_usize(d);
                 let opens = opens_tokens(em, s);
+                let mask = lit_u64(s.align.saturating_sub(1));
                 (
                     quote! { depth: u32, },
                     quote! {
@@ -1002,10 +1000,10 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                         #[inline]
                         pub fn depth(&self) -> u32 { self.depth }
                     },
-                    quote! { depth: self.depth, },
+                    quote! { depth: u32::try_from(self.depth).unwrap_or(u32::MAX), },
                     quote! {
                         end: u64,
-                        depth: u32,
+                        depth: usize,
                         ends: [u64; #du],
                     },
                     quote! {
@@ -1018,19 +1016,14 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                     quote! {
                         let mut pos = self.pos;
                         while pos >= self.end {
-                            let d = usize::try_from(self.depth).ok()?.checked_sub(1)?;
-                            let rec_end: u64 = self.end;
-                            let end: u64 = *self.ends.get(d)?;
-                            pos = #next;
-                            self.end = end;
-                            self.depth = self.depth.saturating_sub(1);
+                            pos = __rt::leave_level(&self.ends, &mut self.depth, &mut self.end, #mask)?;
                         }
                         let end: u64 = self.end;
                     },
                     quote! {
                         let opens: Option<u64> = #opens;
                         if let Some(inner) = opens {
-                            *self.ends.get_mut(usize::try_from(self.depth).ok()?)? = end;
+                            *self.ends.get_mut(self.depth)? = end;
                             self.depth = self.depth.saturating_add(1);
                             self.end = rec_end;
                             self.pos = pos.checked_add(#hs64)?.checked_add(inner)?;
