@@ -51,6 +51,18 @@ fn wavs(dir: &Path, max: usize) -> Vec<PathBuf> {
     npuschema_tests::real_files(&[dir.to_path_buf()], &["wav"], 512 * 1024, max)
 }
 
+/// The contents of the `.wav` files under /usr/share that both readers accept, smallest
+/// first (none when there are none: the caller says what it skips).
+fn accepted_wavs() -> Vec<Vec<u8>> {
+    let mut files: Vec<Vec<u8>> = wavs(Path::new("/usr/share"), 300)
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .filter(|b| matches!(reference(b), Hound::Ok(_)) && ours(b).is_ok())
+        .collect();
+    files.sort_by_key(Vec::len);
+    files
+}
+
 /// What both readers say of a file: channels, sample rate, bits per sample, float samples,
 /// block align, byte rate, where the samples start, their bytes, the sample count (every
 /// channel's) and the frame count.
@@ -244,15 +256,7 @@ fn chunks(b: &[u8]) -> Vec<(usize, [u8; 4], usize)> {
 
 /// A file of the chunks `cs` (each padded to an even length), with its RIFF size.
 fn riff(cs: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
-    let mut body = b"WAVE".to_vec();
-    for (id, data) in cs {
-        body.extend_from_slice(*id);
-        body.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        body.extend_from_slice(data);
-        if data.len() % 2 == 1 {
-            body.push(0);
-        }
-    }
+    let body = list(b"WAVE", cs);
     let mut out = b"RIFF".to_vec();
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend(body);
@@ -352,16 +356,11 @@ fn why_they_differ(
 
 #[test]
 fn mutants_are_rejected_alike() {
-    let mut files: Vec<Vec<u8>> = wavs(Path::new("/usr/share"), 300)
-        .iter()
-        .map(|f| std::fs::read(f).unwrap())
-        .filter(|b| matches!(reference(b), Hound::Ok(_)) && ours(b).is_ok())
-        .collect();
+    let mut files = accepted_wavs();
     if files.is_empty() {
         eprintln!("wav_real: no .wav file under /usr/share that both accept; skipped");
         return;
     }
-    files.sort_by_key(Vec::len);
     files.truncate(6);
     // The two smallest rewritten with WAVEFORMATEX and WAVEFORMATEXTENSIBLE format chunks
     // (no real file here has one): their extensions mutated too.
@@ -575,17 +574,12 @@ fn with_format(good: &[u8], extensible: bool) -> Vec<u8> {
 /// both engines (`ours` holds the interpreter to the generated code).
 #[test]
 fn extended_format_chunks_read_as_the_original() {
-    let mut files: Vec<Vec<u8>> = wavs(Path::new("/usr/share"), 300)
-        .iter()
-        .map(|f| std::fs::read(f).unwrap())
-        .filter(|b| matches!(reference(b), Hound::Ok(_)) && ours(b).is_ok())
-        .filter(|b| chunks(b).iter().any(|c| &c.1 == b"fmt " && c.2 == 16))
-        .collect();
+    let mut files = accepted_wavs();
+    files.retain(|b| chunks(b).iter().any(|c| &c.1 == b"fmt " && c.2 == 16));
     if files.is_empty() {
         eprintln!("wav_real: no PCM .wav file under /usr/share that both accept; skipped");
         return;
     }
-    files.sort_by_key(Vec::len);
     for good in files.iter().take(3) {
         let plain = rebuild(&parts(good));
         let want = ours(&plain).unwrap();
@@ -686,7 +680,8 @@ fn riff_tree(b: &[u8]) -> std::io::Result<Tree> {
     Ok(out)
 }
 
-/// A LIST chunk's body: its list type, then the sub-chunks (each padded to an even length).
+/// A form or list type, then chunks (each padded to an even length): the body of a LIST
+/// chunk, or of the RIFF chunk ([`riff`]).
 fn list(ty: &[u8; 4], subs: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
     let mut out = ty.to_vec();
     for (id, data) in subs {
@@ -764,16 +759,11 @@ fn list_sub_chunks_agree_with_riff() {
     } else {
         assert!(with_lists >= 1, "no sample of hound's with a LIST read");
     }
-    let mut files: Vec<Vec<u8>> = wavs(Path::new("/usr/share"), 300)
-        .iter()
-        .map(|f| std::fs::read(f).unwrap())
-        .filter(|b| matches!(reference(b), Hound::Ok(_)) && ours(b).is_ok())
-        .collect();
+    let files = accepted_wavs();
     if files.is_empty() {
         eprintln!("wav_real: no .wav file under /usr/share that both accept; skipped");
         return;
     }
-    files.sort_by_key(Vec::len);
     let info = list(
         b"INFO",
         &[

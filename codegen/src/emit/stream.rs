@@ -609,12 +609,6 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
     // the numbers two passes give them), on the record the walk has just checked; the first
     // failure held until the walk is done (in the walk's block, where the helper functions
     // the body may be cut into see it).
-    // (A record the steps read borrows the buffer for as long as the view does.)
-    let bytes_ty = if fused.is_some() {
-        quote!(&'a [u8])
-    } else {
-        quote!(&[u8])
-    };
     let (held, report) = if fused.is_some() {
         (
             quote!(let mut __deferred: Option<__rt::Deferred> = None;),
@@ -665,39 +659,6 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             }
         })
     });
-    // With a `for_each` run in the walk, the record's bindings are typed, so that the
-    // splitter (`split.rs`) may move its checks (and the rest) out of a long walk.
-    let (read_header, fit_total) = if fused.is_some() {
-        (
-            quote! {
-                let raw: &'a [u8; #hs_u] = match __rt::chunk_at::<#hs_u>(bytes, pos) #in_level {
-                    Some(r) => r,
-                    None => return #f_header,
-                };
-                let rec: #hty<'a> = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
-            },
-            quote! {
-                let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
-                    Some(t) => t,
-                    None => return #f_over,
-                };
-            },
-        )
-    } else {
-        (
-            quote! {
-                let Some(raw) = __rt::chunk_at::<#hs_u>(bytes, pos) #in_level else {
-                    return #f_header;
-                };
-                let rec = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
-            },
-            quote! {
-                let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
-                    return #f_over;
-                };
-            },
-        )
-    };
     let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
         .chain(counts.iter().map(|c| c.0.clone()))
         .chain(firsts.iter().cloned())
@@ -743,7 +704,10 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         let #at: u64 = #start;
         #[doc = #comment]
         let #cnt_pat = {
-            let bytes: #bytes_ty = #range;
+            // The record's bindings are typed (borrowing the buffer for as long as the view
+            // does), so that the splitter (`split.rs`) may move the checks a long walk makes
+            // (a `for_each`'s run in it among them) into helpers.
+            let bytes: &'a [u8] = #range;
             let #end_mut end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
             let mut index: u64 = 0;
@@ -756,12 +720,19 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                     #pop
                     #open_end
                 }
-                #read_header
+                let raw: &'a [u8; #hs_u] = match __rt::chunk_at::<#hs_u>(bytes, pos) #in_level {
+                    Some(r) => r,
+                    None => return #f_header,
+                };
+                let rec: #hty<'a> = #hty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) #walk_order };
                 let _ = &rec;
                 let size: Option<u64> = #size_v;
                 #small
                 let total: Option<u64> = #total;
-                #fit_total
+                let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
+                    Some(t) => t,
+                    None => return #f_over,
+                };
                 #layout_check
                 let rec_end: u64 = pos.saturating_add(total);
                 let next: u64 = #next;
