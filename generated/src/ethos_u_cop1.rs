@@ -504,15 +504,10 @@ impl<'a> Cop1<'a> {
         let __at_records: u64 = u64::from(MAGIC_BYTES);
         // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
         let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
-            let (index, __n_configs, __n_streams) = match Self::check_cop_stream_out_of_bounds_2(
-                buf,
-                actions,
-                __at_records,
-            ) {
+            match Self::check_cop_stream_out_of_bounds_2(buf, actions, __at_records) {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
-            };
-            (index, __n_configs, __n_streams)
+            }
         };
         let _ = (__at_records, __count_records, __count_configs, __count_streams);
         // cop-missing-config: `count(configs) >= 1`.

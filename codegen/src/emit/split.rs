@@ -219,7 +219,9 @@ impl Splitter {
                 }
                 Some(c) => {
                     let (a, b) = chunks[c];
-                    out.extend(self.emit_chunk(&items, a, b, &plans[c], within, |name| {
+                    // (When the chunk's call is the block's value, its tail goes.)
+                    let tail = items.get(b).map(|t| t.s.to_string());
+                    let emitted = self.emit_chunk(&items, a, b, &plans[c], within, |name| {
                         // A binding handed on is `mut` when something after changes it.
                         items[b..].iter().enumerate().any(|(off, it)| {
                             let at = b + off;
@@ -228,8 +230,15 @@ impl Splitter {
                                 Some(c2) => plans[c2].changes(name),
                             }
                         })
-                    }));
-                    k = b;
+                    });
+                    let text = emitted.to_string();
+                    let is_value = b + 1 == n
+                        && items[b].is_tail
+                        && tail.is_some()
+                        && !text.trim_start().starts_with("let ")
+                        && !text.trim_end().ends_with(';');
+                    out.extend(emitted);
+                    k = if is_value { n } else { b };
                 }
             }
         }
@@ -437,10 +446,39 @@ impl Splitter {
             1 => (ret_tys[0].clone(), ret_ids[0].to_token_stream()),
             _ => (quote!((#(#ret_tys),*)), quote!((#(#ret_ids),*))),
         };
+        // A binding it assigns before reading: bound here, by that assignment when it is the
+        // only one (`let pos: u64 = next;`), else declared first.
+        let once = |x: &Binding| {
+            items[a..b]
+                .iter()
+                .filter(|it| mutates(&it.s, &x.name))
+                .count()
+                == 1
+        };
+        let decls: Vec<TokenStream> = p
+            .fresh
+            .iter()
+            .filter(|x| !once(x))
+            .map(|x| {
+                let id = format_ident!("{}", x.name);
+                let ty = x.ty.clone().unwrap_or_default();
+                quote!(let mut #id: #ty;)
+            })
+            .collect();
         let body: TokenStream = items[a..b]
             .iter()
             .enumerate()
             .map(|(k, it)| {
+                if let Some(x) = p
+                    .fresh
+                    .iter()
+                    .find(|x| once(x) && assigns_first(&it.s, &x.name))
+                {
+                    let id = format_ident!("{}", x.name);
+                    let ty = x.ty.clone().unwrap_or_default();
+                    let rhs: TokenStream = it.s.clone().into_iter().skip(2).collect();
+                    return quote!(let #id: #ty = #rhs);
+                }
                 // A `let mut` whose binding changes only after the helper: `mut` goes (the
                 // call's binding has it).
                 let mut s = it.s.clone();
@@ -502,6 +540,7 @@ impl Splitter {
         };
         // An array lent to this helper is a reference in its body: lending it on to a nested
         // helper passes the reference itself (`x`, not `&x`).
+        let body = quote!(#(#decls)* #body);
         let mut body = if deferred { deferred_body(body) } else { body };
         for x in p.params.iter().filter(|x| x.is_array()) {
             body = unlend(body, &x.name);
@@ -554,6 +593,16 @@ impl Splitter {
             1 => pats[0].clone(),
             _ => quote!((#(#pats),*)),
         };
+        // The block's value is what the helper made: the call is the value (no `let x = ..;
+        // x`, clippy's `let_and_return`).
+        if p.inout.is_empty()
+            && b + 1 == items.len()
+            && items[b].is_tail
+            && items[b].s.to_string() == lhs.to_string()
+            && pats.iter().all(|x| !x.to_string().starts_with("mut"))
+        {
+            return call;
+        }
         quote! {
             let #lhs = #call;
             #(#assigns)*
@@ -581,6 +630,10 @@ struct Item {
 /// updates.
 struct Plan {
     params: Vec<Binding>,
+    /// Bindings the helper hands back that it assigns before it reads them (`pos = next;`,
+    /// the walk's next record): declared in the helper, not passed in (a value passed and
+    /// never read is a warning).
+    fresh: Vec<Binding>,
     /// Parameters the helper changes (declared `mut`).
     mutated: Vec<String>,
     outs: Vec<Binding>,
@@ -634,7 +687,7 @@ fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
     outs.reverse();
     // An updated binding is handed back when something after reads it (in a loop's body,
     // the next round does).
-    let inout = params
+    let inout: Vec<Binding> = params
         .iter()
         .filter(|x| {
             !x.is_array()
@@ -644,12 +697,41 @@ fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
         })
         .cloned()
         .collect();
+    // Of those, the ones whose first use in the chunk is a plain assignment (`x = ..;`, the
+    // value not read on its right): not parameters.
+    let fresh: Vec<Binding> = inout
+        .iter()
+        .filter(|x| {
+            items[a..b]
+                .iter()
+                .find(|it| it.uses.contains(&x.name))
+                .is_some_and(|it| assigns_first(&it.s, &x.name))
+        })
+        .cloned()
+        .collect();
+    let params = params
+        .into_iter()
+        .filter(|x| !fresh.iter().any(|f| f.name == x.name))
+        .collect();
     Plan {
         params,
+        fresh,
         mutated,
         outs,
         inout,
     }
+}
+
+/// Whether statement `s` is `name = <expression without name>;`.
+fn assigns_first(s: &TokenStream, name: &str) -> bool {
+    let tts: Vec<TokenTree> = s.clone().into_iter().collect();
+    let plain_eq = matches!(tts.get(1), Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone);
+    let rhs: TokenStream = tts.iter().skip(2).cloned().collect();
+    let mut uses = BTreeSet::new();
+    collect_uses(rhs, &BTreeSet::new(), &mut uses);
+    matches!(tts.first(), Some(TokenTree::Ident(id)) if id == name)
+        && plain_eq
+        && !uses.contains(name)
 }
 
 /// The number of lines `s` takes once formatted (as the statements of a function).
