@@ -2,6 +2,9 @@
 //! leaving a level. The generated walk and iterator keep the end of every level they are
 //! inside in a fixed array (`max_depth` entries, on the stack); this is the one step they
 //! share, audited and tested here once.
+//!
+//! And record streams whose records form a chain (`chain:`, TIFF's image file directories):
+//! finding the record whose link closes a cycle, without allocating.
 
 /// Leave the innermost level of a nesting record stream, once the walk has reached its end.
 ///
@@ -30,9 +33,138 @@ pub fn leave_level(ends: &[u64], depth: &mut usize, end: &mut u64, align_mask: u
     )
 }
 
+/// The first record of a chain whose link leads back to a record already visited, among the
+/// first `n` records: its index, its offset and its link (the offset of the record it leads
+/// back to).
+///
+/// The chain starts at `first`; `next(x)` is the link of the record at `x` (`Some(0)` or
+/// `None`: the chain ends there, or the link cannot be read). Records `x0 = first`,
+/// `x1 = next(x0)`, ...; the result is the smallest `i < n` whose link `x(i+1)` is one of
+/// `x0..=xi`, when there is one. Brent's cycle detection, then the cycle's start: no
+/// allocation, and `next` called at most about `6 * n` times (the generated walk calls this
+/// once, when its chain has more than `n` records, to tell a cycle from a chain too long).
+#[must_use]
+pub fn chain_revisit(
+    first: u64,
+    n: u64,
+    next: impl Fn(u64) -> Option<u64>,
+) -> Option<(u64, u64, u64)> {
+    let step = |x: u64| next(x).filter(|l| *l != 0);
+    if first == 0 || n == 0 {
+        return None;
+    }
+    // Brent: `lam` is the cycle's length once the hare meets the tortoise. A cycle closed by
+    // record `i < n` has its start `mu` and length `lam` with `mu + lam <= n`: the hare meets
+    // the tortoise within `3 * n` steps (the tortoise rests at `2^k - 1 >= mu` with
+    // `2^k >= lam`), so a longer search finds no such cycle.
+    let bound = n.saturating_mul(4).saturating_add(4);
+    let (mut power, mut lam, mut steps) = (1u64, 1u64, 1u64);
+    let mut tortoise = first;
+    let mut hare = step(first)?;
+    while tortoise != hare {
+        if power == lam {
+            tortoise = hare;
+            power = power.saturating_mul(2);
+            lam = 0;
+        }
+        hare = step(hare)?;
+        lam = lam.saturating_add(1);
+        steps = steps.saturating_add(1);
+        if steps > bound {
+            return None;
+        }
+    }
+    // The cycle's start: two walkers `lam` apart meet there, after `mu` steps.
+    let mut ahead = first;
+    for _ in 0..lam {
+        ahead = step(ahead)?;
+    }
+    let (mut behind, mut mu) = (first, 0u64);
+    while behind != ahead {
+        behind = step(behind)?;
+        ahead = step(ahead)?;
+        mu = mu.saturating_add(1);
+        if mu > n {
+            return None;
+        }
+    }
+    // Record `mu + lam - 1` links back to record `mu`.
+    let i = mu.saturating_add(lam).checked_sub(1)?;
+    if i >= n {
+        return None;
+    }
+    let mut x = first;
+    for _ in 0..i {
+        x = step(x)?;
+    }
+    Some((i, x, step(x)?))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::leave_level;
+    use super::{chain_revisit, leave_level};
+
+    /// The first revisit, by keeping every record seen (what the interpreter does).
+    #[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)] // Test data: n < 16.
+    fn brute(first: u64, n: u64, next: &dyn Fn(u64) -> Option<u64>) -> Option<(u64, u64, u64)> {
+        let mut seen = [0u64; 16];
+        let mut x = first;
+        if x == 0 {
+            return None;
+        }
+        for i in 0..n {
+            seen[i as usize] = x;
+            let l = next(x).filter(|l| *l != 0)?;
+            if seen[..=i as usize].contains(&l) {
+                return Some((i, x, l));
+            }
+            x = l;
+        }
+        None
+    }
+
+    #[test]
+    fn a_cycle_is_found_at_the_record_that_closes_it() {
+        // 8 -> 20 -> 40 -> 20: record 2 (at 40) links back to record 1.
+        let link = |x: u64| match x {
+            8 => Some(20),
+            20 => Some(40),
+            40 => Some(20),
+            _ => None,
+        };
+        assert_eq!(chain_revisit(8, 10, link), Some((2, 40, 20)));
+        assert_eq!(chain_revisit(8, 3, link), Some((2, 40, 20)));
+        // Only two records counted: the link of record 1 goes forward.
+        assert_eq!(chain_revisit(8, 2, link), None);
+        // A record linking to itself, and a chain that ends.
+        assert_eq!(chain_revisit(8, 5, |_| Some(8)), Some((0, 8, 8)));
+        assert_eq!(chain_revisit(8, 5, |x| (x < 64).then_some(x + 8)), None);
+        assert_eq!(chain_revisit(0, 5, |_| Some(8)), None);
+    }
+
+    #[test]
+    fn every_small_chain_agrees_with_keeping_every_record() {
+        // Every function from 6 offsets (1..=6, 0: the end) to links, from every start, every
+        // bound up to 9.
+        let mut table = [0u64; 7];
+        for code in 0..7u64.pow(6) {
+            let mut c = code;
+            for slot in table.iter_mut().skip(1) {
+                *slot = c % 7;
+                c /= 7;
+            }
+            let link = |x: u64| table.get(usize::try_from(x).ok()?).copied();
+            for first in 1..=6 {
+                for n in 0..10 {
+                    assert_eq!(
+                        chain_revisit(first, n, link),
+                        brute(first, n, &link),
+                        "links {table:?}, first {first}, n {n}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_level_is_left_after_its_nesting_record_and_padding() {
