@@ -39,3 +39,12 @@ fn checksum_spans_over_their_stored_field() {
 fn nested_stream_records() {
     golden("nested_stream");
 }
+
+/// Records that form a chain (`chain:`): a signed link type, `max` of 0 or past `u32::MAX`,
+/// `first` that reads a record's field or a position, `at` that reads the header, an unknown
+/// byte order, `align`, `end` and nested records with a chain, and a chain in a schema with a
+/// writer.
+#[test]
+fn chain_stream_records() {
+    golden("chain_stream");
+}

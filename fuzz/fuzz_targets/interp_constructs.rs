@@ -105,6 +105,7 @@ schemas! {
     dirgatew: "../tests/schemas/dirgatew.yaml";
     zip: "../formats/zip.yaml";
     pcap: "../formats/pcap.yaml";
+    tiff: "../formats/tiff.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -277,6 +278,7 @@ fuzz_target!(|data: &[u8]| {
         41 => run!(k, b, loclin::LocLin, |g, v| compare::loclin(b, g, v)),
         42 => run!(k, b, dirgatew::DirGateW, |g, v| compare::dirgatew(b, g, v)),
         43 => run!(k, b, zip::Zip, |g, v| compare::zip(b, g, v)),
-        _ => run!(k, b, pcap::Pcap, |g, v| compare::pcap(b, g, v)),
+        44 => run!(k, b, pcap::Pcap, |g, v| compare::pcap(b, g, v)),
+        _ => run!(k, b, tiff::Tiff, |g, v| compare::tiff(b, g, v)),
     }
 });

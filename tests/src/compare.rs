@@ -251,6 +251,7 @@ pub mod schemas {
         dirgatew: "schemas/dirgatew.yaml";
         zip: "../formats/zip.yaml";
         pcap: "../formats/pcap.yaml";
+        tiff: "../formats/tiff.yaml";
     }
 }
 
@@ -2165,6 +2166,24 @@ pub fn pcap(b: &[u8], g: &schemas::pcap::Pcap<'_>, v: &View) {
         let p = format!("packets[{}]", r.index());
         assert_eq!(record(v, &p).offset, r.offset());
         same_fields!(v, &p, r.header(), [ts_sec, ts_frac, incl_len, orig_len]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
+}
+
+/// `formats/tiff.yaml` (the byte order chosen by `II`/`MM`, image file directories as a chain
+/// of records, each locating the next): the header's words read in that order, and every
+/// IFD's place, entry count and entries.
+///
+/// # Panics
+/// When the interpreter's view differs from the generated one.
+pub fn tiff(b: &[u8], g: &schemas::tiff::Tiff<'_>, v: &View) {
+    same_fields!(v, "header", g.header(), [order, magic, first_ifd]);
+    let listed = usize::try_from(npuschema_codegen::interp::LIST_LIMIT).unwrap_or(usize::MAX);
+    assert_eq!(g.ifds().count().min(listed), record_count(v, "ifds"));
+    for r in g.ifds().take(listed) {
+        let p = format!("ifds[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [count]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
     }
 }

@@ -210,6 +210,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
             );
         }
         check_nesting(s, d);
+        check_chain(c, s, file.writer.is_some(), d);
         let mut seen: Vec<(u64, &str)> = Vec::new();
         for l in &s.layouts {
             match fixed_size(c, &l.record.text) {
@@ -291,6 +292,73 @@ fn check_nesting(s: &Stream, d: &mut Diags) {
         d.error(
             l.nested.unwrap_or(l.collection.pos),
             format!("stream `{sn}`: layout `{}` holds nested records, and the stream ends at a terminator (`end: {}`); nested records end with their record's body, so a nesting stream has no `end`", l.collection.text, e.text),
+        );
+    }
+}
+
+/// The most records a chain may declare (`max`): its iterators number records with a `u32`.
+pub const MAX_CHAIN: u64 = u32::MAX as u64;
+
+/// The link word's integer type of a chain, when it is an unsigned integer type.
+#[must_use]
+pub fn chain_ty(ch: &crate::schema::streams::Chain) -> Option<crate::schema::IntTy> {
+    crate::schema::IntTy::parse(&ch.next_ty.text).filter(|t| !t.signed())
+}
+
+/// A chain (`chain:`): records linked by their own words, not laid out one after another,
+/// so no `align`, `end`, `trailing` or nested records (each of those is about records that
+/// follow one another), and no writer (the writer lays records out in order).
+fn check_chain(c: &Checked, s: &Stream, writer: bool, d: &mut Diags) {
+    let Some(ch) = &s.chain else {
+        return;
+    };
+    let sn = &s.name.text;
+    let t = stream_table(s);
+    check_expr(c, &ch.first, Scope::Top, false, "first", d);
+    if c.strukt(&s.header.text).is_some() {
+        check_expr(c, &ch.next_at, Scope::RecordOnly(&t), false, "at", d);
+    }
+    if chain_ty(ch).is_none() {
+        d.error(
+            ch.next_ty.pos,
+            format!(
+                "stream `{sn}`: the chain's link type `{}` is not an unsigned integer type (u8, u16, u32, u64)",
+                ch.next_ty.text
+            ),
+        );
+    }
+    if ch.max == 0 || ch.max > MAX_CHAIN {
+        d.error(
+            ch.pos,
+            format!(
+                "stream `{sn}`: the chain's max {} is not between 1 and {MAX_CHAIN}",
+                ch.max
+            ),
+        );
+    }
+    let why = "a chain's records are where their links say, not one after another";
+    if s.align != 1 {
+        d.error(
+            s.align_pos,
+            format!("stream `{sn}`: `align` places records after one another, and {why}"),
+        );
+    }
+    if let Some(e) = &s.end {
+        d.error(e.pos, format!("stream `{sn}`: a chain ends at a link of 0, not at a terminator (`end: {}`): {why}", e.text));
+    }
+    if let Some(l) = s.layouts.iter().find(|l| l.nested.is_some()) {
+        d.error(
+            l.nested.unwrap_or(l.collection.pos),
+            format!(
+                "stream `{sn}`: layout `{}` nests records in its body, and {why}",
+                l.collection.text
+            ),
+        );
+    }
+    if writer {
+        d.error(
+            ch.pos,
+            format!("stream `{sn}`: the writer lays records out one after another and cannot place a chain's records where their links say; drop `writer`, or the `chain`"),
         );
     }
 }

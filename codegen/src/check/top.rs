@@ -684,8 +684,15 @@ pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         Step::Fill(x) => crate::check::fill::step_exprs(x),
         Step::When { when, .. } => vec![when],
         Step::Let { value, .. } => vec![value],
-        // Its expressions are in the stream header's scope; checked by `check/streams.rs`.
-        Step::StreamFits { .. } => Vec::new(),
+        // Its expressions are in the stream header's scope; checked by `check/streams.rs`,
+        // but a chain's `first` is the file's, read by the step.
+        Step::StreamFits { stream, .. } => file
+            .streams
+            .iter()
+            .find(|s| s.name.text == stream.text)
+            .and_then(|s| s.chain.as_ref())
+            .map(|ch| vec![&ch.first])
+            .unwrap_or_default(),
         // Its key is in record scope; checked with that scope by `check_steps`.
         Step::Order { .. } => Vec::new(),
     }
@@ -1222,6 +1229,11 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     }
     for r in &file.ext.records {
         defs.push((&r.at, format!("record `{}`", r.name.text)));
+    }
+    for s in &file.streams {
+        if let Some(ch) = &s.chain {
+            defs.push((&ch.first, format!("stream `{}`'s chain", s.name.text)));
+        }
     }
     for (e, what) in defs {
         if e.expr

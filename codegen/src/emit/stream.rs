@@ -42,6 +42,42 @@ fn new_order(em: &Em<'_>, order: TokenStream) -> TokenStream {
     }
 }
 
+/// `__first_<stream>`: where a chain's first record is, bound by its `stream_fits` step.
+fn first_var(s: &Stream) -> proc_macro2::Ident {
+    format_ident!("__first_{}", s.name.text)
+}
+
+/// `, <where the chain starts>` after the range's start in a stream iterator's `new`, for a
+/// chain (`self.` in a view's accessor); nothing otherwise.
+fn first_arg(s: &Stream, view: bool) -> TokenStream {
+    if s.chain.is_none() {
+        return quote!();
+    }
+    let v = first_var(s);
+    if view {
+        quote!(, self.#v)
+    } else {
+        quote!(, #v)
+    }
+}
+
+/// `u64` tokens: a chain's link word read from `N`-byte array `b` (its type and order; the
+/// file's order is `order`).
+fn link_read(ch: &crate::schema::streams::Chain, order: TokenStream) -> TokenStream {
+    let Some(t) = crate::check::streams::chain_ty(ch) else {
+        return quote!(0u64);
+    };
+    let ty = format_ident!("{}", t.rust());
+    let read = match ch.big {
+        Some(big) => {
+            let from = crate::emit::from_bytes(big);
+            quote!(#ty::#from(*b))
+        }
+        None => quote!(if #order { #ty::from_be_bytes(*b) } else { #ty::from_le_bytes(*b) }),
+    };
+    crate::emit::widen(t, read)
+}
+
 fn iter_ty(name: &str) -> proc_macro2::Ident {
     format_ident!("{}Iter", camel(name))
 }
@@ -192,6 +228,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             quote!(rec_at.saturating_add(total)),
         ),
     );
+    let first = first_arg(s, false);
     let f_sum = em.fail(
         code,
         &Blame::record(
@@ -231,7 +268,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
     );
     quote! {
         #[doc = #comment]
-        for __item in #it::new(buf, #range, #at #new_order) {
+        for __item in #it::new(buf, #range, #at #first #new_order) {
             let rec = __item.header();
             let _ = &rec;
             #skip
@@ -605,6 +642,114 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             }
         }
     });
+    // A chain (`chain:`): each record's link (inside the record) leads to the next; 0 ends
+    // it. Past `max` records, the chain is either too long or a cycle: `chain_revisit` tells
+    // which (the record whose link leads back, among the first `max`).
+    let (first_bind, pos_init, top_check, link_block) = match &s.chain {
+        None => (
+            quote!(),
+            quote!(0),
+            quote! {
+                if pos >= end {
+                    #pop
+                    #open_end
+                }
+            },
+            quote! {
+                let rec_end: u64 = pos.saturating_add(total);
+                let next: u64 = #next;
+            },
+        ),
+        Some(ch) => {
+            let fv = first_var(s);
+            let first = match em.plain(&ch.first.expr, Scope::Top, &env) {
+                Some(p) => p,
+                None => {
+                    let v = em.value(&ch.first.expr, Scope::Top, &env);
+                    quote!(#v.unwrap_or(u64::MAX))
+                }
+            };
+            let w = crate::check::streams::chain_ty(ch).map_or(1, |t| t.bytes());
+            let wu = lit_usize(w);
+            let w64 = lit_u64(w);
+            let max = lit_u64(ch.max);
+            let place = em.value(&ch.next_at.expr, Scope::RecordOnly(&t), &env);
+            let read = link_read(ch, quote!(__big));
+            let f_link = em.fail(
+                code,
+                &Blame::record(sn, idx(), "next", quote!(rec_at), 0),
+                Det::Range(
+                    quote!(rec_at.saturating_add(__place.unwrap_or(0))),
+                    quote!(#w64),
+                    "record end".to_string(),
+                    quote!(rec_at.saturating_add(total)),
+                ),
+            );
+            let f_cycle = em.fail(
+                code,
+                &Blame::record(
+                    sn,
+                    Idx::U64(quote!(__ci)),
+                    "next",
+                    quote!(#at.saturating_add(__cx)),
+                    0,
+                ),
+                Det::Compare(
+                    Opd::Val(quote!(__cl)),
+                    Opd::Val(quote!(__cl)),
+                    [
+                        "next".to_string(),
+                        "==".to_string(),
+                        "an earlier record".to_string(),
+                    ],
+                ),
+            );
+            let f_many = em.fail(
+                code,
+                &Blame::record(sn, idx(), "next", quote!(rec_at), 0),
+                Det::Compare(
+                    Opd::Val(quote!(#max.saturating_add(1))),
+                    Opd::Val(quote!(#max)),
+                    ["records".to_string(), ">".to_string(), "max".to_string()],
+                ),
+            );
+            (
+                quote!(let #fv: u64 = #first;),
+                quote!(#fv),
+                quote! {
+                    if pos == 0 {
+                        break;
+                    }
+                },
+                quote! {
+                    let __place: Option<u64> = #place;
+                    let link: u64 = match __place
+                        .filter(|x| x.checked_add(#w64).is_some_and(|e| e <= total))
+                        .and_then(|x| __rt::chunk_at::<#wu>(bytes, pos.saturating_add(x)))
+                    {
+                        Some(b) => #read,
+                        None => return #f_link,
+                    };
+                    if link != 0 && index.saturating_add(1) >= #max {
+                        // More than `max` records: a link back to one of them, or too many.
+                        let __link = |x: u64| -> Option<u64> {
+                            let raw: &'a [u8; #hs_u] = __rt::chunk_at::<#hs_u>(bytes, x)?;
+                            let rec: #hty<'a> = #hty { raw, buf, index: 0 #walk_order };
+                            let _ = &rec;
+                            let __place: u64 = #place?;
+                            let b = __rt::chunk_at::<#wu>(bytes, x.checked_add(__place)?)?;
+                            Some(#read)
+                        };
+                        match __rt::chain_revisit(#fv, #max, __link) {
+                            Some((__ci, __cx, __cl)) => return #f_cycle,
+                            None => return #f_many,
+                        }
+                    }
+                    let next: u64 = link;
+                },
+            )
+        }
+    };
     // The `for_each`'s steps, emitted after every site of the walk (so that the sites keep
     // the numbers two passes give them), on the record the walk has just checked; the first
     // failure held until the walk is done (in the walk's block, where the helper functions
@@ -700,8 +845,13 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             String::new()
         }
     );
+    let first_names = s.chain.as_ref().map(|_| {
+        let v = first_var(s);
+        quote!(#v,)
+    });
     quote! {
         let #at: u64 = #start;
+        #first_bind
         #[doc = #comment]
         let #cnt_pat = {
             // The record's bindings are typed (borrowing the buffer for as long as the view
@@ -709,17 +859,14 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             // (a `for_each`'s run in it among them) into helpers.
             let bytes: &'a [u8] = #range;
             let #end_mut end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-            let mut pos: u64 = 0;
+            let mut pos: u64 = #pos_init;
             let mut index: u64 = 0;
             #levels
             #(#counters)*
             #held
             loop {
                 let rec_at: u64 = #at.saturating_add(pos);
-                if pos >= end {
-                    #pop
-                    #open_end
-                }
+                #top_check
                 let raw: &'a [u8; #hs_u] = match __rt::chunk_at::<#hs_u>(bytes, pos) #in_level {
                     Some(r) => r,
                     None => return #f_header,
@@ -734,8 +881,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                     None => return #f_over,
                 };
                 #layout_check
-                let rec_end: u64 = pos.saturating_add(total);
-                let next: u64 = #next;
+                #link_block
                 #push
                 #fused
                 index = index.saturating_add(1);
@@ -746,7 +892,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             #report
             #cnt_tuple
         };
-        let _ = (#at, #(#cnt_names),*);
+        let _ = (#at, #first_names #(#cnt_names),*);
     }
 }
 
@@ -766,9 +912,10 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         let comment = format!("@step For every record of stream `{name}`.");
         let ity = item_ty(s);
         let hty = format_ident!("{}", s.header.text);
+        let first = first_arg(s, false);
         return quote! {
             #[doc = #comment]
-            for __next in #it::new(buf, #range, #at #new_order) {
+            for __next in #it::new(buf, #range, #at #first #new_order) {
                 let __item: #ity<'a> = __next;
                 let rec: #hty<'a> = __item.header();
                 let rec_at: u64 = __item.offset();
@@ -788,6 +935,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
     let as_m = format_ident!("as_{}", l.collection.text);
     let ity = item_ty(s);
     let bty = format_ident!("{}", l.record.text);
+    let first = first_arg(s, false);
     let comment = format!(
         "@step For every record of collection `{name}` (the bodies of type `{}` of stream `{}`).",
         l.value.text, s.name.text
@@ -796,7 +944,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         #[doc = #comment]
         {
             let mut __ci: u64 = 0;
-            for __next in #it::new(buf, #range, #at #new_order) {
+            for __next in #it::new(buf, #range, #at #first #new_order) {
                 let __item: #ity<'a> = __next;
                 let Some(rec): Option<#bty<'a>> = __item.#as_m() else { continue; };
                 let index: u64 = __ci;
@@ -859,6 +1007,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let sdoc = doc_attr(&s.doc);
         out.fields.push(quote!(#at: u64,));
         out.inits.push(quote!(#at,));
+        let first_self = first_arg(s, true);
         let acc_doc = format!(
             " The records of stream `{sn}`, in file order: offset, header, body{}.",
             if s.layouts.is_empty() {
@@ -873,7 +1022,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             #[doc = #acc_doc]
             #[must_use]
             #[inline]
-            pub fn #var(&self) -> #it<'a> { #it::new(self.buf, self.#range, self.#at #self_order) }
+            pub fn #var(&self) -> #it<'a> { #it::new(self.buf, self.#range, self.#at #first_self #self_order) }
         });
         let ty = type_tokens(em, s);
         let mut as_methods = Vec::new();
@@ -956,6 +1105,31 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         // order (a nesting record, then the records in its body), with a fixed stack of the
         // levels it is inside.
         let in_level = depth(s).map(|_| quote!(.filter(|t| *t <= end.saturating_sub(pos))));
+        // A chain's iterator starts where the view's `first` says, and follows the links, at
+        // most `max` records (validation proved there is no cycle among them).
+        let chain_iter = s.chain.as_ref().map(|ch| {
+            let w = crate::check::streams::chain_ty(ch).map_or(1, |t| t.bytes());
+            let wu = lit_usize(w);
+            let max = lit_u64(ch.max);
+            let place = em.value(&ch.next_at.expr, Scope::RecordOnly(&t), &rec_env());
+            let read = link_read(ch, quote!(self.big));
+            (
+                quote!(, first: u64),
+                quote! {
+                    let __place: Option<u64> = #place;
+                    let link: u64 = match __place.and_then(|x| __rt::chunk_at::<#wu>(self.bytes, pos.checked_add(x)?)) {
+                        Some(b) => #read,
+                        None => 0,
+                    };
+                    if link != 0 && u64::from(self.index).saturating_add(1) < #max {
+                        self.done = false;
+                        self.pos = link;
+                        self.index = self.index.saturating_add(1);
+                    }
+                    Some(item)
+                },
+            )
+        });
         let (item_field, item_method, item_set, iter_fields, iter_init, pop, open) = match depth(s)
         {
             Some(d) => {
@@ -1021,6 +1195,37 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 quote!(),
             ),
         };
+        let (first_param, start) = match &chain_iter {
+            Some((p, _)) => (p.clone(), quote!(pos: first, index: 0, done: first == 0)),
+            None => (quote!(), quote!(pos: 0, index: 0, done: false)),
+        };
+        let (pop, tail) = match chain_iter {
+            Some((_, tail)) => (
+                quote! {
+                    let pos = self.pos;
+                },
+                tail,
+            ),
+            None => (
+                pop,
+                quote! {
+                    let rec_end: u64 = pos.checked_add(total)?;
+                    let next: u64 = #next;
+                    #open
+                    if #advance {
+                        self.done = false;
+                        self.pos = next;
+                        self.index = self.index.saturating_add(1);
+                    }
+                    Some(item)
+                },
+            ),
+        };
+        if s.chain.is_some() {
+            let fv = first_var(s);
+            out.fields.push(quote!(#fv: u64,));
+            out.inits.push(quote!(#fv,));
+        }
         out.items.push(quote! {
             #[doc = #itemdoc]
             #[derive(Clone, Copy)]
@@ -1080,8 +1285,8 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 #order_field
             }
             impl<'a> #it<'a> {
-                fn new(buf: &'a [u8], bytes: &'a [u8], at: u64 #new_param) -> Self {
-                    Self { buf, bytes, at, pos: 0, index: 0, done: false #iter_init #new_init }
+                fn new(buf: &'a [u8], bytes: &'a [u8], at: u64 #first_param #new_param) -> Self {
+                    Self { buf, bytes, at, #start #iter_init #new_init }
                 }
             }
             impl<'a> Iterator for #it<'a> {
@@ -1109,15 +1314,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                         #item_set
                         #item_init
                     };
-                    let rec_end: u64 = pos.checked_add(total)?;
-                    let next: u64 = #next;
-                    #open
-                    if #advance {
-                        self.done = false;
-                        self.pos = next;
-                        self.index = self.index.saturating_add(1);
-                    }
-                    Some(item)
+                    #tail
                 }
             }
             impl core::iter::FusedIterator for #it<'_> {}

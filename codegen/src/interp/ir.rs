@@ -619,6 +619,20 @@ pub(super) struct SInfo {
     pub(super) nests: Vec<(u64, u64)>,
     /// How deep records may nest (0 when no layout nests).
     pub(super) max_depth: usize,
+    /// The records form a chain (`chain:`), each locating the next.
+    pub(super) chain: Option<ChainInfo>,
+}
+
+/// A stream's chain, resolved: where its first record is (file scope), where each record's
+/// link is (its header's scope), the link's type and order (`None`: the file's), and how many
+/// records it may have.
+#[derive(Clone, Debug)]
+pub(super) struct ChainInfo {
+    pub(super) first: CE,
+    pub(super) at: CE,
+    pub(super) ty: crate::schema::IntTy,
+    pub(super) big: Option<bool>,
+    pub(super) max: u64,
 }
 
 /// The sites of one `stream_fits` step.
@@ -633,6 +647,9 @@ pub(super) struct Fits {
     pub(super) deep: Option<Fail>,
     pub(super) open: Option<Fail>,
     pub(super) trailing: Option<Fail>,
+    /// A chain's: a link outside its record, a link back to a record visited, more
+    /// records than `max`.
+    pub(super) chain: Option<[Fail; 3]>,
 }
 
 /// A `for_each` over a stream (`layout: None`) or one of its collections.

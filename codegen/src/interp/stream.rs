@@ -35,6 +35,12 @@ enum Stop {
     Deep(u64),
     Open,
     Trailing(u64),
+    /// A chain's link outside its record: (its place in the record, the record's size).
+    Link(Option<u64>, u64),
+    /// A chain's link back to a record visited: the link.
+    Cycle(u64),
+    /// A chain of more records than its `max`.
+    Many,
 }
 
 fn struct_index(c: &crate::check::Checked, name: &str) -> Option<usize> {
@@ -91,6 +97,15 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                 } else {
                     0
                 },
+                chain: s.chain.as_ref().and_then(|ch| {
+                    Some(ChainInfo {
+                        first: comp.expr(&ch.first.expr, Scope::Top),
+                        at: comp.expr(&ch.next_at.expr, scope),
+                        ty: crate::check::streams::chain_ty(ch)?,
+                        big: ch.big,
+                        max: ch.max,
+                    })
+                }),
             }
         })
         .collect()
@@ -182,6 +197,23 @@ pub(super) fn compile_fits(
         .as_ref()
         .filter(|_| s.trailing.is_none())
         .map(|_| comp.fail(code, rec("end", 0), Shape::Range(rname.clone())));
+    // A chain's: its link outside the record, a link back to a record visited (a cycle),
+    // more records than `max` (after the others: the emitter numbers its sites so).
+    let chain = s.chain.as_ref().map(|_| {
+        [
+            comp.fail(code, rec("next", 0), Shape::Range("record end".into())),
+            comp.fail(
+                code,
+                rec("next", 0),
+                Shape::Compare(["next".into(), "==".into(), "an earlier record".into()]),
+            ),
+            comp.fail(
+                code,
+                rec("next", 0),
+                Shape::Compare(["records".into(), ">".into(), "max".into()]),
+            ),
+        ]
+    });
     Some(CStep::StreamFits(Box::new(Fits {
         stream: si,
         header,
@@ -191,6 +223,7 @@ pub(super) fn compile_fits(
         deep,
         open,
         trailing,
+        chain,
     })))
 }
 
@@ -257,21 +290,30 @@ struct Walker {
     done: bool,
     /// What the next call returns after a record that ended the stream (`end:`).
     after: Option<Walked>,
+    /// A chain's records visited (their offsets in the range).
+    seen: std::collections::HashSet<u64>,
 }
 
 impl Walker {
-    fn new(st: &State<'_>, s: &SInfo) -> Self {
+    fn new(st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> Self {
         let placed = st.ranges.get(s.range).copied().flatten();
         let (start, end) = placed.unwrap_or((0, 0));
+        // A chain starts where its `first` says (0: no record; one that does not compute
+        // is nowhere in the range).
+        let first = s
+            .chain
+            .as_ref()
+            .map(|ch| st.val(p, &ch.first).unwrap_or(u64::MAX));
         Self {
             start,
             end,
             levels: Vec::new(),
-            pos: 0,
+            pos: first.unwrap_or(0),
             index: 0,
             m: s.align.saturating_sub(1),
-            done: placed.is_none(),
+            done: placed.is_none() || first == Some(0),
             after: None,
+            seen: std::collections::HashSet::new(),
         }
     }
 
@@ -313,13 +355,14 @@ impl Walker {
         let (end, pos, index) = (self.end, self.pos, self.index);
         let depth = self.levels.len() as u64;
         let at = self.start.saturating_add(pos);
-        if pos >= end {
+        // (A chain's record is where a link says: past the range, its header does not fit.)
+        if pos >= end && s.chain.is_none() {
             return match s.end {
                 Some(_) => Walked::Stopped(Stop::Open, at, index),
                 None => Walked::Done,
             };
         }
-        if end - pos < s.hs {
+        if end.saturating_sub(pos) < s.hs {
             return Walked::Stopped(Stop::Header, at, index);
         }
         let size = st.eval_rec(p, &s.size, at);
@@ -334,7 +377,7 @@ impl Walker {
         } else {
             size.and_then(|b| b.checked_add(s.hs))
         };
-        let Some(total) = total.filter(|t| *t <= end - pos) else {
+        let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
             return Walked::Stopped(Stop::Over(total), at, index);
         };
         let ty = s.ty.map_or(0, |f| read(st.buf, at, f));
@@ -349,6 +392,19 @@ impl Walker {
         let opens = s.nests.iter().find(|n| n.0 == ty).map(|n| n.1);
         if opens.is_some() && self.levels.len() >= s.max_depth {
             return Walked::Stopped(Stop::Deep(depth), at, index);
+        }
+        if let Some(ch) = &s.chain {
+            return self.link(
+                st,
+                p,
+                ch,
+                Rec {
+                    at,
+                    total,
+                    ty,
+                    depth,
+                },
+            );
         }
         let rec_end = pos + total;
         let next = self.after(rec_end, end);
@@ -391,6 +447,35 @@ impl Walker {
     }
 }
 
+impl Walker {
+    /// A chain's record `r` is good: its link leads to the next one, or ends the chain, or
+    /// is an error reported after it (outside the record, back to a record visited, one
+    /// record too many).
+    fn link(&mut self, st: &State<'_>, p: &FileProg<'_>, ch: &ChainInfo, r: Rec) -> Walked {
+        let index = self.index;
+        self.index = index.saturating_add(1);
+        self.seen.insert(self.pos);
+        let place = st.eval_rec(p, &ch.at, r.at);
+        let w = ch.ty.bytes();
+        let Some(place) = place.filter(|x| x.checked_add(w).is_some_and(|e| e <= r.total)) else {
+            self.after = Some(Walked::Stopped(Stop::Link(place, r.total), r.at, index));
+            return Walked::Rec(r);
+        };
+        let big = ch.big.unwrap_or(st.big);
+        let link = read(st.buf, r.at, (place, ch.ty, big));
+        if link == 0 {
+            self.after = Some(Walked::Done);
+        } else if self.seen.contains(&link) {
+            self.after = Some(Walked::Stopped(Stop::Cycle(link), r.at, index));
+        } else if self.index >= ch.max {
+            self.after = Some(Walked::Stopped(Stop::Many, r.at, index));
+        } else {
+            self.pos = link;
+        }
+        Walked::Rec(r)
+    }
+}
+
 /// Run a `stream_fits` step.
 pub(super) fn exec_fits<E: Report>(
     it: &Interp<'_>,
@@ -401,7 +486,7 @@ pub(super) fn exec_fits<E: Report>(
     let Some(s) = p.streams.get(f.stream) else {
         return Ok(());
     };
-    let mut w = Walker::new(st, s);
+    let mut w = Walker::new(st, p, s);
     let (stop, at, index) = loop {
         match w.next(st, p, s) {
             Walked::Rec(_) => {}
@@ -437,6 +522,29 @@ pub(super) fn exec_fits<E: Report>(
             Some(fo) => it.err(st, fo, [0, 0, 0]),
             None => it.err(st, &f.over, [at, u64::MAX, limit]),
         },
+        Stop::Link(place, total) => match &f.chain {
+            Some([fl, ..]) => it.err(
+                st,
+                fl,
+                [
+                    at.saturating_add(place.unwrap_or(0)),
+                    s.chain.as_ref().map_or(0, |c| c.ty.bytes()),
+                    at.saturating_add(total),
+                ],
+            ),
+            None => it.err(st, &f.over, [at, u64::MAX, limit]),
+        },
+        Stop::Cycle(link) => match &f.chain {
+            Some([_, fc, _]) => it.err(st, fc, [link, link, 0]),
+            None => it.err(st, &f.over, [at, u64::MAX, limit]),
+        },
+        Stop::Many => match &f.chain {
+            Some([.., fm]) => {
+                let max = s.chain.as_ref().map_or(0, |c| c.max);
+                it.err(st, fm, [max.saturating_add(1), max, 0])
+            }
+            None => it.err(st, &f.over, [at, u64::MAX, limit]),
+        },
         Stop::Trailing(next) => {
             let base = start.saturating_add(next);
             match &f.trailing {
@@ -465,7 +573,7 @@ pub(super) fn exec_sums<E: Report>(
     let Some(s) = p.streams.get(k.stream) else {
         return Ok(());
     };
-    let mut w = Walker::new(st, s);
+    let mut w = Walker::new(st, p, s);
     let mut i = 0u64;
     while let Walked::Rec(r) = w.next(st, p, s) {
         let index = i;
@@ -531,7 +639,7 @@ pub(super) fn exec_each<E: Report>(
     };
     let saved = (st.rec_at, st.rec_index, st.rec_span);
     let mut ci = 0u64;
-    let mut w = Walker::new(st, s);
+    let mut w = Walker::new(st, p, s);
     let mut i = 0u64;
     while let Walked::Rec(r) = w.next(st, p, s) {
         let index = i;
@@ -575,7 +683,7 @@ fn summary(st: &State<'_>, p: &FileProg<'_>, si: usize) -> Option<std::rc::Rc<Su
         return Some(sum.clone());
     }
     let mut sum = Summary::default();
-    let mut w = Walker::new(st, s);
+    let mut w = Walker::new(st, p, s);
     while let Walked::Rec(r) = w.next(st, p, s) {
         let body = r.at.saturating_add(s.hs);
         let e = sum
@@ -660,7 +768,7 @@ pub(super) fn record_starts(
     let Some(s) = p.streams.iter().find(|s| s.name == name) else {
         return (out, total);
     };
-    let mut w = Walker::new(st, s);
+    let mut w = Walker::new(st, p, s);
     while let Walked::Rec(r) = w.next(st, p, s) {
         if total < limit {
             out.push(r.at);
@@ -688,7 +796,7 @@ pub(super) fn groups(p: &FileProg<'_>, st: &State<'_>) -> Vec<Group> {
             .filter(|(_, l)| c.schema.structs.get(l.3).is_some())
             .map(|(li, _)| (li, Vec::new(), 0))
             .collect();
-        let mut w = Walker::new(st, s);
+        let mut w = Walker::new(st, p, s);
         while let Walked::Rec(r) = w.next(st, p, s) {
             let i = total;
             total = total.saturating_add(1);

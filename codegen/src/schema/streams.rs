@@ -60,6 +60,34 @@ pub struct Stream {
     /// How deep records may nest (records of a `nested` layout hold records of this stream
     /// in their bodies, after the layout's struct), and where it was written.
     pub max_depth: Option<(u64, Pos)>,
+    /// The records are a chain, each locating the next (TIFF's image file directories),
+    /// instead of following one another through the range.
+    pub chain: Option<Chain>,
+}
+
+/// A stream whose records are not laid out one after another but linked: the first is at
+/// `first` (an offset in the range), and each record stores the offset of the next (in the
+/// range) in an unsigned word at `next_at` from its start; 0 ends the chain. At most `max`
+/// records, and a record visited twice (a cycle) is an error.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    /// Where the first record starts, from the range's start (a file-level expression; 0:
+    /// the stream has no record).
+    pub first: ExprAt,
+    /// Where a record's link to the next one is, from the record's start (an expression
+    /// over its header's fields).
+    pub next_at: ExprAt,
+    /// The link word's type (an unsigned integer).
+    pub next_ty: Name,
+    /// The link word's byte order: `Some(big)` fixed (its own `byte_order`, or the schema's),
+    /// `None` the file's, chosen by its header (`big_when`).
+    pub big: Option<bool>,
+    /// Its own `byte_order`, when it has one.
+    pub own_order: Option<bool>,
+    /// At most this many records.
+    pub max: u64,
+    /// Where `chain` was written.
+    pub pos: Pos,
 }
 
 /// A checksum each record carries: over bytes `from..to` of the record, stored as a `u32`
@@ -174,6 +202,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 pos: cn.pos,
             })
         });
+        let chain = sm.opt("chain").and_then(|cn| chain(cn, &sname.text, d));
         let mut layouts = Vec::new();
         if let Some(ls) = sm.opt("layouts") {
             for (cname, lv) in named_entries(ls, "layouts", d) {
@@ -214,6 +243,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 "layouts",
                 "checksum",
                 "max_depth",
+                "chain",
             ],
             d,
         );
@@ -233,8 +263,58 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 layouts,
                 checksum,
                 max_depth,
+                chain,
             });
         }
     }
     out
+}
+
+/// Read a stream's `chain: { first, next: { at, type, byte_order? }, max }`.
+fn chain(cn: &crate::yaml::Node, sname: &str, d: &mut Diags) -> Option<Chain> {
+    let mut cm = MapReader::new(cn, &format!("chain of stream `{sname}`"), d)?;
+    let first = cm.req("first", d).and_then(|n| expr_at(n, "first", d));
+    let max = cm.req("max", d).and_then(|n| uint(n, "max", d));
+    let next = cm.req("next", d).and_then(|nn| {
+        let mut nm = MapReader::new(nn, &format!("`next` of the chain of stream `{sname}`"), d)?;
+        let at = nm.req("at", d).and_then(|n| expr_at(n, "at", d));
+        let ty = nm.req("type", d).and_then(|n| name(n, "type", d));
+        let order = nm.opt("byte_order").and_then(|n| {
+            let s = string(n, "byte_order", d)?;
+            match s.as_str() {
+                "big" => Some(true),
+                "little" => Some(false),
+                _ => {
+                    d.error(n.pos, format!("byte_order `{s}`: little or big"));
+                    None
+                }
+            }
+        });
+        nm.finish(&["at", "type", "byte_order"], d);
+        Some((at?, ty?, order))
+    });
+    cm.finish(&["first", "next", "max"], d);
+    let (next_at, next_ty, own_order) = next?;
+    Some(Chain {
+        first: first?,
+        next_at,
+        next_ty,
+        big: own_order,
+        own_order,
+        max: max?,
+        pos: cn.pos,
+    })
+}
+
+/// Give each chain's link word without a `byte_order` of its own the schema's fixed order
+/// (`big`), or, when the header chooses the file's order (`runtime`), none: it is read in
+/// the order the file's header chose.
+pub fn default_order(streams: &mut [Stream], big: bool, runtime: bool) {
+    for c in streams.iter_mut().filter_map(|s| s.chain.as_mut()) {
+        c.big = match c.own_order {
+            Some(b) => Some(b),
+            None if runtime => None,
+            None => Some(big),
+        };
+    }
 }

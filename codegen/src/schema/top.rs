@@ -482,6 +482,9 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
     {
         crate::schema::strings::default_order(&mut f.strings, schema_big);
     }
+    if let Some(f) = &mut file {
+        crate::schema::streams::default_order(&mut f.streams, schema_big, big_when.is_some());
+    }
     m.finish(
         &[
             "schema",

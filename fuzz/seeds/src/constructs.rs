@@ -65,6 +65,7 @@ const LOCLIN: u8 = 41;
 const DIRGATEW: u8 = 42;
 const ZIP: u8 = 43;
 const PCAP: u8 = 44;
+const TIFF: u8 = 45;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -823,6 +824,40 @@ pub fn write_seeds(dir: &Path) -> usize {
             PCAP,
             fs::read(&p).unwrap_or_default(),
         ));
+    }
+    // TIFF files (checkit-tiff's test files): the byte order from II/MM, the IFD chain.
+    for p in real_files(Path::new("/usr/share"), 16 << 10, 6, &|p, h| {
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("tif") || e.eq_ignore_ascii_case("tiff"))
+            && (h.starts_with(b"II") || h.starts_with(b"MM"))
+    }) {
+        seeds.push((
+            format!("tiff-{}", p.display()).replace('/', "_"),
+            TIFF,
+            fs::read(&p).unwrap_or_default(),
+        ));
+    }
+    // A chain of three IFDs in each byte order (one entry each), and the same with the last
+    // IFD's link back to the second (a cycle).
+    for big in [false, true] {
+        let w16 = |v: u16| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let w32 = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let mut t = if big { b"MM".to_vec() } else { b"II".to_vec() };
+        t.extend_from_slice(&w16(42));
+        t.extend_from_slice(&w32(8));
+        for (k, next) in [26u32, 44, 0].into_iter().enumerate() {
+            t.extend_from_slice(&w16(1));
+            t.extend_from_slice(&w16(256 + k as u16));
+            t.extend_from_slice(&w16(3));
+            t.extend_from_slice(&w32(1));
+            t.extend_from_slice(&w32(7));
+            t.extend_from_slice(&w32(next));
+        }
+        let order = if big { "be" } else { "le" };
+        seeds.push((format!("tiff-chain-{order}"), TIFF, t.clone()));
+        let n = t.len();
+        t[n - 4..].copy_from_slice(&w32(26));
+        seeds.push((format!("tiff-cycle-{order}"), TIFF, t));
     }
     // Other targets' shared objects (s390x's, PowerPC's and ARM's C libraries): the layout
     // from EI_CLASS, the byte order from EI_DATA.

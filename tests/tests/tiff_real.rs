@@ -1,0 +1,480 @@
+//! TIFF, a public format nobody here designed (`formats/tiff.yaml`): the byte order chosen by
+//! `II`/`MM` (one struct, read either way), and the image file directories as a chain of
+//! records, each locating the next (`chain:` on a record stream), followed with a bound and a
+//! cycle check. Held to the `tiff` crate's reader (`Decoder::new`, then `next_image` while
+//! `more_images`: every IFD of the chain read, a cycle refused) verdict for verdict and IFD for
+//! IFD, and to the schema interpreter error for error, on:
+//!
+//! - the TIFF files of this machine (`.tif`/`.tiff` under `/usr/share`, `/usr/lib` and pyenv's
+//!   test data: Debian's checkit-tiff brings a conformance checker's own test files, which
+//!   `scripts/setup-formats` installs; skipped with a message when there are none);
+//! - multi-page files the `tiff` crate's encoder writes (one to five images), the same files
+//!   with their byte order swapped (big-endian, every entry's values swapped by their type),
+//!   and with the last IFD's link aimed back at each IFD (cycles);
+//! - mutants of those (every byte of the header and the IFDs flipped, truncations, random
+//!   bytes): no panic, generated code and interpreter give the same error, and the same verdict
+//!   as the crate wherever it decides by a rule the schema states.
+//!
+//! What the crate checks and the schema does not is named and counted: it makes an image of
+//! every IFD, so an IFD without the tags of an image (width, length, strips or tiles, their
+//! types and counts) or whose values lie outside the file is refused by the crate alone.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
+
+use std::collections::BTreeMap;
+use std::io::Cursor;
+use std::path::PathBuf;
+
+use npuschema_core::Brief;
+use npuschema_tests::npu1_blobs::xorshift;
+use tiff::TiffError;
+use tiff::TiffFormatError;
+
+// The generated code, expanded once in npuschema_tests::compare.
+use npuschema_tests::compare::schemas::tiff as schema;
+
+fn interp() -> &'static npuschema_codegen::interp::Interp<'static> {
+    npuschema_tests::interp("../formats/tiff.yaml")
+}
+
+/// Why the crate refused a file: by the chain (a rule the schema states) or by an image's tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Refusal {
+    /// The header or the chain: a signature, an IFD that is not there, a cycle.
+    Chain(String),
+    /// What the schema does not describe: an IFD the crate cannot make an image of.
+    Image(String),
+    /// A read past the end of the file, which started here: an IFD's (the chain's) or a
+    /// tag value's (an image's).
+    PastEnd(u64),
+}
+
+/// A reader that remembers where its last read started and how long it was, so that a read
+/// past the end can be told apart: an IFD's (the chain's) or a tag value's (an image's).
+struct Logged<'a> {
+    c: Cursor<&'a [u8]>,
+    last: std::rc::Rc<std::cell::Cell<(u64, usize)>>,
+}
+
+impl std::io::Read for Logged<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.last.set((self.c.position(), buf.len()));
+        self.c.read(buf)
+    }
+}
+
+impl std::io::Seek for Logged<'_> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.c.seek(to)
+    }
+}
+
+/// The `tiff` crate's verdict: every IFD of the chain (where it starts), each made an image.
+fn by_crate(b: &[u8]) -> Result<Vec<u64>, Refusal> {
+    let last = std::rc::Rc::new(std::cell::Cell::new((0u64, 0usize)));
+    let class = |e: TiffError| {
+        let s = format!("{e:?}");
+        match e {
+            TiffError::FormatError(
+                TiffFormatError::TiffSignatureNotFound
+                | TiffFormatError::TiffSignatureInvalid
+                | TiffFormatError::CycleInOffsets
+                | TiffFormatError::ImageFileDirectoryNotFound,
+            ) => Refusal::Chain(s),
+            // Which one a read past the end is depends on where it was (`agree`).
+            TiffError::IoError(_) => Refusal::PastEnd(last.get().0),
+            _ => Refusal::Image(s),
+        }
+    };
+    let reader = Logged {
+        c: Cursor::new(b),
+        last: last.clone(),
+    };
+    let mut d = tiff::decoder::Decoder::new(reader).map_err(class)?;
+    let mut out = vec![d.ifd_pointer().map_or(0, |p| p.0)];
+    while d.more_images() {
+        d.next_image().map_err(class)?;
+        out.push(d.ifd_pointer().map_or(0, |p| p.0));
+    }
+    Ok(out)
+}
+
+/// The generated validator's verdict and IFD offsets; its `Brief` names the same check.
+fn by_schema(b: &[u8]) -> Result<Vec<u64>, &'static str> {
+    let brief = schema::Tiff::validate_as::<Brief>(b).map(|_| ());
+    match schema::Tiff::validate(b) {
+        Ok(v) => {
+            assert_eq!(brief, Ok(()));
+            Ok(v.ifds().map(|r| r.offset()).collect())
+        }
+        Err(e) => {
+            let site = schema::error_site(brief.expect_err("Brief rejects too").id()).unwrap();
+            assert_eq!((site.code, site.name), (e.code, e.field.name));
+            Err(e.code)
+        }
+    }
+}
+
+/// The generated code and the interpreter on one file: the same error, or both accept with
+/// the same view.
+fn same_as_interpreter(b: &[u8]) {
+    let i = interp();
+    assert_eq!(
+        i.check::<Brief>(b).map_err(|e| e.id()),
+        schema::Tiff::validate_as::<Brief>(b)
+            .map(|_| ())
+            .map_err(|e| e.id()),
+        "Brief"
+    );
+    match (i.validate(b), schema::Tiff::validate(b)) {
+        (Ok(v), Ok(g)) => npuschema_tests::compare::tiff(b, &g, &v),
+        (Err(e), Err(g)) => assert_eq!(e, g, "interpreter `{e}`, generated `{g}`"),
+        (i, g) => panic!(
+            "interpreter {:?} / generated {:?}",
+            i.map(|_| ()),
+            g.map(|_| ())
+        ),
+    }
+}
+
+/// The verdicts of both readers on one file, held to each other: accepted by the crate means
+/// accepted by the schema with the same IFDs; refused by the schema means refused by the
+/// crate; refused by the crate alone is allowed only for what the schema does not describe
+/// (returned, to be counted). Every file: the interpreter's verdict too.
+fn agree(b: &[u8], what: &str) -> Option<String> {
+    let ours = by_schema(b);
+    let theirs = by_crate(b);
+    same_as_interpreter(b);
+    match (&ours, &theirs) {
+        (Ok(a), Ok(t)) => {
+            assert_eq!(a, t, "{what}: the IFDs differ");
+            None
+        }
+        (Err(_), Err(_)) => None,
+        // Named by the crate's error kind (`FormatError::RequiredTagNotFound`, ...).
+        (Ok(_), Err(Refusal::Image(why))) => Some(
+            why.split(['(', ')'])
+                .filter(|w| !w.is_empty())
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("::"),
+        ),
+        // The schema accepted: every IFD of its chain lies in the file, and the crate reads a
+        // directory only where a link of the same chain says. A read past the end that began
+        // outside the header and every one of those IFDs is a tag's value.
+        (Ok(ifds), Err(Refusal::PastEnd(at))) => {
+            let v = schema::Tiff::validate(b).unwrap();
+            let inside = *at < 8
+                || v.ifds()
+                    .any(|r| (r.offset()..r.body_offset() + r.body().len() as u64).contains(at));
+            assert!(
+                !inside,
+                "{what}: the crate read past the end at {at}, inside the chain {ifds:?} the schema accepts"
+            );
+            Some("a tag's value outside the file".to_string())
+        }
+        _ => panic!("{what}: schema {ours:?} / tiff {theirs:?}"),
+    }
+}
+
+/// The TIFF files of this machine, smaller than 8 MiB, in path order.
+fn real() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut roots = vec![PathBuf::from("/usr/share"), PathBuf::from("/usr/lib")];
+    if let Some(home) = std::env::var_os("HOME") {
+        roots.push(PathBuf::from(home).join(".pyenv"));
+    }
+    npuschema_tests::real_files(&roots, &["tif", "tiff"], 8 << 20, 500)
+        .into_iter()
+        .filter_map(|p| Some((p.clone(), std::fs::read(&p).ok()?)))
+        .collect()
+}
+
+/// A TIFF of `pages` grey images written by the `tiff` crate's encoder (little-endian), each
+/// image `w` by `h` pixels of its own values.
+fn written(pages: usize, w: u32, h: u32) -> Vec<u8> {
+    use tiff::encoder::{TiffEncoder, colortype::Gray8};
+    let mut out = Cursor::new(Vec::new());
+    let mut e = TiffEncoder::new(&mut out).unwrap();
+    for k in 0..pages {
+        let px: Vec<u8> = (0..w * h)
+            .map(|i| (i as usize * 7 + k * 31) as u8)
+            .collect();
+        e.write_image::<Gray8>(w, h, &px).unwrap();
+    }
+    out.into_inner()
+}
+
+/// The bytes of one value of TIFF type `ty` (6.0 section 2; 16-18 of TIFF 6.0's successors:
+/// IFD and the 8-byte types), or `None` for a type the crate does not know.
+fn type_bytes(ty: u16) -> Option<usize> {
+    Some(match ty {
+        1 | 2 | 6 | 7 => 1,
+        3 | 8 => 2,
+        4 | 9 | 11 | 13 => 4,
+        5 | 10 => 8,
+        12 | 16..=18 => 8,
+        _ => return None,
+    })
+}
+
+/// Swap the elements of `b` (each `n` bytes; a RATIONAL's two words each).
+fn swap_values(b: &mut [u8], ty: u16) {
+    let n = match ty {
+        5 | 10 => 4,
+        t => type_bytes(t).unwrap_or(1),
+    };
+    for c in b.chunks_exact_mut(n) {
+        c.reverse();
+    }
+}
+
+/// A little-endian TIFF (one the crate reads) rewritten big-endian: the header, every IFD's
+/// count, entries and link, and every entry's values by their type (inline or where they
+/// are). The image data (8-bit samples) is the same either way.
+fn to_big(le: &[u8]) -> Vec<u8> {
+    let mut b = le.to_vec();
+    let r16 = |b: &[u8], at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+    let r32 = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    b[0..2].copy_from_slice(b"MM");
+    b[2..4].reverse();
+    b[4..8].reverse();
+    let mut ifd = r32(le, 4) as usize;
+    while ifd != 0 {
+        let n = r16(le, ifd) as usize;
+        b[ifd..ifd + 2].reverse();
+        for k in 0..n {
+            let e = ifd + 2 + 12 * k;
+            let (ty, count) = (r16(le, e + 2), r32(le, e + 4) as usize);
+            for (at, len) in [(e, 2), (e + 2, 2), (e + 4, 4)] {
+                b[at..at + len].reverse();
+            }
+            let bytes = type_bytes(ty).unwrap() * count;
+            if bytes <= 4 {
+                swap_values(&mut b[e + 8..e + 8 + bytes], ty);
+            } else {
+                let at = r32(le, e + 8) as usize;
+                b[e + 8..e + 12].reverse();
+                swap_values(&mut b[at..at + bytes], ty);
+            }
+        }
+        let link = ifd + 2 + 12 * n;
+        b[link..link + 4].reverse();
+        ifd = r32(le, link) as usize;
+    }
+    b
+}
+
+/// Where the last IFD's link is, in a file the schema accepts (its order: `big`).
+fn last_link(b: &[u8]) -> usize {
+    let v = schema::Tiff::validate(b).unwrap();
+    let last = v.ifds().last().unwrap();
+    last.body_offset() as usize + 12 * usize::from(last.header().count())
+}
+
+fn put32(b: &mut [u8], at: usize, v: u32) {
+    let big = &b[0..2] == b"MM";
+    b[at..at + 4].copy_from_slice(&if big {
+        v.to_be_bytes()
+    } else {
+        v.to_le_bytes()
+    });
+}
+
+/// The written files: one to five pages, little- and big-endian.
+fn written_files() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for (pages, w, h) in [(1, 3, 2), (2, 4, 4), (3, 1, 1), (5, 16, 3)] {
+        let le = written(pages, w, h);
+        out.push(to_big(&le));
+        out.push(le);
+    }
+    out
+}
+
+#[test]
+fn real_files_agree_with_the_tiff_crate() {
+    assert_eq!(interp().sites(), &schema::ERROR_SITES[..]);
+    let files = real();
+    if files.is_empty() {
+        eprintln!(
+            "tiff_real: no .tif or .tiff file under /usr/share, /usr/lib or ~/.pyenv (scripts/setup-formats installs checkit-tiff); skipped"
+        );
+        return;
+    }
+    let (mut accepted, mut refused, mut ifds) = (0usize, 0usize, 0usize);
+    let mut alone = BTreeMap::<String, usize>::new();
+    for (p, b) in &files {
+        match agree(b, &p.display().to_string()) {
+            Some(why) => *alone.entry(why).or_default() += 1,
+            None => match by_schema(b) {
+                Ok(v) => {
+                    accepted += 1;
+                    ifds += v.len();
+                }
+                Err(_) => refused += 1,
+            },
+        }
+    }
+    eprintln!(
+        "tiff_real: {} files, {accepted} accepted by both ({ifds} IFDs, the same chain), {refused} refused by both; refused by the crate alone, for an image's tags the schema does not describe: {alone:?}",
+        files.len()
+    );
+    assert!(accepted > 0, "no TIFF both readers accept");
+}
+
+#[test]
+fn multi_page_files_in_both_orders_and_their_cycles() {
+    let mut cycles = 0usize;
+    for good in written_files() {
+        let ifds = by_crate(&good).unwrap();
+        assert_eq!(by_schema(&good), Ok(ifds.clone()));
+        same_as_interpreter(&good);
+        let big = &good[0..2] == b"MM";
+        let v = schema::Tiff::validate(&good).unwrap();
+        assert_eq!(
+            v.header().magic(),
+            42,
+            "read in the file's order (big: {big})"
+        );
+        // The last IFD's link aimed back at each IFD: a cycle, refused at that link by both.
+        let at = last_link(&good);
+        for (k, back) in ifds.iter().enumerate() {
+            let mut b = good.clone();
+            put32(&mut b, at, *back as u32);
+            assert!(
+                matches!(by_crate(&b), Err(Refusal::Chain(ref e)) if e.contains("Cycle")),
+                "page {k}: {:?}",
+                by_crate(&b)
+            );
+            let e = schema::Tiff::validate(&b).unwrap_err();
+            assert_eq!(
+                (e.code, e.field.table, e.field.name, e.field.index),
+                ("bad-ifd", "ifds", "next", ifds.len() as u64 - 1),
+                "{e}"
+            );
+            assert_eq!(e.offset, ifds[ifds.len() - 1], "{e}");
+            same_as_interpreter(&b);
+            cycles += 1;
+        }
+        // Aimed past the end, and at the header (an IFD of 0x4949 or 0x4D4D entries).
+        for wrong in [good.len() as u32, good.len() as u32 - 1, 2] {
+            let mut b = good.clone();
+            put32(&mut b, at, wrong);
+            assert!(by_crate(&b).is_err());
+            assert_eq!(by_schema(&b), Err("bad-ifd"));
+            same_as_interpreter(&b);
+        }
+    }
+    // One IFD more than the chain's bound (65,535), each of one entry, none visited twice:
+    // refused at the last one's link, by the generated code and the interpreter alike.
+    let n = 65_536usize;
+    let mut b = b"II\x2a\0\x08\0\0\0".to_vec();
+    for k in 0..n {
+        let at = b.len();
+        b.extend_from_slice(&1u16.to_le_bytes());
+        b.extend_from_slice(&[0; 12]);
+        let next = if k + 1 < n { at as u32 + 18 } else { 0 };
+        b.extend_from_slice(&next.to_le_bytes());
+    }
+    let e = schema::Tiff::validate(&b).unwrap_err();
+    assert_eq!(
+        (e.code, e.field.table, e.field.name, e.field.index),
+        ("bad-ifd", "ifds", "next", 65_534),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("records 0x10000 > max 0xffff"),
+        "{e}"
+    );
+    same_as_interpreter(&b);
+    eprintln!(
+        "tiff_real: written files in both orders read alike; {cycles} cycles refused at the link that closes them by both readers; a chain of 65,536 IFDs refused at the bound"
+    );
+}
+
+#[test]
+fn mutants_agree_with_the_tiff_crate() {
+    let mut goods = written_files();
+    goods.extend(
+        real()
+            .into_iter()
+            .map(|(_, b)| b)
+            .filter(|b| by_crate(b).is_ok() && b.len() < 16 << 10)
+            .take(4),
+    );
+    let mut verdicts = BTreeMap::<&str, usize>::new();
+    let mut alone = BTreeMap::<String, usize>::new();
+    let mut compared = 0usize;
+    for (k, good) in goods.iter().enumerate() {
+        // The header and every IFD (its count, entries and link).
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
+        spans.push(0..8);
+        if let Ok(v) = schema::Tiff::validate(good) {
+            for r in v.ifds() {
+                let s = r.offset() as usize;
+                spans.push(s..s + 2 + r.body().len());
+            }
+        }
+        let mut check = |m: &[u8]| {
+            *verdicts
+                .entry(by_schema(m).err().unwrap_or("ok"))
+                .or_default() += 1;
+            if let Some(why) = agree(m, "mutant") {
+                *alone.entry(why).or_default() += 1;
+            }
+            compared += 1;
+        };
+        let mut m = good.clone();
+        for span in &spans {
+            for at in span.clone() {
+                for x in [0x01u8, 0x80, 0xFF] {
+                    m[at] ^= x;
+                    check(&m);
+                    m[at] = good[at];
+                }
+            }
+        }
+        // No IFD at all (TIFF 6.0: at least one).
+        let mut none = good.clone();
+        put32(&mut none, 4, 0);
+        check(&none);
+        for len in (0..good.len()).step_by(1 + good.len() / 300) {
+            check(&good[..len]);
+        }
+        let mut next = xorshift(0x71FF + k as u32);
+        let all: Vec<usize> = spans.iter().flat_map(Clone::clone).collect();
+        for _ in 0..1_500 {
+            for _ in 0..=(next() % 4) {
+                let at = all[next() as usize % all.len()];
+                m[at] = next() as u8;
+            }
+            check(&m);
+            m.copy_from_slice(good);
+        }
+    }
+    eprintln!(
+        "tiff_real mutants: {compared} of {} files, each with the crate's verdict and the interpreter's error; verdicts {verdicts:?}; refused by the crate alone (an image's tags): {alone:?}",
+        goods.len()
+    );
+    for code in [
+        "too-short",
+        "bad-byte-order",
+        "bad-magic",
+        "no-ifd",
+        "bad-ifd",
+        "empty-ifd",
+        "ok",
+    ] {
+        assert!(
+            verdicts.contains_key(code),
+            "no mutant reached {code}: {verdicts:?}"
+        );
+    }
+}
