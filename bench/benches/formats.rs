@@ -6,7 +6,9 @@
 //! archive's directory on opening, every local header against its entry, every stored
 //! entry read for its CRC-32) and PNG (`png`: a decode, which also inflates the image:
 //! the ratio says what the schema's chunk-level check costs beside a decode, not a like
-//! for like). Measured as `ratios.rs` measures (`npuschema_bench::ratio`).
+//! for like) and TIFF (`tiff`: `Decoder::new`, then `next_image` to the chain's end: every
+//! IFD read, a cycle check, and an image made of each, which reads its tags: more than the
+//! schema's chain-level check). Measured as `ratios.rs` measures (`npuschema_bench::ratio`).
 //!
 //! `cargo bench -p npuschema-bench --bench formats` (`RATIO_ROUNDS`, default 15; without
 //! `--bench`, as `cargo test --all-targets` runs it, one short round each);
@@ -42,6 +44,10 @@ mod zipf {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod pcapf {
     npuschema_macro::include_schema!("../formats/pcap.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod tiff_schema {
+    npuschema_macro::include_schema!("../formats/tiff.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod png_schema {
@@ -240,6 +246,57 @@ fn main() {
         );
         report("pcap (big-endian, ns)", &p, be.len(), &r, "pcap-file");
     }
+
+    // TIFF: ours follows the IFD chain (every IFD inside the file, a cycle check); the tiff
+    // crate reads every IFD of the chain and makes an image of each (its tags read). On the
+    // largest real file, and on a 64-page file the crate's encoder writes (a longer chain).
+    let mut troots = vec![PathBuf::from("/usr/share"), PathBuf::from("/usr/lib")];
+    if let Some(home) = std::env::var_os("HOME") {
+        troots.push(PathBuf::from(home).join(".pyenv"));
+    }
+    let tiffs = real_files(&troots, &["tif", "tiff"], 64 << 20, usize::MAX);
+    let by_tiff = |b: &[u8]| -> Option<u64> {
+        let mut d = tiff::decoder::Decoder::new(std::io::Cursor::new(b)).ok()?;
+        let mut n = 1u64;
+        while d.more_images() {
+            d.next_image().ok()?;
+            n += 1;
+        }
+        Some(n)
+    };
+    let ours = |b: &[u8]| tiff_schema::Tiff::validate(b).map_or(0, |v| v.ifds().count() as u64);
+    if let Some((p, b)) = largest(&tiffs, |b| {
+        tiff_schema::Tiff::validate(b).is_ok() && by_tiff(b).is_some()
+    }) {
+        let r = compare(
+            || ours(black_box(&b)),
+            || by_tiff(black_box(&b)).unwrap_or(0),
+            rounds,
+        );
+        report("TIFF", &p, b.len(), &r, "tiff");
+    }
+    let pages = {
+        use tiff::encoder::{TiffEncoder, colortype::Gray8};
+        let mut out = std::io::Cursor::new(Vec::new());
+        let mut e = TiffEncoder::new(&mut out).unwrap();
+        for k in 0..64u8 {
+            e.write_image::<Gray8>(8, 8, &[k; 64]).unwrap();
+        }
+        out.into_inner()
+    };
+    assert_eq!(ours(&pages), 64);
+    let r = compare(
+        || ours(black_box(&pages)),
+        || by_tiff(black_box(&pages)).unwrap_or(0),
+        rounds,
+    );
+    report(
+        "TIFF (64 pages)",
+        Path::new("written by tiff's encoder"),
+        pages.len(),
+        &r,
+        "tiff",
+    );
 
     // PNG: ours checks every chunk and its CRC-32; the png crate decodes (and inflates).
     let pngs = real_files(

@@ -730,8 +730,10 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                         Some(b) => #read,
                         None => return #f_link,
                     };
-                    if link != 0 && index.saturating_add(1) >= #max {
-                        // More than `max` records: a link back to one of them, or too many.
+                    if link != 0 && index.saturating_add(1) >= #max.min(end) {
+                        // As many records as `max`, or as the range has bytes (more than
+                        // places they could start): a link back to one of them, or too many
+                        // (past `max`; past the range's bytes, the next record cannot fit).
                         let __link = |x: u64| -> Option<u64> {
                             let raw: &'a [u8; #hs_u] = __rt::chunk_at::<#hs_u>(bytes, x)?;
                             let rec: #hty<'a> = #hty { raw, buf, index: 0 #walk_order };
@@ -740,9 +742,11 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                             let b = __rt::chunk_at::<#wu>(bytes, x.checked_add(__place)?)?;
                             Some(#read)
                         };
-                        match __rt::chain_revisit(#fv, #max, __link) {
-                            Some((__ci, __cx, __cl)) => return #f_cycle,
-                            None => return #f_many,
+                        if let Some((__ci, __cx, __cl)) = __rt::chain_revisit(#fv, index.saturating_add(1), __link) {
+                            return #f_cycle;
+                        }
+                        if index.saturating_add(1) >= #max {
+                            return #f_many;
                         }
                     }
                     let next: u64 = link;
