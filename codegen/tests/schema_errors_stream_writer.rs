@@ -48,3 +48,12 @@ fn nested_stream_records() {
 fn chain_stream_records() {
     golden("chain_stream");
 }
+
+/// A stream within another stream's records (`within:`): a holding stream that is missing or
+/// itself within another, a `range` of its own, `from`/`to` outside the holding header's
+/// scope, a terminator, nested records or a chain with it, its walk before the holding
+/// stream's, and a writer.
+#[test]
+fn within_stream_records() {
+    golden("within_stream");
+}

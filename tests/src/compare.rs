@@ -2138,6 +2138,15 @@ pub fn zip(b: &[u8], g: &schemas::zip::Zip<'_>, v: &View) {
             );
         }
     }
+    // Every entry's extra fields, entry by entry (a stream within the entries' records).
+    let listed = usize::try_from(npuschema_codegen::interp::LIST_LIMIT).unwrap_or(usize::MAX);
+    assert_eq!(g.extras().count().min(listed), record_count(v, "extras"));
+    for r in g.extras().take(listed) {
+        let p = format!("extras[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [id, size]);
+        assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
 }
 
 /// `formats/pcap.yaml` (the file's byte order chosen by the magic, a record stream to the end
@@ -2185,5 +2194,12 @@ pub fn tiff(b: &[u8], g: &schemas::tiff::Tiff<'_>, v: &View) {
         assert_eq!(record(v, &p).offset, r.offset());
         same_fields!(v, &p, r.header(), [count]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
+    // Every IFD's entries, IFD by IFD (a stream within the IFDs' records).
+    assert_eq!(g.entries().count().min(listed), record_count(v, "entries"));
+    for r in g.entries().take(listed) {
+        let p = format!("entries[{}]", r.index());
+        assert_eq!(record(v, &p).offset, r.offset());
+        same_fields!(v, &p, r.header(), [tag, kind, count, value]);
     }
 }

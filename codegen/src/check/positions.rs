@@ -151,6 +151,9 @@ pub(crate) fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
         if let Some(ch) = &s.chain {
             defs.extend([&ch.first, &ch.next_at].map(|e| (e, what.clone())));
         }
+        if let Some(w) = &s.within {
+            defs.extend([&w.from, &w.to].map(|e| (e, what.clone())));
+        }
         if let Some(k) = &s.checksum {
             defs.extend([&k.from, &k.to, &k.stored].map(|e| (e, what.clone())));
             defs.extend(k.when.iter().map(|e| (e, what.clone())));

@@ -97,7 +97,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
                 format!("stream `{sn}`: the writer cannot write size `{}`: it solves a record's size for one unsigned header field F, so `size` must be `F`, `F + C`, `C + F`, `F - C`, `F * K`, `K * F` or `F * K` plus or minus `C` (C, K numbers or unsigned constants, K at least 1); make `size` one of those, or drop `writer`", s.size.text),
             );
         }
+        // (A stream within another's records reads that stream's range: checked there.)
         match file.ranges.iter().find(|r| r.name.text == s.range.text) {
+            _ if s.within.is_some() => {}
             None => d.error(
                 s.range.pos,
                 format!(
@@ -211,6 +213,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         check_nesting(s, d);
         check_chain(c, s, file.writer.is_some(), d);
+        check_within(c, s, file.writer.is_some(), d);
         let mut seen: Vec<(u64, &str)> = Vec::new();
         for l in &s.layouts {
             match fixed_size(c, &l.record.text) {
@@ -363,6 +366,61 @@ fn check_chain(c: &Checked, s: &Stream, writer: bool, d: &mut Diags) {
     }
 }
 
+/// A stream within another's records (`within:`): that stream is a stream of the file that is
+/// not itself within another, `from` and `to` are over its header's fields, and the records
+/// neither nest, nor end at a terminator (each part ends where `to` says), nor form a chain;
+/// no writer (it writes one stream into one range).
+fn check_within(c: &Checked, s: &Stream, writer: bool, d: &mut Diags) {
+    let Some(w) = &s.within else {
+        return;
+    };
+    let sn = &s.name.text;
+    let file = &c.schema.file;
+    match stream(file, &w.stream.text) {
+        None => d.error(
+            w.stream.pos,
+            format!("stream `{sn}`: `within` names `{}`, which is not a stream", w.stream.text),
+        ),
+        Some(p) if p.name.text == *sn => d.error(
+            w.stream.pos,
+            format!("stream `{sn}`: `within` names the stream itself (records inside records of the same stream: a layout with `nested: true`)"),
+        ),
+        Some(p) if p.within.is_some() => d.error(
+            w.stream.pos,
+            format!("stream `{sn}`: stream `{}` is itself within another stream's records; one level of `within`", p.name.text),
+        ),
+        Some(p) => {
+            if c.strukt(&p.header.text).is_some() {
+                let t = stream_table(p);
+                check_expr(c, &w.from, Scope::RecordOnly(&t), false, "from", d);
+                check_expr(c, &w.to, Scope::RecordOnly(&t), false, "to", d);
+            }
+        }
+    }
+    let why = "each record of the holding stream holds a part that ends where `to` says";
+    if let Some(e) = &s.end {
+        d.error(e.pos, format!("stream `{sn}`: a stream within another's records ends with each part, not at a terminator (`end: {}`): {why}", e.text));
+    }
+    if let Some(l) = s.layouts.iter().find(|l| l.nested.is_some()) {
+        d.error(
+            l.nested.unwrap_or(l.collection.pos),
+            format!("stream `{sn}`: layout `{}` nests records, and the stream is within stream `{}`'s records; one of the two", l.collection.text, w.stream.text),
+        );
+    }
+    if let Some(ch) = &s.chain {
+        d.error(
+            ch.pos,
+            format!("stream `{sn}`: a chain's records are where their links say, and the stream is within stream `{}`'s records; one of the two", w.stream.text),
+        );
+    }
+    if writer {
+        d.error(
+            w.pos,
+            format!("stream `{sn}`: the writer writes a stream into one range of the file, and this one is within stream `{}`'s records; drop `writer`, or `within`", w.stream.text),
+        );
+    }
+}
+
 /// Check a `stream_fits` step; it makes the stream and its collections readable.
 pub fn check_step(
     c: &Checked,
@@ -420,7 +478,20 @@ pub fn check_step(
         );
         return;
     };
-    if !st.ranges_fitted.contains(&s.range.text) {
+    if let Some(w) = &s.within
+        && stream(&c.schema.file, &w.stream.text).is_some()
+        && !st.tables_fitted.contains(&w.stream.text)
+    {
+        d.error(
+            target.pos,
+            format!(
+                "stream_fits `{}` comes before the stream_fits step that walks stream `{}`, whose records hold its records",
+                target.text, w.stream.text
+            ),
+        );
+    }
+    // (Within another stream's records: that stream's walk came first, after its range's.)
+    if s.within.is_none() && !st.ranges_fitted.contains(&s.range.text) {
         d.error(
             target.pos,
             format!(

@@ -47,9 +47,25 @@ fn first_var(s: &Stream) -> proc_macro2::Ident {
     format_ident!("__first_{}", s.name.text)
 }
 
-/// `, <where the chain starts>` after the range's start in a stream iterator's `new`, for a
-/// chain (`self.` in a view's accessor); nothing otherwise.
-fn first_arg(s: &Stream, view: bool) -> TokenStream {
+/// What a stream iterator's `new` takes after the range's start: for a chain, `, <where it
+/// starts>`; for a stream within another's records, `, <that stream's iterator>` (`self.`
+/// and its accessor in a view); nothing otherwise.
+fn first_arg(em: &Em<'_>, s: &Stream, view: bool) -> TokenStream {
+    if let Some(w) = &s.within {
+        let Some(ps) = stream(&em.c.schema.file, &w.stream.text) else {
+            return quote!();
+        };
+        if view {
+            let acc = format_ident!("{}", ps.name.text);
+            return quote!(, self.#acc());
+        }
+        let pit = iter_ty(&ps.name.text);
+        let prange = format_ident!("{}", ps.range.text);
+        let pat = at_var(ps);
+        let pfirst = first_arg(em, ps, false);
+        let order = new_order(em, quote!(__big));
+        return quote!(, #pit::new(buf, #prange, #pat #pfirst #order));
+    }
     if s.chain.is_none() {
         return quote!();
     }
@@ -228,7 +244,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
             quote!(rec_at.saturating_add(total)),
         ),
     );
-    let first = first_arg(s, false);
+    let first = first_arg(em, s, false);
     let f_sum = em.fail(
         code,
         &Blame::record(
@@ -568,10 +584,10 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         None => quote!(break;),
     };
     let next = next_tokens(s);
-    // A nested level ends before the range does: the header must fit in the level.
-    let in_level = nest
-        .as_ref()
-        .map(|_| quote!(.filter(|_| end.saturating_sub(pos) >= #hs64)));
+    // A nested level, or a holding record's part (`within`), ends before the range does: the
+    // header must fit in it.
+    let in_level = (nest.is_some() || s.within.is_some())
+        .then(|| quote!(.filter(|_| end.saturating_sub(pos) >= #hs64)));
     let mask = lit_u64(s.align.saturating_sub(1));
     let (levels, pop, push, open, end_mut, item_depth) = match &nest {
         Some((d, f)) => {
@@ -645,7 +661,76 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
     // A chain (`chain:`): each record's link (inside the record) leads to the next; 0 ends
     // it. Past `max` records, the chain is either too long or a cycle: `chain_revisit` tells
     // which (the record whose link leads back, among the first `max`).
+    // A stream within another's records: each holding record's part in turn (`within`),
+    // the walk of that stream's records again (it was walked already).
+    let within = s.within.as_ref().and_then(|w| {
+        let ps = stream(file, &w.stream.text)?;
+        let pt = stream_table(ps);
+        let pit = iter_ty(&ps.name.text);
+        let pfirst = first_arg(em, ps, false);
+        let order = new_order(em, quote!(__big));
+        let bound = |e: &crate::expr::ExprAt| match em.plain(&e.expr, Scope::RecordOnly(&pt), &env)
+        {
+            Some(p) => quote!(u64::checked_add(#p, 0)),
+            None => em.value(&e.expr, Scope::RecordOnly(&pt), &env),
+        };
+        let (from, to) = (bound(&w.from), bound(&w.to));
+        let f = em.fail(
+            code,
+            &Blame::record(sn, idx(), "within", quote!(__hat), 0),
+            Det::Range(
+                quote!(__hat.saturating_add(__from.unwrap_or(0))),
+                quote!(
+                    __to.zip(__from)
+                        .and_then(|(t, f)| t.checked_sub(f))
+                        .unwrap_or(u64::MAX)
+                ),
+                "record end".to_string(),
+                quote!(__hat.saturating_add(__htotal)),
+            ),
+        );
+        Some((
+            quote!(let mut __holders: #pit<'a> = #pit::new(buf, #range, #at #pfirst #order);),
+            quote! {
+                if pos >= end {
+                    // (`&mut`, spelt out: the splitter sees the iterator change.)
+                    let Some(__holder) = Iterator::next(&mut __holders) else {
+                        break;
+                    };
+                    let __hat: u64 = __holder.offset();
+                    let __htotal: u64 = (__holder.body().len() as u64)
+                        .saturating_add(__holder.body_offset().saturating_sub(__hat));
+                    let (__from, __to): (Option<u64>, Option<u64>) = {
+                        let rec = __holder.header();
+                        let _ = &rec;
+                        (#from, #to)
+                    };
+                    match (__from, __to) {
+                        (Some(f), Some(t)) if f <= t && t <= __htotal => {
+                            let __base: u64 = __hat.saturating_sub(#at);
+                            pos = __base.saturating_add(f);
+                            end = __base.saturating_add(t);
+                            continue;
+                        }
+                        _ => return #f,
+                    }
+                }
+            },
+        ))
+    });
     let (first_bind, pos_init, top_check, link_block) = match &s.chain {
+        None if within.is_some() => {
+            let (holders, refill) = within.clone().unwrap_or_default();
+            (
+                holders,
+                quote!(0),
+                refill,
+                quote! {
+                    let rec_end: u64 = pos.saturating_add(total);
+                    let next: u64 = #next;
+                },
+            )
+        }
         None => (
             quote!(),
             quote!(0),
@@ -849,6 +934,15 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             String::new()
         }
     );
+    // (Within another stream's records: no part yet.)
+    let (end_mut, end_init) = if s.within.is_some() {
+        (quote!(mut), quote!(0))
+    } else {
+        (
+            end_mut,
+            quote!(u64::try_from(bytes.len()).unwrap_or(u64::MAX)),
+        )
+    };
     let first_names = s.chain.as_ref().map(|_| {
         let v = first_var(s);
         quote!(#v,)
@@ -862,7 +956,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             // does), so that the splitter (`split.rs`) may move the checks a long walk makes
             // (a `for_each`'s run in it among them) into helpers.
             let bytes: &'a [u8] = #range;
-            let #end_mut end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+            let #end_mut end: u64 = #end_init;
             let mut pos: u64 = #pos_init;
             let mut index: u64 = 0;
             #levels
@@ -916,7 +1010,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         let comment = format!("@step For every record of stream `{name}`.");
         let ity = item_ty(s);
         let hty = format_ident!("{}", s.header.text);
-        let first = first_arg(s, false);
+        let first = first_arg(em, s, false);
         return quote! {
             #[doc = #comment]
             for __next in #it::new(buf, #range, #at #first #new_order) {
@@ -939,7 +1033,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
     let as_m = format_ident!("as_{}", l.collection.text);
     let ity = item_ty(s);
     let bty = format_ident!("{}", l.record.text);
-    let first = first_arg(s, false);
+    let first = first_arg(em, s, false);
     let comment = format!(
         "@step For every record of collection `{name}` (the bodies of type `{}` of stream `{}`).",
         l.value.text, s.name.text
@@ -1011,7 +1105,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let sdoc = doc_attr(&s.doc);
         out.fields.push(quote!(#at: u64,));
         out.inits.push(quote!(#at,));
-        let first_self = first_arg(s, true);
+        let first_self = first_arg(em, s, true);
         let acc_doc = format!(
             " The records of stream `{sn}`, in file order: offset, header, body{}.",
             if s.layouts.is_empty() {
@@ -1108,7 +1202,8 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         // Nested records: each item has its depth; the iterator walks the records in file
         // order (a nesting record, then the records in its body), with a fixed stack of the
         // levels it is inside.
-        let in_level = depth(s).map(|_| quote!(.filter(|t| *t <= end.saturating_sub(pos))));
+        let in_level = (depth(s).is_some() || s.within.is_some())
+            .then(|| quote!(.filter(|t| *t <= end.saturating_sub(pos))));
         // A chain's iterator starts where the view's `first` says, and follows the links, at
         // most `max` records (validation proved there is no cycle among them).
         let chain_iter = s.chain.as_ref().map(|ch| {
@@ -1199,9 +1294,57 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 quote!(),
             ),
         };
-        let (first_param, start) = match &chain_iter {
-            Some((p, _)) => (p.clone(), quote!(pos: first, index: 0, done: first == 0)),
-            None => (quote!(), quote!(pos: 0, index: 0, done: false)),
+        // Within another stream's records: the holding records' iterator, and the end of the
+        // part being read (the next holding record's part read when it is done).
+        let within_iter = s.within.as_ref().and_then(|w| {
+            let ps = stream(file, &w.stream.text)?;
+            let pt = stream_table(ps);
+            let pit = iter_ty(&ps.name.text);
+            let bound = |e: &crate::expr::ExprAt| match em.plain(
+                &e.expr,
+                Scope::RecordOnly(&pt),
+                &rec_env(),
+            ) {
+                Some(p) => p,
+                None => {
+                    let v = em.value(&e.expr, Scope::RecordOnly(&pt), &rec_env());
+                    quote!(#v?)
+                }
+            };
+            let (from, to) = (bound(&w.from), bound(&w.to));
+            Some((
+                quote!(, holders: #pit<'a>),
+                quote! {
+                    end: u64,
+                    holders: #pit<'a>,
+                },
+                quote! {
+                    let mut pos = self.pos;
+                    while pos >= self.end {
+                        let h = self.holders.next()?;
+                        let rec = h.header();
+                        let _ = &rec;
+                        let from: u64 = #from;
+                        let to: u64 = #to;
+                        let base = h.offset().checked_sub(self.at)?;
+                        pos = base.checked_add(from)?;
+                        self.end = base.checked_add(to)?;
+                    }
+                    let end: u64 = self.end;
+                },
+            ))
+        });
+        let (first_param, start) = match (&chain_iter, &within_iter) {
+            (Some((p, _)), _) => (p.clone(), quote!(pos: first, index: 0, done: first == 0)),
+            (None, Some((p, _, _))) => (
+                p.clone(),
+                quote!(pos: 0, index: 0, done: false, end: 0, holders),
+            ),
+            (None, None) => (quote!(), quote!(pos: 0, index: 0, done: false)),
+        };
+        let (iter_fields, pop) = match within_iter {
+            Some((_, fields, refill)) => (fields, refill),
+            None => (iter_fields, pop),
         };
         let (pop, tail) = match chain_iter {
             Some((_, tail)) => (

@@ -621,6 +621,9 @@ pub(super) struct SInfo {
     pub(super) max_depth: usize,
     /// The records form a chain (`chain:`), each locating the next.
     pub(super) chain: Option<ChainInfo>,
+    /// The records fill bytes `from..to` of each record of stream `.0` (`within:`), the two
+    /// in that stream's header scope.
+    pub(super) within: Option<(usize, CE, CE)>,
 }
 
 /// A stream's chain, resolved: where its first record is (file scope), where each record's
@@ -650,6 +653,9 @@ pub(super) struct Fits {
     /// A chain's: a link outside its record, a link back to a record visited, more
     /// records than `max`.
     pub(super) chain: Option<[Fail; 3]>,
+    /// A stream within another's records: the part of a holding record that is not inside
+    /// it.
+    pub(super) within: Option<Fail>,
 }
 
 /// A `for_each` over a stream (`layout: None`) or one of its collections.

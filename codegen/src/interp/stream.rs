@@ -41,6 +41,9 @@ enum Stop {
     Cycle(u64),
     /// A chain of more records than its `max`.
     Many,
+    /// A holding record's part (`within`) outside it: from, to (`None`: did not compute),
+    /// the holding record's size.
+    Within(Option<u64>, Option<u64>, u64),
 }
 
 fn struct_index(c: &crate::check::Checked, name: &str) -> Option<usize> {
@@ -97,6 +100,15 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                 } else {
                     0
                 },
+                within: s.within.as_ref().and_then(|w| {
+                    let pi = file
+                        .streams
+                        .iter()
+                        .position(|x| x.name.text == w.stream.text)?;
+                    let pt = stream_table(file.streams.get(pi)?);
+                    let ps = Scope::RecordOnly(&pt);
+                    Some((pi, comp.expr(&w.from.expr, ps), comp.expr(&w.to.expr, ps)))
+                }),
                 chain: s.chain.as_ref().and_then(|ch| {
                     Some(ChainInfo {
                         first: comp.expr(&ch.first.expr, Scope::Top),
@@ -214,6 +226,11 @@ pub(super) fn compile_fits(
             ),
         ]
     });
+    // A stream within another's records: a holding record's part outside it.
+    let within = s
+        .within
+        .as_ref()
+        .map(|_| comp.fail(code, rec("within", 0), Shape::Range("record end".into())));
     Some(CStep::StreamFits(Box::new(Fits {
         stream: si,
         header,
@@ -224,6 +241,7 @@ pub(super) fn compile_fits(
         open,
         trailing,
         chain,
+        within,
     })))
 }
 
@@ -292,6 +310,8 @@ struct Walker {
     after: Option<Walked>,
     /// A chain's records visited (their offsets in the range).
     seen: std::collections::HashSet<u64>,
+    /// The walk of the stream whose records hold this one's (`within`).
+    parent: Option<Box<Walker>>,
 }
 
 impl Walker {
@@ -304,9 +324,14 @@ impl Walker {
             .chain
             .as_ref()
             .map(|ch| st.val(p, &ch.first).unwrap_or(u64::MAX));
+        // Within another stream's records: its walk, and no part yet (`end` 0).
+        let parent = s
+            .within
+            .as_ref()
+            .and_then(|w| Some(Box::new(Self::new(st, p, p.streams.get(w.0)?))));
         Self {
             start,
-            end,
+            end: if parent.is_some() { 0 } else { end },
             levels: Vec::new(),
             pos: first.unwrap_or(0),
             index: 0,
@@ -314,6 +339,7 @@ impl Walker {
             done: placed.is_none() || first == Some(0),
             after: None,
             seen: std::collections::HashSet::new(),
+            parent,
         }
     }
 
@@ -345,6 +371,26 @@ impl Walker {
     }
 
     fn step(&mut self, st: &State<'_>, p: &FileProg<'_>, s: &SInfo) -> Walked {
+        // Within another stream's records: a part done, on to the next holding record's.
+        if let Some((pi, from, to)) = &s.within {
+            while self.pos >= self.end {
+                let (Some(ps), Some(parent)) = (p.streams.get(*pi), self.parent.as_mut()) else {
+                    return Walked::Done;
+                };
+                let Walked::Rec(r) = parent.next(st, p, ps) else {
+                    return Walked::Done;
+                };
+                let (f, t) = (st.eval_rec(p, from, r.at), st.eval_rec(p, to, r.at));
+                match (f, t) {
+                    (Some(f), Some(t)) if f <= t && t <= r.total => {
+                        let base = r.at.saturating_sub(self.start);
+                        self.pos = base.saturating_add(f);
+                        self.end = base.saturating_add(t);
+                    }
+                    _ => return Walked::Stopped(Stop::Within(f, t, r.total), r.at, self.index),
+                }
+            }
+        }
         // A level done: on after its nesting record, which ends where it does.
         while self.pos >= self.end
             && let Some(e) = self.levels.pop()
@@ -543,6 +589,20 @@ pub(super) fn exec_fits<E: Report>(
                 let max = s.chain.as_ref().map_or(0, |c| c.max);
                 it.err(st, fm, [max.saturating_add(1), max, 0])
             }
+            None => it.err(st, &f.over, [at, u64::MAX, limit]),
+        },
+        Stop::Within(from, to, total) => match &f.within {
+            Some(fw) => it.err(
+                st,
+                fw,
+                [
+                    at.saturating_add(from.unwrap_or(0)),
+                    to.zip(from)
+                        .and_then(|(t, f)| t.checked_sub(f))
+                        .unwrap_or(u64::MAX),
+                    at.saturating_add(total),
+                ],
+            ),
             None => it.err(st, &f.over, [at, u64::MAX, limit]),
         },
         Stop::Trailing(next) => {

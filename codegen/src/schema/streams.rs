@@ -63,6 +63,23 @@ pub struct Stream {
     /// The records are a chain, each locating the next (TIFF's image file directories),
     /// instead of following one another through the range.
     pub chain: Option<Chain>,
+    /// The records fill a part of each record of another stream (TIFF's IFD entries, ZIP's
+    /// extra fields) instead of a range of the file; `range` is then that stream's.
+    pub within: Option<Within>,
+}
+
+/// A stream whose records fill bytes `from..to` of each record of another stream (offsets
+/// from that record's start, expressions over its header's fields), in that stream's order.
+#[derive(Clone, Debug)]
+pub struct Within {
+    /// The stream whose records hold these.
+    pub stream: Name,
+    /// Where the records start, from the holding record's start.
+    pub from: ExprAt,
+    /// Where they end.
+    pub to: ExprAt,
+    /// Where `within` was written.
+    pub pos: Pos,
 }
 
 /// A stream whose records are not laid out one after another but linked: the first is at
@@ -150,7 +167,29 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
             continue;
         };
         let sdoc = doc(&mut sm, d);
-        let range = sm.req("range", d).and_then(|n| name(n, "range", d));
+        let within = sm.opt("within").and_then(|wn| {
+            let mut wm = MapReader::new(wn, &format!("`within` of stream `{}`", sname.text), d)?;
+            let stream = wm.req("stream", d).and_then(|n| name(n, "stream", d));
+            let from = wm.req("from", d).and_then(|n| expr_at(n, "from", d));
+            let to = wm.req("to", d).and_then(|n| expr_at(n, "to", d));
+            wm.finish(&["stream", "from", "to"], d);
+            Some(Within {
+                stream: stream?,
+                from: from?,
+                to: to?,
+                pos: wn.pos,
+            })
+        });
+        // A stream within another's records reads that stream's range (set below).
+        let range = match &within {
+            Some(w) => {
+                if let Some(n) = sm.opt("range") {
+                    d.error(n.pos, format!("stream `{}`: its records are within stream `{}`'s records, in that stream's range; drop `range`", sname.text, w.stream.text));
+                }
+                Some(w.stream.clone())
+            }
+            None => sm.req("range", d).and_then(|n| name(n, "range", d)),
+        };
         let header = sm.req("header", d).and_then(|n| name(n, "header", d));
         let size = sm.req("size", d).and_then(|n| expr_at(n, "size", d));
         let includes_header = sm
@@ -244,6 +283,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 "checksum",
                 "max_depth",
                 "chain",
+                "within",
             ],
             d,
         );
@@ -264,7 +304,23 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 checksum,
                 max_depth,
                 chain,
+                within,
             });
+        }
+    }
+    // A stream within another's records is in that stream's range.
+    let ranges: Vec<(String, Name)> = out
+        .iter()
+        .map(|s| (s.name.text.clone(), s.range.clone()))
+        .collect();
+    for s in out.iter_mut() {
+        if let Some(w) = &s.within
+            && let Some((_, r)) = ranges.iter().find(|(n, _)| *n == w.stream.text)
+        {
+            s.range = Name {
+                text: r.text.clone(),
+                pos: w.stream.pos,
+            };
         }
     }
     out
