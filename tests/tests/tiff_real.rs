@@ -397,8 +397,26 @@ fn multi_page_files_in_both_orders_and_their_cycles() {
         "{e}"
     );
     same_as_interpreter(&b);
+    // Two IFDs that overlap (the second starts inside the first's entries: its count is the
+    // first entry's tag), so their entries are counted twice: more entries than the file
+    // has room for, refused before the work grows with the square of the file.
+    let c = 3u16;
+    let mut b = b"II\x2a\0\x08\0\0\0".to_vec();
+    b.extend_from_slice(&c.to_le_bytes());
+    b.extend_from_slice(&c.to_le_bytes()); // entry 0's tag: the second IFD's count
+    b.resize(8 + 2 + 12 * usize::from(c), 0);
+    b.extend_from_slice(&10u32.to_le_bytes()); // the first IFD's link: 10
+    b.extend_from_slice(&[0, 0]); // with its high half, the second's link: 0
+    let e = schema::Tiff::validate(&b).unwrap_err();
+    assert_eq!(
+        (e.code, e.field.table, e.field.name, e.field.index),
+        ("bad-entry", "entries", "within", 4),
+        "{e}"
+    );
+    same_as_interpreter(&b);
+    assert!(by_crate(&b).is_err());
     eprintln!(
-        "tiff_real: written files in both orders read alike; {cycles} cycles refused at the link that closes them by both readers; a chain of 65,536 IFDs refused at the bound"
+        "tiff_real: written files in both orders read alike; {cycles} cycles refused at the link that closes them by both readers; a chain of 65,536 IFDs refused at the bound; overlapping IFDs refused once their entries outnumber the file's room"
     );
 }
 

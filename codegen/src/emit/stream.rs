@@ -689,6 +689,19 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 quote!(__hat.saturating_add(__htotal)),
             ),
         );
+        let crowded = em.fail(
+            code,
+            &Blame::record(sn, idx(), "within", quote!(rec_at), 0),
+            Det::Compare(
+                Opd::Val(quote!(index.saturating_add(1))),
+                Opd::Val(quote!(__cap)),
+                [
+                    "records".to_string(),
+                    ">".to_string(),
+                    "range bytes / header bytes".to_string(),
+                ],
+            ),
+        );
         Some((
             quote!(let mut __holders: #pit<'a> = #pit::new(buf, #range, #at #pfirst #order);),
             quote! {
@@ -714,6 +727,12 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                         }
                         _ => return #f,
                     }
+                }
+                // Parts that do not overlap hold at most one record per header's bytes of
+                // the range: more, and the work would grow with the square of the file.
+                let __cap: u64 = (bytes.len() as u64) / #hs64;
+                if index >= __cap {
+                    return #crowded;
                 }
             },
         ))

@@ -654,8 +654,8 @@ pub(super) struct Fits {
     /// records than `max`.
     pub(super) chain: Option<[Fail; 3]>,
     /// A stream within another's records: the part of a holding record that is not inside
-    /// it.
-    pub(super) within: Option<Fail>,
+    /// it; more records than the range has room for (parts that overlap).
+    pub(super) within: Option<[Fail; 2]>,
 }
 
 /// A `for_each` over a stream (`layout: None`) or one of its collections.

@@ -44,6 +44,8 @@ enum Stop {
     /// A holding record's part (`within`) outside it: from, to (`None`: did not compute),
     /// the holding record's size.
     Within(Option<u64>, Option<u64>, u64),
+    /// More records within other records than the range has room for: the most it has.
+    Crowded(u64),
 }
 
 fn struct_index(c: &crate::check::Checked, name: &str) -> Option<usize> {
@@ -227,10 +229,20 @@ pub(super) fn compile_fits(
         ]
     });
     // A stream within another's records: a holding record's part outside it.
-    let within = s
-        .within
-        .as_ref()
-        .map(|_| comp.fail(code, rec("within", 0), Shape::Range("record end".into())));
+    let within = s.within.as_ref().map(|_| {
+        [
+            comp.fail(code, rec("within", 0), Shape::Range("record end".into())),
+            comp.fail(
+                code,
+                rec("within", 0),
+                Shape::Compare([
+                    "records".into(),
+                    ">".into(),
+                    "range bytes / header bytes".into(),
+                ]),
+            ),
+        ]
+    });
     Some(CStep::StreamFits(Box::new(Fits {
         stream: si,
         header,
@@ -312,6 +324,8 @@ struct Walker {
     seen: std::collections::HashSet<u64>,
     /// The walk of the stream whose records hold this one's (`within`).
     parent: Option<Box<Walker>>,
+    /// The range's length.
+    range_len: u64,
 }
 
 impl Walker {
@@ -340,6 +354,7 @@ impl Walker {
             after: None,
             seen: std::collections::HashSet::new(),
             parent,
+            range_len: end,
         }
     }
 
@@ -389,6 +404,13 @@ impl Walker {
                     }
                     _ => return Walked::Stopped(Stop::Within(f, t, r.total), r.at, self.index),
                 }
+            }
+            // Parts that do not overlap hold at most one record per header's bytes of the
+            // range: more, and the work would grow with the square of the file.
+            let cap = self.range_len / s.hs.max(1);
+            if self.index >= cap {
+                let at = self.start.saturating_add(self.pos);
+                return Walked::Stopped(Stop::Crowded(cap), at, self.index);
             }
         }
         // A level done: on after its nesting record, which ends where it does.
@@ -591,8 +613,12 @@ pub(super) fn exec_fits<E: Report>(
             }
             None => it.err(st, &f.over, [at, u64::MAX, limit]),
         },
+        Stop::Crowded(cap) => match &f.within {
+            Some([_, fc]) => it.err(st, fc, [index.saturating_add(1), cap, 0]),
+            None => it.err(st, &f.over, [at, u64::MAX, limit]),
+        },
         Stop::Within(from, to, total) => match &f.within {
-            Some(fw) => it.err(
+            Some([fw, _]) => it.err(
                 st,
                 fw,
                 [
