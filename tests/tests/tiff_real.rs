@@ -492,6 +492,7 @@ fn mutants_agree_with_the_tiff_crate() {
         "bad-ifd",
         "empty-ifd",
         "strips-out-of-bounds",
+        "no-image-data",
         "ok",
     ] {
         assert!(

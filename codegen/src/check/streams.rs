@@ -25,6 +25,21 @@ pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy,
     }
 }
 
+/// Whether the type field of a stream's header is read in the file's byte order, chosen when
+/// the file is read (`big_when`), rather than its fixed one.
+#[must_use]
+pub fn type_field_file_order(c: &Checked, s: &Stream) -> bool {
+    let Some(tf) = s.type_field.as_ref() else {
+        return false;
+    };
+    let Some((i, _, _)) = crate::check::ext::field_of(c, &s.header.text, &tf.text) else {
+        return false;
+    };
+    c.strukt(&s.header.text)
+        .and_then(|st| st.fields.get(i))
+        .is_some_and(|f| f.file_order)
+}
+
 /// A layout's type value: a number, a constant or an enum value by name.
 #[must_use]
 pub fn layout_value(c: &Checked, l: &StreamLayout) -> Option<u64> {

@@ -76,6 +76,7 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                 end: s.end.as_ref().map(|e| comp.expr(&e.expr, scope)),
                 trailing: s.trailing.is_some(),
                 ty: type_field(c, s),
+                ty_file_order: crate::check::streams::type_field_file_order(c, s),
                 layouts: s
                     .layouts
                     .iter()
@@ -448,7 +449,14 @@ impl Walker {
         let Some(total) = total.filter(|t| *t <= end.saturating_sub(pos)) else {
             return Walked::Stopped(Stop::Over(total), at, index);
         };
-        let ty = s.ty.map_or(0, |f| read(st.buf, at, f));
+        // (A type field in the file's order is read in the order its header chose.)
+        let ty = s.ty.map_or(0, |(off, t, big)| {
+            read(
+                st.buf,
+                at,
+                (off, t, if s.ty_file_order { st.big } else { big }),
+            )
+        });
         if s.ty.is_some() {
             let body = total - s.hs;
             if let Some(li) = s.layouts.iter().position(|l| l.1 == ty)
