@@ -962,9 +962,10 @@ impl<'a> Npu1<'a> {
         buf: &'a [u8],
         io_at: u64,
         mut __prev_tensor_names_not_sorted: Option<u64>,
+        mut __prev_tensor_names_not_sorted_bytes: &'a [u8],
         index: u64,
         rec: Tensor<'a>,
-    ) -> Result<(u64, Option<u64>), __rt::Deferred> {
+    ) -> Result<(u64, Option<u64>, &'a [u8]), __rt::Deferred> {
         let rec_at: u64 = io_at.saturating_add(index.saturating_mul(60u64));
         let _ = (&rec, rec_at);
         // unknown-direction: `direction` must be a value enum `Direction` defines.
@@ -1022,11 +1023,17 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
+        // string `name` at `name_offset`, found once for the steps below.
+        let __str_name: Option<&'a [u8]> = {
+            let offset: u64 = u64::from(rec.name_offset());
+            let range: &'a [u8] = buf;
+            __rt::string_at(range, offset, 0u8, false)
+        };
         // bad-tensor-name: string `name` at `name_offset` must lie inside `len`.
         {
             let offset: u64 = u64::from(rec.name_offset());
             let range: &'a [u8] = buf;
-            let Some(s) = __rt::string_at(range, offset, 0u8, false) else {
+            let Some(s) = __str_name else {
                 return __rt::fail(
                     14,
                     &ERROR_SITES[13],
@@ -1041,9 +1048,7 @@ impl<'a> Npu1<'a> {
         }
         // tensor-name-not-utf8: string `name` must be UTF-8.
         {
-            let offset: u64 = u64::from(rec.name_offset());
-            let range: &'a [u8] = buf;
-            let s: &'a [u8] = __rt::string_at(range, offset, 0u8, false).unwrap_or(&[]);
+            let s: &'a [u8] = __str_name.unwrap_or(&[]);
             if let Some(at) = __rt::utf8_invalid_at(s) {
                 return __rt::fail(
                     15,
@@ -1060,12 +1065,10 @@ impl<'a> Npu1<'a> {
         {
             let p = __prev_tensor_names_not_sorted.unwrap_or(0);
             let offset: u64 = u64::from(rec.name_offset());
-            let range: &'a [u8] = buf;
             let k: u64 = offset;
+            let key: &'a [u8] = __str_name.unwrap_or(&[]);
             if __prev_tensor_names_not_sorted.is_some() {
-                let key: &[u8] = __rt::string_at(range, offset, 0u8, false)
-                    .unwrap_or(&[]);
-                let before: &[u8] = __rt::string_at(range, p, 0u8, false).unwrap_or(&[]);
+                let before: &'a [u8] = __prev_tensor_names_not_sorted_bytes;
                 if key <= before {
                     return __rt::fail(
                         16,
@@ -1079,8 +1082,13 @@ impl<'a> Npu1<'a> {
                 }
             }
             __prev_tensor_names_not_sorted = Some(k);
+            __prev_tensor_names_not_sorted_bytes = key;
         }
-        Ok((rec_at, __prev_tensor_names_not_sorted))
+        Ok((
+            rec_at,
+            __prev_tensor_names_not_sorted,
+            __prev_tensor_names_not_sorted_bytes,
+        ))
     }
     /// Part of [`Self::validate_with`]: `tensor-bad-region`, `tensor-in-baked-region`, `tensor-out-of-region`, `tensor-bad-rank`, `tensor-bad-shape` for every record of `io`, in schema order.
     #[inline(always)]
@@ -1434,6 +1442,7 @@ impl<'a> Npu1<'a> {
             (&[], 0)
         };
         let mut __prev_tensor_names_not_sorted: Option<u64> = None;
+        let mut __prev_tensor_names_not_sorted_bytes: &'a [u8] = &[];
         // For every record of `io`:
         for (i, raw) in io.iter().enumerate() {
             let index: u64 = u64::try_from(i).unwrap_or(u64::MAX);
@@ -1442,10 +1451,15 @@ impl<'a> Npu1<'a> {
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            let (rec_at, __updated_prev_tensor_names_not_sorted) = match Self::check_unknown_direction(
+            let (
+                rec_at,
+                __updated_prev_tensor_names_not_sorted,
+                __updated_prev_tensor_names_not_sorted_bytes,
+            ) = match Self::check_unknown_direction(
                 buf,
                 io_at,
                 __prev_tensor_names_not_sorted,
+                __prev_tensor_names_not_sorted_bytes,
                 index,
                 rec,
             ) {
@@ -1453,6 +1467,7 @@ impl<'a> Npu1<'a> {
                 Err(d) => return Err(d.into_report()),
             };
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
+            __prev_tensor_names_not_sorted_bytes = __updated_prev_tensor_names_not_sorted_bytes;
             let __let_elem_bytes = match Self::check_tensor_bad_region(
                 buf,
                 header,

@@ -368,6 +368,7 @@ fn record_when(c: &Checked, x: &DirPlan<'_>, entry: &Struct) -> TokenStream {
         &Env {
             header: quote!(header),
             record: quote!(wrec),
+            found: Vec::new(),
         },
     );
     quote! {

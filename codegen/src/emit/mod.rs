@@ -364,6 +364,12 @@ fn order_prev(code: &crate::schema::Name) -> proc_macro2::Ident {
     format_ident!("__prev_{}", clean)
 }
 
+/// The previous record's bytes of a string key of an order check in a `for_each` (with
+/// [`order_prev`], its offset, for the error).
+fn order_prev_bytes(code: &crate::schema::Name) -> proc_macro2::Ident {
+    format_ident!("{}_bytes", order_prev(code))
+}
+
 /// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
 pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
     if t == IntTy::U64 {
@@ -377,6 +383,9 @@ pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
 pub(crate) struct Env {
     pub(crate) header: TokenStream,
     pub(crate) record: TokenStream,
+    /// The record's strings found once, before the steps of a `for_each` over their table:
+    /// bound as `__str_<name>: Option<&'a [u8]>` (`emit::strings::found_once`).
+    pub(crate) found: Vec<String>,
 }
 
 pub(crate) struct Em<'a> {
@@ -414,6 +423,7 @@ pub(crate) fn plain_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<To
         &Env {
             header: quote!(header),
             record: quote!(rec),
+            found: Vec::new(),
         },
     )
 }
@@ -430,6 +440,7 @@ pub(crate) fn value_tokens(c: &Checked, e: &Expr, scope: Scope<'_>) -> TokenStre
         &Env {
             header: quote!(header),
             record: quote!(rec),
+            found: Vec::new(),
         },
     )
 }

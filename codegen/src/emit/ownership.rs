@@ -70,6 +70,7 @@ fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
     let renv = Env {
         header: quote!(header),
         record: quote!(rec),
+        found: Vec::new(),
     };
     // Each part's instance count and the extent of its instance `i`.
     let mut counts = Vec::new();

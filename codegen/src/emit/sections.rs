@@ -768,6 +768,7 @@ fn payload_expr(em: &Em<'_>, dir: &Directory, offset: bool, default: TokenStream
     let env = Env {
         header: quote!(header),
         record: quote!(__srec),
+        found: Vec::new(),
     };
     let e = if offset {
         &r.offset.expr
@@ -1091,6 +1092,7 @@ pub fn step(
                     let env = Env {
                         header: quote!(header),
                         record: quote!(rec),
+                        found: Vec::new(),
                     };
                     let cond = crate::emit::strip_parens(em.cond(
                         &s.cond.expr,
@@ -1201,6 +1203,7 @@ pub fn step(
             let renv = Env {
                 header: quote!(header),
                 record: quote!(rec),
+                found: Vec::new(),
             };
             let length = match em.plain(&r.length.expr, Scope::RecordOnly(t), &renv) {
                 Some(p) => p,
@@ -2000,6 +2003,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             let env = Env {
                 header: quote!(rec),
                 record: quote!(rec),
+                found: Vec::new(),
             };
             let scope = Scope::RecordOnly(t);
             let at = match em.infallible(&r.at.expr, scope, &env) {
@@ -2188,6 +2192,7 @@ pub fn variants(c: &Checked, sites: &crate::emit::ModuleOut) -> TokenStream {
     let env = Env {
         header: quote!(header),
         record: quote!(rec),
+        found: Vec::new(),
     };
     // The file's byte order, chosen by the common header (`big_when`): its view carries it;
     // each variant reads it again from its own header.

@@ -106,6 +106,7 @@ fn rec_env() -> Env {
     Env {
         header: quote!(header),
         record: quote!(rec),
+        found: Vec::new(),
     }
 }
 

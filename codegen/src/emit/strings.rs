@@ -55,6 +55,52 @@ pub(crate) fn limit_name(s: &StringDef) -> String {
         .map_or("len".to_string(), |r| r.text.clone())
 }
 
+/// The binding of a record's string that a `for_each` body's `string_fits` step, guarded by
+/// no `when`, finds for every record: `let __str_<name>: Option<&'a [u8]> = ..;`, placed just
+/// before that step. The steps after it in the body (its own check, `string_utf8`, a
+/// `unique`/`ordered` key) take the bytes found instead of looking the string up again: a
+/// NUL-terminated string is one scan, not one per step. `None` for a file's string.
+pub(crate) fn found_once(
+    em: &Em<'_>,
+    s: &StrStep,
+    scope: Scope<'_>,
+    env: &Env,
+) -> Option<TokenStream> {
+    let sd = def(em.c, &s.string().text)?;
+    sd.table.as_ref()?;
+    let (decl, find_in, _) = lookup(em, sd, scope, env);
+    let range = range_of(sd, &quote!());
+    let var = found_var(sd);
+    let comment = format!(
+        "@step string `{}` at `{}`, found once for the steps below.",
+        sd.name.text, sd.offset.text
+    );
+    Some(quote! {
+        #[doc = #comment]
+        let #var: Option<&'a [u8]> = {
+            #decl
+            let range: &'a [u8] = #range;
+            #find_in
+        };
+    })
+}
+
+/// The variable [`found_once`] binds.
+pub(crate) fn found_var(sd: &StringDef) -> proc_macro2::Ident {
+    format_ident!("__str_{}", sd.name.text)
+}
+
+/// The lookup of a record's string: its bytes found once ([`found_once`]) when `env` says
+/// they were, else `find_in`.
+pub(crate) fn found_or(sd: &StringDef, env: &Env, find_in: &TokenStream) -> TokenStream {
+    if env.found.contains(&sd.name.text) {
+        let var = found_var(sd);
+        quote!(#var)
+    } else {
+        find_in.clone()
+    }
+}
+
 /// A string step in validation. A file's string is bound to a variable of its name (for the
 /// view); a record's string is only checked.
 pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -> TokenStream {
@@ -87,6 +133,7 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -
                     quote!(u64::try_from(range.len()).unwrap_or(u64::MAX)),
                 ),
             );
+            let find_in = found_or(sd, env, &find_in);
             let find = quote! {
                 #decl
                 let range: &'a [u8] = #range;
@@ -124,7 +171,10 @@ pub(crate) fn emit_step(em: &Em<'_>, s: &StrStep, scope: Scope<'_>, env: &Env) -
                     ],
                 ),
             );
-            let get = if per_record {
+            let get = if per_record && env.found.contains(&sd.name.text) {
+                let var = found_var(sd);
+                quote!(let s: &'a [u8] = #var.unwrap_or(&[]);)
+            } else if per_record {
                 quote! {
                     #decl
                     let range: &'a [u8] = #range;
@@ -205,6 +255,7 @@ pub(crate) fn file_items(em: &Em<'_>) -> crate::emit::sections::FileItems {
                 let env = Env {
                     header: quote!(rec),
                     record: quote!(rec),
+                    found: Vec::new(),
                 };
                 let (decl, find_in, _) = lookup(em, s, scope, &env);
                 let range = range_of(s, &quote!(self.));

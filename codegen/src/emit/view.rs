@@ -10,7 +10,7 @@ use crate::check::{FieldKind, Owner, Resolved, Scope};
 use crate::emit::doc::doc_attr;
 use crate::emit::{
     Blame, Det, Em, Env, Idx, IntoTyped, Opd, from_bytes, int_ident, lit_u64, lit_usize,
-    order_prev, strip_parens, widen,
+    order_prev, order_prev_bytes, strip_parens, widen,
 };
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::names::camel;
@@ -702,6 +702,7 @@ impl<'a> Em<'a> {
         let env = Env {
             header: quote!(self),
             record: quote!(self),
+            found: Vec::new(),
         };
         let name = format_ident!("{}", r.name.text);
         let doc = doc_attr(&r.doc);
@@ -734,9 +735,10 @@ impl<'a> Em<'a> {
     // ----- validation --------------------------------------------------------------------
 
     pub(crate) fn steps(&self, steps: &[Step], scope: Scope<'_>) -> TokenStream {
-        let env = Env {
+        let mut env = Env {
             header: quote!(header),
             record: quote!(rec),
+            found: Vec::new(),
         };
         let mut out = Vec::new();
         let mut skip = 0usize;
@@ -815,6 +817,17 @@ impl<'a> Em<'a> {
                     if crate::check::lookup::is_target(&self.schema().file, &table.text) =>
                 {
                     crate::emit::stream::for_each(self, &table.text, steps)
+                }
+                // A record's string that a step no `when` guards finds: found once here, for
+                // the steps after it (`strings::found_once`).
+                Step::Str(x @ crate::schema::strings::StrStep::Fits { .. })
+                    if matches!(scope, Scope::Record(_))
+                        && let Some(bind) =
+                            crate::emit::strings::found_once(self, x, scope, &env) =>
+                {
+                    env.found.push(x.string().text.clone());
+                    let check = self.step(s, scope, &env);
+                    quote!(#bind #check)
                 }
                 _ => self.step(s, scope, &env),
             });
@@ -1344,16 +1357,25 @@ impl<'a> Em<'a> {
                 // (With `when`, only the records where it holds are compared, each with the
                 // last such record before it.)
                 let prevs = steps.iter().filter_map(|x| match x {
-                    Step::Order { code, .. } => Some(code),
+                    Step::Order { code, by, .. } => Some((code, by.as_ref())),
                     Step::When { step, .. } => match &**step {
-                        Step::Order { code, .. } => Some(code),
+                        Step::Order { code, by, .. } => Some((code, by.as_ref())),
                         _ => None,
                     },
                     _ => None,
                 });
-                let prevs = prevs.map(|code| {
+                let prevs = prevs.map(|(code, by)| {
                     let p = order_prev(code);
-                    quote!(let mut #p: Option<u64> = None;)
+                    // A string key's previous bytes too (`order_prev_bytes`).
+                    let bytes = by
+                        .and_then(|b| {
+                            crate::check::strings::order_key(self.c, &t.name.text, &b.expr)
+                        })
+                        .map(|_| {
+                            let pb = order_prev_bytes(code);
+                            quote!(let mut #pb: &'a [u8] = &[];)
+                        });
+                    quote!(let mut #p: Option<u64> = None; #bytes)
                 });
                 quote! {
                     #(#prevs)*
@@ -1407,6 +1429,7 @@ impl<'a> Em<'a> {
                 let renv = Env {
                     header: quote!(header),
                     record: quote!(rec),
+                    found: Vec::new(),
                 };
                 let rec_ty = format_ident!("{}", t.record.text);
                 let rec_order = crate::emit::order_init(self.c, &t.record.text, quote!(__big));
@@ -1502,7 +1525,35 @@ impl<'a> Em<'a> {
                         } else {
                             quote!(key < before)
                         };
-                        (
+                        // In the loop, the previous record's bytes are kept too
+                        // (`order_prev_bytes`), so they are not looked up again; the key's are
+                        // those its `string_fits` found, when it found them for the body.
+                        let check = if in_loop {
+                            let prev_bytes = order_prev_bytes(code);
+                            let key = if env.found.contains(&sd.name.text) {
+                                let var = crate::emit::strings::found_var(sd);
+                                quote!(#var.unwrap_or(&[]))
+                            } else {
+                                quote!({
+                                    let range: &'a [u8] = #range;
+                                    #find_in.unwrap_or(&[])
+                                })
+                            };
+                            quote! {
+                                let p = #prev.unwrap_or(0);
+                                #decl
+                                let k: u64 = #start;
+                                let key: &'a [u8] = #key;
+                                if #prev.is_some() {
+                                    let before: &'a [u8] = #prev_bytes;
+                                    if #bad {
+                                        return #fail_k;
+                                    }
+                                }
+                                #prev = Some(k);
+                                #prev_bytes = key;
+                            }
+                        } else {
                             quote! {
                                 let p = #prev.unwrap_or(0);
                                 #decl
@@ -1516,7 +1567,10 @@ impl<'a> Em<'a> {
                                     }
                                 }
                                 #prev = Some(k);
-                            },
+                            }
+                        };
+                        (
+                            check,
                             format!(
                                 "@step {codes}: string `{}` {} over the records of `{}`, in table order (bytewise).",
                                 by.text,
@@ -1712,6 +1766,7 @@ impl<'a> Em<'a> {
                 let env = Env {
                     header: quote!(header),
                     record: quote!(header),
+                    found: Vec::new(),
                 };
                 let cond = strip_parens(self.cond(&b.expr, Scope::Top, &env));
                 let comment = format!("@step the file's byte order: big-endian when `{}`.", b.text);
@@ -1831,6 +1886,7 @@ impl<'a> Em<'a> {
             let env = Env {
                 header: quote!(header),
                 record: quote!(rec),
+                found: Vec::new(),
             };
             let from = self.value(&k.from.expr, Scope::Top, &env);
             let to = self.value(&k.to.expr, Scope::Top, &env);

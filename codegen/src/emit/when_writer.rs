@@ -31,6 +31,7 @@ fn cond(c: &Checked, e: &crate::expr::Expr) -> TokenStream {
         &Env {
             header: quote!(header),
             record: quote!(rec),
+            found: Vec::new(),
         },
     )
 }

@@ -441,6 +441,7 @@ pub(crate) fn record_when_checks(
             &crate::emit::Env {
                 header: quote!(header),
                 record: quote!(wrec),
+                found: Vec::new(),
             },
         );
         out.push(quote! {
