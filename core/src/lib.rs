@@ -235,6 +235,66 @@ pub fn set<const N: usize, const W: usize>(rec: &mut [u8; N], at: usize, bytes: 
     }
 }
 
+/// Store `v` as the unsigned field of `width` bytes (1, 2, 4 or 8: the schema's integer
+/// types) at constant position `at` of a fixed-size record being built, big-endian when
+/// `big`: every generated writer's store of a derived field (a size, a count, a place).
+/// `TooLarge` naming `field` (its path, as `header.cmd_offset`) when `v` does not fit in
+/// `width` bytes (or `width` is none of those), and nothing is stored. The generator passes
+/// constants for all but `v`: inlined, it is the one range check and the one store it wrote
+/// out for each field before.
+///
+/// # Errors
+/// `WriteError::TooLarge { field, value: v }` when `v` needs more than `width` bytes.
+#[inline(always)]
+pub fn store<const N: usize>(
+    rec: &mut [u8; N],
+    at: usize,
+    width: usize,
+    v: u64,
+    big: bool,
+    field: &'static str,
+) -> Result<(), WriteError> {
+    let too_large = WriteError::TooLarge { field, value: v };
+    match width {
+        1 => set(rec, at, [u8::try_from(v).map_err(|_| too_large)?]),
+        2 => {
+            let x = u16::try_from(v).map_err(|_| too_large)?;
+            set(
+                rec,
+                at,
+                if big {
+                    x.to_be_bytes()
+                } else {
+                    x.to_le_bytes()
+                },
+            );
+        }
+        4 => {
+            let x = u32::try_from(v).map_err(|_| too_large)?;
+            set(
+                rec,
+                at,
+                if big {
+                    x.to_be_bytes()
+                } else {
+                    x.to_le_bytes()
+                },
+            );
+        }
+        8 => set(
+            rec,
+            at,
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            },
+        ),
+        _ => return Err(too_large),
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(
     clippy::unwrap_used,
@@ -243,7 +303,57 @@ pub fn set<const N: usize, const W: usize>(rec: &mut [u8; N], at: usize, bytes: 
     reason = "test code"
 )]
 mod tests {
-    use super::{covered_apart, range_at, range_within, table_within};
+    use super::{covered_apart, range_at, range_within, store, table_within};
+
+    /// `store` against its definition: the value's low `width` bytes in either order, and
+    /// `TooLarge` exactly when it does not fit (what `uN::try_from` says) or the width is
+    /// not 1, 2, 4 or 8, at every width and place, around each width's limit.
+    #[test]
+    fn store_is_a_checked_store_of_the_low_bytes() {
+        for w in 0..=9usize {
+            let max: u64 = if w >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * w)) - 1
+            };
+            for v in [
+                0,
+                1,
+                0x5A,
+                max.saturating_sub(1),
+                max,
+                max.wrapping_add(1),
+                u64::MAX,
+                0x0123_4567_89AB_CDEF,
+            ] {
+                for big in [false, true] {
+                    for at in [0usize, 3, 16 - w.min(16)] {
+                        let mut rec = [0xEEu8; 16];
+                        let r = store(&mut rec, at, w, v, big, "f.x");
+                        // Only the schema's integer widths are stored.
+                        if v > max || ![1, 2, 4, 8].contains(&w) {
+                            assert_eq!(
+                                r,
+                                Err(crate::WriteError::TooLarge {
+                                    field: "f.x",
+                                    value: v
+                                })
+                            );
+                            assert_eq!(rec, [0xEE; 16], "nothing stored");
+                            continue;
+                        }
+                        assert_eq!(r, Ok(()));
+                        let mut want = [0xEEu8; 16];
+                        let le = v.to_le_bytes();
+                        for i in 0..w {
+                            want[at + i] = if big { le[w - 1 - i] } else { le[i] };
+                        }
+                        assert_eq!(rec, want, "width {w}, value {v:#x}, big {big}, at {at}");
+                    }
+                }
+            }
+        }
+    }
 
     /// Offsets, lengths and limits around the edges: 0, the buffer's length, the 32-bit
     /// and 64-bit limits, where a sum `start + length` would carry.

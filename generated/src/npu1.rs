@@ -2128,49 +2128,24 @@ impl Npu1Spec<'_> {
             let mut rec: [u8; 32] = [0u8; 32];
             {
                 let v: u64 = u64::from(MAGIC);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.magic",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 0, v.to_le_bytes());
+                __rt::store(&mut rec, 0, 4, v, false, "header.magic")?;
             }
             __rt::set(&mut rec, 4, self.version.to_le_bytes());
             {
                 let v: u64 = len;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.total_bytes",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 8, v.to_le_bytes());
+                __rt::store(&mut rec, 8, 4, v, false, "header.total_bytes")?;
             }
             {
                 let v: u64 = u64::try_from(self.regions.len()).unwrap_or(u64::MAX);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.region_count",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 12, v.to_le_bytes());
+                __rt::store(&mut rec, 12, 4, v, false, "header.region_count")?;
             }
             {
                 let v: u64 = __p4;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.cmd_offset",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 16, v.to_le_bytes());
+                __rt::store(&mut rec, 16, 4, v, false, "header.cmd_offset")?;
             }
             {
                 let v: u64 = u64::try_from(self.cmd_stream.len()).unwrap_or(u64::MAX);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.cmd_bytes",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 20, v.to_le_bytes());
+                __rt::store(&mut rec, 20, 4, v, false, "header.cmd_bytes")?;
             }
             __rt::set(&mut rec, 24, self.accel.raw().to_le_bytes());
             __rt::put(out, 0, &rec)?;
@@ -2214,12 +2189,7 @@ impl Npu1Spec<'_> {
                 {
                     let v: u64 = u64::try_from(self.io.unwrap_or(&[]).len())
                         .unwrap_or(u64::MAX);
-                    let v = u32::try_from(v)
-                        .map_err(|_| __rt::WriteError::TooLarge {
-                            field: "ext.io_count",
-                            value: v,
-                        })?;
-                    __rt::set(&mut rec, __o, v.to_le_bytes());
+                    __rt::store(&mut rec, __o, 4, v, false, "ext.io_count")?;
                 }
             } else if self.io.is_some() {
                 return Err(__rt::WriteError::NotInLayout {
@@ -2232,12 +2202,7 @@ impl Npu1Spec<'_> {
                 let __o: usize = usize::try_from(__o).unwrap_or(usize::MAX);
                 {
                     let v: u64 = __p2;
-                    let v = u32::try_from(v)
-                        .map_err(|_| __rt::WriteError::TooLarge {
-                            field: "ext.io_offset",
-                            value: v,
-                        })?;
-                    __rt::set(&mut rec, __o, v.to_le_bytes());
+                    __rt::store(&mut rec, __o, 4, v, false, "ext.io_offset")?;
                 }
             } else if self.io.is_some() {
                 return Err(__rt::WriteError::NotInLayout {

@@ -5738,101 +5738,38 @@ impl VpmnV2Spec<'_> {
         out.fill(0);
         let len: u64 = total;
         let _ = len;
-        let cursor = self.write_into_part_1(__p0, __p1, __p2, out, len)?;
-        self.write_into_part_2(__p1, out, cursor)?;
-        let placed = self
-            .sections
-            .iter()
-            .scan(
-                __p2,
-                |cursor, s| {
-                    let at = Self::place(*cursor, s)?;
-                    let n = u64::try_from(s.payload.len()).ok()?;
-                    *cursor = at.checked_add(n)?;
-                    Some((u64::from(s.sd_type.raw()), at, n))
-                },
-            );
-        Self::seal(out, placed)?;
-        Ok(out.len())
-    }
-    /// Part of [`Self::write_into`], in order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn write_into_part_1(
-        &self,
-        __p0: u64,
-        __p1: u64,
-        __p2: u64,
-        out: &mut [u8],
-        len: u64,
-    ) -> Result<u64, __rt::WriteError> {
         {
             let mut rec: [u8; 48] = [0u8; 48];
             {
                 let v: u64 = u64::from(MAGIC);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.magic",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 0, v.to_le_bytes());
+                __rt::store(&mut rec, 0, 4, v, false, "header.magic")?;
             }
             {
                 let v: u64 = u64::from(VERSION_V2);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.version",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 4, v.to_le_bytes());
+                __rt::store(&mut rec, 4, 4, v, false, "header.version")?;
             }
             __rt::set(&mut rec, 8, self.target.to_le_bytes());
             {
                 let v: u64 = len;
                 let v = v & 0xFFFF_FFFF;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.total_size_low",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 16, v.to_le_bytes());
+                __rt::store(&mut rec, 16, 4, v, false, "header.total_size_low")?;
             }
             {
                 let v: u64 = len;
                 let v = v >> 32;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.total_size_high",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 20, v.to_le_bytes());
+                __rt::store(&mut rec, 20, 4, v, false, "header.total_size_high")?;
             }
             {
                 let v: u64 = __p0;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.sub_header_offset",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 24, v.to_le_bytes());
+                __rt::store(&mut rec, 24, 4, v, false, "header.sub_header_offset")?;
             }
             {
                 let v: u64 = u64::from(SUB_HEADER_BYTES);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.sub_header_size",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 28, v.to_le_bytes());
+                __rt::store(&mut rec, 28, 4, v, false, "header.sub_header_size")?;
             }
             {
                 let v: u64 = u64::from(SUB_HEADER_COUNT);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "header.sub_header_count",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 32, v.to_le_bytes());
+                __rt::store(&mut rec, 32, 4, v, false, "header.sub_header_count")?;
             }
             __rt::set(&mut rec, 36, self.class_word.bits().to_le_bytes());
             __rt::set(&mut rec, 40, self.reserved2.to_le_bytes());
@@ -5843,45 +5780,19 @@ impl VpmnV2Spec<'_> {
             let mut rec: [u8; 12] = [0u8; 12];
             {
                 let v: u64 = __p1;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sub_header.sh_offset",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 0, v.to_le_bytes());
+                __rt::store(&mut rec, 0, 4, v, false, "sub_header.sh_offset")?;
             }
             {
                 let v: u64 = u64::from(SECTION_HEADER_BYTES);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sub_header.sh_size",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 4, v.to_le_bytes());
+                __rt::store(&mut rec, 4, 4, v, false, "sub_header.sh_size")?;
             }
             {
                 let v: u64 = u64::try_from(self.sections.len()).unwrap_or(u64::MAX);
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sub_header.sh_count",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 8, v.to_le_bytes());
+                __rt::store(&mut rec, 8, 4, v, false, "sub_header.sh_count")?;
             }
             __rt::put(out, __p0, &rec)?;
         }
-        let cursor: u64 = __p2;
-        Ok(cursor)
-    }
-    /// Part of [`Self::write_into`], in order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn write_into_part_2(
-        &self,
-        __p1: u64,
-        out: &mut [u8],
-        mut cursor: u64,
-    ) -> Result<(), __rt::WriteError> {
+        let mut cursor: u64 = __p2;
         for (i, s) in self.sections.iter().enumerate() {
             let at = Self::place(cursor, s)
                 .ok_or(__rt::WriteError::TooLarge {
@@ -5898,42 +5809,22 @@ impl VpmnV2Spec<'_> {
             {
                 let v: u64 = at;
                 let v = v & 0xFFFF_FFFF;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sections[].sd_offset_low",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 4, v.to_le_bytes());
+                __rt::store(&mut rec, 4, 4, v, false, "sections[].sd_offset_low")?;
             }
             {
                 let v: u64 = at;
                 let v = v >> 32;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sections[].sd_offset_high",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 8, v.to_le_bytes());
+                __rt::store(&mut rec, 8, 4, v, false, "sections[].sd_offset_high")?;
             }
             {
                 let v: u64 = n;
                 let v = v & 0xFFFF_FFFF;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sections[].sd_size_low",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 12, v.to_le_bytes());
+                __rt::store(&mut rec, 12, 4, v, false, "sections[].sd_size_low")?;
             }
             {
                 let v: u64 = n;
                 let v = v >> 32;
-                let v = u32::try_from(v)
-                    .map_err(|_| __rt::WriteError::TooLarge {
-                        field: "sections[].sd_size_high",
-                        value: v,
-                    })?;
-                __rt::set(&mut rec, 16, v.to_le_bytes());
+                __rt::store(&mut rec, 16, 4, v, false, "sections[].sd_size_high")?;
             }
             __rt::set(&mut rec, 20, s.sd_addr_low.to_le_bytes());
             __rt::set(&mut rec, 24, s.sd_addr_high.to_le_bytes());
@@ -5958,7 +5849,20 @@ impl VpmnV2Spec<'_> {
                     value: at,
                 })?;
         }
-        Ok(())
+        let placed = self
+            .sections
+            .iter()
+            .scan(
+                __p2,
+                |cursor, s| {
+                    let at = Self::place(*cursor, s)?;
+                    let n = u64::try_from(s.payload.len()).ok()?;
+                    *cursor = at.checked_add(n)?;
+                    Some((u64::from(s.sd_type.raw()), at, n))
+                },
+            );
+        Self::seal(out, placed)?;
+        Ok(out.len())
     }
     /// Compute, in place, the checksums of `VpmnV2` bytes laid out as `sections` (each section's type, payload offset and payload size, in directory order) says: `section_crcs`, then `file_crc`. Reads defensively: a payload or record not inside `out` is skipped.
     ///

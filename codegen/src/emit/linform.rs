@@ -159,17 +159,8 @@ pub(crate) fn solved_store<F>(
     buf: &TokenStream,
 ) -> TokenStream {
     let o = Literal::usize_unsuffixed(usize::try_from(off).unwrap_or(0));
-    let tob = crate::emit::to_bytes(big);
-    let ty = quote::format_ident!("{}", ity.rust());
     let solve = solve(f, path, &quote!(want));
-    let store = if ity == crate::schema::IntTy::U64 {
-        quote!(__rt::set(&mut #buf, #o, v.#tob());)
-    } else {
-        quote! {
-            let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: want })?;
-            __rt::set(&mut #buf, #o, v.#tob());
-        }
-    };
+    let store = crate::emit::store(&quote!(#o), ity, big, path, &quote!(&mut #buf));
     quote! {{
         let want: u64 = #want;
         let v = want;

@@ -370,6 +370,20 @@ fn order_prev_bytes(code: &crate::schema::Name) -> proc_macro2::Ident {
     format_ident!("{}_bytes", order_prev(code))
 }
 
+/// `v` (a `u64`) stored as `ity` at `o` of the record array `buf` (`&mut rec`), in byte
+/// order `big`, `TooLarge` naming `path` when the field cannot hold it: `__rt::store`, one
+/// call per derived field of every writer.
+pub(crate) fn store(
+    o: &TokenStream,
+    ity: crate::schema::IntTy,
+    big: bool,
+    path: &str,
+    buf: &TokenStream,
+) -> TokenStream {
+    let width = proc_macro2::Literal::usize_unsuffixed(usize::try_from(ity.bytes()).unwrap_or(8));
+    quote!(__rt::store(#buf, #o, #width, v, #big, #path)?;)
+}
+
 /// An unsigned value as `u64`: `u64::from(x)`, or `x` itself when it is one already.
 pub(crate) fn widen(t: IntTy, x: TokenStream) -> TokenStream {
     if t == IntTy::U64 {

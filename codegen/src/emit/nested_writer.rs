@@ -357,20 +357,17 @@ pub(crate) fn set_leaf(
     let Some((t, big)) = leaf_store(c, l) else {
         return quote!();
     };
-    let ty = format_ident!("{}", t.rust());
-    let tob = crate::emit::to_bytes(big);
     let o = lit(l.at);
+    let store = crate::emit::store(&quote!(#o), t, big, path, buf);
     if fallible {
         quote! {
-            let v = #v;
-            let v = v.and_then(|v| #ty::try_from(v).ok()).ok_or(__rt::WriteError::TooLarge { field: #path, value: v.unwrap_or(u64::MAX) })?;
-            __rt::set(#buf, #o, v.#tob());
+            let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #path, value: u64::MAX })?;
+            #store
         }
     } else {
         quote! {
             let v: u64 = #v;
-            let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #path, value: v })?;
-            __rt::set(#buf, #o, v.#tob());
+            #store
         }
     }
 }

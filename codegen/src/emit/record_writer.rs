@@ -347,8 +347,6 @@ pub(crate) fn write_derived(
     place_vars: &[(Item, proc_macro2::Ident)],
     dirs: &[(proc_macro2::Ident, u64)],
 ) -> TokenStream {
-    let ty = ident(ity.rust());
-    let tob = crate::emit::to_bytes(big);
     let (v, fallible) = derived_value(c, what, place_vars, dirs);
     let bind = if fallible {
         quote!(let v: u64 = (#v).ok_or(__rt::WriteError::TooLarge { field: #fpath, value: u64::MAX })?;)
@@ -370,18 +368,12 @@ pub(crate) fn write_derived(
             }
         }
     };
-    // A `u64` field holds any value: no conversion (clippy's `useless_conversion`).
-    let convert = if ity == crate::schema::IntTy::U64 {
-        quote!()
-    } else {
-        quote!(let v = #ty::try_from(v).map_err(|_| __rt::WriteError::TooLarge { field: #fpath, value: v })?;)
-    };
+    let store = crate::emit::store(o, ity, big, fpath, &quote!(&mut rec));
     quote! {
         {
             #bind
             #part
-            #convert
-            __rt::set(&mut rec, #o, v.#tob());
+            #store
         }
     }
 }
