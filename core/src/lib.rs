@@ -226,6 +226,43 @@ pub fn put(out: &mut [u8], at: u64, bytes: &[u8]) -> Result<(), WriteError> {
     }
 }
 
+/// Where a writer places the next item of its plan: the cursor rounded up to `align` (a
+/// power of two). `TooLarge { field: item, value: cursor }` past `u64` (or for an `align`
+/// that is not a power of two, which the generator never passes).
+///
+/// # Errors
+/// `WriteError::TooLarge` as above.
+#[inline(always)]
+pub const fn aligned(cursor: u64, align: u64, item: &'static str) -> Result<u64, WriteError> {
+    match align_up(cursor, align) {
+        Some(at) => Ok(at),
+        None => Err(WriteError::TooLarge {
+            field: item,
+            value: cursor,
+        }),
+    }
+}
+
+/// The writer's cursor after an item of `len` bytes placed at `at` (`len` is `None` when
+/// computing it overflowed): `TooLarge { field: item, value: at }` when either overflows.
+///
+/// # Errors
+/// `WriteError::TooLarge` as above.
+#[inline(always)]
+pub const fn after(at: u64, len: Option<u64>, item: &'static str) -> Result<u64, WriteError> {
+    let end = match len {
+        Some(n) => at.checked_add(n),
+        None => None,
+    };
+    match end {
+        Some(e) => Ok(e),
+        None => Err(WriteError::TooLarge {
+            field: item,
+            value: at,
+        }),
+    }
+}
+
 /// Store `bytes` at constant position `at` of a fixed-size record being built. The generator
 /// only emits positions inside the record, so nothing is ever skipped.
 #[inline(always)]
@@ -303,7 +340,44 @@ pub fn store<const N: usize>(
     reason = "test code"
 )]
 mod tests {
-    use super::{covered_apart, range_at, range_within, store, table_within};
+    use super::{after, aligned, covered_apart, range_at, range_within, store, table_within};
+
+    /// `aligned` and `after` against their definitions, around the top of `u64`.
+    #[test]
+    fn aligned_and_after_are_checked_cursor_moves() {
+        for cursor in EDGES {
+            for align in [1u64, 2, 4, 8, 16, 3, 0] {
+                let want = if align.is_power_of_two() {
+                    let a = u128::from(align);
+                    let r = u128::from(cursor).div_ceil(a) * a;
+                    u64::try_from(r).ok()
+                } else {
+                    None
+                };
+                let err = crate::WriteError::TooLarge {
+                    field: "it",
+                    value: cursor,
+                };
+                assert_eq!(
+                    aligned(cursor, align, "it"),
+                    want.ok_or(err),
+                    "{cursor} {align}"
+                );
+            }
+            for len in EDGES.iter().map(|&n| Some(n)).chain([None]) {
+                let want = len.and_then(|n| u64::try_from(u128::from(cursor) + u128::from(n)).ok());
+                let err = crate::WriteError::TooLarge {
+                    field: "it",
+                    value: cursor,
+                };
+                assert_eq!(
+                    after(cursor, len, "it"),
+                    want.ok_or(err),
+                    "{cursor} {len:?}"
+                );
+            }
+        }
+    }
 
     /// `store` against its definition: the value's low `width` bytes in either order, and
     /// `TooLarge` exactly when it does not fit (what `uN::try_from` says) or the width is

@@ -1066,11 +1066,7 @@ impl<'a> RecordsWriter<'a> {
         let mut cursor: u64 = 0;
         for (i, r) in self.records.iter().enumerate() {
             if i > 0 {
-                cursor = __rt::align_up(cursor, 1u64)
-                    .ok_or(__rt::WriteError::TooLarge {
-                        field: "records",
-                        value: cursor,
-                    })?;
+                cursor = __rt::aligned(cursor, 1u64, "records")?;
             }
             Self::stored_size(r.body.len() as u64)?;
             cursor = cursor
@@ -1103,11 +1099,7 @@ impl<'a> RecordsWriter<'a> {
         let mut cursor: u64 = 0;
         for (i, r) in self.records.iter().enumerate() {
             if i > 0 {
-                let at = __rt::align_up(cursor, 1u64)
-                    .ok_or(__rt::WriteError::TooLarge {
-                        field: "records",
-                        value: cursor,
-                    })?;
+                let at = __rt::aligned(cursor, 1u64, "records")?;
                 let pad = usize::try_from(at.saturating_sub(cursor)).unwrap_or(0);
                 __rt::put(out, cursor, [0u8; 1].get(..pad).unwrap_or(&[]))?;
                 cursor = at;

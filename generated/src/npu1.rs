@@ -1967,12 +1967,11 @@ impl Npu1Spec<'_> {
                     });
                 }
             };
-            cursor = Some(Ext::size_for(u64::from(self.version)))
-                .and_then(|n| at.checked_add(n))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "ext",
-                    value: at,
-                })?;
+            cursor = __rt::after(
+                at,
+                Some(Ext::size_for(u64::from(self.version))),
+                "ext",
+            )?;
             at
         };
         let ext_at: u64 = __p0;
@@ -1986,40 +1985,28 @@ impl Npu1Spec<'_> {
                     });
                 }
             };
-            cursor = u64::try_from(self.regions.len())
-                .ok()
-                .and_then(|n| n.checked_mul(16u64))
-                .and_then(|n| at.checked_add(n))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "regions",
-                    value: at,
-                })?;
+            cursor = __rt::after(
+                at,
+                u64::try_from(self.regions.len())
+                    .ok()
+                    .and_then(|n| n.checked_mul(16u64)),
+                "regions",
+            )?;
             at
         };
         let __p2: u64 = match self.io {
             Some(recs) => {
-                let at: u64 = __rt::align_up(cursor, 16u64)
-                    .ok_or(__rt::WriteError::TooLarge {
-                        field: "io",
-                        value: cursor,
-                    })?;
-                cursor = u64::try_from(recs.len())
-                    .ok()
-                    .and_then(|n| n.checked_mul(60u64))
-                    .and_then(|n| at.checked_add(n))
-                    .ok_or(__rt::WriteError::TooLarge {
-                        field: "io",
-                        value: at,
-                    })?;
+                let at: u64 = __rt::aligned(cursor, 16u64, "io")?;
+                cursor = __rt::after(
+                    at,
+                    u64::try_from(recs.len()).ok().and_then(|n| n.checked_mul(60u64)),
+                    "io",
+                )?;
                 at
             }
             None => 0,
         };
-        let name_at = __rt::align_up(cursor, 16u64)
-            .ok_or(__rt::WriteError::TooLarge {
-                field: "name",
-                value: cursor,
-            })?;
+        let name_at = __rt::aligned(cursor, 16u64, "name")?;
         let name_place: u64 = 0;
         let mut rel: u64 = name_at;
         for spec in self.io.unwrap_or(&[]) {
@@ -2034,35 +2021,20 @@ impl Npu1Spec<'_> {
         cursor = rel;
         let __p3: u64 = name_at;
         let __p4: u64 = {
-            let at: u64 = __rt::align_up(cursor, 16u64)
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "cmd_stream",
-                    value: cursor,
-                })?;
-            cursor = u64::try_from(self.cmd_stream.len())
-                .ok()
-                .and_then(|n| at.checked_add(n))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "cmd_stream",
-                    value: at,
-                })?;
+            let at: u64 = __rt::aligned(cursor, 16u64, "cmd_stream")?;
+            cursor = __rt::after(
+                at,
+                u64::try_from(self.cmd_stream.len()).ok(),
+                "cmd_stream",
+            )?;
             at
         };
         let __p5: u64 = cursor;
         let data_start: u64 = cursor;
         for spec in self.regions {
             if let RegionData::Baked(bytes) = spec.data {
-                let at = __rt::align_up(cursor, 16u64)
-                    .ok_or(__rt::WriteError::TooLarge {
-                        field: "data",
-                        value: cursor,
-                    })?;
-                cursor = at
-                    .checked_add(bytes.len() as u64)
-                    .ok_or(__rt::WriteError::TooLarge {
-                        field: "data",
-                        value: at,
-                    })?;
+                let at = __rt::aligned(cursor, 16u64, "data")?;
+                cursor = __rt::after(at, Some(bytes.len() as u64), "data")?;
             }
         }
         Ok((
@@ -2239,11 +2211,7 @@ impl Npu1Spec<'_> {
                 __rt::set(&mut rec, 0, spec.role.raw().to_le_bytes());
                 match spec.data {
                     RegionData::Baked(bytes) => {
-                        let at = __rt::align_up(data_cursor, 16u64)
-                            .ok_or(__rt::WriteError::TooLarge {
-                                field: "regions[].data",
-                                value: data_cursor,
-                            })?;
+                        let at = __rt::aligned(data_cursor, 16u64, "regions[].data")?;
                         data_cursor = at.saturating_add(bytes.len() as u64);
                         let v = u32::try_from(bytes.len())
                             .map_err(|_| __rt::WriteError::TooLarge {
@@ -2286,11 +2254,7 @@ impl Npu1Spec<'_> {
             let mut data_cursor = plan.data_start;
             for spec in self.regions {
                 if let RegionData::Baked(bytes) = spec.data {
-                    let at = __rt::align_up(data_cursor, 16u64)
-                        .ok_or(__rt::WriteError::TooLarge {
-                            field: "regions[].data",
-                            value: data_cursor,
-                        })?;
+                    let at = __rt::aligned(data_cursor, 16u64, "regions[].data")?;
                     __rt::put(out, at, bytes)?;
                     data_cursor = at.saturating_add(bytes.len() as u64);
                 }

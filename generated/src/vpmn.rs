@@ -5660,33 +5660,19 @@ impl VpmnV2Spec<'_> {
     fn plan(&self) -> Result<(u64, [u64; 3usize]), __rt::WriteError> {
         let mut cursor: u64 = 48u64;
         let __p0: u64 = {
-            let at: u64 = __rt::align_up(cursor, 1u64)
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "sub_header",
-                    value: cursor,
-                })?;
-            cursor = Some(12u64)
-                .and_then(|n| at.checked_add(n))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "sub_header",
-                    value: at,
-                })?;
+            let at: u64 = __rt::aligned(cursor, 1u64, "sub_header")?;
+            cursor = __rt::after(at, Some(12u64), "sub_header")?;
             at
         };
         let __p1: u64 = {
-            let at: u64 = __rt::align_up(cursor, 1u64)
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "sections",
-                    value: cursor,
-                })?;
-            cursor = u64::try_from(self.sections.len())
-                .ok()
-                .and_then(|n| n.checked_mul(44u64))
-                .and_then(|n| at.checked_add(n))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "sections",
-                    value: at,
-                })?;
+            let at: u64 = __rt::aligned(cursor, 1u64, "sections")?;
+            cursor = __rt::after(
+                at,
+                u64::try_from(self.sections.len())
+                    .ok()
+                    .and_then(|n| n.checked_mul(44u64)),
+                "sections",
+            )?;
             at
         };
         let __p2 = cursor;
@@ -5696,13 +5682,7 @@ impl VpmnV2Spec<'_> {
                     field: "payload",
                     value: cursor,
                 })?;
-            cursor = u64::try_from(s.payload.len())
-                .ok()
-                .and_then(|n| at.checked_add(n))
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "payload",
-                    value: at,
-                })?;
+            cursor = __rt::after(at, u64::try_from(s.payload.len()).ok(), "payload")?;
         }
         Ok((cursor, [__p0, __p1, __p2]))
     }
@@ -5842,12 +5822,7 @@ impl VpmnV2Spec<'_> {
                 })?;
             __rt::put(out, rec_at, &rec)?;
             __rt::put(out, at, s.payload)?;
-            cursor = at
-                .checked_add(n)
-                .ok_or(__rt::WriteError::TooLarge {
-                    field: "payload",
-                    value: at,
-                })?;
+            cursor = __rt::after(at, Some(n), "payload")?;
         }
         let placed = self
             .sections

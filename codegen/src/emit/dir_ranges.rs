@@ -49,7 +49,7 @@ pub(crate) fn writes(c: &Checked, x: &DirPlan<'_>, align: u64) -> (TokenStream, 
             match s.#rn {
                 #en::#present(bytes) => {
                     let at = #at;
-                    #cur = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item, value: at })?;
+                    #cur = __rt::after(at, Some(bytes.len() as u64), #item)?;
                     #(#on_present)*
                     __rt::put(out, at, bytes)?;
                 }

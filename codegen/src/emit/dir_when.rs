@@ -115,7 +115,7 @@ pub(crate) fn at_tokens(
 ) -> TokenStream {
     match placement {
         Placement::Derived => {
-            quote!(__rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #name, value: cursor })?)
+            quote!(__rt::aligned(cursor, #align, #name)?)
         }
         Placement::Fixed(e) => {
             let val = crate::emit::value_tokens(c, e, Scope::Top);
@@ -133,7 +133,7 @@ pub(crate) fn range_plan(n: &str, v: &proc_macro2::Ident, at: &TokenStream) -> T
         let #v: u64 = match self.#f {
             Some(bytes) => {
                 let at: u64 = #at;
-                cursor = u64::try_from(bytes.len()).ok().and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #n, value: at })?;
+                cursor = __rt::after(at, u64::try_from(bytes.len()).ok(), #n)?;
                 at
             }
             None => 0,
@@ -158,7 +158,7 @@ pub(crate) fn table_plan(
             Some(recs) => {
                 #count_check
                 let at: u64 = #at;
-                cursor = u64::try_from(recs.len()).ok().and_then(|n| n.checked_mul(#s)).and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #n, value: at })?;
+                cursor = __rt::after(at, u64::try_from(recs.len()).ok().and_then(|n| n.checked_mul(#s)), #n)?;
                 at
             }
             None => 0,
@@ -244,7 +244,7 @@ pub(crate) fn payload_plan(n: &Names<'_>) -> TokenStream {
         for s in self.#secs {
             let Some(p) = s.#pay else { continue };
             let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
-            cursor = u64::try_from(p.len()).ok().and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+            cursor = __rt::after(at, u64::try_from(p.len()).ok(), #pname)?;
         }
     }
 }
@@ -316,7 +316,7 @@ pub(crate) fn payload_writes(
             __rt::put(out, rec_at, &rec)?;
             if let Some(p) = s.#pay {
                 __rt::put(out, at, p)?;
-                cursor = at.checked_add(n).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+                cursor = __rt::after(at, Some(n), #pname)?;
             }
         }
     }

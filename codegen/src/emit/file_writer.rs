@@ -699,7 +699,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     for spec in #tn {
                         if let #en::#present(bytes) = spec.#rn {
                             let at = #at;
-                            cursor = at.checked_add(bytes.len() as u64).ok_or(__rt::WriteError::TooLarge { field: #item_name, value: at })?;
+                            cursor = __rt::after(at, Some(bytes.len() as u64), #item_name)?;
                         }
                     }
                 });
@@ -757,7 +757,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                     let #v = cursor;
                     for s in self.#secs {
                         let at = Self::#place(cursor, s).ok_or(__rt::WriteError::TooLarge { field: #pname, value: cursor })?;
-                        cursor = u64::try_from(s.#pay.len()).ok().and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+                        cursor = __rt::after(at, u64::try_from(s.#pay.len()).ok(), #pname)?;
                     }
                 });
                 continue;
@@ -770,7 +770,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         plan_steps.push(quote! {
             let #v: u64 = {
                 let at: u64 = #at;
-                cursor = #size.and_then(|n| at.checked_add(n)).ok_or(__rt::WriteError::TooLarge { field: #name, value: at })?;
+                cursor = __rt::after(at, #size, #name)?;
                 at
             };
         });
@@ -1030,7 +1030,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let rec_at = u64::try_from(i).ok().and_then(|i| i.checked_mul(#es64)).and_then(|x| x.checked_add(#table_var)).ok_or(__rt::WriteError::TooLarge { field: #tname, value: #table_var })?;
                 __rt::put(out, rec_at, &rec)?;
                 __rt::put(out, at, s.#pay)?;
-                cursor = at.checked_add(n).ok_or(__rt::WriteError::TooLarge { field: #pname, value: at })?;
+                cursor = __rt::after(at, Some(n), #pname)?;
             }
         });
         }

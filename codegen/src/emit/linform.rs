@@ -79,7 +79,7 @@ pub(crate) fn record_range_at(
     align: &proc_macro2::Literal,
     item: &str,
 ) -> TokenStream {
-    let at = quote!(__rt::align_up(#cur, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: #cur })?);
+    let at = quote!(__rt::aligned(#cur, #align, #item)?);
     match crate::check::linform::record_place_form(c, r) {
         Some(f) => place(&f, &at, item),
         None => at,

@@ -1722,7 +1722,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                     let mut cursor: u64 = 0;
                     for (i, r) in self.records.iter().enumerate() {
                         if i > 0 {
-                            cursor = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                            cursor = __rt::aligned(cursor, #align, #sn)?;
                         }
                         Self::stored_size(#size_value)?;
                         cursor = cursor.checked_add(#hs64).and_then(|c| c.checked_add(r.body.len() as u64))
@@ -1743,7 +1743,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                     let mut cursor: u64 = 0;
                     for (i, r) in self.records.iter().enumerate() {
                         if i > 0 {
-                            let at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #sn, value: cursor })?;
+                            let at = __rt::aligned(cursor, #align, #sn)?;
                             let pad = usize::try_from(at.saturating_sub(cursor)).unwrap_or(0);
                             __rt::put(out, cursor, [0u8; #align_u].get(..pad).unwrap_or(&[]))?;
                             cursor = at;

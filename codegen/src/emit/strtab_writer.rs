@@ -148,7 +148,7 @@ pub(crate) fn plan_step(
         let at = format_ident!("{}_at", r.name.text);
         let len = format_ident!("{}_len", r.name.text);
         step.push(quote! {
-            let #at = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: cursor })?;
+            let #at = __rt::aligned(cursor, #align, #item)?;
             let mut #rel: u64 = 0;
         });
         for s in in_range(c, r) {
@@ -179,7 +179,7 @@ pub(crate) fn plan_step(
         let place = format_ident!("{}_place", s.name.text);
         let adv = advance(c, s, &rel);
         step.push(quote! {
-            let #sat = __rt::align_up(cursor, #align).ok_or(__rt::WriteError::TooLarge { field: #item, value: cursor })?;
+            let #sat = __rt::aligned(cursor, #align, #item)?;
             let #place: u64 = 0;
             let mut #rel: u64 = #sat;
             #adv
