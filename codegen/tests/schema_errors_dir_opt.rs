@@ -1,5 +1,5 @@
 //! Golden test for a directory writer's top-level checksums whose spans `seal` cannot read
-//! (`check/dir_span.rs`, through `lower/writer.rs`): `schema_errors/dir_opt.yaml` holds
+//! (`check/located_span.rs`, through `lower/writer.rs`): `schema_errors/dir_opt.yaml` holds
 //! them, `dir_opt.expected` the diagnostics the loader must print (file:line:column).
 //! Regenerate with `NPUSCHEMA_BLESS=1 cargo test -p npuschema-codegen --test
 //! schema_errors_dir_opt` after reviewing the change.

@@ -1,5 +1,5 @@
 //! Golden test for a directory writer's optional parts it cannot write
-//! (`check/dir_when.rs`): `schema_errors/dir_when.yaml` holds them, `dir_when.expected` the
+//! (`check/optional_parts.rs`): `schema_errors/dir_when.yaml` holds them, `dir_when.expected` the
 //! diagnostics the loader must print (file:line:column). Regenerate with
 //! `NPUSCHEMA_BLESS=1 cargo test -p npuschema-codegen --test schema_errors_dir_when` after
 //! reviewing the change.

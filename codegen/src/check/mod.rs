@@ -7,16 +7,16 @@
 //! `top.rs` ([`top::check`], the driver that calls every construct's check).
 
 pub(crate) mod commands;
-pub(crate) mod dir_span;
-pub(crate) mod dir_when;
 pub(crate) mod expr;
 pub(crate) mod ext;
 pub(crate) mod fill;
 pub(crate) mod index;
 pub(crate) mod linform;
+pub(crate) mod located_span;
 pub(crate) mod lookup;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
+pub(crate) mod optional_parts;
 pub(crate) mod order;
 pub(crate) mod ownership;
 pub(crate) mod positions;

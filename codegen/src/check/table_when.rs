@@ -1,6 +1,6 @@
 //! Which tables are optional: a table whose `table_fits` step (at the top of `validate`)
 //! has `when`. A leaf of the check phase (importing no writer module), read by the writers'
-//! plans (`when_writer.rs`, `dir_when.rs`, `linform.rs`).
+//! plans (`when_writer.rs`, `optional_parts.rs`, `linform.rs`).
 
 use crate::check::Checked;
 use crate::expr::ExprAt;

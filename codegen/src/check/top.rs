@@ -639,7 +639,7 @@ pub(crate) fn check_steps(
                         );
                     }
                     // The writer's part is optional, checked against the condition.
-                    crate::check::dir_when::check_table(c, table, when, d);
+                    crate::check::optional_parts::check_table(c, table, when, d);
                 }
                 check_steps(c, std::slice::from_ref(&**step), scope, st, d);
             }
@@ -1173,9 +1173,9 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                     if let Some(w) = &r.when {
                         let before = d.items.len();
                         check_expr(c, w, Scope::RecordOnly(t), true, "when", d);
-                        // A directory writer's payload with `when` (`dir_when.rs`).
+                        // A directory writer's payload with `when` (`optional_parts.rs`).
                         if d.items.len() == before {
-                            crate::check::dir_when::check_payload(c, r, t, d);
+                            crate::check::optional_parts::check_payload(c, r, t, d);
                         }
                     }
                 }
@@ -1188,7 +1188,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                     check_expr(c, w, Scope::Top, true, "when", d);
                     // A condition that is wrong in itself gets that one diagnostic.
                     if d.items.len() == before {
-                        crate::check::dir_when::check_range(c, r, d);
+                        crate::check::optional_parts::check_range(c, r, d);
                     }
                 }
             }

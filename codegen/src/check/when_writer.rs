@@ -8,7 +8,7 @@
 //! code, and returns `WriteError::WhenDisagrees` when the part is given and the condition is
 //! false, or left out and the condition true.
 //! Emitted by `emit/when_writer.rs` (through hooks in `emit/file_writer.rs`); what the writer
-//! cannot write of them is refused by `dir_when.rs`.
+//! cannot write of them is refused by `optional_parts.rs`.
 //!
 //! A condition the writer checks reads only constants, `len`, enum values and the header's
 //! fields, and not the field that stores a checksum (patched after everything else is

@@ -294,8 +294,8 @@ fn top_sum(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
     let big = h.fields.get(i).is_some_and(|f| f.big);
     let item = k.name.text.as_str();
     let store = crate::emit::record_writer::checksum_store(c, k, (off, ity, big), item);
-    // The located records its span reads (`dir_span.rs`).
-    let located = crate::emit::dir_span::bind(c, k);
+    // The located records its span reads (`located_span.rs`).
+    let located = crate::emit::located_span::bind(c, k);
     quote! {
         {
             let Some(hb) = __rt::chunk_at::<#hs>(out, 0).copied() else {
@@ -378,8 +378,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         r.name.text,
                         esc(&crate::emit::doc::flow(&r.doc))
                     );
-                    // With `when`: optional (`dir_when.rs`); else one the builder needs.
-                    let doc = doc + &crate::emit::dir_when::range_doc(c, r);
+                    // With `when`: optional (`optional_parts.rs`); else one the builder needs.
+                    let doc = doc + &crate::emit::optional_parts::range_doc(c, r);
                     file_fields.push(match &r.when {
                         Some(_) => SpecField::given(n, quote!(&'a [u8]), doc),
                         None => SpecField {
@@ -436,9 +436,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
                         .is_some_and(|k| crate::emit::nested_writer::value_has_floats(c, k))
                 })
             });
-            // `table_fits` with `when`: optional (`dir_when.rs`).
-            let doc = doc + &crate::emit::dir_when::table_doc(c, t);
-            file_fields.push(if crate::check::dir_when::optional_table(c, t) {
+            // `table_fits` with `when`: optional (`optional_parts.rs`).
+            let doc = doc + &crate::emit::optional_parts::table_doc(c, t);
+            file_fields.push(if crate::check::optional_parts::optional_table(c, t) {
                 SpecField::given(n, quote!(&'a [#ty]), doc)
             } else {
                 SpecField::value(n, quote!(&'a [#ty]), quote!(&[]), doc)
@@ -461,7 +461,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
         // The records' strings in a string table: one field each (`strtab_writer.rs`).
         efields.extend(crate::emit::strtab_writer::spec_fields(c, x.table));
         // Its other per-record ranges: a field each, and the enums they take.
-        let (rfields, renums) = crate::emit::dir_ranges::spec(c, x);
+        let (rfields, renums) = crate::emit::record_ranges::spec(c, x);
         efields.extend(rfields);
         spec_items.extend(renums);
         any_efl |= efl;
@@ -475,14 +475,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 format!(" The payload (`{}`): {}", x.range.name.text, esc(d))
             }
             _ => format!(" The payload (`{}`).", x.range.name.text),
-        } + &crate::emit::dir_when::payload_doc(c, x);
+        } + &crate::emit::optional_parts::payload_doc(c, x);
         let secs_doc = format!(
             " The records of `{}` with their payloads, in order.",
             x.table.name.text
         );
         let (espec, pay, secs) = (&d.espec, &d.pay, &d.secs);
-        // With `when`: optional per section (`dir_when.rs`).
-        let pty = crate::emit::dir_when::payload_ty(x);
+        // With `when`: optional per section (`optional_parts.rs`).
+        let pty = crate::emit::optional_parts::payload_ty(x);
         entry_specs.push(quote! {
             #[doc = #sdoc]
             #[derive(Clone, Copy, Debug, PartialEq #eq_entry)]
@@ -613,9 +613,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let n = ident(rn);
                 match range_kind(c, *k) {
                     RangeKind::Bytes if r.is_some_and(|r| r.when.is_some()) => {
-                        let at = crate::emit::dir_when::at_tokens(c, placement, rn, &align);
+                        let at = crate::emit::optional_parts::at_tokens(c, placement, rn, &align);
                         let at = crate::emit::linform::item_place(&plan, *it, at, rn);
-                        plan_steps.push(crate::emit::dir_when::range_plan(rn, v, &at));
+                        plan_steps.push(crate::emit::optional_parts::range_plan(rn, v, &at));
                         continue;
                     }
                     RangeKind::Bytes => {
@@ -718,10 +718,10 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 let at = format_ident!("{}_at", tn);
                 extra_fields.push(quote!(#at: u64,));
                 extra_inits.push(quote!(#at: #v,));
-                if let Some(t) = t.filter(|t| crate::check::dir_when::optional_table(c, t)) {
-                    let at = crate::emit::dir_when::at_tokens(c, placement, tn, &align);
+                if let Some(t) = t.filter(|t| crate::check::optional_parts::optional_table(c, t)) {
+                    let at = crate::emit::optional_parts::at_tokens(c, placement, tn, &align);
                     let at = crate::emit::linform::item_place(&plan, *it, at, tn);
-                    plan_steps.push(crate::emit::dir_when::table_plan(c, t, size, v, &at));
+                    plan_steps.push(crate::emit::optional_parts::table_plan(c, t, size, v, &at));
                     continue;
                 }
                 if let Some(t) = t {
@@ -742,14 +742,14 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 };
                 let pname = x.range.name.text.clone();
                 let (secs, pay, place) = (&dd.secs, &dd.pay, &dd.place);
-                if crate::emit::dir_when::optional_payload(x) {
-                    let names = crate::emit::dir_when::Names {
+                if crate::emit::optional_parts::optional_payload(x) {
+                    let names = crate::emit::optional_parts::Names {
                         secs,
                         pay,
                         place,
                         pname: &pname,
                     };
-                    let lp = crate::emit::dir_when::payload_plan(&names);
+                    let lp = crate::emit::optional_parts::payload_plan(&names);
                     plan_steps.push(quote!(let #v = cursor; #lp));
                     continue;
                 }
@@ -763,7 +763,7 @@ fn file_tokens(c: &Checked) -> TokenStream {
                 continue;
             }
         };
-        let at = crate::emit::dir_when::at_tokens(c, placement, &name, &align);
+        let at = crate::emit::optional_parts::at_tokens(c, placement, &name, &align);
         // Stored as a linear form of one field: where the form can store (`linform.rs`).
         let at = crate::emit::linform::item_place(&plan, *it, at, &name);
         // (One statement: the place, and the cursor moved past the item.)
@@ -823,9 +823,9 @@ fn file_tokens(c: &Checked) -> TokenStream {
         }
     }
     let hs_l = lit_usize(hsize);
-    // The optional parts' header flag bits, and their other conditions (`dir_when.rs`).
-    let header_bits = crate::emit::dir_when::header_bits(c, hs);
-    let header_checks = crate::emit::dir_when::header_checks(c, hs);
+    // The optional parts' header flag bits, and their other conditions (`optional_parts.rs`).
+    let header_bits = crate::emit::optional_parts::header_bits(c, hs);
+    let header_checks = crate::emit::optional_parts::header_checks(c, hs);
     let mut record_writes = Vec::new();
     for (k, r) in file.ext.records.iter().enumerate() {
         let (Some(st), Some(rules)) = (c.strukt(&r.strukt.text), plan.records.get(k)) else {
@@ -1001,17 +1001,17 @@ fn file_tokens(c: &Checked) -> TokenStream {
         } else {
             quote!({ let spec = s; #(#str_sets)* })
         };
-        let (range_cursors, range_writes) = crate::emit::dir_ranges::writes(c, x, plan.w.align);
-        let names = crate::emit::dir_when::Names {
+        let (range_cursors, range_writes) = crate::emit::record_ranges::writes(c, x, plan.w.align);
+        let names = crate::emit::optional_parts::Names {
             secs,
             pay,
             place,
             pname,
         };
-        if crate::emit::dir_when::optional_payload(x) {
-            // Optional payloads (`dir_when.rs`); the other per-record ranges as below.
+        if crate::emit::optional_parts::optional_payload(x) {
+            // Optional payloads (`optional_parts.rs`); the other per-record ranges as below.
             let body = quote!(#(#entry_writes)* #str_sets #range_writes);
-            let lp = crate::emit::dir_when::payload_writes(
+            let lp = crate::emit::optional_parts::payload_writes(
                 c, x, d.entry, &names, &pay_var, d.esize, &table_var, &body,
             );
             dir_writes.push(quote!(#str_cursors #range_cursors #lp));
@@ -1039,8 +1039,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
         } else {
             format_ident!("placed_{}", x.table.name.text)
         };
-        if crate::emit::dir_when::optional_payload(x) {
-            placed_lets.push(crate::emit::dir_when::payload_placed(
+        if crate::emit::optional_parts::optional_payload(x) {
+            placed_lets.push(crate::emit::optional_parts::payload_placed(
                 &names, &placed, &pay_var, &type_raw,
             ));
         } else {

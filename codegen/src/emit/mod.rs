@@ -7,18 +7,18 @@
 //! `top.rs` ([`top::tokens`], the whole generated module).
 
 pub(crate) mod commands;
-pub(crate) mod dir_ranges;
-pub(crate) mod dir_span;
-pub(crate) mod dir_when;
 pub(crate) mod doc;
 pub(crate) mod file_writer;
 pub(crate) mod fill;
 pub(crate) mod index;
 pub(crate) mod linform;
+pub(crate) mod located_span;
 pub(crate) mod nested;
 pub(crate) mod nested_writer;
+pub(crate) mod optional_parts;
 pub(crate) mod ownership;
 pub(crate) mod positions;
+pub(crate) mod record_ranges;
 pub(crate) mod record_writer;
 pub(crate) mod recpos;
 pub(crate) mod regs;

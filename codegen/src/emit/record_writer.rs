@@ -161,7 +161,7 @@ pub(crate) fn derived_value(
             let optional = r.is_some_and(|r| r.when.is_some());
             let r = ident(r.map_or("missing", |r| r.name.text.as_str()));
             if optional {
-                // Left out (`dir_when.rs`): zero.
+                // Left out (`optional_parts.rs`): zero.
                 return (
                     quote!(self.#r.map_or(0, |b| u64::try_from(b.len()).unwrap_or(u64::MAX))),
                     false,
@@ -277,8 +277,8 @@ fn optional_given(c: &Checked, w: &What) -> TokenStream {
         }
         What::Place(Item::OtherTable(k)) | What::TableCount(k) | What::RecordSize(k) => {
             match file.tables.get(k) {
-                // A directory writer's optional table is an `Option` (`dir_when.rs`).
-                Some(t) if crate::check::dir_when::optional_table(c, t) => {
+                // A directory writer's optional table is an `Option` (`optional_parts.rs`).
+                Some(t) if crate::check::optional_parts::optional_table(c, t) => {
                     let n = ident(&t.name.text);
                     quote!(self.#n.is_some())
                 }

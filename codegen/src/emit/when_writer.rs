@@ -4,7 +4,7 @@
 //! condition is false, or left out while it is true, is `WriteError::WhenDisagrees`. A table
 //! with `when` remembers whether its records were given (`_given_<table>`); when its
 //! condition is one header flag bit, the writer sets the bit when it is given instead.
-//! The directory writer (`emit/dir_when.rs`) uses the same code, its optional table an
+//! The directory writer (`emit/optional_parts.rs`) uses the same code, its optional table an
 //! `Option` in its spec (`records`, and the `given` tokens it passes).
 
 use proc_macro2::TokenStream;
@@ -37,10 +37,10 @@ fn cond(c: &Checked, e: &crate::expr::Expr) -> TokenStream {
 }
 
 /// The records of table `t` as a slice: `self.<t>`, or for a directory writer's optional
-/// table (an `Option`, `check/dir_when.rs`) none when it is left out.
+/// table (an `Option`, `check/optional_parts.rs`) none when it is left out.
 pub(crate) fn records(c: &Checked, t: &Table) -> TokenStream {
     let n = format_ident!("{}", t.name.text);
-    if crate::check::dir_when::optional_table(c, t) {
+    if crate::check::optional_parts::optional_table(c, t) {
         quote!(self.#n.unwrap_or(&[]))
     } else {
         quote!(self.#n)

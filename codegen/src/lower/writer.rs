@@ -23,7 +23,7 @@ use crate::schema::{IntTy, Range};
 use crate::yaml::Pos;
 
 /// The per-record ranges of directory `x`'s table other than its payloads (index into
-/// `file.ranges`), which the writer writes as another table's (`emit/dir_ranges.rs`).
+/// `file.ranges`), which the writer writes as another table's (`emit/record_ranges.rs`).
 pub(crate) fn extra_ranges<'a>(c: &'a Checked, x: &DirPlan<'_>) -> Vec<(usize, &'a Range)> {
     c.schema
         .file
@@ -154,7 +154,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
     }
     // Another file-level range that the order names: placed; its bytes an input, a
     // stream's records, or the strings that lie in it (its offset and length fields are
-    // checked below; a `when`: `dir_when.rs`).
+    // checked below; a `when`: `optional_parts.rs`).
     let placed = |r: &Range| r.table.is_none() && named(&r.name.text);
     for (k, r) in file.ranges.iter().enumerate() {
         if r.table.is_some() || placed(r) {
@@ -240,8 +240,8 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
             )),
         }
         for e in [&k.from, &k.to] {
-            // Constants, `len`, header fields, a located record's (`dir_span.rs`).
-            let header_only = crate::check::dir_span::span_readable(c, &e.expr);
+            // Constants, `len`, header fields, a located record's (`located_span.rs`).
+            let header_only = crate::check::located_span::span_readable(c, &e.expr);
             if !header_only {
                 errs.push((e.pos, format!("checksum `{}`: the writer computes it from the bytes it wrote, reading its span from constants, `len`, header fields and fields of a located record placed by those (gated by those too, when gated), and `{}` reads something else", k.name.text, e.text)));
             }
@@ -657,7 +657,7 @@ pub(crate) fn analyse(c: &Checked) -> Result<Option<Plan<'_>>, Vec<(Pos, String)
         errs.extend(ds.items.into_iter().map(|x| (x.pos, x.message)));
     }
     for (d, &(dir, table, range)) in found.iter().enumerate() {
-        // A payload with `when`: optional per section (`dir_when.rs`).
+        // A payload with `when`: optional per section (`optional_parts.rs`).
         let rscope = Scope::RecordOnly(table);
         for (e, what, name) in [
             (&range.offset, What::PayloadOffset, "offset"),

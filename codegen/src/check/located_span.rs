@@ -1,7 +1,7 @@
-//! A directory writer's top-level checksum whose span reads a field of a located record
+//! A writer's top-level checksum whose span reads a field of a located record
 //! (`from: info.body_at`): `seal` finds the record where its `at` says, over the header as
 //! written, reads it back from the bytes it seals and evaluates the span over it, as the
-//! reader's `<name>_computed()` does (emitted by `emit/dir_span.rs`).
+//! reader's `<name>_computed()` does (emitted by `emit/located_span.rs`).
 //!
 //! Only a record whose `at` (and, version-gated, whose gate: it is read in its gate's layout)
 //! reads constants, `len`, enum values and header fields is read this way (a record placed by

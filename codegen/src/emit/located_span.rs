@@ -1,5 +1,5 @@
-//! A directory writer's top-level checksum whose span reads a located record's field
-//! (`check/dir_span.rs`): in `seal`, each such record is found where its `at` says over the
+//! A writer's top-level checksum whose span reads a located record's field
+//! (`check/located_span.rs`): in `seal`, each such record is found where its `at` says over the
 //! header as written (`header` bound before), read back from the bytes being sealed (a
 //! copy, so `out` can be written after; a version-gated record in the layout of its gate)
 //! and bound by its name, as the span's expression code reads it. A record not inside `out` is `WriteError::Layout` naming it.
@@ -13,7 +13,7 @@ use crate::check::{Checked, Scope};
 pub(crate) fn bind(c: &Checked, k: &crate::schema::Checksum) -> TokenStream {
     let file = &c.schema.file;
     let mut out = Vec::new();
-    for j in crate::check::dir_span::span_records(c, k) {
+    for j in crate::check::located_span::span_records(c, k) {
         let Some(r) = file.ext.records.get(j) else {
             continue;
         };

@@ -1,4 +1,4 @@
-//! The directory writer's optional parts (`check/dir_when.rs`), emitted through hooks in
+//! The writer's optional parts (`check/optional_parts.rs`), emitted through hooks in
 //! `emit/file_writer.rs`:
 //!
 //! - a file-level range with `when` is `Option<&'a [u8]>` in `<File>Spec`, a table whose
@@ -71,7 +71,7 @@ pub(crate) fn range_doc(c: &Checked, r: &crate::schema::Range) -> String {
 
 /// What `<File>Spec`'s doc adds for table `t` when it is optional (nothing otherwise).
 pub(crate) fn table_doc(c: &Checked, t: &Table) -> String {
-    if !crate::check::dir_when::optional_table(c, t) {
+    if !crate::check::optional_parts::optional_table(c, t) {
         return String::new();
     }
     let Some(w) = crate::check::when_writer::table_when(c, t) else {
@@ -93,7 +93,7 @@ pub(crate) fn payload_doc(c: &Checked, x: &DirPlan<'_>) -> String {
     let Some(w) = &x.range.when else {
         return String::new();
     };
-    let how = if crate::check::dir_when::payload_bit(c, x.table, x.range).is_some() {
+    let how = if crate::check::optional_parts::payload_bit(c, x.table, x.range).is_some() {
         "the writer sets the record's flag bit when it is given and clears it when not"
     } else {
         "`write_into` checks the condition on the record it writes (`WriteError::SectionWhenDisagrees`)"
@@ -329,7 +329,7 @@ fn record_when(c: &Checked, x: &DirPlan<'_>, entry: &Struct) -> TokenStream {
         return quote!();
     };
     let tname = x.table.name.text.as_str();
-    if let Some((fi, bi)) = crate::check::dir_when::payload_bit(c, x.table, x.range) {
+    if let Some((fi, bi)) = crate::check::optional_parts::payload_bit(c, x.table, x.range) {
         let (Some(f), Some(&(off, FieldKind::Flags(fl)))) = (
             entry.fields.get(fi),
             c.layouts

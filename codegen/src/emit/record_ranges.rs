@@ -1,5 +1,5 @@
 //! Another per-record range of a directory table (besides its payloads: a section's
-//! relocations, its line table), in the directory writer: each section's `<Entry>Spec`
+//! relocations, its line table), in the writer: each section's `<Entry>Spec`
 //! takes its bytes as the plain writer's tables take a per-record range's (`Present(bytes)`
 //! or `Absent(len)`); the bytes of the sections that carry them are placed back to back,
 //! each at the writer's `align`, where `writer.order` names the range (the plan's step is

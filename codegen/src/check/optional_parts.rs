@@ -16,7 +16,7 @@
 //!   bytes; given, they are placed as for an ungated table (the emitters read the records
 //!   through `emit/when_writer.rs::records`).
 //!
-//! What the writer cannot check is refused here, saying why. Emitted by `emit/dir_when.rs`.
+//! What the writer cannot check is refused here, saying why. Emitted by `emit/optional_parts.rs`.
 
 use crate::check::when_writer::{bit_of, uncheckable, uncheckable_in};
 use crate::check::writer_rules::range_kind;
