@@ -1194,9 +1194,8 @@ impl<'a> Npu1<'a> {
         }
         // tensor-bad-shape: `(rank > 0 || dim0 == 1) && (rank > 1 || dim1 == 1) && (rank > 2 || dim2 == 1) && (rank > 3 || dim3 == 1)`.
         {
-            let holds: bool = (((Some(u64::from(rec.rank()))
-                .zip(Some(0u64))
-                .is_some_and(|(a, b)| a > b) || (u64::from(rec.dim0()) == 1u64))
+            let holds: bool = ((((u64::from(rec.rank()) != 0u64)
+                || (u64::from(rec.dim0()) == 1u64))
                 && ((u64::from(rec.rank()) > 1u64) || (u64::from(rec.dim1()) == 1u64)))
                 && ((u64::from(rec.rank()) > 2u64) || (u64::from(rec.dim2()) == 1u64)))
                 && ((u64::from(rec.rank()) > 3u64) || (u64::from(rec.dim3()) == 1u64));

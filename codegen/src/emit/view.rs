@@ -278,8 +278,8 @@ impl<'a> Em<'a> {
             }
             Expr::Bin(op, l, r) => {
                 let o: TokenStream = op.symbol().parse().unwrap_or_default();
-                if let Some((a, b)) = self.plain_operands(*op, l, r, scope, env) {
-                    return quote!((#a #o #b));
+                if let Some(c) = self.plain_compare(op.symbol(), l, r, scope, env) {
+                    return c;
                 }
                 let l = self.value(l, scope, env);
                 let r = self.value(r, scope, env);
@@ -308,12 +308,11 @@ impl<'a> Em<'a> {
         };
         match e {
             Expr::Not(x) => self.cond(x, scope, env),
-            Expr::Bin(op, l, r) => match (opposite(op), self.plain_operands(*op, l, r, scope, env))
-            {
-                (Some(o), Some((a, b))) => {
-                    let o: TokenStream = o.parse().unwrap_or_default();
-                    quote!((#a #o #b))
-                }
+            Expr::Bin(op, l, r) => match (
+                opposite(op),
+                opposite(op).and_then(|o| self.plain_compare(o, l, r, scope, env)),
+            ) {
+                (Some(_), Some(c)) => c,
                 // Not both values, or the opposite comparison between them.
                 (Some(o), None) => {
                     let o: TokenStream = o.parse().unwrap_or_default();
@@ -337,19 +336,29 @@ impl<'a> Em<'a> {
     /// neither is 0 (`x >= 0` on a `u64` is a compiler warning in the user's
     /// crate, `unused_comparisons`, whatever the schema means by it): the comparison is
     /// then written as it is, not through `Option`s.
-    fn plain_operands(
+    /// `(a op b)` for two values that cannot fail (`op` a comparison's symbol), or `None`.
+    /// Values are unsigned, so an order against 0 is written as what it means: `x > 0` as
+    /// `x != 0` and `x <= 0` as `x == 0` (clippy's `absurd_extreme_comparisons` flags the
+    /// first forms in the user's crate); `x >= 0` and `x < 0`, always true and always false
+    /// (what the compiler calls useless), go the long way.
+    fn plain_compare(
         &self,
-        op: BinOp,
+        op: &str,
         l: &Expr,
         r: &Expr,
         scope: Scope<'_>,
         env: &Env,
-    ) -> Option<(TokenStream, TokenStream)> {
+    ) -> Option<TokenStream> {
         let (a, b) = (self.plain(l, scope, env)?, self.plain(r, scope, env)?);
-        // `x == 0` and `x != 0` are plain; an order against 0 (`x >= 0`) is what the
-        // compiler and clippy call useless, so it goes the long way.
         let zero = |t: &TokenStream| matches!(t.to_string().as_str(), "0" | "0u64");
-        (matches!(op, BinOp::Eq | BinOp::Ne) || (!zero(&a) && !zero(&b))).then_some((a, b))
+        let op = match (op, zero(&a), zero(&b)) {
+            ("==" | "!=", _, _) | (_, false, false) => op,
+            (">", false, true) | ("<", true, false) => "!=",
+            ("<=", false, true) | (">=", true, false) => "==",
+            _ => return None,
+        };
+        let o: TokenStream = op.parse().unwrap_or_default();
+        Some(quote!((#a #o #b)))
     }
 
     /// A short display name for a value expression: the last part of a single reference.
