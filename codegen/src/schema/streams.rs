@@ -215,17 +215,7 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
             let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
-            let big = cm.opt("byte_order").and_then(|n| {
-                let s = string(n, "byte_order", d)?;
-                match s.as_str() {
-                    "big" => Some(true),
-                    "little" => Some(false),
-                    _ => {
-                        d.error(n.pos, format!("byte_order `{s}`: little or big"));
-                        None
-                    }
-                }
-            });
+            let big = cm.opt("byte_order").and_then(|n| byte_order(n, d));
             let when = cm.opt("when").and_then(|n| expr_at(n, "when", d));
             cm.finish(
                 &["algorithm", "from", "to", "stored", "byte_order", "when"],
@@ -326,6 +316,20 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
     out
 }
 
+/// A `byte_order` key's value: `Some(true)` for `big`, `Some(false)` for `little`, else a
+/// diagnostic and `None`.
+fn byte_order(n: &crate::yaml::Node, d: &mut Diags) -> Option<bool> {
+    let s = string(n, "byte_order", d)?;
+    match s.as_str() {
+        "big" => Some(true),
+        "little" => Some(false),
+        _ => {
+            d.error(n.pos, format!("byte_order `{s}`: little or big"));
+            None
+        }
+    }
+}
+
 /// Read a stream's `chain: { first, next: { at, type, byte_order? }, max }`.
 fn chain(cn: &crate::yaml::Node, sname: &str, d: &mut Diags) -> Option<Chain> {
     let mut cm = MapReader::new(cn, &format!("chain of stream `{sname}`"), d)?;
@@ -335,17 +339,7 @@ fn chain(cn: &crate::yaml::Node, sname: &str, d: &mut Diags) -> Option<Chain> {
         let mut nm = MapReader::new(nn, &format!("`next` of the chain of stream `{sname}`"), d)?;
         let at = nm.req("at", d).and_then(|n| expr_at(n, "at", d));
         let ty = nm.req("type", d).and_then(|n| name(n, "type", d));
-        let order = nm.opt("byte_order").and_then(|n| {
-            let s = string(n, "byte_order", d)?;
-            match s.as_str() {
-                "big" => Some(true),
-                "little" => Some(false),
-                _ => {
-                    d.error(n.pos, format!("byte_order `{s}`: little or big"));
-                    None
-                }
-            }
-        });
+        let order = nm.opt("byte_order").and_then(|n| byte_order(n, d));
         nm.finish(&["at", "type", "byte_order"], d);
         Some((at?, ty?, order))
     });
