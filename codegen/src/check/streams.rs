@@ -9,35 +9,22 @@ use crate::expr::Expr;
 use crate::schema::Name;
 use crate::schema::streams::{Stream, StreamLayout, StreamStep};
 
-/// The type field of a stream's header: (offset, integer type, big-endian).
+/// The type field of a stream's header: (offset, integer type, byte order): `Some(big)` for
+/// its fixed order, `None` when it is in the file's order, chosen when the file is read
+/// (`big_when`), as a chain's link (`Chain::big`).
 #[must_use]
-pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy, bool)> {
+pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy, Option<bool>)> {
     let tf = s.type_field.as_ref()?;
     let (i, off, kind) = crate::check::ext::field_of(c, &s.header.text, &tf.text)?;
     let big = c
         .strukt(&s.header.text)
         .and_then(|st| st.fields.get(i))
-        .is_some_and(|f| f.big);
+        .map_or(Some(false), |f| (!f.file_order).then_some(f.big));
     match kind {
         FieldKind::Int(t) if !t.signed() => Some((off, t, big)),
         FieldKind::Enum(e) => Some((off, c.schema.enums.get(e)?.repr, big)),
         _ => None,
     }
-}
-
-/// Whether the type field of a stream's header is read in the file's byte order, chosen when
-/// the file is read (`big_when`), rather than its fixed one.
-#[must_use]
-pub fn type_field_file_order(c: &Checked, s: &Stream) -> bool {
-    let Some(tf) = s.type_field.as_ref() else {
-        return false;
-    };
-    let Some((i, _, _)) = crate::check::ext::field_of(c, &s.header.text, &tf.text) else {
-        return false;
-    };
-    c.strukt(&s.header.text)
-        .and_then(|st| st.fields.get(i))
-        .is_some_and(|f| f.file_order)
 }
 
 /// A layout's type value: a number, a constant or an enum value by name.

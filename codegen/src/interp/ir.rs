@@ -611,9 +611,8 @@ pub(super) struct SInfo {
     pub(super) end: Option<CE>,
     /// Bytes may follow the terminator.
     pub(super) trailing: bool,
-    pub(super) ty: Option<RecField>,
-    /// The type field is in the file's byte order (read in the order the header chose).
-    pub(super) ty_file_order: bool,
+    /// The type field: offset, type, and its fixed byte order (`None`: the file's).
+    pub(super) ty: Option<(u64, IntTy, Option<bool>)>,
     /// Per layout: (collection name, type value, body size, body struct).
     pub(super) layouts: Vec<(String, u64, u64, usize)>,
     /// The type values whose records hold nested records, and their body struct's size

@@ -76,7 +76,6 @@ pub(super) fn infos(comp: &Comp<'_>) -> Vec<SInfo> {
                 end: s.end.as_ref().map(|e| comp.expr(&e.expr, scope)),
                 trailing: s.trailing.is_some(),
                 ty: type_field(c, s),
-                ty_file_order: crate::check::streams::type_field_file_order(c, s),
                 layouts: s
                     .layouts
                     .iter()
@@ -451,11 +450,7 @@ impl Walker {
         };
         // (A type field in the file's order is read in the order its header chose.)
         let ty = s.ty.map_or(0, |(off, t, big)| {
-            read(
-                st.buf,
-                at,
-                (off, t, if s.ty_file_order { st.big } else { big }),
-            )
+            read(st.buf, at, (off, t, big.unwrap_or(st.big)))
         });
         if s.ty.is_some() {
             let body = total - s.hs;
