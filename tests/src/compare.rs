@@ -2137,6 +2137,37 @@ pub fn zip(b: &[u8], g: &schemas::zip::Zip<'_>, v: &View) {
                 ]
             );
         }
+        // The data descriptor, when the entry's flag bit 3 says one follows its data: its
+        // first word and, after the signature when that word is one, its CRC-32 and size.
+        let lead = g.descriptor_lead(&c.header());
+        let desc = g.descriptor(&c.header());
+        let flagged = c.header().flags() & 0x0008 != 0;
+        assert_eq!((lead.is_some(), desc.is_some()), (flagged, flagged));
+        for (name, at) in [
+            ("descriptor_lead", lead.map(|x| span(b, x.as_bytes()).0)),
+            ("descriptor", desc.map(|x| span(b, x.as_bytes()).0)),
+        ] {
+            let path = format!("{p}.{name}");
+            let listed = v
+                .group(name)
+                .is_some_and(|g| g.records.len() as u64 == g.total);
+            let theirs = v
+                .groups
+                .iter()
+                .flat_map(|g| g.records.iter())
+                .find(|r| r.path == path)
+                .map(|r| r.offset);
+            if listed || theirs.is_some() {
+                assert_eq!(theirs, at, "{path}");
+            }
+        }
+        if let (Some(d), true) = (
+            desc,
+            v.group("descriptor")
+                .is_some_and(|g| g.records.len() as u64 == g.total),
+        ) {
+            same_fields!(v, &format!("{p}.descriptor"), d, [crc32, compressed_size]);
+        }
     }
     // Every entry's extra fields, entry by entry (a stream within the entries' records).
     let listed = usize::try_from(npuschema_codegen::interp::LIST_LIMIT).unwrap_or(usize::MAX);

@@ -589,3 +589,178 @@ fn extra_fields_are_records_within_each_entry() {
         eprintln!("zip_real: no archive here has extra fields; the tiling was not checked");
     }
 }
+
+/// How `archive` writes an entry: as a streaming writer leaves it (APPNOTE 4.3.9: flag bit 3
+/// set, the local header's CRC-32 and sizes zero, and after the data a data descriptor with
+/// its signature, without it (4.3.9.3), or none at all), or plainly (`Plain`).
+#[derive(Clone, Copy)]
+enum Entry {
+    Plain,
+    Streamed(Option<bool>),
+}
+
+/// An archive of stored entries (`a0.txt`, `a1.txt`, ...), each of `data`, written as
+/// `entries` say.
+fn archive(data: &[u8], entries: &[Entry]) -> Vec<u8> {
+    let crc = npuschema_core::crc32(0, data);
+    let n = data.len() as u32;
+    let mut b = Vec::new();
+    let u16s = |b: &mut Vec<u8>, xs: &[u16]| xs.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    let u32s = |b: &mut Vec<u8>, xs: &[u32]| xs.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    let mut locals = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let name = format!("a{i}.txt");
+        locals.push(b.len() as u32);
+        // The local header (version 20, stored, a DOS date of 1980-01-01).
+        let (flags, sums) = match e {
+            Entry::Plain => (0, [crc, n, n]),
+            Entry::Streamed(_) => (8, [0, 0, 0]),
+        };
+        u32s(&mut b, &[0x0403_4B50]);
+        u16s(&mut b, &[20, flags, 0, 0, 0x21]);
+        u32s(&mut b, &sums);
+        u16s(&mut b, &[name.len() as u16, 0]);
+        b.extend(name.as_bytes());
+        b.extend(data);
+        match e {
+            Entry::Streamed(Some(true)) => u32s(&mut b, &[0x0807_4B50, crc, n, n]),
+            Entry::Streamed(Some(false)) => u32s(&mut b, &[crc, n, n]),
+            _ => {}
+        }
+    }
+    let cd = b.len() as u32;
+    for (i, e) in entries.iter().enumerate() {
+        let name = format!("a{i}.txt");
+        let flags = if matches!(e, Entry::Plain) { 0 } else { 8 };
+        u32s(&mut b, &[0x0201_4B50]);
+        u16s(&mut b, &[20, 20, flags, 0, 0, 0x21]);
+        u32s(&mut b, &[crc, n, n]);
+        u16s(&mut b, &[name.len() as u16, 0, 0, 0, 0]);
+        u32s(&mut b, &[0, locals[i]]);
+        b.extend(name.as_bytes());
+    }
+    let cd_len = b.len() as u32 - cd;
+    let count = entries.len() as u16;
+    u32s(&mut b, &[0x0605_4B50]);
+    u16s(&mut b, &[0, 0, count, count]);
+    u32s(&mut b, &[cd_len, cd]);
+    u16s(&mut b, &[0]);
+    b
+}
+
+/// Data descriptors (APPNOTE 4.3.9): one per entry whose flag bit 3 is set (a record per
+/// record present only `when` the entry's flag says), its CRC-32 and compressed size after
+/// its signature when it has one (the place read from the word before it) held to the
+/// entry's. On the real archives: every flagged entry has one, found alike by the generated
+/// view and the interpreter (`compare::zip`, in `real_zip_files_agree_with_the_zip_crate`).
+/// On a streamed archive written here, signed and unsigned: both readers accept it; every
+/// byte of the descriptor's CRC-32 and size flipped is `descriptor-differs`, its uncompressed
+/// size (not read: 4 or 8 bytes by ZIP64) accepted, and a flagged entry without a descriptor
+/// before the central directory is `descriptor-out-of-bounds`; the `zip` crate, which reads
+/// an archive from its central directory and never reads a descriptor, accepts all of these
+/// (a rule the schema states and the crate does not), and the interpreter gives the
+/// generated code's error on each. A descriptor is its entry's own: an unflagged entry after
+/// a flagged one has none, in both engines (the rule's `when` taken away, the second of two
+/// entries of the same data fails it rather than pass on the first one's descriptor).
+#[test]
+fn data_descriptors_are_checked() {
+    let interp = interp();
+    let (mut archives, mut flagged, mut signed) = (0usize, 0usize, 0usize);
+    for p in zips(600) {
+        let Ok(b) = std::fs::read(&p) else { continue };
+        let Ok(v) = Zip::validate(&b) else { continue };
+        let before = flagged;
+        for c in v.centrals() {
+            let h = c.header();
+            let (lead, desc) = (v.descriptor_lead(&h), v.descriptor(&h));
+            if h.flags() & 8 == 0 {
+                assert!(lead.is_none() && desc.is_none(), "{}", p.display());
+                continue;
+            }
+            let (lead, desc) = (lead.unwrap(), desc.unwrap());
+            assert_eq!(
+                (desc.crc32(), desc.compressed_size()),
+                (h.crc32(), h.compressed_size())
+            );
+            flagged += 1;
+            signed += usize::from(lead.signature() == 0x0807_4B50);
+        }
+        archives += usize::from(flagged > before);
+    }
+    eprintln!(
+        "zip_real: {archives} real archives with data descriptors, {flagged} descriptors ({signed} with the signature), each the entry's CRC-32 and size"
+    );
+    let same = |m: &[u8]| {
+        let ours = Zip::validate(m).map(|_| ());
+        assert_eq!(interp.validate(m).map(|_| ()), ours.clone());
+        assert!(
+            by_zip(m).is_ok(),
+            "the zip crate refuses a streamed archive"
+        );
+        ours.err().map(|e| e.code)
+    };
+    let data = b"data descriptors, signed and not";
+    for (sig, lead) in [(true, 4usize), (false, 0)] {
+        let good = archive(data, &[Entry::Streamed(Some(sig))]);
+        assert_eq!(same(&good), None, "signed: {sig}");
+        let v = Zip::validate(&good).unwrap();
+        let h = v.centrals().next().unwrap().header();
+        let at = 30 + 6 + data.len();
+        let d = v.descriptor(&h).unwrap();
+        assert_eq!(span_of(&good, d.as_bytes()), at + lead);
+        // The signature (when there is one), the CRC-32 and the compressed size.
+        for i in at..at + lead + 8 {
+            let mut m = good.clone();
+            m[i] ^= 0x10;
+            assert_eq!(
+                same(&m),
+                Some("descriptor-differs"),
+                "signed {sig}, byte {i:#x}"
+            );
+        }
+        // The uncompressed size: not read.
+        for i in at + lead + 8..at + lead + 12 {
+            let mut m = good.clone();
+            m[i] ^= 0x10;
+            assert_eq!(same(&m), None, "signed {sig}, byte {i:#x}");
+        }
+    }
+    assert_eq!(
+        same(&archive(data, &[Entry::Streamed(None)])),
+        Some("descriptor-out-of-bounds")
+    );
+    // A descriptor is the entry's own: after an entry that has one, an entry whose flag says
+    // it has none has none (its accessor `None`, its reads without a value), in the generated
+    // code and in the interpreter alike. Two entries of the same data, so that a descriptor
+    // left over from the first would pass the second's rule: with the rule's `when` taken
+    // away, the second entry fails it, at the second entry.
+    let two = archive(data, &[Entry::Streamed(Some(true)), Entry::Plain]);
+    assert_eq!(same(&two), None);
+    let v = Zip::validate(&two).unwrap();
+    let second = v.centrals().nth(1).unwrap().header();
+    assert!(v.descriptor(&second).is_none() && v.descriptor_lead(&second).is_none());
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/zip.yaml"),
+    )
+    .unwrap();
+    let rule = r#"field: descriptor.crc32, when: "(flags & DESCRIPTOR) != 0" }"#;
+    assert!(text.contains(rule));
+    let dir = std::env::temp_dir().join(format!("npuschema-zip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("zip_always.yaml");
+    std::fs::write(&path, text.replace(rule, "field: descriptor.crc32 }")).unwrap();
+    let always = npuschema_codegen::load(&path).unwrap_or_else(|d| panic!("{d}"));
+    let always = npuschema_codegen::interp::Interp::new(&always);
+    let e = always.validate(&two).map(|_| ()).unwrap_err();
+    assert_eq!(
+        (e.code, e.to_string().contains("centrals[1].descriptor")),
+        ("descriptor-differs", true),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Where `part`, a slice of `b`, starts in it.
+fn span_of(b: &[u8], part: &[u8]) -> usize {
+    part.as_ptr() as usize - b.as_ptr() as usize
+}

@@ -3,7 +3,7 @@
 
 use crate::check::expr::{check_expr, single_field};
 use crate::check::lookup::is_gated;
-use crate::check::{Checked, FieldKind, Layout, Scope, StepState};
+use crate::check::{Checked, FieldKind, Layout, Owner, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
 use crate::schema::ext::{
@@ -256,9 +256,10 @@ pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut 
     }
 }
 
-/// A located record with `table: T`, one per record of the table or stream T: its `at` over
-/// T's record fields and constants; no `gate` or `search` (no format needs them per record
-/// yet). The writer refuses it (`lower/writer.rs`).
+/// A located record with `table: T`, one per record of the table or stream T: its `at` (and
+/// `when`) over T's record fields, constants and the records one per record of T declared
+/// before it; no `gate` or `search` (no format needs them per record yet). The writer
+/// refuses it (`lower/writer.rs`).
 fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Diags) {
     match c.table(&tn.text) {
         None => d.error(
@@ -268,23 +269,10 @@ fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Di
                 r.name.text, tn.text
             ),
         ),
-        // The record's fields and constants only: the view finds the record from the
-        // record it is given (`zip.local(&entry)`), without the file's other values.
         Some(t) => {
-            let mut only = Diags::new(d.file.clone());
-            check_expr(c, &r.at, Scope::RecordOnly(t), false, "at", &mut only);
-            let mut wider = Diags::new(d.file.clone());
-            check_expr(c, &r.at, Scope::Record(t), false, "at", &mut wider);
-            if !only.is_empty() && wider.is_empty() {
-                d.error(
-                    r.at.pos,
-                    format!(
-                        "record `{}`: `at: {}` may read only the fields of `{}`'s record and constants (its view finds it from the record it is given)",
-                        r.name.text, r.at.text, tn.text
-                    ),
-                );
-            } else {
-                check_expr(c, &r.at, Scope::RecordOnly(t), false, "at", d);
+            per_record_expr(c, r, t, &r.at, false, "at", d);
+            if let Some(w) = &r.when {
+                per_record_expr(c, r, t, w, true, "when", d);
             }
         }
     }
@@ -308,16 +296,172 @@ fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Di
     }
 }
 
+/// What a record per record's `at` and `when` may read: the fields of its collection's
+/// record, constants, and the records one per record of that collection declared before it
+/// (ZIP's data descriptor after the data its local header locates). The view's accessor
+/// finds the record from the record it is given, placing those before it, so nothing else
+/// (`header.`, `len`, a file-level record, a position) is there to read.
+fn per_record_expr(
+    c: &Checked,
+    r: &crate::schema::ext::Record,
+    t: &Table,
+    e: &ExprAt,
+    cond: bool,
+    what: &str,
+    d: &mut Diags,
+) {
+    let mut scratch = Diags::new(d.file.clone());
+    check_expr(c, e, Scope::Record(t), cond, what, &mut scratch);
+    if !scratch.is_empty() {
+        check_expr(c, e, Scope::Record(t), cond, what, d);
+        return;
+    }
+    let file = &c.schema.file;
+    let me = file
+        .ext
+        .records
+        .iter()
+        .position(|x| x.name.text == r.name.text);
+    // A record one per record of the same collection, declared before this one.
+    let earlier = |name: &str| {
+        file.ext
+            .records
+            .iter()
+            .position(|x| x.name.text == name)
+            .is_some_and(|j| {
+                me.is_some_and(|me| j < me)
+                    && file.ext.records[j]
+                        .table
+                        .as_ref()
+                        .is_some_and(|x| x.text == t.name.text)
+            })
+    };
+    let mut bad: Option<String> = None;
+    for p in e.expr.refs() {
+        let ok = match c.resolve(p, Scope::Record(t)) {
+            Ok(
+                crate::check::Resolved::Const(_)
+                | crate::check::Resolved::EnumValue(..)
+                | crate::check::Resolved::Field(Owner::Record, _)
+                | crate::check::Resolved::FlagBit(Owner::Record, ..)
+                | crate::check::Resolved::Composed(Owner::Record, _)
+                | crate::check::Resolved::BitField(Owner::Record, ..)
+                | crate::check::Resolved::Nested(Owner::Record, _),
+            ) => true,
+            Ok(
+                crate::check::Resolved::Field(Owner::Located(j), _)
+                | crate::check::Resolved::FlagBit(Owner::Located(j), ..)
+                | crate::check::Resolved::Composed(Owner::Located(j), _)
+                | crate::check::Resolved::BitField(Owner::Located(j), ..)
+                | crate::check::Resolved::Nested(Owner::Located(j), _),
+            ) => file
+                .ext
+                .records
+                .get(j)
+                .is_some_and(|x| earlier(&x.name.text)),
+            _ => false,
+        };
+        if !ok && bad.is_none() {
+            bad = Some(format!("`{}`", p.join(".")));
+        }
+    }
+    for (f, n) in e.expr.named_calls() {
+        if !(f == "end" && earlier(n)) && bad.is_none() {
+            bad = Some(format!("`{f}({n})`"));
+        }
+    }
+    if bad.is_none() && has_index(&e.expr) {
+        bad = Some("a table's record at a computed index".to_string());
+    }
+    if let Some(b) = bad {
+        // Wrong in itself: what else fails at this expression (the order check's "reads
+        // record ... before" for a record it may not read) follows from this mistake.
+        let before = d.items.len();
+        d.error(
+            e.pos,
+            format!(
+                "record `{}`: `{what}: {}` reads {b}; it may read only the fields of `{}`'s record, constants and the records one per record of `{}` declared before it (its view finds it from the record it is given)",
+                r.name.text, e.text, t.name.text, t.name.text
+            ),
+        );
+        d.poison(e.pos, before);
+    }
+}
+
+/// The records one per record of a collection that record `ri` (one per record of it)
+/// reads in its `at` and `when`, directly or through another: the ones its view's accessor
+/// places before it, ascending (each reads only records declared before it,
+/// `per_record_expr`).
+pub(crate) fn per_record_reads(c: &Checked, ri: usize) -> Vec<usize> {
+    let records = &c.schema.file.ext.records;
+    let Some(t) = records
+        .get(ri)
+        .and_then(|r| r.table.as_ref())
+        .and_then(|tn| c.table(&tn.text))
+    else {
+        return Vec::new();
+    };
+    let mut need = vec![false; records.len()];
+    if let Some(x) = need.get_mut(ri) {
+        *x = true;
+    }
+    for j in (0..=ri).rev() {
+        if !need.get(j).copied().unwrap_or(false) {
+            continue;
+        }
+        let Some(r) = records.get(j) else { continue };
+        for e in std::iter::once(&r.at).chain(r.when.iter()) {
+            for p in e.expr.refs() {
+                if let Ok(
+                    crate::check::Resolved::Field(Owner::Located(k), _)
+                    | crate::check::Resolved::FlagBit(Owner::Located(k), ..)
+                    | crate::check::Resolved::Composed(Owner::Located(k), _)
+                    | crate::check::Resolved::BitField(Owner::Located(k), ..)
+                    | crate::check::Resolved::Nested(Owner::Located(k), _),
+                ) = c.resolve(p, Scope::Record(t))
+                    && k < j
+                    && let Some(x) = need.get_mut(k)
+                {
+                    *x = true;
+                }
+            }
+            for (f, n) in e.expr.named_calls() {
+                if f == "end"
+                    && let Some(k) = records.iter().position(|x| x.name.text == n)
+                    && k < j
+                    && let Some(x) = need.get_mut(k)
+                {
+                    *x = true;
+                }
+            }
+        }
+    }
+    (0..ri)
+        .filter(|&j| need.get(j).copied().unwrap_or(false))
+        .collect()
+}
+
+/// Whether an expression reads a table's record at a computed index (`sections[i].offset`).
+fn has_index(e: &Expr) -> bool {
+    match e {
+        Expr::Num(_) | Expr::Ref(_) => false,
+        Expr::At(..) => true,
+        Expr::Not(x) => has_index(x),
+        Expr::Bin(_, l, r) => has_index(l) || has_index(r),
+        Expr::Call(_, args) => args.iter().any(has_index),
+    }
+}
+
 /// A located record present only `when` a condition holds: the condition is over what is
-/// read before its `record_fits` (the order check reads it with `at`); a record per record,
-/// a searched or a version-gated one cannot also be optional.
+/// read before its `record_fits` (the order check reads it with `at`); a searched or a
+/// version-gated one cannot also be optional. One per record of a collection may be (ZIP's
+/// data descriptor, by a flag bit of each entry): its condition is checked as its `at`.
 fn check_when(c: &Checked, r: &crate::schema::ext::Record, w: &ExprAt, d: &mut Diags) {
-    check_expr(c, w, Scope::Top, true, "when", d);
+    // One per record of a collection: over that record's scope (`per_record`).
+    if r.table.is_none() {
+        check_expr(c, w, Scope::Top, true, "when", d);
+    }
     for (what, has) in [
-        (
-            "one per record of a collection (`table`)",
-            r.table.is_some(),
-        ),
         ("searched for (`search`)", r.search.is_some()),
         ("version-gated (`gate`)", r.gate.is_some()),
     ] {
@@ -350,7 +494,20 @@ fn optional_reads(c: &Checked, d: &mut Diags) {
     if optional.is_empty() {
         return;
     }
+    // A record per record's `at` may read an optional one of its collection declared before
+    // it (`per_record_expr`): its accessor places that one first, and has no value without it.
+    let per_record_at = |e: &ExprAt| {
+        c.schema
+            .file
+            .ext
+            .records
+            .iter()
+            .any(|r| r.table.is_some() && std::ptr::eq(&r.at, e))
+    };
     for (e, what) in crate::check::positions::definitions(c) {
+        if per_record_at(e) {
+            continue;
+        }
         let mut reads: Vec<String> = e
             .expr
             .refs()

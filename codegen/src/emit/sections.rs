@@ -1030,9 +1030,18 @@ pub fn step(
             let (bind_at, at_opt, at_or) = bind_value(em, &r.at.expr, scope, env, "at");
             let (bind_w, w_opt, w_or) = bind_value(em, &within.expr, scope, env, "within");
             let wname = Em::short_name(within);
-            // Blame the field that locates the record, or else the record itself.
+            // Blame the field that locates the record, or else the record itself (one per
+            // record of a collection: `centrals[3].descriptor`).
             let blamed = if crate::check::expr::single_field(c, &r.at.expr, scope).is_some() {
                 em.blame(&r.at.expr, scope)
+            } else if let (Some(tn), Scope::Record(_)) = (&r.table, scope) {
+                Blame::record(
+                    &tn.text,
+                    Idx::U64(quote!(index)),
+                    &r.name.text,
+                    at_or(quote!(0)),
+                    0,
+                )
             } else {
                 Blame::at(&r.name.text, at_or(quote!(0)))
             };
@@ -1981,6 +1990,71 @@ pub struct FileItems {
     pub items: Vec<TokenStream>,
 }
 
+/// The code of a record per record's accessor (`file_items`) that places record `r` of
+/// collection `t` from `rec`: `r` and `r_at` bound, as the validator binds them (an
+/// `Option` for a record present only `when` its condition holds). `last`: the accessor's
+/// own record, which returns `None` when its condition does not hold.
+fn per_record_place(
+    em: &Em<'_>,
+    r: &crate::schema::ext::Record,
+    t: &Table,
+    last: bool,
+) -> TokenStream {
+    let c = em.c;
+    let Some(st) = c.strukt(&r.strukt.text) else {
+        return quote!();
+    };
+    let var = ident(&r.name.text);
+    let var_at = format_ident!("{}_at", r.name.text);
+    let ty = ident(&st.name.text);
+    let n = lit_usize(c.layouts.get(&st.name.text).map_or(0, |l| l.size));
+    let order = crate::emit::order_init(c, &st.name.text, quote!(self.__big));
+    let env = Env {
+        header: quote!(rec),
+        record: quote!(rec),
+        found: Vec::new(),
+    };
+    let scope = Scope::Record(t);
+    let at = match em.infallible(&r.at.expr, scope, &env) {
+        Some(v) => v,
+        None => {
+            let v = em.value(&r.at.expr, scope, &env);
+            quote!(#v?)
+        }
+    };
+    let view = quote!(#ty { raw: __rt::chunk_at::<#n>(self.buf, #var_at)?, buf: self.buf, index: 0 #order });
+    match &r.when {
+        None => quote! {
+            let #var_at: u64 = #at;
+            let #var = #view;
+            let _ = (&#var, #var_at);
+        },
+        Some(w) => {
+            let cond = crate::emit::strip_parens(em.cond(&w.expr, scope, &env));
+            if last {
+                quote! {
+                    let #var = if #cond {
+                        let #var_at: u64 = #at;
+                        #view
+                    } else {
+                        return None;
+                    };
+                }
+            } else {
+                quote! {
+                    let (#var, #var_at): (Option<#ty<'a>>, u64) = if #cond {
+                        let #var_at: u64 = #at;
+                        (Some(#view), #var_at)
+                    } else {
+                        (None, 0)
+                    };
+                    let _ = (&#var, #var_at);
+                }
+            }
+        }
+    }
+}
+
 /// Located records and collections of the file being emitted.
 pub fn file_items(em: &Em<'_>) -> FileItems {
     let c = em.c;
@@ -1995,37 +2069,43 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         let d = doc_attr(&r.doc);
         let order = crate::emit::order_init(c, &st.name.text, quote!(self.__big));
         if let Some(tn) = &r.table {
-            // One per record of a table or stream: found from the record on each call.
+            // One per record of a table or stream: found from the record on each call, after
+            // the records of that collection it reads (`per_record_reads`), placed in turn.
             let Some(t) = c.table(&tn.text) else { continue };
             let rec_ty = ident(&t.record.text);
-            let n = c.layouts.get(&st.name.text).map_or(0, |l| l.size);
-            let n = lit_usize(n);
-            let env = Env {
-                header: quote!(rec),
-                record: quote!(rec),
-                found: Vec::new(),
+            let Some(ri) = file
+                .ext
+                .records
+                .iter()
+                .position(|x| x.name.text == r.name.text)
+            else {
+                continue;
             };
-            let scope = Scope::RecordOnly(t);
-            let at = match em.infallible(&r.at.expr, scope, &env) {
-                Some(v) => v,
-                None => {
-                    let v = em.value(&r.at.expr, scope, &env);
-                    quote!(#v?)
+            let mut placed = Vec::new();
+            for j in crate::check::ext::per_record_reads(c, ri) {
+                if let Some(dr) = file.ext.records.get(j) {
+                    placed.push(per_record_place(em, dr, t, false));
                 }
+            }
+            placed.push(per_record_place(em, r, t, true));
+            let rdoc = match &r.when {
+                None => format!(
+                    " The `{}` of `rec`, a record of `{}`, at `{}`: `None` when it does not lie in the buffer (a record of another file; validation proved every record of this one has it).",
+                    r.name.text, tn.text, r.at.text
+                ),
+                Some(w) => format!(
+                    " The `{}` of `rec`, a record of `{}`, at `{}` when `{}`: `None` when that does not hold (the record is not there), or when it does not lie in the buffer (a record of another file; validation proved every record of this one that has it has it there).",
+                    r.name.text, tn.text, r.at.text, w.text
+                ),
             };
-            let rdoc = format!(
-                " The `{}` of `rec`, a record of `{}`, at `{}`: `None` when it does not lie in the buffer (a record of another file; validation proved every record of this one has it).",
-                r.name.text, tn.text, r.at.text
-            );
             out.accessors.push(quote! {
                 #d
                 #[doc = ""]
                 #[doc = #rdoc]
                 #[must_use]
                 pub fn #var(&self, rec: &#rec_ty<'a>) -> Option<#ty<'a>> {
-                    let at: u64 = #at;
-                    let raw = __rt::chunk_at::<#n>(self.buf, at)?;
-                    Some(#ty { raw, buf: self.buf, index: 0 #order })
+                    #(#placed)*
+                    Some(#var)
                 }
             });
             continue;

@@ -710,10 +710,13 @@ impl Comp<'_> {
                 let r = &file.ext.records[ri];
                 let st = c.strukt(&r.strukt.text)?;
                 let single = crate::check::expr::single_field(c, &r.at.expr, scope).is_some();
-                let b = if single {
-                    self.blame(&r.at.expr, scope)
-                } else {
-                    CBlame::plain(r.name.text.clone(), 0)
+                let b = match (&r.table, scope) {
+                    _ if single => self.blame(&r.at.expr, scope),
+                    // One per record of a collection: `centrals[3].descriptor`.
+                    (Some(tn), Scope::Record(_)) => {
+                        CBlame::record(&tn.text, &r.name.text, 0, BaseK::Zero, IdxK::Index)
+                    }
+                    _ => CBlame::plain(r.name.text.clone(), 0),
                 };
                 // A search's miss names the places searched; a placement's, the bytes past the limit.
                 let shape = match &r.search {
@@ -722,7 +725,7 @@ impl Comp<'_> {
                 };
                 let f = self.fail(&code.text, b, shape);
                 let gated = r.gate.is_some();
-                let placed = CStep::RecordFits {
+                CStep::RecordFits {
                     f,
                     rec: ri,
                     sidx: struct_index(c, &r.strukt.text).unwrap_or(usize::MAX),
@@ -743,15 +746,9 @@ impl Comp<'_> {
                             back.unwrap_or(0),
                         ))
                     }),
-                };
-                // Present only when its condition holds: placed then, absent (its reads
-                // without a value) otherwise.
-                match &r.when {
-                    Some(w) => CStep::When {
-                        cond: self.expr(&w.expr, scope),
-                        step: Box::new(placed),
-                    },
-                    None => placed,
+                    // Present only when its condition holds: placed then, absent (its reads
+                    // without a value) otherwise.
+                    when: r.when.as_ref().map(|w| self.expr(&w.expr, scope)),
                 }
             }
             ExtStep::EntrySize { code, directory } => {

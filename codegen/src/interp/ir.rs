@@ -316,6 +316,9 @@ pub(super) enum CStep {
         blame_at_value: bool,
         /// Found by a search back from `at`: the condition over the record, and how far.
         search: Option<Box<(CE, u64)>>,
+        /// Present only when this holds: absent otherwise (for a record per record, absent
+        /// for this record of its collection whatever an earlier one had).
+        when: Option<CE>,
     },
     EntrySize {
         f1: Fail,

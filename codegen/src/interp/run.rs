@@ -476,7 +476,14 @@ impl<'c> Interp<'c> {
                     size,
                     blame_at_value,
                     search,
+                    when,
                 } => {
+                    if let Some(c) = when
+                        && !st.cond(p, c)
+                    {
+                        st.located[*rec] = None;
+                        continue;
+                    }
                     let (a, w) = (st.val(p, at), st.val(p, within));
                     if let Some(s) = search {
                         let (cond, back) = &**s;

@@ -142,37 +142,70 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
     }
     groups.extend(super::stream::groups(p, st));
     // Records one per record of a table or stream: `centrals[3].local`, found from each
-    // record as the view's accessor finds it (`at` in the record-only scope).
-    for r in &file.ext.records {
+    // record as the view's accessor finds it (after the records of that collection it reads,
+    // each placed in turn: `per_record_reads`), and only when its condition holds.
+    for (ri, r) in file.ext.records.iter().enumerate() {
         let (Some(tn), Some(s)) = (&r.table, c.strukt(&r.strukt.text)) else {
             continue;
         };
         let Some(t) = c.table(&tn.text) else { continue };
-        let at = comp.expr(&r.at.expr, Scope::RecordOnly(t));
-        let size = c.layouts.get(&s.name.text).map_or(0, |l| l.size);
-        let (starts, total) = match file.tables.iter().position(|x| x.name.text == tn.text) {
-            Some(ti) => match st.tables.get(ti).copied().flatten() {
-                Some((a, n, stride)) => (
-                    (0..n.min(LIST_LIMIT))
-                        .map(|i| a.saturating_add(i.saturating_mul(stride)))
-                        .collect(),
-                    n,
-                ),
-                None => (Vec::new(), 0),
-            },
-            None => super::stream::record_starts(p, st, &tn.text, LIST_LIMIT),
-        };
+        let scope = Scope::Record(t);
+        // (index, `when`, `at`, size) of each record placed, this one last.
+        let placed: Vec<(usize, Option<CE>, CE, u64)> = crate::check::ext::per_record_reads(c, ri)
+            .into_iter()
+            .chain(std::iter::once(ri))
+            .filter_map(|j| {
+                let x = file.ext.records.get(j)?;
+                let size = c.layouts.get(&x.strukt.text).map_or(0, |l| l.size);
+                Some((
+                    j,
+                    x.when.as_ref().map(|w| comp.expr(&w.expr, scope)),
+                    comp.expr(&x.at.expr, scope),
+                    size,
+                ))
+            })
+            .collect();
+        // A record present only `when` its condition holds is counted over every record of
+        // the collection (its total is how many have it), and listed up to the limit.
+        let optional = r.when.is_some();
+        let limit = if optional { u64::MAX } else { LIST_LIMIT };
+        let (starts, holders): (Vec<u64>, u64) =
+            match file.tables.iter().position(|x| x.name.text == tn.text) {
+                Some(ti) => match st.tables.get(ti).copied().flatten() {
+                    Some((a, n, stride)) => (
+                        (0..n.min(limit))
+                            .map(|i| a.saturating_add(i.saturating_mul(stride)))
+                            .collect(),
+                        n,
+                    ),
+                    None => (Vec::new(), 0),
+                },
+                None => super::stream::record_starts(p, st, &tn.text, limit),
+            };
+        let mut here = st.clone();
         let mut records = Vec::new();
+        let mut present = 0u64;
         for (i, rat) in (0u64..).zip(starts) {
-            let Some(o) = st.eval_rec(p, &at, rat) else {
+            here.rec_at = rat;
+            for (j, when, at, size) in &placed {
+                let o = match when {
+                    Some(w) if !here.cond(p, w) => None,
+                    _ => here
+                        .val(p, at)
+                        .filter(|o| npuschema_core::range_at(buf, *o, *size).is_some()),
+                };
+                here.located[*j] = o.map(|o| (o, *size, 0));
+            }
+            let Some(Some((o, _, _))) = here.located.get(ri).copied() else {
                 continue;
             };
-            if npuschema_core::range_at(buf, o, size).is_none() {
-                continue;
+            present = present.saturating_add(1);
+            if u64::try_from(records.len()).is_ok_and(|n| n < LIST_LIMIT) {
+                let path = format!("{}[{i}].{}", tn.text, r.name.text);
+                records.push(record(p, st, s, o, None, path, Some(i)));
             }
-            let path = format!("{}[{i}].{}", tn.text, r.name.text);
-            records.push(record(p, st, s, o, None, path, Some(i)));
         }
+        let total = if optional { present } else { holders };
         groups.push(Group {
             kind: "record",
             name: r.name.text.clone(),

@@ -814,6 +814,9 @@ pub fn write_seeds(dir: &Path) -> usize {
             ));
         }
     }
+    // A streamed archive (APPNOTE 4.3.9): entries whose flag bit 3 puts a data descriptor
+    // after their data, with its signature and without it, and a plain entry after them.
+    seeds.push(("zip-descriptors".to_string(), ZIP, streamed_zip()));
     // Captures (python3-dpkt's examples): a byte order and resolution from the magic.
     for p in real_files(Path::new("/usr/share"), 32 << 10, 4, &|p, h| {
         p.extension().is_some_and(|e| e == "pcap" || e == "cap")
@@ -901,4 +904,64 @@ pub fn write_seeds(dir: &Path) -> usize {
         fs::write(out.join(name), seed).expect("write seed");
     }
     seeds.len()
+}
+
+/// Three stored entries of 4 bytes: the first two streamed (flag bit 3, zeros in the local
+/// header), their data descriptors with and without the signature, the third plain.
+fn streamed_zip() -> Vec<u8> {
+    let data = b"abcd";
+    // CRC-32 (IEEE) of "abcd".
+    let crc = 0xED82_CD11u32;
+    let mut b = Vec::new();
+    let mut locals = Vec::new();
+    for (i, kind) in [Some(true), Some(false), None].into_iter().enumerate() {
+        locals.push(b.len() as u32);
+        let flags: u16 = if kind.is_some() { 8 } else { 0 };
+        let sums = if kind.is_some() { [0, 0, 0] } else { [crc, 4, 4] };
+        b.extend_from_slice(&0x0403_4B50u32.to_le_bytes());
+        for x in [20u16, flags, 0, 0, 0x21] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in sums {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        b.extend_from_slice(&6u16.to_le_bytes());
+        b.extend_from_slice(&0u16.to_le_bytes());
+        b.extend_from_slice(format!("a{i}.txt").as_bytes());
+        b.extend_from_slice(data);
+        let words: &[u32] = match kind {
+            Some(true) => &[0x0807_4B50, crc, 4, 4],
+            Some(false) => &[crc, 4, 4],
+            None => &[],
+        };
+        for x in words {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let cd = b.len() as u32;
+    for (i, at) in locals.iter().enumerate() {
+        let flags: u16 = if i < 2 { 8 } else { 0 };
+        b.extend_from_slice(&0x0201_4B50u32.to_le_bytes());
+        for x in [20u16, 20, flags, 0, 0, 0x21] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [crc, 4, 4] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        for x in [6u16, 0, 0, 0, 0] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&at.to_le_bytes());
+        b.extend_from_slice(format!("a{i}.txt").as_bytes());
+    }
+    let cd_len = b.len() as u32 - cd;
+    b.extend_from_slice(&0x0605_4B50u32.to_le_bytes());
+    for x in [0u16, 0, 3, 3] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(&cd_len.to_le_bytes());
+    b.extend_from_slice(&cd.to_le_bytes());
+    b.extend_from_slice(&0u16.to_le_bytes());
+    b
 }
