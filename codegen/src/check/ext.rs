@@ -339,27 +339,17 @@ fn per_record_expr(
     let mut bad: Option<String> = None;
     for p in e.expr.refs() {
         let ok = match c.resolve(p, Scope::Record(t)) {
-            Ok(
-                crate::check::Resolved::Const(_)
-                | crate::check::Resolved::EnumValue(..)
-                | crate::check::Resolved::Field(Owner::Record, _)
-                | crate::check::Resolved::FlagBit(Owner::Record, ..)
-                | crate::check::Resolved::Composed(Owner::Record, _)
-                | crate::check::Resolved::BitField(Owner::Record, ..)
-                | crate::check::Resolved::Nested(Owner::Record, _),
-            ) => true,
-            Ok(
-                crate::check::Resolved::Field(Owner::Located(j), _)
-                | crate::check::Resolved::FlagBit(Owner::Located(j), ..)
-                | crate::check::Resolved::Composed(Owner::Located(j), _)
-                | crate::check::Resolved::BitField(Owner::Located(j), ..)
-                | crate::check::Resolved::Nested(Owner::Located(j), _),
-            ) => file
-                .ext
-                .records
-                .get(j)
-                .is_some_and(|x| earlier(&x.name.text)),
-            _ => false,
+            Ok(crate::check::Resolved::Const(_) | crate::check::Resolved::EnumValue(..)) => true,
+            Ok(x) => match x.owner() {
+                Some(Owner::Record) => true,
+                Some(Owner::Located(j)) => file
+                    .ext
+                    .records
+                    .get(j)
+                    .is_some_and(|x| earlier(&x.name.text)),
+                _ => false,
+            },
+            Err(_) => false,
         };
         if !ok && bad.is_none() {
             bad = Some(format!("`{}`", p.join(".")));
@@ -412,13 +402,8 @@ pub(crate) fn per_record_reads(c: &Checked, ri: usize) -> Vec<usize> {
         let Some(r) = records.get(j) else { continue };
         for e in std::iter::once(&r.at).chain(r.when.iter()) {
             for p in e.expr.refs() {
-                if let Ok(
-                    crate::check::Resolved::Field(Owner::Located(k), _)
-                    | crate::check::Resolved::FlagBit(Owner::Located(k), ..)
-                    | crate::check::Resolved::Composed(Owner::Located(k), _)
-                    | crate::check::Resolved::BitField(Owner::Located(k), ..)
-                    | crate::check::Resolved::Nested(Owner::Located(k), _),
-                ) = c.resolve(p, Scope::Record(t))
+                if let Ok(Some(Owner::Located(k))) =
+                    c.resolve(p, Scope::Record(t)).map(|x| x.owner())
                     && k < j
                     && let Some(x) = need.get_mut(k)
                 {

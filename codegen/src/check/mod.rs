@@ -115,6 +115,20 @@ pub enum Resolved {
     Nested(Owner, crate::check::Leaf),
 }
 
+impl Resolved {
+    /// Whose field this reads (`None`: not a field: `len`, a constant, a position, ...).
+    pub(crate) fn owner(&self) -> Option<Owner> {
+        match self {
+            Resolved::Field(o, _)
+            | Resolved::FlagBit(o, ..)
+            | Resolved::Composed(o, _)
+            | Resolved::BitField(o, ..)
+            | Resolved::Nested(o, _) => Some(*o),
+            _ => None,
+        }
+    }
+}
+
 /// Where an expression is evaluated.
 #[derive(Clone, Copy, Debug)]
 pub enum Scope<'a> {
