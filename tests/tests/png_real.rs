@@ -586,3 +586,72 @@ fn image_chunks_after_idat_are_refused_where_they_stand() {
     );
     assert!(added > 0, "no real PNG took a pHYs");
 }
+
+/// The colour types and the bit depths each allows (11.2.2, Table 11.1), and one PLTE at most
+/// (11.2.3). A real file's IHDR rewritten with every colour type 0 to 7 and bit depth 0 to 17
+/// (its CRC-32 made anew) is refused with `bad-bit-depth` exactly when the `png` crate's
+/// header reading (`read_info`) refuses the pair: 15 pairs are allowed and 129 refused. (The
+/// image data no longer fits the new pixel format, so the crate's decode is not asked.) A
+/// second PLTE before the image data is `two-palettes`, and a duplicate chunk to the crate.
+/// The generated code and the interpreter agree on each (`ours`).
+#[test]
+fn colour_types_bit_depths_and_one_palette() {
+    let Some(chunks) = pngs(Path::new("/usr/share"), 40).iter().find_map(|f| {
+        let b = std::fs::read(f).ok()?;
+        reference(&b).ok()?;
+        let chunks = split_chunks(&b);
+        // Only IHDR, IDAT and IEND (and text): no chunk whose meaning a colour type changes.
+        chunks
+            .iter()
+            .all(|c| {
+                matches!(
+                    &c.0,
+                    b"IHDR" | b"IDAT" | b"IEND" | b"tEXt" | b"zTXt" | b"iTXt"
+                )
+            })
+            .then_some(chunks)
+    }) else {
+        eprintln!("png_real: no PNG of IHDR, IDAT and IEND only here; skipped");
+        return;
+    };
+    let header_ok = |b: &[u8]| {
+        png::Decoder::new(std::io::Cursor::new(b))
+            .read_info()
+            .is_ok()
+    };
+    let (mut allowed, mut refused) = (0, 0);
+    for color in 0u8..=7 {
+        for depth in 0u8..=17 {
+            let mut m = chunks.clone();
+            m[0].1[8] = depth;
+            m[0].1[9] = color;
+            let m = join_chunks(&m);
+            match ours(&m) {
+                Ok(_) => {
+                    assert!(header_ok(&m), "colour type {color}, bit depth {depth}");
+                    allowed += 1;
+                }
+                Err(code) => {
+                    assert_eq!(
+                        code, "bad-bit-depth",
+                        "colour type {color}, bit depth {depth}"
+                    );
+                    assert!(!header_ok(&m), "colour type {color}, bit depth {depth}");
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert_eq!((allowed, refused), (15, 129));
+    let plte = (*b"PLTE", vec![0u8; 6]);
+    let one = chunks.iter().position(|c| &c.0 == b"IDAT").unwrap();
+    let mut m = chunks.clone();
+    m[0].1[8] = 8;
+    m[0].1[9] = 3;
+    m.insert(one, plte.clone());
+    assert!(ours(&join_chunks(&m)).is_ok(), "one PLTE");
+    m.insert(one, plte);
+    let two = join_chunks(&m);
+    assert_eq!(ours(&two).map(|_| ()), Err("two-palettes"));
+    assert!(!header_ok(&two), "the png crate takes two PLTE chunks");
+}
