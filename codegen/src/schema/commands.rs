@@ -235,21 +235,10 @@ pub fn space(node: &Node, big: bool, d: &mut Diags) -> Option<Space> {
         .opt("word")
         .and_then(|n| int_ty(n, "word", d))
         .unwrap_or(IntTy::U32);
-    let big_endian = match m.opt("byte_order") {
-        Some(n) => match string(n, "byte_order", d).as_deref() {
-            Some("little") => false,
-            Some("big") => true,
-            Some(other) => {
-                d.error(
-                    n.pos,
-                    format!("byte_order `{other}` must be `little` or `big`"),
-                );
-                big
-            }
-            None => big,
-        },
-        None => big,
-    };
+    let big_endian = m
+        .opt("byte_order")
+        .and_then(|n| super::byte_order_value(n, d))
+        .unwrap_or(big);
     let opcode = m.req("opcode", d).and_then(|n| bits(n, "opcode", d));
     let param = m.req("param", d).and_then(|n| bits(n, "param", d));
     let long_bit = m

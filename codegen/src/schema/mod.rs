@@ -668,7 +668,13 @@ pub(crate) fn schema_byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> (bool, 
 }
 
 fn byte_order(m: &mut MapReader<'_>, d: &mut Diags) -> Option<bool> {
-    let n = m.opt("byte_order")?;
+    byte_order_value(m.opt("byte_order")?, d)
+}
+
+/// A `byte_order` key's value (a struct's, a string's, a stream checksum's, a chain link's,
+/// a command set's): `Some(true)` for `big`, `Some(false)` for `little`, else a diagnostic
+/// and `None`.
+pub(crate) fn byte_order_value(n: &Node, d: &mut Diags) -> Option<bool> {
     match string(n, "byte_order", d)?.as_str() {
         "little" => Some(false),
         "big" => Some(true),

@@ -23,9 +23,7 @@
 
 use crate::diag::Diags;
 use crate::expr::ExprAt;
-use crate::schema::{
-    Algorithm, MapReader, Name, boolean, doc, expr_at, name, named_entries, string, uint,
-};
+use crate::schema::{Algorithm, MapReader, Name, boolean, doc, expr_at, name, named_entries, uint};
 use crate::yaml::Pos;
 
 /// A sequence of variable-size records filling a file-level range.
@@ -215,7 +213,9 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
             let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
-            let big = cm.opt("byte_order").and_then(|n| byte_order(n, d));
+            let big = cm
+                .opt("byte_order")
+                .and_then(|n| super::byte_order_value(n, d));
             let when = cm.opt("when").and_then(|n| expr_at(n, "when", d));
             cm.finish(
                 &["algorithm", "from", "to", "stored", "byte_order", "when"],
@@ -316,20 +316,6 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
     out
 }
 
-/// A `byte_order` key's value: `Some(true)` for `big`, `Some(false)` for `little`, else a
-/// diagnostic and `None`.
-fn byte_order(n: &crate::yaml::Node, d: &mut Diags) -> Option<bool> {
-    let s = string(n, "byte_order", d)?;
-    match s.as_str() {
-        "big" => Some(true),
-        "little" => Some(false),
-        _ => {
-            d.error(n.pos, format!("byte_order `{s}`: little or big"));
-            None
-        }
-    }
-}
-
 /// Read a stream's `chain: { first, next: { at, type, byte_order? }, max }`.
 fn chain(cn: &crate::yaml::Node, sname: &str, d: &mut Diags) -> Option<Chain> {
     let mut cm = MapReader::new(cn, &format!("chain of stream `{sname}`"), d)?;
@@ -339,7 +325,9 @@ fn chain(cn: &crate::yaml::Node, sname: &str, d: &mut Diags) -> Option<Chain> {
         let mut nm = MapReader::new(nn, &format!("`next` of the chain of stream `{sname}`"), d)?;
         let at = nm.req("at", d).and_then(|n| expr_at(n, "at", d));
         let ty = nm.req("type", d).and_then(|n| name(n, "type", d));
-        let order = nm.opt("byte_order").and_then(|n| byte_order(n, d));
+        let order = nm
+            .opt("byte_order")
+            .and_then(|n| super::byte_order_value(n, d));
         nm.finish(&["at", "type", "byte_order"], d);
         Some((at?, ty?, order))
     });

@@ -115,17 +115,7 @@ pub(crate) fn load(node: Option<&Node>, d: &mut Diags) -> Vec<StringDef> {
         });
         let big = m
             .opt("byte_order")
-            .and_then(|n| match string(n, "byte_order", d)?.as_str() {
-                "little" => Some(false),
-                "big" => Some(true),
-                other => {
-                    d.error(
-                        n.pos,
-                        format!("byte_order `{other}` is not `little` or `big`"),
-                    );
-                    None
-                }
-            });
+            .and_then(|n| super::byte_order_value(n, d));
         m.finish(&["doc", "table", "in", "offset", "prefix", "byte_order"], d);
         if let Some(offset) = offset {
             out.push(StringDef {
