@@ -292,41 +292,22 @@ pub fn store<const N: usize>(
     field: &'static str,
 ) -> Result<(), WriteError> {
     let too_large = WriteError::TooLarge { field, value: v };
+    // The value's bytes in the order `big` says.
+    #[inline(always)]
+    fn ordered<const W: usize>(big: bool, le: [u8; W], be: [u8; W]) -> [u8; W] {
+        if big { be } else { le }
+    }
     match width {
         1 => set(rec, at, [u8::try_from(v).map_err(|_| too_large)?]),
         2 => {
             let x = u16::try_from(v).map_err(|_| too_large)?;
-            set(
-                rec,
-                at,
-                if big {
-                    x.to_be_bytes()
-                } else {
-                    x.to_le_bytes()
-                },
-            );
+            set(rec, at, ordered(big, x.to_le_bytes(), x.to_be_bytes()));
         }
         4 => {
             let x = u32::try_from(v).map_err(|_| too_large)?;
-            set(
-                rec,
-                at,
-                if big {
-                    x.to_be_bytes()
-                } else {
-                    x.to_le_bytes()
-                },
-            );
+            set(rec, at, ordered(big, x.to_le_bytes(), x.to_be_bytes()));
         }
-        8 => set(
-            rec,
-            at,
-            if big {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            },
-        ),
+        8 => set(rec, at, ordered(big, v.to_le_bytes(), v.to_be_bytes())),
         _ => return Err(too_large),
     }
     Ok(())

@@ -260,7 +260,7 @@ pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut 
 /// `when`) over T's record fields, constants and the records one per record of T declared
 /// before it; no `gate` or `search` (no format needs them per record yet). The writer
 /// refuses it (`lower/writer.rs`).
-fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Diags) {
+fn per_record(c: &Checked, ri: usize, r: &crate::schema::ext::Record, tn: &Name, d: &mut Diags) {
     match c.table(&tn.text) {
         None => d.error(
             tn.pos,
@@ -270,9 +270,9 @@ fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Di
             ),
         ),
         Some(t) => {
-            per_record_expr(c, r, t, &r.at, false, "at", d);
+            per_record_expr(c, ri, r, t, &r.at, false, "at", d);
             if let Some(w) = &r.when {
-                per_record_expr(c, r, t, w, true, "when", d);
+                per_record_expr(c, ri, r, t, w, true, "when", d);
             }
         }
     }
@@ -301,8 +301,10 @@ fn per_record(c: &Checked, r: &crate::schema::ext::Record, tn: &Name, d: &mut Di
 /// (ZIP's data descriptor after the data its local header locates). The view's accessor
 /// finds the record from the record it is given, placing those before it, so nothing else
 /// (`header.`, `len`, a file-level record, a position) is there to read.
+#[allow(clippy::too_many_arguments)]
 fn per_record_expr(
     c: &Checked,
+    me: usize,
     r: &crate::schema::ext::Record,
     t: &Table,
     e: &ExprAt,
@@ -316,25 +318,14 @@ fn per_record_expr(
         check_expr(c, e, Scope::Record(t), cond, what, d);
         return;
     }
-    let file = &c.schema.file;
-    let me = file
-        .ext
-        .records
-        .iter()
-        .position(|x| x.name.text == r.name.text);
-    // A record one per record of the same collection, declared before this one.
-    let earlier = |name: &str| {
-        file.ext
-            .records
-            .iter()
-            .position(|x| x.name.text == name)
-            .is_some_and(|j| {
-                me.is_some_and(|me| j < me)
-                    && file.ext.records[j]
-                        .table
-                        .as_ref()
-                        .is_some_and(|x| x.text == t.name.text)
-            })
+    let records = &c.schema.file.ext.records;
+    // Record `j` is one per record of the same collection, declared before this one.
+    let earlier = |j: usize| {
+        j < me
+            && records
+                .get(j)
+                .and_then(|x| x.table.as_ref())
+                .is_some_and(|x| x.text == t.name.text)
     };
     let mut bad: Option<String> = None;
     for p in e.expr.refs() {
@@ -342,11 +333,7 @@ fn per_record_expr(
             Ok(crate::check::Resolved::Const(_) | crate::check::Resolved::EnumValue(..)) => true,
             Ok(x) => match x.owner() {
                 Some(Owner::Record) => true,
-                Some(Owner::Located(j)) => file
-                    .ext
-                    .records
-                    .get(j)
-                    .is_some_and(|x| earlier(&x.name.text)),
+                Some(Owner::Located(j)) => earlier(j),
                 _ => false,
             },
             Err(_) => false,
@@ -356,7 +343,8 @@ fn per_record_expr(
         }
     }
     for (f, n) in e.expr.named_calls() {
-        if !(f == "end" && earlier(n)) && bad.is_none() {
+        let ended = records.iter().position(|x| x.name.text == n);
+        if !(f == "end" && ended.is_some_and(earlier)) && bad.is_none() {
             bad = Some(format!("`{f}({n})`"));
         }
     }
@@ -575,7 +563,7 @@ fn check_search(
 /// Check the records, directories and slots of one file layout.
 pub fn check_file(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
-    for r in &file.ext.records {
+    for (ri, r) in file.ext.records.iter().enumerate() {
         match c.strukt(&r.strukt.text) {
             None => d.error(
                 r.strukt.pos,
@@ -605,7 +593,7 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         match &r.table {
             None => check_expr(c, &r.at, Scope::Top, false, "at", d),
-            Some(tn) => per_record(c, r, tn, d),
+            Some(tn) => per_record(c, ri, r, tn, d),
         }
         if let Some(s) = &r.search {
             check_search(c, r, s, d);

@@ -2060,7 +2060,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
     let c = em.c;
     let file = &c.schema.file;
     let mut out = FileItems::default();
-    for r in &file.ext.records {
+    for (ri, r) in file.ext.records.iter().enumerate() {
         let Some(st) = c.strukt(&r.strukt.text) else {
             continue;
         };
@@ -2073,14 +2073,6 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             // the records of that collection it reads (`per_record_reads`), placed in turn.
             let Some(t) = c.table(&tn.text) else { continue };
             let rec_ty = ident(&t.record.text);
-            let Some(ri) = file
-                .ext
-                .records
-                .iter()
-                .position(|x| x.name.text == r.name.text)
-            else {
-                continue;
-            };
             let mut placed = Vec::new();
             for j in crate::check::ext::per_record_reads(c, ri) {
                 if let Some(dr) = file.ext.records.get(j) {
