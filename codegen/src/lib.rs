@@ -104,8 +104,12 @@
 //!
 //! **Function length.** A construct emits its step's statements as it likes; it does not cut
 //! them into functions. `emit/split.rs` cuts a validator body longer than about 130 lines into
-//! helpers of the view (one per run of steps, named after the first step's code), after every
-//! construct has emitted, so it applies to every construct alike and moves no error site. What
+//! helpers of the view, after every construct has emitted, so it applies to every construct
+//! alike and moves no error site: one per part of the file (`lower/checks.rs` labels each
+//! top-level step: the header, a table's or a stream's records, the checksums, the rules
+//! after them; a new step kind that checks a collection or a checksum says so there), named
+//! after it (`check_header`, `check_<table>`), and a part or a step too long for one helper
+//! in runs of statements named after their first step's code. What
 //! a construct owes it: annotate each binding a later step reads with its type
 //! (`let rec: Rec<'a> = ..`, `let Some(x): Option<T> = .. else`), since a statement that reads
 //! an untyped binding stays where it is. `tests/tests/generated_function_size.rs` fails on any

@@ -463,14 +463,14 @@ impl<'a> Cop1<'a> {
         }
         Ok((index, __n_configs, __n_streams))
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop-truncated`, `cop-stream-out-of-bounds`, `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
+    /// Part of [`Self::validate_as`]: the header and the places it gives: `cop-bad-magic`, `cop-truncated`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_bad_magic(
+    fn check_header(
         buf: &'a [u8],
         len: u64,
         header: Magic<'a>,
-    ) -> Result<(&'a [u8], u64), __rt::Deferred> {
+    ) -> Result<&'a [u8], __rt::Deferred> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -501,15 +501,15 @@ impl<'a> Cop1<'a> {
             };
             bytes
         };
-        let __at_records: u64 = u64::from(MAGIC_BYTES);
-        // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
-        let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
-            match Self::check_cop_stream_out_of_bounds_2(buf, actions, __at_records) {
-                Ok(v) => v,
-                Err(d) => return Err(d.into_report()),
-            }
-        };
-        let _ = (__at_records, __count_records, __count_configs, __count_streams);
+        Ok(actions)
+    }
+    /// Part of [`Self::validate_as`]: the places of the parts read next, and rules over the whole file: `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_rules(
+        __count_configs: u64,
+        __count_streams: u64,
+    ) -> Result<(), __rt::Deferred> {
         // cop-missing-config: `count(configs) >= 1`.
         {
             let lhs: u64 = __count_configs;
@@ -542,7 +542,7 @@ impl<'a> Cop1<'a> {
                 return __rt::fail(11, &ERROR_SITES[10], 0, lhs, rhs, 0, 0);
             }
         }
-        Ok((actions, __at_records))
+        Ok(())
     }
     /// Validate `buf` as a ethos_u_cop1 file: every step of the schema, in order; the first failure is returned.
     ///
@@ -572,7 +572,20 @@ impl<'a> Cop1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records) = match Self::check_cop_bad_magic(buf, len, header) {
+        let actions = match Self::check_header(buf, len, header) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        let __at_records: u64 = u64::from(MAGIC_BYTES);
+        // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
+        let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
+            match Self::check_cop_stream_out_of_bounds_2(buf, actions, __at_records) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            }
+        };
+        let _ = (__at_records, __count_records, __count_configs, __count_streams);
+        match Self::check_rules(__count_configs, __count_streams) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };

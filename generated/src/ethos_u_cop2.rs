@@ -449,14 +449,14 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`]: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, `cop2-action-out-of-bounds`, in schema order.
+    /// Part of [`Self::validate_as`]: the header and the places it gives: `cop-bad-magic`, `cop2-unsupported-version`, `cop2-actions-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_bad_magic(
+    fn check_header(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-    ) -> Result<(&'a [u8], u64, u64), __rt::Deferred> {
+    ) -> Result<&'a [u8], __rt::Deferred> {
         // cop-bad-magic: `header.magic` must equal `MAGIC`.
         {
             let found = u64::from(header.magic());
@@ -484,6 +484,15 @@ impl<'a> Cop2<'a> {
             };
             bytes
         };
+        Ok(actions)
+    }
+    /// Part of [`Self::validate_as`]: `records` and its records: `cop2-action-out-of-bounds`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_records(
+        buf: &'a [u8],
+        actions: &'a [u8],
+    ) -> Result<(u64, u64), __rt::Deferred> {
         let __at_records: u64 = u64::from(HEADER_BYTES);
         // cop2-action-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
         let (__count_records, __count_streams): (u64, u64) = {
@@ -584,17 +593,12 @@ impl<'a> Cop2<'a> {
             (index, __n_streams)
         };
         let _ = (__at_records, __count_records, __count_streams);
-        Ok((actions, __at_records, __count_streams))
+        Ok((__at_records, __count_streams))
     }
-    /// Part of [`Self::validate_as`]: `cop-missing-stream`, `cop-duplicate-action`, every record of `streams`, in schema order.
+    /// Part of [`Self::validate_as`]: the places of the parts read next, and rules over the whole file: `cop-missing-stream`, `cop-duplicate-action`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_missing_stream(
-        buf: &'a [u8],
-        actions: &'a [u8],
-        __at_records: u64,
-        __count_streams: u64,
-    ) -> Result<(), __rt::Deferred> {
+    fn check_rules(__count_streams: u64) -> Result<(), __rt::Deferred> {
         // cop-missing-stream: `count(streams) >= 1`.
         {
             let lhs: u64 = __count_streams;
@@ -611,6 +615,16 @@ impl<'a> Cop2<'a> {
                 return __rt::fail(10, &ERROR_SITES[9], 0, lhs, rhs, 0, 0);
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_as`]: every record of `streams`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_streams(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+    ) -> Result<(), __rt::Deferred> {
         // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
         {
             let mut __ci: u64 = 0;
@@ -708,15 +722,13 @@ impl<'a> Cop2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_as`]: `cop-trailing-data`, every record of `streams`, in schema order.
+    /// Part of [`Self::validate_as`]: the places of the parts read next, and rules over the whole file: `cop-trailing-data`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_trailing_data(
+    fn check_rules_2(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
-        actions: &'a [u8],
-        __at_records: u64,
     ) -> Result<(), __rt::Deferred> {
         // cop-trailing-data: bytes `HEADER_BYTES + header.actions_len` to `len` must lie in the buffer and each be 0x00.
         {
@@ -756,13 +768,6 @@ impl<'a> Cop2<'a> {
                 );
             }
         }
-        // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
-        {
-            match Self::check_each_streams(buf, len, actions, __at_records) {
-                Ok(v) => v,
-                Err(d) => return Err(d.into_report()),
-            };
-        }
         Ok(())
     }
     /// Validate `buf` as a ethos_u_cop2 file: every step of the schema, in order; the first failure is returned.
@@ -793,27 +798,33 @@ impl<'a> Cop2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (actions, __at_records, __count_streams) = match Self::check_cop_bad_magic(
-            buf,
-            len,
-            header,
-        ) {
+        let actions = match Self::check_header(buf, len, header) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_cop_missing_stream(
-            buf,
-            actions,
-            __at_records,
-            __count_streams,
-        ) {
+        let (__at_records, __count_streams) = match Self::check_records(buf, actions) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_cop_trailing_data(buf, len, header, actions, __at_records) {
+        match Self::check_rules(__count_streams) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
+        match Self::check_streams(buf, actions, __at_records) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        match Self::check_rules_2(buf, len, header) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        // For every record of collection `streams` (the bodies of type `ACTION_CMD_STREAM` of stream `records`).
+        {
+            match Self::check_each_streams(buf, len, actions, __at_records) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+        }
         Ok(Self {
             buf,
             header: header_raw,

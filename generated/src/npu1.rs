@@ -1254,10 +1254,10 @@ impl<'a> Npu1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, in schema order.
+    /// Part of [`Self::validate_with`]: the header and the places it gives: `bad-magic`, `unsupported-version`, `total-bytes-mismatch`, `truncated-header`, `region-table-out-of-bounds`, `empty-command-stream`, `command-stream-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_bad_magic(
+    fn check_header(
         buf: &'a [u8],
         len: u64,
         header: Header<'a>,
@@ -1365,17 +1365,10 @@ impl<'a> Npu1<'a> {
         };
         Ok((ext, ext_at, regions, regions_at, cmd_stream))
     }
-    /// Part of [`Self::validate_with`]: `checksum-mismatch`, every record of `io`, in schema order.
+    /// Part of [`Self::validate_with`]: the checksums: `checksum-mismatch`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_checksum_mismatch<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
-        buf: &'a [u8],
-        visit: &mut V,
-        header: Header<'a>,
-        ext: Ext<'a>,
-        ext_at: u64,
-        regions: &'a [[u8; 16]],
-    ) -> Result<(&'a [[u8; 60]], u64), E> {
+    fn check_checksums(buf: &'a [u8], header: Header<'a>) -> Result<(), __rt::Deferred> {
         // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over everything after the header (the header holds the checksum, so it is excluded).
         {
             let data = match (
@@ -1402,6 +1395,17 @@ impl<'a> Npu1<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`]: the places of the parts read next, and rules over the whole file.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_rules(
+        buf: &'a [u8],
+        header: Header<'a>,
+        ext: Ext<'a>,
+        ext_at: u64,
+    ) -> Result<(&'a [[u8; 60]], u64), __rt::Deferred> {
         // when `header.version >= VERSION_V2`:
         let (io, io_at): (&'a [[u8; 60]], u64) = if u64::from(header.version())
             >= u64::from(VERSION_V2)
@@ -1440,6 +1444,19 @@ impl<'a> Npu1<'a> {
         } else {
             (&[], 0)
         };
+        Ok((io, io_at))
+    }
+    /// Part of [`Self::validate_with`]: every record of `io`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_io<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+        buf: &'a [u8],
+        visit: &mut V,
+        header: Header<'a>,
+        regions: &'a [[u8; 16]],
+        io: &'a [[u8; 60]],
+        io_at: u64,
+    ) -> Result<(), E> {
         let mut __prev_tensor_names_not_sorted: Option<u64> = None;
         let mut __prev_tensor_names_not_sorted_bytes: &'a [u8] = &[];
         // For every record of `io`:
@@ -1490,18 +1507,17 @@ impl<'a> Npu1<'a> {
             // The caller's `io` hook sees the checked record.
             visit.io(&header, i, &rec)?;
         }
-        Ok((io, io_at))
+        Ok(())
     }
     /// Part of [`Self::validate_with`]: every record of `regions`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_regions<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
+    fn check_regions<E: __rt::Report, V: Npu1Visit<'a, E> + ?Sized>(
         buf: &'a [u8],
         visit: &mut V,
         header: Header<'a>,
         regions: &'a [[u8; 16]],
         regions_at: u64,
-        io_at: u64,
     ) -> Result<(), E> {
         // For every record of `regions`:
         for (i, raw) in regions.iter().enumerate() {
@@ -1550,8 +1566,6 @@ impl<'a> Npu1<'a> {
             // The caller's `regions` hook sees the checked record.
             visit.regions(&header, i, &rec)?;
         }
-        let _ = regions_at;
-        let _ = io_at;
         Ok(())
     }
     /// Validate `buf` as a npu1 file: every step of the schema, in order; the first failure is returned.
@@ -1596,7 +1610,7 @@ impl<'a> Npu1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (ext, ext_at, regions, regions_at, cmd_stream) = match Self::check_bad_magic(
+        let (ext, ext_at, regions, regions_at, cmd_stream) = match Self::check_header(
             buf,
             len,
             header,
@@ -1604,14 +1618,18 @@ impl<'a> Npu1<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        let (io, io_at) = Self::check_checksum_mismatch::<
-            E,
-            V,
-        >(buf, visit, header, ext, ext_at, regions)?;
-        Self::check_each_regions::<
-            E,
-            V,
-        >(buf, visit, header, regions, regions_at, io_at)?;
+        match Self::check_checksums(buf, header) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        let (io, io_at) = match Self::check_rules(buf, header, ext, ext_at) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        Self::check_io::<E, V>(buf, visit, header, regions, io, io_at)?;
+        Self::check_regions::<E, V>(buf, visit, header, regions, regions_at)?;
+        let _ = regions_at;
+        let _ = io_at;
         Ok(Self {
             buf,
             header: header_raw,

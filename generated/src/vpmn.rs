@@ -2947,10 +2947,10 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `file-size-mismatch`, `sub-header-count`, `sub-header-size`, `sub-header-out-of-bounds`, `section-header-size`, `section-table-out-of-bounds`, in schema order.
+    /// Part of [`Self::validate_with`]: the header and the places it gives: `bad-magic`, `unsupported-version`, `file-size-mismatch`, `sub-header-count`, `sub-header-size`, `sub-header-out-of-bounds`, `section-header-size`, `section-table-out-of-bounds`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_bad_magic(
+    fn check_header(
         buf: &'a [u8],
         len: u64,
         header: FormatHeader<'a>,
@@ -3067,7 +3067,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `sections`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_sections<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
+    fn check_sections<E: __rt::Report, V: VpmnV2Visit<'a, E> + ?Sized>(
         buf: &'a [u8],
         visit: &mut V,
         len: u64,
@@ -3200,7 +3200,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `inputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_inputs(
+    fn check_inputs(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3320,7 +3320,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `outputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_outputs(
+    fn check_outputs(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3437,10 +3437,10 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: what later checks read, in schema order.
+    /// Part of [`Self::validate_with`]: `network_info` and its records.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn bind_count_inputs(
+    fn check_network_info(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3524,7 +3524,7 @@ impl<'a> VpmnV2<'a> {
     /// Part of [`Self::validate_with`]: every record of `network_info`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_network_info(
+    fn check_network_info_2(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3619,10 +3619,10 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: `section-checksum-missing`, in schema order.
+    /// Part of [`Self::validate_with`]: the checksums: `section-checksum-missing`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_section_checksum_missing(
+    fn check_checksums(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3706,10 +3706,10 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: what later checks read, in schema order.
+    /// Part of [`Self::validate_with`]: the checksums.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_part(
+    fn check_checksums_2(
         buf: &'a [u8],
         sections: &'a [[u8; 44]],
         sections_at: u64,
@@ -3806,10 +3806,10 @@ impl<'a> VpmnV2<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: `file-checksum-mismatch`, `dynaio-unpaired`, in schema order.
+    /// Part of [`Self::validate_with`]: the checksums: `file-checksum-mismatch`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_file_checksum_mismatch(
+    fn check_checksums_3(
         buf: &'a [u8],
         header: FormatHeader<'a>,
         sections: &'a [[u8; 44]],
@@ -3892,6 +3892,21 @@ impl<'a> VpmnV2<'a> {
                 );
             }
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`]: the places of the parts read next, and rules over the whole file: `dynaio-unpaired`, `dynaio-entry-invalid`, `dynaio-padding-nonzero`, `ownership-overlap`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_rules(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sub_header: SubHeader<'a>,
+        sub_header_at: u64,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+        __dcount_sections: &[u32; 41],
+        __dfirst_sections: &[u32; 41],
+    ) -> Result<(), __rt::Deferred> {
         // dynaio-unpaired: sections `dynaio` and `dynaio_table` are both present once, or both absent. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let (mut nr, mut ne) = (0u64, 0u64);
@@ -3934,21 +3949,6 @@ impl<'a> VpmnV2<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`]: `dynaio-entry-invalid`, `dynaio-padding-nonzero`, `ownership-overlap`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_dynaio_entry_invalid_3(
-        buf: &'a [u8],
-        header: FormatHeader<'a>,
-        sub_header: SubHeader<'a>,
-        sub_header_at: u64,
-        sections: &'a [[u8; 44]],
-        sections_at: u64,
-        __dcount_sections: &[u32; 41],
-        __dfirst_sections: &[u32; 41],
-    ) -> Result<(), __rt::Deferred> {
         // dynaio-entry-invalid: every `dynaio_table` entry has a nonzero size, a 64-aligned offset, lies inside the `dynaio` region, and starts at or after the previous one's end. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
             let (rlen, cursor) = match Self::check_dynaio_entry_invalid(
@@ -4002,7 +4002,6 @@ impl<'a> VpmnV2<'a> {
         Self::owned_apart_layout::<
             __rt::Deferred,
         >(buf, header, sub_header, sub_header_at, sections, sections_at)?;
-        let _ = sections_at;
         Ok(())
     }
     /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
@@ -4047,7 +4046,7 @@ impl<'a> VpmnV2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (sub_header, sub_header_at, sections, sections_at) = match Self::check_bad_magic(
+        let (sub_header, sub_header_at, sections, sections_at) = match Self::check_header(
             buf,
             len,
             header,
@@ -4057,7 +4056,7 @@ impl<'a> VpmnV2<'a> {
         };
         let mut __dcount_sections: [u32; 41] = [0u32; 41];
         let mut __dfirst_sections: [u32; 41] = [u32::MAX; 41];
-        Self::check_each_sections::<
+        Self::check_sections::<
             E,
             V,
         >(
@@ -4070,7 +4069,7 @@ impl<'a> VpmnV2<'a> {
             &mut __dcount_sections,
             &mut __dfirst_sections,
         )?;
-        match Self::check_each_inputs(
+        match Self::check_inputs(
             buf,
             sections,
             sections_at,
@@ -4080,7 +4079,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_each_outputs(
+        match Self::check_outputs(
             buf,
             sections,
             sections_at,
@@ -4090,7 +4089,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        let (__count_inputs, __count_outputs) = match Self::bind_count_inputs(
+        let (__count_inputs, __count_outputs) = match Self::check_network_info(
             buf,
             sections,
             sections_at,
@@ -4100,7 +4099,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_each_network_info(
+        match Self::check_network_info_2(
             buf,
             sections,
             sections_at,
@@ -4112,7 +4111,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_section_checksum_missing(
+        match Self::check_checksums(
             buf,
             sections,
             sections_at,
@@ -4123,7 +4122,7 @@ impl<'a> VpmnV2<'a> {
             Err(d) => return Err(d.into_report()),
         };
         let mut __want_section_crcs: [Option<(u64, u64, u64)>; 41] = [None; 41];
-        match Self::check_part(
+        match Self::check_checksums_2(
             buf,
             sections,
             sections_at,
@@ -4134,7 +4133,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_file_checksum_mismatch(
+        match Self::check_checksums_3(
             buf,
             header,
             sections,
@@ -4144,7 +4143,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_dynaio_entry_invalid_3(
+        match Self::check_rules(
             buf,
             header,
             sub_header,
@@ -4157,6 +4156,7 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
+        let _ = sections_at;
         Ok(Self {
             buf,
             header: header_raw,
@@ -4679,10 +4679,10 @@ impl<'a> VpmnV1<'a> {
             }
         }
     }
-    /// Part of [`Self::validate_with`]: `bad-magic`, `unsupported-version`, `truncated-header`, in schema order.
+    /// Part of [`Self::validate_with`]: the header and the places it gives: `bad-magic`, `unsupported-version`, `truncated-header`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_bad_magic(
+    fn check_header(
         buf: &'a [u8],
         len: u64,
         header: V1Prefix<'a>,
@@ -4791,10 +4791,10 @@ impl<'a> VpmnV1<'a> {
         };
         Ok((fixed, fixed_at, entries, entries_at))
     }
-    /// Part of [`Self::validate_with`]: every record of `entries`, `section-entry-size`, in schema order.
+    /// Part of [`Self::validate_with`]: every record of `entries`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_entries<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+    fn check_entries<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
         buf: &'a [u8],
         visit: &mut V,
         len: u64,
@@ -4834,6 +4834,18 @@ impl<'a> VpmnV1<'a> {
             // The caller's `entries` hook sees the checked record.
             visit.entries(&header, i, &rec)?;
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`]: the places of the parts read next, and rules over the whole file: `section-entry-size`, `section-out-of-bounds`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_rules(
+        buf: &'a [u8],
+        len: u64,
+        header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(&'a [[u8; 116]], u64), __rt::Deferred> {
         // section-entry-size: `entries.0.size % if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES)) == 0`.
         {
             let lhs = (|| -> Option<u64> {
@@ -4906,18 +4918,6 @@ impl<'a> VpmnV1<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`]: `section-out-of-bounds`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_section_out_of_bounds(
-        buf: &'a [u8],
-        len: u64,
-        header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
-        entries_at: u64,
-    ) -> Result<(&'a [[u8; 116]], u64, &'a [[u8; 116]], u64), __rt::Deferred> {
         // section-out-of-bounds: table `inputs` (if(header.version >= 0x0001000B, entries.0.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.0.offset) must lie within `len`.
         let (inputs, inputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -4975,6 +4975,18 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
+        Ok((inputs, inputs_at))
+    }
+    /// Part of [`Self::validate_with`]: the places of the parts read next, and rules over the whole file: `section-out-of-bounds`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_rules_2(
+        buf: &'a [u8],
+        len: u64,
+        header: V1Prefix<'a>,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(&'a [[u8; 116]], u64), __rt::Deferred> {
         // section-out-of-bounds: table `outputs` (if(header.version >= 0x0001000B, entries.1.size / V1_IO_RECORD_BYTES, 0) x V1_IO_RECORD_BYTES bytes at entries.1.offset) must lie within `len`.
         let (outputs, outputs_at): (&'a [[u8; 116]], u64) = {
             let at = (|| -> Option<u64> {
@@ -5032,12 +5044,12 @@ impl<'a> VpmnV1<'a> {
                 }
             }
         };
-        Ok((inputs, inputs_at, outputs, outputs_at))
+        Ok((outputs, outputs_at))
     }
     /// Part of [`Self::validate_with`]: every record of `inputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_inputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+    fn check_inputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
         buf: &'a [u8],
         visit: &mut V,
         header: V1Prefix<'a>,
@@ -5115,14 +5127,13 @@ impl<'a> VpmnV1<'a> {
         }
         Ok(())
     }
-    /// Part of [`Self::validate_with`]: every record of `outputs`, `metadata-count-mismatch`, in schema order.
+    /// Part of [`Self::validate_with`]: every record of `outputs`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_each_outputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
+    fn check_outputs<E: __rt::Report, V: VpmnV1Visit<'a, E> + ?Sized>(
         buf: &'a [u8],
         visit: &mut V,
         header: V1Prefix<'a>,
-        entries: &'a [[u8; 8]],
         outputs: &'a [[u8; 116]],
         outputs_at: u64,
     ) -> Result<(), E> {
@@ -5195,6 +5206,19 @@ impl<'a> VpmnV1<'a> {
             // The caller's `outputs` hook sees the checked record.
             visit.outputs(&header, i, &rec)?;
         }
+        Ok(())
+    }
+    /// Part of [`Self::validate_with`]: the places of the parts read next, and rules over the whole file: `metadata-count-mismatch`, `ownership-overlap`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_rules_3(
+        buf: &'a [u8],
+        header: V1Prefix<'a>,
+        fixed: V1Fixed<'a>,
+        fixed_at: u64,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> Result<(), __rt::Deferred> {
         // metadata-count-mismatch: `header.input_count == entries.0.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
             let lhs: u64 = u64::from(header.input_count());
@@ -5231,21 +5255,6 @@ impl<'a> VpmnV1<'a> {
                 );
             }
         }
-        Ok(())
-    }
-    /// Part of [`Self::validate_with`]: `metadata-count-mismatch`, `ownership-overlap`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_metadata_count_mismatch(
-        buf: &'a [u8],
-        header: V1Prefix<'a>,
-        fixed: V1Fixed<'a>,
-        fixed_at: u64,
-        entries: &'a [[u8; 8]],
-        entries_at: u64,
-        inputs_at: u64,
-        outputs_at: u64,
-    ) -> Result<(), __rt::Deferred> {
         // metadata-count-mismatch: `header.output_count == entries.1.size / if(header.version < 0x00010004, V1_IO_OLD_BYTES, if(header.version < 0x0001000B, V1_IO_NAMED_BYTES, V1_IO_RECORD_BYTES))`.
         {
             let lhs: u64 = u64::from(header.output_count());
@@ -5286,9 +5295,6 @@ impl<'a> VpmnV1<'a> {
         Self::owned_apart_layout::<
             __rt::Deferred,
         >(buf, header, fixed, fixed_at, entries, entries_at)?;
-        let _ = entries_at;
-        let _ = inputs_at;
-        let _ = outputs_at;
         Ok(())
     }
     /// Validate `buf` as a vpmn file: every step of the schema, in order; the first failure is returned.
@@ -5333,7 +5339,7 @@ impl<'a> VpmnV1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (fixed, fixed_at, entries, entries_at) = match Self::check_bad_magic(
+        let (fixed, fixed_at, entries, entries_at) = match Self::check_header(
             buf,
             len,
             header,
@@ -5341,8 +5347,8 @@ impl<'a> VpmnV1<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        Self::check_each_entries::<E, V>(buf, visit, len, header, entries, entries_at)?;
-        let (inputs, inputs_at, outputs, outputs_at) = match Self::check_section_out_of_bounds(
+        Self::check_entries::<E, V>(buf, visit, len, header, entries, entries_at)?;
+        let (inputs, inputs_at) = match Self::check_rules(
             buf,
             len,
             header,
@@ -5352,24 +5358,25 @@ impl<'a> VpmnV1<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        Self::check_each_inputs::<E, V>(buf, visit, header, inputs, inputs_at)?;
-        Self::check_each_outputs::<
-            E,
-            V,
-        >(buf, visit, header, entries, outputs, outputs_at)?;
-        match Self::check_metadata_count_mismatch(
+        let (outputs, outputs_at) = match Self::check_rules_2(
             buf,
+            len,
             header,
-            fixed,
-            fixed_at,
             entries,
             entries_at,
-            inputs_at,
-            outputs_at,
         ) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
+        Self::check_inputs::<E, V>(buf, visit, header, inputs, inputs_at)?;
+        Self::check_outputs::<E, V>(buf, visit, header, outputs, outputs_at)?;
+        match Self::check_rules_3(buf, header, fixed, fixed_at, entries, entries_at) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
+        };
+        let _ = entries_at;
+        let _ = inputs_at;
+        let _ = outputs_at;
         Ok(Self {
             buf,
             header: header_raw,

@@ -134,3 +134,76 @@ fn no_function_generated_from_a_test_schema_is_longer_than_the_limit() {
     assert!(checked >= 40, "only {checked} test schemas found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The text of generated function `name` (from its `fn` line to its closing brace), with
+/// every number replaced by `N` (error-site numbers move when a check is added anywhere).
+fn function_text(text: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| {
+        let t = l.trim_start();
+        t.starts_with(&format!("fn {name}(")) || t.starts_with(&format!("fn {name}<"))
+    })?;
+    let indent = lines[start].len() - lines[start].trim_start().len();
+    let close = format!("{}}}", " ".repeat(indent));
+    let end = start + lines[start..].iter().position(|x| *x == close)?;
+    let body = lines[start..=end].join("\n");
+    let mut out = String::new();
+    let mut in_number = false;
+    for ch in body.chars() {
+        if ch.is_ascii_digit() {
+            if !in_number {
+                out.push('N');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(ch);
+        }
+    }
+    Some(out)
+}
+
+/// A validator is cut where the file's parts meet (`codegen/src/lower/checks.rs`), a helper
+/// per part: NPU1's header, its checksum, each of its tables. Checks added to one part
+/// leave the other parts' helpers as they were (cut by length alone, the cuts would move).
+#[test]
+fn a_validator_is_cut_by_the_files_parts() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/npu1.yaml");
+    let yaml = std::fs::read_to_string(&schema).unwrap();
+    let text =
+        npuschema_codegen::generate(&npuschema_codegen::load_str(&yaml, "npu1.yaml").unwrap());
+    let parts = [
+        "check_header",
+        "check_checksums",
+        "check_io",
+        "check_regions",
+    ];
+    for p in parts {
+        assert!(
+            function_text(&text, p).is_some(),
+            "no `{p}` in NPU1's validator"
+        );
+    }
+    // Three more header checks, before the checksum.
+    let anchor = "    - { code: checksum-mismatch, checksum: payload }\n";
+    assert!(
+        yaml.contains(anchor),
+        "npu1.yaml changed: update the anchor"
+    );
+    let extra = "    - { code: cmd-too-long, assert: \"header.cmd_bytes <= header.total_bytes\", field: header.cmd_bytes }\n    - { code: too-many-regions, assert: \"header.region_count <= 16\", field: header.region_count }\n    - { code: empty-file, assert: \"header.total_bytes > HEADER_BYTES\", field: header.total_bytes }\n";
+    let grown = yaml.replace(anchor, &format!("{extra}{anchor}"));
+    let grown_text =
+        npuschema_codegen::generate(&npuschema_codegen::load_str(&grown, "npu1.yaml").unwrap());
+    assert_ne!(
+        function_text(&text, "check_header"),
+        function_text(&grown_text, "check_header"),
+        "the header's checks were not added"
+    );
+    for p in ["check_checksums", "check_io", "check_regions"] {
+        assert_eq!(
+            function_text(&text, p),
+            function_text(&grown_text, p),
+            "`{p}` changed when only the header's checks did"
+        );
+    }
+}

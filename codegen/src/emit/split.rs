@@ -1,6 +1,11 @@
 //! Generated functions a person can audit: a validator body longer than [`MAIN_LINES`] is
-//! cut into helper functions of the view, one per run of consecutive steps (named after the
-//! first step's code), so that no generated function is much longer than a screenful.
+//! cut into helper functions of the view, so that no generated function is much longer than
+//! a screenful. A validator's top-level steps are cut where the file's parts meet
+//! (`lower/checks.rs`: the header, each table or stream, the checksums, the rules over the
+//! whole file), a helper per part named after it (`check_header`, `check_regions`); a part
+//! longer than a helper may be is cut again into runs of consecutive steps, as are a
+//! writer's body and the statements inside a long step (named after the first step's code).
+//! Cutting by part keeps a change to one part from moving the cuts of the others.
 //!
 //! The cut is made on the emitted statements, after every construct has emitted its own
 //! code, so it applies to every construct alike and changes no check: each helper holds the
@@ -113,12 +118,40 @@ impl Splitter {
             return body;
         }
         let stmts: Vec<TokenStream> = block.stmts.iter().map(ToTokens::to_token_stream).collect();
-        self.block(stmts, env.to_vec(), false, true, None)
+        self.block(stmts, None, env.to_vec(), false, true, None)
+    }
+
+    /// A validator's body given as the schema's parts (`lower/checks.rs`: each run of steps
+    /// of one part, with its label; `None` for what follows the steps), cut as [`Self::split`]
+    /// cuts, except that a helper never holds statements of two parts, and is named after its
+    /// part (`check_header`, `check_<table>`, `check_checksums`).
+    pub(crate) fn split_parts(
+        &self,
+        parts: Vec<(Option<String>, TokenStream)>,
+        env: &[Binding],
+    ) -> TokenStream {
+        let whole: TokenStream = parts.iter().map(|(_, t)| t.clone()).collect();
+        if lines_of(&whole) <= MAIN_LINES {
+            return whole;
+        }
+        let mut stmts: Vec<TokenStream> = Vec::new();
+        let mut labels: Vec<Option<String>> = Vec::new();
+        for (label, t) in parts {
+            let Ok(block) = syn::parse2::<syn::Block>(quote!({ #t })) else {
+                return self.split(whole, env);
+            };
+            for st in &block.stmts {
+                stmts.push(st.to_token_stream());
+                labels.push(label.clone());
+            }
+        }
+        self.block(stmts, Some(labels), env.to_vec(), false, true, None)
     }
 
     fn block(
         &self,
         stmts: Vec<TokenStream>,
+        labels: Option<Vec<Option<String>>>,
         mut env: Vec<Binding>,
         in_loop: bool,
         value_used: bool,
@@ -141,6 +174,7 @@ impl Splitter {
                 is_tail: value_used && k == last && is_tail(&s),
                 is_last_unit: !value_used && k == last && is_tail(&s),
                 code: first_code(&s),
+                part: labels.as_ref().and_then(|l| l.get(k).cloned().flatten()),
                 env: env.clone(),
                 defs: defs.clone(),
                 s,
@@ -162,6 +196,7 @@ impl Splitter {
             let mut total = 0;
             while j < n
                 && self.movable(&items, j)
+                && items[j].part == items[i].part
                 && (total + items[j].lines <= BUDGET
                     || (total < MIN_LINES && total + items[j].lines <= HARD))
             {
@@ -339,7 +374,7 @@ impl Splitter {
         let code = own_code(&s)
             .or_else(|| within.map(String::from))
             .or_else(|| first_code(&s));
-        let cut = self.block(stmts, inner_env, in_loop, value_used, code.as_deref());
+        let cut = self.block(stmts, None, inner_env, in_loop, value_used, code.as_deref());
         let mut out: TokenStream = head.iter().cloned().collect();
         let mut ng = proc_macro2::Group::new(Delimiter::Brace, cut);
         ng.set_span(g.span());
@@ -382,11 +417,13 @@ impl Splitter {
         // Named after its first check, or else after the first binding it makes.
         // A writer's runs have no checks to be named after: numbered in order.
         let k = self.names.borrow().len() + 1;
+        let part = items[a].part.as_deref();
         let name = match (
             codes.first().map(String::as_str).or(within),
             items[a..b].iter().flat_map(|it| it.defs.iter()).next(),
         ) {
             _ if !self.generic_error => self.name(&format!("{}_part_{k}", self.from)),
+            _ if let Some(p) = part => self.name(&format!("check_{p}")),
             (Some(c), _) => self.name(&format!("check_{c}")),
             (None, Some(d)) => self.name(&format!("bind_{}", d.name.trim_start_matches('_'))),
             (None, None) => self.name("check_part"),
@@ -506,8 +543,31 @@ impl Splitter {
                 listed.push(x);
             }
         }
+        let part_said = part.map(|p| match p {
+            "header" => "the header and the places it gives".to_string(),
+            "checksums" => "the checksums".to_string(),
+            "rules" => {
+                "the places of the parts read next, and rules over the whole file".to_string()
+            }
+            t => format!("`{t}` and its records"),
+        });
+        // A collection's part that is only its loop says so once.
+        let part_said = part_said.filter(|_| {
+            !matches!(part, Some(t) if listed.len() == 1 && listed[0] == said(&format!("each_{t}")))
+        });
         let doc = match (self.generic_error, listed.is_empty(), within) {
             (false, ..) => format!(" Part of [`Self::{}`], in order.", self.from),
+            (true, _, None) if let Some(ps) = &part_said => {
+                if listed.is_empty() {
+                    format!(" Part of [`Self::{}`]: {ps}.", self.from)
+                } else {
+                    format!(
+                        " Part of [`Self::{}`]: {ps}: {}, in schema order.",
+                        self.from,
+                        listed.join(", ")
+                    )
+                }
+            }
             // Cut from inside a step, holding checks of steps nested in it (a `for_each`'s
             // run in a walk).
             (true, false, Some(w)) if !codes.iter().any(|c| c == w) => {
@@ -620,6 +680,9 @@ struct Item {
     /// The last statement of a block whose value is `()`.
     is_last_unit: bool,
     code: Option<String>,
+    /// The part of the file its step checks (`lower/checks.rs`), for a validator's
+    /// top-level statements.
+    part: Option<String>,
     /// What is in scope before it.
     env: Vec<Binding>,
     /// What it binds.

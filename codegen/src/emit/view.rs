@@ -744,6 +744,28 @@ impl<'a> Em<'a> {
     // ----- validation --------------------------------------------------------------------
 
     pub(crate) fn steps(&self, steps: &[Step], scope: Scope<'_>) -> TokenStream {
+        let each = self.steps_each(steps, scope).into_iter().map(|(_, t)| t);
+        quote!(#(#each)*)
+    }
+
+    /// A file's top-level steps, cut into the validator's parts (`lower/checks.rs`): each
+    /// run of consecutive steps of one part, with its label.
+    pub(crate) fn steps_in_parts(&self, steps: &[Step]) -> Vec<(String, TokenStream)> {
+        let labels = crate::lower::checks::labels(steps);
+        let mut out: Vec<(String, TokenStream)> = Vec::new();
+        for (i, t) in self.steps_each(steps, Scope::Top) {
+            let label = labels.get(i).cloned().unwrap_or_default();
+            match out.last_mut() {
+                Some((l, ts)) if *l == label => ts.extend(t),
+                _ => out.push((label, t)),
+            }
+        }
+        out
+    }
+
+    /// The code of each step of `steps`, with the index of the step it starts from (a walk
+    /// fused with the `let`s and the `for_each` after it is one).
+    fn steps_each(&self, steps: &[Step], scope: Scope<'_>) -> Vec<(usize, TokenStream)> {
         let mut env = Env {
             header: quote!(header),
             record: quote!(rec),
@@ -757,7 +779,7 @@ impl<'a> Em<'a> {
                 continue;
             }
             if matches!(scope, Scope::Top) {
-                out.push(crate::emit::sections::count_bindings(self, s));
+                out.push((i, crate::emit::sections::count_bindings(self, s)));
             }
             // A walk, `let`s that do not read it, and the `for_each` over its stream: one pass
             // (`stream::fused_walk`).
@@ -795,53 +817,59 @@ impl<'a> Em<'a> {
                         .iter()
                         .map(|x| self.step(x, scope, &env))
                         .collect();
-                    out.push(crate::emit::stream::fused_walk(
-                        self,
-                        &code.text,
-                        &stream.text,
-                        quote!(#(#between)*),
-                        body,
+                    out.push((
+                        i,
+                        crate::emit::stream::fused_walk(
+                            self,
+                            &code.text,
+                            &stream.text,
+                            quote!(#(#between)*),
+                            body,
+                        ),
                     ));
                     skip = lets.saturating_add(1);
                     continue;
                 }
             }
             let prev = i.checked_sub(1).and_then(|p| steps.get(p));
-            out.push(match s {
-                Step::Ext(x) => crate::emit::sections::step(
-                    self,
-                    x,
-                    prev,
-                    steps.get(i.saturating_add(1)),
-                    scope,
-                    &env,
-                ),
-                Step::ForEach { table, steps }
-                    if crate::check::ext::collection_of(&self.schema().file, &table.text)
-                        .is_some() =>
-                {
-                    crate::emit::sections::for_each_collection(self, &table.text, steps)
-                }
-                Step::ForEach { table, steps }
-                    if crate::check::lookup::is_target(&self.schema().file, &table.text) =>
-                {
-                    crate::emit::stream::for_each(self, &table.text, steps)
-                }
-                // A record's string that a step no `when` guards finds: found once here, for
-                // the steps after it (`strings::found_once`).
-                Step::Str(x @ crate::schema::strings::StrStep::Fits { .. })
-                    if matches!(scope, Scope::Record(_))
-                        && let Some(bind) =
-                            crate::emit::strings::found_once(self, x, scope, &env) =>
-                {
-                    env.found.push(x.string().text.clone());
-                    let check = self.step(s, scope, &env);
-                    quote!(#bind #check)
-                }
-                _ => self.step(s, scope, &env),
-            });
+            out.push((
+                i,
+                match s {
+                    Step::Ext(x) => crate::emit::sections::step(
+                        self,
+                        x,
+                        prev,
+                        steps.get(i.saturating_add(1)),
+                        scope,
+                        &env,
+                    ),
+                    Step::ForEach { table, steps }
+                        if crate::check::ext::collection_of(&self.schema().file, &table.text)
+                            .is_some() =>
+                    {
+                        crate::emit::sections::for_each_collection(self, &table.text, steps)
+                    }
+                    Step::ForEach { table, steps }
+                        if crate::check::lookup::is_target(&self.schema().file, &table.text) =>
+                    {
+                        crate::emit::stream::for_each(self, &table.text, steps)
+                    }
+                    // A record's string that a step no `when` guards finds: found once here, for
+                    // the steps after it (`strings::found_once`).
+                    Step::Str(x @ crate::schema::strings::StrStep::Fits { .. })
+                        if matches!(scope, Scope::Record(_))
+                            && let Some(bind) =
+                                crate::emit::strings::found_once(self, x, scope, &env) =>
+                    {
+                        env.found.push(x.string().text.clone());
+                        let check = self.step(s, scope, &env);
+                        quote!(#bind #check)
+                    }
+                    _ => self.step(s, scope, &env),
+                },
+            ));
         }
-        quote!(#(#out)*)
+        out
     }
 
     pub(crate) fn step(&self, s: &Step, scope: Scope<'_>, env: &Env) -> TokenStream {
@@ -1765,7 +1793,7 @@ impl<'a> Em<'a> {
             &Blame::plain("header", 0),
             Det::Short(quote!(#hsize64), quote!(len)),
         );
-        let body = self.steps(&file.validate, Scope::Top);
+        let parts = self.steps_in_parts(&file.validate);
         let helpers = self.sites.take_helpers();
         // The file's byte order, chosen by the header (`big_when`): read once, right after
         // the header, from its fields of a fixed order; every view of a struct in the file's
@@ -1991,14 +2019,16 @@ impl<'a> Em<'a> {
         if self.schema().big_when.is_some() {
             env.push(crate::emit::split::Binding::typed("__big", quote!(bool)));
         }
-        let steps_body = splitter.split(
+        let mut parts: Vec<(Option<String>, TokenStream)> =
+            parts.into_iter().map(|(l, t)| (Some(l), t)).collect();
+        parts.push((
+            None,
             quote! {
-                #body
                 #( let _ = #table_ats; )*
                 Ok(Self { buf, header: header_raw, #order_init #(#inits)* })
             },
-            &env,
-        );
+        ));
+        let steps_body = splitter.split_parts(parts, &env);
         let helpers = {
             let mut h = helpers;
             h.extend(splitter.take_helpers());

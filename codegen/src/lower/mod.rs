@@ -1,8 +1,10 @@
 //! The lowering phase, between check and emit: what a checked schema means for a back end,
 //! stated once so every emitter reads the same model. Today: the writer's plan
 //! (`plan.rs`, the one plan type; `writer.rs`, the lowering that makes it for every file and
-//! its diagnostics) and the writer's generated names (`names.rs`).
+//! its diagnostics), the writer's generated names (`names.rs`) and the validator's parts
+//! (`checks.rs`, where its generated functions are cut).
 
+pub(crate) mod checks;
 pub(crate) mod names;
 pub(crate) mod plan;
 pub(crate) mod top;

@@ -1,0 +1,118 @@
+//! The validator's parts: which part of the file each top-level validation step checks, so
+//! that the generated validator is cut where the schema's parts meet (`emit/split.rs`), one
+//! helper function per part, rather than where a count of lines falls.
+//!
+//! A part is one of:
+//! - **a collection**: a table's or a stream's records (its `for_each`, its `stream_fits`
+//!   walk, an order over it);
+//! - **the checksums** (`checksum`, `payload_checksum`, `record_checksums`);
+//! - **the header**: every other step before the first collection or checksum (the header's
+//!   fields, and the places of the parts they locate: `record_fits`, `range_fits`,
+//!   `table_fits`);
+//! - **the rules**: every other step after them (the places of parts read later, and rules
+//!   over the whole file: `count()`, a located record read against a stream, slots,
+//!   ownership).
+//!
+//! The parts follow the schema's order of steps: a part met twice (a table placed with the
+//! header and walked later) is two runs. Where one part is longer than a helper may be, it
+//! is cut again by lines, within the part.
+
+use crate::schema::ext::ExtStep;
+use crate::schema::top::Step;
+
+/// The label of each step of `steps` (a file's top-level `validate` list), in order: a
+/// collection's name, `checksums`, `header` or `rules`. Used to name the helpers
+/// (`check_<label>`).
+pub(crate) fn labels(steps: &[Step]) -> Vec<String> {
+    let mut out = Vec::with_capacity(steps.len());
+    let mut past_header = false;
+    for s in steps {
+        let label = if let Some(c) = collection(s) {
+            Some(c.to_string())
+        } else if is_checksum(s) {
+            Some("checksums".to_string())
+        } else {
+            None
+        };
+        out.push(match label {
+            Some(l) => {
+                past_header = true;
+                l
+            }
+            None if past_header => "rules".to_string(),
+            None => "header".to_string(),
+        });
+    }
+    out
+}
+
+/// The table or stream whose records step `s` goes over.
+fn collection(s: &Step) -> Option<&str> {
+    match s {
+        Step::ForEach { table, .. } => Some(&table.text),
+        Step::StreamFits { stream, .. } => Some(&stream.text),
+        Step::Order { target, .. } => Some(&target.text),
+        Step::When { step, .. } => collection(step),
+        _ => None,
+    }
+}
+
+fn is_checksum(s: &Step) -> bool {
+    match s {
+        Step::Checksum { .. }
+        | Step::Ext(ExtStep::PayloadChecksum { .. } | ExtStep::RecordChecksums { .. }) => true,
+        Step::When { step, .. } => is_checksum(step),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::labels;
+
+    fn labels_of(text: &str) -> Vec<Vec<String>> {
+        let c = crate::load_str(text, "test.yaml").unwrap_or_else(|d| panic!("{d:?}"));
+        std::iter::once(&c.0)
+            .chain(&c.0.variants)
+            .map(|x| labels(&x.schema.file.validate))
+            .collect()
+    }
+
+    #[test]
+    fn npu1_is_its_header_its_checksum_then_each_table() {
+        let l = labels_of(include_str!("../../../schema/npu1.yaml"));
+        let expect: Vec<&str> = [
+            // bad-magic .. command-stream-out-of-bounds (the regions' `table_fits` too).
+            ["header"; 7].as_slice(),
+            &["checksums"],
+            // io's `table_fits` (with `when`): after the checksum, a place.
+            &["rules", "io"],
+            &["regions"],
+        ]
+        .concat();
+        assert_eq!(l, vec![expect]);
+    }
+
+    #[test]
+    fn vpmn_versions_are_cut_by_their_parts() {
+        let l = labels_of(include_str!("../../../schema/vpmn.yaml"));
+        let find = |t: &str| {
+            l.iter()
+                .find(|v| v.iter().any(|x| x == t))
+                .unwrap_or_else(|| panic!("no `{t}` among {l:?}"))
+        };
+        // Version 1: the entries' loop, then `section-entry-size` and the io tables' places.
+        let v1 = find("entries");
+        let first = v1.iter().position(|x| x != "header").unwrap_or(0);
+        assert!(first > 0 && v1[first] == "entries", "{v1:?}");
+        assert_eq!(
+            v1.get(first + 1).map(String::as_str),
+            Some("rules"),
+            "{v1:?}"
+        );
+        // Version 2: three checksum steps, then the slots' and ownership rules.
+        let v2 = find("sections");
+        assert_eq!(v2.iter().filter(|x| *x == "checksums").count(), 2, "{v2:?}");
+        assert_eq!(v2.last().map(String::as_str), Some("rules"), "{v2:?}");
+    }
+}
