@@ -184,6 +184,27 @@ fn a_validator_is_cut_by_the_files_parts() {
             "no `{p}` in NPU1's validator"
         );
     }
+    // VPMN: each version's header, the tables' records, the checksums (version 2), the
+    // rules after them (slots, ownership); version 1's entries.
+    let vpmn = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/src/vpmn.rs"),
+    )
+    .unwrap();
+    for p in [
+        "check_header",
+        "check_sections",
+        "check_inputs",
+        "check_outputs",
+        "check_network_info",
+        "check_checksums",
+        "check_rules",
+        "check_entries",
+    ] {
+        assert!(
+            function_text(&vpmn, p).is_some(),
+            "no `{p}` in VPMN's validators"
+        );
+    }
     // Three more header checks, before the checksum.
     let anchor = "    - { code: checksum-mismatch, checksum: payload }\n";
     assert!(
