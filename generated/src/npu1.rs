@@ -1317,20 +1317,18 @@ impl<'a> Npu1<'a> {
         // region-table-out-of-bounds: table `regions` (header.region_count x REGION_DESC_BYTES bytes at end(ext)) must lie within `header.total_bytes`.
         let (regions, regions_at): (&'a [[u8; 16]], u64) = {
             let at = ext_at.checked_add(Ext::size_for(ext.gate()));
-            let count = Some(u64::from(header.region_count()));
-            let stride = Some(u64::from(REGION_DESC_BYTES));
+            let count: u64 = u64::from(header.region_count());
+            let stride: u64 = u64::from(REGION_DESC_BYTES);
             let within: u64 = u64::from(header.total_bytes());
-            let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(16u64) => {
-                    __rt::table_within::<16>(buf, a, c, w)
-                }
+            let records = match (at, Some(count), Some(within)) {
+                (Some(a), Some(c), Some(w)) => __rt::table_within::<16>(buf, a, c, w),
                 _ => None,
             };
             match (records, at) {
                 (Some(r), Some(a)) => (r, a),
                 _ => {
                     let end = (|| -> Option<u64> {
-                        at?.checked_add(count?.checked_mul(stride?)?)
+                        at?.checked_add(count.checked_mul(stride)?)
                     })();
                     return __rt::fail(
                         6,
@@ -1371,14 +1369,10 @@ impl<'a> Npu1<'a> {
     fn check_checksums(buf: &'a [u8], header: Header<'a>) -> Result<(), __rt::Deferred> {
         // checksum-mismatch: Fnv1a32 over `HEADER_BYTES`..`header.total_bytes` must equal `header.checksum`. FNV-1a 32 over everything after the header (the header holds the checksum, so it is excluded).
         {
-            let data = match (
-                Some(u64::from(HEADER_BYTES)),
-                Some(u64::from(header.total_bytes())),
-            ) {
-                (Some(f), Some(t)) => {
-                    t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
-                }
-                _ => None,
+            let data = {
+                let f: u64 = u64::from(HEADER_BYTES);
+                let t: u64 = u64::from(header.total_bytes());
+                t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
             };
             let stored = u64::from(header.checksum());
             let computed = data
@@ -1414,19 +1408,17 @@ impl<'a> Npu1<'a> {
             let (io, io_at): (&'a [[u8; 60]], u64) = {
                 let at = (|| -> Option<u64> { Some(u64::from(ext.io_offset()?)) })();
                 let count = (|| -> Option<u64> { Some(u64::from(ext.io_count()?)) })();
-                let stride = Some(u64::from(TENSOR_DESC_BYTES));
+                let stride: u64 = u64::from(TENSOR_DESC_BYTES);
                 let within: u64 = u64::from(header.total_bytes());
                 let records = match (at, count, Some(within)) {
-                    (Some(a), Some(c), Some(w)) if stride == Some(60u64) => {
-                        __rt::table_within::<60>(buf, a, c, w)
-                    }
+                    (Some(a), Some(c), Some(w)) => __rt::table_within::<60>(buf, a, c, w),
                     _ => None,
                 };
                 match (records, at) {
                     (Some(r), Some(a)) => (r, a),
                     _ => {
                         let end = (|| -> Option<u64> {
-                            at?.checked_add(count?.checked_mul(stride?)?)
+                            at?.checked_add(count?.checked_mul(stride)?)
                         })();
                         return __rt::fail(
                             10,
@@ -1683,14 +1675,10 @@ impl<'a> Npu1<'a> {
         let buf = self.buf;
         let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
         let _ = (&header, len);
-        let data = match (
-            Some(u64::from(HEADER_BYTES)),
-            Some(u64::from(header.total_bytes())),
-        ) {
-            (Some(f), Some(t)) => {
-                t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
-            }
-            _ => None,
+        let data = {
+            let f: u64 = u64::from(HEADER_BYTES);
+            let t: u64 = u64::from(header.total_bytes());
+            t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
         };
         data.map_or(0, |d| __rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
     }

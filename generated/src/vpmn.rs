@@ -3035,20 +3035,18 @@ impl<'a> VpmnV2<'a> {
         // section-table-out-of-bounds: table `sections` (sub_header.sh_count x SECTION_HEADER_BYTES bytes at sub_header.sh_offset) must lie within `len`.
         let (sections, sections_at): (&'a [[u8; 44]], u64) = {
             let at = Some(u64::from(sub_header.sh_offset()));
-            let count = Some(u64::from(sub_header.sh_count()));
-            let stride = Some(u64::from(SECTION_HEADER_BYTES));
+            let count: u64 = u64::from(sub_header.sh_count());
+            let stride: u64 = u64::from(SECTION_HEADER_BYTES);
             let within: u64 = len;
-            let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(44u64) => {
-                    __rt::table_within::<44>(buf, a, c, w)
-                }
+            let records = match (at, Some(count), Some(within)) {
+                (Some(a), Some(c), Some(w)) => __rt::table_within::<44>(buf, a, c, w),
                 _ => None,
             };
             match (records, at) {
                 (Some(r), Some(a)) => (r, a),
                 _ => {
                     let end = (|| -> Option<u64> {
-                        at?.checked_add(count?.checked_mul(stride?)?)
+                        at?.checked_add(count.checked_mul(stride)?)
                     })();
                     return __rt::fail(
                         9,
@@ -4763,19 +4761,17 @@ impl<'a> VpmnV1<'a> {
                         if u64::from(header.version()) >= 65550u64 { 1u64 } else { 0u64 },
                     )
             })();
-            let stride = Some(8u64);
+            let stride: u64 = 8u64;
             let within: u64 = len;
             let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(8u64) => {
-                    __rt::table_within::<8>(buf, a, c, w)
-                }
+                (Some(a), Some(c), Some(w)) => __rt::table_within::<8>(buf, a, c, w),
                 _ => None,
             };
             match (records, at) {
                 (Some(r), Some(a)) => (r, a),
                 _ => {
                     let end = (|| -> Option<u64> {
-                        at?.checked_add(count?.checked_mul(stride?)?)
+                        at?.checked_add(count?.checked_mul(stride)?)
                     })();
                     return __rt::fail(
                         43,
@@ -4949,19 +4945,17 @@ impl<'a> VpmnV1<'a> {
                     },
                 )
             })();
-            let stride = Some(u64::from(V1_IO_RECORD_BYTES));
+            let stride: u64 = u64::from(V1_IO_RECORD_BYTES);
             let within: u64 = len;
             let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(116u64) => {
-                    __rt::table_within::<116>(buf, a, c, w)
-                }
+                (Some(a), Some(c), Some(w)) => __rt::table_within::<116>(buf, a, c, w),
                 _ => None,
             };
             match (records, at) {
                 (Some(r), Some(a)) => (r, a),
                 _ => {
                     let end = (|| -> Option<u64> {
-                        at?.checked_add(count?.checked_mul(stride?)?)
+                        at?.checked_add(count?.checked_mul(stride)?)
                     })();
                     return __rt::fail(
                         47,
@@ -5018,19 +5012,17 @@ impl<'a> VpmnV1<'a> {
                     },
                 )
             })();
-            let stride = Some(u64::from(V1_IO_RECORD_BYTES));
+            let stride: u64 = u64::from(V1_IO_RECORD_BYTES);
             let within: u64 = len;
             let records = match (at, count, Some(within)) {
-                (Some(a), Some(c), Some(w)) if stride == Some(116u64) => {
-                    __rt::table_within::<116>(buf, a, c, w)
-                }
+                (Some(a), Some(c), Some(w)) => __rt::table_within::<116>(buf, a, c, w),
                 _ => None,
             };
             match (records, at) {
                 (Some(r), Some(a)) => (r, a),
                 _ => {
                     let end = (|| -> Option<u64> {
-                        at?.checked_add(count?.checked_mul(stride?)?)
+                        at?.checked_add(count?.checked_mul(stride)?)
                     })();
                     return __rt::fail(
                         48,

@@ -62,22 +62,29 @@ impl Shape {
         }
     }
 
-    /// An `Option` of the records, from the `Option<u64>` locals `at`, `count` and `stride`
-    /// and the limit `w` (`Option<u64>` tokens): `count` records, `stride` apart, from `at`
-    /// in `buf`, ending at or before the limit.
-    pub(crate) fn place(&self, w: &TokenStream) -> TokenStream {
-        let (n, n64) = (&self.n, &self.n64);
+    /// The stride of back-to-back records (the record's size, a `u64` literal); `None` for
+    /// a strided table, whose stride the file gives.
+    pub(crate) fn packed_stride(&self) -> Option<&Literal> {
+        self.packed.then_some(&self.n64)
+    }
+
+    /// An `Option` of the records, from the `Option<u64>` local `at`, the count and the
+    /// limit (`Option<u64>` tokens `count` and `w`) and, for a strided table, the
+    /// `Option<u64>` local `stride`: `count` records, `stride` apart, from `at` in `buf`,
+    /// ending at or before the limit.
+    pub(crate) fn place(&self, count: &TokenStream, w: &TokenStream) -> TokenStream {
+        let n = &self.n;
         if self.packed {
-            // The constant stride is the record's size (the comparison folds away).
+            // The stride is the record's size, a constant: nothing to check at run time.
             quote! {
-                match (at, count, #w) {
-                    (Some(a), Some(c), Some(w)) if stride == Some(#n64) => __rt::table_within::<#n>(buf, a, c, w),
+                match (at, #count, #w) {
+                    (Some(a), Some(c), Some(w)) => __rt::table_within::<#n>(buf, a, c, w),
                     _ => None,
                 }
             }
         } else {
             quote! {
-                match (at, count, stride, #w) {
+                match (at, #count, stride, #w) {
                     (Some(a), Some(c), Some(s), Some(w)) => __rt::table_strided::<#n>(buf, a, c, s, w),
                     _ => None,
                 }

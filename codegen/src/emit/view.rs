@@ -706,6 +706,29 @@ impl<'a> Em<'a> {
         quote!(#(#items)*)
     }
 
+    /// The bytes of a checksum's span `from..to` in `buf` (an `Option<&[u8]>` expression):
+    /// `None` when the span is backwards or past the end. Ends that cannot fail to compute
+    /// (a constant, a field) are read plainly, with no `Option` around them.
+    fn span_data(&self, from: &Expr, to: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
+        match (self.plain(from, scope, env), self.plain(to, scope, env)) {
+            (Some(f), Some(t)) => quote! {{
+                let f: u64 = #f;
+                let t: u64 = #t;
+                t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
+            }},
+            _ => {
+                let f = self.value(from, scope, env);
+                let t = self.value(to, scope, env);
+                quote! {
+                    match (#f, #t) {
+                        (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
+                        _ => None,
+                    }
+                }
+            }
+        }
+    }
+
     pub(crate) fn record_range_accessor(&self, r: &Range, t: &Table) -> TokenStream {
         let scope = Scope::RecordOnly(t);
         let env = Env {
@@ -1070,8 +1093,37 @@ impl<'a> Em<'a> {
                 };
                 let shape = crate::emit::table::shape(self.c, t);
                 let at = self.value(&t.at.expr, scope, env);
-                let count = self.value(&t.count.expr, scope, env);
-                let stride = self.value(&t.stride.expr, scope, env);
+                // The count read plainly when it cannot fail (a field, a constant); a stride
+                // equal to the record's size is that constant, not checked at run time.
+                let plain_count = self.plain(&t.count.expr, scope, env);
+                let (count_bind, count, c) = match plain_count {
+                    Some(p) => (
+                        quote!(let count: u64 = #p;),
+                        quote!(Some(count)),
+                        quote!(count),
+                    ),
+                    None => {
+                        let v = self.value(&t.count.expr, scope, env);
+                        (quote!(let count = #v;), quote!(count), quote!(count?))
+                    }
+                };
+                let stride_bind = match (
+                    shape.packed_stride(),
+                    self.plain(&t.stride.expr, scope, env),
+                ) {
+                    (Some(_), Some(p)) => quote!(let stride: u64 = #p;),
+                    (Some(n), None) => quote!(let stride: u64 = #n;),
+                    (None, _) => {
+                        let v = self.value(&t.stride.expr, scope, env);
+                        quote!(let stride = #v;)
+                    }
+                };
+                let st = if shape.packed_stride().is_some() {
+                    quote!(stride)
+                } else {
+                    quote!(stride?)
+                };
+                let end = quote!(at?.checked_add(#c.checked_mul(#st)?));
                 let wname = Self::short_name(within);
                 // The limit as an `Option<u64>` (`w`), bound plainly when it cannot overflow.
                 let (wbind, w, wopd) = match self.plain(&within.expr, scope, env) {
@@ -1110,19 +1162,19 @@ impl<'a> Em<'a> {
                     t.name.text, t.count.text, t.stride.text, t.at.text, within.text
                 );
                 let ty = shape.ty();
-                let place = shape.place(&w);
+                let place = shape.place(&count, &w);
                 quote! {
                     #[doc = #comment]
                     let (#var, #var_at): (#ty, u64) = {
                         let at = #at;
-                        let count = #count;
-                        let stride = #stride;
+                        #count_bind
+                        #stride_bind
                         #wbind
                         let records = #place;
                         match (records, at) {
                             (Some(r), Some(a)) => (r, a),
                             _ => {
-                                let end = (|| -> Option<u64> { at?.checked_add(count?.checked_mul(stride?)?) })();
+                                let end = (|| -> Option<u64> { #end })();
                                 return #fail;
                             }
                         }
@@ -1239,8 +1291,7 @@ impl<'a> Em<'a> {
                 let Some(k) = file.checksum(&checksum.text) else {
                     return quote!();
                 };
-                let from = self.value(&k.from.expr, scope, env);
-                let to = self.value(&k.to.expr, scope, env);
+                let data = self.span_data(&k.from.expr, &k.to.expr, scope, env);
                 let stored = match self.plain(&k.stored.expr, scope, env) {
                     Some(v) => v,
                     None => {
@@ -1268,10 +1319,7 @@ impl<'a> Em<'a> {
                 quote! {
                     #[doc = #comment]
                     {
-                        let data = match (#from, #to) {
-                            (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
-                            _ => None,
-                        };
+                        let data = #data;
                         let stored = #stored;
                         let computed = data.map(|d| u64::from(#compute));
                         if computed != Some(stored) {
@@ -1925,8 +1973,7 @@ impl<'a> Em<'a> {
                 record: quote!(rec),
                 found: Vec::new(),
             };
-            let from = self.value(&k.from.expr, Scope::Top, &env);
-            let to = self.value(&k.to.expr, Scope::Top, &env);
+            let data = self.span_data(&k.from.expr, &k.to.expr, Scope::Top, &env);
             let compute = match k.algorithm {
                 Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
                 Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
@@ -1961,10 +2008,7 @@ impl<'a> Em<'a> {
                     let buf = self.buf;
                     let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
                     let _ = (&header, len);
-                    let data = match (#from, #to) {
-                        (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
-                        _ => None,
-                    };
+                    let data = #data;
                     data.map_or(0, |d| #compute)
                 }
             });
