@@ -36,17 +36,38 @@ pub fn resolve(
         ));
     }
     if !c.schema.file.tables.iter().any(|t| t.name.text == table) {
-        let tables: Vec<&str> = c
-            .schema
-            .file
-            .tables
-            .iter()
-            .map(|t| t.name.text.as_str())
-            .collect();
-        return Err(format!(
-            "`{table}[...]`: `{table}` is not a table of the file (tables: {})",
-            tables.join(", ")
-        ));
+        let file = &c.schema.file;
+        // A stream's records are where a walk finds them, not at an index's place.
+        let walked = "whose records are found by walking it, not placed by an index (`table[index].field` reads a table's record)";
+        if crate::check::lookup::collection(file, table).is_some() {
+            return Err(format!(
+                "`{table}[...]`: `{table}` is a record stream's collection, {walked}: read its first or last record as a located record at `first_body({table})` or `last_body({table})`, or compare positions in a `for_each` (`record.index == first({table})`)"
+            ));
+        }
+        if let Some(st) = crate::check::lookup::stream(file, table) {
+            let layouts: Vec<&str> = st
+                .layouts
+                .iter()
+                .map(|l| l.collection.text.as_str())
+                .collect();
+            return Err(format!(
+                "`{table}[...]`: `{table}` is a record stream, {walked}: read a record of one type through its collection ({}) with `first_body(..)` or `last_body(..)` (a located record's `at`), or compare positions with `first(..)`, `last(..)` and `record.index`",
+                if layouts.is_empty() {
+                    "it declares none: add `layouts`".to_string()
+                } else {
+                    layouts.join(", ")
+                }
+            ));
+        }
+        let tables: Vec<&str> = file.tables.iter().map(|t| t.name.text.as_str()).collect();
+        return Err(if tables.is_empty() {
+            format!("`{table}[...]`: `{table}` is not a table of the file (it has no tables)")
+        } else {
+            format!(
+                "`{table}[...]`: `{table}` is not a table of the file (tables: {})",
+                tables.join(", ")
+            )
+        });
     }
     match c.resolve(&path(table, field), scope)? {
         Resolved::FlagBit(..) => Err(format!(
