@@ -1406,8 +1406,8 @@ impl<'a> Npu1<'a> {
         {
             // io-table-out-of-bounds: table `io` (ext.io_count x TENSOR_DESC_BYTES bytes at ext.io_offset) must lie within `header.total_bytes`.
             let (io, io_at): (&'a [[u8; 60]], u64) = {
-                let at = (|| -> Option<u64> { Some(u64::from(ext.io_offset()?)) })();
-                let count = (|| -> Option<u64> { Some(u64::from(ext.io_count()?)) })();
+                let at = ext.io_offset().map(u64::from);
+                let count = ext.io_count().map(u64::from);
                 let stride: u64 = u64::from(TENSOR_DESC_BYTES);
                 let within: u64 = u64::from(header.total_bytes());
                 let records = match (at, count, Some(within)) {

@@ -235,6 +235,11 @@ impl<'a> Em<'a> {
             // Nothing can fail: a plain value, no closure.
             return quote!(Some(#inner));
         }
+        // `u64::from(x?)`, an optional field widened (a located record's, a gated one's):
+        // `x.map(u64::from)`.
+        if let Some(x) = widened_option(&inner) {
+            return quote!(#x.map(u64::from));
+        }
         quote!((|| -> Option<u64> { Some(#inner) })())
     }
 
@@ -2227,4 +2232,33 @@ impl<'a> Em<'a> {
             #(#iters)*
         }
     }
+}
+
+/// `x` of `u64::from(x?)` when `x` itself has no `?`: an optional value widened.
+fn widened_option(inner: &TokenStream) -> Option<TokenStream> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let toks: Vec<TokenTree> = inner.clone().into_iter().collect();
+    let [
+        TokenTree::Ident(u),
+        TokenTree::Punct(c1),
+        TokenTree::Punct(c2),
+        TokenTree::Ident(from),
+        TokenTree::Group(g),
+    ] = toks.as_slice()
+    else {
+        return None;
+    };
+    if u != "u64" || c1.as_char() != ':' || c2.as_char() != ':' || from != "from" {
+        return None;
+    }
+    if g.delimiter() != Delimiter::Parenthesis {
+        return None;
+    }
+    let mut arg: Vec<TokenTree> = g.stream().into_iter().collect();
+    match arg.pop() {
+        Some(TokenTree::Punct(q)) if q.as_char() == '?' => {}
+        _ => return None,
+    }
+    let x: TokenStream = arg.into_iter().collect();
+    (!x.is_empty() && !x.to_string().contains('?')).then_some(x)
 }
