@@ -1372,11 +1372,16 @@ impl<'a> Npu1<'a> {
             let data = {
                 let f: u64 = u64::from(HEADER_BYTES);
                 let t: u64 = u64::from(header.total_bytes());
-                t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
+                match t.checked_sub(f) {
+                    Some(n) => __rt::range_at(buf, f, n),
+                    None => None,
+                }
             };
             let stored = u64::from(header.checksum());
-            let computed = data
-                .map(|d| u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)));
+            let computed = match data {
+                Some(d) => Some(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
+                None => None,
+            };
             if computed != Some(stored) {
                 return __rt::fail(
                     9,
@@ -1406,8 +1411,14 @@ impl<'a> Npu1<'a> {
         {
             // io-table-out-of-bounds: table `io` (ext.io_count x TENSOR_DESC_BYTES bytes at ext.io_offset) must lie within `header.total_bytes`.
             let (io, io_at): (&'a [[u8; 60]], u64) = {
-                let at = ext.io_offset().map(u64::from);
-                let count = ext.io_count().map(u64::from);
+                let at = match ext.io_offset() {
+                    Some(v) => Some(u64::from(v)),
+                    None => None,
+                };
+                let count = match ext.io_count() {
+                    Some(v) => Some(u64::from(v)),
+                    None => None,
+                };
                 let stride: u64 = u64::from(TENSOR_DESC_BYTES);
                 let within: u64 = u64::from(header.total_bytes());
                 let records = match (at, count, Some(within)) {
@@ -1678,7 +1689,10 @@ impl<'a> Npu1<'a> {
         let data = {
             let f: u64 = u64::from(HEADER_BYTES);
             let t: u64 = u64::from(header.total_bytes());
-            t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
+            match t.checked_sub(f) {
+                Some(n) => __rt::range_at(buf, f, n),
+                None => None,
+            }
         };
         data.map_or(0, |d| __rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
     }

@@ -236,9 +236,10 @@ impl<'a> Em<'a> {
             return quote!(Some(#inner));
         }
         // `u64::from(x?)`, an optional field widened (a located record's, a gated one's):
-        // `x.map(u64::from)`.
+        // a `match`, not a closure (nor `Option::map`, which `opt-level = "z"` may leave a
+        // call).
         if let Some(x) = widened_option(&inner) {
-            return quote!(#x.map(u64::from));
+            return quote!(match #x { Some(v) => Some(u64::from(v)), None => None });
         }
         quote!((|| -> Option<u64> { Some(#inner) })())
     }
@@ -716,17 +717,25 @@ impl<'a> Em<'a> {
     /// (a constant, a field) are read plainly, with no `Option` around them.
     fn span_data(&self, from: &Expr, to: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         match (self.plain(from, scope, env), self.plain(to, scope, env)) {
+            // `match`, not `Option::and_then` with a closure: at `opt-level = "z"` the
+            // closure is not always inlined, and a call per check costs on the core.
             (Some(f), Some(t)) => quote! {{
                 let f: u64 = #f;
                 let t: u64 = #t;
-                t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n))
+                match t.checked_sub(f) {
+                    Some(n) => __rt::range_at(buf, f, n),
+                    None => None,
+                }
             }},
             _ => {
                 let f = self.value(from, scope, env);
                 let t = self.value(to, scope, env);
                 quote! {
                     match (#f, #t) {
-                        (Some(f), Some(t)) => t.checked_sub(f).and_then(|n| __rt::range_at(buf, f, n)),
+                        (Some(f), Some(t)) => match t.checked_sub(f) {
+                            Some(n) => __rt::range_at(buf, f, n),
+                            None => None,
+                        },
                         _ => None,
                     }
                 }
@@ -1326,7 +1335,10 @@ impl<'a> Em<'a> {
                     {
                         let data = #data;
                         let stored = #stored;
-                        let computed = data.map(|d| u64::from(#compute));
+                        let computed = match data {
+                            Some(d) => Some(u64::from(#compute)),
+                            None => None,
+                        };
                         if computed != Some(stored) {
                             return #fail;
                         }
