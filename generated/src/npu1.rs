@@ -1378,6 +1378,7 @@ impl<'a> Npu1<'a> {
                 }
             };
             let stored = u64::from(header.checksum());
+            #[allow(clippy::manual_map)]
             let computed = match data {
                 Some(d) => Some(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))),
                 None => None,
@@ -1411,14 +1412,8 @@ impl<'a> Npu1<'a> {
         {
             // io-table-out-of-bounds: table `io` (ext.io_count x TENSOR_DESC_BYTES bytes at ext.io_offset) must lie within `header.total_bytes`.
             let (io, io_at): (&'a [[u8; 60]], u64) = {
-                let at = match ext.io_offset() {
-                    Some(v) => Some(u64::from(v)),
-                    None => None,
-                };
-                let count = match ext.io_count() {
-                    Some(v) => Some(u64::from(v)),
-                    None => None,
-                };
+                let at = ext.io_offset().map(u64::from);
+                let count = ext.io_count().map(u64::from);
                 let stride: u64 = u64::from(TENSOR_DESC_BYTES);
                 let within: u64 = u64::from(header.total_bytes());
                 let records = match (at, count, Some(within)) {
