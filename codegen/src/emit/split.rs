@@ -423,7 +423,7 @@ impl Splitter {
             items[a..b].iter().flat_map(|it| it.defs.iter()).next(),
         ) {
             _ if !self.generic_error => self.name(&format!("{}_part_{k}", self.from)),
-            _ if let Some(p) = part => self.name(&format!("check_{p}")),
+            _ if part.is_some() => self.name(&format!("check_{}", part.unwrap_or_default())),
             (Some(c), _) => self.name(&format!("check_{c}")),
             (None, Some(d)) => self.name(&format!("bind_{}", d.name.trim_start_matches('_'))),
             (None, None) => self.name("check_part"),
@@ -555,22 +555,17 @@ impl Splitter {
         let part_said = part_said.filter(|_| {
             !matches!(part, Some(t) if listed.len() == 1 && listed[0] == said(&format!("each_{t}")))
         });
-        let doc = match (self.generic_error, listed.is_empty(), within) {
+        let doc = match (self.generic_error, listed.is_empty(), within, &part_said) {
             (false, ..) => format!(" Part of [`Self::{}`], in order.", self.from),
-            (true, _, None) if let Some(ps) = &part_said => {
-                if listed.is_empty() {
-                    format!(" Part of [`Self::{}`]: {ps}.", self.from)
-                } else {
-                    format!(
-                        " Part of [`Self::{}`]: {ps}: {}, in schema order.",
-                        self.from,
-                        listed.join(", ")
-                    )
-                }
-            }
+            (true, true, None, Some(ps)) => format!(" Part of [`Self::{}`]: {ps}.", self.from),
+            (true, false, None, Some(ps)) => format!(
+                " Part of [`Self::{}`]: {ps}: {}, in schema order.",
+                self.from,
+                listed.join(", ")
+            ),
             // Cut from inside a step, holding checks of steps nested in it (a `for_each`'s
             // run in a walk).
-            (true, false, Some(w)) if !codes.iter().any(|c| c == w) => {
+            (true, false, Some(w), _) if !codes.iter().any(|c| c == w) => {
                 match w.strip_prefix("each_") {
                     Some(t) => format!(
                         " Part of [`Self::{}`]: {} for every record of `{t}`, in schema order.",
@@ -585,15 +580,15 @@ impl Splitter {
                     ),
                 }
             }
-            (true, false, _) => format!(
+            (true, false, ..) => format!(
                 " Part of [`Self::{}`]: {}, in schema order.",
                 self.from,
                 listed.join(", ")
             ),
-            (true, true, Some(w)) => {
+            (true, true, Some(w), _) => {
                 format!(" Part of [`Self::{}`]: part of {}.", self.from, said(w))
             }
-            (true, true, None) => format!(
+            (true, true, None, _) => format!(
                 " Part of [`Self::{}`]: what later checks read, in schema order.",
                 self.from
             ),
