@@ -20,6 +20,15 @@ const LONG: &[(&str, &str, usize)] = &[
 
 /// Every function of a generated file: (its first line, trimmed; its length in lines).
 fn functions(text: &str) -> Vec<(String, usize)> {
+    spans(text)
+        .into_iter()
+        .map(|(first, _, len)| (first, len))
+        .collect()
+}
+
+/// Every function of a generated file: its first line, trimmed; the index of that line;
+/// its length in lines.
+fn spans(text: &str) -> Vec<(String, usize, usize)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -39,12 +48,12 @@ fn functions(text: &str) -> Vec<(String, usize)> {
         }
         // A one-line function, or the first closing brace at its indentation.
         if t.ends_with('}') && t.contains('{') {
-            out.push((t.to_string(), 1));
+            out.push((t.to_string(), i, 1));
             continue;
         }
         let close = format!("{}}}", " ".repeat(indent));
         if let Some(end) = lines[i + 1..].iter().position(|x| *x == close) {
-            out.push((t.to_string(), end + 2));
+            out.push((t.to_string(), i, end + 2));
         }
     }
     out
@@ -138,15 +147,15 @@ fn no_function_generated_from_a_test_schema_is_longer_than_the_limit() {
 /// The text of generated function `name` (from its `fn` line to its closing brace), with
 /// every number replaced by `N` (error-site numbers move when a check is added anywhere).
 fn function_text(text: &str, name: &str) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.iter().position(|l| {
-        let t = l.trim_start();
-        t.starts_with(&format!("fn {name}(")) || t.starts_with(&format!("fn {name}<"))
+    let (_, start, len) = spans(text).into_iter().find(|(first, _, _)| {
+        first.starts_with(&format!("fn {name}(")) || first.starts_with(&format!("fn {name}<"))
     })?;
-    let indent = lines[start].len() - lines[start].trim_start().len();
-    let close = format!("{}}}", " ".repeat(indent));
-    let end = start + lines[start..].iter().position(|x| *x == close)?;
-    let body = lines[start..=end].join("\n");
+    let body = text
+        .lines()
+        .skip(start)
+        .take(len)
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut out = String::new();
     let mut in_number = false;
     for ch in body.chars() {

@@ -418,12 +418,17 @@ impl Splitter {
         // A writer's runs have no checks to be named after: numbered in order.
         let k = self.names.borrow().len() + 1;
         let part = items[a].part.as_deref();
+        // A validator's top-level run is named after its part.
+        let named = if self.generic_error {
+            part.or(codes.first().map(String::as_str)).or(within)
+        } else {
+            None
+        };
         let name = match (
-            codes.first().map(String::as_str).or(within),
+            named,
             items[a..b].iter().flat_map(|it| it.defs.iter()).next(),
         ) {
             _ if !self.generic_error => self.name(&format!("{}_part_{k}", self.from)),
-            _ if part.is_some() => self.name(&format!("check_{}", part.unwrap_or_default())),
             (Some(c), _) => self.name(&format!("check_{c}")),
             (None, Some(d)) => self.name(&format!("bind_{}", d.name.trim_start_matches('_'))),
             (None, None) => self.name("check_part"),

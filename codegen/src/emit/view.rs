@@ -3,7 +3,7 @@
 //! the validator's steps (calling each construct's step emitter).
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 
 use crate::check::expr::single_field;
 use crate::check::{FieldKind, Owner, Resolved, Scope};
@@ -1109,8 +1109,7 @@ impl<'a> Em<'a> {
                 let at = self.value(&t.at.expr, scope, env);
                 // The count read plainly when it cannot fail (a field, a constant); a stride
                 // equal to the record's size is that constant, not checked at run time.
-                let plain_count = self.plain(&t.count.expr, scope, env);
-                let (count_bind, count, c) = match plain_count {
+                let (count_bind, count, c) = match self.plain(&t.count.expr, scope, env) {
                     Some(p) => (
                         quote!(let count: u64 = #p;),
                         quote!(Some(count)),
@@ -1121,21 +1120,18 @@ impl<'a> Em<'a> {
                         (quote!(let count = #v;), quote!(count), quote!(count?))
                     }
                 };
-                let stride_bind = match (
-                    shape.packed_stride(),
-                    self.plain(&t.stride.expr, scope, env),
-                ) {
-                    (Some(_), Some(p)) => quote!(let stride: u64 = #p;),
-                    (Some(n), None) => quote!(let stride: u64 = #n;),
-                    (None, _) => {
-                        let v = self.value(&t.stride.expr, scope, env);
-                        quote!(let stride = #v;)
+                // (A packed table's stride is a number or a constant: read plainly.)
+                let (stride_bind, st) = match shape.packed_stride() {
+                    Some(n) => {
+                        let p = self
+                            .plain(&t.stride.expr, scope, env)
+                            .unwrap_or_else(|| n.to_token_stream());
+                        (quote!(let stride: u64 = #p;), quote!(stride))
                     }
-                };
-                let st = if shape.packed_stride().is_some() {
-                    quote!(stride)
-                } else {
-                    quote!(stride?)
+                    None => {
+                        let v = self.value(&t.stride.expr, scope, env);
+                        (quote!(let stride = #v;), quote!(stride?))
+                    }
                 };
                 let end = quote!(at?.checked_add(#c.checked_mul(#st)?));
                 let wname = Self::short_name(within);
