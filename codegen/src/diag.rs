@@ -26,6 +26,9 @@ pub struct Diags {
     /// that cannot use a field that does not exist) and is dropped when the diagnostics
     /// are sorted. One mistake gives one diagnostic.
     poisoned: Vec<(Pos, Vec<String>)>,
+    /// Diagnostics that follow from one mistake, by the mistake (`caused`): `(where, what,
+    /// the mistake, and for the mistake itself what it leaves unread)`.
+    caused: Vec<(Pos, String, String, Option<String>)>,
 }
 
 impl Diags {
@@ -35,6 +38,7 @@ impl Diags {
             file: file.into(),
             items: Vec::new(),
             poisoned: Vec::new(),
+            caused: Vec::new(),
         }
     }
 
@@ -63,6 +67,43 @@ impl Diags {
         }
     }
 
+    /// The diagnostics recorded from `since` on follow from the mistake `cause` (a name
+    /// that does not resolve, a struct that is not defined, a field left out for its type),
+    /// which may be met in many places: the diagnostics are folded into one, the mistake's
+    /// own (`root`: what it leaves unread, as `field \`version\``) or else the first, which
+    /// lists the other places. One mistake gives one diagnostic, however many checks read
+    /// what it broke.
+    pub(crate) fn caused(&mut self, since: usize, cause: &str, root: Option<&str>) {
+        let new: Vec<_> = self
+            .items
+            .get(since..)
+            .unwrap_or_default()
+            .iter()
+            .map(|x| {
+                (
+                    x.pos,
+                    x.message.clone(),
+                    cause.to_string(),
+                    root.map(str::to_string),
+                )
+            })
+            .collect();
+        self.caused.extend(new);
+    }
+
+    /// Record that struct `name` is not defined where `pos` names it (`message` says what
+    /// named it): the checks that read its fields fail for that alone (`caused`).
+    pub(crate) fn no_struct(&mut self, pos: Pos, name: &str, message: String) {
+        let since = self.items.len();
+        self.error(pos, message);
+        let unread = format!("`{name}`");
+        self.caused(
+            since,
+            &format!("struct `{name}` is not defined"),
+            Some(&unread),
+        );
+    }
+
     /// Whether anything was recorded.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
@@ -80,6 +121,107 @@ impl Diags {
         self.items
             .sort_by(|a, b| a.pos.cmp(&b.pos).then_with(|| a.message.cmp(&b.message)));
         self.items.dedup();
+        self.fold_caused();
+    }
+
+    /// One diagnostic per mistake (see `caused`): the mistake's own, else the first by
+    /// position, naming where else it was met; the others dropped.
+    fn fold_caused(&mut self) {
+        let n = self.items.len();
+        let (mut keep, mut extra) = (vec![true; n], vec![String::new(); n]);
+        {
+            // Each diagnostic's mistake, if it follows from one, and for the mistake itself
+            // what it leaves unread.
+            let causes: Vec<Option<(&str, Option<&str>)>> = self
+                .items
+                .iter()
+                .map(|x| {
+                    self.caused
+                        .iter()
+                        .find(|c| c.0 == x.pos && c.1 == x.message)
+                        .map(|c| (c.2.as_str(), c.3.as_deref()))
+                })
+                .collect();
+            let mut seen: Vec<&str> = Vec::new();
+            for &(cause, _) in causes.iter().flatten() {
+                if seen.contains(&cause) {
+                    continue;
+                }
+                seen.push(cause);
+                let member = |want_root: bool| {
+                    causes
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, c)| match c {
+                            Some((k, unread)) if *k == cause && unread.is_some() == want_root => {
+                                Some((j, *unread))
+                            }
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                };
+                // Every place the mistake itself was made stays (two structs misspelt alike
+                // are two mistakes); what follows from it is told on the first of them.
+                let (roots, knock_ons) = (member(true), member(false));
+                let Some(&(head, unread)) = roots.first().or(knock_ons.first()) else {
+                    continue;
+                };
+                let others: Vec<Pos> = knock_ons
+                    .iter()
+                    .filter(|(j, _)| *j != head)
+                    .filter_map(|(j, _)| self.items.get(*j).map(|x| x.pos))
+                    .collect();
+                if others.is_empty() {
+                    continue;
+                }
+                for (j, _) in &knock_ons {
+                    if let Some(k) = keep.get_mut(*j) {
+                        *k = *j == head;
+                    }
+                }
+                if let Some(e) = extra.get_mut(head) {
+                    *e = places(unread, &others);
+                }
+            }
+        }
+        let mut i = 0;
+        self.items.retain_mut(|x| {
+            let (k, e) = (keep.get(i).copied().unwrap_or(true), extra.get(i));
+            i += 1;
+            x.message.push_str(e.map_or("", String::as_str));
+            k
+        });
+    }
+}
+
+/// What a folded diagnostic adds: where else its mistake was met (at most six places
+/// written out).
+fn places(unread: Option<&str>, others: &[Pos]) -> String {
+    const SHOWN: usize = 6;
+    let mut list: Vec<String> = others
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("{}:{}", p.line, p.col))
+        .collect();
+    if others.len() > SHOWN {
+        list.push(format!("{} more", others.len() - SHOWN));
+    }
+    let list = match list.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    match unread {
+        Some(what) => {
+            let n = others.len();
+            format!(
+                "; {n} place{} that read{} {what} {} not checked ({list})",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "s" } else { "" },
+                if n == 1 { "is" } else { "are" },
+            )
+        }
+        None => format!("; the same at {list}"),
     }
 }
 

@@ -44,6 +44,10 @@ fn undefined_enum() {
 fn every_mistake_is_reported_at_once() {
     golden("all_at_once");
 }
+#[test]
+fn one_mistake_gives_one_diagnostic() {
+    golden("one_mistake");
+}
 
 #[test]
 fn the_shipped_schemas_load() {

@@ -35,7 +35,9 @@ pub(crate) fn check(
 ) -> bool {
     let mut ok = crate::check::expr::check_calls(c, index, scope, what, at, d);
     if let Err(msg) = crate::check::index::resolve(c, table, field, scope) {
+        let since = d.items.len();
         d.error(at.pos, format!("{what} `{}`: {msg}", at.text));
+        d.caused(since, &msg, None);
         ok = false;
     }
     for p in index.refs() {
@@ -199,6 +201,9 @@ pub(crate) fn resolve(
         let Some(fi) = st.fields.iter().position(|f| &f.name.text == fname) else {
             if let (Some(ci), []) = (st.composed.iter().position(|c| &c.name.text == fname), bit) {
                 return Ok(Resolved::Composed(owner, ci));
+            }
+            if let Some(cause) = st.broken_read(fname) {
+                return Err(cause);
             }
             let known: Vec<&str> = st
                 .fields
@@ -454,7 +459,10 @@ pub(crate) fn check_expr(
     let mut ok = check_calls(c, &e.expr, scope, what, e, d);
     for p in e.expr.refs() {
         if let Err(msg) = c.resolve(p, scope) {
+            // The same name met elsewhere is the same mistake: one diagnostic for all.
+            let since = d.items.len();
             d.error(e.pos, format!("{what} `{}`: {msg}", e.text));
+            d.caused(since, &msg, None);
             ok = false;
         }
     }

@@ -565,8 +565,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
     for (ri, r) in file.ext.records.iter().enumerate() {
         match c.strukt(&r.strukt.text) {
-            None => d.error(
+            None => d.no_struct(
                 r.strukt.pos,
+                &r.strukt.text,
                 format!(
                     "struct `{}` of record `{}` is not defined",
                     r.strukt.text, r.name.text
@@ -707,8 +708,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         for l in &dir.layouts {
             match c.layouts.get(&l.record.text) {
-                None => d.error(
+                None => d.no_struct(
                     l.record.pos,
+                    &l.record.text,
                     format!("record struct `{}` is not defined", l.record.text),
                 ),
                 Some(lay) if lay.size == 0 => d.error(

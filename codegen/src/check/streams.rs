@@ -119,8 +119,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
             Some(_) => {}
         }
         match c.strukt(&s.header.text) {
-            None => d.error(
+            None => d.no_struct(
                 s.header.pos,
+                &s.header.text,
                 format!(
                     "stream `{sn}`: header struct `{}` is not defined",
                     s.header.text
@@ -219,8 +220,9 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         let mut seen: Vec<(u64, &str)> = Vec::new();
         for l in &s.layouts {
             match fixed_size(c, &l.record.text) {
-                None if c.strukt(&l.record.text).is_none() => d.error(
+                None if c.strukt(&l.record.text).is_none() => d.no_struct(
                     l.record.pos,
+                    &l.record.text,
                     format!(
                         "layout `{}`: struct `{}` is not defined",
                         l.collection.text, l.record.text

@@ -23,8 +23,12 @@ pub(crate) fn layout_of(
     let mut cursor = 0u64;
     let mut fields = Vec::new();
     let mut spans: Vec<(u64, u64, &str)> = Vec::new();
-    for f in &st.fields {
+    for (i, f) in st.fields.iter().enumerate() {
         let kind = field_kind(schema, layouts, f);
+        // After a field left out for its type, or one of an undefined type, where the
+        // layout stands is not known: a stated offset is taken as it is.
+        unresolved |= st.broken.iter().any(|(before, _)| *before <= i);
+        let known = !unresolved;
         unresolved |= kind.is_none();
         if kind.is_none()
             && let TypeRef::Named(n) | TypeRef::NamedArray(n, _) = &f.ty
@@ -48,7 +52,7 @@ pub(crate) fn layout_of(
         let width = kind.width(schema);
         let at = match f.offset {
             Some((stated, pos)) => {
-                if stated < cursor {
+                if known && stated < cursor {
                     let other = spans
                         .iter()
                         .find(|s| stated < s.1 && stated + width > s.0)
@@ -61,7 +65,7 @@ pub(crate) fn layout_of(
                             f.name.text
                         ),
                     );
-                } else if stated != cursor {
+                } else if known && stated != cursor {
                     d.error(
                         pos,
                         format!(
@@ -80,8 +84,9 @@ pub(crate) fn layout_of(
         cursor = cursor.max(at.saturating_add(width));
     }
     if let Some((stated, pos)) = st.size {
-        // With an undefined type the layout is unknown: the size would be a follow-on error.
-        if stated != cursor && !unresolved {
+        // With an undefined type, or a field left out for its type, the layout is unknown:
+        // the size would be a follow-on error.
+        if stated != cursor && !unresolved && st.broken.is_empty() {
             d.error(
                 pos,
                 format!(
@@ -1115,8 +1120,9 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         d,
     );
     if !c.layouts.contains_key(&file.header.text) {
-        d.error(
+        d.no_struct(
             file.header.pos,
+            &file.header.text,
             format!("header struct `{}` is not defined", file.header.text),
         );
     }
@@ -1130,8 +1136,9 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::positions::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
-            d.error(
+            d.no_struct(
                 t.record.pos,
+                &t.record.text,
                 format!(
                     "record struct `{}` of table `{}` is not defined",
                     t.record.text, t.name.text

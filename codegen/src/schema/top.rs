@@ -26,6 +26,29 @@ pub struct Struct {
     pub fields: Vec<FieldDef>,
     /// Values composed from two stored words (`u64` from a low and a high `u32`).
     pub composed: Vec<ext::Composed>,
+    /// Fields left out because their type could not be read (reported there), each with
+    /// the number of fields before it: the layout after one is not known, and a read of
+    /// one is that mistake, not another (`Diags::caused`).
+    pub broken: Vec<(usize, Name)>,
+}
+
+impl Struct {
+    /// The mistake a read of field `name` follows from, if the field was left out for its
+    /// type (`broken_cause`).
+    #[must_use]
+    pub fn broken_read(&self, name: &str) -> Option<String> {
+        self.broken
+            .iter()
+            .any(|(_, n)| n.text == name)
+            .then(|| broken_cause(&self.name.text, name))
+    }
+}
+
+/// The key `Diags::caused` folds by for field `field` of struct `strukt`, left out because
+/// its type could not be read: the message of a read of it.
+#[must_use]
+pub fn broken_cause(strukt: &str, field: &str) -> String {
+    format!("`{strukt}`'s field `{field}` has no type it can be read as")
 }
 
 /// A validation step. Steps run in the order written; the first failure is returned.
@@ -390,6 +413,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 .opt("size")
                 .and_then(|n| uint(n, "size", d).map(|v| (v, n.pos)));
             let mut fields = Vec::new();
+            let mut broken = Vec::new();
             if let Some(fs) = sm.req("fields", d) {
                 for f in seq(fs, "fields", d) {
                     let Some(mut fm) = MapReader::new(f, "a field", d) else {
@@ -397,6 +421,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                     };
                     let fname = fm.req("name", d).and_then(|n| name(n, "field name", d));
                     let ty_node = fm.req("type", d);
+                    let before_ty = d.items.len();
                     let ty = ty_node.and_then(|n| type_ref(n, d));
                     let offset = fm
                         .opt("offset")
@@ -425,6 +450,12 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                         ],
                         d,
                     );
+                    if let (Some(fname), None, Some(_)) = (&fname, &ty, ty_node) {
+                        let unread = format!("field `{}`", fname.text);
+                        let cause = broken_cause(&stname.text, &fname.text);
+                        d.caused(before_ty, &cause, Some(&unread));
+                        broken.push((fields.len(), fname.clone()));
+                    }
                     if let (Some(fname), Some(ty), Some(tn)) = (fname, ty, ty_node) {
                         fields.push(FieldDef {
                             name: fname,
@@ -452,6 +483,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
                 size,
                 fields,
                 composed,
+                broken,
             });
         }
     }
