@@ -99,6 +99,21 @@ pub(crate) fn record_lets(file: &crate::schema::top::File) -> Vec<(&str, &Name)>
 }
 
 impl Checked {
+    /// Report that `name` names nothing of the kind wanted (`message`, at `pos`): when it
+    /// names a definition that could not be read, that is the mistake (`schema::definitions`).
+    pub(crate) fn not_found(
+        &self,
+        d: &mut Diags,
+        pos: crate::yaml::Pos,
+        name: &str,
+        message: String,
+    ) {
+        let since = d.items.len();
+        d.error(pos, message);
+        if self.schema.file.dropped.iter().any(|n| n.text == name) {
+            d.caused(since, &crate::schema::dropped_cause(name), None);
+        }
+    }
     /// The struct named `name`.
     pub fn strukt(&self, name: &str) -> Option<&Struct> {
         self.schema.structs.iter().find(|s| s.name.text == name)
@@ -338,6 +353,12 @@ pub(crate) fn resolve(
                 .map_or("", |r| r.strukt.text.as_str());
             return field_in(Owner::Located(ri), st, rest);
         }
+    }
+    // A read through a definition that could not be read (`local.method`) is that mistake.
+    if let [first, _, ..] = path
+        && schema.file.dropped.iter().any(|n| &n.text == first)
+    {
+        return Err(crate::schema::dropped_cause(first));
     }
     match scope {
         Scope::Record(t) | Scope::RecordOnly(t) => field_in(Owner::Record, &t.record.text, path),

@@ -262,8 +262,10 @@ pub(crate) fn int_field(c: &Checked, sname: &str, f: &Name, what: &str, d: &mut 
 /// refuses it (`lower/writer.rs`).
 fn per_record(c: &Checked, ri: usize, r: &crate::schema::ext::Record, tn: &Name, d: &mut Diags) {
     match c.table(&tn.text) {
-        None => d.error(
+        None => c.not_found(
+            d,
             tn.pos,
+            &tn.text,
             format!(
                 "record `{}`: `table: {}` is not a table or stream of the file",
                 r.name.text, tn.text
@@ -888,8 +890,10 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
             }
             check_expr(c, within, scope, false, "within", d);
             if !file.ext.records.iter().any(|r| r.name.text == record.text) {
-                d.error(
+                c.not_found(
+                    d,
                     record.pos,
+                    &record.text,
                     format!("record_fits names `{}`, which is not a record", record.text),
                 );
             }
@@ -902,8 +906,10 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
                 .iter()
                 .find(|x| x.name.text == directory.text)
             else {
-                d.error(
+                c.not_found(
+                    d,
                     directory.pos,
+                    &directory.text,
                     format!(
                         "entry_size names `{}`, which is not a directory",
                         directory.text
@@ -982,7 +988,7 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
             need_top(scope, checksum, d);
             match dir_checksum(file, &checksum.text) {
                 Some((_, DirChecksum { kind: DirChecksumKind::Records { records, .. }, .. })) => need_collection(st, &records.text, checksum.pos, d),
-                _ => d.error(checksum.pos, format!("record_checksums names `{}`, which is not a directory checksum with `records`", checksum.text)),
+                _ => c.not_found(d, checksum.pos, &checksum.text, format!("record_checksums names `{}`, which is not a directory checksum with `records`", checksum.text)),
             }
         }
         ExtStep::PayloadChecksum { checksum, .. } => {
@@ -993,7 +999,7 @@ pub fn check_step(c: &Checked, x: &ExtStep, scope: Scope<'_>, st: &mut StepState
                         need_collection(st, &l.collection.text, checksum.pos, d);
                     }
                 }
-                _ => d.error(checksum.pos, format!("payload_checksum names `{}`, which is not a directory checksum over payloads", checksum.text)),
+                _ => c.not_found(d, checksum.pos, &checksum.text, format!("payload_checksum names `{}`, which is not a directory checksum over payloads", checksum.text)),
             }
         }
         ExtStep::OwnedApart { ownership, .. } => {

@@ -67,13 +67,10 @@ pub(crate) fn check_step(
             crate::check::expr::check_expr(c, to, scope, false, "to", d);
         }
         Span::Range(r) => match c.schema.file.ranges.iter().find(|x| x.name.text == r.text) {
-            None => d.error(
-                r.pos,
-                format!(
+            None => c.not_found(d, r.pos, &r.text, format!(
                     "fill names `{}`, which is not a range (name a file-level range, or give `{{ from, to }}`)",
                     r.text
-                ),
-            ),
+                )),
             Some(x) if x.table.is_some() => d.error(
                 r.pos,
                 format!(

@@ -102,13 +102,10 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         // (A stream within another's records reads that stream's range: checked there.)
         match file.ranges.iter().find(|r| r.name.text == s.range.text) {
             _ if s.within.is_some() => {}
-            None => d.error(
-                s.range.pos,
-                format!(
+            None => c.not_found(d, s.range.pos, &s.range.text, format!(
                     "stream `{sn}`: range `{}` is not a range of the file",
                     s.range.text
-                ),
-            ),
+                )),
             Some(r) if r.table.is_some() || r.when.is_some() => d.error(
                 s.range.pos,
                 format!(
@@ -381,10 +378,7 @@ fn check_within(c: &Checked, s: &Stream, writer: bool, d: &mut Diags) {
     let sn = &s.name.text;
     let file = &c.schema.file;
     match stream(file, &w.stream.text) {
-        None => d.error(
-            w.stream.pos,
-            format!("stream `{sn}`: `within` names `{}`, which is not a stream", w.stream.text),
-        ),
+        None => c.not_found(d, w.stream.pos, &w.stream.text, format!("stream `{sn}`: `within` names `{}`, which is not a stream", w.stream.text)),
         Some(p) if p.name.text == *sn => d.error(
             w.stream.pos,
             format!("stream `{sn}`: `within` names the stream itself (records inside records of the same stream: a layout with `nested: true`)"),
@@ -441,8 +435,10 @@ pub fn check_step(
             d.error(target.pos, format!("`{}`: stream_checksum stands at the top level of `validate` (it walks the stream itself)", target.text));
         }
         match stream(&c.schema.file, &target.text) {
-            None => d.error(
+            None => c.not_found(
+                d,
                 target.pos,
+                &target.text,
                 format!(
                     "stream_checksum names `{}`, which is not a stream",
                     target.text
@@ -476,8 +472,10 @@ pub fn check_step(
         );
     }
     let Some(s) = stream(&c.schema.file, &target.text) else {
-        d.error(
+        c.not_found(
+            d,
             target.pos,
+            &target.text,
             format!("stream_fits names `{}`, which is not a stream", target.text),
         );
         return;

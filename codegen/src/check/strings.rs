@@ -55,15 +55,17 @@ pub(crate) fn check_defs(c: &Checked, d: &mut Diags) {
         if let Some(t) = &s.table
             && !file.tables.iter().any(|x| x.name.text == t.text)
         {
-            d.error(
+            c.not_found(
+                d,
                 t.pos,
+                &t.text,
                 format!("string `{n}`: `{}` is not a table of the file", t.text),
             );
             continue;
         }
         if let Some(r) = &s.range {
             match file.ranges.iter().find(|x| x.name.text == r.text) {
-                None => d.error(r.pos, format!("string `{n}`: `in` names `{}`, which is not a range", r.text)),
+                None => c.not_found(d, r.pos, &r.text, format!("string `{n}`: `in` names `{}`, which is not a range", r.text)),
                 Some(x) if x.table.is_some() => d.error(r.pos, format!("string `{n}`: `in` names `{}`, a per-record range; a string lies in a file-level range", r.text)),
                 Some(x) if x.when.is_some() => d.error(r.pos, format!("string `{n}`: `in` names `{}`, a range with `when`; a string lies in a range that is always there", r.text)),
                 Some(_) => {}

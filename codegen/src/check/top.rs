@@ -313,8 +313,10 @@ pub(crate) fn unbound_records(
 fn record_checksum(c: &Checked, k: &crate::schema::Checksum, d: &mut Diags) {
     let Some(tn) = &k.table else { return };
     let Some(t) = c.table(&tn.text) else {
-        d.error(
+        c.not_found(
+            d,
             tn.pos,
+            &tn.text,
             format!(
                 "checksum `{}`: `table: {}` is not a table or stream of the file",
                 k.name.text, tn.text
@@ -384,10 +386,7 @@ pub(crate) fn check_steps(
             Step::TableFits { table, within, .. } => {
                 check_expr(c, within, scope, false, "within", d);
                 if !file.tables.iter().any(|t| t.name.text == table.text) {
-                    d.error(
-                        table.pos,
-                        format!("table_fits names `{}`, which is not a table", table.text),
-                    );
+                    c.not_found(d, table.pos, &table.text, format!("table_fits names `{}`, which is not a table", table.text));
                 }
                 st.tables_fitted.push(table.text.clone());
             }
@@ -395,10 +394,7 @@ pub(crate) fn check_steps(
                 check_expr(c, within, scope, false, "within", d);
                 st.ranges_fitted.push(range.text.clone());
                 match file.ranges.iter().find(|r| r.name.text == range.text) {
-                    None => d.error(
-                        range.pos,
-                        format!("range_fits names `{}`, which is not a range", range.text),
-                    ),
+                    None => c.not_found(d, range.pos, &range.text, format!("range_fits names `{}`, which is not a range", range.text)),
                     Some(r) => {
                         let here = match scope {
                             Scope::Record(t) => Some(t.name.text.as_str()),
@@ -488,10 +484,7 @@ pub(crate) fn check_steps(
                 }
             }
             Step::ForEach { table, steps } => match c.table(&table.text) {
-                None => d.error(
-                    table.pos,
-                    format!("for_each names `{}`, which is not a table", table.text),
-                ),
+                None => c.not_found(d, table.pos, &table.text, format!("for_each names `{}`, which is not a table", table.text)),
                 Some(t) => {
                     if !st.tables_fitted.contains(&table.text) {
                         if crate::check::lookup::is_target(file, &table.text) {
@@ -563,7 +556,7 @@ pub(crate) fn check_steps(
                                 r.table.as_ref().map(|t| t.text.clone())
                             }
                             _ => {
-                                d.error(target.pos, format!("no_overlap names `{}`, which is not a per-record range (one with `table`)", target.text));
+                                c.not_found(d, target.pos, &target.text, format!("no_overlap names `{}`, which is not a per-record range (one with `table`)", target.text));
                                 None
                             }
                         }
@@ -572,7 +565,7 @@ pub(crate) fn check_steps(
                 };
                 if let Some(tn) = table {
                     match file.tables.iter().find(|t| t.name.text == tn) {
-                        None => d.error(target.pos, format!("`{tn}` is not a table of the file (sorted and unique walk a table's records)")),
+                        None => c.not_found(d, target.pos, &tn, format!("`{tn}` is not a table of the file (sorted and unique walk a table's records)")),
                         Some(t) => {
                             if !st.tables_fitted.contains(&tn) {
                                 d.error(target.pos, format!("`{}` comes before the table_fits step that makes `{tn}`'s records safe to read", target.text));
@@ -1313,8 +1306,10 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
                 || file.strings.iter().any(|s| s.name.text == item.text)
                 || file.ext.records.iter().any(|r| r.name.text == item.text);
             if !known {
-                d.error(
+                c.not_found(
+                    d,
                     item.pos,
+                    &item.text,
                     format!(
                         "writer order names `{}`, which is not a table, range, string or record",
                         item.text

@@ -847,6 +847,44 @@ pub(crate) fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
 }
 
 /// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
+/// Each named definition of `node` (`what`: `tables`, ...), read by `one`. A definition
+/// `one` cannot read (and says why) is named in `dropped`, and what it said becomes the
+/// mistake every later use of the name follows from (`Diags::caused`): `for_each: t` after
+/// a table `t` missing a key is not another mistake.
+pub(crate) fn definitions<'a, T>(
+    node: &'a Node,
+    what: &str,
+    d: &mut Diags,
+    dropped: &mut Vec<Name>,
+    mut one: impl FnMut(Name, &'a Node, &mut Diags) -> Option<T>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for (name, v) in named_entries(node, what, d) {
+        let since = d.items.len();
+        let kept = name.clone();
+        match one(name, v, d) {
+            Some(t) => out.push(t),
+            None => left_out(kept, since, d, dropped),
+        }
+    }
+    out
+}
+
+/// Definition `name` could not be read, as the diagnostics from `since` on say
+/// (`definitions`).
+pub(crate) fn left_out(name: Name, since: usize, d: &mut Diags, dropped: &mut Vec<Name>) {
+    let unread = format!("`{}`", name.text);
+    d.caused(since, &dropped_cause(&name.text), Some(&unread));
+    dropped.push(name);
+}
+
+/// The key `Diags::caused` folds by for a definition that could not be read: the message
+/// of a use of it.
+#[must_use]
+pub fn dropped_cause(name: &str) -> String {
+    format!("`{name}` is left out: its definition could not be read")
+}
+
 pub(crate) fn named_entries<'a>(
     node: &'a Node,
     what: &str,

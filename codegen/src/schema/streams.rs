@@ -155,15 +155,18 @@ pub struct StreamLayout {
 pub const FILE_KEY: &str = "streams";
 
 /// Read `streams:` of a file.
-pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
+pub fn load(m: &mut MapReader<'_>, d: &mut Diags, dropped: &mut Vec<Name>) -> Vec<Stream> {
     let mut out = Vec::new();
     let Some(ss) = m.opt(FILE_KEY) else {
         return out;
     };
     for (sname, v) in named_entries(ss, "streams", d) {
+        let (since, before) = (d.items.len(), out.len());
         let Some(mut sm) = MapReader::new(v, &format!("stream `{}`", sname.text), d) else {
+            crate::schema::left_out(sname, since, d, dropped);
             continue;
         };
+        let kept = sname.clone();
         let sdoc = doc(&mut sm, d);
         let within = sm.opt("within").and_then(|wn| {
             let mut wm = MapReader::new(wn, &format!("`within` of stream `{}`", sname.text), d)?;
@@ -296,6 +299,9 @@ pub fn load(m: &mut MapReader<'_>, d: &mut Diags) -> Vec<Stream> {
                 chain,
                 within,
             });
+        }
+        if out.len() == before {
+            crate::schema::left_out(kept, since, d, dropped);
         }
     }
     // A stream within another's records is in that stream's range.

@@ -211,6 +211,9 @@ pub struct File {
     pub strings: Vec<crate::schema::strings::StringDef>,
     /// Record streams (`schema/streams.rs`).
     pub streams: Vec<crate::schema::streams::Stream>,
+    /// Tables, ranges, records and streams that could not be read (reported there): a use
+    /// of one is that mistake, not another (`schema::definitions`).
+    pub dropped: Vec<Name>,
 }
 
 /// A whole schema.
@@ -571,12 +574,10 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         }
         None => (None, None),
     };
-    let mut tables = Vec::new();
-    if let Some(ts) = m.opt("tables") {
-        for (tname, v) in named_entries(ts, "tables", d) {
-            let Some(mut tm) = MapReader::new(v, &format!("table `{}`", tname.text), d) else {
-                continue;
-            };
+    let mut dropped = Vec::new();
+    let tables = match m.opt("tables") {
+        Some(ts) => crate::schema::definitions(ts, "tables", d, &mut dropped, |tname, v, d| {
+            let mut tm = MapReader::new(v, &format!("table `{}`", tname.text), d)?;
             let tdoc = doc(&mut tm, d);
             let record = tm.req("record", d).and_then(|n| name(n, "record", d));
             let at = tm.req("at", d).and_then(|n| expr_at(n, "at", d));
@@ -584,26 +585,21 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let stride = tm.req("stride", d).and_then(|n| expr_at(n, "stride", d));
             let type_name = tm.opt("type_name").and_then(|n| name(n, "type_name", d));
             tm.finish(&["doc", "record", "at", "count", "stride", "type_name"], d);
-            if let (Some(record), Some(at), Some(count), Some(stride)) = (record, at, count, stride)
-            {
-                tables.push(Table {
-                    name: tname,
-                    doc: tdoc,
-                    record,
-                    at,
-                    count,
-                    stride,
-                    type_name,
-                });
-            }
-        }
-    }
-    let mut ranges = Vec::new();
-    if let Some(rs) = m.opt("ranges") {
-        for (rname, v) in named_entries(rs, "ranges", d) {
-            let Some(mut rm) = MapReader::new(v, &format!("range `{}`", rname.text), d) else {
-                continue;
-            };
+            Some(Table {
+                name: tname,
+                doc: tdoc,
+                record: record?,
+                at: at?,
+                count: count?,
+                stride: stride?,
+                type_name,
+            })
+        }),
+        None => Vec::new(),
+    };
+    let ranges = match m.opt("ranges") {
+        Some(rs) => crate::schema::definitions(rs, "ranges", d, &mut dropped, |rname, v, d| {
+            let mut rm = MapReader::new(v, &format!("range `{}`", rname.text), d)?;
             let rdoc = doc(&mut rm, d);
             let table = rm.opt("table").and_then(|n| name(n, "table", d));
             let when = rm.opt("when").and_then(|n| expr_at(n, "when", d));
@@ -617,20 +613,19 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                 ],
                 d,
             );
-            if let (Some(offset), Some(length)) = (offset, length) {
-                ranges.push(Range {
-                    name: rname,
-                    doc: rdoc,
-                    table,
-                    when,
-                    offset,
-                    length,
-                    present,
-                    absent,
-                });
-            }
-        }
-    }
+            Some(Range {
+                name: rname,
+                doc: rdoc,
+                table,
+                when,
+                offset: offset?,
+                length: length?,
+                present,
+                absent,
+            })
+        }),
+        None => Vec::new(),
+    };
     let mut checksums = Vec::new();
     let mut record_checksums = Vec::new();
     if let Some(cs) = m.opt("checksums") {
@@ -690,9 +685,9 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             payload_align,
         })
     });
-    let ext = file_ext(&mut m, variant, d);
+    let ext = file_ext(&mut m, variant, d, &mut dropped);
     let strings = crate::schema::strings::load(m.opt("strings"), d);
-    let streams = crate::schema::streams::load(&mut m, d);
+    let streams = crate::schema::streams::load(&mut m, d, &mut dropped);
     let mut known = vec![
         "strings",
         crate::schema::streams::FILE_KEY,
@@ -724,6 +719,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
         ext,
         strings,
         streams,
+        dropped,
     })
 }
 
@@ -1010,13 +1006,21 @@ pub struct FileExt {
 pub const FILE_KEYS: &[&str] = &["records", "directories", "slots", "ownership", "variants"];
 
 /// The `file` keys of this module, read from `m`.
-pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt {
+pub fn file_ext(
+    m: &mut MapReader<'_>,
+    variant: bool,
+    d: &mut Diags,
+    dropped: &mut Vec<Name>,
+) -> FileExt {
     let mut out = FileExt::default();
     if let Some(rs) = m.opt("records") {
         for (rname, v) in named_entries(rs, "records", d) {
+            let (since, before) = (d.items.len(), out.records.len());
             let Some(mut rm) = MapReader::new(v, &format!("record `{}`", rname.text), d) else {
+                crate::schema::left_out(rname, since, d, dropped);
                 continue;
             };
+            let kept = rname.clone();
             let rdoc = doc(&mut rm, d);
             let strukt = rm.req("struct", d).and_then(|n| name(n, "struct", d));
             let at = rm.req("at", d).and_then(|n| expr_at(n, "at", d));
@@ -1049,6 +1053,9 @@ pub fn file_ext(m: &mut MapReader<'_>, variant: bool, d: &mut Diags) -> FileExt 
                     table,
                     when,
                 });
+            }
+            if out.records.len() == before {
+                crate::schema::left_out(kept, since, d, dropped);
             }
         }
     }
