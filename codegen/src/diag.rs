@@ -91,19 +91,6 @@ impl Diags {
         self.caused.extend(new);
     }
 
-    /// Record that struct `name` is not defined where `pos` names it (`message` says what
-    /// named it): the checks that read its fields fail for that alone (`caused`).
-    pub(crate) fn no_struct(&mut self, pos: Pos, name: &str, message: String) {
-        let since = self.items.len();
-        self.error(pos, message);
-        let unread = format!("`{name}`");
-        self.caused(
-            since,
-            &format!("struct `{name}` is not defined"),
-            Some(&unread),
-        );
-    }
-
     /// Whether anything was recorded.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()

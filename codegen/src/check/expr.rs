@@ -114,6 +114,31 @@ impl Checked {
             d.caused(since, &crate::schema::dropped_cause(name), None);
         }
     }
+    /// Report that struct `name` is not defined where `pos` names it (`message` says what
+    /// named it, and a struct it may be a misspelling of is named): the checks that read its
+    /// fields fail for that alone (`Diags::caused`).
+    pub(crate) fn no_struct(
+        &self,
+        d: &mut Diags,
+        pos: crate::yaml::Pos,
+        name: &str,
+        message: String,
+    ) {
+        let since = d.items.len();
+        let names = self.schema.structs.iter().map(|s| s.name.text.as_str());
+        let guess = crate::schema::did_you_mean(name, names);
+        let guess = match guess.trim_end() {
+            "" => String::new(),
+            g => format!(" ({g})"),
+        };
+        d.error(pos, format!("{message}{guess}"));
+        let unread = format!("`{name}`");
+        d.caused(
+            since,
+            &format!("struct `{name}` is not defined"),
+            Some(&unread),
+        );
+    }
     /// The struct named `name`.
     pub fn strukt(&self, name: &str) -> Option<&Struct> {
         self.schema.structs.iter().find(|s| s.name.text == name)
@@ -227,7 +252,8 @@ pub(crate) fn resolve(
                 .chain(st.composed.iter().map(|c| c.name.text.as_str()))
                 .collect();
             return Err(format!(
-                "`{sname}` has no field `{fname}` (fields: {})",
+                "`{sname}` has no field `{fname}` ({}fields: {})",
+                crate::schema::did_you_mean(fname, known.iter().copied()),
                 known.join(", ")
             ));
         };
@@ -362,10 +388,25 @@ pub(crate) fn resolve(
     }
     match scope {
         Scope::Record(t) | Scope::RecordOnly(t) => field_in(Owner::Record, &t.record.text, path),
-        Scope::Top => Err(format!(
-            "unknown field reference `{}` (use `len`, a constant, `header.<field>` or `<record>.<field>`)",
-            path.join(".")
-        )),
+        Scope::Top => {
+            // What the first name may have been meant as: a constant or `len` alone, else
+            // `header` or a record.
+            let file = &schema.file;
+            let names: Vec<&str> = match path {
+                [_] => std::iter::once("len")
+                    .chain(schema.constants.iter().map(|k| k.name.text.as_str()))
+                    .collect(),
+                _ => std::iter::once("header")
+                    .chain(file.ext.records.iter().map(|r| r.name.text.as_str()))
+                    .collect(),
+            };
+            let first = path.first().map_or("", String::as_str);
+            Err(format!(
+                "unknown field reference `{}` ({}use `len`, a constant, `header.<field>` or `<record>.<field>`)",
+                path.join("."),
+                crate::schema::did_you_mean(first, names)
+            ))
+        }
     }
 }
 

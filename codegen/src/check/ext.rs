@@ -567,7 +567,8 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
     let file = &c.schema.file;
     for (ri, r) in file.ext.records.iter().enumerate() {
         match c.strukt(&r.strukt.text) {
-            None => d.no_struct(
+            None => c.no_struct(
+                d,
                 r.strukt.pos,
                 &r.strukt.text,
                 format!(
@@ -710,7 +711,8 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         }
         for l in &dir.layouts {
             match c.layouts.get(&l.record.text) {
-                None => d.no_struct(
+                None => c.no_struct(
+                    d,
                     l.record.pos,
                     &l.record.text,
                     format!("record struct `{}` is not defined", l.record.text),

@@ -116,7 +116,8 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
             Some(_) => {}
         }
         match c.strukt(&s.header.text) {
-            None => d.no_struct(
+            None => c.no_struct(
+                d,
                 s.header.pos,
                 &s.header.text,
                 format!(
@@ -217,7 +218,8 @@ pub fn check_file(c: &Checked, d: &mut Diags) {
         let mut seen: Vec<(u64, &str)> = Vec::new();
         for l in &s.layouts {
             match fixed_size(c, &l.record.text) {
-                None if c.strukt(&l.record.text).is_none() => d.no_struct(
+                None if c.strukt(&l.record.text).is_none() => c.no_struct(
+                    d,
                     l.record.pos,
                     &l.record.text,
                     format!(

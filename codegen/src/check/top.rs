@@ -1113,7 +1113,8 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         d,
     );
     if !c.layouts.contains_key(&file.header.text) {
-        d.no_struct(
+        c.no_struct(
+            d,
             file.header.pos,
             &file.header.text,
             format!("header struct `{}` is not defined", file.header.text),
@@ -1129,7 +1130,8 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::positions::check_file(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
-            d.no_struct(
+            c.no_struct(
+                d,
                 t.record.pos,
                 &t.record.text,
                 format!(

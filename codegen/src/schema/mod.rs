@@ -474,6 +474,17 @@ const LANGUAGE_KEYS: &[&str] = &[
     "zero",
 ];
 
+/// `did you mean `name`? ` for the one of `names` that `typed` is a likely misspelling of
+/// (the first such), else nothing: the start of a parenthesis after a name that does not
+/// resolve.
+pub(crate) fn did_you_mean<'n>(typed: &str, names: impl IntoIterator<Item = &'n str>) -> String {
+    names
+        .into_iter()
+        .find(|n| *n != typed && near_miss(typed, n))
+        .map(|n| format!("did you mean `{n}`? "))
+        .unwrap_or_default()
+}
+
 /// Whether `typed` is a likely misspelling of `key`: at most one edit for short keys, two
 /// for longer ones (a swap of neighbours counts as one).
 fn near_miss(typed: &str, key: &str) -> bool {
