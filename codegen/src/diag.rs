@@ -1,5 +1,6 @@
 //! Schema diagnostics: every mistake with its file, line and column.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::yaml::Pos;
@@ -25,7 +26,7 @@ pub struct Diags {
     /// the same place, found before or after, is a knock-on of that one mistake (a writer
     /// that cannot use a field that does not exist) and is dropped when the diagnostics
     /// are sorted. One mistake gives one diagnostic.
-    poisoned: Vec<(Pos, Vec<String>)>,
+    poisoned: HashMap<Pos, Vec<String>>,
     /// Diagnostics that follow from one mistake, by the mistake (`caused`): `(where, what,
     /// the mistake, and for the mistake itself what it leaves unread)`.
     caused: Vec<(Pos, String, String, Option<String>)>,
@@ -37,7 +38,7 @@ impl Diags {
         Self {
             file: file.into(),
             items: Vec::new(),
-            poisoned: Vec::new(),
+            poisoned: HashMap::new(),
             caused: Vec::new(),
         }
     }
@@ -61,10 +62,7 @@ impl Diags {
             .filter(|x| x.pos == pos)
             .map(|x| x.message.clone())
             .collect();
-        match self.poisoned.iter_mut().find(|(p, _)| *p == pos) {
-            Some((_, r)) => r.extend(roots),
-            None => self.poisoned.push((pos, roots)),
-        }
+        self.poisoned.entry(pos).or_default().extend(roots);
     }
 
     /// The diagnostics recorded from `since` on follow from the mistake `cause` (a name
@@ -101,9 +99,8 @@ impl Diags {
         let poisoned = &self.poisoned;
         self.items.retain(|x| {
             poisoned
-                .iter()
-                .find(|(p, _)| *p == x.pos)
-                .is_none_or(|(_, roots)| roots.contains(&x.message))
+                .get(&x.pos)
+                .is_none_or(|roots| roots.contains(&x.message))
         });
         self.items
             .sort_by(|a, b| a.pos.cmp(&b.pos).then_with(|| a.message.cmp(&b.message)));
@@ -118,38 +115,34 @@ impl Diags {
         let (mut keep, mut extra) = (vec![true; n], vec![String::new(); n]);
         {
             // Each diagnostic's mistake, if it follows from one, and for the mistake itself
-            // what it leaves unread.
-            let causes: Vec<Option<(&str, Option<&str>)>> = self
-                .items
-                .iter()
-                .map(|x| {
-                    self.caused
-                        .iter()
-                        .find(|c| c.0 == x.pos && c.1 == x.message)
-                        .map(|c| (c.2.as_str(), c.3.as_deref()))
-                })
-                .collect();
-            let mut seen: Vec<&str> = Vec::new();
-            for &(cause, _) in causes.iter().flatten() {
-                if seen.contains(&cause) {
-                    continue;
+            // what it leaves unread (the first recorded for a place and message).
+            let mut cause_at: HashMap<(Pos, &str), (&str, Option<&str>)> = HashMap::new();
+            for c in &self.caused {
+                cause_at
+                    .entry((c.0, c.1.as_str()))
+                    .or_insert((c.2.as_str(), c.3.as_deref()));
+            }
+            // The diagnostics of each mistake, in position order, the mistakes in the order
+            // they are first met.
+            let mut order: Vec<&str> = Vec::new();
+            let mut groups: HashMap<&str, Vec<(usize, Option<&str>)>> = HashMap::new();
+            for (j, x) in self.items.iter().enumerate() {
+                if let Some(&(cause, unread)) = cause_at.get(&(x.pos, x.message.as_str())) {
+                    let g = groups.entry(cause).or_default();
+                    if g.is_empty() {
+                        order.push(cause);
+                    }
+                    g.push((j, unread));
                 }
-                seen.push(cause);
-                let member = |want_root: bool| {
-                    causes
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(j, c)| match c {
-                            Some((k, unread)) if *k == cause && unread.is_some() == want_root => {
-                                Some((j, *unread))
-                            }
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
+            }
+            for cause in order {
+                let Some(group) = groups.get(cause) else {
+                    continue;
                 };
                 // Every place the mistake itself was made stays (two structs misspelt alike
                 // are two mistakes); what follows from it is told on the first of them.
-                let (roots, knock_ons) = (member(true), member(false));
+                let (roots, knock_ons): (Vec<_>, Vec<_>) =
+                    group.iter().partition(|(_, unread)| unread.is_some());
                 let Some(&(head, unread)) = roots.first().or(knock_ons.first()) else {
                     continue;
                 };
