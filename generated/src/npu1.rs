@@ -2506,7 +2506,7 @@ pub static ERROR_SITES: [__rt::ErrorSite; 24] = [
         table: "io",
         name: "name_offset",
         offset: 8,
-        detail: __rt::DetailKind::Compare(&["name", "<=", "previous"]),
+        detail: __rt::DetailKind::Compare(&["name at", "<=", "previous at"]),
     },
     __rt::ErrorSite {
         id: 17,

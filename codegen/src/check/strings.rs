@@ -227,6 +227,17 @@ pub(crate) fn writable(c: &Checked, s: &StringDef) -> Result<usize, &'static str
     }
 }
 
+/// The names an order check over string key `by` gives its failure's operands: a `Compare`
+/// carries the two strings' offsets, so each is told as where it is (`name at 0x5c <=
+/// previous at 0x48`), not as a value. Both engines name them so.
+pub(crate) fn order_key_names(by: &ExprAt, strict: bool) -> [String; 3] {
+    [
+        format!("{} at", by.text),
+        if strict { "<=" } else { "<" }.to_string(),
+        "previous at".to_string(),
+    ]
+}
+
 /// The string an order step's key names (`unique: items, by: name`), when it is one of the
 /// table's strings: a string key, compared bytewise (shorter first when one is a prefix of
 /// the other). `None` for a numeric key.

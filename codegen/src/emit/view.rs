@@ -1610,8 +1610,7 @@ impl<'a> Em<'a> {
                         };
                         let strict = *kind == OrderKind::Unique;
                         let b = self.blame(&sd.offset.expr, rscope);
-                        let neg = if strict { "<=" } else { "<" };
-                        let names = [by.text.clone(), neg.to_string(), "previous".to_string()];
+                        let names = crate::check::strings::order_key_names(by, strict);
                         let fail_k = self.fail(
                             codes,
                             &b,

@@ -641,11 +641,7 @@ impl Comp<'_> {
                 let sd = crate::check::strings::order_key(c, &t.name.text, &by.expr)?;
                 let strict = kind == OrderKind::Unique;
                 let b = self.blame(&sd.offset.expr, rscope);
-                let names = [
-                    by.text.clone(),
-                    if strict { "<=" } else { "<" }.to_string(),
-                    "previous".to_string(),
-                ];
+                let names = crate::check::strings::order_key_names(by, strict);
                 let f = self.fail(&code.text, b, Shape::Compare(names));
                 let range = sd
                     .range
