@@ -252,6 +252,7 @@ pub mod schemas {
         zip: "../formats/zip.yaml";
         pcap: "../formats/pcap.yaml";
         tiff: "../formats/tiff.yaml";
+        mo: "../formats/mo.yaml";
     }
 }
 
@@ -2207,6 +2208,64 @@ pub fn pcap(b: &[u8], g: &schemas::pcap::Pcap<'_>, v: &View) {
         assert_eq!(record(v, &p).offset, r.offset());
         same_fields!(v, &p, r.header(), [ts_sec, ts_frac, incl_len, orig_len]);
         assert_eq!(range(v, &format!("{p}.body")), Some(span(b, r.body())));
+    }
+}
+
+/// `formats/mo.yaml` (GNU gettext catalogs: the byte order chosen by the magic, two tables of
+/// string descriptors, the original strings as C strings): the header's words read in that
+/// order, every descriptor and hash word, each string's bytes with its NUL, each msgid.
+///
+/// # Panics
+/// When the interpreter's view differs from the generated one.
+pub fn mo(b: &[u8], g: &schemas::mo::Mo<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [
+            magic_le,
+            revision,
+            count,
+            originals,
+            translations,
+            hash_size,
+            hash_offset
+        ]
+    );
+    let listed = usize::try_from(npuschema_codegen::interp::LIST_LIMIT).unwrap_or(usize::MAX);
+    for (name, recs, part) in [
+        ("originals", g.originals(), "msgid_bytes"),
+        ("translations", g.translations(), "msgstr_bytes"),
+    ] {
+        assert_eq!(recs.len().min(listed), record_count(v, name), "{name}");
+        for r in recs.take(listed) {
+            let p = format!("{name}[{}]", r.index());
+            same_fields!(v, &p, r, [length, offset]);
+            assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+            let bytes = if name == "originals" {
+                r.msgid_bytes()
+            } else {
+                r.msgstr_bytes()
+            };
+            assert_eq!(
+                range(v, &format!("{p}.{part}")),
+                bytes.map(|x| span(b, x)),
+                "{p}.{part}"
+            );
+        }
+    }
+    for r in g.originals().take(listed) {
+        let p = format!("originals[{}].msgid", r.index());
+        let s = string(v, &p);
+        assert_eq!(
+            (s.bytes.as_slice(), s.offset),
+            (g.msgid(&r), span(b, g.msgid(&r)).0),
+            "{p}"
+        );
+    }
+    assert_eq!(g.slots().len().min(listed), record_count(v, "slots"));
+    for r in g.slots().take(listed) {
+        same_fields!(v, &format!("slots[{}]", r.index()), r, [entry]);
     }
 }
 
