@@ -106,6 +106,7 @@ schemas! {
     zip: "../formats/zip.yaml";
     pcap: "../formats/pcap.yaml";
     tiff: "../formats/tiff.yaml";
+    mo: "../formats/mo.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -279,6 +280,7 @@ fuzz_target!(|data: &[u8]| {
         42 => run!(k, b, dirgatew::DirGateW, |g, v| compare::dirgatew(b, g, v)),
         43 => run!(k, b, zip::Zip, |g, v| compare::zip(b, g, v)),
         44 => run!(k, b, pcap::Pcap, |g, v| compare::pcap(b, g, v)),
-        _ => run!(k, b, tiff::Tiff, |g, v| compare::tiff(b, g, v)),
+        45 => run!(k, b, tiff::Tiff, |g, v| compare::tiff(b, g, v)),
+        _ => run!(k, b, mo::Mo, |g, v| compare::mo(b, g, v)),
     }
 });

@@ -66,6 +66,7 @@ const DIRGATEW: u8 = 42;
 const ZIP: u8 = 43;
 const PCAP: u8 = 44;
 const TIFF: u8 = 45;
+const MO: u8 = 46;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -861,6 +862,32 @@ pub fn write_seeds(dir: &Path) -> usize {
         let n = t.len();
         t[n - 4..].copy_from_slice(&w32(26));
         seeds.push((format!("tiff-cycle-{order}"), TIFF, t));
+    }
+    // GNU gettext catalogs (every package's translations): the byte order from the magic,
+    // two string tables, the sorted msgids, the hash table.
+    for p in real_files(Path::new("/usr/share/locale"), 4 << 10, 4, &|p, h| {
+        p.extension().is_some_and(|e| e == "mo") && h.starts_with(&[0xDE, 0x12, 0x04, 0x95])
+    }) {
+        seeds.push((
+            format!("mo-{}", p.display()).replace('/', "_"),
+            MO,
+            fs::read(&p).unwrap_or_default(),
+        ));
+    }
+    // A catalog of two messages in each byte order (as tests/tests/mo_real.rs writes it).
+    for big in [false, true] {
+        let w = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let mut c = Vec::new();
+        for v in [0x9504_12de_u32, 0, 2, 28, 44, 0, 60] {
+            c.extend_from_slice(&w(v));
+        }
+        for (len, at) in [(1u32, 60u32), (1, 62), (1, 64), (2, 66)] {
+            c.extend_from_slice(&w(len));
+            c.extend_from_slice(&w(at));
+        }
+        c.extend_from_slice(b"a\0b\0x\0yz\0");
+        let order = if big { "be" } else { "le" };
+        seeds.push((format!("mo-two-{order}"), MO, c));
     }
     // Other targets' shared objects (s390x's, PowerPC's and ARM's C libraries): the layout
     // from EI_CLASS, the byte order from EI_DATA.
