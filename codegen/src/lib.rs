@@ -11,7 +11,8 @@
 //! each other: `tests/layout.rs` derives the module graph from the source and fails on a
 //! cycle or on a phase importing a later one.
 //!
-//! - base: `yaml.rs` (YAML with positions), `diag.rs` (diagnostics), `expr.rs` (the
+//! - base: `yaml.rs` (YAML with positions), `diag.rs` (diagnostics: one per mistake, what
+//!   follows from a mistake folded into it), `expr.rs` (the
 //!   expression syntax), `names.rs` (schema names to generated names), `sites.rs` (error
 //!   sites and their list), `model.rs` (the lowered layout model's vocabulary: the items a
 //!   writer places and the equations `field = form(source)` every writer's plan is stated
