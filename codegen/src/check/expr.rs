@@ -126,11 +126,8 @@ impl Checked {
     ) {
         let since = d.items.len();
         let names = self.schema.structs.iter().map(|s| s.name.text.as_str());
-        let guess = crate::schema::did_you_mean(name, names);
-        let guess = match guess.trim_end() {
-            "" => String::new(),
-            g => format!(" ({g})"),
-        };
+        let guess = crate::schema::did_you_mean(name, names)
+            .map_or(String::new(), |g| format!(" (did you mean `{g}`?)"));
         d.error(pos, format!("{message}{guess}"));
         let unread = format!("`{name}`");
         d.caused(
@@ -253,7 +250,7 @@ pub(crate) fn resolve(
                 .collect();
             return Err(format!(
                 "`{sname}` has no field `{fname}` ({}fields: {})",
-                crate::schema::did_you_mean(fname, known.iter().copied()),
+                hint(crate::schema::did_you_mean(fname, known.iter().copied())),
                 known.join(", ")
             ));
         };
@@ -404,10 +401,16 @@ pub(crate) fn resolve(
             Err(format!(
                 "unknown field reference `{}` ({}use `len`, a constant, `header.<field>` or `<record>.<field>`)",
                 path.join("."),
-                crate::schema::did_you_mean(first, names)
+                hint(crate::schema::did_you_mean(first, names))
             ))
         }
     }
+}
+
+/// The start of a parenthesis after a name that does not resolve: "did you mean `it`? ",
+/// or nothing.
+fn hint(guess: Option<&str>) -> String {
+    guess.map_or(String::new(), |g| format!("did you mean `{g}`? "))
 }
 
 /// Whether an expression is a truth value (a comparison, logic, or a flag bit).

@@ -474,15 +474,15 @@ const LANGUAGE_KEYS: &[&str] = &[
     "zero",
 ];
 
-/// `did you mean `name`? ` for the one of `names` that `typed` is a likely misspelling of
-/// (the first such), else nothing: the start of a parenthesis after a name that does not
-/// resolve.
-pub(crate) fn did_you_mean<'n>(typed: &str, names: impl IntoIterator<Item = &'n str>) -> String {
+/// The one of `names` that `typed` is a likely misspelling of (the first such), for a name
+/// that does not resolve: "did you mean `it`?".
+pub(crate) fn did_you_mean<'n>(
+    typed: &str,
+    names: impl IntoIterator<Item = &'n str>,
+) -> Option<&'n str> {
     names
         .into_iter()
         .find(|n| *n != typed && near_miss(typed, n))
-        .map(|n| format!("did you mean `{n}`? "))
-        .unwrap_or_default()
 }
 
 /// Whether `typed` is a likely misspelling of `key`: at most one edit for short keys, two
@@ -857,7 +857,6 @@ pub(crate) fn seq<'a>(node: &'a Node, what: &str, d: &mut Diags) -> &'a [Node] {
     }
 }
 
-/// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
 /// Each named definition of `node` (`what`: `tables`, ...), read by `one`. A definition
 /// `one` cannot read (and says why) is named in `dropped`, and what it said becomes the
 /// mistake every later use of the name follows from (`Diags::caused`): `for_each: t` after
@@ -896,6 +895,7 @@ pub fn dropped_cause(name: &str) -> String {
     format!("`{name}` is left out: its definition could not be read")
 }
 
+/// Iterate a mapping whose keys are names (`constants:`, `enums:`...).
 pub(crate) fn named_entries<'a>(
     node: &'a Node,
     what: &str,
