@@ -119,3 +119,42 @@ pub fn pcap_rewritten(good: &[u8], big: bool, nanos: bool) -> Option<Vec<u8>> {
     }
     Some(w.into_writer())
 }
+
+/// Run both engines on `b` with the generated result `g` and Brief `gb`; panic on any
+/// disagreement; on success `fields` compares the views. Returns the verdict's code (`ok`).
+/// `schema` is a path relative to `tests/`, as for [`interp`].
+///
+/// # Panics
+/// When the engines disagree.
+pub fn agree_with<V>(
+    schema: &'static str,
+    b: &[u8],
+    g: Result<V, npuschema_core::Error>,
+    gb: Result<(), u16>,
+    fields: impl FnOnce(&V, &npuschema_codegen::interp::View),
+) -> &'static str {
+    let it = interp(schema);
+    assert_eq!(
+        gb,
+        it.check::<npuschema_core::Brief>(b).map_err(|e| e.id()),
+        "{schema}: Brief on {b:02x?}"
+    );
+    match (g, it.validate(b)) {
+        (Err(ge), Err(ie)) => {
+            assert_eq!(
+                ge, ie,
+                "{schema}: generated `{ge}`, interpreter `{ie}` on {b:02x?}"
+            );
+            ge.code
+        }
+        (Ok(g), Ok(v)) => {
+            fields(&g, &v);
+            "ok"
+        }
+        (g, i) => panic!(
+            "{schema}: verdicts differ: {:?} / {:?} on {b:02x?}",
+            g.map(|_| ()),
+            i.map(|_| ())
+        ),
+    }
+}

@@ -30,14 +30,13 @@ mod vpmn_util;
 
 use std::path::Path;
 
-use npuschema_codegen::interp::View;
 use npuschema_core::Brief;
 use npuschema_generated::{ethos_u_cop1, ethos_u_cop2, npu1, vpmn};
 use npuschema_tests::compare::{range, record, record_count, span};
 use npuschema_tests::npu1_blobs::{blob, mutate, xorshift};
 use npuschema_tests::same_fields;
 
-use npuschema_tests::interp;
+use npuschema_tests::{agree_with, interp};
 
 const NPU1: &str = "../schema/npu1.yaml";
 const VPMN: &str = "../schema/vpmn.yaml";
@@ -345,41 +344,6 @@ fn blobpack_and_its_mutants_agree() {
 }
 
 // ----- the schema-language constructs: objtab, conditional, floats, bigend --------------------
-
-/// Run both engines on `b` with the generated result `g` and Brief `gb`; panic on any
-/// disagreement; on success `fields` compares the views. Returns the verdict's code (`ok`).
-fn agree_with<V>(
-    schema: &'static str,
-    b: &[u8],
-    g: Result<V, npuschema_core::Error>,
-    gb: Result<(), u16>,
-    fields: impl FnOnce(&V, &View),
-) -> &'static str {
-    let it = interp(schema);
-    assert_eq!(
-        gb,
-        it.check::<Brief>(b).map_err(|e| e.id()),
-        "{schema}: Brief on {b:02x?}"
-    );
-    match (g, it.validate(b)) {
-        (Err(ge), Err(ie)) => {
-            assert_eq!(
-                ge, ie,
-                "{schema}: generated `{ge}`, interpreter `{ie}` on {b:02x?}"
-            );
-            ge.code
-        }
-        (Ok(g), Ok(v)) => {
-            fields(&g, &v);
-            "ok"
-        }
-        (g, i) => panic!(
-            "{schema}: verdicts differ: {:?} / {:?} on {b:02x?}",
-            g.map(|_| ()),
-            i.map(|_| ())
-        ),
-    }
-}
 
 /// Every byte flipped with several masks (resealed by `reseal` unless the byte is in
 /// `sealed`), every truncation, and `random` random multi-byte mutants; returns how often
