@@ -36,25 +36,29 @@ pub(crate) struct SiteKey {
     pub(crate) shape: Shape,
 }
 
-/// A schema's sites, in number order: the site at index `k` has id `k + 1`.
+/// A schema's sites, in number order: the site at index `k` has id `k + 1`. Each site's
+/// index is also kept by key, so numbering or finding one is a hash lookup (a schema of
+/// 20,000 steps has as many sites).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct SiteList(Vec<SiteKey>);
+pub(crate) struct SiteList(Vec<SiteKey>, std::collections::HashMap<SiteKey, usize>);
 
 impl SiteList {
     /// The index of `key`, registered at the end if it is new.
     pub(crate) fn number(&mut self, key: SiteKey) -> usize {
-        match self.find(&key) {
-            Some(i) => i,
-            None => {
-                self.0.push(key);
-                self.0.len() - 1
+        let next = self.0.len();
+        match self.1.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                self.0.push(e.key().clone());
+                e.insert(next);
+                next
             }
         }
     }
 
     /// The index of `key`, if it is in the list.
     pub(crate) fn find(&self, key: &SiteKey) -> Option<usize> {
-        self.0.iter().position(|k| k == key)
+        self.1.get(key).copied()
     }
 
     /// The sites, in number order.

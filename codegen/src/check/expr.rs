@@ -59,22 +59,7 @@ pub(crate) fn check(
     ok
 }
 
-/// The file's named values: its top-level `let` steps, in order.
-pub fn lets(file: &crate::schema::top::File) -> Vec<&Name> {
-    fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
-        for s in steps {
-            match s {
-                Step::Let { name, .. } => out.push(name),
-                Step::ForEach { steps, .. } => walk(steps, out),
-                Step::When { step, .. } => walk(std::slice::from_ref(&**step), out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&file.validate, &mut out);
-    out
-}
+pub use crate::schema::top::{Lets, lets};
 
 /// The named values defined inside a `for_each` (record-scoped): the `for_each`'s target
 /// for each.
@@ -177,7 +162,7 @@ impl Checked {
     }
     /// Resolve a reference.
     pub fn resolve(&self, path: &[String], scope: Scope<'_>) -> Result<Resolved, String> {
-        resolve(&self.schema, &self.layouts, path, scope)
+        resolve(&self.schema, &self.layouts, &self.lets, path, scope)
     }
     /// The struct, field and kind of a field inside a struct-typed field.
     pub fn leaf(&self, l: crate::check::Leaf) -> Option<(&Struct, &FieldDef, FieldKind)> {
@@ -220,6 +205,7 @@ pub(crate) fn field_kind(
 pub(crate) fn resolve(
     schema: &Schema,
     layouts: &HashMap<String, Layout>,
+    lets: &Lets,
     path: &[String],
     scope: Scope<'_>,
 ) -> Result<Resolved, String> {
@@ -303,7 +289,7 @@ pub(crate) fn resolve(
             if let Some(i) = schema.constants.iter().position(|c| &c.name.text == one) {
                 return Ok(Resolved::Const(i));
             }
-            if let Some(i) = lets(&schema.file).iter().position(|n| &n.text == one) {
+            if let Some(i) = lets.position(one) {
                 if matches!(scope, Scope::RecordOnly(_)) {
                     return Err(format!(
                         "named value `{one}` exists only while validating, not in a record's view"

@@ -153,6 +153,8 @@ pub struct Checked {
     pub collections: Vec<Table>,
     /// One checked copy per variant, whose `schema.file` is the variant's layout.
     pub variants: Vec<Checked>,
+    /// The file's named values (`let` steps), by name.
+    pub lets: crate::schema::top::Lets,
 }
 
 impl FieldKind {

@@ -248,22 +248,21 @@ pub(crate) fn unbound_records(
     for p in e.expr.refs() {
         match c.resolve(p, scope) {
             Ok(Resolved::Let(i)) => {
-                let names = lets(&c.schema.file);
-                if let Some(n) = names.get(i)
-                    && !st.lets_bound.contains(&n.text)
+                if let Some(n) = c.lets.name(i)
+                    && !st.lets_bound.iter().any(|b| b == n)
                 {
                     if let Some((_, t)) = record_lets(&c.schema.file)
                         .into_iter()
-                        .find(|(x, _)| *x == n.text)
+                        .find(|(x, _)| *x == n)
                     {
-                        d.error(e.pos, format!("`{}` uses the named value `{}`, which belongs to each record of the for_each over `{}` (line {}): use it after its `let`, inside that for_each", e.text, n.text, t.text, t.pos.line));
+                        d.error(e.pos, format!("`{}` uses the named value `{n}`, which belongs to each record of the for_each over `{}` (line {}): use it after its `let`, inside that for_each", e.text, t.text, t.pos.line));
                         continue;
                     }
                     d.error(
                         e.pos,
                         format!(
-                            "`{}` uses the named value `{}` before the `let` step that computes it",
-                            e.text, n.text
+                            "`{}` uses the named value `{n}` before the `let` step that computes it",
+                            e.text
                         ),
                     );
                 }
@@ -791,6 +790,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
     let has_file = schema.has_file;
     let mut c = Checked {
         collections: collections_of(&schema.file),
+        lets: crate::check::expr::Lets::of(&schema.file),
         schema,
         layouts,
         sha256,
@@ -826,6 +826,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
             };
             let vc = Checked {
                 collections: collections_of(&schema.file),
+                lets: crate::check::expr::Lets::of(&schema.file),
                 schema,
                 layouts: c.layouts.clone(),
                 sha256: c.sha256.clone(),

@@ -64,6 +64,34 @@ impl Binding {
     }
 }
 
+/// The helper names of one `impl`: `base`, else `base_2`, `base_3`, ... (sets, so naming
+/// `n` helpers is about `n` lookups).
+#[derive(Default)]
+struct HelperNames {
+    taken: std::collections::HashSet<String>,
+    next: std::collections::HashMap<String, usize>,
+}
+
+impl HelperNames {
+    /// `base`, or `base_k` for the first `k` from 2 not taken yet; taken from now on.
+    fn take(&mut self, base: String) -> String {
+        let mut name = base.clone();
+        if self.taken.contains(&name) {
+            // Every number below the base's counter is taken already.
+            let k = self.next.entry(base.clone()).or_insert(2);
+            loop {
+                name = format!("{base}_{k}");
+                *k += 1;
+                if !self.taken.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+}
+
 /// What the helpers cut from one function share: their error type, generic parameters, the
 /// names already taken; the helpers themselves, for the `impl` the function is in.
 pub(crate) struct Splitter {
@@ -74,7 +102,8 @@ pub(crate) struct Splitter {
     generic_error: bool,
     /// The function the helpers are cut from, for their doc comments.
     from: String,
-    names: RefCell<Vec<String>>,
+    /// The helper names taken, and per base name the next number to try after it.
+    names: RefCell<HelperNames>,
     helpers: RefCell<Vec<TokenStream>>,
 }
 
@@ -85,7 +114,7 @@ impl Splitter {
             visit_bound,
             generic_error: true,
             from: from.to_string(),
-            names: RefCell::new(Vec::new()),
+            names: RefCell::new(HelperNames::default()),
             helpers: RefCell::new(Vec::new()),
         }
     }
@@ -97,7 +126,7 @@ impl Splitter {
             visit_bound: None,
             generic_error: false,
             from: from.to_string(),
-            names: RefCell::new(Vec::new()),
+            names: RefCell::new(HelperNames::default()),
             helpers: RefCell::new(Vec::new()),
         }
     }
@@ -161,14 +190,17 @@ impl Splitter {
         let mut items: Vec<Item> = Vec::new();
         let last = stmts.len().saturating_sub(1);
         for (k, s) in stmts.into_iter().enumerate() {
-            let s = if lines_of(&s) > BUDGET {
-                self.open(s, &env, within)
+            let lines = lines_of(&s);
+            let (s, lines) = if lines > BUDGET {
+                let s = self.open(s, &env, within);
+                let lines = lines_of(&s);
+                (s, lines)
             } else {
-                s
+                (s, lines)
             };
             let defs = defs_of(&s);
             let item = Item {
-                lines: lines_of(&s),
+                lines,
                 uses: uses_of(&s),
                 jumps: escaping_jump(&s),
                 is_tail: value_used && k == last && is_tail(&s),
@@ -183,19 +215,20 @@ impl Splitter {
             items.push(item);
         }
         // Runs of statements that can move, packed up to the budget.
+        let uses = LastUse::of(&items);
         let n = items.len();
         let mut chunk_of: Vec<Option<usize>> = vec![None; n];
         let mut chunks: Vec<(usize, usize)> = Vec::new();
         let mut i = 0;
         while i < n {
-            if !self.movable(&items, i) {
+            if !self.movable(&items, &uses, i) {
                 i += 1;
                 continue;
             }
             let mut j = i;
             let mut total = 0;
             while j < n
-                && self.movable(&items, j)
+                && self.movable(&items, &uses, j)
                 && items[j].part == items[i].part
                 && (total + items[j].lines <= BUDGET
                     || (total < MIN_LINES && total + items[j].lines <= HARD))
@@ -210,11 +243,11 @@ impl Splitter {
             }
             // The helper's signature and return take a line per binding it passes: drop
             // statements from the end until the whole function fits.
-            while j > i + 1 && helper_lines(&items, i, j, in_loop) > LIMIT {
+            while j > i + 1 && helper_lines(&items, &uses, i, j, in_loop) > LIMIT {
                 j -= 1;
                 total -= items[j].lines;
             }
-            if total >= MIN_LINES && self.defs_typed(&items, i, j) {
+            if total >= MIN_LINES && self.defs_typed(&items, &uses, i, j) {
                 for c in chunk_of.iter_mut().take(j).skip(i) {
                     *c = Some(chunks.len());
                 }
@@ -228,7 +261,7 @@ impl Splitter {
         // What each chunk reads, updates and hands on.
         let plans: Vec<Plan> = chunks
             .iter()
-            .map(|&(a, b)| plan(&items, a, b, in_loop))
+            .map(|&(a, b)| plan(&items, &uses, a, b, in_loop))
             .collect();
         let mut out = TokenStream::new();
         let mut k = 0;
@@ -281,7 +314,7 @@ impl Splitter {
     }
 
     /// Whether statement `i` may move into a helper.
-    fn movable(&self, items: &[Item], i: usize) -> bool {
+    fn movable(&self, items: &[Item], last: &LastUse, i: usize) -> bool {
         let it = &items[i];
         // An array's `let` stays in the caller, which lends the array to the helpers; so does
         // a `let` whose binding a later statement reads and a helper could not hand back (no
@@ -289,7 +322,7 @@ impl Splitter {
         if it.jumps || it.is_tail || it.defs.iter().any(Binding::is_array) {
             return false;
         }
-        let later = |name: &str| items[i + 1..].iter().any(|x| x.uses.contains(name));
+        let later = |name: &str| last.used_from(name, i + 1);
         if it
             .defs
             .iter()
@@ -307,11 +340,11 @@ impl Splitter {
 
     /// Whether the bindings that statements `a..b` make and later statements read all have
     /// declared types (they are returned from the helper).
-    fn defs_typed(&self, items: &[Item], a: usize, b: usize) -> bool {
-        let later: BTreeSet<&String> = items[b..].iter().flat_map(|it| it.uses.iter()).collect();
+    fn defs_typed(&self, items: &[Item], last: &LastUse, a: usize, b: usize) -> bool {
         // A binding that borrows a local (`'_`) cannot be handed back either.
         items[a..b].iter().flat_map(|it| it.defs.iter()).all(|d| {
-            !later.contains(&d.name) || d.ty.as_ref().is_some_and(|t| !t.to_string().contains("'_"))
+            !last.used_from(&d.name, b)
+                || d.ty.as_ref().is_some_and(|t| !t.to_string().contains("'_"))
         })
     }
 
@@ -389,14 +422,7 @@ impl Splitter {
             .chars()
             .map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '_' })
             .collect();
-        let mut names = self.names.borrow_mut();
-        let mut name = base.clone();
-        let mut k = 2;
-        while names.contains(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
-        names.push(name.clone());
+        let name = self.names.borrow_mut().take(base);
         format_ident!("{}", name)
     }
 
@@ -416,7 +442,7 @@ impl Splitter {
             .collect();
         // Named after its first check, or else after the first binding it makes.
         // A writer's runs have no checks to be named after: numbered in order.
-        let k = self.names.borrow().len() + 1;
+        let k = self.names.borrow().taken.len() + 1;
         let part = items[a].part.as_deref();
         // A validator's top-level run is named after its part.
         let named = if self.generic_error {
@@ -715,16 +741,38 @@ impl Plan {
     }
 }
 
+/// The last statement of a block that reads each name: whether statements from `b` on read
+/// a name is one lookup, so cutting a block of `n` statements costs about `n` of them, not
+/// `n` squared (a schema of 20,000 steps is one such block).
+struct LastUse(std::collections::HashMap<String, usize>);
+
+impl LastUse {
+    fn of(items: &[Item]) -> Self {
+        let mut m = std::collections::HashMap::new();
+        for (k, it) in items.iter().enumerate() {
+            for u in &it.uses {
+                m.insert(u.clone(), k);
+            }
+        }
+        Self(m)
+    }
+
+    /// Whether a statement at index `b` or later reads `name`.
+    fn used_from(&self, name: &str, b: usize) -> bool {
+        self.0.get(name).is_some_and(|&k| k >= b)
+    }
+}
+
 /// About how many lines the helper for statements `a..b` takes once printed: its
 /// statements, a line per argument and per binding it returns, and about ten more (doc,
 /// attributes, signature, `Ok(..)`).
-fn helper_lines(items: &[Item], a: usize, b: usize, in_loop: bool) -> usize {
-    let p = plan(items, a, b, in_loop);
+fn helper_lines(items: &[Item], last: &LastUse, a: usize, b: usize, in_loop: bool) -> usize {
+    let p = plan(items, last, a, b, in_loop);
     let body: usize = items[a..b].iter().map(|it| it.lines).sum();
     body + p.params.len() + 2 * (p.outs.len() + p.inout.len()) + 10
 }
 
-fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
+fn plan(items: &[Item], last: &LastUse, a: usize, b: usize, in_loop: bool) -> Plan {
     let env = &items[a].env;
     let uses: BTreeSet<&String> = items[a..b].iter().flat_map(|it| it.uses.iter()).collect();
     // Each name once, as it is in scope at the chunk's start (the last binding of a name).
@@ -740,10 +788,10 @@ fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
         .filter(|x| x.mutable && items[a..b].iter().any(|it| mutates(&it.s, &x.name)))
         .map(|x| x.name.clone())
         .collect();
-    let later: BTreeSet<&String> = items[b..].iter().flat_map(|it| it.uses.iter()).collect();
+    let later = |name: &str| last.used_from(name, b);
     let mut outs: Vec<Binding> = Vec::new();
     for d in items[a..b].iter().flat_map(|it| it.defs.iter()).rev() {
-        if later.contains(&d.name) && !outs.iter().any(|x| x.name == d.name) {
+        if later(&d.name) && !outs.iter().any(|x| x.name == d.name) {
             outs.push(d.clone());
         }
     }
@@ -756,7 +804,7 @@ fn plan(items: &[Item], a: usize, b: usize, in_loop: bool) -> Plan {
             !x.is_array()
                 && mutated.contains(&x.name)
                 && !outs.iter().any(|o| o.name == x.name)
-                && (in_loop || later.contains(&x.name))
+                && (in_loop || later(&x.name))
         })
         .cloned()
         .collect();

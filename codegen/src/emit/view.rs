@@ -90,11 +90,7 @@ impl<'a> Em<'a> {
             Ok(Resolved::RecPos(k)) => crate::emit::recpos::emit(k),
             // Computed once by its `let` step, as an `Option<u64>` (`None`: it overflowed).
             Ok(Resolved::Let(i)) => {
-                let lets = crate::check::expr::lets(&self.schema().file);
-                let id = format_ident!(
-                    "__let_{}",
-                    lets.get(i).map_or("missing", |n| n.text.as_str())
-                );
+                let id = format_ident!("__let_{}", self.c.lets.name(i).unwrap_or("missing"));
                 quote!(#id?)
             }
             // The value itself: comparing with it reads no enum.

@@ -561,9 +561,7 @@ impl Comp<'_> {
                 return self.stream_fits(&code.text, &stream.text, *kind);
             }
             Step::Let { name, value } => CStep::Let {
-                i: crate::check::expr::lets(file)
-                    .iter()
-                    .position(|n| n.text == name.text)?,
+                i: self.c.lets.position(&name.text)?,
                 value: self.expr(&value.expr, scope),
             },
             Step::When { when, step } => {
@@ -1215,7 +1213,7 @@ pub(super) fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> File
         colls,
         want_slots: comp.want_slots,
         order_slots: comp.orders.len(),
-        lets: crate::check::expr::lets(&c.schema.file).len(),
+        lets: c.lets.len(),
         table_rec_size,
         gates,
         streams,

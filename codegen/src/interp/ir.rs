@@ -166,7 +166,7 @@ pub(super) use crate::sites::{Shape, SiteKey};
 #[derive(Default)]
 pub(super) struct Sites {
     numbered: SiteList,
-    extra: Vec<SiteKey>,
+    extra: SiteList,
 }
 
 impl Sites {
@@ -174,7 +174,7 @@ impl Sites {
     pub(super) fn numbered_as(list: &SiteList) -> Self {
         Self {
             numbered: list.clone(),
-            extra: Vec::new(),
+            extra: SiteList::default(),
         }
     }
 
@@ -191,19 +191,12 @@ impl Sites {
         if let Some(i) = self.numbered.find(&key) {
             return i;
         }
-        let n = self.numbered.keys().len();
-        match self.extra.iter().position(|k| *k == key) {
-            Some(i) => n + i,
-            None => {
-                self.extra.push(key);
-                n + self.extra.len() - 1
-            }
-        }
+        self.numbered.keys().len() + self.extra.number(key)
     }
 
     /// Every site, in number order.
     pub(super) fn all(&self) -> impl Iterator<Item = &SiteKey> {
-        self.numbered.keys().iter().chain(&self.extra)
+        self.numbered.keys().iter().chain(self.extra.keys())
     }
 }
 

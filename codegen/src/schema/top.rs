@@ -216,6 +216,55 @@ pub struct File {
     pub dropped: Vec<Name>,
 }
 
+/// The file's named values: its top-level `let` steps, in order.
+pub fn lets(file: &crate::schema::top::File) -> Vec<&Name> {
+    fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
+        for s in steps {
+            match s {
+                Step::Let { name, .. } => out.push(name),
+                Step::ForEach { steps, .. } => walk(steps, out),
+                Step::When { step, .. } => walk(std::slice::from_ref(&**step), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&file.validate, &mut out);
+    out
+}
+
+/// The file's named values found once, when the file is checked (a reference to one is a
+/// hash lookup, not a walk of every step).
+#[derive(Clone, Debug, Default)]
+pub struct Lets {
+    names: Vec<String>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl Lets {
+    /// The named values of `file` ([`lets`]), each known by its first `let`.
+    pub(crate) fn of(file: &crate::schema::top::File) -> Self {
+        let names: Vec<String> = lets(file).into_iter().map(|n| n.text.clone()).collect();
+        let mut index = std::collections::HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            index.entry(n.clone()).or_insert(i);
+        }
+        Self { names, index }
+    }
+    /// The index of the named value `name` (its first `let`).
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+    /// The name of named value `i`.
+    pub(crate) fn name(&self, i: usize) -> Option<&str> {
+        self.names.get(i).map(String::as_str)
+    }
+    /// How many `let` steps the file has.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
 /// A whole schema.
 #[derive(Clone, Debug)]
 pub struct Schema {
