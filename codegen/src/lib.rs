@@ -162,10 +162,10 @@ impl Checked {
     pub fn has_commands(&self) -> bool {
         self.0.schema.commands.is_some()
     }
-    /// The error sites of the generated module, in number order (made once, by the
-    /// emitter, and read by the interpreter; see `sites.rs`).
+    /// The error sites, in number order: the lowered model's (`lower/sites.rs`), which the
+    /// generated module's `ERROR_SITES` and the interpreter both take.
     pub(crate) fn site_list(&self) -> &sites::SiteList {
-        self.1.get_or_init(|| crate::emit::top::site_list(&self.0))
+        self.1.get_or_init(|| crate::lower::sites::number(&self.0))
     }
 }
 

@@ -136,13 +136,14 @@ pub(crate) enum Det {
     UnknownValue(TokenStream),
 }
 
-/// What the checks of one generated module leave besides their inline code, handed to
+/// What the checks of one generated module share besides their inline code, handed to
 /// every [`Em`] that emits them (no global state):
 ///
-/// - the error sites, in the order their checks are emitted: site `k` of the list is
-///   `ERROR_SITES[k]`, with id `k + 1`; identical sites (the same check emitted in two
-///   functions) share one entry. [`Em::fail`] registers a site; [`top::tokens`] takes the
-///   list at the end to emit the table;
+/// - the error sites, numbered by the lowered model (`lower/sites.rs`): [`Em::fail`] looks
+///   a check's site up there; a site the model does not have is numbered after the model's
+///   and kept in a list, and the module then does not compile ([`top::tokens`] adds a
+///   `compile_error!` naming it), so a check never ships with a number the model did not
+///   give it;
 /// - helper functions a check is emitted as (a step too long to read inline, such as
 ///   `owned_apart`): the file view's `impl` takes them after its validator's steps;
 /// - the record types whose `RecordView` impl the module has (one each, whichever file or
@@ -152,17 +153,32 @@ pub(crate) struct ModuleOut(
     std::cell::RefCell<SiteList>,
     std::cell::RefCell<Vec<TokenStream>>,
     std::cell::RefCell<Vec<String>>,
+    std::cell::RefCell<Vec<SiteKey>>,
 );
 
 impl ModuleOut {
+    /// For a module whose sites are `sites` (the lowered model's list).
+    pub(crate) fn numbered(sites: SiteList) -> Self {
+        Self(
+            std::cell::RefCell::new(sites),
+            Default::default(),
+            Default::default(),
+            Default::default(),
+        )
+    }
+
     /// The index in `ERROR_SITES` of a site.
     fn index(&self, key: SiteKey) -> usize {
+        if let Some(i) = self.0.borrow().find(&key) {
+            return i;
+        }
+        self.3.borrow_mut().push(key.clone());
         self.0.borrow_mut().number(key)
     }
 
-    /// The sites registered, in order.
-    pub(crate) fn into_sites(self) -> SiteList {
-        self.0.into_inner()
+    /// The sites, in order, and those the model did not number.
+    pub(crate) fn into_sites(self) -> (SiteList, Vec<SiteKey>) {
+        (self.0.into_inner(), self.3.into_inner())
     }
 
     /// Whether record type `name` still needs its `RecordView` impl (true once per module).

@@ -107,16 +107,3 @@ pub fn walk_tokens(c: &Checked, name: &str) -> Vec<(proc_macro2::Ident, TokenStr
         })
         .collect()
 }
-
-/// The name a comparison's error gives an operand that is a `first(...)` or `last(...)`
-/// (`first(fmts)`); empty for any other expression.
-#[must_use]
-pub fn operand_name(e: &Expr) -> String {
-    match e {
-        Expr::Call(f, args) if POSITIONS.contains(&f.as_str()) => match args.as_slice() {
-            [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
-}

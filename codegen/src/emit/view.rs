@@ -365,38 +365,37 @@ impl<'a> Em<'a> {
 
     /// A short display name for a value expression: the last part of a single reference.
     pub(crate) fn short_name(e: &ExprAt) -> String {
-        match &e.expr {
-            Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-            _ => String::new(),
-        }
+        crate::lower::sites::short_name(e)
     }
 
-    /// The field a single field reference blames in an error.
+    /// The field an error about `e` blames: the lowered model's ([`crate::lower::sites::blame`]),
+    /// with where its record lies in the generated code (`rec_at`, `<record>_at`,
+    /// `<table>_at`) and its index (`index`, a literal).
     pub(crate) fn blame(&self, e: &Expr, scope: Scope<'_>) -> Blame {
-        if let Some(b) = crate::emit::sections::blame(self, e, scope) {
-            return b;
-        }
-        let Some((owner, fi)) = single_field(self.c, e, scope) else {
-            return Blame::plain("header", 0);
+        use crate::lower::sites::{Base, Index};
+        let b = crate::lower::sites::blame(self.c, e, scope);
+        let file = &self.schema().file;
+        let at = |name: Option<&str>| {
+            let id = format_ident!("{}_at", name.unwrap_or("missing"));
+            quote!(#id)
         };
-        let st = self.struct_of(owner, scope);
-        let fname = st
-            .and_then(|s| s.fields.get(fi))
-            .map_or(String::new(), |f| f.name.text.clone());
-        let off = st
-            .and_then(|s| self.c.layouts.get(&s.name.text))
-            .and_then(|l| l.fields.get(fi))
-            .map_or(0, |x| x.0);
-        match (owner, scope) {
-            (Owner::Record, Scope::Record(t)) => Blame::record(
-                &t.name.text,
-                Idx::U64(quote!(index)),
-                fname,
-                quote!(rec_at),
-                off,
-            ),
-            _ => Blame::plain(format!("header.{fname}"), off),
-        }
+        let base = match b.base {
+            Base::Zero => quote!(0),
+            Base::RecAt => quote!(rec_at),
+            Base::Located(i) => at(file.ext.records.get(i).map(|r| r.name.text.as_str())),
+            Base::TableAt(t) => at(file.tables.get(t).map(|t| t.name.text.as_str())),
+        };
+        let index = match b.index {
+            Index::None => Idx::None,
+            Index::Current => Idx::U64(quote!(index)),
+            Index::Const(k) => {
+                let k = proc_macro2::Literal::usize_unsuffixed(
+                    usize::try_from(k).unwrap_or(usize::MAX),
+                );
+                Idx::Usize(quote!(#k))
+            }
+        };
+        Blame::record(b.table, index, b.name, base, b.off)
     }
 
     // ----- items -------------------------------------------------------------------------
@@ -1032,7 +1031,7 @@ impl<'a> Em<'a> {
                 let neg = op.negated().symbol();
                 let name_of = |e: &Expr| match e {
                     Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    _ => crate::emit::positions::operand_name(e),
+                    _ => crate::lower::sites::operand_name(e),
                 };
                 let (ln, rn) = (name_of(l), name_of(r));
                 let b = self.blame(&field.expr, scope);

@@ -23,12 +23,7 @@ pub(super) struct Comp<'a> {
     pub(super) orders: Vec<String>,
 }
 
-pub(super) fn short_name(e: &ExprAt) -> String {
-    match &e.expr {
-        Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-        _ => String::new(),
-    }
-}
+pub(super) use crate::lower::sites::short_name;
 
 pub(super) fn struct_index(c: &check::Checked, name: &str) -> Option<usize> {
     c.schema.structs.iter().position(|s| s.name.text == name)
@@ -231,97 +226,9 @@ impl Comp<'_> {
         }
     }
 
-    /// The field an error about expression `e` blames (the emitter's rule, restated).
+    /// The field an error about expression `e` blames (the lowered model's rule).
     pub(super) fn blame(&self, e: &Expr, scope: Scope<'_>) -> CBlame {
-        if let Expr::Ref(p) = e
-            && let Ok(r) = self.c.resolve(p, scope)
-        {
-            let special = match r {
-                Resolved::Composed(owner, ci) => self.owner_struct(owner, scope).and_then(|st| {
-                    let s = &self.c.schema.structs[st];
-                    let comp = s.composed.get(ci)?;
-                    let (_, off, _) =
-                        crate::check::ext::field_of(self.c, &s.name.text, &comp.low.text)?;
-                    Some((owner, comp.name.text.clone(), off))
-                }),
-                Resolved::BitField(owner, fi, _) | Resolved::Field(owner, fi)
-                    if matches!(owner, Owner::Located(_) | Owner::Element(..))
-                        || matches!(r, Resolved::BitField(..)) =>
-                {
-                    self.owner_struct(owner, scope).and_then(|st| {
-                        let s = &self.c.schema.structs[st];
-                        let l = self.c.layouts.get(&s.name.text)?;
-                        let name = s.fields.get(fi)?.name.text.clone();
-                        let off = if crate::check::lookup::is_gated(s) {
-                            0
-                        } else {
-                            l.fields.get(fi)?.0
-                        };
-                        Some((owner, name, off))
-                    })
-                }
-                Resolved::Nested(owner, l) => {
-                    Some((owner, crate::check::nested::tail(p, owner).join("."), l.at))
-                }
-                _ => None,
-            };
-            if let Some((owner, name, off)) = special {
-                return match (owner, scope) {
-                    (Owner::Record, Scope::Record(t)) => {
-                        CBlame::record(&t.name.text, &name, off, BaseK::RecAt, IdxK::Index)
-                    }
-                    (Owner::Element(ti, k), _) => {
-                        let t = &self.file().tables[ti];
-                        let size = self.c.layouts.get(&t.record.text).map_or(0, |l| l.size);
-                        CBlame::record(
-                            &t.name.text,
-                            &name,
-                            k.saturating_mul(size).saturating_add(off),
-                            BaseK::TableAt(ti),
-                            IdxK::Const(k),
-                        )
-                    }
-                    (Owner::Located(i), _) => {
-                        let r = &self.file().ext.records[i];
-                        if let Some(t) = &r.table {
-                            return CBlame::record(
-                                &t.text,
-                                &format!("{}.{}", r.name.text, name),
-                                off,
-                                BaseK::Located(i),
-                                IdxK::Index,
-                            );
-                        }
-                        CBlame {
-                            table: String::new(),
-                            name: format!("{}.{}", r.name.text, name),
-                            off,
-                            base: BaseK::Located(i),
-                            index: IdxK::None,
-                        }
-                    }
-                    _ => CBlame::plain(format!("header.{name}"), off),
-                };
-            }
-        }
-        let Some((owner, fi)) = crate::check::expr::single_field(self.c, e, scope) else {
-            return CBlame::plain("header", 0);
-        };
-        let st = self.owner_struct(owner, scope);
-        let s = st.map(|i| &self.c.schema.structs[i]);
-        let fname = s
-            .and_then(|s| s.fields.get(fi))
-            .map_or(String::new(), |f| f.name.text.clone());
-        let off = s
-            .and_then(|s| self.c.layouts.get(&s.name.text))
-            .and_then(|l| l.fields.get(fi))
-            .map_or(0, |x| x.0);
-        match (owner, scope) {
-            (Owner::Record, Scope::Record(t)) => {
-                CBlame::record(&t.name.text, &fname, off, BaseK::RecAt, IdxK::Index)
-            }
-            _ => CBlame::plain(format!("header.{fname}"), off),
-        }
+        crate::lower::sites::blame(self.c, e, scope)
     }
 
     pub(super) fn fail(&mut self, code: &str, blame: CBlame, shape: Shape) -> Fail {
@@ -419,18 +326,7 @@ impl Comp<'_> {
                 let Expr::Bin(op, l, r) = &expr.expr else {
                     return None;
                 };
-                let name_of = |e: &Expr| match e {
-                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    // `first(collection)` and `last(...)` name themselves (the emitter's rule,
-                    // restated).
-                    Expr::Call(f, a) if crate::expr::POSITIONS.contains(&f.as_str()) => {
-                        match a.as_slice() {
-                            [Expr::Ref(p)] => format!("{f}({})", p.join(".")),
-                            _ => String::new(),
-                        }
-                    }
-                    _ => String::new(),
-                };
+                let name_of = crate::lower::sites::operand_name;
                 let b = self.blame(&field.expr, scope);
                 let names = [name_of(l), op.negated().symbol().to_string(), name_of(r)];
                 let f = self.fail(&code.text, b, Shape::Compare(names));
@@ -708,7 +604,7 @@ impl Comp<'_> {
                     _ if single => self.blame(&r.at.expr, scope),
                     // One per record of a collection: `centrals[3].descriptor`.
                     (Some(tn), Scope::Record(_)) => {
-                        CBlame::record(&tn.text, &r.name.text, 0, BaseK::Zero, IdxK::Index)
+                        CBlame::record(&tn.text, &r.name.text, 0, BaseK::Zero, IdxK::Current)
                     }
                     _ => CBlame::plain(r.name.text.clone(), 0),
                 };
@@ -754,7 +650,7 @@ impl Comp<'_> {
                 let tn = dir.table.text.clone();
                 let es_name = dir.entry_size.text.as_str();
                 let es = self.rec_field(&t.record.text, es_name);
-                let blame = CBlame::record(&tn, es_name, es.0, BaseK::RecAt, IdxK::Index);
+                let blame = CBlame::record(&tn, es_name, es.0, BaseK::RecAt, IdxK::Current);
                 let names = [
                     "section size".to_string(),
                     "is not a multiple of".to_string(),
@@ -812,7 +708,7 @@ impl Comp<'_> {
                     _ => String::new(),
                 };
                 let blame =
-                    CBlame::record(&t.name.text, &array.text, off, BaseK::RecAt, IdxK::Index);
+                    CBlame::record(&t.name.text, &array.text, off, BaseK::RecAt, IdxK::Current);
                 let names = [
                     "item".to_string(),
                     op.negated().symbol().to_string(),
@@ -852,7 +748,7 @@ impl Comp<'_> {
                 let tf = self.rec_field(rec, &target.text);
                 let sf = self.rec_field(rec, &stored.text);
                 let col = records.text.as_str();
-                let tb = CBlame::record(col, &target.text, tf.0, BaseK::RecAt, IdxK::Index);
+                let tb = CBlame::record(col, &target.text, tf.0, BaseK::RecAt, IdxK::Current);
                 let miss = self.fail(
                     &missing.text,
                     tb.clone(),
@@ -1026,8 +922,8 @@ impl Comp<'_> {
                 let of = self.rec_field(&rec, &s.offset.text);
                 let sf = self.rec_field(&rec, &s.size.text);
                 let col = s.entries.text.as_str();
-                let fo = CBlame::record(col, &s.offset.text, of.0, BaseK::RecAt, IdxK::Index);
-                let fsz = CBlame::record(col, &s.size.text, sf.0, BaseK::RecAt, IdxK::Index);
+                let fo = CBlame::record(col, &s.offset.text, of.0, BaseK::RecAt, IdxK::Current);
+                let fsz = CBlame::record(col, &s.size.text, sf.0, BaseK::RecAt, IdxK::Current);
                 let cmp = |a: &str, b: &str, cc: &str| {
                     Shape::Compare([a.to_string(), b.to_string(), cc.to_string()])
                 };

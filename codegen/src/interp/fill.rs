@@ -14,7 +14,7 @@ impl Comp<'_> {
     pub(super) fn fill_step(&mut self, s: &FillStep, scope: Scope<'_>) -> Option<CStep> {
         let name = s.field_name();
         let blame = match scope {
-            Scope::Record(t) => CBlame::record(&t.name.text, &name, 0, BaseK::Zero, IdxK::Index),
+            Scope::Record(t) => CBlame::record(&t.name.text, &name, 0, BaseK::Zero, IdxK::Current),
             _ => CBlame::plain(&name, 0),
         };
         let bad = self.fail(&s.code.text, blame.clone(), Shape::Mismatch);

@@ -111,50 +111,8 @@ pub(super) enum CE {
     RecPos(crate::check::RecPos),
 }
 
-#[derive(Clone, Copy, Debug)]
-pub(super) enum BaseK {
-    Zero,
-    RecAt,
-    Located(usize),
-    TableAt(usize),
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(super) enum IdxK {
-    None,
-    Index,
-    Const(u64),
-}
-
-#[derive(Clone, Debug)]
-pub(super) struct CBlame {
-    pub(super) table: String,
-    pub(super) name: String,
-    pub(super) off: u64,
-    pub(super) base: BaseK,
-    pub(super) index: IdxK,
-}
-
-impl CBlame {
-    pub(super) fn plain(name: impl Into<String>, off: u64) -> Self {
-        Self {
-            table: String::new(),
-            name: name.into(),
-            off,
-            base: BaseK::Zero,
-            index: IdxK::None,
-        }
-    }
-    pub(super) fn record(table: &str, name: &str, off: u64, base: BaseK, index: IdxK) -> Self {
-        Self {
-            table: table.to_string(),
-            name: name.to_string(),
-            off,
-            base,
-            index,
-        }
-    }
-}
+// What a check blames, as the lowered model states it (`lower/sites.rs`).
+pub(super) use crate::lower::sites::{Base as BaseK, Blame as CBlame, Index as IdxK};
 
 use crate::sites::SiteList;
 pub(super) use crate::sites::{Shape, SiteKey};

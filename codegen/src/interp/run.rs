@@ -227,7 +227,7 @@ impl<'c> Interp<'c> {
         };
         let index = index.unwrap_or(match f.blame.index {
             IdxK::None => 0,
-            IdxK::Index => st.rec_index,
+            IdxK::Current => st.rec_index,
             IdxK::Const(k) => k,
         });
         E::at(

@@ -140,7 +140,7 @@ pub(super) fn compile_fits(
         let k = s.checksum.as_ref()?;
         let t = stream_table(s);
         let scope = Scope::RecordOnly(&t);
-        let rec = |name: &str| CBlame::record(&s.name.text, name, 0, BaseK::RecAt, IdxK::Index);
+        let rec = |name: &str| CBlame::record(&s.name.text, name, 0, BaseK::RecAt, IdxK::Current);
         let place = comp.fail(code, rec("checksum"), Shape::Range("record end".into()));
         let sum = comp.fail(code, rec("checksum"), Shape::Mismatch);
         return Some(CStep::StreamChecksum(Box::new(Sums {
@@ -163,7 +163,7 @@ pub(super) fn compile_fits(
     let t = stream_table(s);
     let sn = s.name.text.as_str();
     let hs = c.layouts.get(&s.header.text).map_or(0, |l| l.size);
-    let rec = |name: &str, off: u64| CBlame::record(sn, name, off, BaseK::RecAt, IdxK::Index);
+    let rec = |name: &str, off: u64| CBlame::record(sn, name, off, BaseK::RecAt, IdxK::Current);
     let header = comp.fail(code, rec("header", 0), Shape::Range(rname.clone()));
     // A size that reads several header fields blames the record's header (its `size`), as
     // the emitter does.

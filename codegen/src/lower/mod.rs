@@ -7,5 +7,6 @@
 pub(crate) mod checks;
 pub(crate) mod names;
 pub(crate) mod plan;
+pub(crate) mod sites;
 pub(crate) mod top;
 pub(crate) mod writer;
