@@ -7,13 +7,13 @@
 //! field of the header, the located records, the tables and the collections, with offset,
 //! size, raw and decoded value; the byte ranges; and every checksum stored and computed.
 //!
-//! It shares nothing with the emitter but the checked schema and the error sites' numbering:
-//! it reads the schema's steps itself (host-only, `std`), and calls only `npuschema-core`'s
-//! run-time built-ins (the checksum functions, the range helpers and the error type), so its
+//! It shares nothing with the emitter but the checked schema and the lowered model's error
+//! sites (`lower/sites.rs`: their numbers and what each check blames): it reads the
+//! schema's steps itself (host-only, `std`), and calls only `npuschema-core`'s run-time
+//! built-ins (the checksum functions, the range helpers and the error type), so its
 //! checksums run at the speed of the generated code's. Each site it can fail at is looked up
-//! in the generated module's list (`sites.rs`), not numbered again. The two engines can
-//! therefore disagree on anything but a number, and the differential tests hold each to the
-//! other (a site the generated module lacks shows as a different table).
+//! in the model's list, not numbered again. The two engines can therefore disagree on
+//! anything but a number, and the differential tests hold each to the other.
 //!
 //! ```
 //! let c = npuschema_codegen::load(std::path::Path::new("../schema/npu1.yaml")).unwrap();

@@ -26,15 +26,16 @@
 //!   `expr.rs` name resolution and the expression checker, `top.rs` the driver;
 //! - lower, `lower/`: what the checked schema means for a back end, stated once: the
 //!   writer's one plan type (`plan.rs`), the lowering that makes it for every file and says
-//!   what it cannot write (`writer.rs`), the names its spec types give (`names.rs`), and
+//!   what it cannot write (`writer.rs`), the names its spec types give (`names.rs`), the
+//!   checks' error sites, numbered, and what each blames (`sites.rs`), and
 //!   `top.rs`, which the crate root runs after the check phase;
 //! - emit, `emit/`: `mod.rs` what the emitters share (the context `Em`, error blame and
 //!   sites, literal helpers), `doc.rs` doc attributes, one file per construct (the directory
 //!   constructs' in `sections.rs`, streams' in `stream.rs`), `file_writer.rs` (the one writer
 //!   emitter, over `lower/`'s plan), `typestate.rs` and `writer.rs` (its typestate builder
 //!   and table records), `view.rs` (views and validators), `top.rs` the generated module;
-//! - `interp/`: the interpreter, which uses load and check and shares no code with emit
-//!   (it takes the error sites' numbers from the crate's `Checked`).
+//! - `interp/`: the interpreter, which uses load, check and lower and shares no code with
+//!   emit (it takes the error sites' numbers from the model, through the crate's `Checked`).
 //!
 //! In each phase directory, `mod.rs` imports no sibling and `top.rs` is the only module that
 //! names every construct; a construct's module imports `mod.rs` and the modules it needs
@@ -49,6 +50,8 @@
 //!   variant and the step-kind dispatch in `schema/top.rs`;
 //! - check: `check/fill.rs` (`check_step`, `step_exprs`); hook: the `Step::Fill` arms in
 //!   `check/top.rs` (`check_steps`, `step_exprs`);
+//! - lower: the step's error sites, `lower/sites.rs`'s `fill`; hook: the `Step::Fill` arm of
+//!   its `Walk::step`;
 //! - emit: `emit/fill.rs` (`emit_step`); hook: the `Step::Fill` arm of `Em::step` in
 //!   `emit/view.rs`;
 //! - interpret: `interp/fill.rs`, compiled and run from `interp.rs`;
@@ -60,16 +63,18 @@
 //!   (held to a reference crate on real files) or, for a construct no gallery format shows
 //!   yet, a test schema in `tests/schemas/` (golden and differential).
 //!
-//! **Error sites.** A check's failures are numbered where they are emitted: each
-//! `Em::fail` call registers its site in the module's `ModuleOut` (handed to every `Em` of
-//! the module; no global state), so the order of `fail` calls is the numbering. The list is
-//! made once per schema (`sites.rs`; `Checked` keeps it) and the interpreter looks its sites
-//! up in it (`interp/compile.rs`, `Comp::fail`): it numbers nothing, so it need not fail in
-//! the emitter's order. Its sites must still be the same ones (code, field, offset, detail
-//! shape), from the same resolved lists: a construct with several sites resolves what they
-//! depend on once in its `check/` module and both engines read it (`check/ownership.rs`'s
-//! `parts` and `pairs_of` are the example). `tests/tests/site_numbers.rs` pins the shipped
-//! formats' sites and holds the interpreter's table to the generated one.
+//! **Error sites.** A check's failures are numbered by the lowered model, once per schema
+//! (`lower/sites.rs`, `number`: the file's steps in schema order, each step's sites in the
+//! order its checks run; `Checked` keeps the list). What a check blames is stated there too
+//! (`lower::sites::blame`). Neither back end numbers anything: the emitter looks each
+//! `Em::fail`'s site up (`ModuleOut`; a site the model lacks makes the generated module fail
+//! to compile, naming the check), the interpreter each `Comp::fail`'s. A construct's sites
+//! are one function of `lower/sites.rs` (`fill`, `stream_fits`, ...) that the model's walk
+//! and the interpreter both call; its emitter states the same sites from the same resolved
+//! lists (`check/ownership.rs`'s `parts` and `pairs_of` are the example), and its lookups
+//! hold it to them. `codegen/tests/site_model.rs` holds every schema's generated table and
+//! the interpreter's to the model, and `tests/tests/site_numbers.rs` pins the shipped
+//! formats' sites.
 //!
 //! **Writers.** Every writer states its plan in one vocabulary, `model.rs`: per stored field
 //! a `Rule`, an input or `Derived(What, Part)` (what the field's value comes from, and

@@ -2,12 +2,12 @@
 //! field it blames, the field's offset in its struct, the shape of its detail), numbered
 //! once for a schema.
 //!
-//! The generated module numbers its sites as its checks are emitted (`emit/mod.rs`,
-//! `fail`): site `k` of the [`SiteList`] is `ERROR_SITES[k]`, with id `k + 1`, and the same
-//! site met again (a check emitted in two functions) keeps its first number. The
-//! interpreter does not number sites: it looks each of its sites up in the generated
-//! module's list ([`crate::Checked`] keeps it), so the two engines report the same numbers
-//! by construction. `tests/tests/site_numbers.rs` pins the shipped formats' lists.
+//! The lowered model numbers a schema's sites (`lower/sites.rs`, in the order of the
+//! schema's steps): site `k` of the [`SiteList`] is `ERROR_SITES[k]`, with id `k + 1`, and
+//! the same site met again keeps its first number. Neither back end numbers sites: the
+//! emitter and the interpreter look each of theirs up in the model's list
+//! ([`crate::Checked`] keeps it), so they report the same numbers by construction.
+//! `tests/tests/site_numbers.rs` pins the shipped formats' lists.
 
 /// The shape of a site's detail, with the names it prints (`npuschema_core::DetailKind`
 /// without the run-time numbers).

@@ -11,6 +11,7 @@ use crate::schema::{IntTy, OrderKind, Table};
 use super::ir::*;
 use super::lowered::Prog;
 use super::prog::FileProg;
+use crate::lower::sites;
 
 // ----- compiling ---------------------------------------------------------------------------
 
@@ -22,8 +23,6 @@ pub(super) struct Comp<'a> {
     /// The codes of the order checks: one "previous" slot each (the emitter's `order_prev`).
     pub(super) orders: Vec<String>,
 }
-
-pub(super) use crate::lower::sites::short_name;
 
 pub(super) fn struct_index(c: &check::Checked, name: &str) -> Option<usize> {
     c.schema.structs.iter().position(|s| s.name.text == name)
@@ -231,9 +230,13 @@ impl Comp<'_> {
         crate::lower::sites::blame(self.c, e, scope)
     }
 
-    pub(super) fn fail(&mut self, code: &str, blame: CBlame, shape: Shape) -> Fail {
-        let site = self.sites.add(code, &blame, shape);
-        Fail { site, blame }
+    /// A site of the lowered model (`lower/sites.rs`), looked up in its list.
+    pub(super) fn fail(&mut self, s: Site) -> Fail {
+        let site = self.sites.add(&s.key());
+        Fail {
+            site,
+            blame: s.blame,
+        }
     }
 
     pub(super) fn dir_index(&self, name: &str) -> Option<usize> {
@@ -291,10 +294,7 @@ impl Comp<'_> {
         let file = &c.schema.file;
         Some(match s {
             Step::MinLen { code, min, field } => {
-                let name = field
-                    .as_ref()
-                    .map_or("header".to_string(), |f| f.text.clone());
-                let f = self.fail(&code.text, CBlame::plain(name, 0), Shape::Short);
+                let f = self.fail(sites::min_len(code, field.as_ref()));
                 CStep::MinLen {
                     f,
                     min: self.expr(&min.expr, scope),
@@ -305,8 +305,7 @@ impl Comp<'_> {
                 field,
                 equals,
             } => {
-                let b = self.blame(&field.expr, scope);
-                let f = self.fail(&code.text, b, Shape::Mismatch);
+                let f = self.fail(sites::expect(c, code, field, scope));
                 CStep::Expect {
                     f,
                     found: self.expr(&field.expr, scope),
@@ -314,10 +313,9 @@ impl Comp<'_> {
                 }
             }
             Step::Assert { code, expr, field } => {
+                let f = self.fail(sites::assert(c, code, expr, field, scope));
                 let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
                 if !comparison {
-                    let b = self.blame(&field.expr, scope);
-                    let f = self.fail(&code.text, b, Shape::None);
                     return Some(CStep::Cond {
                         f,
                         cond: self.expr(&expr.expr, scope),
@@ -326,10 +324,6 @@ impl Comp<'_> {
                 let Expr::Bin(op, l, r) = &expr.expr else {
                     return None;
                 };
-                let name_of = crate::lower::sites::operand_name;
-                let b = self.blame(&field.expr, scope);
-                let names = [name_of(l), op.negated().symbol().to_string(), name_of(r)];
-                let f = self.fail(&code.text, b, Shape::Compare(names));
                 CStep::Assert {
                     f,
                     op: *op,
@@ -345,15 +339,7 @@ impl Comp<'_> {
                 let t = c.table(&table.text)?;
                 let ti = file.tables.iter().position(|x| x.name.text == table.text)?;
                 let rec_size = c.layouts.get(&t.record.text).map_or(0, |l| l.size);
-                let blame_e = if crate::check::expr::single_field(c, &t.count.expr, scope).is_some()
-                {
-                    &t.count.expr
-                } else {
-                    &t.at.expr
-                };
-                let b = self.blame(blame_e, scope);
-                let names = ["table end".to_string(), ">".to_string(), short_name(within)];
-                let f = self.fail(&code.text, b, Shape::Compare(names));
+                let f = self.fail(sites::table_fits(c, code, &file.tables[ti], within, scope));
                 CStep::TableFits {
                     f,
                     table: ti,
@@ -371,8 +357,7 @@ impl Comp<'_> {
             } => {
                 let ri = file.ranges.iter().position(|r| r.name.text == range.text)?;
                 let r = &file.ranges[ri];
-                let b = self.blame(&r.offset.expr, scope);
-                let f = self.fail(&code.text, b, Shape::Range(short_name(within)));
+                let f = self.fail(sites::range_fits(c, code, r, within, scope));
                 CStep::RangeFits {
                     f,
                     range: ri,
@@ -385,8 +370,7 @@ impl Comp<'_> {
             }
             Step::Checksum { code, checksum } => {
                 let k = file.checksum(&checksum.text)?;
-                let b = self.blame(&k.stored.expr, scope);
-                let f = self.fail(&code.text, b, Shape::Mismatch);
+                let f = self.fail(sites::checksum(c, code, k, scope));
                 CStep::Checksum {
                     f,
                     alg: k.algorithm,
@@ -405,8 +389,7 @@ impl Comp<'_> {
                         .checked_shl(u32::try_from(b.bit).unwrap_or(64))
                         .unwrap_or(0)
                 });
-                let b = self.blame(&field.expr, scope);
-                let f = self.fail(&code.text, b, Shape::UnknownBits);
+                let f = self.fail(sites::known(c, code, field, scope, Shape::UnknownBits));
                 CStep::FlagsKnown {
                     f,
                     field: fr,
@@ -418,8 +401,7 @@ impl Comp<'_> {
                 let FieldKind::Enum(ei) = fr.kind else {
                     return None;
                 };
-                let b = self.blame(&field.expr, scope);
-                let f = self.fail(&code.text, b, Shape::UnknownValue);
+                let f = self.fail(sites::known(c, code, field, scope, Shape::UnknownValue));
                 CStep::EnumKnown {
                     f,
                     field: fr,
@@ -509,34 +491,23 @@ impl Comp<'_> {
             }
         };
         let walk = (!in_loop).then_some(ti);
+        let f = self.fail(sites::order(c, code, kind, t, range, by)?);
         match (kind, by, range) {
-            (OrderKind::NoOverlap, _, Some(r)) => {
-                let b = self.blame(&r.offset.expr, rscope);
-                let names = [
-                    short_name(&r.offset),
-                    "<".to_string(),
-                    "previous end".to_string(),
-                ];
-                let f = self.fail(&code.text, b, Shape::Compare(names));
-                Some(CStep::Order {
-                    f,
-                    slot,
-                    walk,
-                    when: r.when.as_ref().map(|w| self.expr(&w.expr, rscope)),
-                    key: self.expr(&r.offset.expr, rscope),
-                    length: Some(self.expr(&r.length.expr, rscope)),
-                    strict: false,
-                    string: None,
-                })
-            }
+            (OrderKind::NoOverlap, _, Some(r)) => Some(CStep::Order {
+                f,
+                slot,
+                walk,
+                when: r.when.as_ref().map(|w| self.expr(&w.expr, rscope)),
+                key: self.expr(&r.offset.expr, rscope),
+                length: Some(self.expr(&r.length.expr, rscope)),
+                strict: false,
+                string: None,
+            }),
             (_, Some(by), _)
                 if crate::check::strings::order_key(c, &t.name.text, &by.expr).is_some() =>
             {
                 let sd = crate::check::strings::order_key(c, &t.name.text, &by.expr)?;
                 let strict = kind == OrderKind::Unique;
-                let b = self.blame(&sd.offset.expr, rscope);
-                let names = crate::check::strings::order_key_names(by, strict);
-                let f = self.fail(&code.text, b, Shape::Compare(names));
                 let range = sd
                     .range
                     .as_ref()
@@ -554,13 +525,6 @@ impl Comp<'_> {
             }
             (_, Some(by), _) => {
                 let strict = kind == OrderKind::Unique;
-                let b = self.blame(&by.expr, rscope);
-                let names = [
-                    short_name(by),
-                    if strict { "<=" } else { "<" }.to_string(),
-                    "previous".to_string(),
-                ];
-                let f = self.fail(&code.text, b, Shape::Compare(names));
                 Some(CStep::Order {
                     f,
                     slot,
@@ -600,20 +564,7 @@ impl Comp<'_> {
                 let r = &file.ext.records[ri];
                 let st = c.strukt(&r.strukt.text)?;
                 let single = crate::check::expr::single_field(c, &r.at.expr, scope).is_some();
-                let b = match (&r.table, scope) {
-                    _ if single => self.blame(&r.at.expr, scope),
-                    // One per record of a collection: `centrals[3].descriptor`.
-                    (Some(tn), Scope::Record(_)) => {
-                        CBlame::record(&tn.text, &r.name.text, 0, BaseK::Zero, IdxK::Current)
-                    }
-                    _ => CBlame::plain(r.name.text.clone(), 0),
-                };
-                // A search's miss names the places searched; a placement's, the bytes past the limit.
-                let shape = match &r.search {
-                    Some(s) => Shape::Compare(crate::check::ext::search_names(s)),
-                    None => Shape::Range(short_name(within)),
-                };
-                let f = self.fail(&code.text, b, shape);
+                let f = self.fail(sites::record_fits(c, code, r, within, scope));
                 let gated = r.gate.is_some();
                 CStep::RecordFits {
                     f,
@@ -647,17 +598,9 @@ impl Comp<'_> {
                 let Scope::Record(t) = scope else {
                     return None;
                 };
-                let tn = dir.table.text.clone();
-                let es_name = dir.entry_size.text.as_str();
-                let es = self.rec_field(&t.record.text, es_name);
-                let blame = CBlame::record(&tn, es_name, es.0, BaseK::RecAt, IdxK::Current);
-                let names = [
-                    "section size".to_string(),
-                    "is not a multiple of".to_string(),
-                    "entry size".to_string(),
-                ];
-                let f1 = self.fail(&code.text, blame.clone(), Shape::Compare(names));
-                let f2 = self.fail(&code.text, blame, Shape::Mismatch);
+                let es = self.rec_field(&t.record.text, &dir.entry_size.text);
+                let [s1, s2] = sites::entry_size(c, code, dir, t);
+                let (f1, f2) = (self.fail(s1), self.fail(s2));
                 let r = file
                     .ranges
                     .iter()
@@ -703,18 +646,7 @@ impl Comp<'_> {
                 let Expr::Bin(op, _, rhs) = &check.expr else {
                     return None;
                 };
-                let rhs_name = match &**rhs {
-                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    _ => String::new(),
-                };
-                let blame =
-                    CBlame::record(&t.name.text, &array.text, off, BaseK::RecAt, IdxK::Current);
-                let names = [
-                    "item".to_string(),
-                    op.negated().symbol().to_string(),
-                    rhs_name,
-                ];
-                let f = self.fail(&code.text, blame, Shape::Compare(names));
+                let f = self.fail(sites::items(code, t, array, off, *op, rhs));
                 CStep::Items {
                     f,
                     off,
@@ -747,34 +679,20 @@ impl Comp<'_> {
                 let rec = layout.record.text.as_str();
                 let tf = self.rec_field(rec, &target.text);
                 let sf = self.rec_field(rec, &stored.text);
-                let col = records.text.as_str();
-                let tb = CBlame::record(col, &target.text, tf.0, BaseK::RecAt, IdxK::Current);
-                let miss = self.fail(
-                    &missing.text,
-                    tb.clone(),
-                    Shape::Compare(["sections of this type".into(), "!=".into(), String::new()]),
+                let sums = sites::record_checksums(
+                    c,
+                    [code, missing, duplicate],
+                    &records.text,
+                    rec,
+                    target,
+                    stored,
                 );
-                let dup = self.fail(
-                    &duplicate.text,
-                    tb,
-                    Shape::Compare([
-                        "section type".into(),
-                        "already named by record".into(),
-                        String::new(),
-                    ]),
-                );
+                let miss = self.fail(sums.missing);
+                let dup = self.fail(sums.duplicate);
                 let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. }))
                     if crate::check::ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
-                let mism = if fused {
-                    None
-                } else {
-                    // Base and index come from the `want` entry at run time.
-                    Some(self.fail(
-                        &code.text,
-                        CBlame::record(col, &stored.text, 0, BaseK::Zero, IdxK::None),
-                        Shape::Mismatch,
-                    ))
-                };
+                // Base and index come from the `want` entry at run time.
+                let mism = (!fused).then(|| self.fail(sums.mismatch));
                 let want = *self
                     .wants
                     .entry(k.name.text.clone())
@@ -799,7 +717,6 @@ impl Comp<'_> {
                     return None;
                 };
                 let di = self.dir_index(&dir.name.text)?;
-                let tn = dir.table.text.clone();
                 let mut zero_arms = Vec::new();
                 for l in &dir.layouts {
                     let fields: Vec<&crate::schema::Name> = zero
@@ -824,46 +741,21 @@ impl Comp<'_> {
                         .collect();
                     zero_arms.push((v, size, clears));
                 }
-                let fused = match prev {
-                    Some(Step::Ext(ExtStep::RecordChecksums {
-                        code: rcode,
-                        checksum: rk,
-                        ..
-                    })) => match crate::check::ext::dir_checksum(file, &rk.text) {
-                        Some((d, rk)) if d.name.text == dir.name.text => {
-                            let DirChecksumKind::Records {
-                                records,
-                                stored: sfield,
-                                ..
-                            } = &rk.kind
-                            else {
-                                return None;
-                            };
-                            let f = self.fail(
-                                &rcode.text,
-                                CBlame::record(
-                                    &records.text,
-                                    &sfield.text,
-                                    0,
-                                    BaseK::Zero,
-                                    IdxK::None,
-                                ),
-                                Shape::Mismatch,
-                            );
-                            let want = *self.wants.get(&rk.name.text)?;
-                            Some((f, want))
-                        }
-                        _ => None,
-                    },
+                // The record checksums just before it, checked in the same pass.
+                let fused = match (sites::fused_record_sums(file, prev, dir), prev) {
+                    (
+                        Some(site),
+                        Some(Step::Ext(ExtStep::RecordChecksums { checksum: rk, .. })),
+                    ) => {
+                        let f = self.fail(site);
+                        let (_, rk) = crate::check::ext::dir_checksum(file, &rk.text)?;
+                        let want = *self.wants.get(&rk.name.text)?;
+                        Some((f, want))
+                    }
                     _ => None,
                 };
-                let gone = self.fail(
-                    code.text.as_str(),
-                    CBlame::record(&tn, &dir.payload.text, 0, BaseK::Zero, IdxK::None),
-                    Shape::None,
-                );
-                let b = self.blame(&stored.expr, scope);
-                let mism = self.fail(&code.text, b, Shape::Mismatch);
+                let [gone, mism] = sites::payload_checksum(c, code, dir, stored, scope);
+                let (gone, mism) = (self.fail(gone), self.fail(mism));
                 CStep::PayloadChecksum {
                     fused,
                     gone,
@@ -888,22 +780,14 @@ impl Comp<'_> {
                 let t = file.tables.iter().find(|t| t.name.text == dir.table.text)?;
                 let (_, type_off, _) =
                     crate::check::ext::field_of(c, &t.record.text, &dir.type_field.text)?;
-                let names = [
-                    format!("{} sections", s.region.text),
-                    "unpaired with".to_string(),
-                    format!("{} sections", layout.value.text),
-                ];
-                let f = self.fail(
-                    &code.text,
-                    CBlame::record(
-                        &t.name.text,
-                        &dir.type_field.text,
-                        type_off,
-                        BaseK::Zero,
-                        IdxK::None,
-                    ),
-                    Shape::Compare(names),
-                );
+                let f = self.fail(sites::slots_paired(
+                    code,
+                    s,
+                    dir,
+                    t,
+                    &layout.value,
+                    type_off,
+                ));
                 CStep::SlotsPaired {
                     f,
                     dir: di,
@@ -921,30 +805,8 @@ impl Comp<'_> {
                 let rec = layout.record.text.clone();
                 let of = self.rec_field(&rec, &s.offset.text);
                 let sf = self.rec_field(&rec, &s.size.text);
-                let col = s.entries.text.as_str();
-                let fo = CBlame::record(col, &s.offset.text, of.0, BaseK::RecAt, IdxK::Current);
-                let fsz = CBlame::record(col, &s.size.text, sf.0, BaseK::RecAt, IdxK::Current);
-                let cmp = |a: &str, b: &str, cc: &str| {
-                    Shape::Compare([a.to_string(), b.to_string(), cc.to_string()])
-                };
-                let e_zero = self.fail(&code.text, fsz.clone(), cmp("size", "==", ""));
-                let e_align = self.fail(
-                    &code.text,
-                    fo.clone(),
-                    cmp("offset", "is not a multiple of", ""),
-                );
-                let e_order = self.fail(
-                    &code.text,
-                    fo,
-                    cmp("offset", "<", "end of the previous slot"),
-                );
-                let e_past = self.fail(
-                    &code.text,
-                    fsz,
-                    Shape::Range(format!("{} region", s.region.text)),
-                );
                 CStep::SlotsValid {
-                    fs: [e_zero, e_align, e_order, e_past],
+                    fs: sites::slots_valid(c, code, s, &rec).map(|x| self.fail(x)),
                     dir: di,
                     region: rv,
                     coll,
@@ -963,17 +825,7 @@ impl Comp<'_> {
                 let rec = layout.record.text.clone();
                 let of = self.rec_field(&rec, &s.offset.text);
                 let sf = self.rec_field(&rec, &s.size.text);
-                let f = self.fail(
-                    &code.text,
-                    CBlame::record(
-                        &dir.table.text,
-                        &dir.payload.text,
-                        0,
-                        BaseK::Zero,
-                        IdxK::None,
-                    ),
-                    Shape::Mismatch,
-                );
+                let f = self.fail(sites::slots_padding(code, dir));
                 CStep::SlotsPadding {
                     f,
                     dir: di,
@@ -1070,13 +922,7 @@ pub(super) fn compile_file<'c>(c: &'c check::Checked, sites: &mut Sites) -> File
         wants: HashMap::new(),
         orders: Vec::new(),
     };
-    let header_site = comp
-        .fail(
-            &c.schema.file.header_code.text,
-            CBlame::plain("header", 0),
-            Shape::Short,
-        )
-        .site;
+    let header_site = comp.fail(sites::header(c)).site;
     let steps = comp.steps(&c.schema.file.validate, Scope::Top);
     let dirs = comp.dirs();
     let colls = comp.colls();

@@ -12,16 +12,12 @@ use crate::schema::fill::{FillStep, Span, Value};
 
 impl Comp<'_> {
     pub(super) fn fill_step(&mut self, s: &FillStep, scope: Scope<'_>) -> Option<CStep> {
-        let name = s.field_name();
-        let blame = match scope {
-            Scope::Record(t) => CBlame::record(&t.name.text, &name, 0, BaseK::Zero, IdxK::Current),
-            _ => CBlame::plain(&name, 0),
-        };
-        let bad = self.fail(&s.code.text, blame.clone(), Shape::Mismatch);
+        let [bad, out_site] = crate::lower::sites::fill(s, scope);
+        let bad = self.fail(bad);
         let value = match &s.value {
             Value::Byte(_) => FValue::Byte(byte_value(self.c, s)?),
             Value::Same(e) => {
-                let out = self.fail(&s.code.text, blame.clone(), Shape::Range("len".to_string()));
+                let out = self.fail(out_site.clone());
                 FValue::Same(Box::new((self.expr(&e.expr, scope), out)))
             }
         };
@@ -42,7 +38,7 @@ impl Comp<'_> {
                     self.expr(&from.expr, scope),
                     self.expr(&to.expr, scope),
                 ))),
-                Some(self.fail(&s.code.text, blame, Shape::Range("len".to_string()))),
+                Some(self.fail(out_site)),
             ),
         };
         Some(CStep::Fill(Box::new(FillCheck {

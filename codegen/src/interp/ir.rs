@@ -112,15 +112,15 @@ pub(super) enum CE {
 }
 
 // What a check blames, as the lowered model states it (`lower/sites.rs`).
-pub(super) use crate::lower::sites::{Base as BaseK, Blame as CBlame, Index as IdxK};
+pub(super) use crate::lower::sites::{Base as BaseK, Blame as CBlame, Index as IdxK, Site};
 
 use crate::sites::SiteList;
 pub(super) use crate::sites::{Shape, SiteKey};
 
-/// The sites the compiled steps fail at, numbered by the generated module
+/// The sites the compiled steps fail at, numbered by the lowered model
 /// ([`crate::Checked`] keeps its list): a site is looked up, never numbered here. A site
-/// the generated module does not have (which `tests/tests/site_numbers.rs` and
-/// `interp_differential` would report) is numbered after the module's.
+/// the model does not have (which `codegen/tests/site_model.rs` reports) is numbered after
+/// the model's.
 #[derive(Default)]
 pub(super) struct Sites {
     numbered: SiteList,
@@ -136,20 +136,12 @@ impl Sites {
         }
     }
 
-    /// The index of the site of a check failing with `code`, blaming `b`, with a detail
-    /// of `shape`.
-    pub(super) fn add(&mut self, code: &str, b: &CBlame, shape: Shape) -> usize {
-        let key = SiteKey {
-            code: code.to_string(),
-            table: b.table.clone(),
-            name: b.name.clone(),
-            offset: u32::try_from(b.off).unwrap_or(0),
-            shape,
-        };
-        if let Some(i) = self.numbered.find(&key) {
+    /// The index of a site.
+    pub(super) fn add(&mut self, key: &SiteKey) -> usize {
+        if let Some(i) = self.numbered.find(key) {
             return i;
         }
-        self.numbered.keys().len() + self.extra.number(key)
+        self.numbered.keys().len() + self.extra.number(key.clone())
     }
 
     /// Every site, in number order.

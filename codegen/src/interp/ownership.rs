@@ -6,7 +6,6 @@
 use npuschema_core::{Report, Shared, first_overlap};
 
 use crate::check::Scope;
-use crate::check::expr::single_field;
 use crate::check::ownership::{Part, ownership, parts};
 use crate::schema::Name;
 
@@ -34,61 +33,28 @@ impl Comp<'_> {
                 .map_or(0, |l| l.size)
         };
         let mut out = Vec::new();
-        let mut blames = Vec::new();
-        for (n, p) in &ps {
-            let (part, blame) = match *p {
-                Part::Header => (OPart::Header, CBlame::plain("header", 0)),
-                Part::Record(i) => (
-                    OPart::Record(i),
-                    CBlame::record("", n, 0, BaseK::Located(i), IdxK::None),
-                ),
-                Part::Table(ti) => (
-                    OPart::Table(ti, rec_size(ti)),
-                    CBlame::record("", n, 0, BaseK::TableAt(ti), IdxK::None),
-                ),
-                Part::Range(r, ti, t) => (
-                    OPart::Range(Box::new(ORange {
-                        table: ti,
-                        when: r
-                            .when
-                            .as_ref()
-                            .map(|w| comp.expr(&w.expr, Scope::Record(t))),
-                        start: comp.expr(&r.offset.expr, Scope::Record(t)),
-                        length: comp.expr(&r.length.expr, Scope::Record(t)),
-                    })),
-                    comp.blame(&r.offset.expr, Scope::Record(t)),
-                ),
-            };
-            out.push(part);
-            blames.push(blame);
+        for (_, p) in &ps {
+            out.push(match *p {
+                Part::Header => OPart::Header,
+                Part::Record(i) => OPart::Record(i),
+                Part::Table(ti) => OPart::Table(ti, rec_size(ti)),
+                Part::Range(r, ti, t) => OPart::Range(Box::new(ORange {
+                    table: ti,
+                    when: r
+                        .when
+                        .as_ref()
+                        .map(|w| comp.expr(&w.expr, Scope::Record(t))),
+                    start: comp.expr(&r.offset.expr, Scope::Record(t)),
+                    length: comp.expr(&r.length.expr, Scope::Record(t)),
+                })),
+            });
         }
-        let many_blame = match ps.iter().find_map(|(_, p)| match p {
-            Part::Range(_, ti, t) => Some((*ti, *t)),
-            _ => None,
-        }) {
-            Some((_, t)) if single_field(c, &t.count.expr, Scope::Top).is_some() => {
-                comp.blame(&t.count.expr, Scope::Top)
-            }
-            Some((ti, t)) => CBlame::record("", &t.name.text, 0, BaseK::TableAt(ti), IdxK::None),
-            None => CBlame::plain("header", 0),
-        };
-        let many = comp.fail(
-            &too_many.text,
-            many_blame,
-            Shape::Compare(["parts".into(), ">".into(), String::new()]),
-        );
-        let mut pairs = Vec::new();
-        for (j1, j2) in crate::check::ownership::pairs_of(&ps) {
-            let (Some((n1, _)), Some(b)) = (ps.get(j1), blames.get(j2)) else {
-                continue;
-            };
-            let f = comp.fail(
-                &code.text,
-                b.clone(),
-                Shape::Compare(crate::check::ownership::pair_names(n1)),
-            );
-            pairs.push(((j1, j2), f));
-        }
+        let (many, pairs) = crate::lower::sites::owned_apart(c, code, too_many, &ps);
+        let many = comp.fail(many);
+        let pairs = pairs
+            .into_iter()
+            .map(|(pair, site)| (pair, comp.fail(site)))
+            .collect();
         Some(Owned {
             max: o.max,
             parts: out,

@@ -48,7 +48,7 @@ impl<'c> Interp<'c> {
                 .zip(conds)
                 .map(|((v, vc), cond)| (v.key.text.clone(), cond, compile_file(vc, &mut sites)))
                 .collect();
-            let unknown_site = sites.add(&vs.code.text, &unknown_blame, Shape::UnknownValue);
+            let unknown_site = sites.add(&crate::lower::sites::unknown_variant(c, vs).key());
             Variants {
                 list,
                 unknown_site,

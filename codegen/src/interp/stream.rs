@@ -140,9 +140,7 @@ pub(super) fn compile_fits(
         let k = s.checksum.as_ref()?;
         let t = stream_table(s);
         let scope = Scope::RecordOnly(&t);
-        let rec = |name: &str| CBlame::record(&s.name.text, name, 0, BaseK::RecAt, IdxK::Current);
-        let place = comp.fail(code, rec("checksum"), Shape::Range("record end".into()));
-        let sum = comp.fail(code, rec("checksum"), Shape::Mismatch);
+        let [place, sum] = crate::lower::sites::stream_checksum(code, s).map(|x| comp.fail(x));
         return Some(CStep::StreamChecksum(Box::new(Sums {
             stream: si,
             place,
@@ -159,90 +157,16 @@ pub(super) fn compile_fits(
     let si = file.streams.iter().position(|s| s.name.text == target)?;
     let s = &file.streams[si];
     let r = file.ranges.iter().find(|r| r.name.text == s.range.text)?;
-    let rname = r.name.text.clone();
-    let t = stream_table(s);
-    let sn = s.name.text.as_str();
-    let hs = c.layouts.get(&s.header.text).map_or(0, |l| l.size);
-    let rec = |name: &str, off: u64| CBlame::record(sn, name, off, BaseK::RecAt, IdxK::Current);
-    let header = comp.fail(code, rec("header", 0), Shape::Range(rname.clone()));
-    // A size that reads several header fields blames the record's header (its `size`), as
-    // the emitter does.
-    let sb = match comp.blame(&s.size.expr, Scope::Record(&t)) {
-        b if b.table.is_empty() && b.name == "header" => rec("size", 0),
-        b => b,
-    };
-    let sname = match &s.size.expr {
-        crate::expr::Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-        _ => String::new(),
-    };
-    let small = s.includes_header.then(|| {
-        comp.fail(
-            code,
-            sb.clone(),
-            Shape::Compare([sname.clone(), "<".into(), "header bytes".into()]),
-        )
-    });
-    let over = comp.fail(code, sb, Shape::Range(rname.clone()));
-    let mut short = Vec::new();
-    for l in &s.layouts {
-        if layout_value(c, l).is_none() || !c.layouts.contains_key(&l.record.text) {
-            continue;
-        }
-        short.push(comp.fail(
-            code,
-            rec(&l.collection.text, hs),
-            Shape::Compare(["body bytes".into(), "<".into(), l.record.text.clone()]),
-        ));
-    }
-    let deep = s.layouts.iter().any(|l| l.nested.is_some()).then(|| {
-        comp.fail(
-            code,
-            rec("depth", 0),
-            Shape::Compare(["depth".into(), ">".into(), "max_depth".into()]),
-        )
-    });
-    let open = s
-        .end
-        .as_ref()
-        .map(|_| comp.fail(code, rec("end", 0), Shape::None));
-    // (Bytes after the terminator: an error unless the stream allows them.)
-    let trailing = s
-        .end
-        .as_ref()
-        .filter(|_| s.trailing.is_none())
-        .map(|_| comp.fail(code, rec("end", 0), Shape::Range(rname.clone())));
-    // A chain's: its link outside the record, a link back to a record visited (a cycle),
-    // more records than `max` (after the others: the emitter numbers its sites so).
-    let chain = s.chain.as_ref().map(|_| {
-        [
-            comp.fail(code, rec("next", 0), Shape::Range("record end".into())),
-            comp.fail(
-                code,
-                rec("next", 0),
-                Shape::Compare(["next".into(), "==".into(), "an earlier record".into()]),
-            ),
-            comp.fail(
-                code,
-                rec("next", 0),
-                Shape::Compare(["records".into(), ">".into(), "max".into()]),
-            ),
-        ]
-    });
-    // A stream within another's records: a holding record's part outside it.
-    let within = s.within.as_ref().map(|_| {
-        [
-            comp.fail(code, rec("within", 0), Shape::Range("record end".into())),
-            comp.fail(
-                code,
-                rec("within", 0),
-                Shape::Compare([
-                    "records".into(),
-                    ">".into(),
-                    "range bytes / header bytes".into(),
-                ]),
-            ),
-        ]
-    });
+    let sites = crate::lower::sites::stream_fits(c, code, s, &r.name.text);
+    let header = comp.fail(sites.header);
+    let small = sites.small.map(|x| comp.fail(x));
+    let over = comp.fail(sites.over);
+    let short = sites.short.into_iter().map(|x| comp.fail(x)).collect();
+    let deep = sites.deep.map(|x| comp.fail(x));
+    let open = sites.open.map(|x| comp.fail(x));
+    let trailing = sites.trailing.map(|x| comp.fail(x));
+    let chain = sites.chain.map(|x| x.map(|x| comp.fail(x)));
+    let within = sites.within.map(|x| x.map(|x| comp.fail(x)));
     Some(CStep::StreamFits(Box::new(Fits {
         stream: si,
         header,

@@ -37,26 +37,8 @@ impl Comp<'_> {
     pub(super) fn str_step(&mut self, s: &StrStep, scope: Scope<'_>) -> Option<CStep> {
         let file = &self.c.schema.file;
         let sd = def(file, &s.string().text)?;
-        let b = self.blame(&sd.offset.expr, scope);
-        let (utf8, shape) = match s {
-            StrStep::Fits { .. } => (
-                false,
-                Shape::Range(
-                    sd.range
-                        .as_ref()
-                        .map_or("len".to_string(), |r| r.text.clone()),
-                ),
-            ),
-            StrStep::Utf8 { .. } => (
-                true,
-                Shape::Compare([
-                    "valid_utf8".to_string(),
-                    "<".to_string(),
-                    "length".to_string(),
-                ]),
-            ),
-        };
-        let f = self.fail(&s.code().text, b, shape);
+        let utf8 = matches!(s, StrStep::Utf8 { .. });
+        let f = self.fail(crate::lower::sites::string(self.c, s, sd, scope));
         Some(CStep::Str(Box::new(StrCheck {
             f,
             utf8,
