@@ -362,6 +362,8 @@ struct Low<'a, 'c> {
     p: &'a FileProg<'c>,
     /// The run-invariant values so far, by their printed form.
     memos: std::cell::RefCell<Vec<(String, Fx)>>,
+    /// Each memo's index by its printed form (a schema of many steps has as many memos).
+    memo_index: std::cell::RefCell<std::collections::HashMap<String, usize>>,
     /// Whether to make run-invariant values `Fx::Memo`s.
     memo: bool,
     /// The key word decided in this lowering: offset, reading and a value of its interval.
@@ -447,6 +449,7 @@ impl<'a, 'c> Low<'a, 'c> {
             p,
             big,
             memos: std::cell::RefCell::new(Vec::new()),
+            memo_index: std::cell::RefCell::new(std::collections::HashMap::new()),
             memo,
             pin,
             cmps: std::cell::RefCell::new(Vec::new()),
@@ -565,9 +568,11 @@ impl<'a, 'c> Low<'a, 'c> {
         }
         let key = format!("{x:?}");
         let mut memos = self.memos.borrow_mut();
-        let i = match memos.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
+        let mut index = self.memo_index.borrow_mut();
+        let i = match index.get(&key) {
+            Some(&i) => i,
             None => {
+                index.insert(key.clone(), memos.len());
                 memos.push((key, x));
                 memos.len() - 1
             }
