@@ -76,11 +76,13 @@ pub(crate) fn check_call(
 /// validation step: in a definition it is refused by [`check_file`], and a name that is no
 /// collection by [`check_call`]).
 pub(crate) fn unwalked(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
-    if definitions(c).iter().any(|(x, _)| std::ptr::eq(*x, e)) {
-        return;
-    }
     let mut names = Vec::new();
     calls(&e.expr, &mut names);
+    // (Most expressions read no position: the definitions are listed only for those that
+    // do, so checking a schema's steps stays linear in them.)
+    if names.is_empty() || definitions(c).iter().any(|(x, _)| std::ptr::eq(*x, e)) {
+        return;
+    }
     for (f, n) in names {
         if crate::check::lookup::collection(&c.schema.file, &n).is_some()
             && !st.tables_fitted.contains(&n)
