@@ -102,24 +102,23 @@ fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>, big: bool) -> (Body, Vec<Ke
     // step always runs, and these neither read nor set anything a step sets); then the
     // placements of run-invariant values whose slot no step before them touches.
     let (mut guard, mut places, mut rest) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, f) in steps.iter().enumerate() {
-        let FStep::Check(k, _) = f else {
-            rest.push(f.clone());
-            continue;
+    // What the steps so far may read or set.
+    let mut before = Touched::default();
+    for f in &steps {
+        let check = match f {
+            FStep::Check(k, _) => Some(&**k),
+            _ => None,
         };
-        if let Some(g) = Pure::of(k) {
+        if let Some(g) = check.and_then(Pure::of) {
             guard.push(g);
-        } else if let Some(pl) = Place::of(k)
-            && !steps
-                .get(..i)
-                .unwrap_or_default()
-                .iter()
-                .any(|b| touches(b, pl.slot()))
+        } else if let Some(pl) = check.and_then(Place::of)
+            && !before.has(pl.slot())
         {
             places.push(pl);
         } else {
             rest.push(f.clone());
         }
+        before.step(f);
     }
     let memos: Vec<Fx> = l.memos.into_inner().into_iter().map(|(_, e)| e).collect();
     // Their values by index; when too many, they stay steps.
@@ -171,122 +170,183 @@ fn lower_body(p: &FileProg<'_>, pin: Option<KeyCmp>, big: bool) -> (Body, Vec<Ke
     (body, l.cmps.into_inner())
 }
 
-/// Whether step `f` may read or set slot `s` (`true` when not known: a step run by the
-/// generic path), its report included (the blame's base).
-fn touches(f: &FStep, s: Slot) -> bool {
-    match f {
-        FStep::Slow(_) => true,
-        FStep::Check(k, orig) => chk_touches(k, s) || blame_touches(orig, s),
-        FStep::Let(_, x) => fx_touches(x, s),
-        FStep::When(c, inner) => fc_touches(c, s) || touches(inner, s),
-        FStep::ForEachTable { table, body, .. } => {
-            s == Slot::Table(*table) || body.iter().any(|b| touches(b, s))
-        }
-        FStep::RangeEach { table, orig, .. } => s == Slot::Table(*table) || blame_touches(orig, s),
-    }
+/// The slots that steps may read or set, their reports included (a blame's base): `all`
+/// when a step's are not known (one run by the generic path). Collected step by step, so
+/// asking whether any step before a placement touches its slot is one lookup, not a walk
+/// of every step before it.
+#[derive(Default)]
+struct Touched {
+    all: bool,
+    slots: std::collections::HashSet<Slot>,
 }
 
-/// Whether a step's report reads slot `s` (its blame's base; `true` when not known).
-fn blame_touches(c: &CStep, s: Slot) -> bool {
-    let f = match c {
-        CStep::MinLen { f, .. }
-        | CStep::Expect { f, .. }
-        | CStep::Assert { f, .. }
-        | CStep::TableFits { f, .. }
-        | CStep::RangeFits { f, .. }
-        | CStep::FlagsKnown { f, .. }
-        | CStep::EnumKnown { f, .. }
-        | CStep::Cond { f, .. }
-        | CStep::RecordFits { f, .. }
-        | CStep::Items { f, .. } => f,
-        _ => return true,
-    };
-    match f.blame.base {
-        BaseK::Zero | BaseK::RecAt => false,
-        BaseK::Located(i) => s == Slot::Located(i),
-        BaseK::TableAt(t) => s == Slot::Table(t),
+impl Touched {
+    fn has(&self, s: Slot) -> bool {
+        self.all || self.slots.contains(&s)
     }
-}
 
-fn chk_touches(k: &Chk, s: Slot) -> bool {
-    match k {
-        Chk::CmpAbs(..) | Chk::CmpRec(..) => false,
-        Chk::MinLen(x) | Chk::FlagsKnown(x, _) | Chk::EnumKnown(x, _) => fx_touches(x, s),
-        Chk::Expect(a, b) | Chk::Assert(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
-        Chk::Cond(c) => fc_touches(c, s),
-        Chk::TableFits {
-            table,
-            at,
-            count,
-            stride,
-            within,
-            ..
-        } => {
-            s == Slot::Table(*table)
-                || [at, count, stride].iter().any(|x| fx_touches(x, s))
-                || lim_touches(within, s)
-        }
-        Chk::RangeFits {
-            range,
-            when,
-            start,
-            length,
-            within,
-            ..
-        } => {
-            s == Slot::Range(*range)
-                || when.as_ref().is_some_and(|c| fc_touches(c, s))
-                || fx_touches(start, s)
-                || fx_touches(length, s)
-                || lim_touches(within, s)
-        }
-        Chk::RangeRec { range, within, .. } => s == Slot::Range(*range) || lim_touches(within, s),
-        Chk::RecordFits {
-            rec,
-            at,
-            within,
-            gate,
-            ..
-        } => {
-            s == Slot::Located(*rec)
-                || fx_touches(at, s)
-                || lim_touches(within, s)
-                || gate.as_ref().is_some_and(|g| fx_touches(g, s))
-        }
-        Chk::Items { first, rhs, .. } => {
-            first.as_ref().is_some_and(|x| fx_touches(x, s)) || fx_touches(rhs, s)
+    fn add(&mut self, s: Slot) {
+        self.slots.insert(s);
+    }
+
+    fn step(&mut self, f: &FStep) {
+        match f {
+            FStep::Slow(_) => self.all = true,
+            FStep::Check(k, orig) => {
+                self.chk(k);
+                self.blame(orig);
+            }
+            FStep::Let(_, x) => self.fx(x),
+            FStep::When(c, inner) => {
+                self.fc(c);
+                self.step(inner);
+            }
+            FStep::ForEachTable { table, body, .. } => {
+                self.add(Slot::Table(*table));
+                body.iter().for_each(|b| self.step(b));
+            }
+            FStep::RangeEach { table, orig, .. } => {
+                self.add(Slot::Table(*table));
+                self.blame(orig);
+            }
         }
     }
-}
 
-fn lim_touches(l: &Lim, s: Slot) -> bool {
-    match l {
-        Lim::Len => false,
-        Lim::X(x) => fx_touches(x, s),
+    /// A step's report: its blame's base.
+    fn blame(&mut self, c: &CStep) {
+        let f = match c {
+            CStep::MinLen { f, .. }
+            | CStep::Expect { f, .. }
+            | CStep::Assert { f, .. }
+            | CStep::TableFits { f, .. }
+            | CStep::RangeFits { f, .. }
+            | CStep::FlagsKnown { f, .. }
+            | CStep::EnumKnown { f, .. }
+            | CStep::Cond { f, .. }
+            | CStep::RecordFits { f, .. }
+            | CStep::Items { f, .. } => f,
+            _ => {
+                self.all = true;
+                return;
+            }
+        };
+        match f.blame.base {
+            BaseK::Zero | BaseK::RecAt => {}
+            BaseK::Located(i) => self.add(Slot::Located(i)),
+            BaseK::TableAt(t) => self.add(Slot::Table(t)),
+        }
     }
-}
 
-fn fx_touches(x: &Fx, s: Slot) -> bool {
-    match x {
-        Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Rec(..) | Fx::Let(_) | Fx::Memo(_) => false,
-        Fx::Loc(i, ..) | Fx::End(i) => s == Slot::Located(*i),
-        Fx::Elem(t, ..) => s == Slot::Table(*t),
-        Fx::Signed(a, _) | Fx::Bits(a, ..) | Fx::DivK(a, _) | Fx::RemK(a, _) => fx_touches(a, s),
-        Fx::Composed(a, b) | Fx::Bin(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
-        Fx::If(c, a, b) => fc_touches(c, s) || fx_touches(a, s) || fx_touches(b, s),
-        Fx::Sel(_, x, _, a, b) => fx_touches(x, s) || fx_touches(a, s) || fx_touches(b, s),
-        Fx::Slow(_) => true,
+    fn chk(&mut self, k: &Chk) {
+        match k {
+            Chk::CmpAbs(..) | Chk::CmpRec(..) => {}
+            Chk::MinLen(x) | Chk::FlagsKnown(x, _) | Chk::EnumKnown(x, _) => self.fx(x),
+            Chk::Expect(a, b) | Chk::Assert(_, a, b) => {
+                self.fx(a);
+                self.fx(b);
+            }
+            Chk::Cond(c) => self.fc(c),
+            Chk::TableFits {
+                table,
+                at,
+                count,
+                stride,
+                within,
+                ..
+            } => {
+                self.add(Slot::Table(*table));
+                [at, count, stride].iter().for_each(|x| self.fx(x));
+                self.lim(within);
+            }
+            Chk::RangeFits {
+                range,
+                when,
+                start,
+                length,
+                within,
+                ..
+            } => {
+                self.add(Slot::Range(*range));
+                if let Some(c) = when {
+                    self.fc(c);
+                }
+                self.fx(start);
+                self.fx(length);
+                self.lim(within);
+            }
+            Chk::RangeRec { range, within, .. } => {
+                self.add(Slot::Range(*range));
+                self.lim(within);
+            }
+            Chk::RecordFits {
+                rec,
+                at,
+                within,
+                gate,
+                ..
+            } => {
+                self.add(Slot::Located(*rec));
+                self.fx(at);
+                self.lim(within);
+                if let Some(g) = gate {
+                    self.fx(g);
+                }
+            }
+            Chk::Items { first, rhs, .. } => {
+                if let Some(x) = first {
+                    self.fx(x);
+                }
+                self.fx(rhs);
+            }
+        }
     }
-}
 
-fn fc_touches(c: &Fc, s: Slot) -> bool {
-    match c {
-        Fc::K(_) => false,
-        Fc::Flag(x, _) => fx_touches(x, s),
-        Fc::And(a, b) | Fc::Or(a, b) => fc_touches(a, s) || fc_touches(b, s),
-        Fc::Not(a) => fc_touches(a, s),
-        Fc::Cmp(_, a, b) => fx_touches(a, s) || fx_touches(b, s),
-        Fc::Slow(_) => true,
+    fn lim(&mut self, l: &Lim) {
+        match l {
+            Lim::Len => {}
+            Lim::X(x) => self.fx(x),
+        }
+    }
+
+    fn fx(&mut self, x: &Fx) {
+        match x {
+            Fx::K(_) | Fx::Len | Fx::Abs(..) | Fx::Rec(..) | Fx::Let(_) | Fx::Memo(_) => {}
+            Fx::Loc(i, ..) | Fx::End(i) => self.add(Slot::Located(*i)),
+            Fx::Elem(t, ..) => self.add(Slot::Table(*t)),
+            Fx::Signed(a, _) | Fx::Bits(a, ..) | Fx::DivK(a, _) | Fx::RemK(a, _) => self.fx(a),
+            Fx::Composed(a, b) | Fx::Bin(_, a, b) => {
+                self.fx(a);
+                self.fx(b);
+            }
+            Fx::If(c, a, b) => {
+                self.fc(c);
+                self.fx(a);
+                self.fx(b);
+            }
+            Fx::Sel(_, x, _, a, b) => {
+                self.fx(x);
+                self.fx(a);
+                self.fx(b);
+            }
+            Fx::Slow(_) => self.all = true,
+        }
+    }
+
+    fn fc(&mut self, c: &Fc) {
+        match c {
+            Fc::K(_) => {}
+            Fc::Flag(x, _) => self.fx(x),
+            Fc::And(a, b) | Fc::Or(a, b) => {
+                self.fc(a);
+                self.fc(b);
+            }
+            Fc::Not(a) => self.fc(a),
+            Fc::Cmp(_, a, b) => {
+                self.fx(a);
+                self.fx(b);
+            }
+            Fc::Slow(_) => self.all = true,
+        }
     }
 }
 

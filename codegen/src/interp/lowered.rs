@@ -332,7 +332,7 @@ pub(super) struct Body {
 }
 
 /// A slot of the run's state that a step may set or read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Slot {
     Table(usize),
     Located(usize),
