@@ -17,7 +17,7 @@ use crate::emit::doc::doc_attr;
 use crate::emit::{Blame, Det, Em, Env, Idx, Opd, lit_u64_suffixed as lit_u64, lit_usize};
 use crate::expr::{Expr, ExprAt};
 use crate::names::camel;
-use crate::schema::ext::{self, DirChecksum, DirChecksumKind, Directory, ExtStep, Slots};
+use crate::schema::ext::{self, DirChecksumKind, Directory, ExtStep, Slots};
 use crate::schema::top::{Step, Struct};
 use crate::schema::{FieldDef, IntTy, Table};
 
@@ -1342,20 +1342,6 @@ pub fn step(
     }
 }
 
-/// The `record_checksums` step it fuses with, when `step` is a `payload_checksum` over the
-/// same directory right after one.
-fn fused_with<'a>(
-    c: &'a Checked,
-    prev: Option<&'a Step>,
-    dir: &Directory,
-) -> Option<(&'a crate::schema::Name, &'a DirChecksum)> {
-    let Some(Step::Ext(ExtStep::RecordChecksums { code, checksum, .. })) = prev else {
-        return None;
-    };
-    let (d, k) = crate::check::ext::dir_checksum(&c.schema.file, &checksum.text)?;
-    (d.name.text == dir.name.text).then_some((code, k))
-}
-
 fn want_var(name: &str) -> proc_macro2::Ident {
     format_ident!("__want_{}", name)
 }
@@ -1441,7 +1427,7 @@ fn record_checksums(
     );
     // Right before a payload checksum over the same directory, the sums are checked in its
     // pass; otherwise here, in a pass of their own.
-    let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. })) if crate::check::ext::dir_checksum(&c.schema.file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
+    let fused = crate::lower::sites::fused_next(&c.schema.file, next, dir);
     let verify = if fused {
         quote!()
     } else {
@@ -1548,7 +1534,7 @@ fn payload_checksum(
     let zeroed = zeroed_table(c, dir, zero);
     // Sections a `record_checksums` step right before names: their own CRC is checked
     // in this pass (its mismatch site is that step's) and combined into the file's.
-    let fused = fused_with(c, prev, dir).map(|(rcode, rk)| {
+    let fused = crate::lower::sites::fused_prev(&c.schema.file, prev, dir).map(|(rcode, rk)| {
         let DirChecksumKind::Records {
             records,
             stored: sfield,

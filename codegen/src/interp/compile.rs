@@ -34,14 +34,7 @@ impl Comp<'_> {
     }
 
     pub(super) fn owner_struct(&self, owner: Owner, scope: Scope<'_>) -> Option<usize> {
-        let name = match (owner, scope) {
-            (Owner::Header, _) => self.file().header.text.clone(),
-            (Owner::Located(i), _) => self.file().ext.records.get(i)?.strukt.text.clone(),
-            (Owner::Element(t, _), _) => self.file().tables.get(t)?.record.text.clone(),
-            (Owner::Record, Scope::Record(t) | Scope::RecordOnly(t)) => t.record.text.clone(),
-            _ => return None,
-        };
-        struct_index(self.c, &name)
+        sites::owner_struct(self.c, owner, scope)
     }
 
     pub(super) fn own(owner: Owner) -> Own {
@@ -689,10 +682,8 @@ impl Comp<'_> {
                 );
                 let miss = self.fail(sums.missing);
                 let dup = self.fail(sums.duplicate);
-                let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. }))
-                    if crate::check::ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
                 // Base and index come from the `want` entry at run time.
-                let mism = (!fused).then(|| self.fail(sums.mismatch));
+                let mism = (!sites::fused_next(file, next, dir)).then(|| self.fail(sums.mismatch));
                 let want = *self
                     .wants
                     .entry(k.name.text.clone())
@@ -742,17 +733,12 @@ impl Comp<'_> {
                     zero_arms.push((v, size, clears));
                 }
                 // The record checksums just before it, checked in the same pass.
-                let fused = match (sites::fused_record_sums(file, prev, dir), prev) {
-                    (
-                        Some(site),
-                        Some(Step::Ext(ExtStep::RecordChecksums { checksum: rk, .. })),
-                    ) => {
-                        let f = self.fail(site);
-                        let (_, rk) = crate::check::ext::dir_checksum(file, &rk.text)?;
-                        let want = *self.wants.get(&rk.name.text)?;
-                        Some((f, want))
+                let fused = match sites::fused_prev(file, prev, dir) {
+                    Some((rcode, rk)) => {
+                        let f = self.fail(sites::fused_record_sums(rcode, rk)?);
+                        Some((f, *self.wants.get(&rk.name.text)?))
                     }
-                    _ => None,
+                    None => None,
                 };
                 let [gone, mism] = sites::payload_checksum(c, code, dir, stored, scope);
                 let (gone, mism) = (self.fail(gone), self.fail(mism));

@@ -622,34 +622,47 @@ pub(crate) fn payload_checksum(
     ]
 }
 
-/// The record checksums of `rk` checked in the pass of the payload checksum right after
-/// them (same directory): their mismatch site, or `None` when they are not.
-pub(crate) fn fused_record_sums(
-    file: &crate::schema::top::File,
-    prev: Option<&Step>,
+/// The `record_checksums` step right before a payload checksum of directory `dir` (`prev`),
+/// when it is over the same directory: the sections it names are then checked in the
+/// payload checksum's pass (their own CRC computed once and combined into the file's). Its
+/// code and checksum. Every back end asks this, and [`fused_next`] is the same relation
+/// seen from the `record_checksums` step.
+pub(crate) fn fused_prev<'a>(
+    file: &'a crate::schema::top::File,
+    prev: Option<&'a Step>,
     dir: &Directory,
-) -> Option<Site> {
-    let Some(Step::Ext(ExtStep::RecordChecksums {
-        code: rcode,
-        checksum: rk,
-        ..
-    })) = prev
-    else {
+) -> Option<(&'a Name, &'a crate::schema::ext::DirChecksum)> {
+    let Some(Step::Ext(ExtStep::RecordChecksums { code, checksum, .. })) = prev else {
         return None;
     };
-    let (d, rk) = crate::check::ext::dir_checksum(file, &rk.text)?;
-    if d.name.text != dir.name.text {
-        return None;
-    }
+    let (d, k) = crate::check::ext::dir_checksum(file, &checksum.text)?;
+    (d.name.text == dir.name.text).then_some((code, k))
+}
+
+/// Whether the step after a `record_checksums` step of directory `dir` (`next`) is a
+/// payload checksum of the same directory, which then checks its sections ([`fused_prev`]).
+pub(crate) fn fused_next(
+    file: &crate::schema::top::File,
+    next: Option<&Step>,
+    dir: &Directory,
+) -> bool {
+    matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum, .. }))
+        if crate::check::ext::dir_checksum(file, &checksum.text)
+            .is_some_and(|(d, _)| d.name.text == dir.name.text))
+}
+
+/// The mismatch site of record checksums `k` (code `code`) checked in a payload checksum's
+/// pass ([`fused_prev`]).
+pub(crate) fn fused_record_sums(code: &Name, k: &crate::schema::ext::DirChecksum) -> Option<Site> {
     let DirChecksumKind::Records {
         records, stored, ..
-    } = &rk.kind
+    } = &k.kind
     else {
         return None;
     };
     Some(
         Blame::record(&records.text, &stored.text, 0, Base::Zero, Index::None)
-            .site(&rcode.text, Shape::Mismatch),
+            .site(&code.text, Shape::Mismatch),
     )
 }
 
@@ -996,9 +1009,7 @@ impl Walk<'_, '_> {
                 self.add(&sums.duplicate);
                 // Checked with the payloads' CRC when the payload checksum of its directory
                 // follows: that step's site then.
-                let fused = matches!(next, Some(Step::Ext(ExtStep::PayloadChecksum { checksum: n, .. }))
-                    if crate::check::ext::dir_checksum(file, &n.text).is_some_and(|(d, _)| d.name.text == dir.name.text));
-                if !fused {
+                if !fused_next(file, next, dir) {
                     self.add(&sums.mismatch);
                 }
             }
@@ -1010,7 +1021,9 @@ impl Walk<'_, '_> {
                     return;
                 };
                 // The record checksums just before it, checked in the same pass.
-                if let Some(f) = fused_record_sums(file, prev, dir) {
+                if let Some(f) =
+                    fused_prev(file, prev, dir).and_then(|(rcode, rk)| fused_record_sums(rcode, rk))
+                {
                     self.add(&f);
                 }
                 self.add_all(&payload_checksum(c, code, dir, stored, scope));
@@ -1086,6 +1099,5 @@ fn slot_region_typed(c: &Checked, s: &Slots) -> bool {
 /// The kind of the one field `e` reads, if it reads one.
 fn field_kind(c: &Checked, e: &ExprAt, scope: Scope<'_>) -> Option<FieldKind> {
     let (owner, fi) = crate::check::expr::single_field(c, &e.expr, scope)?;
-    let st = owner_struct(c, owner, scope).and_then(|i| c.schema.structs.get(i))?;
-    Some(c.layouts.get(&st.name.text)?.fields.get(fi)?.1)
+    crate::check::expr::field_kind_of(c, owner, fi, scope)
 }
