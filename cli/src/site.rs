@@ -43,7 +43,11 @@ pub struct Args {
 /// # Errors
 /// The schema's mistakes, or that it declares no `file` (nothing to validate).
 pub fn schema_sites(path: &Path) -> Result<Vec<(&'static ErrorSite, &'static str)>, String> {
-    let c = npuschema_codegen::load(path).map_err(|d| d.to_string())?;
+    // Read as every command reads a schema: bounded, and a FIFO without a writer or a
+    // device refused rather than waited on.
+    let text = crate::io::read_schema(path)?;
+    let c = npuschema_codegen::load_str(&text, &path.display().to_string())
+        .map_err(|d| d.to_string())?;
     if !c.has_file() {
         return Err(format!(
             "{}: schema `{}` declares no `file`, so it has no validator and no error sites",
@@ -155,6 +159,15 @@ mod tests {
     /// `--schema` numbers a shipped schema's sites as its generated validator does: every
     /// site of `schema/npu1.yaml` and `schema/vpmn.yaml` is the checked-in module's, id for
     /// id (the binder's, numbered by the runtime, are not the schema's).
+    /// A schema read as every command reads one: `/dev/zero` is refused by its size, not
+    /// read until memory runs out.
+    #[test]
+    #[cfg(unix)]
+    fn schema_sites_read_the_schema_bounded() {
+        let e = schema_sites(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.contains("schema-too-large"), "{e}");
+    }
+
     #[test]
     fn schema_sites_are_the_generated_ones() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
