@@ -248,8 +248,10 @@ impl<'a> Cop1<'a> {
         end: u64,
         pos: u64,
         index: u64,
+        mut __n_configs: u64,
+        mut __n_streams: u64,
         rec_at: u64,
-    ) -> Result<Action<'a>, __rt::Deferred> {
+    ) -> Result<(Action<'a>, u64, u64, u64), __rt::Deferred> {
         let raw: &'a [u8; 4] = match __rt::chunk_at::<4>(bytes, pos) {
             Some(r) => r,
             None => {
@@ -270,23 +272,22 @@ impl<'a> Cop1<'a> {
             index: u32::try_from(index).unwrap_or(u32::MAX),
         };
         let _ = &rec;
-        Ok(rec)
-    }
-    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`, with `cop-unknown-action`, in schema order.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_unknown_action(
-        __at_records: u64,
-        end: u64,
-        mut pos: u64,
-        mut index: u64,
-        mut __n_configs: u64,
-        mut __n_streams: u64,
-        mut __deferred: Option<__rt::Deferred>,
-        rec_at: u64,
-        rec: Action<'a>,
-        size: Option<u64>,
-    ) -> Result<(u64, u64, u64, u64, Option<__rt::Deferred>), __rt::Deferred> {
+        let size: Option<u64> = (|| -> Option<u64> {
+            Some(
+                if u64::from(rec.id()) == u64::from(DA_CONFIG) {
+                    8u64
+                } else {
+                    if u64::from(rec.id()) == u64::from(DA_CMD_STREAM) {
+                        (u64::from(rec.reserved())
+                            .checked_shl(u32::try_from(16u64).ok()?)?
+                            | u64::from(rec.param()))
+                            .checked_mul(4u64)?
+                    } else {
+                        0u64
+                    }
+                },
+            )
+        })();
         let total: Option<u64> = size.and_then(|b| b.checked_add(4u64));
         let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
             Some(t) => t,
@@ -336,6 +337,18 @@ impl<'a> Cop1<'a> {
         }
         let rec_end: u64 = pos.saturating_add(total);
         let next: u64 = rec_end;
+        Ok((rec, next, __n_configs, __n_streams))
+    }
+    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`, with `cop-unknown-action`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_cop_unknown_action(
+        mut index: u64,
+        mut __deferred: Option<__rt::Deferred>,
+        rec_at: u64,
+        rec: Action<'a>,
+        next: u64,
+    ) -> Result<(u64, u64, Option<__rt::Deferred>), __rt::Deferred> {
         if __deferred.is_none() {
             let _ = (&rec, rec_at, index);
             if let Err(d) = (|| -> Result<(), __rt::Deferred> {
@@ -380,8 +393,8 @@ impl<'a> Cop1<'a> {
             }
         }
         index = index.saturating_add(1);
-        pos = next;
-        Ok((pos, index, __n_configs, __n_streams, __deferred))
+        let pos: u64 = next;
+        Ok((pos, index, __deferred))
     }
     /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`.
     #[inline(always)]
@@ -403,59 +416,34 @@ impl<'a> Cop1<'a> {
             if pos >= end {
                 break;
             }
-            let rec = match Self::check_cop_stream_out_of_bounds(
+            let (rec, next, __updated_n_configs, __updated_n_streams) = match Self::check_cop_stream_out_of_bounds(
                 buf,
                 __at_records,
                 bytes,
                 end,
                 pos,
                 index,
+                __n_configs,
+                __n_streams,
                 rec_at,
             ) {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
             };
-            let size: Option<u64> = (|| -> Option<u64> {
-                Some(
-                    if u64::from(rec.id()) == u64::from(DA_CONFIG) {
-                        8u64
-                    } else {
-                        if u64::from(rec.id()) == u64::from(DA_CMD_STREAM) {
-                            (u64::from(rec.reserved())
-                                .checked_shl(u32::try_from(16u64).ok()?)?
-                                | u64::from(rec.param()))
-                                .checked_mul(4u64)?
-                        } else {
-                            0u64
-                        }
-                    },
-                )
-            })();
-            let (
-                __updated_pos,
-                __updated_index,
-                __updated_n_configs,
-                __updated_n_streams,
-                __updated_deferred,
-            ) = match Self::check_cop_unknown_action(
-                __at_records,
-                end,
-                pos,
+            __n_configs = __updated_n_configs;
+            __n_streams = __updated_n_streams;
+            let (__updated_pos, __updated_index, __updated_deferred) = match Self::check_cop_unknown_action(
                 index,
-                __n_configs,
-                __n_streams,
                 __deferred,
                 rec_at,
                 rec,
-                size,
+                next,
             ) {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
             };
             pos = __updated_pos;
             index = __updated_index;
-            __n_configs = __updated_n_configs;
-            __n_streams = __updated_n_streams;
             __deferred = __updated_deferred;
         }
         if let Some(d) = __deferred {

@@ -237,3 +237,31 @@ fn a_validator_is_cut_by_the_files_parts() {
         );
     }
 }
+
+/// A walk of a stream within another's records whose per-record checks no longer fit one
+/// helper: `formats/tiff.yaml` with a second rule on every entry, first (the strips' values,
+/// as the schema once had it). The walk is bound by `let (..): (u64, u64, u64) = { .. }`; its type
+/// was once taken for bindings in scope inside the block, `u64` a name of no known type, so
+/// no statement of the walk could move and the whole of it stayed in `validate_as` (573
+/// lines).
+#[test]
+fn a_walk_too_long_for_one_helper_is_cut_inside() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("../formats/tiff.yaml")).unwrap();
+    let anchor = "        - { let: width";
+    assert!(text.contains(anchor), "formats/tiff.yaml changed");
+    let rule = "        - code: strips-again\n          assert: \"count * if(kind == SHORT, 2, 4) <= 4 || value + count * if(kind == SHORT, 2, 4) <= len\"\n          field: value\n          when: \"(tag == STRIP_OFFSETS || tag == STRIP_BYTE_COUNTS || tag == TILE_OFFSETS || tag == TILE_BYTE_COUNTS) && (kind == SHORT || kind == LONG)\"\n";
+    let longer = text.replacen(anchor, &format!("{rule}{anchor}"), 1);
+    let dir = std::env::temp_dir().join(format!("npuschema-fnsize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("tiff.yaml");
+    std::fs::write(&p, longer).unwrap();
+    let out = npuschema_codegen::generate_file(&p);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let text = out.unwrap_or_else(|d| panic!("{d:?}"));
+    let long: Vec<_> = functions(&text)
+        .into_iter()
+        .filter(|(_, n)| *n > LIMIT)
+        .collect();
+    assert!(long.is_empty(), "{long:?}");
+}

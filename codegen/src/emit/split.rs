@@ -1153,7 +1153,19 @@ fn head_bindings(head: &[TokenTree]) -> Vec<String> {
     while k < head.len() {
         let (start, stop) = match &head[k] {
             TokenTree::Ident(id) if id == "for" => (k + 1, "in"),
-            TokenTree::Ident(id) if id == "let" => (k + 1, "="),
+            // `if let` and `while let` (and `&& let` in a chain) bind in the body; a `let`
+            // statement's pattern (and its type: `let x: (u64, u64) = { .. };`) is not in
+            // scope in its own initialiser.
+            TokenTree::Ident(id)
+                if id == "let"
+                    && k > 0
+                    && matches!(&head[k - 1], TokenTree::Ident(p) if p == "if" || p == "while")
+                    || id == "let"
+                        && k > 0
+                        && matches!(&head[k - 1], TokenTree::Punct(p) if p.as_char() == '&') =>
+            {
+                (k + 1, "=")
+            }
             _ => {
                 k += 1;
                 continue;
@@ -1507,6 +1519,20 @@ mod tests {
         }));
         assert!(u.contains("raw"));
         assert!(!u.contains("q"));
+    }
+
+    #[test]
+    fn a_body_is_in_the_scope_of_its_head_patterns_not_of_a_let_statement() {
+        let head = |t: TokenStream| head_bindings(&t.into_iter().collect::<Vec<_>>());
+        assert_eq!(head(quote!(for (i, r) in t)), ["i", "r"]);
+        assert_eq!(head(quote!(if let Some(q) = x)), ["q"]);
+        assert_eq!(head(quote!(while let Some(q) = it.next())), ["q"]);
+        assert_eq!(head(quote!(if a && let Some(q) = x)), ["q"]);
+        // A `let` statement's block initialiser sees neither its names nor its type: with
+        // `u64` taken for a binding of no known type, no statement of a walk's block (each
+        // reads `u64`) could move into a helper.
+        assert!(head(quote!(let (a, b): (u64, u64) =)).is_empty());
+        assert!(head(quote!(let x =)).is_empty());
     }
 
     #[test]
