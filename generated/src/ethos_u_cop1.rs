@@ -416,7 +416,13 @@ impl<'a> Cop1<'a> {
             if pos >= end {
                 break;
             }
-            let (rec, next, __updated_n_configs, __updated_n_streams) = match Self::check_cop_stream_out_of_bounds(
+            #[allow(clippy::type_complexity)]
+            let (
+                rec,
+                next,
+                __updated_n_configs,
+                __updated_n_streams,
+            ): (Action<'a>, u64, u64, u64) = match Self::check_cop_stream_out_of_bounds(
                 buf,
                 __at_records,
                 bytes,
@@ -432,7 +438,12 @@ impl<'a> Cop1<'a> {
             };
             __n_configs = __updated_n_configs;
             __n_streams = __updated_n_streams;
-            let (__updated_pos, __updated_index, __updated_deferred) = match Self::check_cop_unknown_action(
+            #[allow(clippy::type_complexity)]
+            let (
+                __updated_pos,
+                __updated_index,
+                __updated_deferred,
+            ): (u64, u64, Option<__rt::Deferred>) = match Self::check_cop_unknown_action(
                 index,
                 __deferred,
                 rec_at,
@@ -560,7 +571,7 @@ impl<'a> Cop1<'a> {
             index: 0,
         };
         let _ = &header;
-        let actions = match Self::check_header(buf, len, header) {
+        let actions: &'a [u8] = match Self::check_header(buf, len, header) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };

@@ -435,7 +435,7 @@ impl<'a> Cop2<'a> {
             let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
                 continue;
             };
-            let __updated_ci = match Self::check_cop2_bad_metadata(
+            let __updated_ci: u64 = match Self::check_cop2_bad_metadata(
                 buf,
                 len,
                 __ci,
@@ -798,11 +798,15 @@ impl<'a> Cop2<'a> {
             index: 0,
         };
         let _ = &header;
-        let actions = match Self::check_header(buf, len, header) {
+        let actions: &'a [u8] = match Self::check_header(buf, len, header) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        let (__at_records, __count_streams) = match Self::check_records(buf, actions) {
+        #[allow(clippy::type_complexity)]
+        let (__at_records, __count_streams): (u64, u64) = match Self::check_records(
+            buf,
+            actions,
+        ) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };

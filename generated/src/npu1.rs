@@ -1465,11 +1465,12 @@ impl<'a> Npu1<'a> {
                 buf,
                 index: u32::try_from(i).unwrap_or(u32::MAX),
             };
+            #[allow(clippy::type_complexity)]
             let (
                 rec_at,
                 __updated_prev_tensor_names_not_sorted,
                 __updated_prev_tensor_names_not_sorted_bytes,
-            ) = match Self::check_unknown_direction(
+            ): (u64, Option<u64>, &'a [u8]) = match Self::check_unknown_direction(
                 buf,
                 io_at,
                 __prev_tensor_names_not_sorted,
@@ -1482,7 +1483,7 @@ impl<'a> Npu1<'a> {
             };
             __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
             __prev_tensor_names_not_sorted_bytes = __updated_prev_tensor_names_not_sorted_bytes;
-            let __let_elem_bytes = match Self::check_tensor_bad_region(
+            let __let_elem_bytes: Option<u64> = match Self::check_tensor_bad_region(
                 buf,
                 header,
                 regions,
@@ -1608,7 +1609,14 @@ impl<'a> Npu1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (ext, ext_at, regions, regions_at, cmd_stream) = match Self::check_header(
+        #[allow(clippy::type_complexity)]
+        let (
+            ext,
+            ext_at,
+            regions,
+            regions_at,
+            cmd_stream,
+        ): (Ext<'a>, u64, &'a [[u8; 16]], u64, &'a [u8]) = match Self::check_header(
             buf,
             len,
             header,
@@ -1620,7 +1628,13 @@ impl<'a> Npu1<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        let (io, io_at) = match Self::check_rules(buf, header, ext, ext_at) {
+        #[allow(clippy::type_complexity)]
+        let (io, io_at): (&'a [[u8; 60]], u64) = match Self::check_rules(
+            buf,
+            header,
+            ext,
+            ext_at,
+        ) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };

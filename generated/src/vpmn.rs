@@ -2626,7 +2626,7 @@ impl<'a> VpmnV2<'a> {
             if __stype != 20u64 {
                 continue;
             }
-            let __srec = SectionHeader {
+            let __srec: SectionHeader<'a> = SectionHeader {
                 raw: __sraw,
                 buf,
                 index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -2682,7 +2682,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 26u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -2692,19 +2692,19 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+                let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                     continue;
                 };
                 let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                    let index = __ci;
+                    let index: u64 = __ci;
                     __ci = __ci.saturating_add(1);
-                    let rec = DynaioEntry {
+                    let rec: DynaioEntry<'a> = DynaioEntry {
                         raw,
                         buf,
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                     };
-                    let rec_at = __pat
+                    let rec_at: u64 = __pat
                         .saturating_add(
                             u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
                         );
@@ -2803,7 +2803,7 @@ impl<'a> VpmnV2<'a> {
             if __stype != 20u64 {
                 continue;
             }
-            let __srec = SectionHeader {
+            let __srec: SectionHeader<'a> = SectionHeader {
                 raw: __sraw,
                 buf,
                 index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -2872,7 +2872,7 @@ impl<'a> VpmnV2<'a> {
                     if __stype != 26u64 {
                         continue;
                     }
-                    let __srec = SectionHeader {
+                    let __srec: SectionHeader<'a> = SectionHeader {
                         raw: __sraw,
                         buf,
                         index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -2882,19 +2882,19 @@ impl<'a> VpmnV2<'a> {
                             u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                         );
                     let _ = (&__srec, __sat);
-                    let Some(__p) = __srec.payload() else {
+                    let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                         continue;
                     };
                     let __pat: u64 = __srec.offset();
                     for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                        let index = __ci;
+                        let index: u64 = __ci;
                         __ci = __ci.saturating_add(1);
-                        let rec = DynaioEntry {
+                        let rec: DynaioEntry<'a> = DynaioEntry {
                             raw,
                             buf,
                             index: u32::try_from(index).unwrap_or(u32::MAX),
                         };
-                        let rec_at = __pat
+                        let rec_at: u64 = __pat
                             .saturating_add(
                                 u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
                             );
@@ -3227,7 +3227,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 1u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3237,19 +3237,19 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+                let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                     continue;
                 };
                 let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<112>().0.iter().enumerate() {
-                    let index = __ci;
+                    let index: u64 = __ci;
                     __ci = __ci.saturating_add(1);
-                    let rec = IoRecord {
+                    let rec: IoRecord<'a> = IoRecord {
                         raw,
                         buf,
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                     };
-                    let rec_at = __pat
+                    let rec_at: u64 = __pat
                         .saturating_add(
                             u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(112u64),
                         );
@@ -3347,7 +3347,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 2u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3357,19 +3357,19 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+                let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                     continue;
                 };
                 let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<112>().0.iter().enumerate() {
-                    let index = __ci;
+                    let index: u64 = __ci;
                     __ci = __ci.saturating_add(1);
-                    let rec = IoRecord {
+                    let rec: IoRecord<'a> = IoRecord {
                         raw,
                         buf,
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                     };
-                    let rec_at = __pat
+                    let rec_at: u64 = __pat
                         .saturating_add(
                             u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(112u64),
                         );
@@ -3466,7 +3466,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 1u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3502,7 +3502,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 2u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3553,7 +3553,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 35u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3563,19 +3563,19 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+                let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                     continue;
                 };
                 let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<220>().0.iter().enumerate() {
-                    let index = __ci;
+                    let index: u64 = __ci;
                     __ci = __ci.saturating_add(1);
-                    let rec = NetworkInfo {
+                    let rec: NetworkInfo<'a> = NetworkInfo {
                         raw,
                         buf,
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                     };
-                    let rec_at = __pat
+                    let rec_at: u64 = __pat
                         .saturating_add(
                             u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(220u64),
                         );
@@ -3649,7 +3649,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 40u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3659,19 +3659,19 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+                let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                     continue;
                 };
                 let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                    let index = __ci;
+                    let index: u64 = __ci;
                     __ci = __ci.saturating_add(1);
-                    let rec = ChecksumRecord {
+                    let rec: ChecksumRecord<'a> = ChecksumRecord {
                         raw,
                         buf,
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                     };
-                    let rec_at = __pat
+                    let rec_at: u64 = __pat
                         .saturating_add(
                             u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
                         );
@@ -3736,7 +3736,7 @@ impl<'a> VpmnV2<'a> {
                 if __stype != 40u64 {
                     continue;
                 }
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3746,19 +3746,19 @@ impl<'a> VpmnV2<'a> {
                         u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
                     );
                 let _ = (&__srec, __sat);
-                let Some(__p) = __srec.payload() else {
+                let Some(__p): Option<&'a [u8]> = __srec.payload() else {
                     continue;
                 };
                 let __pat: u64 = __srec.offset();
                 for (__j, raw) in __p.as_chunks::<8>().0.iter().enumerate() {
-                    let index = __ci;
+                    let index: u64 = __ci;
                     __ci = __ci.saturating_add(1);
-                    let rec = ChecksumRecord {
+                    let rec: ChecksumRecord<'a> = ChecksumRecord {
                         raw,
                         buf,
                         index: u32::try_from(index).unwrap_or(u32::MAX),
                     };
-                    let rec_at = __pat
+                    let rec_at: u64 = __pat
                         .saturating_add(
                             u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(8u64),
                         );
@@ -3913,7 +3913,7 @@ impl<'a> VpmnV2<'a> {
                 let __stype: u64 = u64::from(
                     u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
                 );
-                let __srec = SectionHeader {
+                let __srec: SectionHeader<'a> = SectionHeader {
                     raw: __sraw,
                     buf,
                     index: u32::try_from(__si).unwrap_or(u32::MAX),
@@ -3949,7 +3949,8 @@ impl<'a> VpmnV2<'a> {
         }
         // dynaio-entry-invalid: every `dynaio_table` entry has a nonzero size, a 64-aligned offset, lies inside the `dynaio` region, and starts at or after the previous one's end. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let (rlen, cursor) = match Self::check_dynaio_entry_invalid(
+            #[allow(clippy::type_complexity)]
+            let (rlen, cursor): (u64, u64) = match Self::check_dynaio_entry_invalid(
                 buf,
                 sections,
                 sections_at,
@@ -3974,7 +3975,7 @@ impl<'a> VpmnV2<'a> {
         }
         // dynaio-padding-nonzero: every byte of the `dynaio` region outside the `dynaio_table` slots is zero. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let __region = match Self::check_dynaio_padding_nonzero(
+            let __region: Option<(&'a [u8], u64, u64)> = match Self::check_dynaio_padding_nonzero(
                 buf,
                 sections,
                 sections_at,
@@ -4044,7 +4045,13 @@ impl<'a> VpmnV2<'a> {
             index: 0,
         };
         let _ = &header;
-        let (sub_header, sub_header_at, sections, sections_at) = match Self::check_header(
+        #[allow(clippy::type_complexity)]
+        let (
+            sub_header,
+            sub_header_at,
+            sections,
+            sections_at,
+        ): (SubHeader<'a>, u64, &'a [[u8; 44]], u64) = match Self::check_header(
             buf,
             len,
             header,
@@ -4087,7 +4094,8 @@ impl<'a> VpmnV2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        let (__count_inputs, __count_outputs) = match Self::check_network_info(
+        #[allow(clippy::type_complexity)]
+        let (__count_inputs, __count_outputs): (u64, u64) = match Self::check_network_info(
             buf,
             sections,
             sections_at,
@@ -5331,7 +5339,13 @@ impl<'a> VpmnV1<'a> {
             index: 0,
         };
         let _ = &header;
-        let (fixed, fixed_at, entries, entries_at) = match Self::check_header(
+        #[allow(clippy::type_complexity)]
+        let (
+            fixed,
+            fixed_at,
+            entries,
+            entries_at,
+        ): (V1Fixed<'a>, u64, &'a [[u8; 8]], u64) = match Self::check_header(
             buf,
             len,
             header,
@@ -5340,7 +5354,8 @@ impl<'a> VpmnV1<'a> {
             Err(d) => return Err(d.into_report()),
         };
         Self::check_entries::<E, V>(buf, visit, len, header, entries, entries_at)?;
-        let (inputs, inputs_at) = match Self::check_rules(
+        #[allow(clippy::type_complexity)]
+        let (inputs, inputs_at): (&'a [[u8; 116]], u64) = match Self::check_rules(
             buf,
             len,
             header,
@@ -5350,7 +5365,8 @@ impl<'a> VpmnV1<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        let (outputs, outputs_at) = match Self::check_rules_2(
+        #[allow(clippy::type_complexity)]
+        let (outputs, outputs_at): (&'a [[u8; 116]], u64) = match Self::check_rules_2(
             buf,
             len,
             header,

@@ -265,3 +265,78 @@ fn a_walk_too_long_for_one_helper_is_cut_inside() {
         .collect();
     assert!(long.is_empty(), "{long:?}");
 }
+
+/// Every gallery, shipped and test schema with the one-line `assert` steps of its `for_each`
+/// bodies repeated six more times (codes renamed): more checks per record than any of them
+/// has, in every kind of loop the generator emits (a table's, a directory collection's, a
+/// stream walk's, one within another stream's records, a file's in either byte order). No
+/// generated function may pass the limit: a walk's checks are cut inside the closure that
+/// defers their error, a helper's results are bound with their types (so later statements
+/// may move too), and a body still too long is cut again.
+#[test]
+fn more_checks_per_record_are_cut_too() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = [
+        root.join("schemas"),
+        root.join("../formats"),
+        root.join("../schema"),
+    ]
+    .iter()
+    .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+    .map(|e| e.unwrap().path())
+    .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+    .collect();
+    names.sort();
+    let dir = std::env::temp_dir().join(format!("npuschema-grow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut grown, mut failures) = (0, Vec::new());
+    for p in names {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let mut out = String::new();
+        let mut more = 0;
+        for line in text.lines() {
+            out.push_str(line);
+            out.push('\n');
+            let t = line.trim_start();
+            let indent = line.len() - t.len();
+            let Some(rest) = t.strip_prefix("- { code: ") else {
+                continue;
+            };
+            let Some((code, tail)) = rest.split_once(", assert: ") else {
+                continue;
+            };
+            let plain = code
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if indent < 8 || !t.ends_with('}') || !plain {
+                continue;
+            }
+            for k in 0..6 {
+                out.push_str(&format!(
+                    "{}- {{ code: {code}-g{k}, assert: {tail}\n",
+                    &line[..indent]
+                ));
+            }
+            more += 1;
+        }
+        if more == 0 {
+            continue;
+        }
+        let g = dir.join(p.file_name().unwrap());
+        std::fs::write(&g, out).unwrap();
+        let text = npuschema_codegen::generate_file(&g)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", p.display()));
+        grown += 1;
+        for (first, n) in functions(&text) {
+            if n > LIMIT && !first.starts_with("pub const fn") {
+                failures.push(format!("{} grown: `{first}` has {n} lines", p.display()));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        grown >= 20,
+        "only {grown} schemas with a record's one-line checks"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

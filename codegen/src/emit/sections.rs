@@ -759,7 +759,7 @@ fn dir_loop(em: &Em<'_>, dir: &Directory, only: Option<u64>, body: TokenStream) 
         for (__si, __sraw) in #var.iter().enumerate() #range {
             let __stype: u64 = #ty;
             #filter
-            let __srec = #rec_ty { raw: __sraw, buf, index: u32::try_from(__si).unwrap_or(u32::MAX) };
+            let __srec: #rec_ty<'a> = #rec_ty { raw: __sraw, buf, index: u32::try_from(__si).unwrap_or(u32::MAX) };
             let __sat: u64 = #var_at.saturating_add(#off);
             let _ = (&__srec, __sat);
             #body
@@ -784,13 +784,13 @@ fn collection_loop(em: &Em<'_>, name: &str, body: TokenStream) -> TokenStream {
     let payload = ident(&dir.payload.text);
     let pat = payload_expr(em, dir, true, quote!(0));
     let inner = quote! {
-        let Some(__p) = __srec.#payload() else { continue; };
+        let Some(__p): Option<&'a [u8]> = __srec.#payload() else { continue; };
         let __pat: u64 = #pat;
         for (__j, raw) in __p.as_chunks::<#n>().0.iter().enumerate() {
-            let index = __ci;
+            let index: u64 = __ci;
             __ci = __ci.saturating_add(1);
-            let rec = #rec_ty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) };
-            let rec_at = __pat.saturating_add(u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(#n64));
+            let rec: #rec_ty<'a> = #rec_ty { raw, buf, index: u32::try_from(index).unwrap_or(u32::MAX) };
+            let rec_at: u64 = __pat.saturating_add(u64::try_from(__j).unwrap_or(u64::MAX).saturating_mul(#n64));
             let _ = (&rec, rec_at, index);
             #body
         }

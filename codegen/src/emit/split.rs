@@ -147,20 +147,54 @@ impl Splitter {
             return body;
         }
         let stmts: Vec<TokenStream> = block.stmts.iter().map(ToTokens::to_token_stream).collect();
-        self.block(stmts, None, env.to_vec(), false, true, None)
+        let cut = self.block(stmts, None, env.to_vec(), false, true, None);
+        self.again(cut, env, MAIN_LINES)
+    }
+
+    /// A body cut once and still over `main` lines (a loop whose body became many calls of
+    /// helpers, each a dozen lines with its arguments): cut again, the calls into helpers of
+    /// their own, at most three more times. A body within `main` is returned as it is, so
+    /// what fits after one cut is cut once.
+    fn again(&self, mut body: TokenStream, env: &[Binding], main: usize) -> TokenStream {
+        for _ in 0..3 {
+            if lines_of(&body) <= main {
+                break;
+            }
+            let Ok(block) = syn::parse2::<syn::Block>(quote!({ #body })) else {
+                break;
+            };
+            let stmts: Vec<TokenStream> =
+                block.stmts.iter().map(ToTokens::to_token_stream).collect();
+            let cut = self.block(stmts, None, env.to_vec(), false, true, None);
+            if lines_of(&cut) >= lines_of(&body) {
+                break;
+            }
+            body = cut;
+        }
+        body
     }
 
     /// A validator's body given as the schema's parts (`lower/checks.rs`: each run of steps
     /// of one part, with its label; `None` for what follows the steps), cut as [`Self::split`]
     /// cuts, except that a helper never holds statements of two parts, and is named after its
     /// part (`check_header`, `check_<table>`, `check_checksums`).
+    ///
+    /// `copies`: how many times the body is emitted in its function (2 for a file whose
+    /// byte order a field chooses: the steps once per order), so that together they fit.
     pub(crate) fn split_parts(
         &self,
         parts: Vec<(Option<String>, TokenStream)>,
         env: &[Binding],
+        copies: usize,
     ) -> TokenStream {
+        // (Each copy has a few lines of its own around it, the order and the header, and is
+        // printed one level deeper, so a little longer than measured here.)
+        let main = match copies {
+            0 | 1 => MAIN_LINES,
+            n => MAIN_LINES.saturating_sub(40) / n,
+        };
         let whole: TokenStream = parts.iter().map(|(_, t)| t.clone()).collect();
-        if lines_of(&whole) <= MAIN_LINES {
+        if lines_of(&whole) <= main {
             return whole;
         }
         let mut stmts: Vec<TokenStream> = Vec::new();
@@ -174,7 +208,8 @@ impl Splitter {
                 labels.push(label.clone());
             }
         }
-        self.block(stmts, Some(labels), env.to_vec(), false, true, None)
+        let cut = self.block(stmts, Some(labels), env.to_vec(), false, true, None);
+        self.again(cut, env, main)
     }
 
     fn block(
@@ -353,6 +388,12 @@ impl Splitter {
     /// `within`: the step the statement belongs to, when it is inside one.
     fn open(&self, s: TokenStream, env: &[Binding], within: Option<&str>) -> TokenStream {
         let tts: Vec<TokenTree> = s.clone().into_iter().collect();
+        if let Some(cut) = self.open_deferred_closure(&tts, env, within) {
+            return cut;
+        }
+        if let Some(cut) = self.open_if_else(&tts, env, within) {
+            return cut;
+        }
         // The last brace group at the top level of the statement is the body to cut, unless
         // something other than `;` or `else { .. }` follows it.
         let Some(pos) = tts
@@ -414,6 +455,119 @@ impl Splitter {
         out.extend([TokenTree::Group(ng)]);
         out.extend(rest.iter().cloned());
         out
+    }
+
+    /// `if .. { A } else if .. { B } else { C }` (the validator of a file whose byte order
+    /// a field chooses is one such statement, a branch per order): each branch cut as a
+    /// block, with the names its condition binds. `None` for any other statement (a
+    /// let-else's `else` is no branch).
+    fn open_if_else(
+        &self,
+        tts: &[TokenTree],
+        env: &[Binding],
+        within: Option<&str>,
+    ) -> Option<TokenStream> {
+        if !matches!(tts.first(), Some(TokenTree::Ident(id)) if id == "if") {
+            return None;
+        }
+        let is_else =
+            |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Ident(id)) if id == "else");
+        // The branches: each brace group at the top level followed by `else`, or last.
+        let last = tts.len().checked_sub(1)?;
+        let branches: Vec<usize> = (0..tts.len())
+            .filter(|&i| {
+                matches!(&tts[i], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)
+                    && (i == last || is_else(tts.get(i + 1)))
+            })
+            .collect();
+        if branches.len() < 2 || *branches.last()? != last {
+            return None;
+        }
+        let s: TokenStream = tts.iter().cloned().collect();
+        let code = own_code(&s)
+            .or_else(|| within.map(String::from))
+            .or_else(|| first_code(&s));
+        let mut out = TokenStream::new();
+        let mut from = 0;
+        for &b in &branches {
+            let cond = &tts[from..b];
+            out.extend(cond.iter().cloned());
+            let TokenTree::Group(g) = &tts[b] else {
+                return None;
+            };
+            let block = syn::parse2::<syn::Block>(quote!({ #g })).ok()?;
+            let stmts = match block.stmts.as_slice() {
+                [syn::Stmt::Expr(syn::Expr::Block(bl), _)] => bl.block.stmts.clone(),
+                _ => return None,
+            };
+            let stmts: Vec<TokenStream> = stmts.iter().map(ToTokens::to_token_stream).collect();
+            let mut inner_env = env.to_vec();
+            for id in head_bindings(cond) {
+                inner_env.push(Binding {
+                    name: id,
+                    ty: None,
+                    mutable: false,
+                });
+            }
+            let cut = self.block(stmts, None, inner_env, false, true, code.as_deref());
+            let mut ng = proc_macro2::Group::new(Delimiter::Brace, cut);
+            ng.set_span(g.span());
+            out.extend([TokenTree::Group(ng)]);
+            from = b + 1;
+        }
+        Some(out)
+    }
+
+    /// A record's checks in a walk that defers its error, `if let Err(d) = (|| -> Result<(),
+    /// __rt::Deferred> { CHECKS })() { .. }`: the statements of `CHECKS` cut as a block's (a
+    /// helper's failure returns from the closure, as the check it holds did), the rest as it
+    /// is. `None` for any other statement.
+    fn open_deferred_closure(
+        &self,
+        tts: &[TokenTree],
+        env: &[Binding],
+        within: Option<&str>,
+    ) -> Option<TokenStream> {
+        let k = tts.iter().position(|t| {
+            matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis
+                && g.stream().to_string().starts_with("| | -> Result < () , __rt :: Deferred >"))
+        })?;
+        let head: Vec<String> = tts[..k].iter().map(ToString::to_string).collect();
+        if head.first().map(String::as_str) != Some("if") || !head.iter().any(|t| t == "let") {
+            return None;
+        }
+        let TokenTree::Group(g) = &tts[k] else {
+            return None;
+        };
+        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+        let last = inner.len().checked_sub(1)?;
+        let TokenTree::Group(body) = &inner[last] else {
+            return None;
+        };
+        if body.delimiter() != Delimiter::Brace {
+            return None;
+        }
+        let block = syn::parse2::<syn::Block>(quote!({ #body })).ok()?;
+        let stmts = match block.stmts.as_slice() {
+            [syn::Stmt::Expr(syn::Expr::Block(b), _)] => b.block.stmts.clone(),
+            _ => return None,
+        };
+        let stmts: Vec<TokenStream> = stmts.iter().map(ToTokens::to_token_stream).collect();
+        let s: TokenStream = tts.iter().cloned().collect();
+        let code = own_code(&s)
+            .or_else(|| within.map(String::from))
+            .or_else(|| first_code(&s));
+        let cut = self.block(stmts, None, env.to_vec(), false, true, code.as_deref());
+        let mut nb = proc_macro2::Group::new(Delimiter::Brace, cut);
+        nb.set_span(body.span());
+        let mut closure: TokenStream = inner[..last].iter().cloned().collect();
+        closure.extend([TokenTree::Group(nb)]);
+        let mut ng = proc_macro2::Group::new(Delimiter::Parenthesis, closure);
+        ng.set_span(g.span());
+        let mut out: TokenStream = tts[..k].iter().cloned().collect();
+        out.extend([TokenTree::Group(ng)]);
+        out.extend(tts[k + 1..].iter().cloned());
+        Some(out)
     }
 
     /// `base` made an identifier and unique among this view's helpers.
@@ -679,6 +833,13 @@ impl Splitter {
             1 => pats[0].clone(),
             _ => quote!((#(#pats),*)),
         };
+        // With their types, so that the statements after it that read them may move too.
+        // (A tuple's type may be what clippy calls complex: allowed on the statement.)
+        let typed = match (ret_all.iter().all(|x| x.ty.is_some()), ret_all.len()) {
+            (true, 1) => quote!(#lhs: #ret_ty),
+            (true, _) => quote!(#[allow(clippy::type_complexity)] let #lhs: #ret_ty),
+            (false, _) => quote!(let #lhs),
+        };
         // The block's value is what the helper made: the call is the value (no `let x = ..;
         // x`, clippy's `let_and_return`).
         if p.inout.is_empty()
@@ -689,8 +850,12 @@ impl Splitter {
         {
             return call;
         }
+        let typed = match ret_all.len() {
+            1 if ret_all[0].ty.is_some() => quote!(let #typed),
+            _ => typed,
+        };
         quote! {
-            let #lhs = #call;
+            #typed = #call;
             #(#assigns)*
         }
     }
@@ -1156,14 +1321,7 @@ fn head_bindings(head: &[TokenTree]) -> Vec<String> {
             // `if let` and `while let` (and `&& let` in a chain) bind in the body; a `let`
             // statement's pattern (and its type: `let x: (u64, u64) = { .. };`) is not in
             // scope in its own initialiser.
-            TokenTree::Ident(id)
-                if id == "let"
-                    && k > 0
-                    && matches!(&head[k - 1], TokenTree::Ident(p) if p == "if" || p == "while")
-                    || id == "let"
-                        && k > 0
-                        && matches!(&head[k - 1], TokenTree::Punct(p) if p.as_char() == '&') =>
-            {
+            TokenTree::Ident(id) if id == "let" && k > 0 && binds_in_body(&head[k - 1]) => {
                 (k + 1, "=")
             }
             _ => {
@@ -1179,6 +1337,16 @@ fn head_bindings(head: &[TokenTree]) -> Vec<String> {
         k = j;
     }
     out
+}
+
+/// Whether a `let` after this token binds in the braces that follow (`if let`, `while let`,
+/// `&& let`), not from the end of its own statement.
+fn binds_in_body(before: &TokenTree) -> bool {
+    match before {
+        TokenTree::Ident(p) => p == "if" || p == "while",
+        TokenTree::Punct(p) => p.as_char() == '&',
+        _ => false,
+    }
 }
 
 /// Whether `s` holds a `break` or `continue` for a loop outside it (any with a label).

@@ -2083,7 +2083,13 @@ impl<'a> Em<'a> {
                 Ok(Self { buf, header: header_raw, #order_init #(#inits)* })
             },
         ));
-        let steps_body = splitter.split_parts(parts, &env);
+        // (Once per byte order when the header chooses it: see `order_body`.)
+        let copies = if self.schema().big_when.is_some() {
+            2
+        } else {
+            1
+        };
+        let steps_body = splitter.split_parts(parts, &env, copies);
         let helpers = {
             let mut h = helpers;
             h.extend(splitter.take_helpers());
