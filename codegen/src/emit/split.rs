@@ -391,9 +391,6 @@ impl Splitter {
         if let Some(cut) = self.open_deferred_closure(&tts, env, within) {
             return cut;
         }
-        if let Some(cut) = self.open_if_else(&tts, env, within) {
-            return cut;
-        }
         // The last brace group at the top level of the statement is the body to cut, unless
         // something other than `;` or `else { .. }` follows it.
         let Some(pos) = tts
@@ -455,67 +452,6 @@ impl Splitter {
         out.extend([TokenTree::Group(ng)]);
         out.extend(rest.iter().cloned());
         out
-    }
-
-    /// `if .. { A } else if .. { B } else { C }` (the validator of a file whose byte order
-    /// a field chooses is one such statement, a branch per order): each branch cut as a
-    /// block, with the names its condition binds. `None` for any other statement (a
-    /// let-else's `else` is no branch).
-    fn open_if_else(
-        &self,
-        tts: &[TokenTree],
-        env: &[Binding],
-        within: Option<&str>,
-    ) -> Option<TokenStream> {
-        if !matches!(tts.first(), Some(TokenTree::Ident(id)) if id == "if") {
-            return None;
-        }
-        let is_else =
-            |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Ident(id)) if id == "else");
-        // The branches: each brace group at the top level followed by `else`, or last.
-        let last = tts.len().checked_sub(1)?;
-        let branches: Vec<usize> = (0..tts.len())
-            .filter(|&i| {
-                matches!(&tts[i], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)
-                    && (i == last || is_else(tts.get(i + 1)))
-            })
-            .collect();
-        if branches.len() < 2 || *branches.last()? != last {
-            return None;
-        }
-        let s: TokenStream = tts.iter().cloned().collect();
-        let code = own_code(&s)
-            .or_else(|| within.map(String::from))
-            .or_else(|| first_code(&s));
-        let mut out = TokenStream::new();
-        let mut from = 0;
-        for &b in &branches {
-            let cond = &tts[from..b];
-            out.extend(cond.iter().cloned());
-            let TokenTree::Group(g) = &tts[b] else {
-                return None;
-            };
-            let block = syn::parse2::<syn::Block>(quote!({ #g })).ok()?;
-            let stmts = match block.stmts.as_slice() {
-                [syn::Stmt::Expr(syn::Expr::Block(bl), _)] => bl.block.stmts.clone(),
-                _ => return None,
-            };
-            let stmts: Vec<TokenStream> = stmts.iter().map(ToTokens::to_token_stream).collect();
-            let mut inner_env = env.to_vec();
-            for id in head_bindings(cond) {
-                inner_env.push(Binding {
-                    name: id,
-                    ty: None,
-                    mutable: false,
-                });
-            }
-            let cut = self.block(stmts, None, inner_env, false, true, code.as_deref());
-            let mut ng = proc_macro2::Group::new(Delimiter::Brace, cut);
-            ng.set_span(g.span());
-            out.extend([TokenTree::Group(ng)]);
-            from = b + 1;
-        }
-        Some(out)
     }
 
     /// A record's checks in a walk that defers its error, `if let Err(d) = (|| -> Result<(),
