@@ -118,8 +118,13 @@
 //! in runs of statements named after their first step's code. What
 //! a construct owes it: annotate each binding a later step reads with its type
 //! (`let rec: Rec<'a> = ..`, `let Some(x): Option<T> = .. else`), since a statement that reads
-//! an untyped binding stays where it is. `tests/tests/generated_function_size.rs` fails on any
-//! generated validator function over 150 lines, for the shipped and the test schemas. A
+//! an untyped binding stays where it is (the cut binds a helper's results with their types
+//! for the same reason). `tests/tests/generated_function_size.rs` fails on any generated
+//! validator function over 150 lines, for the shipped, gallery and test schemas, and for each
+//! of them with its records' one-line checks repeated seven times (a body still too long
+//! after one cut is cut again; a walk's record checks are cut inside the closure that defers
+//! their error; a file whose byte order a field chooses has its steps twice, so half the
+//! budget each). A
 //! validator's helper fails with `npuschema_core::Deferred` (the check's arguments) and the
 //! validator makes the report where the failing paths meet, so a cut validator makes its
 //! `Error` once, as an uncut one does (`scripts/code-size`'s full-`Error` row).
