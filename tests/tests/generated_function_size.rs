@@ -116,21 +116,9 @@ fn the_measure_counts_lines_of_a_function() {
 /// constant tables (`pub const fn`).
 #[test]
 fn no_function_generated_from_a_test_schema_is_longer_than_the_limit() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut failures = Vec::new();
     let mut checked = 0;
-    let mut names: Vec<_> = [
-        root.join("schemas"),
-        root.join("../formats"),
-        root.join("../codegen/tests/own_crate"),
-    ]
-    .iter()
-    .flat_map(|dir| std::fs::read_dir(dir).unwrap())
-    .map(|e| e.unwrap().path())
-    .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-    .collect();
-    names.sort();
-    for p in names {
+    for p in schemas_in(&["schemas", "../formats", "../codegen/tests/own_crate"]) {
         let text = npuschema_codegen::generate_file(&p)
             .unwrap_or_else(|d| panic!("{}: {d:?}", p.display()));
         checked += 1;
@@ -275,22 +263,10 @@ fn a_walk_too_long_for_one_helper_is_cut_inside() {
 /// may move too), and a body still too long is cut again.
 #[test]
 fn more_checks_per_record_are_cut_too() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut names: Vec<_> = [
-        root.join("schemas"),
-        root.join("../formats"),
-        root.join("../schema"),
-    ]
-    .iter()
-    .flat_map(|dir| std::fs::read_dir(dir).unwrap())
-    .map(|e| e.unwrap().path())
-    .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-    .collect();
-    names.sort();
     let dir = std::env::temp_dir().join(format!("npuschema-grow-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (mut grown, mut failures) = (0, Vec::new());
-    for p in names {
+    for p in schemas_in(&["schemas", "../formats", "../schema"]) {
         let text = std::fs::read_to_string(&p).unwrap();
         let mut out = String::new();
         let mut more = 0;
@@ -339,4 +315,18 @@ fn more_checks_per_record_are_cut_too() {
         "only {grown} schemas with a record's one-line checks"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The schemas (`*.yaml`) in these folders of the repository (relative to `tests/`), in
+/// path order.
+fn schemas_in(dirs: &[&str]) -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<_> = dirs
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    names.sort();
+    names
 }
