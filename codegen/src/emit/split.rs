@@ -769,13 +769,6 @@ impl Splitter {
             1 => pats[0].clone(),
             _ => quote!((#(#pats),*)),
         };
-        // With their types, so that the statements after it that read them may move too.
-        // (A tuple's type may be what clippy calls complex: allowed on the statement.)
-        let typed = match (ret_all.iter().all(|x| x.ty.is_some()), ret_all.len()) {
-            (true, 1) => quote!(#lhs: #ret_ty),
-            (true, _) => quote!(#[allow(clippy::type_complexity)] let #lhs: #ret_ty),
-            (false, _) => quote!(let #lhs),
-        };
         // The block's value is what the helper made: the call is the value (no `let x = ..;
         // x`, clippy's `let_and_return`).
         if p.inout.is_empty()
@@ -786,12 +779,15 @@ impl Splitter {
         {
             return call;
         }
-        let typed = match ret_all.len() {
-            1 if ret_all[0].ty.is_some() => quote!(let #typed),
-            _ => typed,
+        // With their types, so that the statements after it that read them may move too.
+        // (A tuple's type may be what clippy calls complex: allowed on the statement.)
+        let bind = match (ret_all.iter().all(|x| x.ty.is_some()), ret_all.len()) {
+            (true, 1) => quote!(let #lhs: #ret_ty),
+            (true, _) => quote!(#[allow(clippy::type_complexity)] let #lhs: #ret_ty),
+            (false, _) => quote!(let #lhs),
         };
         quote! {
-            #typed = #call;
+            #bind = #call;
             #(#assigns)*
         }
     }
