@@ -122,10 +122,8 @@ fn no_function_generated_from_a_test_schema_is_longer_than_the_limit() {
         let text = npuschema_codegen::generate_file(&p)
             .unwrap_or_else(|d| panic!("{}: {d:?}", p.display()));
         checked += 1;
-        for (first, n) in functions(&text) {
-            if n > LIMIT && !first.starts_with("pub const fn") {
-                failures.push(format!("{}: `{first}` has {n} lines", p.display()));
-            }
+        for (first, n) in over_limit(&text) {
+            failures.push(format!("{}: `{first}` has {n} lines", p.display()));
         }
     }
     assert!(checked >= 40, "only {checked} test schemas found");
@@ -230,7 +228,7 @@ fn a_validator_is_cut_by_the_files_parts() {
 /// helper: `formats/tiff.yaml` with a second rule on every entry, first (the strips' values,
 /// as the schema once had it). The walk is bound by `let (..): (u64, u64, u64) = { .. }`; its type
 /// was once taken for bindings in scope inside the block, `u64` a name of no known type, so
-/// no statement of the walk could move and the whole of it stayed in `validate_as` (573
+/// no statement of the walk could move and the whole of it stayed in `validate_as` (531
 /// lines).
 #[test]
 fn a_walk_too_long_for_one_helper_is_cut_inside() {
@@ -240,17 +238,8 @@ fn a_walk_too_long_for_one_helper_is_cut_inside() {
     assert!(text.contains(anchor), "formats/tiff.yaml changed");
     let rule = "        - code: strips-again\n          assert: \"count * if(kind == SHORT, 2, 4) <= 4 || value + count * if(kind == SHORT, 2, 4) <= len\"\n          field: value\n          when: \"(tag == STRIP_OFFSETS || tag == STRIP_BYTE_COUNTS || tag == TILE_OFFSETS || tag == TILE_BYTE_COUNTS) && (kind == SHORT || kind == LONG)\"\n";
     let longer = text.replacen(anchor, &format!("{rule}{anchor}"), 1);
-    let dir = std::env::temp_dir().join(format!("npuschema-fnsize-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("tiff.yaml");
-    std::fs::write(&p, longer).unwrap();
-    let out = npuschema_codegen::generate_file(&p);
-    std::fs::remove_dir_all(&dir).unwrap();
-    let text = out.unwrap_or_else(|d| panic!("{d:?}"));
-    let long: Vec<_> = functions(&text)
-        .into_iter()
-        .filter(|(_, n)| *n > LIMIT)
-        .collect();
+    let text = generate_text("fnsize", "tiff.yaml", &longer);
+    let long = over_limit(&text);
     assert!(long.is_empty(), "{long:?}");
 }
 
@@ -263,8 +252,6 @@ fn a_walk_too_long_for_one_helper_is_cut_inside() {
 /// may move too), and a body still too long is cut again.
 #[test]
 fn more_checks_per_record_are_cut_too() {
-    let dir = std::env::temp_dir().join(format!("npuschema-grow-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let (mut grown, mut failures) = (0, Vec::new());
     for p in schemas_in(&["schemas", "../formats", "../schema"]) {
         let text = std::fs::read_to_string(&p).unwrap();
@@ -298,18 +285,13 @@ fn more_checks_per_record_are_cut_too() {
         if more == 0 {
             continue;
         }
-        let g = dir.join(p.file_name().unwrap());
-        std::fs::write(&g, out).unwrap();
-        let text = npuschema_codegen::generate_file(&g)
-            .unwrap_or_else(|d| panic!("{}: {d:?}", p.display()));
+        let name = p.file_name().unwrap().to_string_lossy();
+        let text = generate_text("grow", &name, &out);
         grown += 1;
-        for (first, n) in functions(&text) {
-            if n > LIMIT && !first.starts_with("pub const fn") {
-                failures.push(format!("{} grown: `{first}` has {n} lines", p.display()));
-            }
+        for (first, n) in over_limit(&text) {
+            failures.push(format!("{} grown: `{first}` has {n} lines", p.display()));
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         grown >= 20,
         "only {grown} schemas with a record's one-line checks"
@@ -329,4 +311,24 @@ fn schemas_in(dirs: &[&str]) -> Vec<std::path::PathBuf> {
         .collect();
     names.sort();
     names
+}
+
+/// The functions of generated `text` over the limit (constant tables, `pub const fn`, aside).
+fn over_limit(text: &str) -> Vec<(String, usize)> {
+    functions(text)
+        .into_iter()
+        .filter(|(first, n)| *n > LIMIT && !first.starts_with("pub const fn"))
+        .collect()
+}
+
+/// The code generated from schema `text`, written as `name` in a directory of its own (`tag`
+/// and this process), removed after.
+fn generate_text(tag: &str, name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("npuschema-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    let out = npuschema_codegen::generate_file(&p);
+    std::fs::remove_dir_all(&dir).unwrap();
+    out.unwrap_or_else(|d| panic!("{name}: {d:?}"))
 }

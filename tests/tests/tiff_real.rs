@@ -144,8 +144,8 @@ fn same_as_interpreter(b: &[u8]) {
 /// The verdicts of both readers on one file, held to each other: accepted by the crate means
 /// accepted by the schema with the same IFDs; refused by the schema means refused by the
 /// crate (or, for a value outside the file, by a rule of TIFF 6.0 the crate holds only for
-/// the tags it reads); refused by the crate alone is allowed only for what the schema does not describe
-/// (returned, to be counted). Every file: the interpreter's verdict too.
+/// the tags it reads); refused by the crate alone is allowed only for what the schema does
+/// not describe (returned, to be counted). Every file: the interpreter's verdict too.
 fn agree(b: &[u8], what: &str) -> Option<String> {
     let ours = by_schema(b);
     let theirs = by_crate(b);

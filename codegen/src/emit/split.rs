@@ -156,8 +156,9 @@ impl Splitter {
     /// their own, at most three more times. A body within `main` is returned as it is, so
     /// what fits after one cut is cut once.
     fn again(&self, mut body: TokenStream, env: &[Binding], main: usize) -> TokenStream {
+        let mut lines = lines_of(&body);
         for _ in 0..3 {
-            if lines_of(&body) <= main {
+            if lines <= main {
                 break;
             }
             let Ok(block) = syn::parse2::<syn::Block>(quote!({ #body })) else {
@@ -166,10 +167,11 @@ impl Splitter {
             let stmts: Vec<TokenStream> =
                 block.stmts.iter().map(ToTokens::to_token_stream).collect();
             let cut = self.block(stmts, None, env.to_vec(), false, true, None);
-            if lines_of(&cut) >= lines_of(&body) {
+            let cut_lines = lines_of(&cut);
+            if cut_lines >= lines {
                 break;
             }
-            body = cut;
+            (body, lines) = (cut, cut_lines);
         }
         body
     }
@@ -464,9 +466,12 @@ impl Splitter {
         env: &[Binding],
         within: Option<&str>,
     ) -> Option<TokenStream> {
+        // (Compared without spaces: `||` prints as `| |` once parsed by syn.)
+        let flat = |t: String| t.replace(' ', "");
+        let head = flat(deferred_head().to_string());
         let k = tts.iter().position(|t| {
             matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis
-                && g.stream().to_string().starts_with("| | -> Result < () , __rt :: Deferred >"))
+                && flat(g.stream().to_string()).starts_with(&head))
         })?;
         let head: Vec<String> = tts[..k].iter().map(ToString::to_string).collect();
         if head.first().map(String::as_str) != Some("if") || !head.iter().any(|t| t == "let") {
@@ -1269,6 +1274,24 @@ fn head_bindings(head: &[TokenTree]) -> Vec<String> {
         k = j;
     }
     out
+}
+
+/// The head of the closure a walk runs a record's checks in, so that their first failure is
+/// deferred: [`deferred_checks`] writes it and [`Splitter`] cuts inside it.
+fn deferred_head() -> TokenStream {
+    quote!(|| -> Result<(), __rt::Deferred>)
+}
+
+/// A record's checks as one expression whose error a walk defers (`Err(d)`: the first check
+/// that failed), written so that the cut into helpers can open it.
+pub(crate) fn deferred_checks(body: TokenStream) -> TokenStream {
+    let head = deferred_head();
+    quote! {
+        (#head {
+            #body
+            Ok(())
+        })()
+    }
 }
 
 /// Whether a `let` after this token binds in the braces that follow (`if let`, `while let`,

@@ -900,14 +900,12 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 };
             }
         });
+        let checks = crate::emit::split::deferred_checks(body);
         Some(quote! {
             if __deferred.is_none() {
                 #item
                 let _ = (&rec, rec_at, index);
-                if let Err(d) = (|| -> Result<(), __rt::Deferred> {
-                    #body
-                    Ok(())
-                })() {
+                if let Err(d) = #checks {
                     __deferred = Some(d);
                 }
             }
