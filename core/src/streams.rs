@@ -3,8 +3,37 @@
 //! inside in a fixed array (`max_depth` entries, on the stack); this is the one step they
 //! share, audited and tested here once.
 //!
+//! Record streams whose records carry a type (`type:` and `layouts:`): the row of a
+//! record's type in the stream's constant table of layouts.
+//!
 //! And record streams whose records form a chain (`chain:`, TIFF's image file directories):
 //! finding the record whose link closes a cycle, without allocating.
+
+use crate::ErrorSite;
+
+/// One typed collection of a record stream (`layouts:`), a row of the constant table the
+/// generated walk looks each record's type up in.
+#[derive(Debug, Clone, Copy)]
+pub struct TypedLayout {
+    /// The value of the record header's type field that selects it.
+    pub value: u64,
+    /// The bytes its body's struct needs: a shorter body fails at `site`.
+    pub body_bytes: u64,
+    /// The check a record of this type whose body is too short fails.
+    pub site: &'static ErrorSite,
+}
+
+/// The first row of `rows` whose `value` is `ty`, with its index (the collection's slot in
+/// the walk's counts): `None` for a type no layout names (a record kept, not typed). At most
+/// `rows.len()` comparisons, a number the schema fixes.
+#[inline]
+#[must_use]
+pub fn typed_layout(
+    rows: &'static [TypedLayout],
+    ty: u64,
+) -> Option<(usize, &'static TypedLayout)> {
+    rows.iter().enumerate().find(|(_, r)| r.value == ty)
+}
 
 /// Leave the innermost level of a nesting record stream, once the walk has reached its end.
 ///
@@ -102,7 +131,8 @@ pub fn chain_revisit(
 
 #[cfg(test)]
 mod tests {
-    use super::{chain_revisit, leave_level};
+    use super::{TypedLayout, chain_revisit, leave_level, typed_layout};
+    use crate::{DetailKind, ErrorSite};
 
     /// The first revisit, by keeping every record seen (what the interpreter does).
     #[allow(clippy::indexing_slicing, clippy::cast_possible_truncation)] // Test data: n < 16.
@@ -202,5 +232,60 @@ mod tests {
             leave_level(&[u64::MAX], &mut depth, &mut end, 3),
             Some(u64::MAX)
         );
+    }
+
+    static SITES: [ErrorSite; 3] = [
+        ErrorSite {
+            id: 1,
+            code: "short",
+            table: "records",
+            name: "notes",
+            offset: 4,
+            detail: DetailKind::None,
+        },
+        ErrorSite {
+            id: 2,
+            code: "short",
+            table: "records",
+            name: "points",
+            offset: 4,
+            detail: DetailKind::None,
+        },
+        ErrorSite {
+            id: 3,
+            code: "short",
+            table: "records",
+            name: "again",
+            offset: 4,
+            detail: DetailKind::None,
+        },
+    ];
+    static ROWS: [TypedLayout; 3] = [
+        TypedLayout {
+            value: 1,
+            body_bytes: 4,
+            site: &SITES[0],
+        },
+        TypedLayout {
+            value: 7,
+            body_bytes: 8,
+            site: &SITES[1],
+        },
+        TypedLayout {
+            value: 1,
+            body_bytes: 16,
+            site: &SITES[2],
+        },
+    ];
+
+    #[test]
+    fn a_type_finds_its_first_row_and_an_unknown_one_none() {
+        let found = typed_layout(&ROWS, 7).map(|(k, r)| (k, r.body_bytes, r.site.id));
+        assert_eq!(found, Some((1, 8, 2)));
+        // Two rows of one value: the first, as a `match` takes its first arm.
+        let found = typed_layout(&ROWS, 1).map(|(k, r)| (k, r.site.id));
+        assert_eq!(found, Some((0, 1)));
+        assert!(typed_layout(&ROWS, 2).is_none());
+        assert!(typed_layout(&[], 1).is_none());
     }
 }

@@ -238,229 +238,162 @@ pub struct Cop1<'a> {
     __at_records: u64,
 }
 impl<'a> Cop1<'a> {
-    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_stream_out_of_bounds(
-        buf: &'a [u8],
-        __at_records: u64,
-        bytes: &'a [u8],
-        end: u64,
-        pos: u64,
-        index: u64,
-        mut __n_configs: u64,
-        mut __n_streams: u64,
-        rec_at: u64,
-    ) -> Result<(Action<'a>, u64, u64, u64), __rt::Deferred> {
-        let raw: &'a [u8; 4] = match __rt::chunk_at::<4>(bytes, pos) {
-            Some(r) => r,
-            None => {
-                return __rt::fail(
-                    4,
-                    &ERROR_SITES[3],
-                    rec_at,
-                    rec_at,
-                    4u64,
-                    __at_records.saturating_add(end),
-                    usize::try_from(index).unwrap_or(usize::MAX),
-                );
-            }
-        };
-        let rec: Action<'a> = Action {
-            raw,
-            buf,
-            index: u32::try_from(index).unwrap_or(u32::MAX),
-        };
-        let _ = &rec;
-        let size: Option<u64> = (|| -> Option<u64> {
-            Some(
-                if u64::from(rec.id()) == u64::from(DA_CONFIG) {
-                    8u64
-                } else {
-                    if u64::from(rec.id()) == u64::from(DA_CMD_STREAM) {
-                        (u64::from(rec.reserved())
-                            .checked_shl(u32::try_from(16u64).ok()?)?
-                            | u64::from(rec.param()))
-                            .checked_mul(4u64)?
-                    } else {
-                        0u64
-                    }
-                },
-            )
-        })();
-        let total: Option<u64> = size.and_then(|b| b.checked_add(4u64));
-        let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
-            Some(t) => t,
-            None => {
-                return __rt::fail(
-                    5,
-                    &ERROR_SITES[4],
-                    rec_at,
-                    rec_at,
-                    total.unwrap_or(u64::MAX),
-                    __at_records.saturating_add(end),
-                    usize::try_from(index).unwrap_or(usize::MAX),
-                );
-            }
-        };
-        let __body: u64 = total.saturating_sub(4u64);
-        match u64::from(rec.id()) {
-            1u64 => {
-                if __body < 8u64 {
-                    return __rt::fail(
-                        6,
-                        &ERROR_SITES[5],
-                        rec_at,
-                        __body,
-                        8u64,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-                __n_configs = __n_configs.saturating_add(1);
-            }
-            2u64 => {
-                if __body < 4u64 {
-                    return __rt::fail(
-                        7,
-                        &ERROR_SITES[6],
-                        rec_at,
-                        __body,
-                        4u64,
-                        0,
-                        usize::try_from(index).unwrap_or(usize::MAX),
-                    );
-                }
-                __n_streams = __n_streams.saturating_add(1);
-            }
-            _ => {}
-        }
-        let rec_end: u64 = pos.saturating_add(total);
-        let next: u64 = rec_end;
-        Ok((rec, next, __n_configs, __n_streams))
-    }
+    /// The typed collections of stream `records`, in the schema's order: the value of its
+    /// type field that selects each, the bytes its body's struct needs, and the check a
+    /// shorter body fails. A walk finds a record's row by its type
+    /// (`__rt::typed_layout`), whatever the number of rows.
+    const RECORDS_LAYOUTS: [__rt::TypedLayout; 2] = [
+        __rt::TypedLayout {
+            value: 1u64,
+            body_bytes: 8u64,
+            site: &ERROR_SITES[5],
+        },
+        __rt::TypedLayout {
+            value: 2u64,
+            body_bytes: 4u64,
+            site: &ERROR_SITES[6],
+        },
+    ];
     /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`, with `cop-unknown-action`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn check_cop_unknown_action(
-        mut index: u64,
-        mut __deferred: Option<__rt::Deferred>,
-        rec_at: u64,
-        rec: Action<'a>,
-        next: u64,
-    ) -> Result<(u64, u64, Option<__rt::Deferred>), __rt::Deferred> {
-        if __deferred.is_none() {
-            let _ = (&rec, rec_at, index);
-            if let Err(d) = (|| -> Result<(), __rt::Deferred> {
-                // cop-unknown-action: `id <= DA_LAST`.
-                {
-                    let lhs: u64 = u64::from(rec.id());
-                    let rhs: u64 = u64::from(DA_LAST);
-                    if lhs > rhs {
-                        return __rt::fail(
-                            8,
-                            &ERROR_SITES[7],
-                            rec_at,
-                            lhs,
-                            rhs,
-                            0,
-                            usize::try_from(index).unwrap_or(usize::MAX),
-                        );
-                    }
-                }
-                // when `id == DA_RESERVED`:
-                if u64::from(rec.id()) == u64::from(DA_RESERVED) {
-                    // cop-bad-padding: `reserved == 0 && param == 0`.
-                    {
-                        let holds: bool = (u64::from(rec.reserved()) == 0u64)
-                            && (u64::from(rec.param()) == 0u64);
-                        if !holds {
-                            return __rt::fail(
-                                9,
-                                &ERROR_SITES[8],
-                                rec_at,
-                                0,
-                                0,
-                                0,
-                                usize::try_from(index).unwrap_or(usize::MAX),
-                            );
-                        }
-                    }
-                }
-                Ok(())
-            })() {
-                __deferred = Some(d);
-            }
-        }
-        index = index.saturating_add(1);
-        let pos: u64 = next;
-        Ok((pos, index, __deferred))
-    }
-    /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_cop_stream_out_of_bounds_2(
         buf: &'a [u8],
         actions: &'a [u8],
         __at_records: u64,
-    ) -> Result<(u64, u64, u64), __rt::Deferred> {
+        __counts_records: &mut [u64; 2],
+    ) -> Result<(u64, Option<__rt::Deferred>), __rt::Deferred> {
         let bytes: &'a [u8] = actions;
         let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
         let mut pos: u64 = 0;
         let mut index: u64 = 0;
-        let mut __n_configs: u64 = 0;
-        let mut __n_streams: u64 = 0;
         let mut __deferred: Option<__rt::Deferred> = None;
         loop {
             let rec_at: u64 = __at_records.saturating_add(pos);
             if pos >= end {
                 break;
             }
-            #[allow(clippy::type_complexity)]
-            let (
-                rec,
-                next,
-                __updated_n_configs,
-                __updated_n_streams,
-            ): (Action<'a>, u64, u64, u64) = match Self::check_cop_stream_out_of_bounds(
+            let raw: &'a [u8; 4] = match __rt::chunk_at::<4>(bytes, pos) {
+                Some(r) => r,
+                None => {
+                    return __rt::fail(
+                        4,
+                        &ERROR_SITES[3],
+                        rec_at,
+                        rec_at,
+                        4u64,
+                        __at_records.saturating_add(end),
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+            };
+            let rec: Action<'a> = Action {
+                raw,
                 buf,
-                __at_records,
-                bytes,
-                end,
-                pos,
-                index,
-                __n_configs,
-                __n_streams,
-                rec_at,
-            ) {
-                Ok(v) => v,
-                Err(d) => return Err(d.into_report()),
+                index: u32::try_from(index).unwrap_or(u32::MAX),
             };
-            __n_configs = __updated_n_configs;
-            __n_streams = __updated_n_streams;
-            #[allow(clippy::type_complexity)]
-            let (
-                __updated_pos,
-                __updated_index,
-                __updated_deferred,
-            ): (u64, u64, Option<__rt::Deferred>) = match Self::check_cop_unknown_action(
-                index,
-                __deferred,
-                rec_at,
-                rec,
-                next,
-            ) {
-                Ok(v) => v,
-                Err(d) => return Err(d.into_report()),
+            let _ = &rec;
+            let size: Option<u64> = (|| -> Option<u64> {
+                Some(
+                    if u64::from(rec.id()) == u64::from(DA_CONFIG) {
+                        8u64
+                    } else {
+                        if u64::from(rec.id()) == u64::from(DA_CMD_STREAM) {
+                            (u64::from(rec.reserved())
+                                .checked_shl(u32::try_from(16u64).ok()?)?
+                                | u64::from(rec.param()))
+                                .checked_mul(4u64)?
+                        } else {
+                            0u64
+                        }
+                    },
+                )
+            })();
+            let total: Option<u64> = size.and_then(|b| b.checked_add(4u64));
+            let total: u64 = match total.filter(|t| *t <= end.saturating_sub(pos)) {
+                Some(t) => t,
+                None => {
+                    return __rt::fail(
+                        5,
+                        &ERROR_SITES[4],
+                        rec_at,
+                        rec_at,
+                        total.unwrap_or(u64::MAX),
+                        __at_records.saturating_add(end),
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
             };
-            pos = __updated_pos;
-            index = __updated_index;
-            __deferred = __updated_deferred;
+            if let Some((__k, __row)) = __rt::typed_layout(
+                &Self::RECORDS_LAYOUTS,
+                u64::from(rec.id()),
+            ) {
+                let __body: u64 = total.saturating_sub(4u64);
+                let __body_bytes: u64 = __row.body_bytes;
+                if __body < __body_bytes {
+                    return __rt::fail(
+                        __row.site.id,
+                        __row.site,
+                        rec_at,
+                        __body,
+                        __body_bytes,
+                        0,
+                        usize::try_from(index).unwrap_or(usize::MAX),
+                    );
+                }
+                if let Some(c) = __counts_records.get_mut(__k) {
+                    *c = c.saturating_add(1);
+                }
+            }
+            let rec_end: u64 = pos.saturating_add(total);
+            let next: u64 = rec_end;
+            if __deferred.is_none() {
+                let _ = (&rec, rec_at, index);
+                if let Err(d) = (|| -> Result<(), __rt::Deferred> {
+                    // cop-unknown-action: `id <= DA_LAST`.
+                    {
+                        let lhs: u64 = u64::from(rec.id());
+                        let rhs: u64 = u64::from(DA_LAST);
+                        if lhs > rhs {
+                            return __rt::fail(
+                                8,
+                                &ERROR_SITES[7],
+                                rec_at,
+                                lhs,
+                                rhs,
+                                0,
+                                usize::try_from(index).unwrap_or(usize::MAX),
+                            );
+                        }
+                    }
+                    // when `id == DA_RESERVED`:
+                    if u64::from(rec.id()) == u64::from(DA_RESERVED) {
+                        // cop-bad-padding: `reserved == 0 && param == 0`.
+                        {
+                            let holds: bool = (u64::from(rec.reserved()) == 0u64)
+                                && (u64::from(rec.param()) == 0u64);
+                            if !holds {
+                                return __rt::fail(
+                                    9,
+                                    &ERROR_SITES[8],
+                                    rec_at,
+                                    0,
+                                    0,
+                                    0,
+                                    usize::try_from(index).unwrap_or(usize::MAX),
+                                );
+                            }
+                        }
+                    }
+                    Ok(())
+                })() {
+                    __deferred = Some(d);
+                }
+            }
+            index = index.saturating_add(1);
+            pos = next;
         }
-        if let Some(d) = __deferred {
-            return Err(d.into_report());
-        }
-        Ok((index, __n_configs, __n_streams))
+        Ok((index, __deferred))
     }
     /// Part of [`Self::validate_as`]: the header and the places it gives: `cop-bad-magic`, `cop-truncated`, in schema order.
     #[inline(always)]
@@ -502,16 +435,42 @@ impl<'a> Cop1<'a> {
         };
         Ok(actions)
     }
+    /// Part of [`Self::validate_as`]: `records` and its records: `cop-stream-out-of-bounds`, in schema order.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn check_records(
+        buf: &'a [u8],
+        actions: &'a [u8],
+        __at_records: u64,
+        __counts_records: &mut [u64; 2],
+    ) -> Result<(), __rt::Deferred> {
+        // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
+        let __count_records: u64 = {
+            #[allow(clippy::type_complexity)]
+            let (index, __deferred): (u64, Option<__rt::Deferred>) = match Self::check_cop_unknown_action(
+                buf,
+                actions,
+                __at_records,
+                __counts_records,
+            ) {
+                Ok(v) => v,
+                Err(d) => return Err(d.into_report()),
+            };
+            if let Some(d) = __deferred {
+                return Err(d.into_report());
+            }
+            index
+        };
+        let _ = (__at_records, __count_records);
+        Ok(())
+    }
     /// Part of [`Self::validate_as`]: the places of the parts read next, and rules over the whole file: `cop-missing-config`, `cop-duplicate-action`, `cop-missing-stream`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_rules(
-        __count_configs: u64,
-        __count_streams: u64,
-    ) -> Result<(), __rt::Deferred> {
+    fn check_rules(__counts_records: &[u64; 2]) -> Result<(), __rt::Deferred> {
         // cop-missing-config: `count(configs) >= 1`.
         {
-            let lhs: u64 = __count_configs;
+            let lhs: u64 = __counts_records[0];
             let rhs: u64 = 1u64;
             if lhs < rhs {
                 return __rt::fail(10, &ERROR_SITES[9], 0, lhs, rhs, 0, 0);
@@ -519,7 +478,7 @@ impl<'a> Cop1<'a> {
         }
         // cop-duplicate-action: `count(configs) <= 1`.
         {
-            let lhs: u64 = __count_configs;
+            let lhs: u64 = __counts_records[0];
             let rhs: u64 = 1u64;
             if lhs > rhs {
                 return __rt::fail(11, &ERROR_SITES[10], 0, lhs, rhs, 0, 0);
@@ -527,7 +486,7 @@ impl<'a> Cop1<'a> {
         }
         // cop-missing-stream: `count(streams) >= 1`.
         {
-            let lhs: u64 = __count_streams;
+            let lhs: u64 = __counts_records[1];
             let rhs: u64 = 1u64;
             if lhs < rhs {
                 return __rt::fail(12, &ERROR_SITES[11], 0, lhs, rhs, 0, 0);
@@ -535,7 +494,7 @@ impl<'a> Cop1<'a> {
         }
         // cop-duplicate-action: `count(streams) <= 1`.
         {
-            let lhs: u64 = __count_streams;
+            let lhs: u64 = __counts_records[1];
             let rhs: u64 = 1u64;
             if lhs > rhs {
                 return __rt::fail(11, &ERROR_SITES[10], 0, lhs, rhs, 0, 0);
@@ -576,15 +535,12 @@ impl<'a> Cop1<'a> {
             Err(d) => return Err(d.into_report()),
         };
         let __at_records: u64 = u64::from(MAGIC_BYTES);
-        // cop-stream-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
-        let (__count_records, __count_configs, __count_streams): (u64, u64, u64) = {
-            match Self::check_cop_stream_out_of_bounds_2(buf, actions, __at_records) {
-                Ok(v) => v,
-                Err(d) => return Err(d.into_report()),
-            }
+        let mut __counts_records: [u64; 2] = [0; 2];
+        match Self::check_records(buf, actions, __at_records, &mut __counts_records) {
+            Ok(v) => v,
+            Err(d) => return Err(d.into_report()),
         };
-        let _ = (__at_records, __count_records, __count_configs, __count_streams);
-        match Self::check_rules(__count_configs, __count_streams) {
+        match Self::check_rules(&__counts_records) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };

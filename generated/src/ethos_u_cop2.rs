@@ -492,15 +492,15 @@ impl<'a> Cop2<'a> {
     fn check_records(
         buf: &'a [u8],
         actions: &'a [u8],
-    ) -> Result<(u64, u64), __rt::Deferred> {
-        let __at_records: u64 = u64::from(HEADER_BYTES);
+        __at_records: u64,
+        __counts_records: &mut [u64; 1],
+    ) -> Result<(), __rt::Deferred> {
         // cop2-action-out-of-bounds: the records of stream `records` fill range `actions`: each header and body inside it. The checks of `for_each: records` run on each record as the walk goes; the first that fails is reported once the walk has checked every record.
-        let (__count_records, __count_streams): (u64, u64) = {
+        let __count_records: u64 = {
             let bytes: &'a [u8] = actions;
             let end: u64 = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
             let mut pos: u64 = 0;
             let mut index: u64 = 0;
-            let mut __n_streams: u64 = 0;
             let mut __deferred: Option<__rt::Deferred> = None;
             loop {
                 let rec_at: u64 = __at_records.saturating_add(pos);
@@ -543,20 +543,21 @@ impl<'a> Cop2<'a> {
                         );
                     }
                 };
-                let __body: u64 = total.saturating_sub(8u64);
                 if u64::from(rec.kind()) == 1u64 {
-                    if __body < 24u64 {
+                    let __body: u64 = total.saturating_sub(8u64);
+                    let __body_bytes: u64 = 24u64;
+                    if __body < __body_bytes {
                         return __rt::fail(
                             7,
                             &ERROR_SITES[6],
                             rec_at,
                             __body,
-                            24u64,
+                            __body_bytes,
                             0,
                             usize::try_from(index).unwrap_or(usize::MAX),
                         );
                     }
-                    __n_streams = __n_streams.saturating_add(1);
+                    __counts_records[0] = __counts_records[0].saturating_add(1);
                 }
                 let rec_end: u64 = pos.saturating_add(total);
                 let next: u64 = rec_end;
@@ -590,18 +591,18 @@ impl<'a> Cop2<'a> {
             if let Some(d) = __deferred {
                 return Err(d.into_report());
             }
-            (index, __n_streams)
+            index
         };
-        let _ = (__at_records, __count_records, __count_streams);
-        Ok((__at_records, __count_streams))
+        let _ = (__at_records, __count_records);
+        Ok(())
     }
     /// Part of [`Self::validate_as`]: the places of the parts read next, and rules over the whole file: `cop-missing-stream`, `cop-duplicate-action`, in schema order.
     #[inline(always)]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    fn check_rules(__count_streams: u64) -> Result<(), __rt::Deferred> {
+    fn check_rules(__counts_records: &[u64; 1]) -> Result<(), __rt::Deferred> {
         // cop-missing-stream: `count(streams) >= 1`.
         {
-            let lhs: u64 = __count_streams;
+            let lhs: u64 = __counts_records[0];
             let rhs: u64 = 1u64;
             if lhs < rhs {
                 return __rt::fail(9, &ERROR_SITES[8], 0, lhs, rhs, 0, 0);
@@ -609,7 +610,7 @@ impl<'a> Cop2<'a> {
         }
         // cop-duplicate-action: `count(streams) <= 1`.
         {
-            let lhs: u64 = __count_streams;
+            let lhs: u64 = __counts_records[0];
             let rhs: u64 = 1u64;
             if lhs > rhs {
                 return __rt::fail(10, &ERROR_SITES[9], 0, lhs, rhs, 0, 0);
@@ -802,15 +803,13 @@ impl<'a> Cop2<'a> {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        #[allow(clippy::type_complexity)]
-        let (__at_records, __count_streams): (u64, u64) = match Self::check_records(
-            buf,
-            actions,
-        ) {
+        let __at_records: u64 = u64::from(HEADER_BYTES);
+        let mut __counts_records: [u64; 1] = [0; 1];
+        match Self::check_records(buf, actions, __at_records, &mut __counts_records) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };
-        match Self::check_rules(__count_streams) {
+        match Self::check_rules(&__counts_records) {
             Ok(v) => v,
             Err(d) => return Err(d.into_report()),
         };

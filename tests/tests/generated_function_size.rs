@@ -299,6 +299,43 @@ fn more_checks_per_record_are_cut_too() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A record stream of many typed layouts, as a format with a record type per chunk kind
+/// has (PNG names about twenty): `tests/schemas/tlv.yaml` with 60 more, each with a check of
+/// its own and its `count()` asked. The walk looks a record's type up in one constant table
+/// (`__rt::typed_layout`), whatever the number of layouts; it once had a `match` arm and a
+/// counter per layout (12 layouts: a 359-line `validate_as`; 60: 1,350 lines).
+#[test]
+fn a_stream_of_many_typed_layouts_stays_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("schemas/tlv.yaml")).unwrap();
+    let n = 60;
+    let structs: String = (0..n)
+        .map(|k| format!("  L{k}:\n    size: 4\n    fields:\n      - {{ name: a, type: u16 }}\n      - {{ name: b, type: u16 }}\n"))
+        .collect();
+    let layouts: String = (0..n)
+        .map(|k| format!("        l{k}s: {{ type: {}, record: L{k} }}\n", 100 + k))
+        .collect();
+    let steps: String = (0..n)
+        .map(|k| format!("    - for_each: l{k}s\n      validate:\n        - {{ code: l{k}-a-above-b, assert: \"a <= b\", field: a }}\n    - {{ code: l{k}-too-many, assert: \"count(l{k}s) <= 4\", field: header.record_count }}\n"))
+        .collect();
+    let anchors = [
+        "\nfile:\n",
+        "        points: { type: KIND_POINT, record: Point }\n",
+        "  writer:\n",
+    ];
+    assert!(anchors.iter().all(|a| text.contains(a)), "tlv.yaml changed");
+    let grown = text
+        .replacen(anchors[0], &format!("\n{structs}\nfile:\n"), 1)
+        .replacen(anchors[1], &format!("{}{layouts}", anchors[1]), 1)
+        .replacen(anchors[2], &format!("{steps}{}", anchors[2]), 1);
+    let code = generate_text("layouts", "tlv.yaml", &grown);
+    let long = over_limit(&code);
+    assert!(long.is_empty(), "{long:?}");
+    // One table of 62 rows, looked up once per record.
+    assert!(code.contains("const RECORDS_LAYOUTS: [__rt::TypedLayout; 62]"));
+    assert_eq!(code.matches("__rt::typed_layout(").count(), 1);
+}
+
 /// The schemas (`*.yaml`) in these folders of the repository (relative to `tests/`), in
 /// path order.
 fn schemas_in(dirs: &[&str]) -> Vec<std::path::PathBuf> {

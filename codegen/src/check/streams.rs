@@ -27,6 +27,17 @@ pub fn type_field(c: &Checked, s: &Stream) -> Option<(u64, crate::schema::IntTy,
     }
 }
 
+/// The typed collections of stream `s` a walk counts, in the schema's order: each with its
+/// type value and the bytes its body's struct needs. `count(collection)` reads slot `k` of
+/// the walk's counts array (`counts_var`).
+#[must_use]
+pub fn kept_layouts<'s>(c: &Checked, s: &'s Stream) -> Vec<(&'s StreamLayout, u64, u64)> {
+    s.layouts
+        .iter()
+        .filter_map(|l| Some((l, layout_value(c, l)?, c.layouts.get(&l.record.text)?.size)))
+        .collect()
+}
+
 /// A layout's type value: a number, a constant or an enum value by name.
 #[must_use]
 pub fn layout_value(c: &Checked, l: &StreamLayout) -> Option<u64> {

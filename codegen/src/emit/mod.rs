@@ -196,6 +196,16 @@ impl ModuleOut {
         self.1.borrow_mut().push(f);
     }
 
+    /// Add an item to the view whose validator is being emitted, unless the same item is
+    /// there already (a table two steps on one stream both need).
+    pub(crate) fn push_helper_once(&self, f: TokenStream) {
+        let text = f.to_string();
+        let mut pending = self.1.borrow_mut();
+        if !pending.iter().any(|x| x.to_string() == text) {
+            pending.push(f);
+        }
+    }
+
     /// The helper functions added since the last call.
     pub(crate) fn take_helpers(&self) -> Vec<TokenStream> {
         std::mem::take(&mut *self.1.borrow_mut())
@@ -252,6 +262,48 @@ fn sites_table(sites: &SiteList) -> TokenStream {
 /// `__rt::fail` with the check's entry of `ERROR_SITES` (its number, code, field, offset,
 /// detail shape) and the run-time numbers, so no `Error` is built inline.
 pub(crate) fn fail(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> TokenStream {
+    fail_parts(sites, code, b, d).tokens()
+}
+
+/// A failed check's parts: its site (numbered by the model) and the run-time numbers
+/// `__rt::fail` is handed.
+pub(crate) struct Fail {
+    /// The site's number (`ErrorSite::id`).
+    pub id: Literal,
+    /// Its index in `ERROR_SITES`.
+    pub index: Literal,
+    /// `base`, `a`, `b`, `c` and the record index.
+    pub args: [TokenStream; 5],
+}
+
+impl Fail {
+    /// The `__rt::fail` call.
+    pub(crate) fn tokens(&self) -> TokenStream {
+        let (id, k) = (&self.id, &self.index);
+        let [base, a, b, c, index] = &self.args;
+        quote! {
+            __rt::fail(#id, &ERROR_SITES[#k], #base, #a, #b, #c, #index)
+        }
+    }
+
+    /// The `__rt::fail` call with a site chosen at run time (`site`, an `&ErrorSite`, from a
+    /// constant table), all else the same.
+    pub(crate) fn tokens_at(&self, site: &TokenStream) -> TokenStream {
+        let [base, a, b, c, index] = &self.args;
+        quote! {
+            __rt::fail(#site.id, #site, #base, #a, #b, #c, #index)
+        }
+    }
+
+    /// `&ERROR_SITES[k]`: the site, for a constant table.
+    pub(crate) fn site(&self) -> TokenStream {
+        let k = &self.index;
+        quote!(&ERROR_SITES[#k])
+    }
+}
+
+/// [`fail`]'s parts.
+pub(crate) fn fail_parts(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> Fail {
     let zero = quote!(0);
     let (shape, a, bv, c) = match d {
         Det::None => (Shape::None, zero.clone(), zero.clone(), zero),
@@ -302,10 +354,10 @@ pub(crate) fn fail(sites: &ModuleOut, code: &str, b: &Blame, d: Det) -> TokenStr
         offset,
         shape,
     });
-    let id = Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX));
-    let k = Literal::usize_unsuffixed(k);
-    quote! {
-        __rt::fail(#id, &ERROR_SITES[#k], #base, #a, #bv, #c, #index)
+    Fail {
+        id: Literal::u16_unsuffixed(u16::try_from(k + 1).unwrap_or(u16::MAX)),
+        index: Literal::usize_unsuffixed(k),
+        args: [base, a, bv, c, index],
     }
 }
 
@@ -428,6 +480,11 @@ impl Em<'_> {
     /// A failed check's expression ([`fail`]), its site registered in this module's list.
     pub(crate) fn fail(&self, code: &str, b: &Blame, d: Det) -> TokenStream {
         fail(self.sites, code, b, d)
+    }
+
+    /// [`Em::fail`]'s parts (for a table of sites).
+    pub(crate) fn fail_parts(&self, code: &str, b: &Blame, d: Det) -> Fail {
+        fail_parts(self.sites, code, b, d)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Emission of `first(collection)`, `last(collection)`, `first_body(collection)` and
 //! `last_body(collection)` (`check/positions.rs`): the walk's per-collection `Option<u64>`s
-//! and the reads of them in expressions.
+//! and the reads of them in expressions; and `count(collection)` of a stream's typed
+//! collection, a slot of the counts array its walk fills.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -50,6 +51,23 @@ pub fn used(c: &Checked) -> Vec<(&'static str, String)> {
     out
 }
 
+/// The collections whose `count()` some validation step asks (a walk hands on the counts of
+/// these only).
+#[must_use]
+pub fn counted(c: &Checked) -> Vec<String> {
+    let mut es = Vec::new();
+    step_exprs(c, &c.schema.file.validate, &mut es);
+    let mut out: Vec<String> = Vec::new();
+    for e in es {
+        for (f, n) in e.expr.named_calls() {
+            if f == "count" && !out.iter().any(|x| x == n) {
+                out.push(n.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// The variable that holds the first (`f`: `first`) or last (`last`) record's index of
 /// collection `name` (an `Option<u64>` bound by the `stream_fits` step).
 pub(crate) fn var(f: &str, name: &str) -> proc_macro2::Ident {
@@ -95,15 +113,28 @@ pub fn walk_tokens(c: &Checked, name: &str) -> Vec<(proc_macro2::Ident, TokenStr
                 quote!(rec_at.saturating_add(#hs))
             };
             let set = if *f == NAME || *f == FIRST_BODY {
-                quote! {
-                    if #v.is_none() {
-                        #v = Some(#value);
-                    }
-                }
+                quote!(#v = #v.or(Some(#value));)
             } else {
                 quote!(#v = Some(#value);)
             };
             (v.clone(), quote!(let mut #v: Option<u64> = None;), set)
         })
         .collect()
+}
+
+/// The array of stream `s`'s typed collections' counts, declared before its walk: slot `k`
+/// is its `k`-th kept layout's (`check::streams::kept_layouts`).
+pub(crate) fn counts_var(s: &crate::schema::streams::Stream) -> proc_macro2::Ident {
+    format_ident!("__counts_{}", s.name.text)
+}
+
+/// `count(collection)` of a typed collection of a stream: its slot of the walk's counts.
+pub(crate) fn layout_count(c: &Checked, name: &str) -> Option<TokenStream> {
+    c.schema.file.streams.iter().find_map(|s| {
+        let k = crate::check::streams::kept_layouts(c, s)
+            .iter()
+            .position(|(l, _, _)| l.collection.text == name)?;
+        let (v, k) = (counts_var(s), crate::emit::lit_usize(k as u64));
+        Some(quote!(#v[#k]))
+    })
 }

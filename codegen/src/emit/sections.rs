@@ -485,8 +485,11 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
 pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) -> TokenStream {
     match (f, args) {
         ("count", [Expr::Ref(p)]) => {
-            let v = format_ident!("__count_{}", p.first().map_or("missing", |s| s.as_str()));
-            quote!(#v)
+            let name = p.first().map_or("missing", |s| s.as_str());
+            crate::emit::positions::layout_count(em.c, name).unwrap_or_else(|| {
+                let v = format_ident!("__count_{}", name);
+                quote!(#v)
+            })
         }
         (
             crate::expr::NAME

@@ -66,7 +66,7 @@ impl Binding {
 
 /// The helper names of one `impl`: `base`, else `base_2`, `base_3`, ... (sets, so naming
 /// `n` helpers is about `n` lookups).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct HelperNames {
     taken: std::collections::HashSet<String>,
     next: std::collections::HashMap<String, usize>,
@@ -166,9 +166,13 @@ impl Splitter {
             };
             let stmts: Vec<TokenStream> =
                 block.stmts.iter().map(ToTokens::to_token_stream).collect();
+            // A cut no shorter is dropped, with the helpers it made and their names.
+            let kept = (self.helpers.borrow().len(), self.names.borrow().clone());
             let cut = self.block(stmts, None, env.to_vec(), false, true, None);
             let cut_lines = lines_of(&cut);
             if cut_lines >= lines {
+                self.helpers.borrow_mut().truncate(kept.0);
+                *self.names.borrow_mut() = kept.1;
                 break;
             }
             (body, lines) = (cut, cut_lines);

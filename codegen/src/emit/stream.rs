@@ -465,32 +465,18 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
     };
     let ty = type_tokens(em, s);
     let mut counters = Vec::new();
-    let mut arms = Vec::new();
-    let mut ifs = Vec::new();
-    let mut counts = Vec::new();
     let mut firsts = Vec::new();
-    let mut any_sized = false;
-    for l in &s.layouts {
-        let (Some(v), Some(n)) = (
-            layout_value(em.c, l),
-            em.c.layouts.get(&l.record.text).map(|x| x.size),
-        ) else {
-            continue;
-        };
-        let var = format_ident!("__n_{}", l.collection.text);
-        let cnt = format_ident!("__count_{}", l.collection.text);
-        let v = lit_u64(v);
-        // A layout of no bytes (`fields: []`) fits every body: its site stays (the
-        // interpreter registers it too), its comparison would always pass.
-        let sized = n > 0;
-        any_sized |= sized;
-        let n = lit_u64(n);
-        let f = em.fail(
+    // Each typed collection: its slot in the counts array, its type value and body size,
+    // the site of a body too short for it, and what `first()`/`last()` of it keep.
+    let mut rows = Vec::new();
+    let kept = crate::check::streams::kept_layouts(em.c, s);
+    for (k, (l, v, n)) in kept.iter().enumerate() {
+        let f = em.fail_parts(
             code,
             &Blame::record(sn, idx(), l.collection.text.clone(), quote!(rec_at), hs),
             Det::Compare(
                 Opd::Val(quote!(__body)),
-                Opd::Val(quote!(#n)),
+                Opd::Val(quote!(__body_bytes)),
                 [
                     "body bytes".to_string(),
                     "<".to_string(),
@@ -498,10 +484,9 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 ],
             ),
         );
-        counters.push(quote!(let mut #var: u64 = 0;));
         // `first(collection)` and `last(collection)` (`check/positions.rs`): the index of its
         // first and last record, when asked.
-        let first: Vec<TokenStream> = crate::emit::positions::walk_tokens(em.c, &l.collection.text)
+        let sets: Vec<TokenStream> = crate::emit::positions::walk_tokens(em.c, &l.collection.text)
             .into_iter()
             .map(|(v, decl, set)| {
                 counters.push(decl);
@@ -509,26 +494,18 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 set
             })
             .collect();
-        let short = sized.then(|| {
-            quote! {
-                if __body < #n {
-                    return #f;
-                }
-            }
-        });
-        let body = quote! {
-            #short
-            #var = #var.saturating_add(1);
-            #(#first)*
-        };
-        arms.push(quote! {
-            #v => {
-                #body
-            }
-        });
-        ifs.push((v, body));
-        counts.push((cnt, var));
+        rows.push((lit_usize(k as u64), lit_u64(*v), lit_u64(*n), f, sets));
     }
+    let slots = lit_usize(kept.len() as u64);
+    // The counts of the typed collections, kept when some step asks one (`count()`).
+    let counted = crate::emit::positions::counted(em.c);
+    let counting = kept
+        .iter()
+        .any(|(l, _, _)| counted.contains(&l.collection.text));
+    // (Declared before the walk, in the function that reads it: an array is lent to the
+    // helpers a long walk is cut into, so the walk itself may move into one.)
+    let counts = crate::emit::positions::counts_var(s);
+    let counts_decl = counting.then(|| quote!(let mut #counts: [u64; #slots] = [0; #slots];));
     // Nested records (`nested: true`): a record past `max_depth` fails; the ends of the
     // levels the walk is inside are on a fixed stack (the current level's is `end`).
     let nest = depth(s).map(|d| {
@@ -552,26 +529,86 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         );
         (lit_usize(d), f)
     });
-    let body_len = any_sized.then(|| quote!(let __body: u64 = total.saturating_sub(#hs64);));
-    let layout_check = match (&ty, arms.len()) {
-        (Some(_), 0) | (None, _) => quote!(),
-        // One layout: an `if`, not a one-arm `match`.
-        (Some(ty), 1) => {
-            let (v, body) = &ifs[0];
+    let layout_check = match (&ty, rows.as_slice()) {
+        (Some(_), []) | (None, _) => quote!(),
+        // One layout: an `if`.
+        (Some(ty), [(_, v, n, f, sets)]) => {
+            // A layout of no bytes (`fields: []`) fits every body: its site stays (the
+            // interpreter registers it too), its comparison would always pass.
+            let f = f.tokens();
+            let short = (kept.first().is_some_and(|x| x.2 > 0)).then(|| {
+                quote! {
+                    let __body_bytes: u64 = #n;
+                    if __body < __body_bytes {
+                        return #f;
+                    }
+                }
+            });
+            let count = counting.then(|| quote!(#counts[0] = #counts[0].saturating_add(1);));
             quote! {
-                #body_len
                 if #ty == #v {
-                    #body
+                    let __body: u64 = total.saturating_sub(#hs64);
+                    #short
+                    #count
+                    #(#sets)*
                 }
             }
         }
-        (Some(ty), _) => quote! {
-            #body_len
-            match #ty {
-                #(#arms)*
-                _ => {}
+        // Several: one constant table, looked up by the type value (the first row that has
+        // it), whatever their number; a body shorter than its row's size fails at the row's
+        // site.
+        (Some(ty), _) => {
+            let entries = rows.iter().map(|(_, v, n, f, _)| {
+                let site = f.site();
+                quote!(__rt::TypedLayout { value: #v, body_bytes: #n, site: #site })
+            });
+            let marks = rows
+                .iter()
+                .filter(|r| !r.4.is_empty())
+                .map(|(k, _, _, _, sets)| {
+                    quote! {
+                        if __k == #k {
+                            #(#sets)*
+                        }
+                    }
+                });
+            // Every row's failure differs only in its site.
+            let f = rows
+                .first()
+                .map(|r| r.3.tokens_at(&quote!(__row.site)))
+                .unwrap_or_default();
+            let doc = crate::emit::doc::lines(&format!(
+                "The typed collections of stream `{sn}`, in the schema's order: the value of its\ntype field that selects each, the bytes its body's struct needs, and the check a\nshorter body fails. A walk finds a record's row by its type\n(`__rt::typed_layout`), whatever the number of rows."
+            ));
+            let table = format_ident!("{}_LAYOUTS", sn.to_uppercase());
+            em.sites.push_helper_once(quote! {
+                #doc
+                const #table: [__rt::TypedLayout; #slots] = [#(#entries),*];
+            });
+            let count = counting.then(|| {
+                quote! {
+                    if let Some(c) = #counts.get_mut(__k) {
+                        *c = c.saturating_add(1);
+                    }
+                }
+            });
+            let k = if counting || rows.iter().any(|r| !r.4.is_empty()) {
+                quote!(__k)
+            } else {
+                quote!(_)
+            };
+            quote! {
+                if let Some((#k, __row)) = __rt::typed_layout(&Self::#table, #ty) {
+                    let __body: u64 = total.saturating_sub(#hs64);
+                    let __body_bytes: u64 = __row.body_bytes;
+                    if __body < __body_bytes {
+                        return #f;
+                    }
+                    #count
+                    #(#marks)*
+                }
             }
-        },
+        }
     };
     let open_end = match &s.end {
         Some(_) => {
@@ -911,15 +948,12 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             }
         })
     });
+    // The stream's count and each `first()` (its typed collections' counts are in the array
+    // declared before the walk).
     let cnt_names: Vec<_> = std::iter::once(format_ident!("__count_{}", sn))
-        .chain(counts.iter().map(|c| c.0.clone()))
         .chain(firsts.iter().cloned())
         .collect();
     let cnt_vals: Vec<_> = std::iter::once(quote!(index))
-        .chain(counts.iter().map(|c| {
-            let v = &c.1;
-            quote!(#v)
-        }))
         .chain(firsts.iter().map(|v| quote!(#v)))
         .collect();
     // One count alone (a stream without typed collections or `first()`): no parentheses
@@ -927,7 +961,6 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
     // The counts are `u64`s, each `first()` an `Option<u64>` (declared, so that
     // `split.rs` may hand them to a helper).
     let cnt_tys: Vec<TokenStream> = std::iter::once(quote!(u64))
-        .chain(counts.iter().map(|_| quote!(u64)))
         .chain(firsts.iter().map(|_| quote!(Option<u64>)))
         .collect();
     let (cnt_pat, cnt_tuple) = match (cnt_names.as_slice(), cnt_vals.as_slice()) {
@@ -968,6 +1001,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
     quote! {
         let #at: u64 = #start;
         #first_bind
+        #counts_decl
         #[doc = #comment]
         let #cnt_pat = {
             // The record's bindings are typed (borrowing the buffer for as long as the view
