@@ -336,6 +336,40 @@ fn a_stream_of_many_typed_layouts_stays_short() {
     assert_eq!(code.matches("__rt::typed_layout(").count(), 1);
 }
 
+/// A header that locates many records (a format of fixed sub-headers, each at an offset the
+/// header holds), each checked and placed by the writer: 25 to 40 of them. The writer's header
+/// block stores a derived offset per field, and a helper holding it alone takes a parameter
+/// per offset: 30 records once gave a 163-line `write_into_part_1` (a statement is opened
+/// when a helper holding it alone would pass the limit, not only when it is over the budget).
+#[test]
+fn a_header_locating_many_records_is_cut_for_its_writer_too() {
+    for n in [25, 30, 35, 40] {
+        many_located_records(n);
+    }
+}
+
+fn many_located_records(n: usize) {
+    let fields: String = (0..n)
+        .map(|k| format!("      - {{ name: off{k}, type: u32 }}\n"))
+        .collect();
+    let records: String = (0..n)
+        .map(|k| format!("    r{k}: {{ struct: Rec, at: header.off{k} }}\n"))
+        .collect();
+    let steps: String = (0..n)
+        .map(|k| format!("    - {{ code: r{k}-outside, record_fits: r{k}, within: len }}\n    - {{ code: r{k}-big, assert: \"r{k}.a <= 100\", field: r{k}.a }}\n"))
+        .collect();
+    let order: Vec<String> = (0..n).map(|k| format!("r{k}")).collect();
+    let schema = format!(
+        "schema: manyrec\nconstants:\n  MAGIC: 0x31234567\nstructs:\n  Header:\n    size: {}\n    fields:\n      - {{ name: magic, type: u32 }}\n{fields}  Rec:\n    size: 4\n    fields:\n      - {{ name: a, type: u32 }}\nfile:\n  name: ManyRec\n  header: {{ struct: Header, code: truncated-header }}\n  records:\n{records}  validate:\n    - {{ code: bad-magic, expect: header.magic, equals: MAGIC }}\n{steps}  writer:\n    align: 4\n    order: [{}]\n",
+        4 + 4 * n,
+        order.join(", ")
+    );
+    let code = generate_text("records", "manyrec.yaml", &schema);
+    assert!(code.contains("pub fn write_into("), "no writer");
+    let long = over_limit(&code);
+    assert!(long.is_empty(), "{n} records: {long:?}");
+}
+
 /// The schemas (`*.yaml`) in these folders of the repository (relative to `tests/`), in
 /// path order.
 fn schemas_in(dirs: &[&str]) -> Vec<std::path::PathBuf> {

@@ -232,7 +232,14 @@ impl Splitter {
         let last = stmts.len().saturating_sub(1);
         for (k, s) in stmts.into_iter().enumerate() {
             let lines = lines_of(&s);
-            let (s, lines) = if lines > BUDGET {
+            // Opened when over the budget, or when a helper holding it alone would pass the
+            // limit with a parameter line per binding it reads (a wide struct's writer reads
+            // a value per field).
+            let reads = uses_of(&s)
+                .iter()
+                .filter(|u| env.iter().any(|b| &b.name == *u))
+                .count();
+            let (s, lines) = if lines > BUDGET || lines + reads + 10 > LIMIT {
                 let s = self.open(s, &env, within);
                 let lines = lines_of(&s);
                 (s, lines)
