@@ -15,8 +15,8 @@
 //! place that is neither one field nor a constant, a table or range it does not lay out) is
 //! refused by [`crate::lower::writer::check`] with a diagnostic that says so.
 //!
-//! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`),
-//! `new`, `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
+//! Emitted (per file or variant): `<File>Spec<'a>` (the inputs and `&'a [<Record>Spec<'a>]`;
+//! `<File>Spec` when it borrows nothing, values alone), `new`, `encoded_len`, `write_into`, `seal` (the checksums of bytes laid out as a directory
 //! says, computed in place) and one function per payload checksum; for a file without a
 //! directory, the typestate builder `<File>Writer` over the spec (`typestate.rs`).
 
@@ -1190,6 +1190,8 @@ fn file_tokens(c: &Checked) -> TokenStream {
     file_fields.extend(dir_fields);
     let decls: Vec<TokenStream> = file_fields.iter().map(SpecField::decl).collect();
     let spec_new = crate::emit::typestate::spec_new(&spec, &file_fields);
+    let spec_a = crate::emit::typestate::spec_lifetime(&file_fields, quote!('a));
+    let spec_any = crate::emit::typestate::spec_lifetime(&file_fields, quote!('_));
     let builder = if crate::check::writer::has_builder(c) {
         crate::emit::typestate::builder(fname, &spec, &file_fields)
     } else {
@@ -1201,12 +1203,12 @@ fn file_tokens(c: &Checked) -> TokenStream {
         #(#entry_specs)*
         #[doc = #fdoc]
         #[derive(Clone, Copy, Debug, PartialEq #eq_file)]
-        pub struct #spec<'a> {
+        pub struct #spec #spec_a {
             #(#decls)*
         }
         #spec_new
         #builder
-        impl #spec<'_> {
+        impl #spec #spec_any {
             #(#place_fns)*
             /// The file's size and the place of each item of the writer's order.
             fn plan(&self) -> Result<#plan_ret, __rt::WriteError> {

@@ -70,14 +70,31 @@ impl SpecField {
     }
 }
 
+/// Whether `<File>Spec` borrows its inputs (a range's bytes, a table's records, a string):
+/// then it is `<File>Spec<'a>`; a spec of values alone (a header and located records) has no
+/// lifetime.
+pub(crate) fn borrows(fields: &[SpecField]) -> bool {
+    fields.iter().any(|f| f.ty.to_string().contains("'a"))
+}
+
+/// `<File>Spec`'s generic arguments: `<'a>` when it borrows, else none.
+pub(crate) fn spec_lifetime(fields: &[SpecField], lt: TokenStream) -> TokenStream {
+    if borrows(fields) {
+        quote!(<#lt>)
+    } else {
+        quote!()
+    }
+}
+
 /// `<File>Spec`'s `new()` and `Default`.
 pub(crate) fn spec_new(spec: &Ident, fields: &[SpecField]) -> TokenStream {
     let inits = fields.iter().map(SpecField::init);
+    let any = spec_lifetime(fields, quote!('_));
     quote! {
-        impl Default for #spec<'_> {
+        impl Default for #spec #any {
             fn default() -> Self { Self::new() }
         }
-        impl #spec<'_> {
+        impl #spec #any {
             /// Every value zero or empty, every optional part left out.
             pub const fn new() -> Self {
                 Self { #(#inits)* }
@@ -145,8 +162,15 @@ pub(crate) fn builder(file: &str, spec: &Ident, fields: &[SpecField]) -> TokenSt
     let doc = format!(
         " The typestate builder of a {file} file: a setter per field of `{spec}`, and `write_into` once every range the file needs is set (an unset one is a compile error). It writes what `{spec}` writes."
     );
+    let a = spec_lifetime(fields, quote!('a));
+    // The builder's `'a` is the spec's; a spec that borrows nothing lends it no bytes.
+    let marker = if borrows(fields) {
+        quote!((#(#params,)*))
+    } else {
+        quote!((&'a (), #(#params,)*))
+    };
     quote! {
-        impl<'a> #spec<'a> {
+        impl<'a> #spec #a {
             /// The typestate writer holding these values.
             pub fn writer(&self) -> #id<'a, #(#set_all),*> {
                 #id { spec: *self, _state: core::marker::PhantomData }
@@ -162,8 +186,8 @@ pub(crate) fn builder(file: &str, spec: &Ident, fields: &[SpecField]) -> TokenSt
         #[derive(Clone, Copy, Debug)]
         #[must_use]
         pub struct #id<'a, #(#params),*> {
-            spec: #spec<'a>,
-            _state: core::marker::PhantomData<(#(#params,)*)>,
+            spec: #spec #a,
+            _state: core::marker::PhantomData<#marker>,
         }
         impl<'a> #id<'a, #(#unset),*> {
             /// A writer with nothing set.
