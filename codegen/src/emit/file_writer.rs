@@ -1176,9 +1176,11 @@ fn file_tokens(c: &Checked) -> TokenStream {
     );
     let write_helpers = splitter.take_helpers();
     let plan_splitter = crate::emit::split::Splitter::writer("plan");
+    // (A header alone: nothing after it moves the cursor.)
+    let cursor_mut = (!plan_steps.is_empty()).then(|| quote!(mut));
     let plan_body = plan_splitter.split(
         quote! {
-            let mut cursor: u64 = #hsize;
+            let #cursor_mut cursor: u64 = #hsize;
             #(#plan_steps)*
             Ok((cursor, [#(#pv),*] #plan_extra))
         },
