@@ -13,3 +13,10 @@ use golden::golden;
 fn three_mistakes_three_diagnostics() {
     golden("knock_on");
 }
+
+/// A file and its stream of one name, both with a writer: their `<X>Spec` and `<X>Writer`
+/// clash, one diagnostic for the pair (two before).
+#[test]
+fn two_generators_of_one_name_one_diagnostic() {
+    golden("knock_on_names");
+}

@@ -945,12 +945,19 @@ pub(crate) fn closed_enums_checked(c: &Checked, d: &mut Diags) {
 /// another variant is added.
 pub(crate) fn generated_names(c: &Checked, d: &mut Diags) {
     let mut seen: Vec<(String, Pos, String)> = Vec::new();
+    // Two generators that clash once clash on every type both make (a writer's `<X>Spec`
+    // and `<X>Writer`): one diagnostic for the pair, one rename mends it.
+    let reported: std::cell::RefCell<Vec<(Pos, Pos)>> = std::cell::RefCell::new(Vec::new());
     let add = |seen: &mut Vec<(String, Pos, String)>,
                name: String,
                pos: Pos,
                what: String,
                d: &mut Diags| {
         if let Some((_, p, w)) = seen.iter().find(|(n, _, _)| *n == name) {
+            if reported.borrow().contains(&(pos, *p)) {
+                return;
+            }
+            reported.borrow_mut().push((pos, *p));
             d.error(
                 pos,
                 format!(

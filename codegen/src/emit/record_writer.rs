@@ -36,10 +36,17 @@ pub(crate) fn write_input(
             quote!(__rt::set(&mut rec, #o, #src.bits().#tob());)
         }
         FieldKind::Array(t, _) => {
-            let w = lit_usize(t.bytes());
+            // Element `k` at `o + k * width` (`o + k` for bytes: clippy's `identity_op`).
+            let at = match t.bytes() {
+                1 => quote!(#o + k),
+                w => {
+                    let w = lit_usize(w);
+                    quote!(#o + k * #w)
+                }
+            };
             quote! {
                 for (k, v) in #src.iter().enumerate() {
-                    __rt::set(&mut rec, #o + k * #w, v.#tob());
+                    __rt::set(&mut rec, #at, v.#tob());
                 }
             }
         }
