@@ -36,13 +36,19 @@ pub(crate) fn write_input(
             quote!(__rt::set(&mut rec, #o, #src.bits().#tob());)
         }
         FieldKind::Array(t, _) => {
-            // Element `k` at `o + k * width` (`o + k` for bytes: clippy's `identity_op`).
-            let at = match t.bytes() {
-                1 => quote!(#o + k),
+            // Element `k` at `o + k * width`, written without a `+ 0` or a `* 1` (clippy's
+            // `identity_op` in the user's crate).
+            let step = match t.bytes() {
+                1 => quote!(k),
                 w => {
                     let w = lit_usize(w);
-                    quote!(#o + k * #w)
+                    quote!(k * #w)
                 }
+            };
+            let at = if at.is_none() && off == 0 {
+                step
+            } else {
+                quote!(#o + #step)
             };
             quote! {
                 for (k, v) in #src.iter().enumerate() {
