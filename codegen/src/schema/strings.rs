@@ -142,7 +142,19 @@ pub(crate) fn default_order(strings: &mut [StringDef], schema_big: bool) {
 /// A `string_fits` or `string_utf8` step.
 pub(crate) fn step(kind: &str, mut sm: MapReader<'_>, d: &mut Diags) -> Option<StrStep> {
     let code = sm.req("code", d).and_then(|n| name(n, "code", d));
-    let target = sm.opt(kind).and_then(|n| name(n, kind, d));
+    // A field path (`header.title`) where a string's name belongs: say what the step takes.
+    let target = sm.opt(kind).and_then(|n| match string(n, kind, d) {
+        Some(t) if t.contains('.') => {
+            d.error(
+                n.pos,
+                format!(
+                    "{kind} `{t}`: takes the name of a string of `strings:` (one located by an offset), not a field; a `str[N]` field's text is `<field>_str()` on its view, which checks UTF-8 when called"
+                ),
+            );
+            None
+        }
+        _ => name(n, kind, d),
+    });
     sm.finish(&[kind, "code"], d);
     let (code, string) = (code?, target?);
     Some(if kind == "string_fits" {
