@@ -273,10 +273,3 @@ fn writer_count_stride() {
 fn dir_writer_variant() {
     golden("dir_writer_variant");
 }
-
-/// A constant and a flag bit not in UPPER_SNAKE: each a `pub const`, each refused at its
-/// name (the user's crate would warn, `non_upper_case_globals`).
-#[test]
-fn constants_and_flag_bits_are_upper_snake() {
-    golden("names_case");
-}

@@ -157,19 +157,6 @@ pub(crate) fn check_flags(f: &Flags, d: &mut Diags) {
         d,
     );
     for b in &f.bits {
-        // Each bit is a `pub const` of the flag set: another case is a warning in the user's
-        // crate (`non_upper_case_globals`), an error under `#![deny(warnings)]`.
-        if !crate::names::upper_snake(&b.name.text) {
-            d.error(
-                b.name.pos,
-                format!(
-                    "bit `{}` of flags `{}`: a flag bit's name is UPPER_SNAKE (`{}`), as its Rust constant's is",
-                    b.name.text,
-                    f.name.text,
-                    b.name.text.to_uppercase()
-                ),
-            );
-        }
         if b.bit >= 8 * f.repr.bytes() {
             d.error(
                 b.bit_pos,
@@ -733,17 +720,6 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
                 format!(
                     "constant `{}`: the generated module defines an item of that name; rename the constant",
                     c.name.text
-                ),
-            );
-        } else if !crate::names::upper_snake(&c.name.text) {
-            // A `pub const` of another case is a warning in the user's crate
-            // (`non_upper_case_globals`), an error under `#![deny(warnings)]`.
-            d.error(
-                c.name.pos,
-                format!(
-                    "constant `{}`: a constant's name is UPPER_SNAKE (`{}`), as its Rust constant's is",
-                    c.name.text,
-                    c.name.text.to_uppercase()
                 ),
             );
         }
