@@ -406,7 +406,8 @@ impl<'a> Em<'a> {
             let ty = int_ident(k.ty);
             let doc = doc_attr(&k.doc);
             let v: TokenStream = format!("{:#x}", k.value).parse().unwrap_or_default();
-            quote!(#doc pub const #id: #ty = #v;)
+            let case = case_allow(&k.name.text);
+            quote!(#doc #case pub const #id: #ty = #v;)
         });
         quote!(#(#items)*)
     }
@@ -489,7 +490,10 @@ impl<'a> Em<'a> {
                 .iter()
                 .map(|b| format_ident!("{}", b.name.text))
                 .collect();
-            let docs = f.bits.iter().map(|b| doc_attr(&b.doc));
+            let docs = f.bits.iter().map(|b| {
+                let (doc, case) = (doc_attr(&b.doc), case_allow(&b.name.text));
+                quote!(#doc #case)
+            });
             let shifts = f.bits.iter().map(|b| lit_u64(b.bit));
             let known: u64 = f.bits.iter().fold(0, |a, b| a | (1u64 << b.bit));
             let known: TokenStream = format!("{known:#x}").parse().unwrap_or_default();
@@ -2273,4 +2277,11 @@ fn widened_option(inner: &TokenStream) -> Option<TokenStream> {
     }
     let x: TokenStream = arg.into_iter().collect();
     (!x.is_empty() && !x.to_string().contains('?')).then_some(x)
+}
+
+/// A constant's name as the schema writes it: one not in UPPER_SNAKE (`magic`, a flag bit
+/// `compress`) would be a `non_upper_case_globals` warning in the user's crate, an error
+/// under `#![deny(warnings)]`, so its item allows it.
+fn case_allow(name: &str) -> Option<TokenStream> {
+    (!crate::names::upper_snake(name)).then(|| quote!(#[allow(non_upper_case_globals)]))
 }
