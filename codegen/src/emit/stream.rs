@@ -538,6 +538,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             let f = f.tokens();
             let short = (kept.first().is_some_and(|x| x.2 > 0)).then(|| {
                 quote! {
+                    let __body: u64 = total.saturating_sub(#hs64);
                     let __body_bytes: u64 = #n;
                     if __body < __body_bytes {
                         return #f;
@@ -545,12 +546,16 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
                 }
             });
             let count = counting.then(|| quote!(#counts[0] = #counts[0].saturating_add(1);));
-            quote! {
-                if #ty == #v {
-                    let __body: u64 = total.saturating_sub(#hs64);
-                    #short
-                    #count
-                    #(#sets)*
+            // (Nothing to check, count or keep: no `if`.)
+            if short.is_none() && count.is_none() && sets.is_empty() {
+                quote!()
+            } else {
+                quote! {
+                    if #ty == #v {
+                        #short
+                        #count
+                        #(#sets)*
+                    }
                 }
             }
         }
