@@ -59,13 +59,18 @@ pub fn counted(c: &Checked) -> Vec<String> {
     step_exprs(c, &c.schema.file.validate, &mut es);
     let mut out: Vec<String> = Vec::new();
     for e in es {
-        for (f, n) in e.expr.named_calls() {
-            if f == "count" && !out.iter().any(|x| x == n) {
-                out.push(n.to_string());
-            }
-        }
+        expr_counts(&e.expr, &mut out);
     }
     out
+}
+
+/// The collections whose `count()` expression `e` asks, each once, added to `out`.
+pub(crate) fn expr_counts(e: &Expr, out: &mut Vec<String>) {
+    for (f, n) in e.named_calls() {
+        if f == "count" && !out.iter().any(|x| x == n) {
+            out.push(n.to_string());
+        }
+    }
 }
 
 /// The variable that holds the first (`f`: `first`) or last (`last`) record's index of

@@ -551,14 +551,6 @@ impl Quiet for Literal {
 
 // ----- count bindings --------------------------------------------------------------------
 
-fn expr_counts(e: &Expr, out: &mut Vec<String>) {
-    for (f, n) in e.named_calls() {
-        if f == "count" && !out.iter().any(|x| x == n) {
-            out.push(n.to_string());
-        }
-    }
-}
-
 fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
     let file = &c.schema.file;
     let mut es: Vec<&ExprAt> = Vec::new();
@@ -596,7 +588,7 @@ fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
         _ => {}
     }
     for e in es {
-        expr_counts(&e.expr, out);
+        crate::emit::positions::expr_counts(&e.expr, out);
     }
 }
 
