@@ -19,8 +19,28 @@ pub struct TypedLayout {
     pub value: u64,
     /// The bytes its body's struct needs: a shorter body fails at `site`.
     pub body_bytes: u64,
-    /// The check a record of this type whose body is too short fails.
-    pub site: &'static ErrorSite,
+    /// The number ([`ErrorSite::id`]) of the check a record of this type whose body is too
+    /// short fails. A number, not the site: a firmware image that reports [`crate::Brief`]s
+    /// then links no site table through this one (the failing path alone looks the site up,
+    /// with [`numbered_site`], and a `Brief` never reads it).
+    pub site: u16,
+}
+
+/// The site numbered `id` in a module's `sites` (its `ERROR_SITES`, numbered from 1 in
+/// order), or `or` when it has none of that number, which a generated table never holds
+/// (its rows are numbered from the same table). No panic path; for a row of
+/// [`TypedLayout`], in the failing path only.
+#[inline(always)]
+#[must_use]
+pub fn numbered_site(
+    sites: &'static [ErrorSite],
+    id: u16,
+    or: &'static ErrorSite,
+) -> &'static ErrorSite {
+    usize::from(id)
+        .checked_sub(1)
+        .and_then(|k| sites.get(k))
+        .unwrap_or(or)
 }
 
 /// The first row of `rows` whose `value` is `ty`, with its index (the collection's slot in
@@ -131,7 +151,7 @@ pub fn chain_revisit(
 
 #[cfg(test)]
 mod tests {
-    use super::{TypedLayout, chain_revisit, leave_level, typed_layout};
+    use super::{TypedLayout, chain_revisit, leave_level, numbered_site, typed_layout};
     use crate::{DetailKind, ErrorSite};
 
     /// The first revisit, by keeping every record seen (what the interpreter does).
@@ -264,28 +284,41 @@ mod tests {
         TypedLayout {
             value: 1,
             body_bytes: 4,
-            site: &SITES[0],
+            site: 1,
         },
         TypedLayout {
             value: 7,
             body_bytes: 8,
-            site: &SITES[1],
+            site: 2,
         },
         TypedLayout {
             value: 1,
             body_bytes: 16,
-            site: &SITES[2],
+            site: 3,
         },
     ];
 
     #[test]
     fn a_type_finds_its_first_row_and_an_unknown_one_none() {
-        let found = typed_layout(&ROWS, 7).map(|(k, r)| (k, r.body_bytes, r.site.id));
+        let found = typed_layout(&ROWS, 7).map(|(k, r)| (k, r.body_bytes, r.site));
         assert_eq!(found, Some((1, 8, 2)));
         // Two rows of one value: the first, as a `match` takes its first arm.
-        let found = typed_layout(&ROWS, 1).map(|(k, r)| (k, r.site.id));
+        let found = typed_layout(&ROWS, 1).map(|(k, r)| (k, r.site));
         assert_eq!(found, Some((0, 1)));
         assert!(typed_layout(&ROWS, 2).is_none());
         assert!(typed_layout(&[], 1).is_none());
+    }
+
+    #[test]
+    fn a_row_number_finds_its_site_and_no_number_the_fallback() {
+        for row in &ROWS {
+            let site = numbered_site(&SITES, row.site, &SITES[0]);
+            assert_eq!(site.id, row.site);
+        }
+        assert_eq!(numbered_site(&SITES, 3, &SITES[0]).name, "again");
+        // 0 is no site's number, nor is one past the table: the fallback, no panic.
+        assert_eq!(numbered_site(&SITES, 0, &SITES[1]).id, 2);
+        assert_eq!(numbered_site(&SITES, 4, &SITES[1]).id, 2);
+        assert_eq!(numbered_site(&[], u16::MAX, &SITES[2]).id, 3);
     }
 }

@@ -239,19 +239,19 @@ pub struct Cop1<'a> {
 }
 impl<'a> Cop1<'a> {
     /// The typed collections of stream `records`, in the schema's order: the value of its
-    /// type field that selects each, the bytes its body's struct needs, and the check a
-    /// shorter body fails. A walk finds a record's row by its type
+    /// type field that selects each, the bytes its body's struct needs, and the number of the
+    /// check a shorter body fails. A walk finds a record's row by its type
     /// (`__rt::typed_layout`), whatever the number of rows.
     const RECORDS_LAYOUTS: [__rt::TypedLayout; 2] = [
         __rt::TypedLayout {
             value: 1u64,
             body_bytes: 8u64,
-            site: &ERROR_SITES[5],
+            site: 6,
         },
         __rt::TypedLayout {
             value: 2u64,
             body_bytes: 4u64,
-            site: &ERROR_SITES[6],
+            site: 7,
         },
     ];
     /// Part of [`Self::validate_as`]: part of `cop-stream-out-of-bounds`, with `cop-unknown-action`, in schema order.
@@ -332,8 +332,8 @@ impl<'a> Cop1<'a> {
                 let __body_bytes: u64 = __row.body_bytes;
                 if __body < __body_bytes {
                     return __rt::fail(
-                        __row.site.id,
                         __row.site,
+                        __rt::numbered_site(&ERROR_SITES, __row.site, &ERROR_SITES[5]),
                         rec_at,
                         __body,
                         __body_bytes,

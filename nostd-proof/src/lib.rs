@@ -261,6 +261,18 @@ pub fn vpmn_validate(blob: &[u8]) -> i32 {
     }
 }
 
+/// Validate the driver-actions payload of a Vela command stream (COP1: a record stream of
+/// two typed layouts, looked up in its constant table of layouts), failures reported as
+/// [`Brief`]. Returns 0 or the failing check's number. Measured as "cop1 validate":
+/// `scripts/code-size` checks that, as every entry point reporting `Brief`s, it links no
+/// site table (`ERROR_SITES`) and no string.
+pub fn cop1_validate(payload: &[u8]) -> i32 {
+    match npuschema_generated::ethos_u_cop1::Cop1::validate_as::<Brief>(payload) {
+        Ok(_) => status::OK,
+        Err(e) => e.status(),
+    }
+}
+
 /// Deliberately reachable panic (an out-of-bounds index): the positive control that shows
 /// `scripts/code-size`'s panic detector finds a panic path when there is one. Never called
 /// by the measured entry points.
@@ -392,6 +404,10 @@ static ROOT_VPMN_WRITE: fn(&[u8], &[u8], &mut [u8]) -> i32 = vpmn_write;
 #[cfg(any(not(measure_only), measure = "vpmn_validate"))]
 #[used]
 static ROOT_VPMN_VALIDATE: fn(&[u8]) -> i32 = vpmn_validate;
+
+#[cfg(any(not(measure_only), measure = "cop1_validate"))]
+#[used]
+static ROOT_COP1_VALIDATE: fn(&[u8]) -> i32 = cop1_validate;
 
 #[cfg(any(not(measure_only), measure = "npuschema_panic_canary"))]
 #[used]

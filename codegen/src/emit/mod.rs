@@ -286,19 +286,20 @@ impl Fail {
         }
     }
 
-    /// The `__rt::fail` call with a site chosen at run time (`site`, an `&ErrorSite`, from a
-    /// constant table), all else the same.
-    pub(crate) fn tokens_at(&self, site: &TokenStream) -> TokenStream {
+    /// The `__rt::fail` call with a site chosen at run time by its number `id` (a `u16`
+    /// from a constant table): the site is looked up in `ERROR_SITES` in this failing path
+    /// only (`__rt::numbered_site`, this check's own site if the number had none), so a
+    /// `Brief`, which keeps the number alone, links no site table. All else the same.
+    pub(crate) fn tokens_by_number(&self, id: &TokenStream) -> TokenStream {
+        let k = &self.index;
         let [base, a, b, c, index] = &self.args;
         quote! {
-            __rt::fail(#site.id, #site, #base, #a, #b, #c, #index)
+            __rt::fail(
+                #id,
+                __rt::numbered_site(&ERROR_SITES, #id, &ERROR_SITES[#k]),
+                #base, #a, #b, #c, #index
+            )
         }
-    }
-
-    /// `&ERROR_SITES[k]`: the site, for a constant table.
-    pub(crate) fn site(&self) -> TokenStream {
-        let k = &self.index;
-        quote!(&ERROR_SITES[#k])
     }
 }
 

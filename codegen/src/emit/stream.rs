@@ -564,7 +564,7 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
         // site.
         (Some(ty), _) => {
             let entries = rows.iter().map(|(_, v, n, f, _)| {
-                let site = f.site();
+                let site = &f.id;
                 quote!(__rt::TypedLayout { value: #v, body_bytes: #n, site: #site })
             });
             let marks = rows
@@ -580,10 +580,10 @@ fn walk_step(em: &Em<'_>, code: &str, target: &str, fused: Option<&[Step]>) -> T
             // Every row's failure differs only in its site.
             let f = rows
                 .first()
-                .map(|r| r.3.tokens_at(&quote!(__row.site)))
+                .map(|r| r.3.tokens_by_number(&quote!(__row.site)))
                 .unwrap_or_default();
             let doc = crate::emit::doc::lines(&format!(
-                "The typed collections of stream `{sn}`, in the schema's order: the value of its\ntype field that selects each, the bytes its body's struct needs, and the check a\nshorter body fails. A walk finds a record's row by its type\n(`__rt::typed_layout`), whatever the number of rows."
+                "The typed collections of stream `{sn}`, in the schema's order: the value of its\ntype field that selects each, the bytes its body's struct needs, and the number of the\ncheck a shorter body fails. A walk finds a record's row by its type\n(`__rt::typed_layout`), whatever the number of rows."
             ));
             let table = format_ident!("{}_LAYOUTS", sn.to_uppercase());
             em.sites.push_helper_once(quote! {
