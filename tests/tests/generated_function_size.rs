@@ -370,6 +370,43 @@ fn many_located_records(n: usize) {
     assert!(long.is_empty(), "{n} records: {long:?}");
 }
 
+/// A struct of many fields (a header of a few hundred words): its view's `Debug` lists one
+/// field a line, so 300 fields once gave a 305-line `fmt`; it lists them in helpers of 100
+/// now (`codegen/tests/own_crate/wide.yaml` builds one warning-free).
+#[test]
+fn a_struct_of_many_fields_stays_short() {
+    for n in [99_usize, 100, 101, 300] {
+        let fields: String = (0..n)
+            .map(|k| format!("      - {{ name: f{k}, type: u32 }}\n"))
+            .collect();
+        let schema = format!(
+            "schema: manyfld\nconstants:\n  MAGIC: 0x31234567\nstructs:\n  Header:\n    size: {}\n    fields:\n      - {{ name: magic, type: u32 }}\n{fields}file:\n  name: ManyFld\n  header: {{ struct: Header, code: truncated-header }}\n  validate:\n    - {{ code: bad-magic, expect: header.magic, equals: MAGIC }}\n",
+            4 + 4 * n
+        );
+        let code = generate_text("fields", "manyfld.yaml", &schema);
+        let long = over_limit(&code);
+        assert!(long.is_empty(), "{n} fields: {long:?}");
+        // Every field listed once, in order, whether in `fmt` or in its helpers.
+        let listed: Vec<usize> = (0..n)
+            .map(|k| {
+                code.find(&format!(".field(\"f{k}\", &self.f{k}()"))
+                    .unwrap()
+            })
+            .collect();
+        assert!(
+            listed.windows(2).all(|w| w[0] < w[1]),
+            "{n} fields out of order"
+        );
+        // n + 1 fields with the magic: helpers past 100.
+        let helpers = code.matches("fn __debug_part_").count();
+        assert_eq!(
+            helpers,
+            if n < 100 { 0 } else { (n + 1).div_ceil(100) },
+            "{n} fields"
+        );
+    }
+}
+
 /// The schemas (`*.yaml`) in these folders of the repository (relative to `tests/`), in
 /// path order.
 fn schemas_in(dirs: &[&str]) -> Vec<std::path::PathBuf> {

@@ -346,7 +346,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
         }
         debug_fields.push(quote!(.field(#fname, &self.#name())));
     }
-    let sname = st.name.text.as_str();
+    let debug = crate::emit::view::debug_impl(&id, &st.name.text, &debug_fields);
     quote! {
         #doc
         ///
@@ -373,11 +373,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
             #[must_use]
             pub fn as_bytes(&self) -> &'a [u8] { self.raw }
         }
-        impl core::fmt::Debug for #id<'_> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct(#sname) #(#debug_fields)* .finish()
-            }
-        }
+        #debug
     }
 }
 
