@@ -5888,7 +5888,7 @@ impl VpmnV2Spec<'_> {
                 let Some(p) = __rt::range_at(out, po, ps) else {
                     continue;
                 };
-                let sum = __rt::crc32(0u32, p);
+                let sum = __rt::crc32(0, p);
                 __rt::put(out, at.saturating_add(4u64), &sum.to_le_bytes())?;
             }
         }

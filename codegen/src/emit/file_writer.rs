@@ -31,9 +31,9 @@ use crate::emit::record_writer::{gate_value, write_fields};
 use crate::emit::typestate::{Set, SpecField};
 use crate::lower::writer::analyse;
 use crate::model::{Item, RangeKind, Rule};
+use crate::schema::IntTy;
 use crate::schema::ext::{DirChecksum, DirChecksumKind, Directory};
 use crate::schema::top::Struct;
-use crate::schema::{Algorithm, IntTy};
 
 // ----- emission ----------------------------------------------------------------------------
 
@@ -108,20 +108,6 @@ fn spec_fields(
     (out, floats)
 }
 
-fn update(alg: Algorithm, state: TokenStream, bytes: TokenStream) -> TokenStream {
-    match alg {
-        Algorithm::Crc32 => quote!(__rt::crc32(#state, #bytes)),
-        Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(#state, #bytes)),
-    }
-}
-
-fn init(alg: Algorithm) -> TokenStream {
-    match alg {
-        Algorithm::Crc32 => quote!(0u32),
-        Algorithm::Fnv1a32 => quote!(__rt::FNV1A32_OFFSET_BASIS),
-    }
-}
-
 /// The u64 value of unsigned field `name` of a `[u8; N]` record `rec` of struct `sname`.
 fn read_field(c: &Checked, sname: &str, name: &str, rec: &TokenStream) -> TokenStream {
     let Some((i, off, kind)) = crate::check::ext::field_of(c, sname, name) else {
@@ -176,7 +162,7 @@ fn records_sum(c: &Checked, dir: &Directory, k: &DirChecksum) -> TokenStream {
     };
     let tob = crate::emit::to_bytes(sbig);
     let soff = Literal::u64_suffixed(soff);
-    let sum = update(k.algorithm, init(k.algorithm), quote!(p));
+    let sum = k.algorithm.core_fn(&quote!(p));
     quote! {
         for (t, off, size) in sections.clone() {
             if t != #v {

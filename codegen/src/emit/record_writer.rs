@@ -405,12 +405,8 @@ pub(crate) fn checksum_store(
     let tob = crate::emit::to_bytes(big);
     let from = crate::emit::value_tokens(c, &k.from.expr, Scope::Top);
     let to = crate::emit::value_tokens(c, &k.to.expr, Scope::Top);
-    let compute = match k.algorithm {
-        crate::schema::Algorithm::Fnv1a32 => {
-            quote!(u64::from(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)))
-        }
-        crate::schema::Algorithm::Crc32 => quote!(u64::from(__rt::crc32(0, d))),
-    };
+    let sum = k.algorithm.core_fn(&quote!(d));
+    let compute = quote!(u64::from(#sum));
     let off = Literal::u64_suffixed(off);
     let width = Literal::u64_suffixed(ity.bytes());
     quote! {

@@ -258,12 +258,7 @@ fn checksum_step(em: &Em<'_>, code: &str, target: &str) -> TokenStream {
         Det::Mismatch(quote!(found), quote!(computed)),
     );
     let from_b = crate::emit::from_bytes(k.big);
-    let compute = match k.algorithm {
-        crate::schema::Algorithm::Fnv1a32 => {
-            quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
-        }
-        crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
-    };
+    let compute = k.algorithm.core_fn(&quote!(d));
     let (skip, only) = match &k.when {
         Some(w) => {
             let c = strip_parens(em.cond(&w.expr, Scope::RecordOnly(&t), &env));
@@ -1636,12 +1631,7 @@ pub fn writers(em: &Em<'_>) -> TokenStream {
                 bind(&k.stored, "stored"),
             );
             let tob = crate::emit::to_bytes(k.big);
-            let compute = match k.algorithm {
-                crate::schema::Algorithm::Fnv1a32 => {
-                    quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
-                }
-                crate::schema::Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
-            };
+            let compute = k.algorithm.core_fn(&quote!(d));
             let item = format!("{sn}[].checksum");
             // A checksum only some records carry: the others keep what the spec gave.
             let (carries, skip) = match &k.when {

@@ -15,7 +15,7 @@ use crate::emit::{
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::names::camel;
 use crate::schema::top::{Step, Struct};
-use crate::schema::{Algorithm, IntTy, Range, Table};
+use crate::schema::{IntTy, Range, Table};
 
 impl<'a> Em<'a> {
     pub(crate) fn schema(&self) -> &crate::schema::top::Schema {
@@ -1310,10 +1310,7 @@ impl<'a> Em<'a> {
                     &self.blame(&k.stored.expr, scope),
                     Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0))),
                 );
-                let compute = match k.algorithm {
-                    Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
-                    Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
-                };
+                let compute = k.algorithm.core_fn(&quote!(d));
                 let comment = format!(
                     "@step {codes}: {:?} over `{}`..`{}` must equal `{}`. {}",
                     k.algorithm,
@@ -1986,10 +1983,7 @@ impl<'a> Em<'a> {
                 found: Vec::new(),
             };
             let data = self.span_data(&k.from.expr, &k.to.expr, Scope::Top, &env);
-            let compute = match k.algorithm {
-                Algorithm::Fnv1a32 => quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d)),
-                Algorithm::Crc32 => quote!(__rt::crc32(0, d)),
-            };
+            let compute = k.algorithm.core_fn(&quote!(d));
             let doc = format!(
                 " Recompute checksum `{}` ({:?} over `{}`..`{}`); validation proved it equals the stored value.",
                 k.name.text, k.algorithm, k.from.text, k.to.text

@@ -429,10 +429,7 @@ pub(super) fn to_site(id: usize, k: &SiteKey) -> ErrorSite {
 }
 
 pub(super) fn checksum(alg: Algorithm, d: &[u8]) -> u32 {
-    match alg {
-        Algorithm::Fnv1a32 => npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, d),
-        Algorithm::Crc32 => npuschema_core::crc32(0, d),
-    }
+    alg.compute(d)
 }
 
 pub(super) fn compare(op: BinOp, a: u64, b: u64) -> bool {

@@ -353,10 +353,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
 }
 
 fn alg_name(a: Algorithm) -> &'static str {
-    match a {
-        Algorithm::Fnv1a32 => "fnv1a32",
-        Algorithm::Crc32 => "crc32",
-    }
+    a.name()
 }
 
 /// The file CRC recomputed plainly: every payload in directory order, listed fields as zero.

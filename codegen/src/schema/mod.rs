@@ -273,13 +273,74 @@ pub struct Range {
     pub absent: Option<Name>,
 }
 
-/// Checksum algorithms built in.
+/// Checksum algorithms built in. What each is lives here once: its name in a schema, what it
+/// computes (the interpreter's [`Algorithm::compute`]) and the core function generated code
+/// calls ([`Algorithm::core_fn`]); every checksum construct (file, per record, per stream
+/// record, writers) takes it from here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Algorithm {
     /// FNV-1a 32-bit (offset basis 0x811C9DC5, prime 0x01000193).
     Fnv1a32,
     /// CRC-32 (IEEE, reflected, as zlib).
     Crc32,
+    /// The wrapping sum of big-endian 32-bit words, zero-padded (OpenType's table checksum).
+    Sum32Be,
+    /// The same of little-endian words (firmware images' word sums).
+    Sum32Le,
+}
+
+impl Algorithm {
+    /// Every built-in algorithm with its name in a schema.
+    pub const ALL: [(&'static str, Algorithm); 4] = [
+        ("fnv1a32", Algorithm::Fnv1a32),
+        ("crc32", Algorithm::Crc32),
+        ("sum32be", Algorithm::Sum32Be),
+        ("sum32le", Algorithm::Sum32Le),
+    ];
+
+    /// The algorithm a schema names `s`.
+    #[must_use]
+    pub fn by_name(s: &str) -> Option<Algorithm> {
+        Self::ALL.iter().find(|(n, _)| *n == s).map(|(_, a)| *a)
+    }
+
+    /// Its name in a schema.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, a)| *a == self)
+            .map_or("", |(n, _)| n)
+    }
+
+    /// The names, for a diagnostic (`fnv1a32, crc32, ...`).
+    #[must_use]
+    pub fn names() -> String {
+        Self::ALL.map(|(n, _)| n).join(", ")
+    }
+
+    /// The checksum of `d`, as generated code computes it (the interpreter's).
+    #[must_use]
+    pub fn compute(self, d: &[u8]) -> u32 {
+        match self {
+            Algorithm::Fnv1a32 => npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, d),
+            Algorithm::Crc32 => npuschema_core::crc32(0, d),
+            Algorithm::Sum32Be => npuschema_core::sum32_be(d),
+            Algorithm::Sum32Le => npuschema_core::sum32_le(d),
+        }
+    }
+
+    /// The `npuschema_core` call generated code makes for it, over the bytes `d` (a
+    /// `&[u8]` expression): a `u32`.
+    #[must_use]
+    pub fn core_fn(self, d: &proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        match self {
+            Algorithm::Fnv1a32 => quote::quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, #d)),
+            Algorithm::Crc32 => quote::quote!(__rt::crc32(0, #d)),
+            Algorithm::Sum32Be => quote::quote!(__rt::sum32_be(#d)),
+            Algorithm::Sum32Le => quote::quote!(__rt::sum32_le(#d)),
+        }
+    }
 }
 
 /// A checksum: the range it covers and the field that stores it.
@@ -634,13 +695,15 @@ fn null_key<'k>(pos: Pos, key: &'k str, what: &str, d: &mut Diags) -> &'k str {
 pub(crate) fn algorithm(m: &mut MapReader<'_>, d: &mut Diags) -> Option<Algorithm> {
     m.req("algorithm", d).and_then(|n| {
         let s = string(n, "algorithm", d)?;
-        match s.as_str() {
-            "fnv1a32" => Some(Algorithm::Fnv1a32),
-            "crc32" => Some(Algorithm::Crc32),
-            _ => {
+        match Algorithm::by_name(&s) {
+            Some(a) => Some(a),
+            None => {
                 d.error(
                     n.pos,
-                    format!("unknown checksum algorithm `{s}` (built in: fnv1a32, crc32)"),
+                    format!(
+                        "unknown checksum algorithm `{s}` (built in: {})",
+                        Algorithm::names()
+                    ),
                 );
                 None
             }
