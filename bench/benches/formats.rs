@@ -8,7 +8,10 @@
 //! the ratio says what the schema's chunk-level check costs beside a decode, not a like
 //! for like) and TIFF (`tiff`: `Decoder::new`, then `next_image` to the chain's end: every
 //! IFD read, a cycle check, and an image made of each, which reads its tags: more than the
-//! schema's chain-level check). Measured as `ratios.rs` measures (`npuschema_bench::ratio`).
+//! schema's chain-level check) and OpenType (`ttf-parser`: `Face::parse`, the directory and
+//! the tables every face needs; it checks no checksum, so a second row adds to it a plain
+//! sum of every table's words, the work the schema's checksums do: the like for like).
+//! Measured as `ratios.rs` measures (`npuschema_bench::ratio`).
 //!
 //! `cargo bench -p npuschema-bench --bench formats` (`RATIO_ROUNDS`, default 15; without
 //! `--bench`, as `cargo test --all-targets` runs it, one short round each);
@@ -48,6 +51,10 @@ mod pcapf {
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod tiff_schema {
     npuschema_macro::include_schema!("../formats/tiff.yaml");
+}
+#[allow(dead_code, missing_docs, unused_parens, clippy::all)]
+mod opentype {
+    npuschema_macro::include_schema!("../formats/opentype.yaml");
 }
 #[allow(dead_code, missing_docs, unused_parens, clippy::all)]
 mod png_schema {
@@ -322,5 +329,55 @@ fn main() {
             rounds,
         );
         report("PNG", &p, b.len(), &r, "png, a decode");
+    }
+
+    // OpenType: ours checks the directory, every table's place and checksum (a sum over
+    // nearly every byte) and that no two tables overlap; ttf-parser parses the face (the
+    // directory and the head, hhea and maxp tables) and sums nothing.
+    let fonts = real_files(
+        &[PathBuf::from("/usr/share/fonts")],
+        &["ttf", "otf"],
+        64 << 20,
+        usize::MAX,
+    );
+    let by_face = |b: &[u8]| -> Option<u64> {
+        let f = ttf_parser::Face::parse(b, 0).ok()?;
+        Some(u64::from(f.raw_face().table_records.len()))
+    };
+    // The same, then every table's checksum as OpenType's "Calculating Checksums" gives it
+    // (the `head` table left out, as the schema leaves it).
+    let by_face_sums = |b: &[u8]| -> Option<u64> {
+        let f = ttf_parser::Face::parse(b, 0).ok()?;
+        let mut ok = 0u64;
+        for r in f.raw_face().table_records {
+            let t =
+                b.get(r.offset as usize..(r.offset as usize).checked_add(r.length as usize)?)?;
+            let mut sum = 0u32;
+            let mut words = t.chunks_exact(4);
+            for w in words.by_ref() {
+                sum = sum.wrapping_add(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
+            }
+            let mut last = [0u8; 4];
+            last[..words.remainder().len()].copy_from_slice(words.remainder());
+            sum = sum.wrapping_add(u32::from_be_bytes(last));
+            ok += u64::from(r.tag.0 == u32::from_be_bytes(*b"head") || sum == r.check_sum);
+        }
+        Some(ok)
+    };
+    if let Some((p, b)) = largest(&fonts, |b| {
+        opentype::OpenType::validate(b).is_ok() && by_face(b).is_some()
+    }) {
+        let ours =
+            || opentype::OpenType::validate(black_box(&b)).map_or(0, |v| v.records().len() as u64);
+        let r = compare(ours, || by_face(black_box(&b)).unwrap_or(0), rounds);
+        report("OpenType", &p, b.len(), &r, "ttf-parser, no checksum");
+        let r = compare(ours, || by_face_sums(black_box(&b)).unwrap_or(0), rounds);
+        report(
+            "OpenType",
+            &p,
+            b.len(),
+            &r,
+            "ttf-parser and a sum per table",
+        );
     }
 }

@@ -107,6 +107,7 @@ schemas! {
     pcap: "../formats/pcap.yaml";
     tiff: "../formats/tiff.yaml";
     mo: "../formats/mo.yaml";
+    opentype: "../formats/opentype.yaml";
 }
 
 use npuschema_tests::{construct_blobs, opendir_blobs};
@@ -166,6 +167,21 @@ fn reseal(k: usize, b: &mut [u8]) {
                 let crc = npuschema_core::crc32(0, &b[at + 4..end]);
                 set_be(b, end, crc);
                 at = end + 4;
+            }
+        }
+        // Each table's checksum (the sum of its big-endian words), stored in its record.
+        "../formats/opentype.yaml" if b.len() >= 12 => {
+            let n = usize::from(u16::from_be_bytes([b[4], b[5]]));
+            for i in 0..n {
+                let at = 12 + 16 * i;
+                let Some(r) = b.get(at..at + 16) else { break };
+                let off = u32::from_be_bytes([r[8], r[9], r[10], r[11]]) as usize;
+                let len = u32::from_be_bytes([r[12], r[13], r[14], r[15]]) as usize;
+                let Some(t) = off.checked_add(len).and_then(|e| b.get(off..e)) else {
+                    continue;
+                };
+                let sum = npuschema_core::sum32_be(t);
+                set_be(b, at + 4, sum);
             }
         }
         _ => {}
@@ -281,6 +297,7 @@ fuzz_target!(|data: &[u8]| {
         43 => run!(k, b, zip::Zip, |g, v| compare::zip(b, g, v)),
         44 => run!(k, b, pcap::Pcap, |g, v| compare::pcap(b, g, v)),
         45 => run!(k, b, tiff::Tiff, |g, v| compare::tiff(b, g, v)),
-        _ => run!(k, b, mo::Mo, |g, v| compare::mo(b, g, v)),
+        46 => run!(k, b, mo::Mo, |g, v| compare::mo(b, g, v)),
+        _ => run!(k, b, opentype::OpenType, |g, v| compare::opentype(b, g, v)),
     }
 });

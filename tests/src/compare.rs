@@ -253,6 +253,7 @@ pub mod schemas {
         pcap: "../formats/pcap.yaml";
         tiff: "../formats/tiff.yaml";
         mo: "../formats/mo.yaml";
+        opentype: "../formats/opentype.yaml";
     }
 }
 
@@ -2266,6 +2267,38 @@ pub fn mo(b: &[u8], g: &schemas::mo::Mo<'_>, v: &View) {
     assert_eq!(g.slots().len().min(listed), record_count(v, "slots"));
     for r in g.slots().take(listed) {
         same_fields!(v, &format!("slots[{}]", r.index()), r, [entry]);
+    }
+}
+
+/// `formats/opentype.yaml` (a font's table directory and the tables it locates): the
+/// directory's header, every table record with its place, and each table's bytes.
+///
+/// # Panics
+/// When the interpreter's view differs from the generated one.
+pub fn opentype(b: &[u8], g: &schemas::opentype::OpenType<'_>, v: &View) {
+    same_fields!(
+        v,
+        "header",
+        g.header(),
+        [
+            sfnt_version,
+            num_tables,
+            search_range,
+            entry_selector,
+            range_shift
+        ]
+    );
+    let listed = usize::try_from(npuschema_codegen::interp::LIST_LIMIT).unwrap_or(usize::MAX);
+    assert_eq!(g.records().len().min(listed), record_count(v, "records"));
+    for r in g.records().take(listed) {
+        let p = format!("records[{}]", r.index());
+        same_fields!(v, &p, r, [tag, checksum, offset, length]);
+        assert_eq!(record(v, &p).offset, span(b, r.as_bytes()).0, "{p}");
+        assert_eq!(
+            range(v, &format!("{p}.table_bytes")),
+            r.table_bytes().map(|x| span(b, x)),
+            "{p}.table_bytes"
+        );
     }
 }
 

@@ -67,6 +67,7 @@ const ZIP: u8 = 43;
 const PCAP: u8 = 44;
 const TIFF: u8 = 45;
 const MO: u8 = 46;
+const OPENTYPE: u8 = 47;
 
 fn le32(out: &mut Vec<u8>, ws: &[u32]) {
     for w in ws {
@@ -889,6 +890,10 @@ pub fn write_seeds(dir: &Path) -> usize {
         let order = if big { "be" } else { "le" };
         seeds.push((format!("mo-two-{order}"), MO, c));
     }
+    // A font of two tables: the table directory (sorted tags, the binary search fields),
+    // each table 4-aligned with its checksum; and the same with the tables overlapping.
+    seeds.push(("opentype-two".to_string(), OPENTYPE, small_font(false)));
+    seeds.push(("opentype-overlap".to_string(), OPENTYPE, small_font(true)));
     // Other targets' shared objects (s390x's, PowerPC's and ARM's C libraries): the layout
     // from EI_CLASS, the byte order from EI_DATA.
     let cross = [
@@ -991,4 +996,31 @@ fn streamed_zip() -> Vec<u8> {
     b.extend_from_slice(&cd.to_le_bytes());
     b.extend_from_slice(&0u16.to_le_bytes());
     b
+}
+
+/// A TrueType font of two tables (`cmap`, 5 bytes, and `head`, 8 bytes) as
+/// `formats/opentype.yaml` reads it: the directory, then each table 4-aligned and zero-padded,
+/// each record's checksum the sum of its table's big-endian words. With `overlap`, the second
+/// record points at the first table.
+fn small_font(overlap: bool) -> Vec<u8> {
+    let tables: [(u32, &[u8]); 2] = [(0x636D_6170, b"\x00\x01\x02\x03\x04"), (0x6865_6164, &[7; 8])];
+    let mut f = Vec::new();
+    for v in [0x0001u16, 0x0000, 2, 32, 1, 0] {
+        f.extend_from_slice(&v.to_be_bytes());
+    }
+    let mut at = 12 + 16 * tables.len();
+    let mut data = Vec::new();
+    for (k, (tag, body)) in tables.iter().enumerate() {
+        let place = if overlap && k == 1 { 44 } else { at };
+        for v in [*tag, npuschema_core::sum32_be(body), place as u32, body.len() as u32] {
+            f.extend_from_slice(&v.to_be_bytes());
+        }
+        data.extend_from_slice(body);
+        while data.len() % 4 != 0 {
+            data.push(0);
+        }
+        at = 12 + 16 * tables.len() + data.len();
+    }
+    f.extend_from_slice(&data);
+    f
 }
