@@ -558,3 +558,52 @@ pub(crate) fn field_ty(width: u64) -> &'static str {
         _ => "u64",
     }
 }
+
+/// Fields a struct's `Debug` lists in one function: a struct of more (a header of a few
+/// hundred words) lists them in helpers of this many, one line each, so that no generated
+/// function passes the length a person audits (`tests/tests/generated_function_size.rs`).
+const DEBUG_FIELDS_PER_PART: usize = 100;
+
+/// `impl Debug` for the view `id` (the struct `sname`), its `fields` each a `.field(..)`
+/// call: in `fmt` itself, or, past [`DEBUG_FIELDS_PER_PART`], in helpers `fmt` calls in
+/// order (the same text is printed).
+pub(crate) fn debug_impl(
+    id: &proc_macro2::Ident,
+    sname: &str,
+    fields: &[TokenStream],
+) -> TokenStream {
+    if fields.len() <= DEBUG_FIELDS_PER_PART {
+        return quote! {
+            impl core::fmt::Debug for #id<'_> {
+                fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.debug_struct(#sname) #(#fields)* .finish()
+                }
+            }
+        };
+    }
+    let parts: Vec<_> = fields
+        .chunks(DEBUG_FIELDS_PER_PART)
+        .enumerate()
+        .map(|(k, chunk)| (format_ident!("__debug_part_{}", k + 1), chunk))
+        .collect();
+    let names = parts.iter().map(|(n, _)| n);
+    let helpers = parts.iter().map(|(n, chunk)| {
+        quote! {
+            fn #n(&self, d: &mut core::fmt::DebugStruct<'_, '_>) {
+                d #(#chunk)*;
+            }
+        }
+    });
+    quote! {
+        impl #id<'_> {
+            #(#helpers)*
+        }
+        impl core::fmt::Debug for #id<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                let mut d = f.debug_struct(#sname);
+                #(self.#names(&mut d);)*
+                d.finish()
+            }
+        }
+    }
+}

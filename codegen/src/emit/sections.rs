@@ -346,7 +346,7 @@ pub fn gated_view(em: &Em<'_>, st: &Struct) -> TokenStream {
         }
         debug_fields.push(quote!(.field(#fname, &self.#name())));
     }
-    let debug = crate::emit::view::debug_impl(&id, &st.name.text, &debug_fields);
+    let debug = crate::emit::debug_impl(&id, &st.name.text, &debug_fields);
     quote! {
         #doc
         ///
