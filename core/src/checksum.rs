@@ -331,7 +331,7 @@ mod tests {
         });
         for len in 0..=data.len() {
             let mut padded: Vec<u8> = data.get(..len).unwrap_or_default().to_vec();
-            while padded.len() % 4 != 0 {
+            while !padded.len().is_multiple_of(4) {
                 padded.push(0);
             }
             let (be, le) = padded.chunks(4).fold((0u32, 0u32), |(b, l), w| {
