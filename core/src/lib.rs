@@ -19,7 +19,7 @@ mod table;
 
 pub use checksum::{
     Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, crc32_table, fnv1a32,
-    sum32_be, sum32_le,
+    sum32_be,
 };
 pub use error::{
     Brief, Deferred, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail,

@@ -285,17 +285,14 @@ pub enum Algorithm {
     Crc32,
     /// The wrapping sum of big-endian 32-bit words, zero-padded (OpenType's table checksum).
     Sum32Be,
-    /// The same of little-endian words (firmware images' word sums).
-    Sum32Le,
 }
 
 impl Algorithm {
     /// Every built-in algorithm with its name in a schema.
-    pub const ALL: [(&'static str, Algorithm); 4] = [
+    pub const ALL: [(&'static str, Algorithm); 3] = [
         ("fnv1a32", Algorithm::Fnv1a32),
         ("crc32", Algorithm::Crc32),
         ("sum32be", Algorithm::Sum32Be),
-        ("sum32le", Algorithm::Sum32Le),
     ];
 
     /// The algorithm a schema names `s`.
@@ -326,7 +323,6 @@ impl Algorithm {
             Algorithm::Fnv1a32 => npuschema_core::fnv1a32(npuschema_core::FNV1A32_OFFSET_BASIS, d),
             Algorithm::Crc32 => npuschema_core::crc32(0, d),
             Algorithm::Sum32Be => npuschema_core::sum32_be(d),
-            Algorithm::Sum32Le => npuschema_core::sum32_le(d),
         }
     }
 
@@ -338,7 +334,6 @@ impl Algorithm {
             Algorithm::Fnv1a32 => quote::quote!(__rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, #d)),
             Algorithm::Crc32 => quote::quote!(__rt::crc32(0, #d)),
             Algorithm::Sum32Be => quote::quote!(__rt::sum32_be(#d)),
-            Algorithm::Sum32Le => quote::quote!(__rt::sum32_le(#d)),
         }
     }
 }
