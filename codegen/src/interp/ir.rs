@@ -428,10 +428,6 @@ pub(super) fn to_site(id: usize, k: &SiteKey) -> ErrorSite {
     }
 }
 
-pub(super) fn checksum(alg: Algorithm, d: &[u8]) -> u32 {
-    alg.compute(d)
-}
-
 pub(super) fn compare(op: BinOp, a: u64, b: u64) -> bool {
     match op {
         BinOp::Eq => a == b,

@@ -376,7 +376,7 @@ impl<'c> Interp<'c> {
                         _ => None,
                     };
                     let stored = st.val(p, stored).unwrap_or(u64::MAX);
-                    let computed = data.map(|d| u64::from(checksum(*alg, d)));
+                    let computed = data.map(|d| u64::from(alg.compute(d)));
                     if computed != Some(stored) {
                         return Err(self.err(st, f, [stored, computed.unwrap_or(0), 0]));
                     }

@@ -623,7 +623,7 @@ pub(super) fn exec_sums<E: Report>(
         } else {
             u32::from_le_bytes(*raw)
         });
-        let computed = u64::from(checksum(k.alg, d));
+        let computed = u64::from(k.alg.compute(d));
         if found != computed {
             let e = it.err_at(
                 st,

@@ -6,7 +6,6 @@ use super::ir::*;
 use super::prog::*;
 use super::view_model::*;
 use crate::check::Scope;
-use crate::schema::Algorithm;
 use crate::schema::ext::DirChecksumKind;
 
 pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf: &[u8]) -> View {
@@ -244,9 +243,9 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         checksums.push(ChecksumView {
             name: k.name.text.clone(),
             path: k.name.text.clone(),
-            algorithm: alg_name(k.algorithm),
+            algorithm: k.algorithm.name(),
             stored,
-            computed: data.map_or(0, |d| u64::from(checksum(k.algorithm, d))),
+            computed: data.map_or(0, |d| u64::from(k.algorithm.compute(d))),
         });
     }
     for (di, dir) in file.ext.directories.iter().enumerate() {
@@ -288,7 +287,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                         checksums.push(ChecksumView {
                             name: k.name.text.clone(),
                             path: format!("{}[{index}]", k.name.text),
-                            algorithm: alg_name(k.algorithm),
+                            algorithm: k.algorithm.name(),
                             stored: sv,
                             computed: u64::from(computed),
                         });
@@ -322,7 +321,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                     checksums.push(ChecksumView {
                         name: k.name.text.clone(),
                         path: k.name.text.clone(),
-                        algorithm: alg_name(k.algorithm),
+                        algorithm: k.algorithm.name(),
                         stored: sv,
                         computed: u64::from(computed),
                     });
@@ -350,10 +349,6 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
         ranges,
         checksums,
     }
-}
-
-fn alg_name(a: Algorithm) -> &'static str {
-    a.name()
 }
 
 /// The file CRC recomputed plainly: every payload in directory order, listed fields as zero.
