@@ -109,6 +109,10 @@ pub enum Expr {
     /// A field of a table's record at a computed index: `sections[header.shstrndx].offset`
     /// (the table's name, the index, the field's path within the record).
     At(String, Box<Expr>, Vec<String>),
+    /// The index of a key lookup, only as the index of [`Expr::At`]: `records[tag == HEAD]`
+    /// is the first record of the table whose field (the path, within the record) equals
+    /// the value (an expression of the enclosing scope).
+    Key(Vec<String>, Box<Expr>),
 }
 
 /// An expression with the text it came from and where.
@@ -141,7 +145,7 @@ impl Expr {
     fn collect_named_calls<'a>(&'a self, out: &mut Vec<(&'a str, &'a str)>) {
         match self {
             Expr::Num(_) | Expr::Ref(_) => {}
-            Expr::Not(x) | Expr::At(_, x, _) => x.collect_named_calls(out),
+            Expr::Not(x) | Expr::At(_, x, _) | Expr::Key(_, x) => x.collect_named_calls(out),
             Expr::Bin(_, l, r) => {
                 l.collect_named_calls(out);
                 r.collect_named_calls(out);
@@ -173,6 +177,8 @@ impl Expr {
             // The table and the field name a record's part, not a value: only the index's
             // references are references (the field is resolved by `crate::check::index`).
             Expr::At(_, i, _) => i.collect_refs(out),
+            // The key names a field of the searched record: only the value is a reference.
+            Expr::Key(_, v) => v.collect_refs(out),
         }
     }
 }
@@ -376,6 +382,17 @@ impl Parser {
                 if s.contains('.') {
                     return self.element_path(&s, &index);
                 }
+                let index = match index {
+                    Expr::Bin(BinOp::Eq, key, value) => match *key {
+                        Expr::Ref(k) => Expr::Key(k, value),
+                        _ => {
+                            return Err(format!(
+                                "`{s}[... == ...]` finds a record by its key: a field of the record left of `==` (`{s}[tag == VALUE].field`)"
+                            ));
+                        }
+                    },
+                    x => x,
+                };
                 match self.next() {
                     Some(Tok::Field(f)) if !s.contains('.') => Ok(Expr::At(s, Box::new(index), f)),
                     Some(Tok::Field(_)) => Err(format!(
@@ -521,5 +538,29 @@ mod tests {
             )
         );
         assert!(parse("[0]").is_err());
+    }
+
+    #[test]
+    fn key_lookup() {
+        // `table[field == value]`: the index is the key, only the value's names are
+        // references (the key is a field of the searched record).
+        let e = parse("records[tag == HEAD + 1].offset").expect("parses");
+        let Expr::At(t, i, f) = &e else {
+            panic!("an indexed field: {e:?}")
+        };
+        assert_eq!(
+            (t.as_str(), f.as_slice()),
+            ("records", &["offset".to_string()][..])
+        );
+        assert!(
+            matches!(&**i, Expr::Key(k, v) if k == &["tag".to_string()] && matches!(**v, Expr::Bin(BinOp::Add, _, _)))
+        );
+        assert_eq!(e.refs(), vec![&["HEAD".to_string()][..]]);
+        // Other comparisons stay an index (which the checker refuses as a condition).
+        assert!(
+            matches!(parse("t[a != 1].x").expect("parses"), Expr::At(_, i, _) if matches!(*i, Expr::Bin(BinOp::Ne, _, _)))
+        );
+        assert!(parse("t[1 == a].x").is_err());
+        assert!(parse("t[(a) == 1].x").is_ok());
     }
 }

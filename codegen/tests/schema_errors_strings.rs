@@ -14,6 +14,13 @@ fn computed_index() {
     golden("indexed");
 }
 
+/// `table[key == value].field`, a record found by its key: the key a field of the record,
+/// the value a number, after `table_fits`, and never once per record (quadratic work).
+#[test]
+fn key_lookup() {
+    golden("keyed");
+}
+
 /// A writer with `table[expr].field` where the writer computes places and values (before
 /// any table is written): refused, where it stands.
 #[test]

@@ -1,7 +1,9 @@
 //! A record found by searching backwards (ZIP's end of central directory record, which a
 //! comment of up to 65,535 bytes may follow): the last place at or before a start where the
 //! record fits and a condition over its bytes holds, looking back at most a stated distance.
-//! The work is bounded by that distance, whatever the file holds.
+//! The work is bounded by that distance, whatever the file holds. And a table's record found
+//! by its key (`records[tag == HEAD]`): the first index where the key matches, looking at
+//! each record once.
 
 /// The last offset `p` with `from - back <= p <= from` (the lower end clamped at 0) where `N`
 /// bytes lie within the first `within` bytes of `buf` and `wanted` holds for them, with
@@ -33,9 +35,46 @@ pub fn search_back<const N: usize>(
     None
 }
 
+/// The first index `i` from 0 up where `matches(i)` is `Some(true)`; `None` at the first
+/// index where it is `None` (generated code returns `None` past the table's last record, or
+/// for a key with no value). `matches` is called once per index tried, so the work is at
+/// most one call per record and one more.
+#[inline]
+#[must_use]
+pub fn find_first(mut matches: impl FnMut(u64) -> Option<bool>) -> Option<u64> {
+    let mut i: u64 = 0;
+    loop {
+        if matches(i)? {
+            return Some(i);
+        }
+        i = i.checked_add(1)?;
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::search_back;
+    use super::{find_first, search_back};
+
+    #[test]
+    fn finds_the_first_key_and_stops_past_the_end() {
+        let tags = [3u64, 7, 5, 7];
+        let mut tried = 0;
+        let mut at = |want: u64| {
+            tried = 0;
+            find_first(|i| {
+                tried += 1;
+                Some(*tags.get(usize::try_from(i).ok()?)? == want)
+            })
+        };
+        // The first of two sevens.
+        assert_eq!(at(7), Some(1));
+        assert_eq!(at(3), Some(0));
+        // None has key 9: every record tried, and the one past the end.
+        assert_eq!(at(9), None);
+        assert_eq!(tried, 5);
+        // A key with no value ends the search there.
+        assert_eq!(find_first(|i| (i < 2).then_some(false)), None);
+    }
 
     #[test]
     fn finds_the_last_match_within_the_distance() {

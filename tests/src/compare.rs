@@ -2271,7 +2271,8 @@ pub fn mo(b: &[u8], g: &schemas::mo::Mo<'_>, v: &View) {
 }
 
 /// `formats/opentype.yaml` (a font's table directory and the tables it locates): the
-/// directory's header, every table record with its place, and each table's bytes.
+/// directory's header, every table record with its place, each table's bytes, and the
+/// `head` and `maxp` tables found by their tags.
 ///
 /// # Panics
 /// When the interpreter's view differs from the generated one.
@@ -2300,6 +2301,40 @@ pub fn opentype(b: &[u8], g: &schemas::opentype::OpenType<'_>, v: &View) {
             "{p}.table_bytes"
         );
     }
+    same_fields!(
+        v,
+        "head",
+        g.head(),
+        [
+            major_version,
+            minor_version,
+            font_revision,
+            checksum_adjustment,
+            magic_number,
+            flags,
+            units_per_em,
+            created,
+            modified,
+            mac_style,
+            lowest_rec_ppem
+        ]
+    );
+    let head = g.head();
+    for (f, x) in [
+        ("x_min", head.x_min()),
+        ("y_min", head.y_min()),
+        ("x_max", head.x_max()),
+        ("y_max", head.y_max()),
+        ("font_direction_hint", head.font_direction_hint()),
+        ("index_to_loc_format", head.index_to_loc_format()),
+        ("glyph_data_format", head.glyph_data_format()),
+    ] {
+        // A signed field's raw bits.
+        assert_eq!(raw(v, "head", f), u64::from(x.cast_unsigned()), "head.{f}");
+    }
+    assert_eq!(record(v, "head").offset, span(b, g.head().as_bytes()).0);
+    same_fields!(v, "maxp", g.maxp(), [version, num_glyphs]);
+    assert_eq!(record(v, "maxp").offset, span(b, g.maxp().as_bytes()).0);
 }
 
 /// `formats/tiff.yaml` (the byte order chosen by `II`/`MM`, image file directories as a chain

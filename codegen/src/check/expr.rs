@@ -34,6 +34,12 @@ pub(crate) fn check(
     d: &mut Diags,
 ) -> bool {
     let mut ok = crate::check::expr::check_calls(c, index, scope, what, at, d);
+    if let Expr::Key(key, _) = index
+        && let Err(msg) = crate::check::index::check_key(c, table, key, scope)
+    {
+        d.error(at.pos, format!("{what} `{}`: {msg}", at.text));
+        ok = false;
+    }
     if let Err(msg) = crate::check::index::resolve(c, table, field, scope) {
         let since = d.items.len();
         d.error(at.pos, format!("{what} `{}`: {msg}", at.text));
@@ -410,7 +416,7 @@ pub fn is_bool(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
         ),
         Expr::Bin(op, _, _) => op.is_comparison() || op.is_logical(),
         Expr::Not(_) => true,
-        Expr::Call(..) | Expr::At(..) => false,
+        Expr::Call(..) | Expr::At(..) | Expr::Key(..) => false,
     }
 }
 
@@ -431,7 +437,7 @@ pub(crate) fn check_calls(
     match e {
         Expr::Num(_) | Expr::Ref(_) => true,
         Expr::At(t, i, f) => crate::check::expr::check(c, (t, i, f), scope, what, at, d),
-        Expr::Not(x) => check_calls(c, x, scope, what, at, d),
+        Expr::Not(x) | Expr::Key(_, x) => check_calls(c, x, scope, what, at, d),
         Expr::Bin(_, l, r) => {
             check_calls(c, l, scope, what, at, d) & check_calls(c, r, scope, what, at, d)
         }
@@ -587,6 +593,16 @@ pub(crate) fn mistyped(c: &Checked, e: &Expr, scope: Scope<'_>) -> Option<String
         }
         Expr::Call(_, args) => args.iter().find_map(|a| mistyped(c, a, scope)),
         Expr::At(_, i, _) => mistyped(c, i, scope),
+        Expr::Key(k, v) => {
+            if is_bool(c, v, scope) {
+                Some(format!(
+                    "`{} == ...` looks a record up by a number: the value must be a number, not a condition",
+                    k.join(".")
+                ))
+            } else {
+                mistyped(c, v, scope)
+            }
+        }
         Expr::Num(_) | Expr::Ref(_) => None,
     }
 }

@@ -421,7 +421,7 @@ fn has_index(e: &Expr) -> bool {
     match e {
         Expr::Num(_) | Expr::Ref(_) => false,
         Expr::At(..) => true,
-        Expr::Not(x) => has_index(x),
+        Expr::Not(x) | Expr::Key(_, x) => has_index(x),
         Expr::Bin(_, l, r) => has_index(l) || has_index(r),
         Expr::Call(_, args) => args.iter().any(has_index),
     }

@@ -84,6 +84,39 @@ pub fn resolve(
     }
 }
 
+/// Check the key of `table[key == value].field` (a lookup): the key is a field (or a
+/// composed value or a bit range) of the table's record, and the lookup is made at file
+/// level only. A search reads up to every record of the table; once per record of a
+/// `for_each` (or of a per-record range, checksum or located record) that would be work
+/// growing with the square of the records, so it is refused there: search once, at file
+/// level, and compare with what it found.
+pub(crate) fn check_key(
+    c: &Checked,
+    table: &str,
+    key: &[String],
+    scope: Scope<'_>,
+) -> Result<(), String> {
+    let k = key.join(".");
+    if matches!(scope, Scope::RecordOnly(_)) {
+        // A record's view reads no other record: said once, of the whole `table[...]`.
+        return Ok(());
+    }
+    if let Scope::Record(t) = scope {
+        return Err(format!(
+            "`{table}[{k} == ...]` searches `{table}` for its record, here once per record of `{}`: work growing with the square of the records. Search once at file level (a `let` step or a located record's `at`) and compare with what it found",
+            t.name.text
+        ));
+    }
+    resolve(c, table, key, scope).map(|_| ()).map_err(|msg| {
+        // The field's own complaint, said of the key.
+        let own = format!("`{table}[...].{k}`: ");
+        format!(
+            "the key `{k}` of `{table}[{k} == ...]` must be a field of its record: {}",
+            msg.strip_prefix(&own).unwrap_or(&msg)
+        )
+    })
+}
+
 /// Every `table[..].field` in `e`, outermost first.
 pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
     fn walk<'a>(e: &'a Expr, out: &mut Vec<(&'a str, &'a Expr, &'a [String])>) {
@@ -99,6 +132,7 @@ pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
                 out.push((t, i, f));
                 walk(i, out);
             }
+            Expr::Key(_, v) => walk(v, out),
         }
     }
     let mut out = Vec::new();

@@ -20,7 +20,7 @@ pub(crate) fn span_readable(c: &Checked, e: &Expr) -> bool {
         Expr::Ref(p) => readable(c, p),
         Expr::Bin(_, l, r) => span_readable(c, l) && span_readable(c, r),
         Expr::Not(x) => span_readable(c, x),
-        Expr::Call(..) | Expr::At(..) => false,
+        Expr::Call(..) | Expr::At(..) | Expr::Key(..) => false,
     }
 }
 

@@ -568,7 +568,7 @@ fn fix(e: &mut Expr, arrays: &[String]) {
             fix(l, arrays);
             fix(r, arrays);
         }
-        Expr::Not(x) => fix(x, arrays),
+        Expr::Not(x) | Expr::Key(_, x) => fix(x, arrays),
         Expr::Call(_, args) => args.iter_mut().for_each(|a| fix(a, arrays)),
         Expr::Num(_) | Expr::Ref(_) => {}
     }

@@ -192,7 +192,7 @@ pub(crate) fn unbound_records(
                 ends(l, out);
                 ends(r, out);
             }
-            Expr::Not(x) | Expr::At(_, x, _) => ends(x, out),
+            Expr::Not(x) | Expr::At(_, x, _) | Expr::Key(_, x) => ends(x, out),
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }
@@ -208,7 +208,7 @@ pub(crate) fn unbound_records(
                 counts(l, out);
                 counts(r, out);
             }
-            Expr::Not(x) | Expr::At(_, x, _) => counts(x, out),
+            Expr::Not(x) | Expr::At(_, x, _) | Expr::Key(_, x) => counts(x, out),
             Expr::Num(_) | Expr::Ref(_) => {}
         }
     }

@@ -26,7 +26,7 @@ fn constant(c: &Checked, e: &Expr) -> bool {
 
 fn has_call(e: &Expr) -> bool {
     match e {
-        Expr::Call(..) | Expr::At(..) => true,
+        Expr::Call(..) | Expr::At(..) | Expr::Key(..) => true,
         Expr::Bin(_, a, b) => has_call(a) || has_call(b),
         Expr::Not(a) => has_call(a),
         Expr::Num(_) | Expr::Ref(_) => false,

@@ -96,7 +96,7 @@ fn walk(cx: &Cx<'_>, e: &Expr, why: &mut Option<String>) {
             walk(cx, l, why);
             walk(cx, r, why);
         }
-        Expr::Not(x) => walk(cx, x, why),
+        Expr::Not(x) | Expr::Key(_, x) => walk(cx, x, why),
         Expr::Call(f, _) => {
             *why = Some(format!(
                 "it calls `{f}(...)`, and the writer checks a condition on {on} only"

@@ -77,7 +77,7 @@ pub(crate) fn const_only(c: &Checked, e: &Expr, len_ok: bool) -> bool {
             Expr::Bin(_, l, r) => no_reads(l) && no_reads(r),
             Expr::Not(x) => no_reads(x),
             Expr::Call(f, args) => (f == "if" || f == "end") && args.iter().all(no_reads),
-            Expr::At(..) => false,
+            Expr::At(..) | Expr::Key(..) => false,
         }
     }
     no_reads(e)

@@ -1279,7 +1279,7 @@ fn end_is_read(c: &Checked, name: &str) -> bool {
             }
             Expr::Bin(_, a, b) => reads(a, name) || reads(b, name),
             Expr::Not(a) => reads(a, name),
-            Expr::At(_, i, _) => reads(i, name),
+            Expr::At(_, i, _) | Expr::Key(_, i) => reads(i, name),
             Expr::Num(_) | Expr::Ref(_) => false,
         }
     }

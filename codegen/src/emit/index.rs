@@ -17,11 +17,32 @@ pub(crate) fn emit(
     scope: Scope<'_>,
     env: &Env,
 ) -> TokenStream {
-    let i = em.inner(index, scope, env);
+    let i = match index {
+        Expr::Key(key, value) => search(em, (table, key, value), scope, env),
+        _ => em.inner(index, scope, env),
+    };
     let leaf = em.leaf(&path(table, field), scope, env);
     quote!({
         let __at: u64 = #i;
         #leaf
+    })
+}
+
+/// `u64` tokens (with `?`) for the index of `table[key == value]`: the value computed once
+/// into `__key`, then the records' keys read in order from the first until one equals it
+/// (`npuschema_core::find_first`). The first index past the table's count (or a key with no
+/// value) ends the search with `None`, so the work is at most one key read per record.
+fn search(
+    em: &Em<'_>,
+    (table, key, value): (&str, &[String], &Expr),
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let v = em.inner(value, scope, env);
+    let k = em.leaf(&path(table, key), scope, env);
+    quote!({
+        let __key: u64 = #v;
+        __rt::find_first(|__at| Some(#k == __key))?
     })
 }
 

@@ -348,7 +348,7 @@ pub fn reads_aggregate(e: &crate::expr::Expr) -> bool {
     use crate::expr::Expr;
     match e {
         Expr::Num(_) | Expr::Ref(_) => false,
-        Expr::Not(x) | Expr::At(_, x, _) => reads_aggregate(x),
+        Expr::Not(x) | Expr::At(_, x, _) | Expr::Key(_, x) => reads_aggregate(x),
         Expr::Bin(_, l, r) => reads_aggregate(l) || reads_aggregate(r),
         Expr::Call(f, args) => {
             f == "count"

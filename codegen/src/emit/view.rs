@@ -178,7 +178,8 @@ impl<'a> Em<'a> {
                     _ => quote!(0u64),
                 }
             }
-            Expr::Not(_) => quote!(0u64),
+            // A key (`t[k == v]`) is emitted as the index of its `table[...]`, never alone.
+            Expr::Not(_) | Expr::Key(..) => quote!(0u64),
             Expr::Call(f, args) => crate::emit::sections::call(self, f, args, scope, env),
             Expr::At(t, i, f) => crate::emit::index::emit(self, (t, i, f), scope, env),
         }
@@ -291,7 +292,7 @@ impl<'a> Em<'a> {
                 quote!(#l.zip(#r).is_some_and(|(a, b)| a #o b))
             }
             Expr::Not(x) => self.not_cond(x, scope, env),
-            Expr::Num(_) | Expr::Call(..) | Expr::At(..) => quote!(false),
+            Expr::Num(_) | Expr::Call(..) | Expr::At(..) | Expr::Key(..) => quote!(false),
         }
     }
 

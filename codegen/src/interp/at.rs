@@ -16,15 +16,33 @@ impl Comp<'_> {
         let Ok(r) = crate::check::index::resolve(self.c, table, field, scope) else {
             return CE::Zero;
         };
-        let field = match r {
+        let field = self.element(table, field, r, scope);
+        let index = match index {
+            // `table[key == value]`: the first record whose key is the value.
+            Expr::Key(key, value) => {
+                match crate::check::index::resolve(self.c, table, key, scope) {
+                    Ok(r) => CE::Find(
+                        Box::new(self.expr(value, scope)),
+                        Box::new(self.element(table, key, r, scope)),
+                    ),
+                    Err(_) => CE::Zero,
+                }
+            }
+            _ => self.expr(index, scope),
+        };
+        CE::At(Box::new(index), Box::new(field))
+    }
+
+    /// A field of the table's record, read with the placeholder index.
+    fn element(&self, table: &str, field: &[String], r: Resolved, scope: Scope<'_>) -> CE {
+        match r {
             Resolved::Field(..) | Resolved::Composed(..) | Resolved::BitField(..) => {
                 let mut p = vec![table.to_string(), COMPUTED.to_string()];
                 p.extend(field.iter().cloned());
                 self.leaf(&p, scope)
             }
             _ => CE::Zero,
-        };
-        CE::At(Box::new(self.expr(index, scope)), Box::new(field))
+        }
     }
 }
 

@@ -215,6 +215,8 @@ impl Comp<'_> {
                 _ => CE::Zero,
             },
             Expr::At(t, i, f) => self.at(t, i, f, scope),
+            // A key is compiled as the index of its `table[...]` (`at`), never alone.
+            Expr::Key(..) => CE::Zero,
         }
     }
 

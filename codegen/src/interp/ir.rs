@@ -107,6 +107,9 @@ pub(super) enum CE {
     Let(usize),
     /// `table[index].field`: the index, and the field read with the index `at::COMPUTED`.
     At(Box<CE>, Box<CE>),
+    /// `table[key == value]`'s index: the value, and the key read with the index
+    /// `at::COMPUTED` (the first record whose key is the value; none: no value).
+    Find(Box<CE>, Box<CE>),
     /// `record.<part>`: where the current stream record lies (`State::rec_span`).
     RecPos(crate::check::RecPos),
 }

@@ -192,6 +192,18 @@ impl<'b> State<'b> {
                 let k = self.val(p, i)?;
                 self.val(p, &field.at_index(k))
             }
+            CE::Find(value, key) => {
+                // Record by record from the first; past the count (or a key with no
+                // value) there is no value, as in the generated search.
+                let want = self.val(p, value)?;
+                let mut k: u64 = 0;
+                loop {
+                    if self.val(p, &key.at_index(k))? == want {
+                        return Some(k);
+                    }
+                    k = k.checked_add(1)?;
+                }
+            }
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::RecPos(k) => Some(rec_pos(self.rec_span, *k)),
             CE::First(ci) => self.stream_first(p, *ci),

@@ -892,7 +892,7 @@ pub fn write_seeds(dir: &Path) -> usize {
     }
     // A font of two tables: the table directory (sorted tags, the binary search fields),
     // each table 4-aligned with its checksum; and the same with the tables overlapping.
-    seeds.push(("opentype-two".to_string(), OPENTYPE, small_font(false)));
+    seeds.push(("opentype-four".to_string(), OPENTYPE, small_font(false)));
     seeds.push(("opentype-overlap".to_string(), OPENTYPE, small_font(true)));
     // Other targets' shared objects (s390x's, PowerPC's and ARM's C libraries): the layout
     // from EI_CLASS, the byte order from EI_DATA.
@@ -998,20 +998,34 @@ fn streamed_zip() -> Vec<u8> {
     b
 }
 
-/// A TrueType font of two tables (`cmap`, 5 bytes, and `head`, 8 bytes) as
-/// `formats/opentype.yaml` reads it: the directory, then each table 4-aligned and zero-padded,
-/// each record's checksum the sum of its table's big-endian words. With `overlap`, the second
-/// record points at the first table.
+/// A TrueType font of four tables (`cmap`, 5 bytes, and the three every font has: `head`,
+/// `hhea` and `maxp`, as long as their fields, `head`'s version, magic number, unitsPerEm and
+/// indexToLocFormat right) as `formats/opentype.yaml` reads it: the directory, then each
+/// table 4-aligned and zero-padded, each record's checksum the sum of its table's big-endian
+/// words. With `overlap`, the second record points at the first table.
 fn small_font(overlap: bool) -> Vec<u8> {
-    let tables: [(u32, &[u8]); 2] = [(0x636D_6170, b"\x00\x01\x02\x03\x04"), (0x6865_6164, &[7; 8])];
+    let mut head = [0u8; 54];
+    head[0..2].copy_from_slice(&1u16.to_be_bytes()); // majorVersion
+    head[12..16].copy_from_slice(&0x5F0F_3CF5u32.to_be_bytes()); // magicNumber
+    head[18..20].copy_from_slice(&1000u16.to_be_bytes()); // unitsPerEm
+    let mut maxp = [0u8; 6];
+    maxp[0..4].copy_from_slice(&0x0000_5000u32.to_be_bytes());
+    maxp[4..6].copy_from_slice(&3u16.to_be_bytes()); // numGlyphs
+    let tables: [(u32, &[u8]); 4] = [
+        (0x636D_6170, b"\x00\x01\x02\x03\x04"),
+        (0x6865_6164, &head),
+        (0x6868_6561, &[0; 36]),
+        (0x6D61_7870, &maxp),
+    ];
     let mut f = Vec::new();
-    for v in [0x0001u16, 0x0000, 2, 32, 1, 0] {
+    // sfntVersion, numTables, searchRange, entrySelector, rangeShift.
+    for v in [0x0001u16, 0x0000, 4, 64, 2, 0] {
         f.extend_from_slice(&v.to_be_bytes());
     }
     let mut at = 12 + 16 * tables.len();
     let mut data = Vec::new();
     for (k, (tag, body)) in tables.iter().enumerate() {
-        let place = if overlap && k == 1 { 44 } else { at };
+        let place = if overlap && k == 1 { 12 + 16 * tables.len() } else { at };
         for v in [*tag, npuschema_core::sum32_be(body), place as u32, body.len() as u32] {
             f.extend_from_slice(&v.to_be_bytes());
         }
