@@ -28,7 +28,8 @@ pub struct Node {
     pub kind: Kind,
     /// For a boolean or null scalar, its text as written (`off`, `n`, `null`, `~`; empty for
     /// an empty value): YAML 1.1 reads some names as booleans or null, and a message about
-    /// one must show the word the schema's author wrote.
+    /// one must show the word the schema's author wrote. For an integer, its text too
+    /// (`0xB1B0AFBA`, not `2981146554`), which an expression keeps.
     pub raw: String,
 }
 
@@ -76,7 +77,7 @@ fn token_at(text: &str, pos: Pos) -> String {
 
 fn fill_raw(n: &mut Node, text: &str) {
     match &mut n.kind {
-        Kind::Bool(_) | Kind::Null => n.raw = token_at(text, n.pos),
+        Kind::Bool(_) | Kind::Null | Kind::Int(_) => n.raw = token_at(text, n.pos),
         Kind::Map(m) => {
             for (p, k, v) in m.iter_mut() {
                 if k.starts_with(NULL_KEY) {

@@ -871,7 +871,11 @@ pub(crate) fn doc(m: &mut MapReader<'_>, d: &mut Diags) -> String {
 
 pub(crate) fn expr_at(node: &Node, what: &str, d: &mut Diags) -> Option<ExprAt> {
     let text = match &node.kind {
-        Kind::Int(i) => i.to_string(),
+        // As written (`0x20`), when that reads as the same number.
+        Kind::Int(i) => match expr::parse(&node.raw) {
+            Ok(expr::Expr::Num(v)) if i128::from(v) == *i => node.raw.clone(),
+            _ => i.to_string(),
+        },
         Kind::Str(s) => s.clone(),
         _ if node.trap().is_some() => {
             d.error(
