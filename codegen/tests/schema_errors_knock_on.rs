@@ -1,6 +1,6 @@
 //! One mistake gives one diagnostic: an expression wrong in itself (a misspelt field) gets
 //! its diagnostic, and what else fails at that expression because of it (the writer's plan,
-//! "must name one header field") is suppressed. `schema_errors/knock_on.yaml` holds three
+//! "must name one field") is suppressed. `schema_errors/knock_on.yaml` holds three
 //! misspelt fields, `knock_on.expected` their three diagnostics (five before). Regenerate
 //! with `NPUSCHEMA_BLESS=1 cargo test -p npuschema-codegen --test schema_errors_knock_on`
 //! after reviewing the change.

@@ -21,6 +21,14 @@ fn key_lookup() {
     golden("keyed");
 }
 
+/// A checksum's `zero:` fields: one field each (the header's, a located record's after its
+/// `record_fits`, the record's), and no writer.
+#[test]
+fn checksum_zero_fields() {
+    golden("checksum_zero");
+    golden("checksum_zero_writer");
+}
+
 /// A writer with `table[expr].field` where the writer computes places and values (before
 /// any table is written): refused, where it stands.
 #[test]

@@ -16,6 +16,7 @@ mod search;
 mod streams;
 mod strings;
 mod table;
+mod zeroed;
 
 pub use checksum::{
     Crc32, FNV1A32_OFFSET_BASIS, FNV1A32_PRIME, crc32, crc32_combine, crc32_table, fnv1a32,
@@ -31,6 +32,7 @@ pub use search::{find_first, search_back};
 pub use streams::{TypedLayout, chain_revisit, leave_level, numbered_site, typed_layout};
 pub use strings::{string_at, string_extent, utf8_invalid_at};
 pub use table::{Table, TableIter, table_strided};
+pub use zeroed::{crc32_zeroed, fnv1a32_zeroed, sum32_be_zeroed, zeroed_pieces};
 
 /// The `alloc` crate, for [`writer_alloc_methods!`] (only with this crate's `alloc` feature).
 #[cfg(feature = "alloc")]

@@ -169,7 +169,8 @@ fn reseal(k: usize, b: &mut [u8]) {
                 at = end + 4;
             }
         }
-        // Each table's checksum (the sum of its big-endian words), stored in its record.
+        // Each table's checksum (the sum of its big-endian words; the `head` table's with its
+        // checkSumAdjustment, bytes 8..12, as zero), stored in its record.
         "../formats/opentype.yaml" if b.len() >= 12 => {
             let n = usize::from(u16::from_be_bytes([b[4], b[5]]));
             for i in 0..n {
@@ -180,7 +181,8 @@ fn reseal(k: usize, b: &mut [u8]) {
                 let Some(t) = off.checked_add(len).and_then(|e| b.get(off..e)) else {
                     continue;
                 };
-                let sum = npuschema_core::sum32_be(t);
+                let zero: &[(u64, u64)] = if r[..4] == *b"head" { &[(8, 4)] } else { &[] };
+                let sum = npuschema_core::sum32_be_zeroed(t, 0, zero);
                 set_be(b, at + 4, sum);
             }
         }

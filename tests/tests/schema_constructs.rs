@@ -4108,3 +4108,69 @@ fn the_directory_writer_writes_optional_tables_with_bytes_and_strings() {
         Err(WriteError::BufferTooSmall { needed: 176, .. })
     ));
 }
+
+mod zeroed {
+    npuschema_macro::include_schema!("schemas/zeroed.yaml");
+}
+
+/// `zero:` on a checksum (`tests/schemas/zeroed.yaml`): a CRC-32 over the whole file with
+/// its own field, the FNV-1a's and the trailer's sum as zero; an FNV-1a with its own field
+/// and the trailer's sum as zero; a word sum with the trailer's field (placed by the header)
+/// as zero. A file whose sums are right is accepted; every byte flipped is refused by the
+/// generated code and the interpreter alike (the same code, field, offset and site): a
+/// stored field flipped by its own check only (the checks before it count it as zero), any
+/// other byte by the first check.
+#[test]
+fn checksums_count_their_zero_fields_as_zero() {
+    use npuschema_core::{FNV1A32_OFFSET_BASIS, crc32_zeroed, fnv1a32, sum32_be_zeroed};
+    const SCHEMA: &str = "schemas/zeroed.yaml";
+    let total = 44usize;
+    let trailer = 32usize;
+    let mut b = vec![0u8; total];
+    b[0..4].copy_from_slice(&0x5A45_524Fu32.to_le_bytes());
+    b[4..8].copy_from_slice(&(total as u32).to_le_bytes());
+    b[8..12].copy_from_slice(&(trailer as u32).to_le_bytes());
+    for (i, x) in b.iter_mut().enumerate().skip(20).take(12) {
+        *x = i as u8;
+    }
+    b[trailer..trailer + 4].copy_from_slice(b"TRLR");
+    // Each sum over the bytes with its zero fields cleared, filled in the order that makes
+    // each right: the CRC (which reads none of the three), the FNV-1a (which reads the CRC),
+    // the word sum (which reads both).
+    let crc = crc32_zeroed(&b, 0, &[(12, 4), (16, 4), (trailer as u64 + 4, 4)]);
+    b[12..16].copy_from_slice(&crc.to_le_bytes());
+    let mut f = b.clone();
+    f[16..20].fill(0);
+    f[trailer + 4..trailer + 8].fill(0);
+    b[16..20].copy_from_slice(&fnv1a32(FNV1A32_OFFSET_BASIS, &f).to_le_bytes());
+    let sum = sum32_be_zeroed(&b, 0, &[(trailer as u64 + 4, 4)]);
+    b[trailer + 4..trailer + 8].copy_from_slice(&sum.to_le_bytes());
+    let check = |m: &[u8]| {
+        npuschema_tests::agree_with(
+            SCHEMA,
+            m,
+            zeroed::Zeroed::validate(m),
+            zeroed::Zeroed::validate_as::<Brief>(m)
+                .map(|_| ())
+                .map_err(|e| e.id()),
+            |_, _| {},
+        )
+    };
+    assert_eq!(check(&b), "ok");
+    for at in 0..total {
+        let mut m = b.clone();
+        m[at] ^= 0x40;
+        let code = check(&m);
+        let want = match at {
+            4..=11 => None, // the length and the trailer's place: another check, or a sum
+            16..=19 => Some("bad-fnv"),
+            36..=39 => Some("bad-sum"),
+            _ => Some("bad-crc"),
+        };
+        if let Some(w) = want {
+            assert_eq!(code, w, "byte {at} flipped");
+        } else {
+            assert_ne!(code, "ok", "byte {at} flipped");
+        }
+    }
+}

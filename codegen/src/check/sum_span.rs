@@ -169,6 +169,14 @@ pub(crate) fn check_top(c: &Checked, d: &mut Diags) {
         let Some((Owner::Header, i)) = single_field(c, &k.stored.expr, Scope::Top) else {
             continue;
         };
+        // A stored field the sum counts as zero (`zero:`) may lie inside its span: the sum
+        // does not read it (and a schema with `zero:` has no writer).
+        if k.zero
+            .iter()
+            .any(|z| single_field(c, &z.expr, Scope::Top) == Some((Owner::Header, i)))
+        {
+            continue;
+        }
         let Some(&(off, kind)) = layout.fields.get(i) else {
             continue;
         };

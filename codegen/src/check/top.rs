@@ -309,6 +309,42 @@ pub(crate) fn unbound_records(
 /// `stored` over T's records (read at its `checksum` step, inside `for_each: T`, where the
 /// located records placed before it are readable too), `stored` one field of the record.
 /// The writer refuses it (`lower/writer.rs`).
+/// A checksum's `zero` fields: each one field of the header, of a located record or of the
+/// checksum's own record (a field of another table's record, `t.N.f`, is not one), and no
+/// writer (which computes checksums over the bytes as written).
+fn zero_fields(c: &Checked, k: &crate::schema::Checksum, scope: Scope<'_>, d: &mut Diags) {
+    for z in &k.zero {
+        let before = d.items.len();
+        check_expr(c, z, scope, false, "zero item", d);
+        if d.items.len() > before {
+            continue;
+        }
+        if !matches!(
+            single_field(c, &z.expr, scope),
+            Some((Owner::Header | Owner::Located(_) | Owner::Record, _))
+        ) {
+            d.error(
+                z.pos,
+                format!(
+                    "zero item `{}` must name one field (of the header, a located record{}) whose bytes count as zero where they lie inside the span",
+                    z.text,
+                    if k.table.is_some() { " or the record" } else { "" }
+                ),
+            );
+        }
+    }
+    // (A per-record checksum is refused with a writer as it is.)
+    if let (Some(z), Some(_), None) = (k.zero.first(), &c.schema.file.writer, &k.table) {
+        d.error(
+            z.pos,
+            format!(
+                "checksum `{}` counts fields as zero, and the writer computes checksums over the bytes as written: leave out `writer`, or `zero`",
+                k.name.text
+            ),
+        );
+    }
+}
+
 fn record_checksum(c: &Checked, k: &crate::schema::Checksum, d: &mut Diags) {
     let Some(tn) = &k.table else { return };
     let Some(t) = c.table(&tn.text) else {
@@ -327,6 +363,7 @@ fn record_checksum(c: &Checked, k: &crate::schema::Checksum, d: &mut Diags) {
     check_expr(c, &k.from, scope, false, "from", d);
     check_expr(c, &k.to, scope, false, "to", d);
     check_expr(c, &k.stored, scope, false, "stored", d);
+    zero_fields(c, k, scope, d);
     if !matches!(
         single_field(c, &k.stored.expr, scope),
         Some((Owner::Record, _))
@@ -672,7 +709,11 @@ pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
         }
         Step::Checksum { checksum, .. } => file
             .checksum(&checksum.text)
-            .map(|k| vec![&k.from, &k.to, &k.stored])
+            .map(|k| {
+                let mut v = vec![&k.from, &k.to, &k.stored];
+                v.extend(&k.zero);
+                v
+            })
             .unwrap_or_default(),
         Step::FlagsKnown { field, .. } | Step::EnumKnown { field, .. } => vec![field],
         Step::ForEach { .. } => Vec::new(),
@@ -1208,10 +1249,14 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         check_expr(c, &k.from, Scope::Top, false, "from", d);
         check_expr(c, &k.to, Scope::Top, false, "to", d);
         check_expr(c, &k.stored, Scope::Top, false, "stored", d);
+        zero_fields(c, k, Scope::Top, d);
         if single_field(c, &k.stored.expr, Scope::Top).is_none() {
             d.error(
                 k.stored.pos,
-                format!("stored `{}` must name one header field", k.stored.text),
+                format!(
+                    "stored `{}` must name one field (of the header or a located record)",
+                    k.stored.text
+                ),
             );
         }
     }

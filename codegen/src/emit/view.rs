@@ -1311,9 +1311,54 @@ impl<'a> Em<'a> {
                     &self.blame(&k.stored.expr, scope),
                     Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0))),
                 );
-                let compute = k.algorithm.core_fn(&quote!(d));
+                let (compute, start) = if k.zero.is_empty() {
+                    (k.algorithm.core_fn(&quote!(d)), quote!())
+                } else {
+                    // Each zeroed field's place and width (the place an error about it
+                    // names), the span's start besides.
+                    let zeros = k.zero.iter().map(|z| {
+                        let b = self.blame(&z.expr, scope);
+                        let width = single_field(self.c, &z.expr, scope)
+                            .and_then(|(o, fi)| {
+                                let st = self.struct_of(o, scope)?;
+                                self.c.layouts.get(&st.name.text)?.fields.get(fi)
+                            })
+                            .map_or(0, |f| f.1.width(self.schema()));
+                        let (base, off, width) = (&b.base, lit_u64(b.off), lit_u64(width));
+                        if matches!(
+                            crate::lower::sites::blame(self.c, &z.expr, scope).base,
+                            crate::lower::sites::Base::Zero
+                        ) {
+                            // A header field: its place is a constant.
+                            quote!((#off, #width))
+                        } else {
+                            quote!((#base.saturating_add(#off), #width))
+                        }
+                    });
+                    let from = match self.plain(&k.from.expr, scope, env) {
+                        Some(v) => v,
+                        None => {
+                            let v = self.value(&k.from.expr, scope, env);
+                            quote!(#v.unwrap_or(0))
+                        }
+                    };
+                    (
+                        k.algorithm.core_zeroed_fn(
+                            &quote!(d),
+                            &quote!(start),
+                            &quote!(&[#(#zeros),*]),
+                        ),
+                        quote!(let start: u64 = #from;),
+                    )
+                };
+                let zeroed = if k.zero.is_empty() {
+                    String::new()
+                } else {
+                    let z: Vec<String> = k.zero.iter().map(|z| format!("`{}`", z.text)).collect();
+                    format!(" (with {} as zero)", z.join(", "))
+                };
                 let comment = format!(
-                    "@step {codes}: {:?} over `{}`..`{}` must equal `{}`. {}",
+                    "@step {codes}: {:?} over `{}`..`{}`{zeroed} must equal `{}`. {}",
                     k.algorithm,
                     k.from.text,
                     k.to.text,
@@ -1325,6 +1370,7 @@ impl<'a> Em<'a> {
                     {
                         let data = #data;
                         let stored = #stored;
+                        #start
                         // A `match`, not `data.map(|d| ..)`: at `opt-level = "z"` LLVM may
                         // leave the closure's `Option::map` a call (58 instructions and
                         // 32 B of stack per NPU1 load when it did).

@@ -372,6 +372,11 @@ impl Comp<'_> {
                     from: self.expr(&k.from.expr, scope),
                     to: self.expr(&k.to.expr, scope),
                     stored: self.expr(&k.stored.expr, scope),
+                    zero: k
+                        .zero
+                        .iter()
+                        .filter_map(|z| self.field_of_expr(z, scope))
+                        .collect(),
                 }
             }
             Step::FlagsKnown { code, field } => {

@@ -201,6 +201,8 @@ pub(super) enum CStep {
         from: CE,
         to: CE,
         stored: CE,
+        /// Fields whose bytes inside the span count as zero (`zero:`).
+        zero: Vec<FRef>,
     },
     FlagsKnown {
         f: Fail,

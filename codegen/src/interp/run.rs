@@ -368,15 +368,36 @@ impl<'c> Interp<'c> {
                     from,
                     to,
                     stored,
+                    zero,
                 } => {
-                    let data = match (st.val(p, from), st.val(p, to)) {
+                    let start = st.val(p, from);
+                    let data = match (start, st.val(p, to)) {
                         (Some(f), Some(t)) => t
                             .checked_sub(f)
                             .and_then(|n| npuschema_core::range_at(st.buf, f, n)),
                         _ => None,
                     };
                     let stored = st.val(p, stored).unwrap_or(u64::MAX);
-                    let computed = data.map(|d| u64::from(alg.compute(d)));
+                    let computed = data.map(|d| {
+                        if zero.is_empty() {
+                            return u64::from(alg.compute(d));
+                        }
+                        // The span copied, each zeroed field's bytes inside it cleared.
+                        let (mut copy, start) = (d.to_vec(), start.unwrap_or(0));
+                        for z in zero {
+                            let Some(at) = st.locate(p, z) else { continue };
+                            let end = at.saturating_add(z.kind.width(&p.c.schema));
+                            let n = copy.len() as u64;
+                            let (a, e) = (
+                                at.saturating_sub(start).min(n),
+                                end.saturating_sub(start).min(n),
+                            );
+                            if let Some(s) = copy.get_mut(a as usize..e as usize) {
+                                s.fill(0);
+                            }
+                        }
+                        u64::from(alg.compute(&copy))
+                    });
                     if computed != Some(stored) {
                         return Err(self.err(st, f, [stored, computed.unwrap_or(0), 0]));
                     }

@@ -336,6 +336,23 @@ impl Algorithm {
             Algorithm::Sum32Be => quote::quote!(__rt::sum32_be(#d)),
         }
     }
+
+    /// The `npuschema_core` call over the bytes `d` at offset `start` of the file with the
+    /// bytes of `zeros` (a `&[(u64, u64)]` of places and widths) as zero: a `u32`.
+    #[must_use]
+    pub fn core_zeroed_fn(
+        self,
+        d: &proc_macro2::TokenStream,
+        start: &proc_macro2::TokenStream,
+        zeros: &proc_macro2::TokenStream,
+    ) -> proc_macro2::TokenStream {
+        let f = match self {
+            Algorithm::Fnv1a32 => quote::quote!(fnv1a32_zeroed),
+            Algorithm::Crc32 => quote::quote!(crc32_zeroed),
+            Algorithm::Sum32Be => quote::quote!(sum32_be_zeroed),
+        };
+        quote::quote!(__rt::#f(#d, #start, #zeros))
+    }
 }
 
 /// A checksum: the range it covers and the field that stores it.
@@ -353,6 +370,9 @@ pub struct Checksum {
     pub to: ExprAt,
     /// The field that stores the value (`header.checksum`).
     pub stored: ExprAt,
+    /// Fields whose bytes inside the span count as zero (`zero: [head.checksum_adjustment]`:
+    /// OpenType's `head` table is summed with its checkSumAdjustment as zero).
+    pub zero: Vec<ExprAt>,
     /// One per record of this table or stream (`table: centrals`): `from`, `to` and `stored`
     /// in that collection's record scope, checked by a `checksum` step in its `for_each`
     /// (ZIP's CRC-32 of a stored entry's data). Kept in `File::record_checksums`.

@@ -688,7 +688,19 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
             let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
             let table = cm.opt("table").and_then(|n| name(n, "table", d));
-            cm.finish(&["doc", "algorithm", "from", "to", "stored", "table"], d);
+            let zero = cm
+                .opt("zero")
+                .map(|z| {
+                    seq(z, "zero", d)
+                        .iter()
+                        .filter_map(|n| expr_at(n, "zero item", d))
+                        .collect()
+                })
+                .unwrap_or_default();
+            cm.finish(
+                &["doc", "algorithm", "from", "to", "stored", "zero", "table"],
+                d,
+            );
             if let (Some(algorithm), Some(from), Some(to), Some(stored)) =
                 (algorithm, from, to, stored)
             {
@@ -699,6 +711,7 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                     from,
                     to,
                     stored,
+                    zero,
                     table,
                 };
                 if k.table.is_some() {
