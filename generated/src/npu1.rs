@@ -1703,7 +1703,10 @@ impl<'a> Npu1<'a> {
                 None => None,
             }
         };
-        data.map_or(0, |d| __rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d))
+        match data {
+            Some(d) => __rt::fnv1a32(__rt::FNV1A32_OFFSET_BASIS, d),
+            None => 0,
+        }
     }
     /// The header extension (version 2's compiled-for words and tensor table place).
     #[must_use]

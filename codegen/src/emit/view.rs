@@ -712,6 +712,52 @@ impl<'a> Em<'a> {
     /// The bytes of a checksum's span `from..to` in `buf` (an `Option<&[u8]>` expression):
     /// `None` when the span is backwards or past the end. Ends that cannot fail to compute
     /// (a constant, a field) are read plainly, with no `Option` around them.
+    /// The `u32` sum of checksum `k` over the span's bytes `d`, and what it needs bound
+    /// before it: nothing, or, with `zero` fields, the span's start `start` (each field's
+    /// place is the one an error about it names: a constant, or `<record>_at` plus its
+    /// offset, which the caller binds).
+    fn checksum_call(
+        &self,
+        k: &crate::schema::Checksum,
+        scope: Scope<'_>,
+        env: &Env,
+    ) -> (TokenStream, TokenStream) {
+        if k.zero.is_empty() {
+            return (k.algorithm.core_fn(&quote!(d)), quote!());
+        }
+        let zeros = k.zero.iter().map(|z| {
+            let b = self.blame(&z.expr, scope);
+            let width = single_field(self.c, &z.expr, scope)
+                .and_then(|(o, fi)| {
+                    let st = self.struct_of(o, scope)?;
+                    self.c.layouts.get(&st.name.text)?.fields.get(fi)
+                })
+                .map_or(0, |f| f.1.width(self.schema()));
+            let (base, off, width) = (&b.base, lit_u64(b.off), lit_u64(width));
+            if matches!(
+                crate::lower::sites::blame(self.c, &z.expr, scope).base,
+                crate::lower::sites::Base::Zero
+            ) {
+                // A header field: its place is a constant.
+                quote!((#off, #width))
+            } else {
+                quote!((#base.saturating_add(#off), #width))
+            }
+        });
+        let from = match self.plain(&k.from.expr, scope, env) {
+            Some(v) => v,
+            None => {
+                let v = self.value(&k.from.expr, scope, env);
+                quote!(#v.unwrap_or(0))
+            }
+        };
+        (
+            k.algorithm
+                .core_zeroed_fn(&quote!(d), &quote!(start), &quote!(&[#(#zeros),*])),
+            quote!(let start: u64 = #from;),
+        )
+    }
+
     fn span_data(&self, from: &Expr, to: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         match (self.plain(from, scope, env), self.plain(to, scope, env)) {
             // `match`, not `Option::and_then` with a closure: at `opt-level = "z"` the
@@ -1311,46 +1357,7 @@ impl<'a> Em<'a> {
                     &self.blame(&k.stored.expr, scope),
                     Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0))),
                 );
-                let (compute, start) = if k.zero.is_empty() {
-                    (k.algorithm.core_fn(&quote!(d)), quote!())
-                } else {
-                    // Each zeroed field's place and width (the place an error about it
-                    // names), the span's start besides.
-                    let zeros = k.zero.iter().map(|z| {
-                        let b = self.blame(&z.expr, scope);
-                        let width = single_field(self.c, &z.expr, scope)
-                            .and_then(|(o, fi)| {
-                                let st = self.struct_of(o, scope)?;
-                                self.c.layouts.get(&st.name.text)?.fields.get(fi)
-                            })
-                            .map_or(0, |f| f.1.width(self.schema()));
-                        let (base, off, width) = (&b.base, lit_u64(b.off), lit_u64(width));
-                        if matches!(
-                            crate::lower::sites::blame(self.c, &z.expr, scope).base,
-                            crate::lower::sites::Base::Zero
-                        ) {
-                            // A header field: its place is a constant.
-                            quote!((#off, #width))
-                        } else {
-                            quote!((#base.saturating_add(#off), #width))
-                        }
-                    });
-                    let from = match self.plain(&k.from.expr, scope, env) {
-                        Some(v) => v,
-                        None => {
-                            let v = self.value(&k.from.expr, scope, env);
-                            quote!(#v.unwrap_or(0))
-                        }
-                    };
-                    (
-                        k.algorithm.core_zeroed_fn(
-                            &quote!(d),
-                            &quote!(start),
-                            &quote!(&[#(#zeros),*]),
-                        ),
-                        quote!(let start: u64 = #from;),
-                    )
-                };
+                let (compute, start) = self.checksum_call(k, scope, env);
                 let zeroed = if k.zero.is_empty() {
                     String::new()
                 } else {
@@ -2030,13 +2037,33 @@ impl<'a> Em<'a> {
                 found: Vec::new(),
             };
             let data = self.span_data(&k.from.expr, &k.to.expr, Scope::Top, &env);
-            let compute = k.algorithm.core_fn(&quote!(d));
+            let (compute, start) = self.checksum_call(k, Scope::Top, &env);
+            let zeroed = if k.zero.is_empty() {
+                String::new()
+            } else {
+                let z: Vec<String> = k.zero.iter().map(|z| format!("`{}`", z.text)).collect();
+                format!(", with {} as zero", z.join(", "))
+            };
             let doc = format!(
-                " Recompute checksum `{}` ({:?} over `{}`..`{}`); validation proved it equals the stored value.",
+                " Recompute checksum `{}` ({:?} over `{}`..`{}`{zeroed}); validation proved it equals the stored value.",
                 k.name.text, k.algorithm, k.from.text, k.to.text
             );
-            // The located records its span reads (`info.body_offset`), by their accessors.
+            // The located records its span and its zero fields read (`info.body_offset`),
+            // by their accessors; a zero field's record by its place too (`<record>_at`).
             let mut located: Vec<proc_macro2::Ident> = Vec::new();
+            let mut placed: Vec<proc_macro2::Ident> = Vec::new();
+            for z in &k.zero {
+                if let Some((Owner::Located(j), _)) = single_field(self.c, &z.expr, Scope::Top)
+                    && let Some(r) = file.ext.records.get(j)
+                {
+                    let id = format_ident!("{}", r.name.text);
+                    if !placed.contains(&id) {
+                        placed.push(id);
+                    }
+                }
+            }
+            let placed_at: Vec<proc_macro2::Ident> =
+                placed.iter().map(|r| format_ident!("{}_at", r)).collect();
             for p in k.from.expr.refs().iter().chain(k.to.expr.refs().iter()) {
                 if let Ok(
                     Resolved::Field(Owner::Located(j), _)
@@ -2059,10 +2086,15 @@ impl<'a> Em<'a> {
                     #(let #located = self.#located();)*
                     let header = self.header();
                     let buf = self.buf;
+                    #(let #placed_at = __rt::offset_in(buf, self.#placed().as_bytes());)*
                     let len = u64::try_from(buf.len()).unwrap_or(u64::MAX);
                     let _ = (&header, len);
                     let data = #data;
-                    data.map_or(0, |d| #compute)
+                    #start
+                    match data {
+                        Some(d) => #compute,
+                        None => 0,
+                    }
                 }
             });
         }

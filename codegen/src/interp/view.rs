@@ -245,7 +245,15 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             path: k.name.text.clone(),
             algorithm: k.algorithm.name(),
             stored,
-            computed: data.map_or(0, |d| u64::from(k.algorithm.compute(d))),
+            computed: data.map_or(0, |d| {
+                let zero: Vec<_> = k
+                    .zero
+                    .iter()
+                    .filter_map(|z| comp.field_of_expr(z, Scope::Top))
+                    .collect();
+                let start = from.unwrap_or(0);
+                u64::from(super::run::zeroed_sum(st, p, k.algorithm, d, start, &zero))
+            }),
         });
     }
     for (di, dir) in file.ext.directories.iter().enumerate() {
