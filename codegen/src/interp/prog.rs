@@ -138,6 +138,38 @@ impl<'b> State<'b> {
         Some(base.saturating_add(f.off))
     }
 
+    /// Checksum `alg` of the span `d` (at `start` in the file) with the bytes of the `zero`
+    /// fields inside it as zero: the span copied and those bytes cleared (the generated code
+    /// walks the span without copying, `npuschema_core::zeroed_pieces`).
+    pub(super) fn zeroed_sum(
+        &self,
+        p: &FileProg<'_>,
+        alg: crate::schema::Algorithm,
+        d: &[u8],
+        start: u64,
+        zero: &[FRef],
+    ) -> u32 {
+        if zero.is_empty() {
+            return alg.compute(d);
+        }
+        let mut copy = d.to_vec();
+        let n = copy.len() as u64;
+        for z in zero {
+            let Some(at) = self.locate(p, z) else {
+                continue;
+            };
+            let end = at.saturating_add(z.kind.width(&p.c.schema));
+            let (a, e) = (
+                at.saturating_sub(start).min(n),
+                end.saturating_sub(start).min(n),
+            );
+            if let Some(s) = copy.get_mut(a as usize..e as usize) {
+                s.fill(0);
+            }
+        }
+        alg.compute(&copy)
+    }
+
     /// Whether field `f` is read big-endian: its fixed order, or the file's.
     pub(super) fn big_of(&self, f: &FRef) -> bool {
         if f.file_order { self.big } else { f.big }

@@ -379,7 +379,7 @@ impl<'c> Interp<'c> {
                     };
                     let stored = st.val(p, stored).unwrap_or(u64::MAX);
                     let computed = data
-                        .map(|d| u64::from(zeroed_sum(st, p, *alg, d, start.unwrap_or(0), zero)));
+                        .map(|d| u64::from(st.zeroed_sum(p, *alg, d, start.unwrap_or(0), zero)));
                     if computed != Some(stored) {
                         return Err(self.err(st, f, [stored, computed.unwrap_or(0), 0]));
                     }
@@ -958,34 +958,4 @@ fn search_back(
     let hi = from.min(end.checked_sub(size)?);
     let lo = from.saturating_sub(back);
     (lo..=hi).rev().find(|&at| st.cond_rec(p, cond, at))
-}
-
-/// Checksum `alg` of the span `d` (at `start` in the file) with the bytes of the `zero`
-/// fields inside it as zero: the span copied and those bytes cleared (the generated code
-/// walks the span without copying, `npuschema_core::zeroed_pieces`).
-pub(super) fn zeroed_sum(
-    st: &State<'_>,
-    p: &FileProg<'_>,
-    alg: crate::schema::Algorithm,
-    d: &[u8],
-    start: u64,
-    zero: &[FRef],
-) -> u32 {
-    if zero.is_empty() {
-        return alg.compute(d);
-    }
-    let mut copy = d.to_vec();
-    let n = copy.len() as u64;
-    for z in zero {
-        let Some(at) = st.locate(p, z) else { continue };
-        let end = at.saturating_add(z.kind.width(&p.c.schema));
-        let (a, e) = (
-            at.saturating_sub(start).min(n),
-            end.saturating_sub(start).min(n),
-        );
-        if let Some(s) = copy.get_mut(a as usize..e as usize) {
-            s.fill(0);
-        }
-    }
-    alg.compute(&copy)
 }

@@ -252,7 +252,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                     .filter_map(|z| comp.field_of_expr(z, Scope::Top))
                     .collect();
                 let start = from.unwrap_or(0);
-                u64::from(super::run::zeroed_sum(st, p, k.algorithm, d, start, &zero))
+                u64::from(st.zeroed_sum(p, k.algorithm, d, start, &zero))
             }),
         });
     }
