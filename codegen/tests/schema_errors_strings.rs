@@ -22,10 +22,12 @@ fn key_lookup() {
 }
 
 /// A checksum's `zero:` fields: one field each (the header's, a located record's after its
-/// `record_fits`, the record's), and no writer.
+/// `record_fits`, the record's); a sum that must reach a value (`equals:`, with the `field`
+/// an error names); neither with a writer.
 #[test]
-fn checksum_zero_fields() {
+fn checksum_zero_fields_and_values_to_reach() {
     golden("checksum_zero");
+    golden("checksum_equals");
     golden("checksum_zero_writer");
 }
 

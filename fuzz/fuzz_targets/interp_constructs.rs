@@ -185,6 +185,17 @@ fn reseal(k: usize, b: &mut [u8]) {
                 let sum = npuschema_core::sum32_be_zeroed(t, 0, zero);
                 set_be(b, at + 4, sum);
             }
+            // Then `head`'s checkSumAdjustment: the whole font sums to 0xB1B0AFBA.
+            let head = (0..n)
+                .map(|i| 12 + 16 * i)
+                .find(|&at| b.get(at..at + 4) == Some(b"head"))
+                .and_then(|at| b.get(at + 8..at + 12))
+                .map(|o| u32::from_be_bytes([o[0], o[1], o[2], o[3]]) as usize + 8);
+            if let Some(adj) = head.filter(|&a| a.checked_add(4).is_some_and(|e| e <= b.len())) {
+                set_be(b, adj, 0);
+                let sum = npuschema_core::sum32_be(b);
+                set_be(b, adj, 0xB1B0_AFBA_u32.wrapping_sub(sum));
+            }
         }
         _ => {}
     }

@@ -345,8 +345,69 @@ fn zero_fields(c: &Checked, k: &crate::schema::Checksum, scope: Scope<'_>, d: &m
     }
 }
 
+/// A checksum whose sum must reach a value (`equals`): the value a constant, `field` one field
+/// of the header or a located record (what an error names), and no writer (which stores sums
+/// in fields).
+fn reached(c: &Checked, k: &crate::schema::Checksum, d: &mut Diags) {
+    if !crate::check::writer_rules::const_only(c, &k.stored.expr, false) {
+        d.error(
+            k.stored.pos,
+            format!(
+                "equals `{}` must be a constant (a number, a constant or an expression of them): the value checksum `{}` must reach",
+                k.stored.text, k.name.text
+            ),
+        );
+    }
+    match &k.field {
+        None => d.error(
+            k.name.pos,
+            format!(
+                "checksum `{}` must reach a value (`equals`), so an error about it names a field: add `field:` (the one that makes the sum come out, such as a checksum adjustment)",
+                k.name.text
+            ),
+        ),
+        Some(f) => {
+            let before = d.items.len();
+            check_expr(c, f, Scope::Top, false, "field", d);
+            if d.items.len() == before
+                && !matches!(
+                    single_field(c, &f.expr, Scope::Top),
+                    Some((Owner::Header | Owner::Located(_), _))
+                )
+            {
+                d.error(
+                    f.pos,
+                    format!(
+                        "field `{}` must name one field (of the header or a located record)",
+                        f.text
+                    ),
+                );
+            }
+        }
+    }
+    if c.schema.file.writer.is_some() {
+        d.error(
+            k.stored.pos,
+            format!(
+                "checksum `{}` must reach a value (`equals`), and the writer stores each sum in a field: leave out `writer`, or write `stored: FIELD`",
+                k.name.text
+            ),
+        );
+    }
+}
+
 fn record_checksum(c: &Checked, k: &crate::schema::Checksum, d: &mut Diags) {
     let Some(tn) = &k.table else { return };
+    if k.equals || k.field.is_some() {
+        d.error(
+            k.stored.pos,
+            format!(
+                "checksum `{}` is one per record of `{}`: each record stores its sum (`stored:`); `equals` and `field` are a file-level checksum's",
+                k.name.text, tn.text
+            ),
+        );
+        return;
+    }
     let Some(t) = c.table(&tn.text) else {
         c.not_found(
             d,
@@ -712,6 +773,7 @@ pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
             .map(|k| {
                 let mut v = vec![&k.from, &k.to, &k.stored];
                 v.extend(&k.zero);
+                v.extend(&k.field);
                 v
             })
             .unwrap_or_default(),
@@ -1250,12 +1312,23 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         check_expr(c, &k.to, Scope::Top, false, "to", d);
         check_expr(c, &k.stored, Scope::Top, false, "stored", d);
         zero_fields(c, k, Scope::Top, d);
-        if single_field(c, &k.stored.expr, Scope::Top).is_none() {
+        if k.equals {
+            reached(c, k, d);
+        } else if single_field(c, &k.stored.expr, Scope::Top).is_none() {
             d.error(
                 k.stored.pos,
                 format!(
-                    "stored `{}` must name one field (of the header or a located record)",
+                    "stored `{}` must name one field (of the header or a located record), or write `equals: VALUE` for a value the sum must reach",
                     k.stored.text
+                ),
+            );
+        }
+        if let (Some(f), false) = (&k.field, k.equals) {
+            d.error(
+                f.pos,
+                format!(
+                    "checksum `{}`: `field` names what an error blames when the sum must reach a value (`equals`); with `stored`, the error names the stored field",
+                    k.name.text
                 ),
             );
         }

@@ -1352,11 +1352,16 @@ impl<'a> Em<'a> {
                         quote!(#v.unwrap_or(u64::MAX))
                     }
                 };
-                let fail = self.fail(
-                    codes,
-                    &self.blame(&k.stored.expr, scope),
-                    Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0))),
-                );
+                // The error names the stored field, found against computed; or, when the
+                // sum must reach a value, the `field` that makes it, the sum found against
+                // the value.
+                let blamed = k.field.as_ref().unwrap_or(&k.stored);
+                let detail = if k.equals {
+                    Det::Mismatch(quote!(computed.unwrap_or(0)), quote!(stored))
+                } else {
+                    Det::Mismatch(quote!(stored), quote!(computed.unwrap_or(0)))
+                };
+                let fail = self.fail(codes, &self.blame(&blamed.expr, scope), detail);
                 let (compute, start) = self.checksum_call(k, scope, env);
                 let zeroed = if k.zero.is_empty() {
                     String::new()
@@ -1365,11 +1370,14 @@ impl<'a> Em<'a> {
                     format!(" (with {} as zero)", z.join(", "))
                 };
                 let comment = format!(
-                    "@step {codes}: {:?} over `{}`..`{}`{zeroed} must equal `{}`. {}",
+                    "@step {codes}: {:?} over `{}`..`{}`{zeroed} must equal `{}`{}. {}",
                     k.algorithm,
                     k.from.text,
                     k.to.text,
                     k.stored.text,
+                    k.field
+                        .as_ref()
+                        .map_or(String::new(), |f| format!(" (else `{}` is wrong)", f.text)),
                     crate::emit::doc::flow(&k.doc)
                 );
                 quote! {
@@ -2045,8 +2053,16 @@ impl<'a> Em<'a> {
                 format!(", with {} as zero", z.join(", "))
             };
             let doc = format!(
-                " Recompute checksum `{}` ({:?} over `{}`..`{}`{zeroed}); validation proved it equals the stored value.",
-                k.name.text, k.algorithm, k.from.text, k.to.text
+                " Recompute checksum `{}` ({:?} over `{}`..`{}`{zeroed}); validation proved it equals {}.",
+                k.name.text,
+                k.algorithm,
+                k.from.text,
+                k.to.text,
+                if k.equals {
+                    format!("`{}`", k.stored.text)
+                } else {
+                    "the stored value".to_string()
+                }
             );
             // The located records its span and its zero fields read (`info.body_offset`),
             // by their accessors; a zero field's record by its place too (`<record>_at`).

@@ -377,6 +377,7 @@ impl Comp<'_> {
                         .iter()
                         .filter_map(|z| self.field_of_expr(z, scope))
                         .collect(),
+                    equals: k.equals,
                 }
             }
             Step::FlagsKnown { code, field } => {

@@ -203,6 +203,9 @@ pub(super) enum CStep {
         stored: CE,
         /// Fields whose bytes inside the span count as zero (`zero:`).
         zero: Vec<FRef>,
+        /// `stored` is a value the sum must reach (`equals:`): the error's detail is the
+        /// sum found against it.
+        equals: bool,
     },
     FlagsKnown {
         f: Fail,

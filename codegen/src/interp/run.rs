@@ -369,6 +369,7 @@ impl<'c> Interp<'c> {
                     to,
                     stored,
                     zero,
+                    equals,
                 } => {
                     let start = st.val(p, from);
                     let data = match (start, st.val(p, to)) {
@@ -381,7 +382,13 @@ impl<'c> Interp<'c> {
                     let computed = data
                         .map(|d| u64::from(st.zeroed_sum(p, *alg, d, start.unwrap_or(0), zero)));
                     if computed != Some(stored) {
-                        return Err(self.err(st, f, [stored, computed.unwrap_or(0), 0]));
+                        let sum = computed.unwrap_or(0);
+                        let found = if *equals {
+                            [sum, stored, 0]
+                        } else {
+                            [stored, sum, 0]
+                        };
+                        return Err(self.err(st, f, found));
                     }
                 }
                 CStep::FlagsKnown { f, field, known } => {

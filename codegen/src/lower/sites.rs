@@ -311,7 +311,7 @@ pub(crate) fn range_fits(
 
 /// `checksum`: the stored value differs.
 pub(crate) fn checksum(c: &Checked, code: &Name, k: &Checksum, scope: Scope<'_>) -> Site {
-    blame(c, &k.stored.expr, scope).site(&code.text, Shape::Mismatch)
+    blame(c, &k.field.as_ref().unwrap_or(&k.stored).expr, scope).site(&code.text, Shape::Mismatch)
 }
 
 /// `flags_known` (`Shape::UnknownBits`) and `enum_known` (`Shape::UnknownValue`).

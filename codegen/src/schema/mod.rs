@@ -368,8 +368,14 @@ pub struct Checksum {
     pub from: ExprAt,
     /// One past the last byte covered.
     pub to: ExprAt,
-    /// The field that stores the value (`header.checksum`).
+    /// The field that stores the value (`header.checksum`), or, with `equals`, the value
+    /// the sum must reach (`equals: 0xB1B0AFBA`).
     pub stored: ExprAt,
+    /// `stored` is a value the sum must reach (`equals:`), not a field holding it.
+    pub equals: bool,
+    /// With `equals`: the field an error names (the one that makes the sum come out:
+    /// OpenType's checkSumAdjustment).
+    pub field: Option<ExprAt>,
     /// Fields whose bytes inside the span count as zero (`zero: [head.checksum_adjustment]`:
     /// OpenType's `head` table is summed with its checkSumAdjustment as zero).
     pub zero: Vec<ExprAt>,

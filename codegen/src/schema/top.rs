@@ -686,7 +686,23 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
             let algorithm = algorithm(&mut cm, d);
             let from = cm.req("from", d).and_then(|n| expr_at(n, "from", d));
             let to = cm.req("to", d).and_then(|n| expr_at(n, "to", d));
-            let stored = cm.req("stored", d).and_then(|n| expr_at(n, "stored", d));
+            // `stored: FIELD`, or `equals: VALUE` with the `field` an error names.
+            let equals = cm.opt("equals").and_then(|n| expr_at(n, "equals", d));
+            let field = cm.opt("field").and_then(|n| expr_at(n, "field", d));
+            let stored = match (&equals, cm.opt("stored")) {
+                (Some(e), None) => Some(e.clone()),
+                (Some(e), Some(_)) => {
+                    d.error(
+                        e.pos,
+                        format!(
+                            "checksum `{}` has both `stored` (the field that holds the sum) and `equals` (a value the sum must reach): keep one",
+                            cname.text
+                        ),
+                    );
+                    None
+                }
+                (None, _) => cm.req("stored", d).and_then(|n| expr_at(n, "stored", d)),
+            };
             let table = cm.opt("table").and_then(|n| name(n, "table", d));
             let zero = cm
                 .opt("zero")
@@ -698,7 +714,17 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                 })
                 .unwrap_or_default();
             cm.finish(
-                &["doc", "algorithm", "from", "to", "stored", "zero", "table"],
+                &[
+                    "doc",
+                    "algorithm",
+                    "from",
+                    "to",
+                    "stored",
+                    "equals",
+                    "field",
+                    "zero",
+                    "table",
+                ],
                 d,
             );
             if let (Some(algorithm), Some(from), Some(to), Some(stored)) =
@@ -711,6 +737,8 @@ pub(crate) fn file_body(node: &Node, what: &str, variant: bool, d: &mut Diags) -
                     from,
                     to,
                     stored,
+                    equals: equals.is_some(),
+                    field,
                     zero,
                     table,
                 };

@@ -1002,7 +1002,8 @@ fn streamed_zip() -> Vec<u8> {
 /// `hhea` and `maxp`, as long as their fields, `head`'s version, magic number, unitsPerEm and
 /// indexToLocFormat right) as `formats/opentype.yaml` reads it: the directory, then each
 /// table 4-aligned and zero-padded, each record's checksum the sum of its table's big-endian
-/// words. With `overlap`, the second record points at the first table.
+/// words, `head`'s checkSumAdjustment making the whole font sum to 0xB1B0AFBA. With
+/// `overlap`, the second record points at the first table.
 fn small_font(overlap: bool) -> Vec<u8> {
     let mut head = [0u8; 54];
     head[0..2].copy_from_slice(&1u16.to_be_bytes()); // majorVersion
@@ -1036,5 +1037,9 @@ fn small_font(overlap: bool) -> Vec<u8> {
         at = 12 + 16 * tables.len() + data.len();
     }
     f.extend_from_slice(&data);
+    // checkSumAdjustment, at 8 in `head` (the second table, right after the directory).
+    let adj = 12 + 16 * tables.len() + 8;
+    let sum = npuschema_core::sum32_be(&f);
+    f[adj..adj + 4].copy_from_slice(&0xB1B0_AFBAu32.wrapping_sub(sum).to_be_bytes());
     f
 }
