@@ -6,6 +6,9 @@
 //! substitutes it. A record that is not there (the index at or past the table's count, or
 //! the index overflowing) makes the whole expression fail, so the check that uses it fails
 //! closed with its own code, exactly as `<table>.N.<field>` does for a missing record.
+//!
+//! The index may be a key, `table[field == value].field` ([`Expr::Key`]): the first record
+//! whose `field` equals `value`, found by a search ([`check_key`] says where one may be made).
 
 use crate::check::{Checked, Owner, Resolved, Scope, StepState};
 use crate::diag::Diags;

@@ -1,5 +1,5 @@
 //! Emission of `table[expr].field` (`check/index.rs`): the index bound to `__at`, then the
-//! record's field read.
+//! record's field read; a key's index (`table[field == value]`) found by a search first.
 
 use proc_macro2::TokenStream;
 use quote::quote;

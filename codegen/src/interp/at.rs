@@ -1,6 +1,7 @@
 //! `table[index].field` in the interpreter: the field is compiled once with a placeholder
 //! record index, and each evaluation reads the record at the index it computes (no record
-//! there, or an index that overflowed: the value is missing and the check fails).
+//! there, or an index that overflowed: the value is missing and the check fails). A key
+//! (`table[field == value]`) is found by walking the records from the first (`CE::Find`).
 
 use super::compile::Comp;
 use super::ir::*;
