@@ -319,14 +319,25 @@ fn zero_fields(c: &Checked, k: &crate::schema::Checksum, scope: Scope<'_>, d: &m
         if d.items.len() > before {
             continue;
         }
+        // A located record of the file, not one per record of a collection (whose place
+        // is its holding record's, not the checksum's to name).
+        let file_record = |j: usize| {
+            c.schema
+                .file
+                .ext
+                .records
+                .get(j)
+                .is_some_and(|r| r.table.is_none())
+        };
         if !matches!(
             single_field(c, &z.expr, scope),
-            Some((Owner::Header | Owner::Located(_) | Owner::Record, _))
-        ) {
+            Some((Owner::Header | Owner::Record, _))
+        ) && !matches!(single_field(c, &z.expr, scope), Some((Owner::Located(j), _)) if file_record(j))
+        {
             d.error(
                 z.pos,
                 format!(
-                    "zero item `{}` must name one field (of the header, a located record{}) whose bytes count as zero where they lie inside the span",
+                    "zero item `{}` must name one field (of the header, a located record of the file{}) whose bytes count as zero where they lie inside the span",
                     z.text,
                     if k.table.is_some() { " or the record" } else { "" }
                 ),
