@@ -387,8 +387,8 @@ pub fn view_text(v: &View) -> String {
     o
 }
 
-/// The checksums section of `inspect --schema` and `explain --schema`: each stored and
-/// computed, and whether they agree.
+/// The checksums section of `inspect --schema` and `explain --schema`: each stored (or the
+/// value it must reach, `equals`) and computed, and whether they agree.
 fn write_checksums(o: &mut String, v: &View) {
     if v.checksums.is_empty() {
         return;
@@ -397,9 +397,10 @@ fn write_checksums(o: &mut String, v: &View) {
     for k in &v.checksums {
         let _ = writeln!(
             o,
-            "  {:<24} {} stored {:#010x} computed {:#010x} {}",
+            "  {:<24} {} {} {:#010x} computed {:#010x} {}",
             k.path,
             k.algorithm,
+            if k.equals { "expected" } else { "stored" },
             k.stored,
             k.computed,
             if k.stored == k.computed {

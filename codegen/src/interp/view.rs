@@ -244,6 +244,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
             name: k.name.text.clone(),
             path: k.name.text.clone(),
             algorithm: k.algorithm.name(),
+            equals: k.equals,
             stored,
             computed: data.map_or(0, |d| {
                 let zero: Vec<_> = k
@@ -298,6 +299,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                             algorithm: k.algorithm.name(),
                             stored: sv,
                             computed: u64::from(computed),
+                            equals: false,
                         });
                     }
                 }
@@ -332,6 +334,7 @@ pub(super) fn build(p: &FileProg<'_>, variant: Option<&str>, st: &State<'_>, buf
                         algorithm: k.algorithm.name(),
                         stored: sv,
                         computed: u64::from(computed),
+                        equals: false,
                     });
                 }
             }

@@ -154,10 +154,13 @@ pub struct ChecksumView {
     pub path: String,
     /// `fnv1a32` or `crc32`.
     pub algorithm: &'static str,
-    /// The stored value.
+    /// The stored value, or the value the sum must reach (`equals`).
     pub stored: u64,
     /// The value computed from the file.
     pub computed: u64,
+    /// `stored` is a value the sum must reach (`equals:`), not a field's: `inspect` says
+    /// "expected", not "stored".
+    pub equals: bool,
 }
 
 impl View {
