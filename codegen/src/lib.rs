@@ -65,10 +65,11 @@
 //!
 //! **A checksum algorithm** is not a construct but one row of `schema::Algorithm`: its name,
 //! what it computes (the interpreter's `compute`) and the `npuschema-core` call generated
-//! code makes (`core_fn`); every checksum construct and writer reads it from there, so a new
-//! one (`sum32be`, OpenType's) is a variant, its two arms, and its `no_std` function in
-//! `npuschema-core`'s `checksum.rs`. (A directory's combined checksum is CRC-32 only: it
-//! combines per-section CRCs.)
+//! code makes (`core_fn`, and `core_zeroed_fn` for a checksum with `zero:` fields); every
+//! checksum construct and writer reads it from there, so a new one (`sum32be`, OpenType's)
+//! is a variant, its three arms, and its `no_std` functions in `npuschema-core`
+//! (`checksum.rs`, and over `zeroed_pieces` in `zeroed.rs`). (A directory's combined
+//! checksum is CRC-32 only: it combines per-section CRCs.)
 //!
 //! **Error sites.** A check's failures are numbered by the lowered model, once per schema
 //! (`lower/sites.rs`, `number`: the file's steps in schema order, each step's sites in the
