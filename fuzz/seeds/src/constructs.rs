@@ -1003,7 +1003,8 @@ fn streamed_zip() -> Vec<u8> {
 /// indexToLocFormat right) as `formats/opentype.yaml` reads it: the directory, then each
 /// table 4-aligned and zero-padded, each record's checksum the sum of its table's big-endian
 /// words, `head`'s checkSumAdjustment making the whole font sum to 0xB1B0AFBA. With
-/// `overlap`, the second record points at the first table.
+/// `overlap`, the `hhea` record points at the first table (its checksum over the bytes
+/// there), so the tables share bytes and every other rule holds.
 fn small_font(overlap: bool) -> Vec<u8> {
     let mut head = [0u8; 54];
     head[0..2].copy_from_slice(&1u16.to_be_bytes()); // majorVersion
@@ -1026,7 +1027,7 @@ fn small_font(overlap: bool) -> Vec<u8> {
     let mut at = 12 + 16 * tables.len();
     let mut data = Vec::new();
     for (k, (tag, body)) in tables.iter().enumerate() {
-        let place = if overlap && k == 1 { 12 + 16 * tables.len() } else { at };
+        let place = if overlap && k == 2 { 12 + 16 * tables.len() } else { at };
         for v in [*tag, npuschema_core::sum32_be(body), place as u32, body.len() as u32] {
             f.extend_from_slice(&v.to_be_bytes());
         }
@@ -1037,8 +1038,14 @@ fn small_font(overlap: bool) -> Vec<u8> {
         at = 12 + 16 * tables.len() + data.len();
     }
     f.extend_from_slice(&data);
-    // checkSumAdjustment, at 8 in `head` (the second table, right after the directory).
-    let adj = 12 + 16 * tables.len() + 8;
+    if overlap {
+        // `hhea`'s checksum, over the bytes its record now points at.
+        let (r, at) = (12 + 16 * 2, 12 + 16 * tables.len());
+        let sum = npuschema_core::sum32_be(&f[at..at + 36]);
+        f[r + 4..r + 8].copy_from_slice(&sum.to_be_bytes());
+    }
+    // checkSumAdjustment, at 8 in `head` (the second table, after `cmap`'s 8 bytes).
+    let adj = 12 + 16 * tables.len() + 8 + 8;
     let sum = npuschema_core::sum32_be(&f);
     f[adj..adj + 4].copy_from_slice(&0xB1B0_AFBAu32.wrapping_sub(sum).to_be_bytes());
     f
