@@ -169,34 +169,8 @@ fn reseal(k: usize, b: &mut [u8]) {
                 at = end + 4;
             }
         }
-        // Each table's checksum (the sum of its big-endian words; the `head` table's with its
-        // checkSumAdjustment, bytes 8..12, as zero), stored in its record.
-        "../formats/opentype.yaml" if b.len() >= 12 => {
-            let n = usize::from(u16::from_be_bytes([b[4], b[5]]));
-            for i in 0..n {
-                let at = 12 + 16 * i;
-                let Some(r) = b.get(at..at + 16) else { break };
-                let off = u32::from_be_bytes([r[8], r[9], r[10], r[11]]) as usize;
-                let len = u32::from_be_bytes([r[12], r[13], r[14], r[15]]) as usize;
-                let Some(t) = off.checked_add(len).and_then(|e| b.get(off..e)) else {
-                    continue;
-                };
-                let zero: &[(u64, u64)] = if r[..4] == *b"head" { &[(8, 4)] } else { &[] };
-                let sum = npuschema_core::sum32_be_zeroed(t, 0, zero);
-                set_be(b, at + 4, sum);
-            }
-            // Then `head`'s checkSumAdjustment: the whole font sums to 0xB1B0AFBA.
-            let head = (0..n)
-                .map(|i| 12 + 16 * i)
-                .find(|&at| b.get(at..at + 4) == Some(b"head"))
-                .and_then(|at| b.get(at + 8..at + 12))
-                .map(|o| u32::from_be_bytes([o[0], o[1], o[2], o[3]]) as usize + 8);
-            if let Some(adj) = head.filter(|&a| a.checked_add(4).is_some_and(|e| e <= b.len())) {
-                set_be(b, adj, 0);
-                let sum = npuschema_core::sum32_be(b);
-                set_be(b, adj, 0xB1B0_AFBA_u32.wrapping_sub(sum));
-            }
-        }
+        // Each table's checksum, then `head`'s checkSumAdjustment (the whole font's sum).
+        "../formats/opentype.yaml" => construct_blobs::opentype_reseal(b),
         _ => {}
     }
 }

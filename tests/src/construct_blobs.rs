@@ -1627,3 +1627,46 @@ pub fn dirgatew_reseal(b: &mut [u8]) {
         }
     }
 }
+
+/// `formats/opentype.yaml`'s sums set as a font's maker sets them: every table's checksum in
+/// its record (the sum of its big-endian words, the `head` table's with its
+/// checkSumAdjustment, bytes 8..12, as zero; a record whose table is not in the file is
+/// left), then [`opentype_seal`].
+pub fn opentype_reseal(b: &mut [u8]) {
+    let n = b
+        .get(4..6)
+        .map_or(0, |w| usize::from(u16::from_be_bytes([w[0], w[1]])));
+    for i in 0..n {
+        let at = 12 + 16 * i;
+        let Some(r) = b.get(at..at + 16) else { break };
+        let head = r[..4] == *b"head";
+        let off = u32::from_be_bytes([r[8], r[9], r[10], r[11]]) as usize;
+        let len = u32::from_be_bytes([r[12], r[13], r[14], r[15]]) as usize;
+        let Some(t) = off.checked_add(len).and_then(|e| b.get(off..e)) else {
+            continue;
+        };
+        let zero: &[(u64, u64)] = if head { &[(8, 4)] } else { &[] };
+        let sum = npuschema_core::sum32_be_zeroed(t, 0, zero);
+        b[at + 4..at + 8].copy_from_slice(&sum.to_be_bytes());
+    }
+    opentype_seal(b);
+}
+
+/// `head`'s checkSumAdjustment set so that the whole font sums to 0xB1B0AFBA, when the
+/// directory finds a `head` table holding the word (the table checksums left as they are).
+pub fn opentype_seal(b: &mut [u8]) {
+    let n = b
+        .get(4..6)
+        .map_or(0, |w| usize::from(u16::from_be_bytes([w[0], w[1]])));
+    let adj = (0..n)
+        .map(|i| 12 + 16 * i)
+        .find(|&r| b.get(r..r + 4) == Some(&b"head"[..]))
+        .and_then(|r| b.get(r + 8..r + 12))
+        .and_then(|o| (u32::from_be_bytes([o[0], o[1], o[2], o[3]]) as usize).checked_add(8))
+        .filter(|&a| a.checked_add(4).is_some_and(|e| e <= b.len()));
+    if let Some(a) = adj {
+        b[a..a + 4].fill(0);
+        let sum = npuschema_core::sum32_be(b);
+        b[a..a + 4].copy_from_slice(&0xB1B0_AFBA_u32.wrapping_sub(sum).to_be_bytes());
+    }
+}

@@ -709,9 +709,6 @@ impl<'a> Em<'a> {
         quote!(#(#items)*)
     }
 
-    /// The bytes of a checksum's span `from..to` in `buf` (an `Option<&[u8]>` expression):
-    /// `None` when the span is backwards or past the end. Ends that cannot fail to compute
-    /// (a constant, a field) are read plainly, with no `Option` around them.
     /// The `u32` sum of checksum `k` over the span's bytes `d`, and what it needs bound
     /// before it: nothing, or, with `zero` fields, the span's start `start` (each field's
     /// place is the one an error about it names: a constant, or `<record>_at` plus its
@@ -758,6 +755,9 @@ impl<'a> Em<'a> {
         )
     }
 
+    /// The bytes of a checksum's span `from..to` in `buf` (an `Option<&[u8]>` expression):
+    /// `None` when the span is backwards or past the end. Ends that cannot fail to compute
+    /// (a constant, a field) are read plainly, with no `Option` around them.
     fn span_data(&self, from: &Expr, to: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
         match (self.plain(from, scope, env), self.plain(to, scope, env)) {
             // `match`, not `Option::and_then` with a closure: at `opt-level = "z"` the
@@ -1363,12 +1363,7 @@ impl<'a> Em<'a> {
                 };
                 let fail = self.fail(codes, &self.blame(&blamed.expr, scope), detail);
                 let (compute, start) = self.checksum_call(k, scope, env);
-                let zeroed = if k.zero.is_empty() {
-                    String::new()
-                } else {
-                    let z: Vec<String> = k.zero.iter().map(|z| format!("`{}`", z.text)).collect();
-                    format!(" (with {} as zero)", z.join(", "))
-                };
+                let zeroed = zero_list(k).map_or(String::new(), |z| format!(" (with {z} as zero)"));
                 let comment = format!(
                     "@step {codes}: {:?} over `{}`..`{}`{zeroed} must equal `{}`{}. {}",
                     k.algorithm,
@@ -2046,12 +2041,7 @@ impl<'a> Em<'a> {
             };
             let data = self.span_data(&k.from.expr, &k.to.expr, Scope::Top, &env);
             let (compute, start) = self.checksum_call(k, Scope::Top, &env);
-            let zeroed = if k.zero.is_empty() {
-                String::new()
-            } else {
-                let z: Vec<String> = k.zero.iter().map(|z| format!("`{}`", z.text)).collect();
-                format!(", with {} as zero", z.join(", "))
-            };
+            let zeroed = zero_list(k).map_or(String::new(), |z| format!(", with {z} as zero"));
             let doc = format!(
                 " Recompute checksum `{}` ({:?} over `{}`..`{}`{zeroed}); validation proved it equals {}.",
                 k.name.text,
@@ -2370,4 +2360,11 @@ fn widened_option(inner: &TokenStream) -> Option<TokenStream> {
 /// under `#![deny(warnings)]`, so its item allows it.
 fn case_allow(name: &str) -> Option<TokenStream> {
     (!crate::names::upper_snake(name)).then(|| quote!(#[allow(non_upper_case_globals)]))
+}
+
+/// A checksum's `zero` fields as its comments name them (`` `head.checksum_adjustment` ``),
+/// `None` when it has none.
+fn zero_list(k: &crate::schema::Checksum) -> Option<String> {
+    let z: Vec<String> = k.zero.iter().map(|z| format!("`{}`", z.text)).collect();
+    (!z.is_empty()).then(|| z.join(", "))
 }
