@@ -21,6 +21,14 @@ fn key_lookup() {
     golden("keyed");
 }
 
+/// `S[key == value].field` for a stream within another's records: inside `for_each` over the
+/// holding stream only, after S's stream_fits, by a key of S's header, never in what the
+/// views compute (a checksum or a record per record of the holding stream).
+#[test]
+fn key_lookup_within_a_record() {
+    golden("sub_keyed");
+}
+
 /// A checksum's `zero:` fields: one field each (the header's, a located record's after its
 /// `record_fits`, the record's); a sum that must reach a value (`equals:`, with the `field`
 /// an error names); neither with a writer.

@@ -51,9 +51,54 @@ pub fn find_first(mut matches: impl FnMut(u64) -> Option<bool>) -> Option<u64> {
     }
 }
 
+/// The first of `items` for which `matches` is `Some(true)`; `None` when they end first or
+/// at the first item where it is `None` (a key with no value), as [`find_first`] for records
+/// that are walked rather than indexed (a stream's records within one record of another:
+/// `entries[tag == 273]` in `for_each: ifds`). `matches` is called once per item tried, so
+/// the work is at most one call per item.
+#[inline]
+#[must_use]
+pub fn find_item<I: Iterator>(
+    items: I,
+    mut matches: impl FnMut(&I::Item) -> Option<bool>,
+) -> Option<I::Item> {
+    for item in items {
+        if matches(&item)? {
+            return Some(item);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{find_first, search_back};
+    use super::{find_first, find_item, search_back};
+
+    #[test]
+    fn finds_the_first_item_and_stops_at_a_key_without_value() {
+        let tags = [3u64, 7, 5, 7];
+        let mut tried = 0;
+        let mut find = |want: u64| {
+            tried = 0;
+            find_item(tags.iter().enumerate(), |(_, t)| {
+                tried += 1;
+                Some(**t == want)
+            })
+            .map(|(i, _)| i)
+        };
+        // The first of two sevens, after trying two.
+        assert_eq!(find(7), Some(1));
+        assert_eq!(tried, 2);
+        // None has key 9: every item tried once.
+        assert_eq!(find(9), None);
+        assert_eq!(tried, 4);
+        // A key with no value ends the search there, a match after it not reached.
+        assert_eq!(
+            find_item(tags.iter(), |t| (**t != 7).then_some(**t == 5)),
+            None
+        );
+        assert_eq!(find_item(core::iter::empty::<u64>(), |_| Some(true)), None);
+    }
 
     #[test]
     fn finds_the_first_key_and_stops_past_the_end() {

@@ -17,9 +17,11 @@ use crate::schema::{FieldDef, Name, Table, TypeRef};
 /// field named directly).
 pub fn is_float(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
     let Expr::At(t, _, f) = e else { return false };
+    // A record within the current one's is read in its own stream's scope.
+    let own = crate::check::index::sub_stream(c, t, scope).map_or(scope, Scope::Record);
     matches!(
         crate::check::index::resolve(c, t, f, scope),
-        Ok(Resolved::Field(o, i)) if matches!(crate::check::expr::field_kind_of(c, o, i, scope), Some(FieldKind::Float(_)))
+        Ok(Resolved::Field(o, i)) if matches!(crate::check::expr::field_kind_of(c, o, i, own), Some(FieldKind::Float(_)))
     )
 }
 
@@ -34,6 +36,11 @@ pub(crate) fn check(
     d: &mut Diags,
 ) -> bool {
     let mut ok = crate::check::expr::check_calls(c, index, scope, what, at, d);
+    if crate::check::index::sub_stream(c, table, scope).is_some() && !matches!(index, Expr::Key(..))
+    {
+        d.error(at.pos, format!("{what} `{}`: a record of `{table}` within the current record is found by its key (`{table}[field == value].{}`), not by an index: its records are found by walking the current record's part", at.text, field.join(".")));
+        ok = false;
+    }
     if let Expr::Key(key, _) = index
         && let Err(msg) = crate::check::index::check_key(c, table, key, scope)
     {

@@ -33,6 +33,31 @@ pub fn resolve(
     field: &[String],
     scope: Scope<'_>,
 ) -> Result<Resolved, String> {
+    if let Some(sub) = sub_stream(c, table, scope) {
+        // A field of a record of the stream within the current record, read in that
+        // stream's record scope (`Owner::Record` of `sub`).
+        return match c.resolve(field, Scope::Record(sub)) {
+            Ok(
+                r @ (Resolved::Field(Owner::Record, _)
+                | Resolved::Composed(Owner::Record, _)
+                | Resolved::BitField(Owner::Record, _, _)),
+            ) => Ok(r),
+            Ok(Resolved::FlagBit(..)) => Err(format!(
+                "`{table}[...].{}`: a record's flag bits cannot be tested this way (compare its value instead)",
+                field.join(".")
+            )),
+            _ => Err(format!(
+                "`{table}[...].{}` must name a field of the header of `{table}`'s records ({})",
+                field.join("."),
+                c.strukt(&sub.record.text).map_or(String::new(), |st| st
+                    .fields
+                    .iter()
+                    .map(|f| format!("`{}`", f.name.text))
+                    .collect::<Vec<_>>()
+                    .join(", "))
+            )),
+        };
+    }
     if matches!(scope, Scope::RecordOnly(_)) {
         return Err(format!(
             "`{table}[...]` reads another record, which a record's view cannot: write it in a validation step"
@@ -48,6 +73,12 @@ pub fn resolve(
             ));
         }
         if let Some(st) = crate::check::lookup::stream(file, table) {
+            if let Some(w) = &st.within {
+                return Err(format!(
+                    "`{table}[...]`: `{table}`'s records are within each record of `{h}`: inside `for_each: {h}`, `{table}[field == value].field` finds one among the current record's (its first whose `field` is the value)",
+                    h = w.stream.text
+                ));
+            }
             let layouts: Vec<&str> = st
                 .layouts
                 .iter()
@@ -104,6 +135,18 @@ pub(crate) fn check_key(
         // A record's view reads no other record: said once, of the whole `table[...]`.
         return Ok(());
     }
+    if sub_stream(c, table, scope).is_some() {
+        // Searched among the current record's own: the parts do not overlap (or the walk
+        // bounded them), so each record is searched once per `for_each` step that asks.
+        return resolve(c, table, key, scope).map(|_| ()).map_err(|msg| {
+            format!("the key `{k}` of `{table}[{k} == ...]` must be a field of its record: {msg}")
+        });
+    }
+    if crate::check::lookup::stream(&c.schema.file, table).is_some_and(|s| s.within.is_some()) {
+        // Outside `for_each` over its holding stream: said once, of the whole `table[...]`,
+        // by `resolve` (where it may be written instead).
+        return Ok(());
+    }
     if let Scope::Record(t) = scope {
         return Err(format!(
             "`{table}[{k} == ...]` searches `{table}` for its record, here once per record of `{}`: work growing with the square of the records. Search once at file level (a `let` step or a located record's `at`) and compare with what it found",
@@ -118,6 +161,28 @@ pub(crate) fn check_key(
             msg.strip_prefix(&own).unwrap_or(&msg)
         )
     })
+}
+
+/// The stream `table` when it is within the records of the stream the scope is a record
+/// of (`for_each: H`, `table` declared `within: { stream: H }`): `table[key == value]`
+/// then finds a record among the current record's part, as its stream's table scope.
+pub fn sub_stream<'c>(
+    c: &'c Checked,
+    table: &str,
+    scope: Scope<'_>,
+) -> Option<&'c crate::schema::Table> {
+    let Scope::Record(h) = scope else {
+        return None;
+    };
+    let file = &c.schema.file;
+    let s = crate::check::lookup::stream(file, table)?;
+    let w = s.within.as_ref()?;
+    // The holding stream's own `for_each` (not one of its collections'), where the
+    // current record is a record of the holding stream.
+    if w.stream.text != h.name.text || crate::check::lookup::stream(file, &h.name.text).is_none() {
+        return None;
+    }
+    c.collections.iter().find(|t| t.name.text == table)
 }
 
 /// Every `table[..].field` in `e`, outermost first.
@@ -147,7 +212,24 @@ pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
 pub(crate) fn unfitted(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
     let mut seen: Vec<&str> = Vec::new();
     for (t, _, _) in all(&e.expr) {
-        if seen.contains(&t) || !c.schema.file.tables.iter().any(|x| x.name.text == t) {
+        if seen.contains(&t) {
+            continue;
+        }
+        // A stream within another's records is searched after its walk checked every part.
+        let within =
+            crate::check::lookup::stream(&c.schema.file, t).is_some_and(|s| s.within.is_some());
+        if within && !st.tables_fitted.iter().any(|x| x == t) {
+            seen.push(t);
+            d.error(
+                e.pos,
+                format!(
+                    "`{}` searches stream `{t}` before the stream_fits step that walks it",
+                    e.text
+                ),
+            );
+            continue;
+        }
+        if !c.schema.file.tables.iter().any(|x| x.name.text == t) {
             continue;
         }
         seen.push(t);
@@ -219,6 +301,45 @@ pub(crate) fn check_writer(c: &Checked, d: &mut Diags) {
                 e.pos,
                 format!(
                     "`{}`: the writer computes this before it writes any table, so it cannot read `{t}[...]`; remove `writer:` (the validator and the view do not need it)",
+                    e.text
+                ),
+            );
+        }
+    }
+}
+
+/// A record within the current one's found by its key is a value of validation steps (the
+/// `for_each` over the holding stream walks the current record's part): the views find a
+/// record per record, and the writer computes, without that walk. So it is refused where
+/// the scope is a holding stream's record but the expression defines something: a located
+/// record per record and a checksum per record.
+pub(crate) fn sub_in_definitions(c: &Checked, d: &mut Diags) {
+    let file = &c.schema.file;
+    let mut defs: Vec<(&ExprAt, &str, String)> = Vec::new();
+    for r in &file.ext.records {
+        if let Some(t) = &r.table {
+            for e in std::iter::once(&r.at).chain(r.when.iter()) {
+                defs.push((e, &t.text, format!("record `{}`", r.name.text)));
+            }
+        }
+    }
+    for k in &file.record_checksums {
+        if let Some(t) = &k.table {
+            for e in [&k.from, &k.to, &k.stored] {
+                defs.push((e, &t.text, format!("checksum `{}`", k.name.text)));
+            }
+        }
+    }
+    for (e, holder, what) in defs {
+        let Some(h) = c.table(holder) else { continue };
+        if let Some((t, _, _)) = all(&e.expr)
+            .into_iter()
+            .find(|(t, _, _)| sub_stream(c, t, Scope::Record(h)).is_some())
+        {
+            d.error(
+                e.pos,
+                format!(
+                    "{what}: `{}` finds a record of `{t}` by walking the current record's part, which only the validation steps inside `for_each: {holder}` do: the views and the writer compute {what} without that walk",
                     e.text
                 ),
             );

@@ -1250,6 +1250,7 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     crate::check::index::check_writer(c, d);
     crate::check::streams::check_file(c, d);
     crate::check::positions::check_file(c, d);
+    crate::check::index::sub_in_definitions(c, d);
     for t in &file.tables {
         if !c.layouts.contains_key(&t.record.text) {
             c.no_struct(

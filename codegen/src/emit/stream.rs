@@ -1107,6 +1107,67 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
     }
 }
 
+/// Whether a validation step looks up a record of stream `name` by its key within the
+/// current record of the stream that holds it (`name[field == value].field`): its iterator
+/// then has a constructor for one holding record's part.
+fn looked_up(c: &crate::check::Checked, name: &str) -> bool {
+    c.files().into_iter().any(|f| {
+        let mut exprs = Vec::new();
+        crate::emit::positions::step_exprs(c, &f.validate, &mut exprs);
+        exprs.iter().any(|e| {
+            crate::check::index::all(&e.expr)
+                .iter()
+                .any(|(t, _, _)| *t == name)
+        })
+    })
+}
+
+/// `u64` tokens (with `?`) for `S[key == value].field` inside `for_each` over the stream
+/// S is within (`check/index.rs`, `sub_stream`): S's records in the current record's part
+/// walked with S's iterator from the first (`part`), until one's key is the value
+/// (`npuschema_core::find_item`; a key with no value, or none that matches: `None`, the
+/// check fails closed); its field then.
+/// The work is one walk of the current record's part per lookup.
+pub(crate) fn sub_find(
+    em: &Em<'_>,
+    (table, key, value, field): (&str, &[String], &crate::expr::Expr, &[String]),
+    scope: Scope<'_>,
+    env: &Env,
+) -> TokenStream {
+    let file = &em.c.schema.file;
+    let (Some(s), Some(sub)) = (
+        stream(file, table),
+        crate::check::index::sub_stream(em.c, table, scope),
+    ) else {
+        return quote!(0u64);
+    };
+    let it = iter_ty(table);
+    let ity = item_ty(s);
+    let hty = format_ident!("{}", s.header.text);
+    let range = format_ident!("{}", s.range.text);
+    let at = at_var(s);
+    let holders = first_arg(em, s, false);
+    let order = new_order(em, quote!(__big));
+    let v = em.inner(value, scope, env);
+    let senv = Env {
+        header: env.header.clone(),
+        record: quote!(__sub),
+        found: Vec::new(),
+    };
+    let k = em.leaf(key, Scope::Record(sub), &senv);
+    let f = em.leaf(field, Scope::Record(sub), &senv);
+    quote!({
+        let __key: u64 = #v;
+        let __part = #it::part(buf, #range, #at #holders, &__item #order);
+        let __found: #ity<'a> = __rt::find_item(__part, |__r| {
+            let __sub: #hty<'a> = __r.header();
+            Some(#k == __key)
+        })?;
+        let __sub: #hty<'a> = __found.header();
+        #f
+    })
+}
+
 /// The view's fields, accessors and the iterator types of every stream.
 pub fn file_items(em: &Em<'_>) -> FileItems {
     let mut out = FileItems {
@@ -1348,6 +1409,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
         };
         // Within another stream's records: the holding records' iterator, and the end of the
         // part being read (the next holding record's part read when it is done).
+        let mut part_fn: Option<TokenStream> = None;
         let within_iter = s.within.as_ref().and_then(|w| {
             let ps = stream(file, &w.stream.text)?;
             let pt = stream_table(ps);
@@ -1364,6 +1426,38 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 }
             };
             let (from, to) = (bound(&w.from), bound(&w.to));
+            let pitem = item_ty(ps);
+            let doc = format!(
+                "The records in one record of stream `{}` only (its part, `from..to`), for a lookup among them (`{}[field == value]` in `for_each: {}`); `holders` is made to end there.",
+                ps.name.text, s.name.text, ps.name.text
+            );
+            let order_arg = if runtime { quote!(, big) } else { quote!() };
+            let part = looked_up(em.c, &s.name.text).then(|| {
+                quote! {
+                    #[doc = #doc]
+                    fn part(buf: &'a [u8], bytes: &'a [u8], at: u64, holders: #pit<'a>, holder: &#pitem<'a> #new_param) -> Self {
+                        let mut it = Self::new(buf, bytes, at, holders #order_arg);
+                        it.holders.done = true;
+                        let span = (|| -> Option<(u64, u64)> {
+                            let rec = holder.header();
+                            let _ = &rec;
+                            let from: u64 = #from;
+                            let to: u64 = #to;
+                            let base = holder.offset().checked_sub(at)?;
+                            Some((base.checked_add(from)?, base.checked_add(to)?))
+                        })();
+                        match span {
+                            Some((pos, end)) => {
+                                it.pos = pos;
+                                it.end = end;
+                            }
+                            None => it.done = true,
+                        }
+                        it
+                    }
+                }
+            });
+            part_fn = part;
             Some((
                 quote!(, holders: #pit<'a>),
                 quote! {
@@ -1487,6 +1581,7 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
                 fn new(buf: &'a [u8], bytes: &'a [u8], at: u64 #first_param #new_param) -> Self {
                     Self { buf, bytes, at, #start #iter_init #new_init }
                 }
+                #part_fn
             }
             impl<'a> Iterator for #it<'a> {
                 type Item = #item<'a>;

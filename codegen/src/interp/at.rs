@@ -1,7 +1,9 @@
 //! `table[index].field` in the interpreter: the field is compiled once with a placeholder
 //! record index, and each evaluation reads the record at the index it computes (no record
 //! there, or an index that overflowed: the value is missing and the check fails). A key
-//! (`table[field == value]`) is found by walking the records from the first (`CE::Find`).
+//! (`table[field == value]`) is found by walking the records from the first (`CE::Find`);
+//! in a `for_each` over a stream that holds another (`within:`), that stream's record by
+//! its key among the current record's (`CE::SubFind`, walked in `stream.rs`).
 
 use super::compile::Comp;
 use super::ir::*;
@@ -14,6 +16,23 @@ const COMPUTED: u64 = crate::check::index::COMPUTED;
 impl Comp<'_> {
     /// Compile `table[index].field`.
     pub(super) fn at(&self, table: &str, index: &Expr, field: &[String], scope: Scope<'_>) -> CE {
+        // A record of a stream within the current record's: found in its part, its key and
+        // field read in its own header's scope.
+        if let Some(sub) = crate::check::index::sub_stream(self.c, table, scope) {
+            let file = &self.c.schema.file;
+            let (Expr::Key(key, value), Some(si)) = (
+                index,
+                file.streams.iter().position(|s| s.name.text == table),
+            ) else {
+                return CE::Zero;
+            };
+            return CE::SubFind(
+                si,
+                Box::new(self.expr(value, scope)),
+                Box::new(self.leaf(key, Scope::Record(sub))),
+                Box::new(self.leaf(field, Scope::Record(sub))),
+            );
+        }
         let Ok(r) = crate::check::index::resolve(self.c, table, field, scope) else {
             return CE::Zero;
         };

@@ -110,6 +110,10 @@ pub(super) enum CE {
     /// `table[key == value]`'s index: the value, and the key read with the index
     /// `at::COMPUTED` (the first record whose key is the value; none: no value).
     Find(Box<CE>, Box<CE>),
+    /// `S[key == value].field` inside `for_each` over the stream S is within: the stream
+    /// (index in `FileProg::streams`), the value, and the key and the field in S's header
+    /// scope (the first record of the current record's part whose key is the value).
+    SubFind(usize, Box<CE>, Box<CE>, Box<CE>),
     /// `record.<part>`: where the current stream record lies (`State::rec_span`).
     RecPos(crate::check::RecPos),
 }

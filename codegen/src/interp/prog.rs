@@ -236,6 +236,7 @@ impl<'b> State<'b> {
                     k = k.checked_add(1)?;
                 }
             }
+            CE::SubFind(si, value, key, field) => self.sub_find(p, *si, value, (key, field)),
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::RecPos(k) => Some(rec_pos(self.rec_span, *k)),
             CE::First(ci) => self.stream_first(p, *ci),

@@ -282,6 +282,27 @@ impl Walker {
         }
     }
 
+    /// The walk of one holding record's part only (`from..to` of the record at `holder`,
+    /// offsets from its start), for a lookup among its records (`State::sub_find`).
+    fn part(st: &State<'_>, s: &SInfo, holder: u64, (from, to): (u64, u64)) -> Self {
+        let placed = st.ranges.get(s.range).copied().flatten();
+        let (start, end) = placed.unwrap_or((0, 0));
+        let base = holder.saturating_sub(start);
+        Self {
+            start,
+            end: base.saturating_add(to),
+            levels: Vec::new(),
+            pos: base.saturating_add(from),
+            index: 0,
+            m: s.align.saturating_sub(1),
+            done: placed.is_none(),
+            after: None,
+            seen: std::collections::HashSet::new(),
+            parent: None,
+            range_len: end,
+        }
+    }
+
     /// Where the record after one ending at `rec_end` starts: after its padding (`align`
     /// counts from the range's start), cut at the level's `end`.
     fn after(&self, rec_end: u64, end: u64) -> u64 {
@@ -902,6 +923,36 @@ impl Comp<'_> {
 
 impl State<'_> {
     /// [`first`].
+    /// `S[key == value].field` inside `for_each` over the stream S is within: S's records
+    /// in the current record's part, walked from the first until one's key is the value
+    /// (a key with no value, or none that matches: no value), and its field.
+    pub(super) fn sub_find(
+        &self,
+        p: &FileProg<'_>,
+        si: usize,
+        value: &CE,
+        (key, field): (&CE, &CE),
+    ) -> Option<u64> {
+        let want = self.val(p, value)?;
+        let s = p.streams.get(si)?;
+        let (_, from, to) = s.within.as_ref()?;
+        let (at, _, end, _, _) = self.rec_span;
+        let total = end.checked_sub(at)?;
+        let (f, t) = (self.eval_rec(p, from, at)?, self.eval_rec(p, to, at)?);
+        if f > t || t > total {
+            return None;
+        }
+        let mut w = Walker::part(self, s, at, (f, t));
+        loop {
+            let Walked::Rec(r) = w.next(self, p, s) else {
+                return None;
+            };
+            if self.eval_rec(p, key, r.at)? == want {
+                return self.eval_rec(p, field, r.at);
+            }
+        }
+    }
+
     pub(super) fn stream_first(&self, p: &FileProg<'_>, ci: usize) -> Option<u64> {
         first(self, p, ci)
     }
