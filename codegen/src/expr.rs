@@ -439,6 +439,10 @@ pub fn parse(text: &str) -> Result<Expr, String> {
 }
 
 /// The name of the `first(collection)` function in expressions (the positions construct).
+/// `word(offset, width)`: the unsigned integer of `width` bytes at `offset` of the file, in
+/// the file's byte order (an element of an array the file locates at run time).
+pub const WORD: &str = "word";
+
 pub const NAME: &str = "first";
 
 /// The name of the `last(collection)` function (the positions construct): the index in its

@@ -29,6 +29,14 @@ fn key_lookup_within_a_record() {
     golden("sub_keyed");
 }
 
+/// An assert repeated for an index (`for`, `below`) and `word(offset, width)`: both keys,
+/// a condition that reads the index, a free name, the index in its condition only, and
+/// word() of two numbers.
+#[test]
+fn repeated_asserts_and_words() {
+    golden("repeated");
+}
+
 /// A checksum's `zero:` fields: one field each (the header's, a located record's after its
 /// `record_fits`, the record's); a sum that must reach a value (`equals:`, with the `field`
 /// an error names); neither with a writer.

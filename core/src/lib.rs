@@ -81,6 +81,40 @@ pub fn chunk_at<const N: usize>(buf: &[u8], at: u64) -> Option<&[u8; N]> {
     buf.get(start..)?.first_chunk::<N>()
 }
 
+/// The unsigned integer of `width` bytes (1, 2, 4 or 8) at byte offset `at` of `buf`,
+/// little-endian or (`big`) big-endian: `word(at, width)` in a schema, an element of an
+/// array a file locates at run time (TIFF's strip offsets: 2 or 4 bytes each by the entry's
+/// type). `None` when the bytes do not all lie inside `buf` or `width` is another number.
+#[inline]
+#[must_use]
+pub fn word_at(buf: &[u8], at: u64, width: u64, big: bool) -> Option<u64> {
+    match width {
+        1 => chunk_at::<1>(buf, at).map(|b| u64::from(b[0])),
+        2 => chunk_at::<2>(buf, at).map(|b| {
+            u64::from(if big {
+                u16::from_be_bytes(*b)
+            } else {
+                u16::from_le_bytes(*b)
+            })
+        }),
+        4 => chunk_at::<4>(buf, at).map(|b| {
+            u64::from(if big {
+                u32::from_be_bytes(*b)
+            } else {
+                u32::from_le_bytes(*b)
+            })
+        }),
+        8 => chunk_at::<8>(buf, at).map(|b| {
+            if big {
+                u64::from_be_bytes(*b)
+            } else {
+                u64::from_le_bytes(*b)
+            }
+        }),
+        _ => None,
+    }
+}
+
 /// A version-gated record's gate value, as a writer's plan knows it before the record is
 /// written: what `end(record)` reads (`<Record>::size_for(record.gate())`) in a place the
 /// writer computes, where a validator reads the record's view.
@@ -324,7 +358,29 @@ pub fn store<const N: usize>(
     reason = "test code"
 )]
 mod tests {
-    use super::{after, aligned, covered_apart, range_at, range_within, store, table_within};
+    use super::{
+        after, aligned, covered_apart, range_at, range_within, store, table_within, word_at,
+    };
+
+    /// `word_at` in both orders at every width, and `None` for a word past the end, an
+    /// offset past `usize` and a width that is not 1, 2, 4 or 8.
+    #[test]
+    fn words_of_every_width_in_both_orders() {
+        let buf = [1u8, 2, 3, 4, 5, 6, 7, 8, 9];
+        assert_eq!(word_at(&buf, 0, 1, false), Some(1));
+        assert_eq!(word_at(&buf, 1, 2, false), Some(0x0302));
+        assert_eq!(word_at(&buf, 1, 2, true), Some(0x0203));
+        assert_eq!(word_at(&buf, 5, 4, false), Some(0x0908_0706));
+        assert_eq!(word_at(&buf, 5, 4, true), Some(0x0607_0809));
+        assert_eq!(word_at(&buf, 1, 8, true), Some(0x0203_0405_0607_0809));
+        assert_eq!(word_at(&buf, 1, 8, false), Some(0x0908_0706_0504_0302));
+        assert_eq!(word_at(&buf, 6, 4, false), None);
+        assert_eq!(word_at(&buf, 9, 1, false), None);
+        assert_eq!(word_at(&buf, u64::MAX, 1, false), None);
+        for w in [0u64, 3, 5, 16, u64::MAX] {
+            assert_eq!(word_at(&buf, 0, w, false), None);
+        }
+    }
 
     /// `aligned` and `after` against their definitions, around the top of `u64`.
     #[test]

@@ -489,6 +489,25 @@ pub(crate) fn check_calls(
                 );
                 false
             }
+            (crate::expr::WORD, [a, w]) => {
+                let ok =
+                    check_calls(c, a, scope, what, at, d) & check_calls(c, w, scope, what, at, d);
+                if ok && (is_bool(c, a, scope) || is_bool(c, w, scope)) {
+                    d.error(
+                        at.pos,
+                        format!("{what} `{}`: word(offset, width) takes two numbers (the width in bytes: 1, 2, 4 or 8)", at.text),
+                    );
+                    return false;
+                }
+                ok
+            }
+            (crate::expr::WORD, _) => {
+                d.error(
+                    at.pos,
+                    format!("{what} `{}`: word(offset, width) takes two numbers: where the word is in the file, and its width in bytes (1, 2, 4 or 8)", at.text),
+                );
+                false
+            }
             ("if", [cond, a, b]) => {
                 let ok = check_calls(c, cond, scope, what, at, d)
                     & check_calls(c, a, scope, what, at, d)
@@ -504,7 +523,7 @@ pub(crate) fn check_calls(
                 ok
             }
             _ => {
-                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), first(collection), end(record), if(c, a, b))", at.text, args.len()));
+                d.error(at.pos, format!("{what} `{}`: unknown function `{f}` with {} arguments (built in: count(collection), first(collection), end(record), if(c, a, b), word(offset, width))", at.text, args.len()));
                 false
             }
         },

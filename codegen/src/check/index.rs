@@ -10,7 +10,7 @@
 //! The index may be a key, `table[field == value].field` ([`Expr::Key`]): the first record
 //! whose `field` equals `value`, found by a search ([`check_key`] says where one may be made).
 
-use crate::check::{Checked, Owner, Resolved, Scope, StepState};
+use crate::check::{Checked, Owner, RecPos, Resolved, Scope, StepState};
 use crate::diag::Diags;
 use crate::expr::{Expr, ExprAt};
 
@@ -42,6 +42,17 @@ pub fn resolve(
                 | Resolved::Composed(Owner::Record, _)
                 | Resolved::BitField(Owner::Record, _, _)),
             ) => Ok(r),
+            // Where the found record lies (`entries[tag == 273].record.offset`: TIFF's values
+            // inline in the entry, 8 bytes after its start).
+            Ok(
+                r @ Resolved::RecPos(
+                    RecPos::Offset | RecPos::BodyOffset | RecPos::BodyLen | RecPos::End,
+                ),
+            ) => Ok(r),
+            Ok(Resolved::RecPos(_)) => Err(format!(
+                "`{table}[...].{}`: of a record found by its key, `record.offset`, `record.body_offset`, `record.body_len` and `record.end` are read (its index and depth are in its stream, not its part)",
+                field.join(".")
+            )),
             Ok(Resolved::FlagBit(..)) => Err(format!(
                 "`{table}[...].{}`: a record's flag bits cannot be tested this way (compare its value instead)",
                 field.join(".")

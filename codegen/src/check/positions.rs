@@ -107,7 +107,19 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
         calls(&e.expr, &mut names);
         if let Some((f, _)) = names.first() {
             d.error(e.pos, format!("{what}: `{}` uses {f}(), a position the stream_fits step computes for validation steps (the views and the writer compute without it)", e.text));
+        } else if reads_word(&e.expr) {
+            d.error(e.pos, format!("{what}: `{}` reads a word of the file with word(), a value of validation steps (the views and the writer compute {what} from its fields, without reading the file elsewhere): check it in a step", e.text));
         }
+    }
+}
+
+/// Whether `e` calls `word(..)` anywhere in it.
+fn reads_word(e: &Expr) -> bool {
+    match e {
+        Expr::Call(f, args) => f == crate::expr::WORD || args.iter().any(reads_word),
+        Expr::Bin(_, l, r) => reads_word(l) || reads_word(r),
+        Expr::Not(x) | Expr::At(_, x, _) | Expr::Key(_, x) => reads_word(x),
+        Expr::Num(_) | Expr::Ref(_) => false,
     }
 }
 
@@ -126,7 +138,7 @@ pub(crate) fn definitions(c: &Checked) -> Vec<(&ExprAt, String)> {
             defs.push((e, format!("range `{}`", r.name.text)));
         }
     }
-    for k in &file.checksums {
+    for k in file.checksums.iter().chain(&file.record_checksums) {
         for e in [&k.from, &k.to, &k.stored] {
             defs.push((e, format!("checksum `{}`", k.name.text)));
         }

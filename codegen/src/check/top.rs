@@ -251,6 +251,10 @@ pub(crate) fn unbound_records(
                 if let Some(n) = c.lets.name(i)
                     && !st.lets_bound.iter().any(|b| b == n)
                 {
+                    if let Some(r) = repeat_of(&c.schema.file.validate, n) {
+                        d.error(e.pos, format!("`{}` uses `{n}`, the index of the assert at line {} (`for: {n}, below: {}`): it has a value in that assert's condition only", e.text, r.var.pos.line, r.below.text));
+                        continue;
+                    }
                     if let Some((_, t)) = record_lets(&c.schema.file)
                         .into_iter()
                         .find(|(x, _)| *x == n)
@@ -459,8 +463,24 @@ pub(crate) fn check_steps(
 ) {
     let file = &c.schema.file;
     for s in steps {
+        // A repeated assert's index is a named value of its condition (not of `below`).
+        let index = match s {
+            Step::Assert {
+                repeat: Some(r), ..
+            } => Some(&r.var.text),
+            _ => None,
+        };
         for e in step_exprs(c, s) {
+            let own = index.filter(
+                |_| !matches!(s, Step::Assert { repeat: Some(r), .. } if std::ptr::eq(e, &r.below)),
+            );
+            if let Some(k) = own {
+                st.lets_bound.push(k.clone());
+            }
             unbound_records(c, e, scope, st, d);
+            if own.is_some() {
+                st.lets_bound.pop();
+            }
         }
         match s {
             Step::MinLen { min, .. } => check_expr(c, min, scope, false, "min_len", d),
@@ -478,7 +498,27 @@ pub(crate) fn check_steps(
                     );
                 }
             }
-            Step::Assert { expr, field, .. } => {
+            Step::Assert {
+                expr,
+                field,
+                repeat,
+                ..
+            } => {
+                // `for: k, below: N`: N first (without `k`), then the condition with `k`,
+                // a named value of this step alone.
+                let bound = st.lets_bound.len();
+                if let Some(r) = repeat {
+                    check_expr(c, &r.below, scope, false, "below", d);
+                    if c.schema.constants.iter().any(|k| k.name.text == r.var.text)
+                        || ["len", "header", "record"].contains(&r.var.text.as_str())
+                    {
+                        d.error(r.var.pos, format!("for `{}`: the name is taken (a constant, `len`, `header` or `record`)", r.var.text));
+                    }
+                    if !expr.expr.refs().iter().any(|p| p.len() == 1 && p[0] == r.var.text) {
+                        d.error(expr.pos, format!("assert `{}` does not read its index `{}`: it would check the same thing {} times (write it without `for` and `below`)", expr.text, r.var.text, r.below.text));
+                    }
+                    st.lets_bound.push(r.var.text.clone());
+                }
                 check_expr(c, expr, scope, true, "assert", d);
                 let nested = matches!(&field.expr, Expr::Ref(p) if matches!(c.resolve(p, scope), Ok(Resolved::Nested(_, l)) if l.bit.is_none()));
                 if single_field(c, &field.expr, scope).is_none()
@@ -490,6 +530,7 @@ pub(crate) fn check_steps(
                         format!("field `{}` must name one field", field.text),
                     );
                 }
+                st.lets_bound.truncate(bound);
             }
             Step::TableFits { table, within, .. } => {
                 check_expr(c, within, scope, false, "within", d);
@@ -753,13 +794,47 @@ pub(crate) fn check_steps(
     }
 }
 
+/// The repeated assert whose index is named `name` (`for: name`), among `steps` and the
+/// steps of their `for_each`es.
+fn repeat_of<'s>(steps: &'s [Step], name: &str) -> Option<&'s crate::schema::top::Repeat> {
+    steps.iter().find_map(|s| match s {
+        Step::Assert {
+            repeat: Some(r), ..
+        } if r.var.text == name => Some(r),
+        Step::ForEach { steps, .. } => repeat_of(steps, name),
+        Step::When { step, .. } => repeat_of(std::slice::from_ref(&**step), name),
+        _ => None,
+    })
+}
+
+/// Whether `name` is where a repeated assert names its index (`for: name`).
+fn is_repeat_index(steps: &[Step], name: &Name) -> bool {
+    steps.iter().any(|s| match s {
+        Step::Assert {
+            repeat: Some(r), ..
+        } => r.var.pos == name.pos && r.var.text == name.text,
+        Step::ForEach { steps, .. } => is_repeat_index(steps, name),
+        Step::When { step, .. } => is_repeat_index(std::slice::from_ref(&**step), name),
+        _ => false,
+    })
+}
+
 /// The expressions a step evaluates, including those of the table or range it checks.
 pub(crate) fn step_exprs<'a>(c: &'a Checked, s: &'a Step) -> Vec<&'a ExprAt> {
     let file = &c.schema.file;
     match s {
         Step::MinLen { min, .. } => vec![min],
         Step::Expect { field, equals, .. } => vec![field, equals],
-        Step::Assert { expr, field, .. } => vec![expr, field],
+        Step::Assert {
+            expr,
+            field,
+            repeat,
+            ..
+        } => {
+            let mut v = vec![expr, field];
+            v.extend(repeat.as_ref().map(|r| &r.below));
+            v
+        }
         Step::TableFits { table, within, .. } => {
             let mut v = vec![within];
             if let Some(t) = file.tables.iter().find(|t| t.name.text == table.text) {
@@ -931,6 +1006,7 @@ pub fn check(mut schema: Schema, sha256: String, d: &mut Diags) -> Option<Checke
                 code: vs.code.clone(),
                 expr: v.when.clone(),
                 field: vs.field.clone(),
+                repeat: None,
             });
             steps.append(&mut file.validate);
             file.validate = steps;
@@ -1350,7 +1426,18 @@ pub(crate) fn check_file(c: &Checked, d: &mut Diags) {
     }
     // A stored field never lies inside the bytes it covers (`sum_span.rs`).
     crate::check::sum_span::check_top(c, d);
-    dup_check(lets(file), "a named value (let)", d);
+    // Repeated asserts may each call their index `k` (it has a value in its own condition
+    // only); a `let` may not share a name with one, nor with another `let`.
+    let mut repeats: Vec<&str> = Vec::new();
+    let names = lets(file).into_iter().filter(|n| {
+        if !is_repeat_index(&file.validate, n) {
+            return true;
+        }
+        let first = !repeats.contains(&n.text.as_str());
+        repeats.push(&n.text);
+        first
+    });
+    dup_check(names, "a named value (let)", d);
     let mut defs: Vec<(&ExprAt, String)> = Vec::new();
     for t in &file.tables {
         for (e, w) in [(&t.at, "at"), (&t.count, "count"), (&t.stride, "stride")] {

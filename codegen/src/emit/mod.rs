@@ -423,6 +423,36 @@ pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
     format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
 }
 
+/// The count of runs of a repeated `assert` (`for: k, below: N`), named by where its
+/// condition is written: declared before the loop that holds the step (or the step, at
+/// file level), kept over the whole loop.
+pub(crate) fn reps_var(expr: &crate::expr::ExprAt) -> proc_macro2::Ident {
+    format_ident!("__reps_{}_{}", expr.pos.line, expr.pos.col)
+}
+
+/// The counts of the repeated `assert`s among a `for_each`'s steps (under `when` too),
+/// declared before its loop: [`reps_var`].
+pub(crate) fn reps_decls(steps: &[crate::schema::top::Step]) -> TokenStream {
+    use crate::schema::top::Step;
+    let vars = steps.iter().filter_map(|s| match s {
+        Step::Assert {
+            expr,
+            repeat: Some(_),
+            ..
+        } => Some(reps_var(expr)),
+        Step::When { step, .. } => match &**step {
+            Step::Assert {
+                expr,
+                repeat: Some(_),
+                ..
+            } => Some(reps_var(expr)),
+            _ => None,
+        },
+        _ => None,
+    });
+    quote!(#(let mut #vars: u64 = 0;)*)
+}
+
 /// The variable holding the previous record's key for an order check inside a `for_each`.
 fn order_prev(code: &crate::schema::Name) -> proc_macro2::Ident {
     let clean: String = code

@@ -18,7 +18,10 @@ pub(crate) fn step_exprs<'s>(c: &'s Checked, steps: &'s [Step], out: &mut Vec<&'
         match s {
             Step::MinLen { min, .. } => out.push(min),
             Step::Expect { field, equals, .. } => out.extend([field, equals]),
-            Step::Assert { expr, .. } => out.push(expr),
+            Step::Assert { expr, repeat, .. } => {
+                out.push(expr);
+                out.extend(repeat.as_ref().map(|r| &r.below));
+            }
             Step::Let { value, .. } => out.push(value),
             Step::TableFits { within, .. } | Step::RangeFits { within, .. } => out.push(within),
             Step::Order { by, .. } => out.extend(by.iter()),

@@ -477,7 +477,7 @@ pub fn element_base(em: &Em<'_>, t: usize, k: u64) -> TokenStream {
     quote!((#rec { raw: #get, buf, index: #k32 #order }))
 }
 
-/// Built-in functions: `count(collection)`, `if(c, a, b)`, `end(record)`.
+/// Built-in functions: `count(collection)`, `if(c, a, b)`, `end(record)`, `word(at, width)`.
 pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) -> TokenStream {
     match (f, args) {
         ("count", [Expr::Ref(p)]) => {
@@ -526,6 +526,19 @@ pub fn call(em: &Em<'_>, f: &str, args: &[Expr], scope: Scope<'_>, env: &Env) ->
                 quote!(#at.checked_add(#size)?)
             }
         }
+        (crate::expr::WORD, [a, w]) => {
+            let a = em.inner(a, scope, env);
+            let w = em.inner(w, scope, env);
+            // The file's order: chosen by its header (`__big`), or the schema's.
+            let big = if em.c.schema.big_when.is_some() {
+                quote!(__big)
+            } else if em.c.schema.big {
+                quote!(true)
+            } else {
+                quote!(false)
+            };
+            quote!(__rt::word_at(buf, #a, #w, #big)?)
+        }
         ("if", [c, a, b]) => {
             let c = crate::emit::strip_parens(em.cond(c, scope, env));
             let a = em.inner(a, scope, env);
@@ -553,7 +566,10 @@ fn step_counts(c: &Checked, s: &Step, out: &mut Vec<String>) {
     match s {
         Step::MinLen { min, .. } => es.push(min),
         Step::Expect { field, equals, .. } => es.extend([field, equals]),
-        Step::Assert { expr, .. } => es.push(expr),
+        Step::Assert { expr, repeat, .. } => {
+            es.push(expr);
+            es.extend(repeat.as_ref().map(|r| &r.below));
+        }
         Step::TableFits { table, within, .. } => {
             es.push(within);
             if let Some(t) = file.tables.iter().find(|t| t.name.text == table.text) {
@@ -807,7 +823,9 @@ pub fn for_each_collection(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStre
         "@step For every record of collection `{name}` (every section of its type): {dir_doc}"
     );
     let lp = collection_loop(em, name, body);
+    let reps = crate::emit::reps_decls(steps);
     quote! {
+        #reps
         #[doc = #comment]
         #lp
     }

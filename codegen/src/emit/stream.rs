@@ -322,14 +322,15 @@ pub fn step(
 }
 
 /// Whether the `for_each` over stream `stream` can run inside its `stream_fits` walk
-/// ([`fused_walk`]): its steps are checks of one record (`assert`, `expect`, `min_len`,
+/// ([`fused_walk`]): its steps are checks of one record (`assert` not repeated, `expect`, `min_len`,
 /// `flags_known`, `enum_known`, `let`, and those under `when`) that read no aggregate of a
 /// walk (`count()`, `first()` and the other positions, which the walk has not finished).
 #[must_use]
 pub fn fusable_body(steps: &[Step]) -> bool {
     fn simple(s: &Step) -> bool {
         match s {
-            Step::Assert { .. }
+            // (A repeated one keeps a count over the whole for_each: not in the walk.)
+            Step::Assert { repeat: None, .. }
             | Step::Expect { .. }
             | Step::MinLen { .. }
             | Step::FlagsKnown { .. }
@@ -1063,7 +1064,9 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         let ity = item_ty(s);
         let hty = format_ident!("{}", s.header.text);
         let first = first_arg(em, s, false);
+        let reps = crate::emit::reps_decls(steps);
         return quote! {
+            #reps
             #[doc = #comment]
             for __next in #it::new(buf, #range, #at #first #new_order) {
                 let __item: #ity<'a> = __next;
@@ -1090,7 +1093,9 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         "@step For every record of collection `{name}` (the bodies of type `{}` of stream `{}`).",
         l.value.text, s.name.text
     );
+    let reps = crate::emit::reps_decls(steps);
     quote! {
+        #reps
         #[doc = #comment]
         {
             let mut __ci: u64 = 0;
@@ -1164,6 +1169,9 @@ pub(crate) fn sub_find(
             Some(#k == __key)
         })?;
         let __sub: #hty<'a> = __found.header();
+        // (`record.offset` of the found record: its item's.)
+        let __item: #ity<'a> = __found;
+        let _ = (&__sub, &__item);
         #f
     })
 }

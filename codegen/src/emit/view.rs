@@ -10,7 +10,7 @@ use crate::check::{FieldKind, Owner, Resolved, Scope};
 use crate::emit::doc::doc_attr;
 use crate::emit::{
     Blame, Det, Em, Env, Idx, IntoTyped, Opd, from_bytes, int_ident, lit_u64, lit_usize,
-    order_prev, order_prev_bytes, strip_parens, widen,
+    order_prev, order_prev_bytes, reps_var, strip_parens, widen,
 };
 use crate::expr::{BinOp, Expr, ExprAt};
 use crate::names::camel;
@@ -952,6 +952,171 @@ impl<'a> Em<'a> {
         out
     }
 
+    /// An `assert` step: one comparison (its two sides in the error) or a condition of
+    /// several parts (the code and the field).
+    fn assert_step(
+        &self,
+        (code, expr, field): (
+            &crate::schema::Name,
+            &crate::expr::ExprAt,
+            &crate::expr::ExprAt,
+        ),
+        scope: Scope<'_>,
+        env: &Env,
+    ) -> TokenStream {
+        let codes = &code.text;
+        let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
+        if !comparison {
+            // A condition of several parts (`&&`, `||`, `!`, flag bits): the error
+            // names the check and the field; there is no single pair of values.
+            let b = self.blame(&field.expr, scope);
+            let comment = format!("@step {codes}: `{}`.", expr.text);
+            let cond = strip_parens(self.cond(&expr.expr, scope, env));
+            let fail = self.fail(codes, &b, Det::None);
+            return quote! {
+                #[doc = #comment]
+                {
+                    let holds: bool = #cond;
+                    if !holds {
+                        return #fail;
+                    }
+                }
+            };
+        }
+        let Expr::Bin(op, l, r) = &expr.expr else {
+            return quote!();
+        };
+        let lv = self.value(l, scope, env);
+        let rv = self.value(r, scope, env);
+        let o: TokenStream = op.symbol().parse().unwrap_or_default();
+        let neg = op.negated().symbol();
+        let name_of = |e: &Expr| match e {
+            Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+            _ => crate::lower::sites::operand_name(e),
+        };
+        let (ln, rn) = (name_of(l), name_of(r));
+        let b = self.blame(&field.expr, scope);
+        let comment = format!("@step {codes}: `{}`.", expr.text);
+        let names = [ln, neg.to_string(), rn];
+        // Operands that cannot overflow are plain `u64`s.
+        let comparison = matches!(
+            op,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        );
+        if let (true, Some(lp), Some(rp)) = (
+            comparison,
+            self.plain(l, scope, env),
+            self.plain(r, scope, env),
+        ) {
+            let fail = self.fail(
+                codes,
+                &b,
+                Det::Compare(Opd::Val(quote!(lhs)), Opd::Val(quote!(rhs)), names),
+            );
+            let not: TokenStream = neg.parse().unwrap_or_default();
+            return quote! {
+                #[doc = #comment]
+                {
+                    let lhs: u64 = #lp;
+                    let rhs: u64 = #rp;
+                    if lhs #not rhs {
+                        return #fail;
+                    }
+                }
+            };
+        }
+        // A side that cannot overflow is bound as a plain `u64` (`a & MASK` too:
+        // `Some(a & MASK).unwrap_or(0)` is clippy's `unnecessary_literal_unwrap`).
+        let side = |e: &Expr, v: TokenStream, name: &str| {
+            let id = format_ident!("{}", name);
+            match self.infallible(e, scope, env) {
+                Some(p) => (
+                    quote!(let #id: u64 = #p;),
+                    quote!(Some(#id)),
+                    Opd::Val(quote!(#id)),
+                ),
+                None => (quote!(let #id = #v;), quote!(#id), Opd::Opt(quote!(#id))),
+            }
+        };
+        let (lbind, lopt, lopd) = side(l, lv, "lhs");
+        let (rbind, ropt, ropd) = side(r, rv, "rhs");
+        let fail = self.fail(codes, &b, Det::Compare(lopd, ropd, names));
+        quote! {
+            #[doc = #comment]
+            {
+                #lbind
+                #rbind
+                if !matches!((#lopt, #ropt), (Some(a), Some(b)) if a #o b) {
+                    return #fail;
+                }
+            }
+        }
+    }
+
+    /// An `assert` repeated for an index (`for: k, below: N`): `one`, the assert, run with
+    /// `k` bound (`__let_k`) to each of `0..N` in turn. `N` with no value, or a step that
+    /// has run `len` times over the file (its count kept from the start of the loop that
+    /// holds it, `__reps_*`: a file cannot validly need more, and the work stays
+    /// proportional to the file's length), leaves `k` without a value: the condition fails,
+    /// and if it holds without `k` the assert fails all the same, its sides without value.
+    fn repeated(
+        &self,
+        r: &crate::schema::top::Repeat,
+        one: TokenStream,
+        (code, expr, field): (
+            &crate::schema::Name,
+            &crate::expr::ExprAt,
+            &crate::expr::ExprAt,
+        ),
+        scope: Scope<'_>,
+        env: &Env,
+    ) -> TokenStream {
+        let below = self.value(&r.below.expr, scope, env);
+        let k = format_ident!("__let_{}", r.var.text);
+        let reps = reps_var(expr);
+        let b = self.blame(&field.expr, scope);
+        let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
+        let det = match &expr.expr {
+            Expr::Bin(op, l, rr) if comparison => {
+                let name_of = |e: &Expr| match e {
+                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+                    _ => crate::lower::sites::operand_name(e),
+                };
+                // (`k` itself, which has no value there: neither side has one.)
+                Det::Compare(
+                    Opd::Opt(quote!(#k)),
+                    Opd::Opt(quote!(#k)),
+                    [name_of(l), op.negated().symbol().to_string(), name_of(rr)],
+                )
+            }
+            _ => Det::None,
+        };
+        let fail = self.fail(&code.text, &b, det);
+        let comment = format!(
+            "@step {}: for each `{}` below `{}`:",
+            code.text, r.var.text, r.below.text
+        );
+        // Inside a `for_each` its count is declared before the loop (`reps_decls`).
+        let decl = matches!(scope, Scope::Top).then(|| quote!(let mut #reps: u64 = 0;));
+        quote! {
+            #[doc = #comment]
+            {
+                #decl
+                let __below: Option<u64> = #below;
+                let mut __k: u64 = 0;
+                while __below.is_none_or(|b| __k < b) {
+                    let #k: Option<u64> = __below.filter(|_| #reps < len).map(|_| __k);
+                    #reps = #reps.saturating_add(1);
+                    #one
+                    if #k.is_none() {
+                        return #fail;
+                    }
+                    __k = __k.saturating_add(1);
+                }
+            }
+        }
+    }
+
     pub(crate) fn step(&self, s: &Step, scope: Scope<'_>, env: &Env) -> TokenStream {
         let file = &self.schema().file;
         match s {
@@ -1050,93 +1215,16 @@ impl<'a> Em<'a> {
                     }
                 }
             }
-            Step::Assert { code, expr, field } => {
-                let codes = &code.text;
-                let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
-                if !comparison {
-                    // A condition of several parts (`&&`, `||`, `!`, flag bits): the error
-                    // names the check and the field; there is no single pair of values.
-                    let b = self.blame(&field.expr, scope);
-                    let comment = format!("@step {codes}: `{}`.", expr.text);
-                    let cond = strip_parens(self.cond(&expr.expr, scope, env));
-                    let fail = self.fail(codes, &b, Det::None);
-                    return quote! {
-                        #[doc = #comment]
-                        {
-                            let holds: bool = #cond;
-                            if !holds {
-                                return #fail;
-                            }
-                        }
-                    };
-                }
-                let Expr::Bin(op, l, r) = &expr.expr else {
-                    return quote!();
-                };
-                let lv = self.value(l, scope, env);
-                let rv = self.value(r, scope, env);
-                let o: TokenStream = op.symbol().parse().unwrap_or_default();
-                let neg = op.negated().symbol();
-                let name_of = |e: &Expr| match e {
-                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    _ => crate::lower::sites::operand_name(e),
-                };
-                let (ln, rn) = (name_of(l), name_of(r));
-                let b = self.blame(&field.expr, scope);
-                let comment = format!("@step {codes}: `{}`.", expr.text);
-                let names = [ln, neg.to_string(), rn];
-                // Operands that cannot overflow are plain `u64`s.
-                let comparison = matches!(
-                    op,
-                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                );
-                if let (true, Some(lp), Some(rp)) = (
-                    comparison,
-                    self.plain(l, scope, env),
-                    self.plain(r, scope, env),
-                ) {
-                    let fail = self.fail(
-                        codes,
-                        &b,
-                        Det::Compare(Opd::Val(quote!(lhs)), Opd::Val(quote!(rhs)), names),
-                    );
-                    let not: TokenStream = neg.parse().unwrap_or_default();
-                    return quote! {
-                        #[doc = #comment]
-                        {
-                            let lhs: u64 = #lp;
-                            let rhs: u64 = #rp;
-                            if lhs #not rhs {
-                                return #fail;
-                            }
-                        }
-                    };
-                }
-                // A side that cannot overflow is bound as a plain `u64` (`a & MASK` too:
-                // `Some(a & MASK).unwrap_or(0)` is clippy's `unnecessary_literal_unwrap`).
-                let side = |e: &Expr, v: TokenStream, name: &str| {
-                    let id = format_ident!("{}", name);
-                    match self.infallible(e, scope, env) {
-                        Some(p) => (
-                            quote!(let #id: u64 = #p;),
-                            quote!(Some(#id)),
-                            Opd::Val(quote!(#id)),
-                        ),
-                        None => (quote!(let #id = #v;), quote!(#id), Opd::Opt(quote!(#id))),
-                    }
-                };
-                let (lbind, lopt, lopd) = side(l, lv, "lhs");
-                let (rbind, ropt, ropd) = side(r, rv, "rhs");
-                let fail = self.fail(codes, &b, Det::Compare(lopd, ropd, names));
-                quote! {
-                    #[doc = #comment]
-                    {
-                        #lbind
-                        #rbind
-                        if !matches!((#lopt, #ropt), (Some(a), Some(b)) if a #o b) {
-                            return #fail;
-                        }
-                    }
+            Step::Assert {
+                code,
+                expr,
+                field,
+                repeat,
+            } => {
+                let one = self.assert_step((code, expr, field), scope, env);
+                match repeat {
+                    None => one,
+                    Some(r) => self.repeated(r, one, (code, expr, field), scope, env),
                 }
             }
             Step::TableFits {
@@ -1529,8 +1617,10 @@ impl<'a> Em<'a> {
                         });
                     quote!(let mut #p: Option<u64> = None; #bytes)
                 });
+                let reps = crate::emit::reps_decls(steps);
                 quote! {
                     #(#prevs)*
+                    #reps
                     #[doc = #comment]
                     for (i, raw) in #var.iter().enumerate() {
                         #at_first

@@ -207,6 +207,16 @@ impl Comp<'_> {
                         None => CE::Zero,
                     }
                 }
+                (crate::expr::WORD, [a, w]) => CE::Word(
+                    Box::new(self.expr(a, scope)),
+                    Box::new(self.expr(w, scope)),
+                    // The file's order: the header's choice (`None`), or the schema's.
+                    self.c
+                        .schema
+                        .big_when
+                        .is_none()
+                        .then_some(self.c.schema.big),
+                ),
                 ("if", [c, a, b]) => CE::If(
                     Box::new(self.expr(c, scope)),
                     Box::new(self.expr(a, scope)),
@@ -307,23 +317,51 @@ impl Comp<'_> {
                     expected: self.expr(&equals.expr, scope),
                 }
             }
-            Step::Assert { code, expr, field } => {
+            Step::Assert {
+                code,
+                expr,
+                field,
+                repeat,
+            } => {
                 let f = self.fail(sites::assert(c, code, expr, field, scope));
                 let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
-                if !comparison {
-                    return Some(CStep::Cond {
-                        f,
+                let one = if !comparison {
+                    CStep::Cond {
+                        f: f.clone(),
                         cond: self.expr(&expr.expr, scope),
-                    });
-                }
-                let Expr::Bin(op, l, r) = &expr.expr else {
-                    return None;
+                    }
+                } else {
+                    let Expr::Bin(op, l, r) = &expr.expr else {
+                        return None;
+                    };
+                    CStep::Assert {
+                        f: f.clone(),
+                        op: *op,
+                        l: self.expr(l, scope),
+                        r: self.expr(r, scope),
+                    }
                 };
-                CStep::Assert {
+                let Some(r) = repeat else {
+                    return Some(one);
+                };
+                // Its count of runs in a slot of the order checks' (`State::prev`), kept
+                // over the whole run, as the generated `__reps_*`.
+                let key = format!("\u{0}reps {}:{}", expr.pos.line, expr.pos.col);
+                let slot = match self.orders.iter().position(|x| *x == key) {
+                    Some(i) => i,
+                    None => {
+                        self.orders.push(key);
+                        self.orders.len() - 1
+                    }
+                };
+                CStep::Repeat {
                     f,
-                    op: *op,
-                    l: self.expr(l, scope),
-                    r: self.expr(r, scope),
+                    var: self.c.lets.position(&r.var.text)?,
+                    below: self.expr(&r.below.expr, scope),
+                    slot,
+                    // No value on either side of a comparison; nothing for a condition.
+                    none: if comparison { 3 } else { 0 },
+                    step: Box::new(one),
                 }
             }
             Step::TableFits {

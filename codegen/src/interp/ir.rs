@@ -114,6 +114,9 @@ pub(super) enum CE {
     /// (index in `FileProg::streams`), the value, and the key and the field in S's header
     /// scope (the first record of the current record's part whose key is the value).
     SubFind(usize, Box<CE>, Box<CE>, Box<CE>),
+    /// `word(at, width)`: the offset, the width, and the byte order (`None`: the file's, as
+    /// its header chose).
+    Word(Box<CE>, Box<CE>, Option<bool>),
     /// `record.<part>`: where the current stream record lies (`State::rec_span`).
     RecPos(crate::check::RecPos),
 }
@@ -180,6 +183,17 @@ pub(super) enum CStep {
         op: BinOp,
         l: CE,
         r: CE,
+    },
+    /// An `assert` repeated for an index (`for: k, below: N`): the index's named value, `N`,
+    /// the slot of its count of runs (in `State::prev`), the error's mask when the index has
+    /// no value and the assert holds all the same, and the assert.
+    Repeat {
+        f: Fail,
+        var: usize,
+        below: CE,
+        slot: usize,
+        none: u64,
+        step: Box<CStep>,
     },
     TableFits {
         f: Fail,

@@ -236,6 +236,22 @@ impl<'b> State<'b> {
                     k = k.checked_add(1)?;
                 }
             }
+            CE::Word(at, width, order) => {
+                let (at, width) = (self.val(p, at)?, self.val(p, width)?);
+                let start = usize::try_from(at).ok()?;
+                let n = usize::try_from(width)
+                    .ok()
+                    .filter(|w| [1, 2, 4, 8].contains(w))?;
+                let bytes = self.buf.get(start..)?.get(..n)?;
+                // Most significant byte first in a big-endian file.
+                let big = order.unwrap_or(self.big);
+                let fold = |v: u64, b: &u8| (v << 8) | u64::from(*b);
+                Some(if big {
+                    bytes.iter().fold(0, fold)
+                } else {
+                    bytes.iter().rev().fold(0, fold)
+                })
+            }
             CE::SubFind(si, value, key, field) => self.sub_find(p, *si, value, (key, field)),
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::RecPos(k) => Some(rec_pos(self.rec_span, *k)),

@@ -417,6 +417,34 @@ impl<'c> Interp<'c> {
                         *x = v;
                     }
                 }
+                CStep::Repeat {
+                    f,
+                    var,
+                    below,
+                    slot,
+                    none,
+                    step,
+                } => {
+                    // As the generated loop: `k` from 0 below `N`; no `N`, or `len` runs of
+                    // this step over the file, and `k` has no value: the assert fails.
+                    let n = st.val(p, below);
+                    let mut k: u64 = 0;
+                    while n.is_none_or(|b| k < b) {
+                        let runs = st.prev.get(*slot).copied().flatten().unwrap_or(0);
+                        let v = n.filter(|_| runs < st.len).map(|_| k);
+                        if let Some(x) = st.prev.get_mut(*slot) {
+                            *x = Some(runs.saturating_add(1));
+                        }
+                        if let Some(x) = st.lets.get_mut(*var) {
+                            *x = v;
+                        }
+                        self.exec(p, std::slice::from_ref(&**step), st)?;
+                        if v.is_none() {
+                            return Err(self.err(st, f, [0, 0, *none]));
+                        }
+                        k = k.saturating_add(1);
+                    }
+                }
                 CStep::When { cond, step } => {
                     if st.cond(p, cond) {
                         self.exec(p, std::slice::from_ref(&**step), st)?;

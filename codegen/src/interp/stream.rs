@@ -948,7 +948,17 @@ impl State<'_> {
                 return None;
             };
             if self.eval_rec(p, key, r.at)? == want {
-                return self.eval_rec(p, field, r.at);
+                // Its fields, and where it lies (`record.offset` of the found record).
+                let mut found = self.clone_light();
+                found.rec_at = r.at;
+                found.rec_span = (
+                    r.at,
+                    r.at.saturating_add(s.hs),
+                    r.at.saturating_add(r.total),
+                    r.depth,
+                    0,
+                );
+                return found.val(p, field);
             }
         }
     }

@@ -837,7 +837,10 @@ impl Walk<'_, '_> {
         match s {
             Step::MinLen { code, field, .. } => self.add(&min_len(code, field.as_ref())),
             Step::Expect { code, field, .. } => self.add(&expect(c, code, field, scope)),
-            Step::Assert { code, expr, field } => self.add(&assert(c, code, expr, field, scope)),
+            // Repeated or not, one site: a failing index fails the assert.
+            Step::Assert {
+                code, expr, field, ..
+            } => self.add(&assert(c, code, expr, field, scope)),
             Step::TableFits {
                 code,
                 table,

@@ -80,6 +80,8 @@ pub enum Step {
         expr: ExprAt,
         /// Field to blame.
         field: ExprAt,
+        /// `for: k, below: N`: the condition holds for each `k` from 0 below `N`.
+        repeat: Option<Repeat>,
     },
     /// A table lies within a limit.
     TableFits {
@@ -216,12 +218,25 @@ pub struct File {
     pub dropped: Vec<Name>,
 }
 
+/// An `assert` repeated for an index (`for: k, below: N`): `k` is a named value of its
+/// condition, each of `0..N` in turn (TIFF's strip `k`: `word(offsets + k * w, w)`).
+#[derive(Clone, Debug)]
+pub struct Repeat {
+    /// The index's name, a named value of the condition.
+    pub var: Name,
+    /// How many times: the index runs from 0 below it.
+    pub below: ExprAt,
+}
+
 /// The file's named values: its top-level `let` steps, in order.
 pub fn lets(file: &crate::schema::top::File) -> Vec<&Name> {
     fn walk<'a>(steps: &'a [Step], out: &mut Vec<&'a Name>) {
         for s in steps {
             match s {
                 Step::Let { name, .. } => out.push(name),
+                Step::Assert {
+                    repeat: Some(r), ..
+                } => out.push(&r.var),
                 Step::ForEach { steps, .. } => walk(steps, out),
                 Step::When { step, .. } => walk(std::slice::from_ref(&**step), out),
                 _ => {}
@@ -295,6 +310,9 @@ pub struct Schema {
     /// the header's fields of a fixed order) holds; the fields without a `byte_order` of
     /// their own or of their struct take it (`FieldDef::file_order`).
     pub big_when: Option<ExprAt>,
+    /// `byte_order: big` on the schema: the file's order when no header chooses it (what
+    /// `word(at, width)` reads in).
+    pub big: bool,
 }
 
 /// Build the typed schema from the tree. Returns `None` only when the root is unusable;
@@ -598,6 +616,7 @@ pub fn from_tree(root: &Node, d: &mut Diags) -> Option<Schema> {
         registers,
         commands,
         big_when,
+        big: schema_big,
     })
 }
 
@@ -969,10 +988,34 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "assert" => {
                 let expr = sm.opt("assert").and_then(|n| expr_at(n, "assert", d));
                 let field = sm.req("field", d).and_then(|n| expr_at(n, "field", d));
-                match (code, expr, field) {
-                    (Some(code), Some(expr), Some(field)) => {
-                        Some(Step::Assert { code, expr, field })
+                let var = sm.opt("for").and_then(|n| name(n, "for", d));
+                let below = sm.opt("below").and_then(|n| expr_at(n, "below", d));
+                let repeat = match (var, below) {
+                    (Some(var), Some(below)) => Some(Repeat { var, below }),
+                    (Some(v), None) => {
+                        d.error(v.pos, format!("`for: {}` repeats the assert for an index: say how many times with `below: N` (the index runs from 0 below N)", v.text));
+                        // Kept (with no count), so that the condition's index is no second
+                        // mistake.
+                        let below = ExprAt {
+                            expr: crate::expr::Expr::Num(0),
+                            text: "0".into(),
+                            pos: v.pos,
+                        };
+                        Some(Repeat { var: v, below })
                     }
+                    (None, Some(b)) => {
+                        d.error(b.pos, format!("`below: {}` says how many times an assert is repeated: name its index with `for: k`", b.text));
+                        None
+                    }
+                    (None, None) => None,
+                };
+                match (code, expr, field) {
+                    (Some(code), Some(expr), Some(field)) => Some(Step::Assert {
+                        code,
+                        expr,
+                        field,
+                        repeat,
+                    }),
                     _ => None,
                 }
             }
@@ -1031,7 +1074,7 @@ pub(crate) fn steps(node: &Node, d: &mut Diags) -> Vec<Step> {
             "stream_checksum" => &["stream_checksum", "code"],
             "min_len" => &["min_len", "code", "field"],
             "expect" => &["expect", "equals", "code"],
-            "assert" => &["assert", "field", "code"],
+            "assert" => &["assert", "field", "code", "for", "below"],
             "table_fits" => &["table_fits", "within", "code"],
             "range_fits" => &["range_fits", "within", "code"],
             "checksum" => &["checksum", "code"],
