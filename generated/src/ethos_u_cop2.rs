@@ -435,7 +435,7 @@ impl<'a> Cop2<'a> {
             let Some(rec): Option<StreamMeta<'a>> = __item.as_streams() else {
                 continue;
             };
-            let __updated_ci: u64 = match Self::check_cop2_bad_metadata(
+            let __updated_cop2_bad_metadata_ci: u64 = match Self::check_cop2_bad_metadata(
                 buf,
                 len,
                 __ci,
@@ -445,7 +445,7 @@ impl<'a> Cop2<'a> {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
             };
-            __ci = __updated_ci;
+            __ci = __updated_cop2_bad_metadata_ci;
         }
         Ok(())
     }

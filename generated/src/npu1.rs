@@ -1468,8 +1468,8 @@ impl<'a> Npu1<'a> {
             #[allow(clippy::type_complexity)]
             let (
                 rec_at,
-                __updated_prev_tensor_names_not_sorted,
-                __updated_prev_tensor_names_not_sorted_bytes,
+                __updated_unknown_direction_prev_tensor_names_not_sorted,
+                __updated_unknown_direction_prev_tensor_names_not_sorted_bytes,
             ): (u64, Option<u64>, &'a [u8]) = match Self::check_unknown_direction(
                 buf,
                 io_at,
@@ -1481,8 +1481,8 @@ impl<'a> Npu1<'a> {
                 Ok(v) => v,
                 Err(d) => return Err(d.into_report()),
             };
-            __prev_tensor_names_not_sorted = __updated_prev_tensor_names_not_sorted;
-            __prev_tensor_names_not_sorted_bytes = __updated_prev_tensor_names_not_sorted_bytes;
+            __prev_tensor_names_not_sorted = __updated_unknown_direction_prev_tensor_names_not_sorted;
+            __prev_tensor_names_not_sorted_bytes = __updated_unknown_direction_prev_tensor_names_not_sorted_bytes;
             let __let_elem_bytes: Option<u64> = match Self::check_tensor_bad_region(
                 buf,
                 header,

@@ -759,13 +759,13 @@ impl Splitter {
                         quote!(#id)
                     }
                 } else {
-                    format_ident!("__updated_{}", x.name.trim_start_matches('_')).to_token_stream()
+                    updated(&name, &x.name).to_token_stream()
                 }
             })
             .collect();
         let assigns = p.inout.iter().map(|x| {
             let id = format_ident!("{}", x.name);
-            let up = format_ident!("__updated_{}", x.name.trim_start_matches('_'));
+            let up = updated(&name, &x.name);
             quote!(#id = #up;)
         });
         // A validator's helper fails with a `Deferred` report, made where the failing paths
@@ -852,6 +852,19 @@ impl Plan {
                 .iter()
                 .any(|x| x.name == name && x.is_array() && self.mutated.contains(&x.name))
     }
+}
+
+/// The binding a helper's call hands an updated value back in, before the assignment
+/// `x = <it>;`: named after the helper too, so that two calls in one block that hand back
+/// the same binding (a lookup's result that several checks read, `__find_*`) bind two
+/// names, and a cut between them never takes one call's for the other's.
+fn updated(helper: &Ident, name: &str) -> Ident {
+    let h = helper.to_string();
+    format_ident!(
+        "__updated_{}_{}",
+        h.strip_prefix("check_").unwrap_or(&h),
+        name.trim_start_matches('_')
+    )
 }
 
 /// The last statement of a block that reads each name: whether statements from `b` on read

@@ -1065,6 +1065,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
         let hty = format_ident!("{}", s.header.text);
         let first = first_arg(em, s, false);
         let reps = crate::emit::reps_decls(steps);
+        let memos = memo_decls(em, t, steps);
         return quote! {
             #reps
             #[doc = #comment]
@@ -1074,6 +1075,7 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
                 let rec_at: u64 = __item.offset();
                 let index: u64 = u64::from(__item.index());
                 let _ = (&rec, rec_at, index);
+                #memos
                 #body
             }
         };
@@ -1161,19 +1163,71 @@ pub(crate) fn sub_find(
     };
     let k = em.leaf(key, Scope::Record(sub), &senv);
     let f = em.leaf(field, Scope::Record(sub), &senv);
+    let memo = memo_ident(table, key, value);
     quote!({
         let __key: u64 = #v;
-        let __part = #it::part(buf, #range, #at #holders, &__item #order);
-        let __found: #ity<'a> = __rt::find_item(__part, |__r| {
-            let __sub: #hty<'a> = __r.header();
-            Some(#k == __key)
-        })?;
+        // Found once per record and value: the other reads of it take it from `#memo`.
+        let __found: Option<#ity<'a>> = match #memo {
+            Some((__k, __f)) if __k == __key => __f,
+            _ => {
+                let __part = #it::part(buf, #range, #at #holders, &__item #order);
+                let __f = __rt::find_item(__part, |__r| {
+                    let __sub: #hty<'a> = __r.header();
+                    Some(#k == __key)
+                });
+                #memo = Some((__key, __f));
+                __f
+            }
+        };
+        let __found: #ity<'a> = __found?;
         let __sub: #hty<'a> = __found.header();
         // (`record.offset` of the found record: its item's.)
         let __item: #ity<'a> = __found;
         let _ = (&__sub, &__item);
         #f
     })
+}
+
+/// The binding that keeps a lookup's result for the current record (`S[key == value]`, by
+/// its stream, key and value expression): `(value, the record found)`, declared before the
+/// steps of the `for_each` over the holding stream ([`memo_decls`]), so a record that
+/// several steps read is searched for once per record of the holding stream.
+fn memo_ident(table: &str, key: &[String], value: &crate::expr::Expr) -> proc_macro2::Ident {
+    let text = format!("{value:?}");
+    let h = text.bytes().fold(0x811C_9DC5u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    format_ident!("__find_{}_{}_{:08x}", table, key.join("_"), h)
+}
+
+/// The [`memo_ident`] bindings of the lookups among `steps`, in the `for_each` over stream
+/// `holder` (none when they make none).
+fn memo_decls(em: &Em<'_>, holder: &Table, steps: &[Step]) -> TokenStream {
+    let mut exprs = Vec::new();
+    crate::emit::positions::step_exprs(em.c, steps, &mut exprs);
+    let mut ids: Vec<proc_macro2::Ident> = Vec::new();
+    let mut decls = Vec::new();
+    for e in exprs {
+        for (t, index, _) in crate::check::index::all(&e.expr) {
+            let crate::expr::Expr::Key(key, value) = index else {
+                continue;
+            };
+            let (Some(s), Some(_)) = (
+                stream(&em.c.schema.file, t),
+                crate::check::index::sub_stream(em.c, t, Scope::Record(holder)),
+            ) else {
+                continue;
+            };
+            let id = memo_ident(t, key, value);
+            if ids.contains(&id) {
+                continue;
+            }
+            ids.push(id.clone());
+            let ity = item_ty(s);
+            decls.push(quote!(let mut #id: Option<(u64, Option<#ity<'a>>)> = None;));
+        }
+    }
+    quote!(#(#decls)*)
 }
 
 /// The view's fields, accessors and the iterator types of every stream.
