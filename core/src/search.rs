@@ -77,21 +77,21 @@ mod tests {
     #[test]
     fn finds_the_first_item_and_stops_at_a_key_without_value() {
         let tags = [3u64, 7, 5, 7];
-        let mut tried = 0;
-        let mut find = |want: u64| {
-            tried = 0;
+        let tried = core::cell::Cell::new(0);
+        let find = |want: u64| {
+            tried.set(0);
             find_item(tags.iter().enumerate(), |(_, t)| {
-                tried += 1;
+                tried.set(tried.get() + 1);
                 Some(**t == want)
             })
             .map(|(i, _)| i)
         };
         // The first of two sevens, after trying two.
         assert_eq!(find(7), Some(1));
-        assert_eq!(tried, 2);
+        assert_eq!(tried.get(), 2);
         // None has key 9: every item tried once.
         assert_eq!(find(9), None);
-        assert_eq!(tried, 4);
+        assert_eq!(tried.get(), 4);
         // A key with no value ends the search there, a match after it not reached.
         assert_eq!(
             find_item(tags.iter(), |t| (**t != 7).then_some(**t == 5)),
