@@ -28,7 +28,7 @@ pub use error::{
 pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
 pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
 pub use records::{RecordView, Records};
-pub use search::{find_first, find_item, search_back};
+pub use search::{find_first, find_item, find_once, search_back};
 pub use streams::{TypedLayout, chain_revisit, leave_level, numbered_site, typed_layout};
 pub use strings::{string_at, string_extent, utf8_invalid_at};
 pub use table::{Table, TableIter, table_strided};

@@ -70,9 +70,49 @@ pub fn find_item<I: Iterator>(
     None
 }
 
+/// The item [`find_item`] found for `key` when `memo` holds it (the last search, made for
+/// `key`), else `find()`'s, kept in `memo`: a record that several checks read by the same
+/// key is searched for once (`entries[tag == 273].count` and `entries[tag == 273].value` in
+/// one IFD's checks). `memo` is the caller's, reset for each record whose part is searched.
+#[inline]
+pub fn find_once<T: Copy>(
+    memo: &mut Option<(u64, Option<T>)>,
+    key: u64,
+    find: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    if let Some((k, found)) = *memo
+        && k == key
+    {
+        return found;
+    }
+    let found = find();
+    *memo = Some((key, found));
+    found
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{find_first, find_item, search_back};
+    use super::{find_first, find_item, find_once, search_back};
+
+    #[test]
+    fn searches_once_per_key_and_again_for_another() {
+        let mut memo: Option<(u64, Option<u32>)> = None;
+        let mut searches = 0;
+        let mut find = |key: u64, memo: &mut Option<(u64, Option<u32>)>| {
+            find_once(memo, key, || {
+                searches += 1;
+                (key < 10).then_some(u32::try_from(key).unwrap_or(0) * 2)
+            })
+        };
+        assert_eq!(find(3, &mut memo), Some(6));
+        assert_eq!(find(3, &mut memo), Some(6));
+        // Not found is kept too.
+        assert_eq!(find(12, &mut memo), None);
+        assert_eq!(find(12, &mut memo), None);
+        // Another key: a new search, which replaces the kept one.
+        assert_eq!(find(3, &mut memo), Some(6));
+        assert_eq!(searches, 3);
+    }
 
     #[test]
     fn finds_the_first_item_and_stops_at_a_key_without_value() {

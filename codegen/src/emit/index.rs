@@ -17,11 +17,6 @@ pub(crate) fn emit(
     scope: Scope<'_>,
     env: &Env,
 ) -> TokenStream {
-    if let Expr::Key(key, value) = index
-        && crate::check::index::sub_stream(em.c, table, scope).is_some()
-    {
-        return crate::emit::stream::sub_find(em, (table, key, value, field), scope, env);
-    }
     let i = match index {
         Expr::Key(key, value) => search(em, (table, key, value), scope, env),
         _ => em.inner(index, scope, env),

@@ -423,6 +423,46 @@ pub(crate) fn to_bytes(big: bool) -> proc_macro2::Ident {
     format_ident!("{}", if big { "to_be_bytes" } else { "to_le_bytes" })
 }
 
+/// Whether tokens `t` hold a `?` of their own: one outside the closures in them (`|| ->
+/// Option<u64> { .. }`, `|r| { .. }`), whose `?`s return from the closure, not from where
+/// `t` is written. Where none does, `t` needs no closure of its own (clippy's
+/// `redundant_closure_call`): a condition whose sides read a record found by its key is
+/// such a closure inside a value (`if(entries[tag == T].tag == T, 1, 0) + 1`).
+pub(crate) fn fallible(t: &TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    // `||` or `|x|` / `|(a, b)|` seen: the next brace group is a closure's body.
+    let mut bars = 0u8;
+    let mut header = false;
+    for tt in t.clone() {
+        match tt {
+            TokenTree::Punct(p) if p.as_char() == '?' && !header => return true,
+            TokenTree::Punct(p) if p.as_char() == '|' => {
+                bars += 1;
+                if bars == 2 {
+                    header = true;
+                    bars = 0;
+                }
+            }
+            TokenTree::Group(g) if header && g.delimiter() == Delimiter::Brace => {
+                header = false;
+            }
+            TokenTree::Group(g) => {
+                if !header && fallible(&g.stream()) {
+                    return true;
+                }
+            }
+            TokenTree::Ident(_) if bars == 1 => {}
+            _ => {
+                if bars == 1 {
+                    // A `|` between two operands (`(a | b)`), not a closure's.
+                    bars = 0;
+                }
+            }
+        }
+    }
+    false
+}
+
 /// The count of runs of a repeated `assert` (`for: k, below: N`), named by where its
 /// condition is written: declared before the loop that holds the step (or the step, at
 /// file level), kept over the whole loop.

@@ -1153,37 +1153,31 @@ pub(crate) fn sub_find(
     let hty = format_ident!("{}", s.header.text);
     let range = format_ident!("{}", s.range.text);
     let at = at_var(s);
-    let holders = first_arg(em, s, false);
     let order = new_order(em, quote!(__big));
     let v = em.inner(value, scope, env);
-    let senv = Env {
+    let env_of = |record: TokenStream| Env {
         header: env.header.clone(),
-        record: quote!(__sub),
+        record,
         found: Vec::new(),
     };
-    let k = em.leaf(key, Scope::Record(sub), &senv);
-    let f = em.leaf(field, Scope::Record(sub), &senv);
+    let k = em.leaf(key, Scope::Record(sub), &env_of(quote!(__r.header())));
+    let f = em.leaf(field, Scope::Record(sub), &env_of(quote!(__sub)));
     let memo = memo_ident(table, key, value);
+    // `record.offset` and the rest of the found record's place: its item's.
+    let place = matches!(
+        em.c.resolve(field, Scope::Record(sub)),
+        Ok(crate::check::Resolved::RecPos(_))
+    )
+    .then(|| quote!(let __item: #ity<'a> = __found;));
     quote!({
         let __key: u64 = #v;
-        // Found once per record and value: the other reads of it take it from `#memo`.
-        let __found: Option<#ity<'a>> = match #memo {
-            Some((__k, __f)) if __k == __key => __f,
-            _ => {
-                let __part = #it::part(buf, #range, #at #holders, &__item #order);
-                let __f = __rt::find_item(__part, |__r| {
-                    let __sub: #hty<'a> = __r.header();
-                    Some(#k == __key)
-                });
-                #memo = Some((__key, __f));
-                __f
-            }
-        };
-        let __found: #ity<'a> = __found?;
+        // Found once per record and value (`#memo`), for every check that reads it.
+        let __found: #ity<'a> = __rt::find_once(&mut #memo, __key, || {
+            let __part = #it::part(buf, #range, #at, &__item #order);
+            __rt::find_item(__part, |__r| Some(#k == __key))
+        })?;
         let __sub: #hty<'a> = __found.header();
-        // (`record.offset` of the found record: its item's.)
-        let __item: #ity<'a> = __found;
-        let _ = (&__sub, &__item);
+        #place
         #f
     })
 }
@@ -1490,16 +1484,19 @@ pub fn file_items(em: &Em<'_>) -> FileItems {
             let (from, to) = (bound(&w.from), bound(&w.to));
             let pitem = item_ty(ps);
             let doc = format!(
-                "The records in one record of stream `{}` only (its part, `from..to`), for a lookup among them (`{}[field == value]` in `for_each: {}`); `holders` is made to end there.",
+                "The records in one record of stream `{}` only (its part, `from..to`), for a lookup among them (`{}[field == value]` in `for_each: {}`).",
                 ps.name.text, s.name.text, ps.name.text
             );
             let order_arg = if runtime { quote!(, big) } else { quote!() };
+            // The holding stream's iterator, ended: the part is the holder's only.
+            let no_first = ps.chain.is_some().then(|| quote!(, 0));
             let part = looked_up(em.c, &s.name.text).then(|| {
                 quote! {
                     #[doc = #doc]
-                    fn part(buf: &'a [u8], bytes: &'a [u8], at: u64, holders: #pit<'a>, holder: &#pitem<'a> #new_param) -> Self {
+                    fn part(buf: &'a [u8], bytes: &'a [u8], at: u64, holder: &#pitem<'a> #new_param) -> Self {
+                        let mut holders = #pit::new(buf, bytes, at #no_first #order_arg);
+                        holders.done = true;
                         let mut it = Self::new(buf, bytes, at, holders #order_arg);
-                        it.holders.done = true;
                         let span = (|| -> Option<(u64, u64)> {
                             let rec = holder.header();
                             let _ = &rec;

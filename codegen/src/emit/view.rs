@@ -181,6 +181,13 @@ impl<'a> Em<'a> {
             // A key (`t[k == v]`) is emitted as the index of its `table[...]`, never alone.
             Expr::Not(_) | Expr::Key(..) => quote!(0u64),
             Expr::Call(f, args) => crate::emit::sections::call(self, f, args, scope, env),
+            // A record within the current one's, found by its key, is walked for (stream.rs).
+            Expr::At(t, i, f)
+                if let Expr::Key(key, value) = &**i
+                    && crate::check::index::sub_stream(self.c, t, scope).is_some() =>
+            {
+                crate::emit::stream::sub_find(self, (t, key, value, f), scope, env)
+            }
             Expr::At(t, i, f) => crate::emit::index::emit(self, (t, i, f), scope, env),
         }
     }
@@ -207,7 +214,7 @@ impl<'a> Em<'a> {
             return Some(p);
         }
         let inner = strip_parens(self.inner(e, scope, env));
-        (!inner.to_string().contains('?')).then_some(inner)
+        (!crate::emit::fallible(&inner)).then_some(inner)
     }
 
     pub(crate) fn value(&self, e: &Expr, scope: Scope<'_>, env: &Env) -> TokenStream {
@@ -220,7 +227,7 @@ impl<'a> Em<'a> {
         if matches!(toks.last(), Some(proc_macro2::TokenTree::Punct(q)) if q.as_char() == '?') {
             toks.pop();
             let body: TokenStream = toks.into_iter().collect();
-            if !body.to_string().contains('?') {
+            if !crate::emit::fallible(&body) {
                 // One checked operation on plain values: already an `Option`.
                 return body;
             }
@@ -228,7 +235,7 @@ impl<'a> Em<'a> {
         }
         // Parentheses around the whole expression are redundant as an argument.
         let inner = strip_parens(inner);
-        if !inner.to_string().contains('?') {
+        if !crate::emit::fallible(&inner) {
             // Nothing can fail: a plain value, no closure.
             return quote!(Some(#inner));
         }
