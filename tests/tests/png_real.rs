@@ -655,3 +655,28 @@ fn colour_types_bit_depths_and_one_palette() {
     assert_eq!(ours(&two).map(|_| ()), Err("two-palettes"));
     assert!(!header_ok(&two), "the png crate takes two PLTE chunks");
 }
+
+/// IEND's data field is empty (11.2.5), a rule the schema states with the chunk found by its
+/// type at file level (`chunks[chunk_type == CHUNK_IEND].length`); the png crate reads an
+/// IEND's data and takes the file, so a non-empty one is refused by the schema alone.
+#[test]
+fn an_iend_with_data_is_refused() {
+    let Some(chunks) = pngs(Path::new("/usr/share"), 5).iter().find_map(|f| {
+        let b = std::fs::read(f).ok()?;
+        reference(&b).ok()?;
+        Some(split_chunks(&b))
+    }) else {
+        eprintln!("png_real: no PNG here; skipped");
+        return;
+    };
+    let mut m = chunks.clone();
+    let end = m.iter().position(|c| &c.0 == b"IEND").unwrap();
+    assert!(ours(&join_chunks(&m)).is_ok());
+    m[end].1 = b"not empty".to_vec();
+    let b = join_chunks(&m);
+    assert_eq!(ours(&b).map(|_| ()), Err("iend-not-empty"));
+    assert!(
+        reference(&b).is_ok(),
+        "the png crate takes a non-empty IEND"
+    );
+}

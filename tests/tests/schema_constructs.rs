@@ -4191,3 +4191,63 @@ fn checksums_count_their_zero_fields_as_zero() {
         }
     }
 }
+
+mod walked {
+    npuschema_macro::include_schema!("schemas/walked.yaml");
+}
+
+/// A stream's record read at file level, by its index (`items[0].kind`, `items[count -
+/// 1].kind`) and by its key (`items[kind == END].size`, and where it lies,
+/// `.record.offset`): generated code and the interpreter walk the stream to the same record,
+/// and a record that is not there (an index past the last, no key that matches) fails the
+/// check that reads it, with its code.
+#[test]
+fn a_streams_record_by_index_and_by_key_at_file_level() {
+    const SCHEMA: &str = "schemas/walked.yaml";
+    let blob = |items: &[(u16, &[u8])], count: Option<u32>| {
+        let mut b = Vec::new();
+        b.extend_from_slice(&walked::MAGIC.to_le_bytes());
+        let n = count.unwrap_or(u32::try_from(items.len()).unwrap());
+        b.extend_from_slice(&n.to_le_bytes());
+        for (kind, body) in items {
+            b.extend_from_slice(&kind.to_le_bytes());
+            b.extend_from_slice(&u16::try_from(body.len()).unwrap().to_le_bytes());
+            b.extend_from_slice(body);
+        }
+        b
+    };
+    let check = |b: &[u8]| {
+        npuschema_tests::agree_with(
+            SCHEMA,
+            b,
+            walked::Walked::validate(b),
+            walked::Walked::validate_as::<Brief>(b)
+                .map(|_| ())
+                .map_err(|e| e.id()),
+            |g, v| {
+                let items = v.groups.iter().find(|x| x.name == "items").expect("items");
+                assert_eq!(g.items().count() as u64, items.total);
+            },
+        )
+    };
+    let good = blob(&[(1, b"hi"), (3, b"abc"), (9, b"")], None);
+    assert_eq!(check(&good), "ok");
+    // The index: the first item is not the title; the count names an item past the last
+    // (there is none: the index reads nothing and fails).
+    assert_eq!(check(&blob(&[(3, b"abc"), (9, b"")], None)), "no-title");
+    assert_eq!(check(&blob(&[(1, b"hi"), (3, b"")], None)), "end-not-last");
+    assert_eq!(check(&blob(&[], None)), "no-title");
+    // The key: the first end item is not the last item; an end item with a body.
+    assert_eq!(
+        check(&blob(&[(1, b""), (9, b""), (9, b"")], None)),
+        "early-end"
+    );
+    assert_eq!(check(&blob(&[(1, b""), (9, b"x")], None)), "end-not-empty");
+    // Every byte flipped: the two engines agree on each.
+    for at in 0..good.len() {
+        let mut m = good.clone();
+        m[at] ^= 0x11;
+        check(&m);
+        check(&good[..at]);
+    }
+}

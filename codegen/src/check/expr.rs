@@ -18,7 +18,7 @@ use crate::schema::{FieldDef, Name, Table, TypeRef};
 pub fn is_float(c: &Checked, e: &Expr, scope: Scope<'_>) -> bool {
     let Expr::At(t, _, f) = e else { return false };
     // A record within the current one's is read in its own stream's scope.
-    let own = crate::check::index::sub_stream(c, t, scope).map_or(scope, Scope::Record);
+    let own = crate::check::index::walked(c, t, scope).map_or(scope, Scope::Record);
     matches!(
         crate::check::index::resolve(c, t, f, scope),
         Ok(Resolved::Field(o, i)) if matches!(crate::check::expr::field_kind_of(c, o, i, own), Some(FieldKind::Float(_)))

@@ -33,9 +33,9 @@ pub fn resolve(
     field: &[String],
     scope: Scope<'_>,
 ) -> Result<Resolved, String> {
-    if let Some(sub) = sub_stream(c, table, scope) {
-        // A field of a record of the stream within the current record, read in that
-        // stream's record scope (`Owner::Record` of `sub`).
+    if let Some(sub) = walked(c, table, scope) {
+        // A field of a record of a stream (within the current record, or at file level),
+        // read in that stream's record scope (`Owner::Record` of `sub`).
         return match c.resolve(field, Scope::Record(sub)) {
             Ok(
                 r @ (Resolved::Field(Owner::Record, _)
@@ -50,7 +50,7 @@ pub fn resolve(
                 ),
             ) => Ok(r),
             Ok(Resolved::RecPos(_)) => Err(format!(
-                "`{table}[...].{}`: of a record found by its key, `record.offset`, `record.body_offset`, `record.body_len` and `record.end` are read (its index and depth are in its stream, not its part)",
+                "`{table}[...].{}`: of a record found in a stream, `record.offset`, `record.body_offset`, `record.body_len` and `record.end` are read (not its index or depth)",
                 field.join(".")
             )),
             Ok(Resolved::FlagBit(..)) => Err(format!(
@@ -84,10 +84,17 @@ pub fn resolve(
             ));
         }
         if let Some(st) = crate::check::lookup::stream(file, table) {
+            // Read where it is evaluated once per file (a step outside `for_each`, a `let`
+            // there), or, within another stream's records, once per holding record.
             if let Some(w) = &st.within {
                 return Err(format!(
-                    "`{table}[...]`: `{table}`'s records are within each record of `{h}`: inside `for_each: {h}`, `{table}[field == value].field` finds one among the current record's (its first whose `field` is the value)",
+                    "`{table}[...]` walks stream `{table}`: at file level (a step outside `for_each`) for its whole, or inside `for_each: {h}` among the current record's, where `{table}[field == value].field` finds one; here it would walk it once per record (work growing with the square of the records)",
                     h = w.stream.text
+                ));
+            }
+            if matches!(scope, Scope::Record(_)) {
+                return Err(format!(
+                    "`{table}[...]` walks stream `{table}` to its record, here once per record of a `for_each` (work growing with the square of the records): read it at file level (a `let` step outside the `for_each`) and compare with that"
                 ));
             }
             let layouts: Vec<&str> = st
@@ -146,16 +153,16 @@ pub(crate) fn check_key(
         // A record's view reads no other record: said once, of the whole `table[...]`.
         return Ok(());
     }
-    if sub_stream(c, table, scope).is_some() {
-        // Searched among the current record's own: the parts do not overlap (or the walk
-        // bounded them), so each record is searched once per `for_each` step that asks.
+    if walked(c, table, scope).is_some() {
+        // Searched among the current record's own (the parts do not overlap, or the walk
+        // bounded them), or once per file: each record is read once per step that asks.
         return resolve(c, table, key, scope).map(|_| ()).map_err(|msg| {
             format!("the key `{k}` of `{table}[{k} == ...]` must be a field of its record: {msg}")
         });
     }
-    if crate::check::lookup::stream(&c.schema.file, table).is_some_and(|s| s.within.is_some()) {
-        // Outside `for_each` over its holding stream: said once, of the whole `table[...]`,
-        // by `resolve` (where it may be written instead).
+    if crate::check::lookup::stream(&c.schema.file, table).is_some() {
+        // Where a stream's record cannot be searched for: said once, of the whole
+        // `table[...]`, by `resolve` (where it may be written instead).
         return Ok(());
     }
     if let Scope::Record(t) = scope {
@@ -196,6 +203,24 @@ pub fn sub_stream<'c>(
     c.collections.iter().find(|t| t.name.text == table)
 }
 
+/// The stream `table` when `table[..]` walks it here: within the current record
+/// ([`sub_stream`]), or all of it where an expression is evaluated once per file (a step
+/// or a `let` outside `for_each`: `chunks[0].chunk_type`, `chunks[chunk_type == IEND]`).
+pub fn walked<'c>(
+    c: &'c Checked,
+    table: &str,
+    scope: Scope<'_>,
+) -> Option<&'c crate::schema::Table> {
+    if let Some(t) = sub_stream(c, table, scope) {
+        return Some(t);
+    }
+    if !matches!(scope, Scope::Top) {
+        return None;
+    }
+    crate::check::lookup::stream(&c.schema.file, table)?;
+    c.collections.iter().find(|t| t.name.text == table)
+}
+
 /// Every `table[..].field` in `e`, outermost first.
 pub fn all(e: &Expr) -> Vec<(&str, &Expr, &[String])> {
     fn walk<'a>(e: &'a Expr, out: &mut Vec<(&'a str, &'a Expr, &'a [String])>) {
@@ -226,9 +251,8 @@ pub(crate) fn unfitted(c: &Checked, e: &ExprAt, st: &StepState, d: &mut Diags) {
         if seen.contains(&t) {
             continue;
         }
-        // A stream within another's records is searched after its walk checked every part.
-        let within =
-            crate::check::lookup::stream(&c.schema.file, t).is_some_and(|s| s.within.is_some());
+        // A stream is walked for its records after its walk checked every one.
+        let within = crate::check::lookup::stream(&c.schema.file, t).is_some();
         if within && !st.tables_fitted.iter().any(|x| x == t) {
             seen.push(t);
             d.error(
@@ -341,16 +365,37 @@ pub(crate) fn sub_in_definitions(c: &Checked, d: &mut Diags) {
             }
         }
     }
+    let mut said: Vec<crate::yaml::Pos> = Vec::new();
     for (e, holder, what) in defs {
         let Some(h) = c.table(holder) else { continue };
         if let Some((t, _, _)) = all(&e.expr)
             .into_iter()
             .find(|(t, _, _)| sub_stream(c, t, Scope::Record(h)).is_some())
         {
+            said.push(e.pos);
             d.error(
                 e.pos,
                 format!(
                     "{what}: `{}` finds a record of `{t}` by walking the current record's part, which only the validation steps inside `for_each: {holder}` do: the views and the writer compute {what} without that walk",
+                    e.text
+                ),
+            );
+        }
+    }
+    // At file level: the definitions the views compute (a stream's record is found by a
+    // walk, which only validation steps make).
+    for (e, what) in crate::check::positions::definitions(c) {
+        if said.contains(&e.pos) {
+            continue;
+        }
+        if let Some((t, _, _)) = all(&e.expr)
+            .into_iter()
+            .find(|(t, _, _)| walked(c, t, Scope::Top).is_some())
+        {
+            d.error(
+                e.pos,
+                format!(
+                    "{what}: `{}` walks stream `{t}` for its record, which only validation steps do (at file level, or inside `for_each` over the stream it is within): the views and the writer compute {what} without that walk",
                     e.text
                 ),
             );

@@ -1129,53 +1129,80 @@ fn looked_up(c: &crate::check::Checked, name: &str) -> bool {
     })
 }
 
-/// `u64` tokens (with `?`) for `S[key == value].field` inside `for_each` over the stream
-/// S is within (`check/index.rs`, `sub_stream`): S's records in the current record's part
-/// walked with S's iterator from the first (`part`), until one's key is the value
-/// (`npuschema_core::find_item`; a key with no value, or none that matches: `None`, the
-/// check fails closed); its field then.
-/// The work is one walk of the current record's part per lookup.
+/// `u64` tokens (with `?`) for `S[key == value].field` or `S[i].field`, a record of stream
+/// S walked for (`check/index.rs`, `walked`): inside `for_each` over the stream S is within,
+/// S's records in the current record's part (`SIter::part`), found once per record and
+/// value (`npuschema_core::find_once`); at file level, all of S (`SIter::new`). From the
+/// first until one's key is the value (`npuschema_core::find_item`; a key with no value,
+/// or none that matches: `None`, the check fails closed), or to record `i`; its field then.
+/// The work is one walk of the part, or of the stream, per lookup made.
 pub(crate) fn sub_find(
     em: &Em<'_>,
-    (table, key, value, field): (&str, &[String], &crate::expr::Expr, &[String]),
+    (table, index, field): (&str, &crate::expr::Expr, &[String]),
     scope: Scope<'_>,
     env: &Env,
 ) -> TokenStream {
     let file = &em.c.schema.file;
     let (Some(s), Some(sub)) = (
         stream(file, table),
-        crate::check::index::sub_stream(em.c, table, scope),
+        crate::check::index::walked(em.c, table, scope),
     ) else {
         return quote!(0u64);
     };
+    let part = crate::check::index::sub_stream(em.c, table, scope).is_some();
     let it = iter_ty(table);
     let ity = item_ty(s);
     let hty = format_ident!("{}", s.header.text);
     let range = format_ident!("{}", s.range.text);
     let at = at_var(s);
     let order = new_order(em, quote!(__big));
-    let v = em.inner(value, scope, env);
     let env_of = |record: TokenStream| Env {
         header: env.header.clone(),
         record,
         found: Vec::new(),
     };
-    let k = em.leaf(key, Scope::Record(sub), &env_of(quote!(__r.header())));
     let f = em.leaf(field, Scope::Record(sub), &env_of(quote!(__sub)));
-    let memo = memo_ident(table, key, value);
     // `record.offset` and the rest of the found record's place: its item's.
     let place = matches!(
         em.c.resolve(field, Scope::Record(sub)),
         Ok(crate::check::Resolved::RecPos(_))
     )
     .then(|| quote!(let __item: #ity<'a> = __found;));
+    let records = if part {
+        quote!(#it::part(buf, #range, #at, &__item #order))
+    } else {
+        let first = first_arg(em, s, false);
+        quote!(#it::new(buf, #range, #at #first #order))
+    };
+    let found = match index {
+        crate::expr::Expr::Key(key, value) => {
+            let v = em.inner(value, scope, env);
+            let k = em.leaf(key, Scope::Record(sub), &env_of(quote!(__r.header())));
+            let search = quote!(__rt::find_item(#records, |__r| Some(#k == __key)));
+            let found = if part {
+                let memo = memo_ident(table, key, value);
+                quote! {
+                    // Found once per record and value (`#memo`), for every check that reads it.
+                    __rt::find_once(&mut #memo, __key, || #search)?
+                }
+            } else {
+                quote!(#search?)
+            };
+            quote! {
+                let __key: u64 = #v;
+                let __found: #ity<'a> = #found;
+            }
+        }
+        _ => {
+            let i = em.inner(index, scope, env);
+            quote! {
+                let __i: usize = usize::try_from(#i).ok()?;
+                let __found: #ity<'a> = Iterator::nth(&mut #records, __i)?;
+            }
+        }
+    };
     quote!({
-        let __key: u64 = #v;
-        // Found once per record and value (`#memo`), for every check that reads it.
-        let __found: #ity<'a> = __rt::find_once(&mut #memo, __key, || {
-            let __part = #it::part(buf, #range, #at, &__item #order);
-            __rt::find_item(__part, |__r| Some(#k == __key))
-        })?;
+        #found
         let __sub: #hty<'a> = __found.header();
         #place
         #f

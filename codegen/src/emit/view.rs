@@ -181,12 +181,9 @@ impl<'a> Em<'a> {
             // A key (`t[k == v]`) is emitted as the index of its `table[...]`, never alone.
             Expr::Not(_) | Expr::Key(..) => quote!(0u64),
             Expr::Call(f, args) => crate::emit::sections::call(self, f, args, scope, env),
-            // A record within the current one's, found by its key, is walked for (stream.rs).
-            Expr::At(t, i, f)
-                if let Expr::Key(key, value) = &**i
-                    && crate::check::index::sub_stream(self.c, t, scope).is_some() =>
-            {
-                crate::emit::stream::sub_find(self, (t, key, value, f), scope, env)
+            // A stream's record, walked for (stream.rs).
+            Expr::At(t, i, f) if crate::check::index::walked(self.c, t, scope).is_some() => {
+                crate::emit::stream::sub_find(self, (t, i, f), scope, env)
             }
             Expr::At(t, i, f) => crate::emit::index::emit(self, (t, i, f), scope, env),
         }

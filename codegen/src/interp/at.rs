@@ -16,22 +16,29 @@ const COMPUTED: u64 = crate::check::index::COMPUTED;
 impl Comp<'_> {
     /// Compile `table[index].field`.
     pub(super) fn at(&self, table: &str, index: &Expr, field: &[String], scope: Scope<'_>) -> CE {
-        // A record of a stream within the current record's: found in its part, its key and
-        // field read in its own header's scope.
-        if let Some(sub) = crate::check::index::sub_stream(self.c, table, scope) {
+        // A record of a stream, walked for: among the current record's (a stream within
+        // it), or in the whole stream at file level; its key and field read in its own
+        // header's scope.
+        if let Some(sub) = crate::check::index::walked(self.c, table, scope) {
             let file = &self.c.schema.file;
-            let (Expr::Key(key, value), Some(si)) = (
-                index,
-                file.streams.iter().position(|s| s.name.text == table),
-            ) else {
+            let Some(si) = file.streams.iter().position(|s| s.name.text == table) else {
                 return CE::Zero;
             };
-            return CE::SubFind(
-                si,
-                Box::new(self.expr(value, scope)),
-                Box::new(self.leaf(key, Scope::Record(sub))),
-                Box::new(self.leaf(field, Scope::Record(sub))),
-            );
+            let part = crate::check::index::sub_stream(self.c, table, scope).is_some();
+            let (which, key) = match index {
+                Expr::Key(key, value) => (
+                    self.expr(value, scope),
+                    Some(Box::new(self.leaf(key, Scope::Record(sub)))),
+                ),
+                _ => (self.expr(index, scope), None),
+            };
+            return CE::SubFind {
+                stream: si,
+                part,
+                which: Box::new(which),
+                key,
+                field: Box::new(self.leaf(field, Scope::Record(sub))),
+            };
         }
         let Ok(r) = crate::check::index::resolve(self.c, table, field, scope) else {
             return CE::Zero;

@@ -110,10 +110,17 @@ pub(super) enum CE {
     /// `table[key == value]`'s index: the value, and the key read with the index
     /// `at::COMPUTED` (the first record whose key is the value; none: no value).
     Find(Box<CE>, Box<CE>),
-    /// `S[key == value].field` inside `for_each` over the stream S is within: the stream
-    /// (index in `FileProg::streams`), the value, and the key and the field in S's header
-    /// scope (the first record of the current record's part whose key is the value).
-    SubFind(usize, Box<CE>, Box<CE>, Box<CE>),
+    /// `S[i].field` or `S[key == value].field`, a record of stream S walked for: the
+    /// stream (index in `FileProg::streams`), whether among the current record's (`part`:
+    /// inside `for_each` over the stream S is within) or in all of S (at file level), the
+    /// index or the value, the key (with a value) and the field in S's header scope.
+    SubFind {
+        stream: usize,
+        part: bool,
+        which: Box<CE>,
+        key: Option<Box<CE>>,
+        field: Box<CE>,
+    },
     /// `word(at, width)`: the offset, the width, and the byte order (`None`: the file's, as
     /// its header chose).
     Word(Box<CE>, Box<CE>, Option<bool>),

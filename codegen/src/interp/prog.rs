@@ -252,7 +252,13 @@ impl<'b> State<'b> {
                     bytes.iter().rev().fold(0, fold)
                 })
             }
-            CE::SubFind(si, value, key, field) => self.sub_find(p, *si, value, (key, field)),
+            CE::SubFind {
+                stream,
+                part,
+                which,
+                key,
+                field,
+            } => self.sub_find(p, (*stream, *part), which, (key.as_deref(), field)),
             CE::Count(ci) => Some(self.count(p, *ci)),
             CE::RecPos(k) => Some(rec_pos(self.rec_span, *k)),
             CE::First(ci) => self.stream_first(p, *ci),

@@ -923,31 +923,42 @@ impl Comp<'_> {
 
 impl State<'_> {
     /// [`first`].
-    /// `S[key == value].field` inside `for_each` over the stream S is within: S's records
-    /// in the current record's part, walked from the first until one's key is the value
-    /// (a key with no value, or none that matches: no value), and its field.
+    /// `S[i].field` or `S[key == value].field`: S's records walked from the first, in the
+    /// current record's part (`part`: inside `for_each` over the stream S is within) or in
+    /// the whole stream, until record `i`, or one whose key is the value (a key with no
+    /// value, or no such record: no value), and its field.
     pub(super) fn sub_find(
         &self,
         p: &FileProg<'_>,
-        si: usize,
-        value: &CE,
-        (key, field): (&CE, &CE),
+        (si, part): (usize, bool),
+        which: &CE,
+        (key, field): (Option<&CE>, &CE),
     ) -> Option<u64> {
-        let want = self.val(p, value)?;
+        let want = self.val(p, which)?;
         let s = p.streams.get(si)?;
-        let (_, from, to) = s.within.as_ref()?;
-        let (at, _, end, _, _) = self.rec_span;
-        let total = end.checked_sub(at)?;
-        let (f, t) = (self.eval_rec(p, from, at)?, self.eval_rec(p, to, at)?);
-        if f > t || t > total {
-            return None;
-        }
-        let mut w = Walker::part(self, s, at, (f, t));
+        let mut w = if part {
+            let (_, from, to) = s.within.as_ref()?;
+            let (at, _, end, _, _) = self.rec_span;
+            let total = end.checked_sub(at)?;
+            let (f, t) = (self.eval_rec(p, from, at)?, self.eval_rec(p, to, at)?);
+            if f > t || t > total {
+                return None;
+            }
+            Walker::part(self, s, at, (f, t))
+        } else {
+            Walker::new(self, p, s)
+        };
+        let mut i: u64 = 0;
         loop {
             let Walked::Rec(r) = w.next(self, p, s) else {
                 return None;
             };
-            if self.eval_rec(p, key, r.at)? == want {
+            let this = match key {
+                Some(key) => self.eval_rec(p, key, r.at)? == want,
+                None => i == want,
+            };
+            i = i.saturating_add(1);
+            if this {
                 // Its fields, and where it lies (`record.offset` of the found record).
                 let mut found = self.clone_light();
                 found.rec_at = r.at;
