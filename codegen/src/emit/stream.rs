@@ -1115,18 +1115,34 @@ pub fn for_each(em: &Em<'_>, name: &str, steps: &[Step]) -> TokenStream {
 }
 
 /// Whether a validation step looks up a record of stream `name` by its key within the
-/// current record of the stream that holds it (`name[field == value].field`): its iterator
-/// then has a constructor for one holding record's part.
+/// current record of the stream that holds it (`name[field == value].field` in `for_each`
+/// over that stream): its iterator then has a constructor for one holding record's part
+/// (a lookup at file level walks the whole stream with `new`).
 fn looked_up(c: &crate::check::Checked, name: &str) -> bool {
-    c.files().into_iter().any(|f| {
-        let mut exprs = Vec::new();
-        crate::emit::positions::step_exprs(c, &f.validate, &mut exprs);
-        exprs.iter().any(|e| {
-            crate::check::index::all(&e.expr)
-                .iter()
-                .any(|(t, _, _)| *t == name)
+    let Some(holder) = stream(&c.schema.file, name)
+        .and_then(|s| s.within.as_ref())
+        .map(|w| w.stream.text.as_str())
+    else {
+        return false;
+    };
+    fn in_holder(c: &crate::check::Checked, steps: &[Step], name: &str, holder: &str) -> bool {
+        steps.iter().any(|s| match s {
+            Step::ForEach { table, steps } if table.text == holder => {
+                let mut exprs = Vec::new();
+                crate::emit::positions::step_exprs(c, steps, &mut exprs);
+                exprs.iter().any(|e| {
+                    crate::check::index::all(&e.expr)
+                        .iter()
+                        .any(|(t, _, _)| *t == name)
+                })
+            }
+            Step::When { step, .. } => in_holder(c, std::slice::from_ref(&**step), name, holder),
+            _ => false,
         })
-    })
+    }
+    c.files()
+        .into_iter()
+        .any(|f| in_holder(c, &f.validate, name, holder))
 }
 
 /// `u64` tokens (with `?`) for `S[key == value].field` or `S[i].field`, a record of stream
