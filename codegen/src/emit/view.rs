@@ -994,14 +994,9 @@ impl<'a> Em<'a> {
         let rv = self.value(r, scope, env);
         let o: TokenStream = op.symbol().parse().unwrap_or_default();
         let neg = op.negated().symbol();
-        let name_of = |e: &Expr| match e {
-            Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-            _ => crate::lower::sites::operand_name(e),
-        };
-        let (ln, rn) = (name_of(l), name_of(r));
         let b = self.blame(&field.expr, scope);
         let comment = format!("@step {codes}: `{}`.", expr.text);
-        let names = [ln, neg.to_string(), rn];
+        let names = compare_names(l, *op, r);
         // Operands that cannot overflow are plain `u64`s.
         let comparison = matches!(
             op,
@@ -1081,18 +1076,12 @@ impl<'a> Em<'a> {
         let b = self.blame(&field.expr, scope);
         let comparison = matches!(&expr.expr, Expr::Bin(op, _, _) if op.is_comparison());
         let det = match &expr.expr {
-            Expr::Bin(op, l, rr) if comparison => {
-                let name_of = |e: &Expr| match e {
-                    Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-                    _ => crate::lower::sites::operand_name(e),
-                };
-                // (`k` itself, which has no value there: neither side has one.)
-                Det::Compare(
-                    Opd::Opt(quote!(#k)),
-                    Opd::Opt(quote!(#k)),
-                    [name_of(l), op.negated().symbol().to_string(), name_of(rr)],
-                )
-            }
+            // (`k` itself, which has no value there: neither side has one.)
+            Expr::Bin(op, l, rr) if comparison => Det::Compare(
+                Opd::Opt(quote!(#k)),
+                Opd::Opt(quote!(#k)),
+                compare_names(l, *op, rr),
+            ),
             _ => Det::None,
         };
         let fail = self.fail(&code.text, &b, det);
@@ -2461,4 +2450,15 @@ fn case_allow(name: &str) -> Option<TokenStream> {
 fn zero_list(k: &crate::schema::Checksum) -> Option<String> {
     let z: Vec<String> = k.zero.iter().map(|z| format!("`{}`", z.text)).collect();
     (!z.is_empty()).then(|| z.join(", "))
+}
+
+/// The names a comparison's error gives its two sides and the failed relation (`a`, `>`,
+/// `len`): a field by its name, a position by its call, anything else unnamed; the operator
+/// negated, as the check failed.
+fn compare_names(l: &Expr, op: BinOp, r: &Expr) -> [String; 3] {
+    let name_of = |e: &Expr| match e {
+        Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
+        _ => crate::lower::sites::operand_name(e),
+    };
+    [name_of(l), op.negated().symbol().to_string(), name_of(r)]
 }
