@@ -960,11 +960,7 @@ impl<'a> Em<'a> {
     /// several parts (the code and the field).
     fn assert_step(
         &self,
-        (code, expr, field): (
-            &crate::schema::Name,
-            &crate::expr::ExprAt,
-            &crate::expr::ExprAt,
-        ),
+        (code, expr, field): AssertParts<'_>,
         scope: Scope<'_>,
         env: &Env,
     ) -> TokenStream {
@@ -1062,11 +1058,7 @@ impl<'a> Em<'a> {
         &self,
         r: &crate::schema::top::Repeat,
         one: TokenStream,
-        (code, expr, field): (
-            &crate::schema::Name,
-            &crate::expr::ExprAt,
-            &crate::expr::ExprAt,
-        ),
+        (code, expr, field): AssertParts<'_>,
         scope: Scope<'_>,
         env: &Env,
     ) -> TokenStream {
@@ -2453,12 +2445,20 @@ fn zero_list(k: &crate::schema::Checksum) -> Option<String> {
 }
 
 /// The names a comparison's error gives its two sides and the failed relation (`a`, `>`,
-/// `len`): a field by its name, a position by its call, anything else unnamed; the operator
+/// `len`), as the lowered model names its site (`lower::sites::assert`): the operator
 /// negated, as the check failed.
 fn compare_names(l: &Expr, op: BinOp, r: &Expr) -> [String; 3] {
-    let name_of = |e: &Expr| match e {
-        Expr::Ref(p) => p.last().cloned().unwrap_or_default(),
-        _ => crate::lower::sites::operand_name(e),
-    };
-    [name_of(l), op.negated().symbol().to_string(), name_of(r)]
+    use crate::lower::sites::operand_name;
+    [
+        operand_name(l),
+        op.negated().symbol().to_string(),
+        operand_name(r),
+    ]
 }
+
+/// An `assert` step's code, condition and blamed field.
+type AssertParts<'s> = (
+    &'s crate::schema::Name,
+    &'s crate::expr::ExprAt,
+    &'s crate::expr::ExprAt,
+);
