@@ -25,7 +25,7 @@ pub use checksum::{
 pub use error::{
     Brief, Deferred, Detail, DetailKind, Error, ErrorSite, Field, Report, WriteError, fail,
 };
-pub use ownership::{OwnedPart, Shared, first_overlap, offset_in};
+pub use ownership::{OwnedPart, Shared, first_overlap, laid_in_order, offset_in};
 pub use payloads::{PayloadsError, ZeroedFields, crc32_payloads};
 pub use records::{RecordView, Records};
 pub use search::{find_first, find_item, find_once, search_back};

@@ -3,8 +3,10 @@
 //! A schema's `ownership` declaration names the parts of a file (its header, located
 //! records, the extent of a table, each record's range) that must lie apart; the generated
 //! validator numbers the part instances `0..count` in declaration order (every record of a
-//! per-record range in table order) and hands [`first_overlap`] a function giving each
-//! instance's extent. The interpreter does the same, so both report the same pair.
+//! per-record range in table order), walks them once with [`laid_in_order`] (a file laid
+//! out in order is apart), and otherwise hands [`first_overlap`] a function giving each
+//! instance's extent. The interpreter calls [`first_overlap`] alone, whose first pass is
+//! the same walk, so both report the same pair.
 
 /// One part instance of a validated file, from a generated `<ownership>_parts()` accessor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,6 +49,33 @@ pub enum Shared {
     },
 }
 
+/// Whether `extents` (each `(start, end)`, `end` exclusive; `end <= start` is empty and
+/// owns nothing) are laid out in order: each non-empty one starts at or after the end of
+/// every non-empty one before it. Such extents share no byte. One pass, stopping at the
+/// first out of order; no allocation.
+///
+/// This is [`first_overlap`]'s first pass. A generated validator also calls it first with
+/// the parts as iterators of their own (a table's records walked directly), the pairwise
+/// [`first_overlap`] only when it says no, which finds and names the pair.
+///
+/// ```
+/// use npuschema_core::laid_in_order;
+///
+/// assert!(laid_in_order([(0, 48), (48, 60), (70, 70), (60, 100)]));
+/// assert!(!laid_in_order([(0, 48), (40, 60)]));
+/// ```
+#[inline]
+pub fn laid_in_order(extents: impl IntoIterator<Item = (u64, u64)>) -> bool {
+    extents
+        .into_iter()
+        .try_fold(0u64, |reach, (s, e)| match () {
+            () if e <= s => Some(reach),
+            () if s < reach => None,
+            () => Some(e),
+        })
+        .is_some()
+}
+
 /// The first pair of part instances that share a byte, or `Ok` when all lie apart.
 ///
 /// `extent(k)` is instance `k`'s bytes as `(start, end)`, `end` exclusive; an instance with
@@ -87,20 +116,7 @@ pub fn first_overlap(
     // Files lay their parts out in order: when every instance starts at or after the end
     // of all before it, none overlaps, found in one pass. Otherwise the pairwise walk below
     // finds the pair to report.
-    let mut reach = 0u64;
-    let mut in_order = true;
-    for k in 0..count {
-        let (s, e) = extent(k);
-        if e <= s {
-            continue;
-        }
-        if s < reach {
-            in_order = false;
-            break;
-        }
-        reach = e;
-    }
-    if in_order {
+    if laid_in_order((0..count).map(&mut extent)) {
         return Ok(());
     }
     for second in 1..count {
@@ -163,6 +179,32 @@ mod tests {
                         }
                     }
                     assert_eq!(run(&parts, 3), want, "{parts:?}");
+                }
+            }
+        }
+    }
+
+    /// `laid_in_order` holds exactly when each non-empty span starts at or after the end of
+    /// every non-empty span before it, and then no two share a byte (every arrangement of
+    /// three spans over a 6-byte file).
+    #[test]
+    fn laid_in_order_is_the_first_pass() {
+        let spans = || (0..6u64).flat_map(|s| (0..=6u64).map(move |e| (s, e)));
+        for a in spans() {
+            for b in spans() {
+                for c in spans() {
+                    let parts = [a, b, c];
+                    // The end of the last non-empty span so far, and whether each started at
+                    // or after it.
+                    let (mut reach, mut want) = (0u64, true);
+                    for &(s, e) in parts.iter().filter(|p| p.1 > p.0) {
+                        want &= s >= reach;
+                        reach = reach.max(e);
+                    }
+                    assert_eq!(laid_in_order(parts), want, "{parts:?}");
+                    if want {
+                        assert_eq!(run(&parts, 3), Ok(()), "{parts:?}");
+                    }
                 }
             }
         }

@@ -132,28 +132,31 @@ fn crc32_zeroed(mut crc: u32, p: &[u8], z: &ZeroedFields) -> u32 {
     let per = 256usize.checked_div(z.record).unwrap_or(0);
     if per > 0 {
         let mut tmp = [0u8; 256];
-        loop {
-            let mut used = 0usize;
-            for r in records.by_ref().take(per) {
-                let Some(d) = tmp.get_mut(used..used.saturating_add(z.record)) else {
-                    break;
-                };
-                // (Element by element: `copy_from_slice` keeps a length-mismatch panic.)
-                for (x, y) in d.iter_mut().zip(r) {
-                    *x = *y;
-                }
+        let whole = p.len().saturating_sub(records.remainder().len());
+        // As many whole records as fit, copied at once (element by element: `copy_from_slice`
+        // keeps a length-mismatch panic; the loop compiles to a block copy), then their
+        // fields cleared.
+        let step = per.saturating_mul(z.record);
+        let mut at = 0usize;
+        while at < whole {
+            let end = at.saturating_add(step).min(whole);
+            let (Some(batch), Some(d)) = (p.get(at..end), tmp.get_mut(..end.saturating_sub(at)))
+            else {
+                break;
+            };
+            at = end;
+            for (x, y) in d.iter_mut().zip(batch) {
+                *x = *y;
+            }
+            for r in d.chunks_exact_mut(z.record.max(1)) {
                 for &(off, width) in z.fields {
-                    let end = off.saturating_add(width).min(d.len());
-                    if let Some(f) = d.get_mut(off..end) {
+                    let end = off.saturating_add(width).min(r.len());
+                    if let Some(f) = r.get_mut(off..end) {
                         f.fill(0);
                     }
                 }
-                used = used.saturating_add(z.record);
             }
-            if used == 0 {
-                break;
-            }
-            crc = crc32(crc, tmp.get(..used).unwrap_or(&[]));
+            crc = crc32(crc, d);
         }
         return crc32(crc, records.remainder());
     }
@@ -244,6 +247,41 @@ mod tests {
                 });
                 assert_eq!(got, Ok(plain(&buf, secs, Z)), "{secs:?} {checked:?}");
             }
+        }
+    }
+
+    /// Zeroed payloads longer than the stack buffer, in several batches (a batch holds the
+    /// whole records that fit: 32 of 8 bytes, 21 of 12), with a trailing part.
+    #[test]
+    fn zeroed_records_in_batches() {
+        const Z2: &[ZeroedFields] = &[
+            ZeroedFields {
+                kind: 40,
+                record: 8,
+                fields: &[(4, 4)],
+            },
+            ZeroedFields {
+                kind: 9,
+                record: 12,
+                fields: &[(0, 2), (8, 3)],
+            },
+        ];
+        let buf: Vec<u8> = (0..2000u32).map(|i| (i * 29 + 7) as u8).collect();
+        let layouts: [&[(u64, u64, u64)]; 2] = [
+            &[(1, 0, 5), (40, 5, 8 * 70 + 3), (2, 568, 30)],
+            &[
+                (9, 0, 12 * 50),
+                (40, 600, 256),
+                (9, 856, 12 * 21 + 11),
+                (3, 1119, 1),
+            ],
+        ];
+        for secs in layouts {
+            assert_eq!(
+                crc32_payloads(&buf, secs.iter().copied(), Z2, |_| None),
+                Ok(plain(&buf, secs, Z2)),
+                "{secs:?}"
+            );
         }
     }
 
