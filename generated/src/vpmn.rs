@@ -2483,6 +2483,76 @@ pub struct VpmnV2<'a> {
     sub_header: &'a [u8; 12],
 }
 impl<'a> VpmnV2<'a> {
+    /// Part of [`Self::owned_apart_layout`]: whether the parts are laid out in order, as files are written (each starting at or after the end of all before it, so apart), within the bound, in one pass; when not, `owned_apart_layout` compares them pairwise and names the pair.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn owned_apart_layout_in_order(
+        buf: &'a [u8],
+        header: FormatHeader<'a>,
+        sub_header: SubHeader<'a>,
+        sub_header_at: u64,
+        sections: &'a [[u8; 44]],
+        sections_at: u64,
+    ) -> bool {
+        let _ = (buf, &header);
+        let __own_n0: u64 = 1u64;
+        let __own_n1: u64 = 1u64;
+        let __own_n2: u64 = 1u64;
+        let __own_n3: u64 = u64::try_from(sections.len()).unwrap_or(u64::MAX);
+        let __parts: u64 = __own_n0
+            .saturating_add(__own_n1)
+            .saturating_add(__own_n2)
+            .saturating_add(__own_n3);
+        __parts <= 1024u64
+            && __rt::laid_in_order(
+                core::iter::empty()
+                    .chain(
+                        core::iter::once((
+                            0u64,
+                            u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
+                        )),
+                    )
+                    .chain(
+                        core::iter::once((
+                            sub_header_at,
+                            sub_header_at
+                                .saturating_add(
+                                    u64::try_from(sub_header.as_bytes().len())
+                                        .unwrap_or(u64::MAX),
+                                ),
+                        )),
+                    )
+                    .chain(
+                        core::iter::once((
+                            sections_at,
+                            sections_at
+                                .saturating_add(
+                                    u64::try_from(core::mem::size_of_val(sections))
+                                        .unwrap_or(u64::MAX),
+                                ),
+                        )),
+                    )
+                    .chain(
+                        (0..__own_n3)
+                            .map(|i: u64| match sections
+                                .get(usize::try_from(i).unwrap_or(usize::MAX))
+                            {
+                                Some(raw) => {
+                                    let rec = SectionHeader {
+                                        raw,
+                                        buf,
+                                        index: u32::try_from(i).unwrap_or(u32::MAX),
+                                    };
+                                    let _ = &rec;
+                                    let start: u64 = rec.offset();
+                                    let length: u64 = rec.size();
+                                    (start, start.saturating_add(length))
+                                }
+                                None => (0, 0),
+                            }),
+                    ),
+            )
+    }
     /// ownership-overlap: no two of `header`, `sub_header`, `sections`, `payload` share a byte; at most 1024 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the format header, the sub-header, the section directory and each section's payload own their bytes, and no two share one (an empty section owns nothing). Real files have 17 or 18 sections; the bound of 1,024 parts keeps the check within 523,776 comparisons.
     #[allow(clippy::too_many_arguments)]
     fn owned_apart_layout<E: __rt::Report>(
@@ -2494,6 +2564,16 @@ impl<'a> VpmnV2<'a> {
         sections_at: u64,
     ) -> Result<(), E> {
         let _ = (buf, &header);
+        if Self::owned_apart_layout_in_order(
+            buf,
+            header,
+            sub_header,
+            sub_header_at,
+            sections,
+            sections_at,
+        ) {
+            return Ok(());
+        }
         let __own_n0: u64 = 1u64;
         let __own_n1: u64 = 1u64;
         let __own_n2: u64 = 1u64;
@@ -3907,35 +3987,17 @@ impl<'a> VpmnV2<'a> {
     ) -> Result<(), __rt::Deferred> {
         // dynaio-unpaired: sections `dynaio` and `dynaio_table` are both present once, or both absent. The DYNAIO region, cut into slots by the DYNAIO_TABLE records.
         {
-            let (mut nr, mut ne) = (0u64, 0u64);
-            let mut first: Option<(u64, u64)> = None;
-            for (__si, __sraw) in sections.iter().enumerate() {
-                let __stype: u64 = u64::from(
-                    u32::from_le_bytes([__sraw[0], __sraw[1], __sraw[2], __sraw[3]]),
-                );
-                let __srec: SectionHeader<'a> = SectionHeader {
-                    raw: __sraw,
-                    buf,
-                    index: u32::try_from(__si).unwrap_or(u32::MAX),
-                };
-                let __sat: u64 = sections_at
-                    .saturating_add(
-                        u64::try_from(__si).unwrap_or(u64::MAX).saturating_mul(44u64),
-                    );
-                let _ = (&__srec, __sat);
-                if __stype == 20u64 || __stype == 26u64 {
-                    if __stype == 20u64 {
-                        nr = nr.saturating_add(1);
-                    } else {
-                        ne = ne.saturating_add(1);
-                    }
-                    if first.is_none() {
-                        first = Some((u64::try_from(__si).unwrap_or(u64::MAX), __sat));
-                    }
-                }
-            }
+            let nr: u64 = u64::from(__dcount_sections.get(20).copied().unwrap_or(0));
+            let ne: u64 = u64::from(__dcount_sections.get(26).copied().unwrap_or(0));
             if !((nr == 0 && ne == 0) || (nr == 1 && ne == 1)) {
-                let (fi, fat) = first.unwrap_or((0, 0));
+                let fi: u64 = u64::from(
+                    __dfirst_sections
+                        .get(20)
+                        .copied()
+                        .unwrap_or(u32::MAX)
+                        .min(__dfirst_sections.get(26).copied().unwrap_or(u32::MAX)),
+                );
+                let fat: u64 = sections_at.saturating_add(fi.saturating_mul(44u64));
                 return __rt::fail(
                     27,
                     &ERROR_SITES[26],
@@ -4572,6 +4634,75 @@ pub struct VpmnV1<'a> {
     fixed_gate: u64,
 }
 impl<'a> VpmnV1<'a> {
+    /// Part of [`Self::owned_apart_layout`]: whether the parts are laid out in order, as files are written (each starting at or after the end of all before it, so apart), within the bound, in one pass; when not, `owned_apart_layout` compares them pairwise and names the pair.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn owned_apart_layout_in_order(
+        buf: &'a [u8],
+        header: V1Prefix<'a>,
+        fixed: V1Fixed<'a>,
+        fixed_at: u64,
+        entries: &'a [[u8; 8]],
+        entries_at: u64,
+    ) -> bool {
+        let _ = (buf, &header);
+        let __own_n0: u64 = 1u64;
+        let __own_n1: u64 = 1u64;
+        let __own_n2: u64 = 1u64;
+        let __own_n3: u64 = u64::try_from(entries.len()).unwrap_or(u64::MAX);
+        let __parts: u64 = __own_n0
+            .saturating_add(__own_n1)
+            .saturating_add(__own_n2)
+            .saturating_add(__own_n3);
+        __parts <= 64u64
+            && __rt::laid_in_order(
+                core::iter::empty()
+                    .chain(
+                        core::iter::once((
+                            0u64,
+                            u64::try_from(header.as_bytes().len()).unwrap_or(u64::MAX),
+                        )),
+                    )
+                    .chain(
+                        core::iter::once((
+                            fixed_at,
+                            fixed_at
+                                .saturating_add(
+                                    u64::try_from(fixed.as_bytes().len()).unwrap_or(u64::MAX),
+                                ),
+                        )),
+                    )
+                    .chain(
+                        core::iter::once((
+                            entries_at,
+                            entries_at
+                                .saturating_add(
+                                    u64::try_from(core::mem::size_of_val(entries))
+                                        .unwrap_or(u64::MAX),
+                                ),
+                        )),
+                    )
+                    .chain(
+                        (0..__own_n3)
+                            .map(|i: u64| match entries
+                                .get(usize::try_from(i).unwrap_or(usize::MAX))
+                            {
+                                Some(raw) => {
+                                    let rec = V1Entry {
+                                        raw,
+                                        buf,
+                                        index: u32::try_from(i).unwrap_or(u32::MAX),
+                                    };
+                                    let _ = &rec;
+                                    let start: u64 = u64::from(rec.offset());
+                                    let length: u64 = u64::from(rec.size());
+                                    (start, start.saturating_add(length))
+                                }
+                                None => (0, 0),
+                            }),
+                    ),
+            )
+    }
     /// ownership-overlap: no two of `header`, `fixed`, `entries`, `bytes` share a byte; at most 64 part instances (too-many-sections otherwise, before any comparison). The field map's byte ownership: the prefix, the fixed part, the entry table and the bytes each entry locates own their bytes, and no two share one (an empty entry owns nothing). A version 1 file has at most 16 entries.
     #[allow(clippy::too_many_arguments)]
     fn owned_apart_layout<E: __rt::Report>(
@@ -4583,6 +4714,16 @@ impl<'a> VpmnV1<'a> {
         entries_at: u64,
     ) -> Result<(), E> {
         let _ = (buf, &header);
+        if Self::owned_apart_layout_in_order(
+            buf,
+            header,
+            fixed,
+            fixed_at,
+            entries,
+            entries_at,
+        ) {
+            return Ok(());
+        }
         let __own_n0: u64 = 1u64;
         let __own_n1: u64 = 1u64;
         let __own_n2: u64 = 1u64;

@@ -1,7 +1,8 @@
 //! Emission of the `owned_apart` step (`check/ownership.rs`): the part instances are
-//! numbered in declaration order and `npuschema_core::first_overlap` compares them pairwise,
-//! within the declared bound; the emitted code only says where each instance lies and which
-//! error a pair of parts gives.
+//! numbered in declaration order; `npuschema_core::laid_in_order` walks them once (a file
+//! laid out in order is apart), and only when it says no does
+//! `npuschema_core::first_overlap` compare them pairwise, within the declared bound; the
+//! emitted code only says where each instance lies and which error a pair of parts gives.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -64,7 +65,15 @@ pub(crate) fn too_many_blame(em: &Em<'_>, ps: &[(&str, Part<'_>)]) -> Blame {
 /// `buf`, each record `R` and `R_at`, each table `T` (its records) and `T_at`: binds the
 /// counts `__own_n<j>` and their sum `__parts`, and the closures `__extent(k) -> (start,
 /// end)` and `__which(k) -> (part, index)` (`move` closures when `mv`).
-fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
+/// Returned with them: the counts' bindings alone, and the part instances in the same
+/// order as one iterator of extents, each part walked directly (a per-record range over its
+/// table's records), for `npuschema_core::laid_in_order`, the pass that finds a file laid
+/// out in order apart without a call of `__extent` per instance.
+fn instances(
+    em: &Em<'_>,
+    ps: &[(&str, Part<'_>)],
+    mv: bool,
+) -> (TokenStream, TokenStream, TokenStream) {
     let c = em.c;
     let file = &c.schema.file;
     let renv = Env {
@@ -186,10 +195,23 @@ fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
         nvars.first().map_or(quote!(0u64), |n| quote!(#n)),
         |acc, n| quote!(#acc.saturating_add(#n)),
     );
+    // The walk: a part of one instance is its extent; a per-record range, its table's
+    // records in order.
+    let walk_parts = extents.iter().zip(&nvars).zip(&uses_i).map(|((e, n), ui)| {
+        if *ui {
+            quote!(.chain((0..#n).map(|i: u64| #e)))
+        } else {
+            quote!(.chain(core::iter::once(#e)))
+        }
+    });
+    let walk = quote!(core::iter::empty()#(#walk_parts)*);
     let mv = if mv { quote!(move) } else { quote!() };
-    quote! {
+    let count_binds = quote! {
         #(let #nvars: u64 = #counts;)*
         let __parts: u64 = #sum;
+    };
+    let binds = quote! {
+        #count_binds
         let __extent = #mv |k: u64| -> (u64, u64) {
             let mut __k = k;
             #(#ext_arms)*
@@ -200,7 +222,8 @@ fn instances(em: &Em<'_>, ps: &[(&str, Part<'_>)], mv: bool) -> TokenStream {
             #(#which_arms)*
             (usize::MAX, 0)
         };
-    }
+    };
+    (binds, count_binds, walk)
 }
 
 /// The `owned_apart` step.
@@ -210,7 +233,7 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
         return quote!();
     };
     let ps = parts(c, o);
-    let bind = instances(em, &ps, false);
+    let (bind, counts, walk) = instances(em, &ps, false);
     // The sites, in this order: too many, then each pair (later part, earlier part).
     let max = lit_u64(o.max);
     let fail_many = em.fail(
@@ -313,12 +336,29 @@ pub fn step(em: &Em<'_>, code: &Name, too_many: &Name, name: &Name) -> TokenStre
         }
     }
     let fname = format_ident!("owned_apart_{}", o.name.text);
+    let in_order = format_ident!("owned_apart_{}_in_order", o.name.text);
     let fdoc = crate::emit::doc::lines(&comment.replacen("@step ", "", 1));
+    let odoc = format!(
+        " Part of [`Self::{fname}`]: whether the parts are laid out in order, as files are written (each starting at or after the end of all before it, so apart), within the bound, in one pass; when not, `{fname}` compares them pairwise and names the pair."
+    );
+    em.sites.push_helper(quote! {
+        #[doc = #odoc]
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        fn #in_order(#(#params),*) -> bool {
+            let _ = (buf, &header);
+            #counts
+            __parts <= #max && __rt::laid_in_order(#walk)
+        }
+    });
     em.sites.push_helper(quote! {
         #fdoc
         #[allow(clippy::too_many_arguments)]
         fn #fname<E: __rt::Report>(#(#params),*) -> Result<(), E> {
             let _ = (buf, &header);
+            if Self::#in_order(#(#args),*) {
+                return Ok(());
+            }
             #bind
             match __rt::first_overlap(__parts, #max, &__extent) {
                 Ok(()) => Ok(()),
@@ -380,7 +420,7 @@ pub fn accessors(em: &Em<'_>) -> Vec<TokenStream> {
                 Part::Header => {}
             }
         }
-        let inst = instances(em, &ps, true);
+        let (inst, _, _) = instances(em, &ps, true);
         let fname = format_ident!("{}_parts", o.name.text);
         let names = ps.iter().map(|(n, _)| *n);
         let np = crate::emit::lit_usize(u64::try_from(ps.len()).unwrap_or(u64::MAX));

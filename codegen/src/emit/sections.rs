@@ -1711,22 +1711,25 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     ) else {
         return quote!();
     };
-    let (rv, ev) = (lit_u64(rv), lit_u64(ev));
     let tn = di.table.name.text.as_str();
     let tyn = di.type_name.as_str();
     let rname = format!("{} sections", s.region.text);
     let ename = format!("{} sections", layout.value.text);
-    let lp = dir_loop(
-        em,
-        dir,
-        None,
-        quote! {
-            if __stype == #rv || __stype == #ev {
-                if __stype == #rv { nr = nr.saturating_add(1); } else { ne = ne.saturating_add(1); }
-                if first.is_none() { first = Some((u64::try_from(__si).unwrap_or(u64::MAX), __sat)); }
-            }
-        },
+    // The per-type counts and first indexes the directory's `entry_size` step kept (the
+    // checker has this step after it): no walk of the directory.
+    let (cnt, firsts) = index_vars(dir);
+    let (ri, ei) = (
+        lit_usize(slot_index(c, dir, rv)),
+        lit_usize(slot_index(c, dir, ev)),
     );
+    // A region and entries of one type (no schema does it) count as the region's.
+    let ne = if rv == ev {
+        quote!(0u64)
+    } else {
+        quote!(u64::from(#cnt.get(#ei).copied().unwrap_or(0)))
+    };
+    let off = crate::emit::table::shape(c, di.table).offset(&di.var, &quote!(fi));
+    let var_at = &di.var_at;
     let fail = err(
         em,
         code,
@@ -1746,11 +1749,15 @@ fn slots_paired(em: &Em<'_>, code: &str, s: Option<&Slots>) -> TokenStream {
     quote! {
         #[doc = #comment]
         {
-            let (mut nr, mut ne) = (0u64, 0u64);
-            let mut first: Option<(u64, u64)> = None;
-            #lp
+            let nr: u64 = u64::from(#cnt.get(#ri).copied().unwrap_or(0));
+            let ne: u64 = #ne;
             if !((nr == 0 && ne == 0) || (nr == 1 && ne == 1)) {
-                let (fi, fat) = first.unwrap_or((0, 0));
+                // Blamed: the first section of either type, in directory order.
+                let fi: u64 = u64::from(
+                    #firsts.get(#ri).copied().unwrap_or(u32::MAX)
+                        .min(#firsts.get(#ei).copied().unwrap_or(u32::MAX)),
+                );
+                let fat: u64 = #var_at.saturating_add(#off);
                 #fail
             }
         }
