@@ -153,34 +153,35 @@ mod tests {
         })
     }
 
+    /// Every arrangement of three spans `(start, end)` over a 6-byte file, empty and
+    /// reversed ones included.
+    fn three_spans() -> impl Iterator<Item = [(u64, u64); 3]> {
+        let spans = || (0..6u64).flat_map(|s| (0..=6u64).map(move |e| (s, e)));
+        spans().flat_map(move |a| spans().flat_map(move |b| spans().map(move |c| [a, b, c])))
+    }
+
     /// Held to a brute-force definition (some byte in both) on every arrangement of three
     /// parts over a 6-byte file.
     #[test]
     fn agrees_with_the_byte_definition() {
-        let spans = || (0..6u64).flat_map(|s| (0..=6u64).map(move |e| (s, e)));
-        for a in spans() {
-            for b in spans() {
-                for c in spans() {
-                    let parts = [a, b, c];
-                    let mut want = Ok(());
-                    'outer: for j in 1..3usize {
-                        for i in 0..j {
-                            let (p, q) = (parts[i], parts[j]);
-                            if let Some(x) =
-                                (0..6u64).find(|x| (p.0..p.1).contains(x) && (q.0..q.1).contains(x))
-                            {
-                                want = Err(Shared::Overlap {
-                                    first: i as u64,
-                                    second: j as u64,
-                                    at: x,
-                                });
-                                break 'outer;
-                            }
-                        }
+        for parts in three_spans() {
+            let mut want = Ok(());
+            'outer: for j in 1..3usize {
+                for i in 0..j {
+                    let (p, q) = (parts[i], parts[j]);
+                    if let Some(x) =
+                        (0..6u64).find(|x| (p.0..p.1).contains(x) && (q.0..q.1).contains(x))
+                    {
+                        want = Err(Shared::Overlap {
+                            first: i as u64,
+                            second: j as u64,
+                            at: x,
+                        });
+                        break 'outer;
                     }
-                    assert_eq!(run(&parts, 3), want, "{parts:?}");
                 }
             }
+            assert_eq!(run(&parts, 3), want, "{parts:?}");
         }
     }
 
@@ -189,23 +190,17 @@ mod tests {
     /// three spans over a 6-byte file).
     #[test]
     fn laid_in_order_is_the_first_pass() {
-        let spans = || (0..6u64).flat_map(|s| (0..=6u64).map(move |e| (s, e)));
-        for a in spans() {
-            for b in spans() {
-                for c in spans() {
-                    let parts = [a, b, c];
-                    // The end of the last non-empty span so far, and whether each started at
-                    // or after it.
-                    let (mut reach, mut want) = (0u64, true);
-                    for &(s, e) in parts.iter().filter(|p| p.1 > p.0) {
-                        want &= s >= reach;
-                        reach = reach.max(e);
-                    }
-                    assert_eq!(laid_in_order(parts), want, "{parts:?}");
-                    if want {
-                        assert_eq!(run(&parts, 3), Ok(()), "{parts:?}");
-                    }
-                }
+        for parts in three_spans() {
+            // The end of the last non-empty span so far, and whether each started at or
+            // after it.
+            let (mut reach, mut want) = (0u64, true);
+            for &(s, e) in parts.iter().filter(|p| p.1 > p.0) {
+                want &= s >= reach;
+                reach = reach.max(e);
+            }
+            assert_eq!(laid_in_order(parts), want, "{parts:?}");
+            if want {
+                assert_eq!(run(&parts, 3), Ok(()), "{parts:?}");
             }
         }
     }
